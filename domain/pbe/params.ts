@@ -83,7 +83,8 @@ export const PbeParamsSchema = z
     seed: z.int().min(0).max(MAX_SEED),
     count: z.int().min(1),
   })
-  // Runs only once every field is individually valid (zod skips refinements after type errors).
+  // Zod skips this after a type error in any field; value errors (e.g. a bad alphabet character) still
+  // let it run, so each check must make sense on its own.
   .superRefine((p, ctx) => {
     if (p.l_min > p.l_max) crossFieldIssue(ctx, ['l_min', 'l_max'], `l_min (${p.l_min}) must be <= l_max (${p.l_max})`);
     if (p.pipeline_L_min > p.pipeline_L_max) {
@@ -96,7 +97,8 @@ export const PbeParamsSchema = z
         `num_examples + num_tests (${p.num_examples} + ${p.num_tests}) must be <= n_inputs_for_examples (${p.n_inputs_for_examples}): examples and tests are distinct inputs drawn from that pool`,
       );
     }
-    if (p.l_min <= p.l_max) {
+    // (An empty alphabet is already reported on its own.)
+    if (p.l_min <= p.l_max && p.alphabet.length > 0) {
       const available = countStringsOverAlphabet(p.alphabet.length, p.l_min, p.l_max);
       if (BigInt(p.n_inputs_for_examples) > available) {
         crossFieldIssue(
