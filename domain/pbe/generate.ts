@@ -139,7 +139,7 @@ function generateValidatedTask(params: PbeParams, index: number): GeneratedTask 
   }
   throw new Error(
     `pbe-world task ${index}: could not build a well-posed task in ${MAX_TASK_ATTEMPTS} attempts ` +
-      `(${failures.stuckPipeline} got stuck before ${params.pipeline_L_min}+ steps that each change a pool string; ` +
+      `(${failures.stuckPipeline} got stuck before completing a pipeline of at least pipeline_L_min = ${params.pipeline_L_min} steps that each change a pool string; ` +
       `${failures.identityOnExamples} left the shown examples unchanged in every selection tried). ` +
       `The parameters alphabet, l_min, l_max, pipeline_L_min, n_inputs_for_examples and num_examples are too ` +
       `degenerate for this: ${canonicalParamsJson(params)}`,
