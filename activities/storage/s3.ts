@@ -1,0 +1,101 @@
+/** Thin helpers over @aws-sdk/client-s3: the only module that talks to S3 directly. */
+import { createHash } from 'node:crypto';
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  type S3ServiceException,
+} from '@aws-sdk/client-s3';
+import type { ExploraConfig } from '../../domain/config/env.js';
+
+// The SDK warns on every start that a future release will need Node 22; we pin the SDK, so the
+// warning is noise in every CLI's output.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+export function s3ClientFor(config: ExploraConfig): S3Client {
+  return new S3Client({
+    endpoint: config.s3.endpoint,
+    region: config.s3.region,
+    forcePathStyle: config.s3.forcePathStyle,
+    credentials: { accessKeyId: config.s3.accessKeyId, secretAccessKey: config.s3.secretAccessKey },
+    // Temporal owns the retries of activities; SDK retries would hide an outage inside one attempt.
+    maxAttempts: 1,
+  });
+}
+
+export function isNotFound(err: unknown): boolean {
+  const e = err as Partial<S3ServiceException> & { $metadata?: { httpStatusCode?: number } };
+  return e?.name === 'NotFound' || e?.name === 'NoSuchKey' || e?.$metadata?.httpStatusCode === 404;
+}
+
+export function sha256Hex(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** An S3 location in one bucket; every function takes the client and bucket it works on. */
+export interface Bucket {
+  s3: S3Client;
+  name: string;
+}
+
+export async function headMetadata(b: Bucket, key: string): Promise<Record<string, string> | null> {
+  try {
+    const out = await b.s3.send(new HeadObjectCommand({ Bucket: b.name, Key: key }));
+    return out.Metadata ?? {};
+  } catch (err) {
+    if (isNotFound(err)) return null;
+    throw err;
+  }
+}
+
+export async function getText(b: Bucket, key: string): Promise<string | null> {
+  try {
+    const out = await b.s3.send(new GetObjectCommand({ Bucket: b.name, Key: key }));
+    return (await out.Body?.transformToString('utf8')) ?? '';
+  } catch (err) {
+    if (isNotFound(err)) return null;
+    throw err;
+  }
+}
+
+export async function getBytes(b: Bucket, key: string): Promise<Uint8Array | null> {
+  try {
+    const out = await b.s3.send(new GetObjectCommand({ Bucket: b.name, Key: key }));
+    return (await out.Body?.transformToByteArray()) ?? new Uint8Array();
+  } catch (err) {
+    if (isNotFound(err)) return null;
+    throw err;
+  }
+}
+
+export async function putObject(
+  b: Bucket,
+  key: string,
+  body: string | Uint8Array,
+  opts: { contentType?: string; metadata?: Record<string, string> } = {},
+): Promise<void> {
+  await b.s3.send(
+    new PutObjectCommand({
+      Bucket: b.name,
+      Key: key,
+      Body: body,
+      ContentType: opts.contentType ?? 'application/octet-stream',
+      Metadata: opts.metadata,
+    }),
+  );
+}
+
+export async function* listKeys(b: Bucket, prefix: string): AsyncGenerator<string> {
+  let token: string | undefined;
+  do {
+    const out = await b.s3.send(new ListObjectsV2Command({ Bucket: b.name, Prefix: prefix, ContinuationToken: token }));
+    for (const o of out.Contents ?? []) if (o.Key) yield o.Key;
+    token = out.IsTruncated ? out.NextContinuationToken : undefined;
+  } while (token);
+}
+
+export function s3Uri(bucket: string, key: string): string {
+  return `s3://${bucket}/${key}`;
+}

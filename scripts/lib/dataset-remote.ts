@@ -1,0 +1,127 @@
+/** The Temporal path of generate-dataset: start (or attach to) the workflow, follow it, report. */
+import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import proto from '@temporalio/proto';
+import type { ExploraConfig } from '../../domain/config/env.js';
+import { datasetWorkflowId } from '../../domain/datasets/layout.js';
+import type { PbeParams } from '../../domain/pbe/params.js';
+import { checkDatasetSpec } from '../../activities/datasets.js';
+import { s3ClientFor } from '../../activities/storage/s3.js';
+import { datasetProgressQuery, generateDatasetWorkflow } from '../../workflows/generateDataset.js';
+import { createWorkers, installRuntime, type QueueRole } from '../../workers/runWorkers.js';
+import { progressBar } from './progress.js';
+
+export interface RemoteRequest {
+  name: string;
+  params: PbeParams;
+  shardSize: number;
+  concurrency: number;
+  worker: 'in-process' | 'external';
+  progress: boolean;
+}
+
+export function workflowUiLink(config: ExploraConfig, workflowId: string): string {
+  return `${config.temporal.uiUrl}/namespaces/${encodeURIComponent(config.temporal.namespace)}/workflows/${encodeURIComponent(workflowId)}`;
+}
+
+/**
+ * Roles whose queue no worker has polled in the last ~70 s. The server keeps pollers it saw for a
+ * while after they die, so this is a hint for a warning, never a reason to skip work.
+ */
+export async function queuesWithoutRecentPollers(client: Client, config: ExploraConfig, roles: QueueRole[]): Promise<QueueRole[]> {
+  const missing: QueueRole[] = [];
+  for (const role of roles) {
+    const { TaskQueueType } = proto.temporal.api.enums.v1;
+    const type = role === 'workflows' ? TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW : TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY;
+    const res = await client.workflowService.describeTaskQueue({
+      namespace: config.temporal.namespace,
+      taskQueue: { name: config.taskQueues[role] },
+      taskQueueType: type,
+    });
+    const recent = (res.pollers ?? []).filter((p) => {
+      const t = p.lastAccessTime;
+      const ms = t ? Number(t.seconds ?? 0) * 1000 + Math.floor((t.nanos ?? 0) / 1e6) : 0;
+      return Date.now() - ms < 70_000;
+    });
+    if (!recent.length) missing.push(role);
+  }
+  return missing;
+}
+
+export async function generateDatasetRemotely(config: ExploraConfig, req: RemoteRequest): Promise<void> {
+  const s3 = s3ClientFor(config);
+  try {
+    // Refuse a conflicting request before anything starts (the workflow checks again, durably).
+    await checkDatasetSpec({ s3, name: config.s3.bucket }, { name: req.name, params: req.params, shardSize: req.shardSize });
+  } finally {
+    s3.destroy();
+  }
+
+  const connection = await Connection.connect({ address: config.temporal.address }).catch((err: Error) => {
+    throw new Error(`cannot reach Temporal at ${config.temporal.address} (${err.message}); start the local stack with \`npm run stack:up\``);
+  });
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  let inProcess: Awaited<ReturnType<typeof createWorkers>> | undefined;
+  let running: Promise<unknown> | undefined;
+  try {
+    const roles: QueueRole[] = ['workflows', 'storage'];
+    if (req.worker === 'in-process') {
+      installRuntime((process.env.EXPLORA_LOG_LEVEL as 'ERROR' | undefined) ?? 'ERROR');
+      // These workers join whatever other workers serve the queues; when this process exits,
+      // the others (or the next run of this command) carry on where it stopped.
+      inProcess = await createWorkers(config, { roles });
+      running = Promise.all(inProcess.workers.map((w) => w.run()));
+    } else {
+      const idle = await queuesWithoutRecentPollers(client, config, roles);
+      if (idle.length) console.error(`warning: no worker has polled ${idle.map((r) => config.taskQueues[r]).join(', ')} lately; start one with \`npm run worker\``);
+    }
+
+    const workflowId = datasetWorkflowId(req.name);
+    await client.workflow.start(generateDatasetWorkflow, {
+      taskQueue: config.taskQueues.workflows,
+      workflowId,
+      // A run already under way for this dataset is joined, not duplicated.
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      args: [
+        {
+          name: req.name,
+          params: req.params,
+          shardSize: req.shardSize,
+          concurrency: req.concurrency,
+          storageTaskQueue: config.taskQueues.storage,
+        },
+      ],
+    });
+    console.error(`workflow ${workflowId}: ${workflowUiLink(config, workflowId)}`);
+
+    const handle = client.workflow.getHandle<typeof generateDatasetWorkflow>(workflowId);
+    const bar = progressBar(`dataset ${req.name}`, req.progress);
+    const poll = setInterval(() => {
+      handle
+        .query(datasetProgressQuery)
+        .then((p) => bar.update(p.rowsDone, p.rowsTotal, `${p.phase} ${p.shardsDone}/${p.shardsTotal} shards`))
+        // Between two runs of a continue-as-new chain a query can fail; the next poll answers.
+        .catch(() => {});
+    }, 500);
+    let summary;
+    try {
+      summary = await handle.result();
+    } finally {
+      clearInterval(poll);
+      bar.stop();
+    }
+    console.log(`dataset ${summary.name}: ${summary.rows} tasks in ${summary.shards} shards (${summary.bytes} bytes) at ${summary.uri}`);
+    console.log(`manifest: s3://${config.s3.bucket}/${summary.manifestKey}`);
+    console.log(`Web UI: ${workflowUiLink(config, workflowId)}`);
+  } catch (err) {
+    // The activity's own message ("already exists with different parameters ...") is what matters.
+    if (err instanceof WorkflowFailedError) throw new Error(`workflow failed: ${err.cause?.message ?? err.message}`);
+    throw err;
+  } finally {
+    if (inProcess) {
+      for (const w of inProcess.workers) w.shutdown();
+      await running?.catch(() => {});
+      await inProcess.close();
+    }
+    await connection.close();
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * Wiring only: one Temporal worker per task queue this process serves. Running the queues in
+ * separate processes (or machines) is how each kind of work is scaled on its own.
+ */
+import { fileURLToPath } from 'node:url';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
+import type { ExploraConfig } from '../domain/config/env.js';
+import { createDatasetActivities } from '../activities/datasets.js';
+import { s3ClientFor } from '../activities/storage/s3.js';
+
+export const QUEUE_ROLES = ['workflows', 'storage'] as const;
+export type QueueRole = (typeof QUEUE_ROLES)[number];
+
+export interface WorkerOptions {
+  roles: readonly QueueRole[];
+  /** Concurrent storage activities (dataset shards are CPU-bound: about one per core). */
+  storageConcurrency?: number;
+}
+
+let runtimeInstalled = false;
+
+/**
+ * Sets the SDK's log level once per process (before the first connection). CLIs pass WARN so that
+ * webpack's bundle report and worker state changes do not bury their own output.
+ */
+export function installRuntime(level: LogLevel = (process.env.EXPLORA_LOG_LEVEL as LogLevel | undefined) ?? 'INFO'): void {
+  if (runtimeInstalled) return;
+  Runtime.install({ logger: new DefaultLogger(level) });
+  runtimeInstalled = true;
+}
+
+const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+export async function createWorkers(config: ExploraConfig, options: WorkerOptions): Promise<{ workers: Worker[]; close: () => Promise<void> }> {
+  installRuntime();
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const s3 = s3ClientFor(config);
+  const workers: Worker[] = [];
+  try {
+    for (const role of options.roles) {
+      switch (role) {
+        case 'workflows':
+          workers.push(
+            await Worker.create({
+              connection,
+              namespace: config.temporal.namespace,
+              taskQueue: config.taskQueues.workflows,
+              workflowsPath,
+            }),
+          );
+          break;
+        case 'storage':
+          workers.push(
+            await Worker.create({
+              connection,
+              namespace: config.temporal.namespace,
+              taskQueue: config.taskQueues.storage,
+              activities: createDatasetActivities({ s3, name: config.s3.bucket }),
+              maxConcurrentActivityTaskExecutions: options.storageConcurrency ?? 2,
+            }),
+          );
+          break;
+      }
+    }
+  } catch (err) {
+    await connection.close();
+    throw err;
+  }
+  return {
+    workers,
+    close: async () => {
+      s3.destroy();
+      await connection.close();
+    },
+  };
+}
+
+/** Runs until every worker has shut down (SIGINT/SIGTERM start a graceful shutdown). */
+export async function runWorkers(config: ExploraConfig, options: WorkerOptions): Promise<void> {
+  const { workers, close } = await createWorkers(config, options);
+  try {
+    await Promise.all(workers.map((w) => w.run()));
+  } finally {
+    await close();
+  }
+}
