@@ -50,7 +50,8 @@ export async function generateDatasetWorkflow(input: GenerateDatasetInput): Prom
   const storage = proxyActivities<DatasetActivities>({
     taskQueue: input.storageTaskQueue,
     startToCloseTimeout: '10 minutes',
-    heartbeatTimeout: '1 minute',
+    // A shard heartbeats every 1,000 rows; a worker that dies is noticed within this.
+    heartbeatTimeout: '20 seconds',
     // S3 or a worker can be down for a while; keep trying (a non-retryable conflict still stops it).
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: ['DatasetParamsConflict', 'ZodError'] },
   });

@@ -8,6 +8,7 @@ import { checkDatasetSpec } from '../../activities/datasets.js';
 import { s3ClientFor } from '../../activities/storage/s3.js';
 import { datasetProgressQuery, generateDatasetWorkflow } from '../../workflows/generateDataset.js';
 import { createWorkers, installRuntime, type QueueRole } from '../../workers/runWorkers.js';
+import { rootCauseMessage } from './errors.js';
 import { progressBar } from './progress.js';
 
 export interface RemoteRequest {
@@ -114,7 +115,7 @@ export async function generateDatasetRemotely(config: ExploraConfig, req: Remote
     console.log(`Web UI: ${workflowUiLink(config, workflowId)}`);
   } catch (err) {
     // The activity's own message ("already exists with different parameters ...") is what matters.
-    if (err instanceof WorkflowFailedError) throw new Error(`workflow failed: ${err.cause?.message ?? err.message}`);
+    if (err instanceof WorkflowFailedError) throw new Error(`workflow failed: ${rootCauseMessage(err)}`);
     throw err;
   } finally {
     if (inProcess) {

@@ -20,12 +20,29 @@ export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.
 export interface StackPaths {
   toolsDir: string;
   dataDir: string;
+  /** SeaweedFS's internal servers (their gRPC ports are these + 10000). */
+  weedPorts: { master: number; filer: number; volume: number; admin: number };
 }
 
+function portFromEnv(env: Record<string, string | undefined>, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 1 || port > 55535) throw new Error(`${name}=${raw}: must be a port number below 55536 (its gRPC twin is +10000)`);
+  return port;
+}
+
+/** Where the stack keeps its binaries and data, and its ports beyond those in ExploraConfig. */
 export function stackPaths(env: Record<string, string | undefined> = process.env): StackPaths {
   return {
-    toolsDir: path.resolve(env.EXPLORA_TOOLS_DIR ?? path.join(PROJECT_ROOT, '.tools')),
-    dataDir: path.resolve(env.EXPLORA_DATA_DIR ?? path.join(PROJECT_ROOT, '.data')),
+    toolsDir: path.resolve(env.EXPLORA_TOOLS_DIR || path.join(PROJECT_ROOT, '.tools')),
+    dataDir: path.resolve(env.EXPLORA_DATA_DIR || path.join(PROJECT_ROOT, '.data')),
+    weedPorts: {
+      master: portFromEnv(env, 'EXPLORA_WEED_MASTER_PORT', 9333),
+      filer: portFromEnv(env, 'EXPLORA_WEED_FILER_PORT', 8888),
+      volume: portFromEnv(env, 'EXPLORA_WEED_VOLUME_PORT', 9340),
+      admin: portFromEnv(env, 'EXPLORA_WEED_ADMIN_PORT', 23646),
+    },
   };
 }
 
@@ -54,6 +71,7 @@ function serviceSpecs(config: ExploraConfig, paths: StackPaths): ServiceSpec[] {
   const s3Port = localPortOf(config.s3.endpoint ?? 'http://127.0.0.1:8333', 8333);
   const weedDir = path.join(paths.dataDir, 'seaweedfs');
   const s3ConfigFile = path.join(paths.dataDir, 'seaweedfs-s3.json');
+  const weed = paths.weedPorts;
   return [
     {
       name: 'temporal',
@@ -90,12 +108,18 @@ function serviceSpecs(config: ExploraConfig, paths: StackPaths): ServiceSpec[] {
         `-s3.port=${s3Port}`,
         `-s3.config=${s3ConfigFile}`,
         `-bucket=${config.s3.bucket}`,
+        `-master.port=${weed.master}`,
+        `-filer.port=${weed.filer}`,
+        `-volume.port=${weed.volume}`,
+        `-admin.port=${weed.admin}`,
       ],
       ports: [
         { port: s3Port, what: 'SeaweedFS S3' },
-        { port: 9333, what: 'SeaweedFS master' },
-        { port: 8888, what: 'SeaweedFS filer' },
-        { port: 9340, what: 'SeaweedFS volume server' },
+        { port: s3Port + 10000, what: 'SeaweedFS S3 gRPC' },
+        ...(['master', 'filer', 'volume', 'admin'] as const).flatMap((k) => [
+          { port: weed[k], what: `SeaweedFS ${k}` },
+          { port: weed[k] + 10000, what: `SeaweedFS ${k} gRPC` },
+        ]),
       ],
     },
   ];

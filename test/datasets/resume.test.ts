@@ -1,0 +1,68 @@
+import { afterAll, expect, it } from 'vitest';
+import { sha256Hex } from '../../activities/storage/s3.js';
+import { datasetWorkflowId } from '../../domain/datasets/layout.js';
+import { generateLines } from '../../domain/pbe/generate.js';
+import { resolvePbeParams } from '../../domain/pbe/params.js';
+import { generateDatasetWorkflow } from '../../workflows/generateDataset.js';
+import { testConfig, uniqueSuffix } from '../support/config.js';
+import { killHard, spawnTs } from '../support/processes.js';
+import { lastModifiedUnder, readDatasetParts, testBucket } from '../support/s3.js';
+import { connectClient } from '../support/temporal.js';
+
+const { config, env } = testConfig();
+const bucket = testBucket(config);
+afterAll(() => bucket.s3.destroy());
+
+async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+it('a worker killed with SIGKILL mid-dataset is replaced; the dataset completes byte-identical and finished shards are not redone', async () => {
+  const name = `resume-${uniqueSuffix()}`;
+  const params = resolvePbeParams({ count: 60_000, seed: 11, alphabet_size: 4, l_min: 4, l_max: 10, pipeline_L_min: 2, pipeline_L_max: 5 });
+  const shards = 40;
+  const { client, close } = await connectClient(config);
+  const first = spawnTs('workers/main.ts', ['--storage-concurrency', '1'], env);
+  try {
+    const handle = await client.workflow.start(generateDatasetWorkflow, {
+      taskQueue: config.taskQueues.workflows,
+      workflowId: datasetWorkflowId(name),
+      args: [{ name, params, shardSize: 1_500, storageTaskQueue: config.taskQueues.storage, concurrency: 2 }],
+    });
+    const prefix = `datasets/${name}/part-`;
+    const finishedBeforeKill = await until('5 finished shards', 120_000, async () => {
+      const m = await lastModifiedUnder(bucket, prefix);
+      return m.size >= 5 ? m : undefined;
+    });
+    await killHard(first);
+    const afterKill = await lastModifiedUnder(bucket, prefix);
+    expect(afterKill.size).toBeLessThan(shards); // really interrupted mid-way
+
+    const second = spawnTs('workers/main.ts', [], env);
+    try {
+      const summary = await handle.result();
+      expect(summary.rows).toBe(60_000);
+      expect(summary.shards).toBe(shards);
+    } finally {
+      second.child.kill('SIGTERM');
+      await second.exited;
+    }
+
+    const expected = Buffer.from([...generateLines(params, 0, params.count)].join(''), 'utf8');
+    const actual = await readDatasetParts(bucket, name);
+    expect(sha256Hex(actual)).toBe(sha256Hex(expected));
+
+    const final = await lastModifiedUnder(bucket, prefix);
+    expect(final.size).toBe(shards);
+    for (const [key, time] of finishedBeforeKill) expect(final.get(key), key).toBe(time);
+  } finally {
+    if (first.child.exitCode === null && first.child.signalCode === null) await killHard(first);
+    await close();
+  }
+});

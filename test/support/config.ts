@@ -1,0 +1,21 @@
+import { randomBytes } from 'node:crypto';
+import { parseConfig, type ExploraConfig } from '../../domain/config/env.js';
+
+/** Tests write to their own bucket, so a user's datasets and results are never touched. */
+export const TEST_BUCKET = 'explora-test';
+
+/** A unique suffix per test run, so reruns never find a previous run's state by accident. */
+export const uniqueSuffix = () => `${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+
+/**
+ * Configuration of the real local stack with task queues of this test's own: workers of other
+ * test files (or a user's worker) never pick up its work.
+ */
+export function testConfig(extraEnv: Record<string, string> = {}): { config: ExploraConfig; env: Record<string, string> } {
+  const env = {
+    EXPLORA_TASK_QUEUE_PREFIX: `test-${uniqueSuffix()}`,
+    EXPLORA_S3_BUCKET: TEST_BUCKET,
+    ...extraEnv,
+  };
+  return { config: parseConfig({ ...process.env, ...env }), env };
+}

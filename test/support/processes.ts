@@ -1,0 +1,54 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../../scripts/lib/local-stack.js';
+
+const TSX = path.join(PROJECT_ROOT, 'node_modules/.bin/tsx');
+
+export interface Spawned {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Runs a project TypeScript entry point (a script or worker) as a real child process. */
+export function spawnTs(entry: string, args: string[], env: Record<string, string>): Spawned {
+  const child = spawn(TSX, [path.join(PROJECT_ROOT, entry), ...args], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d) => (out += d));
+  child.stderr?.on('data', (d) => (out += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, output: () => out, exited };
+}
+
+export async function runTs(entry: string, args: string[], env: Record<string, string>) {
+  const p = spawnTs(entry, args, env);
+  const { code } = await p.exited;
+  return { code, output: p.output() };
+}
+
+/** SIGKILL a tsx-run process and everything it started (tsx runs node as a child). */
+export async function killHard(p: Spawned): Promise<void> {
+  if (p.child.pid === undefined) return;
+  const descendants = (pid: number): number[] => {
+    try {
+      const kids = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+      return kids.flatMap((k) => [k, ...descendants(k)]);
+    } catch {
+      return [];
+    }
+  };
+  for (const pid of [p.child.pid, ...descendants(p.child.pid)]) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+  await p.exited;
+}
