@@ -6,6 +6,7 @@ export default defineConfig({
     // Brings the local stack up (and down again only if it started it): tests use the real
     // Temporal dev server and SeaweedFS, never fakes.
     globalSetup: ['test/support/global-stack.ts'],
+    reporters: ['default', './test/support/summary-reporter.ts'],
     testTimeout: 180_000,
     hookTimeout: 180_000,
     pool: 'forks',
