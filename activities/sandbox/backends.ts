@@ -1,0 +1,150 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { z } from 'zod';
+
+/**
+ * How the zygote process is launched for each backend. What each backend isolates is described at
+ * the top of executor.ts; this module only builds command lines.
+ */
+export type SandboxBackend = 'bwrap' | 'none';
+
+export interface LaunchCommand {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+/** Where the sandbox finds the zygote script. */
+export const SANDBOX_ZYGOTE_PATH = '/sandbox/zygote.py';
+const SANDBOX_PATH_ENV = '/usr/local/bin:/usr/bin:/bin';
+
+const PythonLayoutSchema = z.object({
+  executable: z.string(),
+  prefix: z.string(),
+  basePrefix: z.string(),
+});
+export type PythonLayout = z.infer<typeof PythonLayoutSchema>;
+
+/** Asks the interpreter where it lives, so exactly its directories can be mounted. */
+export function probePythonLayout(python: string): PythonLayout {
+  const out = execFileSync(
+    python,
+    ['-I', '-c', 'import json,sys; print(json.dumps({"executable": sys.executable, "prefix": sys.prefix, "basePrefix": sys.base_prefix}))'],
+    { encoding: 'utf8', env: { PATH: SANDBOX_PATH_ENV } },
+  );
+  return PythonLayoutSchema.parse(JSON.parse(out));
+}
+
+/** Directories the interpreter needs, resolved through symlinks, minus those under /usr. */
+function pythonRoots(python: string, layout: PythonLayout): string[] {
+  const roots = new Set<string>();
+  for (const path of [layout.prefix, layout.basePrefix]) {
+    roots.add(path);
+    roots.add(realpathSync(path));
+  }
+  for (const executable of [python, layout.executable]) {
+    const real = realpathSync(executable);
+    // The interpreter binary may be a symlink out of the venv (e.g. to /usr/bin/python3.11).
+    roots.add(real.slice(0, real.lastIndexOf('/')));
+  }
+  const needed = [...roots].filter((root) => !root.startsWith('/usr/'));
+  // A root inside another root is mounted with it already.
+  return needed.filter((root) => !needed.some((other) => other !== root && root.startsWith(other + '/'))).sort();
+}
+
+/** Every proper ancestor directory of the paths (not /), parents first. */
+function ancestors(paths: string[]): string[] {
+  const dirs = new Set<string>();
+  for (const path of paths) {
+    const parts = path.split('/').filter(Boolean);
+    for (let i = 1; i < parts.length; i++) dirs.add('/' + parts.slice(0, i).join('/'));
+  }
+  return [...dirs].sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b));
+}
+
+/** Top-level system directories, as symlinks where the host has merged /usr. */
+function systemMounts(): string[] {
+  const args: string[] = ['--ro-bind', '/usr', '/usr'];
+  for (const dir of ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']) {
+    if (!existsSync(dir)) continue;
+    const stat = lstatSync(dir);
+    if (stat.isSymbolicLink()) args.push('--symlink', readlinkSync(dir), dir);
+    else args.push('--ro-bind', dir, dir);
+  }
+  args.push('--ro-bind', '/etc', '/etc');
+  return args;
+}
+
+export interface BwrapLaunchOptions {
+  bwrap: string;
+  python: string;
+  layout: PythonLayout;
+  zygoteScript: string;
+  zygoteConfig: string;
+  /** Size of the sandbox's /tmp, shared by all samples' working directories. */
+  tmpBytes: number;
+}
+
+/** Capabilities the zygote keeps (it is root in a sandbox of its own); samples get none. */
+const ZYGOTE_CAPABILITIES = [
+  'CAP_SETUID', // drop each sample to its slot's uid
+  'CAP_SETGID',
+  'CAP_KILL', // kill a sample's processes after it has dropped to its uid
+  'CAP_CHOWN', // hand each sample its working directory
+  'CAP_DAC_OVERRIDE', // remove that directory afterwards
+  'CAP_FOWNER',
+  'CAP_SYS_ADMIN', // one-time: network namespace with loopback down, /proc with hidepid
+];
+
+export function bwrapLaunch(options: BwrapLaunchOptions): LaunchCommand {
+  const args = [
+    '--die-with-parent',
+    '--new-session',
+    '--unshare-pid',
+    '--unshare-net',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+    '--hostname', 'sandbox',
+    ...systemMounts(),
+    '--proc', '/proc',
+    '--dev', '/dev',
+    '--size', String(options.tmpBytes),
+    '--tmpfs', '/tmp',
+  ];
+  const roots = pythonRoots(options.python, options.layout);
+  // bwrap would create the parents of a mount point with the host's modes (/root is 0700), which
+  // would lock the samples' uids out of the interpreter: create them traversable first.
+  for (const dir of ancestors(roots)) args.push('--perms', '0755', '--dir', dir);
+  for (const root of roots) args.push('--ro-bind', root, root);
+  args.push('--ro-bind', options.zygoteScript, SANDBOX_ZYGOTE_PATH);
+  if (process.getuid?.() === 0) {
+    args.push('--cap-drop', 'ALL');
+    for (const cap of ZYGOTE_CAPABILITIES) args.push('--cap-add', cap);
+  }
+  args.push(
+    '--clearenv',
+    '--setenv', 'PATH', SANDBOX_PATH_ENV,
+    '--setenv', 'LANG', 'C.UTF-8',
+    '--chdir', '/tmp',
+    '--',
+    options.python, '-I', '-B', SANDBOX_ZYGOTE_PATH, options.zygoteConfig,
+  );
+  return { command: options.bwrap, args, env: { PATH: SANDBOX_PATH_ENV } };
+}
+
+export function directLaunch(python: string, zygoteScript: string, zygoteConfig: string): LaunchCommand {
+  return {
+    command: python,
+    args: ['-I', '-B', zygoteScript, zygoteConfig],
+    env: { PATH: SANDBOX_PATH_ENV, LANG: 'C.UTF-8' },
+  };
+}
+
+/** Absolute path of bwrap, or undefined when it is not installed. */
+export function findBwrap(): string | undefined {
+  for (const dir of ['/usr/bin', '/usr/local/bin', '/bin']) {
+    if (existsSync(`${dir}/bwrap`)) return `${dir}/bwrap`;
+  }
+  return undefined;
+}
