@@ -9,10 +9,14 @@ export const SA_KIND = defineSearchAttributeKey('ExploraKind', SearchAttributeTy
 export const SA_NAME = defineSearchAttributeKey('ExploraName', SearchAttributeType.KEYWORD);
 export const SA_DONE = defineSearchAttributeKey('ExploraDone', SearchAttributeType.INT);
 export const SA_TOTAL = defineSearchAttributeKey('ExploraTotal', SearchAttributeType.INT);
+export const SA_CELL = defineSearchAttributeKey('ExploraCell', SearchAttributeType.KEYWORD);
+export const SA_PASS_AT_1 = defineSearchAttributeKey('ExploraPassAt1', SearchAttributeType.DOUBLE);
 
 export const SEARCH_ATTRIBUTES: ReadonlyArray<{ name: string; type: 'Keyword' | 'Int' | 'Double' }> = [
   { name: SA_KIND.name, type: 'Keyword' },
   { name: SA_NAME.name, type: 'Keyword' },
   { name: SA_DONE.name, type: 'Int' },
   { name: SA_TOTAL.name, type: 'Int' },
+  { name: SA_CELL.name, type: 'Keyword' },
+  { name: SA_PASS_AT_1.name, type: 'Double' },
 ];

@@ -10,6 +10,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
+import proto from '@temporalio/proto';
 import { CreateBucketCommand, HeadBucketCommand } from '@aws-sdk/client-s3';
 import { isNotFound, s3ClientFor } from '../../activities/storage/s3.js';
 import type { ExploraConfig } from '../../domain/config/env.js';
@@ -190,6 +191,17 @@ async function temporalHealthy(config: ExploraConfig): Promise<void> {
   const connection = await Connection.connect({ address: config.temporal.address, connectTimeout: 1000 });
   try {
     await connection.workflowService.describeNamespace({ namespace: config.temporal.namespace });
+    // A data folder from an older version may lack attributes added since: register what is missing.
+    const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: config.temporal.namespace });
+    const missing = SEARCH_ATTRIBUTES.filter((a) => !(a.name in (customAttributes ?? {})));
+    if (missing.length) {
+      const { IndexedValueType } = proto.temporal.api.enums.v1;
+      const typeOf = { Keyword: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD, Int: IndexedValueType.INDEXED_VALUE_TYPE_INT, Double: IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE };
+      await connection.operatorService.addSearchAttributes({
+        namespace: config.temporal.namespace,
+        searchAttributes: Object.fromEntries(missing.map((a) => [a.name, typeOf[a.type]])),
+      });
+    }
   } finally {
     await connection.close();
   }

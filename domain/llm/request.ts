@@ -1,0 +1,91 @@
+/**
+ * What one LLM call is, independent of who sends it: the endpoint, the exact request body and the
+ * sample index. Its cache key is a hash of all three, so the same request for the same sample is
+ * never paid for twice, while sample 3 and sample 4 of one task stay different calls.
+ */
+import { z } from 'zod';
+import { canonicalJson } from '../datasets/manifest.js';
+
+export const LlmApiSchema = z.enum(['chat', 'completions']);
+export type LlmApi = z.infer<typeof LlmApiSchema>;
+
+export const LlmEndpointSchema = z.object({
+  /** Model id in the sweep config: names the task queue and the rate limiter. */
+  id: z.string(),
+  baseUrl: z.string(),
+  model: z.string(),
+  api: LlmApiSchema,
+  /** Name of the environment variable with the API key, read by the worker, never sent through Temporal. */
+  apiKeyEnv: z.string().optional(),
+  requestTimeoutS: z.number().positive(),
+  requestsPerSecond: z.number().positive().optional(),
+});
+export type LlmEndpoint = z.infer<typeof LlmEndpointSchema>;
+
+export const ChatMessageSchema = z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() });
+export type ChatMessage = z.infer<typeof ChatMessageSchema>;
+
+const SamplingSchema = z.object({
+  model: z.string(),
+  temperature: z.number(),
+  top_p: z.number(),
+  max_tokens: z.number().int().positive(),
+  stop: z.array(z.string()).max(4).optional(),
+  seed: z.number().int().optional(),
+});
+export const ChatBodySchema = SamplingSchema.extend({ messages: z.array(ChatMessageSchema).min(1) });
+export const CompletionBodySchema = SamplingSchema.extend({ prompt: z.string() });
+export type ChatBody = z.infer<typeof ChatBodySchema>;
+export type CompletionBody = z.infer<typeof CompletionBodySchema>;
+export type LlmBody = ChatBody | CompletionBody;
+
+export interface LlmCall {
+  endpoint: LlmEndpoint;
+  body: LlmBody;
+  sampleIndex: number;
+}
+
+/** sha256 is not available in the workflow sandbox; callers pass a hasher (node:crypto in activities). */
+export function llmCacheKey(call: LlmCall, sha256Hex: (s: string) => string): string {
+  const identity = canonicalJson({ base_url: call.endpoint.baseUrl, api: call.endpoint.api, body: call.body, sample_index: call.sampleIndex });
+  return `llm-cache/${sha256Hex(identity)}.json`;
+}
+
+/** A response as the API's schema promises it; anything else is a malformed response. */
+export const ChatResponseSchema = z.object({
+  choices: z.array(z.object({ message: z.object({ content: z.string().nullable().optional() }), finish_reason: z.string().nullable().optional() })).min(1),
+  usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number() }).partial().optional().nullable(),
+});
+export const CompletionResponseSchema = z.object({
+  choices: z.array(z.object({ text: z.string(), finish_reason: z.string().nullable().optional() })).min(1),
+  usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number() }).partial().optional().nullable(),
+});
+
+/** What the cache holds for one call: enough to rebuild any report without asking the model again. */
+export const LlmRecordSchema = z.object({
+  key: z.string(),
+  status: z.enum(['ok', 'error']),
+  /** The model's text (choice content) — raw, before any code extraction. */
+  text: z.string(),
+  finishReason: z.string().nullable(),
+  promptTokens: z.number().int().nonnegative(),
+  completionTokens: z.number().int().nonnegative(),
+  /** HTTP requests sent for this call, failed attempts included. */
+  calls: z.number().int().positive(),
+  error: z.object({ status: z.number().nullable(), message: z.string() }).optional(),
+  durationMs: z.number().nonnegative(),
+  createdAt: z.string(),
+  request: z.unknown(),
+  response: z.unknown(),
+});
+export type LlmRecord = z.infer<typeof LlmRecordSchema>;
+
+/** What travels back through history: the key and a few numbers, never the text. */
+export interface LlmCallSummary {
+  key: string;
+  status: 'ok' | 'error';
+  cached: boolean;
+  promptTokens: number;
+  completionTokens: number;
+  calls: number;
+}
