@@ -6,15 +6,30 @@ import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import type { ExploraConfig } from '../domain/config/env.js';
 import { createDatasetActivities } from '../activities/datasets.js';
+import { createLlmActivities } from '../activities/llm.js';
+import { SandboxExecutor } from '../activities/sandbox/executor.js';
 import { s3ClientFor } from '../activities/storage/s3.js';
+import { createDirectGenerationActivities, createSandboxActivities, createSweepStorageActivities } from '../activities/sweep.js';
+import { llmTaskQueue } from '../domain/sweep/keys.js';
 
-export const QUEUE_ROLES = ['workflows', 'storage'] as const;
+export const QUEUE_ROLES = ['workflows', 'storage', 'sandbox', 'llm'] as const;
 export type QueueRole = (typeof QUEUE_ROLES)[number];
+
+export interface LlmQueueOptions {
+  /** Model id in the sweep config: the worker serves `<p>-llm-<id>`. */
+  id: string;
+  /** Requests in flight for this model in this worker. */
+  concurrency: number;
+}
 
 export interface WorkerOptions {
   roles: readonly QueueRole[];
   /** Concurrent storage activities (dataset shards are CPU-bound: about one per core). */
   storageConcurrency?: number;
+  /** Models whose LLM queues this process serves (role `llm`). */
+  llmModels?: LlmQueueOptions[];
+  /** Programs the sandbox runs at once (default: cores). */
+  sandboxConcurrency?: number;
 }
 
 let runtimeInstalled = false;
@@ -36,6 +51,8 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const s3 = s3ClientFor(config);
   const workers: Worker[] = [];
+  const bucket = { s3, name: config.s3.bucket };
+  let executor: SandboxExecutor | undefined;
   try {
     for (const role of options.roles) {
       switch (role) {
@@ -55,20 +72,53 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
               connection,
               namespace: config.temporal.namespace,
               taskQueue: config.taskQueues.storage,
-              activities: createDatasetActivities({ s3, name: config.s3.bucket }),
+              activities: { ...createDatasetActivities(bucket), ...createSweepStorageActivities(bucket) },
               maxConcurrentActivityTaskExecutions: options.storageConcurrency ?? 2,
             }),
           );
           break;
+        case 'sandbox':
+          executor = new SandboxExecutor({ ...(options.sandboxConcurrency ? { concurrency: options.sandboxConcurrency } : {}) });
+          await executor.start();
+          workers.push(
+            await Worker.create({
+              connection,
+              namespace: config.temporal.namespace,
+              taskQueue: config.taskQueues.sandbox,
+              activities: createSandboxActivities(bucket, executor),
+              // Each activity runs a whole shard through the executor's own pool of slots.
+              maxConcurrentActivityTaskExecutions: 4,
+            }),
+          );
+          break;
+        case 'llm': {
+          const llm = createLlmActivities(bucket);
+          for (const model of options.llmModels ?? []) {
+            workers.push(
+              await Worker.create({
+                connection,
+                namespace: config.temporal.namespace,
+                taskQueue: llmTaskQueue(config.taskQueues.llm, model.id),
+                activities: createDirectGenerationActivities(bucket, llm),
+                // One task's samples run one after another inside an activity: this is the
+                // model's concurrency in this worker.
+                maxConcurrentActivityTaskExecutions: model.concurrency,
+              }),
+            );
+          }
+          break;
+        }
       }
     }
   } catch (err) {
+    await executor?.close();
     await connection.close();
     throw err;
   }
   return {
     workers,
     close: async () => {
+      await executor?.close();
       s3.destroy();
       await connection.close();
     },

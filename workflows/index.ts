@@ -1,2 +1,5 @@
 // The workflow bundle's entry point: every workflow type a worker on the workflows queue runs.
-export { generateDatasetWorkflow, datasetProgressQuery } from './generateDataset.js';
+export { generateDatasetWorkflow } from './generateDataset.js';
+export { sweepWorkflow } from './sweep.js';
+export { sweepCellWorkflow } from './sweepCell.js';
+export { sweepShardWorkflow } from './sweepShard.js';

@@ -30,7 +30,7 @@ const SamplingSchema = z.object({
   temperature: z.number(),
   top_p: z.number(),
   max_tokens: z.number().int().positive(),
-  stop: z.array(z.string()).max(4).optional(),
+  stop: z.array(z.string()).optional(),
   seed: z.number().int().optional(),
 });
 export const ChatBodySchema = SamplingSchema.extend({ messages: z.array(ChatMessageSchema).min(1) });

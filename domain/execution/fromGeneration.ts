@@ -1,0 +1,45 @@
+/**
+ * Turns a model's extracted code into the program the sandbox runs, whichever API produced it and
+ * whatever form the dataset has.
+ */
+import type { SweepProblem } from '../datasets/problems.js';
+import type { LlmApi } from '../llm/request.js';
+import { completionPrompt } from '../methods/direct.js';
+import { completionProgram, fullProgram } from './program.js';
+
+/** The prompt's leading import lines: chat answers often drop them (`from typing import List`). */
+function promptImports(prompt: string): string {
+  const lines: string[] = [];
+  for (const line of prompt.split('\n')) {
+    if (/^\s*(def|class|@)\b/.test(line)) break;
+    if (/^(import|from)\s/.test(line)) lines.push(line);
+  }
+  return lines.length ? lines.join('\n') + '\n' : '';
+}
+
+function definesEntryPoint(code: string, entryPoint: string): boolean {
+  return new RegExp(`^\\s*(async\\s+)?def\\s+${entryPoint.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*\\(`, 'm').test(code);
+}
+
+function indentBody(code: string): string {
+  const lines = code.split('\n');
+  const indented = lines.some((l) => /^[ \t]+\S/.test(l)) || lines.every((l) => l.trim() === '');
+  return indented ? code : lines.map((l) => (l.trim() ? `    ${l}` : l)).join('\n');
+}
+
+/**
+ * - completions API: the text continues the prompt (for full-program tasks, the prompt without its
+ *   `raise NotImplementedError()` line).
+ * - chat API: a complete function runs as is after the prompt's imports; a bare body is put under
+ *   the prompt's signature.
+ * Evaluate-only generations (`api` undefined) are treated as bigcode's harness saves them: the
+ * whole program text (prompt included) for completion tasks, the function for full-program tasks.
+ */
+export function programFromGeneration(problem: SweepProblem, api: LlmApi | 'saved', code: string): string {
+  const parts = { test: problem.test, entryPoint: problem.entry_point };
+  if (api === 'completions') return completionProgram({ ...parts, prompt: completionPrompt(problem), completion: code });
+  if (api === 'saved' || definesEntryPoint(code, problem.entry_point)) {
+    return fullProgram({ ...parts, completion: promptImports(problem.prompt) + code });
+  }
+  return completionProgram({ ...parts, prompt: completionPrompt(problem), completion: indentBody(code) });
+}

@@ -1,0 +1,50 @@
+/**
+ * `direct`: one generation per sample straight from the task's prompt, the baseline every other
+ * method is compared with.
+ */
+import type { SweepProblem } from '../datasets/problems.js';
+import type { LlmApi, LlmBody } from '../llm/request.js';
+
+export interface Sampling {
+  model: string;
+  temperature: number;
+  top_p: number;
+  max_tokens: number;
+  stop?: string[];
+  /** Base seed; sample i sends base + i, so samples differ reproducibly. Omitted when undefined. */
+  seed?: number;
+}
+
+const SYSTEM = 'You are an expert Python programmer. Answer with working Python code only.';
+
+/**
+ * For full-program tasks the prompt is a whole stub ending in `raise NotImplementedError()`; a
+ * completion model must continue the function body instead, so that line is cut.
+ */
+export function completionPrompt(problem: SweepProblem): string {
+  return problem.form === 'full' ? problem.prompt.replace(/\n[ \t]+raise NotImplementedError\(\)\s*$/, '\n') : problem.prompt;
+}
+
+export function chatUserMessage(problem: SweepProblem): string {
+  return (
+    `Complete the following Python function \`${problem.entry_point}\`. ` +
+    'Reply with the complete function (including its signature and any imports it needs) in one ```python code block.\n\n' +
+    '```python\n' +
+    problem.prompt +
+    '```\n'
+  );
+}
+
+export function directRequestBody(problem: SweepProblem, api: LlmApi, sampling: Sampling, sampleIndex: number): LlmBody {
+  const common = {
+    model: sampling.model,
+    temperature: sampling.temperature,
+    top_p: sampling.top_p,
+    max_tokens: sampling.max_tokens,
+    ...(sampling.stop && sampling.stop.length ? { stop: sampling.stop } : {}),
+    ...(sampling.seed !== undefined ? { seed: sampling.seed + sampleIndex } : {}),
+  };
+  return api === 'chat'
+    ? { ...common, messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: chatUserMessage(problem) }] }
+    : { ...common, prompt: completionPrompt(problem) };
+}

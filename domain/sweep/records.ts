@@ -1,0 +1,48 @@
+/** The per-sample record a sweep keeps, and the per-task counts pass@k is computed from. */
+import { z } from 'zod';
+import { ExceptionInfoSchema, ExecutionStatusSchema } from '../execution/types.js';
+
+export const SampleStatusSchema = z.union([ExecutionStatusSchema, z.enum(['llm_error', 'not_executed'])]);
+export type SampleStatus = z.infer<typeof SampleStatusSchema>;
+
+export const SampleRecordSchema = z.object({
+  task_id: z.string(),
+  task_index: z.number().int().nonnegative(),
+  sample_index: z.number().int().nonnegative(),
+  /** The model's raw answer (or the loaded generation), before extraction. */
+  raw: z.string(),
+  /** The code extracted from it, as executed. */
+  code: z.string(),
+  status: SampleStatusSchema,
+  passed: z.boolean(),
+  /** Ran to the end of the test or stopped only on a test assertion. */
+  success: z.boolean(),
+  exception: ExceptionInfoSchema.optional(),
+  llm_error: z.string().optional(),
+  duration_ms: z.number().nonnegative(),
+  prompt_tokens: z.number().int().nonnegative(),
+  completion_tokens: z.number().int().nonnegative(),
+  calls: z.number().int().nonnegative(),
+  llm_key: z.string().optional(),
+});
+export type SampleRecord = z.infer<typeof SampleRecordSchema>;
+
+export interface TaskCounts {
+  taskIndex: number;
+  /** samples */
+  n: number;
+  /** passed */
+  c: number;
+  /** succeeded (no runtime error) */
+  s: number;
+}
+
+export interface ShardOutcome {
+  shardIndex: number;
+  tasks: TaskCounts[];
+  samples: number;
+  sandboxRuns: number;
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+}

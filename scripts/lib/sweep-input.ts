@@ -1,0 +1,187 @@
+/**
+ * From a validated sweep config and the CLI's flags to the sweep workflow's input: local dataset and
+ * generations files are uploaded to S3 (workers may run on other machines), everything else is
+ * plain data. Also counts tasks per dataset for `--dry-run`.
+ */
+import { readFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import type { ExploraConfig } from '../../domain/config/env.js';
+import { DatasetRowSchema } from '../../domain/datasets/problems.js';
+import { parseJsonl } from '../../domain/execution/humaneval.js';
+import type { LlmEndpoint } from '../../domain/llm/request.js';
+import { isPbeWorldDataset, sweepConfigHash, type SweepConfig, type SweepDatasetConfig } from '../../domain/sweep/config.js';
+import { sweepInputKey } from '../../domain/sweep/keys.js';
+import { expandGrid } from '../../domain/sweep/plan.js';
+import { decodeMaybeGzip } from '../../activities/problems.js';
+import { getBytes, putObject, sha256Hex, type Bucket } from '../../activities/storage/s3.js';
+import type { SweepCellInput, SweepDatasetInput, SweepInput, SweepMode } from '../../workflows/sweepTypes.js';
+
+export class SweepInputError extends Error {}
+
+export function parseS3Uri(uri: string): { bucket: string; key: string } | null {
+  const m = /^s3:\/\/([^/]+)\/(.+)$/.exec(uri);
+  return m ? { bucket: m[1]!, key: m[2]! } : null;
+}
+
+/** Paths in a config are relative to the config file, like most tools' configs. */
+export function resolveDatasetPath(configFile: string, p: string): string {
+  return path.isAbsolute(p) ? p : path.resolve(path.dirname(configFile), p);
+}
+
+function formOf(d: SweepDatasetConfig): 'completion' | 'full' {
+  return d.program_form === 'full_program' ? 'full' : 'completion';
+}
+
+async function readDatasetText(bucket: Bucket, configFile: string, d: SweepDatasetConfig & { path: string }): Promise<string> {
+  const s3 = parseS3Uri(d.path);
+  if (s3) {
+    const bytes = await getBytes({ s3: bucket.s3, name: s3.bucket }, s3.key);
+    if (bytes === null) throw new SweepInputError(`datasets[${d.name}].path: ${d.path} does not exist`);
+    return decodeMaybeGzip(bytes);
+  }
+  const file = resolveDatasetPath(configFile, d.path);
+  if (!existsSync(file)) throw new SweepInputError(`datasets[${d.name}].path: ${file} does not exist`);
+  return decodeMaybeGzip(readFileSync(file));
+}
+
+/** Tasks per dataset (before `limit`), validating every row of path datasets on the way. */
+export async function countTasks(bucket: Bucket, configFile: string, config: SweepConfig): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const d of config.datasets) {
+    if (isPbeWorldDataset(d)) counts[d.name] = d.pbe_world.count;
+    else counts[d.name] = parseJsonl(await readDatasetText(bucket, configFile, d), DatasetRowSchema, `datasets[${d.name}] ${d.path}`).length;
+  }
+  return counts;
+}
+
+const GenerationsSchema = z.array(z.array(z.string()));
+
+export interface BuildOptions {
+  sweepId: string;
+  configFile: string;
+  mode: SweepMode;
+  /** evaluate-only: dataset name -> local generations.json (bigcode's list of lists). */
+  generations: Record<string, string>;
+  queues: SweepInput['queues'];
+}
+
+export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts: BuildOptions): Promise<SweepInput> {
+  const counts = await countTasks(bucket, opts.configFile, config);
+  const datasets: SweepDatasetInput[] = [];
+  for (const d of config.datasets) {
+    const limit = config.limit;
+    let source: SweepDatasetInput['source'];
+    if (isPbeWorldDataset(d)) {
+      source = { kind: 'pbe', params: d.pbe_world };
+    } else {
+      const s3 = parseS3Uri(d.path);
+      if (s3) source = { kind: 's3', bucket: s3.bucket, key: s3.key };
+      else {
+        // Content-addressed, so uploading the same file again is a no-op in effect.
+        const bytes = readFileSync(resolveDatasetPath(opts.configFile, d.path));
+        const key = sweepInputKey(opts.sweepId, `${d.name}-${sha256Hex(bytes).slice(0, 16)}${d.path.endsWith('.gz') ? '.jsonl.gz' : '.jsonl'}`);
+        await putObject(bucket, key, bytes);
+        source = { kind: 's3', key };
+      }
+    }
+    const entry: SweepDatasetInput = { name: d.name, source, form: formOf(d), ...(limit !== undefined ? { limit } : {}) };
+    if (opts.mode === 'evaluate-only') {
+      const file = opts.generations[d.name];
+      if (!file) throw new SweepInputError(`--load-generations: no generations file for dataset ${d.name}`);
+      let parsed;
+      try {
+        parsed = GenerationsSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+      } catch (err) {
+        throw new SweepInputError(`--load-generations ${file}: not a JSON list of lists of strings (${(err as Error).message.split('\n')[0]})`);
+      }
+      const tasks = Math.min(limit ?? Infinity, counts[d.name]!);
+      if (parsed.length < tasks) throw new SweepInputError(`--load-generations ${file}: ${parsed.length} tasks, but dataset ${d.name} has ${tasks}`);
+      const short = parsed.slice(0, tasks).findIndex((g) => g.length < config.n_samples);
+      if (short >= 0) throw new SweepInputError(`--load-generations ${file}: task ${short} has ${parsed[short]!.length} generations, fewer than n_samples=${config.n_samples}`);
+      const key = sweepInputKey(opts.sweepId, `generations-${d.name}-${sha256Hex(JSON.stringify(parsed)).slice(0, 16)}.json`);
+      await putObject(bucket, key, JSON.stringify(parsed), { contentType: 'application/json' });
+      entry.savedGenerationsKey = key;
+    }
+    datasets.push(entry);
+  }
+
+  let cells: SweepCellInput[];
+  if (opts.mode === 'evaluate-only') {
+    // Loaded generations belong to no model or temperature: one cell per dataset.
+    const unused: LlmEndpoint = { id: 'loaded', baseUrl: 'http://unused.invalid', model: 'loaded', api: 'completions', requestTimeoutS: 1 };
+    cells = config.datasets.map((d) => ({
+      id: `${d.name}.loaded`,
+      dataset: d.name,
+      model: 'loaded',
+      method: 'loaded',
+      temperature: 0,
+      endpoint: unused,
+      sampling: { model: 'loaded', temperature: 0, top_p: 1, max_tokens: 1 },
+      stop: [],
+    }));
+  } else {
+    cells = expandGrid(config).map((c) => ({
+      id: c.id,
+      dataset: c.dataset.name,
+      model: c.model.id,
+      method: c.method,
+      temperature: c.temperature,
+      endpoint: {
+        id: c.model.id,
+        baseUrl: c.model.base_url,
+        model: c.model.model,
+        api: c.model.api,
+        ...(c.model.api_key_env ? { apiKeyEnv: c.model.api_key_env } : {}),
+        requestTimeoutS: c.model.request_timeout_s,
+        ...(c.model.requests_per_second ? { requestsPerSecond: c.model.requests_per_second } : {}),
+      },
+      sampling: {
+        model: c.model.model,
+        temperature: c.temperature,
+        top_p: config.top_p,
+        max_tokens: c.model.max_tokens,
+        ...(c.model.stop.length ? { stop: c.model.stop } : {}),
+        ...(c.model.send_seed ? { seed: config.seed } : {}),
+      },
+      stop: c.model.stop,
+    }));
+  }
+
+  return {
+    sweepId: opts.sweepId,
+    configHash: sweepConfigHash(config, sha256Hex),
+    mode: opts.mode,
+    datasets,
+    cells,
+    nSamples: config.n_samples,
+    k: config.k,
+    timeoutS: config.timeout_s,
+    queues: opts.queues,
+  };
+}
+
+export function queuesOf(config: ExploraConfig): SweepInput['queues'] {
+  return { workflows: config.taskQueues.workflows, storage: config.taskQueues.storage, sandbox: config.taskQueues.sandbox, llmBase: config.taskQueues.llm };
+}
+
+/**
+ * Records the config under the sweep id on first start; a later start with the same id must bring
+ * the same config (or it would silently mix two experiments), and is refused naming what differs.
+ */
+export async function recordSweepConfig(bucket: Bucket, sweepId: string, config: SweepConfig, describe: (a: SweepConfig, b: SweepConfig) => string[]): Promise<void> {
+  const key = `sweeps/${sweepId}/config.json`;
+  const existing = await getBytes(bucket, key);
+  const hash = sweepConfigHash(config, sha256Hex);
+  if (existing) {
+    const stored = JSON.parse(Buffer.from(existing).toString('utf8')) as { config_sha256: string; config: SweepConfig };
+    if (stored.config_sha256 !== hash) {
+      throw new SweepInputError(
+        `sweep ${sweepId} was started with another config (${describe(stored.config, config).join('; ')}); ` +
+          'use another --id, or restore the original config to resume it',
+      );
+    }
+    return;
+  }
+  await putObject(bucket, key, JSON.stringify({ sweep_id: sweepId, config_sha256: hash, config }, null, 2) + '\n', { contentType: 'application/json' });
+}

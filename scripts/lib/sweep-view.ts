@@ -1,0 +1,90 @@
+/** How a sweep looks in a terminal: live progress per cell, and the results table. */
+import cliProgress from 'cli-progress';
+import type { Client } from '@temporalio/client';
+import type { CellSummary } from '../../domain/sweep/results.js';
+import { sweepWorkflowId } from '../../domain/sweep/keys.js';
+import { cellProgressQuery, type CellProgress } from '../../workflows/sweepCell.js';
+import { sweepProgressQuery, type SweepProgress } from '../../workflows/sweep.js';
+
+export function formatResultsTable(cells: CellSummary[]): string {
+  const ks = [...new Set(cells.flatMap((c) => Object.keys(c.passAtK)))].sort((a, b) => Number(a.split('@')[1]) - Number(b.split('@')[1]));
+  const sks = ks.map((k) => k.replace('pass', 'success'));
+  const header = ['cell', 'tasks', 'samples', ...ks, ...sks, 'calls', 'prompt tok', 'compl tok', 'sandbox runs', 'wall s'];
+  const rows = cells.map((c) => [
+    String(c.cell.cell ?? ''),
+    String(c.tasks),
+    String(c.samples),
+    ...ks.map((k) => (c.passAtK[k] === undefined ? '-' : c.passAtK[k]!.toFixed(4))),
+    ...sks.map((k) => (c.successAtK[k] === undefined ? '-' : c.successAtK[k]!.toFixed(4))),
+    String(c.cost.calls),
+    String(c.cost.promptTokens),
+    String(c.cost.completionTokens),
+    String(c.cost.sandboxRuns),
+    c.cost.wallSeconds.toFixed(1),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((v, i) => (i === 0 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ');
+  const dropped = [...new Set(cells.flatMap((c) => c.droppedK))];
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line), ...(dropped.length ? [`not scored: ${dropped.join('; ')}`] : [])].join('\n');
+}
+
+export async function sweepSnapshot(client: Client, sweepId: string): Promise<{ sweep: SweepProgress; cells: Map<string, CellProgress> }> {
+  const sweep = await client.workflow.getHandle(sweepWorkflowId(sweepId)).query(sweepProgressQuery);
+  const cells = new Map<string, CellProgress>();
+  await Promise.all(
+    sweep.cells
+      .filter((c) => c.state !== 'pending')
+      .map(async (c) => {
+        try {
+          cells.set(c.id, await client.workflow.getHandle(c.workflowId).query(cellProgressQuery));
+        } catch {
+          /* between two runs of its continue-as-new chain; the next poll answers */
+        }
+      }),
+  );
+  return { sweep, cells };
+}
+
+function cellLine(p: CellProgress): string {
+  const elapsed = (Date.now() - p.startedAtMs) / 1000;
+  const rate = p.samplesDone / Math.max(elapsed, 1e-3);
+  const eta = p.samplesDone > 0 && p.samplesDone < p.samplesTotal ? `${Math.round((p.samplesTotal - p.samplesDone) / rate)}s` : '-';
+  return `${p.phase} pass@1 ${p.passAt1SoFar === null ? '-' : p.passAt1SoFar.toFixed(3)} ETA ${eta} calls ${p.calls} tokens ${p.promptTokens + p.completionTokens}`;
+}
+
+/** Live bars per cell until the sweep's workflow completes (the caller awaits the result). */
+export function showSweepProgress(client: Client, sweepId: string, enabled: boolean): { stop: () => void } {
+  if (!enabled) return { stop() {} };
+  const tty = process.stderr.isTTY;
+  const multi = tty
+    ? new cliProgress.MultiBar({ format: '{cell} [{bar}] {value}/{total} {extra}', stream: process.stderr, hideCursor: true, clearOnComplete: false }, cliProgress.Presets.shades_classic)
+    : undefined;
+  const bars = new Map<string, cliProgress.SingleBar>();
+  const lastLogged = new Map<string, string>();
+  const timer = setInterval(() => {
+    sweepSnapshot(client, sweepId)
+      .then(({ cells }) => {
+        for (const [id, p] of cells) {
+          if (multi) {
+            let bar = bars.get(id);
+            if (!bar) bars.set(id, (bar = multi.create(p.samplesTotal, p.samplesDone, { cell: id, extra: cellLine(p) })));
+            bar.setTotal(p.samplesTotal);
+            bar.update(p.samplesDone, { cell: id, extra: cellLine(p) });
+          } else {
+            const decile = `${p.phase}:${Math.floor((p.samplesDone / Math.max(1, p.samplesTotal)) * 10)}`;
+            if (lastLogged.get(id) !== decile) {
+              lastLogged.set(id, decile);
+              console.error(`${id}: ${p.samplesDone}/${p.samplesTotal} ${cellLine(p)}`);
+            }
+          }
+        }
+      })
+      .catch(() => {});
+  }, 1000);
+  return {
+    stop() {
+      clearInterval(timer);
+      multi?.stop();
+    },
+  };
+}

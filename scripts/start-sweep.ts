@@ -1,0 +1,137 @@
+/**
+ * `tsx scripts/start-sweep.ts --config FILE [--id ID]`: start (or resume) a sweep, show its progress
+ * and print the results table. Run again with the same id, it does only what is missing.
+ */
+import { readFileSync, existsSync } from 'node:fs';
+import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import { Command, Option } from 'commander';
+import { ENV_DOC, parseConfig } from '../domain/config/env.js';
+import { describeSweepConfigDifferences, loadSweepConfig, SweepConfigError, sweepConfigHash, type SweepConfig } from '../domain/sweep/config.js';
+import { sweepWorkflowId } from '../domain/sweep/keys.js';
+import { formatPlan, planSweep } from '../domain/sweep/plan.js';
+import { s3ClientFor, sha256Hex } from '../activities/storage/s3.js';
+import { sweepWorkflow } from '../workflows/sweep.js';
+import type { SweepMode } from '../workflows/sweepTypes.js';
+import { createWorkers, installRuntime } from '../workers/runWorkers.js';
+import { rootCauseMessage } from './lib/errors.js';
+import { workflowUiLink } from './lib/dataset-remote.js';
+import { buildSweepInput, countTasks, queuesOf, recordSweepConfig } from './lib/sweep-input.js';
+import { formatResultsTable, showSweepProgress } from './lib/sweep-view.js';
+
+interface Flags {
+  config: string;
+  id?: string;
+  generationOnly: boolean;
+  evaluateOnly: boolean;
+  loadGenerations: string[];
+  dryRun: boolean;
+  worker: 'in-process' | 'external';
+  progress: boolean;
+  wait: boolean;
+}
+
+function loadConfig(file: string): SweepConfig {
+  if (!existsSync(file)) throw new Error(`--config ${file}: no such file`);
+  try {
+    return loadSweepConfig(readFileSync(file, 'utf8'), file);
+  } catch (err) {
+    if (err instanceof SweepConfigError) throw new Error(`invalid sweep config ${file}:\n${err.issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`);
+    throw err;
+  }
+}
+
+function generationsByDataset(values: string[], config: SweepConfig): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const v of values) {
+    const eq = v.indexOf('=');
+    const [name, file] = eq > 0 ? [v.slice(0, eq), v.slice(eq + 1)] : [config.datasets.length === 1 ? config.datasets[0]!.name : '', v];
+    if (!name) throw new Error(`--load-generations ${v}: the config has ${config.datasets.length} datasets; write DATASET=FILE`);
+    if (!config.datasets.some((d) => d.name === name)) throw new Error(`--load-generations ${v}: no dataset named ${name} in the config`);
+    if (!existsSync(file)) throw new Error(`--load-generations ${v}: no such file ${file}`);
+    out[name] = file;
+  }
+  return out;
+}
+
+const program = new Command('start-sweep')
+  .description('Start or resume a sweep (datasets x models x methods x temperatures), follow it, print pass@k')
+  .requiredOption('--config <file>', 'sweep config, YAML or JSON')
+  .option('--id <id>', 'sweep id (default: the config\'s id, else derived from the config\'s hash)')
+  .option('--generation-only', 'generate and save samples, do not execute them', false)
+  .option('--evaluate-only', 'execute loaded generations instead of calling models', false)
+  .option('--load-generations <file>', 'with --evaluate-only: bigcode generations.json (list of lists), or DATASET=FILE; repeatable', (v: string, acc: string[]) => [...acc, v], [] as string[])
+  .option('--dry-run', 'validate the config and print the plan; start nothing', false)
+  .addOption(new Option('--worker <mode>', 'in-process: also serve the queues while waiting; external: rely on `npm run worker`').choices(['in-process', 'external']).default('in-process'))
+  .option('--no-progress', 'no progress bars')
+  .option('--no-wait', 'start (or find) the sweep, print its link and return')
+  .addHelpText('after', `\nEnvironment:\n${ENV_DOC.map(([k, d, w]) => `  ${k.padEnd(30)} ${w} (default ${d})`).join('\n')}`);
+
+program.action(async (flags: Flags) => {
+  const config = loadConfig(flags.config);
+  if (flags.generationOnly && flags.evaluateOnly) throw new Error('--generation-only and --evaluate-only exclude each other');
+  if (flags.evaluateOnly !== flags.loadGenerations.length > 0) throw new Error('--evaluate-only and --load-generations go together');
+  const mode: SweepMode = flags.evaluateOnly ? 'evaluate-only' : flags.generationOnly ? 'generation-only' : 'full';
+  const sweepId = flags.id ?? config.id ?? `sweep-${sweepConfigHash(config, sha256Hex).slice(0, 12)}`;
+  const env = parseConfig(process.env);
+  const s3 = s3ClientFor(env);
+  const bucket = { s3, name: env.s3.bucket };
+  try {
+    if (flags.dryRun) {
+      const plan = planSweep({ ...config, id: sweepId }, await countTasks(bucket, flags.config, config));
+      console.log(formatPlan(plan));
+      if (mode !== 'full') console.log(`mode: ${mode}${mode === 'evaluate-only' ? ' (no LLM requests)' : ' (no sandbox runs)'}`);
+      return;
+    }
+    const generations = generationsByDataset(flags.loadGenerations, config);
+    await recordSweepConfig(bucket, sweepId, config, describeSweepConfigDifferences);
+    const input = await buildSweepInput(config, bucket, { sweepId, configFile: flags.config, mode, generations, queues: queuesOf(env) });
+
+    const connection = await Connection.connect({ address: env.temporal.address }).catch((err: Error) => {
+      throw new Error(`cannot reach Temporal at ${env.temporal.address} (${err.message}); start the local stack with \`npm run stack:up\``);
+    });
+    const client = new Client({ connection, namespace: env.temporal.namespace });
+    let inProcess: Awaited<ReturnType<typeof createWorkers>> | undefined;
+    let running: Promise<unknown> | undefined;
+    try {
+      const workflowId = sweepWorkflowId(sweepId);
+      await client.workflow.start(sweepWorkflow, { taskQueue: env.taskQueues.workflows, workflowId, workflowIdConflictPolicy: 'USE_EXISTING', args: [input] });
+      console.error(`sweep ${sweepId}: ${workflowUiLink(env, workflowId)}`);
+      if (!flags.wait) return;
+      if (flags.worker === 'in-process') {
+        installRuntime((process.env.EXPLORA_LOG_LEVEL as 'ERROR' | undefined) ?? 'ERROR');
+        inProcess = await createWorkers(env, {
+          roles: ['workflows', 'storage', 'sandbox', 'llm'],
+          llmModels: config.models.map((m) => ({ id: m.id, concurrency: m.concurrency })),
+        });
+        running = Promise.all(inProcess.workers.map((w) => w.run()));
+      }
+      const view = showSweepProgress(client, sweepId, flags.progress);
+      let result;
+      try {
+        result = await client.workflow.getHandle<typeof sweepWorkflow>(workflowId).result();
+      } finally {
+        view.stop();
+      }
+      console.log(formatResultsTable(result.cells));
+      console.log(`results: s3://${env.s3.bucket}/${result.resultsKey}`);
+      console.log(`Web UI: ${workflowUiLink(env, workflowId)}`);
+    } catch (err) {
+      if (err instanceof WorkflowFailedError) throw new Error(`sweep failed: ${rootCauseMessage(err)}`);
+      throw err;
+    } finally {
+      if (inProcess) {
+        for (const w of inProcess.workers) w.shutdown();
+        await running?.catch(() => {});
+        await inProcess.close();
+      }
+      await connection.close();
+    }
+  } finally {
+    s3.destroy();
+  }
+});
+
+program.parseAsync().catch((err: Error) => {
+  console.error(`start-sweep: ${err.message}`);
+  process.exit(1);
+});

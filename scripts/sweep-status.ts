@@ -1,0 +1,62 @@
+/** `tsx scripts/sweep-status.ts ID [--watch]`: progress and results of a running or finished sweep. */
+import { Client, Connection } from '@temporalio/client';
+import { Command } from 'commander';
+import { parseConfig } from '../domain/config/env.js';
+import { sweepResultsKey, sweepWorkflowId } from '../domain/sweep/keys.js';
+import type { CellSummary } from '../domain/sweep/results.js';
+import { getText, s3ClientFor } from '../activities/storage/s3.js';
+import { workflowUiLink } from './lib/dataset-remote.js';
+import { formatResultsTable, showSweepProgress, sweepSnapshot } from './lib/sweep-view.js';
+import type { sweepWorkflow } from '../workflows/sweep.js';
+
+new Command('sweep-status')
+  .argument('<id>', 'sweep id')
+  .option('--watch', 'follow live progress until the sweep ends', false)
+  .action(async (sweepId: string, flags: { watch: boolean }) => {
+    const env = parseConfig(process.env);
+    const connection = await Connection.connect({ address: env.temporal.address });
+    const client = new Client({ connection, namespace: env.temporal.namespace });
+    const s3 = s3ClientFor(env);
+    try {
+      const handle = client.workflow.getHandle<typeof sweepWorkflow>(sweepWorkflowId(sweepId));
+      const description = await handle.describe().catch(() => undefined);
+      if (!description) {
+        const stored = await getText({ s3, name: env.s3.bucket }, sweepResultsKey(sweepId));
+        if (stored === null) throw new Error(`no sweep ${sweepId}: no workflow ${sweepWorkflowId(sweepId)} and no results in S3`);
+        console.log(formatResultsTable((JSON.parse(stored) as { cells: CellSummary[] }).cells));
+        return;
+      }
+      console.log(`sweep ${sweepId}: ${description.status.name} — ${workflowUiLink(env, sweepWorkflowId(sweepId))}`);
+      if (description.status.name === 'RUNNING') {
+        if (flags.watch) {
+          const view = showSweepProgress(client, sweepId, true);
+          try {
+            await handle.result();
+          } finally {
+            view.stop();
+          }
+        } else {
+          const { sweep, cells } = await sweepSnapshot(client, sweepId);
+          console.log(`phase: ${sweep.phase}${sweep.paused ? ' (paused)' : ''}`);
+          for (const c of sweep.cells) {
+            const p = cells.get(c.id);
+            console.log(`  ${c.id}: ${c.state}${p ? ` ${p.samplesDone}/${p.samplesTotal} samples, pass@1 so far ${p.passAt1SoFar?.toFixed(3) ?? '-'}, ${p.calls} calls` : ''}`);
+          }
+          return;
+        }
+      }
+      if (description.status.name === 'COMPLETED' || flags.watch) {
+        const result = await handle.result();
+        console.log(formatResultsTable(result.cells));
+        console.log(`results: s3://${env.s3.bucket}/${result.resultsKey}`);
+      }
+    } finally {
+      s3.destroy();
+      await connection.close();
+    }
+  })
+  .parseAsync()
+  .catch((err: Error) => {
+    console.error(`sweep-status: ${err.message}`);
+    process.exit(1);
+  });

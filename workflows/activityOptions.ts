@@ -1,0 +1,53 @@
+/**
+ * Activity stubs per queue, with their timeouts and retry policies in one place. Retries are
+ * unlimited for infrastructure faults (an LLM endpoint or S3 may be down for hours: the sweep waits
+ * and resumes), while errors that retrying cannot fix are non-retryable by type.
+ */
+import { proxyActivities } from '@temporalio/workflow';
+import type { createDatasetActivities } from '../activities/datasets.js';
+import type { createDirectGenerationActivities, createSandboxActivities, createSweepStorageActivities } from '../activities/sweep.js';
+
+type StorageActivities = ReturnType<typeof createDatasetActivities> & ReturnType<typeof createSweepStorageActivities>;
+
+export function storageActivities(taskQueue: string) {
+  return proxyActivities<StorageActivities>({
+    taskQueue,
+    startToCloseTimeout: '30 minutes',
+    heartbeatTimeout: '2 minutes',
+    retry: {
+      initialInterval: '1 second',
+      backoffCoefficient: 2,
+      maximumInterval: '30 seconds',
+      nonRetryableErrorTypes: ['DatasetParamsConflict', 'DatasetMissing', 'InvalidDataset', 'ZodError'],
+    },
+  });
+}
+
+export function llmActivities(taskQueue: string, requestTimeoutS: number) {
+  return proxyActivities<ReturnType<typeof createDirectGenerationActivities>>({
+    taskQueue,
+    // Each finished call heartbeats, so a dead worker is noticed one request timeout later.
+    heartbeatTimeout: `${Math.ceil(requestTimeoutS + 30)} seconds`,
+    startToCloseTimeout: '2 hours',
+    retry: {
+      initialInterval: '1 second',
+      backoffCoefficient: 2,
+      maximumInterval: '1 minute',
+      nonRetryableErrorTypes: ['LlmConfigError', 'InvalidTask', 'ZodError'],
+    },
+  });
+}
+
+export function sandboxActivities(taskQueue: string, timeoutS: number) {
+  return proxyActivities<ReturnType<typeof createSandboxActivities>>({
+    taskQueue,
+    heartbeatTimeout: `${Math.ceil(Math.max(60, timeoutS * 4))} seconds`,
+    startToCloseTimeout: '2 hours',
+    retry: {
+      initialInterval: '1 second',
+      backoffCoefficient: 2,
+      maximumInterval: '30 seconds',
+      nonRetryableErrorTypes: ['InvalidGenerations', 'ZodError'],
+    },
+  });
+}

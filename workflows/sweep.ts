@@ -1,0 +1,150 @@
+/**
+ * A sweep: prepare its datasets (PBE World ones through the dataset workflow), then run every cell
+ * of the grid as a child workflow with a deterministic id, a bounded number at once, and write the
+ * sweep's results. Pause and resume are forwarded to the running cells.
+ */
+import {
+  condition,
+  defineQuery,
+  defineSignal,
+  executeChild,
+  getExternalWorkflowHandle,
+  setCurrentDetails,
+  setHandler,
+  startChild,
+  upsertSearchAttributes,
+  ParentClosePolicy,
+} from '@temporalio/workflow';
+import { SA_KIND, SA_NAME, SA_DONE, SA_TOTAL } from '../domain/config/searchAttributes.js';
+import { datasetWorkflowId, DEFAULT_SHARD_SIZE } from '../domain/datasets/layout.js';
+import { cellWorkflowId } from '../domain/sweep/keys.js';
+import type { CellSummary } from '../domain/sweep/results.js';
+import { storageActivities } from './activityOptions.js';
+import { generateDatasetWorkflow } from './generateDataset.js';
+import { pauseSignal as cellPause, resumeSignal as cellResume, sweepCellWorkflow } from './sweepCell.js';
+import type { SweepInput } from './sweepTypes.js';
+
+export const sweepPauseSignal = defineSignal('pause');
+export const sweepResumeSignal = defineSignal('resume');
+
+export interface SweepProgress {
+  sweepId: string;
+  phase: 'datasets' | 'cells' | 'finalizing' | 'done';
+  paused: boolean;
+  cells: Array<{ id: string; workflowId: string; state: 'pending' | 'running' | 'done'; summary: CellSummary | null }>;
+  resultsKey: string | null;
+}
+export const sweepProgressQuery = defineQuery<SweepProgress>('progress');
+
+export interface SweepResult {
+  sweepId: string;
+  resultsKey: string;
+  cells: CellSummary[];
+}
+
+export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
+  const storage = storageActivities(input.queues.storage);
+  const progress: SweepProgress = {
+    sweepId: input.sweepId,
+    phase: 'datasets',
+    paused: false,
+    cells: input.cells.map((c) => ({ id: c.id, workflowId: cellWorkflowId(input.sweepId, c.id), state: 'pending', summary: null })),
+    resultsKey: null,
+  };
+  setHandler(sweepProgressQuery, () => progress);
+  const publish = () => {
+    const done = progress.cells.filter((c) => c.state === 'done').length;
+    setCurrentDetails(`**${progress.phase}${progress.paused ? ' (paused)' : ''}** sweep \`${input.sweepId}\`: ${done}/${progress.cells.length} cells done`);
+    upsertSearchAttributes([
+      { key: SA_KIND, value: 'sweep' },
+      { key: SA_NAME, value: input.sweepId },
+      { key: SA_DONE, value: done },
+      { key: SA_TOTAL, value: progress.cells.length },
+    ]);
+  };
+  const forward = async (signal: typeof cellPause | typeof cellResume) => {
+    await Promise.all(
+      progress.cells.filter((c) => c.state === 'running').map((c) => getExternalWorkflowHandle(c.workflowId).signal(signal).catch(() => undefined)),
+    );
+  };
+  setHandler(sweepPauseSignal, async () => {
+    progress.paused = true;
+    publish();
+    await forward(cellPause);
+  });
+  setHandler(sweepResumeSignal, async () => {
+    progress.paused = false;
+    publish();
+    await forward(cellResume);
+  });
+  publish();
+
+  // Datasets: each to the sweep's normalized problems in S3.
+  const prepared = new Map<string, { key: string; tasks: number }>();
+  for (const ds of input.datasets) {
+    let source = ds.source;
+    if (source.kind === 'pbe') {
+      const name = `sweep.${input.sweepId}.${ds.name}`.slice(0, 100);
+      await executeChild(generateDatasetWorkflow, {
+        workflowId: datasetWorkflowId(name),
+        taskQueue: input.queues.workflows,
+        args: [{ name, params: source.params, shardSize: DEFAULT_SHARD_SIZE, storageTaskQueue: input.queues.storage }],
+      });
+      source = { kind: 'generated', name };
+    }
+    prepared.set(ds.name, await storage.prepareSweepDataset({ sweepId: input.sweepId, dataset: ds.name, source, form: ds.form, ...(ds.limit !== undefined ? { limit: ds.limit } : {}) }));
+  }
+
+  progress.phase = 'cells';
+  publish();
+  const maxParallel = input.maxParallelCells ?? 4;
+  const running = new Set<Promise<void>>();
+  for (const [i, cell] of input.cells.entries()) {
+    while (running.size >= maxParallel) await Promise.race(running);
+    await condition(() => !progress.paused);
+    const ds = input.datasets.find((d) => d.name === cell.dataset)!;
+    const data = prepared.get(cell.dataset)!;
+    const entry = progress.cells[i]!;
+    entry.state = 'running';
+    publish();
+    const child = await startChild(sweepCellWorkflow, {
+      workflowId: entry.workflowId,
+      taskQueue: input.queues.workflows,
+      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+      args: [
+        {
+          sweepId: input.sweepId,
+          cell,
+          mode: input.mode,
+          datasetKey: data.key,
+          ...(ds.savedGenerationsKey ? { savedGenerationsKey: ds.savedGenerationsKey } : {}),
+          tasks: data.tasks,
+          nSamples: input.nSamples,
+          k: input.k,
+          timeoutS: input.timeoutS,
+          queues: input.queues,
+          tasksPerShard: Math.max(1, Math.floor((input.shardSamples ?? 200) / input.nSamples)),
+          maxParallelShards: input.maxParallelShards ?? 8,
+          maxHistoryEvents: input.maxHistoryEvents ?? 8_000,
+        },
+      ],
+    });
+    const p: Promise<void> = child.result().then((summary) => {
+      entry.state = 'done';
+      entry.summary = summary;
+      running.delete(p);
+      publish();
+    });
+    running.add(p);
+  }
+  await Promise.all(running);
+
+  progress.phase = 'finalizing';
+  publish();
+  const cells = progress.cells.map((c) => c.summary!);
+  const resultsKey = await storage.finalizeSweep({ sweepId: input.sweepId, configHash: input.configHash, cells });
+  progress.resultsKey = resultsKey;
+  progress.phase = 'done';
+  publish();
+  return { sweepId: input.sweepId, resultsKey, cells };
+}

@@ -1,0 +1,182 @@
+/**
+ * One cell of a sweep (dataset x model x method x temperature): its tasks in shards, each a child
+ * workflow with a deterministic id, a bounded number at once; pause and resume by signal; progress
+ * in search attributes, current details and a query; continue-as-new before history grows; finally
+ * the cell's results files.
+ */
+import {
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  setCurrentDetails,
+  setHandler,
+  startChild,
+  upsertSearchAttributes,
+  workflowInfo,
+  ParentClosePolicy,
+} from '@temporalio/workflow';
+import { SA_CELL, SA_DONE, SA_KIND, SA_NAME, SA_PASS_AT_1, SA_TOTAL } from '../domain/config/searchAttributes.js';
+import { cellShardWorkflowId } from '../domain/sweep/keys.js';
+import type { ShardOutcome } from '../domain/sweep/records.js';
+import type { CellSummary } from '../domain/sweep/results.js';
+import { storageActivities } from './activityOptions.js';
+import { sweepShardWorkflow } from './sweepShard.js';
+import type { CellInput, CellProgressState } from './sweepTypes.js';
+
+export const pauseSignal = defineSignal('pause');
+export const resumeSignal = defineSignal('resume');
+
+export interface CellProgress extends CellProgressState {
+  cellId: string;
+  phase: 'running' | 'paused' | 'finalizing' | 'done';
+  shards: number;
+  samplesTotal: number;
+  tasksTotal: number;
+  passAt1SoFar: number | null;
+  summary: CellSummary | null;
+}
+export const cellProgressQuery = defineQuery<CellProgress>('progress');
+
+export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> {
+  const shards = Math.ceil(input.tasks / input.tasksPerShard);
+  const state: CellProgressState = input.resume ?? {
+    nextShard: 0,
+    samplesDone: 0,
+    tasksDone: 0,
+    passSum: 0,
+    calls: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    sandboxRuns: 0,
+    startedAtMs: Date.now(),
+    paused: false,
+    run: 1,
+  };
+  let phase: CellProgress['phase'] = state.paused ? 'paused' : 'running';
+  let summary: CellSummary | null = null;
+  const progress = (): CellProgress => ({
+    ...state,
+    cellId: input.cell.id,
+    phase,
+    shards,
+    samplesTotal: input.tasks * input.nSamples,
+    tasksTotal: input.tasks,
+    passAt1SoFar: state.tasksDone ? state.passSum / state.tasksDone : null,
+    summary,
+  });
+  setHandler(cellProgressQuery, progress);
+  setHandler(pauseSignal, () => {
+    state.paused = true;
+    if (phase === 'running') phase = 'paused';
+    publish(true);
+  });
+  setHandler(resumeSignal, () => {
+    state.paused = false;
+    if (phase === 'paused') phase = 'running';
+    publish(true);
+  });
+
+  let lastPublished = -1;
+  function publish(force = false) {
+    const p = progress();
+    setCurrentDetails(
+      `**${p.phase}** cell \`${input.cell.id}\`: ${p.samplesDone}/${p.samplesTotal} samples, ` +
+        `pass@1 so far ${p.passAt1SoFar === null ? '-' : p.passAt1SoFar.toFixed(3)}, ${p.calls} LLM calls, ${p.promptTokens + p.completionTokens} tokens`,
+    );
+    const now = Date.now();
+    if (force || now - lastPublished >= 1000) {
+      lastPublished = now;
+      upsertSearchAttributes([
+        { key: SA_KIND, value: 'cell' },
+        { key: SA_NAME, value: input.sweepId },
+        { key: SA_CELL, value: input.cell.id },
+        { key: SA_DONE, value: p.samplesDone },
+        { key: SA_TOTAL, value: p.samplesTotal },
+        { key: SA_PASS_AT_1, value: p.passAt1SoFar ?? 0 },
+      ]);
+    }
+  }
+  publish(true);
+
+  const inFlight = new Map<number, Promise<void>>();
+  const historyIsLarge = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= input.maxHistoryEvents;
+  const absorb = (o: ShardOutcome) => {
+    state.samplesDone += o.samples;
+    for (const t of o.tasks) {
+      if (t.n === 0) continue;
+      state.tasksDone++;
+      state.passSum += t.c / t.n;
+    }
+    state.calls += o.calls;
+    state.promptTokens += o.promptTokens;
+    state.completionTokens += o.completionTokens;
+    state.sandboxRuns += o.sandboxRuns;
+  };
+  // Shards below nextShard were finished by earlier runs; nextShard only advances when a shard is
+  // launched, so in-flight ones are drained before continuing as new.
+  let launched = state.nextShard;
+  while (launched < shards || inFlight.size > 0) {
+    while (inFlight.size < input.maxParallelShards && launched < shards && !historyIsLarge() && !state.paused) {
+      const shardIndex = launched++;
+      const taskStart = shardIndex * input.tasksPerShard;
+      const child = await startChild(sweepShardWorkflow, {
+        workflowId: cellShardWorkflowId(input.sweepId, input.cell.id, shardIndex),
+        taskQueue: input.queues.workflows,
+        parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+        args: [
+          {
+            sweepId: input.sweepId,
+            cell: input.cell,
+            mode: input.mode,
+            datasetKey: input.datasetKey,
+            ...(input.savedGenerationsKey ? { savedGenerationsKey: input.savedGenerationsKey } : {}),
+            shardIndex,
+            taskStart,
+            taskEnd: Math.min(input.tasks, taskStart + input.tasksPerShard),
+            nSamples: input.nSamples,
+            timeoutS: input.timeoutS,
+            queues: input.queues,
+          },
+        ],
+      });
+      inFlight.set(
+        shardIndex,
+        child.result().then((o) => {
+          inFlight.delete(shardIndex);
+          absorb(o);
+          publish();
+        }),
+      );
+    }
+    if (inFlight.size === 0) {
+      if (state.paused && launched < shards) {
+        await condition(() => !state.paused);
+        continue;
+      }
+      break;
+    }
+    await Promise.race(inFlight.values());
+  }
+  state.nextShard = launched;
+  if (launched < shards) {
+    publish(true);
+    await continueAsNew<typeof sweepCellWorkflow>({ ...input, resume: { ...state, run: state.run + 1 } });
+  }
+
+  phase = 'finalizing';
+  publish(true);
+  summary = await storageActivities(input.queues.storage).finalizeCell({
+    sweepId: input.sweepId,
+    cellId: input.cell.id,
+    datasetKey: input.datasetKey,
+    nSamples: input.nSamples,
+    k: input.k,
+    shards,
+    wallSeconds: (Date.now() - state.startedAtMs) / 1000,
+    cell: { cell: input.cell.id, dataset: input.cell.dataset, model: input.cell.model, method: input.cell.method, temperature: input.cell.temperature, n_samples: input.nSamples },
+  });
+  phase = 'done';
+  publish(true);
+  return summary;
+}

@@ -1,0 +1,100 @@
+/** Inputs of the sweep workflows: plain data, built once by the CLI from a validated config. */
+import type { DatasetSource } from '../activities/sweep.js';
+import type { LlmEndpoint } from '../domain/llm/request.js';
+import type { Sampling } from '../domain/methods/direct.js';
+import type { PbeParams } from '../domain/pbe/params.js';
+
+export type SweepMode = 'full' | 'generation-only' | 'evaluate-only';
+
+export interface SweepQueues {
+  workflows: string;
+  storage: string;
+  sandbox: string;
+  /** Each model's LLM queue is `<llmBase>-<model id>`. */
+  llmBase: string;
+}
+
+export interface SweepDatasetInput {
+  name: string;
+  source: DatasetSource | { kind: 'pbe'; params: PbeParams };
+  form: 'completion' | 'full';
+  limit?: number;
+  /** evaluate-only: the loaded generations (bigcode's list of lists) in S3. */
+  savedGenerationsKey?: string;
+}
+
+export interface SweepCellInput {
+  id: string;
+  dataset: string;
+  model: string;
+  method: string;
+  temperature: number;
+  endpoint: LlmEndpoint;
+  sampling: Sampling;
+  stop: string[];
+}
+
+export interface SweepInput {
+  sweepId: string;
+  configHash: string;
+  mode: SweepMode;
+  datasets: SweepDatasetInput[];
+  cells: SweepCellInput[];
+  nSamples: number;
+  k: number[];
+  timeoutS: number;
+  queues: SweepQueues;
+  /** Samples per shard workflow (tasks per shard = max(1, floor(this / n_samples))). */
+  shardSamples?: number;
+  maxParallelCells?: number;
+  maxParallelShards?: number;
+  /** Continue as new after this many history events (tests lower it). */
+  maxHistoryEvents?: number;
+}
+
+export interface CellInput {
+  sweepId: string;
+  cell: SweepCellInput;
+  mode: SweepMode;
+  datasetKey: string;
+  savedGenerationsKey?: string;
+  tasks: number;
+  nSamples: number;
+  k: number[];
+  timeoutS: number;
+  queues: SweepQueues;
+  tasksPerShard: number;
+  maxParallelShards: number;
+  maxHistoryEvents: number;
+  /** Carried across continue-as-new. */
+  resume?: CellProgressState;
+}
+
+export interface CellProgressState {
+  nextShard: number;
+  samplesDone: number;
+  tasksDone: number;
+  /** Sum over finished tasks of c/n: pass@1 so far = passSum / tasksDone. */
+  passSum: number;
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  sandboxRuns: number;
+  startedAtMs: number;
+  paused: boolean;
+  run: number;
+}
+
+export interface ShardInput {
+  sweepId: string;
+  cell: SweepCellInput;
+  mode: SweepMode;
+  datasetKey: string;
+  savedGenerationsKey?: string;
+  shardIndex: number;
+  taskStart: number;
+  taskEnd: number;
+  nSamples: number;
+  timeoutS: number;
+  queues: SweepQueues;
+}
