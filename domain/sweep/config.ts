@@ -1,0 +1,531 @@
+/**
+ * The sweep config file: which datasets, models, methods and sampling settings make up a grid of
+ * cells. Read from YAML or JSON, validated with zod; every problem is reported at once, each naming
+ * its field path (`models[1].base_url: must be an http(s) URL`). Keys are snake_case as in the file,
+ * and stay so in the resolved config (which re-validates to itself), with every default filled in.
+ */
+import { z } from 'zod';
+import { canonicalJson } from '../datasets/manifest.js';
+import { BIGCODE_HUMANEVAL_STOP_WORDS } from '../llm/extract.js';
+import { DEFAULT_PBE_PARAMS, PbeParamsError, resolvePbeParams, type PbeParams, type PbeParamsInput } from '../pbe/params.js';
+import { cellId } from './ids.js';
+import { METHOD_NAMES, type MethodName } from './methods.js';
+import { configFormatOf, parseConfigText } from './text.js';
+
+// ---------------------------------------------------------------------------------------------
+// Types of the resolved config
+
+export type DatasetProgramForm = 'prompt_plus_completion' | 'full_program';
+export const DATASET_PROGRAM_FORMS = ['prompt_plus_completion', 'full_program'] as const;
+
+export interface PbeWorldDatasetConfig {
+  name: string;
+  /** Fully resolved generator parameters (defaults of domain/pbe/params.ts filled in). */
+  pbe_world: PbeParams;
+  program_form: DatasetProgramForm;
+}
+
+export interface PathDatasetConfig {
+  name: string;
+  /** A local `.jsonl` / `.jsonl.gz` path (as written; relative paths are the loader's business) or `s3://bucket/key`. */
+  path: string;
+  program_form: DatasetProgramForm;
+}
+
+export type SweepDatasetConfig = PbeWorldDatasetConfig | PathDatasetConfig;
+
+export type ModelApi = 'chat' | 'completions';
+
+export interface SweepModelConfig {
+  id: string;
+  /** No trailing slash. */
+  base_url: string;
+  model: string;
+  api: ModelApi;
+  /** Name of the environment variable holding the API key (never the key). */
+  api_key_env?: string;
+  max_tokens: number;
+  /** Resolved: [] (none) for chat, the bigcode HumanEval stop words for completions, unless given. */
+  stop: string[];
+  concurrency: number;
+  requests_per_second?: number;
+  request_timeout_s: number;
+  send_seed: boolean;
+}
+
+export interface SweepConfig {
+  id?: string;
+  datasets: SweepDatasetConfig[];
+  models: SweepModelConfig[];
+  methods: MethodName[];
+  temperatures: number[];
+  top_p: number;
+  n_samples: number;
+  k: number[];
+  limit?: number;
+  timeout_s: number;
+  seed: number;
+}
+
+export function isPbeWorldDataset(d: SweepDatasetConfig): d is PbeWorldDatasetConfig {
+  return 'pbe_world' in d;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Schema
+
+const NAME_PATTERN = '[a-z0-9][a-z0-9._-]';
+export const SweepIdSchema = z
+  .string()
+  .regex(new RegExp(`^${NAME_PATTERN}{0,79}$`), 'must be 1-80 of a-z 0-9 . _ - starting with a letter or digit');
+const DatasetNameSchema = z
+  .string()
+  .regex(new RegExp(`^${NAME_PATTERN}{0,99}$`), 'must be 1-100 of a-z 0-9 . _ - starting with a letter or digit');
+const ModelIdSchema = z
+  .string()
+  .regex(new RegExp(`^${NAME_PATTERN}{0,63}$`), 'must be 1-64 of a-z 0-9 . _ - starting with a letter or digit');
+const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
+const S3_URI = /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\/.+$/;
+const LOCAL_DATASET = /\.jsonl(\.gz)?$/;
+
+const PBE_INPUT_KEYS: readonly string[] = [...Object.keys(DEFAULT_PBE_PARAMS), 'alphabet_size'];
+
+/** `pbe_world:` → resolved PbeParams; its issues are reported under `pbe_world.<field>`. */
+const PbeWorldSchema = z.unknown().transform((value, ctx): PbeParams => {
+  // `pbe_world:` with nothing under it (YAML null) means: all defaults.
+  const input = value === null ? {} : value;
+  if (typeof input !== 'object' || Array.isArray(input)) {
+    ctx.addIssue({ code: 'custom', message: 'must be a mapping of PBE World parameters (or empty for the defaults)' });
+    return z.NEVER;
+  }
+  const raw = input as Record<string, unknown>;
+  let bad = false;
+  for (const key of Object.keys(raw)) {
+    if (!PBE_INPUT_KEYS.includes(key)) {
+      ctx.addIssue({ code: 'custom', path: [key], message: unknownKeyMessage(key, PBE_INPUT_KEYS) });
+      bad = true;
+    }
+  }
+  try {
+    const known = Object.fromEntries(Object.entries(raw).filter(([k]) => PBE_INPUT_KEYS.includes(k)));
+    const params = resolvePbeParams(known as PbeParamsInput);
+    return bad ? z.NEVER : params;
+  } catch (error) {
+    if (!(error instanceof PbeParamsError)) throw error;
+    for (const issue of error.issues) {
+      const field = issue.fields[0];
+      const message = rewordZodMessage(
+        field && issue.message.startsWith(`${field}: `) ? issue.message.slice(field.length + 2) : issue.message,
+      );
+      ctx.addIssue({ code: 'custom', path: field ? [field] : [], message });
+    }
+    return z.NEVER;
+  }
+});
+
+const DatasetPathSchema = z
+  .string()
+  .refine((p) => (p.startsWith('s3://') ? S3_URI.test(p) : LOCAL_DATASET.test(p)), {
+    message: 'must be a local .jsonl or .jsonl.gz file, or an s3://bucket/key URI',
+  });
+
+const DatasetSchema = z
+  .strictObject({
+    name: DatasetNameSchema,
+    pbe_world: PbeWorldSchema.optional(),
+    path: DatasetPathSchema.optional(),
+    program_form: z.enum(DATASET_PROGRAM_FORMS).optional(),
+  })
+  .superRefine((d, ctx) => {
+    const problem = datasetSourceProblem(d);
+    if (problem) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message });
+  })
+  .transform((d): SweepDatasetConfig => {
+    if (d.pbe_world !== undefined) {
+      return { name: d.name, pbe_world: d.pbe_world, program_form: d.program_form ?? 'full_program' };
+    }
+    return { name: d.name, path: d.path!, program_form: d.program_form ?? 'prompt_plus_completion' };
+  });
+
+/** Exactly one of pbe_world / path (a YAML `pbe_world:` with nothing under it counts: defaults). */
+function datasetSourceProblem(d: Record<string, unknown>): { path: string[]; message: string } | null {
+  const hasPbe = d.pbe_world !== undefined;
+  const hasPath = d.path !== undefined;
+  if (hasPbe && hasPath) return { path: ['path'], message: 'give either pbe_world or path, not both' };
+  if (!hasPbe && !hasPath) return { path: [], message: 'needs a source: pbe_world (generated) or path (a JSONL file or s3:// URI)' };
+  return null;
+}
+
+const ModelSchema = z
+  .strictObject({
+    id: ModelIdSchema,
+    base_url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+    model: z.string().min(1, 'must not be empty'),
+    api: z.enum(['chat', 'completions']).default('chat'),
+    api_key_env: z
+      .string()
+      .regex(ENV_NAME, 'must be the NAME of an environment variable (A-Z 0-9 _, e.g. OPENAI_API_KEY), never the key itself')
+      .optional(),
+    max_tokens: z.int().min(1).max(1_000_000).default(512),
+    stop: z.array(z.string().min(1, 'stop words must not be empty')).optional(),
+    concurrency: z.int().min(1).max(10_000).default(4),
+    requests_per_second: z.number().positive().optional(),
+    request_timeout_s: z.number().positive().max(86_400).default(120),
+    send_seed: z.boolean().default(true),
+  })
+  .transform(
+    (m): SweepModelConfig => ({
+      ...m,
+      base_url: m.base_url.replace(/\/+$/, ''),
+      stop: m.stop ?? (m.api === 'completions' ? [...BIGCODE_HUMANEVAL_STOP_WORDS] : []),
+    }),
+  );
+
+const TOP_LEVEL_KEYS = ['id', 'datasets', 'models', 'methods', 'temperatures', 'top_p', 'n_samples', 'k', 'limit', 'timeout_s', 'seed'] as const;
+
+export const SweepConfigSchema = z
+  .strictObject({
+    id: SweepIdSchema.optional(),
+    datasets: z.array(DatasetSchema).min(1, 'needs at least one dataset'),
+    models: z.array(ModelSchema).min(1, 'needs at least one model'),
+    methods: z.array(z.enum(METHOD_NAMES)).min(1, 'needs at least one method'),
+    temperatures: z.array(z.number().min(0).max(2)).min(1, 'needs at least one temperature'),
+    top_p: z.number().gt(0).max(1).default(0.95),
+    n_samples: z.int().min(1).max(1_000_000),
+    k: z.array(z.int().min(1)).min(1, 'needs at least one k'),
+    limit: z.int().min(1).optional(),
+    timeout_s: z.number().min(0.1).max(600).default(3),
+    seed: z.int().min(0).max(0xffff_ffff).default(0),
+  })
+  // Zod skips this after a type error anywhere inside (even with `when`, for errors nested in
+  // lists), so parseSweepConfig also runs these checks on the raw input when parsing fails: every
+  // problem is listed at once. Each check looks only at fields that are themselves well-formed.
+  .superRefine((value, ctx) =>
+    crossFieldChecks(value, (path, message) => ctx.addIssue({ code: 'custom', path, message })),
+  )
+  .transform((c): SweepConfig => ({ ...c, temperatures: c.temperatures.map((t) => (t === 0 ? 0 : t)) }));
+
+type AddIssue = (path: (string | number)[], message: string) => void;
+
+function crossFieldChecks(value: unknown, add: AddIssue): void {
+  if (typeof value !== 'object' || value === null) return;
+  const c = value as Record<string, unknown>;
+  const list = (key: string): unknown[] => (Array.isArray(c[key]) ? (c[key] as unknown[]) : []);
+  list('datasets').forEach((d, i) => {
+    const problem = d && typeof d === 'object' && !Array.isArray(d) ? datasetSourceProblem(d as Record<string, unknown>) : null;
+    if (problem) add(['datasets', i, ...problem.path], problem.message);
+  });
+
+  const names = (key: string, field: string) =>
+    list(key).map((item) => (item && typeof item === 'object' ? (item as Record<string, unknown>)[field] : undefined));
+
+  const repeated = [
+    duplicates(add, 'datasets', names('datasets', 'name'), 'name'),
+    duplicates(add, 'models', names('models', 'id'), 'id'),
+    duplicates(add, 'methods', list('methods')),
+    duplicates(add, 'temperatures', list('temperatures')),
+  ].some(Boolean);
+  duplicates(add, 'k', list('k'));
+
+  const n = c.n_samples;
+  if (typeof n === 'number' && Number.isInteger(n) && n >= 1) {
+    list('k').forEach((k, i) => {
+      if (typeof k === 'number' && Number.isInteger(k) && k > n) {
+        add(['k', i], `k = ${k} exceeds n_samples (${n}): pass@k needs at least k samples per task`);
+      }
+    });
+  }
+
+  // Distinct cells must have distinct ids; names with dots could otherwise spell the same id.
+  // (Repeated names are already reported above and would only repeat the message here.)
+  if (repeated) return;
+  const datasetNames = names('datasets', 'name');
+  const modelIds = names('models', 'id');
+  const methods = list('methods');
+  const temperatures = list('temperatures');
+  const seen = new Map<string, string>();
+  const reported = new Set<string>();
+  datasetNames.forEach((d, di) => {
+    modelIds.forEach((m, mi) => {
+      methods.forEach((method) => {
+        temperatures.forEach((t) => {
+          if (typeof d !== 'string' || typeof m !== 'string' || typeof method !== 'string') return;
+          if (typeof t !== 'number' || !Number.isFinite(t)) return;
+          const id = cellId(d, m, method, t);
+          const where = `datasets[${di}].name=${JSON.stringify(d)} with models[${mi}].id=${JSON.stringify(m)}`;
+          const earlier = seen.get(id);
+          if (earlier === undefined) {
+            seen.set(id, where);
+          } else if (earlier !== where && !reported.has(id)) {
+            reported.add(id);
+            add(
+              ['models', mi, 'id'],
+              `cell id ${JSON.stringify(id)} is spelled the same by ${earlier} and by ${where}; rename one (dots join the parts of cell ids)`,
+            );
+          }
+        });
+      });
+    });
+  });
+}
+
+/** Reports each value equal to an earlier one; true when there was any. */
+function duplicates(add: AddIssue, key: string, values: unknown[], field?: string): boolean {
+  const first = new Map<unknown, number>();
+  let found = false;
+  values.forEach((v, i) => {
+    if (v === undefined || v === null || typeof v === 'object') return;
+    const norm = typeof v === 'number' && v === 0 ? 0 : v;
+    const at = first.get(norm);
+    if (at === undefined) {
+      first.set(norm, i);
+      return;
+    }
+    const name = field ? `${key}[${at}].${field}` : `${key}[${at}]`;
+    add(field ? [key, i, field] : [key, i], `duplicate of ${name} (${JSON.stringify(v)})`);
+    found = true;
+  });
+  return found;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+/** Zod's default messages relayed by resolvePbeParams, in the wording of the other issues. */
+function rewordZodMessage(message: string): string {
+  const bound = /^Too (?:small|big): expected (\w+) to (?:be|have) ([<>]=?)\s*(\S+)(?: (items|characters))?$/.exec(message);
+  if (bound) {
+    const [, origin, op, value] = bound;
+    if (origin === 'array') return `must have ${op} ${value} item(s)`;
+    if (origin === 'string') return `must have ${op} ${value} character(s)`;
+    return `must be ${op} ${value}`;
+  }
+  const type = /^Invalid input: expected (\w+), received (\w+)$/.exec(message);
+  if (type) return `must be ${EXPECTED_NAMES[type[1]!] ?? type[1]}, got ${type[2]}`;
+  return message;
+}
+
+export interface SweepConfigIssue {
+  /** Field path as in the file, e.g. `models[1].base_url`; '' for the file/document as a whole. */
+  path: string;
+  message: string;
+  /** For syntax errors: 1-based position in the file. */
+  line?: number;
+  column?: number;
+}
+
+export class SweepConfigError extends Error {
+  readonly issues: SweepConfigIssue[];
+
+  constructor(source: string, issues: SweepConfigIssue[]) {
+    const lines = issues.map((i) => `  - ${formatIssue(i)}`);
+    super(`invalid sweep config ${source}:\n${lines.join('\n')}`);
+    this.name = 'SweepConfigError';
+    this.issues = issues;
+  }
+}
+
+export function formatIssue(issue: SweepConfigIssue): string {
+  const where = issue.line !== undefined ? `line ${issue.line}, column ${issue.column ?? 1}` : issue.path;
+  return where ? `${where}: ${issue.message}` : issue.message;
+}
+
+/** `['models', 1, 'base_url']` → `models[1].base_url`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out === '' ? String(part) : `.${String(part)}`;
+  }
+  return out;
+}
+
+const DATASET_KEYS = ['name', 'pbe_world', 'path', 'program_form'];
+const MODEL_KEYS = [
+  'id',
+  'base_url',
+  'model',
+  'api',
+  'api_key_env',
+  'max_tokens',
+  'stop',
+  'concurrency',
+  'requests_per_second',
+  'request_timeout_s',
+  'send_seed',
+];
+
+function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
+  if (path.length === 0) return TOP_LEVEL_KEYS;
+  if (path.length === 2 && path[0] === 'datasets') return DATASET_KEYS;
+  if (path.length === 2 && path[0] === 'models') return MODEL_KEYS;
+  return [];
+}
+
+function unknownKeyMessage(key: string, known: readonly string[]): string {
+  if (/^api_?key$/i.test(key)) {
+    return 'unknown key: API keys never go in the config; put the key in an environment variable and give its name in api_key_env';
+  }
+  const suggestion = closest(key, known);
+  return suggestion ? `unknown key (did you mean ${suggestion}?)` : `unknown key (allowed: ${known.join(', ')})`;
+}
+
+/** The known key within edit distance 2 of `key` (or differing only in case/`-` vs `_`), if any. */
+function closest(key: string, known: readonly string[]): string | undefined {
+  const norm = (s: string) => s.toLowerCase().replace(/-/g, '_');
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const candidate of known) {
+    const d = norm(candidate) === norm(key) ? 0 : editDistance(key, candidate);
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length]!;
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  if (typeof value === 'number' && Number.isNaN(value)) return 'NaN';
+  if (typeof value === 'string') return `a string (${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)})`;
+  return `${typeof value} ${String(value)}`;
+}
+
+const EXPECTED_NAMES: Record<string, string> = {
+  number: 'a number',
+  int: 'an integer',
+  string: 'a string',
+  boolean: 'true or false',
+  array: 'a list',
+  object: 'a mapping',
+};
+
+function issuesOf(error: z.ZodError, input: unknown): SweepConfigIssue[] {
+  const out: SweepConfigIssue[] = [];
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        out.push({ path: formatPath([...issue.path, key]), message: unknownKeyMessage(key, knownKeysAt(issue.path)) });
+      }
+      continue;
+    }
+    out.push({ path: formatPath(issue.path), message: messageOf(issue, valueAt(input, issue.path)) });
+  }
+  return out;
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let v: unknown = input;
+  for (const part of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[part];
+  }
+  return v;
+}
+
+/** Zod's generic messages, reworded for a person editing a config file. Custom messages pass through. */
+function messageOf(issue: z.core.$ZodIssue, value: unknown): string {
+  switch (issue.code) {
+    case 'invalid_type': {
+      if (value === undefined) return 'is required';
+      const expected = EXPECTED_NAMES[issue.expected] ?? issue.expected;
+      // API key look-alikes are never echoed.
+      const shown = issue.path[issue.path.length - 1] === 'api_key_env' ? typeof value : typeName(value);
+      return `must be ${expected}, got ${shown}`;
+    }
+    case 'too_small':
+    case 'too_big': {
+      if (issue.message && !issue.message.startsWith('Too ')) return issue.message;
+      const op = issue.code === 'too_small' ? (issue.inclusive ? '>=' : '>') : issue.inclusive ? '<=' : '<';
+      const bound = issue.code === 'too_small' ? issue.minimum : issue.maximum;
+      if (issue.origin === 'array') return `must have ${op} ${String(bound)} item(s)`;
+      if (issue.origin === 'string') return `must have ${op} ${String(bound)} character(s)`;
+      return `must be ${op} ${String(bound)}, got ${String(value)}`;
+    }
+    case 'invalid_value':
+      return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${typeName(value)}`;
+    default:
+      return issue.message;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entry points
+
+/** Validates an already-parsed value (e.g. from JSON); throws SweepConfigError listing every issue. */
+export function parseSweepConfig(value: unknown, source = '(sweep config)'): SweepConfig {
+  if (value === null || value === undefined) {
+    throw new SweepConfigError(source, [{ path: '', message: 'the config is empty; expected a mapping with datasets, models, methods, ...' }]);
+  }
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw new SweepConfigError(source, [{ path: '', message: `the config must be a mapping, got ${typeName(value)}` }]);
+  }
+  const parsed = SweepConfigSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issues = issuesOf(parsed.error, value);
+  const seen = new Set(issues.map((i) => `${i.path}\n${i.message}`));
+  crossFieldChecks(value, (path, message) => {
+    const issue = { path: formatPath(path), message };
+    if (!seen.has(`${issue.path}\n${message}`)) issues.push(issue);
+  });
+  throw new SweepConfigError(source, issues);
+}
+
+/** Parses a config file's text (JSON for `.json`, YAML for `.yaml`/`.yml`) and validates it. */
+export function loadSweepConfig(text: string, fileName: string): SweepConfig {
+  const format = configFormatOf(fileName);
+  if (!format) {
+    throw new SweepConfigError(fileName, [{ path: '', message: 'unsupported file extension: use .yaml, .yml or .json' }]);
+  }
+  const parsed = parseConfigText(text, format);
+  if (!parsed.ok) {
+    throw new SweepConfigError(
+      fileName,
+      parsed.issues.map((i) => ({ path: '', message: `${format === 'json' ? 'JSON' : 'YAML'} syntax: ${i.message}`, line: i.line, column: i.column })),
+    );
+  }
+  return parseSweepConfig(parsed.value, fileName);
+}
+
+/**
+ * JSON of a resolved config with keys sorted at every level: byte-equal for equal configs however
+ * the file was written (key order, YAML vs JSON, 0.80 vs 0.8, defaults spelled out or not), so a
+ * resumed sweep can check its config did not change. A CLI that overrides `id` should set it on the
+ * config before calling this.
+ */
+export function canonicalSweepJson(config: SweepConfig): string {
+  return canonicalJson(config);
+}
+
+/** Hash of canonicalSweepJson; the hasher is passed in (node:crypto is unavailable in workflows). */
+export function sweepConfigHash(config: SweepConfig, sha256Hex: (s: string) => string): string {
+  return sha256Hex(canonicalSweepJson(config));
+}
+
+/** The top-level fields on which two resolved configs differ, for a refusal a person can act on. */
+export function describeSweepConfigDifferences(a: SweepConfig, b: SweepConfig): string[] {
+  const out: string[] = [];
+  for (const key of TOP_LEVEL_KEYS) {
+    const x = canonicalJson((a as unknown as Record<string, unknown>)[key]);
+    const y = canonicalJson((b as unknown as Record<string, unknown>)[key]);
+    if (x !== y) out.push(`${key}: ${x ?? '(unset)'} → ${y ?? '(unset)'}`);
+  }
+  return out;
+}

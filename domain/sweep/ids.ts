@@ -1,0 +1,23 @@
+/**
+ * Identifiers of sweep cells. A cell id is used in S3 keys and Temporal workflow ids, so it only
+ * holds `a-z 0-9 . _ -` (dataset names and model ids are restricted to those characters, method
+ * names are registry keys, temperatures are written with digits, `.`, and possibly `e-`).
+ */
+
+/**
+ * A temperature as written in ids: the shortest decimal that reads back as the same number (so
+ * 0.8, 0.80 and 8e-1 in a config all give "0.8", while distinct numbers never share a string).
+ */
+export function formatTemperature(temperature: number): string {
+  if (!Number.isFinite(temperature)) throw new RangeError(`temperature must be finite, got ${temperature}`);
+  return String(temperature === 0 ? 0 : temperature); // -0 → "0"
+}
+
+/**
+ * `<dataset>.<model>.<method>.t<temperature>`, e.g. `humaneval.gpt-x.direct.t0.8`. Names may contain
+ * dots themselves, so two different cells could in principle spell the same id
+ * (`a.b` + `c` vs `a` + `b.c`); config validation refuses such grids.
+ */
+export function cellId(dataset: string, model: string, method: string, temperature: number): string {
+  return `${dataset}.${model}.${method}.t${formatTemperature(temperature)}`;
+}

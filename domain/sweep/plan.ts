@@ -1,0 +1,263 @@
+/**
+ * The grid of a sweep (one cell per dataset x model x method x temperature) and what running it
+ * costs: tasks, samples, LLM requests and sandbox runs per cell and in total. Pure, so `--dry-run`
+ * and the workflow agree on the grid by construction.
+ */
+import type { MethodName } from './methods.js';
+import { METHODS } from './methods.js';
+import type { SweepConfig, SweepDatasetConfig, SweepModelConfig } from './config.js';
+import { cellId } from './ids.js';
+
+export { cellId, formatTemperature } from './ids.js';
+
+export interface Cell {
+  /** e.g. `humaneval.gpt-x.direct.t0.8`; unique within a valid config (see ids.ts). */
+  id: string;
+  /** Position in the grid order (datasets, then models, methods, temperatures, as in the config). */
+  index: number;
+  dataset: SweepDatasetConfig;
+  model: SweepModelConfig;
+  method: MethodName;
+  temperature: number;
+}
+
+/** Every cell, datasets outermost and temperatures innermost, each in config order. */
+export function expandGrid(config: SweepConfig): Cell[] {
+  const cells: Cell[] = [];
+  for (const dataset of config.datasets) {
+    for (const model of config.models) {
+      for (const method of config.methods) {
+        for (const temperature of config.temperatures) {
+          cells.push({ id: cellId(dataset.name, model.id, method, temperature), index: cells.length, dataset, model, method, temperature });
+        }
+      }
+    }
+  }
+  return cells;
+}
+
+export interface CellPlan {
+  id: string;
+  dataset: string;
+  model: string;
+  method: MethodName;
+  temperature: number;
+  /** Tasks of the dataset after `limit`. */
+  tasks: number;
+  /** tasks x n_samples */
+  samples: number;
+  llmRequests: number;
+  sandboxRuns: number;
+  /** Upper bound on generated tokens: llmRequests x max_tokens. */
+  maxCompletionTokens: number;
+  /** True when the method's per-sample figures are estimates. */
+  estimate: boolean;
+}
+
+export interface DatasetPlan {
+  name: string;
+  /** Tasks the dataset holds. */
+  available: number;
+  /** Tasks used (after `limit`). */
+  tasks: number;
+}
+
+export interface ModelPlan {
+  id: string;
+  llmRequests: number;
+  maxCompletionTokens: number;
+  concurrency: number;
+  requestsPerSecond?: number;
+  /** With a rate limit: the least time its requests can take (llmRequests / requests_per_second). */
+  minSeconds?: number;
+}
+
+export interface PlanTotals {
+  cells: number;
+  samples: number;
+  llmRequests: number;
+  sandboxRuns: number;
+  maxCompletionTokens: number;
+}
+
+export interface SweepPlan {
+  sweepId?: string;
+  nSamples: number;
+  k: number[];
+  topP: number;
+  seed: number;
+  limit?: number;
+  timeoutS: number;
+  /** Sizes of the grid's axes, in grid order. */
+  axes: { datasets: number; models: number; methods: number; temperatures: number };
+  datasets: DatasetPlan[];
+  models: ModelPlan[];
+  cells: CellPlan[];
+  totals: PlanTotals;
+  /** True when any figure is an estimate. */
+  estimate: boolean;
+}
+
+export class SweepPlanError extends Error {
+  override name = 'SweepPlanError';
+}
+
+/**
+ * The plan of a sweep, given the number of tasks each dataset holds (by dataset name). Throws
+ * SweepPlanError naming the dataset when a count is missing or not a non-negative integer.
+ */
+export function planSweep(config: SweepConfig, taskCounts: Readonly<Record<string, number>>): SweepPlan {
+  const datasets: DatasetPlan[] = config.datasets.map((d) => {
+    const available = Object.prototype.hasOwnProperty.call(taskCounts, d.name) ? taskCounts[d.name] : undefined;
+    if (available === undefined) throw new SweepPlanError(`no task count for dataset ${JSON.stringify(d.name)}`);
+    if (!Number.isInteger(available) || available < 0) {
+      throw new SweepPlanError(`task count of dataset ${JSON.stringify(d.name)} must be a non-negative integer, got ${available}`);
+    }
+    return { name: d.name, available, tasks: config.limit === undefined ? available : Math.min(available, config.limit) };
+  });
+  const tasksOf = new Map(datasets.map((d) => [d.name, d.tasks]));
+
+  const cells: CellPlan[] = expandGrid(config).map((cell) => {
+    const spec = METHODS[cell.method];
+    const tasks = tasksOf.get(cell.dataset.name)!;
+    const samples = tasks * config.n_samples;
+    const llmRequests = Math.ceil(samples * spec.llmRequestsPerSample);
+    return {
+      id: cell.id,
+      dataset: cell.dataset.name,
+      model: cell.model.id,
+      method: cell.method,
+      temperature: cell.temperature,
+      tasks,
+      samples,
+      llmRequests,
+      sandboxRuns: Math.ceil(samples * spec.sandboxRunsPerSample),
+      maxCompletionTokens: llmRequests * cell.model.max_tokens,
+      estimate: spec.estimate,
+    };
+  });
+
+  const models: ModelPlan[] = config.models.map((m) => {
+    const mine = cells.filter((c) => c.model === m.id);
+    const llmRequests = sum(mine.map((c) => c.llmRequests));
+    const plan: ModelPlan = {
+      id: m.id,
+      llmRequests,
+      maxCompletionTokens: sum(mine.map((c) => c.maxCompletionTokens)),
+      concurrency: m.concurrency,
+    };
+    if (m.requests_per_second !== undefined) {
+      plan.requestsPerSecond = m.requests_per_second;
+      plan.minSeconds = llmRequests / m.requests_per_second;
+    }
+    return plan;
+  });
+
+  const plan: SweepPlan = {
+    nSamples: config.n_samples,
+    k: [...config.k],
+    topP: config.top_p,
+    seed: config.seed,
+    timeoutS: config.timeout_s,
+    axes: {
+      datasets: config.datasets.length,
+      models: config.models.length,
+      methods: config.methods.length,
+      temperatures: config.temperatures.length,
+    },
+    datasets,
+    models,
+    cells,
+    totals: {
+      cells: cells.length,
+      samples: sum(cells.map((c) => c.samples)),
+      llmRequests: sum(cells.map((c) => c.llmRequests)),
+      sandboxRuns: sum(cells.map((c) => c.sandboxRuns)),
+      maxCompletionTokens: sum(cells.map((c) => c.maxCompletionTokens)),
+    },
+    estimate: cells.some((c) => c.estimate),
+  };
+  if (config.id !== undefined) plan.sweepId = config.id;
+  if (config.limit !== undefined) plan.limit = config.limit;
+  return plan;
+}
+
+/** A readable summary and per-cell table, for `--dry-run`. Estimated figures are marked `~`. */
+export function formatPlan(plan: SweepPlan): string {
+  const { axes } = plan;
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const out: string[] = [];
+  out.push(
+    `sweep ${plan.sweepId ?? '(unnamed)'}: ${plural(axes.datasets, 'dataset')} x ${plural(axes.models, 'model')} x ` +
+      `${plural(axes.methods, 'method')} x ${plural(axes.temperatures, 'temperature')} = ${plural(plan.totals.cells, 'cell')}`,
+  );
+  out.push(
+    `n_samples ${plan.nSamples}, k [${plan.k.join(', ')}], top_p ${plan.topP}, seed ${plan.seed}, ` +
+      `limit ${plan.limit ?? 'none'}, sandbox timeout ${plan.timeoutS} s`,
+  );
+  out.push('');
+  out.push(
+    table(
+      ['dataset', 'tasks available', 'tasks used'],
+      plan.datasets.map((d) => [d.name, group(d.available), group(d.tasks)]),
+    ),
+  );
+  out.push('');
+  const mark = (estimate: boolean, n: number) => (estimate ? `~${group(n)}` : group(n));
+  out.push(
+    table(
+      ['cell', 'tasks', 'samples', 'llm requests', 'sandbox runs'],
+      [
+        ...plan.cells.map((c) => [c.id, group(c.tasks), group(c.samples), mark(c.estimate, c.llmRequests), mark(c.estimate, c.sandboxRuns)]),
+        ['total', '', group(plan.totals.samples), mark(plan.estimate, plan.totals.llmRequests), mark(plan.estimate, plan.totals.sandboxRuns)],
+      ],
+      true,
+    ),
+  );
+  out.push('');
+  out.push(
+    table(
+      ['model', 'llm requests', 'max completion tokens', 'concurrency', 'rate limit'],
+      plan.models.map((m) => [
+        m.id,
+        group(m.llmRequests),
+        group(m.maxCompletionTokens),
+        String(m.concurrency),
+        m.requestsPerSecond === undefined ? 'none' : `${m.requestsPerSecond}/s (>= ${formatDuration(m.minSeconds!)})`,
+      ]),
+    ),
+  );
+  return out.join('\n') + '\n';
+}
+
+function sum(values: number[]): number {
+  return values.reduce((a, b) => a + b, 0);
+}
+
+/** 1234567 → "1,234,567" (independent of the locale). */
+function group(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+function formatDuration(seconds: number): string {
+  if (seconds < 120) return `${Math.ceil(seconds)} s`;
+  if (seconds < 7200) return `${Math.ceil(seconds / 60)} min`;
+  return `${(seconds / 3600).toFixed(1)} h`;
+}
+
+/** First column left-aligned, the others right-aligned; a rule above the last row when `totalRow`. */
+function table(header: string[], rows: string[][], totalRow = false): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  const rule = widths.map((w) => '-'.repeat(w)).join('  ');
+  const lines = [line(header), rule];
+  rows.forEach((r, i) => {
+    if (totalRow && i === rows.length - 1) lines.push(rule);
+    lines.push(line(r));
+  });
+  return lines.join('\n');
+}

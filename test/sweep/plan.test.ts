@@ -1,0 +1,183 @@
+import { describe, expect, it } from 'vitest';
+import { parseSweepConfig, type SweepConfig } from '../../domain/sweep/config.js';
+import { cellId, expandGrid, formatPlan, formatTemperature, planSweep, SweepPlanError } from '../../domain/sweep/plan.js';
+import { METHODS } from '../../domain/sweep/methods.js';
+
+function config(overrides: Record<string, unknown> = {}): SweepConfig {
+  return parseSweepConfig({
+    id: 'grid',
+    datasets: [
+      { name: 'pbe-small', pbe_world: { count: 20 } },
+      { name: 'humaneval', path: 'HumanEval.jsonl.gz' },
+    ],
+    models: [
+      { id: 'gpt-x', base_url: 'http://127.0.0.1:8080/v1', model: 'a', requests_per_second: 10, max_tokens: 256 },
+      { id: 'qwen2.5-coder', base_url: 'http://127.0.0.1:8081/v1', model: 'b', api: 'completions', concurrency: 8 },
+    ],
+    methods: ['direct'],
+    temperatures: [0.2, 0.8],
+    n_samples: 10,
+    k: [1, 10],
+    ...overrides,
+  });
+}
+
+const S3_SAFE = /^[a-z0-9._-]+$/;
+
+describe('cell ids', () => {
+  it('follow <dataset>.<model>.<method>.t<temperature>', () => {
+    expect(cellId('humaneval', 'gpt-x', 'direct', 0.8)).toBe('humaneval.gpt-x.direct.t0.8');
+    expect(cellId('humaneval', 'gpt-x', 'direct', 0)).toBe('humaneval.gpt-x.direct.t0');
+    expect(cellId('humaneval', 'gpt-x', 'direct', -0)).toBe('humaneval.gpt-x.direct.t0');
+    expect(cellId('humaneval', 'gpt-x', 'direct', 1)).toBe('humaneval.gpt-x.direct.t1');
+  });
+
+  it('temperatures written differently in the file agree; distinct temperatures never collide', () => {
+    const a = parseSweepConfig({ ...JSON.parse(JSON.stringify(config())), temperatures: [0.8] });
+    const fromYamlText = config({ temperatures: [0.8] });
+    expect(expandGrid(a).map((c) => c.id)).toEqual(expandGrid(fromYamlText).map((c) => c.id));
+    expect(formatTemperature(0.8)).toBe(formatTemperature(0.80));
+    expect(formatTemperature(Number('8e-1'))).toBe('0.8');
+    const temps = [0, 0.1, 0.10000000000000002, 0.2, 0.7, 0.7000001, 1, 1.5, 2, 1e-7, 5e-324];
+    const ids = temps.map(formatTemperature);
+    expect(new Set(ids).size).toBe(temps.length);
+    for (const id of ids) expect(id).toMatch(/^[0-9.e-]+$/);
+    expect(() => formatTemperature(Number.NaN)).toThrow(RangeError);
+  });
+});
+
+describe('expandGrid', () => {
+  it('one cell per dataset x model x method x temperature, datasets outermost, in config order', () => {
+    const cells = expandGrid(config());
+    expect(cells.map((c) => c.id)).toEqual([
+      'pbe-small.gpt-x.direct.t0.2',
+      'pbe-small.gpt-x.direct.t0.8',
+      'pbe-small.qwen2.5-coder.direct.t0.2',
+      'pbe-small.qwen2.5-coder.direct.t0.8',
+      'humaneval.gpt-x.direct.t0.2',
+      'humaneval.gpt-x.direct.t0.8',
+      'humaneval.qwen2.5-coder.direct.t0.2',
+      'humaneval.qwen2.5-coder.direct.t0.8',
+    ]);
+    expect(cells.map((c) => c.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    const c = cells[6]!;
+    expect(c.dataset.name).toBe('humaneval');
+    expect(c.model.id).toBe('qwen2.5-coder');
+    expect(c.model.api).toBe('completions');
+    expect(c.method).toBe('direct');
+    expect(c.temperature).toBe(0.2);
+    for (const cell of cells) expect(cell.id).toMatch(S3_SAFE);
+  });
+
+  it('is stable: the same config gives the same cells; ids are unique in every valid grid', () => {
+    expect(expandGrid(config())).toEqual(expandGrid(config()));
+    const big = config({
+      datasets: [
+        { name: 'a', path: 'a.jsonl' },
+        { name: 'a.b', path: 'b.jsonl' },
+        { name: 'b', path: 'c.jsonl' },
+      ],
+      models: [
+        { id: 'b', base_url: 'http://x', model: 'm' },
+        { id: 'c', base_url: 'http://x', model: 'm' },
+        { id: 'b.d', base_url: 'http://x', model: 'm' },
+      ],
+      temperatures: [0, 0.1, 0.2, 1, 1.1, 2],
+    });
+    const ids = expandGrid(big).map((c) => c.id);
+    expect(ids).toHaveLength(3 * 3 * 6);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe('planSweep', () => {
+  it('per-cell tasks, samples, requests and runs, and totals', () => {
+    const plan = planSweep(config({ limit: 100 }), { 'pbe-small': 20, humaneval: 164 });
+    expect(plan.sweepId).toBe('grid');
+    expect(plan.axes).toEqual({ datasets: 2, models: 2, methods: 1, temperatures: 2 });
+    expect(plan.datasets).toEqual([
+      { name: 'pbe-small', available: 20, tasks: 20 },
+      { name: 'humaneval', available: 164, tasks: 100 },
+    ]);
+    const byId = new Map(plan.cells.map((c) => [c.id, c]));
+    expect(byId.get('pbe-small.gpt-x.direct.t0.2')).toEqual({
+      id: 'pbe-small.gpt-x.direct.t0.2',
+      dataset: 'pbe-small',
+      model: 'gpt-x',
+      method: 'direct',
+      temperature: 0.2,
+      tasks: 20,
+      samples: 200,
+      llmRequests: 200,
+      sandboxRuns: 200,
+      maxCompletionTokens: 200 * 256,
+      estimate: false,
+    });
+    expect(byId.get('humaneval.qwen2.5-coder.direct.t0.8')).toMatchObject({ tasks: 100, samples: 1000, llmRequests: 1000, sandboxRuns: 1000, maxCompletionTokens: 1000 * 512 });
+    expect(plan.totals).toEqual({
+      cells: 8,
+      samples: 2 * 2 * (200 + 1000),
+      llmRequests: 4800,
+      sandboxRuns: 4800,
+      maxCompletionTokens: 2 * (200 + 1000) * 256 + 2 * (200 + 1000) * 512,
+    });
+    expect(plan.models).toEqual([
+      { id: 'gpt-x', llmRequests: 2400, maxCompletionTokens: 2400 * 256, concurrency: 4, requestsPerSecond: 10, minSeconds: 240 },
+      { id: 'qwen2.5-coder', llmRequests: 2400, maxCompletionTokens: 2400 * 512, concurrency: 8 },
+    ]);
+    expect(plan.estimate).toBe(false);
+  });
+
+  it('without a limit every task is used; with one, at most limit per dataset', () => {
+    expect(planSweep(config(), { 'pbe-small': 20, humaneval: 164 }).datasets.map((d) => d.tasks)).toEqual([20, 164]);
+    expect(planSweep(config({ limit: 5 }), { 'pbe-small': 20, humaneval: 164 }).datasets.map((d) => d.tasks)).toEqual([5, 5]);
+    expect(planSweep(config({ limit: 5 }), { 'pbe-small': 0, humaneval: 3 }).cells.map((c) => c.samples)).toEqual([0, 0, 0, 0, 30, 30, 30, 30]);
+  });
+
+  it('uses the methods registry for requests and sandbox runs per sample', () => {
+    expect(METHODS.direct).toMatchObject({ llmRequestsPerSample: 1, sandboxRunsPerSample: 1, estimate: false });
+    const plan = planSweep(config({ n_samples: 3, k: [1, 3] }), { 'pbe-small': 7, humaneval: 1 });
+    for (const cell of plan.cells) {
+      expect(cell.samples).toBe(cell.tasks * 3);
+      expect(cell.llmRequests).toBe(cell.samples * METHODS[cell.method].llmRequestsPerSample);
+      expect(cell.sandboxRuns).toBe(cell.samples * METHODS[cell.method].sandboxRunsPerSample);
+    }
+  });
+
+  it('refuses missing or invalid task counts, naming the dataset', () => {
+    expect(() => planSweep(config(), { 'pbe-small': 20 })).toThrow(SweepPlanError);
+    expect(() => planSweep(config(), { 'pbe-small': 20 })).toThrow(/"humaneval"/);
+    expect(() => planSweep(config(), { 'pbe-small': 20, humaneval: -1 })).toThrow(/"humaneval".*-1/);
+    expect(() => planSweep(config(), { 'pbe-small': 2.5, humaneval: 1 })).toThrow(/"pbe-small"/);
+    expect(() => planSweep(config({ datasets: [{ name: 'constructor', path: 'a.jsonl' }] }), {})).toThrow(/"constructor"/);
+  });
+
+  it('is pure: the config is not modified', () => {
+    const c = config();
+    const before = JSON.stringify(c);
+    planSweep(c, { 'pbe-small': 20, humaneval: 164 });
+    expect(JSON.stringify(c)).toBe(before);
+  });
+});
+
+describe('formatPlan', () => {
+  it('a readable table with every cell, totals and per-model figures', () => {
+    const text = formatPlan(planSweep(config({ limit: 100 }), { 'pbe-small': 20, humaneval: 164 }));
+    const lines = text.split('\n');
+    expect(lines[0]).toBe('sweep grid: 2 datasets x 2 models x 1 method x 2 temperatures = 8 cells');
+    expect(lines[1]).toBe('n_samples 10, k [1, 10], top_p 0.95, seed 0, limit 100, sandbox timeout 3 s');
+    expect(text).toMatch(/^humaneval\s+164\s+100$/m);
+    expect(text).toMatch(/^cell\s+tasks\s+samples\s+llm requests\s+sandbox runs$/m);
+    expect(text).toMatch(/^humaneval\.qwen2\.5-coder\.direct\.t0\.8\s+100\s+1,000\s+1,000\s+1,000$/m);
+    expect(text).toMatch(/^pbe-small\.gpt-x\.direct\.t0\.2\s+20\s+200\s+200\s+200$/m);
+    expect(text).toMatch(/^total\s+4,800\s+4,800\s+4,800$/m);
+    expect(text).toMatch(/^gpt-x\s+2,400\s+614,400\s+4\s+10\/s \(>= 4 min\)$/m);
+    expect(text).toMatch(/^qwen2\.5-coder\s+2,400\s+1,228,800\s+8\s+none$/m);
+    // columns line up: every row of the cell table is as wide as its header rule or narrower
+    const header = lines.findIndex((l) => l.startsWith('cell '));
+    const rule = lines[header + 1]!;
+    for (const row of lines.slice(header + 2, header + 2 + 8)) {
+      expect(row.length).toBe(rule.length);
+    }
+  });
+});
