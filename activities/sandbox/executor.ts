@@ -64,11 +64,14 @@ import { encodeFrame, FrameDecoder } from './framing.js';
 
 export const ZYGOTE_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'zygote.py');
 
-/** Modules imported once in the zygote so that programs do not pay for them. */
+/**
+ * Modules imported once in the zygote, so that programs do not pay for them. Kept to what programs
+ * commonly use: every extension module loaded here is mapped into every child, and each mapping
+ * costs a little at every fork and exit.
+ */
 export const DEFAULT_PREIMPORTS = [
-  'math', 'cmath', 're', 'string', 'typing', 'collections', 'collections.abc', 'itertools', 'functools',
-  'heapq', 'bisect', 'hashlib', 'random', 'statistics', 'fractions', 'decimal', 'datetime', 'copy',
-  'operator', 'json', 'array', 'numbers', 'textwrap', 'unicodedata', 'dataclasses', 'enum',
+  'typing', 'math', 're', 'string', 'collections', 'itertools', 'functools', 'heapq', 'bisect',
+  'random', 'copy', 'operator',
 ];
 
 export interface SandboxExecutorOptions {

@@ -39,7 +39,6 @@ import os
 import random
 import resource
 import select
-import shutil
 import signal
 import struct
 import sys
@@ -251,6 +250,32 @@ def compile_for_child(program):
 
 
 # ----------------------------------------------------------------------------- zygote side
+
+def remove_tree(path):
+    """rm -rf without shutil (whose import loads zlib, bz2 and lzma into every child's image)."""
+    try:
+        entries = list(os.scandir(path))
+    except NotADirectoryError:
+        os.unlink(path)
+        return
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        log(f"could not list {path}: {exc}")
+        return
+    for entry in entries:
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                remove_tree(entry.path)
+            else:
+                os.unlink(entry.path)
+        except OSError as exc:
+            log(f"could not remove {entry.path}: {exc}")
+    try:
+        os.rmdir(path)
+    except OSError as exc:
+        log(f"could not remove {path}: {exc}")
+
 
 class Sample:
     __slots__ = ("id", "program", "code", "limits", "slot", "uid", "workdir", "pid", "pidfd",
@@ -678,9 +703,7 @@ class Zygote:
         try:
             os.rmdir(sample.workdir)  # the usual case: the program left nothing behind
         except OSError:
-            shutil.rmtree(sample.workdir, ignore_errors=True)
-            if os.path.exists(sample.workdir):
-                log(f"could not remove {sample.workdir}")
+            remove_tree(sample.workdir)
         self.free_slots.append(sample.slot)
         self.free_slots.sort()
         write_frame(self.proto_out, result)
