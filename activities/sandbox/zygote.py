@@ -484,7 +484,25 @@ class Zygote:
 
     def _start_queued(self):
         while self.queue and self.free_slots:
-            self._start(self.queue.pop(0), self.free_slots.pop(0))
+            request, slot = self.queue.pop(0), self.free_slots.pop(0)
+            try:
+                self._start(request, slot)
+            except Exception as exc:  # e.g. the sandbox /tmp is full: this sample cannot run
+                log(f"could not start {request.get('id')!r}: {exc!r}")
+                self._abandon(request, slot, exc)
+
+    def _abandon(self, request, slot, exc):
+        """Reports a sample that could not be started, and frees its slot."""
+        if any(sample.slot == slot for sample in self.active.values()):
+            return  # it was forked after all: the normal path reports it
+        self.free_slots.append(slot)
+        self.free_slots.sort()
+        write_frame(self.proto_out, {
+            "type": "result", "id": request.get("id"), "status": "error",
+            "exception": {"type": "SandboxError",
+                          "message": f"the sandbox could not start this program: {exc}"[:MESSAGE_CHARS]},
+            "exitCode": None, "signal": None, "durationMs": 0, "stdout": "", "stderr": "",
+            "stdoutBytes": 0, "stderrBytes": 0})
 
     def _start(self, request, slot):
         self.sequence += 1
@@ -492,11 +510,20 @@ class Zygote:
         workdir = f"{self.tmp_root}/s{slot}-{self.sequence}"
         sample = Sample(request, slot, uid, workdir)
         sample.code = compile_for_child(sample.program)
-        os.mkdir(workdir, 0o700)
-        if uid is not None:
-            os.chown(workdir, uid, uid)
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
+        fds = []
+        try:
+            os.mkdir(workdir, 0o700)
+            if uid is not None:
+                os.chown(workdir, uid, uid)
+            out_r, out_w = os.pipe()
+            fds += [out_r, out_w]
+            err_r, err_w = os.pipe()
+            fds += [err_r, err_w]
+        except BaseException:
+            for fd in fds:
+                os.close(fd)
+            remove_tree(workdir)
+            raise
         result_map = self.result_maps[slot]
         result_map[0:4] = b"\0\0\0\0"
         # Each sample gets a fresh random state, as a freshly started interpreter would.
@@ -511,21 +538,25 @@ class Zygote:
             finally:
                 _exit(72)  # a child must never return into the zygote's loop
         result_map.madvise(mmap.MADV_DONTFORK)
+        os.close(out_w)
+        os.close(err_w)
         if pid < 0:
+            os.close(out_r)
+            os.close(err_r)
+            remove_tree(workdir)
             raise OSError(ctypes.get_errno(), "fork failed")
         sample.pid = pid
         sample.program = sample.code = None
-        os.close(out_w)
-        os.close(err_w)
+        # Registered first: from here on the normal path (reap, cleanup, report) owns the sample.
         self.active[pid] = sample
-        sample.pidfd = os.pidfd_open(pid)
-        self._watch(sample.pidfd, PIDFD, sample, None)
         cap = int(request["limits"]["maxOutputBytes"])
         for fd, name in ((out_r, "stdout"), (err_r, "stderr")):
             os.set_blocking(fd, False)
             stream = Stream(name, cap)
             sample.streams[fd] = stream
             self._watch(fd, STREAM, sample, stream)
+        sample.pidfd = os.pidfd_open(pid)
+        self._watch(sample.pidfd, PIDFD, sample, None)
 
     def _read_stream(self, fd, stream):
         try:
@@ -566,8 +597,9 @@ class Zygote:
                 sample.ended = time.monotonic()
                 sample.cleanup_deadline = sample.ended + CLEANUP_GRACE_S
                 sample.next_scan = sample.ended
-                self._unwatch(sample.pidfd)
-                sample.pidfd = -1
+                if sample.pidfd >= 0:
+                    self._unwatch(sample.pidfd)
+                    sample.pidfd = -1
                 self.cleaning.append(sample)
 
     def _enforce_deadlines(self):

@@ -124,7 +124,7 @@ describe('isolation between samples', () => {
   });
 
   it('runs samples concurrently, up to the configured concurrency', async () => {
-    const program = 'import time\nstart = time.time()\ntime.sleep(0.5)\nprint(start, time.time())\n';
+    const program = 'import time\nstart = time.time()\ntime.sleep(1)\nprint(start, time.time())\n';
     const results = await executor.runMany(Array.from({ length: 4 }, (_, i) => ({ id: `c${i}`, program })));
     const spans = results.map((r) => r.stdout.trim().split(' ').map(Number) as [number, number]);
     // All four were running at one moment: the latest start precedes the earliest end.
