@@ -62,6 +62,24 @@ class StartSpacer {
   }
 }
 
+/**
+ * The answer is paid for: storing it is retried inside the activity for a while (S3 restarting),
+ * because failing the activity now would send the same request again on retry.
+ */
+async function putPatiently(bucket: Bucket, key: string, body: string): Promise<void> {
+  const deadline = Date.now() + 5 * 60_000;
+  for (let delay = 250; ; delay = Math.min(delay * 2, 10_000)) {
+    try {
+      await putObject(bucket, key, body, { contentType: 'application/json' });
+      return;
+    } catch (err) {
+      if (Date.now() + delay > deadline) throw err;
+      Context.current().heartbeat();
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
+
 export function createLlmActivities(bucket: Bucket, env: Record<string, string | undefined> = process.env) {
   const clients = new Map<string, OpenAI>();
   const spacer = new StartSpacer();
@@ -143,7 +161,7 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
       const status = err instanceof APIError ? (err.status ?? null) : null;
       record = { key, status: 'error', text: '', finishReason: null, promptTokens: 0, completionTokens: 0, calls: failures + 1, error: { status, message: (err as Error).message }, durationMs: Date.now() - started, createdAt: new Date().toISOString(), request, response: null };
     }
-    await putObject(bucket, key, JSON.stringify(record), { contentType: 'application/json' });
+    await putPatiently(bucket, key, JSON.stringify(record));
     return { key, status: record.status, cached: false, promptTokens: record.promptTokens, completionTokens: record.completionTokens, calls: record.calls };
   }
 

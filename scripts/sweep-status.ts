@@ -7,12 +7,15 @@ import type { CellSummary } from '../domain/sweep/results.js';
 import { getText, s3ClientFor } from '../activities/storage/s3.js';
 import { workflowUiLink } from './lib/dataset-remote.js';
 import { formatResultsTable, showSweepProgress, sweepSnapshot } from './lib/sweep-view.js';
-import type { sweepWorkflow } from '../workflows/sweep.js';
+import { sweepPauseSignal, sweepResumeSignal, type sweepWorkflow } from '../workflows/sweep.js';
 
 new Command('sweep-status')
   .argument('<id>', 'sweep id')
   .option('--watch', 'follow live progress until the sweep ends', false)
-  .action(async (sweepId: string, flags: { watch: boolean }) => {
+  .option('--pause', 'pause: running shards finish, no new ones start', false)
+  .option('--resume', 'resume a paused sweep', false)
+  .action(async (sweepId: string, flags: { watch: boolean; pause: boolean; resume: boolean }) => {
+    if (flags.pause && flags.resume) throw new Error('--pause and --resume exclude each other');
     const env = parseConfig(process.env);
     const connection = await Connection.connect({ address: env.temporal.address });
     const client = new Client({ connection, namespace: env.temporal.namespace });
@@ -25,6 +28,11 @@ new Command('sweep-status')
         if (stored === null) throw new Error(`no sweep ${sweepId}: no workflow ${sweepWorkflowId(sweepId)} and no results in S3`);
         console.log(formatResultsTable((JSON.parse(stored) as { cells: CellSummary[] }).cells));
         return;
+      }
+      if (flags.pause || flags.resume) {
+        if (description.status.name !== 'RUNNING') throw new Error(`sweep ${sweepId} is ${description.status.name}, not running`);
+        await handle.signal(flags.pause ? sweepPauseSignal : sweepResumeSignal);
+        console.log(`sweep ${sweepId}: ${flags.pause ? 'pause' : 'resume'} requested`);
       }
       console.log(`sweep ${sweepId}: ${description.status.name} — ${workflowUiLink(env, sweepWorkflowId(sweepId))}`);
       if (description.status.name === 'RUNNING') {

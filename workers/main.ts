@@ -1,6 +1,8 @@
 /** `tsx workers/main.ts [--queues workflows,storage]`: a worker process for the configured cluster. */
 import { Command, Option } from 'commander';
+import { readFileSync } from 'node:fs';
 import { parseConfig } from '../domain/config/env.js';
+import { loadSweepConfig } from '../domain/sweep/config.js';
 import { QUEUE_ROLES, runWorkers, type QueueRole } from './runWorkers.js';
 
 const program = new Command('worker')
@@ -9,15 +11,24 @@ const program = new Command('worker')
     new Option('--queues <list>', `comma-separated queues to serve: ${QUEUE_ROLES.join(', ')}`).default(QUEUE_ROLES.join(',')),
   )
   .addOption(new Option('--storage-concurrency <n>', 'concurrent storage activities').default('2'))
-  .action(async (opts: { queues: string; storageConcurrency: string }) => {
+  .addOption(new Option('--sweep-config <file>', 'serve the LLM queues of the models in this sweep config (role llm)'))
+  .addOption(new Option('--sandbox-concurrency <n>', 'programs the sandbox runs at once (default: cores)'))
+  .action(async (opts: { queues: string; storageConcurrency: string; sweepConfig?: string; sandboxConcurrency?: string }) => {
     const roles = opts.queues.split(',').map((s) => s.trim()).filter(Boolean);
     const unknown = roles.filter((r) => !(QUEUE_ROLES as readonly string[]).includes(r));
     if (unknown.length) throw new Error(`--queues: unknown queue(s) ${unknown.join(', ')}; known: ${QUEUE_ROLES.join(', ')}`);
     const storageConcurrency = Number(opts.storageConcurrency);
     if (!Number.isInteger(storageConcurrency) || storageConcurrency < 1) throw new Error('--storage-concurrency must be a positive integer');
     const config = parseConfig(process.env);
+    const llmModels = opts.sweepConfig ? loadSweepConfig(readFileSync(opts.sweepConfig, 'utf8'), opts.sweepConfig).models.map((m) => ({ id: m.id, concurrency: m.concurrency })) : [];
+    if (roles.includes('llm') && !llmModels.length) console.error('worker: no --sweep-config, so no model LLM queues are served');
     console.error(`worker: serving ${roles.map((r) => config.taskQueues[r as QueueRole]).join(', ')} on ${config.temporal.address}`);
-    await runWorkers(config, { roles: roles as QueueRole[], storageConcurrency });
+    await runWorkers(config, {
+      roles: roles as QueueRole[],
+      storageConcurrency,
+      llmModels,
+      ...(opts.sandboxConcurrency ? { sandboxConcurrency: Number(opts.sandboxConcurrency) } : {}),
+    });
   });
 
 program.parseAsync().catch((err: Error) => {

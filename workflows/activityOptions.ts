@@ -27,7 +27,7 @@ export function llmActivities(taskQueue: string, requestTimeoutS: number) {
   return proxyActivities<ReturnType<typeof createDirectGenerationActivities>>({
     taskQueue,
     // Each finished call heartbeats, so a dead worker is noticed one request timeout later.
-    heartbeatTimeout: `${Math.ceil(requestTimeoutS + 30)} seconds`,
+    heartbeatTimeout: `${Math.ceil(requestTimeoutS + 15)} seconds`,
     startToCloseTimeout: '2 hours',
     retry: {
       initialInterval: '1 second',
@@ -41,7 +41,8 @@ export function llmActivities(taskQueue: string, requestTimeoutS: number) {
 export function sandboxActivities(taskQueue: string, timeoutS: number) {
   return proxyActivities<ReturnType<typeof createSandboxActivities>>({
     taskQueue,
-    heartbeatTimeout: `${Math.ceil(Math.max(60, timeoutS * 4))} seconds`,
+    // Every finished sample heartbeats; one sample runs at most its timeout.
+    heartbeatTimeout: `${Math.ceil(Math.max(20, timeoutS * 2 + 10))} seconds`,
     startToCloseTimeout: '2 hours',
     retry: {
       initialInterval: '1 second',

@@ -5,7 +5,7 @@
 import type { SweepProblem } from '../datasets/problems.js';
 import type { LlmApi } from '../llm/request.js';
 import { completionPrompt } from '../methods/direct.js';
-import { completionProgram, fullProgram } from './program.js';
+import { fullProgram } from './program.js';
 
 /** The prompt's leading import lines: chat answers often drop them (`from typing import List`). */
 function promptImports(prompt: string): string {
@@ -28,18 +28,21 @@ function indentBody(code: string): string {
 }
 
 /**
+ * The solution a generation stands for — the program without its test, as bigcode's harness saves
+ * generations (prompt included):
  * - completions API: the text continues the prompt (for full-program tasks, the prompt without its
- *   `raise NotImplementedError()` line).
+ *   `raise NotImplementedError()` line);
  * - chat API: a complete function runs as is after the prompt's imports; a bare body is put under
- *   the prompt's signature.
- * Evaluate-only generations (`api` undefined) are treated as bigcode's harness saves them: the
- * whole program text (prompt included) for completion tasks, the function for full-program tasks.
+ *   the prompt's signature;
+ * - saved (evaluate-only): the generation is already such a solution.
  */
+export function solutionFromGeneration(problem: SweepProblem, api: LlmApi | 'saved', code: string): string {
+  if (api === 'saved') return code;
+  if (api === 'completions') return completionPrompt(problem) + code;
+  if (definesEntryPoint(code, problem.entry_point)) return promptImports(problem.prompt) + code;
+  return completionPrompt(problem) + indentBody(code);
+}
+
 export function programFromGeneration(problem: SweepProblem, api: LlmApi | 'saved', code: string): string {
-  const parts = { test: problem.test, entryPoint: problem.entry_point };
-  if (api === 'completions') return completionProgram({ ...parts, prompt: completionPrompt(problem), completion: code });
-  if (api === 'saved' || definesEntryPoint(code, problem.entry_point)) {
-    return fullProgram({ ...parts, completion: promptImports(problem.prompt) + code });
-  }
-  return completionProgram({ ...parts, prompt: completionPrompt(problem), completion: indentBody(code) });
+  return fullProgram({ test: problem.test, entryPoint: problem.entry_point, completion: solutionFromGeneration(problem, api, code) });
 }

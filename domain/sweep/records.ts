@@ -11,8 +11,10 @@ export const SampleRecordSchema = z.object({
   sample_index: z.number().int().nonnegative(),
   /** The model's raw answer (or the loaded generation), before extraction. */
   raw: z.string(),
-  /** The code extracted from it, as executed. */
+  /** The code extracted from it. */
   code: z.string(),
+  /** The program it stands for without the test (prompt included where the code continues it): bigcode's generation. */
+  solution: z.string(),
   status: SampleStatusSchema,
   passed: z.boolean(),
   /** Ran to the end of the test or stopped only on a test assertion. */

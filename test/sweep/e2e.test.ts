@@ -1,0 +1,196 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getText } from '../../activities/storage/s3.js';
+import { estimateAtK } from '../../domain/metrics/passAtK.js';
+import { cellFileKey, sweepResultsKey } from '../../domain/sweep/keys.js';
+import { testConfig, uniqueSuffix } from '../support/config.js';
+import { runTs } from '../support/processes.js';
+import { testBucket } from '../support/s3.js';
+import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { expectedCounts, humanEvalProblems, HUMANEVAL, pbeProblems, scriptedAnswers, SMALL_PBE, SWEEP_SEED, type Fault } from './support.js';
+
+const { config, env } = testConfig();
+const bucket = testBucket(config);
+const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-sweep-'));
+const N = 4;
+// limit 4: the first four HumanEval tests compare with ==, so a wrong answer fails an assertion.
+const LIMIT = 4;
+const problems = [...humanEvalProblems(LIMIT), ...pbeProblems(SMALL_PBE).slice(0, LIMIT)];
+const faults = new Map<string, Fault>([
+  ['humaneval#0#1', '429-once'],
+  ['humaneval#1#2', '500-once'],
+  ['pbe#1#3', 'malformed-once'],
+  ['pbe#2#0', 'slow'],
+  ['pbe#3#1', '400'],
+]);
+let server: ScriptedLlmServer;
+
+function writeConfig(id: string, extra = ''): string {
+  const file = path.join(dir, `${id}.yaml`);
+  writeFileSync(
+    file,
+    `id: ${id}
+datasets:
+  - name: humaneval
+    path: ${HUMANEVAL}
+  - name: pbe
+    pbe_world: { count: ${SMALL_PBE.count}, seed: ${SMALL_PBE.seed} }
+models:
+  - id: chatty
+    base_url: ${server.url}
+    model: scripted-chat
+    api: chat
+    concurrency: 3
+    request_timeout_s: 10
+  - id: plain
+    base_url: ${server.url}
+    model: scripted-completions
+    api: completions
+    request_timeout_s: 10
+methods: [direct]
+temperatures: [0.2]
+n_samples: ${N}
+k: [1, 2, 4]
+limit: ${LIMIT}
+timeout_s: 5
+seed: ${SWEEP_SEED}
+${extra}`,
+  );
+  return file;
+}
+
+beforeAll(async () => {
+  server = await startScriptedLlmServer(scriptedAnswers(problems, faults));
+});
+afterAll(async () => {
+  await server.close();
+  bucket.s3.destroy();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a sweep end to end on the real stack, against a scripted OpenAI-compatible server', () => {
+  const id = `e2e-${uniqueSuffix()}`;
+
+  it('--dry-run prints the plan; a bad config is refused naming the field', async () => {
+    const file = writeConfig(id);
+    const dry = await runTs('scripts/start-sweep.ts', ['--config', file, '--dry-run'], env);
+    expect(dry.code, dry.output).toBe(0);
+    // 2 datasets x 2 models = 4 cells of LIMIT tasks x N samples.
+    expect(dry.output).toMatch(/4 cells/);
+    expect(dry.output).toMatch(new RegExp(`total\\s+${4 * LIMIT * N}\\s+${4 * LIMIT * N}\\s+${4 * LIMIT * N}`));
+
+    const bad = path.join(dir, 'bad.yaml');
+    writeFileSync(bad, 'datasets: []\nmodels:\n  - id: x\n    base_url: not-a-url\n    model: m\nmethods: [direct]\ntemperatures: [0.2]\nn_samples: 2\nk: [1, 5]\n');
+    const res = await runTs('scripts/start-sweep.ts', ['--config', bad, '--dry-run'], env);
+    expect(res.code).not.toBe(0);
+    expect(res.output).toMatch(/models\[0\]\.base_url/);
+    expect(res.output).toMatch(/datasets/);
+    expect(res.output).toMatch(/k/);
+  });
+
+  it('produces the results the script implies, retries 429/500/malformed, records 400s, and sends every request once', async () => {
+    const file = writeConfig(id);
+    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toContain(`${config.temporal.uiUrl}/namespaces/default/workflows/explora-sweep%2F${id}`);
+
+    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
+    expect(results.cells).toHaveLength(4);
+    for (const cell of results.cells) {
+      const dataset = cell.cell.dataset as string;
+      const tasks = problems.filter((p) => p.dataset === dataset);
+      expect(cell.tasks).toBe(LIMIT);
+      const detail = JSON.parse((await getText(bucket, cell.resultsKey))!);
+      const perTask = detail.per_task as Array<{ task_id: string; n: number; c: number; s: number }>;
+      const expected = expectedCounts(tasks, N, new Set(['pbe#3#1']));
+      for (const [i, e] of expected.entries()) expect({ id: perTask[i]!.task_id, ...perTask[i]!, pipeline_length: undefined }).toMatchObject({ id: tasks[i]!.task_id, n: e.n, c: e.c, s: e.s });
+      const counted = perTask.map((t) => ({ n: t.n, c: t.c }));
+      const want = estimateAtK(counted, [1, 2]);
+      expect(cell.passAtK['pass@1']).toBeCloseTo(want.averages['1']!, 12);
+      expect(cell.passAtK['pass@2']).toBeCloseTo(want.averages['2']!, 12);
+      expect(cell.passAtK['pass@4']).toBeCloseTo(estimateAtK(counted, [4]).averages['4']!, 12);
+      expect(detail['success@1']).toBeCloseTo(estimateAtK(perTask.map((t) => ({ n: t.n, c: t.s })), [1]).averages['1']!, 12);
+      if (dataset === 'pbe') {
+        expect(cell.statusCounts.llm_error).toBe(1);
+        expect(detail.pass_rate_by_pipeline_length).toBeDefined();
+      }
+      expect(cell.cost.sandboxRuns).toBe(cell.samples - (cell.statusCounts.llm_error ?? 0));
+
+      const cellId = String(cell.cell.cell);
+      const generations = JSON.parse((await getText(bucket, cellFileKey(id, cellId, 'generations.json')))!);
+      expect(generations).toHaveLength(LIMIT);
+      for (const g of generations) expect(g).toHaveLength(N);
+      const references = JSON.parse((await getText(bucket, cellFileKey(id, cellId, 'references.json')))!);
+      expect(references).toHaveLength(LIMIT);
+      const samples = (await getText(bucket, cellFileKey(id, cellId, 'samples.jsonl')))!.trim().split('\n').map((l) => JSON.parse(l));
+      expect(samples).toHaveLength(LIMIT * N);
+      expect(samples.filter((s) => s.passed).length).toBe(perTask.reduce((a, t) => a + t.c, 0));
+    }
+
+    // Each distinct request was answered exactly once; faulted ones arrived once more, no more.
+    const counts = server.countByKey();
+    const retried = [...counts.values()].filter((c) => c === 2).length;
+    expect([...counts.values()].every((c) => c === 1 || c === 2)).toBe(true);
+    // 429, 500 and malformed faults, each in the two cells of its dataset (chat and completions).
+    expect(retried).toBe(6);
+    expect(counts.size).toBe(4 * LIMIT * N);
+    // The retry after a 429 waited for Retry-After (1 s).
+    const byKey = new Map<string, number[]>();
+    for (const r of server.requests()) byKey.set(r.key, [...(byKey.get(r.key) ?? []), r.time]);
+    const rateLimited = server.requests().filter((r) => r.attempt === 2).map((r) => byKey.get(r.key)!);
+    expect(rateLimited.some(([a, b]) => b! - a! >= 950)).toBe(true);
+
+    // Run again: nothing is sent, the results are the same.
+    const before = server.requests().length;
+    const again = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+    expect(again.code, again.output).toBe(0);
+    expect(server.requests().length).toBe(before);
+    const results2 = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
+    expect(results2.cells.map((c: { passAtK: unknown }) => c.passAtK)).toEqual(results.cells.map((c: { passAtK: unknown }) => c.passAtK));
+
+    const status = await runTs('scripts/sweep-status.ts', [id], env);
+    expect(status.code, status.output).toBe(0);
+    expect(status.output).toMatch(/COMPLETED/);
+    expect(status.output).toMatch(/pbe\.chatty\.direct\.t0\.2/);
+  });
+
+  it('refuses to resume a sweep id with a changed config, naming the change', async () => {
+    const file = writeConfig(id).replace(/\.yaml$/, '-changed.yaml');
+    writeFileSync(file, (await import('node:fs')).readFileSync(writeConfig(id), 'utf8').replace('n_samples: 4', 'n_samples: 3'));
+    const res = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+    expect(res.code).not.toBe(0);
+    expect(res.output).toMatch(/n_samples/);
+  });
+
+  it('--generation-only saves samples without running them; --evaluate-only runs loaded generations', async () => {
+    const genId = `gen-${uniqueSuffix()}`;
+    const file = writeConfig(genId);
+    const gen = await runTs('scripts/start-sweep.ts', ['--config', file, '--generation-only', '--no-progress'], env);
+    expect(gen.code, gen.output).toBe(0);
+    const genResults = JSON.parse((await getText(bucket, sweepResultsKey(genId)))!);
+    for (const c of genResults.cells) {
+      expect(c.cost.sandboxRuns).toBe(0);
+      expect(c.statusCounts.not_executed).toBeGreaterThan(0);
+    }
+    // Evaluate the chat model's saved pbe generations, as bigcode's --load_generations_path would.
+    const saved = await getText(bucket, cellFileKey(genId, 'pbe.chatty.direct.t0.2', 'generations.json'));
+    const genFile = path.join(dir, 'generations.json');
+    writeFileSync(genFile, saved!);
+    const evalId = `eval-${uniqueSuffix()}`;
+    const evalConfig = path.join(dir, `${evalId}.yaml`);
+    writeFileSync(evalConfig, (await import('node:fs')).readFileSync(file, 'utf8').replace(`id: ${genId}`, `id: ${evalId}`).replace(/  - name: humaneval\n    path: .*\n/, ''));
+    const requestsBefore = server.requests().length;
+    const ev = await runTs('scripts/start-sweep.ts', ['--config', evalConfig, '--evaluate-only', '--load-generations', genFile, '--no-progress'], env);
+    expect(ev.code, ev.output).toBe(0);
+    expect(server.requests().length).toBe(requestsBefore); // no model was asked anything
+    const evResults = JSON.parse((await getText(bucket, sweepResultsKey(evalId)))!);
+    expect(evResults.cells).toHaveLength(1);
+    const detail = JSON.parse((await getText(bucket, evResults.cells[0].resultsKey))!);
+    const pbe = problems.filter((p) => p.dataset === 'pbe');
+    // The saved generation of the errored call is empty code: it fails to define the function.
+    const expected = expectedCounts(pbe, N, new Set(['pbe#3#1']));
+    expect(detail.per_task.map((t: { c: number }) => t.c)).toEqual(expected.map((e) => e.c));
+  });
+});

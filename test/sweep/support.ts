@@ -1,0 +1,118 @@
+/**
+ * A scripted "model" for sweep tests: each (dataset, task, sample) gets a known kind of answer, so
+ * a test can compute the results a sweep must report, and faults can be injected per request.
+ */
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import path from 'node:path';
+import { generateTask } from '../../domain/pbe/generate.js';
+import { resolvePbeParams, type PbeParams } from '../../domain/pbe/params.js';
+import { PROJECT_ROOT } from '../../scripts/lib/local-stack.js';
+import type { Reply, ScriptedRequest } from '../support/scripted-llm-server.js';
+
+export const HUMANEVAL = path.resolve(PROJECT_ROOT, '../shared/reference/humaneval/HumanEval.jsonl.gz');
+export const SWEEP_SEED = 1000;
+
+export interface KnownProblem {
+  dataset: string;
+  index: number;
+  task_id: string;
+  prompt: string;
+  entry_point: string;
+  canonical_solution: string;
+  /** full: canonical_solution is the whole function (PBE World). */
+  full: boolean;
+}
+
+export function humanEvalProblems(limit: number): KnownProblem[] {
+  return gunzipSync(readFileSync(HUMANEVAL))
+    .toString('utf8')
+    .trim()
+    .split('\n')
+    .slice(0, limit)
+    .map((l, index) => {
+      const r = JSON.parse(l);
+      return { dataset: 'humaneval', index, task_id: r.task_id, prompt: r.prompt, entry_point: r.entry_point, canonical_solution: r.canonical_solution, full: false };
+    });
+}
+
+export function pbeProblems(params: PbeParams, dataset = 'pbe'): KnownProblem[] {
+  return Array.from({ length: params.count }, (_, index) => {
+    const t = generateTask(params, index);
+    return { dataset, index, task_id: t.task_id, prompt: t.prompt, entry_point: t.entry_point, canonical_solution: t.canonical_solution, full: true };
+  });
+}
+
+export const SMALL_PBE = resolvePbeParams({ count: 5, seed: 3 });
+
+export type AnswerKind = 'correct' | 'wrong' | 'raises';
+
+/** The answer each sample gets: a mix of passing, failing and crashing programs. */
+export function kindOf(taskIndex: number, sample: number): AnswerKind {
+  if ((taskIndex + sample) % 3 !== 0) return 'correct';
+  return sample % 2 ? 'raises' : 'wrong';
+}
+
+/** The body of a PBE canonical solution (after its def line and docstring). */
+function pbeBody(solution: string): string {
+  return solution.split('\n').slice(2).join('\n');
+}
+
+function fullFunction(p: KnownProblem, kind: AnswerKind): string {
+  if (kind === 'correct') return p.full ? p.canonical_solution : p.prompt + p.canonical_solution;
+  const sig = p.full ? p.canonical_solution.split('\n')[0]! : (p.prompt.split('\n').find((l) => l.startsWith(`def ${p.entry_point}(`)) ?? `def ${p.entry_point}(*args):`);
+  return `${p.full ? '' : p.prompt.split('\n').filter((l) => /^(from|import) /.test(l)).join('\n') + '\n'}${sig}\n    ${kind === 'raises' ? "raise ValueError('scripted crash')" : 'return None'}\n`;
+}
+
+function continuation(p: KnownProblem, kind: AnswerKind): string {
+  if (kind === 'raises') return "    raise ValueError('scripted crash')\n";
+  if (kind === 'wrong') return '    return None\n';
+  return p.full ? pbeBody(p.canonical_solution) : p.canonical_solution;
+}
+
+/** Which problem and sample a request is for: the prompt text names the task, the seed the sample. */
+export function identify(req: ScriptedRequest, problems: KnownProblem[]): { problem: KnownProblem; sample: number } {
+  const text = req.api === 'chat' ? JSON.stringify(req.body.messages) : String(req.body.prompt);
+  const candidates = problems.filter((p) => (req.api === 'chat' ? text.includes(JSON.stringify(p.prompt).slice(1, -1)) : p.full ? p.prompt.startsWith(text.trimEnd()) : text === p.prompt));
+  if (candidates.length !== 1) throw new Error(`request matches ${candidates.length} problems`);
+  return { problem: candidates[0]!, sample: Number(req.body.seed) - SWEEP_SEED };
+}
+
+export type Fault = '429-once' | '500-once' | 'malformed-once' | 'slow' | '400';
+
+/** A script answering by kind, with faults injected by `${dataset}#${task index}#${sample}`. */
+export function scriptedAnswers(problems: KnownProblem[], faults: Map<string, Fault> = new Map(), extraDelayMs = 0) {
+  return (req: ScriptedRequest): Reply => {
+    const { problem, sample } = identify(req, problems);
+    const fault = faults.get(`${problem.dataset}#${problem.index}#${sample}`);
+    if (fault === '400') return { status: 400, message: 'scripted: this request is invalid' };
+    if (req.attempt === 1) {
+      if (fault === '429-once') return { status: 429, retryAfterSeconds: 1, message: 'scripted rate limit' };
+      if (fault === '500-once') return { status: 500, message: 'scripted outage' };
+      if (fault === 'malformed-once') return { malformed: true };
+    }
+    const kind = kindOf(problem.index, sample);
+    const delayMs = (fault === 'slow' ? 1500 : 0) + extraDelayMs;
+    if (req.api === 'chat') {
+      // Some answers think first: the sweep must strip that before extracting code.
+      const think = sample === 0 ? '<think>the pipeline seems to be...</think>\n' : '';
+      return { content: `${think}Here you go:\n\`\`\`python\n${fullFunction(problem, kind)}\`\`\`\n`, delayMs };
+    }
+    return { content: continuation(problem, kind), delayMs };
+  };
+}
+
+/** Per task: n samples, c passing, s succeeding (no runtime error), given samples whose call errored. */
+export function expectedCounts(problems: KnownProblem[], nSamples: number, llmErrors: Set<string> = new Set()) {
+  return problems.map((p) => {
+    let c = 0;
+    let s = 0;
+    for (let i = 0; i < nSamples; i++) {
+      if (llmErrors.has(`${p.dataset}#${p.index}#${i}`)) continue;
+      const kind = kindOf(p.index, i);
+      if (kind === 'correct') c++;
+      if (kind !== 'raises') s++;
+    }
+    return { n: nSamples, c, s };
+  });
+}
