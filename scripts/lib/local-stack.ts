@@ -302,9 +302,18 @@ export async function stackUp(config: ExploraConfig, log: (line: string) => void
   return { started };
 }
 
-/** Stops the stack: SIGTERM, then SIGKILL for whatever has not exited after a grace period. */
-export async function stackDown(config: ExploraConfig, log: (line: string) => void = () => {}, paths = stackPaths()): Promise<void> {
+/**
+ * Stops the stack (or only the named services): SIGTERM, then SIGKILL for whatever has not exited
+ * after a grace period.
+ */
+export async function stackDown(
+  config: ExploraConfig,
+  log: (line: string) => void = () => {},
+  paths = stackPaths(),
+  only?: ReadonlyArray<'temporal' | 'seaweedfs'>,
+): Promise<void> {
   for (const spec of serviceSpecs(config, paths).reverse()) {
+    if (only && !only.includes(spec.name)) continue;
     const pid = runningPid(paths, spec);
     if (pid === undefined) {
       log(`${spec.name}: not running`);

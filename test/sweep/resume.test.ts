@@ -1,0 +1,190 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getText, s3ClientFor } from '../../activities/storage/s3.js';
+import { parseConfig } from '../../domain/config/env.js';
+import { sweepResultsKey, sweepWorkflowId } from '../../domain/sweep/keys.js';
+import { stackDown, stackPaths, stackUp } from '../../scripts/lib/local-stack.js';
+import type { sweepWorkflow } from '../../workflows/sweep.js';
+import { killHard, runTs, spawnTs, type Spawned } from '../support/processes.js';
+import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { uniqueSuffix } from '../support/config.js';
+import { expectedCounts, humanEvalProblems, HUMANEVAL, scriptedAnswers, SWEEP_SEED } from './support.js';
+
+// A private stack on ports of its own: this file stops and restarts Temporal and SeaweedFS, which
+// must not disturb the tests that share the main stack.
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'explora-resume-'));
+const env: Record<string, string> = {
+  TEMPORAL_ADDRESS: '127.0.0.1:7633',
+  EXPLORA_TEMPORAL_UI: 'http://127.0.0.1:8733',
+  EXPLORA_S3_ENDPOINT: 'http://127.0.0.1:8633',
+  EXPLORA_S3_BUCKET: 'resumetest',
+  EXPLORA_DATA_DIR: dataDir,
+  EXPLORA_WEED_MASTER_PORT: '9633',
+  EXPLORA_WEED_FILER_PORT: '9188',
+  EXPLORA_WEED_VOLUME_PORT: '9640',
+  EXPLORA_WEED_ADMIN_PORT: '23946',
+  EXPLORA_TASK_QUEUE_PREFIX: 'resume',
+};
+const config = parseConfig(env);
+const paths = stackPaths({ ...process.env, ...env });
+const LIMIT = 4;
+const N = 6;
+const problems = humanEvalProblems(LIMIT);
+let server: ScriptedLlmServer;
+const workers: Spawned[] = [];
+
+beforeAll(async () => {
+  await stackUp(config, () => {}, paths);
+  // Slow answers, so that there is a "middle" of the sweep to interrupt.
+  server = await startScriptedLlmServer(scriptedAnswers(problems, new Map(), 250));
+});
+afterAll(async () => {
+  for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) await killHard(w);
+  await server?.close();
+  await stackDown(config, () => {}, paths);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function writeConfig(id: string, model: string): string {
+  const file = path.join(dataDir, `${id}.yaml`);
+  writeFileSync(
+    file,
+    `id: ${id}
+datasets:
+  - name: humaneval
+    path: ${HUMANEVAL}
+models:
+  - id: plain
+    base_url: ${server.url}
+    model: ${model}
+    api: completions
+    concurrency: 2
+    request_timeout_s: 10
+  - id: chatty
+    base_url: ${server.url}
+    model: ${model}-chat
+    api: chat
+    concurrency: 2
+    request_timeout_s: 10
+methods: [direct]
+temperatures: [0.5]
+n_samples: ${N}
+k: [1, 3]
+limit: ${LIMIT}
+seed: ${SWEEP_SEED}
+`,
+  );
+  return file;
+}
+
+function startWorker(file: string): Spawned {
+  const w = spawnTs('workers/main.ts', ['--sweep-config', file], env);
+  workers.push(w);
+  return w;
+}
+
+async function until(what: string, timeoutMs: number, ok: () => boolean): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Starts the sweep without waiting, lets `interrupt` do its damage, and returns the sweep's results. */
+async function runInterrupted(id: string, model: string, interrupt: (file: string) => Promise<void>) {
+  const file = writeConfig(id, model);
+  const started = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-wait'], env);
+  expect(started.code, started.output).toBe(0);
+  await interrupt(file);
+  const connection = await Connection.connect({ address: config.temporal.address });
+  try {
+    const client = new Client({ connection, namespace: config.temporal.namespace });
+    await client.workflow.getHandle<typeof sweepWorkflow>(sweepWorkflowId(id)).result();
+  } finally {
+    await connection.close();
+  }
+  const s3 = s3ClientFor(config);
+  try {
+    const results = JSON.parse((await getText({ s3, name: config.s3.bucket }, sweepResultsKey(id)))!);
+    const details = [];
+    for (const c of results.cells) details.push(JSON.parse((await getText({ s3, name: config.s3.bucket }, c.resultsKey))!));
+    return details.map((d) => ({ cell: String(d.cell).replace(/^[^.]+\./, ''), perTask: d.per_task, pass: d['pass@1'], pass3: d['pass@3'] }));
+  } finally {
+    s3.destroy();
+  }
+}
+
+function requestsFor(model: string) {
+  return server.requests().filter((r) => String(r.body.model).startsWith(model));
+}
+
+/**
+ * Every distinct request reached the server once — except those whose answer was on its way when
+ * the worker died (sent to a dead process, never cached): those, and only those, are sent again.
+ */
+function expectExactlyOnce(model: string, inFlightAtKill: Set<string> = new Set()) {
+  const counts = new Map<string, number>();
+  for (const r of requestsFor(model)) counts.set(r.key, (counts.get(r.key) ?? 0) + 1);
+  expect(counts.size).toBe(2 * LIMIT * N);
+  for (const [key, count] of counts) expect(count, key).toBe(inFlightAtKill.has(key) ? 2 : 1);
+}
+
+function inFlightAt(model: string, time: number): Set<string> {
+  // An answer sent within a few ms of the kill may not have been read, let alone cached.
+  return new Set(requestsFor(model).filter((r) => r.time <= time && (r.answeredAt === undefined || r.answeredAt >= time - 20)).map((r) => r.key));
+}
+
+describe('a sweep survives its infrastructure dying', () => {
+  let baseline: Awaited<ReturnType<typeof runInterrupted>>;
+
+  it('runs uninterrupted (the baseline)', async () => {
+    const model = `base-${uniqueSuffix()}`;
+    baseline = await runInterrupted(`base-${uniqueSuffix()}`, model, async (file) => {
+      startWorker(file);
+    });
+    const expected = expectedCounts(problems, N);
+    for (const cell of baseline) expect(cell.perTask.map((t: { c: number; s: number }) => [t.c, t.s])).toEqual(expected.map((e) => [e.c, e.s]));
+    expectExactlyOnce(model);
+    for (const w of workers.splice(0)) await killHard(w);
+  });
+
+  it('SIGKILL of the worker mid-sweep: a new worker finishes it, identical results; every answered request sent once, only those in flight at the kill again', async () => {
+    const model = `kill-${uniqueSuffix()}`;
+    let inFlight = new Set<string>();
+    const results = await runInterrupted(`kill-${uniqueSuffix()}`, model, async (file) => {
+      const first = startWorker(file);
+      await until('a third of the requests', 120_000, () => requestsFor(model).length >= (2 * LIMIT * N) / 3);
+      await killHard(first);
+      inFlight = inFlightAt(model, Date.now());
+      expect(requestsFor(model).length).toBeLessThan(2 * LIMIT * N);
+      startWorker(file);
+    });
+    expect(results).toEqual(baseline);
+    // At most the two models' concurrency (2 + 2) can have been in flight.
+    expect(inFlight.size).toBeLessThanOrEqual(4);
+    expectExactlyOnce(model, inFlight);
+    for (const w of workers.splice(0)) await killHard(w);
+  });
+
+  it('Temporal and then SeaweedFS stopped and restarted mid-sweep: identical results, every request sent once', async () => {
+    const model = `restart-${uniqueSuffix()}`;
+    const results = await runInterrupted(`restart-${uniqueSuffix()}`, model, async (file) => {
+      startWorker(file);
+      await until('a quarter of the requests', 120_000, () => requestsFor(model).length >= (2 * LIMIT * N) / 4);
+      await stackDown(config, () => {}, paths, ['temporal']);
+      await new Promise((r) => setTimeout(r, 2000));
+      await stackUp(config, () => {}, paths);
+      const atRestart = requestsFor(model).length;
+      await until('more requests after the Temporal restart', 120_000, () => requestsFor(model).length >= Math.min(2 * LIMIT * N, atRestart + 8));
+      await stackDown(config, () => {}, paths, ['seaweedfs']);
+      await new Promise((r) => setTimeout(r, 2000));
+      await stackUp(config, () => {}, paths);
+    });
+    expect(results).toEqual(baseline);
+    expectExactlyOnce(model);
+  });
+});
