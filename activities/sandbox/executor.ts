@@ -89,7 +89,7 @@ export interface SandboxExecutorOptions {
   backend?: SandboxBackend;
   /** Interpreter to run programs with; default: resolvePythonExecutable() (the real binary, no shim). */
   python?: string;
-  /** Samples running at once; default: number of cores. */
+  /** Samples running at once (at most 127); default: number of cores. */
   concurrency?: number;
   /** Default limits; each request may override some. */
   limits?: Partial<ExecutionLimits>;
@@ -177,10 +177,12 @@ export class SandboxExecutor {
     this.options = options;
     this.backend = options.backend ?? 'bwrap';
     this.concurrency = Math.max(1, options.concurrency ?? availableParallelism());
+    // The zygote addresses a slot with one byte (see zygote.py, MAX_SLOTS).
+    if (this.concurrency > 127) throw new RangeError(`concurrency must be at most 127, got ${this.concurrency}`);
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     // Distinct uid blocks keep executors on one host (tests, benchmark, worker) out of each
     // other's process counts; the range stays clear of ordinary system and user ids.
-    this.uidBase = options.uidBase ?? 1_000_000 + Math.floor(Math.random() * 1_000_000) * 64;
+    this.uidBase = options.uidBase ?? 1_000_000 + Math.floor(Math.random() * 1_000_000) * 128;
   }
 
   /** Pid of the sandbox launcher (bwrap, or the zygote itself for `none`); every sample descends from it. */

@@ -52,6 +52,14 @@ import time
 import traceback
 
 RESULT_BYTES = 64 * 1024
+# Each slot's shared mapping: the child's result first, then the job the supervisor hands it (its
+# limits and compiled program). Only touched pages take memory.
+JOB_OFFSET = RESULT_BYTES
+JOB_BYTES = 16 * 1024 * 1024
+SLOT_MAP_BYTES = JOB_OFFSET + JOB_BYTES
+# A fork command is one byte: the slot, or KILL + the slot to kill that slot's sample.
+MAX_SLOTS = 127
+KILL = 128
 MESSAGE_CHARS = 2000
 TRACEBACK_CHARS = 4000
 READ_CHUNK = 65536
@@ -195,24 +203,14 @@ def _set_limits(limits):
         resource.setrlimit(which, value)
 
 
-def _read_exactly(fd, count):
-    data = b""
-    while len(data) < count:
-        chunk = os.read(fd, count - len(data))
-        if not chunk:
-            raise EOFError("the supervisor went away before handing over the program")
-        data += chunk
-    return data
-
-
 def run_child(slot, channels):
     """Runs in the forked child; never returns."""
-    result_map = channels.result_maps[slot]
+    result_map = channels.slot_maps[slot]
     try:
-        # The job comes straight from the supervisor through the slot's job pipe, so the forker
+        # The job comes straight from the supervisor through the slot's mapping, so the forker
         # never had to touch it.
-        (length,) = _LENGTH.unpack(_read_exactly(channels.job_r[slot], 4))
-        job, marshalled, program = marshal.loads(_read_exactly(channels.job_r[slot], length))
+        (length,) = _LENGTH.unpack(result_map[JOB_OFFSET:JOB_OFFSET + 4])
+        job, marshalled, program = marshal.loads(result_map[JOB_OFFSET + 4:JOB_OFFSET + 4 + length])
         os.setsid()
         os.dup2(channels.devnull, 0)
         os.dup2(channels.out_w[slot], 1)
@@ -288,6 +286,7 @@ class Forker:
         self.epoll = select.epoll()
         self.epoll.register(channels.cmd_r, select.EPOLLIN)
         self.samples = {}  # pid -> (slot, pidfd)
+        self.by_slot = {}  # slot -> (pid, pidfd)
 
     def serve(self):
         cmd_r = self.channels.cmd_r
@@ -299,14 +298,30 @@ class Forker:
                     if not slots:
                         self.shutdown()
                         return
-                    for slot in slots:
-                        self.reap()  # zombies of a slot's uid would count against its NPROC
-                        self.start(slot)
+                    for command in slots:
+                        if command >= KILL:
+                            self.kill(command - KILL)
+                        else:
+                            self.reap()  # zombies of a slot's uid would count against its NPROC
+                            self.start(command)
             self.reap()
+
+    def kill(self, slot):
+        """The slot's sample and its process group. By pidfd: the pid cannot have been reused."""
+        sample = self.by_slot.get(slot)
+        if sample is None:
+            return  # already reaped: its exit is on the way to the supervisor
+        pid, pidfd = sample
+        for kill in (lambda: signal.pidfd_send_signal(pidfd, signal.SIGKILL),
+                     lambda: os.killpg(pid, signal.SIGKILL)):  # unreaped, so its group is its own
+            try:
+                kill()
+            except OSError:
+                pass
 
     def start(self, slot):
         channels = self.channels
-        result_map = channels.result_maps[slot]
+        result_map = channels.slot_maps[slot]
         result_map.madvise(mmap.MADV_DOFORK)
         started = time.monotonic()
         pid = _raw_fork()
@@ -322,6 +337,7 @@ class Forker:
         pidfd = os.pidfd_open(pid)
         self.epoll.register(pidfd, select.EPOLLIN)
         self.samples[pid] = (slot, pidfd)
+        self.by_slot[slot] = (pid, pidfd)
         os.write(channels.evt_w, EVENT.pack(EV_STARTED, slot, pid, 0, started, 0.0))
 
     def reap(self):
@@ -336,6 +352,7 @@ class Forker:
             if sample is None:
                 continue  # an orphan of some sample, reparented to us: reaped, done
             slot, pidfd = sample
+            del self.by_slot[slot]
             self.epoll.unregister(pidfd)
             os.close(pidfd)
             os.write(self.channels.evt_w, EVENT.pack(
@@ -567,6 +584,12 @@ class Supervisor:
             request, slot = self.queue.pop(0), self.free_slots.pop(0)
             try:
                 self._start(request, slot)
+            except BrokenPipeError:
+                # The forker is gone: not this sample's fault. Exit without a result, so that the
+                # executor runs it again on a new sandbox.
+                log("the forker is gone")
+                self.shutdown()
+                return
             except Exception as exc:  # e.g. the sandbox /tmp is full: this sample cannot run
                 log(f"could not start {request.get('id')!r}: {exc!r}")
                 self.free_slots.append(slot)
@@ -586,14 +609,21 @@ class Supervisor:
             remove_tree(workdir)
             raise
         sample = Sample(request, slot, uid, workdir)
-        self.channels.result_maps[slot][0:4] = b"\0\0\0\0"
-        self.by_slot[slot] = sample
         job = {"uid": uid, "workdir": workdir, "limits": sample.limits, "seed": self.seed_base + self.sequence}
         data = marshal.dumps((job, compiled, program))
-        # The fork command first: the child reads its job as soon as it exists, so a job larger
-        # than the pipe's buffer cannot block us for long.
-        write_all(self.channels.cmd_w, bytes((slot,)))
-        write_all(self.channels.job_w[slot], _LENGTH.pack(len(data)) + data)
+        if len(data) > JOB_BYTES - 4:
+            remove_tree(workdir)
+            raise ValueError(f"the program is too large ({len(data)} bytes compiled, at most {JOB_BYTES - 4})")
+        slot_map = self.channels.slot_maps[slot]
+        slot_map[0:4] = b"\0\0\0\0"
+        slot_map[JOB_OFFSET:JOB_OFFSET + 4] = _LENGTH.pack(len(data))
+        slot_map[JOB_OFFSET + 4:JOB_OFFSET + 4 + len(data)] = data
+        self.by_slot[slot] = sample
+        try:
+            write_all(self.channels.cmd_w, bytes((slot,)))
+        except BrokenPipeError:
+            remove_tree(workdir)
+            raise
 
     def _abandon(self, sample, message):
         del self.by_slot[sample.slot]
@@ -635,14 +665,13 @@ class Supervisor:
 
     def _kill_sample_processes(self, sample):
         """SIGKILLs every live process of the sample; returns how many were still alive."""
-        if not self.per_slot_uid and not sample.cleaning and sample.pid:
-            # Without a uid per sample, the main process and its group are killed by pid; the
-            # forker has not reaped it (no "exited" yet), so the pid is still its own.
-            for kill in (os.killpg, os.kill):
-                try:
-                    kill(sample.pid, signal.SIGKILL)
-                except OSError:
-                    pass
+        if not sample.cleaning and sample.pid:
+            # The main process and its group: by the forker, which holds its pidfd (it may not
+            # have dropped to the slot's uid yet, and only its parent knows the pid is still its).
+            try:
+                write_all(self.channels.cmd_w, bytes((KILL + sample.slot,)))
+            except BrokenPipeError:
+                self.running = False  # the forker is gone, and its samples with it
         alive = 0
         for entry in os.listdir("/proc"):
             if not entry.isdigit() or not self._belongs_to(sample, int(entry)):
@@ -685,7 +714,7 @@ class Supervisor:
         return ppid == self.forker_pid and pid not in running and pid != os.getpid()
 
     def _read_outcome(self, slot):
-        result_map = self.channels.result_maps[slot]
+        result_map = self.channels.slot_maps[slot]
         (length,) = _LENGTH.unpack(result_map[0:4])
         if not 0 < length <= RESULT_BYTES - 4:
             return None
@@ -754,13 +783,10 @@ class Channels:
         os.dup2(2, 1)
         self.cmd_r, self.cmd_w = os.pipe()
         self.evt_r, self.evt_w = os.pipe()
-        if not 0 < slots <= 255:
-            raise ValueError(f"slots must be in 1..255, got {slots}")  # a fork command is one byte
-        self.out_r, self.out_w, self.err_r, self.err_w, self.job_r, self.job_w = [], [], [], [], [], []
+        if not 0 < slots <= MAX_SLOTS:
+            raise ValueError(f"slots must be in 1..{MAX_SLOTS}, got {slots}")
+        self.out_r, self.out_w, self.err_r, self.err_w = [], [], [], []
         for _ in range(slots):
-            r, w = os.pipe()
-            self.job_r.append(r)
-            self.job_w.append(w)
             r, w = os.pipe()
             self.out_r.append(r)
             self.out_w.append(w)
@@ -768,18 +794,18 @@ class Channels:
             self.err_r.append(r)
             self.err_w.append(w)
         # Shared by the forker, the supervisor and (each) the child of its slot.
-        self.result_maps = [mmap.mmap(-1, RESULT_BYTES) for _ in range(slots)]
+        self.slot_maps = [mmap.mmap(-1, SLOT_MAP_BYTES) for _ in range(slots)]
 
     def keep_for_supervisor(self):
-        for fd in [self.cmd_r, self.evt_w, self.devnull, *self.out_w, *self.err_w, *self.job_r]:
+        for fd in [self.cmd_r, self.evt_w, self.devnull, *self.out_w, *self.err_w]:
             os.close(fd)
 
     def keep_for_forker(self):
-        for fd in [self.proto_in, self.proto_out, self.cmd_w, self.evt_r, *self.out_r, *self.err_r, *self.job_w]:
+        for fd in [self.proto_in, self.proto_out, self.cmd_w, self.evt_r, *self.out_r, *self.err_r]:
             os.close(fd)
         # From now on a child inherits only its own slot's mapping (see Forker.start).
-        for result_map in self.result_maps:
-            result_map.madvise(mmap.MADV_DONTFORK)
+        for slot_map in self.slot_maps:
+            slot_map.madvise(mmap.MADV_DONTFORK)
 
 
 def isolate(config, per_slot_uid):

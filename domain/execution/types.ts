@@ -27,7 +27,7 @@ export const ExecutionRequestSchema = z.object({
   /** Caller's name for the run, echoed in the result. */
   id: z.string().min(1).max(512),
   /** The whole Python program (see program.ts for how HumanEval-style programs are assembled). */
-  program: z.string(),
+  program: z.string().max(8 * 1024 * 1024),
   limits: ExecutionLimitsSchema.partial().optional(),
 });
 export type ExecutionRequest = z.infer<typeof ExecutionRequestSchema>;

@@ -140,14 +140,17 @@ describe('isolation between samples', () => {
 });
 
 describe('recovery', () => {
-  it('restarts the zygote when it dies, and runs the next samples', async () => {
+  it.each(['forker', 'supervisor'])('restarts the zygote when its %s dies, and runs the next samples', async (role) => {
     const own = new SandboxExecutor({ concurrency: 2 });
     try {
       await own.start();
       expect((await own.run({ id: 'before', program: 'pass' })).status).toBe('passed');
-      const zygote = liveDescendants(own.sandboxPid!).find((p) => p.comm.startsWith('python'));
-      expect(zygote).toBeDefined();
-      process.kill(zygote!.pid, 'SIGKILL');
+      const pythons = liveDescendants(own.sandboxPid!).filter((p) => p.comm.startsWith('python'));
+      // The forker is the supervisor's parent.
+      const forker = pythons.find((p) => pythons.some((q) => q.ppid === p.pid));
+      const supervisor = pythons.find((p) => p.ppid === forker?.pid);
+      expect(forker && supervisor).toBeTruthy();
+      process.kill((role === 'forker' ? forker : supervisor)!.pid, 'SIGKILL');
       const after = await own.run({ id: 'after', program: 'print("alive")' });
       expect(after).toMatchObject({ status: 'passed', stdout: 'alive\n' });
       expect(own.zygoteRestarts).toBe(1);
@@ -181,5 +184,23 @@ describe('robust reporting', () => {
     const failing = await run(saboteur + 'assert False, "after sabotage"\n');
     expect(failing.status).toBe('failed');
     expect(failing.exception?.message).toBe('after sabotage');
+  });
+});
+
+describe('edges', () => {
+  it('a 1 ms timeout kills even a sample that is still setting up, and the slot serves the next one', async () => {
+    const results = await executor.runMany(
+      Array.from({ length: 8 }, (_, i) => ({ id: `t${i}`, program: 'import time\ntime.sleep(5)\n', limits: { timeoutMs: 1 } })),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(8).fill('timeout'));
+    const after = await executor.runMany(Array.from({ length: 4 }, (_, i) => ({ id: `a${i}`, program: `print(${i})` })));
+    expect(after.map((r) => [r.status, r.stdout])).toEqual([0, 1, 2, 3].map((i) => ['passed', `${i}\n`]));
+  });
+
+  it('runs a large program (2 MB of source)', async () => {
+    const program = 'data = [\n' + '    "' + 'x'.repeat(100) + '",\n'.repeat(1) + ('    "' + 'y'.repeat(100) + '",\n').repeat(20_000) + ']\nassert len(data) == 20001\n';
+    expect(program.length).toBeGreaterThan(2_000_000);
+    const result = await run(program, { timeoutMs: 20_000 });
+    expect(result.status, JSON.stringify(result.exception)).toBe('passed');
   });
 });
