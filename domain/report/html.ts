@@ -1,0 +1,691 @@
+/**
+ * A sweep report as one self-contained HTML file: config, pass@k table and curves, cost against
+ * pass@k, status breakdown, pass rate by PBE pipeline length, per-task outcomes and a per-sample
+ * drill-down (prompt, raw response, extracted code, execution result, exploration trace). Charts are
+ * drawn by Chart.js, whose source the caller passes in and the page inlines, so it works offline.
+ *
+ * Pure: data in, HTML string out. Every piece of data is escaped (text and attributes with esc,
+ * embedded JSON with jsonForScript), so prompts and model output can hold anything.
+ */
+import { atKCurve, cellLabel, datasetOutcomes, datasetsOf, scoredKs, type DatasetOutcomes, type OutcomeCategory } from './analysis.js';
+import { REPORT_CLIENT_SCRIPT } from './client.js';
+import type { DatasetDrilldown, DrillTask, ReportCell, ReportSample, SweepReportData } from './model.js';
+import type { ExplorationTrace } from './trace.js';
+
+export interface RenderOptions {
+  /** Source of Chart.js's UMD build (dist/chart.umd.min.js), inlined into the page. */
+  chartLibrary: string;
+  /** Longest text (prompt, response, code, output) shown in full; longer ones are clipped, saying so. */
+  maxTextChars?: number;
+  /** Rows of the task-by-cell outcomes table; beyond, the table is cut, saying so. */
+  maxOutcomeRows?: number;
+  /** Task ids listed per outcome (e.g. "solved by none"); beyond, the list is cut, saying so. */
+  maxListedTasks?: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Escaping and formatting
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Escapes text for HTML element content and quoted attribute values. */
+export function esc(value: unknown): string {
+  return String(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+/** JSON that can sit inside a <script> element: no `<` (so no `</script>` or `<!--`), no line separators. */
+export function jsonForScript(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+/** Script source that cannot end its <script> element early. */
+export function scriptSource(src: string): string {
+  return src.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
+}
+
+/** An id or class fragment from data: only a-z 0-9 - _ survive. */
+function slug(s: string): string {
+  return s.toLowerCase().replace(/[^a-z0-9_-]+/g, '-');
+}
+
+const pct = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '–' : `${(v * 100).toFixed(1)}%`);
+const int = (v: number) => Math.round(v).toLocaleString('en-US');
+const dec = (v: number, digits = 1) => (Number.isFinite(v) ? v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '–');
+function seconds(s: number): string {
+  if (s < 60) return `${dec(s, 1)} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+  return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Colors
+
+const PALETTE = ['#4e79a7', '#e15759', '#59a14f', '#f28e2b', '#b07aa1', '#76b7b2', '#edc948', '#9c755f', '#ff9da7', '#5f6b6d', '#1f77b4', '#8c564b'];
+
+/** One color per cell label (model · method · temperature), the same in every chart. */
+function colorsFor(cells: readonly ReportCell[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const c of cells) {
+    const label = cellLabel(c);
+    if (!out.has(label)) out.set(label, PALETTE[out.size % PALETTE.length]!);
+  }
+  return out;
+}
+
+const STATUS_ORDER = ['passed', 'failed', 'error', 'timeout', 'oom', 'killed', 'llm_error', 'not_executed'];
+const STATUS_COLORS: Record<string, string> = {
+  passed: '#59a14f',
+  failed: '#f28e2b',
+  error: '#e15759',
+  timeout: '#b07aa1',
+  oom: '#9c755f',
+  killed: '#5f6b6d',
+  llm_error: '#ff9da7',
+  not_executed: '#bab0ac',
+};
+const STATUS_HELP: Record<string, string> = {
+  passed: 'ran to the end of the test',
+  failed: 'stopped on a test assertion',
+  error: 'stopped on another exception',
+  timeout: 'ran out of time',
+  oom: 'ran out of memory',
+  killed: 'ended by a signal',
+  llm_error: 'the model call failed; nothing was run',
+  not_executed: 'generated only, not run',
+};
+
+// ---------------------------------------------------------------------------------------------
+// Chart specs (JSON for the page's script)
+
+type Point = { x: number; y: number };
+interface ChartDataset {
+  label: string;
+  color: string;
+  fill?: string;
+  data: Array<number | null> | Point[];
+  dashed?: boolean;
+  pointRadius?: number;
+  pointStyle?: string;
+  borderWidth?: number;
+  showLine?: boolean;
+}
+
+const POINT_STYLES = ['circle', 'rect', 'triangle', 'rectRot', 'star', 'crossRot'];
+
+/**
+ * Series that coincide (equal results) must stay visible: Chart.js draws the first series on top,
+ * so each later one gets a wider line and a bigger marker of another shape.
+ */
+function distinct(i: number, baseRadius: number): Pick<ChartDataset, 'pointStyle' | 'borderWidth' | 'pointRadius'> {
+  return { pointStyle: POINT_STYLES[i % POINT_STYLES.length]!, borderWidth: Math.min(8, 2 + 1.5 * i), pointRadius: baseRadius === 0 ? 0 : Math.min(baseRadius + 6, baseRadius + 1.5 * i) };
+}
+interface AxisSpec {
+  type?: 'linear' | 'logarithmic' | 'category';
+  min?: number;
+  max?: number;
+  percent?: boolean;
+  stacked?: boolean;
+  integer?: boolean;
+}
+interface ChartSpec {
+  id: string;
+  type: 'line' | 'scatter' | 'bar';
+  title: string;
+  xLabel: string;
+  yLabel: string;
+  x: AxisSpec;
+  y: AxisSpec;
+  indexAxis?: 'x' | 'y';
+  labels?: string[];
+  datasets: ChartDataset[];
+  variants?: Record<string, { title: string; xLabel: string; yLabel: string; datasets: ChartDataset[] }>;
+}
+
+function chartBox(spec: ChartSpec, height = 340, caption = ''): string {
+  const legend = spec.datasets.map((d) => d.label);
+  return `<figure class="chart">
+  <div class="chart-box" style="height:${height}px"><canvas id="${esc(spec.id)}" role="img" aria-label="${esc(`${spec.title}: ${spec.yLabel} by ${spec.xLabel}`)}"></canvas></div>
+  <figcaption>${caption ? `${caption} ` : ''}<span class="legend-text">Series: ${legend.map(esc).join('; ')}</span></figcaption>
+</figure>`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sections
+
+function renderSummary(data: SweepReportData): string {
+  const cells = data.cells;
+  const total = (f: (c: ReportCell) => number) => cells.reduce((a, c) => a + f(c), 0);
+  const datasets = datasetsOf(cells);
+  const best = datasets.map((d) => {
+    const mine = cells.filter((c) => c.dataset === d && c.passAtK['pass@1'] !== undefined);
+    const top = mine.reduce<ReportCell | undefined>((b, c) => (b === undefined || c.passAtK['pass@1']! > b.passAtK['pass@1']! ? c : b), undefined);
+    return top ? `<li><b>${esc(d)}</b>: ${esc(cellLabel(top))}, pass@1 ${pct(top.passAtK['pass@1'])}</li>` : `<li><b>${esc(d)}</b>: no pass@1</li>`;
+  });
+  const card = (label: string, value: string) => `<div class="card"><div class="card-value">${value}</div><div class="card-label">${esc(label)}</div></div>`;
+  return `<section id="summary">
+<div class="cards">
+  ${card('datasets', int(datasets.length))}
+  ${card('cells', int(cells.length))}
+  ${card('samples', int(total((c) => c.samples)))}
+  ${card('LLM calls', int(total((c) => c.cost.calls)))}
+  ${card('tokens (prompt + completion)', int(total((c) => c.cost.promptTokens + c.cost.completionTokens)))}
+  ${card('sandbox runs', int(total((c) => c.cost.sandboxRuns)))}
+</div>
+${best.length ? `<p>Best pass@1 per dataset:</p><ul class="best">${best.join('')}</ul>` : ''}
+${(data.notes ?? []).map((n) => `<p class="note">${esc(n)}</p>`).join('\n')}
+</section>`;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function renderValue(v: unknown): string {
+  if (v === null || v === undefined) return '<span class="muted">–</span>';
+  if (Array.isArray(v)) {
+    if (v.length === 0) return '<span class="muted">(none)</span>';
+    if (v.every(isPlainObject)) {
+      const keys = [...new Set(v.flatMap((o) => Object.keys(o as Record<string, unknown>)))];
+      return `<table class="grid"><thead><tr>${keys.map((k) => `<th>${esc(k)}</th>`).join('')}</tr></thead><tbody>${v
+        .map((o) => `<tr>${keys.map((k) => `<td>${renderValue((o as Record<string, unknown>)[k])}</td>`).join('')}</tr>`)
+        .join('')}</tbody></table>`;
+    }
+    return v.map((x) => (isPlainObject(x) || Array.isArray(x) ? renderValue(x) : `<code>${esc(String(x))}</code>`)).join(' ');
+  }
+  if (isPlainObject(v)) {
+    const entries = Object.entries(v);
+    if (!entries.length) return '<span class="muted">{}</span>';
+    return `<table class="kv">${entries.map(([k, x]) => `<tr><th>${esc(k)}</th><td>${renderValue(x)}</td></tr>`).join('')}</table>`;
+  }
+  return `<code>${esc(String(v))}</code>`;
+}
+
+function renderConfig(data: SweepReportData): string {
+  if (!data.config) {
+    return `<section id="config"><h2>Config</h2><p class="note">This sweep has no stored config (sweeps/${esc(data.sweepId)}/config.json is missing).</p></section>`;
+  }
+  const sha = data.config.config_sha256 ?? data.configSha256;
+  return `<section id="config"><h2>Config</h2>
+${sha ? `<p>config sha256 <code>${esc(sha)}</code></p>` : ''}
+<div class="config">${renderValue(data.config.config)}</div>
+<details class="raw-config"><summary>config.json as stored</summary><pre>${esc(JSON.stringify(data.config, null, 2))}</pre></details>
+</section>`;
+}
+
+function renderPassTable(cells: readonly ReportCell[]): string {
+  const ks = scoredKs(cells);
+  const datasets = datasetsOf(cells);
+  const bestOf = (dataset: string, key: string, field: 'passAtK' | 'successAtK') =>
+    Math.max(...cells.filter((c) => c.dataset === dataset).map((c) => c[field][key] ?? -1));
+  const rows = cells
+    .map((c, i) => {
+      const metric = (field: 'passAtK' | 'successAtK', prefix: string) =>
+        ks
+          .map((k) => {
+            const v = c[field][`${prefix}@${k}`];
+            const best = v !== undefined && v === bestOf(c.dataset, `${prefix}@${k}`, field);
+            return `<td class="num${best ? ' best' : ''}">${pct(v)}</td>`;
+          })
+          .join('');
+      const start = i > 0 && cells[i - 1]!.dataset !== c.dataset ? ' class="dataset-start"' : '';
+      return `<tr${start}><td>${esc(c.dataset)}</td><td>${esc(c.model)}</td><td>${esc(c.method)}</td><td class="num">${esc(c.temperature)}</td><td class="num">${int(c.tasks)}</td><td class="num">${int(c.nSamples)}</td>${metric('passAtK', 'pass')}${metric('successAtK', 'success')}</tr>`;
+    })
+    .join('\n');
+  const dropped = [...new Set(cells.flatMap((c) => c.droppedK))];
+  return `<section id="passk"><h2>pass@k</h2>
+<p>Unbiased estimator over the n samples of each task, averaged over tasks. <b>success@k</b>: the same for samples that ran to the end of the test or stopped only on a test assertion (no crash, timeout or kill). Best per dataset in bold.</p>
+<table class="grid metrics" id="passk-table"><thead>
+<tr><th rowspan="2">dataset</th><th rowspan="2">model</th><th rowspan="2">method</th><th rowspan="2">T</th><th rowspan="2">tasks</th><th rowspan="2">n</th><th colspan="${ks.length}">pass@k</th><th colspan="${ks.length}">success@k</th></tr>
+<tr>${ks.map((k) => `<th>k=${k}</th>`).join('')}${ks.map((k) => `<th>k=${k}</th>`).join('')}</tr>
+</thead><tbody>
+${rows}
+</tbody></table>
+${datasets.length > 1 ? '<p class="muted">Rows of different datasets are not comparable with each other.</p>' : ''}
+${dropped.length ? `<p class="note">Not scored: ${dropped.map(esc).join('; ')}</p>` : ''}
+</section>`;
+}
+
+function renderCurves(cells: readonly ReportCell[], colors: Map<string, string>, charts: ChartSpec[]): string {
+  const ks = scoredKs(cells);
+  const parts = datasetsOf(cells).map((dataset, di) => {
+    const mine = cells.filter((c) => c.dataset === dataset);
+    const curves = mine.map((c) => ({ c, pass: atKCurve(c.perTask, 'c', ks), success: atKCurve(c.perTask, 's', ks) }));
+    const maxK = Math.max(1, ...curves.flatMap((x) => x.pass.map((p) => p.k)));
+    const xType = maxK > 40 ? 'logarithmic' : 'linear';
+    const make = (which: 'pass' | 'success'): ChartSpec => ({
+      id: `chart-${which}k-${di}`,
+      type: 'line',
+      title: `${dataset}: ${which}@k`,
+      xLabel: 'k (samples drawn per task)',
+      yLabel: `${which}@k`,
+      x: { type: xType, min: 1, max: maxK, integer: true },
+      y: { min: 0, max: 1, percent: true },
+      datasets: curves.map((x, i) => ({
+        label: cellLabel(x.c),
+        color: colors.get(cellLabel(x.c))!,
+        data: x[which].map((p) => ({ x: p.k, y: p.value })),
+        dashed: which === 'success',
+        ...distinct(i, x[which].length > 20 ? 0 : 3),
+      })),
+    });
+    const pass = make('pass');
+    const success = make('success');
+    charts.push(pass, success);
+    return `<h3>${esc(dataset)}</h3><div class="chart-row">${chartBox(pass)}${chartBox(success)}</div>`;
+  });
+  return `<section id="curves"><h2>pass@k and success@k against k</h2>
+<p>Each line is one cell (model · method · temperature), estimated for every k from 1 to its n. Cells with equal results draw over each other: each later cell in the legend is drawn wider, underneath, with another marker.</p>
+${parts.join('\n')}
+</section>`;
+}
+
+const COST_METRICS: Array<{ key: string; label: string; axis: string; value: (c: ReportCell) => number }> = [
+  { key: 'tokens', label: 'tokens per task', axis: 'tokens per task (prompt + completion)', value: (c) => (c.cost.promptTokens + c.cost.completionTokens) / Math.max(1, c.tasks) },
+  { key: 'calls', label: 'LLM calls per task', axis: 'LLM calls per task', value: (c) => c.cost.calls / Math.max(1, c.tasks) },
+  { key: 'runs', label: 'sandbox runs per task', axis: 'sandbox runs per task', value: (c) => c.cost.sandboxRuns / Math.max(1, c.tasks) },
+  { key: 'time', label: 'wall time of the cell (s)', axis: 'wall time of the cell (seconds)', value: (c) => c.cost.wallSeconds },
+];
+
+function renderCost(cells: readonly ReportCell[], colors: Map<string, string>, charts: ChartSpec[]): string {
+  const ks = scoredKs(cells);
+  const k0 = ks[0] ?? 1;
+  const rows = cells
+    .map(
+      (c) => `<tr><td>${esc(c.dataset)}</td><td>${esc(cellLabel(c))}</td><td class="num">${int(c.cost.calls)}</td><td class="num">${int(c.cost.promptTokens)}</td><td class="num">${int(c.cost.completionTokens)}</td><td class="num">${int(c.cost.sandboxRuns)}</td><td class="num">${seconds(c.cost.wallSeconds)}</td><td class="num">${dec(c.cost.calls / Math.max(1, c.tasks), 2)}</td><td class="num">${int((c.cost.promptTokens + c.cost.completionTokens) / Math.max(1, c.tasks))}</td><td class="num">${dec(c.cost.sandboxRuns / Math.max(1, c.tasks), 2)}</td><td class="num">${pct(c.passAtK[`pass@${k0}`])}</td></tr>`,
+    )
+    .join('\n');
+  const scatters = datasetsOf(cells).map((dataset, di) => {
+    const mine = cells.filter((c) => c.dataset === dataset);
+    const variant = (m: (typeof COST_METRICS)[number], k: number) => ({
+      title: `${dataset}: pass@${k} against ${m.label}`,
+      xLabel: m.axis,
+      yLabel: `pass@${k}`,
+      datasets: mine.map((c, i) => ({
+        label: cellLabel(c),
+        color: colors.get(cellLabel(c))!,
+        data: c.passAtK[`pass@${k}`] === undefined ? [] : [{ x: m.value(c), y: c.passAtK[`pass@${k}`]! }],
+        ...distinct(i, 7),
+      })),
+    });
+    const variants: ChartSpec['variants'] = {};
+    for (const m of COST_METRICS) for (const k of ks.length ? ks : [1]) variants[`${m.key}|${k}`] = variant(m, k);
+    const first = variants[`${COST_METRICS[0]!.key}|${k0}`]!;
+    const spec: ChartSpec = { id: `chart-cost-${di}`, type: 'scatter', title: first.title, xLabel: first.xLabel, yLabel: first.yLabel, x: { min: 0 }, y: { min: 0, max: 1, percent: true }, datasets: first.datasets, variants };
+    charts.push(spec);
+    const controls = `<div class="scatter-controls" data-chart="${esc(spec.id)}">
+  <label>cost <select name="metric">${COST_METRICS.map((m) => `<option value="${esc(m.key)}">${esc(m.label)}</option>`).join('')}</select></label>
+  <label>pass@ <select name="k">${(ks.length ? ks : [1]).map((k) => `<option value="${k}">${k}</option>`).join('')}</select></label>
+</div>`;
+    return `<div class="scatter">${controls}${chartBox(spec, 360)}</div>`;
+  });
+  return `<section id="cost"><h2>Cost against pass@k</h2>
+<p>What each cell spent: LLM calls and tokens as reported by the endpoint, programs run in the sandbox, and the cell's wall time (cells may run at the same time). Up and to the left is better.</p>
+<table class="grid" id="cost-table"><thead><tr><th>dataset</th><th>cell</th><th>LLM calls</th><th>prompt tokens</th><th>completion tokens</th><th>sandbox runs</th><th>wall time</th><th>calls / task</th><th>tokens / task</th><th>runs / task</th><th>pass@${k0}</th></tr></thead>
+<tbody>
+${rows}
+</tbody></table>
+<div class="chart-row">${scatters.join('\n')}</div>
+</section>`;
+}
+
+function renderStatus(cells: readonly ReportCell[], charts: ChartSpec[]): string {
+  const statuses = [...new Set([...STATUS_ORDER, ...cells.flatMap((c) => Object.keys(c.statusCounts))])].filter((s) => cells.some((c) => (c.statusCounts[s] ?? 0) > 0));
+  const labels = cells.map((c) => `${c.dataset}: ${cellLabel(c)}`);
+  const spec: ChartSpec = {
+    id: 'chart-status',
+    type: 'bar',
+    indexAxis: 'y',
+    title: 'Samples by how their run ended',
+    xLabel: 'samples',
+    yLabel: 'cell',
+    x: { stacked: true, min: 0, integer: true },
+    y: { type: 'category', stacked: true },
+    labels,
+    datasets: statuses.map((s) => ({ label: s, color: STATUS_COLORS[s] ?? '#999999', data: cells.map((c) => c.statusCounts[s] ?? 0) })),
+  };
+  charts.push(spec);
+  const legend = statuses.map((s) => `<li><span class="st st-${slug(s)}">${esc(s)}</span> ${esc(STATUS_HELP[s] ?? '')}</li>`).join('');
+  return `<section id="status"><h2>How the samples ended</h2>
+${chartBox(spec, Math.max(200, 60 + 34 * cells.length))}
+<ul class="status-help">${legend}</ul>
+</section>`;
+}
+
+function renderPipeline(cells: readonly ReportCell[], colors: Map<string, string>, charts: ChartSpec[]): string {
+  const all = datasetsOf(cells);
+  const datasets = all.filter((d) => cells.some((c) => c.dataset === d && c.passRateByPipelineLength && Object.keys(c.passRateByPipelineLength).length));
+  if (!datasets.length) return '';
+  const parts = datasets.map((dataset) => {
+    const di = all.indexOf(dataset);
+    const mine = cells.filter((c) => c.dataset === dataset && c.passRateByPipelineLength);
+    const lengths = [...new Set(mine.flatMap((c) => Object.keys(c.passRateByPipelineLength!)))].sort((a, b) => Number(a) - Number(b));
+    const tasksAt = (len: string) => Math.max(...mine.map((c) => c.passRateByPipelineLength![len]?.tasks ?? 0));
+    const spec: ChartSpec = {
+      id: `chart-pipeline-${di}`,
+      type: 'line',
+      title: `${dataset}: pass rate by hidden pipeline length`,
+      xLabel: 'pipeline length (steps of the hidden program)',
+      yLabel: 'pass rate (mean c/n per task)',
+      x: { type: 'category' },
+      y: { min: 0, max: 1, percent: true },
+      labels: lengths.map((l) => `${l} (${tasksAt(l)} tasks)`),
+      datasets: mine.map((c, i) => ({
+        label: cellLabel(c),
+        color: colors.get(cellLabel(c))!,
+        data: lengths.map((l) => c.passRateByPipelineLength![l]?.pass_rate ?? null),
+        ...distinct(i, 4),
+      })),
+    };
+    charts.push(spec);
+    const table = `<table class="grid"><thead><tr><th>length</th><th>tasks</th>${mine.map((c) => `<th>${esc(cellLabel(c))}</th>`).join('')}</tr></thead><tbody>${lengths
+      .map((l) => `<tr><td class="num">${esc(l)}</td><td class="num">${int(tasksAt(l))}</td>${mine.map((c) => `<td class="num">${pct(c.passRateByPipelineLength![l]?.pass_rate)}</td>`).join('')}</tr>`)
+      .join('')}</tbody></table>`;
+    return `<h3>${esc(dataset)}</h3>${chartBox(spec, 320)}${table}`;
+  });
+  return `<section id="pipeline"><h2>PBE World: pass rate by pipeline length</h2>
+<p>The pass rate of the tasks whose hidden pipeline has a given number of steps (the mean over those tasks of passing samples / samples).</p>
+${parts.join('\n')}
+</section>`;
+}
+
+const CATEGORY_TEXT: Record<OutcomeCategory, string> = {
+  all: 'solved by every cell',
+  none: 'solved by no cell',
+  one: 'solved by exactly one cell',
+  some: 'solved by some cells, not all',
+};
+
+function renderOutcomes(cells: readonly ReportCell[], drill: ReadonlyMap<string, Set<number>>, opts: Required<RenderOptions>): string {
+  const parts = datasetsOf(cells).map((dataset) => {
+    const o: DatasetOutcomes = datasetOutcomes(dataset, cells);
+    const mine = cells.filter((c) => c.dataset === dataset);
+    const shown = drill.get(dataset) ?? new Set<number>();
+    const link = (i: number, text: string) => (shown.has(i) ? `<a href="#task-${esc(slug(dataset))}-${i}">${esc(text)}</a>` : esc(text));
+    const listOf = (cat: OutcomeCategory, filter: (t: DatasetOutcomes['tasks'][number]) => boolean = () => true) => {
+      const tasks = o.tasks.filter((t) => t.category === cat && filter(t));
+      if (!tasks.length) return '<span class="muted">none</span>';
+      const listed = tasks.slice(0, opts.maxListedTasks).map((t) => link(t.taskIndex, t.taskId));
+      return listed.join(', ') + (tasks.length > listed.length ? ` <span class="muted">… and ${int(tasks.length - listed.length)} more</span>` : '');
+    };
+    const single = mine.length === 1;
+    const categories: OutcomeCategory[] = single ? ['all', 'none'] : ['all', 'none', 'one', 'some'];
+    const summary = categories
+      .map((cat) => `<tr class="outcome-${cat}"><th>${single ? (cat === 'all' ? 'solved' : 'not solved') : CATEGORY_TEXT[cat]}</th><td class="num">${int(o.counts[cat])}</td><td>${cat === 'one' || cat === 'some' ? '' : listOf(cat)}</td></tr>`)
+      .join('');
+    const onlyRows = single
+      ? ''
+      : mine.map((c) => `<tr><th>only ${esc(cellLabel(c))}</th><td class="num">${int(o.uniqueSolves[c.id] ?? 0)}</td><td>${listOf('one', (t) => t.solvedBy[0] === c.id)}</td></tr>`).join('');
+    const rows = o.tasks.slice(0, opts.maxOutcomeRows);
+    const matrix = rows
+      .map((t) => {
+        const counts = mine.map((c) => {
+          const p = c.perTask[t.taskIndex];
+          if (!p || p.n === 0) return '<td class="num muted">–</td>';
+          const rate = p.c / p.n;
+          return `<td class="num rate" style="background:${rateColor(rate)}" title="${esc(`${cellLabel(c)}: ${p.c} of ${p.n} passed, ${p.s} succeeded`)}">${p.c}/${p.n}</td>`;
+        });
+        return `<tr class="outcome-${t.category}"><td>${link(t.taskIndex, t.taskId)}</td>${counts.join('')}<td>${esc(single ? (t.category === 'all' ? 'solved' : 'not solved') : CATEGORY_TEXT[t.category])}</td></tr>`;
+      })
+      .join('\n');
+    const cut = o.tasks.length > rows.length ? `<p class="note">The table shows the first ${int(rows.length)} of ${int(o.tasks.length)} tasks; the counts above cover all of them.</p>` : '';
+    return `<h3>${esc(dataset)} <span class="muted">(${int(o.tasks.length)} tasks)</span></h3>
+<table class="grid outcomes-summary"><tbody>${summary}${onlyRows}</tbody></table>
+<details class="matrix"${o.tasks.length <= 60 ? ' open' : ''}><summary>passing samples per task and cell (c/n)</summary>
+<div class="scroll"><table class="grid outcome-matrix"><thead><tr><th>task</th>${mine.map((c) => `<th>${esc(cellLabel(c))}</th>`).join('')}<th>outcome</th></tr></thead><tbody>
+${matrix}
+</tbody></table></div>${cut}</details>`;
+  });
+  return `<section id="outcomes"><h2>Per-task outcomes</h2>
+<p>A task is <b>solved</b> by a cell when at least one of its samples passed. Linked task ids open in the samples section below.</p>
+${parts.join('\n')}
+</section>`;
+}
+
+/** White (0) to green (1), for c/n in the outcomes table. */
+function rateColor(rate: number): string {
+  const r = Math.max(0, Math.min(1, rate));
+  const mix = (a: number, b: number) => Math.round(a + (b - a) * r);
+  return `rgb(${mix(253, 118)},${mix(237, 193)},${mix(236, 110)})`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Drill-down
+
+function clipped(text: string, max: number, cls: string): string {
+  if (text === '') return `<p class="muted empty ${cls}">(empty)</p>`;
+  if (text.length <= max) return `<pre class="${cls}">${esc(text)}</pre>`;
+  return `<pre class="${cls}">${esc(text.slice(0, max))}</pre><p class="clip">… ${int(text.length - max)} more characters not shown (${int(text.length)} in all).</p>`;
+}
+
+function statusBadge(status: string): string {
+  return `<span class="st st-${slug(status)}" title="${esc(STATUS_HELP[status] ?? status)}">${esc(status)}</span>`;
+}
+
+function renderTrace(trace: ExplorationTrace, max: number): string {
+  const subtasks = trace.subtasks
+    .map((st) => {
+      const attempts = st.attempts
+        .map(
+          (a, i) => `<li class="attempt${a.selected ? ' selected' : ''}">
+  <div class="attempt-head">attempt ${i + 1} ${statusBadge(a.status)}${a.selected ? ' <span class="chosen">selected</span>' : ''}${a.duration_ms !== undefined ? ` <span class="muted">${int(a.duration_ms)} ms</span>` : ''}</div>
+  ${clipped(a.code, max, 'code')}
+  ${a.stdout ? `<div class="label">stdout</div>${clipped(a.stdout, max, 'out')}` : ''}
+  ${a.stderr ? `<div class="label">stderr</div>${clipped(a.stderr, max, 'out')}` : ''}
+  ${a.exception ? `<div class="exception"><b>${esc(a.exception.type)}</b>: ${esc(a.exception.message)}</div>` : ''}
+</li>`,
+        )
+        .join('');
+      const cost = [st.calls !== undefined ? `${int(st.calls)} calls` : '', st.prompt_tokens !== undefined || st.completion_tokens !== undefined ? `${int((st.prompt_tokens ?? 0) + (st.completion_tokens ?? 0))} tokens` : '']
+        .filter(Boolean)
+        .join(', ');
+      return `<li class="subtask outcome-${slug(st.outcome)}">
+<details class="subtask-details"${st.outcome === 'solved' ? '' : ' open'}><summary><b>Subtask ${st.index + 1}</b>: ${esc(st.description)} <span class="subtask-outcome">${esc(st.outcome)}</span> <span class="muted">${st.attempts.length} attempt(s)${cost ? `, ${cost}` : ''}</span></summary>
+${st.apis?.length ? `<div class="apis">APIs: ${st.apis.map((a) => `<code>${esc(a)}</code>`).join(' ')}</div>` : ''}
+<ol class="attempts">${attempts}</ol>
+${st.experience ? `<div class="label">experience kept</div>${clipped(st.experience, max, 'experience')}` : ''}
+</details></li>`;
+    })
+    .join('\n');
+  const solved = trace.subtasks.filter((s) => s.outcome === 'solved').length;
+  return `<div class="trace"><h5>Exploration trace${trace.method ? ` (${esc(trace.method)})` : ''}: ${solved} of ${trace.subtasks.length} subtasks solved</h5>
+${trace.plan ? `<div class="label">plan</div>${clipped(trace.plan, max, 'plan')}` : ''}
+<ol class="subtasks">${subtasks}</ol>
+${trace.final_prompt ? `<details><summary>final generation prompt</summary>${clipped(trace.final_prompt, max, 'prompt')}</details>` : ''}
+</div>`;
+}
+
+function renderSample(s: ReportSample, anchor: string, max: number): string {
+  const tokens = s.prompt_tokens + s.completion_tokens;
+  const result = [
+    `<tr><th>status</th><td>${statusBadge(s.status)} ${esc(STATUS_HELP[s.status] ?? '')}</td></tr>`,
+    `<tr><th>passed</th><td>${s.passed ? 'yes' : 'no'}</td></tr>`,
+    `<tr><th>success</th><td>${s.success ? 'yes' : 'no'}</td></tr>`,
+    s.exception ? `<tr><th>exception</th><td class="exception"><b>${esc(s.exception.type)}</b>: ${esc(s.exception.message)}${s.exception.traceback ? clipped(s.exception.traceback, max, 'out') : ''}</td></tr>` : '',
+    s.llm_error ? `<tr><th>LLM error</th><td class="exception">${esc(s.llm_error)}</td></tr>` : '',
+    `<tr><th>run time</th><td>${int(s.duration_ms)} ms</td></tr>`,
+    `<tr><th>LLM</th><td>${int(s.calls)} call(s), ${int(s.prompt_tokens)} prompt + ${int(s.completion_tokens)} completion tokens</td></tr>`,
+  ].join('');
+  return `<details class="sample" id="${esc(anchor)}" data-sample="${s.sample_index}" data-status="${esc(s.status)}">
+<summary>sample ${s.sample_index} ${statusBadge(s.status)}${s.exception ? ` <span class="muted">${esc(s.exception.type)}</span>` : ''} <span class="muted">${int(s.duration_ms)} ms, ${int(tokens)} tokens</span>${s.trace ? ' <span class="has-trace">trace</span>' : ''}</summary>
+<div class="sample-body">
+<h5>Raw response</h5>${clipped(s.raw, max, 'raw')}
+<h5>Extracted code</h5>${clipped(s.code, max, 'code')}
+<h5>Execution result</h5><table class="kv result">${result}</table>
+${s.trace ? renderTrace(s.trace, max) : ''}
+</div></details>`;
+}
+
+function renderDrillTask(dataset: string, t: DrillTask, cellsById: ReadonlyMap<string, ReportCell>, max: number): string {
+  const id = `task-${slug(dataset)}-${t.problem.task_index}`;
+  const badges = t.cells
+    .map((cs) => {
+      const cell = cellsById.get(cs.cellId);
+      const p = cell?.perTask[t.problem.task_index];
+      if (!cell || !p) return '';
+      return `<span class="badge" style="background:${rateColor(p.n ? p.c / p.n : 0)}" title="${esc(cellLabel(cell))}">${esc(cellLabel(cell))}: ${p.c}/${p.n}</span>`;
+    })
+    .join(' ');
+  const perCell = t.cells
+    .map((cs) => {
+      const cell = cellsById.get(cs.cellId);
+      const label = cell ? cellLabel(cell) : cs.cellId;
+      const p = cell?.perTask[t.problem.task_index];
+      const more = cs.total > cs.samples.length ? ` <span class="muted">(showing ${cs.samples.length} of ${cs.total} samples)</span>` : '';
+      const samples = cs.samples.map((s) => renderSample(s, `${id}-${slug(cs.cellId)}-s${s.sample_index}`, max)).join('\n');
+      return `<div class="cell-samples" data-cell="${esc(cs.cellId)}"><h4>${esc(label)}${p ? ` — ${p.c} of ${p.n} passed` : ''}${more}</h4>${samples || '<p class="muted">no samples recorded</p>'}</div>`;
+    })
+    .join('\n');
+  return `<details class="task" id="${esc(id)}" data-task="${esc(t.problem.task_id)}">
+<summary><span class="task-id">${esc(t.problem.task_id)}</span>${t.problem.pipeline_length !== undefined ? ` <span class="muted">pipeline length ${t.problem.pipeline_length}</span>` : ''} ${badges}</summary>
+<div class="task-body">
+<button type="button" data-expand="${esc(id)}">expand all samples</button>
+<h4>Prompt</h4>${clipped(t.problem.prompt, max, 'prompt')}
+${perCell}
+</div></details>`;
+}
+
+function renderDrilldown(data: SweepReportData, opts: Required<RenderOptions>): string {
+  const cellsById = new Map(data.cells.map((c) => [c.id, c]));
+  const parts = data.drilldown.map((d: DatasetDrilldown) => {
+    const listId = `tasks-${slug(d.dataset)}`;
+    return `<h3>${esc(d.dataset)} <span class="muted">(${int(d.tasks.length)} of ${int(d.totalTasks)} tasks shown)</span></h3>
+${d.note ? `<p class="note drill-note">${esc(d.note)}</p>` : ''}
+<input class="task-filter" type="search" placeholder="filter tasks by id" data-list="${esc(listId)}" aria-label="filter ${esc(d.dataset)} tasks by id">
+<div class="tasks" id="${esc(listId)}">
+${d.tasks.map((t) => renderDrillTask(d.dataset, t, cellsById, opts.maxTextChars)).join('\n')}
+</div>`;
+  });
+  return `<section id="samples"><h2>Samples</h2>
+<p>Open a task for its prompt and, per cell, each sample's raw response, the code extracted from it and how its run ended${data.drilldown.some((d) => d.tasks.some((t) => t.cells.some((c) => c.samples.some((s) => s.trace)))) ? ', with the exploration trace subtask by subtask where the method kept one' : ''}.</p>
+${parts.join('\n') || '<p class="muted">No samples to show.</p>'}
+</section>`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Page
+
+const STYLE = `
+:root { --fg:#1d2329; --muted:#68727d; --line:#d9dee3; --bg:#ffffff; --soft:#f5f7f9; --accent:#2f6f9f; }
+* { box-sizing: border-box; }
+body { margin:0; font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif; color:var(--fg); background:var(--bg); }
+header { background:#22313f; color:#fff; padding:18px 28px 12px; }
+header h1 { margin:0 0 4px; font-size:22px; }
+header .meta { color:#c9d3dc; font-size:13px; }
+nav { position:sticky; top:0; z-index:5; background:#fff; border-bottom:1px solid var(--line); padding:8px 28px; }
+nav a { margin-right:16px; color:var(--accent); text-decoration:none; font-weight:600; }
+main { max-width:1280px; margin:0 auto; padding:8px 28px 60px; }
+h2 { margin:32px 0 8px; font-size:20px; border-bottom:2px solid var(--line); padding-bottom:4px; }
+h3 { margin:22px 0 8px; font-size:16px; }
+h4 { margin:14px 0 6px; font-size:14px; }
+h5 { margin:10px 0 4px; font-size:13px; color:var(--muted); text-transform:uppercase; letter-spacing:.04em; }
+.muted { color:var(--muted); font-weight:normal; }
+.note { background:#fff7e0; border-left:4px solid #e0b100; padding:6px 10px; }
+.cards { display:flex; flex-wrap:wrap; gap:12px; margin:16px 0; }
+.card { background:var(--soft); border:1px solid var(--line); border-radius:6px; padding:10px 16px; min-width:140px; }
+.card-value { font-size:22px; font-weight:700; }
+.card-label { color:var(--muted); font-size:12px; }
+table.grid { border-collapse:collapse; margin:8px 0; font-size:13px; }
+table.grid th, table.grid td { border:1px solid var(--line); padding:4px 8px; text-align:left; vertical-align:top; }
+table.grid thead th { background:var(--soft); }
+table.kv { border-collapse:collapse; font-size:13px; }
+table.kv th { text-align:left; padding:2px 10px 2px 0; color:var(--muted); font-weight:600; vertical-align:top; white-space:nowrap; }
+table.kv td { padding:2px 0; }
+td.num, table.grid td.num { text-align:right; font-variant-numeric:tabular-nums; }
+table.grid tr.dataset-start > td { border-top:2px solid #aab4be; }
+table.grid td.best { font-weight:700; background:#eaf4e6; }
+.chart-row { display:flex; flex-wrap:wrap; gap:16px; }
+.chart-row > * { flex:1 1 520px; min-width:0; }
+figure.chart { margin:8px 0; border:1px solid var(--line); border-radius:6px; padding:10px; background:#fff; }
+.chart-box { position:relative; width:100%; }
+figcaption { font-size:12px; color:var(--muted); margin-top:6px; }
+.chart-error { color:#b00020; font-weight:600; }
+.scatter-controls { display:flex; gap:16px; margin:8px 0 0; }
+.scatter-controls select { font:inherit; padding:2px 4px; }
+.st { display:inline-block; border-radius:3px; padding:0 6px; font-size:12px; font-weight:600; color:#fff; background:#999; }
+${Object.entries(STATUS_COLORS).map(([s, c]) => `.st-${slug(s)} { background:${c}; }`).join('\n')}
+.status-help { columns:2; font-size:13px; }
+.scroll { max-height:520px; overflow:auto; }
+details > summary { cursor:pointer; }
+section, details.task, details.sample { scroll-margin-top:48px; }
+details.task { border:1px solid var(--line); border-radius:6px; margin:6px 0; background:#fff; }
+details.task > summary { padding:6px 10px; background:var(--soft); }
+details.task[open] > summary { border-bottom:1px solid var(--line); }
+.task-id { font-weight:700; font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; }
+.task-body { padding:6px 14px 12px; }
+.badge { display:inline-block; border:1px solid var(--line); border-radius:10px; padding:0 8px; font-size:12px; margin:0 2px; }
+details.sample { border-left:3px solid var(--line); margin:4px 0 4px 4px; padding-left:8px; }
+details.sample[open] { border-left-color:var(--accent); }
+pre { background:#f6f8fa; border:1px solid var(--line); border-radius:4px; padding:8px 10px; overflow:auto; max-height:420px; font:12.5px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; white-space:pre; margin:4px 0; }
+.clip { color:var(--muted); font-size:12px; margin:0 0 6px; }
+.exception { color:#9b1c1c; }
+.has-trace, .chosen { background:#2f6f9f; color:#fff; border-radius:3px; padding:0 5px; font-size:11px; }
+.trace { margin-top:10px; border-top:1px dashed var(--line); }
+ol.subtasks { padding-left:20px; }
+li.subtask { margin:6px 0; }
+.subtask-outcome { font-size:12px; font-weight:600; padding:0 6px; border-radius:3px; background:#ddd; }
+.outcome-solved .subtask-outcome { background:#d8ecd3; }
+.outcome-unsolved .subtask-outcome { background:#f6d5d5; }
+li.attempt { margin:6px 0; }
+li.attempt.selected > pre.code { border-color:#59a14f; border-width:2px; }
+.label { font-size:12px; color:var(--muted); font-weight:600; margin-top:4px; }
+input.task-filter { font:inherit; padding:4px 8px; width:280px; margin:4px 0 8px; }
+button { font:inherit; font-size:12px; margin:4px 0; }
+`;
+
+/** The whole report page. */
+export function renderSweepReport(data: SweepReportData, options: RenderOptions): string {
+  const opts: Required<RenderOptions> = { maxTextChars: 8_000, maxOutcomeRows: 300, maxListedTasks: 100, ...options };
+  const charts: ChartSpec[] = [];
+  const colors = colorsFor(data.cells);
+  const drill = new Map(data.drilldown.map((d) => [d.dataset, new Set(d.tasks.map((t) => t.problem.task_index))]));
+  const hasPipeline = data.cells.some((c) => c.passRateByPipelineLength && Object.keys(c.passRateByPipelineLength).length);
+  const body = data.cells.length
+    ? [
+        renderSummary(data),
+        renderConfig(data),
+        renderPassTable(data.cells),
+        renderCurves(data.cells, colors, charts),
+        renderCost(data.cells, colors, charts),
+        renderStatus(data.cells, charts),
+        renderPipeline(data.cells, colors, charts),
+        renderOutcomes(data.cells, drill, opts),
+        renderDrilldown(data, opts),
+      ].join('\n')
+    : [renderSummary(data), renderConfig(data), '<p class="note">This sweep has no cells with results.</p>'].join('\n');
+  const nav = [
+    ['config', 'Config'],
+    ['passk', 'pass@k'],
+    ['curves', 'Curves'],
+    ['cost', 'Cost'],
+    ['status', 'Statuses'],
+    ...(hasPipeline ? [['pipeline', 'Pipeline length']] : []),
+    ['outcomes', 'Per task'],
+    ['samples', 'Samples'],
+  ]
+    .map(([id, text]) => `<a href="#${id}">${text}</a>`)
+    .join('');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="explora sweep report">
+<title>Sweep ${esc(data.sweepId)} — explora report</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<header><h1>Sweep ${esc(data.sweepId)}</h1><div class="meta">report generated ${esc(data.generatedAt)}${data.configSha256 ? ` · config sha256 ${esc(data.configSha256.slice(0, 12))}` : ''} · ${int(data.cells.length)} cells</div></header>
+<nav>${nav}</nav>
+<main>
+${body}
+</main>
+<script type="application/json" id="report-data">${jsonForScript({ sweepId: data.sweepId, charts })}</script>
+<script>${scriptSource(opts.chartLibrary)}</script>
+<script>${scriptSource(REPORT_CLIENT_SCRIPT)}</script>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,98 @@
+/**
+ * What a sweep report is made of: plain data, loaded from S3 by activities/report.ts (or built by a
+ * test) and turned into one HTML file by html.ts.
+ */
+import { z } from 'zod';
+import { SampleRecordSchema } from '../sweep/records.js';
+import { ExplorationTraceSchema } from './trace.js';
+
+/** Where a sweep's report is stored, beside its results.json. */
+export const sweepReportKey = (sweepId: string) => `sweeps/${sweepId}/report.html`;
+
+/** A sample record as stored, with the optional exploration trace of methods that explore. */
+export const ReportSampleSchema = SampleRecordSchema.extend({ trace: ExplorationTraceSchema.optional() });
+export type ReportSample = z.infer<typeof ReportSampleSchema>;
+
+export interface PerTaskCounts {
+  task_id: string;
+  /** samples */
+  n: number;
+  /** passed */
+  c: number;
+  /** succeeded (ran to the end of the test or stopped on an assertion) */
+  s: number;
+  pipeline_length?: number;
+}
+
+export interface ReportCell {
+  id: string;
+  dataset: string;
+  model: string;
+  method: string;
+  temperature: number;
+  nSamples: number;
+  /** Tasks scored. */
+  tasks: number;
+  samples: number;
+  /** Keyed `pass@<k>`. */
+  passAtK: Record<string, number>;
+  /** Keyed `success@<k>`. */
+  successAtK: Record<string, number>;
+  droppedK: string[];
+  statusCounts: Record<string, number>;
+  cost: { calls: number; promptTokens: number; completionTokens: number; sandboxRuns: number; wallSeconds: number };
+  /** Indexed by task index (the order of the sweep's copy of the dataset). */
+  perTask: PerTaskCounts[];
+  /** PBE World datasets: mean c/n of the tasks of each hidden pipeline length. */
+  passRateByPipelineLength?: Record<string, { tasks: number; pass_rate: number }>;
+}
+
+export interface ReportProblem {
+  task_index: number;
+  task_id: string;
+  prompt: string;
+  entry_point?: string;
+  pipeline_length?: number;
+}
+
+export interface DrillCellSamples {
+  cellId: string;
+  /** The samples shown (at most the cap), in sample order. */
+  samples: ReportSample[];
+  /** Samples the cell has for this task. */
+  total: number;
+}
+
+export interface DrillTask {
+  problem: ReportProblem;
+  cells: DrillCellSamples[];
+}
+
+export interface DatasetDrilldown {
+  dataset: string;
+  /** Tasks of the dataset (as scored by its cells). */
+  totalTasks: number;
+  /** The tasks shown, in task order. */
+  tasks: DrillTask[];
+  /** How the tasks and samples shown were chosen, for the page (empty when everything is shown). */
+  note: string;
+}
+
+export interface StoredSweepConfig {
+  sweep_id?: string;
+  config_sha256?: string;
+  config: unknown;
+}
+
+export interface SweepReportData {
+  sweepId: string;
+  /** ISO time the report was built (passed in: rendering is pure). */
+  generatedAt: string;
+  /** sweeps/<id>/config.json as stored by the CLI, or null when the sweep has none. */
+  config: StoredSweepConfig | null;
+  configSha256?: string;
+  cells: ReportCell[];
+  drilldown: DatasetDrilldown[];
+  /** Anything the loader wants said at the top of the page (e.g. missing files). */
+  notes?: string[];
+}

@@ -1,0 +1,59 @@
+/**
+ * The exploration trace of one ExploraCoder sample: an optional `trace` field of a sample record
+ * (records.ts), written by a method that explores before it answers and shown subtask by subtask in
+ * the sweep report. Methods without exploration (e.g. `direct`) leave it out.
+ *
+ * ExploraCoder plans a task as a chain of subtasks; for each subtask it asks the model for a few
+ * candidate snippets (typically each trying the APIs the planner proposed), runs them in the
+ * sandbox, keeps what it observed, selects the snippets that worked and carries them (the
+ * "experience") into the later subtasks and into the final generation. The shape follows that:
+ *
+ *   trace.plan              the planner's decomposition, as the model wrote it
+ *   trace.subtasks[i]       description, proposed APIs, every attempt (code, run status, output,
+ *                           exception, which one was selected), outcome, the experience kept
+ *   trace.final_prompt      what the final generation was asked with (experience included)
+ *
+ * Text fields are free-form and may be long; the report clips them for display.
+ */
+import { z } from 'zod';
+import { ExceptionInfoSchema, ExecutionStatusSchema } from '../execution/types.js';
+
+export const ExplorationAttemptSchema = z.object({
+  /** The candidate snippet as it was run (with the chained experience before it, if any). */
+  code: z.string(),
+  /** How its run ended; `not_executed` when the method decided not to run it, `llm_error` when no snippet came back. */
+  status: z.union([ExecutionStatusSchema, z.enum(['not_executed', 'llm_error'])]),
+  stdout: z.string().optional(),
+  stderr: z.string().optional(),
+  exception: ExceptionInfoSchema.optional(),
+  duration_ms: z.number().nonnegative().optional(),
+  /** This attempt's snippet was kept as the subtask's experience. */
+  selected: z.boolean().optional(),
+});
+export type ExplorationAttempt = z.infer<typeof ExplorationAttemptSchema>;
+
+export const ExplorationSubtaskSchema = z.object({
+  /** 0-based position in the plan. */
+  index: z.number().int().nonnegative(),
+  description: z.string(),
+  /** APIs the planner (or a retriever) proposed for this subtask. */
+  apis: z.array(z.string()).optional(),
+  attempts: z.array(ExplorationAttemptSchema),
+  /** solved: at least one attempt was selected; unsolved: none worked; skipped: not explored (e.g. budget). */
+  outcome: z.enum(['solved', 'unsolved', 'skipped']),
+  /** What was carried into later subtasks and the final generation. */
+  experience: z.string().optional(),
+  calls: z.number().int().nonnegative().optional(),
+  prompt_tokens: z.number().int().nonnegative().optional(),
+  completion_tokens: z.number().int().nonnegative().optional(),
+});
+export type ExplorationSubtask = z.infer<typeof ExplorationSubtaskSchema>;
+
+export const ExplorationTraceSchema = z.object({
+  /** The method that wrote the trace, e.g. `exploracoder`. */
+  method: z.string().optional(),
+  plan: z.string().optional(),
+  subtasks: z.array(ExplorationSubtaskSchema),
+  final_prompt: z.string().optional(),
+});
+export type ExplorationTrace = z.infer<typeof ExplorationTraceSchema>;
