@@ -128,7 +128,8 @@ export function bwrapLaunch(options: BwrapLaunchOptions): LaunchCommand {
     '--setenv', 'LANG', 'C.UTF-8',
     '--chdir', '/tmp',
     '--',
-    options.python, '-I', '-B', SANDBOX_ZYGOTE_PATH, options.zygoteConfig,
+    // -S: no site startup (zygote.py adds site-packages itself, without running .pth code).
+    options.python, '-I', '-S', '-B', SANDBOX_ZYGOTE_PATH, options.zygoteConfig,
   );
   return { command: options.bwrap, args, env: { PATH: SANDBOX_PATH_ENV } };
 }
@@ -136,7 +137,7 @@ export function bwrapLaunch(options: BwrapLaunchOptions): LaunchCommand {
 export function directLaunch(python: string, zygoteScript: string, zygoteConfig: string): LaunchCommand {
   return {
     command: python,
-    args: ['-I', '-B', zygoteScript, zygoteConfig],
+    args: ['-I', '-S', '-B', zygoteScript, zygoteConfig],
     env: { PATH: SANDBOX_PATH_ENV, LANG: 'C.UTF-8' },
   };
 }

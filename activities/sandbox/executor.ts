@@ -78,11 +78,12 @@ export const ZYGOTE_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'zygo
 /**
  * Modules imported once in the zygote, so that programs do not pay for them. Kept to what programs
  * commonly use: every extension module loaded here is mapped into every child, and each mapping
- * costs a little at every fork and exit.
+ * costs a little at every fork and exit. Not `random`: a pre-imported random must be reseeded in
+ * every child, which costs more than the few programs that use it pay to import it.
  */
 export const DEFAULT_PREIMPORTS = [
   'typing', 'math', 're', 'string', 'collections', 'itertools', 'functools', 'heapq', 'bisect',
-  'random', 'copy', 'operator',
+  'copy', 'operator',
 ];
 
 export interface SandboxExecutorOptions {

@@ -7,7 +7,8 @@ import { liveDescendants } from './hostTree.js';
 let executor: SandboxExecutor;
 
 beforeAll(async () => {
-  executor = new SandboxExecutor({ concurrency: 4, limits: { timeoutMs: 2_000, maxOutputBytes: 1024 } });
+  // Ample time: only a program that really hangs may time out, however loaded the machine.
+  executor = new SandboxExecutor({ concurrency: 4, limits: { timeoutMs: 10_000, maxOutputBytes: 1024 } });
   await executor.start();
 });
 
