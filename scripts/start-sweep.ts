@@ -114,6 +114,7 @@ program.action(async (flags: Flags) => {
       }
       console.log(formatResultsTable(result.cells));
       console.log(`results: s3://${env.s3.bucket}/${result.resultsKey}`);
+      console.log(`report: s3://${env.s3.bucket}/${result.reportKey} (locally: npx tsx scripts/report.ts ${sweepId})`);
       console.log(`Web UI: ${workflowUiLink(env, workflowId)}`);
     } catch (err) {
       if (err instanceof WorkflowFailedError) throw new Error(`sweep failed: ${rootCauseMessage(err)}`);

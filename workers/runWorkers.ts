@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import type { ExploraConfig } from '../domain/config/env.js';
 import { createDatasetActivities } from '../activities/datasets.js';
+import { createReportActivities } from '../activities/report.js';
 import { createLlmActivities } from '../activities/llm.js';
 import { SandboxExecutor } from '../activities/sandbox/executor.js';
 import { s3ClientFor } from '../activities/storage/s3.js';
@@ -72,7 +73,7 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
               connection,
               namespace: config.temporal.namespace,
               taskQueue: config.taskQueues.storage,
-              activities: { ...createDatasetActivities(bucket), ...createSweepStorageActivities(bucket) },
+              activities: { ...createDatasetActivities(bucket), ...createSweepStorageActivities(bucket), ...createReportActivities(bucket) },
               maxConcurrentActivityTaskExecutions: options.storageConcurrency ?? 2,
             }),
           );

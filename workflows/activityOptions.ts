@@ -5,9 +5,12 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { createDatasetActivities } from '../activities/datasets.js';
+import type { createReportActivities } from '../activities/report.js';
 import type { createDirectGenerationActivities, createSandboxActivities, createSweepStorageActivities } from '../activities/sweep.js';
 
-type StorageActivities = ReturnType<typeof createDatasetActivities> & ReturnType<typeof createSweepStorageActivities>;
+type StorageActivities = ReturnType<typeof createDatasetActivities> &
+  ReturnType<typeof createSweepStorageActivities> &
+  ReturnType<typeof createReportActivities>;
 
 export function storageActivities(taskQueue: string) {
   return proxyActivities<StorageActivities>({
@@ -18,7 +21,7 @@ export function storageActivities(taskQueue: string) {
       initialInterval: '1 second',
       backoffCoefficient: 2,
       maximumInterval: '30 seconds',
-      nonRetryableErrorTypes: ['DatasetParamsConflict', 'DatasetMissing', 'InvalidDataset', 'ZodError'],
+      nonRetryableErrorTypes: ['DatasetParamsConflict', 'DatasetMissing', 'InvalidDataset', 'SweepResultsMissing', 'InvalidSweepFile', 'ZodError'],
     },
   });
 }

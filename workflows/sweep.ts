@@ -33,12 +33,14 @@ export interface SweepProgress {
   paused: boolean;
   cells: Array<{ id: string; workflowId: string; state: 'pending' | 'running' | 'done'; summary: CellSummary | null }>;
   resultsKey: string | null;
+  reportKey: string | null;
 }
 export const sweepProgressQuery = defineQuery<SweepProgress>('progress');
 
 export interface SweepResult {
   sweepId: string;
   resultsKey: string;
+  reportKey: string;
   cells: CellSummary[];
 }
 
@@ -50,6 +52,7 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
     paused: false,
     cells: input.cells.map((c) => ({ id: c.id, workflowId: cellWorkflowId(input.sweepId, c.id), state: 'pending', summary: null })),
     resultsKey: null,
+    reportKey: null,
   };
   setHandler(sweepProgressQuery, () => progress);
   const publish = () => {
@@ -144,7 +147,9 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
   const cells = progress.cells.map((c) => c.summary!);
   const resultsKey = await storage.finalizeSweep({ sweepId: input.sweepId, configHash: input.configHash, cells });
   progress.resultsKey = resultsKey;
+  const reportKey = await storage.buildSweepReport({ sweepId: input.sweepId });
+  progress.reportKey = reportKey;
   progress.phase = 'done';
   publish();
-  return { sweepId: input.sweepId, resultsKey, cells };
+  return { sweepId: input.sweepId, resultsKey, reportKey, cells };
 }
