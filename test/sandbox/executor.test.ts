@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxExecutor } from '../../activities/sandbox/executor.js';
 import { isSuccess, type ExecutionResult } from '../../domain/execution/types.js';
-import { liveDescendants } from './hostTree.js';
+import { liveDescendants } from '../../activities/sandbox/hostProcesses.js';
 
 let executor: SandboxExecutor;
 

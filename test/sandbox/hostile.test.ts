@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxExecutor } from '../../activities/sandbox/executor.js';
 import type { ExecutionResult } from '../../domain/execution/types.js';
-import { liveDescendants } from './hostTree.js';
+import { liveDescendants } from '../../activities/sandbox/hostProcesses.js';
 
 const SECRET_NAME = 'EXPLORA_HOSTILE_TEST_SECRET';
 const SECRET = `s3cr3t-${randomBytes(12).toString('hex')}`;
