@@ -1,0 +1,74 @@
+/**
+ * `tsx scripts/model-server.ts [--host 127.0.0.1] [--port 8090] [--model PATH]`: serves a local
+ * model over the OpenAI API (POST /v1/chat/completions, /v1/completions, /v1/embeddings; GET
+ * /v1/models, /health) until Ctrl-C or SIGTERM. Prints the base URL on stdout when ready.
+ * Weights: `bash scripts/install-model.sh`.
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import { modelPathFromEnv, startModelServer } from './lib/model-server/index.js';
+
+function intOption(name: string, min: number, max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}`);
+    return n;
+  };
+}
+
+function envPort(): number {
+  const raw = process.env.EXPLORA_MODEL_PORT;
+  if (raw === undefined || raw === '') return 8090;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) {
+    console.error(`model-server: EXPLORA_MODEL_PORT must be a port number (0-65535), got '${raw}'`);
+    process.exit(1);
+  }
+  return n;
+}
+
+const program = new Command('model-server')
+  .description('Serve a local GGUF model (llama.cpp, CPU) over the OpenAI API')
+  .option('--host <host>', 'address to listen on', '127.0.0.1')
+  .option('--port <port>', 'port (env EXPLORA_MODEL_PORT); 0 picks a free one', intOption('--port', 0, 65535), envPort())
+  .option('--model <path>', 'GGUF file (env EXPLORA_MODEL_PATH; default: what scripts/install-model.sh installed)', modelPathFromEnv())
+  .option('--model-id <id>', 'id clients send as `model` (default: the file name without .gguf)')
+  .option('--context-size <tokens>', 'prompt plus completion tokens per request (default: the model\'s, at most 8192)', intOption('--context-size', 16, 1 << 20))
+  .option('--threads <n>', 'llama.cpp CPU threads', intOption('--threads', 1, 256), 2)
+  .option('--max-queue <n>', 'requests that may wait before the server answers 429', intOption('--max-queue', 0, 100_000), 32)
+  .option('--quiet', 'no per-request log lines on stderr')
+  .action(async (opts: { host: string; port: number; model: string; modelId?: string; contextSize?: number; threads: number; maxQueue: number; quiet?: boolean }) => {
+    const log = (line: string) => console.error(`model-server: ${line}`);
+    const started = Date.now();
+    const server = await startModelServer({
+      host: opts.host,
+      port: opts.port,
+      modelPath: opts.model,
+      threads: opts.threads,
+      maxQueue: opts.maxQueue,
+      ...(opts.modelId ? { modelId: opts.modelId } : {}),
+      ...(opts.contextSize ? { contextSize: opts.contextSize } : {}),
+      log: opts.quiet ? (line) => (line.startsWith('llama.cpp') ? log(line) : undefined) : log,
+    });
+    log(`model ${server.modelId} (${opts.model}) loaded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(server.url);
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      log(`${signal}: stopping`);
+      server.close().then(
+        () => process.exit(0),
+        (err: Error) => {
+          log(`error while stopping: ${err.message}`);
+          process.exit(1);
+        },
+      );
+    };
+    process.on('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+  });
+
+program.parseAsync().catch((err: Error) => {
+  console.error(`model-server: ${err.message}`);
+  process.exit(1);
+});
