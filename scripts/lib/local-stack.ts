@@ -8,7 +8,8 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { modelPathFromEnv } from './model-server/location.js';
 import { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { CreateBucketCommand, HeadBucketCommand } from '@aws-sdk/client-s3';
@@ -23,6 +24,8 @@ export interface StackPaths {
   dataDir: string;
   /** SeaweedFS's internal servers (their gRPC ports are these + 10000). */
   weedPorts: { master: number; filer: number; volume: number; admin: number };
+  /** The embedded model server (scripts/model-server.ts), unless EXPLORA_STACK_MODEL=off. */
+  model: { port: number; path: string } | null;
 }
 
 function portFromEnv(env: Record<string, string | undefined>, name: string, fallback: number): number {
@@ -44,13 +47,25 @@ export function stackPaths(env: Record<string, string | undefined> = process.env
       volume: portFromEnv(env, 'EXPLORA_WEED_VOLUME_PORT', 9340),
       admin: portFromEnv(env, 'EXPLORA_WEED_ADMIN_PORT', 23646),
     },
+    model: env.EXPLORA_STACK_MODEL === 'off' ? null : { port: portFromEnv(env, 'EXPLORA_MODEL_PORT', 8090), path: modelPathFromEnv(env) },
   };
 }
 
+/** Base URL of the embedded model's OpenAI-compatible API. */
+export function modelBaseUrl(paths: StackPaths): string | null {
+  return paths.model ? `http://127.0.0.1:${paths.model.port}/v1` : null;
+}
+
+export type ServiceName = 'temporal' | 'seaweedfs' | 'model';
+
 interface ServiceSpec {
-  name: 'temporal' | 'seaweedfs';
+  name: ServiceName;
   binary: string;
   args: string[];
+  /** Text of our own process's command line (a recycled pid belongs to another program). */
+  marker: string;
+  /** What must exist before it can start, and how to get it. */
+  requires: { file: string; hint: string };
   /** Every port the service binds: all must be free before we start it. */
   ports: Array<{ port: number; what: string }>;
 }
@@ -73,10 +88,13 @@ function serviceSpecs(config: ExploraConfig, paths: StackPaths): ServiceSpec[] {
   const weedDir = path.join(paths.dataDir, 'seaweedfs');
   const s3ConfigFile = path.join(paths.dataDir, 'seaweedfs-s3.json');
   const weed = paths.weedPorts;
-  return [
+  const setup = 'run `npm run setup` (scripts/install-tools.sh) first';
+  const services: ServiceSpec[] = [
     {
       name: 'temporal',
       binary: path.join(bin, 'temporal'),
+      marker: path.join(bin, 'temporal'),
+      requires: { file: path.join(bin, 'temporal'), hint: setup },
       args: [
         'server', 'start-dev',
         '--ip', '127.0.0.1',
@@ -96,6 +114,8 @@ function serviceSpecs(config: ExploraConfig, paths: StackPaths): ServiceSpec[] {
     {
       name: 'seaweedfs',
       binary: path.join(bin, 'weed'),
+      marker: path.join(bin, 'weed'),
+      requires: { file: path.join(bin, 'weed'), hint: setup },
       args: [
         'mini',
         `-dir=${weedDir}`,
@@ -124,6 +144,19 @@ function serviceSpecs(config: ExploraConfig, paths: StackPaths): ServiceSpec[] {
       ],
     },
   ];
+  if (paths.model) {
+    const script = path.join(PROJECT_ROOT, 'scripts/model-server.ts');
+    services.push({
+      name: 'model',
+      // node with tsx's loader, so that the pid we keep is the server itself.
+      binary: process.execPath,
+      args: ['--import', pathToFileURL(path.join(PROJECT_ROOT, 'node_modules/tsx/dist/loader.mjs')).href, script, '--port', String(paths.model.port), '--model', paths.model.path, '--quiet'],
+      marker: script,
+      requires: { file: paths.model.path, hint: 'run `npm run setup` (it installs the weights with scripts/install-model.sh), or set EXPLORA_STACK_MODEL=off' },
+      ports: [{ port: paths.model.port, what: 'embedded model server' }],
+    });
+  }
+  return services;
 }
 
 function pidFile(paths: StackPaths, name: string): string {
@@ -152,7 +185,7 @@ function runningPid(paths: StackPaths, spec: ServiceSpec): number | undefined {
   if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
     try {
       // A recycled pid would belong to another program: check it is our binary.
-      ours = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] === spec.binary;
+      ours = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(spec.marker);
     } catch {
       ours = false;
     }
@@ -260,9 +293,7 @@ export async function stackUp(config: ExploraConfig, log: (line: string) => void
   assertLocalEndpoints(config);
   const specs = serviceSpecs(config, paths);
   for (const spec of specs) {
-    if (!existsSync(spec.binary)) {
-      throw new Error(`${spec.binary} is missing: run \`npm run setup\` (scripts/install-tools.sh) first`);
-    }
+    if (!existsSync(spec.requires.file)) throw new Error(`${spec.requires.file} is missing: ${spec.requires.hint}`);
   }
   for (const dir of ['run', 'logs', 'seaweedfs']) mkdirSync(path.join(paths.dataDir, dir), { recursive: true });
   writeSeaweedCredentials(config, paths);
@@ -294,6 +325,13 @@ export async function stackUp(config: ExploraConfig, log: (line: string) => void
 
   await waitFor('Temporal dev server', 60_000, () => temporalHealthy(config), logFile(paths, 'temporal'));
   await waitFor('SeaweedFS S3', 60_000, () => ensureBucket(config), logFile(paths, 'seaweedfs'));
+  const modelUrl = modelBaseUrl(paths);
+  if (modelUrl) {
+    await waitFor('embedded model server', 180_000, async () => {
+      const res = await fetch(`${modelUrl.replace(/\/v1$/, '')}/health`);
+      if (!res.ok) throw new Error(`health answered ${res.status}`);
+    }, logFile(paths, 'model'));
+  }
   for (const spec of specs) {
     if (runningPid(paths, spec) === undefined) {
       throw new Error(`${spec.name} exited during start-up; see ${logFile(paths, spec.name)}`);
@@ -310,7 +348,7 @@ export async function stackDown(
   config: ExploraConfig,
   log: (line: string) => void = () => {},
   paths = stackPaths(),
-  only?: ReadonlyArray<'temporal' | 'seaweedfs'>,
+  only?: ReadonlyArray<ServiceName>,
 ): Promise<void> {
   for (const spec of serviceSpecs(config, paths).reverse()) {
     if (only && !only.includes(spec.name)) continue;

@@ -21,6 +21,7 @@ const env = {
   EXPLORA_WEED_FILER_PORT: '8988',
   EXPLORA_WEED_VOLUME_PORT: '9440',
   EXPLORA_WEED_ADMIN_PORT: '23746',
+  EXPLORA_STACK_MODEL: 'off',
 };
 const config = parseConfig(env);
 const paths = stackPaths({ ...process.env, ...env });

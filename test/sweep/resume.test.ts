@@ -26,6 +26,7 @@ const env: Record<string, string> = {
   EXPLORA_WEED_FILER_PORT: '9188',
   EXPLORA_WEED_VOLUME_PORT: '9640',
   EXPLORA_WEED_ADMIN_PORT: '23946',
+  EXPLORA_STACK_MODEL: 'off',
   EXPLORA_TASK_QUEUE_PREFIX: 'resume',
 };
 const config = parseConfig(env);

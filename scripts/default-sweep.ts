@@ -1,0 +1,43 @@
+/**
+ * `tsx scripts/default-sweep.ts`: the README's main job. A small sweep on the local stack against
+ * the embedded model: a generated PBE World dataset, the `direct` method, a few samples per task. The config is written to .data/default-sweep.yaml, so it can be
+ * read, edited and run again with scripts/start-sweep.ts.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { modelBaseUrl, PROJECT_ROOT, stackPaths } from './lib/local-stack.js';
+import { modelIdFor, modelPathFromEnv } from './lib/model-server/location.js';
+
+const paths = stackPaths();
+const baseUrl = modelBaseUrl(paths);
+if (!baseUrl) {
+  console.error('default-sweep: the embedded model is off (EXPLORA_STACK_MODEL=off); run a sweep of your own with scripts/start-sweep.ts --config FILE');
+  process.exit(1);
+}
+const config = `# The default sweep (scripts/default-sweep.ts): small enough to finish in minutes on 2 cores.
+id: default-${modelIdFor(modelPathFromEnv())}
+datasets:
+  - name: pbe
+    pbe_world: { count: 8, seed: 1 }
+models:
+  - id: local
+    base_url: ${baseUrl}
+    model: ${modelIdFor(modelPathFromEnv())}
+    api: chat
+    max_tokens: 192
+    concurrency: 1
+    request_timeout_s: 300
+methods: [direct]
+temperatures: [0.8]
+n_samples: 3
+k: [1, 3]
+timeout_s: 3
+seed: 7
+`;
+mkdirSync(paths.dataDir, { recursive: true });
+const file = path.join(paths.dataDir, 'default-sweep.yaml');
+writeFileSync(file, config);
+console.error(`default-sweep: config in ${file}`);
+const res = spawnSync(path.join(PROJECT_ROOT, 'node_modules/.bin/tsx'), [path.join(PROJECT_ROOT, 'scripts/start-sweep.ts'), '--config', file, ...process.argv.slice(2)], { stdio: 'inherit' });
+process.exit(res.status ?? 1);
