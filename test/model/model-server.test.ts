@@ -3,7 +3,9 @@
  * both generating routes, the chat template, n > 1, seeds, stop, max_tokens, usage, embeddings,
  * errors in the API's shape, and simultaneous requests. Completions are kept to a few tokens.
  */
+import OpenAI, { APIError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChatResponseSchema, CompletionResponseSchema } from '../../domain/llm/request.js';
 import { startModelServer, type ModelServer } from '../../scripts/lib/model-server/index.js';
 import { expectApiError, get, installedModelPath, post } from './support.js';
 
@@ -98,7 +100,8 @@ describe('model server: routes and shapes', () => {
     expect(r.status).toBe(200);
     expect(r.body.object).toBe('list');
     expect(r.body.data.map((d: any) => [d.object, d.index])).toEqual([['embedding', 0], ['embedding', 1]]);
-    const [a, b] = r.body.data.map((d: any) => d.embedding as number[]);
+    const a: number[] = r.body.data[0].embedding;
+    const b: number[] = r.body.data[1].embedding;
     expect(a).toHaveLength(896);
     expect(a.every(Number.isFinite)).toBe(true);
     expect(a).not.toEqual(b);
@@ -226,5 +229,42 @@ describe('model server: concurrency', () => {
     expect((await abandoned)?.status).toBe(200);
     const health = await get(url.replace(/\/v1$/, ''), '/health');
     expect(health.body.queue).toEqual({ running: false, waiting: 0 });
+  });
+});
+
+describe('model server with the openai SDK', () => {
+  it('models, chat, completions and embeddings through the real client; errors as APIError', async () => {
+    const client = new OpenAI({ baseURL: url, apiKey: 'unused', maxRetries: 0 });
+    const models = await client.models.list();
+    expect(models.data.map((m) => m.id)).toEqual([MODEL]);
+
+    const chatAnswer = await client.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'system', content: 'You write Python.' }, { role: 'user', content: 'Write add(a, b).' }],
+      max_tokens: 5,
+      temperature: 0.8,
+      top_p: 0.95,
+      seed: 7,
+      n: 2,
+      stop: ['\n\n\n'],
+    });
+    expect(chatAnswer.choices).toHaveLength(2);
+    expect(chatAnswer.usage?.completion_tokens).toBeGreaterThan(0);
+    // What the project's LLM activity accepts as a response.
+    expect(ChatResponseSchema.safeParse(chatAnswer).success).toBe(true);
+
+    const textAnswer = await client.completions.create({ model: MODEL, prompt: 'def add(a, b):\n', max_tokens: 8, temperature: 0, n: 1, seed: 3 });
+    expect(textAnswer.choices[0]!.text).toContain('a + b');
+    expect(CompletionResponseSchema.safeParse(textAnswer).success).toBe(true);
+
+    // The SDK asks for base64 embeddings by default and decodes them.
+    const embedding = await client.embeddings.create({ model: MODEL, input: 'def f(): pass' });
+    expect(embedding.data[0]!.embedding).toHaveLength(896);
+
+    const notFound = await client.completions.create({ model: 'gpt-4o', prompt: 'x', max_tokens: 1 }).catch((e: unknown) => e);
+    expect(notFound).toBeInstanceOf(APIError);
+    expect(notFound).toMatchObject({ status: 404, code: 'model_not_found', param: 'model', type: 'invalid_request_error' });
+    const bad = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'x' }], temperature: 9 }).catch((e: unknown) => e);
+    expect(bad).toMatchObject({ status: 400, param: 'temperature', type: 'invalid_request_error' });
   });
 });

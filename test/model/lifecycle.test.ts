@@ -1,0 +1,88 @@
+/**
+ * The model server's edges: a full queue answers 429 with Retry-After, closing answers the waiting
+ * requests 503 and frees the port, and the CLI prints its URL, serves, and stops on SIGTERM.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startModelServer, type ModelServer } from '../../scripts/lib/model-server/index.js';
+import { killHard, spawnTs, type Spawned } from '../support/processes.js';
+import { expectApiError, get, installedModelPath, post } from './support.js';
+
+const MODEL = 'qwen2.5-coder-0.5b-instruct';
+const servers: ModelServer[] = [];
+const children: Spawned[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+  await Promise.all(children.splice(0).map((c) => killHard(c)));
+});
+
+async function serve(options: { maxQueue?: number } = {}): Promise<ModelServer> {
+  const server = await startModelServer({ host: '127.0.0.1', port: 0, modelPath: installedModelPath(), ...options });
+  servers.push(server);
+  return server;
+}
+
+const slow = { model: MODEL, prompt: 'def quicksort(items):\n', max_tokens: 16, temperature: 0 };
+
+describe('model server lifecycle', () => {
+  it('with the queue full, further requests get 429 with Retry-After; the accepted ones are answered', async () => {
+    const server = await serve({ maxQueue: 1 });
+    const answers = await Promise.all([0, 1, 2, 3].map(() => post(server.url, '/completions', slow)));
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses).toEqual([200, 200, 429, 429]);
+    for (const a of answers.filter((x) => x.status === 429)) {
+      expectApiError(a, 429, { code: 'rate_limit_exceeded', message: /busy/ });
+      expect(Number(a.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
+    // Both answered ones are the same greedy completion.
+    const ok = answers.filter((x) => x.status === 200);
+    expect(ok[0]!.body.choices[0].text).toBe(ok[1]!.body.choices[0].text);
+    expect(ok[0]!.body.usage.completion_tokens).toBe(16);
+  });
+
+  it('close(): the running and the waiting requests get 503, then the port is free', async () => {
+    const server = await serve();
+    const running = post(server.url, '/completions', { ...slow, max_tokens: 200 });
+    await new Promise((r) => setTimeout(r, 300));
+    const waiting = post(server.url, '/completions', slow);
+    await new Promise((r) => setTimeout(r, 200));
+    const started = Date.now();
+    await server.close();
+    servers.splice(servers.indexOf(server), 1);
+    // The 200-token request did not run to its end: it was stopped between tokens.
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expectApiError(await running, 503, { type: 'server_error' });
+    expectApiError(await waiting, 503, { type: 'server_error' });
+    await expect(get(server.url, '/models')).rejects.toThrow();
+  });
+
+  it('CLI: prints the URL when ready, serves, stops cleanly on SIGTERM', async () => {
+    const child = spawnTs('scripts/model-server.ts', ['--host', '127.0.0.1', '--port', '0', '--model', installedModelPath()], {});
+    children.push(child);
+    const deadline = Date.now() + 120_000;
+    let url: string | undefined;
+    while (!url && Date.now() < deadline) {
+      url = /^(http:\/\/127\.0\.0\.1:\d+\/v1)$/m.exec(child.output())?.[1];
+      if (!url) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(url, child.output()).toBeDefined();
+    const models = await get(url!, '/models');
+    expect(models.body.data[0].id).toBe(MODEL);
+    const answer = await post(url!, '/completions', { model: MODEL, prompt: 'x = ', max_tokens: 2 });
+    expect(answer.status).toBe(200);
+    child.child.kill('SIGTERM');
+    const exit = await child.exited;
+    expect(exit.code, child.output()).toBe(0);
+    expect(child.output()).toMatch(/POST \/v1\/completions 200/);
+  });
+
+  it('CLI: a missing model file or a bad port is refused with a message that says what to do', async () => {
+    const missing = spawnTs('scripts/model-server.ts', ['--port', '0', '--model', '/nonexistent/smollm2-135m-instruct.gguf'], {});
+    children.push(missing);
+    expect((await missing.exited).code).toBe(1);
+    expect(missing.output()).toContain('bash scripts/install-model.sh smollm2-135m-instruct');
+    const badPort = spawnTs('scripts/model-server.ts', [], { EXPLORA_MODEL_PORT: 'eighty' });
+    children.push(badPort);
+    expect((await badPort.exited).code).toBe(1);
+    expect(badPort.output()).toContain('EXPLORA_MODEL_PORT');
+  });
+});
