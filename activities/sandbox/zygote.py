@@ -149,6 +149,7 @@ _PASSED_BYTES = json.dumps(PASSED).encode()
 # Bound once, so that a program patching os, json or struct cannot break the reporting after it.
 _exit = os._exit
 _dumps = json.dumps
+_SAVED_BUILTINS = dict(builtins.__dict__)
 
 
 def _classify_exception(exc):
@@ -240,8 +241,6 @@ def run_child(slot, channels):
         finally:
             _exit(70)
 
-    # The program may rebind builtins (builtins.len = None); the reporting below needs them.
-    saved_builtins = builtins.__dict__.copy()
     try:
         code = program if marshalled else compile(program, "program.py", "exec", dont_inherit=True)
         program = None
@@ -255,19 +254,29 @@ def run_child(slot, channels):
     except BaseException as exc:
         outcome = exc
     try:
-        builtins.__dict__.clear()
-        builtins.__dict__.update(saved_builtins)
-        if isinstance(outcome, BaseException):
-            outcome = _classify_exception(outcome)
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except BaseException:
-                pass
-        _write_result(result_map, outcome)
+        _report(result_map, outcome)
     except BaseException:
-        _exit(71)
+        # The program rebound builtins the reporting needs (builtins.len = None, ...): put them
+        # back and report again. (Restoring them every time would cost each child some hundred
+        # page copies: touching every builtin's reference count.)
+        try:
+            builtins.__dict__.clear()
+            builtins.__dict__.update(_SAVED_BUILTINS)
+            _report(result_map, outcome)
+        except BaseException:
+            _exit(71)
     _exit(0)
+
+
+def _report(result_map, outcome):
+    if isinstance(outcome, BaseException):
+        outcome = _classify_exception(outcome)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+    _write_result(result_map, outcome)
 
 
 # ----------------------------------------------------------------------------- forker
