@@ -23,12 +23,14 @@ doing both the forking and the bookkeeping (frames, pipes, /proc scans, JSON) sp
 time in those copies. So:
 
   * the FORKER (this script's first process, pre-imported, subreaper of the samples) does almost
-    nothing but fork: it takes a compiled program from the supervisor, forks, reports the pid,
-    and reaps children, reporting exit status and CPU time;
+    nothing but fork: told "slot n" (one byte), it forks, reports the pid (one fixed-size record),
+    kills a slot's sample when told to (through its pidfd), and reaps children, reporting exit
+    status and CPU time;
   * the SUPERVISOR (forked once from it at start, before the pre-imports) speaks to the executor,
-    compiles programs (marshal'ed to the forker), owns slots, working directories, deadlines, the
-    slots' output pipes and the per-slot result mappings, kills what is left of a finished sample,
-    and reports.
+    compiles programs, owns slots, working directories, deadlines, the slots' output pipes and
+    shared mappings, kills what is left of a finished sample, and reports. It hands each job (the
+    sample's limits and marshalled code) to the child through the slot's shared mapping, so the
+    forker never touches it.
 
 The outcome (passed / failed / error / oom, with exception type and message) is written by the
 child to its slot's shared mapping, which only that child inherits (MADV_DONTFORK keeps it from the
@@ -78,7 +80,7 @@ _libc = ctypes.CDLL(None, use_errno=True)
 # glibc's fork() called with the GIL held: os.fork() minus CPython's after-fork hooks. Those hooks
 # re-create thread and lock state (the forker has a single thread: nothing to re-create) and cost
 # about a millisecond of copy-on-write faults per child. The one hook with a visible effect,
-# random's reseed, is done before forking.
+# random's reseed, is done by the child itself (run_child), when random is loaded at all.
 _raw_fork = ctypes.PyDLL(None, use_errno=True).fork
 _raw_fork.restype = ctypes.c_int
 _raw_fork.argtypes = []
