@@ -125,6 +125,19 @@ describe('isolation between samples', () => {
     expect(new Set(results.map((r) => r.stdout)).size).toBe(4);
   });
 
+  it('a pre-imported random is reseeded in every sample', async () => {
+    const own = new SandboxExecutor({ concurrency: 2, preimport: ['random'] });
+    try {
+      const results = await own.runMany(
+        Array.from({ length: 4 }, (_, i) => ({ id: `r${i}`, program: 'import sys\nassert "random" in sys.modules\nimport random\nprint(random.random())\n' })),
+      );
+      expect(results.map((r) => r.status)).toEqual(['passed', 'passed', 'passed', 'passed']);
+      expect(new Set(results.map((r) => r.stdout)).size).toBe(4);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('runs samples concurrently, up to the configured concurrency', async () => {
     const program = 'import time\nstart = time.time()\ntime.sleep(1)\nprint(start, time.time())\n';
     const results = await executor.runMany(Array.from({ length: 4 }, (_, i) => ({ id: `c${i}`, program })));
