@@ -15,6 +15,10 @@ function intOption(name: string, min: number, max: number) {
   };
 }
 
+function threadsOption(value: string): number | 'auto' {
+  return value === 'auto' ? 'auto' : intOption('--threads', 1, 256)(value);
+}
+
 function envPort(): number {
   const raw = process.env.EXPLORA_MODEL_PORT;
   if (raw === undefined || raw === '') return 8090;
@@ -33,10 +37,10 @@ const program = new Command('model-server')
   .option('--model <path>', 'GGUF file (env EXPLORA_MODEL_PATH; default: what scripts/install-model.sh installed)', modelPathFromEnv())
   .option('--model-id <id>', 'id clients send as `model` (default: the file name without .gguf)')
   .option('--context-size <tokens>', 'prompt plus completion tokens per request (default: the model\'s, at most 8192)', intOption('--context-size', 16, 1 << 20))
-  .option('--threads <n>', 'llama.cpp CPU threads', intOption('--threads', 1, 256), 2)
+  .option('--threads <n|auto>', "llama.cpp CPU threads; 'auto': per request, the cores other processes leave free (at most 2)", threadsOption, 'auto')
   .option('--max-queue <n>', 'requests that may wait before the server answers 429', intOption('--max-queue', 0, 100_000), 32)
   .option('--quiet', 'no per-request log lines on stderr')
-  .action(async (opts: { host: string; port: number; model: string; modelId?: string; contextSize?: number; threads: number; maxQueue: number; quiet?: boolean }) => {
+  .action(async (opts: { host: string; port: number; model: string; modelId?: string; contextSize?: number; threads: number | 'auto'; maxQueue: number; quiet?: boolean }) => {
     const log = (line: string) => console.error(`model-server: ${line}`);
     const started = Date.now();
     const server = await startModelServer({

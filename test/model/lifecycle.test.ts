@@ -2,7 +2,9 @@
  * The model server's edges: a full queue answers 429 with Retry-After, closing answers the waiting
  * requests 503 and frees the port, and the CLI prints its URL, serves, and stops on SIGTERM.
  */
+import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
+import { OtherCpuLoad, threadsFor } from '../../scripts/lib/model-server/cpu-load.js';
 import { startModelServer, type ModelServer } from '../../scripts/lib/model-server/index.js';
 import { killHard, spawnTs, type Spawned } from '../support/processes.js';
 import { expectApiError, get, installedModelPath, post } from './support.js';
@@ -15,7 +17,7 @@ afterEach(async () => {
   await Promise.all(children.splice(0).map((c) => killHard(c)));
 });
 
-async function serve(options: { maxQueue?: number } = {}): Promise<ModelServer> {
+async function serve(options: { maxQueue?: number; threads?: number | 'auto' } = {}): Promise<ModelServer> {
   const server = await startModelServer({ host: '127.0.0.1', port: 0, modelPath: installedModelPath(), ...options });
   servers.push(server);
   return server;
@@ -84,5 +86,40 @@ describe('model server lifecycle', () => {
     children.push(badPort);
     expect((await badPort.exited).code).toBe(1);
     expect(badPort.output()).toContain('EXPLORA_MODEL_PORT');
+  });
+});
+
+describe('model server threads', () => {
+  it('1 and 2 threads give the same seeded samples (what lets the server pick per request)', async () => {
+    const texts: string[][] = [];
+    for (const threads of [1, 2]) {
+      const server = await serve({ threads });
+      const answers = [];
+      for (const seed of [11, 12]) {
+        const r = await post(server.url, '/completions', { model: MODEL, prompt: 'import random\n\ndef roll_dice(sides):\n', max_tokens: 24, temperature: 1, seed });
+        expect(r.headers.get('x-explora-threads')).toBe(String(threads));
+        answers.push(r.body.choices[0].text as string);
+      }
+      texts.push(answers);
+      await server.close();
+      servers.splice(servers.indexOf(server), 1);
+    }
+    expect(texts[1]).toEqual(texts[0]);
+    expect(texts[0]![0]).not.toBe(texts[0]![1]);
+  });
+
+  it('auto: one thread when other processes keep a core busy, two when they leave both free', async () => {
+    expect([threadsFor(0, 2, 2), threadsFor(0.4, 2, 2), threadsFor(0.7, 2, 2), threadsFor(3, 2, 2), threadsFor(1, 8, 8)]).toEqual([2, 2, 1, 1, 7]);
+    const load = new OtherCpuLoad(250);
+    try {
+      // A process of our own spinning for 3 s is another process's load as far as the server is concerned.
+      const burner = spawn(process.execPath, ['-e', 'const end = Date.now() + 3000; while (Date.now() < end);'], { stdio: 'ignore' });
+      const exited = new Promise((r) => burner.on('exit', r));
+      await new Promise((r) => setTimeout(r, 2500));
+      expect(load.otherCores()).toBeGreaterThan(0.6);
+      await exited;
+    } finally {
+      load.stop();
+    }
   });
 });

@@ -23,14 +23,21 @@ import {
   type LlamaModel,
   type Token,
 } from 'node-llama-cpp';
+import { OtherCpuLoad, threadsFor } from './cpu-load.js';
 import { AbortedError } from './queue.js';
 
 export interface EngineOptions {
   modelPath: string;
   /** Tokens of prompt plus completion one request may use (default: the model's, at most 8192). */
   contextSize?: number;
-  /** CPU threads for llama.cpp (default: 2, this project's machine). */
-  threads?: number;
+  /**
+   * CPU threads for llama.cpp. A number is used for every request; 'auto' (the default) uses as
+   * many of the machine's cores (at most `maxThreads`, default 2) as other processes leave free,
+   * chosen per request. The thread count does not change the output.
+   */
+  threads?: number | 'auto';
+  /** Ceiling for 'auto' (default 2: more rarely helps a model this small). */
+  maxThreads?: number;
   /** Where llama.cpp's warnings and errors go (default: dropped). */
   log?: (line: string) => void;
 }
@@ -60,6 +67,8 @@ export interface Generation {
   /** Time to evaluate the prompt, and to sample every choice. */
   promptMs: number;
   generationMs: number;
+  /** llama.cpp threads this request ran with. */
+  threads: number;
 }
 
 export interface ChatTurn {
@@ -91,25 +100,36 @@ export function randomSeed(): number {
   return randomInt(0, UINT32 - 1);
 }
 
+interface Slot {
+  context: LlamaContext;
+  sequence: LlamaContextSequence;
+}
+
 export class Engine {
   private embeddingContext: Promise<LlamaEmbeddingContext> | null = null;
   private readonly template: Template | null;
+  /** One context per thread count in use (llama.cpp fixes a context's threads), made on demand. */
+  private readonly slots = new Map<number, Promise<Slot>>();
+  private readonly cpu: OtherCpuLoad | null;
 
   private constructor(
     private readonly llama: Llama,
     readonly model: LlamaModel,
-    private readonly context: LlamaContext,
-    private readonly sequence: LlamaContextSequence,
+    readonly contextSize: number,
+    /** A fixed thread count, or null for 'auto'. */
+    private readonly fixedThreads: number | null,
+    private readonly maxThreads: number,
     readonly modelPath: string,
-    private readonly threads: number,
     readonly createdAt: number,
   ) {
+    this.cpu = fixedThreads === null ? new OtherCpuLoad() : null;
     const source = (model.fileInfo.metadata.tokenizer as { chat_template?: unknown } | undefined)?.chat_template;
     this.template = typeof source === 'string' && source.trim() !== '' ? new Template(source) : null;
   }
 
   static async load(options: EngineOptions): Promise<Engine> {
-    const threads = options.threads ?? 2;
+    const fixed = typeof options.threads === 'number' ? options.threads : null;
+    const maxThreads = fixed ?? options.maxThreads ?? 2;
     const log = options.log ?? (() => {});
     const llama = await getLlama({
       gpu: false,
@@ -117,7 +137,7 @@ export class Engine {
       skipDownload: true,
       usePrebuiltBinaries: true,
       progressLogs: false,
-      maxThreads: threads,
+      maxThreads,
       logLevel: LlamaLogLevel.warn,
       logger: (level, message) => {
         const text = message.trim();
@@ -127,17 +147,29 @@ export class Engine {
     try {
       const model = await llama.loadModel({ modelPath: options.modelPath, gpuLayers: 0 });
       const contextSize = options.contextSize ?? Math.min(model.trainContextSize, MAX_DEFAULT_CONTEXT);
-      const context = await model.createContext({ contextSize, sequences: 1, threads: { ideal: threads, min: threads } });
       const createdAt = Math.floor(statSync(options.modelPath).mtimeMs / 1000);
-      return new Engine(llama, model, context, context.getSequence(), options.modelPath, threads, createdAt);
+      const engine = new Engine(llama, model, contextSize, fixed, maxThreads, options.modelPath, createdAt);
+      await engine.slot(maxThreads); // fails here, not at the first request, if the context cannot be made
+      return engine;
     } catch (err) {
       await llama.dispose();
       throw err;
     }
   }
 
-  get contextSize(): number {
-    return this.context.contextSize;
+  private slot(threads: number): Promise<Slot> {
+    let slot = this.slots.get(threads);
+    if (!slot) {
+      slot = this.model.createContext({ contextSize: this.contextSize, sequences: 1, threads: { ideal: threads, min: threads } }).then((context) => ({ context, sequence: context.getSequence() }));
+      this.slots.set(threads, slot);
+      slot.catch(() => this.slots.delete(threads));
+    }
+    return slot;
+  }
+
+  /** Threads for the next request (see EngineOptions.threads). */
+  threadsNow(): number {
+    return this.fixedThreads ?? threadsFor(this.cpu?.otherCores() ?? 0, this.maxThreads);
   }
 
   /** `general.name` from the GGUF, e.g. "Qwen2.5 Coder 0.5B Instruct AWQ". */
@@ -194,7 +226,8 @@ export class Engine {
         'context_length_exceeded',
       );
     }
-    const seq = this.sequence;
+    const threads = this.threadsNow();
+    const seq = (await this.slot(threads)).sequence;
     const started = Date.now();
     await seq.clearHistory();
     const prefix = prompt.slice(0, -1);
@@ -250,7 +283,7 @@ export class Engine {
       }
       choices.push({ text: text ?? this.model.detokenize(tokens), finishReason, completionTokens: tokens.length });
     }
-    return { choices, promptTokens: prompt.length, promptMs, generationMs: Date.now() - started - promptMs };
+    return { choices, promptTokens: prompt.length, promptMs, generationMs: Date.now() - started - promptMs, threads };
   }
 
   /**
@@ -259,7 +292,7 @@ export class Engine {
    * The caller must hold the queue.
    */
   async embed(text: string): Promise<{ vector: number[]; tokens: number }> {
-    this.embeddingContext ??= this.model.createEmbeddingContext({ contextSize: Math.min(EMBEDDING_CONTEXT, this.contextSize), threads: this.threads });
+    this.embeddingContext ??= this.model.createEmbeddingContext({ contextSize: Math.min(EMBEDDING_CONTEXT, this.contextSize), threads: this.maxThreads });
     const context = await this.embeddingContext;
     const tokens = this.tokenize(text);
     if (tokens.length === 0) throw new InvalidInputError('the input is empty', 'input');
@@ -275,8 +308,9 @@ export class Engine {
   }
 
   async close(): Promise<void> {
+    this.cpu?.stop();
     if (this.embeddingContext) await (await this.embeddingContext.catch(() => null))?.dispose();
-    await this.context.dispose();
+    for (const slot of this.slots.values()) await (await slot.catch(() => null))?.context.dispose();
     await this.model.dispose();
     await this.llama.dispose();
   }

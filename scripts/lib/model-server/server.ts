@@ -34,8 +34,8 @@ export interface ModelServerOptions {
   modelId?: string;
   /** Prompt plus completion tokens per request (default: the model's, at most 8192). */
   contextSize?: number;
-  /** llama.cpp CPU threads (default 2). */
-  threads?: number;
+  /** llama.cpp CPU threads: a number, or 'auto' (default): per request, the cores other processes leave free, at most 2. */
+  threads?: number | 'auto';
   /** Requests that may wait behind the running one before the server answers 429 (default 32). */
   maxQueue?: number;
   /** Largest request body accepted, in bytes (default 8 MiB). */
@@ -172,10 +172,11 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     return requested ?? room;
   };
 
-  const timingHeaders = (g: { promptMs: number; generationMs: number }, queueMs: number) => ({
+  const timingHeaders = (g: { promptMs: number; generationMs: number; threads: number }, queueMs: number) => ({
     'x-explora-queue-ms': String(queueMs),
     'x-explora-prompt-ms': String(g.promptMs),
     'x-explora-generation-ms': String(g.generationMs),
+    'x-explora-threads': String(g.threads),
   });
 
   const usage = (promptTokens: number, choices: GeneratedChoice[]) => {
@@ -198,7 +199,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     return {
       status: 200,
       headers: timingHeaders(g, queueMs),
-      note: `prompt ${g.promptTokens} completion ${usage(g.promptTokens, g.choices).completion_tokens} tokens`,
+      note: `prompt ${g.promptTokens} completion ${usage(g.promptTokens, g.choices).completion_tokens} tokens, ${g.threads} threads`,
       body: {
         id: newId('chatcmpl'),
         object: 'chat.completion',
@@ -239,11 +240,15 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     }, signal);
     const choices = gens.flatMap((g) => g.choices);
     const promptTokens = gens.reduce((sum, g) => sum + g.promptTokens, 0);
-    const timing = { promptMs: gens.reduce((s, g) => s + g.promptMs, 0), generationMs: gens.reduce((s, g) => s + g.generationMs, 0) };
+    const timing = {
+      promptMs: gens.reduce((s, g) => s + g.promptMs, 0),
+      generationMs: gens.reduce((s, g) => s + g.generationMs, 0),
+      threads: Math.max(...gens.map((g) => g.threads)),
+    };
     return {
       status: 200,
       headers: timingHeaders(timing, queueMs),
-      note: `prompt ${promptTokens} completion ${usage(promptTokens, choices).completion_tokens} tokens`,
+      note: `prompt ${promptTokens} completion ${usage(promptTokens, choices).completion_tokens} tokens, ${timing.threads} threads`,
       body: {
         id: newId('cmpl'),
         object: 'text_completion',
@@ -300,7 +305,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     '/v1/completions': { POST: completions },
     '/v1/embeddings': { POST: embeddings },
     '/v1/models': { GET: async () => ({ status: 200, body: { object: 'list', data: [modelObject()] } }) },
-    '/health': { GET: async () => ({ status: 200, body: { status: 'ok', model: modelId, queue: queue.stats() } }) },
+    '/health': { GET: async () => ({ status: 200, body: { status: 'ok', model: modelId, queue: queue.stats(), threads_next: engine.threadsNow() } }) },
   };
 
   const send = (res: http.ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}) => {
