@@ -19,19 +19,19 @@ const config = `# The default sweep (scripts/default-sweep.ts): small enough to 
 id: default-${modelIdFor(modelPathFromEnv())}
 datasets:
   - name: pbe
-    pbe_world: { count: 8, seed: 1 }
+    pbe_world: { count: 4, seed: 1 }
 models:
   - id: local
     base_url: ${baseUrl}
     model: ${modelIdFor(modelPathFromEnv())}
     api: chat
-    max_tokens: 192
+    max_tokens: 160
     concurrency: 1
     request_timeout_s: 300
 methods: [direct]
 temperatures: [0.8]
-n_samples: 3
-k: [1, 3]
+n_samples: 2
+k: [1, 2]
 timeout_s: 3
 seed: 7
 `;
