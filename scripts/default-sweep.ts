@@ -16,7 +16,7 @@ if (!baseUrl) {
   process.exit(1);
 }
 const config = `# The default sweep (scripts/default-sweep.ts): small enough to finish in minutes on 2 cores.
-id: default-${modelIdFor(modelPathFromEnv())}
+id: default-small-${modelIdFor(modelPathFromEnv())}
 datasets:
   - name: pbe
     pbe_world: { count: 4, seed: 1 }
