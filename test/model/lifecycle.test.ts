@@ -96,7 +96,7 @@ describe('model server threads', () => {
       const server = await serve({ threads });
       const answers = [];
       for (const seed of [11, 12]) {
-        const r = await post(server.url, '/completions', { model: MODEL, prompt: 'import random\n\ndef roll_dice(sides):\n', max_tokens: 24, temperature: 1, seed });
+        const r = await post(server.url, '/completions', { model: MODEL, prompt: 'import random\n\ndef roll_dice(sides):\n', max_tokens: 16, temperature: 1, seed });
         expect(r.headers.get('x-explora-threads')).toBe(String(threads));
         answers.push(r.body.choices[0].text as string);
       }

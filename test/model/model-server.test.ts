@@ -181,6 +181,9 @@ describe('model server: errors in the API shape', () => {
     expectApiError(await chat({ messages: [{ role: 'wizard', content: 'x' }] }), 400, { param: 'messages[0].role' });
     expectApiError(await chat({ messages: [{ role: 'user', content: 'x' }], presence_penalty: 1 }), 400, { param: 'presence_penalty' });
     expectApiError(await chat({ messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'function' }] }), 400, { param: 'tools' });
+    expectApiError(await chat({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'x' } }] }] }), 400, { param: 'messages[0].content', message: /text parts/ });
+    // Unknown parameters are refused as the API does, not dropped.
+    expectApiError(await completion({ prompt: 'x', top_k: 5 }), 400, { param: 'top_k', message: /Unrecognized request argument supplied: top_k/ });
   });
 
   it('400 context_length_exceeded when prompt plus max_tokens do not fit', async () => {

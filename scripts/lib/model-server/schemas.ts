@@ -1,7 +1,10 @@
 /**
  * Request bodies of the OpenAI API subset the model server speaks, validated with zod. Parameters
  * the server cannot honour are refused with a 400 naming them, never silently ignored: a sweep that
- * asks for logprobs or a penalty must not get answers computed without them.
+ * asks for logprobs or a penalty must not get answers computed without them. Unknown parameters
+ * are refused too, as the API does ("Unrecognized request argument supplied"), so that e.g. a
+ * server-specific top_k meant for another backend is not dropped without a word. Parameters that
+ * change nothing about the answer (user, metadata, store, ...) are accepted.
  */
 import { z } from 'zod';
 
@@ -29,18 +32,24 @@ const SamplingShape = {
   frequency_penalty: z.number().min(-2).max(2).nullish(),
   logit_bias: z.record(z.string(), z.number()).nullish(),
   user: z.string().nullish(),
+  metadata: z.record(z.string(), z.string()).nullish(),
+  store: z.boolean().nullish(),
+  service_tier: z.string().nullish(),
+  stream_options: z.object({ include_usage: z.boolean().optional() }).nullish(),
 };
 
-const TextPartSchema = z.object({ type: z.literal('text'), text: z.string() });
-const ContentSchema = z.union([z.string(), z.array(TextPartSchema)]);
+const TextPartSchema = z.strictObject({ type: z.literal('text'), text: z.string() });
+const ContentSchema = z.union([z.string(), z.array(TextPartSchema)], {
+  error: 'content must be a string or an array of text parts ({"type": "text", "text": "..."}); this server takes no images or audio',
+});
 
-export const ChatMessageSchema = z.object({
+export const ChatMessageSchema = z.strictObject({
   role: z.enum(['system', 'developer', 'user', 'assistant']),
   content: ContentSchema.nullish(),
   name: z.string().optional(),
 });
 
-export const ChatRequestSchema = z.object({
+export const ChatRequestSchema = z.strictObject({
   ...SamplingShape,
   messages: z.array(ChatMessageSchema).min(1),
   max_completion_tokens: z.int().min(1).nullish(),
@@ -48,12 +57,13 @@ export const ChatRequestSchema = z.object({
   top_logprobs: z.int().nullish(),
   tools: z.array(z.unknown()).nullish(),
   tool_choice: z.unknown().optional(),
+  parallel_tool_calls: z.boolean().nullish(),
   functions: z.array(z.unknown()).nullish(),
   response_format: z.object({ type: z.string() }).loose().nullish(),
 });
 export type ChatRequest = z.infer<typeof ChatRequestSchema>;
 
-export const CompletionRequestSchema = z.object({
+export const CompletionRequestSchema = z.strictObject({
   ...SamplingShape,
   prompt: z.union([z.string(), z.array(z.string()).min(1)]),
   logprobs: z.int().nullish(),
@@ -63,7 +73,7 @@ export const CompletionRequestSchema = z.object({
 });
 export type CompletionRequest = z.infer<typeof CompletionRequestSchema>;
 
-export const EmbeddingRequestSchema = z.object({
+export const EmbeddingRequestSchema = z.strictObject({
   model: z.string().min(1),
   input: z.union([z.string(), z.array(z.string()).min(1).max(256)]),
   encoding_format: z.enum(['float', 'base64']).nullish(),
@@ -111,6 +121,11 @@ export function describeIssue(error: z.ZodError): Unsupported {
   const issue = error.issues[0];
   if (!issue) return { param: '', message: 'invalid request body' };
   const param = issue.path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
-  if (issue.code === 'invalid_type' && issue.input === undefined) return { param, message: `Missing required parameter: '${param}'.` };
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0] ?? '';
+    const full = param ? `${param}.${key}` : key;
+    return { param: full, message: `Unrecognized request argument supplied: ${full}` };
+  }
+  if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) return { param, message: `Missing required parameter: '${param}'.` };
   return { param, message: `Invalid value for '${param || 'body'}': ${issue.message}` };
 }
