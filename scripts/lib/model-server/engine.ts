@@ -121,10 +121,19 @@ export class Engine {
     private readonly maxThreads: number,
     readonly modelPath: string,
     readonly createdAt: number,
+    log: (line: string) => void,
   ) {
-    this.cpu = fixedThreads === null ? new OtherCpuLoad() : null;
     const source = (model.fileInfo.metadata.tokenizer as { chat_template?: unknown } | undefined)?.chat_template;
-    this.template = typeof source === 'string' && source.trim() !== '' ? new Template(source) : null;
+    let template: Template | null = null;
+    if (typeof source === 'string' && source.trim() !== '') {
+      try {
+        template = new Template(source);
+      } catch (err) {
+        log(`the model's chat template does not parse (${(err as Error).message}); /v1/chat/completions will answer 400`);
+      }
+    }
+    this.template = template;
+    this.cpu = fixedThreads === null ? new OtherCpuLoad() : null;
   }
 
   static async load(options: EngineOptions): Promise<Engine> {
@@ -148,8 +157,13 @@ export class Engine {
       const model = await llama.loadModel({ modelPath: options.modelPath, gpuLayers: 0 });
       const contextSize = options.contextSize ?? Math.min(model.trainContextSize, MAX_DEFAULT_CONTEXT);
       const createdAt = Math.floor(statSync(options.modelPath).mtimeMs / 1000);
-      const engine = new Engine(llama, model, contextSize, fixed, maxThreads, options.modelPath, createdAt);
-      await engine.slot(maxThreads); // fails here, not at the first request, if the context cannot be made
+      const engine = new Engine(llama, model, contextSize, fixed, maxThreads, options.modelPath, createdAt, log);
+      try {
+        await engine.slot(maxThreads); // fails here, not at the first request, if the context cannot be made
+      } catch (err) {
+        engine.cpu?.stop();
+        throw err;
+      }
       return engine;
     } catch (err) {
       await llama.dispose();
