@@ -7,8 +7,8 @@ export default defineConfig({
     // Temporal dev server and SeaweedFS, never fakes.
     globalSetup: ['test/support/global-stack.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
-    testTimeout: 180_000,
-    hookTimeout: 180_000,
+    testTimeout: 600_000,
+    hookTimeout: 600_000,
     pool: 'forks',
     // Two cores: end-to-end files each run workers and sandboxes of their own.
     maxWorkers: 2,

@@ -110,7 +110,7 @@ program.action(async (flags: Flags) => {
       try {
         result = await client.workflow.getHandle<typeof sweepWorkflow>(workflowId).result();
       } finally {
-        view.stop();
+        await view.stop();
       }
       console.log(formatResultsTable(result.cells));
       console.log(`results: s3://${env.s3.bucket}/${result.resultsKey}`);

@@ -41,7 +41,7 @@ new Command('sweep-status')
           try {
             await handle.result();
           } finally {
-            view.stop();
+            await view.stop();
           }
         } else {
           const { sweep, cells } = await sweepSnapshot(client, sweepId);

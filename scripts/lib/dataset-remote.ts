@@ -96,18 +96,24 @@ export async function generateDatasetRemotely(config: ExploraConfig, req: Remote
 
     const handle = client.workflow.getHandle<typeof generateDatasetWorkflow>(workflowId);
     const bar = progressBar(`dataset ${req.name}`, req.progress);
+    // One query at a time, awaited before the connection closes: a query still retrying on a
+    // closed channel would throw outside any handler.
+    let polling: Promise<void> = Promise.resolve();
     const poll = setInterval(() => {
-      handle
-        .query(datasetProgressQuery)
-        .then((p) => bar.update(p.rowsDone, p.rowsTotal, `${p.phase} ${p.shardsDone}/${p.shardsTotal} shards`))
-        // Between two runs of a continue-as-new chain a query can fail; the next poll answers.
-        .catch(() => {});
+      polling = polling.then(() =>
+        handle
+          .query(datasetProgressQuery)
+          .then((p) => bar.update(p.rowsDone, p.rowsTotal, `${p.phase} ${p.shardsDone}/${p.shardsTotal} shards`))
+          // Between two runs of a continue-as-new chain a query can fail; the next poll answers.
+          .catch(() => {}),
+      );
     }, 500);
     let summary;
     try {
       summary = await handle.result();
     } finally {
       clearInterval(poll);
+      await polling;
       bar.stop();
     }
     console.log(`dataset ${summary.name}: ${summary.rows} tasks in ${summary.shards} shards (${summary.bytes} bytes) at ${summary.uri}`);

@@ -53,15 +53,21 @@ function cellLine(p: CellProgress): string {
 }
 
 /** Live bars per cell until the sweep's workflow completes (the caller awaits the result). */
-export function showSweepProgress(client: Client, sweepId: string, enabled: boolean): { stop: () => void } {
-  if (!enabled) return { stop() {} };
+export function showSweepProgress(client: Client, sweepId: string, enabled: boolean): { stop: () => Promise<void> } {
+  if (!enabled) return { stop: async () => {} };
   const tty = process.stderr.isTTY;
   const multi = tty
     ? new cliProgress.MultiBar({ format: '{cell} [{bar}] {value}/{total} {extra}', stream: process.stderr, hideCursor: true, clearOnComplete: false }, cliProgress.Presets.shades_classic)
     : undefined;
   const bars = new Map<string, cliProgress.SingleBar>();
   const lastLogged = new Map<string, string>();
+  // One snapshot at a time, awaited by stop(): a query still retrying after the caller closed the
+  // connection would throw outside any handler.
+  let polling: Promise<void> = Promise.resolve();
   const timer = setInterval(() => {
+    polling = polling.then(() => poll());
+  }, 1000);
+  const poll = () =>
     sweepSnapshot(client, sweepId)
       .then(({ cells }) => {
         for (const [id, p] of cells) {
@@ -80,10 +86,10 @@ export function showSweepProgress(client: Client, sweepId: string, enabled: bool
         }
       })
       .catch(() => {});
-  }, 1000);
   return {
-    stop() {
+    async stop() {
       clearInterval(timer);
+      await polling;
       multi?.stop();
     },
   };
