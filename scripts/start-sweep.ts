@@ -106,9 +106,20 @@ program.action(async (flags: Flags) => {
         running = Promise.all(inProcess.workers.map((w) => w.run()));
       }
       const view = showSweepProgress(client, sweepId, flags.progress);
+      // Ctrl-C detaches: the sweep lives on the server and carries on wherever workers serve it.
+      const detached = new Promise<'detached'>((resolve) => process.once('SIGINT', () => resolve('detached')));
       let result;
       try {
-        result = await client.workflow.getHandle<typeof sweepWorkflow>(workflowId).result();
+        const outcome = await Promise.race([client.workflow.getHandle<typeof sweepWorkflow>(workflowId).result(), detached]);
+        if (outcome === 'detached') {
+          console.error(
+            `\ndetached from sweep ${sweepId}; it keeps running on the server.\n` +
+              `  follow it:  npx tsx scripts/sweep-status.ts ${sweepId} --watch   (needs a worker: npm run worker -- --sweep-config ${flags.config})\n` +
+              `  or resume serving it here:  npx tsx scripts/start-sweep.ts --config ${flags.config} --id ${sweepId}`,
+          );
+          return;
+        }
+        result = outcome;
       } finally {
         await view.stop();
       }
