@@ -132,7 +132,10 @@ program.action(async (flags: Flags) => {
       throw err;
     } finally {
       if (inProcess) {
-        for (const w of inProcess.workers) w.shutdown();
+        for (const w of inProcess.workers) {
+          // Ctrl-C may have started the shutdown already (the SDK listens for SIGINT too).
+          if (w.getState() === 'RUNNING') w.shutdown();
+        }
         await running?.catch(() => {});
         await inProcess.close();
       }

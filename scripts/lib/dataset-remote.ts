@@ -125,7 +125,7 @@ export async function generateDatasetRemotely(config: ExploraConfig, req: Remote
     throw err;
   } finally {
     if (inProcess) {
-      for (const w of inProcess.workers) w.shutdown();
+      for (const w of inProcess.workers) if (w.getState() === 'RUNNING') w.shutdown(); // Ctrl-C may have begun it
       await running?.catch(() => {});
       await inProcess.close();
     }
