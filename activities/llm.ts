@@ -149,8 +149,11 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
     const started = Date.now();
     const request = { base_url: endpoint.baseUrl, api: endpoint.api, sample_index: call.sampleIndex, body: call.body };
     let record: LlmRecord;
+    // Heartbeat while the model thinks, so a dead worker is noticed in seconds, not after a
+    // whole request timeout.
+    const beat = setInterval(() => Context.current().heartbeat(), 5_000);
     try {
-      const r = await send(endpoint, call.body);
+      const r = await send(endpoint, call.body).finally(() => clearInterval(beat));
       record = { key, status: 'ok', text: r.text, finishReason: r.finishReason, promptTokens: r.promptTokens, completionTokens: r.completionTokens, calls: failures + 1, durationMs: Date.now() - started, createdAt: new Date().toISOString(), request, response: r.response };
     } catch (err) {
       const malformedTooOften = err instanceof RetryableLlmError && err.kind === 'LlmMalformedResponse' && Context.current().info.attempt >= MALFORMED_ATTEMPTS;

@@ -26,11 +26,11 @@ export function storageActivities(taskQueue: string) {
   });
 }
 
-export function llmActivities(taskQueue: string, requestTimeoutS: number) {
+export function llmActivities(taskQueue: string) {
   return proxyActivities<ReturnType<typeof createDirectGenerationActivities>>({
     taskQueue,
-    // Each finished call heartbeats, so a dead worker is noticed one request timeout later.
-    heartbeatTimeout: `${Math.ceil(requestTimeoutS + 15)} seconds`,
+    // Calls heartbeat every 5 s while waiting for the model, so a dead worker is noticed quickly.
+    heartbeatTimeout: '30 seconds',
     startToCloseTimeout: '2 hours',
     retry: {
       initialInterval: '1 second',

@@ -39,7 +39,7 @@ function common(input: ShardInput) {
 
 /** The method step: each method turns (task, samples) into cached LLM answers. */
 async function generate(input: ShardInput): Promise<LlmCallSummary[][]> {
-  const llm = llmActivities(llmTaskQueue(input.queues.llmBase, input.cell.model), input.cell.endpoint.requestTimeoutS);
+  const llm = llmActivities(llmTaskQueue(input.queues.llmBase, input.cell.model));
   const sampleIndices = Array.from({ length: input.nSamples }, (_, i) => i);
   switch (input.cell.method) {
     case 'direct': {
