@@ -17,6 +17,7 @@ import {
 import { manifestKey, shardCount, shardKey, shardRange, specKey } from '../domain/datasets/layout.js';
 import { generateLines } from '../domain/pbe/generate.js';
 import type { PbeParams } from '../domain/pbe/params.js';
+import { mapLimit } from './mapLimit.js';
 import { getText, headMetadata, putObject, s3Uri, sha256Hex, type Bucket } from './storage/s3.js';
 
 export const PBE_GENERATOR_VERSION = '1';
@@ -74,20 +75,6 @@ function summaryOf(bucket: string, m: Manifest): DatasetSummary {
     bytes: m.total_bytes,
     shards: m.shards.length,
   };
-}
-
-/** Small bounded-parallel map, so 10,000 HEADs do not open 10,000 sockets. */
-async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i] as T);
-    }
-  });
-  await Promise.all(lanes);
-  return out;
 }
 
 export class DatasetConflictError extends Error {}

@@ -21,6 +21,7 @@ import { SampleRecordSchema, type SampleRecord, type ShardOutcome, type TaskCoun
 import type { createLlmActivities } from './llm.js';
 import { decodeMaybeGzip, loadProblems } from './problems.js';
 import type { SandboxExecutor } from './sandbox/executor.js';
+import { mapLimit } from './mapLimit.js';
 import { getBytes, getText, headMetadata, listKeys, putObject, type Bucket } from './storage/s3.js';
 import { parseJsonl } from '../domain/execution/humaneval.js';
 
@@ -77,20 +78,6 @@ export interface FinalizeCellInput {
 }
 
 const SavedGenerationsSchema = z.array(z.array(z.string()));
-
-async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await fn(items[i] as T, i);
-      }
-    }),
-  );
-  return out;
-}
 
 function countsOf(records: SampleRecord[], taskStart: number, taskEnd: number): TaskCounts[] {
   const byTask = new Map<number, TaskCounts>();
