@@ -1,0 +1,54 @@
+/**
+ * An API library a method may be told about: its documentation table (one row per API: import
+ * path, name, signature, description, optional examples), a short summary for the planner, and how
+ * programs that use it are run. Datasets carry one (PBE World: Python's `str` methods or a generated
+ * private library; MonkeyEval / BeatNumEval: renamed pandas / numpy). Stored in S3 beside a sweep's
+ * dataset and read by the method and sandbox activities.
+ */
+import { z } from 'zod';
+
+export const ApiDocSchema = z.strictObject({
+  /** Dotted path a program uses, e.g. `str.replace`, `strkit.swap_all`, `monkey.KnowledgeFrame.sip`. */
+  import_path: z.string().min(1),
+  name: z.string().min(1),
+  signature: z.string(),
+  description: z.string().min(1),
+  examples: z.array(z.string()).optional(),
+});
+export type ApiDoc = z.infer<typeof ApiDocSchema>;
+
+/**
+ * How a program written against the library is made runnable:
+ * - `builtin`: nothing to do (Python's own `str`);
+ * - `module`: a generated module (PBE World private library) made importable under `module`;
+ * - `renamed`: a renamed copy of a real library (MonkeyEval: pandas -> monkey); programs are mapped
+ *   back to the original names before running, and what the program prints or raises is mapped to
+ *   the renamed names before anyone (a model, a trace) sees it.
+ */
+export const LibraryRuntimeSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('builtin') }),
+  z.strictObject({ kind: z.literal('module'), module: z.string().regex(/^[a-z_][a-z0-9_]*$/), source: z.string().min(1) }),
+  z.strictObject({
+    kind: z.literal('renamed'),
+    /** The real library, e.g. `pandas`. */
+    original: z.string().min(1),
+    /** Its private name, e.g. `monkey`. */
+    renamed: z.string().min(1),
+    /** original keyword -> private keyword (as in PyCodeGPT's *_keyword_mapping.json). */
+    mapping: z.record(z.string(), z.string()),
+  }),
+]);
+export type LibraryRuntime = z.infer<typeof LibraryRuntimeSchema>;
+
+export const ApiLibrarySchema = z.strictObject({
+  /** e.g. `python-str`, `pbe-private`, `monkey`. */
+  name: z.string().min(1),
+  /** A few sentences on what the library is for, shown to the planner. */
+  summary: z.string().min(1),
+  docs: z.array(ApiDocSchema).min(1),
+  runtime: LibraryRuntimeSchema,
+});
+export type ApiLibrary = z.infer<typeof ApiLibrarySchema>;
+
+/** A program ready for the sandbox, or the reason it must not run (counted as a runtime error). */
+export type PreparedProgram = { ok: true; program: string } | { ok: false; error: { type: string; message: string } };
