@@ -52,3 +52,19 @@ export type ApiLibrary = z.infer<typeof ApiLibrarySchema>;
 
 /** A program ready for the sandbox, or the reason it must not run (counted as a runtime error). */
 export type PreparedProgram = { ok: true; program: string } | { ok: false; error: { type: string; message: string } };
+
+/** A requirement and its numbered API subtasks: a few-shot example for the planner. */
+export const PlannerExampleSchema = z.strictObject({
+  /** The task it was built from: a task is never shown its own example. */
+  task_id: z.string().min(1),
+  requirement: z.string().min(1),
+  subtasks: z.array(z.string().min(1)).min(1),
+});
+export type PlannerExample = z.infer<typeof PlannerExampleSchema>;
+
+/** What a dataset brings for API-aware methods; stored beside a sweep's copy of the dataset. */
+export const DatasetLibrarySchema = z.strictObject({
+  library: ApiLibrarySchema,
+  planner_examples: z.array(PlannerExampleSchema),
+});
+export type DatasetLibrary = z.infer<typeof DatasetLibrarySchema>;
