@@ -1,0 +1,194 @@
+/**
+ * Embeddings from any OpenAI-compatible `/embeddings` endpoint through the `openai` SDK with its own
+ * retries off (Temporal owns retrying: 429 and 5xx/timeouts are retryable, other 4xx are not).
+ * Every vector is cached in S3 under a hash of (base URL, model, text), so a corpus is embedded
+ * once ever and a retried activity only sends what is still missing.
+ */
+import { asyncLocalStorage } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import OpenAI, { APIError } from 'openai';
+import { z } from 'zod';
+import { indexText } from '../domain/apidocs/corpus.js';
+import type { RetrievedApi } from '../domain/apidocs/bm25.js';
+import { cosineTopK } from '../domain/apidocs/dense.js';
+import type { ApiDoc } from '../domain/apidocs/library.js';
+import { canonicalJson } from '../domain/datasets/manifest.js';
+import { mapLimit } from './mapLimit.js';
+import { getText, putObject, sha256Hex, type Bucket } from './storage/s3.js';
+
+export const EmbeddingEndpointSchema = z.strictObject({
+  /** e.g. `http://127.0.0.1:8080/v1`. */
+  baseUrl: z.url({ protocol: /^https?$/ }),
+  model: z.string().min(1),
+  /** Name of the environment variable with the API key, read by the worker, never sent through Temporal. */
+  apiKeyEnv: z.string().min(1).optional(),
+  requestTimeoutS: z.number().positive(),
+});
+export type EmbeddingEndpoint = z.infer<typeof EmbeddingEndpointSchema>;
+
+/** Inputs per request: OpenAI accepts far more, but small local servers choke on large batches. */
+export const EMBEDDING_BATCH_SIZE = 64;
+/** S3 requests in flight at once while reading or writing cached vectors. */
+const S3_CONCURRENCY = 16;
+
+const EmbeddingResponseSchema = z.object({
+  data: z.array(z.object({ embedding: z.array(z.number()), index: z.number().int().nonnegative() })),
+});
+
+const CachedEmbeddingSchema = z.object({
+  base_url: z.string(),
+  model: z.string(),
+  text: z.string(),
+  embedding: z.array(z.number()).min(1),
+});
+
+export function embeddingCacheKey(endpoint: Pick<EmbeddingEndpoint, 'baseUrl' | 'model'>, text: string): string {
+  return `embeddings/${sha256Hex(canonicalJson({ base_url: endpoint.baseUrl, model: endpoint.model, text }))}.json`;
+}
+
+/** Heartbeats when called inside an activity (a long corpus must not look like a dead worker); a no-op in scripts and tests. */
+function heartbeat(): void {
+  asyncLocalStorage.getStore()?.heartbeat();
+}
+
+function retryAfterMs(headers: Headers | undefined): number | undefined {
+  const ms = headers?.get('retry-after-ms');
+  if (ms && Number.isFinite(Number(ms))) return Number(ms);
+  const value = headers?.get('retry-after')?.trim();
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function classify(err: unknown, endpoint: EmbeddingEndpoint): Error {
+  const where = `embeddings ${endpoint.model} at ${endpoint.baseUrl}`;
+  if (err instanceof APIError) {
+    const status = err.status;
+    if (status === 429) {
+      const delay = retryAfterMs(err.headers as Headers | undefined);
+      return ApplicationFailure.create({
+        type: 'RateLimited',
+        message: `429 from ${where}: ${err.message}`,
+        nextRetryDelay: delay !== undefined ? Math.max(1, Math.ceil(delay)) : undefined,
+      });
+    }
+    if (status === undefined || status >= 500 || status === 408 || status === 409) {
+      return ApplicationFailure.retryable(`${status ?? 'connection error'} from ${where}: ${err.message}`, 'EmbeddingUnavailable');
+    }
+    return ApplicationFailure.nonRetryable(`${status} from ${where}: ${err.message}`, 'EmbeddingRequestError');
+  }
+  // A body that is not JSON surfaces as a parse error from the SDK: a server having a bad moment.
+  return ApplicationFailure.retryable(`malformed response from ${where}: ${(err as Error).message}`, 'EmbeddingMalformedResponse');
+}
+
+export interface EmbeddingClient {
+  /** One vector per text, in order; cached texts are not sent. */
+  embed(endpoint: EmbeddingEndpoint, texts: readonly string[]): Promise<number[][]>;
+}
+
+export function createEmbeddingClient(bucket: Bucket, env: Record<string, string | undefined> = process.env): EmbeddingClient {
+  const clients = new Map<string, OpenAI>();
+
+  function clientFor(endpoint: EmbeddingEndpoint): OpenAI {
+    const apiKey = endpoint.apiKeyEnv ? env[endpoint.apiKeyEnv] : 'unused';
+    if (apiKey === undefined || apiKey === '') {
+      throw ApplicationFailure.nonRetryable(`embeddings ${endpoint.model}: the worker has no ${endpoint.apiKeyEnv} in its environment`, 'LlmConfigError');
+    }
+    const id = `${endpoint.baseUrl}\0${apiKey}\0${endpoint.requestTimeoutS}`;
+    let client = clients.get(id);
+    if (!client) {
+      client = new OpenAI({ baseURL: endpoint.baseUrl, apiKey, maxRetries: 0, timeout: endpoint.requestTimeoutS * 1000 });
+      clients.set(id, client);
+    }
+    return client;
+  }
+
+  async function readCached(endpoint: EmbeddingEndpoint, text: string): Promise<number[] | null> {
+    const body = await getText(bucket, embeddingCacheKey(endpoint, text));
+    if (body === null) return null;
+    // A damaged or foreign object is only a cache miss: embedding again overwrites it.
+    let json: unknown;
+    try {
+      json = JSON.parse(body);
+    } catch {
+      return null;
+    }
+    const parsed = CachedEmbeddingSchema.safeParse(json);
+    if (!parsed.success || parsed.data.text !== text || parsed.data.model !== endpoint.model || parsed.data.base_url !== endpoint.baseUrl) return null;
+    return parsed.data.embedding;
+  }
+
+  async function request(endpoint: EmbeddingEndpoint, batch: string[]): Promise<number[][]> {
+    const client = clientFor(endpoint);
+    let response: unknown;
+    try {
+      // 'float' explicitly: without it the SDK asks for base64, which many compatible servers lack.
+      response = await client.embeddings.create({ model: endpoint.model, input: batch, encoding_format: 'float' });
+    } catch (err) {
+      throw classify(err, endpoint);
+    }
+    const where = `embeddings ${endpoint.model} at ${endpoint.baseUrl}`;
+    const parsed = EmbeddingResponseSchema.safeParse(response);
+    if (!parsed.success) throw ApplicationFailure.retryable(`malformed response from ${where}: ${parsed.error.message}`, 'EmbeddingMalformedResponse');
+    const vectors = new Array<number[] | undefined>(batch.length);
+    for (const item of parsed.data.data) {
+      if (item.index >= batch.length || vectors[item.index]) {
+        throw ApplicationFailure.retryable(`malformed response from ${where}: index ${item.index} out of range or repeated for ${batch.length} inputs`, 'EmbeddingMalformedResponse');
+      }
+      vectors[item.index] = item.embedding;
+    }
+    const dims = new Set(vectors.map((v) => v?.length));
+    if (vectors.includes(undefined) || dims.size !== 1 || dims.has(0)) {
+      throw ApplicationFailure.retryable(
+        `malformed response from ${where}: expected ${batch.length} vectors of one non-zero length, got ${parsed.data.data.length} of lengths ${[...dims].join(', ')}`,
+        'EmbeddingMalformedResponse',
+      );
+    }
+    return vectors as number[][];
+  }
+
+  return {
+    async embed(endpoint, texts) {
+      const unique = [...new Set(texts)];
+      const cached = await mapLimit(unique, S3_CONCURRENCY, (t) => readCached(endpoint, t));
+      const byText = new Map<string, number[]>();
+      const missing: string[] = [];
+      unique.forEach((t, i) => (cached[i] ? byText.set(t, cached[i]!) : missing.push(t)));
+      for (let start = 0; start < missing.length; start += EMBEDDING_BATCH_SIZE) {
+        const batch = missing.slice(start, start + EMBEDDING_BATCH_SIZE);
+        const vectors = await request(endpoint, batch);
+        // Stored before the next request, so a failure later in the corpus keeps what was paid for.
+        await mapLimit(batch, S3_CONCURRENCY, (text, i) =>
+          putObject(bucket, embeddingCacheKey(endpoint, text), JSON.stringify({ base_url: endpoint.baseUrl, model: endpoint.model, text, embedding: vectors[i] }), {
+            contentType: 'application/json',
+          }),
+        );
+        batch.forEach((t, i) => byText.set(t, vectors[i]!));
+        heartbeat();
+      }
+      const out = texts.map((t) => byText.get(t)!);
+      const dims = new Set(out.map((v) => v.length));
+      if (dims.size > 1) {
+        throw ApplicationFailure.nonRetryable(
+          `embeddings ${endpoint.model} at ${endpoint.baseUrl}: vectors of different lengths (${[...dims].join(', ')}); cached ones may come from another model behind the same name`,
+          'EmbeddingMismatch',
+        );
+      }
+      return out;
+    },
+  };
+}
+
+/**
+ * Dense retrieval: the k docs whose `indexText` embeds closest (cosine) to the raw query, best first,
+ * ties to the earlier doc. Always returns min(k, docs.length) results.
+ */
+export async function denseSearch(client: EmbeddingClient, endpoint: EmbeddingEndpoint, docs: readonly ApiDoc[], query: string, k: number): Promise<RetrievedApi[]> {
+  if (!Number.isInteger(k) || k < 0) throw new RangeError(`k must be a non-negative integer, got ${k}`);
+  if (docs.length === 0 || k === 0) return [];
+  // One call: the docs are usually cached already, so only the query is sent.
+  const vectors = await client.embed(endpoint, [...docs.map(indexText), query]);
+  const queryVector = vectors.pop()!;
+  return cosineTopK(queryVector, vectors, k).map((hit, i) => ({ doc: docs[hit.index]!, score: hit.score, rank: i + 1 }));
+}

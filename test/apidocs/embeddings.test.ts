@@ -1,0 +1,249 @@
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApplicationFailure } from '@temporalio/common';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createEmbeddingClient,
+  denseSearch,
+  EMBEDDING_BATCH_SIZE,
+  embeddingCacheKey,
+  EmbeddingEndpointSchema,
+  type EmbeddingEndpoint,
+} from '../../activities/embeddings.js';
+import { getText, putObject } from '../../activities/storage/s3.js';
+import { indexText } from '../../domain/apidocs/corpus.js';
+import type { ApiDoc } from '../../domain/apidocs/library.js';
+import { PYTHON_STR_LIBRARY } from '../../domain/apidocs/pythonStr.js';
+import { testConfig, uniqueSuffix } from '../support/config.js';
+import { testBucket } from '../support/s3.js';
+
+const { config } = testConfig();
+const bucket = testBucket(config);
+
+const DIMS = 1024;
+
+/** Bag of words hashed into DIMS buckets: texts sharing words point the same way. */
+function bagOfWords(text: string): number[] {
+  const v = new Array<number>(DIMS).fill(0);
+  for (const word of text.toLowerCase().match(/[a-z]+/g) ?? []) {
+    v[createHash('sha256').update(word).digest().readUInt32BE(0) % DIMS]! += 1;
+  }
+  return v;
+}
+
+interface Received {
+  inputs: string[];
+  body: Record<string, unknown>;
+  authorization: string | undefined;
+}
+
+type Override = { status: number; headers?: Record<string, string>; body?: string } | { wrongCount: true };
+
+/** A real OpenAI-compatible `/v1/embeddings` server; `overrides` answers the next requests with errors. */
+async function startEmbeddingServer() {
+  const received: Received[] = [];
+  const overrides: Override[] = [];
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
+    req.on('end', () => {
+      if (req.method !== 'POST' || req.url !== '/v1/embeddings') {
+        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${req.url}` } }));
+        return;
+      }
+      const body = JSON.parse(raw) as Record<string, unknown>;
+      const inputs = typeof body.input === 'string' ? [body.input] : (body.input as string[]);
+      received.push({ inputs, body, authorization: req.headers.authorization });
+      const override = overrides.shift();
+      if (override && 'status' in override) {
+        res
+          .writeHead(override.status, { 'content-type': 'application/json', ...override.headers })
+          .end(override.body ?? JSON.stringify({ error: { message: `scripted ${override.status}`, type: 'scripted', param: null, code: null } }));
+        return;
+      }
+      const items = inputs.map((text, index) => ({ object: 'embedding', index, embedding: bagOfWords(text) }));
+      if (override && 'wrongCount' in override) items.pop();
+      // Reversed, as a server is free to order them: the client must place vectors by `index`.
+      items.reverse();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({ object: 'list', model: body.model, data: items, usage: { prompt_tokens: inputs.length, total_tokens: inputs.length } }),
+      );
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  return { url, received, overrides, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+let server: Awaited<ReturnType<typeof startEmbeddingServer>>;
+beforeAll(async () => {
+  server = await startEmbeddingServer();
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+/** A model name of this run's own, so vectors cached by earlier runs are never found by accident. */
+function endpoint(extra: Partial<EmbeddingEndpoint> = {}): EmbeddingEndpoint {
+  return EmbeddingEndpointSchema.parse({ baseUrl: server.url, model: `bow-${uniqueSuffix()}`, requestTimeoutS: 10, ...extra });
+}
+
+async function failure(p: Promise<unknown>): Promise<ApplicationFailure> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    return err as ApplicationFailure;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('EmbeddingEndpointSchema', () => {
+  it('accepts an http(s) endpoint and refuses bad ones by field', () => {
+    expect(EmbeddingEndpointSchema.parse({ baseUrl: 'https://api.example.com/v1', model: 'm', apiKeyEnv: 'KEY', requestTimeoutS: 30 })).toBeTruthy();
+    const bad = EmbeddingEndpointSchema.safeParse({ baseUrl: 'ftp://x', model: '', requestTimeoutS: 0, extra: 1 });
+    expect(bad.success).toBe(false);
+    expect(bad.error!.issues.map((i) => i.path.join('.') || i.code).sort()).toEqual(['baseUrl', 'model', 'requestTimeoutS', 'unrecognized_keys']);
+  });
+});
+
+describe('createEmbeddingClient', () => {
+  it('batches at most 64 inputs per request, returns vectors in input order, caches each in S3', async () => {
+    const client = createEmbeddingClient(bucket);
+    const ep = endpoint();
+    const texts = Array.from({ length: 150 }, (_, i) => `text number ${i} ${'word'.repeat((i % 7) + 1)}`);
+    const before = server.received.length;
+    const vectors = await client.embed(ep, texts);
+    const sent = server.received.slice(before);
+    expect(sent.map((r) => r.inputs.length)).toEqual([EMBEDDING_BATCH_SIZE, EMBEDDING_BATCH_SIZE, 150 - 2 * EMBEDDING_BATCH_SIZE]);
+    expect(sent.flatMap((r) => r.inputs)).toEqual(texts);
+    expect(sent[0]!.body).toMatchObject({ model: ep.model, encoding_format: 'float' });
+    expect(vectors).toEqual(texts.map(bagOfWords));
+
+    // Stored where the key says: sha256 of canonical {base_url, model, text}.
+    const key = `embeddings/${createHash('sha256').update(JSON.stringify({ base_url: ep.baseUrl, model: ep.model, text: texts[5] })).digest('hex')}.json`;
+    expect(embeddingCacheKey(ep, texts[5]!)).toBe(key);
+    expect(JSON.parse((await getText(bucket, key))!)).toEqual({ base_url: ep.baseUrl, model: ep.model, text: texts[5], embedding: bagOfWords(texts[5]!) });
+
+    // Again, from a fresh client (a restarted worker): nothing is sent.
+    const again = await createEmbeddingClient(bucket).embed(ep, [...texts].reverse());
+    expect(server.received.length).toBe(before + 3);
+    expect(again).toEqual([...texts].reverse().map(bagOfWords));
+
+    // Only the new text of a partly cached list is sent.
+    const mixed = await client.embed(ep, [texts[0]!, 'a brand new text', texts[1]!]);
+    expect(server.received.slice(before + 3).map((r) => r.inputs)).toEqual([['a brand new text']]);
+    expect(mixed).toEqual([texts[0]!, 'a brand new text', texts[1]!].map(bagOfWords));
+  });
+
+  it('sends a repeated text once and an empty list not at all', async () => {
+    const client = createEmbeddingClient(bucket);
+    const ep = endpoint();
+    const before = server.received.length;
+    expect(await client.embed(ep, [])).toEqual([]);
+    expect(server.received.length).toBe(before);
+    const out = await client.embed(ep, ['same', 'other', 'same']);
+    expect(server.received.slice(before).map((r) => r.inputs)).toEqual([['same', 'other']]);
+    expect(out).toEqual(['same', 'other', 'same'].map(bagOfWords));
+  });
+
+  it('a different model or base URL is a different cache entry', async () => {
+    const ep = endpoint();
+    expect(embeddingCacheKey(ep, 'x')).not.toBe(embeddingCacheKey({ ...ep, model: `${ep.model}-2` }, 'x'));
+    expect(embeddingCacheKey(ep, 'x')).not.toBe(embeddingCacheKey({ ...ep, baseUrl: 'http://elsewhere/v1' }, 'x'));
+  });
+
+  it('a damaged cache object is re-embedded and overwritten', async () => {
+    const client = createEmbeddingClient(bucket);
+    const ep = endpoint();
+    await putObject(bucket, embeddingCacheKey(ep, 'damaged'), '{"embedding": "not a vector"');
+    const before = server.received.length;
+    expect(await client.embed(ep, ['damaged'])).toEqual([bagOfWords('damaged')]);
+    expect(server.received.length).toBe(before + 1);
+    expect(JSON.parse((await getText(bucket, embeddingCacheKey(ep, 'damaged')))!).embedding).toEqual(bagOfWords('damaged'));
+  });
+
+  it('sends the key named by apiKeyEnv; a missing key fails as LlmConfigError without a request', async () => {
+    const ep = endpoint({ apiKeyEnv: 'EXPLORA_TEST_EMBED_KEY' });
+    const before = server.received.length;
+    const missing = await failure(createEmbeddingClient(bucket, {}).embed(ep, ['needs a key']));
+    expect(missing.type).toBe('LlmConfigError');
+    expect(missing.nonRetryable).toBe(true);
+    expect(missing.message).toContain('EXPLORA_TEST_EMBED_KEY');
+    expect(server.received.length).toBe(before);
+    await createEmbeddingClient(bucket, { EXPLORA_TEST_EMBED_KEY: 'sk-test' }).embed(ep, ['needs a key']);
+    expect(server.received.at(-1)!.authorization).toBe('Bearer sk-test');
+  });
+
+  it('429 and 5xx are retryable (429 after Retry-After), other 4xx are not, a wrong answer is malformed', async () => {
+    const client = createEmbeddingClient(bucket);
+    const ep = endpoint();
+    server.overrides.push({ status: 429, headers: { 'retry-after': '2' } });
+    const limited = await failure(client.embed(ep, ['t']));
+    expect([limited.type, limited.nonRetryable, limited.nextRetryDelay]).toEqual(['RateLimited', false, 2000]);
+
+    server.overrides.push({ status: 503 });
+    const down = await failure(client.embed(ep, ['t']));
+    expect([down.type, down.nonRetryable]).toEqual(['EmbeddingUnavailable', false]);
+    expect(down.message).toMatch(/^503 from embeddings bow-/);
+
+    server.overrides.push({ status: 400 });
+    const bad = await failure(client.embed(ep, ['t']));
+    expect([bad.type, bad.nonRetryable]).toEqual(['EmbeddingRequestError', true]);
+
+    server.overrides.push({ wrongCount: true });
+    const malformed = await failure(client.embed(ep, ['t', 'u']));
+    expect([malformed.type, malformed.nonRetryable]).toEqual(['EmbeddingMalformedResponse', false]);
+    expect(malformed.message).toContain('expected 2 vectors');
+
+    server.overrides.push({ status: 200, body: 'not json at all' });
+    expect((await failure(client.embed(ep, ['t']))).type).toBe('EmbeddingMalformedResponse');
+
+    // Nothing failed was cached: the next attempt sends and succeeds.
+    expect(await client.embed(ep, ['t', 'u'])).toEqual([bagOfWords('t'), bagOfWords('u')]);
+  });
+
+  it('a server that is not there is retryable', async () => {
+    const ep = endpoint({ baseUrl: 'http://127.0.0.1:9/v1', requestTimeoutS: 5 });
+    const gone = await failure(createEmbeddingClient(bucket).embed(ep, ['t']));
+    expect([gone.type, gone.nonRetryable]).toEqual(['EmbeddingUnavailable', false]);
+  });
+});
+
+describe('denseSearch', () => {
+  const docs: ApiDoc[] = PYTHON_STR_LIBRARY.docs;
+
+  it('ranks docs by cosine of their index text against the query; the second search sends only the new query', async () => {
+    const client = createEmbeddingClient(bucket);
+    const ep = endpoint();
+    const before = server.received.length;
+    const hits = await denseSearch(client, ep, docs, 'str.zfill zeros', 3);
+    expect(hits.map((h) => h.rank)).toEqual([1, 2, 3]);
+    expect(hits[0]!.doc.import_path).toBe('str.zfill');
+    expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
+    const firstSent = server.received.slice(before).flatMap((r) => r.inputs);
+    expect(firstSent).toEqual([...docs.map(indexText), 'str.zfill zeros']);
+
+    const mid = server.received.length;
+    const replace = await denseSearch(client, ep, docs, 'replace every occurrence of old by new', 2);
+    expect(replace[0]!.doc.import_path).toBe('str.replace');
+    expect(server.received.slice(mid).map((r) => r.inputs)).toEqual([['replace every occurrence of old by new']]);
+
+    const mid2 = server.received.length;
+    expect(await denseSearch(client, ep, docs, 'str.zfill zeros', 3)).toEqual(hits);
+    expect(server.received.length).toBe(mid2);
+  });
+
+  it('k beyond the corpus returns every doc once; k = 0 and an empty corpus return []', async () => {
+    const client = createEmbeddingClient(bucket);
+    const ep = endpoint();
+    const small = docs.slice(0, 3);
+    const all = await denseSearch(client, ep, small, 'capitalize', 10);
+    expect(all.map((h) => h.doc.import_path).sort()).toEqual(small.map((d) => d.import_path).sort());
+    expect(all[0]!.doc.import_path).toBe('str.capitalize');
+    expect(await denseSearch(client, ep, small, 'capitalize', 0)).toEqual([]);
+    expect(await denseSearch(client, ep, [], 'capitalize', 5)).toEqual([]);
+    await expect(denseSearch(client, ep, small, 'capitalize', -1)).rejects.toThrow(/k must be a non-negative integer/);
+  });
+});
