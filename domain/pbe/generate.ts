@@ -15,6 +15,11 @@
  * - Correctness: outputs are the canonical pipeline applied with Python's str semantics (exact for the
  *   printable-ASCII alphabets allowed), so `canonical_solution` passes `test`, and the prompt, solution
  *   and test texts follow the published card's templates byte for byte.
+ * - Library: with `library: 'private'` the task is the same as with `python_str` (same pool, pipeline,
+ *   examples and tests, drawn from the same stream); only the prompt (which names the module instead of
+ *   the str methods), the canonical solution (which imports the module and calls its functions, never
+ *   the str methods) and `metadata.library` (module, version, source hash) differ. The module is the
+ *   one of privateLibrary(seed), the same for every row of the dataset.
  * - Failure is loud: a task that cannot be made well-posed (degenerate parameters, e.g. a 1-letter
  *   alphabet with 1-character strings and a 2-step pipeline) throws an Error naming the task index and
  *   the parameters; rows are never silently dropped or weakened.
@@ -36,6 +41,7 @@
 import { applyStep, OPERATIONS, type PipelineStep } from './operations.js';
 import { canonicalParamsJson, validatePbeParams, type PbeParams } from './params.js';
 import { drawDistinctStrings } from './pool.js';
+import { privateLibrary } from './privateLibrary.js';
 import { buildTaskRecord, type IoPair, type PbeTask } from './render.js';
 import { taskRng, type Rng } from './rng.js';
 
@@ -135,7 +141,9 @@ function generateValidatedTask(params: PbeParams, index: number): GeneratedTask 
       failures.identityOnExamples++;
       continue;
     }
-    return { task: buildTaskRecord({ index, params, pipeline: built.pipeline, ...selection }), pool, attempts: attempt + 1 };
+    const library = params.library === 'private' ? privateLibrary(params.seed) : undefined;
+    const task = buildTaskRecord({ index, params, pipeline: built.pipeline, ...selection, ...(library ? { library } : {}) });
+    return { task, pool, attempts: attempt + 1 };
   }
   throw new Error(
     `pbe-world task ${index}: could not build a well-posed task in ${MAX_TASK_ATTEMPTS} attempts ` +

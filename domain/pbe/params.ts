@@ -69,6 +69,16 @@ function crossFieldIssue(ctx: z.RefinementCtx, fields: string[], message: string
   ctx.addIssue({ code: 'custom', path: [fields[0]!], message, params: { fields } });
 }
 
+/**
+ * Which API a task's pipeline is written against:
+ * - `python_str`: Python's own `str` methods (the published card; the default);
+ * - `private`: a small generated module with nonsense names, own docs and changed calling
+ *   conventions (privateLibrary.ts), so that a model must read its documentation.
+ * Only the rendering differs: the same parameters and seed give the same pipelines and examples.
+ */
+export const PBE_LIBRARY_KINDS = ['python_str', 'private'] as const;
+export type PbeLibraryKind = (typeof PBE_LIBRARY_KINDS)[number];
+
 export const PbeParamsSchema = z
   .strictObject({
     alphabet: AlphabetSchema,
@@ -82,6 +92,7 @@ export const PbeParamsSchema = z
     split: z.string().min(1),
     seed: z.int().min(0).max(MAX_SEED),
     count: z.int().min(1),
+    library: z.enum(PBE_LIBRARY_KINDS),
   })
   // Zod skips this after a type error in any field; value errors (e.g. a bad alphabet character) still
   // let it run, so each check must make sense on its own.
@@ -112,7 +123,7 @@ export const PbeParamsSchema = z
 
 export type PbeParams = z.infer<typeof PbeParamsSchema>;
 
-/** The parameters of the published card example, plus seed 0 and 100 tasks. */
+/** The parameters of the published card example, plus seed 0, 100 tasks and Python's own str methods. */
 export const DEFAULT_PBE_PARAMS: Readonly<PbeParams> = Object.freeze({
   alphabet: ['a', 'b'],
   l_min: 5,
@@ -125,6 +136,7 @@ export const DEFAULT_PBE_PARAMS: Readonly<PbeParams> = Object.freeze({
   split: 'test',
   seed: 0,
   count: 100,
+  library: 'python_str',
 });
 
 /** What a caller may give: any subset of the fields, and the alphabet as a size, a string or an array. */
@@ -143,6 +155,7 @@ export interface PbeParamsInput {
   split?: string;
   seed?: number;
   count?: number;
+  library?: PbeLibraryKind;
 }
 
 export interface PbeParamsIssue {

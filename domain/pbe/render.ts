@@ -1,9 +1,12 @@
 /**
  * The text and record layout of a PBE World task, reproducing the published card example byte for
- * byte: the same Python templates, the same JSON key order.
+ * byte: the same Python templates, the same JSON key order. Tasks over the private library (see
+ * privateLibrary.ts) follow the same layout with their own prompt and solution texts and one more
+ * metadata field, `library`, last.
  */
 import { OPERATIONS, renderStep, type PipelineStep } from './operations.js';
 import type { PbeParams } from './params.js';
+import { renderPrivateStep, type PrivateLibrary } from './privateLibrary.js';
 import { pyRepr } from './pyrepr.js';
 
 export const ENTRY_POINT = 'apply_pipeline';
@@ -23,6 +26,18 @@ export interface PbeGenerationParams {
   pipeline_L_max: number;
 }
 
+/** Which private library a row's solution uses (rows over Python's str have no such field). */
+export interface PbeLibraryMetadata {
+  /** `pbe-private`. */
+  name: string;
+  /** The module the solution imports. */
+  module: string;
+  /** PRIVATE_LIBRARY_VERSION: the templates the module was rendered from. */
+  version: string;
+  /** privateSourceHash of the module source: rows and a library built elsewhere must agree on it. */
+  source_hash: string;
+}
+
 export interface PbeTaskMetadata {
   alphabet: string[];
   alphabet_size: number;
@@ -33,6 +48,8 @@ export interface PbeTaskMetadata {
   generation_params: PbeGenerationParams;
   split: string;
   version: string;
+  /** Only for `library: 'private'` datasets. */
+  library?: PbeLibraryMetadata;
 }
 
 /** One dataset row. Declared in the card's key order, which buildTaskRecord reproduces. */
@@ -56,8 +73,16 @@ export function formatTaskId(index: number): string {
   return `pbe-world/${String(index).padStart(6, '0')}`;
 }
 
-/** The HumanEval-style prompt: signature, docstring with the method list and the shown examples. */
-export function renderPrompt(examples: readonly IoPair[]): string {
+function exampleLines(examples: readonly IoPair[]): string[] {
+  return examples.map((e) => `${INDENT}${INDENT}>>> ${ENTRY_POINT}(${pyRepr(e.input)}) == ${pyRepr(e.output)}`);
+}
+
+/**
+ * The HumanEval-style prompt: signature, docstring with the method list and the shown examples; with
+ * a private library, the docstring names the module instead (its docs are given to the model apart).
+ */
+export function renderPrompt(examples: readonly IoPair[], library?: PrivateLibrary): string {
+  if (library) return renderPrivatePrompt(examples, library);
   // Blank docstring lines keep their indentation, as in the card.
   const lines = [
     'from typing import List',
@@ -76,18 +101,45 @@ export function renderPrompt(examples: readonly IoPair[]): string {
     INDENT,
     `${INDENT}Example input/output pairs:`,
     INDENT,
-    ...examples.map((e) => `${INDENT}${INDENT}>>> ${ENTRY_POINT}(${pyRepr(e.input)}) == ${pyRepr(e.output)}`),
+    ...exampleLines(examples),
     `${INDENT}"""`,
     `${INDENT}raise NotImplementedError()`,
   ];
   return lines.join('\n') + '\n';
 }
 
-export function renderCanonicalSolution(pipeline: readonly PipelineStep[]): string {
+function renderPrivatePrompt(examples: readonly IoPair[], library: PrivateLibrary): string {
+  const m = library.module;
   const lines = [
+    `import ${m}`,
+    '',
+    `def ${ENTRY_POINT}(s: str) -> str:`,
+    `${INDENT}"""Apply a fixed string-manipulation pipeline to the input string \`s\`.`,
+    INDENT,
+    `${INDENT}The pipeline consists of several calls to functions of the module`,
+    `${INDENT}\`${m}\`, which are always applied in the same fixed order.`,
+    INDENT,
+    `${INDENT}Your task is to reverse-engineer this pipeline from the examples`,
+    `${INDENT}and implement it with \`${m}\`: call its functions for every step,`,
+    `${INDENT}not the methods of \`str\`. The documentation of \`${m}\` is provided;`,
+    `${INDENT}its function names and argument conventions are its own, so read it.`,
+    INDENT,
+    `${INDENT}Example input/output pairs:`,
+    INDENT,
+    ...exampleLines(examples),
+    `${INDENT}"""`,
+    `${INDENT}raise NotImplementedError()`,
+  ];
+  return lines.join('\n') + '\n';
+}
+
+/** The solution applying the pipeline: `str` methods, or the private module's functions. */
+export function renderCanonicalSolution(pipeline: readonly PipelineStep[], library?: PrivateLibrary): string {
+  const lines = [
+    ...(library ? [`import ${library.module}`, ''] : []),
     `def ${ENTRY_POINT}(s: str) -> str:`,
     `${INDENT}"""Canonical solution (auto-generated)."""`,
-    ...pipeline.map((step) => INDENT + renderStep(step)),
+    ...pipeline.map((step) => INDENT + (library ? renderPrivateStep(library, step) : renderStep(step))),
     `${INDENT}return s`,
   ];
   return lines.join('\n') + '\n';
@@ -117,16 +169,18 @@ export interface TaskRecordInput {
   pipeline: readonly PipelineStep[];
   examples: readonly IoPair[];
   tests: readonly IoPair[];
+  /** The private library the row is written against; absent for Python's str (the card's form). */
+  library?: PrivateLibrary;
 }
 
 /** The dataset row, with every key in the card's order (JSON.stringify keeps insertion order). */
-export function buildTaskRecord({ index, params, pipeline, examples, tests }: TaskRecordInput): PbeTask {
+export function buildTaskRecord({ index, params, pipeline, examples, tests, library }: TaskRecordInput): PbeTask {
   const copyPairs = (pairs: readonly IoPair[]) => pairs.map(({ input, output }) => ({ input, output }));
   return {
     task_id: formatTaskId(index),
     entry_point: ENTRY_POINT,
-    prompt: renderPrompt(examples),
-    canonical_solution: renderCanonicalSolution(pipeline),
+    prompt: renderPrompt(examples, library),
+    canonical_solution: renderCanonicalSolution(pipeline, library),
     canonical_pipeline: pipeline.map(({ method, args }) => ({ method, args: [...args] })),
     test: renderTest(examples, tests),
     num_tests: examples.length + tests.length,
@@ -147,6 +201,9 @@ export function buildTaskRecord({ index, params, pipeline, examples, tests }: Ta
       },
       split: params.split,
       version: PBE_WORLD_VERSION,
+      ...(library
+        ? { library: { name: library.name, module: library.module, version: library.version, source_hash: library.source_hash } }
+        : {}),
     },
   };
 }
