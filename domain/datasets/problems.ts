@@ -4,6 +4,7 @@
  * read it by key.
  */
 import { z } from 'zod';
+import { pyRepr } from '../pbe/pyrepr.js';
 
 export const ProgramFormSchema = z.enum(['completion', 'full']);
 
@@ -17,6 +18,11 @@ export const SweepProblemSchema = z.object({
   form: ProgramFormSchema,
   /** PBE World only: the hidden pipeline's length, for pass rate by length. */
   pipeline_length: z.number().int().optional(),
+  /**
+   * Shown input/output examples as Python literals (PBE World's `examples`): what exploring and
+   * repairing methods may run, never the hidden tests.
+   */
+  examples: z.array(z.object({ input: z.string(), output: z.string() })).optional(),
 });
 export type SweepProblem = z.infer<typeof SweepProblemSchema>;
 
@@ -28,7 +34,11 @@ export const DatasetRowSchema = z.looseObject({
   test: z.string(),
   canonical_solution: z.union([z.string(), z.array(z.string())]).optional(),
   canonical_pipeline: z.array(z.unknown()).optional(),
+  examples: z.unknown().optional(),
 });
+
+/** PBE World's examples are plain strings: {input: 'ab', output: 'b'}. Other shapes are ignored. */
+const StringExamplesSchema = z.array(z.object({ input: z.string(), output: z.string() }));
 
 export function normalizeRow(row: z.infer<typeof DatasetRowSchema>, form: 'completion' | 'full'): SweepProblem {
   const canonical = Array.isArray(row.canonical_solution) ? row.canonical_solution[0] : row.canonical_solution;
@@ -40,5 +50,12 @@ export function normalizeRow(row: z.infer<typeof DatasetRowSchema>, form: 'compl
     ...(canonical !== undefined ? { canonical_solution: canonical } : {}),
     form,
     ...(row.canonical_pipeline ? { pipeline_length: row.canonical_pipeline.length } : {}),
+    ...examplesOf(row.examples),
   };
+}
+
+function examplesOf(value: unknown): { examples?: Array<{ input: string; output: string }> } {
+  const parsed = StringExamplesSchema.safeParse(value);
+  if (!parsed.success || parsed.data.length === 0) return {};
+  return { examples: parsed.data.map((e) => ({ input: pyRepr(e.input), output: pyRepr(e.output) })) };
 }

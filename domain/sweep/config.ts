@@ -9,7 +9,8 @@ import { canonicalJson } from '../datasets/manifest.js';
 import { BIGCODE_HUMANEVAL_STOP_WORDS } from '../llm/extract.js';
 import { DEFAULT_PBE_PARAMS, PbeParamsError, resolvePbeParams, type PbeParams, type PbeParamsInput } from '../pbe/params.js';
 import { cellId } from './ids.js';
-import { METHOD_NAMES, type MethodName } from './methods.js';
+import { METHOD_NAMES, METHODS, type MethodName, type MethodSpec } from './methods.js';
+import { MethodOptionsSchema, type MethodOptions } from '../methods/options.js';
 import { configFormatOf, parseConfigText } from './text.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -30,7 +31,17 @@ export interface PathDatasetConfig {
   /** A local `.jsonl` / `.jsonl.gz` path (as written; relative paths are the loader's business) or `s3://bucket/key`. */
   path: string;
   program_form: DatasetProgramForm;
+  /** The API library the tasks use, for rag / self-repair / ExploraCoder. */
+  library?: PathDatasetLibraryConfig;
 }
+
+/**
+ * Either an API-doc corpus (JSONL of ApiDoc rows) with a summary, for a library the sandbox's Python
+ * already has, or a MonkeyEval / BeatNumEval-style renamed library (rename map + keyword docs).
+ */
+export type PathDatasetLibraryConfig =
+  | { api_docs: string; name: string; summary: string }
+  | { private_library: 'monkey' | 'beatnum'; keywords: string; mapping: string };
 
 export type SweepDatasetConfig = PbeWorldDatasetConfig | PathDatasetConfig;
 
@@ -55,6 +66,7 @@ export interface SweepModelConfig {
 
 export interface SweepConfig {
   id?: string;
+  method_options: MethodOptions;
   datasets: SweepDatasetConfig[];
   models: SweepModelConfig[];
   methods: MethodName[];
@@ -129,12 +141,32 @@ const DatasetPathSchema = z
     message: 'must be a local .jsonl or .jsonl.gz file, or an s3://bucket/key URI',
   });
 
+const LocalOrS3FileSchema = (what: string, ext: RegExp) =>
+  z.string().refine((p) => (p.startsWith('s3://') ? S3_URI.test(p) : ext.test(p)), { message: `must be a local ${what} file or an s3://bucket/key URI` });
+
+const LibrarySchema = z.union(
+  [
+    z.strictObject({
+      api_docs: LocalOrS3FileSchema('.jsonl', /\.jsonl(\.gz)?$/),
+      name: z.string().min(1, 'must not be empty'),
+      summary: z.string().min(1, 'must not be empty'),
+    }),
+    z.strictObject({
+      private_library: z.enum(['monkey', 'beatnum']),
+      keywords: LocalOrS3FileSchema('.jsonl', /\.jsonl(\.gz)?$/),
+      mapping: LocalOrS3FileSchema('.json', /\.json$/),
+    }),
+  ],
+  { error: 'must be {api_docs, name, summary} (an API-doc corpus) or {private_library: monkey|beatnum, keywords, mapping}' },
+);
+
 const DatasetSchema = z
   .strictObject({
     name: DatasetNameSchema,
     pbe_world: PbeWorldSchema.optional(),
     path: DatasetPathSchema.optional(),
     program_form: z.enum(DATASET_PROGRAM_FORMS).optional(),
+    library: LibrarySchema.optional(),
   })
   .superRefine((d, ctx) => {
     const problem = datasetSourceProblem(d);
@@ -144,7 +176,7 @@ const DatasetSchema = z
     if (d.pbe_world !== undefined) {
       return { name: d.name, pbe_world: d.pbe_world, program_form: d.program_form ?? 'full_program' };
     }
-    return { name: d.name, path: d.path!, program_form: d.program_form ?? 'prompt_plus_completion' };
+    return { name: d.name, path: d.path!, program_form: d.program_form ?? 'prompt_plus_completion', ...(d.library ? { library: d.library } : {}) };
   });
 
 /** Exactly one of pbe_world / path (a YAML `pbe_world:` with nothing under it counts: defaults). */
@@ -153,6 +185,7 @@ function datasetSourceProblem(d: Record<string, unknown>): { path: string[]; mes
   const hasPath = d.path !== undefined;
   if (hasPbe && hasPath) return { path: ['path'], message: 'give either pbe_world or path, not both' };
   if (!hasPbe && !hasPath) return { path: [], message: 'needs a source: pbe_world (generated) or path (a JSONL file or s3:// URI)' };
+  if (hasPbe && d.library !== undefined) return { path: ['library'], message: 'PBE World datasets bring their own library (pbe_world.library); remove this' };
   return null;
 }
 
@@ -181,11 +214,12 @@ const ModelSchema = z
     }),
   );
 
-const TOP_LEVEL_KEYS = ['id', 'datasets', 'models', 'methods', 'temperatures', 'top_p', 'n_samples', 'k', 'limit', 'timeout_s', 'seed'] as const;
+const TOP_LEVEL_KEYS = ['id', 'method_options', 'datasets', 'models', 'methods', 'temperatures', 'top_p', 'n_samples', 'k', 'limit', 'timeout_s', 'seed'] as const;
 
 export const SweepConfigSchema = z
   .strictObject({
     id: SweepIdSchema.optional(),
+    method_options: z.preprocess((v) => (v === null || v === undefined ? {} : v), MethodOptionsSchema),
     datasets: z.array(DatasetSchema).min(1, 'needs at least one dataset'),
     models: z.array(ModelSchema).min(1, 'needs at least one model'),
     methods: z.array(z.enum(METHOD_NAMES)).min(1, 'needs at least one method'),
@@ -226,6 +260,28 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
     duplicates(add, 'temperatures', list('temperatures')),
   ].some(Boolean);
   duplicates(add, 'k', list('k'));
+
+  // Methods that need API docs or a chat model, against the datasets and models given.
+  list('methods').forEach((m, mi) => {
+    if (typeof m !== 'string' || !(m in METHODS)) return;
+    const spec: MethodSpec = METHODS[m as MethodName];
+    if (spec.needsLibrary) {
+      list('datasets').forEach((d, di) => {
+        if (!d || typeof d !== 'object') return;
+        const ds = d as Record<string, unknown>;
+        if (ds.path !== undefined && ds.pbe_world === undefined && ds.library === undefined) {
+          add(['datasets', di, 'library'], `method ${m} (methods[${mi}]) needs the dataset's API library: give library: {api_docs, name, summary} or {private_library, keywords, mapping}`);
+        }
+      });
+    }
+    if (spec.needsChat) {
+      list('models').forEach((x, xi) => {
+        if (x && typeof x === 'object' && (x as Record<string, unknown>).api === 'completions') {
+          add(['models', xi, 'api'], `method ${m} (methods[${mi}]) talks to the model in several steps and needs api: chat`);
+        }
+      });
+    }
+  });
 
   const n = c.n_samples;
   if (typeof n === 'number' && Number.isInteger(n) && n >= 1) {
@@ -340,7 +396,7 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-const DATASET_KEYS = ['name', 'pbe_world', 'path', 'program_form'];
+const DATASET_KEYS = ['name', 'pbe_world', 'path', 'program_form', 'library'];
 const MODEL_KEYS = [
   'id',
   'base_url',
@@ -359,6 +415,7 @@ function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
   if (path.length === 0) return TOP_LEVEL_KEYS;
   if (path.length === 2 && path[0] === 'datasets') return DATASET_KEYS;
   if (path.length === 2 && path[0] === 'models') return MODEL_KEYS;
+  if (path.length === 1 && path[0] === 'method_options') return Object.keys(MethodOptionsSchema.shape);
   return [];
 }
 

@@ -4,7 +4,7 @@
  * and the workflow agree on the grid by construction.
  */
 import type { MethodName } from './methods.js';
-import { METHODS } from './methods.js';
+import { estimateMethodCost } from './methods.js';
 import type { SweepConfig, SweepDatasetConfig, SweepModelConfig } from './config.js';
 import { cellId } from './ids.js';
 
@@ -118,10 +118,10 @@ export function planSweep(config: SweepConfig, taskCounts: Readonly<Record<strin
   const tasksOf = new Map(datasets.map((d) => [d.name, d.tasks]));
 
   const cells: CellPlan[] = expandGrid(config).map((cell) => {
-    const spec = METHODS[cell.method];
     const tasks = tasksOf.get(cell.dataset.name)!;
+    const cost = estimateMethodCost(cell.method, tasks, config.n_samples, config.method_options);
     const samples = tasks * config.n_samples;
-    const llmRequests = Math.ceil(samples * spec.llmRequestsPerSample);
+    const llmRequests = cost.llmRequests;
     return {
       id: cell.id,
       dataset: cell.dataset.name,
@@ -131,9 +131,9 @@ export function planSweep(config: SweepConfig, taskCounts: Readonly<Record<strin
       tasks,
       samples,
       llmRequests,
-      sandboxRuns: Math.ceil(samples * spec.sandboxRunsPerSample),
+      sandboxRuns: cost.sandboxRuns,
       maxCompletionTokens: llmRequests * cell.model.max_tokens,
-      estimate: spec.estimate,
+      estimate: cost.estimate,
     };
   });
 

@@ -208,7 +208,7 @@ describe('validation errors name the field path', () => {
       { id: 'm', base_url: 'ftp://x', model: '', api: 'chatt', concurrency: 1.5, max_tokens: 0 },
       { id: 'm', base_url: 'http://x', model: 'x', temprature: 1 },
     ];
-    value.methods = ['direct', 'rag', 'direct'];
+    value.methods = ['direct', 'rag-fusion', 'direct'];
     value.temperatures = [0.2, 2.5, -1, 0.2];
     value.top_p = 1.5;
     value.n_samples = 5;
@@ -250,7 +250,7 @@ describe('validation errors name the field path', () => {
     const at = (path: string) => issues.filter((i) => i.path === path).map((i) => i.message);
     expect(at('models[0].concurrency')).toEqual(['must be an integer, got number 1.5']);
     expect(at('models[0].api')).toEqual(['must be one of "chat", "completions", got a string ("chatt")']);
-    expect(at('methods[1]')).toEqual([`must be one of ${METHOD_NAMES.map((m) => JSON.stringify(m)).join(', ')}, got a string ("rag")`]);
+    expect(at('methods[1]')).toEqual([`must be one of ${METHOD_NAMES.map((m) => JSON.stringify(m)).join(', ')}, got a string ("rag-fusion")`]);
     expect(at('methods[2]')).toEqual(['duplicate of methods[0] ("direct")']);
     expect(at('models[1].id')).toEqual(['duplicate of models[0].id ("m")']);
     expect(at('datasets[2].name')).toEqual(['duplicate of datasets[1].name ("b")']);
@@ -497,5 +497,40 @@ id: my-sweep
           : true;
     expect(sortedEverywhere(JSON.parse(json))).toBe(true);
     expect(json.startsWith('{"datasets":')).toBe(true);
+  });
+});
+
+describe('method needs', () => {
+  it('API-aware methods need a library on path datasets and chat models, each named', () => {
+    const value = minimal();
+    value.datasets = [
+      { name: 'he', path: 'he.jsonl' },
+      { name: 'pbe', pbe_world: { count: 3 } },
+    ];
+    value.models = [{ id: 'base', base_url: 'http://x', model: 'b', api: 'completions' }];
+    value.methods = ['exploracoder'];
+    const issues = issuesOf(value);
+    expect(paths(issues)).toEqual(['datasets[0].library', 'models[0].api']);
+    expect(issues[0]!.message).toMatch(/exploracoder.*library/);
+    expect(issues[1]!.message).toMatch(/api: chat/);
+  });
+
+  it('accepts a corpus or a private library, fills method options with the paper defaults', () => {
+    const value = minimal();
+    value.datasets = [
+      { name: 'he', path: 'he.jsonl', library: { api_docs: 'docs.jsonl', name: 'mylib', summary: 'A library.' } },
+      { name: 'monkey', path: 'm.jsonl.gz', library: { private_library: 'monkey', keywords: 'k.jsonl', mapping: 'm.json' } },
+    ];
+    value.methods = ['exploracoder-debug', 'rag'];
+    value.method_options = { candidates: 3 };
+    const config = parseSweepConfig(value);
+    expect(config.method_options).toMatchObject({ candidates: 3, retrieve_k: 20, global_k: 15, planner_examples: 4, explore_temperature: 0.8, explore_top_p: 0.95 });
+    expect(config.datasets[1]).toMatchObject({ library: { private_library: 'monkey' } });
+  });
+
+  it('refuses a dense retriever without an embeddings endpoint and unknown options, naming them', () => {
+    const value = minimal();
+    value.method_options = { retriever: 'dense', candidatez: 2 };
+    expect(paths(issuesOf(value))).toEqual(['method_options.candidatez', 'method_options.embeddings'].sort());
   });
 });

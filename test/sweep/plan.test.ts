@@ -134,14 +134,27 @@ describe('planSweep', () => {
     expect(planSweep(config({ limit: 5 }), { 'pbe-small': 0, humaneval: 3 }).cells.map((c) => c.samples)).toEqual([0, 0, 0, 0, 30, 30, 30, 30]);
   });
 
-  it('uses the methods registry for requests and sandbox runs per sample', () => {
-    expect(METHODS.direct).toMatchObject({ llmRequestsPerSample: 1, sandboxRunsPerSample: 1, estimate: false });
+  it('direct costs exactly one request and one sandbox run per sample', () => {
+    expect(METHODS.direct.kind).toBe('direct');
     const plan = planSweep(config({ n_samples: 3, k: [1, 3] }), { 'pbe-small': 7, humaneval: 1 });
     for (const cell of plan.cells) {
       expect(cell.samples).toBe(cell.tasks * 3);
-      expect(cell.llmRequests).toBe(cell.samples * METHODS[cell.method].llmRequestsPerSample);
-      expect(cell.sandboxRuns).toBe(cell.samples * METHODS[cell.method].sandboxRunsPerSample);
+      expect(cell.llmRequests).toBe(cell.samples);
+      expect(cell.sandboxRuns).toBe(cell.samples);
+      expect(cell.estimate).toBe(false);
     }
+  });
+
+  it('exploring methods are estimated per task: plan, reranks, m snippets per subtask, n finals', () => {
+    const plan = planSweep(config({ n_samples: 3, k: [1], methods: ['exploracoder', 'rag'], temperatures: [0.2], models: [{ id: 'gpt-x', base_url: 'http://127.0.0.1:8080/v1', model: 'a' }], datasets: [{ name: 'pbe-small', pbe_world: { count: 20 } }] }), { 'pbe-small': 7 });
+    const explora = plan.cells.find((c) => c.method === 'exploracoder')!;
+    // 7 tasks x (1 plan + 4 reranks + 1 global + 4 subtasks x 5 candidates + 3 finals)
+    expect(explora.llmRequests).toBe(7 * (1 + 4 + 1 + 20 + 3));
+    expect(explora.sandboxRuns).toBe(7 * (20 + 3));
+    expect(explora.estimate).toBe(true);
+    const rag = plan.cells.find((c) => c.method === 'rag')!;
+    expect(rag.llmRequests).toBe(21);
+    expect(plan.estimate).toBe(true);
   });
 
   it('refuses missing or invalid task counts, naming the dataset', () => {

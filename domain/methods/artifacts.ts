@@ -1,0 +1,103 @@
+/**
+ * What the steps of the multi-step methods store in S3 and pass to each other. Workflows carry only
+ * keys and a few numbers; the texts (plans, snippets, outputs) stay in these objects.
+ */
+import { z } from 'zod';
+
+/** Cost of a method's work beyond the final generation of each sample. */
+export const MethodCostSchema = z.object({
+  calls: z.number().int().nonnegative(),
+  prompt_tokens: z.number().int().nonnegative(),
+  completion_tokens: z.number().int().nonnegative(),
+  sandbox_runs: z.number().int().nonnegative(),
+});
+export type MethodCost = z.infer<typeof MethodCostSchema>;
+
+export const ZERO_COST: MethodCost = { calls: 0, prompt_tokens: 0, completion_tokens: 0, sandbox_runs: 0 };
+
+export function addCost(a: MethodCost, b: Partial<MethodCost>): MethodCost {
+  return {
+    calls: a.calls + (b.calls ?? 0),
+    prompt_tokens: a.prompt_tokens + (b.prompt_tokens ?? 0),
+    completion_tokens: a.completion_tokens + (b.completion_tokens ?? 0),
+    sandbox_runs: a.sandbox_runs + (b.sandbox_runs ?? 0),
+  };
+}
+
+export const PlanArtifactSchema = z.object({
+  subtasks: z.array(z.string()).min(1),
+  /** The planner's answers, in order; the last one was used (or none parsed: fallback). */
+  raw: z.array(z.string()),
+  llm_keys: z.array(z.string()),
+  /** Subtasks beyond max_subtasks that were dropped. */
+  cut: z.number().int().nonnegative(),
+  /** No answer held a numbered list: the whole task became one subtask. */
+  fallback: z.boolean(),
+  planner_examples: z.array(z.string()),
+  cost: MethodCostSchema,
+});
+export type PlanArtifact = z.infer<typeof PlanArtifactSchema>;
+
+export const RecommendArtifactSchema = z.object({
+  subtasks: z.array(
+    z.object({
+      retrieved: z.array(z.string()),
+      kept: z.array(z.string()),
+      /** The rerank answer named no offered API: the retriever's top few were kept instead. */
+      fallback: z.boolean(),
+      llm_key: z.string().optional(),
+    }),
+  ),
+  global: z.array(z.string()),
+  global_llm_key: z.string().optional(),
+  cost: MethodCostSchema,
+});
+export type RecommendArtifact = z.infer<typeof RecommendArtifactSchema>;
+
+/** One snippet's run: code as run and what it showed (already in the names the model knows). */
+export const SnippetRunSchema = z.object({
+  code: z.string(),
+  status: z.string(),
+  ok: z.boolean(),
+  stdout: z.string(),
+  stderr: z.string(),
+  error: z.string().optional(),
+  duration_ms: z.number().nonnegative(),
+});
+export type SnippetRun = z.infer<typeof SnippetRunSchema>;
+
+/** Small enough for history: where a candidate's answer and run are. */
+export interface CandidateRef {
+  llmKey: string;
+  /** Absent when the model returned no snippet (an LLM error). */
+  runKey?: string;
+  ok: boolean;
+  hasOutput: boolean;
+  /** 0 for the first generation, r for the r-th debug round. */
+  round: number;
+  candidate: number;
+}
+
+export interface SubtaskOutcome {
+  index: number;
+  candidates: CandidateRef[];
+  /** Position in `candidates` of the kept one, -1 if none. */
+  selected: number;
+  debugRounds: number;
+}
+
+export interface ExperienceRef {
+  subtask: number;
+  llmKey: string;
+  runKey: string;
+}
+
+/** What a method's per-task workflow hands back to the shard. */
+export interface MethodTaskOutcome {
+  /** Per sample (by sample index): the LLM record holding the final answer. */
+  finalKeys: string[];
+  /** Everything but the final answers: planning, retrieval, exploration, repairs. */
+  cost: MethodCost;
+  traceKey: string;
+  wallMs: number;
+}

@@ -1,0 +1,57 @@
+/**
+ * Parameters of the API-aware methods (rag, self-repair, ExploraCoder and its ablations), the
+ * `method_options:` section of a sweep config. Defaults are the paper's: m = 5 candidates per
+ * subtask at temperature 0.8 / top_p 0.95, top-20 retrieval per subtask, k_G = 15 global APIs,
+ * 4 planner examples.
+ */
+import { z } from 'zod';
+
+export const EmbeddingsConfigSchema = z.strictObject({
+  base_url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).transform((u) => u.replace(/\/+$/, '')),
+  model: z.string().min(1, 'must not be empty'),
+  api_key_env: z
+    .string()
+    .regex(/^[A-Z_][A-Z0-9_]*$/, 'must be the NAME of an environment variable, never the key itself')
+    .optional(),
+  request_timeout_s: z.number().positive().max(3600).default(60),
+});
+
+export const MethodOptionsSchema = z
+  .strictObject({
+    /** m: experimental snippets generated per subtask. */
+    candidates: z.int().min(1).max(20).default(5),
+    /** Subtasks kept from a plan (a longer plan is cut, and the cut is recorded in the trace). */
+    max_subtasks: z.int().min(1).max(20).default(8),
+    /** k: APIs retrieved per subtask before the model's rerank. */
+    retrieve_k: z.int().min(1).max(200).default(20),
+    /** APIs the rerank may keep per subtask. */
+    rerank_keep: z.int().min(1).max(50).default(5),
+    /** k_G: APIs kept by the global rerank for the final step. */
+    global_k: z.int().min(1).max(100).default(15),
+    /** k_D: planner few-shot examples (other tasks' plans; never the task being solved). */
+    planner_examples: z.int().min(0).max(16).default(4),
+    /** Self-debug rounds when all candidates of a subtask fail (exploracoder-debug and ablations). */
+    debug_rounds: z.int().min(1).max(10).default(2),
+    explore_temperature: z.number().min(0).max(2).default(0.8),
+    explore_top_p: z.number().gt(0).max(1).default(0.95),
+    /** Characters of a snippet's output and error a model is shown (the rest is cut, and says so). */
+    observation_chars: z.int().min(100).max(100_000).default(1200),
+    /** Documents `rag` puts in its one prompt. */
+    rag_k: z.int().min(1).max(200).default(10),
+    retriever: z.enum(['bm25', 'dense']).default('bm25'),
+    /** An OpenAI-compatible embeddings endpoint, for `retriever: dense`. */
+    embeddings: EmbeddingsConfigSchema.optional(),
+  })
+  .superRefine((o, ctx) => {
+    if (o.retriever === 'dense' && !o.embeddings) {
+      ctx.addIssue({ code: 'custom', path: ['embeddings'], message: 'retriever: dense needs an embeddings endpoint (base_url, model)' });
+    }
+    if (o.rerank_keep > o.retrieve_k) {
+      ctx.addIssue({ code: 'custom', path: ['rerank_keep'], message: `must be <= retrieve_k (${o.retrieve_k})` });
+    }
+  });
+
+export type MethodOptions = z.output<typeof MethodOptionsSchema>;
+export type EmbeddingsConfig = z.output<typeof EmbeddingsConfigSchema>;
+
+export const DEFAULT_METHOD_OPTIONS: MethodOptions = MethodOptionsSchema.parse({});

@@ -1,0 +1,54 @@
+/**
+ * `rag`: naive retrieval-augmented generation (DocPrompting style): the top-k API docs for the
+ * whole task in one prompt, one generation per sample. For completion models the docs go in a
+ * comment block above the prompt, so the text still continues the function.
+ */
+import type { ApiDoc } from '../apidocs/library.js';
+import { formatApiDoc } from '../apidocs/corpus.js';
+import type { SweepProblem } from '../datasets/problems.js';
+import type { LlmApi, LlmBody } from '../llm/request.js';
+import { completionPrompt, type Sampling } from './direct.js';
+
+export function ragUserMessage(problem: SweepProblem, docs: readonly ApiDoc[], libraryName: string): string {
+  return (
+    `Complete the following Python function \`${problem.entry_point}\`. It should use the library \`${libraryName}\`; ` +
+    'relevant parts of its documentation follow the function. ' +
+    'Reply with the complete function (including its signature and any imports it needs) in one ```python code block.\n\n' +
+    '```python\n' +
+    problem.prompt +
+    '```\n\n' +
+    `Documentation:\n${docs.map(formatApiDoc).join('\n\n')}\n`
+  );
+}
+
+export function ragRequestBody(problem: SweepProblem, docs: readonly ApiDoc[], libraryName: string, api: LlmApi, sampling: Sampling, sampleIndex: number): LlmBody {
+  const common = {
+    model: sampling.model,
+    temperature: sampling.temperature,
+    top_p: sampling.top_p,
+    max_tokens: sampling.max_tokens,
+    ...(sampling.stop && sampling.stop.length ? { stop: sampling.stop } : {}),
+    ...(sampling.seed !== undefined ? { seed: sampling.seed + sampleIndex } : {}),
+  };
+  if (api === 'chat') {
+    return {
+      ...common,
+      messages: [
+        { role: 'system', content: 'You are an expert Python programmer. Answer with working Python code only.' },
+        { role: 'user', content: ragUserMessage(problem, docs, libraryName) },
+      ],
+    };
+  }
+  const comment = docs
+    .map(formatApiDoc)
+    .join('\n\n')
+    .split('\n')
+    .map((l) => `# ${l}`.trimEnd())
+    .join('\n');
+  return { ...common, prompt: `# Documentation of ${libraryName}:\n${comment}\n\n${completionPrompt(problem)}` };
+}
+
+/** The retrieval query for a whole task: its prompt without the boilerplate of the stub. */
+export function ragQuery(problem: SweepProblem): string {
+  return problem.prompt.replace(/raise NotImplementedError\(\)/g, '');
+}
