@@ -10,14 +10,20 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { DatasetRowSchema, normalizeRow, type SweepProblem } from '../domain/datasets/problems.js';
-import { programFromGeneration, solutionFromGeneration } from '../domain/execution/fromGeneration.js';
+import { solutionFromGeneration } from '../domain/execution/fromGeneration.js';
 import { isSuccess, type ExecutionResult } from '../domain/execution/types.js';
 import { extractCode } from '../domain/llm/extract.js';
 import { LlmRecordSchema, type LlmApi, type LlmCallSummary, type LlmEndpoint } from '../domain/llm/request.js';
 import { directRequestBody, type Sampling } from '../domain/methods/direct.js';
 import { summarizeCell, type CellSummary } from '../domain/sweep/results.js';
-import { cellFileKey, cellShardRecordsKey, sweepDatasetKey, sweepResultsKey } from '../domain/sweep/keys.js';
-import { SampleRecordSchema, type SampleRecord, type ShardOutcome, type TaskCounts } from '../domain/sweep/records.js';
+import { cellFileKey, cellShardRecordsKey, sweepDatasetKey, sweepLibraryKey, sweepResultsKey } from '../domain/sweep/keys.js';
+import { recordCost, SampleRecordSchema, type SampleRecord, type ShardOutcome, type TaskCounts } from '../domain/sweep/records.js';
+import type { MethodCost } from '../domain/methods/artifacts.js';
+import { DatasetLibrarySchema, type DatasetLibrary } from '../domain/apidocs/library.js';
+import { prepareProgram } from '../domain/apidocs/runtime.js';
+import { pbeDatasetLibrary } from '../domain/apidocs/pbe.js';
+import type { PbeParams } from '../domain/pbe/params.js';
+import { loadDatasetLibrary } from './library.js';
 import type { createLlmActivities } from './llm.js';
 import { decodeMaybeGzip, loadProblems } from './problems.js';
 import type { SandboxExecutor } from './sandbox/executor.js';
@@ -36,11 +42,14 @@ export interface PrepareSweepDatasetInput {
   source: DatasetSource;
   form: 'completion' | 'full';
   limit?: number;
+  /** Where the dataset's API library comes from: its PBE World parameters, or a DatasetLibrary JSON in S3. */
+  library?: { kind: 'pbe'; params: PbeParams } | { kind: 's3'; key: string };
 }
 
 export interface PreparedSweepDataset {
   key: string;
   tasks: number;
+  libraryKey?: string;
 }
 
 export interface GenerateDirectInput {
@@ -60,8 +69,15 @@ export interface ExecuteShardInput {
   taskEnd: number;
   nSamples: number;
   timeoutS: number;
-  /** How the samples' code is obtained: the LLM cache (keys per task, per sample) or saved generations. */
-  generations: { kind: 'llm'; api: LlmApi; stop?: string[]; keys: string[][] } | { kind: 'saved'; key: string };
+  /** The dataset's library: programs run through its runtime (a private module, renamed names). */
+  libraryKey?: string;
+  /**
+   * How the samples' code is obtained: the LLM cache (keys per task, per sample; multi-step
+   * methods add per task their cost and trace) or saved generations.
+   */
+  generations:
+    | { kind: 'llm'; api: LlmApi; stop?: string[]; keys: string[][]; methodTasks?: Array<{ cost: MethodCost; traceKey: string } | null> }
+    | { kind: 'saved'; key: string };
   /** generation-only: record the samples without running them. */
   execute: boolean;
 }
@@ -92,14 +108,15 @@ function countsOf(records: SampleRecord[], taskStart: number, taskEnd: number): 
 }
 
 function outcomeOf(shardIndex: number, records: SampleRecord[], taskStart: number, taskEnd: number): ShardOutcome {
+  const costs = records.map(recordCost);
   return {
     shardIndex,
     tasks: countsOf(records, taskStart, taskEnd),
     samples: records.length,
-    sandboxRuns: records.filter((r) => r.status !== 'llm_error' && r.status !== 'not_executed').length,
-    calls: records.reduce((a, r) => a + r.calls, 0),
-    promptTokens: records.reduce((a, r) => a + r.prompt_tokens, 0),
-    completionTokens: records.reduce((a, r) => a + r.completion_tokens, 0),
+    sandboxRuns: costs.reduce((a, c) => a + c.sandbox_runs, 0),
+    calls: costs.reduce((a, c) => a + c.calls, 0),
+    promptTokens: costs.reduce((a, c) => a + c.prompt_tokens, 0),
+    completionTokens: costs.reduce((a, c) => a + c.completion_tokens, 0),
   };
 }
 
@@ -122,8 +139,9 @@ export function createSweepStorageActivities(bucket: Bucket) {
   return {
     async prepareSweepDataset(input: PrepareSweepDatasetInput): Promise<PreparedSweepDataset> {
       const key = sweepDatasetKey(input.sweepId, input.dataset);
+      const libraryKey = input.library ? sweepLibraryKey(input.sweepId, input.dataset) : undefined;
       const meta = await headMetadata(bucket, key);
-      if (meta?.tasks) return { key, tasks: Number(meta.tasks) };
+      if (meta?.tasks && (!libraryKey || (await headMetadata(bucket, libraryKey)))) return { key, tasks: Number(meta.tasks), ...(libraryKey ? { libraryKey } : {}) };
       let text: string;
       if (input.source.kind === 's3') {
         const from = { s3: bucket.s3, name: input.source.bucket ?? bucket.name };
@@ -158,9 +176,23 @@ export function createSweepStorageActivities(bucket: Bucket) {
       }
       const problems = rows.slice(0, input.limit ?? rows.length).map(({ row }) => normalizeRow(row, input.form));
       if (!problems.length) throw ApplicationFailure.nonRetryable(`dataset ${input.dataset} has no tasks`, 'InvalidDataset');
+      if (input.library && libraryKey) {
+        let library: DatasetLibrary;
+        if (input.library.kind === 'pbe') {
+          // Planner examples come from every row, so each task can be shown others' plans.
+          library = pbeDatasetLibrary(input.library.params, rows.map(({ row }) => row as Parameters<typeof pbeDatasetLibrary>[1][number]));
+        } else {
+          const text = await getText(bucket, input.library.key);
+          if (text === null) throw ApplicationFailure.nonRetryable(`dataset ${input.dataset}: its library ${input.library.key} does not exist`, 'DatasetMissing');
+          const parsed = DatasetLibrarySchema.safeParse(JSON.parse(text));
+          if (!parsed.success) throw ApplicationFailure.nonRetryable(`dataset ${input.dataset}: library ${input.library.key}: ${parsed.error.message}`, 'InvalidDataset');
+          library = parsed.data;
+        }
+        await putObject(bucket, libraryKey, JSON.stringify(library), { contentType: 'application/json' });
+      }
       const body = problems.map((p) => JSON.stringify(p) + '\n').join('');
       await putObject(bucket, key, body, { contentType: 'application/x-ndjson', metadata: { tasks: String(problems.length) } });
-      return { key, tasks: problems.length };
+      return { key, tasks: problems.length, ...(libraryKey ? { libraryKey } : {}) };
     },
 
     /** Metrics and bigcode/human-eval-compatible files of one cell, from its shard records. */
@@ -215,6 +247,11 @@ export function createDirectGenerationActivities(bucket: Bucket, llm: ReturnType
   };
 }
 
+function methodFields(task: { cost: MethodCost; traceKey: string } | null | undefined, sampleIndex: number) {
+  if (!task) return {};
+  return { trace_key: task.traceKey, ...(sampleIndex === 0 ? { method_cost: task.cost } : {}) };
+}
+
 export function createSandboxActivities(bucket: Bucket, executor: SandboxExecutor) {
   async function codeFor(input: ExecuteShardInput, problem: SweepProblem, taskIndex: number, sampleIndex: number) {
     if (input.generations.kind === 'saved') {
@@ -245,6 +282,8 @@ export function createSandboxActivities(bucket: Bucket, executor: SandboxExecuto
         }
       }
       const problems = await loadProblems(bucket, input.datasetKey);
+      const runtime = input.libraryKey ? (await loadDatasetLibrary(bucket, input.libraryKey)).library.runtime : undefined;
+      const methodTasks = input.generations.kind === 'llm' ? input.generations.methodTasks : undefined;
       const jobs: Array<{ taskIndex: number; sampleIndex: number }> = [];
       for (let t = input.taskStart; t < input.taskEnd; t++) for (let s = 0; s < input.nSamples; s++) jobs.push({ taskIndex: t, sampleIndex: s });
       let done = 0;
@@ -262,14 +301,20 @@ export function createSandboxActivities(bucket: Bucket, executor: SandboxExecuto
           completion_tokens: g.llm?.completionTokens ?? 0,
           calls: g.llm?.calls ?? 0,
           ...(g.llm ? { llm_key: g.llm.key } : {}),
+          ...methodFields(methodTasks?.[taskIndex - input.taskStart], sampleIndex),
         };
         if (g.llm?.status === 'error') {
           return { ...base, status: 'llm_error', passed: false, success: false, duration_ms: 0, llm_error: g.llm.error?.message ?? 'error' };
         }
         if (!input.execute) return { ...base, status: 'not_executed', passed: false, success: false, duration_ms: 0 };
+        const prepared = prepareProgram(runtime, { solution: base.solution, rest: `${problem.test}\ncheck(${problem.entry_point})` });
+        if (!prepared.ok) {
+          // The runtime refused the program (e.g. it calls an original name of a renamed library): a runtime error.
+          return { ...base, status: 'error', passed: false, success: false, exception: prepared.error, duration_ms: 0 };
+        }
         const result: ExecutionResult = await executor.run({
           id: `${input.cellId}/${taskIndex}/${sampleIndex}`,
-          program: programFromGeneration(problem, g.api, g.code),
+          program: prepared.program,
           limits: { timeoutMs: Math.round(input.timeoutS * 1000) },
         });
         Context.current().heartbeat(++done);

@@ -8,6 +8,10 @@ import type { ExploraConfig } from '../domain/config/env.js';
 import { createDatasetActivities } from '../activities/datasets.js';
 import { createReportActivities } from '../activities/report.js';
 import { createLlmActivities } from '../activities/llm.js';
+import { createEmbeddingClient } from '../activities/embeddings.js';
+import { createMethodActivities } from '../activities/methods.js';
+import { createSnippetActivities } from '../activities/snippets.js';
+import { createTraceActivities } from '../activities/traces.js';
 import { SandboxExecutor } from '../activities/sandbox/executor.js';
 import { s3ClientFor } from '../activities/storage/s3.js';
 import { createDirectGenerationActivities, createSandboxActivities, createSweepStorageActivities } from '../activities/sweep.js';
@@ -73,7 +77,7 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
               connection,
               namespace: config.temporal.namespace,
               taskQueue: config.taskQueues.storage,
-              activities: { ...createDatasetActivities(bucket), ...createSweepStorageActivities(bucket), ...createReportActivities(bucket) },
+              activities: { ...createDatasetActivities(bucket), ...createSweepStorageActivities(bucket), ...createReportActivities(bucket), ...createTraceActivities(bucket) },
               maxConcurrentActivityTaskExecutions: options.storageConcurrency ?? 2,
             }),
           );
@@ -86,21 +90,23 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
               connection,
               namespace: config.temporal.namespace,
               taskQueue: config.taskQueues.sandbox,
-              activities: createSandboxActivities(bucket, executor),
-              // Each activity runs a whole shard through the executor's own pool of slots.
-              maxConcurrentActivityTaskExecutions: 4,
+              activities: { ...createSandboxActivities(bucket, executor), ...createSnippetActivities(bucket, executor) },
+              // Shards and single snippets queue for the executor's own pool of slots; this only
+              // bounds how many wait at once.
+              maxConcurrentActivityTaskExecutions: 16,
             }),
           );
           break;
         case 'llm': {
           const llm = createLlmActivities(bucket);
+          const embeddings = createEmbeddingClient(bucket);
           for (const model of options.llmModels ?? []) {
             workers.push(
               await Worker.create({
                 connection,
                 namespace: config.temporal.namespace,
                 taskQueue: llmTaskQueue(config.taskQueues.llm, model.id),
-                activities: createDirectGenerationActivities(bucket, llm),
+                activities: { ...createDirectGenerationActivities(bucket, llm), ...createMethodActivities(bucket, llm, embeddings) },
                 // One task's samples run one after another inside an activity: this is the
                 // model's concurrency in this worker.
                 maxConcurrentActivityTaskExecutions: model.concurrency,

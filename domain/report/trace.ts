@@ -29,6 +29,13 @@ export const ExplorationAttemptSchema = z.object({
   duration_ms: z.number().nonnegative().optional(),
   /** This attempt's snippet was kept as the subtask's experience. */
   selected: z.boolean().optional(),
+  /** 0: generated for the subtask; r: the r-th self-debug round. */
+  round: z.number().int().nonnegative().optional(),
+  candidate: z.number().int().nonnegative().optional(),
+  /** The error as the model saw it. */
+  error: z.string().optional(),
+  llm_key: z.string().optional(),
+  run_key: z.string().optional(),
 });
 export type ExplorationAttempt = z.infer<typeof ExplorationAttemptSchema>;
 
@@ -46,6 +53,11 @@ export const ExplorationSubtaskSchema = z.object({
   calls: z.number().int().nonnegative().optional(),
   prompt_tokens: z.number().int().nonnegative().optional(),
   completion_tokens: z.number().int().nonnegative().optional(),
+  /** The retriever's candidates, before the model's rerank kept `apis`. */
+  retrieved: z.array(z.string()).optional(),
+  /** The rerank answer named no offered API: the retriever's top ones were kept. */
+  rerank_fallback: z.boolean().optional(),
+  debug_rounds: z.number().int().nonnegative().optional(),
 });
 export type ExplorationSubtask = z.infer<typeof ExplorationSubtaskSchema>;
 
@@ -55,5 +67,25 @@ export const ExplorationTraceSchema = z.object({
   plan: z.string().optional(),
   subtasks: z.array(ExplorationSubtaskSchema),
   final_prompt: z.string().optional(),
+  task_id: z.string().optional(),
+  task_index: z.number().int().nonnegative().optional(),
+  plan_fallback: z.boolean().optional(),
+  planner_examples: z.array(z.string()).optional(),
+  /** APIs the global rerank kept for the final step. */
+  global_apis: z.array(z.string()).optional(),
+  /** Per sample: the final answer. */
+  finals: z.array(z.object({ sample_index: z.number().int().nonnegative(), llm_key: z.string(), code: z.string() })).optional(),
+  /** self-repair: per sample, each answer and how it did on the visible examples. */
+  repairs: z
+    .array(
+      z.object({
+        sample_index: z.number().int().nonnegative(),
+        rounds: z.array(z.object({ code: z.string(), ok: z.boolean(), status: z.string(), error: z.string().optional(), llm_key: z.string() })),
+      }),
+    )
+    .optional(),
+  repair_budget: z.number().int().nonnegative().optional(),
+  /** Everything but the final answers. */
+  cost: z.object({ calls: z.number(), prompt_tokens: z.number(), completion_tokens: z.number(), sandbox_runs: z.number() }).optional(),
 });
 export type ExplorationTrace = z.infer<typeof ExplorationTraceSchema>;

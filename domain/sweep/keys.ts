@@ -17,3 +17,9 @@ export const cellShardWorkflowId = (sweepId: string, cellId: string, shard: numb
 
 /** Each model has its own LLM queue, so its concurrency and rate are set by the workers serving it. */
 export const llmTaskQueue = (llmQueueBase: string, modelId: string) => `${llmQueueBase}-${modelId}`;
+/** Where a multi-step method keeps the artifacts of one task of one cell (plan, recommendations). */
+export const cellTaskPrefix = (sweepId: string, cellId: string, taskIndex: number) => `${cellPrefix(sweepId, cellId)}tasks/${taskIndex}/`;
+export const cellTraceKey = (sweepId: string, cellId: string, taskIndex: number) => `${cellPrefix(sweepId, cellId)}traces/${taskIndex}.json`;
+export const cellTaskWorkflowId = (sweepId: string, cellId: string, taskIndex: number) => `explora-sweep/${sweepId}/${cellId}/task-${taskIndex}`;
+/** A sweep's copy of a dataset's library (API docs, planner examples, runtime). */
+export const sweepLibraryKey = (sweepId: string, dataset: string) => `${sweepPrefix(sweepId)}datasets/${dataset}.library.json`;

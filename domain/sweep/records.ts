@@ -1,6 +1,7 @@
 /** The per-sample record a sweep keeps, and the per-task counts pass@k is computed from. */
 import { z } from 'zod';
 import { ExceptionInfoSchema, ExecutionStatusSchema } from '../execution/types.js';
+import { MethodCostSchema, type MethodCost } from '../methods/artifacts.js';
 
 export const SampleStatusSchema = z.union([ExecutionStatusSchema, z.enum(['llm_error', 'not_executed'])]);
 export type SampleStatus = z.infer<typeof SampleStatusSchema>;
@@ -26,6 +27,13 @@ export const SampleRecordSchema = z.object({
   completion_tokens: z.number().int().nonnegative(),
   calls: z.number().int().nonnegative(),
   llm_key: z.string().optional(),
+  /**
+   * The task's method work beyond final answers (planning, retrieval, exploration, repairs), shared
+   * by its samples and recorded once, on sample 0, so that sums over records are the cell's cost.
+   */
+  method_cost: MethodCostSchema.optional(),
+  /** The task's trace (multi-step methods). */
+  trace_key: z.string().optional(),
 });
 export type SampleRecord = z.infer<typeof SampleRecordSchema>;
 
@@ -47,4 +55,15 @@ export interface ShardOutcome {
   calls: number;
   promptTokens: number;
   completionTokens: number;
+}
+
+/** A record's whole cost: its final call, plus the task's method work when it carries it. */
+export function recordCost(r: SampleRecord): MethodCost {
+  const ran = r.status !== 'llm_error' && r.status !== 'not_executed' ? 1 : 0;
+  return {
+    calls: r.calls + (r.method_cost?.calls ?? 0),
+    prompt_tokens: r.prompt_tokens + (r.method_cost?.prompt_tokens ?? 0),
+    completion_tokens: r.completion_tokens + (r.method_cost?.completion_tokens ?? 0),
+    sandbox_runs: ran + (r.method_cost?.sandbox_runs ?? 0),
+  };
 }

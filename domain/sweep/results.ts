@@ -1,7 +1,7 @@
 /** A cell's results from its sample records: pass@k, success@k, per-task counts, outcomes, cost. */
 import type { SweepProblem } from '../datasets/problems.js';
 import { estimateAtK } from '../metrics/passAtK.js';
-import type { SampleRecord } from './records.js';
+import { recordCost, type SampleRecord } from './records.js';
 
 export interface CellSummary {
   cell: Record<string, unknown>;
@@ -36,11 +36,12 @@ export function summarizeCell(input: {
   const scored = perTask.filter((t) => t.n > 0);
   const pass = estimateAtK(scored.map((t) => ({ n: t.n, c: t.c })), input.k);
   const success = estimateAtK(scored.map((t) => ({ n: t.n, c: t.s })), input.k);
+  const costs = input.records.map(recordCost);
   const cost = {
-    calls: input.records.reduce((a, r) => a + r.calls, 0),
-    promptTokens: input.records.reduce((a, r) => a + r.prompt_tokens, 0),
-    completionTokens: input.records.reduce((a, r) => a + r.completion_tokens, 0),
-    sandboxRuns: input.records.filter((r) => r.status !== 'llm_error' && r.status !== 'not_executed').length,
+    calls: costs.reduce((a, c) => a + c.calls, 0),
+    promptTokens: costs.reduce((a, c) => a + c.prompt_tokens, 0),
+    completionTokens: costs.reduce((a, c) => a + c.completion_tokens, 0),
+    sandboxRuns: costs.reduce((a, c) => a + c.sandbox_runs, 0),
     wallSeconds: input.wallSeconds,
   };
   const byLength: Record<string, { tasks: number; pass_rate: number }> = {};
@@ -71,7 +72,16 @@ export function summarizeCell(input: {
     ...summaryMetrics(),
     dropped_k: pass.dropped,
     status_counts: statusCounts,
-    cost: { calls: cost.calls, prompt_tokens: cost.promptTokens, completion_tokens: cost.completionTokens, sandbox_runs: cost.sandboxRuns, wall_seconds: cost.wallSeconds },
+    cost: {
+      calls: cost.calls,
+      prompt_tokens: cost.promptTokens,
+      completion_tokens: cost.completionTokens,
+      sandbox_runs: cost.sandboxRuns,
+      wall_seconds: cost.wallSeconds,
+      // Per task, as the paper's cost table gives them.
+      calls_per_task: scored.length ? cost.calls / scored.length : 0,
+      tokens_per_task: scored.length ? (cost.promptTokens + cost.completionTokens) / scored.length : 0,
+    },
     ...(Object.keys(byLength).length ? { pass_rate_by_pipeline_length: byLength } : {}),
     per_task: perTask.map(({ pipeline_length, ...t }) => ({ ...t, ...(pipeline_length !== undefined ? { pipeline_length } : {}) })),
   };
