@@ -84,7 +84,7 @@ program.action(async (flags: Flags) => {
     }
     const generations = generationsByDataset(flags.loadGenerations, config);
     await recordSweepConfig(bucket, sweepId, config, describeSweepConfigDifferences);
-    const input = await buildSweepInput(config, bucket, { sweepId, configFile: flags.config, mode, generations, queues: queuesOf(env) });
+    const input = await buildSweepInput(config, bucket, { sweepId, configFile: flags.config, mode, generations, queues: queuesOf(env), log: (line) => console.error(line) });
 
     const connection = await Connection.connect({ address: env.temporal.address }).catch((err: Error) => {
       throw new Error(`cannot reach Temporal at ${env.temporal.address} (${err.message}); start the local stack with \`npm run stack:up\``);

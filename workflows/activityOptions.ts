@@ -7,10 +7,14 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { createDatasetActivities } from '../activities/datasets.js';
 import type { createReportActivities } from '../activities/report.js';
 import type { createDirectGenerationActivities, createSandboxActivities, createSweepStorageActivities } from '../activities/sweep.js';
+import type { MethodActivities } from '../activities/methods.js';
+import type { SnippetActivities } from '../activities/snippets.js';
+import type { createTraceActivities } from '../activities/traces.js';
 
 type StorageActivities = ReturnType<typeof createDatasetActivities> &
   ReturnType<typeof createSweepStorageActivities> &
-  ReturnType<typeof createReportActivities>;
+  ReturnType<typeof createReportActivities> &
+  ReturnType<typeof createTraceActivities>;
 
 export function storageActivities(taskQueue: string) {
   return proxyActivities<StorageActivities>({
@@ -27,7 +31,7 @@ export function storageActivities(taskQueue: string) {
 }
 
 export function llmActivities(taskQueue: string) {
-  return proxyActivities<ReturnType<typeof createDirectGenerationActivities>>({
+  return proxyActivities<ReturnType<typeof createDirectGenerationActivities> & MethodActivities>({
     taskQueue,
     // Calls heartbeat every 5 s while waiting for the model, so a dead worker is noticed quickly.
     heartbeatTimeout: '30 seconds',
@@ -42,7 +46,7 @@ export function llmActivities(taskQueue: string) {
 }
 
 export function sandboxActivities(taskQueue: string, timeoutS: number) {
-  return proxyActivities<ReturnType<typeof createSandboxActivities>>({
+  return proxyActivities<ReturnType<typeof createSandboxActivities> & SnippetActivities>({
     taskQueue,
     // Every finished sample heartbeats; one sample runs at most its timeout.
     heartbeatTimeout: `${Math.ceil(Math.max(20, timeoutS * 2 + 10))} seconds`,

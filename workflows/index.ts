@@ -3,3 +3,5 @@ export { generateDatasetWorkflow } from './generateDataset.js';
 export { sweepWorkflow } from './sweep.js';
 export { sweepCellWorkflow } from './sweepCell.js';
 export { sweepShardWorkflow } from './sweepShard.js';
+export { exploracoderTaskWorkflow } from './exploracoderTask.js';
+export { selfRepairTaskWorkflow } from './selfRepairTask.js';

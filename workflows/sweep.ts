@@ -23,6 +23,7 @@ import { storageActivities } from './activityOptions.js';
 import { generateDatasetWorkflow } from './generateDataset.js';
 import { pauseSignal as cellPause, resumeSignal as cellResume, sweepCellWorkflow } from './sweepCell.js';
 import type { SweepInput } from './sweepTypes.js';
+import type { PbeParams } from '../domain/pbe/params.js';
 
 export const sweepPauseSignal = defineSignal('pause');
 export const sweepResumeSignal = defineSignal('resume');
@@ -83,10 +84,12 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
   publish();
 
   // Datasets: each to the sweep's normalized problems in S3.
-  const prepared = new Map<string, { key: string; tasks: number }>();
+  const prepared = new Map<string, { key: string; tasks: number; libraryKey?: string }>();
   for (const ds of input.datasets) {
     let source = ds.source;
+    let library: { kind: 'pbe'; params: PbeParams } | { kind: 's3'; key: string } | undefined = ds.libraryKey ? { kind: 's3', key: ds.libraryKey } : undefined;
     if (source.kind === 'pbe') {
+      library = { kind: 'pbe', params: source.params };
       const name = `sweep.${input.sweepId}.${ds.name}`.slice(0, 100);
       await executeChild(generateDatasetWorkflow, {
         workflowId: datasetWorkflowId(name),
@@ -95,7 +98,10 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
       });
       source = { kind: 'generated', name };
     }
-    prepared.set(ds.name, await storage.prepareSweepDataset({ sweepId: input.sweepId, dataset: ds.name, source, form: ds.form, ...(ds.limit !== undefined ? { limit: ds.limit } : {}) }));
+    prepared.set(
+      ds.name,
+      await storage.prepareSweepDataset({ sweepId: input.sweepId, dataset: ds.name, source, form: ds.form, ...(ds.limit !== undefined ? { limit: ds.limit } : {}), ...(library ? { library } : {}) }),
+    );
   }
 
   progress.phase = 'cells';
@@ -121,6 +127,8 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
           mode: input.mode,
           datasetKey: data.key,
           ...(ds.savedGenerationsKey ? { savedGenerationsKey: ds.savedGenerationsKey } : {}),
+          ...(data.libraryKey ? { libraryKey: data.libraryKey } : {}),
+          ...(input.methodOptions ? { methodOptions: input.methodOptions } : {}),
           tasks: data.tasks,
           nSamples: input.nSamples,
           k: input.k,

@@ -131,6 +131,8 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
             mode: input.mode,
             datasetKey: input.datasetKey,
             ...(input.savedGenerationsKey ? { savedGenerationsKey: input.savedGenerationsKey } : {}),
+            ...(input.libraryKey ? { libraryKey: input.libraryKey } : {}),
+            ...(input.methodOptions ? { methodOptions: input.methodOptions } : {}),
             shardIndex,
             taskStart,
             taskEnd: Math.min(input.tasks, taskStart + input.tasksPerShard),

@@ -3,6 +3,7 @@ import type { DatasetSource } from '../activities/sweep.js';
 import type { LlmEndpoint } from '../domain/llm/request.js';
 import type { Sampling } from '../domain/methods/direct.js';
 import type { PbeParams } from '../domain/pbe/params.js';
+import type { MethodOptions } from '../domain/methods/options.js';
 
 export type SweepMode = 'full' | 'generation-only' | 'evaluate-only';
 
@@ -21,6 +22,11 @@ export interface SweepDatasetInput {
   limit?: number;
   /** evaluate-only: the loaded generations (bigcode's list of lists) in S3. */
   savedGenerationsKey?: string;
+  /**
+   * The dataset's API library (a DatasetLibrary JSON in S3, built by the CLI from the config);
+   * PBE World datasets derive theirs from their parameters instead.
+   */
+  libraryKey?: string;
 }
 
 export interface SweepCellInput {
@@ -40,6 +46,7 @@ export interface SweepInput {
   mode: SweepMode;
   datasets: SweepDatasetInput[];
   cells: SweepCellInput[];
+  methodOptions?: MethodOptions;
   nSamples: number;
   k: number[];
   timeoutS: number;
@@ -58,6 +65,8 @@ export interface CellInput {
   mode: SweepMode;
   datasetKey: string;
   savedGenerationsKey?: string;
+  libraryKey?: string;
+  methodOptions?: MethodOptions;
   tasks: number;
   nSamples: number;
   k: number[];
@@ -91,6 +100,8 @@ export interface ShardInput {
   mode: SweepMode;
   datasetKey: string;
   savedGenerationsKey?: string;
+  libraryKey?: string;
+  methodOptions?: MethodOptions;
   shardIndex: number;
   taskStart: number;
   taskEnd: number;

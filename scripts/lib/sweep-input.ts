@@ -10,7 +10,9 @@ import type { ExploraConfig } from '../../domain/config/env.js';
 import { DatasetRowSchema } from '../../domain/datasets/problems.js';
 import { parseJsonl } from '../../domain/execution/humaneval.js';
 import type { LlmEndpoint } from '../../domain/llm/request.js';
-import { isPbeWorldDataset, sweepConfigHash, type SweepConfig, type SweepDatasetConfig } from '../../domain/sweep/config.js';
+import { isPbeWorldDataset, sweepConfigHash, type PathDatasetConfig, type SweepConfig, type SweepDatasetConfig } from '../../domain/sweep/config.js';
+import type { DatasetLibrary } from '../../domain/apidocs/library.js';
+import { parseApiDocsJsonl } from '../../domain/apidocs/corpus.js';
 import { sweepInputKey } from '../../domain/sweep/keys.js';
 import { expandGrid } from '../../domain/sweep/plan.js';
 import { decodeMaybeGzip } from '../../activities/problems.js';
@@ -34,15 +36,62 @@ function formOf(d: SweepDatasetConfig): 'completion' | 'full' {
 }
 
 async function readDatasetText(bucket: Bucket, configFile: string, d: SweepDatasetConfig & { path: string }): Promise<string> {
-  const s3 = parseS3Uri(d.path);
+  return readInputText(bucket, configFile, d.path, `datasets[${d.name}].path`);
+}
+
+/** A file named in the config (local, relative to the config file, or s3://), gunzipped if need be. */
+async function readInputText(bucket: Bucket, configFile: string, p: string, field: string): Promise<string> {
+  const s3 = parseS3Uri(p);
   if (s3) {
     const bytes = await getBytes({ s3: bucket.s3, name: s3.bucket }, s3.key);
-    if (bytes === null) throw new SweepInputError(`datasets[${d.name}].path: ${d.path} does not exist`);
+    if (bytes === null) throw new SweepInputError(`${field}: ${p} does not exist`);
     return decodeMaybeGzip(bytes);
   }
-  const file = resolveDatasetPath(configFile, d.path);
-  if (!existsSync(file)) throw new SweepInputError(`datasets[${d.name}].path: ${file} does not exist`);
+  const file = resolveDatasetPath(configFile, p);
+  if (!existsSync(file)) throw new SweepInputError(`${field}: ${file} does not exist`);
   return decodeMaybeGzip(readFileSync(file));
+}
+
+/**
+ * A path dataset's library as a DatasetLibrary object, and (for renamed private libraries) the
+ * dataset rows as the loader normalized them. Errors name the config field and the file's line.
+ */
+async function loadPathLibrary(
+  bucket: Bucket,
+  configFile: string,
+  d: PathDatasetConfig,
+): Promise<{ library: DatasetLibrary; rows?: string; notes: string[] } | null> {
+  const lib = d.library;
+  if (!lib) return null;
+  const field = `datasets[${d.name}].library`;
+  if ('api_docs' in lib) {
+    const text = await readInputText(bucket, configFile, lib.api_docs, `${field}.api_docs`);
+    let docs;
+    try {
+      docs = parseApiDocsJsonl(text, lib.api_docs);
+    } catch (err) {
+      throw new SweepInputError(`${field}.api_docs: ${(err as Error).message}`);
+    }
+    return { library: { library: { name: lib.name, summary: lib.summary, docs, runtime: { kind: 'builtin' } }, planner_examples: [] }, notes: [] };
+  }
+  const [rows, keywords, mapping] = await Promise.all([
+    readDatasetText(bucket, configFile, d),
+    readInputText(bucket, configFile, lib.keywords, `${field}.keywords`),
+    readInputText(bucket, configFile, lib.mapping, `${field}.mapping`),
+  ]);
+  // Loaded when needed: it carries the rename tables' machinery, which other sweeps do not use.
+  const { loadPrivateLibraryDataset } = await import('../../domain/datasets/privateLibrary.js');
+  let loaded;
+  try {
+    loaded = loadPrivateLibraryDataset({ rows, keywords, mapping, kind: lib.private_library, source: { rows: d.path, keywords: lib.keywords, mapping: lib.mapping } });
+  } catch (err) {
+    throw new SweepInputError(`${field}: ${(err as Error).message}`);
+  }
+  return {
+    library: loaded.library,
+    rows: loaded.problems.map((r) => JSON.stringify(r) + '\n').join(''),
+    notes: loaded.quirks.map((q) => `dataset ${d.name}: ${q.task_id}: ${q.problem}`),
+  };
 }
 
 /** Tasks per dataset (before `limit`), validating every row of path datasets on the way. */
@@ -50,6 +99,7 @@ export async function countTasks(bucket: Bucket, configFile: string, config: Swe
   const counts: Record<string, number> = {};
   for (const d of config.datasets) {
     if (isPbeWorldDataset(d)) counts[d.name] = d.pbe_world.count;
+    else if (d.library && 'private_library' in d.library) counts[d.name] = (await loadPathLibrary(bucket, configFile, d))!.rows!.split('\n').length - 1;
     else counts[d.name] = parseJsonl(await readDatasetText(bucket, configFile, d), DatasetRowSchema, `datasets[${d.name}] ${d.path}`).length;
   }
   return counts;
@@ -64,6 +114,8 @@ export interface BuildOptions {
   /** evaluate-only: dataset name -> local generations.json (bigcode's list of lists). */
   generations: Record<string, string>;
   queues: SweepInput['queues'];
+  /** Where to say what the loaders noticed (quirky rows they fixed). */
+  log?: (line: string) => void;
 }
 
 export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts: BuildOptions): Promise<SweepInput> {
@@ -72,11 +124,23 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
   for (const d of config.datasets) {
     const limit = config.limit;
     let source: SweepDatasetInput['source'];
+    let libraryKey: string | undefined;
     if (isPbeWorldDataset(d)) {
       source = { kind: 'pbe', params: d.pbe_world };
     } else {
       const s3 = parseS3Uri(d.path);
-      if (s3) source = { kind: 's3', bucket: s3.bucket, key: s3.key };
+      const library = await loadPathLibrary(bucket, opts.configFile, d);
+      if (library) {
+        for (const note of library.notes) opts.log?.(note);
+        const body = JSON.stringify(library.library);
+        libraryKey = sweepInputKey(opts.sweepId, `${d.name}-library-${sha256Hex(body).slice(0, 16)}.json`);
+        await putObject(bucket, libraryKey, body, { contentType: 'application/json' });
+      }
+      if (library?.rows !== undefined) {
+        const key = sweepInputKey(opts.sweepId, `${d.name}-${sha256Hex(library.rows).slice(0, 16)}.jsonl`);
+        await putObject(bucket, key, library.rows, { contentType: 'application/x-ndjson' });
+        source = { kind: 's3', key };
+      } else if (s3) source = { kind: 's3', bucket: s3.bucket, key: s3.key };
       else {
         // Content-addressed, so uploading the same file again is a no-op in effect.
         const bytes = readFileSync(resolveDatasetPath(opts.configFile, d.path));
@@ -85,7 +149,7 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
         source = { kind: 's3', key };
       }
     }
-    const entry: SweepDatasetInput = { name: d.name, source, form: formOf(d), ...(limit !== undefined ? { limit } : {}) };
+    const entry: SweepDatasetInput = { name: d.name, source, form: formOf(d), ...(limit !== undefined ? { limit } : {}), ...(libraryKey ? { libraryKey } : {}) };
     if (opts.mode === 'evaluate-only') {
       const file = opts.generations[d.name];
       if (!file) throw new SweepInputError(`--load-generations: no generations file for dataset ${d.name}`);
@@ -154,6 +218,7 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
     mode: opts.mode,
     datasets,
     cells,
+    methodOptions: config.method_options,
     nSamples: config.n_samples,
     k: config.k,
     timeoutS: config.timeout_s,

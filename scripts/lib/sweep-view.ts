@@ -9,7 +9,8 @@ import { sweepProgressQuery, type SweepProgress } from '../../workflows/sweep.js
 export function formatResultsTable(cells: CellSummary[]): string {
   const ks = [...new Set(cells.flatMap((c) => Object.keys(c.passAtK)))].sort((a, b) => Number(a.split('@')[1]) - Number(b.split('@')[1]));
   const sks = ks.map((k) => k.replace('pass', 'success'));
-  const header = ['cell', 'tasks', 'samples', ...ks, ...sks, 'calls', 'prompt tok', 'compl tok', 'sandbox runs', 'wall s'];
+  const header = ['cell', 'tasks', 'samples', ...ks, ...sks, 'calls', 'calls/task', 'prompt tok', 'compl tok', 'tok/task', 'sandbox runs', 'wall s'];
+  const perTask = (v: number, c: CellSummary) => (c.tasks ? (v / c.tasks).toFixed(1) : '-');
   const rows = cells.map((c) => [
     String(c.cell.cell ?? ''),
     String(c.tasks),
@@ -17,8 +18,10 @@ export function formatResultsTable(cells: CellSummary[]): string {
     ...ks.map((k) => (c.passAtK[k] === undefined ? '-' : c.passAtK[k]!.toFixed(4))),
     ...sks.map((k) => (c.successAtK[k] === undefined ? '-' : c.successAtK[k]!.toFixed(4))),
     String(c.cost.calls),
+    perTask(c.cost.calls, c),
     String(c.cost.promptTokens),
     String(c.cost.completionTokens),
+    perTask(c.cost.promptTokens + c.cost.completionTokens, c),
     String(c.cost.sandboxRuns),
     c.cost.wallSeconds.toFixed(1),
   ]);

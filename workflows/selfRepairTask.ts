@@ -1,0 +1,66 @@
+/**
+ * Self-repair on one task: every sample generates a whole solution (rag's prompt, so the answer is
+ * shared with a rag cell through the LLM cache), runs it on the visible examples only, and while it
+ * fails asks the model for a fix, at most `budget` times: the number of subtasks ExploraCoder's
+ * planner makes for the task (the paper's equal-budget comparison; the plan is the same cached call).
+ */
+import { setCurrentDetails } from '@temporalio/workflow';
+import { addCost, type MethodCost, type MethodTaskOutcome } from '../domain/methods/artifacts.js';
+import { finalCost } from './exploracoderTask.js';
+import { llmTaskQueue } from '../domain/sweep/keys.js';
+import { llmActivities, sandboxActivities, storageActivities } from './activityOptions.js';
+import type { MethodTaskInput } from './exploracoderTask.js';
+
+export interface RepairRound {
+  llmKey: string;
+  runKey?: string;
+  ok: boolean;
+  /** The cost of the call that produced this round's answer. */
+  cost: MethodCost;
+}
+
+export async function selfRepairTaskWorkflow(input: MethodTaskInput): Promise<MethodTaskOutcome> {
+  const started = Date.now();
+  const { ref } = input;
+  const llm = llmActivities(llmTaskQueue(input.queues.llmBase, input.modelId));
+  const sandbox = sandboxActivities(input.queues.sandbox, input.timeoutS);
+  const storage = storageActivities(input.queues.storage);
+
+  setCurrentDetails(`**self-repair** task \`${input.taskId}\`: planning the budget`);
+  const plan = await llm.planTask({ ref, withSummary: true });
+  const budget = plan.subtasks.length;
+  let cost = plan.cost;
+  setCurrentDetails(`**self-repair** task \`${input.taskId}\`: ${input.nSamples} samples, up to ${budget} repairs each`);
+
+  const samples = await Promise.all(
+    Array.from({ length: input.nSamples }, async (_, s): Promise<RepairRound[]> => {
+      const [first] = await llm.generateRag({ ref, sampleIndices: [s] });
+      const rounds: RepairRound[] = [];
+      let current = { llmKey: first!.key, ok: first!.status === 'ok', cost: finalCost([first!]) };
+      for (let round = 0; ; round++) {
+        const run = current.ok
+          ? await sandbox.runVisible({ datasetKey: ref.datasetKey, libraryKey: ref.libraryKey, taskIndex: ref.taskIndex, llmKey: current.llmKey, timeoutS: input.timeoutS, label: `${ref.cellId}/${ref.taskIndex}/${s}/r${round}` })
+          : null;
+        if (run?.runKey) cost = addCost(cost, { sandbox_runs: 1 });
+        rounds.push({ llmKey: current.llmKey, ...(run?.runKey ? { runKey: run.runKey } : {}), ok: run?.ok ?? false, cost: current.cost });
+        if (run?.ok || !run?.runKey || round >= budget) break;
+        const fixed = await llm.repairSample({ ref, sampleIndex: s, firstKey: first!.key, previousKey: current.llmKey, runKey: run.runKey, round: round + 1, budget });
+        current = { llmKey: fixed.llmKey, ok: fixed.ok, cost: fixed.cost };
+      }
+      return rounds;
+    }),
+  );
+
+  const finalKeys = samples.map((rounds) => rounds[rounds.length - 1]!.llmKey);
+  // The last answer of each sample is its final generation, counted in its sample record; the
+  // earlier ones are the method's overhead.
+  for (const rounds of samples) for (const r of rounds.slice(0, -1)) cost = addCost(cost, r.cost);
+  const traceKey = await storage.writeRepairTrace({
+    ref: { sweepId: ref.sweepId, cellId: ref.cellId, datasetKey: ref.datasetKey, taskIndex: ref.taskIndex },
+    planKey: plan.planKey,
+    budget,
+    samples,
+    cost,
+  });
+  return { finalKeys, cost, traceKey, wallMs: Date.now() - started };
+}
