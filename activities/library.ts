@@ -49,7 +49,12 @@ export async function retrieveDocs(
     if (retrievers.size >= 16) retrievers.delete(retrievers.keys().next().value as string);
     retrievers.set(libraryKey, retriever);
   }
-  return retriever.search(query, k).map((r) => r.doc);
+  // BM25 returns only docs sharing a term with the query; the rest score zero and follow in corpus
+  // order, so a small library (PBE's private module has four functions) is offered whole.
+  const hits = retriever.search(query, k).map((r) => r.doc);
+  if (hits.length >= k) return hits;
+  const taken = new Set(hits.map((d) => d.import_path));
+  return [...hits, ...library.library.docs.filter((d) => !taken.has(d.import_path))].slice(0, k);
 }
 
 export function docsByPath(library: DatasetLibrary, paths: readonly string[]): ApiDoc[] {

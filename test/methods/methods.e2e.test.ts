@@ -1,0 +1,101 @@
+/**
+ * A sweep over every method x a small PBE World dataset, plain and private-library, on the real
+ * stack against the scripted model of support.ts: one results table with pass@k, success@k and
+ * cost per method, each figure what the script implies.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getText } from '../../activities/storage/s3.js';
+import { resolvePbeParams } from '../../domain/pbe/params.js';
+import { sweepResultsKey } from '../../domain/sweep/keys.js';
+import { testConfig, uniqueSuffix } from '../support/config.js';
+import { runTs } from '../support/processes.js';
+import { testBucket } from '../support/s3.js';
+import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { pbeProblems } from '../sweep/support.js';
+import { exploraScript, SEED } from './support.js';
+
+const { env } = testConfig();
+const bucket = testBucket(testConfig().config);
+const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-methods-e2e-'));
+const PLAIN = resolvePbeParams({ count: 2, seed: 51 });
+const PRIVATE = resolvePbeParams({ count: 2, seed: 52, library: 'private' });
+const problems = [...pbeProblems(PLAIN, 'plain'), ...pbeProblems(PRIVATE, 'private')];
+const N = 2;
+let server: ScriptedLlmServer;
+
+beforeAll(async () => {
+  server = await startScriptedLlmServer(exploraScript(problems));
+});
+afterAll(async () => {
+  await server.close();
+  bucket.s3.destroy();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Per method: pass@1 and calls per task the script implies (2 subtasks; m = 5; n = 2). */
+const EXPECTED: Record<string, { pass1: number; callsPerTask: number; sandboxPerTask: number }> = {
+  // Sample 0's answer is wrong, sample 1's canonical.
+  direct: { pass1: 0.5, callsPerTask: 2, sandboxPerTask: 2 },
+  rag: { pass1: 0.5, callsPerTask: 2, sandboxPerTask: 2 },
+  // plan (the budget) + 2 first answers + 1 repair of sample 0; runs: 2 + 1 on the examples, 2 finals.
+  'self-repair': { pass1: 1, callsPerTask: 4, sandboxPerTask: 5 },
+  // plan + 2 reranks + 2 x 5 explorations + 2 finals; runs: 10 + 2.
+  exploracoder: { pass1: 1, callsPerTask: 15, sandboxPerTask: 12 },
+  // ... + 5 debug calls for subtask 1 (all failed) and their runs.
+  'exploracoder-debug': { pass1: 1, callsPerTask: 20, sandboxPerTask: 17 },
+  'exploracoder-debug-no-summary': { pass1: 1, callsPerTask: 20, sandboxPerTask: 17 },
+  'exploracoder-debug-random-selection': { pass1: 1, callsPerTask: 20, sandboxPerTask: 17 },
+  // plan + 2 reranks + 2 finals, no exploration.
+  'exploracoder-debug-no-exploration': { pass1: 1, callsPerTask: 5, sandboxPerTask: 2 },
+};
+
+describe('every method on plain and private-library PBE World', () => {
+  it('reports pass@k, success@k and cost per method in one table', async () => {
+    const id = `methods-${uniqueSuffix()}`;
+    const file = path.join(dir, 'sweep.yaml');
+    writeFileSync(
+      file,
+      `id: ${id}
+datasets:
+  - name: plain
+    pbe_world: { count: ${PLAIN.count}, seed: ${PLAIN.seed} }
+  - name: private
+    pbe_world: { count: ${PRIVATE.count}, seed: ${PRIVATE.seed}, library: private }
+models:
+  - id: chat
+    base_url: ${server.url}
+    model: scripted
+    concurrency: 8
+    request_timeout_s: 20
+methods: [${Object.keys(EXPECTED).join(', ')}]
+temperatures: [0.8]
+n_samples: ${N}
+k: [1, 2]
+timeout_s: 5
+seed: ${SEED}
+`,
+    );
+    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+    expect(run.code, run.output).toBe(0);
+    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!) as {
+      cells: Array<{ cell: { cell: string; method: string; dataset: string }; tasks: number; passAtK: Record<string, number>; successAtK: Record<string, number>; cost: { calls: number; sandboxRuns: number; promptTokens: number } }>;
+    };
+    expect(results.cells).toHaveLength(2 * Object.keys(EXPECTED).length);
+    for (const c of results.cells) {
+      const e = EXPECTED[c.cell.method]!;
+      const where = `${c.cell.cell}`;
+      expect(c.tasks, where).toBe(2);
+      expect(c.passAtK['pass@1'], where).toBeCloseTo(e.pass1, 12);
+      // Wrong answers fail an assertion, which is no runtime error: success@1 is 1 throughout.
+      expect(c.successAtK['success@1'], where).toBe(1);
+      expect(c.cost.calls, where).toBe(2 * e.callsPerTask);
+      expect(c.cost.sandboxRuns, where).toBe(2 * e.sandboxPerTask);
+      expect(c.cost.promptTokens, where).toBeGreaterThan(0);
+      // The table printed at the end has the cell with its pass@1.
+      expect(run.output).toMatch(new RegExp(`${c.cell.cell.replace(/\./g, '\\.')}\\s+2\\s+4\\s+${e.pass1.toFixed(4)}`));
+    }
+  });
+});
