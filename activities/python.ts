@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 let cached: string | undefined;
 
@@ -27,4 +29,23 @@ export function resolvePythonExecutable(): string {
   if (!out || !existsSync(out)) throw new Error(`python3 reported sys.executable=${JSON.stringify(out)}, which does not exist`);
   cached = out;
   return cached;
+}
+
+const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The sandbox's venv (scripts/install-sandbox-python.sh): the base interpreter plus pinned numpy and pandas. */
+export function sandboxVenvPython(env: NodeJS.ProcessEnv = process.env): string {
+  const tools = path.resolve(env.EXPLORA_TOOLS_DIR || path.join(PROJECT_ROOT, '.tools'));
+  return path.join(tools, 'sandbox-python', 'bin', 'python');
+}
+
+/**
+ * The interpreter programs run with in the sandbox: `EXPLORA_PYTHON` when set, else the sandbox's
+ * venv when installed (MonkeyEval / BeatNumEval need its numpy and pandas), else the real python3.
+ * The venv's `python` is a symlink to the real binary, so no shim cost either way.
+ */
+export function resolveSandboxPython(): string {
+  if (process.env.EXPLORA_PYTHON) return resolvePythonExecutable();
+  const venv = sandboxVenvPython();
+  return existsSync(venv) ? venv : resolvePythonExecutable();
 }

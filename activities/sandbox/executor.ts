@@ -61,7 +61,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { resolvePythonExecutable } from '../python.js';
+import { resolveSandboxPython } from '../python.js';
 import {
   DEFAULT_LIMITS,
   ExecutionRequestSchema,
@@ -88,7 +88,7 @@ export const DEFAULT_PREIMPORTS = [
 
 export interface SandboxExecutorOptions {
   backend?: SandboxBackend;
-  /** Interpreter to run programs with; default: resolvePythonExecutable() (the real binary, no shim). */
+  /** Interpreter to run programs with; default: resolveSandboxPython() (EXPLORA_PYTHON, else the sandbox venv with numpy and pandas, else the real python3). */
   python?: string;
   /** Samples running at once (at most 127); default: number of cores. */
   concurrency?: number;
@@ -256,7 +256,7 @@ export class SandboxExecutor {
   // ---------------------------------------------------------------------------------------------
 
   private async launch(): Promise<void> {
-    const python = this.options.python ?? resolvePythonExecutable();
+    const python = this.options.python ?? resolveSandboxPython();
     const zygoteConfig = {
       slots: this.concurrency,
       uidBase: this.uidBase,

@@ -896,6 +896,24 @@ def preimport(names):
 SAMPLE_ENVIRONMENT = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
 
 
+def venv_prefixes():
+    """In a venv, its prefixes as site.venv() would set them (-S skips it): the venv first, the base
+    interpreter's too if the venv includes system site-packages. None outside a venv."""
+    exe_dir = os.path.dirname(os.path.abspath(sys.executable))
+    venv = os.path.dirname(exe_dir)
+    for conf in (os.path.join(exe_dir, "pyvenv.cfg"), os.path.join(venv, "pyvenv.cfg")):
+        try:
+            with open(conf, encoding="utf-8") as f:
+                lines = f.read().splitlines()
+        except OSError:
+            continue
+        system_site = any(line.partition("=")[0].strip().lower() == "include-system-site-packages"
+                          and line.partition("=")[2].strip().lower() == "true" for line in lines)
+        sys.prefix = sys.exec_prefix = venv
+        return [venv, sys.base_prefix] if system_site else [venv]
+    return None
+
+
 def add_site_packages():
     """The interpreter's site-packages on sys.path, as site would, minus the code .pth files run.
 
@@ -904,7 +922,7 @@ def add_site_packages():
     in: pathlib, tempfile, random...), all of which every child would then inherit and pay for at
     each fork and exit. Path lines of .pth files are honoured; import lines are not."""
     import site
-    for directory in site.getsitepackages():
+    for directory in site.getsitepackages(venv_prefixes()):
         if not os.path.isdir(directory) or directory in sys.path:
             continue
         sys.path.append(directory)
