@@ -18,6 +18,7 @@ import { z } from 'zod';
 import { SweepProblemSchema } from '../domain/datasets/problems.js';
 import { datasetOutcomes, datasetsOf, selectDrillTasks, selectSamples } from '../domain/report/analysis.js';
 import { renderSweepReport, type RenderOptions } from '../domain/report/html.js';
+import { ExplorationTraceSchema, type ExplorationTrace } from '../domain/report/trace.js';
 import {
   ReportSampleSchema,
   sweepReportKey,
@@ -153,6 +154,19 @@ async function recordsOfTasks(bucket: Bucket, sweepId: string, cellId: string, w
   }
   if ([...wanted].some((t) => !byTask.has(t))) {
     for (const shard of [...shardKeys.keys()].sort((a, b) => a - b)) await take(shard);
+  }
+  // Multi-step methods keep one trace per task, referenced by its samples' records.
+  const traces = new Map<string, ExplorationTrace | null>();
+  for (const list of byTask.values()) {
+    for (const r of list) {
+      if (!r.trace_key || r.trace) continue;
+      if (!traces.has(r.trace_key)) {
+        const text = await getText(bucket, r.trace_key);
+        traces.set(r.trace_key, text === null ? null : parseJson(text, ExplorationTraceSchema, r.trace_key));
+      }
+      const trace = traces.get(r.trace_key);
+      if (trace) r.trace = trace;
+    }
   }
   return byTask;
 }

@@ -149,6 +149,10 @@ seed: ${SEED}
     expect(summaryOut.code, summaryOut.output).toBe(0);
     expect(summaryOut.output).toMatch(/subtask 1: .*\[solved, 1 debug round\(s\)\]/);
 
+    // The sweep's HTML report shows the exploration (its drill-down tasks carry their traces).
+    const report = await getText(bucket, `sweeps/${id}/report.html`);
+    expect(report).toContain('MARK-s1-c2');
+
     // Each task's chain is its own workflow, visible in the Web UI with its progress attributes.
     const { client, close } = await connectClient(config);
     try {
