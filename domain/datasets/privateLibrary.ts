@@ -185,11 +185,45 @@ function parseLenientJson(text: string, file: string, quirks: DatasetQuirk[]): u
   try {
     return JSON.parse(cleaned);
   } catch (error) {
-    const message = (error as Error).message;
-    const position = /position (\d+)/.exec(message);
-    const where = position ? `${file}:${lineAt(cleaned, Number(position[1]))}` : file;
-    throw new PrivateLibraryError(`${where}: not valid JSON (${message})`);
+    const message = (error as Error).message.split('\n')[0]!;
+    throw new PrivateLibraryError(`${file}:${jsonErrorLine(cleaned)}: not valid JSON (${message})`);
   }
+}
+
+/** Whether JSON.parse fails on `text` only because the text stops early. */
+function isTruncationError(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch (error) {
+    const message = (error as Error).message;
+    if (/end of JSON input|Unterminated string/.test(message)) return true;
+    const position = /position (\d+)/.exec(message);
+    return position !== null && Number(position[1]) >= text.trimEnd().length;
+  }
+}
+
+/**
+ * Line of the first syntax error of a text JSON.parse refused: the error's position when the
+ * message gives one, else the first line whose prefix is wrong, not merely unfinished (Node's
+ * messages quote some context instead of a position).
+ */
+function jsonErrorLine(text: string): number {
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    const position = /position (\d+)/.exec((error as Error).message);
+    if (position) return lineAt(text, Number(position[1]));
+  }
+  const lines = text.split('\n');
+  let good = 0; // prefixes of up to `good` lines are fine
+  let bad = lines.length; // the prefix of `bad` lines is wrong
+  while (bad - good > 1) {
+    const middle = (good + bad) >> 1;
+    if (isTruncationError(lines.slice(0, middle).join('\n'))) good = middle;
+    else bad = middle;
+  }
+  return bad;
 }
 
 /** Line of `"key"` in a JSON text, for errors about that key's value. */
