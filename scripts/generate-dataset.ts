@@ -5,7 +5,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ENV_DOC, parseConfig } from '../domain/config/env.js';
 import { DatasetNameSchema, DEFAULT_SHARD_SIZE, MAX_SHARDS, shardCount } from '../domain/datasets/layout.js';
-import { PbeParamsError, resolvePbeParams, type PbeParams, type PbeParamsInput } from '../domain/pbe/params.js';
+import { PBE_LIBRARY_KINDS, PbeParamsError, resolvePbeParams, type PbeLibraryKind, type PbeParams, type PbeParamsInput } from '../domain/pbe/params.js';
 import { writeDatasetLocally } from './lib/dataset-local.js';
 
 /** Which flag sets which parameter, so a validation error names what the user typed. */
@@ -55,6 +55,11 @@ const program = new Command('generate-dataset')
       .default(defaults.n_inputs_for_examples),
   )
   .addOption(new Option('--split <name>', 'split name recorded in metadata').default(defaults.split))
+  .addOption(
+    new Option('--library <kind>', "python_str: Python's str methods; private: a generated module with unseen names the solution must use")
+      .choices(PBE_LIBRARY_KINDS)
+      .default(defaults.library),
+  )
   .addOption(new Option('--shard-size <n>', 'tasks per S3 object part-NNNNN.jsonl').argParser(integer('--shard-size', 1)).default(DEFAULT_SHARD_SIZE))
   .addOption(new Option('--concurrency <n>', 'shards generated at once').argParser(integer('--concurrency', 1)).default(4))
   .addOption(new Option('--local', 'write to --out without Temporal or S3').default(false))
@@ -81,6 +86,7 @@ interface Flags {
   numTests: number;
   nInputs: number;
   split: string;
+  library: PbeLibraryKind;
   shardSize: number;
   concurrency: number;
   local: boolean;
@@ -101,6 +107,7 @@ function paramsFrom(flags: Flags): PbeParams {
     num_tests: flags.numTests,
     n_inputs_for_examples: flags.nInputs,
     split: flags.split,
+    library: flags.library,
     ...(flags.alphabet !== undefined ? { alphabet: flags.alphabet } : {}),
     ...(flags.alphabetSize !== undefined ? { alphabet_size: flags.alphabetSize } : {}),
   };

@@ -1,8 +1,8 @@
 /**
  * Running programs written against a dataset's library: the one place that knows each runtime
  * kind. A program is a solution (the model's code, which must use the library as its users know
- * it) and the rest (tests and the check call). Renamed libraries' tests are stored in the private
- * names too (see the loader), so the whole program is mapped back to the originals.
+ * it) and the rest (tests and the check call, written by the dataset's authors: for a renamed
+ * library in the original names, so only the solution is checked and mapped back).
  */
 import type { LibraryRuntime, PreparedProgram } from './library.js';
 import { prepareModuleProgram } from './moduleRuntime.js';
@@ -12,7 +12,7 @@ export function prepareProgram(runtime: LibraryRuntime | undefined, parts: { sol
   const joined = parts.rest ? `${parts.solution}\n${parts.rest}` : parts.solution;
   if (!runtime || runtime.kind === 'builtin') return { ok: true, program: joined };
   if (runtime.kind === 'module') return prepareModuleProgram(runtime, joined);
-  return prepareRenamedProgram(runtime, joined);
+  return prepareRenamedProgram(runtime, parts);
 }
 
 /** What a program printed or raised, in the names the model knows (renamed libraries hide the originals). */
