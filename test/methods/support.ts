@@ -47,7 +47,7 @@ export function classify(req: ScriptedRequest, problems: KnownProblem[]): Classi
   if (system.includes('never used by writing small experiments')) {
     if (user.startsWith('This experiment for the subtask')) {
       const m = /MARK-s(\d)-c(\d)/.exec(user);
-      return { role: 'debug', problem, subtask: Number(m![1]), candidate: Number(m![2]), text };
+      return { role: 'debug', problem, ...(m ? { subtask: Number(m[1]), candidate: Number(m[2]) } : { candidate: seedIndex }), text };
     }
     const m = /Current subtask \((\d+) of \d+\)/.exec(user);
     return { role: 'explore', problem, subtask: Number(m![1]) - 1, candidate: seedIndex, text };
