@@ -59,3 +59,12 @@ function examplesOf(value: unknown): { examples?: Array<{ input: string; output:
   if (!parsed.success || parsed.data.length === 0) return {};
   return { examples: parsed.data.map((e) => ({ input: pyRepr(e.input), output: pyRepr(e.output) })) };
 }
+
+/**
+ * A statement task (MonkeyEval / BeatNumEval's script completions): no function to call; the
+ * prompt is a script whose last line is unfinished and the test checks the variables it leaves.
+ * The private-library loader marks them with entry point `None` (the test calls `check(None)`).
+ */
+export function isStatementTask(problem: Pick<SweepProblem, 'entry_point'>): boolean {
+  return problem.entry_point === 'None';
+}

@@ -2,7 +2,7 @@
  * Turns a model's extracted code into the program the sandbox runs, whichever API produced it and
  * whatever form the dataset has.
  */
-import type { SweepProblem } from '../datasets/problems.js';
+import { isStatementTask, type SweepProblem } from '../datasets/problems.js';
 import type { LlmApi } from '../llm/request.js';
 import { completionPrompt } from '../methods/direct.js';
 import { fullProgram } from './program.js';
@@ -39,10 +39,22 @@ function indentBody(code: string): string {
 export function solutionFromGeneration(problem: SweepProblem, api: LlmApi | 'saved', code: string): string {
   if (api === 'saved') return code;
   if (api === 'completions') return completionPrompt(problem) + code;
+  if (isStatementTask(problem)) return statementSolution(problem, code);
   if (definesEntryPoint(code, problem.entry_point)) return promptImports(problem.prompt) + code;
   return completionPrompt(problem) + indentBody(code);
 }
 
 export function programFromGeneration(problem: SweepProblem, api: LlmApi | 'saved', code: string): string {
   return fullProgram({ test: problem.test, entryPoint: problem.entry_point, completion: solutionFromGeneration(problem, api, code) });
+}
+
+/**
+ * A chat answer to a statement task: the whole script when it contains the prompt's unfinished
+ * last line (what the prompt asks for), else a continuation of that line.
+ */
+function statementSolution(problem: SweepProblem, code: string): string {
+  const last = problem.prompt.trimEnd().split('\n').pop()!.trim();
+  if (last && code.includes(last)) return promptImports(problem.prompt) + code;
+  const prompt = completionPrompt(problem);
+  return prompt.endsWith('\n') ? prompt + code.trimStart() : `${prompt} ${code.trimStart()}`;
 }

@@ -2,7 +2,7 @@
  * `direct`: one generation per sample straight from the task's prompt, the baseline every other
  * method is compared with.
  */
-import type { SweepProblem } from '../datasets/problems.js';
+import { isStatementTask, type SweepProblem } from '../datasets/problems.js';
 import type { LlmApi, LlmBody } from '../llm/request.js';
 
 export interface Sampling {
@@ -25,7 +25,17 @@ export function completionPrompt(problem: SweepProblem): string {
   return problem.form === 'full' ? problem.prompt.replace(/\n[ \t]+raise NotImplementedError\(\)\s*$/, '\n') : problem.prompt;
 }
 
+/** What a chat model is asked to write: the function, or for a statement task the whole script. */
+export function chatTaskInstruction(problem: SweepProblem): string {
+  return isStatementTask(problem)
+    ? 'Complete the following Python script: its last line is unfinished; finish it so that the script does what its comments ask. ' +
+        'Reply with the whole script in one ```python code block.'
+    : `Complete the following Python function \`${problem.entry_point}\`. ` +
+        'Reply with the complete function (including its signature and any imports it needs) in one ```python code block.';
+}
+
 export function chatUserMessage(problem: SweepProblem): string {
+  if (isStatementTask(problem)) return `${chatTaskInstruction(problem)}\n\n\`\`\`python\n${problem.prompt}\`\`\`\n`;
   return (
     `Complete the following Python function \`${problem.entry_point}\`. ` +
     'Reply with the complete function (including its signature and any imports it needs) in one ```python code block.\n\n' +

@@ -7,13 +7,11 @@ import type { ApiDoc } from '../apidocs/library.js';
 import { formatApiDoc } from '../apidocs/corpus.js';
 import type { SweepProblem } from '../datasets/problems.js';
 import type { LlmApi, LlmBody } from '../llm/request.js';
-import { completionPrompt, type Sampling } from './direct.js';
+import { chatTaskInstruction, completionPrompt, type Sampling } from './direct.js';
 
 export function ragUserMessage(problem: SweepProblem, docs: readonly ApiDoc[], libraryName: string): string {
   return (
-    `Complete the following Python function \`${problem.entry_point}\`. It should use the library \`${libraryName}\`; ` +
-    'relevant parts of its documentation follow the function. ' +
-    'Reply with the complete function (including its signature and any imports it needs) in one ```python code block.\n\n' +
+    `${chatTaskInstruction(problem)} Use the library \`${libraryName}\`; relevant parts of its documentation follow the code.\n\n` +
     '```python\n' +
     problem.prompt +
     '```\n\n' +

@@ -4,7 +4,7 @@
  * for the task (the paper's equal-budget comparison). The first generation is `rag`'s (docs in the
  * prompt) when the dataset has a library, else `direct`'s, so that its cached answer is shared.
  */
-import type { SweepProblem } from '../datasets/problems.js';
+import { isStatementTask, type SweepProblem } from '../datasets/problems.js';
 import type { ChatBody, ChatMessage } from '../llm/request.js';
 import { chatBody, clip, pythonBlock, type ChatSampling } from './chat.js';
 
@@ -16,7 +16,7 @@ export function repairMessages(first: readonly ChatMessage[], problem: SweepProb
       role: 'user',
       content:
         `Running your function on the task's examples failed:\n${clip(feedback.replace(/\s+$/, ''), maxChars)}\n\n` +
-        `Find the cause and reply with the corrected complete function \`${problem.entry_point}\` in one \`\`\`python code block.`,
+        `Find the cause and reply with the corrected complete ${isStatementTask(problem) ? 'script' : `function \`${problem.entry_point}\``} in one \`\`\`python code block.`,
     },
   ];
 }

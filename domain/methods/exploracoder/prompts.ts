@@ -7,7 +7,7 @@
  */
 import type { ApiDoc, ApiLibrary, PlannerExample } from '../../apidocs/library.js';
 import { formatApiDoc, indexText } from '../../apidocs/corpus.js';
-import type { SweepProblem } from '../../datasets/problems.js';
+import { isStatementTask, type SweepProblem } from '../../datasets/problems.js';
 import type { ChatMessage } from '../../llm/request.js';
 import { clip, pythonBlock } from '../chat.js';
 import { formatPlan } from './plan.js';
@@ -203,11 +203,13 @@ export function finalMessages(input: {
     {
       role: 'user',
       content:
-        `Requirement (an incomplete function):\n${pythonBlock(input.problem.prompt)}\n\n` +
+        `Requirement (${isStatementTask(input.problem) ? 'an unfinished script' : 'an incomplete function'}):\n${pythonBlock(input.problem.prompt)}\n\n` +
         exampleInputs(input.problem) +
         trace +
         `API documentation:\n${docsBlock(input.docs)}\n\n` +
-        `Now write the complete function \`${input.problem.entry_point}\` (with its signature and the imports it needs) in one \`\`\`python code block.`,
+        (isStatementTask(input.problem)
+          ? 'Now write the whole script, its last line finished, in one ```python code block.'
+          : `Now write the complete function \`${input.problem.entry_point}\` (with its signature and the imports it needs) in one \`\`\`python code block.`),
     },
   ];
 }
