@@ -534,3 +534,13 @@ describe('method needs', () => {
     expect(paths(issuesOf(value))).toEqual(['method_options.candidatez', 'method_options.embeddings'].sort());
   });
 });
+
+describe('shipped example configs', () => {
+  it('configs/*.yaml are valid', async () => {
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const dir = new URL('../../configs/', import.meta.url);
+    const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) expect(() => loadSweepConfig(readFileSync(new URL(f, dir), 'utf8'), f)).not.toThrow();
+  });
+});
