@@ -63,7 +63,7 @@ async function main(): Promise<void> {
     .option('--ignore-incomplete', 'score only the problems that have samples', false)
     .option('--form <form>', '"completion": prompt + completion (HumanEval); "full": the completion is the whole function', 'completion')
     .option('--out <file>', 'results file (default: <samples>_results.jsonl)')
-    .option('--python <path>', 'interpreter that runs the programs (default: python3 on PATH, or $EXPLORA_PYTHON)')
+    .option('--python <path>', 'interpreter that runs the programs (default: $EXPLORA_PYTHON, else the sandbox venv .tools/sandbox-python, else python3 on PATH)')
     .parse()
     .opts();
   const options = OptionsSchema.safeParse(parsed);

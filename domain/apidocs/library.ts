@@ -34,7 +34,7 @@ export const LibraryRuntimeSchema = z.discriminatedUnion('kind', [
     original: z.string().min(1),
     /** Its private name, e.g. `monkey`. */
     renamed: z.string().min(1),
-    /** original keyword -> private keyword (as in PyCodeGPT's *_keyword_mapping.json). */
+    /** original keyword -> private keyword (PyCodeGPT's *_keywords.jsonl, which despite its name is one JSON object). */
     mapping: z.record(z.string(), z.string()),
   }),
 ]);
