@@ -162,6 +162,20 @@ seed: ${SEED}
       expect(described.typedSearchAttributes.get(SA_CELL)).toBe(cell);
       expect(described.typedSearchAttributes.get(SA_TOTAL)).toBe(2);
       expect(described.typedSearchAttributes.get(SA_DONE)).toBe(2);
+      // Its history carries keys and statuses: no snippet, output or prompt text.
+      const history = await client.workflow.getHandle(cellTaskWorkflowId(id, cell, 0)).fetchHistory();
+      const payloadText: string[] = [];
+      const walk = (v: unknown): void => {
+        if (v instanceof Uint8Array) payloadText.push(Buffer.from(v).toString('utf8'));
+        else if (Array.isArray(v)) v.forEach(walk);
+        else if (v && typeof v === 'object') Object.values(v).forEach(walk);
+      };
+      walk(history.events);
+      const text = payloadText.join('\n');
+      expect(text).toContain('snippet-runs/');
+      expect(text).not.toContain('MARK-');
+      expect(text).not.toContain('apply_pipeline');
+      expect(history.events!.length).toBeLessThan(400);
     } finally {
       await close();
     }
