@@ -35,18 +35,12 @@ export function chatTaskInstruction(problem: SweepProblem): string {
 }
 
 export function chatUserMessage(problem: SweepProblem): string {
-  if (isStatementTask(problem)) return `${chatTaskInstruction(problem)}\n\n\`\`\`python\n${problem.prompt}\`\`\`\n`;
-  return (
-    `Complete the following Python function \`${problem.entry_point}\`. ` +
-    'Reply with the complete function (including its signature and any imports it needs) in one ```python code block.\n\n' +
-    '```python\n' +
-    problem.prompt +
-    '```\n'
-  );
+  return `${chatTaskInstruction(problem)}\n\n\`\`\`python\n${problem.prompt}\`\`\`\n`;
 }
 
-export function directRequestBody(problem: SweepProblem, api: LlmApi, sampling: Sampling, sampleIndex: number): LlmBody {
-  const common = {
+/** The sampling fields every single-call request body carries; sample i sends seed + i. */
+export function samplingFields(sampling: Sampling, sampleIndex: number) {
+  return {
     model: sampling.model,
     temperature: sampling.temperature,
     top_p: sampling.top_p,
@@ -54,6 +48,10 @@ export function directRequestBody(problem: SweepProblem, api: LlmApi, sampling: 
     ...(sampling.stop && sampling.stop.length ? { stop: sampling.stop } : {}),
     ...(sampling.seed !== undefined ? { seed: sampling.seed + sampleIndex } : {}),
   };
+}
+
+export function directRequestBody(problem: SweepProblem, api: LlmApi, sampling: Sampling, sampleIndex: number): LlmBody {
+  const common = samplingFields(sampling, sampleIndex);
   return api === 'chat'
     ? { ...common, messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: chatUserMessage(problem) }] }
     : { ...common, prompt: completionPrompt(problem) };

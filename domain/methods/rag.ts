@@ -7,7 +7,7 @@ import type { ApiDoc } from '../apidocs/library.js';
 import { formatApiDoc } from '../apidocs/corpus.js';
 import type { SweepProblem } from '../datasets/problems.js';
 import type { LlmApi, LlmBody } from '../llm/request.js';
-import { chatTaskInstruction, completionPrompt, type Sampling } from './direct.js';
+import { chatTaskInstruction, completionPrompt, samplingFields, type Sampling } from './direct.js';
 
 export function ragUserMessage(problem: SweepProblem, docs: readonly ApiDoc[], libraryName: string): string {
   return (
@@ -20,14 +20,7 @@ export function ragUserMessage(problem: SweepProblem, docs: readonly ApiDoc[], l
 }
 
 export function ragRequestBody(problem: SweepProblem, docs: readonly ApiDoc[], libraryName: string, api: LlmApi, sampling: Sampling, sampleIndex: number): LlmBody {
-  const common = {
-    model: sampling.model,
-    temperature: sampling.temperature,
-    top_p: sampling.top_p,
-    max_tokens: sampling.max_tokens,
-    ...(sampling.stop && sampling.stop.length ? { stop: sampling.stop } : {}),
-    ...(sampling.seed !== undefined ? { seed: sampling.seed + sampleIndex } : {}),
-  };
+  const common = samplingFields(sampling, sampleIndex);
   if (api === 'chat') {
     return {
       ...common,
