@@ -1,8 +1,9 @@
 /**
  * LLM-queue activities: calls to any OpenAI-compatible endpoint through the `openai` SDK with its
  * own retries off — Temporal owns retrying (429 after Retry-After, 5xx/timeouts with backoff); other
- * 4xx are recorded, not retried. Every answer is cached in S3 before the activity reports it, so a
- * retried batch, a restarted worker or a repeated sweep never sends a finished request again.
+ * 4xx are recorded, not retried. Every answer is cached in S3 (llmCache.ts) before the activity
+ * reports it, so a retried batch, a restarted worker or a repeated sweep never sends a finished
+ * request again.
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
@@ -10,14 +11,13 @@ import OpenAI, { APIError } from 'openai';
 import {
   ChatResponseSchema,
   CompletionResponseSchema,
-  llmCacheKey,
-  LlmRecordSchema,
   type LlmBody,
   type LlmCallSummary,
   type LlmEndpoint,
   type LlmRecord,
 } from '../domain/llm/request.js';
-import { getText, putObject, sha256Hex, type Bucket } from './storage/s3.js';
+import { callGroup, callIdentity, failuresKey, GroupWriter, readGroup, readLlmRecordAt, type GroupContents } from './llmCache.js';
+import { getText, putObject, type Bucket } from './storage/s3.js';
 
 export interface LlmBatch {
   endpoint: LlmEndpoint;
@@ -28,6 +28,8 @@ export interface LlmBatch {
 
 /** After this many malformed answers to one request, it is recorded as an error instead of retried. */
 const MALFORMED_ATTEMPTS = 5;
+/** Answers received but not yet stored, per group, before the batch waits for storage to catch up. */
+const MAX_UNSTORED = 64;
 
 class RetryableLlmError extends Error {
   constructor(
@@ -130,51 +132,59 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
     return { response, text: choice.text, finishReason: choice.finish_reason ?? null, promptTokens: parsed.data.usage?.prompt_tokens ?? 0, completionTokens: parsed.data.usage?.completion_tokens ?? 0 };
   }
 
-  /** Failed requests of earlier attempts, so `calls` counts every request that was paid for. */
-  async function earlierFailures(key: string): Promise<number> {
-    if (Context.current().info.attempt === 1) return 0;
-    const text = await getText(bucket, key.replace(/\.json$/, '.failures'));
-    return text ? Number(text) || 0 : 0;
-  }
-
-  async function one(endpoint: LlmEndpoint, call: { body: LlmBody; sampleIndex: number }): Promise<LlmCallSummary> {
-    const key = llmCacheKey({ endpoint, body: call.body, sampleIndex: call.sampleIndex }, sha256Hex);
-    const cachedText = await getText(bucket, key);
-    if (cachedText !== null) {
-      const r = LlmRecordSchema.parse(JSON.parse(cachedText));
-      return { key, status: r.status, cached: true, promptTokens: r.promptTokens, completionTokens: r.completionTokens, calls: r.calls };
-    }
-    const failures = await earlierFailures(key);
+  async function one(
+    endpoint: LlmEndpoint,
+    call: { body: LlmBody; sampleIndex: number },
+    store: { group: string; found: GroupContents; writer: GroupWriter },
+  ): Promise<LlmCallSummary> {
+    const identity = callIdentity({ endpoint, ...call });
+    const cached = store.found.records.get(identity);
+    if (cached) return { key: cached.key, status: cached.status, cached: true, promptTokens: cached.promptTokens, completionTokens: cached.completionTokens, calls: cached.calls };
+    // Failed requests of earlier attempts, so `calls` counts every request that was paid for.
+    let failures = 0;
+    if (store.found.failures.has(identity)) failures = Number(await getText(bucket, failuresKey(store.group, identity))) || 0;
+    // Answers wait in memory only briefly: when storing them falls behind (S3 slow or down), stop
+    // asking for more until it catches up.
+    if (store.writer.pending >= MAX_UNSTORED) await store.writer.drain();
     await spacer.wait(endpoint.id, endpoint.requestsPerSecond);
     const started = Date.now();
     const request = { base_url: endpoint.baseUrl, api: endpoint.api, sample_index: call.sampleIndex, body: call.body };
-    let record: LlmRecord;
+    let record: Omit<LlmRecord, 'key'>;
     // Heartbeat while the model thinks, so a dead worker is noticed in seconds, not after a
     // whole request timeout.
     const beat = setInterval(() => Context.current().heartbeat(), 5_000);
     try {
       const r = await send(endpoint, call.body).finally(() => clearInterval(beat));
-      record = { key, status: 'ok', text: r.text, finishReason: r.finishReason, promptTokens: r.promptTokens, completionTokens: r.completionTokens, calls: failures + 1, durationMs: Date.now() - started, createdAt: new Date().toISOString(), request, response: r.response };
+      record = { status: 'ok', text: r.text, finishReason: r.finishReason, promptTokens: r.promptTokens, completionTokens: r.completionTokens, calls: failures + 1, durationMs: Date.now() - started, createdAt: new Date().toISOString(), request, response: r.response };
     } catch (err) {
       const malformedTooOften = err instanceof RetryableLlmError && err.kind === 'LlmMalformedResponse' && Context.current().info.attempt >= MALFORMED_ATTEMPTS;
       if (err instanceof RetryableLlmError && !malformedTooOften) {
-        await putObject(bucket, key.replace(/\.json$/, '.failures'), String(failures + 1));
+        await putObject(bucket, failuresKey(store.group, identity), String(failures + 1));
         throw err;
       }
       const status = err instanceof APIError ? (err.status ?? null) : null;
-      record = { key, status: 'error', text: '', finishReason: null, promptTokens: 0, completionTokens: 0, calls: failures + 1, error: { status, message: (err as Error).message }, durationMs: Date.now() - started, createdAt: new Date().toISOString(), request, response: null };
+      record = { status: 'error', text: '', finishReason: null, promptTokens: 0, completionTokens: 0, calls: failures + 1, error: { status, message: (err as Error).message }, durationMs: Date.now() - started, createdAt: new Date().toISOString(), request, response: null };
     }
-    await putPatiently(bucket, key, JSON.stringify(record));
+    const key = store.writer.add(identity, record);
     return { key, status: record.status, cached: false, promptTokens: record.promptTokens, completionTokens: record.completionTokens, calls: record.calls };
   }
 
   return {
     /**
-     * Sends a batch of calls (cached ones are not sent). When some fail in a retryable way, the
-     * others still finish and are cached; then the activity fails so Temporal retries it — after
-     * the server's Retry-After for a 429.
+     * Sends a batch of calls (cached ones are not sent), `concurrency` at a time (default one after
+     * another: the worker's concurrent activities are the model's concurrency). Answers are stored
+     * while the next calls go out, and all of them before the activity reports. When some fail in a
+     * retryable way, the others still finish and are stored; then the activity fails so Temporal
+     * retries it — after the server's Retry-After for a 429.
      */
     async callLlm(batch: LlmBatch): Promise<LlmCallSummary[]> {
+      const groups = batch.calls.map((c) => callGroup({ endpoint: batch.endpoint, ...c }));
+      const stores = new Map<string, { group: string; found: GroupContents; writer: GroupWriter }>();
+      await Promise.all(
+        [...new Set(groups)].map(async (group) => {
+          stores.set(group, { group, found: await readGroup(bucket, group), writer: new GroupWriter(group, (key, body) => putPatiently(bucket, key, body)) });
+        }),
+      );
       const out = new Array<LlmCallSummary | undefined>(batch.calls.length);
       let retryable: RetryableLlmError | undefined;
       let next = 0;
@@ -182,7 +192,7 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
         while (next < batch.calls.length) {
           const i = next++;
           try {
-            out[i] = await one(batch.endpoint, batch.calls[i]!);
+            out[i] = await one(batch.endpoint, batch.calls[i]!, stores.get(groups[i]!)!);
             Context.current().heartbeat();
           } catch (err) {
             if (!(err instanceof RetryableLlmError)) throw err;
@@ -190,7 +200,10 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
           }
         }
       });
-      await Promise.all(lanes);
+      const settled = await Promise.allSettled(lanes);
+      // Whatever happened, the answers received are paid for: store them before reporting anything.
+      await Promise.all([...stores.values()].map((s) => s.writer.drain()));
+      for (const s of settled) if (s.status === 'rejected') throw s.reason;
       if (retryable) {
         throw ApplicationFailure.create({
           type: retryable.kind,
@@ -203,8 +216,7 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
 
     /** The cached record of one call (for activities that build records and reports). */
     async readLlmRecord(key: string): Promise<LlmRecord | null> {
-      const text = await getText(bucket, key);
-      return text === null ? null : LlmRecordSchema.parse(JSON.parse(text));
+      return readLlmRecordAt(bucket, key);
     },
   };
 }

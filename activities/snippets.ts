@@ -12,7 +12,7 @@ import { prepareProgram, presentOutput } from '../domain/apidocs/runtime.js';
 import { solutionFromGeneration } from '../domain/execution/fromGeneration.js';
 import type { ExecutionResult } from '../domain/execution/types.js';
 import { extractCode } from '../domain/llm/extract.js';
-import { LlmRecordSchema } from '../domain/llm/request.js';
+import { readLlmRecordAt } from './llmCache.js';
 import { SnippetRunSchema, type SnippetRun } from '../domain/methods/artifacts.js';
 import { visibleTestProgram } from '../domain/methods/visibleTests.js';
 import { loadDatasetLibrary } from './library.js';
@@ -68,9 +68,8 @@ export function createSnippetActivities(bucket: Bucket, executor: SandboxExecuto
   }
 
   async function answerCode(llmKey: string, entryPoint?: string): Promise<string | null> {
-    const text = await getText(bucket, llmKey);
-    if (text === null) throw new Error(`LLM record ${llmKey} is missing`);
-    const record = LlmRecordSchema.parse(JSON.parse(text));
+    const record = await readLlmRecordAt(bucket, llmKey);
+    if (record === null) throw new Error(`LLM record ${llmKey} is missing`);
     if (record.status !== 'ok') return null;
     return extractCode({ api: 'chat', raw: record.text, ...(entryPoint ? { entryPoint } : {}) }).code;
   }

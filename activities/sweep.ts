@@ -13,7 +13,7 @@ import { DatasetRowSchema, normalizeRow, type SweepProblem } from '../domain/dat
 import { solutionFromGeneration } from '../domain/execution/fromGeneration.js';
 import { isSuccess, type ExecutionResult } from '../domain/execution/types.js';
 import { extractCode } from '../domain/llm/extract.js';
-import { LlmRecordSchema, type LlmApi, type LlmCallSummary, type LlmEndpoint } from '../domain/llm/request.js';
+import type { LlmApi, LlmCallSummary, LlmEndpoint } from '../domain/llm/request.js';
 import { directRequestBody, type Sampling } from '../domain/methods/direct.js';
 import { summarizeCell, type CellSummary } from '../domain/sweep/results.js';
 import { cellFileKey, cellShardRecordsKey, sweepDatasetKey, sweepLibraryKey, sweepResultsKey } from '../domain/sweep/keys.js';
@@ -25,6 +25,7 @@ import { pbeDatasetLibrary } from '../domain/apidocs/pbe.js';
 import type { PbeParams } from '../domain/pbe/params.js';
 import { loadDatasetLibrary } from './library.js';
 import type { createLlmActivities } from './llm.js';
+import { LlmRecordReader } from './llmCache.js';
 import { decodeMaybeGzip, loadProblems } from './problems.js';
 import type { SandboxExecutor } from './sandbox/executor.js';
 import { mapLimit } from './mapLimit.js';
@@ -253,7 +254,7 @@ function methodFields(task: { cost: MethodCost; traceKey: string } | null | unde
 }
 
 export function createSandboxActivities(bucket: Bucket, executor: SandboxExecutor) {
-  async function codeFor(input: ExecuteShardInput, problem: SweepProblem, taskIndex: number, sampleIndex: number) {
+  async function codeFor(input: ExecuteShardInput, records: LlmRecordReader, problem: SweepProblem, taskIndex: number, sampleIndex: number) {
     if (input.generations.kind === 'saved') {
       const saved = await loadSaved(bucket, input.generations.key);
       const raw = saved[taskIndex]?.[sampleIndex];
@@ -262,9 +263,8 @@ export function createSandboxActivities(bucket: Bucket, executor: SandboxExecuto
     }
     const key = input.generations.keys[taskIndex - input.taskStart]?.[sampleIndex];
     if (!key) throw new Error(`no LLM key for task ${taskIndex} sample ${sampleIndex}`);
-    const text = await getText(bucket, key);
-    if (text === null) throw new Error(`LLM record ${key} is missing`);
-    const llm = LlmRecordSchema.parse(JSON.parse(text));
+    const llm = await records.read(key);
+    if (llm === null) throw new Error(`LLM record ${key} is missing`);
     const { code } = extractCode({ api: input.generations.api, raw: llm.text, entryPoint: problem.entry_point, stop: input.generations.stop ?? [] });
     return { raw: llm.text, code, api: input.generations.api, llm: { ...llm, key } };
   }
@@ -287,9 +287,11 @@ export function createSandboxActivities(bucket: Bucket, executor: SandboxExecuto
       const jobs: Array<{ taskIndex: number; sampleIndex: number }> = [];
       for (let t = input.taskStart; t < input.taskEnd; t++) for (let s = 0; s < input.nSamples; s++) jobs.push({ taskIndex: t, sampleIndex: s });
       let done = 0;
+      // A task's answers sit together in a few segment objects: each is read once for the shard.
+      const llmRecords = new LlmRecordReader(bucket);
       const records = await mapLimit(jobs, executor.concurrency * 2, async ({ taskIndex, sampleIndex }): Promise<SampleRecord> => {
         const problem = problems[taskIndex]!;
-        const g = await codeFor(input, problem, taskIndex, sampleIndex);
+        const g = await codeFor(input, llmRecords, problem, taskIndex, sampleIndex);
         const base = {
           task_id: problem.task_id,
           task_index: taskIndex,

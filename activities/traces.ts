@@ -5,7 +5,7 @@
  */
 import { ExplorationTraceSchema, type ExplorationTrace } from '../domain/report/trace.js';
 import { extractCode } from '../domain/llm/extract.js';
-import { LlmRecordSchema } from '../domain/llm/request.js';
+import { readLlmRecordAt } from './llmCache.js';
 import { PlanArtifactSchema, RecommendArtifactSchema, SnippetRunSchema, type MethodCost, type SubtaskOutcome } from '../domain/methods/artifacts.js';
 import { cellTraceKey } from '../domain/sweep/keys.js';
 import type { RepairRound } from '../workflows/selfRepairTask.js';
@@ -27,7 +27,8 @@ export function createTraceActivities(bucket: Bucket) {
   }
   const run = async (key: string) => SnippetRunSchema.parse(await json(key));
   const answer = async (key: string, entryPoint?: string) => {
-    const r = LlmRecordSchema.parse(await json(key));
+    const r = await readLlmRecordAt(bucket, key);
+    if (r === null) throw new Error(`${key} is missing`);
     return r.status === 'ok' ? extractCode({ api: 'chat', raw: r.text, ...(entryPoint ? { entryPoint } : {}) }).code : '';
   };
   async function store(ref: TraceTaskRef, trace: ExplorationTrace): Promise<string> {

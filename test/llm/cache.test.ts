@@ -1,0 +1,275 @@
+/**
+ * The LLM activity's cache on the real S3 store, against a real OpenAI-compatible server: every
+ * answer is stored before the batch reports, a task's answers share a few segment objects, nothing
+ * answered is sent again, and every reader finds a record by the key the batch returned.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createLlmActivities, type LlmBatch } from '../../activities/llm.js';
+import {
+  callGroup,
+  callIdentity,
+  GroupWriter,
+  LINGER_MS,
+  LlmRecordReader,
+  readLlmRecordAt,
+  SEGMENT_RECORDS,
+  SLOW_ANSWER_MS,
+} from '../../activities/llmCache.js';
+import { listKeys, putObject } from '../../activities/storage/s3.js';
+import { LlmRecordSchema, type LlmCallSummary, type LlmEndpoint, type LlmRecord } from '../../domain/llm/request.js';
+import { directRequestBody } from '../../domain/methods/direct.js';
+import type { SweepProblem } from '../../domain/datasets/problems.js';
+import { testConfig, uniqueSuffix } from '../support/config.js';
+import { testBucket } from '../support/s3.js';
+import { startScriptedLlmServer, type Script, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+
+const { config } = testConfig();
+const bucket = testBucket(config);
+afterAll(() => bucket.s3.destroy());
+
+const servers: ScriptedLlmServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+async function serve(script: Script): Promise<ScriptedLlmServer> {
+  const server = await startScriptedLlmServer(script, { applyStop: false });
+  servers.push(server);
+  return server;
+}
+
+function endpointOf(server: ScriptedLlmServer, api: 'chat' | 'completions' = 'completions'): LlmEndpoint {
+  return { id: 'scripted', baseUrl: server.url, model: `m-${uniqueSuffix()}`, api, requestTimeoutS: 10 };
+}
+
+function problem(i: number): SweepProblem {
+  return { task_id: `T/${i}`, prompt: `def f${i}(x):\n    """Task ${i}."""\n`, entry_point: `f${i}`, test: `def check(f):\n    assert f(1) == 1\n`, form: 'completion' } as SweepProblem;
+}
+
+/** The direct method's calls for one task: the samples differ only in their seed. */
+function taskCalls(endpoint: LlmEndpoint, task: number, samples: number): LlmBatch['calls'] {
+  const sampling = { model: endpoint.model, temperature: 0.8, top_p: 0.95, max_tokens: 64, seed: 7 };
+  return Array.from({ length: samples }, (_, s) => ({ body: directRequestBody(problem(task), endpoint.api, sampling, s), sampleIndex: s }));
+}
+
+const answerFor = (body: Record<string, unknown>) => `    return ${String(body.seed)}  # ${String(body.prompt ?? '').length}\n`;
+
+async function segmentsOf(endpoint: LlmEndpoint, calls: LlmBatch['calls']): Promise<string[]> {
+  const out: string[] = [];
+  for await (const k of listKeys(bucket, `llm-cache/${callGroup({ endpoint, ...calls[0]! })}/`)) if (k.endsWith('.jsonl')) out.push(k);
+  return out;
+}
+
+type Llm = ReturnType<typeof createLlmActivities>;
+function callLlm(llm: Llm, batch: LlmBatch, attempt = 1): Promise<LlmCallSummary[]> {
+  return new MockActivityEnvironment({ attempt }).run(llm.callLlm, batch) as Promise<LlmCallSummary[]>;
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure> {
+  try {
+    await promise;
+  } catch (err) {
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    return err as ApplicationFailure;
+  }
+  throw new Error('expected the batch to fail');
+}
+
+describe('call identity and group', () => {
+  const endpoint: LlmEndpoint = { id: 'x', baseUrl: 'http://a/v1', model: 'm', api: 'completions', requestTimeoutS: 10 };
+  const calls = taskCalls(endpoint, 1, 3);
+  it('identity: one per (base URL, API, body, sample index), nothing else', () => {
+    const ids = calls.map((c) => callIdentity({ endpoint, ...c }));
+    expect(new Set(ids).size).toBe(3);
+    expect(callIdentity({ endpoint: { ...endpoint, id: 'renamed', requestTimeoutS: 99 }, ...calls[0]! })).toBe(ids[0]);
+    expect(callIdentity({ endpoint: { ...endpoint, baseUrl: 'http://b/v1' }, ...calls[0]! })).not.toBe(ids[0]);
+    expect(callIdentity({ endpoint, ...calls[0]!, sampleIndex: 5 })).not.toBe(ids[0]);
+    // Key order in the body does not matter.
+    const reordered = Object.fromEntries(Object.entries(calls[0]!.body).reverse()) as typeof calls[0]['body'];
+    expect(callIdentity({ endpoint, body: reordered, sampleIndex: 0 })).toBe(ids[0]);
+  });
+  it('group: the samples of one task share it; another task, model or endpoint does not', () => {
+    const groups = calls.map((c) => callGroup({ endpoint, ...c }));
+    expect(new Set(groups).size).toBe(1);
+    expect(callGroup({ endpoint, ...taskCalls(endpoint, 2, 1)[0]! })).not.toBe(groups[0]);
+    expect(callGroup({ endpoint: { ...endpoint, baseUrl: 'http://b/v1' }, ...calls[0]! })).not.toBe(groups[0]);
+    expect(callGroup({ endpoint, ...calls[0]!, body: { ...calls[0]!.body, model: 'other' } })).not.toBe(groups[0]);
+  });
+});
+
+describe('callLlm with the S3 cache', () => {
+  it('stores every answer before it reports, in a few segments per task; the keys read back as records', async () => {
+    const server = await serve(({ body }) => ({ content: answerFor(body) }));
+    const endpoint = endpointOf(server);
+    const n = 2 * SEGMENT_RECORDS + 5;
+    const calls = taskCalls(endpoint, 1, n);
+    const llm = createLlmActivities(bucket);
+    const summaries = await callLlm(llm, { endpoint, calls });
+    expect(server.requests()).toHaveLength(n);
+    expect(summaries.map((s) => [s.status, s.cached, s.calls])).toEqual(calls.map(() => ['ok', false, 1]));
+    // Quick answers share writes: 69 answers live in 3 segment objects.
+    expect((await segmentsOf(endpoint, calls)).length).toBe(Math.ceil(n / SEGMENT_RECORDS));
+    const reader = new LlmRecordReader(bucket);
+    for (const [i, s] of summaries.entries()) {
+      const record = (await reader.read(s.key))!;
+      expect(LlmRecordSchema.parse(record)).toEqual(record);
+      expect(record.key).toBe(s.key);
+      expect(record.text).toBe(answerFor(calls[i]!.body as Record<string, unknown>));
+      expect(record.request).toEqual({ base_url: endpoint.baseUrl, api: 'completions', sample_index: i, body: calls[i]!.body });
+      expect(record.promptTokens).toBe(s.promptTokens);
+    }
+    // The activity's reader and the one-off reader agree.
+    expect(await new MockActivityEnvironment().run(llm.readLlmRecord, summaries[3]!.key)).toEqual(await readLlmRecordAt(bucket, summaries[3]!.key));
+  });
+
+  it('a repeated batch (another worker, another attempt) sends nothing and returns the same keys', async () => {
+    const server = await serve(({ body }) => ({ content: answerFor(body) }));
+    const endpoint = endpointOf(server);
+    const calls = taskCalls(endpoint, 2, 10);
+    const first = await callLlm(createLlmActivities(bucket), { endpoint, calls });
+    const again = await callLlm(createLlmActivities(bucket), { endpoint, calls, concurrency: 4 }, 3);
+    expect(server.requests()).toHaveLength(10);
+    expect(again.map((s) => s.key)).toEqual(first.map((s) => s.key));
+    expect(again.every((s) => s.cached)).toBe(true);
+    // A batch with more samples sends only the new ones.
+    const more = await callLlm(createLlmActivities(bucket), { endpoint, calls: taskCalls(endpoint, 2, 14) });
+    expect(server.requests()).toHaveLength(14);
+    expect(more.map((s) => s.cached)).toEqual([...Array(10).fill(true), ...Array(4).fill(false)]);
+  });
+
+  it('retryable failures: the answered calls are stored, the batch fails, the retry sends only the failed ones and counts them', async () => {
+    const server = await serve(({ body, attempt }) => (Number(body.seed) % 3 === 0 && attempt === 1 ? { status: 503 } : { content: answerFor(body) }));
+    const endpoint = endpointOf(server);
+    const calls = taskCalls(endpoint, 3, 6); // seeds 7..12: 9 and 12 fail once
+    const llm = createLlmActivities(bucket);
+    const failure = await failureOf(callLlm(llm, { endpoint, calls }));
+    expect(failure.type).toBe('LlmUnavailable');
+    expect(server.requests()).toHaveLength(6);
+    const retried = await callLlm(llm, { endpoint, calls }, 2);
+    expect(server.requests()).toHaveLength(8);
+    expect(retried.map((s) => [s.status, s.cached, s.calls])).toEqual([
+      ['ok', true, 1],
+      ['ok', true, 1],
+      ['ok', false, 2],
+      ['ok', true, 1],
+      ['ok', true, 1],
+      ['ok', false, 2],
+    ]);
+    expect((await readLlmRecordAt(bucket, retried[2]!.key))!.calls).toBe(2);
+  });
+
+  it('a 4xx is recorded as an error answer (cached, not retried)', async () => {
+    const server = await serve(({ body }) => (Number(body.seed) === 8 ? { status: 400, message: 'prompt too long' } : { content: answerFor(body) }));
+    const endpoint = endpointOf(server);
+    const calls = taskCalls(endpoint, 4, 3);
+    const llm = createLlmActivities(bucket);
+    const out = await callLlm(llm, { endpoint, calls });
+    expect(out.map((s) => s.status)).toEqual(['ok', 'error', 'ok']);
+    const record = (await readLlmRecordAt(bucket, out[1]!.key))!;
+    expect(record.error).toEqual({ status: 400, message: expect.stringContaining('prompt too long') });
+    await callLlm(llm, { endpoint, calls }, 2);
+    expect(server.requests()).toHaveLength(3);
+  });
+
+  it('chat calls of several groups in one batch, run concurrently', async () => {
+    const server = await serve(({ body }) => ({ content: `\`\`\`python\n${answerFor(body)}\`\`\`` }));
+    const endpoint = endpointOf(server, 'chat');
+    const calls = [...taskCalls(endpoint, 5, 4), ...taskCalls(endpoint, 6, 4)];
+    const out = await callLlm(createLlmActivities(bucket), { endpoint, calls, concurrency: 3 });
+    expect(server.inFlight().max).toBeLessThanOrEqual(3);
+    expect(new Set(out.map((s) => s.key.split('#')[0])).size).toBe(2);
+    for (const [i, s] of out.entries()) expect((await readLlmRecordAt(bucket, s.key))!.request).toMatchObject({ sample_index: calls[i]!.sampleIndex });
+  });
+});
+
+describe('GroupWriter: when answers are written', () => {
+  const record = (durationMs: number): Omit<LlmRecord, 'key'> => ({
+    status: 'ok',
+    text: 'x',
+    finishReason: 'stop',
+    promptTokens: 1,
+    completionTokens: 1,
+    calls: 1,
+    durationMs,
+    createdAt: new Date().toISOString(),
+    request: {},
+    response: {},
+  });
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  function recordingWriter() {
+    const puts: Array<{ key: string; lines: number; at: number }> = [];
+    const writer = new GroupWriter('g', async (key, body) => {
+      puts.push({ key, lines: body.trim().split('\n').length, at: Date.now() });
+      await sleep(5);
+    });
+    return { puts, writer };
+  }
+
+  it('a slow answer is written at once', async () => {
+    const { puts, writer } = recordingWriter();
+    writer.add('a', record(SLOW_ANSWER_MS + 1));
+    await sleep(1);
+    expect(puts).toHaveLength(1);
+    await writer.drain();
+    expect(writer.pending).toBe(0);
+  });
+
+  it('quick answers wait up to LINGER_MS and go out together; drain writes at once', async () => {
+    const { puts, writer } = recordingWriter();
+    const t0 = Date.now();
+    for (const id of ['a', 'b', 'c']) writer.add(id, record(3));
+    await sleep(LINGER_MS / 2);
+    expect(puts).toHaveLength(0);
+    expect(writer.pending).toBe(3);
+    await sleep(LINGER_MS);
+    expect(puts).toEqual([{ key: expect.stringMatching(/^llm-cache\/g\/.*-0\.jsonl$/), lines: 3, at: expect.any(Number) }]);
+    expect(puts[0]!.at - t0).toBeGreaterThanOrEqual(LINGER_MS - 1);
+    writer.add('d', record(3));
+    const lingerOver = sleep(LINGER_MS).then(() => 'linger over');
+    expect(await Promise.race([writer.drain().then(() => 'drained'), lingerOver])).toBe('drained');
+    expect(puts.map((p) => p.lines)).toEqual([3, 4]);
+  });
+
+  it('a full segment closes: the next answers start another object', async () => {
+    const { puts, writer } = recordingWriter();
+    const keys = Array.from({ length: SEGMENT_RECORDS + 2 }, (_, i) => writer.add(`id${i}`, record(1)));
+    await writer.drain();
+    expect(keys[SEGMENT_RECORDS - 1]!.split('#')[0]).toMatch(/-0\.jsonl$/);
+    expect(keys[SEGMENT_RECORDS]!.split('#')[0]).toMatch(/-1\.jsonl$/);
+    expect(puts.map((p) => p.lines).sort((a, b) => a - b)).toEqual([2, SEGMENT_RECORDS]);
+  });
+
+  it('a write that fails for good fails drain', async () => {
+    const writer = new GroupWriter('g', async () => {
+      throw new Error('S3 is gone');
+    });
+    writer.add('a', record(1));
+    await expect(writer.drain()).rejects.toThrow('S3 is gone');
+  });
+});
+
+describe('reading records by key', () => {
+  it('reads records of the one-object-per-call layout, and says what is wrong with a bad key or segment', async () => {
+    const suffix = uniqueSuffix();
+    const legacy = `llm-cache/legacy-${suffix}.json`;
+    const rec: LlmRecord = { key: legacy, status: 'ok', text: 'hi', finishReason: null, promptTokens: 0, completionTokens: 0, calls: 1, durationMs: 1, createdAt: 'now', request: {}, response: null };
+    await putObject(bucket, legacy, JSON.stringify(rec));
+    expect(await readLlmRecordAt(bucket, legacy)).toEqual(rec);
+    expect(await readLlmRecordAt(bucket, `llm-cache/missing-${suffix}.json`)).toBeNull();
+    await expect(readLlmRecordAt(bucket, `${legacy}#abc`)).rejects.toThrow(new RegExp(`${legacy}:1: record key ${legacy} names no call`));
+
+    const segment = `llm-cache/test-${suffix}/w-0.jsonl`;
+    await putObject(bucket, segment, `${JSON.stringify({ ...rec, key: `${segment}#one` })}\n{"key": "${segment}#two", "status": "maybe"}\n`);
+    await expect(readLlmRecordAt(bucket, `${segment}#one`)).rejects.toThrow(new RegExp(`${segment}:2: .*status`));
+    await putObject(bucket, segment, `${JSON.stringify({ ...rec, key: `${segment}#one` })}\n`);
+    expect((await readLlmRecordAt(bucket, `${segment}#one`))!.text).toBe('hi');
+    expect(await readLlmRecordAt(bucket, `${segment}#two`)).toBeNull();
+    await expect(readLlmRecordAt(bucket, segment)).rejects.toThrow(/names a segment of 1 record/);
+    // One reader, one object: a key of the other form is refused, not misread.
+    const reader = new LlmRecordReader(bucket);
+    expect((await reader.read(`${segment}#one`))!.text).toBe('hi');
+    await expect(reader.read(segment)).rejects.toThrow(/names a segment, not one record/);
+  });
+});
