@@ -16,6 +16,7 @@ import {
   type LlmEndpoint,
   type LlmRecord,
 } from '../domain/llm/request.js';
+import { throttledHeartbeat } from './heartbeat.js';
 import { callGroup, callIdentity, failuresKey, GroupWriter, readGroup, readLlmRecordAt, type GroupContents } from './llmCache.js';
 import { getText, putObject, type Bucket } from './storage/s3.js';
 
@@ -186,6 +187,7 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
         }),
       );
       const out = new Array<LlmCallSummary | undefined>(batch.calls.length);
+      const heartbeat = throttledHeartbeat();
       let retryable: RetryableLlmError | undefined;
       let next = 0;
       const lanes = Array.from({ length: Math.min(batch.concurrency ?? 1, batch.calls.length) }, async () => {
@@ -193,7 +195,7 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
           const i = next++;
           try {
             out[i] = await one(batch.endpoint, batch.calls[i]!, stores.get(groups[i]!)!);
-            Context.current().heartbeat();
+            heartbeat();
           } catch (err) {
             if (!(err instanceof RetryableLlmError)) throw err;
             if (!retryable || (err.retryAfterMs ?? 0) > (retryable.retryAfterMs ?? 0)) retryable = err;

@@ -26,6 +26,7 @@ import type { PbeParams } from '../domain/pbe/params.js';
 import { loadDatasetLibrary } from './library.js';
 import type { createLlmActivities } from './llm.js';
 import { LlmRecordReader } from './llmCache.js';
+import { throttledHeartbeat } from './heartbeat.js';
 import { decodeMaybeGzip, loadProblems } from './problems.js';
 import type { SandboxExecutor } from './sandbox/executor.js';
 import { mapLimit } from './mapLimit.js';
@@ -289,6 +290,7 @@ export function createSandboxActivities(bucket: Bucket, executor: SandboxExecuto
       let done = 0;
       // A task's answers sit together in a few segment objects: each is read once for the shard.
       const llmRecords = new LlmRecordReader(bucket);
+      const heartbeat = throttledHeartbeat();
       const records = await mapLimit(jobs, executor.concurrency * 2, async ({ taskIndex, sampleIndex }): Promise<SampleRecord> => {
         const problem = problems[taskIndex]!;
         const g = await codeFor(input, llmRecords, problem, taskIndex, sampleIndex);
@@ -319,7 +321,7 @@ export function createSandboxActivities(bucket: Bucket, executor: SandboxExecuto
           program: prepared.program,
           limits: { timeoutMs: Math.round(input.timeoutS * 1000) },
         });
-        Context.current().heartbeat(++done);
+        heartbeat(++done);
         return {
           ...base,
           status: result.status,
