@@ -145,8 +145,8 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
     let failures = 0;
     if (store.found.failures.has(identity)) failures = Number(await getText(bucket, failuresKey(store.group, identity))) || 0;
     // Answers wait in memory only briefly: when storing them falls behind (S3 slow or down), stop
-    // asking for more until it catches up.
-    if (store.writer.pending >= MAX_UNSTORED) await store.writer.drain();
+    // asking for more until it catches up (or fail, if it cannot).
+    if (store.writer.pending >= MAX_UNSTORED || store.writer.failed) await store.writer.drain();
     await spacer.wait(endpoint.id, endpoint.requestsPerSecond);
     const started = Date.now();
     const request = { base_url: endpoint.baseUrl, api: endpoint.api, sample_index: call.sampleIndex, body: call.body };

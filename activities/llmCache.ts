@@ -152,6 +152,11 @@ export class GroupWriter {
     if (!this.flushing && !this.failure) this.flushing = Promise.resolve().then(() => this.flushLoop());
   }
 
+  /** Storing failed for good: nothing more should be asked of the model in this attempt. */
+  get failed(): boolean {
+    return this.failure !== null;
+  }
+
   /** Records added but not yet stored. */
   get pending(): number {
     return this.added - this.segments.reduce((a, s) => a + s.stored, 0);

@@ -247,6 +247,8 @@ describe('GroupWriter: when answers are written', () => {
     });
     writer.add('a', record(1));
     await expect(writer.drain()).rejects.toThrow('S3 is gone');
+    expect(writer.failed).toBe(true);
+    expect(writer.pending).toBe(1);
   });
 });
 
