@@ -1,13 +1,15 @@
 /**
  * `tsx scripts/bench-sweep-overhead.ts [--samples 20000]`: the cost of durability. The same
  * HumanEval samples (canonical solutions, answered instantly by a scripted OpenAI-compatible server)
- * go once through a full sweep (Temporal, S3 cache and records, sandbox activities, workers in one
- * child process) and once through `scripts/evaluate.ts` (the bare executor), in one run. Prints both
- * throughputs and their ratio, the largest history any workflow run reached, and the sweep
- * process's peak RSS at a fifth of the size and at full size (memory should not grow with the
- * sweep). Needs the local stack (`npm run stack:up`).
+ * go through a full sweep (Temporal, S3 cache and records, sandbox activities, workers in one
+ * child process) and through `scripts/evaluate.ts` (the bare executor, before and after the sweep,
+ * since other work on a shared machine comes and goes), in one run. Prints both throughputs and
+ * their ratio, the CPU each spends per sample and where (a figure other load disturbs less), the
+ * largest history any workflow run reached, and the sweep process's RSS at a fifth of the size and
+ * over the full-size run (memory should not grow with the sweep). Needs the local stack
+ * (`npm run stack:up`).
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -16,30 +18,122 @@ import { gunzipSync } from 'node:zlib';
 import { Client, Connection } from '@temporalio/client';
 import { Command, Option } from 'commander';
 import { resolvePythonExecutable } from '../activities/python.js';
-import { parseConfig } from '../domain/config/env.js';
+import { parseConfig, type ExploraConfig } from '../domain/config/env.js';
 import { startScriptedLlmServer } from '../test/support/scripted-llm-server.js';
-import { PROJECT_ROOT } from './lib/local-stack.js';
+import { PROJECT_ROOT, stackStatus } from './lib/local-stack.js';
 
 const HUMANEVAL = path.resolve(PROJECT_ROOT, '../shared/reference/humaneval/HumanEval.jsonl.gz');
 const TSX = path.join(PROJECT_ROOT, 'node_modules/.bin/tsx');
 
-// Runs a command and reports its wall time and the peak RSS of its process tree (getrusage).
+/**
+ * Runs a command and reports its wall time, its process tree's CPU (getrusage), and, sampled twice a
+ * second, the largest RSS of one process in the tree over time and the CPU of the sandboxed programs:
+ * what the sandbox's zygote has reaped from its children (the zygote's tree is not reaped into ours).
+ */
 const MEASURE = `
-import resource, subprocess, sys, time, json, tempfile
+import json, os, resource, subprocess, sys, tempfile, time
+TICKS = os.sysconf('SC_CLK_TCK')
+def stat_fields(pid):
+    with open(f'/proc/{pid}/stat') as f:
+        s = f.read()
+    return s[s.rindex(')') + 2:].split()
+def descendants(root):
+    kids = {}
+    for d in os.listdir('/proc'):
+        if d.isdigit():
+            try:
+                kids.setdefault(int(stat_fields(d)[1]), []).append(int(d))
+            except (OSError, IndexError, ValueError):
+                pass
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo.extend(kids.get(pid, []))
+    return out
+def rss_kib(pid):
+    try:
+        with open(f'/proc/{pid}/status') as f:
+            for line in f:
+                if line.startswith('VmRSS:'):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+def is_zygote(pid):
+    try:
+        with open(f'/proc/{pid}/cmdline', 'rb') as f:
+            return b'zygote.py' in f.read()
+    except OSError:
+        return False
 log = tempfile.TemporaryFile()
 t0 = time.perf_counter()
-p = subprocess.run(sys.argv[1:], stdout=log, stderr=log)
+p = subprocess.Popen(sys.argv[1:], stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+timeline, sandbox = [], {}
+while p.poll() is None:
+    pids = descendants(p.pid)
+    timeline.append([time.perf_counter() - t0, max(rss_kib(pid) for pid in pids)])
+    for pid in pids:
+        if is_zygote(pid):
+            try:
+                f = stat_fields(pid)
+                sandbox[pid] = (int(f[13]) + int(f[14])) / TICKS
+            except (OSError, IndexError, ValueError):
+                pass
+    time.sleep(0.5)
 dt = time.perf_counter() - t0
 if p.returncode != 0:
     log.seek(0); sys.stderr.write(log.read().decode()[-3000:]); sys.exit(p.returncode)
-print(json.dumps({"seconds": dt, "max_rss_kib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"seconds": dt, "max_rss_kib": ru.ru_maxrss, "cpu_seconds": ru.ru_utime + ru.ru_stime, "sandbox_cpu_seconds": sum(sandbox.values()), "timeline": timeline}))
 `;
 
+interface Measured {
+  seconds: number;
+  /** Peak RSS of one process in the tree (getrusage). */
+  rssMiB: number;
+  /** CPU of the tree's processes, sandboxed programs not included. */
+  cpuSeconds: number;
+  /** CPU of the sandboxed programs. */
+  sandboxCpuSeconds: number;
+  /** [seconds since start, largest RSS of one process in MiB], twice a second. */
+  timeline: Array<[number, number]>;
+}
+
 /** Asynchronous: the scripted server lives in this process and must keep answering meanwhile. */
-async function measure(cmd: string[]): Promise<{ seconds: number; rssMiB: number }> {
+async function measure(cmd: string[]): Promise<Measured> {
   const { stdout } = await promisify(execFile)(resolvePythonExecutable(), ['-c', MEASURE, ...cmd], { encoding: 'utf8', env: process.env, maxBuffer: 64 * 1024 * 1024 });
   const r = JSON.parse(stdout.trim().split('\n').pop()!);
-  return { seconds: r.seconds, rssMiB: r.max_rss_kib / 1024 };
+  return {
+    seconds: r.seconds,
+    rssMiB: r.max_rss_kib / 1024,
+    cpuSeconds: r.cpu_seconds,
+    sandboxCpuSeconds: r.sandbox_cpu_seconds,
+    timeline: r.timeline.map(([t, kib]: [number, number]) => [t, kib / 1024]),
+  };
+}
+
+/** The largest RSS seen up to each quarter of the run, and when the peak came. */
+function rssOverTime(m: Measured): string {
+  const at = (f: number) => Math.max(0, ...m.timeline.filter(([t]) => t <= f * m.seconds).map(([, mib]) => mib));
+  const peak = m.timeline.reduce((a, b) => (b[1] > a[1] ? b : a), [0, 0]);
+  return `${[0.25, 0.5, 0.75, 1].map((f) => `${at(f).toFixed(0)}`).join(' / ')} MiB up to 25/50/75/100% of the run (peak at ${((peak[0] / m.seconds) * 100).toFixed(0)}%)`;
+}
+
+/**
+ * CPU seconds the local stack's Temporal server and SeaweedFS have used so far (their share of a
+ * sweep is the difference; other users of the same stack add to it).
+ */
+function stackCpuSeconds(config: ExploraConfig): { temporal: number; seaweedfs: number } {
+  const ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  const out = { temporal: 0, seaweedfs: 0 };
+  for (const { name, pid } of stackStatus(config)) {
+    if (pid === undefined || (name !== 'temporal' && name !== 'seaweedfs')) continue;
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    out[name] = (Number(fields[11]) + Number(fields[12])) / ticks;
+  }
+  return out;
 }
 
 new Command('bench-sweep-overhead')
@@ -60,19 +154,51 @@ new Command('bench-sweep-overhead')
           file,
           `id: ${id}\ndatasets:\n  - name: humaneval\n    path: ${HUMANEVAL}\nmodels:\n  - id: instant\n    base_url: ${server.url}\n    model: canonical-${id}\n    api: completions\n    stop: []\n    concurrency: 8\nmethods: [direct]\ntemperatures: [0.8]\nn_samples: ${n}\nk: [1]\nseed: 1\n`,
         );
+        const stackBefore = stackCpuSeconds(env);
+        const ownBefore = process.cpuUsage();
         const m = await measure([TSX, path.join(PROJECT_ROOT, 'scripts/start-sweep.ts'), '--config', file, '--no-progress']);
-        return { id, samples: n * problems.length, ...m };
+        const own = process.cpuUsage(ownBefore);
+        const stackAfter = stackCpuSeconds(env);
+        return {
+          id,
+          samples: n * problems.length,
+          ...m,
+          temporalCpuSeconds: stackAfter.temporal - stackBefore.temporal,
+          seaweedCpuSeconds: stackAfter.seaweedfs - stackBefore.seaweedfs,
+          serverCpuSeconds: (own.user + own.system) / 1e6,
+          load: os.loadavg()[0]!,
+        };
       };
 
       const nLarge = Math.ceil(Number(opts.samples) / problems.length);
       const nSmall = Math.max(1, Math.round(nLarge / 5));
-      console.log(`machine: ${os.cpus().length} cores; HumanEval ${problems.length} tasks; sweep sizes n=${nSmall} and n=${nLarge}`);
-      const small = await runSweep(nSmall);
-      const large = await runSweep(nLarge);
-
+      const samples = nLarge * problems.length;
+      console.log(`machine: ${os.cpus().length} cores; HumanEval ${problems.length} tasks; sweep sizes n=${nSmall} and n=${nLarge}; load average ${os.loadavg()[0]!.toFixed(2)}`);
       const samplesFile = path.join(dir, 'samples.jsonl');
       writeFileSync(samplesFile, problems.flatMap((p) => Array.from({ length: nLarge }, () => JSON.stringify({ task_id: p.task_id, completion: p.canonical_solution }) + '\n')).join(''));
-      const bare = await measure([TSX, path.join(PROJECT_ROOT, 'scripts/evaluate.ts'), '--problems', HUMANEVAL, '--samples', samplesFile, '--k', '1']);
+      const runBare = async () => ({ ...(await measure([TSX, path.join(PROJECT_ROOT, 'scripts/evaluate.ts'), '--problems', HUMANEVAL, '--samples', samplesFile, '--k', '1'])), load: os.loadavg()[0]! });
+      const rate = (m: { seconds: number }) => `${(samples / m.seconds).toFixed(0)} samples/s`;
+
+      const small = await runSweep(nSmall);
+      // The bare executor before and after the sweep: other work on the machine comes and goes.
+      const bareBefore = await runBare();
+      console.log(`evaluate ${samples} samples: ${bareBefore.seconds.toFixed(1)} s, ${rate(bareBefore)} (bare executor, before the sweep; load ${bareBefore.load.toFixed(2)})`);
+      const large = await runSweep(nLarge);
+      console.log(`sweep    ${samples} samples: ${large.seconds.toFixed(1)} s, ${rate(large)} (LLM call + S3 cache + sandbox + records, through Temporal; load ${large.load.toFixed(2)})`);
+      const bareAfter = await runBare();
+      console.log(`evaluate ${samples} samples: ${bareAfter.seconds.toFixed(1)} s, ${rate(bareAfter)} (bare executor, after the sweep; load ${bareAfter.load.toFixed(2)})`);
+      const bareSeconds = (bareBefore.seconds + bareAfter.seconds) / 2;
+      console.log(`ratio sweep/bare: ${(bareSeconds / large.seconds).toFixed(2)} (bare: mean of both runs)`);
+
+      const ms = (seconds: number) => ((seconds * 1000) / samples).toFixed(1);
+      const sweepCpu = large.cpuSeconds + large.sandboxCpuSeconds + large.temporalCpuSeconds + large.seaweedCpuSeconds + large.serverCpuSeconds;
+      const bareCpu = (bareBefore.cpuSeconds + bareBefore.sandboxCpuSeconds + bareAfter.cpuSeconds + bareAfter.sandboxCpuSeconds) / 2;
+      console.log(
+        `CPU per sample: sweep ${ms(sweepCpu)} ms = workers ${ms(large.cpuSeconds)} + sandboxed programs ${ms(large.sandboxCpuSeconds)} + Temporal server ${ms(large.temporalCpuSeconds)} + SeaweedFS ${ms(large.seaweedCpuSeconds)} + scripted server ${ms(large.serverCpuSeconds)}; ` +
+          `evaluate ${ms(bareCpu)} ms = evaluate.ts ${ms((bareBefore.cpuSeconds + bareAfter.cpuSeconds) / 2)} + sandboxed programs ${ms((bareBefore.sandboxCpuSeconds + bareAfter.sandboxCpuSeconds) / 2)}; ratio ${(bareCpu / sweepCpu).toFixed(2)} ` +
+          '(Temporal and SeaweedFS count whatever else uses the stack meanwhile)',
+      );
+      console.log(`small sweep ${small.samples} samples: ${small.seconds.toFixed(1)} s, ${(small.samples / small.seconds).toFixed(0)} samples/s (start-up included, as in every figure here)`);
 
       const connection = await Connection.connect({ address: env.temporal.address });
       let maxEvents = 0;
@@ -86,14 +212,10 @@ new Command('bench-sweep-overhead')
       } finally {
         await connection.close();
       }
-
-      const sweepRate = large.samples / large.seconds;
-      const bareRate = large.samples / bare.seconds;
-      console.log(`sweep    ${large.samples} samples: ${large.seconds.toFixed(1)} s, ${sweepRate.toFixed(0)} samples/s (LLM call + S3 cache + sandbox + records, through Temporal)`);
-      console.log(`evaluate ${large.samples} samples: ${bare.seconds.toFixed(1)} s, ${bareRate.toFixed(0)} samples/s (bare executor)`);
-      console.log(`ratio sweep/bare: ${(sweepRate / bareRate).toFixed(2)}`);
       console.log(`workflow runs: ${runs}, largest history: ${maxEvents} events`);
       console.log(`peak RSS of the sweep process (workers included): ${small.rssMiB.toFixed(0)} MiB at ${small.samples} samples, ${large.rssMiB.toFixed(0)} MiB at ${large.samples} samples`);
+      console.log(`RSS of the sweep process at ${small.samples} samples: ${rssOverTime(small)}`);
+      console.log(`RSS of the sweep process at ${large.samples} samples: ${rssOverTime(large)}`);
       console.log(`scripted server received ${server.requests().length} requests for ${small.samples + large.samples} samples`);
     } finally {
       await server.close();
