@@ -2,8 +2,8 @@
  * Where LLM answers live in S3, laid out so that a task's samples cost a few S3 requests in all, not
  * a few each (on a small machine every S3 request costs milliseconds of CPU in the SDK and the store).
  *
- * A call's identity is a hash of (base URL, API, body, sample index). Calls whose bodies differ only
- * in `seed` — the samples of one task — share a group, and a group's answers are stored together:
+ * A call's identity is a hash of (base URL, API, body, sample index). The samples of one task share a
+ * group (callGroup), and a group's answers are stored together:
  *
  *   llm-cache/<group>/<writer>-<n>.jsonl     one LlmRecord per line, up to SEGMENT_RECORDS of them
  *   llm-cache/<group>/<identity>.failures    retryable failures of one call so far (a number)
@@ -38,10 +38,15 @@ export function callIdentity(call: LlmCall): string {
   return sha256Hex(canonicalJson({ base_url: call.endpoint.baseUrl, api: call.endpoint.api, body: call.body, sample_index: call.sampleIndex }));
 }
 
-/** The group of a call: its identity without the sample (the sample only ever changes `seed`). */
+/**
+ * The group of a call: its identity without the sample. Sample i of a task sends seed base + i (or
+ * no seed), so the base seed, not the seed, is what the samples share; another base seed (another
+ * sweep's) is another group, and a task's cache check never reads other sweeps' answers.
+ */
 export function callGroup(call: LlmCall): string {
-  const { seed: _seed, ...rest } = call.body;
-  return sha256Hex(canonicalJson({ base_url: call.endpoint.baseUrl, api: call.endpoint.api, body: rest }));
+  const { seed, ...rest } = call.body;
+  const body = seed === undefined ? rest : { ...rest, seed_base: seed - call.sampleIndex };
+  return sha256Hex(canonicalJson({ base_url: call.endpoint.baseUrl, api: call.endpoint.api, body }));
 }
 
 const groupPrefix = (group: string) => `llm-cache/${group}/`;

@@ -95,6 +95,11 @@ describe('call identity and group', () => {
     expect(callGroup({ endpoint, ...taskCalls(endpoint, 2, 1)[0]! })).not.toBe(groups[0]);
     expect(callGroup({ endpoint: { ...endpoint, baseUrl: 'http://b/v1' }, ...calls[0]! })).not.toBe(groups[0]);
     expect(callGroup({ endpoint, ...calls[0]!, body: { ...calls[0]!.body, model: 'other' } })).not.toBe(groups[0]);
+    // Another base seed (seed - sample index) is another sweep's samples: another group.
+    expect(callGroup({ endpoint, ...calls[1]!, body: { ...calls[1]!.body, seed: 100 } })).not.toBe(groups[0]);
+    // Without seeds the samples of a task still share one group.
+    const unseeded = calls.map((c) => ({ ...c, body: { ...c.body, seed: undefined } }));
+    expect(new Set(unseeded.map((c) => callGroup({ endpoint, ...c }))).size).toBe(1);
   });
 });
 
