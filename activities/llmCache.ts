@@ -20,18 +20,19 @@ import { parseJsonl } from '../domain/execution/humaneval.js';
 import { LlmRecordSchema, type LlmCall, type LlmRecord } from '../domain/llm/request.js';
 import { getText, listKeys, sha256Hex, type Bucket } from './storage/s3.js';
 
-/** Records per segment object: bounds both the bytes one flush rewrites and the objects a task has. */
-export const SEGMENT_RECORDS = 32;
+/**
+ * Records per segment object: bounds both the bytes one write carries and the objects a task has
+ * (every S3 request costs milliseconds of CPU here, in the SDK and in the store, whatever its size).
+ */
+export const SEGMENT_RECORDS = 64;
 /** A segment is also closed at this size (long chat answers), so a rewrite stays small. */
 const SEGMENT_BYTES = 256 * 1024;
-/** How long a quick answer may wait in memory for others to be written with it. */
-export const LINGER_MS = 50;
 /**
- * An answer that took the model this long is written at once: a crash must not lose what was slow
- * (or costly) to get. Quicker ones may wait; a busy worker's event loop makes even instant answers
- * look tens of milliseconds slow, hence a threshold well above LINGER_MS.
+ * An answer that took the model this long or longer is written at once; a quicker one may wait this
+ * long for others to share its write. So no answer waits longer than it took to get, and a crash
+ * loses only answers of under LINGER_MS each, from the last LINGER_MS.
  */
-export const SLOW_ANSWER_MS = 200;
+export const LINGER_MS = 200;
 
 /** The cache identity of one call: equal for the same request of the same sample, and only then. */
 export function callIdentity(call: LlmCall): string {
@@ -102,9 +103,9 @@ export async function readGroup(bucket: Bucket, group: string): Promise<GroupCon
 /**
  * Collects the answers of one group in one activity attempt and stores them in its own segments.
  * `add` returns at once with the record's key; `drain` resolves when everything added is stored.
- * One write is in flight at a time. An answer that took the model SLOW_ANSWER_MS or more is written
- * at once (with whatever else is waiting); quicker ones wait up to LINGER_MS for company, so a fast
- * model's answers share a request, and a crash can lose only quick answers of the last LINGER_MS.
+ * One write is in flight at a time. An answer that took the model LINGER_MS or more is written at
+ * once (with whatever else is waiting); quicker ones wait up to LINGER_MS for company, so a fast
+ * model's answers share a request.
  */
 export class GroupWriter {
   private readonly writer = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
@@ -144,7 +145,7 @@ export class GroupWriter {
     this.dirty.add(n);
     this.waitingSince ??= Date.now();
     this.added++;
-    this.kick(record.durationMs >= SLOW_ANSWER_MS);
+    this.kick(record.durationMs >= LINGER_MS);
     return key;
   }
 

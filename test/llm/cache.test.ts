@@ -15,7 +15,6 @@ import {
   LlmRecordReader,
   readLlmRecordAt,
   SEGMENT_RECORDS,
-  SLOW_ANSWER_MS,
 } from '../../activities/llmCache.js';
 import { listKeys, putObject } from '../../activities/storage/s3.js';
 import { LlmRecordSchema, type LlmCallSummary, type LlmEndpoint, type LlmRecord } from '../../domain/llm/request.js';
@@ -113,7 +112,7 @@ describe('callLlm with the S3 cache', () => {
     const summaries = await callLlm(llm, { endpoint, calls });
     expect(server.requests()).toHaveLength(n);
     expect(summaries.map((s) => [s.status, s.cached, s.calls])).toEqual(calls.map(() => ['ok', false, 1]));
-    // Quick answers share writes: 69 answers live in 3 segment objects.
+    // A task's answers share a few segment objects, not one object each.
     expect((await segmentsOf(endpoint, calls)).length).toBe(Math.ceil(n / SEGMENT_RECORDS));
     const reader = new LlmRecordReader(bucket);
     for (const [i, s] of summaries.entries()) {
@@ -214,7 +213,7 @@ describe('GroupWriter: when answers are written', () => {
 
   it('a slow answer is written at once', async () => {
     const { puts, writer } = recordingWriter();
-    writer.add('a', record(SLOW_ANSWER_MS + 1));
+    writer.add('a', record(LINGER_MS));
     await sleep(1);
     expect(puts).toHaveLength(1);
     await writer.drain();
