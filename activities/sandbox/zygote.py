@@ -191,18 +191,14 @@ def _write_result(result_map, outcome):
     result_map[0:4] = _LENGTH.pack(len(data))
 
 
-def _set_limits(limits):
-    cpu_s = int(limits["timeoutMs"] / 1000) + 1
-    memory = int(limits["memoryBytes"])
-    for which, value in (
-        (resource.RLIMIT_CPU, (cpu_s, cpu_s + 1)),
-        (resource.RLIMIT_AS, (memory, memory)),
-        (resource.RLIMIT_NPROC, (int(limits["maxProcesses"]),) * 2),
-        (resource.RLIMIT_FSIZE, (int(limits["maxFileBytes"]),) * 2),
-        (resource.RLIMIT_NOFILE, (256, 256)),
-        (resource.RLIMIT_CORE, (0, 0)),
-    ):
-        resource.setrlimit(which, value)
+def _set_limits(cpu_s, memory, processes, file_bytes):
+    setrlimit = resource.setrlimit
+    setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
+    setrlimit(resource.RLIMIT_AS, (memory, memory))
+    setrlimit(resource.RLIMIT_NPROC, (processes, processes))
+    setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
+    setrlimit(resource.RLIMIT_NOFILE, (256, 256))
+    setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
 def run_child(slot, channels):
@@ -213,6 +209,8 @@ def run_child(slot, channels):
         # never had to touch it.
         (length,) = _LENGTH.unpack(result_map[JOB_OFFSET:JOB_OFFSET + 4])
         job, marshalled, program = marshal.loads(result_map[JOB_OFFSET + 4:JOB_OFFSET + 4 + length])
+        if marshalled:
+            program = marshal.loads(program)
         os.setsid()
         os.dup2(channels.devnull, 0)
         os.dup2(channels.out_w[slot], 1)
@@ -220,15 +218,16 @@ def run_child(slot, channels):
         # Everything else (the forker's pipes, other slots' pipes, pidfds, epoll) must go.
         os.closerange(3, 1 << 20)
         os.umask(0o077)
-        _set_limits(job["limits"])
-        os.chdir(job["workdir"])
+        # A flat tuple, not a dict: every object the child unpacks costs it page copies.
+        uid, workdir, cpu_s, memory, processes, file_bytes, seed = job
+        _set_limits(cpu_s, memory, processes, file_bytes)
+        os.chdir(workdir)
         # Each sample gets a fresh random state, as a freshly started interpreter would. random is
         # not pre-imported by default (seeding costs every child a third of a millisecond; the
         # few programs that import it get a freshly seeded module), but it may be.
         random_module = sys.modules.get("random")
         if random_module is not None:
-            random_module.seed(job["seed"])
-        uid = job["uid"]
+            random_module.seed(seed)
         if uid is not None:
             os.setgroups([])
             os.setresgid(uid, uid, uid)
@@ -409,15 +408,38 @@ def remove_tree(path):
         log(f"could not remove {path}: {exc}")
 
 
-def compile_program(program):
-    """(compiled, code or text): the program compiled here when it compiles, else its text (the
-    child then compiles it and reports the SyntaxError as the program's own error)."""
-    if len(program) <= COMPILE_MAX_CHARS:
-        try:
-            return True, compile(program, "program.py", "exec", dont_inherit=True)
-        except (SyntaxError, ValueError, OverflowError, RecursionError, MemoryError):
-            pass
-    return False, program
+class CompiledPrograms:
+    """Programs compiled here, as (compiled, payload): marshalled code when the text compiles, else
+    the text itself (the child then compiles it and reports the SyntaxError as the program's own).
+
+    Recent ones are kept by text, up to MAX_BYTES of payload: a sweep runs the same program many
+    times (the n samples of an easy task often agree; evaluate-only runs saved generations again),
+    and compiling is about a tenth of what a sample costs. Code objects depend on the text alone."""
+
+    MAX_BYTES = 64 * 1024 * 1024
+
+    def __init__(self):
+        self.entries = {}  # text -> (compiled, payload); insertion order is recency
+        self.bytes = 0
+
+    def get(self, program):
+        entry = self.entries.pop(program, None)
+        if entry is None:
+            entry = self._compile(program)
+            self.bytes += len(entry[1])
+            while self.entries and self.bytes > self.MAX_BYTES:
+                self.bytes -= len(self.entries.pop(next(iter(self.entries)))[1])
+        self.entries[program] = entry
+        return entry
+
+    @staticmethod
+    def _compile(program):
+        if len(program) <= COMPILE_MAX_CHARS:
+            try:
+                return True, marshal.dumps(compile(program, "program.py", "exec", dont_inherit=True))
+            except (SyntaxError, ValueError, OverflowError, RecursionError, MemoryError):
+                pass
+        return False, program
 
 
 class Stream:
@@ -477,6 +499,7 @@ class Supervisor:
         self.proto = FrameReader(channels.proto_in)
         self.events = bytearray()
         self.seed_base = int.from_bytes(os.urandom(16), "big")
+        self.compiled = CompiledPrograms()
         self.epoll = select.epoll()
         self.readers = {channels.proto_in: self._on_proto, channels.evt_r: self._on_events}
         for slot in range(self.slots):
@@ -614,7 +637,7 @@ class Supervisor:
         self.sequence += 1
         uid = self.uid_base + slot if self.per_slot_uid else None
         workdir = f"{self.tmp_root}/s{slot}-{self.sequence}"
-        compiled, program = compile_program(request["program"])
+        compiled, program = self.compiled.get(request["program"])
         os.mkdir(workdir, 0o700)
         try:
             if uid is not None:
@@ -623,7 +646,9 @@ class Supervisor:
             remove_tree(workdir)
             raise
         sample = Sample(request, slot, uid, workdir)
-        job = {"uid": uid, "workdir": workdir, "limits": sample.limits, "seed": self.seed_base + self.sequence}
+        limits = sample.limits
+        job = (uid, workdir, int(limits["timeoutMs"] / 1000) + 1, int(limits["memoryBytes"]), int(limits["maxProcesses"]),
+               int(limits["maxFileBytes"]), self.seed_base + self.sequence)
         data = marshal.dumps((job, compiled, program))
         if len(data) > JOB_BYTES - 4:
             remove_tree(workdir)

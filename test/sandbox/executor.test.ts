@@ -125,6 +125,16 @@ describe('isolation between samples', () => {
     expect(new Set(results.map((r) => r.stdout)).size).toBe(4);
   });
 
+  it('a program run again is run again: its compiled code may be reused, its outcome never', async () => {
+    // The same text 40 times (the zygote compiles it once): each run draws its own coin.
+    const results = await executor.runMany(Array.from({ length: 40 }, (_, i) => ({ id: `c${i}`, program: 'import random\nassert random.random() < 0.5, "tails"\n' })));
+    const statuses = new Set(results.map((r) => r.status));
+    expect(statuses).toEqual(new Set(['passed', 'failed']));
+    // A text that does not compile is reported as the program's own SyntaxError every time.
+    const broken = await executor.runMany(Array.from({ length: 3 }, (_, i) => ({ id: `b${i}`, program: 'def f(:\n    pass\n' })));
+    expect(broken.map((r) => [r.status, r.exception?.type])).toEqual(Array.from({ length: 3 }, () => ['error', 'SyntaxError']));
+  });
+
   it('a pre-imported random is reseeded in every sample', async () => {
     const own = new SandboxExecutor({ concurrency: 2, preimport: ['random'] });
     try {
