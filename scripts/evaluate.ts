@@ -11,10 +11,9 @@
  * of stdout ({"pass@1": ...}); progress and notes go to stderr.
  */
 import { writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { Command } from 'commander';
 import { z } from 'zod';
-import { SandboxExecutor } from '../activities/sandbox/executor.js';
+import { defaultSandboxConcurrency, SandboxExecutor } from '../activities/sandbox/executor.js';
 import { readJsonlText } from '../activities/sandbox/jsonlFile.js';
 import { HumanEvalProblemSchema, HumanEvalSampleSchema, JsonlRowError, parseJsonl, type HumanEvalProblem } from '../domain/execution/humaneval.js';
 import { assembleProgram } from '../domain/execution/program.js';
@@ -59,7 +58,7 @@ async function main(): Promise<void> {
     .requiredOption('--samples <file>', 'samples, .jsonl (task_id, completion)')
     .option('--k <list>', 'k of pass@k', '1,10,100')
     .option('--timeout <seconds>', 'per-sample timeout', '3')
-    .option('--workers <n>', 'samples run at once', String(availableParallelism()))
+    .option('--workers <n>', 'samples run at once', String(defaultSandboxConcurrency()))
     .option('--ignore-incomplete', 'score only the problems that have samples', false)
     .option('--form <form>', '"completion": prompt + completion (HumanEval); "full": the completion is the whole function', 'completion')
     .option('--out <file>', 'results file (default: <samples>_results.jsonl)')

