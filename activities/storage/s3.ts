@@ -1,5 +1,7 @@
 /** Thin helpers over @aws-sdk/client-s3: the only module that talks to S3 directly. */
 import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import {
   GetObjectCommand,
   HeadObjectCommand,
@@ -85,6 +87,34 @@ export async function putObject(
       Metadata: opts.metadata,
     }),
   );
+}
+
+/**
+ * Uploads a local file as one object, streamed from disk: memory does not grow with its size.
+ * Its length is given: the SDK sends a stream in one request only when it knows the length.
+ */
+export async function putFile(
+  b: Bucket,
+  key: string,
+  path: string,
+  opts: { contentType?: string; metadata?: Record<string, string> } = {},
+): Promise<void> {
+  const { size } = await stat(path);
+  const body = createReadStream(path);
+  try {
+    await b.s3.send(
+      new PutObjectCommand({
+        Bucket: b.name,
+        Key: key,
+        Body: body,
+        ContentLength: size,
+        ContentType: opts.contentType ?? 'application/octet-stream',
+        Metadata: opts.metadata,
+      }),
+    );
+  } finally {
+    body.destroy();
+  }
 }
 
 export async function* listKeys(b: Bucket, prefix: string): AsyncGenerator<string> {

@@ -1,4 +1,8 @@
-/** A cell's results from its sample records: pass@k, success@k, per-task counts, outcomes, cost. */
+/**
+ * A cell's results from its sample records: pass@k, success@k, per-task counts, outcomes, cost;
+ * and the text of its bigcode/human-eval-compatible files, piece by piece, so a cell of any size is
+ * finalized a batch of records at a time.
+ */
 import type { SweepProblem } from '../datasets/problems.js';
 import { estimateAtK } from '../metrics/passAtK.js';
 import { recordCost, type SampleRecord } from './records.js';
@@ -16,74 +20,172 @@ export interface CellSummary {
   resultsKey: string;
 }
 
-export function summarizeCell(input: {
-  problems: SweepProblem[];
-  records: SampleRecord[];
+export interface CellSummaryInput {
   k: number[];
   cell: Record<string, unknown>;
   wallSeconds: number;
   resultsKey: string;
-}): { summary: CellSummary; results: Record<string, unknown> } {
-  const perTask = input.problems.map((p) => ({ task_id: p.task_id, n: 0, c: 0, s: 0, pipeline_length: p.pipeline_length }));
-  const statusCounts: Record<string, number> = {};
-  for (const r of input.records) {
-    const t = perTask[r.task_index]!;
+}
+
+/** The order of a cell's records in its files: by task, then by sample. */
+export function compareRecords(a: Pick<SampleRecord, 'task_index' | 'sample_index'>, b: Pick<SampleRecord, 'task_index' | 'sample_index'>): number {
+  return a.task_index - b.task_index || a.sample_index - b.sample_index;
+}
+
+/**
+ * What a cell's results need from its records, folded one record at a time: per-task counts,
+ * status counts and cost sums. Its size is the number of tasks, never the number of samples.
+ * Records are added in file order (see compareRecords), so the status counts list their
+ * statuses in the order they first appear there.
+ */
+export class CellAccumulator {
+  private readonly perTask: Array<{ task_id: string; n: number; c: number; s: number; pipeline_length: number | undefined }>;
+  private readonly statusCounts: Record<string, number> = {};
+  private samples = 0;
+  private calls = 0;
+  private promptTokens = 0;
+  private completionTokens = 0;
+  private sandboxRuns = 0;
+
+  constructor(problems: readonly SweepProblem[]) {
+    this.perTask = problems.map((p) => ({ task_id: p.task_id, n: 0, c: 0, s: 0, pipeline_length: p.pipeline_length }));
+  }
+
+  add(r: SampleRecord): void {
+    const t = this.perTask[r.task_index];
+    if (!t) throw new RangeError(`record of task ${r.task_id} has task index ${r.task_index}, beyond the cell's ${this.perTask.length} tasks`);
     t.n++;
     if (r.passed) t.c++;
     if (r.success) t.s++;
-    statusCounts[r.status] = (statusCounts[r.status] ?? 0) + 1;
+    this.statusCounts[r.status] = (this.statusCounts[r.status] ?? 0) + 1;
+    this.samples++;
+    const cost = recordCost(r);
+    this.calls += cost.calls;
+    this.promptTokens += cost.prompt_tokens;
+    this.completionTokens += cost.completion_tokens;
+    this.sandboxRuns += cost.sandbox_runs;
   }
-  const scored = perTask.filter((t) => t.n > 0);
-  const pass = estimateAtK(scored.map((t) => ({ n: t.n, c: t.c })), input.k);
-  const success = estimateAtK(scored.map((t) => ({ n: t.n, c: t.s })), input.k);
-  const costs = input.records.map(recordCost);
-  const cost = {
-    calls: costs.reduce((a, c) => a + c.calls, 0),
-    promptTokens: costs.reduce((a, c) => a + c.prompt_tokens, 0),
-    completionTokens: costs.reduce((a, c) => a + c.completion_tokens, 0),
-    sandboxRuns: costs.reduce((a, c) => a + c.sandbox_runs, 0),
-    wallSeconds: input.wallSeconds,
-  };
-  const byLength: Record<string, { tasks: number; pass_rate: number }> = {};
-  for (const t of scored) {
-    if (t.pipeline_length === undefined) continue;
-    const b = (byLength[t.pipeline_length] ??= { tasks: 0, pass_rate: 0 });
-    b.pass_rate = (b.pass_rate * b.tasks + t.c / t.n) / (b.tasks + 1);
-    b.tasks++;
+
+  /** The cell's summary and its results.json content, from the records added so far. */
+  summary(input: CellSummaryInput): { summary: CellSummary; results: Record<string, unknown> } {
+    const perTask = this.perTask;
+    const statusCounts = { ...this.statusCounts };
+    const scored = perTask.filter((t) => t.n > 0);
+    const pass = estimateAtK(scored.map((t) => ({ n: t.n, c: t.c })), input.k);
+    const success = estimateAtK(scored.map((t) => ({ n: t.n, c: t.s })), input.k);
+    const cost = {
+      calls: this.calls,
+      promptTokens: this.promptTokens,
+      completionTokens: this.completionTokens,
+      sandboxRuns: this.sandboxRuns,
+      wallSeconds: input.wallSeconds,
+    };
+    const byLength: Record<string, { tasks: number; pass_rate: number }> = {};
+    for (const t of scored) {
+      if (t.pipeline_length === undefined) continue;
+      const b = (byLength[t.pipeline_length] ??= { tasks: 0, pass_rate: 0 });
+      b.pass_rate = (b.pass_rate * b.tasks + t.c / t.n) / (b.tasks + 1);
+      b.tasks++;
+    }
+    const named = (prefix: string, averages: Record<string, number>) =>
+      Object.fromEntries(Object.entries(averages).map(([k, v]) => [`${prefix}@${k}`, v]));
+    const summary: CellSummary = {
+      cell: input.cell,
+      tasks: scored.length,
+      samples: this.samples,
+      passAtK: named('pass', pass.averages),
+      successAtK: named('success', success.averages),
+      droppedK: pass.dropped,
+      statusCounts,
+      cost,
+      resultsKey: input.resultsKey,
+    };
+    const summaryMetrics = () => ({ ...summary.passAtK, ...summary.successAtK });
+    const results = {
+      ...input.cell,
+      tasks: scored.length,
+      samples: this.samples,
+      ...summaryMetrics(),
+      dropped_k: pass.dropped,
+      status_counts: statusCounts,
+      cost: {
+        calls: cost.calls,
+        prompt_tokens: cost.promptTokens,
+        completion_tokens: cost.completionTokens,
+        sandbox_runs: cost.sandboxRuns,
+        wall_seconds: cost.wallSeconds,
+        // Per task, as the paper's cost table gives them.
+        calls_per_task: scored.length ? cost.calls / scored.length : 0,
+        tokens_per_task: scored.length ? (cost.promptTokens + cost.completionTokens) / scored.length : 0,
+      },
+      ...(Object.keys(byLength).length ? { pass_rate_by_pipeline_length: byLength } : {}),
+      per_task: perTask.map(({ pipeline_length, ...t }) => ({ ...t, ...(pipeline_length !== undefined ? { pipeline_length } : {}) })),
+    };
+    return { summary, results };
   }
-  const named = (prefix: string, averages: Record<string, number>) =>
-    Object.fromEntries(Object.entries(averages).map(([k, v]) => [`${prefix}@${k}`, v]));
-  const summary: CellSummary = {
-    cell: input.cell,
-    tasks: scored.length,
-    samples: input.records.length,
-    passAtK: named('pass', pass.averages),
-    successAtK: named('success', success.averages),
-    droppedK: pass.dropped,
-    statusCounts,
-    cost,
-    resultsKey: input.resultsKey,
-  };
-  const summaryMetrics = () => ({ ...summary.passAtK, ...summary.successAtK });
-  const results = {
-    ...input.cell,
-    tasks: scored.length,
-    samples: input.records.length,
-    ...summaryMetrics(),
-    dropped_k: pass.dropped,
-    status_counts: statusCounts,
-    cost: {
-      calls: cost.calls,
-      prompt_tokens: cost.promptTokens,
-      completion_tokens: cost.completionTokens,
-      sandbox_runs: cost.sandboxRuns,
-      wall_seconds: cost.wallSeconds,
-      // Per task, as the paper's cost table gives them.
-      calls_per_task: scored.length ? cost.calls / scored.length : 0,
-      tokens_per_task: scored.length ? (cost.promptTokens + cost.completionTokens) / scored.length : 0,
-    },
-    ...(Object.keys(byLength).length ? { pass_rate_by_pipeline_length: byLength } : {}),
-    per_task: perTask.map(({ pipeline_length, ...t }) => ({ ...t, ...(pipeline_length !== undefined ? { pipeline_length } : {}) })),
-  };
-  return { summary, results };
+}
+
+export function summarizeCell(input: CellSummaryInput & { problems: SweepProblem[]; records: SampleRecord[] }): { summary: CellSummary; results: Record<string, unknown> } {
+  const acc = new CellAccumulator(input.problems);
+  for (const r of input.records) acc.add(r);
+  return acc.summary(input);
+}
+
+/** results.json: the results, indented, with a final newline. */
+export function resultsJson(results: Record<string, unknown>): string {
+  return JSON.stringify(results, null, 2) + '\n';
+}
+
+/** A task's entry of references.json (bigcode's reference: its test and the call that runs it). */
+export function referenceOf(p: SweepProblem): string {
+  return `${p.test}\ncheck(${p.entry_point})\n`;
+}
+
+/**
+ * A record's line of samples.jsonl (human-eval's format). Its `completion` continues the prompt:
+ * the raw continuation where the code is one, else the whole solution (a full function after the
+ * prompt's stub is still valid Python).
+ */
+export function sampleLine(p: SweepProblem, r: SampleRecord): string {
+  const completion = p.form === 'completion' && r.solution.startsWith(p.prompt) ? r.solution.slice(p.prompt.length) : r.solution;
+  return JSON.stringify({ task_id: r.task_id, completion, result: r.status, passed: r.passed }) + '\n';
+}
+
+/**
+ * generations.json (bigcode's format: one list of solutions per task, in task order, `[]` for a
+ * task without records), written piece by piece: `start()`, then `add()` per record in file order
+ * (see compareRecords), then `end()`. The pieces joined are JSON.stringify of the whole list.
+ */
+export class GenerationsJson {
+  private current = -1;
+
+  constructor(private readonly tasks: number) {}
+
+  start(): string {
+    return '[';
+  }
+
+  add(taskIndex: number, solution: string): string {
+    if (taskIndex === this.current) return ',' + JSON.stringify(solution);
+    if (taskIndex < this.current || taskIndex >= this.tasks || !Number.isInteger(taskIndex)) {
+      throw new RangeError(`generation of task index ${taskIndex} out of order (after ${this.current}, of ${this.tasks} tasks)`);
+    }
+    let out = this.closeUpTo(taskIndex);
+    out += taskIndex > 0 ? ',[' : '[';
+    this.current = taskIndex;
+    return out + JSON.stringify(solution);
+  }
+
+  end(): string {
+    const out = this.closeUpTo(this.tasks) + ']';
+    this.current = this.tasks;
+    return out;
+  }
+
+  /** Closes the current task's list and writes `[]` for the tasks before `taskIndex`. */
+  private closeUpTo(taskIndex: number): string {
+    const parts: string[] = this.current >= 0 && this.current < this.tasks ? [']'] : [];
+    for (let t = this.current + 1; t < taskIndex; t++) parts.push(t > 0 ? ',[]' : '[]');
+    return parts.join('');
+  }
 }
