@@ -16,15 +16,73 @@ import {
   type LlmEndpoint,
   type LlmRecord,
 } from '../domain/llm/request.js';
+import { canonicalJson } from '../domain/datasets/manifest.js';
 import { throttledHeartbeat } from './heartbeat.js';
 import { callGroup, callIdentity, failuresKey, GroupWriter, readGroup, readLlmRecordAt, type GroupContents } from './llmCache.js';
 import { getText, putObject, type Bucket } from './storage/s3.js';
 
 export interface LlmBatch {
   endpoint: LlmEndpoint;
-  calls: Array<{ body: LlmBody; sampleIndex: number }>;
+  /**
+   * One entry per sample. Samples whose body asks for n > 1 choices share one request: the batch
+   * must hold all n of them, with the same body and choices 0..n-1.
+   */
+  calls: Array<{ body: LlmBody; sampleIndex: number; choice?: number }>;
   /** Requests of this batch in flight at once. */
   concurrency?: number;
+}
+
+/** One HTTP request of a batch and the samples its choices answer (members[j] is choice j). */
+interface PlannedRequest {
+  body: LlmBody;
+  members: number[];
+}
+
+/**
+ * Groups a batch's samples into requests. A malformed batch is a bug in the calling method, so it
+ * fails for good, naming the sample.
+ */
+function planRequests(batch: LlmBatch, groups: string[]): PlannedRequest[] {
+  const out: PlannedRequest[] = [];
+  const multi = new Map<string, PlannedRequest>();
+  for (const [i, call] of batch.calls.entries()) {
+    const n = call.body.n ?? 1;
+    const choice = call.choice ?? 0;
+    if (!Number.isInteger(choice) || choice < 0 || choice >= n) {
+      throw ApplicationFailure.nonRetryable(`sample ${call.sampleIndex}: choice ${choice} of a request for ${n} choice(s)`, 'InvalidLlmBatch');
+    }
+    if (n === 1) {
+      out.push({ body: call.body, members: [i] });
+      continue;
+    }
+    const id = `${groups[i]}\0${call.sampleIndex - choice}`;
+    let request = multi.get(id);
+    if (!request) {
+      request = { body: call.body, members: new Array<number>(n).fill(-1) };
+      multi.set(id, request);
+      out.push(request);
+    }
+    if (request.members[choice] !== -1 || (request.body !== call.body && canonicalJson(request.body) !== canonicalJson(call.body))) {
+      throw ApplicationFailure.nonRetryable(`sample ${call.sampleIndex}: its request's choice ${choice} is claimed twice, or the request's samples send different bodies`, 'InvalidLlmBatch');
+    }
+    request.members[choice] = i;
+  }
+  for (const r of multi.values()) {
+    const missing = r.members.indexOf(-1);
+    if (missing >= 0) {
+      throw ApplicationFailure.nonRetryable(`a request for ${r.members.length} choices has no sample for choice ${missing}`, 'InvalidLlmBatch');
+    }
+  }
+  return out;
+}
+
+/** What one request brought back. */
+interface Answer {
+  response: unknown;
+  /** Text and finish reason per choice, in choice order. */
+  choices: Array<{ text: string; finishReason: string | null }>;
+  promptTokens: number;
+  completionTokens: number;
 }
 
 /** After this many malformed answers to one request, it is recorded as an error instead of retried. */
@@ -101,14 +159,15 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
     return client;
   }
 
-  async function send(endpoint: LlmEndpoint, body: LlmBody): Promise<{ response: unknown; text: string; finishReason: string | null; promptTokens: number; completionTokens: number }> {
+  async function send(endpoint: LlmEndpoint, body: LlmBody): Promise<Answer> {
     const client = clientFor(endpoint);
+    const n = body.n ?? 1;
     let response: unknown;
     try {
       response =
         endpoint.api === 'chat'
-          ? await client.chat.completions.create({ ...(body as OpenAI.ChatCompletionCreateParamsNonStreaming), n: 1, stream: false })
-          : await client.completions.create({ ...(body as OpenAI.CompletionCreateParamsNonStreaming), n: 1, stream: false });
+          ? await client.chat.completions.create({ ...(body as OpenAI.ChatCompletionCreateParamsNonStreaming), n, stream: false })
+          : await client.completions.create({ ...(body as OpenAI.CompletionCreateParamsNonStreaming), n, stream: false });
     } catch (err) {
       if (err instanceof APIError) {
         const status = err.status;
@@ -121,53 +180,91 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
       // A body that is not JSON surfaces as a parse error from the SDK.
       throw new RetryableLlmError('LlmMalformedResponse', `malformed response from ${endpoint.id}: ${(err as Error).message}`);
     }
-    if (endpoint.api === 'chat') {
-      const parsed = ChatResponseSchema.safeParse(response);
-      if (!parsed.success) throw new RetryableLlmError('LlmMalformedResponse', `malformed chat response from ${endpoint.id}: ${parsed.error.message}`);
-      const choice = parsed.data.choices[0]!;
-      return { response, text: choice.message.content ?? '', finishReason: choice.finish_reason ?? null, promptTokens: parsed.data.usage?.prompt_tokens ?? 0, completionTokens: parsed.data.usage?.completion_tokens ?? 0 };
+    const parsed = endpoint.api === 'chat' ? ChatResponseSchema.safeParse(response) : CompletionResponseSchema.safeParse(response);
+    if (!parsed.success) throw new RetryableLlmError('LlmMalformedResponse', `malformed ${endpoint.api} response from ${endpoint.id}: ${parsed.error.message}`);
+    const choices = new Array<{ text: string; finishReason: string | null } | undefined>(n);
+    for (const [position, c] of parsed.data.choices.entries()) {
+      const index = c.index ?? position;
+      if (index >= n || choices[index]) throw new RetryableLlmError('LlmMalformedResponse', `malformed response from ${endpoint.id}: choice index ${index} repeated or beyond the n=${n} asked for`);
+      choices[index] = { text: 'text' in c ? c.text : (c.message.content ?? ''), finishReason: c.finish_reason ?? null };
     }
-    const parsed = CompletionResponseSchema.safeParse(response);
-    if (!parsed.success) throw new RetryableLlmError('LlmMalformedResponse', `malformed completion response from ${endpoint.id}: ${parsed.error.message}`);
-    const choice = parsed.data.choices[0]!;
-    return { response, text: choice.text, finishReason: choice.finish_reason ?? null, promptTokens: parsed.data.usage?.prompt_tokens ?? 0, completionTokens: parsed.data.usage?.completion_tokens ?? 0 };
+    const missing = choices.findIndex((c) => c === undefined);
+    if (missing >= 0) throw new RetryableLlmError('LlmMalformedResponse', `malformed response from ${endpoint.id}: ${parsed.data.choices.length} choice(s) for n=${n} (choice ${missing} missing)`);
+    const usage = parsed.data.usage;
+    return { response, choices: choices as Answer['choices'], promptTokens: usage?.prompt_tokens ?? 0, completionTokens: usage?.completion_tokens ?? 0 };
   }
 
-  async function one(
-    endpoint: LlmEndpoint,
-    call: { body: LlmBody; sampleIndex: number },
-    store: { group: string; found: GroupContents; writer: GroupWriter },
-  ): Promise<LlmCallSummary> {
-    const identity = callIdentity({ endpoint, ...call });
-    const cached = store.found.records.get(identity);
-    if (cached) return { key: cached.key, status: cached.status, cached: true, promptTokens: cached.promptTokens, completionTokens: cached.completionTokens, calls: cached.calls };
-    // Failed requests of earlier attempts, so `calls` counts every request that was paid for.
+  const summaryOf = (key: string, r: Pick<LlmRecord, 'status' | 'promptTokens' | 'completionTokens' | 'calls'>, cached: boolean): LlmCallSummary => ({
+    key,
+    status: r.status,
+    cached,
+    promptTokens: r.promptTokens,
+    completionTokens: r.completionTokens,
+    calls: r.calls,
+  });
+
+  /**
+   * One request: its samples' answers from the cache, or else sent and stored. Returns a summary
+   * per sample, in choice order. A request of several choices whose samples are only partly cached
+   * (a crash between two segment writes) is sent again and only the missing answers are stored.
+   */
+  async function one(endpoint: LlmEndpoint, calls: LlmBatch['calls'], request: PlannedRequest, identities: string[], store: { group: string; found: GroupContents; writer: GroupWriter }): Promise<LlmCallSummary[]> {
+    const out = new Array<LlmCallSummary>(request.members.length);
+    const missing: number[] = [];
+    for (const [choice, i] of request.members.entries()) {
+      const cached = store.found.records.get(identities[i]!);
+      if (cached) out[choice] = summaryOf(cached.key, cached, true);
+      else missing.push(choice);
+    }
+    if (missing.length === 0) return out;
+    // A request's failed attempts are counted under its first sample's identity, so `calls`
+    // counts every request that was paid for.
+    const requestIdentity = identities[request.members[0]!]!;
     let failures = 0;
-    if (store.found.failures.has(identity)) failures = Number(await getText(bucket, failuresKey(store.group, identity))) || 0;
+    if (store.found.failures.has(requestIdentity)) failures = Number(await getText(bucket, failuresKey(store.group, requestIdentity))) || 0;
     // Answers wait in memory only briefly: when storing them falls behind (S3 slow or down), stop
     // asking for more until it catches up (or fail, if it cannot).
     if (store.writer.pending >= MAX_UNSTORED || store.writer.failed) await store.writer.drain();
     await spacer.wait(endpoint.id, endpoint.requestsPerSecond);
     const started = Date.now();
-    const request = { base_url: endpoint.baseUrl, api: endpoint.api, sample_index: call.sampleIndex, body: call.body };
-    let record: Omit<LlmRecord, 'key'>;
+    const n = request.members.length;
+    const requestOf = (choice: number) => ({
+      base_url: endpoint.baseUrl,
+      api: endpoint.api,
+      sample_index: calls[request.members[choice]!]!.sampleIndex,
+      ...(n > 1 ? { choice } : {}),
+      body: request.body,
+    });
+    let answer: Answer | undefined;
+    let error: { status: number | null; message: string } | undefined;
     // Heartbeat while the model thinks, so a dead worker is noticed in seconds, not after a
     // whole request timeout.
     const beat = setInterval(() => Context.current().heartbeat(), 5_000);
     try {
-      const r = await send(endpoint, call.body).finally(() => clearInterval(beat));
-      record = { status: 'ok', text: r.text, finishReason: r.finishReason, promptTokens: r.promptTokens, completionTokens: r.completionTokens, calls: failures + 1, durationMs: Date.now() - started, createdAt: new Date().toISOString(), request, response: r.response };
+      answer = await send(endpoint, request.body).finally(() => clearInterval(beat));
     } catch (err) {
       const malformedTooOften = err instanceof RetryableLlmError && err.kind === 'LlmMalformedResponse' && Context.current().info.attempt >= MALFORMED_ATTEMPTS;
       if (err instanceof RetryableLlmError && !malformedTooOften) {
-        await putObject(bucket, failuresKey(store.group, identity), String(failures + 1));
+        await putObject(bucket, failuresKey(store.group, requestIdentity), String(failures + 1));
         throw err;
       }
-      const status = err instanceof APIError ? (err.status ?? null) : null;
-      record = { status: 'error', text: '', finishReason: null, promptTokens: 0, completionTokens: 0, calls: failures + 1, error: { status, message: (err as Error).message }, durationMs: Date.now() - started, createdAt: new Date().toISOString(), request, response: null };
+      error = { status: err instanceof APIError ? (err.status ?? null) : null, message: (err as Error).message };
     }
-    const key = store.writer.add(identity, record);
-    return { key, status: record.status, cached: false, promptTokens: record.promptTokens, completionTokens: record.completionTokens, calls: record.calls };
+    const durationMs = Date.now() - started;
+    const createdAt = new Date().toISOString();
+    // The request's cost and raw response go with the first answer stored; the others point to it.
+    let firstKey: string | undefined;
+    for (const choice of missing) {
+      const first = firstKey === undefined;
+      const paid = { calls: first ? failures + 1 : 0, promptTokens: first && answer ? answer.promptTokens : 0, completionTokens: first && answer ? answer.completionTokens : 0 };
+      const record: Omit<LlmRecord, 'key'> = answer
+        ? { status: 'ok', text: answer.choices[choice]!.text, finishReason: answer.choices[choice]!.finishReason, ...paid, durationMs, createdAt, request: requestOf(choice), response: first ? answer.response : { same_request_as: firstKey } }
+        : { status: 'error', text: '', finishReason: null, ...paid, error: error!, durationMs, createdAt, request: requestOf(choice), response: null };
+      const key = store.writer.add(identities[request.members[choice]!]!, record);
+      firstKey ??= key;
+      out[choice] = summaryOf(key, record, false);
+    }
+    return out;
   }
 
   return {
@@ -180,6 +277,8 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
      */
     async callLlm(batch: LlmBatch): Promise<LlmCallSummary[]> {
       const groups = batch.calls.map((c) => callGroup({ endpoint: batch.endpoint, ...c }));
+      const identities = batch.calls.map((c) => callIdentity({ endpoint: batch.endpoint, ...c }));
+      const requests = planRequests(batch, groups);
       const stores = new Map<string, { group: string; found: GroupContents; writer: GroupWriter }>();
       await Promise.all(
         [...new Set(groups)].map(async (group) => {
@@ -190,11 +289,12 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
       const heartbeat = throttledHeartbeat();
       let retryable: RetryableLlmError | undefined;
       let next = 0;
-      const lanes = Array.from({ length: Math.min(batch.concurrency ?? 1, batch.calls.length) }, async () => {
-        while (next < batch.calls.length) {
-          const i = next++;
+      const lanes = Array.from({ length: Math.min(batch.concurrency ?? 1, requests.length) }, async () => {
+        while (next < requests.length) {
+          const request = requests[next++]!;
           try {
-            out[i] = await one(batch.endpoint, batch.calls[i]!, stores.get(groups[i]!)!);
+            const summaries = await one(batch.endpoint, batch.calls, request, identities, stores.get(groups[request.members[0]!]!)!);
+            for (const [choice, i] of request.members.entries()) out[i] = summaries[choice];
             heartbeat();
           } catch (err) {
             if (!(err instanceof RetryableLlmError)) throw err;

@@ -45,8 +45,10 @@ export function callIdentity(call: LlmCall): string {
  * sweep's) is another group, and a task's cache check never reads other sweeps' answers.
  */
 export function callGroup(call: LlmCall): string {
-  const { seed, ...rest } = call.body;
-  const body = seed === undefined ? rest : { ...rest, seed_base: seed - call.sampleIndex };
+  // A request of several choices sends the seed of its first sample; its size (`n`) does not
+  // matter here, since identities are exact, so a task's requests of any size share its group.
+  const { seed, n: _n, ...rest } = call.body;
+  const body = seed === undefined ? rest : { ...rest, seed_base: seed - (call.sampleIndex - (call.choice ?? 0)) };
   return sha256Hex(canonicalJson({ base_url: call.endpoint.baseUrl, api: call.endpoint.api, body }));
 }
 

@@ -1,5 +1,5 @@
 /**
- * `tsx scripts/bench-sweep-overhead.ts [--samples 20000]`: the cost of durability. The same
+ * `tsx scripts/bench-sweep-overhead.ts [--samples 20000] [--samples-per-request 1]`: the cost of durability. The same
  * HumanEval samples (canonical solutions, answered instantly by a scripted OpenAI-compatible server)
  * go through a full sweep (Temporal, S3 cache and records, sandbox activities, workers in one
  * child process) and through `scripts/evaluate.ts` (the bare executor, before and after the sweep,
@@ -138,7 +138,10 @@ function stackCpuSeconds(config: ExploraConfig): { temporal: number; seaweedfs: 
 
 new Command('bench-sweep-overhead')
   .addOption(new Option('--samples <n>', 'samples in the large sweep (164 HumanEval tasks x n)').default('20000'))
-  .action(async (opts: { samples: string }) => {
+  .addOption(new Option('--samples-per-request <n>', "the model's samples_per_request: samples of a task asked for in one request (the API's n)").default('1'))
+  .action(async (opts: { samples: string; samplesPerRequest: string }) => {
+    const perRequest = Number(opts.samplesPerRequest);
+    if (!Number.isInteger(perRequest) || perRequest < 1 || perRequest > 128) throw new Error(`--samples-per-request must be an integer from 1 to 128, got ${opts.samplesPerRequest}`);
     const problems = gunzipSync(readFileSync(HUMANEVAL)).toString('utf8').trim().split('\n').map((l) => JSON.parse(l) as { task_id: string; prompt: string; canonical_solution: string });
     const canonical = new Map(problems.map((p) => [p.prompt, p.canonical_solution]));
     const server = await startScriptedLlmServer((req) => ({ content: canonical.get(String(req.body.prompt)) ?? '    pass\n' }), { applyStop: false });
@@ -152,7 +155,7 @@ new Command('bench-sweep-overhead')
         // A model name of its own per run: the LLM cache must not answer for the server.
         writeFileSync(
           file,
-          `id: ${id}\ndatasets:\n  - name: humaneval\n    path: ${HUMANEVAL}\nmodels:\n  - id: instant\n    base_url: ${server.url}\n    model: canonical-${id}\n    api: completions\n    stop: []\n    concurrency: 8\nmethods: [direct]\ntemperatures: [0.8]\nn_samples: ${n}\nk: [1]\nseed: 1\n`,
+          `id: ${id}\ndatasets:\n  - name: humaneval\n    path: ${HUMANEVAL}\nmodels:\n  - id: instant\n    base_url: ${server.url}\n    model: canonical-${id}\n    api: completions\n    stop: []\n    concurrency: 8\n    samples_per_request: ${perRequest}\nmethods: [direct]\ntemperatures: [0.8]\nn_samples: ${n}\nk: [1]\nseed: 1\n`,
         );
         const stackBefore = stackCpuSeconds(env);
         const ownBefore = process.cpuUsage();
@@ -184,7 +187,7 @@ new Command('bench-sweep-overhead')
       const bareBefore = await runBare();
       console.log(`evaluate ${samples} samples: ${bareBefore.seconds.toFixed(1)} s, ${rate(bareBefore)} (bare executor, before the sweep; load ${bareBefore.load.toFixed(2)})`);
       const large = await runSweep(nLarge);
-      console.log(`sweep    ${samples} samples: ${large.seconds.toFixed(1)} s, ${rate(large)} (LLM call + S3 cache + sandbox + records, through Temporal; load ${large.load.toFixed(2)})`);
+      console.log(`sweep    ${samples} samples: ${large.seconds.toFixed(1)} s, ${rate(large)} (${perRequest === 1 ? 'one LLM request per sample' : `LLM requests of ${perRequest} samples`} + S3 cache + sandbox + records, through Temporal; load ${large.load.toFixed(2)})`);
       const bareAfter = await runBare();
       console.log(`evaluate ${samples} samples: ${bareAfter.seconds.toFixed(1)} s, ${rate(bareAfter)} (bare executor, after the sweep; load ${bareAfter.load.toFixed(2)})`);
       const bareSeconds = (bareBefore.seconds + bareAfter.seconds) / 2;

@@ -19,6 +19,11 @@ export const LlmEndpointSchema = z.object({
   apiKeyEnv: z.string().optional(),
   requestTimeoutS: z.number().positive(),
   requestsPerSecond: z.number().positive().optional(),
+  /**
+   * Samples of one task asked for in one request (the API's `n`), where a method sends the same
+   * prompt for several samples: the endpoint bills and computes the prompt once. Absent: one each.
+   */
+  samplesPerRequest: z.int().min(2).optional(),
 });
 export type LlmEndpoint = z.infer<typeof LlmEndpointSchema>;
 
@@ -32,6 +37,8 @@ const SamplingSchema = z.object({
   max_tokens: z.number().int().positive(),
   stop: z.array(z.string()).optional(),
   seed: z.number().int().optional(),
+  /** Choices asked for (absent: one); choice j answers the request's j-th sample. */
+  n: z.int().min(2).optional(),
 });
 export const ChatBodySchema = SamplingSchema.extend({ messages: z.array(ChatMessageSchema).min(1) });
 export const CompletionBodySchema = SamplingSchema.extend({ prompt: z.string() });
@@ -43,6 +50,11 @@ export interface LlmCall {
   endpoint: LlmEndpoint;
   body: LlmBody;
   sampleIndex: number;
+  /**
+   * Which of the request's choices answers this sample (0 when the body asks for one). The samples
+   * of a request of n choices are n consecutive indices; the request's first is sampleIndex - choice.
+   */
+  choice?: number;
 }
 
 /** sha256 is not available in the workflow sandbox; callers pass a hasher (node:crypto in activities). */
@@ -53,11 +65,13 @@ export function llmCacheKey(call: LlmCall, sha256Hex: (s: string) => string): st
 
 /** A response as the API's schema promises it; anything else is a malformed response. */
 export const ChatResponseSchema = z.object({
-  choices: z.array(z.object({ message: z.object({ content: z.string().nullable().optional() }), finish_reason: z.string().nullable().optional() })).min(1),
+  choices: z
+    .array(z.object({ index: z.number().int().nonnegative().optional(), message: z.object({ content: z.string().nullable().optional() }), finish_reason: z.string().nullable().optional() }))
+    .min(1),
   usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number() }).partial().optional().nullable(),
 });
 export const CompletionResponseSchema = z.object({
-  choices: z.array(z.object({ text: z.string(), finish_reason: z.string().nullable().optional() })).min(1),
+  choices: z.array(z.object({ index: z.number().int().nonnegative().optional(), text: z.string(), finish_reason: z.string().nullable().optional() })).min(1),
   usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number() }).partial().optional().nullable(),
 });
 
@@ -70,8 +84,11 @@ export const LlmRecordSchema = z.object({
   finishReason: z.string().nullable(),
   promptTokens: z.number().int().nonnegative(),
   completionTokens: z.number().int().nonnegative(),
-  /** HTTP requests sent for this call, failed attempts included. */
-  calls: z.number().int().positive(),
+  /**
+   * HTTP requests sent for this call, failed attempts included. A request of several choices counts
+   * once, with its tokens, on the first sample it stored; its other samples carry 0.
+   */
+  calls: z.number().int().nonnegative(),
   error: z.object({ status: z.number().nullable(), message: z.string() }).optional(),
   durationMs: z.number().nonnegative(),
   createdAt: z.string(),

@@ -38,6 +38,19 @@ export function chatUserMessage(problem: SweepProblem): string {
   return `${chatTaskInstruction(problem)}\n\n\`\`\`python\n${problem.prompt}\`\`\`\n`;
 }
 
+/**
+ * Samples 0..nSamples-1 of a task as requests of up to `perRequest` choices each: consecutive runs
+ * starting at multiples of `perRequest`, so a sample always lands in the same request (and so the
+ * same cache identity) for a given sweep.
+ */
+export function requestRuns(nSamples: number, perRequest: number): number[][] {
+  const runs: number[][] = [];
+  for (let first = 0; first < nSamples; first += perRequest) {
+    runs.push(Array.from({ length: Math.min(perRequest, nSamples - first) }, (_, j) => first + j));
+  }
+  return runs;
+}
+
 /** The sampling fields every single-call request body carries; sample i sends seed + i. */
 export function samplingFields(sampling: Sampling, sampleIndex: number) {
   return {
@@ -50,8 +63,12 @@ export function samplingFields(sampling: Sampling, sampleIndex: number) {
   };
 }
 
-export function directRequestBody(problem: SweepProblem, api: LlmApi, sampling: Sampling, sampleIndex: number): LlmBody {
-  const common = samplingFields(sampling, sampleIndex);
+/**
+ * The request for sample `sampleIndex`, or with `choices` > 1 for that many consecutive samples from
+ * it in one request (the API's `n`; its seed is its first sample's).
+ */
+export function directRequestBody(problem: SweepProblem, api: LlmApi, sampling: Sampling, sampleIndex: number, choices = 1): LlmBody {
+  const common = { ...samplingFields(sampling, sampleIndex), ...(choices > 1 ? { n: choices } : {}) };
   return api === 'chat'
     ? { ...common, messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: chatUserMessage(problem) }] }
     : { ...common, prompt: completionPrompt(problem) };

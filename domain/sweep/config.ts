@@ -62,6 +62,12 @@ export interface SweepModelConfig {
   requests_per_second?: number;
   request_timeout_s: number;
   send_seed: boolean;
+  /**
+   * Samples of a task asked for in one request (the API's `n`), for methods whose samples share a
+   * prompt. Absent: one request per sample (kept absent rather than 1, so configs written before the
+   * option existed hash as they did).
+   */
+  samples_per_request?: number;
 }
 
 export interface SweepConfig {
@@ -205,10 +211,12 @@ const ModelSchema = z
     requests_per_second: z.number().positive().optional(),
     request_timeout_s: z.number().positive().max(86_400).default(120),
     send_seed: z.boolean().default(true),
+    samples_per_request: z.int().min(1).max(128).optional(),
   })
   .transform(
-    (m): SweepModelConfig => ({
+    ({ samples_per_request, ...m }): SweepModelConfig => ({
       ...m,
+      ...(samples_per_request !== undefined && samples_per_request > 1 ? { samples_per_request } : {}),
       base_url: m.base_url.replace(/\/+$/, ''),
       stop: m.stop ?? (m.api === 'completions' ? [...BIGCODE_HUMANEVAL_STOP_WORDS] : []),
     }),
@@ -409,6 +417,7 @@ const MODEL_KEYS = [
   'requests_per_second',
   'request_timeout_s',
   'send_seed',
+  'samples_per_request',
 ];
 
 function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {

@@ -102,6 +102,8 @@ export const ASSUMED_SUBTASKS = 4;
 
 export interface MethodCostEstimate {
   llmRequests: number;
+  /** Answers generated (a request of n choices generates n): what bounds the completion tokens. */
+  llmAnswers: number;
   sandboxRuns: number;
   /** False only when the figures are exact. */
   estimate: boolean;
@@ -110,22 +112,26 @@ export interface MethodCostEstimate {
 /**
  * Requests and sandbox runs for `tasks` tasks with `n` samples each. Exploring methods are
  * estimated with ASSUMED_SUBTASKS subtasks, no debugging and a rerank for each subtask; self-repair
- * with every sample using half its budget.
+ * with every sample using half its budget. `samplesPerRequest` is the model's: only `direct` sends
+ * several samples in one request (its samples share one prompt).
  */
-export function estimateMethodCost(name: MethodName, tasks: number, n: number, o: MethodOptions): MethodCostEstimate {
+export function estimateMethodCost(name: MethodName, tasks: number, n: number, o: MethodOptions, samplesPerRequest = 1): MethodCostEstimate {
   const spec: MethodSpec = METHODS[name];
   const s = ASSUMED_SUBTASKS;
   switch (spec.kind) {
     case 'direct':
+      return { llmRequests: tasks * Math.ceil(n / samplesPerRequest), llmAnswers: tasks * n, sandboxRuns: tasks * n, estimate: false };
     case 'rag':
-      return { llmRequests: tasks * n, sandboxRuns: tasks * n, estimate: false };
+      return { llmRequests: tasks * n, llmAnswers: tasks * n, sandboxRuns: tasks * n, estimate: false };
     case 'self-repair': {
       const rounds = 1 + s / 2;
-      return { llmRequests: tasks * (1 + n * rounds), sandboxRuns: tasks * n * (rounds + 1), estimate: true };
+      const requests = tasks * (1 + n * rounds);
+      return { llmRequests: requests, llmAnswers: requests, sandboxRuns: tasks * n * (rounds + 1), estimate: true };
     }
     case 'exploracoder': {
       const explore = spec.variant!.explore ? s * o.candidates : 0;
-      return { llmRequests: tasks * (1 + s + 1 + explore + n), sandboxRuns: tasks * (explore + n), estimate: true };
+      const requests = tasks * (1 + s + 1 + explore + n);
+      return { llmRequests: requests, llmAnswers: requests, sandboxRuns: tasks * (explore + n), estimate: true };
     }
   }
 }

@@ -48,7 +48,7 @@ export interface CellPlan {
   samples: number;
   llmRequests: number;
   sandboxRuns: number;
-  /** Upper bound on generated tokens: llmRequests x max_tokens. */
+  /** Upper bound on generated tokens: answers (choices) x max_tokens. */
   maxCompletionTokens: number;
   /** True when the method's per-sample figures are estimates. */
   estimate: boolean;
@@ -119,7 +119,7 @@ export function planSweep(config: SweepConfig, taskCounts: Readonly<Record<strin
 
   const cells: CellPlan[] = expandGrid(config).map((cell) => {
     const tasks = tasksOf.get(cell.dataset.name)!;
-    const cost = estimateMethodCost(cell.method, tasks, config.n_samples, config.method_options);
+    const cost = estimateMethodCost(cell.method, tasks, config.n_samples, config.method_options, cell.model.samples_per_request);
     const samples = tasks * config.n_samples;
     const llmRequests = cost.llmRequests;
     return {
@@ -132,7 +132,7 @@ export function planSweep(config: SweepConfig, taskCounts: Readonly<Record<strin
       samples,
       llmRequests,
       sandboxRuns: cost.sandboxRuns,
-      maxCompletionTokens: llmRequests * cell.model.max_tokens,
+      maxCompletionTokens: cost.llmAnswers * cell.model.max_tokens,
       estimate: cost.estimate,
     };
   });

@@ -199,6 +199,7 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
         ...(c.model.api_key_env ? { apiKeyEnv: c.model.api_key_env } : {}),
         requestTimeoutS: c.model.request_timeout_s,
         ...(c.model.requests_per_second ? { requestsPerSecond: c.model.requests_per_second } : {}),
+        ...(c.model.samples_per_request ? { samplesPerRequest: c.model.samples_per_request } : {}),
       },
       sampling: {
         model: c.model.model,

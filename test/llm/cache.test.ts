@@ -3,6 +3,8 @@
  * answer is stored before the batch reports, a task's answers share a few segment objects, nothing
  * answered is sent again, and every reader finds a record by the key the batch returned.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -16,13 +18,13 @@ import {
   readLlmRecordAt,
   SEGMENT_RECORDS,
 } from '../../activities/llmCache.js';
-import { listKeys, putObject } from '../../activities/storage/s3.js';
+import { getText, listKeys, putObject } from '../../activities/storage/s3.js';
 import { LlmRecordSchema, type LlmCallSummary, type LlmEndpoint, type LlmRecord } from '../../domain/llm/request.js';
-import { directRequestBody } from '../../domain/methods/direct.js';
+import { directRequestBody, requestRuns } from '../../domain/methods/direct.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { testBucket } from '../support/s3.js';
-import { startScriptedLlmServer, type Script, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { countTokens, startScriptedLlmServer, type Script, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 
 const { config } = testConfig();
 const bucket = testBucket(config);
@@ -184,6 +186,108 @@ describe('callLlm with the S3 cache', () => {
     expect(server.inFlight().max).toBeLessThanOrEqual(3);
     expect(new Set(out.map((s) => s.key.split('#')[0])).size).toBe(2);
     for (const [i, s] of out.entries()) expect((await readLlmRecordAt(bucket, s.key))!.request).toMatchObject({ sample_index: calls[i]!.sampleIndex });
+  });
+});
+
+/** The direct method's requests of `perRequest` choices for one task (as generateDirect lays them out). */
+function multiChoiceCalls(endpoint: LlmEndpoint, task: number, samples: number, perRequest: number): LlmBatch['calls'] {
+  const sampling = { model: endpoint.model, temperature: 0.8, top_p: 0.95, max_tokens: 64, seed: 7 };
+  return requestRuns(samples, perRequest).flatMap((run) => {
+    const body = directRequestBody(problem(task), endpoint.api, sampling, run[0]!, run.length);
+    return run.map((sampleIndex, choice) => ({ body, sampleIndex, choice }));
+  });
+}
+
+/** Choice j of a request answers its first sample + j: the text names that sample. */
+const choicesFor = (body: Record<string, unknown>) => Array.from({ length: Number(body.n ?? 1) }, (_, j) => `    return ${Number(body.seed) + j}\n`);
+
+describe('requests of several choices (samples_per_request)', () => {
+  it('requestRuns: aligned runs of consecutive samples, the last one shorter', () => {
+    expect(requestRuns(10, 4)).toEqual([[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]);
+    expect(requestRuns(3, 1)).toEqual([[0], [1], [2]]);
+    expect(requestRuns(2, 8)).toEqual([[0, 1]]);
+  });
+
+  it('one request per run with n and the seed of its first sample; each sample gets its own choice; usage counted once; nothing sent again', async () => {
+    for (const api of ['completions', 'chat'] as const) {
+      const server = await serve(({ body }) => ({ content: choicesFor(body) }));
+      const endpoint = endpointOf(server, api);
+      const calls = multiChoiceCalls(endpoint, 1, 10, 4);
+      const summaries = await callLlm(createLlmActivities(bucket), { endpoint, calls, concurrency: 2 });
+      const sent = server.requests();
+      expect(sent.map((r) => [r.body.n ?? 1, r.body.seed]).sort((a, b) => Number(a[1]) - Number(b[1]))).toEqual([[4, 7], [4, 11], [2, 15]]);
+      const reader = new LlmRecordReader(bucket);
+      const records = await Promise.all(summaries.map((s) => reader.read(s.key)));
+      // Sample i's answer is choice i - first of its request: seed 7 + i.
+      expect(records.map((r) => r!.text)).toEqual(calls.map((_, i) => `    return ${7 + i}\n`));
+      expect(records.map((r) => (r!.request as { sample_index: number }).sample_index)).toEqual(calls.map((c) => c.sampleIndex));
+      // Each request is paid once: its calls and usage sit on its first sample.
+      expect(summaries.map((s) => s.calls)).toEqual([1, 0, 0, 0, 1, 0, 0, 0, 1, 0]);
+      const promptTokens = sent.map((r) => r.body).reduce((sum, b) => sum + countTokens(api === 'chat' ? (b.messages as Array<{ content: string }>).map((m) => m.content).join(' ') : String(b.prompt)), 0);
+      expect(summaries.reduce((a, s) => a + s.promptTokens, 0)).toBe(promptTokens);
+      expect(summaries.reduce((a, s) => a + s.completionTokens, 0)).toBe(10 * 2);
+      expect(records[1]!.response).toEqual({ same_request_as: summaries[0]!.key });
+      // Again: everything cached, the same keys.
+      const again = await callLlm(createLlmActivities(bucket), { endpoint, calls });
+      expect(server.requests()).toHaveLength(3);
+      expect(again.map((s) => [s.key, s.cached])).toEqual(summaries.map((s) => [s.key, true]));
+    }
+  });
+
+  it('a request whose answers are only partly stored is sent again, and only the missing answers are stored', async () => {
+    const server = await serve(({ body }) => ({ content: choicesFor(body) }));
+    const endpoint = endpointOf(server);
+    const calls = multiChoiceCalls(endpoint, 2, 4, 4);
+    const first = await callLlm(createLlmActivities(bucket), { endpoint, calls });
+    // Lose sample 2's answer, as a crash between two segment writes would.
+    const [segment] = await segmentsOf(endpoint, calls);
+    const lost = first[2]!.key.split('#')[1]!;
+    const text = (await getText(bucket, segment!))!;
+    await putObject(bucket, segment!, text.split('\n').filter((l) => l && !l.includes(lost)).join('\n') + '\n');
+    const again = await callLlm(createLlmActivities(bucket), { endpoint, calls });
+    expect(server.requests()).toHaveLength(2);
+    expect(again.map((s) => s.cached)).toEqual([true, true, false, true]);
+    expect(again[2]!.calls).toBe(1);
+    expect((await readLlmRecordAt(bucket, again[2]!.key))!.text).toBe('    return 9\n');
+  });
+
+  it('a batch that does not hold every choice of its requests fails for good, naming the problem', async () => {
+    const server = await serve(({ body }) => ({ content: choicesFor(body) }));
+    const endpoint = endpointOf(server);
+    const calls = multiChoiceCalls(endpoint, 3, 4, 4);
+    const missing = await failureOf(callLlm(createLlmActivities(bucket), { endpoint, calls: calls.slice(0, 3) }));
+    expect(missing.nonRetryable).toBe(true);
+    expect(missing.message).toMatch(/no sample for choice 3/);
+    const twice = await failureOf(callLlm(createLlmActivities(bucket), { endpoint, calls: [...calls, { ...calls[1]! }] }));
+    expect(twice.message).toMatch(/claimed twice/);
+    expect(server.requests()).toHaveLength(0);
+  });
+
+  it('a response with fewer choices than asked for is malformed: retried, then recorded as an error for every sample of the request', async () => {
+    // An endpoint that ignores `n` (some do) and answers with one choice.
+    const requests: unknown[] = [];
+    const server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        requests.push(JSON.parse(body));
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ id: 'x', object: 'text_completion', choices: [{ index: 0, text: 'one', finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1 } }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const endpoint: LlmEndpoint = { id: 'ignores-n', baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, model: `m-${uniqueSuffix()}`, api: 'completions', requestTimeoutS: 10 };
+      const calls = multiChoiceCalls(endpoint, 4, 2, 2);
+      const failure = await failureOf(callLlm(createLlmActivities(bucket), { endpoint, calls }));
+      expect(failure.type).toBe('LlmMalformedResponse');
+      expect(failure.message).toMatch(/1 choice\(s\) for n=2/);
+      const last = await callLlm(createLlmActivities(bucket), { endpoint, calls }, 5);
+      expect(last.map((s) => [s.status, s.calls])).toEqual([['error', 2], ['error', 0]]);
+      expect(requests).toHaveLength(2);
+    } finally {
+      server.close();
+    }
   });
 });
 

@@ -368,6 +368,16 @@ describe('validation errors name the field path', () => {
     expect(issuesOf({ ...minimal(), temperatures: ['0.2'] })[0]!.message).toBe('must be a number, got a string ("0.2")');
   });
 
+  it('samples_per_request: 1..128, an integer; 1 is the same config as leaving it out', () => {
+    const withModel = (extra: Record<string, unknown>) => ({ ...minimal(), models: [{ id: 'm', base_url: 'http://x', model: 'm', ...extra }] });
+    expect(parseSweepConfig(withModel({ samples_per_request: 8 })).models[0]!.samples_per_request).toBe(8);
+    expect(parseSweepConfig(withModel({ samples_per_request: 1 }))).toEqual(parseSweepConfig(withModel({})));
+    expect(paths(issuesOf(withModel({ samples_per_request: 0 })))).toEqual(['models[0].samples_per_request']);
+    expect(paths(issuesOf(withModel({ samples_per_request: 129 })))).toEqual(['models[0].samples_per_request']);
+    expect(paths(issuesOf(withModel({ samples_per_request: 2.5 })))).toEqual(['models[0].samples_per_request']);
+    expect(issuesOf(withModel({ sample_per_request: 2 }))[0]!.message).toMatch(/did you mean samples_per_request/);
+  });
+
   it('cell ids that two different cells would share are refused', () => {
     const value = minimal();
     value.datasets = [

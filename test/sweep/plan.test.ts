@@ -145,6 +145,16 @@ describe('planSweep', () => {
     }
   });
 
+  it('samples_per_request: direct sends ceil(n / it) requests per task, answers (and the token bound) stay one per sample', () => {
+    const models = [{ id: 'batched', base_url: 'http://127.0.0.1:8080/v1', model: 'a', max_tokens: 100, samples_per_request: 4 }];
+    const plan = planSweep(config({ n_samples: 10, k: [1], temperatures: [0.2], methods: ['direct', 'rag'], models, datasets: [{ name: 'pbe-small', pbe_world: { count: 20 } }] }), { 'pbe-small': 7 });
+    const direct = plan.cells.find((c) => c.method === 'direct' && c.dataset === 'pbe-small')!;
+    expect(direct).toMatchObject({ samples: 70, llmRequests: 7 * 3, sandboxRuns: 70, maxCompletionTokens: 70 * 100 });
+    // Only direct sends several samples in one request.
+    expect(plan.cells.find((c) => c.method === 'rag' && c.dataset === 'pbe-small')!.llmRequests).toBe(70);
+    expect(plan.models[0]!.llmRequests).toBe(21 + 70);
+  });
+
   it('exploring methods are estimated per task: plan, reranks, m snippets per subtask, n finals', () => {
     const plan = planSweep(config({ n_samples: 3, k: [1], methods: ['exploracoder', 'rag'], temperatures: [0.2], models: [{ id: 'gpt-x', base_url: 'http://127.0.0.1:8080/v1', model: 'a' }], datasets: [{ name: 'pbe-small', pbe_world: { count: 20 } }] }), { 'pbe-small': 7 });
     const explora = plan.cells.find((c) => c.method === 'exploracoder')!;
