@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { modelPathFromEnv } from './model-server/location.js';
 import { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { CreateBucketCommand, HeadBucketCommand } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { isNotFound, s3ClientFor } from '../../activities/storage/s3.js';
 import type { ExploraConfig } from '../../domain/config/env.js';
 import { SEARCH_ATTRIBUTES } from '../../domain/config/searchAttributes.js';
@@ -265,6 +265,24 @@ export async function ensureBucket(config: ExploraConfig, bucket = config.s3.buc
   }
 }
 
+/**
+ * Writes, reads back and deletes an object. SeaweedFS answers bucket requests a moment before its
+ * filer and volume serve writes (under load the first PUT then fails with "InternalError"), so
+ * "ready" means an object went through the whole path.
+ */
+async function writeProbe(config: ExploraConfig): Promise<void> {
+  const s3 = s3ClientFor(config);
+  const Key = `.stack-probe/${process.pid}-${Date.now()}`;
+  try {
+    await s3.send(new PutObjectCommand({ Bucket: config.s3.bucket, Key, Body: 'ready' }));
+    const back = await (await s3.send(new GetObjectCommand({ Bucket: config.s3.bucket, Key }))).Body!.transformToString();
+    if (back !== 'ready') throw new Error(`probe object read back as ${JSON.stringify(back)}`);
+    await s3.send(new DeleteObjectCommand({ Bucket: config.s3.bucket, Key }));
+  } finally {
+    s3.destroy();
+  }
+}
+
 function writeSeaweedCredentials(config: ExploraConfig, paths: StackPaths): void {
   // One identity with full rights: the local stack is single-user; a real deployment brings its own S3.
   const identities = {
@@ -335,6 +353,7 @@ export async function stackUp(config: ExploraConfig, log: (line: string) => void
 
   await waitFor('Temporal dev server', 60_000, () => temporalHealthy(config), logFile(paths, 'temporal'));
   await waitFor('SeaweedFS S3', 60_000, () => ensureBucket(config), logFile(paths, 'seaweedfs'));
+  await waitFor('SeaweedFS writes', 60_000, () => writeProbe(config), logFile(paths, 'seaweedfs'));
   const modelUrl = modelBaseUrl(paths);
   if (modelUrl) {
     await waitFor('embedded model server', 180_000, async () => {
