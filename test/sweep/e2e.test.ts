@@ -156,6 +156,41 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
     expect(status.output).toMatch(/pbe\.chatty\.direct\.t0\.2/);
   });
 
+  it('samples_per_request: one request per run of samples, each sample its own answer; the same results; nothing sent again', async () => {
+    const batchedServer = await startScriptedLlmServer(scriptedAnswers(problems));
+    try {
+      const batchedId = `e2e-batched-${uniqueSuffix()}`;
+      const file = path.join(dir, `${batchedId}.yaml`);
+      // 4 samples, 3 per request: requests of 3 and 1 choices per task.
+      writeFileSync(
+        file,
+        `id: ${batchedId}\ndatasets:\n  - name: humaneval\n    path: ${HUMANEVAL}\n  - name: pbe\n    pbe_world: { count: ${SMALL_PBE.count}, seed: ${SMALL_PBE.seed} }\n` +
+          `models:\n  - id: chatty\n    base_url: ${batchedServer.url}\n    model: scripted-chat\n    api: chat\n    samples_per_request: 3\n` +
+          `  - id: plain\n    base_url: ${batchedServer.url}\n    model: scripted-completions\n    api: completions\n    samples_per_request: 3\n` +
+          `methods: [direct]\ntemperatures: [0.2]\nn_samples: ${N}\nk: [1, 2, 4]\nlimit: ${LIMIT}\ntimeout_s: 5\nseed: ${SWEEP_SEED}\n`,
+      );
+      const dry = await runTs('scripts/start-sweep.ts', ['--config', file, '--dry-run'], env);
+      expect(dry.output).toMatch(new RegExp(`total\\s+${4 * LIMIT * N}\\s+${4 * LIMIT * 2}\\s+${4 * LIMIT * N}`));
+      const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+      expect(run.code, run.output).toBe(0);
+      const sent = batchedServer.requests();
+      expect(sent).toHaveLength(4 * LIMIT * 2);
+      expect(sent.map((r) => r.body.n ?? 1).sort()).toEqual([...Array(4 * LIMIT).fill(1), ...Array(4 * LIMIT).fill(3)]);
+      const results = JSON.parse((await getText(bucket, sweepResultsKey(batchedId)))!);
+      for (const cell of results.cells) {
+        const tasks = problems.filter((p) => p.dataset === cell.cell.dataset);
+        const perTask = JSON.parse((await getText(bucket, cell.resultsKey))!).per_task as Array<{ n: number; c: number; s: number }>;
+        expect(perTask.map((t) => ({ n: t.n, c: t.c, s: t.s }))).toEqual(expectedCounts(tasks, N));
+        expect(cell.cost.calls).toBe(LIMIT * 2);
+      }
+      const again = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+      expect(again.code, again.output).toBe(0);
+      expect(batchedServer.requests()).toHaveLength(4 * LIMIT * 2);
+    } finally {
+      await batchedServer.close();
+    }
+  });
+
   it('refuses to resume a sweep id with a changed config, naming the change', async () => {
     const file = writeConfig(id).replace(/\.yaml$/, '-changed.yaml');
     writeFileSync(file, (await import('node:fs')).readFileSync(writeConfig(id), 'utf8').replace('n_samples: 4', 'n_samples: 3'));

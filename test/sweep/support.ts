@@ -83,22 +83,26 @@ export type Fault = '429-once' | '500-once' | 'malformed-once' | 'slow' | '400';
 /** A script answering by kind, with faults injected by `${dataset}#${task index}#${sample}`. */
 export function scriptedAnswers(problems: KnownProblem[], faults: Map<string, Fault> = new Map(), extraDelayMs = 0) {
   return (req: ScriptedRequest): Reply => {
-    const { problem, sample } = identify(req, problems);
-    const fault = faults.get(`${problem.dataset}#${problem.index}#${sample}`);
-    if (fault === '400') return { status: 400, message: 'scripted: this request is invalid' };
+    const { problem, sample: first } = identify(req, problems);
+    // A request of n choices is for samples first..first+n-1 (the seed is its first sample's);
+    // a fault on any of them is the request's.
+    const samples = Array.from({ length: typeof req.body.n === 'number' ? req.body.n : 1 }, (_, j) => first + j);
+    const requestFaults = new Set(samples.map((s) => faults.get(`${problem.dataset}#${problem.index}#${s}`)));
+    if (requestFaults.has('400')) return { status: 400, message: 'scripted: this request is invalid' };
     if (req.attempt === 1) {
-      if (fault === '429-once') return { status: 429, retryAfterSeconds: 1, message: 'scripted rate limit' };
-      if (fault === '500-once') return { status: 500, message: 'scripted outage' };
-      if (fault === 'malformed-once') return { malformed: true };
+      if (requestFaults.has('429-once')) return { status: 429, retryAfterSeconds: 1, message: 'scripted rate limit' };
+      if (requestFaults.has('500-once')) return { status: 500, message: 'scripted outage' };
+      if (requestFaults.has('malformed-once')) return { malformed: true };
     }
-    const kind = kindOf(problem.index, sample);
-    const delayMs = (fault === 'slow' ? 1500 : 0) + extraDelayMs;
-    if (req.api === 'chat') {
+    const delayMs = (requestFaults.has('slow') ? 1500 : 0) + extraDelayMs;
+    const answer = (sample: number) => {
+      const kind = kindOf(problem.index, sample);
+      if (req.api !== 'chat') return continuation(problem, kind);
       // Some answers think first: the sweep must strip that before extracting code.
       const think = sample === 0 ? '<think>the pipeline seems to be...</think>\n' : '';
-      return { content: `${think}Here you go:\n\`\`\`python\n${fullFunction(problem, kind)}\`\`\`\n`, delayMs };
-    }
-    return { content: continuation(problem, kind), delayMs };
+      return `${think}Here you go:\n\`\`\`python\n${fullFunction(problem, kind)}\`\`\`\n`;
+    };
+    return { content: samples.length === 1 ? answer(first) : samples.map(answer), delayMs };
   };
 }
 
