@@ -9,6 +9,7 @@ import {
   defineSignal,
   executeChild,
   getExternalWorkflowHandle,
+  patched,
   setCurrentDetails,
   setHandler,
   startChild,
@@ -18,6 +19,7 @@ import {
 import { SA_KIND, SA_NAME, SA_DONE, SA_TOTAL } from '../domain/config/searchAttributes.js';
 import { datasetWorkflowId, DEFAULT_SHARD_SIZE } from '../domain/datasets/layout.js';
 import { cellWorkflowId } from '../domain/sweep/keys.js';
+import { nextStartableCell, sharedRequestFamilies } from '../domain/sweep/sharing.js';
 import type { CellSummary } from '../domain/sweep/results.js';
 import { storageActivities } from './activityOptions.js';
 import { generateDatasetWorkflow } from './generateDataset.js';
@@ -108,9 +110,22 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
   publish();
   const maxParallel = input.maxParallelCells ?? 4;
   const running = new Set<Promise<void>>();
-  for (const [i, cell] of input.cells.entries()) {
-    while (running.size >= maxParallel) await Promise.race(running);
+  // Cells that would send the same LLM requests run one after another (see sharing.ts): the later
+  // ones then find every shared answer in the cache. Evaluate-only sends no requests.
+  const keepApart = input.mode !== 'evaluate-only' && patched('cells-sharing-requests-apart');
+  const families = input.cells.map((c) => (keepApart ? sharedRequestFamilies(c) : []));
+  const held = new Set<string>();
+  const pending = input.cells.map((_, i) => i);
+  while (pending.length > 0) {
+    const next = running.size < maxParallel ? nextStartableCell(pending, families, held) : -1;
+    if (next < 0) {
+      await Promise.race(running);
+      continue;
+    }
     await condition(() => !progress.paused);
+    const [i] = pending.splice(next, 1) as [number];
+    const cell = input.cells[i]!;
+    for (const f of families[i]!) held.add(f);
     const ds = input.datasets.find((d) => d.name === cell.dataset)!;
     const data = prepared.get(cell.dataset)!;
     const entry = progress.cells[i]!;
@@ -143,6 +158,7 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
     const p: Promise<void> = child.result().then((summary) => {
       entry.state = 'done';
       entry.summary = summary;
+      for (const f of families[i]!) held.delete(f);
       running.delete(p);
       publish();
     });

@@ -97,5 +97,9 @@ seed: ${SEED}
       // The table printed at the end has the cell with its pass@1.
       expect(run.output).toMatch(new RegExp(`${c.cell.cell.replace(/\./g, '\\.')}\\s+2\\s+4\\s+${e.pass1.toFixed(4)}`));
     }
+    // The variants share plans, reranks and explorations, self-repair shares plans with them and
+    // first answers with rag; cells run 4 at a time. Still no request reached the model twice.
+    const sentTwice = server.requests().filter((r) => r.attempt > 1);
+    expect(sentTwice.map((r) => `#${r.requestNumber} ${r.key.slice(0, 160)}`), 'requests the model received more than once').toEqual([]);
   });
 });

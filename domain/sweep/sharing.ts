@@ -1,0 +1,50 @@
+/**
+ * Cells of one sweep that send byte-identical LLM requests, and the order that keeps them apart.
+ *
+ * The LLM cache makes a request free the second time only once its first answer is stored. Two
+ * cells running at the same time would both miss and both pay. Which cells share requests:
+ * - every ExploraCoder variant plans (temperature 0) and reranks (temperature 0), and explores at
+ *   the method options' temperature, not the cell's: all of them on one dataset and model share
+ *   their plans, and the variants and temperatures share whole exploration chains;
+ * - self-repair plans the same way (its budget) and starts from rag's first answer at the cell's
+ *   temperature: it shares plans with ExploraCoder and answers with rag.
+ * The sweep therefore never runs two cells that hold a family in common at the same time. A cell
+ * on its own already keeps the model busy (its shards and tasks run in parallel), so running such
+ * cells one after another costs little time and saves everything the later ones would resend.
+ */
+import { formatTemperature } from './ids.js';
+import { methodSpec, type MethodName } from './methods.js';
+
+export interface SharingCell {
+  dataset: string;
+  model: string;
+  method: string;
+  temperature: number;
+}
+
+/** Names of the request families the cell sends that another cell may send too. */
+export function sharedRequestFamilies(cell: SharingCell): string[] {
+  const kind = methodSpec(cell.method as MethodName)?.kind;
+  const where = `${cell.dataset}/${cell.model}`;
+  const plans = `plan:${where}`;
+  const ragAnswers = `rag:${where}/t${formatTemperature(cell.temperature)}`;
+  switch (kind) {
+    case 'exploracoder':
+      return [plans];
+    case 'self-repair':
+      return [plans, ragAnswers];
+    case 'rag':
+      return [ragAnswers];
+    default:
+      return [];
+  }
+}
+
+/**
+ * Position in `pending` (cell indices in grid order) of the first cell none of whose families is
+ * held by a running cell; -1 when every pending cell must wait. With nothing running nothing is
+ * held, so a pending cell can always start then.
+ */
+export function nextStartableCell(pending: readonly number[], families: readonly (readonly string[])[], held: ReadonlySet<string>): number {
+  return pending.findIndex((i) => families[i]!.every((f) => !held.has(f)));
+}
