@@ -107,6 +107,18 @@ export interface MethodCostEstimate {
   sandboxRuns: number;
   /** False only when the figures are exact. */
   estimate: boolean;
+  /**
+   * Parts of llmRequests that other cells on the same dataset and model send byte for byte (see
+   * sharing.ts), by name; `atCellTemperature` parts are shared only with cells of the same
+   * temperature. One answer per request in every part.
+   */
+  shared: SharedRequests[];
+}
+
+export interface SharedRequests {
+  part: string;
+  atCellTemperature: boolean;
+  requests: number;
 }
 
 /**
@@ -120,18 +132,31 @@ export function estimateMethodCost(name: MethodName, tasks: number, n: number, o
   const s = ASSUMED_SUBTASKS;
   switch (spec.kind) {
     case 'direct':
-      return { llmRequests: tasks * Math.ceil(n / samplesPerRequest), llmAnswers: tasks * n, sandboxRuns: tasks * n, estimate: false };
+      return { llmRequests: tasks * Math.ceil(n / samplesPerRequest), llmAnswers: tasks * n, sandboxRuns: tasks * n, estimate: false, shared: [] };
     case 'rag':
-      return { llmRequests: tasks * n, llmAnswers: tasks * n, sandboxRuns: tasks * n, estimate: false };
+      return { llmRequests: tasks * n, llmAnswers: tasks * n, sandboxRuns: tasks * n, estimate: false, shared: [{ part: 'rag', atCellTemperature: true, requests: tasks * n }] };
     case 'self-repair': {
       const rounds = 1 + s / 2;
       const requests = tasks * (1 + n * rounds);
-      return { llmRequests: requests, llmAnswers: requests, sandboxRuns: tasks * n * (rounds + 1), estimate: true };
+      const shared = [
+        { part: 'plan', atCellTemperature: false, requests: tasks },
+        { part: 'rag', atCellTemperature: true, requests: tasks * n },
+      ];
+      return { llmRequests: requests, llmAnswers: requests, sandboxRuns: tasks * n * (rounds + 1), estimate: true, shared };
     }
     case 'exploracoder': {
-      const explore = spec.variant!.explore ? s * o.candidates : 0;
+      const v = spec.variant!;
+      const explore = v.explore ? s * o.candidates : 0;
       const requests = tasks * (1 + s + 1 + explore + n);
-      return { llmRequests: requests, llmAnswers: requests, sandboxRuns: tasks * (explore + n), estimate: true };
+      // The planner's prompt depends on the summary switch; later subtasks' explorations on the
+      // candidates kept before, hence on the selection rule too.
+      const summary = v.summaryAndExamples ? '' : '-no-summary';
+      const shared = [
+        { part: `plan${summary}`, atCellTemperature: false, requests: tasks },
+        { part: `rerank${summary}`, atCellTemperature: false, requests: tasks * (s + 1) },
+        ...(explore ? [{ part: `explore${summary}-${v.selection}`, atCellTemperature: false, requests: tasks * explore }] : []),
+      ];
+      return { llmRequests: requests, llmAnswers: requests, sandboxRuns: tasks * (explore + n), estimate: true, shared };
     }
   }
 }

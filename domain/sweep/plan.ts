@@ -6,7 +6,7 @@
 import type { MethodName } from './methods.js';
 import { estimateMethodCost } from './methods.js';
 import type { SweepConfig, SweepDatasetConfig, SweepModelConfig } from './config.js';
-import { cellId } from './ids.js';
+import { cellId, formatTemperature } from './ids.js';
 
 export { cellId, formatTemperature } from './ids.js';
 
@@ -46,12 +46,15 @@ export interface CellPlan {
   tasks: number;
   /** tasks x n_samples */
   samples: number;
+  /** Requests the cell sends when it runs alone. */
   llmRequests: number;
   sandboxRuns: number;
   /** Upper bound on generated tokens: answers (choices) x max_tokens. */
   maxCompletionTokens: number;
   /** True when the method's per-sample figures are estimates. */
   estimate: boolean;
+  /** Parts of llmRequests other cells send too, by qualified name (dataset, model, part, maybe temperature). */
+  shared: Array<{ family: string; requests: number }>;
 }
 
 export interface DatasetPlan {
@@ -64,6 +67,7 @@ export interface DatasetPlan {
 
 export interface ModelPlan {
   id: string;
+  /** Requests of its cells, those several cells share counted once (the sweep sends them once). */
   llmRequests: number;
   maxCompletionTokens: number;
   concurrency: number;
@@ -75,6 +79,7 @@ export interface ModelPlan {
 export interface PlanTotals {
   cells: number;
   samples: number;
+  /** Shared requests counted once. */
   llmRequests: number;
   sandboxRuns: number;
   maxCompletionTokens: number;
@@ -134,16 +139,38 @@ export function planSweep(config: SweepConfig, taskCounts: Readonly<Record<strin
       sandboxRuns: cost.sandboxRuns,
       maxCompletionTokens: cost.llmAnswers * cell.model.max_tokens,
       estimate: cost.estimate,
+      shared: cost.shared.map((s) => ({
+        family: `${cell.dataset.name}/${cell.model.id}/${s.part}${s.atCellTemperature ? `@t${formatTemperature(cell.temperature)}` : ''}`,
+        requests: s.requests,
+      })),
     };
   });
+  const maxTokensOf = new Map(config.models.map((m) => [m.id, m.max_tokens]));
+  /** Requests of these cells with each shared family counted once, and the answers' token bound. */
+  const sent = (of: CellPlan[]) => {
+    const families = new Map<string, { requests: number; maxTokens: number }>();
+    let requests = 0;
+    let tokens = 0;
+    for (const c of of) {
+      const sharedRequests = sum(c.shared.map((s) => s.requests));
+      requests += c.llmRequests - sharedRequests;
+      tokens += c.maxCompletionTokens - sharedRequests * maxTokensOf.get(c.model)!;
+      for (const s of c.shared) families.set(s.family, { requests: s.requests, maxTokens: maxTokensOf.get(c.model)! });
+    }
+    for (const f of families.values()) {
+      requests += f.requests;
+      tokens += f.requests * f.maxTokens;
+    }
+    return { requests, tokens };
+  };
 
   const models: ModelPlan[] = config.models.map((m) => {
-    const mine = cells.filter((c) => c.model === m.id);
-    const llmRequests = sum(mine.map((c) => c.llmRequests));
+    const mine = sent(cells.filter((c) => c.model === m.id));
+    const llmRequests = mine.requests;
     const plan: ModelPlan = {
       id: m.id,
       llmRequests,
-      maxCompletionTokens: sum(mine.map((c) => c.maxCompletionTokens)),
+      maxCompletionTokens: mine.tokens,
       concurrency: m.concurrency,
     };
     if (m.requests_per_second !== undefined) {
@@ -171,9 +198,9 @@ export function planSweep(config: SweepConfig, taskCounts: Readonly<Record<strin
     totals: {
       cells: cells.length,
       samples: sum(cells.map((c) => c.samples)),
-      llmRequests: sum(cells.map((c) => c.llmRequests)),
+      llmRequests: sent(cells).requests,
       sandboxRuns: sum(cells.map((c) => c.sandboxRuns)),
-      maxCompletionTokens: sum(cells.map((c) => c.maxCompletionTokens)),
+      maxCompletionTokens: sent(cells).tokens,
     },
     estimate: cells.some((c) => c.estimate),
   };
@@ -214,6 +241,13 @@ export function formatPlan(plan: SweepPlan): string {
       true,
     ),
   );
+  const alone = sum(plan.cells.map((c) => c.llmRequests));
+  if (alone !== plan.totals.llmRequests) {
+    out.push(
+      `(the cells' llm requests add up to ${group(alone)}; ${group(alone - plan.totals.llmRequests)} of them are requests ` +
+        `another cell sends too, run before and cached, so the total counts them once)`,
+    );
+  }
   out.push('');
   out.push(
     table(

@@ -112,6 +112,7 @@ describe('planSweep', () => {
       sandboxRuns: 200,
       maxCompletionTokens: 200 * 256,
       estimate: false,
+      shared: [],
     });
     expect(byId.get('humaneval.qwen2.5-coder.direct.t0.8')).toMatchObject({ tasks: 100, samples: 1000, llmRequests: 1000, sandboxRuns: 1000, maxCompletionTokens: 1000 * 512 });
     expect(plan.totals).toEqual({
@@ -167,6 +168,39 @@ describe('planSweep', () => {
     expect(plan.estimate).toBe(true);
   });
 
+  it('requests several cells send (the ExploraCoder chain across temperatures and variants, plans with self-repair, rag answers with self-repair) count once in the totals', () => {
+    const models = [
+      { id: 'gpt-x', base_url: 'http://127.0.0.1:8080/v1', model: 'a', max_tokens: 100 },
+      { id: 'other', base_url: 'http://127.0.0.1:8081/v1', model: 'b', max_tokens: 10 },
+    ];
+    const methods = ['exploracoder', 'exploracoder-debug', 'exploracoder-debug-no-summary', 'self-repair', 'rag', 'direct'];
+    const plan = planSweep(config({ n_samples: 3, k: [1], methods, temperatures: [0.2, 0.8], models, datasets: [{ name: 'pbe-small', pbe_world: { count: 20 } }] }), { 'pbe-small': 7 });
+    const t = 7;
+    const plans = t;
+    const reranks = t * 5;
+    const explore = t * 20;
+    const finals = t * 3;
+    const rag = t * 3;
+    const selfRepairOwn = t * 3 * 2; // 3 samples x 2 repair rounds (half the 4-subtask budget)
+    // Per model: each temperature pays its own finals; the summary variants share one chain, the
+    // no-summary variant its own; self-repair shares the plan and rag's answers.
+    const perModel =
+      2 * (plans + reranks + explore) + // with and without the summary
+      2 * 3 * finals + // three ExploraCoder variants at two temperatures
+      2 * (rag + selfRepairOwn) + // rag (shared with self-repair) and self-repair's repairs, per temperature
+      2 * t * 3; // direct
+    expect(plan.models.map((m) => m.llmRequests)).toEqual([perModel, perModel]);
+    expect(plan.totals.llmRequests).toBe(2 * perModel);
+    expect(plan.models.map((m) => m.maxCompletionTokens)).toEqual([perModel * 100, perModel * 10]);
+    expect(plan.totals.maxCompletionTokens).toBe(perModel * 110);
+    // Each cell alone still shows what it would send by itself.
+    const one = plan.cells.find((c) => c.id === 'pbe-small.gpt-x.exploracoder.t0.8')!;
+    expect(one.llmRequests).toBe(plans + reranks + explore + finals);
+    expect(sum(plan.cells.map((c) => c.llmRequests))).toBeGreaterThan(plan.totals.llmRequests);
+    const alone = sum(plan.cells.map((c) => c.llmRequests));
+    expect(formatPlan(plan)).toContain(`add up to ${alone.toLocaleString('en-US')}; ${(alone - plan.totals.llmRequests).toLocaleString('en-US')} of them are requests another cell sends too`);
+  });
+
   it('refuses missing or invalid task counts, naming the dataset', () => {
     expect(() => planSweep(config(), { 'pbe-small': 20 })).toThrow(SweepPlanError);
     expect(() => planSweep(config(), { 'pbe-small': 20 })).toThrow(/"humaneval"/);
@@ -204,3 +238,7 @@ describe('formatPlan', () => {
     }
   });
 });
+
+function sum(values: number[]): number {
+  return values.reduce((a, b) => a + b, 0);
+}
