@@ -17,6 +17,7 @@ import {
   type LlmRecord,
 } from '../domain/llm/request.js';
 import { canonicalJson } from '../domain/datasets/manifest.js';
+import { sampleCalls, SampleLayoutError, type SampleCall } from '../domain/methods/direct.js';
 import { throttledHeartbeat } from './heartbeat.js';
 import { callGroup, callIdentity, failuresKey, GroupWriter, readGroup, readLlmRecordAt, type GroupContents } from './llmCache.js';
 import { getText, putObject, type Bucket } from './storage/s3.js';
@@ -42,6 +43,19 @@ interface PlannedRequest {
  * Groups a batch's samples into requests. A malformed batch is a bug in the calling method, so it
  * fails for good, naming the sample.
  */
+/**
+ * The calls answering a task's samples on this endpoint: `samplesPerRequest` samples to a request
+ * (the API's `n`). A sample order that cannot be laid out fails the activity for good.
+ */
+export function laidOut(endpoint: LlmEndpoint, sampleIndices: readonly number[], bodyOf: (firstSample: number, choices: number) => LlmBody): SampleCall[] {
+  try {
+    return sampleCalls(sampleIndices, endpoint.samplesPerRequest ?? 1, bodyOf);
+  } catch (err) {
+    if (err instanceof SampleLayoutError) throw ApplicationFailure.nonRetryable(err.message, 'InvalidTask');
+    throw err;
+  }
+}
+
 function planRequests(batch: LlmBatch, groups: string[]): PlannedRequest[] {
   const out: PlannedRequest[] = [];
   const multi = new Map<string, PlannedRequest>();

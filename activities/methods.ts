@@ -43,7 +43,7 @@ import { repairMessages } from '../domain/methods/selfRepair.js';
 import { cellTaskPrefix } from '../domain/sweep/keys.js';
 import { docsByPath, loadDatasetLibrary, retrieveDocs } from './library.js';
 import type { createEmbeddingClient } from './embeddings.js';
-import type { LlmActivities } from './llm.js';
+import { laidOut, type LlmActivities } from './llm.js';
 import { loadProblems } from './problems.js';
 import { getText, putObject, type Bucket } from './storage/s3.js';
 
@@ -142,15 +142,14 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
   }
 
   return {
-    /** rag: the top rag_k docs for the whole task in one prompt; one call per sample. */
+    /** rag: the top rag_k docs for the whole task in one prompt; one answer per sample, the model's samples_per_request to a request. */
     async generateRag(input: { ref: MethodTaskRef; sampleIndices: number[] }): Promise<LlmCallSummary[]> {
       const { ref } = input;
       const { problem, library } = await context(ref);
       const docs = await retrieveDocs(library, ref.libraryKey, ragQuery(problem), ref.options.rag_k, ref.options, embeddings);
-      const calls = input.sampleIndices.map((sampleIndex) => ({
-        body: ragRequestBody(problem, docs, library.library.name, ref.endpoint.api, ref.sampling, sampleIndex),
-        sampleIndex,
-      }));
+      const calls = laidOut(ref.endpoint, input.sampleIndices, (first, choices) =>
+        ragRequestBody(problem, docs, library.library.name, ref.endpoint.api, ref.sampling, first, choices),
+      );
       return llm.callLlm({ endpoint: ref.endpoint, calls });
     },
 
@@ -318,7 +317,7 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
         docs: docsByPath(library, paths),
         observationChars: ref.options.observation_chars,
       });
-      const calls = input.sampleIndices.map((sampleIndex) => ({ body: chatBody(finalSampling(ref.sampling), messages, sampleIndex), sampleIndex }));
+      const calls = laidOut(ref.endpoint, input.sampleIndices, (first, choices) => chatBody(finalSampling(ref.sampling), messages, first, choices));
       return llm.callLlm({ endpoint: ref.endpoint, calls });
     },
 

@@ -17,7 +17,7 @@ import { solutionFromGeneration } from '../domain/execution/fromGeneration.js';
 import { isSuccess, type ExecutionResult } from '../domain/execution/types.js';
 import { extractCode } from '../domain/llm/extract.js';
 import type { LlmApi, LlmCallSummary, LlmEndpoint } from '../domain/llm/request.js';
-import { directRequestBody, requestRuns, type Sampling } from '../domain/methods/direct.js';
+import { directRequestBody, type Sampling } from '../domain/methods/direct.js';
 import { CellAccumulator, compareRecords, GenerationsJson, referenceOf, resultsJson, sampleLine, type CellSummary } from '../domain/sweep/results.js';
 import { cellFileKey, cellShardRecordsKey, sweepDatasetKey, sweepLibraryKey, sweepResultsKey } from '../domain/sweep/keys.js';
 import { recordCost, SampleRecordSchema, type SampleRecord, type ShardOutcome, type TaskCounts } from '../domain/sweep/records.js';
@@ -27,7 +27,7 @@ import { prepareProgram } from '../domain/apidocs/runtime.js';
 import { pbeDatasetLibrary } from '../domain/apidocs/pbe.js';
 import type { PbeParams } from '../domain/pbe/params.js';
 import { loadDatasetLibrary } from './library.js';
-import type { createLlmActivities } from './llm.js';
+import { laidOut, type createLlmActivities } from './llm.js';
 import { LlmRecordReader } from './llmCache.js';
 import { throttledHeartbeat } from './heartbeat.js';
 import { decodeMaybeGzip, loadProblems } from './problems.js';
@@ -362,20 +362,7 @@ export function createDirectGenerationActivities(bucket: Bucket, llm: ReturnType
       const problems = await loadProblems(bucket, input.datasetKey);
       const problem = problems[input.taskIndex];
       if (!problem) throw ApplicationFailure.nonRetryable(`task index ${input.taskIndex} is out of range`, 'InvalidTask');
-      const perRequest = input.endpoint.samplesPerRequest ?? 1;
-      if (perRequest === 1) {
-        const calls = input.sampleIndices.map((sampleIndex) => ({ body: directRequestBody(problem, input.endpoint.api, input.sampling, sampleIndex), sampleIndex }));
-        return llm.callLlm({ endpoint: input.endpoint, calls });
-      }
-      // Requests of several choices are laid out over all of the task's samples, so each sample's
-      // request (and cache identity) is the same whichever attempt asks.
-      if (input.sampleIndices.some((s, i) => s !== i)) {
-        throw ApplicationFailure.nonRetryable(`samples_per_request needs the task's samples 0..n-1 in order, got ${input.sampleIndices.join(',')}`, 'InvalidTask');
-      }
-      const calls = requestRuns(input.sampleIndices.length, perRequest).flatMap((run) => {
-        const body = directRequestBody(problem, input.endpoint.api, input.sampling, run[0]!, run.length);
-        return run.map((sampleIndex, choice) => ({ body, sampleIndex, choice }));
-      });
+      const calls = laidOut(input.endpoint, input.sampleIndices, (first, choices) => directRequestBody(problem, input.endpoint.api, input.sampling, first, choices));
       return llm.callLlm({ endpoint: input.endpoint, calls });
     },
   };

@@ -4,7 +4,7 @@
  * fails asks the model for a fix, at most `budget` times: the number of subtasks ExploraCoder's
  * planner makes for the task (the paper's equal-budget comparison; the plan is the same cached call).
  */
-import { setCurrentDetails } from '@temporalio/workflow';
+import { patched, setCurrentDetails } from '@temporalio/workflow';
 import { addCost, type MethodCost, type MethodTaskOutcome } from '../domain/methods/artifacts.js';
 import { finalCost } from './exploracoderTask.js';
 import { llmTaskQueue } from '../domain/sweep/keys.js';
@@ -32,9 +32,13 @@ export async function selfRepairTaskWorkflow(input: MethodTaskInput): Promise<Me
   let cost = plan.cost;
   setCurrentDetails(`**self-repair** task \`${input.taskId}\`: ${input.nSamples} samples, up to ${budget} repairs each`);
 
+  // All first answers in one step: with samples_per_request several samples share a request, which
+  // only a step asking for the task's samples together can lay out (and send once).
+  const allSamples = Array.from({ length: input.nSamples }, (_, s) => s);
+  const firsts = patched('self-repair-first-answers-together') ? await llm.generateRag({ ref, sampleIndices: allSamples }) : null;
   const samples = await Promise.all(
-    Array.from({ length: input.nSamples }, async (_, s): Promise<RepairRound[]> => {
-      const [first] = await llm.generateRag({ ref, sampleIndices: [s] });
+    allSamples.map(async (s): Promise<RepairRound[]> => {
+      const [first] = firsts ? [firsts[s]] : await llm.generateRag({ ref, sampleIndices: [s] });
       const rounds: RepairRound[] = [];
       let current = { llmKey: first!.key, ok: first!.status === 'ok', cost: finalCost([first!]) };
       for (let round = 0; ; round++) {

@@ -10,13 +10,14 @@ export interface ChatSampling {
   seed?: number;
 }
 
-export function chatBody(sampling: ChatSampling, messages: ChatMessage[], index: number): ChatBody {
+export function chatBody(sampling: ChatSampling, messages: ChatMessage[], index: number, choices = 1): ChatBody {
   return {
     model: sampling.model,
     temperature: sampling.temperature,
     top_p: sampling.top_p,
     max_tokens: sampling.max_tokens,
     ...(sampling.seed !== undefined ? { seed: sampling.seed + index } : {}),
+    ...(choices > 1 ? { n: choices } : {}),
     messages,
   };
 }

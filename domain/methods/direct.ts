@@ -51,6 +51,35 @@ export function requestRuns(nSamples: number, perRequest: number): number[][] {
   return runs;
 }
 
+/** A task's samples asked for in an order requests of several choices cannot be laid over. */
+export class SampleLayoutError extends Error {
+  override name = 'SampleLayoutError';
+}
+
+export interface SampleCall {
+  body: LlmBody;
+  sampleIndex: number;
+  /** Which of the request's choices answers this sample (absent: the request has one). */
+  choice?: number;
+}
+
+/**
+ * The calls answering a task's samples, `perRequest` samples to a request (laid out by
+ * requestRuns; `bodyOf(first sample, choices)` makes each request). With several to a request the
+ * samples must be the task's 0..n-1 in order: a sample's request, and so its cache identity, must
+ * not depend on which samples an attempt asks for.
+ */
+export function sampleCalls(sampleIndices: readonly number[], perRequest: number, bodyOf: (firstSample: number, choices: number) => LlmBody): SampleCall[] {
+  if (perRequest === 1) return sampleIndices.map((sampleIndex) => ({ body: bodyOf(sampleIndex, 1), sampleIndex }));
+  if (sampleIndices.some((s, i) => s !== i)) {
+    throw new SampleLayoutError(`samples_per_request needs the task's samples 0..n-1 in order, got ${sampleIndices.join(',')}`);
+  }
+  return requestRuns(sampleIndices.length, perRequest).flatMap((run) => {
+    const body = bodyOf(run[0]!, run.length);
+    return run.map((sampleIndex, choice) => ({ body, sampleIndex, choice }));
+  });
+}
+
 /** The sampling fields every single-call request body carries; sample i sends seed + i. */
 export function samplingFields(sampling: Sampling, sampleIndex: number) {
   return {

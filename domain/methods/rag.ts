@@ -19,8 +19,8 @@ export function ragUserMessage(problem: SweepProblem, docs: readonly ApiDoc[], l
   );
 }
 
-export function ragRequestBody(problem: SweepProblem, docs: readonly ApiDoc[], libraryName: string, api: LlmApi, sampling: Sampling, sampleIndex: number): LlmBody {
-  const common = samplingFields(sampling, sampleIndex);
+export function ragRequestBody(problem: SweepProblem, docs: readonly ApiDoc[], libraryName: string, api: LlmApi, sampling: Sampling, sampleIndex: number, choices = 1): LlmBody {
+  const common = { ...samplingFields(sampling, sampleIndex), ...(choices > 1 ? { n: choices } : {}) };
   if (api === 'chat') {
     return {
       ...common,

@@ -110,7 +110,7 @@ export interface MethodCostEstimate {
   /**
    * Parts of llmRequests that other cells on the same dataset and model send byte for byte (see
    * sharing.ts), by name; `atCellTemperature` parts are shared only with cells of the same
-   * temperature. One answer per request in every part.
+   * temperature.
    */
   shared: SharedRequests[];
 }
@@ -119,44 +119,45 @@ export interface SharedRequests {
   part: string;
   atCellTemperature: boolean;
   requests: number;
+  answers: number;
 }
 
 /**
  * Requests and sandbox runs for `tasks` tasks with `n` samples each. Exploring methods are
  * estimated with ASSUMED_SUBTASKS subtasks, no debugging and a rerank for each subtask; self-repair
- * with every sample using half its budget. `samplesPerRequest` is the model's: only `direct` sends
- * several samples in one request (its samples share one prompt).
+ * with every sample using half its budget. `samplesPerRequest` is the model's: the steps whose
+ * samples share one prompt (direct's and rag's answers, self-repair's first answers, ExploraCoder's
+ * final solutions) send that many samples in one request.
  */
 export function estimateMethodCost(name: MethodName, tasks: number, n: number, o: MethodOptions, samplesPerRequest = 1): MethodCostEstimate {
   const spec: MethodSpec = METHODS[name];
   const s = ASSUMED_SUBTASKS;
+  /** Requests for one prompt's n samples. */
+  const batched = tasks * Math.ceil(n / samplesPerRequest);
+  const one = (part: string, requests: number, atCellTemperature = false) => ({ part, atCellTemperature, requests, answers: requests });
   switch (spec.kind) {
     case 'direct':
-      return { llmRequests: tasks * Math.ceil(n / samplesPerRequest), llmAnswers: tasks * n, sandboxRuns: tasks * n, estimate: false, shared: [] };
+      return { llmRequests: batched, llmAnswers: tasks * n, sandboxRuns: tasks * n, estimate: false, shared: [] };
     case 'rag':
-      return { llmRequests: tasks * n, llmAnswers: tasks * n, sandboxRuns: tasks * n, estimate: false, shared: [{ part: 'rag', atCellTemperature: true, requests: tasks * n }] };
+      return { llmRequests: batched, llmAnswers: tasks * n, sandboxRuns: tasks * n, estimate: false, shared: [{ part: 'rag', atCellTemperature: true, requests: batched, answers: tasks * n }] };
     case 'self-repair': {
-      const rounds = 1 + s / 2;
-      const requests = tasks * (1 + n * rounds);
-      const shared = [
-        { part: 'plan', atCellTemperature: false, requests: tasks },
-        { part: 'rag', atCellTemperature: true, requests: tasks * n },
-      ];
-      return { llmRequests: requests, llmAnswers: requests, sandboxRuns: tasks * n * (rounds + 1), estimate: true, shared };
+      const repairs = tasks * n * (s / 2);
+      const shared = [one('plan', tasks), { part: 'rag', atCellTemperature: true, requests: batched, answers: tasks * n }];
+      return { llmRequests: tasks + batched + repairs, llmAnswers: tasks + tasks * n + repairs, sandboxRuns: tasks * n * (s / 2 + 2), estimate: true, shared };
     }
     case 'exploracoder': {
       const v = spec.variant!;
       const explore = v.explore ? s * o.candidates : 0;
-      const requests = tasks * (1 + s + 1 + explore + n);
+      const steps = tasks * (1 + s + 1 + explore);
       // The planner's prompt depends on the summary switch; later subtasks' explorations on the
       // candidates kept before, hence on the selection rule too.
       const summary = v.summaryAndExamples ? '' : '-no-summary';
       const shared = [
-        { part: `plan${summary}`, atCellTemperature: false, requests: tasks },
-        { part: `rerank${summary}`, atCellTemperature: false, requests: tasks * (s + 1) },
-        ...(explore ? [{ part: `explore${summary}-${v.selection}`, atCellTemperature: false, requests: tasks * explore }] : []),
+        one(`plan${summary}`, tasks),
+        one(`rerank${summary}`, tasks * (s + 1)),
+        ...(explore ? [one(`explore${summary}-${v.selection}`, tasks * explore)] : []),
       ];
-      return { llmRequests: requests, llmAnswers: requests, sandboxRuns: tasks * (explore + n), estimate: true, shared };
+      return { llmRequests: steps + batched, llmAnswers: steps + tasks * n, sandboxRuns: tasks * (explore + n), estimate: true, shared };
     }
   }
 }

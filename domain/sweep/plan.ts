@@ -54,7 +54,7 @@ export interface CellPlan {
   /** True when the method's per-sample figures are estimates. */
   estimate: boolean;
   /** Parts of llmRequests other cells send too, by qualified name (dataset, model, part, maybe temperature). */
-  shared: Array<{ family: string; requests: number }>;
+  shared: Array<{ family: string; requests: number; answers: number }>;
 }
 
 export interface DatasetPlan {
@@ -142,24 +142,25 @@ export function planSweep(config: SweepConfig, taskCounts: Readonly<Record<strin
       shared: cost.shared.map((s) => ({
         family: `${cell.dataset.name}/${cell.model.id}/${s.part}${s.atCellTemperature ? `@t${formatTemperature(cell.temperature)}` : ''}`,
         requests: s.requests,
+        answers: s.answers,
       })),
     };
   });
   const maxTokensOf = new Map(config.models.map((m) => [m.id, m.max_tokens]));
   /** Requests of these cells with each shared family counted once, and the answers' token bound. */
   const sent = (of: CellPlan[]) => {
-    const families = new Map<string, { requests: number; maxTokens: number }>();
+    const families = new Map<string, { requests: number; answers: number; maxTokens: number }>();
     let requests = 0;
     let tokens = 0;
     for (const c of of) {
-      const sharedRequests = sum(c.shared.map((s) => s.requests));
-      requests += c.llmRequests - sharedRequests;
-      tokens += c.maxCompletionTokens - sharedRequests * maxTokensOf.get(c.model)!;
-      for (const s of c.shared) families.set(s.family, { requests: s.requests, maxTokens: maxTokensOf.get(c.model)! });
+      const maxTokens = maxTokensOf.get(c.model)!;
+      requests += c.llmRequests - sum(c.shared.map((s) => s.requests));
+      tokens += c.maxCompletionTokens - sum(c.shared.map((s) => s.answers)) * maxTokens;
+      for (const s of c.shared) families.set(s.family, { requests: s.requests, answers: s.answers, maxTokens });
     }
     for (const f of families.values()) {
       requests += f.requests;
-      tokens += f.requests * f.maxTokens;
+      tokens += f.answers * f.maxTokens;
     }
     return { requests, tokens };
   };

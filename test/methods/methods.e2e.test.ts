@@ -102,4 +102,53 @@ seed: ${SEED}
     const sentTwice = server.requests().filter((r) => r.attempt > 1);
     expect(sentTwice.map((r) => `#${r.requestNumber} ${r.key.slice(0, 160)}`), 'requests the model received more than once').toEqual([]);
   });
+
+  it('with samples_per_request, rag answers, self-repair first answers and ExploraCoder finals ask for the samples in one request', async () => {
+    const id = `methods-batched-${uniqueSuffix()}`;
+    const file = path.join(dir, 'batched.yaml');
+    writeFileSync(
+      file,
+      `id: ${id}
+datasets:
+  - name: plain
+    pbe_world: { count: ${PLAIN.count}, seed: ${PLAIN.seed} }
+models:
+  - id: chat
+    base_url: ${server.url}
+    model: scripted-batched
+    concurrency: 8
+    request_timeout_s: 20
+    samples_per_request: ${N}
+methods: [rag, self-repair, exploracoder]
+temperatures: [0.8]
+n_samples: ${N}
+k: [1, 2]
+timeout_s: 5
+seed: ${SEED}
+`,
+    );
+    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+    expect(run.code, run.output).toBe(0);
+    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!) as {
+      cells: Array<{ cell: { cell: string; method: string }; passAtK: Record<string, number>; cost: { calls: number; sandboxRuns: number } }>;
+    };
+    // One request of N choices per task replaces N requests; everything else is as before.
+    const batched: Record<string, { callsPerTask: number }> = {
+      rag: { callsPerTask: 1 },
+      'self-repair': { callsPerTask: EXPECTED['self-repair']!.callsPerTask - (N - 1) },
+      exploracoder: { callsPerTask: EXPECTED.exploracoder!.callsPerTask - (N - 1) },
+    };
+    expect(results.cells.map((c) => c.cell.method).sort()).toEqual(Object.keys(batched).sort());
+    for (const c of results.cells) {
+      const where = c.cell.cell;
+      expect(c.passAtK['pass@1'], where).toBeCloseTo(EXPECTED[c.cell.method]!.pass1, 12);
+      expect(c.cost.calls, where).toBe(PLAIN.count * batched[c.cell.method]!.callsPerTask);
+      expect(c.cost.sandboxRuns, where).toBe(PLAIN.count * EXPECTED[c.cell.method]!.sandboxPerTask);
+    }
+    const mine = server.requests().filter((r) => r.body.model === 'scripted-batched');
+    // rag's requests (self-repair's first answers are the same ones) and ExploraCoder's finals.
+    expect(mine.filter((r) => r.body.n === N)).toHaveLength(2 * PLAIN.count);
+    expect(mine.filter((r) => r.attempt > 1)).toEqual([]);
+    expect(mine).toHaveLength(PLAIN.count * (1 + (EXPECTED['self-repair']!.callsPerTask - 1 - N) + EXPECTED.exploracoder!.callsPerTask - (N - 1)));
+  });
 });

@@ -62,6 +62,12 @@ function block(code: string): string {
   return `Here is the experiment:\n\`\`\`python\n${code}\n\`\`\`\n`;
 }
 
+/** One text, or with the API's n > 1 one per choice. */
+function choices(req: ScriptedRequest, text: (choice: number) => string): string | string[] {
+  const n = Number(req.body.n ?? 1);
+  return n > 1 ? Array.from({ length: n }, (_, j) => text(j)) : text(0);
+}
+
 export function exploraScript(problems: KnownProblem[], seen: Classified[] = []) {
   return (req: ScriptedRequest): Reply => {
     const c = classify(req, problems);
@@ -86,13 +92,13 @@ export function exploraScript(problems: KnownProblem[], seen: Classified[] = [])
       case 'debug':
         return { content: block(c.candidate === 1 ? `print('MARK-s0-d1 fixed')` : `raise ValueError('MARK-s0-c${c.candidate} still broken')`) };
       case 'final':
-        return { content: `Solution:\n\`\`\`python\n${canonical}\`\`\`\n` };
+        return { content: choices(req, () => `Solution:\n\`\`\`python\n${canonical}\`\`\`\n`) };
       case 'generate': {
-        const sample = Number(req.body.seed) - SEED;
         const lines = canonical.split('\n');
         const def = lines.findIndex((l) => l.startsWith('def '));
         const wrong = `${lines.slice(0, def + 1).join('\n')}\n    return s + '#'\n`;
-        return { content: `\`\`\`python\n${sample === 0 ? wrong : canonical}\`\`\`\n` };
+        // Choice j of a request answers sample seed - SEED + j.
+        return { content: choices(req, (j) => `\`\`\`python\n${Number(req.body.seed) - SEED + j === 0 ? wrong : canonical}\`\`\`\n`) };
       }
       case 'repair':
         return { content: `\`\`\`python\n${canonical}\`\`\`\n` };

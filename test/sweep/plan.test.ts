@@ -146,14 +146,21 @@ describe('planSweep', () => {
     }
   });
 
-  it('samples_per_request: direct sends ceil(n / it) requests per task, answers (and the token bound) stay one per sample', () => {
+  it('samples_per_request: one-prompt steps send ceil(n / it) requests per task, answers (and the token bound) stay one per sample', () => {
     const models = [{ id: 'batched', base_url: 'http://127.0.0.1:8080/v1', model: 'a', max_tokens: 100, samples_per_request: 4 }];
-    const plan = planSweep(config({ n_samples: 10, k: [1], temperatures: [0.2], methods: ['direct', 'rag'], models, datasets: [{ name: 'pbe-small', pbe_world: { count: 20 } }] }), { 'pbe-small': 7 });
-    const direct = plan.cells.find((c) => c.method === 'direct' && c.dataset === 'pbe-small')!;
-    expect(direct).toMatchObject({ samples: 70, llmRequests: 7 * 3, sandboxRuns: 70, maxCompletionTokens: 70 * 100 });
-    // Only direct sends several samples in one request.
-    expect(plan.cells.find((c) => c.method === 'rag' && c.dataset === 'pbe-small')!.llmRequests).toBe(70);
-    expect(plan.models[0]!.llmRequests).toBe(21 + 70);
+    const methods = ['direct', 'rag', 'exploracoder', 'self-repair'];
+    const plan = planSweep(config({ n_samples: 10, k: [1], temperatures: [0.2], methods, models, datasets: [{ name: 'pbe-small', pbe_world: { count: 20 } }] }), { 'pbe-small': 7 });
+    const cell = (method: string) => plan.cells.find((c) => c.method === method)!;
+    expect(cell('direct')).toMatchObject({ samples: 70, llmRequests: 7 * 3, sandboxRuns: 70, maxCompletionTokens: 70 * 100 });
+    expect(cell('rag')).toMatchObject({ samples: 70, llmRequests: 7 * 3, sandboxRuns: 70, maxCompletionTokens: 70 * 100 });
+    // ExploraCoder's steps are one request each; its 10 final solutions share a prompt: 3 requests.
+    const steps = 7 * (1 + 4 + 1 + 20);
+    expect(cell('exploracoder')).toMatchObject({ llmRequests: steps + 7 * 3, maxCompletionTokens: (steps + 70) * 100 });
+    // Self-repair: the plan, rag's first answers (3 requests for 10), and 2 repairs per sample.
+    expect(cell('self-repair')).toMatchObject({ llmRequests: 7 + 7 * 3 + 70 * 2, maxCompletionTokens: (7 + 70 + 140) * 100 });
+    // Self-repair's plan and first answers are the ones ExploraCoder and rag send.
+    expect(plan.models[0]!.llmRequests).toBe(21 + 21 + (steps + 21) + 140);
+    expect(plan.models[0]!.maxCompletionTokens).toBe((70 + 70 + steps + 70 + 140) * 100);
   });
 
   it('exploring methods are estimated per task: plan, reranks, m snippets per subtask, n finals', () => {
