@@ -14,6 +14,7 @@ import { cosineTopK } from '../domain/apidocs/dense.js';
 import type { ApiDoc } from '../domain/apidocs/library.js';
 import { canonicalJson } from '../domain/datasets/manifest.js';
 import { mapLimit } from './mapLimit.js';
+import { OpenAiClients } from './openaiClients.js';
 import { getText, putObject, sha256Hex, type Bucket } from './storage/s3.js';
 
 export const EmbeddingEndpointSchema = z.strictObject({
@@ -88,21 +89,8 @@ export interface EmbeddingClient {
 }
 
 export function createEmbeddingClient(bucket: Bucket, env: Record<string, string | undefined> = process.env): EmbeddingClient {
-  const clients = new Map<string, OpenAI>();
-
-  function clientFor(endpoint: EmbeddingEndpoint): OpenAI {
-    const apiKey = endpoint.apiKeyEnv ? env[endpoint.apiKeyEnv] : 'unused';
-    if (apiKey === undefined || apiKey === '') {
-      throw ApplicationFailure.nonRetryable(`embeddings ${endpoint.model}: the worker has no ${endpoint.apiKeyEnv} in its environment`, 'LlmConfigError');
-    }
-    const id = `${endpoint.baseUrl}\0${apiKey}\0${endpoint.requestTimeoutS}`;
-    let client = clients.get(id);
-    if (!client) {
-      client = new OpenAI({ baseURL: endpoint.baseUrl, apiKey, maxRetries: 0, timeout: endpoint.requestTimeoutS * 1000 });
-      clients.set(id, client);
-    }
-    return client;
-  }
+  const clients = new OpenAiClients(env);
+  const clientFor = (endpoint: EmbeddingEndpoint): OpenAI => clients.for(endpoint, `embeddings ${endpoint.model}`);
 
   async function readCached(endpoint: EmbeddingEndpoint, text: string): Promise<number[] | null> {
     const body = await getText(bucket, embeddingCacheKey(endpoint, text));

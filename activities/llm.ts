@@ -19,6 +19,7 @@ import {
 import { canonicalJson } from '../domain/datasets/manifest.js';
 import { sampleCalls, SampleLayoutError, type SampleCall } from '../domain/methods/direct.js';
 import { throttledHeartbeat } from './heartbeat.js';
+import { OpenAiClients } from './openaiClients.js';
 import { callGroup, callIdentity, failuresKey, GroupWriter, readGroup, readLlmRecordAt, type GroupContents } from './llmCache.js';
 import { getText, putObject, type Bucket } from './storage/s3.js';
 
@@ -156,22 +157,9 @@ async function putPatiently(bucket: Bucket, key: string, body: string): Promise<
 }
 
 export function createLlmActivities(bucket: Bucket, env: Record<string, string | undefined> = process.env) {
-  const clients = new Map<string, OpenAI>();
+  const clients = new OpenAiClients(env);
   const spacer = new StartSpacer();
-
-  function clientFor(endpoint: LlmEndpoint): OpenAI {
-    const apiKey = endpoint.apiKeyEnv ? env[endpoint.apiKeyEnv] : 'unused';
-    if (apiKey === undefined || apiKey === '') {
-      throw ApplicationFailure.nonRetryable(`model ${endpoint.id}: the worker has no ${endpoint.apiKeyEnv} in its environment`, 'LlmConfigError');
-    }
-    const id = `${endpoint.baseUrl}\0${apiKey}\0${endpoint.requestTimeoutS}`;
-    let client = clients.get(id);
-    if (!client) {
-      client = new OpenAI({ baseURL: endpoint.baseUrl, apiKey, maxRetries: 0, timeout: endpoint.requestTimeoutS * 1000 });
-      clients.set(id, client);
-    }
-    return client;
-  }
+  const clientFor = (endpoint: LlmEndpoint): OpenAI => clients.for(endpoint, `model ${endpoint.id}`);
 
   async function send(endpoint: LlmEndpoint, body: LlmBody): Promise<Answer> {
     const client = clientFor(endpoint);
