@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getText } from '../../activities/storage/s3.js';
-import { cellTaskWorkflowId, sweepResultsKey } from '../../domain/sweep/keys.js';
+import { cellTaskPrefix, cellTaskWorkflowId, sweepResultsKey } from '../../domain/sweep/keys.js';
+import { RecommendArtifactSchema } from '../../domain/methods/artifacts.js';
 import { resolvePbeParams } from '../../domain/pbe/params.js';
 import { ExplorationTraceSchema } from '../../domain/report/trace.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
@@ -179,5 +180,59 @@ seed: ${SEED}
     } finally {
       await close();
     }
+  });
+
+  it('reranks the union of the subtasks\' kept APIs globally when it exceeds global_k, and the final step gets the globally kept docs', async () => {
+    const globalId = `explora-global-${uniqueSuffix()}`;
+    const globalCell = 'pbe.chat.exploracoder.t0.8';
+    const file = path.join(dir, 'global.yaml');
+    writeFileSync(
+      file,
+      `id: ${globalId}
+datasets:
+  - name: pbe
+    pbe_world: { count: ${PARAMS.count}, seed: ${PARAMS.seed} }
+models:
+  - id: chat
+    base_url: ${server.url}
+    model: scripted-global
+    request_timeout_s: 20
+methods: [exploracoder]
+method_options: { candidates: 2, global_k: 1 }
+temperatures: [0.8]
+n_samples: 1
+k: [1]
+timeout_s: 5
+seed: ${SEED}
+`,
+    );
+    const from = seen.length;
+    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+    expect(run.code, run.output).toBe(0);
+    const offeredIn = (text: string) => [...text.matchAll(/^\[\d+\] (\S+?):/gm)].map((m) => m[1]!);
+    for (const [taskIndex, p] of problems.entries()) {
+      const mine = seen.slice(from).filter((c) => c.problem.task_id === p.task_id);
+      // The script's reranks keep the first two APIs each offers: their union is above global_k = 1.
+      const union = [...new Set(mine.filter((c) => c.role === 'rerank').flatMap((c) => offeredIn(c.text).slice(0, 2)))];
+      expect(union.length).toBeGreaterThan(1);
+      const globals = mine.filter((c) => c.role === 'global');
+      expect(globals).toHaveLength(1);
+      // The global rerank is offered exactly that union, after the reranks and before any exploration.
+      expect(new Set(offeredIn(globals[0]!.text))).toEqual(new Set(union));
+      expect(mine.findIndex((c) => c.role === 'global')).toBeLessThan(mine.findIndex((c) => c.role === 'explore'));
+      const rec = RecommendArtifactSchema.parse(JSON.parse((await getText(bucket, `${cellTaskPrefix(globalId, globalCell, taskIndex)}recommend.json`))!));
+      // The script names the first two offered; global_k = 1 keeps the first.
+      expect(rec.global).toEqual([offeredIn(globals[0]!.text)[0]]);
+      expect(rec.global_llm_key).toBeDefined();
+      expect(rec.cost.calls).toBe(2 + 1); // two reranks and the global one
+      // The final request documents the globally kept API.
+      const finals = mine.filter((c) => c.role === 'final');
+      expect(finals).toHaveLength(1);
+      expect(finals[0]!.text).toContain(rec.global[0]!);
+    }
+    const results = JSON.parse((await getText(bucket, sweepResultsKey(globalId)))!);
+    // Per task: plan, 2 reranks, the global rerank, 2 subtasks x 2 candidates, 1 final.
+    expect(results.cells[0].cost.calls).toBe(problems.length * (1 + 2 + 1 + 4 + 1));
+    expect(results.cells[0].passAtK['pass@1']).toBe(1);
   });
 });
