@@ -48,6 +48,24 @@ export function embeddingCacheKey(endpoint: Pick<EmbeddingEndpoint, 'baseUrl' | 
 }
 
 /** Heartbeats when called inside an activity (a long corpus must not look like a dead worker); a no-op in scripts and tests. */
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+  reject(err: unknown): void;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (err: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // A failure reaches every call that waits on it; with none waiting it must not count as unhandled.
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
+}
+
 function heartbeat(): void {
   asyncLocalStorage.getStore()?.heartbeat();
 }
@@ -136,26 +154,67 @@ export function createEmbeddingClient(bucket: Bucket, env: Record<string, string
     return vectors as number[][];
   }
 
+  /**
+   * Vectors being read or embedded by some call of this worker, by cache key. Activities of one
+   * worker often ask for the same corpus at once (every task of a shard retrieves from one
+   * library); the later ones wait for the first instead of embedding it again.
+   */
+  const inFlight = new Map<string, Promise<number[]>>();
+
+  /** Reads or embeds `texts` (distinct, none in flight elsewhere), settling each one's `claims` entry. */
+  async function produce(endpoint: EmbeddingEndpoint, texts: string[], claims: Map<string, Deferred<number[]>>): Promise<void> {
+    const cached = await mapLimit(texts, S3_CONCURRENCY, (t) => readCached(endpoint, t));
+    const missing: string[] = [];
+    texts.forEach((t, i) => (cached[i] ? claims.get(t)!.resolve(cached[i]!) : missing.push(t)));
+    for (let start = 0; start < missing.length; start += EMBEDDING_BATCH_SIZE) {
+      const batch = missing.slice(start, start + EMBEDDING_BATCH_SIZE);
+      const vectors = await request(endpoint, batch);
+      // Stored before the next request, so a failure later in the corpus keeps what was paid for.
+      await mapLimit(batch, S3_CONCURRENCY, (text, i) =>
+        putObject(bucket, embeddingCacheKey(endpoint, text), JSON.stringify({ base_url: endpoint.baseUrl, model: endpoint.model, text, embedding: vectors[i] }), {
+          contentType: 'application/json',
+        }),
+      );
+      batch.forEach((t, i) => claims.get(t)!.resolve(vectors[i]!));
+      heartbeat();
+    }
+  }
+
   return {
     async embed(endpoint, texts) {
       const unique = [...new Set(texts)];
-      const cached = await mapLimit(unique, S3_CONCURRENCY, (t) => readCached(endpoint, t));
-      const byText = new Map<string, number[]>();
-      const missing: string[] = [];
-      unique.forEach((t, i) => (cached[i] ? byText.set(t, cached[i]!) : missing.push(t)));
-      for (let start = 0; start < missing.length; start += EMBEDDING_BATCH_SIZE) {
-        const batch = missing.slice(start, start + EMBEDDING_BATCH_SIZE);
-        const vectors = await request(endpoint, batch);
-        // Stored before the next request, so a failure later in the corpus keeps what was paid for.
-        await mapLimit(batch, S3_CONCURRENCY, (text, i) =>
-          putObject(bucket, embeddingCacheKey(endpoint, text), JSON.stringify({ base_url: endpoint.baseUrl, model: endpoint.model, text, embedding: vectors[i] }), {
-            contentType: 'application/json',
-          }),
-        );
-        batch.forEach((t, i) => byText.set(t, vectors[i]!));
-        heartbeat();
+      const byText = new Map<string, Promise<number[]>>();
+      const claims = new Map<string, Deferred<number[]>>();
+      // Claimed synchronously, before any await, so two calls never both take a text.
+      for (const t of unique) {
+        const key = embeddingCacheKey(endpoint, t);
+        const pending = inFlight.get(key);
+        if (pending) {
+          byText.set(t, pending);
+          continue;
+        }
+        const claim = deferred<number[]>();
+        claims.set(t, claim);
+        inFlight.set(key, claim.promise);
+        byText.set(t, claim.promise);
       }
-      const out = texts.map((t) => byText.get(t)!);
+      try {
+        await produce(endpoint, [...claims.keys()], claims);
+      } catch (err) {
+        for (const claim of claims.values()) claim.reject(err);
+        throw err;
+      } finally {
+        for (const t of claims.keys()) inFlight.delete(embeddingCacheKey(endpoint, t));
+      }
+      // Waiting for another call's texts: keep this activity's heartbeat going meanwhile.
+      const beat = setInterval(heartbeat, 5_000);
+      let vectors: Map<string, number[]>;
+      try {
+        vectors = new Map(await Promise.all([...byText].map(async ([t, p]) => [t, await p] as const)));
+      } finally {
+        clearInterval(beat);
+      }
+      const out = texts.map((t) => vectors.get(t)!);
       const dims = new Set(out.map((v) => v.length));
       if (dims.size > 1) {
         throw ApplicationFailure.nonRetryable(

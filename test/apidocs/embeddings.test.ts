@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -17,6 +15,7 @@ import type { ApiDoc } from '../../domain/apidocs/library.js';
 import { PYTHON_STR_LIBRARY } from '../../domain/apidocs/pythonStr.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { testBucket } from '../support/s3.js';
+import { startEmbeddingServer, type EmbeddingServer } from '../support/embedding-server.js';
 
 const { config } = testConfig();
 const bucket = testBucket(config);
@@ -32,53 +31,9 @@ function bagOfWords(text: string): number[] {
   return v;
 }
 
-interface Received {
-  inputs: string[];
-  body: Record<string, unknown>;
-  authorization: string | undefined;
-}
-
-type Override = { status: number; headers?: Record<string, string>; body?: string } | { wrongCount: true };
-
-/** A real OpenAI-compatible `/v1/embeddings` server; `overrides` answers the next requests with errors. */
-async function startEmbeddingServer() {
-  const received: Received[] = [];
-  const overrides: Override[] = [];
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
-    req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/v1/embeddings') {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${req.url}` } }));
-        return;
-      }
-      const body = JSON.parse(raw) as Record<string, unknown>;
-      const inputs = typeof body.input === 'string' ? [body.input] : (body.input as string[]);
-      received.push({ inputs, body, authorization: req.headers.authorization });
-      const override = overrides.shift();
-      if (override && 'status' in override) {
-        res
-          .writeHead(override.status, { 'content-type': 'application/json', ...override.headers })
-          .end(override.body ?? JSON.stringify({ error: { message: `scripted ${override.status}`, type: 'scripted', param: null, code: null } }));
-        return;
-      }
-      const items = inputs.map((text, index) => ({ object: 'embedding', index, embedding: bagOfWords(text) }));
-      if (override && 'wrongCount' in override) items.pop();
-      // Reversed, as a server is free to order them: the client must place vectors by `index`.
-      items.reverse();
-      res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ object: 'list', model: body.model, data: items, usage: { prompt_tokens: inputs.length, total_tokens: inputs.length } }),
-      );
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  return { url, received, overrides, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
-
-let server: Awaited<ReturnType<typeof startEmbeddingServer>>;
+let server: EmbeddingServer;
 beforeAll(async () => {
-  server = await startEmbeddingServer();
+  server = await startEmbeddingServer(bagOfWords);
 });
 afterAll(async () => {
   await server?.close();
@@ -146,6 +101,30 @@ describe('createEmbeddingClient', () => {
     const out = await client.embed(ep, ['same', 'other', 'same']);
     expect(server.received.slice(before).map((r) => r.inputs)).toEqual([['same', 'other']]);
     expect(out).toEqual(['same', 'other', 'same'].map(bagOfWords));
+  });
+
+  it('calls at once for overlapping texts embed each text once, and each gets every vector it asked for', async () => {
+    const client = createEmbeddingClient(bucket);
+    const ep = endpoint();
+    const corpus = Array.from({ length: 70 }, (_, i) => `corpus doc ${i}`);
+    const before = server.received.length;
+    const calls = Array.from({ length: 5 }, (_, q) => [...corpus, `query ${q}`]);
+    const answers = await Promise.all(calls.map((texts) => client.embed(ep, texts)));
+    answers.forEach((vectors, q) => expect(vectors).toEqual(calls[q]!.map(bagOfWords)));
+    const sent = server.received.slice(before).flatMap((r) => r.inputs);
+    expect(sent.sort()).toEqual([...corpus, ...calls.map((c) => c.at(-1)!)].sort());
+  });
+
+  it('a failed embedding fails every call waiting for it, and a later call embeds it again', async () => {
+    const client = createEmbeddingClient(bucket);
+    const ep = endpoint();
+    server.overrides.push({ status: 400 });
+    const before = server.received.length;
+    // The first call owns both texts and gets the 400; the second only waits for it.
+    const results = await Promise.allSettled([client.embed(ep, ['shared text', 'a']), client.embed(ep, ['shared text'])]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(server.received.slice(before).map((r) => r.inputs)).toEqual([['shared text', 'a']]);
+    expect(await client.embed(ep, ['shared text'])).toEqual([bagOfWords('shared text')]);
   });
 
   it('a different model or base URL is a different cache entry', async () => {
