@@ -5,7 +5,7 @@
  * sweep finds every vector in the S3 cache and embeds nothing.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,7 +24,7 @@ import { runTs } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { pbeProblems } from '../sweep/support.js';
-import { exploraScript, SEED } from './support.js';
+import { exploraScript, writeScriptedSweep } from './support.js';
 
 const { env } = testConfig();
 const bucket = testBucket(testConfig().config);
@@ -54,27 +54,17 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function sweepConfig(id: string, embeddingModel: string): string {
-  return `id: ${id}
-datasets:
-  - name: pbe
-    pbe_world: { count: ${PARAMS.count}, seed: ${PARAMS.seed} }
-models:
-  - id: chat
-    base_url: ${llm.url}
-    model: scripted-dense
-    request_timeout_s: 20
-methods: [rag]
-method_options:
-  rag_k: ${RAG_K}
-  retriever: dense
-  embeddings: { base_url: ${embeddings.url}, model: ${embeddingModel} }
-temperatures: [0.8]
-n_samples: 2
-k: [1]
-timeout_s: 5
-seed: ${SEED}
-`;
+function writeSweep(file: string, id: string, embeddingModel: string): void {
+  writeScriptedSweep(file, {
+    id,
+    datasets: [{ name: 'pbe', pbe: { count: PARAMS.count, seed: PARAMS.seed } }],
+    baseUrl: llm.url,
+    model: 'scripted-dense',
+    methods: ['rag'],
+    methodOptions: { rag_k: RAG_K, retriever: 'dense', embeddings: { base_url: embeddings.url, model: embeddingModel } },
+    nSamples: 2,
+    k: [1],
+  });
 }
 
 describe('retriever: dense in a sweep', () => {
@@ -82,7 +72,7 @@ describe('retriever: dense in a sweep', () => {
     const embeddingModel = `scrambled-${uniqueSuffix()}`;
     const id = `dense-${uniqueSuffix()}`;
     const file = path.join(dir, 'sweep.yaml');
-    writeFileSync(file, sweepConfig(id, embeddingModel));
+    writeSweep(file, id, embeddingModel);
     const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
     expect(run.code, run.output).toBe(0);
 
@@ -118,7 +108,7 @@ describe('retriever: dense in a sweep', () => {
     // Another sweep over the same library and tasks: every vector is in the S3 cache.
     const before = embeddings.received.length;
     const again = path.join(dir, 'again.yaml');
-    writeFileSync(again, sweepConfig(`dense-again-${uniqueSuffix()}`, embeddingModel));
+    writeSweep(again, `dense-again-${uniqueSuffix()}`, embeddingModel);
     const rerun = await runTs('scripts/start-sweep.ts', ['--config', again, '--no-progress'], env);
     expect(rerun.code, rerun.output).toBe(0);
     expect(embeddings.received.slice(before)).toEqual([]);

@@ -4,7 +4,7 @@
  * experience selected so far, debug only when all m fail, a final request with the trace and the
  * recommended docs), the selection, the cost, the trace, and that no request is sent twice.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +19,7 @@ import { testBucket } from '../support/s3.js';
 import { connectClient } from '../support/temporal.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { pbeProblems } from '../sweep/support.js';
-import { exploraScript, SEED, type Classified } from './support.js';
+import { exploraScript, writeScriptedSweep, type Classified } from './support.js';
 import { SA_CELL, SA_DONE, SA_KIND, SA_TOTAL } from '../../domain/config/searchAttributes.js';
 
 const { config, env } = testConfig();
@@ -47,26 +47,15 @@ describe('exploracoder-debug against a scripted model', () => {
 
   it('follows the protocol, selects passing candidates, accounts every call, and stores the trace', async () => {
     const file = path.join(dir, 'sweep.yaml');
-    writeFileSync(
-      file,
-      `id: ${id}
-datasets:
-  - name: pbe
-    pbe_world: { count: ${PARAMS.count}, seed: ${PARAMS.seed} }
-models:
-  - id: chat
-    base_url: ${server.url}
-    model: scripted
-    request_timeout_s: 20
-methods: [exploracoder-debug]
-method_options: { candidates: ${M} }
-temperatures: [0.8]
-n_samples: ${N}
-k: [1, 2]
-timeout_s: 5
-seed: ${SEED}
-`,
-    );
+    writeScriptedSweep(file, {
+      id,
+      datasets: [{ name: 'pbe', pbe: { count: PARAMS.count, seed: PARAMS.seed } }],
+      baseUrl: server.url,
+      methods: ['exploracoder-debug'],
+      methodOptions: { candidates: M },
+      nSamples: N,
+      k: [1, 2],
+    });
     const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
     expect(run.code, run.output).toBe(0);
 
@@ -186,26 +175,16 @@ seed: ${SEED}
     const globalId = `explora-global-${uniqueSuffix()}`;
     const globalCell = 'pbe.chat.exploracoder.t0.8';
     const file = path.join(dir, 'global.yaml');
-    writeFileSync(
-      file,
-      `id: ${globalId}
-datasets:
-  - name: pbe
-    pbe_world: { count: ${PARAMS.count}, seed: ${PARAMS.seed} }
-models:
-  - id: chat
-    base_url: ${server.url}
-    model: scripted-global
-    request_timeout_s: 20
-methods: [exploracoder]
-method_options: { candidates: 2, global_k: 1 }
-temperatures: [0.8]
-n_samples: 1
-k: [1]
-timeout_s: 5
-seed: ${SEED}
-`,
-    );
+    writeScriptedSweep(file, {
+      id: globalId,
+      datasets: [{ name: 'pbe', pbe: { count: PARAMS.count, seed: PARAMS.seed } }],
+      baseUrl: server.url,
+      model: 'scripted-global',
+      methods: ['exploracoder'],
+      methodOptions: { candidates: 2, global_k: 1 },
+      nSamples: 1,
+      k: [1],
+    });
     const from = seen.length;
     const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
     expect(run.code, run.output).toBe(0);

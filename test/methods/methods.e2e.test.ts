@@ -3,7 +3,7 @@
  * stack against the scripted model of support.ts: one results table with pass@k, success@k and
  * cost per method, each figure what the script implies.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ import { runTs } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { pbeProblems } from '../sweep/support.js';
-import { exploraScript, SEED } from './support.js';
+import { exploraScript, writeScriptedSweep } from './support.js';
 
 const { env } = testConfig();
 const bucket = testBucket(testConfig().config);
@@ -56,28 +56,18 @@ describe('every method on plain and private-library PBE World', () => {
   it('reports pass@k, success@k and cost per method in one table', async () => {
     const id = `methods-${uniqueSuffix()}`;
     const file = path.join(dir, 'sweep.yaml');
-    writeFileSync(
-      file,
-      `id: ${id}
-datasets:
-  - name: plain
-    pbe_world: { count: ${PLAIN.count}, seed: ${PLAIN.seed} }
-  - name: private
-    pbe_world: { count: ${PRIVATE.count}, seed: ${PRIVATE.seed}, library: private }
-models:
-  - id: chat
-    base_url: ${server.url}
-    model: scripted
-    concurrency: 8
-    request_timeout_s: 20
-methods: [${Object.keys(EXPECTED).join(', ')}]
-temperatures: [0.8]
-n_samples: ${N}
-k: [1, 2]
-timeout_s: 5
-seed: ${SEED}
-`,
-    );
+    writeScriptedSweep(file, {
+      id,
+      datasets: [
+        { name: 'plain', pbe: { count: PLAIN.count, seed: PLAIN.seed } },
+        { name: 'private', pbe: { count: PRIVATE.count, seed: PRIVATE.seed, library: 'private' } },
+      ],
+      baseUrl: server.url,
+      modelOptions: { concurrency: 8 },
+      methods: Object.keys(EXPECTED),
+      nSamples: N,
+      k: [1, 2],
+    });
     const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
     expect(run.code, run.output).toBe(0);
     const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!) as {
@@ -106,27 +96,16 @@ seed: ${SEED}
   it('with samples_per_request, rag answers, self-repair first answers and ExploraCoder finals ask for the samples in one request', async () => {
     const id = `methods-batched-${uniqueSuffix()}`;
     const file = path.join(dir, 'batched.yaml');
-    writeFileSync(
-      file,
-      `id: ${id}
-datasets:
-  - name: plain
-    pbe_world: { count: ${PLAIN.count}, seed: ${PLAIN.seed} }
-models:
-  - id: chat
-    base_url: ${server.url}
-    model: scripted-batched
-    concurrency: 8
-    request_timeout_s: 20
-    samples_per_request: ${N}
-methods: [rag, self-repair, exploracoder]
-temperatures: [0.8]
-n_samples: ${N}
-k: [1, 2]
-timeout_s: 5
-seed: ${SEED}
-`,
-    );
+    writeScriptedSweep(file, {
+      id,
+      datasets: [{ name: 'plain', pbe: { count: PLAIN.count, seed: PLAIN.seed } }],
+      baseUrl: server.url,
+      model: 'scripted-batched',
+      modelOptions: { concurrency: 8, samples_per_request: N },
+      methods: ['rag', 'self-repair', 'exploracoder'],
+      nSamples: N,
+      k: [1, 2],
+    });
     const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
     expect(run.code, run.output).toBe(0);
     const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!) as {

@@ -4,7 +4,7 @@
  * 1's explorations and its debug round are never requested again (they are in history and in the
  * cache); only the requests in flight at the kill are sent a second time.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +17,7 @@ import { testBucket } from '../support/s3.js';
 import { connectClient } from '../support/temporal.js';
 import { startScriptedLlmServer, type Reply, type ScriptedLlmServer, type ScriptedRequest } from '../support/scripted-llm-server.js';
 import { pbeProblems } from '../sweep/support.js';
-import { classify, exploraScript, SEED, type Classified } from './support.js';
+import { classify, exploraScript, writeScriptedSweep, type Classified } from './support.js';
 
 const { config, env } = testConfig();
 const bucket = testBucket(config);
@@ -60,26 +60,15 @@ describe('an exploration chain survives its worker', () => {
   it('resumes at the subtask it was in, repeating no finished request', async () => {
     const id = `explora-resume-${uniqueSuffix()}`;
     const file = path.join(dir, 'sweep.yaml');
-    writeFileSync(
-      file,
-      `id: ${id}
-datasets:
-  - name: pbe
-    pbe_world: { count: ${PARAMS.count}, seed: ${PARAMS.seed} }
-models:
-  - id: chat
-    base_url: ${server.url}
-    model: scripted
-    concurrency: 8
-    request_timeout_s: 300
-methods: [exploracoder-debug]
-temperatures: [0.8]
-n_samples: 2
-k: [1]
-timeout_s: 5
-seed: ${SEED}
-`,
-    );
+    writeScriptedSweep(file, {
+      id,
+      datasets: [{ name: 'pbe', pbe: { count: PARAMS.count, seed: PARAMS.seed } }],
+      baseUrl: server.url,
+      modelOptions: { concurrency: 8, request_timeout_s: 300 },
+      methods: ['exploracoder-debug'],
+      nSamples: 2,
+      k: [1],
+    });
     const started = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-wait', '--worker', 'external'], env);
     expect(started.code, started.output).toBe(0);
     const first = spawnTs('workers/main.ts', ['--sweep-config', file], env);

@@ -9,6 +9,8 @@
  * canonical for sample 1 and wrong for sample 0 (self-repair shares that first answer, and its
  * repair is canonical).
  */
+import { writeFileSync } from 'node:fs';
+import YAML from 'yaml';
 import type { Reply, ScriptedRequest } from '../support/scripted-llm-server.js';
 import type { KnownProblem } from '../sweep/support.js';
 
@@ -104,4 +106,40 @@ export function exploraScript(problems: KnownProblem[], seen: Classified[] = [])
         return { content: `\`\`\`python\n${canonical}\`\`\`\n` };
     }
   };
+}
+
+export interface ScriptedSweep {
+  id: string;
+  /** Written as YAML, in config order; `pbe` is a PBE World dataset of these parameters. */
+  datasets: Array<{ name: string; pbe?: { count: number; seed: number; library?: 'private' }; [key: string]: unknown }>;
+  /** The scripted server's URL. */
+  baseUrl: string;
+  /** The request's `model` (also tells apart the requests of sweeps sharing a server). */
+  model?: string;
+  /** More keys of the model: concurrency, request_timeout_s (default 20), samples_per_request... */
+  modelOptions?: Record<string, unknown>;
+  methods: string[];
+  methodOptions?: Record<string, unknown>;
+  nSamples: number;
+  k: number[];
+}
+
+/**
+ * A sweep config against the scripted chat model at temperature 0.8 with the tests' seed, written
+ * to `file` as YAML (what a user would write).
+ */
+export function writeScriptedSweep(file: string, s: ScriptedSweep): void {
+  const config = {
+    id: s.id,
+    datasets: s.datasets.map(({ pbe, ...rest }) => (pbe ? { ...rest, pbe_world: pbe } : rest)),
+    models: [{ id: 'chat', base_url: s.baseUrl, model: s.model ?? 'scripted', request_timeout_s: 20, ...s.modelOptions }],
+    methods: s.methods,
+    ...(s.methodOptions ? { method_options: s.methodOptions } : {}),
+    temperatures: [0.8],
+    n_samples: s.nSamples,
+    k: s.k,
+    timeout_s: 5,
+    seed: SEED,
+  };
+  writeFileSync(file, YAML.stringify(config));
 }
