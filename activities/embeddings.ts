@@ -47,7 +47,6 @@ export function embeddingCacheKey(endpoint: Pick<EmbeddingEndpoint, 'baseUrl' | 
   return `embeddings/${sha256Hex(canonicalJson({ base_url: endpoint.baseUrl, model: endpoint.model, text }))}.json`;
 }
 
-/** Heartbeats when called inside an activity (a long corpus must not look like a dead worker); a no-op in scripts and tests. */
 interface Deferred<T> {
   promise: Promise<T>;
   resolve(value: T): void;
@@ -66,6 +65,7 @@ function deferred<T>(): Deferred<T> {
   return { promise, resolve, reject };
 }
 
+/** Heartbeats when called inside an activity (a long corpus must not look like a dead worker); a no-op in scripts and tests. */
 function heartbeat(): void {
   asyncLocalStorage.getStore()?.heartbeat();
 }
@@ -185,6 +185,7 @@ export function createEmbeddingClient(bucket: Bucket, env: Record<string, string
       const unique = [...new Set(texts)];
       const byText = new Map<string, Promise<number[]>>();
       const claims = new Map<string, Deferred<number[]>>();
+      const claimedKeys: string[] = [];
       // Claimed synchronously, before any await, so two calls never both take a text.
       for (const t of unique) {
         const key = embeddingCacheKey(endpoint, t);
@@ -195,6 +196,7 @@ export function createEmbeddingClient(bucket: Bucket, env: Record<string, string
         }
         const claim = deferred<number[]>();
         claims.set(t, claim);
+        claimedKeys.push(key);
         inFlight.set(key, claim.promise);
         byText.set(t, claim.promise);
       }
@@ -204,7 +206,7 @@ export function createEmbeddingClient(bucket: Bucket, env: Record<string, string
         for (const claim of claims.values()) claim.reject(err);
         throw err;
       } finally {
-        for (const t of claims.keys()) inFlight.delete(embeddingCacheKey(endpoint, t));
+        for (const key of claimedKeys) inFlight.delete(key);
       }
       // Waiting for another call's texts: keep this activity's heartbeat going meanwhile.
       const beat = setInterval(heartbeat, 5_000);
