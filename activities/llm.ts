@@ -20,7 +20,9 @@ import { canonicalJson } from '../domain/datasets/manifest.js';
 import { sampleCalls, SampleLayoutError, type SampleCall } from '../domain/methods/direct.js';
 import { throttledHeartbeat } from './heartbeat.js';
 import { OpenAiClients } from './openaiClients.js';
+import { LEASE_MS } from '../domain/llm/inflight.js';
 import { callGroup, callIdentity, failuresKey, GroupWriter, readGroup, readLlmRecordAt, type GroupContents } from './llmCache.js';
+import { InflightEntry } from './llmInflight.js';
 import { getText, putObject, type Bucket } from './storage/s3.js';
 
 export interface LlmBatch {
@@ -156,6 +158,35 @@ async function putPatiently(bucket: Bucket, key: string, body: string): Promise<
   }
 }
 
+interface Store {
+  group: string;
+  found: GroupContents;
+  writer: GroupWriter;
+  inflight: InflightEntry;
+}
+
+/**
+ * The activity's name in in-flight ledgers: the same for every attempt of one activity, so a retry
+ * after a crash takes its own calls over at once, and different for every other activity.
+ */
+function holderName(): string {
+  const { workflowExecution: run, activityId } = Context.current().info;
+  return run ? `${run.workflowId}/${run.runId}/${activityId}` : `activity/${activityId}`;
+}
+
+/** Waits (heartbeating, cancellable) until no one else holds the missing calls of `requests`. */
+async function waitForOthers(requests: PlannedRequest[], storeOf: (r: PlannedRequest) => Store, missingOf: (r: PlannedRequest) => string[]): Promise<void> {
+  const byStore = new Map<Store, string[]>();
+  for (const r of requests) byStore.set(storeOf(r), [...(byStore.get(storeOf(r)) ?? []), ...missingOf(r)]);
+  for (let delay = 250; ; delay = Math.min(delay * 2, 5_000)) {
+    Context.current().heartbeat();
+    await Context.current().sleep(delay);
+    let held = false;
+    for (const [store, ids] of byStore) held ||= await store.inflight.othersHold(ids);
+    if (!held) return;
+  }
+}
+
 export function createLlmActivities(bucket: Bucket, env: Record<string, string | undefined> = process.env) {
   const clients = new OpenAiClients(env);
   const spacer = new StartSpacer();
@@ -210,7 +241,7 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
    * per sample, in choice order. A request of several choices whose samples are only partly cached
    * (a crash between two segment writes) is sent again and only the missing answers are stored.
    */
-  async function one(endpoint: LlmEndpoint, calls: LlmBatch['calls'], request: PlannedRequest, identities: string[], store: { group: string; found: GroupContents; writer: GroupWriter }): Promise<LlmCallSummary[]> {
+  async function one(endpoint: LlmEndpoint, calls: LlmBatch['calls'], request: PlannedRequest, identities: string[], store: Store): Promise<LlmCallSummary[]> {
     const out = new Array<LlmCallSummary>(request.members.length);
     const missing: number[] = [];
     for (const [choice, i] of request.members.entries()) {
@@ -281,41 +312,75 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
       const groups = batch.calls.map((c) => callGroup({ endpoint: batch.endpoint, ...c }));
       const identities = batch.calls.map((c) => callIdentity({ endpoint: batch.endpoint, ...c }));
       const requests = planRequests(batch, groups);
-      const stores = new Map<string, { group: string; found: GroupContents; writer: GroupWriter }>();
+      const holder = holderName();
+      const stores = new Map<string, Store>();
       await Promise.all(
         [...new Set(groups)].map(async (group) => {
-          stores.set(group, { group, found: await readGroup(bucket, group), writer: new GroupWriter(group, (key, body) => putPatiently(bucket, key, body)) });
+          const found = await readGroup(bucket, group);
+          stores.set(group, {
+            group,
+            found,
+            writer: new GroupWriter(group, (key, body) => putPatiently(bucket, key, body)),
+            inflight: new InflightEntry(bucket, group, holder, found.inflightListed),
+          });
         }),
       );
+      const storeOf = (request: PlannedRequest) => stores.get(groups[request.members[0]!]!)!;
+      const missingOf = (request: PlannedRequest) => request.members.map((i) => identities[i]!).filter((id) => !storeOf(request).found.records.has(id));
       const out = new Array<LlmCallSummary | undefined>(batch.calls.length);
       const heartbeat = throttledHeartbeat();
-      let retryable: RetryableLlmError | undefined;
-      let next = 0;
-      const lanes = Array.from({ length: Math.min(batch.concurrency ?? 1, requests.length) }, async () => {
-        while (next < requests.length) {
-          const request = requests[next++]!;
-          try {
-            const summaries = await one(batch.endpoint, batch.calls, request, identities, stores.get(groups[request.members[0]!]!)!);
-            for (const [choice, i] of request.members.entries()) out[i] = summaries[choice];
-            heartbeat();
-          } catch (err) {
-            if (!(err instanceof RetryableLlmError)) throw err;
-            if (!retryable || (err.retryAfterMs ?? 0) > (retryable.retryAfterMs ?? 0)) retryable = err;
+      try {
+        let pending = requests;
+        for (;;) {
+          // Enter the calls to send in the groups' in-flight ledgers; those someone else is asking
+          // right now (another sweep on the same cells, another activity) wait for their answers.
+          const blocked = new Set<PlannedRequest>();
+          for (const store of stores.values()) {
+            const wanted = pending.filter((r) => storeOf(r) === store).flatMap(missingOf);
+            if (wanted.length === 0) continue;
+            const elsewhere = await store.inflight.enter(wanted);
+            // Read again now that the calls are ours: an activity that held them until a moment
+            // ago has stored their answers since the first read (it stores before it leaves).
+            store.found = await readGroup(bucket, store.group);
+            for (const r of pending) if (storeOf(r) === store && missingOf(r).some((id) => elsewhere.has(id))) blocked.add(r);
           }
+          const sendable = pending.filter((r) => !blocked.has(r));
+          let retryable: RetryableLlmError | undefined;
+          let next = 0;
+          const lanes = Array.from({ length: Math.min(batch.concurrency ?? 1, sendable.length) }, async () => {
+            while (next < sendable.length) {
+              const request = sendable[next++]!;
+              try {
+                const summaries = await one(batch.endpoint, batch.calls, request, identities, storeOf(request));
+                for (const [choice, i] of request.members.entries()) out[i] = summaries[choice];
+                heartbeat();
+              } catch (err) {
+                if (!(err instanceof RetryableLlmError)) throw err;
+                if (!retryable || (err.retryAfterMs ?? 0) > (retryable.retryAfterMs ?? 0)) retryable = err;
+              }
+            }
+          });
+          const settled = await Promise.allSettled(lanes);
+          // Whatever happened, the answers received are paid for: store them before reporting anything.
+          await Promise.all([...stores.values()].map((s) => s.writer.drain()));
+          for (const s of settled) if (s.status === 'rejected') throw s.reason;
+          if (retryable) {
+            throw ApplicationFailure.create({
+              type: retryable.kind,
+              message: retryable.message,
+              nextRetryDelay: retryable.retryAfterMs !== undefined ? Math.max(1, Math.ceil(retryable.retryAfterMs)) : undefined,
+            });
+          }
+          if (blocked.size === 0) return out as LlmCallSummary[];
+          // Hold nothing while waiting (everything sent is stored by now), so that two activities
+          // waiting for each other's calls cannot wait forever.
+          await Promise.all([...stores.values()].map((s) => s.inflight.leave()));
+          pending = [...blocked];
+          await waitForOthers(pending, storeOf, missingOf);
         }
-      });
-      const settled = await Promise.allSettled(lanes);
-      // Whatever happened, the answers received are paid for: store them before reporting anything.
-      await Promise.all([...stores.values()].map((s) => s.writer.drain()));
-      for (const s of settled) if (s.status === 'rejected') throw s.reason;
-      if (retryable) {
-        throw ApplicationFailure.create({
-          type: retryable.kind,
-          message: retryable.message,
-          nextRetryDelay: retryable.retryAfterMs !== undefined ? Math.max(1, Math.ceil(retryable.retryAfterMs)) : undefined,
-        });
+      } finally {
+        await Promise.all([...stores.values()].map((s) => s.inflight.leave().catch((err) => console.warn(`leaving ${s.group}'s in-flight ledger failed (its entry lapses in ${LEASE_MS / 1000} s): ${(err as Error).message}`))));
       }
-      return out as LlmCallSummary[];
     },
 
     /** The cached record of one call (for activities that build records and reports). */

@@ -7,6 +7,7 @@
  *
  *   llm-cache/<group>/<writer>-<n>.jsonl     one LlmRecord per line, up to SEGMENT_RECORDS of them
  *   llm-cache/<group>/<identity>.failures    retryable failures of one call so far (a number)
+ *   llm-cache/<group>/inflight.json          calls being asked right now, and by whom
  *
  * so the cache check of a task is one LIST (plus a GET per segment when something is cached), and a
  * writer rewrites its open segment with everything it holds each time it flushes, quick answers
@@ -53,6 +54,9 @@ export function callGroup(call: LlmCall): string {
 }
 
 const groupPrefix = (group: string) => `llm-cache/${group}/`;
+/** The group's in-flight ledger: the calls being asked right now (llmInflight.ts). */
+export const INFLIGHT_OBJECT = 'inflight.json';
+export const inflightKey = (group: string): string => `${groupPrefix(group)}${INFLIGHT_OBJECT}`;
 export const failuresKey = (group: string, identity: string) => `${groupPrefix(group)}${identity}.failures`;
 
 function splitRef(key: string): { object: string; identity?: string } {
@@ -82,15 +86,19 @@ function parseSingle(object: string, text: string): LlmRecord {
 export interface GroupContents {
   records: Map<string, LlmRecord>;
   failures: Set<string>;
+  /** Whether the listing showed an in-flight ledger (llmInflight.ts) in the group. */
+  inflightListed: boolean;
 }
 
 export async function readGroup(bucket: Bucket, group: string): Promise<GroupContents> {
   const prefix = groupPrefix(group);
   const segments: string[] = [];
   const failures = new Set<string>();
+  let inflightListed = false;
   for await (const key of listKeys(bucket, prefix)) {
     if (key.endsWith('.jsonl')) segments.push(key);
     else if (key.endsWith('.failures')) failures.add(key.slice(prefix.length, -'.failures'.length));
+    else if (key === `${prefix}${INFLIGHT_OBJECT}`) inflightListed = true;
   }
   const records = new Map<string, LlmRecord>();
   const texts = await Promise.all(segments.map((s) => getText(bucket, s)));
@@ -99,7 +107,7 @@ export async function readGroup(bucket: Bucket, group: string): Promise<GroupCon
     if (text === null) throw new Error(`LLM cache segment ${segments[i]} vanished while being read`);
     for (const [identity, record] of parseSegment(segments[i]!, text)) if (!records.has(identity)) records.set(identity, record);
   }
-  return { records, failures };
+  return { records, failures, inflightListed };
 }
 
 /**

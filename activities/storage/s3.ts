@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import {
+  DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
@@ -114,6 +115,60 @@ export async function putFile(
     );
   } finally {
     body.destroy();
+  }
+}
+
+/** A conditional request lost its race: 412, or AWS's 409 when another write was in progress. */
+function isPreconditionFailed(err: unknown): boolean {
+  const e = err as Partial<S3ServiceException> & { $metadata?: { httpStatusCode?: number } };
+  const status = e?.$metadata?.httpStatusCode;
+  return e?.name === 'PreconditionFailed' || e?.name === 'ConditionalRequestConflict' || status === 412 || status === 409;
+}
+
+/** An object's text and its ETag (for a later compare-and-swap), or null when it does not exist. */
+export async function getVersioned(b: Bucket, key: string): Promise<{ text: string; etag: string } | null> {
+  try {
+    const out = await b.s3.send(new GetObjectCommand({ Bucket: b.name, Key: key }));
+    const text = (await out.Body?.transformToString('utf8')) ?? '';
+    if (!out.ETag) throw new Error(`S3 returned ${key} without an ETag: compare-and-swap needs one`);
+    return { text, etag: out.ETag };
+  } catch (err) {
+    if (isNotFound(err)) return null;
+    throw err;
+  }
+}
+
+/**
+ * Writes the object only if it is still at version `etag` (or, with `etag` null, only if it does
+ * not exist): S3's conditional writes. Returns the new ETag, or null when the condition failed.
+ */
+export async function putIfVersion(b: Bucket, key: string, body: string, etag: string | null): Promise<string | null> {
+  try {
+    const out = await b.s3.send(
+      new PutObjectCommand({
+        Bucket: b.name,
+        Key: key,
+        Body: body,
+        ContentType: 'application/json',
+        ...(etag === null ? { IfNoneMatch: '*' } : { IfMatch: etag }),
+      }),
+    );
+    if (!out.ETag) throw new Error(`S3 stored ${key} without returning an ETag: compare-and-swap needs one`);
+    return out.ETag;
+  } catch (err) {
+    if (isPreconditionFailed(err) || (etag !== null && isNotFound(err))) return null;
+    throw err;
+  }
+}
+
+/** Deletes the object only if it is still at version `etag`; false when it changed meanwhile. */
+export async function deleteIfVersion(b: Bucket, key: string, etag: string): Promise<boolean> {
+  try {
+    await b.s3.send(new DeleteObjectCommand({ Bucket: b.name, Key: key, IfMatch: etag }));
+    return true;
+  } catch (err) {
+    if (isPreconditionFailed(err) || isNotFound(err)) return false;
+    throw err;
   }
 }
 
