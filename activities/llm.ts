@@ -167,7 +167,9 @@ interface Store {
 
 /**
  * The activity's name in in-flight ledgers: the same for every attempt of one activity, so a retry
- * after a crash takes its own calls over at once, and different for every other activity.
+ * after a crash takes its own calls over at once, and different for every other activity. So one
+ * activity must not run two callLlm at once on one group (none does: their steps ask one after
+ * another); they would share, and overwrite, one entry.
  */
 function holderName(): string {
   const { workflowExecution: run, activityId } = Context.current().info;

@@ -86,7 +86,10 @@ export class InflightEntry {
         const mine = [...new Set([...this.held, ...wanted.filter((i) => !others.has(i))])];
         if (!(await this.tryWrite(mine, now))) return undefined;
         this.held = mine;
-        this.renewal ??= setInterval(() => void this.renew(), LEASE_MS / 4);
+        if (!this.renewal) {
+          this.renewal = setInterval(() => void this.renew(), LEASE_MS / 4);
+          this.renewal.unref();
+        }
         return new Set(wanted.filter((i) => others.has(i)));
       }),
     );
