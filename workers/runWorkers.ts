@@ -13,7 +13,7 @@ import { createMethodActivities } from '../activities/methods.js';
 import { createSnippetActivities } from '../activities/snippets.js';
 import { createTraceActivities } from '../activities/traces.js';
 import { SandboxExecutor } from '../activities/sandbox/executor.js';
-import { s3ClientFor } from '../activities/storage/s3.js';
+import { s3ClientFor, supportsConditionalWrites } from '../activities/storage/s3.js';
 import { createDirectGenerationActivities, createSandboxActivities, createSweepStorageActivities } from '../activities/sweep.js';
 import { llmTaskQueue } from '../domain/sweep/keys.js';
 
@@ -98,6 +98,12 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
           );
           break;
         case 'llm': {
+          if (!(await supportsConditionalWrites(bucket))) {
+            console.warn(
+              `warning: the S3 store ${config.s3.endpoint ?? 'aws'} (bucket ${config.s3.bucket}) ignores conditional writes (If-None-Match / If-Match): ` +
+                'cached answers are still never requested again, but two sweeps running at once on overlapping grids may send the same LLM request twice',
+            );
+          }
           const llm = createLlmActivities(bucket);
           const embeddings = createEmbeddingClient(bucket);
           for (const model of options.llmModels ?? []) {

@@ -172,6 +172,28 @@ export async function deleteIfVersion(b: Bucket, key: string, etag: string): Pro
   }
 }
 
+/**
+ * Whether the store honours conditional writes and deletes (a store that ignores the headers would
+ * let two writers both win). Leaves nothing behind.
+ */
+export async function supportsConditionalWrites(
+  b: Bucket,
+  key = `_explora/probes/conditional-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`,
+): Promise<boolean> {
+  let etag: string | null = null;
+  try {
+    etag = await putIfVersion(b, key, 'first', null);
+    if (etag === null) return false;
+    const second = await putIfVersion(b, key, 'second', null);
+    const staleDelete = await deleteIfVersion(b, key, '"0123456789abcdef0123456789abcdef"');
+    return second === null && !staleDelete;
+  } catch {
+    return false;
+  } finally {
+    if (etag !== null) await b.s3.send(new DeleteObjectCommand({ Bucket: b.name, Key: key })).catch(() => undefined);
+  }
+}
+
 export async function* listKeys(b: Bucket, prefix: string): AsyncGenerator<string> {
   let token: string | undefined;
   do {

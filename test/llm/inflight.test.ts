@@ -8,7 +8,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createLlmActivities, type LlmBatch } from '../../activities/llm.js';
 import { callGroup, callIdentity, inflightKey } from '../../activities/llmCache.js';
 import { InflightEntry } from '../../activities/llmInflight.js';
-import { getText, headMetadata, putObject } from '../../activities/storage/s3.js';
+import { getText, headMetadata, putObject, supportsConditionalWrites } from '../../activities/storage/s3.js';
 import { EMPTY_LEDGER, heldByOthers, LEASE_MS, withHolder, type InflightLedger } from '../../domain/llm/inflight.js';
 import type { LlmCallSummary, LlmEndpoint } from '../../domain/llm/request.js';
 import { directRequestBody } from '../../domain/methods/direct.js';
@@ -63,6 +63,14 @@ describe('the ledger (pure)', () => {
     expect(Object.keys(rewritten.holders).sort()).toEqual(['b', 'c']);
     // Leaving removes the entry.
     expect(Object.keys(withHolder(rewritten, 'c', [], 1_000 + LEASE_MS, 'v4').holders)).toEqual(['b']);
+  });
+});
+
+describe('the store', () => {
+  it('honours conditional writes and deletes (the probe every LLM worker runs at start), and the probe leaves nothing', async () => {
+    const key = `_explora/probes/test-${uniqueSuffix()}`;
+    expect(await supportsConditionalWrites(bucket, key)).toBe(true);
+    expect(await exists(key)).toBe(false);
   });
 });
 
