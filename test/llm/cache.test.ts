@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createLlmActivities, type LlmBatch } from '../../activities/llm.js';
 import {
   callGroup,
@@ -24,21 +24,14 @@ import { directRequestBody, requestRuns } from '../../domain/methods/direct.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { testBucket } from '../support/s3.js';
-import { countTokens, startScriptedLlmServer, type Script, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { countTokens, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { scriptedServersPerTest } from '../support/scripted-servers.js';
 
 const { config } = testConfig();
 const bucket = testBucket(config);
 afterAll(() => bucket.s3.destroy());
 
-const servers: ScriptedLlmServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-async function serve(script: Script): Promise<ScriptedLlmServer> {
-  const server = await startScriptedLlmServer(script, { applyStop: false });
-  servers.push(server);
-  return server;
-}
+const serve = scriptedServersPerTest();
 
 function endpointOf(server: ScriptedLlmServer, api: 'chat' | 'completions' = 'completions'): LlmEndpoint {
   return { id: 'scripted', baseUrl: server.url, model: `m-${uniqueSuffix()}`, api, requestTimeoutS: 10 };

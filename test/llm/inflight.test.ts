@@ -4,7 +4,7 @@
  * against a real HTTP server; a dead holder's entry lapses, and its own retry takes it over at once.
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createLlmActivities, type LlmBatch } from '../../activities/llm.js';
 import { callGroup, callIdentity, inflightKey } from '../../activities/llmCache.js';
 import { InflightEntry } from '../../activities/llmInflight.js';
@@ -15,21 +15,14 @@ import { directRequestBody } from '../../domain/methods/direct.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { testBucket } from '../support/s3.js';
-import { startScriptedLlmServer, type Script, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import type { ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { scriptedServersPerTest } from '../support/scripted-servers.js';
 
 const { config } = testConfig();
 const bucket = testBucket(config);
 afterAll(() => bucket.s3.destroy());
 
-const servers: ScriptedLlmServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-async function serve(script: Script): Promise<ScriptedLlmServer> {
-  const server = await startScriptedLlmServer(script, { applyStop: false });
-  servers.push(server);
-  return server;
-}
+const serve = scriptedServersPerTest();
 
 const problem = { task_id: 'T/0', prompt: 'def f(x):\n    """Twice x."""\n', entry_point: 'f', test: 'def check(f):\n    assert f(1) == 2\n', form: 'completion' } as SweepProblem;
 
