@@ -1,10 +1,12 @@
 /**
  * OpenAI SDK clients, one per endpoint, key and timeout, shared by the LLM and embedding
  * activities. SDK retries are off: Temporal owns the retries. The key is read from the worker's
- * environment by name; a missing one fails the activity for good (retrying cannot add it).
+ * environment by name; a missing one fails the activity for good (retrying cannot add it). Requests go
+ * through `undiciFetch` (why: undiciFetch.ts).
  */
 import { ApplicationFailure } from '@temporalio/common';
 import OpenAI from 'openai';
+import { undiciFetch } from './undiciFetch.js';
 
 export interface ClientEndpoint {
   baseUrl: string;
@@ -26,7 +28,7 @@ export class OpenAiClients {
     const id = `${endpoint.baseUrl}\0${apiKey}\0${endpoint.requestTimeoutS}`;
     let client = this.clients.get(id);
     if (!client) {
-      client = new OpenAI({ baseURL: endpoint.baseUrl, apiKey, maxRetries: 0, timeout: endpoint.requestTimeoutS * 1000 });
+      client = new OpenAI({ baseURL: endpoint.baseUrl, apiKey, maxRetries: 0, timeout: endpoint.requestTimeoutS * 1000, fetch: undiciFetch });
       this.clients.set(id, client);
     }
     return client;
