@@ -2,8 +2,11 @@
  * Embeddings from any OpenAI-compatible `/embeddings` endpoint through the `openai` SDK with its own
  * retries off (Temporal owns retrying: 429 and 5xx/timeouts are retryable, other 4xx are not).
  * Every vector is cached in S3 under a hash of (base URL, model, text), so a corpus is embedded
- * once ever and a retried activity only sends what is still missing.
+ * once ever and a retried activity only sends what is still missing. Texts being embedded right now
+ * are entered in the endpoint's in-flight ledger (inflightLedger.ts), so another worker asking for
+ * them meanwhile waits for their vectors instead of paying for them again.
  */
+import { randomBytes } from 'node:crypto';
 import { asyncLocalStorage } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import OpenAI, { APIError } from 'openai';
@@ -13,6 +16,8 @@ import type { RetrievedApi } from '../domain/apidocs/bm25.js';
 import { cosineTopK } from '../domain/apidocs/dense.js';
 import type { ApiDoc } from '../domain/apidocs/library.js';
 import { canonicalJson } from '../domain/datasets/manifest.js';
+import { LEASE_MS } from '../domain/llm/inflight.js';
+import { InflightEntry } from './inflightLedger.js';
 import { mapLimit } from './mapLimit.js';
 import { OpenAiClients } from './openaiClients.js';
 import { getText, putObject, sha256Hex, type Bucket } from './storage/s3.js';
@@ -47,6 +52,11 @@ export function embeddingCacheKey(endpoint: Pick<EmbeddingEndpoint, 'baseUrl' | 
   return `embeddings/${sha256Hex(canonicalJson({ base_url: endpoint.baseUrl, model: endpoint.model, text }))}.json`;
 }
 
+/** The in-flight ledger of one endpoint's embeddings: the texts (by cache key) being embedded right now, and by whom. */
+export function embeddingLedgerKey(endpoint: Pick<EmbeddingEndpoint, 'baseUrl' | 'model'>): string {
+  return `embeddings/inflight/${sha256Hex(canonicalJson({ base_url: endpoint.baseUrl, model: endpoint.model }))}.json`;
+}
+
 interface Deferred<T> {
   promise: Promise<T>;
   resolve(value: T): void;
@@ -68,6 +78,26 @@ function deferred<T>(): Deferred<T> {
 /** Heartbeats when called inside an activity (a long corpus must not look like a dead worker); a no-op in scripts and tests. */
 function heartbeat(): void {
   asyncLocalStorage.getStore()?.heartbeat();
+}
+
+/** Inside an activity, a sleep that a cancellation interrupts. */
+function pause(ms: number): Promise<void> {
+  const context = asyncLocalStorage.getStore();
+  return context ? context.sleep(ms) : new Promise((r) => setTimeout(r, ms));
+}
+
+/**
+ * The name one embed call holds texts under in the ledger. Inside an activity it is the same for
+ * every attempt asking for the same texts, so a retry after a crash takes its own texts over at
+ * once; different activities, and different calls of one (they ask for different texts: equal
+ * ones never reach the ledger twice, see `inFlight`), get different names. Outside activities
+ * (scripts, tests), `processName` keeps one client's calls apart from another's.
+ */
+function embedHolder(processName: string, keys: readonly string[]): string {
+  const info = asyncLocalStorage.getStore()?.info;
+  const run = info?.workflowExecution;
+  const base = info ? (run ? `${run.workflowId}/${run.runId}/${info.activityId}` : `activity/${info.activityId}`) : processName;
+  return `${base}/embed/${sha256Hex([...keys].sort().join('\n')).slice(0, 16)}`;
 }
 
 function retryAfterMs(headers: Headers | undefined): number | undefined {
@@ -160,14 +190,12 @@ export function createEmbeddingClient(bucket: Bucket, env: Record<string, string
    * library); the later ones wait for the first instead of embedding it again.
    */
   const inFlight = new Map<string, Promise<number[]>>();
+  /** This client's name in ledgers when it is used outside an activity. */
+  const processName = `process/${process.pid}/${randomBytes(6).toString('hex')}`;
 
-  /** Reads or embeds `texts` (distinct, none in flight elsewhere), settling each one's `claims` entry. */
-  async function produce(endpoint: EmbeddingEndpoint, texts: string[], claims: Map<string, Deferred<number[]>>): Promise<void> {
-    const cached = await mapLimit(texts, S3_CONCURRENCY, (t) => readCached(endpoint, t));
-    const missing: string[] = [];
-    texts.forEach((t, i) => (cached[i] ? claims.get(t)!.resolve(cached[i]!) : missing.push(t)));
-    for (let start = 0; start < missing.length; start += EMBEDDING_BATCH_SIZE) {
-      const batch = missing.slice(start, start + EMBEDDING_BATCH_SIZE);
+  async function embedAndStore(endpoint: EmbeddingEndpoint, texts: string[], claims: Map<string, Deferred<number[]>>): Promise<void> {
+    for (let start = 0; start < texts.length; start += EMBEDDING_BATCH_SIZE) {
+      const batch = texts.slice(start, start + EMBEDDING_BATCH_SIZE);
       const vectors = await request(endpoint, batch);
       // Stored before the next request, so a failure later in the corpus keeps what was paid for.
       await mapLimit(batch, S3_CONCURRENCY, (text, i) =>
@@ -177,6 +205,48 @@ export function createEmbeddingClient(bucket: Bucket, env: Record<string, string
       );
       batch.forEach((t, i) => claims.get(t)!.resolve(vectors[i]!));
       heartbeat();
+    }
+  }
+
+  /** Settles the claims of the cached ones among `texts`; returns the others. */
+  async function settleCached(endpoint: EmbeddingEndpoint, texts: string[], claims: Map<string, Deferred<number[]>>): Promise<string[]> {
+    const cached = await mapLimit(texts, S3_CONCURRENCY, (t) => readCached(endpoint, t));
+    const missing: string[] = [];
+    texts.forEach((t, i) => (cached[i] ? claims.get(t)!.resolve(cached[i]!) : missing.push(t)));
+    return missing;
+  }
+
+  /**
+   * Reads or embeds `texts` (distinct, none in flight elsewhere in this worker), settling each
+   * one's `claims` entry. What is missing is entered in the endpoint's ledger first; texts another
+   * holder is embedding are waited for (holding nothing meanwhile, so that two calls waiting for
+   * each other cannot wait forever) and then read; whatever it failed to store is embedded here.
+   */
+  async function produce(endpoint: EmbeddingEndpoint, texts: string[], claims: Map<string, Deferred<number[]>>): Promise<void> {
+    let missing = await settleCached(endpoint, texts, claims);
+    if (missing.length === 0) return;
+    const keyOf = (t: string) => embeddingCacheKey(endpoint, t);
+    const entry = new InflightEntry(bucket, embeddingLedgerKey(endpoint), embedHolder(processName, texts.map(keyOf)), true);
+    try {
+      while (missing.length > 0) {
+        const elsewhere = await entry.enter(missing.map(keyOf));
+        // Read again now that they are ours: a holder that had them until a moment ago stored them before it left.
+        const mine = await settleCached(endpoint, missing.filter((t) => !elsewhere.has(keyOf(t))), claims);
+        await embedAndStore(endpoint, mine, claims);
+        await entry.leave();
+        const waiting = missing.filter((t) => elsewhere.has(keyOf(t)));
+        if (waiting.length === 0) return;
+        for (let delay = 250; ; delay = Math.min(delay * 2, 5_000)) {
+          heartbeat();
+          await pause(delay);
+          if (!(await entry.othersHold(waiting.map(keyOf)))) break;
+        }
+        missing = await settleCached(endpoint, waiting, claims);
+      }
+    } finally {
+      await entry
+        .leave()
+        .catch((err) => console.warn(`leaving ${embeddingLedgerKey(endpoint)} failed (its entry lapses in ${LEASE_MS / 1000} s): ${(err as Error).message}`));
     }
   }
 

@@ -21,8 +21,8 @@ import { sampleCalls, SampleLayoutError, type SampleCall } from '../domain/metho
 import { throttledHeartbeat } from './heartbeat.js';
 import { OpenAiClients } from './openaiClients.js';
 import { LEASE_MS } from '../domain/llm/inflight.js';
-import { callGroup, callIdentity, failuresKey, GroupWriter, readGroup, readLlmRecordAt, type GroupContents } from './llmCache.js';
-import { InflightEntry } from './llmInflight.js';
+import { callGroup, callIdentity, failuresKey, GroupWriter, inflightKey, readGroup, readLlmRecordAt, type GroupContents } from './llmCache.js';
+import { InflightEntry } from './inflightLedger.js';
 import { getText, putObject, type Bucket } from './storage/s3.js';
 
 export interface LlmBatch {
@@ -323,7 +323,7 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
             group,
             found,
             writer: new GroupWriter(group, (key, body) => putPatiently(bucket, key, body)),
-            inflight: new InflightEntry(bucket, group, holder, found.inflightListed),
+            inflight: new InflightEntry(bucket, inflightKey(group), holder, found.inflightListed),
           });
         }),
       );

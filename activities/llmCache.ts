@@ -54,7 +54,7 @@ export function callGroup(call: LlmCall): string {
 }
 
 const groupPrefix = (group: string) => `llm-cache/${group}/`;
-/** The group's in-flight ledger: the calls being asked right now (llmInflight.ts). */
+/** The group's in-flight ledger: the calls being asked right now (inflightLedger.ts). */
 export const INFLIGHT_OBJECT = 'inflight.json';
 export const inflightKey = (group: string): string => `${groupPrefix(group)}${INFLIGHT_OBJECT}`;
 export const failuresKey = (group: string, identity: string) => `${groupPrefix(group)}${identity}.failures`;
@@ -86,7 +86,7 @@ function parseSingle(object: string, text: string): LlmRecord {
 export interface GroupContents {
   records: Map<string, LlmRecord>;
   failures: Set<string>;
-  /** Whether the listing showed an in-flight ledger (llmInflight.ts) in the group. */
+  /** Whether the listing showed an in-flight ledger (inflightLedger.ts) in the group. */
   inflightListed: boolean;
 }
 

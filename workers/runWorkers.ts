@@ -101,7 +101,7 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
           if (!(await supportsConditionalWrites(bucket))) {
             console.warn(
               `warning: the S3 store ${config.s3.endpoint ?? 'aws'} (bucket ${config.s3.bucket}) ignores conditional writes (If-None-Match / If-Match): ` +
-                'cached answers are still never requested again, but two sweeps running at once on overlapping grids may send the same LLM request twice',
+                'cached answers and vectors are still never requested again, but two sweeps running at once on overlapping grids may send the same LLM request or embedding twice',
             );
           }
           const llm = createLlmActivities(bucket);

@@ -7,11 +7,13 @@ import {
   EMBEDDING_BATCH_SIZE,
   embeddingCacheKey,
   EmbeddingEndpointSchema,
+  embeddingLedgerKey,
   type EmbeddingEndpoint,
 } from '../../activities/embeddings.js';
-import { getText, putObject } from '../../activities/storage/s3.js';
+import { deleteIfVersion, getText, getVersioned, putObject } from '../../activities/storage/s3.js';
 import { indexText } from '../../domain/apidocs/corpus.js';
 import type { ApiDoc } from '../../domain/apidocs/library.js';
+import { EMPTY_LEDGER, LEASE_MS, withHolder } from '../../domain/llm/inflight.js';
 import { PYTHON_STR_LIBRARY } from '../../domain/apidocs/pythonStr.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { testBucket } from '../support/s3.js';
@@ -187,6 +189,80 @@ describe('createEmbeddingClient', () => {
     const ep = endpoint({ baseUrl: 'http://127.0.0.1:9/v1', requestTimeoutS: 5 });
     const gone = await failure(createEmbeddingClient(bucket).embed(ep, ['t']));
     expect([gone.type, gone.nonRetryable]).toEqual(['EmbeddingUnavailable', false]);
+  });
+});
+
+describe('createEmbeddingClient across workers (the in-flight ledger)', () => {
+  /** A slow model, so that calls for the same texts overlap. */
+  async function slowly<T>(ms: number, run: () => Promise<T>): Promise<T> {
+    server.delayMs = ms;
+    try {
+      return await run();
+    } finally {
+      server.delayMs = 0;
+    }
+  }
+
+  /** Another worker's live entry holding `texts` (renewed now), as it writes it. */
+  async function holdElsewhere(ep: EmbeddingEndpoint, texts: string[], renewedAt = Date.now()): Promise<void> {
+    await putObject(bucket, embeddingLedgerKey(ep), JSON.stringify(withHolder(EMPTY_LEDGER, 'another-worker/embed', texts.map((t) => embeddingCacheKey(ep, t)), renewedAt, 'v1')));
+  }
+
+  async function dropLedger(ep: EmbeddingEndpoint): Promise<void> {
+    const found = await getVersioned(bucket, embeddingLedgerKey(ep));
+    expect(found).not.toBeNull();
+    expect(await deleteIfVersion(bucket, embeddingLedgerKey(ep), found!.etag)).toBe(true);
+  }
+
+  it('two workers embedding one corpus at once send each text once; the ledger is gone afterwards', async () => {
+    const ep = endpoint();
+    const corpus = Array.from({ length: 90 }, (_, i) => `shared corpus doc ${i}`);
+    const workers = [createEmbeddingClient(bucket), createEmbeddingClient(bucket), createEmbeddingClient(bucket)];
+    const calls = workers.map((_, w) => [...corpus, `query of worker ${w}`]);
+    const before = server.received.length;
+    const answers = await slowly(300, () => Promise.all(workers.map((client, w) => client.embed(ep, calls[w]!))));
+    answers.forEach((vectors, w) => expect(vectors).toEqual(calls[w]!.map(bagOfWords)));
+    const sent = server.received.slice(before).flatMap((r) => r.inputs);
+    expect(sent.sort()).toEqual([...corpus, ...calls.map((c) => c.at(-1)!)].sort());
+    expect(await getText(bucket, embeddingLedgerKey(ep))).toBeNull();
+  });
+
+  it('a text another worker is embedding is waited for and read from the cache, not sent', async () => {
+    const ep = endpoint();
+    await holdElsewhere(ep, ['held']);
+    const theirs = new Array<number>(DIMS).fill(0.5);
+    const before = server.received.length;
+    const pending = createEmbeddingClient(bucket).embed(ep, ['held', 'free']);
+    await new Promise((r) => setTimeout(r, 700));
+    // Meanwhile the free text went out; the held one did not.
+    expect(server.received.slice(before).map((r) => r.inputs)).toEqual([['free']]);
+    // The other worker stores its vector, then leaves.
+    await putObject(bucket, embeddingCacheKey(ep, 'held'), JSON.stringify({ base_url: ep.baseUrl, model: ep.model, text: 'held', embedding: theirs }));
+    await dropLedger(ep);
+    expect(await pending).toEqual([theirs, bagOfWords('free')]);
+    expect(server.received.slice(before).map((r) => r.inputs)).toEqual([['free']]);
+  });
+
+  it('a worker that gave a text up without storing it: the one waiting embeds it itself', async () => {
+    const ep = endpoint();
+    await holdElsewhere(ep, ['abandoned']);
+    const before = server.received.length;
+    const pending = createEmbeddingClient(bucket).embed(ep, ['abandoned']);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(server.received.length).toBe(before);
+    await dropLedger(ep);
+    expect(await pending).toEqual([bagOfWords('abandoned')]);
+    expect(server.received.slice(before).map((r) => r.inputs)).toEqual([['abandoned']]);
+    expect(await getText(bucket, embeddingLedgerKey(ep))).toBeNull();
+  });
+
+  it("a dead worker's lapsed entry holds nothing: its text is sent at once and the entry dropped", async () => {
+    const ep = endpoint();
+    await holdElsewhere(ep, ['orphaned'], Date.now() - LEASE_MS - 1);
+    const before = server.received.length;
+    expect(await createEmbeddingClient(bucket).embed(ep, ['orphaned'])).toEqual([bagOfWords('orphaned')]);
+    expect(server.received.slice(before).map((r) => r.inputs)).toEqual([['orphaned']]);
+    expect(await getText(bucket, embeddingLedgerKey(ep))).toBeNull();
   });
 });
 

@@ -7,7 +7,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLlmActivities, type LlmBatch } from '../../activities/llm.js';
 import { callGroup, callIdentity, inflightKey } from '../../activities/llmCache.js';
-import { InflightEntry } from '../../activities/llmInflight.js';
+import { InflightEntry } from '../../activities/inflightLedger.js';
 import { getText, headMetadata, putObject, supportsConditionalWrites } from '../../activities/storage/s3.js';
 import { EMPTY_LEDGER, heldByOthers, LEASE_MS, withHolder, type InflightLedger } from '../../domain/llm/inflight.js';
 import type { LlmCallSummary, LlmEndpoint } from '../../domain/llm/request.js';
@@ -109,7 +109,7 @@ describe('callLlm with the in-flight ledger', () => {
     const batch = { endpoint, calls: calls([0, 1, 2]) };
     const identities = batch.calls.map((c) => callIdentity({ endpoint, ...c }));
     // Another activity holds sample 1's call.
-    const other = new InflightEntry(bucket, group, holderOf('other'), true);
+    const other = new InflightEntry(bucket, inflightKey(group), holderOf('other'), true);
     expect([...(await other.enter([identities[1]!]))]).toEqual([]);
     const waiting = callAs('me', batch);
     await new Promise((r) => setTimeout(r, 1_500));
@@ -128,7 +128,7 @@ describe('callLlm with the in-flight ledger', () => {
     const server = await serve(({ body }) => ({ content: `    return ${String(body.seed)}\n` }));
     const { endpoint, calls, group } = setup(server);
     const batch = { endpoint, calls: calls([0]) };
-    const other = new InflightEntry(bucket, group, holderOf('other'), true);
+    const other = new InflightEntry(bucket, inflightKey(group), holderOf('other'), true);
     await other.enter([callIdentity({ endpoint, ...batch.calls[0]! })]);
     const waiting = callAs('me', batch);
     await new Promise((r) => setTimeout(r, 800));

@@ -1,7 +1,7 @@
 /**
  * A real OpenAI-compatible `/v1/embeddings` server for tests: answers with `embed(text)` for each
  * input (in reversed order, as a server is free to: clients must place vectors by `index`), records
- * what it received, and answers the next requests with `overrides` when given.
+ * what it received, and answers the next requests with `overrides` when given, after `delayMs`.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,12 +18,15 @@ export interface EmbeddingServer {
   url: string;
   received: ReceivedEmbeddingRequest[];
   overrides: EmbeddingOverride[];
+  /** How long every answer is held back (a slow model: calls for the same texts overlap). */
+  delayMs: number;
   close(): Promise<void>;
 }
 
 export async function startEmbeddingServer(embed: (text: string) => number[]): Promise<EmbeddingServer> {
   const received: ReceivedEmbeddingRequest[] = [];
   const overrides: EmbeddingOverride[] = [];
+  const state = { delayMs: 0 };
   const server = http.createServer((req, res) => {
     let raw = '';
     req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
@@ -45,12 +48,22 @@ export async function startEmbeddingServer(embed: (text: string) => number[]): P
       const items = inputs.map((text, index) => ({ object: 'embedding', index, embedding: embed(text) }));
       if (override && 'wrongCount' in override) items.pop();
       items.reverse();
-      res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ object: 'list', model: body.model, data: items, usage: { prompt_tokens: inputs.length, total_tokens: inputs.length } }),
-      );
+      const answer = JSON.stringify({ object: 'list', model: body.model, data: items, usage: { prompt_tokens: inputs.length, total_tokens: inputs.length } });
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(answer), state.delayMs);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  return { url, received, overrides, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    url,
+    received,
+    overrides,
+    get delayMs() {
+      return state.delayMs;
+    },
+    set delayMs(ms: number) {
+      state.delayMs = ms;
+    },
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }

@@ -1,7 +1,8 @@
 /**
- * One activity's entry in a cache group's in-flight ledger (domain/llm/inflight.ts), kept in S3 at
- * `llm-cache/<group>/inflight.json` and changed only by compare-and-swap (conditional writes), so
- * two activities can never both believe they hold the same call.
+ * One holder's entry in an in-flight ledger (domain/llm/inflight.ts), kept in S3 (an LLM cache
+ * group's at `llm-cache/<group>/inflight.json`, an embedding endpoint's at
+ * `embeddings/inflight/<endpoint hash>.json`) and changed only by compare-and-swap (conditional
+ * writes), so two activities can never both believe they hold the same call.
  *
  * The usual case costs two S3 requests per activity that sends anything: the ledger is created
  * (If-None-Match) and deleted again (If-Match). Contention (the samples of one task explored at
@@ -9,7 +10,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { EMPTY_LEDGER, heldByOthers, InflightLedgerSchema, isEmpty, LEASE_MS, withHolder, type InflightLedger } from '../domain/llm/inflight.js';
-import { inflightKey } from './llmCache.js';
 import { deleteIfVersion, getVersioned, putIfVersion, type Bucket } from './storage/s3.js';
 
 const RACE_ATTEMPTS = 50;
@@ -24,9 +24,10 @@ export class InflightEntry {
 
   constructor(
     private readonly bucket: Bucket,
-    private readonly group: string,
+    /** The ledger's S3 key. */
+    private readonly key: string,
     private readonly holder: string,
-    /** The group's listing just showed no ledger: the first write can create it without a read. */
+    /** A listing just showed the ledger exists; false: it did not, so the first write can create it without a read. */
     ledgerListed: boolean,
   ) {
     if (!ledgerListed) this.known = { ledger: EMPTY_LEDGER, etag: null };
@@ -39,10 +40,10 @@ export class InflightEntry {
   }
 
   private async reload(): Promise<{ ledger: InflightLedger; etag: string | null }> {
-    const found = await getVersioned(this.bucket, inflightKey(this.group));
+    const found = await getVersioned(this.bucket, this.key);
     if (found === null) return (this.known = { ledger: EMPTY_LEDGER, etag: null });
     const parsed = InflightLedgerSchema.safeParse(JSON.parse(found.text));
-    if (!parsed.success) throw new Error(`${inflightKey(this.group)} is not an in-flight ledger: ${parsed.error.message}`);
+    if (!parsed.success) throw new Error(`${this.key} is not an in-flight ledger: ${parsed.error.message}`);
     return (this.known = { ledger: parsed.data, etag: found.etag });
   }
 
@@ -52,11 +53,11 @@ export class InflightEntry {
     const next = withHolder(known.ledger, this.holder, identities, now, randomBytes(8).toString('hex'));
     if (isEmpty(next)) {
       if (known.etag === null) return true;
-      if (!(await deleteIfVersion(this.bucket, inflightKey(this.group), known.etag))) return false;
+      if (!(await deleteIfVersion(this.bucket, this.key, known.etag))) return false;
       this.known = { ledger: EMPTY_LEDGER, etag: null };
       return true;
     }
-    const etag = await putIfVersion(this.bucket, inflightKey(this.group), JSON.stringify(next), known.etag);
+    const etag = await putIfVersion(this.bucket, this.key, JSON.stringify(next), known.etag);
     if (etag === null) return false;
     this.known = { ledger: next, etag };
     return true;
@@ -70,7 +71,7 @@ export class InflightEntry {
       this.known = undefined;
       await new Promise((r) => setTimeout(r, Math.random() * Math.min(250, 5 * 2 ** i)));
     }
-    throw new Error(`lost ${RACE_ATTEMPTS} races in a row for ${inflightKey(this.group)}`);
+    throw new Error(`lost ${RACE_ATTEMPTS} races in a row for ${this.key}`);
   }
 
   /**
@@ -110,7 +111,7 @@ export class InflightEntry {
       await this.race(async () => ((await this.tryWrite(this.held, Date.now())) ? true : undefined));
     }).catch((err) => {
       // The lease runs on; if S3 stays away longer than it, another activity may take these calls.
-      console.warn(`renewing ${inflightKey(this.group)} failed: ${(err as Error).message}`);
+      console.warn(`renewing ${this.key} failed: ${(err as Error).message}`);
     });
   }
 
