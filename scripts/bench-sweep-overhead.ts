@@ -27,8 +27,9 @@ const TSX = path.join(PROJECT_ROOT, 'node_modules/.bin/tsx');
 
 /**
  * Runs a command and reports its wall time, its process tree's CPU (getrusage), and, sampled twice a
- * second, the largest RSS of one process in the tree over time and the CPU of the sandboxed programs:
- * what the sandbox's zygote has reaped from its children (the zygote's tree is not reaped into ours).
+ * second, the largest RSS of one process in the tree over time, the CPU of the sandboxed programs
+ * (what the sandbox's forker has reaped from its children) and of the sandbox's own forker and
+ * supervisor: the sandbox's tree is never reaped into ours.
  */
 const MEASURE = `
 import json, os, resource, subprocess, sys, tempfile, time
@@ -61,31 +62,52 @@ def rss_kib(pid):
         pass
     return 0
 def is_zygote(pid):
+    """A Python process running the sandbox's zygote.py (not bwrap, whose arguments name it too)."""
     try:
         with open(f'/proc/{pid}/cmdline', 'rb') as f:
-            return b'zygote.py' in f.read()
+            args = f.read().split(b'\\0')
     except OSError:
         return False
+    return b'python' in args[0].rsplit(b'/', 1)[-1] and any(a.endswith(b'zygote.py') for a in args[1:])
 log = tempfile.TemporaryFile()
 t0 = time.perf_counter()
 p = subprocess.Popen(sys.argv[1:], stdout=log, stderr=log, stdin=subprocess.DEVNULL)
-timeline, sandbox = [], {}
+timeline = []
+# The sandbox's own processes: the forker (the zygote bwrap started) and the supervisor (its child;
+# the samples are its other children, with the same command line). Their own CPU, and what
+# the forker reaped (the samples, and the supervisor at the very end: then counted once).
+own, reaped, supervisor_of, supervisor_reaped = {}, {}, {}, {}
 while p.poll() is None:
     pids = descendants(p.pid)
     timeline.append([time.perf_counter() - t0, max(rss_kib(pid) for pid in pids)])
+    zygotes = {}
     for pid in pids:
         if is_zygote(pid):
             try:
-                f = stat_fields(pid)
-                sandbox[pid] = (int(f[13]) + int(f[14])) / TICKS
+                zygotes[pid] = stat_fields(pid)
             except (OSError, IndexError, ValueError):
                 pass
+    for pid, f in zygotes.items():
+        if int(f[1]) in zygotes:
+            continue
+        own[pid] = (int(f[11]) + int(f[12])) / TICKS
+        reaped[pid] = (int(f[13]) + int(f[14])) / TICKS
+        # Samples start their own session; the supervisor stays in the forker's.
+        children = sorted((int(g[19]), q) for q, g in zygotes.items() if int(g[1]) == pid and int(g[3]) != q)
+        if children:
+            supervisor_of[pid] = children[0][1]
+        sup = supervisor_of.get(pid)
+        if sup in zygotes:
+            g = zygotes[sup]
+            own[sup] = (int(g[11]) + int(g[12])) / TICKS
+        supervisor_reaped[pid] = sup is not None and sup not in zygotes
     time.sleep(0.5)
+programs = sum(reaped.values()) - sum(own.get(supervisor_of[f], 0) for f in reaped if supervisor_reaped.get(f) and f in supervisor_of)
 dt = time.perf_counter() - t0
 if p.returncode != 0:
     log.seek(0); sys.stderr.write(log.read().decode()[-3000:]); sys.exit(p.returncode)
 ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(json.dumps({"seconds": dt, "max_rss_kib": ru.ru_maxrss, "cpu_seconds": ru.ru_utime + ru.ru_stime, "sandbox_cpu_seconds": sum(sandbox.values()), "timeline": timeline}))
+print(json.dumps({"seconds": dt, "max_rss_kib": ru.ru_maxrss, "cpu_seconds": ru.ru_utime + ru.ru_stime, "sandbox_cpu_seconds": programs, "sandbox_own_cpu_seconds": sum(own.values()), "timeline": timeline}))
 `;
 
 interface Measured {
@@ -96,6 +118,8 @@ interface Measured {
   cpuSeconds: number;
   /** CPU of the sandboxed programs. */
   sandboxCpuSeconds: number;
+  /** CPU of the sandbox's own processes (forker and supervisor), which the tree's getrusage never sees. */
+  sandboxOwnCpuSeconds: number;
   /** [seconds since start, largest RSS of one process in MiB], twice a second. */
   timeline: Array<[number, number]>;
 }
@@ -109,6 +133,7 @@ async function measure(cmd: string[]): Promise<Measured> {
     rssMiB: r.max_rss_kib / 1024,
     cpuSeconds: r.cpu_seconds,
     sandboxCpuSeconds: r.sandbox_cpu_seconds,
+    sandboxOwnCpuSeconds: r.sandbox_own_cpu_seconds,
     timeline: r.timeline.map(([t, kib]: [number, number]) => [t, kib / 1024]),
   };
 }
@@ -136,6 +161,17 @@ function stackCpuSeconds(config: ExploraConfig): { temporal: number; seaweedfs: 
   return out;
 }
 
+/**
+ * The whole machine's CPU seconds so far, busy (user, nice, system, irq, softirq: any process, and
+ * the kernel for them) and stolen by the hypervisor, from /proc/stat. Over a run, busy minus what
+ * the run's own processes used is what everything else took from it.
+ */
+function machineCpuSeconds(): { busy: number; steal: number } {
+  const ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return { busy: (user! + nice! + system! + irq! + softirq!) / ticks, steal: (steal ?? 0) / ticks };
+}
+
 new Command('bench-sweep-overhead')
   .addOption(new Option('--samples <n>', 'samples in the large sweep (164 HumanEval tasks x n)').default('20000'))
   .addOption(new Option('--samples-per-request <n>', "the model's samples_per_request: samples of a task asked for in one request (the API's n)").default('1'))
@@ -159,16 +195,23 @@ new Command('bench-sweep-overhead')
         );
         const stackBefore = stackCpuSeconds(env);
         const ownBefore = process.cpuUsage();
+        const machineBefore = machineCpuSeconds();
         const m = await measure([TSX, path.join(PROJECT_ROOT, 'scripts/start-sweep.ts'), '--config', file, '--no-progress']);
+        const machine = machineCpuSeconds();
         const own = process.cpuUsage(ownBefore);
         const stackAfter = stackCpuSeconds(env);
+        const serverCpuSeconds = (own.user + own.system) / 1e6;
+        const temporalCpuSeconds = stackAfter.temporal - stackBefore.temporal;
+        const seaweedCpuSeconds = stackAfter.seaweedfs - stackBefore.seaweedfs;
         return {
           id,
           samples: n * problems.length,
           ...m,
-          temporalCpuSeconds: stackAfter.temporal - stackBefore.temporal,
-          seaweedCpuSeconds: stackAfter.seaweedfs - stackBefore.seaweedfs,
-          serverCpuSeconds: (own.user + own.system) / 1e6,
+          temporalCpuSeconds,
+          seaweedCpuSeconds,
+          serverCpuSeconds,
+          otherCpuSeconds: machine.busy - machineBefore.busy - (m.cpuSeconds + m.sandboxCpuSeconds + m.sandboxOwnCpuSeconds + temporalCpuSeconds + seaweedCpuSeconds + serverCpuSeconds),
+          stealSeconds: machine.steal - machineBefore.steal,
           load: os.loadavg()[0]!,
         };
       };
@@ -179,26 +222,34 @@ new Command('bench-sweep-overhead')
       console.log(`machine: ${os.cpus().length} cores; HumanEval ${problems.length} tasks; sweep sizes n=${nSmall} and n=${nLarge}; load average ${os.loadavg()[0]!.toFixed(2)}`);
       const samplesFile = path.join(dir, 'samples.jsonl');
       writeFileSync(samplesFile, problems.flatMap((p) => Array.from({ length: nLarge }, () => JSON.stringify({ task_id: p.task_id, completion: p.canonical_solution }) + '\n')).join(''));
-      const runBare = async () => ({ ...(await measure([TSX, path.join(PROJECT_ROOT, 'scripts/evaluate.ts'), '--problems', HUMANEVAL, '--samples', samplesFile, '--k', '1'])), load: os.loadavg()[0]! });
+      const runBare = async () => {
+        const machineBefore = machineCpuSeconds();
+        const m = await measure([TSX, path.join(PROJECT_ROOT, 'scripts/evaluate.ts'), '--problems', HUMANEVAL, '--samples', samplesFile, '--k', '1']);
+        const machine = machineCpuSeconds();
+        return { ...m, otherCpuSeconds: machine.busy - machineBefore.busy - (m.cpuSeconds + m.sandboxCpuSeconds + m.sandboxOwnCpuSeconds), stealSeconds: machine.steal - machineBefore.steal, load: os.loadavg()[0]! };
+      };
+      /** What else ran meanwhile: a run that shared the cores with other work was slowed by it. */
+      const meanwhile = (m: { otherCpuSeconds: number; stealSeconds: number; seconds: number }) =>
+        `other processes meanwhile ${m.otherCpuSeconds.toFixed(1)} CPU-s (${((m.otherCpuSeconds / m.seconds) * 100).toFixed(0)}% of a core), stolen by the hypervisor ${m.stealSeconds.toFixed(1)} s`;
       const rate = (m: { seconds: number }) => `${(samples / m.seconds).toFixed(0)} samples/s`;
 
       const small = await runSweep(nSmall);
       // The bare executor before and after the sweep: other work on the machine comes and goes.
       const bareBefore = await runBare();
-      console.log(`evaluate ${samples} samples: ${bareBefore.seconds.toFixed(1)} s, ${rate(bareBefore)} (bare executor, before the sweep; load ${bareBefore.load.toFixed(2)})`);
+      console.log(`evaluate ${samples} samples: ${bareBefore.seconds.toFixed(1)} s, ${rate(bareBefore)} (bare executor, before the sweep; load ${bareBefore.load.toFixed(2)}; ${meanwhile(bareBefore)})`);
       const large = await runSweep(nLarge);
-      console.log(`sweep    ${samples} samples: ${large.seconds.toFixed(1)} s, ${rate(large)} (${perRequest === 1 ? 'one LLM request per sample' : `LLM requests of ${perRequest} samples`} + S3 cache + sandbox + records, through Temporal; load ${large.load.toFixed(2)})`);
+      console.log(`sweep    ${samples} samples: ${large.seconds.toFixed(1)} s, ${rate(large)} (${perRequest === 1 ? 'one LLM request per sample' : `LLM requests of ${perRequest} samples`} + S3 cache + sandbox + records, through Temporal; load ${large.load.toFixed(2)}; ${meanwhile(large)})`);
       const bareAfter = await runBare();
-      console.log(`evaluate ${samples} samples: ${bareAfter.seconds.toFixed(1)} s, ${rate(bareAfter)} (bare executor, after the sweep; load ${bareAfter.load.toFixed(2)})`);
+      console.log(`evaluate ${samples} samples: ${bareAfter.seconds.toFixed(1)} s, ${rate(bareAfter)} (bare executor, after the sweep; load ${bareAfter.load.toFixed(2)}; ${meanwhile(bareAfter)})`);
       const bareSeconds = (bareBefore.seconds + bareAfter.seconds) / 2;
       console.log(`ratio sweep/bare: ${(bareSeconds / large.seconds).toFixed(2)} (bare: mean of both runs)`);
 
       const ms = (seconds: number) => ((seconds * 1000) / samples).toFixed(1);
-      const sweepCpu = large.cpuSeconds + large.sandboxCpuSeconds + large.temporalCpuSeconds + large.seaweedCpuSeconds + large.serverCpuSeconds;
-      const bareCpu = (bareBefore.cpuSeconds + bareBefore.sandboxCpuSeconds + bareAfter.cpuSeconds + bareAfter.sandboxCpuSeconds) / 2;
+      const sweepCpu = large.cpuSeconds + large.sandboxCpuSeconds + large.sandboxOwnCpuSeconds + large.temporalCpuSeconds + large.seaweedCpuSeconds + large.serverCpuSeconds;
+      const bareCpu = (bareBefore.cpuSeconds + bareBefore.sandboxCpuSeconds + bareBefore.sandboxOwnCpuSeconds + bareAfter.cpuSeconds + bareAfter.sandboxCpuSeconds + bareAfter.sandboxOwnCpuSeconds) / 2;
       console.log(
-        `CPU per sample: sweep ${ms(sweepCpu)} ms = workers ${ms(large.cpuSeconds)} + sandboxed programs ${ms(large.sandboxCpuSeconds)} + Temporal server ${ms(large.temporalCpuSeconds)} + SeaweedFS ${ms(large.seaweedCpuSeconds)} + scripted server ${ms(large.serverCpuSeconds)}; ` +
-          `evaluate ${ms(bareCpu)} ms = evaluate.ts ${ms((bareBefore.cpuSeconds + bareAfter.cpuSeconds) / 2)} + sandboxed programs ${ms((bareBefore.sandboxCpuSeconds + bareAfter.sandboxCpuSeconds) / 2)}; ratio ${(bareCpu / sweepCpu).toFixed(2)} ` +
+        `CPU per sample: sweep ${ms(sweepCpu)} ms = workers ${ms(large.cpuSeconds)} + sandboxed programs ${ms(large.sandboxCpuSeconds)} + sandbox's forker and supervisor ${ms(large.sandboxOwnCpuSeconds)} + Temporal server ${ms(large.temporalCpuSeconds)} + SeaweedFS ${ms(large.seaweedCpuSeconds)} + scripted server ${ms(large.serverCpuSeconds)}; ` +
+          `evaluate ${ms(bareCpu)} ms = evaluate.ts ${ms((bareBefore.cpuSeconds + bareAfter.cpuSeconds) / 2)} + sandboxed programs ${ms((bareBefore.sandboxCpuSeconds + bareAfter.sandboxCpuSeconds) / 2)} + forker and supervisor ${ms((bareBefore.sandboxOwnCpuSeconds + bareAfter.sandboxOwnCpuSeconds) / 2)}; ratio ${(bareCpu / sweepCpu).toFixed(2)} ` +
           '(Temporal and SeaweedFS count whatever else uses the stack meanwhile)',
       );
       console.log(`small sweep ${small.samples} samples: ${small.seconds.toFixed(1)} s, ${(small.samples / small.seconds).toFixed(0)} samples/s (start-up included, as in every figure here)`);
