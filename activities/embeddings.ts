@@ -17,7 +17,7 @@ import { cosineTopK } from '../domain/apidocs/dense.js';
 import type { ApiDoc } from '../domain/apidocs/library.js';
 import { canonicalJson } from '../domain/datasets/manifest.js';
 import { LEASE_MS } from '../domain/llm/inflight.js';
-import { InflightEntry } from './inflightLedger.js';
+import { activityHolderName, InflightEntry } from './inflightLedger.js';
 import { mapLimit } from './mapLimit.js';
 import { OpenAiClients } from './openaiClients.js';
 import { getText, putObject, sha256Hex, type Bucket } from './storage/s3.js';
@@ -95,8 +95,7 @@ function pause(ms: number): Promise<void> {
  */
 function embedHolder(processName: string, keys: readonly string[]): string {
   const info = asyncLocalStorage.getStore()?.info;
-  const run = info?.workflowExecution;
-  const base = info ? (run ? `${run.workflowId}/${run.runId}/${info.activityId}` : `activity/${info.activityId}`) : processName;
+  const base = info ? activityHolderName(info) : processName;
   return `${base}/embed/${sha256Hex([...keys].sort().join('\n')).slice(0, 16)}`;
 }
 

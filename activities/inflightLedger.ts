@@ -9,10 +9,20 @@
  * once, two sweeps on the same cells) costs a re-read and a retry per lost race.
  */
 import { randomBytes } from 'node:crypto';
+import type { Info } from '@temporalio/activity';
 import { EMPTY_LEDGER, heldByOthers, InflightLedgerSchema, isEmpty, LEASE_MS, withHolder, type InflightLedger } from '../domain/llm/inflight.js';
 import { deleteIfVersion, getVersioned, putIfVersion, type Bucket } from './storage/s3.js';
 
 const RACE_ATTEMPTS = 50;
+
+/**
+ * An activity's name in in-flight ledgers: the same for every attempt of it, so a retry after a
+ * crash takes its own entries over at once, and different for every other activity.
+ */
+export function activityHolderName(info: Info): string {
+  const run = info.workflowExecution;
+  return run ? `${run.workflowId}/${run.runId}/${info.activityId}` : `activity/${info.activityId}`;
+}
 
 export class InflightEntry {
   /** The ledger as last read or written, and its ETag (null: it does not exist); undefined: not known. */
@@ -27,7 +37,7 @@ export class InflightEntry {
     /** The ledger's S3 key. */
     private readonly key: string,
     private readonly holder: string,
-    /** A listing just showed the ledger exists; false: it did not, so the first write can create it without a read. */
+    /** Whether the ledger may exist (a listing showed it, or nobody looked); false: a listing just showed it does not, so the first write can create it without a read. */
     ledgerListed: boolean,
   ) {
     if (!ledgerListed) this.known = { ledger: EMPTY_LEDGER, etag: null };

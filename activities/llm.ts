@@ -22,7 +22,7 @@ import { throttledHeartbeat } from './heartbeat.js';
 import { OpenAiClients } from './openaiClients.js';
 import { LEASE_MS } from '../domain/llm/inflight.js';
 import { callGroup, callIdentity, failuresKey, GroupWriter, inflightKey, readGroup, readLlmRecordAt, type GroupContents } from './llmCache.js';
-import { InflightEntry } from './inflightLedger.js';
+import { activityHolderName, InflightEntry } from './inflightLedger.js';
 import { getText, putObject, type Bucket } from './storage/s3.js';
 
 export interface LlmBatch {
@@ -165,16 +165,6 @@ interface Store {
   inflight: InflightEntry;
 }
 
-/**
- * The activity's name in in-flight ledgers: the same for every attempt of one activity, so a retry
- * after a crash takes its own calls over at once, and different for every other activity. So one
- * activity must not run two callLlm at once on one group (none does: their steps ask one after
- * another); they would share, and overwrite, one entry.
- */
-function holderName(): string {
-  const { workflowExecution: run, activityId } = Context.current().info;
-  return run ? `${run.workflowId}/${run.runId}/${activityId}` : `activity/${activityId}`;
-}
 
 /** Waits (heartbeating, cancellable) until no one else holds the missing calls of `requests`. */
 async function waitForOthers(requests: PlannedRequest[], storeOf: (r: PlannedRequest) => Store, missingOf: (r: PlannedRequest) => string[]): Promise<void> {
@@ -314,7 +304,9 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
       const groups = batch.calls.map((c) => callGroup({ endpoint: batch.endpoint, ...c }));
       const identities = batch.calls.map((c) => callIdentity({ endpoint: batch.endpoint, ...c }));
       const requests = planRequests(batch, groups);
-      const holder = holderName();
+      // One activity must not run two callLlm at once on one group (none does: their steps ask one
+      // after another); they would share, and overwrite, one entry.
+      const holder = activityHolderName(Context.current().info);
       const stores = new Map<string, Store>();
       await Promise.all(
         [...new Set(groups)].map(async (group) => {

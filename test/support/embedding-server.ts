@@ -26,7 +26,6 @@ export interface EmbeddingServer {
 export async function startEmbeddingServer(embed: (text: string) => number[]): Promise<EmbeddingServer> {
   const received: ReceivedEmbeddingRequest[] = [];
   const overrides: EmbeddingOverride[] = [];
-  const state = { delayMs: 0 };
   const server = http.createServer((req, res) => {
     let raw = '';
     req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
@@ -49,21 +48,11 @@ export async function startEmbeddingServer(embed: (text: string) => number[]): P
       if (override && 'wrongCount' in override) items.pop();
       items.reverse();
       const answer = JSON.stringify({ object: 'list', model: body.model, data: items, usage: { prompt_tokens: inputs.length, total_tokens: inputs.length } });
-      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(answer), state.delayMs);
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(answer), api.delayMs);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  return {
-    url,
-    received,
-    overrides,
-    get delayMs() {
-      return state.delayMs;
-    },
-    set delayMs(ms: number) {
-      state.delayMs = ms;
-    },
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
+  const api: EmbeddingServer = { url, received, overrides, delayMs: 0, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return api;
 }
