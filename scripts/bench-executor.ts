@@ -30,7 +30,7 @@ import { Command } from 'commander';
 import { z } from 'zod';
 import { resolveSandboxPython } from '../activities/python.js';
 import { DEFAULT_PREIMPORTS, SandboxExecutor } from '../activities/sandbox/executor.js';
-import { descendantsCpuSeconds } from '../activities/sandbox/hostProcesses.js';
+import { liveDescendants, type HostProcess } from '../activities/sandbox/hostProcesses.js';
 import { readJsonlText } from '../activities/sandbox/jsonlFile.js';
 import { completionProgram } from '../domain/execution/program.js';
 import { HumanEvalProblemSchema, parseJsonl } from '../domain/execution/humaneval.js';
@@ -128,11 +128,13 @@ def cpu():
     t = os.times()
     return t.user + t.system + t.children_user + t.children_system
 start, cpu_start = time.perf_counter(), cpu()
+# Each loop reports, in one line on this pipe, its failures and its children's CPU.
+report_r, report_w = os.pipe()
 loops = []
 for w in range(workers):
     pid = os.fork()
     if pid == 0:
-        failed = 0
+        failed, children_cpu = 0, 0.0
         for code in work[w::workers]:
             child = os.fork()
             if child == 0:
@@ -141,12 +143,21 @@ for w in range(workers):
                 except BaseException:
                     os._exit(1)
                 os._exit(0)
-            failed += os.waitpid(child, 0)[1] != 0
-        os._exit(min(failed, 255))
+            _, status, usage = os.wait4(child, 0)
+            failed += status != 0
+            children_cpu += usage.ru_utime + usage.ru_stime
+        os.write(report_w, f"{failed} {children_cpu}\n".encode())
+        os._exit(0)
     loops.append(pid)
-failed = sum(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in loops)
+os.close(report_w)
+for pid in loops:
+    os.waitpid(pid, 0)
 seconds = time.perf_counter() - start
 cpu_seconds = cpu() - cpu_start
+with os.fdopen(report_r) as reports:
+    lines = [line.split() for line in reports.read().splitlines()]
+failed = sum(int(line[0]) for line in lines)
+children_cpu_seconds = sum(float(line[1]) for line in lines)
 # The programs' own CPU, without any process: each distinct program once, cold, in this process,
 # weighted by how often the workload runs it.
 own = {}
@@ -158,11 +169,11 @@ for code in codes:
         pass
     own[id(code)] = time.process_time() - t
 print(json.dumps({"executions": len(work), "passed": len(work) - failed, "seconds": seconds, "cpuSeconds": cpu_seconds,
-                  "programCpuSeconds": sum(own[id(code)] for code in work)}))
+                  "childrenCpuSeconds": children_cpu_seconds, "programCpuSeconds": sum(own[id(code)] for code in work)}))
 `;
 
 const PeerFiguresSchema = z.object({ executions: z.number(), passed: z.number(), seconds: z.number(), cpuSeconds: z.number() });
-const FloorFiguresSchema = PeerFiguresSchema.extend({ programCpuSeconds: z.number() });
+const FloorFiguresSchema = PeerFiguresSchema.extend({ childrenCpuSeconds: z.number(), programCpuSeconds: z.number() });
 
 function runPeer(): z.infer<typeof PeerFiguresSchema> {
   installPeer();
@@ -174,7 +185,31 @@ function runPeer(): z.infer<typeof PeerFiguresSchema> {
   return PeerFiguresSchema.parse(JSON.parse(last));
 }
 
-async function runOurs(): Promise<{ executions: number; passed: number; seconds: number; cpuSeconds: number; statuses: Record<string, number> }> {
+/** Where our CPU goes, in seconds: this process, the samples (reaped by the forker), the forker, the supervisor. */
+interface OurCpu {
+  node: number;
+  samples: number;
+  forker: number;
+  supervisor: number;
+}
+
+/**
+ * The sandbox's processes by role: the forker is the interpreter the launcher started (bwrap's
+ * child), the supervisor its long-lived child; samples are reaped by the forker, so their CPU is
+ * its children's.
+ */
+function sandboxCpu(sandboxPid: number): Omit<OurCpu, 'node'> {
+  const tree = liveDescendants(sandboxPid);
+  const pythons = tree.filter((p) => p.comm.startsWith('python'));
+  const pids = new Set(pythons.map((p) => p.pid));
+  const forker = pythons.find((p) => !pids.has(p.ppid));
+  const supervisor = forker && pythons.find((p) => p.ppid === forker.pid);
+  if (!forker || !supervisor) throw new Error(`cannot tell the sandbox's forker and supervisor apart: ${JSON.stringify(tree)}`);
+  const own = (p: HostProcess) => p.cpuSeconds;
+  return { samples: forker.childrenCpuSeconds, forker: own(forker), supervisor: own(supervisor) + supervisor.childrenCpuSeconds };
+}
+
+async function runOurs(): Promise<{ executions: number; passed: number; seconds: number; cpuSeconds: number; statuses: Record<string, number>; breakdown: OurCpu }> {
   const executor = new SandboxExecutor({ concurrency: opts.workers, limits: { timeoutMs: opts.timeout * 1000 } });
   try {
     await executor.start();
@@ -184,18 +219,25 @@ async function runOurs(): Promise<{ executions: number; passed: number; seconds:
       return { id: `${p.task_id}#${i}`, program: completionProgram({ prompt: p.prompt, completion, test: p.test, entryPoint: p.entry_point }) };
     });
     // CPU of everything involved: this process and the whole sandbox (zygote and its samples).
-    const cpu = (): number => {
+    const cpu = (): OurCpu => {
       const { user, system } = process.cpuUsage();
-      return (user + system) / 1e6 + descendantsCpuSeconds(executor.sandboxPid!);
+      return { node: (user + system) / 1e6, ...sandboxCpu(executor.sandboxPid!) };
     };
     const start = performance.now();
     const cpuStart = cpu();
     const results = await executor.runMany(requests);
     const seconds = (performance.now() - start) / 1000;
-    const cpuSeconds = cpu() - cpuStart;
+    const cpuEnd = cpu();
+    const breakdown: OurCpu = {
+      node: cpuEnd.node - cpuStart.node,
+      samples: cpuEnd.samples - cpuStart.samples,
+      forker: cpuEnd.forker - cpuStart.forker,
+      supervisor: cpuEnd.supervisor - cpuStart.supervisor,
+    };
+    const cpuSeconds = breakdown.node + breakdown.samples + breakdown.forker + breakdown.supervisor;
     const statuses: Record<string, number> = {};
     for (const r of results) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
-    return { executions: results.length, passed: statuses.passed ?? 0, seconds, cpuSeconds, statuses };
+    return { executions: results.length, passed: statuses.passed ?? 0, seconds, cpuSeconds, statuses, breakdown };
   } finally {
     await executor.close();
   }
@@ -225,14 +267,21 @@ for (let round = 1; round <= opts.rounds; round++) {
   const ours = await runOurs();
   totals.ours.executions += ours.executions;
   totals.ours.seconds += ours.seconds;
-  console.log(`${prefix}explora sandbox (bwrap): ${ours.executions} in ${ours.seconds.toFixed(2)} s = ${rate(ours).toFixed(1)} executions/s, ${cpuPerExecution(ours)}; statuses ${JSON.stringify(ours.statuses)}`);
+  const perExecution = (seconds: number, executions: number) => ((seconds / executions) * 1000).toFixed(2);
+  const b = ours.breakdown;
+  console.log(
+    `${prefix}explora sandbox (bwrap): ${ours.executions} in ${ours.seconds.toFixed(2)} s = ${rate(ours).toFixed(1)} executions/s, ${cpuPerExecution(ours)} ` +
+      `(samples' processes ${perExecution(b.samples, ours.executions)}, forker ${perExecution(b.forker, ours.executions)}, supervisor ${perExecution(b.supervisor, ours.executions)}, this process ${perExecution(b.node, ours.executions)}); ` +
+      `statuses ${JSON.stringify(ours.statuses)}`,
+  );
   if (opts.floor) {
     const floor = runFloor();
     totals.floor.executions += floor.executions;
     totals.floor.seconds += floor.seconds;
     totals.floor.programCpuSeconds += floor.programCpuSeconds;
     console.log(
-      `${prefix}floor (bare fork per program, no isolation, ${2 * opts.workers} loops): ${floor.executions} in ${floor.seconds.toFixed(2)} s = ${rate(floor).toFixed(1)} executions/s, ${cpuPerExecution(floor)}; passed ${floor.passed}; ` +
+      `${prefix}floor (bare fork per program, no isolation, ${2 * opts.workers} loops): ${floor.executions} in ${floor.seconds.toFixed(2)} s = ${rate(floor).toFixed(1)} executions/s, ${cpuPerExecution(floor)} ` +
+        `(children ${perExecution(floor.childrenCpuSeconds, floor.executions)}, loops ${perExecution(floor.cpuSeconds - floor.childrenCpuSeconds, floor.executions)}); passed ${floor.passed}; ` +
         `the programs themselves, in-process: ${((floor.programCpuSeconds / floor.executions) * 1000).toFixed(2)} ms CPU per execution`,
     );
   }
