@@ -17,7 +17,7 @@ import { testConfig, uniqueSuffix } from '../support/config.js';
 import { runTs } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
-import { humanEvalProblems, HUMANEVAL, pbeProblems, scriptedAnswers, SMALL_PBE, SWEEP_SEED, type Fault } from '../sweep/support.js';
+import { humanEvalProblems, pbeProblems, scriptedAnswers, scriptedSweepYaml, SMALL_PBE, type Fault } from '../sweep/support.js';
 import { canvasInk, openBrowser, type OpenBrowser } from './browser.js';
 import { synthReport } from './synthetic.js';
 
@@ -45,31 +45,7 @@ beforeAll(async () => {
   writeFileSync(
     file,
     `id: ${sweepId}
-datasets:
-  - name: humaneval
-    path: ${HUMANEVAL}
-  - name: pbe
-    pbe_world: { count: ${SMALL_PBE.count}, seed: ${SMALL_PBE.seed} }
-models:
-  - id: chatty
-    base_url: ${server.url}
-    model: scripted-chat
-    api: chat
-    concurrency: 3
-    request_timeout_s: 10
-  - id: plain
-    base_url: ${server.url}
-    model: scripted-completions
-    api: completions
-    request_timeout_s: 10
-methods: [direct]
-temperatures: [0.2]
-n_samples: ${N}
-k: [1, 2, 4]
-limit: ${LIMIT}
-timeout_s: 5
-seed: ${SWEEP_SEED}
-`,
+${scriptedSweepYaml(server.url, N, LIMIT)}`,
   );
   const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
   if (run.code !== 0) throw new Error(`the sweep failed:\n${run.output}`);

@@ -9,7 +9,7 @@ import { testConfig, uniqueSuffix } from '../support/config.js';
 import { runTs } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
-import { expectedCounts, humanEvalProblems, HUMANEVAL, pbeProblems, scriptedAnswers, SMALL_PBE, SWEEP_SEED, type Fault } from './support.js';
+import { expectedCounts, humanEvalProblems, HUMANEVAL, pbeProblems, scriptedAnswers, scriptedSweepYaml, SMALL_PBE, SWEEP_SEED, type Fault } from './support.js';
 
 const { config, env } = testConfig();
 const bucket = testBucket(config);
@@ -32,31 +32,7 @@ function writeConfig(id: string, extra = ''): string {
   writeFileSync(
     file,
     `id: ${id}
-datasets:
-  - name: humaneval
-    path: ${HUMANEVAL}
-  - name: pbe
-    pbe_world: { count: ${SMALL_PBE.count}, seed: ${SMALL_PBE.seed} }
-models:
-  - id: chatty
-    base_url: ${server.url}
-    model: scripted-chat
-    api: chat
-    concurrency: 3
-    request_timeout_s: 10
-  - id: plain
-    base_url: ${server.url}
-    model: scripted-completions
-    api: completions
-    request_timeout_s: 10
-methods: [direct]
-temperatures: [0.2]
-n_samples: ${N}
-k: [1, 2, 4]
-limit: ${LIMIT}
-timeout_s: 5
-seed: ${SWEEP_SEED}
-${extra}`,
+${scriptedSweepYaml(server.url, N, LIMIT)}${extra}`,
   );
   return file;
 }

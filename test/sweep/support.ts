@@ -120,3 +120,35 @@ export function expectedCounts(problems: KnownProblem[], nSamples: number, llmEr
     return { n: nSamples, c, s };
   });
 }
+
+/**
+ * The body of the end-to-end sweeps' config (everything after `id:`): HumanEval and a small PBE
+ * World, one chat and one completions model on the scripted server, `direct`, k up to 4.
+ */
+export function scriptedSweepYaml(serverUrl: string, nSamples: number, limit: number): string {
+  return `datasets:
+  - name: humaneval
+    path: ${HUMANEVAL}
+  - name: pbe
+    pbe_world: { count: ${SMALL_PBE.count}, seed: ${SMALL_PBE.seed} }
+models:
+  - id: chatty
+    base_url: ${serverUrl}
+    model: scripted-chat
+    api: chat
+    concurrency: 3
+    request_timeout_s: 10
+  - id: plain
+    base_url: ${serverUrl}
+    model: scripted-completions
+    api: completions
+    request_timeout_s: 10
+methods: [direct]
+temperatures: [0.2]
+n_samples: ${nSamples}
+k: [1, 2, 4]
+limit: ${limit}
+timeout_s: 5
+seed: ${SWEEP_SEED}
+`;
+}
