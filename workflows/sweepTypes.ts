@@ -59,7 +59,8 @@ export interface SweepInput {
   maxHistoryEvents?: number;
 }
 
-export interface CellInput {
+/** What a cell and each of its shards work on. */
+interface CellScope {
   sweepId: string;
   cell: SweepCellInput;
   mode: SweepMode;
@@ -67,6 +68,9 @@ export interface CellInput {
   savedGenerationsKey?: string;
   libraryKey?: string;
   methodOptions?: MethodOptions;
+}
+
+export interface CellInput extends CellScope {
   tasks: number;
   nSamples: number;
   k: number[];
@@ -94,14 +98,7 @@ export interface CellProgressState {
   run: number;
 }
 
-export interface ShardInput {
-  sweepId: string;
-  cell: SweepCellInput;
-  mode: SweepMode;
-  datasetKey: string;
-  savedGenerationsKey?: string;
-  libraryKey?: string;
-  methodOptions?: MethodOptions;
+export interface ShardInput extends CellScope {
   shardIndex: number;
   taskStart: number;
   taskEnd: number;

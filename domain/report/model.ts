@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { SampleRecordSchema } from '../sweep/records.js';
+import type { CellScores } from '../sweep/results.js';
 import { ExplorationTraceSchema } from './trace.js';
 
 /** Where a sweep's report is stored, beside its results.json. */
@@ -24,23 +25,13 @@ export interface PerTaskCounts {
   pipeline_length?: number;
 }
 
-export interface ReportCell {
+export interface ReportCell extends CellScores {
   id: string;
   dataset: string;
   model: string;
   method: string;
   temperature: number;
   nSamples: number;
-  /** Tasks scored. */
-  tasks: number;
-  samples: number;
-  /** Keyed `pass@<k>`. */
-  passAtK: Record<string, number>;
-  /** Keyed `success@<k>`. */
-  successAtK: Record<string, number>;
-  droppedK: string[];
-  statusCounts: Record<string, number>;
-  cost: { calls: number; promptTokens: number; completionTokens: number; sandboxRuns: number; wallSeconds: number };
   /** Indexed by task index (the order of the sweep's copy of the dataset). */
   perTask: PerTaskCounts[];
   /** PBE World datasets: mean c/n of the tasks of each hidden pipeline length. */

@@ -7,16 +7,32 @@ import type { SweepProblem } from '../datasets/problems.js';
 import { estimateAtK } from '../metrics/passAtK.js';
 import { recordCost, type SampleRecord } from './records.js';
 
-export interface CellSummary {
-  cell: Record<string, unknown>;
+/** What a cell cost: LLM calls and tokens, sandbox runs, wall time. */
+export interface CellCost {
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  sandboxRuns: number;
+  wallSeconds: number;
+}
+
+/** A cell's scores and counts, as results.json and the report carry them. */
+export interface CellScores {
+  /** Tasks scored. */
   tasks: number;
   samples: number;
+  /** Keyed `pass@<k>`. */
   passAtK: Record<string, number>;
+  /** Keyed `success@<k>`. */
   successAtK: Record<string, number>;
   /** Requested k values that could not be scored (k > the smallest n), with why. */
   droppedK: string[];
   statusCounts: Record<string, number>;
-  cost: { calls: number; promptTokens: number; completionTokens: number; sandboxRuns: number; wallSeconds: number };
+  cost: CellCost;
+}
+
+export interface CellSummary extends CellScores {
+  cell: Record<string, unknown>;
   resultsKey: string;
 }
 
