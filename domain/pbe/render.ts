@@ -98,14 +98,14 @@ export function renderPrompt(examples: readonly IoPair[], library?: PrivateLibra
     INDENT,
     `${INDENT}Your task is to reverse-engineer this pipeline from the examples`,
     `${INDENT}and implement it.`,
-    INDENT,
-    `${INDENT}Example input/output pairs:`,
-    INDENT,
-    ...exampleLines(examples),
-    `${INDENT}"""`,
-    `${INDENT}raise NotImplementedError()`,
   ];
-  return lines.join('\n') + '\n';
+  return promptText(lines, examples);
+}
+
+/** The prompt's lines, then the docstring's shared end: the shown examples, and the stub's body. */
+function promptText(lines: string[], examples: readonly IoPair[]): string {
+  const end = [INDENT, `${INDENT}Example input/output pairs:`, INDENT, ...exampleLines(examples), `${INDENT}"""`, `${INDENT}raise NotImplementedError()`];
+  return [...lines, ...end].join('\n') + '\n';
 }
 
 function renderPrivatePrompt(examples: readonly IoPair[], library: PrivateLibrary): string {
@@ -123,14 +123,8 @@ function renderPrivatePrompt(examples: readonly IoPair[], library: PrivateLibrar
     `${INDENT}and implement it with \`${m}\`: call its functions for every step,`,
     `${INDENT}not the methods of \`str\`. The documentation of \`${m}\` is provided;`,
     `${INDENT}its function names and argument conventions are its own, so read it.`,
-    INDENT,
-    `${INDENT}Example input/output pairs:`,
-    INDENT,
-    ...exampleLines(examples),
-    `${INDENT}"""`,
-    `${INDENT}raise NotImplementedError()`,
   ];
-  return lines.join('\n') + '\n';
+  return promptText(lines, examples);
 }
 
 /** The solution applying the pipeline: `str` methods, or the private module's functions. */
