@@ -83,7 +83,18 @@ export interface BwrapLaunchOptions {
   zygoteConfig: string;
   /** Size of the sandbox's /tmp, shared by all samples' working directories. */
   tmpBytes: number;
+  /** Bind the interpreter's shared-library symbols at start (see EAGER_BINDING). */
+  eagerBinding: boolean;
 }
+
+/**
+ * LD_BIND_NOW for the zygote: the dynamic linker resolves every symbol of the interpreter and its
+ * extension modules once, in the zygote, instead of at each sample's first call of each libc
+ * function (setsid, dup2, setrlimit, setresuid...), which every sample would otherwise repeat,
+ * copying the pages of the tables it writes. The zygote clears its environment before any sample
+ * runs, so samples never see the variable; it has done its work by then.
+ */
+const EAGER_BINDING = { LD_BIND_NOW: '1' };
 
 /** Capabilities the zygote keeps (it is root in a sandbox of its own); samples get none. */
 const ZYGOTE_CAPABILITIES = [
@@ -126,6 +137,7 @@ export function bwrapLaunch(options: BwrapLaunchOptions): LaunchCommand {
     '--clearenv',
     '--setenv', 'PATH', SANDBOX_PATH_ENV,
     '--setenv', 'LANG', 'C.UTF-8',
+    ...(options.eagerBinding ? Object.entries(EAGER_BINDING).flatMap(([name, value]) => ['--setenv', name, value]) : []),
     '--chdir', '/tmp',
     '--',
     // -S: no site startup (zygote.py adds site-packages itself, without running .pth code).
@@ -134,11 +146,11 @@ export function bwrapLaunch(options: BwrapLaunchOptions): LaunchCommand {
   return { command: options.bwrap, args, env: { PATH: SANDBOX_PATH_ENV } };
 }
 
-export function directLaunch(python: string, zygoteScript: string, zygoteConfig: string): LaunchCommand {
+export function directLaunch(python: string, zygoteScript: string, zygoteConfig: string, eagerBinding: boolean): LaunchCommand {
   return {
     command: python,
     args: ['-I', '-S', '-B', zygoteScript, zygoteConfig],
-    env: { PATH: SANDBOX_PATH_ENV, LANG: 'C.UTF-8' },
+    env: { PATH: SANDBOX_PATH_ENV, LANG: 'C.UTF-8', ...(eagerBinding ? EAGER_BINDING : {}) },
   };
 }
 

@@ -106,6 +106,11 @@ export interface SandboxExecutorOptions {
   /** Default limits; each request may override some. */
   limits?: Partial<ExecutionLimits>;
   preimport?: string[];
+  /**
+   * Resolve the interpreter's shared-library symbols once in the zygote (LD_BIND_NOW, see
+   * backends.ts) rather than lazily in every sample; default true (false: for measuring it).
+   */
+  eagerBinding?: boolean;
   /** First uid of the per-slot uids (root only); default: a random block, distinct per executor. */
   uidBase?: number;
   /** Size of the sandbox /tmp (bwrap backend). */
@@ -289,11 +294,12 @@ export class SandboxExecutor {
         zygoteScript: ZYGOTE_SCRIPT,
         zygoteConfig: JSON.stringify(zygoteConfig),
         tmpBytes: this.options.tmpBytes ?? 1024 * 1024 * 1024,
+        eagerBinding: this.options.eagerBinding ?? true,
       });
     } else {
       hostTmp = mkdtempSync(join(tmpdir(), 'explora-sandbox-'));
       const config = { ...zygoteConfig, tmpRoot: hostTmp, isolateNetwork: false, hidePids: false };
-      launch = directLaunch(python, ZYGOTE_SCRIPT, JSON.stringify(config));
+      launch = directLaunch(python, ZYGOTE_SCRIPT, JSON.stringify(config), this.options.eagerBinding ?? true);
     }
 
     const child = spawn(launch.command, launch.args, {

@@ -1,5 +1,7 @@
 /** Statuses, outputs, limits, concurrency and recovery of the SandboxExecutor (bwrap backend). */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { directLaunch } from '../../activities/sandbox/backends.js';
 import { SandboxExecutor } from '../../activities/sandbox/executor.js';
 import { isSuccess, type ExecutionResult } from '../../domain/execution/types.js';
 import { liveDescendants } from '../../activities/sandbox/hostProcesses.js';
@@ -155,6 +157,28 @@ describe('isolation between samples', () => {
     // All four were running at one moment: the latest start precedes the earliest end.
     expect(Math.max(...spans.map((s) => s[0]))).toBeLessThan(Math.min(...spans.map((s) => s[1])));
     expect(results.map((r) => r.id)).toEqual(['c0', 'c1', 'c2', 'c3']);
+  });
+
+  it.each([true, false])("a sample's environment is PATH, LANG and LC_ALL only (eager binding %s)", async (eagerBinding) => {
+    // The zygote starts with LD_BIND_NOW when binding eagerly, and clears its environment before any
+    // sample runs: the variable is in the zygote's start-up environment block (which the host's
+    // /proc shows) and in no sample's os.environ.
+    const own = new SandboxExecutor({ eagerBinding, concurrency: 1 });
+    try {
+      const [result] = await own.runMany([{ id: 'env', program: 'import os\nprint(" ".join(sorted(os.environ)))\n' }]);
+      expect(result!.status, JSON.stringify(result)).toBe('passed');
+      expect(result!.stdout.trim()).toBe('LANG LC_ALL PATH');
+      const zygote = liveDescendants(own.sandboxPid!).find((p) => p.comm.startsWith('python'))!;
+      const startup = readFileSync(`/proc/${zygote.pid}/environ`, 'utf8').split('\0');
+      expect(startup.includes('LD_BIND_NOW=1')).toBe(eagerBinding);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('the weaker backend binds eagerly too, when asked', () => {
+    expect(directLaunch('/usr/bin/python3', 'zygote.py', '{}', true).env).toMatchObject({ LD_BIND_NOW: '1' });
+    expect(directLaunch('/usr/bin/python3', 'zygote.py', '{}', false).env).not.toHaveProperty('LD_BIND_NOW');
   });
 
   it('rejects malformed requests at the boundary', async () => {
