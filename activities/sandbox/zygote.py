@@ -228,6 +228,11 @@ def run_child(slot, channels):
         random_module = sys.modules.get("random")
         if random_module is not None:
             random_module.seed(seed)
+        # The same for numpy's global generator, when a zygote pre-imported numpy (SandboxPool):
+        # a fresh interpreter seeds it from the OS at import.
+        numpy_random = sys.modules.get("numpy.random")
+        if numpy_random is not None:
+            numpy_random.seed(seed % (1 << 32))
         if uid is not None:
             os.setgroups([])
             os.setresgid(uid, uid, uid)
@@ -900,13 +905,22 @@ def stdlib_readable_by(uid):
     return os.waitstatus_to_exitcode(status) == 0
 
 
+# Numerical libraries (numpy's OpenBLAS, MKL, OpenMP) start thread pools when imported. The forker
+# must stay single-threaded (a fork keeps only the forking thread, and a lock another thread held
+# stays locked in the child), and a sample's threads would count against its RLIMIT_NPROC.
+SINGLE_THREADED = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
 def preimport(names):
     failed = []
+    os.environ.update(SINGLE_THREADED)  # read by the libraries as they load; gone before any sample
     for name in names:
         try:
             __import__(name)
         except BaseException as exc:
             failed.append(f"{name}: {type(exc).__name__}: {exc}")
+    for name in SINGLE_THREADED:
+        del os.environ[name]
     # A tempdir cached here would point samples at a directory that is not theirs; unset,
     # tempfile finds the sample's working directory itself.
     if "tempfile" in sys.modules:
