@@ -4,7 +4,7 @@ import { DEFAULT_PREIMPORTS, SandboxExecutor, type SandboxExecutorOptions } from
 /**
  * A worker's sandboxes: one with the common pre-imports, and, started on first need, one per real
  * library that a dataset's programs run on (MonkeyEval's pandas, BeatNumEval's numpy) with that
- * library pre-imported too. Importing pandas costs every sample a fifth of a second of CPU; from
+ * library pre-imported too. Importing pandas costs every sample a quarter of a second of CPU; from
  * a zygote that imported it, a sample inherits it. Plain programs stay on the lean zygote: every
  * module a zygote holds makes each of its forks and exits a little more expensive.
  *
