@@ -31,7 +31,7 @@ import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { resolveSandboxPython } from '../activities/python.js';
 import { DEFAULT_PREIMPORTS, SandboxExecutor } from '../activities/sandbox/executor.js';
-import { liveDescendants, type HostProcess } from '../activities/sandbox/hostProcesses.js';
+import { liveDescendants } from '../activities/sandbox/hostProcesses.js';
 import { readJsonlText } from '../activities/sandbox/jsonlFile.js';
 import { completionProgram } from '../domain/execution/program.js';
 import { HumanEvalProblemSchema, parseJsonl } from '../domain/execution/humaneval.js';
@@ -159,6 +159,8 @@ seconds = time.perf_counter() - start
 cpu_seconds = cpu() - cpu_start
 with os.fdopen(report_r) as reports:
     lines = [line.split() for line in reports.read().splitlines()]
+if len(lines) != workers:
+    raise SystemExit(f"{workers - len(lines)} of the floor's loops died without reporting")
 failed = sum(int(line[0]) for line in lines)
 children_cpu_seconds = sum(float(line[1]) for line in lines)
 # The programs' own CPU, without any process: each distinct program once, cold, in this process,
@@ -208,8 +210,7 @@ function sandboxCpu(sandboxPid: number): Omit<OurCpu, 'node'> {
   const forker = pythons.find((p) => !pids.has(p.ppid));
   const supervisor = forker && pythons.find((p) => p.ppid === forker.pid);
   if (!forker || !supervisor) throw new Error(`cannot tell the sandbox's forker and supervisor apart: ${JSON.stringify(tree)}`);
-  const own = (p: HostProcess) => p.cpuSeconds;
-  return { samples: forker.childrenCpuSeconds, forker: own(forker), supervisor: own(supervisor) + supervisor.childrenCpuSeconds };
+  return { samples: forker.childrenCpuSeconds, forker: forker.cpuSeconds, supervisor: supervisor.cpuSeconds + supervisor.childrenCpuSeconds };
 }
 
 async function runOurs(eagerBinding: boolean): Promise<{ executions: number; passed: number; seconds: number; cpuSeconds: number; statuses: Record<string, number>; breakdown: OurCpu }> {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
-import { liveDescendants } from '../activities/sandbox/hostProcesses.js';
+import { descendantsCpuSeconds } from '../activities/sandbox/hostProcesses.js';
 import { readJsonlText } from '../activities/sandbox/jsonlFile.js';
 import type { SandboxExecutor } from '../activities/sandbox/executor.js';
 import { SandboxPool } from '../activities/sandbox/pool.js';
@@ -32,7 +32,7 @@ function programs(file: string, repeat: number): Array<{ id: string; program: st
 /** CPU seconds so far of this process and of everything in the sandbox (its processes and the samples they reaped). */
 function cpuSeconds(executor: SandboxExecutor): number {
   const { user, system } = process.cpuUsage();
-  return (user + system) / 1e6 + liveDescendants(executor.sandboxPid!).reduce((sum, p) => sum + p.cpuSeconds + p.childrenCpuSeconds, 0);
+  return (user + system) / 1e6 + descendantsCpuSeconds(executor.sandboxPid!);
 }
 
 async function measure(executor: SandboxExecutor, work: Array<{ id: string; program: string }>) {

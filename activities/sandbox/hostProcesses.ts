@@ -40,6 +40,11 @@ function hostProcesses(): HostProcess[] {
   return processes;
 }
 
+/** CPU seconds used so far by `root`'s live descendants and the children they reaped. */
+export function descendantsCpuSeconds(root: number): number {
+  return liveDescendants(root).reduce((sum, p) => sum + p.cpuSeconds + p.childrenCpuSeconds, 0);
+}
+
 /** Live (non-zombie) processes descending from `root`, not counting `root` itself. */
 export function liveDescendants(root: number): HostProcess[] {
   const all = hostProcesses();
