@@ -31,6 +31,7 @@ import { laidOut, type createLlmActivities } from './llm.js';
 import { LlmRecordReader } from './llmCache.js';
 import { throttledHeartbeat } from './heartbeat.js';
 import { decodeMaybeGzip, loadProblems } from './problems.js';
+import { defaultSandboxConcurrency } from './sandbox/executor.js';
 import type { SandboxPool } from './sandbox/pool.js';
 import { mapLimit } from './mapLimit.js';
 import { getBytes, getText, headMetadata, listKeys, putFile, putObject, type Bucket } from './storage/s3.js';
@@ -403,7 +404,8 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
       }
       const problems = await loadProblems(bucket, input.datasetKey);
       const runtime = input.libraryKey ? (await loadDatasetLibrary(bucket, input.libraryKey)).library.runtime : undefined;
-      const executor = await sandboxes.forRuntime(runtime);
+      // Generation-only runs execute nothing: no sandbox to start for them.
+      const executor = input.execute ? await sandboxes.forRuntime(runtime) : undefined;
       const methodTasks = input.generations.kind === 'llm' ? input.generations.methodTasks : undefined;
       const jobs: Array<{ taskIndex: number; sampleIndex: number }> = [];
       for (let t = input.taskStart; t < input.taskEnd; t++) for (let s = 0; s < input.nSamples; s++) jobs.push({ taskIndex: t, sampleIndex: s });
@@ -411,7 +413,7 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
       // A task's answers sit together in a few segment objects: each is read once for the shard.
       const llmRecords = new LlmRecordReader(bucket);
       const heartbeat = throttledHeartbeat();
-      const records = await mapLimit(jobs, executor.concurrency * 2, async ({ taskIndex, sampleIndex }): Promise<SampleRecord> => {
+      const records = await mapLimit(jobs, (executor?.concurrency ?? defaultSandboxConcurrency()) * 2, async ({ taskIndex, sampleIndex }): Promise<SampleRecord> => {
         const problem = problems[taskIndex]!;
         const g = await codeFor(input, llmRecords, problem, taskIndex, sampleIndex);
         const base = {
@@ -430,7 +432,7 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
         if (g.llm?.status === 'error') {
           return { ...base, status: 'llm_error', passed: false, success: false, duration_ms: 0, llm_error: g.llm.error?.message ?? 'error' };
         }
-        if (!input.execute) return { ...base, status: 'not_executed', passed: false, success: false, duration_ms: 0 };
+        if (!executor) return { ...base, status: 'not_executed', passed: false, success: false, duration_ms: 0 };
         const prepared = prepareProgram(runtime, { solution: base.solution, rest: `${problem.test}\ncheck(${problem.entry_point})` });
         if (!prepared.ok) {
           // The runtime refused the program (e.g. it calls an original name of a renamed library): a runtime error.
