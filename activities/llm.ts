@@ -117,6 +117,30 @@ class RetryableLlmError extends Error {
   }
 }
 
+/** A request's failed attempts so far: all of them (each was a call), and the malformed answers. */
+interface FailureCounts {
+  calls: number;
+  malformed: number;
+}
+
+/** Stored as "calls malformed"; a lone number is a record from before malformed answers were counted. */
+export function parseFailureCounts(text: string | null): FailureCounts {
+  const [calls, malformed] = (text ?? '').trim().split(/\s+/).map(Number);
+  return { calls: Number.isInteger(calls) && calls! > 0 ? calls! : 0, malformed: Number.isInteger(malformed) && malformed! > 0 ? malformed! : 0 };
+}
+
+function formatFailureCounts(c: FailureCounts): string {
+  return `${c.calls} ${c.malformed}`;
+}
+
+function endpointRejected(endpoint: LlmEndpoint, status: number, message: string): ApplicationFailure {
+  const hint =
+    status === 404
+      ? `check models[${endpoint.id}].model (${endpoint.model}) and base_url (${endpoint.baseUrl})`
+      : `check the API key${endpoint.apiKeyEnv ? ` in ${endpoint.apiKeyEnv}` : ' (models[].api_key_env names its variable)'} and its access to ${endpoint.model}`;
+  return ApplicationFailure.nonRetryable(`model ${endpoint.id}: ${endpoint.baseUrl} answered ${status} (${message}); ${hint}. Nothing was recorded: fix it and start the sweep again with the same id`, 'LlmConfigError');
+}
+
 function retryAfterMs(headers: Headers | undefined): number | undefined {
   if (!headers) return undefined;
   const ms = headers.get('retry-after-ms');
@@ -200,7 +224,10 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
         if (status === undefined || status >= 500 || status === 408 || status === 409) {
           throw new RetryableLlmError('LlmUnavailable', `${status ?? 'connection error'} from ${endpoint.id}: ${err.message}`);
         }
-        throw err; // other 4xx: the caller records it
+        // The endpoint refuses us, not this request: recording it as the samples' answer would
+        // cache a wrong key or model name for good. Nothing is stored; the sweep stops, naming it.
+        if (status === 401 || status === 403 || status === 404) throw endpointRejected(endpoint, status, err.message);
+        throw err; // other 4xx: about this request; the caller records it
       }
       // A body that is not JSON surfaces as a parse error from the SDK.
       throw new RetryableLlmError('LlmMalformedResponse', `malformed response from ${endpoint.id}: ${(err as Error).message}`);
@@ -245,8 +272,8 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
     // A request's failed attempts are counted under its first sample's identity, so `calls`
     // counts every request that was paid for.
     const requestIdentity = identities[request.members[0]!]!;
-    let failures = 0;
-    if (store.found.failures.has(requestIdentity)) failures = Number(await getText(bucket, failuresKey(store.group, requestIdentity))) || 0;
+    let failures: FailureCounts = { calls: 0, malformed: 0 };
+    if (store.found.failures.has(requestIdentity)) failures = parseFailureCounts(await getText(bucket, failuresKey(store.group, requestIdentity)));
     // Answers wait in memory only briefly: when storing them falls behind (S3 slow or down), stop
     // asking for more until it catches up (or fail, if it cannot).
     if (store.writer.pending >= MAX_UNSTORED || store.writer.failed) await store.writer.drain();
@@ -268,9 +295,13 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
     try {
       answer = await send(endpoint, request.body).finally(() => clearInterval(beat));
     } catch (err) {
-      const malformedTooOften = err instanceof RetryableLlmError && err.kind === 'LlmMalformedResponse' && Context.current().info.attempt >= MALFORMED_ATTEMPTS;
-      if (err instanceof RetryableLlmError && !malformedTooOften) {
-        await putObject(bucket, failuresKey(store.group, requestIdentity), String(failures + 1));
+      if (err instanceof ApplicationFailure) throw err;
+      // Counted per request, not by the activity's attempt: its earlier attempts may have been
+      // lost to other requests' 429s or 5xx.
+      const malformed = err instanceof RetryableLlmError && err.kind === 'LlmMalformedResponse';
+      const counts = { calls: failures.calls + 1, malformed: failures.malformed + (malformed ? 1 : 0) };
+      if (err instanceof RetryableLlmError && !(malformed && counts.malformed >= MALFORMED_ATTEMPTS)) {
+        await putObject(bucket, failuresKey(store.group, requestIdentity), formatFailureCounts(counts));
         throw err;
       }
       error = { status: err instanceof APIError ? (err.status ?? null) : null, message: (err as Error).message };
@@ -281,7 +312,7 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
     let firstKey: string | undefined;
     for (const choice of missing) {
       const first = firstKey === undefined;
-      const paid = { calls: first ? failures + 1 : 0, promptTokens: first && answer ? answer.promptTokens : 0, completionTokens: first && answer ? answer.completionTokens : 0 };
+      const paid = { calls: first ? failures.calls + 1 : 0, promptTokens: first && answer ? answer.promptTokens : 0, completionTokens: first && answer ? answer.completionTokens : 0 };
       const record: Omit<LlmRecord, 'key'> = answer
         ? { status: 'ok', text: answer.choices[choice]!.text, finishReason: answer.choices[choice]!.finishReason, ...paid, durationMs, createdAt, request: requestOf(choice), response: first ? answer.response : { same_request_as: firstKey } }
         : { status: 'error', text: '', finishReason: null, ...paid, error: error!, durationMs, createdAt, request: requestOf(choice), response: null };

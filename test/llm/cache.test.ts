@@ -171,6 +171,28 @@ describe('callLlm with the S3 cache', () => {
     expect(server.requests()).toHaveLength(3);
   });
 
+  it.each([
+    [401, /check the API key/],
+    [403, /check the API key/],
+    [404, /check models\[scripted\]\.model/],
+  ])('a %i is the endpoint refusing us: the batch fails for good, naming the fix, and records nothing', async (status, hint) => {
+    let refusing = true;
+    const server = await serve(({ body }) => (refusing ? { status, message: 'nope' } : { content: answerFor(body) }));
+    const endpoint = endpointOf(server);
+    const calls = taskCalls(endpoint, 40 + status, 2);
+    const llm = createLlmActivities(bucket);
+    const failure = await failureOf(callLlm(llm, { endpoint, calls }));
+    expect(failure.type).toBe('LlmConfigError');
+    expect(failure.nonRetryable).toBe(true);
+    expect(failure.message).toContain(`answered ${status}`);
+    expect(failure.message).toMatch(hint);
+    expect(await segmentsOf(endpoint, calls)).toEqual([]);
+    // Fixed (a new key, say), the same calls are sent and answered.
+    refusing = false;
+    const out = await callLlm(llm, { endpoint, calls }, 2);
+    expect(out.map((s) => [s.status, s.cached])).toEqual([['ok', false], ['ok', false]]);
+  });
+
   it('chat calls of several groups in one batch, run concurrently', async () => {
     const server = await serve(({ body }) => ({ content: `\`\`\`python\n${answerFor(body)}\`\`\`` }));
     const endpoint = endpointOf(server, 'chat');
@@ -272,12 +294,18 @@ describe('requests of several choices (samples_per_request)', () => {
     try {
       const endpoint: LlmEndpoint = { id: 'ignores-n', baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, model: `m-${uniqueSuffix()}`, api: 'completions', requestTimeoutS: 10 };
       const calls = multiChoiceCalls(endpoint, 4, 2, 2);
-      const failure = await failureOf(callLlm(createLlmActivities(bucket), { endpoint, calls }));
+      // Counted per request: an activity's late attempt (its earlier ones lost to other requests'
+      // 429s) still retries a request's first malformed answer.
+      const failure = await failureOf(callLlm(createLlmActivities(bucket), { endpoint, calls }, 9));
       expect(failure.type).toBe('LlmMalformedResponse');
       expect(failure.message).toMatch(/1 choice\(s\) for n=2/);
+      for (let attempt = 2; attempt < 5; attempt++) expect((await failureOf(callLlm(createLlmActivities(bucket), { endpoint, calls }, attempt))).type).toBe('LlmMalformedResponse');
       const last = await callLlm(createLlmActivities(bucket), { endpoint, calls }, 5);
-      expect(last.map((s) => [s.status, s.calls])).toEqual([['error', 2], ['error', 0]]);
-      expect(requests).toHaveLength(2);
+      expect(last.map((s) => [s.status, s.calls])).toEqual([['error', 5], ['error', 0]]);
+      expect(requests).toHaveLength(5);
+      // Recorded: not sent again.
+      await callLlm(createLlmActivities(bucket), { endpoint, calls }, 6);
+      expect(requests).toHaveLength(5);
     } finally {
       server.close();
     }
