@@ -58,6 +58,11 @@ export interface SweepModelConfig {
   max_tokens: number;
   /** Resolved: [] (none) for chat, the bigcode HumanEval stop words for completions, unless given. */
   stop: string[];
+  /**
+   * How many of `stop` go to the server (the rest are applied to the answer only). Absent: 4,
+   * OpenAI's limit (kept absent rather than 4, so configs written before the option hash as they did).
+   */
+  max_stop_sequences?: number;
   concurrency: number;
   requests_per_second?: number;
   request_timeout_s: number;
@@ -68,6 +73,14 @@ export interface SweepModelConfig {
    * option existed hash as they did).
    */
   samples_per_request?: number;
+}
+
+/** OpenAI's API takes at most 4 stop sequences and refuses a request with more (400). */
+export const DEFAULT_MAX_STOP_SEQUENCES = 4;
+
+/** The stop words a model's requests carry: the first max_stop_sequences of its list. */
+export function stopSentTo(model: Pick<SweepModelConfig, 'stop' | 'max_stop_sequences'>): string[] {
+  return model.stop.slice(0, model.max_stop_sequences ?? DEFAULT_MAX_STOP_SEQUENCES);
 }
 
 export interface SweepConfig {
@@ -207,6 +220,7 @@ const ModelSchema = z
       .optional(),
     max_tokens: z.int().min(1).max(1_000_000).default(512),
     stop: z.array(z.string().min(1, 'stop words must not be empty')).optional(),
+    max_stop_sequences: z.int().min(0).max(1000).optional(),
     concurrency: z.int().min(1).max(10_000).default(4),
     requests_per_second: z.number().positive().optional(),
     request_timeout_s: z.number().positive().max(86_400).default(120),
@@ -214,9 +228,10 @@ const ModelSchema = z
     samples_per_request: z.int().min(1).max(128).optional(),
   })
   .transform(
-    ({ samples_per_request, ...m }): SweepModelConfig => ({
+    ({ samples_per_request, max_stop_sequences, ...m }): SweepModelConfig => ({
       ...m,
       ...(samples_per_request !== undefined && samples_per_request > 1 ? { samples_per_request } : {}),
+      ...(max_stop_sequences !== undefined && max_stop_sequences !== DEFAULT_MAX_STOP_SEQUENCES ? { max_stop_sequences } : {}),
       base_url: m.base_url.replace(/\/+$/, ''),
       stop: m.stop ?? (m.api === 'completions' ? [...BIGCODE_HUMANEVAL_STOP_WORDS] : []),
     }),
@@ -413,6 +428,7 @@ const MODEL_KEYS = [
   'api_key_env',
   'max_tokens',
   'stop',
+  'max_stop_sequences',
   'concurrency',
   'requests_per_second',
   'request_timeout_s',

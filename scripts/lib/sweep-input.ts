@@ -10,7 +10,7 @@ import type { ExploraConfig } from '../../domain/config/env.js';
 import { DatasetRowSchema } from '../../domain/datasets/problems.js';
 import { parseJsonl } from '../../domain/execution/humaneval.js';
 import type { LlmEndpoint } from '../../domain/llm/request.js';
-import { isPbeWorldDataset, sweepConfigHash, type PathDatasetConfig, type SweepConfig, type SweepDatasetConfig } from '../../domain/sweep/config.js';
+import { isPbeWorldDataset, stopSentTo, sweepConfigHash, type PathDatasetConfig, type SweepConfig, type SweepDatasetConfig } from '../../domain/sweep/config.js';
 import type { DatasetLibrary } from '../../domain/apidocs/library.js';
 import { parseApiDocsJsonl } from '../../domain/apidocs/corpus.js';
 import { sweepInputKey } from '../../domain/sweep/keys.js';
@@ -206,7 +206,8 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
         temperature: c.temperature,
         top_p: config.top_p,
         max_tokens: c.model.max_tokens,
-        ...(c.model.stop.length ? { stop: c.model.stop } : {}),
+        // The rest of the list is applied to the answers (cell.stop): the code comes out the same.
+        ...(stopSentTo(c.model).length ? { stop: stopSentTo(c.model) } : {}),
         ...(c.model.send_seed ? { seed: config.seed } : {}),
       },
       stop: c.model.stop,

@@ -11,6 +11,7 @@ import {
   parseSweepConfig,
   SweepConfigError,
   SweepConfigSchema,
+  stopSentTo,
   sweepConfigHash,
   type SweepConfig,
   type SweepConfigIssue,
@@ -376,6 +377,19 @@ describe('validation errors name the field path', () => {
     expect(paths(issuesOf(withModel({ samples_per_request: 129 })))).toEqual(['models[0].samples_per_request']);
     expect(paths(issuesOf(withModel({ samples_per_request: 2.5 })))).toEqual(['models[0].samples_per_request']);
     expect(issuesOf(withModel({ sample_per_request: 2 }))[0]!.message).toMatch(/did you mean samples_per_request/);
+  });
+
+  it('max_stop_sequences: how many stop words are sent (default 4, OpenAI\'s limit); the rest are only applied to answers', () => {
+    const withModel = (extra: Record<string, unknown>) => ({ ...minimal(), models: [{ id: 'm', base_url: 'http://x', model: 'm', api: 'completions', ...extra }] });
+    const completions = parseSweepConfig(withModel({})).models[0]!;
+    expect(completions.stop).toHaveLength(BIGCODE_HUMANEVAL_STOP_WORDS.length);
+    expect(stopSentTo(completions)).toEqual(BIGCODE_HUMANEVAL_STOP_WORDS.slice(0, 4));
+    expect(stopSentTo(parseSweepConfig(withModel({ max_stop_sequences: 100 })).models[0]!)).toEqual([...BIGCODE_HUMANEVAL_STOP_WORDS]);
+    expect(stopSentTo(parseSweepConfig(withModel({ max_stop_sequences: 0 })).models[0]!)).toEqual([]);
+    expect(stopSentTo(parseSweepConfig(withModel({ stop: ['\nx'] })).models[0]!)).toEqual(['\nx']);
+    expect(parseSweepConfig(withModel({ max_stop_sequences: 4 }))).toEqual(parseSweepConfig(withModel({})));
+    expect(paths(issuesOf(withModel({ max_stop_sequences: -1 })))).toEqual(['models[0].max_stop_sequences']);
+    expect(paths(issuesOf(withModel({ max_stop_sequences: 1.5 })))).toEqual(['models[0].max_stop_sequences']);
   });
 
   it('cell ids that two different cells would share are refused', () => {
