@@ -12,7 +12,7 @@ import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { DatasetRowSchema, normalizeRow, type SweepProblem } from '../domain/datasets/problems.js';
+import { DatasetRowSchema, datasetRowsProblem, normalizeRow, type SweepProblem } from '../domain/datasets/problems.js';
 import { solutionFromGeneration } from '../domain/execution/fromGeneration.js';
 import { isSuccess, type ExecutionResult } from '../domain/execution/types.js';
 import { extractCode } from '../domain/llm/extract.js';
@@ -104,12 +104,16 @@ const SavedGenerationsSchema = z.array(z.array(z.string()));
 function countsOf(records: SampleRecord[], taskStart: number, taskEnd: number): TaskCounts[] {
   const byTask = new Map<number, TaskCounts>();
   for (let t = taskStart; t < taskEnd; t++) byTask.set(t, { taskIndex: t, n: 0, c: 0, s: 0 });
+  const unexecuted = new Set<number>();
   for (const r of records) {
     const c = byTask.get(r.task_index)!;
+    if (r.status === 'not_executed') unexecuted.add(r.task_index);
     c.n++;
     if (r.passed) c.c++;
     if (r.success) c.s++;
   }
+  // As CellAccumulator scores them: a task with samples not executed (generation-only) has no score.
+  for (const t of unexecuted) byTask.set(t, { taskIndex: t, n: 0, c: 0, s: 0 });
   return [...byTask.values()];
 }
 
@@ -175,13 +179,9 @@ export function createSweepStorageActivities(bucket: Bucket) {
       } catch (err) {
         throw ApplicationFailure.nonRetryable((err as Error).message, 'InvalidDataset');
       }
-      const seen = new Set<string>();
-      for (const { row, line } of rows) {
-        if (seen.has(row.task_id)) throw ApplicationFailure.nonRetryable(`dataset ${input.dataset}:${line}: duplicate task_id ${row.task_id}`, 'InvalidDataset');
-        seen.add(row.task_id);
-      }
+      const problem = datasetRowsProblem(rows, `dataset ${input.dataset}`);
+      if (problem) throw ApplicationFailure.nonRetryable(problem, 'InvalidDataset');
       const problems = rows.slice(0, input.limit ?? rows.length).map(({ row }) => normalizeRow(row, input.form));
-      if (!problems.length) throw ApplicationFailure.nonRetryable(`dataset ${input.dataset} has no tasks`, 'InvalidDataset');
       if (input.library && libraryKey) {
         let library: DatasetLibrary;
         if (input.library.kind === 'pbe') {

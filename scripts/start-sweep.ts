@@ -6,8 +6,8 @@ import { readFileSync, existsSync } from 'node:fs';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { Command, Option } from 'commander';
 import { ENV_DOC, parseConfig } from '../domain/config/env.js';
-import { describeSweepConfigDifferences, loadSweepConfig, SweepConfigError, sweepConfigHash, type SweepConfig } from '../domain/sweep/config.js';
-import { sweepWorkflowId } from '../domain/sweep/keys.js';
+import { describeSweepConfigDifferences, loadSweepConfig, sweepConfigHash, sweepIdProblem, type SweepConfig } from '../domain/sweep/config.js';
+import { defaultSweepId, sweepWorkflowId, type SweepRun } from '../domain/sweep/keys.js';
 import { formatPlan, planSweep } from '../domain/sweep/plan.js';
 import { s3ClientFor, sha256Hex } from '../activities/storage/s3.js';
 import { sweepWorkflow } from '../workflows/sweep.js';
@@ -32,12 +32,8 @@ interface Flags {
 
 function loadConfig(file: string): SweepConfig {
   if (!existsSync(file)) throw new Error(`--config ${file}: no such file`);
-  try {
-    return loadSweepConfig(readFileSync(file, 'utf8'), file);
-  } catch (err) {
-    if (err instanceof SweepConfigError) throw new Error(`invalid sweep config ${file}:\n${err.issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`);
-    throw err;
-  }
+  // A SweepConfigError's message names every problem, by field or by line and column.
+  return loadSweepConfig(readFileSync(file, 'utf8'), file);
 }
 
 function generationsByDataset(values: string[], config: SweepConfig): Record<string, string> {
@@ -56,7 +52,7 @@ function generationsByDataset(values: string[], config: SweepConfig): Record<str
 const program = new Command('start-sweep')
   .description('Start or resume a sweep (datasets x models x methods x temperatures), follow it, print pass@k')
   .requiredOption('--config <file>', 'sweep config, YAML or JSON')
-  .option('--id <id>', 'sweep id (default: the config\'s id, else derived from the config\'s hash)')
+  .option('--id <id>', "sweep id (default: the config's id, else derived from the config's hash; -gen or -eval-<hash of the generations> appended in those modes)")
   .option('--generation-only', 'generate and save samples, do not execute them', false)
   .option('--evaluate-only', 'execute loaded generations instead of calling models', false)
   .option('--load-generations <file>', 'with --evaluate-only: bigcode generations.json (list of lists), or DATASET=FILE; repeatable', (v: string, acc: string[]) => [...acc, v], [] as string[])
@@ -71,19 +67,27 @@ program.action(async (flags: Flags) => {
   if (flags.generationOnly && flags.evaluateOnly) throw new Error('--generation-only and --evaluate-only exclude each other');
   if (flags.evaluateOnly !== flags.loadGenerations.length > 0) throw new Error('--evaluate-only and --load-generations go together');
   const mode: SweepMode = flags.evaluateOnly ? 'evaluate-only' : flags.generationOnly ? 'generation-only' : 'full';
-  const sweepId = flags.id ?? config.id ?? `sweep-${sweepConfigHash(config, sha256Hex).slice(0, 12)}`;
+  const generations = generationsByDataset(flags.loadGenerations, config);
+  if (mode === 'evaluate-only') {
+    const missing = config.datasets.filter((d) => !generations[d.name]).map((d) => d.name);
+    if (missing.length) throw new Error(`--load-generations: no generations file for dataset(s) ${missing.join(', ')}; give one per dataset as DATASET=FILE`);
+  }
+  const run: SweepRun =
+    mode === 'evaluate-only' ? { mode, generations: Object.fromEntries(Object.entries(generations).map(([d, f]) => [d, sha256Hex(readFileSync(f))])) } : { mode };
+  if (flags.id !== undefined) {
+    const problem = sweepIdProblem(flags.id);
+    if (problem) throw new Error(`--id: ${problem}`);
+  }
+  const sweepId = flags.id ?? defaultSweepId(config.id, sweepConfigHash(config, sha256Hex), run, sha256Hex);
   const env = parseConfig(process.env);
   const s3 = s3ClientFor(env);
   const bucket = { s3, name: env.s3.bucket };
   try {
     if (flags.dryRun) {
-      const plan = planSweep({ ...config, id: sweepId }, await countTasks(bucket, flags.config, config));
-      console.log(formatPlan(plan));
-      if (mode !== 'full') console.log(`mode: ${mode}${mode === 'evaluate-only' ? ' (no LLM requests)' : ' (no sandbox runs)'}`);
+      console.log(formatPlan(planSweep({ ...config, id: sweepId }, await countTasks(bucket, flags.config, config), mode)));
       return;
     }
-    const generations = generationsByDataset(flags.loadGenerations, config);
-    await recordSweepConfig(bucket, sweepId, config, describeSweepConfigDifferences);
+    await recordSweepConfig(bucket, sweepId, config, run, describeSweepConfigDifferences);
     const input = await buildSweepInput(config, bucket, { sweepId, configFile: flags.config, mode, generations, queues: queuesOf(env), log: (line) => console.error(line) });
 
     const connection = await Connection.connect({ address: env.temporal.address }).catch((err: Error) => {

@@ -2,6 +2,8 @@
 import { Client, Connection } from '@temporalio/client';
 import { Command } from 'commander';
 import { parseConfig } from '../domain/config/env.js';
+import { sweepIdProblem } from '../domain/sweep/config.js';
+import { rootCauseMessage } from './lib/errors.js';
 import { sweepResultsKey, sweepWorkflowId } from '../domain/sweep/keys.js';
 import type { CellSummary } from '../domain/sweep/results.js';
 import { getText, s3ClientFor } from '../activities/storage/s3.js';
@@ -16,15 +18,37 @@ new Command('sweep-status')
   .option('--resume', 'resume a paused sweep', false)
   .action(async (sweepId: string, flags: { watch: boolean; pause: boolean; resume: boolean }) => {
     if (flags.pause && flags.resume) throw new Error('--pause and --resume exclude each other');
+    const problem = sweepIdProblem(sweepId);
+    if (problem) throw new Error(problem);
     const env = parseConfig(process.env);
-    const connection = await Connection.connect({ address: env.temporal.address });
-    const client = new Client({ connection, namespace: env.temporal.namespace });
     const s3 = s3ClientFor(env);
+    const storedResults = () => getText({ s3, name: env.s3.bucket }, sweepResultsKey(sweepId));
+    let connection: Connection;
+    try {
+      connection = await Connection.connect({ address: env.temporal.address });
+    } catch (err) {
+      try {
+        // A finished sweep's results are in S3 alone: show them even with Temporal down.
+        const stored = flags.pause || flags.resume || flags.watch ? null : await storedResults().catch(() => null);
+        if (stored === null) {
+          throw new Error(
+            `cannot reach Temporal at ${env.temporal.address} (${(err as Error).message}), and sweep ${sweepId} has no results in S3 to show; ` +
+              'start the local stack with `npm run stack:up`',
+          );
+        }
+        console.log(`sweep ${sweepId}: finished (results from S3; Temporal at ${env.temporal.address} is unreachable)`);
+        console.log(formatResultsTable((JSON.parse(stored) as { cells: CellSummary[] }).cells));
+        return;
+      } finally {
+        s3.destroy();
+      }
+    }
+    const client = new Client({ connection, namespace: env.temporal.namespace });
     try {
       const handle = client.workflow.getHandle<typeof sweepWorkflow>(sweepWorkflowId(sweepId));
       const description = await handle.describe().catch(() => undefined);
       if (!description) {
-        const stored = await getText({ s3, name: env.s3.bucket }, sweepResultsKey(sweepId));
+        const stored = await storedResults();
         if (stored === null) throw new Error(`no sweep ${sweepId}: no workflow ${sweepWorkflowId(sweepId)} and no results in S3`);
         console.log(formatResultsTable((JSON.parse(stored) as { cells: CellSummary[] }).cells));
         return;
@@ -50,8 +74,18 @@ new Command('sweep-status')
             const p = cells.get(c.id);
             console.log(`  ${c.id}: ${c.state}${p ? ` ${p.samplesDone}/${p.samplesTotal} samples, pass@1 so far ${p.passAt1SoFar?.toFixed(3) ?? '-'}, ${p.calls} calls` : ''}`);
           }
+          const finished = sweep.cells.flatMap((c) => (c.summary ? [c.summary] : []));
+          if (finished.length) console.log(`\nfinished cells:\n${formatResultsTable(finished)}`);
           return;
         }
+      }
+      if (description.status.name === 'FAILED' || description.status.name === 'TERMINATED' || description.status.name === 'TIMED_OUT' || description.status.name === 'CANCELLED') {
+        const why = await handle.result().then(
+          () => '',
+          (err: unknown) => rootCauseMessage(err),
+        );
+        console.log(`${why ? `why: ${why}\n` : ''}what is done is kept: start it again with the same --id to resume (npx tsx scripts/start-sweep.ts --config FILE --id ${sweepId})`);
+        return;
       }
       if (description.status.name === 'COMPLETED' || flags.watch) {
         const result = await handle.result();

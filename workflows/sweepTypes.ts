@@ -4,8 +4,9 @@ import type { LlmEndpoint } from '../domain/llm/request.js';
 import type { Sampling } from '../domain/methods/direct.js';
 import type { PbeParams } from '../domain/pbe/params.js';
 import type { MethodOptions } from '../domain/methods/options.js';
+import type { SweepMode } from '../domain/sweep/plan.js';
 
-export type SweepMode = 'full' | 'generation-only' | 'evaluate-only';
+export type { SweepMode };
 
 export interface SweepQueues {
   workflows: string;

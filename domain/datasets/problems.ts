@@ -68,3 +68,18 @@ function examplesOf(value: unknown): { examples?: Array<{ input: string; output:
 export function isStatementTask(problem: Pick<SweepProblem, 'entry_point'>): boolean {
   return problem.entry_point === 'None';
 }
+
+/**
+ * What makes a dataset's rows unusable as a whole (each row being valid): none at all, or a task_id
+ * given twice (its samples and results would mix). Null when the rows are fine.
+ */
+export function datasetRowsProblem(rows: ReadonlyArray<{ line: number; row: { task_id: string } }>, source: string): string | null {
+  if (rows.length === 0) return `${source} has no tasks`;
+  const seen = new Map<string, number>();
+  for (const { row, line } of rows) {
+    const first = seen.get(row.task_id);
+    if (first !== undefined) return `${source}:${line}: duplicate task_id ${row.task_id} (first on line ${first})`;
+    seen.set(row.task_id, line);
+  }
+  return null;
+}

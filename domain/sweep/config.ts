@@ -109,6 +109,12 @@ const NAME_PATTERN = '[a-z0-9][a-z0-9._-]';
 export const SweepIdSchema = z
   .string()
   .regex(new RegExp(`^${NAME_PATTERN}{0,79}$`), 'must be 1-80 of a-z 0-9 . _ - starting with a letter or digit');
+/** Why a sweep id given on a command line is not one; null when it is. */
+export function sweepIdProblem(id: string): string | null {
+  const parsed = SweepIdSchema.safeParse(id);
+  return parsed.success ? null : `sweep id ${JSON.stringify(id)}: ${parsed.error.issues[0]!.message}`;
+}
+
 const DatasetNameSchema = z
   .string()
   .regex(new RegExp(`^${NAME_PATTERN}{0,99}$`), 'must be 1-100 of a-z 0-9 . _ - starting with a letter or digit');

@@ -21,3 +21,8 @@ export function formatTemperature(temperature: number): string {
 export function cellId(dataset: string, model: string, method: string, temperature: number): string {
   return `${dataset}.${model}.${method}.t${formatTemperature(temperature)}`;
 }
+
+/** The one cell of a dataset in an evaluate-only sweep: loaded generations belong to no model. */
+export function loadedCellId(dataset: string): string {
+  return `${dataset}.loaded`;
+}

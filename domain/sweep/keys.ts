@@ -1,4 +1,6 @@
 /** Where a sweep keeps everything in the bucket. Deterministic, so a restarted sweep finds its work. */
+import type { SweepMode } from './plan.js';
+
 export const sweepPrefix = (sweepId: string) => `sweeps/${sweepId}/`;
 export const sweepConfigKey = (sweepId: string) => `${sweepPrefix(sweepId)}config.json`;
 export const sweepResultsKey = (sweepId: string) => `${sweepPrefix(sweepId)}results.json`;
@@ -23,3 +25,37 @@ export const cellTraceKey = (sweepId: string, cellId: string, taskIndex: number)
 export const cellTaskWorkflowId = (sweepId: string, cellId: string, taskIndex: number) => `explora-sweep/${sweepId}/${cellId}/task-${taskIndex}`;
 /** A sweep's copy of a dataset's library (API docs, planner examples, runtime). */
 export const sweepLibraryKey = (sweepId: string, dataset: string) => `${sweepPrefix(sweepId)}datasets/${dataset}.library.json`;
+
+/**
+ * What a sweep id stands for besides its config: the mode, and in evaluate-only the generations
+ * (by content). A sweep's records are only ever reused by a start of the same run.
+ */
+export interface SweepRun {
+  mode: SweepMode;
+  /** evaluate-only: dataset name -> sha256 of its generations file. */
+  generations?: Record<string, string>;
+}
+
+/**
+ * The id a start without --id uses: the config's id, else one from its hash; other modes than a
+ * full run get their own (`-gen`, `-eval-<generations hash>`), so that a generation-only run, an
+ * evaluation of other generations and the full sweep never read each other's records.
+ */
+export function defaultSweepId(configId: string | undefined, configHash: string, run: SweepRun, sha256Hex: (s: string) => string): string {
+  const base = configId ?? `sweep-${configHash.slice(0, 12)}`;
+  const suffix =
+    run.mode === 'full'
+      ? ''
+      : run.mode === 'generation-only'
+        ? '-gen'
+        : `-eval-${sha256Hex(JSON.stringify(Object.entries(run.generations ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)))).slice(0, 10)}`;
+  return base.slice(0, 80 - suffix.length) + suffix;
+}
+
+/** Why a start of `run` may not resume the sweep recorded with `stored`; null when it may. */
+export function sweepRunConflict(sweepId: string, stored: SweepRun, run: SweepRun): string | null {
+  const describe = (r: SweepRun) =>
+    r.mode === 'evaluate-only' ? `evaluate-only on generations ${Object.entries(r.generations ?? {}).map(([d, h]) => `${d}=${h.slice(0, 10)}`).join(', ')}` : r.mode;
+  if (describe(stored) === describe(run)) return null;
+  return `sweep ${sweepId} was started as ${describe(stored)}; this start is ${describe(run)}. Use another --id (or none: each mode and set of generations gets its own)`;
+}

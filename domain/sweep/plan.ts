@@ -6,9 +6,15 @@
 import type { MethodName } from './methods.js';
 import { estimateMethodCost } from './methods.js';
 import type { SweepConfig, SweepDatasetConfig, SweepModelConfig } from './config.js';
-import { cellId, formatTemperature } from './ids.js';
+import { cellId, formatTemperature, loadedCellId } from './ids.js';
 
-export { cellId, formatTemperature } from './ids.js';
+export { cellId, formatTemperature, loadedCellId } from './ids.js';
+
+/**
+ * full: generate and execute; generation-only: generate and save, execute nothing; evaluate-only:
+ * execute generations loaded from files (bigcode's --load_generations_path), ask no model.
+ */
+export type SweepMode = 'full' | 'generation-only' | 'evaluate-only';
 
 export interface Cell {
   /** e.g. `humaneval.gpt-x.direct.t0.8`; unique within a valid config (see ids.ts). */
@@ -40,7 +46,8 @@ export interface CellPlan {
   id: string;
   dataset: string;
   model: string;
-  method: MethodName;
+  /** `loaded` in an evaluate-only sweep. */
+  method: MethodName | 'loaded';
   temperature: number;
   /** Tasks of the dataset after `limit`. */
   tasks: number;
@@ -87,6 +94,7 @@ export interface PlanTotals {
 
 export interface SweepPlan {
   sweepId?: string;
+  mode: SweepMode;
   nSamples: number;
   k: number[];
   topP: number;
@@ -111,7 +119,7 @@ export class SweepPlanError extends Error {
  * The plan of a sweep, given the number of tasks each dataset holds (by dataset name). Throws
  * SweepPlanError naming the dataset when a count is missing or not a non-negative integer.
  */
-export function planSweep(config: SweepConfig, taskCounts: Readonly<Record<string, number>>): SweepPlan {
+export function planSweep(config: SweepConfig, taskCounts: Readonly<Record<string, number>>, mode: SweepMode = 'full'): SweepPlan {
   const datasets: DatasetPlan[] = config.datasets.map((d) => {
     const available = Object.prototype.hasOwnProperty.call(taskCounts, d.name) ? taskCounts[d.name] : undefined;
     if (available === undefined) throw new SweepPlanError(`no task count for dataset ${JSON.stringify(d.name)}`);
@@ -122,7 +130,7 @@ export function planSweep(config: SweepConfig, taskCounts: Readonly<Record<strin
   });
   const tasksOf = new Map(datasets.map((d) => [d.name, d.tasks]));
 
-  const cells: CellPlan[] = expandGrid(config).map((cell) => {
+  const cells: CellPlan[] = mode === 'evaluate-only' ? loadedCells(datasets, config.n_samples) : expandGrid(config).map((cell) => {
     const tasks = tasksOf.get(cell.dataset.name)!;
     const cost = estimateMethodCost(cell.method, tasks, config.n_samples, config.method_options, cell.model.samples_per_request);
     const samples = tasks * config.n_samples;
@@ -136,7 +144,8 @@ export function planSweep(config: SweepConfig, taskCounts: Readonly<Record<strin
       tasks,
       samples,
       llmRequests,
-      sandboxRuns: cost.sandboxRuns,
+      // Generation-only skips the final executions; a method's own sandbox runs are generation.
+      sandboxRuns: mode === 'generation-only' ? cost.sandboxRuns - samples : cost.sandboxRuns,
       maxCompletionTokens: cost.llmAnswers * cell.model.max_tokens,
       estimate: cost.estimate,
       shared: cost.shared.map((s) => ({
@@ -153,7 +162,7 @@ export function planSweep(config: SweepConfig, taskCounts: Readonly<Record<strin
     let requests = 0;
     let tokens = 0;
     for (const c of of) {
-      const maxTokens = maxTokensOf.get(c.model)!;
+      const maxTokens = maxTokensOf.get(c.model) ?? 0;
       requests += c.llmRequests - sum(c.shared.map((s) => s.requests));
       tokens += c.maxCompletionTokens - sum(c.shared.map((s) => s.answers)) * maxTokens;
       for (const s of c.shared) families.set(s.family, { requests: s.requests, answers: s.answers, maxTokens });
@@ -165,7 +174,7 @@ export function planSweep(config: SweepConfig, taskCounts: Readonly<Record<strin
     return { requests, tokens };
   };
 
-  const models: ModelPlan[] = config.models.map((m) => {
+  const models: ModelPlan[] = (mode === 'evaluate-only' ? [] : config.models).map((m) => {
     const mine = sent(cells.filter((c) => c.model === m.id));
     const llmRequests = mine.requests;
     const plan: ModelPlan = {
@@ -182,17 +191,16 @@ export function planSweep(config: SweepConfig, taskCounts: Readonly<Record<strin
   });
 
   const plan: SweepPlan = {
+    mode,
     nSamples: config.n_samples,
     k: [...config.k],
     topP: config.top_p,
     seed: config.seed,
     timeoutS: config.timeout_s,
-    axes: {
-      datasets: config.datasets.length,
-      models: config.models.length,
-      methods: config.methods.length,
-      temperatures: config.temperatures.length,
-    },
+    axes:
+      mode === 'evaluate-only'
+        ? { datasets: config.datasets.length, models: 0, methods: 0, temperatures: 0 }
+        : { datasets: config.datasets.length, models: config.models.length, methods: config.methods.length, temperatures: config.temperatures.length },
     datasets,
     models,
     cells,
@@ -210,15 +218,38 @@ export function planSweep(config: SweepConfig, taskCounts: Readonly<Record<strin
   return plan;
 }
 
+/** Evaluate-only: one cell per dataset, executing its loaded generations; no model is asked. */
+function loadedCells(datasets: DatasetPlan[], n: number): CellPlan[] {
+  return datasets.map((d) => ({
+    id: loadedCellId(d.name),
+    dataset: d.name,
+    model: 'loaded',
+    method: 'loaded',
+    temperature: 0,
+    tasks: d.tasks,
+    samples: d.tasks * n,
+    llmRequests: 0,
+    sandboxRuns: d.tasks * n,
+    maxCompletionTokens: 0,
+    estimate: false,
+    shared: [],
+  }));
+}
+
 /** A readable summary and per-cell table, for `--dry-run`. Estimated figures are marked `~`. */
 export function formatPlan(plan: SweepPlan): string {
   const { axes } = plan;
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   const out: string[] = [];
-  out.push(
-    `sweep ${plan.sweepId ?? '(unnamed)'}: ${plural(axes.datasets, 'dataset')} x ${plural(axes.models, 'model')} x ` +
-      `${plural(axes.methods, 'method')} x ${plural(axes.temperatures, 'temperature')} = ${plural(plan.totals.cells, 'cell')}`,
-  );
+  if (plan.mode === 'evaluate-only') {
+    out.push(`sweep ${plan.sweepId ?? '(unnamed)'}, evaluate-only: the loaded generations of ${plural(axes.datasets, 'dataset')}, one cell each; no model is asked`);
+  } else {
+    out.push(
+      `sweep ${plan.sweepId ?? '(unnamed)'}${plan.mode === 'generation-only' ? ', generation-only (nothing is executed but what the methods run while generating)' : ''}: ` +
+        `${plural(axes.datasets, 'dataset')} x ${plural(axes.models, 'model')} x ` +
+        `${plural(axes.methods, 'method')} x ${plural(axes.temperatures, 'temperature')} = ${plural(plan.totals.cells, 'cell')}`,
+    );
+  }
   out.push(
     `n_samples ${plan.nSamples}, k [${plan.k.join(', ')}], top_p ${plan.topP}, seed ${plan.seed}, ` +
       `limit ${plan.limit ?? 'none'}, sandbox timeout ${plan.timeoutS} s`,
@@ -249,6 +280,7 @@ export function formatPlan(plan: SweepPlan): string {
         `another cell sends too, run before and cached, so the total counts them once)`,
     );
   }
+  if (plan.models.length === 0) return out.join('\n') + '\n';
   out.push('');
   out.push(
     table(

@@ -56,6 +56,8 @@ export function compareRecords(a: Pick<SampleRecord, 'task_index' | 'sample_inde
  */
 export class CellAccumulator {
   private readonly perTask: Array<{ task_id: string; n: number; c: number; s: number; pipeline_length: number | undefined }>;
+  /** Tasks with a sample saved but not executed (generation-only): not scored at all. */
+  private readonly unexecuted = new Set<number>();
   private readonly statusCounts: Record<string, number> = {};
   private samples = 0;
   private calls = 0;
@@ -70,9 +72,14 @@ export class CellAccumulator {
   add(r: SampleRecord): void {
     const t = this.perTask[r.task_index];
     if (!t) throw new RangeError(`record of task ${r.task_id} has task index ${r.task_index}, beyond the cell's ${this.perTask.length} tasks`);
-    t.n++;
-    if (r.passed) t.c++;
-    if (r.success) t.s++;
+    // A sample saved but not executed (generation-only) is no evidence either way, and its task's
+    // other samples (failed generations) alone would score it 0: the task is not scored.
+    if (r.status === 'not_executed') this.unexecuted.add(r.task_index);
+    else {
+      t.n++;
+      if (r.passed) t.c++;
+      if (r.success) t.s++;
+    }
     this.statusCounts[r.status] = (this.statusCounts[r.status] ?? 0) + 1;
     this.samples++;
     const cost = recordCost(r);
@@ -86,9 +93,10 @@ export class CellAccumulator {
   summary(input: CellSummaryInput): { summary: CellSummary; results: Record<string, unknown> } {
     const perTask = this.perTask;
     const statusCounts = { ...this.statusCounts };
-    const scored = perTask.filter((t) => t.n > 0);
+    const scored = perTask.filter((t, i) => t.n > 0 && !this.unexecuted.has(i));
     const pass = estimateAtK(scored.map((t) => ({ n: t.n, c: t.c })), input.k);
     const success = estimateAtK(scored.map((t) => ({ n: t.n, c: t.s })), input.k);
+    if (scored.length === 0 && this.unexecuted.size > 0) pass.dropped = [`pass@k and success@k: no sample was executed (generation-only), nothing to score`];
     const cost = {
       calls: this.calls,
       promptTokens: this.promptTokens,

@@ -7,14 +7,14 @@ import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { ExploraConfig } from '../../domain/config/env.js';
-import { DatasetRowSchema } from '../../domain/datasets/problems.js';
+import { DatasetRowSchema, datasetRowsProblem } from '../../domain/datasets/problems.js';
 import { parseJsonl } from '../../domain/execution/humaneval.js';
 import type { LlmEndpoint } from '../../domain/llm/request.js';
 import { isPbeWorldDataset, stopSentTo, sweepConfigHash, type PathDatasetConfig, type SweepConfig, type SweepDatasetConfig } from '../../domain/sweep/config.js';
 import type { DatasetLibrary } from '../../domain/apidocs/library.js';
 import { parseApiDocsJsonl } from '../../domain/apidocs/corpus.js';
-import { sweepInputKey } from '../../domain/sweep/keys.js';
-import { expandGrid } from '../../domain/sweep/plan.js';
+import { sweepConfigKey, sweepInputKey, sweepRunConflict, type SweepRun } from '../../domain/sweep/keys.js';
+import { expandGrid, loadedCellId } from '../../domain/sweep/plan.js';
 import { decodeMaybeGzip } from '../../activities/problems.js';
 import { getBytes, putObject, sha256Hex, type Bucket } from '../../activities/storage/s3.js';
 import type { SweepCellInput, SweepDatasetInput, SweepInput, SweepMode } from '../../workflows/sweepTypes.js';
@@ -43,13 +43,36 @@ async function readDatasetText(bucket: Bucket, configFile: string, d: SweepDatas
 async function readInputText(bucket: Bucket, configFile: string, p: string, field: string): Promise<string> {
   const s3 = parseS3Uri(p);
   if (s3) {
-    const bytes = await getBytes({ s3: bucket.s3, name: s3.bucket }, s3.key);
+    let bytes;
+    try {
+      bytes = await getBytes({ s3: bucket.s3, name: s3.bucket }, s3.key);
+    } catch (err) {
+      throw new SweepInputError(`${field}: cannot read ${p}: ${describeS3Error(err)}`);
+    }
     if (bytes === null) throw new SweepInputError(`${field}: ${p} does not exist`);
-    return decodeMaybeGzip(bytes);
+    return decodeNamed(bytes, field, p);
   }
   const file = resolveDatasetPath(configFile, p);
   if (!existsSync(file)) throw new SweepInputError(`${field}: ${file} does not exist`);
-  return decodeMaybeGzip(readFileSync(file));
+  return decodeNamed(readFileSync(file), field, file);
+}
+
+function decodeNamed(bytes: Uint8Array, field: string, where: string): string {
+  try {
+    return decodeMaybeGzip(bytes);
+  } catch (err) {
+    throw new SweepInputError(`${field}: ${where} is not readable as text or gzip: ${(err as Error).message}`);
+  }
+}
+
+/** An S3 failure as a person can act on it: the endpoint down, a missing bucket, no access. */
+function describeS3Error(err: unknown): string {
+  const e = err as { name?: string; code?: string; message?: string; $metadata?: { httpStatusCode?: number } };
+  if (e.code === 'ECONNREFUSED' || /ECONNREFUSED/.test(e.message ?? '')) return `the S3 endpoint refused the connection (${e.message}); is it up? (local stack: npm run stack:up)`;
+  if (e.name === 'NoSuchBucket') return 'no such bucket';
+  const status = e.$metadata?.httpStatusCode;
+  if (status === 403 || e.name === 'AccessDenied') return 'access denied (check EXPLORA_S3_* credentials)';
+  return `${e.name ?? 'error'}${status ? ` (HTTP ${status})` : ''}: ${e.message ?? String(err)}`;
 }
 
 /**
@@ -100,7 +123,13 @@ export async function countTasks(bucket: Bucket, configFile: string, config: Swe
   for (const d of config.datasets) {
     if (isPbeWorldDataset(d)) counts[d.name] = d.pbe_world.count;
     else if (d.library && 'private_library' in d.library) counts[d.name] = (await loadPathLibrary(bucket, configFile, d))!.rows!.split('\n').length - 1;
-    else counts[d.name] = parseJsonl(await readDatasetText(bucket, configFile, d), DatasetRowSchema, `datasets[${d.name}] ${d.path}`).length;
+    else {
+      // The checks the workflow makes when it prepares the dataset, so that a dry run catches them.
+      const rows = parseJsonl(await readDatasetText(bucket, configFile, d), DatasetRowSchema, `datasets[${d.name}] ${d.path}`);
+      const problem = datasetRowsProblem(rows, `datasets[${d.name}] ${d.path}`);
+      if (problem) throw new SweepInputError(problem);
+      counts[d.name] = rows.length;
+    }
   }
   return counts;
 }
@@ -175,7 +204,7 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
     // Loaded generations belong to no model or temperature: one cell per dataset.
     const unused: LlmEndpoint = { id: 'loaded', baseUrl: 'http://unused.invalid', model: 'loaded', api: 'completions', requestTimeoutS: 1 };
     cells = config.datasets.map((d) => ({
-      id: `${d.name}.loaded`,
+      id: loadedCellId(d.name),
       dataset: d.name,
       model: 'loaded',
       method: 'loaded',
@@ -236,19 +265,28 @@ export function queuesOf(config: ExploraConfig): SweepInput['queues'] {
  * Records the config under the sweep id on first start; a later start with the same id must bring
  * the same config (or it would silently mix two experiments), and is refused naming what differs.
  */
-export async function recordSweepConfig(bucket: Bucket, sweepId: string, config: SweepConfig, describe: (a: SweepConfig, b: SweepConfig) => string[]): Promise<void> {
-  const key = `sweeps/${sweepId}/config.json`;
+export async function recordSweepConfig(
+  bucket: Bucket,
+  sweepId: string,
+  config: SweepConfig,
+  run: SweepRun,
+  describe: (a: SweepConfig, b: SweepConfig) => string[],
+): Promise<void> {
+  const key = sweepConfigKey(sweepId);
   const existing = await getBytes(bucket, key);
   const hash = sweepConfigHash(config, sha256Hex);
   if (existing) {
-    const stored = JSON.parse(Buffer.from(existing).toString('utf8')) as { config_sha256: string; config: SweepConfig };
+    // `run` is absent from records written before modes were recorded: those are not checked.
+    const stored = JSON.parse(Buffer.from(existing).toString('utf8')) as { config_sha256: string; config: SweepConfig; run?: SweepRun };
     if (stored.config_sha256 !== hash) {
       throw new SweepInputError(
         `sweep ${sweepId} was started with another config (${describe(stored.config, config).join('; ')}); ` +
           'use another --id, or restore the original config to resume it',
       );
     }
+    const conflict = stored.run ? sweepRunConflict(sweepId, stored.run, run) : null;
+    if (conflict) throw new SweepInputError(conflict);
     return;
   }
-  await putObject(bucket, key, JSON.stringify({ sweep_id: sweepId, config_sha256: hash, config }, null, 2) + '\n', { contentType: 'application/json' });
+  await putObject(bucket, key, JSON.stringify({ sweep_id: sweepId, config_sha256: hash, run, config }, null, 2) + '\n', { contentType: 'application/json' });
 }

@@ -46,6 +46,13 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** The sweep id start-sweep announces: `sweep <id>: <Web UI link>`. */
+function sweepIdIn(output: string): string {
+  const m = /^sweep (\S+): http/m.exec(output);
+  if (!m) throw new Error(`no sweep id in the output:\n${output}`);
+  return m[1]!;
+}
+
 describe('a sweep end to end on the real stack, against a scripted OpenAI-compatible server', () => {
   const id = `e2e-${uniqueSuffix()}`;
 
@@ -64,6 +71,36 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
     expect(res.output).toMatch(/models\[0\]\.base_url/);
     expect(res.output).toMatch(/datasets/);
     expect(res.output).toMatch(/k/);
+  });
+
+  it('bad inputs are refused before anything starts, each naming the problem', async () => {
+    const row = { task_id: 'T/0', prompt: 'def f(x):\n', entry_point: 'f', canonical_solution: '    return x\n', test: 'def check(f):\n    assert f(1) == 1\n' };
+    const dup = path.join(dir, 'dup.jsonl');
+    writeFileSync(dup, `${JSON.stringify(row)}\n${JSON.stringify({ ...row, prompt: 'def f(y):\n' })}\n`);
+    const yaml = (datasetPath: string) =>
+      `datasets:\n  - name: he\n    path: ${datasetPath}\nmodels:\n  - id: m\n    base_url: http://127.0.0.1:9/v1\n    model: m\nmethods: [direct]\ntemperatures: [0.2]\nn_samples: 1\nk: [1]\n`;
+    const write = (name: string, text: string) => {
+      const file = path.join(dir, name);
+      writeFileSync(file, text);
+      return file;
+    };
+    const refused = async (args: string[], message: RegExp) => {
+      const res = await runTs('scripts/start-sweep.ts', [...args, '--dry-run'], env);
+      expect(res.code, res.output).toBe(1);
+      expect(res.output).toMatch(message);
+    };
+    const good = write('good.yaml', yaml(HUMANEVAL));
+    await refused(['--config', good, '--id', 'BAD_ID!'], /--id: sweep id "BAD_ID!": must be 1-80 of a-z 0-9/);
+    await refused(['--config', write('syntax.yaml', yaml(HUMANEVAL).replace('n_samples: 1', 'n_samples: [1'))], /line \d+, column \d+/);
+    await refused(['--config', write('dup.yaml', yaml(dup))], /datasets\[he\] .*dup\.jsonl:2: duplicate task_id T\/0 \(first on line 1\)/);
+    await refused(['--config', write('s3.yaml', yaml(`s3://no-such-bucket-${uniqueSuffix()}/he.jsonl`))], /datasets\[he\]\.path: s3:\/\/no-such-bucket-\S+ does not exist/);
+    await refused(['--config', good, '--evaluate-only', '--load-generations', path.join(dir, 'missing.json')], /--load-generations .*missing\.json: no such file/);
+    // A good evaluate-only plan: one cell of loaded generations, no model asked.
+    const generations = write('gens.json', JSON.stringify([['    return x\n']]));
+    const dry = await runTs('scripts/start-sweep.ts', ['--config', good, '--evaluate-only', '--load-generations', generations, '--dry-run'], env);
+    expect(dry.code, dry.output).toBe(0);
+    expect(dry.output).toMatch(/evaluate-only: the loaded generations of 1 dataset, one cell each; no model is asked/);
+    expect(dry.output).toMatch(/he\.loaded\s+164\s+164\s+0\s+164/);
   });
 
   it('produces the results the script implies, retries 429/500/malformed, records 400s, and sends every request once', async () => {
@@ -180,13 +217,19 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
     const file = writeConfig(genId);
     const gen = await runTs('scripts/start-sweep.ts', ['--config', file, '--generation-only', '--no-progress'], env);
     expect(gen.code, gen.output).toBe(0);
-    const genResults = JSON.parse((await getText(bucket, sweepResultsKey(genId)))!);
+    // A mode of its own gets an id of its own: it never reads, or is read as, the full sweep.
+    expect(sweepIdIn(gen.output)).toBe(`${genId}-gen`);
+    const genResults = JSON.parse((await getText(bucket, sweepResultsKey(`${genId}-gen`)))!);
     for (const c of genResults.cells) {
       expect(c.cost.sandboxRuns).toBe(0);
       expect(c.statusCounts.not_executed).toBeGreaterThan(0);
+      // Nothing executed, nothing scored (not a pass@1 of 0).
+      expect(c.tasks).toBe(0);
+      expect(c.passAtK).toEqual({});
+      expect(c.droppedK.join()).toMatch(/generation-only/);
     }
     // Evaluate the chat model's saved pbe generations, as bigcode's --load_generations_path would.
-    const saved = await getText(bucket, cellFileKey(genId, 'pbe.chatty.direct.t0.2', 'generations.json'));
+    const saved = await getText(bucket, cellFileKey(`${genId}-gen`, 'pbe.chatty.direct.t0.2', 'generations.json'));
     const genFile = path.join(dir, 'generations.json');
     writeFileSync(genFile, saved!);
     const evalId = `eval-${uniqueSuffix()}`;
@@ -196,12 +239,28 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
     const ev = await runTs('scripts/start-sweep.ts', ['--config', evalConfig, '--evaluate-only', '--load-generations', genFile, '--no-progress'], env);
     expect(ev.code, ev.output).toBe(0);
     expect(server.requests().length).toBe(requestsBefore); // no model was asked anything
-    const evResults = JSON.parse((await getText(bucket, sweepResultsKey(evalId)))!);
+    const evalSweep = sweepIdIn(ev.output);
+    expect(evalSweep).toMatch(new RegExp(`^${evalId}-eval-[0-9a-f]{10}$`));
+    const evResults = JSON.parse((await getText(bucket, sweepResultsKey(evalSweep)))!);
     expect(evResults.cells).toHaveLength(1);
     const detail = JSON.parse((await getText(bucket, evResults.cells[0].resultsKey))!);
     const pbe = problems.filter((p) => p.dataset === 'pbe');
     // The saved generation of the errored call is empty code: it fails to define the function.
     const expected = expectedCounts(pbe, N, new Set(['pbe#3#1']));
     expect(detail.per_task.map((t: { c: number }) => t.c)).toEqual(expected.map((e) => e.c));
+
+    // Other generations under the same config: another sweep, scored afresh (never the first
+    // evaluation's records).
+    const broken = path.join(dir, 'generations-broken.json');
+    writeFileSync(broken, JSON.stringify((JSON.parse(saved!) as string[][]).map((g) => g.map(() => 'raise SystemExit(3)\n'))));
+    const ev2 = await runTs('scripts/start-sweep.ts', ['--config', evalConfig, '--evaluate-only', '--load-generations', broken, '--no-progress'], env);
+    expect(ev2.code, ev2.output).toBe(0);
+    expect(sweepIdIn(ev2.output)).not.toBe(evalSweep);
+    const ev2Results = JSON.parse((await getText(bucket, sweepResultsKey(sweepIdIn(ev2.output))))!);
+    expect(ev2Results.cells[0].passAtK['pass@1']).toBe(0);
+    // Naming the first evaluation's id for the other generations is refused, saying why.
+    const clash = await runTs('scripts/start-sweep.ts', ['--config', evalConfig, '--evaluate-only', '--load-generations', broken, '--id', evalSweep, '--no-progress'], env);
+    expect(clash.code).not.toBe(0);
+    expect(clash.output).toMatch(/was started as evaluate-only on generations .*; this start is evaluate-only on generations/);
   });
 });

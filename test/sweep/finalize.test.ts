@@ -43,14 +43,17 @@ afterAll(() => {
 function oldSummarizeCell(input: { problems: SweepProblem[]; records: SampleRecord[]; k: number[]; cell: Record<string, unknown>; wallSeconds: number; resultsKey: string }) {
   const perTask = input.problems.map((p) => ({ task_id: p.task_id, n: 0, c: 0, s: 0, pipeline_length: p.pipeline_length }));
   const statusCounts: Record<string, number> = {};
+  const unexecuted = new Set(input.records.filter((r) => r.status === 'not_executed').map((r) => r.task_index));
   for (const r of input.records) {
     const t = perTask[r.task_index]!;
-    t.n++;
-    if (r.passed) t.c++;
-    if (r.success) t.s++;
+    if (r.status !== 'not_executed') {
+      t.n++;
+      if (r.passed) t.c++;
+      if (r.success) t.s++;
+    }
     statusCounts[r.status] = (statusCounts[r.status] ?? 0) + 1;
   }
-  const scored = perTask.filter((t) => t.n > 0);
+  const scored = perTask.filter((t, i) => t.n > 0 && !unexecuted.has(i));
   const pass = estimateAtK(scored.map((t) => ({ n: t.n, c: t.c })), input.k);
   const success = estimateAtK(scored.map((t) => ({ n: t.n, c: t.s })), input.k);
   const costs = input.records.map(recordCost);
@@ -265,15 +268,18 @@ describe('finalizeCell, a shard at a time', () => {
     expect(beats).toBe(input.shards);
     const got = await expectAsBefore(input, contiguous, summary);
 
-    // The numbers, from the table: 9 scored tasks of 3 samples each.
+    // The numbers, from the table: 8 scored tasks of 3 samples each (task 7's samples were not
+    // executed: no evidence, not scored), 27 samples in all.
     const results = JSON.parse(got['results.json']!);
-    const per = Object.entries(TABLE).map(([t, st]) => ({ t: Number(t), n: st.length, c: st.filter((s) => s === 'passed').length, s: st.filter((s) => s === 'passed' || s === 'failed').length }));
-    expect(results.tasks).toBe(9);
+    const per = Object.entries(TABLE)
+      .filter(([t]) => t !== '7')
+      .map(([t, st]) => ({ t: Number(t), n: st.length, c: st.filter((s) => s === 'passed').length, s: st.filter((s) => s === 'passed' || s === 'failed').length }));
+    expect(results.tasks).toBe(8);
     expect(results.samples).toBe(27);
-    expect(results['pass@1']).toBeCloseTo(11 / 27, 12);
-    expect(results['pass@2']).toBeCloseTo(17 / 27, 12); // per task 1 - C(3-c,2)/C(3,2) for c = 0..3: 0, 2/3, 1, 1
-    expect(results['success@1']).toBeCloseTo(18 / 27, 12);
-    expect(results['success@2']).toBeCloseTo(per.reduce((a, { s }) => a + (s === 0 ? 0 : s === 1 ? 2 / 3 : 1), 0) / 9, 12);
+    expect(results['pass@1']).toBeCloseTo(11 / 24, 12);
+    expect(results['pass@2']).toBeCloseTo(17 / 24, 12); // per task 1 - C(3-c,2)/C(3,2) for c = 0..3: 0, 2/3, 1, 1
+    expect(results['success@1']).toBeCloseTo(18 / 24, 12);
+    expect(results['success@2']).toBeCloseTo(per.reduce((a, { s }) => a + (s === 0 ? 0 : s === 1 ? 2 / 3 : 1), 0) / 8, 12);
     expect(results['pass@5']).toBeUndefined();
     expect(results.dropped_k).toEqual(['k=5: larger than the smallest number of samples of a task (n=3)']);
     expect(results.status_counts).toEqual({ passed: 11, failed: 7, llm_error: 1, error: 4, timeout: 1, not_executed: 3 });
@@ -285,8 +291,8 @@ describe('finalizeCell, a shard at a time', () => {
       completion_tokens: allRecords.reduce((a, r) => a + r.completion_tokens, 0) + 3 * METHOD_COST.completion_tokens,
       sandbox_runs: 27 - 1 - 3 + 3 * METHOD_COST.sandbox_runs,
       wall_seconds: 12.25,
-      calls_per_task: (27 + 6) / 9,
-      tokens_per_task: tokens / 9,
+      calls_per_task: (27 + 6) / 8,
+      tokens_per_task: tokens / 8,
     });
     expect(results.per_task.map((t: { n: number; c: number; s: number }) => [t.n, t.c, t.s])).toEqual(
       problems.map((_, i) => {
@@ -294,8 +300,8 @@ describe('finalizeCell, a shard at a time', () => {
         return p ? [p.n, p.c, p.s] : [0, 0, 0];
       }),
     );
-    // PBE tasks 6..9 scored (lengths 1 + i % 3): 6 → 1, 7 → 2, 8 → 3, 9 → 1.
-    expect(results.pass_rate_by_pipeline_length).toEqual({ '1': { tasks: 2, pass_rate: (1 / 3 + 1 / 3) / 2 }, '2': { tasks: 1, pass_rate: 0 }, '3': { tasks: 1, pass_rate: 2 / 3 } });
+    // PBE tasks 6, 8 and 9 scored (lengths 1 + i % 3): 6 → 1, 8 → 3, 9 → 1.
+    expect(results.pass_rate_by_pipeline_length).toEqual({ '1': { tasks: 2, pass_rate: (1 / 3 + 1 / 3) / 2 }, '3': { tasks: 1, pass_rate: 2 / 3 } });
     expect(summary.passAtK).toEqual({ 'pass@1': results['pass@1'], 'pass@2': results['pass@2'] });
 
     const generations = JSON.parse(got['generations.json']!) as string[][];

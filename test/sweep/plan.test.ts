@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseSweepConfig, type SweepConfig } from '../../domain/sweep/config.js';
-import { cellId, expandGrid, formatPlan, formatTemperature, planSweep, SweepPlanError } from '../../domain/sweep/plan.js';
+import { cellId, expandGrid, formatPlan, formatTemperature, loadedCellId, planSweep, SweepPlanError } from '../../domain/sweep/plan.js';
 import { METHODS } from '../../domain/sweep/methods.js';
 
 function config(overrides: Record<string, unknown> = {}): SweepConfig {
@@ -127,6 +127,31 @@ describe('planSweep', () => {
       { id: 'qwen2.5-coder', llmRequests: 2400, maxCompletionTokens: 2400 * 512, concurrency: 8 },
     ]);
     expect(plan.estimate).toBe(false);
+  });
+
+  it('generation-only: the same requests, no final executions (a method\'s own sandbox runs stay)', () => {
+    const grid = config({ methods: ['direct', 'exploracoder'], models: [{ id: 'gpt-x', base_url: 'http://127.0.0.1:8080/v1', model: 'a' }], datasets: [{ name: 'pbe-small', pbe_world: { count: 20 } }] });
+    const full = planSweep(grid, { 'pbe-small': 20 });
+    const gen = planSweep(grid, { 'pbe-small': 20 }, 'generation-only');
+    expect(gen.mode).toBe('generation-only');
+    expect(gen.cells.map((c) => c.llmRequests)).toEqual(full.cells.map((c) => c.llmRequests));
+    expect(gen.cells.map((c) => c.sandboxRuns)).toEqual(full.cells.map((c) => c.sandboxRuns - c.samples));
+    expect(gen.cells.filter((c) => c.method === 'direct').every((c) => c.sandboxRuns === 0)).toBe(true);
+    expect(gen.cells.filter((c) => c.method === 'exploracoder').every((c) => c.sandboxRuns > 0)).toBe(true);
+    expect(formatPlan(gen)).toMatch(/^sweep grid, generation-only/);
+  });
+
+  it('evaluate-only: one cell per dataset, named as the sweep names it, with no requests and a run per sample', () => {
+    const plan = planSweep(config({ limit: 100 }), { 'pbe-small': 20, humaneval: 164 }, 'evaluate-only');
+    expect(plan.cells.map((c) => [c.id, c.llmRequests, c.sandboxRuns, c.samples])).toEqual([
+      [loadedCellId('pbe-small'), 0, 200, 200],
+      [loadedCellId('humaneval'), 0, 1000, 1000],
+    ]);
+    expect(plan.models).toEqual([]);
+    expect(plan.totals).toEqual({ cells: 2, samples: 1200, llmRequests: 0, sandboxRuns: 1200, maxCompletionTokens: 0 });
+    const text = formatPlan(plan);
+    expect(text).toMatch(/^sweep grid, evaluate-only: the loaded generations of 2 datasets, one cell each; no model is asked/);
+    expect(text).not.toMatch(/gpt-x/);
   });
 
   it('without a limit every task is used; with one, at most limit per dataset', () => {
