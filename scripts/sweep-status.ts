@@ -14,7 +14,7 @@ import { sweepPauseSignal, sweepResumeSignal, type sweepWorkflow } from '../work
 new Command('sweep-status')
   .argument('<id>', 'sweep id')
   .option('--watch', 'follow live progress until the sweep ends', false)
-  .option('--pause', 'pause: running shards finish, no new ones start', false)
+  .option('--pause', 'pause: no new shard or task starts; those started finish', false)
   .option('--resume', 'resume a paused sweep', false)
   .action(async (sweepId: string, flags: { watch: boolean; pause: boolean; resume: boolean }) => {
     if (flags.pause && flags.resume) throw new Error('--pause and --resume exclude each other');

@@ -9,6 +9,8 @@ import {
   continueAsNew,
   defineQuery,
   defineSignal,
+  getExternalWorkflowHandle,
+  patched,
   setCurrentDetails,
   setHandler,
   startChild,
@@ -21,7 +23,7 @@ import { cellShardWorkflowId } from '../domain/sweep/keys.js';
 import type { ShardOutcome } from '../domain/sweep/records.js';
 import type { CellSummary } from '../domain/sweep/results.js';
 import { storageActivities } from './activityOptions.js';
-import { sweepShardWorkflow } from './sweepShard.js';
+import { shardPauseSignal, shardResumeSignal, sweepShardWorkflow } from './sweepShard.js';
 import type { CellInput, CellProgressState } from './sweepTypes.js';
 
 export const pauseSignal = defineSignal('pause');
@@ -66,15 +68,24 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
     summary,
   });
   setHandler(cellProgressQuery, progress);
-  setHandler(pauseSignal, () => {
+  // Running shards pause too (they start no more tasks). Declared before the handlers run: the
+  // map of running shards is filled further down.
+  const inFlight = new Map<number, Promise<void>>();
+  const forward = async (signal: typeof shardPauseSignal | typeof shardResumeSignal) => {
+    if (!patched('cell-forwards-pause')) return;
+    await Promise.all([...inFlight.keys()].map((i) => getExternalWorkflowHandle(cellShardWorkflowId(input.sweepId, input.cell.id, i)).signal(signal).catch(() => undefined)));
+  };
+  setHandler(pauseSignal, async () => {
     state.paused = true;
     if (phase === 'running') phase = 'paused';
     publish(true);
+    await forward(shardPauseSignal);
   });
-  setHandler(resumeSignal, () => {
+  setHandler(resumeSignal, async () => {
     state.paused = false;
     if (phase === 'paused') phase = 'running';
     publish(true);
+    await forward(shardResumeSignal);
   });
 
   let lastPublished = -1;
@@ -99,7 +110,6 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
   }
   publish(true);
 
-  const inFlight = new Map<number, Promise<void>>();
   const historyIsLarge = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= input.maxHistoryEvents;
   const absorb = (o: ShardOutcome) => {
     state.samplesDone += o.samples;

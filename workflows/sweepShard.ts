@@ -4,8 +4,12 @@
  * carries their events in one history. Single-call methods (direct, rag) are one LLM activity per
  * task; multi-step methods (ExploraCoder and its ablations, self-repair) are a child workflow per
  * task with a deterministic id, so a restarted shard finds its tasks' chains where they stopped.
+ *
+ * Tasks start at most TASK_WINDOW at a time, and none while the shard is paused (its cell forwards
+ * the sweep's pause): a pause then stops the spending within the window's tasks, instead of after
+ * every task of every running shard.
  */
-import { ApplicationFailure, executeChild, ParentClosePolicy } from '@temporalio/workflow';
+import { ApplicationFailure, condition, defineSignal, executeChild, ParentClosePolicy, patched, setHandler } from '@temporalio/workflow';
 import type { MethodTaskOutcome } from '../domain/methods/artifacts.js';
 import type { ShardOutcome } from '../domain/sweep/records.js';
 import { cellTaskWorkflowId, llmTaskQueue } from '../domain/sweep/keys.js';
@@ -16,13 +20,24 @@ import { exploracoderTaskWorkflow, type MethodTaskInput } from './exploracoderTa
 import { selfRepairTaskWorkflow } from './selfRepairTask.js';
 import type { ShardInput } from './sweepTypes.js';
 
+export const shardPauseSignal = defineSignal('pause');
+export const shardResumeSignal = defineSignal('resume');
+
+/** Tasks of a shard whose generation runs at once: enough to keep a model's workers busy. */
+export const TASK_WINDOW = 8;
+
 export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcome> {
+  let paused = false;
+  setHandler(shardPauseSignal, () => void (paused = true));
+  setHandler(shardResumeSignal, () => void (paused = false));
+  // Shards started before the window existed schedule every task at once, as they did.
+  const taskWindow = patched('shard-task-window') ? { width: TASK_WINDOW, open: () => !paused } : null;
   const sandbox = sandboxActivities(input.queues.sandbox, input.timeoutS);
   if (input.mode === 'evaluate-only') {
     if (!input.savedGenerationsKey) throw ApplicationFailure.nonRetryable('evaluate-only needs loaded generations', 'InvalidSweep');
     return sandbox.executeShard({ ...common(input), generations: { kind: 'saved', key: input.savedGenerationsKey }, execute: true });
   }
-  const tasks = await generate(input);
+  const tasks = await generate(input, taskWindow);
   return sandbox.executeShard({
     ...common(input),
     generations: {
@@ -53,7 +68,7 @@ function common(input: ShardInput) {
 type TaskGeneration = Pick<MethodTaskOutcome, 'finalKeys'> & Partial<Omit<MethodTaskOutcome, 'finalKeys'>>;
 
 /** The method step: each method turns (task, samples) into cached LLM answers, one per sample. */
-async function generate(input: ShardInput): Promise<TaskGeneration[]> {
+async function generate(input: ShardInput, taskWindow: TaskWindow | null): Promise<TaskGeneration[]> {
   const llm = llmActivities(llmTaskQueue(input.queues.llmBase, input.cell.model));
   const sampleIndices = Array.from({ length: input.nSamples }, (_, i) => i);
   const spec: MethodSpec | undefined = (METHODS as Record<string, MethodSpec>)[input.cell.method];
@@ -74,38 +89,57 @@ async function generate(input: ShardInput): Promise<TaskGeneration[]> {
       options: input.methodOptions,
     };
   };
+  const each = <T>(run: (t: number) => Promise<T>): Promise<T[]> => (taskWindow ? windowed(taskIndices, taskWindow, run) : Promise.all(taskIndices.map(run)));
   switch (spec.kind) {
     case 'direct':
-      return Promise.all(
-        taskIndices.map(async (t) => ({
-          finalKeys: (await llm.generateDirect({ endpoint: input.cell.endpoint, sampling: input.cell.sampling, datasetKey: input.datasetKey, taskIndex: t, sampleIndices })).map((s) => s.key),
-        })),
-      );
+      return each(async (t) => ({
+        finalKeys: (await llm.generateDirect({ endpoint: input.cell.endpoint, sampling: input.cell.sampling, datasetKey: input.datasetKey, taskIndex: t, sampleIndices })).map((s) => s.key),
+      }));
     case 'rag':
-      return Promise.all(taskIndices.map(async (t) => ({ finalKeys: (await llm.generateRag({ ref: ref(t), sampleIndices })).map((s) => s.key) })));
+      return each(async (t) => ({ finalKeys: (await llm.generateRag({ ref: ref(t), sampleIndices })).map((s) => s.key) }));
     case 'exploracoder':
     case 'self-repair': {
       const workflow = spec.kind === 'exploracoder' ? exploracoderTaskWorkflow : selfRepairTaskWorkflow;
-      return Promise.all(
-        taskIndices.map((t) => {
-          const args: MethodTaskInput = {
-            ref: ref(t),
-            taskId: `#${t}`,
-            modelId: input.cell.model,
-            nSamples: input.nSamples,
-            timeoutS: input.timeoutS,
-            queues: input.queues,
-            method: input.cell.method as MethodName,
-            ...(spec.variant ? { variant: spec.variant } : {}),
-          };
-          return executeChild(workflow, {
-            args: [args],
-            workflowId: cellTaskWorkflowId(input.sweepId, input.cell.id, t),
-            parentClosePolicy: ParentClosePolicy.TERMINATE,
-          });
-        }),
-      );
+      return each((t) => {
+        const args: MethodTaskInput = {
+          ref: ref(t),
+          taskId: `#${t}`,
+          modelId: input.cell.model,
+          nSamples: input.nSamples,
+          timeoutS: input.timeoutS,
+          queues: input.queues,
+          method: input.cell.method as MethodName,
+          ...(spec.variant ? { variant: spec.variant } : {}),
+        };
+        return executeChild(workflow, {
+          args: [args],
+          workflowId: cellTaskWorkflowId(input.sweepId, input.cell.id, t),
+          parentClosePolicy: ParentClosePolicy.TERMINATE,
+        });
+      });
     }
   }
+}
+
+interface TaskWindow {
+  width: number;
+  /** False while paused: no task starts. */
+  open: () => boolean;
+}
+
+/** run(item) for every item, in order, at most `width` at once and none while the window is shut. */
+async function windowed<T>(items: readonly number[], gate: TaskWindow, run: (item: number) => Promise<T>): Promise<T[]> {
+  const out = new Array<T>(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      if (!gate.open()) await condition(gate.open);
+      if (next >= items.length) return;
+      const i = next++;
+      out[i] = await run(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(gate.width, items.length) }, lane));
+  return out;
 }
 

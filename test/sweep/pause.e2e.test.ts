@@ -1,0 +1,116 @@
+/**
+ * Pause and resume on the real stack: `sweep-status --pause` stops the spending within the running
+ * shard's task window (not after every task of the shard), nothing more is asked while paused, and
+ * `--resume` finishes the sweep with every request sent exactly once and the results the script
+ * implies.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getText } from '../../activities/storage/s3.js';
+import { sweepResultsKey } from '../../domain/sweep/keys.js';
+import { TASK_WINDOW } from '../../workflows/sweepShard.js';
+import { testConfig, uniqueSuffix } from '../support/config.js';
+import { killHard, runTs, spawnTs } from '../support/processes.js';
+import { testBucket } from '../support/s3.js';
+import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { expectedCounts, HUMANEVAL, humanEvalProblems, scriptedAnswers, SWEEP_SEED } from './support.js';
+
+const { config, env } = testConfig();
+const bucket = testBucket(config);
+const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-pause-'));
+// One shard of 40 one-sample tasks (a shard holds ~200 samples), answered slowly, two at a time.
+const TASKS = 40;
+const ANSWER_MS = 600;
+const problems = humanEvalProblems(TASKS);
+let server: ScriptedLlmServer;
+
+beforeAll(async () => {
+  server = await startScriptedLlmServer(scriptedAnswers(problems, new Map(), ANSWER_MS));
+});
+afterAll(async () => {
+  await server.close();
+  bucket.s3.destroy();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until no request has arrived for `quietMs`; returns the count then. */
+async function settled(quietMs: number, maxMs: number): Promise<number> {
+  const deadline = Date.now() + maxMs;
+  let count = server.requests().length;
+  let since = Date.now();
+  while (Date.now() < deadline) {
+    await sleep(100);
+    const now = server.requests().length;
+    if (now !== count) {
+      count = now;
+      since = Date.now();
+    } else if (Date.now() - since >= quietMs) return count;
+  }
+  throw new Error(`requests kept coming for ${maxMs} ms after the pause (${count} so far)`);
+}
+
+describe('pause and resume', () => {
+  it('a paused sweep asks nothing new once the running window drains; resumed, it finishes with each request sent once', async () => {
+    const id = `pause-${uniqueSuffix()}`;
+    const file = path.join(dir, `${id}.yaml`);
+    writeFileSync(
+      file,
+      `id: ${id}
+datasets:
+  - name: humaneval
+    path: ${HUMANEVAL}
+models:
+  - id: plain
+    base_url: ${server.url}
+    model: scripted-completions
+    api: completions
+    concurrency: 2
+    request_timeout_s: 10
+methods: [direct]
+temperatures: [0.2]
+n_samples: 1
+k: [1]
+limit: ${TASKS}
+timeout_s: 5
+seed: ${SWEEP_SEED}
+`,
+    );
+    const sweep = spawnTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+    try {
+      const started = Date.now();
+      while (server.requests().length < 2) {
+        if (Date.now() - started > 60_000) throw new Error(`the sweep sent nothing in a minute:\n${sweep.output()}`);
+        await sleep(50);
+      }
+      const pause = await runTs('scripts/sweep-status.ts', [id, '--pause'], env);
+      expect(pause.code, pause.output).toBe(0);
+      const atPause = server.requests().length;
+      // What had started when the pause landed finishes; nothing else starts.
+      const afterDrain = await settled(3 * ANSWER_MS, 30_000);
+      expect(afterDrain).toBeLessThanOrEqual(atPause + TASK_WINDOW);
+      expect(afterDrain).toBeLessThan(TASKS);
+      await sleep(2000);
+      expect(server.requests().length).toBe(afterDrain);
+      const status = await runTs('scripts/sweep-status.ts', [id], env);
+      expect(status.output).toMatch(/\(paused\)/);
+
+      const resume = await runTs('scripts/sweep-status.ts', [id, '--resume'], env);
+      expect(resume.code, resume.output).toBe(0);
+      const { code } = await sweep.exited;
+      expect(code, sweep.output()).toBe(0);
+    } finally {
+      await killHard(sweep);
+    }
+    // Every task asked exactly once, and scored as the script implies.
+    const keys = server.requests().map((r) => r.key);
+    expect(keys).toHaveLength(TASKS);
+    expect(new Set(keys).size).toBe(TASKS);
+    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
+    const detail = JSON.parse((await getText(bucket, results.cells[0].resultsKey))!);
+    expect(detail.per_task.map((t: { n: number; c: number }) => [t.n, t.c])).toEqual(expectedCounts(problems, 1).map((e) => [e.n, e.c]));
+  });
+});
