@@ -15,7 +15,7 @@ import type { SweepMode } from '../workflows/sweepTypes.js';
 import { createWorkers, installRuntime } from '../workers/runWorkers.js';
 import { rootCauseMessage } from './lib/errors.js';
 import { workflowUiLink } from './lib/dataset-remote.js';
-import { buildSweepInput, countTasks, queuesOf, recordSweepConfig } from './lib/sweep-input.js';
+import { buildSweepInput, countTasks, loadGenerations, queuesOf, recordSweepConfig } from './lib/sweep-input.js';
 import { formatResultsTable, showSweepProgress } from './lib/sweep-view.js';
 
 interface Flags {
@@ -84,7 +84,10 @@ program.action(async (flags: Flags) => {
   const bucket = { s3, name: env.s3.bucket };
   try {
     if (flags.dryRun) {
-      console.log(formatPlan(planSweep({ ...config, id: sweepId }, await countTasks(bucket, flags.config, config), mode)));
+      const counts = await countTasks(bucket, flags.config, config);
+      // What the run would refuse, the dry run refuses too.
+      for (const [dataset, file] of Object.entries(generations)) loadGenerations(file, dataset, Math.min(config.limit ?? Infinity, counts[dataset]!), config.n_samples);
+      console.log(formatPlan(planSweep({ ...config, id: sweepId }, counts, mode)));
       return;
     }
     await recordSweepConfig(bucket, sweepId, config, run, describeSweepConfigDifferences);

@@ -136,6 +136,23 @@ export async function countTasks(bucket: Bucket, configFile: string, config: Swe
 
 const GenerationsSchema = z.array(z.array(z.string()));
 
+/**
+ * A bigcode generations file (a list per task of its samples' code) for a dataset of `tasks` tasks
+ * (after limit): every task, each with at least n samples, or an error naming the file and why.
+ */
+export function loadGenerations(file: string, dataset: string, tasks: number, nSamples: number): string[][] {
+  let parsed;
+  try {
+    parsed = GenerationsSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+  } catch (err) {
+    throw new SweepInputError(`--load-generations ${file}: not a JSON list of lists of strings (${(err as Error).message.split('\n')[0]})`);
+  }
+  if (parsed.length < tasks) throw new SweepInputError(`--load-generations ${file}: ${parsed.length} tasks, but dataset ${dataset} has ${tasks}`);
+  const short = parsed.slice(0, tasks).findIndex((g) => g.length < nSamples);
+  if (short >= 0) throw new SweepInputError(`--load-generations ${file}: task ${short} has ${parsed[short]!.length} generations, fewer than n_samples=${nSamples}`);
+  return parsed;
+}
+
 export interface BuildOptions {
   sweepId: string;
   configFile: string;
@@ -182,16 +199,7 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
     if (opts.mode === 'evaluate-only') {
       const file = opts.generations[d.name];
       if (!file) throw new SweepInputError(`--load-generations: no generations file for dataset ${d.name}`);
-      let parsed;
-      try {
-        parsed = GenerationsSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
-      } catch (err) {
-        throw new SweepInputError(`--load-generations ${file}: not a JSON list of lists of strings (${(err as Error).message.split('\n')[0]})`);
-      }
-      const tasks = Math.min(limit ?? Infinity, counts[d.name]!);
-      if (parsed.length < tasks) throw new SweepInputError(`--load-generations ${file}: ${parsed.length} tasks, but dataset ${d.name} has ${tasks}`);
-      const short = parsed.slice(0, tasks).findIndex((g) => g.length < config.n_samples);
-      if (short >= 0) throw new SweepInputError(`--load-generations ${file}: task ${short} has ${parsed[short]!.length} generations, fewer than n_samples=${config.n_samples}`);
+      const parsed = loadGenerations(file, d.name, Math.min(limit ?? Infinity, counts[d.name]!), config.n_samples);
       const key = sweepInputKey(opts.sweepId, `generations-${d.name}-${sha256Hex(JSON.stringify(parsed)).slice(0, 16)}.json`);
       await putObject(bucket, key, JSON.stringify(parsed), { contentType: 'application/json' });
       entry.savedGenerationsKey = key;

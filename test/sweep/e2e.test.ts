@@ -96,7 +96,8 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
     await refused(['--config', write('s3.yaml', yaml(`s3://no-such-bucket-${uniqueSuffix()}/he.jsonl`))], /datasets\[he\]\.path: s3:\/\/no-such-bucket-\S+ does not exist/);
     await refused(['--config', good, '--evaluate-only', '--load-generations', path.join(dir, 'missing.json')], /--load-generations .*missing\.json: no such file/);
     // A good evaluate-only plan: one cell of loaded generations, no model asked.
-    const generations = write('gens.json', JSON.stringify([['    return x\n']]));
+    await refused(['--config', good, '--evaluate-only', '--load-generations', write('short.json', JSON.stringify([['    return x\n']]))], /--load-generations .*short\.json: 1 tasks, but dataset he has 164/);
+    const generations = write('gens.json', JSON.stringify(Array.from({ length: 164 }, () => ['    return x\n'])));
     const dry = await runTs('scripts/start-sweep.ts', ['--config', good, '--evaluate-only', '--load-generations', generations, '--dry-run'], env);
     expect(dry.code, dry.output).toBe(0);
     expect(dry.output).toMatch(/evaluate-only: the loaded generations of 1 dataset, one cell each; no model is asked/);
