@@ -25,7 +25,7 @@ new Command('sweep-status')
     const storedResults = () => getText({ s3, name: env.s3.bucket }, sweepResultsKey(sweepId));
     let connection: Connection;
     try {
-      connection = await Connection.connect({ address: env.temporal.address });
+      connection = await Connection.connect({ address: env.temporal.address, connectTimeout: '5s' });
     } catch (err) {
       try {
         // A finished sweep's results are in S3 alone: show them even with Temporal down.

@@ -168,6 +168,11 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
     expect(status.code, status.output).toBe(0);
     expect(status.output).toMatch(/COMPLETED/);
     expect(status.output).toMatch(/pbe\.chatty\.direct\.t0\.2/);
+    // With Temporal unreachable, a finished sweep's results still show, from S3.
+    const offline = await runTs('scripts/sweep-status.ts', [id], { ...env, TEMPORAL_ADDRESS: '127.0.0.1:9' });
+    expect(offline.code, offline.output).toBe(0);
+    expect(offline.output).toMatch(/finished \(results from S3; Temporal at 127\.0\.0\.1:9 is unreachable\)/);
+    expect(offline.output).toMatch(/pbe\.chatty\.direct\.t0\.2/);
   });
 
   it('samples_per_request: one request per run of samples, each sample its own answer; the same results; nothing sent again', async () => {
