@@ -73,6 +73,28 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
     expect(res.output).toMatch(/k/);
   });
 
+  it('an endpoint refusing the key stops the sweep with a message naming the model and the fix; fixed, the same command finishes it', async () => {
+    let refusing = true;
+    const answers = scriptedAnswers(problems);
+    const gatekeeper = await startScriptedLlmServer((req) => (refusing ? { status: 401, message: 'Incorrect API key provided.' } : answers(req)));
+    try {
+      const refusedId = `e2e-401-${uniqueSuffix()}`;
+      const file = path.join(dir, `${refusedId}.yaml`);
+      writeFileSync(file, `id: ${refusedId}\n${scriptedSweepYaml(gatekeeper.url, 4, 2)}`);
+      const failed = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+      expect(failed.code).toBe(1);
+      expect(failed.output).toMatch(/sweep failed: model (chatty|plain): http:\/\/127\.0\.0\.1:\d+\/v1 answered 401 .*check the API key/);
+      refusing = false;
+      const fixed = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+      expect(fixed.code, fixed.output).toBe(0);
+      const results = JSON.parse((await getText(bucket, sweepResultsKey(refusedId)))!);
+      // No sample kept the refusal as its answer.
+      for (const c of results.cells) expect(c.statusCounts.llm_error ?? 0).toBe(0);
+    } finally {
+      await gatekeeper.close();
+    }
+  });
+
   it('bad inputs are refused before anything starts, each naming the problem', async () => {
     const row = { task_id: 'T/0', prompt: 'def f(x):\n', entry_point: 'f', canonical_solution: '    return x\n', test: 'def check(f):\n    assert f(1) == 1\n' };
     const dup = path.join(dir, 'dup.jsonl');
