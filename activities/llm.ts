@@ -124,7 +124,7 @@ interface FailureCounts {
 }
 
 /** Stored as "calls malformed"; a lone number is a record from before malformed answers were counted. */
-export function parseFailureCounts(text: string | null): FailureCounts {
+function parseFailureCounts(text: string | null): FailureCounts {
   const [calls, malformed] = (text ?? '').trim().split(/\s+/).map(Number);
   return { calls: Number.isInteger(calls) && calls! > 0 ? calls! : 0, malformed: Number.isInteger(malformed) && malformed! > 0 ? malformed! : 0 };
 }
