@@ -7,7 +7,7 @@
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import OpenAI, { APIError } from 'openai';
+import OpenAI, { APIConnectionTimeoutError, APIError } from 'openai';
 import {
   ChatResponseSchema,
   CompletionResponseSchema,
@@ -15,6 +15,7 @@ import {
   type LlmCallSummary,
   type LlmEndpoint,
   type LlmRecord,
+  usableRecord,
 } from '../domain/llm/request.js';
 import { canonicalJson } from '../domain/datasets/manifest.js';
 import { sampleCalls, SampleLayoutError, type SampleCall } from '../domain/methods/direct.js';
@@ -104,12 +105,18 @@ interface Answer {
 
 /** After this many malformed answers to one request, it is recorded as an error instead of retried. */
 const MALFORMED_ATTEMPTS = 5;
+/**
+ * After this many time-outs of one request at one timeout, it is recorded as an error: a prompt the
+ * model answers too slowly would otherwise be sent, and paid for, without end. A later request with
+ * a longer timeout asks again (usableRecord).
+ */
+const TIMEOUT_ATTEMPTS = 5;
 /** Answers received but not yet stored, per group, before the batch waits for storage to catch up. */
 const MAX_UNSTORED = 64;
 
 class RetryableLlmError extends Error {
   constructor(
-    readonly kind: 'RateLimited' | 'LlmUnavailable' | 'LlmMalformedResponse',
+    readonly kind: 'RateLimited' | 'LlmUnavailable' | 'LlmMalformedResponse' | 'LlmTimeout',
     message: string,
     readonly retryAfterMs?: number,
   ) {
@@ -117,20 +124,25 @@ class RetryableLlmError extends Error {
   }
 }
 
-/** A request's failed attempts so far: all of them (each was a call), and the malformed answers. */
+/**
+ * A request's failed attempts so far: all of them (each was a call), the malformed answers, and the
+ * time-outs at the timeout of the last one (a longer timeout starts that count again).
+ */
 interface FailureCounts {
   calls: number;
   malformed: number;
+  timeouts: number;
+  timeoutS: number;
 }
 
-/** Stored as "calls malformed"; a lone number is a record from before malformed answers were counted. */
+/** Stored as "calls malformed timeouts timeoutS"; fields missing from older records read as 0. */
 function parseFailureCounts(text: string | null): FailureCounts {
-  const [calls, malformed] = (text ?? '').trim().split(/\s+/).map(Number);
-  return { calls: Number.isInteger(calls) && calls! > 0 ? calls! : 0, malformed: Number.isInteger(malformed) && malformed! > 0 ? malformed! : 0 };
+  const [calls, malformed, timeouts, timeoutS] = (text ?? '').trim().split(/\s+/).map(Number).map((x) => (Number.isFinite(x) && x! > 0 ? x! : 0));
+  return { calls: Math.floor(calls ?? 0), malformed: Math.floor(malformed ?? 0), timeouts: Math.floor(timeouts ?? 0), timeoutS: timeoutS ?? 0 };
 }
 
 function formatFailureCounts(c: FailureCounts): string {
-  return `${c.calls} ${c.malformed}`;
+  return `${c.calls} ${c.malformed} ${c.timeouts} ${c.timeoutS}`;
 }
 
 function endpointRejected(endpoint: LlmEndpoint, status: number, message: string): ApplicationFailure {
@@ -218,6 +230,9 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
           ? await client.chat.completions.create({ ...(body as OpenAI.ChatCompletionCreateParamsNonStreaming), n, stream: false })
           : await client.completions.create({ ...(body as OpenAI.CompletionCreateParamsNonStreaming), n, stream: false });
     } catch (err) {
+      if (err instanceof APIConnectionTimeoutError) {
+        throw new RetryableLlmError('LlmTimeout', `no answer from ${endpoint.id} within request_timeout_s = ${endpoint.requestTimeoutS} s`);
+      }
       if (err instanceof APIError) {
         const status = err.status;
         if (status === 429) throw new RetryableLlmError('RateLimited', `429 from ${endpoint.id}: ${err.message}`, retryAfterMs(err.headers as Headers | undefined));
@@ -265,14 +280,14 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
     const missing: number[] = [];
     for (const [choice, i] of request.members.entries()) {
       const cached = store.found.records.get(identities[i]!);
-      if (cached) out[choice] = summaryOf(cached.key, cached, true);
+      if (cached && usableRecord(cached, endpoint.requestTimeoutS)) out[choice] = summaryOf(cached.key, cached, true);
       else missing.push(choice);
     }
     if (missing.length === 0) return out;
     // A request's failed attempts are counted under its first sample's identity, so `calls`
     // counts every request that was paid for.
     const requestIdentity = identities[request.members[0]!]!;
-    let failures: FailureCounts = { calls: 0, malformed: 0 };
+    let failures: FailureCounts = { calls: 0, malformed: 0, timeouts: 0, timeoutS: 0 };
     if (store.found.failures.has(requestIdentity)) failures = parseFailureCounts(await getText(bucket, failuresKey(store.group, requestIdentity)));
     // Answers wait in memory only briefly: when storing them falls behind (S3 slow or down), stop
     // asking for more until it catches up (or fail, if it cannot).
@@ -288,7 +303,7 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
       body: request.body,
     });
     let answer: Answer | undefined;
-    let error: { status: number | null; message: string } | undefined;
+    let error: LlmRecord['error'];
     // Heartbeat while the model thinks, so a dead worker is noticed in seconds, not after a
     // whole request timeout.
     const beat = setInterval(() => Context.current().heartbeat(), 5_000);
@@ -298,13 +313,23 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
       if (err instanceof ApplicationFailure) throw err;
       // Counted per request, not by the activity's attempt: its earlier attempts may have been
       // lost to other requests' 429s or 5xx.
-      const malformed = err instanceof RetryableLlmError && err.kind === 'LlmMalformedResponse';
-      const counts = { calls: failures.calls + 1, malformed: failures.malformed + (malformed ? 1 : 0) };
-      if (err instanceof RetryableLlmError && !(malformed && counts.malformed >= MALFORMED_ATTEMPTS)) {
+      const kind = err instanceof RetryableLlmError ? err.kind : null;
+      const timeout = endpoint.requestTimeoutS;
+      const counts = {
+        calls: failures.calls + 1,
+        malformed: failures.malformed + (kind === 'LlmMalformedResponse' ? 1 : 0),
+        timeouts: (failures.timeoutS === timeout ? failures.timeouts : 0) + (kind === 'LlmTimeout' ? 1 : 0),
+        timeoutS: timeout,
+      };
+      const givenUp = (kind === 'LlmMalformedResponse' && counts.malformed >= MALFORMED_ATTEMPTS) || (kind === 'LlmTimeout' && counts.timeouts >= TIMEOUT_ATTEMPTS);
+      if (kind !== null && !givenUp) {
         await putObject(bucket, failuresKey(store.group, requestIdentity), formatFailureCounts(counts));
         throw err;
       }
-      error = { status: err instanceof APIError ? (err.status ?? null) : null, message: (err as Error).message };
+      error =
+        kind === 'LlmTimeout'
+          ? { status: null, message: `timed out ${counts.timeouts} times at request_timeout_s = ${timeout} s; a longer timeout asks again`, timeoutS: timeout }
+          : { status: err instanceof APIError ? (err.status ?? null) : null, message: (err as Error).message };
     }
     const durationMs = Date.now() - started;
     const createdAt = new Date().toISOString();
@@ -351,7 +376,11 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
         }),
       );
       const storeOf = (request: PlannedRequest) => stores.get(groups[request.members[0]!]!)!;
-      const missingOf = (request: PlannedRequest) => request.members.map((i) => identities[i]!).filter((id) => !storeOf(request).found.records.has(id));
+      const answered = (request: PlannedRequest, id: string) => {
+        const record = storeOf(request).found.records.get(id);
+        return record !== undefined && usableRecord(record, batch.endpoint.requestTimeoutS);
+      };
+      const missingOf = (request: PlannedRequest) => request.members.map((i) => identities[i]!).filter((id) => !answered(request, id));
       const out = new Array<LlmCallSummary | undefined>(batch.calls.length);
       const heartbeat = throttledHeartbeat();
       try {

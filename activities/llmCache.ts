@@ -18,7 +18,7 @@
 import { randomBytes } from 'node:crypto';
 import { canonicalJson } from '../domain/datasets/manifest.js';
 import { parseJsonl } from '../domain/execution/humaneval.js';
-import { LlmRecordSchema, type LlmCall, type LlmRecord } from '../domain/llm/request.js';
+import { LlmRecordSchema, preferredRecord, type LlmCall, type LlmRecord } from '../domain/llm/request.js';
 import { getText, listKeys, sha256Hex, type Bucket } from './storage/s3.js';
 
 /**
@@ -105,7 +105,10 @@ export async function readGroup(bucket: Bucket, group: string): Promise<GroupCon
   for (const [i, text] of texts.entries()) {
     // Listed a moment ago, so it exists; a segment is only ever rewritten with more records.
     if (text === null) throw new Error(`LLM cache segment ${segments[i]} vanished while being read`);
-    for (const [identity, record] of parseSegment(segments[i]!, text)) if (!records.has(identity)) records.set(identity, record);
+    for (const [identity, record] of parseSegment(segments[i]!, text)) {
+      const earlier = records.get(identity);
+      records.set(identity, earlier ? preferredRecord(earlier, record) : record);
+    }
   }
   return { records, failures, inflightListed };
 }

@@ -89,13 +89,32 @@ export const LlmRecordSchema = z.object({
    * once, with its tokens, on the first sample it stored; its other samples carry 0.
    */
   calls: z.number().int().nonnegative(),
-  error: z.object({ status: z.number().nullable(), message: z.string() }).optional(),
+  /** timeoutS: the request timed out that many seconds each time it was sent (see usableRecord). */
+  error: z.object({ status: z.number().nullable(), message: z.string(), timeoutS: z.number().positive().optional() }).optional(),
   durationMs: z.number().nonnegative(),
   createdAt: z.string(),
   request: z.unknown(),
   response: z.unknown(),
 });
 export type LlmRecord = z.infer<typeof LlmRecordSchema>;
+
+/**
+ * Whether a cached record answers a request sent with this timeout: every record does, except one
+ * that timed out with a shorter timeout than the one asked with now (a longer one may get an answer).
+ */
+export function usableRecord(record: Pick<LlmRecord, 'error'>, requestTimeoutS: number): boolean {
+  const timedOutAt = record.error?.timeoutS;
+  return timedOutAt === undefined || timedOutAt >= requestTimeoutS;
+}
+
+/** Which of two records of one call a reader keeps: an answer over a time-out, else the first. */
+export function preferredRecord<R extends Pick<LlmRecord, 'status' | 'error'>>(first: R, second: R): R {
+  const firstTimeout = first.error?.timeoutS;
+  if (firstTimeout === undefined) return first;
+  if (second.status === 'ok') return second;
+  const secondTimeout = second.error?.timeoutS;
+  return secondTimeout !== undefined && secondTimeout > firstTimeout ? second : first;
+}
 
 /** What travels back through history: the key and a few numbers, never the text. */
 export interface LlmCallSummary {

@@ -193,6 +193,36 @@ describe('callLlm with the S3 cache', () => {
     expect(out.map((s) => [s.status, s.cached])).toEqual([['ok', false], ['ok', false]]);
   });
 
+  it('a request that keeps timing out is recorded after 5 time-outs (not sent without end); a longer timeout asks it again', async () => {
+    let slowMs = 2000;
+    const server = await serve(({ body }) => ({ content: answerFor(body), delayMs: Number(body.seed) === 8 ? slowMs : 0 }));
+    const endpoint = { ...endpointOf(server), requestTimeoutS: 0.3 };
+    const calls = taskCalls(endpoint, 50, 2); // seeds 7 and 8: 8 is slow
+    const llm = createLlmActivities(bucket);
+    for (let attempt = 1; attempt < 5; attempt++) {
+      const failure = await failureOf(callLlm(llm, { endpoint, calls }, attempt));
+      expect(failure.type).toBe('LlmTimeout');
+      expect(failure.message).toContain('request_timeout_s = 0.3 s');
+    }
+    const given = await callLlm(llm, { endpoint, calls }, 5);
+    expect(given.map((s) => [s.status, s.calls])).toEqual([['ok', 1], ['error', 5]]);
+    const record = (await readLlmRecordAt(bucket, given[1]!.key))!;
+    expect(record.error).toEqual({ status: null, message: 'timed out 5 times at request_timeout_s = 0.3 s; a longer timeout asks again', timeoutS: 0.3 });
+    const sent = server.requests().length;
+    expect(sent).toBe(6);
+    // The same timeout: the record stands, nothing is sent.
+    expect((await callLlm(llm, { endpoint, calls }, 6)).map((s) => [s.status, s.cached])).toEqual([['ok', true], ['error', true]]);
+    expect(server.requests()).toHaveLength(sent);
+    // A longer timeout asks again, and its answer is what every later reader gets.
+    slowMs = 100;
+    const longer = { ...endpoint, requestTimeoutS: 5 };
+    const answered = await callLlm(llm, { endpoint: longer, calls }, 1);
+    expect(answered.map((s) => [s.status, s.cached])).toEqual([['ok', true], ['ok', false]]);
+    expect(server.requests()).toHaveLength(sent + 1);
+    for (const e of [longer, endpoint]) expect((await callLlm(llm, { endpoint: e, calls }, 1)).map((s) => [s.status, s.cached])).toEqual([['ok', true], ['ok', true]]);
+    expect(server.requests()).toHaveLength(sent + 1);
+  });
+
   it('chat calls of several groups in one batch, run concurrently', async () => {
     const server = await serve(({ body }) => ({ content: `\`\`\`python\n${answerFor(body)}\`\`\`` }));
     const endpoint = endpointOf(server, 'chat');
