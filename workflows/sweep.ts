@@ -7,12 +7,10 @@ import {
   condition,
   defineQuery,
   defineSignal,
-  executeChild,
   getExternalWorkflowHandle,
   patched,
   setCurrentDetails,
   setHandler,
-  startChild,
   upsertSearchAttributes,
   ParentClosePolicy,
 } from '@temporalio/workflow';
@@ -22,6 +20,7 @@ import { cellWorkflowId } from '../domain/sweep/keys.js';
 import { nextStartableCell, sharedRequestFamilies } from '../domain/sweep/sharing.js';
 import type { CellSummary } from '../domain/sweep/results.js';
 import { storageActivities } from './activityOptions.js';
+import { startChildPatiently } from './startChildPatiently.js';
 import { generateDatasetWorkflow } from './generateDataset.js';
 import { pauseSignal as cellPause, resumeSignal as cellResume, sweepCellWorkflow } from './sweepCell.js';
 import type { SweepInput } from './sweepTypes.js';
@@ -93,11 +92,12 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
     if (source.kind === 'pbe') {
       library = { kind: 'pbe', params: source.params };
       const name = `sweep.${input.sweepId}.${ds.name}`.slice(0, 100);
-      await executeChild(generateDatasetWorkflow, {
+      const dataset = await startChildPatiently(generateDatasetWorkflow, {
         workflowId: datasetWorkflowId(name),
         taskQueue: input.queues.workflows,
         args: [{ name, params: source.params, shardSize: DEFAULT_SHARD_SIZE, storageTaskQueue: input.queues.storage }],
       });
+      await dataset.result();
       source = { kind: 'generated', name };
     }
     prepared.set(
@@ -131,7 +131,7 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
     const entry = progress.cells[i]!;
     entry.state = 'running';
     publish();
-    const child = await startChild(sweepCellWorkflow, {
+    const child = await startChildPatiently(sweepCellWorkflow, {
       workflowId: entry.workflowId,
       taskQueue: input.queues.workflows,
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,

@@ -13,7 +13,6 @@ import {
   patched,
   setCurrentDetails,
   setHandler,
-  startChild,
   upsertSearchAttributes,
   workflowInfo,
   ParentClosePolicy,
@@ -23,6 +22,7 @@ import { cellShardWorkflowId } from '../domain/sweep/keys.js';
 import type { ShardOutcome } from '../domain/sweep/records.js';
 import type { CellSummary } from '../domain/sweep/results.js';
 import { storageActivities } from './activityOptions.js';
+import { startChildPatiently } from './startChildPatiently.js';
 import { shardPauseSignal, shardResumeSignal, sweepShardWorkflow } from './sweepShard.js';
 import type { CellInput, CellProgressState } from './sweepTypes.js';
 
@@ -130,7 +130,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
     while (inFlight.size < input.maxParallelShards && launched < shards && !historyIsLarge() && !state.paused) {
       const shardIndex = launched++;
       const taskStart = shardIndex * input.tasksPerShard;
-      const child = await startChild(sweepShardWorkflow, {
+      const child = await startChildPatiently(sweepShardWorkflow, {
         workflowId: cellShardWorkflowId(input.sweepId, input.cell.id, shardIndex),
         taskQueue: input.queues.workflows,
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,

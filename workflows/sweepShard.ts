@@ -9,7 +9,7 @@
  * the sweep's pause): a pause then stops the spending within the window's tasks, instead of after
  * every task of every running shard.
  */
-import { ApplicationFailure, condition, defineSignal, executeChild, ParentClosePolicy, patched, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, condition, defineSignal, ParentClosePolicy, patched, setHandler } from '@temporalio/workflow';
 import type { MethodTaskOutcome } from '../domain/methods/artifacts.js';
 import type { ShardOutcome } from '../domain/sweep/records.js';
 import { cellTaskWorkflowId, llmTaskQueue } from '../domain/sweep/keys.js';
@@ -18,6 +18,7 @@ import type { MethodTaskRef } from '../activities/methods.js';
 import { llmActivities, sandboxActivities } from './activityOptions.js';
 import { exploracoderTaskWorkflow, type MethodTaskInput } from './exploracoderTask.js';
 import { selfRepairTaskWorkflow } from './selfRepairTask.js';
+import { startChildPatiently } from './startChildPatiently.js';
 import type { ShardInput } from './sweepTypes.js';
 
 export const shardPauseSignal = defineSignal('pause');
@@ -100,7 +101,7 @@ async function generate(input: ShardInput, taskWindow: TaskWindow | null): Promi
     case 'exploracoder':
     case 'self-repair': {
       const workflow = spec.kind === 'exploracoder' ? exploracoderTaskWorkflow : selfRepairTaskWorkflow;
-      return each((t) => {
+      return each(async (t) => {
         const args: MethodTaskInput = {
           ref: ref(t),
           taskId: `#${t}`,
@@ -111,11 +112,12 @@ async function generate(input: ShardInput, taskWindow: TaskWindow | null): Promi
           method: input.cell.method as MethodName,
           ...(spec.variant ? { variant: spec.variant } : {}),
         };
-        return executeChild(workflow, {
+        const child = await startChildPatiently<typeof workflow>(workflow, {
           args: [args],
           workflowId: cellTaskWorkflowId(input.sweepId, input.cell.id, t),
           parentClosePolicy: ParentClosePolicy.TERMINATE,
         });
+        return child.result();
       });
     }
   }
