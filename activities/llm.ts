@@ -150,7 +150,7 @@ function endpointRejected(endpoint: LlmEndpoint, status: number, message: string
     status === 404
       ? `check models[${endpoint.id}].model (${endpoint.model}) and base_url (${endpoint.baseUrl})`
       : `check the API key${endpoint.apiKeyEnv ? ` in ${endpoint.apiKeyEnv}` : ' (models[].api_key_env names its variable)'} and its access to ${endpoint.model}`;
-  return ApplicationFailure.nonRetryable(`model ${endpoint.id}: ${endpoint.baseUrl} answered ${status} (${message}); ${hint}. Nothing was recorded: fix it and start the sweep again with the same id`, 'LlmConfigError');
+  return ApplicationFailure.nonRetryable(`model ${endpoint.id}: ${endpoint.baseUrl} answered ${status} (${message}); ${hint}. Nothing was recorded: with the key fixed in the workers' environment, the same start command resumes the sweep; a model or URL fixed in the config is another config (another sweep id)`, 'LlmConfigError');
 }
 
 function retryAfterMs(headers: Headers | undefined): number | undefined {
