@@ -5,7 +5,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { Command, Option } from 'commander';
-import { ENV_DOC, parseConfig } from '../domain/config/env.js';
+import { ENV_DOC, logLevelFrom, parseConfig } from '../domain/config/env.js';
 import { describeSweepConfigDifferences, loadSweepConfig, sweepConfigHash, sweepIdProblem, type SweepConfig } from '../domain/sweep/config.js';
 import { defaultSweepId, sweepWorkflowId, type SweepRun } from '../domain/sweep/keys.js';
 import { formatPlan, planSweep } from '../domain/sweep/plan.js';
@@ -105,7 +105,7 @@ program.action(async (flags: Flags) => {
       console.error(`sweep ${sweepId}: ${workflowUiLink(env, workflowId)}`);
       if (!flags.wait) return;
       if (flags.worker === 'in-process') {
-        installRuntime((process.env.EXPLORA_LOG_LEVEL as 'ERROR' | undefined) ?? 'ERROR');
+        installRuntime(logLevelFrom(process.env, 'ERROR'));
         inProcess = await createWorkers(env, {
           roles: ['workflows', 'storage', 'sandbox', 'llm'],
           llmModels: config.models.map((m) => ({ id: m.id, concurrency: m.concurrency })),

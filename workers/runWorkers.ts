@@ -4,7 +4,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
-import type { ExploraConfig } from '../domain/config/env.js';
+import { logLevelFrom, type ExploraConfig } from '../domain/config/env.js';
 import { createDatasetActivities } from '../activities/datasets.js';
 import { createReportActivities } from '../activities/report.js';
 import { createLlmActivities } from '../activities/llm.js';
@@ -43,7 +43,7 @@ let runtimeInstalled = false;
  * Sets the SDK's log level once per process (before the first connection). CLIs pass WARN so that
  * webpack's bundle report and worker state changes do not bury their own output.
  */
-export function installRuntime(level: LogLevel = (process.env.EXPLORA_LOG_LEVEL as LogLevel | undefined) ?? 'INFO'): void {
+export function installRuntime(level: LogLevel = logLevelFrom(process.env, 'INFO')): void {
   if (runtimeInstalled) return;
   Runtime.install({ logger: new DefaultLogger(level) });
   runtimeInstalled = true;

@@ -82,6 +82,18 @@ export function parseConfig(env: Record<string, string | undefined>): ExploraCon
   };
 }
 
+export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** EXPLORA_LOG_LEVEL (the Temporal SDK's logger), checked: a misspelt level is an error, not silence. */
+export function logLevelFrom(env: Record<string, string | undefined>, fallback: LogLevel): LogLevel {
+  const value = env.EXPLORA_LOG_LEVEL;
+  if (!value) return fallback;
+  const level = value.toUpperCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new ConfigError(`invalid environment configuration:\n  EXPLORA_LOG_LEVEL=${JSON.stringify(value)}: must be one of ${LOG_LEVELS.join(', ')}`);
+  return level as LogLevel;
+}
+
 /** Documentation of every variable, printed by `--help` of the scripts and quoted in the README. */
 export const ENV_DOC: ReadonlyArray<[string, string, string]> = [
   ['TEMPORAL_ADDRESS', '127.0.0.1:7233', 'Temporal frontend host:port'],
@@ -93,4 +105,6 @@ export const ENV_DOC: ReadonlyArray<[string, string, string]> = [
   ['EXPLORA_S3_BUCKET', 'explora', 'bucket for datasets, generations and results'],
   ['EXPLORA_S3_ACCESS_KEY_ID', 'exploraadmin', 'S3 access key (the local stack creates this identity)'],
   ['EXPLORA_S3_SECRET_ACCESS_KEY', 'explora-local-secret', 'S3 secret key'],
+  ['EXPLORA_LOG_LEVEL', 'INFO (ERROR in scripts)', 'Temporal SDK log level: TRACE, DEBUG, INFO, WARN or ERROR'],
+  ['EXPLORA_PYTHON', '.tools/sandbox-python', 'interpreter the sandbox runs programs with'],
 ];

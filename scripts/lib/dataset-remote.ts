@@ -1,7 +1,7 @@
 /** The Temporal path of generate-dataset: start (or attach to) the workflow, follow it, report. */
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import type { ExploraConfig } from '../../domain/config/env.js';
+import { logLevelFrom, type ExploraConfig } from '../../domain/config/env.js';
 import { datasetWorkflowId } from '../../domain/datasets/layout.js';
 import type { PbeParams } from '../../domain/pbe/params.js';
 import { checkDatasetSpec } from '../../activities/datasets.js';
@@ -66,7 +66,7 @@ export async function generateDatasetRemotely(config: ExploraConfig, req: Remote
   try {
     const roles: QueueRole[] = ['workflows', 'storage'];
     if (req.worker === 'in-process') {
-      installRuntime((process.env.EXPLORA_LOG_LEVEL as 'ERROR' | undefined) ?? 'ERROR');
+      installRuntime(logLevelFrom(process.env, 'ERROR'));
       // These workers join whatever other workers serve the queues; when this process exits,
       // the others (or the next run of this command) carry on where it stopped.
       inProcess = await createWorkers(config, { roles });
