@@ -15,7 +15,7 @@ import { testConfig, uniqueSuffix } from '../support/config.js';
 import { killHard, runTs, spawnTs } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
-import { expectedCounts, HUMANEVAL, humanEvalProblems, scriptedAnswers, SWEEP_SEED } from './support.js';
+import { expectedCounts, HUMANEVAL_DATASETS_YAML, humanEvalProblems, scriptedAnswers, scriptedModelYaml, SWEEP_SEED } from './support.js';
 
 const { config, env } = testConfig();
 const bucket = testBucket(config);
@@ -60,17 +60,8 @@ describe('pause and resume', () => {
     writeFileSync(
       file,
       `id: ${id}
-datasets:
-  - name: humaneval
-    path: ${HUMANEVAL}
-models:
-  - id: plain
-    base_url: ${server.url}
-    model: scripted-completions
-    api: completions
-    concurrency: 2
-    request_timeout_s: 10
-methods: [direct]
+${HUMANEVAL_DATASETS_YAML}models:
+${scriptedModelYaml('plain', server.url, 'scripted-completions', 'completions')}methods: [direct]
 temperatures: [0.2]
 n_samples: 1
 k: [1]

@@ -11,7 +11,7 @@ import type { sweepWorkflow } from '../../workflows/sweep.js';
 import { killHard, runTs, spawnTs, type Spawned } from '../support/processes.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { uniqueSuffix } from '../support/config.js';
-import { expectedCounts, humanEvalProblems, HUMANEVAL, scriptedAnswers, SWEEP_SEED } from './support.js';
+import { expectedCounts, HUMANEVAL_DATASETS_YAML, humanEvalProblems, scriptedAnswers, scriptedModelYaml, SWEEP_SEED } from './support.js';
 
 // A private stack on ports of its own: this file stops and restarts Temporal and SeaweedFS, which
 // must not disturb the tests that share the main stack.
@@ -54,23 +54,8 @@ function writeConfig(id: string, model: string): string {
   writeFileSync(
     file,
     `id: ${id}
-datasets:
-  - name: humaneval
-    path: ${HUMANEVAL}
-models:
-  - id: plain
-    base_url: ${server.url}
-    model: ${model}
-    api: completions
-    concurrency: 2
-    request_timeout_s: 10
-  - id: chatty
-    base_url: ${server.url}
-    model: ${model}-chat
-    api: chat
-    concurrency: 2
-    request_timeout_s: 10
-methods: [direct]
+${HUMANEVAL_DATASETS_YAML}models:
+${scriptedModelYaml('plain', server.url, model, 'completions')}${scriptedModelYaml('chatty', server.url, `${model}-chat`, 'chat')}methods: [direct]
 temperatures: [0.5]
 n_samples: ${N}
 k: [1, 3]

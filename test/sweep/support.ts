@@ -152,3 +152,20 @@ timeout_s: 5
 seed: ${SWEEP_SEED}
 `;
 }
+
+/** A sweep config's `datasets:` holding HumanEval alone. */
+export const HUMANEVAL_DATASETS_YAML = `datasets:
+  - name: humaneval
+    path: ${HUMANEVAL}
+`;
+
+/** One `models:` entry on the scripted server, two requests at a time. */
+export function scriptedModelYaml(id: string, serverUrl: string, model: string, api: 'chat' | 'completions'): string {
+  return `  - id: ${id}
+    base_url: ${serverUrl}
+    model: ${model}
+    api: ${api}
+    concurrency: 2
+    request_timeout_s: 10
+`;
+}
