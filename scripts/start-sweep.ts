@@ -15,7 +15,7 @@ import type { SweepMode } from '../workflows/sweepTypes.js';
 import { createWorkers, installRuntime } from '../workers/runWorkers.js';
 import { rootCauseMessage } from './lib/errors.js';
 import { workflowUiLink } from './lib/dataset-remote.js';
-import { buildSweepInput, countTasks, loadGenerations, queuesOf, recordSweepConfig } from './lib/sweep-input.js';
+import { buildSweepInput, checkSweepRecord, countTasks, loadGenerations, queuesOf, writeSweepRecord } from './lib/sweep-input.js';
 import { formatResultsTable, showSweepProgress } from './lib/sweep-view.js';
 
 interface Flags {
@@ -52,7 +52,7 @@ function generationsByDataset(values: string[], config: SweepConfig): Record<str
 const program = new Command('start-sweep')
   .description('Start or resume a sweep (datasets x models x methods x temperatures), follow it, print pass@k')
   .requiredOption('--config <file>', 'sweep config, YAML or JSON')
-  .option('--id <id>', "sweep id (default: the config's id, else derived from the config's hash; -gen or -eval-<hash of the generations> appended in those modes)")
+  .option('--id <id>', "sweep id (default: the config's id, else derived from the config's hash; with --evaluate-only, -eval-<hash of the generations> appended)")
   .option('--generation-only', 'generate and save samples, do not execute them', false)
   .option('--evaluate-only', 'execute loaded generations instead of calling models', false)
   .option('--load-generations <file>', 'with --evaluate-only: bigcode generations.json (list of lists), or DATASET=FILE; repeatable', (v: string, acc: string[]) => [...acc, v], [] as string[])
@@ -90,7 +90,7 @@ program.action(async (flags: Flags) => {
       console.log(formatPlan(planSweep({ ...config, id: sweepId }, counts, mode)));
       return;
     }
-    await recordSweepConfig(bucket, sweepId, config, run, describeSweepConfigDifferences);
+    const record = await checkSweepRecord(bucket, sweepId, config, run, describeSweepConfigDifferences);
     const input = await buildSweepInput(config, bucket, { sweepId, configFile: flags.config, mode, generations, queues: queuesOf(env), log: (line) => console.error(line) });
 
     const connection = await Connection.connect({ address: env.temporal.address }).catch((err: Error) => {
@@ -101,6 +101,12 @@ program.action(async (flags: Flags) => {
     let running: Promise<unknown> | undefined;
     try {
       const workflowId = sweepWorkflowId(sweepId);
+      // A running sweep is joined, not restarted: it must be running the same kind of run.
+      const status = await client.workflow.getHandle(workflowId).describe().then((d) => d.status.name, () => null);
+      if (status === 'RUNNING' && record?.run && record.run.mode !== mode) {
+        throw new Error(`sweep ${sweepId} is running as ${record.run.mode}; wait for it to finish (or stop it) before starting it as ${mode}, or use another --id`);
+      }
+      await writeSweepRecord(bucket, sweepId, config, run);
       await client.workflow.start(sweepWorkflow, { taskQueue: env.taskQueues.workflows, workflowId, workflowIdConflictPolicy: 'USE_EXISTING', args: [input] });
       console.error(`sweep ${sweepId}: ${workflowUiLink(env, workflowId)}`);
       if (!flags.wait) return;

@@ -37,25 +37,29 @@ export interface SweepRun {
 }
 
 /**
- * The id a start without --id uses: the config's id, else one from its hash; other modes than a
- * full run get their own (`-gen`, `-eval-<generations hash>`), so that a generation-only run, an
- * evaluation of other generations and the full sweep never read each other's records.
+ * The id a start without --id uses: the config's id, else one from its hash. A generation-only run
+ * shares it with the full run (the full run then executes what was saved); an evaluation of loaded
+ * generations gets one of its own per set of generations (`-eval-<their hash>`), so that it never
+ * reads, or is read as, another's records.
  */
 export function defaultSweepId(configId: string | undefined, configHash: string, run: SweepRun, sha256Hex: (s: string) => string): string {
   const base = configId ?? `sweep-${configHash.slice(0, 12)}`;
-  const suffix =
-    run.mode === 'full'
-      ? ''
-      : run.mode === 'generation-only'
-        ? '-gen'
-        : `-eval-${sha256Hex(JSON.stringify(Object.entries(run.generations ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)))).slice(0, 10)}`;
+  if (run.mode !== 'evaluate-only') return base;
+  const suffix = `-eval-${sha256Hex(JSON.stringify(Object.entries(run.generations ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)))).slice(0, 10)}`;
   return base.slice(0, 80 - suffix.length) + suffix;
 }
 
-/** Why a start of `run` may not resume the sweep recorded with `stored`; null when it may. */
+/**
+ * Why a start of `run` may not resume the sweep last started as `stored`; null when it may. A full
+ * run and a generation-only run of one config are the same cells (a full run executes what a
+ * generation-only one saved); loaded generations are cells of their own, and another set of them
+ * is another experiment.
+ */
 export function sweepRunConflict(sweepId: string, stored: SweepRun, run: SweepRun): string | null {
   const describe = (r: SweepRun) =>
     r.mode === 'evaluate-only' ? `evaluate-only on generations ${Object.entries(r.generations ?? {}).map(([d, h]) => `${d}=${h.slice(0, 10)}`).join(', ')}` : r.mode;
+  const loaded = (r: SweepRun) => r.mode === 'evaluate-only';
+  if (!loaded(stored) && !loaded(run)) return null;
   if (describe(stored) === describe(run)) return null;
-  return `sweep ${sweepId} was started as ${describe(stored)}; this start is ${describe(run)}. Use another --id (or none: each mode and set of generations gets its own)`;
+  return `sweep ${sweepId} was started as ${describe(stored)}; this start is ${describe(run)}. Use another --id (or none: each set of loaded generations gets its own)`;
 }

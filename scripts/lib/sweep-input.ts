@@ -269,32 +269,42 @@ export function queuesOf(config: ExploraConfig): SweepInput['queues'] {
   return { workflows: config.taskQueues.workflows, storage: config.taskQueues.storage, sandbox: config.taskQueues.sandbox, llmBase: config.taskQueues.llm };
 }
 
+/** What `sweeps/<id>/config.json` holds: the config of the sweep's first start and its latest run. */
+export interface SweepRecord {
+  config_sha256: string;
+  config: SweepConfig;
+  /** Absent from records written before runs were recorded. */
+  run?: SweepRun;
+}
+
 /**
- * Records the config under the sweep id on first start; a later start with the same id must bring
- * the same config (or it would silently mix two experiments), and is refused naming what differs.
+ * A start of `sweepId` with this config and run, checked against what the id was started with: the
+ * same config (or it would silently mix two experiments) and a compatible run (see
+ * sweepRunConflict), else refused naming what differs. Returns the record found, if any.
  */
-export async function recordSweepConfig(
+export async function checkSweepRecord(
   bucket: Bucket,
   sweepId: string,
   config: SweepConfig,
   run: SweepRun,
   describe: (a: SweepConfig, b: SweepConfig) => string[],
-): Promise<void> {
-  const key = sweepConfigKey(sweepId);
-  const existing = await getBytes(bucket, key);
-  const hash = sweepConfigHash(config, sha256Hex);
-  if (existing) {
-    // `run` is absent from records written before modes were recorded: those are not checked.
-    const stored = JSON.parse(Buffer.from(existing).toString('utf8')) as { config_sha256: string; config: SweepConfig; run?: SweepRun };
-    if (stored.config_sha256 !== hash) {
-      throw new SweepInputError(
-        `sweep ${sweepId} was started with another config (${describe(stored.config, config).join('; ')}); ` +
-          'use another --id, or restore the original config to resume it',
-      );
-    }
-    const conflict = stored.run ? sweepRunConflict(sweepId, stored.run, run) : null;
-    if (conflict) throw new SweepInputError(conflict);
-    return;
+): Promise<SweepRecord | null> {
+  const existing = await getBytes(bucket, sweepConfigKey(sweepId));
+  if (!existing) return null;
+  const stored = JSON.parse(Buffer.from(existing).toString('utf8')) as SweepRecord;
+  if (stored.config_sha256 !== sweepConfigHash(config, sha256Hex)) {
+    throw new SweepInputError(
+      `sweep ${sweepId} was started with another config (${describe(stored.config, config).join('; ')}); ` +
+        'use another --id, or restore the original config to resume it',
+    );
   }
-  await putObject(bucket, key, JSON.stringify({ sweep_id: sweepId, config_sha256: hash, run, config }, null, 2) + '\n', { contentType: 'application/json' });
+  const conflict = stored.run ? sweepRunConflict(sweepId, stored.run, run) : null;
+  if (conflict) throw new SweepInputError(conflict);
+  return stored;
+}
+
+/** Records the config (first start) and this start's run under the sweep id. */
+export async function writeSweepRecord(bucket: Bucket, sweepId: string, config: SweepConfig, run: SweepRun): Promise<void> {
+  const record = { sweep_id: sweepId, config_sha256: sweepConfigHash(config, sha256Hex), run, config };
+  await putObject(bucket, sweepConfigKey(sweepId), JSON.stringify(record, null, 2) + '\n', { contentType: 'application/json' });
 }

@@ -245,9 +245,8 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
     const file = writeConfig(genId);
     const gen = await runTs('scripts/start-sweep.ts', ['--config', file, '--generation-only', '--no-progress'], env);
     expect(gen.code, gen.output).toBe(0);
-    // A mode of its own gets an id of its own: it never reads, or is read as, the full sweep.
-    expect(sweepIdIn(gen.output)).toBe(`${genId}-gen`);
-    const genResults = JSON.parse((await getText(bucket, sweepResultsKey(`${genId}-gen`)))!);
+    expect(sweepIdIn(gen.output)).toBe(genId);
+    const genResults = JSON.parse((await getText(bucket, sweepResultsKey(genId)))!);
     for (const c of genResults.cells) {
       expect(c.cost.sandboxRuns).toBe(0);
       expect(c.statusCounts.not_executed).toBeGreaterThan(0);
@@ -256,8 +255,17 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
       expect(c.passAtK).toEqual({});
       expect(c.droppedK.join()).toMatch(/generation-only/);
     }
+    // The full run of the same sweep executes what was saved, asking the model nothing again.
+    const asked = server.requests().length;
+    const full = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+    expect(full.code, full.output).toBe(0);
+    expect(server.requests().length).toBe(asked);
+    for (const c of JSON.parse((await getText(bucket, sweepResultsKey(genId)))!).cells) {
+      expect(c.statusCounts.not_executed ?? 0).toBe(0);
+      expect(c.tasks).toBe(LIMIT);
+    }
     // Evaluate the chat model's saved pbe generations, as bigcode's --load_generations_path would.
-    const saved = await getText(bucket, cellFileKey(`${genId}-gen`, 'pbe.chatty.direct.t0.2', 'generations.json'));
+    const saved = await getText(bucket, cellFileKey(genId, 'pbe.chatty.direct.t0.2', 'generations.json'));
     const genFile = path.join(dir, 'generations.json');
     writeFileSync(genFile, saved!);
     const evalId = `eval-${uniqueSuffix()}`;
