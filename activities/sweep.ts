@@ -19,7 +19,7 @@ import { extractCode } from '../domain/llm/extract.js';
 import type { LlmApi, LlmCallSummary, LlmEndpoint } from '../domain/llm/request.js';
 import { directRequestBody, type Sampling } from '../domain/methods/direct.js';
 import { CellAccumulator, compareRecords, GenerationsJson, referenceOf, resultsJson, sampleLine, type CellSummary } from '../domain/sweep/results.js';
-import { cellFileKey, cellShardRecordsKey, sweepDatasetKey, sweepLibraryKey, sweepResultsKey } from '../domain/sweep/keys.js';
+import { cellFileKey, cellShardPartsPrefix, cellShardRecordsKey, sweepDatasetKey, sweepLibraryKey, sweepResultsKey } from '../domain/sweep/keys.js';
 import { recordCost, SampleRecordSchema, type SampleRecord, type ShardOutcome, type TaskCounts } from '../domain/sweep/records.js';
 import type { MethodCost } from '../domain/methods/artifacts.js';
 import { DatasetLibrarySchema, type DatasetLibrary } from '../domain/apidocs/library.js';
@@ -34,6 +34,7 @@ import { decodeMaybeGzip, loadProblems } from './problems.js';
 import { defaultSandboxConcurrency } from './sandbox/executor.js';
 import type { SandboxPool } from './sandbox/pool.js';
 import { mapLimit } from './mapLimit.js';
+import { deleteParts, PartWriter, partRecordFor, readParts } from './recordParts.js';
 import { getBytes, getText, headMetadata, listKeys, putFile, putObject, type Bucket } from './storage/s3.js';
 import { parseJsonl } from '../domain/execution/humaneval.js';
 
@@ -413,7 +414,26 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
       // A task's answers sit together in a few segment objects: each is read once for the shard.
       const llmRecords = new LlmRecordReader(bucket);
       const heartbeat = throttledHeartbeat();
+      // Records of an earlier attempt, stored as its samples finished: not run again (unless they
+      // were only saved, and this run executes).
+      const partsPrefix = cellShardPartsPrefix(input.sweepId, input.cellId, input.shardIndex);
+      const earlier = await readParts(bucket, partsPrefix);
+      const parts = new PartWriter(bucket, partsPrefix);
       const records = await mapLimit(jobs, (executor?.concurrency ?? defaultSandboxConcurrency()) * 2, async ({ taskIndex, sampleIndex }): Promise<SampleRecord> => {
+        const kept = partRecordFor(earlier.records, taskIndex, sampleIndex);
+        if (kept && (!input.execute || kept.status !== 'not_executed')) {
+          heartbeat(++done);
+          return kept;
+        }
+        const record = await sampleRecord(taskIndex, sampleIndex);
+        parts.add(record);
+        return record;
+      }).finally(() => parts.close());
+      await putObject(bucket, recordsKey, records.map((r) => JSON.stringify(r) + '\n').join(''), { contentType: 'application/x-ndjson' });
+      await deleteParts(bucket, [...earlier.keys, ...parts.written]);
+      return outcomeOf(input.shardIndex, records, input.taskStart, input.taskEnd);
+
+      async function sampleRecord(taskIndex: number, sampleIndex: number): Promise<SampleRecord> {
         const problem = problems[taskIndex]!;
         const g = await codeFor(input, llmRecords, problem, taskIndex, sampleIndex);
         const base = {
@@ -452,9 +472,7 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
           ...(result.exception ? { exception: { type: result.exception.type, message: result.exception.message.slice(0, 2000) } } : {}),
           duration_ms: result.durationMs,
         };
-      });
-      await putObject(bucket, recordsKey, records.map((r) => JSON.stringify(r) + '\n').join(''), { contentType: 'application/x-ndjson' });
-      return outcomeOf(input.shardIndex, records, input.taskStart, input.taskEnd);
+      }
     },
   };
 }

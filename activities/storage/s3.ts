@@ -194,6 +194,15 @@ export async function supportsConditionalWrites(
   }
 }
 
+/** Deletes an object; one already gone is fine. */
+export async function deleteObject(b: Bucket, key: string): Promise<void> {
+  try {
+    await b.s3.send(new DeleteObjectCommand({ Bucket: b.name, Key: key }));
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+}
+
 export async function* listKeys(b: Bucket, prefix: string): AsyncGenerator<string> {
   let token: string | undefined;
   do {

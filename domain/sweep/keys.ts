@@ -10,6 +10,9 @@ export const cellPrefix = (sweepId: string, cellId: string) => `${sweepPrefix(sw
 export const cellRecordsPrefix = (sweepId: string, cellId: string) => `${cellPrefix(sweepId, cellId)}records/`;
 export const cellShardRecordsKey = (sweepId: string, cellId: string, shard: number) =>
   `${cellRecordsPrefix(sweepId, cellId)}shard-${String(shard).padStart(5, '0')}.jsonl`;
+/** A shard's records written while its samples run, before its one records file exists. */
+export const cellShardPartsPrefix = (sweepId: string, cellId: string, shard: number) =>
+  `${cellPrefix(sweepId, cellId)}records-in-progress/shard-${String(shard).padStart(5, '0')}/`;
 export const cellFileKey = (sweepId: string, cellId: string, file: 'results.json' | 'generations.json' | 'references.json' | 'samples.jsonl') =>
   `${cellPrefix(sweepId, cellId)}${file}`;
 
