@@ -155,6 +155,8 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
         },
       ],
     });
+    // A pause that came while the cell was being started missed it: tell it now.
+    if (progress.paused && patched('forward-pause-after-start')) await child.signal(cellPause).catch(() => undefined);
     const p: Promise<void> = child.result().then((summary) => {
       entry.state = 'done';
       entry.summary = summary;

@@ -160,6 +160,8 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
           publish();
         }),
       );
+      // A pause that came while the shard was being started missed it: tell it now.
+      if (state.paused && patched('forward-pause-after-start')) await child.signal(shardPauseSignal).catch(() => undefined);
     }
     if (inFlight.size === 0) {
       if (state.paused && launched < shards) {
