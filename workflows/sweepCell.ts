@@ -68,6 +68,9 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
     summary,
   });
   setHandler(cellProgressQuery, progress);
+  // Before any handler: a signal that came before this run's first task is handled inside setHandler,
+  // and its handler publishes.
+  let lastPublished = -1;
   // Running shards pause too (they start no more tasks). Declared before the handlers run: the
   // map of running shards is filled further down.
   const inFlight = new Map<number, Promise<void>>();
@@ -88,7 +91,6 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
     await forward(shardResumeSignal);
   });
 
-  let lastPublished = -1;
   function publish(force = false) {
     const p = progress();
     setCurrentDetails(

@@ -13,6 +13,9 @@ import { sweepResultsKey } from '../../domain/sweep/keys.js';
 import { TASK_WINDOW } from '../../workflows/sweepShard.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { killHard, runTs, spawnTs } from '../support/processes.js';
+import { connectClient, withWorkers } from '../support/temporal.js';
+import { cellProgressQuery, pauseSignal, sweepCellWorkflow } from '../../workflows/sweepCell.js';
+import type { CellInput } from '../../workflows/sweepTypes.js';
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { expectedCounts, HUMANEVAL_DATASETS_YAML, humanEvalProblems, scriptedAnswers, scriptedModelYaml, SWEEP_SEED } from './support.js';
@@ -54,6 +57,56 @@ async function settled(quietMs: number, maxMs: number): Promise<number> {
 }
 
 describe('pause and resume', () => {
+  it('a pause that reaches a cell before its first workflow task is handled, not a task failing on every attempt', async () => {
+    const own = testConfig().config;
+    const { client, close } = await connectClient(own);
+    try {
+      await withWorkers(own, ['workflows'], async () => {
+        const queues = { workflows: own.taskQueues.workflows, storage: own.taskQueues.storage, sandbox: own.taskQueues.sandbox, llmBase: own.taskQueues.llm };
+        const input: CellInput = {
+          sweepId: `pause-early-${uniqueSuffix()}`,
+          cell: {
+            id: 'ds.m.direct.t0',
+            dataset: 'ds',
+            model: 'm',
+            method: 'direct',
+            temperature: 0,
+            endpoint: { id: 'm', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', api: 'completions', requestTimeoutS: 1 },
+            sampling: { model: 'm', temperature: 0, top_p: 1, max_tokens: 1 },
+            stop: [],
+          },
+          mode: 'full',
+          datasetKey: 'unused',
+          tasks: 1,
+          nSamples: 1,
+          k: [1],
+          timeoutS: 1,
+          queues,
+          tasksPerShard: 1,
+          maxParallelShards: 1,
+          maxHistoryEvents: 8_000,
+        };
+        // Signal-with-start: the pause is in the cell's very first activation.
+        const handle = await client.workflow.signalWithStart(sweepCellWorkflow, {
+          workflowId: `explora-test/${input.sweepId}`,
+          taskQueue: queues.workflows,
+          args: [input],
+          signal: pauseSignal,
+          signalArgs: [],
+        });
+        try {
+          const answered = await Promise.race([handle.query(cellProgressQuery), sleep(20_000).then(() => null)]);
+          expect(answered?.phase).toBe('paused');
+        } finally {
+          await handle.terminate();
+        }
+      });
+    } finally {
+      await close();
+    }
+  });
+
+
   it('a paused sweep asks nothing new once the running window drains; resumed, it finishes with each request sent once', async () => {
     const id = `pause-${uniqueSuffix()}`;
     const file = path.join(dir, `${id}.yaml`);
