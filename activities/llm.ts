@@ -322,9 +322,10 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
         timeoutS: timeout,
       };
       const givenUp = (kind === 'LlmMalformedResponse' && counts.malformed >= MALFORMED_ATTEMPTS) || (kind === 'LlmTimeout' && counts.timeouts >= TIMEOUT_ATTEMPTS);
-      if (kind !== null && !givenUp) {
+      if (kind !== null) {
+        // Kept when giving up too: a later attempt (a longer timeout) counts on from here.
         await putObject(bucket, failuresKey(store.group, requestIdentity), formatFailureCounts(counts));
-        throw err;
+        if (!givenUp) throw err;
       }
       error =
         kind === 'LlmTimeout'

@@ -102,27 +102,25 @@ export interface FinalizeCellInput {
 
 const SavedGenerationsSchema = z.array(z.array(z.string()));
 
-function countsOf(records: SampleRecord[], taskStart: number, taskEnd: number): TaskCounts[] {
+/** Per task n, c, s; none when the shard did not execute (generation-only), as CellAccumulator scores. */
+function countsOf(records: SampleRecord[], taskStart: number, taskEnd: number, executed: boolean): TaskCounts[] {
   const byTask = new Map<number, TaskCounts>();
   for (let t = taskStart; t < taskEnd; t++) byTask.set(t, { taskIndex: t, n: 0, c: 0, s: 0 });
-  const unexecuted = new Set<number>();
+  if (!executed) return [...byTask.values()];
   for (const r of records) {
     const c = byTask.get(r.task_index)!;
-    if (r.status === 'not_executed') unexecuted.add(r.task_index);
     c.n++;
     if (r.passed) c.c++;
     if (r.success) c.s++;
   }
-  // As CellAccumulator scores them: a task with samples not executed (generation-only) has no score.
-  for (const t of unexecuted) byTask.set(t, { taskIndex: t, n: 0, c: 0, s: 0 });
   return [...byTask.values()];
 }
 
-function outcomeOf(shardIndex: number, records: SampleRecord[], taskStart: number, taskEnd: number): ShardOutcome {
+function outcomeOf(shardIndex: number, records: SampleRecord[], taskStart: number, taskEnd: number, executed: boolean): ShardOutcome {
   const costs = records.map(recordCost);
   return {
     shardIndex,
-    tasks: countsOf(records, taskStart, taskEnd),
+    tasks: countsOf(records, taskStart, taskEnd, executed),
     samples: records.length,
     sandboxRuns: costs.reduce((a, c) => a + c.sandbox_runs, 0),
     calls: costs.reduce((a, c) => a + c.calls, 0),
@@ -400,7 +398,7 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
         const rows = parseJsonl(existing, SampleRecordSchema, recordsKey).map((r) => r.row);
         // Records of a generation-only run are redone when the same sweep later executes.
         if (!input.execute || !rows.some((r) => r.status === 'not_executed')) {
-          return outcomeOf(input.shardIndex, rows, input.taskStart, input.taskEnd);
+          return outcomeOf(input.shardIndex, rows, input.taskStart, input.taskEnd, input.execute);
         }
       }
       const problems = await loadProblems(bucket, input.datasetKey);
@@ -421,7 +419,9 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
       const parts = new PartWriter(bucket, partsPrefix);
       const records = await mapLimit(jobs, (executor?.concurrency ?? defaultSandboxConcurrency()) * 2, async ({ taskIndex, sampleIndex }): Promise<SampleRecord> => {
         const kept = partRecordFor(earlier.records, taskIndex, sampleIndex);
-        if (kept && (!input.execute || kept.status !== 'not_executed')) {
+        // Kept only if made from the answer this run would use (the cache may prefer another since).
+        const answerKey = input.generations.kind === 'llm' ? input.generations.keys[taskIndex - input.taskStart]?.[sampleIndex] : undefined;
+        if (kept && kept.llm_key === answerKey && (!input.execute || kept.status !== 'not_executed')) {
           heartbeat(++done);
           return kept;
         }
@@ -431,7 +431,7 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
       }).finally(() => parts.close());
       await putObject(bucket, recordsKey, records.map((r) => JSON.stringify(r) + '\n').join(''), { contentType: 'application/x-ndjson' });
       await deleteParts(bucket, [...earlier.keys, ...parts.written]);
-      return outcomeOf(input.shardIndex, records, input.taskStart, input.taskEnd);
+      return outcomeOf(input.shardIndex, records, input.taskStart, input.taskEnd, input.execute);
 
       async function sampleRecord(taskIndex: number, sampleIndex: number): Promise<SampleRecord> {
         const problem = problems[taskIndex]!;

@@ -3,7 +3,7 @@
  * and print the results table. Run again with the same id, it does only what is missing.
  */
 import { readFileSync, existsSync } from 'node:fs';
-import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import { Client, Connection, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { Command, Option } from 'commander';
 import { ENV_DOC, logLevelFrom, parseConfig } from '../domain/config/env.js';
 import { describeSweepConfigDifferences, loadSweepConfig, sweepConfigHash, sweepIdProblem, type SweepConfig } from '../domain/sweep/config.js';
@@ -15,7 +15,7 @@ import type { SweepMode } from '../workflows/sweepTypes.js';
 import { createWorkers, installRuntime } from '../workers/runWorkers.js';
 import { rootCauseMessage } from './lib/errors.js';
 import { workflowUiLink } from './lib/dataset-remote.js';
-import { buildSweepInput, checkSweepRecord, countTasks, loadGenerations, queuesOf, writeSweepRecord } from './lib/sweep-input.js';
+import { buildSweepInput, checkSweepRecord, countTasks, loadGenerations, queuesOf, SweepInputError, writeSweepRecord } from './lib/sweep-input.js';
 import { formatResultsTable, showSweepProgress } from './lib/sweep-view.js';
 
 interface Flags {
@@ -83,14 +83,19 @@ program.action(async (flags: Flags) => {
   const s3 = s3ClientFor(env);
   const bucket = { s3, name: env.s3.bucket };
   try {
+    // What the run would refuse, the dry run refuses too: a clash with what the id was started as,
+    // and the files' contents. (Without S3, a dry run still validates the rest.)
+    const record = await checkSweepRecord(bucket, sweepId, config, run, describeSweepConfigDifferences).catch((err: Error) => {
+      if (!flags.dryRun || err instanceof SweepInputError) throw err;
+      console.error(`start-sweep: note: not checked against what sweep ${sweepId} was started as (${err.message})`);
+      return null;
+    });
     if (flags.dryRun) {
       const counts = await countTasks(bucket, flags.config, config);
-      // What the run would refuse, the dry run refuses too.
       for (const [dataset, file] of Object.entries(generations)) loadGenerations(file, dataset, Math.min(config.limit ?? Infinity, counts[dataset]!), config.n_samples);
       console.log(formatPlan(planSweep({ ...config, id: sweepId }, counts, mode)));
       return;
     }
-    const record = await checkSweepRecord(bucket, sweepId, config, run, describeSweepConfigDifferences);
     const input = await buildSweepInput(config, bucket, { sweepId, configFile: flags.config, mode, generations, queues: queuesOf(env), log: (line) => console.error(line) });
 
     const connection = await Connection.connect({ address: env.temporal.address }).catch((err: Error) => {
@@ -102,7 +107,16 @@ program.action(async (flags: Flags) => {
     try {
       const workflowId = sweepWorkflowId(sweepId);
       // A running sweep is joined, not restarted: it must be running the same kind of run.
-      const status = await client.workflow.getHandle(workflowId).describe().then((d) => d.status.name, () => null);
+      const status = await client.workflow
+        .getHandle(workflowId)
+        .describe()
+        .then(
+          (d) => d.status.name,
+          (err: unknown) => {
+            if (err instanceof WorkflowNotFoundError) return null;
+            throw err;
+          },
+        );
       if (status === 'RUNNING' && record?.run && record.run.mode !== mode) {
         throw new Error(`sweep ${sweepId} is running as ${record.run.mode}; wait for it to finish (or stop it) before starting it as ${mode}, or use another --id`);
       }

@@ -107,13 +107,15 @@ export function usableRecord(record: Pick<LlmRecord, 'error'>, requestTimeoutS: 
   return timedOutAt === undefined || timedOutAt >= requestTimeoutS;
 }
 
-/** Which of two records of one call a reader keeps: an answer over a time-out, else the first. */
+/**
+ * Which of two records of one call a reader keeps: the first, unless it is a time-out and the second
+ * is not one (an answer, or an error of the request itself) or timed out at a longer timeout.
+ */
 export function preferredRecord<R extends Pick<LlmRecord, 'status' | 'error'>>(first: R, second: R): R {
   const firstTimeout = first.error?.timeoutS;
   if (firstTimeout === undefined) return first;
-  if (second.status === 'ok') return second;
   const secondTimeout = second.error?.timeoutS;
-  return secondTimeout !== undefined && secondTimeout > firstTimeout ? second : first;
+  return secondTimeout === undefined || secondTimeout > firstTimeout ? second : first;
 }
 
 /** What travels back through history: the key and a few numbers, never the text. */

@@ -56,8 +56,8 @@ export function compareRecords(a: Pick<SampleRecord, 'task_index' | 'sample_inde
  */
 export class CellAccumulator {
   private readonly perTask: Array<{ task_id: string; n: number; c: number; s: number; pipeline_length: number | undefined }>;
-  /** Tasks with a sample saved but not executed (generation-only): not scored at all. */
-  private readonly unexecuted = new Set<number>();
+  /** Samples saved but not executed (generation-only): a cell holding any is not scored at all. */
+  private unexecuted = 0;
   private readonly statusCounts: Record<string, number> = {};
   private samples = 0;
   private calls = 0;
@@ -72,9 +72,9 @@ export class CellAccumulator {
   add(r: SampleRecord): void {
     const t = this.perTask[r.task_index];
     if (!t) throw new RangeError(`record of task ${r.task_id} has task index ${r.task_index}, beyond the cell's ${this.perTask.length} tasks`);
-    // A sample saved but not executed (generation-only) is no evidence either way, and its task's
-    // other samples (failed generations) alone would score it 0: the task is not scored.
-    if (r.status === 'not_executed') this.unexecuted.add(r.task_index);
+    // A sample saved but not executed (generation-only) is no evidence either way; its cell's other
+    // samples (failed generations, a subset executed by an earlier run) alone would score it wrongly.
+    if (r.status === 'not_executed') this.unexecuted++;
     else {
       t.n++;
       if (r.passed) t.c++;
@@ -93,10 +93,10 @@ export class CellAccumulator {
   summary(input: CellSummaryInput): { summary: CellSummary; results: Record<string, unknown> } {
     const perTask = this.perTask;
     const statusCounts = { ...this.statusCounts };
-    const scored = perTask.filter((t, i) => t.n > 0 && !this.unexecuted.has(i));
+    const scored = this.unexecuted > 0 ? [] : perTask.filter((t) => t.n > 0);
     const pass = estimateAtK(scored.map((t) => ({ n: t.n, c: t.c })), input.k);
     const success = estimateAtK(scored.map((t) => ({ n: t.n, c: t.s })), input.k);
-    if (scored.length === 0 && this.unexecuted.size > 0) pass.dropped = [`pass@k and success@k: no sample was executed (generation-only), nothing to score`];
+    if (this.unexecuted > 0) pass.dropped = [`pass@k and success@k: ${this.unexecuted} samples were not executed (generation-only), nothing is scored`];
     const cost = {
       calls: this.calls,
       promptTokens: this.promptTokens,

@@ -19,7 +19,7 @@ import {
   SEGMENT_RECORDS,
 } from '../../activities/llmCache.js';
 import { getText, listKeys, putObject } from '../../activities/storage/s3.js';
-import { LlmRecordSchema, type LlmCallSummary, type LlmEndpoint, type LlmRecord } from '../../domain/llm/request.js';
+import { LlmRecordSchema, preferredRecord, usableRecord, type LlmCallSummary, type LlmEndpoint, type LlmRecord } from '../../domain/llm/request.js';
 import { directRequestBody, requestRuns } from '../../domain/methods/direct.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
@@ -94,6 +94,29 @@ describe('call identity and group', () => {
     // Without seeds the samples of a task still share one group.
     const unseeded = calls.map((c) => ({ ...c, body: { ...c.body, seed: undefined } }));
     expect(new Set(unseeded.map((c) => callGroup({ endpoint, ...c }))).size).toBe(1);
+  });
+});
+
+describe('which record of a call a reader keeps', () => {
+  type Kept = Pick<LlmRecord, 'status' | 'error'>;
+  const timedOut = (timeoutS: number): Kept => ({ status: 'error', error: { status: null, message: 'timed out', timeoutS } });
+  const ok: Kept = { status: 'ok' };
+  const refused: Kept = { status: 'error', error: { status: 400, message: 'bad request' } };
+  it('the first, unless it is a time-out and the other is not one or timed out at a longer timeout', () => {
+    expect(preferredRecord(ok, refused)).toBe(ok);
+    expect(preferredRecord(refused, ok)).toBe(refused);
+    expect(preferredRecord(timedOut(60), ok)).toBe(ok);
+    expect(preferredRecord(timedOut(60), refused)).toBe(refused);
+    expect(preferredRecord(timedOut(60), timedOut(120))).toEqual(timedOut(120));
+    const first = timedOut(120);
+    expect(preferredRecord(first, timedOut(60))).toBe(first);
+  });
+  it('a time-out answers only a request with the same or a shorter timeout', () => {
+    expect(usableRecord(timedOut(60), 60)).toBe(true);
+    expect(usableRecord(timedOut(60), 30)).toBe(true);
+    expect(usableRecord(timedOut(60), 120)).toBe(false);
+    expect(usableRecord(refused, 120)).toBe(true);
+    expect(usableRecord(ok, 120)).toBe(true);
   });
 });
 
@@ -218,6 +241,7 @@ describe('callLlm with the S3 cache', () => {
     const longer = { ...endpoint, requestTimeoutS: 5 };
     const answered = await callLlm(llm, { endpoint: longer, calls }, 1);
     expect(answered.map((s) => [s.status, s.cached])).toEqual([['ok', true], ['ok', false]]);
+    expect(answered[1]!.calls).toBe(6); // the five time-outs and this answer
     expect(server.requests()).toHaveLength(sent + 1);
     for (const e of [longer, endpoint]) expect((await callLlm(llm, { endpoint: e, calls }, 1)).map((s) => [s.status, s.cached])).toEqual([['ok', true], ['ok', true]]);
     expect(server.requests()).toHaveLength(sent + 1);

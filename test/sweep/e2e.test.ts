@@ -298,5 +298,8 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
     const clash = await runTs('scripts/start-sweep.ts', ['--config', evalConfig, '--evaluate-only', '--load-generations', broken, '--id', evalSweep, '--no-progress'], env);
     expect(clash.code).not.toBe(0);
     expect(clash.output).toMatch(/was started as evaluate-only on generations .*; this start is evaluate-only on generations/);
+    const dryClash = await runTs('scripts/start-sweep.ts', ['--config', evalConfig, '--evaluate-only', '--load-generations', broken, '--id', evalSweep, '--dry-run'], env);
+    expect(dryClash.code).toBe(1);
+    expect(dryClash.output).toMatch(/was started as evaluate-only on generations/);
   });
 });

@@ -53,9 +53,11 @@ function oldSummarizeCell(input: { problems: SweepProblem[]; records: SampleReco
     }
     statusCounts[r.status] = (statusCounts[r.status] ?? 0) + 1;
   }
-  const scored = perTask.filter((t, i) => t.n > 0 && !unexecuted.has(i));
+  const scored = unexecuted.size > 0 ? [] : perTask.filter((t) => t.n > 0);
   const pass = estimateAtK(scored.map((t) => ({ n: t.n, c: t.c })), input.k);
   const success = estimateAtK(scored.map((t) => ({ n: t.n, c: t.s })), input.k);
+  const unexecutedSamples = input.records.filter((r) => r.status === 'not_executed').length;
+  if (unexecutedSamples) pass.dropped = [`pass@k and success@k: ${unexecutedSamples} samples were not executed (generation-only), nothing is scored`];
   const costs = input.records.map(recordCost);
   const cost = {
     calls: costs.reduce((a, c) => a + c.calls, 0),
@@ -156,7 +158,7 @@ const problems: SweepProblem[] = Array.from({ length: 11 }, (_, i) => {
 });
 
 type Status = SampleRecord['status'];
-/** Each task's samples' statuses; tasks 4 and 10 have no records, task 7 was generation-only. */
+/** Each task's samples' statuses; tasks 4 and 10 have no records, task 7's generations all failed. */
 const TABLE: Record<number, Status[]> = {
   0: ['passed', 'passed', 'failed'],
   1: ['failed', 'failed', 'failed'],
@@ -164,7 +166,7 @@ const TABLE: Record<number, Status[]> = {
   3: ['passed', 'passed', 'passed'],
   5: ['timeout', 'passed', 'failed'],
   6: ['error', 'error', 'passed'],
-  7: ['not_executed', 'not_executed', 'not_executed'],
+  7: ['llm_error', 'llm_error', 'llm_error'],
   8: ['passed', 'failed', 'passed'],
   9: ['failed', 'passed', 'error'],
 };
@@ -268,22 +270,20 @@ describe('finalizeCell, a shard at a time', () => {
     expect(beats).toBe(input.shards);
     const got = await expectAsBefore(input, contiguous, summary);
 
-    // The numbers, from the table: 8 scored tasks of 3 samples each (task 7's samples were not
-    // executed: no evidence, not scored), 27 samples in all.
+    // The numbers, from the table: 9 scored tasks of 3 samples each (failed generations count as
+    // failed samples).
     const results = JSON.parse(got['results.json']!);
-    const per = Object.entries(TABLE)
-      .filter(([t]) => t !== '7')
-      .map(([t, st]) => ({ t: Number(t), n: st.length, c: st.filter((s) => s === 'passed').length, s: st.filter((s) => s === 'passed' || s === 'failed').length }));
-    expect(results.tasks).toBe(8);
+    const per = Object.entries(TABLE).map(([t, st]) => ({ t: Number(t), n: st.length, c: st.filter((s) => s === 'passed').length, s: st.filter((s) => s === 'passed' || s === 'failed').length }));
+    expect(results.tasks).toBe(9);
     expect(results.samples).toBe(27);
-    expect(results['pass@1']).toBeCloseTo(11 / 24, 12);
-    expect(results['pass@2']).toBeCloseTo(17 / 24, 12); // per task 1 - C(3-c,2)/C(3,2) for c = 0..3: 0, 2/3, 1, 1
-    expect(results['success@1']).toBeCloseTo(18 / 24, 12);
-    expect(results['success@2']).toBeCloseTo(per.reduce((a, { s }) => a + (s === 0 ? 0 : s === 1 ? 2 / 3 : 1), 0) / 8, 12);
+    expect(results['pass@1']).toBeCloseTo(11 / 27, 12);
+    expect(results['pass@2']).toBeCloseTo(17 / 27, 12); // per task 1 - C(3-c,2)/C(3,2) for c = 0..3: 0, 2/3, 1, 1
+    expect(results['success@1']).toBeCloseTo(18 / 27, 12);
+    expect(results['success@2']).toBeCloseTo(per.reduce((a, { s }) => a + (s === 0 ? 0 : s === 1 ? 2 / 3 : 1), 0) / 9, 12);
     expect(results['pass@5']).toBeUndefined();
     expect(results.dropped_k).toEqual(['k=5: larger than the smallest number of samples of a task (n=3)']);
-    expect(results.status_counts).toEqual({ passed: 11, failed: 7, llm_error: 1, error: 4, timeout: 1, not_executed: 3 });
-    expect(Object.keys(results.status_counts)).toEqual(['passed', 'failed', 'llm_error', 'error', 'timeout', 'not_executed']);
+    expect(results.status_counts).toEqual({ passed: 11, failed: 7, llm_error: 4, error: 4, timeout: 1 });
+    expect(Object.keys(results.status_counts)).toEqual(['passed', 'failed', 'llm_error', 'error', 'timeout']);
     const tokens = allRecords.reduce((a, r) => a + r.prompt_tokens + r.completion_tokens, 0) + 3 * (METHOD_COST.prompt_tokens + METHOD_COST.completion_tokens);
     expect(results.cost).toEqual({
       calls: 27 + 3 * METHOD_COST.calls,
@@ -291,8 +291,8 @@ describe('finalizeCell, a shard at a time', () => {
       completion_tokens: allRecords.reduce((a, r) => a + r.completion_tokens, 0) + 3 * METHOD_COST.completion_tokens,
       sandbox_runs: 27 - 1 - 3 + 3 * METHOD_COST.sandbox_runs,
       wall_seconds: 12.25,
-      calls_per_task: (27 + 6) / 8,
-      tokens_per_task: tokens / 8,
+      calls_per_task: (27 + 6) / 9,
+      tokens_per_task: tokens / 9,
     });
     expect(results.per_task.map((t: { n: number; c: number; s: number }) => [t.n, t.c, t.s])).toEqual(
       problems.map((_, i) => {
@@ -300,13 +300,13 @@ describe('finalizeCell, a shard at a time', () => {
         return p ? [p.n, p.c, p.s] : [0, 0, 0];
       }),
     );
-    // PBE tasks 6, 8 and 9 scored (lengths 1 + i % 3): 6 → 1, 8 → 3, 9 → 1.
-    expect(results.pass_rate_by_pipeline_length).toEqual({ '1': { tasks: 2, pass_rate: (1 / 3 + 1 / 3) / 2 }, '3': { tasks: 1, pass_rate: 2 / 3 } });
+    // PBE tasks 6..9 scored (lengths 1 + i % 3): 6 → 1, 7 → 2, 8 → 3, 9 → 1.
+    expect(results.pass_rate_by_pipeline_length).toEqual({ '1': { tasks: 2, pass_rate: (1 / 3 + 1 / 3) / 2 }, '2': { tasks: 1, pass_rate: 0 }, '3': { tasks: 1, pass_rate: 2 / 3 } });
     expect(summary.passAtK).toEqual({ 'pass@1': results['pass@1'], 'pass@2': results['pass@2'] });
 
     const generations = JSON.parse(got['generations.json']!) as string[][];
     expect(generations.map((g) => g.length)).toEqual([3, 3, 3, 3, 0, 3, 3, 3, 3, 3, 0]);
-    expect(generations[7]).toEqual([0, 1, 2].map((s) => record(7, s, 'not_executed').solution));
+    expect(generations[7]).toEqual([0, 1, 2].map((s) => record(7, s, 'llm_error').solution));
     const lines = got['samples.jsonl']!.trimEnd().split('\n').map((l) => JSON.parse(l));
     expect(lines.map((l) => l.task_id)).toEqual([...allRecords].sort((a, b) => a.task_index - b.task_index || a.sample_index - b.sample_index).map((r) => r.task_id));
     expect(lines[0].completion).toBe(record(0, 0, 'passed').solution.slice(problems[0]!.prompt.length));
@@ -322,6 +322,20 @@ describe('finalizeCell, a shard at a time', () => {
     const again = await finalize(input);
     expect(JSON.stringify(again.summary)).toBe(JSON.stringify(summary));
     for (const [f, v] of Object.entries(await stored(input))) expect(v!.bytes.equals(Buffer.from(got[f as FileName], 'utf8')), f).toBe(true);
+  });
+
+  it('a generation-only cell (samples saved, not executed) is not scored, whatever else it holds', async () => {
+    // Task 0's samples all failed to generate; the others were saved without running.
+    const rs = [0, 1, 2].flatMap((t) => [0, 1, 2].map((i) => record(t, i, t === 0 ? 'llm_error' : 'not_executed')));
+    const input = await setUpCell([jsonl(rs)]);
+    const { summary } = await finalize(input);
+    expect(summary.tasks).toBe(0);
+    expect(summary.samples).toBe(9);
+    expect(summary.passAtK).toEqual({});
+    expect(summary.successAtK).toEqual({});
+    expect(summary.droppedK).toEqual(['pass@k and success@k: 6 samples were not executed (generation-only), nothing is scored']);
+    expect(summary.statusCounts).toEqual({ llm_error: 3, not_executed: 6 });
+    await expectAsBefore(input, [jsonl(rs)], summary);
   });
 
   it('shards that overlap or come out of task order (another sharding) still give the same bytes, a window of tasks at a time', async () => {
