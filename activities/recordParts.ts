@@ -32,7 +32,7 @@ export async function readParts(bucket: Bucket, prefix: string): Promise<{ recor
 }
 
 export function partRecordFor(records: ReadonlyMap<string, SampleRecord>, taskIndex: number, sampleIndex: number): SampleRecord | undefined {
-  return records.get(`${taskIndex}/${sampleIndex}`);
+  return records.get(sampleOf({ task_index: taskIndex, sample_index: sampleIndex }));
 }
 
 /** Writes added records to a new part object every PART_INTERVAL_MS; one write at a time. */
