@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LINGER_MS } from '../../activities/llmCache.js';
 import { getText, s3ClientFor } from '../../activities/storage/s3.js';
 import { parseConfig } from '../../domain/config/env.js';
 import { sweepResultsKey, sweepWorkflowId } from '../../domain/sweep/keys.js';
@@ -112,16 +113,31 @@ function requestsFor(model: string) {
  * Every distinct request reached the server once — except those whose answer was on its way when
  * the worker died (sent to a dead process, never cached): those, and only those, are sent again.
  */
-function expectExactlyOnce(model: string, inFlightAtKill: Set<string> = new Set()) {
+/** Each request sent once; those in flight at a kill twice; those answered just before it once or twice. */
+function expectExactlyOnce(model: string, inFlightAtKill: Set<string> = new Set(), maybeUnstored: Set<string> = new Set()) {
   const counts = new Map<string, number>();
   for (const r of requestsFor(model)) counts.set(r.key, (counts.get(r.key) ?? 0) + 1);
   expect(counts.size).toBe(2 * LIMIT * N);
-  for (const [key, count] of counts) expect(count, key).toBe(inFlightAtKill.has(key) ? 2 : 1);
+  for (const [key, count] of counts) {
+    if (inFlightAtKill.has(key)) expect(count, key).toBe(2);
+    else if (maybeUnstored.has(key)) expect([1, 2], key).toContain(count);
+    else expect(count, key).toBe(1);
+  }
 }
 
+/** Requests sent by `time` and not answered: in flight when the worker died. */
 function inFlightAt(model: string, time: number): Set<string> {
-  // An answer sent within a few ms of the kill may not have been read, let alone cached.
-  return new Set(requestsFor(model).filter((r) => r.time <= time && (r.answeredAt === undefined || r.answeredAt >= time - 20)).map((r) => r.key));
+  return new Set(requestsFor(model).filter((r) => r.time <= time && r.answeredAt === undefined).map((r) => r.key));
+}
+
+/**
+ * Requests answered in the last moments before the kill began: their answers may still have been
+ * waiting to be stored (quick answers wait up to LINGER_MS for company, then the write takes a few
+ * ms), so they may be asked again; nothing answered earlier may.
+ */
+function answeredJustBefore(model: string, killStartedAt: number, killedAt: number): Set<string> {
+  const from = killStartedAt - LINGER_MS - 100;
+  return new Set(requestsFor(model).filter((r) => r.answeredAt !== undefined && r.answeredAt >= from && r.answeredAt <= killedAt).map((r) => r.key));
 }
 
 describe('a sweep survives its infrastructure dying', () => {
@@ -141,18 +157,21 @@ describe('a sweep survives its infrastructure dying', () => {
   it('SIGKILL of the worker mid-sweep: a new worker finishes it, identical results; every answered request sent once, only those in flight at the kill again', async () => {
     const model = `kill-${uniqueSuffix()}`;
     let inFlight = new Set<string>();
+    let unstored = new Set<string>();
     const results = await runInterrupted(`kill-${uniqueSuffix()}`, model, async (file) => {
       const first = startWorker(file);
       await until('a third of the requests', 120_000, () => requestsFor(model).length >= (2 * LIMIT * N) / 3);
+      const killStartedAt = Date.now();
       await killHard(first);
       inFlight = inFlightAt(model, Date.now());
+      unstored = answeredJustBefore(model, killStartedAt, Date.now());
       expect(requestsFor(model).length).toBeLessThan(2 * LIMIT * N);
       startWorker(file);
     });
     expect(results).toEqual(baseline);
     // At most the two models' concurrency (2 + 2) can have been in flight.
     expect(inFlight.size).toBeLessThanOrEqual(4);
-    expectExactlyOnce(model, inFlight);
+    expectExactlyOnce(model, inFlight, unstored);
     for (const w of workers.splice(0)) await killHard(w);
   });
 
