@@ -24,6 +24,7 @@ import { OpenAiClients } from './openaiClients.js';
 import { LEASE_MS } from '../domain/llm/inflight.js';
 import { callGroup, callIdentity, failuresKey, GroupWriter, inflightKey, readGroup, readLlmRecordAt, type GroupContents } from './llmCache.js';
 import { activityHolderName, InflightEntry } from './inflightLedger.js';
+import { ModelGate, type WorkersOn } from './modelGate.js';
 import { getText, putObject, type Bucket } from './storage/s3.js';
 
 export interface LlmBatch {
@@ -164,18 +165,6 @@ function retryAfterMs(headers: Headers | undefined): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
-/** Spaces request starts per endpoint within this process (a per-worker limit; see README). */
-class StartSpacer {
-  private next = new Map<string, number>();
-  async wait(id: string, perSecond: number | undefined): Promise<void> {
-    if (!perSecond) return;
-    const now = Date.now();
-    const at = Math.max(now, this.next.get(id) ?? 0);
-    this.next.set(id, at + 1000 / perSecond);
-    if (at > now) await new Promise((r) => setTimeout(r, at - now));
-  }
-}
-
 /**
  * The answer is paid for: storing it is retried inside the activity for a while (S3 restarting),
  * because failing the activity now would send the same request again on retry.
@@ -215,9 +204,14 @@ async function waitForOthers(requests: PlannedRequest[], storeOf: (r: PlannedReq
   }
 }
 
-export function createLlmActivities(bucket: Bucket, env: Record<string, string | undefined> = process.env) {
+/**
+ * `workersOn` counts the workers serving a model's queue (QueueWorkers in a worker): each request
+ * waits for this worker's share of the model's concurrency and rate (ModelGate). Without it the
+ * worker takes the whole of them.
+ */
+export function createLlmActivities(bucket: Bucket, env: Record<string, string | undefined> = process.env, workersOn?: WorkersOn) {
   const clients = new OpenAiClients(env);
-  const spacer = new StartSpacer();
+  const gate = new ModelGate(workersOn);
   const clientFor = (endpoint: LlmEndpoint): OpenAI => clients.for(endpoint, `model ${endpoint.id}`);
 
   async function send(endpoint: LlmEndpoint, body: LlmBody): Promise<Answer> {
@@ -292,7 +286,12 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
     // Answers wait in memory only briefly: when storing them falls behind (S3 slow or down), stop
     // asking for more until it catches up (or fail, if it cannot).
     if (store.writer.pending >= MAX_UNSTORED || store.writer.failed) await store.writer.drain();
-    await spacer.wait(endpoint.id, endpoint.requestsPerSecond);
+    const context = Context.current();
+    const end = await gate.enter(
+      context.info.taskQueue,
+      { concurrency: endpoint.concurrency, requestsPerSecond: endpoint.requestsPerSecond },
+      { beat: () => context.heartbeat(), signal: context.cancellationSignal },
+    );
     const started = Date.now();
     const n = request.members.length;
     const requestOf = (choice: number) => ({
@@ -308,7 +307,10 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
     // whole request timeout.
     const beat = setInterval(() => Context.current().heartbeat(), 5_000);
     try {
-      answer = await send(endpoint, request.body).finally(() => clearInterval(beat));
+      answer = await send(endpoint, request.body).finally(() => {
+        clearInterval(beat);
+        end();
+      });
     } catch (err) {
       if (err instanceof ApplicationFailure) throw err;
       // Counted per request, not by the activity's attempt: its earlier attempts may have been

@@ -16,6 +16,7 @@ import { SandboxPool } from '../activities/sandbox/pool.js';
 import { s3ClientFor, supportsConditionalWrites } from '../activities/storage/s3.js';
 import { createDirectGenerationActivities, createSandboxActivities, createSweepStorageActivities } from '../activities/sweep.js';
 import { llmTaskQueue } from '../domain/sweep/keys.js';
+import { QueueWorkers } from '../activities/queueWorkers.js';
 
 export const QUEUE_ROLES = ['workflows', 'storage', 'sandbox', 'llm'] as const;
 export type QueueRole = (typeof QUEUE_ROLES)[number];
@@ -23,7 +24,10 @@ export type QueueRole = (typeof QUEUE_ROLES)[number];
 export interface LlmQueueOptions {
   /** Model id in the sweep config: the worker serves `<p>-llm-<id>`. */
   id: string;
-  /** Requests in flight for this model in this worker. */
+  /**
+   * The model's concurrency (over all workers): this worker runs at most this many of its tasks at
+   * once, and its requests wait for its share of the model's limits (activities/modelGate.ts).
+   */
   concurrency: number;
 }
 
@@ -104,7 +108,8 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
                 'cached answers and vectors are still never requested again, but two sweeps running at once on overlapping grids may send the same LLM request or embedding twice',
             );
           }
-          const llm = createLlmActivities(bucket);
+          // Each worker takes its share of a model's limits: the workers polling its queue share them.
+          const llm = createLlmActivities(bucket, process.env, new QueueWorkers(connection.workflowService, config.temporal.namespace).count);
           const embeddings = createEmbeddingClient(bucket);
           for (const model of options.llmModels ?? []) {
             workers.push(
@@ -113,8 +118,8 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
                 namespace: config.temporal.namespace,
                 taskQueue: llmTaskQueue(config.taskQueues.llm, model.id),
                 activities: { ...createDirectGenerationActivities(bucket, llm), ...createMethodActivities(bucket, llm, embeddings) },
-                // One task's samples run one after another inside an activity: this is the
-                // model's concurrency in this worker.
+                // One task's samples run one after another inside an activity; the requests then
+                // wait for this worker's share of the model's limits.
                 maxConcurrentActivityTaskExecutions: model.concurrency,
               }),
             );

@@ -18,6 +18,8 @@ export const LlmEndpointSchema = z.object({
   /** Name of the environment variable with the API key, read by the worker, never sent through Temporal. */
   apiKeyEnv: z.string().optional(),
   requestTimeoutS: z.number().positive(),
+  /** The model's limits over all workers serving it; each worker takes its share (share.ts). */
+  concurrency: z.int().positive().optional(),
   requestsPerSecond: z.number().positive().optional(),
   /**
    * Samples of one task asked for in one request (the API's `n`), where a method sends the same

@@ -235,6 +235,7 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
         api: c.model.api,
         ...(c.model.api_key_env ? { apiKeyEnv: c.model.api_key_env } : {}),
         requestTimeoutS: c.model.request_timeout_s,
+        concurrency: c.model.concurrency,
         ...(c.model.requests_per_second ? { requestsPerSecond: c.model.requests_per_second } : {}),
         ...(c.model.samples_per_request ? { samplesPerRequest: c.model.samples_per_request } : {}),
       },
