@@ -1,0 +1,120 @@
+/**
+ * Two worker processes serve one model: together they keep to the model's `concurrency` and
+ * `requests_per_second` (each takes half), instead of each keeping to all of it. Real stack, real
+ * worker processes, a scripted server that records what reached it.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NativeConnection } from '@temporalio/worker';
+import { QueueWorkers } from '../../activities/queueWorkers.js';
+import { getText } from '../../activities/storage/s3.js';
+import { llmTaskQueue, sweepResultsKey, sweepWorkflowId } from '../../domain/sweep/keys.js';
+import { testConfig, uniqueSuffix } from '../support/config.js';
+import { killHard, runTs, spawnTs, type Spawned } from '../support/processes.js';
+import { testBucket } from '../support/s3.js';
+import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { connectClient } from '../support/temporal.js';
+import { expectedCounts, HUMANEVAL_DATASETS_YAML, humanEvalProblems, scriptedAnswers, SWEEP_SEED } from './support.js';
+
+const { config, env } = testConfig();
+const bucket = testBucket(config);
+const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-shared-limits-'));
+const TASKS = 24;
+const ANSWER_MS = 300;
+const CONCURRENCY = 2;
+const RATE = 5;
+const problems = humanEvalProblems(TASKS);
+let server: ScriptedLlmServer;
+
+beforeAll(async () => {
+  server = await startScriptedLlmServer(scriptedAnswers(problems, new Map(), ANSWER_MS));
+});
+afterAll(async () => {
+  await server.close();
+  bucket.s3.destroy();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The identities of the workers that ran activities on `taskQueue` anywhere under the workflow (children followed). */
+async function activityWorkers(client: Client, workflowId: string, taskQueue: string, runId?: string): Promise<Set<string>> {
+  const out = new Set<string>();
+  const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+  const queueOf = new Map<string, string>();
+  for (const event of history.events ?? []) {
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    if (scheduled) queueOf.set(String(event.eventId), scheduled.taskQueue?.name ?? '');
+    const started = event.activityTaskStartedEventAttributes;
+    if (started && queueOf.get(String(started.scheduledEventId)) === taskQueue && started.identity) out.add(started.identity);
+    const child = event.childWorkflowExecutionStartedEventAttributes?.workflowExecution;
+    if (child?.workflowId) for (const w of await activityWorkers(client, child.workflowId, taskQueue, child.runId ?? undefined)) out.add(w);
+  }
+  return out;
+}
+
+describe("a model's limits with two workers", () => {
+  it('two worker processes together keep to the concurrency and the rate of the model', async () => {
+    const id = `shared-limits-${uniqueSuffix()}`;
+    const file = path.join(dir, `${id}.yaml`);
+    writeFileSync(
+      file,
+      `id: ${id}
+${HUMANEVAL_DATASETS_YAML}models:
+  - id: shared
+    base_url: ${server.url}
+    model: scripted-completions
+    api: completions
+    concurrency: ${CONCURRENCY}
+    requests_per_second: ${RATE}
+    request_timeout_s: 10
+methods: [direct]
+temperatures: [0.2]
+n_samples: 1
+k: [1]
+limit: ${TASKS}
+timeout_s: 5
+seed: ${SWEEP_SEED}
+`,
+    );
+    const queue = llmTaskQueue(config.taskQueues.llm, 'shared');
+    const workers: Spawned[] = [];
+    const connection = await NativeConnection.connect({ address: config.temporal.address });
+    const { client, close } = await connectClient(config);
+    try {
+      for (let i = 0; i < 2; i++) workers.push(spawnTs('workers/main.ts', ['--sweep-config', file, '--sandbox-concurrency', '2'], env));
+      // Both poll the model's queue before the sweep starts, so each sees the other from its first request.
+      const counter = new QueueWorkers(connection.workflowService, config.temporal.namespace, 0);
+      for (const deadline = Date.now() + 90_000; (await counter.count(queue)) < 2; await sleep(250)) {
+        if (Date.now() > deadline) throw new Error(`the two workers did not both poll ${queue}:\n${workers.map((w) => w.output()).join('\n---\n')}`);
+      }
+      const sweep = await runTs('scripts/start-sweep.ts', ['--config', file, '--worker', 'external', '--no-progress'], env);
+      expect(sweep.code, sweep.output).toBe(0);
+      // Both workers asked the model: the limits were kept by the two of them, not by one alone.
+      expect((await activityWorkers(client, sweepWorkflowId(id), queue)).size).toBe(2);
+    } finally {
+      await Promise.all(workers.map(killHard));
+      await close();
+      await connection.close();
+    }
+
+    const requests = server.requests();
+    expect(requests).toHaveLength(TASKS);
+    expect(new Set(requests.map((r) => r.key)).size).toBe(TASKS);
+    // Each worker keeps CONCURRENCY / 2 in flight: never more than CONCURRENCY at once (each alone
+    // would have kept CONCURRENCY, 2 x CONCURRENCY together).
+    expect(server.inFlight().max).toBeLessThanOrEqual(CONCURRENCY);
+    // Each worker starts RATE / 2 per second: any stretch of requests took at least as long as
+    // the rate allows, give or take each worker's first start (the two start out of phase).
+    const times = requests.map((r) => r.time).sort((a, b) => a - b);
+    for (let i = 0; i < times.length; i++) {
+      for (let j = i + 1; j < times.length; j++) expect(j - i, `requests ${i}..${j} within ${times[j]! - times[i]!} ms`).toBeLessThanOrEqual(((times[j]! - times[i]! + 50) / 1000) * RATE + 2);
+    }
+    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
+    const detail = JSON.parse((await getText(bucket, results.cells[0].resultsKey))!);
+    expect(detail.per_task.map((t: { n: number; c: number }) => [t.n, t.c])).toEqual(expectedCounts(problems, 1).map((e) => [e.n, e.c]));
+  });
+});
