@@ -83,3 +83,10 @@ export class PartWriter {
 export async function deleteParts(bucket: Bucket, keys: Iterable<string>): Promise<void> {
   await Promise.all([...new Set(keys)].map((key) => deleteObject(bucket, key).catch((err: Error) => console.warn(`record part ${key} not deleted: ${err.message}`))));
 }
+
+/** Parts left under `prefix` by an attempt that stored the records file and died before deleting them. */
+export async function deleteLeftoverParts(bucket: Bucket, prefix: string): Promise<void> {
+  const keys: string[] = [];
+  for await (const key of listKeys(bucket, prefix)) keys.push(key);
+  await deleteParts(bucket, keys);
+}

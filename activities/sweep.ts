@@ -34,7 +34,7 @@ import { decodeMaybeGzip, loadProblems } from './problems.js';
 import { defaultSandboxConcurrency } from './sandbox/executor.js';
 import type { SandboxPool } from './sandbox/pool.js';
 import { mapLimit } from './mapLimit.js';
-import { deleteParts, PartWriter, partRecordFor, readParts } from './recordParts.js';
+import { deleteLeftoverParts, deleteParts, PartWriter, partRecordFor, readParts } from './recordParts.js';
 import { getBytes, getText, headMetadata, listKeys, putFile, putObject, type Bucket } from './storage/s3.js';
 import { parseJsonl } from '../domain/execution/humaneval.js';
 
@@ -398,6 +398,8 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
         const rows = parseJsonl(existing, SampleRecordSchema, recordsKey).map((r) => r.row);
         // Records of a generation-only run are redone when the same sweep later executes.
         if (!input.execute || !rows.some((r) => r.status === 'not_executed')) {
+          // An attempt that stored the file and died before deleting its parts left them behind.
+          await deleteLeftoverParts(bucket, cellShardPartsPrefix(input.sweepId, input.cellId, input.shardIndex));
           return outcomeOf(input.shardIndex, rows, input.taskStart, input.taskEnd, input.execute);
         }
       }

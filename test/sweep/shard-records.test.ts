@@ -93,4 +93,17 @@ describe('a shard\'s records as they finish', () => {
     expect(records.filter((r) => r.raw !== 'from the crashed attempt').every((r) => r.status === 'passed' && r.duration_ms < 12345)).toBe(true);
     expect(await keysUnder(prefix)).toEqual([]);
   });
+
+  it('parts left by an attempt that stored the records file and died before deleting them go when the shard is asked again', async () => {
+    const input = await shard([[right(0)]], 1);
+    const prefix = cellShardPartsPrefix(input.sweepId, input.cellId, 0);
+    const first = await run(input);
+    // The crash: the file is stored, a part is still there.
+    const leftover = `${prefix}part-crashed-00000.jsonl`;
+    await putObject(bucket, leftover, (await getText(bucket, cellShardRecordsKey(input.sweepId, input.cellId, 0)))!);
+    expect(await keysUnder(prefix)).toEqual([leftover]);
+    const again = await run(input);
+    expect(again).toEqual(first);
+    expect(await keysUnder(prefix)).toEqual([]);
+  });
 });
