@@ -23,7 +23,7 @@ import { storageActivities } from './activityOptions.js';
 import { startChildPatiently } from './startChildPatiently.js';
 import { generateDatasetWorkflow } from './generateDataset.js';
 import { pauseSignal as cellPause, resumeSignal as cellResume, sweepCellWorkflow } from './sweepCell.js';
-import type { SweepInput } from './sweepTypes.js';
+import { pauseOrderSignal, type SweepInput } from './sweepTypes.js';
 import type { PbeParams } from '../domain/pbe/params.js';
 
 export const sweepPauseSignal = defineSignal('pause');
@@ -67,10 +67,20 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
       { key: SA_TOTAL, value: progress.cells.length },
     ]);
   };
+  // Pause orders to cells are numbered (sweepTypes.ts): a pause and a resume sent at once may
+  // reach a cell in either order.
+  let pauseSeq = 0;
+  const orderCell = async (workflowId: string) => {
+    pauseSeq++;
+    await getExternalWorkflowHandle(workflowId).signal(pauseOrderSignal, { paused: progress.paused, seq: pauseSeq }).catch(() => undefined);
+  };
   const forward = async (signal: typeof cellPause | typeof cellResume) => {
-    await Promise.all(
-      progress.cells.filter((c) => c.state === 'running').map((c) => getExternalWorkflowHandle(c.workflowId).signal(signal).catch(() => undefined)),
-    );
+    const running = progress.cells.filter((c) => c.state === 'running');
+    if (patched('ordered-pause')) {
+      await Promise.all(running.map((c) => orderCell(c.workflowId)));
+      return;
+    }
+    await Promise.all(running.map((c) => getExternalWorkflowHandle(c.workflowId).signal(signal).catch(() => undefined)));
   };
   setHandler(sweepPauseSignal, async () => {
     progress.paused = true;
@@ -156,7 +166,10 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
       ],
     });
     // A pause that came while the cell was being started missed it: tell it now.
-    if (progress.paused && patched('forward-pause-after-start')) await child.signal(cellPause).catch(() => undefined);
+    if (progress.paused && patched('forward-pause-after-start')) {
+      if (patched('ordered-pause')) await orderCell(child.workflowId);
+      else await child.signal(cellPause).catch(() => undefined);
+    }
     const p: Promise<void> = child.result().then((summary) => {
       entry.state = 'done';
       entry.summary = summary;

@@ -24,7 +24,7 @@ import type { CellSummary } from '../domain/sweep/results.js';
 import { storageActivities } from './activityOptions.js';
 import { startChildPatiently } from './startChildPatiently.js';
 import { shardPauseSignal, shardResumeSignal, sweepShardWorkflow } from './sweepShard.js';
-import type { CellInput, CellProgressState } from './sweepTypes.js';
+import { pauseOrderSignal, type CellInput, type CellProgressState } from './sweepTypes.js';
 
 export const pauseSignal = defineSignal('pause');
 export const resumeSignal = defineSignal('resume');
@@ -74,21 +74,33 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
   // Running shards pause too (they start no more tasks). Declared before the handlers run: the
   // map of running shards is filled further down.
   const inFlight = new Map<number, Promise<void>>();
-  const forward = async (signal: typeof shardPauseSignal | typeof shardResumeSignal) => {
-    if (!patched('cell-forwards-pause')) return;
-    await Promise.all([...inFlight.keys()].map((i) => getExternalWorkflowHandle(cellShardWorkflowId(input.sweepId, input.cell.id, i)).signal(signal).catch(() => undefined)));
+  const shard = (i: number) => getExternalWorkflowHandle(cellShardWorkflowId(input.sweepId, input.cell.id, i));
+  /** Tells shard `i` the cell's pause state now, numbered after every earlier order (sweepTypes.ts). */
+  const orderShard = async (i: number) => {
+    state.shardPauseSeq = (state.shardPauseSeq ?? 0) + 1;
+    await shard(i).signal(pauseOrderSignal, { paused: state.paused, seq: state.shardPauseSeq }).catch(() => undefined);
   };
-  setHandler(pauseSignal, async () => {
-    state.paused = true;
-    if (phase === 'running') phase = 'paused';
+  const forward = async (paused: boolean) => {
+    if (!patched('cell-forwards-pause')) return;
+    if (patched('ordered-pause')) {
+      await Promise.all([...inFlight.keys()].map(orderShard));
+      return;
+    }
+    await Promise.all([...inFlight.keys()].map((i) => shard(i).signal(paused ? shardPauseSignal : shardResumeSignal).catch(() => undefined)));
+  };
+  const setPaused = async (paused: boolean) => {
+    state.paused = paused;
+    if (paused && phase === 'running') phase = 'paused';
+    if (!paused && phase === 'paused') phase = 'running';
     publish(true);
-    await forward(shardPauseSignal);
-  });
-  setHandler(resumeSignal, async () => {
-    state.paused = false;
-    if (phase === 'paused') phase = 'running';
-    publish(true);
-    await forward(shardResumeSignal);
+    await forward(paused);
+  };
+  setHandler(pauseSignal, () => setPaused(true));
+  setHandler(resumeSignal, () => setPaused(false));
+  setHandler(pauseOrderSignal, async (order) => {
+    if (order.seq <= (state.pauseSeq ?? 0)) return; // an older order that arrived late
+    state.pauseSeq = order.seq;
+    await setPaused(order.paused);
   });
 
   function publish(force = false) {
@@ -163,7 +175,10 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
         }),
       );
       // A pause that came while the shard was being started missed it: tell it now.
-      if (state.paused && patched('forward-pause-after-start')) await child.signal(shardPauseSignal).catch(() => undefined);
+      if (state.paused && patched('forward-pause-after-start')) {
+        if (patched('ordered-pause')) await orderShard(shardIndex);
+        else await child.signal(shardPauseSignal).catch(() => undefined);
+      }
     }
     if (inFlight.size === 0) {
       if (state.paused && launched < shards) {

@@ -19,7 +19,7 @@ import { llmActivities, sandboxActivities } from './activityOptions.js';
 import { exploracoderTaskWorkflow, type MethodTaskInput } from './exploracoderTask.js';
 import { selfRepairTaskWorkflow } from './selfRepairTask.js';
 import { startChildPatiently } from './startChildPatiently.js';
-import type { ShardInput } from './sweepTypes.js';
+import { pauseOrderSignal, type ShardInput } from './sweepTypes.js';
 
 export const shardPauseSignal = defineSignal('pause');
 export const shardResumeSignal = defineSignal('resume');
@@ -31,6 +31,12 @@ export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcom
   let paused = false;
   setHandler(shardPauseSignal, () => void (paused = true));
   setHandler(shardResumeSignal, () => void (paused = false));
+  let lastOrder = 0;
+  setHandler(pauseOrderSignal, (order) => {
+    if (order.seq <= lastOrder) return; // an older order that arrived late
+    lastOrder = order.seq;
+    paused = order.paused;
+  });
   // Shards started before the window existed schedule every task at once, as they did.
   const taskWindow = patched('shard-task-window') ? { width: TASK_WINDOW, open: () => !paused } : null;
   const sandbox = sandboxActivities(input.queues.sandbox, input.timeoutS);

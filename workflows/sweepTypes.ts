@@ -1,4 +1,5 @@
 /** Inputs of the sweep workflows: plain data, built once by the CLI from a validated config. */
+import { defineSignal } from '@temporalio/workflow';
 import type { DatasetSource } from '../activities/sweep.js';
 import type { LlmEndpoint } from '../domain/llm/request.js';
 import type { Sampling } from '../domain/methods/direct.js';
@@ -15,6 +16,17 @@ export interface SweepQueues {
   /** Each model's LLM queue is `<llmBase>-<model id>`. */
   llmBase: string;
 }
+
+/**
+ * Pause or resume, as a parent tells its running children: numbered by the parent, because two
+ * signals sent one right after the other (a pause, then at once a resume) may reach the child in
+ * either order. A child applies an order only if its number is above the last one it applied.
+ */
+export interface PauseOrder {
+  paused: boolean;
+  seq: number;
+}
+export const pauseOrderSignal = defineSignal<[PauseOrder]>('pause-order');
 
 export interface SweepDatasetInput {
   name: string;
@@ -97,6 +109,10 @@ export interface CellProgressState {
   startedAtMs: number;
   paused: boolean;
   run: number;
+  /** The last pause order applied (from the sweep); absent in states older than orders. */
+  pauseSeq?: number;
+  /** The last pause order sent to this cell's shards. */
+  shardPauseSeq?: number;
 }
 
 export interface ShardInput extends CellScope {

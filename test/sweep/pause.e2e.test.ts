@@ -15,7 +15,7 @@ import { testConfig, uniqueSuffix } from '../support/config.js';
 import { killHard, runTs, spawnTs } from '../support/processes.js';
 import { connectClient, withWorkers } from '../support/temporal.js';
 import { cellProgressQuery, pauseSignal, sweepCellWorkflow } from '../../workflows/sweepCell.js';
-import type { CellInput } from '../../workflows/sweepTypes.js';
+import { pauseOrderSignal, type CellInput } from '../../workflows/sweepTypes.js';
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { expectedCounts, HUMANEVAL_DATASETS_YAML, humanEvalProblems, scriptedAnswers, scriptedModelYaml, SWEEP_SEED } from './support.js';
@@ -97,6 +97,61 @@ describe('pause and resume', () => {
         try {
           const answered = await Promise.race([handle.query(cellProgressQuery), sleep(20_000).then(() => null)]);
           expect(answered?.phase).toBe('paused');
+        } finally {
+          await handle.terminate();
+        }
+      });
+    } finally {
+      await close();
+    }
+  });
+
+
+  it('pause orders that arrive out of order: the older one is ignored, whatever came first', async () => {
+    const own = testConfig().config;
+    const { client, close } = await connectClient(own);
+    try {
+      await withWorkers(own, ['workflows'], async () => {
+        const queues = { workflows: own.taskQueues.workflows, storage: own.taskQueues.storage, sandbox: own.taskQueues.sandbox, llmBase: own.taskQueues.llm };
+        const input: CellInput = {
+          sweepId: `pause-order-${uniqueSuffix()}`,
+          cell: {
+            id: 'ds.m.direct.t0',
+            dataset: 'ds',
+            model: 'm',
+            method: 'direct',
+            temperature: 0,
+            endpoint: { id: 'm', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', api: 'completions', requestTimeoutS: 1 },
+            sampling: { model: 'm', temperature: 0, top_p: 1, max_tokens: 1 },
+            stop: [],
+          },
+          mode: 'full',
+          datasetKey: 'unused',
+          tasks: 1,
+          nSamples: 1,
+          k: [1],
+          timeoutS: 1,
+          queues,
+          tasksPerShard: 1,
+          maxParallelShards: 1,
+          maxHistoryEvents: 8_000,
+        };
+        // The sweep sent a pause (order 1) and at once a resume (order 2); the resume came first.
+        const handle = await client.workflow.signalWithStart(sweepCellWorkflow, {
+          workflowId: `explora-test/${input.sweepId}`,
+          taskQueue: queues.workflows,
+          args: [input],
+          signal: pauseOrderSignal,
+          signalArgs: [{ paused: false, seq: 2 }],
+        });
+        try {
+          await handle.signal(pauseOrderSignal, { paused: true, seq: 1 });
+          const phase = async () => (await Promise.race([handle.query(cellProgressQuery), sleep(20_000).then(() => null)]))?.phase;
+          expect(await phase()).toBe('running');
+          await handle.signal(pauseOrderSignal, { paused: true, seq: 3 });
+          expect(await phase()).toBe('paused');
+          await handle.signal(pauseOrderSignal, { paused: false, seq: 3 }); // not newer: ignored
+          expect(await phase()).toBe('paused');
         } finally {
           await handle.terminate();
         }
