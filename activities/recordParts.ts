@@ -87,6 +87,11 @@ export async function deleteParts(bucket: Bucket, keys: Iterable<string>): Promi
 /** Parts left under `prefix` by an attempt that stored the records file and died before deleting them. */
 export async function deleteLeftoverParts(bucket: Bucket, prefix: string): Promise<void> {
   const keys: string[] = [];
-  for await (const key of listKeys(bucket, prefix)) keys.push(key);
+  try {
+    for await (const key of listKeys(bucket, prefix)) keys.push(key);
+  } catch (err) {
+    // Only tidying: the shard is done whatever is left here.
+    console.warn(`could not list leftover record parts under ${prefix}: ${(err as Error).message}`);
+  }
   await deleteParts(bucket, keys);
 }

@@ -16,7 +16,7 @@ import { SandboxPool } from '../activities/sandbox/pool.js';
 import { s3ClientFor, supportsConditionalWrites } from '../activities/storage/s3.js';
 import { createDirectGenerationActivities, createSandboxActivities, createSweepStorageActivities } from '../activities/sweep.js';
 import { llmTaskQueue } from '../domain/sweep/keys.js';
-import { QueueWorkers } from '../activities/queueWorkers.js';
+import { WorkerLeases } from '../activities/workerLeases.js';
 
 export const QUEUE_ROLES = ['workflows', 'storage', 'sandbox', 'llm'] as const;
 export type QueueRole = (typeof QUEUE_ROLES)[number];
@@ -62,6 +62,7 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
   const workers: Worker[] = [];
   const bucket = { s3, name: config.s3.bucket };
   let sandboxes: SandboxPool | undefined;
+  let leases: WorkerLeases | undefined;
   try {
     for (const role of options.roles) {
       switch (role) {
@@ -108,8 +109,11 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
                 'cached answers and vectors are still never requested again, but two sweeps running at once on overlapping grids may send the same LLM request or embedding twice',
             );
           }
-          // Each worker takes its share of a model's limits: the workers polling its queue share them.
-          const llm = createLlmActivities(bucket, process.env, new QueueWorkers(connection.workflowService, config.temporal.namespace).count);
+          // Each worker takes its share of a model's limits: the workers holding a lease on its
+          // queue share them.
+          leases = new WorkerLeases(bucket);
+          for (const model of options.llmModels ?? []) await leases.join(llmTaskQueue(config.taskQueues.llm, model.id));
+          const llm = createLlmActivities(bucket, process.env, leases.count);
           const embeddings = createEmbeddingClient(bucket);
           for (const model of options.llmModels ?? []) {
             workers.push(
@@ -129,6 +133,7 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
       }
     }
   } catch (err) {
+    await leases?.leave();
     await sandboxes?.close();
     await connection.close();
     throw err;
@@ -136,6 +141,7 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
   return {
     workers,
     close: async () => {
+      await leases?.leave();
       await sandboxes?.close();
       s3.destroy();
       await connection.close();

@@ -68,8 +68,9 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
     ]);
   };
   // Pause orders to cells are numbered (sweepTypes.ts): a pause and a resume sent at once may
-  // reach a cell in either order.
-  let pauseSeq = 0;
+  // reach a cell in either order. Numbered from the run's start time (ms), so that the orders of
+  // a later run (a reset) are newer than any a cell saw from an earlier one.
+  let pauseSeq = Date.now();
   const orderCell = async (workflowId: string) => {
     pauseSeq++;
     await getExternalWorkflowHandle(workflowId).signal(pauseOrderSignal, { paused: progress.paused, seq: pauseSeq }).catch(() => undefined);

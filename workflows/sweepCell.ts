@@ -77,7 +77,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
   const shard = (i: number) => getExternalWorkflowHandle(cellShardWorkflowId(input.sweepId, input.cell.id, i));
   /** Tells shard `i` the cell's pause state now, numbered after every earlier order (sweepTypes.ts). */
   const orderShard = async (i: number) => {
-    state.shardPauseSeq = (state.shardPauseSeq ?? 0) + 1;
+    state.shardPauseSeq = (state.shardPauseSeq ?? Date.now()) + 1;
     await shard(i).signal(pauseOrderSignal, { paused: state.paused, seq: state.shardPauseSeq }).catch(() => undefined);
   };
   const forward = async (paused: boolean) => {

@@ -1,14 +1,14 @@
 /**
  * A worker's share of a model's limits: the arithmetic, the gate that enforces it on real timers,
- * and the worker count read from the real Temporal server.
+ * and the worker count from leases in the real S3 store.
  */
-import { Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { S3Client } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { ModelGate } from '../../activities/modelGate.js';
-import { QueueWorkers } from '../../activities/queueWorkers.js';
+import { WorkerLeases } from '../../activities/workerLeases.js';
 import { workerShare } from '../../domain/llm/share.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
+import { testBucket } from '../support/s3.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -56,28 +56,53 @@ describe('ModelGate', () => {
   it("spaces this worker's request starts by its share of the model's rate", async () => {
     const gate = new ModelGate(async () => 2, 50);
     const { starts } = await runThrough(gate, 'q', { requestsPerSecond: 20 }, 6, 1);
-    // 20/s over two workers: 10/s here, one start every 100 ms.
-    for (let i = 1; i < starts.length; i++) expect(starts[i]! - starts[i - 1]!).toBeGreaterThanOrEqual(95);
-    expect(starts.at(-1)! - starts[0]!).toBeLessThan(5 * 100 + 150);
+    // 20/s over two workers: 10/s here, the i-th start at least i x 100 ms after the first.
+    for (let i = 1; i < starts.length; i++) expect(starts[i]! - starts[0]!).toBeGreaterThanOrEqual(i * 100 - 5);
+    expect(starts.at(-1)! - starts[0]!).toBeLessThan(5 * 100 + 250);
   });
 
-  it('beats while a request waits, and a cancelled wait takes no share', async () => {
+  it('serves waiting requests in arrival order, and each beats while it waits', async () => {
+    const gate = new ModelGate(async () => 1, 20);
+    const order: number[] = [];
+    const beats = new Map<number, number>();
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, i) => {
+        await sleep(i * 2); // arrive in order 0..7
+        const end = await gate.enter('q', { concurrency: 1 }, { beat: () => beats.set(i, (beats.get(i) ?? 0) + 1) });
+        order.push(i);
+        await sleep(30);
+        end();
+      }),
+    );
+    expect(order).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    // The last waited ~7 x 30 ms, woken only when its turn came: it still beat every ~20 ms.
+    expect(beats.get(7) ?? 0).toBeGreaterThanOrEqual(5);
+  });
+
+  it('a cancelled wait takes no share and gives its booked start back', async () => {
     const gate = new ModelGate(async () => 1, 20);
     const first = await gate.enter('q', { concurrency: 1 }, { beat: () => {} });
-    let beats = 0;
     const abort = new AbortController();
-    const waiting = gate.enter('q', { concurrency: 1 }, { beat: () => beats++, signal: abort.signal });
-    await sleep(150);
-    expect(beats).toBeGreaterThanOrEqual(3);
+    const waiting = gate.enter('q', { concurrency: 1 }, { beat: () => {}, signal: abort.signal });
+    await sleep(50);
     abort.abort(new Error('cancelled'));
     await expect(waiting).rejects.toThrow('cancelled');
     expect(gate.inFlight('q')).toBe(1);
     first();
     first(); // ending twice ends once
     expect(gate.inFlight('q')).toBe(0);
-    const next = await gate.enter('q', { concurrency: 1 }, { beat: () => {} });
-    expect(gate.inFlight('q')).toBe(1);
-    next();
+
+    // Rate: a start booked 1 s ahead, then cancelled, is not waited for by the next request.
+    const rated = new ModelGate(async () => 1, 20);
+    (await rated.enter('r', { requestsPerSecond: 1 }, { beat: () => {} }))();
+    const cancel = new AbortController();
+    const booked = rated.enter('r', { requestsPerSecond: 1 }, { beat: () => {}, signal: cancel.signal });
+    await sleep(20);
+    cancel.abort(new Error('cancelled'));
+    await expect(booked).rejects.toThrow('cancelled');
+    const t = Date.now();
+    (await rated.enter('r', { requestsPerSecond: 1 }, { beat: () => {} }))();
+    expect(Date.now() - t).toBeLessThan(1_100);
   });
 
   it('lets everything through at once without limits', async () => {
@@ -86,45 +111,55 @@ describe('ModelGate', () => {
   });
 });
 
-describe('QueueWorkers', () => {
-  it('counts the distinct workers polling an activity queue on the real server', async () => {
-    const { config } = testConfig();
-    const queue = `${config.taskQueues.llm}-count-${uniqueSuffix()}`;
-    const connection = await NativeConnection.connect({ address: config.temporal.address });
-    const second = await NativeConnection.connect({ address: config.temporal.address });
-    const workers = await Promise.all(
-      ['one', 'two'].map((name, i) =>
-        Worker.create({ connection: i === 0 ? connection : second, namespace: config.temporal.namespace, taskQueue: queue, identity: `${name}-${uniqueSuffix()}`, activities: { noop: async () => null } }),
-      ),
-    );
-    const running = workers.map((w) => w.run());
+describe('WorkerLeases', () => {
+  const { config } = testConfig();
+  const bucket = testBucket(config);
+
+  it('counts the workers holding a live lease on a queue in the real S3 store', async () => {
+    const queue = `leases-${uniqueSuffix()}`;
+    const one = new WorkerLeases(bucket, { identity: 'one', refreshMs: 0 });
+    const two = new WorkerLeases(bucket, { identity: 'two', refreshMs: 0 });
     try {
-      const counter = new QueueWorkers(connection.workflowService, config.temporal.namespace, 0);
-      let count = 0;
-      for (const deadline = Date.now() + 20_000; Date.now() < deadline && count < 2; await sleep(200)) count = await counter.count(queue);
-      expect(count).toBe(2);
-      // A queue nobody polls: the one asking still counts itself.
-      expect(await counter.count(`${queue}-empty`)).toBe(1);
-      // Cached for the refresh interval: one describe per interval, whoever asks.
-      const cached = new QueueWorkers(connection.workflowService, config.temporal.namespace, 60_000);
-      const first = await cached.count(queue);
-      expect(await Promise.all([cached.count(queue), cached.count(queue)])).toEqual([first, first]);
+      await one.join(queue);
+      expect(await one.count(queue)).toBe(1);
+      await two.join(queue);
+      expect(await one.count(queue)).toBe(2);
+      expect(await two.count(queue)).toBe(2);
+      expect(await one.count(`${queue}-other`)).toBe(1); // nobody there: the one asking counts
+      await two.leave();
+      expect(await one.count(queue)).toBe(1);
     } finally {
-      for (const w of workers) w.shutdown();
-      await Promise.all(running);
-      await connection.close();
-      await second.close();
+      await one.leave();
+      await two.leave();
     }
   });
 
-  it('keeps the last count when the server cannot be asked', async () => {
-    // A real connection to a port nothing listens on.
-    const connection = Connection.lazy({ address: '127.0.0.1:9', connectTimeout: 1_000 });
+  it('a lease not renewed lapses; a count is reused for the refresh interval', async () => {
+    const queue = `leases-${uniqueSuffix()}`;
+    const killed = new WorkerLeases(bucket, { identity: 'killed', renewMs: 60_000 });
+    const alive = new WorkerLeases(bucket, { identity: 'alive', ttlMs: 2_000, renewMs: 500, refreshMs: 0 });
+    const cached = new WorkerLeases(bucket, { refreshMs: 60_000 });
     try {
-      const counter = new QueueWorkers(connection.workflowService, 'default', 0);
-      expect(await counter.count('q')).toBe(1);
+      await killed.join(queue);
+      await alive.join(queue);
+      expect(await alive.count(queue)).toBe(2);
+      expect(await cached.count(queue)).toBe(2);
+      await sleep(3_000); // killed never renews; alive does, every 0.5 s
+      expect(await alive.count(queue)).toBe(1);
+      expect(await cached.count(queue)).toBe(2); // still the count from 3 s ago
     } finally {
-      await connection.close();
+      await killed.leave();
+      await alive.leave();
+    }
+  });
+
+  it('keeps the last count when S3 cannot be listed', async () => {
+    const dead = new S3Client({ endpoint: 'http://127.0.0.1:9', region: 'us-east-1', forcePathStyle: true, maxAttempts: 1, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+    try {
+      const leases = new WorkerLeases({ s3: dead, name: 'none' }, { refreshMs: 0 });
+      expect(await leases.count('q')).toBe(1);
+    } finally {
+      dead.destroy();
     }
   });
 });

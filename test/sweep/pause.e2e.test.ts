@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getText } from '../../activities/storage/s3.js';
-import { sweepResultsKey } from '../../domain/sweep/keys.js';
+import { cellShardWorkflowId, sweepResultsKey } from '../../domain/sweep/keys.js';
 import { TASK_WINDOW } from '../../workflows/sweepShard.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { killHard, runTs, spawnTs } from '../support/processes.js';
@@ -154,6 +154,8 @@ describe('pause and resume', () => {
           expect(await phase()).toBe('paused');
         } finally {
           await handle.terminate();
+          // While it ran, it may have started its shard: that one goes too.
+          await client.workflow.getHandle(cellShardWorkflowId(input.sweepId, input.cell.id, 0)).terminate().catch(() => undefined);
         }
       });
     } finally {

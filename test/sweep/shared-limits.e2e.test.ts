@@ -8,8 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NativeConnection } from '@temporalio/worker';
-import { QueueWorkers } from '../../activities/queueWorkers.js';
+import { WorkerLeases } from '../../activities/workerLeases.js';
 import { getText } from '../../activities/storage/s3.js';
 import { llmTaskQueue, sweepResultsKey, sweepWorkflowId } from '../../domain/sweep/keys.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
@@ -82,14 +81,13 @@ seed: ${SWEEP_SEED}
     );
     const queue = llmTaskQueue(config.taskQueues.llm, 'shared');
     const workers: Spawned[] = [];
-    const connection = await NativeConnection.connect({ address: config.temporal.address });
     const { client, close } = await connectClient(config);
     try {
       for (let i = 0; i < 2; i++) workers.push(spawnTs('workers/main.ts', ['--sweep-config', file, '--sandbox-concurrency', '2'], env));
-      // Both poll the model's queue before the sweep starts, so each sees the other from its first request.
-      const counter = new QueueWorkers(connection.workflowService, config.temporal.namespace, 0);
+      // Both hold their leases on the model's queue before the sweep starts, so each sees the other from its first request.
+      const counter = new WorkerLeases(bucket, { refreshMs: 0 });
       for (const deadline = Date.now() + 90_000; (await counter.count(queue)) < 2; await sleep(250)) {
-        if (Date.now() > deadline) throw new Error(`the two workers did not both poll ${queue}:\n${workers.map((w) => w.output()).join('\n---\n')}`);
+        if (Date.now() > deadline) throw new Error(`the two workers did not both take a lease on ${queue}:\n${workers.map((w) => w.output()).join('\n---\n')}`);
       }
       const sweep = await runTs('scripts/start-sweep.ts', ['--config', file, '--worker', 'external', '--no-progress'], env);
       expect(sweep.code, sweep.output).toBe(0);
@@ -98,7 +96,6 @@ seed: ${SWEEP_SEED}
     } finally {
       await Promise.all(workers.map(killHard));
       await close();
-      await connection.close();
     }
 
     const requests = server.requests();
