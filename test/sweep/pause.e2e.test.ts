@@ -4,10 +4,11 @@
  * `--resume` finishes the sweep with every request sent exactly once and the results the script
  * implies.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WorkflowHandle } from '@temporalio/client';
+import { describe, expect, it } from 'vitest';
+import { scriptedSweepFixture, sleep } from './scripted-fixture.js';
 import { getText } from '../../activities/storage/s3.js';
 import { cellShardWorkflowId, sweepResultsKey } from '../../domain/sweep/keys.js';
 import { TASK_WINDOW } from '../../workflows/sweepShard.js';
@@ -15,39 +16,23 @@ import { testConfig, uniqueSuffix } from '../support/config.js';
 import { killHard, runTs, spawnTs } from '../support/processes.js';
 import { connectClient, withWorkers } from '../support/temporal.js';
 import { cellProgressQuery, pauseSignal, sweepCellWorkflow } from '../../workflows/sweepCell.js';
-import { pauseOrderSignal, type CellInput } from '../../workflows/sweepTypes.js';
-import { testBucket } from '../support/s3.js';
-import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
-import { expectedCounts, HUMANEVAL_DATASETS_YAML, humanEvalProblems, scriptedAnswers, scriptedModelYaml, SWEEP_SEED } from './support.js';
+import { pauseOrderSignal, type CellInput, type PauseOrder } from '../../workflows/sweepTypes.js';
+import { expectedCounts, HUMANEVAL_DATASETS_YAML, scriptedModelYaml, SWEEP_SEED } from './support.js';
 
 const { config, env } = testConfig();
-const bucket = testBucket(config);
-const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-pause-'));
 // One shard of 40 one-sample tasks (a shard holds ~200 samples), answered slowly, two at a time.
 const TASKS = 40;
 const ANSWER_MS = 600;
-const problems = humanEvalProblems(TASKS);
-let server: ScriptedLlmServer;
-
-beforeAll(async () => {
-  server = await startScriptedLlmServer(scriptedAnswers(problems, new Map(), ANSWER_MS));
-});
-afterAll(async () => {
-  await server.close();
-  bucket.s3.destroy();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const { bucket, dir, problems, server } = scriptedSweepFixture(config, 'pause', TASKS, ANSWER_MS);
 
 /** Waits until no request has arrived for `quietMs`; returns the count then. */
 async function settled(quietMs: number, maxMs: number): Promise<number> {
   const deadline = Date.now() + maxMs;
-  let count = server.requests().length;
+  let count = server().requests().length;
   let since = Date.now();
   while (Date.now() < deadline) {
     await sleep(100);
-    const now = server.requests().length;
+    const now = server().requests().length;
     if (now !== count) {
       count = now;
       since = Date.now();
@@ -57,14 +42,18 @@ async function settled(quietMs: number, maxMs: number): Promise<number> {
 }
 
 describe('pause and resume', () => {
-  it('a pause that reaches a cell before its first workflow task is handled, not a task failing on every attempt', async () => {
+  /**
+   * Starts a lone cell (its model and dataset are never reached while it is paused) with
+   * signal-with-start, so that the signal is in its very first activation, and hands it to `fn`.
+   */
+  async function withLoneCell(name: string, start: { signal: typeof pauseSignal } | { order: PauseOrder }, fn: (cell: WorkflowHandle<typeof sweepCellWorkflow>, phase: () => Promise<string | undefined>) => Promise<void>) {
     const own = testConfig().config;
     const { client, close } = await connectClient(own);
     try {
       await withWorkers(own, ['workflows'], async () => {
         const queues = { workflows: own.taskQueues.workflows, storage: own.taskQueues.storage, sandbox: own.taskQueues.sandbox, llmBase: own.taskQueues.llm };
         const input: CellInput = {
-          sweepId: `pause-early-${uniqueSuffix()}`,
+          sweepId: `${name}-${uniqueSuffix()}`,
           cell: {
             id: 'ds.m.direct.t0',
             dataset: 'ds',
@@ -86,72 +75,14 @@ describe('pause and resume', () => {
           maxParallelShards: 1,
           maxHistoryEvents: 8_000,
         };
-        // Signal-with-start: the pause is in the cell's very first activation.
-        const handle = await client.workflow.signalWithStart(sweepCellWorkflow, {
-          workflowId: `explora-test/${input.sweepId}`,
-          taskQueue: queues.workflows,
-          args: [input],
-          signal: pauseSignal,
-          signalArgs: [],
-        });
+        const options = { workflowId: `explora-test/${input.sweepId}`, taskQueue: queues.workflows, args: [input] as [CellInput] };
+        const handle =
+          'signal' in start
+            ? await client.workflow.signalWithStart(sweepCellWorkflow, { ...options, signal: start.signal, signalArgs: [] })
+            : await client.workflow.signalWithStart(sweepCellWorkflow, { ...options, signal: pauseOrderSignal, signalArgs: [start.order] });
+        const phase = async () => (await Promise.race([handle.query(cellProgressQuery), sleep(20_000).then(() => null)]))?.phase;
         try {
-          const answered = await Promise.race([handle.query(cellProgressQuery), sleep(20_000).then(() => null)]);
-          expect(answered?.phase).toBe('paused');
-        } finally {
-          await handle.terminate();
-        }
-      });
-    } finally {
-      await close();
-    }
-  });
-
-
-  it('pause orders that arrive out of order: the older one is ignored, whatever came first', async () => {
-    const own = testConfig().config;
-    const { client, close } = await connectClient(own);
-    try {
-      await withWorkers(own, ['workflows'], async () => {
-        const queues = { workflows: own.taskQueues.workflows, storage: own.taskQueues.storage, sandbox: own.taskQueues.sandbox, llmBase: own.taskQueues.llm };
-        const input: CellInput = {
-          sweepId: `pause-order-${uniqueSuffix()}`,
-          cell: {
-            id: 'ds.m.direct.t0',
-            dataset: 'ds',
-            model: 'm',
-            method: 'direct',
-            temperature: 0,
-            endpoint: { id: 'm', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', api: 'completions', requestTimeoutS: 1 },
-            sampling: { model: 'm', temperature: 0, top_p: 1, max_tokens: 1 },
-            stop: [],
-          },
-          mode: 'full',
-          datasetKey: 'unused',
-          tasks: 1,
-          nSamples: 1,
-          k: [1],
-          timeoutS: 1,
-          queues,
-          tasksPerShard: 1,
-          maxParallelShards: 1,
-          maxHistoryEvents: 8_000,
-        };
-        // The sweep sent a pause (order 1) and at once a resume (order 2); the resume came first.
-        const handle = await client.workflow.signalWithStart(sweepCellWorkflow, {
-          workflowId: `explora-test/${input.sweepId}`,
-          taskQueue: queues.workflows,
-          args: [input],
-          signal: pauseOrderSignal,
-          signalArgs: [{ paused: false, seq: 2 }],
-        });
-        try {
-          await handle.signal(pauseOrderSignal, { paused: true, seq: 1 });
-          const phase = async () => (await Promise.race([handle.query(cellProgressQuery), sleep(20_000).then(() => null)]))?.phase;
-          expect(await phase()).toBe('running');
-          await handle.signal(pauseOrderSignal, { paused: true, seq: 3 });
-          expect(await phase()).toBe('paused');
-          await handle.signal(pauseOrderSignal, { paused: false, seq: 3 }); // not newer: ignored
-          expect(await phase()).toBe('paused');
+          await fn(handle, phase);
         } finally {
           await handle.terminate();
           // While it ran, it may have started its shard: that one goes too.
@@ -161,8 +92,25 @@ describe('pause and resume', () => {
     } finally {
       await close();
     }
+  }
+
+  it('a pause that reaches a cell before its first workflow task is handled, not a task failing on every attempt', async () => {
+    await withLoneCell('pause-early', { signal: pauseSignal }, async (_, phase) => {
+      expect(await phase()).toBe('paused');
+    });
   });
 
+  it('pause orders that arrive out of order: the older one is ignored, whatever came first', async () => {
+    // The sweep sent a pause (order 1) and at once a resume (order 2); the resume came first.
+    await withLoneCell('pause-order', { order: { paused: false, seq: 2 } }, async (cell, phase) => {
+      await cell.signal(pauseOrderSignal, { paused: true, seq: 1 });
+      expect(await phase()).toBe('running');
+      await cell.signal(pauseOrderSignal, { paused: true, seq: 3 });
+      expect(await phase()).toBe('paused');
+      await cell.signal(pauseOrderSignal, { paused: false, seq: 3 }); // not newer: ignored
+      expect(await phase()).toBe('paused');
+    });
+  });
 
   it('a paused sweep asks nothing new once the running window drains; resumed, it finishes with each request sent once', async () => {
     const id = `pause-${uniqueSuffix()}`;
@@ -171,7 +119,7 @@ describe('pause and resume', () => {
       file,
       `id: ${id}
 ${HUMANEVAL_DATASETS_YAML}models:
-${scriptedModelYaml('plain', server.url, 'scripted-completions', 'completions')}methods: [direct]
+${scriptedModelYaml('plain', server().url, 'scripted-completions', 'completions')}methods: [direct]
 temperatures: [0.2]
 n_samples: 1
 k: [1]
@@ -183,19 +131,19 @@ seed: ${SWEEP_SEED}
     const sweep = spawnTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
     try {
       const started = Date.now();
-      while (server.requests().length < 2) {
+      while (server().requests().length < 2) {
         if (Date.now() - started > 60_000) throw new Error(`the sweep sent nothing in a minute:\n${sweep.output()}`);
         await sleep(50);
       }
       const pause = await runTs('scripts/sweep-status.ts', [id, '--pause'], env);
       expect(pause.code, pause.output).toBe(0);
-      const atPause = server.requests().length;
+      const atPause = server().requests().length;
       // What had started when the pause landed finishes; nothing else starts.
       const afterDrain = await settled(3 * ANSWER_MS, 30_000);
       expect(afterDrain).toBeLessThanOrEqual(atPause + TASK_WINDOW);
       expect(afterDrain).toBeLessThan(TASKS);
       await sleep(2000);
-      expect(server.requests().length).toBe(afterDrain);
+      expect(server().requests().length).toBe(afterDrain);
       const status = await runTs('scripts/sweep-status.ts', [id], env);
       expect(status.output).toMatch(/\(paused\)/);
 
@@ -207,7 +155,7 @@ seed: ${SWEEP_SEED}
       await killHard(sweep);
     }
     // Every task asked exactly once, and scored as the script implies.
-    const keys = server.requests().map((r) => r.key);
+    const keys = server().requests().map((r) => r.key);
     expect(keys).toHaveLength(TASKS);
     expect(new Set(keys).size).toBe(TASKS);
     const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);

@@ -3,41 +3,26 @@
  * `requests_per_second` (each takes half), instead of each keeping to all of it. Real stack, real
  * worker processes, a scripted server that records what reached it.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { scriptedSweepFixture, sleep } from './scripted-fixture.js';
 import { WorkerLeases } from '../../activities/workerLeases.js';
 import { getText } from '../../activities/storage/s3.js';
 import { llmTaskQueue, sweepResultsKey, sweepWorkflowId } from '../../domain/sweep/keys.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { killHard, runTs, spawnTs, type Spawned } from '../support/processes.js';
-import { testBucket } from '../support/s3.js';
-import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { connectClient } from '../support/temporal.js';
-import { expectedCounts, HUMANEVAL_DATASETS_YAML, humanEvalProblems, scriptedAnswers, SWEEP_SEED } from './support.js';
+import { expectedCounts, HUMANEVAL_DATASETS_YAML, SWEEP_SEED } from './support.js';
 
 const { config, env } = testConfig();
-const bucket = testBucket(config);
-const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-shared-limits-'));
 const TASKS = 24;
 const ANSWER_MS = 300;
 const CONCURRENCY = 2;
 const RATE = 5;
-const problems = humanEvalProblems(TASKS);
-let server: ScriptedLlmServer;
+const { bucket, dir, problems, server } = scriptedSweepFixture(config, 'shared-limits', TASKS, ANSWER_MS);
 
-beforeAll(async () => {
-  server = await startScriptedLlmServer(scriptedAnswers(problems, new Map(), ANSWER_MS));
-});
-afterAll(async () => {
-  await server.close();
-  bucket.s3.destroy();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The identities of the workers that ran activities on `taskQueue` anywhere under the workflow (children followed). */
 async function activityWorkers(client: Client, workflowId: string, taskQueue: string, runId?: string): Promise<Set<string>> {
@@ -64,7 +49,7 @@ describe("a model's limits with two workers", () => {
       `id: ${id}
 ${HUMANEVAL_DATASETS_YAML}models:
   - id: shared
-    base_url: ${server.url}
+    base_url: ${server().url}
     model: scripted-completions
     api: completions
     concurrency: ${CONCURRENCY}
@@ -98,12 +83,12 @@ seed: ${SWEEP_SEED}
       await close();
     }
 
-    const requests = server.requests();
+    const requests = server().requests();
     expect(requests).toHaveLength(TASKS);
     expect(new Set(requests.map((r) => r.key)).size).toBe(TASKS);
     // Each worker keeps CONCURRENCY / 2 in flight: never more than CONCURRENCY at once (each alone
     // would have kept CONCURRENCY, 2 x CONCURRENCY together).
-    expect(server.inFlight().max).toBeLessThanOrEqual(CONCURRENCY);
+    expect(server().inFlight().max).toBeLessThanOrEqual(CONCURRENCY);
     // Each worker starts RATE / 2 per second: any stretch of requests took at least as long as
     // the rate allows, give or take each worker's first start (the two start out of phase).
     const times = requests.map((r) => r.time).sort((a, b) => a - b);
