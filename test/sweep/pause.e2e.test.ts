@@ -17,7 +17,7 @@ import { killHard, runTs, spawnTs } from '../support/processes.js';
 import { connectClient, withWorkers } from '../support/temporal.js';
 import { cellProgressQuery, pauseSignal, sweepCellWorkflow } from '../../workflows/sweepCell.js';
 import { pauseOrderSignal, type CellInput, type PauseOrder } from '../../workflows/sweepTypes.js';
-import { expectedCounts, HUMANEVAL_DATASETS_YAML, scriptedModelYaml, SWEEP_SEED } from './support.js';
+import { expectedCounts, HUMANEVAL_DATASETS_YAML, oneSampleDirectYaml, scriptedModelYaml } from './support.js';
 
 const { config, env } = testConfig();
 // One shard of 40 one-sample tasks (a shard holds ~200 samples), answered slowly, two at a time.
@@ -119,14 +119,7 @@ describe('pause and resume', () => {
       file,
       `id: ${id}
 ${HUMANEVAL_DATASETS_YAML}models:
-${scriptedModelYaml('plain', server().url, 'scripted-completions', 'completions')}methods: [direct]
-temperatures: [0.2]
-n_samples: 1
-k: [1]
-limit: ${TASKS}
-timeout_s: 5
-seed: ${SWEEP_SEED}
-`,
+${scriptedModelYaml('plain', server().url, 'scripted-completions', 'completions')}${oneSampleDirectYaml(TASKS)}`,
     );
     const sweep = spawnTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
     try {

@@ -14,7 +14,7 @@ import { llmTaskQueue, sweepResultsKey, sweepWorkflowId } from '../../domain/swe
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { killHard, runTs, spawnTs, type Spawned } from '../support/processes.js';
 import { connectClient } from '../support/temporal.js';
-import { expectedCounts, HUMANEVAL_DATASETS_YAML, SWEEP_SEED } from './support.js';
+import { expectedCounts, HUMANEVAL_DATASETS_YAML, oneSampleDirectYaml } from './support.js';
 
 const { config, env } = testConfig();
 const TASKS = 24;
@@ -55,14 +55,7 @@ ${HUMANEVAL_DATASETS_YAML}models:
     concurrency: ${CONCURRENCY}
     requests_per_second: ${RATE}
     request_timeout_s: 10
-methods: [direct]
-temperatures: [0.2]
-n_samples: 1
-k: [1]
-limit: ${TASKS}
-timeout_s: 5
-seed: ${SWEEP_SEED}
-`,
+${oneSampleDirectYaml(TASKS)}`,
     );
     const queue = llmTaskQueue(config.taskQueues.llm, 'shared');
     const workers: Spawned[] = [];

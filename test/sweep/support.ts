@@ -169,3 +169,15 @@ export function scriptedModelYaml(id: string, serverUrl: string, model: string, 
     request_timeout_s: 10
 `;
 }
+
+/** The end of a sweep config after `models:`: `direct`, one sample per task at 0.2, the first `limit` tasks. */
+export function oneSampleDirectYaml(limit: number): string {
+  return `methods: [direct]
+temperatures: [0.2]
+n_samples: 1
+k: [1]
+limit: ${limit}
+timeout_s: 5
+seed: ${SWEEP_SEED}
+`;
+}
