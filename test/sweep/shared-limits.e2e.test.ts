@@ -83,10 +83,12 @@ ${oneSampleDirectYaml(TASKS)}`,
     // would have kept CONCURRENCY, 2 x CONCURRENCY together).
     expect(server().inFlight().max).toBeLessThanOrEqual(CONCURRENCY);
     // Each worker starts RATE / 2 per second: any stretch of requests took at least as long as
-    // the rate allows, give or take each worker's first start (the two start out of phase).
+    // the rate allows, give or take two per worker (its first start, out of phase with the other's,
+    // and one start late from a busy event loop, which its next booked start then follows closely).
+    // Each worker on the whole rate, as before, would send ~2 x RATE per second.
     const times = requests.map((r) => r.time).sort((a, b) => a - b);
     for (let i = 0; i < times.length; i++) {
-      for (let j = i + 1; j < times.length; j++) expect(j - i, `requests ${i}..${j} within ${times[j]! - times[i]!} ms`).toBeLessThanOrEqual(((times[j]! - times[i]! + 50) / 1000) * RATE + 2);
+      for (let j = i + 1; j < times.length; j++) expect(j - i, `requests ${i}..${j} within ${times[j]! - times[i]!} ms`).toBeLessThanOrEqual(((times[j]! - times[i]! + 50) / 1000) * RATE + 4);
     }
     const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
     const detail = JSON.parse((await getText(bucket, results.cells[0].resultsKey))!);
