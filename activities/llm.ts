@@ -205,7 +205,7 @@ async function waitForOthers(requests: PlannedRequest[], storeOf: (r: PlannedReq
 }
 
 /**
- * `workersOn` counts the workers serving a model's queue (QueueWorkers in a worker): each request
+ * `workersOn` counts the workers serving a model's queue (WorkerLeases in a worker): each request
  * waits for this worker's share of the model's concurrency and rate (ModelGate). Without it the
  * worker takes the whole of them.
  */

@@ -112,15 +112,16 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
           // Each worker takes its share of a model's limits: the workers holding a lease on its
           // queue share them.
           leases = new WorkerLeases(bucket);
-          for (const model of options.llmModels ?? []) await leases.join(llmTaskQueue(config.taskQueues.llm, model.id));
           const llm = createLlmActivities(bucket, process.env, leases.count);
           const embeddings = createEmbeddingClient(bucket);
           for (const model of options.llmModels ?? []) {
+            const taskQueue = llmTaskQueue(config.taskQueues.llm, model.id);
+            await leases.join(taskQueue);
             workers.push(
               await Worker.create({
                 connection,
                 namespace: config.temporal.namespace,
-                taskQueue: llmTaskQueue(config.taskQueues.llm, model.id),
+                taskQueue,
                 activities: { ...createDirectGenerationActivities(bucket, llm), ...createMethodActivities(bucket, llm, embeddings) },
                 // One task's samples run one after another inside an activity; the requests then
                 // wait for this worker's share of the model's limits.
