@@ -23,6 +23,7 @@ new Command('sweep-status')
     const env = parseConfig(process.env);
     const s3 = s3ClientFor(env);
     const storedResults = () => getText({ s3, name: env.s3.bucket }, sweepResultsKey(sweepId));
+    const printStored = (stored: string) => console.log(formatResultsTable((JSON.parse(stored) as { cells: CellSummary[] }).cells));
     let connection: Connection;
     try {
       connection = await Connection.connect({ address: env.temporal.address, connectTimeout: '5s' });
@@ -37,7 +38,7 @@ new Command('sweep-status')
           );
         }
         console.log(`sweep ${sweepId}: finished (results from S3; Temporal at ${env.temporal.address} is unreachable)`);
-        console.log(formatResultsTable((JSON.parse(stored) as { cells: CellSummary[] }).cells));
+        printStored(stored);
         return;
       } finally {
         s3.destroy();
@@ -50,7 +51,7 @@ new Command('sweep-status')
       if (!description) {
         const stored = await storedResults();
         if (stored === null) throw new Error(`no sweep ${sweepId}: no workflow ${sweepWorkflowId(sweepId)} and no results in S3`);
-        console.log(formatResultsTable((JSON.parse(stored) as { cells: CellSummary[] }).cells));
+        printStored(stored);
         return;
       }
       if (flags.pause || flags.resume) {
