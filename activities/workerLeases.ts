@@ -13,8 +13,7 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { deleteObject, putObject, type Bucket } from './storage/s3.js';
+import { deleteObject, listObjects, putObject, type Bucket } from './storage/s3.js';
 
 export const LEASE_RENEW_MS = 30_000;
 export const LEASE_TTL_MS = 90_000;
@@ -102,12 +101,7 @@ export class WorkerLeases {
 
   private async list(taskQueue: string): Promise<number> {
     const leases: Array<{ key: string; modifiedMs: number }> = [];
-    let token: string | undefined;
-    do {
-      const out = await this.bucket.s3.send(new ListObjectsV2Command({ Bucket: this.bucket.name, Prefix: prefixOf(taskQueue), ContinuationToken: token }));
-      for (const o of out.Contents ?? []) if (o.Key && o.LastModified) leases.push({ key: o.Key, modifiedMs: o.LastModified.getTime() });
-      token = out.IsTruncated ? out.NextContinuationToken : undefined;
-    } while (token);
+    for await (const lease of listObjects(this.bucket, prefixOf(taskQueue))) leases.push(lease);
     // S3's "now", from this worker's own lease: written at writtenAtMs here, stamped modifiedMs there.
     const own = this.held.get(taskQueue);
     const ownListed = own && leases.find((l) => l.key === own.key);

@@ -203,13 +203,18 @@ export async function deleteObject(b: Bucket, key: string): Promise<void> {
   }
 }
 
-export async function* listKeys(b: Bucket, prefix: string): AsyncGenerator<string> {
+/** Every object under `prefix`, with its last-modified time (S3's clock), page by page. */
+export async function* listObjects(b: Bucket, prefix: string): AsyncGenerator<{ key: string; modifiedMs: number }> {
   let token: string | undefined;
   do {
     const out = await b.s3.send(new ListObjectsV2Command({ Bucket: b.name, Prefix: prefix, ContinuationToken: token }));
-    for (const o of out.Contents ?? []) if (o.Key) yield o.Key;
+    for (const o of out.Contents ?? []) if (o.Key) yield { key: o.Key, modifiedMs: o.LastModified?.getTime() ?? 0 };
     token = out.IsTruncated ? out.NextContinuationToken : undefined;
   } while (token);
+}
+
+export async function* listKeys(b: Bucket, prefix: string): AsyncGenerator<string> {
+  for await (const o of listObjects(b, prefix)) yield o.key;
 }
 
 export function s3Uri(bucket: string, key: string): string {

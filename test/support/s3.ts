@@ -1,6 +1,5 @@
-import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { ExploraConfig } from '../../domain/config/env.js';
-import { getBytes, listKeys, s3ClientFor, type Bucket } from '../../activities/storage/s3.js';
+import { getBytes, listKeys, listObjects, s3ClientFor, type Bucket } from '../../activities/storage/s3.js';
 
 export function testBucket(config: ExploraConfig): Bucket {
   return { s3: s3ClientFor(config), name: config.s3.bucket };
@@ -18,11 +17,6 @@ export async function readDatasetParts(b: Bucket, name: string): Promise<Buffer>
 /** Last-modified time of every object under a prefix, to prove a rerun rewrote nothing. */
 export async function lastModifiedUnder(b: Bucket, prefix: string): Promise<Map<string, number>> {
   const out = new Map<string, number>();
-  let token: string | undefined;
-  do {
-    const res = await b.s3.send(new ListObjectsV2Command({ Bucket: b.name, Prefix: prefix, ContinuationToken: token }));
-    for (const o of res.Contents ?? []) if (o.Key && o.LastModified) out.set(o.Key, o.LastModified.getTime());
-    token = res.IsTruncated ? res.NextContinuationToken : undefined;
-  } while (token);
+  for await (const o of listObjects(b, prefix)) out.set(o.key, o.modifiedMs);
   return out;
 }
