@@ -6,8 +6,8 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { modelBaseUrl, PROJECT_ROOT, stackPaths } from './lib/local-stack.js';
-import { modelIdFor, modelPathFromEnv } from './lib/model-server/location.js';
+import { modelBaseUrl, PROJECT_ROOT, stackPaths } from '../stack/local-stack.js';
+import { modelIdFor, modelPathFromEnv } from '../stack/model-server/location.js';
 
 const paths = stackPaths();
 const baseUrl = modelBaseUrl(paths);

@@ -13,8 +13,8 @@
 import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { z } from 'zod';
-import { defaultSandboxConcurrency, SandboxExecutor } from '../activities/sandbox/executor.js';
-import { JsonlFileError, readJsonlText } from '../activities/sandbox/jsonlFile.js';
+import { defaultSandboxConcurrency, SandboxExecutor } from '../infra/sandbox/executor.js';
+import { JsonlFileError, readJsonlText } from '../infra/sandbox/jsonlFile.js';
 import { HumanEvalProblemSchema, HumanEvalSampleSchema, JsonlRowError, parseJsonl, type HumanEvalProblem } from '../domain/execution/humaneval.js';
 import { assembleProgram } from '../domain/execution/program.js';
 import type { ExecutionResult } from '../domain/execution/types.js';

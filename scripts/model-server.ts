@@ -5,7 +5,7 @@
  * Weights: `bash scripts/install-model.sh`.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { modelPathFromEnv, startModelServer } from './lib/model-server/index.js';
+import { modelPathFromEnv, startModelServer } from '../stack/model-server/index.js';
 
 function intOption(name: string, min: number, max: number) {
   return (value: string): number => {

@@ -9,8 +9,8 @@ import { Command, InvalidArgumentError } from 'commander';
 import { ENV_DOC, parseConfig } from '../domain/config/env.js';
 import { sweepReportKey } from '../domain/report/model.js';
 import { SweepIdSchema } from '../domain/sweep/config.js';
-import { buildSweepReportHtml } from '../activities/report.js';
-import { putObject, s3ClientFor, s3Uri } from '../activities/storage/s3.js';
+import { buildSweepReportHtml } from '../activities/storage/report.js';
+import { putObject, s3ClientFor, s3Uri } from '../infra/s3.js';
 
 function positiveInt(flag: string) {
   return (v: string) => {

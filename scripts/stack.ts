@@ -1,7 +1,7 @@
 /** `tsx scripts/stack.ts up|down|status`: the local Temporal + SeaweedFS stack. */
 import { Command } from 'commander';
 import { parseConfig } from '../domain/config/env.js';
-import { stackDown, stackPaths, stackStatus, stackUp } from './lib/local-stack.js';
+import { stackDown, stackPaths, stackStatus, stackUp } from '../stack/local-stack.js';
 
 const program = new Command('stack').description('Start, stop or inspect the local stack (Temporal dev server + SeaweedFS S3)');
 const log = (line: string) => console.error(`stack: ${line}`);

@@ -9,7 +9,7 @@ import { ENV_DOC, logLevelFrom, parseConfig } from '../domain/config/env.js';
 import { describeSweepConfigDifferences, loadSweepConfig, sweepConfigHash, sweepIdProblem, type SweepConfig } from '../domain/sweep/config.js';
 import { defaultSweepId, sweepWorkflowId, type SweepRun } from '../domain/sweep/keys.js';
 import { formatPlan, planSweep } from '../domain/sweep/plan.js';
-import { s3ClientFor, sha256Hex } from '../activities/storage/s3.js';
+import { s3ClientFor, sha256Hex } from '../infra/s3.js';
 import { sweepWorkflow } from '../workflows/sweep.js';
 import type { SweepMode } from '../workflows/sweepTypes.js';
 import { createWorkers, installRuntime } from '../workers/runWorkers.js';

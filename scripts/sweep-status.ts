@@ -6,7 +6,7 @@ import { sweepIdProblem } from '../domain/sweep/config.js';
 import { rootCauseMessage } from './lib/errors.js';
 import { sweepResultsKey, sweepWorkflowId } from '../domain/sweep/keys.js';
 import type { CellSummary } from '../domain/sweep/results.js';
-import { getText, s3ClientFor } from '../activities/storage/s3.js';
+import { getText, s3ClientFor } from '../infra/s3.js';
 import { workflowUiLink } from './lib/dataset-remote.js';
 import { formatResultsTable, showSweepProgress, sweepSnapshot } from './lib/sweep-view.js';
 import { sweepPauseSignal, sweepResumeSignal, type sweepWorkflow } from '../workflows/sweep.js';

@@ -8,7 +8,7 @@ import { Command } from 'commander';
 import { parseConfig } from '../domain/config/env.js';
 import { ExplorationTraceSchema, type ExplorationTrace } from '../domain/report/trace.js';
 import { cellTraceKey, sweepResultsKey } from '../domain/sweep/keys.js';
-import { getText, s3ClientFor, type Bucket } from '../activities/storage/s3.js';
+import { getText, s3ClientFor, type Bucket } from '../infra/s3.js';
 
 async function taskIndexOf(bucket: Bucket, sweepId: string, cell: string, task: string): Promise<number> {
   if (/^\d+$/.test(task)) return Number(task);

@@ -5,18 +5,20 @@
 import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { logLevelFrom, type ExploraConfig } from '../domain/config/env.js';
-import { createDatasetActivities } from '../activities/datasets.js';
-import { createReportActivities } from '../activities/report.js';
-import { createLlmActivities } from '../activities/llm.js';
-import { createEmbeddingClient } from '../activities/embeddings.js';
-import { createMethodActivities } from '../activities/methods.js';
-import { createSnippetActivities } from '../activities/snippets.js';
-import { createTraceActivities } from '../activities/traces.js';
-import { SandboxPool } from '../activities/sandbox/pool.js';
-import { s3ClientFor, supportsConditionalWrites } from '../activities/storage/s3.js';
-import { createDirectGenerationActivities, createSandboxActivities, createSweepStorageActivities } from '../activities/sweep.js';
+import { createDatasetActivities } from '../activities/storage/datasets.js';
+import { createReportActivities } from '../activities/storage/report.js';
+import { createLlmActivities } from '../infra/llm/llm.js';
+import { createEmbeddingClient } from '../infra/llm/embeddings.js';
+import { createMethodActivities } from '../activities/llm/methods.js';
+import { createSnippetActivities } from '../activities/sandbox/snippets.js';
+import { createTraceActivities } from '../activities/storage/traces.js';
+import { SandboxPool } from '../infra/sandbox/pool.js';
+import { s3ClientFor, supportsConditionalWrites } from '../infra/s3.js';
+import { createSweepStorageActivities } from '../activities/storage/sweepFiles.js';
+import { createDirectGenerationActivities } from '../activities/llm/direct.js';
+import { createSandboxActivities } from '../activities/sandbox/executeShard.js';
 import { llmTaskQueue } from '../domain/sweep/keys.js';
-import { WorkerLeases } from '../activities/workerLeases.js';
+import { WorkerLeases } from '../infra/llm/workerLeases.js';
 
 export const QUEUE_ROLES = ['workflows', 'storage', 'sandbox', 'llm'] as const;
 export type QueueRole = (typeof QUEUE_ROLES)[number];
@@ -26,7 +28,7 @@ export interface LlmQueueOptions {
   id: string;
   /**
    * The model's concurrency (over all workers): this worker runs at most this many of its tasks at
-   * once, and its requests wait for its share of the model's limits (activities/modelGate.ts).
+   * once, and its requests wait for its share of the model's limits (infra/llm/modelGate.ts).
    */
   concurrency: number;
 }

@@ -4,12 +4,14 @@
  * and resumes), while errors that retrying cannot fix are non-retryable by type.
  */
 import { proxyActivities } from '@temporalio/workflow';
-import type { createDatasetActivities } from '../activities/datasets.js';
-import type { createReportActivities } from '../activities/report.js';
-import type { createDirectGenerationActivities, createSandboxActivities, createSweepStorageActivities } from '../activities/sweep.js';
-import type { MethodActivities } from '../activities/methods.js';
-import type { SnippetActivities } from '../activities/snippets.js';
-import type { createTraceActivities } from '../activities/traces.js';
+import type { createDatasetActivities } from '../activities/storage/datasets.js';
+import type { createReportActivities } from '../activities/storage/report.js';
+import type { createSweepStorageActivities } from '../activities/storage/sweepFiles.js';
+import type { createDirectGenerationActivities } from '../activities/llm/direct.js';
+import type { createSandboxActivities } from '../activities/sandbox/executeShard.js';
+import type { MethodActivities } from '../activities/llm/methods.js';
+import type { SnippetActivities } from '../activities/sandbox/snippets.js';
+import type { createTraceActivities } from '../activities/storage/traces.js';
 
 type StorageActivities = ReturnType<typeof createDatasetActivities> &
   ReturnType<typeof createSweepStorageActivities> &

@@ -12,7 +12,7 @@ import { addCost, ZERO_COST, type CandidateRef, type ExperienceRef, type MethodC
 import { allFailed, selectCandidate } from '../domain/methods/exploracoder/selection.js';
 import type { ExploraVariant } from '../domain/sweep/methods.js';
 import { llmTaskQueue } from '../domain/sweep/keys.js';
-import type { MethodTaskRef } from '../activities/methods.js';
+import type { MethodTaskRef } from '../activities/llm/methods.js';
 import { llmActivities, sandboxActivities, storageActivities } from './activityOptions.js';
 import type { SweepQueues } from './sweepTypes.js';
 

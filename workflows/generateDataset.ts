@@ -13,7 +13,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { DatasetActivities, DatasetSummary } from '../activities/datasets.js';
+import type { DatasetActivities, DatasetSummary } from '../activities/storage/datasets.js';
 import type { PbeParams } from '../domain/pbe/params.js';
 import { SA_DONE, SA_KIND, SA_NAME, SA_TOTAL } from '../domain/config/searchAttributes.js';
 

@@ -14,7 +14,7 @@ import type { MethodTaskOutcome } from '../domain/methods/artifacts.js';
 import type { ShardOutcome } from '../domain/sweep/records.js';
 import { cellTaskWorkflowId, llmTaskQueue } from '../domain/sweep/keys.js';
 import { METHODS, type MethodName, type MethodSpec } from '../domain/sweep/methods.js';
-import type { MethodTaskRef } from '../activities/methods.js';
+import type { MethodTaskRef } from '../activities/llm/methods.js';
 import { llmActivities, sandboxActivities } from './activityOptions.js';
 import { exploracoderTaskWorkflow, type MethodTaskInput } from './exploracoderTask.js';
 import { selfRepairTaskWorkflow } from './selfRepairTask.js';

@@ -1,6 +1,6 @@
 /** Inputs of the sweep workflows: plain data, built once by the CLI from a validated config. */
 import { defineSignal } from '@temporalio/workflow';
-import type { DatasetSource } from '../activities/sweep.js';
+import type { DatasetSource } from '../activities/storage/sweepFiles.js';
 import type { LlmEndpoint } from '../domain/llm/request.js';
 import type { Sampling } from '../domain/methods/direct.js';
 import type { PbeParams } from '../domain/pbe/params.js';

@@ -1,5 +1,5 @@
 /**
- * What a sweep report is made of: plain data, loaded from S3 by activities/report.ts (or built by a
+ * What a sweep report is made of: plain data, loaded from S3 by activities/storage/report.ts (or built by a
  * test) and turned into one HTML file by html.ts.
  */
 import { z } from 'zod';

@@ -15,8 +15,8 @@ import type { DatasetLibrary } from '../../domain/apidocs/library.js';
 import { parseApiDocsJsonl } from '../../domain/apidocs/corpus.js';
 import { sweepConfigKey, sweepInputKey, sweepRunConflict, type SweepRun } from '../../domain/sweep/keys.js';
 import { expandGrid, loadedCellId } from '../../domain/sweep/plan.js';
-import { decodeMaybeGzip } from '../../activities/problems.js';
-import { getBytes, putObject, sha256Hex, type Bucket } from '../../activities/storage/s3.js';
+import { decodeMaybeGzip } from '../../infra/problems.js';
+import { getBytes, putObject, sha256Hex, type Bucket } from '../../infra/s3.js';
 import type { SweepCellInput, SweepDatasetInput, SweepInput, SweepMode } from '../../workflows/sweepTypes.js';
 
 export class SweepInputError extends Error {}

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { resolvePythonExecutable } from '../../activities/python.js';
+import { resolvePythonExecutable } from '../../infra/sandbox/python.js';
 import { ApiDocsParseError, firstSentence, formatApiDoc, indexText, parseApiDocsJsonl } from '../../domain/apidocs/corpus.js';
 import { ApiDocSchema, ApiLibrarySchema, type ApiDoc } from '../../domain/apidocs/library.js';
 import { PYTHON_STR_LIBRARY } from '../../domain/apidocs/pythonStr.js';

@@ -9,8 +9,8 @@ import {
   EmbeddingEndpointSchema,
   embeddingLedgerKey,
   type EmbeddingEndpoint,
-} from '../../activities/embeddings.js';
-import { deleteIfVersion, getText, getVersioned, putObject } from '../../activities/storage/s3.js';
+} from '../../infra/llm/embeddings.js';
+import { deleteIfVersion, getText, getVersioned, putObject } from '../../infra/s3.js';
 import { indexText } from '../../domain/apidocs/corpus.js';
 import type { ApiDoc } from '../../domain/apidocs/library.js';
 import { EMPTY_LEDGER, LEASE_MS, withHolder } from '../../domain/llm/inflight.js';

@@ -1,5 +1,5 @@
 import { afterAll, expect, it } from 'vitest';
-import { sha256Hex } from '../../activities/storage/s3.js';
+import { sha256Hex } from '../../infra/s3.js';
 import { datasetWorkflowId } from '../../domain/datasets/layout.js';
 import { generateLines } from '../../domain/pbe/generate.js';
 import { resolvePbeParams } from '../../domain/pbe/params.js';

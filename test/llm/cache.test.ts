@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createLlmActivities, type LlmBatch } from '../../activities/llm.js';
+import { createLlmActivities, type LlmBatch } from '../../infra/llm/llm.js';
 import {
   callGroup,
   callIdentity,
@@ -17,8 +17,8 @@ import {
   LlmRecordReader,
   readLlmRecordAt,
   SEGMENT_RECORDS,
-} from '../../activities/llmCache.js';
-import { getText, listKeys, putObject } from '../../activities/storage/s3.js';
+} from '../../infra/llm/cache.js';
+import { getText, listKeys, putObject } from '../../infra/s3.js';
 import { LlmRecordSchema, preferredRecord, usableRecord, type LlmCallSummary, type LlmEndpoint, type LlmRecord } from '../../domain/llm/request.js';
 import { directRequestBody, requestRuns } from '../../domain/methods/direct.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';

@@ -4,7 +4,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { OpenAiClients } from '../../activities/openaiClients.js';
+import { OpenAiClients } from '../../infra/llm/openaiClients.js';
 
 const endpoint = { baseUrl: 'http://127.0.0.1:9/v1', apiKeyEnv: 'EXPLORA_TEST_KEY', requestTimeoutS: 30 };
 

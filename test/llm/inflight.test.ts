@@ -5,10 +5,10 @@
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createLlmActivities, type LlmBatch } from '../../activities/llm.js';
-import { callGroup, callIdentity, inflightKey } from '../../activities/llmCache.js';
-import { InflightEntry } from '../../activities/inflightLedger.js';
-import { getText, headMetadata, putObject, supportsConditionalWrites } from '../../activities/storage/s3.js';
+import { createLlmActivities, type LlmBatch } from '../../infra/llm/llm.js';
+import { callGroup, callIdentity, inflightKey } from '../../infra/llm/cache.js';
+import { InflightEntry } from '../../infra/llm/inflightLedger.js';
+import { getText, headMetadata, putObject, supportsConditionalWrites } from '../../infra/s3.js';
 import { EMPTY_LEDGER, heldByOthers, LEASE_MS, withHolder, type InflightLedger } from '../../domain/llm/inflight.js';
 import type { LlmCallSummary, LlmEndpoint } from '../../domain/llm/request.js';
 import { directRequestBody } from '../../domain/methods/direct.js';

@@ -4,8 +4,8 @@
  */
 import { S3Client } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { ModelGate } from '../../activities/modelGate.js';
-import { WorkerLeases } from '../../activities/workerLeases.js';
+import { ModelGate } from '../../infra/llm/modelGate.js';
+import { WorkerLeases } from '../../infra/llm/workerLeases.js';
 import { workerShare } from '../../domain/llm/share.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { testBucket } from '../support/s3.js';

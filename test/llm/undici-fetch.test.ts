@@ -9,8 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OpenAiClients } from '../../activities/openaiClients.js';
-import { undiciFetch } from '../../activities/undiciFetch.js';
+import { OpenAiClients } from '../../infra/llm/openaiClients.js';
+import { undiciFetch } from '../../infra/llm/undiciFetch.js';
 
 interface Received {
   method: string;

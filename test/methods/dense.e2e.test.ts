@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getText } from '../../activities/storage/s3.js';
+import { getText } from '../../infra/s3.js';
 import { Bm25Retriever } from '../../domain/apidocs/bm25.js';
 import { formatApiDoc, indexText } from '../../domain/apidocs/corpus.js';
 import { cosineTopK } from '../../domain/apidocs/dense.js';

@@ -1,7 +1,7 @@
 /** The pure parts of the multi-step methods: parsing the model's plans and reranks, selection, visible tests. */
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { resolvePythonExecutable } from '../../activities/python.js';
+import { resolvePythonExecutable } from '../../infra/sandbox/python.js';
 import { normalizeRow, type SweepProblem } from '../../domain/datasets/problems.js';
 import { parsePlan } from '../../domain/methods/exploracoder/plan.js';
 import { pickPlannerExamples } from '../../domain/methods/exploracoder/prompts.js';

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getText } from '../../activities/storage/s3.js';
+import { getText } from '../../infra/s3.js';
 import { cellTaskPrefix, cellTaskWorkflowId, sweepResultsKey } from '../../domain/sweep/keys.js';
 import { RecommendArtifactSchema } from '../../domain/methods/artifacts.js';
 import { resolvePbeParams } from '../../domain/pbe/params.js';

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getText } from '../../activities/storage/s3.js';
+import { getText } from '../../infra/s3.js';
 import { resolvePbeParams } from '../../domain/pbe/params.js';
 import { sweepResultsKey, sweepWorkflowId } from '../../domain/sweep/keys.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';

@@ -7,13 +7,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SandboxExecutor } from '../../activities/sandbox/executor.js';
+import { SandboxExecutor } from '../../infra/sandbox/executor.js';
 import { prepareProgram } from '../../domain/apidocs/runtime.js';
 import { isStatementTask, normalizeRow, type SweepProblem } from '../../domain/datasets/problems.js';
 import { loadPrivateLibraryDataset } from '../../domain/datasets/privateLibrary.js';
 import { solutionFromGeneration } from '../../domain/execution/fromGeneration.js';
 import { chatUserMessage } from '../../domain/methods/direct.js';
-import { PROJECT_ROOT } from '../../scripts/lib/local-stack.js';
+import { PROJECT_ROOT } from '../../stack/local-stack.js';
 
 const REF = path.join(PROJECT_ROOT, '..', 'shared', 'reference', 'private-library');
 const loaded = loadPrivateLibraryDataset({

@@ -4,8 +4,8 @@
  */
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OtherCpuLoad, threadsFor } from '../../scripts/lib/model-server/cpu-load.js';
-import { startModelServer, type ModelServer } from '../../scripts/lib/model-server/index.js';
+import { OtherCpuLoad, threadsFor } from '../../stack/model-server/cpu-load.js';
+import { startModelServer, type ModelServer } from '../../stack/model-server/index.js';
 import { killHard, spawnTs, type Spawned } from '../support/processes.js';
 import { expectApiError, get, installedModelPath, post } from './support.js';
 

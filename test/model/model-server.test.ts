@@ -6,7 +6,7 @@
 import OpenAI, { APIError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatResponseSchema, CompletionResponseSchema } from '../../domain/llm/request.js';
-import { startModelServer, type ModelServer } from '../../scripts/lib/model-server/index.js';
+import { startModelServer, type ModelServer } from '../../stack/model-server/index.js';
 import { expectApiError, get, installedModelPath, post } from './support.js';
 
 const MODEL = 'qwen2.5-coder-0.5b-instruct';

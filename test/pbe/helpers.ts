@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ValidateFunction } from 'ajv';
-import { resolvePythonExecutable } from '../../activities/python.js';
+import { resolvePythonExecutable } from '../../infra/sandbox/python.js';
 import { resolvePbeParams, type PbeParams, type PbeParamsInput } from '../../domain/pbe/params.js';
 
 /** The one published task; read in place, never copied into the repo. */

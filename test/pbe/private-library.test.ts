@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SandboxExecutor } from '../../activities/sandbox/executor.js';
+import { SandboxExecutor } from '../../infra/sandbox/executor.js';
 import { prepareModuleProgram, type ModuleRuntime } from '../../domain/apidocs/moduleRuntime.js';
 import { generateLines, generateTask } from '../../domain/pbe/generate.js';
 import { OPERATION_NAMES } from '../../domain/pbe/operations.js';

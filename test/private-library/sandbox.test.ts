@@ -5,9 +5,9 @@
  * harness runs them), except where a listed quirk says why not.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SandboxExecutor } from '../../activities/sandbox/executor.js';
-import { SandboxPool } from '../../activities/sandbox/pool.js';
-import { resolveSandboxPython, sandboxVenvPython } from '../../activities/python.js';
+import { SandboxExecutor } from '../../infra/sandbox/executor.js';
+import { SandboxPool } from '../../infra/sandbox/pool.js';
+import { resolveSandboxPython, sandboxVenvPython } from '../../infra/sandbox/python.js';
 import { prepareRenamedProgram, presentRenamedOutput } from '../../domain/apidocs/renamedRuntime.js';
 import type { ExecutionResult } from '../../domain/execution/types.js';
 import type { PrivateLibraryDataset } from '../../domain/datasets/privateLibrary.js';

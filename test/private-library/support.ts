@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readJsonlText } from '../../activities/sandbox/jsonlFile.js';
+import { readJsonlText } from '../../infra/sandbox/jsonlFile.js';
 import { loadPrivateLibraryDataset, type PrivateLibraryDataset, type PrivateLibraryKind } from '../../domain/datasets/privateLibrary.js';
 import type { RenamedRuntime } from '../../domain/apidocs/renamedRuntime.js';
 

@@ -1,10 +1,10 @@
 /** Statuses, outputs, limits, concurrency and recovery of the SandboxExecutor (bwrap backend). */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { directLaunch } from '../../activities/sandbox/backends.js';
-import { SandboxExecutor } from '../../activities/sandbox/executor.js';
+import { directLaunch } from '../../infra/sandbox/backends.js';
+import { SandboxExecutor } from '../../infra/sandbox/executor.js';
 import { isSuccess, type ExecutionResult } from '../../domain/execution/types.js';
-import { liveDescendants } from '../../activities/sandbox/hostProcesses.js';
+import { liveDescendants } from '../../infra/sandbox/hostProcesses.js';
 
 let executor: SandboxExecutor;
 

@@ -9,9 +9,9 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SandboxExecutor } from '../../activities/sandbox/executor.js';
+import { SandboxExecutor } from '../../infra/sandbox/executor.js';
 import type { ExecutionResult } from '../../domain/execution/types.js';
-import { liveDescendants } from '../../activities/sandbox/hostProcesses.js';
+import { liveDescendants } from '../../infra/sandbox/hostProcesses.js';
 
 const SECRET_NAME = 'EXPLORA_HOSTILE_TEST_SECRET';
 const SECRET = `s3cr3t-${randomBytes(12).toString('hex')}`;

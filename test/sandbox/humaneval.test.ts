@@ -1,8 +1,8 @@
 /** HumanEval's 164 canonical solutions all pass in the sandbox; wrong completions do not. */
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SandboxExecutor } from '../../activities/sandbox/executor.js';
-import { readJsonlText } from '../../activities/sandbox/jsonlFile.js';
+import { SandboxExecutor } from '../../infra/sandbox/executor.js';
+import { readJsonlText } from '../../infra/sandbox/jsonlFile.js';
 import { HumanEvalProblemSchema, parseJsonl, type HumanEvalProblem } from '../../domain/execution/humaneval.js';
 import { completionProgram } from '../../domain/execution/program.js';
 

@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { liveDescendants } from '../../activities/sandbox/hostProcesses.js';
-import { SandboxPool } from '../../activities/sandbox/pool.js';
+import { liveDescendants } from '../../infra/sandbox/hostProcesses.js';
+import { SandboxPool } from '../../infra/sandbox/pool.js';
 import type { LibraryRuntime } from '../../domain/apidocs/library.js';
 
 const pool = new SandboxPool({ concurrency: 2, limits: { timeoutMs: 20_000 } });

@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { parseConfig } from '../../domain/config/env.js';
-import { getText, putObject, s3ClientFor } from '../../activities/storage/s3.js';
-import { stackDown, stackPaths, stackStatus, stackUp } from '../../scripts/lib/local-stack.js';
+import { getText, putObject, s3ClientFor } from '../../infra/s3.js';
+import { stackDown, stackPaths, stackStatus, stackUp } from '../../stack/local-stack.js';
 import { connectClient } from '../support/temporal.js';
 
 // A second, private instance of the stack on other ports and another data folder, so stopping it

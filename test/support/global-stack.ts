@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { parseConfig } from '../../domain/config/env.js';
-import { ensureBucket, PROJECT_ROOT, stackDown, stackUp } from '../../scripts/lib/local-stack.js';
+import { ensureBucket, PROJECT_ROOT, stackDown, stackUp } from '../../stack/local-stack.js';
 import { TEST_BUCKET } from './config.js';
 
 export default async function setup(): Promise<() => Promise<void>> {

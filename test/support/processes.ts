@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../scripts/lib/local-stack.js';
+import { PROJECT_ROOT } from '../../stack/local-stack.js';
 
 const TSX = path.join(PROJECT_ROOT, 'node_modules/.bin/tsx');
 

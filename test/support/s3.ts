@@ -1,5 +1,5 @@
 import type { ExploraConfig } from '../../domain/config/env.js';
-import { getBytes, listKeys, listObjects, s3ClientFor, type Bucket } from '../../activities/storage/s3.js';
+import { getBytes, listKeys, listObjects, s3ClientFor, type Bucket } from '../../infra/s3.js';
 
 export function testBucket(config: ExploraConfig): Bucket {
   return { s3: s3ClientFor(config), name: config.s3.bucket };

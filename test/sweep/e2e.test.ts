@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getText } from '../../activities/storage/s3.js';
+import { getText } from '../../infra/s3.js';
 import { estimateAtK } from '../../domain/metrics/passAtK.js';
 import { cellFileKey, sweepResultsKey } from '../../domain/sweep/keys.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';

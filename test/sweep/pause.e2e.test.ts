@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { scriptedSweepFixture, sleep } from './scripted-fixture.js';
-import { getText } from '../../activities/storage/s3.js';
+import { getText } from '../../infra/s3.js';
 import { cellShardWorkflowId, sweepResultsKey } from '../../domain/sweep/keys.js';
 import { TASK_WINDOW } from '../../workflows/sweepShard.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';

@@ -5,11 +5,11 @@
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PART_INTERVAL_MS } from '../../activities/recordParts.js';
-import { defaultSandboxConcurrency } from '../../activities/sandbox/executor.js';
-import { SandboxPool } from '../../activities/sandbox/pool.js';
-import { getText, listKeys, putObject } from '../../activities/storage/s3.js';
-import { createSandboxActivities, type ExecuteShardInput } from '../../activities/sweep.js';
+import { PART_INTERVAL_MS } from '../../infra/recordParts.js';
+import { defaultSandboxConcurrency } from '../../infra/sandbox/executor.js';
+import { SandboxPool } from '../../infra/sandbox/pool.js';
+import { getText, listKeys, putObject } from '../../infra/s3.js';
+import { createSandboxActivities, type ExecuteShardInput } from '../../activities/sandbox/executeShard.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { cellShardPartsPrefix, cellShardRecordsKey } from '../../domain/sweep/keys.js';
 import type { SampleRecord, ShardOutcome } from '../../domain/sweep/records.js';

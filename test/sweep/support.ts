@@ -7,7 +7,7 @@ import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import { generateTask } from '../../domain/pbe/generate.js';
 import { resolvePbeParams, type PbeParams } from '../../domain/pbe/params.js';
-import { PROJECT_ROOT } from '../../scripts/lib/local-stack.js';
+import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import type { Reply, ScriptedRequest } from '../support/scripted-llm-server.js';
 
 export const HUMANEVAL = path.resolve(PROJECT_ROOT, '../shared/reference/humaneval/HumanEval.jsonl.gz');

@@ -1,0 +1,350 @@
+/**
+ * LLM-queue activities of the API-aware methods: rag's generation; ExploraCoder's plan, API
+ * recommendation, exploration candidates, debug rounds and final solutions; self-repair's repairs.
+ * Every model call goes through the LLM cache (infra/llm/llm.ts), so a retried activity or a
+ * restarted sweep never pays for an answer twice; each activity stores what it derived (plan,
+ * recommendations) under a deterministic key and reads it back instead of recomputing.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import type { ApiDoc, DatasetLibrary } from '../../domain/apidocs/library.js';
+import type { SweepProblem } from '../../domain/datasets/problems.js';
+import { stripThinking } from '../../domain/llm/extract.js';
+import type { LlmBody, LlmCallSummary, LlmEndpoint } from '../../domain/llm/request.js';
+import { chatBody, type ChatSampling } from '../../domain/methods/chat.js';
+import type { Sampling } from '../../domain/methods/direct.js';
+import {
+  addCost,
+  PlanArtifactSchema,
+  RecommendArtifactSchema,
+  SnippetRunSchema,
+  ZERO_COST,
+  type ExperienceRef,
+  type MethodCost,
+  type PlanArtifact,
+  type RecommendArtifact,
+  type SnippetRun,
+} from '../../domain/methods/artifacts.js';
+import { parsePlan } from '../../domain/methods/exploracoder/plan.js';
+import {
+  debugMessages,
+  exploreMessages,
+  finalMessages,
+  globalRerankMessages,
+  pickPlannerExamples,
+  plannerMessages,
+  rerankMessages,
+  type Experience,
+  type Observation,
+} from '../../domain/methods/exploracoder/prompts.js';
+import { parseRerank } from '../../domain/methods/exploracoder/rerank.js';
+import type { MethodOptions } from '../../domain/methods/options.js';
+import { ragQuery, ragRequestBody } from '../../domain/methods/rag.js';
+import { repairMessages } from '../../domain/methods/selfRepair.js';
+import { cellTaskPrefix } from '../../domain/sweep/keys.js';
+import { docsByPath, loadDatasetLibrary, retrieveDocs } from '../../infra/library.js';
+import type { createEmbeddingClient } from '../../infra/llm/embeddings.js';
+import { laidOut, type LlmActivities } from '../../infra/llm/llm.js';
+import { loadProblems } from '../../infra/problems.js';
+import { getText, putObject, type Bucket } from '../../infra/s3.js';
+
+/** Which task of which cell a step works on, and with what model and settings. */
+export interface MethodTaskRef {
+  sweepId: string;
+  cellId: string;
+  datasetKey: string;
+  libraryKey: string;
+  taskIndex: number;
+  endpoint: LlmEndpoint;
+  /** The cell's sampling: final answers use it; exploration uses the options' temperature and top_p. */
+  sampling: Sampling;
+  options: MethodOptions;
+}
+
+export interface PlanStepResult {
+  planKey: string;
+  /** Subtask texts, each cut to 200 characters: for progress display only. */
+  subtasks: string[];
+  cost: MethodCost;
+}
+
+export interface LlmStepResult {
+  llmKey: string;
+  ok: boolean;
+  cost: MethodCost;
+}
+
+const PLAN_ATTEMPTS = 3;
+
+function costOf(s: LlmCallSummary): MethodCost {
+  return { calls: s.calls, prompt_tokens: s.promptTokens, completion_tokens: s.completionTokens, sandbox_runs: 0 };
+}
+
+/** Deterministic steps (plan, rerank) ask at temperature 0; retries of a malformed plan sample instead. */
+function greedy(sampling: Sampling): ChatSampling {
+  return { model: sampling.model, temperature: 0, top_p: 1, max_tokens: sampling.max_tokens, ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}) };
+}
+
+function exploring(ref: MethodTaskRef): ChatSampling {
+  return {
+    model: ref.sampling.model,
+    temperature: ref.options.explore_temperature,
+    top_p: ref.options.explore_top_p,
+    max_tokens: ref.sampling.max_tokens,
+    ...(ref.sampling.seed !== undefined ? { seed: ref.sampling.seed } : {}),
+  };
+}
+
+function finalSampling(sampling: Sampling): ChatSampling {
+  return { model: sampling.model, temperature: sampling.temperature, top_p: sampling.top_p, max_tokens: sampling.max_tokens, ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}) };
+}
+
+function chatOnly(endpoint: LlmEndpoint): void {
+  if (endpoint.api !== 'chat') throw ApplicationFailure.nonRetryable(`model ${endpoint.id} uses the completions API; this method needs a chat model`, 'LlmConfigError');
+}
+
+export function observationOf(run: SnippetRun): Observation {
+  return { ok: run.ok, status: run.status, stdout: run.stdout, ...(run.error ? { error: run.error } : {}) };
+}
+
+export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embeddings: ReturnType<typeof createEmbeddingClient>) {
+  async function ask(endpoint: LlmEndpoint, body: LlmBody, sampleIndex: number): Promise<{ summary: LlmCallSummary; text: string | null }> {
+    const [summary] = await llm.callLlm({ endpoint, calls: [{ body, sampleIndex }] });
+    if (summary!.status !== 'ok') return { summary: summary!, text: null };
+    const record = await llm.readLlmRecord(summary!.key);
+    return { summary: summary!, text: record?.text ?? null };
+  }
+
+  async function context(ref: MethodTaskRef): Promise<{ problem: SweepProblem; library: DatasetLibrary }> {
+    const [problems, library] = await Promise.all([loadProblems(bucket, ref.datasetKey), loadDatasetLibrary(bucket, ref.libraryKey)]);
+    const problem = problems[ref.taskIndex];
+    if (!problem) throw ApplicationFailure.nonRetryable(`task index ${ref.taskIndex} is out of range`, 'InvalidTask');
+    return { problem, library };
+  }
+
+  async function readJson<T>(key: string, schema: { parse: (v: unknown) => T }): Promise<T | null> {
+    const text = await getText(bucket, key);
+    return text === null ? null : schema.parse(JSON.parse(text));
+  }
+
+  async function mustRead<T>(key: string, schema: { parse: (v: unknown) => T }, what: string): Promise<T> {
+    const value = await readJson(key, schema);
+    if (value === null) throw new Error(`${what} ${key} is missing`);
+    return value;
+  }
+
+  async function experiencesOf(plan: PlanArtifact, refs: readonly ExperienceRef[]): Promise<Experience[]> {
+    const runs = await Promise.all(refs.map((r) => mustRead(r.runKey, SnippetRunSchema, 'snippet run')));
+    return runs.map((run, i) => ({ subtask: plan.subtasks[refs[i]!.subtask]!, code: run.code, observation: observationOf(run) }));
+  }
+
+  function keptDocs(library: DatasetLibrary, rec: RecommendArtifact, subtask: number): ApiDoc[] {
+    return docsByPath(library, rec.subtasks[subtask]?.kept ?? []);
+  }
+
+  return {
+    /** rag: the top rag_k docs for the whole task in one prompt; one answer per sample, the model's samples_per_request to a request. */
+    async generateRag(input: { ref: MethodTaskRef; sampleIndices: number[] }): Promise<LlmCallSummary[]> {
+      const { ref } = input;
+      const { problem, library } = await context(ref);
+      const docs = await retrieveDocs(library, ref.libraryKey, ragQuery(problem), ref.options.rag_k, ref.options, embeddings);
+      const calls = laidOut(ref.endpoint, input.sampleIndices, (first, choices) =>
+        ragRequestBody(problem, docs, library.library.name, ref.endpoint.api, ref.sampling, first, choices),
+      );
+      return llm.callLlm({ endpoint: ref.endpoint, calls });
+    },
+
+    /**
+     * ExploraCoder's planner: a numbered list of API subtasks. A malformed answer is asked again
+     * (at the exploration temperature, as another sample) up to PLAN_ATTEMPTS times; then the task
+     * itself becomes the only subtask, and the plan says so.
+     */
+    async planTask(input: { ref: MethodTaskRef; withSummary: boolean }): Promise<PlanStepResult> {
+      const { ref } = input;
+      chatOnly(ref.endpoint);
+      const key = `${cellTaskPrefix(ref.sweepId, ref.cellId, ref.taskIndex)}plan${input.withSummary ? '' : '-no-summary'}.json`;
+      const done = await readJson(key, PlanArtifactSchema);
+      if (done) return { planKey: key, subtasks: done.subtasks.map((s) => s.slice(0, 200)), cost: done.cost };
+      const { problem, library } = await context(ref);
+      const examples = input.withSummary ? pickPlannerExamples(library.planner_examples, problem.task_id, ref.taskIndex, ref.options.planner_examples) : [];
+      const messages = plannerMessages({ problem, library: library.library, examples, withSummary: input.withSummary });
+      let cost = ZERO_COST;
+      const raw: string[] = [];
+      const keys: string[] = [];
+      let parsed = null;
+      for (let attempt = 0; attempt < PLAN_ATTEMPTS && !parsed; attempt++) {
+        const sampling = attempt === 0 ? greedy(ref.sampling) : { ...exploring(ref) };
+        const { summary, text } = await ask(ref.endpoint, chatBody(sampling, messages, attempt), attempt);
+        cost = addCost(cost, costOf(summary));
+        keys.push(summary.key);
+        raw.push(text ?? '');
+        if (text !== null) parsed = parsePlan(stripThinking(text), ref.options.max_subtasks);
+      }
+      const firstLine = problem.prompt.trim().split('\n').find((l) => l.trim() && !/^(from|import)\s/.test(l.trim())) ?? problem.entry_point;
+      const plan: PlanArtifact = {
+        subtasks: parsed?.subtasks ?? [`Implement ${problem.entry_point} as the task asks: ${firstLine.trim()}`],
+        raw,
+        llm_keys: keys,
+        cut: parsed?.cut ?? 0,
+        fallback: parsed === null,
+        planner_examples: examples.map((e) => e.task_id),
+        cost,
+      };
+      await putObject(bucket, key, JSON.stringify(plan), { contentType: 'application/json' });
+      return { planKey: key, subtasks: plan.subtasks.map((s) => s.slice(0, 200)), cost };
+    },
+
+    /**
+     * API recommendation: per subtask, the retriever's top retrieve_k, then the model keeps the
+     * relevant ones (at most rerank_keep); then a global rerank over their union keeps global_k
+     * for the final step (no call when the union is already that small).
+     */
+    async recommendApis(input: { ref: MethodTaskRef; planKey: string }): Promise<{ recommendKey: string; cost: MethodCost }> {
+      const { ref } = input;
+      const key = input.planKey.replace(/plan(-no-summary)?\.json$/, 'recommend$1.json');
+      const done = await readJson(key, RecommendArtifactSchema);
+      if (done) return { recommendKey: key, cost: done.cost };
+      const { problem, library } = await context(ref);
+      const plan = await mustRead(input.planKey, PlanArtifactSchema, 'plan');
+      let cost = ZERO_COST;
+      const subtasks: RecommendArtifact['subtasks'] = [];
+      for (const subtask of plan.subtasks) {
+        const retrieved = await retrieveDocs(library, ref.libraryKey, subtask, ref.options.retrieve_k, ref.options, embeddings);
+        if (retrieved.length === 0) {
+          subtasks.push({ retrieved: [], kept: [], fallback: false });
+          continue;
+        }
+        const messages = rerankMessages({ problem, subtask, candidates: retrieved, keep: ref.options.rerank_keep });
+        const { summary, text } = await ask(ref.endpoint, chatBody(greedy(ref.sampling), messages, 0), 0);
+        cost = addCost(cost, costOf(summary));
+        const offered = retrieved.map((d) => d.import_path);
+        const kept = text === null ? null : parseRerank(text, offered, ref.options.rerank_keep);
+        const none = text !== null && /^\s*none\b/i.test(text.trim());
+        subtasks.push({
+          retrieved: offered,
+          kept: kept ?? (none ? [] : offered.slice(0, Math.min(3, ref.options.rerank_keep))),
+          fallback: kept === null && !none,
+          llm_key: summary.key,
+        });
+      }
+      const union = [...new Set(subtasks.flatMap((s) => s.kept))];
+      let global = union;
+      let globalKey: string | undefined;
+      if (union.length > ref.options.global_k) {
+        const messages = globalRerankMessages({ problem, subtasks: plan.subtasks, candidates: docsByPath(library, union), keep: ref.options.global_k });
+        const { summary, text } = await ask(ref.endpoint, chatBody(greedy(ref.sampling), messages, 0), 0);
+        cost = addCost(cost, costOf(summary));
+        globalKey = summary.key;
+        global = (text === null ? null : parseRerank(text, union, ref.options.global_k)) ?? union.slice(0, ref.options.global_k);
+      }
+      const rec: RecommendArtifact = { subtasks, global, ...(globalKey ? { global_llm_key: globalKey } : {}), cost };
+      await putObject(bucket, key, JSON.stringify(rec), { contentType: 'application/json' });
+      return { recommendKey: key, cost };
+    },
+
+    /** One experimental snippet for a subtask (candidate j of m), given the experience so far. */
+    async exploreCandidate(input: {
+      ref: MethodTaskRef;
+      planKey: string;
+      recommendKey: string;
+      subtask: number;
+      experiences: ExperienceRef[];
+      candidate: number;
+    }): Promise<LlmStepResult> {
+      const { ref } = input;
+      const { problem, library } = await context(ref);
+      const plan = await mustRead(input.planKey, PlanArtifactSchema, 'plan');
+      const rec = await mustRead(input.recommendKey, RecommendArtifactSchema, 'recommendation');
+      const messages = exploreMessages({
+        problem,
+        library: library.library,
+        subtasks: plan.subtasks,
+        index: input.subtask,
+        experiences: await experiencesOf(plan, input.experiences),
+        apis: keptDocs(library, rec, input.subtask),
+        observationChars: ref.options.observation_chars,
+      });
+      const { summary, text } = await ask(ref.endpoint, chatBody(exploring(ref), messages, input.candidate), input.candidate);
+      return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
+    },
+
+    /** ExploraCoder*: a fix for a failed candidate, from its code, its error and the subtask's APIs. */
+    async debugCandidate(input: { ref: MethodTaskRef; planKey: string; recommendKey: string; subtask: number; runKey: string; candidate: number }): Promise<LlmStepResult> {
+      const { ref } = input;
+      const { problem, library } = await context(ref);
+      const plan = await mustRead(input.planKey, PlanArtifactSchema, 'plan');
+      const rec = await mustRead(input.recommendKey, RecommendArtifactSchema, 'recommendation');
+      const run = await mustRead(input.runKey, SnippetRunSchema, 'snippet run');
+      const messages = debugMessages({
+        problem,
+        library: library.library,
+        subtask: plan.subtasks[input.subtask]!,
+        code: run.code,
+        observation: observationOf(run),
+        apis: keptDocs(library, rec, input.subtask),
+        observationChars: ref.options.observation_chars,
+      });
+      const { summary, text } = await ask(ref.endpoint, chatBody(exploring(ref), messages, input.candidate), input.candidate);
+      return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
+    },
+
+    /**
+     * The final solutions (one call per sample) from the task, the exploration trace and the docs:
+     * the APIs the kept snippets used plus the global ones. Without exploration (`experiences`
+     * null) the plan and every recommended API are given instead.
+     */
+    async generateFinal(input: { ref: MethodTaskRef; planKey: string; recommendKey: string; experiences: ExperienceRef[] | null; sampleIndices: number[] }): Promise<LlmCallSummary[]> {
+      const { ref } = input;
+      chatOnly(ref.endpoint);
+      const { problem, library } = await context(ref);
+      const plan = await mustRead(input.planKey, PlanArtifactSchema, 'plan');
+      const rec = await mustRead(input.recommendKey, RecommendArtifactSchema, 'recommendation');
+      let paths: string[];
+      let experiences: Experience[] | null = null;
+      if (input.experiences === null) {
+        paths = [...new Set([...rec.subtasks.flatMap((s) => s.kept), ...rec.global])];
+      } else {
+        experiences = await experiencesOf(plan, input.experiences);
+        const used = input.experiences.flatMap((e, i) =>
+          (rec.subtasks[e.subtask]?.kept ?? []).filter((p) => usesApi(experiences![i]!.code, p)),
+        );
+        paths = [...new Set([...used, ...rec.global])];
+      }
+      const messages = finalMessages({
+        problem,
+        library: library.library,
+        subtasks: plan.subtasks,
+        experiences,
+        docs: docsByPath(library, paths),
+        observationChars: ref.options.observation_chars,
+      });
+      const calls = laidOut(ref.endpoint, input.sampleIndices, (first, choices) => chatBody(finalSampling(ref.sampling), messages, first, choices));
+      return llm.callLlm({ endpoint: ref.endpoint, calls });
+    },
+
+    /** self-repair: a fixed version of sample `sampleIndex`'s last answer, from its visible-example run. */
+    async repairSample(input: { ref: MethodTaskRef; sampleIndex: number; firstKey: string; previousKey: string; runKey: string; round: number; budget: number }): Promise<LlmStepResult> {
+      const { ref } = input;
+      chatOnly(ref.endpoint);
+      const { problem } = await context(ref);
+      const first = await llm.readLlmRecord(input.firstKey);
+      const previous = await llm.readLlmRecord(input.previousKey);
+      const run = await mustRead(input.runKey, SnippetRunSchema, 'visible-example run');
+      if (!first || !previous) throw new Error(`LLM record ${!first ? input.firstKey : input.previousKey} is missing`);
+      const request = first.request as { body?: { messages?: Array<{ role: 'system' | 'user' | 'assistant'; content: string }> } };
+      const firstMessages = request.body?.messages;
+      if (!firstMessages) throw ApplicationFailure.nonRetryable('self-repair needs a chat model (the first answer has no messages)', 'LlmConfigError');
+      const feedback = `${run.error ?? run.status}${run.stdout.trim() ? `\noutput:\n${run.stdout}` : ''}`;
+      const messages = repairMessages(firstMessages, problem, run.code, `${feedback}\n(repair round ${input.round} of at most ${input.budget})`, ref.options.observation_chars);
+      const { summary, text } = await ask(ref.endpoint, chatBody(finalSampling(ref.sampling), messages, input.sampleIndex), input.sampleIndex);
+      return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
+    },
+  };
+}
+
+/** The snippet calls the API: its last name appears as a call or attribute in the code. */
+function usesApi(code: string, importPath: string): boolean {
+  const name = importPath.split('.').pop()!;
+  return new RegExp(`(?<![\\w])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w])`).test(code);
+}
+
+export type MethodActivities = ReturnType<typeof createMethodActivities>;

@@ -1,0 +1,203 @@
+/**
+ * The sandbox-queue activity of a sweep: executeShard extracts, assembles, runs and records every
+ * sample of a shard's tasks. Records land in S3 as they finish, so a retry runs only what is missing.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import { z } from 'zod';
+import { type SweepProblem } from '../../domain/datasets/problems.js';
+import { solutionFromGeneration } from '../../domain/execution/fromGeneration.js';
+import { isSuccess, type ExecutionResult } from '../../domain/execution/types.js';
+import { extractCode } from '../../domain/llm/extract.js';
+import type { LlmApi } from '../../domain/llm/request.js';
+import { cellShardPartsPrefix, cellShardRecordsKey } from '../../domain/sweep/keys.js';
+import { recordCost, SampleRecordSchema, type SampleRecord, type ShardOutcome, type TaskCounts } from '../../domain/sweep/records.js';
+import type { MethodCost } from '../../domain/methods/artifacts.js';
+import { prepareProgram } from '../../domain/apidocs/runtime.js';
+import { loadDatasetLibrary } from '../../infra/library.js';
+import { LlmRecordReader } from '../../infra/llm/cache.js';
+import { throttledHeartbeat } from '../../infra/heartbeat.js';
+import { decodeMaybeGzip, loadProblems } from '../../infra/problems.js';
+import { defaultSandboxConcurrency } from '../../infra/sandbox/executor.js';
+import type { SandboxPool } from '../../infra/sandbox/pool.js';
+import { mapLimit } from '../../infra/mapLimit.js';
+import { deleteLeftoverParts, deleteParts, PartWriter, partRecordFor, readParts } from '../../infra/recordParts.js';
+import { getBytes, getText, putObject, type Bucket } from '../../infra/s3.js';
+import { parseJsonl } from '../../domain/execution/humaneval.js';
+
+export interface ExecuteShardInput {
+  sweepId: string;
+  cellId: string;
+  shardIndex: number;
+  datasetKey: string;
+  taskStart: number;
+  taskEnd: number;
+  nSamples: number;
+  timeoutS: number;
+  /** The dataset's library: programs run through its runtime (a private module, renamed names). */
+  libraryKey?: string;
+  /**
+   * How the samples' code is obtained: the LLM cache (keys per task, per sample; multi-step
+   * methods add per task their cost and trace) or saved generations.
+   */
+  generations:
+    | { kind: 'llm'; api: LlmApi; stop?: string[]; keys: string[][]; methodTasks?: Array<{ cost: MethodCost; traceKey: string } | null> }
+    | { kind: 'saved'; key: string };
+  /** generation-only: record the samples without running them. */
+  execute: boolean;
+}
+
+const SavedGenerationsSchema = z.array(z.array(z.string()));
+
+/** Per task n, c, s; none when the shard did not execute (generation-only), as CellAccumulator scores. */
+function countsOf(records: SampleRecord[], taskStart: number, taskEnd: number, executed: boolean): TaskCounts[] {
+  const byTask = new Map<number, TaskCounts>();
+  for (let t = taskStart; t < taskEnd; t++) byTask.set(t, { taskIndex: t, n: 0, c: 0, s: 0 });
+  if (!executed) return [...byTask.values()];
+  for (const r of records) {
+    const c = byTask.get(r.task_index)!;
+    c.n++;
+    if (r.passed) c.c++;
+    if (r.success) c.s++;
+  }
+  return [...byTask.values()];
+}
+
+function outcomeOf(shardIndex: number, records: SampleRecord[], taskStart: number, taskEnd: number, executed: boolean): ShardOutcome {
+  const costs = records.map(recordCost);
+  return {
+    shardIndex,
+    tasks: countsOf(records, taskStart, taskEnd, executed),
+    samples: records.length,
+    sandboxRuns: costs.reduce((a, c) => a + c.sandbox_runs, 0),
+    calls: costs.reduce((a, c) => a + c.calls, 0),
+    promptTokens: costs.reduce((a, c) => a + c.prompt_tokens, 0),
+    completionTokens: costs.reduce((a, c) => a + c.completion_tokens, 0),
+  };
+}
+
+const savedCache = new Map<string, Promise<string[][]>>();
+function loadSaved(bucket: Bucket, key: string): Promise<string[][]> {
+  let p = savedCache.get(key);
+  if (!p) {
+    p = (async () => {
+      const bytes = await getBytes(bucket, key);
+      if (bytes === null) throw new Error(`saved generations ${key} are missing`);
+      return SavedGenerationsSchema.parse(JSON.parse(decodeMaybeGzip(bytes)));
+    })();
+    p.catch(() => savedCache.delete(key));
+    savedCache.set(key, p);
+  }
+  return p;
+}
+
+function methodFields(task: { cost: MethodCost; traceKey: string } | null | undefined, sampleIndex: number) {
+  if (!task) return {};
+  return { trace_key: task.traceKey, ...(sampleIndex === 0 ? { method_cost: task.cost } : {}) };
+}
+
+export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) {
+  async function codeFor(input: ExecuteShardInput, records: LlmRecordReader, problem: SweepProblem, taskIndex: number, sampleIndex: number) {
+    if (input.generations.kind === 'saved') {
+      const saved = await loadSaved(bucket, input.generations.key);
+      const raw = saved[taskIndex]?.[sampleIndex];
+      if (raw === undefined) throw ApplicationFailure.nonRetryable(`loaded generations have no sample ${sampleIndex} for task ${problem.task_id} (index ${taskIndex})`, 'InvalidGenerations');
+      return { raw, code: raw, api: 'saved' as const, llm: undefined };
+    }
+    const key = input.generations.keys[taskIndex - input.taskStart]?.[sampleIndex];
+    if (!key) throw new Error(`no LLM key for task ${taskIndex} sample ${sampleIndex}`);
+    const llm = await records.read(key);
+    if (llm === null) throw new Error(`LLM record ${key} is missing`);
+    const { code } = extractCode({ api: input.generations.api, raw: llm.text, entryPoint: problem.entry_point, stop: input.generations.stop ?? [] });
+    return { raw: llm.text, code, api: input.generations.api, llm: { ...llm, key } };
+  }
+
+  return {
+    /** Runs (or, generation-only, records) every sample of tasks [taskStart, taskEnd) of one cell. */
+    async executeShard(input: ExecuteShardInput): Promise<ShardOutcome> {
+      const recordsKey = cellShardRecordsKey(input.sweepId, input.cellId, input.shardIndex);
+      const existing = await getText(bucket, recordsKey);
+      if (existing !== null) {
+        const rows = parseJsonl(existing, SampleRecordSchema, recordsKey).map((r) => r.row);
+        // Records of a generation-only run are redone when the same sweep later executes.
+        if (!input.execute || !rows.some((r) => r.status === 'not_executed')) {
+          // An attempt that stored the file and died before deleting its parts left them behind.
+          await deleteLeftoverParts(bucket, cellShardPartsPrefix(input.sweepId, input.cellId, input.shardIndex));
+          return outcomeOf(input.shardIndex, rows, input.taskStart, input.taskEnd, input.execute);
+        }
+      }
+      const problems = await loadProblems(bucket, input.datasetKey);
+      const runtime = input.libraryKey ? (await loadDatasetLibrary(bucket, input.libraryKey)).library.runtime : undefined;
+      // Generation-only runs execute nothing: no sandbox to start for them.
+      const executor = input.execute ? await sandboxes.forRuntime(runtime) : undefined;
+      const methodTasks = input.generations.kind === 'llm' ? input.generations.methodTasks : undefined;
+      const jobs: Array<{ taskIndex: number; sampleIndex: number }> = [];
+      for (let t = input.taskStart; t < input.taskEnd; t++) for (let s = 0; s < input.nSamples; s++) jobs.push({ taskIndex: t, sampleIndex: s });
+      let done = 0;
+      // A task's answers sit together in a few segment objects: each is read once for the shard.
+      const llmRecords = new LlmRecordReader(bucket);
+      const heartbeat = throttledHeartbeat();
+      // Records of an earlier attempt, stored as its samples finished: not run again (unless they
+      // were only saved, and this run executes).
+      const partsPrefix = cellShardPartsPrefix(input.sweepId, input.cellId, input.shardIndex);
+      const earlier = await readParts(bucket, partsPrefix);
+      const parts = new PartWriter(bucket, partsPrefix);
+      const records = await mapLimit(jobs, (executor?.concurrency ?? defaultSandboxConcurrency()) * 2, async ({ taskIndex, sampleIndex }): Promise<SampleRecord> => {
+        const kept = partRecordFor(earlier.records, taskIndex, sampleIndex);
+        // Kept only if made from the answer this run would use (the cache may prefer another since).
+        const answerKey = input.generations.kind === 'llm' ? input.generations.keys[taskIndex - input.taskStart]?.[sampleIndex] : undefined;
+        if (kept && kept.llm_key === answerKey && (!input.execute || kept.status !== 'not_executed')) {
+          heartbeat(++done);
+          return kept;
+        }
+        const record = await sampleRecord(taskIndex, sampleIndex);
+        parts.add(record);
+        return record;
+      }).finally(() => parts.close());
+      await putObject(bucket, recordsKey, records.map((r) => JSON.stringify(r) + '\n').join(''), { contentType: 'application/x-ndjson' });
+      await deleteParts(bucket, [...earlier.keys, ...parts.written]);
+      return outcomeOf(input.shardIndex, records, input.taskStart, input.taskEnd, input.execute);
+
+      async function sampleRecord(taskIndex: number, sampleIndex: number): Promise<SampleRecord> {
+        const problem = problems[taskIndex]!;
+        const g = await codeFor(input, llmRecords, problem, taskIndex, sampleIndex);
+        const base = {
+          task_id: problem.task_id,
+          task_index: taskIndex,
+          sample_index: sampleIndex,
+          raw: g.raw,
+          code: g.code,
+          solution: solutionFromGeneration(problem, g.api, g.code),
+          prompt_tokens: g.llm?.promptTokens ?? 0,
+          completion_tokens: g.llm?.completionTokens ?? 0,
+          calls: g.llm?.calls ?? 0,
+          ...(g.llm ? { llm_key: g.llm.key } : {}),
+          ...methodFields(methodTasks?.[taskIndex - input.taskStart], sampleIndex),
+        };
+        if (g.llm?.status === 'error') {
+          return { ...base, status: 'llm_error', passed: false, success: false, duration_ms: 0, llm_error: g.llm.error?.message ?? 'error' };
+        }
+        if (!executor) return { ...base, status: 'not_executed', passed: false, success: false, duration_ms: 0 };
+        const prepared = prepareProgram(runtime, { solution: base.solution, rest: `${problem.test}\ncheck(${problem.entry_point})` });
+        if (!prepared.ok) {
+          // The runtime refused the program (e.g. it calls an original name of a renamed library): a runtime error.
+          return { ...base, status: 'error', passed: false, success: false, exception: prepared.error, duration_ms: 0 };
+        }
+        const result: ExecutionResult = await executor.run({
+          id: `${input.cellId}/${taskIndex}/${sampleIndex}`,
+          program: prepared.program,
+          limits: { timeoutMs: Math.round(input.timeoutS * 1000) },
+        });
+        heartbeat(++done);
+        return {
+          ...base,
+          status: result.status,
+          passed: result.status === 'passed',
+          success: isSuccess(result),
+          ...(result.exception ? { exception: { type: result.exception.type, message: result.exception.message.slice(0, 2000) } } : {}),
+          duration_ms: result.durationMs,
+        };
+      }
+    },
+  };
+}
+

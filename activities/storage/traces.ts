@@ -1,0 +1,131 @@
+/**
+ * Storage-queue activities that assemble a task's whole trace (plan, recommended APIs, every
+ * candidate with its observation, selection, debug rounds, final code; or self-repair's rounds)
+ * from the step artifacts, and store it as one JSON object beside the cell's results.
+ */
+import { ExplorationTraceSchema, type ExplorationTrace } from '../../domain/report/trace.js';
+import { extractCode } from '../../domain/llm/extract.js';
+import { readLlmRecordAt } from '../../infra/llm/cache.js';
+import { PlanArtifactSchema, RecommendArtifactSchema, SnippetRunSchema, type MethodCost, type SubtaskOutcome } from '../../domain/methods/artifacts.js';
+import { cellTraceKey } from '../../domain/sweep/keys.js';
+import type { RepairRound } from '../../workflows/selfRepairTask.js';
+import { loadProblems } from '../../infra/problems.js';
+import { getText, putObject, type Bucket } from '../../infra/s3.js';
+
+export interface TraceTaskRef {
+  sweepId: string;
+  cellId: string;
+  datasetKey: string;
+  taskIndex: number;
+}
+
+export function createTraceActivities(bucket: Bucket) {
+  async function json(key: string): Promise<unknown> {
+    const text = await getText(bucket, key);
+    if (text === null) throw new Error(`${key} is missing`);
+    return JSON.parse(text);
+  }
+  const run = async (key: string) => SnippetRunSchema.parse(await json(key));
+  const answer = async (key: string, entryPoint?: string) => {
+    const r = await readLlmRecordAt(bucket, key);
+    if (r === null) throw new Error(`${key} is missing`);
+    return r.status === 'ok' ? extractCode({ api: 'chat', raw: r.text, ...(entryPoint ? { entryPoint } : {}) }).code : '';
+  };
+  async function store(ref: TraceTaskRef, trace: ExplorationTrace): Promise<string> {
+    const key = cellTraceKey(ref.sweepId, ref.cellId, ref.taskIndex);
+    await putObject(bucket, key, JSON.stringify(ExplorationTraceSchema.parse(trace), null, 1), { contentType: 'application/json' });
+    return key;
+  }
+
+  return {
+    async writeExplorationTrace(input: {
+      ref: TraceTaskRef;
+      method: string;
+      planKey: string;
+      recommendKey: string;
+      subtasks: SubtaskOutcome[];
+      finalKeys: string[];
+      cost: MethodCost;
+    }): Promise<string> {
+      const problem = (await loadProblems(bucket, input.ref.datasetKey))[input.ref.taskIndex]!;
+      const plan = PlanArtifactSchema.parse(await json(input.planKey));
+      const rec = RecommendArtifactSchema.parse(await json(input.recommendKey));
+      const subtasks: ExplorationTrace['subtasks'] = [];
+      for (let i = 0; i < plan.subtasks.length; i++) {
+        const outcome = input.subtasks.find((s) => s.index === i);
+        const attempts = [];
+        for (const [j, c] of (outcome?.candidates ?? []).entries()) {
+          const r = c.runKey ? await run(c.runKey) : null;
+          attempts.push({
+            code: r?.code ?? (await answer(c.llmKey)),
+            status: (r ? (r.status === 'rejected' ? 'error' : r.status) : 'llm_error') as 'passed',
+            ...(r ? { stdout: r.stdout, stderr: r.stderr, duration_ms: r.duration_ms } : {}),
+            ...(r?.error ? { error: r.error } : {}),
+            selected: outcome!.selected === j,
+            round: c.round,
+            candidate: c.candidate,
+            llm_key: c.llmKey,
+            ...(c.runKey ? { run_key: c.runKey } : {}),
+          });
+        }
+        const selected = outcome && outcome.selected >= 0 ? attempts[outcome.selected] : undefined;
+        subtasks.push({
+          index: i,
+          description: plan.subtasks[i]!,
+          apis: rec.subtasks[i]?.kept ?? [],
+          retrieved: rec.subtasks[i]?.retrieved ?? [],
+          rerank_fallback: rec.subtasks[i]?.fallback ?? false,
+          attempts,
+          outcome: !outcome ? 'skipped' : attempts.some((a) => a.selected && a.status === 'passed') ? 'solved' : 'unsolved',
+          ...(selected ? { experience: selected.code } : {}),
+          debug_rounds: outcome?.debugRounds ?? 0,
+        });
+      }
+      const finals = [];
+      for (const [s, key] of input.finalKeys.entries()) finals.push({ sample_index: s, llm_key: key, code: await answer(key, problem.entry_point) });
+      return store(input.ref, {
+        method: input.method,
+        task_id: problem.task_id,
+        task_index: input.ref.taskIndex,
+        plan: plan.subtasks.map((s, i) => `${i + 1}. ${s}`).join('\n'),
+        plan_fallback: plan.fallback,
+        planner_examples: plan.planner_examples,
+        subtasks,
+        global_apis: rec.global,
+        finals,
+        cost: input.cost,
+      });
+    },
+
+    async writeRepairTrace(input: { ref: TraceTaskRef; planKey: string; budget: number; samples: RepairRound[][]; cost: MethodCost }): Promise<string> {
+      const problem = (await loadProblems(bucket, input.ref.datasetKey))[input.ref.taskIndex]!;
+      const plan = PlanArtifactSchema.parse(await json(input.planKey));
+      const repairs: NonNullable<ExplorationTrace['repairs']> = [];
+      for (const [s, rounds] of input.samples.entries()) {
+        const out = [];
+        for (const r of rounds) {
+          const ran = r.runKey ? await run(r.runKey) : null;
+          out.push({ code: ran?.code ?? (await answer(r.llmKey, problem.entry_point)), ok: r.ok, status: ran?.status ?? 'llm_error', ...(ran?.error ? { error: ran.error } : {}), llm_key: r.llmKey });
+        }
+        repairs.push({ sample_index: s, rounds: out });
+      }
+      return store(input.ref, {
+        method: 'self-repair',
+        task_id: problem.task_id,
+        task_index: input.ref.taskIndex,
+        plan: plan.subtasks.map((s, i) => `${i + 1}. ${s}`).join('\n'),
+        subtasks: [],
+        repairs,
+        repair_budget: input.budget,
+        finals: input.samples.map((rounds, s) => ({ sample_index: s, llm_key: rounds[rounds.length - 1]!.llmKey, code: repairs[s]!.rounds[rounds.length - 1]!.code })),
+        cost: input.cost,
+      });
+    },
+
+    /** A stored trace, for scripts and reports. */
+    async readTrace(key: string): Promise<ExplorationTrace | null> {
+      const text = await getText(bucket, key);
+      return text === null ? null : ExplorationTraceSchema.parse(JSON.parse(text));
+    },
+  };
+}

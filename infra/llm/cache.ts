@@ -1,0 +1,259 @@
+/**
+ * Where LLM answers live in S3, laid out so that a task's samples cost a few S3 requests in all, not
+ * a few each (on a small machine every S3 request costs milliseconds of CPU in the SDK and the store).
+ *
+ * A call's identity is a hash of (base URL, API, body, sample index). The samples of one task share a
+ * group (callGroup), and a group's answers are stored together:
+ *
+ *   llm-cache/<group>/<writer>-<n>.jsonl     one LlmRecord per line, up to SEGMENT_RECORDS of them
+ *   llm-cache/<group>/<identity>.failures    retryable failures of one call so far (a number)
+ *   llm-cache/<group>/inflight.json          calls being asked right now, and by whom
+ *
+ * so the cache check of a task is one LIST (plus a GET per segment when something is cached), and a
+ * writer rewrites its open segment with everything it holds each time it flushes, quick answers
+ * together. A record is named by
+ * `<segment key>#<identity>`; a key without `#` is a record object of its own (the earlier
+ * one-object-per-call layout), still readable.
+ */
+import { randomBytes } from 'node:crypto';
+import { canonicalJson } from '../../domain/datasets/manifest.js';
+import { parseJsonl } from '../../domain/execution/humaneval.js';
+import { LlmRecordSchema, preferredRecord, type LlmCall, type LlmRecord } from '../../domain/llm/request.js';
+import { getText, listKeys, sha256Hex, type Bucket } from '../s3.js';
+
+/**
+ * Records per segment object: bounds both the bytes one write carries and the objects a task has
+ * (every S3 request costs milliseconds of CPU here, in the SDK and in the store, whatever its size).
+ */
+export const SEGMENT_RECORDS = 64;
+/** A segment is also closed at this size (long chat answers), so a rewrite stays small. */
+const SEGMENT_BYTES = 256 * 1024;
+/**
+ * An answer that took the model this long or longer is written at once; a quicker one may wait this
+ * long for others to share its write. So no answer waits longer than it took to get, and a crash
+ * loses only answers of under LINGER_MS each, from the last LINGER_MS.
+ */
+export const LINGER_MS = 200;
+
+/** The cache identity of one call: equal for the same request of the same sample, and only then. */
+export function callIdentity(call: LlmCall): string {
+  return sha256Hex(canonicalJson({ base_url: call.endpoint.baseUrl, api: call.endpoint.api, body: call.body, sample_index: call.sampleIndex }));
+}
+
+/**
+ * The group of a call: its identity without the sample. Sample i of a task sends seed base + i (or
+ * no seed), so the base seed, not the seed, is what the samples share; another base seed (another
+ * sweep's) is another group, and a task's cache check never reads other sweeps' answers.
+ */
+export function callGroup(call: LlmCall): string {
+  // A request of several choices sends the seed of its first sample; its size (`n`) does not
+  // matter here, since identities are exact, so a task's requests of any size share its group.
+  const { seed, n: _n, ...rest } = call.body;
+  const body = seed === undefined ? rest : { ...rest, seed_base: seed - (call.sampleIndex - (call.choice ?? 0)) };
+  return sha256Hex(canonicalJson({ base_url: call.endpoint.baseUrl, api: call.endpoint.api, body }));
+}
+
+const groupPrefix = (group: string) => `llm-cache/${group}/`;
+/** The group's in-flight ledger: the calls being asked right now (inflightLedger.ts). */
+export const INFLIGHT_OBJECT = 'inflight.json';
+export const inflightKey = (group: string): string => `${groupPrefix(group)}${INFLIGHT_OBJECT}`;
+export const failuresKey = (group: string, identity: string) => `${groupPrefix(group)}${identity}.failures`;
+
+function splitRef(key: string): { object: string; identity?: string } {
+  const hash = key.indexOf('#');
+  return hash < 0 ? { object: key } : { object: key.slice(0, hash), identity: key.slice(hash + 1) };
+}
+
+function parseSegment(object: string, text: string): Map<string, LlmRecord> {
+  const out = new Map<string, LlmRecord>();
+  for (const { row, line } of parseJsonl(text, LlmRecordSchema, object)) {
+    const { identity } = splitRef(row.key);
+    if (!identity) throw new Error(`${object}:${line}: record key ${row.key} names no call (no #identity)`);
+    out.set(identity, row);
+  }
+  return out;
+}
+
+function parseSingle(object: string, text: string): LlmRecord {
+  const rows = parseJsonl(text, LlmRecordSchema, object);
+  if (rows.length !== 1 || rows[0]!.row.key !== object) {
+    throw new Error(`LLM record key ${object} names a segment of ${rows.length} record(s), not one record (no #identity)`);
+  }
+  return rows[0]!.row;
+}
+
+/** What the store already holds for one group: answers by call identity, and calls that failed before. */
+export interface GroupContents {
+  records: Map<string, LlmRecord>;
+  failures: Set<string>;
+  /** Whether the listing showed an in-flight ledger (inflightLedger.ts) in the group. */
+  inflightListed: boolean;
+}
+
+export async function readGroup(bucket: Bucket, group: string): Promise<GroupContents> {
+  const prefix = groupPrefix(group);
+  const segments: string[] = [];
+  const failures = new Set<string>();
+  let inflightListed = false;
+  for await (const key of listKeys(bucket, prefix)) {
+    if (key.endsWith('.jsonl')) segments.push(key);
+    else if (key.endsWith('.failures')) failures.add(key.slice(prefix.length, -'.failures'.length));
+    else if (key === `${prefix}${INFLIGHT_OBJECT}`) inflightListed = true;
+  }
+  const records = new Map<string, LlmRecord>();
+  const texts = await Promise.all(segments.map((s) => getText(bucket, s)));
+  for (const [i, text] of texts.entries()) {
+    // Listed a moment ago, so it exists; a segment is only ever rewritten with more records.
+    if (text === null) throw new Error(`LLM cache segment ${segments[i]} vanished while being read`);
+    for (const [identity, record] of parseSegment(segments[i]!, text)) {
+      const earlier = records.get(identity);
+      records.set(identity, earlier ? preferredRecord(earlier, record) : record);
+    }
+  }
+  return { records, failures, inflightListed };
+}
+
+/**
+ * Collects the answers of one group in one activity attempt and stores them in its own segments.
+ * `add` returns at once with the record's key; `drain` resolves when everything added is stored.
+ * One write is in flight at a time. An answer that took the model LINGER_MS or more is written at
+ * once (with whatever else is waiting); quicker ones wait up to LINGER_MS for company, so a fast
+ * model's answers share a request.
+ */
+export class GroupWriter {
+  private readonly writer = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+  private readonly segments: Array<{ lines: string[]; bytes: number; stored: number }> = [];
+  private readonly dirty = new Set<number>();
+  /** When the oldest record not yet in a write was added. */
+  private waitingSince: number | undefined;
+  private urgent = false;
+  private wake: (() => void) | undefined;
+  private flushing: Promise<void> | null = null;
+  private failure: unknown = null;
+  private added = 0;
+
+  constructor(
+    private readonly group: string,
+    /** Stores one object, retrying as long as it is worth it (the answers in it are paid for). */
+    private readonly put: (key: string, body: string) => Promise<void>,
+  ) {}
+
+  private segmentKey(n: number): string {
+    return `${groupPrefix(this.group)}${this.writer}-${n}.jsonl`;
+  }
+
+  /** Queues the record (its `key` is set here) for storage and returns that key. */
+  add(identity: string, record: Omit<LlmRecord, 'key'>): string {
+    let n = this.segments.length - 1;
+    const open = this.segments[n];
+    if (!open || open.lines.length >= SEGMENT_RECORDS || open.bytes >= SEGMENT_BYTES) {
+      this.segments.push({ lines: [], bytes: 0, stored: 0 });
+      n++;
+    }
+    const key = `${this.segmentKey(n)}#${identity}`;
+    const line = JSON.stringify({ ...record, key });
+    const segment = this.segments[n]!;
+    segment.lines.push(line);
+    segment.bytes += line.length + 1;
+    this.dirty.add(n);
+    this.waitingSince ??= Date.now();
+    this.added++;
+    this.kick(record.durationMs >= LINGER_MS);
+    return key;
+  }
+
+  private kick(urgent: boolean): void {
+    if (urgent) {
+      this.urgent = true;
+      this.wake?.();
+    }
+    // Started on the next microtask, so that `flushing` is set before the loop can end and clear it.
+    if (!this.flushing && !this.failure) this.flushing = Promise.resolve().then(() => this.flushLoop());
+  }
+
+  /** Storing failed for good: nothing more should be asked of the model in this attempt. */
+  get failed(): boolean {
+    return this.failure !== null;
+  }
+
+  /** Records added but not yet stored. */
+  get pending(): number {
+    return this.added - this.segments.reduce((a, s) => a + s.stored, 0);
+  }
+
+  private async flushLoop(): Promise<void> {
+    try {
+      while (this.dirty.size > 0) {
+        const wait = this.urgent ? 0 : this.waitingSince! + LINGER_MS - Date.now();
+        if (wait > 0) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, wait);
+            this.wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          this.wake = undefined;
+        }
+        const batch = [...this.dirty].map((n) => ({ n, count: this.segments[n]!.lines.length }));
+        this.dirty.clear();
+        this.waitingSince = undefined;
+        this.urgent = false;
+        await Promise.all(
+          batch.map(async ({ n, count }) => {
+            const segment = this.segments[n]!;
+            await this.put(this.segmentKey(n), segment.lines.slice(0, count).join('\n') + '\n');
+            segment.stored = count;
+          }),
+        );
+      }
+    } catch (err) {
+      this.failure = err;
+    } finally {
+      this.flushing = null;
+    }
+  }
+
+  /** Stores everything added so far, now; throws if storing failed for good. */
+  async drain(): Promise<void> {
+    this.kick(true);
+    while (this.flushing) {
+      await this.flushing;
+      if (this.dirty.size > 0) this.kick(true);
+    }
+    if (this.failure) throw this.failure;
+  }
+}
+
+/**
+ * Reads records by key, each segment object once per reader (a shard reads a task's samples from a
+ * handful of segments). Keys without `#` are whole-object records of the earlier layout.
+ */
+export class LlmRecordReader {
+  private readonly objects = new Map<string, Promise<Map<string, LlmRecord> | LlmRecord | null>>();
+
+  constructor(private readonly bucket: Bucket) {}
+
+  async read(key: string): Promise<LlmRecord | null> {
+    const { object, identity } = splitRef(key);
+    let entry = this.objects.get(object);
+    if (!entry) {
+      entry = getText(this.bucket, object).then((text) => (text === null ? null : identity === undefined ? parseSingle(object, text) : parseSegment(object, text)));
+      entry.catch(() => this.objects.delete(object));
+      this.objects.set(object, entry);
+    }
+    const value = await entry;
+    if (value === null) return null;
+    if (value instanceof Map) {
+      if (identity === undefined) throw new Error(`LLM record key ${key} names a segment, not one record (no #identity)`);
+      return value.get(identity) ?? null;
+    }
+    if (identity !== undefined) throw new Error(`LLM record key ${key}: ${object} is a single record, not a segment`);
+    return value;
+  }
+}
+
+/** One record by key (null when it does not exist). */
+export function readLlmRecordAt(bucket: Bucket, key: string): Promise<LlmRecord | null> {
+  return new LlmRecordReader(bucket).read(key);
+}

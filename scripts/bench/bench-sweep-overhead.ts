@@ -1,0 +1,283 @@
+/**
+ * `tsx scripts/bench/bench-sweep-overhead.ts [--samples 20000] [--samples-per-request 1]`: the cost of durability. The same
+ * HumanEval samples (canonical solutions, answered instantly by a scripted OpenAI-compatible server)
+ * go through a full sweep (Temporal, S3 cache and records, sandbox activities, workers in one
+ * child process) and through `scripts/evaluate.ts` (the bare executor, before and after the sweep,
+ * since other work on a shared machine comes and goes), in one run. Prints both throughputs and
+ * their ratio, the CPU each spends per sample and where (a figure other load disturbs less), the
+ * largest history any workflow run reached, and the sweep process's RSS at a fifth of the size and
+ * over the full-size run (memory should not grow with the sweep). Needs the local stack
+ * (`npm run stack:up`).
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { Client, Connection } from '@temporalio/client';
+import { Command, Option } from 'commander';
+import { resolvePythonExecutable } from '../../infra/sandbox/python.js';
+import { parseConfig, type ExploraConfig } from '../../domain/config/env.js';
+import { startScriptedLlmServer } from '../../test/support/scripted-llm-server.js';
+import { PROJECT_ROOT, stackStatus } from '../../stack/local-stack.js';
+
+const HUMANEVAL = path.resolve(PROJECT_ROOT, '../shared/reference/humaneval/HumanEval.jsonl.gz');
+const TSX = path.join(PROJECT_ROOT, 'node_modules/.bin/tsx');
+
+/**
+ * Runs a command and reports its wall time, its process tree's CPU (getrusage), and, sampled twice a
+ * second, the largest RSS of one process in the tree over time, the CPU of the sandboxed programs
+ * (what the sandbox's forker has reaped from its children) and of the sandbox's own forker and
+ * supervisor: the sandbox's tree is never reaped into ours.
+ */
+const MEASURE = `
+import json, os, resource, subprocess, sys, tempfile, time
+TICKS = os.sysconf('SC_CLK_TCK')
+def stat_fields(pid):
+    with open(f'/proc/{pid}/stat') as f:
+        s = f.read()
+    return s[s.rindex(')') + 2:].split()
+def descendants(root):
+    kids = {}
+    for d in os.listdir('/proc'):
+        if d.isdigit():
+            try:
+                kids.setdefault(int(stat_fields(d)[1]), []).append(int(d))
+            except (OSError, IndexError, ValueError):
+                pass
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo.extend(kids.get(pid, []))
+    return out
+def rss_kib(pid):
+    try:
+        with open(f'/proc/{pid}/status') as f:
+            for line in f:
+                if line.startswith('VmRSS:'):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+def is_zygote(pid):
+    """A Python process running the sandbox's zygote.py (not bwrap, whose arguments name it too)."""
+    try:
+        with open(f'/proc/{pid}/cmdline', 'rb') as f:
+            args = f.read().split(b'\\0')
+    except OSError:
+        return False
+    return b'python' in args[0].rsplit(b'/', 1)[-1] and any(a.endswith(b'zygote.py') for a in args[1:])
+log = tempfile.TemporaryFile()
+t0 = time.perf_counter()
+p = subprocess.Popen(sys.argv[1:], stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+timeline = []
+# The sandbox's own processes: the forker (the zygote bwrap started) and the supervisor (its child;
+# the samples are its other children, with the same command line). Their own CPU, and what
+# the forker reaped (the samples, and the supervisor at the very end: then counted once).
+own, reaped, supervisor_of, supervisor_reaped = {}, {}, {}, {}
+while p.poll() is None:
+    pids = descendants(p.pid)
+    timeline.append([time.perf_counter() - t0, max(rss_kib(pid) for pid in pids)])
+    zygotes = {}
+    for pid in pids:
+        if is_zygote(pid):
+            try:
+                zygotes[pid] = stat_fields(pid)
+            except (OSError, IndexError, ValueError):
+                pass
+    for pid, f in zygotes.items():
+        if int(f[1]) in zygotes:
+            continue
+        own[pid] = (int(f[11]) + int(f[12])) / TICKS
+        reaped[pid] = (int(f[13]) + int(f[14])) / TICKS
+        # Samples start their own session; the supervisor stays in the forker's.
+        children = sorted((int(g[19]), q) for q, g in zygotes.items() if int(g[1]) == pid and int(g[3]) != q)
+        if children:
+            supervisor_of[pid] = children[0][1]
+        sup = supervisor_of.get(pid)
+        if sup in zygotes:
+            g = zygotes[sup]
+            own[sup] = (int(g[11]) + int(g[12])) / TICKS
+        supervisor_reaped[pid] = sup is not None and sup not in zygotes
+    time.sleep(0.5)
+programs = sum(reaped.values()) - sum(own.get(supervisor_of[f], 0) for f in reaped if supervisor_reaped.get(f) and f in supervisor_of)
+dt = time.perf_counter() - t0
+if p.returncode != 0:
+    log.seek(0); sys.stderr.write(log.read().decode()[-3000:]); sys.exit(p.returncode)
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"seconds": dt, "max_rss_kib": ru.ru_maxrss, "cpu_seconds": ru.ru_utime + ru.ru_stime, "sandbox_cpu_seconds": programs, "sandbox_own_cpu_seconds": sum(own.values()), "timeline": timeline}))
+`;
+
+interface Measured {
+  seconds: number;
+  /** Peak RSS of one process in the tree (getrusage). */
+  rssMiB: number;
+  /** CPU of the tree's processes, sandboxed programs not included. */
+  cpuSeconds: number;
+  /** CPU of the sandboxed programs. */
+  sandboxCpuSeconds: number;
+  /** CPU of the sandbox's own processes (forker and supervisor), which the tree's getrusage never sees. */
+  sandboxOwnCpuSeconds: number;
+  /** [seconds since start, largest RSS of one process in MiB], twice a second. */
+  timeline: Array<[number, number]>;
+}
+
+/** Asynchronous: the scripted server lives in this process and must keep answering meanwhile. */
+async function measure(cmd: string[]): Promise<Measured> {
+  const { stdout } = await promisify(execFile)(resolvePythonExecutable(), ['-c', MEASURE, ...cmd], { encoding: 'utf8', env: process.env, maxBuffer: 64 * 1024 * 1024 });
+  const r = JSON.parse(stdout.trim().split('\n').pop()!);
+  return {
+    seconds: r.seconds,
+    rssMiB: r.max_rss_kib / 1024,
+    cpuSeconds: r.cpu_seconds,
+    sandboxCpuSeconds: r.sandbox_cpu_seconds,
+    sandboxOwnCpuSeconds: r.sandbox_own_cpu_seconds,
+    timeline: r.timeline.map(([t, kib]: [number, number]) => [t, kib / 1024]),
+  };
+}
+
+/** The largest RSS seen up to each quarter of the run, and when the peak came. */
+function rssOverTime(m: Measured): string {
+  const at = (f: number) => Math.max(0, ...m.timeline.filter(([t]) => t <= f * m.seconds).map(([, mib]) => mib));
+  const peak = m.timeline.reduce((a, b) => (b[1] > a[1] ? b : a), [0, 0]);
+  return `${[0.25, 0.5, 0.75, 1].map((f) => `${at(f).toFixed(0)}`).join(' / ')} MiB up to 25/50/75/100% of the run (peak at ${((peak[0] / m.seconds) * 100).toFixed(0)}%)`;
+}
+
+/**
+ * CPU seconds the local stack's Temporal server and SeaweedFS have used so far (their share of a
+ * sweep is the difference; other users of the same stack add to it).
+ */
+function stackCpuSeconds(config: ExploraConfig): { temporal: number; seaweedfs: number } {
+  const ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  const out = { temporal: 0, seaweedfs: 0 };
+  for (const { name, pid } of stackStatus(config)) {
+    if (pid === undefined || (name !== 'temporal' && name !== 'seaweedfs')) continue;
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    out[name] = (Number(fields[11]) + Number(fields[12])) / ticks;
+  }
+  return out;
+}
+
+/**
+ * The whole machine's CPU seconds so far, busy (user, nice, system, irq, softirq: any process, and
+ * the kernel for them) and stolen by the hypervisor, from /proc/stat. Over a run, busy minus what
+ * the run's own processes used is what everything else took from it.
+ */
+function machineCpuSeconds(): { busy: number; steal: number } {
+  const ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return { busy: (user! + nice! + system! + irq! + softirq!) / ticks, steal: (steal ?? 0) / ticks };
+}
+
+new Command('bench-sweep-overhead')
+  .addOption(new Option('--samples <n>', 'samples in the large sweep (164 HumanEval tasks x n)').default('20000'))
+  .addOption(new Option('--samples-per-request <n>', "the model's samples_per_request: samples of a task asked for in one request (the API's n)").default('1'))
+  .action(async (opts: { samples: string; samplesPerRequest: string }) => {
+    const perRequest = Number(opts.samplesPerRequest);
+    if (!Number.isInteger(perRequest) || perRequest < 1 || perRequest > 128) throw new Error(`--samples-per-request must be an integer from 1 to 128, got ${opts.samplesPerRequest}`);
+    const problems = gunzipSync(readFileSync(HUMANEVAL)).toString('utf8').trim().split('\n').map((l) => JSON.parse(l) as { task_id: string; prompt: string; canonical_solution: string });
+    const canonical = new Map(problems.map((p) => [p.prompt, p.canonical_solution]));
+    const server = await startScriptedLlmServer((req) => ({ content: canonical.get(String(req.body.prompt)) ?? '    pass\n' }), { applyStop: false });
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-overhead-'));
+    const env = parseConfig(process.env);
+    const stamp = Date.now().toString(36);
+    try {
+      const runSweep = async (n: number) => {
+        const id = `overhead-${stamp}-n${n}`;
+        const file = path.join(dir, `${id}.yaml`);
+        // A model name of its own per run: the LLM cache must not answer for the server.
+        writeFileSync(
+          file,
+          `id: ${id}\ndatasets:\n  - name: humaneval\n    path: ${HUMANEVAL}\nmodels:\n  - id: instant\n    base_url: ${server.url}\n    model: canonical-${id}\n    api: completions\n    stop: []\n    concurrency: 8\n    samples_per_request: ${perRequest}\nmethods: [direct]\ntemperatures: [0.8]\nn_samples: ${n}\nk: [1]\nseed: 1\n`,
+        );
+        const stackBefore = stackCpuSeconds(env);
+        const ownBefore = process.cpuUsage();
+        const machineBefore = machineCpuSeconds();
+        const m = await measure([TSX, path.join(PROJECT_ROOT, 'scripts/start-sweep.ts'), '--config', file, '--no-progress']);
+        const machine = machineCpuSeconds();
+        const own = process.cpuUsage(ownBefore);
+        const stackAfter = stackCpuSeconds(env);
+        const serverCpuSeconds = (own.user + own.system) / 1e6;
+        const temporalCpuSeconds = stackAfter.temporal - stackBefore.temporal;
+        const seaweedCpuSeconds = stackAfter.seaweedfs - stackBefore.seaweedfs;
+        return {
+          id,
+          samples: n * problems.length,
+          ...m,
+          temporalCpuSeconds,
+          seaweedCpuSeconds,
+          serverCpuSeconds,
+          otherCpuSeconds: machine.busy - machineBefore.busy - (m.cpuSeconds + m.sandboxCpuSeconds + m.sandboxOwnCpuSeconds + temporalCpuSeconds + seaweedCpuSeconds + serverCpuSeconds),
+          stealSeconds: machine.steal - machineBefore.steal,
+          load: os.loadavg()[0]!,
+        };
+      };
+
+      const nLarge = Math.ceil(Number(opts.samples) / problems.length);
+      const nSmall = Math.max(1, Math.round(nLarge / 5));
+      const samples = nLarge * problems.length;
+      console.log(`machine: ${os.cpus().length} cores; HumanEval ${problems.length} tasks; sweep sizes n=${nSmall} and n=${nLarge}; load average ${os.loadavg()[0]!.toFixed(2)}`);
+      const samplesFile = path.join(dir, 'samples.jsonl');
+      writeFileSync(samplesFile, problems.flatMap((p) => Array.from({ length: nLarge }, () => JSON.stringify({ task_id: p.task_id, completion: p.canonical_solution }) + '\n')).join(''));
+      const runBare = async () => {
+        const machineBefore = machineCpuSeconds();
+        const m = await measure([TSX, path.join(PROJECT_ROOT, 'scripts/evaluate.ts'), '--problems', HUMANEVAL, '--samples', samplesFile, '--k', '1']);
+        const machine = machineCpuSeconds();
+        return { ...m, otherCpuSeconds: machine.busy - machineBefore.busy - (m.cpuSeconds + m.sandboxCpuSeconds + m.sandboxOwnCpuSeconds), stealSeconds: machine.steal - machineBefore.steal, load: os.loadavg()[0]! };
+      };
+      /** What else ran meanwhile: a run that shared the cores with other work was slowed by it. */
+      const meanwhile = (m: { otherCpuSeconds: number; stealSeconds: number; seconds: number }) =>
+        `other processes meanwhile ${m.otherCpuSeconds.toFixed(1)} CPU-s (${((m.otherCpuSeconds / m.seconds) * 100).toFixed(0)}% of a core), stolen by the hypervisor ${m.stealSeconds.toFixed(1)} s`;
+      const rate = (m: { seconds: number }) => `${(samples / m.seconds).toFixed(0)} samples/s`;
+
+      const small = await runSweep(nSmall);
+      // The bare executor before and after the sweep: other work on the machine comes and goes.
+      const bareBefore = await runBare();
+      console.log(`evaluate ${samples} samples: ${bareBefore.seconds.toFixed(1)} s, ${rate(bareBefore)} (bare executor, before the sweep; load ${bareBefore.load.toFixed(2)}; ${meanwhile(bareBefore)})`);
+      const large = await runSweep(nLarge);
+      console.log(`sweep    ${samples} samples: ${large.seconds.toFixed(1)} s, ${rate(large)} (${perRequest === 1 ? 'one LLM request per sample' : `LLM requests of ${perRequest} samples`} + S3 cache + sandbox + records, through Temporal; load ${large.load.toFixed(2)}; ${meanwhile(large)})`);
+      const bareAfter = await runBare();
+      console.log(`evaluate ${samples} samples: ${bareAfter.seconds.toFixed(1)} s, ${rate(bareAfter)} (bare executor, after the sweep; load ${bareAfter.load.toFixed(2)}; ${meanwhile(bareAfter)})`);
+      const bareSeconds = (bareBefore.seconds + bareAfter.seconds) / 2;
+      console.log(`ratio sweep/bare: ${(bareSeconds / large.seconds).toFixed(2)} (bare: mean of both runs)`);
+
+      const ms = (seconds: number) => ((seconds * 1000) / samples).toFixed(1);
+      const sweepCpu = large.cpuSeconds + large.sandboxCpuSeconds + large.sandboxOwnCpuSeconds + large.temporalCpuSeconds + large.seaweedCpuSeconds + large.serverCpuSeconds;
+      const bareCpu = (bareBefore.cpuSeconds + bareBefore.sandboxCpuSeconds + bareBefore.sandboxOwnCpuSeconds + bareAfter.cpuSeconds + bareAfter.sandboxCpuSeconds + bareAfter.sandboxOwnCpuSeconds) / 2;
+      console.log(
+        `CPU per sample: sweep ${ms(sweepCpu)} ms = workers ${ms(large.cpuSeconds)} + sandboxed programs ${ms(large.sandboxCpuSeconds)} + sandbox's forker and supervisor ${ms(large.sandboxOwnCpuSeconds)} + Temporal server ${ms(large.temporalCpuSeconds)} + SeaweedFS ${ms(large.seaweedCpuSeconds)} + scripted server ${ms(large.serverCpuSeconds)}; ` +
+          `evaluate ${ms(bareCpu)} ms = evaluate.ts ${ms((bareBefore.cpuSeconds + bareAfter.cpuSeconds) / 2)} + sandboxed programs ${ms((bareBefore.sandboxCpuSeconds + bareAfter.sandboxCpuSeconds) / 2)} + forker and supervisor ${ms((bareBefore.sandboxOwnCpuSeconds + bareAfter.sandboxOwnCpuSeconds) / 2)}; ratio ${(bareCpu / sweepCpu).toFixed(2)} ` +
+          '(Temporal and SeaweedFS count whatever else uses the stack meanwhile)',
+      );
+      console.log(`small sweep ${small.samples} samples: ${small.seconds.toFixed(1)} s, ${(small.samples / small.seconds).toFixed(0)} samples/s (start-up included, as in every figure here)`);
+
+      const connection = await Connection.connect({ address: env.temporal.address });
+      let maxEvents = 0;
+      let runs = 0;
+      try {
+        const client = new Client({ connection, namespace: env.temporal.namespace });
+        for await (const wf of client.workflow.list({ query: `WorkflowId STARTS_WITH 'explora-sweep/${large.id}'` })) {
+          runs++;
+          maxEvents = Math.max(maxEvents, wf.historyLength);
+        }
+      } finally {
+        await connection.close();
+      }
+      console.log(`workflow runs: ${runs}, largest history: ${maxEvents} events`);
+      console.log(`peak RSS of the sweep process (workers included): ${small.rssMiB.toFixed(0)} MiB at ${small.samples} samples, ${large.rssMiB.toFixed(0)} MiB at ${large.samples} samples`);
+      console.log(`RSS of the sweep process at ${small.samples} samples: ${rssOverTime(small)}`);
+      console.log(`RSS of the sweep process at ${large.samples} samples: ${rssOverTime(large)}`);
+      console.log(`scripted server received ${server.requests().length} requests for ${small.samples + large.samples} samples`);
+    } finally {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  })
+  .parseAsync()
+  .catch((err: Error) => {
+    console.error(`bench-sweep-overhead: ${err.message}`);
+    process.exit(1);
+  });
