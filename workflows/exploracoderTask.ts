@@ -7,7 +7,6 @@
  */
 import { defineQuery, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { SA_CELL, SA_DONE, SA_KIND, SA_NAME, SA_TOTAL } from '../domain/config/searchAttributes.js';
-import type { LlmCallSummary } from '../domain/llm/request.js';
 import { addCost, ZERO_COST, type CandidateRef, type ExperienceRef, type MethodCost, type MethodTaskOutcome, type SubtaskOutcome } from '../domain/methods/artifacts.js';
 import { allFailed, selectCandidate } from '../domain/methods/exploracoder/selection.js';
 import type { ExploraVariant } from '../domain/sweep/methods.js';
@@ -34,10 +33,6 @@ export interface TaskProgress {
   cost: MethodCost;
 }
 export const taskProgressQuery = defineQuery<TaskProgress>('taskProgress');
-
-export function finalCost(summaries: LlmCallSummary[]): MethodCost {
-  return summaries.reduce((c, s) => addCost(c, { calls: s.calls, prompt_tokens: s.promptTokens, completion_tokens: s.completionTokens }), ZERO_COST);
-}
 
 export async function exploracoderTaskWorkflow(input: MethodTaskInput): Promise<MethodTaskOutcome> {
   const started = Date.now();

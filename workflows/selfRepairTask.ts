@@ -5,19 +5,10 @@
  * planner makes for the task (the paper's equal-budget comparison; the plan is the same cached call).
  */
 import { patched, setCurrentDetails } from '@temporalio/workflow';
-import { addCost, type MethodCost, type MethodTaskOutcome } from '../domain/methods/artifacts.js';
-import { finalCost } from './exploracoderTask.js';
+import { addCost, costOfCalls, type MethodTaskOutcome, type RepairRound } from '../domain/methods/artifacts.js';
 import { llmTaskQueue } from '../domain/sweep/keys.js';
 import { llmActivities, sandboxActivities, storageActivities } from './activityOptions.js';
 import type { MethodTaskInput } from './exploracoderTask.js';
-
-export interface RepairRound {
-  llmKey: string;
-  runKey?: string;
-  ok: boolean;
-  /** The cost of the call that produced this round's answer. */
-  cost: MethodCost;
-}
 
 export async function selfRepairTaskWorkflow(input: MethodTaskInput): Promise<MethodTaskOutcome> {
   const started = Date.now();
@@ -40,7 +31,7 @@ export async function selfRepairTaskWorkflow(input: MethodTaskInput): Promise<Me
     allSamples.map(async (s): Promise<RepairRound[]> => {
       const [first] = firsts ? [firsts[s]] : await llm.generateRag({ ref, sampleIndices: [s] });
       const rounds: RepairRound[] = [];
-      let current = { llmKey: first!.key, ok: first!.status === 'ok', cost: finalCost([first!]) };
+      let current = { llmKey: first!.key, ok: first!.status === 'ok', cost: costOfCalls([first!]) };
       for (let round = 0; ; round++) {
         const run = current.ok
           ? await sandbox.runVisible({ datasetKey: ref.datasetKey, libraryKey: ref.libraryKey, taskIndex: ref.taskIndex, llmKey: current.llmKey, timeoutS: input.timeoutS, label: `${ref.cellId}/${ref.taskIndex}/${s}/r${round}` })

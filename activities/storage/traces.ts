@@ -6,9 +6,8 @@
 import { ExplorationTraceSchema, type ExplorationTrace } from '../../domain/report/trace.js';
 import { extractCode } from '../../domain/llm/extract.js';
 import { readLlmRecordAt } from '../../infra/llm/cache.js';
-import { PlanArtifactSchema, RecommendArtifactSchema, SnippetRunSchema, type MethodCost, type SubtaskOutcome } from '../../domain/methods/artifacts.js';
+import { PlanArtifactSchema, RecommendArtifactSchema, SnippetRunSchema, type MethodCost, type RepairRound, type SubtaskOutcome } from '../../domain/methods/artifacts.js';
 import { cellTraceKey } from '../../domain/sweep/keys.js';
-import type { RepairRound } from '../../workflows/selfRepairTask.js';
 import { loadProblems } from '../../infra/problems.js';
 import { getText, putObject, type Bucket } from '../../infra/s3.js';
 

@@ -3,6 +3,7 @@
  * keys and a few numbers; the texts (plans, snippets, outputs) stay in these objects.
  */
 import { z } from 'zod';
+import type { LlmCallSummary } from '../llm/request.js';
 
 /** Cost of a method's work beyond the final generation of each sample. */
 export const MethodCostSchema = z.object({
@@ -22,6 +23,20 @@ export function addCost(a: MethodCost, b: Partial<MethodCost>): MethodCost {
     completion_tokens: a.completion_tokens + (b.completion_tokens ?? 0),
     sandbox_runs: a.sandbox_runs + (b.sandbox_runs ?? 0),
   };
+}
+
+/** What a batch of LLM calls cost (calls and tokens; no sandbox runs). */
+export function costOfCalls(summaries: ReadonlyArray<Pick<LlmCallSummary, 'calls' | 'promptTokens' | 'completionTokens'>>): MethodCost {
+  return summaries.reduce((c, s) => addCost(c, { calls: s.calls, prompt_tokens: s.promptTokens, completion_tokens: s.completionTokens }), ZERO_COST);
+}
+
+/** One round of a self-repair sample, as its trace stores it: the answer, its run, and what it cost. */
+export interface RepairRound {
+  llmKey: string;
+  runKey?: string;
+  ok: boolean;
+  /** The cost of the call that produced this round's answer. */
+  cost: MethodCost;
 }
 
 export const PlanArtifactSchema = z.object({
