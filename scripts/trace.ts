@@ -6,6 +6,7 @@
  */
 import { Command } from 'commander';
 import { parseConfig } from '../domain/config/env.js';
+import { outlineTrace } from '../domain/methods/registry.js';
 import { ExplorationTraceSchema, type ExplorationTrace } from '../domain/report/trace.js';
 import { cellTraceKey, sweepResultsKey } from '../domain/sweep/keys.js';
 import { getText, s3ClientFor, type Bucket } from '../infra/s3.js';
@@ -26,15 +27,7 @@ async function taskIndexOf(bucket: Bucket, sweepId: string, cell: string, task: 
 function outline(trace: ExplorationTrace, sample: number | undefined): string {
   const lines = [`${trace.method} on ${trace.task_id ?? `task ${trace.task_index}`}`];
   if (trace.plan) lines.push('plan:', ...trace.plan.split('\n').map((l) => `  ${l}`));
-  for (const s of trace.subtasks) {
-    lines.push(`subtask ${s.index + 1}: ${s.description} [${s.outcome}${s.debug_rounds ? `, ${s.debug_rounds} debug round(s)` : ''}]`);
-    lines.push(`  APIs: ${(s.apis ?? []).join(', ') || '-'}`);
-    for (const a of s.attempts) lines.push(`  ${a.selected ? '*' : ' '} round ${a.round ?? 0} candidate ${a.candidate ?? '?'}: ${a.status}${a.error ? ` — ${a.error.split('\n').pop()}` : ''}`);
-  }
-  for (const r of trace.repairs ?? []) {
-    if (sample !== undefined && r.sample_index !== sample) continue;
-    lines.push(`sample ${r.sample_index}: ${r.rounds.map((x, i) => `${i === 0 ? 'first' : `repair ${i}`} ${x.ok ? 'ok' : x.status}`).join(' -> ')}`);
-  }
+  lines.push(...outlineTrace(trace.method ?? '', trace, sample));
   for (const f of trace.finals ?? []) {
     if (sample !== undefined && f.sample_index !== sample) continue;
     lines.push(`final, sample ${f.sample_index}:`, ...f.code.split('\n').map((l) => `    ${l}`));

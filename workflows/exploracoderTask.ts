@@ -9,7 +9,7 @@ import { defineQuery, setCurrentDetails, setHandler, upsertSearchAttributes } fr
 import { SA_CELL, SA_DONE, SA_KIND, SA_NAME, SA_TOTAL } from '../domain/config/searchAttributes.js';
 import { addCost, ZERO_COST, type CandidateRef, type ExperienceRef, type MethodCost, type MethodTaskOutcome, type SubtaskOutcome } from '../domain/methods/artifacts.js';
 import { allFailed, selectCandidate } from '../domain/methods/exploracoder/selection.js';
-import type { ExploraVariant } from '../domain/sweep/methods.js';
+import type { ExploraVariant } from '../domain/methods/exploracoder/index.js';
 import { llmTaskQueue } from '../domain/sweep/keys.js';
 import type { MethodTaskRef } from '../activities/llm/methods.js';
 import { llmActivities, sandboxActivities, storageActivities } from './activityOptions.js';

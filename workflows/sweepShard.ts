@@ -9,16 +9,11 @@
  * the sweep's pause): a pause then stops the spending within the window's tasks, instead of after
  * every task of every running shard.
  */
-import { ApplicationFailure, condition, defineSignal, ParentClosePolicy, patched, setHandler } from '@temporalio/workflow';
-import type { MethodTaskOutcome } from '../domain/methods/artifacts.js';
+import { ApplicationFailure, condition, defineSignal, patched, setHandler } from '@temporalio/workflow';
+import { findMethod } from '../domain/methods/registry.js';
 import type { ShardOutcome } from '../domain/sweep/records.js';
-import { cellTaskWorkflowId, llmTaskQueue } from '../domain/sweep/keys.js';
-import { METHODS, type MethodName, type MethodSpec } from '../domain/sweep/methods.js';
-import type { MethodTaskRef } from '../activities/llm/methods.js';
-import { llmActivities, sandboxActivities } from './activityOptions.js';
-import { exploracoderTaskWorkflow, type MethodTaskInput } from './exploracoderTask.js';
-import { selfRepairTaskWorkflow } from './selfRepairTask.js';
-import { startChildPatiently } from './startChildPatiently.js';
+import { sandboxActivities } from './activityOptions.js';
+import { runMethodStep, type TaskGeneration } from './methodSteps.js';
 import { pauseOrderSignal, type ShardInput } from './sweepTypes.js';
 
 export const shardPauseSignal = defineSignal('pause');
@@ -72,61 +67,13 @@ function common(input: ShardInput) {
   };
 }
 
-type TaskGeneration = Pick<MethodTaskOutcome, 'finalKeys'> & Partial<Omit<MethodTaskOutcome, 'finalKeys'>>;
-
-/** The method step: each method turns (task, samples) into cached LLM answers, one per sample. */
+/** The method step of every task of the shard (workflows/methodSteps.ts), in the task window. */
 async function generate(input: ShardInput, taskWindow: TaskWindow | null): Promise<TaskGeneration[]> {
-  const llm = llmActivities(llmTaskQueue(input.queues.llmBase, input.cell.model));
-  const sampleIndices = Array.from({ length: input.nSamples }, (_, i) => i);
-  const spec: MethodSpec | undefined = (METHODS as Record<string, MethodSpec>)[input.cell.method];
+  const spec = findMethod(input.cell.method);
   if (!spec) throw ApplicationFailure.nonRetryable(`method ${input.cell.method} has no workflow step`, 'UnknownMethod');
   const taskIndices = Array.from({ length: input.taskEnd - input.taskStart }, (_, i) => input.taskStart + i);
-  const ref = (taskIndex: number): MethodTaskRef => {
-    if (!input.libraryKey || !input.methodOptions) {
-      throw ApplicationFailure.nonRetryable(`method ${input.cell.method} needs the dataset's API library, and ${input.cell.dataset} has none`, 'InvalidSweep');
-    }
-    return {
-      sweepId: input.sweepId,
-      cellId: input.cell.id,
-      datasetKey: input.datasetKey,
-      libraryKey: input.libraryKey,
-      taskIndex,
-      endpoint: input.cell.endpoint,
-      sampling: input.cell.sampling,
-      options: input.methodOptions,
-    };
-  };
-  const each = <T>(run: (t: number) => Promise<T>): Promise<T[]> => (taskWindow ? windowed(taskIndices, taskWindow, run) : Promise.all(taskIndices.map(run)));
-  switch (spec.kind) {
-    case 'direct':
-      return each(async (t) => ({
-        finalKeys: (await llm.generateDirect({ endpoint: input.cell.endpoint, sampling: input.cell.sampling, datasetKey: input.datasetKey, taskIndex: t, sampleIndices })).map((s) => s.key),
-      }));
-    case 'rag':
-      return each(async (t) => ({ finalKeys: (await llm.generateRag({ ref: ref(t), sampleIndices })).map((s) => s.key) }));
-    case 'exploracoder':
-    case 'self-repair': {
-      const workflow = spec.kind === 'exploracoder' ? exploracoderTaskWorkflow : selfRepairTaskWorkflow;
-      return each(async (t) => {
-        const args: MethodTaskInput = {
-          ref: ref(t),
-          taskId: `#${t}`,
-          modelId: input.cell.model,
-          nSamples: input.nSamples,
-          timeoutS: input.timeoutS,
-          queues: input.queues,
-          method: input.cell.method as MethodName,
-          ...(spec.variant ? { variant: spec.variant } : {}),
-        };
-        const child = await startChildPatiently<typeof workflow>(workflow, {
-          args: [args],
-          workflowId: cellTaskWorkflowId(input.sweepId, input.cell.id, t),
-          parentClosePolicy: ParentClosePolicy.TERMINATE,
-        });
-        return child.result();
-      });
-    }
-  }
+  const run = (t: number) => runMethodStep(input, spec, t);
+  return taskWindow ? windowed(taskIndices, taskWindow, run) : Promise.all(taskIndices.map(run));
 }
 
 interface TaskWindow {

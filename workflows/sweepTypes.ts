@@ -2,7 +2,7 @@
 import { defineSignal } from '@temporalio/workflow';
 import type { DatasetSource } from '../activities/storage/sweepFiles.js';
 import type { LlmEndpoint } from '../domain/llm/request.js';
-import type { Sampling } from '../domain/methods/direct.js';
+import type { Sampling } from '../domain/methods/sampling.js';
 import type { PbeParams } from '../domain/pbe/params.js';
 import type { MethodOptions } from '../domain/methods/options.js';
 import type { SweepMode } from '../domain/sweep/plan.js';

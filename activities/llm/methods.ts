@@ -11,7 +11,7 @@ import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { stripThinking } from '../../domain/llm/extract.js';
 import type { LlmBody, LlmCallSummary, LlmEndpoint } from '../../domain/llm/request.js';
 import { chatBody, type ChatSampling } from '../../domain/methods/chat.js';
-import type { Sampling } from '../../domain/methods/direct.js';
+import type { Sampling } from '../../domain/methods/sampling.js';
 import {
   addCost,
   PlanArtifactSchema,
@@ -38,8 +38,8 @@ import {
 } from '../../domain/methods/exploracoder/prompts.js';
 import { parseRerank } from '../../domain/methods/exploracoder/rerank.js';
 import type { MethodOptions } from '../../domain/methods/options.js';
-import { ragQuery, ragRequestBody } from '../../domain/methods/rag.js';
-import { repairMessages } from '../../domain/methods/selfRepair.js';
+import { ragQuery, ragRequestBody } from '../../domain/methods/rag/request.js';
+import { repairMessages } from '../../domain/methods/self-repair/prompts.js';
 import { cellTaskPrefix } from '../../domain/sweep/keys.js';
 import { docsByPath, loadDatasetLibrary, retrieveDocs } from '../../infra/library.js';
 import type { createEmbeddingClient } from '../../infra/llm/embeddings.js';

@@ -4,7 +4,7 @@
  */
 import { isStatementTask, type SweepProblem } from '../datasets/problems.js';
 import type { LlmApi } from '../llm/request.js';
-import { completionPrompt } from '../methods/direct.js';
+import { completionPrompt } from '../methods/direct/request.js';
 import { fullProgram } from './program.js';
 
 /** The prompt's leading import lines: chat answers often drop them (`from typing import List`). */

@@ -9,7 +9,7 @@ import { canonicalJson } from '../datasets/manifest.js';
 import { BIGCODE_HUMANEVAL_STOP_WORDS } from '../llm/extract.js';
 import { DEFAULT_PBE_PARAMS, PbeParamsError, resolvePbeParams, type PbeParams, type PbeParamsInput } from '../pbe/params.js';
 import { cellId } from './ids.js';
-import { METHOD_NAMES, METHODS, type MethodName, type MethodSpec } from './methods.js';
+import { METHOD_NAMES, METHODS, type MethodName, type MethodSpec } from '../methods/registry.js';
 import { MethodOptionsSchema, type MethodOptions } from '../methods/options.js';
 import { configFormatOf, parseConfigText } from './text.js';
 

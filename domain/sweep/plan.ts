@@ -3,8 +3,8 @@
  * costs: tasks, samples, LLM requests and sandbox runs per cell and in total. Pure, so `--dry-run`
  * and the workflow agree on the grid by construction.
  */
-import type { MethodName } from './methods.js';
-import { estimateMethodCost } from './methods.js';
+import type { MethodName } from '../methods/registry.js';
+import { estimateMethodCost } from '../methods/registry.js';
 import type { SweepConfig, SweepDatasetConfig, SweepModelConfig } from './config.js';
 import { cellId, formatTemperature, loadedCellId } from './ids.js';
 

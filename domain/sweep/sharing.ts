@@ -12,33 +12,11 @@
  * on its own already keeps the model busy (its shards and tasks run in parallel), so running such
  * cells one after another costs little time and saves everything the later ones would resend.
  */
-import { formatTemperature } from './ids.js';
-import { methodSpec, type MethodName } from './methods.js';
+import { sharedRequestFamilies } from '../methods/registry.js';
+import type { SharingCell } from '../methods/types.js';
 
-export interface SharingCell {
-  dataset: string;
-  model: string;
-  method: string;
-  temperature: number;
-}
-
-/** Names of the request families the cell sends that another cell may send too. */
-export function sharedRequestFamilies(cell: SharingCell): string[] {
-  const kind = methodSpec(cell.method as MethodName)?.kind;
-  const where = `${cell.dataset}/${cell.model}`;
-  const plans = `plan:${where}`;
-  const ragAnswers = `rag:${where}/t${formatTemperature(cell.temperature)}`;
-  switch (kind) {
-    case 'exploracoder':
-      return [plans];
-    case 'self-repair':
-      return [plans, ragAnswers];
-    case 'rag':
-      return [ragAnswers];
-    default:
-      return [];
-  }
-}
+// Each method kind names the families it sends (domain/methods/<kind>/index.ts).
+export { sharedRequestFamilies, type SharingCell };
 
 /**
  * Position in `pending` (cell indices in grid order) of the first cell none of whose families is

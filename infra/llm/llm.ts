@@ -18,7 +18,7 @@ import {
   usableRecord,
 } from '../../domain/llm/request.js';
 import { canonicalJson } from '../../domain/datasets/manifest.js';
-import { sampleCalls, SampleLayoutError, type SampleCall } from '../../domain/methods/direct.js';
+import { sampleCalls, SampleLayoutError, type SampleCall } from '../../domain/methods/sampling.js';
 import { throttledHeartbeat } from '../heartbeat.js';
 import { OpenAiClients } from './openaiClients.js';
 import { LEASE_MS } from '../../domain/llm/inflight.js';

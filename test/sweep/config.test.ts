@@ -16,7 +16,7 @@ import {
   type SweepConfig,
   type SweepConfigIssue,
 } from '../../domain/sweep/config.js';
-import { METHOD_NAMES } from '../../domain/sweep/methods.js';
+import { METHOD_NAMES } from '../../domain/methods/registry.js';
 
 const EXAMPLE_YAML = `
 id: my-sweep

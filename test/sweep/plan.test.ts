@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseSweepConfig, type SweepConfig } from '../../domain/sweep/config.js';
 import { cellId, expandGrid, formatPlan, formatTemperature, loadedCellId, planSweep, SweepPlanError } from '../../domain/sweep/plan.js';
-import { METHODS } from '../../domain/sweep/methods.js';
+import { METHODS } from '../../domain/methods/registry.js';
 
 function config(overrides: Record<string, unknown> = {}): SweepConfig {
   return parseSweepConfig({

@@ -4,7 +4,7 @@
  * share nothing are never held back.
  */
 import { describe, expect, it } from 'vitest';
-import { METHOD_NAMES } from '../../domain/sweep/methods.js';
+import { METHOD_NAMES } from '../../domain/methods/registry.js';
 import { nextStartableCell, sharedRequestFamilies, type SharingCell } from '../../domain/sweep/sharing.js';
 
 function grid(datasets: string[], models: string[], methods: string[], temperatures: number[]): SharingCell[] {

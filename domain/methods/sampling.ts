@@ -1,9 +1,9 @@
 /**
- * `direct`: one generation per sample straight from the task's prompt, the baseline every other
- * method is compared with.
+ * How a task's samples become requests: the sampling fields every request carries, and samples laid
+ * out over requests of several choices (the API's `n`) so that a sample's request, and so its cache
+ * identity, never depends on which samples an attempt asks for.
  */
-import { isStatementTask, type SweepProblem } from '../datasets/problems.js';
-import type { LlmApi, LlmBody } from '../llm/request.js';
+import type { LlmBody } from '../llm/request.js';
 
 export interface Sampling {
   model: string;
@@ -15,28 +15,6 @@ export interface Sampling {
   seed?: number;
 }
 
-const SYSTEM = 'You are an expert Python programmer. Answer with working Python code only.';
-
-/**
- * For full-program tasks the prompt is a whole stub ending in `raise NotImplementedError()`; a
- * completion model must continue the function body instead, so that line is cut.
- */
-export function completionPrompt(problem: SweepProblem): string {
-  return problem.form === 'full' ? problem.prompt.replace(/\n[ \t]+raise NotImplementedError\(\)\s*$/, '\n') : problem.prompt;
-}
-
-/** What a chat model is asked to write: the function, or for a statement task the whole script. */
-export function chatTaskInstruction(problem: SweepProblem): string {
-  return isStatementTask(problem)
-    ? 'Complete the following Python script: its last line is unfinished; finish it so that the script does what its comments ask. ' +
-        'Reply with the whole script in one ```python code block.'
-    : `Complete the following Python function \`${problem.entry_point}\`. ` +
-        'Reply with the complete function (including its signature and any imports it needs) in one ```python code block.';
-}
-
-export function chatUserMessage(problem: SweepProblem): string {
-  return `${chatTaskInstruction(problem)}\n\n\`\`\`python\n${problem.prompt}\`\`\`\n`;
-}
 
 /**
  * Samples 0..nSamples-1 of a task as requests of up to `perRequest` choices each: consecutive runs
@@ -90,15 +68,4 @@ export function samplingFields(sampling: Sampling, sampleIndex: number) {
     ...(sampling.stop && sampling.stop.length ? { stop: sampling.stop } : {}),
     ...(sampling.seed !== undefined ? { seed: sampling.seed + sampleIndex } : {}),
   };
-}
-
-/**
- * The request for sample `sampleIndex`, or with `choices` > 1 for that many consecutive samples from
- * it in one request (the API's `n`; its seed is its first sample's).
- */
-export function directRequestBody(problem: SweepProblem, api: LlmApi, sampling: Sampling, sampleIndex: number, choices = 1): LlmBody {
-  const common = { ...samplingFields(sampling, sampleIndex), ...(choices > 1 ? { n: choices } : {}) };
-  return api === 'chat'
-    ? { ...common, messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: chatUserMessage(problem) }] }
-    : { ...common, prompt: completionPrompt(problem) };
 }

@@ -3,11 +3,12 @@
  * whole task in one prompt, one generation per sample. For completion models the docs go in a
  * comment block above the prompt, so the text still continues the function.
  */
-import type { ApiDoc } from '../apidocs/library.js';
-import { formatApiDoc } from '../apidocs/corpus.js';
-import type { SweepProblem } from '../datasets/problems.js';
-import type { LlmApi, LlmBody } from '../llm/request.js';
-import { chatTaskInstruction, completionPrompt, samplingFields, type Sampling } from './direct.js';
+import type { ApiDoc } from '../../apidocs/library.js';
+import { formatApiDoc } from '../../apidocs/corpus.js';
+import type { SweepProblem } from '../../datasets/problems.js';
+import type { LlmApi, LlmBody } from '../../llm/request.js';
+import { chatTaskInstruction, completionPrompt } from '../direct/request.js';
+import { samplingFields, type Sampling } from '../sampling.js';
 
 export function ragUserMessage(problem: SweepProblem, docs: readonly ApiDoc[], libraryName: string): string {
   return (
