@@ -19,6 +19,7 @@ const config = `# The default sweep (scripts/default-sweep.ts): small enough to 
 id: default-small-${modelIdFor(modelPathFromEnv())}
 datasets:
   - name: pbe
+    family: pbe-world
     pbe_world: { count: 4, seed: 1 }
 models:
   - id: local

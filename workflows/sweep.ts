@@ -4,15 +4,15 @@
  * sweep's results. Pause and resume are forwarded to the running cells.
  */
 import {
-  condition,
-  defineQuery,
-  defineSignal,
-  getExternalWorkflowHandle,
-  patched,
-  setCurrentDetails,
-  setHandler,
-  upsertSearchAttributes,
-  ParentClosePolicy,
+condition,
+defineQuery,
+defineSignal,
+getExternalWorkflowHandle,
+patched,
+setCurrentDetails,
+setHandler,
+upsertSearchAttributes,
+ParentClosePolicy,
 } from '@temporalio/workflow';
 import { SA_KIND, SA_NAME, SA_DONE, SA_TOTAL } from '../domain/config/searchAttributes.js';
 import { datasetWorkflowId, DEFAULT_SHARD_SIZE } from '../domain/datasets/layout.js';
@@ -24,7 +24,6 @@ import { startChildPatiently } from './startChildPatiently.js';
 import { generateDatasetWorkflow } from './generateDataset.js';
 import { pauseSignal as cellPause, resumeSignal as cellResume, sweepCellWorkflow } from './sweepCell.js';
 import { pauseOrderSignal, type SweepInput } from './sweepTypes.js';
-import type { PbeParams } from '../domain/pbe/params.js';
 
 export const sweepPauseSignal = defineSignal('pause');
 export const sweepResumeSignal = defineSignal('resume');
@@ -98,22 +97,26 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
   // Datasets: each to the sweep's normalized problems in S3.
   const prepared = new Map<string, { key: string; tasks: number; libraryKey?: string }>();
   for (const ds of input.datasets) {
-    let source = ds.source;
-    let library: { kind: 'pbe'; params: PbeParams } | { kind: 's3'; key: string } | undefined = ds.libraryKey ? { kind: 's3', key: ds.libraryKey } : undefined;
-    if (source.kind === 'pbe') {
-      library = { kind: 'pbe', params: source.params };
-      const name = `sweep.${input.sweepId}.${ds.name}`.slice(0, 100);
+    let generated: string | undefined;
+    if (ds.entry.family === 'pbe-world') {
+      generated = `sweep.${input.sweepId}.${ds.name}`.slice(0, 100);
       const dataset = await startChildPatiently(generateDatasetWorkflow, {
-        workflowId: datasetWorkflowId(name),
+        workflowId: datasetWorkflowId(generated),
         taskQueue: input.queues.workflows,
-        args: [{ name, params: source.params, shardSize: DEFAULT_SHARD_SIZE, storageTaskQueue: input.queues.storage }],
+        args: [{ name: generated, params: ds.entry.pbe_world, shardSize: DEFAULT_SHARD_SIZE, storageTaskQueue: input.queues.storage }],
       });
       await dataset.result();
-      source = { kind: 'generated', name };
     }
     prepared.set(
       ds.name,
-      await storage.prepareSweepDataset({ sweepId: input.sweepId, dataset: ds.name, source, form: ds.form, ...(ds.limit !== undefined ? { limit: ds.limit } : {}), ...(library ? { library } : {}) }),
+      await storage.prepareSweepDataset({
+        sweepId: input.sweepId,
+        dataset: ds.name,
+        entry: ds.entry,
+        files: ds.files,
+        ...(generated !== undefined ? { generated } : {}),
+        ...(ds.limit !== undefined ? { limit: ds.limit } : {}),
+      }),
     );
   }
 

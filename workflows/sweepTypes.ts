@@ -1,9 +1,9 @@
 /** Inputs of the sweep workflows: plain data, built once by the CLI from a validated config. */
 import { defineSignal } from '@temporalio/workflow';
-import type { DatasetSource } from '../activities/storage/sweepFiles.js';
+import type { DatasetEntry } from '../domain/families/registry.js';
+import type { S3Ref } from '../domain/sweep/keys.js';
 import type { LlmEndpoint } from '../domain/llm/request.js';
 import type { Sampling } from '../domain/methods/sampling.js';
-import type { PbeParams } from '../domain/pbe/params.js';
 import type { MethodOptions } from '../domain/methods/options.js';
 import type { SweepMode } from '../domain/sweep/plan.js';
 
@@ -30,16 +30,13 @@ export const pauseOrderSignal = defineSignal<[PauseOrder]>('pause-order');
 
 export interface SweepDatasetInput {
   name: string;
-  source: DatasetSource | { kind: 'pbe'; params: PbeParams };
-  form: 'completion' | 'full';
+  /** The dataset's entry in the config, as its family resolved it. */
+  entry: DatasetEntry;
+  /** The entry's files in S3, by role (files(entry) of its family); none for generated families. */
+  files: Record<string, S3Ref>;
   limit?: number;
   /** evaluate-only: the loaded generations (bigcode's list of lists) in S3. */
   savedGenerationsKey?: string;
-  /**
-   * The dataset's API library (a DatasetLibrary JSON in S3, built by the CLI from the config);
-   * PBE World datasets derive theirs from their parameters instead.
-   */
-  libraryKey?: string;
 }
 
 export interface SweepCellInput {

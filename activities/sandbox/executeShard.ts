@@ -5,9 +5,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { type SweepProblem } from '../../domain/datasets/problems.js';
-import { solutionFromGeneration } from '../../domain/execution/fromGeneration.js';
-import { isSuccess, type ExecutionResult } from '../../domain/execution/types.js';
-import { extractCode } from '../../domain/llm/extract.js';
+import { familyOf, languageOf } from '../../domain/families/registry.js';
+import type { ExecutionResult } from '../../domain/execution/types.js';
 import type { LlmApi } from '../../domain/llm/request.js';
 import { cellShardPartsPrefix, cellShardRecordsKey } from '../../domain/sweep/keys.js';
 import { recordCost, SampleRecordSchema, type SampleRecord, type ShardOutcome, type TaskCounts } from '../../domain/sweep/records.js';
@@ -107,7 +106,7 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
     if (!key) throw new Error(`no LLM key for task ${taskIndex} sample ${sampleIndex}`);
     const llm = await records.read(key);
     if (llm === null) throw new Error(`LLM record ${key} is missing`);
-    const { code } = extractCode({ api: input.generations.api, raw: llm.text, entryPoint: problem.entry_point, stop: input.generations.stop ?? [] });
+    const code = languageOf(problem).extractCode({ api: input.generations.api, raw: llm.text, entryPoint: problem.entry_point, stop: input.generations.stop ?? [] });
     return { raw: llm.text, code, api: input.generations.api, llm: { ...llm, key } };
   }
 
@@ -166,7 +165,7 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
           sample_index: sampleIndex,
           raw: g.raw,
           code: g.code,
-          solution: solutionFromGeneration(problem, g.api, g.code),
+          solution: familyOf(problem).solution(problem, g.api, g.code),
           prompt_tokens: g.llm?.promptTokens ?? 0,
           completion_tokens: g.llm?.completionTokens ?? 0,
           calls: g.llm?.calls ?? 0,
@@ -177,7 +176,7 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
           return { ...base, status: 'llm_error', passed: false, success: false, duration_ms: 0, llm_error: g.llm.error?.message ?? 'error' };
         }
         if (!executor) return { ...base, status: 'not_executed', passed: false, success: false, duration_ms: 0 };
-        const prepared = prepareProgram(runtime, { solution: base.solution, rest: `${problem.test}\ncheck(${problem.entry_point})` });
+        const prepared = prepareProgram(runtime, { solution: base.solution, rest: familyOf(problem).tests(problem) }, languageOf(problem).assemble);
         if (!prepared.ok) {
           // The runtime refused the program (e.g. it calls an original name of a renamed library): a runtime error.
           return { ...base, status: 'error', passed: false, success: false, exception: prepared.error, duration_ms: 0 };
@@ -191,8 +190,7 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
         return {
           ...base,
           status: result.status,
-          passed: result.status === 'passed',
-          success: isSuccess(result),
+          ...familyOf(problem).score(result.status),
           ...(result.exception ? { exception: { type: result.exception.type, message: result.exception.message.slice(0, 2000) } } : {}),
           duration_ms: result.durationMs,
         };

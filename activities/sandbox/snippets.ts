@@ -9,7 +9,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { canonicalJson } from '../../domain/datasets/manifest.js';
 import type { LibraryRuntime } from '../../domain/apidocs/library.js';
 import { prepareProgram, presentOutput } from '../../domain/apidocs/runtime.js';
-import { solutionFromGeneration } from '../../domain/execution/fromGeneration.js';
+import { familyOf } from '../../domain/families/registry.js';
 import type { ExecutionResult } from '../../domain/execution/types.js';
 import { extractCode } from '../../domain/llm/extract.js';
 import { readLlmRecordAt } from '../../infra/llm/cache.js';
@@ -93,7 +93,7 @@ export function createSnippetActivities(bucket: Bucket, sandboxes: SandboxPool) 
       const code = await answerCode(input.llmKey, problem.entry_point);
       if (code === null) return { ok: false, hasOutput: false, status: 'llm_error' };
       const library = await loadDatasetLibrary(bucket, input.libraryKey);
-      const parts = visibleTestProgram(problem, solutionFromGeneration(problem, 'chat', code));
+      const parts = visibleTestProgram(problem, familyOf(problem).solution(problem, 'chat', code));
       const { key, run } = await runCached(library.library.runtime, parts, code, input.timeoutS, input.label);
       return { runKey: key, ok: run.ok, hasOutput: run.stdout.trim() !== '', status: run.status };
     },

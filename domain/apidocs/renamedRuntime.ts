@@ -15,7 +15,7 @@
  * `{ solution, rest }` are the model's solution (prompt + completion, private names) and the rest
  * (the dataset's test and check call, written against the original library, as MonkeyEval and
  * BeatNumEval ship them): only the solution is checked and mapped, the rest is appended unchanged.
- * The dataset loader (domain/datasets/privateLibrary.ts) keeps tests original and gives entry
+ * The dataset loader (domain/families/renamed-library/loader.ts) keeps tests original and gives entry
  * points as the mapped solution defines them.
  */
 import type { LibraryRuntime, PreparedProgram } from './library.js';

@@ -4,11 +4,17 @@
  * read it by key.
  */
 import { z } from 'zod';
+import { FamilyIdSchema, type FamilyId } from '../families/ids.js';
 import { pyRepr } from '../pbe/pyrepr.js';
 
 export const ProgramFormSchema = z.enum(['completion', 'full']);
 
 export const SweepProblemSchema = z.object({
+  /**
+   * The task family that loaded it (domain/families/). Problems stored before families existed have
+   * none: the three families of then treat such rows alike, as `humaneval` does.
+   */
+  family: FamilyIdSchema.default('humaneval'),
   task_id: z.string().min(1),
   prompt: z.string(),
   entry_point: z.string().min(1),
@@ -40,9 +46,10 @@ export const DatasetRowSchema = z.looseObject({
 /** PBE World's examples are plain strings: {input: 'ab', output: 'b'}. Other shapes are ignored. */
 const StringExamplesSchema = z.array(z.object({ input: z.string(), output: z.string() }));
 
-export function normalizeRow(row: z.infer<typeof DatasetRowSchema>, form: 'completion' | 'full'): SweepProblem {
+export function normalizeRow(row: z.infer<typeof DatasetRowSchema>, form: 'completion' | 'full', family: FamilyId): SweepProblem {
   const canonical = Array.isArray(row.canonical_solution) ? row.canonical_solution[0] : row.canonical_solution;
   return {
+    family,
     task_id: row.task_id,
     prompt: row.prompt,
     entry_point: row.entry_point,

@@ -77,7 +77,7 @@ export interface FencedBlock {
   closed: boolean;
 }
 
-const PYTHON_LANGUAGES = new Set(['python', 'py', 'python3', 'py3']);
+export const PYTHON_LANGUAGES: ReadonlySet<string> = new Set(['python', 'py', 'python3', 'py3']);
 
 /** Opening fence: up to any indentation, 3+ backticks or tildes, an optional info string. */
 const OPENING_FENCE = /^([ \t]*)(`{3,}|~{3,})[ \t]*([^\s`]*)[^`]*$/;
@@ -118,6 +118,10 @@ export function fencedBlocks(text: string): FencedBlock[] {
 export interface ExtractFencedOptions {
   /** Name of the function the tests call; used to choose among several blocks. */
   entryPoint?: string;
+  /** Info strings (lower case) of the blocks to prefer: the language's fence tags. Default Python's. */
+  fenceTags?: ReadonlySet<string>;
+  /** A line defining `name` in the language (default Python's `def name(`). */
+  defines?: (name: string) => RegExp;
 }
 
 /**
@@ -133,12 +137,13 @@ export interface ExtractFencedOptions {
 export function extractFencedCode(text: string, opts: ExtractFencedOptions = {}): string {
   const blocks = fencedBlocks(text);
   if (blocks.length === 0) return normalizeNewlines(text).trim();
-  const python = blocks.filter((b) => PYTHON_LANGUAGES.has(b.language));
-  let candidates = python.length > 0 ? python : blocks;
+  const tags = opts.fenceTags ?? PYTHON_LANGUAGES;
+  const tagged = blocks.filter((b) => tags.has(b.language));
+  let candidates = tagged.length > 0 ? tagged : blocks;
   const nonEmpty = candidates.filter((b) => b.code.trim() !== '');
   if (nonEmpty.length > 0) candidates = nonEmpty;
   if (opts.entryPoint) {
-    const defines = definesFunction(opts.entryPoint);
+    const defines = (opts.defines ?? definesPythonFunction)(opts.entryPoint);
     const match = candidates.find((b) => defines.test(b.code));
     if (match) return match.code;
   }
@@ -155,6 +160,8 @@ export interface ExtractInput {
   entryPoint?: string;
   /** Completions: stop words to cut at (default: BIGCODE_HUMANEVAL_STOP_WORDS). Unused for chat. */
   stop?: readonly string[];
+  /** Chat: how the language's blocks are recognised (default Python's). */
+  fence?: Omit<ExtractFencedOptions, 'entryPoint'>;
 }
 
 export interface ExtractedCode {
@@ -169,7 +176,7 @@ export function extractCode(input: ExtractInput): ExtractedCode {
     return { code: truncateAtStopWords(raw, input.stop ?? BIGCODE_HUMANEVAL_STOP_WORDS), raw };
   }
   const answer = stripThinking(raw);
-  return { code: extractFencedCode(answer, input.entryPoint ? { entryPoint: input.entryPoint } : {}), raw };
+  return { code: extractFencedCode(answer, { ...input.fence, ...(input.entryPoint ? { entryPoint: input.entryPoint } : {}) }), raw };
 }
 
 function normalizeNewlines(text: string): string {
@@ -193,7 +200,8 @@ function trimBlankLines(code: string): string {
   return lines.slice(start, end).join('\n');
 }
 
-function definesFunction(name: string): RegExp {
+/** Python's definition of `name`: `def name(` or `async def name(` at the start of a line. */
+export function definesPythonFunction(name: string): RegExp {
   const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return new RegExp(`^[ \\t]*(?:async[ \\t]+)?def[ \\t]+${escaped}[ \\t]*\\(`, 'm');
 }

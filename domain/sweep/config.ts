@@ -7,43 +7,21 @@
 import { z } from 'zod';
 import { canonicalJson } from '../datasets/manifest.js';
 import { BIGCODE_HUMANEVAL_STOP_WORDS } from '../llm/extract.js';
-import { DEFAULT_PBE_PARAMS, PbeParamsError, resolvePbeParams, type PbeParams, type PbeParamsInput } from '../pbe/params.js';
+import { DatasetEntrySchema, FAMILIES, FAMILY_IDS, type DatasetEntry, type FamilyId } from '../families/registry.js';
 import { cellId } from './ids.js';
 import { METHOD_NAMES, METHODS, type MethodName, type MethodSpec } from '../methods/registry.js';
 import { MethodOptionsSchema, type MethodOptions } from '../methods/options.js';
 import { configFormatOf, parseConfigText } from './text.js';
+import { EXPECTED_NAMES, unknownKeyMessage } from './configMessages.js';
 
 // ---------------------------------------------------------------------------------------------
 // Types of the resolved config
 
-export type DatasetProgramForm = 'prompt_plus_completion' | 'full_program';
-export const DATASET_PROGRAM_FORMS = ['prompt_plus_completion', 'full_program'] as const;
-
-export interface PbeWorldDatasetConfig {
-  name: string;
-  /** Fully resolved generator parameters (defaults of domain/pbe/params.ts filled in). */
-  pbe_world: PbeParams;
-  program_form: DatasetProgramForm;
-}
-
-export interface PathDatasetConfig {
-  name: string;
-  /** A local `.jsonl` / `.jsonl.gz` path (as written; relative paths are the loader's business) or `s3://bucket/key`. */
-  path: string;
-  program_form: DatasetProgramForm;
-  /** The API library the tasks use, for rag / self-repair / ExploraCoder. */
-  library?: PathDatasetLibraryConfig;
-}
-
 /**
- * Either an API-doc corpus (JSONL of ApiDoc rows) with a summary, for a library the sandbox's Python
- * already has, or a MonkeyEval / BeatNumEval-style renamed library (rename map + keyword docs).
+ * A dataset of the sweep: a tagged union over the task families (domain/families/), each entry
+ * resolved by its family's schema (every default filled in).
  */
-export type PathDatasetLibraryConfig =
-  | { api_docs: string; name: string; summary: string }
-  | { private_library: 'monkey' | 'beatnum'; keywords: string; mapping: string };
-
-export type SweepDatasetConfig = PbeWorldDatasetConfig | PathDatasetConfig;
+export type SweepDatasetConfig = DatasetEntry;
 
 export type ModelApi = 'chat' | 'completions';
 
@@ -98,10 +76,6 @@ export interface SweepConfig {
   seed: number;
 }
 
-export function isPbeWorldDataset(d: SweepDatasetConfig): d is PbeWorldDatasetConfig {
-  return 'pbe_world' in d;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Schema
 
@@ -115,102 +89,19 @@ export function sweepIdProblem(id: string): string | null {
   return parsed.success ? null : `sweep id ${JSON.stringify(id)}: ${parsed.error.issues[0]!.message}`;
 }
 
-const DatasetNameSchema = z
-  .string()
-  .regex(new RegExp(`^${NAME_PATTERN}{0,99}$`), 'must be 1-100 of a-z 0-9 . _ - starting with a letter or digit');
 const ModelIdSchema = z
   .string()
   .regex(new RegExp(`^${NAME_PATTERN}{0,63}$`), 'must be 1-64 of a-z 0-9 . _ - starting with a letter or digit');
 const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
-const S3_URI = /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\/.+$/;
-const LOCAL_DATASET = /\.jsonl(\.gz)?$/;
+const KNOWN_FAMILIES = FAMILY_IDS.join(', ');
 
-const PBE_INPUT_KEYS: readonly string[] = [...Object.keys(DEFAULT_PBE_PARAMS), 'alphabet_size'];
-
-/** `pbe_world:` → resolved PbeParams; its issues are reported under `pbe_world.<field>`. */
-const PbeWorldSchema = z.unknown().transform((value, ctx): PbeParams => {
-  // `pbe_world:` with nothing under it (YAML null) means: all defaults.
-  const input = value === null ? {} : value;
-  if (typeof input !== 'object' || Array.isArray(input)) {
-    ctx.addIssue({ code: 'custom', message: 'must be a mapping of PBE World parameters (or empty for the defaults)' });
-    return z.NEVER;
+/** What is wrong with a raw dataset entry's `family:` tag, or null when it names a family. */
+function familyProblem(d: Record<string, unknown>): string | null {
+  if (d.family === undefined) {
+    const hint = d.pbe_world !== undefined ? 'pbe-world' : d.library && typeof d.library === 'object' && 'private_library' in d.library ? 'renamed-library' : 'humaneval';
+    return `is required: the dataset's task family, one of ${KNOWN_FAMILIES} (this entry looks like family: ${hint})`;
   }
-  const raw = input as Record<string, unknown>;
-  let bad = false;
-  for (const key of Object.keys(raw)) {
-    if (!PBE_INPUT_KEYS.includes(key)) {
-      ctx.addIssue({ code: 'custom', path: [key], message: unknownKeyMessage(key, PBE_INPUT_KEYS) });
-      bad = true;
-    }
-  }
-  try {
-    const known = Object.fromEntries(Object.entries(raw).filter(([k]) => PBE_INPUT_KEYS.includes(k)));
-    const params = resolvePbeParams(known as PbeParamsInput);
-    return bad ? z.NEVER : params;
-  } catch (error) {
-    if (!(error instanceof PbeParamsError)) throw error;
-    for (const issue of error.issues) {
-      const field = issue.fields[0];
-      const message = rewordZodMessage(
-        field && issue.message.startsWith(`${field}: `) ? issue.message.slice(field.length + 2) : issue.message,
-      );
-      ctx.addIssue({ code: 'custom', path: field ? [field] : [], message });
-    }
-    return z.NEVER;
-  }
-});
-
-const DatasetPathSchema = z
-  .string()
-  .refine((p) => (p.startsWith('s3://') ? S3_URI.test(p) : LOCAL_DATASET.test(p)), {
-    message: 'must be a local .jsonl or .jsonl.gz file, or an s3://bucket/key URI',
-  });
-
-const LocalOrS3FileSchema = (what: string, ext: RegExp) =>
-  z.string().refine((p) => (p.startsWith('s3://') ? S3_URI.test(p) : ext.test(p)), { message: `must be a local ${what} file or an s3://bucket/key URI` });
-
-const LibrarySchema = z.union(
-  [
-    z.strictObject({
-      api_docs: LocalOrS3FileSchema('.jsonl', /\.jsonl(\.gz)?$/),
-      name: z.string().min(1, 'must not be empty'),
-      summary: z.string().min(1, 'must not be empty'),
-    }),
-    z.strictObject({
-      private_library: z.enum(['monkey', 'beatnum']),
-      keywords: LocalOrS3FileSchema('.jsonl', /\.jsonl(\.gz)?$/),
-      mapping: LocalOrS3FileSchema('.json', /\.json$/),
-    }),
-  ],
-  { error: 'must be {api_docs, name, summary} (an API-doc corpus) or {private_library: monkey|beatnum, keywords, mapping}' },
-);
-
-const DatasetSchema = z
-  .strictObject({
-    name: DatasetNameSchema,
-    pbe_world: PbeWorldSchema.optional(),
-    path: DatasetPathSchema.optional(),
-    program_form: z.enum(DATASET_PROGRAM_FORMS).optional(),
-    library: LibrarySchema.optional(),
-  })
-  .superRefine((d, ctx) => {
-    const problem = datasetSourceProblem(d);
-    if (problem) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message });
-  })
-  .transform((d): SweepDatasetConfig => {
-    if (d.pbe_world !== undefined) {
-      return { name: d.name, pbe_world: d.pbe_world, program_form: d.program_form ?? 'full_program' };
-    }
-    return { name: d.name, path: d.path!, program_form: d.program_form ?? 'prompt_plus_completion', ...(d.library ? { library: d.library } : {}) };
-  });
-
-/** Exactly one of pbe_world / path (a YAML `pbe_world:` with nothing under it counts: defaults). */
-function datasetSourceProblem(d: Record<string, unknown>): { path: string[]; message: string } | null {
-  const hasPbe = d.pbe_world !== undefined;
-  const hasPath = d.path !== undefined;
-  if (hasPbe && hasPath) return { path: ['path'], message: 'give either pbe_world or path, not both' };
-  if (!hasPbe && !hasPath) return { path: [], message: 'needs a source: pbe_world (generated) or path (a JSONL file or s3:// URI)' };
-  if (hasPbe && d.library !== undefined) return { path: ['library'], message: 'PBE World datasets bring their own library (pbe_world.library); remove this' };
+  if (typeof d.family !== 'string' || !(FAMILY_IDS as readonly string[]).includes(d.family)) return `must be one of ${KNOWN_FAMILIES}, got ${JSON.stringify(d.family)}`;
   return null;
 }
 
@@ -249,7 +140,7 @@ export const SweepConfigSchema = z
   .strictObject({
     id: SweepIdSchema.optional(),
     method_options: z.preprocess((v) => (v === null || v === undefined ? {} : v), MethodOptionsSchema),
-    datasets: z.array(DatasetSchema).min(1, 'needs at least one dataset'),
+    datasets: z.array(DatasetEntrySchema).min(1, 'needs at least one dataset'),
     models: z.array(ModelSchema).min(1, 'needs at least one model'),
     methods: z.array(z.enum(METHOD_NAMES)).min(1, 'needs at least one method'),
     temperatures: z.array(z.number().min(0).max(2)).min(1, 'needs at least one temperature'),
@@ -275,8 +166,8 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
   const c = value as Record<string, unknown>;
   const list = (key: string): unknown[] => (Array.isArray(c[key]) ? (c[key] as unknown[]) : []);
   list('datasets').forEach((d, i) => {
-    const problem = d && typeof d === 'object' && !Array.isArray(d) ? datasetSourceProblem(d as Record<string, unknown>) : null;
-    if (problem) add(['datasets', i, ...problem.path], problem.message);
+    const problem = d && typeof d === 'object' && !Array.isArray(d) ? familyProblem(d as Record<string, unknown>) : null;
+    if (problem) add(['datasets', i, 'family'], problem);
   });
 
   const names = (key: string, field: string) =>
@@ -296,10 +187,10 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
     const spec: MethodSpec = METHODS[m as MethodName];
     if (spec.needsLibrary) {
       list('datasets').forEach((d, di) => {
-        if (!d || typeof d !== 'object') return;
-        const ds = d as Record<string, unknown>;
-        if (ds.path !== undefined && ds.pbe_world === undefined && ds.library === undefined) {
-          add(['datasets', di, 'library'], `method ${m} (methods[${mi}]) needs the dataset's API library: give library: {api_docs, name, summary} or {private_library, keywords, mapping}`);
+        if (!d || typeof d !== 'object' || familyProblem(d as Record<string, unknown>)) return;
+        const entry = d as DatasetEntry;
+        if (!FAMILIES[entry.family].bringsLibrary(entry as never)) {
+          add(['datasets', di, 'library'], `method ${m} (methods[${mi}]) needs the dataset's API library: give library: {api_docs, name, summary}`);
         }
       });
     }
@@ -376,20 +267,6 @@ function duplicates(add: AddIssue, key: string, values: unknown[], field?: strin
 // ---------------------------------------------------------------------------------------------
 // Errors
 
-/** Zod's default messages relayed by resolvePbeParams, in the wording of the other issues. */
-function rewordZodMessage(message: string): string {
-  const bound = /^Too (?:small|big): expected (\w+) to (?:be|have) ([<>]=?)\s*(\S+)(?: (items|characters))?$/.exec(message);
-  if (bound) {
-    const [, origin, op, value] = bound;
-    if (origin === 'array') return `must have ${op} ${value} item(s)`;
-    if (origin === 'string') return `must have ${op} ${value} character(s)`;
-    return `must be ${op} ${value}`;
-  }
-  const type = /^Invalid input: expected (\w+), received (\w+)$/.exec(message);
-  if (type) return `must be ${EXPECTED_NAMES[type[1]!] ?? type[1]}, got ${type[2]}`;
-  return message;
-}
-
 export interface SweepConfigIssue {
   /** Field path as in the file, e.g. `models[1].base_url`; '' for the file/document as a whole. */
   path: string;
@@ -425,7 +302,6 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-const DATASET_KEYS = ['name', 'pbe_world', 'path', 'program_form', 'library'];
 const MODEL_KEYS = [
   'id',
   'base_url',
@@ -442,49 +318,15 @@ const MODEL_KEYS = [
   'samples_per_request',
 ];
 
-function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
+function knownKeysAt(path: readonly PropertyKey[], input: unknown): readonly string[] {
   if (path.length === 0) return TOP_LEVEL_KEYS;
-  if (path.length === 2 && path[0] === 'datasets') return DATASET_KEYS;
+  if (path.length === 2 && path[0] === 'datasets') {
+    const family = (valueAt(input, path) as { family?: unknown } | undefined)?.family;
+    return typeof family === 'string' && family in FAMILIES ? FAMILIES[family as FamilyId].entryKeys : ['name', 'family'];
+  }
   if (path.length === 2 && path[0] === 'models') return MODEL_KEYS;
   if (path.length === 1 && path[0] === 'method_options') return Object.keys(MethodOptionsSchema.shape);
   return [];
-}
-
-function unknownKeyMessage(key: string, known: readonly string[]): string {
-  if (/^api_?key$/i.test(key)) {
-    return 'unknown key: API keys never go in the config; put the key in an environment variable and give its name in api_key_env';
-  }
-  const suggestion = closest(key, known);
-  return suggestion ? `unknown key (did you mean ${suggestion}?)` : `unknown key (allowed: ${known.join(', ')})`;
-}
-
-/** The known key within edit distance 2 of `key` (or differing only in case/`-` vs `_`), if any. */
-function closest(key: string, known: readonly string[]): string | undefined {
-  const norm = (s: string) => s.toLowerCase().replace(/-/g, '_');
-  let best: string | undefined;
-  let bestDistance = 3;
-  for (const candidate of known) {
-    const d = norm(candidate) === norm(key) ? 0 : editDistance(key, candidate);
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length]!;
 }
 
 function typeName(value: unknown): string {
@@ -496,23 +338,19 @@ function typeName(value: unknown): string {
   return `${typeof value} ${String(value)}`;
 }
 
-const EXPECTED_NAMES: Record<string, string> = {
-  number: 'a number',
-  int: 'an integer',
-  string: 'a string',
-  boolean: 'true or false',
-  array: 'a list',
-  object: 'a mapping',
-};
-
 function issuesOf(error: z.ZodError, input: unknown): SweepConfigIssue[] {
   const out: SweepConfigIssue[] = [];
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
-        out.push({ path: formatPath([...issue.path, key]), message: unknownKeyMessage(key, knownKeysAt(issue.path)) });
+        out.push({ path: formatPath([...issue.path, key]), message: unknownKeyMessage(key, knownKeysAt(issue.path, input)) });
       }
       continue;
+    }
+    // A dataset whose family is missing or unknown: familyProblem says so, naming the families.
+    if (issue.code === 'invalid_union' && issue.path[0] === 'datasets' && issue.path.length <= 3) {
+      const entry = valueAt(input, issue.path.slice(0, 2));
+      if (entry && typeof entry === 'object' && familyProblem(entry as Record<string, unknown>)) continue;
     }
     out.push({ path: formatPath(issue.path), message: messageOf(issue, valueAt(input, issue.path)) });
   }

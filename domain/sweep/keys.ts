@@ -66,3 +66,9 @@ export function sweepRunConflict(sweepId: string, stored: SweepRun, run: SweepRu
   if (describe(stored) === describe(run)) return null;
   return `sweep ${sweepId} was started as ${describe(stored)}; this start is ${describe(run)}. Use another --id (or none: each set of loaded generations gets its own)`;
 }
+
+/** An object in S3; without a bucket, in the sweep's own. */
+export interface S3Ref {
+  bucket?: string;
+  key: string;
+}

@@ -4,6 +4,7 @@
  * finalized a batch of records at a time.
  */
 import type { SweepProblem } from '../datasets/problems.js';
+import { familyOf } from '../families/registry.js';
 import { estimateAtK } from '../metrics/passAtK.js';
 import { recordCost, type SampleRecord } from './records.js';
 
@@ -161,8 +162,9 @@ export function resultsJson(results: Record<string, unknown>): string {
 }
 
 /** A task's entry of references.json (bigcode's reference: its test and the call that runs it). */
+/** The reference bigcode's references.json holds for a task: what runs after the solution. */
 export function referenceOf(p: SweepProblem): string {
-  return `${p.test}\ncheck(${p.entry_point})\n`;
+  return `${familyOf(p).tests(p)}\n`;
 }
 
 /**

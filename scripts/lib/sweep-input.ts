@@ -7,13 +7,11 @@ import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { ExploraConfig } from '../../domain/config/env.js';
-import { DatasetRowSchema, datasetRowsProblem } from '../../domain/datasets/problems.js';
-import { parseJsonl } from '../../domain/execution/humaneval.js';
+import { familyOf } from '../../domain/families/registry.js';
+import type { LoadedDataset } from '../../domain/families/types.js';
 import type { LlmEndpoint } from '../../domain/llm/request.js';
-import { isPbeWorldDataset, stopSentTo, sweepConfigHash, type PathDatasetConfig, type SweepConfig, type SweepDatasetConfig } from '../../domain/sweep/config.js';
-import type { DatasetLibrary } from '../../domain/apidocs/library.js';
-import { parseApiDocsJsonl } from '../../domain/apidocs/corpus.js';
-import { sweepConfigKey, sweepInputKey, sweepRunConflict, type SweepRun } from '../../domain/sweep/keys.js';
+import { stopSentTo, sweepConfigHash, type SweepConfig, type SweepDatasetConfig } from '../../domain/sweep/config.js';
+import { sweepConfigKey, sweepInputKey, sweepRunConflict, type S3Ref, type SweepRun } from '../../domain/sweep/keys.js';
 import { expandGrid, loadedCellId } from '../../domain/sweep/plan.js';
 import { decodeMaybeGzip } from '../../infra/problems.js';
 import { getBytes, putObject, sha256Hex, type Bucket } from '../../infra/s3.js';
@@ -29,14 +27,6 @@ export function parseS3Uri(uri: string): { bucket: string; key: string } | null 
 /** Paths in a config are relative to the config file, like most tools' configs. */
 export function resolveDatasetPath(configFile: string, p: string): string {
   return path.isAbsolute(p) ? p : path.resolve(path.dirname(configFile), p);
-}
-
-function formOf(d: SweepDatasetConfig): 'completion' | 'full' {
-  return d.program_form === 'full_program' ? 'full' : 'completion';
-}
-
-async function readDatasetText(bucket: Bucket, configFile: string, d: SweepDatasetConfig & { path: string }): Promise<string> {
-  return readInputText(bucket, configFile, d.path, `datasets[${d.name}].path`);
 }
 
 /** A file named in the config (local, relative to the config file, or s3://), gunzipped if need be. */
@@ -75,63 +65,74 @@ function describeS3Error(err: unknown): string {
   return `${e.name ?? 'error'}${status ? ` (HTTP ${status})` : ''}: ${e.message ?? String(err)}`;
 }
 
-/**
- * A path dataset's library as a DatasetLibrary object, and (for renamed private libraries) the
- * dataset rows as the loader normalized them. Errors name the config field and the file's line.
- */
-async function loadPathLibrary(
-  bucket: Bucket,
-  configFile: string,
-  d: PathDatasetConfig,
-): Promise<{ library: DatasetLibrary; rows?: string; notes: string[] } | null> {
-  const lib = d.library;
-  if (!lib) return null;
-  const field = `datasets[${d.name}].library`;
-  if ('api_docs' in lib) {
-    const text = await readInputText(bucket, configFile, lib.api_docs, `${field}.api_docs`);
-    let docs;
-    try {
-      docs = parseApiDocsJsonl(text, lib.api_docs);
-    } catch (err) {
-      throw new SweepInputError(`${field}.api_docs: ${(err as Error).message}`);
-    }
-    return { library: { library: { name: lib.name, summary: lib.summary, docs, runtime: { kind: 'builtin' } }, planner_examples: [] }, notes: [] };
-  }
-  const [rows, keywords, mapping] = await Promise.all([
-    readDatasetText(bucket, configFile, d),
-    readInputText(bucket, configFile, lib.keywords, `${field}.keywords`),
-    readInputText(bucket, configFile, lib.mapping, `${field}.mapping`),
-  ]);
-  // Loaded when needed: it carries the rename tables' machinery, which other sweeps do not use.
-  const { loadPrivateLibraryDataset } = await import('../../domain/datasets/privateLibrary.js');
-  let loaded;
-  try {
-    loaded = loadPrivateLibraryDataset({ rows, keywords, mapping, kind: lib.private_library, source: { rows: d.path, keywords: lib.keywords, mapping: lib.mapping } });
-  } catch (err) {
-    throw new SweepInputError(`${field}: ${(err as Error).message}`);
-  }
-  return {
-    library: loaded.library,
-    rows: loaded.problems.map((r) => JSON.stringify(r) + '\n').join(''),
-    notes: loaded.quirks.map((q) => `dataset ${d.name}: ${q.task_id}: ${q.problem}`),
-  };
+/** A dataset entry's files, read: their text by role, and what errors call them. */
+interface EntryFiles {
+  texts: Record<string, string>;
+  sources: Record<string, string>;
 }
 
-/** Tasks per dataset (before `limit`), validating every row of path datasets on the way. */
+async function readEntryFiles(bucket: Bucket, configFile: string, entry: SweepDatasetConfig): Promise<EntryFiles> {
+  const files = familyOf(entry).files(entry as never);
+  const texts: Record<string, string> = {};
+  const sources: Record<string, string> = {};
+  await Promise.all(
+    Object.entries(files).map(async ([role, f]) => {
+      texts[role] = await readInputText(bucket, configFile, f.path, `datasets[${entry.name}].${f.field}`);
+      sources[role] = f.path;
+    }),
+  );
+  return { texts, sources };
+}
+
+/**
+ * A dataset as its family loads it (rows validated, library built), or null for a generated
+ * family (PBE World: the sweep generates it). Errors name the config field, the file and its line.
+ */
+export async function loadDatasetEntry(bucket: Bucket, configFile: string, entry: SweepDatasetConfig): Promise<LoadedDataset | null> {
+  const family = familyOf(entry);
+  if (Object.keys(family.files(entry as never)).length === 0) return null;
+  const { texts, sources } = await readEntryFiles(bucket, configFile, entry);
+  try {
+    return family.load({ entry: entry as never, texts, sources });
+  } catch (err) {
+    throw new SweepInputError(`datasets[${entry.name}] (family ${entry.family}): ${(err as Error).message}`);
+  }
+}
+
+/** Tasks of a loaded dataset, or of a generated one by its parameters. */
+function taskCount(entry: SweepDatasetConfig, loaded: LoadedDataset | null): number {
+  if (loaded) return loaded.problems.length;
+  if (entry.family === 'pbe-world') return entry.pbe_world.count;
+  throw new Error(`dataset ${entry.name}: family ${entry.family} names no files and is not generated`);
+}
+
+/** Tasks per dataset (before `limit`), validating every row of file datasets on the way. */
 export async function countTasks(bucket: Bucket, configFile: string, config: SweepConfig): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  for (const d of config.datasets) {
-    if (isPbeWorldDataset(d)) counts[d.name] = d.pbe_world.count;
-    else if (d.library && 'private_library' in d.library) counts[d.name] = (await loadPathLibrary(bucket, configFile, d))!.rows!.split('\n').length - 1;
-    else {
-      // The checks the workflow makes when it prepares the dataset, so that a dry run catches them.
-      const rows = parseJsonl(await readDatasetText(bucket, configFile, d), DatasetRowSchema, `datasets[${d.name}] ${d.path}`);
-      const problem = datasetRowsProblem(rows, `datasets[${d.name}] ${d.path}`);
-      if (problem) throw new SweepInputError(problem);
-      counts[d.name] = rows.length;
-    }
-  }
+  for (const d of config.datasets) counts[d.name] = taskCount(d, await loadDatasetEntry(bucket, configFile, d));
   return counts;
+}
+
+/**
+ * The entry's files in S3, by role: an s3:// file as it is; a local one uploaded under the sweep's
+ * inputs, content-addressed (uploading the same file again is a no-op in effect), so that workers
+ * on other machines read it.
+ */
+async function uploadEntryFiles(bucket: Bucket, configFile: string, sweepId: string, entry: SweepDatasetConfig): Promise<Record<string, S3Ref>> {
+  const refs: Record<string, S3Ref> = {};
+  for (const [role, f] of Object.entries(familyOf(entry).files(entry as never))) {
+    const s3 = parseS3Uri(f.path);
+    if (s3) {
+      refs[role] = { bucket: s3.bucket, key: s3.key };
+      continue;
+    }
+    const bytes = readFileSync(resolveDatasetPath(configFile, f.path));
+    const ending = /\.jsonl\.gz$|\.jsonl$|\.json$/.exec(f.path)?.[0] ?? '';
+    const key = sweepInputKey(sweepId, `${entry.name}-${role}-${sha256Hex(bytes).slice(0, 16)}${ending}`);
+    await putObject(bucket, key, bytes);
+    refs[role] = { key };
+  }
+  return refs;
 }
 
 const GenerationsSchema = z.array(z.array(z.string()));
@@ -165,41 +166,23 @@ export interface BuildOptions {
 }
 
 export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts: BuildOptions): Promise<SweepInput> {
-  const counts = await countTasks(bucket, opts.configFile, config);
   const datasets: SweepDatasetInput[] = [];
   for (const d of config.datasets) {
     const limit = config.limit;
-    let source: SweepDatasetInput['source'];
-    let libraryKey: string | undefined;
-    if (isPbeWorldDataset(d)) {
-      source = { kind: 'pbe', params: d.pbe_world };
-    } else {
-      const s3 = parseS3Uri(d.path);
-      const library = await loadPathLibrary(bucket, opts.configFile, d);
-      if (library) {
-        for (const note of library.notes) opts.log?.(note);
-        const body = JSON.stringify(library.library);
-        libraryKey = sweepInputKey(opts.sweepId, `${d.name}-library-${sha256Hex(body).slice(0, 16)}.json`);
-        await putObject(bucket, libraryKey, body, { contentType: 'application/json' });
-      }
-      if (library?.rows !== undefined) {
-        const key = sweepInputKey(opts.sweepId, `${d.name}-${sha256Hex(library.rows).slice(0, 16)}.jsonl`);
-        await putObject(bucket, key, library.rows, { contentType: 'application/x-ndjson' });
-        source = { kind: 's3', key };
-      } else if (s3) source = { kind: 's3', bucket: s3.bucket, key: s3.key };
-      else {
-        // Content-addressed, so uploading the same file again is a no-op in effect.
-        const bytes = readFileSync(resolveDatasetPath(opts.configFile, d.path));
-        const key = sweepInputKey(opts.sweepId, `${d.name}-${sha256Hex(bytes).slice(0, 16)}${d.path.endsWith('.gz') ? '.jsonl.gz' : '.jsonl'}`);
-        await putObject(bucket, key, bytes);
-        source = { kind: 's3', key };
-      }
-    }
-    const entry: SweepDatasetInput = { name: d.name, source, form: formOf(d), ...(limit !== undefined ? { limit } : {}), ...(libraryKey ? { libraryKey } : {}) };
+    // Loaded here to check every row before anything starts, and to say what the loader noticed;
+    // the storage activity loads the uploaded files again with the same family code.
+    const loaded = await loadDatasetEntry(bucket, opts.configFile, d);
+    for (const note of loaded?.notes ?? []) opts.log?.(note);
+    const entry: SweepDatasetInput = {
+      name: d.name,
+      entry: d,
+      files: await uploadEntryFiles(bucket, opts.configFile, opts.sweepId, d),
+      ...(limit !== undefined ? { limit } : {}),
+    };
     if (opts.mode === 'evaluate-only') {
       const file = opts.generations[d.name];
       if (!file) throw new SweepInputError(`--load-generations: no generations file for dataset ${d.name}`);
-      const parsed = loadGenerations(file, d.name, Math.min(limit ?? Infinity, counts[d.name]!), config.n_samples);
+      const parsed = loadGenerations(file, d.name, Math.min(limit ?? Infinity, taskCount(d, loaded)), config.n_samples);
       const key = sweepInputKey(opts.sweepId, `generations-${d.name}-${sha256Hex(JSON.stringify(parsed)).slice(0, 16)}.json`);
       await putObject(bucket, key, JSON.stringify(parsed), { contentType: 'application/json' });
       entry.savedGenerationsKey = key;

@@ -39,7 +39,7 @@ function endpointOf(server: ScriptedLlmServer, api: 'chat' | 'completions' = 'co
 }
 
 function problem(i: number): SweepProblem {
-  return { task_id: `T/${i}`, prompt: `def f${i}(x):\n    """Task ${i}."""\n`, entry_point: `f${i}`, test: `def check(f):\n    assert f(1) == 1\n`, form: 'completion' } as SweepProblem;
+  return { family: 'humaneval', task_id: `T/${i}`, prompt: `def f${i}(x):\n    """Task ${i}."""\n`, entry_point: `f${i}`, test: `def check(f):\n    assert f(1) == 1\n`, form: 'completion' } as SweepProblem;
 }
 
 /** The direct method's calls for one task: the samples differ only in their seed. */

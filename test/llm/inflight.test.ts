@@ -24,7 +24,7 @@ afterAll(() => bucket.s3.destroy());
 
 const serve = scriptedServersPerTest();
 
-const problem = { task_id: 'T/0', prompt: 'def f(x):\n    """Twice x."""\n', entry_point: 'f', test: 'def check(f):\n    assert f(1) == 2\n', form: 'completion' } as SweepProblem;
+const problem = { family: 'humaneval', task_id: 'T/0', prompt: 'def f(x):\n    """Twice x."""\n', entry_point: 'f', test: 'def check(f):\n    assert f(1) == 2\n', form: 'completion' } as SweepProblem;
 
 function setup(server: ScriptedLlmServer) {
   const endpoint: LlmEndpoint = { id: 'scripted', baseUrl: server.url, model: `m-${uniqueSuffix()}`, api: 'completions', requestTimeoutS: 10 };

@@ -82,7 +82,7 @@ function runPython(program: string): { ok: boolean; stderr: string } {
 
 describe('visible tests', () => {
   const task = generateTask(resolvePbeParams({ count: 3, seed: 9 }), 1);
-  const problem: SweepProblem = normalizeRow(task as never, 'full');
+  const problem: SweepProblem = normalizeRow(task as never, 'full', 'pbe-world');
 
   it("PBE World: the shown examples (never the hidden tests), checked in real Python", () => {
     expect(visibleCases(problem)).toHaveLength(task.examples.length);
@@ -99,6 +99,7 @@ describe('visible tests', () => {
 
   it('HumanEval-style prompts: doctests, both `>>> call` + expected line and `>>> call == value`', () => {
     const he: SweepProblem = {
+      family: 'humaneval',
       task_id: 'x',
       entry_point: 'add',
       form: 'completion',

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getText } from '../../infra/s3.js';
-import { loadPrivateLibraryDataset } from '../../domain/datasets/privateLibrary.js';
+import { loadPrivateLibraryDataset } from '../../domain/families/renamed-library/loader.js';
 import { sweepResultsKey } from '../../domain/sweep/keys.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
@@ -88,6 +88,7 @@ describe('MonkeyEval through a sweep', () => {
       `id: ${id}
 datasets:
   - name: monkey
+    family: renamed-library
     path: ${ROWS}
     library: { private_library: monkey, keywords: ${KEYWORDS}, mapping: ${MAPPING} }
 models:

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxExecutor } from '../../infra/sandbox/executor.js';
 import { prepareProgram } from '../../domain/apidocs/runtime.js';
 import { isStatementTask, normalizeRow, type SweepProblem } from '../../domain/datasets/problems.js';
-import { loadPrivateLibraryDataset } from '../../domain/datasets/privateLibrary.js';
-import { solutionFromGeneration } from '../../domain/execution/fromGeneration.js';
+import { loadPrivateLibraryDataset } from '../../domain/families/renamed-library/loader.js';
+import { solutionFromGeneration } from '../../domain/families/humanevalStyle.js';
 import { chatUserMessage } from '../../domain/methods/direct/request.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 
@@ -23,7 +23,7 @@ const loaded = loadPrivateLibraryDataset({
   kind: 'monkey',
 });
 const row = loaded.problems.find((p) => p.task_id === 'PandasEval/10')!;
-const problem: SweepProblem = normalizeRow(row as never, 'completion');
+const problem: SweepProblem = normalizeRow(row as never, 'completion', 'renamed-library');
 const executor = new SandboxExecutor({ concurrency: 2 });
 
 beforeAll(() => executor.start());

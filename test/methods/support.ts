@@ -131,7 +131,7 @@ export interface ScriptedSweep {
 export function writeScriptedSweep(file: string, s: ScriptedSweep): void {
   const config = {
     id: s.id,
-    datasets: s.datasets.map(({ pbe, ...rest }) => (pbe ? { ...rest, pbe_world: pbe } : rest)),
+    datasets: s.datasets.map(({ pbe, ...rest }) => (pbe ? { ...rest, family: 'pbe-world', pbe_world: pbe } : { family: 'humaneval', ...rest })),
     models: [{ id: 'chat', base_url: s.baseUrl, model: s.model ?? 'scripted', request_timeout_s: 20, ...s.modelOptions }],
     methods: s.methods,
     ...(s.methodOptions ? { method_options: s.methodOptions } : {}),

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiLibrarySchema, DatasetLibrarySchema } from '../../domain/apidocs/library.js';
 import { DatasetRowSchema, normalizeRow } from '../../domain/datasets/problems.js';
-import { loadPrivateLibraryDataset, PRIVATE_LIBRARY_FORM } from '../../domain/datasets/privateLibrary.js';
+import { loadPrivateLibraryDataset, PRIVATE_LIBRARY_FORM } from '../../domain/families/renamed-library/loader.js';
 import { KINDS, loadKind, rawTasks, referenceFiles } from './support.js';
 
 /** Tasks whose prompt defines a function other than the published entry point, found independently of the loader. */
@@ -22,7 +22,7 @@ describe.each(KINDS)('$kind loader', ({ kind, original }) => {
     expect(dataset.problems).toHaveLength(101);
     expect(dataset.problems.map((p) => p.task_id)).toEqual(raw.map((t) => t.task_id));
     for (const row of dataset.problems) {
-      const problem = normalizeRow(DatasetRowSchema.parse(row), PRIVATE_LIBRARY_FORM);
+      const problem = normalizeRow(DatasetRowSchema.parse(row), PRIVATE_LIBRARY_FORM, 'renamed-library');
       expect(problem.canonical_solution).toBe(raw.find((t) => t.task_id === row.task_id)!.canonical_solution[0]);
       expect(problem.entry_point).not.toBe('none');
     }

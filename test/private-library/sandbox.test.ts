@@ -10,7 +10,7 @@ import { SandboxPool } from '../../infra/sandbox/pool.js';
 import { resolveSandboxPython, sandboxVenvPython } from '../../infra/sandbox/python.js';
 import { prepareRenamedProgram, presentRenamedOutput } from '../../domain/apidocs/renamedRuntime.js';
 import type { ExecutionResult } from '../../domain/execution/types.js';
-import type { PrivateLibraryDataset } from '../../domain/datasets/privateLibrary.js';
+import type { PrivateLibraryDataset } from '../../domain/families/renamed-library/loader.js';
 import { KINDS, loadKind, rawTasks, referenceFiles, runtimeOf } from './support.js';
 
 /** Measured with numpy 1.23.5 / pandas 1.5.3: what fails is broken in the published tasks themselves. */

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readJsonlText } from '../../infra/sandbox/jsonlFile.js';
-import { loadPrivateLibraryDataset, type PrivateLibraryDataset, type PrivateLibraryKind } from '../../domain/datasets/privateLibrary.js';
+import { loadPrivateLibraryDataset, type PrivateLibraryDataset, type PrivateLibraryKind } from '../../domain/families/renamed-library/loader.js';
 import type { RenamedRuntime } from '../../domain/apidocs/renamedRuntime.js';
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -163,8 +163,8 @@ export function synthReport(): SweepReportData {
       config: {
         id: 'synthetic-sweep',
         datasets: [
-          { name: 'mini', path: '/data/mini.jsonl', program_form: 'prompt_plus_completion' },
-          { name: 'pbe', pbe_world: { count: 6, seed: 3 }, program_form: 'full_program' },
+          { name: 'mini', family: 'humaneval', path: '/data/mini.jsonl', program_form: 'prompt_plus_completion' },
+          { name: 'pbe', family: 'pbe-world', pbe_world: { count: 6, seed: 3 }, program_form: 'full_program' },
         ],
         models: [
           { id: 'alpha', base_url: 'http://127.0.0.1:9/v1', model: 'alpha-7b', api: 'chat' },

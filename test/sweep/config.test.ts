@@ -6,7 +6,6 @@ import { DEFAULT_PBE_PARAMS } from '../../domain/pbe/params.js';
 import {
   canonicalSweepJson,
   describeSweepConfigDifferences,
-  isPbeWorldDataset,
   loadSweepConfig,
   parseSweepConfig,
   SweepConfigError,
@@ -22,9 +21,11 @@ const EXAMPLE_YAML = `
 id: my-sweep
 datasets:
   - name: pbe-small
+    family: pbe-world
     pbe_world:
       count: 20
   - name: humaneval
+    family: humaneval
     path: ../shared/reference/humaneval/HumanEval.jsonl.gz
     program_form: prompt_plus_completion
 models:
@@ -52,7 +53,7 @@ seed: 1234
 /** The smallest valid config, as a JS value, to vary field by field. */
 function minimal(): Record<string, unknown> {
   return {
-    datasets: [{ name: 'humaneval', path: 'HumanEval.jsonl' }],
+    datasets: [{ name: 'humaneval', family: 'humaneval', path: 'HumanEval.jsonl' }],
     models: [{ id: 'm', base_url: 'http://127.0.0.1:8080/v1', model: 'x' }],
     methods: ['direct'],
     temperatures: [0.2],
@@ -90,11 +91,11 @@ describe('loadSweepConfig: the example of the spec', () => {
     expect(c.datasets).toHaveLength(2);
     const [pbe, he] = c.datasets;
     expect(pbe!.name).toBe('pbe-small');
-    expect(isPbeWorldDataset(pbe!)).toBe(true);
-    if (!isPbeWorldDataset(pbe!)) throw new Error('unreachable');
+    expect(pbe!.family).toBe('pbe-world');
+    if (pbe!.family !== 'pbe-world') throw new Error('unreachable');
     expect(pbe!.pbe_world).toEqual({ ...DEFAULT_PBE_PARAMS, count: 20 });
     expect(pbe!.program_form).toBe('full_program');
-    expect(he).toEqual({ name: 'humaneval', path: '../shared/reference/humaneval/HumanEval.jsonl.gz', program_form: 'prompt_plus_completion' });
+    expect(he).toEqual({ name: 'humaneval', family: 'humaneval', path: '../shared/reference/humaneval/HumanEval.jsonl.gz', program_form: 'prompt_plus_completion' });
     expect(c.models).toEqual([
       {
         id: 'gpt-x',
@@ -121,7 +122,7 @@ describe('loadSweepConfig: the example of the spec', () => {
 
   it('defaults: top_p, timeout_s, seed, api, max_tokens, concurrency, timeouts, send_seed, program_form, stop', () => {
     const value = minimal();
-    value.datasets = [{ name: 'gen', pbe_world: null }, { name: 'he', path: 's3://explora/reference/HumanEval.jsonl.gz' }];
+    value.datasets = [{ name: 'gen', family: 'pbe-world', pbe_world: null }, { name: 'he', family: 'humaneval', path: 's3://explora/reference/HumanEval.jsonl.gz' }];
     value.models = [
       { id: 'chatty', base_url: 'https://api.example.com/v1/', model: 'c' },
       { id: 'base', base_url: 'http://127.0.0.1:8000/v1', model: 'b', api: 'completions' },
@@ -131,7 +132,7 @@ describe('loadSweepConfig: the example of the spec', () => {
     expect(c).toMatchObject({ top_p: 0.95, timeout_s: 3, seed: 0 });
     expect(c.limit).toBeUndefined();
     expect(c.id).toBeUndefined();
-    expect(c.datasets[0]).toEqual({ name: 'gen', pbe_world: { ...DEFAULT_PBE_PARAMS }, program_form: 'full_program' });
+    expect(c.datasets[0]).toEqual({ name: 'gen', family: 'pbe-world', pbe_world: { ...DEFAULT_PBE_PARAMS }, program_form: 'full_program' });
     expect(c.datasets[1]!.program_form).toBe('prompt_plus_completion');
     const [chatty, base, noStop] = c.models;
     expect(chatty).toEqual({
@@ -152,8 +153,8 @@ describe('loadSweepConfig: the example of the spec', () => {
   it('program_form can be overridden both ways', () => {
     const value = minimal();
     value.datasets = [
-      { name: 'a', pbe_world: {}, program_form: 'prompt_plus_completion' },
-      { name: 'b', path: 'x.jsonl', program_form: 'full_program' },
+      { name: 'a', family: 'pbe-world', pbe_world: {}, program_form: 'prompt_plus_completion' },
+      { name: 'b', family: 'humaneval', path: 'x.jsonl', program_form: 'full_program' },
     ];
     expect(parseSweepConfig(value).datasets.map((d) => d.program_form)).toEqual(['prompt_plus_completion', 'full_program']);
   });
@@ -167,8 +168,8 @@ describe('loadSweepConfig: the example of the spec', () => {
   it('accepts pbe_world parameters resolvePbeParams accepts (alphabet_size, alphabet string)', () => {
     const value = minimal();
     value.datasets = [
-      { name: 'a', pbe_world: { alphabet_size: 3, l_min: 3, l_max: 6, count: 5, seed: 7 } },
-      { name: 'b', pbe_world: { alphabet: 'xyz', count: 2 } },
+      { name: 'a', family: 'pbe-world', pbe_world: { alphabet_size: 3, l_min: 3, l_max: 6, count: 5, seed: 7 } },
+      { name: 'b', family: 'pbe-world', pbe_world: { alphabet: 'xyz', count: 2 } },
     ];
     const [a, b] = parseSweepConfig(value).datasets;
     expect(a).toMatchObject({ pbe_world: { alphabet: ['a', 'b', 'c'], l_min: 3, l_max: 6, count: 5, seed: 7 } });
@@ -204,7 +205,7 @@ describe('validation errors name the field path', () => {
 
   it('lists all issues at once, even with type errors deep inside lists', () => {
     const value = minimal();
-    value.datasets = [{ name: 'Bad Name', path: 'x.txt' }, { name: 'b' }, { name: 'b', path: 'y.jsonl', pbe_world: {} }];
+    value.datasets = [{ name: 'Bad Name', family: 'humaneval', path: 'x.txt' }, { name: 'b' }, { name: 'b', family: 'humaneval', path: 'y.jsonl', pbe_world: {} }];
     value.models = [
       { id: 'm', base_url: 'ftp://x', model: '', api: 'chatt', concurrency: 1.5, max_tokens: 0 },
       { id: 'm', base_url: 'http://x', model: 'x', temprature: 1 },
@@ -223,9 +224,9 @@ describe('validation errors name the field path', () => {
       [
         'datasets[0].name',
         'datasets[0].path',
-        'datasets[1]',
+        'datasets[1].family',
         'datasets[2].name',
-        'datasets[2].path',
+        'datasets[2].pbe_world',
         'models[0].base_url',
         'models[0].model',
         'models[0].api',
@@ -255,8 +256,10 @@ describe('validation errors name the field path', () => {
     expect(at('methods[2]')).toEqual(['duplicate of methods[0] ("direct")']);
     expect(at('models[1].id')).toEqual(['duplicate of models[0].id ("m")']);
     expect(at('datasets[2].name')).toEqual(['duplicate of datasets[1].name ("b")']);
-    expect(at('datasets[2].path')).toEqual(['give either pbe_world or path, not both']);
-    expect(at('datasets[1]')).toEqual(['needs a source: pbe_world (generated) or path (a JSONL file or s3:// URI)']);
+    expect(at('datasets[2].pbe_world')).toEqual(['unknown key (allowed: name, family, path, program_form, library)']);
+    expect(at('datasets[1].family')).toEqual([
+      "is required: the dataset's task family, one of humaneval, pbe-world, renamed-library (this entry looks like family: humaneval)",
+    ]);
     expect(at('temperatures[1]')).toEqual(['must be <= 2, got 2.5']);
     expect(at('temperatures[3]')).toEqual(['duplicate of temperatures[0] (0.2)']);
     expect(at('k[1]')).toEqual(['k = 10 exceeds n_samples (5): pass@k needs at least k samples per task']);
@@ -265,7 +268,7 @@ describe('validation errors name the field path', () => {
   });
 
   it('required fields are reported as required', () => {
-    const issues = issuesOf({ datasets: [{ name: 'a', path: 'a.jsonl' }], models: [{ id: 'm', model: 'x' }] });
+    const issues = issuesOf({ datasets: [{ name: 'a', family: 'humaneval', path: 'a.jsonl' }], models: [{ id: 'm', model: 'x' }] });
     expect(issues).toEqual(
       expect.arrayContaining([
         { path: 'models[0].base_url', message: 'is required' },
@@ -296,10 +299,10 @@ describe('validation errors name the field path', () => {
   it('pbe_world parameters are checked by the PBE rules, under their own paths', () => {
     const value = minimal();
     value.datasets = [
-      { name: 'a', pbe_world: { num_examples: 10, num_tests: 10, n_inputs_for_examples: 16 } },
-      { name: 'b', pbe_world: { count: 0, num_test: 3 } },
-      { name: 'c', pbe_world: [1, 2] },
-      { name: 'd', pbe_world: { alphabet: 'ab', alphabet_size: 2 } },
+      { name: 'a', family: 'pbe-world', pbe_world: { num_examples: 10, num_tests: 10, n_inputs_for_examples: 16 } },
+      { name: 'b', family: 'pbe-world', pbe_world: { count: 0, num_test: 3 } },
+      { name: 'c', family: 'pbe-world', pbe_world: [1, 2] },
+      { name: 'd', family: 'pbe-world', pbe_world: { alphabet: 'ab', alphabet_size: 2 } },
     ];
     const issues = issuesOf(value);
     expect(issues).toContainEqual({
@@ -315,19 +318,19 @@ describe('validation errors name the field path', () => {
   it('dataset paths: local .jsonl/.jsonl.gz or s3://bucket/key', () => {
     const ok = ['a.jsonl', '../x/HumanEval.jsonl.gz', '/abs/p.jsonl', 's3://explora/datasets/x/part-00000.jsonl', 's3://my.bucket/prefix/'];
     const bad = ['a.json', 'a.jsonl.zip', 's3://', 's3://bucket', 's3://Bucket/key', ''];
-    for (const path of ok) expect(parseSweepConfig({ ...minimal(), datasets: [{ name: 'd', path }] }).datasets[0]).toMatchObject({ path });
+    for (const path of ok) expect(parseSweepConfig({ ...minimal(), datasets: [{ name: 'd', family: 'humaneval', path }] }).datasets[0]).toMatchObject({ path });
     for (const path of bad) {
-      const issues = issuesOf({ ...minimal(), datasets: [{ name: 'd', path }] });
+      const issues = issuesOf({ ...minimal(), datasets: [{ name: 'd', family: 'humaneval', path }] });
       expect(issues.map((i) => i.path), path).toEqual(['datasets[0].path']);
     }
   });
 
   it('names and ids: lowercase letters, digits, . _ - only', () => {
     for (const name of ['pbe-small', 'he.v1', 'a_b', '0x']) {
-      expect(() => parseSweepConfig({ ...minimal(), id: name, datasets: [{ name, path: 'a.jsonl' }] })).not.toThrow();
+      expect(() => parseSweepConfig({ ...minimal(), id: name, datasets: [{ name, family: 'humaneval', path: 'a.jsonl' }] })).not.toThrow();
     }
     for (const name of ['PBE', '-x', '.x', 'a/b', 'a b', '', 'é']) {
-      expect(paths(issuesOf({ ...minimal(), id: name, datasets: [{ name, path: 'a.jsonl' }], models: [{ id: name, base_url: 'http://x', model: 'm' }] })), name).toEqual(
+      expect(paths(issuesOf({ ...minimal(), id: name, datasets: [{ name, family: 'humaneval', path: 'a.jsonl' }], models: [{ id: name, base_url: 'http://x', model: 'm' }] })), name).toEqual(
         ['datasets[0].name', 'id', 'models[0].id'].sort(),
       );
     }
@@ -395,8 +398,8 @@ describe('validation errors name the field path', () => {
   it('cell ids that two different cells would share are refused', () => {
     const value = minimal();
     value.datasets = [
-      { name: 'a.b', path: 'x.jsonl' },
-      { name: 'a', path: 'y.jsonl' },
+      { name: 'a.b', family: 'humaneval', path: 'x.jsonl' },
+      { name: 'a', family: 'humaneval', path: 'y.jsonl' },
     ];
     value.models = [
       { id: 'c', base_url: 'http://x', model: 'm' },
@@ -420,7 +423,7 @@ describe('file syntax', () => {
   it('picks the parser by extension and refuses others', () => {
     expect(loadIssues('{}', 'sweep.toml')).toEqual([{ path: '', message: 'unsupported file extension: use .yaml, .yml or .json' }]);
     // YAML flow syntax that is not JSON: accepted as .yaml, a syntax error as .json
-    const text = `{datasets: [{name: a, path: a.jsonl}], models: [{id: m, base_url: "http://x", model: x}], methods: [direct], temperatures: [0.2], n_samples: 1, k: [1]}`;
+    const text = `{datasets: [{name: a, family: humaneval, path: a.jsonl}], models: [{id: m, base_url: "http://x", model: x}], methods: [direct], temperatures: [0.2], n_samples: 1, k: [1]}`;
     expect(loadSweepConfig(text, 'a.yaml').models[0]!.id).toBe('m');
     expect(loadIssues(text, 'a.json')).toEqual([{ path: '', line: 1, column: 2, message: expect.stringContaining('JSON syntax') }]);
   });
@@ -444,7 +447,7 @@ describe('file syntax', () => {
   });
 
   it('YAML syntax errors give line and column', () => {
-    const text = 'datasets:\n  - name: a\n    path: a.jsonl\nmodels: [ {id: m\n';
+    const text = 'datasets:\n  - name: a\n    family: humaneval\n    path: a.jsonl\nmodels: [ {id: m\n';
     const issues = loadIssues(text, 'a.yml');
     expect(issues.length).toBeGreaterThan(0);
     for (const issue of issues) {
@@ -491,9 +494,11 @@ models:
     api_key_env: OPENAI_API_KEY
 datasets:
   - pbe_world: {count: 20, seed: 0, alphabet: ab}
+    family: pbe-world
     name: pbe-small
   - path: ../shared/reference/humaneval/HumanEval.jsonl.gz
     name: humaneval
+    family: humaneval
 id: my-sweep
 `;
     const b = loadSweepConfig(reordered, 'b.yaml');
@@ -506,7 +511,7 @@ id: my-sweep
     expect(canonicalSweepJson(c)).not.toBe(canonicalSweepJson(a));
     expect(sweepConfigHash(c, sha)).not.toBe(sweepConfigHash(a, sha));
     expect(describeSweepConfigDifferences(a, c)).toEqual(['temperatures: [0.2,0.8] → [0.2,0.9]']);
-    const d = parseSweepConfig({ ...JSON.parse(JSON.stringify(a)), datasets: [{ name: 'pbe-small', pbe_world: { count: 21 } }, a.datasets[1]] });
+    const d = parseSweepConfig({ ...JSON.parse(JSON.stringify(a)), datasets: [{ name: 'pbe-small', family: 'pbe-world', pbe_world: { count: 21 } }, a.datasets[1]] });
     expect(canonicalSweepJson(d)).not.toBe(canonicalSweepJson(a));
     expect(describeSweepConfigDifferences(a, d).map((line) => line.split(':')[0])).toEqual(['datasets']);
   });
@@ -528,8 +533,8 @@ describe('method needs', () => {
   it('API-aware methods need a library on path datasets and chat models, each named', () => {
     const value = minimal();
     value.datasets = [
-      { name: 'he', path: 'he.jsonl' },
-      { name: 'pbe', pbe_world: { count: 3 } },
+      { name: 'he', family: 'humaneval', path: 'he.jsonl' },
+      { name: 'pbe', family: 'pbe-world', pbe_world: { count: 3 } },
     ];
     value.models = [{ id: 'base', base_url: 'http://x', model: 'b', api: 'completions' }];
     value.methods = ['exploracoder'];
@@ -542,8 +547,8 @@ describe('method needs', () => {
   it('accepts a corpus or a private library, fills method options with the paper defaults', () => {
     const value = minimal();
     value.datasets = [
-      { name: 'he', path: 'he.jsonl', library: { api_docs: 'docs.jsonl', name: 'mylib', summary: 'A library.' } },
-      { name: 'monkey', path: 'm.jsonl.gz', library: { private_library: 'monkey', keywords: 'k.jsonl', mapping: 'm.json' } },
+      { name: 'he', family: 'humaneval', path: 'he.jsonl', library: { api_docs: 'docs.jsonl', name: 'mylib', summary: 'A library.' } },
+      { name: 'monkey', family: 'renamed-library', path: 'm.jsonl.gz', library: { private_library: 'monkey', keywords: 'k.jsonl', mapping: 'm.json' } },
     ];
     value.methods = ['exploracoder-debug', 'rag'];
     value.method_options = { candidates: 3 };

@@ -100,7 +100,7 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
     const dup = path.join(dir, 'dup.jsonl');
     writeFileSync(dup, `${JSON.stringify(row)}\n${JSON.stringify({ ...row, prompt: 'def f(y):\n' })}\n`);
     const yaml = (datasetPath: string) =>
-      `datasets:\n  - name: he\n    path: ${datasetPath}\nmodels:\n  - id: m\n    base_url: http://127.0.0.1:9/v1\n    model: m\nmethods: [direct]\ntemperatures: [0.2]\nn_samples: 1\nk: [1]\n`;
+      `datasets:\n  - name: he\n    family: humaneval\n    path: ${datasetPath}\nmodels:\n  - id: m\n    base_url: http://127.0.0.1:9/v1\n    model: m\nmethods: [direct]\ntemperatures: [0.2]\nn_samples: 1\nk: [1]\n`;
     const write = (name: string, text: string) => {
       const file = path.join(dir, name);
       writeFileSync(file, text);
@@ -205,7 +205,7 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
       // 4 samples, 3 per request: requests of 3 and 1 choices per task.
       writeFileSync(
         file,
-        `id: ${batchedId}\ndatasets:\n  - name: humaneval\n    path: ${HUMANEVAL}\n  - name: pbe\n    pbe_world: { count: ${SMALL_PBE.count}, seed: ${SMALL_PBE.seed} }\n` +
+        `id: ${batchedId}\ndatasets:\n  - name: humaneval\n    family: humaneval\n    path: ${HUMANEVAL}\n  - name: pbe\n    family: pbe-world\n    pbe_world: { count: ${SMALL_PBE.count}, seed: ${SMALL_PBE.seed} }\n` +
           `models:\n  - id: chatty\n    base_url: ${batchedServer.url}\n    model: scripted-chat\n    api: chat\n    samples_per_request: 3\n` +
           `  - id: plain\n    base_url: ${batchedServer.url}\n    model: scripted-completions\n    api: completions\n    samples_per_request: 3\n` +
           `methods: [direct]\ntemperatures: [0.2]\nn_samples: ${N}\nk: [1, 2, 4]\nlimit: ${LIMIT}\ntimeout_s: 5\nseed: ${SWEEP_SEED}\n`,
@@ -270,7 +270,7 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
     writeFileSync(genFile, saved!);
     const evalId = `eval-${uniqueSuffix()}`;
     const evalConfig = path.join(dir, `${evalId}.yaml`);
-    writeFileSync(evalConfig, (await import('node:fs')).readFileSync(file, 'utf8').replace(`id: ${genId}`, `id: ${evalId}`).replace(/  - name: humaneval\n    path: .*\n/, ''));
+    writeFileSync(evalConfig, (await import('node:fs')).readFileSync(file, 'utf8').replace(`id: ${genId}`, `id: ${evalId}`).replace(/  - name: humaneval\n    family: humaneval\n    path: .*\n/, ''));
     const requestsBefore = server.requests().length;
     const ev = await runTs('scripts/start-sweep.ts', ['--config', evalConfig, '--evaluate-only', '--load-generations', genFile, '--no-progress'], env);
     expect(ev.code, ev.output).toBe(0);

@@ -147,6 +147,7 @@ const problems: SweepProblem[] = Array.from({ length: 11 }, (_, i) => {
   const full = i >= 6;
   const prompt = full ? `def f${i}(x):\n    """${NAUGHTY}"""\n` : `def f${i}(x):\n    """Returns x (${i}) ${NAUGHTY}."""\n`;
   return {
+    family: full ? 'pbe-world' : 'humaneval',
     task_id: full ? `PBE/${i}` : `HumanEval/${i}`,
     prompt,
     entry_point: `f${i}`,

@@ -7,8 +7,8 @@ function config(overrides: Record<string, unknown> = {}): SweepConfig {
   return parseSweepConfig({
     id: 'grid',
     datasets: [
-      { name: 'pbe-small', pbe_world: { count: 20 } },
-      { name: 'humaneval', path: 'HumanEval.jsonl.gz' },
+      { name: 'pbe-small', family: 'pbe-world', pbe_world: { count: 20 } },
+      { name: 'humaneval', family: 'humaneval', path: 'HumanEval.jsonl.gz' },
     ],
     models: [
       { id: 'gpt-x', base_url: 'http://127.0.0.1:8080/v1', model: 'a', requests_per_second: 10, max_tokens: 256 },
@@ -73,9 +73,9 @@ describe('expandGrid', () => {
     expect(expandGrid(config())).toEqual(expandGrid(config()));
     const big = config({
       datasets: [
-        { name: 'a', path: 'a.jsonl' },
-        { name: 'a.b', path: 'b.jsonl' },
-        { name: 'b', path: 'c.jsonl' },
+        { name: 'a', family: 'humaneval', path: 'a.jsonl' },
+        { name: 'a.b', family: 'humaneval', path: 'b.jsonl' },
+        { name: 'b', family: 'humaneval', path: 'c.jsonl' },
       ],
       models: [
         { id: 'b', base_url: 'http://x', model: 'm' },
@@ -130,7 +130,7 @@ describe('planSweep', () => {
   });
 
   it('generation-only: the same requests, no final executions (a method\'s own sandbox runs stay)', () => {
-    const grid = config({ methods: ['direct', 'exploracoder'], models: [{ id: 'gpt-x', base_url: 'http://127.0.0.1:8080/v1', model: 'a' }], datasets: [{ name: 'pbe-small', pbe_world: { count: 20 } }] });
+    const grid = config({ methods: ['direct', 'exploracoder'], models: [{ id: 'gpt-x', base_url: 'http://127.0.0.1:8080/v1', model: 'a' }], datasets: [{ name: 'pbe-small', family: 'pbe-world', pbe_world: { count: 20 } }] });
     const full = planSweep(grid, { 'pbe-small': 20 });
     const gen = planSweep(grid, { 'pbe-small': 20 }, 'generation-only');
     expect(gen.mode).toBe('generation-only');
@@ -174,7 +174,7 @@ describe('planSweep', () => {
   it('samples_per_request: one-prompt steps send ceil(n / it) requests per task, answers (and the token bound) stay one per sample', () => {
     const models = [{ id: 'batched', base_url: 'http://127.0.0.1:8080/v1', model: 'a', max_tokens: 100, samples_per_request: 4 }];
     const methods = ['direct', 'rag', 'exploracoder', 'self-repair'];
-    const plan = planSweep(config({ n_samples: 10, k: [1], temperatures: [0.2], methods, models, datasets: [{ name: 'pbe-small', pbe_world: { count: 20 } }] }), { 'pbe-small': 7 });
+    const plan = planSweep(config({ n_samples: 10, k: [1], temperatures: [0.2], methods, models, datasets: [{ name: 'pbe-small', family: 'pbe-world', pbe_world: { count: 20 } }] }), { 'pbe-small': 7 });
     const cell = (method: string) => plan.cells.find((c) => c.method === method)!;
     expect(cell('direct')).toMatchObject({ samples: 70, llmRequests: 7 * 3, sandboxRuns: 70, maxCompletionTokens: 70 * 100 });
     expect(cell('rag')).toMatchObject({ samples: 70, llmRequests: 7 * 3, sandboxRuns: 70, maxCompletionTokens: 70 * 100 });
@@ -189,7 +189,7 @@ describe('planSweep', () => {
   });
 
   it('exploring methods are estimated per task: plan, reranks, m snippets per subtask, n finals', () => {
-    const plan = planSweep(config({ n_samples: 3, k: [1], methods: ['exploracoder', 'rag'], temperatures: [0.2], models: [{ id: 'gpt-x', base_url: 'http://127.0.0.1:8080/v1', model: 'a' }], datasets: [{ name: 'pbe-small', pbe_world: { count: 20 } }] }), { 'pbe-small': 7 });
+    const plan = planSweep(config({ n_samples: 3, k: [1], methods: ['exploracoder', 'rag'], temperatures: [0.2], models: [{ id: 'gpt-x', base_url: 'http://127.0.0.1:8080/v1', model: 'a' }], datasets: [{ name: 'pbe-small', family: 'pbe-world', pbe_world: { count: 20 } }] }), { 'pbe-small': 7 });
     const explora = plan.cells.find((c) => c.method === 'exploracoder')!;
     // 7 tasks x (1 plan + 4 reranks + 1 global + 4 subtasks x 5 candidates + 3 finals)
     expect(explora.llmRequests).toBe(7 * (1 + 4 + 1 + 20 + 3));
@@ -206,7 +206,7 @@ describe('planSweep', () => {
       { id: 'other', base_url: 'http://127.0.0.1:8081/v1', model: 'b', max_tokens: 10 },
     ];
     const methods = ['exploracoder', 'exploracoder-debug', 'exploracoder-debug-no-summary', 'self-repair', 'rag', 'direct'];
-    const plan = planSweep(config({ n_samples: 3, k: [1], methods, temperatures: [0.2, 0.8], models, datasets: [{ name: 'pbe-small', pbe_world: { count: 20 } }] }), { 'pbe-small': 7 });
+    const plan = planSweep(config({ n_samples: 3, k: [1], methods, temperatures: [0.2, 0.8], models, datasets: [{ name: 'pbe-small', family: 'pbe-world', pbe_world: { count: 20 } }] }), { 'pbe-small': 7 });
     const t = 7;
     const plans = t;
     const reranks = t * 5;
@@ -238,7 +238,7 @@ describe('planSweep', () => {
     expect(() => planSweep(config(), { 'pbe-small': 20 })).toThrow(/"humaneval"/);
     expect(() => planSweep(config(), { 'pbe-small': 20, humaneval: -1 })).toThrow(/"humaneval".*-1/);
     expect(() => planSweep(config(), { 'pbe-small': 2.5, humaneval: 1 })).toThrow(/"pbe-small"/);
-    expect(() => planSweep(config({ datasets: [{ name: 'constructor', path: 'a.jsonl' }] }), {})).toThrow(/"constructor"/);
+    expect(() => planSweep(config({ datasets: [{ name: 'constructor', family: 'humaneval', path: 'a.jsonl' }] }), {})).toThrow(/"constructor"/);
   });
 
   it('is pure: the config is not modified', () => {

@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 const problem = (i: number): SweepProblem =>
-  ({ task_id: `T/${i}`, prompt: `def f${i}(x):\n`, entry_point: `f${i}`, test: `def check(f):\n    assert f(${i}) == ${i}\n`, form: 'full' }) as SweepProblem;
+  ({ family: 'humaneval', task_id: `T/${i}`, prompt: `def f${i}(x):\n`, entry_point: `f${i}`, test: `def check(f):\n    assert f(${i}) == ${i}\n`, form: 'full' }) as SweepProblem;
 const right = (i: number, sleepS = 0) => `def f${i}(x):\n    import time\n    time.sleep(${sleepS})\n    return x\n`;
 const wrong = (i: number) => `def f${i}(x):\n    return -1\n`;
 

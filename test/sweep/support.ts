@@ -128,8 +128,10 @@ export function expectedCounts(problems: KnownProblem[], nSamples: number, llmEr
 export function scriptedSweepYaml(serverUrl: string, nSamples: number, limit: number): string {
   return `datasets:
   - name: humaneval
+    family: humaneval
     path: ${HUMANEVAL}
   - name: pbe
+    family: pbe-world
     pbe_world: { count: ${SMALL_PBE.count}, seed: ${SMALL_PBE.seed} }
 models:
   - id: chatty
@@ -156,6 +158,7 @@ seed: ${SWEEP_SEED}
 /** A sweep config's `datasets:` holding HumanEval alone. */
 export const HUMANEVAL_DATASETS_YAML = `datasets:
   - name: humaneval
+    family: humaneval
     path: ${HUMANEVAL}
 `;
 

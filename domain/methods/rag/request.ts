@@ -7,13 +7,13 @@ import type { ApiDoc } from '../../apidocs/library.js';
 import { formatApiDoc } from '../../apidocs/corpus.js';
 import type { SweepProblem } from '../../datasets/problems.js';
 import type { LlmApi, LlmBody } from '../../llm/request.js';
-import { chatTaskInstruction, completionPrompt } from '../direct/request.js';
+import { familyOf, languageOf } from '../../families/registry.js';
 import { samplingFields, type Sampling } from '../sampling.js';
 
 export function ragUserMessage(problem: SweepProblem, docs: readonly ApiDoc[], libraryName: string): string {
   return (
-    `${chatTaskInstruction(problem)} Use the library \`${libraryName}\`; relevant parts of its documentation follow the code.\n\n` +
-    '```python\n' +
+    `${familyOf(problem).chatInstruction(problem)} Use the library \`${libraryName}\`; relevant parts of its documentation follow the code.\n\n` +
+    `\`\`\`${languageOf(problem).fenceTag}\n` +
     problem.prompt +
     '```\n\n' +
     `Documentation:\n${docs.map(formatApiDoc).join('\n\n')}\n`
@@ -26,7 +26,7 @@ export function ragRequestBody(problem: SweepProblem, docs: readonly ApiDoc[], l
     return {
       ...common,
       messages: [
-        { role: 'system', content: 'You are an expert Python programmer. Answer with working Python code only.' },
+        { role: 'system', content: languageOf(problem).systemPrompt },
         { role: 'user', content: ragUserMessage(problem, docs, libraryName) },
       ],
     };
@@ -37,7 +37,7 @@ export function ragRequestBody(problem: SweepProblem, docs: readonly ApiDoc[], l
     .split('\n')
     .map((l) => `# ${l}`.trimEnd())
     .join('\n');
-  return { ...common, prompt: `# Documentation of ${libraryName}:\n${comment}\n\n${completionPrompt(problem)}` };
+  return { ...common, prompt: `# Documentation of ${libraryName}:\n${comment}\n\n${familyOf(problem).completionPrompt(problem)}` };
 }
 
 /** The retrieval query for a whole task: its prompt without the boilerplate of the stub. */

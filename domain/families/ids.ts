@@ -1,0 +1,10 @@
+/**
+ * The ids of the task families, as the `family:` tag of a sweep config's datasets and the `family`
+ * of each stored problem. Kept apart from registry.ts because stored problems (which every family
+ * produces) carry the id: each id must have a definition there, or registry.ts does not compile.
+ */
+import { z } from 'zod';
+
+export const FAMILY_IDS = ['humaneval', 'pbe-world', 'renamed-library'] as const;
+export const FamilyIdSchema = z.enum(FAMILY_IDS);
+export type FamilyId = z.infer<typeof FamilyIdSchema>;
