@@ -4,15 +4,13 @@
  * sweep's results. Pause and resume are forwarded to the running cells.
  */
 import {
-condition,
-defineQuery,
-defineSignal,
-getExternalWorkflowHandle,
-patched,
-setCurrentDetails,
-setHandler,
-upsertSearchAttributes,
-ParentClosePolicy,
+  condition,
+  defineQuery,
+  patched,
+  setCurrentDetails,
+  setHandler,
+  upsertSearchAttributes,
+  ParentClosePolicy,
 } from '@temporalio/workflow';
 import { SA_KIND, SA_NAME, SA_DONE, SA_TOTAL } from '../domain/config/searchAttributes.js';
 import { datasetWorkflowId, DEFAULT_SHARD_SIZE } from '../domain/datasets/layout.js';
@@ -22,11 +20,12 @@ import type { CellSummary } from '../domain/sweep/results.js';
 import { storageActivities } from './activityOptions.js';
 import { startChildPatiently } from './startChildPatiently.js';
 import { generateDatasetWorkflow } from './generateDataset.js';
-import { pauseSignal as cellPause, resumeSignal as cellResume, sweepCellWorkflow } from './sweepCell.js';
-import { pauseOrderSignal, type SweepInput } from './sweepTypes.js';
+import { localSeq, pauseSignal, resumeSignal, sendLegacyPause, sendPauseOrder } from './pauseOrders.js';
+import { sweepCellWorkflow } from './sweepCell.js';
+import type { SweepInput } from './sweepTypes.js';
 
-export const sweepPauseSignal = defineSignal('pause');
-export const sweepResumeSignal = defineSignal('resume');
+/** The user's pause and resume of a whole sweep (scripts/sweep-status.ts --pause / --resume). */
+export { pauseSignal as sweepPauseSignal, resumeSignal as sweepResumeSignal } from './pauseOrders.js';
 
 export interface SweepProgress {
   sweepId: string;
@@ -69,29 +68,23 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
   // Pause orders to cells are numbered (sweepTypes.ts): a pause and a resume sent at once may
   // reach a cell in either order. Numbered from the run's start time (ms), so that the orders of
   // a later run (a reset) are newer than any a cell saw from an earlier one.
-  let pauseSeq = Date.now();
-  const orderCell = async (workflowId: string) => {
-    pauseSeq++;
-    await getExternalWorkflowHandle(workflowId).signal(pauseOrderSignal, { paused: progress.paused, seq: pauseSeq }).catch(() => undefined);
-  };
-  const forward = async (signal: typeof cellPause | typeof cellResume) => {
+  const cellOrders = localSeq(Date.now());
+  const orderCell = (workflowId: string) => sendPauseOrder(cellOrders, workflowId, progress.paused);
+  const forward = async (paused: boolean) => {
     const running = progress.cells.filter((c) => c.state === 'running');
     if (patched('ordered-pause')) {
       await Promise.all(running.map((c) => orderCell(c.workflowId)));
       return;
     }
-    await Promise.all(running.map((c) => getExternalWorkflowHandle(c.workflowId).signal(signal).catch(() => undefined)));
+    await Promise.all(running.map((c) => sendLegacyPause(c.workflowId, paused)));
   };
-  setHandler(sweepPauseSignal, async () => {
-    progress.paused = true;
+  const setPaused = async (paused: boolean) => {
+    progress.paused = paused;
     publish();
-    await forward(cellPause);
-  });
-  setHandler(sweepResumeSignal, async () => {
-    progress.paused = false;
-    publish();
-    await forward(cellResume);
-  });
+    await forward(paused);
+  };
+  setHandler(pauseSignal, () => setPaused(true));
+  setHandler(resumeSignal, () => setPaused(false));
   publish();
 
   // Datasets: each to the sweep's normalized problems in S3.
@@ -172,7 +165,7 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
     // A pause that came while the cell was being started missed it: tell it now.
     if (progress.paused && patched('forward-pause-after-start')) {
       if (patched('ordered-pause')) await orderCell(child.workflowId);
-      else await child.signal(cellPause).catch(() => undefined);
+      else await child.signal(pauseSignal).catch(() => undefined);
     }
     const p: Promise<void> = child.result().then((summary) => {
       entry.state = 'done';

@@ -8,8 +8,6 @@ import {
   condition,
   continueAsNew,
   defineQuery,
-  defineSignal,
-  getExternalWorkflowHandle,
   patched,
   setCurrentDetails,
   setHandler,
@@ -23,11 +21,11 @@ import type { ShardOutcome } from '../domain/sweep/records.js';
 import type { CellSummary } from '../domain/sweep/results.js';
 import { storageActivities } from './activityOptions.js';
 import { startChildPatiently } from './startChildPatiently.js';
-import { shardPauseSignal, shardResumeSignal, sweepShardWorkflow } from './sweepShard.js';
-import { pauseOrderSignal, type CellInput, type CellProgressState } from './sweepTypes.js';
+import { pauseSignal, sendLegacyPause, sendPauseOrder, takePauseOrders, type SeqStore } from './pauseOrders.js';
+import { sweepShardWorkflow } from './sweepShard.js';
+import type { CellInput, CellProgressState } from './sweepTypes.js';
 
-export const pauseSignal = defineSignal('pause');
-export const resumeSignal = defineSignal('resume');
+export { pauseSignal, resumeSignal } from './pauseOrders.js';
 
 export interface CellProgress extends CellProgressState {
   cellId: string;
@@ -74,19 +72,17 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
   // Running shards pause too (they start no more tasks). Declared before the handlers run: the
   // map of running shards is filled further down.
   const inFlight = new Map<number, Promise<void>>();
-  const shard = (i: number) => getExternalWorkflowHandle(cellShardWorkflowId(input.sweepId, input.cell.id, i));
-  /** Tells shard `i` the cell's pause state now, numbered after every earlier order (sweepTypes.ts). */
-  const orderShard = async (i: number) => {
-    state.shardPauseSeq = (state.shardPauseSeq ?? Date.now()) + 1;
-    await shard(i).signal(pauseOrderSignal, { paused: state.paused, seq: state.shardPauseSeq }).catch(() => undefined);
-  };
+  const shardId = (i: number) => cellShardWorkflowId(input.sweepId, input.cell.id, i);
+  const shardOrders: SeqStore = { get: () => state.shardPauseSeq, set: (s) => void (state.shardPauseSeq = s) };
+  /** Tells shard `i` the cell's pause state now, numbered after every earlier order (pauseOrders.ts). */
+  const orderShard = (i: number) => sendPauseOrder(shardOrders, shardId(i), state.paused);
   const forward = async (paused: boolean) => {
     if (!patched('cell-forwards-pause')) return;
     if (patched('ordered-pause')) {
       await Promise.all([...inFlight.keys()].map(orderShard));
       return;
     }
-    await Promise.all([...inFlight.keys()].map((i) => shard(i).signal(paused ? shardPauseSignal : shardResumeSignal).catch(() => undefined)));
+    await Promise.all([...inFlight.keys()].map((i) => sendLegacyPause(shardId(i), paused)));
   };
   const setPaused = async (paused: boolean) => {
     state.paused = paused;
@@ -95,13 +91,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
     publish(true);
     await forward(paused);
   };
-  setHandler(pauseSignal, () => setPaused(true));
-  setHandler(resumeSignal, () => setPaused(false));
-  setHandler(pauseOrderSignal, async (order) => {
-    if (order.seq <= (state.pauseSeq ?? 0)) return; // an older order that arrived late
-    state.pauseSeq = order.seq;
-    await setPaused(order.paused);
-  });
+  takePauseOrders({ get: () => state.pauseSeq, set: (s) => void (state.pauseSeq = s) }, setPaused);
 
   function publish(force = false) {
     const p = progress();
@@ -177,7 +167,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
       // A pause that came while the shard was being started missed it: tell it now.
       if (state.paused && patched('forward-pause-after-start')) {
         if (patched('ordered-pause')) await orderShard(shardIndex);
-        else await child.signal(shardPauseSignal).catch(() => undefined);
+        else await child.signal(pauseSignal).catch(() => undefined);
       }
     }
     if (inFlight.size === 0) {

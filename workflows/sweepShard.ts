@@ -9,29 +9,20 @@
  * the sweep's pause): a pause then stops the spending within the window's tasks, instead of after
  * every task of every running shard.
  */
-import { ApplicationFailure, condition, defineSignal, patched, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, condition, patched } from '@temporalio/workflow';
 import { findMethod } from '../domain/methods/registry.js';
 import type { ShardOutcome } from '../domain/sweep/records.js';
 import { sandboxActivities } from './activityOptions.js';
 import { runMethodStep, type TaskGeneration } from './methodSteps.js';
-import { pauseOrderSignal, type ShardInput } from './sweepTypes.js';
-
-export const shardPauseSignal = defineSignal('pause');
-export const shardResumeSignal = defineSignal('resume');
+import { localSeq, takePauseOrders } from './pauseOrders.js';
+import type { ShardInput } from './sweepTypes.js';
 
 /** Tasks of a shard whose generation runs at once: enough to keep a model's workers busy. */
 export const TASK_WINDOW = 8;
 
 export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcome> {
   let paused = false;
-  setHandler(shardPauseSignal, () => void (paused = true));
-  setHandler(shardResumeSignal, () => void (paused = false));
-  let lastOrder = 0;
-  setHandler(pauseOrderSignal, (order) => {
-    if (order.seq <= lastOrder) return; // an older order that arrived late
-    lastOrder = order.seq;
-    paused = order.paused;
-  });
+  takePauseOrders(localSeq(), (p) => void (paused = p));
   // Shards started before the window existed schedule every task at once, as they did.
   const taskWindow = patched('shard-task-window') ? { width: TASK_WINDOW, open: () => !paused } : null;
   const sandbox = sandboxActivities(input.queues.sandbox, input.timeoutS);

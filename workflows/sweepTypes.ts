@@ -1,5 +1,4 @@
 /** Inputs of the sweep workflows: plain data, built once by the CLI from a validated config. */
-import { defineSignal } from '@temporalio/workflow';
 import type { DatasetEntry } from '../domain/families/registry.js';
 import type { S3Ref } from '../domain/sweep/keys.js';
 import type { LlmEndpoint } from '../domain/llm/request.js';
@@ -17,16 +16,7 @@ export interface SweepQueues {
   llmBase: string;
 }
 
-/**
- * Pause or resume, as a parent tells its running children: numbered by the parent, because two
- * signals sent one right after the other (a pause, then at once a resume) may reach the child in
- * either order. A child applies an order only if its number is above the last one it applied.
- */
-export interface PauseOrder {
-  paused: boolean;
-  seq: number;
-}
-export const pauseOrderSignal = defineSignal<[PauseOrder]>('pause-order');
+export { pauseOrderSignal, type PauseOrder } from './pauseOrders.js';
 
 export interface SweepDatasetInput {
   name: string;

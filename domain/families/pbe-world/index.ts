@@ -16,7 +16,7 @@ import type { TaskFamily } from '../types.js';
 const PBE_INPUT_KEYS: readonly string[] = [...Object.keys(DEFAULT_PBE_PARAMS), 'alphabet_size'];
 
 /** `pbe_world:` → resolved PbeParams; its issues are reported under `pbe_world.<field>`. */
-export const PbeWorldParamsSchema = z.unknown().transform((value, ctx): PbeParams => {
+export const PbeWorldParamsSchema = z.unknown().optional().transform((value, ctx): PbeParams => {
   // `pbe_world:` with nothing under it (YAML null), or none at all, means: all defaults.
   const input = value === null || value === undefined ? {} : value;
   if (typeof input !== 'object' || Array.isArray(input)) {
