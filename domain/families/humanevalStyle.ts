@@ -4,10 +4,19 @@
  * `test` defining `check(candidate)`, and a status-based score. How a model's extracted code
  * becomes the solution, whichever API produced it and whatever form the dataset has.
  */
-import { isStatementTask, type SweepProblem } from '../datasets/problems.js';
+import { DatasetRowSchema, datasetRowsProblem, isStatementTask, type SweepProblem } from '../datasets/problems.js';
+import { parseJsonl } from '../execution/humaneval.js';
 import { isSuccess, type ExecutionStatus } from '../execution/types.js';
 import type { LlmApi } from '../llm/request.js';
 import type { TaskScore } from './types.js';
+
+/** The rows of a HumanEval-format file, each validated; errors name the file, the line and the field. */
+export function readHumanEvalRows(text: string, source: string) {
+  const rows = parseJsonl(text, DatasetRowSchema, source);
+  const problem = datasetRowsProblem(rows, source);
+  if (problem) throw new Error(problem);
+  return rows.map(({ row }) => row);
+}
 
 /**
  * The text a completion model continues. For full-program tasks the prompt is a whole stub ending
@@ -84,3 +93,16 @@ function statementSolution(problem: SweepProblem, code: string): string {
   const prompt = completionPrompt(problem);
   return prompt.endsWith('\n') ? prompt + code.trimStart() : `${prompt} ${code.trimStart()}`;
 }
+
+/**
+ * The parts of a family definition that the Python HumanEval-style families share: Python, the
+ * stub as the prompt, the solution as above, `check(<entry point>)` after the test, a status score.
+ */
+export const humanEvalStylePython = {
+  language: () => 'python' as const,
+  completionPrompt,
+  chatInstruction: chatTaskInstruction,
+  solution: solutionFromGeneration,
+  tests: checkTests,
+  score: statusScore,
+};

@@ -5,10 +5,9 @@
  */
 import { z } from 'zod';
 import { parseApiDocsJsonl } from '../../apidocs/corpus.js';
-import { DatasetRowSchema, datasetRowsProblem, normalizeRow } from '../../datasets/problems.js';
-import { parseJsonl } from '../../execution/humaneval.js';
+import { normalizeRow } from '../../datasets/problems.js';
 import { DatasetEntryNameSchema, formOf, JsonlFileSchema, programFormSchema } from '../entry.js';
-import { chatTaskInstruction, checkTests, completionPrompt, solutionFromGeneration, statusScore } from '../humanevalStyle.js';
+import { humanEvalStylePython, readHumanEvalRows } from '../humanevalStyle.js';
 import type { SweepProblem } from '../../datasets/problems.js';
 import type { TaskFamily } from '../types.js';
 
@@ -31,10 +30,7 @@ export type HumanEvalEntry = z.output<typeof HumanEvalEntrySchema>;
 
 /** Rows of a HumanEval-format file as problems of `family`; errors name the file, line and field. */
 export function humanEvalProblems(text: string, source: string, form: 'completion' | 'full', family: SweepProblem['family']): SweepProblem[] {
-  const rows = parseJsonl(text, DatasetRowSchema, source);
-  const problem = datasetRowsProblem(rows, source);
-  if (problem) throw new Error(problem);
-  return rows.map(({ row }) => normalizeRow(row, form, family));
+  return readHumanEvalRows(text, source).map((row) => normalizeRow(row, form, family));
 }
 
 export const humanevalFamily = {
@@ -59,10 +55,5 @@ export const humanevalFamily = {
       : {}),
     notes: [],
   }),
-  language: () => 'python',
-  completionPrompt,
-  chatInstruction: chatTaskInstruction,
-  solution: solutionFromGeneration,
-  tests: checkTests,
-  score: statusScore,
+  ...humanEvalStylePython,
 } as const satisfies TaskFamily<'humaneval', HumanEvalEntry>;

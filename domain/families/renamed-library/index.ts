@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { DatasetRowSchema, normalizeRow } from '../../datasets/problems.js';
 import { DatasetEntryNameSchema, formOf, JsonlFileSchema, localOrS3File, programFormSchema } from '../entry.js';
-import { chatTaskInstruction, checkTests, completionPrompt, solutionFromGeneration, statusScore } from '../humanevalStyle.js';
+import { humanEvalStylePython } from '../humanevalStyle.js';
 import type { TaskFamily } from '../types.js';
 import { loadPrivateLibraryDataset } from './loader.js';
 
@@ -55,10 +55,5 @@ export const renamedLibraryFamily = {
       notes: loaded.quirks.map((q) => `dataset ${entry.name}: ${q.task_id}: ${q.problem}`),
     };
   },
-  language: () => 'python',
-  completionPrompt,
-  chatInstruction: chatTaskInstruction,
-  solution: solutionFromGeneration,
-  tests: checkTests,
-  score: statusScore,
+  ...humanEvalStylePython,
 } as const satisfies TaskFamily<'renamed-library', RenamedLibraryEntry>;
