@@ -39,8 +39,10 @@ export type ExecutionRequest = z.infer<typeof ExecutionRequestSchema>;
  * - `timeout`: wall time (or CPU time) ran out.
  * - `oom`: MemoryError under the memory limit.
  * - `killed`: a signal ended it otherwise (e.g. SIGSEGV on runaway C recursion).
+ * - `compile_error`: a compiled language's compile step failed (MultiPL-E's SyntaxError); the
+ *   program never ran. Never a pass, never a success.
  */
-export const ExecutionStatusSchema = z.enum(['passed', 'failed', 'error', 'timeout', 'oom', 'killed']);
+export const ExecutionStatusSchema = z.enum(['passed', 'failed', 'error', 'timeout', 'oom', 'killed', 'compile_error']);
 export type ExecutionStatus = z.infer<typeof ExecutionStatusSchema>;
 
 export const ExceptionInfoSchema = z.object({

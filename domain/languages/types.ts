@@ -11,7 +11,8 @@ import type { ExtractApi } from '../llm/extract.js';
 /**
  * How the sandbox host runs a language's programs:
  * - `python-zygote`: Python source, run by a pre-forked interpreter (infra/sandbox/zygote.py).
- * A compiled language adds a runner kind here and its implementation in infra/sandbox/runners.ts.
+ * A language run as a process of its own (interpreted, or compiled first) adds a runner kind here
+ * and its implementation in infra/sandbox/ (docs/extending.md).
  */
 export type RunnerKind = 'python-zygote';
 

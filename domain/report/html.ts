@@ -75,7 +75,7 @@ function colorsFor(cells: readonly ReportCell[]): Map<string, string> {
   return out;
 }
 
-const STATUS_ORDER = ['passed', 'failed', 'error', 'timeout', 'oom', 'killed', 'llm_error', 'not_executed'];
+const STATUS_ORDER = ['passed', 'failed', 'error', 'timeout', 'oom', 'killed', 'compile_error', 'llm_error', 'not_executed'];
 const STATUS_COLORS: Record<string, string> = {
   passed: '#59a14f',
   failed: '#f28e2b',

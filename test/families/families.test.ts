@@ -136,5 +136,6 @@ describe('prompts, programs and references through the family and the language',
     expect(familyOf(problem).score('passed')).toEqual({ passed: true, success: true });
     expect(familyOf(problem).score('failed')).toEqual({ passed: false, success: true });
     expect(familyOf(problem).score('timeout')).toEqual({ passed: false, success: false });
+    expect(familyOf(problem).score('compile_error')).toEqual({ passed: false, success: false });
   });
 });
