@@ -80,6 +80,3 @@ export function isSuccess(result: Pick<ExecutionResult, 'status'>): boolean {
   return result.status === 'passed' || result.status === 'failed';
 }
 
-export function isPassed(result: Pick<ExecutionResult, 'status'>): boolean {
-  return result.status === 'passed';
-}

@@ -11,6 +11,3 @@ export type LanguageId = keyof typeof LANGUAGES;
 // Each entry is a whole language whose id is its key.
 LANGUAGES satisfies { [K in LanguageId]: Language<K> };
 
-export function languageById(id: LanguageId): Language<LanguageId> {
-  return LANGUAGES[id];
-}

@@ -4,7 +4,6 @@
  * never paid for twice, while sample 3 and sample 4 of one task stay different calls.
  */
 import { z } from 'zod';
-import { canonicalJson } from '../datasets/manifest.js';
 
 export const LlmApiSchema = z.enum(['chat', 'completions']);
 export type LlmApi = z.infer<typeof LlmApiSchema>;
@@ -57,12 +56,6 @@ export interface LlmCall {
    * of a request of n choices are n consecutive indices; the request's first is sampleIndex - choice.
    */
   choice?: number;
-}
-
-/** sha256 is not available in the workflow sandbox; callers pass a hasher (node:crypto in activities). */
-export function llmCacheKey(call: LlmCall, sha256Hex: (s: string) => string): string {
-  const identity = canonicalJson({ base_url: call.endpoint.baseUrl, api: call.endpoint.api, body: call.body, sample_index: call.sampleIndex });
-  return `llm-cache/${sha256Hex(identity)}.json`;
 }
 
 /** A response as the API's schema promises it; anything else is a malformed response. */

@@ -53,5 +53,3 @@ export const MethodOptionsSchema = z
 
 export type MethodOptions = z.output<typeof MethodOptionsSchema>;
 export type EmbeddingsConfig = z.output<typeof EmbeddingsConfigSchema>;
-
-export const DEFAULT_METHOD_OPTIONS: MethodOptions = MethodOptionsSchema.parse({});

@@ -5,8 +5,8 @@
  * prompt) when the dataset has a library, else `direct`'s, so that its cached answer is shared.
  */
 import { isStatementTask, type SweepProblem } from '../../datasets/problems.js';
-import type { ChatBody, ChatMessage } from '../../llm/request.js';
-import { chatBody, clip, pythonBlock, type ChatSampling } from '../chat.js';
+import type { ChatMessage } from '../../llm/request.js';
+import { clip, pythonBlock } from '../chat.js';
 
 export function repairMessages(first: readonly ChatMessage[], problem: SweepProblem, code: string, feedback: string, maxChars: number): ChatMessage[] {
   return [
@@ -21,6 +21,3 @@ export function repairMessages(first: readonly ChatMessage[], problem: SweepProb
   ];
 }
 
-export function repairBody(sampling: ChatSampling, messages: ChatMessage[], sampleIndex: number): ChatBody {
-  return chatBody(sampling, messages, sampleIndex);
-}
