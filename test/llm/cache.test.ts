@@ -23,6 +23,7 @@ import { LlmRecordSchema, preferredRecord, usableRecord, type LlmCallSummary, ty
 import { directRequestBody, requestRuns } from '../../domain/methods/direct.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
+import { sleep } from '../support/poll.js';
 import { testBucket } from '../support/s3.js';
 import { countTokens, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { scriptedServersPerTest } from '../support/scripted-servers.js';
@@ -379,7 +380,6 @@ describe('GroupWriter: when answers are written', () => {
     request: {},
     response: {},
   });
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   function recordingWriter() {
     const puts: Array<{ key: string; lines: number; at: number }> = [];

@@ -12,8 +12,6 @@ import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { humanEvalProblems, scriptedAnswers } from './support.js';
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 export function scriptedSweepFixture(config: ExploraConfig, name: string, tasks: number, answerMs: number) {
   const bucket = testBucket(config);
   const dir = mkdtempSync(path.join(os.tmpdir(), `explora-${name}-`));
