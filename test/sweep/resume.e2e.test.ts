@@ -12,7 +12,7 @@ import type { sweepWorkflow } from '../../workflows/sweep.js';
 import { sleep, waitUntil } from '../support/poll.js';
 import { killHard, runTs, spawnTs, type Spawned } from '../support/processes.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
-import { uniqueSuffix } from '../support/config.js';
+import { TEST_NAMESPACE, uniqueSuffix } from '../support/config.js';
 import { expectedCounts, HUMANEVAL_DATASETS_YAML, humanEvalProblems, scriptedAnswers, scriptedModelYaml, SWEEP_SEED } from './support.js';
 
 // A private stack on ports of its own: this file stops and restarts Temporal and SeaweedFS, which
@@ -30,6 +30,8 @@ const env: Record<string, string> = {
   EXPLORA_WEED_ADMIN_PORT: '23946',
   EXPLORA_STACK_MODEL: 'off',
   EXPLORA_TASK_QUEUE_PREFIX: 'resume',
+  // The private stack's server creates the tests' namespace; set here because config reads env alone.
+  TEMPORAL_NAMESPACE: TEST_NAMESPACE,
 };
 const config = parseConfig(env);
 const paths = stackPaths({ ...process.env, ...env });
