@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { scriptedSweepFixture } from './scripted-fixture.js';
+import { scriptedSweepFixture } from './support.js';
 import { getText } from '../../infra/s3.js';
 import { cellShardWorkflowId, sweepResultsKey } from '../../domain/sweep/keys.js';
 import { TASK_WINDOW } from '../../workflows/sweepShard.js';

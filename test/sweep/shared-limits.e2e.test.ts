@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { scriptedSweepFixture } from './scripted-fixture.js';
+import { scriptedSweepFixture } from './support.js';
 import { WorkerLeases } from '../../infra/llm/workerLeases.js';
 import { getText } from '../../infra/s3.js';
 import { llmTaskQueue, sweepResultsKey, sweepWorkflowId } from '../../domain/sweep/keys.js';
