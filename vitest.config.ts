@@ -1,16 +1,41 @@
 import { defineConfig } from 'vitest/config';
+import { TEST_ENV } from './test/support/config.js';
 
+/**
+ * Two projects, told apart by the file name:
+ * - unit (`*.test.ts`): needs no stack (no Temporal, no S3, no model server); runs in seconds.
+ * - e2e (`*.e2e.test.ts`): everything that needs the stack, which the global setup brings up (and
+ *   down again only if it started it): tests use the real Temporal dev server and SeaweedFS, never
+ *   fakes. They run in a Temporal namespace and an S3 bucket of their own (TEST_ENV).
+ */
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // Brings the local stack up (and down again only if it started it): tests use the real
-    // Temporal dev server and SeaweedFS, never fakes.
-    globalSetup: ['test/support/global-stack.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
-    testTimeout: 600_000,
-    hookTimeout: 600_000,
     pool: 'forks',
     // Two cores: end-to-end files each run workers and sandboxes of their own.
     maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/**/*.e2e.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/**/*.e2e.test.ts'],
+          globalSetup: ['test/support/global-stack.ts'],
+          env: { ...TEST_ENV },
+          testTimeout: 600_000,
+          hookTimeout: 600_000,
+        },
+      },
+    ],
   },
 });

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { modelPathFromEnv } from './model-server/location.js';
 import { Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time.js';
 import proto from '@temporalio/proto';
 import { CreateBucketCommand, DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { isNotFound, s3ClientFor } from '../infra/s3.js';
@@ -230,20 +231,62 @@ async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<
   throw new Error(`${what} did not become healthy in ${timeoutMs / 1000}s: ${String(last)}\nlast lines of ${logPath}:\n${tail}`);
 }
 
+/** Registers those of the sweeps' search attributes the namespace lacks. */
+async function registerSearchAttributes(connection: Connection, namespace: string): Promise<void> {
+  const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
+  const missing = SEARCH_ATTRIBUTES.filter((a) => !(a.name in (customAttributes ?? {})));
+  if (missing.length) {
+    const { IndexedValueType } = proto.temporal.api.enums.v1;
+    const typeOf = { Keyword: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD, Int: IndexedValueType.INDEXED_VALUE_TYPE_INT, Double: IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE };
+    await connection.operatorService.addSearchAttributes({
+      namespace,
+      searchAttributes: Object.fromEntries(missing.map((a) => [a.name, typeOf[a.type]])),
+    });
+  }
+}
+
 async function temporalHealthy(config: ExploraConfig): Promise<void> {
   const connection = await Connection.connect({ address: config.temporal.address, connectTimeout: 1000 });
   try {
     await connection.workflowService.describeNamespace({ namespace: config.temporal.namespace });
     // A data folder from an older version may lack attributes added since: register what is missing.
-    const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: config.temporal.namespace });
-    const missing = SEARCH_ATTRIBUTES.filter((a) => !(a.name in (customAttributes ?? {})));
-    if (missing.length) {
-      const { IndexedValueType } = proto.temporal.api.enums.v1;
-      const typeOf = { Keyword: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD, Int: IndexedValueType.INDEXED_VALUE_TYPE_INT, Double: IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE };
-      await connection.operatorService.addSearchAttributes({
-        namespace: config.temporal.namespace,
-        searchAttributes: Object.fromEntries(missing.map((a) => [a.name, typeOf[a.type]])),
-      });
+    await registerSearchAttributes(connection, config.temporal.namespace);
+  } finally {
+    await connection.close();
+  }
+}
+
+/**
+ * Creates config's namespace on a running server if it is missing (retention `retentionDays`), with
+ * the sweeps' search attributes, and waits until the frontend serves both: a new namespace and new
+ * attributes reach the frontend's caches a few seconds after they are stored.
+ */
+export async function ensureNamespace(config: ExploraConfig, retentionDays = 1, timeoutMs = 60_000): Promise<void> {
+  const { namespace } = config.temporal;
+  const connection = await Connection.connect({ address: config.temporal.address, connectTimeout: 5000 });
+  try {
+    try {
+      await connection.workflowService.describeNamespace({ namespace });
+    } catch (err) {
+      if ((err as { code?: number }).code !== 5 /* NOT_FOUND */) throw err;
+      try {
+        await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs(retentionDays * 86_400_000) });
+      } catch (raced) {
+        if ((raced as { code?: number }).code !== 6 /* ALREADY_EXISTS */) throw raced;
+      }
+    }
+    const query = SEARCH_ATTRIBUTES.map((a) => `${a.name} IS NULL`).join(' AND ');
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        await registerSearchAttributes(connection, namespace);
+        // Goes through the frontend's namespace cache and validates every attribute's name.
+        await connection.workflowService.countWorkflowExecutions({ namespace, query });
+        return;
+      } catch (err) {
+        if (Date.now() > deadline) throw new Error(`namespace ${namespace} not ready in ${timeoutMs / 1000}s: ${String(err)}`);
+        await new Promise((r) => setTimeout(r, 500));
+      }
     }
   } finally {
     await connection.close();

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { z } from 'zod';
 
 /**
@@ -35,10 +36,44 @@ export function probePythonLayout(python: string): PythonLayout {
   return PythonLayoutSchema.parse(JSON.parse(out));
 }
 
-/** Directories the interpreter needs, resolved through symlinks, minus those under /usr. */
-function pythonRoots(python: string, layout: PythonLayout): string[] {
+/**
+ * Where the sandbox sees a venv (sys.prefix != sys.base_prefix): a fixed path, so that neither the
+ * repository's path nor its parent folders appear in the sandbox. Mounted at its host path, a venv
+ * under /tmp (a clone there keeps it in .tools/) would make bwrap create its parent folders in the
+ * sandbox's private /tmp, where samples would see them. Python finds a venv by the pyvenv.cfg beside
+ * (or above) the path it was started by, so the venv works at any path; its `home` (the base
+ * interpreter) stays where the host has it.
+ */
+export const SANDBOX_VENV_PATH = '/opt/explora-python';
+
+function isUnder(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir + '/');
+}
+
+interface PythonMounts {
+  /** Host directories mounted read-only at the same path. */
+  roots: string[];
+  /** The venv's host directory, mounted at SANDBOX_VENV_PATH. */
+  venv: string | undefined;
+  /** The interpreter's path in the sandbox. */
+  python: string;
+}
+
+/** The interpreter's sandbox path for a venv, or undefined if `python` is not inside the venv. */
+function pythonInVenv(python: string, prefix: string): string | undefined {
+  for (const [dir, venv] of [[dirname(python), prefix], [realpathSync(dirname(python)), realpathSync(prefix)]] as const) {
+    const rel = relative(venv, dir);
+    if (!rel.startsWith('..') && !isAbsolute(rel)) return join(SANDBOX_VENV_PATH, rel, basename(python));
+  }
+  return undefined;
+}
+
+/** Directories the interpreter needs, resolved through symlinks, minus those under /usr; a venv apart. */
+function pythonMounts(python: string, layout: PythonLayout): PythonMounts {
+  const inVenv = layout.prefix !== layout.basePrefix ? pythonInVenv(python, layout.prefix) : undefined;
+  const venvDirs = inVenv ? [layout.prefix, realpathSync(layout.prefix)] : [];
   const roots = new Set<string>();
-  for (const path of [layout.prefix, layout.basePrefix]) {
+  for (const path of inVenv ? [layout.basePrefix] : [layout.prefix, layout.basePrefix]) {
     roots.add(path);
     roots.add(realpathSync(path));
   }
@@ -47,9 +82,13 @@ function pythonRoots(python: string, layout: PythonLayout): string[] {
     // The interpreter binary may be a symlink out of the venv (e.g. to /usr/bin/python3.11).
     roots.add(real.slice(0, real.lastIndexOf('/')));
   }
-  const needed = [...roots].filter((root) => !root.startsWith('/usr/'));
-  // A root inside another root is mounted with it already.
-  return needed.filter((root) => !needed.some((other) => other !== root && root.startsWith(other + '/'))).sort();
+  const needed = [...roots].filter((root) => !root.startsWith('/usr/') && !venvDirs.some((venv) => isUnder(root, venv)));
+  return {
+    // A root inside another root is mounted with it already.
+    roots: needed.filter((root) => !needed.some((other) => other !== root && root.startsWith(other + '/'))).sort(),
+    venv: inVenv ? realpathSync(layout.prefix) : undefined,
+    python: inVenv ?? python,
+  };
 }
 
 /** Every proper ancestor directory of the paths (not /), parents first. */
@@ -123,11 +162,12 @@ export function bwrapLaunch(options: BwrapLaunchOptions): LaunchCommand {
     '--size', String(options.tmpBytes),
     '--tmpfs', '/tmp',
   ];
-  const roots = pythonRoots(options.python, options.layout);
+  const mounts = pythonMounts(options.python, options.layout);
   // bwrap would create the parents of a mount point with the host's modes (/root is 0700), which
   // would lock the samples' uids out of the interpreter: create them traversable first.
-  for (const dir of ancestors(roots)) args.push('--perms', '0755', '--dir', dir);
-  for (const root of roots) args.push('--ro-bind', root, root);
+  for (const dir of ancestors([...mounts.roots, ...(mounts.venv ? [SANDBOX_VENV_PATH] : [])])) args.push('--perms', '0755', '--dir', dir);
+  for (const root of mounts.roots) args.push('--ro-bind', root, root);
+  if (mounts.venv) args.push('--ro-bind', mounts.venv, SANDBOX_VENV_PATH);
   args.push('--ro-bind', options.zygoteScript, SANDBOX_ZYGOTE_PATH);
   if (process.getuid?.() === 0) {
     args.push('--cap-drop', 'ALL');
@@ -141,7 +181,7 @@ export function bwrapLaunch(options: BwrapLaunchOptions): LaunchCommand {
     '--chdir', '/tmp',
     '--',
     // -S: no site startup (zygote.py adds site-packages itself, without running .pth code).
-    options.python, '-I', '-S', '-B', SANDBOX_ZYGOTE_PATH, options.zygoteConfig,
+    mounts.python, '-I', '-S', '-B', SANDBOX_ZYGOTE_PATH, options.zygoteConfig,
   );
   return { command: options.bwrap, args, env: { PATH: SANDBOX_PATH_ENV } };
 }

@@ -13,7 +13,7 @@ import { OPERATION_NAMES } from '../../domain/pbe/operations.js';
 import { PbeParamsError, resolvePbeParams, type PbeParams } from '../../domain/pbe/params.js';
 import { privateLibrary } from '../../domain/pbe/privateLibrary.js';
 import type { PbeTask } from '../../domain/pbe/render.js';
-import { runPythonJson } from '../pbe/helpers.js';
+import { runPythonJson } from '../pbe/support.js';
 
 const COUNT = 120;
 // Mixed-case alphabet and long pipelines: every operation occurs, with every argument shape.

@@ -9,6 +9,7 @@ import {
   type ScriptedLlmServer,
   type ScriptedRequest,
 } from '../support/scripted-llm-server.js';
+import { waitUntil } from '../support/poll.js';
 
 const servers: ScriptedLlmServer[] = [];
 afterEach(async () => {
@@ -191,7 +192,7 @@ describe('scripted LLM server with the openai SDK', () => {
 
     const other = await serve(() => ({ hang: true }));
     const pending = errorOf(client(other).completions.create({ model: 'm', prompt: 'p' }));
-    await waitFor(() => other.requests().length === 1);
+    await waitUntil(() => other.requests().length === 1, { what: 'the other server to get its request', timeoutMs: 5000, intervalMs: 10 });
     expect(other.inFlight().now).toBe(1);
     await other.close();
     expect(await pending).toBeInstanceOf(OpenAI.APIConnectionError);
@@ -281,11 +282,3 @@ describe('scripted LLM server with the openai SDK', () => {
     expect(countTokens('def f():\n    return 1')).toBe(4);
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { applyPipeline, type PipelineStep } from '../../domain/pbe/operations.js';
 import { canonicalParamsJson, resolvePbeParams } from '../../domain/pbe/params.js';
 import { buildTaskRecord, type IoPair, type PbeTask } from '../../domain/pbe/render.js';
-import { compileTaskSchema, readCardText } from './helpers.js';
+import { compileTaskSchema, readCardText } from './support.js';
 
 const cardText = readCardText();
 const card = JSON.parse(cardText) as PbeTask;

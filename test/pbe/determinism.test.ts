@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { generateLines, generateTask, serializeTask } from '../../domain/pbe/generate.js';
 import { resolvePbeParams } from '../../domain/pbe/params.js';
 import { taskRng } from '../../domain/pbe/rng.js';
-import { PARAM_SETS } from './helpers.js';
+import { PARAM_SETS } from './support.js';
 
 const N = 60;
 const lines = (params: Parameters<typeof generateLines>[0], start: number, end: number) => [...generateLines(params, start, end)];

@@ -13,7 +13,7 @@ import { resolvePbeParams, type PbeParams } from '../../domain/pbe/params.js';
 import { privateLibrary, privateSourceHash, PRIVATE_LIBRARY_VERSION } from '../../domain/pbe/privateLibrary.js';
 import { isNonsenseName, nonsenseNames } from '../../domain/pbe/privateNames.js';
 import type { PbeTask } from '../../domain/pbe/render.js';
-import { compileTaskSchema, PARAM_SETS, runPythonJson } from './helpers.js';
+import { compileTaskSchema, PARAM_SETS, runPythonJson } from './support.js';
 
 const TASKS_PER_SET = 40;
 const PRIVATE_SETS: [string, PbeParams][] = PARAM_SETS.map(([name, params]) => [name, { ...params, library: 'private' }]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pyRepr } from '../../domain/pbe/pyrepr.js';
 import { taskRng } from '../../domain/pbe/rng.js';
-import { runPythonJson } from './helpers.js';
+import { runPythonJson } from './support.js';
 
 const range = (lo: number, hi: number) => Array.from({ length: hi - lo + 1 }, (_, i) => String.fromCodePoint(lo + i));
 

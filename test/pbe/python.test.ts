@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { generateTask } from '../../domain/pbe/generate.js';
 import { applyStep, OPERATIONS, renderStep, type PipelineStep } from '../../domain/pbe/operations.js';
 import type { PbeTask } from '../../domain/pbe/render.js';
-import { PARAM_SETS, runPythonJson } from './helpers.js';
+import { PARAM_SETS, runPythonJson } from './support.js';
 
 const TASKS_PER_SET = 50;
 

@@ -3,7 +3,7 @@ import { generateTask, generateTaskWithPool } from '../../domain/pbe/generate.js
 import { applyPipeline, applyStep, OPERATION_NAMES, OPERATIONS } from '../../domain/pbe/operations.js';
 import { resolvePbeParams, type PbeParams } from '../../domain/pbe/params.js';
 import { formatTaskId, type PbeTask } from '../../domain/pbe/render.js';
-import { compileTaskSchema, PARAM_SETS, readSchema } from './helpers.js';
+import { compileTaskSchema, PARAM_SETS, readSchema } from './support.js';
 
 const TASKS_PER_SET = 300;
 const validate = compileTaskSchema();

@@ -4,7 +4,7 @@ import { atKCurve, curveKs, datasetOutcomes, selectDrillTasks, selectSamples } f
 import { esc, jsonForScript, renderSweepReport, scriptSource } from '../../domain/report/html.js';
 import type { ReportSample, SweepReportData } from '../../domain/report/model.js';
 import { ReportSampleSchema } from '../../domain/report/model.js';
-import { counts, HOSTILE, synthCell, synthReport, synthTrace } from './synthetic.js';
+import { counts, HOSTILE, synthCell, synthReport, synthTrace } from './support.js';
 
 const FAKE_LIB = '/*FAKE-CHART-LIB*/ window.Chart = function () {};';
 

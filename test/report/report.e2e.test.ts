@@ -18,8 +18,8 @@ import { runTs } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { humanEvalProblems, pbeProblems, scriptedAnswers, scriptedSweepYaml, SMALL_PBE, type Fault } from '../sweep/support.js';
-import { canvasInk, openBrowser, type OpenBrowser } from './browser.js';
-import { synthReport } from './synthetic.js';
+import { canvasInk, openBrowser, type OpenBrowser } from '../support/browser.js';
+import { synthReport } from './support.js';
 
 const { config, env } = testConfig();
 const bucket = testBucket(config);

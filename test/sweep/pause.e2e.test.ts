@@ -8,11 +8,12 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { scriptedSweepFixture, sleep } from './scripted-fixture.js';
+import { scriptedSweepFixture } from './support.js';
 import { getText } from '../../infra/s3.js';
 import { cellShardWorkflowId, sweepResultsKey } from '../../domain/sweep/keys.js';
 import { TASK_WINDOW } from '../../workflows/sweepShard.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
+import { sleep, waitUntil } from '../support/poll.js';
 import { killHard, runTs, spawnTs } from '../support/processes.js';
 import { connectClient, withWorkers } from '../support/temporal.js';
 import { cellProgressQuery, pauseSignal, sweepCellWorkflow } from '../../workflows/sweepCell.js';
@@ -27,18 +28,20 @@ const { bucket, dir, problems, server } = scriptedSweepFixture(config, 'pause', 
 
 /** Waits until no request has arrived for `quietMs`; returns the count then. */
 async function settled(quietMs: number, maxMs: number): Promise<number> {
-  const deadline = Date.now() + maxMs;
   let count = server().requests().length;
   let since = Date.now();
-  while (Date.now() < deadline) {
-    await sleep(100);
-    const now = server().requests().length;
-    if (now !== count) {
-      count = now;
-      since = Date.now();
-    } else if (Date.now() - since >= quietMs) return count;
-  }
-  throw new Error(`requests kept coming for ${maxMs} ms after the pause (${count} so far)`);
+  return waitUntil(
+    () => {
+      const now = server().requests().length;
+      if (now !== count) {
+        count = now;
+        since = Date.now();
+        return undefined;
+      }
+      return Date.now() - since >= quietMs && count;
+    },
+    { what: () => `the requests to stop after the pause (${count} so far)`, timeoutMs: maxMs, intervalMs: 100 },
+  );
 }
 
 describe('pause and resume', () => {
@@ -123,11 +126,11 @@ ${scriptedModelYaml('plain', server().url, 'scripted-completions', 'completions'
     );
     const sweep = spawnTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
     try {
-      const started = Date.now();
-      while (server().requests().length < 2) {
-        if (Date.now() - started > 60_000) throw new Error(`the sweep sent nothing in a minute:\n${sweep.output()}`);
-        await sleep(50);
-      }
+      await waitUntil(() => server().requests().length >= 2, {
+        what: () => `the sweep's first requests:\n${sweep.output()}`,
+        timeoutMs: 60_000,
+        intervalMs: 50,
+      });
       const pause = await runTs('scripts/sweep-status.ts', [id, '--pause'], env);
       expect(pause.code, pause.output).toBe(0);
       const atPause = server().requests().length;

@@ -7,11 +7,12 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { scriptedSweepFixture, sleep } from './scripted-fixture.js';
+import { scriptedSweepFixture } from './support.js';
 import { WorkerLeases } from '../../infra/llm/workerLeases.js';
 import { getText } from '../../infra/s3.js';
 import { llmTaskQueue, sweepResultsKey, sweepWorkflowId } from '../../domain/sweep/keys.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
+import { waitUntil } from '../support/poll.js';
 import { killHard, runTs, spawnTs, type Spawned } from '../support/processes.js';
 import { connectClient } from '../support/temporal.js';
 import { expectedCounts, HUMANEVAL_DATASETS_YAML, oneSampleDirectYaml } from './support.js';
@@ -64,9 +65,11 @@ ${oneSampleDirectYaml(TASKS)}`,
       for (let i = 0; i < 2; i++) workers.push(spawnTs('workers/main.ts', ['--sweep-config', file, '--sandbox-concurrency', '2'], env));
       // Both hold their leases on the model's queue before the sweep starts, so each sees the other from its first request.
       const counter = new WorkerLeases(bucket, { refreshMs: 0 });
-      for (const deadline = Date.now() + 90_000; (await counter.count(queue)) < 2; await sleep(250)) {
-        if (Date.now() > deadline) throw new Error(`the two workers did not both take a lease on ${queue}:\n${workers.map((w) => w.output()).join('\n---\n')}`);
-      }
+      await waitUntil(async () => (await counter.count(queue)) >= 2, {
+        what: () => `both workers' leases on ${queue}:\n${workers.map((w) => w.output()).join('\n---\n')}`,
+        timeoutMs: 90_000,
+        intervalMs: 250,
+      });
       const sweep = await runTs('scripts/start-sweep.ts', ['--config', file, '--worker', 'external', '--no-progress'], env);
       expect(sweep.code, sweep.output).toBe(0);
       // Both workers asked the model: the limits were kept by the two of them, not by one alone.

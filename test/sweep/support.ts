@@ -2,13 +2,17 @@
  * A scripted "model" for sweep tests: each (dataset, task, sample) gets a known kind of answer, so
  * a test can compute the results a sweep must report, and faults can be injected per request.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import type { ExploraConfig } from '../../domain/config/env.js';
 import { generateTask } from '../../domain/pbe/generate.js';
 import { resolvePbeParams, type PbeParams } from '../../domain/pbe/params.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
-import type { Reply, ScriptedRequest } from '../support/scripted-llm-server.js';
+import { testBucket } from '../support/s3.js';
+import { startScriptedLlmServer, type Reply, type ScriptedLlmServer, type ScriptedRequest } from '../support/scripted-llm-server.js';
 
 export const HUMANEVAL = path.resolve(PROJECT_ROOT, '../shared/reference/humaneval/HumanEval.jsonl.gz');
 export const SWEEP_SEED = 1000;
@@ -183,4 +187,34 @@ limit: ${limit}
 timeout_s: 5
 seed: ${SWEEP_SEED}
 `;
+}
+
+/**
+ * A test file's fixture for end-to-end sweeps of HumanEval tasks against a scripted server that
+ * answers each request after `answerMs`: the bucket, a temporary directory for configs and the
+ * server, all closed after the file's tests.
+ */
+export function scriptedSweepFixture(config: ExploraConfig, name: string, tasks: number, answerMs: number) {
+  const bucket = testBucket(config);
+  const dir = mkdtempSync(path.join(os.tmpdir(), `explora-${name}-`));
+  const problems = humanEvalProblems(tasks);
+  let server: ScriptedLlmServer | undefined;
+  beforeAll(async () => {
+    server = await startScriptedLlmServer(scriptedAnswers(problems, new Map(), answerMs));
+  });
+  afterAll(async () => {
+    await server?.close();
+    bucket.s3.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    bucket,
+    dir,
+    problems,
+    /** The running server (from the first test on). */
+    server: (): ScriptedLlmServer => {
+      if (!server) throw new Error('the scripted server starts before the first test');
+      return server;
+    },
+  };
 }

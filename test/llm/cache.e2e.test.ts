@@ -24,6 +24,7 @@ import { directRequestBody } from '../../domain/methods/direct/request.js';
 import { requestRuns } from '../../domain/methods/sampling.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
+import { sleep } from '../support/poll.js';
 import { testBucket } from '../support/s3.js';
 import { countTokens, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { scriptedServersPerTest } from '../support/scripted-servers.js';
@@ -380,7 +381,6 @@ describe('GroupWriter: when answers are written', () => {
     request: {},
     response: {},
   });
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   function recordingWriter() {
     const puts: Array<{ key: string; lines: number; at: number }> = [];

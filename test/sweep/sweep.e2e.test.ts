@@ -130,7 +130,7 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
     const file = writeConfig(id);
     const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
     expect(run.code, run.output).toBe(0);
-    expect(run.output).toContain(`${config.temporal.uiUrl}/namespaces/default/workflows/explora-sweep%2F${id}`);
+    expect(run.output).toContain(`${config.temporal.uiUrl}/namespaces/${config.temporal.namespace}/workflows/explora-sweep%2F${id}`);
 
     const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
     expect(results.cells).toHaveLength(4);

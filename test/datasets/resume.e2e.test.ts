@@ -6,22 +6,13 @@ import { resolvePbeParams } from '../../domain/pbe/params.js';
 import { generateDatasetWorkflow } from '../../workflows/generateDataset.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { killHard, spawnTs } from '../support/processes.js';
+import { waitUntil } from '../support/poll.js';
 import { lastModifiedUnder, readDatasetParts, testBucket } from '../support/s3.js';
 import { connectClient } from '../support/temporal.js';
 
 const { config, env } = testConfig();
 const bucket = testBucket(config);
 afterAll(() => bucket.s3.destroy());
-
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 it('a worker killed with SIGKILL mid-dataset is replaced; the dataset completes byte-identical and finished shards are not redone', async () => {
   const name = `resume-${uniqueSuffix()}`;
@@ -36,10 +27,13 @@ it('a worker killed with SIGKILL mid-dataset is replaced; the dataset completes 
       args: [{ name, params, shardSize: 1_500, storageTaskQueue: config.taskQueues.storage, concurrency: 2 }],
     });
     const prefix = `datasets/${name}/part-`;
-    const finishedBeforeKill = await until('5 finished shards', 120_000, async () => {
-      const m = await lastModifiedUnder(bucket, prefix);
-      return m.size >= 5 ? m : undefined;
-    });
+    const finishedBeforeKill = await waitUntil(
+      async () => {
+        const m = await lastModifiedUnder(bucket, prefix);
+        return m.size >= 5 && m;
+      },
+      { what: '5 finished shards', timeoutMs: 120_000, intervalMs: 200 },
+    );
     await killHard(first);
     const afterKill = await lastModifiedUnder(bucket, prefix);
     expect(afterKill.size).toBeLessThan(shards); // really interrupted mid-way

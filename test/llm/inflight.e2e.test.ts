@@ -5,6 +5,7 @@
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, describe, expect, it } from 'vitest';
+import { sleep } from '../support/poll.js';
 import { createLlmActivities, type LlmBatch } from '../../infra/llm/llm.js';
 import { callGroup, callIdentity, inflightKey } from '../../infra/llm/cache.js';
 import { InflightEntry } from '../../infra/llm/inflightLedger.js';
@@ -89,7 +90,7 @@ describe('callLlm with the in-flight ledger', () => {
     let arrived = 0;
     const server = await serve(async ({ body, requestNumber }) => {
       if (++arrived === 8) release();
-      if (requestNumber <= 8) await Promise.race([allArrived, new Promise((r) => setTimeout(r, 10_000))]);
+      if (requestNumber <= 8) await Promise.race([allArrived, sleep(10_000)]);
       return { content: `    return ${String(body.seed)}\n` };
     });
     const { endpoint, calls, group } = setup(server);
@@ -112,7 +113,7 @@ describe('callLlm with the in-flight ledger', () => {
     const other = new InflightEntry(bucket, inflightKey(group), holderOf('other'), true);
     expect([...(await other.enter([identities[1]!]))]).toEqual([]);
     const waiting = callAs('me', batch);
-    await new Promise((r) => setTimeout(r, 1_500));
+    await sleep(1_500);
     // Samples 0 and 2 were sent at once; sample 1 waits for its holder.
     expect(server.requests().map((r) => r.body.seed).sort()).toEqual([3, 5]);
     // The holder stores its answer (through the same cache) and leaves.
@@ -131,7 +132,7 @@ describe('callLlm with the in-flight ledger', () => {
     const other = new InflightEntry(bucket, inflightKey(group), holderOf('other'), true);
     await other.enter([callIdentity({ endpoint, ...batch.calls[0]! })]);
     const waiting = callAs('me', batch);
-    await new Promise((r) => setTimeout(r, 800));
+    await sleep(800);
     expect(server.requests()).toHaveLength(0);
     await other.leave();
     const [summary] = await waiting;

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OtherCpuLoad, threadsFor } from '../../stack/model-server/cpu-load.js';
 import { startModelServer, type ModelServer } from '../../stack/model-server/index.js';
+import { sleep, waitUntil } from '../support/poll.js';
 import { killHard, spawnTs, type Spawned } from '../support/processes.js';
 import { expectApiError, get, installedModelPath, post } from './support.js';
 
@@ -44,9 +45,9 @@ describe('model server lifecycle', () => {
   it('close(): the running and the waiting requests get 503, then the port is free', async () => {
     const server = await serve();
     const running = post(server.url, '/completions', { ...slow, max_tokens: 200 });
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     const waiting = post(server.url, '/completions', slow);
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
     const started = Date.now();
     await server.close();
     servers.splice(servers.indexOf(server), 1);
@@ -60,16 +61,14 @@ describe('model server lifecycle', () => {
   it('CLI: prints the URL when ready, serves, stops cleanly on SIGTERM', async () => {
     const child = spawnTs('scripts/model-server.ts', ['--host', '127.0.0.1', '--port', '0', '--model', installedModelPath()], {});
     children.push(child);
-    const deadline = Date.now() + 120_000;
-    let url: string | undefined;
-    while (!url && Date.now() < deadline) {
-      url = /^(http:\/\/127\.0\.0\.1:\d+\/v1)$/m.exec(child.output())?.[1];
-      if (!url) await new Promise((r) => setTimeout(r, 200));
-    }
-    expect(url, child.output()).toBeDefined();
-    const models = await get(url!, '/models');
+    const url = await waitUntil(() => /^(http:\/\/127\.0\.0\.1:\d+\/v1)$/m.exec(child.output())?.[1], {
+      what: () => `the server's URL on its output:\n${child.output()}`,
+      timeoutMs: 120_000,
+      intervalMs: 200,
+    });
+    const models = await get(url, '/models');
     expect(models.body.data[0].id).toBe(MODEL);
-    const answer = await post(url!, '/completions', { model: MODEL, prompt: 'x = ', max_tokens: 2 });
+    const answer = await post(url, '/completions', { model: MODEL, prompt: 'x = ', max_tokens: 2 });
     expect(answer.status).toBe(200);
     child.child.kill('SIGTERM');
     const exit = await child.exited;
@@ -115,7 +114,7 @@ describe('model server threads', () => {
       // A process of our own spinning for 3 s is another process's load as far as the server is concerned.
       const burner = spawn(process.execPath, ['-e', 'const end = Date.now() + 3000; while (Date.now() < end);'], { stdio: 'ignore' });
       const exited = new Promise((r) => burner.on('exit', r));
-      await new Promise((r) => setTimeout(r, 2500));
+      await sleep(2500);
       expect(load.otherCores()).toBeGreaterThan(0.6);
       await exited;
     } finally {

@@ -9,6 +9,7 @@ import { sha256Hex } from '../../infra/s3.js';
 import { generateDatasetWorkflow, datasetProgressQuery, type GenerateDatasetInput } from '../../workflows/generateDataset.js';
 import { rootCauseMessage } from '../../scripts/lib/errors.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
+import { sleep, waitUntil } from '../support/poll.js';
 import { lastModifiedUnder, readDatasetParts, testBucket } from '../support/s3.js';
 import { connectClient, withWorkers } from '../support/temporal.js';
 
@@ -79,16 +80,18 @@ describe('generateDatasetWorkflow on the real dev server and SeaweedFS', () => {
       expect(progress.run).toBeGreaterThan(1);
 
       // Search attributes carry progress for the Web UI's list view.
-      let listed;
-      for (let i = 0; i < 50 && !listed; i++) {
-        for await (const wf of client.client.workflow.list({ query: `ExploraName = '${name}' AND ExploraDone = 6500` })) listed = wf;
-        if (!listed) await new Promise((r) => setTimeout(r, 200));
-      }
+      const listed = await waitUntil(
+        async () => {
+          for await (const wf of client.client.workflow.list({ query: `ExploraName = '${name}' AND ExploraDone = 6500` })) return wf;
+          return undefined;
+        },
+        { what: 'the workflow listed by its search attributes', timeoutMs: 10_000, intervalMs: 200 },
+      );
       expect(listed?.typedSearchAttributes.get({ name: 'ExploraTotal', type: 'INT' } as never)).toBe(6_500);
 
       // Running it again finds everything done and rewrites nothing.
       const before = await lastModifiedUnder(bucket, `datasets/${name}/`);
-      await new Promise((r) => setTimeout(r, 1100)); // S3 timestamps have one-second resolution
+      await sleep(1100); // S3 timestamps have one-second resolution
       const again = await run(input);
       expect(again).toEqual(summary);
       expect(await lastModifiedUnder(bucket, `datasets/${name}/`)).toEqual(before);

@@ -9,9 +9,10 @@ import { parseConfig } from '../../domain/config/env.js';
 import { sweepResultsKey, sweepWorkflowId } from '../../domain/sweep/keys.js';
 import { stackDown, stackPaths, stackUp } from '../../stack/local-stack.js';
 import type { sweepWorkflow } from '../../workflows/sweep.js';
+import { sleep, waitUntil } from '../support/poll.js';
 import { killHard, runTs, spawnTs, type Spawned } from '../support/processes.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
-import { uniqueSuffix } from '../support/config.js';
+import { TEST_NAMESPACE, uniqueSuffix } from '../support/config.js';
 import { expectedCounts, HUMANEVAL_DATASETS_YAML, humanEvalProblems, scriptedAnswers, scriptedModelYaml, SWEEP_SEED } from './support.js';
 
 // A private stack on ports of its own: this file stops and restarts Temporal and SeaweedFS, which
@@ -29,6 +30,8 @@ const env: Record<string, string> = {
   EXPLORA_WEED_ADMIN_PORT: '23946',
   EXPLORA_STACK_MODEL: 'off',
   EXPLORA_TASK_QUEUE_PREFIX: 'resume',
+  // The private stack's server creates the tests' namespace; set here because config reads env alone.
+  TEMPORAL_NAMESPACE: TEST_NAMESPACE,
 };
 const config = parseConfig(env);
 const paths = stackPaths({ ...process.env, ...env });
@@ -71,14 +74,6 @@ function startWorker(file: string): Spawned {
   const w = spawnTs('workers/main.ts', ['--sweep-config', file], env);
   workers.push(w);
   return w;
-}
-
-async function until(what: string, timeoutMs: number, ok: () => boolean): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** Starts the sweep without waiting, lets `interrupt` do its damage, and returns the sweep's results. */
@@ -160,7 +155,7 @@ describe('a sweep survives its infrastructure dying', () => {
     let unstored = new Set<string>();
     const results = await runInterrupted(`kill-${uniqueSuffix()}`, model, async (file) => {
       const first = startWorker(file);
-      await until('a third of the requests', 120_000, () => requestsFor(model).length >= (2 * LIMIT * N) / 3);
+      await waitUntil(() => requestsFor(model).length >= (2 * LIMIT * N) / 3, { what: 'a third of the requests', timeoutMs: 120_000, intervalMs: 50 });
       const killStartedAt = Date.now();
       await killHard(first);
       inFlight = inFlightAt(model, Date.now());
@@ -179,14 +174,14 @@ describe('a sweep survives its infrastructure dying', () => {
     const model = `restart-${uniqueSuffix()}`;
     const results = await runInterrupted(`restart-${uniqueSuffix()}`, model, async (file) => {
       startWorker(file);
-      await until('a quarter of the requests', 120_000, () => requestsFor(model).length >= (2 * LIMIT * N) / 4);
+      await waitUntil(() => requestsFor(model).length >= (2 * LIMIT * N) / 4, { what: 'a quarter of the requests', timeoutMs: 120_000, intervalMs: 50 });
       await stackDown(config, () => {}, paths, ['temporal']);
-      await new Promise((r) => setTimeout(r, 2000));
+      await sleep(2000);
       await stackUp(config, () => {}, paths);
       const atRestart = requestsFor(model).length;
-      await until('more requests after the Temporal restart', 120_000, () => requestsFor(model).length >= Math.min(2 * LIMIT * N, atRestart + 8));
+      await waitUntil(() => requestsFor(model).length >= Math.min(2 * LIMIT * N, atRestart + 8), { what: 'more requests after the Temporal restart', timeoutMs: 120_000, intervalMs: 50 });
       await stackDown(config, () => {}, paths, ['seaweedfs']);
-      await new Promise((r) => setTimeout(r, 2000));
+      await sleep(2000);
       await stackUp(config, () => {}, paths);
     });
     expect(results).toEqual(baseline);

@@ -8,9 +8,9 @@ import { ModelGate } from '../../infra/llm/modelGate.js';
 import { WorkerLeases } from '../../infra/llm/workerLeases.js';
 import { workerShare } from '../../domain/llm/share.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
+import { sleep } from '../support/poll.js';
 import { testBucket } from '../support/s3.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('workerShare', () => {
   it('splits concurrency (rounded down, at least 1) and the rate among the workers', () => {

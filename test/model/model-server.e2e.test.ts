@@ -5,6 +5,7 @@
  */
 import OpenAI, { APIError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sleep } from '../support/poll.js';
 import { ChatResponseSchema, CompletionResponseSchema } from '../../domain/llm/request.js';
 import { startModelServer, type ModelServer } from '../../stack/model-server/index.js';
 import { expectApiError, get, installedModelPath, post } from './support.js';
@@ -225,7 +226,7 @@ describe('model server: concurrency', () => {
     const abandon = new AbortController();
     const abandoned = completion({ prompt: 'x', max_tokens: 4 }).catch(() => null);
     const gone = post(url, '/completions', { model: MODEL, prompt: 'y', max_tokens: 4 }, { signal: abandon.signal }).catch((err: Error) => err);
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
     abandon.abort();
     expect(await gone).toBeInstanceOf(Error);
     expect((await running).status).toBe(200);

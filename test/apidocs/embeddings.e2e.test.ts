@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sleep } from '../support/poll.js';
 import {
   createEmbeddingClient,
   denseSearch,
@@ -233,7 +234,7 @@ describe('createEmbeddingClient across workers (the in-flight ledger)', () => {
     const theirs = new Array<number>(DIMS).fill(0.5);
     const before = server.received.length;
     const pending = createEmbeddingClient(bucket).embed(ep, ['held', 'free']);
-    await new Promise((r) => setTimeout(r, 700));
+    await sleep(700);
     // Meanwhile the free text went out; the held one did not.
     expect(server.received.slice(before).map((r) => r.inputs)).toEqual([['free']]);
     // The other worker stores its vector, then leaves.
@@ -248,7 +249,7 @@ describe('createEmbeddingClient across workers (the in-flight ledger)', () => {
     await holdElsewhere(ep, ['abandoned']);
     const before = server.received.length;
     const pending = createEmbeddingClient(bucket).embed(ep, ['abandoned']);
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
     expect(server.received.length).toBe(before);
     await dropLedger(ep);
     expect(await pending).toEqual([bagOfWords('abandoned')]);

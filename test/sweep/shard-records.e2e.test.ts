@@ -5,6 +5,7 @@
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, describe, expect, it } from 'vitest';
+import { sleep } from '../support/poll.js';
 import { PART_INTERVAL_MS } from '../../infra/recordParts.js';
 import { defaultSandboxConcurrency } from '../../infra/sandbox/executor.js';
 import { SandboxPool } from '../../infra/sandbox/pool.js';
@@ -65,7 +66,7 @@ describe('a shard\'s records as they finish', () => {
         read.add(key);
         early.push(...text.trim().split('\n').map((l) => JSON.parse(l) as SampleRecord));
       }
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
     }
     const result = await outcome;
     expect(result.tasks.map((t) => [t.n, t.c])).toEqual([0, 1, 2].map(() => [perTask, perTask]));

@@ -27,7 +27,7 @@ describe('scripts/generate-dataset.ts', () => {
     const remote = await runTs('scripts/generate-dataset.ts', [...flags, '--name', name, '--shard-size', '500', '--no-progress'], env);
     expect(remote.code, remote.output).toBe(0);
     expect(remote.output).toContain(`s3://${config.s3.bucket}/datasets/${name}/`);
-    expect(remote.output).toContain(`${config.temporal.uiUrl}/namespaces/default/workflows/explora-dataset%2F${name}`);
+    expect(remote.output).toContain(`${config.temporal.uiUrl}/namespaces/${config.temporal.namespace}/workflows/explora-dataset%2F${name}`);
 
     const fromS3 = await readDatasetParts(bucket, name);
     const fromFile = readFileSync(out);

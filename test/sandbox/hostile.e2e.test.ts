@@ -4,10 +4,11 @@
  * that must still pass). Runs on the default backend, bwrap.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxExecutor } from '../../infra/sandbox/executor.js';
 import type { ExecutionResult } from '../../domain/execution/types.js';
@@ -247,6 +248,29 @@ print(json.dumps(out))
     } finally {
       rmSync(hostDir, { recursive: true, force: true });
     }
+  });
+
+  it("the repository is invisible: no path of it (or of the folders its .tools and node_modules link to) exists in the sandbox", async () => {
+    const repo = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+    const linked = ['.tools', 'node_modules'].map((name) => join(repo, name)).filter((p) => existsSync(p));
+    const targets = [...new Set([repo, realpathSync(repo), ...linked.map((p) => realpathSync(p))])];
+    const result = await runHostile(`
+import json, os
+targets = ${JSON.stringify(targets)}
+found = [t for t in targets if os.path.lexists(t)]
+# Everything outside the host's read-only system folders and the kernel's views.
+for top in sorted(os.listdir("/")):
+    if top in ("proc", "sys", "dev", "usr", "etc"):
+        continue
+    for dirpath, dirnames, filenames in os.walk("/" + top):
+        for name in dirnames + filenames:
+            path = os.path.join(dirpath, name)
+            if any(path == t or path.startswith(t + "/") for t in targets):
+                found.append(path)
+print(json.dumps(found[:20]))
+`);
+    expect(result.status, JSON.stringify(result)).toBe('passed');
+    expect(JSON.parse(result.stdout), targets.join(', ')).toEqual([]);
   });
 
   it('no network: the host loopback (a listener of this test, Temporal, S3) is unreachable', async () => {

@@ -13,6 +13,7 @@ import { resolvePbeParams } from '../../domain/pbe/params.js';
 import { sweepResultsKey, sweepWorkflowId } from '../../domain/sweep/keys.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { killHard, runTs, spawnTs, type Spawned } from '../support/processes.js';
+import { sleep, waitUntil } from '../support/poll.js';
 import { testBucket } from '../support/s3.js';
 import { connectClient } from '../support/temporal.js';
 import { startScriptedLlmServer, type Reply, type ScriptedLlmServer, type ScriptedRequest } from '../support/scripted-llm-server.js';
@@ -48,14 +49,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function until(what: string, timeoutMs: number, ok: () => boolean): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe('an exploration chain survives its worker', () => {
   it('resumes at the subtask it was in, repeating no finished request', async () => {
     const id = `explora-resume-${uniqueSuffix()}`;
@@ -73,9 +66,9 @@ describe('an exploration chain survives its worker', () => {
     expect(started.code, started.output).toBe(0);
     const first = spawnTs('workers/main.ts', ['--sweep-config', file], env);
     workers.push(first);
-    await until('subtask 2 to be explored', 240_000, () => reachedSubtask2);
+    await waitUntil(() => reachedSubtask2, { what: 'subtask 2 to be explored', timeoutMs: 240_000, intervalMs: 50 });
     // Let every candidate of subtask 2 reach the server, then kill mid-step.
-    await new Promise((r) => setTimeout(r, 1000));
+    await sleep(1000);
     await killHard(first);
     killed = true;
     const before = server.requests().length;
