@@ -8,27 +8,12 @@ import { FAMILIES, FAMILY_IDS, familyOf, languageOf } from '../../domain/familie
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { directRequestBody } from '../../domain/methods/direct/request.js';
 import { referenceOf } from '../../domain/sweep/results.js';
-import { parseSweepConfig, SweepConfigError, type SweepConfigIssue } from '../../domain/sweep/config.js';
+import { parseSweepConfig } from '../../domain/sweep/config.js';
+import { minimalSweepConfig, sweepConfigIssues } from '../support/sweep-config.js';
 import { LANGUAGES } from '../../domain/languages/registry.js';
 
-const minimal = (datasets: unknown[]) => ({
-  datasets,
-  models: [{ id: 'm', base_url: 'http://127.0.0.1:9/v1', model: 'x' }],
-  methods: ['direct'],
-  temperatures: [0.2],
-  n_samples: 1,
-  k: [1],
-});
-
-function issuesOf(value: unknown): SweepConfigIssue[] {
-  try {
-    parseSweepConfig(value);
-    return [];
-  } catch (err) {
-    if (err instanceof SweepConfigError) return err.issues;
-    throw err;
-  }
-}
+const minimal = (datasets: unknown[]) => ({ ...minimalSweepConfig(), datasets });
+const issuesOf = sweepConfigIssues;
 
 const HE_ROW = { task_id: 'T/0', prompt: 'def f(x):\n    """Twice x."""\n', entry_point: 'f', test: 'def check(c):\n    assert c(1) == 2\n', canonical_solution: '    return 2 * x\n' };
 

@@ -16,6 +16,7 @@ import {
   type SweepConfigIssue,
 } from '../../domain/sweep/config.js';
 import { METHOD_NAMES } from '../../domain/methods/registry.js';
+import { minimalSweepConfig, sweepConfigIssues } from '../support/sweep-config.js';
 
 const EXAMPLE_YAML = `
 id: my-sweep
@@ -50,27 +51,8 @@ timeout_s: 3
 seed: 1234
 `;
 
-/** The smallest valid config, as a JS value, to vary field by field. */
-function minimal(): Record<string, unknown> {
-  return {
-    datasets: [{ name: 'humaneval', family: 'humaneval', path: 'HumanEval.jsonl' }],
-    models: [{ id: 'm', base_url: 'http://127.0.0.1:8080/v1', model: 'x' }],
-    methods: ['direct'],
-    temperatures: [0.2],
-    n_samples: 1,
-    k: [1],
-  };
-}
-
-function issuesOf(value: unknown): SweepConfigIssue[] {
-  try {
-    parseSweepConfig(value, 'test.yaml');
-  } catch (error) {
-    expect(error).toBeInstanceOf(SweepConfigError);
-    return (error as SweepConfigError).issues;
-  }
-  throw new Error(`accepted ${JSON.stringify(value)}`);
-}
+const minimal = minimalSweepConfig;
+const issuesOf = sweepConfigIssues;
 
 function loadIssues(text: string, fileName: string): SweepConfigIssue[] {
   try {
