@@ -16,7 +16,6 @@ if (!baseUrl) {
   process.exit(1);
 }
 const config = `# The default sweep (scripts/default-sweep.ts): small enough to finish in minutes on 2 cores.
-# The id changed with the family tag (a sweep id keeps the config it started with).
 id: default-pbe-${modelIdFor(modelPathFromEnv())}
 datasets:
   - name: pbe
