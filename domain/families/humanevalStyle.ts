@@ -7,6 +7,7 @@
 import { DatasetRowSchema, datasetRowsProblem, isStatementTask, type SweepProblem } from '../datasets/problems.js';
 import { parseJsonl } from '../execution/humaneval.js';
 import { isSuccess, type ExecutionStatus } from '../execution/types.js';
+import { BIGCODE_HUMANEVAL_STOP_WORDS } from '../llm/extract.js';
 import type { LlmApi } from '../llm/request.js';
 import type { TaskScore } from './types.js';
 
@@ -98,11 +99,19 @@ function statementSolution(problem: SweepProblem, code: string): string {
  * The parts of a family definition that the Python HumanEval-style families share: Python, the
  * stub as the prompt, the solution as above, `check(<entry point>)` after the test, a status score.
  */
+/** The canonical solution as a solution: after the prompt for completion tasks, alone for full programs. */
+export function canonicalSolution(problem: SweepProblem): string | null {
+  if (problem.canonical_solution === undefined) return null;
+  return problem.form === 'completion' ? problem.prompt + problem.canonical_solution : problem.canonical_solution;
+}
+
 export const humanEvalStylePython = {
+  stopWords: () => BIGCODE_HUMANEVAL_STOP_WORDS,
   language: () => 'python' as const,
   completionPrompt,
   chatInstruction: chatTaskInstruction,
   solution: solutionFromGeneration,
+  referenceSolution: canonicalSolution,
   tests: checkTests,
   score: statusScore,
 };

@@ -11,6 +11,7 @@ import { LANGUAGES, type LanguageId } from '../languages/registry.js';
 import type { Language } from '../languages/types.js';
 import { humanevalFamily } from './humaneval/index.js';
 import { FAMILY_IDS, type FamilyId } from './ids.js';
+import { mbppFamily } from './mbpp/index.js';
 import { pbeWorldFamily } from './pbe-world/index.js';
 import { renamedLibraryFamily } from './renamed-library/index.js';
 import type { DatasetEntryBase, TaskFamily } from './types.js';
@@ -19,6 +20,7 @@ export const FAMILIES = {
   humaneval: humanevalFamily,
   'pbe-world': pbeWorldFamily,
   'renamed-library': renamedLibraryFamily,
+  mbpp: mbppFamily,
 } as const;
 
 /** A family's dataset entry, as its schema resolves it. */

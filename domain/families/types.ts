@@ -15,8 +15,6 @@ import type { LlmApi } from '../llm/request.js';
 export interface DatasetEntryBase<Family extends string> {
   name: string;
   family: Family;
-  /** completion: the model continues the prompt (HumanEval); full: it writes the whole function (PBE World). */
-  program_form: 'prompt_plus_completion' | 'full_program';
 }
 
 /** The files a dataset entry names, by role: each as written in the config (local path or s3:// URI) and the entry's field that names it. */
@@ -61,6 +59,8 @@ export interface TaskFamily<Id extends string, Entry extends DatasetEntryBase<Id
   files(entry: Entry): DatasetFiles;
   /** Rows (and the other files) to the sweep's problems; throws naming the file, line and field. */
   load(input: LoadInput<Entry>): LoadedDataset;
+  /** bigcode's stop words for completion models on this dataset (a model's `stop` overrides them). */
+  stopWords(entry: Entry): readonly string[];
   /** The language its programs are written in. */
   language(problem: SweepProblem): LanguageId;
   /** The text a completion model continues. */
@@ -69,6 +69,8 @@ export interface TaskFamily<Id extends string, Entry extends DatasetEntryBase<Id
   chatInstruction(problem: SweepProblem): string;
   /** The solution a generation stands for: the program without its tests (bigcode's saved generation). */
   solution(problem: SweepProblem, api: LlmApi | 'saved', code: string): string;
+  /** The dataset's own solution as a solution (what `--check-references` runs), or null when it has none. */
+  referenceSolution(problem: SweepProblem): string | null;
   /** What runs after the solution to test it (the reference bigcode's references.json holds). */
   tests(problem: SweepProblem): string;
   /** How a run counts. */

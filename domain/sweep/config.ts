@@ -6,8 +6,7 @@
  */
 import { z } from 'zod';
 import { canonicalJson } from '../datasets/manifest.js';
-import { BIGCODE_HUMANEVAL_STOP_WORDS } from '../llm/extract.js';
-import { DatasetEntrySchema, FAMILIES, FAMILY_IDS, type DatasetEntry, type FamilyId } from '../families/registry.js';
+import { DatasetEntrySchema, FAMILIES, FAMILY_IDS, familyOf, type DatasetEntry, type FamilyId } from '../families/registry.js';
 import { cellId } from './ids.js';
 import { METHOD_NAMES, METHODS, type MethodName, type MethodSpec } from '../methods/registry.js';
 import { MethodOptionsSchema, type MethodOptions } from '../methods/options.js';
@@ -34,8 +33,11 @@ export interface SweepModelConfig {
   /** Name of the environment variable holding the API key (never the key). */
   api_key_env?: string;
   max_tokens: number;
-  /** Resolved: [] (none) for chat, the bigcode HumanEval stop words for completions, unless given. */
-  stop: string[];
+  /**
+   * Stop words of every request. Absent: none for chat; for completions, those of each dataset's
+   * task family (bigcode's for the benchmark: HumanEval's, MBPP's), see stopWordsFor.
+   */
+  stop?: string[];
   /**
    * How many of `stop` go to the server (the rest are applied to the answer only). Absent: 4,
    * OpenAI's limit (kept absent rather than 4, so configs written before the option hash as they did).
@@ -56,9 +58,15 @@ export interface SweepModelConfig {
 /** OpenAI's API takes at most 4 stop sequences and refuses a request with more (400). */
 export const DEFAULT_MAX_STOP_SEQUENCES = 4;
 
-/** The stop words a model's requests carry: the first max_stop_sequences of its list. */
-export function stopSentTo(model: Pick<SweepModelConfig, 'stop' | 'max_stop_sequences'>): string[] {
-  return model.stop.slice(0, model.max_stop_sequences ?? DEFAULT_MAX_STOP_SEQUENCES);
+/** The stop words of a cell: the model's when given, else its dataset family's (completions) or none (chat). */
+export function stopWordsFor(model: Pick<SweepModelConfig, 'stop' | 'api'>, dataset: SweepDatasetConfig): string[] {
+  if (model.stop) return [...model.stop];
+  return model.api === 'completions' ? [...familyOf(dataset).stopWords(dataset as never)] : [];
+}
+
+/** The stop words a model's requests carry: the first max_stop_sequences of the cell's list. */
+export function stopSentTo(stop: readonly string[], model: Pick<SweepModelConfig, 'max_stop_sequences'>): string[] {
+  return stop.slice(0, model.max_stop_sequences ?? DEFAULT_MAX_STOP_SEQUENCES);
 }
 
 export interface SweepConfig {
@@ -130,7 +138,6 @@ const ModelSchema = z
       ...(samples_per_request !== undefined && samples_per_request > 1 ? { samples_per_request } : {}),
       ...(max_stop_sequences !== undefined && max_stop_sequences !== DEFAULT_MAX_STOP_SEQUENCES ? { max_stop_sequences } : {}),
       base_url: m.base_url.replace(/\/+$/, ''),
-      stop: m.stop ?? (m.api === 'completions' ? [...BIGCODE_HUMANEVAL_STOP_WORDS] : []),
     }),
   );
 

@@ -10,7 +10,7 @@ import type { ExploraConfig } from '../../domain/config/env.js';
 import { familyOf } from '../../domain/families/registry.js';
 import type { LoadedDataset } from '../../domain/families/types.js';
 import type { LlmEndpoint } from '../../domain/llm/request.js';
-import { stopSentTo, sweepConfigHash, type SweepConfig, type SweepDatasetConfig } from '../../domain/sweep/config.js';
+import { stopSentTo, stopWordsFor, sweepConfigHash, type SweepConfig, type SweepDatasetConfig } from '../../domain/sweep/config.js';
 import { sweepConfigKey, sweepInputKey, sweepRunConflict, type S3Ref, type SweepRun } from '../../domain/sweep/keys.js';
 import { expandGrid, loadedCellId } from '../../domain/sweep/plan.js';
 import { decodeMaybeGzip } from '../../infra/problems.js';
@@ -205,7 +205,9 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
       stop: [],
     }));
   } else {
-    cells = expandGrid(config).map((c) => ({
+    cells = expandGrid(config).map((c) => {
+      const stop = stopWordsFor(c.model, c.dataset);
+      return {
       id: c.id,
       dataset: c.dataset.name,
       model: c.model.id,
@@ -228,11 +230,12 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
         top_p: config.top_p,
         max_tokens: c.model.max_tokens,
         // The rest of the list is applied to the answers (cell.stop): the code comes out the same.
-        ...(stopSentTo(c.model).length ? { stop: stopSentTo(c.model) } : {}),
+        ...(stopSentTo(stop, c.model).length ? { stop: stopSentTo(stop, c.model) } : {}),
         ...(c.model.send_seed ? { seed: config.seed } : {}),
       },
-      stop: c.model.stop,
-    }));
+      stop,
+    };
+    });
   }
 
   return {

@@ -11,6 +11,7 @@ import {
   SweepConfigError,
   SweepConfigSchema,
   stopSentTo,
+  stopWordsFor,
   sweepConfigHash,
   type SweepConfig,
   type SweepConfigIssue,
@@ -115,7 +116,7 @@ describe('loadSweepConfig: the example of the spec', () => {
     expect(c.limit).toBeUndefined();
     expect(c.id).toBeUndefined();
     expect(c.datasets[0]).toEqual({ name: 'gen', family: 'pbe-world', pbe_world: { ...DEFAULT_PBE_PARAMS }, program_form: 'full_program' });
-    expect(c.datasets[1]!.program_form).toBe('prompt_plus_completion');
+    expect((c.datasets[1] as { program_form: string }).program_form).toBe('prompt_plus_completion');
     const [chatty, base, noStop] = c.models;
     expect(chatty).toEqual({
       id: 'chatty',
@@ -123,13 +124,18 @@ describe('loadSweepConfig: the example of the spec', () => {
       model: 'c',
       api: 'chat',
       max_tokens: 512,
-      stop: [],
       concurrency: 4,
       request_timeout_s: 120,
       send_seed: true,
     });
-    expect(base!.stop).toEqual([...BIGCODE_HUMANEVAL_STOP_WORDS]);
-    expect(noStop!.stop).toEqual([]);
+    // Absent stop words are the dataset family's for completions (bigcode's HumanEval ones for
+    // these families), none for chat; given ones are kept, an empty list included.
+    const [gen, he] = c.datasets;
+    expect(base!.stop).toBeUndefined();
+    expect(stopWordsFor(base!, he!)).toEqual([...BIGCODE_HUMANEVAL_STOP_WORDS]);
+    expect(stopWordsFor(base!, gen!)).toEqual([...BIGCODE_HUMANEVAL_STOP_WORDS]);
+    expect(stopWordsFor(chatty!, he!)).toEqual([]);
+    expect(stopWordsFor(noStop!, he!)).toEqual([]);
   });
 
   it('program_form can be overridden both ways', () => {
@@ -138,7 +144,7 @@ describe('loadSweepConfig: the example of the spec', () => {
       { name: 'a', family: 'pbe-world', pbe_world: {}, program_form: 'prompt_plus_completion' },
       { name: 'b', family: 'humaneval', path: 'x.jsonl', program_form: 'full_program' },
     ];
-    expect(parseSweepConfig(value).datasets.map((d) => d.program_form)).toEqual(['prompt_plus_completion', 'full_program']);
+    expect(parseSweepConfig(value).datasets.map((d) => (d as { program_form: string }).program_form)).toEqual(['prompt_plus_completion', 'full_program']);
   });
 
   it('the resolved config validates to itself (it can be stored and re-read)', () => {
@@ -366,12 +372,15 @@ describe('validation errors name the field path', () => {
 
   it('max_stop_sequences: how many stop words are sent (default 4, OpenAI\'s limit); the rest are only applied to answers', () => {
     const withModel = (extra: Record<string, unknown>) => ({ ...minimal(), models: [{ id: 'm', base_url: 'http://x', model: 'm', api: 'completions', ...extra }] });
-    const completions = parseSweepConfig(withModel({})).models[0]!;
-    expect(completions.stop).toHaveLength(BIGCODE_HUMANEVAL_STOP_WORDS.length);
-    expect(stopSentTo(completions)).toEqual(BIGCODE_HUMANEVAL_STOP_WORDS.slice(0, 4));
-    expect(stopSentTo(parseSweepConfig(withModel({ max_stop_sequences: 100 })).models[0]!)).toEqual([...BIGCODE_HUMANEVAL_STOP_WORDS]);
-    expect(stopSentTo(parseSweepConfig(withModel({ max_stop_sequences: 0 })).models[0]!)).toEqual([]);
-    expect(stopSentTo(parseSweepConfig(withModel({ stop: ['\nx'] })).models[0]!)).toEqual(['\nx']);
+    const sent = (extra: Record<string, unknown>) => {
+      const c = parseSweepConfig(withModel(extra));
+      return stopSentTo(stopWordsFor(c.models[0]!, c.datasets[0]!), c.models[0]!);
+    };
+    expect(BIGCODE_HUMANEVAL_STOP_WORDS.length).toBeGreaterThan(4);
+    expect(sent({})).toEqual(BIGCODE_HUMANEVAL_STOP_WORDS.slice(0, 4));
+    expect(sent({ max_stop_sequences: 100 })).toEqual([...BIGCODE_HUMANEVAL_STOP_WORDS]);
+    expect(sent({ max_stop_sequences: 0 })).toEqual([]);
+    expect(sent({ stop: ['\nx'] })).toEqual(['\nx']);
     expect(parseSweepConfig(withModel({ max_stop_sequences: 4 }))).toEqual(parseSweepConfig(withModel({})));
     expect(paths(issuesOf(withModel({ max_stop_sequences: -1 })))).toEqual(['models[0].max_stop_sequences']);
     expect(paths(issuesOf(withModel({ max_stop_sequences: 1.5 })))).toEqual(['models[0].max_stop_sequences']);
