@@ -12,6 +12,7 @@ import { familyOf } from '../domain/families/registry.js';
 import type { LoadedDataset } from '../domain/families/types.js';
 import { generateLines } from '../domain/pbe/generate.js';
 import { loadSweepConfig, SweepConfigError, type SweepDatasetConfig } from '../domain/sweep/config.js';
+import { selectionOf, selectTasks } from '../domain/sweep/selection.js';
 import { s3ClientFor } from '../infra/s3.js';
 import { SandboxPool } from '../infra/sandbox/pool.js';
 import { checkReferences, type ReferenceCheck } from '../infra/sandbox/referenceCheck.js';
@@ -50,7 +51,7 @@ new Command('check-references')
       for (const entry of datasets) {
         const dataset = await loaded(entry, flags.config);
         for (const note of dataset.notes) console.error(note);
-        const problems = dataset.problems.slice(0, config.limit ?? dataset.problems.length);
+        const problems = selectTasks(dataset.problems, selectionOf(config), (p) => p.task_id);
         const bar = progressBar(`${entry.name}`, !flags.json && process.stderr.isTTY === true);
         report[entry.name] = await checkReferences(problems, dataset.library, pool, { timeoutS, onDone: (n) => bar.update(n, problems.length) });
         bar.stop();

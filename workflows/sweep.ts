@@ -108,7 +108,7 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
         entry: ds.entry,
         files: ds.files,
         ...(generated !== undefined ? { generated } : {}),
-        ...(ds.limit !== undefined ? { limit: ds.limit } : {}),
+        selection: ds.selection,
       }),
     );
   }

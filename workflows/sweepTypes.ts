@@ -1,6 +1,7 @@
 /** Inputs of the sweep workflows: plain data, built once by the CLI from a validated config. */
 import type { DatasetEntry } from '../domain/families/registry.js';
 import type { S3Ref } from '../domain/sweep/keys.js';
+import type { TaskSelection } from '../domain/sweep/selection.js';
 import type { LlmEndpoint } from '../domain/llm/request.js';
 import type { Sampling } from '../domain/methods/sampling.js';
 import type { MethodOptions } from '../domain/methods/options.js';
@@ -24,7 +25,8 @@ export interface SweepDatasetInput {
   entry: DatasetEntry;
   /** The entry's files in S3, by role (files(entry) of its family); none for generated families. */
   files: Record<string, S3Ref>;
-  limit?: number;
+  /** Which of its tasks run (tasks, limit_start, limit). */
+  selection: TaskSelection;
   /** evaluate-only: the loaded generations (bigcode's list of lists) in S3. */
   savedGenerationsKey?: string;
 }

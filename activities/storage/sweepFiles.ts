@@ -15,6 +15,7 @@ import { SampleRecordSchema, type SampleRecord } from '../../domain/sweep/record
 import { decodeMaybeGzip, loadProblems } from '../../infra/problems.js';
 import { getBytes, getText, headMetadata, listKeys, putFile, putObject, type Bucket } from '../../infra/s3.js';
 import { familyOf, type DatasetEntry } from '../../domain/families/registry.js';
+import { rowsNeeded, selectTasks, type TaskSelection } from '../../domain/sweep/selection.js';
 import type { S3Ref } from '../../domain/sweep/keys.js';
 import { parseJsonl } from '../../domain/execution/humaneval.js';
 
@@ -26,7 +27,8 @@ export interface PrepareSweepDatasetInput {
   files: Record<string, S3Ref>;
   /** A generated family's rows: the parts of this dataset of the dataset workflow, in order. */
   generated?: string;
-  limit?: number;
+  /** Which of its tasks the sweep runs. */
+  selection: TaskSelection;
 }
 
 export interface PreparedSweepDataset {
@@ -47,7 +49,7 @@ export interface FinalizeCellInput {
 }
 
 export function createSweepStorageActivities(bucket: Bucket) {
-  /** The rows of a generated dataset's parts, in order; with a limit, only the parts that hold the first `limit`. */
+  /** The rows of a generated dataset's parts, in order; with a limit, only the parts that hold the first `limit` rows. */
   async function generatedRows(name: string, dataset: string, limit: number | undefined): Promise<string> {
     const parts: string[] = [];
     for await (const k of listKeys(bucket, `datasets/${name}/part-`)) parts.push(k);
@@ -84,7 +86,7 @@ export function createSweepStorageActivities(bucket: Bucket) {
         sources[role] = `dataset ${input.dataset} (${files[role]?.path ?? role})`;
       }
       if (input.generated !== undefined) {
-        texts.rows = await generatedRows(input.generated, input.dataset, input.limit);
+        texts.rows = await generatedRows(input.generated, input.dataset, rowsNeeded(input.selection));
         sources.rows = `dataset ${input.dataset}`;
       }
       let loaded;
@@ -93,7 +95,7 @@ export function createSweepStorageActivities(bucket: Bucket) {
       } catch (err) {
         throw ApplicationFailure.nonRetryable((err as Error).message, 'InvalidDataset');
       }
-      const problems = loaded.problems.slice(0, input.limit ?? loaded.problems.length);
+      const problems = selectTasks(loaded.problems, input.selection, (p) => p.task_id);
       if (loaded.library) await putObject(bucket, libraryKey, JSON.stringify(loaded.library), { contentType: 'application/json' });
       const body = problems.map((p) => JSON.stringify(p) + '\n').join('');
       await putObject(bucket, key, body, { contentType: 'application/x-ndjson', metadata: { tasks: String(problems.length), library: loaded.library ? 'yes' : 'no' } });

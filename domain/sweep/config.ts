@@ -79,6 +79,10 @@ export interface SweepConfig {
   top_p: number;
   n_samples: number;
   k: number[];
+  /** Task ids to run, in every dataset (bigcode's --tasks selection by id); in text, as results show them. */
+  tasks?: string[];
+  /** The index of the first task run, after `tasks` (bigcode's --limit_start). */
+  limit_start?: number;
   limit?: number;
   timeout_s: number;
   seed: number;
@@ -141,7 +145,7 @@ const ModelSchema = z
     }),
   );
 
-const TOP_LEVEL_KEYS = ['id', 'method_options', 'datasets', 'models', 'methods', 'temperatures', 'top_p', 'n_samples', 'k', 'limit', 'timeout_s', 'seed'] as const;
+const TOP_LEVEL_KEYS = ['id', 'method_options', 'datasets', 'models', 'methods', 'temperatures', 'top_p', 'n_samples', 'k', 'tasks', 'limit_start', 'limit', 'timeout_s', 'seed'] as const;
 
 export const SweepConfigSchema = z
   .strictObject({
@@ -154,6 +158,12 @@ export const SweepConfigSchema = z
     top_p: z.number().gt(0).max(1).default(0.95),
     n_samples: z.int().min(1).max(1_000_000),
     k: z.array(z.int().min(1)).min(1, 'needs at least one k'),
+    // Integer ids (MBPP's) are kept as text, as results show them.
+    tasks: z
+      .array(z.union([z.string().min(1, 'task ids must not be empty'), z.int().transform(String)]))
+      .min(1, 'needs at least one task id (or leave tasks out for all)')
+      .optional(),
+    limit_start: z.int().min(0).optional(),
     limit: z.int().min(1).optional(),
     timeout_s: z.number().min(0.1).max(600).default(3),
     seed: z.int().min(0).max(0xffff_ffff).default(0),
@@ -187,6 +197,7 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
     duplicates(add, 'temperatures', list('temperatures')),
   ].some(Boolean);
   duplicates(add, 'k', list('k'));
+  duplicates(add, 'tasks', list('tasks').map((v) => (typeof v === 'number' ? String(v) : v)));
 
   // Methods that need API docs or a chat model, against the datasets and models given.
   list('methods').forEach((m, mi) => {

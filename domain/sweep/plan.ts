@@ -100,6 +100,9 @@ export interface SweepPlan {
   topP: number;
   seed: number;
   limit?: number;
+  /** How many task ids `tasks:` lists. */
+  tasks?: number;
+  limitStart?: number;
   timeoutS: number;
   /** Sizes of the grid's axes, in grid order. */
   axes: { datasets: number; models: number; methods: number; temperatures: number };
@@ -215,6 +218,8 @@ export function planSweep(config: SweepConfig, taskCounts: Readonly<Record<strin
   };
   if (config.id !== undefined) plan.sweepId = config.id;
   if (config.limit !== undefined) plan.limit = config.limit;
+  if (config.tasks !== undefined) plan.tasks = config.tasks.length;
+  if (config.limit_start !== undefined) plan.limitStart = config.limit_start;
   return plan;
 }
 
@@ -252,6 +257,7 @@ export function formatPlan(plan: SweepPlan): string {
   }
   out.push(
     `n_samples ${plan.nSamples}, k [${plan.k.join(', ')}], top_p ${plan.topP}, seed ${plan.seed}, ` +
+      `${plan.tasks !== undefined ? `tasks: ${plural(plan.tasks, 'listed id')}, ` : ''}${plan.limitStart !== undefined ? `limit_start ${plan.limitStart}, ` : ''}` +
       `limit ${plan.limit ?? 'none'}, sandbox timeout ${plan.timeoutS} s`,
   );
   out.push('');

@@ -9,6 +9,8 @@ import { z } from 'zod';
 import type { ExploraConfig } from '../../domain/config/env.js';
 import { familyOf } from '../../domain/families/registry.js';
 import type { LoadedDataset } from '../../domain/families/types.js';
+import { generateLines } from '../../domain/pbe/generate.js';
+import { selectionOf, selectionProblem, selectTasks } from '../../domain/sweep/selection.js';
 import type { LlmEndpoint } from '../../domain/llm/request.js';
 import { stopSentTo, stopWordsFor, sweepConfigHash, type SweepConfig, type SweepDatasetConfig } from '../../domain/sweep/config.js';
 import { sweepConfigKey, sweepInputKey, sweepRunConflict, type S3Ref, type SweepRun } from '../../domain/sweep/keys.js';
@@ -99,18 +101,48 @@ export async function loadDatasetEntry(bucket: Bucket, configFile: string, entry
   }
 }
 
-/** Tasks of a loaded dataset, or of a generated one by its parameters. */
-function taskCount(entry: SweepDatasetConfig, loaded: LoadedDataset | null): number {
-  if (loaded) return loaded.problems.length;
-  if (entry.family === 'pbe-world') return entry.pbe_world.count;
-  throw new Error(`dataset ${entry.name}: family ${entry.family} names no files and is not generated`);
+/**
+ * The task ids of each dataset, in order, when the selection needs them (a `tasks:` list): loaded
+ * datasets from their rows, generated ones by generating them here. Otherwise only their counts.
+ */
+async function datasetTasks(bucket: Bucket, configFile: string, config: SweepConfig): Promise<Map<string, { loaded: LoadedDataset | null; ids: string[] | null; count: number }>> {
+  const out = new Map<string, { loaded: LoadedDataset | null; ids: string[] | null; count: number }>();
+  for (const d of config.datasets) {
+    const loaded = await loadDatasetEntry(bucket, configFile, d);
+    if (loaded) {
+      out.set(d.name, { loaded, ids: loaded.problems.map((p) => p.task_id), count: loaded.problems.length });
+    } else if (d.family === 'pbe-world') {
+      const ids = config.tasks ? [...generateLines(d.pbe_world, 0, d.pbe_world.count)].map((line) => (JSON.parse(line) as { task_id: string }).task_id) : null;
+      out.set(d.name, { loaded: null, ids, count: d.pbe_world.count });
+    } else {
+      throw new Error(`dataset ${d.name}: family ${d.family} names no files and is not generated`);
+    }
+  }
+  return out;
 }
 
-/** Tasks per dataset (before `limit`), validating every row of file datasets on the way. */
-export async function countTasks(bucket: Bucket, configFile: string, config: SweepConfig): Promise<Record<string, number>> {
+/**
+ * Tasks per dataset after the selection's `tasks` and `limit_start` (the plan applies `limit`),
+ * validating every row of file datasets and the selection on the way.
+ */
+async function selectedTasks(bucket: Bucket, configFile: string, config: SweepConfig) {
+  const datasets = await datasetTasks(bucket, configFile, config);
+  const selection = selectionOf(config);
+  const problem = selectionProblem(
+    selection,
+    new Map([...datasets].map(([name, d]) => [name, d.ids ?? Array.from({ length: d.count }, (_, i) => `#${i}`)])),
+  );
+  if (problem) throw new SweepInputError(problem);
   const counts: Record<string, number> = {};
-  for (const d of config.datasets) counts[d.name] = taskCount(d, await loadDatasetEntry(bucket, configFile, d));
-  return counts;
+  for (const [name, d] of datasets) {
+    counts[name] = d.ids ? selectTasks(d.ids, { ...selection, limit: undefined }, (id) => id).length : Math.max(0, d.count - (selection.start ?? 0));
+  }
+  return { datasets, counts };
+}
+
+/** Tasks per dataset (after `tasks` and `limit_start`, before `limit`), validating every row of file datasets. */
+export async function countTasks(bucket: Bucket, configFile: string, config: SweepConfig): Promise<Record<string, number>> {
+  return (await selectedTasks(bucket, configFile, config)).counts;
 }
 
 /**
@@ -166,23 +198,23 @@ export interface BuildOptions {
 }
 
 export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts: BuildOptions): Promise<SweepInput> {
+  // Loaded here to check every row and the task selection before anything starts, and to say what
+  // the loader noticed; the storage activity loads the uploaded files again with the same code.
+  const { datasets: loadedSets, counts } = await selectedTasks(bucket, opts.configFile, config);
+  const selection = selectionOf(config);
   const datasets: SweepDatasetInput[] = [];
   for (const d of config.datasets) {
-    const limit = config.limit;
-    // Loaded here to check every row before anything starts, and to say what the loader noticed;
-    // the storage activity loads the uploaded files again with the same family code.
-    const loaded = await loadDatasetEntry(bucket, opts.configFile, d);
-    for (const note of loaded?.notes ?? []) opts.log?.(note);
+    for (const note of loadedSets.get(d.name)?.loaded?.notes ?? []) opts.log?.(note);
     const entry: SweepDatasetInput = {
       name: d.name,
       entry: d,
       files: await uploadEntryFiles(bucket, opts.configFile, opts.sweepId, d),
-      ...(limit !== undefined ? { limit } : {}),
+      selection,
     };
     if (opts.mode === 'evaluate-only') {
       const file = opts.generations[d.name];
       if (!file) throw new SweepInputError(`--load-generations: no generations file for dataset ${d.name}`);
-      const parsed = loadGenerations(file, d.name, Math.min(limit ?? Infinity, taskCount(d, loaded)), config.n_samples);
+      const parsed = loadGenerations(file, d.name, Math.min(config.limit ?? Infinity, counts[d.name]!), config.n_samples);
       const key = sweepInputKey(opts.sweepId, `generations-${d.name}-${sha256Hex(JSON.stringify(parsed)).slice(0, 16)}.json`);
       await putObject(bucket, key, JSON.stringify(parsed), { contentType: 'application/json' });
       entry.savedGenerationsKey = key;
