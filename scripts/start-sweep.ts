@@ -16,6 +16,8 @@ import { createWorkers, installRuntime } from '../workers/runWorkers.js';
 import { rootCauseMessage } from './lib/errors.js';
 import { workflowUiLink } from './lib/dataset-remote.js';
 import { buildSweepInput, checkSweepRecord, countTasks, loadGenerations, queuesOf, SweepInputError, writeSweepRecord } from './lib/sweep-input.js';
+import { checkSweepReferences, formatReferenceChecks } from './lib/references.js';
+import { writeCellFiles } from './lib/cell-files.js';
 import { formatResultsTable, showSweepProgress } from './lib/sweep-view.js';
 
 interface Flags {
@@ -28,6 +30,8 @@ interface Flags {
   worker: 'in-process' | 'external';
   progress: boolean;
   wait: boolean;
+  checkReferences: boolean;
+  outputDir?: string;
 }
 
 function loadConfig(file: string): SweepConfig {
@@ -60,6 +64,8 @@ const program = new Command('start-sweep')
   .addOption(new Option('--worker <mode>', 'in-process: also serve the queues while waiting; external: rely on `npm run worker`').choices(['in-process', 'external']).default('in-process'))
   .option('--no-progress', 'no progress bars')
   .option('--no-wait', 'start (or find) the sweep, print its link and return')
+  .option('--check-references', "first run each dataset's reference solutions in the sandbox and list the tasks whose reference fails", false)
+  .option('--output-dir <dir>', "when the sweep ends, also write each cell's generations.json, references.json, results.json and samples.jsonl to DIR/<cell>/")
   .addHelpText('after', `\nEnvironment:\n${ENV_DOC.map(([k, d, w]) => `  ${k.padEnd(30)} ${w} (default ${d})`).join('\n')}`);
 
 program.action(async (flags: Flags) => {
@@ -79,10 +85,21 @@ program.action(async (flags: Flags) => {
     if (problem) throw new Error(`--id: ${problem}`);
   }
   const sweepId = flags.id ?? defaultSweepId(config.id, sweepConfigHash(config, sha256Hex), run, sha256Hex);
+  if (flags.outputDir !== undefined && !flags.wait) throw new Error('--output-dir needs to wait for the sweep: drop --no-wait (or run sweep-status later)');
   const env = parseConfig(process.env);
   const s3 = s3ClientFor(env);
   const bucket = { s3, name: env.s3.bucket };
   try {
+    if (flags.checkReferences) {
+      const report = await checkSweepReferences(config, config.datasets, {
+        bucket,
+        configFile: flags.config,
+        timeoutS: config.timeout_s,
+        progress: flags.progress && process.stderr.isTTY === true,
+        log: (line) => console.error(line),
+      });
+      console.error(formatReferenceChecks(report));
+    }
     // What the run would refuse, the dry run refuses too: a clash with what the id was started as,
     // and the files' contents. (Without S3, a dry run still validates the rest.)
     const record = await checkSweepRecord(bucket, sweepId, config, run, describeSweepConfigDifferences).catch((err: Error) => {
@@ -151,6 +168,7 @@ program.action(async (flags: Flags) => {
         await view.stop();
       }
       console.log(formatResultsTable(result.cells));
+      if (flags.outputDir !== undefined) console.log(`cell files: ${await writeCellFiles(bucket, sweepId, result.cells, flags.outputDir)}`);
       console.log(`results: s3://${env.s3.bucket}/${result.resultsKey}`);
       console.log(`report: s3://${env.s3.bucket}/${result.reportKey} (locally: npx tsx scripts/report.ts ${sweepId})`);
       console.log(`Web UI: ${workflowUiLink(env, workflowId)}`);

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAMILIES } from '../../domain/families/registry.js';
 import { MBPP_BIGCODE_STOP_WORDS, type MbppEntry } from '../../domain/families/mbpp/index.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
-import { sweepResultsKey } from '../../domain/sweep/keys.js';
+import { cellFileKey, sweepResultsKey } from '../../domain/sweep/keys.js';
 import { getText } from '../../infra/s3.js';
 import { SandboxPool } from '../../infra/sandbox/pool.js';
 import { checkReferences } from '../../infra/sandbox/referenceCheck.js';
@@ -115,9 +115,20 @@ limit: ${LIMIT}
 timeout_s: 10
 `,
     );
-    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+    const outDir = path.join(dir, 'out');
+    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress', '--check-references', '--output-dir', outDir], env);
     expect(run.code, run.output).toBe(0);
+    // The references of the selected tasks ran first, and every one passed.
+    expect(run.output).toContain(`mbpp: ${LIMIT} of ${LIMIT} references pass`);
+    expect(run.output).toContain(`mbpp-sanitized: ${LIMIT} of ${LIMIT} references pass`);
     const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
+    // --output-dir: each cell's four files on disk, byte for byte those in S3.
+    for (const cell of results.cells) {
+      const cellId = String(cell.cell.cell);
+      for (const f of ['generations.json', 'references.json', 'results.json', 'samples.jsonl'] as const) {
+        expect(readFileSync(path.join(outDir, cellId, f), 'utf8'), `${cellId}/${f}`).toBe(await getText(bucket, cellFileKey(id, cellId, f)));
+      }
+    }
     expect(results.cells).toHaveLength(4);
     for (const cell of results.cells) {
       const dataset = cell.cell.dataset as string;
