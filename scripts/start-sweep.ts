@@ -5,9 +5,9 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { Client, Connection, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { Command, Option } from 'commander';
-import { ENV_DOC, logLevelFrom, parseConfig } from '../domain/config/env.js';
+import { ENV_DOC, logLevelFrom, parseConfig, type ExploraConfig } from '../domain/config/env.js';
 import { describeSweepConfigDifferences, loadSweepConfig, sweepConfigHash, sweepIdProblem, type SweepConfig } from '../domain/sweep/config.js';
-import { defaultSweepId, sweepWorkflowId, type SweepRun } from '../domain/sweep/keys.js';
+import { defaultSweepId, llmTaskQueue, sweepWorkflowId, type SweepRun } from '../domain/sweep/keys.js';
 import { formatPlan, planSweep } from '../domain/sweep/plan.js';
 import { s3ClientFor, sha256Hex } from '../infra/s3.js';
 import { sweepWorkflow } from '../workflows/sweep.js';
@@ -18,6 +18,7 @@ import { workflowUiLink } from './lib/dataset-remote.js';
 import { buildSweepInput, checkSweepRecord, countTasks, loadGenerations, queuesOf, SweepInputError, writeSweepRecord } from './lib/sweep-input.js';
 import { checkSweepReferences, formatReferenceChecks } from './lib/references.js';
 import { writeCellFiles } from './lib/cell-files.js';
+import { warnWhileUnserved, type WatchedQueue } from './lib/queue-pollers.js';
 import { formatResultsTable, showSweepProgress } from './lib/sweep-view.js';
 
 interface Flags {
@@ -149,6 +150,16 @@ program.action(async (flags: Flags) => {
         });
         running = Promise.all(inProcess.workers.map((w) => w.run()));
       }
+      // With external workers, a queue nobody serves would leave the sweep waiting in silence.
+      const unserved =
+        flags.worker === 'external'
+          ? warnWhileUnserved(client, env.temporal.namespace, neededQueues(env, config), {
+              graceMs: 15_000,
+              everyMs: 15_000,
+              hint: (missing) => workerCommand(env, missing, flags.config),
+              log: (line) => console.error(`start-sweep: ${line}`),
+            })
+          : undefined;
       const view = showSweepProgress(client, sweepId, flags.progress);
       // Ctrl-C detaches: the sweep lives on the server and carries on wherever workers serve it.
       const detached = new Promise<'detached'>((resolve) => process.once('SIGINT', () => resolve('detached')));
@@ -165,6 +176,7 @@ program.action(async (flags: Flags) => {
         }
         result = outcome;
       } finally {
+        unserved?.stop();
         await view.stop();
       }
       console.log(formatResultsTable(result.cells));
@@ -190,6 +202,28 @@ program.action(async (flags: Flags) => {
     s3.destroy();
   }
 });
+
+/** The queues a sweep's workflows and activities run on: its roles' and each model's LLM queue. */
+function neededQueues(env: ExploraConfig, config: SweepConfig): WatchedQueue[] {
+  return [
+    { name: env.taskQueues.workflows, kind: 'workflow' },
+    { name: env.taskQueues.storage, kind: 'activity' },
+    { name: env.taskQueues.sandbox, kind: 'activity' },
+    ...config.models.map((m) => ({ name: llmTaskQueue(env.taskQueues.llm, m.id), kind: 'activity' as const })),
+  ];
+}
+
+/** The worker command that serves the missing queues. */
+function workerCommand(env: ExploraConfig, missing: WatchedQueue[], configFile: string): string {
+  const roles = new Set<string>();
+  for (const q of missing) {
+    if (q.name === env.taskQueues.workflows) roles.add('workflows');
+    else if (q.name === env.taskQueues.storage) roles.add('storage');
+    else if (q.name === env.taskQueues.sandbox) roles.add('sandbox');
+    else roles.add('llm');
+  }
+  return `npm run worker -- --queues ${[...roles].join(',')}${roles.has('llm') ? ` --sweep-config ${configFile}` : ''}`;
+}
 
 program.parseAsync().catch((err: Error) => {
   console.error(`start-sweep: ${err.message}`);

@@ -1,6 +1,5 @@
 /** The Temporal path of generate-dataset: start (or attach to) the workflow, follow it, report. */
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
-import proto from '@temporalio/proto';
 import { logLevelFrom, type ExploraConfig } from '../../domain/config/env.js';
 import { datasetWorkflowId } from '../../domain/datasets/layout.js';
 import type { PbeParams } from '../../domain/pbe/params.js';
@@ -10,6 +9,7 @@ import { datasetProgressQuery, generateDatasetWorkflow } from '../../workflows/g
 import { createWorkers, installRuntime, type QueueRole } from '../../workers/runWorkers.js';
 import { rootCauseMessage } from './errors.js';
 import { progressBar } from './progress.js';
+import { queuesWithoutRecentPollers } from './queue-pollers.js';
 
 export interface RemoteRequest {
   name: string;
@@ -22,30 +22,6 @@ export interface RemoteRequest {
 
 export function workflowUiLink(config: ExploraConfig, workflowId: string): string {
   return `${config.temporal.uiUrl}/namespaces/${encodeURIComponent(config.temporal.namespace)}/workflows/${encodeURIComponent(workflowId)}`;
-}
-
-/**
- * Roles whose queue no worker has polled in the last ~70 s. The server keeps pollers it saw for a
- * while after they die, so this is a hint for a warning, never a reason to skip work.
- */
-export async function queuesWithoutRecentPollers(client: Client, config: ExploraConfig, roles: QueueRole[]): Promise<QueueRole[]> {
-  const missing: QueueRole[] = [];
-  for (const role of roles) {
-    const { TaskQueueType } = proto.temporal.api.enums.v1;
-    const type = role === 'workflows' ? TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW : TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY;
-    const res = await client.workflowService.describeTaskQueue({
-      namespace: config.temporal.namespace,
-      taskQueue: { name: config.taskQueues[role] },
-      taskQueueType: type,
-    });
-    const recent = (res.pollers ?? []).filter((p) => {
-      const t = p.lastAccessTime;
-      const ms = t ? Number(t.seconds ?? 0) * 1000 + Math.floor((t.nanos ?? 0) / 1e6) : 0;
-      return Date.now() - ms < 70_000;
-    });
-    if (!recent.length) missing.push(role);
-  }
-  return missing;
 }
 
 export async function generateDatasetRemotely(config: ExploraConfig, req: RemoteRequest): Promise<void> {
@@ -72,8 +48,9 @@ export async function generateDatasetRemotely(config: ExploraConfig, req: Remote
       inProcess = await createWorkers(config, { roles });
       running = Promise.all(inProcess.workers.map((w) => w.run()));
     } else {
-      const idle = await queuesWithoutRecentPollers(client, config, roles);
-      if (idle.length) console.error(`warning: no worker has polled ${idle.map((r) => config.taskQueues[r]).join(', ')} lately; start one with \`npm run worker\``);
+      const queues = roles.map((r) => ({ name: config.taskQueues[r], kind: r === 'workflows' ? ('workflow' as const) : ('activity' as const) }));
+      const idle = await queuesWithoutRecentPollers(client, config.temporal.namespace, queues);
+      if (idle.length) console.error(`warning: no worker has polled ${idle.map((q) => q.name).join(', ')} lately; start one with \`npm run worker\``);
     }
 
     const workflowId = datasetWorkflowId(req.name);

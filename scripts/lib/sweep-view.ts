@@ -55,6 +55,13 @@ function cellLine(p: CellProgress): string {
   return `${p.phase} pass@1 ${p.passAt1SoFar === null ? '-' : p.passAt1SoFar.toFixed(3)} ETA ${eta} calls ${p.calls} tokens ${p.promptTokens + p.completionTokens}`;
 }
 
+/** `promise`, or a rejection saying `why` after `ms` (a query to a server that is down may hang). */
+function withinMs<T>(promise: Promise<T>, ms: number, why: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(why)), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 /** Live bars per cell until the sweep's workflow completes (the caller awaits the result). */
 export function showSweepProgress(client: Client, sweepId: string, enabled: boolean): { stop: () => Promise<void> } {
   if (!enabled) return { stop: async () => {} };
@@ -66,13 +73,26 @@ export function showSweepProgress(client: Client, sweepId: string, enabled: bool
   const lastLogged = new Map<string, string>();
   // One snapshot at a time, awaited by stop(): a query still retrying after the caller closed the
   // connection would throw outside any handler.
+  // A tick while a snapshot is still under way (a slow or unreachable server) starts none: they
+  // would pile up behind it.
   let polling: Promise<void> = Promise.resolve();
+  let busy = false;
   const timer = setInterval(() => {
-    polling = polling.then(() => poll());
+    if (busy) return;
+    busy = true;
+    polling = poll().finally(() => void (busy = false));
   }, 1000);
+  // A query that fails (Temporal down, or unreachable) is said once, and its recovery too: the
+  // display must not freeze in silence while the sweep carries on wherever workers serve it.
+  let failing: string | null = null;
+  const say = (line: string) => (multi ? multi.log(`${line}\n`) : console.error(line));
   const poll = () =>
-    sweepSnapshot(client, sweepId)
+    withinMs(sweepSnapshot(client, sweepId), 5000, 'no answer in 5 s')
       .then(({ cells }) => {
+        if (failing !== null) {
+          say(`sweep ${sweepId}: Temporal answers again`);
+          failing = null;
+        }
         for (const [id, p] of cells) {
           if (multi) {
             let bar = bars.get(id);
@@ -88,7 +108,11 @@ export function showSweepProgress(client: Client, sweepId: string, enabled: bool
           }
         }
       })
-      .catch(() => {});
+      .catch((err: Error) => {
+        const reason = err.message.split('\n')[0] ?? String(err);
+        if (failing === null) say(`sweep ${sweepId}: cannot query its progress (${reason}); retrying every second. The sweep carries on wherever workers serve it.`);
+        failing = reason;
+      });
   return {
     async stop() {
       clearInterval(timer);
