@@ -66,12 +66,17 @@ export function chartJsSource(): string {
 // ---------------------------------------------------------------------------------------------
 // What is read from S3
 
+/** A metric's 95% interval over tasks; summaries stored before intervals existed have none. */
+const IntervalsSchema = z.record(z.string(), z.object({ stderr: z.number().nullable(), low: z.number().nullable(), high: z.number().nullable() })).optional();
+
 const CellSummarySchema = z.object({
   cell: z.looseObject({ cell: z.string(), dataset: z.string(), model: z.string(), method: z.string(), temperature: z.number(), n_samples: z.number().int() }),
   tasks: z.number().int(),
   samples: z.number().int(),
   passAtK: z.record(z.string(), z.number()),
   successAtK: z.record(z.string(), z.number()),
+  passAtKCI: IntervalsSchema,
+  successAtKCI: IntervalsSchema,
   droppedK: z.array(z.string()).default([]),
   statusCounts: z.record(z.string(), z.number()),
   cost: z.object({ calls: z.number(), promptTokens: z.number(), completionTokens: z.number(), sandboxRuns: z.number(), wallSeconds: z.number() }),
@@ -246,6 +251,8 @@ export async function loadSweepReportData(bucket: Bucket, sweepId: string, opts:
       samples: summary.samples,
       passAtK: summary.passAtK,
       successAtK: summary.successAtK,
+      ...(summary.passAtKCI ? { passAtKCI: summary.passAtKCI } : {}),
+      ...(summary.successAtKCI ? { successAtKCI: summary.successAtKCI } : {}),
       droppedK: summary.droppedK,
       statusCounts: summary.statusCounts,
       cost: summary.cost,

@@ -38,6 +38,8 @@ export interface AtKEstimate {
   ks: number[];
   /** Mean over tasks of the per-task estimates, keyed by k ("1", "10", ...). */
   averages: Record<string, number>;
+  /** Standard error and 95% interval of each average, over tasks (see meanInterval), keyed by k. */
+  intervals: Record<string, MeanInterval>;
   perTask: TaskEstimate[];
   /** Requested k that were not scored, each with the reason. */
   dropped: string[];
@@ -63,7 +65,53 @@ export function estimateAtK(tasks: readonly TaskCounts[], ks: readonly number[])
   const averages = Object.fromEntries(
     scored.map((k) => [String(k), perTask.reduce((sum, t) => sum + t.atK[String(k)]!, 0) / perTask.length]),
   );
-  return { ks: scored, averages, perTask, dropped };
+  const intervals = Object.fromEntries(scored.map((k) => [String(k), meanInterval(perTask.map((t) => t.atK[String(k)]!))]));
+  return { ks: scored, averages, perTask, dropped, intervals };
+}
+
+/**
+ * The uncertainty of a mean over tasks: its standard error and a 95% interval.
+ *
+ * The unit is the task, not the sample: each task contributes its own unbiased estimate p_i (over its
+ * n samples), and the spread of those estimates across the T tasks is what the interval measures. So
+ * it says how much the score would move on another draw of tasks like these, which is what comparing
+ * two cells on a benchmark needs; it does not (and cannot, with one value per task) separate the
+ * sampling noise within a task from the difference between tasks.
+ *
+ *   mean   = (1/T) * sum p_i
+ *   stderr = sd / sqrt(T), sd the sample standard deviation (divisor T - 1)
+ *   95%    = mean -/+ 1.96 * stderr, clipped to [0, 1]
+ *
+ * This is the normal approximation, with the standard error as Inspect AI's `stderr` metric reports it
+ * (sample sd over sqrt(T)). It was chosen over a bootstrap over tasks because it is what Inspect
+ * reports (so numbers compare), is deterministic (no seed, same bytes on every finalize), and is
+ * cheap (one pass). Near 0 or 1, and with few tasks, it is rough (symmetric, hence the clipping);
+ * a bootstrap or a Wilson-type interval would do better there.
+ *
+ * With one task there is no spread to measure: stderr, low and high are null (not 0, which would
+ * claim certainty). With no tasks the mean is NaN and the rest null; estimateAtK never asks for it.
+ */
+export interface MeanInterval {
+  mean: number;
+  /** Standard error of the mean over tasks, or null with fewer than two tasks. */
+  stderr: number | null;
+  /** Lower end of the 95% interval (normal approximation, clipped to 0), or null. */
+  low: number | null;
+  /** Upper end of the 95% interval (normal approximation, clipped to 1), or null. */
+  high: number | null;
+}
+
+/** z of the two-sided 95% normal interval. */
+export const Z_95 = 1.96;
+
+/** Mean, standard error (sample sd / sqrt(T)) and 95% normal interval of per-task estimates in [0, 1]. */
+export function meanInterval(values: readonly number[]): MeanInterval {
+  const t = values.length;
+  const mean = values.reduce((sum, v) => sum + v, 0) / t;
+  if (t < 2) return { mean, stderr: null, low: null, high: null };
+  const variance = values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / (t - 1);
+  const stderr = Math.sqrt(variance / t);
+  return { mean, stderr, low: Math.max(0, mean - Z_95 * stderr), high: Math.min(1, mean + Z_95 * stderr) };
 }
 
 function assertCounts(n: number, c: number, taskId?: string): void {

@@ -45,6 +45,9 @@ export function curveKs(maxK: number, requested: readonly number[] = []): number
 export interface CurvePoint {
   k: number;
   value: number;
+  /** 95% interval over tasks (normal approximation, see meanInterval); null with one task. */
+  low: number | null;
+  high: number | null;
 }
 
 /** pass@k (`c`) or success@k (`s`) of a cell for every k its tasks support. */
@@ -54,7 +57,10 @@ export function atKCurve(perTask: readonly PerTaskCounts[], field: 'c' | 's', re
   const minN = Math.min(...scored.map((t) => t.n));
   const ks = curveKs(minN, requested);
   const est = estimateAtK(scored.map((t) => ({ n: t.n, c: t[field] })), ks);
-  return est.ks.map((k) => ({ k, value: est.averages[String(k)]! }));
+  return est.ks.map((k) => {
+    const ci = est.intervals[String(k)]!;
+    return { k, value: est.averages[String(k)]!, low: ci.low, high: ci.high };
+  });
 }
 
 export type OutcomeCategory = 'all' | 'none' | 'one' | 'some';

@@ -53,6 +53,8 @@ export const REPORT_CLIENT_SCRIPT = String.raw`
         pointRadius: d.pointRadius === undefined ? 3 : d.pointRadius,
         pointHoverRadius: (d.pointRadius === undefined ? 3 : d.pointRadius) + 2,
         showLine: d.showLine === undefined ? undefined : d.showLine,
+        band: d.band,
+        bandColor: d.band ? (/^#[0-9a-fA-F]{6}$/.test(d.color) ? d.color + '29' : 'rgba(0,0,0,0.12)') : undefined,
         spanGaps: false,
         tension: 0,
         clip: 8
@@ -65,11 +67,43 @@ export const REPORT_CLIENT_SCRIPT = String.raw`
     if (s.type === 'line') return { boxWidth: 30, boxHeight: 3, font: { size: 12 } };
     return { boxWidth: 18, font: { size: 12 } };
   }
+  // A dataset's 95% interval (d.band: [{x, low, high}]) as a translucent band behind the lines, or
+  // as a bar where there is one point; hidden with its line.
+  var bandPlugin = {
+    id: 'exploraBands',
+    beforeDatasetsDraw: function (chart) {
+      var ctx = chart.ctx, xs = chart.scales.x, ys = chart.scales.y, area = chart.chartArea;
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(area.left, area.top, area.right - area.left, area.bottom - area.top);
+      ctx.clip();
+      chart.data.datasets.forEach(function (d, i) {
+        if (!d.band || !chart.isDatasetVisible(i)) return;
+        var pts = d.band.filter(function (b) { return b.low !== null && b.high !== null; });
+        if (!pts.length) return;
+        var x = function (b) { return xs.getPixelForValue(b.x); };
+        ctx.beginPath();
+        pts.forEach(function (b, j) { if (j) ctx.lineTo(x(b), ys.getPixelForValue(b.high)); else ctx.moveTo(x(b), ys.getPixelForValue(b.high)); });
+        for (var j = pts.length - 1; j >= 0; j--) ctx.lineTo(x(pts[j]), ys.getPixelForValue(pts[j].low));
+        ctx.closePath();
+        if (pts.length > 1) {
+          ctx.fillStyle = d.bandColor;
+          ctx.fill();
+        } else {
+          ctx.lineWidth = 6;
+          ctx.strokeStyle = d.bandColor;
+          ctx.stroke();
+        }
+      });
+      ctx.restore();
+    }
+  };
   function configOf(s) {
     var valueAxis = s.indexAxis === 'y' ? s.x : s.y;
     return {
       type: s.type,
       data: { labels: s.labels, datasets: datasetsOf(s.datasets) },
+      plugins: [bandPlugin],
       options: {
         animation: false,
         responsive: true,
@@ -86,6 +120,8 @@ export const REPORT_CLIENT_SCRIPT = String.raw`
                 var v = s.indexAxis === 'y' ? p.x : p.y;
                 var shown = valueAxis.percent ? pct(v) : num(v);
                 if (s.type === 'scatter') return ctx.dataset.label + ': ' + num(p.x) + ' → ' + shown;
+                var b = ctx.dataset.band && ctx.dataset.band[ctx.dataIndex];
+                if (b && b.low !== null && b.high !== null) shown += ' (95% ' + pct(b.low) + '–' + pct(b.high) + ')';
                 return ctx.dataset.label + ': ' + shown;
               }
             }

@@ -52,6 +52,12 @@ function slug(s: string): string {
 }
 
 const pct = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '–' : `${(v * 100).toFixed(1)}%`);
+/** A 95% interval as the tables show it (`46.9–55.5%`), or nothing when there is none. */
+function ciText(ci: { stderr: number | null; low: number | null; high: number | null } | undefined): string {
+  if (!ci || ci.low === null || ci.high === null) return '';
+  const title = `95% interval over tasks: mean ± 1.96 × standard error${ci.stderr === null ? '' : ` (${(ci.stderr * 100).toFixed(1)} points)`}, clipped to 0–100%`;
+  return `<span class="ci" title="${esc(title)}">${(ci.low * 100).toFixed(1)}–${(ci.high * 100).toFixed(1)}%</span>`;
+}
 const int = (v: number) => Math.round(v).toLocaleString('en-US');
 const dec = (v: number, digits = 1) => (Number.isFinite(v) ? v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '–');
 function seconds(s: number): string {
@@ -111,6 +117,8 @@ interface ChartDataset {
   pointStyle?: string;
   borderWidth?: number;
   showLine?: boolean;
+  /** A 95% interval per point, drawn as a translucent band behind the line (and given in its tooltip). */
+  band?: Array<{ x: number; low: number | null; high: number | null }>;
 }
 
 const POINT_STYLES = ['circle', 'rect', 'triangle', 'rectRot', 'star', 'crossRot'];
@@ -227,7 +235,8 @@ function renderPassTable(cells: readonly ReportCell[]): string {
           .map((k) => {
             const v = c[field][`${prefix}@${k}`];
             const best = v !== undefined && v === bestOf(c.dataset, `${prefix}@${k}`, field);
-            return `<td class="num${best ? ' best' : ''}">${pct(v)}</td>`;
+            const ci = v === undefined ? undefined : c[field === 'passAtK' ? 'passAtKCI' : 'successAtKCI']?.[`${prefix}@${k}`];
+            return `<td class="num${best ? ' best' : ''}">${pct(v)}${ciText(ci)}</td>`;
           })
           .join('');
       const start = i > 0 && cells[i - 1]!.dataset !== c.dataset ? ' class="dataset-start"' : '';
@@ -236,7 +245,7 @@ function renderPassTable(cells: readonly ReportCell[]): string {
     .join('\n');
   const dropped = [...new Set(cells.flatMap((c) => c.droppedK))];
   return `<section id="passk"><h2>pass@k</h2>
-<p>Unbiased estimator over the n samples of each task, averaged over tasks. <b>success@k</b>: the same for samples that ran to the end of the test or stopped only on a test assertion (no crash, timeout or kill). Best per dataset in bold.</p>
+<p>Unbiased estimator over the n samples of each task, averaged over tasks. <b>success@k</b>: the same for samples that ran to the end of the test or stopped only on a test assertion (no crash, timeout or kill). Best per dataset in bold. Under each value, its 95% interval over tasks: the mean ± 1.96 standard errors of the per-task estimates (normal approximation, as Inspect reports it), clipped to 0–100%; it measures how the score varies with the tasks drawn, not with the samples. None for a single task, nor for results stored before intervals were kept.</p>
 <table class="grid metrics" id="passk-table"><thead>
 <tr><th rowspan="2">dataset</th><th rowspan="2">model</th><th rowspan="2">method</th><th rowspan="2">T</th><th rowspan="2">tasks</th><th rowspan="2">n</th><th colspan="${ks.length}">pass@k</th><th colspan="${ks.length}">success@k</th></tr>
 <tr>${ks.map((k) => `<th>k=${k}</th>`).join('')}${ks.map((k) => `<th>k=${k}</th>`).join('')}</tr>
@@ -267,6 +276,7 @@ function renderCurves(cells: readonly ReportCell[], colors: Map<string, string>,
         label: cellLabel(x.c),
         color: colors.get(cellLabel(x.c))!,
         data: x[which].map((p) => ({ x: p.k, y: p.value })),
+        ...(x[which].some((p) => p.low !== null) ? { band: x[which].map((p) => ({ x: p.k, low: p.low, high: p.high })) } : {}),
         dashed: which === 'success',
         ...distinct(i, x[which].length > 20 ? 0 : 3),
       })),
@@ -277,7 +287,7 @@ function renderCurves(cells: readonly ReportCell[], colors: Map<string, string>,
     return `<h3>${esc(dataset)}</h3><div class="chart-row">${chartBox(pass)}${chartBox(success)}</div>`;
   });
   return `<section id="curves"><h2>pass@k and success@k against k</h2>
-<p>Each line is one cell (model · method · temperature), estimated for every k from 1 to its n. Cells with equal results draw over each other: each later cell in the legend is drawn wider, underneath, with another marker.</p>
+<p>Each line is one cell (model · method · temperature), estimated for every k from 1 to its n; the shaded band around it is its 95% interval over tasks (mean ± 1.96 standard errors), also in the tooltip. Cells with equal results draw over each other: each later cell in the legend is drawn wider, underneath, with another marker.</p>
 ${parts.join('\n')}
 </section>`;
 }
@@ -596,6 +606,7 @@ table.kv td { padding:2px 0; }
 td.num, table.grid td.num { text-align:right; font-variant-numeric:tabular-nums; }
 table.grid tr.dataset-start > td { border-top:2px solid #aab4be; }
 table.grid td.best { font-weight:700; background:#eaf4e6; }
+.ci { display:block; font-size:11px; font-weight:400; color:var(--muted); white-space:nowrap; }
 .chart-row { display:flex; flex-wrap:wrap; gap:16px; }
 .chart-row > * { flex:1 1 520px; min-width:0; }
 figure.chart { margin:8px 0; border:1px solid var(--line); border-radius:6px; padding:10px; background:#fff; }

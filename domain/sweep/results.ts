@@ -5,7 +5,7 @@
  */
 import type { SweepProblem } from '../datasets/problems.js';
 import { familyOf } from '../families/registry.js';
-import { estimateAtK } from '../metrics/passAtK.js';
+import { estimateAtK, type MeanInterval } from '../metrics/passAtK.js';
 import { recordCost, type SampleRecord } from './records.js';
 
 /** What a cell cost: LLM calls and tokens, sandbox runs, wall time. */
@@ -26,10 +26,25 @@ export interface CellScores {
   passAtK: Record<string, number>;
   /** Keyed `success@<k>`. */
   successAtK: Record<string, number>;
+  /**
+   * Standard error and 95% interval over tasks of each pass@k, keyed `pass@<k>` (see meanInterval).
+   * Absent from summaries stored before it existed: readers show no interval then.
+   */
+  passAtKCI?: Record<string, AtKInterval>;
+  /** The same for success@k, keyed `success@<k>`. */
+  successAtKCI?: Record<string, AtKInterval>;
   /** Requested k values that could not be scored (k > the smallest n), with why. */
   droppedK: string[];
   statusCounts: Record<string, number>;
   cost: CellCost;
+}
+
+/** A metric's standard error over tasks and its 95% interval (normal approximation); null with one task. */
+export type AtKInterval = Pick<MeanInterval, 'stderr' | 'low' | 'high'>;
+
+/** The intervals of an estimate's averages, keyed `<prefix>@<k>`. */
+export function namedIntervals(prefix: string, intervals: Record<string, MeanInterval>): Record<string, AtKInterval> {
+  return Object.fromEntries(Object.entries(intervals).map(([k, { stderr, low, high }]) => [`${prefix}@${k}`, { stderr, low, high }]));
 }
 
 export interface CellSummary extends CellScores {
@@ -120,6 +135,8 @@ export class CellAccumulator {
       samples: this.samples,
       passAtK: named('pass', pass.averages),
       successAtK: named('success', success.averages),
+      passAtKCI: namedIntervals('pass', pass.intervals),
+      successAtKCI: namedIntervals('success', success.intervals),
       droppedK: pass.dropped,
       statusCounts,
       cost,
@@ -131,6 +148,8 @@ export class CellAccumulator {
       tasks: scored.length,
       samples: this.samples,
       ...summaryMetrics(),
+      // Per metric (`pass@1`, `success@1`, ...): standard error over tasks and 95% interval.
+      ci95: { ...summary.passAtKCI, ...summary.successAtKCI },
       dropped_k: pass.dropped,
       status_counts: statusCounts,
       cost: {

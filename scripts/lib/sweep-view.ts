@@ -1,10 +1,20 @@
 /** How a sweep looks in a terminal: live progress per cell, and the results table. */
 import cliProgress from 'cli-progress';
 import type { Client } from '@temporalio/client';
-import type { CellSummary } from '../../domain/sweep/results.js';
+import type { AtKInterval, CellSummary } from '../../domain/sweep/results.js';
 import { sweepWorkflowId } from '../../domain/sweep/keys.js';
 import { cellProgressQuery, type CellProgress } from '../../workflows/sweepCell.js';
 import { sweepProgressQuery, type SweepProgress } from '../../workflows/sweep.js';
+
+/**
+ * A metric's value (4 decimals) and, when there is one, its 95% interval over tasks: `0.5120 [0.469, 0.555]`.
+ * Summaries stored before intervals existed, and cells of one task, show the value alone.
+ */
+export function formatMetric(value: number | undefined, ci: AtKInterval | undefined): string {
+  if (value === undefined) return '-';
+  const interval = ci && ci.low !== null && ci.high !== null ? ` [${ci.low.toFixed(3)}, ${ci.high.toFixed(3)}]` : '';
+  return value.toFixed(4) + interval;
+}
 
 export function formatResultsTable(cells: CellSummary[]): string {
   const ks = [...new Set(cells.flatMap((c) => Object.keys(c.passAtK)))].sort((a, b) => Number(a.split('@')[1]) - Number(b.split('@')[1]));
@@ -15,8 +25,8 @@ export function formatResultsTable(cells: CellSummary[]): string {
     String(c.cell.cell ?? ''),
     String(c.tasks),
     String(c.samples),
-    ...ks.map((k) => (c.passAtK[k] === undefined ? '-' : c.passAtK[k]!.toFixed(4))),
-    ...sks.map((k) => (c.successAtK[k] === undefined ? '-' : c.successAtK[k]!.toFixed(4))),
+    ...ks.map((k) => formatMetric(c.passAtK[k], c.passAtKCI?.[k])),
+    ...sks.map((k) => formatMetric(c.successAtK[k], c.successAtKCI?.[k])),
     String(c.cost.calls),
     perTask(c.cost.calls, c),
     String(c.cost.promptTokens),
@@ -28,7 +38,14 @@ export function formatResultsTable(cells: CellSummary[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((v, i) => (i === 0 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ');
   const dropped = [...new Set(cells.flatMap((c) => c.droppedK))];
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line), ...(dropped.length ? [`not scored: ${dropped.join('; ')}`] : [])].join('\n');
+  const anyInterval = rows.some((r) => r.slice(3, 3 + ks.length + sks.length).some((v) => v.includes(' [')));
+  return [
+    line(header),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...rows.map(line),
+    ...(anyInterval ? ['[low, high]: 95% interval over tasks (mean ± 1.96 standard errors of the per-task estimates)'] : []),
+    ...(dropped.length ? [`not scored: ${dropped.join('; ')}`] : []),
+  ].join('\n');
 }
 
 export async function sweepSnapshot(client: Client, sweepId: string): Promise<{ sweep: SweepProgress; cells: Map<string, CellProgress> }> {

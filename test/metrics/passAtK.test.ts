@@ -1,6 +1,6 @@
 /** pass@k against exact combinatorics: 1 - C(n-c, k) / C(n, k), computed with BigInt binomials. */
 import { describe, expect, it } from 'vitest';
-import { estimateAtK, estimatePassAndSuccessAtK, passAtK } from '../../domain/metrics/passAtK.js';
+import { estimateAtK, estimatePassAndSuccessAtK, meanInterval, passAtK } from '../../domain/metrics/passAtK.js';
 
 function binomial(n: number, k: number): bigint {
   if (k < 0 || k > n) return 0n;
@@ -93,5 +93,57 @@ describe('estimateAtK', () => {
     expect(success.averages['1']).toBeCloseTo(0.75, 15);
     expect(success.averages['2']).toBeCloseTo(1, 15);
     expect(success.perTask[0]).toMatchObject({ taskId: 't', n: 4, c: 3 });
+  });
+});
+
+describe('meanInterval (standard error and 95% interval over tasks)', () => {
+  it('is the sample sd over sqrt(T), and mean ± 1.96 SE, as computed by hand', () => {
+    // [1, 0, 0.5, 0.5]: mean 0.5; squared deviations 0.25 + 0.25 + 0 + 0 = 0.5, over T - 1 = 3:
+    // variance 1/6, sd 0.408248; SE = sd / 2 = 0.204124; 1.96 SE = 0.400083.
+    const ci = meanInterval([1, 0, 0.5, 0.5]);
+    expect(ci.mean).toBe(0.5);
+    expect(ci.stderr).toBeCloseTo(Math.sqrt(1 / 6) / 2, 15);
+    expect(ci.stderr).toBeCloseTo(0.204124, 6);
+    expect(ci.low).toBeCloseTo(0.099917, 6);
+    expect(ci.high).toBeCloseTo(0.900083, 6);
+  });
+
+  it('has no standard error or interval with one task (null, not 0)', () => {
+    expect(meanInterval([0.3])).toEqual({ mean: 0.3, stderr: null, low: null, high: null });
+  });
+
+  it('is clipped to [0, 1]', () => {
+    // [1, 1, 1, 0]: mean 0.75, sd 0.5, SE 0.25, 0.75 ± 0.49 → [0.26, 1.24] → [0.26, 1].
+    const top = meanInterval([1, 1, 1, 0]);
+    expect(top.stderr).toBeCloseTo(0.25, 15);
+    expect(top.low).toBeCloseTo(0.26, 12);
+    expect(top.high).toBe(1);
+    // And its mirror image at 0.
+    const bottom = meanInterval([0, 0, 0, 1]);
+    expect(bottom.low).toBe(0);
+    expect(bottom.high).toBeCloseTo(0.74, 12);
+  });
+
+  it('is a point when every task scores the same', () => {
+    expect(meanInterval([1, 1, 1])).toEqual({ mean: 1, stderr: 0, low: 1, high: 1 });
+  });
+
+  it('estimateAtK gives one per scored k, over the per-task estimates, with the averages as means', () => {
+    const estimate = estimateAtK(
+      [
+        { n: 4, c: 4 },
+        { n: 4, c: 0 },
+        { n: 4, c: 2 },
+        { n: 4, c: 2 },
+      ],
+      [1, 2, 8],
+    );
+    expect(Object.keys(estimate.intervals)).toEqual(['1', '2']);
+    expect(estimate.intervals['1']).toEqual(meanInterval([1, 0, 0.5, 0.5]));
+    // pass@2 of c = 2 of 4: 1 - C(2,2)/C(4,2) = 5/6.
+    expect(estimate.intervals['2']).toEqual(meanInterval(estimate.perTask.map((t) => t.atK['2']!)));
+    expect(estimate.perTask[2]!.atK['2']).toBeCloseTo(5 / 6, 15);
+    for (const k of ['1', '2']) expect(estimate.intervals[k]!.mean).toBe(estimate.averages[k]);
+    expect(estimateAtK([{ n: 3, c: 1 }], [1]).intervals).toEqual({ '1': { mean: passAtK(3, 1, 1), stderr: null, low: null, high: null } });
   });
 });

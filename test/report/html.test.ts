@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { estimateAtK } from '../../domain/metrics/passAtK.js';
+import { estimateAtK, meanInterval } from '../../domain/metrics/passAtK.js';
 import { atKCurve, curveKs, datasetOutcomes, selectDrillTasks, selectSamples } from '../../domain/report/analysis.js';
 import { esc, jsonForScript, renderSweepReport, scriptSource } from '../../domain/report/html.js';
 import type { ReportSample, SweepReportData } from '../../domain/report/model.js';
@@ -15,7 +15,7 @@ interface Spec {
   xLabel: string;
   yLabel: string;
   labels?: string[];
-  datasets: Array<{ label: string; data: Array<number | null | { x: number; y: number }> }>;
+  datasets: Array<{ label: string; data: Array<number | null | { x: number; y: number }>; band?: Array<{ x: number; low: number | null; high: number | null }> }>;
   variants?: Record<string, { datasets: Array<{ label: string; data: Array<{ x: number; y: number }> }> }>;
 }
 
@@ -41,9 +41,21 @@ describe('renderSweepReport', () => {
     data.cells.forEach((cell, i) => {
       const want = estimateAtK(cell.perTask.map((t) => ({ n: t.n, c: t.c })), [1, 2, 4]).averages;
       const wantS = estimateAtK(cell.perTask.map((t) => ({ n: t.n, c: t.s })), [1, 2, 4]).averages;
-      const cellsText = [...rows[i]!.matchAll(/<td[^>]*>([^<]*)<\/td>/g)].map((m) => m[1]);
+      // A metric's cell: its value, then its 95% interval over tasks (mean ± 1.96 SE, clipped).
+      const cellsText = [...rows[i]!.matchAll(/<td[^>]*>([^<]*)(?:<span class="ci"[^>]*>([^<]*)<\/span>)?<\/td>/g)].map((m) => m[1]);
+      const intervals = [...rows[i]!.matchAll(/<td[^>]*>[^<]*(?:<span class="ci"[^>]*>([^<]*)<\/span>)?<\/td>/g)].map((m) => m[1]);
       expect(cellsText.slice(0, 4)).toEqual([cell.dataset, cell.model, cell.method, String(cell.temperature)]);
       expect(cellsText.slice(6)).toEqual([want['1']!, want['2']!, want['4']!, wantS['1']!, wantS['2']!, wantS['4']!].map(pct));
+      const ci = (counts: number[], k: number) => {
+        const est = estimateAtK(cell.perTask.map((t, j) => ({ n: t.n, c: counts[j]! })), [k]);
+        const ps = est.perTask.map((t) => t.atK[String(k)]!);
+        const mean = ps.reduce((a, p) => a + p, 0) / ps.length;
+        const se = Math.sqrt(ps.reduce((a, p) => a + (p - mean) ** 2, 0) / (ps.length - 1) / ps.length);
+        return `${(Math.max(0, mean - 1.96 * se) * 100).toFixed(1)}–${(Math.min(1, mean + 1.96 * se) * 100).toFixed(1)}%`;
+      };
+      const c = cell.perTask.map((t) => t.c);
+      const s = cell.perTask.map((t) => t.s);
+      expect(intervals.slice(6)).toEqual([ci(c, 1), ci(c, 2), ci(c, 4), ci(s, 1), ci(s, 2), ci(s, 4)]);
     });
   });
 
@@ -61,6 +73,12 @@ describe('renderSweepReport', () => {
         spec.datasets.forEach((d, i) => {
           const est = estimateAtK(mine[i]!.perTask.map((t) => ({ n: t.n, c: t[field] })), [1, 2, 3, 4]).averages;
           expect(d.data).toEqual([1, 2, 3, 4].map((k) => ({ x: k, y: est[String(k)] })));
+          // Its 95% interval over tasks at every k, drawn as a band.
+          const per = estimateAtK(mine[i]!.perTask.map((t) => ({ n: t.n, c: t[field] })), [1, 2, 3, 4]).perTask;
+          expect(d.band).toEqual([1, 2, 3, 4].map((k) => {
+            const ci = meanInterval(per.map((t) => t.atK[String(k)]!));
+            return { x: k, low: ci.low, high: ci.high };
+          }));
         });
       }
     }
@@ -140,6 +158,22 @@ describe('renderSweepReport', () => {
     expect(section).toMatch(/solved by no cell<\/th><td class="num">1<\/td><td><a href="#task-mini-3">Mini\/3<\/a>/);
     expect(section).toMatch(/only beta · direct · t0.2<\/th><td class="num">1<\/td><td><a href="#task-mini-1">Mini\/1<\/a>/);
     expect(section).toMatch(/only alpha · exploracoder · t0.2<\/th><td class="num">2<\/td><td><a href="#task-pbe-3">PBE\/3<\/a>, <a href="#task-pbe-4">PBE\/4<\/a>/);
+  });
+
+  it('shows no interval where the stored results have none (before intervals, or one task)', () => {
+    const [first, ...rest] = data.cells;
+    const { passAtKCI: _p, successAtKCI: _s, ...old } = first!;
+    const one = synthCell({ dataset: 'solo', model: 'gamma', method: 'direct', perTask: counts('Solo', [[1, 2]]) });
+    const page = renderSweepReport({ ...data, cells: [old, ...rest, one] }, { chartLibrary: FAKE_LIB });
+    const table = /<table class="grid metrics" id="passk-table">([\s\S]*?)<\/table>/.exec(page)![1]!;
+    const rows = [...table.matchAll(/<tr[^>]*><td>([\s\S]*?)<\/tr>/g)].map((r) => r[0]);
+    expect(rows[0]).not.toContain('class="ci"');
+    expect(rows[0]).toContain(pct(first!.passAtK['pass@1']!));
+    expect(rows[1]).toContain('class="ci"');
+    expect(rows.at(-1)).not.toContain('class="ci"');
+    // The single task's curve has no band; the others' curves (from per-task counts) still do.
+    const solo = chartsOf(page).find((c) => c.title === 'solo: pass@k')!;
+    expect(solo.datasets[0]!.band).toBeUndefined();
   });
 
   it('says what is missing: no config, no cells', () => {

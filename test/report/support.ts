@@ -6,6 +6,7 @@
 import { estimateAtK } from '../../domain/metrics/passAtK.js';
 import type { PerTaskCounts, ReportCell, ReportSample, SweepReportData } from '../../domain/report/model.js';
 import type { ExplorationTrace } from '../../domain/report/trace.js';
+import { namedIntervals } from '../../domain/sweep/results.js';
 
 export const HOSTILE = `</script><script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">`;
 
@@ -46,6 +47,8 @@ export function synthCell(opts: {
     samples,
     passAtK: Object.fromEntries(Object.entries(pass.averages).map(([k, v]) => [`pass@${k}`, v])),
     successAtK: Object.fromEntries(Object.entries(success.averages).map(([k, v]) => [`success@${k}`, v])),
+    passAtKCI: namedIntervals('pass', pass.intervals),
+    successAtKCI: namedIntervals('success', success.intervals),
     droppedK: pass.dropped,
     statusCounts: { passed, failed: succeeded - passed, error: samples - succeeded },
     cost: {

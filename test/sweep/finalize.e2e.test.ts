@@ -74,12 +74,26 @@ function oldSummarizeCell(input: { problems: SweepProblem[]; records: SampleReco
     b.tasks++;
   }
   const named = (prefix: string, averages: Record<string, number>) => Object.fromEntries(Object.entries(averages).map(([k, v]) => [`${prefix}@${k}`, v]));
+  // Added with the 95% intervals (after the streaming rewrite): per k, the sample sd of the per-task
+  // estimates over sqrt(T), and mean ± 1.96 SE clipped to [0, 1]; null with one task.
+  const intervals = (prefix: string, est: ReturnType<typeof estimateAtK>) =>
+    Object.fromEntries(
+      est.ks.map((k) => {
+        const ps = est.perTask.map((t) => t.atK[String(k)]!);
+        const mean = ps.reduce((a, p) => a + p, 0) / ps.length;
+        if (ps.length < 2) return [`${prefix}@${k}`, { stderr: null, low: null, high: null }];
+        const se = Math.sqrt(ps.reduce((a, p) => a + (p - mean) ** 2, 0) / (ps.length - 1) / ps.length);
+        return [`${prefix}@${k}`, { stderr: se, low: Math.max(0, mean - 1.96 * se), high: Math.min(1, mean + 1.96 * se) }];
+      }),
+    );
   const summary: CellSummary = {
     cell: input.cell,
     tasks: scored.length,
     samples: input.records.length,
     passAtK: named('pass', pass.averages),
     successAtK: named('success', success.averages),
+    passAtKCI: intervals('pass', pass),
+    successAtKCI: intervals('success', success),
     droppedK: pass.dropped,
     statusCounts,
     cost,
@@ -91,6 +105,7 @@ function oldSummarizeCell(input: { problems: SweepProblem[]; records: SampleReco
     tasks: scored.length,
     samples: input.records.length,
     ...summaryMetrics(),
+    ci95: { ...summary.passAtKCI, ...summary.successAtKCI },
     dropped_k: pass.dropped,
     status_counts: statusCounts,
     cost: {
@@ -304,6 +319,13 @@ describe('finalizeCell, a shard at a time', () => {
     // PBE tasks 6..9 scored (lengths 1 + i % 3): 6 → 1, 7 → 2, 8 → 3, 9 → 1.
     expect(results.pass_rate_by_pipeline_length).toEqual({ '1': { tasks: 2, pass_rate: (1 / 3 + 1 / 3) / 2 }, '2': { tasks: 1, pass_rate: 0 }, '3': { tasks: 1, pass_rate: 2 / 3 } });
     expect(summary.passAtK).toEqual({ 'pass@1': results['pass@1'], 'pass@2': results['pass@2'] });
+    // 95% intervals over the 9 tasks: pass@1's per-task c/n are 2/3, 0, 1/3, 1, 1/3, 1/3, 0, 2/3, 1/3
+    // (sample sd 0.32394, SE 0.10798); every metric scored has one, in results.json as in the summary.
+    expect(Object.keys(results.ci95)).toEqual(['pass@1', 'pass@2', 'success@1', 'success@2']);
+    expect(results.ci95['pass@1'].stderr).toBeCloseTo(0.10798059064528333, 12);
+    expect(results.ci95['pass@1'].low).toBeCloseTo(0.19576544974265211, 12);
+    expect(results.ci95['pass@1'].high).toBeCloseTo(0.6190493650721628, 12);
+    expect({ ...summary.passAtKCI, ...summary.successAtKCI }).toEqual(results.ci95);
 
     const generations = JSON.parse(got['generations.json']!) as string[][];
     expect(generations.map((g) => g.length)).toEqual([3, 3, 3, 3, 0, 3, 3, 3, 3, 3, 0]);
@@ -334,6 +356,7 @@ describe('finalizeCell, a shard at a time', () => {
     expect(summary.samples).toBe(9);
     expect(summary.passAtK).toEqual({});
     expect(summary.successAtK).toEqual({});
+    expect(summary.passAtKCI).toEqual({});
     expect(summary.droppedK).toEqual(['pass@k and success@k: 6 samples were not executed (generation-only), nothing is scored']);
     expect(summary.statusCounts).toEqual({ llm_error: 3, not_executed: 6 });
     await expectAsBefore(input, [jsonl(rs)], summary);
