@@ -22,11 +22,10 @@ import { z } from 'zod';
 import type { SweepProblem } from '../domain/datasets/problems.js';
 import { JsonlRowError, parseJsonl } from '../domain/execution/humaneval.js';
 import type { ExecutionResult } from '../domain/execution/types.js';
-import { familyOf, languageOf } from '../domain/families/registry.js';
 import { estimateAtK } from '../domain/metrics/passAtK.js';
 import { defaultSandboxConcurrency, SandboxExecutor } from '../infra/sandbox/executor.js';
 import { JsonlFileError, readJsonlText } from '../infra/sandbox/jsonlFile.js';
-import { loadEvaluateProblems, MBPP_SPLIT_NAMES, sampleSolution, unsupportedFamily, type EvaluateFamily } from './lib/evaluate-problems.js';
+import { MBPP_SPLIT_NAMES, unsupportedFamily, type EvaluateFamily } from './lib/evaluate-families.js';
 
 const OptionsSchema = z.object({
   problems: z.string().min(1),
@@ -51,6 +50,7 @@ const OptionsSchema = z.object({
   form: z.enum(['completion', 'full']).optional(),
   split: z.enum(MBPP_SPLIT_NAMES).optional(),
   out: z.string().optional(),
+  verbose: z.boolean(),
   python: z.string().optional(),
 });
 
@@ -86,6 +86,7 @@ function readInput(flag: string, file: string): string {
 }
 
 async function main(): Promise<void> {
+  const mainAt = performance.now();
   const parsed = new Command()
     .name('evaluate')
     .requiredOption('--problems <file>', 'problems, .jsonl, .jsonl.gz or a .json array: HumanEval format (task_id, prompt, entry_point, test) or MBPP (mbpp.jsonl, sanitized-mbpp.json)')
@@ -101,6 +102,7 @@ async function main(): Promise<void> {
     )
     .option('--split <split>', 'MBPP only: the tasks of one of its splits (all, test, validation, train, prompt; default all)')
     .option('--out <file>', 'results file (default: <samples>_results.jsonl)')
+    .option('--verbose', 'start-up timing on stderr (ms since this node process started)', false)
     .option('--python <path>', 'interpreter that runs the programs (default: $EXPLORA_PYTHON, else the sandbox venv .tools/sandbox-python, else python3 on PATH)')
     .parse()
     .opts();
@@ -108,51 +110,66 @@ async function main(): Promise<void> {
   if (!options.success) throw new UsageError(options.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('\n'));
   const opts = options.data;
 
-  let loaded: ReturnType<typeof loadEvaluateProblems>;
-  try {
-    loaded = loadEvaluateProblems({
-      text: readInput('--problems', opts.problems),
-      source: opts.problems,
-      ...(opts.family ? { family: opts.family } : {}),
-      ...(opts.form ? { form: opts.form } : {}),
-      ...(opts.split ? { split: opts.split } : {}),
-    });
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    throw new UsageError((error as Error).message);
-  }
-  const problems = new Map<string, SweepProblem>(loaded.problems.map((p) => [p.task_id, p]));
-  const samples = parseJsonl(readInput('--samples', opts.samples), SampleSchema, opts.samples);
+  const problemsText = readInput('--problems', opts.problems);
+  const samplesText = readInput('--samples', opts.samples);
 
-  for (const { line, row } of samples) {
-    if (!problems.has(String(row.task_id))) throw new UsageError(`${opts.samples}:${line}: task_id ${JSON.stringify(row.task_id)} is not in ${opts.problems}`);
-  }
-  const attempted = new Set(samples.map((s) => String(s.row.task_id)));
-  const missing = [...problems.keys()].filter((id) => !attempted.has(id));
-  if (missing.length > 0 && !opts.ignoreIncomplete) {
-    throw new UsageError(
-      `${missing.length} of ${problems.size} problems have no sample (e.g. ${missing.slice(0, 5).join(', ')}); pass --ignore-incomplete to score the others`,
-    );
-  }
-
+  // The sandbox starts while the families are imported and the rows read and checked (start-up:
+  // docs/benchmarks.md); it runs nothing until they are, and is closed if they are refused.
   const executor = new SandboxExecutor({
     concurrency: opts.workers,
     limits: { timeoutMs: Math.round(opts.timeout * 1000) },
     ...(opts.python ? { python: opts.python } : {}),
   });
+  const sandboxAt = performance.now();
+  const started = executor.start();
+  started.catch(() => undefined); // awaited below, once the input is known to be good
   let results: ExecutionResult[];
+  let lib: typeof import('./lib/evaluate-problems.js');
+  let problems: Map<string, SweepProblem>;
+  let samples: Array<{ line: number; row: z.infer<typeof SampleSchema> }>;
   try {
-    await executor.start();
-    let done = 0;
-    const requests = samples.map(({ line, row }) => {
-      const problem = problems.get(String(row.task_id))!;
-      const solution = sampleSolution(problem, loaded.form, row.completion);
-      return {
-        id: `${row.task_id}@${line}`,
-        program: languageOf(problem).assemble({ solution, tests: familyOf(problem).tests(problem) }),
-      };
-    });
+    lib = await import('./lib/evaluate-problems.js');
+    let loaded: ReturnType<typeof lib.loadEvaluateProblems>;
+    try {
+      loaded = lib.loadEvaluateProblems({
+        text: problemsText,
+        source: opts.problems,
+        ...(opts.family ? { family: opts.family } : {}),
+        ...(opts.form ? { form: opts.form } : {}),
+        ...(opts.split ? { split: opts.split } : {}),
+      });
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    problems = new Map(loaded.problems.map((p) => [p.task_id, p]));
+    samples = parseJsonl(samplesText, SampleSchema, opts.samples);
+
+    for (const { line, row } of samples) {
+      if (!problems.has(String(row.task_id))) throw new UsageError(`${opts.samples}:${line}: task_id ${JSON.stringify(row.task_id)} is not in ${opts.problems}`);
+    }
+    const attempted = new Set(samples.map((s) => String(s.row.task_id)));
+    const missing = [...problems.keys()].filter((id) => !attempted.has(id));
+    if (missing.length > 0 && !opts.ignoreIncomplete) {
+      throw new UsageError(
+        `${missing.length} of ${problems.size} problems have no sample (e.g. ${missing.slice(0, 5).join(', ')}); pass --ignore-incomplete to score the others`,
+      );
+    }
+
+    const requests = samples.map(({ line, row }) => ({
+      id: `${row.task_id}@${line}`,
+      program: lib.sampleProgram(problems.get(String(row.task_id))!, loaded.form, row.completion),
+    }));
+    const checkedAt = performance.now();
+    await started;
+    if (opts.verbose) {
+      const ms = (t: number) => `${t.toFixed(0)} ms`;
+      process.stderr.write(
+        `evaluate: start-up: modules loaded at ${ms(mainAt)}, sandbox started at ${ms(sandboxAt)}, input checked at ${ms(checkedAt)}, ` +
+          `sandbox ready and first program sent at ${ms(performance.now())} (since this node process started)\n`,
+      );
+    }
     process.stderr.write(`evaluate: running ${requests.length} samples of ${attempted.size} ${loaded.family} problems, ${opts.workers} at once\n`);
+    let done = 0;
     results = await executor.runMany(requests, () => {
       done += 1;
       if (done % 100 === 0 || done === requests.length) process.stderr.write(`evaluate: ${done}/${requests.length}\n`);
@@ -164,7 +181,7 @@ async function main(): Promise<void> {
   const outFile = opts.out ?? `${opts.samples}_results.jsonl`;
   const rows = samples.map(({ row }, i) => {
     const problem = problems.get(String(row.task_id))!;
-    return { ...row, result: humanEvalResult(results[i]!), passed: familyOf(problem).score(results[i]!.status).passed };
+    return { ...row, result: humanEvalResult(results[i]!), passed: lib.samplePassed(problem, results[i]!.status) };
   });
   writeFileSync(outFile, rows.map((r) => JSON.stringify(r) + '\n').join(''));
   process.stderr.write(`evaluate: wrote ${outFile}\n`);

@@ -287,10 +287,12 @@ export class SandboxExecutor {
     if (this.backend === 'bwrap') {
       const bwrap = findBwrap();
       if (!bwrap) throw new Error('bwrap is not installed: run scripts/install-sandbox.sh, or choose backend "none"');
+      const layout = await probePythonLayout(python);
+      if (this.closed) throw new Error('SandboxExecutor closed while starting');
       launch = bwrapLaunch({
         bwrap,
         python,
-        layout: probePythonLayout(python),
+        layout,
         zygoteScript: ZYGOTE_SCRIPT,
         zygoteConfig: JSON.stringify(zygoteConfig),
         tmpBytes: this.options.tmpBytes ?? 1024 * 1024 * 1024,

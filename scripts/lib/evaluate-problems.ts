@@ -18,26 +18,21 @@
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { humanevalFamily } from '../../domain/families/humaneval/index.js';
 import { mbppFamily, type MbppSplit } from '../../domain/families/mbpp/index.js';
-import { familyOf } from '../../domain/families/registry.js';
+import type { ExecutionStatus } from '../../domain/execution/types.js';
+import type { AnyFamily } from '../../domain/families/registry.js';
+import { LANGUAGES } from '../../domain/languages/registry.js';
+import type { EvaluateFamily, SampleForm } from './evaluate-families.js';
 
-/** What `--family` accepts. */
-export const EVALUATE_FAMILIES = ['humaneval', 'mbpp', 'pbe-world'] as const;
-export type EvaluateFamily = (typeof EVALUATE_FAMILIES)[number];
-export const MBPP_SPLIT_NAMES = ['all', 'test', 'validation', 'train', 'prompt'] as const;
+/**
+ * The families whose problems this file makes (PBE World rows are read as HumanEval's). Not the
+ * registry's familyOf: importing every family (the PBE World generator, the renamed libraries) is a
+ * fifth of evaluate.ts's start-up, for families it never loads.
+ */
+const LOADED = { humaneval: humanevalFamily, mbpp: mbppFamily } as const;
 
-/** How a sample's completion becomes the solution. */
-export type SampleForm = 'completion' | 'full';
-
-/** Why a family named with `--family` cannot be evaluated here, or null when it can. */
-export function unsupportedFamily(family: string): string | null {
-  if ((EVALUATE_FAMILIES as readonly string[]).includes(family)) return null;
-  if (family === 'renamed-library') {
-    return (
-      'renamed-library is not read by evaluate.ts: its problems need the library keywords and name-mapping files, which a problems file does not carry; ' +
-      'evaluate its generations with a sweep (start-sweep --evaluate-only --load-generations)'
-    );
-  }
-  return `expected one of ${EVALUATE_FAMILIES.join(', ')}, got ${JSON.stringify(family)}`;
+function familyOf(problem: SweepProblem): AnyFamily {
+  if (problem.family !== 'humaneval' && problem.family !== 'mbpp') throw new Error(`evaluate.ts does not load ${problem.family} problems`);
+  return LOADED[problem.family] as unknown as AnyFamily;
 }
 
 function parseArray(text: string, source: string): unknown[] {
@@ -128,4 +123,14 @@ export function loadEvaluateProblems(input: {
  */
 export function sampleSolution(problem: SweepProblem, form: SampleForm, completion: string): string {
   return familyOf(problem).solution(problem, form === 'completion' ? 'completions' : 'saved', completion);
+}
+
+/** The program a sample runs: its solution, then the family's tests, as the problem's language puts them together. */
+export function sampleProgram(problem: SweepProblem, form: SampleForm, completion: string): string {
+  return LANGUAGES[familyOf(problem).language(problem)].assemble({ solution: sampleSolution(problem, form, completion), tests: familyOf(problem).tests(problem) });
+}
+
+/** Whether a run of the sample passed, as the family scores it. */
+export function samplePassed(problem: SweepProblem, status: ExecutionStatus): boolean {
+  return familyOf(problem).score(status).passed;
 }

@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { loadEvaluateProblems, recognizeFamily, sampleSolution, unsupportedFamily } from '../../scripts/lib/evaluate-problems.js';
+import { unsupportedFamily } from '../../scripts/lib/evaluate-families.js';
+import { loadEvaluateProblems, recognizeFamily, sampleSolution } from '../../scripts/lib/evaluate-problems.js';
 
 const REFERENCE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/reference');
 const FULL = readFileSync(path.join(REFERENCE, 'mbpp/mbpp.jsonl'), 'utf8');
