@@ -195,7 +195,17 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
     k: input.k,
     shards,
     wallSeconds: (Date.now() - state.startedAtMs) / 1000,
-    cell: { cell: input.cell.id, dataset: input.cell.dataset, model: input.cell.model, method: input.cell.method, temperature: input.cell.temperature, n_samples: input.nSamples },
+    cell: {
+      cell: input.cell.id,
+      dataset: input.cell.dataset,
+      model: input.cell.model,
+      method: input.cell.method,
+      temperature: input.cell.temperature,
+      n_samples: input.nSamples,
+      // The prompts the cell was asked with: its model's template, or the named defaults. Loaded
+      // generations (evaluate-only) were asked by no one here.
+      ...(input.mode === 'evaluate-only' ? {} : { prompt_template: input.cell.sampling.prompt ?? 'default' }),
+    },
   });
   phase = 'done';
   publish(true);

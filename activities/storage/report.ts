@@ -69,8 +69,27 @@ export function chartJsSource(): string {
 /** A metric's 95% interval over tasks; summaries stored before intervals existed have none. */
 const IntervalsSchema = z.record(z.string(), z.object({ stderr: z.number().nullable(), low: z.number().nullable(), high: z.number().nullable() })).optional();
 
+/** A cell's prompt template as results record it (models[i].prompt, or "default"). */
+const PromptTemplateRecordSchema = z.union([
+  z.literal('default'),
+  z.object({
+    system: z.string().optional(),
+    instruction: z.string().optional(),
+    prefix: z.string().optional(),
+    instruction_tokens: z.tuple([z.string(), z.string(), z.string()]).optional(),
+  }),
+]);
+
 const CellSummarySchema = z.object({
-  cell: z.looseObject({ cell: z.string(), dataset: z.string(), model: z.string(), method: z.string(), temperature: z.number(), n_samples: z.number().int() }),
+  cell: z.looseObject({
+    cell: z.string(),
+    dataset: z.string(),
+    model: z.string(),
+    method: z.string(),
+    temperature: z.number(),
+    n_samples: z.number().int(),
+    prompt_template: PromptTemplateRecordSchema.optional(),
+  }),
   tasks: z.number().int(),
   samples: z.number().int(),
   passAtK: z.record(z.string(), z.number()),
@@ -247,6 +266,7 @@ export async function loadSweepReportData(bucket: Bucket, sweepId: string, opts:
       method: summary.cell.method,
       temperature: summary.cell.temperature,
       nSamples: summary.cell.n_samples,
+      ...(summary.cell.prompt_template ? { promptTemplate: summary.cell.prompt_template } : {}),
       tasks: summary.tasks,
       samples: summary.samples,
       passAtK: summary.passAtK,

@@ -71,7 +71,8 @@ function indentBody(code: string): string {
  * The solution a generation stands for — the program without its test, as bigcode's harness saves
  * generations (prompt included):
  * - completions API: the text continues the prompt (for full-program tasks, the prompt without its
- *   `raise NotImplementedError()` line);
+ *   `raise NotImplementedError()` line), also after a model's prompt template: its prefix or
+ *   instruct markers come before the task's prompt (promptTemplate.ts) and are not part of it;
  * - chat API: a complete function runs as is after the prompt's imports; a bare body is put under
  *   the prompt's signature;
  * - saved (evaluate-only): the generation is already such a solution.

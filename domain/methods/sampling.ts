@@ -4,6 +4,7 @@
  * identity, never depends on which samples an attempt asks for.
  */
 import type { LlmBody } from '../llm/request.js';
+import type { PromptTemplate } from './promptTemplate.js';
 
 export interface Sampling {
   model: string;
@@ -13,6 +14,11 @@ export interface Sampling {
   stop?: string[];
   /** Base seed; sample i sends base + i, so samples differ reproducibly. Omitted when undefined. */
   seed?: number;
+  /**
+   * The model's prompt template (`models[i].prompt`), for the single-prompt methods (direct, rag).
+   * Absent: the named default prompts. Never sent as a field (samplingFields leaves it out).
+   */
+  prompt?: PromptTemplate;
 }
 
 

@@ -62,6 +62,11 @@ export interface MethodDefinition<Kind extends string, Variant> {
   needsLibrary: boolean;
   /** Needs a chat model (multi-step prompts). */
   needsChat: boolean;
+  /**
+   * Its final request is a single prompt that a model's prompt template (`models[i].prompt`)
+   * shapes; a method of several steps takes none, and configs giving one are refused.
+   */
+  takesPromptTemplate: boolean;
   /** The names sweep configs use for this kind, each with its variant. */
   names: Record<string, NamedMethod<Variant>>;
   /** Requests and sandbox runs of a cell, for `--dry-run`. */

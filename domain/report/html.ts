@@ -223,8 +223,44 @@ ${sha ? `<p>config sha256 <code>${esc(sha)}</code></p>` : ''}
 </section>`;
 }
 
+/**
+ * The prompt templates of the cells (results record each cell's), numbered in order of first use:
+ * the pass table's "prompt" column names them, a list under it spells them out. Empty when no cell
+ * was asked with a template.
+ */
+function promptTemplatesOf(cells: readonly ReportCell[]): string[] {
+  const out: string[] = [];
+  for (const c of cells) {
+    if (!c.promptTemplate || c.promptTemplate === 'default') continue;
+    const json = JSON.stringify(c.promptTemplate);
+    if (!out.includes(json)) out.push(json);
+  }
+  return out;
+}
+
+function promptCell(c: ReportCell, templates: readonly string[]): string {
+  if (!c.promptTemplate) return '<td class="muted">–</td>';
+  if (c.promptTemplate === 'default') return '<td>default</td>';
+  const n = templates.indexOf(JSON.stringify(c.promptTemplate)) + 1;
+  return `<td><a href="#prompt-template-${n}">template ${n}</a></td>`;
+}
+
+function renderPromptTemplates(cells: readonly ReportCell[], templates: readonly string[]): string {
+  if (templates.length === 0) {
+    return cells.some((c) => c.promptTemplate === 'default') ? '<p class="muted">Prompts: the default prompts of each task family and language (no model has a prompt template).</p>' : '';
+  }
+  const items = templates.map((json, i) => {
+    const t = JSON.parse(json) as Record<string, unknown>;
+    const fields = Object.entries(t).map(([k, v]) => `<tr><th>${esc(k)}</th><td><pre>${esc(JSON.stringify(v))}</pre></td></tr>`).join('');
+    return `<li id="prompt-template-${i + 1}"><b>template ${i + 1}</b><table class="kv">${fields}</table></li>`;
+  });
+  return `<p>Prompt templates (models[i].prompt; "default": the default prompts of each task family and language):</p><ol class="prompt-templates">${items.join('')}</ol>`;
+}
+
 function renderPassTable(cells: readonly ReportCell[]): string {
   const ks = scoredKs(cells);
+  const templates = promptTemplatesOf(cells);
+  const promptColumn = templates.length > 0;
   const datasets = datasetsOf(cells);
   const bestOf = (dataset: string, key: string, field: 'passAtK' | 'successAtK') =>
     Math.max(...cells.filter((c) => c.dataset === dataset).map((c) => c[field][key] ?? -1));
@@ -240,19 +276,20 @@ function renderPassTable(cells: readonly ReportCell[]): string {
           })
           .join('');
       const start = i > 0 && cells[i - 1]!.dataset !== c.dataset ? ' class="dataset-start"' : '';
-      return `<tr${start}><td>${esc(c.dataset)}</td><td>${esc(c.model)}</td><td>${esc(c.method)}</td><td class="num">${esc(c.temperature)}</td><td class="num">${int(c.tasks)}</td><td class="num">${int(c.nSamples)}</td>${metric('passAtK', 'pass')}${metric('successAtK', 'success')}</tr>`;
+      return `<tr${start}><td>${esc(c.dataset)}</td><td>${esc(c.model)}</td><td>${esc(c.method)}</td><td class="num">${esc(c.temperature)}</td>${promptColumn ? promptCell(c, templates) : ''}<td class="num">${int(c.tasks)}</td><td class="num">${int(c.nSamples)}</td>${metric('passAtK', 'pass')}${metric('successAtK', 'success')}</tr>`;
     })
     .join('\n');
   const dropped = [...new Set(cells.flatMap((c) => c.droppedK))];
   return `<section id="passk"><h2>pass@k</h2>
 <p>Unbiased estimator over the n samples of each task, averaged over tasks. <b>success@k</b>: the same for samples that ran to the end of the test or stopped only on a test assertion (no crash, timeout or kill). Best per dataset in bold. Under each value, its 95% interval over tasks: the mean ± 1.96 standard errors of the per-task estimates (normal approximation, as Inspect reports it), clipped to 0–100%; it measures how the score varies with the tasks drawn, not with the samples. None for a single task, nor for results stored before intervals were kept.</p>
 <table class="grid metrics" id="passk-table"><thead>
-<tr><th rowspan="2">dataset</th><th rowspan="2">model</th><th rowspan="2">method</th><th rowspan="2">T</th><th rowspan="2">tasks</th><th rowspan="2">n</th><th colspan="${ks.length}">pass@k</th><th colspan="${ks.length}">success@k</th></tr>
+<tr><th rowspan="2">dataset</th><th rowspan="2">model</th><th rowspan="2">method</th><th rowspan="2">T</th>${promptColumn ? '<th rowspan="2">prompt</th>' : ''}<th rowspan="2">tasks</th><th rowspan="2">n</th><th colspan="${ks.length}">pass@k</th><th colspan="${ks.length}">success@k</th></tr>
 <tr>${ks.map((k) => `<th>k=${k}</th>`).join('')}${ks.map((k) => `<th>k=${k}</th>`).join('')}</tr>
 </thead><tbody>
 ${rows}
 </tbody></table>
 ${datasets.length > 1 ? '<p class="muted">Rows of different datasets are not comparable with each other.</p>' : ''}
+${renderPromptTemplates(cells, templates)}
 ${dropped.length ? `<p class="note">Not scored: ${dropped.map(esc).join('; ')}</p>` : ''}
 </section>`;
 }

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { SampleRecordSchema } from '../sweep/records.js';
 import type { CellScores } from '../sweep/results.js';
 import { ExplorationTraceSchema } from './trace.js';
+import type { PromptTemplate } from '../methods/promptTemplate.js';
 
 /** Where a sweep's report is stored, beside its results.json. */
 export const sweepReportKey = (sweepId: string) => `sweeps/${sweepId}/report.html`;
@@ -34,6 +35,11 @@ export interface ReportCell extends CellScores {
   nSamples: number;
   /** Indexed by task index (the order of the sweep's copy of the dataset). */
   perTask: PerTaskCounts[];
+  /**
+   * The prompts the cell was asked with: its model's template, or 'default' for the named default
+   * prompts. Absent for loaded generations and for results stored before templates were recorded.
+   */
+  promptTemplate?: PromptTemplate | 'default';
   /** PBE World datasets: mean c/n of the tasks of each hidden pipeline length. */
   passRateByPipelineLength?: Record<string, { tasks: number; pass_rate: number }>;
 }

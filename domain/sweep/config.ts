@@ -10,6 +10,7 @@ import { DatasetEntrySchema, FAMILIES, FAMILY_IDS, familyOf, type DatasetEntry, 
 import { cellId } from './ids.js';
 import { METHOD_NAMES, METHODS, type MethodName, type MethodSpec } from '../methods/registry.js';
 import { MethodOptionsSchema, type MethodOptions } from '../methods/options.js';
+import type { PromptTemplate } from '../methods/promptTemplate.js';
 import { configFormatOf, parseConfigText } from './text.js';
 import { EXPECTED_NAMES, unknownKeyMessage } from './configMessages.js';
 
@@ -53,6 +54,12 @@ export interface SweepModelConfig {
    * option existed hash as they did).
    */
   samples_per_request?: number;
+  /**
+   * The prompt template of the single-prompt methods (direct, rag), see
+   * domain/methods/promptTemplate.ts. Absent: the named default prompts (kept absent, so configs
+   * written before templates existed hash as they did).
+   */
+  prompt?: PromptTemplate;
 }
 
 /** OpenAI's API takes at most 4 stop sequences and refuses a request with more (400). */
@@ -117,6 +124,20 @@ function familyProblem(d: Record<string, unknown>): string | null {
   return null;
 }
 
+export const PROMPT_TEMPLATE_KEYS = ['system', 'instruction', 'prefix', 'instruction_tokens'] as const;
+
+const PromptTemplateSchema = z
+  .strictObject({
+    // '' is allowed: it sends no system message (for models whose chat template has no system role).
+    system: z.string().optional(),
+    instruction: z.string().min(1, 'must not be empty (leave instruction out for the default)').optional(),
+    prefix: z.string().min(1, 'must not be empty (leave prefix out for none)').optional(),
+    instruction_tokens: z.tuple([z.string(), z.string(), z.string()], { error: 'must be a list of 3 strings: [user, end, assistant]' }).optional(),
+  })
+  .refine((t) => PROMPT_TEMPLATE_KEYS.some((k) => t[k] !== undefined), {
+    message: `give at least one of ${PROMPT_TEMPLATE_KEYS.join(', ')} (or leave prompt out for the default prompts)`,
+  });
+
 const ModelSchema = z
   .strictObject({
     id: ModelIdSchema,
@@ -135,6 +156,7 @@ const ModelSchema = z
     request_timeout_s: z.number().positive().max(86_400).default(120),
     send_seed: z.boolean().default(true),
     samples_per_request: z.int().min(1).max(128).optional(),
+    prompt: PromptTemplateSchema.optional(),
   })
   .transform(
     ({ samples_per_request, max_stop_sequences, ...m }): SweepModelConfig => ({
@@ -221,6 +243,8 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
     }
   });
 
+  promptTemplateChecks(list('models'), list('methods'), add);
+
   const n = c.n_samples;
   if (typeof n === 'number' && Number.isInteger(n) && n >= 1) {
     list('k').forEach((k, i) => {
@@ -259,6 +283,37 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
           }
         });
       });
+    });
+  });
+}
+
+/**
+ * A model's `prompt:` against its api and the sweep's methods: chat models take a system message
+ * and an instruction, completion models a prefix and bigcode's instruct layout; only the
+ * single-prompt methods take a template.
+ */
+function promptTemplateChecks(models: unknown[], methods: unknown[], add: AddIssue): void {
+  models.forEach((x, xi) => {
+    if (!x || typeof x !== 'object') return;
+    const model = x as Record<string, unknown>;
+    const prompt = model.prompt;
+    if (!prompt || typeof prompt !== 'object' || Array.isArray(prompt)) return;
+    const t = prompt as Record<string, unknown>;
+    const api = model.api ?? 'chat';
+    const at = (field: string) => ['models', xi, 'prompt', field];
+    if (api === 'chat') {
+      if (t.instruction_tokens !== undefined) add(at('instruction_tokens'), 'needs api: completions (a chat model\'s turns are marked by its server\'s chat template)');
+      if (t.prefix !== undefined) add(at('prefix'), 'needs api: completions (for a chat model, put the text in system or instruction)');
+    } else if (api === 'completions') {
+      if (t.system !== undefined) add(at('system'), 'needs api: chat (a completion model has no system message; use prefix)');
+    }
+    if (t.instruction_tokens !== undefined && t.instruction === undefined) {
+      add(at('instruction_tokens'), 'needs instruction: the instruct prompt is user + instruction + end + assistant + the task\'s prompt');
+    }
+    methods.forEach((m, mi) => {
+      if (typeof m !== 'string' || !(m in METHODS) || METHODS[m as MethodName].takesPromptTemplate) return;
+      const takers = METHOD_NAMES.filter((name) => METHODS[name].takesPromptTemplate).join(', ');
+      add(['models', xi, 'prompt'], `method ${m} (methods[${mi}]) talks to the model in several steps and takes no prompt template; only ${takers} take one (leave prompt out, or run ${m} in another sweep)`);
     });
   });
 }
@@ -334,6 +389,7 @@ const MODEL_KEYS = [
   'request_timeout_s',
   'send_seed',
   'samples_per_request',
+  'prompt',
 ];
 
 function knownKeysAt(path: readonly PropertyKey[], input: unknown): readonly string[] {
@@ -343,6 +399,7 @@ function knownKeysAt(path: readonly PropertyKey[], input: unknown): readonly str
     return typeof family === 'string' && family in FAMILIES ? FAMILIES[family as FamilyId].entryKeys : ['name', 'family'];
   }
   if (path.length === 2 && path[0] === 'models') return MODEL_KEYS;
+  if (path.length === 3 && path[0] === 'models' && path[2] === 'prompt') return PROMPT_TEMPLATE_KEYS;
   if (path.length === 1 && path[0] === 'method_options') return Object.keys(MethodOptionsSchema.shape);
   return [];
 }

@@ -264,6 +264,7 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
         // The rest of the list is applied to the answers (cell.stop): the code comes out the same.
         ...(stopSentTo(stop, c.model).length ? { stop: stopSentTo(stop, c.model) } : {}),
         ...(c.model.send_seed ? { seed: config.seed } : {}),
+        ...(c.model.prompt ? { prompt: c.model.prompt } : {}),
       },
       stop,
     };

@@ -8,6 +8,7 @@ export const directMethod = {
   kind: 'direct',
   needsLibrary: false,
   needsChat: false,
+  takesPromptTemplate: true,
   names: {
     direct: { description: 'one request per sample; the extracted code is run against the hidden tests', variant: {} },
   },

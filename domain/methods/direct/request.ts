@@ -1,16 +1,18 @@
 /**
  * `direct`: one generation per sample straight from the task's prompt, the baseline every other
  * method is compared with. The prompt is the task family's; the system message and the code
- * fence are the language's.
+ * fence are the language's; a model's prompt template (promptTemplate.ts) replaces the parts it
+ * gives.
  */
 import type { SweepProblem } from '../../datasets/problems.js';
 import { familyOf, languageOf } from '../../families/registry.js';
 import type { LlmApi, LlmBody } from '../../llm/request.js';
+import { chatInstructionOf, chatMessagesOf, completionPromptOf, type PromptTemplate } from '../promptTemplate.js';
 import { samplingFields, type Sampling } from '../sampling.js';
 
-/** The family's instruction, then the prompt's code in a fenced block of its language. */
-export function chatUserMessage(problem: SweepProblem): string {
-  return `${familyOf(problem).chatInstruction(problem)}\n\n\`\`\`${languageOf(problem).fenceTag}\n${problem.prompt}\`\`\`\n`;
+/** The family's instruction (or the template's), then the prompt's code in a fenced block of its language. */
+export function chatUserMessage(problem: SweepProblem, template?: PromptTemplate): string {
+  return `${chatInstructionOf(problem, template)}\n\n\`\`\`${languageOf(problem).fenceTag}\n${problem.prompt}\`\`\`\n`;
 }
 
 /**
@@ -20,6 +22,6 @@ export function chatUserMessage(problem: SweepProblem): string {
 export function directRequestBody(problem: SweepProblem, api: LlmApi, sampling: Sampling, sampleIndex: number, choices = 1): LlmBody {
   const common = { ...samplingFields(sampling, sampleIndex), ...(choices > 1 ? { n: choices } : {}) };
   return api === 'chat'
-    ? { ...common, messages: [{ role: 'system', content: languageOf(problem).systemPrompt }, { role: 'user', content: chatUserMessage(problem) }] }
-    : { ...common, prompt: familyOf(problem).completionPrompt(problem) };
+    ? { ...common, messages: chatMessagesOf(problem, chatUserMessage(problem, sampling.prompt), sampling.prompt) }
+    : { ...common, prompt: completionPromptOf(familyOf(problem).completionPrompt(problem), sampling.prompt) };
 }

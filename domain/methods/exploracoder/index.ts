@@ -25,6 +25,7 @@ export const exploracoderMethod = {
   kind: 'exploracoder',
   needsLibrary: true,
   needsChat: true,
+  takesPromptTemplate: false,
   names: {
     exploracoder: {
       description: 'plan -> recommend APIs -> Chain of API Exploration (m snippets per subtask, run, select) -> final solution',

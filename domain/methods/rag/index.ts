@@ -9,6 +9,7 @@ export const ragMethod = {
   kind: 'rag',
   needsLibrary: true,
   needsChat: false,
+  takesPromptTemplate: true,
   names: {
     rag: { description: 'naive RAG (DocPrompting): the top rag_k API docs for the whole task in one prompt per sample', variant: {} },
   },

@@ -8,11 +8,13 @@ import { formatApiDoc } from '../../apidocs/corpus.js';
 import type { SweepProblem } from '../../datasets/problems.js';
 import type { LlmApi, LlmBody } from '../../llm/request.js';
 import { familyOf, languageOf } from '../../families/registry.js';
+import { chatInstructionOf, chatMessagesOf, completionPromptOf, type PromptTemplate } from '../promptTemplate.js';
 import { samplingFields, type Sampling } from '../sampling.js';
 
-export function ragUserMessage(problem: SweepProblem, docs: readonly ApiDoc[], libraryName: string): string {
+/** The instruction (the family's, or the model's template's), the prompt's code, then the docs. */
+export function ragUserMessage(problem: SweepProblem, docs: readonly ApiDoc[], libraryName: string, template?: PromptTemplate): string {
   return (
-    `${familyOf(problem).chatInstruction(problem)} Use the library \`${libraryName}\`; relevant parts of its documentation follow the code.\n\n` +
+    `${chatInstructionOf(problem, template)} Use the library \`${libraryName}\`; relevant parts of its documentation follow the code.\n\n` +
     `\`\`\`${languageOf(problem).fenceTag}\n` +
     problem.prompt +
     '```\n\n' +
@@ -23,13 +25,7 @@ export function ragUserMessage(problem: SweepProblem, docs: readonly ApiDoc[], l
 export function ragRequestBody(problem: SweepProblem, docs: readonly ApiDoc[], libraryName: string, api: LlmApi, sampling: Sampling, sampleIndex: number, choices = 1): LlmBody {
   const common = { ...samplingFields(sampling, sampleIndex), ...(choices > 1 ? { n: choices } : {}) };
   if (api === 'chat') {
-    return {
-      ...common,
-      messages: [
-        { role: 'system', content: languageOf(problem).systemPrompt },
-        { role: 'user', content: ragUserMessage(problem, docs, libraryName) },
-      ],
-    };
+    return { ...common, messages: chatMessagesOf(problem, ragUserMessage(problem, docs, libraryName, sampling.prompt), sampling.prompt) };
   }
   const comment = docs
     .map(formatApiDoc)
@@ -37,7 +33,8 @@ export function ragRequestBody(problem: SweepProblem, docs: readonly ApiDoc[], l
     .split('\n')
     .map((l) => `# ${l}`.trimEnd())
     .join('\n');
-  return { ...common, prompt: `# Documentation of ${libraryName}:\n${comment}\n\n${familyOf(problem).completionPrompt(problem)}` };
+  // A template's prefix or instruct prompt goes before the docs: the completion continues the prompt.
+  return { ...common, prompt: completionPromptOf(`# Documentation of ${libraryName}:\n${comment}\n\n${familyOf(problem).completionPrompt(problem)}`, sampling.prompt) };
 }
 
 /** The retrieval query for a whole task: its prompt without the boilerplate of the stub. */

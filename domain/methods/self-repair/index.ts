@@ -12,6 +12,7 @@ export const selfRepairMethod = {
   kind: 'self-repair',
   needsLibrary: true,
   needsChat: true,
+  takesPromptTemplate: false,
   names: {
     'self-repair': { description: 'generate, run on the visible examples, repair from the errors; budget = subtasks ExploraCoder plans', variant: {} },
   },

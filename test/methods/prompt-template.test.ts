@@ -1,0 +1,178 @@
+/**
+ * Prompt templates (`models[i].prompt`): how the config takes them (every refusal names its field;
+ * absent when not given, so configs without one hash as before), the request bodies each option
+ * makes (byte for byte: the LLM cache is keyed by them), and the solution a completion after a
+ * templated prompt stands for.
+ */
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { SweepProblem } from '../../domain/datasets/problems.js';
+import { familyOf } from '../../domain/families/registry.js';
+import { directRequestBody } from '../../domain/methods/direct/request.js';
+import type { PromptTemplate } from '../../domain/methods/promptTemplate.js';
+import { ragRequestBody } from '../../domain/methods/rag/request.js';
+import { canonicalSweepJson, parseSweepConfig, sweepConfigHash } from '../../domain/sweep/config.js';
+import { renderSweepReport } from '../../domain/report/html.js';
+import { minimalSweepConfig, sweepConfigIssues } from '../support/sweep-config.js';
+import { synthReport } from '../report/support.js';
+
+const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+
+function withModel(model: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { ...minimalSweepConfig(), models: [{ id: 'm', base_url: 'http://127.0.0.1:8080/v1', model: 'x', ...model }], ...extra };
+}
+
+const INSTRUCT: PromptTemplate = { instruction: 'Complete the function below.', instruction_tokens: ['<|user|>\n', '<|end|>\n', '<|assistant|>\n'] };
+
+describe('models[i].prompt in a sweep config', () => {
+  it('is absent from the resolved config when not given: configs without it hash as they did before templates', () => {
+    const chat = parseSweepConfig(minimalSweepConfig());
+    const completions = parseSweepConfig(withModel({ api: 'completions' }));
+    expect('prompt' in chat.models[0]!).toBe(false);
+    expect(canonicalSweepJson(completions)).not.toContain('"prompt"');
+    // The hashes these configs had before prompt templates existed (commit b652997).
+    expect(sweepConfigHash(chat, sha)).toBe('ed9a6822c068cd6d67e691bc63fdbb3750a2f15fed32c9acae58a422bed326f4');
+    expect(sweepConfigHash(completions, sha)).toBe('cb207533426ba9a0fe91bd0747de64c63883917ad7898d2e7254c4b751ebf273');
+  });
+
+  it('is kept as given, and changes the hash', () => {
+    const config = parseSweepConfig(withModel({ api: 'completions', prompt: { ...INSTRUCT, prefix: '# p\n' } }));
+    expect(config.models[0]!.prompt).toEqual({ ...INSTRUCT, prefix: '# p\n' });
+    expect(sweepConfigHash(config, sha)).not.toBe(sweepConfigHash(parseSweepConfig(withModel({ api: 'completions' })), sha));
+    expect(parseSweepConfig(withModel({ prompt: { system: '' } })).models[0]!.prompt).toEqual({ system: '' });
+  });
+
+  it('refuses options of the other api, naming the field', () => {
+    expect(sweepConfigIssues(withModel({ prompt: { prefix: 'p', instruction: 'i', instruction_tokens: ['a', 'b', 'c'] } }))).toEqual([
+      { path: 'models[0].prompt.instruction_tokens', message: "needs api: completions (a chat model's turns are marked by its server's chat template)" },
+      { path: 'models[0].prompt.prefix', message: 'needs api: completions (for a chat model, put the text in system or instruction)' },
+    ]);
+    expect(sweepConfigIssues(withModel({ api: 'completions', prompt: { system: 'S' } }))).toEqual([
+      { path: 'models[0].prompt.system', message: 'needs api: chat (a completion model has no system message; use prefix)' },
+    ]);
+  });
+
+  it('refuses instruction_tokens without an instruction, a malformed or empty template, and unknown keys', () => {
+    expect(sweepConfigIssues(withModel({ api: 'completions', prompt: { instruction_tokens: ['a', 'b', 'c'] } }))).toEqual([
+      { path: 'models[0].prompt.instruction_tokens', message: "needs instruction: the instruct prompt is user + instruction + end + assistant + the task's prompt" },
+    ]);
+    expect(sweepConfigIssues(withModel({ api: 'completions', prompt: { instruction: 'i', instruction_tokens: ['a', 'b'] } }))).toEqual([
+      { path: 'models[0].prompt.instruction_tokens', message: 'must be a list of 3 strings: [user, end, assistant]' },
+    ]);
+    expect(sweepConfigIssues(withModel({ prompt: {} }))).toEqual([
+      { path: 'models[0].prompt', message: 'give at least one of system, instruction, prefix, instruction_tokens (or leave prompt out for the default prompts)' },
+    ]);
+    expect(sweepConfigIssues(withModel({ prompt: { instruction: '' } }))).toEqual([
+      { path: 'models[0].prompt.instruction', message: 'must not be empty (leave instruction out for the default)' },
+    ]);
+    expect(sweepConfigIssues(withModel({ prompt: { instructions: 'x' } }))).toEqual(
+      expect.arrayContaining([{ path: 'models[0].prompt.instructions', message: 'unknown key (did you mean instruction?)' }]),
+    );
+  });
+
+  it('is refused with a multi-step method, naming the model field and the method', () => {
+    const config = withModel({ prompt: { system: 'S' } }, { methods: ['direct', 'self-repair', 'exploracoder'] });
+    (config.datasets as Array<Record<string, unknown>>)[0]!.library = { api_docs: 'docs.jsonl', name: 'lib', summary: 's' };
+    expect(sweepConfigIssues(config)).toEqual([
+      {
+        path: 'models[0].prompt',
+        message: 'method self-repair (methods[1]) talks to the model in several steps and takes no prompt template; only direct, rag take one (leave prompt out, or run self-repair in another sweep)',
+      },
+      {
+        path: 'models[0].prompt',
+        message: 'method exploracoder (methods[2]) talks to the model in several steps and takes no prompt template; only direct, rag take one (leave prompt out, or run exploracoder in another sweep)',
+      },
+    ]);
+  });
+});
+
+const HE: SweepProblem = { family: 'humaneval', form: 'completion', task_id: 'T/0', prompt: 'def f(x):\n    """Twice x."""\n', entry_point: 'f', test: 'def check(c):\n    assert c(1) == 2\n' };
+const PBE: SweepProblem = { family: 'pbe-world', form: 'full', task_id: 'P/0', prompt: 'def g(s):\n    """x"""\n    raise NotImplementedError()\n', entry_point: 'g', test: 'def check(c):\n    pass\n' };
+const base = { model: 'x', temperature: 0.2, top_p: 0.95, max_tokens: 64, seed: 3 };
+const withPrompt = (prompt: PromptTemplate) => ({ ...base, prompt });
+const DEFAULT_SYSTEM = 'You are an expert Python programmer. Answer with working Python code only.';
+const FENCED = '\n\n```python\ndef f(x):\n    """Twice x."""\n```\n';
+
+describe('request bodies with a prompt template (byte for byte)', () => {
+  it('chat: system replaces the system message, instruction the family instruction; the template never goes out as a field', () => {
+    expect(JSON.stringify(directRequestBody(HE, 'chat', withPrompt({ system: 'Be brief.', instruction: 'Write f.' }), 1))).toBe(
+      JSON.stringify({ model: 'x', temperature: 0.2, top_p: 0.95, max_tokens: 64, seed: 4, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: `Write f.${FENCED}` }] }),
+    );
+    expect(JSON.stringify(directRequestBody(HE, 'chat', withPrompt({ instruction: 'Write f.' }), 0))).toBe(
+      JSON.stringify({ model: 'x', temperature: 0.2, top_p: 0.95, max_tokens: 64, seed: 3, messages: [{ role: 'system', content: DEFAULT_SYSTEM }, { role: 'user', content: `Write f.${FENCED}` }] }),
+    );
+    const instruction = familyOf(HE).chatInstruction(HE);
+    expect(JSON.stringify(directRequestBody(HE, 'chat', withPrompt({ system: '' }), 0))).toBe(
+      JSON.stringify({ model: 'x', temperature: 0.2, top_p: 0.95, max_tokens: 64, seed: 3, messages: [{ role: 'user', content: `${instruction}${FENCED}` }] }),
+    );
+  });
+
+  it("completions: prefix goes first; instruction and instruction_tokens make bigcode's instruct layout, the task's prompt last", () => {
+    const body = (prompt: PromptTemplate, problem = HE) => JSON.stringify(directRequestBody(problem, 'completions', withPrompt(prompt), 0, 2));
+    const want = (prompt: string) => JSON.stringify({ model: 'x', temperature: 0.2, top_p: 0.95, max_tokens: 64, seed: 3, n: 2, prompt });
+    expect(body({ prefix: '<fim>' })).toBe(want(`<fim>${HE.prompt}`));
+    expect(body(INSTRUCT)).toBe(want(`<|user|>\nComplete the function below.<|end|>\n<|assistant|>\n${HE.prompt}`));
+    expect(body({ ...INSTRUCT, prefix: '# P\n' })).toBe(want(`# P\n<|user|>\nComplete the function below.<|end|>\n<|assistant|>\n${HE.prompt}`));
+    // No tokens: bigcode's defaults, ('', '', '\n').
+    expect(body({ instruction: 'Do it.' })).toBe(want(`Do it.\n${HE.prompt}`));
+    // The task's completion prompt: a full program's stub without its raise line.
+    expect(body(INSTRUCT, PBE)).toBe(want(`<|user|>\nComplete the function below.<|end|>\n<|assistant|>\ndef g(s):\n    """x"""\n`));
+  });
+
+  it('rag: the same parts replaced; for completions the template goes before the docs comment', () => {
+    const docs = [{ import_path: 'lib.swap', name: 'swap', signature: '(s)', description: 'Swaps.' }];
+    const plain = ragRequestBody(HE, docs, 'lib', 'completions', base, 0) as { prompt: string };
+    const templated = ragRequestBody(HE, docs, 'lib', 'completions', withPrompt(INSTRUCT), 0) as { prompt: string };
+    expect(templated.prompt).toBe(`<|user|>\nComplete the function below.<|end|>\n<|assistant|>\n${plain.prompt}`);
+    expect(plain.prompt.endsWith(HE.prompt)).toBe(true);
+    const chat = ragRequestBody(HE, docs, 'lib', 'chat', withPrompt({ system: 'S', instruction: 'Write f.' }), 0) as { messages: Array<{ role: string; content: string }> };
+    const chatDefault = ragRequestBody(HE, docs, 'lib', 'chat', base, 0) as { messages: Array<{ role: string; content: string }> };
+    expect(chat.messages[0]).toEqual({ role: 'system', content: 'S' });
+    expect(chat.messages[1]!.content).toBe(chatDefault.messages[1]!.content.replace(familyOf(HE).chatInstruction(HE), 'Write f.'));
+    expect(chat.messages[1]!.content.startsWith('Write f. Use the library `lib`')).toBe(true);
+  });
+
+  it('without a template the bodies are exactly the defaults', () => {
+    expect(directRequestBody(HE, 'completions', base, 0)).toEqual({ ...base, prompt: HE.prompt });
+    expect(JSON.stringify(directRequestBody(HE, 'chat', base, 0))).toBe(
+      JSON.stringify({ ...base, messages: [{ role: 'system', content: DEFAULT_SYSTEM }, { role: 'user', content: `${familyOf(HE).chatInstruction(HE)}${FENCED}` }] }),
+    );
+  });
+});
+
+describe('the solution of a completion after a templated prompt', () => {
+  it("is the task's own prompt + the completion: neither the prefix nor the instruct markers", () => {
+    // The solution is made from the task, not from the request: whatever the template put before
+    // the task's prompt, the completion continues that prompt.
+    expect(familyOf(HE).solution(HE, 'completions', '    return 2 * x\n')).toBe(`${HE.prompt}    return 2 * x\n`);
+    expect(familyOf(PBE).solution(PBE, 'completions', '    return s\n')).toBe('def g(s):\n    """x"""\n    return s\n');
+    const mbpp: SweepProblem = { family: 'mbpp', form: 'completion', task_id: '2', prompt: '"""\nWrite f.\n"""\n', entry_point: 'f', test: 'assert f(1) == 2\n' };
+    expect(familyOf(mbpp).solution(mbpp, 'completions', 'def f(x):\n    return 2 * x\n')).toBe(`${mbpp.prompt}def f(x):\n    return 2 * x\n`);
+  });
+});
+
+describe('the report', () => {
+  it('names each cell\'s template in a "prompt" column and spells the templates out under the table', () => {
+    const data = synthReport();
+    data.cells[0] = { ...data.cells[0]!, promptTemplate: INSTRUCT };
+    for (const c of data.cells.slice(1)) c.promptTemplate = 'default';
+    const html = renderSweepReport(data, { chartLibrary: '/* Chart.js v4 */' });
+    const table = /<table class="grid metrics" id="passk-table">([\s\S]*?)<\/table>/.exec(html)![1]!;
+    expect(table).toContain('<th rowspan="2">prompt</th>');
+    expect(table).toContain('<td><a href="#prompt-template-1">template 1</a></td>');
+    expect(table.match(/<td>default<\/td>/g)).toHaveLength(data.cells.length - 1);
+    expect(html).toContain('<li id="prompt-template-1"><b>template 1</b>');
+    expect(html).toContain('&lt;|assistant|&gt;\\n');
+  });
+
+  it('with default prompts only, says so under the table and adds no column; older results show nothing', () => {
+    const data = synthReport();
+    const before = renderSweepReport(data, { chartLibrary: '/* Chart.js v4 */' });
+    expect(before).not.toContain('prompt</th>');
+    expect(before).not.toContain('Prompts: the default prompts');
+    for (const c of data.cells) c.promptTemplate = 'default';
+    const html = renderSweepReport(data, { chartLibrary: '/* Chart.js v4 */' });
+    expect(html).not.toContain('<th rowspan="2">prompt</th>');
+    expect(html).toContain('Prompts: the default prompts of each task family and language');
+  });
+});
