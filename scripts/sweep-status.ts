@@ -73,7 +73,7 @@ new Command('sweep-status')
           console.log(`phase: ${sweep.phase}${sweep.paused ? ' (paused)' : ''}`);
           for (const c of sweep.cells) {
             const p = cells.get(c.id);
-            console.log(`  ${c.id}: ${c.state}${p ? ` ${p.samplesDone}/${p.samplesTotal} samples, pass@1 so far ${p.passAt1SoFar?.toFixed(3) ?? '-'}, ${p.calls} calls` : ''}`);
+            console.log(`  ${c.id}: ${c.state}${p ? ` answered ${p.answered}/${p.samplesTotal}, executed ${p.samplesDone}/${p.samplesTotal} samples, pass@1 so far ${p.passAt1SoFar?.toFixed(3) ?? '-'}, ${p.calls} calls` : ''}`);
           }
           const finished = sweep.cells.flatMap((c) => (c.summary ? [c.summary] : []));
           if (finished.length) console.log(`\nfinished cells:\n${formatResultsTable(finished)}`);

@@ -35,6 +35,8 @@ export interface CellProgress extends CellProgressState {
   tasksTotal: number;
   passAt1SoFar: number | null;
   summary: CellSummary | null;
+  /** Workflow ids of the shards running now (their own progress: shardProgressQuery). */
+  runningShards: string[];
 }
 export const cellProgressQuery = defineQuery<CellProgress>('progress');
 
@@ -55,6 +57,10 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
   };
   let phase: CellProgress['phase'] = state.paused ? 'paused' : 'running';
   let summary: CellSummary | null = null;
+  // The shards running now, declared before any handler can run (a query or a signal may come
+  // before this run's first task ends).
+  const inFlight = new Map<number, Promise<void>>();
+  const shardId = (i: number) => cellShardWorkflowId(input.sweepId, input.cell.id, i);
   const progress = (): CellProgress => ({
     ...state,
     cellId: input.cell.id,
@@ -64,15 +70,13 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
     tasksTotal: input.tasks,
     passAt1SoFar: state.tasksDone ? state.passSum / state.tasksDone : null,
     summary,
+    runningShards: [...inFlight.keys()].map(shardId),
   });
   setHandler(cellProgressQuery, progress);
   // Before any handler: a signal that came before this run's first task is handled inside setHandler,
   // and its handler publishes.
   let lastPublished = -1;
-  // Running shards pause too (they start no more tasks). Declared before the handlers run: the
-  // map of running shards is filled further down.
-  const inFlight = new Map<number, Promise<void>>();
-  const shardId = (i: number) => cellShardWorkflowId(input.sweepId, input.cell.id, i);
+  // Running shards pause too (they start no more tasks).
   const shardOrders: SeqStore = { get: () => state.shardPauseSeq, set: (s) => void (state.shardPauseSeq = s) };
   /** Tells shard `i` the cell's pause state now, numbered after every earlier order (pauseOrders.ts). */
   const orderShard = (i: number) => sendPauseOrder(shardOrders, shardId(i), state.paused);

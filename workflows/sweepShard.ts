@@ -9,7 +9,7 @@
  * the sweep's pause): a pause then stops the spending within the window's tasks, instead of after
  * every task of every running shard.
  */
-import { ApplicationFailure, condition, patched } from '@temporalio/workflow';
+import { ApplicationFailure, condition, defineQuery, patched, setHandler } from '@temporalio/workflow';
 import { findMethod } from '../domain/methods/registry.js';
 import type { ShardOutcome } from '../domain/sweep/records.js';
 import { sandboxActivities } from './activityOptions.js';
@@ -20,9 +20,21 @@ import type { ShardInput } from './sweepTypes.js';
 /** Tasks of a shard whose generation runs at once: enough to keep a model's workers busy. */
 export const TASK_WINDOW = 8;
 
+/** A shard's own progress: how many of its samples have their answer, before any of them runs. */
+export interface ShardProgress {
+  phase: 'generating' | 'executing';
+  answered: number;
+  samples: number;
+}
+export const shardProgressQuery = defineQuery<ShardProgress>('shard-progress');
+
 export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcome> {
   let paused = false;
   takePauseOrders(localSeq(), (p) => void (paused = p));
+  const samples = (input.taskEnd - input.taskStart) * input.nSamples;
+  // Loaded generations are all there from the start.
+  const progress: ShardProgress = { phase: input.mode === 'evaluate-only' ? 'executing' : 'generating', answered: input.mode === 'evaluate-only' ? samples : 0, samples };
+  setHandler(shardProgressQuery, () => progress);
   // Shards started before the window existed schedule every task at once, as they did.
   const taskWindow = patched('shard-task-window') ? { width: TASK_WINDOW, open: () => !paused } : null;
   const sandbox = sandboxActivities(input.queues.sandbox, input.timeoutS);
@@ -30,7 +42,8 @@ export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcom
     if (!input.savedGenerationsKey) throw ApplicationFailure.nonRetryable('evaluate-only needs loaded generations', 'InvalidSweep');
     return sandbox.executeShard({ ...common(input), generations: { kind: 'saved', key: input.savedGenerationsKey }, execute: true });
   }
-  const tasks = await generate(input, taskWindow);
+  const tasks = await generate(input, taskWindow, () => void (progress.answered += input.nSamples));
+  progress.phase = 'executing';
   return sandbox.executeShard({
     ...common(input),
     generations: {
@@ -59,11 +72,15 @@ function common(input: ShardInput) {
 }
 
 /** The method step of every task of the shard (workflows/methodSteps.ts), in the task window. */
-async function generate(input: ShardInput, taskWindow: TaskWindow | null): Promise<TaskGeneration[]> {
+async function generate(input: ShardInput, taskWindow: TaskWindow | null, taskAnswered: () => void): Promise<TaskGeneration[]> {
   const spec = findMethod(input.cell.method);
   if (!spec) throw ApplicationFailure.nonRetryable(`method ${input.cell.method} has no workflow step`, 'UnknownMethod');
   const taskIndices = Array.from({ length: input.taskEnd - input.taskStart }, (_, i) => input.taskStart + i);
-  const run = (t: number) => runMethodStep(input, spec, t);
+  const run = async (t: number) => {
+    const generation = await runMethodStep(input, spec, t);
+    taskAnswered();
+    return generation;
+  };
   return taskWindow ? windowed(taskIndices, taskWindow, run) : Promise.all(taskIndices.map(run));
 }
 

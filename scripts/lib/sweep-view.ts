@@ -4,6 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { AtKInterval, CellSummary } from '../../domain/sweep/results.js';
 import { sweepWorkflowId } from '../../domain/sweep/keys.js';
 import { cellProgressQuery, type CellProgress } from '../../workflows/sweepCell.js';
+import { shardProgressQuery } from '../../workflows/sweepShard.js';
 import { sweepProgressQuery, type SweepProgress } from '../../workflows/sweep.js';
 
 /**
@@ -48,28 +49,44 @@ export function formatResultsTable(cells: CellSummary[]): string {
   ].join('\n');
 }
 
-export async function sweepSnapshot(client: Client, sweepId: string): Promise<{ sweep: SweepProgress; cells: Map<string, CellProgress> }> {
+/** A cell's progress, with the answers its running shards already hold (CellProgress counts a shard's samples once it has run them). */
+export interface CellView extends CellProgress {
+  answered: number;
+}
+
+export async function sweepSnapshot(client: Client, sweepId: string): Promise<{ sweep: SweepProgress; cells: Map<string, CellView> }> {
   const sweep = await client.workflow.getHandle(sweepWorkflowId(sweepId)).query(sweepProgressQuery);
-  const cells = new Map<string, CellProgress>();
+  const cells = new Map<string, CellView>();
   await Promise.all(
     sweep.cells
       .filter((c) => c.state !== 'pending')
       .map(async (c) => {
+        let cell: CellProgress;
         try {
-          cells.set(c.id, await client.workflow.getHandle(c.workflowId).query(cellProgressQuery));
+          cell = await client.workflow.getHandle(c.workflowId).query(cellProgressQuery);
         } catch {
-          /* between two runs of its continue-as-new chain; the next poll answers */
+          return; // between two runs of its continue-as-new chain; the next poll answers
         }
+        // Cells that started before shards reported their answers have no list of running shards.
+        const shards = await Promise.all(
+          (cell.runningShards ?? []).map((id) =>
+            client.workflow
+              .getHandle(id)
+              .query(shardProgressQuery)
+              .then((s) => s.answered, () => 0),
+          ),
+        );
+        cells.set(c.id, { ...cell, answered: Math.min(cell.samplesTotal, cell.samplesDone + shards.reduce((a, b) => a + b, 0)) });
       }),
   );
   return { sweep, cells };
 }
 
-function cellLine(p: CellProgress): string {
+function cellLine(p: CellView): string {
   const elapsed = (Date.now() - p.startedAtMs) / 1000;
   const rate = p.samplesDone / Math.max(elapsed, 1e-3);
   const eta = p.samplesDone > 0 && p.samplesDone < p.samplesTotal ? `${Math.round((p.samplesTotal - p.samplesDone) / rate)}s` : '-';
-  return `${p.phase} pass@1 ${p.passAt1SoFar === null ? '-' : p.passAt1SoFar.toFixed(3)} ETA ${eta} calls ${p.calls} tokens ${p.promptTokens + p.completionTokens}`;
+  return `${p.phase} answered ${p.answered}/${p.samplesTotal} pass@1 ${p.passAt1SoFar === null ? '-' : p.passAt1SoFar.toFixed(3)} ETA ${eta} calls ${p.calls} tokens ${p.promptTokens + p.completionTokens}`;
 }
 
 /** Live bars per cell until the sweep's workflow completes (the caller awaits the result). */
@@ -112,10 +129,11 @@ export function showSweepProgress(client: Client, sweepId: string, enabled: bool
             bar.setTotal(p.samplesTotal);
             bar.update(p.samplesDone, { cell: id, extra: cellLine(p) });
           } else {
-            const decile = `${p.phase}:${Math.floor((p.samplesDone / Math.max(1, p.samplesTotal)) * 10)}`;
+            const tenth = (n: number) => Math.floor((n / Math.max(1, p.samplesTotal)) * 10);
+            const decile = `${p.phase}:${tenth(p.samplesDone)}:${tenth(p.answered)}`;
             if (lastLogged.get(id) !== decile) {
               lastLogged.set(id, decile);
-              console.error(`${id}: ${p.samplesDone}/${p.samplesTotal} ${cellLine(p)}`);
+              console.error(`${id}: executed ${p.samplesDone}/${p.samplesTotal} ${cellLine(p)}`);
             }
           }
         }

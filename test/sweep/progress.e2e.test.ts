@@ -13,7 +13,8 @@ import { showSweepProgress } from '../../scripts/lib/sweep-view.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { waitUntil } from '../support/poll.js';
 import { killHard, spawnTs } from '../support/processes.js';
-import { HUMANEVAL_DATASETS_YAML, oneSampleDirectYaml, scriptedModelYaml } from './support.js';
+import { HUMANEVAL_DATASETS_YAML, humanEvalProblems, oneSampleDirectYaml, scriptedAnswers, scriptedModelYaml } from './support.js';
+import { startScriptedLlmServer } from '../support/scripted-llm-server.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-progress-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -36,6 +37,36 @@ describe('progress that tells the truth', () => {
       const connection = await Connection.connect({ address: config.temporal.address });
       await new Client({ connection, namespace: config.temporal.namespace }).workflow.getHandle(sweepWorkflowId(id)).terminate('test done').catch(() => undefined);
       await connection.close();
+    }
+  });
+
+  it("answers are counted while the shard still generates, apart from the executed samples", async () => {
+    const { env } = testConfig();
+    const problems = humanEvalProblems(8);
+    const server = await startScriptedLlmServer(scriptedAnswers(problems, new Map(), 400));
+    try {
+      const id = `answered-${uniqueSuffix()}`;
+      const file = path.join(dir, `${id}.yaml`);
+      // One cell, one shard of 8 tasks x 2 samples; one request at a time, 0.4 s each: ~6 s of answers before any sample runs.
+      writeFileSync(
+        file,
+        `id: ${id}\n${HUMANEVAL_DATASETS_YAML}models:\n${scriptedModelYaml('m', server.url, 'scripted', 'completions').replace('concurrency: 2', 'concurrency: 1')}` +
+          'methods: [direct]\ntemperatures: [0.2]\nn_samples: 2\nk: [1]\nlimit: 8\ntimeout_s: 5\n',
+      );
+      // Progress on, output not a terminal: a line per tenth of answers or of executed samples.
+      const p = spawnTs('scripts/start-sweep.ts', ['--config', file], env);
+      const { code } = await p.exited;
+      const output = p.output();
+      expect(code, output).toBe(0);
+      const seen = [...output.matchAll(/executed (\d+)\/16 running answered (\d+)\/16/g)].map((m): [number, number] => [Number(m[1]), Number(m[2])]);
+      // Some answers were counted while nothing had run yet, and the count grew.
+      const whileGenerating = seen.filter(([executed, answered]) => executed === 0 && answered > 0 && answered < 16);
+      expect(whileGenerating.length, output).toBeGreaterThan(0);
+      expect(new Set(whileGenerating.map(([, a]) => a)).size, output).toBeGreaterThan(1);
+      // The sweep then ran and scored all of them.
+      expect(output).toMatch(/humaneval\.m\.direct\.t0\.2\s+8\s+16\s/);
+    } finally {
+      await server.close();
     }
   });
 
