@@ -17,6 +17,13 @@ import { deleteObject, listObjects, putObject, type Bucket } from '../s3.js';
 
 export const LEASE_RENEW_MS = 30_000;
 export const LEASE_TTL_MS = 90_000;
+/**
+ * A lease this much older than the TTL belongs to a worker that is gone (killed, or its machine):
+ * the workers that count the queue delete it, so a long-lived cluster does not accumulate them. Far
+ * past the TTL, so that a worker cut off from S3 for a while is long counted out before its lease
+ * goes, and one that comes back writes it again at its next renewal.
+ */
+export const LEASE_REMOVE_AFTER_MS = 4 * LEASE_TTL_MS;
 
 export interface WorkerLeaseOptions {
   /** This worker's name in the leases (default: host, pid and a random part). */
@@ -25,6 +32,8 @@ export interface WorkerLeaseOptions {
   ttlMs?: number;
   /** How long a count is reused before S3 is listed again. */
   refreshMs?: number;
+  /** Age past which a counting worker deletes a lease (default LEASE_REMOVE_AFTER_MS, or 4 x ttlMs). */
+  removeAfterMs?: number;
 }
 
 interface Held {
@@ -46,6 +55,7 @@ export class WorkerLeases {
   private readonly renewMs: number;
   private readonly ttlMs: number;
   private readonly refreshMs: number;
+  private readonly removeAfterMs: number;
   private readonly held = new Map<string, Held>();
   private readonly counted = new Map<string, Counted>();
   private readonly warned = new Set<string>();
@@ -59,6 +69,7 @@ export class WorkerLeases {
     this.renewMs = options.renewMs ?? LEASE_RENEW_MS;
     this.ttlMs = options.ttlMs ?? LEASE_TTL_MS;
     this.refreshMs = options.refreshMs ?? 10_000;
+    this.removeAfterMs = options.removeAfterMs ?? 4 * this.ttlMs;
   }
 
   /** Starts holding a lease on `taskQueue` (a worker that cannot write it yet keeps trying). */
@@ -107,6 +118,10 @@ export class WorkerLeases {
     const ownListed = own && leases.find((l) => l.key === own.key);
     const s3Now = own && ownListed && own.writtenAtMs > 0 ? ownListed.modifiedMs + (Date.now() - own.writtenAtMs) : Date.now();
     const alive = leases.filter((l) => l.modifiedMs >= s3Now - this.ttlMs || l.key === own?.key);
+    // Leases of workers long gone are removed here, best effort (another counting worker may have
+    // removed them already, or will next time).
+    const gone = leases.filter((l) => l.modifiedMs < s3Now - this.removeAfterMs && l.key !== own?.key);
+    await Promise.all(gone.map((l) => deleteObject(this.bucket, l.key).catch(() => undefined)));
     return Math.max(1, alive.length);
   }
 

@@ -6,6 +6,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { ModelGate } from '../../infra/llm/modelGate.js';
 import { WorkerLeases } from '../../infra/llm/workerLeases.js';
+import { listObjects } from '../../infra/s3.js';
 import { workerShare } from '../../domain/llm/share.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { sleep } from '../support/poll.js';
@@ -150,6 +151,31 @@ describe('WorkerLeases', () => {
     } finally {
       await killed.leave();
       await alive.leave();
+    }
+  });
+
+  it("a lease long past its TTL is deleted by a worker that counts the queue; a live one and a recently lapsed one stay", async () => {
+    const queue = `leases-${uniqueSuffix()}`;
+    const gone = new WorkerLeases(bucket, { identity: 'gone', renewMs: 60_000 });
+    const lapsed = new WorkerLeases(bucket, { identity: 'lapsed', renewMs: 60_000 });
+    const counter = new WorkerLeases(bucket, { identity: 'counter', ttlMs: 1_000, removeAfterMs: 3_000, renewMs: 500, refreshMs: 0 });
+    const keys = async () => {
+      const out: string[] = [];
+      for await (const o of listObjects(bucket, `llm-workers/${queue}/`)) out.push(o.key.split('/').pop()!);
+      return out.sort();
+    };
+    try {
+      await gone.join(queue);
+      await sleep(2_500);
+      await lapsed.join(queue);
+      await counter.join(queue);
+      await sleep(1_500); // gone: 4 s old, past removeAfterMs; lapsed: 1.5 s old, past the TTL only
+      expect(await counter.count(queue)).toBe(1);
+      expect(await keys()).toEqual(['counter', 'lapsed']);
+    } finally {
+      await gone.leave();
+      await lapsed.leave();
+      await counter.leave();
     }
   });
 
