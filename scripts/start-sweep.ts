@@ -10,6 +10,7 @@ import { describeSweepConfigDifferences, loadSweepConfig, sweepConfigHash, sweep
 import { defaultSweepId, llmTaskQueue, sweepWorkflowId, type SweepRun } from '../domain/sweep/keys.js';
 import { formatPlan, planSweep } from '../domain/sweep/plan.js';
 import { s3ClientFor, sha256Hex } from '../infra/s3.js';
+import { missingSearchAttributes, searchAttributeCommands } from '../infra/temporal/searchAttributes.js';
 import { sweepWorkflow } from '../workflows/sweep.js';
 import type { SweepMode } from '../workflows/sweepTypes.js';
 import { createWorkers, installRuntime } from '../workers/runWorkers.js';
@@ -120,6 +121,7 @@ program.action(async (flags: Flags) => {
       throw new Error(`cannot reach Temporal at ${env.temporal.address} (${err.message}); start the local stack with \`npm run stack:up\``);
     });
     const client = new Client({ connection, namespace: env.temporal.namespace });
+    await requireSearchAttributes(connection, env.temporal.namespace, env.temporal.address);
     let inProcess: Awaited<ReturnType<typeof createWorkers>> | undefined;
     let running: Promise<unknown> | undefined;
     try {
@@ -202,6 +204,27 @@ program.action(async (flags: Flags) => {
     s3.destroy();
   }
 });
+
+/**
+ * Refuses a namespace that lacks the sweeps' search attributes: the sweep's first workflow task
+ * would fail on every attempt. Where the operator API cannot be asked (a Cloud namespace, say), a
+ * note says so and the sweep starts.
+ */
+async function requireSearchAttributes(connection: Connection, namespace: string, address: string): Promise<void> {
+  let missing;
+  try {
+    missing = await missingSearchAttributes(connection, namespace);
+  } catch (err) {
+    console.error(`start-sweep: note: could not list the search attributes of namespace ${namespace} (${(err as Error).message.split('\n')[0]}); starting anyway`);
+    return;
+  }
+  if (!missing.length) return;
+  throw new Error(
+    `namespace ${namespace} lacks the search attributes the sweeps use: ${missing.map((a) => `${a.name} (${a.type})`).join(', ')}. ` +
+      `Register them with \`npx tsx scripts/register-search-attributes.ts\` (same TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE), or have an operator run:\n` +
+      searchAttributeCommands(namespace, missing).map((c) => `  ${c} --address ${address}`).join('\n'),
+  );
+}
 
 /** The queues a sweep's workflows and activities run on: its roles' and each model's LLM queue. */
 function neededQueues(env: ExploraConfig, config: SweepConfig): WatchedQueue[] {

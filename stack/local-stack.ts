@@ -12,11 +12,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { modelPathFromEnv } from './model-server/location.js';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
-import proto from '@temporalio/proto';
 import { CreateBucketCommand, DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { isNotFound, s3ClientFor } from '../infra/s3.js';
 import type { ExploraConfig } from '../domain/config/env.js';
 import { SEARCH_ATTRIBUTES } from '../domain/config/searchAttributes.js';
+import { registerSearchAttributes, waitForSearchAttributes } from '../infra/temporal/searchAttributes.js';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -231,20 +231,6 @@ async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<
   throw new Error(`${what} did not become healthy in ${timeoutMs / 1000}s: ${String(last)}\nlast lines of ${logPath}:\n${tail}`);
 }
 
-/** Registers those of the sweeps' search attributes the namespace lacks. */
-async function registerSearchAttributes(connection: Connection, namespace: string): Promise<void> {
-  const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
-  const missing = SEARCH_ATTRIBUTES.filter((a) => !(a.name in (customAttributes ?? {})));
-  if (missing.length) {
-    const { IndexedValueType } = proto.temporal.api.enums.v1;
-    const typeOf = { Keyword: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD, Int: IndexedValueType.INDEXED_VALUE_TYPE_INT, Double: IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE };
-    await connection.operatorService.addSearchAttributes({
-      namespace,
-      searchAttributes: Object.fromEntries(missing.map((a) => [a.name, typeOf[a.type]])),
-    });
-  }
-}
-
 async function temporalHealthy(config: ExploraConfig): Promise<void> {
   const connection = await Connection.connect({ address: config.temporal.address, connectTimeout: 1000 });
   try {
@@ -275,19 +261,18 @@ export async function ensureNamespace(config: ExploraConfig, retentionDays = 1, 
         if ((raced as { code?: number }).code !== 6 /* ALREADY_EXISTS */) throw raced;
       }
     }
-    const query = SEARCH_ATTRIBUTES.map((a) => `${a.name} IS NULL`).join(' AND ');
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       try {
         await registerSearchAttributes(connection, namespace);
-        // Goes through the frontend's namespace cache and validates every attribute's name.
-        await connection.workflowService.countWorkflowExecutions({ namespace, query });
-        return;
+        break;
       } catch (err) {
+        // A namespace just created may not be served yet.
         if (Date.now() > deadline) throw new Error(`namespace ${namespace} not ready in ${timeoutMs / 1000}s: ${String(err)}`);
         await new Promise((r) => setTimeout(r, 500));
       }
     }
+    await waitForSearchAttributes(connection, namespace, Math.max(1000, deadline - Date.now()));
   } finally {
     await connection.close();
   }

@@ -5,6 +5,7 @@ import { datasetWorkflowId } from '../../domain/datasets/layout.js';
 import type { PbeParams } from '../../domain/pbe/params.js';
 import { checkDatasetSpec } from '../../activities/storage/datasets.js';
 import { s3ClientFor } from '../../infra/s3.js';
+import { missingSearchAttributes } from '../../infra/temporal/searchAttributes.js';
 import { datasetProgressQuery, generateDatasetWorkflow } from '../../workflows/generateDataset.js';
 import { createWorkers, installRuntime, type QueueRole } from '../../workers/runWorkers.js';
 import { rootCauseMessage } from './errors.js';
@@ -37,6 +38,15 @@ export async function generateDatasetRemotely(config: ExploraConfig, req: Remote
     throw new Error(`cannot reach Temporal at ${config.temporal.address} (${err.message}); start the local stack with \`npm run stack:up\``);
   });
   const client = new Client({ connection, namespace: config.temporal.namespace });
+  // The dataset workflow sets search attributes: without them its first task fails on every attempt.
+  const missing = await missingSearchAttributes(connection, config.temporal.namespace).catch(() => []);
+  if (missing.length) {
+    await connection.close();
+    throw new Error(
+      `namespace ${config.temporal.namespace} lacks the search attributes the workflows use: ${missing.map((a) => a.name).join(', ')}; ` +
+        'register them with `npx tsx scripts/register-search-attributes.ts`',
+    );
+  }
   let inProcess: Awaited<ReturnType<typeof createWorkers>> | undefined;
   let running: Promise<unknown> | undefined;
   try {
