@@ -37,7 +37,11 @@ export interface LoadedDataset {
   notes: string[];
 }
 
-/** How a run of a sample counts. Families with several scores (base/plus, per test) add them to `scores`. */
+/**
+ * How a run of a sample counts: one status-based score today. Families with several scores
+ * (evalplus's base and plus, APPS's per-test credit) extend this type, and the cell's results with
+ * it: pass@k per score (issue 19).
+ */
 export interface TaskScore {
   /** The task's tests passed. */
   passed: boolean;
