@@ -206,6 +206,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
       method: input.cell.method,
       temperature: input.cell.temperature,
       n_samples: input.nSamples,
+      ...(input.cell.prompt === undefined ? {} : { prompt: input.cell.prompt }),
       // The prompts the cell was asked with: its model's template, or the named defaults. Loaded
       // generations (evaluate-only) were asked by no one here.
       ...(input.mode === 'evaluate-only' ? {} : { prompt_template: input.cell.sampling.prompt ?? 'default' }),

@@ -37,6 +37,8 @@ export interface SweepCellInput {
   model: string;
   method: string;
   temperature: number;
+  /** Its point on the sweep's `prompts:` axis; absent in sweeps without one. */
+  prompt?: string;
   endpoint: LlmEndpoint;
   sampling: Sampling;
   stop: string[];

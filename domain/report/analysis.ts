@@ -7,8 +7,8 @@ import { estimateAtK } from '../metrics/passAtK.js';
 import type { PerTaskCounts, ReportCell, ReportSample } from './model.js';
 
 /** How a cell is named where its dataset is already clear: `model · method · t0.2`. */
-export function cellLabel(cell: Pick<ReportCell, 'model' | 'method' | 'temperature'>): string {
-  return `${cell.model} · ${cell.method} · t${cell.temperature}`;
+export function cellLabel(cell: Pick<ReportCell, 'model' | 'method' | 'temperature' | 'promptName'>): string {
+  return `${cell.model} · ${cell.method} · t${cell.temperature}${cell.promptName === undefined ? '' : ` · ${cell.promptName}`}`;
 }
 
 /** Datasets in the order their first cell appears. */

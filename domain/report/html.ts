@@ -240,9 +240,10 @@ function promptTemplatesOf(cells: readonly ReportCell[]): string[] {
 
 function promptCell(c: ReportCell, templates: readonly string[]): string {
   if (!c.promptTemplate) return '<td class="muted">–</td>';
-  if (c.promptTemplate === 'default') return '<td>default</td>';
+  const named = c.promptName === undefined ? '' : `${esc(c.promptName)}: `;
+  if (c.promptTemplate === 'default') return `<td>${named}default</td>`;
   const n = templates.indexOf(JSON.stringify(c.promptTemplate)) + 1;
-  return `<td><a href="#prompt-template-${n}">template ${n}</a></td>`;
+  return `<td>${named}<a href="#prompt-template-${n}">template ${n}</a></td>`;
 }
 
 function renderPromptTemplates(cells: readonly ReportCell[], templates: readonly string[]): string {
@@ -254,7 +255,7 @@ function renderPromptTemplates(cells: readonly ReportCell[], templates: readonly
     const fields = Object.entries(t).map(([k, v]) => `<tr><th>${esc(k)}</th><td><pre>${esc(JSON.stringify(v))}</pre></td></tr>`).join('');
     return `<li id="prompt-template-${i + 1}"><b>template ${i + 1}</b><table class="kv">${fields}</table></li>`;
   });
-  return `<p>Prompt templates (models[i].prompt; "default": the default prompts of each task family and language):</p><ol class="prompt-templates">${items.join('')}</ol>`;
+  return `<p>Prompt templates (models[i].prompt or the prompts: axis; "default": the default prompts of each task family and language):</p><ol class="prompt-templates">${items.join('')}</ol>`;
 }
 
 function renderPassTable(cells: readonly ReportCell[]): string {

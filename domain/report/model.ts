@@ -40,6 +40,8 @@ export interface ReportCell extends CellScores {
    * prompts. Absent for loaded generations and for results stored before templates were recorded.
    */
   promptTemplate?: PromptTemplate | 'default';
+  /** The cell's point on the sweep's `prompts:` axis; absent without one. */
+  promptName?: string;
   /** PBE World datasets: mean c/n of the tasks of each hidden pipeline length. */
   passRateByPipelineLength?: Record<string, { tasks: number; pass_rate: number }>;
 }

@@ -93,6 +93,17 @@ export interface SweepConfig {
   limit?: number;
   timeout_s: number;
   seed: number;
+  /**
+   * The prompt-template axis of the grid: each cell is asked with one of these (each cell id then
+   * ends in `.p-<name>`). Absent: no such axis, each model's own `prompt` (or the defaults).
+   */
+  prompts?: NamedPromptTemplate[];
+}
+
+/** One point of the `prompts:` axis: a name, and its template (absent: the named default prompts). */
+export interface NamedPromptTemplate {
+  name: string;
+  template?: PromptTemplate;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -138,6 +149,25 @@ const PromptTemplateSchema = z
     message: `give at least one of ${PROMPT_TEMPLATE_KEYS.join(', ')} (or leave prompt out for the default prompts)`,
   });
 
+const PROMPT_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+
+/**
+ * An entry of `prompts:`: a name and a template's fields, or the name alone for the named default
+ * prompts. Its template is checked against each model's api (crossFieldChecks).
+ */
+const NamedPromptTemplateSchema = z
+  .strictObject({
+    name: z.string().regex(PROMPT_NAME, 'must be 1-32 of a-z 0-9 _ - starting with a letter or digit (no dots: it is part of cell ids)'),
+    system: z.string().optional(),
+    instruction: z.string().min(1, 'must not be empty (leave instruction out for the default)').optional(),
+    prefix: z.string().min(1, 'must not be empty (leave prefix out for none)').optional(),
+    instruction_tokens: z.tuple([z.string(), z.string(), z.string()], { error: 'must be a list of 3 strings: [user, end, assistant]' }).optional(),
+  })
+  .transform(({ name, ...fields }): NamedPromptTemplate => {
+    const template = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as PromptTemplate;
+    return Object.keys(template).length === 0 ? { name } : { name, template };
+  });
+
 const ModelSchema = z
   .strictObject({
     id: ModelIdSchema,
@@ -167,7 +197,7 @@ const ModelSchema = z
     }),
   );
 
-const TOP_LEVEL_KEYS = ['id', 'method_options', 'datasets', 'models', 'methods', 'temperatures', 'top_p', 'n_samples', 'k', 'tasks', 'limit_start', 'limit', 'timeout_s', 'seed'] as const;
+const TOP_LEVEL_KEYS = ['id', 'method_options', 'datasets', 'models', 'methods', 'temperatures', 'prompts', 'top_p', 'n_samples', 'k', 'tasks', 'limit_start', 'limit', 'timeout_s', 'seed'] as const;
 
 export const SweepConfigSchema = z
   .strictObject({
@@ -177,6 +207,7 @@ export const SweepConfigSchema = z
     models: z.array(ModelSchema).min(1, 'needs at least one model'),
     methods: z.array(z.enum(METHOD_NAMES)).min(1, 'needs at least one method'),
     temperatures: z.array(z.number().min(0).max(2)).min(1, 'needs at least one temperature'),
+    prompts: z.array(NamedPromptTemplateSchema).min(1, 'needs at least one prompt template (or leave prompts out)').optional(),
     top_p: z.number().gt(0).max(1).default(0.95),
     n_samples: z.int().min(1).max(1_000_000),
     k: z.array(z.int().min(1)).min(1, 'needs at least one k'),
@@ -217,6 +248,7 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
     duplicates(add, 'models', names('models', 'id'), 'id'),
     duplicates(add, 'methods', list('methods')),
     duplicates(add, 'temperatures', list('temperatures')),
+    duplicates(add, 'prompts', names('prompts', 'name'), 'name'),
   ].some(Boolean);
   duplicates(add, 'k', list('k'));
   duplicates(add, 'tasks', list('tasks').map((v) => (typeof v === 'number' ? String(v) : v)));
@@ -243,7 +275,7 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
     }
   });
 
-  promptTemplateChecks(list('models'), list('methods'), add);
+  promptTemplateChecks(list('models'), list('methods'), list('prompts'), add);
 
   const n = c.n_samples;
   if (typeof n === 'number' && Number.isInteger(n) && n >= 1) {
@@ -269,7 +301,7 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
         temperatures.forEach((t) => {
           if (typeof d !== 'string' || typeof m !== 'string' || typeof method !== 'string') return;
           if (typeof t !== 'number' || !Number.isFinite(t)) return;
-          const id = cellId(d, m, method, t);
+          const id = cellId(d, m, method, t, null);
           const where = `datasets[${di}].name=${JSON.stringify(d)} with models[${mi}].id=${JSON.stringify(m)}`;
           const earlier = seen.get(id);
           if (earlier === undefined) {
@@ -288,34 +320,56 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
 }
 
 /**
- * A model's `prompt:` against its api and the sweep's methods: chat models take a system message
- * and an instruction, completion models a prefix and bigcode's instruct layout; only the
- * single-prompt methods take a template.
+ * Prompt templates (a model's `prompt:`, or the `prompts:` axis) against the models' apis and the
+ * sweep's methods: chat models take a system message and an instruction, completion models a
+ * prefix and bigcode's instruct layout; only the single-prompt methods take a template. A sweep
+ * gives templates one way: per model or as the axis.
  */
-function promptTemplateChecks(models: unknown[], methods: unknown[], add: AddIssue): void {
-  models.forEach((x, xi) => {
-    if (!x || typeof x !== 'object') return;
-    const model = x as Record<string, unknown>;
-    const prompt = model.prompt;
-    if (!prompt || typeof prompt !== 'object' || Array.isArray(prompt)) return;
-    const t = prompt as Record<string, unknown>;
-    const api = model.api ?? 'chat';
-    const at = (field: string) => ['models', xi, 'prompt', field];
-    if (api === 'chat') {
-      if (t.instruction_tokens !== undefined) add(at('instruction_tokens'), 'needs api: completions (a chat model\'s turns are marked by its server\'s chat template)');
-      if (t.prefix !== undefined) add(at('prefix'), 'needs api: completions (for a chat model, put the text in system or instruction)');
-    } else if (api === 'completions') {
-      if (t.system !== undefined) add(at('system'), 'needs api: chat (a completion model has no system message; use prefix)');
-    }
-    if (t.instruction_tokens !== undefined && t.instruction === undefined) {
-      add(at('instruction_tokens'), 'needs instruction: the instruct prompt is user + instruction + end + assistant + the task\'s prompt');
-    }
+function promptTemplateChecks(models: unknown[], methods: unknown[], prompts: unknown[], add: AddIssue): void {
+  const record = (x: unknown): Record<string, unknown> | null => (x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : null);
+  const hasTemplate = (t: Record<string, unknown>) => PROMPT_TEMPLATE_KEYS.some((k) => t[k] !== undefined);
+  const refuseMultiStep = (at: (string | number)[], what: string) =>
     methods.forEach((m, mi) => {
       if (typeof m !== 'string' || !(m in METHODS) || METHODS[m as MethodName].takesPromptTemplate) return;
       const takers = METHOD_NAMES.filter((name) => METHODS[name].takesPromptTemplate).join(', ');
-      add(['models', xi, 'prompt'], `method ${m} (methods[${mi}]) talks to the model in several steps and takes no prompt template; only ${takers} take one (leave prompt out, or run ${m} in another sweep)`);
+      add(at, `method ${m} (methods[${mi}]) talks to the model in several steps and takes no prompt template; only ${takers} take one (leave ${what} out, or run ${m} in another sweep)`);
     });
+
+  models.forEach((x, xi) => {
+    const model = record(x);
+    const t = model && record(model.prompt);
+    if (!model || !t) return;
+    templateFieldChecks(t, model.api ?? 'chat', (field) => ['models', xi, 'prompt', field], '', add);
+    if (prompts.length > 0) add(['models', xi, 'prompt'], 'give prompt templates either per model (models[i].prompt) or as the prompts: axis, not both');
+    refuseMultiStep(['models', xi, 'prompt'], 'prompt');
   });
+
+  prompts.forEach((p, pi) => {
+    // Raw entries hold the fields themselves; resolved ones (checks run after the transforms too) under template.
+    const entry = record(p);
+    const t = entry && (record(entry.template) ?? entry);
+    if (!t || !hasTemplate(t)) return; // a name alone: the default prompts, which every method takes
+    models.forEach((x, xi) => {
+      const model = record(x);
+      if (!model) return;
+      const label = ` (models[${xi}]${typeof model.id === 'string' ? `, ${model.id},` : ''} is api: ${String(model.api ?? 'chat')}; list the template's cells' models in another sweep, or drop the field)`;
+      templateFieldChecks(t, model.api ?? 'chat', (field) => ['prompts', pi, field], label, add);
+    });
+    refuseMultiStep(['prompts', pi], `prompts[${pi}]'s template fields (a name alone asks with the default prompts)`);
+  });
+}
+
+/** A template's fields against one model's api and each other. */
+function templateFieldChecks(t: Record<string, unknown>, api: unknown, at: (field: string) => (string | number)[], context: string, add: AddIssue): void {
+  if (api === 'chat') {
+    if (t.instruction_tokens !== undefined) add(at('instruction_tokens'), `needs api: completions (a chat model's turns are marked by its server's chat template)${context}`);
+    if (t.prefix !== undefined) add(at('prefix'), `needs api: completions (for a chat model, put the text in system or instruction)${context}`);
+  } else if (api === 'completions') {
+    if (t.system !== undefined) add(at('system'), `needs api: chat (a completion model has no system message; use prefix)${context}`);
+  }
+  if (t.instruction_tokens !== undefined && t.instruction === undefined) {
+    add(at('instruction_tokens'), "needs instruction: the instruct prompt is user + instruction + end + assistant + the task's prompt");
+  }
 }
 
 /** Reports each value equal to an earlier one; true when there was any. */
@@ -400,6 +454,7 @@ function knownKeysAt(path: readonly PropertyKey[], input: unknown): readonly str
   }
   if (path.length === 2 && path[0] === 'models') return MODEL_KEYS;
   if (path.length === 3 && path[0] === 'models' && path[2] === 'prompt') return PROMPT_TEMPLATE_KEYS;
+  if (path.length === 2 && path[0] === 'prompts') return ['name', ...PROMPT_TEMPLATE_KEYS];
   if (path.length === 1 && path[0] === 'method_options') return Object.keys(MethodOptionsSchema.shape);
   return [];
 }

@@ -14,12 +14,15 @@ export function formatTemperature(temperature: number): string {
 }
 
 /**
- * `<dataset>.<model>.<method>.t<temperature>`, e.g. `humaneval.gpt-x.direct.t0.8`. Names may contain
- * dots themselves, so two different cells could in principle spell the same id
- * (`a.b` + `c` vs `a` + `b.c`); config validation refuses such grids.
+ * `<dataset>.<model>.<method>.t<temperature>`, e.g. `humaneval.gpt-x.direct.t0.8`, and
+ * `.p-<prompt>` after it in sweeps with a `prompts:` axis (prompt names have no dots; without the
+ * axis ids are what they were before it existed, so such sweeps resume). Names may contain dots
+ * themselves, so two different cells could in principle spell the same id (`a.b` + `c` vs
+ * `a` + `b.c`); config validation refuses such grids.
  */
-export function cellId(dataset: string, model: string, method: string, temperature: number): string {
-  return `${dataset}.${model}.${method}.t${formatTemperature(temperature)}`;
+export function cellId(dataset: string, model: string, method: string, temperature: number, prompt: string | null = null): string {
+  const base = `${dataset}.${model}.${method}.t${formatTemperature(temperature)}`;
+  return prompt === null ? base : `${base}.p-${prompt}`;
 }
 
 /** The one cell of a dataset in an evaluate-only sweep: loaded generations belong to no model. */

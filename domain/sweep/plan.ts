@@ -5,7 +5,8 @@
  */
 import type { MethodName } from '../methods/registry.js';
 import { estimateMethodCost } from '../methods/registry.js';
-import type { SweepConfig, SweepDatasetConfig, SweepModelConfig } from './config.js';
+import type { PromptTemplate } from '../methods/promptTemplate.js';
+import type { NamedPromptTemplate, SweepConfig, SweepDatasetConfig, SweepModelConfig } from './config.js';
 import { cellId, formatTemperature, loadedCellId } from './ids.js';
 
 export { cellId, formatTemperature, loadedCellId } from './ids.js';
@@ -25,16 +26,35 @@ export interface Cell {
   model: SweepModelConfig;
   method: MethodName;
   temperature: number;
+  /** The cell's point on the `prompts:` axis; null in sweeps without one. */
+  promptName: string | null;
+  /** The template its requests are made with (the axis's, else the model's); absent: the default prompts. */
+  promptTemplate?: PromptTemplate;
 }
 
-/** Every cell, datasets outermost and temperatures innermost, each in config order. */
+/** Every cell, datasets outermost and prompt templates innermost, each in config order. */
 export function expandGrid(config: SweepConfig): Cell[] {
   const cells: Cell[] = [];
+  // Without a prompts axis every cell has its model's own template (or none).
+  const prompts: Array<NamedPromptTemplate | null> = config.prompts ?? [null];
   for (const dataset of config.datasets) {
     for (const model of config.models) {
       for (const method of config.methods) {
         for (const temperature of config.temperatures) {
-          cells.push({ id: cellId(dataset.name, model.id, method, temperature), index: cells.length, dataset, model, method, temperature });
+          for (const prompt of prompts) {
+            const promptName = prompt?.name ?? null;
+            const promptTemplate = prompt ? prompt.template : model.prompt;
+            cells.push({
+              id: cellId(dataset.name, model.id, method, temperature, promptName),
+              index: cells.length,
+              dataset,
+              model,
+              method,
+              temperature,
+              promptName,
+              ...(promptTemplate ? { promptTemplate } : {}),
+            });
+          }
         }
       }
     }
@@ -49,6 +69,8 @@ export interface CellPlan {
   /** `loaded` in an evaluate-only sweep. */
   method: MethodName | 'loaded';
   temperature: number;
+  /** The cell's point on the `prompts:` axis (absent without one). */
+  prompt?: string;
   /** Tasks of the dataset after `limit`. */
   tasks: number;
   /** tasks x n_samples */
@@ -105,7 +127,7 @@ export interface SweepPlan {
   limitStart?: number;
   timeoutS: number;
   /** Sizes of the grid's axes, in grid order. */
-  axes: { datasets: number; models: number; methods: number; temperatures: number };
+  axes: { datasets: number; models: number; methods: number; temperatures: number; /** 0: no prompts axis. */ prompts: number };
   datasets: DatasetPlan[];
   models: ModelPlan[];
   cells: CellPlan[];
@@ -144,6 +166,7 @@ export function planSweep(config: SweepConfig, taskCounts: Readonly<Record<strin
       model: cell.model.id,
       method: cell.method,
       temperature: cell.temperature,
+      ...(cell.promptName === null ? {} : { prompt: cell.promptName }),
       tasks,
       samples,
       llmRequests,
@@ -151,8 +174,9 @@ export function planSweep(config: SweepConfig, taskCounts: Readonly<Record<strin
       sandboxRuns: mode === 'generation-only' ? cost.sandboxRuns - samples : cost.sandboxRuns,
       maxCompletionTokens: cost.llmAnswers * cell.model.max_tokens,
       estimate: cost.estimate,
+      // Cells asked with other prompt templates send other requests: a family is shared within one template.
       shared: cost.shared.map((s) => ({
-        family: `${cell.dataset.name}/${cell.model.id}/${s.part}${s.atCellTemperature ? `@t${formatTemperature(cell.temperature)}` : ''}`,
+        family: `${cell.dataset.name}/${cell.model.id}/${s.part}${s.atCellTemperature ? `@t${formatTemperature(cell.temperature)}` : ''}${cell.promptTemplate ? `#${JSON.stringify(cell.promptTemplate)}` : ''}`,
         requests: s.requests,
         answers: s.answers,
       })),
@@ -202,8 +226,14 @@ export function planSweep(config: SweepConfig, taskCounts: Readonly<Record<strin
     timeoutS: config.timeout_s,
     axes:
       mode === 'evaluate-only'
-        ? { datasets: config.datasets.length, models: 0, methods: 0, temperatures: 0 }
-        : { datasets: config.datasets.length, models: config.models.length, methods: config.methods.length, temperatures: config.temperatures.length },
+        ? { datasets: config.datasets.length, models: 0, methods: 0, temperatures: 0, prompts: 0 }
+        : {
+            datasets: config.datasets.length,
+            models: config.models.length,
+            methods: config.methods.length,
+            temperatures: config.temperatures.length,
+            prompts: config.prompts?.length ?? 0,
+          },
     datasets,
     models,
     cells,
@@ -252,7 +282,7 @@ export function formatPlan(plan: SweepPlan): string {
     out.push(
       `sweep ${plan.sweepId ?? '(unnamed)'}${plan.mode === 'generation-only' ? ', generation-only (nothing is executed but what the methods run while generating)' : ''}: ` +
         `${plural(axes.datasets, 'dataset')} x ${plural(axes.models, 'model')} x ` +
-        `${plural(axes.methods, 'method')} x ${plural(axes.temperatures, 'temperature')} = ${plural(plan.totals.cells, 'cell')}`,
+        `${plural(axes.methods, 'method')} x ${plural(axes.temperatures, 'temperature')}${axes.prompts > 0 ? ` x ${plural(axes.prompts, 'prompt template')}` : ''} = ${plural(plan.totals.cells, 'cell')}`,
     );
   }
   out.push(

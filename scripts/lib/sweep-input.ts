@@ -245,6 +245,7 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
       model: c.model.id,
       method: c.method,
       temperature: c.temperature,
+      ...(c.promptName === null ? {} : { prompt: c.promptName }),
       endpoint: {
         id: c.model.id,
         baseUrl: c.model.base_url,
@@ -264,7 +265,7 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
         // The rest of the list is applied to the answers (cell.stop): the code comes out the same.
         ...(stopSentTo(stop, c.model).length ? { stop: stopSentTo(stop, c.model) } : {}),
         ...(c.model.send_seed ? { seed: config.seed } : {}),
-        ...(c.model.prompt ? { prompt: c.model.prompt } : {}),
+        ...(c.promptTemplate ? { prompt: c.promptTemplate } : {}),
       },
       stop,
     };

@@ -12,6 +12,7 @@ import { directRequestBody } from '../../domain/methods/direct/request.js';
 import type { PromptTemplate } from '../../domain/methods/promptTemplate.js';
 import { ragRequestBody } from '../../domain/methods/rag/request.js';
 import { canonicalSweepJson, parseSweepConfig, sweepConfigHash } from '../../domain/sweep/config.js';
+import { expandGrid, formatPlan, planSweep } from '../../domain/sweep/plan.js';
 import { renderSweepReport } from '../../domain/report/html.js';
 import { minimalSweepConfig, sweepConfigIssues } from '../support/sweep-config.js';
 import { synthReport } from '../report/support.js';
@@ -174,5 +175,78 @@ describe('the report', () => {
     const html = renderSweepReport(data, { chartLibrary: '/* Chart.js v4 */' });
     expect(html).not.toContain('<th rowspan="2">prompt</th>');
     expect(html).toContain('Prompts: the default prompts of each task family and language');
+  });
+});
+
+describe('the prompts: axis (one template per cell)', () => {
+  const axis = (prompts: unknown[], extra: Record<string, unknown> = {}) => withModel({ api: 'completions' }, { prompts, ...extra });
+
+  it('multiplies the grid: each cell gets one template, its id ends in .p-<name>, a name alone is the defaults', () => {
+    const config = parseSweepConfig(axis([{ name: 'default' }, { name: 'instruct', ...INSTRUCT }], { temperatures: [0, 0.8] }));
+    expect(config.prompts).toEqual([{ name: 'default' }, { name: 'instruct', template: INSTRUCT }]);
+    const cells = expandGrid(config);
+    expect(cells.map((c) => c.id)).toEqual([
+      `${config.datasets[0]!.name}.m.direct.t0.p-default`,
+      `${config.datasets[0]!.name}.m.direct.t0.p-instruct`,
+      `${config.datasets[0]!.name}.m.direct.t0.8.p-default`,
+      `${config.datasets[0]!.name}.m.direct.t0.8.p-instruct`,
+    ]);
+    expect(cells.map((c) => [c.promptName, c.promptTemplate])).toEqual([
+      ['default', undefined],
+      ['instruct', INSTRUCT],
+      ['default', undefined],
+      ['instruct', INSTRUCT],
+    ]);
+    const plan = planSweep(config, { [config.datasets[0]!.name]: 3 });
+    expect(plan.axes.prompts).toBe(2);
+    expect(plan.cells.map((c) => c.prompt)).toEqual(['default', 'instruct', 'default', 'instruct']);
+    expect(formatPlan(plan)).toContain('x 2 temperatures x 2 prompt templates = 4 cells');
+  });
+
+  it('leaves sweeps without it as they were: no suffix, the model\'s own template, no axis in the plan', () => {
+    const config = parseSweepConfig(withModel({ api: 'completions', prompt: INSTRUCT }));
+    const [cell] = expandGrid(config);
+    expect(cell!.id).toBe(`${config.datasets[0]!.name}.m.direct.t${config.temperatures[0]}`);
+    expect(cell!.promptName).toBeNull();
+    expect(cell!.promptTemplate).toEqual(INSTRUCT);
+    const plan = planSweep(config, { [config.datasets[0]!.name]: 1 });
+    expect(plan.axes.prompts).toBe(0);
+    expect(formatPlan(plan)).not.toContain('prompt template');
+  });
+
+  it('checks each template against every model\'s api, naming the entry, the field and the model', () => {
+    const config = { ...axis([{ name: 'sys', system: 'S' }]), models: [
+      { id: 'c', base_url: 'http://127.0.0.1:8080/v1', model: 'x', api: 'completions' },
+      { id: 'h', base_url: 'http://127.0.0.1:8080/v1', model: 'x', api: 'chat' },
+    ] };
+    expect(sweepConfigIssues(config)).toEqual([
+      {
+        path: 'prompts[0].system',
+        message: "needs api: chat (a completion model has no system message; use prefix) (models[0], c, is api: completions; list the template's cells' models in another sweep, or drop the field)",
+      },
+    ]);
+  });
+
+  it('refuses repeated or dotted names, an empty list, unknown keys, and a model template beside the axis', () => {
+    expect(sweepConfigIssues(axis([{ name: 'a' }, { name: 'a', prefix: 'p' }]))).toEqual([{ path: 'prompts[1].name', message: 'duplicate of prompts[0].name ("a")' }]);
+    expect(sweepConfigIssues(axis([{ name: 'a.b' }]))[0]!.path).toBe('prompts[0].name');
+    expect(sweepConfigIssues(axis([{ name: 'a.b' }]))[0]!.message).toContain('no dots');
+    expect(sweepConfigIssues(axis([]))).toEqual([{ path: 'prompts', message: 'needs at least one prompt template (or leave prompts out)' }]);
+    expect(sweepConfigIssues(axis([{ name: 'a', instructions: 'x' }]))[0]!.path).toBe('prompts[0].instructions');
+    expect(sweepConfigIssues(withModel({ api: 'completions', prompt: INSTRUCT }, { prompts: [{ name: 'a' }] }))).toEqual([
+      { path: 'models[0].prompt', message: 'give prompt templates either per model (models[i].prompt) or as the prompts: axis, not both' },
+    ]);
+  });
+
+  it('refuses a template for a multi-step method, but lets it run with names alone (the default prompts)', () => {
+    const withLibrary = (prompts: unknown[]) => {
+      const config = withModel({}, { prompts, methods: ['direct', 'self-repair'] });
+      (config.datasets as Array<Record<string, unknown>>)[0]!.library = { api_docs: 'docs.jsonl', name: 'lib', summary: 's' };
+      return config;
+    };
+    const issues = sweepConfigIssues(withLibrary([{ name: 'default' }, { name: 'sys', system: 'S' }]));
+    expect(issues.map((i) => i.path)).toEqual(['prompts[1]']);
+    expect(issues[0]!.message).toContain('method self-repair (methods[1]) talks to the model in several steps and takes no prompt template');
+    expect(expandGrid(parseSweepConfig(withLibrary([{ name: 'default' }, { name: 'plain' }]))).map((c) => c.promptName)).toEqual(['default', 'plain', 'default', 'plain']);
   });
 });

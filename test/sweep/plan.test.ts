@@ -94,7 +94,7 @@ describe('planSweep', () => {
   it('per-cell tasks, samples, requests and runs, and totals', () => {
     const plan = planSweep(config({ limit: 100 }), { 'pbe-small': 20, humaneval: 164 });
     expect(plan.sweepId).toBe('grid');
-    expect(plan.axes).toEqual({ datasets: 2, models: 2, methods: 1, temperatures: 2 });
+    expect(plan.axes).toEqual({ datasets: 2, models: 2, methods: 1, prompts: 0, temperatures: 2 });
     expect(plan.datasets).toEqual([
       { name: 'pbe-small', available: 20, tasks: 20 },
       { name: 'humaneval', available: 164, tasks: 100 },

@@ -119,4 +119,48 @@ describe('a sweep with prompt templates, against a scripted server', () => {
     expect(html).toContain('Write this function, please.');
     expect(html).toContain('### Instruction:\\n');
   });
+
+  it('runs a prompts: axis: one model, a cell per template, each asked with its own, named in ids, results and the report', async () => {
+    const id = `prompt-axis-${uniqueSuffix()}`;
+    const file = path.join(dir, 'axis.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        id,
+        datasets: [{ name: 'humaneval', family: 'humaneval', path: HUMANEVAL }],
+        models: [{ id: 'completer', base_url: server.url, model: 'scripted-axis', api: 'completions', concurrency: 2 }],
+        methods: ['direct'],
+        temperatures: [0],
+        prompts: [{ name: 'default' }, { name: 'instruct', prefix: INSTRUCT.prefix, instruction: INSTRUCT.instruction, instruction_tokens: INSTRUCT.tokens }],
+        n_samples: 1,
+        k: [1],
+        limit: LIMIT,
+        timeout_s: 10,
+      }),
+    );
+    const dry = await runTs('scripts/start-sweep.ts', ['--config', file, '--dry-run'], env);
+    expect(dry.code, dry.output).toBe(0);
+    expect(dry.output).toContain('1 temperature x 2 prompt templates = 2 cells');
+
+    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+    expect(run.code, run.output).toBe(0);
+    const prompts = received.filter((r) => r.model === 'scripted-axis').map((r) => r.body.prompt);
+    expect(prompts.sort()).toEqual([...problems.map((p) => p.prompt), ...problems.map((p) => instructPrompt(p.prompt))].sort());
+
+    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
+    const cells = results.cells.map((c: { cell: Record<string, unknown>; passAtK: Record<string, number> }) => [c.cell.cell, c.cell.prompt, c.passAtK['pass@1']]);
+    expect(cells).toEqual([
+      ['humaneval.completer.direct.t0.p-default', 'default', 0],
+      ['humaneval.completer.direct.t0.p-instruct', 'instruct', 1],
+    ]);
+
+    const out = path.join(dir, 'axis-report');
+    const report = await runTs('scripts/report.ts', [id, '--out', out], env);
+    expect(report.code, report.output).toBe(0);
+    const html = readFileSync(path.join(out, `report-${id}.html`), 'utf8');
+    const table = /<table class="grid metrics" id="passk-table">([\s\S]*?)<\/table>/.exec(html)![1]!;
+    expect(table).toContain('<td>default: default</td>');
+    expect(table).toMatch(/<td>instruct: <a href="#prompt-template-1">template 1<\/a><\/td>/);
+    expect(html).toContain('completer · direct · t0 · instruct');
+  });
 });
