@@ -6,7 +6,8 @@
 #
 #   bash scripts/bench/bench-evaluate-startup.sh [RUNS]     (default 10; from the repository root)
 #
-# Prints, for `npx tsx scripts/evaluate.ts` and `node --import tsx scripts/evaluate.ts`, each run's
+# Prints, for `npx tsx scripts/evaluate.ts`, `node --import tsx scripts/evaluate.ts` and
+# `bin/evaluate.mjs` (the documented command), each run's
 # figures sorted, and the machine's load average (on 2 cores, other processes move these a lot).
 set -euo pipefail
 runs=${1:-10}
@@ -30,15 +31,19 @@ measure() {
 echo "machine: $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 declare -A first total
 for _ in $(seq "$runs"); do
-  for launcher in npx node; do
-    if [ "$launcher" = npx ]; then cmd=(npx tsx scripts/evaluate.ts); else cmd=(node --import tsx scripts/evaluate.ts); fi
+  for launcher in npx node bin; do
+    case $launcher in
+      npx) cmd=(npx tsx scripts/evaluate.ts) ;;
+      node) cmd=(node --import tsx scripts/evaluate.ts) ;;
+      bin) cmd=(bin/evaluate.mjs) ;;
+    esac
     read -r f t < <(measure "${cmd[@]}" 2> >(grep -v '^npm warn' >&2))
     first[$launcher]+=" $f"
     total[$launcher]+=" $t"
   done
 done
-for launcher in npx node; do
-  label=$([ "$launcher" = npx ] && echo 'npx tsx' || echo 'node --import tsx')
+for launcher in npx node bin; do
+  case $launcher in npx) label='npx tsx' ;; node) label='node --import tsx' ;; bin) label='bin/evaluate.mjs' ;; esac
   echo "$label: first program (s): $(tr ' ' '\n' <<< "${first[$launcher]}" | sort -n | xargs)"
   echo "$label: whole command (s): $(tr ' ' '\n' <<< "${total[$launcher]}" | sort -n | xargs)"
 done
