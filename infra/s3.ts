@@ -38,7 +38,7 @@ export function describeS3Credentials(config: ExploraConfig, env: Record<string,
   if (c.kind === 'static') return `static keys from ${c.source}`;
   const where = [
     env.AWS_ACCESS_KEY_ID ? 'AWS_ACCESS_KEY_ID' : undefined,
-    `profile ${env.AWS_PROFILE ?? 'default'} (${env.AWS_SHARED_CREDENTIALS_FILE ?? '~/.aws/credentials'}, ${env.AWS_CONFIG_FILE ?? '~/.aws/config'})`,
+    `profile ${env.AWS_PROFILE || 'default'} (${env.AWS_SHARED_CREDENTIALS_FILE || '~/.aws/credentials'}, ${env.AWS_CONFIG_FILE || '~/.aws/config'})`,
     env.AWS_WEB_IDENTITY_TOKEN_FILE ? `web identity ${env.AWS_WEB_IDENTITY_TOKEN_FILE}` : undefined,
     env.AWS_CONTAINER_CREDENTIALS_FULL_URI || env.AWS_CONTAINER_CREDENTIALS_RELATIVE_URI ? 'the container role' : 'the instance role',
   ].filter(Boolean);
