@@ -105,6 +105,12 @@ const EnvSchema = z.object({
 });
 type EnvValues = z.infer<typeof EnvSchema>;
 
+const OTHER_TLS_NAMES: Record<string, string> = {
+  TEMPORAL_TLS_CA: 'TEMPORAL_TLS_SERVER_CA_CERT',
+  TEMPORAL_TLS_CERT: 'TEMPORAL_TLS_CLIENT_CERT',
+  TEMPORAL_TLS_KEY: 'TEMPORAL_TLS_CLIENT_KEY',
+};
+
 /** Every variable this module reads (besides TEMPORAL_GRPC_META_*), for docs and checks. */
 export const TEMPORAL_ENV_VARS = [...Object.keys(EnvSchema.shape), 'TEMPORAL_CONFIG_FILE'] as const;
 
@@ -180,6 +186,13 @@ export function resolveTemporalConnection(env: Record<string, string | undefined
     );
   }
   const e = parsedEnv.data;
+  // The Temporal Web UI server's names for the same files: set alone, they would be silently
+  // ignored and the connection made without TLS.
+  for (const [other, ours] of Object.entries(OTHER_TLS_NAMES)) {
+    if (env[other] && !env[`${ours}_PATH`] && !env[`${ours}_DATA`]) {
+      throw new TemporalSettingsError(`${other} is the Temporal Web UI's name; explora reads Temporal's client settings: set ${ours}_PATH (or ${ours}_DATA)`);
+    }
+  }
   const profile = profileFrom(file, e.TEMPORAL_PROFILE);
   const p: ProfileTable = profile?.table ?? {};
   const where = profile && file ? `${file.path}: profile.${profile.name}` : undefined;

@@ -82,6 +82,8 @@ describe('Temporal connection settings', () => {
     expect(error(() => resolveTemporalConnection({ TEMPORAL_TLS_CLIENT_CERT_PATH: '/a', TEMPORAL_TLS_CLIENT_CERT_DATA: 'b', TEMPORAL_TLS_CLIENT_KEY_PATH: '/k' }))).toMatch(/TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_CERT_DATA both give the client certificate/);
     expect(error(() => resolveTemporalConnection({ TEMPORAL_TLS: 'false', TEMPORAL_TLS_SERVER_CA_CERT_PATH: '/ca' }))).toMatch(/TEMPORAL_TLS turns TLS off, but TEMPORAL_TLS_SERVER_CA_CERT_PATH is set/);
     expect(error(() => resolveTemporalConnection({ TEMPORAL_TLS_DISABLE_HOST_VERIFICATION: 'true' }))).toMatch(/^TEMPORAL_TLS_DISABLE_HOST_VERIFICATION: host verification cannot be turned off/);
+    expect(error(() => resolveTemporalConnection({ TEMPORAL_TLS_CERT: '/c.pem' }))).toMatch(/^TEMPORAL_TLS_CERT is the Temporal Web UI's name; explora reads Temporal's client settings: set TEMPORAL_TLS_CLIENT_CERT_PATH/);
+    expect(() => resolveTemporalConnection({ TEMPORAL_TLS_CERT: '/c.pem', TEMPORAL_TLS_CLIENT_CERT_PATH: '/c.pem', TEMPORAL_TLS_CLIENT_KEY_PATH: '/k.pem' })).not.toThrow();
     expect(() => resolveTemporalConnection({}, file('[profile.default.codec]\nendpoint = "http://codec"\n'))).toThrow(TemporalSettingsError);
   });
 
