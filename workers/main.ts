@@ -23,13 +23,19 @@ const program = new Command('worker')
     const config = loadConfig(process.env);
     const llmModels = opts.sweepConfig ? loadSweepConfig(readFileSync(opts.sweepConfig, 'utf8'), opts.sweepConfig).models.map((m) => ({ id: m.id, concurrency: m.concurrency })) : [];
     if (roles.includes('llm') && !llmModels.length) console.error('worker: no --sweep-config, so no model LLM queues are served');
-    console.error(`worker: serving ${roles.map((r) => config.taskQueues[r as QueueRole]).join(', ')} on ${describeTemporalConnection(config.temporal.connection)}`);
-    await runWorkers(config, {
-      roles: roles as QueueRole[],
-      storageConcurrency,
-      llmModels,
-      ...(opts.sandboxConcurrency ? { sandboxConcurrency: Number(opts.sandboxConcurrency) } : {}),
-    });
+    const queues = roles.map((r) => config.taskQueues[r as QueueRole]).join(', ');
+    console.error(`worker: connecting to ${describeTemporalConnection(config.temporal.connection)}`);
+    await runWorkers(
+      config,
+      {
+        roles: roles as QueueRole[],
+        storageConcurrency,
+        llmModels,
+        ...(opts.sandboxConcurrency ? { sandboxConcurrency: Number(opts.sandboxConcurrency) } : {}),
+      },
+      // Said once connected and checked (Temporal, S3 credentials, the sandbox): "serving" is true.
+      () => console.error(`worker: serving ${queues} on ${describeTemporalConnection(config.temporal.connection)}`),
+    );
   });
 
 program.parseAsync().catch((err: Error) => {

@@ -165,8 +165,9 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
 }
 
 /** Runs until every worker has shut down (SIGINT/SIGTERM start a graceful shutdown). */
-export async function runWorkers(config: ExploraConfig, options: WorkerOptions): Promise<void> {
+export async function runWorkers(config: ExploraConfig, options: WorkerOptions, onReady: () => void = () => {}): Promise<void> {
   const { workers, close } = await createWorkers(config, options);
+  onReady();
   try {
     await Promise.all(workers.map((w) => w.run()));
   } finally {
