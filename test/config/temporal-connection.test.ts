@@ -117,6 +117,9 @@ describe('the connection file and certificate files on disk', () => {
     const ok = opts({ TEMPORAL_TLS_CLIENT_CERT_PATH: pem('a.pem'), TEMPORAL_TLS_CLIENT_KEY_PATH: pem('a-key.pem'), TEMPORAL_TLS_SERVER_CA_CERT_PATH: pem('b.pem') });
     expect(ok.tls && ok.tls.clientCertPair?.crt.length).toBeGreaterThan(0);
     expect(ok.tls && ok.tls.serverRootCACertificate?.length).toBeGreaterThan(0);
+    // An API key: TLS with the system's CAs, the key sent by the SDK as a bearer token.
+    expect(opts({ TEMPORAL_API_KEY: 'cloud-key', TEMPORAL_GRPC_META_X_TEAM: 'ml' })).toEqual({ address: '127.0.0.1:7233', tls: {}, apiKey: 'cloud-key', metadata: { 'x-team': 'ml' } });
+    expect(opts({})).toEqual({ address: '127.0.0.1:7233', tls: false, metadata: {} });
     expect(error(() => opts({ TEMPORAL_TLS_CLIENT_CERT_PATH: pem('a.pem'), TEMPORAL_TLS_CLIENT_KEY_PATH: pem('gone.pem') }))).toMatch(/^TEMPORAL_TLS_CLIENT_KEY_PATH=".*gone\.pem": cannot read the client key \(no such file\)/);
     expect(error(() => opts({ TEMPORAL_TLS_SERVER_CA_CERT_PATH: pem('junk.pem') }))).toMatch(/^TEMPORAL_TLS_SERVER_CA_CERT_PATH=".*junk\.pem": not a PEM server CA certificate/);
     expect(error(() => opts({ TEMPORAL_TLS_CLIENT_CERT_PATH: pem('a.pem'), TEMPORAL_TLS_CLIENT_KEY_PATH: pem('b-key.pem') }))).toBe(
