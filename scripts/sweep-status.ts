@@ -37,6 +37,8 @@ new Command('sweep-status')
           throw new Error(`${(err as Error).message}\nand sweep ${sweepId} has no results in S3 to show`);
         }
         console.log(`sweep ${sweepId}: finished (results from S3; Temporal at ${env.temporal.address} is unreachable)`);
+        // Why: a refused key or certificate is not an outage, and should not pass for one.
+        console.error(`sweep-status: ${(err as Error).message}`);
         printStored(stored);
         return;
       } finally {

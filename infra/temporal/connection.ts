@@ -139,10 +139,14 @@ function isIpAddress(host: string): boolean {
 
 /** A connection failure explained: what was tried, and the settings that could be at fault. */
 async function explainConnectFailure(s: TemporalConnectionSettings, options: TemporalConnectOptions, err: unknown): Promise<TemporalConnectionError> {
-  const said = ((err as Error)?.message ?? String(err)).split('\n')[0]!;
+  // The client SDK wraps the server's answer ("Failed to connect to Temporal server"): say both.
+  const chain: Array<{ message?: string; code?: number; cause?: unknown }> = [];
+  for (let e = err as { message?: string; code?: number; cause?: unknown } | undefined; e && chain.length < 4; e = e.cause as typeof e) chain.push(e);
+  const said = chain.map((e) => (e.message ?? String(e)).split('\n')[0]!).join(': ');
+  const unauthenticated = chain.some((e) => e.code === 16 /* UNAUTHENTICATED */ || e.code === 7 /* PERMISSION_DENIED */);
   const tlsProblem = await diagnoseTls(s, options).catch(() => undefined);
   let hint = '';
-  if (!tlsProblem && /unauthenticated|permission|api key|authorization/i.test(said)) {
+  if (!tlsProblem && (unauthenticated || /unauthenticated|unauthorized|permission|api key|authorization|authentication/i.test(said))) {
     hint = s.apiKey ? `\n  the server refused the API key of ${s.apiKey.setting}` : '\n  the server wants credentials: TEMPORAL_API_KEY (Temporal Cloud) or a client certificate';
   }
   return new TemporalConnectionError(

@@ -4,7 +4,8 @@
  * and client certificates made here, HTTP/2 by ALPN) stands in front of it. A worker and the CLI,
  * configured by a Temporal connection file (TOML profile, as the temporal CLI's), run a sweep
  * through it; a wrong certificate, a missing key and a wrong namespace each fail naming the
- * problem, and the finished sweep is untouched by them.
+ * problem, and the finished sweep is untouched by them. And as on Temporal Cloud: an API key,
+ * checked by a gRPC proxy in front of the dev server.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -18,7 +19,7 @@ import { waitUntil } from '../support/poll.js';
 import { runTs, spawnTs, type Spawned } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
-import { makeTestPki, startTlsProxy, type TestPki, type TlsProxy } from '../support/tls.js';
+import { makeTestPki, startApiKeyProxy, startTlsProxy, type TestPki, type TlsProxy } from '../support/tls.js';
 import { HUMANEVAL, oneSampleDirectYaml, scriptedModelYaml } from '../sweep/support.js';
 
 const { config, env: baseEnv } = testConfig();
@@ -123,5 +124,40 @@ describe('Temporal behind TLS with client certificates required', () => {
     const status = await runTs('scripts/sweep-status.ts', [sweepId], secureEnv);
     expect(status.code, status.output).toBe(0);
     expect(status.output).toMatch(/pass@1/);
+  });
+});
+
+describe('Temporal with an API key (as Temporal Cloud)', () => {
+  it('a sweep completes with the key; a wrong key stops a worker naming TEMPORAL_API_KEY', async () => {
+    const apiKey = `key-${uniqueSuffix()}`;
+    const [host, port] = config.temporal.address.split(':');
+    const gate = await startApiKeyProxy(pki, { host: host!, port: Number(port) }, apiKey);
+    try {
+      const id = `apikey-${uniqueSuffix()}`;
+      const file = path.join(dir, 'apikey-sweep.yaml');
+      writeFileSync(file, readFileSync(sweepFile, 'utf8').replace(`id: ${sweepId}`, `id: ${id}`));
+      const cloudEnv = {
+        ...baseEnv,
+        TEMPORAL_ADDRESS: `127.0.0.1:${gate.port}`,
+        TEMPORAL_API_KEY: apiKey,
+        // A private CA here; Temporal Cloud's certificates are checked against the system's CAs.
+        TEMPORAL_TLS_SERVER_CA_CERT_PATH: pki.ca.cert,
+        TEMPORAL_TLS_SERVER_NAME: pki.serverName,
+      };
+      const wrong = await runTs('workers/main.ts', ['--queues', 'workflows'], { ...cloudEnv, TEMPORAL_API_KEY: 'not-the-key' });
+      expect(wrong.code).not.toBe(0);
+      expect(wrong.output).toMatch(/the server refused the API key of TEMPORAL_API_KEY/);
+      expect(wrong.output).not.toContain('not-the-key');
+      expect(gate.refused()).toBeGreaterThan(0);
+
+      // In-process workers: the CLI's own and its workers' connections all carry the key.
+      const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], cloudEnv);
+      expect(run.code, run.output).toBe(0);
+      const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
+      expect(results.cells[0].passAtK['pass@1']).toBe(1);
+      expect(gate.allowed()).toBeGreaterThan(10);
+    } finally {
+      await gate.close();
+    }
   });
 });

@@ -7,6 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import http2 from 'node:http2';
 import net from 'node:net';
 import path from 'node:path';
 import tls from 'node:tls';
@@ -122,6 +123,77 @@ export async function startTlsProxy(pki: TestPki, upstream: { host: string; port
     refused: () => refused,
     close: async () => {
       for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export interface GrpcAuthProxy {
+  port: number;
+  /** Calls let through with the right key, and calls refused. */
+  allowed: () => number;
+  refused: () => number;
+  close: () => Promise<void>;
+}
+
+/**
+ * An HTTP/2 gRPC proxy over TLS (server certificate of the PKI, no client certificate) that lets a
+ * call through only with `authorization: Bearer <apiKey>`, as Temporal Cloud checks its API keys,
+ * and answers UNAUTHENTICATED otherwise. Calls are forwarded stream by stream to `upstream`.
+ */
+export async function startApiKeyProxy(pki: TestPki, upstream: { host: string; port: number }, apiKey: string): Promise<GrpcAuthProxy> {
+  let allowed = 0;
+  let refused = 0;
+  const backend = http2.connect(`http://${upstream.host}:${upstream.port}`);
+  backend.on('error', () => {});
+  const server = http2.createSecureServer({ cert: readFileSync(pki.server.cert), key: readFileSync(pki.server.key), ALPNProtocols: ['h2'] });
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on('session', (s) => {
+    sessions.add(s);
+    s.on('close', () => sessions.delete(s));
+  });
+  server.on('stream', (stream, headers) => {
+    stream.on('error', () => {});
+    if (headers.authorization !== `Bearer ${apiKey}`) {
+      refused++;
+      // A trailers-only gRPC answer: status 16, UNAUTHENTICATED.
+      stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '16', 'grpc-message': 'Request unauthorized: invalid API key' }, { endStream: true });
+      return;
+    }
+    allowed++;
+    const forwarded: http2.OutgoingHttpHeaders = {};
+    for (const [k, v] of Object.entries(headers)) if (!k.startsWith(':') || k === ':method' || k === ':path') forwarded[k] = v;
+    const call = backend.request(forwarded);
+    // Either side going away (a long poll cancelled at a worker's shutdown) ends the other.
+    const gone = () => stream.destroyed || stream.closed;
+    call.on('error', () => {
+      if (!gone()) stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+    });
+    stream.on('close', () => {
+      if (!call.closed) call.close(http2.constants.NGHTTP2_CANCEL);
+    });
+    stream.pipe(call);
+    call.on('response', (responseHeaders) => {
+      if (gone()) return;
+      const trailersOnly = responseHeaders['grpc-status'] !== undefined;
+      stream.respond(responseHeaders, trailersOnly ? { endStream: true } : { waitForTrailers: true });
+      if (trailersOnly) return;
+      let trailers: http2.OutgoingHttpHeaders = {};
+      call.on('trailers', (t) => (trailers = t));
+      stream.on('wantTrailers', () => {
+        if (!gone()) stream.sendTrailers(trailers);
+      });
+      call.pipe(stream);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    allowed: () => allowed,
+    refused: () => refused,
+    close: async () => {
+      for (const s of sessions) s.destroy();
+      backend.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
