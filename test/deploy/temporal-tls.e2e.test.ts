@@ -69,23 +69,30 @@ async function stop(worker: Spawned): Promise<void> {
 describe('Temporal behind TLS with client certificates required', () => {
   let results: string;
 
-  it('a sweep completes through the TLS proxy: a worker and the CLI, both from the connection file', async () => {
-    const worker = spawnTs('workers/main.ts', ['--queues', 'workflows,storage,sandbox,llm', '--sweep-config', sweepFile], secureEnv);
+  it('a sweep completes through the TLS proxy: workers split by queue and the CLI, all from the connection file', async () => {
+    // As on a cluster: one kind of worker per machine (here, per process).
+    const workers = [
+      spawnTs('workers/main.ts', ['--queues', 'workflows,storage'], secureEnv),
+      spawnTs('workers/main.ts', ['--queues', 'sandbox,llm', '--sweep-config', sweepFile], secureEnv),
+    ];
+    const outputs = () => workers.map((w) => w.output()).join('\n');
     try {
-      await waitUntil(() => /worker: serving/.test(worker.output()) || worker.child.exitCode !== null, { timeoutMs: 60_000, what: () => `the worker to start:\n${worker.output()}` });
-      expect(worker.output()).toMatch(new RegExp(`on Temporal at 127\\.0\\.0\\.1:${proxy.port}, namespace ${TEST_NAMESPACE} \\(TLS, server CA from ${connectionFile.replaceAll('.', '\\.')}: profile\\.secure\\.tls\\.server_ca_cert_path`));
+      for (const worker of workers) {
+        await waitUntil(() => /worker: serving/.test(worker.output()) || worker.child.exitCode !== null, { timeoutMs: 60_000, what: () => `the worker to start:\n${worker.output()}` });
+        expect(worker.output()).toMatch(new RegExp(`on Temporal at 127\\.0\\.0\\.1:${proxy.port}, namespace ${TEST_NAMESPACE} \\(TLS, server CA from ${connectionFile.replaceAll('.', '\\.')}: profile\\.secure\\.tls\\.server_ca_cert_path`));
+      }
       const run = await runTs('scripts/start-sweep.ts', ['--config', sweepFile, '--worker', 'external', '--no-progress'], secureEnv);
-      expect(run.code, `${run.output}\nworker:\n${worker.output()}`).toBe(0);
+      expect(run.code, `${run.output}\nworkers:\n${outputs()}`).toBe(0);
     } finally {
-      await stop(worker);
+      await Promise.all(workers.map(stop));
     }
     results = (await getText(bucket, sweepResultsKey(sweepId)))!;
     const parsed = JSON.parse(results);
     expect(parsed.cells).toHaveLength(1);
     expect(parsed.cells[0].tasks).toBe(3);
     expect(parsed.cells[0].passAtK['pass@1']).toBe(1);
-    // Both went through the proxy (the CLI and the worker each hold a connection of their own).
-    expect(proxy.accepted()).toBeGreaterThanOrEqual(2);
+    // All went through the proxy (the CLI and each worker hold a connection of their own).
+    expect(proxy.accepted()).toBeGreaterThanOrEqual(3);
   });
 
   it('a wrong certificate, a missing key and a wrong namespace each fail naming the problem; the sweep is untouched', async () => {
