@@ -14,7 +14,9 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepResultsKey } from '../../domain/sweep/keys.js';
 import { getText } from '../../infra/s3.js';
-import { testConfig, TEST_NAMESPACE, uniqueSuffix } from '../support/config.js';
+import { loadConfig } from '../../infra/config.js';
+import { connectTemporalWorker } from '../../infra/temporal/connection.js';
+import { testConfig, TEST_ENV, TEST_NAMESPACE, uniqueSuffix } from '../support/config.js';
 import { waitUntil } from '../support/poll.js';
 import { runTs, spawnTs, type Spawned } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
@@ -125,6 +127,16 @@ describe('Temporal behind TLS with client certificates required', () => {
     const lostWorker = await runTs('workers/main.ts', ['--queues', 'workflows'], { ...secureEnv, TEMPORAL_NAMESPACE: 'explora-missing-worker' });
     expect(lostWorker.code).not.toBe(0);
     expect(lostWorker.output).toMatch(/namespace "explora-missing-worker" \(from TEMPORAL_NAMESPACE\) does not exist/);
+
+    // The other ways a TLS connection goes wrong, each explained by the setting to fix (a worker's
+    // connection, in this process: the same module serves every entry point).
+    const workerConnect = (env: Record<string, string>) => connectTemporalWorker(loadConfig({ ...secureEnv, ...env })).then((c) => c.close(), (err: Error) => err.message);
+    expect(await workerConnect({ TEMPORAL_TLS_SERVER_CA_CERT_PATH: pki.rogueCa.cert })).toMatch(/the server's certificate is not signed by the CA of TEMPORAL_TLS_SERVER_CA_CERT_PATH/);
+    expect(await workerConnect({ TEMPORAL_TLS_SERVER_NAME: 'elsewhere.example' })).toMatch(/the server's certificate is not for the name checked .*: set TEMPORAL_TLS_SERVER_NAME/);
+    expect(await workerConnect({ TEMPORAL_PROFILE: '', TEMPORAL_CONFIG_FILE: TEST_ENV.TEMPORAL_CONFIG_FILE, TEMPORAL_ADDRESS: `127.0.0.1:${proxy.port}`, TEMPORAL_NAMESPACE: TEST_NAMESPACE })).toMatch(/the server speaks TLS: set TEMPORAL_TLS=true/);
+    expect(
+      await workerConnect({ TEMPORAL_PROFILE: '', TEMPORAL_CONFIG_FILE: TEST_ENV.TEMPORAL_CONFIG_FILE, TEMPORAL_ADDRESS: `127.0.0.1:${proxy.port}`, TEMPORAL_NAMESPACE: TEST_NAMESPACE, TEMPORAL_TLS_SERVER_CA_CERT_PATH: pki.ca.cert, TEMPORAL_TLS_SERVER_NAME: pki.serverName }),
+    ).toMatch(/the server requires a client certificate: set TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH/);
 
     // Nothing lost: the results are as they were, and the sweep reads back through the proxy.
     expect(await getText(bucket, sweepResultsKey(sweepId))).toBe(results);

@@ -26,7 +26,8 @@ export interface TestPki {
   serverName: string;
   /** A client certificate signed by `ca`. */
   client: CertPair;
-  /** A client certificate of another CA: the server refuses it. */
+  /** Another CA, and a client certificate it signed: the server refuses that one. */
+  rogueCa: CertPair;
   rogueClient: CertPair;
 }
 
@@ -69,6 +70,7 @@ export function makeTestPki(dir: string, serverName = 'temporal.explora.test'): 
     serverName,
     server: makeLeaf(dir, 'server', ca, `subjectAltName=DNS:${serverName},IP:127.0.0.1\nextendedKeyUsage=serverAuth`),
     client: makeLeaf(dir, 'client', ca, 'extendedKeyUsage=clientAuth'),
+    rogueCa,
     rogueClient: makeLeaf(dir, 'rogue-client', rogueCa, 'extendedKeyUsage=clientAuth'),
   };
 }
