@@ -5,6 +5,7 @@ import { stat } from 'node:fs/promises';
 import {
   DeleteObjectCommand,
   GetObjectCommand,
+  HeadBucketCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
@@ -18,14 +19,61 @@ import type { ExploraConfig } from '../domain/config/env.js';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 export function s3ClientFor(config: ExploraConfig): S3Client {
+  const c = config.s3.credentials;
   return new S3Client({
     endpoint: config.s3.endpoint,
     region: config.s3.region,
     forcePathStyle: config.s3.forcePathStyle,
-    credentials: { accessKeyId: config.s3.accessKeyId, secretAccessKey: config.s3.secretAccessKey },
+    // Without static keys the SDK's default chain finds them: AWS_* variables, AWS_PROFILE's shared
+    // config and credentials files, web identity, container and instance roles.
+    ...(c.kind === 'static' ? { credentials: { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey } } : {}),
     // Temporal owns the retries of activities; SDK retries would hide an outage inside one attempt.
     maxAttempts: 1,
   });
+}
+
+/** Where this configuration takes S3 credentials from, for messages. */
+export function describeS3Credentials(config: ExploraConfig, env: Record<string, string | undefined> = process.env): string {
+  const c = config.s3.credentials;
+  if (c.kind === 'static') return `static keys from ${c.source}`;
+  const where = [
+    env.AWS_ACCESS_KEY_ID ? 'AWS_ACCESS_KEY_ID' : undefined,
+    `profile ${env.AWS_PROFILE || 'default'} (${env.AWS_SHARED_CREDENTIALS_FILE || '~/.aws/credentials'}, ${env.AWS_CONFIG_FILE || '~/.aws/config'})`,
+    env.AWS_WEB_IDENTITY_TOKEN_FILE ? `web identity ${env.AWS_WEB_IDENTITY_TOKEN_FILE}` : undefined,
+    env.AWS_CONTAINER_CREDENTIALS_FULL_URI || env.AWS_CONTAINER_CREDENTIALS_RELATIVE_URI ? 'the container role' : 'the instance role',
+  ].filter(Boolean);
+  return `the AWS credential chain: ${where.join(', ')}`;
+}
+
+export class S3AccessError extends Error {}
+
+/**
+ * Checks, before any work starts, that credentials are found and the bucket answers to them: a
+ * worker without credentials stops at once naming where it looked, rather than failing every
+ * activity it picks up.
+ */
+export async function checkS3Access(config: ExploraConfig, s3: S3Client): Promise<void> {
+  const from = describeS3Credentials(config);
+  try {
+    await s3.config.credentials();
+  } catch (err) {
+    throw new S3AccessError(
+      `no S3 credentials: EXPLORA_S3_ACCESS_KEY_ID/EXPLORA_S3_SECRET_ACCESS_KEY are unset and ${from} gave none (${(err as Error).message.split('\n')[0]}); ` +
+        'set the keys, AWS_PROFILE with a credentials file, or give the machine a role',
+    );
+  }
+  try {
+    await s3.send(new HeadBucketCommand({ Bucket: config.s3.bucket }));
+  } catch (err) {
+    const e = err as S3ServiceException & { $metadata?: { httpStatusCode?: number } };
+    const status = e.$metadata?.httpStatusCode;
+    if (status === 403 || status === 401 || /AccessDenied|InvalidAccessKeyId|SignatureDoesNotMatch|Forbidden/.test(e.name ?? '')) {
+      throw new S3AccessError(`S3 ${config.s3.endpoint ?? 'aws'} refused the credentials from ${from} for bucket ${config.s3.bucket} (${e.name ?? status})`);
+    }
+    // A missing bucket is created by those who need it; other errors show up where they happen.
+    if (isNotFound(err)) return;
+    throw err;
+  }
 }
 
 export function isNotFound(err: unknown): boolean {

@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { parseConfig } from '../domain/config/env.js';
+import { loadConfig } from '../infra/config.js';
 import { loadSweepConfig, SweepConfigError } from '../domain/sweep/config.js';
 import { s3ClientFor } from '../infra/s3.js';
 import { checkSweepReferences, formatReferenceChecks } from './lib/references.js';
@@ -22,7 +22,7 @@ new Command('check-references')
   .option('--timeout <seconds>', 'wall time per program (default: the config timeout_s)')
   .option('--json', 'print the result as JSON', false)
   .action(async (flags: { config: string; dataset?: string; timeout?: string; json: boolean }) => {
-    const env = parseConfig(process.env);
+    const env = loadConfig(process.env);
     const s3 = s3ClientFor(env);
     try {
       if (!existsSync(flags.config)) throw new UsageError(`--config ${flags.config}: no such file`);

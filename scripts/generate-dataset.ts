@@ -3,7 +3,8 @@
  * S3 (default), or with `--local --out FILE` straight to a file. Both write identical bytes.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { ENV_DOC, parseConfig } from '../domain/config/env.js';
+import { ENV_DOC } from '../domain/config/env.js';
+import { loadConfig } from '../infra/config.js';
 import { DatasetNameSchema, DEFAULT_SHARD_SIZE, MAX_SHARDS, shardCount } from '../domain/datasets/layout.js';
 import { PBE_LIBRARY_KINDS, PbeParamsError, resolvePbeParams, type PbeLibraryKind, type PbeParams, type PbeParamsInput } from '../domain/pbe/params.js';
 import { writeDatasetLocally } from './lib/dataset-local.js';
@@ -135,7 +136,7 @@ program.action(async (flags: Flags) => {
   if (flags.out) throw new Error('--out is only for --local; without it the dataset goes to S3');
   // Loaded only here, so --local needs neither the Temporal nor the S3 SDK.
   const { generateDatasetRemotely } = await import('./lib/dataset-remote.js');
-  await generateDatasetRemotely(parseConfig(process.env), {
+  await generateDatasetRemotely(loadConfig(process.env), {
     name: name.data,
     params,
     shardSize: flags.shardSize,

@@ -4,17 +4,21 @@
  * and waits until the server serves them. Where it does not (Temporal Cloud, or no operator
  * permission), it prints the exact commands an operator runs instead, and exits 1.
  */
-import { Connection } from '@temporalio/client';
-import { parseConfig } from '../domain/config/env.js';
+import { loadConfig } from '../infra/config.js';
+import { connectTemporal } from '../infra/temporal/connection.js';
 import { SEARCH_ATTRIBUTES } from '../domain/config/searchAttributes.js';
 import { registerSearchAttributes, searchAttributeCommands, waitForSearchAttributes } from '../infra/temporal/searchAttributes.js';
 
-const env = parseConfig(process.env);
-const { namespace, address } = env.temporal;
-const connection = await Connection.connect({ address, connectTimeout: 5000 }).catch((err: Error) => {
-  console.error(`register-search-attributes: cannot reach Temporal at ${address} (${err.message})`);
-  process.exit(1);
-});
+const { connection, namespace, address } = await (async () => {
+  try {
+    const env = loadConfig(process.env);
+    const { connection } = await connectTemporal(env, { connectTimeout: 5000 });
+    return { connection, namespace: env.temporal.namespace, address: env.temporal.address };
+  } catch (err) {
+    console.error(`register-search-attributes: ${(err as Error).message}`);
+    process.exit(1);
+  }
+})();
 try {
   const added = await registerSearchAttributes(connection, namespace);
   await waitForSearchAttributes(connection, namespace);

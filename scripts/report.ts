@@ -6,7 +6,8 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { ENV_DOC, parseConfig } from '../domain/config/env.js';
+import { ENV_DOC } from '../domain/config/env.js';
+import { loadConfig } from '../infra/config.js';
 import { sweepReportKey } from '../domain/report/model.js';
 import { SweepIdSchema } from '../domain/sweep/config.js';
 import { buildSweepReportHtml } from '../activities/storage/report.js';
@@ -31,7 +32,7 @@ new Command('report')
   .action(async (sweepId: string, flags: { out: string; maxTasks: number; maxSamples: number; store: boolean }) => {
     const id = SweepIdSchema.safeParse(sweepId);
     if (!id.success) throw new Error(`sweep id ${JSON.stringify(sweepId)}: ${id.error.issues[0]!.message}`);
-    const env = parseConfig(process.env);
+    const env = loadConfig(process.env);
     const s3 = s3ClientFor(env);
     const bucket = { s3, name: env.s3.bucket };
     try {

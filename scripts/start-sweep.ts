@@ -3,9 +3,11 @@
  * and print the results table. Run again with the same id, it does only what is missing.
  */
 import { readFileSync, existsSync } from 'node:fs';
-import { Client, Connection, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowNotFoundError, type Connection } from '@temporalio/client';
 import { Command, Option } from 'commander';
-import { ENV_DOC, logLevelFrom, parseConfig, type ExploraConfig } from '../domain/config/env.js';
+import { ENV_DOC, logLevelFrom, type ExploraConfig } from '../domain/config/env.js';
+import { loadConfig as loadExploraConfig } from '../infra/config.js';
+import { connectTemporal } from '../infra/temporal/connection.js';
 import { describeSweepConfigDifferences, loadSweepConfig, sweepConfigHash, sweepIdProblem, type SweepConfig } from '../domain/sweep/config.js';
 import { defaultSweepId, llmTaskQueue, sweepWorkflowId, type SweepRun } from '../domain/sweep/keys.js';
 import { formatPlan, planSweep } from '../domain/sweep/plan.js';
@@ -88,7 +90,7 @@ program.action(async (flags: Flags) => {
   }
   const sweepId = flags.id ?? defaultSweepId(config.id, sweepConfigHash(config, sha256Hex), run, sha256Hex);
   if (flags.outputDir !== undefined && !flags.wait) throw new Error('--output-dir needs to wait for the sweep: drop --no-wait (or run sweep-status later)');
-  const env = parseConfig(process.env);
+  const env = loadExploraConfig(process.env);
   const s3 = s3ClientFor(env);
   const bucket = { s3, name: env.s3.bucket };
   try {
@@ -117,10 +119,7 @@ program.action(async (flags: Flags) => {
     }
     const input = await buildSweepInput(config, bucket, { sweepId, configFile: flags.config, mode, generations, queues: queuesOf(env), log: (line) => console.error(line) });
 
-    const connection = await Connection.connect({ address: env.temporal.address }).catch((err: Error) => {
-      throw new Error(`cannot reach Temporal at ${env.temporal.address} (${err.message}); start the local stack with \`npm run stack:up\``);
-    });
-    const client = new Client({ connection, namespace: env.temporal.namespace });
+    const { connection, client } = await connectTemporal(env);
     await requireSearchAttributes(connection, env.temporal.namespace, env.temporal.address);
     let inProcess: Awaited<ReturnType<typeof createWorkers>> | undefined;
     let running: Promise<unknown> | undefined;

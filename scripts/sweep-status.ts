@@ -1,7 +1,8 @@
 /** `tsx scripts/sweep-status.ts ID [--watch]`: progress and results of a running or finished sweep. */
-import { Client, Connection } from '@temporalio/client';
+import type { Client, Connection } from '@temporalio/client';
 import { Command } from 'commander';
-import { parseConfig } from '../domain/config/env.js';
+import { loadConfig } from '../infra/config.js';
+import { connectTemporal } from '../infra/temporal/connection.js';
 import { sweepIdProblem } from '../domain/sweep/config.js';
 import { rootCauseMessage } from './lib/errors.js';
 import { sweepResultsKey, sweepWorkflowId } from '../domain/sweep/keys.js';
@@ -20,31 +21,30 @@ new Command('sweep-status')
     if (flags.pause && flags.resume) throw new Error('--pause and --resume exclude each other');
     const problem = sweepIdProblem(sweepId);
     if (problem) throw new Error(problem);
-    const env = parseConfig(process.env);
+    const env = loadConfig(process.env);
     const s3 = s3ClientFor(env);
     const storedResults = () => getText({ s3, name: env.s3.bucket }, sweepResultsKey(sweepId));
     const printStored = (stored: string) => console.log(formatResultsTable((JSON.parse(stored) as { cells: CellSummary[] }).cells));
     let connection: Connection;
+    let client: Client;
     try {
-      connection = await Connection.connect({ address: env.temporal.address, connectTimeout: '5s' });
+      ({ connection, client } = await connectTemporal(env, { connectTimeout: '5s' }));
     } catch (err) {
       try {
         // A finished sweep's results are in S3 alone: show them even with Temporal down.
         const stored = flags.pause || flags.resume || flags.watch ? null : await storedResults().catch(() => null);
         if (stored === null) {
-          throw new Error(
-            `cannot reach Temporal at ${env.temporal.address} (${(err as Error).message}), and sweep ${sweepId} has no results in S3 to show; ` +
-              'start the local stack with `npm run stack:up`',
-          );
+          throw new Error(`${(err as Error).message}\nand sweep ${sweepId} has no results in S3 to show`);
         }
         console.log(`sweep ${sweepId}: finished (results from S3; Temporal at ${env.temporal.address} is unreachable)`);
+        // Why: a refused key or certificate is not an outage, and should not pass for one.
+        console.error(`sweep-status: ${(err as Error).message}`);
         printStored(stored);
         return;
       } finally {
         s3.destroy();
       }
     }
-    const client = new Client({ connection, namespace: env.temporal.namespace });
     try {
       const handle = client.workflow.getHandle<typeof sweepWorkflow>(sweepWorkflowId(sweepId));
       const description = await handle.describe().catch(() => undefined);

@@ -5,7 +5,7 @@
  * index in the sweep's dataset or its task_id. Prints JSON, or with --summary a readable outline.
  */
 import { Command } from 'commander';
-import { parseConfig } from '../domain/config/env.js';
+import { loadConfig } from '../infra/config.js';
 import { outlineTrace } from '../domain/methods/registry.js';
 import { ExplorationTraceSchema, type ExplorationTrace } from '../domain/report/trace.js';
 import { cellTraceKey, sweepResultsKey } from '../domain/sweep/keys.js';
@@ -46,7 +46,7 @@ new Command('trace')
   })
   .option('--summary', 'a readable outline instead of JSON', false)
   .action(async (sweepId: string, flags: { cell: string; task: string; sample?: number; summary: boolean }) => {
-    const env = parseConfig(process.env);
+    const env = loadConfig(process.env);
     const bucket = { s3: s3ClientFor(env), name: env.s3.bucket };
     try {
       const index = await taskIndexOf(bucket, sweepId, flags.cell, flags.task);

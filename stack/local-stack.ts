@@ -312,12 +312,16 @@ async function writeProbe(config: ExploraConfig): Promise<void> {
 }
 
 function writeSeaweedCredentials(config: ExploraConfig, paths: StackPaths): void {
+  const keys = config.s3.credentials;
+  if (keys.kind !== 'static') {
+    throw new Error('the local stack creates its S3 identity from EXPLORA_S3_ACCESS_KEY_ID and EXPLORA_S3_SECRET_ACCESS_KEY: set both (or unset EXPLORA_S3_ENDPOINT for the defaults)');
+  }
   // One identity with full rights: the local stack is single-user; a real deployment brings its own S3.
   const identities = {
     identities: [
       {
         name: 'explora',
-        credentials: [{ accessKey: config.s3.accessKeyId, secretKey: config.s3.secretAccessKey }],
+        credentials: [{ accessKey: keys.accessKeyId, secretKey: keys.secretAccessKey }],
         actions: ['Admin', 'Read', 'Write', 'List', 'Tagging'],
       },
     ],

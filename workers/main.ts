@@ -1,7 +1,8 @@
 /** `tsx workers/main.ts [--queues workflows,storage]`: a worker process for the configured cluster. */
 import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
-import { parseConfig } from '../domain/config/env.js';
+import { loadConfig } from '../infra/config.js';
+import { describeTemporalConnection } from '../domain/config/temporalConnection.js';
 import { loadSweepConfig } from '../domain/sweep/config.js';
 import { QUEUE_ROLES, runWorkers, type QueueRole } from './runWorkers.js';
 
@@ -19,16 +20,22 @@ const program = new Command('worker')
     if (unknown.length) throw new Error(`--queues: unknown queue(s) ${unknown.join(', ')}; known: ${QUEUE_ROLES.join(', ')}`);
     const storageConcurrency = Number(opts.storageConcurrency);
     if (!Number.isInteger(storageConcurrency) || storageConcurrency < 1) throw new Error('--storage-concurrency must be a positive integer');
-    const config = parseConfig(process.env);
+    const config = loadConfig(process.env);
     const llmModels = opts.sweepConfig ? loadSweepConfig(readFileSync(opts.sweepConfig, 'utf8'), opts.sweepConfig).models.map((m) => ({ id: m.id, concurrency: m.concurrency })) : [];
     if (roles.includes('llm') && !llmModels.length) console.error('worker: no --sweep-config, so no model LLM queues are served');
-    console.error(`worker: serving ${roles.map((r) => config.taskQueues[r as QueueRole]).join(', ')} on ${config.temporal.address}`);
-    await runWorkers(config, {
-      roles: roles as QueueRole[],
-      storageConcurrency,
-      llmModels,
-      ...(opts.sandboxConcurrency ? { sandboxConcurrency: Number(opts.sandboxConcurrency) } : {}),
-    });
+    const queues = roles.map((r) => config.taskQueues[r as QueueRole]).join(', ');
+    console.error(`worker: connecting to ${describeTemporalConnection(config.temporal.connection)}`);
+    await runWorkers(
+      config,
+      {
+        roles: roles as QueueRole[],
+        storageConcurrency,
+        llmModels,
+        ...(opts.sandboxConcurrency ? { sandboxConcurrency: Number(opts.sandboxConcurrency) } : {}),
+      },
+      // Said once connected and checked (Temporal, S3 credentials, the sandbox): "serving" is true.
+      () => console.error(`worker: serving ${queues} on ${describeTemporalConnection(config.temporal.connection)}`),
+    );
   });
 
 program.parseAsync().catch((err: Error) => {

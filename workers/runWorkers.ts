@@ -3,7 +3,7 @@
  * separate processes (or machines) is how each kind of work is scaled on its own.
  */
 import { fileURLToPath } from 'node:url';
-import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { logLevelFrom, type ExploraConfig } from '../domain/config/env.js';
 import { createDatasetActivities } from '../activities/storage/datasets.js';
 import { createReportActivities } from '../activities/storage/report.js';
@@ -13,7 +13,8 @@ import { createMethodActivities } from '../activities/llm/methods.js';
 import { createSnippetActivities } from '../activities/sandbox/snippets.js';
 import { createTraceActivities } from '../activities/storage/traces.js';
 import { SandboxPool } from '../infra/sandbox/pool.js';
-import { s3ClientFor, supportsConditionalWrites } from '../infra/s3.js';
+import { checkS3Access, s3ClientFor, supportsConditionalWrites } from '../infra/s3.js';
+import { connectTemporalWorker } from '../infra/temporal/connection.js';
 import { createSweepStorageActivities } from '../activities/storage/sweepFiles.js';
 import { createDirectGenerationActivities } from '../activities/llm/direct.js';
 import { createSandboxActivities } from '../activities/sandbox/executeShard.js';
@@ -59,8 +60,19 @@ const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta
 
 export async function createWorkers(config: ExploraConfig, options: WorkerOptions): Promise<{ workers: Worker[]; close: () => Promise<void> }> {
   installRuntime();
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
   const s3 = s3ClientFor(config);
+  try {
+    // No credentials, or refused ones: stop now, naming where they were looked for, rather than
+    // take tasks and fail each of them.
+    await checkS3Access(config, s3);
+  } catch (err) {
+    s3.destroy();
+    throw err;
+  }
+  const connection = await connectTemporalWorker(config).catch((err: unknown) => {
+    s3.destroy();
+    throw err;
+  });
   const workers: Worker[] = [];
   const bucket = { s3, name: config.s3.bucket };
   let sandboxes: SandboxPool | undefined;
@@ -153,8 +165,9 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
 }
 
 /** Runs until every worker has shut down (SIGINT/SIGTERM start a graceful shutdown). */
-export async function runWorkers(config: ExploraConfig, options: WorkerOptions): Promise<void> {
+export async function runWorkers(config: ExploraConfig, options: WorkerOptions, onReady: () => void = () => {}): Promise<void> {
   const { workers, close } = await createWorkers(config, options);
+  onReady();
   try {
     await Promise.all(workers.map((w) => w.run()));
   } finally {

@@ -4,9 +4,9 @@
  * throughput, the largest history any run of the continue-as-new chain reached, and this process's
  * peak RSS (workers included). Needs the local stack (`npm run stack:up`).
  */
-import { Client, Connection } from '@temporalio/client';
 import { Command, Option } from 'commander';
-import { parseConfig } from '../../domain/config/env.js';
+import { loadConfig } from '../../infra/config.js';
+import { connectTemporal } from '../../infra/temporal/connection.js';
 import { datasetWorkflowId, DEFAULT_SHARD_SIZE } from '../../domain/datasets/layout.js';
 import { resolvePbeParams } from '../../domain/pbe/params.js';
 import { generateDatasetWorkflow } from '../../workflows/generateDataset.js';
@@ -16,14 +16,13 @@ new Command('bench-dataset-workflow')
   .addOption(new Option('--count <n>', 'tasks').default('1000000'))
   .addOption(new Option('--shard-size <n>', 'tasks per shard').default(String(DEFAULT_SHARD_SIZE)))
   .action(async (opts: { count: string; shardSize: string }) => {
-    const config = parseConfig(process.env);
+    const config = loadConfig(process.env);
     installRuntime('ERROR');
     const name = `bench-${opts.count}-${Date.now().toString(36)}`;
     const params = resolvePbeParams({ count: Number(opts.count) });
     const { workers, close } = await createWorkers(config, { roles: ['workflows', 'storage'] });
     const running = Promise.all(workers.map((w) => w.run()));
-    const connection = await Connection.connect({ address: config.temporal.address });
-    const client = new Client({ connection, namespace: config.temporal.namespace });
+    const { connection, client } = await connectTemporal(config);
     try {
       const t0 = performance.now();
       const summary = await client.workflow.execute(generateDatasetWorkflow, {

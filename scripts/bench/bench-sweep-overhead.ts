@@ -15,10 +15,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { Client, Connection } from '@temporalio/client';
 import { Command, Option } from 'commander';
 import { resolvePythonExecutable } from '../../infra/sandbox/python.js';
-import { parseConfig, type ExploraConfig } from '../../domain/config/env.js';
+import type { ExploraConfig } from '../../domain/config/env.js';
+import { loadConfig } from '../../infra/config.js';
+import { connectTemporal } from '../../infra/temporal/connection.js';
 import { startScriptedLlmServer } from '../../test/support/scripted-llm-server.js';
 import { PROJECT_ROOT, stackStatus } from '../../stack/local-stack.js';
 
@@ -182,7 +183,7 @@ new Command('bench-sweep-overhead')
     const canonical = new Map(problems.map((p) => [p.prompt, p.canonical_solution]));
     const server = await startScriptedLlmServer((req) => ({ content: canonical.get(String(req.body.prompt)) ?? '    pass\n' }), { applyStop: false });
     const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-overhead-'));
-    const env = parseConfig(process.env);
+    const env = loadConfig(process.env);
     const stamp = Date.now().toString(36);
     try {
       const runSweep = async (n: number) => {
@@ -254,11 +255,10 @@ new Command('bench-sweep-overhead')
       );
       console.log(`small sweep ${small.samples} samples: ${small.seconds.toFixed(1)} s, ${(small.samples / small.seconds).toFixed(0)} samples/s (start-up included, as in every figure here)`);
 
-      const connection = await Connection.connect({ address: env.temporal.address });
+      const { connection, client } = await connectTemporal(env);
       let maxEvents = 0;
       let runs = 0;
       try {
-        const client = new Client({ connection, namespace: env.temporal.namespace });
         for await (const wf of client.workflow.list({ query: `WorkflowId STARTS_WITH 'explora-sweep/${large.id}'` })) {
           runs++;
           maxEvents = Math.max(maxEvents, wf.historyLength);

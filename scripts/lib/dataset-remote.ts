@@ -1,5 +1,6 @@
 /** The Temporal path of generate-dataset: start (or attach to) the workflow, follow it, report. */
-import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import { WorkflowFailedError } from '@temporalio/client';
+import { connectTemporal } from '../../infra/temporal/connection.js';
 import { logLevelFrom, type ExploraConfig } from '../../domain/config/env.js';
 import { datasetWorkflowId } from '../../domain/datasets/layout.js';
 import type { PbeParams } from '../../domain/pbe/params.js';
@@ -34,10 +35,7 @@ export async function generateDatasetRemotely(config: ExploraConfig, req: Remote
     s3.destroy();
   }
 
-  const connection = await Connection.connect({ address: config.temporal.address }).catch((err: Error) => {
-    throw new Error(`cannot reach Temporal at ${config.temporal.address} (${err.message}); start the local stack with \`npm run stack:up\``);
-  });
-  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const { connection, client } = await connectTemporal(config);
   // The dataset workflow sets search attributes: without them its first task fails on every attempt.
   const missing = await missingSearchAttributes(connection, config.temporal.namespace).catch(() => []);
   if (missing.length) {

@@ -15,6 +15,9 @@ const env = {
   TEMPORAL_ADDRESS: '127.0.0.1:7433',
   EXPLORA_TEMPORAL_UI: 'http://127.0.0.1:8533',
   EXPLORA_S3_ENDPOINT: 'http://127.0.0.1:8433',
+  // With an endpoint set, keys are given explicitly (unset, the AWS credential chain is used).
+  EXPLORA_S3_ACCESS_KEY_ID: 'exploraadmin',
+  EXPLORA_S3_SECRET_ACCESS_KEY: 'explora-local-secret',
   EXPLORA_S3_BUCKET: 'stacktest',
   EXPLORA_DATA_DIR: dataDir,
   EXPLORA_WEED_MASTER_PORT: '9433',

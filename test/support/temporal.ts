@@ -1,10 +1,11 @@
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { ExploraConfig } from '../../domain/config/env.js';
+import { connectTemporal } from '../../infra/temporal/connection.js';
 import { createWorkers, type QueueRole } from '../../workers/runWorkers.js';
 
 export async function connectClient(config: ExploraConfig): Promise<{ client: Client; close: () => Promise<void> }> {
-  const connection = await Connection.connect({ address: config.temporal.address });
-  return { client: new Client({ connection, namespace: config.temporal.namespace }), close: () => connection.close() };
+  const { client, close } = await connectTemporal(config);
+  return { client, close };
 }
 
 /** Runs real workers for `roles` in this process for the duration of `fn`. */

@@ -22,6 +22,9 @@ const env: Record<string, string> = {
   TEMPORAL_ADDRESS: '127.0.0.1:7633',
   EXPLORA_TEMPORAL_UI: 'http://127.0.0.1:8733',
   EXPLORA_S3_ENDPOINT: 'http://127.0.0.1:8633',
+  // With an endpoint set, keys are given explicitly (unset, the AWS credential chain is used).
+  EXPLORA_S3_ACCESS_KEY_ID: 'exploraadmin',
+  EXPLORA_S3_SECRET_ACCESS_KEY: 'explora-local-secret',
   EXPLORA_S3_BUCKET: 'resumetest',
   EXPLORA_DATA_DIR: dataDir,
   EXPLORA_WEED_MASTER_PORT: '9633',

@@ -1,0 +1,50 @@
+# syntax=docker/dockerfile:1
+#
+# An explora worker with the sandbox: one image for every queue; the command picks the queues
+# (`--queues sandbox`, `--queues llm --sweep-config ...`, `--queues workflows,storage`).
+#
+#   docker build -f deploy/worker.Dockerfile -t explora-worker .
+#
+# The sandbox runs generated programs under bubblewrap, which needs namespaces and mounts that a
+# default container forbids: run the sandbox queue with
+#   --cap-add SYS_ADMIN --security-opt seccomp=unconfined --security-opt apparmor=unconfined
+# (docs/deploy.md, "The sandbox in a container", says why each is needed and what it does not open).
+# The other queues need none of that.
+
+# Debian bookworm: its python3 is 3.11, the version the sandbox's pinned numpy/pandas wheels are for.
+FROM node:20-bookworm-slim
+
+# bubblewrap: the sandbox; python3 + venv: the interpreter samples run with; tini: signals reach
+# the worker (SIGTERM starts a graceful shutdown) and zombies are reaped.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends bubblewrap python3 python3-venv ca-certificates tini \
+ && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /opt/explora
+
+# Dependencies first, for the layer cache. --ignore-scripts: no install script is needed by a
+# worker (the Temporal core bridge ships prebuilt; node-llama-cpp is for the local model server).
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+
+COPY tsconfig.json ./
+COPY domain ./domain
+COPY activities ./activities
+COPY workflows ./workflows
+COPY infra ./infra
+COPY workers ./workers
+COPY schemas ./schemas
+COPY scripts ./scripts
+COPY configs ./configs
+
+# The sandbox's interpreter: a venv with hash-pinned numpy and pandas (from PyPI), at
+# .tools/sandbox-python, where the worker looks for it.
+# (bubblewrap itself cannot be tried here: a build step has no SYS_ADMIN; the worker checks it
+# when it starts its sandbox, and says what is missing.)
+RUN bash scripts/install-sandbox-python.sh
+
+# Root in the container: the sandbox runs each concurrency slot under a uid of its own (so that
+# process limits and clean-up are per sample), which needs CAP_SETUID inside the sandbox.
+ENV NODE_ENV=production
+ENTRYPOINT ["/usr/bin/tini", "--", "/opt/explora/node_modules/.bin/tsx", "workers/main.ts"]
+CMD ["--queues", "sandbox"]
