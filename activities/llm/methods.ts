@@ -26,6 +26,7 @@ import {
 } from '../../domain/methods/artifacts.js';
 import { parsePlan } from '../../domain/methods/exploracoder/plan.js';
 import {
+  copiedDemo,
   debugMessages,
   exploreMessages,
   finalMessages,
@@ -37,6 +38,7 @@ import {
   type Observation,
 } from '../../domain/methods/exploracoder/prompts.js';
 import { parseRerank } from '../../domain/methods/exploracoder/rerank.js';
+import { taskRequirement } from '../../domain/methods/exploracoder/requirement.js';
 import type { MethodOptions } from '../../domain/methods/options.js';
 import { ragQuery, ragRequestBody } from '../../domain/methods/rag/request.js';
 import { repairMessages } from '../../domain/methods/self-repair/prompts.js';
@@ -134,7 +136,7 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
 
   async function experiencesOf(plan: PlanArtifact, refs: readonly ExperienceRef[]): Promise<Experience[]> {
     const runs = await Promise.all(refs.map((r) => mustRead(r.runKey, SnippetRunSchema, 'snippet run')));
-    return runs.map((run, i) => ({ subtask: plan.subtasks[refs[i]!.subtask]!, code: run.code, observation: observationOf(run) }));
+    return runs.map((run, i) => ({ index: refs[i]!.subtask, subtask: plan.subtasks[refs[i]!.subtask]!, code: run.code, observation: observationOf(run) }));
   }
 
   function keptDocs(library: DatasetLibrary, rec: RecommendArtifact, subtask: number): ApiDoc[] {
@@ -154,9 +156,12 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
     },
 
     /**
-     * ExploraCoder's planner: a numbered list of API subtasks. A malformed answer is asked again
-     * (at the exploration temperature, as another sample) up to PLAN_ATTEMPTS times; then the task
-     * itself becomes the only subtask, and the plan says so.
+     * ExploraCoder's planner, in the paper's layout: demos from the library's own usage chosen by
+     * BM25 similarity to the task, each its own user/assistant turn, and the task's requirement in
+     * the same template. A malformed answer, or one repeating a demo word for word, is asked again
+     * (at the exploration temperature, as another sample) up to PLAN_ATTEMPTS times; a plan that
+     * still copies a demo is kept and the plan says which; with no usable list the task itself
+     * becomes the only subtask, and the plan says so.
      */
     async planTask(input: { ref: MethodTaskRef; withSummary: boolean }): Promise<PlanStepResult> {
       const { ref } = input;
@@ -165,19 +170,25 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
       const done = await readJson(key, PlanArtifactSchema);
       if (done) return { planKey: key, subtasks: done.subtasks.map((s) => s.slice(0, 200)), cost: done.cost };
       const { problem, library } = await context(ref);
-      const examples = input.withSummary ? pickPlannerExamples(library.planner_examples, problem.task_id, ref.taskIndex, ref.options.planner_examples) : [];
-      const messages = plannerMessages({ problem, library: library.library, examples, withSummary: input.withSummary });
+      const requirement = taskRequirement(problem, library.library);
+      const demos = input.withSummary ? pickPlannerExamples(library.planner_examples, requirement, ref.options.planner_examples) : [];
+      const messages = plannerMessages({ requirement, library: library.library, demos, withSummary: input.withSummary });
       let cost = ZERO_COST;
       const raw: string[] = [];
       const keys: string[] = [];
-      let parsed = null;
-      for (let attempt = 0; attempt < PLAN_ATTEMPTS && !parsed; attempt++) {
+      let parsed: ReturnType<typeof parsePlan> = null;
+      let copied: string | null = null;
+      for (let attempt = 0; attempt < PLAN_ATTEMPTS; attempt++) {
         const sampling = attempt === 0 ? greedy(ref.sampling) : { ...exploring(ref) };
         const { summary, text } = await ask(ref.endpoint, chatBody(sampling, messages, attempt), attempt);
         cost = addCost(cost, costOf(summary));
         keys.push(summary.key);
         raw.push(text ?? '');
-        if (text !== null) parsed = parsePlan(stripThinking(text), ref.options.max_subtasks);
+        const answer = text === null ? null : parsePlan(stripThinking(text), ref.options.max_subtasks);
+        if (answer === null) continue;
+        parsed = answer;
+        copied = copiedDemo(answer.subtasks, demos)?.id ?? null;
+        if (copied === null) break;
       }
       const firstLine = problem.prompt.trim().split('\n').find((l) => l.trim() && !/^(from|import)\s/.test(l.trim())) ?? problem.entry_point;
       const plan: PlanArtifact = {
@@ -186,7 +197,9 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
         llm_keys: keys,
         cut: parsed?.cut ?? 0,
         fallback: parsed === null,
-        planner_examples: examples.map((e) => e.task_id),
+        copied_demo: copied,
+        requirement,
+        planner_examples: demos.map((e) => e.id),
         cost,
       };
       await putObject(bucket, key, JSON.stringify(plan), { contentType: 'application/json' });

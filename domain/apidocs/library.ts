@@ -53,10 +53,13 @@ export type ApiLibrary = z.infer<typeof ApiLibrarySchema>;
 /** A program ready for the sandbox, or the reason it must not run (counted as a runtime error). */
 export type PreparedProgram = { ok: true; program: string } | { ok: false; error: { type: string; message: string } };
 
-/** A requirement and its numbered API subtasks: a few-shot example for the planner. */
+/**
+ * A requirement and its numbered API subtasks: a few-shot demo for the planner, drawn from the
+ * library's own usage (usageDemos.ts), never from a benchmark task.
+ */
 export const PlannerExampleSchema = z.strictObject({
-  /** The task it was built from: a task is never shown its own example. */
-  task_id: z.string().min(1),
+  /** The usage example it was written from (e.g. `str-slug`, `doc:mylib.open`). */
+  id: z.string().min(1),
   requirement: z.string().min(1),
   subtasks: z.array(z.string().min(1)).min(1),
 });

@@ -20,15 +20,18 @@ export const MethodOptionsSchema = z
   .strictObject({
     /** m: experimental snippets generated per subtask. */
     candidates: z.int().min(1).max(20).default(5),
-    /** Subtasks kept from a plan (a longer plan is cut, and the cut is recorded in the trace). */
-    max_subtasks: z.int().min(1).max(20).default(8),
+    /**
+     * A safety cap on the subtasks kept from a plan; the paper has none (Torchdata-Manual plans up to
+     * 13). A longer plan is cut, and the trace says so.
+     */
+    max_subtasks: z.int().min(1).max(200).default(40),
     /** k: APIs retrieved per subtask before the model's rerank. */
     retrieve_k: z.int().min(1).max(200).default(20),
     /** APIs the rerank may keep per subtask. */
     rerank_keep: z.int().min(1).max(50).default(5),
     /** k_G: APIs kept by the global rerank for the final step. */
     global_k: z.int().min(1).max(100).default(15),
-    /** k_D: planner few-shot examples (other tasks' plans; never the task being solved). */
+    /** k_D: planner demos, the library's usage examples most similar to the task (never a benchmark task). */
     planner_examples: z.int().min(0).max(16).default(4),
     /** Self-debug rounds when all candidates of a subtask fail (exploracoder-debug and ablations). */
     debug_rounds: z.int().min(1).max(10).default(2),

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { resolvePythonExecutable } from '../../infra/sandbox/python.js';
 import { normalizeRow, type SweepProblem } from '../../domain/datasets/problems.js';
 import { parsePlan } from '../../domain/methods/exploracoder/plan.js';
-import { pickPlannerExamples } from '../../domain/methods/exploracoder/prompts.js';
+import { copiedDemo, pickPlannerExamples, plannerMessages, plannerTurn } from '../../domain/methods/exploracoder/prompts.js';
+import { taskRequirement } from '../../domain/methods/exploracoder/requirement.js';
 import { parseRerank } from '../../domain/methods/exploracoder/rerank.js';
 import { allFailed, selectCandidate } from '../../domain/methods/exploracoder/selection.js';
 import { visibleCases, visibleTestProgram } from '../../domain/methods/visibleTests.js';
@@ -58,16 +59,45 @@ describe('selectCandidate', () => {
   });
 });
 
-describe('pickPlannerExamples', () => {
-  it('never shows a task its own example and rotates the others', () => {
-    const all = Array.from({ length: 6 }, (_, i) => ({ task_id: `t${i}`, requirement: `r${i}`, subtasks: ['s'] }));
-    for (let t = 0; t < 6; t++) {
-      const picked = pickPlannerExamples(all, `t${t}`, t, 4);
-      expect(picked).toHaveLength(4);
-      expect(picked.map((e) => e.task_id)).not.toContain(`t${t}`);
-      expect(new Set(picked.map((e) => e.task_id)).size).toBe(4);
-    }
-    expect(pickPlannerExamples(all.slice(0, 1), 't0', 0, 4)).toEqual([]);
+describe('planner demos and template', () => {
+  const demos = [
+    { id: 'slug', requirement: 'Make a URL slug from a title, lower case with dashes.', subtasks: ['Convert to lower case using str.lower', 'Replace spaces using str.replace'] },
+    { id: 'digits', requirement: 'Check whether a code consists of digits only.', subtasks: ['Test the digits using str.isdigit'] },
+    { id: 'title', requirement: 'Write a name with capital initials.', subtasks: ['Capitalise each word using str.title'] },
+  ];
+
+  it('picks the demos most similar to the requirement (BM25), best first', () => {
+    expect(pickPlannerExamples(demos, 'Does the code hold only digits?', 2).map((d) => d.id)).toEqual(['digits', 'slug']);
+    expect(pickPlannerExamples(demos, 'a slug for a title, in lower case', 1).map((d) => d.id)).toEqual(['slug']);
+    expect(pickPlannerExamples(demos, 'anything', 0)).toEqual([]);
+    expect(pickPlannerExamples(demos, 'anything', 10)).toHaveLength(3);
+  });
+
+  it('puts each demo in its own user/assistant turns, in the template the target uses too', () => {
+    const library = { name: 'python-str', summary: 'SUMMARY', docs: [{ import_path: 'str.lower', name: 'lower', signature: '', description: 'd' }], runtime: { kind: 'builtin' as const } };
+    const messages = plannerMessages({ requirement: 'TARGET REQUIREMENT', library, demos: demos.slice(0, 2), withSummary: true });
+    expect(messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'user']);
+    expect(messages[0]!.content).toContain('SUMMARY');
+    expect(messages[1]!.content).toBe(plannerTurn(demos[0]!.requirement));
+    expect(messages[2]!.content).toBe('1. Convert to lower case using str.lower\n2. Replace spaces using str.replace');
+    expect(messages[5]!.content).toBe(plannerTurn('TARGET REQUIREMENT'));
+    expect(plannerTurn('X')).toBe('[Task]\nX\n[Subtasks]');
+    const bare = plannerMessages({ requirement: 'T', library, demos, withSummary: false });
+    expect(bare.map((m) => m.role)).toEqual(['system', 'user']);
+    expect(bare[0]!.content).not.toContain('SUMMARY');
+  });
+
+  it('tells a plan that copies a demo word for word', () => {
+    expect(copiedDemo(['convert to lower case using str.lower.', 'Replace  spaces using str.replace'], demos)?.id).toBe('slug');
+    expect(copiedDemo(['Convert to lower case using str.lower'], demos)).toBeUndefined();
+  });
+
+  it("states the target's requirement in words: PBE examples as a task, a stub's natural-language part", () => {
+    const library = { name: 'm', summary: 's', docs: [{ import_path: 'm.f', name: 'f', signature: '', description: 'd' }], runtime: { kind: 'module' as const, module: 'zorp', source: 'x' } };
+    const pbe: SweepProblem = { family: 'pbe-world', task_id: 't', entry_point: 'apply_pipeline', form: 'full', test: '', prompt: 'def apply_pipeline(s):\n    ...', examples: [{ input: "'ab'", output: "'AB'" }, { input: "'c'", output: "'C'" }] };
+    expect(taskRequirement(pbe, library)).toBe("Write apply_pipeline(s) that transforms the string s the same fixed way as these examples: 'ab' becomes 'AB' and 'c' becomes 'C'. Use the zorp module.");
+    const stub: SweepProblem = { family: 'renamed-library', task_id: 'm/1', entry_point: 'f', form: 'completion', test: '', prompt: 'import monkey as mk\n# Drop the rows with missing values\ndef f(kf):\n    """Return the cleaned frame."""\n' };
+    expect(taskRequirement(stub, library)).toBe('Drop the rows with missing values\nReturn the cleaned frame.');
   });
 });
 
