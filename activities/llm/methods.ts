@@ -208,8 +208,8 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
 
     /**
      * API recommendation: per subtask, the retriever's top retrieve_k, then the model keeps the
-     * relevant ones (at most rerank_keep); then a global rerank over their union keeps global_k
-     * for the final step (no call when the union is already that small).
+     * relevant ones (at most rerank_keep); then a global rerank over every subtask's candidates
+     * keeps global_k for the final step (option global_rerank).
      */
     async recommendApis(input: { ref: MethodTaskRef; planKey: string }): Promise<{ recommendKey: string; cost: MethodCost }> {
       const { ref } = input;
@@ -239,15 +239,19 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
           llm_key: summary.key,
         });
       }
-      const union = [...new Set(subtasks.flatMap((s) => s.kept))];
-      let global = union;
+      // The paper's global rerank sees every per-subtask candidate (round-robin over the subtasks'
+      // retrieval ranks) and always keeps global_k; `kept-union` (not the paper's) offers only what
+      // the per-subtask reranks kept, and skips the call when that is already at most global_k.
+      const paper = ref.options.global_rerank === 'all-candidates';
+      const offered = paper ? roundRobin(subtasks.map((s) => s.retrieved)) : [...new Set(subtasks.flatMap((s) => s.kept))];
+      let global = offered;
       let globalKey: string | undefined;
-      if (union.length > ref.options.global_k) {
-        const messages = globalRerankMessages({ problem, subtasks: plan.subtasks, candidates: docsByPath(library, union), keep: ref.options.global_k });
+      if (paper ? offered.length > 0 : offered.length > ref.options.global_k) {
+        const messages = globalRerankMessages({ problem, subtasks: plan.subtasks, candidates: docsByPath(library, offered), keep: ref.options.global_k });
         const { summary, text } = await ask(ref.endpoint, chatBody(greedy(ref.sampling), messages, 0), 0);
         cost = addCost(cost, costOf(summary));
         globalKey = summary.key;
-        global = (text === null ? null : parseRerank(text, union, ref.options.global_k)) ?? union.slice(0, ref.options.global_k);
+        global = (text === null ? null : parseRerank(text, offered, ref.options.global_k)) ?? offered.slice(0, ref.options.global_k);
       }
       const rec: RecommendArtifact = { subtasks, global, ...(globalKey ? { global_llm_key: globalKey } : {}), cost };
       await putObject(bucket, key, JSON.stringify(rec), { contentType: 'application/json' });
@@ -352,6 +356,13 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
       return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
     },
   };
+}
+
+/** Each list's first item, then each one's second, and so on; each item once. */
+function roundRobin(lists: readonly (readonly string[])[]): string[] {
+  const out = new Set<string>();
+  for (let rank = 0; lists.some((l) => rank < l.length); rank++) for (const l of lists) if (rank < l.length) out.add(l[rank]!);
+  return [...out];
 }
 
 /** The snippet calls the API: its last name appears as a call or attribute in the code. */

@@ -31,6 +31,12 @@ export const MethodOptionsSchema = z
     rerank_keep: z.int().min(1).max(50).default(5),
     /** k_G: APIs kept by the global rerank for the final step. */
     global_k: z.int().min(1).max(100).default(15),
+    /**
+     * What the global rerank is offered: `all-candidates` (the paper's) every per-subtask retrieval
+     * candidate, always reranked down to global_k; `kept-union` (not the paper's) the union of what
+     * the per-subtask reranks kept, with no call when it is at most global_k.
+     */
+    global_rerank: z.enum(['all-candidates', 'kept-union']).default('all-candidates'),
     /** k_D: planner demos, the library's usage examples most similar to the task (never a benchmark task). */
     planner_examples: z.int().min(0).max(16).default(4),
     /** Self-debug rounds when all candidates of a subtask fail (exploracoder-debug and ablations). */
