@@ -82,15 +82,25 @@ export async function exploracoderTaskWorkflow(input: MethodTaskInput): Promise<
       let candidates = await runAll(generated, 0, label);
       const all: CandidateRef[] = [...candidates];
       let rounds = 0;
-      // ExploraCoder*: debug only when every candidate failed, and stop at the first round that works.
+      // ExploraCoder*: debug only when every candidate failed. The authors' protocol (sequential)
+      // fixes the failed candidates one after another and stops at the first fix that runs; the
+      // older one (all-at-once, and every run started before debug_mode existed) fixes all at once.
+      const sequential = ref.options.debug_mode === 'sequential';
       while (variant.debug && allFailed(candidates) && rounds < ref.options.debug_rounds) {
-        rounds++;
         const fixable = candidates.filter((c) => c.runKey !== undefined);
         if (fixable.length === 0) break;
-        const fixed = await Promise.all(
-          fixable.map((c) => llm.debugCandidate({ ref, planKey: plan.planKey, recommendKey: rec.recommendKey, subtask: i, runKey: c.runKey!, candidate: c.candidate })),
-        );
-        candidates = await runAll(fixed, rounds, label, fixable.map((c) => c.candidate));
+        rounds++;
+        const debug = (c: CandidateRef) => llm.debugCandidate({ ref, planKey: plan.planKey, recommendKey: rec.recommendKey, subtask: i, runKey: c.runKey!, candidate: c.candidate });
+        if (sequential) {
+          candidates = [];
+          for (const c of fixable) {
+            const [fixed] = await runAll([await debug(c)], rounds, label, [c.candidate]);
+            candidates.push(fixed!);
+            if (fixed!.ok) break;
+          }
+        } else {
+          candidates = await runAll(await Promise.all(fixable.map(debug)), rounds, label, fixable.map((c) => c.candidate));
+        }
         all.push(...candidates);
       }
       // Selection prefers the latest round: its candidates are the debugged versions of the earlier ones.

@@ -300,7 +300,9 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
         apis: keptDocs(library, rec, input.subtask),
         observationChars: ref.options.observation_chars,
       });
-      const { summary, text } = await ask(ref.endpoint, chatBody(exploring(ref), messages, input.candidate), input.candidate);
+      // Configs from before debug_temperature debugged at the exploration temperature.
+      const sampling = { ...exploring(ref), ...(ref.options.debug_temperature !== undefined ? { temperature: ref.options.debug_temperature } : {}) };
+      const { summary, text } = await ask(ref.endpoint, chatBody(sampling, messages, input.candidate), input.candidate);
       return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
     },
 

@@ -39,8 +39,16 @@ export const MethodOptionsSchema = z
     global_rerank: z.enum(['all-candidates', 'kept-union']).default('all-candidates'),
     /** k_D: planner demos, the library's usage examples most similar to the task (never a benchmark task). */
     planner_examples: z.int().min(0).max(16).default(4),
-    /** Self-debug rounds when all candidates of a subtask fail (exploracoder-debug and ablations). */
-    debug_rounds: z.int().min(1).max(10).default(2),
+    /** Self-debug rounds when all candidates of a subtask fail (exploracoder-debug and ablations); the authors run one. */
+    debug_rounds: z.int().min(1).max(10).default(1),
+    /** Temperature of the debug requests; the authors' code debugs greedily. */
+    debug_temperature: z.number().min(0).max(2).default(0),
+    /**
+     * `sequential` (the authors'): the failed candidates are debugged one after another, each fix
+     * run before the next is asked, stopping at the first fix that runs. `all-at-once` (not the
+     * paper's): every failed candidate is debugged at once, each round.
+     */
+    debug_mode: z.enum(['sequential', 'all-at-once']).default('sequential'),
     explore_temperature: z.number().min(0).max(2).default(0.8),
     explore_top_p: z.number().gt(0).max(1).default(0.95),
     /** Characters of a snippet's output and error a model is shown (the rest is cut, and says so). */
