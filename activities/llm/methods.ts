@@ -43,6 +43,7 @@ import type { MethodOptions } from '../../domain/methods/options.js';
 import { ragQuery, ragRequestBody } from '../../domain/methods/rag/request.js';
 import { repairMessages } from '../../domain/methods/self-repair/prompts.js';
 import { cellTaskPrefix } from '../../domain/sweep/keys.js';
+import { visibleLibrary } from '../../domain/apidocs/masking.js';
 import { docsByPath, loadDatasetLibrary, retrieveDocs } from '../../infra/library.js';
 import type { createEmbeddingClient } from '../../infra/llm/embeddings.js';
 import { laidOut, type LlmActivities } from '../../infra/llm/llm.js';
@@ -117,10 +118,11 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
   }
 
   async function context(ref: MethodTaskRef): Promise<{ problem: SweepProblem; library: DatasetLibrary }> {
-    const [problems, library] = await Promise.all([loadProblems(bucket, ref.datasetKey), loadDatasetLibrary(bucket, ref.libraryKey)]);
+    const [problems, stored] = await Promise.all([loadProblems(bucket, ref.datasetKey), loadDatasetLibrary(bucket, ref.libraryKey)]);
     const problem = problems[ref.taskIndex];
     if (!problem) throw ApplicationFailure.nonRetryable(`task index ${ref.taskIndex} is out of range`, 'InvalidTask');
-    return { problem, library };
+    // Every method sees the same docs: masked for unseen libraries (the paper's), unless told otherwise.
+    return { problem, library: visibleLibrary(stored, ref.options.doc_masking) };
   }
 
   async function readJson<T>(key: string, schema: { parse: (v: unknown) => T }): Promise<T | null> {

@@ -56,6 +56,13 @@ export const MethodOptionsSchema = z
     /** Documents `rag` puts in its one prompt. */
     rag_k: z.int().min(1).max(200).default(10),
     retriever: z.enum(['bm25', 'dense']).default('bm25'),
+    /**
+     * Doc masking (domain/apidocs/masking.ts): usage examples and parameter details removed from
+     * every doc every method sees. `auto` (the paper's): on for unseen libraries (PBE World's private
+     * module, MonkeyEval, BeatNumEval), off for Python's str and user libraries; `off` is not the
+     * paper's on unseen libraries.
+     */
+    doc_masking: z.enum(['auto', 'on', 'off']).default('auto'),
     /** An OpenAI-compatible embeddings endpoint, for `retriever: dense`. */
     embeddings: EmbeddingsConfigSchema.optional(),
   })
