@@ -5,7 +5,7 @@
  * trace. A worker killed during subtask 4 resumes at subtask 4: the finished steps are in history
  * and replay without calling anything. History holds keys and statuses, never snippets or output.
  */
-import { defineQuery, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { defineQuery, patched, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { SA_CELL, SA_DONE, SA_KIND, SA_NAME, SA_TOTAL } from '../domain/config/searchAttributes.js';
 import { addCost, ZERO_COST, type CandidateRef, type ExperienceRef, type MethodCost, type MethodTaskOutcome, type SubtaskOutcome } from '../domain/methods/artifacts.js';
 import { allFailed, selectCandidate } from '../domain/methods/exploracoder/selection.js';
@@ -74,11 +74,14 @@ export async function exploracoderTaskWorkflow(input: MethodTaskInput): Promise<
       progress.subtask = i;
       show();
       const label = `${ref.cellId}/${ref.taskIndex}/s${i}`;
-      const generated = await Promise.all(
-        Array.from({ length: m }, (_, j) =>
-          llm.exploreCandidate({ ref, planKey: plan.planKey, recommendKey: rec.recommendKey, subtask: i, experiences: [...experiences], candidate: j }),
-        ),
-      );
+      // The m candidates in one step, so that an endpoint honouring `n` gets them as one request.
+      const generated = patched('coae-one-step')
+        ? await llm.exploreCandidates({ ref, planKey: plan.planKey, recommendKey: rec.recommendKey, subtask: i, experiences: [...experiences], candidates: m })
+        : await Promise.all(
+            Array.from({ length: m }, (_, j) =>
+              llm.exploreCandidate({ ref, planKey: plan.planKey, recommendKey: rec.recommendKey, subtask: i, experiences: [...experiences], candidate: j }),
+            ),
+          );
       let candidates = await runAll(generated, 0, label);
       const all: CandidateRef[] = [...candidates];
       let rounds = 0;

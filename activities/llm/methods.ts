@@ -286,6 +286,31 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
       return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
     },
 
+    /**
+     * CoAE for one subtask as the paper sends it: the m candidates of one prompt, laid over requests
+     * of the model's samples_per_request choices (one request with n = m when the endpoint honours
+     * `n` and the config says so; else m requests, each counted). Candidate j's answer, in order.
+     */
+    async exploreCandidates(input: { ref: MethodTaskRef; planKey: string; recommendKey: string; subtask: number; experiences: ExperienceRef[]; candidates: number }): Promise<LlmStepResult[]> {
+      const { ref } = input;
+      const { problem, library } = await context(ref);
+      const plan = await mustRead(input.planKey, PlanArtifactSchema, 'plan');
+      const rec = await mustRead(input.recommendKey, RecommendArtifactSchema, 'recommendation');
+      const messages = exploreMessages({
+        problem,
+        library: library.library,
+        subtasks: plan.subtasks,
+        index: input.subtask,
+        experiences: await experiencesOf(plan, input.experiences),
+        apis: keptDocs(library, rec, input.subtask),
+        observationChars: ref.options.observation_chars,
+      });
+      const candidates = Array.from({ length: input.candidates }, (_, j) => j);
+      const calls = laidOut(ref.endpoint, candidates, (first, choices) => chatBody(exploring(ref), messages, first, choices));
+      const summaries = await llm.callLlm({ endpoint: ref.endpoint, calls });
+      return summaries.map((s) => ({ llmKey: s.key, ok: s.status === 'ok', cost: costOf(s) }));
+    },
+
     /** ExploraCoder*: a fix for a failed candidate, from its code, its error and the subtask's APIs. */
     async debugCandidate(input: { ref: MethodTaskRef; planKey: string; recommendKey: string; subtask: number; runKey: string; candidate: number }): Promise<LlmStepResult> {
       const { ref } = input;
