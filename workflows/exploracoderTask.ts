@@ -10,6 +10,7 @@ import { SA_CELL, SA_DONE, SA_KIND, SA_NAME, SA_TOTAL } from '../domain/config/s
 import { addCost, ZERO_COST, type CandidateRef, type ExperienceRef, type MethodCost, type MethodTaskOutcome, type SubtaskOutcome } from '../domain/methods/artifacts.js';
 import { allFailed, selectCandidate } from '../domain/methods/exploracoder/selection.js';
 import type { ExploraVariant } from '../domain/methods/exploracoder/index.js';
+import type { CapirVariant } from '../domain/methods/capir/index.js';
 import { llmTaskQueue } from '../domain/sweep/keys.js';
 import type { MethodTaskRef } from '../activities/llm/methods.js';
 import { llmActivities, sandboxActivities, storageActivities } from './activityOptions.js';
@@ -24,6 +25,8 @@ export interface MethodTaskInput {
   queues: SweepQueues;
   method: string;
   variant?: ExploraVariant;
+  /** The capir kind's switches (capir, capir-self-repair, epigen). */
+  capir?: CapirVariant;
 }
 
 export interface TaskProgress {

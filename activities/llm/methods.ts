@@ -9,7 +9,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ApiDoc, DatasetLibrary } from '../../domain/apidocs/library.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { stripThinking } from '../../domain/llm/extract.js';
-import type { LlmBody, LlmCallSummary, LlmEndpoint } from '../../domain/llm/request.js';
+import type { ChatMessage, LlmBody, LlmCallSummary, LlmEndpoint } from '../../domain/llm/request.js';
+import { capirMessages, feedbackMessages, repairFromFeedbackMessages } from '../../domain/methods/capir/prompts.js';
 import { chatBody, type ChatSampling } from '../../domain/methods/chat.js';
 import type { Sampling } from '../../domain/methods/sampling.js';
 import {
@@ -141,6 +142,15 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
     return runs.map((run, i) => ({ index: refs[i]!.subtask, subtask: plan.subtasks[refs[i]!.subtask]!, code: run.code, observation: observationOf(run) }));
   }
 
+  /** The chat messages a stored answer was asked with. */
+  async function messagesOf(key: string): Promise<ChatMessage[]> {
+    const record = await llm.readLlmRecord(key);
+    if (!record) throw new Error(`LLM record ${key} is missing`);
+    const request = record.request as { body?: { messages?: ChatMessage[] } };
+    if (!request.body?.messages) throw ApplicationFailure.nonRetryable('this method needs a chat model (the stored answer has no messages)', 'LlmConfigError');
+    return request.body.messages;
+  }
+
   function keptDocs(library: DatasetLibrary, rec: RecommendArtifact, subtask: number): ApiDoc[] {
     return docsByPath(library, rec.subtasks[subtask]?.kept ?? []);
   }
@@ -213,7 +223,7 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
      * relevant ones (at most rerank_keep); then a global rerank over every subtask's candidates
      * keeps global_k for the final step (option global_rerank).
      */
-    async recommendApis(input: { ref: MethodTaskRef; planKey: string }): Promise<{ recommendKey: string; cost: MethodCost }> {
+    async recommendApis(input: { ref: MethodTaskRef; planKey: string; /** false: no global rerank (CAPIR). */ global?: boolean }): Promise<{ recommendKey: string; cost: MethodCost }> {
       const { ref } = input;
       const key = input.planKey.replace(/plan(-no-summary)?\.json$/, 'recommend$1.json');
       const done = await readJson(key, RecommendArtifactSchema);
@@ -248,7 +258,8 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
       const offered = paper ? roundRobin(subtasks.map((s) => s.retrieved)) : [...new Set(subtasks.flatMap((s) => s.kept))];
       let global = offered;
       let globalKey: string | undefined;
-      if (paper ? offered.length > 0 : offered.length > ref.options.global_k) {
+      if (input.global === false) global = [];
+      else if (paper ? offered.length > 0 : offered.length > ref.options.global_k) {
         const messages = globalRerankMessages({ problem, subtasks: plan.subtasks, candidates: docsByPath(library, offered), keep: ref.options.global_k });
         const { summary, text } = await ask(ref.endpoint, chatBody(greedy(ref.sampling), messages, 0), 0);
         cost = addCost(cost, costOf(summary));
@@ -365,6 +376,48 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
       });
       const calls = laidOut(ref.endpoint, input.sampleIndices, (first, choices) => chatBody(finalSampling(ref.sampling), messages, first, choices));
       return llm.callLlm({ endpoint: ref.endpoint, calls });
+    },
+
+    /**
+     * CAPIR / EpiGen: one generation per sample, from the task and the docs the per-subtask reranks
+     * kept (in rerank order, each once), EpiGen with the plan too.
+     */
+    async generateCapir(input: { ref: MethodTaskRef; planKey: string; recommendKey: string; withPlan: boolean; sampleIndices: number[] }): Promise<LlmCallSummary[]> {
+      const { ref } = input;
+      chatOnly(ref.endpoint);
+      const { problem, library } = await context(ref);
+      const plan = await mustRead(input.planKey, PlanArtifactSchema, 'plan');
+      const rec = await mustRead(input.recommendKey, RecommendArtifactSchema, 'recommendation');
+      const docs = docsByPath(library, [...new Set(rec.subtasks.flatMap((s) => s.kept))]);
+      const messages = capirMessages(problem, docs, library.library.name, input.withPlan ? plan.subtasks : null);
+      const calls = laidOut(ref.endpoint, input.sampleIndices, (first, choices) => chatBody(finalSampling(ref.sampling), messages, first, choices));
+      return llm.callLlm({ endpoint: ref.endpoint, calls });
+    },
+
+    /**
+     * CAPIR + Self-Repair, stage 1: the model's feedback in words on sample `sampleIndex`'s answer
+     * at `previousKey`, from its run on the example inputs (`runKey`, which raised).
+     */
+    async repairFeedback(input: { ref: MethodTaskRef; sampleIndex: number; firstKey: string; previousKey: string; runKey: string; round: number }): Promise<LlmStepResult> {
+      const { ref } = input;
+      const { problem } = await context(ref);
+      const firstMessages = await messagesOf(input.firstKey);
+      const run = await mustRead(input.runKey, SnippetRunSchema, 'example-input run');
+      const messages = feedbackMessages(firstMessages, problem, run.code, run.error ?? run.status, ref.options.observation_chars);
+      const { summary, text } = await ask(ref.endpoint, chatBody(finalSampling(ref.sampling), messages, input.sampleIndex), input.sampleIndex);
+      return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
+    },
+
+    /** CAPIR + Self-Repair, stage 2: the code, from the stage-1 request and its feedback. */
+    async repairFromFeedback(input: { ref: MethodTaskRef; sampleIndex: number; feedbackKey: string }): Promise<LlmStepResult> {
+      const { ref } = input;
+      const { problem } = await context(ref);
+      const record = await llm.readLlmRecord(input.feedbackKey);
+      if (!record) throw new Error(`LLM record ${input.feedbackKey} is missing`);
+      const feedbackPrompt = await messagesOf(input.feedbackKey);
+      const messages = repairFromFeedbackMessages(feedbackPrompt, stripThinking(record.text), problem);
+      const { summary, text } = await ask(ref.endpoint, chatBody(finalSampling(ref.sampling), messages, input.sampleIndex), input.sampleIndex);
+      return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
     },
 
     /** self-repair: a fixed version of sample `sampleIndex`'s last answer, from its visible-example run. */

@@ -153,6 +153,62 @@ export function createTraceActivities(bucket: Bucket) {
       });
     },
 
+    /** CAPIR / EpiGen / CAPIR + Self-Repair: plan, per-subtask retrieval, each sample's rounds, stage costs. */
+    async writeCapirTrace(input: {
+      ref: TraceTaskRef;
+      method: string;
+      planKey: string;
+      recommendKey: string;
+      budget: number;
+      samples: RepairRound[][];
+      feedbackKeys: string[];
+      cost: MethodCost;
+    }): Promise<string> {
+      const problem = (await loadProblems(bucket, input.ref.datasetKey))[input.ref.taskIndex]!;
+      const plan = PlanArtifactSchema.parse(await json(input.planKey));
+      const rec = RecommendArtifactSchema.parse(await json(input.recommendKey));
+      const repairs: NonNullable<ExplorationTrace['repairs']> = [];
+      for (const [s, rounds] of input.samples.entries()) {
+        const out = [];
+        for (const r of rounds) {
+          const ran = r.runKey ? await run(r.runKey) : null;
+          out.push({ code: ran?.code ?? (await answer(r.llmKey, problem.entry_point)), ok: r.ok, status: ran?.status ?? (input.budget ? 'llm_error' : 'not_run'), ...(ran?.error ? { error: ran.error } : {}), llm_key: r.llmKey });
+        }
+        repairs.push({ sample_index: s, rounds: out });
+      }
+      const finalKeys = input.samples.map((rounds) => rounds[rounds.length - 1]!.llmKey);
+      return store(input.ref, {
+        method: input.method,
+        task_id: problem.task_id,
+        task_index: input.ref.taskIndex,
+        plan: plan.subtasks.map((s, i) => `${i + 1}. ${s}`).join('\n'),
+        plan_fallback: plan.fallback,
+        plan_copied_demo: plan.copied_demo,
+        plan_cut: plan.cut,
+        ...(plan.requirement !== undefined ? { requirement: plan.requirement } : {}),
+        planner_examples: plan.planner_examples,
+        stages: await stages({
+          plan: plan.llm_keys,
+          rerank: rec.subtasks.flatMap((s) => (s.llm_key ? [s.llm_key] : [])),
+          // The first answers and the repairs' code are generations; the last of each sample is its final one.
+          final: input.samples.map((rounds) => rounds[0]!.llmKey),
+          ...(input.budget ? { feedback: input.feedbackKeys, repair: input.samples.flatMap((rounds) => rounds.slice(1).map((r) => r.llmKey)) } : {}),
+        }),
+        subtasks: plan.subtasks.map((description, i) => ({
+          index: i,
+          description,
+          apis: rec.subtasks[i]?.kept ?? [],
+          retrieved: rec.subtasks[i]?.retrieved ?? [],
+          rerank_fallback: rec.subtasks[i]?.fallback ?? false,
+          attempts: [],
+          outcome: 'skipped' as const,
+        })),
+        ...(input.budget ? { repairs, repair_budget: input.budget } : {}),
+        finals: await Promise.all(finalKeys.map(async (key, s) => ({ sample_index: s, llm_key: key, code: await answer(key, problem.entry_point) }))),
+        cost: input.cost,
+      });
+    },
+
     /** A stored trace, for scripts and reports. */
     async readTrace(key: string): Promise<ExplorationTrace | null> {
       const text = await getText(bucket, key);
