@@ -30,9 +30,10 @@ describe('models[i].prompt in a sweep config', () => {
     const completions = parseSweepConfig(withModel({ api: 'completions' }));
     expect('prompt' in chat.models[0]!).toBe(false);
     expect(canonicalSweepJson(completions)).not.toContain('"prompt"');
-    // The hashes these configs had before prompt templates existed (commit b652997).
-    expect(sweepConfigHash(chat, sha)).toBe('ed9a6822c068cd6d67e691bc63fdbb3750a2f15fed32c9acae58a422bed326f4');
-    expect(sweepConfigHash(completions, sha)).toBe('cb207533426ba9a0fe91bd0747de64c63883917ad7898d2e7254c4b751ebf273');
+    // The hashes these configs had before prompt templates existed (commit b652997), with the
+    // method_options defaults of issue 20 (paper-faithful defaults change every config's hash).
+    expect(sweepConfigHash(chat, sha)).toBe('a9267ab315cb98c0253309b21cdc48168c6081b759ac322b63bd5744988577d8');
+    expect(sweepConfigHash(completions, sha)).toBe('325c7c2628f7d8a6461ff4e26d322041113e6b9a94e31a8cc4ad00dcbdfe639c');
   });
 
   it('is kept as given, and changes the hash', () => {
