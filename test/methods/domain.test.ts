@@ -6,6 +6,8 @@ import { normalizeRow, type SweepProblem } from '../../domain/datasets/problems.
 import { parsePlan } from '../../domain/methods/exploracoder/plan.js';
 import { copiedDemo, pickPlannerExamples, plannerMessages, plannerTurn } from '../../domain/methods/exploracoder/prompts.js';
 import { taskRequirement } from '../../domain/methods/exploracoder/requirement.js';
+import { estimateMethodCost, findMethod, METHOD_NAMES } from '../../domain/methods/registry.js';
+import { MethodOptionsSchema } from '../../domain/methods/options.js';
 import { parseRerank } from '../../domain/methods/exploracoder/rerank.js';
 import { allFailed, selectCandidate } from '../../domain/methods/exploracoder/selection.js';
 import { visibleCases, visibleTestProgram } from '../../domain/methods/visibleTests.js';
@@ -142,5 +144,35 @@ describe('visible tests', () => {
     ]);
     const wrong = visibleTestProgram(he, 'def add(a, b):\n    return a - b\n');
     expect(runPython(wrong.solution + wrong.rest).stderr).toContain('AssertionError: example 1: add(1, 2) returned -1, expected 3');
+  });
+});
+
+describe('method names and estimates of issue 20', () => {
+  it("the paper's ablations are switches that combine; the single-ablation names stay", () => {
+    const spec = (name: string) => findMethod(name)!;
+    expect(spec('exploracoder-debug-no-summary').variant).toEqual({ debug: true, summaryAndExamples: false, explore: true, selection: 'prefer-passing' });
+    expect(spec('exploracoder-debug-random-selection').variant).toMatchObject({ debug: true, selection: 'random' });
+    expect(spec('exploracoder-debug-no-exploration').variant).toMatchObject({ debug: true, explore: false });
+    expect(spec('exploracoder-no-summary-random-selection').variant).toEqual({ debug: false, summaryAndExamples: false, explore: true, selection: 'random' });
+    expect(findMethod('exploracoder-debug-no-exploration-random-selection')).toBeUndefined();
+    const names = METHOD_NAMES.filter((n) => n.startsWith('exploracoder'));
+    expect(names).toHaveLength(12);
+    for (const n of ['capir', 'capir-self-repair', 'epigen']) expect(spec(n).kind).toBe('capir');
+  });
+
+  it('estimates follow the request protocols: CoAE over samples_per_request, the authors\' debug, CAPIR\'s one generation', () => {
+    const options = MethodOptionsSchema.parse({});
+    // 4 assumed subtasks; m = 5 in requests of 5 choices: 1 per subtask.
+    const explora = estimateMethodCost('exploracoder', 10, 2, options, 5);
+    expect(explora.llmRequests).toBe(10 * (1 + 4 + 1 + 4) + 10);
+    expect(explora.llmAnswers).toBe(10 * (1 + 4 + 1 + 20) + 20);
+    // Debug: ceil(4 x 0.32) = 2 subtasks, one request each (sequential); all-at-once: m per round.
+    expect(estimateMethodCost('exploracoder-debug', 10, 2, options).llmRequests - estimateMethodCost('exploracoder', 10, 2, options).llmRequests).toBe(10 * 2);
+    const allAtOnce = MethodOptionsSchema.parse({ debug_mode: 'all-at-once', debug_rounds: 2 });
+    expect(estimateMethodCost('exploracoder-debug', 10, 2, allAtOnce).llmRequests - estimateMethodCost('exploracoder', 10, 2, allAtOnce).llmRequests).toBe(10 * 2 * 5 * 2);
+    expect(estimateMethodCost('capir', 10, 2, options)).toMatchObject({ llmRequests: 10 * (1 + 4) + 20, sandboxRuns: 20 });
+    expect(estimateMethodCost('epigen', 10, 2, options).llmRequests).toBe(10 * (1 + 4) + 20);
+    // Two requests (feedback, code) per assumed repair.
+    expect(estimateMethodCost('capir-self-repair', 10, 2, options).llmRequests).toBe(10 * (1 + 4) + 20 + 20 * 2 * 2);
   });
 });
