@@ -237,6 +237,19 @@ describe('planSweep', () => {
     expect(formatPlan(plan)).toContain(`add up to ${alone.toLocaleString('en-US')}; ${(alone - plan.totals.llmRequests).toLocaleString('en-US')} of them are requests another cell sends too`);
   });
 
+  it('the CAPIR family shares ExploraCoder\'s plan and per-subtask reranks, and CAPIR + Self-Repair CAPIR\'s answers', () => {
+    const models = [{ id: 'gpt-x', base_url: 'http://127.0.0.1:8080/v1', model: 'a', max_tokens: 100 }];
+    const methods = ['exploracoder', 'capir', 'capir-self-repair', 'epigen'];
+    const plan = planSweep(config({ n_samples: 3, k: [1], methods, temperatures: [0.8], models, datasets: [{ name: 'pbe-small', family: 'pbe-world', pbe_world: { count: 20 } }] }), { 'pbe-small': 7 });
+    const t = 7;
+    const exploracoder = t * (1 + 4 + 1 + 20 + 3);
+    const capirAnswers = t * 3;
+    const epigenAnswers = t * 3;
+    const repairs = t * 3 * 2 * 2; // 3 samples x 2 assumed repairs x (feedback + code)
+    expect(plan.totals.llmRequests).toBe(exploracoder + capirAnswers + epigenAnswers + repairs);
+    expect(plan.cells.find((c) => c.method === 'capir')!.llmRequests).toBe(t * (1 + 4) + capirAnswers);
+  });
+
   it('refuses missing or invalid task counts, naming the dataset', () => {
     expect(() => planSweep(config(), { 'pbe-small': 20 })).toThrow(SweepPlanError);
     expect(() => planSweep(config(), { 'pbe-small': 20 })).toThrow(/"humaneval"/);

@@ -47,7 +47,12 @@ export const capirMethod = {
       llmAnswers: steps + tasks * n + repairs,
       sandboxRuns: tasks * n + runs,
       estimate: true,
-      shared: [singleAnswers('plan', tasks), singleAnswers('rerank', tasks * ASSUMED_SUBTASKS)],
+      // CAPIR + Self-Repair's first answers are CAPIR's requests (EpiGen's prompt differs).
+      shared: [
+        singleAnswers('plan', tasks),
+        singleAnswers('rerank', tasks * ASSUMED_SUBTASKS),
+        ...(v.planInPrompt ? [] : [{ part: 'capir', atCellTemperature: true, requests: batchedRequests(ctx), answers: tasks * n }]),
+      ],
     };
   },
   sharedRequestFamilies: (_v, cell) => [planFamily(cell)],

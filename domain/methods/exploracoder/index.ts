@@ -83,7 +83,9 @@ export const exploracoderMethod = {
     const summary = v.summaryAndExamples ? '' : '-no-summary';
     const shared = [
       singleAnswers(`plan${summary}`, tasks),
-      singleAnswers(`rerank${summary}`, tasks * (s + 1)),
+      // The per-subtask reranks are CAPIR's too; the global rerank is ExploraCoder's own.
+      singleAnswers(`rerank${summary}`, tasks * s),
+      singleAnswers(`global-rerank${summary}`, tasks),
       ...(exploreRequests ? [{ part: `explore${summary}-${v.selection}`, atCellTemperature: false, requests: tasks * exploreRequests, answers: tasks * exploreAnswers }] : []),
       // Debugging runs at debug_temperature, not the cell's: the debug variants at every temperature share it.
       ...(debugRequests ? [singleAnswers(`debug${summary}-${v.selection}`, tasks * debugRequests)] : []),
