@@ -5,6 +5,7 @@
  * restarted sweep never pays for an answer twice; each activity stores what it derived (plan,
  * recommendations) under a deterministic key and reads it back instead of recomputing.
  */
+import { log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ApiDoc, DatasetLibrary } from '../../domain/apidocs/library.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
@@ -214,6 +215,8 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
         planner_examples: demos.map((e) => e.id),
         cost,
       };
+      if (plan.cut > 0) log.warn(`plan of task ${ref.taskIndex} (cell ${ref.cellId}) has ${plan.subtasks.length + plan.cut} subtasks: the safety cap max_subtasks = ${ref.options.max_subtasks} cut ${plan.cut}`);
+      if (plan.copied_demo !== null) log.warn(`plan of task ${ref.taskIndex} (cell ${ref.cellId}) repeats planner demo ${plan.copied_demo} after ${keys.length} requests`);
       await putObject(bucket, key, JSON.stringify(plan), { contentType: 'application/json' });
       return { planKey: key, subtasks: plan.subtasks.map((s) => s.slice(0, 200)), cost };
     },

@@ -189,6 +189,11 @@ describe('ExploraCoder as the paper defines it', () => {
       expect(later.text).toContain(`### Subtask 1: ${t.subtasks[0]!.description}`);
     }
 
+    // scripts/trace.ts --summary says when a plan is a copy of a demo.
+    const summary = await runTs('scripts/trace.ts', [id, '--cell', cell, '--task', '0', '--summary'], env);
+    expect(summary.code, summary.output).toBe(0);
+    expect(summary.output).toMatch(/plan: a copy of planner demo private-\S+ \(asked 3 times\)/);
+
     // Masking on the unseen library: no usage example, no parameter detail, in any request.
     for (const c of mine) {
       expect(c.text).not.toMatch(/Example:/);

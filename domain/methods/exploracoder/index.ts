@@ -101,10 +101,13 @@ export const exploracoderMethod = {
   // Every variant plans (and reranks) at temperature 0, and explores at the options' temperature,
   // not the cell's: all of them on one dataset and model share their plans.
   sharedRequestFamilies: (_v, cell) => [planFamily(cell)],
-  outlineTrace: (trace) =>
-    trace.subtasks.flatMap((s) => [
+  outlineTrace: (trace) => [
+    ...(trace.plan_copied_demo ? [`plan: a copy of planner demo ${trace.plan_copied_demo} (asked ${trace.stages?.plan?.requests ?? '?'} times)`] : []),
+    ...(trace.plan_cut ? [`plan: ${trace.plan_cut} subtask(s) beyond the safety cap max_subtasks were dropped`] : []),
+    ...trace.subtasks.flatMap((s) => [
       `subtask ${s.index + 1}: ${s.description} [${s.outcome}${s.debug_rounds ? `, ${s.debug_rounds} debug round(s)` : ''}]`,
       `  APIs: ${(s.apis ?? []).join(', ') || '-'}`,
       ...s.attempts.map((a) => `  ${a.selected ? '*' : ' '} round ${a.round ?? 0} candidate ${a.candidate ?? '?'}: ${a.status}${a.error ? ` — ${a.error.split('\n').pop()}` : ''}`),
     ]),
+  ],
 } as const satisfies MethodDefinition<'exploracoder', ExploraVariant>;
