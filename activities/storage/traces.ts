@@ -145,6 +145,11 @@ export function createTraceActivities(bucket: Bucket) {
         task_id: problem.task_id,
         task_index: input.ref.taskIndex,
         plan: plan.subtasks.map((s, i) => `${i + 1}. ${s}`).join('\n'),
+        stages: await stages({
+          plan: plan.llm_keys,
+          final: input.samples.map((rounds) => rounds[0]!.llmKey),
+          repair: input.samples.flatMap((rounds) => rounds.slice(1).map((r) => r.llmKey)),
+        }),
         subtasks: [],
         repairs,
         repair_budget: input.budget,
