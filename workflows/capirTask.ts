@@ -38,7 +38,7 @@ export async function capirTaskWorkflow(input: MethodTaskInput): Promise<MethodT
       let current = { llmKey: first.key, ok: first.status === 'ok', cost: costOfCalls([first]) };
       for (let round = 0; variant.repair; round++) {
         const run = current.ok
-          ? await sandbox.runVisible({ datasetKey: ref.datasetKey, libraryKey: ref.libraryKey, taskIndex: ref.taskIndex, llmKey: current.llmKey, timeoutS: input.timeoutS, label: `${ref.cellId}/${ref.taskIndex}/${s}/r${round}`, check: 'runtime-errors' })
+          ? await sandbox.runVisible({ datasetKey: ref.datasetKey, libraryKey: ref.libraryKey, taskIndex: ref.taskIndex, llmKey: current.llmKey, timeoutS: input.timeoutS, label: `${ref.cellId}/${ref.taskIndex}/${s}/r${round}`, check: ref.options.repair_check ?? 'runtime-errors' })
           : null;
         if (run?.runKey) cost = addCost(cost, { sandbox_runs: 1 });
         rounds.push({ llmKey: current.llmKey, ...(run?.runKey ? { runKey: run.runKey } : {}), ok: run?.ok ?? false, cost: current.cost });

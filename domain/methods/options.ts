@@ -49,6 +49,12 @@ export const MethodOptionsSchema = z
      * paper's): every failed candidate is debugged at once, each round.
      */
     debug_mode: z.enum(['sequential', 'all-at-once']).default('sequential'),
+    /**
+     * What a repairing method (self-repair, capir-self-repair) checks on the task's example inputs:
+     * `runtime-errors` (the paper's) only that the calls run; `outputs` (not the paper's) also that
+     * they return the expected values, which only PBE examples and doctests show.
+     */
+    repair_check: z.enum(['runtime-errors', 'outputs']).default('runtime-errors'),
     explore_temperature: z.number().min(0).max(2).default(0.8),
     explore_top_p: z.number().gt(0).max(1).default(0.95),
     /** Characters of a snippet's output and error a model is shown (the rest is cut, and says so). */

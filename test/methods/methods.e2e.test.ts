@@ -65,6 +65,8 @@ describe('every method on plain and private-library PBE World', () => {
       baseUrl: server.url,
       modelOptions: { concurrency: 8 },
       methods: Object.keys(EXPECTED),
+      // self-repair as before issue 20 (not the paper's): the visible expected outputs are checked.
+      methodOptions: { repair_check: 'outputs' },
       nSamples: N,
       k: [1, 2],
     });
@@ -103,6 +105,7 @@ describe('every method on plain and private-library PBE World', () => {
       model: 'scripted-batched',
       modelOptions: { concurrency: 8, samples_per_request: N },
       methods: ['rag', 'self-repair', 'exploracoder'],
+      methodOptions: { repair_check: 'outputs' },
       nSamples: N,
       k: [1, 2],
     });

@@ -32,8 +32,8 @@ describe('models[i].prompt in a sweep config', () => {
     expect(canonicalSweepJson(completions)).not.toContain('"prompt"');
     // The hashes these configs had before prompt templates existed (commit b652997), with the
     // method_options defaults of issue 20 (paper-faithful defaults change every config's hash).
-    expect(sweepConfigHash(chat, sha)).toBe('a9267ab315cb98c0253309b21cdc48168c6081b759ac322b63bd5744988577d8');
-    expect(sweepConfigHash(completions, sha)).toBe('325c7c2628f7d8a6461ff4e26d322041113e6b9a94e31a8cc4ad00dcbdfe639c');
+    expect(sweepConfigHash(chat, sha)).toBe('6ea3a0d819629cd0b1e724a187397c2882e58c30f7dbca74a37d995fadb5fa27');
+    expect(sweepConfigHash(completions, sha)).toBe('b17a7baf3e1a50a1c2a1707efeec26db260cd31b4aab5d413b22e80aed7dc1c8');
   });
 
   it('is kept as given, and changes the hash', () => {
