@@ -176,3 +176,31 @@ describe('method names and estimates of issue 20', () => {
     expect(estimateMethodCost('capir-self-repair', 10, 2, options).llmRequests).toBe(10 * (1 + 4) + 20 + 20 * 2 * 2);
   });
 });
+
+describe("the paper's defaults", () => {
+  it('method_options default to the paper: no real subtask cap, the authors\' debug, global rerank over every candidate, masking, runtime-error repairs', () => {
+    expect(MethodOptionsSchema.parse({})).toMatchObject({
+      max_subtasks: 40,
+      debug_rounds: 1,
+      debug_temperature: 0,
+      debug_mode: 'sequential',
+      global_rerank: 'all-candidates',
+      global_k: 15,
+      planner_examples: 4,
+      doc_masking: 'auto',
+      repair_check: 'runtime-errors',
+    });
+  });
+
+  it('runtime-errors repair checks only run the example calls: a wrong value passes, an exception fails (real Python)', () => {
+    const task = generateTask(resolvePbeParams({ count: 2, seed: 9 }), 0);
+    const problem: SweepProblem = normalizeRow(task as never, 'full', 'pbe-world');
+    const wrong = visibleTestProgram(problem, `def ${task.entry_point}(s):\n    return s + '#'\n`, 'runtime-errors');
+    expect(runPython(wrong.solution + wrong.rest)).toEqual({ ok: true, stderr: '' });
+    const raising = visibleTestProgram(problem, `def ${task.entry_point}(s):\n    raise ValueError('no')\n`, 'runtime-errors');
+    expect(runPython(raising.solution + raising.rest).stderr).toContain('ValueError: no');
+    // The outputs check (not the paper's) fails the wrong value.
+    const checked = visibleTestProgram(problem, `def ${task.entry_point}(s):\n    return s + '#'\n`, 'outputs');
+    expect(runPython(checked.solution + checked.rest).ok).toBe(false);
+  });
+});
