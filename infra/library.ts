@@ -51,7 +51,9 @@ export async function retrieveDocs(
   }
   // BM25 returns only docs sharing a term with the query; the rest score zero and follow in corpus
   // order, so a small library (PBE's private module has four functions) is offered whole.
-  const hits = retriever.search(query, k).map((r) => r.doc);
+  // The retriever is kept per library key; its docs may be another view (masked or not) of the same
+  // library, whose index texts are the same: the docs returned are the caller's.
+  const hits = docsByPath(library, retriever.search(query, k).map((r) => r.doc.import_path));
   if (hits.length >= k) return hits;
   const taken = new Set(hits.map((d) => d.import_path));
   return [...hits, ...library.library.docs.filter((d) => !taken.has(d.import_path))].slice(0, k);

@@ -5,11 +5,12 @@
  * trace. A worker killed during subtask 4 resumes at subtask 4: the finished steps are in history
  * and replay without calling anything. History holds keys and statuses, never snippets or output.
  */
-import { defineQuery, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { defineQuery, patched, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { SA_CELL, SA_DONE, SA_KIND, SA_NAME, SA_TOTAL } from '../domain/config/searchAttributes.js';
 import { addCost, ZERO_COST, type CandidateRef, type ExperienceRef, type MethodCost, type MethodTaskOutcome, type SubtaskOutcome } from '../domain/methods/artifacts.js';
 import { allFailed, selectCandidate } from '../domain/methods/exploracoder/selection.js';
 import type { ExploraVariant } from '../domain/methods/exploracoder/index.js';
+import type { CapirVariant } from '../domain/methods/capir/index.js';
 import { llmTaskQueue } from '../domain/sweep/keys.js';
 import type { MethodTaskRef } from '../activities/llm/methods.js';
 import { llmActivities, sandboxActivities, storageActivities } from './activityOptions.js';
@@ -24,6 +25,8 @@ export interface MethodTaskInput {
   queues: SweepQueues;
   method: string;
   variant?: ExploraVariant;
+  /** The capir kind's switches (capir, capir-self-repair, epigen). */
+  capir?: CapirVariant;
 }
 
 export interface TaskProgress {
@@ -74,23 +77,36 @@ export async function exploracoderTaskWorkflow(input: MethodTaskInput): Promise<
       progress.subtask = i;
       show();
       const label = `${ref.cellId}/${ref.taskIndex}/s${i}`;
-      const generated = await Promise.all(
-        Array.from({ length: m }, (_, j) =>
-          llm.exploreCandidate({ ref, planKey: plan.planKey, recommendKey: rec.recommendKey, subtask: i, experiences: [...experiences], candidate: j }),
-        ),
-      );
+      // The m candidates in one step, so that an endpoint honouring `n` gets them as one request.
+      const generated = patched('coae-one-step')
+        ? await llm.exploreCandidates({ ref, planKey: plan.planKey, recommendKey: rec.recommendKey, subtask: i, experiences: [...experiences], candidates: m })
+        : await Promise.all(
+            Array.from({ length: m }, (_, j) =>
+              llm.exploreCandidate({ ref, planKey: plan.planKey, recommendKey: rec.recommendKey, subtask: i, experiences: [...experiences], candidate: j }),
+            ),
+          );
       let candidates = await runAll(generated, 0, label);
       const all: CandidateRef[] = [...candidates];
       let rounds = 0;
-      // ExploraCoder*: debug only when every candidate failed, and stop at the first round that works.
+      // ExploraCoder*: debug only when every candidate failed. The authors' protocol (sequential)
+      // fixes the failed candidates one after another and stops at the first fix that runs; the
+      // older one (all-at-once, and every run started before debug_mode existed) fixes all at once.
+      const sequential = ref.options.debug_mode === 'sequential';
       while (variant.debug && allFailed(candidates) && rounds < ref.options.debug_rounds) {
-        rounds++;
         const fixable = candidates.filter((c) => c.runKey !== undefined);
         if (fixable.length === 0) break;
-        const fixed = await Promise.all(
-          fixable.map((c) => llm.debugCandidate({ ref, planKey: plan.planKey, recommendKey: rec.recommendKey, subtask: i, runKey: c.runKey!, candidate: c.candidate })),
-        );
-        candidates = await runAll(fixed, rounds, label, fixable.map((c) => c.candidate));
+        rounds++;
+        const debug = (c: CandidateRef) => llm.debugCandidate({ ref, planKey: plan.planKey, recommendKey: rec.recommendKey, subtask: i, runKey: c.runKey!, candidate: c.candidate });
+        if (sequential) {
+          candidates = [];
+          for (const c of fixable) {
+            const [fixed] = await runAll([await debug(c)], rounds, label, [c.candidate]);
+            candidates.push(fixed!);
+            if (fixed!.ok) break;
+          }
+        } else {
+          candidates = await runAll(await Promise.all(fixable.map(debug)), rounds, label, fixable.map((c) => c.candidate));
+        }
         all.push(...candidates);
       }
       // Selection prefers the latest round: its candidates are the debugged versions of the earlier ones.

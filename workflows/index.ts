@@ -5,3 +5,4 @@ export { sweepCellWorkflow } from './sweepCell.js';
 export { sweepShardWorkflow } from './sweepShard.js';
 export { exploracoderTaskWorkflow } from './exploracoderTask.js';
 export { selfRepairTaskWorkflow } from './selfRepairTask.js';
+export { capirTaskWorkflow } from './capirTask.js';

@@ -12,6 +12,7 @@ import { cellTaskWorkflowId, llmTaskQueue } from '../domain/sweep/keys.js';
 import { llmActivities } from './activityOptions.js';
 import { exploracoderTaskWorkflow, type MethodTaskInput } from './exploracoderTask.js';
 import { selfRepairTaskWorkflow } from './selfRepairTask.js';
+import { capirTaskWorkflow } from './capirTask.js';
 import { startChildPatiently } from './startChildPatiently.js';
 import type { ShardInput } from './sweepTypes.js';
 
@@ -43,6 +44,7 @@ export const METHOD_STEPS: { [K in MethodKind]: MethodStep<K> } = {
   },
   'self-repair': ({ shard, taskIndex }) => taskChain(selfRepairTaskWorkflow, shard, taskIndex, {}),
   exploracoder: ({ shard, spec, taskIndex }) => taskChain(exploracoderTaskWorkflow, shard, taskIndex, { variant: spec.variant }),
+  capir: ({ shard, spec, taskIndex }) => taskChain(capirTaskWorkflow, shard, taskIndex, { capir: spec.variant }),
 };
 
 /** Runs the step of the spec's kind for one task of the shard. */
@@ -78,10 +80,10 @@ function taskRef(shard: ShardInput, taskIndex: number): MethodTaskRef {
 
 /** A multi-step kind's chain for one task, as a child workflow with a deterministic id. */
 async function taskChain(
-  workflow: typeof exploracoderTaskWorkflow | typeof selfRepairTaskWorkflow,
+  workflow: typeof exploracoderTaskWorkflow | typeof selfRepairTaskWorkflow | typeof capirTaskWorkflow,
   shard: ShardInput,
   taskIndex: number,
-  extra: Pick<MethodTaskInput, 'variant'>,
+  extra: Pick<MethodTaskInput, 'variant' | 'capir'>,
 ): Promise<TaskGeneration> {
   const args: MethodTaskInput = {
     ref: taskRef(shard, taskIndex),

@@ -1,7 +1,8 @@
 /**
  * Self-repair on one task: every sample generates a whole solution (rag's prompt, so the answer is
- * shared with a rag cell through the LLM cache), runs it on the visible examples only, and while it
- * fails asks the model for a fix, at most `budget` times: the number of subtasks ExploraCoder's
+ * shared with a rag cell through the LLM cache), runs it on the visible examples only (checking for
+ * runtime errors, the paper's, or with `repair_check: outputs` the expected values too; runs
+ * started before the option checked the values), and while it fails asks the model for a fix, at most `budget` times: the number of subtasks ExploraCoder's
  * planner makes for the task (the paper's equal-budget comparison; the plan is the same cached call).
  */
 import { patched, setCurrentDetails } from '@temporalio/workflow';
@@ -34,7 +35,7 @@ export async function selfRepairTaskWorkflow(input: MethodTaskInput): Promise<Me
       let current = { llmKey: first!.key, ok: first!.status === 'ok', cost: costOfCalls([first!]) };
       for (let round = 0; ; round++) {
         const run = current.ok
-          ? await sandbox.runVisible({ datasetKey: ref.datasetKey, libraryKey: ref.libraryKey, taskIndex: ref.taskIndex, llmKey: current.llmKey, timeoutS: input.timeoutS, label: `${ref.cellId}/${ref.taskIndex}/${s}/r${round}` })
+          ? await sandbox.runVisible({ datasetKey: ref.datasetKey, libraryKey: ref.libraryKey, taskIndex: ref.taskIndex, llmKey: current.llmKey, timeoutS: input.timeoutS, label: `${ref.cellId}/${ref.taskIndex}/${s}/r${round}`, check: ref.options.repair_check ?? 'outputs' })
           : null;
         if (run?.runKey) cost = addCost(cost, { sandbox_runs: 1 });
         rounds.push({ llmKey: current.llmKey, ...(run?.runKey ? { runKey: run.runKey } : {}), ok: run?.ok ?? false, cost: current.cost });

@@ -5,11 +5,13 @@
  * restarted sweep never pays for an answer twice; each activity stores what it derived (plan,
  * recommendations) under a deterministic key and reads it back instead of recomputing.
  */
+import { log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ApiDoc, DatasetLibrary } from '../../domain/apidocs/library.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { stripThinking } from '../../domain/llm/extract.js';
-import type { LlmBody, LlmCallSummary, LlmEndpoint } from '../../domain/llm/request.js';
+import type { ChatMessage, LlmBody, LlmCallSummary, LlmEndpoint } from '../../domain/llm/request.js';
+import { capirMessages, feedbackMessages, repairFromFeedbackMessages } from '../../domain/methods/capir/prompts.js';
 import { chatBody, type ChatSampling } from '../../domain/methods/chat.js';
 import type { Sampling } from '../../domain/methods/sampling.js';
 import {
@@ -26,6 +28,7 @@ import {
 } from '../../domain/methods/artifacts.js';
 import { parsePlan } from '../../domain/methods/exploracoder/plan.js';
 import {
+  copiedDemo,
   debugMessages,
   exploreMessages,
   finalMessages,
@@ -37,10 +40,12 @@ import {
   type Observation,
 } from '../../domain/methods/exploracoder/prompts.js';
 import { parseRerank } from '../../domain/methods/exploracoder/rerank.js';
+import { taskRequirement } from '../../domain/methods/exploracoder/requirement.js';
 import type { MethodOptions } from '../../domain/methods/options.js';
 import { ragQuery, ragRequestBody } from '../../domain/methods/rag/request.js';
 import { repairMessages } from '../../domain/methods/self-repair/prompts.js';
 import { cellTaskPrefix } from '../../domain/sweep/keys.js';
+import { visibleLibrary } from '../../domain/apidocs/masking.js';
 import { docsByPath, loadDatasetLibrary, retrieveDocs } from '../../infra/library.js';
 import type { createEmbeddingClient } from '../../infra/llm/embeddings.js';
 import { laidOut, type LlmActivities } from '../../infra/llm/llm.js';
@@ -115,10 +120,11 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
   }
 
   async function context(ref: MethodTaskRef): Promise<{ problem: SweepProblem; library: DatasetLibrary }> {
-    const [problems, library] = await Promise.all([loadProblems(bucket, ref.datasetKey), loadDatasetLibrary(bucket, ref.libraryKey)]);
+    const [problems, stored] = await Promise.all([loadProblems(bucket, ref.datasetKey), loadDatasetLibrary(bucket, ref.libraryKey)]);
     const problem = problems[ref.taskIndex];
     if (!problem) throw ApplicationFailure.nonRetryable(`task index ${ref.taskIndex} is out of range`, 'InvalidTask');
-    return { problem, library };
+    // Every method sees the same docs: masked for unseen libraries (the paper's), unless told otherwise.
+    return { problem, library: visibleLibrary(stored, ref.options.doc_masking) };
   }
 
   async function readJson<T>(key: string, schema: { parse: (v: unknown) => T }): Promise<T | null> {
@@ -134,7 +140,16 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
 
   async function experiencesOf(plan: PlanArtifact, refs: readonly ExperienceRef[]): Promise<Experience[]> {
     const runs = await Promise.all(refs.map((r) => mustRead(r.runKey, SnippetRunSchema, 'snippet run')));
-    return runs.map((run, i) => ({ subtask: plan.subtasks[refs[i]!.subtask]!, code: run.code, observation: observationOf(run) }));
+    return runs.map((run, i) => ({ index: refs[i]!.subtask, subtask: plan.subtasks[refs[i]!.subtask]!, code: run.code, observation: observationOf(run) }));
+  }
+
+  /** The chat messages a stored answer was asked with. */
+  async function messagesOf(key: string): Promise<ChatMessage[]> {
+    const record = await llm.readLlmRecord(key);
+    if (!record) throw new Error(`LLM record ${key} is missing`);
+    const request = record.request as { body?: { messages?: ChatMessage[] } };
+    if (!request.body?.messages) throw ApplicationFailure.nonRetryable('this method needs a chat model (the stored answer has no messages)', 'LlmConfigError');
+    return request.body.messages;
   }
 
   function keptDocs(library: DatasetLibrary, rec: RecommendArtifact, subtask: number): ApiDoc[] {
@@ -154,9 +169,12 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
     },
 
     /**
-     * ExploraCoder's planner: a numbered list of API subtasks. A malformed answer is asked again
-     * (at the exploration temperature, as another sample) up to PLAN_ATTEMPTS times; then the task
-     * itself becomes the only subtask, and the plan says so.
+     * ExploraCoder's planner, in the paper's layout: demos from the library's own usage chosen by
+     * BM25 similarity to the task, each its own user/assistant turn, and the task's requirement in
+     * the same template. A malformed answer, or one repeating a demo word for word, is asked again
+     * (at the exploration temperature, as another sample) up to PLAN_ATTEMPTS times; a plan that
+     * still copies a demo is kept and the plan says which; with no usable list the task itself
+     * becomes the only subtask, and the plan says so.
      */
     async planTask(input: { ref: MethodTaskRef; withSummary: boolean }): Promise<PlanStepResult> {
       const { ref } = input;
@@ -165,19 +183,25 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
       const done = await readJson(key, PlanArtifactSchema);
       if (done) return { planKey: key, subtasks: done.subtasks.map((s) => s.slice(0, 200)), cost: done.cost };
       const { problem, library } = await context(ref);
-      const examples = input.withSummary ? pickPlannerExamples(library.planner_examples, problem.task_id, ref.taskIndex, ref.options.planner_examples) : [];
-      const messages = plannerMessages({ problem, library: library.library, examples, withSummary: input.withSummary });
+      const requirement = taskRequirement(problem, library.library);
+      const demos = input.withSummary ? pickPlannerExamples(library.planner_examples, requirement, ref.options.planner_examples) : [];
+      const messages = plannerMessages({ requirement, library: library.library, demos, withSummary: input.withSummary });
       let cost = ZERO_COST;
       const raw: string[] = [];
       const keys: string[] = [];
-      let parsed = null;
-      for (let attempt = 0; attempt < PLAN_ATTEMPTS && !parsed; attempt++) {
+      let parsed: ReturnType<typeof parsePlan> = null;
+      let copied: string | null = null;
+      for (let attempt = 0; attempt < PLAN_ATTEMPTS; attempt++) {
         const sampling = attempt === 0 ? greedy(ref.sampling) : { ...exploring(ref) };
         const { summary, text } = await ask(ref.endpoint, chatBody(sampling, messages, attempt), attempt);
         cost = addCost(cost, costOf(summary));
         keys.push(summary.key);
         raw.push(text ?? '');
-        if (text !== null) parsed = parsePlan(stripThinking(text), ref.options.max_subtasks);
+        const answer = text === null ? null : parsePlan(stripThinking(text), ref.options.max_subtasks);
+        if (answer === null) continue;
+        parsed = answer;
+        copied = copiedDemo(answer.subtasks, demos)?.id ?? null;
+        if (copied === null) break;
       }
       const firstLine = problem.prompt.trim().split('\n').find((l) => l.trim() && !/^(from|import)\s/.test(l.trim())) ?? problem.entry_point;
       const plan: PlanArtifact = {
@@ -186,19 +210,23 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
         llm_keys: keys,
         cut: parsed?.cut ?? 0,
         fallback: parsed === null,
-        planner_examples: examples.map((e) => e.task_id),
+        copied_demo: copied,
+        requirement,
+        planner_examples: demos.map((e) => e.id),
         cost,
       };
+      if (plan.cut > 0) log.warn(`plan of task ${ref.taskIndex} (cell ${ref.cellId}) has ${plan.subtasks.length + plan.cut} subtasks: the safety cap max_subtasks = ${ref.options.max_subtasks} cut ${plan.cut}`);
+      if (plan.copied_demo !== null) log.warn(`plan of task ${ref.taskIndex} (cell ${ref.cellId}) repeats planner demo ${plan.copied_demo} after ${keys.length} requests`);
       await putObject(bucket, key, JSON.stringify(plan), { contentType: 'application/json' });
       return { planKey: key, subtasks: plan.subtasks.map((s) => s.slice(0, 200)), cost };
     },
 
     /**
      * API recommendation: per subtask, the retriever's top retrieve_k, then the model keeps the
-     * relevant ones (at most rerank_keep); then a global rerank over their union keeps global_k
-     * for the final step (no call when the union is already that small).
+     * relevant ones (at most rerank_keep); then a global rerank over every subtask's candidates
+     * keeps global_k for the final step (option global_rerank).
      */
-    async recommendApis(input: { ref: MethodTaskRef; planKey: string }): Promise<{ recommendKey: string; cost: MethodCost }> {
+    async recommendApis(input: { ref: MethodTaskRef; planKey: string; /** false: no global rerank (CAPIR). */ global?: boolean }): Promise<{ recommendKey: string; cost: MethodCost }> {
       const { ref } = input;
       const key = input.planKey.replace(/plan(-no-summary)?\.json$/, 'recommend$1.json');
       const done = await readJson(key, RecommendArtifactSchema);
@@ -226,15 +254,20 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
           llm_key: summary.key,
         });
       }
-      const union = [...new Set(subtasks.flatMap((s) => s.kept))];
-      let global = union;
+      // The paper's global rerank sees every per-subtask candidate (round-robin over the subtasks'
+      // retrieval ranks) and always keeps global_k; `kept-union` (not the paper's) offers only what
+      // the per-subtask reranks kept, and skips the call when that is already at most global_k.
+      const paper = ref.options.global_rerank === 'all-candidates';
+      const offered = paper ? roundRobin(subtasks.map((s) => s.retrieved)) : [...new Set(subtasks.flatMap((s) => s.kept))];
+      let global = offered;
       let globalKey: string | undefined;
-      if (union.length > ref.options.global_k) {
-        const messages = globalRerankMessages({ problem, subtasks: plan.subtasks, candidates: docsByPath(library, union), keep: ref.options.global_k });
+      if (input.global === false) global = [];
+      else if (paper ? offered.length > 0 : offered.length > ref.options.global_k) {
+        const messages = globalRerankMessages({ problem, subtasks: plan.subtasks, candidates: docsByPath(library, offered), keep: ref.options.global_k });
         const { summary, text } = await ask(ref.endpoint, chatBody(greedy(ref.sampling), messages, 0), 0);
         cost = addCost(cost, costOf(summary));
         globalKey = summary.key;
-        global = (text === null ? null : parseRerank(text, union, ref.options.global_k)) ?? union.slice(0, ref.options.global_k);
+        global = (text === null ? null : parseRerank(text, offered, ref.options.global_k)) ?? offered.slice(0, ref.options.global_k);
       }
       const rec: RecommendArtifact = { subtasks, global, ...(globalKey ? { global_llm_key: globalKey } : {}), cost };
       await putObject(bucket, key, JSON.stringify(rec), { contentType: 'application/json' });
@@ -267,6 +300,31 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
       return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
     },
 
+    /**
+     * CoAE for one subtask as the paper sends it: the m candidates of one prompt, laid over requests
+     * of the model's samples_per_request choices (one request with n = m when the endpoint honours
+     * `n` and the config says so; else m requests, each counted). Candidate j's answer, in order.
+     */
+    async exploreCandidates(input: { ref: MethodTaskRef; planKey: string; recommendKey: string; subtask: number; experiences: ExperienceRef[]; candidates: number }): Promise<LlmStepResult[]> {
+      const { ref } = input;
+      const { problem, library } = await context(ref);
+      const plan = await mustRead(input.planKey, PlanArtifactSchema, 'plan');
+      const rec = await mustRead(input.recommendKey, RecommendArtifactSchema, 'recommendation');
+      const messages = exploreMessages({
+        problem,
+        library: library.library,
+        subtasks: plan.subtasks,
+        index: input.subtask,
+        experiences: await experiencesOf(plan, input.experiences),
+        apis: keptDocs(library, rec, input.subtask),
+        observationChars: ref.options.observation_chars,
+      });
+      const candidates = Array.from({ length: input.candidates }, (_, j) => j);
+      const calls = laidOut(ref.endpoint, candidates, (first, choices) => chatBody(exploring(ref), messages, first, choices));
+      const summaries = await llm.callLlm({ endpoint: ref.endpoint, calls });
+      return summaries.map((s) => ({ llmKey: s.key, ok: s.status === 'ok', cost: costOf(s) }));
+    },
+
     /** ExploraCoder*: a fix for a failed candidate, from its code, its error and the subtask's APIs. */
     async debugCandidate(input: { ref: MethodTaskRef; planKey: string; recommendKey: string; subtask: number; runKey: string; candidate: number }): Promise<LlmStepResult> {
       const { ref } = input;
@@ -283,7 +341,9 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
         apis: keptDocs(library, rec, input.subtask),
         observationChars: ref.options.observation_chars,
       });
-      const { summary, text } = await ask(ref.endpoint, chatBody(exploring(ref), messages, input.candidate), input.candidate);
+      // Configs from before debug_temperature debugged at the exploration temperature.
+      const sampling = { ...exploring(ref), ...(ref.options.debug_temperature !== undefined ? { temperature: ref.options.debug_temperature } : {}) };
+      const { summary, text } = await ask(ref.endpoint, chatBody(sampling, messages, input.candidate), input.candidate);
       return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
     },
 
@@ -321,6 +381,48 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
       return llm.callLlm({ endpoint: ref.endpoint, calls });
     },
 
+    /**
+     * CAPIR / EpiGen: one generation per sample, from the task and the docs the per-subtask reranks
+     * kept (in rerank order, each once), EpiGen with the plan too.
+     */
+    async generateCapir(input: { ref: MethodTaskRef; planKey: string; recommendKey: string; withPlan: boolean; sampleIndices: number[] }): Promise<LlmCallSummary[]> {
+      const { ref } = input;
+      chatOnly(ref.endpoint);
+      const { problem, library } = await context(ref);
+      const plan = await mustRead(input.planKey, PlanArtifactSchema, 'plan');
+      const rec = await mustRead(input.recommendKey, RecommendArtifactSchema, 'recommendation');
+      const docs = docsByPath(library, [...new Set(rec.subtasks.flatMap((s) => s.kept))]);
+      const messages = capirMessages(problem, docs, library.library.name, input.withPlan ? plan.subtasks : null);
+      const calls = laidOut(ref.endpoint, input.sampleIndices, (first, choices) => chatBody(finalSampling(ref.sampling), messages, first, choices));
+      return llm.callLlm({ endpoint: ref.endpoint, calls });
+    },
+
+    /**
+     * CAPIR + Self-Repair, stage 1: the model's feedback in words on sample `sampleIndex`'s answer
+     * at `previousKey`, from its run on the example inputs (`runKey`, which raised).
+     */
+    async repairFeedback(input: { ref: MethodTaskRef; sampleIndex: number; firstKey: string; previousKey: string; runKey: string; round: number }): Promise<LlmStepResult> {
+      const { ref } = input;
+      const { problem } = await context(ref);
+      const firstMessages = await messagesOf(input.firstKey);
+      const run = await mustRead(input.runKey, SnippetRunSchema, 'example-input run');
+      const messages = feedbackMessages(firstMessages, problem, run.code, run.error ?? run.status, ref.options.observation_chars);
+      const { summary, text } = await ask(ref.endpoint, chatBody(finalSampling(ref.sampling), messages, input.sampleIndex), input.sampleIndex);
+      return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
+    },
+
+    /** CAPIR + Self-Repair, stage 2: the code, from the stage-1 request and its feedback. */
+    async repairFromFeedback(input: { ref: MethodTaskRef; sampleIndex: number; feedbackKey: string }): Promise<LlmStepResult> {
+      const { ref } = input;
+      const { problem } = await context(ref);
+      const record = await llm.readLlmRecord(input.feedbackKey);
+      if (!record) throw new Error(`LLM record ${input.feedbackKey} is missing`);
+      const feedbackPrompt = await messagesOf(input.feedbackKey);
+      const messages = repairFromFeedbackMessages(feedbackPrompt, stripThinking(record.text), problem);
+      const { summary, text } = await ask(ref.endpoint, chatBody(finalSampling(ref.sampling), messages, input.sampleIndex), input.sampleIndex);
+      return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
+    },
+
     /** self-repair: a fixed version of sample `sampleIndex`'s last answer, from its visible-example run. */
     async repairSample(input: { ref: MethodTaskRef; sampleIndex: number; firstKey: string; previousKey: string; runKey: string; round: number; budget: number }): Promise<LlmStepResult> {
       const { ref } = input;
@@ -339,6 +441,13 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
       return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
     },
   };
+}
+
+/** Each list's first item, then each one's second, and so on; each item once. */
+function roundRobin(lists: readonly (readonly string[])[]): string[] {
+  const out = new Set<string>();
+  for (let rank = 0; lists.some((l) => rank < l.length); rank++) for (const l of lists) if (rank < l.length) out.add(l[rank]!);
+  return [...out];
 }
 
 /** The snippet calls the API: its last name appears as a call or attribute in the code. */

@@ -14,7 +14,7 @@ import type { ExecutionResult } from '../../domain/execution/types.js';
 import { extractCode } from '../../domain/llm/extract.js';
 import { readLlmRecordAt } from '../../infra/llm/cache.js';
 import { SnippetRunSchema, type SnippetRun } from '../../domain/methods/artifacts.js';
-import { visibleTestProgram } from '../../domain/methods/visibleTests.js';
+import { visibleTestProgram, type VisibleCheck } from '../../domain/methods/visibleTests.js';
 import { loadDatasetLibrary } from '../../infra/library.js';
 import { loadProblems } from '../../infra/problems.js';
 import type { SandboxPool } from '../../infra/sandbox/pool.js';
@@ -86,14 +86,14 @@ export function createSnippetActivities(bucket: Bucket, sandboxes: SandboxPool) 
     },
 
     /** Runs a whole-solution answer on the task's visible examples only (self-repair's feedback). */
-    async runVisible(input: { datasetKey: string; libraryKey: string; taskIndex: number; llmKey: string; timeoutS: number; label: string }): Promise<SnippetRunResult> {
+    async runVisible(input: { datasetKey: string; libraryKey: string; taskIndex: number; llmKey: string; timeoutS: number; label: string; check?: VisibleCheck }): Promise<SnippetRunResult> {
       const problems = await loadProblems(bucket, input.datasetKey);
       const problem = problems[input.taskIndex];
       if (!problem) throw ApplicationFailure.nonRetryable(`task index ${input.taskIndex} is out of range`, 'InvalidTask');
       const code = await answerCode(input.llmKey, problem.entry_point);
       if (code === null) return { ok: false, hasOutput: false, status: 'llm_error' };
       const library = await loadDatasetLibrary(bucket, input.libraryKey);
-      const parts = visibleTestProgram(problem, familyOf(problem).solution(problem, 'chat', code));
+      const parts = visibleTestProgram(problem, familyOf(problem).solution(problem, 'chat', code), input.check ?? 'outputs');
       const { key, run } = await runCached(library.library.runtime, parts, code, input.timeoutS, input.label);
       return { runKey: key, ok: run.ok, hasOutput: run.stdout.trim() !== '', status: run.status };
     },

@@ -3,7 +3,7 @@
  * candidate with its observation, selection, debug rounds, final code; or self-repair's rounds)
  * from the step artifacts, and store it as one JSON object beside the cell's results.
  */
-import { ExplorationTraceSchema, type ExplorationTrace } from '../../domain/report/trace.js';
+import { ExplorationTraceSchema, type ExplorationTrace, type Stage, type StageCost } from '../../domain/report/trace.js';
 import { extractCode } from '../../domain/llm/extract.js';
 import { readLlmRecordAt } from '../../infra/llm/cache.js';
 import { PlanArtifactSchema, RecommendArtifactSchema, SnippetRunSchema, type MethodCost, type RepairRound, type SubtaskOutcome } from '../../domain/methods/artifacts.js';
@@ -30,6 +30,24 @@ export function createTraceActivities(bucket: Bucket) {
     if (r === null) throw new Error(`${key} is missing`);
     return r.status === 'ok' ? extractCode({ api: 'chat', raw: r.text, ...(entryPoint ? { entryPoint } : {}) }).code : '';
   };
+  /** Requests, answers and tokens of the LLM records at `keys` (a request of n choices: 1 request, n answers). */
+  async function stageCost(keys: readonly string[]): Promise<StageCost> {
+    const out: StageCost = { requests: 0, answers: 0, prompt_tokens: 0, completion_tokens: 0 };
+    for (const key of keys) {
+      const r = await readLlmRecordAt(bucket, key);
+      if (r === null) throw new Error(`${key} is missing`);
+      out.requests += r.calls;
+      out.answers += 1;
+      out.prompt_tokens += r.promptTokens;
+      out.completion_tokens += r.completionTokens;
+    }
+    return out;
+  }
+  async function stages(parts: Partial<Record<Stage, readonly string[]>>): Promise<Partial<Record<Stage, StageCost>>> {
+    const out: Partial<Record<Stage, StageCost>> = {};
+    for (const [stage, keys] of Object.entries(parts) as Array<[Stage, readonly string[]]>) out[stage] = await stageCost(keys);
+    return out;
+  }
   async function store(ref: TraceTaskRef, trace: ExplorationTrace): Promise<string> {
     const key = cellTraceKey(ref.sweepId, ref.cellId, ref.taskIndex);
     await putObject(bucket, key, JSON.stringify(ExplorationTraceSchema.parse(trace), null, 1), { contentType: 'application/json' });
@@ -78,6 +96,9 @@ export function createTraceActivities(bucket: Bucket) {
           outcome: !outcome ? 'skipped' : attempts.some((a) => a.selected && a.status === 'passed') ? 'solved' : 'unsolved',
           ...(selected ? { experience: selected.code } : {}),
           debug_rounds: outcome?.debugRounds ?? 0,
+          debug_requests: (outcome?.candidates ?? []).filter((c) => c.round > 0).length,
+          explored_ok: attempts.some((a) => (a.round ?? 0) === 0 && a.status === 'passed'),
+          ok_after_debug: attempts.some((a) => a.status === 'passed'),
         });
       }
       const finals = [];
@@ -88,7 +109,18 @@ export function createTraceActivities(bucket: Bucket) {
         task_index: input.ref.taskIndex,
         plan: plan.subtasks.map((s, i) => `${i + 1}. ${s}`).join('\n'),
         plan_fallback: plan.fallback,
+        plan_copied_demo: plan.copied_demo,
+        plan_cut: plan.cut,
+        ...(plan.requirement !== undefined ? { requirement: plan.requirement } : {}),
         planner_examples: plan.planner_examples,
+        stages: await stages({
+          plan: plan.llm_keys,
+          rerank: rec.subtasks.flatMap((s) => (s.llm_key ? [s.llm_key] : [])),
+          global_rerank: rec.global_llm_key ? [rec.global_llm_key] : [],
+          explore: input.subtasks.flatMap((s) => s.candidates.filter((c) => c.round === 0).map((c) => c.llmKey)),
+          debug: input.subtasks.flatMap((s) => s.candidates.filter((c) => c.round > 0).map((c) => c.llmKey)),
+          final: input.finalKeys,
+        }),
         subtasks,
         global_apis: rec.global,
         finals,
@@ -113,10 +145,71 @@ export function createTraceActivities(bucket: Bucket) {
         task_id: problem.task_id,
         task_index: input.ref.taskIndex,
         plan: plan.subtasks.map((s, i) => `${i + 1}. ${s}`).join('\n'),
+        stages: await stages({
+          plan: plan.llm_keys,
+          final: input.samples.map((rounds) => rounds[0]!.llmKey),
+          repair: input.samples.flatMap((rounds) => rounds.slice(1).map((r) => r.llmKey)),
+        }),
         subtasks: [],
         repairs,
         repair_budget: input.budget,
         finals: input.samples.map((rounds, s) => ({ sample_index: s, llm_key: rounds[rounds.length - 1]!.llmKey, code: repairs[s]!.rounds[rounds.length - 1]!.code })),
+        cost: input.cost,
+      });
+    },
+
+    /** CAPIR / EpiGen / CAPIR + Self-Repair: plan, per-subtask retrieval, each sample's rounds, stage costs. */
+    async writeCapirTrace(input: {
+      ref: TraceTaskRef;
+      method: string;
+      planKey: string;
+      recommendKey: string;
+      budget: number;
+      samples: RepairRound[][];
+      feedbackKeys: string[];
+      cost: MethodCost;
+    }): Promise<string> {
+      const problem = (await loadProblems(bucket, input.ref.datasetKey))[input.ref.taskIndex]!;
+      const plan = PlanArtifactSchema.parse(await json(input.planKey));
+      const rec = RecommendArtifactSchema.parse(await json(input.recommendKey));
+      const repairs: NonNullable<ExplorationTrace['repairs']> = [];
+      for (const [s, rounds] of input.samples.entries()) {
+        const out = [];
+        for (const r of rounds) {
+          const ran = r.runKey ? await run(r.runKey) : null;
+          out.push({ code: ran?.code ?? (await answer(r.llmKey, problem.entry_point)), ok: r.ok, status: ran?.status ?? (input.budget ? 'llm_error' : 'not_run'), ...(ran?.error ? { error: ran.error } : {}), llm_key: r.llmKey });
+        }
+        repairs.push({ sample_index: s, rounds: out });
+      }
+      const finalKeys = input.samples.map((rounds) => rounds[rounds.length - 1]!.llmKey);
+      return store(input.ref, {
+        method: input.method,
+        task_id: problem.task_id,
+        task_index: input.ref.taskIndex,
+        plan: plan.subtasks.map((s, i) => `${i + 1}. ${s}`).join('\n'),
+        plan_fallback: plan.fallback,
+        plan_copied_demo: plan.copied_demo,
+        plan_cut: plan.cut,
+        ...(plan.requirement !== undefined ? { requirement: plan.requirement } : {}),
+        planner_examples: plan.planner_examples,
+        stages: await stages({
+          plan: plan.llm_keys,
+          rerank: rec.subtasks.flatMap((s) => (s.llm_key ? [s.llm_key] : [])),
+          // The first answers and the repairs' code are generations; the last of each sample is its final one.
+          final: input.samples.map((rounds) => rounds[0]!.llmKey),
+          ...(input.budget ? { feedback: input.feedbackKeys, repair: input.samples.flatMap((rounds) => rounds.slice(1).map((r) => r.llmKey)) } : {}),
+        }),
+        subtasks: plan.subtasks.map((description, i) => ({
+          index: i,
+          description,
+          apis: rec.subtasks[i]?.kept ?? [],
+          retrieved: rec.subtasks[i]?.retrieved ?? [],
+          rerank_fallback: rec.subtasks[i]?.fallback ?? false,
+          attempts: [],
+          outcome: 'skipped' as const,
+        })),
+        ...(input.budget ? { repairs, repair_budget: input.budget } : {}),
+        finals: await Promise.all(finalKeys.map(async (key, s) => ({ sample_index: s, llm_key: key, code: await answer(key, problem.entry_point) }))),
         cost: input.cost,
       });
     },

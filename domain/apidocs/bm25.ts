@@ -71,3 +71,18 @@ export class Bm25Retriever {
     return hits.slice(0, k).map((h, i) => ({ doc: this.docs[h.id]!, score: h.score, rank: i + 1 }));
   }
 }
+
+/**
+ * Positions of the k texts most similar to the query by the same BM25 (best first, ties to the
+ * earlier text; texts sharing no term with the query come last, in their order): how the planner's
+ * demos are chosen for a task.
+ */
+export function rankTexts(texts: readonly string[], query: string, k: number): number[] {
+  const index = new MiniSearch<{ id: number; text: string }>({ fields: ['text'], tokenize: bm25Terms, processTerm: (t) => t });
+  index.addAll(texts.map((text, id) => ({ id, text })));
+  const hits = index.search(query).map((r) => ({ id: r.id as number, score: r.score }));
+  hits.sort((a, b) => b.score - a.score || a.id - b.id);
+  const order = hits.map((h) => h.id);
+  for (let i = 0; i < texts.length; i++) if (!order.includes(i)) order.push(i);
+  return order.slice(0, Math.max(0, k));
+}

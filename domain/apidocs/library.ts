@@ -53,13 +53,28 @@ export type ApiLibrary = z.infer<typeof ApiLibrarySchema>;
 /** A program ready for the sandbox, or the reason it must not run (counted as a runtime error). */
 export type PreparedProgram = { ok: true; program: string } | { ok: false; error: { type: string; message: string } };
 
-/** A requirement and its numbered API subtasks: a few-shot example for the planner. */
-export const PlannerExampleSchema = z.strictObject({
-  /** The task it was built from: a task is never shown its own example. */
-  task_id: z.string().min(1),
+/**
+ * A requirement and its numbered API subtasks: a few-shot demo for the planner, drawn from the
+ * library's own usage (usageDemos.ts), never from a benchmark task.
+ */
+const PlannerExampleShape = z.strictObject({
+  /** The usage example it was written from (e.g. `str-slug`, `doc:mylib.open`). */
+  id: z.string().min(1),
   requirement: z.string().min(1),
   subtasks: z.array(z.string().min(1)).min(1),
 });
+
+/**
+ * Libraries stored before issue 20 named the task an example was built from (`task_id`); a sweep
+ * still running on one reads them under `id`.
+ */
+export const PlannerExampleSchema = z.preprocess((v) => {
+  if (v && typeof v === 'object' && 'task_id' in v && !('id' in v)) {
+    const { task_id, ...rest } = v as Record<string, unknown>;
+    return { id: task_id, ...rest };
+  }
+  return v;
+}, PlannerExampleShape);
 export type PlannerExample = z.infer<typeof PlannerExampleSchema>;
 
 /** What a dataset brings for API-aware methods; stored beside a sweep's copy of the dataset. */

@@ -1,16 +1,17 @@
 /**
  * What a PBE World dataset brings for API-aware methods: its library (Python's `str` methods, or the
- * dataset's generated private module with its docs and runtime) and one planner example per row (a
- * requirement stated from the row's examples, and one subtask per pipeline step naming the API call
- * that performs it, in the library's own names).
+ * dataset's generated private module with its docs and runtime), and planner demos written from the
+ * library's own usage (usageDemos.ts): never a row's pipeline, arguments or solution. A task's
+ * requirement in words is stated from its shown examples only (methods/exploracoder/requirement.ts).
  */
 import { z } from 'zod';
-import { getOperation, renderStep, type PipelineStep } from '../pbe/operations.js';
+import { getOperation } from '../pbe/operations.js';
 import { validatePbeParams, type PbeParams } from '../pbe/params.js';
-import { privateLibrary, renderPrivateStep, type PrivateLibrary } from '../pbe/privateLibrary.js';
+import { privateFunction, privateLibrary, type PrivateLibrary } from '../pbe/privateLibrary.js';
 import { pyRepr } from '../pbe/pyrepr.js';
 import { ENTRY_POINT } from '../pbe/render.js';
-import { DatasetLibrarySchema, type ApiLibrary, type DatasetLibrary, type PlannerExample } from './library.js';
+import { DatasetLibrarySchema, type ApiLibrary, type DatasetLibrary } from './library.js';
+import { privateDemos, strDemos } from './usageDemos.js';
 import { PYTHON_STR_LIBRARY } from './pythonStr.js';
 
 /** The fields of a dataset row this module reads; the others are ignored. */
@@ -32,9 +33,6 @@ export interface PbeLibraryRow {
   metadata?: { library?: { module: string; source_hash: string } };
 }
 
-/** Examples quoted in a requirement: enough to show the task, few enough to keep it short. */
-const MAX_REQUIREMENT_EXAMPLES = 4;
-
 /** The private module's entry in the documentation table: one row per function. */
 export function privateApiLibrary(library: PrivateLibrary): ApiLibrary {
   const m = library.module;
@@ -53,55 +51,6 @@ export function privateApiLibrary(library: PrivateLibrary): ApiLibrary {
       examples: [fn.example],
     })),
     runtime: { kind: 'module', module: m, source: library.source },
-  };
-}
-
-function listInEnglish(items: string[]): string {
-  return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
-}
-
-/** The task in words, from what its examples show (never from its hidden pipeline). */
-export function pbeRequirement(examples: ReadonlyArray<{ input: string; output: string }>, library?: PrivateLibrary): string {
-  const shown = examples.slice(0, MAX_REQUIREMENT_EXAMPLES).map((e) => `${pyRepr(e.input)} becomes ${pyRepr(e.output)}`);
-  const use = library ? ` Use the ${library.module} module.` : '';
-  return `Write ${ENTRY_POINT}(s) that transforms the string s the same fixed way as these examples: ${listInEnglish(shown)}.${use}`;
-}
-
-/** What a step does, in words, e.g. `Replace every occurrence of 'bb' in s with 'aa'`. */
-function stepPurpose(step: PipelineStep): string {
-  const [a, b] = step.args;
-  switch (step.method) {
-    case 'replace':
-      return b === '' ? `Delete every occurrence of ${pyRepr(a!)} from s` : `Replace every occurrence of ${pyRepr(a!)} in s with ${pyRepr(b!)}`;
-    case 'upper':
-      return 'Convert every letter of s to upper case';
-    case 'lower':
-      return 'Convert every letter of s to lower case';
-    case 'strip':
-      return [...a!].length === 1
-        ? `Remove the character ${pyRepr(a!)} from both ends of s`
-        : `Remove the characters of ${pyRepr(a!)} from both ends of s`;
-    default:
-      throw new Error(`no planner wording for PBE operation ${JSON.stringify(step.method)}`);
-  }
-}
-
-/** One subtask sentence: what the step does, which API does it, and the exact call. */
-export function pbeSubtask(step: PipelineStep, library?: PrivateLibrary): string {
-  const op = getOperation(step.method);
-  if (library) {
-    const statement = renderPrivateStep(library, step);
-    const api = statement.slice('s = '.length, statement.indexOf('('));
-    return `${stepPurpose(step)} by calling ${api}: ${statement}.`;
-  }
-  return `${stepPurpose(step)} by calling str.${op.name}: ${renderStep(step)}.`;
-}
-
-export function pbePlannerExample(row: PbeLibraryRow, library?: PrivateLibrary): PlannerExample {
-  return {
-    task_id: row.task_id,
-    requirement: pbeRequirement(row.examples, library),
-    subtasks: row.canonical_pipeline.map((step) => pbeSubtask({ method: step.method, args: [...step.args] }, library)),
   };
 }
 
@@ -127,8 +76,8 @@ function rowProblem(row: z.infer<typeof PbeLibraryRowSchema>, library: PrivateLi
 }
 
 /**
- * The library and planner examples of the dataset generated with `params`, from its rows (one
- * example per row, in row order). Throws an Error naming every bad row (index, task_id, field).
+ * The library and planner demos of the dataset generated with `params`; its rows are checked
+ * against the parameters. Throws an Error naming every bad row (index, task_id, field).
  */
 export function pbeDatasetLibrary(params: PbeParams, rows: ReadonlyArray<PbeLibraryRow>): DatasetLibrary {
   const valid = validatePbeParams(params);
@@ -149,6 +98,7 @@ export function pbeDatasetLibrary(params: PbeParams, rows: ReadonlyArray<PbeLibr
   if (problems.length > 0) throw new Error(`pbeDatasetLibrary: ${problems.length} bad row(s):\n  - ${problems.join('\n  - ')}`);
   return DatasetLibrarySchema.parse({
     library: library ? privateApiLibrary(library) : PYTHON_STR_LIBRARY,
-    planner_examples: parsed.map((row) => pbePlannerExample(row, library)),
+    // Demos are the library's own usage, never another task's pipeline (the paper's planner examples).
+    planner_examples: library ? privateDemos(library.module, (op) => privateFunction(library, op).name) : strDemos(),
   });
 }

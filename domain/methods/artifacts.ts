@@ -44,10 +44,15 @@ export const PlanArtifactSchema = z.object({
   /** The planner's answers, in order; the last one was used (or none parsed: fallback). */
   raw: z.array(z.string()),
   llm_keys: z.array(z.string()),
-  /** Subtasks beyond max_subtasks that were dropped. */
+  /** Subtasks beyond max_subtasks (the safety cap) that were dropped. */
   cut: z.number().int().nonnegative(),
   /** No answer held a numbered list: the whole task became one subtask. */
   fallback: z.boolean(),
+  /** Every answer repeated this demo word for word (asked again each time): the plan kept is a copy. */
+  copied_demo: z.string().nullable().default(null),
+  /** The task as the planner was told it (the template's `[Task]`). */
+  requirement: z.string().optional(),
+  /** Ids of the demos the planner was shown, in order. */
   planner_examples: z.array(z.string()),
   cost: MethodCostSchema,
 });

@@ -3,6 +3,7 @@
  * named methods become valid in sweep configs; the sweep's plan, its sharing rule and the shard's
  * dispatch (workflows/methodSteps.ts) all read from here.
  */
+import { capirMethod } from './capir/index.js';
 import { directMethod } from './direct/index.js';
 import { exploracoderMethod, type ExploraVariant } from './exploracoder/index.js';
 import type { MethodOptions } from './options.js';
@@ -15,6 +16,7 @@ export const METHOD_KINDS = {
   rag: ragMethod,
   'self-repair': selfRepairMethod,
   exploracoder: exploracoderMethod,
+  capir: capirMethod,
 } as const;
 
 export type MethodKind = keyof typeof METHOD_KINDS;

@@ -34,12 +34,17 @@ export function visibleCases(problem: SweepProblem): VisibleCase[] {
   return cases;
 }
 
+/** What a visible run checks: the expected outputs (our self-repair), or only that the calls run (the paper's). */
+export type VisibleCheck = 'outputs' | 'runtime-errors';
+
 /**
  * Python that checks a solution on the visible cases and raises on the first mismatch, saying what
  * came back: the feedback a repairing model gets.
  */
-export function visibleTestProgram(problem: SweepProblem, solution: string): { solution: string; rest: string } {
+export function visibleTestProgram(problem: SweepProblem, solution: string, check: VisibleCheck = 'outputs'): { solution: string; rest: string } {
   const cases = visibleCases(problem);
+  // The paper's Self-Repair only calls the solution on the example inputs: a runtime error is the feedback.
+  if (check === 'runtime-errors') return { solution, rest: `\n${cases.map((c) => `_got = ${c.call}`).join('\n')}\n` };
   const checks = cases.map((c, i) => {
     const label = pyRepr(`example ${i + 1}: ${c.call}`);
     if (c.expected === null) {

@@ -58,8 +58,30 @@ export const ExplorationSubtaskSchema = z.object({
   /** The rerank answer named no offered API: the retriever's top ones were kept. */
   rerank_fallback: z.boolean().optional(),
   debug_rounds: z.number().int().nonnegative().optional(),
+  /** CoAE success: some candidate of the first generation (round 0) ran without an exception. */
+  explored_ok: z.boolean().optional(),
+  /** Some candidate ran, the debugged ones included (ExploraCoder*). */
+  ok_after_debug: z.boolean().optional(),
+  /** Debug requests sent for this subtask (the authors' protocol stops at the first fix that runs). */
+  debug_requests: z.number().int().nonnegative().optional(),
 });
 export type ExplorationSubtask = z.infer<typeof ExplorationSubtaskSchema>;
+
+/**
+ * What one stage of a method cost on a task, counted as the paper's Table 6 counts: a request is
+ * one API call whatever its `n` (a request of n = m choices is one), `answers` the choices it
+ * brought back, tokens as the endpoint reported them (a request's prompt counted once).
+ */
+export const StageCostSchema = z.object({
+  requests: z.number().int().nonnegative(),
+  answers: z.number().int().nonnegative(),
+  prompt_tokens: z.number().int().nonnegative(),
+  completion_tokens: z.number().int().nonnegative(),
+});
+export type StageCost = z.infer<typeof StageCostSchema>;
+
+export const STAGES = ['plan', 'rerank', 'global_rerank', 'explore', 'debug', 'feedback', 'repair', 'final'] as const;
+export type Stage = (typeof STAGES)[number];
 
 export const ExplorationTraceSchema = z.object({
   /** The method that wrote the trace, e.g. `exploracoder`. */
@@ -70,7 +92,16 @@ export const ExplorationTraceSchema = z.object({
   task_id: z.string().optional(),
   task_index: z.number().int().nonnegative().optional(),
   plan_fallback: z.boolean().optional(),
+  /** Every planner answer repeated this demo word for word: the plan is a copy of it. */
+  plan_copied_demo: z.string().nullable().optional(),
+  /** Subtasks dropped by the safety cap (max_subtasks). */
+  plan_cut: z.number().int().nonnegative().optional(),
+  /** The task as the planner's template stated it. */
+  requirement: z.string().optional(),
+  /** Ids of the planner demos (the library's usage examples) the planner was shown. */
   planner_examples: z.array(z.string()).optional(),
+  /** Per stage: requests, answers and tokens (the paper's Table 6 units), the final answers included. */
+  stages: z.partialRecord(z.enum(STAGES), StageCostSchema).optional(),
   /** APIs the global rerank kept for the final step. */
   global_apis: z.array(z.string()).optional(),
   /** Per sample: the final answer. */

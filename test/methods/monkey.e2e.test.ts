@@ -18,6 +18,7 @@ import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type Reply, type ScriptedLlmServer, type ScriptedRequest } from '../support/scripted-llm-server.js';
 import type { KnownProblem } from '../sweep/support.js';
 import { classify, SEED, type Classified } from './support.js';
+import { naturalLanguageOf } from '../../domain/methods/exploracoder/requirement.js';
 
 const REF = path.join(PROJECT_ROOT, '..', 'shared', 'reference', 'private-library');
 const ROWS = path.join(REF, 'real_monkey_eval_v3.jsonl.gz');
@@ -42,6 +43,7 @@ const problems: KnownProblem[] = loaded.problems.slice(0, LIMIT).map((p, index) 
   entry_point: p.entry_point,
   canonical_solution: String(p.canonical_solution),
   full: false,
+  requirement: naturalLanguageOf(p.prompt) || p.prompt.trim(),
 }));
 const seen: Classified[] = [];
 let server: ScriptedLlmServer;

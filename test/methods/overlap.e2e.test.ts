@@ -66,12 +66,12 @@ describe('two sweeps on overlapping grids at once', () => {
     expect(explora(a!).passAtK).toEqual(explora(b!).passAtK);
     const paid = (r: Results) => ({ ...explora(r).cost, wallSeconds: undefined });
     expect(paid(a!)).toEqual(paid(b!));
-    // plan + 2 reranks + 2 x 5 explorations + 2 finals per task (methods.e2e.test.ts).
-    expect(explora(a!).cost.calls).toBe(PLAIN.count * 15);
+    // plan + 2 reranks + the global rerank + 2 x 5 explorations + 2 finals per task (methods.e2e.test.ts).
+    expect(explora(a!).cost.calls).toBe(PLAIN.count * 16);
 
     const mine = server.requests().filter((r) => r.body.model === model);
     expect(mine.filter((r) => r.attempt > 1).map((r) => `#${r.requestNumber} ${r.key.slice(0, 160)}`), 'requests the model received more than once').toEqual([]);
     // ExploraCoder's calls once, plus direct's and rag's 2 per task.
-    expect(mine).toHaveLength(PLAIN.count * (15 + 2 + 2));
+    expect(mine).toHaveLength(PLAIN.count * (16 + 2 + 2));
   });
 });

@@ -31,9 +31,10 @@ describe('models[i].prompt in a sweep config', () => {
     const completions = parseSweepConfig(withModel({ api: 'completions' }));
     expect('prompt' in chat.models[0]!).toBe(false);
     expect(canonicalSweepJson(completions)).not.toContain('"prompt"');
-    // The hashes these configs had before prompt templates existed (commit b652997).
-    expect(sweepConfigHash(chat, sha)).toBe('ed9a6822c068cd6d67e691bc63fdbb3750a2f15fed32c9acae58a422bed326f4');
-    expect(sweepConfigHash(completions, sha)).toBe('cb207533426ba9a0fe91bd0747de64c63883917ad7898d2e7254c4b751ebf273');
+    // The hashes these configs had before prompt templates existed (commit b652997), with the
+    // method_options defaults of issue 20 (paper-faithful defaults change every config's hash).
+    expect(sweepConfigHash(chat, sha)).toBe('6ea3a0d819629cd0b1e724a187397c2882e58c30f7dbca74a37d995fadb5fa27');
+    expect(sweepConfigHash(completions, sha)).toBe('b17a7baf3e1a50a1c2a1707efeec26db260cd31b4aab5d413b22e80aed7dc1c8');
   });
 
   it('is kept as given, and changes the hash', () => {

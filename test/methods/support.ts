@@ -14,7 +14,7 @@ import YAML from 'yaml';
 import type { Reply, ScriptedRequest } from '../support/scripted-llm-server.js';
 import type { KnownProblem } from '../sweep/support.js';
 
-export type Role = 'plan' | 'rerank' | 'global' | 'explore' | 'debug' | 'final' | 'generate' | 'repair';
+export type Role = 'plan' | 'rerank' | 'global' | 'explore' | 'debug' | 'final' | 'generate' | 'feedback' | 'repair';
 
 export interface Classified {
   role: Role;
@@ -30,7 +30,9 @@ function contents(req: ScriptedRequest): Array<{ role: string; content: string }
 }
 
 export function identifyTask(text: string, problems: KnownProblem[]): KnownProblem {
-  const matches = problems.filter((p) => text.includes(p.prompt.trim()));
+  let matches = problems.filter((p) => text.includes(p.prompt.trim()));
+  // The planner is told the task's requirement in words, not its stub.
+  if (matches.length === 0) matches = problems.filter((p) => p.requirement !== undefined && text.includes(`[Task]\n${p.requirement}\n[Subtasks]`));
   if (matches.length !== 1) throw new Error(`request matches ${matches.length} problems`);
   return matches[0]!;
 }
@@ -54,6 +56,7 @@ export function classify(req: ScriptedRequest, problems: KnownProblem[]): Classi
     const m = /Current subtask \((\d+) of \d+\)/.exec(user);
     return { role: 'explore', problem, subtask: Number(m![1]) - 1, candidate: seedIndex, text };
   }
+  if (user.includes('Do not write the code yet')) return { role: 'feedback', problem, text };
   if (messages.length > 2) return { role: 'repair', problem, text };
   return { role: 'generate', problem, text };
 }
@@ -104,6 +107,8 @@ export function exploraScript(problems: KnownProblem[], seen: Classified[] = [])
       }
       case 'repair':
         return { content: `\`\`\`python\n${canonical}\`\`\`\n` };
+      case 'feedback':
+        return { content: 'The code does not do what the examples show.' };
     }
   };
 }

@@ -178,14 +178,16 @@ describe('planSweep', () => {
     const cell = (method: string) => plan.cells.find((c) => c.method === method)!;
     expect(cell('direct')).toMatchObject({ samples: 70, llmRequests: 7 * 3, sandboxRuns: 70, maxCompletionTokens: 70 * 100 });
     expect(cell('rag')).toMatchObject({ samples: 70, llmRequests: 7 * 3, sandboxRuns: 70, maxCompletionTokens: 70 * 100 });
-    // ExploraCoder's steps are one request each; its 10 final solutions share a prompt: 3 requests.
-    const steps = 7 * (1 + 4 + 1 + 20);
-    expect(cell('exploracoder')).toMatchObject({ llmRequests: steps + 7 * 3, maxCompletionTokens: (steps + 70) * 100 });
+    // ExploraCoder's plan and reranks are one request each; a subtask's 5 candidates share a prompt
+    // (2 requests of up to 4), and so do its 10 final solutions (3 requests).
+    const steps = 7 * (1 + 4 + 1 + 4 * 2);
+    const stepAnswers = 7 * (1 + 4 + 1 + 20);
+    expect(cell('exploracoder')).toMatchObject({ llmRequests: steps + 7 * 3, maxCompletionTokens: (stepAnswers + 70) * 100 });
     // Self-repair: the plan, rag's first answers (3 requests for 10), and 2 repairs per sample.
     expect(cell('self-repair')).toMatchObject({ llmRequests: 7 + 7 * 3 + 70 * 2, maxCompletionTokens: (7 + 70 + 140) * 100 });
     // Self-repair's plan and first answers are the ones ExploraCoder and rag send.
     expect(plan.models[0]!.llmRequests).toBe(21 + 21 + (steps + 21) + 140);
-    expect(plan.models[0]!.maxCompletionTokens).toBe((70 + 70 + steps + 70 + 140) * 100);
+    expect(plan.models[0]!.maxCompletionTokens).toBe((70 + 70 + stepAnswers + 70 + 140) * 100);
   });
 
   it('exploring methods are estimated per task: plan, reranks, m snippets per subtask, n finals', () => {
@@ -214,10 +216,12 @@ describe('planSweep', () => {
     const finals = t * 3;
     const rag = t * 3;
     const selfRepairOwn = t * 3 * 2; // 3 samples x 2 repair rounds (half the 4-subtask budget)
+    const debug = t * 2; // ceil(4 subtasks x the paper's 0.32 debug rate), one request each (sequential)
     // Per model: each temperature pays its own finals; the summary variants share one chain, the
     // no-summary variant its own; self-repair shares the plan and rag's answers.
     const perModel =
       2 * (plans + reranks + explore) + // with and without the summary
+      2 * debug + // ExploraCoder*'s debugging, with and without the summary (at debug_temperature: both temperatures share it)
       2 * 3 * finals + // three ExploraCoder variants at two temperatures
       2 * (rag + selfRepairOwn) + // rag (shared with self-repair) and self-repair's repairs, per temperature
       2 * t * 3; // direct
@@ -231,6 +235,19 @@ describe('planSweep', () => {
     expect(sum(plan.cells.map((c) => c.llmRequests))).toBeGreaterThan(plan.totals.llmRequests);
     const alone = sum(plan.cells.map((c) => c.llmRequests));
     expect(formatPlan(plan)).toContain(`add up to ${alone.toLocaleString('en-US')}; ${(alone - plan.totals.llmRequests).toLocaleString('en-US')} of them are requests another cell sends too`);
+  });
+
+  it('the CAPIR family shares ExploraCoder\'s plan and per-subtask reranks, and CAPIR + Self-Repair CAPIR\'s answers', () => {
+    const models = [{ id: 'gpt-x', base_url: 'http://127.0.0.1:8080/v1', model: 'a', max_tokens: 100 }];
+    const methods = ['exploracoder', 'capir', 'capir-self-repair', 'epigen'];
+    const plan = planSweep(config({ n_samples: 3, k: [1], methods, temperatures: [0.8], models, datasets: [{ name: 'pbe-small', family: 'pbe-world', pbe_world: { count: 20 } }] }), { 'pbe-small': 7 });
+    const t = 7;
+    const exploracoder = t * (1 + 4 + 1 + 20 + 3);
+    const capirAnswers = t * 3;
+    const epigenAnswers = t * 3;
+    const repairs = t * 3 * 2 * 2; // 3 samples x 2 assumed repairs x (feedback + code)
+    expect(plan.totals.llmRequests).toBe(exploracoder + capirAnswers + epigenAnswers + repairs);
+    expect(plan.cells.find((c) => c.method === 'capir')!.llmRequests).toBe(t * (1 + 4) + capirAnswers);
   });
 
   it('refuses missing or invalid task counts, naming the dataset', () => {

@@ -9,6 +9,11 @@ import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import type { ExploraConfig } from '../../domain/config/env.js';
 import { generateTask } from '../../domain/pbe/generate.js';
+import { normalizeRow } from '../../domain/datasets/problems.js';
+import { privateApiLibrary } from '../../domain/apidocs/pbe.js';
+import { PYTHON_STR_LIBRARY } from '../../domain/apidocs/pythonStr.js';
+import { privateLibrary } from '../../domain/pbe/privateLibrary.js';
+import { taskRequirement } from '../../domain/methods/exploracoder/requirement.js';
 import { resolvePbeParams, type PbeParams } from '../../domain/pbe/params.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import { testBucket } from '../support/s3.js';
@@ -26,6 +31,8 @@ export interface KnownProblem {
   canonical_solution: string;
   /** full: canonical_solution is the whole function (PBE World). */
   full: boolean;
+  /** The task as the planner's template states it (methods/exploracoder/requirement.ts), when known. */
+  requirement?: string;
 }
 
 export function humanEvalProblems(limit: number): KnownProblem[] {
@@ -43,7 +50,9 @@ export function humanEvalProblems(limit: number): KnownProblem[] {
 export function pbeProblems(params: PbeParams, dataset = 'pbe'): KnownProblem[] {
   return Array.from({ length: params.count }, (_, index) => {
     const t = generateTask(params, index);
-    return { dataset, index, task_id: t.task_id, prompt: t.prompt, entry_point: t.entry_point, canonical_solution: t.canonical_solution, full: true };
+    const problem = normalizeRow(t as never, 'full', 'pbe-world');
+    const library = params.library === 'private' ? privateApiLibrary(privateLibrary(params.seed)) : PYTHON_STR_LIBRARY;
+    return { dataset, index, task_id: t.task_id, prompt: t.prompt, entry_point: t.entry_point, canonical_solution: t.canonical_solution, full: true, requirement: taskRequirement(problem, library) };
   });
 }
 

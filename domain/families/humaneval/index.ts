@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { parseApiDocsJsonl } from '../../apidocs/corpus.js';
+import { docExampleDemos } from '../../apidocs/usageDemos.js';
 import { normalizeRow } from '../../datasets/problems.js';
 import { DatasetEntryNameSchema, formOf, JsonlFileSchema, programFormSchema } from '../entry.js';
 import { humanEvalStylePython, readHumanEvalRows } from '../humanevalStyle.js';
@@ -43,17 +44,21 @@ export const humanevalFamily = {
     rows: { path: entry.path, field: 'path' },
     ...(entry.library ? { api_docs: { path: entry.library.api_docs, field: 'library.api_docs' } } : {}),
   }),
-  load: ({ entry, texts, sources }) => ({
-    problems: humanEvalProblems(texts.rows!, sources.rows!, formOf(entry), 'humaneval'),
-    ...(entry.library
-      ? {
-          library: {
-            library: { name: entry.library.name, summary: entry.library.summary, docs: parseApiDocsJsonl(texts.api_docs!, sources.api_docs!), runtime: { kind: 'builtin' as const } },
-            planner_examples: [],
-          },
-        }
-      : {}),
-    notes: [],
-  }),
+  load: ({ entry, texts, sources }) => {
+    const docs = entry.library ? parseApiDocsJsonl(texts.api_docs!, sources.api_docs!) : [];
+    return {
+      problems: humanEvalProblems(texts.rows!, sources.rows!, formOf(entry), 'humaneval'),
+      ...(entry.library
+        ? {
+            library: {
+              library: { name: entry.library.name, summary: entry.library.summary, docs, runtime: { kind: 'builtin' as const } },
+              // The planner's demos come from the docs' own usage examples (none without them).
+              planner_examples: docExampleDemos(docs),
+            },
+          }
+        : {}),
+      notes: [],
+    };
+  },
   ...humanEvalStylePython,
 } as const satisfies TaskFamily<'humaneval', HumanEvalEntry>;

@@ -1,7 +1,7 @@
 /**
  * MonkeyEval / BeatNumEval (PyCodeGPT's renamed pandas / numpy tasks) as a sweep dataset: the rows
  * normalized for `DatasetRowSchema` / `normalizeRow` (form `completion`), and the private library
- * the tasks are written against (docs, summary, planner examples, renamed runtime).
+ * the tasks are written against (docs, summary, planner demos from the library's usage, renamed runtime).
  *
  * The published files, and what each holds:
  * - `real_{monkey,beatnum}_eval_v3.jsonl(.gz)`: the tasks. The prompt is in private names (renamed
@@ -22,7 +22,8 @@
  * Everything the loader changes or finds odd is returned as a quirk, one per row or file.
  */
 import { z } from 'zod';
-import type { ApiDoc, DatasetLibrary, PlannerExample } from '../../apidocs/library.js';
+import type { ApiDoc, DatasetLibrary } from '../../apidocs/library.js';
+import { renamedDemos } from '../../apidocs/usageDemos.js';
 import { mapToOriginal, originalNamesUsed, pythonIdentifiers, renamedMaps, type RenamedRuntime } from '../../apidocs/renamedRuntime.js';
 import { parseJsonl } from '../../execution/humaneval.js';
 
@@ -137,7 +138,8 @@ export function loadPrivateLibraryDataset(input: PrivateLibraryInput): PrivateLi
   const usage = apiUsage(problems, info);
   const docs = buildDocs(descriptions, runtime, info, usage, files.mapping, quirks);
   if (docs.length === 0) throw new PrivateLibraryError(`${files.mapping}: no keyword describes a name of ${files.keywords}`);
-  const planner_examples = plannerExamples(problems, docs, info);
+  // Library-level usage demos, renamed as the docs are; never a task's solution (usageDemos.ts).
+  const planner_examples = renamedDemos(info.original, renamedMaps(runtime).toPrivate);
   return {
     problems: problems.map(({ row }) => row),
     library: { library: { name: info.renamed, summary: info.summary, docs, runtime }, planner_examples },
@@ -542,67 +544,4 @@ function importPath(keyword: string, original: string, parsed: ParsedDescription
     return `${info.renamed}.${owner}.${keyword}`;
   }
   return `${info.renamed}.${keyword}`;
-}
-
-// ----------------------------------------------------------------------------- planner examples
-
-/** The prompt's comments and docstrings: what the task asks for. */
-function requirementOf(prompt: string): string {
-  const parts: string[] = [];
-  for (const m of prompt.matchAll(/^\s*#\s?(.*)$/gm)) if (m[1]!.trim()) parts.push(m[1]!.trim());
-  for (const m of prompt.matchAll(/("""|''')([\s\S]*?)\1/g)) {
-    const text = m[2]!.split('\n').map((l) => l.trim()).filter(Boolean).join(' ');
-    if (text) parts.push(text);
-  }
-  return parts.join('\n');
-}
-
-/** Logical lines of a snippet: physical lines joined while brackets are open or a line ends in `\`. */
-function statements(code: string): string[] {
-  const out: string[] = [];
-  let current = '';
-  let depth = 0;
-  for (const line of code.split('\n')) {
-    current = current ? `${current} ${line.trim()}` : line.trim();
-    for (const c of line.replace(/(["'])(?:\\.|(?!\1).)*\1/g, '""').replace(/#.*$/, '')) {
-      if (c === '(' || c === '[' || c === '{') depth++;
-      else if (c === ')' || c === ']' || c === '}') depth = Math.max(0, depth - 1);
-    }
-    if (depth === 0 && !line.endsWith('\\')) {
-      if (current) out.push(current);
-      current = '';
-    }
-  }
-  if (current) out.push(current);
-  return out;
-}
-
-/**
- * One example per task whose canonical solution calls the library: the requirement is the prompt's
- * comment text, each subtask one statement of the solution that uses documented names (or the
- * library through its alias), naming them by import path.
- */
-function plannerExamples(rows: LoadedRow[], docs: ApiDoc[], info: KindInfo): PlannerExample[] {
-  const pathOf = new Map(docs.map((doc) => [doc.name, doc.import_path]));
-  const examples: PlannerExample[] = [];
-  for (const { row } of rows) {
-    const requirement = requirementOf(row.prompt);
-    if (!requirement) continue;
-    // A statement completion continues the prompt's last line (`new_kf =`).
-    const lastLine = row.prompt.endsWith('\n') ? '' : row.prompt.slice(row.prompt.lastIndexOf('\n') + 1);
-    const subtasks: string[] = [];
-    for (const statement of statements(lastLine + row.canonical_solution)) {
-      const apis: string[] = [];
-      for (const use of nameUses(statement)) {
-        const documented = pathOf.get(use.name);
-        const path = documented ?? (use.chain.length > 1 && use.chain[0] === info.alias ? [info.renamed, ...use.chain.slice(1)].join('.') : undefined);
-        if (path && !apis.includes(path) && path !== info.renamed) apis.push(path);
-      }
-      if (apis.length === 0) continue;
-      const shown = statement.length > 160 ? `${statement.slice(0, 157)}...` : statement;
-      subtasks.push(`Use ${apis.join(', ')}: \`${shown}\``);
-    }
-    if (subtasks.length > 0) examples.push({ task_id: row.task_id, requirement, subtasks });
-  }
-  return examples;
 }

@@ -6,6 +6,7 @@
  * (and hits the LLM cache).
  */
 import type { ApiDoc, ApiLibrary, PlannerExample } from '../../apidocs/library.js';
+import { rankTexts } from '../../apidocs/bm25.js';
 import { formatApiDoc, indexText } from '../../apidocs/corpus.js';
 import { isStatementTask, type SweepProblem } from '../../datasets/problems.js';
 import type { ChatMessage } from '../../llm/request.js';
@@ -24,6 +25,8 @@ export interface Observation {
 }
 
 export interface Experience {
+  /** The subtask's position in the plan (0-based): its label, whether or not earlier subtasks kept anything. */
+  index: number;
   subtask: string;
   code: string;
   observation: Observation;
@@ -48,45 +51,58 @@ function docsBlock(docs: readonly ApiDoc[]): string {
 
 function experienceBlock(experiences: readonly Experience[], maxChars: number): string {
   return experiences
-    .map((e, i) => `### Subtask ${i + 1}: ${e.subtask}\n${pythonBlock(e.code)}\nObservation:\n${formatObservation(e.observation, maxChars)}`)
+    .map((e) => `### Subtask ${e.index + 1}: ${e.subtask}\n${pythonBlock(e.code)}\nObservation:\n${formatObservation(e.observation, maxChars)}`)
     .join('\n\n');
 }
 
 // ---------------------------------------------------------------------------------------------
 // 1. Planning
 
-export function plannerMessages(input: {
-  problem: SweepProblem;
-  library: ApiLibrary;
-  examples: readonly PlannerExample[];
-  /** Ablation: without the library summary and planner examples. */
-  withSummary: boolean;
-}): ChatMessage[] {
-  const parts = [
-    `Break the programming task below into a short sequence of subtasks, each implementable by invoking one or two APIs of the library \`${input.library.name}\`. ` +
-      'Write the subtasks as a numbered list, one per line (`1. ...`), in the order they must run, and nothing else.',
-  ];
-  if (input.withSummary) {
-    parts.push(`About the library:\n${input.library.summary}`);
-    for (const ex of input.examples) parts.push(`Example task:\n${ex.requirement.trim()}\nSubtasks:\n${formatPlan(ex.subtasks)}`);
-  }
-  parts.push(`Task:\n${input.problem.prompt.trim()}\nSubtasks:`);
-  return [
-    { role: 'system', content: 'You are an expert programmer who plans how to solve a task with a library before writing code.' },
-    { role: 'user', content: parts.join('\n\n') },
-  ];
+/** The planner's template, the same for every demo and the target: `[Task] <requirement> [Subtasks]`. */
+export function plannerTurn(requirement: string): string {
+  return `[Task]\n${requirement.trim()}\n[Subtasks]`;
 }
 
+export const PLANNER_SYSTEM = 'You are an expert programmer who plans how to solve a task with a library before writing code.';
+
 /**
- * Planner examples for a task: `count` of the dataset's examples, never the task's own, chosen by
- * a rotation from the task's position so that different tasks see different examples.
+ * The paper's planner prompt: the instruction and the library summary, then each demo as its own
+ * user turn (the template) and assistant turn (its numbered subtasks), then the target in the same
+ * template. The target is the task's requirement in words (requirement.ts), never its code stub.
  */
-export function pickPlannerExamples(all: readonly PlannerExample[], taskId: string, taskIndex: number, count: number): PlannerExample[] {
-  const others = all.filter((e) => e.task_id !== taskId);
-  if (others.length === 0 || count === 0) return [];
-  const out: PlannerExample[] = [];
-  for (let i = 0; i < Math.min(count, others.length); i++) out.push(others[(taskIndex * 7 + i) % others.length]!);
-  return out;
+export function plannerMessages(input: {
+  requirement: string;
+  library: ApiLibrary;
+  demos: readonly PlannerExample[];
+  /** Ablation: without the library summary and planner demos. */
+  withSummary: boolean;
+}): ChatMessage[] {
+  const instruction =
+    `${PLANNER_SYSTEM} Break each task into a short sequence of subtasks, each implementable by invoking one or two APIs of the library \`${input.library.name}\`, ` +
+    'and name the API each subtask uses. Write the subtasks as a numbered list, one per line (`1. ...`), in the order they must run, and nothing else.';
+  const messages: ChatMessage[] = [
+    { role: 'system', content: input.withSummary ? `${instruction}\n\nAbout the library:\n${input.library.summary}` : instruction },
+  ];
+  if (input.withSummary) {
+    for (const demo of input.demos) {
+      messages.push({ role: 'user', content: plannerTurn(demo.requirement) }, { role: 'assistant', content: formatPlan(demo.subtasks) });
+    }
+  }
+  messages.push({ role: 'user', content: plannerTurn(input.requirement) });
+  return messages;
+}
+
+/** The `count` demos most similar to the requirement (BM25 over the demos' requirements), best first. */
+export function pickPlannerExamples(all: readonly PlannerExample[], requirement: string, count: number): PlannerExample[] {
+  if (all.length === 0 || count === 0) return [];
+  return rankTexts(all.map((d) => `${d.requirement} ${d.subtasks.join(' ')}`), requirement, count).map((i) => all[i]!);
+}
+
+/** The demo a plan repeats word for word (case and spacing aside), if any. */
+export function copiedDemo(subtasks: readonly string[], demos: readonly PlannerExample[]): PlannerExample | undefined {
+  const norm = (xs: readonly string[]) => xs.map((x) => x.toLowerCase().replace(/\s+/g, ' ').replace(/[.\s]+$/, '').trim()).join('\n');
+  const plan = norm(subtasks);
+  return demos.find((d) => norm(d.subtasks) === plan);
 }
 
 // ---------------------------------------------------------------------------------------------
