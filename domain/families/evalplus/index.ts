@@ -44,7 +44,7 @@ export const EvalplusEntrySchema = z.strictObject({
 export type EvalplusEntry = z.output<typeof EvalplusEntrySchema>;
 
 /** Python test inputs: a list of argument lists. */
-const InputsSchema = z.array(z.array(z.unknown()), 'must be a list of argument lists');
+const InputsSchema = z.array(z.array(z.unknown(), 'must be a list of argument lists'), 'must be a list of argument lists');
 const RowSchema = z.looseObject({
   task_id: z.string().regex(/^(HumanEval|Mbpp)\/\d+$/, 'must be HumanEval/<n> or Mbpp/<n>, as evalplus writes them'),
   prompt: z.string().min(1),
@@ -221,7 +221,7 @@ export const evalplusFamily = {
     },
   }),
   tests: (problem, reference) => checkHarness(spec(problem, parseReference(problem, reference))),
-  limits: (problem, reference) => {
+  limits: (problem, reference, _timeoutMs) => {
     const o = oracleOf(problem);
     const { time } = parseReference(problem, reference);
     // Both phases' worst case, and the program's start; the per-input limits are the harness's.
