@@ -144,6 +144,9 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
       const parts = new PartWriter(bucket, partsPrefix);
       // What families that check against their dataset's solution compare with (cached in the bucket).
       const references = executor ? new ReferenceOutputs(s3ReferenceOutputs(bucket), (request) => executor.run(request)) : undefined;
+      // A run may outlast the sweep's timeout that the heartbeat timeout is sized from (evalplus's
+      // limits come from its reference's times; a reference run comes first): beat while anything runs.
+      const keepAlive = setInterval(() => heartbeat(done), 5000);
       const records = await mapLimit(jobs, (executor?.concurrency ?? defaultSandboxConcurrency()) * 2, async ({ taskIndex, sampleIndex }): Promise<SampleRecord> => {
         const kept = partRecordFor(earlier.records, taskIndex, sampleIndex);
         // Kept only if made from the answer this run would use (the cache may prefer another since).
@@ -155,7 +158,10 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
         const record = await sampleRecord(taskIndex, sampleIndex);
         parts.add(record);
         return record;
-      }).finally(() => parts.close());
+      }).finally(() => {
+        clearInterval(keepAlive);
+        return parts.close();
+      });
       await putObject(bucket, recordsKey, records.map((r) => JSON.stringify(r) + '\n').join(''), { contentType: 'application/x-ndjson' });
       await deleteParts(bucket, [...earlier.keys, ...parts.written]);
       return outcomeOf(input.shardIndex, records, input.taskStart, input.taskEnd, input.execute);
