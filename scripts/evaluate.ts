@@ -21,6 +21,9 @@
  * with evalplus's time limits (--min-time-limit, --gt-time-limit-factor: evalplus's flags and
  * defaults), each results row gets `scores` ({base, plus}; `passed` is plus), and the last line is
  * {"base": {"pass@1": ...}, "plus": {"pass@1": ...}}, evalplus's two figures.
+ *
+ * APPS rows: each results row gets `test_cases` ({passed, total}); `passed` is every case passing;
+ * the last line adds APPS's `strict_accuracy` and `average_test_case_accuracy` to pass@k.
  */
 import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
@@ -219,6 +222,7 @@ async function main(): Promise<void> {
     result: humanEvalResult(results[i]!),
     passed: scores[i]!.passed,
     ...(scores[i]!.kind === 'named' ? { scores: scores[i]!.scores } : {}),
+    ...(scores[i]!.kind === 'test_cases' ? { test_cases: scores[i]!.testCases } : {}),
   }));
   writeFileSync(outFile, rows.map((r) => JSON.stringify(r) + '\n').join(''));
   process.stderr.write(`evaluate: wrote ${outFile}\n`);
@@ -246,6 +250,21 @@ async function main(): Promise<void> {
   }
   const { estimate, metrics } = passAtK((i) => scores[i]!.passed);
   for (const reason of estimate.dropped) process.stderr.write(`evaluate: pass@k not scored: ${reason}\n`);
+  if (scores[0]?.kind === 'test_cases') {
+    // APPS's two figures: per task, the share of samples passing every case and the mean share of cases passed; averaged over tasks.
+    const perTask = new Map<string, { n: number; strict: number; credit: number }>();
+    rows.forEach((row, i) => {
+      const s = scores[i]!;
+      const t = perTask.get(String(row.task_id)) ?? { n: 0, strict: 0, credit: 0 };
+      t.n += 1;
+      if (s.passed) t.strict += 1;
+      if (s.kind === 'test_cases' && s.testCases.total > 0) t.credit += s.testCases.passed / s.testCases.total;
+      perTask.set(String(row.task_id), t);
+    });
+    const tasks = [...perTask.values()];
+    const mean = (f: (t: { n: number; strict: number; credit: number }) => number) => tasks.reduce((a, t) => a + f(t), 0) / tasks.length;
+    Object.assign(metrics, { strict_accuracy: mean((t) => t.strict / t.n), average_test_case_accuracy: mean((t) => t.credit / t.n) });
+  }
   process.stdout.write(JSON.stringify(metrics) + '\n');
 }
 

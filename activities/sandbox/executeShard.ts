@@ -195,7 +195,7 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
           if (error instanceof ReferenceOutputsError) throw ApplicationFailure.nonRetryable(error.message, 'ReferenceOutputsFailed');
           throw error;
         }
-        const prepared = prepareProgram(runtime, { solution: base.solution, rest: family.tests(problem, reference) }, languageOf(problem).assemble);
+        const prepared = prepareProgram(runtime, { solution: family.embedSolution(problem, base.solution), rest: family.tests(problem, reference) }, languageOf(problem).assemble);
         if (!prepared.ok) {
           // The runtime refused the program (e.g. it calls an original name of a renamed library): a runtime error.
           return { ...base, status: 'error', passed: false, success: false, exception: prepared.error, duration_ms: 0 };

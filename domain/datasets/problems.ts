@@ -34,7 +34,8 @@ export const SweepProblemSchema = z.object({
    * decide (every family but these):
    * - `evalplus`: differential testing against the canonical solution's outputs on the row's base
    *   and plus inputs (kept as the row's raw JSON text: Python reads NaN, Infinity and big integers
-   *   exactly), with evalplus's tolerance and time limits.
+   *   exactly), with evalplus's tolerance and time limits;
+   * - `apps`: APPS's test cases (call-based or standard input), each scored.
    */
   oracle: z
     .discriminatedUnion('kind', [
@@ -49,6 +50,15 @@ export const SweepProblemSchema = z.object({
         time_limit_factor: z.number().positive(),
         /** A phase's (base's, plus's) whole time: min(task_time_limit, sum of its limits) + 1 s. */
         task_time_limit: z.number().positive(),
+      }),
+      z.object({
+        kind: z.literal('apps'),
+        /** The row's `input_output` as written (inputs, outputs, fn_name), read by Python. */
+        input_output: z.string(),
+        /** Seconds each test case may take (APPS: 4). */
+        test_time_limit: z.number().positive(),
+        /** Seconds the whole sample may take (apps_metric: 10 + 1); beyond it every test case is -1. */
+        program_time_limit: z.number().positive(),
       }),
     ])
     .optional(),

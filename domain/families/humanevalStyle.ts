@@ -49,6 +49,7 @@ export function statusScore(_problem: SweepProblem, { status }: RunOutcome): Tas
 
 /** What a family whose programs carry their own tests has: no reference run, the sweep's timeout. */
 export const selfChecking = {
+  embedSolution: (_problem: SweepProblem, solution: string): string => solution,
   checking: (): TaskChecking => ({ kind: 'tests' }),
   limits: (_problem: SweepProblem, _reference: string | null, timeoutMs: number): Partial<ExecutionLimits> => ({ timeoutMs }),
   score: statusScore,

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { SweepProblem } from '../datasets/problems.js';
 import { LANGUAGES, type LanguageId } from '../languages/registry.js';
 import type { Language } from '../languages/types.js';
+import { appsFamily } from './apps/index.js';
 import { evalplusFamily } from './evalplus/index.js';
 import { humanevalFamily } from './humaneval/index.js';
 import { FAMILY_IDS, type FamilyId } from './ids.js';
@@ -23,6 +24,7 @@ export const FAMILIES = {
   'renamed-library': renamedLibraryFamily,
   mbpp: mbppFamily,
   evalplus: evalplusFamily,
+  apps: appsFamily,
 } as const;
 
 /** A family's dataset entry, as its schema resolves it. */

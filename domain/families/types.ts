@@ -96,6 +96,12 @@ export interface TaskFamily<Id extends string, Entry extends DatasetEntryBase<Id
   solution(problem: SweepProblem, api: LlmApi | 'saved', code: string): string;
   /** The dataset's own solution as a solution (what `--check-references` runs), or null when it has none. */
   referenceSolution(problem: SweepProblem): string | null;
+  /**
+   * The solution as the program carries it, before the tests: as is for most families; APPS's
+   * harness holds it as a string and runs it once per test case (a standard-input program must not
+   * run before its input is set).
+   */
+  embedSolution(problem: SweepProblem, solution: string): string;
   /** How the task's samples are checked: by their tests, or against the reference's outputs. */
   checking(problem: SweepProblem): TaskChecking;
   /**

@@ -57,7 +57,7 @@ export async function checkReferences(
       opts.onDone?.(++done);
       return;
     }
-    const prepared = prepareProgram(runtime, { solution, rest: family.tests(problem, reference) }, languageOf(problem).assemble);
+    const prepared = prepareProgram(runtime, { solution: family.embedSolution(problem, solution), rest: family.tests(problem, reference) }, languageOf(problem).assemble);
     if (!prepared.ok) {
       failures.push({ task_id: problem.task_id, status: 'error', message: `${prepared.error.type}: ${prepared.error.message}` });
     } else {

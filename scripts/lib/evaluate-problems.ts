@@ -16,11 +16,15 @@
  *   base_input, plus_input, atol): the completion continues the row's prompt (evalplus's
  *   `prompt + completion`); samples are checked against the canonical solution's outputs
  *   (computed in the sandbox first, cached on disk), and scored base and plus.
+ * - APPS (codeparrot/apps rows: problem_id, question, input_output, ...): a sample's completion is
+ *   the whole program (bigcode's generation); its test cases are scored one by one, and the metrics
+ *   add APPS's strict and average test-case accuracy.
  * - Renamed libraries (MonkeyEval, BeatNumEval) need their keywords and name-mapping files, which
  *   a problems file does not carry: refused, with where to evaluate them instead.
  */
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { humanevalFamily } from '../../domain/families/humaneval/index.js';
+import { appsFamily, AppsEntrySchema } from '../../domain/families/apps/index.js';
 import { evalplusFamily, EVALPLUS_DEFAULTS } from '../../domain/families/evalplus/index.js';
 import { mbppFamily, type MbppSplit } from '../../domain/families/mbpp/index.js';
 import type { ExecutionLimits } from '../../domain/execution/types.js';
@@ -34,10 +38,10 @@ import type { EvaluateFamily, SampleForm } from './evaluate-families.js';
  * registry's familyOf: importing every family (the PBE World generator, the renamed libraries) is a
  * fifth of evaluate.ts's start-up, for families it never loads.
  */
-const LOADED = { humaneval: humanevalFamily, mbpp: mbppFamily, evalplus: evalplusFamily } as const;
+const LOADED = { humaneval: humanevalFamily, mbpp: mbppFamily, evalplus: evalplusFamily, apps: appsFamily } as const;
 
 export function familyOf(problem: SweepProblem): AnyFamily {
-  if (problem.family !== 'humaneval' && problem.family !== 'mbpp' && problem.family !== 'evalplus') throw new Error(`evaluate.ts does not load ${problem.family} problems`);
+  if (problem.family !== 'humaneval' && problem.family !== 'mbpp' && problem.family !== 'evalplus' && problem.family !== 'apps') throw new Error(`evaluate.ts does not load ${problem.family} problems`);
   return LOADED[problem.family] as unknown as AnyFamily;
 }
 
@@ -81,18 +85,19 @@ function firstRow(text: string, source: string): { line: number; row: unknown } 
 }
 
 /** The family of a problems file, from its first row: evalplus has `base_input` and `plus_input`, MBPP `test_list`, HumanEval `entry_point` and `test`. */
-export function recognizeFamily(text: string, source: string): 'humaneval' | 'mbpp' | 'evalplus' {
+export function recognizeFamily(text: string, source: string): 'humaneval' | 'mbpp' | 'evalplus' | 'apps' {
   const first = firstRow(text, source);
   if (!first) throw new Error(`${source} has no tasks`);
   const { line, row } = first;
   if (typeof row !== 'object' || row === null || Array.isArray(row)) throw new Error(`${source}:${line}: a row must be a JSON object`);
   const has = (key: string) => Object.prototype.hasOwnProperty.call(row, key);
   if (has('base_input') && has('plus_input')) return 'evalplus';
+  if (has('input_output') && has('question')) return 'apps';
   if (has('test_list') || (has('text') && !has('entry_point'))) return 'mbpp';
   if (has('entry_point') || has('test')) return 'humaneval';
   throw new Error(
     `${source}:${line}: cannot tell the family of this row (fields ${Object.keys(row).join(', ') || 'none'}): ` +
-      "expected HumanEval's task_id, prompt, entry_point, test, MBPP's task_id, text (or prompt), test_list, or evalplus's task_id, prompt, entry_point, canonical_solution, base_input, plus_input; name it with --family",
+      "expected HumanEval's task_id, prompt, entry_point, test, MBPP's task_id, text (or prompt), test_list, evalplus's task_id, prompt, entry_point, canonical_solution, base_input, plus_input, or APPS's problem_id, question, input_output; name it with --family",
   );
 }
 
@@ -129,6 +134,10 @@ export function loadEvaluateProblems(input: {
   if (input.evalplus && (input.evalplus.minTimeLimit !== undefined || input.evalplus.gtTimeLimitFactor !== undefined) && family !== 'evalplus') {
     throw new Error(`--min-time-limit, --gt-time-limit-factor: only evalplus rows have them, and ${source} is read as ${family}`);
   }
+  if (family === 'apps') {
+    const entry = AppsEntrySchema.parse({ name: 'evaluate', family: 'apps', path: source.endsWith('.gz') || source.endsWith('.jsonl') ? source : 'rows.jsonl' });
+    return { family, problems: appsFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems, form: input.form ?? 'full' };
+  }
   if (family === 'evalplus') {
     const entry = {
       name: 'evaluate',
@@ -161,7 +170,7 @@ export function sampleSolution(problem: SweepProblem, form: SampleForm, completi
 
 /** The program a sample runs: its solution, then the family's tests (given the reference's outputs, for families checked against them), as the problem's language puts them together. */
 export function sampleProgram(problem: SweepProblem, form: SampleForm, completion: string, reference: string | null): string {
-  return LANGUAGES[familyOf(problem).language(problem)].assemble({ solution: sampleSolution(problem, form, completion), tests: familyOf(problem).tests(problem, reference) });
+  return LANGUAGES[familyOf(problem).language(problem)].assemble({ solution: familyOf(problem).embedSolution(problem, sampleSolution(problem, form, completion)), tests: familyOf(problem).tests(problem, reference) });
 }
 
 /** The limits of a sample's run, as the family sets them from the timeout. */

@@ -104,7 +104,7 @@ function variantOf(taskId: string): 'humaneval' | 'mbpp' {
   return taskId.startsWith('Mbpp/') ? 'mbpp' : 'humaneval';
 }
 
-type Oracle = NonNullable<SweepProblem['oracle']>;
+type Oracle = Extract<NonNullable<SweepProblem['oracle']>, { kind: 'evalplus' }>;
 
 function oracleOf(problem: SweepProblem): Oracle {
   if (problem.oracle?.kind !== 'evalplus') throw new Error(`task ${problem.task_id} has no evalplus inputs (a problem stored by another family?)`);
@@ -204,6 +204,7 @@ export const evalplusFamily = {
     return solutionFromGeneration(problem, api, code);
   },
   referenceSolution: (problem) => problem.prompt + problem.canonical_solution,
+  embedSolution: (_problem, solution) => solution,
   checking: (problem) => ({
     kind: 'reference-outputs',
     program: problem.prompt + problem.canonical_solution + referenceHarness(spec(problem, null)),
