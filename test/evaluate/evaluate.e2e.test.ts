@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HUMANEVAL_PLUS_TASKS, jsonl as evalplusJsonl, MBPP_PLUS_TASKS } from '../support/evalplus-rows.js';
+import { APPS_TASKS, appsJsonl } from '../support/apps-rows.js';
 
 const run = promisify(execFile);
 const REFERENCE = resolve('../shared/reference/humaneval');
@@ -235,6 +236,30 @@ describe('evaluate', () => {
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain(`${problems}:2: plus_input: `);
       expect(existsSync(`${samples}_results.jsonl`)).toBe(false);
+    });
+  });
+
+  describe('APPS rows', () => {
+    it("each sample's test cases, and APPS's strict and average test-case accuracy beside pass@1", async () => {
+      const problems = join(dir, 'apps_test.jsonl');
+      writeFileSync(problems, appsJsonl(APPS_TASKS));
+      const samples = join(dir, 'apps_samples.jsonl');
+      const rows = APPS_TASKS.flatMap((t) => t.samples.map((s) => ({ task_id: t.problem_id, completion: s.code })));
+      writeFileSync(samples, rows.map((r) => JSON.stringify(r) + '\n').join(''));
+      const { code, stdout, stderr } = await evaluate(['--problems', problems, '--samples', samples, '--k', '1']);
+      expect(code, stderr).toBe(0);
+      const want = APPS_TASKS.flatMap((t) => t.samples);
+      const results = readFileSync(`${samples}_results.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(results.map((r) => r.test_cases)).toEqual(want.map((s) => ({ passed: s.passed, total: s.total })));
+      expect(results.map((r) => r.passed)).toEqual(want.map((s) => s.passed === s.total));
+      const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
+      const strict = mean(APPS_TASKS.map((t) => t.samples.filter((s) => s.passed === s.total).length / t.samples.length));
+      const average = mean(APPS_TASKS.map((t) => mean(t.samples.map((s) => s.passed / s.total))));
+      const metrics = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, number>;
+      expect(metrics['pass@1']).toBeCloseTo(strict, 12);
+      expect(metrics.strict_accuracy).toBeCloseTo(strict, 12);
+      expect(metrics.average_test_case_accuracy).toBeCloseTo(average, 12);
+      expect(average).toBeGreaterThan(strict);
     });
   });
 });
