@@ -9,7 +9,7 @@ import { parseJsonl } from '../execution/humaneval.js';
 import { isSuccess, type ExecutionLimits } from '../execution/types.js';
 import { BIGCODE_HUMANEVAL_STOP_WORDS } from '../llm/extract.js';
 import type { LlmApi } from '../llm/request.js';
-import type { RunOutcome, TaskChecking, TaskScore } from './types.js';
+import type { Requirement, RunOutcome, TaskChecking, TaskScore } from './types.js';
 
 /** The rows of a HumanEval-format file, each validated; errors name the file, the line and the field. */
 export function readHumanEvalRows(text: string, source: string) {
@@ -53,6 +53,7 @@ export const selfChecking = {
   checking: (): TaskChecking => ({ kind: 'tests' }),
   limits: (_problem: SweepProblem, _reference: string | null, timeoutMs: number): Partial<ExecutionLimits> => ({ timeoutMs }),
   score: statusScore,
+  requirements: (): readonly Requirement[] => [],
 };
 
 /** The prompt's leading import lines: chat answers often drop them (`from typing import List`). */

@@ -10,6 +10,7 @@ import type { SweepProblem } from '../datasets/problems.js';
 import { LANGUAGES, type LanguageId } from '../languages/registry.js';
 import type { Language } from '../languages/types.js';
 import { appsFamily } from './apps/index.js';
+import { ds1000Family } from './ds1000/index.js';
 import { evalplusFamily } from './evalplus/index.js';
 import { humanevalFamily } from './humaneval/index.js';
 import { FAMILY_IDS, type FamilyId } from './ids.js';
@@ -25,6 +26,7 @@ export const FAMILIES = {
   mbpp: mbppFamily,
   evalplus: evalplusFamily,
   apps: appsFamily,
+  ds1000: ds1000Family,
 } as const;
 
 /** A family's dataset entry, as its schema resolves it. */

@@ -70,6 +70,16 @@ export type TaskChecking =
       parse(result: ExecutionResult): { ok: true; outputs: string } | { ok: false; error: string };
     };
 
+/** Something the sandbox must provide for a task: a Python module importable by the sandbox's interpreter. */
+export interface Requirement {
+  kind: 'python-module';
+  module: string;
+  /** Which tasks need it, for the message. */
+  why: string;
+  /** The command that installs it. */
+  install: string;
+}
+
 export interface TaskFamily<Id extends string, Entry extends DatasetEntryBase<Id>> {
   id: Id;
   /** One line for `--help` and the docs. */
@@ -113,4 +123,6 @@ export interface TaskFamily<Id extends string, Entry extends DatasetEntryBase<Id
   limits(problem: SweepProblem, reference: string | null, timeoutMs: number): Partial<ExecutionLimits>;
   /** How a run counts. */
   score(problem: SweepProblem, outcome: RunOutcome): TaskScore;
+  /** What the sandbox must have to run the task's programs (DS-1000: its library); checked before a sweep starts. */
+  requirements(problem: SweepProblem): readonly Requirement[];
 }

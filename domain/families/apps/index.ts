@@ -129,6 +129,7 @@ export const appsFamily = {
   solution: (_problem, api, code) => (api === 'completions' && code.includes('\nANSWER:') ? code.split('\nANSWER:').slice(1).join('\nANSWER:') : code),
   referenceSolution: (problem) => problem.canonical_solution ?? null,
   embedSolution: (_problem, solution) => embeddedSolution(solution),
+  requirements: () => [],
   checking: () => ({ kind: 'tests' }),
   tests: (problem) => {
     const o = oracleOf(problem);

@@ -205,6 +205,7 @@ export const evalplusFamily = {
   },
   referenceSolution: (problem) => problem.prompt + problem.canonical_solution,
   embedSolution: (_problem, solution) => solution,
+  requirements: () => [],
   checking: (problem) => ({
     kind: 'reference-outputs',
     program: problem.prompt + problem.canonical_solution + referenceHarness(spec(problem, null)),
