@@ -37,6 +37,7 @@ import { diskReferenceOutputs, ReferenceOutputs } from '../infra/referenceOutput
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { defaultSandboxConcurrency, SandboxExecutor } from '../infra/sandbox/executor.js';
+import { resolveSandboxPython } from '../infra/sandbox/python.js';
 import { JsonlFileError, readJsonlText } from '../infra/sandbox/jsonlFile.js';
 import { MBPP_SPLIT_NAMES, unsupportedFamily, type EvaluateFamily } from './lib/evaluate-families.js';
 
@@ -176,6 +177,10 @@ async function main(): Promise<void> {
       if (!problems.has(String(row.task_id))) throw new UsageError(`${opts.samples}:${line}: task_id ${JSON.stringify(row.task_id)} is not in ${opts.problems}`);
     }
     const attempted = new Set(samples.map((s) => String(s.row.task_id)));
+    // Tasks whose libraries the sandbox's Python lacks (DS-1000's) are refused before anything runs.
+    const { requirementsProblem } = await import('./lib/requirements.js');
+    const missingLibraries = requirementsProblem([{ name: opts.problems, family: loaded.family, problems: [...attempted].map((id) => problems.get(id)!) }], (p) => lib.familyOf(p).requirements(p), opts.python ?? resolveSandboxPython());
+    if (missingLibraries) throw new UsageError(missingLibraries.replace(`datasets[${opts.problems}] (family ${loaded.family}): `, `${opts.problems}: `));
     const missing = [...problems.keys()].filter((id) => !attempted.has(id));
     if (missing.length > 0 && !opts.ignoreIncomplete) {
       throw new UsageError(

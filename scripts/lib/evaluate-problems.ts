@@ -19,12 +19,16 @@
  * - APPS (codeparrot/apps rows: problem_id, question, input_output, ...): a sample's completion is
  *   the whole program (bigcode's generation); its test cases are scored one by one, and the metrics
  *   add APPS's strict and average test-case accuracy.
+ * - DS-1000 (its release rows: prompt, reference_code, metadata, code_context): the completion is
+ *   the model's answer, postprocessed as DS-1000's evaluation does; each task's libraries must be
+ *   in the sandbox's Python (refused before anything runs otherwise).
  * - Renamed libraries (MonkeyEval, BeatNumEval) need their keywords and name-mapping files, which
  *   a problems file does not carry: refused, with where to evaluate them instead.
  */
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { humanevalFamily } from '../../domain/families/humaneval/index.js';
 import { appsFamily, AppsEntrySchema } from '../../domain/families/apps/index.js';
+import { ds1000Family, Ds1000EntrySchema } from '../../domain/families/ds1000/index.js';
 import { evalplusFamily, EVALPLUS_DEFAULTS } from '../../domain/families/evalplus/index.js';
 import { mbppFamily, type MbppSplit } from '../../domain/families/mbpp/index.js';
 import type { ExecutionLimits } from '../../domain/execution/types.js';
@@ -38,10 +42,10 @@ import type { EvaluateFamily, SampleForm } from './evaluate-families.js';
  * registry's familyOf: importing every family (the PBE World generator, the renamed libraries) is a
  * fifth of evaluate.ts's start-up, for families it never loads.
  */
-const LOADED = { humaneval: humanevalFamily, mbpp: mbppFamily, evalplus: evalplusFamily, apps: appsFamily } as const;
+const LOADED = { humaneval: humanevalFamily, mbpp: mbppFamily, evalplus: evalplusFamily, apps: appsFamily, ds1000: ds1000Family } as const;
 
 export function familyOf(problem: SweepProblem): AnyFamily {
-  if (problem.family !== 'humaneval' && problem.family !== 'mbpp' && problem.family !== 'evalplus' && problem.family !== 'apps') throw new Error(`evaluate.ts does not load ${problem.family} problems`);
+  if (problem.family !== 'humaneval' && problem.family !== 'mbpp' && problem.family !== 'evalplus' && problem.family !== 'apps' && problem.family !== 'ds1000') throw new Error(`evaluate.ts does not load ${problem.family} problems`);
   return LOADED[problem.family] as unknown as AnyFamily;
 }
 
@@ -85,7 +89,7 @@ function firstRow(text: string, source: string): { line: number; row: unknown } 
 }
 
 /** The family of a problems file, from its first row: evalplus has `base_input` and `plus_input`, MBPP `test_list`, HumanEval `entry_point` and `test`. */
-export function recognizeFamily(text: string, source: string): 'humaneval' | 'mbpp' | 'evalplus' | 'apps' {
+export function recognizeFamily(text: string, source: string): 'humaneval' | 'mbpp' | 'evalplus' | 'apps' | 'ds1000' {
   const first = firstRow(text, source);
   if (!first) throw new Error(`${source} has no tasks`);
   const { line, row } = first;
@@ -93,11 +97,12 @@ export function recognizeFamily(text: string, source: string): 'humaneval' | 'mb
   const has = (key: string) => Object.prototype.hasOwnProperty.call(row, key);
   if (has('base_input') && has('plus_input')) return 'evalplus';
   if (has('input_output') && has('question')) return 'apps';
+  if (has('code_context') && has('reference_code')) return 'ds1000';
   if (has('test_list') || (has('text') && !has('entry_point'))) return 'mbpp';
   if (has('entry_point') || has('test')) return 'humaneval';
   throw new Error(
     `${source}:${line}: cannot tell the family of this row (fields ${Object.keys(row).join(', ') || 'none'}): ` +
-      "expected HumanEval's task_id, prompt, entry_point, test, MBPP's task_id, text (or prompt), test_list, evalplus's task_id, prompt, entry_point, canonical_solution, base_input, plus_input, or APPS's problem_id, question, input_output; name it with --family",
+      "expected HumanEval's task_id, prompt, entry_point, test, MBPP's task_id, text (or prompt), test_list, evalplus's task_id, prompt, entry_point, canonical_solution, base_input, plus_input, APPS's problem_id, question, input_output, or DS-1000's prompt, reference_code, metadata, code_context; name it with --family",
   );
 }
 
@@ -133,6 +138,10 @@ export function loadEvaluateProblems(input: {
   if (input.split !== undefined && family !== 'mbpp') throw new Error(`--split: only MBPP has splits, and ${source} is read as ${family}`);
   if (input.evalplus && (input.evalplus.minTimeLimit !== undefined || input.evalplus.gtTimeLimitFactor !== undefined) && family !== 'evalplus') {
     throw new Error(`--min-time-limit, --gt-time-limit-factor: only evalplus rows have them, and ${source} is read as ${family}`);
+  }
+  if (family === 'ds1000') {
+    const entry = Ds1000EntrySchema.parse({ name: 'evaluate', family: 'ds1000', path: 'rows.jsonl' });
+    return { family, problems: ds1000Family.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems, form: input.form ?? 'completion' };
   }
   if (family === 'apps') {
     const entry = AppsEntrySchema.parse({ name: 'evaluate', family: 'apps', path: source.endsWith('.gz') || source.endsWith('.jsonl') ? source : 'rows.jsonl' });

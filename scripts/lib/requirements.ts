@@ -6,7 +6,6 @@
  */
 import { execFileSync } from 'node:child_process';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
-import { familyOf } from '../../domain/families/registry.js';
 import type { Requirement } from '../../domain/families/types.js';
 import { resolveSandboxPython } from '../../infra/sandbox/python.js';
 
@@ -20,11 +19,15 @@ export function missingPythonModules(modules: readonly string[], python = resolv
 }
 
 /** Why the datasets' tasks cannot run in this sandbox (each missing module: which tasks, how to install it), or null. */
-export function requirementsProblem(datasets: ReadonlyArray<{ name: string; family: string; problems: readonly SweepProblem[] }>, python = resolveSandboxPython()): string | null {
+export function requirementsProblem(
+  datasets: ReadonlyArray<{ name: string; family: string; problems: readonly SweepProblem[] }>,
+  requirementsOf: (problem: SweepProblem) => readonly Requirement[],
+  python = resolveSandboxPython(),
+): string | null {
   const needs = new Map<string, { requirement: Requirement; tasks: number; datasets: Set<string> }>();
   for (const d of datasets) {
     for (const p of d.problems) {
-      for (const r of familyOf(p).requirements(p)) {
+      for (const r of requirementsOf(p)) {
         const key = `${r.module}\n${r.why}`;
         const need = needs.get(key) ?? { requirement: r, tasks: 0, datasets: new Set<string>() };
         need.tasks++;

@@ -205,7 +205,7 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
   const selection = selectionOf(config);
   // Tasks whose libraries the sandbox lacks (DS-1000's) are refused now, not failed sample by sample.
   if (opts.mode !== 'generation-only') {
-    const missing = requirementsProblem(config.datasets.map((d) => ({ name: d.name, family: d.family, problems: loadedSets.get(d.name)?.loaded?.problems ?? [] })));
+    const missing = requirementsProblem(config.datasets.map((d) => ({ name: d.name, family: d.family, problems: loadedSets.get(d.name)?.loaded?.problems ?? [] })), (p) => familyOf(p).requirements(p));
     if (missing) throw new SweepInputError(missing);
   }
   const datasets: SweepDatasetInput[] = [];

@@ -67,10 +67,10 @@ describe('DS-1000 rows', () => {
     it('names the dataset, the tasks, the module and the install command', () => {
       const problems = load(ds1000Jsonl([...DS1000_TASKS, DS1000_SCIPY_TASK]));
       const python = join(bare, 'bin', 'python');
-      const message = requirementsProblem([{ name: 'ds', family: 'ds1000', problems }], python);
+      const message = requirementsProblem([{ name: 'ds', family: 'ds1000', problems }], (p) => ds1000Family.requirements(p), python);
       expect(message).toContain(`datasets[ds] (family ds1000): 1 DS-1000's Scipy task(s) need the Python module scipy, which the sandbox's Python (${python}) lacks; install it with: bash scripts/install-ds1000.sh`);
       expect(message).toContain('need the Python module numpy');
-      expect(requirementsProblem([{ name: 'he', family: 'humaneval', problems: [] }], python)).toBeNull();
+      expect(requirementsProblem([{ name: 'he', family: 'humaneval', problems: [] }], (p) => ds1000Family.requirements(p), python)).toBeNull();
     });
   });
 });
@@ -85,7 +85,7 @@ describe('DS-1000 tasks in the sandbox (numpy, pandas)', () => {
 
   it('references pass; each sample passes or fails as its test_execution (and test_string) say', async () => {
     const problems = load(ds1000Jsonl(DS1000_TASKS));
-    const missing = requirementsProblem([{ name: 'ds', family: 'ds1000', problems }]);
+    const missing = requirementsProblem([{ name: 'ds', family: 'ds1000', problems }], (p) => ds1000Family.requirements(p));
     expect(missing, 'the sandbox venv (install-sandbox-python.sh) has numpy and pandas').toBeNull();
     const runs = DS1000_TASKS.flatMap((t, i) => [
       { what: `${t.problem_id} reference`, solution: ds1000Family.referenceSolution(problems[i]!)!, passed: true, problem: problems[i]! },
