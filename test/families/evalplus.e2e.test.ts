@@ -37,18 +37,28 @@ describe('a sweep over HumanEval+ and MBPP+ rows, against a scripted server', ()
   const tasks = [...HUMANEVAL_PLUS_TASKS, ...MBPP_PLUS_TASKS];
   const byPrompt = new Map(tasks.map((t) => [t.prompt, t]));
   const served = new Map<string, number>();
+  const chatInstructions: string[] = [];
   let server: ScriptedLlmServer;
 
   beforeAll(async () => {
     writeFileSync(path.join(dir, 'HumanEvalPlus.jsonl'), jsonl(HUMANEVAL_PLUS_TASKS));
     writeFileSync(path.join(dir, 'MbppPlus.jsonl'), jsonl(MBPP_PLUS_TASKS));
     server = await startScriptedLlmServer((req) => {
-      const task = byPrompt.get(String(req.body.prompt));
+      // Completions continue the prompt; chat answers (asked with evalplus's instruction) are the
+      // whole program in a python block: the stub and its body (HumanEval+) or the code (MBPP+).
+      const chat = req.api === 'chat';
+      const user = chat ? (req.body.messages as Array<{ role: string; content: string }>).find((m) => m.role === 'user')!.content : '';
+      const task = chat ? tasks.find((t) => user.includes(t.prompt)) : byPrompt.get(String(req.body.prompt));
       if (!task) return { content: 'pass\n' };
+      if (chat) chatInstructions.push(user);
       const n = Number(req.body.n ?? 1);
-      const first = served.get(task.task_id) ?? 0;
-      served.set(task.task_id, first + n);
-      const texts = Array.from({ length: n }, (_, i) => sampleOf(task, first + i).completion);
+      const key = `${req.api} ${task.task_id}`;
+      const first = served.get(key) ?? 0;
+      served.set(key, first + n);
+      const texts = Array.from({ length: n }, (_, i) => {
+        const completion = sampleOf(task, first + i).completion;
+        return chat ? `Sure:\n\`\`\`python\n${task.task_id.startsWith('Mbpp/') ? completion : task.prompt + completion}\`\`\`\n` : completion;
+      });
       return { content: n === 1 ? texts[0]! : texts };
     });
   });
@@ -75,6 +85,9 @@ models:
     base_url: ${server.url}
     model: scripted-base
     api: completions
+  - id: chat
+    base_url: ${server.url}
+    model: scripted-chat
 methods: [direct]
 temperatures: [0.8]
 n_samples: ${N}
@@ -93,7 +106,10 @@ timeout_s: 10
     expect(run.output).toContain(`mbppplus: ${MBPP_PLUS_TASKS.length} of ${MBPP_PLUS_TASKS.length} references pass`);
 
     const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
-    expect(results.cells).toHaveLength(2);
+    // Both models, both datasets; the chat model was given evalplus's instruction.
+    expect(results.cells).toHaveLength(4);
+    expect(chatInstructions.length).toBeGreaterThan(0);
+    for (const text of chatInstructions) expect(text).toContain('Please provide a self-contained Python script that solves the following problem in a markdown code block.');
     for (const cell of results.cells) {
       const mine = cell.cell.dataset === 'mbppplus' ? MBPP_PLUS_TASKS : HUMANEVAL_PLUS_TASKS;
       const base = expectedPassAt1(mine, 'base');
