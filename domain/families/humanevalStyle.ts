@@ -6,10 +6,10 @@
  */
 import { DatasetRowSchema, datasetRowsProblem, isStatementTask, type SweepProblem } from '../datasets/problems.js';
 import { parseJsonl } from '../execution/humaneval.js';
-import { isSuccess, type ExecutionStatus } from '../execution/types.js';
+import { isSuccess, type ExecutionLimits } from '../execution/types.js';
 import { BIGCODE_HUMANEVAL_STOP_WORDS } from '../llm/extract.js';
 import type { LlmApi } from '../llm/request.js';
-import type { TaskScore } from './types.js';
+import type { Requirement, RunOutcome, TaskChecking, TaskScore } from './types.js';
 
 /** The rows of a HumanEval-format file, each validated; errors name the file, the line and the field. */
 export function readHumanEvalRows(text: string, source: string) {
@@ -43,9 +43,18 @@ export function checkTests(problem: Pick<SweepProblem, 'test' | 'entry_point'>):
 }
 
 /** One status per run: passed, or not; success when it ran to the end or stopped on a test assertion. */
-export function statusScore(status: ExecutionStatus): TaskScore {
-  return { passed: status === 'passed', success: isSuccess({ status }) };
+export function statusScore(_problem: SweepProblem, { status }: RunOutcome): TaskScore {
+  return { kind: 'status', passed: status === 'passed', success: isSuccess({ status }) };
 }
+
+/** What a family whose programs carry their own tests has: no reference run, the sweep's timeout. */
+export const selfChecking = {
+  embedSolution: (_problem: SweepProblem, solution: string): string => solution,
+  checking: (): TaskChecking => ({ kind: 'tests' }),
+  limits: (_problem: SweepProblem, _reference: string | null, timeoutMs: number): Partial<ExecutionLimits> => ({ timeoutMs }),
+  score: statusScore,
+  requirements: (): readonly Requirement[] => [],
+};
 
 /** The prompt's leading import lines: chat answers often drop them (`from typing import List`). */
 function promptImports(prompt: string): string {
@@ -114,5 +123,5 @@ export const humanEvalStylePython = {
   solution: solutionFromGeneration,
   referenceSolution: canonicalSolution,
   tests: checkTests,
-  score: statusScore,
+  ...selfChecking,
 };

@@ -9,6 +9,9 @@ import { z } from 'zod';
 import type { SweepProblem } from '../datasets/problems.js';
 import { LANGUAGES, type LanguageId } from '../languages/registry.js';
 import type { Language } from '../languages/types.js';
+import { appsFamily } from './apps/index.js';
+import { ds1000Family } from './ds1000/index.js';
+import { evalplusFamily } from './evalplus/index.js';
 import { humanevalFamily } from './humaneval/index.js';
 import { FAMILY_IDS, type FamilyId } from './ids.js';
 import { mbppFamily } from './mbpp/index.js';
@@ -21,6 +24,9 @@ export const FAMILIES = {
   'pbe-world': pbeWorldFamily,
   'renamed-library': renamedLibraryFamily,
   mbpp: mbppFamily,
+  evalplus: evalplusFamily,
+  apps: appsFamily,
+  ds1000: ds1000Family,
 } as const;
 
 /** A family's dataset entry, as its schema resolves it. */

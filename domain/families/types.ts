@@ -7,7 +7,7 @@
 import type { z } from 'zod';
 import type { DatasetLibrary } from '../apidocs/library.js';
 import type { SweepProblem } from '../datasets/problems.js';
-import type { ExecutionStatus } from '../execution/types.js';
+import type { ExecutionLimits, ExecutionResult } from '../execution/types.js';
 import type { LanguageId } from '../languages/registry.js';
 import type { LlmApi } from '../llm/request.js';
 
@@ -38,15 +38,46 @@ export interface LoadedDataset {
 }
 
 /**
- * How a run of a sample counts: one status-based score today. Families with several scores
- * (evalplus's base and plus, APPS's per-test credit) extend this type, and the cell's results with
- * it: pass@k per score (issue 19).
+ * How a run of a sample counts, as a tagged union every family shares: `passed` (what pass@k counts)
+ * and `success` (success@k) always; families with several scores add theirs:
+ * - `status`: the program's own tests decide, from its status alone (HumanEval, MBPP, ...);
+ * - `named`: several pass/fail scores per sample, each with its own pass@k (evalplus: `base`, the
+ *   original tests, and `plus`, base and the added ones; `passed` is the family's headline score);
+ * - `test_cases`: per-test-case credit, what APPS's average test-case accuracy is made of.
  */
-export interface TaskScore {
-  /** The task's tests passed. */
-  passed: boolean;
-  /** The program ran to the end of its tests or stopped on a test assertion (success@k). */
-  success: boolean;
+export type TaskScore =
+  | { kind: 'status'; passed: boolean; success: boolean }
+  | { kind: 'named'; passed: boolean; success: boolean; scores: Record<string, boolean> }
+  | { kind: 'test_cases'; passed: boolean; success: boolean; testCases: { passed: number; total: number } };
+
+/** What a family scores a run from: its status, and what it printed (a family's harness reports there). */
+export type RunOutcome = Pick<ExecutionResult, 'status' | 'stdout'>;
+
+/**
+ * How a task's samples are checked:
+ * - `tests`: by the tests the program carries (`tests(problem, null)`);
+ * - `reference-outputs`: against the outputs of the dataset's own solution, which runs first, once
+ *   per content (`cacheKey` names what the outputs depend on; callers cache them by its hash), and
+ *   whose result `parse` turns into the text `tests` and `limits` are given.
+ */
+export type TaskChecking =
+  | { kind: 'tests' }
+  | {
+      kind: 'reference-outputs';
+      program: string;
+      limits: Partial<ExecutionLimits>;
+      cacheKey: string;
+      parse(result: ExecutionResult): { ok: true; outputs: string } | { ok: false; error: string };
+    };
+
+/** Something the sandbox must provide for a task: a Python module importable by the sandbox's interpreter. */
+export interface Requirement {
+  kind: 'python-module';
+  module: string;
+  /** Which tasks need it, for the message. */
+  why: string;
+  /** The command that installs it. */
+  install: string;
 }
 
 export interface TaskFamily<Id extends string, Entry extends DatasetEntryBase<Id>> {
@@ -75,8 +106,23 @@ export interface TaskFamily<Id extends string, Entry extends DatasetEntryBase<Id
   solution(problem: SweepProblem, api: LlmApi | 'saved', code: string): string;
   /** The dataset's own solution as a solution (what `--check-references` runs), or null when it has none. */
   referenceSolution(problem: SweepProblem): string | null;
-  /** What runs after the solution to test it (the reference bigcode's references.json holds). */
-  tests(problem: SweepProblem): string;
+  /**
+   * The solution as the program carries it, before the tests: as is for most families; APPS's
+   * harness holds it as a string and runs it once per test case (a standard-input program must not
+   * run before its input is set).
+   */
+  embedSolution(problem: SweepProblem, solution: string): string;
+  /** How the task's samples are checked: by their tests, or against the reference's outputs. */
+  checking(problem: SweepProblem): TaskChecking;
+  /**
+   * What runs after the solution to test it (the reference bigcode's references.json holds);
+   * `reference` is the parsed reference outputs when `checking` asks for them, else null.
+   */
+  tests(problem: SweepProblem, reference: string | null): string;
+  /** The limits a sample's run gets, from the sweep's timeout (and the reference's times, when there is one). */
+  limits(problem: SweepProblem, reference: string | null, timeoutMs: number): Partial<ExecutionLimits>;
   /** How a run counts. */
-  score(status: ExecutionStatus): TaskScore;
+  score(problem: SweepProblem, outcome: RunOutcome): TaskScore;
+  /** What the sandbox must have to run the task's programs (DS-1000: its library); checked before a sweep starts. */
+  requirements(problem: SweepProblem): readonly Requirement[];
 }

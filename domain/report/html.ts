@@ -295,6 +295,40 @@ ${dropped.length ? `<p class="note">Not scored: ${dropped.map(esc).join('; ')}</
 </section>`;
 }
 
+/**
+ * The scores beyond pass@k of the families that have several: each named score's pass@k (evalplus:
+ * base, the original tests; plus, base and the added ones), and APPS's strict and average
+ * test-case accuracy. Empty when no cell has any.
+ */
+function renderExtraScores(cells: readonly ReportCell[]): string {
+  const ks = scoredKs(cells);
+  const label = (c: ReportCell) => `<td>${esc(c.dataset)}</td><td>${esc(c.model)}</td><td>${esc(c.method)}</td><td class="num">${esc(c.temperature)}</td>`;
+  const named = cells.filter((c) => c.scores?.kind === 'named');
+  const testCases = cells.filter((c) => c.scores?.kind === 'test_cases');
+  const parts: string[] = [];
+  if (named.length) {
+    const rows = named.flatMap((c) =>
+      Object.entries(c.scores?.kind === 'named' ? c.scores.byName : {}).map(
+        ([name, s]) => `<tr>${label(c)}<td>${esc(name)}</td>${ks.map((k) => `<td class="num">${pct(s.passAtK[`pass@${k}`])}${ciText(s.passAtKCI[`pass@${k}`])}</td>`).join('')}</tr>`,
+      ),
+    );
+    parts.push(`<p>pass@k of each score the dataset defines (evalplus: <b>base</b>, the original tests' inputs; <b>plus</b>, base and evalplus's added inputs, the pass@k of the table above).</p>
+<table class="grid metrics" id="named-scores-table"><thead><tr><th>dataset</th><th>model</th><th>method</th><th>T</th><th>score</th>${ks.map((k) => `<th>pass@${k}</th>`).join('')}</tr></thead><tbody>
+${rows.join('\n')}
+</tbody></table>`);
+  }
+  if (testCases.length) {
+    const rows = testCases.map((c) =>
+      c.scores?.kind === 'test_cases' ? `<tr>${label(c)}<td class="num">${pct(c.scores.strictAccuracy)}</td><td class="num">${pct(c.scores.averageTestCaseAccuracy)}</td></tr>` : '',
+    );
+    parts.push(`<p>APPS's two figures: <b>strict accuracy</b>, the share of samples passing every test case (averaged over tasks); <b>average test-case accuracy</b>, the share of test cases passed (averaged over samples, then tasks).</p>
+<table class="grid metrics" id="test-case-scores-table"><thead><tr><th>dataset</th><th>model</th><th>method</th><th>T</th><th>strict accuracy</th><th>test-case accuracy</th></tr></thead><tbody>
+${rows.join('\n')}
+</tbody></table>`);
+  }
+  return parts.length ? `<section id="scores"><h2>Scores by test set</h2>\n${parts.join('\n')}\n</section>` : '';
+}
+
 function renderCurves(cells: readonly ReportCell[], colors: Map<string, string>, charts: ChartSpec[]): string {
   const ks = scoredKs(cells);
   const parts = datasetsOf(cells).map((dataset, di) => {
@@ -696,6 +730,7 @@ export function renderSweepReport(data: SweepReportData, options: RenderOptions)
         renderSummary(data),
         renderConfig(data),
         renderPassTable(data.cells),
+        renderExtraScores(data.cells),
         renderCurves(data.cells, colors, charts),
         renderCost(data.cells, colors, charts),
         renderStatus(data.cells, charts),

@@ -1,6 +1,7 @@
 /** The per-sample record a sweep keeps, and the per-task counts pass@k is computed from. */
 import { z } from 'zod';
 import { ExceptionInfoSchema, ExecutionStatusSchema } from '../execution/types.js';
+import type { TaskScore } from '../families/types.js';
 import { MethodCostSchema, type MethodCost } from '../methods/artifacts.js';
 
 export const SampleStatusSchema = z.union([ExecutionStatusSchema, z.enum(['llm_error', 'not_executed'])]);
@@ -20,6 +21,17 @@ export const SampleRecordSchema = z.object({
   passed: z.boolean(),
   /** Ran to the end of the test or stopped only on a test assertion. */
   success: z.boolean(),
+  /**
+   * The scores beyond `passed` of a family that has several (see TaskScore): evalplus's named
+   * scores, APPS's test cases. Absent for the families scored from the status alone, and in
+   * records stored before it existed.
+   */
+  score: z
+    .discriminatedUnion('kind', [
+      z.object({ kind: z.literal('named'), scores: z.record(z.string(), z.boolean()) }),
+      z.object({ kind: z.literal('test_cases'), passed: z.number().int().nonnegative(), total: z.number().int().nonnegative() }),
+    ])
+    .optional(),
   exception: ExceptionInfoSchema.optional(),
   llm_error: z.string().optional(),
   duration_ms: z.number().nonnegative(),
@@ -36,6 +48,18 @@ export const SampleRecordSchema = z.object({
   trace_key: z.string().optional(),
 });
 export type SampleRecord = z.infer<typeof SampleRecordSchema>;
+
+/** A family's score of a run as a record's fields: `passed`, `success`, and `score` when the family has more. */
+export function scoreFields(score: TaskScore): Pick<SampleRecord, 'passed' | 'success' | 'score'> {
+  switch (score.kind) {
+    case 'status':
+      return { passed: score.passed, success: score.success };
+    case 'named':
+      return { passed: score.passed, success: score.success, score: { kind: 'named', scores: score.scores } };
+    case 'test_cases':
+      return { passed: score.passed, success: score.success, score: { kind: 'test_cases', ...score.testCases } };
+  }
+}
 
 export interface TaskCounts {
   taskIndex: number;

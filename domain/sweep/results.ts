@@ -37,7 +37,20 @@ export interface CellScores {
   droppedK: string[];
   statusCounts: Record<string, number>;
   cost: CellCost;
+  /** The cell's scores beyond pass@k, for the families that have them (see CellExtraScores); absent otherwise. */
+  scores?: CellExtraScores;
 }
+
+/**
+ * A cell's scores beyond pass@k and success@k, by the kind of its family's TaskScore:
+ * - `named`: pass@k and its interval per named score (evalplus: `base`, `plus`);
+ * - `test_cases`: APPS's two: strict accuracy (the mean over tasks of the fraction of samples that
+ *   pass every test case; with one sample per task, APPS's strict accuracy) and average test-case
+ *   accuracy (the mean over tasks of the mean over samples of the fraction of test cases passed).
+ */
+export type CellExtraScores =
+  | { kind: 'named'; byName: Record<string, { passAtK: Record<string, number>; passAtKCI: Record<string, AtKInterval> }> }
+  | { kind: 'test_cases'; strictAccuracy: number; averageTestCaseAccuracy: number };
 
 /** A metric's standard error over tasks and its 95% interval (normal approximation); null with one task. */
 export type AtKInterval = Pick<MeanInterval, 'stderr' | 'low' | 'high'>;
@@ -71,7 +84,17 @@ export function compareRecords(a: Pick<SampleRecord, 'task_index' | 'sample_inde
  * statuses in the order they first appear there.
  */
 export class CellAccumulator {
-  private readonly perTask: Array<{ task_id: string; n: number; c: number; s: number; pipeline_length: number | undefined }>;
+  private readonly perTask: Array<{
+    task_id: string;
+    n: number;
+    c: number;
+    s: number;
+    pipeline_length: number | undefined;
+    /** Passes per named score (families with named scores). */
+    named?: Record<string, number>;
+    /** Sum over samples of the fraction of test cases passed (families with test cases). */
+    testCaseCredit?: number;
+  }>;
   /** Samples saved but not executed (generation-only): a cell holding any is not scored at all. */
   private unexecuted = 0;
   private readonly statusCounts: Record<string, number> = {};
@@ -95,6 +118,12 @@ export class CellAccumulator {
       t.n++;
       if (r.passed) t.c++;
       if (r.success) t.s++;
+      if (r.score?.kind === 'named') {
+        const named = (t.named ??= {});
+        for (const [name, passed] of Object.entries(r.score.scores)) named[name] = (named[name] ?? 0) + (passed ? 1 : 0);
+      } else if (r.score?.kind === 'test_cases') {
+        t.testCaseCredit = (t.testCaseCredit ?? 0) + (r.score.total > 0 ? r.score.passed / r.score.total : 0);
+      }
     }
     this.statusCounts[r.status] = (this.statusCounts[r.status] ?? 0) + 1;
     this.samples++;
@@ -142,6 +171,8 @@ export class CellAccumulator {
       cost,
       resultsKey: input.resultsKey,
     };
+    const extra = extraScores(scored, input.k);
+    if (extra) summary.scores = extra;
     const summaryMetrics = () => ({ ...summary.passAtK, ...summary.successAtK });
     const results = {
       ...input.cell,
@@ -163,10 +194,49 @@ export class CellAccumulator {
         tokens_per_task: scored.length ? (cost.promptTokens + cost.completionTokens) / scored.length : 0,
       },
       ...(Object.keys(byLength).length ? { pass_rate_by_pipeline_length: byLength } : {}),
-      per_task: perTask.map(({ pipeline_length, ...t }) => ({ ...t, ...(pipeline_length !== undefined ? { pipeline_length } : {}) })),
+      ...(extra ? { scores: extraScoresJson(extra) } : {}),
+      per_task: perTask.map(({ pipeline_length, named, testCaseCredit, ...t }) => ({
+        ...t,
+        ...(pipeline_length !== undefined ? { pipeline_length } : {}),
+        ...(named ? { scores: named } : {}),
+        ...(testCaseCredit !== undefined ? { test_case_accuracy: t.n ? testCaseCredit / t.n : 0 } : {}),
+      })),
     };
     return { summary, results };
   }
+}
+
+/** The cell's extra scores from its tasks' counts; undefined for families scored from the status alone. */
+function extraScores(tasks: ReadonlyArray<{ n: number; c: number; named?: Record<string, number>; testCaseCredit?: number }>, k: number[]): CellExtraScores | undefined {
+  const names = [...new Set(tasks.flatMap((t) => Object.keys(t.named ?? {})))];
+  if (names.length > 0) {
+    const byName: Extract<CellExtraScores, { kind: 'named' }>['byName'] = {};
+    for (const name of names) {
+      const estimate = estimateAtK(tasks.map((t) => ({ n: t.n, c: t.named?.[name] ?? 0 })), k);
+      byName[name] = {
+        passAtK: Object.fromEntries(Object.entries(estimate.averages).map(([kk, v]) => [`pass@${kk}`, v])),
+        passAtKCI: namedIntervals('pass', estimate.intervals),
+      };
+    }
+    return { kind: 'named', byName };
+  }
+  if (tasks.some((t) => t.testCaseCredit !== undefined)) {
+    const mean = (xs: number[]) => (xs.length ? xs.reduce((a, x) => a + x, 0) / xs.length : 0);
+    return {
+      kind: 'test_cases',
+      strictAccuracy: mean(tasks.map((t) => t.c / t.n)),
+      averageTestCaseAccuracy: mean(tasks.map((t) => (t.testCaseCredit ?? 0) / t.n)),
+    };
+  }
+  return undefined;
+}
+
+/** The extra scores as results.json writes them. */
+export function extraScoresJson(extra: CellExtraScores): Record<string, unknown> {
+  if (extra.kind === 'named') {
+    return Object.fromEntries(Object.entries(extra.byName).map(([name, s]) => [name, { ...s.passAtK, ci95: s.passAtKCI }]));
+  }
+  return { strict_accuracy: extra.strictAccuracy, average_test_case_accuracy: extra.averageTestCaseAccuracy };
 }
 
 export function summarizeCell(input: CellSummaryInput & { problems: SweepProblem[]; records: SampleRecord[] }): { summary: CellSummary; results: Record<string, unknown> } {
@@ -183,7 +253,9 @@ export function resultsJson(results: Record<string, unknown>): string {
 /** A task's entry of references.json (bigcode's reference: its test and the call that runs it). */
 /** The reference bigcode's references.json holds for a task: what runs after the solution. */
 export function referenceOf(p: SweepProblem): string {
-  return `${familyOf(p).tests(p)}\n`;
+  const checking = familyOf(p).checking(p);
+  // A task checked against its reference's outputs: the reference program (solution and inputs) is what decides.
+  return `${checking.kind === 'tests' ? familyOf(p).tests(p, null) : checking.program}\n`;
 }
 
 /**
@@ -193,7 +265,7 @@ export function referenceOf(p: SweepProblem): string {
  */
 export function sampleLine(p: SweepProblem, r: SampleRecord): string {
   const completion = p.form === 'completion' && r.solution.startsWith(p.prompt) ? r.solution.slice(p.prompt.length) : r.solution;
-  return JSON.stringify({ task_id: r.task_id, completion, result: r.status, passed: r.passed }) + '\n';
+  return JSON.stringify({ task_id: r.task_id, completion, result: r.status, passed: r.passed, ...(r.score ? { score: r.score } : {}) }) + '\n';
 }
 
 /**

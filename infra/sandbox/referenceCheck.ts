@@ -10,6 +10,7 @@ import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { familyOf, languageOf } from '../../domain/families/registry.js';
 import { mapLimit } from '../mapLimit.js';
 import type { SandboxPool } from './pool.js';
+import { memoryReferenceOutputs, ReferenceOutputs, ReferenceOutputsError, type ReferenceOutputsStore } from '../referenceOutputs.js';
 
 export interface ReferenceFailure {
   task_id: string;
@@ -29,10 +30,13 @@ export async function checkReferences(
   problems: readonly SweepProblem[],
   library: DatasetLibrary | undefined,
   sandboxes: SandboxPool,
-  opts: { timeoutS: number; onDone?: (done: number) => void },
+  opts: { timeoutS: number; onDone?: (done: number) => void; references?: ReferenceOutputsStore },
 ): Promise<ReferenceCheck> {
   const runtime = library?.library.runtime;
   const executor = await sandboxes.forRuntime(runtime);
+  // Families checked against their solution's outputs: the outputs are computed (or read from the
+  // store) first, then the solution is checked against them as a sample would be.
+  const references = new ReferenceOutputs(opts.references ?? memoryReferenceOutputs(), (request) => executor.run(request));
   const failures: ReferenceFailure[] = [];
   const without: string[] = [];
   let passed = 0;
@@ -43,12 +47,22 @@ export async function checkReferences(
       without.push(problem.task_id);
       return;
     }
-    const prepared = prepareProgram(runtime, { solution, rest: familyOf(problem).tests(problem) }, languageOf(problem).assemble);
+    const family = familyOf(problem);
+    let reference: string | null;
+    try {
+      reference = await references.for(problem, family.checking(problem));
+    } catch (error) {
+      if (!(error instanceof ReferenceOutputsError)) throw error;
+      failures.push({ task_id: problem.task_id, status: 'error', message: error.message.slice(0, 500) });
+      opts.onDone?.(++done);
+      return;
+    }
+    const prepared = prepareProgram(runtime, { solution: family.embedSolution(problem, solution), rest: family.tests(problem, reference) }, languageOf(problem).assemble);
     if (!prepared.ok) {
       failures.push({ task_id: problem.task_id, status: 'error', message: `${prepared.error.type}: ${prepared.error.message}` });
     } else {
-      const result = await executor.run({ id: `reference/${problem.task_id}`, program: prepared.program, limits: { timeoutMs: Math.round(opts.timeoutS * 1000) } });
-      if (familyOf(problem).score(result.status).passed) passed++;
+      const result = await executor.run({ id: `reference/${problem.task_id}`, program: prepared.program, limits: family.limits(problem, reference, Math.round(opts.timeoutS * 1000)) });
+      if (family.score(problem, result).passed) passed++;
       else failures.push({ task_id: problem.task_id, status: result.status, message: result.exception ? `${result.exception.type}: ${result.exception.message}`.slice(0, 500) : result.status });
     }
     opts.onDone?.(++done);

@@ -12,13 +12,27 @@
  *   docstring prompt and the generation), so the completion is the solution as it stands (`--form
  *   completion`: it continues bigcode's docstring prompt instead). Every task of the file by
  *   default (`--split` picks MBPP's ranges); sample task ids are MBPP's integers, compared as text.
+ * - evalplus (HumanEval+, MBPP+ release files: task_id, prompt, entry_point, canonical_solution,
+ *   base_input, plus_input, atol): the completion continues the row's prompt (evalplus's
+ *   `prompt + completion`); samples are checked against the canonical solution's outputs
+ *   (computed in the sandbox first, cached on disk), and scored base and plus.
+ * - APPS (codeparrot/apps rows: problem_id, question, input_output, ...): a sample's completion is
+ *   the whole program (bigcode's generation); its test cases are scored one by one, and the metrics
+ *   add APPS's strict and average test-case accuracy.
+ * - DS-1000 (its release rows: prompt, reference_code, metadata, code_context): the completion is
+ *   the model's answer, postprocessed as DS-1000's evaluation does; each task's libraries must be
+ *   in the sandbox's Python (refused before anything runs otherwise).
  * - Renamed libraries (MonkeyEval, BeatNumEval) need their keywords and name-mapping files, which
  *   a problems file does not carry: refused, with where to evaluate them instead.
  */
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { humanevalFamily } from '../../domain/families/humaneval/index.js';
+import { appsFamily, AppsEntrySchema } from '../../domain/families/apps/index.js';
+import { ds1000Family, Ds1000EntrySchema } from '../../domain/families/ds1000/index.js';
+import { evalplusFamily, EVALPLUS_DEFAULTS } from '../../domain/families/evalplus/index.js';
 import { mbppFamily, type MbppSplit } from '../../domain/families/mbpp/index.js';
-import type { ExecutionStatus } from '../../domain/execution/types.js';
+import type { ExecutionLimits } from '../../domain/execution/types.js';
+import type { RunOutcome, TaskScore } from '../../domain/families/types.js';
 import type { AnyFamily } from '../../domain/families/registry.js';
 import { LANGUAGES } from '../../domain/languages/registry.js';
 import type { EvaluateFamily, SampleForm } from './evaluate-families.js';
@@ -28,10 +42,10 @@ import type { EvaluateFamily, SampleForm } from './evaluate-families.js';
  * registry's familyOf: importing every family (the PBE World generator, the renamed libraries) is a
  * fifth of evaluate.ts's start-up, for families it never loads.
  */
-const LOADED = { humaneval: humanevalFamily, mbpp: mbppFamily } as const;
+const LOADED = { humaneval: humanevalFamily, mbpp: mbppFamily, evalplus: evalplusFamily, apps: appsFamily, ds1000: ds1000Family } as const;
 
-function familyOf(problem: SweepProblem): AnyFamily {
-  if (problem.family !== 'humaneval' && problem.family !== 'mbpp') throw new Error(`evaluate.ts does not load ${problem.family} problems`);
+export function familyOf(problem: SweepProblem): AnyFamily {
+  if (problem.family !== 'humaneval' && problem.family !== 'mbpp' && problem.family !== 'evalplus' && problem.family !== 'apps' && problem.family !== 'ds1000') throw new Error(`evaluate.ts does not load ${problem.family} problems`);
   return LOADED[problem.family] as unknown as AnyFamily;
 }
 
@@ -74,18 +88,21 @@ function firstRow(text: string, source: string): { line: number; row: unknown } 
   return null;
 }
 
-/** The family of a problems file, from its first row: MBPP has `test_list`, HumanEval `entry_point` and `test`. */
-export function recognizeFamily(text: string, source: string): 'humaneval' | 'mbpp' {
+/** The family of a problems file, from its first row: evalplus has `base_input` and `plus_input`, MBPP `test_list`, HumanEval `entry_point` and `test`. */
+export function recognizeFamily(text: string, source: string): 'humaneval' | 'mbpp' | 'evalplus' | 'apps' | 'ds1000' {
   const first = firstRow(text, source);
   if (!first) throw new Error(`${source} has no tasks`);
   const { line, row } = first;
   if (typeof row !== 'object' || row === null || Array.isArray(row)) throw new Error(`${source}:${line}: a row must be a JSON object`);
   const has = (key: string) => Object.prototype.hasOwnProperty.call(row, key);
+  if (has('base_input') && has('plus_input')) return 'evalplus';
+  if (has('input_output') && has('question')) return 'apps';
+  if (has('code_context') && has('reference_code')) return 'ds1000';
   if (has('test_list') || (has('text') && !has('entry_point'))) return 'mbpp';
   if (has('entry_point') || has('test')) return 'humaneval';
   throw new Error(
     `${source}:${line}: cannot tell the family of this row (fields ${Object.keys(row).join(', ') || 'none'}): ` +
-      "expected HumanEval's task_id, prompt, entry_point, test or MBPP's task_id, text (or prompt), test_list; name it with --family",
+      "expected HumanEval's task_id, prompt, entry_point, test, MBPP's task_id, text (or prompt), test_list, evalplus's task_id, prompt, entry_point, canonical_solution, base_input, plus_input, APPS's problem_id, question, input_output, or DS-1000's prompt, reference_code, metadata, code_context; name it with --family",
   );
 }
 
@@ -96,6 +113,17 @@ export interface EvaluateProblems {
   form: SampleForm;
 }
 
+/** evalplus's time limits, as its evaluate's flags name them. */
+export interface EvalplusTimeLimits {
+  minTimeLimit?: number;
+  gtTimeLimitFactor?: number;
+}
+
+/** The benchmark of evalplus rows, from the first task id (HumanEval/…, Mbpp/…). */
+function evalplusVariant(text: string): 'humaneval' | 'mbpp' {
+  return /"task_id"\s*:\s*"Mbpp\//.test(text.slice(0, 10_000)) ? 'mbpp' : 'humaneval';
+}
+
 /** The problems of the file through its family's `load`; errors name the file, the line and the field. */
 export function loadEvaluateProblems(input: {
   text: string;
@@ -103,10 +131,34 @@ export function loadEvaluateProblems(input: {
   family?: EvaluateFamily;
   form?: SampleForm;
   split?: MbppSplit;
+  evalplus?: EvalplusTimeLimits;
 }): EvaluateProblems {
   const { text, source } = input;
   const family = input.family ?? recognizeFamily(text, source);
   if (input.split !== undefined && family !== 'mbpp') throw new Error(`--split: only MBPP has splits, and ${source} is read as ${family}`);
+  if (input.evalplus && (input.evalplus.minTimeLimit !== undefined || input.evalplus.gtTimeLimitFactor !== undefined) && family !== 'evalplus') {
+    throw new Error(`--min-time-limit, --gt-time-limit-factor: only evalplus rows have them, and ${source} is read as ${family}`);
+  }
+  if (family === 'ds1000') {
+    const entry = Ds1000EntrySchema.parse({ name: 'evaluate', family: 'ds1000', path: 'rows.jsonl' });
+    return { family, problems: ds1000Family.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems, form: input.form ?? 'completion' };
+  }
+  if (family === 'apps') {
+    const entry = AppsEntrySchema.parse({ name: 'evaluate', family: 'apps', path: source.endsWith('.gz') || source.endsWith('.jsonl') ? source : 'rows.jsonl' });
+    return { family, problems: appsFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems, form: input.form ?? 'full' };
+  }
+  if (family === 'evalplus') {
+    const entry = {
+      name: 'evaluate',
+      family: 'evalplus' as const,
+      path: source,
+      variant: evalplusVariant(text),
+      time_limit_factor: input.evalplus?.gtTimeLimitFactor ?? EVALPLUS_DEFAULTS.time_limit_factor,
+      min_time_limit: input.evalplus?.minTimeLimit ?? EVALPLUS_DEFAULTS.min_time_limit,
+      task_time_limit: EVALPLUS_DEFAULTS.task_time_limit,
+    };
+    return { family, problems: evalplusFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems, form: input.form ?? 'completion' };
+  }
   if (family === 'mbpp') {
     const entry = { name: 'evaluate', family: 'mbpp' as const, path: source, split: input.split ?? 'all', prompt: 'bigcode' as const };
     return { family, problems: mbppFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems, form: input.form ?? 'full' };
@@ -125,12 +177,17 @@ export function sampleSolution(problem: SweepProblem, form: SampleForm, completi
   return familyOf(problem).solution(problem, form === 'completion' ? 'completions' : 'saved', completion);
 }
 
-/** The program a sample runs: its solution, then the family's tests, as the problem's language puts them together. */
-export function sampleProgram(problem: SweepProblem, form: SampleForm, completion: string): string {
-  return LANGUAGES[familyOf(problem).language(problem)].assemble({ solution: sampleSolution(problem, form, completion), tests: familyOf(problem).tests(problem) });
+/** The program a sample runs: its solution, then the family's tests (given the reference's outputs, for families checked against them), as the problem's language puts them together. */
+export function sampleProgram(problem: SweepProblem, form: SampleForm, completion: string, reference: string | null): string {
+  return LANGUAGES[familyOf(problem).language(problem)].assemble({ solution: familyOf(problem).embedSolution(problem, sampleSolution(problem, form, completion)), tests: familyOf(problem).tests(problem, reference) });
 }
 
-/** Whether a run of the sample passed, as the family scores it. */
-export function samplePassed(problem: SweepProblem, status: ExecutionStatus): boolean {
-  return familyOf(problem).score(status).passed;
+/** The limits of a sample's run, as the family sets them from the timeout. */
+export function sampleLimits(problem: SweepProblem, reference: string | null, timeoutMs: number): Partial<ExecutionLimits> {
+  return familyOf(problem).limits(problem, reference, timeoutMs);
+}
+
+/** How a run of the sample counts, as the family scores it. */
+export function sampleScore(problem: SweepProblem, outcome: RunOutcome): TaskScore {
+  return familyOf(problem).score(problem, outcome);
 }

@@ -3,6 +3,7 @@
  * `start-sweep --check-references`: each dataset read as the sweep reads it (its family, its files,
  * its task selection; PBE World generated here), its own solutions run in the sandbox.
  */
+import { s3ReferenceOutputs } from '../../infra/referenceOutputsS3.js';
 import { familyOf } from '../../domain/families/registry.js';
 import type { LoadedDataset } from '../../domain/families/types.js';
 import { generateLines } from '../../domain/pbe/generate.js';
@@ -37,7 +38,8 @@ export async function checkSweepReferences(
       for (const note of dataset.notes) opts.log(note);
       const problems = selectTasks(dataset.problems, selectionOf(config), (p) => p.task_id);
       const bar = progressBar(`references ${entry.name}`, opts.progress);
-      report[entry.name] = await checkReferences(problems, dataset.library, pool, { timeoutS: opts.timeoutS, onDone: (n) => bar.update(n, problems.length) });
+      // evalplus's reference outputs land in the bucket's cache, where the sweep's shards find them.
+      report[entry.name] = await checkReferences(problems, dataset.library, pool, { timeoutS: opts.timeoutS, onDone: (n) => bar.update(n, problems.length), references: s3ReferenceOutputs(opts.bucket) });
       bar.stop();
     }
     return report;

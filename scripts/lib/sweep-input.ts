@@ -8,6 +8,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { ExploraConfig } from '../../domain/config/env.js';
 import { familyOf } from '../../domain/families/registry.js';
+import { requirementsProblem } from './requirements.js';
 import type { LoadedDataset } from '../../domain/families/types.js';
 import { generateLines } from '../../domain/pbe/generate.js';
 import { selectionOf, selectionProblem, selectTasks } from '../../domain/sweep/selection.js';
@@ -202,6 +203,11 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
   // the loader noticed; the storage activity loads the uploaded files again with the same code.
   const { datasets: loadedSets, counts } = await selectedTasks(bucket, opts.configFile, config);
   const selection = selectionOf(config);
+  // Tasks whose libraries the sandbox lacks (DS-1000's) are refused now, not failed sample by sample.
+  if (opts.mode !== 'generation-only') {
+    const missing = requirementsProblem(config.datasets.map((d) => ({ name: d.name, family: d.family, problems: loadedSets.get(d.name)?.loaded?.problems ?? [] })), (p) => familyOf(p).requirements(p));
+    if (missing) throw new SweepInputError(missing);
+  }
   const datasets: SweepDatasetInput[] = [];
   for (const d of config.datasets) {
     for (const note of loadedSets.get(d.name)?.loaded?.notes ?? []) opts.log?.(note);

@@ -46,7 +46,28 @@ export function formatResultsTable(cells: CellSummary[]): string {
     ...rows.map(line),
     ...(anyInterval ? ['[low, high]: 95% interval over tasks (mean ± 1.96 standard errors of the per-task estimates)'] : []),
     ...(dropped.length ? [`not scored: ${dropped.join('; ')}`] : []),
+    ...extraScoreLines(cells),
   ].join('\n');
+}
+
+/** The scores beyond pass@k of the cells that have them (evalplus's base and plus, APPS's accuracies), a line per cell. */
+function extraScoreLines(cells: CellSummary[]): string[] {
+  return cells.flatMap((c) => {
+    const cell = String(c.cell.cell ?? '');
+    switch (c.scores?.kind) {
+      case 'named':
+        return [
+          `${cell}: ` +
+            Object.entries(c.scores.byName)
+              .map(([name, s]) => `${name} ${Object.entries(s.passAtK).map(([k, v]) => `${k} ${formatMetric(v, s.passAtKCI[k])}`).join(', ')}`)
+              .join('; '),
+        ];
+      case 'test_cases':
+        return [`${cell}: strict accuracy ${c.scores.strictAccuracy.toFixed(4)}; average test-case accuracy ${c.scores.averageTestCaseAccuracy.toFixed(4)}`];
+      default:
+        return [];
+    }
+  });
 }
 
 /** A cell's progress, with the answers its running shards already hold (CellProgress counts a shard's samples once it has run them). */

@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HUMANEVAL_PLUS_TASKS, jsonl as evalplusJsonl, MBPP_PLUS_TASKS } from '../support/evalplus-rows.js';
+import { APPS_TASKS, appsJsonl } from '../support/apps-rows.js';
 
 const run = promisify(execFile);
 const REFERENCE = resolve('../shared/reference/humaneval');
@@ -189,11 +191,88 @@ describe('evaluate', () => {
       writeFileSync(samples, '{"task_id": "test/0", "completion": "    return 1"}\n');
       const unknown = await evaluate(['--problems', PROBLEM, '--samples', samples, '--family', 'mbpp-plus']);
       expect(unknown.code).toBe(2);
-      expect(unknown.stderr).toContain('--family: expected one of humaneval, mbpp, pbe-world, got "mbpp-plus"');
+      expect(unknown.stderr).toContain('--family: expected one of humaneval, mbpp, pbe-world, evalplus, apps, ds1000, got "mbpp-plus"');
       const renamed = await evaluate(['--problems', PROBLEM, '--samples', samples, '--family', 'renamed-library']);
       expect(renamed.code).toBe(2);
       expect(renamed.stderr).toContain('--family: renamed-library is not read by evaluate.ts');
       expect(existsSync(`${samples}_results.jsonl`)).toBe(false);
+    });
+  });
+
+  describe('evalplus rows (HumanEval+, MBPP+)', () => {
+    const writeJsonl = (file: string, rows: unknown[]) => writeFileSync(file, rows.map((r) => JSON.stringify(r) + '\n').join(''));
+    for (const [name, tasks] of [['HumanEvalPlus', HUMANEVAL_PLUS_TASKS], ['MbppPlus', MBPP_PLUS_TASKS]] as const) {
+      it(`${name}: each sample's base and plus outcome, and {"base", "plus"} pass@1 on the last line`, async () => {
+        const problems = join(dir, `${name}.jsonl`);
+        writeFileSync(problems, evalplusJsonl(tasks));
+        const samples = join(dir, `${name}_samples.jsonl`);
+        const rows = tasks.flatMap((t) => t.samples.map((s) => ({ task_id: t.task_id, completion: s.completion, note: s.what })));
+        writeJsonl(samples, rows);
+        const cache = join(dir, 'reference-cache');
+        const { code, stdout, stderr } = await evaluate(['--problems', problems, '--samples', samples, '--k', '1', '--min-time-limit', '1', '--cache-dir', cache]);
+        expect(code, stderr).toBe(0);
+        const want = tasks.flatMap((t) => t.samples);
+        const results = readFileSync(`${samples}_results.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+        expect(results.map(({ result: _r, passed: _p, scores: _s, ...row }) => row)).toEqual(rows);
+        expect(results.map((r) => r.scores)).toEqual(want.map((s) => ({ base: s.base, plus: s.plus })));
+        expect(results.map((r) => r.passed)).toEqual(want.map((s) => s.plus));
+        const perTask = (score: 'base' | 'plus') => tasks.map((t) => t.samples.filter((s) => s[score]).length / t.samples.length);
+        const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
+        const metrics = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, Record<string, number>>;
+        expect(Object.keys(metrics)).toEqual(['base', 'plus']);
+        expect(metrics.base!['pass@1']).toBeCloseTo(mean(perTask('base')), 12);
+        expect(metrics.plus!['pass@1']).toBeCloseTo(mean(perTask('plus')), 12);
+        expect(metrics.plus!['pass@1']).toBeLessThan(metrics.base!['pass@1']!);
+      });
+    }
+
+    it("evalplus's own sample files: a whole `solution` instead of a completion", async () => {
+      const problems = join(dir, 'HumanEvalPlusSolutions.jsonl');
+      writeFileSync(problems, evalplusJsonl(HUMANEVAL_PLUS_TASKS));
+      const samples = join(dir, 'HumanEvalPlus_solutions.jsonl');
+      const rows = HUMANEVAL_PLUS_TASKS.map((t) => ({ task_id: t.task_id, solution: t.prompt + t.samples[1]!.completion }));
+      writeJsonl(samples, rows);
+      const { code, stdout, stderr } = await evaluate(['--problems', problems, '--samples', samples, '--k', '1', '--min-time-limit', '1', '--cache-dir', join(dir, 'reference-cache')]);
+      expect(code, stderr).toBe(0);
+      const results = readFileSync(`${samples}_results.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(results.map((r) => r.scores)).toEqual(HUMANEVAL_PLUS_TASKS.map((t) => ({ base: t.samples[1]!.base, plus: t.samples[1]!.plus })));
+      expect(Object.keys(JSON.parse(stdout.trim().split('\n').at(-1)!))).toEqual(['base', 'plus']);
+    });
+
+    it('a bad evalplus row is refused naming the file, line and field, before anything runs (exit 2)', async () => {
+      const problems = join(dir, 'BadPlus.jsonl');
+      const [first, second] = HUMANEVAL_PLUS_TASKS;
+      writeFileSync(problems, `${first!.line}\n${second!.line.replace('"plus_input"', '"plus_inputs"')}\n`);
+      const samples = join(dir, 'BadPlus_samples.jsonl');
+      writeJsonl(samples, [{ task_id: first!.task_id, completion: '    return x + y\n' }]);
+      const refused = await evaluate(['--problems', problems, '--samples', samples]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`${problems}:2: plus_input: `);
+      expect(existsSync(`${samples}_results.jsonl`)).toBe(false);
+    });
+  });
+
+  describe('APPS rows', () => {
+    it("each sample's test cases, and APPS's strict and average test-case accuracy beside pass@1", async () => {
+      const problems = join(dir, 'apps_test.jsonl');
+      writeFileSync(problems, appsJsonl(APPS_TASKS));
+      const samples = join(dir, 'apps_samples.jsonl');
+      const rows = APPS_TASKS.flatMap((t) => t.samples.map((s) => ({ task_id: t.problem_id, completion: s.code })));
+      writeFileSync(samples, rows.map((r) => JSON.stringify(r) + '\n').join(''));
+      const { code, stdout, stderr } = await evaluate(['--problems', problems, '--samples', samples, '--k', '1']);
+      expect(code, stderr).toBe(0);
+      const want = APPS_TASKS.flatMap((t) => t.samples);
+      const results = readFileSync(`${samples}_results.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(results.map((r) => r.test_cases)).toEqual(want.map((s) => ({ passed: s.passed, total: s.total })));
+      expect(results.map((r) => r.passed)).toEqual(want.map((s) => s.passed === s.total));
+      const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
+      const strict = mean(APPS_TASKS.map((t) => t.samples.filter((s) => s.passed === s.total).length / t.samples.length));
+      const average = mean(APPS_TASKS.map((t) => mean(t.samples.map((s) => s.passed / s.total))));
+      const metrics = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, number>;
+      expect(metrics['pass@1']).toBeCloseTo(strict, 12);
+      expect(metrics.strict_accuracy).toBeCloseTo(strict, 12);
+      expect(metrics.average_test_case_accuracy).toBeCloseTo(average, 12);
+      expect(average).toBeGreaterThan(strict);
     });
   });
 });

