@@ -1,0 +1,263 @@
+/**
+ * Throughput of MultiPL-E's languages through explora's warm strategies (infra/sandbox/warm/*,
+ * every program in the jail) against MultiPL-E's own evaluator, on the same machine, in one run,
+ * with the same concurrency.
+ *
+ *   npx tsx scripts/bench/bench-multiple.ts [--programs 40] [--workers 2] [--languages js,ts,go_test.go,rs,java,cpp]
+ *                                          [--rounds 1] [--levers] [--skip-peer]
+ *
+ * Workload: the correct MultiPL-E-style rows of scripts/bench/data/multiple-correct.jsonl (three
+ * HumanEval problems per language, in MultiPL-E's format: the program is prompt + completion +
+ * "\n" + tests), repeated to --programs per language; every program is made distinct (a comment,
+ * and in Go a distinct `var _ = i`, since Go's compile output ignores comments) so that neither
+ * MultiPL-E's cache of program texts nor any build cache returns an earlier result.
+ * Peer: MultiPL-E's evaluation/src as published (main.py's ThreadPoolExecutor of --workers over
+ * containerized_eval's eval_string_script: a NamedTemporaryFile per program and the language's
+ * eval_script), re-created here in Python with each eval_*.py's commands, timeouts and status
+ * rules: eval_javascript `node F` (subprocess.run); eval_ts `tsc --target esnext F` then
+ * `node F.js` (safe_subprocess.run, which polls every 0.1 s); eval_go `go test F`
+ * (subprocess.run); eval_rust `rustc F -o B` then `B` (subprocess.run); eval_java
+ * `javac -encoding UTF8 -d D F` then `java -ea -cp D:javatuples Problem` (safe_subprocess.run);
+ * eval_cpp `g++ F -o B -std=c++17` then `B` (safe_subprocess.run). Same toolchains as ours (tsc
+ * is the project's typescript package; javatuples is .tools/multiple's).
+ * --levers also measures each strategy with its lever off (in the jail), to show what each buys.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { loadavg, cpus } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
+import { z } from 'zod';
+import { CppStrategy, RustStrategy } from '../../infra/sandbox/warm/compiled.js';
+import { GoViaGoTest } from '../../infra/sandbox/warm/go.js';
+import { WARM_LANGUAGES, warmStrategy, type WarmLanguage } from '../../infra/sandbox/warm/registry.js';
+import { JavaStrategy } from '../../infra/sandbox/warm/servers.js';
+import { slotUid, type WarmOutcome, type WarmStrategy } from '../../infra/sandbox/warm/strategy.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const ROWS = join(ROOT, 'scripts/bench/data/multiple-correct.jsonl');
+const TOOLS = join(ROOT, '.tools/multiple');
+
+const program = new Command()
+  .option('--programs <n>', 'programs per language on each side', '40')
+  .option('--workers <n>', "concurrency of both sides (MultiPL-E's default --max-workers is cpu_count - 1)", '2')
+  .option('--languages <list>', 'comma-separated MultiPL-E language ids', WARM_LANGUAGES.join(','))
+  .option('--rounds <n>', 'alternate the two sides this many times', '1')
+  .option('--levers', 'also run each strategy with its lever off')
+  .option('--skip-peer', 'measure ours only')
+  .parse();
+const opts = z
+  .object({
+    programs: z.coerce.number().int().positive(),
+    workers: z.coerce.number().int().positive(),
+    languages: z.string().transform((s, ctx) => {
+      const list = s.split(',').map((l) => l.trim());
+      for (const l of list) if (!(WARM_LANGUAGES as readonly string[]).includes(l)) ctx.addIssue({ code: 'custom', message: `--languages: unknown language ${l} (known: ${WARM_LANGUAGES.join(', ')})` });
+      return list as WarmLanguage[];
+    }),
+    rounds: z.coerce.number().int().positive(),
+    levers: z.boolean().optional(),
+    skipPeer: z.boolean().optional(),
+  })
+  .parse(program.opts());
+
+const RowSchema = z.object({ name: z.string(), language: z.string(), prompt: z.string(), completion: z.string(), tests: z.string() });
+const rows = readFileSync(ROWS, 'utf8').split('\n').filter((l) => l.trim()).map((l) => RowSchema.parse(JSON.parse(l)));
+
+function programsFor(language: WarmLanguage, n: number): string[] {
+  const own = rows.filter((r) => r.language === language);
+  if (own.length === 0) throw new Error(`${ROWS}: no rows for ${language}`);
+  return Array.from({ length: n }, (_, i) => {
+    const r = own[i % own.length]!;
+    const unique = language === 'go_test.go' ? `\nvar _ = ${i}\n` : `\n// bench program ${i}\n`;
+    return r.prompt + r.completion + '\n' + r.tests + unique;
+  });
+}
+
+/** MultiPL-E's evaluator, re-created from evaluation/src (see the header). */
+const PEER_DRIVER = String.raw`
+import json, os, signal, subprocess, sys, tempfile, time, fcntl
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+spec = json.load(open(sys.argv[1]))
+language, programs, workers, tsc, javatuples = spec["language"], spec["programs"], spec["workers"], spec["tsc"], spec["javatuples"]
+
+class Result:
+    def __init__(self, timeout, exit_code, stdout, stderr):
+        self.timeout, self.exit_code, self.stdout, self.stderr = timeout, exit_code, stdout, stderr
+
+def set_nonblocking(reader):
+    fd = reader.fileno()
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
+
+def safe_run(args, timeout_seconds=15, max_output_size=2048, env=None, cwd=None):
+    # safe_subprocess.run: new session, non-blocking pipes read every 0.1 s, process group killed.
+    p = subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, bufsize=1024, cwd=cwd)
+    set_nonblocking(p.stdout); set_nonblocking(p.stderr)
+    pgid = os.getpgid(p.pid)
+    out, err, out_n, err_n, exit_code = [], [], 0, 0, None
+    for _ in range(timeout_seconds * 10):
+        o = p.stdout.read(1024); e = p.stderr.read(1024)
+        if o is not None and out_n < max_output_size: out.append(o); out_n += len(o)
+        if e is not None and err_n < max_output_size: err.append(e); err_n += len(e)
+        exit_code = p.poll()
+        if exit_code is not None: break
+        time.sleep(0.1)
+    try: os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError: pass
+    return Result(exit_code is None, exit_code if exit_code is not None else -1, b"".join(out).decode("utf-8", errors="ignore"), b"".join(err).decode("utf-8", errors="ignore"))
+
+def eval_js(path):
+    try:
+        r = subprocess.run(["node", str(path)], capture_output=True, timeout=15)
+        if r.returncode == 0: return "OK"
+        m = str(r)
+        return "AssertionError" if "ERR_ASSERTION" in m else "SyntaxError" if "SyntaxError" in m else "ReferenceError" if "ReferenceError" in m else "Exception"
+    except subprocess.TimeoutExpired:
+        return "Timeout"
+
+def eval_ts(path):
+    r = safe_run([tsc, "--target", "esnext", str(path)], timeout_seconds=15)
+    if r.exit_code != 0: return "SyntaxError"
+    r = safe_run(["node", str(path).replace(".ts", ".js")], timeout_seconds=15)
+    return "Timeout" if r.timeout else "OK" if r.exit_code == 0 else "AssertionError" if "ERR_ASSERTION" in r.stderr else "Exception"
+
+def eval_go(path):
+    try:
+        b = subprocess.run(["go", "test", path], timeout=30, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        out = b.stdout.decode("utf-8", errors="ignore")
+        return "SyntaxError" if ("[setup failed]" in out or "[build failed]" in out) else "Exception" if "FAIL" in out else "OK"
+    except subprocess.TimeoutExpired:
+        return "Timeout"
+
+def eval_rust(path):
+    basename = ".".join(str(path).split(".")[:-1])
+    try:
+        b = subprocess.run(["rustc", path, "-o", basename], capture_output=True, timeout=15)
+    except subprocess.TimeoutExpired:
+        return "Timeout"
+    if b.returncode != 0: return "SyntaxError"
+    try:
+        o = subprocess.run([basename], capture_output=True, timeout=5)
+        status = "OK" if o.returncode == 0 else "Exception"
+    except subprocess.TimeoutExpired:
+        status = "Timeout"
+    os.remove(basename)
+    return status
+
+def eval_java(path):
+    env = os.environ.copy(); env["CLASSPATH"] = javatuples
+    with tempfile.TemporaryDirectory() as outdir:
+        r = safe_run(["javac", "-encoding", "UTF8", "-d", outdir, str(path)], env=env)
+        if r.exit_code != 0: return "SyntaxError"
+        r = safe_run(["java", "-ea", "-cp", f"{outdir}:{javatuples}", "Problem"], env=env)
+        return "Timeout" if r.timeout else "OK" if r.exit_code == 0 else "Exception"
+
+def eval_cpp(path):
+    basename = ".".join(str(path).split(".")[:-1])
+    b = safe_run(["g++", str(path), "-o", basename, "-std=c++17"])
+    if b.exit_code != 0: return "SyntaxError"
+    r = safe_run([basename])
+    return "Timeout" if r.timeout else "Exception" if r.exit_code != 0 else "OK"
+
+EVALUATORS = {"js": (eval_js, ".js"), "ts": (eval_ts, ".ts"), "go_test.go": (eval_go, "_test.go"), "rs": (eval_rust, ".rs"), "java": (eval_java, ".java"), "cpp": (eval_cpp, ".cpp")}
+evaluate, ext = EVALUATORS[language]
+
+def eval_string_script(program):
+    with tempfile.NamedTemporaryFile(suffix=ext, delete=True) as f:
+        f.write(program.encode("utf-8")); f.flush()
+        return evaluate(Path(f.name))
+
+def cpu():
+    t = os.times(); return t.user + t.system + t.children_user + t.children_system
+start, cpu_start = time.perf_counter(), cpu()
+with ThreadPoolExecutor(max_workers=workers) as executor:
+    statuses = list(executor.map(eval_string_script, programs))
+print(json.dumps({"seconds": time.perf_counter() - start, "cpuSeconds": cpu() - cpu_start, "statuses": statuses}))
+`;
+
+interface SideResult {
+  seconds: number;
+  statuses: string[];
+}
+
+function realPython(): string {
+  return execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
+}
+
+function runPeer(language: WarmLanguage, programs: string[]): SideResult {
+  const spec = { language, programs, workers: opts.workers, tsc: join(ROOT, 'node_modules/.bin/tsc'), javatuples: join(TOOLS, 'javatuples-1.2.jar') };
+  const specFile = join(execFileSync('mktemp', ['-d'], { encoding: 'utf8' }).trim(), 'spec.json');
+  execFileSync('sh', ['-c', `cat > ${specFile}`], { input: JSON.stringify(spec) });
+  const out = execFileSync(realPython(), ['-c', PEER_DRIVER, specFile], { encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
+  return z.object({ seconds: z.number(), statuses: z.array(z.string()) }).parse(JSON.parse(out.trim().split('\n').pop()!));
+}
+
+async function runOurs(strategy: WarmStrategy, programs: string[]): Promise<SideResult & { compileMs: number; runMs: number }> {
+  await strategy.start();
+  // Warm-up outside the clock, as a worker would be before its first sample.
+  await strategy.evaluate(programs[0]!, { index: 0, uid: slotUid(0) });
+  const statuses: string[] = new Array(programs.length);
+  let compileMs = 0;
+  let runMs = 0;
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: opts.workers }, async (_, slot) => {
+      for (let i = next++; i < programs.length; i = next++) {
+        const outcome: WarmOutcome = await strategy.evaluate(programs[i]!, { index: slot, uid: slotUid(slot) });
+        statuses[i] = outcome.status;
+        compileMs += outcome.compileMs;
+        runMs += outcome.runMs;
+        if (outcome.status !== 'OK' && process.env.BENCH_DEBUG) console.error(outcome);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await strategy.close();
+  return { seconds, statuses, compileMs, runMs };
+}
+
+function leverOff(language: WarmLanguage): { name: string; strategy: WarmStrategy } | undefined {
+  switch (language) {
+    case 'cpp':
+      return { name: 'no PCH', strategy: new CppStrategy({ usePch: false }) };
+    case 'rs':
+      return { name: 'no extra rustc flags', strategy: new RustStrategy({ flags: [] }) };
+    case 'java':
+      return { name: 'plain `java -ea` run flags', strategy: new JavaStrategy({ workers: opts.workers, runFlags: ['-Xmx1g', '-XX:ReservedCodeCacheSize=64m', '-XX:CompressedClassSpaceSize=128m', '-XX:MaxMetaspaceSize=256m'] }) };
+    case 'go_test.go':
+      return { name: '`go test` in the jail (warm cache)', strategy: new GoViaGoTest() };
+    default:
+      return undefined;
+  }
+}
+
+const okCount = (s: string[]): number => s.filter((x) => x === 'OK').length;
+const rate = (n: number, seconds: number): string => (n / seconds).toFixed(2);
+
+console.log(`# bench-multiple: ${opts.programs} programs per language and side, ${opts.workers} workers, ${cpus().length} cores, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}, ${new Date().toISOString()}`);
+const table: string[] = ['| language | round | MultiPL-E (programs/s) | ours (programs/s) | ratio | ours: compile + run ms per program | lever off (programs/s) |', '| --- | --- | --- | --- | --- | --- | --- |'];
+for (const language of opts.languages) {
+  const programs = programsFor(language, opts.programs);
+  let peerSeconds = 0;
+  let ourSeconds = 0;
+  for (let round = 1; round <= opts.rounds; round++) {
+    const peer = opts.skipPeer ? undefined : runPeer(language, programs);
+    const ours = await runOurs(warmStrategy(language, opts.workers), programs);
+    const lever = opts.levers ? leverOff(language) : undefined;
+    const off = lever ? await runOurs(lever.strategy, programs) : undefined;
+    if (peer && okCount(peer.statuses) !== programs.length) throw new Error(`${language}: MultiPL-E's way passed ${okCount(peer.statuses)}/${programs.length}: ${[...new Set(peer.statuses)].join(', ')}`);
+    if (okCount(ours.statuses) !== programs.length) throw new Error(`${language}: ours passed ${okCount(ours.statuses)}/${programs.length}: ${[...new Set(ours.statuses)].join(', ')}`);
+    if (off && okCount(off.statuses) !== programs.length) throw new Error(`${language}: lever off passed ${okCount(off.statuses)}/${programs.length}`);
+    peerSeconds += peer?.seconds ?? 0;
+    ourSeconds += ours.seconds;
+    const ratio = peer ? `${(peer.seconds / ours.seconds).toFixed(1)}x` : '-';
+    const line = `| ${language} | ${round} | ${peer ? rate(programs.length, peer.seconds) : '-'} | ${rate(programs.length, ours.seconds)} | ${ratio} | ${(ours.compileMs / programs.length).toFixed(0)} + ${(ours.runMs / programs.length).toFixed(0)} | ${off ? `${rate(programs.length, off.seconds)} (${lever!.name})` : '-'} |`;
+    table.push(line);
+    console.log(line);
+  }
+  if (opts.rounds > 1 && !opts.skipPeer) table.push(`| ${language} | all | ${rate(programs.length * opts.rounds, peerSeconds)} | ${rate(programs.length * opts.rounds, ourSeconds)} | **${(peerSeconds / ourSeconds).toFixed(1)}x** | | |`);
+}
+console.log('\n' + table.join('\n'));
