@@ -46,6 +46,7 @@ const program = new Command()
   .option('--rounds <n>', 'alternate the two sides this many times', '1')
   .option('--levers', 'also run each strategy with its lever off')
   .option('--skip-peer', 'measure ours only')
+  .option('--peer-timeout-scale <x>', "multiply MultiPL-E's timeouts (15 s for tsc, javac, g++) on a loaded machine, where they would trip", '1')
   .parse();
 const opts = z
   .object({
@@ -59,6 +60,7 @@ const opts = z
     rounds: z.coerce.number().int().positive(),
     levers: z.boolean().optional(),
     skipPeer: z.boolean().optional(),
+    peerTimeoutScale: z.coerce.number().positive(),
   })
   .parse(program.opts());
 
@@ -81,7 +83,7 @@ import json, os, signal, subprocess, sys, tempfile, time, fcntl
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 spec = json.load(open(sys.argv[1]))
-language, programs, workers, tsc, javatuples = spec["language"], spec["programs"], spec["workers"], spec["tsc"], spec["javatuples"]
+language, programs, workers, tsc, javatuples, scale = spec["language"], spec["programs"], spec["workers"], spec["tsc"], spec["javatuples"], spec["timeoutScale"]
 
 class Result:
     def __init__(self, timeout, exit_code, stdout, stderr):
@@ -92,6 +94,7 @@ def set_nonblocking(reader):
     fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
 
 def safe_run(args, timeout_seconds=15, max_output_size=2048, env=None, cwd=None):
+    timeout_seconds = int(timeout_seconds * scale)
     # safe_subprocess.run: new session, non-blocking pipes read every 0.1 s, process group killed.
     p = subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, bufsize=1024, cwd=cwd)
     set_nonblocking(p.stdout); set_nonblocking(p.stderr)
@@ -110,7 +113,7 @@ def safe_run(args, timeout_seconds=15, max_output_size=2048, env=None, cwd=None)
 
 def eval_js(path):
     try:
-        r = subprocess.run(["node", str(path)], capture_output=True, timeout=15)
+        r = subprocess.run(["node", str(path)], capture_output=True, timeout=15 * scale)
         if r.returncode == 0: return "OK"
         m = str(r)
         return "AssertionError" if "ERR_ASSERTION" in m else "SyntaxError" if "SyntaxError" in m else "ReferenceError" if "ReferenceError" in m else "Exception"
@@ -125,7 +128,7 @@ def eval_ts(path):
 
 def eval_go(path):
     try:
-        b = subprocess.run(["go", "test", path], timeout=30, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        b = subprocess.run(["go", "test", path], timeout=30 * scale, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         out = b.stdout.decode("utf-8", errors="ignore")
         return "SyntaxError" if ("[setup failed]" in out or "[build failed]" in out) else "Exception" if "FAIL" in out else "OK"
     except subprocess.TimeoutExpired:
@@ -134,12 +137,12 @@ def eval_go(path):
 def eval_rust(path):
     basename = ".".join(str(path).split(".")[:-1])
     try:
-        b = subprocess.run(["rustc", path, "-o", basename], capture_output=True, timeout=15)
+        b = subprocess.run(["rustc", path, "-o", basename], capture_output=True, timeout=15 * scale)
     except subprocess.TimeoutExpired:
         return "Timeout"
     if b.returncode != 0: return "SyntaxError"
     try:
-        o = subprocess.run([basename], capture_output=True, timeout=5)
+        o = subprocess.run([basename], capture_output=True, timeout=5 * scale)
         status = "OK" if o.returncode == 0 else "Exception"
     except subprocess.TimeoutExpired:
         status = "Timeout"
@@ -187,7 +190,7 @@ function realPython(): string {
 }
 
 function runPeer(language: WarmLanguage, programs: string[]): SideResult {
-  const spec = { language, programs, workers: opts.workers, tsc: join(ROOT, 'node_modules/.bin/tsc'), javatuples: join(TOOLS, 'javatuples-1.2.jar') };
+  const spec = { language, programs, workers: opts.workers, timeoutScale: opts.peerTimeoutScale, tsc: join(ROOT, 'node_modules/.bin/tsc'), javatuples: join(TOOLS, 'javatuples-1.2.jar') };
   const specFile = join(execFileSync('mktemp', ['-d'], { encoding: 'utf8' }).trim(), 'spec.json');
   execFileSync('sh', ['-c', `cat > ${specFile}`], { input: JSON.stringify(spec) });
   const out = execFileSync(realPython(), ['-c', PEER_DRIVER, specFile], { encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });

@@ -17,7 +17,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { WARM_TOOLS_DIR } from './paths.js';
 import { COMPILE_LIMITS, RUN_LIMITS, runInJail, type JailResult } from './jail.js';
 import { DEFAULT_TIMEOUTS, freshJobDir, jobsRoot, removeJobDir, type MultiplStatus, type Slot, type WarmOutcome, type WarmStrategy } from './strategy.js';
 
@@ -57,7 +58,7 @@ export class CppStrategy implements WarmStrategy {
   private readonly pchDir: string;
   private readonly usePch: boolean;
   constructor(options: CppOptions = {}) {
-    this.pchDir = options.pchDir ?? resolve('.tools/multiple/cpp-pch');
+    this.pchDir = options.pchDir ?? join(WARM_TOOLS_DIR, 'cpp-pch');
     this.usePch = options.usePch ?? true;
   }
   async start(): Promise<void> {

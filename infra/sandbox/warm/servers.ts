@@ -16,7 +16,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
+import { WARM_TOOLS_DIR } from './paths.js';
 import { fileURLToPath } from 'node:url';
 import { COMPILE_LIMITS, RUN_LIMITS, runInJail } from './jail.js';
 import { LineServer, ServerTimeout } from './lineServer.js';
@@ -65,7 +66,7 @@ export class JavaStrategy implements WarmStrategy {
   private next = 0;
 
   constructor(private readonly options: JavaOptions = {}) {
-    this.tools = options.toolsDir ?? resolve('.tools/multiple');
+    this.tools = options.toolsDir ?? WARM_TOOLS_DIR;
     this.jar = join(this.tools, 'javatuples-1.2.jar');
     this.runFlags = options.runFlags ?? JAVA_RUN_FLAGS;
   }
