@@ -99,8 +99,12 @@ describe('where a lever could change an outcome, it does not', () => {
       const vetFails = goTest('  _ = fmt.Sprintf("%d", "not a number")\n  return a + b', '5');
       expect((await go.evaluate(vetFails, slot, TIMEOUTS)).status).toBe('SyntaxError');
       // A file the direct route does not cover goes through go test itself, with the same rules.
-      const withTestMain = goTest('  return a + b', '5') + '\nfunc TestMain(m *testing.M) { m.Run() }\n';
-      expect((await go.evaluate(withTestMain, slot, TIMEOUTS)).status).toBe('OK');
+      const testMain = '\nfunc TestMain(m *testing.M) { os.Exit(m.Run()) }\n';
+      const withOs = (p: string) => p.replace('"testing"', '"testing"\n    "os"') + testMain;
+      const passing = await go.evaluate(withOs(goTest('  return a + b', '5')), slot, TIMEOUTS);
+      expect(passing.stdout).toContain('ok');
+      expect(passing.status).toBe('OK');
+      expect((await go.evaluate(withOs(goTest('  return a - b', '5')), slot, TIMEOUTS)).status).toBe('Exception');
     } finally {
       await go.close();
     }

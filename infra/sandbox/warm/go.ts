@@ -23,6 +23,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { WARM_TOOLS_DIR } from './paths.js';
 import { COMPILE_LIMITS, RUN_LIMITS, runInJail, type JailSpec } from './jail.js';
 import { chownTree, DEFAULT_TIMEOUTS, SERVER_UID, freshJobDir, jobsRoot, removeJobDir, type Slot, type WarmOutcome, type WarmStrategy } from './strategy.js';
 
@@ -84,8 +85,8 @@ export class GoStrategy implements WarmStrategy {
   private readonly root = jobsRoot('go');
   /** Our copy of the std export data and vet facts, mounted read-only in the jails. */
   private readonly cache: string;
-  /** The build cache of the `go test` route (one uid for it, so that every slot can reuse it). */
-  private readonly goCache = mkdtempSync(join(tmpdir(), 'explora-gocache-'));
+  /** The build cache of the `go test` route (one uid for it, so that every slot can reuse it), kept across runs. */
+  private readonly goCache = join(WARM_TOOLS_DIR, 'go-test-cache');
   /** Every program through `go test` (the lever off, for the benchmark). */
   protected alwaysGoTest = false;
 
@@ -215,7 +216,9 @@ export class GoStrategy implements WarmStrategy {
     chownTree(dir, GO_TEST_UID);
     const spec: JailSpec = { ...this.jail(dir, GO_TEST_UID, false), readWrite: [[this.goCache, '/gocache']], env: { GOROOT: this.env.goroot, GOCACHE: '/gocache', GOPATH: '/job/.gopath', GOFLAGS: '-mod=mod', GO111MODULE: 'auto', GOTOOLCHAIN: 'local', GOPROXY: 'off' }, path: [`${this.env.goroot}/bin`] };
     const r = await runInJail(spec, [`${this.env.goroot}/bin/go`, 'test', '/job/program_test.go'], timeouts.compileMs + timeouts.runMs);
-    const status = r.timedOut ? 'Timeout' : /\[(setup|build) failed\]/.test(r.stdout) ? 'SyntaxError' : r.stdout.includes('FAIL') ? 'Exception' : 'OK';
+    // MultiPL-E's rules, except that a go command that did not run to a verdict (a non-zero exit
+    // without FAIL) is never a pass.
+    const status = r.timedOut ? 'Timeout' : /\[(setup|build) failed\]/.test(r.stdout) ? 'SyntaxError' : r.stdout.includes('FAIL') || r.exitCode !== 0 ? 'Exception' : 'OK';
     return { status, exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr, compileMs: r.wallMs, runMs: 0 };
   }
 

@@ -90,7 +90,7 @@ export function jailArgv(spec: JailSpec, command: string[]): string[] {
     '--hostname', 'sandbox',
     ...systemMounts(),
     '--proc', '/proc', '--dev', '/dev',
-    '--size', String(spec.tmpBytes ?? 256 << 20), '--tmpfs', '/tmp',
+    '--perms', '1777', '--size', String(spec.tmpBytes ?? 256 << 20), '--tmpfs', '/tmp',
   ];
   // bwrap creates a mount point's parents with the host's modes (/root is 0700): make them traversable.
   const writable = spec.readWrite ?? [];
