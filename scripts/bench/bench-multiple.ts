@@ -191,13 +191,16 @@ function realPython(): string {
 
 function runPeer(language: WarmLanguage, programs: string[]): SideResult {
   const spec = { language, programs, workers: opts.workers, timeoutScale: opts.peerTimeoutScale, tsc: join(ROOT, 'node_modules/.bin/tsc'), javatuples: join(TOOLS, 'javatuples-1.2.jar') };
-  const specFile = join(execFileSync('mktemp', ['-d'], { encoding: 'utf8' }).trim(), 'spec.json');
+  // Its working directory is an empty one, as in MultiPL-E's container: run from the repository,
+  // tsc would pick up the repository's node_modules/@types and fail every program.
+  const cwd = execFileSync('mktemp', ['-d'], { encoding: 'utf8' }).trim();
+  const specFile = join(cwd, 'spec.json');
   execFileSync('sh', ['-c', `cat > ${specFile}`], { input: JSON.stringify(spec) });
   // A plain environment, as in MultiPL-E's container: the machine's own may carry variables that
   // slow every start (NODE_EXTRA_CA_CERTS makes each node parse a CA bundle: ~110 ms here) and
   // that our jails never pass on; HOME keeps the go command's build cache where it is warm.
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1' };
-  const out = execFileSync(realPython(), ['-c', PEER_DRIVER, specFile], { encoding: 'utf8', maxBuffer: 64 << 20, env });
+  const out = execFileSync(realPython(), ['-c', PEER_DRIVER, specFile], { encoding: 'utf8', maxBuffer: 64 << 20, env, cwd });
   return z.object({ seconds: z.number(), statuses: z.array(z.string()) }).parse(JSON.parse(out.trim().split('\n').pop()!));
 }
 

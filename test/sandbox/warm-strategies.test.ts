@@ -6,6 +6,8 @@
  * jail's isolation from inside a compiled program.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
+import { toolchainFor } from '../../infra/sandbox/process/toolchains/index.js';
 import { CppStrategy } from '../../infra/sandbox/warm/compiled.js';
 import { warmStrategy, type WarmLanguage } from '../../infra/sandbox/warm/registry.js';
 import { slotUid, type WarmStrategy } from '../../infra/sandbox/warm/strategy.js';
@@ -183,4 +185,26 @@ describe('the jail, from inside a compiled program', () => {
     const r = await run('for (int i = 0; i < 100000; i++) fork(); sleep(100); return 0;');
     expect(r.status).toBe('Timeout');
   });
+});
+
+describe("the warm toolchains behind the process runner's interface (ProcessExecutor)", () => {
+  // JavaScript keeps the plain module (nothing to compile, nothing warm).
+  for (const language of (Object.keys(CASES) as WarmLanguage[]).filter((l) => l !== 'js')) {
+    it(`${language}: correct passes, wrong fails, broken is compile_error`, async () => {
+      const executor = new ProcessExecutor(toolchainFor(language), { concurrency: 2, limits: { timeoutMs: 10_000 } });
+      try {
+        const cases = CASES[language];
+        const [ok, wrong, broken] = await executor.runMany([
+          { id: 'ok', program: cases.ok },
+          { id: 'wrong', program: cases.wrong },
+          { id: 'broken', program: cases.broken },
+        ]);
+        expect(ok!.status, JSON.stringify(ok)).toBe('passed');
+        expect(['failed', 'error']).toContain(wrong!.status);
+        expect(broken!.status).toBe('compile_error');
+      } finally {
+        await executor.close();
+      }
+    });
+  }
 });

@@ -60,7 +60,19 @@ export interface Mount {
   sandbox: string;
 }
 
-export type Step = SandboxStep;
+export type Step = SandboxStep | ServedStep;
+
+/**
+ * A compile step served by a long-lived compiler that lives in a sandbox of its own
+ * (infra/sandbox/warm/: javac through javax.tools, a warm tsc): it compiles the sample's build
+ * directory (host path) and hands it back owned by the sample's uid; its failures map onto a
+ * StepResult as a sandboxed step's do (exit != 0 is a compile error).
+ */
+export interface ServedStep {
+  kind: 'served';
+  limits: StepLimits;
+  serve(build: { buildDir: string; uid: number | undefined }): Promise<StepResult>;
+}
 
 export interface SandboxStep {
   kind: 'sandbox';
@@ -104,7 +116,8 @@ export interface Toolchain {
   close?(): Promise<void>;
   /** The build directory's files, by name (relative, no slashes). */
   files(program: string): Record<string, string>;
-  compile(limits: ExecutionLimits): SandboxStep | null;
+  /** `program` is the sample's text, for strategies that depend on it (a precompiled header). */
+  compile(limits: ExecutionLimits, program: string): SandboxStep | ServedStep | null;
   run(limits: ExecutionLimits): SandboxStep;
   classify(run: StepResult): RunOutcome;
 }

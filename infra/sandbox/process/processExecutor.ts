@@ -121,10 +121,10 @@ export class ProcessExecutor {
       for (const [name, text] of Object.entries(this.toolchain.files(program))) writeFileSync(join(buildDir, name), text, { mode: 0o644 });
       if (uid !== undefined) chownSync(buildDir, uid, uid);
       const sandbox = { bwrap: findBwrap()!, uid, buildDir, mounts: this.toolchain.mounts(), tmpBytes: this.options.tmpBytes ?? 256 * 1024 * 1024 };
-      const compile = this.toolchain.compile(limits);
+      const compile = this.toolchain.compile(limits, program);
       let compileMs = 0;
       if (compile) {
-        const compiled = await runStep({ ...sandbox, writableBuild: true }, compile);
+        const compiled = compile.kind === 'served' ? await compile.serve({ buildDir, uid }) : await runStep({ ...sandbox, writableBuild: true }, compile);
         compileMs = compiled.durationMs;
         if (compiled.sandboxError) return sandboxFailure(id, compiled);
         if (compiled.timedOut || compiled.exitCode !== 0) return { ...compileFailure(id, compiled, compile.limits.timeoutMs), compileMs: round(compileMs) };

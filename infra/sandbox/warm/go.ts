@@ -158,47 +158,70 @@ export class GoStrategy implements WarmStrategy {
       jobDir: dir,
       uid,
       readOnly: run ? [] : [this.env.goroot, this.cache],
-      env: run ? {} : { GOROOT: this.env.goroot, GOGC: 'off' },
+      env: run ? {} : { GOROOT: this.env.goroot },
       limits: run ? RUN_LIMITS : COMPILE_LIMITS,
     };
+  }
+
+  /**
+   * The direct route's files and build script for one program, with the job directory at `jobPath`
+   * and our std copy at `cachePath` inside the sandbox; undefined when the program needs `go test`
+   * itself (see the header).
+   */
+  directPlan(program: string, jobPath: string, cachePath: string): { files: Record<string, string>; script: string } | undefined {
+    const imports = goImports(program);
+    const names = goTestNames(program);
+    const pkg = /^package\s+(\w+)/m.exec(program)?.[1];
+    if (this.alwaysGoTest || !imports || !pkg || names.special || names.tests.length === 0 || imports.some((i) => !this.std.has(i))) return undefined;
+    const set = this.importSet(imports);
+    const at = (host: string): string => cachePath + host.slice(this.cache.length);
+    const pkgPath = pkg.endsWith('_test') ? 'command-line-arguments_test' : 'command-line-arguments';
+    const importcfg = [...set.exports].map(([p, f]) => `packagefile ${p}=${at(f)}`).join('\n') + '\n';
+    const vetCfg = {
+      ID: pkgPath, Compiler: 'gc', Dir: jobPath, ImportPath: pkgPath, GoFiles: [`${jobPath}/program_test.go`], NonGoFiles: [], IgnoredFiles: [],
+      ModulePath: '', ModuleVersion: '', ImportMap: Object.fromEntries(imports.map((i) => [i, i])), PackageFile: Object.fromEntries(imports.map((i) => [i, at(set.exports.get(i)!)])),
+      Standard: Object.fromEntries(imports.map((i) => [i, true])), PackageVetx: Object.fromEntries(imports.flatMap((i) => (set.vetx.has(i) ? [[i, at(set.vetx.get(i)!)]] : []))),
+      VetxOnly: false, VetxOutput: `${jobPath}/vet.out`, Stdout: `${jobPath}/vet.stdout`, GoVersion: this.env.version, FixArchive: '', SucceedOnTypecheckFailure: false,
+    };
+    const main = `package main\n\nimport (\n\t"os"\n\t"testing"\n\t"testing/internal/testdeps"\n\n\t_test "${pkgPath}"\n)\n\nvar tests = []testing.InternalTest{\n${names.tests.map((t) => `\t{${JSON.stringify(t)}, _test.${t}},\n`).join('')}}\n\nfunc main() {\n\tm := testing.MainStart(testdeps.TestDeps{}, tests, nil, nil, nil)\n\tos.Exit(m.Run())\n}\n`;
+    const t = this.env.tooldir;
+    const j = jobPath;
+    const script = [
+      `${t}/compile -o ${j}/pkg.a -p ${pkgPath} -lang=${this.env.lang} -complete -c=1 -nolocalimports -importcfg ${j}/importcfg -pack ${j}/program_test.go || exit 101`,
+      `TERM=dumb ${t}/vet ${VET_FLAGS.join(' ')} ${j}/vet.cfg || exit 102`,
+      `${t}/compile -o ${j}/main.a -p main -lang=${this.env.lang} -complete -c=1 -importcfg ${j}/importcfg.main -pack ${j}/main.go || exit 103`,
+      `GOGC=off ${t}/link -o ${j}/program.test -importcfg ${j}/importcfg.link -s -w -buildmode=exe -X testing.testBinary=1 ${j}/main.a || exit 104`,
+    ].join('\n');
+    return {
+      files: {
+        'program_test.go': program,
+        importcfg,
+        'importcfg.main': importcfg + `packagefile ${pkgPath}=${j}/pkg.a\n`,
+        'importcfg.link': importcfg + `packagefile ${pkgPath}=${j}/pkg.a\npackagefile main=${j}/main.a\n`,
+        'vet.cfg': JSON.stringify(vetCfg),
+        'main.go': main,
+      },
+      script,
+    };
+  }
+
+  /** GOROOT, for the jails that build. */
+  get goroot(): string {
+    return this.env.goroot;
+  }
+
+  /** Our copy of the std export data and vet facts (host path). */
+  get stdCopy(): string {
+    return this.cache;
   }
 
   async evaluate(program: string, slot: Slot, timeouts = DEFAULT_TIMEOUTS): Promise<WarmOutcome> {
     const dir = freshJobDir(this.root, `slot${slot.index}`, slot.uid);
     try {
-      const imports = goImports(program);
-      const names = goTestNames(program);
-      const pkg = /^package\s+(\w+)/m.exec(program)?.[1];
-      if (this.alwaysGoTest || !imports || !pkg || names.special || names.tests.length === 0 || imports.some((i) => !this.std.has(i))) return await this.viaGoTest(program, dir, slot, timeouts);
-      const set = this.importSet(imports);
-      const pkgPath = pkg.endsWith('_test') ? 'command-line-arguments_test' : 'command-line-arguments';
-      writeFileSync(join(dir, 'program_test.go'), program);
-      const importcfg = [...set.exports].map(([p, f]) => `packagefile ${p}=${f}`).join('\n') + '\n';
-      writeFileSync(join(dir, 'importcfg'), importcfg);
-      writeFileSync(join(dir, 'importcfg.link'), importcfg + `packagefile ${pkgPath}=/job/pkg.a\npackagefile main=/job/main.a\n`);
-      const direct = Object.fromEntries(imports.map((i) => [i, set.exports.get(i)!]));
-      writeFileSync(
-        join(dir, 'vet.cfg'),
-        JSON.stringify({
-          ID: pkgPath, Compiler: 'gc', Dir: '/job', ImportPath: pkgPath, GoFiles: ['/job/program_test.go'], NonGoFiles: [], IgnoredFiles: [],
-          ModulePath: '', ModuleVersion: '', ImportMap: Object.fromEntries(imports.map((i) => [i, i])), PackageFile: direct,
-          Standard: Object.fromEntries(imports.map((i) => [i, true])), PackageVetx: Object.fromEntries(imports.flatMap((i) => (set.vetx.has(i) ? [[i, set.vetx.get(i)!]] : []))),
-          VetxOnly: false, VetxOutput: '/job/vet.out', Stdout: '/job/vet.stdout', GoVersion: this.env.version, FixArchive: '', SucceedOnTypecheckFailure: false,
-        }),
-      );
-      writeFileSync(
-        join(dir, 'main.go'),
-        `package main\n\nimport (\n\t"os"\n\t"testing"\n\t"testing/internal/testdeps"\n\n\t_test "${pkgPath}"\n)\n\nvar tests = []testing.InternalTest{\n${names.tests.map((t) => `\t{${JSON.stringify(t)}, _test.${t}},\n`).join('')}}\n\nfunc main() {\n\tm := testing.MainStart(testdeps.TestDeps{}, tests, nil, nil, nil)\n\tos.Exit(m.Run())\n}\n`,
-      );
-      const t = this.env.tooldir;
-      const script = [
-        `${t}/compile -o /job/pkg.a -p ${pkgPath} -lang=${this.env.lang} -complete -c=1 -nolocalimports -importcfg /job/importcfg -pack /job/program_test.go || exit 101`,
-        `TERM=dumb ${t}/vet ${VET_FLAGS.join(' ')} /job/vet.cfg || exit 102`,
-        `{ cat /job/importcfg; echo "packagefile ${pkgPath}=/job/pkg.a"; } > /job/importcfg.main`,
-        `${t}/compile -o /job/main.a -p main -lang=${this.env.lang} -complete -c=1 -importcfg /job/importcfg.main -pack /job/main.go || exit 103`,
-        `${t}/link -o /job/program.test -importcfg /job/importcfg.link -s -w -buildmode=exe -X testing.testBinary=1 /job/main.a || exit 104`,
-      ].join('\n');
-      const built = await runInJail(this.jail(dir, slot.uid, false), ['/bin/sh', '-c', script], timeouts.compileMs);
+      const plan = this.directPlan(program, '/job', this.cache);
+      if (!plan) return await this.viaGoTest(program, dir, slot, timeouts);
+      for (const [name, text] of Object.entries(plan.files)) writeFileSync(join(dir, name), text);
+      const built = await runInJail(this.jail(dir, slot.uid, false), ['/bin/sh', '-c', plan.script], timeouts.compileMs);
       if (built.timedOut) return { status: 'Timeout', exitCode: null, stdout: built.stdout, stderr: built.stderr, compileMs: built.wallMs, runMs: 0 };
       if (built.exitCode !== 0) return { status: 'SyntaxError', exitCode: built.exitCode, stdout: built.stdout, stderr: built.stderr, compileMs: built.wallMs, runMs: 0 };
       chownTree(dir, slot.uid);

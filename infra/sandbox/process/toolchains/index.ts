@@ -9,8 +9,21 @@ import { javaToolchain } from './java.js';
 import { javascriptToolchain } from './javascript.js';
 import { rustToolchain } from './rust.js';
 import { typescriptToolchain } from './typescript.js';
+import { warmCppToolchain, warmGoToolchain, warmJavaToolchain, warmRustToolchain, warmTypescriptToolchain } from '../../warm/toolchains.js';
 
 export const TOOLCHAINS = {
+  js: javascriptToolchain,
+  // The warm strategies (infra/sandbox/warm/toolchains.ts): the plain modules with a faster
+  // compile step and the same outcomes (docs/benchmarks.md#multipl-e-languages).
+  ts: warmTypescriptToolchain,
+  'go_test.go': warmGoToolchain,
+  rs: warmRustToolchain,
+  java: warmJavaToolchain,
+  cpp: warmCppToolchain,
+} as const satisfies Record<string, () => Toolchain>;
+
+/** The plain modules, MultiPL-E's own commands in the sandbox (the warm strategies' fallback and baseline). */
+export const PLAIN_TOOLCHAINS = {
   js: javascriptToolchain,
   ts: typescriptToolchain,
   'go_test.go': goToolchain,
