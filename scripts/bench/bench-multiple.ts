@@ -1,7 +1,7 @@
 /**
- * Throughput of MultiPL-E's languages through explora's warm strategies (infra/sandbox/warm/*,
- * every program in the jail) against MultiPL-E's own evaluator, on the same machine, in one run,
- * with the same concurrency.
+ * Throughput of MultiPL-E's languages through explora's process runner (ProcessExecutor, every
+ * step in its sandbox) with the warm toolchains (infra/sandbox/warm/toolchains.ts), against
+ * MultiPL-E's own evaluator, on the same machine, in one run, with the same concurrency.
  *
  *   npx tsx scripts/bench/bench-multiple.ts [--programs 40] [--workers 2] [--languages js,ts,go_test.go,rs,java,cpp]
  *                                          [--rounds 1] [--levers] [--skip-peer]
@@ -20,7 +20,12 @@
  * `javac -encoding UTF8 -d D F` then `java -ea -cp D:javatuples Problem` (safe_subprocess.run);
  * eval_cpp `g++ F -o B -std=c++17` then `B` (safe_subprocess.run). Same toolchains as ours (tsc
  * is the project's typescript package; javatuples is .tools/multiple's).
- * --levers also measures each strategy with its lever off (in the jail), to show what each buys.
+ * Ours: 8 untimed programs first (distinct texts: the warm compilers' start and JIT warm-up, paid
+ * once per worker), then the timed ones. --levers also runs the same programs through the same
+ * runner with the plain toolchain modules (MultiPL-E's own commands, sandboxed), to show what the
+ * warm strategies buy beside what the runner itself costs.
+ * --peer-timeout-scale multiplies MultiPL-E's timeouts: on a loaded machine its 15 s for tsc would
+ * trip and count as SyntaxError.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -29,11 +34,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { z } from 'zod';
-import { CppStrategy, RustStrategy } from '../../infra/sandbox/warm/compiled.js';
-import { GoViaGoTest } from '../../infra/sandbox/warm/go.js';
-import { WARM_LANGUAGES, warmStrategy, type WarmLanguage } from '../../infra/sandbox/warm/registry.js';
-import { JavaStrategy } from '../../infra/sandbox/warm/servers.js';
-import { slotUid, type WarmOutcome, type WarmStrategy } from '../../infra/sandbox/warm/strategy.js';
+import type { Toolchain } from '../../infra/sandbox/process/contract.js';
+import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
+import { PLAIN_TOOLCHAINS, toolchainFor } from '../../infra/sandbox/process/toolchains/index.js';
+import { WARM_LANGUAGES, type WarmLanguage } from '../../infra/sandbox/warm/registry.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const ROWS = join(ROOT, 'scripts/bench/data/multiple-correct.jsonl');
@@ -204,45 +208,38 @@ function runPeer(language: WarmLanguage, programs: string[]): SideResult {
   return z.object({ seconds: z.number(), statuses: z.array(z.string()) }).parse(JSON.parse(out.trim().split('\n').pop()!));
 }
 
-async function runOurs(strategy: WarmStrategy, programs: string[]): Promise<SideResult & { compileMs: number; runMs: number }> {
-  await strategy.start();
-  // Warm-up outside the clock, as a worker would be before its first sample.
-  await strategy.evaluate(programs[0]!, { index: 0, uid: slotUid(0) });
-  const statuses: string[] = new Array(programs.length);
-  let compileMs = 0;
-  let runMs = 0;
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: opts.workers }, async (_, slot) => {
-      for (let i = next++; i < programs.length; i = next++) {
-        const outcome: WarmOutcome = await strategy.evaluate(programs[i]!, { index: slot, uid: slotUid(slot) });
-        statuses[i] = outcome.status;
-        compileMs += outcome.compileMs;
-        runMs += outcome.runMs;
-        if (outcome.status !== 'OK' && process.env.BENCH_DEBUG) console.error(outcome);
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  await strategy.close();
-  return { seconds, statuses, compileMs, runMs };
-}
-
-function leverOff(language: WarmLanguage): { name: string; strategy: WarmStrategy } | undefined {
-  switch (language) {
-    case 'cpp':
-      return { name: 'no PCH', strategy: new CppStrategy({ usePch: false }) };
-    case 'rs':
-      return { name: 'no extra rustc flags', strategy: new RustStrategy({ flags: [] }) };
-    case 'java':
-      return { name: 'plain `java -ea` run flags', strategy: new JavaStrategy({ workers: opts.workers, runFlags: ['-Xmx1g', '-XX:ReservedCodeCacheSize=64m', '-XX:CompressedClassSpaceSize=128m', '-XX:MaxMetaspaceSize=256m'] }) };
-    case 'go_test.go':
-      return { name: '`go test` in the jail (warm cache)', strategy: new GoViaGoTest() };
-    default:
-      return undefined;
+/** Programs through explora's process runner (ProcessExecutor) with one toolchain module. */
+async function runOurs(toolchain: Toolchain, programs: string[], warmups: string[]): Promise<SideResult & { compileMs: number; runMs: number }> {
+  const executor = new ProcessExecutor(toolchain, { concurrency: opts.workers, limits: { timeoutMs: 15_000 } });
+  try {
+    await executor.start();
+    // Warm-up outside the clock, as a worker is warm before most of its samples (distinct texts).
+    await executor.runMany(warmups.map((program, i) => ({ id: `warmup-${i}`, program })));
+    const started = performance.now();
+    const results = await executor.runMany(programs.map((program, i) => ({ id: String(i), program })));
+    const seconds = (performance.now() - started) / 1000;
+    for (const r of results) if (r.status !== 'passed' && process.env.BENCH_DEBUG) console.error(r);
+    return {
+      seconds,
+      statuses: results.map((r) => (r.status === 'passed' ? 'OK' : r.status)),
+      compileMs: results.reduce((sum, r) => sum + (r.compileMs ?? 0), 0),
+      runMs: results.reduce((sum, r) => sum + r.durationMs, 0),
+    };
+  } finally {
+    await executor.close();
   }
 }
+
+const LEVERS: Partial<Record<WarmLanguage, string>> = {
+  ts: 'tsc per program',
+  'go_test.go': '`go test -c` per program',
+  rs: 'rustc without the flags',
+  java: 'javac per program',
+  cpp: 'g++ without the PCH',
+};
+
+/** Untimed programs first (distinct from the timed ones): a worker's compilers are warm before most samples. */
+const WARMUPS = 8;
 
 const okCount = (s: string[]): number => s.filter((x) => x === 'OK').length;
 const rate = (n: number, seconds: number): string => (n / seconds).toFixed(2);
@@ -255,16 +252,17 @@ for (const language of opts.languages) {
   let ourSeconds = 0;
   for (let round = 1; round <= opts.rounds; round++) {
     const peer = opts.skipPeer ? undefined : runPeer(language, programs);
-    const ours = await runOurs(warmStrategy(language, opts.workers), programs);
-    const lever = opts.levers ? leverOff(language) : undefined;
-    const off = lever ? await runOurs(lever.strategy, programs) : undefined;
+    const warmups = programsFor(language, opts.programs + WARMUPS).slice(opts.programs);
+    const ours = await runOurs(toolchainFor(language), programs, warmups);
+    const lever = opts.levers ? LEVERS[language] : undefined;
+    const off = lever ? await runOurs(PLAIN_TOOLCHAINS[language](), programs, warmups) : undefined;
     if (peer && okCount(peer.statuses) !== programs.length) throw new Error(`${language}: MultiPL-E's way passed ${okCount(peer.statuses)}/${programs.length}: ${[...new Set(peer.statuses)].join(', ')}`);
     if (okCount(ours.statuses) !== programs.length) throw new Error(`${language}: ours passed ${okCount(ours.statuses)}/${programs.length}: ${[...new Set(ours.statuses)].join(', ')}`);
     if (off && okCount(off.statuses) !== programs.length) throw new Error(`${language}: lever off passed ${okCount(off.statuses)}/${programs.length}`);
     peerSeconds += peer?.seconds ?? 0;
     ourSeconds += ours.seconds;
     const ratio = peer ? `${(peer.seconds / ours.seconds).toFixed(1)}x` : '-';
-    const line = `| ${language} | ${round} | ${peer ? rate(programs.length, peer.seconds) : '-'} | ${rate(programs.length, ours.seconds)} | ${ratio} | ${(ours.compileMs / programs.length).toFixed(0)} + ${(ours.runMs / programs.length).toFixed(0)} | ${off ? `${rate(programs.length, off.seconds)} (${lever!.name})` : '-'} |`;
+    const line = `| ${language} | ${round} | ${peer ? rate(programs.length, peer.seconds) : '-'} | ${rate(programs.length, ours.seconds)} | ${ratio} | ${(ours.compileMs / programs.length).toFixed(0)} + ${(ours.runMs / programs.length).toFixed(0)} | ${off ? `${rate(programs.length, off.seconds)} (${lever})` : '-'} |`;
     table.push(line);
     console.log(line);
   }
