@@ -102,6 +102,22 @@ describe('a sweep over MultiPL-E rows in every language, against a scripted comp
     expect(existsSync(PLANTED)).toBe(false);
     expect(leftoverSleepers()).toEqual([]);
   }, 300_000);
+
+  it('a sweep whose language has no toolchain here is refused before it starts, naming the dataset, the language and the install', async () => {
+    const id = `multiple-missing-${uniqueSuffix()}`;
+    const file = path.join(dir, 'missing.yaml');
+    writeFileSync(
+      file,
+      `id: ${id}\ndatasets:\n  - name: humaneval-go\n    family: multipl-e\n    path: humaneval-go_test.go.jsonl\n    language: go_test.go\nmodels:\n  - id: base\n    base_url: ${server.url}\n    model: scripted-base\n    api: completions\nmethods: [direct]\ntemperatures: [0]\nn_samples: 1\nk: [1]\n`,
+    );
+    const before = server.requests().length;
+    // A PATH without Go's directory: as on a machine without Go.
+    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], { ...env, PATH: '/usr/bin:/bin' });
+    expect(run.code, run.output).not.toBe(0);
+    expect(run.output).toMatch(/datasets\[humaneval-go\]: language go_test\.go \(Go\) cannot run here: go is missing; install Go/);
+    expect(server.requests().length).toBe(before);
+    expect(await getText(bucket, sweepResultsKey(id))).toBeNull();
+  }, 120_000);
 });
 
 describe('scripts/evaluate.ts on MultiPL-E rows', () => {

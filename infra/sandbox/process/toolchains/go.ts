@@ -85,7 +85,8 @@ export function warmGoCache(): Promise<void> {
 
 export function classifyGo(run: StepResult): RunOutcome {
   const text = run.stdout + '\n' + run.stderr;
-  if (/fatal error: runtime: out of memory|cannot allocate memory/.test(text)) return { status: 'oom', exception: { type: 'OutOfMemory', message: firstLine(text, /out of memory|cannot allocate/) ?? 'out of memory' } };
+  // The heap's own failure, or a thread or mapping the memory limit refused (ENOMEM, errno 12).
+  if (/fatal error: (runtime: )?out of memory|cannot allocate memory|errno=12\b/.test(text)) return { status: 'oom', exception: { type: 'OutOfMemory', message: firstLine(text, /out of memory|cannot allocate|errno=12/) ?? 'out of memory' } };
   if (run.signal) return killedBy(run);
   const panic = /^panic: (.*)$/m.exec(text);
   if (panic) return { status: 'error', exception: { type: 'panic', message: panic[1]!, traceback: text.slice(-4000) } };
