@@ -20,7 +20,7 @@ export function nodeArgs(limits: ExecutionLimits, script: string): string[] {
 /** Node's end, read as MultiPL-E would (ERR_ASSERTION is a failed test) and finer. */
 export function classifyNode(run: StepResult): RunOutcome {
   const text = run.stderr;
-  if (/heap out of memory|Allocation failed|Reached heap limit|FATAL ERROR: .*Out of memory/i.test(text)) return { status: 'oom', exception: { type: 'OutOfMemory', message: firstLine(text, /memory/i) ?? 'out of memory' } };
+  if (/heap out of memory|Allocation failed|Reached heap limit|FATAL ERROR: .*Out of memory|Fatal process (out of memory|OOM)/i.test(text)) return { status: 'oom', exception: { type: 'OutOfMemory', message: firstLine(text, /memory/i) ?? 'out of memory' } };
   if (run.signal) return killedBy(run);
   // MultiPL-E's eval_javascript.py: a SyntaxError in the output is its SyntaxError (the program did
   // not parse): our compile_error.
