@@ -29,36 +29,14 @@ else
   say_missing "rs" "rustc" "install Rust with rustup (rustup.rs) or apt-get install rustc"
 fi
 if have go; then
-  if [ ! -f "$tools/go-cache/.explora-warm" ]; then
-    echo "install-toolchains: building Go's standard library into $tools/go-cache (once)" >&2
-    warm="$(mktemp -d)"
-    cat >"$warm/warm_test.go" <<'GO'
-package warm_test
-
-import (
-	"fmt"
-	"math"
-	"reflect"
-	"sort"
-	"strconv"
-	"strings"
-	"testing"
-	"unicode"
-)
-
-var _ = []interface{}{fmt.Sprint, math.Abs, reflect.DeepEqual, sort.Ints, strconv.Itoa, strings.Split, unicode.IsUpper}
-
-func TestWarm(t *testing.T) {}
-GO
-    mkdir -p "$tools/go-cache"
-    if (cd "$warm" && env -i PATH="$(dirname "$(command -v go)"):/usr/local/bin:/usr/bin:/bin" HOME="$warm" GOPATH="$warm/gopath" \
-        GOCACHE="$tools/go-cache" GOTOOLCHAIN=local GOPROXY=off GOTELEMETRY=off GOFLAGS=-mod=mod LANG=C.UTF-8 \
-        go test -c -o "$warm/warm.test" warm_test.go); then
-      date -u +%FT%TZ >"$tools/go-cache/.explora-warm"
+  if [ ! -f "$tools/go-cache/.explora-warm-std" ]; then
+    if [ -x "$root/node_modules/.bin/tsx" ]; then
+      echo "install-toolchains: building Go's standard library into $tools/go-cache (once; a minute or two)" >&2
+      EXPLORA_TOOLS_DIR="$tools" "$root/node_modules/.bin/tsx" "$root/scripts/warm-go-cache.ts" \
+        || echo "install-toolchains: the Go cache will be built on the first Go run instead" >&2
     else
-      echo "install-toolchains: could not build Go's standard library cache; Go programs will still run, each compile slower" >&2
+      echo "install-toolchains: npm install first; the Go cache will be built on the first Go run" >&2
     fi
-    rm -rf "$warm"
   fi
 else
   say_missing "go_test.go" "go" "install Go 1.21 or later (go.dev/dl, or apt-get install golang)"

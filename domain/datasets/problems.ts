@@ -29,6 +29,10 @@ export const SweepProblemSchema = z.object({
    * repairing methods may run, never the hidden tests.
    */
   examples: z.array(z.object({ input: z.string(), output: z.string() })).optional(),
+  /** MultiPL-E: the row's language id (js, ts, go_test.go, rs, java, cpp, py). */
+  language: z.string().min(1).optional(),
+  /** MultiPL-E: the row's stop tokens, where its completions are cut. */
+  stop_tokens: z.array(z.string()).optional(),
 });
 export type SweepProblem = z.infer<typeof SweepProblemSchema>;
 

@@ -12,6 +12,7 @@ import type { Language } from '../languages/types.js';
 import { humanevalFamily } from './humaneval/index.js';
 import { FAMILY_IDS, type FamilyId } from './ids.js';
 import { mbppFamily } from './mbpp/index.js';
+import { multiplEFamily } from './multipl-e/index.js';
 import { pbeWorldFamily } from './pbe-world/index.js';
 import { renamedLibraryFamily } from './renamed-library/index.js';
 import type { DatasetEntryBase, TaskFamily } from './types.js';
@@ -21,6 +22,7 @@ export const FAMILIES = {
   'pbe-world': pbeWorldFamily,
   'renamed-library': renamedLibraryFamily,
   mbpp: mbppFamily,
+  'multipl-e': multiplEFamily,
 } as const;
 
 /** A family's dataset entry, as its schema resolves it. */

@@ -18,6 +18,7 @@
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { humanevalFamily } from '../../domain/families/humaneval/index.js';
 import { mbppFamily, type MbppSplit } from '../../domain/families/mbpp/index.js';
+import { MULTIPLE_LANGUAGE_IDS, multiplEFamily, type MultiplELanguageId } from '../../domain/families/multipl-e/index.js';
 import type { ExecutionStatus } from '../../domain/execution/types.js';
 import type { AnyFamily } from '../../domain/families/registry.js';
 import { LANGUAGES } from '../../domain/languages/registry.js';
@@ -28,10 +29,10 @@ import type { EvaluateFamily, SampleForm } from './evaluate-families.js';
  * registry's familyOf: importing every family (the PBE World generator, the renamed libraries) is a
  * fifth of evaluate.ts's start-up, for families it never loads.
  */
-const LOADED = { humaneval: humanevalFamily, mbpp: mbppFamily } as const;
+const LOADED = { humaneval: humanevalFamily, mbpp: mbppFamily, 'multipl-e': multiplEFamily } as const;
 
 function familyOf(problem: SweepProblem): AnyFamily {
-  if (problem.family !== 'humaneval' && problem.family !== 'mbpp') throw new Error(`evaluate.ts does not load ${problem.family} problems`);
+  if (problem.family !== 'humaneval' && problem.family !== 'mbpp' && problem.family !== 'multipl-e') throw new Error(`evaluate.ts does not load ${problem.family} problems`);
   return LOADED[problem.family] as unknown as AnyFamily;
 }
 
@@ -74,19 +75,38 @@ function firstRow(text: string, source: string): { line: number; row: unknown } 
   return null;
 }
 
-/** The family of a problems file, from its first row: MBPP has `test_list`, HumanEval `entry_point` and `test`. */
-export function recognizeFamily(text: string, source: string): 'humaneval' | 'mbpp' {
+/** The family of a problems file, from its first row: MultiPL-E has `stop_tokens` and `tests`, MBPP `test_list`, HumanEval `entry_point` and `test`. */
+export function recognizeFamily(text: string, source: string): 'humaneval' | 'mbpp' | 'multipl-e' {
   const first = firstRow(text, source);
   if (!first) throw new Error(`${source} has no tasks`);
   const { line, row } = first;
   if (typeof row !== 'object' || row === null || Array.isArray(row)) throw new Error(`${source}:${line}: a row must be a JSON object`);
   const has = (key: string) => Object.prototype.hasOwnProperty.call(row, key);
+  if (has('stop_tokens') || (has('tests') && has('name') && has('language'))) return 'multipl-e';
   if (has('test_list') || (has('text') && !has('entry_point'))) return 'mbpp';
   if (has('entry_point') || has('test')) return 'humaneval';
   throw new Error(
     `${source}:${line}: cannot tell the family of this row (fields ${Object.keys(row).join(', ') || 'none'}): ` +
-      "expected HumanEval's task_id, prompt, entry_point, test or MBPP's task_id, text (or prompt), test_list; name it with --family",
+      "expected HumanEval's task_id, prompt, entry_point, test, MBPP's task_id, text (or prompt), test_list, or MultiPL-E's name, language, prompt, tests, stop_tokens; name it with --family",
   );
+}
+
+/** The language of a MultiPL-E file: its first row's (the family then checks every row has it). */
+function multiplELanguageOf(text: string, source: string): MultiplELanguageId {
+  const first = firstRow(text, source);
+  const language = (first?.row as { language?: unknown } | undefined)?.language;
+  if (typeof language !== 'string' || !(MULTIPLE_LANGUAGE_IDS as readonly string[]).includes(language)) {
+    throw new Error(
+      `${source}:${first?.line ?? 1}: language: ${language === undefined ? 'missing' : JSON.stringify(language)}; ` +
+        `a MultiPL-E row's language must be one of ${MULTIPLE_LANGUAGE_IDS.join(', ')}`,
+    );
+  }
+  return language as MultiplELanguageId;
+}
+
+/** The language the problems' programs are written in (one per problems file). */
+export function problemsLanguage(problems: readonly SweepProblem[]): string {
+  return problems.length ? familyOf(problems[0]!).language(problems[0]!) : 'python';
 }
 
 export interface EvaluateProblems {
@@ -107,6 +127,11 @@ export function loadEvaluateProblems(input: {
   const { text, source } = input;
   const family = input.family ?? recognizeFamily(text, source);
   if (input.split !== undefined && family !== 'mbpp') throw new Error(`--split: only MBPP has splits, and ${source} is read as ${family}`);
+  if (family === 'multipl-e') {
+    const language = multiplELanguageOf(text, source);
+    const entry = { name: 'evaluate', family: 'multipl-e' as const, path: source, language };
+    return { family, problems: multiplEFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems, form: input.form ?? 'completion' };
+  }
   if (family === 'mbpp') {
     const entry = { name: 'evaluate', family: 'mbpp' as const, path: source, split: input.split ?? 'all', prompt: 'bigcode' as const };
     return { family, problems: mbppFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems, form: input.form ?? 'full' };

@@ -19,13 +19,14 @@
  *     of the step's pid namespace, dies with its parent, and the kernel kills every process of
  *     the namespace with it (daemons that double-forked or setsid()-ed included). Likewise when
  *     the program ends on its own: its namespace's init exits and takes the rest along;
- *   - afterwards every process still running as the slot's uid is counted (`survivors`, 0 unless
- *     the namespace teardown failed) and SIGKILLed.
+ *   - afterwards the runner waits (up to 2 s) until no process runs as the slot's uid, SIGKILLing
+ *     any it finds (the namespace teardown runs just after bwrap's exit); what is still alive
+ *     then is counted as `survivors` (0 is the norm). The slot is reused only after this.
  * stdout and stderr come through pipes; the first `maxOutputBytes` of each are kept, the rest
  * counted and dropped. stdin is /dev/null.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { systemMounts } from '../backends.js';
 import { BUILD_DIR, type Mount, type SandboxStep, type StepResult } from './contract.js';
 
@@ -119,13 +120,16 @@ class Capture {
 
 const SIGNALS: Record<number, string> = { 1: 'SIGHUP', 2: 'SIGINT', 4: 'SIGILL', 5: 'SIGTRAP', 6: 'SIGABRT', 7: 'SIGBUS', 8: 'SIGFPE', 9: 'SIGKILL', 11: 'SIGSEGV', 13: 'SIGPIPE', 14: 'SIGALRM', 15: 'SIGTERM', 24: 'SIGXCPU', 25: 'SIGXFSZ', 31: 'SIGSYS' };
 
-/** Live (non-zombie) processes of a uid, killed; returns how many there were. */
+/** Live (not zombie, not dead) processes of a uid, each SIGKILLed; returns how many there were. */
 export function killProcessesOf(uid: number): number {
   let alive = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       if (statSync(`/proc/${entry}`).uid !== uid) continue;
+      const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
+      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      if (state === 'Z' || state === 'X') continue;
       alive++;
       process.kill(Number(entry), 'SIGKILL');
     } catch {
@@ -133,6 +137,25 @@ export function killProcessesOf(uid: number): number {
     }
   }
   return alive;
+}
+
+/** How long the namespace teardown may take before what is left counts as survivors. */
+const CLEANUP_GRACE_MS = 2_000;
+const CLEANUP_POLL_MS = 5;
+
+/**
+ * Waits until no process of the uid is left, killing any it finds. bwrap's outer process exits as
+ * soon as the program does; its pid namespace (and with it every process the program left) is
+ * torn down by the kernel just after. Processes still alive when the grace ends are survivors.
+ */
+async function reapUid(uid: number): Promise<number> {
+  const deadline = performance.now() + CLEANUP_GRACE_MS;
+  for (;;) {
+    const alive = killProcessesOf(uid);
+    if (alive === 0) return 0;
+    if (performance.now() >= deadline) return alive;
+    await new Promise((resolve) => setTimeout(resolve, CLEANUP_POLL_MS));
+  }
 }
 
 /** Lines the launcher's own tools print when they, not the program, fail. */
@@ -171,10 +194,10 @@ export function runStep(sandbox: StepSandbox, step: SandboxStep): Promise<StepRe
     });
     // 'close': the process has exited and every holder of its output pipes is gone, i.e. the
     // whole pid namespace has been torn down.
-    child.once('close', (code, signal) => {
+    child.once('close', async (code, signal) => {
       clearTimeout(timer);
       const durationMs = performance.now() - started;
-      const survivors = sandbox.uid === undefined ? 0 : killProcessesOf(sandbox.uid);
+      const survivors = sandbox.uid === undefined ? 0 : await reapUid(sandbox.uid);
       // bwrap exits with the program's code, or 128 + the signal that ended it.
       let exitCode: number | null = code;
       let signalName: string | null = signal;

@@ -101,7 +101,8 @@ export type ToolchainCheck = { ok: true; version: string } | { ok: false; missin
 
 /** A run step's end, as the toolchain reads it. */
 export interface RunOutcome {
-  status: Exclude<ExecutionStatus, 'timeout' | 'compile_error'>;
+  /** `compile_error` only for a language whose parse happens at run time (JavaScript's SyntaxError). */
+  status: Exclude<ExecutionStatus, 'timeout'>;
   exception?: ExceptionInfo;
 }
 

@@ -66,6 +66,11 @@ export class ProcessExecutor {
     this.freeSlots = Array.from({ length: this.concurrency }, (_, i) => i);
   }
 
+  /** The uids the samples run as (root workers): [first, last]. */
+  get uidRange(): [number, number] {
+    return [this.uidBase, this.uidBase + this.concurrency - 1];
+  }
+
   start(): Promise<void> {
     if (this.closed) return Promise.reject(new Error('ProcessExecutor is closed'));
     this.started ??= (async () => {

@@ -3,26 +3,15 @@ import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ExecutionLimits } from '../../../../domain/execution/types.js';
+import { MULTIPLE_COMPILE_LIMITS } from '../../../../domain/languages/multiple.js';
 import type { MemoryLimitKind, RunOutcome, StepLimits, StepResult, ToolchainCheck } from '../contract.js';
 
 /** The repository's root (tools installed by scripts/install-toolchains.sh live in its .tools/). */
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
 export const TOOLS_DIR = process.env.EXPLORA_TOOLS_DIR ?? join(REPO_ROOT, '.tools');
 
-/**
- * Limits of a compile step: compilers run no code of the sample's, but a hostile program can still
- * make them work hard (template or const-eval bombs), so they get limits of their own, generous
- * enough for the largest MultiPL-E programs. RLIMIT_DATA, since compilers reserve large arenas.
- */
-export const COMPILE_LIMITS: StepLimits = {
-  timeoutMs: 60_000,
-  memoryBytes: 2 * 1024 * 1024 * 1024,
-  memoryKind: 'data',
-  maxProcesses: 256,
-  maxFileBytes: 256 * 1024 * 1024,
-  maxOutputBytes: 64 * 1024,
-  maxOpenFiles: 4096,
-};
+/** Limits of a compile step (the languages' own, domain/languages/multiple.ts); RLIMIT_DATA, since compilers reserve large arenas. */
+export const COMPILE_LIMITS: StepLimits = { ...MULTIPLE_COMPILE_LIMITS, memoryKind: 'data', maxOpenFiles: 4096 };
 
 /** The run step's limits from the request's. */
 export function runLimits(limits: ExecutionLimits, memoryKind: MemoryLimitKind, overrides: Partial<StepLimits> = {}): StepLimits {
