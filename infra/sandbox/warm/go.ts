@@ -82,22 +82,27 @@ export class GoStrategy implements WarmStrategy {
   private env!: GoEnv;
   private std = new Set<string>();
   private readonly sets = new Map<string, ImportSet>();
-  private readonly root = jobsRoot('go');
+  /** Created by start(): a toolchain that is only checked leaves nothing behind. */
+  private root = '';
   /** Our copy of the std export data and vet facts, mounted read-only in the jails. */
-  private readonly cache: string;
+  private cache = '';
+  private readonly ownCache: boolean;
   /** The build cache of the `go test` route (one uid for it, so that every slot can reuse it), kept across runs. */
   private readonly goCache = join(WARM_TOOLS_DIR, 'go-test-cache');
   /** Every program through `go test` (the lever off, for the benchmark). */
   protected alwaysGoTest = false;
 
   constructor(cacheDir?: string) {
-    this.cache = cacheDir ?? mkdtempSync(join(tmpdir(), 'explora-gostd-'));
+    this.cache = cacheDir ?? '';
+    this.ownCache = cacheDir === undefined;
   }
 
   async start(): Promise<void> {
     const [goroot, tooldir, version] = goOutput(['env', 'GOROOT', 'GOTOOLDIR', 'GOVERSION']).trim().split('\n');
     this.env = { goroot: goroot!, tooldir: tooldir!, version: version!, lang: /^go\d+\.\d+/.exec(version!)![0] };
     this.std = new Set(goOutput(['list', 'std']).trim().split('\n'));
+    if (!this.root) this.root = jobsRoot('go');
+    if (!this.cache) this.cache = mkdtempSync(join(tmpdir(), 'explora-gostd-'));
     mkdirSync(this.cache, { recursive: true });
     chmodSync(this.cache, 0o755); // read by every slot's uid
     mkdirSync(this.goCache, { recursive: true });
@@ -246,7 +251,11 @@ export class GoStrategy implements WarmStrategy {
   }
 
   async close(): Promise<void> {
-    rmSync(this.root, { recursive: true, force: true });
+    if (this.root) rmSync(this.root, { recursive: true, force: true });
+    if (this.ownCache && this.cache) rmSync(this.cache, { recursive: true, force: true });
+    this.root = '';
+    if (this.ownCache) this.cache = '';
+    this.sets.clear();
   }
 }
 

@@ -16,6 +16,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -84,17 +85,21 @@ export function warmGoToolchain(): Toolchain {
     ...base,
     prepare: async () => {
       await base.prepare?.();
-      started ??= go.start();
+      // If the direct route cannot be set up, every program takes the plain `go test -c` step.
+      started ??= go.start().catch((error: unknown) => {
+        process.emitWarning(`Go's direct route is off, go test -c serves every program: ${String(error)}`);
+      });
       await started;
     },
     close: async () => {
+      started = undefined;
       await go.close();
       await base.close?.();
     },
-    mounts: () => [...base.mounts(), { host: go.stdCopy, sandbox: GO_STD_IN_SANDBOX }],
-    files: (program: string) => go.directPlan(program, BUILD_DIR, GO_STD_IN_SANDBOX)?.files ?? base.files(program),
+    mounts: () => [...base.mounts(), ...(go.stdCopy ? [{ host: go.stdCopy, sandbox: GO_STD_IN_SANDBOX }] : [])],
+    files: (program: string) => (go.stdCopy ? go.directPlan(program, BUILD_DIR, GO_STD_IN_SANDBOX)?.files : undefined) ?? base.files(program),
     compile: (limits: ExecutionLimits, program: string) => {
-      const plan = go.directPlan(program, BUILD_DIR, GO_STD_IN_SANDBOX);
+      const plan = go.stdCopy ? go.directPlan(program, BUILD_DIR, GO_STD_IN_SANDBOX) : undefined;
       const step = base.compile(limits, program);
       if (!plan || !step || step.kind !== 'sandbox') return step;
       return { ...step, argv: ['/bin/sh', '-c', plan.script], env: { GOROOT: go.goroot, LANG: 'C.UTF-8' } };
@@ -158,7 +163,7 @@ export function warmJavaToolchain(): Toolchain {
   const javaHome = (): string => dirname(dirname(execFileSync('sh', ['-c', 'readlink -f "$(command -v javac)"'], { encoding: 'utf8' }).trim()));
   const served = new ServedCompiler(
     () => ({
-      argv: [join(javaHome(), 'bin/java'), '-XX:+UseSerialGC', '-Xmx768m', '-cp', serverClasses, 'JavacServer', jar, '2'],
+      argv: [join(javaHome(), 'bin/java'), '-XX:+UseSerialGC', '-Xmx768m', '-cp', serverClasses, 'JavacServer', jar, String(Math.max(2, availableParallelism()))],
       readOnly: [serverClasses, dirname(jar), javaHome()],
     }),
     (id, dir) => `${id}\t${dir}/Problem.java\t${dir}`,
