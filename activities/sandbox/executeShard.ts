@@ -2,6 +2,7 @@
  * The sandbox-queue activity of a sweep: executeShard extracts, assembles, runs and records every
  * sample of a shard's tasks. Records land in S3 as they finish, so a retry runs only what is missing.
  */
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { type SweepProblem } from '../../domain/datasets/problems.js';
@@ -18,7 +19,7 @@ import { throttledHeartbeat } from '../../infra/heartbeat.js';
 import { decodeMaybeGzip, loadProblems } from '../../infra/problems.js';
 import { defaultSandboxConcurrency } from '../../infra/sandbox/executor.js';
 import type { ProgramRunner, SandboxPool } from '../../infra/sandbox/pool.js';
-import { ToolchainMissingError } from '../../infra/sandbox/process/processExecutor.js';
+import { ProcessExecutor, ToolchainMissingError } from '../../infra/sandbox/process/processExecutor.js';
 import { isProcessLanguage } from '../../infra/sandbox/process/toolchains/index.js';
 import type { LibraryRuntime } from '../../domain/apidocs/library.js';
 import { mapLimit } from '../../infra/mapLimit.js';
@@ -161,6 +162,10 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
       const partsPrefix = cellShardPartsPrefix(input.sweepId, input.cellId, input.shardIndex);
       const earlier = await readParts(bucket, partsPrefix);
       const parts = new PartWriter(bucket, partsPrefix);
+      // Compiled languages: a sample's compile step (up to a minute, e.g. tsc on a loaded machine)
+      // comes before its run, so samples may finish further apart than the heartbeat timeout
+      // assumes (one sample's time limit); the shard says it is alive meanwhile.
+      const keepAlive = runners && [...runners.values()].some((r) => r instanceof ProcessExecutor) ? setInterval(() => Context.current().heartbeat(done), 5_000) : undefined;
       const records = await mapLimit(jobs, (executor?.concurrency ?? defaultSandboxConcurrency()) * 2, async ({ taskIndex, sampleIndex }): Promise<SampleRecord> => {
         const kept = partRecordFor(earlier.records, taskIndex, sampleIndex);
         // Kept only if made from the answer this run would use (the cache may prefer another since).
@@ -172,7 +177,10 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
         const record = await sampleRecord(taskIndex, sampleIndex);
         parts.add(record);
         return record;
-      }).finally(() => parts.close());
+      }).finally(() => {
+        clearInterval(keepAlive);
+        return parts.close();
+      });
       await putObject(bucket, recordsKey, records.map((r) => JSON.stringify(r) + '\n').join(''), { contentType: 'application/x-ndjson' });
       await deleteParts(bucket, [...earlier.keys, ...parts.written]);
       return outcomeOf(input.shardIndex, records, input.taskStart, input.taskEnd, input.execute);

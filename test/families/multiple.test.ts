@@ -54,7 +54,7 @@ describe('multipl-e rows', () => {
 describe('bad MultiPL-E input is refused, naming the file, the line and the field', () => {
   it('a row missing a field', () => {
     const { tests: _tests, ...noTests } = addRow('js', 2);
-    expect(() => load('js', jsonl([addRow('js', 1), noTests]), 'humaneval-js.jsonl')).toThrow(/humaneval-js\.jsonl:2.*tests/);
+    expect(() => load('js', jsonl([addRow('js', 1), noTests]), 'humaneval-js.jsonl')).toThrow(/humaneval-js\.jsonl:2: tests: missing: a MultiPL-E row has name, language, prompt/);
     const { stop_tokens: _stop, ...noStop } = addRow('js', 2);
     expect(() => load('js', JSON.stringify([addRow('js', 1), noStop]), 'h.json')).toThrow(/h\.json: \[1\]: stop_tokens/);
   });

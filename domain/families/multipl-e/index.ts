@@ -36,13 +36,18 @@ export const MultiplEEntrySchema = z.strictObject({
 });
 export type MultiplEEntry = z.output<typeof MultiplEEntrySchema>;
 
+const MISSING =
+  'missing: a MultiPL-E row has name, language, prompt, doctests, original, prompt_terminology, tests and stop_tokens, ' +
+  'as its dataset publishes them (the Hugging Face dataset nuprl/MultiPL-E); the evaluation needs name, language, prompt, tests and stop_tokens';
+const missing = (issue: { input: unknown }) => (issue.input === undefined ? MISSING : undefined);
+
 /** A published row. The fields the evaluation needs are required; the descriptive ones may be absent. */
 export const MultiplERowSchema = z.looseObject({
-  name: z.string().min(1),
-  language: z.string().min(1),
-  prompt: z.string().min(1),
-  tests: z.string().min(1),
-  stop_tokens: z.array(z.string()),
+  name: z.string({ error: missing }).min(1),
+  language: z.string({ error: missing }).min(1),
+  prompt: z.string({ error: missing }).min(1),
+  tests: z.string({ error: missing }).min(1),
+  stop_tokens: z.array(z.string(), { error: missing }),
   doctests: z.string().optional(),
   original: z.string().optional(),
   prompt_terminology: z.string().optional(),
