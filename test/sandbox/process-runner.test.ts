@@ -4,14 +4,14 @@
  * MultiPL-E's (docs/sandbox.md#process-run-languages).
  */
 import { describe, expect, it } from 'vitest';
-import { BUILD_DIR, type SandboxStep, type StepResult } from '../../infra/sandbox/process/contract.js';
+import { BUILD_DIR, type SandboxStep, type ServedStep, type StepResult } from '../../infra/sandbox/process/contract.js';
 import { bwrapArgs } from '../../infra/sandbox/process/bwrapStep.js';
 import { classifyCpp } from '../../infra/sandbox/process/toolchains/cpp.js';
 import { classifyGo, importableStd } from '../../infra/sandbox/process/toolchains/go.js';
 import { classifyJava } from '../../infra/sandbox/process/toolchains/java.js';
 import { classifyNode } from '../../infra/sandbox/process/toolchains/javascript.js';
 import { classifyRust } from '../../infra/sandbox/process/toolchains/rust.js';
-import { TOOLCHAINS } from '../../infra/sandbox/process/toolchains/index.js';
+import { PLAIN_TOOLCHAINS, TOOLCHAINS } from '../../infra/sandbox/process/toolchains/index.js';
 import { DEFAULT_LIMITS } from '../../domain/execution/types.js';
 
 const step: SandboxStep = {
@@ -85,14 +85,16 @@ describe("each language's run, read as MultiPL-E reads it", () => {
 describe('the toolchains', () => {
   it("mirror MultiPL-E's evaluator: file names and compile commands", () => {
     const limits = DEFAULT_LIMITS;
+    // The plain modules (TOOLCHAINS serves their warm versions: infra/sandbox/warm/toolchains.ts).
+    const plain = (step: SandboxStep | ServedStep | null): SandboxStep | null => (step && step.kind === 'sandbox' ? step : null);
     expect(Object.keys(TOOLCHAINS)).toEqual(['js', 'ts', 'go_test.go', 'rs', 'java', 'cpp']);
     expect(Object.keys(TOOLCHAINS.java().files('x'))).toEqual(['Problem.java']);
     expect(Object.keys(TOOLCHAINS['go_test.go']().files('x'))).toEqual(['program_test.go']);
-    expect(TOOLCHAINS.cpp().compile(limits)!.argv).toEqual(['g++', 'program.cpp', '-o', 'program', '-std=c++17']);
-    expect(TOOLCHAINS['go_test.go']().compile(limits)!.argv).toEqual(['go', 'test', '-c', '-o', 'program.test', 'program_test.go']);
-    expect(TOOLCHAINS.ts().compile(limits)!.argv.slice(-3)).toEqual(['--target', 'esnext', 'program.ts']);
+    expect(plain(PLAIN_TOOLCHAINS.cpp().compile(limits, 'x'))!.argv).toEqual(['g++', 'program.cpp', '-o', 'program', '-std=c++17']);
+    expect(plain(PLAIN_TOOLCHAINS['go_test.go']().compile(limits, 'x'))!.argv).toEqual(['go', 'test', '-c', '-o', 'program.test', 'program_test.go']);
+    expect(plain(PLAIN_TOOLCHAINS.ts().compile(limits, 'x'))!.argv.slice(-3)).toEqual(['--target', 'esnext', 'program.ts']);
     expect(TOOLCHAINS.java().run(limits).argv.slice(-4)).toEqual(['-ea', '-cp', `${BUILD_DIR}:/opt/java/javatuples-1.2.jar`, 'Problem']);
-    expect(TOOLCHAINS.js().compile(limits)).toBeNull();
+    expect(TOOLCHAINS.js().compile(limits, 'x')).toBeNull();
     // Runtimes that reserve more address space than they use are limited by RLIMIT_DATA.
     expect(TOOLCHAINS.java().run(limits).limits.memoryKind).toBe('data');
     expect(TOOLCHAINS.cpp().run(limits).limits.memoryKind).toBe('address-space');

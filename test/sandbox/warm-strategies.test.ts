@@ -6,6 +6,7 @@
  * jail's isolation from inside a compiled program.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS } from '../../domain/execution/types.js';
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
 import { toolchainFor } from '../../infra/sandbox/process/toolchains/index.js';
 import { CppStrategy } from '../../infra/sandbox/warm/compiled.js';
@@ -207,4 +208,17 @@ describe("the warm toolchains behind the process runner's interface (ProcessExec
       }
     });
   }
+});
+
+describe('which compile step each warm toolchain takes', () => {
+  it('cpp: the precompiled header only for a program that starts with MultiPL-E\'s includes; java and ts: served by a warm compiler', () => {
+    const limits = DEFAULT_LIMITS;
+    const cpp = toolchainFor('cpp');
+    const withIncludes = cpp.compile(limits, CASES.cpp.ok);
+    const without = cpp.compile(limits, 'int main() { return 0; }\n');
+    expect(withIncludes?.kind === 'sandbox' && withIncludes.argv.includes('-include')).toBe(true);
+    expect(without?.kind === 'sandbox' && !without.argv.includes('-include')).toBe(true);
+    expect(toolchainFor('java').compile(limits, CASES.java.ok)?.kind).toBe('served');
+    expect(toolchainFor('ts').compile(limits, CASES.ts.ok)?.kind).toBe('served');
+  });
 });
