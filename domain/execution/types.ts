@@ -61,6 +61,8 @@ export const ExecutionResultSchema = z.object({
   /** Name of the signal that ended the main process (e.g. "SIGKILL"), or null. */
   signal: z.string().nullable(),
   durationMs: z.number().nonnegative(),
+  /** Compiled languages: how long the compile step took (durationMs is the run's). */
+  compileMs: z.number().nonnegative().optional(),
   cpuMs: z.number().nonnegative().optional(),
   /** First `maxOutputBytes` of output, decoded as UTF-8; `*Bytes` counts everything written. */
   stdout: z.string(),

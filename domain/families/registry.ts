@@ -15,6 +15,7 @@ import { evalplusFamily } from './evalplus/index.js';
 import { humanevalFamily } from './humaneval/index.js';
 import { FAMILY_IDS, type FamilyId } from './ids.js';
 import { mbppFamily } from './mbpp/index.js';
+import { multiplEFamily } from './multipl-e/index.js';
 import { pbeWorldFamily } from './pbe-world/index.js';
 import { renamedLibraryFamily } from './renamed-library/index.js';
 import type { DatasetEntryBase, TaskFamily } from './types.js';
@@ -27,6 +28,7 @@ export const FAMILIES = {
   evalplus: evalplusFamily,
   apps: appsFamily,
   ds1000: ds1000Family,
+  'multipl-e': multiplEFamily,
 } as const;
 
 /** A family's dataset entry, as its schema resolves it. */

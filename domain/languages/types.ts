@@ -11,10 +11,10 @@ import type { ExtractApi } from '../llm/extract.js';
 /**
  * How the sandbox host runs a language's programs:
  * - `python-zygote`: Python source, run by a pre-forked interpreter (infra/sandbox/zygote.py).
- * A language run as a process of its own (interpreted, or compiled first) adds a runner kind here
- * and its implementation in infra/sandbox/ (docs/extending.md).
+ * - `process`: a program run as a process of its own, compiled first where the language compiles
+ *   (infra/sandbox/process/: one toolchain module per language, keyed by the language's id).
  */
-export type RunnerKind = 'python-zygote';
+export type RunnerKind = 'python-zygote' | 'process';
 
 export interface CompileStep {
   /** Limits of the compile step (separate from the run's). */

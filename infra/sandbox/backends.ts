@@ -112,8 +112,8 @@ function ancestors(paths: string[]): string[] {
   return [...dirs].sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b));
 }
 
-/** Top-level system directories, as symlinks where the host has merged /usr. */
-function systemMounts(): string[] {
+/** Top-level system directories, as symlinks where the host has merged /usr (also used by process/bwrapStep.ts). */
+export function systemMounts(): string[] {
   const args: string[] = ['--ro-bind', '/usr', '/usr'];
   for (const dir of ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']) {
     if (!existsSync(dir)) continue;

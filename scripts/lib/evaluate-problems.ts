@@ -33,6 +33,7 @@ import { evalplusFamily, EVALPLUS_DEFAULTS } from '../../domain/families/evalplu
 import { mbppFamily, type MbppSplit } from '../../domain/families/mbpp/index.js';
 import type { ExecutionLimits } from '../../domain/execution/types.js';
 import type { RunOutcome, TaskScore } from '../../domain/families/types.js';
+import { MULTIPLE_LANGUAGE_IDS, multiplEFamily, type MultiplELanguageId } from '../../domain/families/multipl-e/index.js';
 import type { AnyFamily } from '../../domain/families/registry.js';
 import { LANGUAGES } from '../../domain/languages/registry.js';
 import type { EvaluateFamily, SampleForm } from './evaluate-families.js';
@@ -42,11 +43,11 @@ import type { EvaluateFamily, SampleForm } from './evaluate-families.js';
  * registry's familyOf: importing every family (the PBE World generator, the renamed libraries) is a
  * fifth of evaluate.ts's start-up, for families it never loads.
  */
-const LOADED = { humaneval: humanevalFamily, mbpp: mbppFamily, evalplus: evalplusFamily, apps: appsFamily, ds1000: ds1000Family } as const;
+const LOADED = { humaneval: humanevalFamily, mbpp: mbppFamily, evalplus: evalplusFamily, apps: appsFamily, ds1000: ds1000Family, 'multipl-e': multiplEFamily } as const;
 
 export function familyOf(problem: SweepProblem): AnyFamily {
-  if (problem.family !== 'humaneval' && problem.family !== 'mbpp' && problem.family !== 'evalplus' && problem.family !== 'apps' && problem.family !== 'ds1000') throw new Error(`evaluate.ts does not load ${problem.family} problems`);
-  return LOADED[problem.family] as unknown as AnyFamily;
+  if (!(problem.family in LOADED)) throw new Error(`evaluate.ts does not load ${problem.family} problems`);
+  return LOADED[problem.family as keyof typeof LOADED] as unknown as AnyFamily;
 }
 
 function parseArray(text: string, source: string): unknown[] {
@@ -88,8 +89,8 @@ function firstRow(text: string, source: string): { line: number; row: unknown } 
   return null;
 }
 
-/** The family of a problems file, from its first row: evalplus has `base_input` and `plus_input`, MBPP `test_list`, HumanEval `entry_point` and `test`. */
-export function recognizeFamily(text: string, source: string): 'humaneval' | 'mbpp' | 'evalplus' | 'apps' | 'ds1000' {
+/** The family of a problems file, from its first row: evalplus has `base_input` and `plus_input`, MultiPL-E `stop_tokens` and `tests`, MBPP `test_list`, HumanEval `entry_point` and `test`. */
+export function recognizeFamily(text: string, source: string): 'humaneval' | 'mbpp' | 'evalplus' | 'apps' | 'ds1000' | 'multipl-e' {
   const first = firstRow(text, source);
   if (!first) throw new Error(`${source} has no tasks`);
   const { line, row } = first;
@@ -98,12 +99,31 @@ export function recognizeFamily(text: string, source: string): 'humaneval' | 'mb
   if (has('base_input') && has('plus_input')) return 'evalplus';
   if (has('input_output') && has('question')) return 'apps';
   if (has('code_context') && has('reference_code')) return 'ds1000';
+  if (has('stop_tokens') || (has('tests') && has('name') && has('language'))) return 'multipl-e';
   if (has('test_list') || (has('text') && !has('entry_point'))) return 'mbpp';
   if (has('entry_point') || has('test')) return 'humaneval';
   throw new Error(
     `${source}:${line}: cannot tell the family of this row (fields ${Object.keys(row).join(', ') || 'none'}): ` +
-      "expected HumanEval's task_id, prompt, entry_point, test, MBPP's task_id, text (or prompt), test_list, evalplus's task_id, prompt, entry_point, canonical_solution, base_input, plus_input, APPS's problem_id, question, input_output, or DS-1000's prompt, reference_code, metadata, code_context; name it with --family",
+      "expected HumanEval's task_id, prompt, entry_point, test, MBPP's task_id, text (or prompt), test_list, evalplus's task_id, prompt, entry_point, canonical_solution, base_input, plus_input, APPS's problem_id, question, input_output, DS-1000's prompt, reference_code, metadata, code_context, or MultiPL-E's name, language, prompt, tests, stop_tokens; name it with --family",
   );
+}
+
+/** The language of a MultiPL-E file: its first row's (the family then checks every row has it). */
+function multiplELanguageOf(text: string, source: string): MultiplELanguageId {
+  const first = firstRow(text, source);
+  const language = (first?.row as { language?: unknown } | undefined)?.language;
+  if (typeof language !== 'string' || !(MULTIPLE_LANGUAGE_IDS as readonly string[]).includes(language)) {
+    throw new Error(
+      `${source}:${first?.line ?? 1}: language: ${language === undefined ? 'missing' : JSON.stringify(language)}; ` +
+        `a MultiPL-E row's language must be one of ${MULTIPLE_LANGUAGE_IDS.join(', ')}`,
+    );
+  }
+  return language as MultiplELanguageId;
+}
+
+/** The language the problems' programs are written in (one per problems file). */
+export function problemsLanguage(problems: readonly SweepProblem[]): string {
+  return problems.length ? familyOf(problems[0]!).language(problems[0]!) : 'python';
 }
 
 export interface EvaluateProblems {
@@ -158,6 +178,11 @@ export function loadEvaluateProblems(input: {
       task_time_limit: EVALPLUS_DEFAULTS.task_time_limit,
     };
     return { family, problems: evalplusFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems, form: input.form ?? 'completion' };
+  }
+  if (family === 'multipl-e') {
+    const language = multiplELanguageOf(text, source);
+    const entry = { name: 'evaluate', family: 'multipl-e' as const, path: source, language };
+    return { family, problems: multiplEFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems, form: input.form ?? 'completion' };
   }
   if (family === 'mbpp') {
     const entry = { name: 'evaluate', family: 'mbpp' as const, path: source, split: input.split ?? 'all', prompt: 'bigcode' as const };

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { ExploraConfig } from '../../domain/config/env.js';
 import { familyOf } from '../../domain/families/registry.js';
 import { requirementsProblem } from './requirements.js';
+import { missingToolchains } from '../../infra/sandbox/process/toolchainCheck.js';
 import type { LoadedDataset } from '../../domain/families/types.js';
 import { generateLines } from '../../domain/pbe/generate.js';
 import { selectionOf, selectionProblem, selectTasks } from '../../domain/sweep/selection.js';
@@ -202,6 +203,13 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
   // Loaded here to check every row and the task selection before anything starts, and to say what
   // the loader noticed; the storage activity loads the uploaded files again with the same code.
   const { datasets: loadedSets, counts } = await selectedTasks(bucket, opts.configFile, config);
+  // A language whose toolchain is absent is refused here, before anything starts.
+  if (opts.mode !== 'generation-only') {
+    for (const [name, d] of loadedSets) {
+      const missing = missingToolchains(d.loaded?.problems ?? []);
+      if (missing.length) throw new SweepInputError(missing.map((m) => `datasets[${name}]: ${m.message}`).join('\n'));
+    }
+  }
   const selection = selectionOf(config);
   // Tasks whose libraries the sandbox lacks (DS-1000's) are refused now, not failed sample by sample.
   if (opts.mode !== 'generation-only') {

@@ -36,7 +36,7 @@ describe('evaluate: recognising the family', () => {
     expect(unsupportedFamily('mbpp')).toBeNull();
     expect(unsupportedFamily('pbe-world')).toBeNull();
     expect(unsupportedFamily('renamed-library')).toMatch(/renamed-library is not read by evaluate\.ts: .*keywords and name-mapping files/);
-    expect(unsupportedFamily('humaneval-x')).toBe('expected one of humaneval, mbpp, pbe-world, evalplus, apps, ds1000, got "humaneval-x"');
+    expect(unsupportedFamily('humaneval-x')).toBe('expected one of humaneval, mbpp, pbe-world, evalplus, apps, ds1000, multipl-e, got "humaneval-x"');
   });
 });
 

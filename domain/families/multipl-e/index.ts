@@ -1,0 +1,162 @@
+/**
+ * MultiPL-E (Cassano et al. 2023): HumanEval and MBPP translated into other languages, in the rows
+ * its dataset builder publishes (the Hugging Face dataset nuprl/MultiPL-E, one file per benchmark
+ * and language, e.g. humaneval-js): `{name, language, prompt, doctests, original,
+ * prompt_terminology, tests, stop_tokens}`, as JSONL, .jsonl.gz or a JSON array.
+ *
+ * As MultiPL-E evaluates them: a completion continues the prompt and is cut at the row's
+ * `stop_tokens`; the program is `prompt + completion + "\n" + tests`; it runs in the row's
+ * language (`js`, `ts`, `go_test.go`, `rs`, `java`, `cpp` by the sandbox's process runner, `py`
+ * by the Python sandbox). A task's id is the row's `name` (HumanEval_53_add). There is no
+ * reference solution in the target languages (MultiPL-E translates prompts and tests only).
+ *
+ * Chat answers: the code block's text after the prompt's last line (the function's signature)
+ * stands for the completion, cut at the stop tokens, so that the program is assembled as above;
+ * a block without that line is taken as it stands (and will most likely not compile).
+ */
+import { z } from 'zod';
+import { parseJsonl } from '../../execution/humaneval.js';
+import { datasetRowsProblem, type SweepProblem } from '../../datasets/problems.js';
+import { truncateAtStopWords } from '../../llm/extract.js';
+import type { LanguageId } from '../../languages/registry.js';
+import { DatasetEntryNameSchema, localOrS3File } from '../entry.js';
+import { selfChecking } from '../humanevalStyle.js';
+import type { TaskFamily } from '../types.js';
+import { MULTIPLE_LANGUAGE_IDS, MULTIPLE_LANGUAGES, type MultiplELanguageId } from './languages.js';
+
+export { MULTIPLE_LANGUAGE_IDS, type MultiplELanguageId };
+
+export const MultiplEEntrySchema = z.strictObject({
+  name: DatasetEntryNameSchema,
+  family: z.literal('multipl-e'),
+  /** One of MultiPL-E's files (e.g. humaneval-js.jsonl), local or s3://. */
+  path: localOrS3File('.jsonl, .jsonl.gz or .json', /\.(jsonl(\.gz)?|json)$/),
+  /** The language of the file's rows, MultiPL-E's id: every row's `language` must be this one. */
+  language: z.enum(MULTIPLE_LANGUAGE_IDS, { error: `must be one of MultiPL-E's language ids: ${MULTIPLE_LANGUAGE_IDS.join(', ')}` }),
+});
+export type MultiplEEntry = z.output<typeof MultiplEEntrySchema>;
+
+const MISSING =
+  'missing: a MultiPL-E row has name, language, prompt, doctests, original, prompt_terminology, tests and stop_tokens, ' +
+  'as its dataset publishes them (the Hugging Face dataset nuprl/MultiPL-E); the evaluation needs name, language, prompt, tests and stop_tokens';
+const missing = (issue: { input: unknown }) => (issue.input === undefined ? MISSING : undefined);
+
+/** A published row. The fields the evaluation needs are required; the descriptive ones may be absent. */
+export const MultiplERowSchema = z.looseObject({
+  name: z.string({ error: missing }).min(1),
+  language: z.string({ error: missing }).min(1),
+  prompt: z.string({ error: missing }).min(1),
+  tests: z.string({ error: missing }).min(1),
+  stop_tokens: z.array(z.string(), { error: missing }),
+  doctests: z.string().optional(),
+  original: z.string().optional(),
+  prompt_terminology: z.string().optional(),
+});
+export type MultiplERow = z.infer<typeof MultiplERowSchema>;
+
+/** The rows of a file (JSONL, or a JSON array whose item i is "line" i + 1), validated; errors name the file, line and field. */
+export function readMultiplERows(text: string, source: string): Array<{ line: number; row: MultiplERow }> {
+  if (!text.trimStart().startsWith('[')) return parseJsonl(text, MultiplERowSchema, source);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${source}: not valid JSON (${(error as Error).message})`);
+  }
+  if (!Array.isArray(value)) throw new Error(`${source}: must be JSON lines or a JSON array of MultiPL-E rows`);
+  return value.map((item, i) => {
+    const parsed = MultiplERowSchema.safeParse(item);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(row)'}: ${issue.message}`).join('; ');
+      throw new Error(`${source}: [${i}]: ${issues}`);
+    }
+    return { line: i + 1, row: parsed.data };
+  });
+}
+
+/** MultiPL-E's names are `<benchmark>_<n>_<function>`: the function the tests call. */
+function entryPointOf(name: string): string {
+  return /^(?:HumanEval|mbpp)_\d+_(.+)$/.exec(name)?.[1] ?? name;
+}
+
+function languageOfRow(problem: SweepProblem): MultiplELanguageId {
+  const id = problem.language;
+  if (id === undefined || !(MULTIPLE_LANGUAGE_IDS as readonly string[]).includes(id)) throw new Error(`MultiPL-E problem ${problem.task_id} has no known language (${String(id)})`);
+  return id as MultiplELanguageId;
+}
+
+/** The stop tokens a problem's completions are cut at: its row's. */
+function stopOf(problem: SweepProblem): readonly string[] {
+  return problem.stop_tokens ?? MULTIPLE_LANGUAGES[languageOfRow(problem)].stopWords;
+}
+
+/** A chat answer's code as a completion of the prompt (see the module's comment). */
+export function chatCompletion(problem: SweepProblem, code: string): string | null {
+  const lastLine = problem.prompt.replace(/\s+$/, '').split('\n').pop()!.trim();
+  if (!lastLine) return null;
+  const lines = code.split('\n');
+  const at = lines.findIndex((line) => line.trim() === lastLine);
+  if (at < 0) return null;
+  return truncateAtStopWords(lines.slice(at + 1).join('\n'), stopOf(problem));
+}
+
+export const multiplEFamily = {
+  id: 'multipl-e',
+  description: "MultiPL-E's rows (HumanEval/MBPP in js, ts, go_test.go, rs, java, cpp, py): prompt + completion + tests, run in the row's language",
+  entrySchema: MultiplEEntrySchema,
+  entryKeys: Object.keys(MultiplEEntrySchema.shape),
+  bringsLibrary: () => false,
+  files: (entry) => ({ rows: { path: entry.path, field: 'path' } }),
+  load: ({ entry, texts, sources }) => {
+    const source = sources.rows!;
+    const rows = readMultiplERows(texts.rows!, source);
+    for (const { line, row } of rows) {
+      if (row.language !== entry.language) {
+        const known = (MULTIPLE_LANGUAGE_IDS as readonly string[]).includes(row.language);
+        throw new Error(
+          `${source}:${line}: language: ${JSON.stringify(row.language)} ` +
+            (known ? `differs from the dataset entry's language ${entry.language}: one file per language, as MultiPL-E publishes them` : `is not one of MultiPL-E's languages explora runs (${MULTIPLE_LANGUAGE_IDS.join(', ')})`),
+        );
+      }
+    }
+    const problem = datasetRowsProblem(rows.map(({ line, row }) => ({ line, row: { task_id: row.name } })), source);
+    if (problem) throw new Error(problem.replace('duplicate task_id', 'duplicate name'));
+    const standard = MULTIPLE_LANGUAGES[entry.language].stopWords;
+    const differing = rows.filter(({ row }) => row.stop_tokens.join('\u0000') !== standard.join('\u0000')).length;
+    return {
+      problems: rows.map(
+        ({ row }): SweepProblem => ({
+          family: 'multipl-e',
+          task_id: row.name,
+          prompt: row.prompt,
+          entry_point: entryPointOf(row.name),
+          test: row.tests,
+          form: 'completion',
+          language: row.language,
+          stop_tokens: row.stop_tokens,
+        }),
+      ),
+      notes: differing
+        ? [`${source}: ${differing} row(s) have stop tokens other than MultiPL-E's for ${entry.language}; their completions are cut at their own (the requests carry the language's)`]
+        : [],
+    };
+  },
+  stopWords: (entry) => MULTIPLE_LANGUAGES[entry.language].stopWords,
+  language: (problem): LanguageId => MULTIPLE_LANGUAGES[languageOfRow(problem)].runsAs,
+  completionPrompt: (problem) => problem.prompt,
+  chatInstruction: (problem) =>
+    `Complete the ${MULTIPLE_LANGUAGES[languageOfRow(problem)].name} function below so that it does what its comment says. ` +
+    `Reply with the whole function, starting with its signature line as given, in one \`\`\`${MULTIPLE_LANGUAGES[languageOfRow(problem)].fence} code block.`,
+  solution: (problem, api, code) => {
+    if (api === 'chat') {
+      const completion = chatCompletion(problem, code);
+      return completion === null ? code : problem.prompt + completion;
+    }
+    // A completion (or a saved one, as MultiPL-E saves them): it continues the prompt, cut at the row's stop tokens.
+    return problem.prompt + truncateAtStopWords(code, stopOf(problem));
+  },
+  referenceSolution: () => null,
+  // MultiPL-E's tests are in the program: they decide, under the sweep's timeout.
+  ...selfChecking,
+  tests: (problem) => problem.test,
+} as const satisfies TaskFamily<'multipl-e', MultiplEEntry>;

@@ -1,0 +1,11 @@
+/** JavaScript, MultiPL-E's `js`: run by Node.js (infra/sandbox/process/toolchains/javascript.ts). */
+import { multiplELanguage } from '../multiple.js';
+
+export const js = multiplELanguage({
+  id: 'js',
+  name: 'JavaScript',
+  extension: 'js',
+  stopWords: ['\nfunction ', '\n/*', '\n//', '\nconsole.log'],
+  fenceTags: ['javascript', 'js', 'node'],
+  compiled: false,
+});

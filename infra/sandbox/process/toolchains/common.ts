@@ -1,0 +1,64 @@
+/** What the toolchain modules share: limit presets, version probes, outcome helpers. */
+import { execFileSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ExecutionLimits } from '../../../../domain/execution/types.js';
+import { MULTIPLE_COMPILE_LIMITS } from '../../../../domain/languages/multiple.js';
+import type { MemoryLimitKind, RunOutcome, StepLimits, StepResult, ToolchainCheck } from '../contract.js';
+
+/** The repository's root (tools installed by scripts/install-toolchains.sh live in its .tools/). */
+export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
+export const TOOLS_DIR = process.env.EXPLORA_TOOLS_DIR ?? join(REPO_ROOT, '.tools');
+
+/** Limits of a compile step (the languages' own, domain/languages/multiple.ts); RLIMIT_DATA, since compilers reserve large arenas. */
+export const COMPILE_LIMITS: StepLimits = { ...MULTIPLE_COMPILE_LIMITS, memoryKind: 'data', maxOpenFiles: 4096 };
+
+/** The run step's limits from the request's. */
+export function runLimits(limits: ExecutionLimits, memoryKind: MemoryLimitKind, overrides: Partial<StepLimits> = {}): StepLimits {
+  return {
+    timeoutMs: limits.timeoutMs,
+    memoryBytes: limits.memoryBytes,
+    memoryKind,
+    maxProcesses: limits.maxProcesses,
+    maxFileBytes: limits.maxFileBytes,
+    maxOutputBytes: limits.maxOutputBytes,
+    maxOpenFiles: 256,
+    ...overrides,
+  };
+}
+
+const versions = new Map<string, ToolchainCheck>();
+
+/** Runs `command args` once per process; its first output line is the version, a failure says what is missing. */
+export function probeVersion(command: string, args: string[], missing: string, install: string, env: Record<string, string> = {}): ToolchainCheck {
+  const key = [command, ...args].join(' ');
+  let check = versions.get(key);
+  if (!check) {
+    try {
+      const out = execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env } });
+      check = { ok: true, version: out.trim().split('\n')[0] ?? '' };
+    } catch (error) {
+      const e = error as { stderr?: string; code?: string };
+      // java -version writes to stderr
+      if (e.code !== 'ENOENT' && typeof e.stderr === 'string' && e.stderr.trim() && args.includes('-version')) check = { ok: true, version: e.stderr.trim().split('\n')[0]! };
+      else check = { ok: false, missing, install };
+    }
+    versions.set(key, check);
+  }
+  return check;
+}
+
+/** The first line of `text` matching, trimmed, or undefined. */
+export function firstLine(text: string, pattern: RegExp): string | undefined {
+  return text.split('\n').find((line) => pattern.test(line))?.trim();
+}
+
+/** A run that ended by a signal no toolchain-specific rule explained. */
+export function killedBy(run: StepResult): RunOutcome {
+  return { status: 'killed', exception: { type: run.signal ?? 'Signal', message: `the program was killed by ${run.signal}${run.stderr ? `: ${run.stderr.trim().slice(-1000)}` : ''}` } };
+}
+
+/** A non-zero exit no toolchain-specific rule explained. */
+export function exitedWith(run: StepResult, type = 'NonZeroExit'): RunOutcome {
+  return { status: 'error', exception: { type, message: `the program exited with code ${run.exitCode}${run.stderr ? `: ${run.stderr.trim().slice(-1500)}` : ''}`, traceback: run.stderr.slice(-4000) } };
+}

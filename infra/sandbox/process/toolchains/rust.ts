@@ -1,0 +1,54 @@
+/**
+ * Rust (MultiPL-E `rs`): as its eval_rust.py, `rustc program.rs -o program` (edition 2021 here:
+ * MultiPL-E's prompts are written for it), then the binary; exit 0 is OK, anything else (a panic
+ * exits 101) Exception. An `assert!`/`assert_eq!` panic is `failed`, another panic `error`, an
+ * allocation failure (abort) `oom`. The toolchain's sysroot is mounted read-only at /opt/rust;
+ * rustc links with the system's `cc`. Memory: RLIMIT_AS for the binary.
+ */
+import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
+import { BUILD_DIR } from '../contract.js';
+import { COMPILE_LIMITS, exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
+
+const RUST_INSTALL = 'install Rust with rustup (rustup.rs: `curl ... | sh`, or Debian: apt-get install rustc) so that `rustc` is on PATH';
+const SYSROOT_IN_SANDBOX = '/opt/rust';
+
+let sysroot: string | undefined;
+function rustSysroot(): string {
+  const check = probeVersion('rustc', ['--print', 'sysroot'], 'rustc', RUST_INSTALL);
+  sysroot ??= check.ok ? check.version : '/usr';
+  return sysroot;
+}
+
+export function classifyRust(run: StepResult): RunOutcome {
+  const text = run.stderr;
+  if (/memory allocation of \d+ bytes failed|capacity overflow/.test(text)) return { status: 'oom', exception: { type: 'OutOfMemory', message: firstLine(text, /memory allocation|capacity overflow/) ?? 'out of memory' } };
+  const panic = /panicked at [^\n]*:\n?(.*)$/m.exec(text) ?? /panicked at '([^\n]*)'/m.exec(text);
+  if (panic) {
+    const message = panic[1] ?? '';
+    const assertion = /assertion/.test(message) || /assertion/.test(firstLine(text, /panicked/) ?? '');
+    return { status: assertion ? 'failed' : 'error', exception: { type: assertion ? 'AssertionFailed' : 'panic', message: message.slice(0, 2000), traceback: text.slice(-4000) } };
+  }
+  if (run.signal) return killedBy(run);
+  return exitedWith(run);
+}
+
+export function rustToolchain(): Toolchain {
+  return {
+    language: 'rs',
+    name: 'Rust',
+    check: () => {
+      const version = probeVersion('rustc', ['--version'], 'rustc', RUST_INSTALL);
+      if (!version.ok) return version;
+      const cc = probeVersion('cc', ['--version'], 'a C linker (cc)', 'install gcc (Debian: apt-get install gcc): rustc links with cc');
+      return cc.ok ? version : cc;
+    },
+    mounts: () => (rustSysroot().startsWith('/usr') ? [] : [{ host: rustSysroot(), sandbox: SYSROOT_IN_SANDBOX }]),
+    files: (program) => ({ 'program.rs': program }),
+    compile: () => {
+      const bin = rustSysroot().startsWith('/usr') ? 'rustc' : `${SYSROOT_IN_SANDBOX}/bin/rustc`;
+      return { kind: 'sandbox', argv: [bin, '--edition', '2021', '-o', 'program', 'program.rs'], env: { HOME: '/tmp', LANG: 'C.UTF-8' }, limits: COMPILE_LIMITS };
+    },
+    run: (limits) => ({ kind: 'sandbox', argv: [`${BUILD_DIR}/program`], env: { LANG: 'C.UTF-8' }, limits: runLimits(limits, 'address-space') }),
+    classify: classifyRust,
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * TypeScript (MultiPL-E `ts`): as its eval_ts.py, `tsc --target esnext program.ts` (a type error
+ * fails the compile: `compile_error`, MultiPL-E's SyntaxError), then `node program.js`.
+ * The compiler is the project's own `typescript` dependency (package.json), mounted read-only.
+ */
+import { realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import type { Toolchain } from '../contract.js';
+import { BUILD_DIR } from '../contract.js';
+import { classifyNode, javascriptToolchain, nodeArgs } from './javascript.js';
+import { COMPILE_LIMITS, probeVersion } from './common.js';
+
+const TSC_IN_SANDBOX = '/opt/typescript';
+
+function typescriptDir(): string | undefined {
+  try {
+    return realpathSync(dirname(createRequire(import.meta.url).resolve('typescript/package.json')));
+  } catch {
+    return undefined;
+  }
+}
+
+export function typescriptToolchain(): Toolchain {
+  return {
+    language: 'ts',
+    name: 'TypeScript (tsc + Node.js)',
+    check: () => {
+      const node = javascriptToolchain().check();
+      if (!node.ok) return node;
+      const dir = typescriptDir();
+      if (!dir) return { ok: false, missing: "TypeScript's compiler (the npm package typescript)", install: 'run `npm install` in the repository (typescript is a dependency)' };
+      return probeVersion('node', [`${dir}/bin/tsc`, '--version'], "TypeScript's compiler", 'run `npm install` in the repository');
+    },
+    mounts: () => [{ host: typescriptDir()!, sandbox: TSC_IN_SANDBOX }],
+    files: (program) => ({ 'program.ts': program }),
+    compile: () => ({
+      kind: 'sandbox',
+      argv: ['node', '--max-old-space-size=1024', `${TSC_IN_SANDBOX}/bin/tsc`, '--target', 'esnext', 'program.ts'],
+      env: { LANG: 'C.UTF-8', HOME: '/tmp' },
+      limits: COMPILE_LIMITS,
+    }),
+    run: (limits) => ({ ...javascriptToolchain().run(limits), argv: nodeArgs(limits, `${BUILD_DIR}/program.js`) }),
+    classify: classifyNode,
+  };
+}

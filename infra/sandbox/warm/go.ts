@@ -1,0 +1,265 @@
+/**
+ * Go (`go_test.go`) without the go command: what `go test FILE` does for one file, done by Go's
+ * own tools directly, with everything the go command recomputes per program (loading and hashing
+ * the standard library, its build cache look-ups, the vet facts of the imports) computed once per
+ * set of imports and kept.
+ *
+ * Per program, in the jail, the steps `go test -x` shows, with the same tools and flags:
+ *   compile  the test file as package `command-line-arguments_test` (or `command-line-arguments`);
+ *   vet      the analyzers `go test` runs (-atomic -bool -buildtags -directive -errorsas
+ *            -ifaceassert -nilfunc -printf -slog -stringintconv -tests), with the imports' facts:
+ *            a vet finding fails the build exactly as it does under `go test` ([build failed]);
+ *   testmain the generated main (testing.MainStart over the file's TestXxx functions);
+ *   link     `-s -w -buildmode=exe -X testing.testBinary=1`, as go test links, with GOGC=off
+ *            for the linker (it exits before its garbage would matter);
+ *   run      the test binary with go test's own flags (-test.paniconexit0 -test.timeout=10m0s),
+ *            in a jail of its own.
+ * A compile, vet or link failure is `SyntaxError` (MultiPL-E: "[build failed]"), a failing test
+ * binary `Exception`, a deadline `Timeout`. A file this route does not cover exactly (a TestMain,
+ * examples, benchmarks, fuzz targets, an import outside the standard library, or a package clause
+ * it cannot read) goes through `go test` itself, in the jail.
+ */
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { WARM_TOOLS_DIR } from './paths.js';
+import { COMPILE_LIMITS, RUN_LIMITS, runInJail, type JailSpec } from './jail.js';
+import { chownTree, DEFAULT_TIMEOUTS, SERVER_UID, freshJobDir, jobsRoot, removeJobDir, type Slot, type WarmOutcome, type WarmStrategy } from './strategy.js';
+
+const VET_FLAGS = ['-atomic', '-bool', '-buildtags', '-directive', '-errorsas', '-ifaceassert', '-nilfunc', '-printf', '-slog', '-stringintconv', '-tests'];
+/** The uid of the `go test` route (it shares one build cache). */
+const GO_TEST_UID = SERVER_UID + 100;
+const TESTMAIN_IMPORTS = ['os', 'testing', 'testing/internal/testdeps'];
+
+interface GoEnv {
+  goroot: string;
+  tooldir: string;
+  version: string;
+  lang: string;
+}
+
+/** The std files one set of imports needs, copied out of the host's build cache into our own directory. */
+interface ImportSet {
+  /** import path -> export data file (sandbox path), transitive closure incl. the test main's. */
+  exports: Map<string, string>;
+  /** direct import -> vet facts file (sandbox path). */
+  vetx: Map<string, string>;
+}
+
+function goOutput(args: string[], cwd?: string): string {
+  return execFileSync('go', args, { encoding: 'utf8', cwd, env: { ...process.env, GOFLAGS: '', GO111MODULE: 'auto' }, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+}
+
+/** `import "x"` and `import ( "x"; y "z" )`, as written in a test file. */
+export function goImports(source: string): string[] | undefined {
+  const imports: string[] = [];
+  const block = /^import\s*\(([\s\S]*?)\)/gm;
+  const single = /^import\s+(?:[\w.]+\s+)?"([^"]+)"/gm;
+  for (const m of source.matchAll(block)) {
+    for (const line of m[1]!.split(/[\n;]/)) {
+      const t = line.replace(/\/\/.*$/, '').trim();
+      if (!t) continue;
+      const spec = /^(?:[\w.]+\s+)?"([^"]+)"$/.exec(t);
+      if (!spec) return undefined;
+      imports.push(spec[1]!);
+    }
+  }
+  for (const m of source.matchAll(single)) imports.push(m[1]!);
+  return [...new Set(imports)].sort();
+}
+
+export function goTestNames(source: string): { tests: string[]; special: boolean } {
+  const tests = [...source.matchAll(/^func\s+(Test\w*)\s*\(\s*\w+\s+\*testing\.T\s*\)/gm)]
+    .map((m) => m[1]!)
+    .filter((name) => name === 'Test' || !/^[a-z]/.test(name.slice(4)));
+  const special = /^func\s+(TestMain|Example\w*|Benchmark\w*|Fuzz\w*)\s*\(/m.test(source);
+  return { tests, special };
+}
+
+export class GoStrategy implements WarmStrategy {
+  readonly language = 'go_test.go';
+  private env!: GoEnv;
+  private std = new Set<string>();
+  private readonly sets = new Map<string, ImportSet>();
+  /** Created by start(): a toolchain that is only checked leaves nothing behind. */
+  private root = '';
+  /** Our copy of the std export data and vet facts, mounted read-only in the jails. */
+  private cache = '';
+  private readonly ownCache: boolean;
+  /** The build cache of the `go test` route (one uid for it, so that every slot can reuse it), kept across runs. */
+  private readonly goCache = join(WARM_TOOLS_DIR, 'go-test-cache');
+  /** Every program through `go test` (the lever off, for the benchmark). */
+  protected alwaysGoTest = false;
+
+  constructor(cacheDir?: string) {
+    this.cache = cacheDir ?? '';
+    this.ownCache = cacheDir === undefined;
+  }
+
+  async start(): Promise<void> {
+    const [goroot, tooldir, version] = goOutput(['env', 'GOROOT', 'GOTOOLDIR', 'GOVERSION']).trim().split('\n');
+    this.env = { goroot: goroot!, tooldir: tooldir!, version: version!, lang: /^go\d+\.\d+/.exec(version!)![0] };
+    this.std = new Set(goOutput(['list', 'std']).trim().split('\n'));
+    if (!this.root) this.root = jobsRoot('go');
+    if (!this.cache) this.cache = mkdtempSync(join(tmpdir(), 'explora-gostd-'));
+    mkdirSync(this.cache, { recursive: true });
+    chmodSync(this.cache, 0o755); // read by every slot's uid
+    mkdirSync(this.goCache, { recursive: true });
+    if (process.getuid?.() === 0) chownSync(this.goCache, GO_TEST_UID, GO_TEST_UID);
+    this.importSet(['fmt', 'testing']);
+  }
+
+  private copyIn(host: string): string {
+    const name = basename(host);
+    const target = join(this.cache, name);
+    if (!existsSync(target)) {
+      copyFileSync(host, target);
+      chmodSync(target, 0o644);
+    }
+    return target;
+  }
+
+  /** Export data and vet facts for a set of imports, from the host's go command, once per set. */
+  private importSet(imports: string[]): ImportSet {
+    const key = imports.join(',');
+    const known = this.sets.get(key);
+    if (known) return known;
+    const exports = new Map<string, string>();
+    const lines = goOutput(['list', '-export', '-f', '{{.ImportPath}}={{.Export}}', '-deps', ...new Set([...imports, ...TESTMAIN_IMPORTS, 'runtime'])]).trim().split('\n');
+    for (const line of lines) {
+      const [path, file] = line.split('=');
+      if (path && file) exports.set(path, this.copyIn(file));
+    }
+    // The vet facts of the direct imports: what `go vet` hands the analyzers of a file importing them.
+    const stubDir = mkdtempSync(join(tmpdir(), 'explora-govet-'));
+    const vetx = new Map<string, string>();
+    try {
+      const stub = `package stub_test\n\nimport (\n${imports.map((i) => `\t_ "${i}"`).join('\n')}\n)\n\n`;
+      // -x prints each vet.cfg, with the facts files of the stub's imports (go vet exits 0 here). The
+      // first run may name facts it has just computed in its own temporary directory, gone when it
+      // exits; a second run names them in the build cache.
+      for (let attempt = 0; attempt < 3 && vetx.size === 0; attempt++) {
+        writeFileSync(join(stubDir, 'stub_test.go'), `${stub}// ${attempt} ${Date.now()} ${Math.random()}\n`);
+        const log = execFileSync('sh', ['-c', 'go vet -x ./stub_test.go 2>&1 || true'], { cwd: stubDir, encoding: 'utf8', env: { ...process.env, GOFLAGS: '' }, maxBuffer: 64 << 20 });
+        const found = new Map<string, string>();
+        for (const block of log.split(/vet\.cfg << 'EOF' # internal\n/).slice(1)) {
+          const cfg = JSON.parse(block.slice(0, block.indexOf('\nEOF'))) as { ImportPath: string; PackageVetx?: Record<string, string> };
+          if (cfg.ImportPath.endsWith('_test')) for (const [path, file] of Object.entries(cfg.PackageVetx ?? {})) found.set(path, file);
+        }
+        if ([...found.values()].every((file) => existsSync(file))) for (const [path, file] of found) vetx.set(path, this.copyIn(file));
+      }
+      if (vetx.size === 0 && imports.length > 0) throw new Error(`go vet -x named no facts files for the imports ${imports.join(', ')}`);
+    } finally {
+      rmSync(stubDir, { recursive: true, force: true });
+    }
+    const set = { exports, vetx };
+    this.sets.set(key, set);
+    return set;
+  }
+
+  private jail(dir: string, uid: number, run: boolean): JailSpec {
+    return {
+      jobDir: dir,
+      uid,
+      readOnly: run ? [] : [this.env.goroot, this.cache],
+      env: run ? {} : { GOROOT: this.env.goroot },
+      limits: run ? RUN_LIMITS : COMPILE_LIMITS,
+    };
+  }
+
+  /**
+   * The direct route's files and build script for one program, with the job directory at `jobPath`
+   * and our std copy at `cachePath` inside the sandbox; undefined when the program needs `go test`
+   * itself (see the header).
+   */
+  directPlan(program: string, jobPath: string, cachePath: string): { files: Record<string, string>; script: string } | undefined {
+    const imports = goImports(program);
+    const names = goTestNames(program);
+    const pkg = /^package\s+(\w+)/m.exec(program)?.[1];
+    if (this.alwaysGoTest || !imports || !pkg || names.special || names.tests.length === 0 || imports.some((i) => !this.std.has(i))) return undefined;
+    const set = this.importSet(imports);
+    const at = (host: string): string => cachePath + host.slice(this.cache.length);
+    const pkgPath = pkg.endsWith('_test') ? 'command-line-arguments_test' : 'command-line-arguments';
+    const importcfg = [...set.exports].map(([p, f]) => `packagefile ${p}=${at(f)}`).join('\n') + '\n';
+    const vetCfg = {
+      ID: pkgPath, Compiler: 'gc', Dir: jobPath, ImportPath: pkgPath, GoFiles: [`${jobPath}/program_test.go`], NonGoFiles: [], IgnoredFiles: [],
+      ModulePath: '', ModuleVersion: '', ImportMap: Object.fromEntries(imports.map((i) => [i, i])), PackageFile: Object.fromEntries(imports.map((i) => [i, at(set.exports.get(i)!)])),
+      Standard: Object.fromEntries(imports.map((i) => [i, true])), PackageVetx: Object.fromEntries(imports.flatMap((i) => (set.vetx.has(i) ? [[i, at(set.vetx.get(i)!)]] : []))),
+      VetxOnly: false, VetxOutput: `${jobPath}/vet.out`, Stdout: `${jobPath}/vet.stdout`, GoVersion: this.env.version, FixArchive: '', SucceedOnTypecheckFailure: false,
+    };
+    const main = `package main\n\nimport (\n\t"os"\n\t"testing"\n\t"testing/internal/testdeps"\n\n\t_test "${pkgPath}"\n)\n\nvar tests = []testing.InternalTest{\n${names.tests.map((t) => `\t{${JSON.stringify(t)}, _test.${t}},\n`).join('')}}\n\nfunc main() {\n\tm := testing.MainStart(testdeps.TestDeps{}, tests, nil, nil, nil)\n\tos.Exit(m.Run())\n}\n`;
+    const t = this.env.tooldir;
+    const j = jobPath;
+    const script = [
+      `${t}/compile -o ${j}/pkg.a -p ${pkgPath} -lang=${this.env.lang} -complete -c=1 -nolocalimports -importcfg ${j}/importcfg -pack ${j}/program_test.go || exit 101`,
+      `TERM=dumb ${t}/vet ${VET_FLAGS.join(' ')} ${j}/vet.cfg || exit 102`,
+      `${t}/compile -o ${j}/main.a -p main -lang=${this.env.lang} -complete -c=1 -importcfg ${j}/importcfg.main -pack ${j}/main.go || exit 103`,
+      `GOGC=off ${t}/link -o ${j}/program.test -importcfg ${j}/importcfg.link -s -w -buildmode=exe -X testing.testBinary=1 ${j}/main.a || exit 104`,
+    ].join('\n');
+    return {
+      files: {
+        'program_test.go': program,
+        importcfg,
+        'importcfg.main': importcfg + `packagefile ${pkgPath}=${j}/pkg.a\n`,
+        'importcfg.link': importcfg + `packagefile ${pkgPath}=${j}/pkg.a\npackagefile main=${j}/main.a\n`,
+        'vet.cfg': JSON.stringify(vetCfg),
+        'main.go': main,
+      },
+      script,
+    };
+  }
+
+  /** GOROOT, for the jails that build. */
+  get goroot(): string {
+    return this.env.goroot;
+  }
+
+  /** Our copy of the std export data and vet facts (host path). */
+  get stdCopy(): string {
+    return this.cache;
+  }
+
+  async evaluate(program: string, slot: Slot, timeouts = DEFAULT_TIMEOUTS): Promise<WarmOutcome> {
+    const dir = freshJobDir(this.root, `slot${slot.index}`, slot.uid);
+    try {
+      const plan = this.directPlan(program, '/job', this.cache);
+      if (!plan) return await this.viaGoTest(program, dir, slot, timeouts);
+      for (const [name, text] of Object.entries(plan.files)) writeFileSync(join(dir, name), text);
+      const built = await runInJail(this.jail(dir, slot.uid, false), ['/bin/sh', '-c', plan.script], timeouts.compileMs);
+      if (built.timedOut) return { status: 'Timeout', exitCode: null, stdout: built.stdout, stderr: built.stderr, compileMs: built.wallMs, runMs: 0 };
+      if (built.exitCode !== 0) return { status: 'SyntaxError', exitCode: built.exitCode, stdout: built.stdout, stderr: built.stderr, compileMs: built.wallMs, runMs: 0 };
+      chownTree(dir, slot.uid);
+      const ran = await runInJail(this.jail(dir, slot.uid, true), ['/job/program.test', '-test.paniconexit0', '-test.timeout=10m0s'], timeouts.runMs);
+      const status = ran.timedOut ? 'Timeout' : ran.exitCode === 0 ? 'OK' : 'Exception';
+      return { status, exitCode: ran.exitCode, stdout: ran.stdout, stderr: ran.stderr, compileMs: built.wallMs, runMs: ran.wallMs };
+    } finally {
+      removeJobDir(dir);
+    }
+  }
+
+  /** `go test FILE` in the jail, for what the direct route does not cover; MultiPL-E's eval_go rules. */
+  private async viaGoTest(program: string, dir: string, slot: Slot, timeouts: { compileMs: number; runMs: number }): Promise<WarmOutcome> {
+    writeFileSync(join(dir, 'program_test.go'), program);
+    chownTree(dir, GO_TEST_UID);
+    const spec: JailSpec = { ...this.jail(dir, GO_TEST_UID, false), readWrite: [[this.goCache, '/gocache']], env: { GOROOT: this.env.goroot, GOCACHE: '/gocache', GOPATH: '/job/.gopath', GOFLAGS: '-mod=mod', GO111MODULE: 'auto', GOTOOLCHAIN: 'local', GOPROXY: 'off' }, path: [`${this.env.goroot}/bin`] };
+    const r = await runInJail(spec, [`${this.env.goroot}/bin/go`, 'test', '/job/program_test.go'], timeouts.compileMs + timeouts.runMs);
+    // MultiPL-E's rules, except that a go command that did not run to a verdict (a non-zero exit
+    // without FAIL) is never a pass.
+    const status = r.timedOut ? 'Timeout' : /\[(setup|build) failed\]/.test(r.stdout) ? 'SyntaxError' : r.stdout.includes('FAIL') || r.exitCode !== 0 ? 'Exception' : 'OK';
+    return { status, exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr, compileMs: r.wallMs, runMs: 0 };
+  }
+
+  async close(): Promise<void> {
+    if (this.root) rmSync(this.root, { recursive: true, force: true });
+    if (this.ownCache && this.cache) rmSync(this.cache, { recursive: true, force: true });
+    this.root = '';
+    if (this.ownCache) this.cache = '';
+    this.sets.clear();
+  }
+}
+
+/** `go test` for every program, in the jail, with a build cache kept across programs. */
+export class GoViaGoTest extends GoStrategy {
+  protected override alwaysGoTest = true;
+}

@@ -1,0 +1,210 @@
+/**
+ * The warm strategies behind the process runner's Toolchain interface
+ * (infra/sandbox/process/contract.ts): each wraps the language's plain toolchain module and
+ * changes only its compile step (and what that step needs mounted), so that checks, files, run
+ * steps and the classification of outcomes stay the plain module's.
+ *
+ *   cpp         g++ with `-include` of the precompiled shared header, when the program starts with
+ *               MultiPL-E's includes and the header is installed (compiled.ts says why outcomes
+ *               are unchanged); otherwise the plain step.
+ *   rs          rustc with RUST_FAST_FLAGS; the run step finds std's shared library.
+ *   go_test.go  Go's tools directly (go.ts's direct route), or the plain `go test -c` step for a
+ *               file the direct route does not cover.
+ *   java, ts    a ServedStep: the warm javac / tsc server (servers.ts), in a jail of its own, which
+ *               compiles the sample's build directory; the run step is the plain one.
+ * JavaScript has nothing to compile and keeps the plain module.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { createRequire } from 'node:module';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ExecutionLimits } from '../../../domain/execution/types.js';
+import { BUILD_DIR, type ServedStep, type StepResult, type Toolchain } from '../process/contract.js';
+import { COMPILE_LIMITS as STEP_COMPILE_LIMITS } from '../process/toolchains/common.js';
+import { cppToolchain } from '../process/toolchains/cpp.js';
+import { goToolchain } from '../process/toolchains/go.js';
+import { JAVATUPLES_JAR, javaToolchain } from '../process/toolchains/java.js';
+import { rustToolchain } from '../process/toolchains/rust.js';
+import { typescriptToolchain } from '../process/toolchains/typescript.js';
+import { CPP_PCH_PREFIX, RUST_FAST_FLAGS } from './compiled.js';
+import { GoStrategy } from './go.js';
+import { COMPILE_LIMITS } from './jail.js';
+import { LineServer, ServerTimeout } from './lineServer.js';
+import { WARM_TOOLS_DIR } from './paths.js';
+import { chownTree, SERVER_UID } from './strategy.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const PCH_IN_SANDBOX = '/opt/explora-pch';
+const GO_STD_IN_SANDBOX = '/opt/explora-gostd';
+
+export function warmCppToolchain(pchDir = join(WARM_TOOLS_DIR, 'cpp-pch')): Toolchain {
+  const base = cppToolchain();
+  const hasPch = (): boolean => existsSync(join(pchDir, 'multiple.h.gch'));
+  return {
+    ...base,
+    mounts: () => [...base.mounts(), ...(hasPch() ? [{ host: pchDir, sandbox: PCH_IN_SANDBOX }] : [])],
+    compile: (limits: ExecutionLimits, program: string) => {
+      const step = base.compile(limits, program);
+      if (!step || step.kind !== 'sandbox' || !hasPch() || !program.startsWith(CPP_PCH_PREFIX)) return step;
+      return { ...step, argv: [...step.argv, '-include', `${PCH_IN_SANDBOX}/multiple.h`] };
+    },
+  };
+}
+
+export function warmRustToolchain(): Toolchain {
+  const base = rustToolchain();
+  let libDir: string | undefined;
+  const stdLibInSandbox = (): string => {
+    if (libDir) return libDir;
+    const sysroot = execFileSync('rustc', ['--print', 'sysroot'], { encoding: 'utf8' }).trim();
+    const host = /^host: (\S+)$/m.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))?.[1] ?? 'x86_64-unknown-linux-gnu';
+    // The plain module mounts a sysroot outside /usr at /opt/rust.
+    libDir = `${sysroot.startsWith('/usr') ? sysroot : '/opt/rust'}/lib/rustlib/${host}/lib`;
+    return libDir;
+  };
+  return {
+    ...base,
+    compile: (limits: ExecutionLimits, program: string) => {
+      const step = base.compile(limits, program);
+      return step && step.kind === 'sandbox' ? { ...step, argv: [...step.argv, ...RUST_FAST_FLAGS] } : step;
+    },
+    run: (limits: ExecutionLimits) => {
+      const step = base.run(limits);
+      return { ...step, env: { ...step.env, LD_LIBRARY_PATH: stdLibInSandbox() } };
+    },
+  };
+}
+
+export function warmGoToolchain(): Toolchain {
+  const base = goToolchain();
+  const go = new GoStrategy();
+  let started: Promise<void> | undefined;
+  return {
+    ...base,
+    prepare: async () => {
+      await base.prepare?.();
+      // If the direct route cannot be set up, every program takes the plain `go test -c` step.
+      started ??= go.start().catch((error: unknown) => {
+        process.emitWarning(`Go's direct route is off, go test -c serves every program: ${String(error)}`);
+      });
+      await started;
+    },
+    close: async () => {
+      started = undefined;
+      await go.close();
+      await base.close?.();
+    },
+    mounts: () => [...base.mounts(), ...(go.stdCopy ? [{ host: go.stdCopy, sandbox: GO_STD_IN_SANDBOX }] : [])],
+    files: (program: string) => (go.stdCopy ? go.directPlan(program, BUILD_DIR, GO_STD_IN_SANDBOX)?.files : undefined) ?? base.files(program),
+    compile: (limits: ExecutionLimits, program: string) => {
+      const plan = go.stdCopy ? go.directPlan(program, BUILD_DIR, GO_STD_IN_SANDBOX) : undefined;
+      const step = base.compile(limits, program);
+      if (!plan || !step || step.kind !== 'sandbox') return step;
+      return { ...step, argv: ['/bin/sh', '-c', plan.script], env: { GOROOT: go.goroot, LANG: 'C.UTF-8' } };
+    },
+  };
+}
+
+/** A warm compiler server in its own jail, serving the build directories under one root. */
+class ServedCompiler {
+  private server: LineServer | undefined;
+  private root: string | undefined;
+  private next = 0;
+
+  constructor(
+    private readonly command: (root: string) => { argv: string[]; readOnly: string[] },
+    private readonly requestLine: (id: string, dir: string) => string,
+    private readonly parse: (line: string) => { id: string | undefined; ok: boolean; diagnostics: string },
+  ) {}
+
+  step(): ServedStep {
+    return { kind: 'served', limits: STEP_COMPILE_LIMITS, serve: (build) => this.serve(build.buildDir, build.uid) };
+  }
+
+  private async serve(buildDir: string, uid: number | undefined): Promise<StepResult> {
+    const root = dirname(buildDir);
+    if (!this.server || this.root !== root) {
+      await this.server?.close();
+      const { argv, readOnly } = this.command(root);
+      this.root = root;
+      this.server = new LineServer({ jobDir: root, uid: SERVER_UID, limits: COMPILE_LIMITS, readOnly }, argv, (line) => this.parse(line).id);
+    }
+    const started = performance.now();
+    chownTree(buildDir, SERVER_UID);
+    const id = String(this.next++);
+    try {
+      const line = await this.server.request(id, this.requestLine(id, `/job/${basename(buildDir)}`), STEP_COMPILE_LIMITS.timeoutMs);
+      const answer = this.parse(line);
+      return result(answer.ok ? 0 : 1, false, answer.diagnostics, performance.now() - started);
+    } catch (error) {
+      if (error instanceof ServerTimeout) return result(null, true, '', performance.now() - started);
+      throw error;
+    } finally {
+      if (uid !== undefined) chownTree(buildDir, uid);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.server?.close();
+    this.server = undefined;
+  }
+}
+
+function result(exitCode: number | null, timedOut: boolean, diagnostics: string, durationMs: number): StepResult {
+  return { exitCode, signal: null, timedOut, durationMs, stdout: '', stderr: diagnostics, stdoutBytes: 0, stderrBytes: Buffer.byteLength(diagnostics), survivors: 0 };
+}
+
+export function warmJavaToolchain(): Toolchain {
+  const base = javaToolchain();
+  const jar = existsSync(JAVATUPLES_JAR) ? JAVATUPLES_JAR : join(WARM_TOOLS_DIR, 'javatuples-1.2.jar');
+  const serverClasses = join(WARM_TOOLS_DIR, 'javac-server');
+  const javaHome = (): string => dirname(dirname(execFileSync('sh', ['-c', 'readlink -f "$(command -v javac)"'], { encoding: 'utf8' }).trim()));
+  const served = new ServedCompiler(
+    () => ({
+      argv: [join(javaHome(), 'bin/java'), '-XX:+UseSerialGC', '-Xmx768m', '-cp', serverClasses, 'JavacServer', jar, String(Math.max(2, availableParallelism()))],
+      readOnly: [serverClasses, dirname(jar), javaHome()],
+    }),
+    (id, dir) => `${id}\t${dir}/Problem.java\t${dir}`,
+    (line) => {
+      const [id, code, text = ''] = line.split('\t');
+      return { id, ok: code === '0', diagnostics: text.replace(/\\n/g, '\n').replace(/\\t/g, '\t').replace(/\\\\/g, '\\') };
+    },
+  );
+  return {
+    ...base,
+    check: () => {
+      const plain = base.check();
+      if (!plain.ok) return plain;
+      if (!existsSync(join(serverClasses, 'JavacServer.class'))) return { ok: false, missing: `the warm javac server (${serverClasses})`, install: 'run `bash scripts/install-warm-compilers.sh`' };
+      return plain;
+    },
+    compile: () => served.step(),
+    close: async () => {
+      await served.close();
+      await base.close?.();
+    },
+  };
+}
+
+export function warmTypescriptToolchain(): Toolchain {
+  const base = typescriptToolchain();
+  const typescriptDir = dirname(createRequire(import.meta.url).resolve('typescript/package.json'));
+  const served = new ServedCompiler(
+    () => ({ argv: [process.execPath, '--max-old-space-size=1024', join(HERE, 'ts/tscServer.cjs'), typescriptDir], readOnly: [typescriptDir, join(HERE, 'ts')] }),
+    (id, dir) => JSON.stringify({ id, file: `${dir}/program.ts` }),
+    (line) => {
+      const answer = JSON.parse(line) as { id?: unknown; ok?: boolean; diagnostics?: string };
+      return { id: answer.id === undefined || answer.id === null ? undefined : String(answer.id), ok: answer.ok === true, diagnostics: answer.diagnostics ?? '' };
+    },
+  );
+  return {
+    ...base,
+    compile: () => served.step(),
+    close: async () => {
+      await served.close();
+      await base.close?.();
+    },
+  };
+}

@@ -1,0 +1,271 @@
+/**
+ * Throughput of MultiPL-E's languages through explora's process runner (ProcessExecutor, every
+ * step in its sandbox) with the warm toolchains (infra/sandbox/warm/toolchains.ts), against
+ * MultiPL-E's own evaluator, on the same machine, in one run, with the same concurrency.
+ *
+ *   npx tsx scripts/bench/bench-multiple.ts [--programs 40] [--workers 2] [--languages js,ts,go_test.go,rs,java,cpp]
+ *                                          [--rounds 1] [--levers] [--skip-peer]
+ *
+ * Workload: the correct MultiPL-E-style rows of scripts/bench/data/multiple-correct.jsonl (three
+ * HumanEval problems per language, in MultiPL-E's format: the program is prompt + completion +
+ * "\n" + tests), repeated to --programs per language; every program is made distinct (a comment,
+ * and in Go a distinct `var _ = i`, since Go's compile output ignores comments) so that neither
+ * MultiPL-E's cache of program texts nor any build cache returns an earlier result.
+ * Peer: MultiPL-E's evaluation/src as published (main.py's ThreadPoolExecutor of --workers over
+ * containerized_eval's eval_string_script: a NamedTemporaryFile per program and the language's
+ * eval_script), re-created here in Python with each eval_*.py's commands, timeouts and status
+ * rules: eval_javascript `node F` (subprocess.run); eval_ts `tsc --target esnext F` then
+ * `node F.js` (safe_subprocess.run, which polls every 0.1 s); eval_go `go test F`
+ * (subprocess.run); eval_rust `rustc F -o B` then `B` (subprocess.run); eval_java
+ * `javac -encoding UTF8 -d D F` then `java -ea -cp D:javatuples Problem` (safe_subprocess.run);
+ * eval_cpp `g++ F -o B -std=c++17` then `B` (safe_subprocess.run). Same toolchains as ours (tsc
+ * is the project's typescript package; javatuples is .tools/multiple's).
+ * Ours: 8 untimed programs first (distinct texts: the warm compilers' start and JIT warm-up, paid
+ * once per worker), then the timed ones. --levers also runs the same programs through the same
+ * runner with the plain toolchain modules (MultiPL-E's own commands, sandboxed), to show what the
+ * warm strategies buy beside what the runner itself costs.
+ * --peer-timeout-scale multiplies MultiPL-E's timeouts: on a loaded machine its 15 s for tsc would
+ * trip and count as SyntaxError.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { loadavg, cpus } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
+import { z } from 'zod';
+import type { Toolchain } from '../../infra/sandbox/process/contract.js';
+import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
+import { PLAIN_TOOLCHAINS, toolchainFor } from '../../infra/sandbox/process/toolchains/index.js';
+import { WARM_LANGUAGES, type WarmLanguage } from '../../infra/sandbox/warm/registry.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const ROWS = join(ROOT, 'scripts/bench/data/multiple-correct.jsonl');
+const TOOLS = join(ROOT, '.tools/multiple');
+
+const program = new Command()
+  .option('--programs <n>', 'programs per language on each side', '40')
+  .option('--workers <n>', "concurrency of both sides (MultiPL-E's default --max-workers is cpu_count - 1)", '2')
+  .option('--languages <list>', 'comma-separated MultiPL-E language ids', WARM_LANGUAGES.join(','))
+  .option('--rounds <n>', 'alternate the two sides this many times', '1')
+  .option('--levers', 'also run each strategy with its lever off')
+  .option('--skip-peer', 'measure ours only')
+  .option('--peer-timeout-scale <x>', "multiply MultiPL-E's timeouts (15 s for tsc, javac, g++) on a loaded machine, where they would trip", '1')
+  .parse();
+const opts = z
+  .object({
+    programs: z.coerce.number().int().positive(),
+    workers: z.coerce.number().int().positive(),
+    languages: z.string().transform((s, ctx) => {
+      const list = s.split(',').map((l) => l.trim());
+      for (const l of list) if (!(WARM_LANGUAGES as readonly string[]).includes(l)) ctx.addIssue({ code: 'custom', message: `--languages: unknown language ${l} (known: ${WARM_LANGUAGES.join(', ')})` });
+      return list as WarmLanguage[];
+    }),
+    rounds: z.coerce.number().int().positive(),
+    levers: z.boolean().optional(),
+    skipPeer: z.boolean().optional(),
+    peerTimeoutScale: z.coerce.number().positive(),
+  })
+  .parse(program.opts());
+
+const RowSchema = z.object({ name: z.string(), language: z.string(), prompt: z.string(), completion: z.string(), tests: z.string() });
+const rows = readFileSync(ROWS, 'utf8').split('\n').filter((l) => l.trim()).map((l) => RowSchema.parse(JSON.parse(l)));
+
+function programsFor(language: WarmLanguage, n: number): string[] {
+  const own = rows.filter((r) => r.language === language);
+  if (own.length === 0) throw new Error(`${ROWS}: no rows for ${language}`);
+  return Array.from({ length: n }, (_, i) => {
+    const r = own[i % own.length]!;
+    const unique = language === 'go_test.go' ? `\nvar _ = ${i}\n` : `\n// bench program ${i}\n`;
+    return r.prompt + r.completion + '\n' + r.tests + unique;
+  });
+}
+
+/** MultiPL-E's evaluator, re-created from evaluation/src (see the header). */
+const PEER_DRIVER = String.raw`
+import json, os, signal, subprocess, sys, tempfile, time, fcntl
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+spec = json.load(open(sys.argv[1]))
+language, programs, workers, tsc, javatuples, scale = spec["language"], spec["programs"], spec["workers"], spec["tsc"], spec["javatuples"], spec["timeoutScale"]
+
+class Result:
+    def __init__(self, timeout, exit_code, stdout, stderr):
+        self.timeout, self.exit_code, self.stdout, self.stderr = timeout, exit_code, stdout, stderr
+
+def set_nonblocking(reader):
+    fd = reader.fileno()
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
+
+def safe_run(args, timeout_seconds=15, max_output_size=2048, env=None, cwd=None):
+    timeout_seconds = int(timeout_seconds * scale)
+    # safe_subprocess.run: new session, non-blocking pipes read every 0.1 s, process group killed.
+    p = subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, bufsize=1024, cwd=cwd)
+    set_nonblocking(p.stdout); set_nonblocking(p.stderr)
+    pgid = os.getpgid(p.pid)
+    out, err, out_n, err_n, exit_code = [], [], 0, 0, None
+    for _ in range(timeout_seconds * 10):
+        o = p.stdout.read(1024); e = p.stderr.read(1024)
+        if o is not None and out_n < max_output_size: out.append(o); out_n += len(o)
+        if e is not None and err_n < max_output_size: err.append(e); err_n += len(e)
+        exit_code = p.poll()
+        if exit_code is not None: break
+        time.sleep(0.1)
+    try: os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError: pass
+    return Result(exit_code is None, exit_code if exit_code is not None else -1, b"".join(out).decode("utf-8", errors="ignore"), b"".join(err).decode("utf-8", errors="ignore"))
+
+def eval_js(path):
+    try:
+        r = subprocess.run(["node", str(path)], capture_output=True, timeout=15 * scale)
+        if r.returncode == 0: return "OK"
+        m = str(r)
+        return "AssertionError" if "ERR_ASSERTION" in m else "SyntaxError" if "SyntaxError" in m else "ReferenceError" if "ReferenceError" in m else "Exception"
+    except subprocess.TimeoutExpired:
+        return "Timeout"
+
+def eval_ts(path):
+    r = safe_run([tsc, "--target", "esnext", str(path)], timeout_seconds=15)
+    if r.exit_code != 0: return "SyntaxError"
+    r = safe_run(["node", str(path).replace(".ts", ".js")], timeout_seconds=15)
+    return "Timeout" if r.timeout else "OK" if r.exit_code == 0 else "AssertionError" if "ERR_ASSERTION" in r.stderr else "Exception"
+
+def eval_go(path):
+    try:
+        b = subprocess.run(["go", "test", path], timeout=30 * scale, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        out = b.stdout.decode("utf-8", errors="ignore")
+        return "SyntaxError" if ("[setup failed]" in out or "[build failed]" in out) else "Exception" if "FAIL" in out else "OK"
+    except subprocess.TimeoutExpired:
+        return "Timeout"
+
+def eval_rust(path):
+    basename = ".".join(str(path).split(".")[:-1])
+    try:
+        b = subprocess.run(["rustc", path, "-o", basename], capture_output=True, timeout=15 * scale)
+    except subprocess.TimeoutExpired:
+        return "Timeout"
+    if b.returncode != 0: return "SyntaxError"
+    try:
+        o = subprocess.run([basename], capture_output=True, timeout=5 * scale)
+        status = "OK" if o.returncode == 0 else "Exception"
+    except subprocess.TimeoutExpired:
+        status = "Timeout"
+    os.remove(basename)
+    return status
+
+def eval_java(path):
+    env = os.environ.copy(); env["CLASSPATH"] = javatuples
+    with tempfile.TemporaryDirectory() as outdir:
+        r = safe_run(["javac", "-encoding", "UTF8", "-d", outdir, str(path)], env=env)
+        if r.exit_code != 0: return "SyntaxError"
+        r = safe_run(["java", "-ea", "-cp", f"{outdir}:{javatuples}", "Problem"], env=env)
+        return "Timeout" if r.timeout else "OK" if r.exit_code == 0 else "Exception"
+
+def eval_cpp(path):
+    basename = ".".join(str(path).split(".")[:-1])
+    b = safe_run(["g++", str(path), "-o", basename, "-std=c++17"])
+    if b.exit_code != 0: return "SyntaxError"
+    r = safe_run([basename])
+    return "Timeout" if r.timeout else "Exception" if r.exit_code != 0 else "OK"
+
+EVALUATORS = {"js": (eval_js, ".js"), "ts": (eval_ts, ".ts"), "go_test.go": (eval_go, "_test.go"), "rs": (eval_rust, ".rs"), "java": (eval_java, ".java"), "cpp": (eval_cpp, ".cpp")}
+evaluate, ext = EVALUATORS[language]
+
+def eval_string_script(program):
+    with tempfile.NamedTemporaryFile(suffix=ext, delete=True) as f:
+        f.write(program.encode("utf-8")); f.flush()
+        return evaluate(Path(f.name))
+
+def cpu():
+    t = os.times(); return t.user + t.system + t.children_user + t.children_system
+start, cpu_start = time.perf_counter(), cpu()
+with ThreadPoolExecutor(max_workers=workers) as executor:
+    statuses = list(executor.map(eval_string_script, programs))
+print(json.dumps({"seconds": time.perf_counter() - start, "cpuSeconds": cpu() - cpu_start, "statuses": statuses}))
+`;
+
+interface SideResult {
+  seconds: number;
+  statuses: string[];
+}
+
+function realPython(): string {
+  return execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
+}
+
+function runPeer(language: WarmLanguage, programs: string[]): SideResult {
+  const spec = { language, programs, workers: opts.workers, timeoutScale: opts.peerTimeoutScale, tsc: join(ROOT, 'node_modules/.bin/tsc'), javatuples: join(TOOLS, 'javatuples-1.2.jar') };
+  // Its working directory is an empty one, as in MultiPL-E's container: run from the repository,
+  // tsc would pick up the repository's node_modules/@types and fail every program.
+  const cwd = execFileSync('mktemp', ['-d'], { encoding: 'utf8' }).trim();
+  const specFile = join(cwd, 'spec.json');
+  execFileSync('sh', ['-c', `cat > ${specFile}`], { input: JSON.stringify(spec) });
+  // A plain environment, as in MultiPL-E's container: the machine's own may carry variables that
+  // slow every start (NODE_EXTRA_CA_CERTS makes each node parse a CA bundle: ~110 ms here) and
+  // that our jails never pass on; HOME keeps the go command's build cache where it is warm.
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1' };
+  const out = execFileSync(realPython(), ['-c', PEER_DRIVER, specFile], { encoding: 'utf8', maxBuffer: 64 << 20, env, cwd });
+  return z.object({ seconds: z.number(), statuses: z.array(z.string()) }).parse(JSON.parse(out.trim().split('\n').pop()!));
+}
+
+/** Programs through explora's process runner (ProcessExecutor) with one toolchain module. */
+async function runOurs(toolchain: Toolchain, programs: string[], warmups: string[]): Promise<SideResult & { compileMs: number; runMs: number }> {
+  const executor = new ProcessExecutor(toolchain, { concurrency: opts.workers, limits: { timeoutMs: 15_000 } });
+  try {
+    await executor.start();
+    // Warm-up outside the clock, as a worker is warm before most of its samples (distinct texts).
+    await executor.runMany(warmups.map((program, i) => ({ id: `warmup-${i}`, program })));
+    const started = performance.now();
+    const results = await executor.runMany(programs.map((program, i) => ({ id: String(i), program })));
+    const seconds = (performance.now() - started) / 1000;
+    for (const r of results) if (r.status !== 'passed' && process.env.BENCH_DEBUG) console.error(r);
+    return {
+      seconds,
+      statuses: results.map((r) => (r.status === 'passed' ? 'OK' : r.status)),
+      compileMs: results.reduce((sum, r) => sum + (r.compileMs ?? 0), 0),
+      runMs: results.reduce((sum, r) => sum + r.durationMs, 0),
+    };
+  } finally {
+    await executor.close();
+  }
+}
+
+const LEVERS: Partial<Record<WarmLanguage, string>> = {
+  ts: 'tsc per program',
+  'go_test.go': '`go test -c` per program',
+  rs: 'rustc without the flags',
+  java: 'javac per program',
+  cpp: 'g++ without the PCH',
+};
+
+/** Untimed programs first (distinct from the timed ones): a worker's compilers are warm before most samples. */
+const WARMUPS = 8;
+
+const okCount = (s: string[]): number => s.filter((x) => x === 'OK').length;
+const rate = (n: number, seconds: number): string => (n / seconds).toFixed(2);
+
+console.log(`# bench-multiple: ${opts.programs} programs per language and side, ${opts.workers} workers, ${cpus().length} cores, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}, ${new Date().toISOString()}`);
+const table: string[] = ['| language | round | MultiPL-E (programs/s) | ours (programs/s) | ratio | ours: compile + run ms per program | lever off (programs/s) |', '| --- | --- | --- | --- | --- | --- | --- |'];
+for (const language of opts.languages) {
+  const programs = programsFor(language, opts.programs);
+  let peerSeconds = 0;
+  let ourSeconds = 0;
+  for (let round = 1; round <= opts.rounds; round++) {
+    const peer = opts.skipPeer ? undefined : runPeer(language, programs);
+    const warmups = programsFor(language, opts.programs + WARMUPS).slice(opts.programs);
+    const ours = await runOurs(toolchainFor(language), programs, warmups);
+    const lever = opts.levers ? LEVERS[language] : undefined;
+    const off = lever ? await runOurs(PLAIN_TOOLCHAINS[language](), programs, warmups) : undefined;
+    if (peer && okCount(peer.statuses) !== programs.length) throw new Error(`${language}: MultiPL-E's way passed ${okCount(peer.statuses)}/${programs.length}: ${[...new Set(peer.statuses)].join(', ')}`);
+    if (okCount(ours.statuses) !== programs.length) throw new Error(`${language}: ours passed ${okCount(ours.statuses)}/${programs.length}: ${[...new Set(ours.statuses)].join(', ')}`);
+    if (off && okCount(off.statuses) !== programs.length) throw new Error(`${language}: lever off passed ${okCount(off.statuses)}/${programs.length}`);
+    peerSeconds += peer?.seconds ?? 0;
+    ourSeconds += ours.seconds;
+    const ratio = peer ? `${(peer.seconds / ours.seconds).toFixed(1)}x` : '-';
+    const line = `| ${language} | ${round} | ${peer ? rate(programs.length, peer.seconds) : '-'} | ${rate(programs.length, ours.seconds)} | ${ratio} | ${(ours.compileMs / programs.length).toFixed(0)} + ${(ours.runMs / programs.length).toFixed(0)} | ${off ? `${rate(programs.length, off.seconds)} (${lever})` : '-'} |`;
+    table.push(line);
+    console.log(line);
+  }
+  if (opts.rounds > 1 && !opts.skipPeer) table.push(`| ${language} | all | ${rate(programs.length * opts.rounds, peerSeconds)} | ${rate(programs.length * opts.rounds, ourSeconds)} | **${(peerSeconds / ourSeconds).toFixed(1)}x** | | |`);
+}
+console.log('\n' + table.join('\n'));

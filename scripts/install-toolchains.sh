@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Checks the toolchains of the process-run languages (MultiPL-E's js, ts, go_test.go, rs, java,
+# cpp) and installs what the project itself provides for them:
+#   - javatuples 1.2 (Maven Central, through Maven), which MultiPL-E's Java prompts import;
+#   - a read-only Go build cache of the standard library (.tools/go-cache), so that a sandboxed
+#     `go test -c` does not rebuild it for every program.
+# The compilers themselves come from the machine (Node.js, Go, Rust, a JDK, g++): for each one
+# missing this names it and how to get it. A missing toolchain does not fail the install (Python
+# needs none of them); a sweep or evaluate run that uses its language is refused before it starts.
+set -uo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+tools="${EXPLORA_TOOLS_DIR:-$root/.tools}"
+missing=0
+
+have() { command -v "$1" >/dev/null 2>&1; }
+say_missing() {  # language, what, how
+  echo "install-toolchains: language $1: $2 is missing; $3" >&2
+  missing=$((missing + 1))
+}
+
+have node || say_missing "js, ts" "node" "install Node.js 20 or later (Debian: apt-get install nodejs)"
+if [ ! -f "$root/node_modules/typescript/bin/tsc" ]; then
+  say_missing "ts" "TypeScript's compiler" "run npm install in $root (typescript is a dependency)"
+fi
+have g++ || say_missing "cpp" "g++" "apt-get install g++"
+if have rustc; then
+  have cc || say_missing "rs" "a C linker (cc)" "apt-get install gcc"
+else
+  say_missing "rs" "rustc" "install Rust with rustup (rustup.rs) or apt-get install rustc"
+fi
+if have go; then
+  if [ ! -f "$tools/go-cache/.explora-warm-std" ]; then
+    if [ -x "$root/node_modules/.bin/tsx" ]; then
+      echo "install-toolchains: building Go's standard library into $tools/go-cache (once; a minute or two)" >&2
+      EXPLORA_TOOLS_DIR="$tools" "$root/node_modules/.bin/tsx" "$root/scripts/warm-go-cache.ts" \
+        || echo "install-toolchains: the Go cache will be built on the first Go run instead" >&2
+    else
+      echo "install-toolchains: npm install first; the Go cache will be built on the first Go run" >&2
+    fi
+  fi
+else
+  say_missing "go_test.go" "go" "install Go 1.21 or later (go.dev/dl, or apt-get install golang)"
+fi
+if have javac && have java; then
+  jar="$tools/java/javatuples-1.2.jar"
+  if [ ! -f "$jar" ]; then
+    if have mvn; then
+      echo "install-toolchains: fetching org.javatuples:javatuples:1.2 from Maven Central" >&2
+      mkdir -p "$tools/java"
+      mvn -q -B org.apache.maven.plugins:maven-dependency-plugin:3.6.1:copy \
+        -Dartifact=org.javatuples:javatuples:1.2 -DoutputDirectory="$tools/java" >"$tools/java/mvn.log" 2>&1 \
+        || { tail -n 20 "$tools/java/mvn.log" >&2; say_missing "java" "javatuples 1.2" "Maven could not fetch org.javatuples:javatuples:1.2 (see $tools/java/mvn.log); put the jar at $jar"; }
+    else
+      say_missing "java" "javatuples 1.2 (and Maven to fetch it)" "apt-get install maven, then rerun this script; or put javatuples-1.2.jar at $jar"
+    fi
+  fi
+else
+  say_missing "java" "a JDK (javac and java)" "apt-get install openjdk-17-jdk-headless"
+fi
+
+if [ "$missing" -eq 0 ]; then
+  echo "install-toolchains: every process-run language's toolchain is there (js, ts, go_test.go, rs, java, cpp)" >&2
+else
+  echo "install-toolchains: $missing toolchain part(s) missing: their languages are refused until installed (Python and the others run)" >&2
+fi
+exit 0

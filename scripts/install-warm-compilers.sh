@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Installs what MultiPL-E's compiled languages need beside the machine's toolchains, into
+# .tools/multiple (git-ignored). Idempotent: a second run with the same pins and toolchains is a
+# no-op. A missing toolchain is not an error here (the language is then refused before a sweep);
+# each step says what it skipped and why.
+#   - javatuples 1.2 from Maven Central (MultiPL-E's Java tests import org.javatuples), sha-256 pinned;
+#   - the warm javac server (infra/sandbox/warm/java/JavacServer.java), compiled with the machine's javac;
+#   - the C++ precompiled header of MultiPL-E's shared includes (<bits/stdc++.h>), for the machine's g++.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+tools="${EXPLORA_TOOLS_DIR:-$root/.tools}"
+dir="$tools/multiple"
+mkdir -p "$dir"
+
+JAVATUPLES_VERSION=1.2
+JAVATUPLES_SHA256=2eda5b19d9820e1cc2f69fcd01639a715a673c11f8507e3d1ed593cf765d5e0a
+JAVATUPLES_URL="https://repo1.maven.org/maven2/org/javatuples/javatuples/$JAVATUPLES_VERSION/javatuples-$JAVATUPLES_VERSION.jar"
+jar="$dir/javatuples-$JAVATUPLES_VERSION.jar"
+
+say() { echo "install-warm-compilers: $*" >&2; }
+
+if [ ! -f "$jar" ] || ! echo "$JAVATUPLES_SHA256  $jar" | sha256sum --check --status; then
+  say "downloading javatuples $JAVATUPLES_VERSION from Maven Central"
+  curl -fsSL --retry 3 -o "$jar.part" "$JAVATUPLES_URL" || { say "could not download $JAVATUPLES_URL"; exit 1; }
+  if ! echo "$JAVATUPLES_SHA256  $jar.part" | sha256sum --check --status; then
+    rm -f "$jar.part"
+    say "javatuples-$JAVATUPLES_VERSION.jar from Maven Central does not have the pinned sha-256 $JAVATUPLES_SHA256"
+    exit 1
+  fi
+  mv "$jar.part" "$jar"
+fi
+
+if command -v javac >/dev/null 2>&1; then
+  src="$root/infra/sandbox/warm/java/JavacServer.java"
+  stamp="$dir/javac-server/.stamp"
+  want="$(sha256sum "$src" | cut -c1-64) $(javac -version 2>&1)"
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    rm -rf "$dir/javac-server" && mkdir -p "$dir/javac-server"
+    javac -encoding UTF8 -d "$dir/javac-server" "$src"
+    echo "$want" >"$stamp"
+  fi
+else
+  say "no javac on PATH: skipped the warm javac server (Java is refused until a JDK is installed: apt-get install -y default-jdk-headless)"
+fi
+
+if command -v g++ >/dev/null 2>&1; then
+  # The header and its .gch side by side: g++ uses X.gch for `-include X` when the .gch was built
+  # with the same compiler and flags (-std=c++17, no optimisation: MultiPL-E's own flags).
+  pch="$dir/cpp-pch"
+  stamp="$pch/.stamp"
+  want="$(g++ -dumpfullversion) $(g++ -dumpmachine) -std=c++17 v1"
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ] || [ ! -f "$pch/multiple.h.gch" ]; then
+    rm -rf "$pch" && mkdir -p "$pch"
+    printf '#include <assert.h>\n#include <bits/stdc++.h>\n' >"$pch/multiple.h"
+    g++ -std=c++17 -x c++-header "$pch/multiple.h" -o "$pch/multiple.h.gch"
+    echo "$want" >"$stamp"
+  fi
+else
+  say "no g++ on PATH: skipped the C++ precompiled header (C++ is refused until g++ is installed: apt-get install -y g++)"
+fi
+say "ok: $jar$(command -v javac >/dev/null && echo ", javac server")$(command -v g++ >/dev/null && echo ", C++ PCH")"

@@ -1,0 +1,16 @@
+/**
+ * The process runner of `scripts/evaluate.ts` for MultiPL-E's languages other than Python, its
+ * toolchain checked first: a missing one is refused naming the language, what is missing and how
+ * to install it. Imported only when the problems need it.
+ */
+import type { ExecutionLimits } from '../../domain/execution/types.js';
+import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
+import { isProcessLanguage, toolchainFor } from '../../infra/sandbox/process/toolchains/index.js';
+
+export function processExecutorFor(language: string, options: { concurrency: number; limits: Partial<ExecutionLimits> }): ProcessExecutor {
+  if (!isProcessLanguage(language)) throw new Error(`language ${language} has no process runner`);
+  const toolchain = toolchainFor(language);
+  const check = toolchain.check();
+  if (!check.ok) throw new Error(`language ${language} (${toolchain.name}) cannot run here: ${check.missing} is missing; ${check.install}`);
+  return new ProcessExecutor(toolchain, options);
+}

@@ -1,0 +1,196 @@
+/**
+ * MultiPL-E end to end: one sweep through Temporal over a file of rows in every language (js, ts,
+ * go_test.go, rs, java, cpp, py), against a scripted completions model that answers each task
+ * right, wrong, with code that does not compile, or with a hostile program; the real toolchains
+ * and sandbox run them. Then scripts/evaluate.ts on MultiPL-E rows, and its refusals.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MULTIPLE_LANGUAGE_IDS, type MultiplELanguageId } from '../../domain/families/multipl-e/index.js';
+import { sweepResultsKey } from '../../domain/sweep/keys.js';
+import { getText } from '../../infra/s3.js';
+import { testConfig, uniqueSuffix } from '../support/config.js';
+import { addRow, COMPLETIONS, HOSTILE_PASSES, jsonl, type CompletionKind } from '../support/multiple-rows.js';
+import { runTs } from '../support/processes.js';
+import { testBucket } from '../support/s3.js';
+import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+
+const KINDS: CompletionKind[] = ['right', 'wrong', 'noncompiling', 'hostile'];
+const PLANTED = '/etc/explora-multiple-planted';
+
+/** Task n of each file is answered with completion KINDS[n - 1]. */
+function fileOf(language: MultiplELanguageId) {
+  return KINDS.map((_, i) => addRow(language, i + 1));
+}
+
+/** Processes of sample uids (the process runner's, from 2,000,000 up) still alive: a sleeping daemon left behind would show. */
+function leftoverSleepers(): string[] {
+  return readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .filter((e) => {
+      try {
+        return statSync(`/proc/${e}`).uid >= 2_000_000 && readFileSync(`/proc/${e}/cmdline`, 'latin1').includes('sleep\u000031');
+      } catch {
+        return false;
+      }
+    });
+}
+
+describe('a sweep over MultiPL-E rows in every language, against a scripted completions model', () => {
+  const { config, env } = testConfig();
+  const bucket = testBucket(config);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-multiple-'));
+  const answers = new Map<string, string>();
+  const stops = new Map<string, unknown>();
+  let server: ScriptedLlmServer;
+
+  beforeAll(async () => {
+    for (const language of MULTIPLE_LANGUAGE_IDS) {
+      const rows = fileOf(language);
+      rows.forEach((row, i) => answers.set(row.prompt, COMPLETIONS[language][KINDS[i]!]));
+      writeFileSync(path.join(dir, `humaneval-${language}.jsonl`), jsonl(rows));
+    }
+    server = await startScriptedLlmServer((req) => {
+      const prompt = String(req.body.prompt);
+      stops.set(prompt, req.body.stop);
+      return { content: answers.get(prompt) ?? 'no idea' };
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+    bucket.s3.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('right answers pass, wrong ones fail, non-compiling ones are compile errors, hostile ones are contained', async () => {
+    const id = `multiple-${uniqueSuffix()}`;
+    const file = path.join(dir, 'sweep.yaml');
+    const datasets = MULTIPLE_LANGUAGE_IDS.map((l) => `  - name: humaneval-${l.replace(/[^a-z]/g, '')}\n    family: multipl-e\n    path: humaneval-${l}.jsonl\n    language: ${l}\n`).join('');
+    writeFileSync(
+      file,
+      `id: ${id}\ndatasets:\n${datasets}models:\n  - id: base\n    base_url: ${server.url}\n    model: scripted-base\n    api: completions\nmethods: [direct]\ntemperatures: [0]\nn_samples: 1\nk: [1]\ntimeout_s: 4\n`,
+    );
+    const outDir = path.join(dir, 'out');
+    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress', '--output-dir', outDir], env);
+    expect(run.code, run.output).toBe(0);
+    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
+    expect(results.cells).toHaveLength(MULTIPLE_LANGUAGE_IDS.length);
+    for (const cell of results.cells) {
+      const language = MULTIPLE_LANGUAGE_IDS.find((l) => cell.cell.dataset === `humaneval-${l.replace(/[^a-z]/g, '')}`)!;
+      const samples = readFileSync(path.join(outDir, String(cell.cell.cell), 'samples.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { task_id: string; completion: string; result: string; passed: boolean });
+      const byKind = Object.fromEntries(samples.map((s) => [KINDS[Number(/^HumanEval_(\d+)_add$/.exec(s.task_id)![1]) - 1]!, s]));
+      const what = `${language}: ${JSON.stringify(samples)}`;
+      expect(byKind.right, what).toMatchObject({ result: 'passed', passed: true });
+      // Cut at the row's stop tokens: nothing after them reached the program.
+      expect(byKind.right!.completion, what).not.toContain('kept past a stop token');
+      expect(byKind.wrong, what).toMatchObject({ result: 'failed', passed: false });
+      // Python has no compile step: its syntax error is an error of the run.
+      expect(byKind.noncompiling, what).toMatchObject({ result: language === 'py' ? 'error' : 'compile_error', passed: false });
+      if (HOSTILE_PASSES[language]) expect(byKind.hostile, what).toMatchObject({ result: 'passed', passed: true });
+      else expect(['timeout', 'oom'], what).toContain(byKind.hostile!.result);
+      expect(cell.passAtK['pass@1'], what).toBeCloseTo((HOSTILE_PASSES[language] ? 2 : 1) / KINDS.length, 10);
+      // The requests stopped at the language's MultiPL-E stop tokens (at most four are sent).
+      expect(stops.get(fileOf(language)[0]!.prompt), what).toEqual(addRow(language).stop_tokens.slice(0, 4));
+    }
+    expect(existsSync(PLANTED)).toBe(false);
+    expect(leftoverSleepers()).toEqual([]);
+  }, 300_000);
+
+  it('a sweep whose language has no toolchain here is refused before it starts, naming the dataset, the language and the install', async () => {
+    const id = `multiple-missing-${uniqueSuffix()}`;
+    const file = path.join(dir, 'missing.yaml');
+    writeFileSync(
+      file,
+      `id: ${id}\ndatasets:\n  - name: humaneval-go\n    family: multipl-e\n    path: humaneval-go_test.go.jsonl\n    language: go_test.go\nmodels:\n  - id: base\n    base_url: ${server.url}\n    model: scripted-base\n    api: completions\nmethods: [direct]\ntemperatures: [0]\nn_samples: 1\nk: [1]\n`,
+    );
+    const before = server.requests().length;
+    // A PATH without Go's directory: as on a machine without Go.
+    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], { ...env, PATH: '/usr/bin:/bin' });
+    expect(run.code, run.output).not.toBe(0);
+    expect(run.output).toMatch(/datasets\[humaneval-go\]: language go_test\.go \(Go\) cannot run here: go is missing; install Go/);
+    expect(server.requests().length).toBe(before);
+    expect(await getText(bucket, sweepResultsKey(id))).toBeNull();
+  }, 120_000);
+});
+
+describe('scripts/evaluate.ts on MultiPL-E rows', () => {
+  const run = promisify(execFile);
+  const SCRIPT = path.resolve('scripts/evaluate.ts');
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'explora-multiple-evaluate-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  async function evaluate(args: string[], extraEnv: Record<string, string> = {}) {
+    try {
+      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', SCRIPT, ...args], { timeout: 120_000, env: { ...process.env, ...extraEnv } });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const e = error as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  }
+
+  it('task_id is the row name; results carry every field plus passed and result; pass@k on the last line', async () => {
+    const problems = path.join(dir, 'humaneval-rs.jsonl');
+    writeFileSync(problems, jsonl(fileOf('rs').slice(0, 3)));
+    const samples = path.join(dir, 'samples.jsonl');
+    const rows = [
+      { task_id: 'HumanEval_1_add', completion: COMPLETIONS.rs.right, model: 'm' },
+      { task_id: 'HumanEval_1_add', completion: COMPLETIONS.rs.wrong, model: 'm' },
+      { task_id: 'HumanEval_2_add', completion: COMPLETIONS.rs.wrong, model: 'm' },
+      { task_id: 'HumanEval_3_add', completion: COMPLETIONS.rs.noncompiling, model: 'm' },
+    ];
+    writeFileSync(samples, jsonl(rows));
+    const r = await evaluate(['--problems', problems, '--samples', samples, '--k', '1,2']);
+    expect(r.code, r.stderr).toBe(0);
+    const results = readFileSync(`${samples}_results.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(results.map((x) => [x.task_id, x.model, x.passed])).toEqual([
+      ['HumanEval_1_add', 'm', true],
+      ['HumanEval_1_add', 'm', false],
+      ['HumanEval_2_add', 'm', false],
+      ['HumanEval_3_add', 'm', false],
+    ]);
+    expect(results[0].result).toBe('passed');
+    expect(results[1].result).toMatch(/^failed: assertion `left == right` failed/);
+    expect(results[3].result).toMatch(/^failed: error\[E\d+\]: cannot add/);
+    const metrics = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    expect(metrics['pass@1']).toBeCloseTo((0.5 + 0 + 0) / 3, 10);
+  });
+
+  it('refuses a row of an unknown language and a row missing a field, naming the line and the field', async () => {
+    const samples = path.join(dir, 's.jsonl');
+    writeFileSync(samples, jsonl([{ task_id: 'HumanEval_1_add', completion: '' }]));
+    const unknown = path.join(dir, 'cobol.jsonl');
+    writeFileSync(unknown, jsonl([{ ...addRow('js', 1), language: 'cobol' }]));
+    const a = await evaluate(['--problems', unknown, '--samples', samples]);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toMatch(/cobol\.jsonl:1: language: "cobol"; a MultiPL-E row's language must be one of js, ts, go_test\.go, rs, java, cpp, py/);
+    const missing = path.join(dir, 'missing.jsonl');
+    const { prompt: _prompt, ...noPrompt } = addRow('js', 2);
+    writeFileSync(missing, jsonl([addRow('js', 1), noPrompt]));
+    const b = await evaluate(['--problems', missing, '--samples', samples, '--ignore-incomplete']);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toMatch(/missing\.jsonl:2: prompt/);
+  });
+
+  it('refuses a language whose toolchain is missing, naming it and how to install it, before running anything', async () => {
+    const problems = path.join(dir, 'humaneval-go.jsonl');
+    writeFileSync(problems, jsonl([addRow('go_test.go', 1)]));
+    const samples = path.join(dir, 'go-samples.jsonl');
+    writeFileSync(samples, jsonl([{ task_id: 'HumanEval_1_add', completion: COMPLETIONS['go_test.go'].right }]));
+    // A PATH without Go's directory: as on a machine without Go.
+    const r = await evaluate(['--problems', problems, '--samples', samples], { PATH: '/usr/bin:/bin' });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/language go_test\.go \(Go\) cannot run here: go is missing; install Go/);
+    expect(existsSync(`${samples}_results.jsonl`)).toBe(false);
+  });
+});

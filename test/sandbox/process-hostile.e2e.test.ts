@@ -1,0 +1,230 @@
+/**
+ * Hostile programs in every process-run language (MultiPL-E's js, ts, go_test.go, rs, java, cpp),
+ * on the real toolchains and the real sandbox: an infinite loop, a spawn bomb, a memory bomb, a
+ * gigabyte of output, a connection to loopback ports, reading the worker's environment, writing
+ * outside its directory, a child that outlives the program. Each must be contained and reported,
+ * and leave no process of the samples' uids and no file on the host behind. All languages run at
+ * once (one executor each), so the whole file takes about as long as its slowest language.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ExecutionResult } from '../../domain/execution/types.js';
+import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
+import { toolchainFor, TOOLCHAINS, type ProcessLanguageId } from '../../infra/sandbox/process/toolchains/index.js';
+
+const SECRET_NAME = 'EXPLORA_PROCESS_HOSTILE_SECRET';
+const SECRET = `s3cr3t-${randomBytes(12).toString('hex')}`;
+const PLANT = `planted-${randomBytes(6).toString('hex')}`;
+const TIMEOUT_MS = 1_000;
+const MAX_OUTPUT = 4096;
+const LIMITS = { timeoutMs: TIMEOUT_MS, maxProcesses: 16, maxOutputBytes: MAX_OUTPUT, memoryBytes: 512 * 1024 * 1024 };
+const AMPLE = { ...LIMITS, timeoutMs: 15_000 };
+
+type Kind = 'loop' | 'spawnBomb' | 'memoryBomb' | 'output' | 'network' | 'environment' | 'writeOutside' | 'daemon';
+
+/** Paths a program tries to write: the read-only build dir, system dirs, the root, the host's tmp. */
+const TARGETS = ['/build/x', `/etc/${PLANT}`, `/usr/${PLANT}`, `/${PLANT}`, join(tmpdir(), PLANT)];
+
+function programs(port: number): Record<ProcessLanguageId, Record<Kind, string>> {
+  const ports = `[${port}, 7233, 8333]`;
+  const js = {
+    loop: 'while (true) {}',
+    spawnBomb: "const cp = require('child_process');\nfor (;;) { try { cp.spawn('/bin/sleep', ['100']).on('error', () => {}); } catch (e) {} }",
+    memoryBomb: 'const a = [];\nfor (;;) a.push(new Array(1e6).fill(1.5));',
+    output: "const b = Buffer.alloc(1 << 20, 120);\nconst fs = require('fs');\nfor (let i = 0; i < 1024; i++) fs.writeSync(1, b);",
+    network: `const net = require('net');\nlet left = 3;\nconst out = {};\nfor (const p of ${ports}) {\n  const s = net.connect(p, '127.0.0.1');\n  s.on('connect', () => { out[p] = 'CONNECTED'; s.destroy(); if (--left === 0) console.log(JSON.stringify(out)); });\n  s.on('error', (e) => { out[p] = e.code; if (--left === 0) console.log(JSON.stringify(out)); });\n}`,
+    environment: "console.log(JSON.stringify(process.env));\ntry { console.log(require('fs').readFileSync('/proc/1/environ', 'utf8')); } catch (e) {}",
+    writeOutside: `const fs = require('fs');\nfor (const p of ${JSON.stringify(TARGETS)}) { try { fs.writeFileSync(p, 'x'); console.log('WROTE ' + p); } catch (e) { console.log('refused ' + p); } }`,
+    daemon: "const cp = require('child_process');\nconst c = cp.spawn('/bin/sleep', ['30'], { detached: true, stdio: 'ignore' });\nc.unref();\nconsole.log('spawned ' + c.pid);",
+  };
+  const ts = Object.fromEntries(Object.entries(js).map(([k, v]) => [k, `declare var require: any;\ndeclare var process: any;\ndeclare var Buffer: any;\n${v}`])) as Record<Kind, string>;
+  const go = (imports: string[], body: string) => `package hostile_test\n\nimport (\n${['testing', ...imports].map((i) => `\t"${i}"`).join('\n')}\n)\n\nfunc TestHostile(t *testing.T) {\n${body}\n}\n`;
+  const java = (body: string) => `import java.util.*;\nimport java.io.*;\nimport java.net.*;\nimport java.nio.file.*;\nclass Problem {\n    public static void main(String[] args) throws Exception {\n${body}\n    }\n}\n`;
+  const rs = (body: string) => `#![allow(unused)]\nuse std::io::Write;\nfn main() {\n${body}\n}\n`;
+  const cpp = (body: string) => `#include <bits/stdc++.h>\n#include <unistd.h>\n#include <sys/socket.h>\n#include <netinet/in.h>\n#include <arpa/inet.h>\nextern char **environ;\nint main() {\n${body}\n}\n`;
+  return {
+    js,
+    ts,
+    'go_test.go': {
+      loop: go([], '\tfor {\n\t}'),
+      spawnBomb: go(['os/exec'], '\tfor {\n\t\t_ = exec.Command("/bin/sleep", "100").Start()\n\t}'),
+      memoryBomb: go([], '\tvar s [][]byte\n\tfor {\n\t\tb := make([]byte, 10<<20)\n\t\tfor i := range b {\n\t\t\tb[i] = 1\n\t\t}\n\t\ts = append(s, b)\n\t}'),
+      output: go(['os'], '\tb := make([]byte, 1<<20)\n\tfor i := 0; i < 1024; i++ {\n\t\tos.Stdout.Write(b)\n\t}'),
+      network: go(['fmt', 'net', 'time'], `\tfor _, p := range []int${ports.replace('[', '{').replace(']', '}')} {\n\t\tc, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", p), time.Second)\n\t\tif err == nil {\n\t\t\tfmt.Println(p, "CONNECTED")\n\t\t\tc.Close()\n\t\t} else {\n\t\t\tfmt.Println(p, err)\n\t\t}\n\t}`),
+      environment: go(['fmt', 'os'], '\tfmt.Println(os.Environ())\n\tb, _ := os.ReadFile("/proc/1/environ")\n\tfmt.Println(string(b))'),
+      writeOutside: go(['fmt', 'os'], `\tfor _, p := range []string{${TARGETS.map((t) => JSON.stringify(t)).join(', ')}} {\n\t\tif err := os.WriteFile(p, []byte("x"), 0644); err == nil {\n\t\t\tfmt.Println("WROTE", p)\n\t\t} else {\n\t\t\tfmt.Println("refused", p)\n\t\t}\n\t}`),
+      daemon: go(['fmt', 'os/exec', 'syscall'], '\tc := exec.Command("/bin/sleep", "30")\n\tc.SysProcAttr = &syscall.SysProcAttr{Setsid: true}\n\tif err := c.Start(); err != nil {\n\t\tt.Fatal(err)\n\t}\n\tfmt.Println("spawned", c.Process.Pid)'),
+    },
+    rs: {
+      loop: rs('    loop {}'),
+      spawnBomb: rs('    loop { let _ = std::process::Command::new("/bin/sleep").arg("100").spawn(); }'),
+      memoryBomb: rs('    let mut v: Vec<Vec<u8>> = Vec::new();\n    loop { v.push(vec![1u8; 10 << 20]); }'),
+      output: rs('    let b = vec![b\'x\'; 1 << 20];\n    let mut out = std::io::stdout().lock();\n    for _ in 0..1024 { let _ = out.write_all(&b); }'),
+      network: rs(`    for p in ${ports} {\n        let addr: std::net::SocketAddr = format!("127.0.0.1:{}", p).parse().unwrap();\n        match std::net::TcpStream::connect_timeout(&addr, std::time::Duration::from_secs(1)) {\n            Ok(_) => println!("{} CONNECTED", p),\n            Err(e) => println!("{} {}", p, e),\n        }\n    }`),
+      environment: rs('    for (k, v) in std::env::vars() { println!("{}={}", k, v); }\n    println!("{}", std::fs::read_to_string("/proc/1/environ").unwrap_or_default());'),
+      writeOutside: rs(`    for p in [${TARGETS.map((t) => JSON.stringify(t)).join(', ')}] {\n        match std::fs::write(p, "x") { Ok(_) => println!("WROTE {}", p), Err(_) => println!("refused {}", p) }\n    }`),
+      daemon: rs('    let c = std::process::Command::new("/usr/bin/setsid").arg("/bin/sleep").arg("30").spawn().unwrap();\n    println!("spawned {}", c.id());'),
+    },
+    java: {
+      loop: java('        while (true) {}'),
+      spawnBomb: java('        while (true) { try { new ProcessBuilder("/bin/sleep", "100").start(); } catch (Exception e) {} }'),
+      memoryBomb: java('        List<long[]> l = new ArrayList<>();\n        while (true) l.add(new long[1 << 20]);'),
+      output: java('        byte[] b = new byte[1 << 20];\n        Arrays.fill(b, (byte) 120);\n        FileOutputStream out = new FileOutputStream(FileDescriptor.out);\n        for (int i = 0; i < 1024; i++) out.write(b);'),
+      network: java(`        for (int p : new int[]{${port}, 7233, 8333}) {\n            try (Socket s = new Socket()) { s.connect(new InetSocketAddress("127.0.0.1", p), 1000); System.out.println(p + " CONNECTED"); }\n            catch (IOException e) { System.out.println(p + " " + e); }\n        }`),
+      environment: java('        System.out.println(System.getenv());\n        try { System.out.println(new String(Files.readAllBytes(Paths.get("/proc/1/environ")))); } catch (IOException e) {}'),
+      writeOutside: java(`        for (String p : new String[]{${TARGETS.map((t) => JSON.stringify(t)).join(', ')}}) {\n            try { Files.write(Paths.get(p), "x".getBytes()); System.out.println("WROTE " + p); } catch (Exception e) { System.out.println("refused " + p); }\n        }`),
+      daemon: java('        Process c = new ProcessBuilder("/usr/bin/setsid", "/bin/sleep", "30").start();\n        System.out.println("spawned " + c.pid());'),
+    },
+    cpp: {
+      loop: cpp('    volatile long i = 0;\n    while (true) i++;'),
+      spawnBomb: cpp('    while (true) fork();'),
+      memoryBomb: cpp('    std::vector<std::vector<char>> v;\n    while (true) v.emplace_back(10 << 20, 1);'),
+      output: cpp('    std::string b(1 << 20, \'x\');\n    for (int i = 0; i < 1024; i++) fwrite(b.data(), 1, b.size(), stdout);'),
+      network: cpp(`    for (int p : ${ports.replace('[', '{').replace(']', '}')}) {\n        int s = socket(AF_INET, SOCK_STREAM, 0);\n        sockaddr_in a{}; a.sin_family = AF_INET; a.sin_port = htons(p); inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);\n        if (connect(s, (sockaddr*)&a, sizeof a) == 0) printf("%d CONNECTED\\n", p); else printf("%d %s\\n", p, strerror(errno));\n        close(s);\n    }`),
+      environment: cpp('    for (char **e = environ; *e; e++) puts(*e);\n    std::ifstream f("/proc/1/environ"); std::string s((std::istreambuf_iterator<char>(f)), {}); puts(s.c_str());'),
+      writeOutside: cpp(`    for (const char *p : {${TARGETS.map((t) => JSON.stringify(t)).join(', ')}}) {\n        FILE *f = fopen(p, "w");\n        if (f) { fputs("x", f); fclose(f); printf("WROTE %s\\n", p); } else printf("refused %s\\n", p);\n    }`),
+      daemon: cpp('    pid_t c = fork();\n    if (c == 0) { setsid(); execl("/bin/sleep", "sleep", "30", (char*)0); _exit(1); }\n    printf("spawned %d\\n", c);'),
+    },
+  };
+}
+
+const LANGUAGES = Object.keys(TOOLCHAINS) as ProcessLanguageId[];
+const executors = new Map<ProcessLanguageId, ProcessExecutor>();
+const results = new Map<string, ExecutionResult>();
+let connections = 0;
+let server: Server;
+
+/** Live processes whose uid is one of the executors' sample uids. */
+function sampleProcesses(): number[] {
+  const ranges = [...executors.values()].map((e) => e.uidRange);
+  return readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .filter((e) => {
+      try {
+        const uid = statSync(`/proc/${e}`).uid;
+        return ranges.some(([lo, hi]) => uid >= lo && uid <= hi);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+beforeAll(async () => {
+  process.env[SECRET_NAME] = SECRET;
+  server = createServer((socket) => {
+    connections += 1;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const all = programs(port);
+  // Every language at once: two samples per language at a time, all languages side by side.
+  await Promise.all(
+    LANGUAGES.map(async (language) => {
+      const executor = new ProcessExecutor(toolchainFor(language), { concurrency: 2, limits: LIMITS });
+      executors.set(language, executor);
+      await executor.start();
+      await Promise.all(
+        (Object.entries(all[language]) as Array<[Kind, string]>).map(async ([kind, program]) => {
+          const limits = kind === 'loop' || kind === 'spawnBomb' ? LIMITS : AMPLE;
+          results.set(`${language}/${kind}`, await executor.run({ id: `${language}/${kind}`, program, limits }));
+        }),
+      );
+    }),
+  );
+}, 240_000);
+
+afterAll(async () => {
+  server?.close();
+  delete process.env[SECRET_NAME];
+  await Promise.all([...executors.values()].map((e) => e.close()));
+});
+
+function result(language: ProcessLanguageId, kind: Kind): ExecutionResult {
+  const r = results.get(`${language}/${kind}`);
+  if (!r) throw new Error(`no result for ${language}/${kind}`);
+  return r;
+}
+
+describe.each(LANGUAGES)('hostile %s programs are contained', (language) => {
+  it('infinite loop: timeout, at the time limit', () => {
+    const r = result(language, 'loop');
+    expect(r.status, JSON.stringify(r)).toBe('timeout');
+    expect(r.durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS);
+  });
+
+  it('spawn bomb: never a pass, and not one of its processes survives', () => {
+    const r = result(language, 'spawnBomb');
+    expect(r.status, JSON.stringify(r)).not.toBe('passed');
+    expect(r.survivors ?? 0).toBe(0);
+  });
+
+  it('memory bomb: stopped at the memory limit (oom), never a pass', () => {
+    const r = result(language, 'memoryBomb');
+    expect(r.status, `${r.status}: ${r.stderr.slice(0, 600)}`).toBe('oom');
+  });
+
+  it('1 GB of output: captured output is capped, the rest counted and dropped', () => {
+    const r = result(language, 'output');
+    expect(['passed', 'timeout'], JSON.stringify({ ...r, stdout: undefined })).toContain(r.status);
+    expect(r.stdout.length).toBe(MAX_OUTPUT);
+    expect(r.stdoutBytes).toBeGreaterThan(MAX_OUTPUT);
+    // All of it counted (Go's test binary adds its own "PASS" line).
+    if (r.status === 'passed') expect(r.stdoutBytes).toBeGreaterThanOrEqual(1024 * 1024 * 1024);
+  });
+
+  it('no network: loopback ports (a listener of this test, Temporal, S3) are unreachable', () => {
+    const r = result(language, 'network');
+    expect(r.status, JSON.stringify(r)).toBe('passed');
+    expect(r.stdout).not.toMatch(/CONNECTED/);
+    expect(r.stdout.trim()).not.toBe('');
+  });
+
+  it("the worker's environment is invisible", () => {
+    const r = result(language, 'environment');
+    expect(r.status, JSON.stringify(r)).toBe('passed');
+    expect(r.stdout).not.toContain(SECRET);
+    expect(r.stdout).not.toContain(SECRET_NAME);
+    expect(r.stdout).not.toMatch(/TEMPORAL|AWS_|S3_|HOME=\/root/);
+    expect(r.stdout).toContain('PATH');
+  });
+
+  it('writing outside its directory fails; the host never sees the file', () => {
+    const r = result(language, 'writeOutside');
+    expect(r.status, JSON.stringify(r)).toBe('passed');
+    for (const target of TARGETS.slice(0, 4)) expect(r.stdout).toContain(`refused ${target}`);
+    for (const target of TARGETS) expect(existsSync(target), target).toBe(false);
+  });
+
+  it('a child that outlives the program (a new session, sleeping) is killed with it', () => {
+    const r = result(language, 'daemon');
+    expect(r.status, JSON.stringify(r)).toBe('passed');
+    expect(r.stdout).toMatch(/spawned \d+/);
+    expect(r.survivors ?? 0).toBe(0);
+  });
+});
+
+describe('after every hostile program', () => {
+  it('no process of any sample uid is left, and no connection reached the listener', () => {
+    expect(sampleProcesses()).toEqual([]);
+    expect(connections).toBe(0);
+  });
+
+  it('each executor still runs a well-behaved program', async () => {
+    const ok: Record<ProcessLanguageId, string> = {
+      js: "require('node:assert').deepEqual(1 + 1, 2);",
+      ts: 'declare var require: any;\nconst n: number = 2;\nrequire("node:assert").deepEqual(n, 2);',
+      'go_test.go': 'package ok_test\n\nimport "testing"\n\nfunc TestOk(t *testing.T) {}\n',
+      rs: 'fn main() { assert_eq!(1 + 1, 2); }',
+      java: 'class Problem { public static void main(String[] a) { assert 1 + 1 == 2; } }',
+      cpp: '#include <cassert>\nint main() { assert(1 + 1 == 2); }',
+    };
+    const after = await Promise.all(LANGUAGES.map((l) => executors.get(l)!.run({ id: `${l}/ok`, program: ok[l], limits: AMPLE })));
+    for (const r of after) expect(r.status, JSON.stringify(r)).toBe('passed');
+  }, 60_000);
+});

@@ -1,0 +1,106 @@
+/**
+ * The process runner's pieces that need no sandbox: the bubblewrap command line of a step (what
+ * is isolated, which limits are set) and how each language's run ends map onto our statuses and
+ * MultiPL-E's (docs/sandbox.md#process-run-languages).
+ */
+import { describe, expect, it } from 'vitest';
+import { BUILD_DIR, type SandboxStep, type ServedStep, type StepResult } from '../../infra/sandbox/process/contract.js';
+import { bwrapArgs } from '../../infra/sandbox/process/bwrapStep.js';
+import { classifyCpp } from '../../infra/sandbox/process/toolchains/cpp.js';
+import { classifyGo, importableStd } from '../../infra/sandbox/process/toolchains/go.js';
+import { classifyJava } from '../../infra/sandbox/process/toolchains/java.js';
+import { classifyNode } from '../../infra/sandbox/process/toolchains/javascript.js';
+import { classifyRust } from '../../infra/sandbox/process/toolchains/rust.js';
+import { PLAIN_TOOLCHAINS, TOOLCHAINS } from '../../infra/sandbox/process/toolchains/index.js';
+import { DEFAULT_LIMITS } from '../../domain/execution/types.js';
+
+const step: SandboxStep = {
+  kind: 'sandbox',
+  argv: ['/build/program'],
+  env: { LANG: 'C.UTF-8' },
+  limits: { timeoutMs: 3000, memoryBytes: 1 << 30, memoryKind: 'data', maxProcesses: 32, maxFileBytes: 1 << 24, maxOutputBytes: 8192, maxOpenFiles: 256 },
+};
+
+function ended(partial: Partial<StepResult>): StepResult {
+  return { exitCode: 1, signal: null, timedOut: false, durationMs: 1, stdout: '', stderr: '', stdoutBytes: 0, stderrBytes: 0, survivors: 0, ...partial };
+}
+
+describe("a step's sandbox", () => {
+  it('as root: namespaces, loopback down, the slot uid without capabilities, every limit, a cleared environment', () => {
+    const args = bwrapArgs({ bwrap: '/usr/bin/bwrap', uid: 2_000_005, buildDir: '/tmp/x/s1', writableBuild: false, mounts: [{ host: '/root/.rustup/t', sandbox: '/opt/rust' }], tmpBytes: 1 << 28 }, step);
+    for (const flag of ['--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session', '--clearenv']) expect(args).toContain(flag);
+    const line = args.join(' ');
+    expect(line).toContain(`--ro-bind /tmp/x/s1 ${BUILD_DIR}`);
+    expect(line).toContain('--ro-bind /root/.rustup/t /opt/rust');
+    expect(line).toContain('--chdir /tmp');
+    expect(line).toContain('unshare --net -- setpriv --reuid 2000005 --regid 2000005 --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs --');
+    expect(line).toContain(`prlimit --cpu=4:5 --data=${1 << 30} --nproc=32 --fsize=${1 << 24} --nofile=256 --core=0 -- /build/program`);
+    // Only the step's own variables (and PATH) are set.
+    const setenv = args.flatMap((a, i) => (a === '--setenv' ? [args[i + 1]] : []));
+    expect(setenv.sort()).toEqual(['LANG', 'PATH']);
+  });
+
+  it('a compile step writes into the build directory and works there; address-space limits where asked', () => {
+    const args = bwrapArgs({ bwrap: 'bwrap', uid: 7, buildDir: '/b', writableBuild: true, mounts: [], tmpBytes: 1 }, { ...step, limits: { ...step.limits, memoryKind: 'address-space' } }).join(' ');
+    expect(args).toContain(`--bind /b ${BUILD_DIR}`);
+    expect(args).toContain(`--chdir ${BUILD_DIR}`);
+    expect(args).toContain(`--as=${1 << 30}`);
+  });
+});
+
+describe("each language's run, read as MultiPL-E reads it", () => {
+  it('JavaScript and TypeScript (Node)', () => {
+    expect(classifyNode(ended({ stderr: "node:assert:125\n  throw new AssertionError(obj);\nAssertionError [ERR_ASSERTION]: Expected values to be strictly deep-equal:" })).status).toBe('failed');
+    expect(classifyNode(ended({ stderr: '/build/program.js:3\n  return x +;\n           ^\n\nSyntaxError: Unexpected token \';\'' })).status).toBe('compile_error');
+    expect(classifyNode(ended({ stderr: 'TypeError: x is not a function' })).exception?.type).toBe('TypeError');
+    expect(classifyNode(ended({ exitCode: null, signal: 'SIGTRAP', stderr: 'FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory' })).status).toBe('oom');
+  });
+
+  it('Go: a failed test, a panic, out of memory', () => {
+    expect(classifyGo(ended({ stdout: "--- FAIL: TestAdd (0.00s)\n    --- FAIL: TestAdd/test_num__1 (0.00s)\n        program_test.go:26: expected '6', got '5'\nFAIL\n" })).status).toBe('failed');
+    expect(classifyGo(ended({ exitCode: 2, stdout: '--- FAIL: TestAdd (0.00s)\n', stderr: 'panic: runtime error: index out of range [3] with length 0' })).status).toBe('error');
+    expect(classifyGo(ended({ exitCode: 2, stderr: 'fatal error: out of memory allocating heap arena metadata' })).status).toBe('oom');
+  });
+
+  it('Rust: an assertion panic, another panic, an allocation failure', () => {
+    expect(classifyRust(ended({ exitCode: 101, stderr: "thread 'main' panicked at program.rs:12:5:\nassertion `left == right` failed\n  left: -1\n right: 1" })).status).toBe('failed');
+    expect(classifyRust(ended({ exitCode: 101, stderr: "thread 'main' panicked at program.rs:3:5:\nindex out of bounds: the len is 0 but the index is 3" })).status).toBe('error');
+    expect(classifyRust(ended({ exitCode: null, signal: 'SIGABRT', stderr: 'memory allocation of 10485760 bytes failed' })).status).toBe('oom');
+  });
+
+  it('Java: AssertionError, another exception, OutOfMemoryError', () => {
+    expect(classifyJava(ended({ stderr: 'Exception in thread "main" java.lang.AssertionError\n\tat Problem.main(Problem.java:20)' })).status).toBe('failed');
+    expect(classifyJava(ended({ stderr: 'Exception in thread "main" java.lang.ArithmeticException: / by zero' })).exception).toMatchObject({ type: 'ArithmeticException', message: '/ by zero' });
+    expect(classifyJava(ended({ stderr: 'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space' })).status).toBe('oom');
+  });
+
+  it('C++: assert aborts, an uncaught exception, bad_alloc, a segfault', () => {
+    expect(classifyCpp(ended({ exitCode: null, signal: 'SIGABRT', stderr: "program: program.cpp:12: int main(): Assertion `candidate((2), (3)) == (5)' failed." })).status).toBe('failed');
+    expect(classifyCpp(ended({ exitCode: null, signal: 'SIGABRT', stderr: "terminate called after throwing an instance of 'std::out_of_range'\n  what():  vector::_M_range_check" })).exception?.type).toBe('std::out_of_range');
+    expect(classifyCpp(ended({ exitCode: null, signal: 'SIGABRT', stderr: "terminate called after throwing an instance of 'std::bad_alloc'\n  what():  std::bad_alloc" })).status).toBe('oom');
+    expect(classifyCpp(ended({ exitCode: null, signal: 'SIGSEGV' })).status).toBe('killed');
+  });
+});
+
+describe('the toolchains', () => {
+  it("mirror MultiPL-E's evaluator: file names and compile commands", () => {
+    const limits = DEFAULT_LIMITS;
+    // The plain modules (TOOLCHAINS serves their warm versions: infra/sandbox/warm/toolchains.ts).
+    const plain = (step: SandboxStep | ServedStep | null): SandboxStep | null => (step && step.kind === 'sandbox' ? step : null);
+    expect(Object.keys(TOOLCHAINS)).toEqual(['js', 'ts', 'go_test.go', 'rs', 'java', 'cpp']);
+    expect(Object.keys(TOOLCHAINS.java().files('x'))).toEqual(['Problem.java']);
+    expect(Object.keys(TOOLCHAINS['go_test.go']().files('x'))).toEqual(['program_test.go']);
+    expect(plain(PLAIN_TOOLCHAINS.cpp().compile(limits, 'x'))!.argv).toEqual(['g++', 'program.cpp', '-o', 'program', '-std=c++17']);
+    expect(plain(PLAIN_TOOLCHAINS['go_test.go']().compile(limits, 'x'))!.argv).toEqual(['go', 'test', '-c', '-o', 'program.test', 'program_test.go']);
+    expect(plain(PLAIN_TOOLCHAINS.ts().compile(limits, 'x'))!.argv.slice(-3)).toEqual(['--target', 'esnext', 'program.ts']);
+    expect(TOOLCHAINS.java().run(limits).argv.slice(-4)).toEqual(['-ea', '-cp', `${BUILD_DIR}:/opt/java/javatuples-1.2.jar`, 'Problem']);
+    expect(TOOLCHAINS.js().compile(limits, 'x')).toBeNull();
+    // Runtimes that reserve more address space than they use are limited by RLIMIT_DATA.
+    expect(TOOLCHAINS.java().run(limits).limits.memoryKind).toBe('data');
+    expect(TOOLCHAINS.cpp().run(limits).limits.memoryKind).toBe('address-space');
+  });
+
+  it("Go's cache covers every importable standard package", () => {
+    expect(importableStd('fmt\ninternal/abi\nnet\nvendor/x\ncmd/go\nruntime/race\nruntime/cgo\nstrings\n')).toEqual(['fmt', 'net', 'strings']);
+  });
+});

@@ -1,0 +1,168 @@
+/**
+ * MultiPL-E rows for tests, written here in the exact shape MultiPL-E's dataset builder publishes
+ * (`{name, language, prompt, doctests, original, prompt_terminology, tests, stop_tokens}`): its
+ * HumanEval_53_add ("Add two numbers x and y") in each language, with the prompts and tests laid
+ * out as MultiPL-E's translators lay them out. `addRow(language, n)` makes the task under the name
+ * HumanEval_<n>_add with `(task n)` in its comment, so that several rows of one file differ.
+ *
+ * For each language, completions as a completion model would return them (running past the stop
+ * tokens, which must cut them): right, wrong, one that does not compile, and a hostile one.
+ */
+import type { MultiplELanguageId } from '../../domain/families/multipl-e/index.js';
+
+export interface MultiplERowFixture {
+  name: string;
+  language: MultiplELanguageId;
+  prompt: string;
+  doctests: string;
+  original: string;
+  prompt_terminology: string;
+  tests: string;
+  stop_tokens: string[];
+}
+
+const CASES: Array<[number, number, number]> = [
+  [0, 1, 1],
+  [1, 0, 1],
+  [2, 3, 5],
+  [5, 7, 12],
+  [7, 5, 12],
+];
+
+function row(language: MultiplELanguageId, n: number, prompt: string, tests: string, stop: string[]): MultiplERowFixture {
+  return {
+    name: `HumanEval_${n}_add`,
+    language,
+    prompt,
+    doctests: 'transform',
+    original: '../datasets/originals-with-cleaned-doctests/HumanEval_53_add.py',
+    prompt_terminology: 'reworded',
+    tests,
+    stop_tokens: stop,
+  };
+}
+
+export function addRow(language: MultiplELanguageId, n = 53): MultiplERowFixture {
+  const task = `(task ${n})`;
+  switch (language) {
+    case 'js':
+      return row(
+        language,
+        n,
+        `//Add two numbers x and y ${task}\n// >>> add(2, 3)\n// 5\n// >>> add(5, 7)\n// 12\nfunction add(x, y){\n`,
+        `const assert = require('node:assert');\n\n\nfunction test() {\n  let candidate = add;\n${CASES.map(([a, b, c]) => `  assert.deepEqual(candidate(${a}, ${b}),${c});\n`).join('')}}\n\ntest();`,
+        ['\nfunction ', '\n/*', '\n//', '\nconsole.log'],
+      );
+    case 'ts':
+      return row(
+        language,
+        n,
+        `//Add two numbers x and y ${task}\n// >>> add(2, 3)\n// 5\n// >>> add(5, 7)\n// 12\nfunction add(x: number, y: number): number {\n`,
+        `declare var require: any;\nconst assert = require('node:assert');\n\n\nfunction test() {\n  let candidate = add;\n${CASES.map(([a, b, c]) => `  assert.deepEqual(candidate(${a}, ${b}),${c});\n`).join('')}}\n\ntest();`,
+        ['\nfunction ', '\n/*', '\n//', '\nclass'],
+      );
+    case 'go_test.go':
+      return row(
+        language,
+        n,
+        `package add_test\n\nimport (\n    "testing"\n    "fmt"\n)\n\n// Add two numbers x and y ${task}\n// >>> add(2, 3)\n// 5\n// >>> add(5, 7)\n// 12\nfunc add(x int, y int) int {\n`,
+        `func TestAdd(t *testing.T) {\n  candidate := add\n\ttype test struct {\n\t\tactual   interface{}\n\t\texpected interface{}\n\t}\n   tests := []test{\n${CASES.map(([a, b, c]) => `     { actual: candidate(${a}, ${b}), expected: ${c} },\n`).join('')}   }\n\n\tfor i, tc := range tests {\n\t\tt.Run(fmt.Sprintf("test num % d", i), func(t *testing.T) {\n\t\t\tif fmt.Sprintf("%v", tc.actual) != fmt.Sprintf("%v", tc.expected) {\n\t\t\t\tt.Errorf("expected '%s', got '%s'", tc.expected, tc.actual)\n\t\t\t}\n\t\t})\n\t}\n}\n`,
+        ['\nfunc', 'struct', '\n// '],
+      );
+    case 'rs':
+      return row(
+        language,
+        n,
+        `/// Add two numbers x and y ${task}\n/// >>> add(2, 3)\n/// 5\n/// >>> add(5, 7)\n/// 12\nfn add(x: isize, y: isize) -> isize {\n`,
+        `}\n\nfn main() {\n    let candidate = add;\n${CASES.map(([a, b, c]) => `    assert_eq!(candidate(${a}, ${b}), ${c});\n`).join('')}}\n`,
+        ['\n}'],
+      );
+    case 'java':
+      return row(
+        language,
+        n,
+        `import java.util.*;\nimport java.lang.reflect.*;\nimport org.javatuples.*;\nimport java.security.*;\nimport java.math.*;\nimport java.io.*;\nimport java.util.stream.*;\nclass Problem {\n    // Add two numbers x and y ${task}\n    // >>> add((2l), (3l))\n    // (5l)\n    // >>> add((5l), (7l))\n    // (12l)\n    public static long add(long x, long y) {\n`,
+        `    }\n    public static void main(String[] args) {\n${CASES.map(([a, b, c]) => `    assert(add((${a}l), (${b}l)) == (${c}l));\n`).join('')}    }\n\n}\n`,
+        ['\n    }\n'],
+      );
+    case 'cpp':
+      return row(
+        language,
+        n,
+        `#include<assert.h>\n#include<bits/stdc++.h>\n// Add two numbers x and y ${task}\n// >>> add((2), (3))\n// (5)\n// >>> add((5), (7))\n// (12)\nlong add(long x, long y) {\n`,
+        `}\nint main() {\n    auto candidate = add;\n${CASES.map(([a, b, c]) => `    assert(candidate((${a}), (${b})) == (${c}));\n`).join('')}}\n`,
+        ['\n}'],
+      );
+    case 'py':
+      return row(
+        language,
+        n,
+        `def add(x: int, y: int) -> int:\n    """ Add two numbers x and y ${task}\n    >>> add(2, 3)\n    5\n    >>> add(5, 7)\n    12\n    """\n`,
+        `def check(candidate):\n${CASES.map(([a, b, c]) => `    assert candidate(${a}, ${b}) == ${c}\n`).join('')}\ndef test_check():\n    check(add)\n\ntest_check()\n`,
+        ['\ndef', '\n#', '\nif', '\nclass'],
+      );
+  }
+}
+
+export type CompletionKind = 'right' | 'wrong' | 'noncompiling' | 'hostile';
+
+/**
+ * A completion of each kind, as a model returns it: the body, then text past a stop token that
+ * would break the program if it were kept. `hostile` is a different attack per language; each
+ * passes only if the sandbox contained it (`hostilePasses`) or must time out / run out of memory.
+ */
+export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, string>> = {
+  js: {
+    right: '  return x + y;\n}\n\nfunction junk() { throw new Error("kept past a stop token"); }\n',
+    wrong: '  return x - y;\n}\n',
+    noncompiling: '  return x +;\n}\n',
+    hostile: '  while (true) {}\n}\n',
+  },
+  ts: {
+    right: '  return x + y;\n}\n\nfunction junk(): number { return "kept past a stop token"; }\n',
+    wrong: '  return x - y;\n}\n',
+    noncompiling: '  return "x" + y;\n}\n',
+    hostile: "  const cp = require('child_process');\n  for (;;) { try { cp.spawn('/bin/sleep', ['100']).on('error', () => {}); } catch (e) {} }\n}\n",
+  },
+  'go_test.go': {
+    right: '\treturn x + y\n}\n\nfunc junk() int { return "kept past a stop token" }\n',
+    wrong: '\treturn x - y\n}\n',
+    noncompiling: '\treturn x + "y"\n}\n',
+    hostile: '\tvar s [][]byte\n\tfor {\n\t\tb := make([]byte, 10<<20)\n\t\tfor i := range b {\n\t\t\tb[i] = 1\n\t\t}\n\t\ts = append(s, b)\n\t}\n}\n',
+  },
+  rs: {
+    right: '    x + y\n}\n\nfn junk() -> isize { "kept past a stop token" }\n',
+    wrong: '    x - y\n}\n',
+    noncompiling: '    x + "y"\n}\n',
+    // Connects to Temporal's port: returns the right sum only when the connection is refused.
+    hostile: '    match std::net::TcpStream::connect("127.0.0.1:7233") { Ok(_) => 0, Err(_) => x + y }\n}\n',
+  },
+  java: {
+    right: '        return x + y;\n    }\n    public static long junk() { return "kept past a stop token"; }\n',
+    wrong: '        return x - y;\n    }\n',
+    noncompiling: '        return x + "y";\n    }\n',
+    // Writes outside its directory: the right sum only when that is refused.
+    hostile: '        try { java.nio.file.Files.write(java.nio.file.Paths.get("/etc/explora-multiple-planted"), new byte[]{1}); return 0; } catch (Exception e) { return x + y; }\n    }\n',
+  },
+  cpp: {
+    right: '    return x + y;\n}\nint junk() { return "kept past a stop token"; }\n',
+    wrong: '    return x - y;\n}\n',
+    noncompiling: '    return x + "y" + nope;\n}\n',
+    // Leaves a daemon behind (a new session, sleeping): it must die with the program.
+    hostile: '    std::system("setsid sleep 31 > /dev/null 2>&1 &");\n    return x + y;\n}\n',
+  },
+  py: {
+    right: '    return x + y\n\ndef junk():\n    raise AssertionError("kept past a stop token")\n',
+    wrong: '    return x - y\n',
+    noncompiling: '    return x +\n',
+    // Reads the worker's environment: the right sum only when it sees none of it.
+    hostile: "    import os\n    return x + y if not any('EXPLORA' in k or 'TEMPORAL' in k for k in os.environ) else 0\n",
+  },
+};
+
+/** Whether the language's hostile completion passes once contained (else it must time out or run out of memory). */
+export const HOSTILE_PASSES: Record<MultiplELanguageId, boolean> = { js: false, ts: false, 'go_test.go': false, rs: true, java: true, cpp: true, py: true };
+
+export function jsonl(rows: readonly object[]): string {
+  return rows.map((r) => JSON.stringify(r) + '\n').join('');
+}
