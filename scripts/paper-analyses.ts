@@ -1,0 +1,80 @@
+/**
+ * `tsx scripts/paper-analyses.ts SWEEP_ID [--cell CELL] [--json]`: the ExploraCoder paper's analyses
+ * for every cell of a finished sweep (or one cell) from its stored traces and results: the cost per
+ * task per stage (Table 6's units), the share of subtasks that needed debugging (p1) and still failed
+ * after it (p2), and CoAE subtask success against final pass. Definitions: domain/report/paperAnalyses.ts
+ * and docs/methods.md ("The paper's analyses"). Cells whose method writes no traces (direct, rag)
+ * show zero traced tasks.
+ */
+import { Command } from 'commander';
+import { z } from 'zod';
+import { loadConfig } from '../infra/config.js';
+import { formatPaperAnalyses, paperAnalyses, type TaskEvidence } from '../domain/report/paperAnalyses.js';
+import { ExplorationTraceSchema } from '../domain/report/trace.js';
+import { cellTraceKey, sweepResultsKey } from '../domain/sweep/keys.js';
+import { getText, s3ClientFor, type Bucket } from '../infra/s3.js';
+
+const SweepResultsSchema = z.object({ cells: z.array(z.object({ resultsKey: z.string(), cell: z.object({ cell: z.string() }).passthrough() }).passthrough()) }).passthrough();
+const CellResultsSchema = z.object({ per_task: z.array(z.object({ task_id: z.string(), n: z.number().int().nonnegative(), c: z.number().int().nonnegative() }).passthrough()) }).passthrough();
+
+async function readJson<T>(bucket: Bucket, key: string, schema: z.ZodType<T>, what: string): Promise<T> {
+  const text = await getText(bucket, key);
+  if (text === null) throw new Error(`${what}: nothing at s3://${bucket.name}/${key}`);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${what}: s3://${bucket.name}/${key} is not JSON (${(err as Error).message})`);
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new Error(`${what}: s3://${bucket.name}/${key}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+  return parsed.data;
+}
+
+async function cellEvidence(bucket: Bucket, sweepId: string, cell: string, resultsKey: string): Promise<TaskEvidence[]> {
+  const results = await readJson(bucket, resultsKey, CellResultsSchema, `sweep ${sweepId} cell ${cell} results`);
+  const out: TaskEvidence[] = [];
+  for (const [index, task] of results.per_task.entries()) {
+    const key = cellTraceKey(sweepId, cell, index);
+    const text = await getText(bucket, key);
+    let trace = null;
+    if (text !== null) {
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch (err) {
+        throw new Error(`sweep ${sweepId} cell ${cell} task ${index}: s3://${bucket.name}/${key} is not JSON (${(err as Error).message})`);
+      }
+      const parsed = ExplorationTraceSchema.safeParse(json);
+      if (!parsed.success) throw new Error(`sweep ${sweepId} cell ${cell} task ${index}: s3://${bucket.name}/${key} is not a trace: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
+      trace = parsed.data;
+    }
+    out.push({ task_index: index, trace, n: task.n, c: task.c });
+  }
+  return out;
+}
+
+new Command('paper-analyses')
+  .argument('<sweep-id>', 'sweep id')
+  .option('--cell <cell>', 'only this cell, e.g. pbe.qwen-0.5b.exploracoder-debug.t0.8')
+  .option('--json', 'JSON instead of text tables', false)
+  .action(async (sweepId: string, flags: { cell?: string; json: boolean }) => {
+    const env = loadConfig(process.env);
+    const bucket = { s3: s3ClientFor(env), name: env.s3.bucket };
+    try {
+      const sweep = await readJson(bucket, sweepResultsKey(sweepId), SweepResultsSchema, `sweep ${sweepId} (has it finished?)`);
+      const cells = flags.cell === undefined ? sweep.cells : sweep.cells.filter((c) => c.cell.cell === flags.cell);
+      if (cells.length === 0) throw new Error(`sweep ${sweepId} has no cell ${flags.cell} (cells: ${sweep.cells.map((c) => c.cell.cell).join(', ')})`);
+      const analyses = [];
+      for (const c of cells) analyses.push({ cell: c.cell.cell, ...paperAnalyses(await cellEvidence(bucket, sweepId, c.cell.cell, c.resultsKey)) });
+      if (flags.json) console.log(JSON.stringify({ sweep: sweepId, cells: analyses }, null, 2));
+      else console.log(analyses.map(({ cell, ...a }) => formatPaperAnalyses(cell, a)).join('\n\n'));
+    } finally {
+      bucket.s3.destroy();
+    }
+  })
+  .parseAsync()
+  .catch((err: Error) => {
+    console.error(`paper-analyses: ${err.message}`);
+    process.exit(1);
+  });
