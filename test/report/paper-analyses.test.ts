@@ -81,3 +81,21 @@ describe('paper analyses', () => {
     expect(debugShares([noDebug]).p2).toBe(1);
   });
 });
+
+describe('configs/exploracoder-reproduction.yaml', () => {
+  it('runs the issue grid: unseen libraries, the baselines, ExploraCoder(*) and the ablations', async () => {
+    const { readFileSync, existsSync } = await import('node:fs');
+    const { loadSweepConfig } = await import('../../domain/sweep/config.js');
+    const file = new URL('../../configs/exploracoder-reproduction.yaml', import.meta.url);
+    const config = loadSweepConfig(readFileSync(file, 'utf8'), 'exploracoder-reproduction.yaml');
+    expect(config.datasets.map((d) => d.name)).toEqual(['pbe-private', 'monkey', 'beatnum']);
+    for (const m of ['direct', 'rag', 'capir', 'capir-self-repair', 'exploracoder', 'exploracoder-debug', 'exploracoder-debug-no-summary', 'exploracoder-debug-no-exploration', 'exploracoder-debug-random-selection']) {
+      expect(config.methods).toContain(m);
+    }
+    // The renamed libraries' files are relative to the config file and must exist beside the repo.
+    const text = readFileSync(file, 'utf8');
+    const paths = [...text.matchAll(/(?:path|keywords|mapping): (\S+)/g)].map((m) => m[1]!);
+    expect(paths.length).toBe(6);
+    for (const p of paths) expect(existsSync(new URL(p, file)), p).toBe(true);
+  });
+});
