@@ -179,6 +179,10 @@ export function formatPaperAnalyses(cell: string, a: PaperAnalyses): string {
     lines.push(`    ${r.stage.padEnd(14)}${fmt(r.requests).padStart(10)}${fmt(r.answers).padStart(10)}${fmt(r.prompt_tokens, 0).padStart(12)}${fmt(r.completion_tokens, 0).padStart(12)}`);
   }
   const d = a.debug;
+  if (d.explored_subtasks === 0) {
+    lines.push('  debugging, CoAE vs pass: no explored subtask (the method does not explore)');
+    return lines.join('\n');
+  }
   lines.push(
     `  debugging: ${d.needed_debug}/${d.explored_subtasks} explored subtasks had every first candidate fail (p1 ${pct(d.p1)}); ` +
       `${d.still_failing}/${d.needed_debug} still failed after debug (p2 ${pct(d.p2)}); ` +

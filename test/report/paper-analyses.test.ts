@@ -99,3 +99,13 @@ describe('configs/exploracoder-reproduction.yaml', () => {
     for (const p of paths) expect(existsSync(new URL(p, file)), p).toBe(true);
   });
 });
+
+describe('formatPaperAnalyses', () => {
+  it('says a method that explores nothing has no debug or CoAE figures', () => {
+    const capir = ExplorationTraceSchema.parse({ method: 'capir', subtasks: [{ index: 0, description: 'x', attempts: [], outcome: 'skipped' }], stages: { plan: cost(1, 1, 10, 2), final: cost(1, 1, 20, 4) } });
+    const text = formatPaperAnalyses('c', paperAnalyses([{ task_index: 0, trace: capir, n: 1, c: 0 }]));
+    expect(text).toContain('no explored subtask');
+    expect(text).not.toContain('p1');
+    expect(text).toMatch(/total\s+2\.00\s+2\.00\s+30\s+6/);
+  });
+});
