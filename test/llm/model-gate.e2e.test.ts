@@ -158,7 +158,8 @@ describe('WorkerLeases', () => {
     const queue = `leases-${uniqueSuffix()}`;
     const gone = new WorkerLeases(bucket, { identity: 'gone', renewMs: 60_000 });
     const lapsed = new WorkerLeases(bucket, { identity: 'lapsed', renewMs: 60_000 });
-    // Margins of seconds on every side: a loaded 2-core machine delays timers and S3 calls.
+    // Margins of 2 s on every side: S3 dates a lease to the second (LastModified), and a loaded
+    // 2-core machine delays timers and S3 calls.
     const counter = new WorkerLeases(bucket, { identity: 'counter', ttlMs: 2_000, removeAfterMs: 6_000, renewMs: 500, refreshMs: 0 });
     const keys = async () => {
       const out: string[] = [];
@@ -167,10 +168,10 @@ describe('WorkerLeases', () => {
     };
     try {
       await gone.join(queue);
-      await sleep(5_000);
+      await sleep(4_500);
       await lapsed.join(queue);
       await counter.join(queue);
-      await sleep(2_500); // gone: 7.5 s old, past removeAfterMs; lapsed: 2.5 s old, past the TTL only
+      await sleep(4_000); // gone: 8.5 s old, past removeAfterMs; lapsed: 4 s old, past the TTL only
       expect(await counter.count(queue)).toBe(1);
       expect(await keys()).toEqual(['counter', 'lapsed']);
     } finally {
