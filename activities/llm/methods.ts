@@ -138,6 +138,22 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
     return value;
   }
 
+  /** The CoAE prompt of one subtask (the same for each of its m candidates). */
+  async function exploreMessagesOf(input: { ref: MethodTaskRef; planKey: string; recommendKey: string; subtask: number; experiences: ExperienceRef[] }) {
+    const { problem, library } = await context(input.ref);
+    const plan = await mustRead(input.planKey, PlanArtifactSchema, 'plan');
+    const rec = await mustRead(input.recommendKey, RecommendArtifactSchema, 'recommendation');
+    return exploreMessages({
+      problem,
+      library: library.library,
+      subtasks: plan.subtasks,
+      index: input.subtask,
+      experiences: await experiencesOf(plan, input.experiences),
+      apis: keptDocs(library, rec, input.subtask),
+      observationChars: input.ref.options.observation_chars,
+    });
+  }
+
   async function experiencesOf(plan: PlanArtifact, refs: readonly ExperienceRef[]): Promise<Experience[]> {
     const runs = await Promise.all(refs.map((r) => mustRead(r.runKey, SnippetRunSchema, 'snippet run')));
     return runs.map((run, i) => ({ index: refs[i]!.subtask, subtask: plan.subtasks[refs[i]!.subtask]!, code: run.code, observation: observationOf(run) }));
@@ -284,18 +300,7 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
       candidate: number;
     }): Promise<LlmStepResult> {
       const { ref } = input;
-      const { problem, library } = await context(ref);
-      const plan = await mustRead(input.planKey, PlanArtifactSchema, 'plan');
-      const rec = await mustRead(input.recommendKey, RecommendArtifactSchema, 'recommendation');
-      const messages = exploreMessages({
-        problem,
-        library: library.library,
-        subtasks: plan.subtasks,
-        index: input.subtask,
-        experiences: await experiencesOf(plan, input.experiences),
-        apis: keptDocs(library, rec, input.subtask),
-        observationChars: ref.options.observation_chars,
-      });
+      const messages = await exploreMessagesOf(input);
       const { summary, text } = await ask(ref.endpoint, chatBody(exploring(ref), messages, input.candidate), input.candidate);
       return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
     },
@@ -307,18 +312,7 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
      */
     async exploreCandidates(input: { ref: MethodTaskRef; planKey: string; recommendKey: string; subtask: number; experiences: ExperienceRef[]; candidates: number }): Promise<LlmStepResult[]> {
       const { ref } = input;
-      const { problem, library } = await context(ref);
-      const plan = await mustRead(input.planKey, PlanArtifactSchema, 'plan');
-      const rec = await mustRead(input.recommendKey, RecommendArtifactSchema, 'recommendation');
-      const messages = exploreMessages({
-        problem,
-        library: library.library,
-        subtasks: plan.subtasks,
-        index: input.subtask,
-        experiences: await experiencesOf(plan, input.experiences),
-        apis: keptDocs(library, rec, input.subtask),
-        observationChars: ref.options.observation_chars,
-      });
+      const messages = await exploreMessagesOf(input);
       const candidates = Array.from({ length: input.candidates }, (_, j) => j);
       const calls = laidOut(ref.endpoint, candidates, (first, choices) => chatBody(exploring(ref), messages, first, choices));
       const summaries = await llm.callLlm({ endpoint: ref.endpoint, calls });

@@ -6,7 +6,7 @@
 import { ExplorationTraceSchema, type ExplorationTrace, type Stage, type StageCost } from '../../domain/report/trace.js';
 import { extractCode } from '../../domain/llm/extract.js';
 import { readLlmRecordAt } from '../../infra/llm/cache.js';
-import { PlanArtifactSchema, RecommendArtifactSchema, SnippetRunSchema, type MethodCost, type RepairRound, type SubtaskOutcome } from '../../domain/methods/artifacts.js';
+import { PlanArtifactSchema, RecommendArtifactSchema, SnippetRunSchema, type MethodCost, type PlanArtifact, type RepairRound, type SubtaskOutcome } from '../../domain/methods/artifacts.js';
 import { cellTraceKey } from '../../domain/sweep/keys.js';
 import { loadProblems } from '../../infra/problems.js';
 import { getText, putObject, type Bucket } from '../../infra/s3.js';
@@ -48,6 +48,17 @@ export function createTraceActivities(bucket: Bucket) {
     for (const [stage, keys] of Object.entries(parts) as Array<[Stage, readonly string[]]>) out[stage] = await stageCost(keys);
     return out;
   }
+  /** The plan as a trace shows it: numbered subtasks. */
+  const planText = (plan: PlanArtifact) => plan.subtasks.map((s, i) => `${i + 1}. ${s}`).join('\n');
+  /** What a trace says of the planner's step (ExploraCoder's and the CAPIR family's). */
+  const plannerFields = (plan: PlanArtifact) => ({
+    plan: planText(plan),
+    plan_fallback: plan.fallback,
+    plan_copied_demo: plan.copied_demo,
+    plan_cut: plan.cut,
+    ...(plan.requirement !== undefined ? { requirement: plan.requirement } : {}),
+    planner_examples: plan.planner_examples,
+  });
   async function store(ref: TraceTaskRef, trace: ExplorationTrace): Promise<string> {
     const key = cellTraceKey(ref.sweepId, ref.cellId, ref.taskIndex);
     await putObject(bucket, key, JSON.stringify(ExplorationTraceSchema.parse(trace), null, 1), { contentType: 'application/json' });
@@ -107,12 +118,7 @@ export function createTraceActivities(bucket: Bucket) {
         method: input.method,
         task_id: problem.task_id,
         task_index: input.ref.taskIndex,
-        plan: plan.subtasks.map((s, i) => `${i + 1}. ${s}`).join('\n'),
-        plan_fallback: plan.fallback,
-        plan_copied_demo: plan.copied_demo,
-        plan_cut: plan.cut,
-        ...(plan.requirement !== undefined ? { requirement: plan.requirement } : {}),
-        planner_examples: plan.planner_examples,
+        ...plannerFields(plan),
         stages: await stages({
           plan: plan.llm_keys,
           rerank: rec.subtasks.flatMap((s) => (s.llm_key ? [s.llm_key] : [])),
@@ -144,7 +150,7 @@ export function createTraceActivities(bucket: Bucket) {
         method: 'self-repair',
         task_id: problem.task_id,
         task_index: input.ref.taskIndex,
-        plan: plan.subtasks.map((s, i) => `${i + 1}. ${s}`).join('\n'),
+        plan: planText(plan),
         stages: await stages({
           plan: plan.llm_keys,
           final: input.samples.map((rounds) => rounds[0]!.llmKey),
@@ -186,12 +192,7 @@ export function createTraceActivities(bucket: Bucket) {
         method: input.method,
         task_id: problem.task_id,
         task_index: input.ref.taskIndex,
-        plan: plan.subtasks.map((s, i) => `${i + 1}. ${s}`).join('\n'),
-        plan_fallback: plan.fallback,
-        plan_copied_demo: plan.copied_demo,
-        plan_cut: plan.cut,
-        ...(plan.requirement !== undefined ? { requirement: plan.requirement } : {}),
-        planner_examples: plan.planner_examples,
+        ...plannerFields(plan),
         stages: await stages({
           plan: plan.llm_keys,
           rerank: rec.subtasks.flatMap((s) => (s.llm_key ? [s.llm_key] : [])),
