@@ -370,6 +370,7 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
         experiences,
         docs: docsByPath(library, paths),
         observationChars: ref.options.observation_chars,
+        ...(ref.sampling.prompt ? { template: ref.sampling.prompt } : {}),
       });
       const calls = laidOut(ref.endpoint, input.sampleIndices, (first, choices) => chatBody(finalSampling(ref.sampling), messages, first, choices));
       return llm.callLlm({ endpoint: ref.endpoint, calls });
@@ -386,7 +387,7 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
       const plan = await mustRead(input.planKey, PlanArtifactSchema, 'plan');
       const rec = await mustRead(input.recommendKey, RecommendArtifactSchema, 'recommendation');
       const docs = docsByPath(library, [...new Set(rec.subtasks.flatMap((s) => s.kept))]);
-      const messages = capirMessages(problem, docs, library.library.name, input.withPlan ? plan.subtasks : null);
+      const messages = capirMessages(problem, docs, library.library.name, input.withPlan ? plan.subtasks : null, ref.sampling.prompt);
       const calls = laidOut(ref.endpoint, input.sampleIndices, (first, choices) => chatBody(finalSampling(ref.sampling), messages, first, choices));
       return llm.callLlm({ endpoint: ref.endpoint, calls });
     },

@@ -174,9 +174,10 @@ export function planSweep(config: SweepConfig, taskCounts: Readonly<Record<strin
       sandboxRuns: mode === 'generation-only' ? cost.sandboxRuns - samples : cost.sandboxRuns,
       maxCompletionTokens: cost.llmAnswers * cell.model.max_tokens,
       estimate: cost.estimate,
-      // Cells asked with other prompt templates send other requests: a family is shared within one template.
+      // A part whose requests carry the prompt template is shared within one template only; the
+      // method's own steps (plan, reranks, exploration) send the same requests whatever the template.
       shared: cost.shared.map((s) => ({
-        family: `${cell.dataset.name}/${cell.model.id}/${s.part}${s.atCellTemperature ? `@t${formatTemperature(cell.temperature)}` : ''}${cell.promptTemplate ? `#${JSON.stringify(cell.promptTemplate)}` : ''}`,
+        family: `${cell.dataset.name}/${cell.model.id}/${s.part}${s.atCellTemperature ? `@t${formatTemperature(cell.temperature)}` : ''}${s.templated && cell.promptTemplate ? `#${JSON.stringify(cell.promptTemplate)}` : ''}`,
         requests: s.requests,
         answers: s.answers,
       })),
