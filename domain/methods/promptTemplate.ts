@@ -18,9 +18,12 @@ import type { SweepProblem } from '../datasets/problems.js';
 import { familyOf, languageOf } from '../families/registry.js';
 
 export interface PromptTemplate {
-  /** Chat: the system message (replaces the language's; '' sends none). */
+  /** Chat: the system message (replaces the language's, or ExploraCoder's final step's own; '' sends none). */
   system?: string;
-  /** Chat: the instruction before the fenced prompt. Completions: the instruction of the instruct prompt. */
+  /**
+   * Chat: the instruction before the fenced prompt (ExploraCoder's final step: its closing sentence
+   * asking for the code). Completions: the instruction of the instruct prompt.
+   */
   instruction?: string;
   /** Completions: text before the whole prompt (bigcode's --prefix). */
   prefix?: string;

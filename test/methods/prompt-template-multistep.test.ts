@@ -20,7 +20,7 @@ import { repairMessages } from '../../domain/methods/self-repair/prompts.js';
 import { renderSweepReport } from '../../domain/report/html.js';
 import { ExplorationTraceSchema } from '../../domain/report/trace.js';
 import { parseSweepConfig, sweepConfigHash } from '../../domain/sweep/config.js';
-import { expandGrid, planSweep } from '../../domain/sweep/plan.js';
+import { expandGrid, formatPlan, planSweep } from '../../domain/sweep/plan.js';
 import { synthReport } from '../report/support.js';
 import { sweepConfigIssues } from '../support/sweep-config.js';
 
@@ -114,6 +114,17 @@ describe('configs: a template for every multi-step method', () => {
     const one = only([{ name: 'default' }]);
     const two = only([{ name: 'default' }, { name: 'tpl', system: 'S' }]);
     expect(two.models[0]!.llmRequests - one.models[0]!.llmRequests).toBe(3 /* tasks */ * 1 /* n = 2 in one request */);
+  });
+
+  it('--dry-run says what a template shapes for each method of a templated cell, and nothing without one', () => {
+    const plan = planSweep(parseSweepConfig(everyMethod({ methods: ['direct', 'self-repair', 'exploracoder-debug'], prompts: [{ name: 'default' }, { name: 'tpl', system: 'S' }] })), { pbe: 3 });
+    expect(plan.promptTemplateScopes?.map((s) => s.method)).toEqual(['direct', 'self-repair', 'exploracoder-debug']);
+    const text = formatPlan(plan);
+    expect(text).toContain('prompt templates shape, per method:\n  direct: its one request per sample\n  self-repair: the first answer');
+    expect(text).toContain("  exploracoder-debug: the final solution (its system message and its closing instruction); the planner, the reranks, the exploration and debug prompts keep the paper's wording");
+    const plain = planSweep(parseSweepConfig(everyMethod({ methods: ['exploracoder'], prompts: [{ name: 'a' }] })), { pbe: 3 });
+    expect(plain).not.toHaveProperty('promptTemplateScopes');
+    expect(formatPlan(plain)).not.toContain('prompt templates shape');
   });
 });
 
