@@ -173,7 +173,11 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
   }
 
   return {
-    /** rag: the top rag_k docs for the whole task in one prompt; one answer per sample, the model's samples_per_request to a request. */
+    /**
+     * rag: the top rag_k docs for the whole task in one prompt; one answer per sample, the model's
+     * samples_per_request to a request. Also self-repair's first answers; the cell's prompt template
+     * shapes them (ref.sampling.prompt).
+     */
     async generateRag(input: { ref: MethodTaskRef; sampleIndices: number[] }): Promise<LlmCallSummary[]> {
       const { ref } = input;
       const { problem, library } = await context(ref);
@@ -344,7 +348,8 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
     /**
      * The final solutions (one call per sample) from the task, the exploration trace and the docs:
      * the APIs the kept snippets used plus the global ones. Without exploration (`experiences`
-     * null) the plan and every recommended API are given instead.
+     * null) the plan and every recommended API are given instead. The cell's prompt template (the
+     * only ExploraCoder step it shapes) replaces the system message and the closing instruction.
      */
     async generateFinal(input: { ref: MethodTaskRef; planKey: string; recommendKey: string; experiences: ExperienceRef[] | null; sampleIndices: number[] }): Promise<LlmCallSummary[]> {
       const { ref } = input;
@@ -370,6 +375,7 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
         experiences,
         docs: docsByPath(library, paths),
         observationChars: ref.options.observation_chars,
+        ...(ref.sampling.prompt ? { template: ref.sampling.prompt } : {}),
       });
       const calls = laidOut(ref.endpoint, input.sampleIndices, (first, choices) => chatBody(finalSampling(ref.sampling), messages, first, choices));
       return llm.callLlm({ endpoint: ref.endpoint, calls });
@@ -377,7 +383,8 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
 
     /**
      * CAPIR / EpiGen: one generation per sample, from the task and the docs the per-subtask reranks
-     * kept (in rerank order, each once), EpiGen with the plan too.
+     * kept (in rerank order, each once), EpiGen with the plan too; the cell's prompt template shapes
+     * it as it shapes rag's chat request.
      */
     async generateCapir(input: { ref: MethodTaskRef; planKey: string; recommendKey: string; withPlan: boolean; sampleIndices: number[] }): Promise<LlmCallSummary[]> {
       const { ref } = input;
@@ -386,7 +393,7 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
       const plan = await mustRead(input.planKey, PlanArtifactSchema, 'plan');
       const rec = await mustRead(input.recommendKey, RecommendArtifactSchema, 'recommendation');
       const docs = docsByPath(library, [...new Set(rec.subtasks.flatMap((s) => s.kept))]);
-      const messages = capirMessages(problem, docs, library.library.name, input.withPlan ? plan.subtasks : null);
+      const messages = capirMessages(problem, docs, library.library.name, input.withPlan ? plan.subtasks : null, ref.sampling.prompt);
       const calls = laidOut(ref.endpoint, input.sampleIndices, (first, choices) => chatBody(finalSampling(ref.sampling), messages, first, choices));
       return llm.callLlm({ endpoint: ref.endpoint, calls });
     },

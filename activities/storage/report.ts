@@ -19,6 +19,7 @@ import { SweepProblemSchema } from '../../domain/datasets/problems.js';
 import { datasetOutcomes, datasetsOf, selectDrillTasks, selectSamples } from '../../domain/report/analysis.js';
 import { renderSweepReport, type RenderOptions } from '../../domain/report/html.js';
 import { ExplorationTraceSchema, type ExplorationTrace } from '../../domain/report/trace.js';
+import { StoredPromptTemplateSchema } from '../../domain/methods/storedPromptTemplate.js';
 import {
   ReportSampleSchema,
   sweepReportKey,
@@ -70,15 +71,7 @@ export function chartJsSource(): string {
 const IntervalsSchema = z.record(z.string(), z.object({ stderr: z.number().nullable(), low: z.number().nullable(), high: z.number().nullable() })).optional();
 
 /** A cell's prompt template as results record it (models[i].prompt, or "default"). */
-const PromptTemplateRecordSchema = z.union([
-  z.literal('default'),
-  z.object({
-    system: z.string().optional(),
-    instruction: z.string().optional(),
-    prefix: z.string().optional(),
-    instruction_tokens: z.tuple([z.string(), z.string(), z.string()]).optional(),
-  }),
-]);
+const PromptTemplateRecordSchema = z.union([z.literal('default'), StoredPromptTemplateSchema]);
 
 const CellSummarySchema = z.object({
   cell: z.looseObject({

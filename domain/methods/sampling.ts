@@ -15,8 +15,10 @@ export interface Sampling {
   /** Base seed; sample i sends base + i, so samples differ reproducibly. Omitted when undefined. */
   seed?: number;
   /**
-   * The model's prompt template (`models[i].prompt`), for the single-prompt methods (direct, rag).
-   * Absent: the named default prompts. Never sent as a field (samplingFields leaves it out).
+   * The cell's prompt template (`models[i].prompt` or its point on the `prompts:` axis): direct's
+   * and rag's requests, and the final-solution requests of the multi-step methods (each method's
+   * promptTemplateScope). Absent: the named default prompts. Never sent as a field (samplingFields
+   * and chatBody leave it out).
    */
   prompt?: PromptTemplate;
 }

@@ -9,6 +9,7 @@
  */
 import { atKCurve, cellLabel, datasetOutcomes, datasetsOf, scoredKs, type DatasetOutcomes, type OutcomeCategory } from './analysis.js';
 import { REPORT_CLIENT_SCRIPT } from './client.js';
+import { findMethod } from '../methods/registry.js';
 import type { DatasetDrilldown, DrillTask, ReportCell, ReportSample, SweepReportData } from './model.js';
 import type { ExplorationTrace } from './trace.js';
 
@@ -255,7 +256,20 @@ function renderPromptTemplates(cells: readonly ReportCell[], templates: readonly
     const fields = Object.entries(t).map(([k, v]) => `<tr><th>${esc(k)}</th><td><pre>${esc(JSON.stringify(v))}</pre></td></tr>`).join('');
     return `<li id="prompt-template-${i + 1}"><b>template ${i + 1}</b><table class="kv">${fields}</table></li>`;
   });
-  return `<p>Prompt templates (models[i].prompt or the prompts: axis; "default": the default prompts of each task family and language):</p><ol class="prompt-templates">${items.join('')}</ol>`;
+  return `<p>Prompt templates (models[i].prompt or the prompts: axis; "default": the default prompts of each task family and language):</p><ol class="prompt-templates">${items.join('')}</ol>${renderTemplateScopes(cells)}`;
+}
+
+/**
+ * What a template shaped, for each method of a templated cell: a multi-step method's planner,
+ * reranks and exploration keep their own prompts, and a reader comparing templates must know it.
+ */
+function renderTemplateScopes(cells: readonly ReportCell[]): string {
+  const methods = [...new Set(cells.filter((c) => c.promptTemplate && c.promptTemplate !== 'default').map((c) => c.method))];
+  const items = methods.flatMap((m) => {
+    const scope = findMethod(m)?.promptTemplateScope;
+    return scope ? [`<li><code>${esc(m)}</code>: ${esc(scope)}</li>`] : [];
+  });
+  return items.length ? `<p>What a template shapes, per method:</p><ul class="prompt-template-scopes">${items.join('')}</ul>` : '';
 }
 
 function renderPassTable(cells: readonly ReportCell[]): string {
