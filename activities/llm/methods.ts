@@ -311,8 +311,9 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
 
     /**
      * CoAE for one subtask as the paper sends it: the m candidates of one prompt, laid over requests
-     * of the model's samples_per_request choices (one request with n = m when the endpoint honours
-     * `n` and the config says so; else m requests, each counted). Candidate j's answer, in order.
+     * of the model's samples_per_request choices (one request with n = m when the config says so
+     * and the endpoint honours `n`; one that answers fewer choices is asked again for the rest by
+     * callLlm, every request counted; without the config, m requests). Candidate j's answer, in order.
      */
     async exploreCandidates(input: { ref: MethodTaskRef; planKey: string; recommendKey: string; subtask: number; experiences: ExperienceRef[]; candidates: number }): Promise<LlmStepResult[]> {
       const { ref } = input;
