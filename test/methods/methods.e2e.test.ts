@@ -52,6 +52,21 @@ const EXPECTED: Record<string, { pass1: number; callsPerTask: number; sandboxPer
   'exploracoder-debug-no-exploration': { pass1: 1, callsPerTask: 6, sandboxPerTask: 2 },
 };
 
+interface CellResult {
+  cell: { cell: string; method: string; dataset: string };
+  tasks: number;
+  passAtK: Record<string, number>;
+  successAtK: Record<string, number>;
+  cost: { calls: number; sandboxRuns: number; promptTokens: number };
+}
+
+/** Runs start-sweep.ts on a config file as a user would; its output and the finished sweep's cells. */
+async function runSweep(file: string, id: string): Promise<{ output: string; cells: CellResult[] }> {
+  const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+  expect(run.code, run.output).toBe(0);
+  return { output: run.output, cells: (JSON.parse((await getText(bucket, sweepResultsKey(id)))!) as { cells: CellResult[] }).cells };
+}
+
 describe('every method on plain and private-library PBE World', () => {
   it('reports pass@k, success@k and cost per method in one table', async () => {
     const id = `methods-${uniqueSuffix()}`;
@@ -70,11 +85,7 @@ describe('every method on plain and private-library PBE World', () => {
       nSamples: N,
       k: [1, 2],
     });
-    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
-    expect(run.code, run.output).toBe(0);
-    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!) as {
-      cells: Array<{ cell: { cell: string; method: string; dataset: string }; tasks: number; passAtK: Record<string, number>; successAtK: Record<string, number>; cost: { calls: number; sandboxRuns: number; promptTokens: number } }>;
-    };
+    const results = await runSweep(file, id);
     expect(results.cells).toHaveLength(2 * Object.keys(EXPECTED).length);
     for (const c of results.cells) {
       const e = EXPECTED[c.cell.method]!;
@@ -87,7 +98,7 @@ describe('every method on plain and private-library PBE World', () => {
       expect(c.cost.sandboxRuns, where).toBe(2 * e.sandboxPerTask);
       expect(c.cost.promptTokens, where).toBeGreaterThan(0);
       // The table printed at the end has the cell with its pass@1.
-      expect(run.output).toMatch(new RegExp(`${c.cell.cell.replace(/\./g, '\\.')}\\s+2\\s+4\\s+${e.pass1.toFixed(4)}`));
+      expect(results.output).toMatch(new RegExp(`${c.cell.cell.replace(/\./g, '\\.')}\\s+2\\s+4\\s+${e.pass1.toFixed(4)}`));
     }
     // The variants share plans, reranks and explorations, self-repair shares plans with them and
     // first answers with rag; cells run 4 at a time. Still no request reached the model twice.
@@ -109,11 +120,7 @@ describe('every method on plain and private-library PBE World', () => {
       nSamples: N,
       k: [1, 2],
     });
-    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
-    expect(run.code, run.output).toBe(0);
-    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!) as {
-      cells: Array<{ cell: { cell: string; method: string }; passAtK: Record<string, number>; cost: { calls: number; sandboxRuns: number } }>;
-    };
+    const results = await runSweep(file, id);
     // One request of N choices per task replaces N requests, and a subtask's 5 candidates go as
     // requests of N choices (3 of them); everything else is as before.
     const batched: Record<string, { callsPerTask: number }> = {
@@ -157,11 +164,7 @@ describe('every method on plain and private-library PBE World', () => {
         nSamples: N,
         k: [1, 2],
       });
-      const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
-      expect(run.code, run.output).toBe(0);
-      const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!) as {
-        cells: Array<{ cell: { cell: string; method: string }; passAtK: Record<string, number>; cost: { calls: number; sandboxRuns: number } }>;
-      };
+      const results = await runSweep(file, id);
       // capir: plan + 2 reranks + N answers (sample 0 wrong, sample 1 canonical, as rag's).
       const expected: Record<string, { pass1: number; callsPerTask: number; sandboxPerTask: number }> = { ...EXPECTED, capir: { pass1: 0.5, callsPerTask: 1 + 2 + N, sandboxPerTask: N } };
       expect(results.cells.map((c) => c.cell.method).sort()).toEqual(['capir', 'direct', 'exploracoder', 'rag', 'self-repair']);
