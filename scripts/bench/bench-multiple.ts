@@ -4,7 +4,7 @@
  * MultiPL-E's own evaluator, on the same machine, in one run, with the same concurrency.
  *
  *   npx tsx scripts/bench/bench-multiple.ts [--programs 40] [--workers 2] [--languages js,ts,go_test.go,rs,java,cpp]
- *                                          [--rounds 1] [--levers] [--skip-peer]
+ *                                          [--rounds 1] [--levers] [--skip-peer] [--batch-size 8]
  *
  * Workload: the correct MultiPL-E-style rows of scripts/bench/data/multiple-correct.jsonl (three
  * HumanEval problems per language, in MultiPL-E's format: the program is prompt + completion +
@@ -26,6 +26,8 @@
  * warm strategies buy beside what the runner itself costs.
  * --peer-timeout-scale multiplies MultiPL-E's timeouts: on a loaded machine its 15 s for tsc would
  * trip and count as SyntaxError.
+ * --batch-size: most programs per compile batch where the toolchain batches (Go; 1: none), the
+ * runner's default otherwise (ProcessExecutor's DEFAULT_BATCH_SIZE).
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -50,6 +52,7 @@ const program = new Command()
   .option('--rounds <n>', 'alternate the two sides this many times', '1')
   .option('--levers', 'also run each strategy with its lever off')
   .option('--skip-peer', 'measure ours only')
+  .option('--batch-size <n>', "most programs per compile batch where the toolchain batches (1: none); default the runner's")
   .option('--peer-timeout-scale <x>', "multiply MultiPL-E's timeouts (15 s for tsc, javac, g++) on a loaded machine, where they would trip", '1')
   .parse();
 const opts = z
@@ -64,6 +67,7 @@ const opts = z
     rounds: z.coerce.number().int().positive(),
     levers: z.boolean().optional(),
     skipPeer: z.boolean().optional(),
+    batchSize: z.coerce.number().int().positive().optional(),
     peerTimeoutScale: z.coerce.number().positive(),
   })
   .parse(program.opts());
@@ -210,7 +214,7 @@ function runPeer(language: WarmLanguage, programs: string[]): SideResult {
 
 /** Programs through explora's process runner (ProcessExecutor) with one toolchain module. */
 async function runOurs(toolchain: Toolchain, programs: string[], warmups: string[]): Promise<SideResult & { compileMs: number; runMs: number }> {
-  const executor = new ProcessExecutor(toolchain, { concurrency: opts.workers, limits: { timeoutMs: 15_000 } });
+  const executor = new ProcessExecutor(toolchain, { concurrency: opts.workers, limits: { timeoutMs: 15_000 }, ...(opts.batchSize ? { batchSize: opts.batchSize } : {}) });
   try {
     await executor.start();
     // Warm-up outside the clock, as a worker is warm before most of its samples (distinct texts).

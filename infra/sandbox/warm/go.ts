@@ -63,7 +63,7 @@ export interface BatchPlan {
 }
 
 /** A package's own data beyond which it is built alone (its data would weigh on the others' runs). */
-export const BATCH_MAX_PACKAGE_DATA = 1 << 20;
+export const BATCH_MAX_PACKAGE_DATA = 64 << 10;
 
 /**
  * Whether a package can share a test binary with others without changing what they see: no
