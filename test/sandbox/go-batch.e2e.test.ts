@@ -48,7 +48,8 @@ const inBatch = new Map<string, ExecutionResult>();
 const alone = new Map<string, ExecutionResult>();
 
 beforeAll(async () => {
-  batched = new ProcessExecutor(toolchainFor('go_test.go'), { concurrency: 2, limits: LIMITS, batchSize: NAMES.length });
+  // One slot: the runner spreads batches over its slots, and here every program is to be in one batch.
+  batched = new ProcessExecutor(toolchainFor('go_test.go'), { concurrency: 1, limits: LIMITS, batchSize: NAMES.length });
   lone = new ProcessExecutor(toolchainFor('go_test.go'), { concurrency: 2, limits: LIMITS, batchSize: 1 });
   await Promise.all([batched.start(), lone.start()]);
   const requests = NAMES.map((name) => ({ id: name, program: PROGRAMS[name]! }));
@@ -127,7 +128,7 @@ describe('Go programs compiled in one batch', () => {
 });
 
 describe('batch sizes', () => {
-  it('a batch size of 3 splits 7 programs into even batches; results come back in order', async () => {
+  it('a batch size of 3 splits 7 programs into batches of 2, 2 and 3; results come back in order', async () => {
     const executor = new ProcessExecutor(toolchainFor('go_test.go'), { concurrency: 2, limits: LIMITS, batchSize: 3 });
     try {
       const programs = Array.from({ length: 7 }, (_, i) => ({ id: `n${i}`, program: add('add', i % 2 ? 'a + b' : 'a - b') }));
