@@ -16,11 +16,12 @@
  *
  * Batches: when the toolchain can compile several programs at once (`compileBatch`, contract.ts)
  * and `runMany` gets several requests with the same limits, they are compiled in batches of at
- * most `batchSize`, spread over the slots (one slot, one build directory, the batch's own steps); each program the batch
- * built then runs alone in a fresh build directory of its own, in its own sandbox, as its slot's
- * uid, with its own run limits, exactly as a lone program's run step; each program the batch did
- * not build (its compile failed, or anything went wrong) is compiled and run alone, so that its
- * outcome and diagnostics are the lone ones.
+ * most `batchSize`, spread over the slots (a batch: one slot, one build directory, the batch's
+ * own steps); each program the batch built then runs alone in a fresh build directory of its own,
+ * in its own sandbox, as its slot's uid, with its own run limits, exactly as a lone program's run
+ * step; each program the batch did not build (its compile failed, or anything went wrong) is
+ * compiled and run alone, so that its outcome and diagnostics are the lone ones. `run` (one
+ * request) never batches.
  */
 import { chmodSync, chownSync, copyFileSync, linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -33,7 +34,7 @@ import {
   type ExecutionResult,
 } from '../../../domain/execution/types.js';
 import { findBwrap } from '../backends.js';
-import type { BatchOutcome, StepResult, Toolchain } from './contract.js';
+import type { BatchCompile, BatchOutcome, StepResult, Toolchain } from './contract.js';
 import { runStep } from './bwrapStep.js';
 
 export interface ProcessExecutorOptions {
@@ -149,7 +150,13 @@ export class ProcessExecutor {
   /** One batch (see the header): compiled together in one slot, each program then run alone. */
   private async runBatch(batch: readonly ExecutionRequest[]): Promise<ExecutionResult[]> {
     const limits = { ...this.limits, ...batch[0]!.limits };
-    const plan = this.toolchain.compileBatch!(limits, batch.map((r) => r.program));
+    let plan: BatchCompile | null;
+    try {
+      plan = this.toolchain.compileBatch!(limits, batch.map((r) => r.program));
+    } catch (error) {
+      process.emitWarning(`${this.toolchain.name}: a batch of ${batch.length} programs could not be planned, each is compiled alone: ${String(error)}`);
+      plan = null;
+    }
     if (!plan) return Promise.all(batch.map((r) => this.run(r)));
     const slot = await this.takeSlot();
     const uid = process.getuid?.() === 0 ? this.uidBase + slot : undefined;
