@@ -1,5 +1,5 @@
 /**
- * Go programs compiled in batches (ProcessExecutor.runMany with the warm Go toolchain's
+ * Go programs compiled in batches (ProcessExecutor.runMany, and run() calls waiting for a slot, with the warm Go toolchain's
  * compileBatch: one test main and one link for several programs, each program then run alone in
  * its own sandbox), on the real go toolchain and the real sandbox. Every program's outcome must be
  * the one it gets compiled and run alone (ProcessExecutor.run): passing, failing, panicking,
@@ -125,6 +125,22 @@ describe('Go programs compiled in one batch', () => {
     expect(left).toEqual([]);
     for (const r of inBatch.values()) expect(r.survivors ?? 0).toBe(0);
   });
+});
+
+describe('one `run` at a time, as a sweep calls it', () => {
+  it('requests waiting for a busy slot are compiled together, each with its lone outcome', async () => {
+    // One slot: the first request starts alone at once, the others wait and then form one batch.
+    const executor = new ProcessExecutor(toolchainFor('go_test.go'), { concurrency: 1, limits: LIMITS });
+    try {
+      const names = NAMES.filter((n) => n !== 'loop');
+      const results = await Promise.all(names.map((name) => executor.run({ id: name, program: PROGRAMS[name]! })));
+      for (const r of results) expect(comparable(r), r.id).toEqual(comparable(alone.get(r.id)!));
+      const shared = ['failingSameNames', 'panicking', 'passingToo'].map((n) => results.find((r) => r.id === n)!.compileMs);
+      expect(new Set(shared).size, JSON.stringify(shared)).toBe(1);
+    } finally {
+      await executor.close();
+    }
+  }, 120_000);
 });
 
 describe('batch sizes', () => {
