@@ -18,6 +18,11 @@
  * binary `Exception`, a deadline `Timeout`. A file this route does not cover exactly (a TestMain,
  * examples, benchmarks, fuzz targets, an import outside the standard library, or a package clause
  * it cannot read) goes through `go test` itself, in the jail.
+ *
+ * Batches (batchPlan, for the process runner's compileBatch: infra/sandbox/warm/toolchains.ts):
+ * the same compile and vet per program, each as a package of its own, then one test main whose
+ * first argument picks the package, and one link; packages whose presence would change another
+ * program's run (init work, big data, unsafe) are built alone (packageFits).
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
