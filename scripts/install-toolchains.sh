@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks the toolchains of the process-run languages (MultiPL-E's js, ts, go_test.go, rs, java,
 # cpp) and installs what the project itself provides for them:
-#   - javatuples 1.2 (Maven Central, through Maven), which MultiPL-E's Java prompts import;
+#   - (javatuples 1.2, which MultiPL-E's Java prompts import, is fetched by install-warm-compilers.sh,
+#     sha-256 pinned; this script only checks it is there);
 #   - a read-only Go build cache of the standard library (.tools/go-cache), so that a sandboxed
 #     `go test -c` does not rebuild it for every program.
 # The compilers themselves come from the machine (Node.js, Go, Rust, a JDK, g++): for each one
@@ -42,18 +43,8 @@ else
   say_missing "go_test.go" "go" "install Go 1.21 or later (go.dev/dl, or apt-get install golang)"
 fi
 if have javac && have java; then
-  jar="$tools/java/javatuples-1.2.jar"
-  if [ ! -f "$jar" ]; then
-    if have mvn; then
-      echo "install-toolchains: fetching org.javatuples:javatuples:1.2 from Maven Central" >&2
-      mkdir -p "$tools/java"
-      mvn -q -B org.apache.maven.plugins:maven-dependency-plugin:3.6.1:copy \
-        -Dartifact=org.javatuples:javatuples:1.2 -DoutputDirectory="$tools/java" >"$tools/java/mvn.log" 2>&1 \
-        || { tail -n 20 "$tools/java/mvn.log" >&2; say_missing "java" "javatuples 1.2" "Maven could not fetch org.javatuples:javatuples:1.2 (see $tools/java/mvn.log); put the jar at $jar"; }
-    else
-      say_missing "java" "javatuples 1.2 (and Maven to fetch it)" "apt-get install maven, then rerun this script; or put javatuples-1.2.jar at $jar"
-    fi
-  fi
+  jar="$tools/multiple/javatuples-1.2.jar"
+  [ -f "$jar" ] || say_missing "java" "javatuples 1.2 ($jar)" "run bash scripts/install-warm-compilers.sh (it fetches it from Maven Central, sha-256 pinned)"
 else
   say_missing "java" "a JDK (javac and java)" "apt-get install openjdk-17-jdk-headless"
 fi

@@ -4,14 +4,15 @@
  * task per stage (Table 6's units), the share of subtasks that needed debugging (p1) and still failed
  * after it (p2), and CoAE subtask success against final pass. Definitions: domain/report/paperAnalyses.ts
  * and docs/methods.md ("The paper's analyses"). Cells whose method writes no traces (direct, rag)
- * show zero traced tasks.
+ * show zero traced tasks. The traces are read by activities/storage/paperAnalyses.ts, which the HTML
+ * report's analyses section uses too.
  */
 import { Command } from 'commander';
 import { z } from 'zod';
 import { loadConfig } from '../infra/config.js';
-import { formatPaperAnalyses, paperAnalyses, type TaskEvidence } from '../domain/report/paperAnalyses.js';
-import { ExplorationTraceSchema } from '../domain/report/trace.js';
-import { cellTraceKey, sweepResultsKey } from '../domain/sweep/keys.js';
+import { cellPaperAnalyses } from '../activities/storage/paperAnalyses.js';
+import { formatPaperAnalyses } from '../domain/report/paperAnalyses.js';
+import { sweepResultsKey } from '../domain/sweep/keys.js';
 import { getText, s3ClientFor, type Bucket } from '../infra/s3.js';
 
 const SweepResultsSchema = z.object({ cells: z.array(z.object({ resultsKey: z.string(), cell: z.object({ cell: z.string() }).passthrough() }).passthrough()) }).passthrough();
@@ -31,27 +32,9 @@ async function readJson<T>(bucket: Bucket, key: string, schema: z.ZodType<T>, wh
   return parsed.data;
 }
 
-async function cellEvidence(bucket: Bucket, sweepId: string, cell: string, resultsKey: string): Promise<TaskEvidence[]> {
+async function cellAnalyses(bucket: Bucket, sweepId: string, cell: string, resultsKey: string) {
   const results = await readJson(bucket, resultsKey, CellResultsSchema, `sweep ${sweepId} cell ${cell} results`);
-  const out: TaskEvidence[] = [];
-  for (const [index, task] of results.per_task.entries()) {
-    const key = cellTraceKey(sweepId, cell, index);
-    const text = await getText(bucket, key);
-    let trace = null;
-    if (text !== null) {
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch (err) {
-        throw new Error(`sweep ${sweepId} cell ${cell} task ${index}: s3://${bucket.name}/${key} is not JSON (${(err as Error).message})`);
-      }
-      const parsed = ExplorationTraceSchema.safeParse(json);
-      if (!parsed.success) throw new Error(`sweep ${sweepId} cell ${cell} task ${index}: s3://${bucket.name}/${key} is not a trace: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
-      trace = parsed.data;
-    }
-    out.push({ task_index: index, trace, n: task.n, c: task.c });
-  }
-  return out;
+  return cellPaperAnalyses(bucket, sweepId, cell, results.per_task);
 }
 
 new Command('paper-analyses')
@@ -66,7 +49,7 @@ new Command('paper-analyses')
       const cells = flags.cell === undefined ? sweep.cells : sweep.cells.filter((c) => c.cell.cell === flags.cell);
       if (cells.length === 0) throw new Error(`sweep ${sweepId} has no cell ${flags.cell} (cells: ${sweep.cells.map((c) => c.cell.cell).join(', ')})`);
       const analyses = [];
-      for (const c of cells) analyses.push({ cell: c.cell.cell, ...paperAnalyses(await cellEvidence(bucket, sweepId, c.cell.cell, c.resultsKey)) });
+      for (const c of cells) analyses.push({ cell: c.cell.cell, ...(await cellAnalyses(bucket, sweepId, c.cell.cell, c.resultsKey)) });
       if (flags.json) console.log(JSON.stringify({ sweep: sweepId, cells: analyses }, null, 2));
       else console.log(analyses.map(({ cell, ...a }) => formatPaperAnalyses(cell, a)).join('\n\n'));
     } finally {

@@ -6,7 +6,7 @@
  */
 import { Command } from 'commander';
 import { loadConfig } from '../infra/config.js';
-import { outlineTrace } from '../domain/methods/registry.js';
+import { findMethod, outlineTrace } from '../domain/methods/registry.js';
 import { ExplorationTraceSchema, type ExplorationTrace } from '../domain/report/trace.js';
 import { cellTraceKey, sweepResultsKey } from '../domain/sweep/keys.js';
 import { getText, s3ClientFor, type Bucket } from '../infra/s3.js';
@@ -26,6 +26,10 @@ async function taskIndexOf(bucket: Bucket, sweepId: string, cell: string, task: 
 
 function outline(trace: ExplorationTrace, sample: number | undefined): string {
   const lines = [`${trace.method} on ${trace.task_id ?? `task ${trace.task_index}`}`];
+  if (trace.prompt_template) {
+    const scope = findMethod(trace.method ?? '')?.promptTemplateScope;
+    lines.push(`prompt template: ${JSON.stringify(trace.prompt_template)}${scope ? ` (shapes ${scope})` : ''}`);
+  }
   if (trace.plan) lines.push('plan:', ...trace.plan.split('\n').map((l) => `  ${l}`));
   lines.push(...outlineTrace(trace.method ?? '', trace, sample));
   for (const f of trace.finals ?? []) {

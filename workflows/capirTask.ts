@@ -60,6 +60,8 @@ export async function capirTaskWorkflow(input: MethodTaskInput): Promise<MethodT
   say('writing the trace');
   const traceKey = await storage.writeCapirTrace({
     ref: { sweepId: ref.sweepId, cellId: ref.cellId, datasetKey: ref.datasetKey, taskIndex: ref.taskIndex },
+    // The cell's prompt template, recorded beside what it shaped (absent without one: the same input as before).
+    ...(ref.sampling.prompt ? { promptTemplate: ref.sampling.prompt } : {}),
     method: input.method,
     planKey: plan.planKey,
     recommendKey: rec.recommendKey,

@@ -53,6 +53,8 @@ export async function selfRepairTaskWorkflow(input: MethodTaskInput): Promise<Me
   for (const rounds of samples) for (const r of rounds.slice(0, -1)) cost = addCost(cost, r.cost);
   const traceKey = await storage.writeRepairTrace({
     ref: { sweepId: ref.sweepId, cellId: ref.cellId, datasetKey: ref.datasetKey, taskIndex: ref.taskIndex },
+    // The cell's prompt template, recorded beside what it shaped (absent without one: the same input as before).
+    ...(ref.sampling.prompt ? { promptTemplate: ref.sampling.prompt } : {}),
     planKey: plan.planKey,
     budget,
     samples,

@@ -173,7 +173,11 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
   }
 
   return {
-    /** rag: the top rag_k docs for the whole task in one prompt; one answer per sample, the model's samples_per_request to a request. */
+    /**
+     * rag: the top rag_k docs for the whole task in one prompt; one answer per sample, the model's
+     * samples_per_request to a request. Also self-repair's first answers; the cell's prompt template
+     * shapes them (ref.sampling.prompt).
+     */
     async generateRag(input: { ref: MethodTaskRef; sampleIndices: number[] }): Promise<LlmCallSummary[]> {
       const { ref } = input;
       const { problem, library } = await context(ref);
@@ -307,8 +311,9 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
 
     /**
      * CoAE for one subtask as the paper sends it: the m candidates of one prompt, laid over requests
-     * of the model's samples_per_request choices (one request with n = m when the endpoint honours
-     * `n` and the config says so; else m requests, each counted). Candidate j's answer, in order.
+     * of the model's samples_per_request choices (one request with n = m when the config says so
+     * and the endpoint honours `n`; one that answers fewer choices is asked again for the rest by
+     * callLlm, every request counted; without the config, m requests). Candidate j's answer, in order.
      */
     async exploreCandidates(input: { ref: MethodTaskRef; planKey: string; recommendKey: string; subtask: number; experiences: ExperienceRef[]; candidates: number }): Promise<LlmStepResult[]> {
       const { ref } = input;
@@ -344,7 +349,8 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
     /**
      * The final solutions (one call per sample) from the task, the exploration trace and the docs:
      * the APIs the kept snippets used plus the global ones. Without exploration (`experiences`
-     * null) the plan and every recommended API are given instead.
+     * null) the plan and every recommended API are given instead. The cell's prompt template (the
+     * only ExploraCoder step it shapes) replaces the system message and the closing instruction.
      */
     async generateFinal(input: { ref: MethodTaskRef; planKey: string; recommendKey: string; experiences: ExperienceRef[] | null; sampleIndices: number[] }): Promise<LlmCallSummary[]> {
       const { ref } = input;
@@ -370,6 +376,7 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
         experiences,
         docs: docsByPath(library, paths),
         observationChars: ref.options.observation_chars,
+        ...(ref.sampling.prompt ? { template: ref.sampling.prompt } : {}),
       });
       const calls = laidOut(ref.endpoint, input.sampleIndices, (first, choices) => chatBody(finalSampling(ref.sampling), messages, first, choices));
       return llm.callLlm({ endpoint: ref.endpoint, calls });
@@ -377,7 +384,8 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
 
     /**
      * CAPIR / EpiGen: one generation per sample, from the task and the docs the per-subtask reranks
-     * kept (in rerank order, each once), EpiGen with the plan too.
+     * kept (in rerank order, each once), EpiGen with the plan too; the cell's prompt template shapes
+     * it as it shapes rag's chat request.
      */
     async generateCapir(input: { ref: MethodTaskRef; planKey: string; recommendKey: string; withPlan: boolean; sampleIndices: number[] }): Promise<LlmCallSummary[]> {
       const { ref } = input;
@@ -386,7 +394,7 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
       const plan = await mustRead(input.planKey, PlanArtifactSchema, 'plan');
       const rec = await mustRead(input.recommendKey, RecommendArtifactSchema, 'recommendation');
       const docs = docsByPath(library, [...new Set(rec.subtasks.flatMap((s) => s.kept))]);
-      const messages = capirMessages(problem, docs, library.library.name, input.withPlan ? plan.subtasks : null);
+      const messages = capirMessages(problem, docs, library.library.name, input.withPlan ? plan.subtasks : null, ref.sampling.prompt);
       const calls = laidOut(ref.endpoint, input.sampleIndices, (first, choices) => chatBody(finalSampling(ref.sampling), messages, first, choices));
       return llm.callLlm({ endpoint: ref.endpoint, calls });
     },

@@ -1,6 +1,7 @@
 /**
  * The sweep report: loads what a finished sweep left in S3 (config, results, each cell's results and
- * the records and prompts of the tasks the drill-down shows) and renders it with domain/report into
+ * the records and prompts of the tasks the drill-down shows, and for ExploraCoder- and CAPIR-family
+ * cells every task's trace, for the paper's analyses) and renders it with domain/report into
  * one self-contained HTML file, stored at sweeps/<id>/report.html (activity) or returned (CLI).
  *
  * Large sweeps are read sparingly: the drill-down shows a capped sample of tasks per dataset, and
@@ -18,7 +19,9 @@ import { z } from 'zod';
 import { SweepProblemSchema } from '../../domain/datasets/problems.js';
 import { datasetOutcomes, datasetsOf, selectDrillTasks, selectSamples } from '../../domain/report/analysis.js';
 import { renderSweepReport, type RenderOptions } from '../../domain/report/html.js';
+import { hasPaperAnalyses } from '../../domain/report/paperAnalyses.js';
 import { ExplorationTraceSchema, type ExplorationTrace } from '../../domain/report/trace.js';
+import { StoredPromptTemplateSchema } from '../../domain/methods/storedPromptTemplate.js';
 import {
   ReportSampleSchema,
   sweepReportKey,
@@ -31,6 +34,7 @@ import {
 } from '../../domain/report/model.js';
 import { cellFileKey, cellRecordsPrefix, sweepConfigKey, sweepDatasetKey, sweepResultsKey } from '../../domain/sweep/keys.js';
 import { getText, isNotFound, listKeys, putObject, type Bucket } from '../../infra/s3.js';
+import { cellPaperAnalyses } from './paperAnalyses.js';
 
 export interface ReportLoadOptions {
   /** Tasks per dataset the drill-down shows (a stratified sample beyond). Default 40. */
@@ -70,15 +74,7 @@ export function chartJsSource(): string {
 const IntervalsSchema = z.record(z.string(), z.object({ stderr: z.number().nullable(), low: z.number().nullable(), high: z.number().nullable() })).optional();
 
 /** A cell's prompt template as results record it (models[i].prompt, or "default"). */
-const PromptTemplateRecordSchema = z.union([
-  z.literal('default'),
-  z.object({
-    system: z.string().optional(),
-    instruction: z.string().optional(),
-    prefix: z.string().optional(),
-    instruction_tokens: z.tuple([z.string(), z.string(), z.string()]).optional(),
-  }),
-]);
+const PromptTemplateRecordSchema = z.union([z.literal('default'), StoredPromptTemplateSchema]);
 
 const CellSummarySchema = z.object({
   cell: z.looseObject({
@@ -288,6 +284,8 @@ export async function loadSweepReportData(bucket: Bucket, sweepId: string, opts:
       cost: summary.cost,
       perTask: detail?.per_task ?? [],
       ...(detail?.pass_rate_by_pipeline_length ? { passRateByPipelineLength: detail.pass_rate_by_pipeline_length } : {}),
+      // The same loader and computation as scripts/paper-analyses.ts.
+      ...(detail && hasPaperAnalyses(summary.cell.method) ? { paperAnalyses: await cellPaperAnalyses(bucket, sweepId, id, detail.per_task) } : {}),
     });
     progress(key);
   }

@@ -8,6 +8,7 @@ import { extractCode } from '../../domain/llm/extract.js';
 import { readLlmRecordAt } from '../../infra/llm/cache.js';
 import { PlanArtifactSchema, RecommendArtifactSchema, SnippetRunSchema, type MethodCost, type PlanArtifact, type RepairRound, type SubtaskOutcome } from '../../domain/methods/artifacts.js';
 import { cellTraceKey } from '../../domain/sweep/keys.js';
+import type { PromptTemplate } from '../../domain/methods/promptTemplate.js';
 import { loadProblems } from '../../infra/problems.js';
 import { getText, putObject, type Bucket } from '../../infra/s3.js';
 
@@ -59,9 +60,11 @@ export function createTraceActivities(bucket: Bucket) {
     ...(plan.requirement !== undefined ? { requirement: plan.requirement } : {}),
     planner_examples: plan.planner_examples,
   });
-  async function store(ref: TraceTaskRef, trace: ExplorationTrace): Promise<string> {
+  /** Stores the trace, with the cell's prompt template when it had one (absent: the default prompts). */
+  async function store(ref: TraceTaskRef, trace: ExplorationTrace, promptTemplate: PromptTemplate | undefined): Promise<string> {
     const key = cellTraceKey(ref.sweepId, ref.cellId, ref.taskIndex);
-    await putObject(bucket, key, JSON.stringify(ExplorationTraceSchema.parse(trace), null, 1), { contentType: 'application/json' });
+    const stored = promptTemplate ? { ...trace, prompt_template: promptTemplate } : trace;
+    await putObject(bucket, key, JSON.stringify(ExplorationTraceSchema.parse(stored), null, 1), { contentType: 'application/json' });
     return key;
   }
 
@@ -74,6 +77,8 @@ export function createTraceActivities(bucket: Bucket) {
       subtasks: SubtaskOutcome[];
       finalKeys: string[];
       cost: MethodCost;
+      /** The cell's prompt template (it shaped the final solution's requests); absent: none. */
+      promptTemplate?: PromptTemplate;
     }): Promise<string> {
       const problem = (await loadProblems(bucket, input.ref.datasetKey))[input.ref.taskIndex]!;
       const plan = PlanArtifactSchema.parse(await json(input.planKey));
@@ -131,10 +136,10 @@ export function createTraceActivities(bucket: Bucket) {
         global_apis: rec.global,
         finals,
         cost: input.cost,
-      });
+      }, input.promptTemplate);
     },
 
-    async writeRepairTrace(input: { ref: TraceTaskRef; planKey: string; budget: number; samples: RepairRound[][]; cost: MethodCost }): Promise<string> {
+    async writeRepairTrace(input: { ref: TraceTaskRef; planKey: string; budget: number; samples: RepairRound[][]; cost: MethodCost; promptTemplate?: PromptTemplate }): Promise<string> {
       const problem = (await loadProblems(bucket, input.ref.datasetKey))[input.ref.taskIndex]!;
       const plan = PlanArtifactSchema.parse(await json(input.planKey));
       const repairs: NonNullable<ExplorationTrace['repairs']> = [];
@@ -161,7 +166,7 @@ export function createTraceActivities(bucket: Bucket) {
         repair_budget: input.budget,
         finals: input.samples.map((rounds, s) => ({ sample_index: s, llm_key: rounds[rounds.length - 1]!.llmKey, code: repairs[s]!.rounds[rounds.length - 1]!.code })),
         cost: input.cost,
-      });
+      }, input.promptTemplate);
     },
 
     /** CAPIR / EpiGen / CAPIR + Self-Repair: plan, per-subtask retrieval, each sample's rounds, stage costs. */
@@ -174,6 +179,8 @@ export function createTraceActivities(bucket: Bucket) {
       samples: RepairRound[][];
       feedbackKeys: string[];
       cost: MethodCost;
+      /** The cell's prompt template (it shaped the final solution's requests); absent: none. */
+      promptTemplate?: PromptTemplate;
     }): Promise<string> {
       const problem = (await loadProblems(bucket, input.ref.datasetKey))[input.ref.taskIndex]!;
       const plan = PlanArtifactSchema.parse(await json(input.planKey));
@@ -212,7 +219,7 @@ export function createTraceActivities(bucket: Bucket) {
         ...(input.budget ? { repairs, repair_budget: input.budget } : {}),
         finals: await Promise.all(finalKeys.map(async (key, s) => ({ sample_index: s, llm_key: key, code: await answer(key, problem.entry_point) }))),
         cost: input.cost,
-      });
+      }, input.promptTemplate);
     },
 
     /** A stored trace, for scripts and reports. */

@@ -1,7 +1,11 @@
 /**
- * A model's prompt template (`models[i].prompt` in a sweep config): what replaces the named default
- * prompts of the single-prompt methods (direct, rag). Without one, every request is byte for byte
- * what it was before templates existed (the LLM cache is keyed by the request body).
+ * A cell's prompt template (`models[i].prompt`, or a point of the `prompts:` axis): what replaces
+ * the named default prompts in the requests that write a solution: direct's and rag's, and the
+ * final-solution requests of the multi-step methods (the first answer of self-repair and CAPIR +
+ * Self-Repair, whose repair turns continue that conversation; CAPIR's and EpiGen's generation;
+ * ExploraCoder's final solution). The planner, reranks, exploration and debug prompts keep the
+ * methods' own wording (each method's promptTemplateScope). Without a template, every request is
+ * byte for byte what it was before templates existed (the LLM cache is keyed by the request body).
  *
  * - chat models: `system` replaces the language's system message (`''` sends none); `instruction`
  *   replaces the task family's instruction, the text before the fenced prompt.
@@ -14,9 +18,12 @@ import type { SweepProblem } from '../datasets/problems.js';
 import { familyOf, languageOf } from '../families/registry.js';
 
 export interface PromptTemplate {
-  /** Chat: the system message (replaces the language's; '' sends none). */
+  /** Chat: the system message (replaces the language's, or ExploraCoder's final step's own; '' sends none). */
   system?: string;
-  /** Chat: the instruction before the fenced prompt. Completions: the instruction of the instruct prompt. */
+  /**
+   * Chat: the instruction before the fenced prompt (ExploraCoder's final step: its closing sentence
+   * asking for the code). Completions: the instruction of the instruct prompt.
+   */
   instruction?: string;
   /** Completions: text before the whole prompt (bigcode's --prefix). */
   prefix?: string;
@@ -56,6 +63,15 @@ export function completionPromptOf(context: string, template?: PromptTemplate): 
   if (template.instruction === undefined) return prefix + context;
   const [user, end, assistant] = template.instruction_tokens ?? BIGCODE_DEFAULT_INSTRUCTION_TOKENS;
   return prefix + user + template.instruction + end + assistant + context;
+}
+
+/**
+ * A step's system message when the step has its own (ExploraCoder's final solution): the
+ * template's, else the step's. Null: send none.
+ */
+export function stepSystemMessage(own: string, template?: PromptTemplate): string | null {
+  if (template?.system === undefined) return own;
+  return template.system === '' ? null : template.system;
 }
 
 /** The chat messages of a single-prompt request: the system message (unless the template drops it), then the user's. */

@@ -35,7 +35,7 @@ export type MethodVariant = VariantOf<MethodKind>;
 
 /** A named method as the sweep sees it: its kind and what the kind needs, and its variant. */
 export type MethodSpec = {
-  [K in MethodKind]: { name: MethodName; kind: K; description: string; needsLibrary: boolean; needsChat: boolean; takesPromptTemplate: boolean; variant: VariantOf<K> };
+  [K in MethodKind]: { name: MethodName; kind: K; description: string; needsLibrary: boolean; needsChat: boolean; promptTemplateScope: string; variant: VariantOf<K> };
 }[MethodKind];
 
 export { type ExploraVariant };
@@ -45,7 +45,7 @@ function specsOf(): Record<MethodName, MethodSpec> {
   for (const def of Object.values(METHOD_KINDS) as Array<MethodDefinition<MethodKind, MethodVariant>>) {
     for (const [name, m] of Object.entries(def.names)) {
       if (name in out) throw new Error(`method ${name} is registered by both ${out[name]!.kind} and ${def.kind}`);
-      out[name] = { name: name as MethodName, kind: def.kind, description: m.description, needsLibrary: def.needsLibrary, needsChat: def.needsChat, takesPromptTemplate: def.takesPromptTemplate, variant: m.variant } as MethodSpec;
+      out[name] = { name: name as MethodName, kind: def.kind, description: m.description, needsLibrary: def.needsLibrary, needsChat: def.needsChat, promptTemplateScope: def.promptTemplateScope, variant: m.variant } as MethodSpec;
     }
   }
   return out as Record<MethodName, MethodSpec>;

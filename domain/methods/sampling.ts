@@ -15,8 +15,10 @@ export interface Sampling {
   /** Base seed; sample i sends base + i, so samples differ reproducibly. Omitted when undefined. */
   seed?: number;
   /**
-   * The model's prompt template (`models[i].prompt`), for the single-prompt methods (direct, rag).
-   * Absent: the named default prompts. Never sent as a field (samplingFields leaves it out).
+   * The cell's prompt template (`models[i].prompt` or its point on the `prompts:` axis): direct's
+   * and rag's requests, and the final-solution requests of the multi-step methods (each method's
+   * promptTemplateScope). Absent: the named default prompts. Never sent as a field (samplingFields
+   * and chatBody leave it out).
    */
   prompt?: PromptTemplate;
 }
@@ -74,4 +76,21 @@ export function samplingFields(sampling: Sampling, sampleIndex: number) {
     ...(sampling.stop && sampling.stop.length ? { stop: sampling.stop } : {}),
     ...(sampling.seed !== undefined ? { seed: sampling.seed + sampleIndex } : {}),
   };
+}
+
+/**
+ * The request asking again for the choices `slots` of `body` (0-based positions among its `n`) that
+ * an answer left out: endpoints that ignore `n` answer one choice, some cap it. It asks for
+ * `slots.length` choices with the seed of the first missing one (`body.seed + slots[0]`), so that
+ * it is the request a one-choice layout would send for that sample, and answers do not repeat on an
+ * endpoint that honours `seed` but not `n`. Every slot: the body itself.
+ */
+export function remainingChoicesBody<B extends LlmBody>(body: B, slots: readonly number[]): B {
+  const n = body.n ?? 1;
+  if (slots.length === 0 || slots.some((s, i) => !Number.isInteger(s) || s < 0 || s >= n || (i > 0 && s <= slots[i - 1]!))) {
+    throw new Error(`remaining choices ${slots.join(',')} of a request for ${n}: want increasing positions in 0..${n - 1}`);
+  }
+  if (slots.length === n) return body;
+  const { n: _n, seed, ...rest } = body;
+  return { ...rest, ...(seed !== undefined ? { seed: seed + slots[0]! } : {}), ...(slots.length > 1 ? { n: slots.length } : {}) } as B;
 }

@@ -44,6 +44,11 @@ export interface MethodCostEstimate {
 export interface SharedRequests {
   part: string;
   atCellTemperature: boolean;
+  /**
+   * The part's requests carry the cell's prompt template: shared only by cells of one template.
+   * Absent: the method's own prompts (planner, reranks, exploration), the same whatever the template.
+   */
+  templated?: boolean;
   requests: number;
   answers: number;
 }
@@ -63,10 +68,11 @@ export interface MethodDefinition<Kind extends string, Variant> {
   /** Needs a chat model (multi-step prompts). */
   needsChat: boolean;
   /**
-   * Its final request is a single prompt that a model's prompt template (`models[i].prompt`)
-   * shapes; a method of several steps takes none, and configs giving one are refused.
+   * Which of its requests a cell's prompt template (`models[i].prompt` or the `prompts:` axis,
+   * domain/methods/promptTemplate.ts) shapes, and which keep the method's own wording: one line,
+   * shown under the report's list of templates and in `scripts/trace.ts --summary`.
    */
-  takesPromptTemplate: boolean;
+  promptTemplateScope: string;
   /** The names sweep configs use for this kind, each with its variant. */
   names: Record<string, NamedMethod<Variant>>;
   /** Requests and sandbox runs of a cell, for `--dry-run`. */

@@ -1,6 +1,7 @@
 /**
  * A sweep report as one self-contained HTML file: config, pass@k table and curves, cost against
- * pass@k, status breakdown, pass rate by PBE pipeline length, per-task outcomes and a per-sample
+ * pass@k, the ExploraCoder paper's analyses (ExploraCoder- and CAPIR-family cells), status breakdown,
+ * pass rate by PBE pipeline length, per-task outcomes and a per-sample
  * drill-down (prompt, raw response, extracted code, execution result, exploration trace). Charts are
  * drawn by Chart.js, whose source the caller passes in and the page inlines, so it works offline.
  *
@@ -9,7 +10,9 @@
  */
 import { atKCurve, cellLabel, datasetOutcomes, datasetsOf, scoredKs, type DatasetOutcomes, type OutcomeCategory } from './analysis.js';
 import { REPORT_CLIENT_SCRIPT } from './client.js';
+import { findMethod } from '../methods/registry.js';
 import type { DatasetDrilldown, DrillTask, ReportCell, ReportSample, SweepReportData } from './model.js';
+import type { PaperAnalyses, PassGroup } from './paperAnalyses.js';
 import type { ExplorationTrace } from './trace.js';
 
 export interface RenderOptions {
@@ -255,7 +258,20 @@ function renderPromptTemplates(cells: readonly ReportCell[], templates: readonly
     const fields = Object.entries(t).map(([k, v]) => `<tr><th>${esc(k)}</th><td><pre>${esc(JSON.stringify(v))}</pre></td></tr>`).join('');
     return `<li id="prompt-template-${i + 1}"><b>template ${i + 1}</b><table class="kv">${fields}</table></li>`;
   });
-  return `<p>Prompt templates (models[i].prompt or the prompts: axis; "default": the default prompts of each task family and language):</p><ol class="prompt-templates">${items.join('')}</ol>`;
+  return `<p>Prompt templates (models[i].prompt or the prompts: axis; "default": the default prompts of each task family and language):</p><ol class="prompt-templates">${items.join('')}</ol>${renderTemplateScopes(cells)}`;
+}
+
+/**
+ * What a template shaped, for each method of a templated cell: a multi-step method's planner,
+ * reranks and exploration keep their own prompts, and a reader comparing templates must know it.
+ */
+function renderTemplateScopes(cells: readonly ReportCell[]): string {
+  const methods = [...new Set(cells.filter((c) => c.promptTemplate && c.promptTemplate !== 'default').map((c) => c.method))];
+  const items = methods.flatMap((m) => {
+    const scope = findMethod(m)?.promptTemplateScope;
+    return scope ? [`<li><code>${esc(m)}</code>: ${esc(scope)}</li>`] : [];
+  });
+  return items.length ? `<p>What a template shapes, per method:</p><ul class="prompt-template-scopes">${items.join('')}</ul>` : '';
 }
 
 function renderPassTable(cells: readonly ReportCell[]): string {
@@ -410,6 +426,70 @@ function renderCost(cells: readonly ReportCell[], colors: Map<string, string>, c
 ${rows}
 </tbody></table>
 <div class="chart-row">${scatters.join('\n')}</div>
+</section>`;
+}
+
+/**
+ * The ExploraCoder paper's analyses of the ExploraCoder- and CAPIR-family cells: the numbers of
+ * domain/report/paperAnalyses.ts as loaded (scripts/paper-analyses.ts prints the same), only laid out.
+ */
+function renderPaperAnalyses(cells: readonly ReportCell[]): string {
+  const mine = cells.filter((c): c is ReportCell & { paperAnalyses: PaperAnalyses } => c.paperAnalyses !== undefined);
+  if (mine.length === 0) return '';
+  const num = (v: number | null, digits = 2) => (v === null ? '–' : dec(v, digits));
+  const share = (v: number | null) => (v === null ? '–' : pct(v));
+  const cost = mine
+    .map((c) => {
+      const a = c.paperAnalyses.cost;
+      return a.rows
+        .map((r, i) => {
+          const head = i === 0 ? `<td rowspan="${a.rows.length}">${esc(c.dataset)}</td><td rowspan="${a.rows.length}">${esc(cellLabel(c))}</td><td class="num" rowspan="${a.rows.length}">${int(a.tasks)}</td><td class="num" rowspan="${a.rows.length}">${dec(a.mean_subtasks, 1)}</td>` : '';
+          const total = r.stage === 'total' ? ' class="total"' : '';
+          return `<tr${total} data-cell="${esc(c.id)}" data-stage="${esc(r.stage)}">${head}<td>${esc(r.stage)}</td><td class="num" data-field="requests">${dec(r.requests, 2)}</td><td class="num" data-field="answers">${dec(r.answers, 2)}</td><td class="num" data-field="prompt_tokens">${dec(r.prompt_tokens, 1)}</td><td class="num" data-field="completion_tokens">${dec(r.completion_tokens, 1)}</td></tr>`;
+        })
+        .join('\n');
+    })
+    .join('\n');
+  const debug = mine
+    .map((c) => {
+      const d = c.paperAnalyses.debug;
+      if (d.explored_subtasks === 0) return `<tr data-cell="${esc(c.id)}"><td>${esc(c.dataset)}</td><td>${esc(cellLabel(c))}</td><td colspan="7" class="muted">no explored subtask (the method does not explore)</td></tr>`;
+      return `<tr data-cell="${esc(c.id)}"><td>${esc(c.dataset)}</td><td>${esc(cellLabel(c))}</td><td class="num" data-field="explored_subtasks">${int(d.explored_subtasks)}</td><td class="num" data-field="needed_debug">${int(d.needed_debug)}</td><td class="num" data-field="p1">${share(d.p1)}</td><td class="num" data-field="still_failing">${int(d.still_failing)}</td><td class="num" data-field="p2">${share(d.p2)}</td><td class="num" data-field="mean_debug_requests">${num(d.mean_debug_requests)}</td><td class="num" data-field="mean_debug_rounds">${num(d.mean_debug_rounds)}</td></tr>`;
+    })
+    .join('\n');
+  const group = (g: PassGroup, name: string) => `<td class="num" data-field="${name}-tasks">${int(g.tasks)}</td><td class="num" data-field="${name}-share">${share(g.share)}</td><td class="num" data-field="${name}-pass">${share(g.pass_rate)}</td>`;
+  const coae = mine
+    .filter((c) => c.paperAnalyses.debug.explored_subtasks > 0)
+    .map((c) => {
+      const a = c.paperAnalyses.coae;
+      return `<tr data-cell="${esc(c.id)}"><td>${esc(c.dataset)}</td><td>${esc(cellLabel(c))}</td>${group(a.all_subtasks_ok, 'ok')}${group(a.some_subtask_failed, 'failed')}<td class="num" data-field="unexplored">${int(a.unexplored_tasks)}</td></tr>`;
+    })
+    .join('\n');
+  return `<section id="paper"><h2>ExploraCoder paper analyses</h2>
+<p>The analyses the ExploraCoder paper reports beside pass@k, for its method and the CAPIR family, from each task's stored trace and its final pass counts (<code>scripts/paper-analyses.ts</code> prints the same numbers; definitions in docs/methods.md, "The paper's analyses").</p>
+<h3>Cost per task (Table 6)</h3>
+<p>Per stage, the mean over traced tasks of requests (a request of n choices counts once, as the paper counts; every request sent is counted, also the further ones an endpoint that answers fewer choices than <code>n</code> needs), the answers they brought, and prompt and completion tokens as the endpoint reported them; final answers included. A stage no trace recorded is left out.</p>
+<table class="grid" id="paper-cost-table"><thead><tr><th>dataset</th><th>cell</th><th>traced tasks</th><th>subtasks / task</th><th>stage</th><th>requests</th><th>answers</th><th>prompt tokens</th><th>completion tokens</th></tr></thead>
+<tbody>
+${cost}
+</tbody></table>
+<h3>Debugging (p1, p2)</h3>
+<p><b>p1</b>: explored subtasks whose first-generation candidates all failed (the paper's debug rate); <b>p2</b>: of those, the share still failing after debugging (1 by construction for a method that does not debug).</p>
+<table class="grid" id="paper-debug-table"><thead><tr><th>dataset</th><th>cell</th><th>explored subtasks</th><th>needed debug</th><th>p1</th><th>still failing</th><th>p2</th><th>debug requests / such subtask</th><th>debug rounds / such subtask</th></tr></thead>
+<tbody>
+${debug}
+</tbody></table>
+${
+  coae
+    ? `<h3>CoAE subtask success against final pass</h3>
+<p>Tasks whose explored subtasks all succeeded (after debugging where the method debugs) against tasks where some failed: how many, and the mean pass rate c/n of their final samples.</p>
+<table class="grid" id="paper-coae-table"><thead><tr><th rowspan="2">dataset</th><th rowspan="2">cell</th><th colspan="3">all subtasks ok</th><th colspan="3">some subtask failed</th><th rowspan="2">tasks with no explored subtask</th></tr>
+<tr><th>tasks</th><th>share</th><th>pass rate</th><th>tasks</th><th>share</th><th>pass rate</th></tr></thead>
+<tbody>
+${coae}
+</tbody></table>`
+    : ''
+}
 </section>`;
 }
 
@@ -678,6 +758,7 @@ table.kv td { padding:2px 0; }
 td.num, table.grid td.num { text-align:right; font-variant-numeric:tabular-nums; }
 table.grid tr.dataset-start > td { border-top:2px solid #aab4be; }
 table.grid td.best { font-weight:700; background:#eaf4e6; }
+table.grid tr.total > td { font-weight:600; background:var(--soft); }
 .ci { display:block; font-size:11px; font-weight:400; color:var(--muted); white-space:nowrap; }
 .chart-row { display:flex; flex-wrap:wrap; gap:16px; }
 .chart-row > * { flex:1 1 520px; min-width:0; }
@@ -733,6 +814,7 @@ export function renderSweepReport(data: SweepReportData, options: RenderOptions)
         renderExtraScores(data.cells),
         renderCurves(data.cells, colors, charts),
         renderCost(data.cells, colors, charts),
+        renderPaperAnalyses(data.cells),
         renderStatus(data.cells, charts),
         renderPipeline(data.cells, colors, charts),
         renderOutcomes(data.cells, drill, opts),
@@ -744,6 +826,7 @@ export function renderSweepReport(data: SweepReportData, options: RenderOptions)
     ['passk', 'pass@k'],
     ['curves', 'Curves'],
     ['cost', 'Cost'],
+    ...(data.cells.some((c) => c.paperAnalyses) ? [['paper', 'Paper analyses']] : []),
     ['status', 'Statuses'],
     ...(hasPipeline ? [['pipeline', 'Pipeline length']] : []),
     ['outcomes', 'Per task'],

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { SampleRecordSchema } from '../sweep/records.js';
 import type { CellScores } from '../sweep/results.js';
+import type { PaperAnalyses } from './paperAnalyses.js';
 import { ExplorationTraceSchema } from './trace.js';
 import type { PromptTemplate } from '../methods/promptTemplate.js';
 
@@ -44,6 +45,11 @@ export interface ReportCell extends CellScores {
   promptName?: string;
   /** PBE World datasets: mean c/n of the tasks of each hidden pipeline length. */
   passRateByPipelineLength?: Record<string, { tasks: number; pass_rate: number }>;
+  /**
+   * The ExploraCoder paper's analyses of the cell (Table 6's cost, p1/p2, CoAE success vs pass),
+   * from its stored traces: ExploraCoder- and CAPIR-family cells only (hasPaperAnalyses).
+   */
+  paperAnalyses?: PaperAnalyses;
 }
 
 export interface ReportProblem {

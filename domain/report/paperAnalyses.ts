@@ -21,7 +21,18 @@
  *
  * Pure: the caller reads traces and results (scripts/paper-analyses.ts).
  */
+import { findMethod } from '../methods/registry.js';
 import { STAGES, type ExplorationSubtask, type ExplorationTrace, type Stage, type StageCost } from './trace.js';
+
+/**
+ * Whether a cell's method is one the paper's analyses are about: the ExploraCoder and CAPIR
+ * families (plan, per-subtask retrieval, and for ExploraCoder exploration), whose traces record the
+ * stages Table 6 counts. The report shows the analyses for those cells only.
+ */
+export function hasPaperAnalyses(method: string): boolean {
+  const kind = findMethod(method)?.kind;
+  return kind === 'exploracoder' || kind === 'capir';
+}
 
 /** One task of a cell: its trace (null when the method wrote none) and its final pass counts. */
 export interface TaskEvidence {

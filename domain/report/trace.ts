@@ -12,11 +12,14 @@
  *   trace.subtasks[i]       description, proposed APIs, every attempt (code, run status, output,
  *                           exception, which one was selected), outcome, the experience kept
  *   trace.final_prompt      what the final generation was asked with (experience included)
+ *   trace.prompt_template   the cell's prompt template, when it had one (it shaped the final
+ *                           solution's requests only; absent: the method's default prompts)
  *
  * Text fields are free-form and may be long; the report clips them for display.
  */
 import { z } from 'zod';
 import { ExceptionInfoSchema, ExecutionStatusSchema } from '../execution/types.js';
+import { StoredPromptTemplateSchema } from '../methods/storedPromptTemplate.js';
 
 export const ExplorationAttemptSchema = z.object({
   /** The candidate snippet as it was run (with the chained experience before it, if any). */
@@ -116,6 +119,11 @@ export const ExplorationTraceSchema = z.object({
     )
     .optional(),
   repair_budget: z.number().int().nonnegative().optional(),
+  /**
+   * The cell's prompt template (models[i].prompt or the prompts: axis), which shaped the requests
+   * that write the solution (the method's promptTemplateScope). Absent: the default prompts.
+   */
+  prompt_template: StoredPromptTemplateSchema.optional(),
   /** Everything but the final answers. */
   cost: z.object({ calls: z.number(), prompt_tokens: z.number(), completion_tokens: z.number(), sandbox_runs: z.number() }).optional(),
 });

@@ -55,9 +55,9 @@ export interface SweepModelConfig {
    */
   samples_per_request?: number;
   /**
-   * The prompt template of the single-prompt methods (direct, rag), see
-   * domain/methods/promptTemplate.ts. Absent: the named default prompts (kept absent, so configs
-   * written before templates existed hash as they did).
+   * The model's prompt template, see domain/methods/promptTemplate.ts (each method's
+   * promptTemplateScope says which of its requests it shapes). Absent: the named default prompts
+   * (kept absent, so configs written before templates existed hash as they did).
    */
   prompt?: PromptTemplate;
 }
@@ -275,7 +275,7 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
     }
   });
 
-  promptTemplateChecks(list('models'), list('methods'), list('prompts'), add);
+  promptTemplateChecks(list('models'), list('prompts'), add);
 
   const n = c.n_samples;
   if (typeof n === 'number' && Number.isInteger(n) && n >= 1) {
@@ -320,20 +320,15 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
 }
 
 /**
- * Prompt templates (a model's `prompt:`, or the `prompts:` axis) against the models' apis and the
- * sweep's methods: chat models take a system message and an instruction, completion models a
- * prefix and bigcode's instruct layout; only the single-prompt methods take a template. A sweep
- * gives templates one way: per model or as the axis.
+ * Prompt templates (a model's `prompt:`, or the `prompts:` axis) against the models' apis: chat
+ * models take a system message and an instruction, completion models a prefix and bigcode's
+ * instruct layout. Every method takes a template (each method's promptTemplateScope says which of
+ * its requests it shapes); the multi-step ones need api: chat anyway (checked with needsChat). A
+ * sweep gives templates one way: per model or as the axis.
  */
-function promptTemplateChecks(models: unknown[], methods: unknown[], prompts: unknown[], add: AddIssue): void {
+function promptTemplateChecks(models: unknown[], prompts: unknown[], add: AddIssue): void {
   const record = (x: unknown): Record<string, unknown> | null => (x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : null);
   const hasTemplate = (t: Record<string, unknown>) => PROMPT_TEMPLATE_KEYS.some((k) => t[k] !== undefined);
-  const refuseMultiStep = (at: (string | number)[], what: string) =>
-    methods.forEach((m, mi) => {
-      if (typeof m !== 'string' || !(m in METHODS) || METHODS[m as MethodName].takesPromptTemplate) return;
-      const takers = METHOD_NAMES.filter((name) => METHODS[name].takesPromptTemplate).join(', ');
-      add(at, `method ${m} (methods[${mi}]) talks to the model in several steps and takes no prompt template; only ${takers} take one (leave ${what} out, or run ${m} in another sweep)`);
-    });
 
   models.forEach((x, xi) => {
     const model = record(x);
@@ -341,21 +336,19 @@ function promptTemplateChecks(models: unknown[], methods: unknown[], prompts: un
     if (!model || !t) return;
     templateFieldChecks(t, model.api ?? 'chat', (field) => ['models', xi, 'prompt', field], '', add);
     if (prompts.length > 0) add(['models', xi, 'prompt'], 'give prompt templates either per model (models[i].prompt) or as the prompts: axis, not both');
-    refuseMultiStep(['models', xi, 'prompt'], 'prompt');
   });
 
   prompts.forEach((p, pi) => {
     // Raw entries hold the fields themselves; resolved ones (checks run after the transforms too) under template.
     const entry = record(p);
     const t = entry && (record(entry.template) ?? entry);
-    if (!t || !hasTemplate(t)) return; // a name alone: the default prompts, which every method takes
+    if (!t || !hasTemplate(t)) return; // a name alone: the default prompts
     models.forEach((x, xi) => {
       const model = record(x);
       if (!model) return;
       const label = ` (models[${xi}]${typeof model.id === 'string' ? `, ${model.id},` : ''} is api: ${String(model.api ?? 'chat')}; list the template's cells' models in another sweep, or drop the field)`;
       templateFieldChecks(t, model.api ?? 'chat', (field) => ['prompts', pi, field], label, add);
     });
-    refuseMultiStep(['prompts', pi], `prompts[${pi}]'s template fields (a name alone asks with the default prompts)`);
   });
 }
 

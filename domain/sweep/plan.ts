@@ -4,7 +4,7 @@
  * and the workflow agree on the grid by construction.
  */
 import type { MethodName } from '../methods/registry.js';
-import { estimateMethodCost } from '../methods/registry.js';
+import { estimateMethodCost, METHODS } from '../methods/registry.js';
 import type { PromptTemplate } from '../methods/promptTemplate.js';
 import type { NamedPromptTemplate, SweepConfig, SweepDatasetConfig, SweepModelConfig } from './config.js';
 import { cellId, formatTemperature, loadedCellId } from './ids.js';
@@ -134,6 +134,11 @@ export interface SweepPlan {
   totals: PlanTotals;
   /** True when any figure is an estimate. */
   estimate: boolean;
+  /**
+   * For each method of a cell asked with a prompt template: which of its requests the template
+   * shapes (its promptTemplateScope). Absent when no cell has a template.
+   */
+  promptTemplateScopes?: Array<{ method: MethodName; scope: string }>;
 }
 
 export class SweepPlanError extends Error {
@@ -174,9 +179,10 @@ export function planSweep(config: SweepConfig, taskCounts: Readonly<Record<strin
       sandboxRuns: mode === 'generation-only' ? cost.sandboxRuns - samples : cost.sandboxRuns,
       maxCompletionTokens: cost.llmAnswers * cell.model.max_tokens,
       estimate: cost.estimate,
-      // Cells asked with other prompt templates send other requests: a family is shared within one template.
+      // A part whose requests carry the prompt template is shared within one template only; the
+      // method's own steps (plan, reranks, exploration) send the same requests whatever the template.
       shared: cost.shared.map((s) => ({
-        family: `${cell.dataset.name}/${cell.model.id}/${s.part}${s.atCellTemperature ? `@t${formatTemperature(cell.temperature)}` : ''}${cell.promptTemplate ? `#${JSON.stringify(cell.promptTemplate)}` : ''}`,
+        family: `${cell.dataset.name}/${cell.model.id}/${s.part}${s.atCellTemperature ? `@t${formatTemperature(cell.temperature)}` : ''}${s.templated && cell.promptTemplate ? `#${JSON.stringify(cell.promptTemplate)}` : ''}`,
         requests: s.requests,
         answers: s.answers,
       })),
@@ -250,6 +256,10 @@ export function planSweep(config: SweepConfig, taskCounts: Readonly<Record<strin
   if (config.limit !== undefined) plan.limit = config.limit;
   if (config.tasks !== undefined) plan.tasks = config.tasks.length;
   if (config.limit_start !== undefined) plan.limitStart = config.limit_start;
+  if (mode !== 'evaluate-only') {
+    const templated = [...new Set(expandGrid(config).filter((c) => c.promptTemplate).map((c) => c.method))];
+    if (templated.length > 0) plan.promptTemplateScopes = templated.map((method) => ({ method, scope: METHODS[method].promptTemplateScope }));
+  }
   return plan;
 }
 
@@ -315,6 +325,9 @@ export function formatPlan(plan: SweepPlan): string {
       `(the cells' llm requests add up to ${group(alone)}; ${group(alone - plan.totals.llmRequests)} of them are requests ` +
         `another cell sends too, run before and cached, so the total counts them once)`,
     );
+  }
+  if (plan.promptTemplateScopes) {
+    out.push('', 'prompt templates shape, per method:', ...plan.promptTemplateScopes.map((s) => `  ${s.method}: ${s.scope}`));
   }
   if (plan.models.length === 0) return out.join('\n') + '\n';
   out.push('');

@@ -18,7 +18,7 @@ import {
   usableRecord,
 } from '../../domain/llm/request.js';
 import { canonicalJson } from '../../domain/datasets/manifest.js';
-import { sampleCalls, SampleLayoutError, type SampleCall } from '../../domain/methods/sampling.js';
+import { remainingChoicesBody, sampleCalls, SampleLayoutError, type SampleCall } from '../../domain/methods/sampling.js';
 import { throttledHeartbeat } from '../heartbeat.js';
 import { OpenAiClients } from './openaiClients.js';
 import { LEASE_MS } from '../../domain/llm/inflight.js';
@@ -98,8 +98,8 @@ function planRequests(batch: LlmBatch, groups: string[]): PlannedRequest[] {
 /** What one request brought back. */
 interface Answer {
   response: unknown;
-  /** Text and finish reason per choice, in choice order. */
-  choices: Array<{ text: string; finishReason: string | null }>;
+  /** Text and finish reason per choice asked for, in choice order; a choice the endpoint left out is undefined. */
+  choices: Array<{ text: string; finishReason: string | null } | undefined>;
   promptTokens: number;
   completionTokens: number;
 }
@@ -243,16 +243,16 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
     }
     const parsed = endpoint.api === 'chat' ? ChatResponseSchema.safeParse(response) : CompletionResponseSchema.safeParse(response);
     if (!parsed.success) throw new RetryableLlmError('LlmMalformedResponse', `malformed ${endpoint.api} response from ${endpoint.id}: ${parsed.error.message}`);
+    // Fewer choices than asked for is an answer, not a malformation: endpoints that ignore `n`
+    // answer one, some cap it. The caller asks again for the rest.
     const choices = new Array<{ text: string; finishReason: string | null } | undefined>(n);
     for (const [position, c] of parsed.data.choices.entries()) {
       const index = c.index ?? position;
       if (index >= n || choices[index]) throw new RetryableLlmError('LlmMalformedResponse', `malformed response from ${endpoint.id}: choice index ${index} repeated or beyond the n=${n} asked for`);
       choices[index] = { text: 'text' in c ? c.text : (c.message.content ?? ''), finishReason: c.finish_reason ?? null };
     }
-    const missing = choices.findIndex((c) => c === undefined);
-    if (missing >= 0) throw new RetryableLlmError('LlmMalformedResponse', `malformed response from ${endpoint.id}: ${parsed.data.choices.length} choice(s) for n=${n} (choice ${missing} missing)`);
     const usage = parsed.data.usage;
-    return { response, choices: choices as Answer['choices'], promptTokens: usage?.prompt_tokens ?? 0, completionTokens: usage?.completion_tokens ?? 0 };
+    return { response, choices, promptTokens: usage?.prompt_tokens ?? 0, completionTokens: usage?.completion_tokens ?? 0 };
   }
 
   const summaryOf = (key: string, r: Pick<LlmRecord, 'status' | 'promptTokens' | 'completionTokens' | 'calls'>, cached: boolean): LlmCallSummary => ({
@@ -265,22 +265,48 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
   });
 
   /**
-   * One request: its samples' answers from the cache, or else sent and stored. Returns a summary
-   * per sample, in choice order. A request of several choices whose samples are only partly cached
-   * (a crash between two segment writes) is sent again and only the missing answers are stored.
+   * One planned request: its samples' answers from the cache, or else asked for and stored. Returns
+   * a summary per sample, in choice order. Only the choices not cached are asked for: all of them in
+   * the planned request; when some are cached (a crash between two segment writes) or an answer
+   * brought back fewer choices than asked (endpoints that ignore `n` answer one), the rest in
+   * further requests of the remaining count (remainingChoicesBody), until every choice is answered.
+   * Each HTTP request is paid for once: its `calls` (failed attempts included) and tokens sit on
+   * the first answer it brought.
    */
   async function one(endpoint: LlmEndpoint, calls: LlmBatch['calls'], request: PlannedRequest, identities: string[], store: Store): Promise<LlmCallSummary[]> {
     const out = new Array<LlmCallSummary>(request.members.length);
-    const missing: number[] = [];
+    let missing: number[] = [];
     for (const [choice, i] of request.members.entries()) {
       const cached = store.found.records.get(identities[i]!);
       if (cached && usableRecord(cached, endpoint.requestTimeoutS)) out[choice] = summaryOf(cached.key, cached, true);
       else missing.push(choice);
     }
-    if (missing.length === 0) return out;
-    // A request's failed attempts are counted under its first sample's identity, so `calls`
+    while (missing.length > 0) {
+      const body = remainingChoicesBody(request.body, missing);
+      const answered = await ask(endpoint, calls, request, identities, store, body, missing, out);
+      missing = missing.filter((choice) => !answered.has(choice));
+    }
+    return out;
+  }
+
+  /**
+   * Sends `body`, which asks for the choices `slots` of `request` (its j-th choice answers slot j),
+   * and stores what came back; returns the slots answered. A request that failed for good records
+   * an error for every slot. A retryable failure throws (the answers stored so far are kept).
+   */
+  async function ask(
+    endpoint: LlmEndpoint,
+    calls: LlmBatch['calls'],
+    request: PlannedRequest,
+    identities: string[],
+    store: Store,
+    body: LlmBody,
+    slots: readonly number[],
+    out: LlmCallSummary[],
+  ): Promise<Set<number>> {
+    // A request's failed attempts are counted under its first slot's identity, so `calls`
     // counts every request that was paid for.
-    const requestIdentity = identities[request.members[0]!]!;
+    const requestIdentity = identities[request.members[slots[0]!]!]!;
     let failures: FailureCounts = { calls: 0, malformed: 0, timeouts: 0, timeoutS: 0 };
     if (store.found.failures.has(requestIdentity)) failures = parseFailureCounts(await getText(bucket, failuresKey(store.group, requestIdentity)));
     // Answers wait in memory only briefly: when storing them falls behind (S3 slow or down), stop
@@ -293,13 +319,13 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
       { beat: () => context.heartbeat(), signal: context.cancellationSignal },
     );
     const started = Date.now();
-    const n = request.members.length;
-    const requestOf = (choice: number) => ({
+    const n = body.n ?? 1;
+    const requestOf = (slot: number, choice: number) => ({
       base_url: endpoint.baseUrl,
       api: endpoint.api,
-      sample_index: calls[request.members[choice]!]!.sampleIndex,
+      sample_index: calls[request.members[slot]!]!.sampleIndex,
       ...(n > 1 ? { choice } : {}),
-      body: request.body,
+      body,
     });
     let answer: Answer | undefined;
     let error: LlmRecord['error'];
@@ -307,7 +333,7 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
     // whole request timeout.
     const beat = setInterval(() => Context.current().heartbeat(), 5_000);
     try {
-      answer = await send(endpoint, request.body).finally(() => {
+      answer = await send(endpoint, body).finally(() => {
         clearInterval(beat);
         end();
       });
@@ -338,17 +364,21 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
     const createdAt = new Date().toISOString();
     // The request's cost and raw response go with the first answer stored; the others point to it.
     let firstKey: string | undefined;
-    for (const choice of missing) {
+    const answered = new Set<number>();
+    for (const [choice, slot] of slots.entries()) {
+      const got = answer?.choices[choice];
+      if (answer && !got) continue; // left out by the endpoint: asked for again
       const first = firstKey === undefined;
       const paid = { calls: first ? failures.calls + 1 : 0, promptTokens: first && answer ? answer.promptTokens : 0, completionTokens: first && answer ? answer.completionTokens : 0 };
-      const record: Omit<LlmRecord, 'key'> = answer
-        ? { status: 'ok', text: answer.choices[choice]!.text, finishReason: answer.choices[choice]!.finishReason, ...paid, durationMs, createdAt, request: requestOf(choice), response: first ? answer.response : { same_request_as: firstKey } }
-        : { status: 'error', text: '', finishReason: null, ...paid, error: error!, durationMs, createdAt, request: requestOf(choice), response: null };
-      const key = store.writer.add(identities[request.members[choice]!]!, record);
+      const record: Omit<LlmRecord, 'key'> = got
+        ? { status: 'ok', text: got.text, finishReason: got.finishReason, ...paid, durationMs, createdAt, request: requestOf(slot, choice), response: first ? answer!.response : { same_request_as: firstKey } }
+        : { status: 'error', text: '', finishReason: null, ...paid, error: error!, durationMs, createdAt, request: requestOf(slot, choice), response: null };
+      const key = store.writer.add(identities[request.members[slot]!]!, record);
       firstKey ??= key;
-      out[choice] = summaryOf(key, record, false);
+      out[slot] = summaryOf(key, record, false);
+      answered.add(slot);
     }
-    return out;
+    return answered;
   }
 
   return {

@@ -26,7 +26,7 @@ import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { sleep } from '../support/poll.js';
 import { testBucket } from '../support/s3.js';
-import { countTokens, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { countTokens, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { scriptedServersPerTest } from '../support/scripted-servers.js';
 
 const { config } = testConfig();
@@ -305,7 +305,7 @@ describe('requests of several choices (samples_per_request)', () => {
     }
   });
 
-  it('a request whose answers are only partly stored is sent again, and only the missing answers are stored', async () => {
+  it('a request whose answers are only partly stored: only the missing choice is asked for again (n=1, its own seed) and stored', async () => {
     const server = await serve(({ body }) => ({ content: choicesFor(body) }));
     const endpoint = endpointOf(server);
     const calls = multiChoiceCalls(endpoint, 2, 4, 4);
@@ -316,7 +316,7 @@ describe('requests of several choices (samples_per_request)', () => {
     const text = (await getText(bucket, segment!))!;
     await putObject(bucket, segment!, text.split('\n').filter((l) => l && !l.includes(lost)).join('\n') + '\n');
     const again = await callLlm(createLlmActivities(bucket), { endpoint, calls });
-    expect(server.requests()).toHaveLength(2);
+    expect(server.requests().map((r) => [r.body.n ?? 1, r.body.seed])).toEqual([[4, 7], [1, 9]]);
     expect(again.map((s) => s.cached)).toEqual([true, true, false, true]);
     expect(again[2]!.calls).toBe(1);
     expect((await readLlmRecordAt(bucket, again[2]!.key))!.text).toBe('    return 9\n');
@@ -334,8 +334,76 @@ describe('requests of several choices (samples_per_request)', () => {
     expect(server.requests()).toHaveLength(0);
   });
 
-  it('a response with fewer choices than asked for is malformed: retried, then recorded as an error for every sample of the request', async () => {
-    // An endpoint that ignores `n` (some do) and answers with one choice.
+  it('an endpoint that ignores `n`: the missing choices are asked for again, each request counted and paid once; nothing sent again', async () => {
+    for (const api of ['completions', 'chat'] as const) {
+      const server = await startScriptedLlmServer(({ body }) => ({ content: choicesFor(body) }), { applyStop: false, maxChoices: 1 });
+      try {
+        const endpoint = endpointOf(server, api);
+        const calls = multiChoiceCalls(endpoint, 4, 6, 4);
+        const summaries = await callLlm(createLlmActivities(bucket), { endpoint, calls });
+        const sent = server.requests();
+        // Run [0..3]: n=4, then the 3 left with the next sample's seed, and so on; run [4, 5] likewise.
+        expect(sent.map((r) => [r.body.n ?? 1, r.body.seed]).sort((a, b) => Number(a[1]) - Number(b[1]))).toEqual([[4, 7], [3, 8], [2, 9], [1, 10], [2, 11], [1, 12]]);
+        const records = await Promise.all(summaries.map((s) => readLlmRecordAt(bucket, s.key)));
+        // Every sample its own answer, as one request per sample would have brought.
+        expect(records.map((r) => r!.text)).toEqual(calls.map((_, i) => `    return ${7 + i}\n`));
+        expect(summaries.map((s) => [s.status, s.calls])).toEqual(calls.map(() => ['ok', 1]));
+        const tokensOf = (b: Record<string, unknown>) => countTokens(api === 'chat' ? (b.messages as Array<{ content: string }>).map((m) => m.content).join(' ') : String(b.prompt));
+        expect(summaries.reduce((a, s) => a + s.promptTokens, 0)).toBe(sent.reduce((a, r) => a + tokensOf(r.body), 0));
+        expect(summaries.reduce((a, s) => a + s.completionTokens, 0)).toBe(6 * 2);
+        // The record says which request it came from.
+        expect((records[2]!.request as { body: { seed: number; n: number } }).body).toMatchObject({ seed: 9, n: 2 });
+        const again = await callLlm(createLlmActivities(bucket), { endpoint, calls });
+        expect(server.requests()).toHaveLength(6);
+        expect(again.map((s) => [s.key, s.cached, s.calls])).toEqual(summaries.map((s) => [s.key, true, 1]));
+      } finally {
+        await server.close();
+      }
+    }
+  });
+
+  it('an endpoint that caps `n`: the rest in one more request', async () => {
+    const server = await startScriptedLlmServer(({ body }) => ({ content: choicesFor(body) }), { applyStop: false, maxChoices: 3 });
+    try {
+      const endpoint = endpointOf(server);
+      const calls = multiChoiceCalls(endpoint, 5, 5, 5);
+      const summaries = await callLlm(createLlmActivities(bucket), { endpoint, calls });
+      expect(server.requests().map((r) => [r.body.n ?? 1, r.body.seed])).toEqual([[5, 7], [2, 10]]);
+      expect(summaries.map((s) => s.calls)).toEqual([1, 0, 0, 1, 0]);
+      expect((await Promise.all(summaries.map((s) => readLlmRecordAt(bucket, s.key)))).map((r) => r!.text)).toEqual(calls.map((_, i) => `    return ${7 + i}\n`));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a follow-up request that fails is retried on its own: the answers already received are kept and not asked for again', async () => {
+    let failNext = true;
+    const server = await startScriptedLlmServer(
+      ({ body }) => {
+        if ((body.n ?? 1) === 1 && failNext) {
+          failNext = false;
+          return { status: 503 };
+        }
+        return { content: choicesFor(body) };
+      },
+      { applyStop: false, maxChoices: 1 },
+    );
+    try {
+      const endpoint = endpointOf(server);
+      const calls = multiChoiceCalls(endpoint, 6, 2, 2);
+      const failure = await failureOf(callLlm(createLlmActivities(bucket), { endpoint, calls }));
+      expect(failure.type).toBe('LlmUnavailable');
+      const retried = await callLlm(createLlmActivities(bucket), { endpoint, calls }, 2);
+      expect(server.requests().map((r) => [r.body.n ?? 1, r.body.seed])).toEqual([[2, 7], [1, 8], [1, 8]]);
+      // The failed follow-up is counted on the answer it finally brought.
+      expect(retried.map((s) => [s.cached, s.calls])).toEqual([[true, 1], [false, 2]]);
+      expect((await readLlmRecordAt(bucket, retried[1]!.key))!.text).toBe('    return 8\n');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a response with a choice beyond the n asked for is malformed: retried, then recorded as an error for every sample of the request', async () => {
     const requests: unknown[] = [];
     const server = http.createServer((req, res) => {
       let body = '';
@@ -343,18 +411,18 @@ describe('requests of several choices (samples_per_request)', () => {
       req.on('end', () => {
         requests.push(JSON.parse(body));
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ id: 'x', object: 'text_completion', choices: [{ index: 0, text: 'one', finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1 } }));
+        res.end(JSON.stringify({ id: 'x', object: 'text_completion', choices: [{ index: 2, text: 'one', finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1 } }));
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
-      const endpoint: LlmEndpoint = { id: 'ignores-n', baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, model: `m-${uniqueSuffix()}`, api: 'completions', requestTimeoutS: 10 };
+      const endpoint: LlmEndpoint = { id: 'bad-index', baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, model: `m-${uniqueSuffix()}`, api: 'completions', requestTimeoutS: 10 };
       const calls = multiChoiceCalls(endpoint, 4, 2, 2);
       // Counted per request: an activity's late attempt (its earlier ones lost to other requests'
       // 429s) still retries a request's first malformed answer.
       const failure = await failureOf(callLlm(createLlmActivities(bucket), { endpoint, calls }, 9));
       expect(failure.type).toBe('LlmMalformedResponse');
-      expect(failure.message).toMatch(/1 choice\(s\) for n=2/);
+      expect(failure.message).toMatch(/choice index 2 repeated or beyond the n=2/);
       for (let attempt = 2; attempt < 5; attempt++) expect((await failureOf(callLlm(createLlmActivities(bucket), { endpoint, calls }, attempt))).type).toBe('LlmMalformedResponse');
       const last = await callLlm(createLlmActivities(bucket), { endpoint, calls }, 5);
       expect(last.map((s) => [s.status, s.calls])).toEqual([['error', 5], ['error', 0]]);

@@ -15,7 +15,7 @@ import { runTs } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { pbeProblems } from '../sweep/support.js';
-import { exploraScript, writeScriptedSweep } from './support.js';
+import { classify, exploraScript, SEED, writeScriptedSweep } from './support.js';
 
 const { env } = testConfig();
 const bucket = testBucket(testConfig().config);
@@ -134,5 +134,64 @@ describe('every method on plain and private-library PBE World', () => {
     expect(mine.filter((r) => r.body.n === N)).toHaveLength((1 + 1 + 2 * 2) * PLAIN.count);
     expect(mine.filter((r) => r.attempt > 1)).toEqual([]);
     expect(mine).toHaveLength(PLAIN.count * (1 + (EXPECTED['self-repair']!.callsPerTask - 1 - N) + batched.exploracoder!.callsPerTask));
+  });
+
+  it('on an endpoint that ignores `n`: every method gets the answers one request per sample would, each request counted', async () => {
+    // The endpoint answers one choice whatever `n` asks (some do): the rest of each request's
+    // choices are asked for again, with the next sample's seed, so every candidate and sample is
+    // what the one-per-request layout would have got.
+    const ignoring = await startScriptedLlmServer(exploraScript(problems), { maxChoices: 1 });
+    try {
+      const id = `methods-ignores-n-${uniqueSuffix()}`;
+      const file = path.join(dir, 'ignores-n.yaml');
+      const M = 5; // ExploraCoder's candidates per subtask (its default m)
+      writeScriptedSweep(file, {
+        id,
+        datasets: [{ name: 'plain', pbe: { count: PLAIN.count, seed: PLAIN.seed } }],
+        baseUrl: ignoring.url,
+        model: 'scripted-ignores-n',
+        // Declared: one request of n = m per subtask, n = n_samples for the answers.
+        modelOptions: { concurrency: 8, samples_per_request: M },
+        methods: ['direct', 'rag', 'self-repair', 'exploracoder', 'capir'],
+        methodOptions: { repair_check: 'outputs' },
+        nSamples: N,
+        k: [1, 2],
+      });
+      const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+      expect(run.code, run.output).toBe(0);
+      const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!) as {
+        cells: Array<{ cell: { cell: string; method: string }; passAtK: Record<string, number>; cost: { calls: number; sandboxRuns: number } }>;
+      };
+      // capir: plan + 2 reranks + N answers (sample 0 wrong, sample 1 canonical, as rag's).
+      const expected: Record<string, { pass1: number; callsPerTask: number; sandboxPerTask: number }> = { ...EXPECTED, capir: { pass1: 0.5, callsPerTask: 1 + 2 + N, sandboxPerTask: N } };
+      expect(results.cells.map((c) => c.cell.method).sort()).toEqual(['capir', 'direct', 'exploracoder', 'rag', 'self-repair']);
+      for (const c of results.cells) {
+        const where = c.cell.cell;
+        expect(c.passAtK['pass@1'], where).toBeCloseTo(expected[c.cell.method]!.pass1, 12);
+        // Every request sent is counted: as many as one request per sample.
+        expect(c.cost.calls, where).toBe(PLAIN.count * expected[c.cell.method]!.callsPerTask);
+        expect(c.cost.sandboxRuns, where).toBe(PLAIN.count * expected[c.cell.method]!.sandboxPerTask);
+      }
+      const sent = ignoring.requests();
+      expect(sent.filter((r) => r.attempt > 1)).toEqual([]);
+      // Per task: each subtask's CoAE asks n = 5, then 4, 3, 2, 1 for the candidates left, each with
+      // the seed of the first one it asks for; the N answers of direct, rag (self-repair's first
+      // answers), ExploraCoder's finals and capir ask n = 2, then 1.
+      const explore = sent.filter((r) => classify(r, problems).role === 'explore');
+      expect(explore).toHaveLength(PLAIN.count * 2 * M);
+      for (const task of problems.filter((p) => p.dataset === 'plain')) {
+        for (const subtask of [0, 1]) {
+          const mine = explore.filter((r) => {
+            const c = classify(r, problems);
+            return c.problem === task && c.subtask === subtask;
+          });
+          expect(mine.map((r) => [r.body.n, Number(r.body.seed) - SEED])).toEqual([[5, 0], [4, 1], [3, 2], [2, 3], [1, 4]]);
+        }
+      }
+      const others = sent.filter((r) => ['final', 'generate'].includes(classify(r, problems).role));
+      expect(others.map((r) => r.body.n ?? 1).sort()).toEqual([...Array<number>(PLAIN.count * 4).fill(1), ...Array<number>(PLAIN.count * 4).fill(2)]);
+    } finally {
+      await ignoring.close();
+    }
   });
 });

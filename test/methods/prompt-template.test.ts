@@ -72,19 +72,10 @@ describe('models[i].prompt in a sweep config', () => {
     );
   });
 
-  it('is refused with a multi-step method, naming the model field and the method', () => {
+  it('is taken by every method, multi-step ones included (test/methods/prompt-template-multistep.test.ts)', () => {
     const config = withModel({ prompt: { system: 'S' } }, { methods: ['direct', 'self-repair', 'exploracoder'] });
     (config.datasets as Array<Record<string, unknown>>)[0]!.library = { api_docs: 'docs.jsonl', name: 'lib', summary: 's' };
-    expect(sweepConfigIssues(config)).toEqual([
-      {
-        path: 'models[0].prompt',
-        message: 'method self-repair (methods[1]) talks to the model in several steps and takes no prompt template; only direct, rag take one (leave prompt out, or run self-repair in another sweep)',
-      },
-      {
-        path: 'models[0].prompt',
-        message: 'method exploracoder (methods[2]) talks to the model in several steps and takes no prompt template; only direct, rag take one (leave prompt out, or run exploracoder in another sweep)',
-      },
-    ]);
+    expect(parseSweepConfig(config).models[0]!.prompt).toEqual({ system: 'S' });
   });
 });
 
@@ -212,7 +203,8 @@ describe('the prompts: axis (one template per cell)', () => {
     expect(cell!.promptTemplate).toEqual(INSTRUCT);
     const plan = planSweep(config, { [config.datasets[0]!.name]: 1 });
     expect(plan.axes.prompts).toBe(0);
-    expect(formatPlan(plan)).not.toContain('prompt template');
+    expect(formatPlan(plan)).not.toMatch(/ x \d+ prompt templates? = /);
+    expect(formatPlan(plan)).toContain(' x 1 temperature = 1 cell');
   });
 
   it('checks each template against every model\'s api, naming the entry, the field and the model', () => {
@@ -239,15 +231,18 @@ describe('the prompts: axis (one template per cell)', () => {
     ]);
   });
 
-  it('refuses a template for a multi-step method, but lets it run with names alone (the default prompts)', () => {
+  it('gives multi-step methods a template too, and runs them with names alone (the default prompts)', () => {
     const withLibrary = (prompts: unknown[]) => {
       const config = withModel({}, { prompts, methods: ['direct', 'self-repair'] });
       (config.datasets as Array<Record<string, unknown>>)[0]!.library = { api_docs: 'docs.jsonl', name: 'lib', summary: 's' };
       return config;
     };
-    const issues = sweepConfigIssues(withLibrary([{ name: 'default' }, { name: 'sys', system: 'S' }]));
-    expect(issues.map((i) => i.path)).toEqual(['prompts[1]']);
-    expect(issues[0]!.message).toContain('method self-repair (methods[1]) talks to the model in several steps and takes no prompt template');
+    expect(expandGrid(parseSweepConfig(withLibrary([{ name: 'default' }, { name: 'sys', system: 'S' }]))).map((c) => [c.method, c.promptName, c.promptTemplate])).toEqual([
+      ['direct', 'default', undefined],
+      ['direct', 'sys', { system: 'S' }],
+      ['self-repair', 'default', undefined],
+      ['self-repair', 'sys', { system: 'S' }],
+    ]);
     expect(expandGrid(parseSweepConfig(withLibrary([{ name: 'default' }, { name: 'plain' }]))).map((c) => c.promptName)).toEqual(['default', 'plain', 'default', 'plain']);
   });
 });

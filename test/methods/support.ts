@@ -127,6 +127,8 @@ export interface ScriptedSweep {
   methodOptions?: Record<string, unknown>;
   nSamples: number;
   k: number[];
+  /** More top-level keys of the config (e.g. a `prompts:` axis). */
+  extra?: Record<string, unknown>;
 }
 
 /**
@@ -145,6 +147,7 @@ export function writeScriptedSweep(file: string, s: ScriptedSweep): void {
     k: s.k,
     timeout_s: 5,
     seed: SEED,
+    ...s.extra,
   };
   writeFileSync(file, YAML.stringify(config));
 }

@@ -4,6 +4,8 @@ import { atKCurve, curveKs, datasetOutcomes, selectDrillTasks, selectSamples } f
 import { esc, jsonForScript, renderSweepReport, scriptSource } from '../../domain/report/html.js';
 import type { ReportSample, SweepReportData } from '../../domain/report/model.js';
 import { ReportSampleSchema } from '../../domain/report/model.js';
+import { paperAnalyses } from '../../domain/report/paperAnalyses.js';
+import { ExplorationTraceSchema } from '../../domain/report/trace.js';
 import { counts, HOSTILE, synthCell, synthReport, synthTrace } from './support.js';
 
 const FAKE_LIB = '/*FAKE-CHART-LIB*/ window.Chart = function () {};';
@@ -252,5 +254,48 @@ describe('large sweeps', () => {
     const html = renderSweepReport(data, { chartLibrary: FAKE_LIB, maxTextChars: 1000 });
     expect(html).toContain('… 19,000 more characters not shown (20,000 in all).');
     expect(html).not.toContain('x'.repeat(1001));
+  });
+});
+
+describe('the ExploraCoder paper analyses section', () => {
+  it('is left out without ExploraCoder- or CAPIR-family cells', () => {
+    const html = renderSweepReport(synthReport(), { chartLibrary: FAKE_LIB });
+    expect(html).not.toContain('<section id="paper">');
+    expect(html).not.toContain('href="#paper"');
+  });
+
+  it('lays out what paperAnalyses computed for the cell: cost per stage, p1/p2, CoAE vs pass', () => {
+    const data = synthReport();
+    const cell = data.cells.find((c) => c.method === 'exploracoder')!;
+    // Task i: one subtask, explored ok on even tasks; plan prompts of 10 (i + 1) tokens.
+    const evidence = cell.perTask.map((t, i) => ({
+      task_index: i,
+      n: t.n,
+      c: t.c,
+      trace: ExplorationTraceSchema.parse({
+        subtasks: [{ index: 0, description: 'd', attempts: [], outcome: 'solved', explored_ok: i % 2 === 0 }],
+        stages: { plan: { requests: 1, answers: 1, prompt_tokens: 10 * (i + 1), completion_tokens: 5 }, explore: { requests: 2, answers: 4, prompt_tokens: 100, completion_tokens: 40 } },
+      }),
+    }));
+    cell.paperAnalyses = paperAnalyses(evidence);
+    const html = renderSweepReport(data, { chartLibrary: FAKE_LIB });
+    expect(html).toContain('<section id="paper">');
+    expect(html).toContain('href="#paper"');
+    const field = (selector: RegExp, name: string) => new RegExp(`<td class="num" data-field="${name}">([^<]*)</td>`).exec(selector.exec(html)![0])![1];
+    const planRow = new RegExp(`<tr data-cell="${cell.id.replace(/\./g, '\\.')}" data-stage="plan">[\\s\\S]*?</tr>`);
+    const tasks = cell.perTask.length;
+    expect(field(planRow, 'requests')).toBe('1.00');
+    expect(field(planRow, 'prompt_tokens')).toBe(((10 * tasks * (tasks + 1)) / 2 / tasks).toFixed(1));
+    const totalRow = new RegExp(`<tr class="total" data-cell="${cell.id.replace(/\./g, '\\.')}" data-stage="total">[\\s\\S]*?</tr>`);
+    expect(field(totalRow, 'requests')).toBe('3.00');
+    expect(field(totalRow, 'answers')).toBe('5.00');
+    const debugRow = /<table class="grid" id="paper-debug-table">[\s\S]*?<\/table>/;
+    expect(field(debugRow, 'explored_subtasks')).toBe(String(tasks));
+    expect(field(debugRow, 'p1')).toBe(pct(cell.paperAnalyses.debug.p1!));
+    const coaeRow = /<table class="grid" id="paper-coae-table">[\s\S]*?<\/table>/;
+    expect(field(coaeRow, 'ok-tasks')).toBe(String(Math.ceil(tasks / 2)));
+    expect(field(coaeRow, 'ok-pass')).toBe(pct(cell.paperAnalyses.coae.all_subtasks_ok.pass_rate!));
+    // Only the family's cells get rows.
+    expect(html.match(/data-stage="total"/g)).toHaveLength(1);
   });
 });

@@ -78,6 +78,11 @@ export interface ScriptedServerOptions {
    * one, which is not included, finish_reason 'stop'). Default true.
    */
   applyStop?: boolean;
+  /**
+   * The most choices an answer carries, whatever the request's `n` (the first ones of the script's
+   * contents): 1 plays an endpoint that ignores `n`, more one that caps it. Default: all `n`.
+   */
+  maxChoices?: number;
 }
 
 export interface ScriptedLlmServer {
@@ -247,7 +252,7 @@ export async function startScriptedLlmServer(script: Script, options: ScriptedSe
         return;
       }
       const stops = applyStop ? stopList(b.stop) : [];
-      const texts = contents.map((content) => cutAtStop(content, stops));
+      const texts = contents.slice(0, options.maxChoices ?? n).map((content) => cutAtStop(content, stops));
       const finish = reply.finishReason ?? 'stop';
       const choices = texts.map((text, index) =>
         api === 'chat'

@@ -26,7 +26,7 @@ export const capirMethod = {
   kind: 'capir',
   needsLibrary: true,
   needsChat: true,
-  takesPromptTemplate: false,
+  promptTemplateScope: "the generation (rag's layout: system message and instruction); CAPIR + Self-Repair's feedback and repair turns continue that conversation in the method's words; the planner and the reranks keep their own prompts",
   names: {
     capir: { description: 'CAPIR: plan, per-subtask retrieval and rerank, one generation per sample with the kept docs', variant: { planInPrompt: false, repair: false } },
     'capir-self-repair': {
@@ -51,7 +51,7 @@ export const capirMethod = {
       shared: [
         singleAnswers('plan', tasks),
         singleAnswers('rerank', tasks * ASSUMED_SUBTASKS),
-        ...(v.planInPrompt ? [] : [{ part: 'capir', atCellTemperature: true, requests: batchedRequests(ctx), answers: tasks * n }]),
+        ...(v.planInPrompt ? [] : [{ part: 'capir', atCellTemperature: true, templated: true, requests: batchedRequests(ctx), answers: tasks * n }]),
       ],
     };
   },

@@ -9,12 +9,17 @@ import { isStatementTask, type SweepProblem } from '../../datasets/problems.js';
 import type { ChatMessage } from '../../llm/request.js';
 import { clip, pythonBlock } from '../chat.js';
 import { formatPlan } from '../exploracoder/plan.js';
-import { chatMessagesOf } from '../promptTemplate.js';
+import { chatMessagesOf, type PromptTemplate } from '../promptTemplate.js';
 import { ragUserMessage } from '../rag/request.js';
 
-export function capirMessages(problem: SweepProblem, docs: readonly ApiDoc[], libraryName: string, plan: readonly string[] | null): ChatMessage[] {
+/**
+ * CAPIR's (EpiGen's, with the plan) generation, in rag's layout; a cell's prompt template shapes it
+ * as it shapes rag's chat request (system message, instruction). The feedback and repair turns of
+ * CAPIR + Self-Repair continue this conversation in the method's own words.
+ */
+export function capirMessages(problem: SweepProblem, docs: readonly ApiDoc[], libraryName: string, plan: readonly string[] | null, template?: PromptTemplate): ChatMessage[] {
   const planned = plan === null ? '' : `\nA plan for the task, one API subtask per step:\n${formatPlan([...plan])}\n`;
-  return chatMessagesOf(problem, ragUserMessage(problem, docs, libraryName) + planned);
+  return chatMessagesOf(problem, ragUserMessage(problem, docs, libraryName, template) + planned, template);
 }
 
 function what(problem: SweepProblem): string {

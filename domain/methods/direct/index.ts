@@ -8,7 +8,7 @@ export const directMethod = {
   kind: 'direct',
   needsLibrary: false,
   needsChat: false,
-  takesPromptTemplate: true,
+  promptTemplateScope: 'its one request per sample',
   names: {
     direct: { description: 'one request per sample; the extracted code is run against the hidden tests', variant: {} },
   },

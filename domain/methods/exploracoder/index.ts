@@ -63,7 +63,7 @@ export const exploracoderMethod = {
   kind: 'exploracoder',
   needsLibrary: true,
   needsChat: true,
-  takesPromptTemplate: false,
+  promptTemplateScope: "the final solution (its system message and its closing instruction); the planner, the reranks, the exploration and debug prompts keep the paper's wording",
   names: exploraNames(),
   // Estimated with ASSUMED_SUBTASKS subtasks, a rerank for each and the global one, CoAE's m
   // candidates per subtask in requests of samples_per_request choices (one request of n = m when

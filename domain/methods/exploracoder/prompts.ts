@@ -11,6 +11,7 @@ import { formatApiDoc, indexText } from '../../apidocs/corpus.js';
 import { isStatementTask, type SweepProblem } from '../../datasets/problems.js';
 import type { ChatMessage } from '../../llm/request.js';
 import { clip, pythonBlock } from '../chat.js';
+import { stepSystemMessage, type PromptTemplate } from '../promptTemplate.js';
 import { formatPlan } from './plan.js';
 
 /** What one run of a snippet showed: the part of an observation a model sees. */
@@ -197,6 +198,12 @@ export function debugMessages(input: {
 // ---------------------------------------------------------------------------------------------
 // 4. Final solution
 
+/**
+ * The final solution's request. The only ExploraCoder step a cell's prompt template shapes: its
+ * `system` replaces this step's system message ('' sends none), its `instruction` the closing
+ * sentence that asks for the code; the requirement, trace and docs stay as they are. Without a
+ * template, the paper's prompt byte for byte.
+ */
 export function finalMessages(input: {
   problem: SweepProblem;
   library: ApiLibrary;
@@ -205,17 +212,24 @@ export function finalMessages(input: {
   experiences: readonly Experience[] | null;
   docs: readonly ApiDoc[];
   observationChars: number;
+  template?: PromptTemplate;
 }): ChatMessage[] {
   const trace =
     input.experiences === null
       ? `A plan for the task:\n${formatPlan([...input.subtasks])}\n\n`
       : `Your exploration trace (subtask, experiment, observation):\n\n${experienceBlock(input.experiences, input.observationChars)}\n\n` +
         'The subtasks were only aids for exploring: reorganize the API calls as the task needs and add your own glue code.\n\n';
+  const system = stepSystemMessage(
+    `You are a senior Python programmer. You have just explored the library \`${input.library.name}\`, which is new to you, by running experiments with it.`,
+    input.template,
+  );
+  const instruction =
+    input.template?.instruction ??
+    (isStatementTask(input.problem)
+      ? 'Now write the whole script, its last line finished, in one ```python code block.'
+      : `Now write the complete function \`${input.problem.entry_point}\` (with its signature and the imports it needs) in one \`\`\`python code block.`);
   return [
-    {
-      role: 'system',
-      content: `You are a senior Python programmer. You have just explored the library \`${input.library.name}\`, which is new to you, by running experiments with it.`,
-    },
+    ...(system === null ? [] : [{ role: 'system' as const, content: system }]),
     {
       role: 'user',
       content:
@@ -223,9 +237,7 @@ export function finalMessages(input: {
         exampleInputs(input.problem) +
         trace +
         `API documentation:\n${docsBlock(input.docs)}\n\n` +
-        (isStatementTask(input.problem)
-          ? 'Now write the whole script, its last line finished, in one ```python code block.'
-          : `Now write the complete function \`${input.problem.entry_point}\` (with its signature and the imports it needs) in one \`\`\`python code block.`),
+        instruction,
     },
   ];
 }

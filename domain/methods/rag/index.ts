@@ -9,14 +9,14 @@ export const ragMethod = {
   kind: 'rag',
   needsLibrary: true,
   needsChat: false,
-  takesPromptTemplate: true,
+  promptTemplateScope: 'its one request per sample (the template before the documentation)',
   names: {
     rag: { description: 'naive RAG (DocPrompting): the top rag_k API docs for the whole task in one prompt per sample', variant: {} },
   },
   estimateCost: (_variant, ctx) => {
     const requests = batchedRequests(ctx);
     const answers = ctx.tasks * ctx.n;
-    return { llmRequests: requests, llmAnswers: answers, sandboxRuns: answers, estimate: false, shared: [{ part: 'rag', atCellTemperature: true, requests, answers }] };
+    return { llmRequests: requests, llmAnswers: answers, sandboxRuns: answers, estimate: false, shared: [{ part: 'rag', atCellTemperature: true, templated: true, requests, answers }] };
   },
   sharedRequestFamilies: (_variant, cell) => [ragAnswerFamily(cell)],
   outlineTrace: () => [],

@@ -12,7 +12,7 @@ export const selfRepairMethod = {
   kind: 'self-repair',
   needsLibrary: true,
   needsChat: true,
-  takesPromptTemplate: false,
+  promptTemplateScope: "the first answer (rag's request: system message and instruction); the repair turns continue that conversation in the method's words; the planner (the budget) keeps its own prompt",
   names: {
     'self-repair': { description: 'generate, run on the visible examples, repair from the errors; budget = subtasks ExploraCoder plans', variant: {} },
   },
@@ -21,7 +21,7 @@ export const selfRepairMethod = {
     const { tasks, n } = ctx;
     const batched = batchedRequests(ctx);
     const repairs = tasks * n * (ASSUMED_SUBTASKS / 2);
-    const shared = [singleAnswers('plan', tasks), { part: 'rag', atCellTemperature: true, requests: batched, answers: tasks * n }];
+    const shared = [singleAnswers('plan', tasks), { part: 'rag', atCellTemperature: true, templated: true, requests: batched, answers: tasks * n }];
     return { llmRequests: tasks + batched + repairs, llmAnswers: tasks + tasks * n + repairs, sandboxRuns: tasks * n * (ASSUMED_SUBTASKS / 2 + 2), estimate: true, shared };
   },
   sharedRequestFamilies: (_variant, cell) => [planFamily(cell), ragAnswerFamily(cell)],

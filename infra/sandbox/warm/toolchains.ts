@@ -210,7 +210,7 @@ function result(exitCode: number | null, timedOut: boolean, diagnostics: string,
 
 export function warmJavaToolchain(): Toolchain {
   const base = javaToolchain();
-  const jar = existsSync(JAVATUPLES_JAR) ? JAVATUPLES_JAR : join(WARM_TOOLS_DIR, 'javatuples-1.2.jar');
+  const jar = JAVATUPLES_JAR;
   const serverClasses = join(WARM_TOOLS_DIR, 'javac-server');
   const javaHome = (): string => dirname(dirname(execFileSync('sh', ['-c', 'readlink -f "$(command -v javac)"'], { encoding: 'utf8' }).trim()));
   const served = new ServedCompiler(

@@ -12,11 +12,13 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { WARM_TOOLS_DIR } from '../../warm/paths.js';
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
-import { COMPILE_LIMITS, exitedWith, firstLine, killedBy, probeVersion, runLimits, TOOLS_DIR } from './common.js';
+import { COMPILE_LIMITS, exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
 
-export const JAVATUPLES_JAR = join(TOOLS_DIR, 'java', 'javatuples-1.2.jar');
+/** Fetched (sha-256 pinned) by scripts/install-warm-compilers.sh; the plain and the warm Java toolchains share it. */
+export const JAVATUPLES_JAR = join(WARM_TOOLS_DIR, 'javatuples-1.2.jar');
 const JAR_IN_SANDBOX = '/opt/java/javatuples-1.2.jar';
 const JDK_INSTALL = 'install a JDK 11 or later (Debian: apt-get install openjdk-17-jdk-headless) so that `javac` and `java` are on PATH';
 const JVM_FLAGS = ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-XX:-UsePerfData', '-Xshare:auto'];
@@ -40,7 +42,7 @@ export function javaToolchain(): Toolchain {
       if (!javac.ok) return javac;
       const java = probeVersion('java', ['-version'], 'java', JDK_INSTALL);
       if (!java.ok) return java;
-      if (!existsSync(JAVATUPLES_JAR)) return { ok: false, missing: `javatuples 1.2 (${JAVATUPLES_JAR})`, install: 'run `bash scripts/install-toolchains.sh` (it fetches org.javatuples:javatuples:1.2 from Maven Central)' };
+      if (!existsSync(JAVATUPLES_JAR)) return { ok: false, missing: `javatuples 1.2 (${JAVATUPLES_JAR})`, install: 'run `bash scripts/install-warm-compilers.sh` (it fetches org.javatuples:javatuples:1.2 from Maven Central, sha-256 pinned)' };
       return javac;
     },
     mounts: () => [{ host: JAVATUPLES_JAR, sandbox: JAR_IN_SANDBOX }],
