@@ -4,7 +4,7 @@
  * MultiPL-E's own evaluator, on the same machine, in one run, with the same concurrency.
  *
  *   npx tsx scripts/bench/bench-multiple.ts [--programs 40] [--workers 2] [--languages js,ts,go_test.go,rs,java,cpp]
- *                                          [--rounds 1] [--levers] [--skip-peer] [--floor]
+ *                                          [--rounds 1] [--levers] [--skip-peer] [--floor] [--batch-size 16] [--in-flight N]
  *
  * Workload: the correct MultiPL-E-style rows of scripts/bench/data/multiple-correct.jsonl (three
  * HumanEval problems per language, in MultiPL-E's format: the program is prompt + completion +
@@ -29,6 +29,10 @@
  * Node per program. MultiPL-E's time over it bounds what such an evaluator can gain.
  * --peer-timeout-scale multiplies MultiPL-E's timeouts: on a loaded machine its 15 s for tsc would
  * trip and count as SyntaxError.
+ * --batch-size: most programs per compile batch where the toolchain batches (Go; 1: none), the
+ * runner's default otherwise (ProcessExecutor's DEFAULT_BATCH_SIZE).
+ * --in-flight N: ours calls `run` per program with N in flight (as a sweep's shard does: twice
+ * the slots) instead of one `runMany` over all of them.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -38,6 +42,7 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { z } from 'zod';
 import type { Toolchain } from '../../infra/sandbox/process/contract.js';
+import { mapLimit } from '../../infra/mapLimit.js';
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
 import { PLAIN_TOOLCHAINS, toolchainFor } from '../../infra/sandbox/process/toolchains/index.js';
 import { WARM_LANGUAGES, type WarmLanguage } from '../../infra/sandbox/warm/registry.js';
@@ -54,6 +59,8 @@ const program = new Command()
   .option('--levers', 'also run each strategy with its lever off')
   .option('--skip-peer', 'measure ours only')
   .option('--floor', 'js: also time bare `node F` per program (no Python, no sandbox), the floor of a process per program')
+  .option('--in-flight <n>', 'ours: `run` per program with this many in flight, as a sweep shard calls it, instead of one runMany')
+  .option('--batch-size <n>', "most programs per compile batch where the toolchain batches (1: none); default the runner's")
   .option('--peer-timeout-scale <x>', "multiply MultiPL-E's timeouts (15 s for tsc, javac, g++) on a loaded machine, where they would trip", '1')
   .parse();
 const opts = z
@@ -69,6 +76,8 @@ const opts = z
     levers: z.boolean().optional(),
     skipPeer: z.boolean().optional(),
     floor: z.boolean().optional(),
+    batchSize: z.coerce.number().int().positive().optional(),
+    inFlight: z.coerce.number().int().positive().optional(),
     peerTimeoutScale: z.coerce.number().positive(),
   })
   .parse(program.opts());
@@ -242,13 +251,14 @@ async function runBareNode(programs: string[]): Promise<SideResult> {
 
 /** Programs through explora's process runner (ProcessExecutor) with one toolchain module. */
 async function runOurs(toolchain: Toolchain, programs: string[], warmups: string[]): Promise<SideResult & { compileMs: number; runMs: number }> {
-  const executor = new ProcessExecutor(toolchain, { concurrency: opts.workers, limits: { timeoutMs: 15_000 } });
+  const executor = new ProcessExecutor(toolchain, { concurrency: opts.workers, limits: { timeoutMs: 15_000 }, ...(opts.batchSize ? { batchSize: opts.batchSize } : {}) });
   try {
     await executor.start();
     // Warm-up outside the clock, as a worker is warm before most of its samples (distinct texts).
     await executor.runMany(warmups.map((program, i) => ({ id: `warmup-${i}`, program })));
     const started = performance.now();
-    const results = await executor.runMany(programs.map((program, i) => ({ id: String(i), program })));
+    const requests = programs.map((program, i) => ({ id: String(i), program }));
+    const results = opts.inFlight ? await mapLimit(requests, opts.inFlight, (r) => executor.run(r)) : await executor.runMany(requests);
     const seconds = (performance.now() - started) / 1000;
     for (const r of results) if (r.status !== 'passed' && process.env.BENCH_DEBUG) console.error(r);
     return {

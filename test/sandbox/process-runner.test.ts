@@ -13,6 +13,7 @@ import { classifyNode } from '../../infra/sandbox/process/toolchains/javascript.
 import { classifyRust } from '../../infra/sandbox/process/toolchains/rust.js';
 import { PLAIN_TOOLCHAINS, TOOLCHAINS } from '../../infra/sandbox/process/toolchains/index.js';
 import { DEFAULT_LIMITS } from '../../domain/execution/types.js';
+import { BATCH_MAX_PACKAGE_DATA, packageFits } from '../../infra/sandbox/warm/go.js';
 
 const step: SandboxStep = {
   kind: 'sandbox',
@@ -102,5 +103,36 @@ describe('the toolchains', () => {
 
   it("Go's cache covers every importable standard package", () => {
     expect(importableStd('fmt\ninternal/abi\nnet\nvendor/x\ncmd/go\nruntime/race\nruntime/cgo\nstrings\n')).toEqual(['fmt', 'net', 'strings']);
+  });
+});
+
+describe('which Go packages can share a batch test binary (nm -size -type of the batch archives)', () => {
+  const pkg = (i: number) => `p${i}/command-line-arguments_test`;
+  const listing = [
+    `/build/p0/pkg.a:\t    46b2          8 D ${pkg(0)}..inittask`,
+    `/build/p0/pkg.a:\t    433e        549 T ${pkg(0)}.TestStrlen`,
+    `/build/p0/pkg.a:\t                  0 U fmt.Sprintf`,
+    `/build/p0/pkg.a:\t    4874         32 D ${pkg(0)}.small`,
+    `/build/p1/pkg.a:\t    6706         24 D ${pkg(1)}..inittask`,
+    `/build/p1/pkg.a:\t    6844          8 B ${pkg(1)}.tbl`,
+    `/build/p2/pkg.a:\t    46b2          8 D ${pkg(2)}..inittask`,
+    `/build/p2/pkg.a:\t    67e6  268435456 B ${pkg(2)}.big`,
+    `/build/p3/pkg.a:\t    4c21          8 r ${pkg(3)}..stmp_0<1>`,
+  ].join('\n');
+
+  it('no init work and little data: fits', () => {
+    expect(packageFits(listing, '/build/p0/pkg.a', pkg(0))).toBe(true);
+  });
+
+  it('init functions (init(), variables initialised by code) or data past the bound: built alone', () => {
+    expect(packageFits(listing, '/build/p1/pkg.a', pkg(1))).toBe(false);
+    expect(packageFits(listing, '/build/p2/pkg.a', pkg(2))).toBe(false);
+    expect(packageFits(`/build/p4/pkg.a:\t 1 8 D ${pkg(4)}..inittask\n/build/p4/pkg.a:\t 2 ${BATCH_MAX_PACKAGE_DATA + 1} D ${pkg(4)}.table`, '/build/p4/pkg.a', pkg(4))).toBe(false);
+  });
+
+  it('a package the listing does not show (no inittask seen) is built alone; a one-file listing has no file prefix', () => {
+    expect(packageFits(listing, '/build/p3/pkg.a', pkg(3))).toBe(false);
+    expect(packageFits(listing, '/build/p9/pkg.a', pkg(9))).toBe(false);
+    expect(packageFits(`    46b2          8 D ${pkg(5)}..inittask\n    4c21          8 r x`, '/build/p5/pkg.a', pkg(5))).toBe(true);
   });
 });

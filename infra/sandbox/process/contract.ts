@@ -18,7 +18,10 @@
  *                       `compile_error`, never a pass;
  *   5. `run()`         the run step: argv, environment, limits;
  *   6. `classify()`    the run step's end as a status (passed / failed / error / oom / killed;
- *                       the runner itself handles timeouts and compile failures).
+ *                       the runner itself handles timeouts and compile failures);
+ *   7. `compileBatch()` optional: several programs compiled in one go, where what does not depend
+ *                       on the program (a test main, a link) can be paid once for all of them;
+ *                       each program still runs alone in its own sandbox (see BatchCompile).
  *
  * Steps run inside bubblewrap (bwrapStep.ts) as the sample's slot uid: the compile step with the
  * build directory writable at BUILD_DIR and its cwd there; the run step with it read-only and a
@@ -97,6 +100,42 @@ export interface StepResult {
   sandboxError?: string;
 }
 
+/**
+ * Several programs compiled together (`Toolchain.compileBatch`). Why a member of its own: in some
+ * languages most of a lone compile does not depend on the program (Go links the runtime and
+ * `testing` into every test binary: ~110 ms of a ~170 ms build), and one step for several programs
+ * pays it once. The runner gives `build` one build directory (owned by one slot's uid) and a way
+ * to run sandboxed compile steps in it; `build` answers, per program and in order, either `built`
+ * (the files of the program's own run directory, taken from the batch directory, and its run
+ * step: the program then runs alone, in its own sandbox, exactly as a lone one) or `alone`: the
+ * runner then compiles it on its own as if there were no batch. Any doubt is `alone` (a compile
+ * or check failure, a program the batch cannot hold without changing what another one sees, a
+ * failed batch step): a batch never changes a program's outcome, it only shares work.
+ */
+export interface BatchCompile {
+  build(batch: BatchDirectory): Promise<BatchOutcome[]>;
+}
+
+export interface BatchDirectory {
+  /** Host path of the batch's build directory (BUILD_DIR inside its steps). */
+  buildDir: string;
+  /** Writes files (relative paths, sub-directories created) owned by the batch's uid. */
+  write(files: Record<string, string>): void;
+  /** Runs a step with the batch directory writable, as a compile step runs. */
+  run(step: SandboxStep): Promise<StepResult>;
+}
+
+export type BatchOutcome =
+  | {
+      kind: 'built';
+      /** The program's run directory: file name -> host path of a file in the batch directory (hard-linked or copied). */
+      files: Record<string, string>;
+      run: SandboxStep;
+      /** The program's share of the batch's compile time. */
+      compileMs: number;
+    }
+  | { kind: 'alone' };
+
 export type ToolchainCheck = { ok: true; version: string } | { ok: false; missing: string; install: string };
 
 /** A run step's end, as the toolchain reads it. */
@@ -120,5 +159,10 @@ export interface Toolchain {
   /** `program` is the sample's text, for strategies that depend on it (a precompiled header). */
   compile(limits: ExecutionLimits, program: string): SandboxStep | ServedStep | null;
   run(limits: ExecutionLimits): SandboxStep;
+  /**
+   * Optional (see BatchCompile): a compile of several programs with the same limits, or null when
+   * this toolchain cannot batch now (the runner then compiles each alone).
+   */
+  compileBatch?(limits: ExecutionLimits, programs: readonly string[]): BatchCompile | null;
   classify(run: StepResult): RunOutcome;
 }

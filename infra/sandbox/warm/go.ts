@@ -18,6 +18,11 @@
  * binary `Exception`, a deadline `Timeout`. A file this route does not cover exactly (a TestMain,
  * examples, benchmarks, fuzz targets, an import outside the standard library, or a package clause
  * it cannot read) goes through `go test` itself, in the jail.
+ *
+ * Batches (batchPlan, for the process runner's compileBatch: infra/sandbox/warm/toolchains.ts):
+ * the same compile and vet per program, each as a package of its own, then one test main whose
+ * first argument picks the package, and one link; packages whose presence would change another
+ * program's run (init work, big data, unsafe) are built alone (packageFits).
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,6 +36,112 @@ const VET_FLAGS = ['-atomic', '-bool', '-buildtags', '-directive', '-errorsas', 
 /** The uid of the `go test` route (it shares one build cache). */
 const GO_TEST_UID = SERVER_UID + 100;
 const TESTMAIN_IMPORTS = ['os', 'testing', 'testing/internal/testdeps'];
+const NM_BINARY = 'explora-nm';
+
+/** One program as a package (packagePlan). */
+interface PackagePlan {
+  pkgPath: string;
+  packageName: string;
+  imports: string[];
+  tests: string[];
+  /** import path -> export data (host path), its closure with the test main's. */
+  exports: Map<string, string>;
+  /** Its files, relative to its directory. */
+  files: Record<string, string>;
+  compile: string;
+  vet: string;
+}
+
+/**
+ * A batch of programs (batchPlan): first `script` compiles and vets each program the batch takes
+ * (`programs[i]` defined) in its own directory, writing `<dir>/status` (0: built and vetted) and
+ * `<dir>/log`, then lists every built package's symbols (`nm.out`, read by `packageFits`); then
+ * `link(members)` gives the files and script of one test main over the members (indices of
+ * `programs`) and one link, into `program.test`, whose first argument is the member's position
+ * in `members`.
+ */
+export interface BatchPlan {
+  programs: ({ dir: string; pkgPath: string; tests: string[] } | undefined)[];
+  files: Record<string, string>;
+  script: string;
+  link(members: readonly number[]): { files: Record<string, string>; script: string };
+}
+
+/** A package's own data beyond which it is built alone (its data would weigh on the others' runs). */
+export const BATCH_MAX_PACKAGE_DATA = 64 << 10;
+
+/**
+ * Whether a package can share a test binary with others without changing what they see: no
+ * initialisation work (its `..inittask` lists no function: no init(), no variable initialised by
+ * code; a run of another program's tests would run it) and little data (`BATCH_MAX_PACKAGE_DATA`
+ * of data and bss, mapped by every run of the binary). `nm` is the `nm -size -type` listing of
+ * the batch's archives, `archive` this package's path in it.
+ */
+export function packageFits(nm: string, archive: string, pkgPath: string): boolean {
+  let inittask: number | undefined;
+  let data = 0;
+  for (const line of nm.split('\n')) {
+    // `archive:\t addr size type name`; without the archive when nm listed one file only.
+    const m = /^(?:(\S+):\t)?\s*[0-9a-f]*\s+(\d+) ([A-Za-z?]) (.+)$/.exec(line);
+    if (!m || (m[1] !== undefined && m[1] !== archive) || m[3] === 'U') continue;
+    const size = Number(m[2]);
+    if (m[4] === `${pkgPath}..inittask`) inittask = size;
+    if ('DBdb'.includes(m[3]!) && m[4]!.startsWith(`${pkgPath}.`)) data += size;
+  }
+  // An inittask of 8 bytes is its header alone (state and a count of zero functions).
+  return inittask !== undefined && inittask <= 8 && data <= BATCH_MAX_PACKAGE_DATA;
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The generated test main (testing.MainStart over each package's TestXxx functions, as `go
+ * test`'s own). With `select`, the first argument says which package's tests run (its position
+ * in `units`), and is removed, so that the tests see the arguments a lone test binary gets.
+ */
+function testMain(units: readonly { alias: string; pkgPath: string; tests: string[] }[], select: boolean): string {
+  const imports = units.map((u) => `\t${u.alias} ${JSON.stringify(u.pkgPath)}\n`).join('');
+  const table = (u: { alias: string; tests: string[] }): string => u.tests.map((t) => `{${JSON.stringify(t)}, ${u.alias}.${t}}`).join(', ');
+  if (!select) {
+    const u = units[0]!;
+    return `package main\n\nimport (\n\t"os"\n\t"testing"\n\t"testing/internal/testdeps"\n\n${imports})\n\nvar tests = []testing.InternalTest{\n${u.tests.map((t) => `\t{${JSON.stringify(t)}, ${u.alias}.${t}},\n`).join('')}}\n\nfunc main() {\n\tm := testing.MainStart(testdeps.TestDeps{}, tests, nil, nil, nil)\n\tos.Exit(m.Run())\n}\n`;
+  }
+  return `package main
+
+import (
+\t"os"
+\t"testing"
+\t"testing/internal/testdeps"
+
+${imports})
+
+var tests = [][]testing.InternalTest{
+${units.map((u) => `\t{${table(u)}},\n`).join('')}}
+
+func main() {
+\twhich := -1
+\tif len(os.Args) > 1 && len(os.Args[1]) > 0 && len(os.Args[1]) < 6 {
+\t\twhich = 0
+\t\tfor _, c := range os.Args[1] {
+\t\t\tif c < '0' || c > '9' {
+\t\t\t\twhich = -1
+\t\t\t\tbreak
+\t\t\t}
+\t\t\twhich = which*10 + int(c-'0')
+\t\t}
+\t}
+\tif which < 0 || which >= len(tests) {
+\t\tos.Stderr.WriteString("explora batch test main: the first argument must name a program of the batch\\n")
+\t\tos.Exit(3)
+\t}
+\tos.Args = append(os.Args[:1], os.Args[2:]...)
+\tm := testing.MainStart(testdeps.TestDeps{}, tests[which], nil, nil, nil)
+\tos.Exit(m.Run())
+}
+`;
+}
 
 interface GoEnv {
   goroot: string;
@@ -108,6 +219,15 @@ export class GoStrategy implements WarmStrategy {
     mkdirSync(this.goCache, { recursive: true });
     if (process.getuid?.() === 0) chownSync(this.goCache, GO_TEST_UID, GO_TEST_UID);
     this.importSet(['fmt', 'testing']);
+    // `go tool nm` is built on demand by the go command (not shipped since Go 1.24), which a
+    // sandbox cannot do: the batches' check of their packages uses our own build of it.
+    if (!existsSync(join(this.cache, NM_BINARY))) {
+      try {
+        goOutput(['build', '-o', join(this.cache, NM_BINARY), 'cmd/nm'], this.cache);
+      } catch (error) {
+        process.emitWarning(`Go batches are off (each program builds alone): go build cmd/nm failed: ${String(error)}`);
+      }
+    }
   }
 
   private copyIn(host: string): string {
@@ -174,39 +294,121 @@ export class GoStrategy implements WarmStrategy {
    * itself (see the header).
    */
   directPlan(program: string, jobPath: string, cachePath: string): { files: Record<string, string>; script: string } | undefined {
+    const unit = this.packagePlan(program, jobPath, cachePath);
+    if (!unit) return undefined;
+    const j = jobPath;
+    const main = testMain([{ alias: '_test', pkgPath: unit.pkgPath, tests: unit.tests }], false);
+    const script = [
+      `${unit.compile} || exit 101`,
+      `${unit.vet} || exit 102`,
+      `${this.compileMain(j)} || exit 103`,
+      `${this.link(j)} || exit 104`,
+    ].join('\n');
+    const importcfg = unit.files.importcfg!;
+    return {
+      files: {
+        ...unit.files,
+        'importcfg.main': importcfg + `packagefile ${unit.pkgPath}=${j}/pkg.a\n`,
+        'importcfg.link': importcfg + `packagefile ${unit.pkgPath}=${j}/pkg.a\npackagefile main=${j}/main.a\n`,
+        'main.go': main,
+      },
+      script,
+    };
+  }
+
+  /**
+   * One program as a package of its own, in `jobPath` (its files there: program_test.go,
+   * importcfg, vet.cfg): its compile and vet commands (the lone route's, with the lone route's
+   * flags), compiled as `pkgPath` (default the lone route's, `command-line-arguments_test`) with
+   * its source recorded as `recordedDir`/program_test.go (trimpath), so that its panics and test
+   * failures name the file a lone build names. Undefined when the direct route does not cover it.
+   */
+  private packagePlan(program: string, jobPath: string, cachePath: string, options: { pkgPath?: string; recordedDir?: string } = {}): PackagePlan | undefined {
     const imports = goImports(program);
     const names = goTestNames(program);
     const pkg = /^package\s+(\w+)/m.exec(program)?.[1];
     if (this.alwaysGoTest || !imports || !pkg || names.special || names.tests.length === 0 || imports.some((i) => !this.std.has(i))) return undefined;
     const set = this.importSet(imports);
     const at = (host: string): string => cachePath + host.slice(this.cache.length);
-    const pkgPath = pkg.endsWith('_test') ? 'command-line-arguments_test' : 'command-line-arguments';
+    const pkgPath = options.pkgPath ?? (pkg.endsWith('_test') ? 'command-line-arguments_test' : 'command-line-arguments');
     const importcfg = [...set.exports].map(([p, f]) => `packagefile ${p}=${at(f)}`).join('\n') + '\n';
     const vetCfg = {
       ID: pkgPath, Compiler: 'gc', Dir: jobPath, ImportPath: pkgPath, GoFiles: [`${jobPath}/program_test.go`], NonGoFiles: [], IgnoredFiles: [],
-      ModulePath: '', ModuleVersion: '', ImportMap: Object.fromEntries(imports.map((i) => [i, i])), PackageFile: Object.fromEntries(imports.map((i) => [i, at(set.exports.get(i)!)])),
+      ModulePath: '', ModuleVersion: '', ImportMap: Object.fromEntries(imports.map((i) => [i, i])), PackageFile: Object.fromEntries(imports.flatMap((i) => (set.exports.has(i) ? [[i, at(set.exports.get(i)!)]] : []))),
       Standard: Object.fromEntries(imports.map((i) => [i, true])), PackageVetx: Object.fromEntries(imports.flatMap((i) => (set.vetx.has(i) ? [[i, at(set.vetx.get(i)!)]] : []))),
       VetxOnly: false, VetxOutput: `${jobPath}/vet.out`, Stdout: `${jobPath}/vet.stdout`, GoVersion: this.env.version, FixArchive: '', SucceedOnTypecheckFailure: false,
     };
-    const main = `package main\n\nimport (\n\t"os"\n\t"testing"\n\t"testing/internal/testdeps"\n\n\t_test "${pkgPath}"\n)\n\nvar tests = []testing.InternalTest{\n${names.tests.map((t) => `\t{${JSON.stringify(t)}, _test.${t}},\n`).join('')}}\n\nfunc main() {\n\tm := testing.MainStart(testdeps.TestDeps{}, tests, nil, nil, nil)\n\tos.Exit(m.Run())\n}\n`;
     const t = this.env.tooldir;
     const j = jobPath;
-    const script = [
-      `${t}/compile -o ${j}/pkg.a -p ${pkgPath} -lang=${this.env.lang} -complete -c=1 -nolocalimports -importcfg ${j}/importcfg -pack ${j}/program_test.go || exit 101`,
-      `TERM=dumb ${t}/vet ${VET_FLAGS.join(' ')} ${j}/vet.cfg || exit 102`,
-      `${t}/compile -o ${j}/main.a -p main -lang=${this.env.lang} -complete -c=1 -importcfg ${j}/importcfg.main -pack ${j}/main.go || exit 103`,
-      `GOGC=off ${t}/link -o ${j}/program.test -importcfg ${j}/importcfg.link -s -w -buildmode=exe -X testing.testBinary=1 ${j}/main.a || exit 104`,
-    ].join('\n');
+    const trim = options.recordedDir && options.recordedDir !== jobPath ? ` -trimpath '${j}=>${options.recordedDir}'` : '';
     return {
-      files: {
-        'program_test.go': program,
-        importcfg,
-        'importcfg.main': importcfg + `packagefile ${pkgPath}=${j}/pkg.a\n`,
-        'importcfg.link': importcfg + `packagefile ${pkgPath}=${j}/pkg.a\npackagefile main=${j}/main.a\n`,
-        'vet.cfg': JSON.stringify(vetCfg),
-        'main.go': main,
+      pkgPath,
+      packageName: pkg,
+      imports,
+      tests: names.tests,
+      exports: set.exports,
+      files: { 'program_test.go': program, importcfg, 'vet.cfg': JSON.stringify(vetCfg) },
+      compile: `${t}/compile -o ${j}/pkg.a${trim} -p ${pkgPath} -lang=${this.env.lang} -complete -c=1 -nolocalimports -importcfg ${j}/importcfg -pack ${j}/program_test.go`,
+      vet: `TERM=dumb ${t}/vet ${VET_FLAGS.join(' ')} ${j}/vet.cfg`,
+    };
+  }
+
+  private compileMain(j: string): string {
+    return `${this.env.tooldir}/compile -o ${j}/main.a -p main -lang=${this.env.lang} -complete -c=1 -importcfg ${j}/importcfg.main -pack ${j}/main.go`;
+  }
+
+  private link(j: string): string {
+    return `GOGC=off ${this.env.tooldir}/link -o ${j}/program.test -importcfg ${j}/importcfg.link -s -w -buildmode=exe -X testing.testBinary=1 ${j}/main.a`;
+  }
+
+  /** Whether batches can be built: the direct route is up and our `nm` (built by start()) is there. */
+  get batches(): boolean {
+    return Boolean(this.cache) && !this.alwaysGoTest && existsSync(join(this.cache, NM_BINARY));
+  }
+
+  /**
+   * Several programs in one build directory at `jobPath` (see BatchPlan): each one the direct
+   * route covers, in a package of its own (`p<i>/command-line-arguments_test`, its files in
+   * `p<i>/`); undefined for the others, which are built alone. Only `package x_test` files with
+   * no import of "unsafe" (no //go:linkname into another package's or the runtime's symbols) are
+   * taken.
+   */
+  batchPlan(programs: readonly string[], jobPath: string, cachePath: string, timeoutS: number): BatchPlan {
+    const units = programs.map((program, i) => {
+      const dir = `p${i}`;
+      const unit = this.packagePlan(program, `${jobPath}/${dir}`, cachePath, { pkgPath: `${dir}/command-line-arguments_test`, recordedDir: jobPath });
+      return unit && unit.packageName.endsWith('_test') && !unit.imports.includes('unsafe') ? { ...unit, dir } : undefined;
+    });
+    const files: Record<string, string> = {};
+    const lines: string[] = [];
+    for (const unit of units) {
+      if (!unit) continue;
+      for (const [name, text] of Object.entries(unit.files)) files[`${unit.dir}/${name}`] = text;
+      // Each program's compile and vet within its own lone time limit; its status and diagnostics apart.
+      const d = `${jobPath}/${unit.dir}`;
+      lines.push(`timeout -s KILL ${timeoutS} /bin/sh -c ${shellQuote(`${unit.compile} && ${unit.vet}`)} > ${d}/log 2>&1; echo $? > ${d}/status`);
+    }
+    // What each built package would do in another program's binary: its init work and its data.
+    const dirs = units.flatMap((u) => (u ? [u.dir] : [])).join(' ');
+    if (dirs) lines.push(`set --; for d in ${dirs}; do [ "$(cat ${jobPath}/$d/status)" = 0 ] && set -- "$@" ${jobPath}/$d/pkg.a; done`, `[ $# -eq 0 ] || ${cachePath}/${NM_BINARY} -size -type "$@" > ${jobPath}/nm.out 2> ${jobPath}/nm.err`);
+    return {
+      programs: units.map((u) => (u ? { dir: u.dir, pkgPath: u.pkgPath, tests: u.tests } : undefined)),
+      files,
+      script: lines.join('\n') + '\n',
+      link: (members) => {
+        const j = jobPath;
+        const exports = new Map<string, string>();
+        for (const k of members) for (const [p, f] of units[k]!.exports) exports.set(p, f);
+        const importcfg = [...exports].map(([p, f]) => `packagefile ${p}=${cachePath + f.slice(this.cache.length)}`).join('\n') + '\n' + members.map((k) => `packagefile ${units[k]!.pkgPath}=${j}/${units[k]!.dir}/pkg.a\n`).join('');
+        return {
+          files: {
+            'importcfg.main': importcfg,
+            'importcfg.link': importcfg + `packagefile main=${j}/main.a\n`,
+            'main.go': testMain(members.map((k) => ({ alias: `_p${k}`, pkgPath: units[k]!.pkgPath, tests: units[k]!.tests })), true),
+          },
+          script: `${this.compileMain(j)} || exit 103\n${this.link(j)} || exit 104\n`,
+        };
       },
-      script,
     };
   }
 

@@ -15,13 +15,13 @@
  * JavaScript has nothing to compile and keeps the plain module.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ExecutionLimits } from '../../../domain/execution/types.js';
-import { BUILD_DIR, type ServedStep, type StepResult, type Toolchain } from '../process/contract.js';
+import { BUILD_DIR, type BatchCompile, type BatchOutcome, type ServedStep, type StepResult, type Toolchain } from '../process/contract.js';
 import { COMPILE_LIMITS as STEP_COMPILE_LIMITS } from '../process/toolchains/common.js';
 import { cppToolchain } from '../process/toolchains/cpp.js';
 import { goToolchain } from '../process/toolchains/go.js';
@@ -29,7 +29,7 @@ import { JAVATUPLES_JAR, javaToolchain } from '../process/toolchains/java.js';
 import { rustToolchain } from '../process/toolchains/rust.js';
 import { typescriptToolchain } from '../process/toolchains/typescript.js';
 import { CPP_PCH_PREFIX, RUST_FAST_FLAGS } from './compiled.js';
-import { GoStrategy } from './go.js';
+import { GoStrategy, packageFits } from './go.js';
 import { COMPILE_LIMITS } from './jail.js';
 import { LineServer, ServerTimeout } from './lineServer.js';
 import { WARM_TOOLS_DIR } from './paths.js';
@@ -104,7 +104,59 @@ export function warmGoToolchain(): Toolchain {
       if (!plan || !step || step.kind !== 'sandbox') return step;
       return { ...step, argv: ['/bin/sh', '-c', plan.script], env: { GOROOT: go.goroot, LANG: 'C.UTF-8' } };
     },
+    compileBatch: (limits: ExecutionLimits, programs: readonly string[]) => (go.batches ? goBatch(go, base, limits, programs) : null),
   };
+}
+
+/**
+ * Go's batch (contract.ts's BatchCompile; docs/sandbox.md says why outcomes are unchanged): each
+ * program compiled and vetted as its own package (step 1, each within its lone time limit), then
+ * one test main over the packages that built, vetted clean and fit (packageFits), and one link
+ * (step 2); each of them then runs the shared binary with its own position as first argument.
+ * Every other program is `alone`: a compile or vet failure then gets the lone build's own
+ * diagnostics, and a failure of step 2 sends the whole batch alone.
+ */
+function goBatch(go: GoStrategy, base: Toolchain, limits: ExecutionLimits, programs: readonly string[]): BatchCompile | null {
+  const lone = base.compile(limits, programs[0]!);
+  if (!lone || lone.kind !== 'sandbox') return null;
+  const plan = go.batchPlan(programs, BUILD_DIR, GO_STD_IN_SANDBOX, Math.ceil(lone.limits.timeoutMs / 1000));
+  const taken = plan.programs.flatMap((p, i) => (p ? [i] : []));
+  if (taken.length < 2) return null;
+  const env = { GOROOT: go.goroot, LANG: 'C.UTF-8' };
+  return {
+    build: async (batch) => {
+      const alone: BatchOutcome[] = programs.map(() => ({ kind: 'alone' }));
+      batch.write(plan.files);
+      // Limits scaled for the batch: each program keeps its own time limit inside (timeout), the step as a whole n of them.
+      const first = await batch.run({ kind: 'sandbox', argv: ['/bin/sh', '-c', plan.script], env, limits: { ...lone.limits, timeoutMs: lone.limits.timeoutMs * taken.length + 5_000 } });
+      if (first.sandboxError || first.timedOut || first.signal) return alone;
+      const nm = readSmall(join(batch.buildDir, 'nm.out'));
+      const members = taken.filter((i) => {
+        const p = plan.programs[i]!;
+        return readSmall(join(batch.buildDir, p.dir, 'status')).trim() === '0' && packageFits(nm, `${BUILD_DIR}/${p.dir}/pkg.a`, p.pkgPath);
+      });
+      if (members.length === 0) return alone;
+      const linking = plan.link(members);
+      batch.write(linking.files);
+      const second = await batch.run({ kind: 'sandbox', argv: ['/bin/sh', '-c', linking.script], env, limits: lone.limits });
+      if (second.sandboxError || second.timedOut || second.exitCode !== 0) return alone;
+      const compileMs = (first.durationMs + second.durationMs) / members.length;
+      const run = base.run(limits);
+      for (const [position, i] of members.entries()) {
+        alone[i] = { kind: 'built', files: { 'program.test': join(batch.buildDir, 'program.test') }, run: { ...run, argv: [run.argv[0]!, String(position), ...run.argv.slice(1)] }, compileMs };
+      }
+      return alone;
+    },
+  };
+}
+
+/** A small file a batch step wrote ('' if it did not); at most 8 MiB is read. */
+function readSmall(path: string): string {
+  try {
+    return readFileSync(path).subarray(0, 8 << 20).toString('utf8');
+  } catch {
+    return '';
+  }
 }
 
 /** A warm compiler server in its own jail, serving the build directories under one root. */
