@@ -18,7 +18,9 @@
  *                       `compile_error`, never a pass;
  *   5. `run()`         the run step: argv, environment, limits;
  *   6. `classify()`    the run step's end as a status (passed / failed / error / oom / killed;
- *                       the runner itself handles timeouts and compile failures).
+ *                       the runner itself handles timeouts and compile failures);
+ *   7. `batch`         optional: several programs compiled by one compiler call (BatchCompile
+ *                       below), each still run alone; `runMany` uses it.
  *
  * Steps run inside bubblewrap (bwrapStep.ts) as the sample's slot uid: the compile step with the
  * build directory writable at BUILD_DIR and its cwd there; the run step with it read-only and a
@@ -106,6 +108,51 @@ export interface RunOutcome {
   exception?: ExceptionInfo;
 }
 
+/**
+ * Several programs compiled by one compiler call, each then run alone exactly as after its own
+ * compile. Why: for a language whose compiler's start and link dominate a small program's compile
+ * (rustc, the Go linker), one call for N programs costs little more than one for one program.
+ *
+ * The runner (processExecutor.ts, `runMany`) owns the rest, the same for any language: it groups
+ * the programs `accepts()` takes, runs `compile()` in one sandboxed compile step (the batch's
+ * build directory writable, as a sample's), and on success gives each program a fresh build
+ * directory of its own holding `runFiles()` (its lone build directory's files: same names, same
+ * contents), in which the toolchain's ordinary `run()` step runs in its own sandbox with the
+ * program's own limits. A batch failure never becomes a program's outcome: the programs `blame()`
+ * names are run the ordinary way (their own compile step: their own diagnostics, their own
+ * compile_error), the rest batched again; when the failure names nobody new (or the step timed
+ * out, was killed, or the sandbox failed) every program of the batch runs the ordinary way.
+ * So a toolchain must only promise: a program it accepts compiles in the batch iff it compiles
+ * alone, and its run step then does exactly what it does after its own compile.
+ */
+export interface BatchCompile {
+  /** Most programs per compiler call. */
+  maxPrograms: number;
+  /** May this program share a compiler call? (false: its own compile step, as ever). */
+  accepts(program: string): boolean;
+  /** The batch build directory's files, by relative path (subdirectories allowed). */
+  files(programs: readonly string[]): Record<string, string>;
+  /** The one compile step (its limits scaled for the batch). */
+  compile(limits: ExecutionLimits, programs: readonly string[]): SandboxStep;
+  /**
+   * The programs (indices) a failed compile step's output blames; null when it cannot tell (the
+   * runner then compiles every program alone).
+   */
+  blame(compiled: StepResult, programs: readonly string[]): number[] | null;
+  /**
+   * Program `index`'s run directory after the batch compiled in `buildDir` (host path): the files
+   * its own build directory would hold after its own compile; null if the batch's output is not
+   * usable (every program then compiles alone).
+   */
+  runFiles(buildDir: string, index: number, programs: readonly string[]): Record<string, BuildFile> | null;
+}
+
+/** A file written into a build directory. */
+export interface BuildFile {
+  data: string | Uint8Array;
+  executable: boolean;
+}
+
 export interface Toolchain {
   /** The language id (domain/languages/), MultiPL-E's own. */
   language: string;
@@ -121,4 +168,6 @@ export interface Toolchain {
   compile(limits: ExecutionLimits, program: string): SandboxStep | ServedStep | null;
   run(limits: ExecutionLimits): SandboxStep;
   classify(run: StepResult): RunOutcome;
+  /** Several programs per compiler call (see BatchCompile); absent: one compile step per program. */
+  batch?: BatchCompile;
 }

@@ -13,10 +13,19 @@
  *     (MultiPL-E's `Exception`).
  * A sandbox that could not be set up is an error of ours (`SandboxError`), never the program's
  * pass.
+ *
+ * Batches: `runMany` compiles the programs a toolchain's `batch` accepts several per compiler call
+ * (contract.ts, BatchCompile), in at least as many batches as there are slots (none smaller than
+ * two programs), then runs each program in a fresh build directory of its own holding what its own
+ * compile would have left, with the ordinary run step: same sandbox, limits, status mapping and
+ * survivors accounting. A batch that fails to compile never decides an outcome: the programs it
+ * blames take the ordinary route (their own compile step), the others are batched again, and
+ * when nothing new is blamed every program takes the ordinary route. A batched program's
+ * `compileMs` is its share of the batch's compile step.
  */
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
   DEFAULT_LIMITS,
   ExecutionRequestSchema,
@@ -25,7 +34,7 @@ import {
   type ExecutionResult,
 } from '../../../domain/execution/types.js';
 import { findBwrap } from '../backends.js';
-import type { StepResult, Toolchain } from './contract.js';
+import type { BatchCompile, BuildFile, StepResult, Toolchain } from './contract.js';
 import { runStep } from './bwrapStep.js';
 
 export interface ProcessExecutorOptions {
@@ -36,6 +45,11 @@ export interface ProcessExecutorOptions {
   tmpBytes?: number;
   /** First uid of the per-slot uids (root only); default: a random block. */
   uidBase?: number;
+  /**
+   * Most programs per compiler call in `runMany`, for a toolchain that batches (contract.ts,
+   * BatchCompile); default and upper bound: the toolchain's own `maxPrograms`; 1: never batch.
+   */
+  batchSize?: number;
 }
 
 const MESSAGE_CHARS = 2000;
@@ -55,6 +69,8 @@ export class ProcessExecutor {
   private started: Promise<void> | undefined;
   private closed = false;
   private sequence = 0;
+  /** What `runMany`'s batches did: compile steps, programs run from a batch's binary, failed batch compiles. */
+  readonly batchCounts = { compiles: 0, programs: 0, failures: 0 };
 
   constructor(
     readonly toolchain: Toolchain,
@@ -96,13 +112,36 @@ export class ProcessExecutor {
     try {
       return await this.runInSlot(parsed.id, parsed.program, limits, slot);
     } finally {
-      this.freeSlots.push(slot);
-      this.waiting.shift()?.();
+      this.releaseSlot(slot);
     }
   }
 
   async runMany(requests: readonly ExecutionRequest[]): Promise<ExecutionResult[]> {
-    return Promise.all(requests.map((r) => this.run(r)));
+    const batch = this.toolchain.batch;
+    const size = batch ? Math.min(batch.maxPrograms, this.options.batchSize ?? batch.maxPrograms) : 1;
+    if (!batch || size < 2 || requests.length < 2) return Promise.all(requests.map((r) => this.run(r)));
+    const parsed = requests.map((r) => ExecutionRequestSchema.parse(r));
+    await this.start();
+    const results = new Array<Promise<ExecutionResult>>(parsed.length);
+    const batchable: number[] = [];
+    parsed.forEach((request, i) => {
+      if (batch.accepts(request.program)) batchable.push(i);
+      else results[i] = this.run(request);
+    });
+    const groups = batchGroups(batchable, size, this.concurrency);
+    const outcomes = groups.map(() => deferred<ExecutionResult[]>());
+    groups.forEach((group, g) => group.forEach((i, k) => (results[i] = outcomes[g]!.promise.then((rs) => rs[k]!))));
+    // At most `concurrency` batches at once: a batch's runs queue behind few other compiles, and
+    // the binaries of batches not yet run do not pile up.
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < groups.length) {
+        const g = next++;
+        await this.runBatch(batch, groups[g]!.map((i) => parsed[i]!)).then(outcomes[g]!.resolve, outcomes[g]!.reject);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.concurrency, groups.length) }, worker));
+    return Promise.all(results);
   }
 
   async close(): Promise<void> {
@@ -117,15 +156,98 @@ export class ProcessExecutor {
     return new Promise((resolve) => this.waiting.push(() => resolve(this.freeSlots.shift()!)));
   }
 
+  /** One batch: one compile step, then each program's own run; on a compile failure, see runMany. */
+  private async runBatch(batch: BatchCompile, requests: readonly ExecutionRequest[]): Promise<ExecutionResult[]> {
+    if (requests.length === 1) return [await this.run(requests[0]!)];
+    const programs = requests.map((r) => r.program);
+    const limits = { ...this.limits, ...requests[0]!.limits };
+    const step = batch.compile(limits, programs);
+    const slot = await this.takeSlot();
+    let compiled: StepResult;
+    let runFiles: Array<Record<string, BuildFile> | null> = [];
+    try {
+      const uid = this.slotUid(slot);
+      const buildDir = join(this.root!, `b${slot}-${++this.sequence}`);
+      mkdirSync(buildDir, { mode: 0o700 });
+      try {
+        writeBuildFiles(buildDir, batch.files(programs), uid);
+        compiled = await runStep({ ...this.sandbox(buildDir, uid), writableBuild: true }, step);
+        this.batchCounts.compiles++;
+        if (!compiled.sandboxError && !compiled.timedOut && compiled.exitCode === 0) runFiles = programs.map((_, i) => batch.runFiles(buildDir, i, programs));
+      } finally {
+        rmSync(buildDir, { recursive: true, force: true });
+      }
+    } finally {
+      this.releaseSlot(slot);
+    }
+    if (runFiles.length === programs.length && runFiles.every((f) => f !== null)) {
+      const share = compiled.durationMs / programs.length;
+      this.batchCounts.programs += programs.length;
+      return Promise.all(requests.map((r, i) => this.runPrebuilt(r, runFiles[i]!, share)));
+    }
+    // The batch failed: its output decides nothing. The blamed programs compile alone; the rest
+    // is batched again (strictly fewer programs, so this ends), or, if nobody is blamed, alone.
+    this.batchCounts.failures++;
+    const ok = compiled.exitCode === 0 && !compiled.timedOut && !compiled.sandboxError;
+    const blamed = ok || compiled.timedOut || compiled.signal || compiled.sandboxError ? null : batch.blame(compiled, programs);
+    const named = new Set((blamed ?? []).filter((i) => Number.isInteger(i) && i >= 0 && i < programs.length));
+    if (named.size === 0) return Promise.all(requests.map((r) => this.run(r)));
+    const rest = requests.filter((_, i) => !named.has(i));
+    const [alone, again] = await Promise.all([
+      Promise.all(requests.filter((_, i) => named.has(i)).map((r) => this.run(r))),
+      rest.length ? this.runBatch(batch, rest) : Promise.resolve([]),
+    ]);
+    let a = 0;
+    let b = 0;
+    return requests.map((_, i) => (named.has(i) ? alone[a++]! : again[b++]!));
+  }
+
+  /** A batched program's run: a build directory of its own with what its own compile would leave, the ordinary run step. */
+  private async runPrebuilt(request: ExecutionRequest, files: Record<string, BuildFile>, compileMs: number): Promise<ExecutionResult> {
+    const limits = { ...this.limits, ...request.limits };
+    const slot = await this.takeSlot();
+    try {
+      const uid = this.slotUid(slot);
+      const buildDir = join(this.root!, `s${slot}-${++this.sequence}`);
+      mkdirSync(buildDir, { mode: 0o700 });
+      try {
+        writeBuildFiles(buildDir, files, uid);
+        return await this.runStepOf(request.id, limits, this.sandbox(buildDir, uid), compileMs);
+      } finally {
+        rmSync(buildDir, { recursive: true, force: true });
+      }
+    } finally {
+      this.releaseSlot(slot);
+    }
+  }
+
+  private slotUid(slot: number): number | undefined {
+    return process.getuid?.() === 0 ? this.uidBase + slot : undefined;
+  }
+
+  private releaseSlot(slot: number): void {
+    this.freeSlots.push(slot);
+    this.waiting.shift()?.();
+  }
+
+  private sandbox(buildDir: string, uid: number | undefined) {
+    return { bwrap: findBwrap()!, uid, buildDir, mounts: this.toolchain.mounts(), tmpBytes: this.options.tmpBytes ?? 256 * 1024 * 1024 };
+  }
+
+  /** The run step and its outcome, the same after a lone compile and after a batch's. */
+  private async runStepOf(id: string, limits: ExecutionLimits, sandbox: ReturnType<ProcessExecutor['sandbox']>, compileMs: number | undefined): Promise<ExecutionResult> {
+    const ran = await runStep({ ...sandbox, writableBuild: false }, this.toolchain.run(limits));
+    if (ran.sandboxError) return sandboxFailure(id, ran);
+    return { id, ...this.outcome(ran), ...common(ran), durationMs: round(ran.durationMs), ...(compileMs !== undefined ? { compileMs: round(compileMs) } : {}) };
+  }
+
   private async runInSlot(id: string, program: string, limits: ExecutionLimits, slot: number): Promise<ExecutionResult> {
-    const asRoot = process.getuid?.() === 0;
-    const uid = asRoot ? this.uidBase + slot : undefined;
+    const uid = this.slotUid(slot);
     const buildDir = join(this.root!, `s${slot}-${++this.sequence}`);
     mkdirSync(buildDir, { mode: 0o700 });
     try {
-      for (const [name, text] of Object.entries(this.toolchain.files(program))) writeFileSync(join(buildDir, name), text, { mode: 0o644 });
-      if (uid !== undefined) chownSync(buildDir, uid, uid);
-      const sandbox = { bwrap: findBwrap()!, uid, buildDir, mounts: this.toolchain.mounts(), tmpBytes: this.options.tmpBytes ?? 256 * 1024 * 1024 };
+      writeBuildFiles(buildDir, this.toolchain.files(program), uid);
+      const sandbox = this.sandbox(buildDir, uid);
       const compile = this.toolchain.compile(limits, program);
       let compileMs = 0;
       if (compile) {
@@ -134,13 +256,12 @@ export class ProcessExecutor {
         if (compiled.sandboxError) return sandboxFailure(id, compiled);
         if (compiled.timedOut || compiled.exitCode !== 0) return { ...compileFailure(id, compiled, compile.limits.timeoutMs), compileMs: round(compileMs) };
       }
-      const ran = await runStep({ ...sandbox, writableBuild: false }, this.toolchain.run(limits));
-      if (ran.sandboxError) return sandboxFailure(id, ran);
-      return { id, ...this.outcome(ran), ...common(ran), durationMs: round(ran.durationMs), ...(compile ? { compileMs: round(compileMs) } : {}) };
+      return await this.runStepOf(id, limits, sandbox, compile ? compileMs : undefined);
     } finally {
       rmSync(buildDir, { recursive: true, force: true });
     }
   }
+
 
   private outcome(ran: StepResult): Pick<ExecutionResult, 'status' | 'exception'> {
     if (ran.timedOut || ran.signal === 'SIGXCPU') return { status: 'timeout' };
@@ -148,6 +269,46 @@ export class ProcessExecutor {
     const classified = this.toolchain.classify(ran);
     return { status: classified.status, ...(classified.exception ? { exception: clip(classified.exception) } : {}) };
   }
+}
+
+function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (reason: unknown) => void } {
+  let resolve!: (value: T) => void;
+  let reject!: (reason: unknown) => void;
+  const promise = new Promise<T>((ok, fail) => {
+    resolve = ok;
+    reject = fail;
+  });
+  return { promise, resolve, reject };
+}
+
+/**
+ * The batchable programs (indices) in groups: at least one per slot while there are programs for
+ * it, none larger than `size`, sizes as even as can be.
+ */
+export function batchGroups(indices: readonly number[], size: number, concurrency: number): number[][] {
+  if (indices.length === 0) return [];
+  const count = Math.max(Math.min(concurrency, indices.length), Math.ceil(indices.length / size));
+  const groups: number[][] = Array.from({ length: count }, () => []);
+  indices.forEach((index, k) => groups[Math.floor((k * count) / indices.length)]!.push(index));
+  return groups;
+}
+
+/**
+ * Writes files (relative paths, subdirectories made) into a build directory owned by the step's
+ * uid: sources stay root's (readable), executables are the uid's, as a compiler run as the uid
+ * leaves them.
+ */
+function writeBuildFiles(buildDir: string, files: Record<string, string | BuildFile>, uid: number | undefined): void {
+  for (const [name, file] of Object.entries(files)) {
+    const path = join(buildDir, name);
+    if (dirname(name) !== '.') {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o755 });
+    }
+    const { data, executable } = typeof file === 'string' ? { data: file, executable: false } : file;
+    writeFileSync(path, data, { mode: executable ? 0o755 : 0o644 });
+    if (executable && uid !== undefined) chownSync(path, uid, uid);
+  }
+  if (uid !== undefined) chownSync(buildDir, uid, uid);
 }
 
 function round(ms: number): number {

@@ -7,7 +7,9 @@
  *   cpp         g++ with `-include` of the precompiled shared header, when the program starts with
  *               MultiPL-E's includes and the header is installed (compiled.ts says why outcomes
  *               are unchanged); otherwise the plain step.
- *   rs          rustc with RUST_FAST_FLAGS; the run step finds std's shared library.
+ *   rs          rustc with RUST_FAST_FLAGS; the run step finds std's shared library; `runMany`
+ *               compiles up to RUST_BATCH_PROGRAMS programs per rustc call (rustBatch.ts), each
+ *               run alone.
  *   go_test.go  Go's tools directly (go.ts's direct route), or the plain `go test -c` step for a
  *               file the direct route does not cover.
  *   java, ts    a ServedStep: the warm javac / tsc server (servers.ts), in a jail of its own, which
@@ -29,6 +31,7 @@ import { JAVATUPLES_JAR, javaToolchain } from '../process/toolchains/java.js';
 import { rustToolchain } from '../process/toolchains/rust.js';
 import { typescriptToolchain } from '../process/toolchains/typescript.js';
 import { CPP_PCH_PREFIX, RUST_FAST_FLAGS } from './compiled.js';
+import { rustBatch } from './rustBatch.js';
 import { GoStrategy } from './go.js';
 import { COMPILE_LIMITS } from './jail.js';
 import { LineServer, ServerTimeout } from './lineServer.js';
@@ -64,16 +67,27 @@ export function warmRustToolchain(): Toolchain {
     libDir = `${sysroot.startsWith('/usr') ? sysroot : '/opt/rust'}/lib/rustlib/${host}/lib`;
     return libDir;
   };
+  const compile = (limits: ExecutionLimits, program: string) => {
+    const step = base.compile(limits, program);
+    return step && step.kind === 'sandbox' ? { ...step, argv: [...step.argv, ...RUST_FAST_FLAGS] } : step;
+  };
   return {
     ...base,
-    compile: (limits: ExecutionLimits, program: string) => {
-      const step = base.compile(limits, program);
-      return step && step.kind === 'sandbox' ? { ...step, argv: [...step.argv, ...RUST_FAST_FLAGS] } : step;
-    },
+    compile,
     run: (limits: ExecutionLimits) => {
       const step = base.run(limits);
       return { ...step, env: { ...step.env, LD_LIBRARY_PATH: stdLibInSandbox() } };
     },
+    // The batch's command is the lone step's own (these flags included), so a batched program is
+    // compiled exactly as it would be alone.
+    batch: rustBatch({
+      lone: (limits, program) => {
+        const step = compile(limits, program);
+        if (step?.kind !== 'sandbox') throw new Error('the Rust compile step is a sandboxed rustc');
+        return step;
+      },
+      hostRustc: 'rustc',
+    }),
   };
 }
 
