@@ -23,7 +23,8 @@
  * Ours: 8 untimed programs first (distinct texts: the warm compilers' start and JIT warm-up, paid
  * once per worker), then the timed ones. --levers also runs the same programs through the same
  * runner with the plain toolchain modules (MultiPL-E's own commands, sandboxed), to show what the
- * warm strategies buy beside what the runner itself costs.
+ * warm strategies buy beside what the runner itself costs, and, for a toolchain that compiles
+ * several programs per compiler call (Rust), the same toolchain one program per call.
  * --peer-timeout-scale multiplies MultiPL-E's timeouts: on a loaded machine its 15 s for tsc would
  * trip and count as SyntaxError.
  */
@@ -209,8 +210,8 @@ function runPeer(language: WarmLanguage, programs: string[]): SideResult {
 }
 
 /** Programs through explora's process runner (ProcessExecutor) with one toolchain module. */
-async function runOurs(toolchain: Toolchain, programs: string[], warmups: string[]): Promise<SideResult & { compileMs: number; runMs: number }> {
-  const executor = new ProcessExecutor(toolchain, { concurrency: opts.workers, limits: { timeoutMs: 15_000 } });
+async function runOurs(toolchain: Toolchain, programs: string[], warmups: string[], batchSize?: number): Promise<SideResult & { compileMs: number; runMs: number }> {
+  const executor = new ProcessExecutor(toolchain, { concurrency: opts.workers, limits: { timeoutMs: 15_000 }, ...(batchSize ? { batchSize } : {}) });
   try {
     await executor.start();
     // Warm-up outside the clock, as a worker is warm before most of its samples (distinct texts).
@@ -245,7 +246,7 @@ const okCount = (s: string[]): number => s.filter((x) => x === 'OK').length;
 const rate = (n: number, seconds: number): string => (n / seconds).toFixed(2);
 
 console.log(`# bench-multiple: ${opts.programs} programs per language and side, ${opts.workers} workers, ${cpus().length} cores, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}, ${new Date().toISOString()}`);
-const table: string[] = ['| language | round | MultiPL-E (programs/s) | ours (programs/s) | ratio | ours: compile + run ms per program | lever off (programs/s) |', '| --- | --- | --- | --- | --- | --- | --- |'];
+const table: string[] = ['| language | round | MultiPL-E (programs/s) | ours (programs/s) | ratio | ours: compile + run ms per program | lever off (programs/s) | ours, one program per compiler call (programs/s) |', '| --- | --- | --- | --- | --- | --- | --- | --- |'];
 for (const language of opts.languages) {
   const programs = programsFor(language, opts.programs);
   let peerSeconds = 0;
@@ -256,16 +257,19 @@ for (const language of opts.languages) {
     const ours = await runOurs(toolchainFor(language), programs, warmups);
     const lever = opts.levers ? LEVERS[language] : undefined;
     const off = lever ? await runOurs(PLAIN_TOOLCHAINS[language](), programs, warmups) : undefined;
+    // A toolchain that compiles several programs per call (runMany's batches), without that lever.
+    const unbatched = opts.levers && toolchainFor(language).batch ? await runOurs(toolchainFor(language), programs, warmups, 1) : undefined;
     if (peer && okCount(peer.statuses) !== programs.length) throw new Error(`${language}: MultiPL-E's way passed ${okCount(peer.statuses)}/${programs.length}: ${[...new Set(peer.statuses)].join(', ')}`);
     if (okCount(ours.statuses) !== programs.length) throw new Error(`${language}: ours passed ${okCount(ours.statuses)}/${programs.length}: ${[...new Set(ours.statuses)].join(', ')}`);
     if (off && okCount(off.statuses) !== programs.length) throw new Error(`${language}: lever off passed ${okCount(off.statuses)}/${programs.length}`);
+    if (unbatched && okCount(unbatched.statuses) !== programs.length) throw new Error(`${language}: unbatched passed ${okCount(unbatched.statuses)}/${programs.length}`);
     peerSeconds += peer?.seconds ?? 0;
     ourSeconds += ours.seconds;
     const ratio = peer ? `${(peer.seconds / ours.seconds).toFixed(1)}x` : '-';
-    const line = `| ${language} | ${round} | ${peer ? rate(programs.length, peer.seconds) : '-'} | ${rate(programs.length, ours.seconds)} | ${ratio} | ${(ours.compileMs / programs.length).toFixed(0)} + ${(ours.runMs / programs.length).toFixed(0)} | ${off ? `${rate(programs.length, off.seconds)} (${lever})` : '-'} |`;
+    const line = `| ${language} | ${round} | ${peer ? rate(programs.length, peer.seconds) : '-'} | ${rate(programs.length, ours.seconds)} | ${ratio} | ${(ours.compileMs / programs.length).toFixed(0)} + ${(ours.runMs / programs.length).toFixed(0)} | ${off ? `${rate(programs.length, off.seconds)} (${lever})` : '-'} | ${unbatched ? rate(programs.length, unbatched.seconds) : '-'} |`;
     table.push(line);
     console.log(line);
   }
-  if (opts.rounds > 1 && !opts.skipPeer) table.push(`| ${language} | all | ${rate(programs.length * opts.rounds, peerSeconds)} | ${rate(programs.length * opts.rounds, ourSeconds)} | **${(peerSeconds / ourSeconds).toFixed(1)}x** | | |`);
+  if (opts.rounds > 1 && !opts.skipPeer) table.push(`| ${language} | all | ${rate(programs.length * opts.rounds, peerSeconds)} | ${rate(programs.length * opts.rounds, ourSeconds)} | **${(peerSeconds / ourSeconds).toFixed(1)}x** | | | |`);
 }
 console.log('\n' + table.join('\n'));

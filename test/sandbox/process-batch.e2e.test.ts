@@ -76,23 +76,27 @@ function seen(r: ExecutionResult) {
 }
 
 let batched: ProcessExecutor;
+let queued: ProcessExecutor;
 let lone: ProcessExecutor;
+/** Each program's result compiled alone (batchSize 1: one rustc call per program). */
+let alone: ExecutionResult[];
 
 beforeAll(async () => {
   batched = new ProcessExecutor(toolchainFor('rs'), { concurrency: 2 });
+  queued = new ProcessExecutor(toolchainFor('rs'), { concurrency: 1 });
   lone = new ProcessExecutor(toolchainFor('rs'), { concurrency: 2, batchSize: 1 });
-  await Promise.all([batched.start(), lone.start()]);
+  await Promise.all([batched.start(), queued.start(), lone.start()]);
+  alone = await lone.runMany(requests);
+  expect(lone.batchCounts.compiles).toBe(0);
 });
 
 afterAll(async () => {
-  await Promise.all([batched?.close(), lone?.close()]);
+  await Promise.all([batched?.close(), queued?.close(), lone?.close()]);
 });
 
 describe('Rust programs compiled several per rustc call', () => {
   it('give each program exactly the result it gets compiled alone, compile errors of every phase mixed in', async () => {
     const together = await batched.runMany(requests);
-    const alone = await lone.runMany(requests);
-    expect(lone.batchCounts.compiles).toBe(0);
     for (let i = 0; i < requests.length; i++) expect(seen(together[i]!), requests[i]!.id).toEqual(seen(alone[i]!));
     const status = Object.fromEntries(together.map((r) => [r.id, r.status]));
     expect(status).toMatchObject({
@@ -115,6 +119,14 @@ describe('Rust programs compiled several per rustc call', () => {
     expect(accepted).toBeGreaterThan(compiles);
     expect(batched.batchCounts.programs).toBe(compiles);
     expect(batched.batchCounts.failures).toBeGreaterThan(0);
+  });
+
+  it('batches the programs of run() calls that wait for a slot, with the same results', async () => {
+    const together = await Promise.all(requests.map((r) => queued.run(r)));
+    for (let i = 0; i < requests.length; i++) expect(seen(together[i]!), requests[i]!.id).toEqual(seen(alone[i]!));
+    // The first call takes the only slot alone; the calls queued behind it share compiler calls.
+    expect(queued.batchCounts.compiles).toBeGreaterThan(0);
+    expect(queued.batchCounts.programs).toBeGreaterThan(1);
   });
 
   it('leaves what its batch does not accept to its own compile step', () => {

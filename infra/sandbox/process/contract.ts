@@ -113,8 +113,8 @@ export interface RunOutcome {
  * compile. Why: for a language whose compiler's start and link dominate a small program's compile
  * (rustc, the Go linker), one call for N programs costs little more than one for one program.
  *
- * The runner (processExecutor.ts, `runMany`) owns the rest, the same for any language: it groups
- * the programs `accepts()` takes, runs `compile()` in one sandboxed compile step (the batch's
+ * The runner (processExecutor.ts: `runMany`, and `run` calls queued for a slot) owns the rest,
+ * the same for any language: it groups the programs `accepts()` takes, runs `compile()` in one sandboxed compile step (the batch's
  * build directory writable, as a sample's), and on success gives each program a fresh build
  * directory of its own holding `runFiles()` (its lone build directory's files: same names, same
  * contents), in which the toolchain's ordinary `run()` step runs in its own sandbox with the

@@ -16,7 +16,9 @@
  *
  * Batches: `runMany` compiles the programs a toolchain's `batch` accepts several per compiler call
  * (contract.ts, BatchCompile), in at least as many batches as there are slots (none smaller than
- * two programs), then runs each program in a fresh build directory of its own holding what its own
+ * two programs); `run` does so for the accepted programs of calls that find every slot busy (they
+ * would wait anyway): the next free slot compiles up to a batch of them together. Then each program
+ * runs in a fresh build directory of its own holding what its own
  * compile would have left, with the ordinary run step: same sandbox, limits, status mapping and
  * survivors accounting. A batch that fails to compile never decides an outcome: the programs it
  * blames take the ordinary route (their own compile step), the others are batched again, and
@@ -34,7 +36,7 @@ import {
   type ExecutionResult,
 } from '../../../domain/execution/types.js';
 import { findBwrap } from '../backends.js';
-import type { BatchCompile, BuildFile, StepResult, Toolchain } from './contract.js';
+import type { BatchCompile, BuildFile, SandboxStep, StepResult, Toolchain } from './contract.js';
 import { runStep } from './bwrapStep.js';
 
 export interface ProcessExecutorOptions {
@@ -71,6 +73,9 @@ export class ProcessExecutor {
   private sequence = 0;
   /** What `runMany`'s batches did: compile steps, programs run from a batch's binary, failed batch compiles. */
   readonly batchCounts = { compiles: 0, programs: 0, failures: 0 };
+  /** Batchable programs of `run` waiting for a slot, and whether one of them waits for it. */
+  private readonly pending: Array<{ request: ExecutionRequest; done: ReturnType<typeof deferred<ExecutionResult>> }> = [];
+  private leading = false;
 
   constructor(
     readonly toolchain: Toolchain,
@@ -106,27 +111,70 @@ export class ProcessExecutor {
 
   async run(request: ExecutionRequest): Promise<ExecutionResult> {
     const parsed = ExecutionRequestSchema.parse(request);
-    const limits = { ...this.limits, ...parsed.limits };
     await this.start();
+    // All slots busy: a program that may share a compiler call waits with the others that do, and
+    // the next free slot compiles them together (no wait is added: they would queue anyway).
+    const batch = this.batching();
+    if (batch && this.freeSlots.length === 0 && batch.compile.accepts(parsed.program)) {
+      const done = deferred<ExecutionResult>();
+      this.pending.push({ request: parsed, done });
+      if (!this.leading) this.leadPending(batch.compile, batch.size);
+      return done.promise;
+    }
+    return this.runAlone(parsed);
+  }
+
+  /** One program, its own compile step: the ordinary route. */
+  private async runAlone(request: ExecutionRequest): Promise<ExecutionResult> {
+    const limits = { ...this.limits, ...request.limits };
     const slot = await this.takeSlot();
     try {
-      return await this.runInSlot(parsed.id, parsed.program, limits, slot);
+      return await this.runInSlot(request.id, request.program, limits, slot);
     } finally {
       this.releaseSlot(slot);
     }
   }
 
+  /** The toolchain's batch and the batch size, or null when programs compile one per call. */
+  private batching(): { compile: BatchCompile; size: number } | null {
+    const compile = this.toolchain.batch;
+    if (!compile) return null;
+    const size = Math.min(compile.maxPrograms, this.options.batchSize ?? compile.maxPrograms);
+    return size >= 2 ? { compile, size } : null;
+  }
+
+  /** Waits for a slot for the pending programs; whoever is pending then (up to `size`) compiles in it. */
+  private leadPending(batch: BatchCompile, size: number): void {
+    this.leading = true;
+    void this.takeSlot().then((slot) => {
+      this.leading = false;
+      const group = this.pending.splice(0, size);
+      if (this.pending.length) this.leadPending(batch, size);
+      const requests = group.map((p) => p.request);
+      const results: Promise<ExecutionResult[]> =
+        group.length === 1
+          ? this.runInSlot(requests[0]!.id, requests[0]!.program, { ...this.limits, ...requests[0]!.limits }, slot)
+              .finally(() => this.releaseSlot(slot))
+              .then((r) => [r])
+          : this.runBatch(batch, requests, slot);
+      results.then(
+        (rs) => group.forEach((p, i) => p.done.resolve(rs[i]!)),
+        (error: unknown) => group.forEach((p) => p.done.reject(error)),
+      );
+    });
+  }
+
   async runMany(requests: readonly ExecutionRequest[]): Promise<ExecutionResult[]> {
-    const batch = this.toolchain.batch;
-    const size = batch ? Math.min(batch.maxPrograms, this.options.batchSize ?? batch.maxPrograms) : 1;
-    if (!batch || size < 2 || requests.length < 2) return Promise.all(requests.map((r) => this.run(r)));
+    const batching = this.batching();
+    if (!batching || requests.length < 2) return Promise.all(requests.map((r) => this.run(r)));
+    const { compile: batch, size } = batching;
     const parsed = requests.map((r) => ExecutionRequestSchema.parse(r));
     await this.start();
     const results = new Array<Promise<ExecutionResult>>(parsed.length);
     const batchable: number[] = [];
     parsed.forEach((request, i) => {
       if (batch.accepts(request.program)) batchable.push(i);
-      else results[i] = this.run(request);
+      else results[i] = this.runAlone(request);
     });
     const groups = batchGroups(batchable, size, this.concurrency);
     const outcomes = groups.map(() => deferred<ExecutionResult[]>());
@@ -157,15 +205,16 @@ export class ProcessExecutor {
   }
 
   /** One batch: one compile step, then each program's own run; on a compile failure, see runMany. */
-  private async runBatch(batch: BatchCompile, requests: readonly ExecutionRequest[]): Promise<ExecutionResult[]> {
-    if (requests.length === 1) return [await this.run(requests[0]!)];
+  private async runBatch(batch: BatchCompile, requests: readonly ExecutionRequest[], heldSlot?: number): Promise<ExecutionResult[]> {
+    if (requests.length === 1 && heldSlot === undefined) return [await this.runAlone(requests[0]!)];
     const programs = requests.map((r) => r.program);
     const limits = { ...this.limits, ...requests[0]!.limits };
-    const step = batch.compile(limits, programs);
-    const slot = await this.takeSlot();
+    const slot = heldSlot ?? (await this.takeSlot());
+    let step: SandboxStep;
     let compiled: StepResult;
     let runFiles: Array<Record<string, BuildFile> | null> = [];
     try {
+      step = batch.compile(limits, programs);
       const uid = this.slotUid(slot);
       const buildDir = join(this.root!, `b${slot}-${++this.sequence}`);
       mkdirSync(buildDir, { mode: 0o700 });
@@ -191,10 +240,10 @@ export class ProcessExecutor {
     const ok = compiled.exitCode === 0 && !compiled.timedOut && !compiled.sandboxError;
     const blamed = ok || compiled.timedOut || compiled.signal || compiled.sandboxError ? null : batch.blame(compiled, programs);
     const named = new Set((blamed ?? []).filter((i) => Number.isInteger(i) && i >= 0 && i < programs.length));
-    if (named.size === 0) return Promise.all(requests.map((r) => this.run(r)));
+    if (named.size === 0) return Promise.all(requests.map((r) => this.runAlone(r)));
     const rest = requests.filter((_, i) => !named.has(i));
     const [alone, again] = await Promise.all([
-      Promise.all(requests.filter((_, i) => named.has(i)).map((r) => this.run(r))),
+      Promise.all(requests.filter((_, i) => named.has(i)).map((r) => this.runAlone(r))),
       rest.length ? this.runBatch(batch, rest) : Promise.resolve([]),
     ]);
     let a = 0;
