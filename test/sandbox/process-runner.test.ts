@@ -130,6 +130,8 @@ describe('Rust programs several per rustc call (the sandboxed side: test/sandbox
       '#[track_caller]\nfn main() {}': 'an attribute on main',
       'fn main() -> () where u8: Copy {}': 'a `where` on main',
       'mod m { pub fn main() {} }\nuse m::main as other;\nfn main() {}': 'another item named main',
+      'fn main() { std::env::set_var("RUST_BACKTRACE", "1"); }': 'a backtrace',
+      '/// a doc comment\n#![allow(unused)]\nfn main() {}': 'an inner attribute',
     };
     for (const [program, why] of Object.entries(refused)) expect(refusal(program), program).toBe(why);
   });

@@ -222,7 +222,7 @@ export class ProcessExecutor {
         writeBuildFiles(buildDir, batch.files(programs), uid);
         compiled = await runStep({ ...this.sandbox(buildDir, uid), writableBuild: true }, step);
         this.batchCounts.compiles++;
-        if (!compiled.sandboxError && !compiled.timedOut && compiled.exitCode === 0) runFiles = programs.map((_, i) => batch.runFiles(buildDir, i, programs));
+        if (!compiled.sandboxError && !compiled.timedOut && compiled.exitCode === 0) runFiles = programs.map((_, i) => usableRunFiles(batch, buildDir, i, programs));
       } finally {
         rmSync(buildDir, { recursive: true, force: true });
       }
@@ -317,6 +317,15 @@ export class ProcessExecutor {
     if (ran.exitCode === 0) return { status: 'passed' };
     const classified = this.toolchain.classify(ran);
     return { status: classified.status, ...(classified.exception ? { exception: clip(classified.exception) } : {}) };
+  }
+}
+
+/** A batch's output for one program, or null (every program then compiles alone) if it cannot be read. */
+function usableRunFiles(batch: BatchCompile, buildDir: string, index: number, programs: readonly string[]): Record<string, BuildFile> | null {
+  try {
+    return batch.runFiles(buildDir, index, programs);
+  } catch {
+    return null;
   }
 }
 

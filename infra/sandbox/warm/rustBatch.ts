@@ -30,8 +30,8 @@
  *     `deny`/`forbid`/`expect`, `path`, `cfg_attr`, `global_allocator`, `panic_handler` never
  *     meet another program's;
  *   - `extern` (crates, blocks, ABIs), `mod x;` (a file module), `include!`/`include_str!`/
- *     `include_bytes!` (paths relative to the including file), `module_path!`, `type_name`
- *     (they print the module path), inline and global `asm!`: refused;
+ *     `include_bytes!` (paths relative to the including file), `module_path!`, `type_name`,
+ *     backtraces (they print the module path), inline and global `asm!`: refused;
  *   - `main`: exactly one `fn main() {` or `fn main() -> T {` (optionally `pub`) at a line's start,
  *     no attribute line above it, no `where`, no other item named main: a `const`, `unsafe`,
  *     `async`, generic, attributed or imported (`use m::main`) `main`, which the crate root
@@ -68,6 +68,8 @@ const PLAIN_ATTRIBUTES = new Set([
 
 const REFUSED_WORDS = /\b(crate|super|extern|include|include_str|include_bytes|module_path|type_name|type_name_of_val|asm|global_asm|naked_asm)\b/;
 const FILE_MODULE = /\bmod\s+[A-Za-z_]\w*\s*;/;
+/** A `//` comment that is not a doc comment (`///` attaches to the next item, `//!` is an inner attribute). */
+const PLAIN_COMMENT = /^\s*\/\/(?!\/(?!\/)|!)/;
 const LEADING_ALLOW = /^[ \t]*#!\[allow\([\w\s,:]*\)\][ \t]*$/;
 const MAIN = /^(?:pub[ \t]+)?fn[ \t]+main[ \t]*\([ \t]*\)[ \t]*(->[^{;]*)?\{/gm;
 const OTHER_MAIN = /\b(?:static|const|let|struct|enum|union|type|trait|mod|macro_rules!|as)\s+(?:mut\s+)?main\b|\buse\b[^;]*\bmain\b/;
@@ -81,7 +83,7 @@ export function hoistLeadingAllows(program: string): { text: string; allows: str
     if (LEADING_ALLOW.test(line)) {
       allows.push(line.trim());
       lines[i] = ' '.repeat(line.length);
-    } else if (line.trim() !== '' && !/^\s*\/\/(?!!)/.test(line)) break;
+    } else if (line.trim() !== '' && !PLAIN_COMMENT.test(line)) break;
   }
   return { text: lines.join('\n'), allows };
 }
@@ -92,6 +94,8 @@ export function refusal(program: string): string | null {
   if (/#!|\/\/!|\/\*!/.test(text)) return 'an inner attribute';
   const word = REFUSED_WORDS.exec(text);
   if (word) return `\`${word[1]}\``;
+  // A backtrace names the module path (program::__explora_p3::main).
+  if (/backtrace/i.test(text)) return 'a backtrace';
   if (FILE_MODULE.test(text)) return 'a file module';
   for (const m of text.matchAll(/#\s*\[\s*([A-Za-z_][\w:]*)/g)) if (!PLAIN_ATTRIBUTES.has(m[1]!)) return `#[${m[1]}]`;
   const mains = [...text.matchAll(MAIN)];
