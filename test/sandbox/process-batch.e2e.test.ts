@@ -3,7 +3,7 @@
  * runner's runMany), on the real rustc and the real sandbox: every program's result — status,
  * exit code, signal, stdout, stderr, exception — must be exactly what the same program gives
  * compiled alone (`run`), side by side, whatever else shares its batch: correct programs, failing
- * asserts, panics, compile errors of every phase (parse, resolution, types, a deny-by-default lint),
+ * asserts, panics, compile errors of every phase (parse, resolution, types, borrows, a deny-by-default lint),
  * a leading `#![allow(...)]`, a module of its own, `#[no_mangle]`, `main` returning an error, an
  * exit code, a timeout, and a hostile program printing what it can see of itself (argv, its
  * environment, its build directory, its own file name, a panic's location).
@@ -34,6 +34,7 @@ const PROGRAMS: Record<string, string> = {
   parseError: 'fn main() {\n    let x = ;\n}\n',
   resolutionError: 'fn main() {\n    assert_eq!(undefined_function(1), 2);\n}\n',
   typeError: 'fn main() {\n    let x: i32 = "text";\n    assert_eq!(x, 1);\n}\n',
+  borrowError: 'fn main() {\n    let s = String::from("a");\n    let t = s;\n    println!("{} {}", s, t);\n}\n',
   lintError: 'fn main() {\n    let x: u8 = 255 + 1;\n    println!("{}", x);\n}\n',
   allowed: '#![allow(arithmetic_overflow)]\n#![allow(unused_variables, dead_code)]\nfn unused() {}\nfn main() {\n    let x: u8 = 255 + 1;\n    println!("{}", x);\n}\n',
   ownModule: 'mod helpers {\n    pub fn twice(x: i64) -> i64 {\n        x * 2\n    }\n    pub mod deeper {\n        pub fn three() -> i64 { 3 }\n    }\n}\n\nfn main() {\n    assert_eq!(helpers::twice(21), 42);\n    println!("{}", helpers::deeper::three());\n}\n',
@@ -101,7 +102,7 @@ describe('Rust programs compiled several per rustc call', () => {
     const status = Object.fromEntries(together.map((r) => [r.id, r.status]));
     expect(status).toMatchObject({
       correct0: 'passed', correct1: 'passed', correct2: 'passed', failedAssert: 'failed', panic: 'error', parseError: 'compile_error',
-      resolutionError: 'compile_error', typeError: 'compile_error', lintError: 'compile_error', allowed: 'error', ownModule: 'passed',
+      resolutionError: 'compile_error', typeError: 'compile_error', borrowError: 'compile_error', lintError: 'compile_error', allowed: 'error', ownModule: 'passed',
       noMangle: 'passed', resultError: 'error', exitCode: 'error', noMain: 'compile_error', superAtTop: 'compile_error', loop: 'timeout', selfInspecting: 'failed',
     });
     // The lone compile's own diagnostics name the lone file.
