@@ -4,7 +4,7 @@
  * MultiPL-E's own evaluator, on the same machine, in one run, with the same concurrency.
  *
  *   npx tsx scripts/bench/bench-multiple.ts [--programs 40] [--workers 2] [--languages js,ts,go_test.go,rs,java,cpp]
- *                                          [--rounds 1] [--levers] [--skip-peer]
+ *                                          [--rounds 1] [--levers] [--skip-peer] [--floor]
  *
  * Workload: the correct MultiPL-E-style rows of scripts/bench/data/multiple-correct.jsonl (three
  * HumanEval problems per language, in MultiPL-E's format: the program is prompt + completion +
@@ -23,14 +23,16 @@
  * Ours: 8 untimed programs first (distinct texts: the warm compilers' start and JIT warm-up, paid
  * once per worker), then the timed ones. --levers also runs the same programs through the same
  * runner with the plain toolchain modules (MultiPL-E's own commands, sandboxed), to show what the
- * warm strategies buy beside what the runner itself costs, and, for a toolchain that compiles
- * several programs per compiler call (Rust), the same toolchain one program per call.
+ * warm strategies buy beside what the runner itself costs.
+ * --floor (js): the same programs as bare `node F` processes started straight from this process,
+ * same concurrency, no Python and no sandbox: the physical floor of any evaluator that starts one
+ * Node per program. MultiPL-E's time over it bounds what such an evaluator can gain.
  * --peer-timeout-scale multiplies MultiPL-E's timeouts: on a loaded machine its 15 s for tsc would
  * trip and count as SyntaxError.
  */
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { loadavg, cpus } from 'node:os';
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
@@ -51,6 +53,7 @@ const program = new Command()
   .option('--rounds <n>', 'alternate the two sides this many times', '1')
   .option('--levers', 'also run each strategy with its lever off')
   .option('--skip-peer', 'measure ours only')
+  .option('--floor', 'js: also time bare `node F` per program (no Python, no sandbox), the floor of a process per program')
   .option('--peer-timeout-scale <x>', "multiply MultiPL-E's timeouts (15 s for tsc, javac, g++) on a loaded machine, where they would trip", '1')
   .parse();
 const opts = z
@@ -65,6 +68,7 @@ const opts = z
     rounds: z.coerce.number().int().positive(),
     levers: z.boolean().optional(),
     skipPeer: z.boolean().optional(),
+    floor: z.boolean().optional(),
     peerTimeoutScale: z.coerce.number().positive(),
   })
   .parse(program.opts());
@@ -209,9 +213,36 @@ function runPeer(language: WarmLanguage, programs: string[]): SideResult {
   return z.object({ seconds: z.number(), statuses: z.array(z.string()) }).parse(JSON.parse(out.trim().split('\n').pop()!));
 }
 
+/**
+ * The floor of one Node process per program: `node F` started straight from here, `workers` at a
+ * time, with the peer's plain environment, nothing around it.
+ */
+async function runBareNode(programs: string[]): Promise<SideResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-floor-'));
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', LANG: 'C.UTF-8' };
+  const files = programs.map((p, i) => {
+    const f = join(dir, `p${i}.js`);
+    writeFileSync(f, p);
+    return f;
+  });
+  const statuses: string[] = new Array(files.length);
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: opts.workers }, async () => {
+      for (let i = next++; i < files.length; i = next++) {
+        statuses[i] = await new Promise<string>((done) => execFile('node', [files[i]!], { env, cwd: dir }, (err) => done(err ? 'Exception' : 'OK')));
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  rmSync(dir, { recursive: true, force: true });
+  return { seconds, statuses };
+}
+
 /** Programs through explora's process runner (ProcessExecutor) with one toolchain module. */
-async function runOurs(toolchain: Toolchain, programs: string[], warmups: string[], batchSize?: number): Promise<SideResult & { compileMs: number; runMs: number }> {
-  const executor = new ProcessExecutor(toolchain, { concurrency: opts.workers, limits: { timeoutMs: 15_000 }, ...(batchSize ? { batchSize } : {}) });
+async function runOurs(toolchain: Toolchain, programs: string[], warmups: string[]): Promise<SideResult & { compileMs: number; runMs: number }> {
+  const executor = new ProcessExecutor(toolchain, { concurrency: opts.workers, limits: { timeoutMs: 15_000 } });
   try {
     await executor.start();
     // Warm-up outside the clock, as a worker is warm before most of its samples (distinct texts).
@@ -246,7 +277,7 @@ const okCount = (s: string[]): number => s.filter((x) => x === 'OK').length;
 const rate = (n: number, seconds: number): string => (n / seconds).toFixed(2);
 
 console.log(`# bench-multiple: ${opts.programs} programs per language and side, ${opts.workers} workers, ${cpus().length} cores, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}, ${new Date().toISOString()}`);
-const table: string[] = ['| language | round | MultiPL-E (programs/s) | ours (programs/s) | ratio | ours: compile + run ms per program | lever off (programs/s) | ours, one program per compiler call (programs/s) |', '| --- | --- | --- | --- | --- | --- | --- | --- |'];
+const table: string[] = ['| language | round | MultiPL-E (programs/s) | ours (programs/s) | ratio | ours: compile + run ms per program | lever off (programs/s) | floor: bare process per program (programs/s) |', '| --- | --- | --- | --- | --- | --- | --- | --- |'];
 for (const language of opts.languages) {
   const programs = programsFor(language, opts.programs);
   let peerSeconds = 0;
@@ -257,16 +288,15 @@ for (const language of opts.languages) {
     const ours = await runOurs(toolchainFor(language), programs, warmups);
     const lever = opts.levers ? LEVERS[language] : undefined;
     const off = lever ? await runOurs(PLAIN_TOOLCHAINS[language](), programs, warmups) : undefined;
-    // A toolchain that compiles several programs per call (runMany's batches), without that lever.
-    const unbatched = opts.levers && toolchainFor(language).batch ? await runOurs(toolchainFor(language), programs, warmups, 1) : undefined;
+    const floor = opts.floor && language === 'js' ? await runBareNode(programs) : undefined;
+    if (floor && okCount(floor.statuses) !== programs.length) throw new Error(`js: bare node passed ${okCount(floor.statuses)}/${programs.length}`);
     if (peer && okCount(peer.statuses) !== programs.length) throw new Error(`${language}: MultiPL-E's way passed ${okCount(peer.statuses)}/${programs.length}: ${[...new Set(peer.statuses)].join(', ')}`);
     if (okCount(ours.statuses) !== programs.length) throw new Error(`${language}: ours passed ${okCount(ours.statuses)}/${programs.length}: ${[...new Set(ours.statuses)].join(', ')}`);
     if (off && okCount(off.statuses) !== programs.length) throw new Error(`${language}: lever off passed ${okCount(off.statuses)}/${programs.length}`);
-    if (unbatched && okCount(unbatched.statuses) !== programs.length) throw new Error(`${language}: unbatched passed ${okCount(unbatched.statuses)}/${programs.length}`);
     peerSeconds += peer?.seconds ?? 0;
     ourSeconds += ours.seconds;
     const ratio = peer ? `${(peer.seconds / ours.seconds).toFixed(1)}x` : '-';
-    const line = `| ${language} | ${round} | ${peer ? rate(programs.length, peer.seconds) : '-'} | ${rate(programs.length, ours.seconds)} | ${ratio} | ${(ours.compileMs / programs.length).toFixed(0)} + ${(ours.runMs / programs.length).toFixed(0)} | ${off ? `${rate(programs.length, off.seconds)} (${lever})` : '-'} | ${unbatched ? rate(programs.length, unbatched.seconds) : '-'} |`;
+    const line = `| ${language} | ${round} | ${peer ? rate(programs.length, peer.seconds) : '-'} | ${rate(programs.length, ours.seconds)} | ${ratio} | ${(ours.compileMs / programs.length).toFixed(0)} + ${(ours.runMs / programs.length).toFixed(0)} | ${off ? `${rate(programs.length, off.seconds)} (${lever})` : '-'} | ${floor ? `${rate(programs.length, floor.seconds)}${peer ? ` (MultiPL-E at ${(floor.seconds / peer.seconds).toFixed(2)}x of it)` : ''}` : '-'} |`;
     table.push(line);
     console.log(line);
   }

@@ -13,7 +13,6 @@ import { classifyNode } from '../../infra/sandbox/process/toolchains/javascript.
 import { classifyRust } from '../../infra/sandbox/process/toolchains/rust.js';
 import { PLAIN_TOOLCHAINS, TOOLCHAINS } from '../../infra/sandbox/process/toolchains/index.js';
 import { DEFAULT_LIMITS } from '../../domain/execution/types.js';
-import { batchGroups } from '../../infra/sandbox/process/processExecutor.js';
 import { batchRoot, blameRustc, hoistLeadingAllows, loadedImageBytes, refusal } from '../../infra/sandbox/warm/rustBatch.js';
 
 const step: SandboxStep = {
@@ -161,15 +160,6 @@ describe('Rust programs several per rustc call (the sandboxed side: test/sandbox
     expect(blameRustc(stderr, 5)).toEqual([1, 2, 3]);
     expect(blameRustc(diagnostic('error', 'linking with `cc` failed', []), 5)).toBeNull();
     expect(blameRustc('', 5)).toBeNull();
-  });
-
-  it('groups programs at least one batch per slot, none over the size, sizes even', () => {
-    const twenty = Array.from({ length: 20 }, (_, i) => i);
-    expect(batchGroups(twenty, 8, 2).map((g) => g.length)).toEqual([7, 7, 6]);
-    expect(batchGroups(twenty, 8, 4).map((g) => g.length)).toEqual([5, 5, 5, 5]);
-    expect(batchGroups([3, 5], 8, 4)).toEqual([[3], [5]]);
-    expect(batchGroups(twenty, 8, 2).flat()).toEqual(twenty);
-    expect(batchGroups([], 8, 2)).toEqual([]);
   });
 
   it("reads an ELF binary's loaded image size (a batch mapping a large static is not used)", () => {

@@ -18,15 +18,17 @@
  *                       `compile_error`, never a pass;
  *   5. `run()`         the run step: argv, environment, limits;
  *   6. `classify()`    the run step's end as a status (passed / failed / error / oom / killed;
- *                       the runner itself handles timeouts and compile failures);
- *   7. `batch`         optional: several programs compiled by one compiler call (BatchCompile
- *                       below), each still run alone; `runMany` uses it.
+ *                       the runner itself handles timeouts and compile failures).
  *
  * Steps run inside bubblewrap (bwrapStep.ts) as the sample's slot uid: the compile step with the
  * build directory writable at BUILD_DIR and its cwd there; the run step with it read-only and a
  * private, size-capped tmpfs /tmp as its cwd. `mounts()` are the toolchain's read-only
  * directories (host path -> sandbox path); /usr, /etc and the system's library dirs are always
  * there. Environments are exactly what a step says (plus nothing): the host's never leaks in.
+ *
+ *   7. `compileBatch()` optional: several programs compiled in one go, where what does not depend
+ *                       on the program (a test main, a link) can be paid once for all of them;
+ *                       each program still runs alone in its own sandbox (see BatchCompile).
  *
  * To replace a strategy (a warm compiler, a precompiled header, a prebuilt runner), change the
  * language's module behind this interface; a new kind of step (e.g. one served by a warm process
@@ -99,6 +101,42 @@ export interface StepResult {
   sandboxError?: string;
 }
 
+/**
+ * Several programs compiled together (`Toolchain.compileBatch`). Why a member of its own: in some
+ * languages most of a lone compile does not depend on the program (Go links the runtime and
+ * `testing` into every test binary: ~110 ms of a ~170 ms build), and one step for several programs
+ * pays it once. The runner gives `build` one build directory (owned by one slot's uid) and a way
+ * to run sandboxed compile steps in it; `build` answers, per program and in order, either `built`
+ * (the files of the program's own run directory, taken from the batch directory, and its run
+ * step: the program then runs alone, in its own sandbox, exactly as a lone one) or `alone`: the
+ * runner then compiles it on its own as if there were no batch. Any doubt is `alone` (a compile
+ * or check failure, a program the batch cannot hold without changing what another one sees, a
+ * failed batch step): a batch never changes a program's outcome, it only shares work.
+ */
+export interface BatchCompile {
+  build(batch: BatchDirectory): Promise<BatchOutcome[]>;
+}
+
+export interface BatchDirectory {
+  /** Host path of the batch's build directory (BUILD_DIR inside its steps). */
+  buildDir: string;
+  /** Writes files (relative paths, sub-directories created) owned by the batch's uid. */
+  write(files: Record<string, string>): void;
+  /** Runs a step with the batch directory writable, as a compile step runs. */
+  run(step: SandboxStep): Promise<StepResult>;
+}
+
+export type BatchOutcome =
+  | {
+      kind: 'built';
+      /** The program's run directory: file name -> host path of a file in the batch directory (hard-linked or copied). */
+      files: Record<string, string>;
+      run: SandboxStep;
+      /** The program's share of the batch's compile time. */
+      compileMs: number;
+    }
+  | { kind: 'alone' };
+
 export type ToolchainCheck = { ok: true; version: string } | { ok: false; missing: string; install: string };
 
 /** A run step's end, as the toolchain reads it. */
@@ -106,51 +144,6 @@ export interface RunOutcome {
   /** `compile_error` only for a language whose parse happens at run time (JavaScript's SyntaxError). */
   status: Exclude<ExecutionStatus, 'timeout'>;
   exception?: ExceptionInfo;
-}
-
-/**
- * Several programs compiled by one compiler call, each then run alone exactly as after its own
- * compile. Why: for a language whose compiler's start and link dominate a small program's compile
- * (rustc, the Go linker), one call for N programs costs little more than one for one program.
- *
- * The runner (processExecutor.ts: `runMany`, and `run` calls queued for a slot) owns the rest,
- * the same for any language: it groups the programs `accepts()` takes, runs `compile()` in one sandboxed compile step (the batch's
- * build directory writable, as a sample's), and on success gives each program a fresh build
- * directory of its own holding `runFiles()` (its lone build directory's files: same names, same
- * contents), in which the toolchain's ordinary `run()` step runs in its own sandbox with the
- * program's own limits. A batch failure never becomes a program's outcome: the programs `blame()`
- * names are run the ordinary way (their own compile step: their own diagnostics, their own
- * compile_error), the rest batched again; when the failure names nobody new (or the step timed
- * out, was killed, or the sandbox failed) every program of the batch runs the ordinary way.
- * So a toolchain must only promise: a program it accepts compiles in the batch iff it compiles
- * alone, and its run step then does exactly what it does after its own compile.
- */
-export interface BatchCompile {
-  /** Most programs per compiler call. */
-  maxPrograms: number;
-  /** May this program share a compiler call? (false: its own compile step, as ever). */
-  accepts(program: string): boolean;
-  /** The batch build directory's files, by relative path (subdirectories allowed). */
-  files(programs: readonly string[]): Record<string, string>;
-  /** The one compile step (its limits scaled for the batch). */
-  compile(limits: ExecutionLimits, programs: readonly string[]): SandboxStep;
-  /**
-   * The programs (indices) a failed compile step's output blames; null when it cannot tell (the
-   * runner then compiles every program alone).
-   */
-  blame(compiled: StepResult, programs: readonly string[]): number[] | null;
-  /**
-   * Program `index`'s run directory after the batch compiled in `buildDir` (host path): the files
-   * its own build directory would hold after its own compile; null if the batch's output is not
-   * usable (every program then compiles alone).
-   */
-  runFiles(buildDir: string, index: number, programs: readonly string[]): Record<string, BuildFile> | null;
-}
-
-/** A file written into a build directory. */
-export interface BuildFile {
-  data: string | Uint8Array;
-  executable: boolean;
 }
 
 export interface Toolchain {
@@ -167,7 +160,10 @@ export interface Toolchain {
   /** `program` is the sample's text, for strategies that depend on it (a precompiled header). */
   compile(limits: ExecutionLimits, program: string): SandboxStep | ServedStep | null;
   run(limits: ExecutionLimits): SandboxStep;
+  /**
+   * Optional (see BatchCompile): a compile of several programs with the same limits, or null when
+   * this toolchain cannot batch now (the runner then compiles each alone).
+   */
+  compileBatch?(limits: ExecutionLimits, programs: readonly string[]): BatchCompile | null;
   classify(run: StepResult): RunOutcome;
-  /** Several programs per compiler call (see BatchCompile); absent: one compile step per program. */
-  batch?: BatchCompile;
 }

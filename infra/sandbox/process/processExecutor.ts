@@ -14,18 +14,21 @@
  * A sandbox that could not be set up is an error of ours (`SandboxError`), never the program's
  * pass.
  *
- * Batches: `runMany` compiles the programs a toolchain's `batch` accepts several per compiler call
- * (contract.ts, BatchCompile), in at least as many batches as there are slots (none smaller than
- * two programs); `run` does so for the accepted programs of calls that find every slot busy (they
- * would wait anyway): the next free slot compiles up to a batch of them together. Then each program
- * runs in a fresh build directory of its own holding what its own
- * compile would have left, with the ordinary run step: same sandbox, limits, status mapping and
- * survivors accounting. A batch that fails to compile never decides an outcome: the programs it
- * blames take the ordinary route (their own compile step), the others are batched again, and
- * when nothing new is blamed every program takes the ordinary route. A batched program's
- * `compileMs` is its share of the batch's compile step.
+ * Batches: when the toolchain can compile several programs at once (`compileBatch`, contract.ts)
+ * and `runMany` gets several requests with the same limits, they are compiled in batches of at
+ * most `batchSize`, spread over the slots (a batch: one slot, one build directory, the batch's
+ * own steps); each program the batch built then runs alone in a fresh build directory of its own,
+ * in its own sandbox, as its slot's uid, with its own run limits, exactly as a lone program's run
+ * step; each program the batch did not build (its compile failed, or anything went wrong) is
+ * compiled and run alone, so that its outcome and diagnostics are the lone ones. `run` (one
+ * request) batches only the calls that find every slot busy (below).
+ *
+ * `run` calls that find every slot busy would wait anyway: they wait together, and the next free
+ * slot compiles those with the same limits (up to `batchSize`) as one batch, as `runMany` would;
+ * a call that finds a free slot compiles alone at once, so batching never adds a wait. (A sweep's
+ * shard and `evaluate.ts` call `run` per sample.)
  */
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
@@ -36,7 +39,7 @@ import {
   type ExecutionResult,
 } from '../../../domain/execution/types.js';
 import { findBwrap } from '../backends.js';
-import type { BatchCompile, BuildFile, SandboxStep, StepResult, Toolchain } from './contract.js';
+import type { BatchCompile, BatchOutcome, StepResult, Toolchain } from './contract.js';
 import { runStep } from './bwrapStep.js';
 
 export interface ProcessExecutorOptions {
@@ -48,11 +51,14 @@ export interface ProcessExecutorOptions {
   /** First uid of the per-slot uids (root only); default: a random block. */
   uidBase?: number;
   /**
-   * Most programs per compiler call in `runMany`, for a toolchain that batches (contract.ts,
-   * BatchCompile); default and upper bound: the toolchain's own `maxPrograms`; 1: never batch.
+   * Most programs compiled in one batch by `runMany` when the toolchain batches (1: never batch).
+   * Default 16: Go's shared test main and link (~140 ms of CPU, a little more with more packages)
+   * are then under 10 ms a program; fewer programs than slots x 16 are spread over the slots.
    */
   batchSize?: number;
 }
+
+export const DEFAULT_BATCH_SIZE = 16;
 
 const MESSAGE_CHARS = 2000;
 
@@ -64,6 +70,7 @@ export class ToolchainMissingError extends Error {
 export class ProcessExecutor {
   readonly concurrency: number;
   readonly limits: ExecutionLimits;
+  readonly batchSize: number;
   private readonly uidBase: number;
   private readonly freeSlots: number[];
   private readonly waiting: Array<() => void> = [];
@@ -71,10 +78,10 @@ export class ProcessExecutor {
   private started: Promise<void> | undefined;
   private closed = false;
   private sequence = 0;
-  /** What `runMany`'s batches did: compile steps, programs run from a batch's binary, failed batch compiles. */
-  readonly batchCounts = { compiles: 0, programs: 0, failures: 0 };
-  /** Batchable programs of `run` waiting for a slot, and whether one of them waits for it. */
-  private readonly pending: Array<{ request: ExecutionRequest; done: ReturnType<typeof deferred<ExecutionResult>> }> = [];
+  /** What batches did: batches built, programs run from a batch's output, programs a batch sent alone. */
+  readonly batchCounts = { batches: 0, built: 0, alone: 0 };
+  /** `run` calls waiting for a slot together (see the header), and whether one waits for it. */
+  private readonly pending: Array<{ request: ExecutionRequest; key: string; done: Deferred<ExecutionResult> }> = [];
   private leading = false;
 
   constructor(
@@ -83,6 +90,7 @@ export class ProcessExecutor {
   ) {
     this.concurrency = Math.max(1, options.concurrency ?? availableParallelism() + 2);
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.batchSize = Math.max(1, Math.floor(options.batchSize ?? DEFAULT_BATCH_SIZE));
     this.uidBase = options.uidBase ?? 2_000_000 + Math.floor(Math.random() * 1_000_000) * 128;
     this.freeSlots = Array.from({ length: this.concurrency }, (_, i) => i);
   }
@@ -112,13 +120,10 @@ export class ProcessExecutor {
   async run(request: ExecutionRequest): Promise<ExecutionResult> {
     const parsed = ExecutionRequestSchema.parse(request);
     await this.start();
-    // All slots busy: a program that may share a compiler call waits with the others that do, and
-    // the next free slot compiles them together (no wait is added: they would queue anyway).
-    const batch = this.batching();
-    if (batch && this.freeSlots.length === 0 && batch.compile.accepts(parsed.program)) {
+    if (this.toolchain.compileBatch && this.batchSize >= 2 && this.freeSlots.length === 0) {
       const done = deferred<ExecutionResult>();
-      this.pending.push({ request: parsed, done });
-      if (!this.leading) this.leadPending(batch.compile, batch.size);
+      this.pending.push({ request: parsed, key: JSON.stringify({ ...this.limits, ...parsed.limits }), done });
+      if (!this.leading) this.leadPending();
       return done.promise;
     }
     return this.runAlone(parsed);
@@ -131,32 +136,29 @@ export class ProcessExecutor {
     try {
       return await this.runInSlot(request.id, request.program, limits, slot);
     } finally {
-      this.releaseSlot(slot);
+      this.freeSlot(slot);
     }
   }
 
-  /** The toolchain's batch and the batch size, or null when programs compile one per call. */
-  private batching(): { compile: BatchCompile; size: number } | null {
-    const compile = this.toolchain.batch;
-    if (!compile) return null;
-    const size = Math.min(compile.maxPrograms, this.options.batchSize ?? compile.maxPrograms);
-    return size >= 2 ? { compile, size } : null;
-  }
-
-  /** Waits for a slot for the pending programs; whoever is pending then (up to `size`) compiles in it. */
-  private leadPending(batch: BatchCompile, size: number): void {
+  /** Waits for a slot for the pending `run` calls; those pending then, with the first one's limits, are compiled in it. */
+  private leadPending(): void {
     this.leading = true;
     void this.takeSlot().then((slot) => {
       this.leading = false;
-      const group = this.pending.splice(0, size);
-      if (this.pending.length) this.leadPending(batch, size);
+      const key = this.pending[0]!.key;
+      const group: typeof this.pending = [];
+      for (let i = 0; i < this.pending.length && group.length < this.batchSize; ) {
+        if (this.pending[i]!.key === key) group.push(...this.pending.splice(i, 1));
+        else i++;
+      }
+      if (this.pending.length) this.leadPending();
       const requests = group.map((p) => p.request);
       const results: Promise<ExecutionResult[]> =
         group.length === 1
           ? this.runInSlot(requests[0]!.id, requests[0]!.program, { ...this.limits, ...requests[0]!.limits }, slot)
-              .finally(() => this.releaseSlot(slot))
+              .finally(() => this.freeSlot(slot))
               .then((r) => [r])
-          : this.runBatch(batch, requests, slot);
+          : this.runBatch(requests, slot);
       results.then(
         (rs) => group.forEach((p, i) => p.done.resolve(rs[i]!)),
         (error: unknown) => group.forEach((p) => p.done.reject(error)),
@@ -165,31 +167,107 @@ export class ProcessExecutor {
   }
 
   async runMany(requests: readonly ExecutionRequest[]): Promise<ExecutionResult[]> {
-    const batching = this.batching();
-    if (!batching || requests.length < 2) return Promise.all(requests.map((r) => this.run(r)));
-    const { compile: batch, size } = batching;
+    if (!this.toolchain.compileBatch || this.batchSize < 2 || requests.length < 2) return Promise.all(requests.map((r) => this.run(r)));
     const parsed = requests.map((r) => ExecutionRequestSchema.parse(r));
     await this.start();
-    const results = new Array<Promise<ExecutionResult>>(parsed.length);
-    const batchable: number[] = [];
-    parsed.forEach((request, i) => {
-      if (batch.accepts(request.program)) batchable.push(i);
-      else results[i] = this.runAlone(request);
+    // Programs with the same limits share batches; the batches of a group are of even sizes.
+    const groups = new Map<string, number[]>();
+    parsed.forEach((r, i) => {
+      const key = JSON.stringify({ ...this.limits, ...r.limits });
+      groups.set(key, [...(groups.get(key) ?? []), i]);
     });
-    const groups = batchGroups(batchable, size, this.concurrency);
-    const outcomes = groups.map(() => deferred<ExecutionResult[]>());
-    groups.forEach((group, g) => group.forEach((i, k) => (results[i] = outcomes[g]!.promise.then((rs) => rs[k]!))));
-    // At most `concurrency` batches at once: a batch's runs queue behind few other compiles, and
-    // the binaries of batches not yet run do not pile up.
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < groups.length) {
-        const g = next++;
-        await this.runBatch(batch, groups[g]!.map((i) => parsed[i]!)).then(outcomes[g]!.resolve, outcomes[g]!.reject);
+    const results: ExecutionResult[] = new Array(parsed.length);
+    const batches: number[][] = [];
+    for (const members of groups.values()) {
+      // At most batchSize a batch, and as many batches as slots where there are programs enough
+      // (two at least a batch): the slots compile side by side rather than waiting for one batch.
+      const count = Math.max(Math.ceil(members.length / this.batchSize), Math.min(this.concurrency, Math.floor(members.length / 2)));
+      for (let b = 0; b < count; b++) batches.push(members.slice(Math.floor((b * members.length) / count), Math.floor(((b + 1) * members.length) / count)));
+    }
+    await Promise.all(
+      batches.map(async (members) => {
+        const batch = members.map((i) => parsed[i]!);
+        const done = await (batch.length < 2 ? Promise.all(batch.map((r) => this.runAlone(r))) : this.runBatch(batch));
+        members.forEach((i, k) => (results[i] = done[k]!));
+      }),
+    );
+    return results;
+  }
+
+  /** One batch (see the header): compiled together in one slot (`heldSlot` if given), each program then run alone. */
+  private async runBatch(batch: readonly ExecutionRequest[], heldSlot?: number): Promise<ExecutionResult[]> {
+    const limits = { ...this.limits, ...batch[0]!.limits };
+    let plan: BatchCompile | null;
+    try {
+      plan = this.toolchain.compileBatch!(limits, batch.map((r) => r.program));
+    } catch (error) {
+      process.emitWarning(`${this.toolchain.name}: a batch of ${batch.length} programs could not be planned, each is compiled alone: ${String(error)}`);
+      plan = null;
+    }
+    if (!plan && heldSlot !== undefined) this.freeSlot(heldSlot);
+    if (!plan) return Promise.all(batch.map((r) => this.runAlone(r)));
+    const slot = heldSlot ?? (await this.takeSlot());
+    const uid = process.getuid?.() === 0 ? this.uidBase + slot : undefined;
+    const batchDir = join(this.root!, `b${slot}-${++this.sequence}`);
+    let outcomes: BatchOutcome[];
+    try {
+      mkdirSync(batchDir, { mode: 0o700 });
+      if (uid !== undefined) chownSync(batchDir, uid, uid);
+      const sandbox = { bwrap: findBwrap()!, uid, buildDir: batchDir, mounts: this.toolchain.mounts(), tmpBytes: this.options.tmpBytes ?? 256 * 1024 * 1024, writableBuild: true };
+      outcomes = await plan.build({
+        buildDir: batchDir,
+        write: (files) => {
+          for (const [name, text] of Object.entries(files)) {
+            const path = join(batchDir, name);
+            for (let dir = dirname(path); dir.length > batchDir.length; dir = dirname(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+            writeFileSync(path, text, { mode: 0o644 });
+          }
+          if (uid !== undefined) chownTree(batchDir, uid);
+        },
+        run: (step) => runStep(sandbox, step),
+      });
+      if (outcomes.length !== batch.length) throw new Error(`${this.toolchain.name}: a batch of ${batch.length} programs answered ${outcomes.length} outcomes`);
+    } catch (error) {
+      // The batch's own failure is no program's: each is compiled alone.
+      process.emitWarning(`${this.toolchain.name}: a batch of ${batch.length} programs failed, each is compiled alone: ${String(error)}`);
+      outcomes = batch.map(() => ({ kind: 'alone' }));
+    } finally {
+      this.freeSlot(slot);
+    }
+    try {
+      this.batchCounts.batches++;
+      for (const o of outcomes) this.batchCounts[o.kind === 'built' ? 'built' : 'alone']++;
+      return await Promise.all(batch.map((r, k) => (outcomes[k]!.kind === 'built' ? this.runBuilt(r, outcomes[k] as Extract<BatchOutcome, { kind: 'built' }>) : this.runAlone(r))));
+    } finally {
+      rmSync(batchDir, { recursive: true, force: true });
+    }
+  }
+
+  /** A program its batch built: its own build directory (the batch's files linked in), its own slot, its run step. */
+  private async runBuilt(request: ExecutionRequest, built: Extract<BatchOutcome, { kind: 'built' }>): Promise<ExecutionResult> {
+    const slot = await this.takeSlot();
+    const uid = process.getuid?.() === 0 ? this.uidBase + slot : undefined;
+    const buildDir = join(this.root!, `s${slot}-${++this.sequence}`);
+    try {
+      mkdirSync(buildDir, { mode: 0o700 });
+      for (const [name, host] of Object.entries(built.files)) {
+        const target = join(buildDir, name);
+        try {
+          linkSync(host, target);
+        } catch {
+          copyFileSync(host, target);
+        }
+        chmodSync(target, 0o755);
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.concurrency, groups.length) }, worker));
-    return Promise.all(results);
+      if (uid !== undefined) chownSync(buildDir, uid, uid);
+      const sandbox = { bwrap: findBwrap()!, uid, buildDir, mounts: this.toolchain.mounts(), tmpBytes: this.options.tmpBytes ?? 256 * 1024 * 1024, writableBuild: false };
+      const ran = await runStep(sandbox, built.run);
+      if (ran.sandboxError) return sandboxFailure(request.id, ran);
+      return { id: request.id, ...this.outcome(ran), ...common(ran), durationMs: round(ran.durationMs), compileMs: round(built.compileMs) };
+    } finally {
+      rmSync(buildDir, { recursive: true, force: true });
+      this.freeSlot(slot);
+    }
   }
 
   async close(): Promise<void> {
@@ -198,105 +276,26 @@ export class ProcessExecutor {
     if (this.root) rmSync(this.root, { recursive: true, force: true });
   }
 
+  private freeSlot(slot: number): void {
+    this.freeSlots.push(slot);
+    this.waiting.shift()?.();
+  }
+
   private takeSlot(): Promise<number> {
     const slot = this.freeSlots.shift();
     if (slot !== undefined) return Promise.resolve(slot);
     return new Promise((resolve) => this.waiting.push(() => resolve(this.freeSlots.shift()!)));
   }
 
-  /** One batch: one compile step, then each program's own run; on a compile failure, see runMany. */
-  private async runBatch(batch: BatchCompile, requests: readonly ExecutionRequest[], heldSlot?: number): Promise<ExecutionResult[]> {
-    if (requests.length === 1 && heldSlot === undefined) return [await this.runAlone(requests[0]!)];
-    const programs = requests.map((r) => r.program);
-    const limits = { ...this.limits, ...requests[0]!.limits };
-    const slot = heldSlot ?? (await this.takeSlot());
-    let step: SandboxStep;
-    let compiled: StepResult;
-    let runFiles: Array<Record<string, BuildFile> | null> = [];
-    try {
-      step = batch.compile(limits, programs);
-      const uid = this.slotUid(slot);
-      const buildDir = join(this.root!, `b${slot}-${++this.sequence}`);
-      mkdirSync(buildDir, { mode: 0o700 });
-      try {
-        writeBuildFiles(buildDir, batch.files(programs), uid);
-        compiled = await runStep({ ...this.sandbox(buildDir, uid), writableBuild: true }, step);
-        this.batchCounts.compiles++;
-        if (!compiled.sandboxError && !compiled.timedOut && compiled.exitCode === 0) runFiles = programs.map((_, i) => usableRunFiles(batch, buildDir, i, programs));
-      } finally {
-        rmSync(buildDir, { recursive: true, force: true });
-      }
-    } finally {
-      this.releaseSlot(slot);
-    }
-    if (runFiles.length === programs.length && runFiles.every((f) => f !== null)) {
-      const share = compiled.durationMs / programs.length;
-      this.batchCounts.programs += programs.length;
-      return Promise.all(requests.map((r, i) => this.runPrebuilt(r, runFiles[i]!, share)));
-    }
-    // The batch failed: its output decides nothing. The blamed programs compile alone; the rest
-    // is batched again (strictly fewer programs, so this ends), or, if nobody is blamed, alone.
-    this.batchCounts.failures++;
-    const ok = compiled.exitCode === 0 && !compiled.timedOut && !compiled.sandboxError;
-    const blamed = ok || compiled.timedOut || compiled.signal || compiled.sandboxError ? null : batch.blame(compiled, programs);
-    const named = new Set((blamed ?? []).filter((i) => Number.isInteger(i) && i >= 0 && i < programs.length));
-    if (named.size === 0) return Promise.all(requests.map((r) => this.runAlone(r)));
-    const rest = requests.filter((_, i) => !named.has(i));
-    const [alone, again] = await Promise.all([
-      Promise.all(requests.filter((_, i) => named.has(i)).map((r) => this.runAlone(r))),
-      rest.length ? this.runBatch(batch, rest) : Promise.resolve([]),
-    ]);
-    let a = 0;
-    let b = 0;
-    return requests.map((_, i) => (named.has(i) ? alone[a++]! : again[b++]!));
-  }
-
-  /** A batched program's run: a build directory of its own with what its own compile would leave, the ordinary run step. */
-  private async runPrebuilt(request: ExecutionRequest, files: Record<string, BuildFile>, compileMs: number): Promise<ExecutionResult> {
-    const limits = { ...this.limits, ...request.limits };
-    const slot = await this.takeSlot();
-    try {
-      const uid = this.slotUid(slot);
-      const buildDir = join(this.root!, `s${slot}-${++this.sequence}`);
-      mkdirSync(buildDir, { mode: 0o700 });
-      try {
-        writeBuildFiles(buildDir, files, uid);
-        return await this.runStepOf(request.id, limits, this.sandbox(buildDir, uid), compileMs);
-      } finally {
-        rmSync(buildDir, { recursive: true, force: true });
-      }
-    } finally {
-      this.releaseSlot(slot);
-    }
-  }
-
-  private slotUid(slot: number): number | undefined {
-    return process.getuid?.() === 0 ? this.uidBase + slot : undefined;
-  }
-
-  private releaseSlot(slot: number): void {
-    this.freeSlots.push(slot);
-    this.waiting.shift()?.();
-  }
-
-  private sandbox(buildDir: string, uid: number | undefined) {
-    return { bwrap: findBwrap()!, uid, buildDir, mounts: this.toolchain.mounts(), tmpBytes: this.options.tmpBytes ?? 256 * 1024 * 1024 };
-  }
-
-  /** The run step and its outcome, the same after a lone compile and after a batch's. */
-  private async runStepOf(id: string, limits: ExecutionLimits, sandbox: ReturnType<ProcessExecutor['sandbox']>, compileMs: number | undefined): Promise<ExecutionResult> {
-    const ran = await runStep({ ...sandbox, writableBuild: false }, this.toolchain.run(limits));
-    if (ran.sandboxError) return sandboxFailure(id, ran);
-    return { id, ...this.outcome(ran), ...common(ran), durationMs: round(ran.durationMs), ...(compileMs !== undefined ? { compileMs: round(compileMs) } : {}) };
-  }
-
   private async runInSlot(id: string, program: string, limits: ExecutionLimits, slot: number): Promise<ExecutionResult> {
-    const uid = this.slotUid(slot);
+    const asRoot = process.getuid?.() === 0;
+    const uid = asRoot ? this.uidBase + slot : undefined;
     const buildDir = join(this.root!, `s${slot}-${++this.sequence}`);
     mkdirSync(buildDir, { mode: 0o700 });
     try {
-      writeBuildFiles(buildDir, this.toolchain.files(program), uid);
-      const sandbox = this.sandbox(buildDir, uid);
+      for (const [name, text] of Object.entries(this.toolchain.files(program))) writeFileSync(join(buildDir, name), text, { mode: 0o644 });
+      if (uid !== undefined) chownSync(buildDir, uid, uid);
+      const sandbox = { bwrap: findBwrap()!, uid, buildDir, mounts: this.toolchain.mounts(), tmpBytes: this.options.tmpBytes ?? 256 * 1024 * 1024 };
       const compile = this.toolchain.compile(limits, program);
       let compileMs = 0;
       if (compile) {
@@ -305,12 +304,13 @@ export class ProcessExecutor {
         if (compiled.sandboxError) return sandboxFailure(id, compiled);
         if (compiled.timedOut || compiled.exitCode !== 0) return { ...compileFailure(id, compiled, compile.limits.timeoutMs), compileMs: round(compileMs) };
       }
-      return await this.runStepOf(id, limits, sandbox, compile ? compileMs : undefined);
+      const ran = await runStep({ ...sandbox, writableBuild: false }, this.toolchain.run(limits));
+      if (ran.sandboxError) return sandboxFailure(id, ran);
+      return { id, ...this.outcome(ran), ...common(ran), durationMs: round(ran.durationMs), ...(compile ? { compileMs: round(compileMs) } : {}) };
     } finally {
       rmSync(buildDir, { recursive: true, force: true });
     }
   }
-
 
   private outcome(ran: StepResult): Pick<ExecutionResult, 'status' | 'exception'> {
     if (ran.timedOut || ran.signal === 'SIGXCPU') return { status: 'timeout' };
@@ -320,16 +320,13 @@ export class ProcessExecutor {
   }
 }
 
-/** A batch's output for one program, or null (every program then compiles alone) if it cannot be read. */
-function usableRunFiles(batch: BatchCompile, buildDir: string, index: number, programs: readonly string[]): Record<string, BuildFile> | null {
-  try {
-    return batch.runFiles(buildDir, index, programs);
-  } catch {
-    return null;
-  }
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve: (value: T) => void;
+  reject: (reason: unknown) => void;
 }
 
-function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (reason: unknown) => void } {
+function deferred<T>(): Deferred<T> {
   let resolve!: (value: T) => void;
   let reject!: (reason: unknown) => void;
   const promise = new Promise<T>((ok, fail) => {
@@ -339,34 +336,14 @@ function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void; reje
   return { promise, resolve, reject };
 }
 
-/**
- * The batchable programs (indices) in groups: at least one per slot while there are programs for
- * it, none larger than `size`, sizes as even as can be.
- */
-export function batchGroups(indices: readonly number[], size: number, concurrency: number): number[][] {
-  if (indices.length === 0) return [];
-  const count = Math.max(Math.min(concurrency, indices.length), Math.ceil(indices.length / size));
-  const groups: number[][] = Array.from({ length: count }, () => []);
-  indices.forEach((index, k) => groups[Math.floor((k * count) / indices.length)]!.push(index));
-  return groups;
-}
-
-/**
- * Writes files (relative paths, subdirectories made) into a build directory owned by the step's
- * uid: sources stay root's (readable), executables are the uid's, as a compiler run as the uid
- * leaves them.
- */
-function writeBuildFiles(buildDir: string, files: Record<string, string | BuildFile>, uid: number | undefined): void {
-  for (const [name, file] of Object.entries(files)) {
-    const path = join(buildDir, name);
-    if (dirname(name) !== '.') {
-      mkdirSync(dirname(path), { recursive: true, mode: 0o755 });
-    }
-    const { data, executable } = typeof file === 'string' ? { data: file, executable: false } : file;
-    writeFileSync(path, data, { mode: executable ? 0o755 : 0o644 });
-    if (executable && uid !== undefined) chownSync(path, uid, uid);
+/** Hands a directory and what is in it to the slot's uid. */
+function chownTree(dir: string, uid: number): void {
+  chownSync(dir, uid, uid);
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) chownTree(path, uid);
+    else chownSync(path, uid, uid);
   }
-  if (uid !== undefined) chownSync(buildDir, uid, uid);
 }
 
 function round(ms: number): number {

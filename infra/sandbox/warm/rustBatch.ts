@@ -1,7 +1,7 @@
 /**
- * Rust: several programs per rustc call (the process runner's BatchCompile, contract.ts). rustc's
- * own start (loading its driver library) and the link cost about as much for ten MultiPL-E
- * programs as for one, so `runMany` compiles them as one crate and runs each alone.
+ * Rust: several programs per rustc call (the process runner's `compileBatch`, contract.ts).
+ * rustc's own start (loading its driver library) and the link cost about as much for ten
+ * MultiPL-E programs as for one, so a batch compiles them as one crate and each runs alone.
  *
  * The crate (the batch's build directory):
  *   p<i>/program.rs   program i, byte for byte (a leading `#![allow(...)]` line blanked, see below);
@@ -17,6 +17,11 @@
  * `program`, a copy of the batch binary with its index patched in. Its run step is the lone one:
  * same argv (`/build/program`, no argument), same environment, same limits. `main`'s result is
  * reported through `Termination::report`, as the runtime does for a crate's own `main`.
+ * A failed batch compile is nobody's outcome: the programs its JSON diagnostics point into are
+ * answered `alone` (the runner compiles each on its own: its own diagnostics, its own
+ * compile_error) and the rest is compiled again as a batch (strictly fewer, so this ends); a
+ * timeout, a signal, a sandbox failure or an error pointing nowhere (a link error) answers every
+ * remaining program `alone`.
  *
  * What a module inside another crate sees differently from a crate root, and how each is kept out
  * (`accepts` refuses the program, which then compiles alone, as ever):
@@ -46,13 +51,10 @@
  */
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExecutionLimits } from '../../../domain/execution/types.js';
-import type { BatchCompile, BuildFile, SandboxStep, StepResult } from '../process/contract.js';
-
-/** Programs per rustc call by default: past ~8 a batch's compile grows with its size, and smaller batches spread over more slots. */
-export const RUST_BATCH_PROGRAMS = 8;
+import type { BatchCompile, BatchOutcome, SandboxStep } from '../process/contract.js';
 
 /** Largest loaded image (all PT_LOAD segments) of a usable batch binary. */
 export const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
@@ -205,60 +207,89 @@ function remapScopeSupported(rustc: string): boolean {
 export interface RustBatchOptions {
   /** The lone compile step (`rustc ... -o program program.rs ...`), whose command the batch reuses. */
   lone: (limits: ExecutionLimits, program: string) => SandboxStep;
+  /** The lone run step (a batched program runs exactly so). */
+  run: (limits: ExecutionLimits) => SandboxStep;
   /** rustc on the host (for the version probe). */
   hostRustc: string;
-  maxPrograms?: number;
 }
 
-export function rustBatch(options: RustBatchOptions): BatchCompile {
+/** The batch's compile step: the lone command on batch.rs, limits scaled for the batch. */
+export function batchCompileStep(lone: SandboxStep, count: number): SandboxStep {
+  const argv = lone.argv.map((arg, i) => (arg === 'program.rs' ? 'batch.rs' : arg === 'program' && lone.argv[i - 1] === '-o' ? 'batch' : arg));
+  if (!argv.includes('batch.rs') || !argv.includes('batch')) throw new Error(`the Rust batch cannot reuse the lone compile command ${lone.argv.join(' ')}`);
   return {
-    maxPrograms: options.maxPrograms ?? RUST_BATCH_PROGRAMS,
-    accepts: (program) => refusal(program) === null && remapScopeSupported(options.hostRustc),
-    files: (programs) => {
-      const files: Record<string, string> = { 'batch.rs': batchRoot(programs) };
-      programs.forEach((program, i) => (files[`p${i}/program.rs`] = hoistLeadingAllows(program).text));
-      return files;
+    ...lone,
+    argv: [
+      ...argv,
+      '--crate-name', 'program',
+      '--remap-path-scope=object',
+      ...Array.from({ length: count }, (_, i) => ['--remap-path-prefix', `p${i}/=`]).flat(),
+      '--error-format=json',
+    ],
+    limits: {
+      ...lone.limits,
+      // rustc's work grows with the batch; a hostile program's compile-time bomb wastes one
+      // batch's time, then every program compiles alone under the lone limits.
+      timeoutMs: lone.limits.timeoutMs + 2_000 * (count - 1),
+      memoryBytes: lone.limits.memoryBytes + 128 * 1024 * 1024 * (count - 1),
+      // JSON diagnostics carry each error's explanation: room enough for blame to read them all.
+      maxOutputBytes: Math.max(lone.limits.maxOutputBytes, 1024 * 1024) + 256 * 1024 * count,
     },
-    compile: (limits, programs) => {
-      const lone = options.lone(limits, programs[0]!);
-      const argv = lone.argv.map((arg, i) => (arg === 'program.rs' ? 'batch.rs' : arg === 'program' && lone.argv[i - 1] === '-o' ? 'batch' : arg));
-      if (!argv.includes('batch.rs') || !argv.includes('batch')) throw new Error(`the Rust batch cannot reuse the lone compile command ${lone.argv.join(' ')}`);
-      const n = programs.length;
-      return {
-        ...lone,
-        argv: [
-          ...argv,
-          '--crate-name', 'program',
-          '--remap-path-scope=object',
-          ...programs.flatMap((_, i) => ['--remap-path-prefix', `p${i}/=`]),
-          '--error-format=json',
-        ],
-        limits: {
-          ...lone.limits,
-          // rustc's work grows with the batch; a hostile program's compile-time bomb wastes one
-          // batch's time, then every program compiles alone under the lone limits.
-          timeoutMs: lone.limits.timeoutMs + 2_000 * (n - 1),
-          memoryBytes: lone.limits.memoryBytes + 128 * 1024 * 1024 * (n - 1),
-          // JSON diagnostics carry each error's explanation: room enough for blame to read them all.
-          maxOutputBytes: Math.max(lone.limits.maxOutputBytes, 1024 * 1024) + 256 * 1024 * n,
-        },
-      };
-    },
-    blame: (compiled, programs) => blameRustc(compiled.stderr, programs.length),
-    runFiles: (buildDir, index, programs) => {
-      const binary = readFileSync(join(buildDir, 'batch'));
-      const image = loadedImageBytes(binary);
-      if (image === null || image > MAX_IMAGE_BYTES) return null;
-      const marker = Buffer.from(markerOf(programs), 'latin1');
-      const at = binary.indexOf(marker);
-      if (at < 0 || binary.indexOf(marker, at + 1) >= 0) return null;
-      const own = Buffer.from(binary);
-      own.writeUInt32LE(index, at + marker.length);
-      const files: Record<string, BuildFile> = {
-        'program.rs': { data: programs[index]!, executable: false },
-        program: { data: own, executable: true },
-      };
-      return files;
-    },
+  };
+}
+
+/** The batch build directory's files: the root and each program under p<i>/. */
+export function batchFiles(programs: readonly string[]): Record<string, string> {
+  const files: Record<string, string> = { 'batch.rs': batchRoot(programs) };
+  programs.forEach((program, i) => (files[`p${i}/program.rs`] = hoistLeadingAllows(program).text));
+  return files;
+}
+
+/** Program `index`'s binary: the batch's with its index patched in; null if the batch binary is not usable. */
+export function programBinary(batchBinary: Buffer, index: number, programs: readonly string[]): Buffer | null {
+  const image = loadedImageBytes(batchBinary);
+  if (image === null || image > MAX_IMAGE_BYTES) return null;
+  const marker = Buffer.from(markerOf(programs), 'latin1');
+  const at = batchBinary.indexOf(marker);
+  if (at < 0 || batchBinary.indexOf(marker, at + 1) >= 0) return null;
+  const own = Buffer.from(batchBinary);
+  own.writeUInt32LE(index, at + marker.length);
+  return own;
+}
+
+/** The Toolchain's `compileBatch` for Rust (see the header). */
+export function rustCompileBatch(options: RustBatchOptions): (limits: ExecutionLimits, programs: readonly string[]) => BatchCompile | null {
+  return (limits, programs) => {
+    const members = programs.map((_, i) => i).filter((i) => refusal(programs[i]!) === null);
+    if (members.length < 2 || !remapScopeSupported(options.hostRustc)) return null;
+    return {
+      build: async (dir) => {
+        const outcomes: BatchOutcome[] = programs.map(() => ({ kind: 'alone' }));
+        let left = members;
+        for (let attempt = 0; left.length >= 2; attempt++) {
+          const texts = left.map((i) => programs[i]!);
+          dir.write(batchFiles(texts));
+          const compiled = await dir.run(batchCompileStep(options.lone(limits, texts[0]!), texts.length));
+          if (compiled.sandboxError || compiled.timedOut || compiled.signal) return outcomes;
+          if (compiled.exitCode === 0) {
+            const binary = readFileSync(join(dir.buildDir, 'batch'));
+            const built = texts.map((_, k) => programBinary(binary, k, texts));
+            if (built.some((b) => b === null)) return outcomes;
+            left.forEach((i, k) => {
+              const out = join(dir.buildDir, 'out', `${attempt}-${k}`);
+              mkdirSync(out, { recursive: true, mode: 0o755 });
+              writeFileSync(join(out, 'program'), built[k]!, { mode: 0o755 });
+              writeFileSync(join(out, 'program.rs'), programs[i]!, { mode: 0o644 });
+              outcomes[i] = { kind: 'built', files: { program: join(out, 'program'), 'program.rs': join(out, 'program.rs') }, run: options.run(limits), compileMs: compiled.durationMs / texts.length };
+            });
+            return outcomes;
+          }
+          const blamed = blameRustc(compiled.stderr, texts.length);
+          if (!blamed) return outcomes;
+          left = left.filter((_, k) => !blamed.includes(k));
+        }
+        return outcomes;
+      },
+    };
   };
 }
