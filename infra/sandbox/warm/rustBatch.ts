@@ -24,7 +24,7 @@
  * remaining program `alone`.
  *
  * What a module inside another crate sees differently from a crate root, and how each is kept out
- * (`accepts` refuses the program, which then compiles alone, as ever):
+ * (`refusal` names it; the program is answered `alone` without joining the batch):
  *   - `crate::`, `super::`, `$crate`: they would name the batch's root: the words refused;
  *   - inner attributes (`#![...]`, `//!`) are not allowed in an `include!`d file: a leading
  *     `#![allow(...)]` line (lints only; an allow can only silence) is moved to the module's head
@@ -47,7 +47,8 @@
  *   - the stack: `main` runs two frames deeper (the batch's main and the entry), a few hundred bytes
  *     of the main thread's 8 MB.
  * A program can read its binary, which holds the compiled code of the other programs of its batch
- * (all of one `runMany` call); it cannot change them (the build directory is read-only to runs).
+ * (one `runMany` call's, or `run` calls queued together); it cannot change them (the build
+ * directory is read-only to runs).
  */
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
