@@ -18,17 +18,16 @@
  *                       `compile_error`, never a pass;
  *   5. `run()`         the run step: argv, environment, limits;
  *   6. `classify()`    the run step's end as a status (passed / failed / error / oom / killed;
- *                       the runner itself handles timeouts and compile failures).
+ *                       the runner itself handles timeouts and compile failures);
+ *   7. `compileBatch()` optional: several programs compiled in one go, where what does not depend
+ *                       on the program (a test main, a link) can be paid once for all of them;
+ *                       each program still runs alone in its own sandbox (see BatchCompile).
  *
  * Steps run inside bubblewrap (bwrapStep.ts) as the sample's slot uid: the compile step with the
  * build directory writable at BUILD_DIR and its cwd there; the run step with it read-only and a
  * private, size-capped tmpfs /tmp as its cwd. `mounts()` are the toolchain's read-only
  * directories (host path -> sandbox path); /usr, /etc and the system's library dirs are always
  * there. Environments are exactly what a step says (plus nothing): the host's never leaks in.
- *
- *   7. `compileBatch()` optional: several programs compiled in one go, where what does not depend
- *                       on the program (a test main, a link) can be paid once for all of them;
- *                       each program still runs alone in its own sandbox (see BatchCompile).
  *
  * To replace a strategy (a warm compiler, a precompiled header, a prebuilt runner), change the
  * language's module behind this interface; a new kind of step (e.g. one served by a warm process

@@ -20,13 +20,10 @@
  * own steps); each program the batch built then runs alone in a fresh build directory of its own,
  * in its own sandbox, as its slot's uid, with its own run limits, exactly as a lone program's run
  * step; each program the batch did not build (its compile failed, or anything went wrong) is
- * compiled and run alone, so that its outcome and diagnostics are the lone ones. `run` (one
- * request) batches only the calls that find every slot busy (below).
- *
- * `run` calls that find every slot busy would wait anyway: they wait together, and the next free
- * slot compiles those with the same limits (up to `batchSize`) as one batch, as `runMany` would;
- * a call that finds a free slot compiles alone at once, so batching never adds a wait. (A sweep's
- * shard and `evaluate.ts` call `run` per sample.)
+ * compiled and run alone, so that its outcome and diagnostics are the lone ones. `run` batches
+ * too, what it can: a request that finds every slot busy waits, and when a slot frees, the
+ * waiting requests with the same limits form a batch (a request that finds a slot free starts at
+ * once, alone).
  */
 import { chmodSync, chownSync, copyFileSync, linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -74,15 +71,12 @@ export class ProcessExecutor {
   private readonly uidBase: number;
   private readonly freeSlots: number[];
   private readonly waiting: Array<() => void> = [];
+  /** `run` requests waiting for a slot, to be compiled together (see dispatch). */
+  private readonly queued: Array<{ request: ExecutionRequest; resolve: (result: ExecutionResult) => void; reject: (error: unknown) => void }> = [];
   private root: string | undefined;
   private started: Promise<void> | undefined;
   private closed = false;
   private sequence = 0;
-  /** What batches did: batches built, programs run from a batch's output, programs a batch sent alone. */
-  readonly batchCounts = { batches: 0, built: 0, alone: 0 };
-  /** `run` calls waiting for a slot together (see the header), and whether one waits for it. */
-  private readonly pending: Array<{ request: ExecutionRequest; key: string; done: Deferred<ExecutionResult> }> = [];
-  private leading = false;
 
   constructor(
     readonly toolchain: Toolchain,
@@ -120,60 +114,56 @@ export class ProcessExecutor {
   async run(request: ExecutionRequest): Promise<ExecutionResult> {
     const parsed = ExecutionRequestSchema.parse(request);
     await this.start();
-    if (this.toolchain.compileBatch && this.batchSize >= 2 && this.freeSlots.length === 0) {
-      const done = deferred<ExecutionResult>();
-      this.pending.push({ request: parsed, key: JSON.stringify({ ...this.limits, ...parsed.limits }), done });
-      if (!this.leading) this.leadPending();
-      return done.promise;
-    }
-    return this.runAlone(parsed);
+    if (!this.toolchain.compileBatch || this.batchSize < 2) return this.runAlone(parsed);
+    // A request that finds every slot busy waits here; when a slot frees, the waiting ones with the
+    // same limits are compiled as one batch (a sweep's samples come one `run` at a time).
+    return new Promise((resolve, reject) => {
+      this.queued.push({ request: parsed, resolve, reject });
+      this.dispatch();
+    });
   }
 
-  /** One program, its own compile step: the ordinary route. */
-  private async runAlone(request: ExecutionRequest): Promise<ExecutionResult> {
-    const limits = { ...this.limits, ...request.limits };
+  /** Starts what waits in `queued` on the free slots (runs of built programs, in `waiting`, first). */
+  private dispatch(): void {
+    while (this.queued.length > 0 && this.freeSlots.length > 0 && this.waiting.length === 0) {
+      const key = limitsKey(this.limits, this.queued[0]!.request);
+      const alike = this.queued.filter((q) => limitsKey(this.limits, q.request) === key).length;
+      // Spread over the free slots, at most batchSize a batch.
+      const size = Math.min(this.batchSize, Math.ceil(alike / this.freeSlots.length));
+      const taken: typeof this.queued = [];
+      for (let i = 0; i < this.queued.length && taken.length < size; ) {
+        if (limitsKey(this.limits, this.queued[i]!.request) === key) taken.push(...this.queued.splice(i, 1));
+        else i++;
+      }
+      // Both take their slot before their first await: the loop sees it gone.
+      if (taken.length === 1) this.runAlone(taken[0]!.request).then(taken[0]!.resolve, taken[0]!.reject);
+      else
+        void this.runBatch(taken.map((t) => t.request)).then((settled) =>
+          settled.forEach((r, k) => (r.status === 'fulfilled' ? taken[k]!.resolve(r.value) : taken[k]!.reject(r.reason))),
+        );
+    }
+  }
+
+  /** One program compiled (if its language compiles) and run on its own. */
+  private async runAlone(parsed: ExecutionRequest): Promise<ExecutionResult> {
+    const limits = { ...this.limits, ...parsed.limits };
     const slot = await this.takeSlot();
     try {
-      return await this.runInSlot(request.id, request.program, limits, slot);
+      return await this.runInSlot(parsed.id, parsed.program, limits, slot);
     } finally {
       this.freeSlot(slot);
     }
   }
 
-  /** Waits for a slot for the pending `run` calls; those pending then, with the first one's limits, are compiled in it. */
-  private leadPending(): void {
-    this.leading = true;
-    void this.takeSlot().then((slot) => {
-      this.leading = false;
-      const key = this.pending[0]!.key;
-      const group: typeof this.pending = [];
-      for (let i = 0; i < this.pending.length && group.length < this.batchSize; ) {
-        if (this.pending[i]!.key === key) group.push(...this.pending.splice(i, 1));
-        else i++;
-      }
-      if (this.pending.length) this.leadPending();
-      const requests = group.map((p) => p.request);
-      const results: Promise<ExecutionResult[]> =
-        group.length === 1
-          ? this.runInSlot(requests[0]!.id, requests[0]!.program, { ...this.limits, ...requests[0]!.limits }, slot)
-              .finally(() => this.freeSlot(slot))
-              .then((r) => [r])
-          : this.runBatch(requests, slot);
-      results.then(
-        (rs) => group.forEach((p, i) => p.done.resolve(rs[i]!)),
-        (error: unknown) => group.forEach((p) => p.done.reject(error)),
-      );
-    });
-  }
-
   async runMany(requests: readonly ExecutionRequest[]): Promise<ExecutionResult[]> {
     if (!this.toolchain.compileBatch || this.batchSize < 2 || requests.length < 2) return Promise.all(requests.map((r) => this.run(r)));
+    // runMany's batches are its own: they do not wait for a slot to come free to form.
     const parsed = requests.map((r) => ExecutionRequestSchema.parse(r));
     await this.start();
     // Programs with the same limits share batches; the batches of a group are of even sizes.
     const groups = new Map<string, number[]>();
     parsed.forEach((r, i) => {
-      const key = JSON.stringify({ ...this.limits, ...r.limits });
+      const key = limitsKey(this.limits, r);
       groups.set(key, [...(groups.get(key) ?? []), i]);
     });
     const results: ExecutionResult[] = new Array(parsed.length);
@@ -187,15 +177,15 @@ export class ProcessExecutor {
     await Promise.all(
       batches.map(async (members) => {
         const batch = members.map((i) => parsed[i]!);
-        const done = await (batch.length < 2 ? Promise.all(batch.map((r) => this.runAlone(r))) : this.runBatch(batch));
+        const done = batch.length < 2 ? await Promise.all(batch.map((r) => this.runAlone(r))) : settledOrThrow(await this.runBatch(batch));
         members.forEach((i, k) => (results[i] = done[k]!));
       }),
     );
     return results;
   }
 
-  /** One batch (see the header): compiled together in one slot (`heldSlot` if given), each program then run alone. */
-  private async runBatch(batch: readonly ExecutionRequest[], heldSlot?: number): Promise<ExecutionResult[]> {
+  /** One batch (see the header): compiled together in one slot, each program then run alone; each program's result or failure. */
+  private async runBatch(batch: readonly ExecutionRequest[]): Promise<PromiseSettledResult<ExecutionResult>[]> {
     const limits = { ...this.limits, ...batch[0]!.limits };
     let plan: BatchCompile | null;
     try {
@@ -204,9 +194,8 @@ export class ProcessExecutor {
       process.emitWarning(`${this.toolchain.name}: a batch of ${batch.length} programs could not be planned, each is compiled alone: ${String(error)}`);
       plan = null;
     }
-    if (!plan && heldSlot !== undefined) this.freeSlot(heldSlot);
-    if (!plan) return Promise.all(batch.map((r) => this.runAlone(r)));
-    const slot = heldSlot ?? (await this.takeSlot());
+    if (!plan) return Promise.allSettled(batch.map((r) => this.runAlone(r)));
+    const slot = await this.takeSlot();
     const uid = process.getuid?.() === 0 ? this.uidBase + slot : undefined;
     const batchDir = join(this.root!, `b${slot}-${++this.sequence}`);
     let outcomes: BatchOutcome[];
@@ -231,13 +220,13 @@ export class ProcessExecutor {
       // The batch's own failure is no program's: each is compiled alone.
       process.emitWarning(`${this.toolchain.name}: a batch of ${batch.length} programs failed, each is compiled alone: ${String(error)}`);
       outcomes = batch.map(() => ({ kind: 'alone' }));
-    } finally {
-      this.freeSlot(slot);
     }
+    // The programs ask for their slots before the batch's is given back: their runs come before
+    // the next batch's compile.
+    const runs = Promise.allSettled(batch.map((r, k) => (outcomes[k]!.kind === 'built' ? this.runBuilt(r, outcomes[k] as Extract<BatchOutcome, { kind: 'built' }>) : this.runAlone(r))));
+    this.freeSlot(slot);
     try {
-      this.batchCounts.batches++;
-      for (const o of outcomes) this.batchCounts[o.kind === 'built' ? 'built' : 'alone']++;
-      return await Promise.all(batch.map((r, k) => (outcomes[k]!.kind === 'built' ? this.runBuilt(r, outcomes[k] as Extract<BatchOutcome, { kind: 'built' }>) : this.runAlone(r))));
+      return await runs;
     } finally {
       rmSync(batchDir, { recursive: true, force: true });
     }
@@ -279,6 +268,7 @@ export class ProcessExecutor {
   private freeSlot(slot: number): void {
     this.freeSlots.push(slot);
     this.waiting.shift()?.();
+    this.dispatch();
   }
 
   private takeSlot(): Promise<number> {
@@ -320,20 +310,17 @@ export class ProcessExecutor {
   }
 }
 
-interface Deferred<T> {
-  promise: Promise<T>;
-  resolve: (value: T) => void;
-  reject: (reason: unknown) => void;
+/** The results, or the first failure (as Promise.all). */
+function settledOrThrow<T>(settled: PromiseSettledResult<T>[]): T[] {
+  return settled.map((r) => {
+    if (r.status === 'rejected') throw r.reason;
+    return r.value;
+  });
 }
 
-function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  let reject!: (reason: unknown) => void;
-  const promise = new Promise<T>((ok, fail) => {
-    resolve = ok;
-    reject = fail;
-  });
-  return { promise, resolve, reject };
+/** Requests with the same key can share a batch. */
+function limitsKey(defaults: ExecutionLimits, request: ExecutionRequest): string {
+  return JSON.stringify({ ...defaults, ...request.limits });
 }
 
 /** Hands a directory and what is in it to the slot's uid. */

@@ -47,8 +47,9 @@
  *   - the stack: `main` runs two frames deeper (the batch's main and the entry), a few hundred bytes
  *     of the main thread's 8 MB.
  * A program can read its binary, which holds the compiled code of the other programs of its batch
- * (one `runMany` call's, or `run` calls queued together); it cannot change them (the build
- * directory is read-only to runs).
+ * (what the runner had at hand at once: one `runMany` call's, or `run` calls queued together,
+ * which may come from different shards or sweeps a worker serves); it cannot change them, nor see
+ * their output or results (the build directory is read-only to runs).
  */
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
