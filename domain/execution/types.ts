@@ -61,7 +61,7 @@ export const ExecutionResultSchema = z.object({
   /** Name of the signal that ended the main process (e.g. "SIGKILL"), or null. */
   signal: z.string().nullable(),
   durationMs: z.number().nonnegative(),
-  /** Compiled languages: how long the compile step took (durationMs is the run's). */
+  /** Compiled languages: how long the compile step took (durationMs is the run's); a program compiled in a batch with others (several per compiler call): its share of that step. */
   compileMs: z.number().nonnegative().optional(),
   cpuMs: z.number().nonnegative().optional(),
   /** First `maxOutputBytes` of output, decoded as UTF-8; `*Bytes` counts everything written. */

@@ -14,6 +14,7 @@ import { classifyRust } from '../../infra/sandbox/process/toolchains/rust.js';
 import { PLAIN_TOOLCHAINS, TOOLCHAINS } from '../../infra/sandbox/process/toolchains/index.js';
 import { DEFAULT_LIMITS } from '../../domain/execution/types.js';
 import { BATCH_MAX_PACKAGE_DATA, packageFits } from '../../infra/sandbox/warm/go.js';
+import { batchRoot, blameRustc, hoistLeadingAllows, loadedImageBytes, refusal } from '../../infra/sandbox/warm/rustBatch.js';
 
 const step: SandboxStep = {
   kind: 'sandbox',
@@ -134,5 +135,78 @@ describe('which Go packages can share a batch test binary (nm -size -type of the
     expect(packageFits(listing, '/build/p3/pkg.a', pkg(3))).toBe(false);
     expect(packageFits(listing, '/build/p9/pkg.a', pkg(9))).toBe(false);
     expect(packageFits(`    46b2          8 D ${pkg(5)}..inittask\n    4c21          8 r x`, '/build/p5/pkg.a', pkg(5))).toBe(true);
+  });
+});
+
+describe('Rust programs several per rustc call (the sandboxed side: test/sandbox/process-batch.e2e.test.ts)', () => {
+  const ok = 'use std::collections::HashMap;\n/// doc\nfn f(x: &\'static str) -> usize { x.len() }\n\nfn main() {\n    assert_eq!(f("ab"), 2);\n}\n';
+
+  it('batches everyday programs and refuses what a module sees differently from a crate root', () => {
+    expect(refusal(ok)).toBeNull();
+    expect(refusal('#[derive(Debug, Clone)]\nstruct P;\n#[inline]\nfn g() {}\npub fn main() -> Result<(), String> {\n    Ok(())\n}\n')).toBeNull();
+    const refused: Record<string, string> = {
+      'use crate::x;\nfn main() {}': '`crate`',
+      'fn main() { super::f() }': '`super`',
+      'extern crate rand;\nfn main() {}': '`extern`',
+      'fn main() { print!("{}", include_str!("program.rs")); }': '`include_str`',
+      'mod other;\nfn main() {}': 'a file module',
+      '#![no_std]\nfn main() {}': 'an inner attribute',
+      '//! crate docs\nfn main() {}': 'an inner attribute',
+      '#[export_name = "x"]\nfn y() {}\nfn main() {}': '#[export_name]',
+      '#[deny(warnings)]\nfn main() {}': '#[deny]',
+      'fn main() { println!("{}", std::any::type_name::<u8>()); }': '`type_name`',
+      'const fn main() {}': 'no plain `fn main()`',
+      'fn helper() {}': 'no plain `fn main()`',
+      'fn main() {}\nfn main() {}': 'more than one `fn main()`',
+      '#[track_caller]\nfn main() {}': 'an attribute on main',
+      'fn main() -> () where u8: Copy {}': 'a `where` on main',
+      'mod m { pub fn main() {} }\nuse m::main as other;\nfn main() {}': 'another item named main',
+      'fn main() { std::env::set_var("RUST_BACKTRACE", "1"); }': 'a backtrace',
+      '/// a doc comment\n#![allow(unused)]\nfn main() {}': 'an inner attribute',
+    };
+    for (const [program, why] of Object.entries(refused)) expect(refusal(program), program).toBe(why);
+  });
+
+  it('moves a leading #![allow(...)] to the module, keeping every line where it was', () => {
+    const program = '// a comment\n#![allow(unused)]\n#![allow(arithmetic_overflow, dead_code)]\nfn main() {}\n';
+    const { text, allows } = hoistLeadingAllows(program);
+    expect(allows).toEqual(['#![allow(unused)]', '#![allow(arithmetic_overflow, dead_code)]']);
+    expect(text.split('\n')).toHaveLength(program.split('\n').length);
+    expect(text).not.toContain('#!');
+    expect(refusal(program)).toBeNull();
+    const root = batchRoot([program, ok]).split('\n');
+    expect(root[0]).toContain('mod __explora_p0 { #![allow(unused)] #![allow(arithmetic_overflow, dead_code)] include!("p0/program.rs");');
+    expect(root[1]).toContain('mod __explora_p1 { include!("p1/program.rs");');
+  });
+
+  it("blames the programs rustc's errors point into, and nobody when an error points nowhere", () => {
+    const diagnostic = (level: string, message: string, spans: object[]) => JSON.stringify({ $message_type: 'diagnostic', level, message, spans });
+    const stderr = [
+      diagnostic('warning', 'unused variable', [{ file_name: 'p0/program.rs', line_start: 2 }]),
+      diagnostic('error', 'mismatched types', [{ file_name: 'p2/program.rs', line_start: 3 }]),
+      diagnostic('error', 'cannot find function `main` in this scope', [{ file_name: 'batch.rs', line_start: 4 }]),
+      diagnostic('error', 'in a macro', [{ file_name: '/rustc/library/core/src/macros.rs', line_start: 1, expansion: { span: { file_name: 'p1/program.rs', line_start: 9 } } }]),
+      diagnostic('error', 'aborting due to 3 previous errors', []),
+      '{"cut by the output ca',
+    ].join('\n');
+    expect(blameRustc(stderr, 5)).toEqual([1, 2, 3]);
+    expect(blameRustc(diagnostic('error', 'linking with `cc` failed', []), 5)).toBeNull();
+    expect(blameRustc('', 5)).toBeNull();
+  });
+
+  it("reads an ELF binary's loaded image size (a batch mapping a large static is not used)", () => {
+    const elf = Buffer.alloc(64 + 2 * 56);
+    elf.writeUInt32BE(0x7f454c46, 0);
+    elf[4] = 2;
+    elf[5] = 1;
+    elf.writeBigUInt64LE(64n, 0x20);
+    elf.writeUInt16LE(56, 0x36);
+    elf.writeUInt16LE(2, 0x38);
+    elf.writeUInt32LE(1, 64);
+    elf.writeBigUInt64LE(4096n, 64 + 0x28);
+    elf.writeUInt32LE(1, 64 + 56);
+    elf.writeBigUInt64LE(1n << 24n, 64 + 56 + 0x28);
+    expect(loadedImageBytes(elf)).toBe(4096 + (1 << 24));
+    expect(loadedImageBytes(Buffer.from('#!/bin/sh\n'))).toBeNull();
   });
 });

@@ -7,7 +7,8 @@
  *   cpp         g++ with `-include` of the precompiled shared header, when the program starts with
  *               MultiPL-E's includes and the header is installed (compiled.ts says why outcomes
  *               are unchanged); otherwise the plain step.
- *   rs          rustc with RUST_FAST_FLAGS; the run step finds std's shared library.
+ *   rs          rustc with RUST_FAST_FLAGS; the run step finds std's shared library; batches
+ *               compile several programs per rustc call (rustBatch.ts), each run alone.
  *   go_test.go  Go's tools directly (go.ts's direct route), or the plain `go test -c` step for a
  *               file the direct route does not cover.
  *   java, ts    a ServedStep: the warm javac / tsc server (servers.ts), in a jail of its own, which
@@ -30,6 +31,7 @@ import { rustToolchain } from '../process/toolchains/rust.js';
 import { typescriptToolchain } from '../process/toolchains/typescript.js';
 import { CPP_PCH_PREFIX, RUST_FAST_FLAGS } from './compiled.js';
 import { GoStrategy, packageFits } from './go.js';
+import { rustCompileBatch } from './rustBatch.js';
 import { COMPILE_LIMITS } from './jail.js';
 import { LineServer, ServerTimeout } from './lineServer.js';
 import { WARM_TOOLS_DIR } from './paths.js';
@@ -64,18 +66,32 @@ export function warmRustToolchain(): Toolchain {
     libDir = `${sysroot.startsWith('/usr') ? sysroot : '/opt/rust'}/lib/rustlib/${host}/lib`;
     return libDir;
   };
+  const compile = (limits: ExecutionLimits, program: string) => {
+    const step = base.compile(limits, program);
+    return step && step.kind === 'sandbox' ? { ...step, argv: [...step.argv, ...RUST_FAST_FLAGS] } : step;
+  };
+  const run = (limits: ExecutionLimits) => {
+    const step = base.run(limits);
+    return { ...step, env: { ...step.env, LD_LIBRARY_PATH: stdLibInSandbox() } };
+  };
   return {
     ...base,
-    compile: (limits: ExecutionLimits, program: string) => {
-      const step = base.compile(limits, program);
-      return step && step.kind === 'sandbox' ? { ...step, argv: [...step.argv, ...RUST_FAST_FLAGS] } : step;
-    },
-    run: (limits: ExecutionLimits) => {
-      const step = base.run(limits);
-      return { ...step, env: { ...step.env, LD_LIBRARY_PATH: stdLibInSandbox() } };
-    },
+    compile,
+    run,
+    // The batch's command is the lone step's own (these flags included), and its programs run
+    // with the lone run step, so a batched program is compiled and run exactly as alone.
+    compileBatch: rustCompileBatch({
+      lone: (limits, program) => {
+        const step = compile(limits, program);
+        if (step?.kind !== 'sandbox') throw new Error('the Rust compile step is a sandboxed rustc');
+        return step;
+      },
+      run,
+      hostRustc: 'rustc',
+    }),
   };
 }
+
 
 export function warmGoToolchain(): Toolchain {
   const base = goToolchain();
