@@ -1,0 +1,193 @@
+/**
+ * MultiPL-E's languages as production runs them: the process runner (ProcessExecutor) over the warm
+ * toolchains (`toolchainFor`, infra/sandbox/warm/toolchains.ts), on the real toolchains in the real
+ * sandbox. Per language, the statuses for a correct, a wrong, a non-compiling and a hanging program
+ * (MultiPL-E's OK / Exception / SyntaxError / Timeout are our passed / failed|error / compile_error
+ * / timeout), and the outcomes where a lever could differ from MultiPL-E's way (go test's vet, a Go
+ * file the direct route does not cover, a C++ program without the shared includes, Rust's overflow
+ * checks, tsc's check of a redeclared lib global).
+ *
+ * The sandbox's isolation from inside a program (no network, loopback included; an empty
+ * environment; no writes outside; spawn bombs contained) is test/sandbox/process-hostile.e2e.test.ts,
+ * for every one of these languages; here only the uid a compiled program runs as.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS, type ExecutionRequest, type ExecutionResult } from '../../domain/execution/types.js';
+import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
+import { toolchainFor, type ProcessLanguageId } from '../../infra/sandbox/process/toolchains/index.js';
+
+/** Short enough for a hanging program, ample for the others on a loaded machine. */
+const HANG_LIMITS = { timeoutMs: 2_000 };
+const LIMITS = { timeoutMs: 10_000 };
+interface Case {
+  ok: string;
+  wrong: string;
+  broken: string;
+  hangs: string;
+}
+
+const JAVA_HEAD = 'import java.util.*;\nimport org.javatuples.*;\nclass Problem {\n';
+const GO_HEAD = 'package add_test\n\nimport (\n    "testing"\n    "fmt"\n)\n\n';
+const goTest = (body: string, expected: string): string =>
+  `${GO_HEAD}func add(a int, b int) int {\n${body}\n}\n\nfunc TestAdd(t *testing.T) {\n  if fmt.Sprintf("%v", add(2, 3)) != fmt.Sprintf("%v", ${expected}) {\n    t.Errorf("expected '%v', got '%v'", ${expected}, add(2, 3))\n  }\n}\n`;
+
+const CASES: Record<ProcessLanguageId, Case> = {
+  js: {
+    ok: "const assert = require('node:assert');\nfunction add(a, b) { return a + b; }\nassert.deepEqual(add(2, 3), 5);\n",
+    wrong: "const assert = require('node:assert');\nfunction add(a, b) { return a - b; }\nassert.deepEqual(add(2, 3), 5);\n",
+    broken: 'function add(a, b) { return a + ; }\n',
+    hangs: 'while (true) {}\n',
+  },
+  ts: {
+    ok: "declare var require: any;\nconst assert = require('node:assert');\nfunction add(a: number, b: number): number { return a + b; }\nassert.deepEqual(add(2, 3), 5);\n",
+    wrong: "declare var require: any;\nconst assert = require('node:assert');\nfunction add(a: number, b: number): number { return a - b; }\nassert.deepEqual(add(2, 3), 5);\n",
+    // Runs fine as JavaScript, but tsc reports a type error: MultiPL-E calls it a SyntaxError.
+    broken: "declare var require: any;\nconst assert = require('node:assert');\nfunction add(a: number, b: number): number { return String(a + b); }\nassert.deepEqual(Number(add(2, 3)), 5);\n",
+    hangs: 'while (true) {}\n',
+  },
+  'go_test.go': {
+    ok: goTest('  return a + b', '5'),
+    wrong: goTest('  return a - b', '5'),
+    broken: goTest('  return a + "b"', '5'),
+    hangs: goTest('  for {}', '5'),
+  },
+  rs: {
+    ok: 'fn add(a: isize, b: isize) -> isize { a + b }\nfn main() { assert_eq!(add(2, 3), 5); }\n',
+    wrong: 'fn add(a: isize, b: isize) -> isize { a - b }\nfn main() { assert_eq!(add(2, 3), 5); }\n',
+    broken: 'fn add(a: isize, b: isize) -> isize { a + "b" }\nfn main() { assert_eq!(add(2, 3), 5); }\n',
+    hangs: 'fn main() { loop {} }\n',
+  },
+  java: {
+    ok: `${JAVA_HEAD}    public static long add(long a, long b) { return a + b; }\n    public static void main(String[] args) {\n    assert(add(2l, 3l) == 5l);\n    assert(Pair.with(1, 2).getValue1() == 2);\n    }\n}\n`,
+    wrong: `${JAVA_HEAD}    public static long add(long a, long b) { return a - b; }\n    public static void main(String[] args) {\n    assert(add(2l, 3l) == 5l);\n    }\n}\n`,
+    broken: `${JAVA_HEAD}    public static long add(long a, long b) { return a + "b"; }\n    public static void main(String[] args) {\n    assert(add(2l, 3l) == 5l);\n    }\n}\n`,
+    hangs: `${JAVA_HEAD}    public static void main(String[] args) {\n    while (true) {}\n    }\n}\n`,
+  },
+  cpp: {
+    ok: '#include<assert.h>\n#include<bits/stdc++.h>\nlong add(long a, long b) { return a + b; }\nint main() { assert(add(2, 3) == 5); }\n',
+    wrong: '#include<assert.h>\n#include<bits/stdc++.h>\nlong add(long a, long b) { return a - b; }\nint main() { assert(add(2, 3) == 5); }\n',
+    broken: '#include<assert.h>\n#include<bits/stdc++.h>\nlong add(long a, long b) { return a + ; }\nint main() { assert(add(2, 3) == 5); }\n',
+    hangs: '#include<assert.h>\n#include<bits/stdc++.h>\nint main() { volatile int x = 0; while (true) { x++; } }\n',
+  },
+};
+
+/** Runs the requests through one executor over the language's production toolchain, then closes it. */
+async function runAll(language: ProcessLanguageId, requests: ExecutionRequest[]): Promise<ExecutionResult[]> {
+  const executor = new ProcessExecutor(toolchainFor(language), { concurrency: 2, limits: LIMITS });
+  try {
+    return await executor.runMany(requests);
+  } finally {
+    await executor.close();
+  }
+}
+
+const show = (r: ExecutionResult | undefined): string => JSON.stringify({ ...r, stdout: r?.stdout.slice(0, 800), stderr: r?.stderr.slice(0, 800) });
+
+for (const language of Object.keys(CASES) as ProcessLanguageId[]) {
+  describe(`${language}: MultiPL-E's statuses through the process runner's warm toolchain`, () => {
+    let results: Record<keyof Case, ExecutionResult>;
+    beforeAll(async () => {
+      const cases = CASES[language];
+      const [ok, wrong, broken, hangs] = await runAll(language, [
+        { id: 'ok', program: cases.ok },
+        { id: 'wrong', program: cases.wrong },
+        { id: 'broken', program: cases.broken },
+        { id: 'hangs', program: cases.hangs, limits: HANG_LIMITS },
+      ]);
+      results = { ok: ok!, wrong: wrong!, broken: broken!, hangs: hangs! };
+    }, 120_000);
+    it('a correct program: passed (OK)', () => {
+      expect(results.ok.status, show(results.ok)).toBe('passed');
+    });
+    it('a wrong program: failed or error (Exception)', () => {
+      expect(['failed', 'error'], show(results.wrong)).toContain(results.wrong.status);
+    });
+    it('a program that does not compile: compile_error (SyntaxError), never a pass', () => {
+      expect(results.broken.status, show(results.broken)).toBe('compile_error');
+    });
+    it('a program that never ends: timeout (Timeout)', () => {
+      expect(results.hangs.status, show(results.hangs)).toBe('timeout');
+    });
+  });
+}
+
+describe('where a lever could change an outcome, it does not', () => {
+  it("go: a vet finding fails the build, as under go test ([build failed]: compile_error); a file the direct route does not cover gets go test's verdicts", async () => {
+    const vetFails = goTest('  _ = fmt.Sprintf("%d", "not a number")\n  return a + b', '5');
+    // A TestMain: the direct route leaves it to the plain `go test -c` step, with the same rules.
+    const testMain = '\nfunc TestMain(m *testing.M) { os.Exit(m.Run()) }\n';
+    const withOs = (p: string) => p.replace('"testing"', '"testing"\n    "os"') + testMain;
+    const [vet, passing, failing] = await runAll('go_test.go', [
+      { id: 'vet', program: vetFails },
+      { id: 'main-ok', program: withOs(goTest('  return a + b', '5')) },
+      { id: 'main-wrong', program: withOs(goTest('  return a - b', '5')) },
+    ]);
+    expect(vet!.status, show(vet)).toBe('compile_error');
+    expect(vet!.stderr + vet!.stdout).toMatch(/Sprintf format %d has arg "not a number" of wrong type string/);
+    expect(passing!.status, show(passing)).toBe('passed');
+    expect(passing!.stdout).toContain('PASS');
+    expect(failing!.status, show(failing)).toBe('failed');
+    expect(failing!.stdout).toContain('--- FAIL: TestAdd');
+  }, 120_000);
+
+  it('c++: a program without the shared includes is compiled without the precompiled header (so it fails as under g++)', async () => {
+    // std::vector without any include compiles only if a header was slipped in.
+    const noIncludes = 'int main() { std::vector<int> v{1}; return v.size() == 1 ? 0 : 1; }\n';
+    const [r] = await runAll('cpp', [{ id: 'no-includes', program: noIncludes }]);
+    expect(r!.status, show(r)).toBe('compile_error');
+    expect(r!.stderr + r!.stdout).toMatch(/vector/);
+  }, 120_000);
+
+  it("rust: overflow checks stay on (rustc's defaults): an overflow panics", async () => {
+    const overflow = 'fn main() { let x: i32 = std::env::args().count() as i32 + i32::MAX - 1; println!("{}", x + 1); }\n';
+    const [r] = await runAll('rs', [{ id: 'overflow', program: overflow }]);
+    expect(['failed', 'error'], show(r)).toContain(r!.status);
+    expect(r!.stderr).toMatch(/overflow/);
+  }, 120_000);
+
+  it("ts: a program that redeclares one of the library's globals gets the whole check", async () => {
+    // Declares `escape`, which lib.es5.d.ts declares too: the merge is checked as tsc checks it.
+    const redeclares = 'function escape(s: number): number { return s; }\nconsole.log(escape(1));\n';
+    const clean = 'function myEscape(s: number): number { return s; }\nconsole.log(myEscape(1));\n';
+    const [a, b] = await runAll('ts', [
+      { id: 'redeclares', program: redeclares },
+      { id: 'clean', program: clean },
+    ]);
+    expect(b!.status, show(b)).toBe('passed');
+    expect(a!.status, show(a)).toBe('compile_error');
+  }, 120_000);
+});
+
+describe('the sandbox, from inside a compiled program (the rest: process-hostile.e2e.test.ts)', () => {
+  it('runs as an unprivileged uid: its slot uid when the worker is root, never root', async () => {
+    const executor = new ProcessExecutor(toolchainFor('cpp'), { concurrency: 2, limits: LIMITS });
+    try {
+      const program = '#include <cstdio>\n#include <unistd.h>\nint main() { printf("%d %d\\n", (int)getuid(), (int)geteuid()); return 0; }\n';
+      const r = await executor.run({ id: 'uid', program });
+      expect(r.status, show(r)).toBe('passed');
+      const [uid, euid] = r.stdout.trim().split(' ').map(Number);
+      if (process.getuid?.() === 0) {
+        const [lo, hi] = executor.uidRange;
+        expect(uid).toBeGreaterThanOrEqual(lo);
+        expect(uid).toBeLessThanOrEqual(hi);
+      }
+      expect(uid).not.toBe(0);
+      expect(euid).toBe(uid);
+    } finally {
+      await executor.close();
+    }
+  }, 120_000);
+});
+
+describe('which compile step each warm toolchain takes', () => {
+  it('cpp: the precompiled header only for a program that starts with MultiPL-E\'s includes; java and ts: served by a warm compiler', () => {
+    const limits = DEFAULT_LIMITS;
+    const cpp = toolchainFor('cpp');
+    const withIncludes = cpp.compile(limits, CASES.cpp.ok);
+    const without = cpp.compile(limits, 'int main() { return 0; }\n');
+    expect(withIncludes?.kind === 'sandbox' && withIncludes.argv.includes('-include')).toBe(true);
+    expect(without?.kind === 'sandbox' && !without.argv.includes('-include')).toBe(true);
+    expect(toolchainFor('java').compile(limits, CASES.java.ok)?.kind).toBe('served');
+    expect(toolchainFor('ts').compile(limits, CASES.ts.ok)?.kind).toBe('served');
+  });
+});
