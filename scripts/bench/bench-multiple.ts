@@ -23,7 +23,7 @@
  * Ours: 8 untimed programs first (distinct texts: the warm compilers' start and JIT warm-up, paid
  * once per worker), then the timed ones. --levers also runs the same programs through the same
  * runner with the plain toolchain modules (MultiPL-E's own commands, sandboxed), to show what the
- * warm strategies buy beside what the runner itself costs.
+ * warm toolchains buy beside what the runner itself costs.
  * --floor (js): the same programs as bare `node F` processes started straight from this process,
  * same concurrency, no Python and no sandbox: the physical floor of any evaluator that starts one
  * Node per program. MultiPL-E's time over it bounds what such an evaluator can gain.
@@ -44,9 +44,10 @@ import { z } from 'zod';
 import type { Toolchain } from '../../infra/sandbox/process/contract.js';
 import { mapLimit } from '../../infra/mapLimit.js';
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
-import { PLAIN_TOOLCHAINS, toolchainFor } from '../../infra/sandbox/process/toolchains/index.js';
-import { WARM_LANGUAGES, type WarmLanguage } from '../../infra/sandbox/warm/registry.js';
+import { PLAIN_TOOLCHAINS, TOOLCHAINS, toolchainFor, type ProcessLanguageId } from '../../infra/sandbox/process/toolchains/index.js';
 
+/** MultiPL-E's process-run languages, in the order of TOOLCHAINS. */
+const LANGUAGES = Object.keys(TOOLCHAINS) as ProcessLanguageId[];
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const ROWS = join(ROOT, 'scripts/bench/data/multiple-correct.jsonl');
 const TOOLS = join(ROOT, '.tools/multiple');
@@ -54,9 +55,9 @@ const TOOLS = join(ROOT, '.tools/multiple');
 const program = new Command()
   .option('--programs <n>', 'programs per language on each side', '40')
   .option('--workers <n>', "concurrency of both sides (MultiPL-E's default --max-workers is cpu_count - 1)", '2')
-  .option('--languages <list>', 'comma-separated MultiPL-E language ids', WARM_LANGUAGES.join(','))
+  .option('--languages <list>', 'comma-separated MultiPL-E language ids', LANGUAGES.join(','))
   .option('--rounds <n>', 'alternate the two sides this many times', '1')
-  .option('--levers', 'also run each strategy with its lever off')
+  .option('--levers', 'also run each language with its lever off (the plain toolchain module)')
   .option('--skip-peer', 'measure ours only')
   .option('--floor', 'js: also time bare `node F` per program (no Python, no sandbox), the floor of a process per program')
   .option('--in-flight <n>', 'ours: `run` per program with this many in flight, as a sweep shard calls it, instead of one runMany')
@@ -69,8 +70,8 @@ const opts = z
     workers: z.coerce.number().int().positive(),
     languages: z.string().transform((s, ctx) => {
       const list = s.split(',').map((l) => l.trim());
-      for (const l of list) if (!(WARM_LANGUAGES as readonly string[]).includes(l)) ctx.addIssue({ code: 'custom', message: `--languages: unknown language ${l} (known: ${WARM_LANGUAGES.join(', ')})` });
-      return list as WarmLanguage[];
+      for (const l of list) if (!(LANGUAGES as readonly string[]).includes(l)) ctx.addIssue({ code: 'custom', message: `--languages: unknown language ${l} (known: ${LANGUAGES.join(', ')})` });
+      return list as ProcessLanguageId[];
     }),
     rounds: z.coerce.number().int().positive(),
     levers: z.boolean().optional(),
@@ -85,7 +86,7 @@ const opts = z
 const RowSchema = z.object({ name: z.string(), language: z.string(), prompt: z.string(), completion: z.string(), tests: z.string() });
 const rows = readFileSync(ROWS, 'utf8').split('\n').filter((l) => l.trim()).map((l) => RowSchema.parse(JSON.parse(l)));
 
-function programsFor(language: WarmLanguage, n: number): string[] {
+function programsFor(language: ProcessLanguageId, n: number): string[] {
   const own = rows.filter((r) => r.language === language);
   if (own.length === 0) throw new Error(`${ROWS}: no rows for ${language}`);
   return Array.from({ length: n }, (_, i) => {
@@ -207,7 +208,7 @@ function realPython(): string {
   return execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
 }
 
-function runPeer(language: WarmLanguage, programs: string[]): SideResult {
+function runPeer(language: ProcessLanguageId, programs: string[]): SideResult {
   const spec = { language, programs, workers: opts.workers, timeoutScale: opts.peerTimeoutScale, tsc: join(ROOT, 'node_modules/.bin/tsc'), javatuples: join(TOOLS, 'javatuples-1.2.jar') };
   // Its working directory is an empty one, as in MultiPL-E's container: run from the repository,
   // tsc would pick up the repository's node_modules/@types and fail every program.
@@ -216,7 +217,7 @@ function runPeer(language: WarmLanguage, programs: string[]): SideResult {
   execFileSync('sh', ['-c', `cat > ${specFile}`], { input: JSON.stringify(spec) });
   // A plain environment, as in MultiPL-E's container: the machine's own may carry variables that
   // slow every start (NODE_EXTRA_CA_CERTS makes each node parse a CA bundle: ~110 ms here) and
-  // that our jails never pass on; HOME keeps the go command's build cache where it is warm.
+  // that our sandboxes never pass on; HOME keeps the go command's build cache where it is warm.
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1' };
   const out = execFileSync(realPython(), ['-c', PEER_DRIVER, specFile], { encoding: 'utf8', maxBuffer: 64 << 20, env, cwd });
   return z.object({ seconds: z.number(), statuses: z.array(z.string()) }).parse(JSON.parse(out.trim().split('\n').pop()!));
@@ -272,7 +273,7 @@ async function runOurs(toolchain: Toolchain, programs: string[], warmups: string
   }
 }
 
-const LEVERS: Partial<Record<WarmLanguage, string>> = {
+const LEVERS: Partial<Record<ProcessLanguageId, string>> = {
   ts: 'tsc per program',
   'go_test.go': '`go test -c` per program',
   rs: 'rustc without the flags',

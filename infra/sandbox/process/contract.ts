@@ -29,7 +29,7 @@
  * directories (host path -> sandbox path); /usr, /etc and the system's library dirs are always
  * there. Environments are exactly what a step says (plus nothing): the host's never leaks in.
  *
- * To replace a strategy (a warm compiler, a precompiled header, a prebuilt runner), change the
+ * To change how a language builds (a warm compiler, a precompiled header, a prebuilt runner), change the
  * language's module behind this interface; a new kind of step (e.g. one served by a warm process
  * that itself lives in a sandbox) is a new member of the `Step` union, handled in
  * processExecutor.ts, and must map its failures onto a `StepResult` the same way.
@@ -156,7 +156,7 @@ export interface Toolchain {
   close?(): Promise<void>;
   /** The build directory's files, by name (relative, no slashes). */
   files(program: string): Record<string, string>;
-  /** `program` is the sample's text, for strategies that depend on it (a precompiled header). */
+  /** `program` is the sample's text, for toolchains whose step depends on it (a precompiled header). */
   compile(limits: ExecutionLimits, program: string): SandboxStep | ServedStep | null;
   run(limits: ExecutionLimits): SandboxStep;
   /**

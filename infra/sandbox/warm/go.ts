@@ -1,23 +1,22 @@
 /**
- * Go (`go_test.go`) without the go command: what `go test FILE` does for one file, done by Go's
+ * Go (`go_test.go`) without the go command: what `go test -c FILE` does for one file, done by Go's
  * own tools directly, with everything the go command recomputes per program (loading and hashing
  * the standard library, its build cache look-ups, the vet facts of the imports) computed once per
- * set of imports and kept.
+ * set of imports and kept. The warm Go toolchain (toolchains.ts) uses it as its compile step.
  *
- * Per program, in the jail, the steps `go test -x` shows, with the same tools and flags:
+ * Per program, in the build step's sandbox, the steps `go test -x` shows, with the same tools and
+ * flags (directPlan):
  *   compile  the test file as package `command-line-arguments_test` (or `command-line-arguments`);
  *   vet      the analyzers `go test` runs (-atomic -bool -buildtags -directive -errorsas
  *            -ifaceassert -nilfunc -printf -slog -stringintconv -tests), with the imports' facts:
  *            a vet finding fails the build exactly as it does under `go test` ([build failed]);
  *   testmain the generated main (testing.MainStart over the file's TestXxx functions);
  *   link     `-s -w -buildmode=exe -X testing.testBinary=1`, as go test links, with GOGC=off
- *            for the linker (it exits before its garbage would matter);
- *   run      the test binary with go test's own flags (-test.paniconexit0 -test.timeout=10m0s),
- *            in a jail of its own.
- * A compile, vet or link failure is `SyntaxError` (MultiPL-E: "[build failed]"), a failing test
- * binary `Exception`, a deadline `Timeout`. A file this route does not cover exactly (a TestMain,
- * examples, benchmarks, fuzz targets, an import outside the standard library, or a package clause
- * it cannot read) goes through `go test` itself, in the jail.
+ *            for the linker (it exits before its garbage would matter).
+ * The test binary then runs with the plain Go toolchain's run step (process/toolchains/go.ts). A
+ * compile, vet or link failure is `compile_error` (MultiPL-E: "[build failed]"). A file this route
+ * does not cover exactly (a TestMain, examples, benchmarks, fuzz targets, an import outside the
+ * standard library, or a package clause it cannot read) takes the plain `go test -c` step.
  *
  * Batches (batchPlan, for the process runner's compileBatch: infra/sandbox/warm/toolchains.ts):
  * the same compile and vet per program, each as a package of its own, then one test main whose
@@ -25,16 +24,11 @@
  * program's run (init work, big data, unsafe) are built alone (packageFits).
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { WARM_TOOLS_DIR } from './paths.js';
-import { COMPILE_LIMITS, RUN_LIMITS, runInJail, type JailSpec } from './jail.js';
-import { chownTree, DEFAULT_TIMEOUTS, SERVER_UID, freshJobDir, jobsRoot, removeJobDir, type Slot, type WarmOutcome, type WarmStrategy } from './strategy.js';
 
 const VET_FLAGS = ['-atomic', '-bool', '-buildtags', '-directive', '-errorsas', '-ifaceassert', '-nilfunc', '-printf', '-slog', '-stringintconv', '-tests'];
-/** The uid of the `go test` route (it shares one build cache). */
-const GO_TEST_UID = SERVER_UID + 100;
 const TESTMAIN_IMPORTS = ['os', 'testing', 'testing/internal/testdeps'];
 const NM_BINARY = 'explora-nm';
 
@@ -188,36 +182,21 @@ export function goTestNames(source: string): { tests: string[]; special: boolean
   return { tests, special };
 }
 
-export class GoStrategy implements WarmStrategy {
-  readonly language = 'go_test.go';
+/** The direct route: its std copy and import sets are made by start() and kept until close(). */
+export class GoDirectRoute {
   private env!: GoEnv;
   private std = new Set<string>();
   private readonly sets = new Map<string, ImportSet>();
-  /** Created by start(): a toolchain that is only checked leaves nothing behind. */
-  private root = '';
-  /** Our copy of the std export data and vet facts, mounted read-only in the jails. */
+  /** Our copy of the std export data and vet facts, mounted read-only in the build sandboxes; made by start(). */
   private cache = '';
-  private readonly ownCache: boolean;
-  /** The build cache of the `go test` route (one uid for it, so that every slot can reuse it), kept across runs. */
-  private readonly goCache = join(WARM_TOOLS_DIR, 'go-test-cache');
-  /** Every program through `go test` (the lever off, for the benchmark). */
-  protected alwaysGoTest = false;
-
-  constructor(cacheDir?: string) {
-    this.cache = cacheDir ?? '';
-    this.ownCache = cacheDir === undefined;
-  }
 
   async start(): Promise<void> {
     const [goroot, tooldir, version] = goOutput(['env', 'GOROOT', 'GOTOOLDIR', 'GOVERSION']).trim().split('\n');
     this.env = { goroot: goroot!, tooldir: tooldir!, version: version!, lang: /^go\d+\.\d+/.exec(version!)![0] };
     this.std = new Set(goOutput(['list', 'std']).trim().split('\n'));
-    if (!this.root) this.root = jobsRoot('go');
     if (!this.cache) this.cache = mkdtempSync(join(tmpdir(), 'explora-gostd-'));
     mkdirSync(this.cache, { recursive: true });
     chmodSync(this.cache, 0o755); // read by every slot's uid
-    mkdirSync(this.goCache, { recursive: true });
-    if (process.getuid?.() === 0) chownSync(this.goCache, GO_TEST_UID, GO_TEST_UID);
     this.importSet(['fmt', 'testing']);
     // `go tool nm` is built on demand by the go command (not shipped since Go 1.24), which a
     // sandbox cannot do: the batches' check of their packages uses our own build of it.
@@ -278,20 +257,10 @@ export class GoStrategy implements WarmStrategy {
     return set;
   }
 
-  private jail(dir: string, uid: number, run: boolean): JailSpec {
-    return {
-      jobDir: dir,
-      uid,
-      readOnly: run ? [] : [this.env.goroot, this.cache],
-      env: run ? {} : { GOROOT: this.env.goroot },
-      limits: run ? RUN_LIMITS : COMPILE_LIMITS,
-    };
-  }
-
   /**
    * The direct route's files and build script for one program, with the job directory at `jobPath`
-   * and our std copy at `cachePath` inside the sandbox; undefined when the program needs `go test`
-   * itself (see the header).
+   * and our std copy at `cachePath` inside the sandbox; undefined when the program needs the plain
+   * `go test -c` step (see the header).
    */
   directPlan(program: string, jobPath: string, cachePath: string): { files: Record<string, string>; script: string } | undefined {
     const unit = this.packagePlan(program, jobPath, cachePath);
@@ -327,7 +296,7 @@ export class GoStrategy implements WarmStrategy {
     const imports = goImports(program);
     const names = goTestNames(program);
     const pkg = /^package\s+(\w+)/m.exec(program)?.[1];
-    if (this.alwaysGoTest || !imports || !pkg || names.special || names.tests.length === 0 || imports.some((i) => !this.std.has(i))) return undefined;
+    if (!imports || !pkg || names.special || names.tests.length === 0 || imports.some((i) => !this.std.has(i))) return undefined;
     const set = this.importSet(imports);
     const at = (host: string): string => cachePath + host.slice(this.cache.length);
     const pkgPath = options.pkgPath ?? (pkg.endsWith('_test') ? 'command-line-arguments_test' : 'command-line-arguments');
@@ -363,7 +332,7 @@ export class GoStrategy implements WarmStrategy {
 
   /** Whether batches can be built: the direct route is up and our `nm` (built by start()) is there. */
   get batches(): boolean {
-    return Boolean(this.cache) && !this.alwaysGoTest && existsSync(join(this.cache, NM_BINARY));
+    return Boolean(this.cache) && existsSync(join(this.cache, NM_BINARY));
   }
 
   /**
@@ -412,7 +381,7 @@ export class GoStrategy implements WarmStrategy {
     };
   }
 
-  /** GOROOT, for the jails that build. */
+  /** GOROOT, for the sandboxes that build. */
   get goroot(): string {
     return this.env.goroot;
   }
@@ -422,46 +391,9 @@ export class GoStrategy implements WarmStrategy {
     return this.cache;
   }
 
-  async evaluate(program: string, slot: Slot, timeouts = DEFAULT_TIMEOUTS): Promise<WarmOutcome> {
-    const dir = freshJobDir(this.root, `slot${slot.index}`, slot.uid);
-    try {
-      const plan = this.directPlan(program, '/job', this.cache);
-      if (!plan) return await this.viaGoTest(program, dir, slot, timeouts);
-      for (const [name, text] of Object.entries(plan.files)) writeFileSync(join(dir, name), text);
-      const built = await runInJail(this.jail(dir, slot.uid, false), ['/bin/sh', '-c', plan.script], timeouts.compileMs);
-      if (built.timedOut) return { status: 'Timeout', exitCode: null, stdout: built.stdout, stderr: built.stderr, compileMs: built.wallMs, runMs: 0 };
-      if (built.exitCode !== 0) return { status: 'SyntaxError', exitCode: built.exitCode, stdout: built.stdout, stderr: built.stderr, compileMs: built.wallMs, runMs: 0 };
-      chownTree(dir, slot.uid);
-      const ran = await runInJail(this.jail(dir, slot.uid, true), ['/job/program.test', '-test.paniconexit0', '-test.timeout=10m0s'], timeouts.runMs);
-      const status = ran.timedOut ? 'Timeout' : ran.exitCode === 0 ? 'OK' : 'Exception';
-      return { status, exitCode: ran.exitCode, stdout: ran.stdout, stderr: ran.stderr, compileMs: built.wallMs, runMs: ran.wallMs };
-    } finally {
-      removeJobDir(dir);
-    }
-  }
-
-  /** `go test FILE` in the jail, for what the direct route does not cover; MultiPL-E's eval_go rules. */
-  private async viaGoTest(program: string, dir: string, slot: Slot, timeouts: { compileMs: number; runMs: number }): Promise<WarmOutcome> {
-    writeFileSync(join(dir, 'program_test.go'), program);
-    chownTree(dir, GO_TEST_UID);
-    const spec: JailSpec = { ...this.jail(dir, GO_TEST_UID, false), readWrite: [[this.goCache, '/gocache']], env: { GOROOT: this.env.goroot, GOCACHE: '/gocache', GOPATH: '/job/.gopath', GOFLAGS: '-mod=mod', GO111MODULE: 'auto', GOTOOLCHAIN: 'local', GOPROXY: 'off' }, path: [`${this.env.goroot}/bin`] };
-    const r = await runInJail(spec, [`${this.env.goroot}/bin/go`, 'test', '/job/program_test.go'], timeouts.compileMs + timeouts.runMs);
-    // MultiPL-E's rules, except that a go command that did not run to a verdict (a non-zero exit
-    // without FAIL) is never a pass.
-    const status = r.timedOut ? 'Timeout' : /\[(setup|build) failed\]/.test(r.stdout) ? 'SyntaxError' : r.stdout.includes('FAIL') || r.exitCode !== 0 ? 'Exception' : 'OK';
-    return { status, exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr, compileMs: r.wallMs, runMs: 0 };
-  }
-
   async close(): Promise<void> {
-    if (this.root) rmSync(this.root, { recursive: true, force: true });
-    if (this.ownCache && this.cache) rmSync(this.cache, { recursive: true, force: true });
-    this.root = '';
-    if (this.ownCache) this.cache = '';
+    if (this.cache) rmSync(this.cache, { recursive: true, force: true });
+    this.cache = '';
     this.sets.clear();
   }
-}
-
-/** `go test` for every program, in the jail, with a build cache kept across programs. */
-export class GoViaGoTest extends GoStrategy {
-  protected override alwaysGoTest = true;
 }

@@ -1,24 +1,22 @@
 /**
- * One sandboxed process for the compiled languages' warm strategies (infra/sandbox/warm/*): the
- * same isolation as the Python sandbox (executor.ts), built from bubblewrap and util-linux:
+ * The jail of the warm compiler servers (lineServer.ts: the javac and tsc servers of
+ * toolchains.ts), each a long-lived process serving the build directories under one root. The
+ * same isolation as the process runner's steps (process/bwrapStep.ts), built from bubblewrap and
+ * util-linux:
  *   bwrap  new pid, ipc, uts, network (and where possible cgroup) namespaces, a fresh root with
  *          /usr and /etc read-only plus the toolchain's own directories read-only, a fresh /proc
- *          and /dev, a size-capped tmpfs /tmp, the job's private directory read-write at /job,
- *          an empty environment (PATH and LANG only), every process killed when its pid 1 ends;
+ *          and /dev, a size-capped tmpfs /tmp, the root of the build directories read-write at
+ *          /job, an empty environment (PATH, LANG and HOME only), every process killed when its
+ *          pid 1 ends;
  *   unshare --net  a second network namespace, in which loopback is down: no connection at all,
  *          not even to the sandbox's own loopback;
- *   setpriv  a uid of the job's concurrency slot (so RLIMIT_NPROC binds and the job's files and
- *          signals are its own), no capabilities, no_new_privs;
+ *   setpriv  the servers' own uid (SERVER_UID; the samples' uids are the runner's), no
+ *          capabilities, no_new_privs;
  *   prlimit  CPU, address space, processes, file size, open files, no core dumps.
- * Wall time is the caller's (`timeoutMs`): the whole sandbox is SIGKILLed at the deadline, which
- * ends every process in its pid namespace, daemons included. Output is capped per stream; the
- * excess is counted and dropped.
- *
- * Long-lived servers (the warm javac and TypeScript checkers) run in the same jail with a
- * directory of jobs instead of one job; see servers.ts.
+ * The server's deadline per request is LineServer's: past it, the whole jail is killed.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { chownSync, existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 
 export interface JailLimits {
   /** CPU seconds (RLIMIT_CPU). */
@@ -30,7 +28,6 @@ export interface JailLimits {
   openFiles: number;
 }
 
-export const RUN_LIMITS: JailLimits = { cpuSeconds: 10, memoryBytes: 4 << 30, processes: 64, fileBytes: 16 << 20, openFiles: 256 };
 export const COMPILE_LIMITS: JailLimits = { cpuSeconds: 60, memoryBytes: 0, processes: 256, fileBytes: 256 << 20, openFiles: 1024 };
 
 export interface JailSpec {
@@ -38,16 +35,23 @@ export interface JailSpec {
   jobDir: string;
   /** Host paths mounted read-only at the same path (toolchains outside /usr). */
   readOnly?: string[];
-  /** Host directories mounted read-write: [host, sandbox path]. */
-  readWrite?: [string, string][];
-  /** Extra environment beside PATH and LANG. */
-  env?: Record<string, string>;
-  /** Slot uid; the caller chowns jobDir to it. */
+  /** The uid it runs as (when we are root); the caller chowns what it is to read and write to it. */
   uid: number;
   limits: JailLimits;
-  /** Host-side PATH entries to put first (toolchain bin dirs). */
-  path?: string[];
-  tmpBytes?: number;
+}
+
+/** The uid of the warm compiler servers (the samples' uids are the process runner's, far above). */
+export const SERVER_UID = 61000;
+
+/** Hands a directory and what is in it (compiler output) to another uid (when we are root). */
+export function chownTree(dir: string, uid: number): void {
+  if (process.getuid?.() !== 0) return;
+  chownSync(dir, uid, uid);
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) chownTree(path, uid);
+    else chownSync(path, uid, uid);
+  }
 }
 
 const SYSTEM_PATH = '/usr/local/bin:/usr/bin:/bin';
@@ -73,7 +77,7 @@ function systemMounts(): string[] {
   return args;
 }
 
-export function findBwrapBinary(): string {
+function findBwrapBinary(): string {
   for (const dir of ['/usr/bin', '/usr/local/bin', '/bin']) if (existsSync(`${dir}/bwrap`)) return `${dir}/bwrap`;
   throw new Error('bwrap is not installed: run scripts/install-sandbox.sh');
 }
@@ -90,17 +94,14 @@ export function jailArgv(spec: JailSpec, command: string[]): string[] {
     '--hostname', 'sandbox',
     ...systemMounts(),
     '--proc', '/proc', '--dev', '/dev',
-    '--perms', '1777', '--size', String(spec.tmpBytes ?? 256 << 20), '--tmpfs', '/tmp',
+    '--perms', '1777', '--size', String(256 << 20), '--tmpfs', '/tmp',
   ];
   // bwrap creates a mount point's parents with the host's modes (/root is 0700): make them traversable.
-  const writable = spec.readWrite ?? [];
-  for (const dir of ancestors([...roots, '/job', ...writable.map(([, at]) => at)])) if (!['/usr', '/tmp'].includes(dir)) args.push('--perms', '0755', '--dir', dir);
+  for (const dir of ancestors([...roots, '/job'])) if (!['/usr', '/tmp'].includes(dir)) args.push('--perms', '0755', '--dir', dir);
   for (const root of roots) args.push('--ro-bind', root, root);
-  for (const [host, at] of writable) args.push('--bind', host, at);
   args.push('--bind', spec.jobDir, '/job', '--chdir', '/job');
   if (process.getuid?.() === 0) args.push('--cap-drop', 'ALL', '--cap-add', 'CAP_SYS_ADMIN', '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_DAC_OVERRIDE');
-  args.push('--clearenv', '--setenv', 'PATH', [...(spec.path ?? []), SYSTEM_PATH].join(':'), '--setenv', 'LANG', 'C.UTF-8', '--setenv', 'HOME', '/job');
-  for (const [name, value] of Object.entries(spec.env ?? {})) args.push('--setenv', name, value);
+  args.push('--clearenv', '--setenv', 'PATH', SYSTEM_PATH, '--setenv', 'LANG', 'C.UTF-8', '--setenv', 'HOME', '/job');
   args.push('--', '/usr/bin/unshare', '--net');
   if (process.getuid?.() === 0) {
     args.push('/usr/bin/setpriv', `--reuid=${spec.uid}`, `--regid=${spec.uid}`, '--clear-groups', '--inh-caps=-all', '--no-new-privs');
@@ -117,60 +118,4 @@ export function jailArgv(spec: JailSpec, command: string[]): string[] {
     ...command,
   );
   return args;
-}
-
-export interface JailResult {
-  exitCode: number | null;
-  signal: string | null;
-  timedOut: boolean;
-  stdout: string;
-  stderr: string;
-  /** Bytes dropped beyond the cap, both streams. */
-  droppedBytes: number;
-  wallMs: number;
-}
-
-/** Runs `command` in the jail to its end or its deadline. */
-export function runInJail(spec: JailSpec, command: string[], timeoutMs: number, outputCap = 64 * 1024): Promise<JailResult> {
-  const argv = jailArgv(spec, command);
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: SYSTEM_PATH } });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let kept = 0;
-    let dropped = 0;
-    const collect = (sink: Buffer[]) => (chunk: Buffer) => {
-      const room = outputCap - kept;
-      if (room <= 0) dropped += chunk.length;
-      else {
-        sink.push(room >= chunk.length ? chunk : chunk.subarray(0, room));
-        dropped += Math.max(0, chunk.length - room);
-        kept += Math.min(room, chunk.length);
-      }
-    };
-    child.stdout.on('data', collect(out));
-    child.stderr.on('data', collect(err));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL'); // bwrap's pid 1 dies, and with it every process of the jail
-    }, timeoutMs);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({
-        exitCode: code,
-        signal,
-        timedOut,
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
-        droppedBytes: dropped,
-        wallMs: performance.now() - started,
-      });
-    });
-  });
 }

@@ -1,18 +1,31 @@
 /**
- * The warm strategies behind the process runner's Toolchain interface
- * (infra/sandbox/process/contract.ts): each wraps the language's plain toolchain module and
- * changes only its compile step (and what that step needs mounted), so that checks, files, run
- * steps and the classification of outcomes stay the plain module's.
+ * The warm toolchains of MultiPL-E's compiled languages behind the process runner's Toolchain
+ * interface (infra/sandbox/process/contract.ts; `toolchainFor` serves them): each wraps the
+ * language's plain toolchain module and changes only its compile step (and what that step needs
+ * mounted), so that checks, files, run steps and the classification of outcomes stay the plain
+ * module's.
  *
- *   cpp         g++ with `-include` of the precompiled shared header, when the program starts with
- *               MultiPL-E's includes and the header is installed (compiled.ts says why outcomes
- *               are unchanged); otherwise the plain step.
- *   rs          rustc with RUST_FAST_FLAGS; the run step finds std's shared library; batches
+ *   cpp         MultiPL-E: `g++ FILE -o BIN -std=c++17`. Ours: the same command plus `-include` of
+ *               a precompiled header of the shared includes (<assert.h>, <bits/stdc++.h>, built
+ *               once by scripts/install-warm-compilers.sh with the same g++ and flags), used only
+ *               when the program starts with exactly those includes (MultiPL-E's prompts do) and
+ *               the header is installed: the header is then the program's own first lines, parsed
+ *               once instead of per program. Anything else takes the plain step.
+ *   rs          MultiPL-E: `rustc FILE -o BIN` (edition 2015, opt-level 0, debug assertions and
+ *               overflow checks on). Ours: the same plus RUST_FAST_FLAGS, `-C prefer-dynamic` (std
+ *               linked as the toolchain's shared library, which the run step finds: the link
+ *               shrinks from the whole static std to a few symbols) and `-C strip=debuginfo`;
+ *               neither changes what the program computes or which checks it makes. Batches
  *               compile several programs per rustc call (rustBatch.ts), each run alone.
- *   go_test.go  Go's tools directly (go.ts's direct route), or the plain `go test -c` step for a
- *               file the direct route does not cover.
- *   java, ts    a ServedStep: the warm javac / tsc server (servers.ts), in a jail of its own, which
- *               compiles the sample's build directory; the run step is the plain one.
+ *   go_test.go  Go's tools directly (go.ts's direct route: go test's own compile, vet and link
+ *               steps), or the plain `go test -c` step for a file the direct route does not cover.
+ *   java, ts    a ServedStep: the same compile in a warm server, in a jail of its own (jail.ts,
+ *               lineServer.ts), which compiles the sample's build directory; the run step is the
+ *               plain one. java: MultiPL-E's `javac -encoding UTF8 -d DIR FILE` (javatuples on the
+ *               class path) through javax.tools in one JVM (java/JavacServer.java: the JVM start,
+ *               javac's loading and warm-up are paid once). ts: MultiPL-E's `tsc --target esnext
+ *               FILE` (a type error too is a SyntaxError, our compile_error) and its emit, in a warm
+ *               Node process (ts/tscServer.cjs).
  * JavaScript has nothing to compile and keeps the plain module.
  */
 import { execFileSync } from 'node:child_process';
@@ -29,17 +42,21 @@ import { goToolchain } from '../process/toolchains/go.js';
 import { JAVATUPLES_JAR, javaToolchain } from '../process/toolchains/java.js';
 import { rustToolchain } from '../process/toolchains/rust.js';
 import { typescriptToolchain } from '../process/toolchains/typescript.js';
-import { CPP_PCH_PREFIX, RUST_FAST_FLAGS } from './compiled.js';
-import { GoStrategy, packageFits } from './go.js';
-import { rustCompileBatch } from './rustBatch.js';
-import { COMPILE_LIMITS } from './jail.js';
+import { GoDirectRoute, packageFits } from './go.js';
+import { chownTree, COMPILE_LIMITS, SERVER_UID } from './jail.js';
 import { LineServer, ServerTimeout } from './lineServer.js';
 import { WARM_TOOLS_DIR } from './paths.js';
-import { chownTree, SERVER_UID } from './strategy.js';
+import { rustCompileBatch } from './rustBatch.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const PCH_IN_SANDBOX = '/opt/explora-pch';
 const GO_STD_IN_SANDBOX = '/opt/explora-gostd';
+
+/** The first lines of MultiPL-E's C++ prompts: what the precompiled header holds. */
+export const CPP_PCH_PREFIX = '#include<assert.h>\n#include<bits/stdc++.h>\n';
+
+/** rustc's flags beside MultiPL-E's command (see the header). */
+export const RUST_FAST_FLAGS = ['-C', 'prefer-dynamic', '-C', 'strip=debuginfo'];
 
 export function warmCppToolchain(pchDir = join(WARM_TOOLS_DIR, 'cpp-pch')): Toolchain {
   const base = cppToolchain();
@@ -95,7 +112,7 @@ export function warmRustToolchain(): Toolchain {
 
 export function warmGoToolchain(): Toolchain {
   const base = goToolchain();
-  const go = new GoStrategy();
+  const go = new GoDirectRoute();
   let started: Promise<void> | undefined;
   return {
     ...base,
@@ -132,7 +149,7 @@ export function warmGoToolchain(): Toolchain {
  * Every other program is `alone`: a compile or vet failure then gets the lone build's own
  * diagnostics, and a failure of step 2 sends the whole batch alone.
  */
-function goBatch(go: GoStrategy, base: Toolchain, limits: ExecutionLimits, programs: readonly string[]): BatchCompile | null {
+function goBatch(go: GoDirectRoute, base: Toolchain, limits: ExecutionLimits, programs: readonly string[]): BatchCompile | null {
   const lone = base.compile(limits, programs[0]!);
   if (!lone || lone.kind !== 'sandbox') return null;
   const plan = go.batchPlan(programs, BUILD_DIR, GO_STD_IN_SANDBOX, Math.ceil(lone.limits.timeoutMs / 1000));

@@ -13,7 +13,7 @@ import { warmCppToolchain, warmGoToolchain, warmJavaToolchain, warmRustToolchain
 
 export const TOOLCHAINS = {
   js: javascriptToolchain,
-  // The warm strategies (infra/sandbox/warm/toolchains.ts): the plain modules with a faster
+  // The warm toolchains (infra/sandbox/warm/toolchains.ts): the plain modules with a faster
   // compile step and the same outcomes (docs/benchmarks.md#multipl-e-languages).
   ts: warmTypescriptToolchain,
   'go_test.go': warmGoToolchain,
@@ -22,7 +22,7 @@ export const TOOLCHAINS = {
   cpp: warmCppToolchain,
 } as const satisfies Record<string, () => Toolchain>;
 
-/** The plain modules, MultiPL-E's own commands in the sandbox (the warm strategies' fallback and baseline). */
+/** The plain modules, MultiPL-E's own commands in the sandbox (the warm toolchains' fallback and baseline). */
 export const PLAIN_TOOLCHAINS = {
   js: javascriptToolchain,
   ts: typescriptToolchain,
