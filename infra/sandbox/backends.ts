@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
-import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { z } from 'zod';
+import { mountPointParents, systemMounts } from './bwrapHost.js';
 
 /**
  * How the zygote process is launched for each backend. What each backend isolates is described at
@@ -102,29 +103,6 @@ function pythonMounts(python: string, layout: PythonLayout): PythonMounts {
   };
 }
 
-/** Every proper ancestor directory of the paths (not /), parents first. */
-function ancestors(paths: string[]): string[] {
-  const dirs = new Set<string>();
-  for (const path of paths) {
-    const parts = path.split('/').filter(Boolean);
-    for (let i = 1; i < parts.length; i++) dirs.add('/' + parts.slice(0, i).join('/'));
-  }
-  return [...dirs].sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b));
-}
-
-/** Top-level system directories, as symlinks where the host has merged /usr (also used by process/bwrapStep.ts). */
-export function systemMounts(): string[] {
-  const args: string[] = ['--ro-bind', '/usr', '/usr'];
-  for (const dir of ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']) {
-    if (!existsSync(dir)) continue;
-    const stat = lstatSync(dir);
-    if (stat.isSymbolicLink()) args.push('--symlink', readlinkSync(dir), dir);
-    else args.push('--ro-bind', dir, dir);
-  }
-  args.push('--ro-bind', '/etc', '/etc');
-  return args;
-}
-
 export interface BwrapLaunchOptions {
   bwrap: string;
   python: string;
@@ -176,7 +154,7 @@ export function bwrapLaunch(options: BwrapLaunchOptions): LaunchCommand {
   const mounts = pythonMounts(options.python, options.layout);
   // bwrap would create the parents of a mount point with the host's modes (/root is 0700), which
   // would lock the samples' uids out of the interpreter: create them traversable first.
-  for (const dir of ancestors([...mounts.roots, ...(mounts.venv ? [SANDBOX_VENV_PATH] : [])])) args.push('--perms', '0755', '--dir', dir);
+  for (const dir of mountPointParents([...mounts.roots, ...(mounts.venv ? [SANDBOX_VENV_PATH] : [])])) args.push('--perms', '0755', '--dir', dir);
   for (const root of mounts.roots) args.push('--ro-bind', root, root);
   if (mounts.venv) args.push('--ro-bind', mounts.venv, SANDBOX_VENV_PATH);
   args.push('--ro-bind', options.zygoteScript, SANDBOX_ZYGOTE_PATH);
@@ -206,9 +184,3 @@ export function directLaunch(python: string, zygoteScript: string, zygoteConfig:
 }
 
 /** Absolute path of bwrap, or undefined when it is not installed. */
-export function findBwrap(): string | undefined {
-  for (const dir of ['/usr/bin', '/usr/local/bin', '/bin']) {
-    if (existsSync(`${dir}/bwrap`)) return `${dir}/bwrap`;
-  }
-  return undefined;
-}

@@ -70,7 +70,8 @@ import {
   type ExecutionRequest,
   type ExecutionResult,
 } from '../../domain/execution/types.js';
-import { bwrapLaunch, directLaunch, findBwrap, probePythonLayout, type LaunchCommand, type SandboxBackend } from './backends.js';
+import { bwrapLaunch, directLaunch, probePythonLayout, type LaunchCommand, type SandboxBackend } from './backends.js';
+import { findBwrap } from './bwrapHost.js';
 import { encodeFrame, FrameDecoder } from './framing.js';
 
 export const ZYGOTE_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'zygote.py');

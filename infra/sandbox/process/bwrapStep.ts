@@ -27,7 +27,7 @@
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { systemMounts } from '../backends.js';
+import { systemMounts } from '../bwrapHost.js';
 import { BUILD_DIR, type Mount, type SandboxStep, type StepResult } from './contract.js';
 
 export interface StepSandbox {

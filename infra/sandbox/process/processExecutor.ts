@@ -25,7 +25,7 @@
  * waiting requests with the same limits form a batch (a request that finds a slot free starts at
  * once, alone).
  */
-import { chmodSync, chownSync, copyFileSync, linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, linkSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
@@ -35,7 +35,7 @@ import {
   type ExecutionRequest,
   type ExecutionResult,
 } from '../../../domain/execution/types.js';
-import { findBwrap } from '../backends.js';
+import { chownTree, findBwrap } from '../bwrapHost.js';
 import type { BatchCompile, BatchOutcome, StepResult, Toolchain } from './contract.js';
 import { runStep } from './bwrapStep.js';
 
@@ -324,15 +324,6 @@ function limitsKey(defaults: ExecutionLimits, request: ExecutionRequest): string
 }
 
 /** Hands a directory and what is in it to the slot's uid. */
-function chownTree(dir: string, uid: number): void {
-  chownSync(dir, uid, uid);
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) chownTree(path, uid);
-    else chownSync(path, uid, uid);
-  }
-}
-
 function round(ms: number): number {
   return Math.round(ms * 1000) / 1000;
 }

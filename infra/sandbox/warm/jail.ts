@@ -15,8 +15,8 @@
  *   prlimit  CPU, address space, processes, file size, open files, no core dumps.
  * The server's deadline per request is LineServer's: past it, the whole jail is killed.
  */
-import { chownSync, existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { findBwrap, mountPointParents, systemMounts } from '../bwrapHost.js';
 
 export interface JailLimits {
   /** CPU seconds (RLIMIT_CPU). */
@@ -43,43 +43,12 @@ export interface JailSpec {
 /** The uid of the warm compiler servers (the samples' uids are the process runner's, far above). */
 export const SERVER_UID = 61000;
 
-/** Hands a directory and what is in it (compiler output) to another uid (when we are root). */
-export function chownTree(dir: string, uid: number): void {
-  if (process.getuid?.() !== 0) return;
-  chownSync(dir, uid, uid);
-  for (const entry of readdirSync(dir)) {
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) chownTree(path, uid);
-    else chownSync(path, uid, uid);
-  }
-}
-
 const SYSTEM_PATH = '/usr/local/bin:/usr/bin:/bin';
 
-/** Every proper ancestor directory of the paths (not /), parents first. */
-function ancestors(paths: string[]): string[] {
-  const dirs = new Set<string>();
-  for (const path of paths) {
-    const parts = path.split('/').filter(Boolean);
-    for (let i = 1; i < parts.length; i++) dirs.add('/' + parts.slice(0, i).join('/'));
-  }
-  return [...dirs].sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b));
-}
-
-function systemMounts(): string[] {
-  const args = ['--ro-bind', '/usr', '/usr'];
-  for (const dir of ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']) {
-    if (!existsSync(dir)) continue;
-    if (lstatSync(dir).isSymbolicLink()) args.push('--symlink', readlinkSync(dir), dir);
-    else args.push('--ro-bind', dir, dir);
-  }
-  args.push('--ro-bind', '/etc', '/etc');
-  return args;
-}
-
 function findBwrapBinary(): string {
-  for (const dir of ['/usr/bin', '/usr/local/bin', '/bin']) if (existsSync(`${dir}/bwrap`)) return `${dir}/bwrap`;
-  throw new Error('bwrap is not installed: run scripts/install-sandbox.sh');
+  const bwrap = findBwrap();
+  if (!bwrap) throw new Error('bwrap is not installed: run scripts/install-sandbox.sh');
+  return bwrap;
 }
 
 /** The argv (bwrap first) that runs `command` in the jail. */
@@ -97,7 +66,7 @@ export function jailArgv(spec: JailSpec, command: string[]): string[] {
     '--perms', '1777', '--size', String(256 << 20), '--tmpfs', '/tmp',
   ];
   // bwrap creates a mount point's parents with the host's modes (/root is 0700): make them traversable.
-  for (const dir of ancestors([...roots, '/job'])) if (!['/usr', '/tmp'].includes(dir)) args.push('--perms', '0755', '--dir', dir);
+  for (const dir of mountPointParents([...roots, '/job'])) if (!['/usr', '/tmp'].includes(dir)) args.push('--perms', '0755', '--dir', dir);
   for (const root of roots) args.push('--ro-bind', root, root);
   args.push('--bind', spec.jobDir, '/job', '--chdir', '/job');
   if (process.getuid?.() === 0) args.push('--cap-drop', 'ALL', '--cap-add', 'CAP_SYS_ADMIN', '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_DAC_OVERRIDE');
