@@ -170,7 +170,9 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
       // limits come from its reference's times; a reference run comes first): beat while anything runs
       // (and a compiled language's compile step, up to a minute, comes before each run).
       const keepAlive = setInterval(() => heartbeat(done), 5000);
-      const records = await mapLimit(jobs, (executor?.concurrency ?? defaultSandboxConcurrency()) * 2, async ({ taskIndex, sampleIndex }): Promise<SampleRecord> => {
+      // As many samples in flight as the busiest runner can use (batching runners: a batch per slot).
+      const inFlight = Math.max(defaultSandboxConcurrency() * 2, ...[...(runners?.values() ?? [])].map((r) => r.inFlightCapacity ?? r.concurrency * 2));
+      const records = await mapLimit(jobs, inFlight, async ({ taskIndex, sampleIndex }): Promise<SampleRecord> => {
         const kept = partRecordFor(earlier.records, taskIndex, sampleIndex);
         // Kept only if made from the answer this run would use (the cache may prefer another since).
         const answerKey = input.generations.kind === 'llm' ? input.generations.keys[taskIndex - input.taskStart]?.[sampleIndex] : undefined;

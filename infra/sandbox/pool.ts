@@ -7,6 +7,12 @@ import { toolchainFor, type ProcessLanguageId } from './process/toolchains/index
 /** What runs programs: the Python sandbox, or the process runner of one language. */
 export interface ProgramRunner {
   readonly concurrency: number;
+  /**
+   * How many `run` calls a caller should keep in flight to keep it busy, where that is more than
+   * twice its concurrency (a runner that compiles waiting programs together needs a batch's worth
+   * per slot waiting).
+   */
+  readonly inFlightCapacity?: number;
   run(request: ExecutionRequest): Promise<ExecutionResult>;
 }
 

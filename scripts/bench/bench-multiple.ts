@@ -29,10 +29,11 @@
  * Node per program. MultiPL-E's time over it bounds what such an evaluator can gain.
  * --peer-timeout-scale multiplies MultiPL-E's timeouts: on a loaded machine its 15 s for tsc would
  * trip and count as SyntaxError.
- * --batch-size: most programs per compile batch where the toolchain batches (Go; 1: none), the
- * runner's default otherwise (ProcessExecutor's DEFAULT_BATCH_SIZE).
- * --in-flight N: ours calls `run` per program with N in flight (as a sweep's shard does: twice
- * the slots) instead of one `runMany` over all of them.
+ * --batch-size: most programs per compile batch where the toolchain batches (Go, Rust; 1: none),
+ * the runner's default otherwise (ProcessExecutor's DEFAULT_BATCH_SIZE).
+ * --in-flight N|shard: ours calls `run` per program with N in flight instead of one `runMany` over
+ * all of them; `shard`: as many as a sweep's shard keeps (the runner's inFlightCapacity: a batch
+ * per slot where the toolchain batches, else two per slot).
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -60,7 +61,7 @@ const program = new Command()
   .option('--levers', 'also run each language with its lever off (the plain toolchain module)')
   .option('--skip-peer', 'measure ours only')
   .option('--floor', 'js: also time bare `node F` per program (no Python, no sandbox), the floor of a process per program')
-  .option('--in-flight <n>', 'ours: `run` per program with this many in flight, as a sweep shard calls it, instead of one runMany')
+  .option('--in-flight <n|shard>', "ours: `run` per program with this many in flight instead of one runMany; 'shard': as many as a sweep's shard keeps")
   .option('--batch-size <n>', "most programs per compile batch where the toolchain batches (1: none); default the runner's")
   .option('--peer-timeout-scale <x>', "multiply MultiPL-E's timeouts (15 s for tsc, javac, g++) on a loaded machine, where they would trip", '1')
   .parse();
@@ -78,7 +79,7 @@ const opts = z
     skipPeer: z.boolean().optional(),
     floor: z.boolean().optional(),
     batchSize: z.coerce.number().int().positive().optional(),
-    inFlight: z.coerce.number().int().positive().optional(),
+    inFlight: z.union([z.literal('shard'), z.coerce.number().int().positive()]).optional(),
     peerTimeoutScale: z.coerce.number().positive(),
   })
   .parse(program.opts());
@@ -259,7 +260,8 @@ async function runOurs(toolchain: Toolchain, programs: string[], warmups: string
     await executor.runMany(warmups.map((program, i) => ({ id: `warmup-${i}`, program })));
     const started = performance.now();
     const requests = programs.map((program, i) => ({ id: String(i), program }));
-    const results = opts.inFlight ? await mapLimit(requests, opts.inFlight, (r) => executor.run(r)) : await executor.runMany(requests);
+    const inFlight = opts.inFlight === 'shard' ? executor.inFlightCapacity : opts.inFlight;
+    const results = inFlight ? await mapLimit(requests, inFlight, (r) => executor.run(r)) : await executor.runMany(requests);
     const seconds = (performance.now() - started) / 1000;
     for (const r of results) if (r.status !== 'passed' && process.env.BENCH_DEBUG) console.error(r);
     return {

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { BUILD_DIR, type SandboxStep, type ServedStep, type StepResult } from '../../infra/sandbox/process/contract.js';
 import { bwrapArgs } from '../../infra/sandbox/process/bwrapStep.js';
+import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
 import { classifyCpp } from '../../infra/sandbox/process/toolchains/cpp.js';
 import { classifyGo, importableStd } from '../../infra/sandbox/process/toolchains/go.js';
 import { classifyJava } from '../../infra/sandbox/process/toolchains/java.js';
@@ -208,5 +209,15 @@ describe('Rust programs several per rustc call (the sandboxed side: test/sandbox
     elf.writeBigUInt64LE(1n << 24n, 64 + 56 + 0x28);
     expect(loadedImageBytes(elf)).toBe(4096 + (1 << 24));
     expect(loadedImageBytes(Buffer.from('#!/bin/sh\n'))).toBeNull();
+  });
+});
+
+describe("how many samples a sweep's shard keeps in flight for a process runner", () => {
+  it('a batch per slot where the toolchain compiles programs together (waiting requests form the next batch), else two per slot', () => {
+    expect(new ProcessExecutor(TOOLCHAINS['go_test.go'](), { concurrency: 4, batchSize: 16 }).inFlightCapacity).toBe(64);
+    expect(new ProcessExecutor(TOOLCHAINS.rs(), { concurrency: 3, batchSize: 8 }).inFlightCapacity).toBe(24);
+    expect(new ProcessExecutor(TOOLCHAINS['go_test.go'](), { concurrency: 4, batchSize: 1 }).inFlightCapacity).toBe(8);
+    expect(new ProcessExecutor(TOOLCHAINS.js(), { concurrency: 4, batchSize: 16 }).inFlightCapacity).toBe(8);
+    expect(new ProcessExecutor(PLAIN_TOOLCHAINS['go_test.go'](), { concurrency: 4 }).inFlightCapacity).toBe(8);
   });
 });

@@ -89,6 +89,14 @@ export class ProcessExecutor {
     this.freeSlots = Array.from({ length: this.concurrency }, (_, i) => i);
   }
 
+  /**
+   * `run` calls worth keeping in flight: with a toolchain that compiles programs together, a
+   * batch's worth per slot (requests that wait for a slot form the next batch); else two per slot.
+   */
+  get inFlightCapacity(): number {
+    return this.toolchain.compileBatch && this.batchSize >= 2 ? this.concurrency * this.batchSize : this.concurrency * 2;
+  }
+
   /** The uids the samples run as (root workers): [first, last]. */
   get uidRange(): [number, number] {
     return [this.uidBase, this.uidBase + this.concurrency - 1];
