@@ -47,6 +47,12 @@ export const ApiLibrarySchema = z.strictObject({
   summary: z.string().min(1),
   docs: z.array(ApiDocSchema).min(1),
   runtime: LibraryRuntimeSchema,
+  /**
+   * A real library the paper treats as unseen (released after the models' training data, e.g.
+   * torchdata for TorchDataEval): its runtime is the sandbox's own, but `doc_masking: auto` masks
+   * its docs as for the private and renamed libraries. Absent: unseen only if its runtime is not builtin.
+   */
+  unseen: z.literal(true).optional(),
 });
 export type ApiLibrary = z.infer<typeof ApiLibrarySchema>;
 
