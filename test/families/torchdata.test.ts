@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiDoc } from '../../domain/apidocs/library.js';
+import { librarySnippetLimits, type ApiDoc } from '../../domain/apidocs/library.js';
 import { visibleLibrary } from '../../domain/apidocs/masking.js';
 import { chooseReference, TORCHDATA_REQUIREMENT, torchdataFamily, TorchDataEntrySchema } from '../../domain/families/torchdata/index.js';
 import { familyOf } from '../../domain/families/registry.js';
@@ -83,6 +83,10 @@ describe('TorchDataEval library', () => {
     const { library } = load(torchDataJsonl(TORCHDATA_ROWS));
     expect(torchdataFamily.bringsLibrary()).toBe(true);
     expect(library!.library).toMatchObject({ name: 'torchdata', runtime: { kind: 'builtin' }, unseen: true });
+    // The methods' own runs (exploration snippets, self-repair) get what importing torch needs; other libraries the defaults.
+    expect(librarySnippetLimits(library!.library, 5)).toEqual({ timeoutMs: 10_000, memoryBytes: 4 * 1024 ** 3 });
+    expect(librarySnippetLimits(library!.library, 30)).toEqual({ timeoutMs: 30_000, memoryBytes: 4 * 1024 ** 3 });
+    expect(librarySnippetLimits({ ...library!.library, sandbox: undefined }, 5)).toEqual({ timeoutMs: 5_000 });
     expect(library!.library.docs).toEqual(DOCS);
     const masked = visibleLibrary(library!, 'auto').library.docs[0]!;
     expect(masked).toEqual({

@@ -169,7 +169,15 @@ export const torchdataFamily = {
     return {
       problems,
       library: {
-        library: { name: 'torchdata', summary: TORCHDATA_SUMMARY, docs, runtime: { kind: 'builtin' as const }, unseen: true },
+        library: {
+          name: 'torchdata',
+          summary: TORCHDATA_SUMMARY,
+          docs,
+          runtime: { kind: 'builtin' as const },
+          unseen: true,
+          // The methods' own runs (exploration snippets, self-repair) import torch too.
+          sandbox: { memory_bytes: TORCHDATA_LIMITS.memoryBytes, min_timeout_s: TORCHDATA_LIMITS.minTimeoutMs / 1000 },
+        },
         // Planner demos from the docstrings' own examples (the library's usage), never a task's solution.
         planner_examples: docExampleDemos(docs),
       },
