@@ -3,7 +3,7 @@
 # pandas, installed into the sandbox's venv (.tools/sandbox-python, made by
 # install-sandbox-python.sh with numpy 1.23.5 and pandas 1.5.3, which stay as they are):
 #   bash scripts/install-ds1000.sh                     scipy, matplotlib, scikit-learn (~150 MB)
-#   bash scripts/install-ds1000.sh --with-torch        and torch 2.1.2 (PyPI's wheel with its CUDA libraries, ~4.3 GB)
+#   bash scripts/install-ds1000.sh --with-torch        and torch 2.1.2 (PyPI's wheel with its CUDA libraries, ~4.6 GB)
 #   bash scripts/install-ds1000.sh --with-tensorflow   and tensorflow-cpu (~500 MB)
 # Versions are the newest of each line that support numpy 1.23.5 and Python 3.11 wheels; torch is
 # 2.1.2, the version torchdata 0.7.1 (install-torchdata.sh, TorchDataEval) is made for, so that the

@@ -8,8 +8,9 @@
 # torchdata 0.7.1 is the release made with torch 2.1.2 and among the last with the DataPipes the
 # tasks use (they were removed in 0.10). PyPI's torch wheel for Linux x86_64 does not import
 # without its CUDA libraries (it preloads libcublas & co. from the nvidia-* packages, even with no
-# GPU), and PyPI has no CPU-only wheel, so they come too: ~4.3 GB in the venv. install-ds1000.sh
-# --with-torch pins the same torch, so either script may run first.
+# GPU), and PyPI has no CPU-only wheel, so they come too: ~4.6 GB in the venv (nvidia-* 2.9 GB,
+# torch 1.4 GB, triton 0.3 GB). install-ds1000.sh --with-torch pins the same torch, so either
+# script may run first.
 # Idempotent: with the same pins a second run only checks a stamp.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -44,7 +45,7 @@ constraints="$(mktemp)"
 trap 'rm -f "$constraints"' EXIT
 "$venv/bin/python" -c 'import numpy, pandas; print("numpy==" + numpy.__version__); print("pandas==" + pandas.__version__)' >"$constraints"
 log="$tools/pip-torchdata.log"
-echo "install-torchdata: installing ${packages[*]} (with torch's CUDA libraries, ~4.3 GB) into $venv" >&2
+echo "install-torchdata: installing ${packages[*]} (with torch's CUDA libraries, ~4.6 GB) into $venv" >&2
 if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input --only-binary=:all: \
     -c "$constraints" "${packages[@]}" >"$log" 2>&1; then
   echo "install-torchdata: pip could not install them; it said:" >&2
