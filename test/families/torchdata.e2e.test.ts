@@ -1,6 +1,7 @@
 /**
  * TorchDataEval where torchdata is missing (as in CI, which does not install torch): a sweep naming
- * its tasks is refused before anything is stored, and scripts/evaluate.ts before anything runs,
+ * its tasks is refused before anything is stored, scripts/check-references.ts and scripts/evaluate.ts
+ * before anything runs,
  * both naming the module and `bash scripts/install-torchdata.sh`. The rows are the release's format
  * (test/support/torchdata-rows.ts); evaluate.ts recognises them by their ids.
  */
@@ -56,6 +57,13 @@ describe('TorchDataEval without torchdata in the sandbox', () => {
       `datasets[torchdata] (family torchdata): ${TORCHDATA_ROWS.length} TorchDataEval task(s) need the Python module torchdata.datapipes, which the sandbox's Python (${python}) lacks; install it with: bash scripts/install-torchdata.sh`,
     );
     expect(await getText(bucket, sweepConfigKey(id))).toBeNull();
+
+    // scripts/check-references.ts refuses the same way, before running any reference.
+    const check = await runTs('scripts/check-references.ts', ['--config', file], { ...env, EXPLORA_PYTHON: python });
+    expect(check.code).toBe(2);
+    expect(check.output).toContain('check-references: datasets[torchdata] (family torchdata): 2 TorchDataEval task(s) need the Python module torchdata.datapipes');
+    expect(check.output).toContain('install it with: bash scripts/install-torchdata.sh');
+    expect(check.output).not.toContain('references pass');
   });
 
   it('evaluate.ts recognises the rows and refuses with exit 2, naming the install command', async () => {
