@@ -5,7 +5,7 @@
  * programs run on the process runner of the rows' language, whose toolchain is checked first):
  *
  *   npx tsx scripts/evaluate.ts --problems FILE --samples samples.jsonl [--k 1,10,100]
- *       [--timeout 3] [--workers N] [--ignore-incomplete] [--family humaneval|mbpp|pbe-world|evalplus]
+ *       [--timeout 3] [--workers N] [--ignore-incomplete] [--family humaneval|mbpp|pbe-world|evalplus|apps|ds1000|multipl-e|torchdata]
  *       [--form completion|full] [--split all|test|validation|train|prompt] [--out FILE]
  *       [--min-time-limit 4] [--gt-time-limit-factor 4] [--cache-dir DIR] [--python PATH]
  *
@@ -125,7 +125,7 @@ async function main(): Promise<void> {
     .option('--timeout <seconds>', 'per-sample timeout', '3')
     .option('--workers <n>', 'samples run at once', String(defaultSandboxConcurrency()))
     .option('--ignore-incomplete', 'score only the problems that have samples', false)
-    .option('--family <family>', 'the problems\' family: humaneval, mbpp, pbe-world or multipl-e (default: recognised from the rows)')
+    .option('--family <family>', 'the problems\' family: humaneval, mbpp, pbe-world, evalplus, apps, ds1000, multipl-e or torchdata (default: recognised from the rows)')
     .option(
       '--form <form>',
       '"completion": the completion continues the prompt (default for humaneval); "full": the completion is the whole solution (default for mbpp, as bigcode saves it, and pbe-world)',

@@ -3,9 +3,11 @@
 # pandas, installed into the sandbox's venv (.tools/sandbox-python, made by
 # install-sandbox-python.sh with numpy 1.23.5 and pandas 1.5.3, which stay as they are):
 #   bash scripts/install-ds1000.sh                     scipy, matplotlib, scikit-learn (~150 MB)
-#   bash scripts/install-ds1000.sh --with-torch        and torch (PyPI's wheel: several GB with CUDA)
+#   bash scripts/install-ds1000.sh --with-torch        and torch 2.1.2 (PyPI's wheel with its CUDA libraries, ~4.6 GB)
 #   bash scripts/install-ds1000.sh --with-tensorflow   and tensorflow-cpu (~500 MB)
-# Versions are the newest of each line that support numpy 1.23.5 and Python 3.11 wheels. A sweep
+# Versions are the newest of each line that support numpy 1.23.5 and Python 3.11 wheels; torch is
+# 2.1.2, the version torchdata 0.7.1 (install-torchdata.sh, TorchDataEval) is made for, so that the
+# two scripts share one torch in the one venv whichever runs first. A sweep
 # naming DS-1000 tasks whose library is missing is refused before it starts, naming this command.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -21,7 +23,7 @@ packages=(scipy==1.11.4 matplotlib==3.7.5 scikit-learn==1.3.2)
 modules=(scipy matplotlib sklearn)
 for arg in "$@"; do
   case "$arg" in
-    --with-torch) packages+=(torch==2.2.2); modules+=(torch) ;;
+    --with-torch) packages+=(torch==2.1.2); modules+=(torch) ;;
     --with-tensorflow) packages+=(tensorflow-cpu==2.15.1); modules+=(tensorflow) ;;
     *) fail "unknown option $arg (expected --with-torch, --with-tensorflow)" ;;
   esac

@@ -7,7 +7,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { canonicalJson } from '../../domain/datasets/manifest.js';
-import type { LibraryRuntime } from '../../domain/apidocs/library.js';
+import { librarySnippetLimits, type ApiLibrary } from '../../domain/apidocs/library.js';
 import { prepareProgram, presentOutput } from '../../domain/apidocs/runtime.js';
 import { familyOf } from '../../domain/families/registry.js';
 import type { ExecutionResult } from '../../domain/execution/types.js';
@@ -42,8 +42,10 @@ function errorText(result: ExecutionResult): string | undefined {
 }
 
 export function createSnippetActivities(bucket: Bucket, sandboxes: SandboxPool) {
-  async function runCached(runtime: LibraryRuntime, parts: { solution: string; rest: string }, code: string, timeoutS: number, id: string): Promise<{ key: string; run: SnippetRun }> {
-    const key = `snippet-runs/${sha256Hex(canonicalJson({ code: parts, runtime, timeout_s: timeoutS }))}.json`;
+  async function runCached(library: ApiLibrary, parts: { solution: string; rest: string }, code: string, timeoutS: number, id: string): Promise<{ key: string; run: SnippetRun }> {
+    const runtime = library.runtime;
+    // The library's sandbox needs join the key only when it has some: earlier runs keep their keys.
+    const key = `snippet-runs/${sha256Hex(canonicalJson({ code: parts, runtime, timeout_s: timeoutS, ...(library.sandbox ? { sandbox: library.sandbox } : {}) }))}.json`;
     const existing = await getText(bucket, key);
     if (existing !== null) return { key, run: SnippetRunSchema.parse(JSON.parse(existing)) };
     const prepared = prepareProgram(runtime, parts);
@@ -52,7 +54,7 @@ export function createSnippetActivities(bucket: Bucket, sandboxes: SandboxPool) 
       run = { code, status: 'rejected', ok: false, stdout: '', stderr: '', error: `${prepared.error.type}: ${prepared.error.message}`, duration_ms: 0 };
     } else {
       const executor = await sandboxes.forRuntime(runtime);
-      const result = await executor.run({ id, program: prepared.program, limits: { timeoutMs: Math.round(timeoutS * 1000) } });
+      const result = await executor.run({ id, program: prepared.program, limits: librarySnippetLimits(library, timeoutS) });
       const error = errorText(result);
       run = {
         code,
@@ -81,7 +83,7 @@ export function createSnippetActivities(bucket: Bucket, sandboxes: SandboxPool) 
       const code = await answerCode(input.llmKey);
       if (code === null) return { ok: false, hasOutput: false, status: 'llm_error' };
       const library = await loadDatasetLibrary(bucket, input.libraryKey);
-      const { key, run } = await runCached(library.library.runtime, { solution: code, rest: '' }, code, input.timeoutS, input.label);
+      const { key, run } = await runCached(library.library, { solution: code, rest: '' }, code, input.timeoutS, input.label);
       return { runKey: key, ok: run.ok, hasOutput: run.stdout.trim() !== '', status: run.status };
     },
 
@@ -94,7 +96,7 @@ export function createSnippetActivities(bucket: Bucket, sandboxes: SandboxPool) 
       if (code === null) return { ok: false, hasOutput: false, status: 'llm_error' };
       const library = await loadDatasetLibrary(bucket, input.libraryKey);
       const parts = visibleTestProgram(problem, familyOf(problem).solution(problem, 'chat', code), input.check ?? 'outputs');
-      const { key, run } = await runCached(library.library.runtime, parts, code, input.timeoutS, input.label);
+      const { key, run } = await runCached(library.library, parts, code, input.timeoutS, input.label);
       return { runKey: key, ok: run.ok, hasOutput: run.stdout.trim() !== '', status: run.status };
     },
   };

@@ -47,7 +47,33 @@ export const ApiLibrarySchema = z.strictObject({
   summary: z.string().min(1),
   docs: z.array(ApiDocSchema).min(1),
   runtime: LibraryRuntimeSchema,
+  /**
+   * A real library the paper treats as unseen (released after the models' training data, e.g.
+   * torchdata for TorchDataEval): its runtime is the sandbox's own, but `doc_masking: auto` masks
+   * its docs as for the private and renamed libraries. Absent: unseen only if its runtime is not builtin.
+   */
+  unseen: z.literal(true).optional(),
+  /**
+   * What any program using the library needs from the sandbox beyond its defaults, for the runs the
+   * methods make themselves (exploration snippets, self-repair's checks) as for the samples: torch's
+   * CUDA libraries map ~3 GB of address space (the sandbox limits RLIMIT_AS) and take seconds to import.
+   */
+  sandbox: z
+    .strictObject({
+      memory_bytes: z.int().positive().optional(),
+      min_timeout_s: z.number().positive().optional(),
+    })
+    .optional(),
 });
+
+/** The limits of a method's own run of a program using `library`, given the method's time limit. */
+export function librarySnippetLimits(library: ApiLibrary, timeoutS: number): { timeoutMs: number; memoryBytes?: number } {
+  const needs = library.sandbox ?? {};
+  return {
+    timeoutMs: Math.round(Math.max(timeoutS, needs.min_timeout_s ?? 0) * 1000),
+    ...(needs.memory_bytes !== undefined ? { memoryBytes: needs.memory_bytes } : {}),
+  };
+}
 export type ApiLibrary = z.infer<typeof ApiLibrarySchema>;
 
 /** A program ready for the sandbox, or the reason it must not run (counted as a runtime error). */

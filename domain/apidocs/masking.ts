@@ -5,7 +5,8 @@
  * so that the APIs stay ambiguous and a model must find out how they behave.
  *
  * What "unseen" means here: a library whose runtime is not Python's own (`builtin`): PBE World's
- * private module, MonkeyEval / BeatNumEval's renamed libraries. A user's library (runtime builtin,
+ * private module, MonkeyEval / BeatNumEval's renamed libraries, and a real library marked `unseen`
+ * (TorchDataEval's torchdata, released after the models' training data). A user's library (runtime builtin,
  * importable by the sandbox's Python) is masked only when the config says `doc_masking: on`.
  */
 import type { ApiDoc, DatasetLibrary } from './library.js';
@@ -26,7 +27,7 @@ export function maskDoc(doc: ApiDoc): ApiDoc {
 
 export function masksDocs(library: DatasetLibrary, mode: DocMasking | undefined): boolean {
   if (mode === 'on') return true;
-  if (mode === 'auto') return library.library.runtime.kind !== 'builtin';
+  if (mode === 'auto') return library.library.runtime.kind !== 'builtin' || library.library.unseen === true;
   return false; // off, or a run started before doc_masking existed
 }
 

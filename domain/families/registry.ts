@@ -18,6 +18,7 @@ import { mbppFamily } from './mbpp/index.js';
 import { multiplEFamily } from './multipl-e/index.js';
 import { pbeWorldFamily } from './pbe-world/index.js';
 import { renamedLibraryFamily } from './renamed-library/index.js';
+import { torchdataFamily } from './torchdata/index.js';
 import type { DatasetEntryBase, TaskFamily } from './types.js';
 
 export const FAMILIES = {
@@ -29,6 +30,7 @@ export const FAMILIES = {
   apps: appsFamily,
   ds1000: ds1000Family,
   'multipl-e': multiplEFamily,
+  torchdata: torchdataFamily,
 } as const;
 
 /** A family's dataset entry, as its schema resolves it. */

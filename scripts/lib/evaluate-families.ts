@@ -6,7 +6,7 @@
 import type { MbppSplit } from '../../domain/families/mbpp/index.js';
 
 /** What `--family` accepts. */
-export const EVALUATE_FAMILIES = ['humaneval', 'mbpp', 'pbe-world', 'evalplus', 'apps', 'ds1000', 'multipl-e'] as const;
+export const EVALUATE_FAMILIES = ['humaneval', 'mbpp', 'pbe-world', 'evalplus', 'apps', 'ds1000', 'multipl-e', 'torchdata'] as const;
 export type EvaluateFamily = (typeof EVALUATE_FAMILIES)[number];
 
 /** What `--split` accepts (MBPP's). */

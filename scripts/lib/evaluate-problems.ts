@@ -22,6 +22,8 @@
  * - DS-1000 (its release rows: prompt, reference_code, metadata, code_context): the completion is
  *   the model's answer, postprocessed as DS-1000's evaluation does; each task's libraries must be
  *   in the sandbox's Python (refused before anything runs otherwise).
+ * - TorchDataEval (PyCodeGPT's rows, recognised by their `TorchDataEval/` ids): statement tasks
+ *   run as `check(None)`; torch and torchdata must be in the sandbox's Python (refused otherwise).
  * - Renamed libraries (MonkeyEval, BeatNumEval) need their keywords and name-mapping files, which
  *   a problems file does not carry: refused, with where to evaluate them instead.
  */
@@ -34,6 +36,7 @@ import { mbppFamily, type MbppSplit } from '../../domain/families/mbpp/index.js'
 import type { ExecutionLimits } from '../../domain/execution/types.js';
 import type { RunOutcome, TaskScore } from '../../domain/families/types.js';
 import { MULTIPLE_LANGUAGE_IDS, multiplEFamily, type MultiplELanguageId } from '../../domain/families/multipl-e/index.js';
+import { torchdataFamily, torchDataProblems } from '../../domain/families/torchdata/index.js';
 import type { AnyFamily } from '../../domain/families/registry.js';
 import { LANGUAGES } from '../../domain/languages/registry.js';
 import type { EvaluateFamily, SampleForm } from './evaluate-families.js';
@@ -43,7 +46,7 @@ import type { EvaluateFamily, SampleForm } from './evaluate-families.js';
  * registry's familyOf: importing every family (the PBE World generator, the renamed libraries) is a
  * fifth of evaluate.ts's start-up, for families it never loads.
  */
-const LOADED = { humaneval: humanevalFamily, mbpp: mbppFamily, evalplus: evalplusFamily, apps: appsFamily, ds1000: ds1000Family, 'multipl-e': multiplEFamily } as const;
+const LOADED = { humaneval: humanevalFamily, mbpp: mbppFamily, evalplus: evalplusFamily, apps: appsFamily, ds1000: ds1000Family, 'multipl-e': multiplEFamily, torchdata: torchdataFamily } as const;
 
 export function familyOf(problem: SweepProblem): AnyFamily {
   if (!(problem.family in LOADED)) throw new Error(`evaluate.ts does not load ${problem.family} problems`);
@@ -89,8 +92,8 @@ function firstRow(text: string, source: string): { line: number; row: unknown } 
   return null;
 }
 
-/** The family of a problems file, from its first row: evalplus has `base_input` and `plus_input`, MultiPL-E `stop_tokens` and `tests`, MBPP `test_list`, HumanEval `entry_point` and `test`. */
-export function recognizeFamily(text: string, source: string): 'humaneval' | 'mbpp' | 'evalplus' | 'apps' | 'ds1000' | 'multipl-e' {
+/** The family of a problems file, from its first row: evalplus has `base_input` and `plus_input`, MultiPL-E `stop_tokens` and `tests`, MBPP `test_list`, TorchDataEval HumanEval's fields and `TorchDataEval/` ids, HumanEval `entry_point` and `test`. */
+export function recognizeFamily(text: string, source: string): 'humaneval' | 'mbpp' | 'evalplus' | 'apps' | 'ds1000' | 'multipl-e' | 'torchdata' {
   const first = firstRow(text, source);
   if (!first) throw new Error(`${source} has no tasks`);
   const { line, row } = first;
@@ -101,6 +104,8 @@ export function recognizeFamily(text: string, source: string): 'humaneval' | 'mb
   if (has('code_context') && has('reference_code')) return 'ds1000';
   if (has('stop_tokens') || (has('tests') && has('name') && has('language'))) return 'multipl-e';
   if (has('test_list') || (has('text') && !has('entry_point'))) return 'mbpp';
+  // TorchDataEval's rows are HumanEval's, with statement tasks (entry point `none`) humaneval would call check(none) on.
+  if (has('entry_point') && String((row as { task_id?: unknown }).task_id).startsWith('TorchDataEval/')) return 'torchdata';
   if (has('entry_point') || has('test')) return 'humaneval';
   throw new Error(
     `${source}:${line}: cannot tell the family of this row (fields ${Object.keys(row).join(', ') || 'none'}): ` +
@@ -183,6 +188,10 @@ export function loadEvaluateProblems(input: {
     const language = multiplELanguageOf(text, source);
     const entry = { name: 'evaluate', family: 'multipl-e' as const, path: source, language };
     return { family, problems: multiplEFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems, form: input.form ?? 'completion' };
+  }
+  if (family === 'torchdata') {
+    // The API docs are for the methods; scoring needs only the rows.
+    return { family, problems: torchDataProblems(text, source, 'completion').problems, form: input.form ?? 'completion' };
   }
   if (family === 'mbpp') {
     const entry = { name: 'evaluate', family: 'mbpp' as const, path: source, split: input.split ?? 'all', prompt: 'bigcode' as const };

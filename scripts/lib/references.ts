@@ -13,7 +13,8 @@ import type { Bucket } from '../../infra/s3.js';
 import { SandboxPool } from '../../infra/sandbox/pool.js';
 import { checkReferences, type ReferenceCheck } from '../../infra/sandbox/referenceCheck.js';
 import { progressBar } from './progress.js';
-import { loadDatasetEntry } from './sweep-input.js';
+import { requirementsProblem } from './requirements.js';
+import { loadDatasetEntry, SweepInputError } from './sweep-input.js';
 
 async function loadForCheck(bucket: Bucket, configFile: string, entry: SweepDatasetConfig): Promise<LoadedDataset> {
   if (entry.family === 'pbe-world') {
@@ -33,8 +34,13 @@ export async function checkSweepReferences(
   const pool = new SandboxPool();
   try {
     const report: Record<string, ReferenceCheck> = {};
+    const loaded = new Map<string, LoadedDataset>();
+    for (const entry of datasets) loaded.set(entry.name, await loadForCheck(opts.bucket, opts.configFile, entry));
+    // As a sweep does: tasks whose library the sandbox lacks (DS-1000's, TorchDataEval's) are refused before any runs.
+    const missing = requirementsProblem(datasets.map((d) => ({ name: d.name, family: d.family, problems: loaded.get(d.name)!.problems })), (p) => familyOf(p).requirements(p));
+    if (missing) throw new SweepInputError(missing);
     for (const entry of datasets) {
-      const dataset = await loadForCheck(opts.bucket, opts.configFile, entry);
+      const dataset = loaded.get(entry.name)!;
       for (const note of dataset.notes) opts.log(note);
       const problems = selectTasks(dataset.problems, selectionOf(config), (p) => p.task_id);
       const bar = progressBar(`references ${entry.name}`, opts.progress);

@@ -9,7 +9,16 @@ import type { SweepProblem } from '../../domain/datasets/problems.js';
 import type { Requirement } from '../../domain/families/types.js';
 import { resolveSandboxPython } from '../../infra/sandbox/python.js';
 
-const FIND_SPECS = 'import importlib.util, json, sys\nprint(json.dumps([m for m in sys.argv[1:] if importlib.util.find_spec(m) is None]))';
+// find_spec of a submodule (`torchdata.datapipes`) imports its parents, and raises when one is missing.
+const FIND_SPECS = [
+  'import importlib.util, json, sys',
+  'def missing(m):',
+  '    try:',
+  '        return importlib.util.find_spec(m) is None',
+  '    except ModuleNotFoundError:',
+  '        return True',
+  'print(json.dumps([m for m in sys.argv[1:] if missing(m)]))',
+].join('\n');
 
 /** The Python modules of `modules` that `python` cannot import. */
 export function missingPythonModules(modules: readonly string[], python = resolveSandboxPython()): string[] {

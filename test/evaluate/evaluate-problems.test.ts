@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { unsupportedFamily } from '../../scripts/lib/evaluate-families.js';
+import { TORCHDATA_ROWS, torchDataJsonl } from '../support/torchdata-rows.js';
 import { loadEvaluateProblems, recognizeFamily, sampleSolution } from '../../scripts/lib/evaluate-problems.js';
 
 const REFERENCE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/reference');
@@ -20,6 +21,10 @@ describe('evaluate: recognising the family', () => {
     expect(recognizeFamily(SANITIZED, 'sanitized-mbpp.json')).toBe('mbpp');
     expect(recognizeFamily(EXAMPLE, 'example_problem.jsonl')).toBe('humaneval');
     expect(recognizeFamily(`\n[${EXAMPLE.trim()}]`, 'example.json')).toBe('humaneval');
+    // TorchDataEval's rows are HumanEval's; their ids tell them apart (their statement tasks run as check(None)).
+    expect(recognizeFamily(torchDataJsonl(TORCHDATA_ROWS), 'real_torchdata_eval_v3.jsonl')).toBe('torchdata');
+    const torchdata = loadEvaluateProblems({ text: torchDataJsonl(TORCHDATA_ROWS), source: 'real_torchdata_eval_v3.jsonl' });
+    expect(torchdata.problems.map((p) => [p.family, p.entry_point])).toEqual([['torchdata', 'None'], ['torchdata', 'None']]);
   });
 
   it('refuses a row of no known family, an empty file and bad JSON, naming the file and line', () => {
@@ -36,7 +41,7 @@ describe('evaluate: recognising the family', () => {
     expect(unsupportedFamily('mbpp')).toBeNull();
     expect(unsupportedFamily('pbe-world')).toBeNull();
     expect(unsupportedFamily('renamed-library')).toMatch(/renamed-library is not read by evaluate\.ts: .*keywords and name-mapping files/);
-    expect(unsupportedFamily('humaneval-x')).toBe('expected one of humaneval, mbpp, pbe-world, evalplus, apps, ds1000, multipl-e, got "humaneval-x"');
+    expect(unsupportedFamily('humaneval-x')).toBe('expected one of humaneval, mbpp, pbe-world, evalplus, apps, ds1000, multipl-e, torchdata, got "humaneval-x"');
   });
 });
 

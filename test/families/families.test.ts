@@ -25,7 +25,7 @@ describe('family entries in a sweep config', () => {
 
   it('an unknown family is refused, naming the families', () => {
     expect(issuesOf(minimal([{ name: 'd', family: 'ds-2000', path: 'a.jsonl' }]))).toEqual([
-      { path: 'datasets[0].family', message: 'must be one of humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, got "ds-2000"' },
+      { path: 'datasets[0].family', message: 'must be one of humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata, got "ds-2000"' },
     ]);
   });
 
@@ -114,7 +114,7 @@ describe('prompts, programs and references through the family and the language',
   });
 
   it('a problem of an unknown family is an error naming it, not a silent default', () => {
-    expect(() => familyOf({ family: 'nope' } as never)).toThrow('unknown task family "nope" (known: humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e)');
+    expect(() => familyOf({ family: 'nope' } as never)).toThrow('unknown task family "nope" (known: humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata)');
   });
 
   it('scores: passed only on passed; success also on a failed assertion', () => {

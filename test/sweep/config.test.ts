@@ -246,7 +246,7 @@ describe('validation errors name the field path', () => {
     expect(at('datasets[2].name')).toEqual(['duplicate of datasets[1].name ("b")']);
     expect(at('datasets[2].pbe_world')).toEqual(['unknown key (allowed: name, family, path, program_form, library)']);
     expect(at('datasets[1].family')).toEqual([
-      "is required: the dataset's task family, one of humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e (this entry looks like family: humaneval)",
+      "is required: the dataset's task family, one of humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata (this entry looks like family: humaneval)",
     ]);
     expect(at('temperatures[1]')).toEqual(['must be <= 2, got 2.5']);
     expect(at('temperatures[3]')).toEqual(['duplicate of temperatures[0] (0.2)']);
