@@ -11,6 +11,8 @@
 # naming DS-1000 tasks whose library is missing is refused before it starts, naming this command.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+# shellcheck source=lib/sandbox-venv-install.sh
+. "$root/scripts/lib/sandbox-venv-install.sh"
 tools="${EXPLORA_TOOLS_DIR:-$root/.tools}"
 venv="$tools/sandbox-python"
 
@@ -32,18 +34,9 @@ done
 EXPLORA_TOOLS_DIR="$tools" bash "$root/scripts/install-sandbox-python.sh"
 [ -x "$venv/bin/python" ] || fail "no sandbox venv at $venv"
 
-# numpy and pandas stay at the sandbox's pins (the MonkeyEval / BeatNumEval tasks need them).
-constraints="$(mktemp)"
-trap 'rm -f "$constraints"' EXIT
-"$venv/bin/python" -c 'import numpy, pandas; print("numpy==" + numpy.__version__); print("pandas==" + pandas.__version__)' >"$constraints"
 log="$tools/pip-ds1000.log"
 echo "install-ds1000: installing ${packages[*]} into $venv" >&2
-if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input --only-binary=:all: \
-    -c "$constraints" "${packages[@]}" >"$log" 2>&1; then
-  echo "install-ds1000: pip could not install them; it said:" >&2
-  tail -n 20 "$log" >&2
-  exit 1
-fi
+sandbox_venv_install install-ds1000 "$venv" "$log" "${packages[@]}" || exit 1
 "$venv/bin/python" -c "
 import importlib, sys
 for m in sys.argv[1:]:

@@ -14,6 +14,8 @@
 # Idempotent: with the same pins a second run only checks a stamp.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+# shellcheck source=lib/sandbox-venv-install.sh
+. "$root/scripts/lib/sandbox-venv-install.sh"
 tools="${EXPLORA_TOOLS_DIR:-$root/.tools}"
 venv="$tools/sandbox-python"
 docs_dir="$tools/torchdata"
@@ -40,18 +42,9 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$stamp_text" ] && [ -s "$docs" ] \
   exit 0
 fi
 
-# numpy and pandas stay at the sandbox's pins (the MonkeyEval / BeatNumEval tasks need them).
-constraints="$(mktemp)"
-trap 'rm -f "$constraints"' EXIT
-"$venv/bin/python" -c 'import numpy, pandas; print("numpy==" + numpy.__version__); print("pandas==" + pandas.__version__)' >"$constraints"
 log="$tools/pip-torchdata.log"
 echo "install-torchdata: installing ${packages[*]} (with torch's CUDA libraries, ~4.6 GB) into $venv" >&2
-if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input --only-binary=:all: \
-    -c "$constraints" "${packages[@]}" >"$log" 2>&1; then
-  echo "install-torchdata: pip could not install them; it said:" >&2
-  tail -n 20 "$log" >&2
-  exit 1
-fi
+sandbox_venv_install install-torchdata "$venv" "$log" "${packages[@]}" || exit 1
 "$venv/bin/python" -c '
 import sys, torch, torchdata, torchdata.datapipes
 print("install-torchdata: torch %s, torchdata %s" % (torch.__version__, torchdata.__version__), file=sys.stderr)
