@@ -114,6 +114,33 @@ export function isStatementTask(problem: Pick<SweepProblem, 'entry_point'>): boo
 }
 
 /**
+ * How a PyCodeGPT-style row (MonkeyEval, BeatNumEval, TorchDataEval) is checked, read off its
+ * entry point and its test's `def check(...)`:
+ * - `no-check`: the test defines no check(...): every program fails with a NameError;
+ * - `statement`: entry point "none" and `def check():`: a statement completion; `test` is the
+ *   test with `check(_candidate=None)`, so that `check(None)` (entry point `None`) runs it;
+ * - `none-with-parameter`: entry point "none" but check takes a parameter: called as check(None);
+ * - `function`: a function task; `checkTakesNoCandidate` when its check() takes none (a TypeError
+ *   for every program).
+ */
+export type PyCodeGptCheck =
+  | { kind: 'no-check' }
+  | { kind: 'statement'; test: string }
+  | { kind: 'none-with-parameter'; parameters: string }
+  | { kind: 'function'; checkTakesNoCandidate: boolean };
+
+const CHECK_DEF = /^def\s+check\s*\(([^)]*)\)\s*:/m;
+
+export function pyCodeGptCheck(row: { entry_point: string; test: string }): PyCodeGptCheck {
+  const check = CHECK_DEF.exec(row.test);
+  if (!check) return { kind: 'no-check' };
+  const parameters = check[1]!.trim();
+  if (row.entry_point !== 'none') return { kind: 'function', checkTakesNoCandidate: parameters === '' };
+  if (parameters !== '') return { kind: 'none-with-parameter', parameters };
+  return { kind: 'statement', test: row.test.replace(CHECK_DEF, 'def check(_candidate=None):') };
+}
+
+/**
  * What makes a dataset's rows unusable as a whole (each row being valid): none at all, or a task_id
  * given twice (its samples and results would mix). Null when the rows are fine.
  */

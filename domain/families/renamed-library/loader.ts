@@ -26,6 +26,7 @@ import type { ApiDoc, DatasetLibrary } from '../../apidocs/library.js';
 import { renamedDemos } from '../../apidocs/usageDemos.js';
 import { mapToOriginal, originalNamesUsed, pythonIdentifiers, renamedMaps, type RenamedRuntime } from '../../apidocs/renamedRuntime.js';
 import { parseJsonl } from '../../execution/humaneval.js';
+import { pyCodeGptCheck } from '../../datasets/problems.js';
 
 export type PrivateLibraryKind = 'monkey' | 'beatnum';
 
@@ -291,7 +292,6 @@ interface LoadedRow {
   line: number;
 }
 
-const CHECK_DEF = /^def\s+check\s*\(([^)]*)\)\s*:/m;
 
 function normalizeRows(text: string, file: string, runtime: RenamedRuntime, quirks: DatasetQuirk[]): LoadedRow[] {
   let parsed;
@@ -310,24 +310,29 @@ function normalizeRows(text: string, file: string, runtime: RenamedRuntime, quir
     seen.set(row.task_id, line);
     const canonical = Array.isArray(row.canonical_solution) ? row.canonical_solution[0]! : row.canonical_solution;
     const note = (problem: string) => quirks.push({ task_id: row.task_id, problem });
-    const check = CHECK_DEF.exec(row.test);
+    const check = pyCodeGptCheck(row);
     let test = row.test;
     let entryPoint = row.entry_point;
-    if (!check) {
-      note(`${file}:${line}: test defines no check(...) function: every program fails with a NameError`);
-    } else if (row.entry_point === 'none') {
-      entryPoint = 'None';
-      if (check[1]!.trim() === '') {
+    switch (check.kind) {
+      case 'no-check':
+        note(`${file}:${line}: test defines no check(...) function: every program fails with a NameError`);
+        break;
+      case 'statement':
+        entryPoint = 'None';
         statementTasks.push(row.task_id);
-        test = row.test.replace(CHECK_DEF, 'def check(_candidate=None):');
-      } else {
-        note(`entry_point is "none" (a statement to complete) but the test's check takes (${check[1]!.trim()}): called as check(None) (PyCodeGPT called check() and failed)`);
+        test = check.test;
+        break;
+      case 'none-with-parameter':
+        entryPoint = 'None';
+        note(`entry_point is "none" (a statement to complete) but the test's check takes (${check.parameters}): called as check(None) (PyCodeGPT called check() and failed)`);
+        break;
+      case 'function': {
+        const fixed = fixEntryPoint(row.entry_point, row.prompt, runtime, note);
+        entryPoint = fixed.entryPoint;
+        test = row.test + fixed.testSuffix;
+        if (check.checkTakesNoCandidate) note(`entry_point is ${row.entry_point} but the test's check() takes no candidate: every program fails with a TypeError`);
+        break;
       }
-    } else {
-      const fixed = fixEntryPoint(row.entry_point, row.prompt, runtime, note);
-      entryPoint = fixed.entryPoint;
-      test = row.test + fixed.testSuffix;
-      if (check[1]!.trim() === '') note(`entry_point is ${row.entry_point} but the test's check() takes no candidate: every program fails with a TypeError`);
     }
     for (const [part, code] of [['prompt', row.prompt], ['canonical solution', row.prompt + canonical]] as const) {
       const used = originalNamesUsed(runtime, code);

@@ -21,7 +21,7 @@
 import { z } from 'zod';
 import { parseApiDocsJsonl } from '../../apidocs/corpus.js';
 import { docExampleDemos } from '../../apidocs/usageDemos.js';
-import { DatasetRowSchema, datasetRowsProblem, normalizeRow, type SweepProblem } from '../../datasets/problems.js';
+import { DatasetRowSchema, datasetRowsProblem, normalizeRow, pyCodeGptCheck, type SweepProblem } from '../../datasets/problems.js';
 import { parseJsonl } from '../../execution/humaneval.js';
 import { DatasetEntryNameSchema, formOf, JsonlFileSchema, programFormSchema } from '../entry.js';
 import { humanEvalStylePython } from '../humanevalStyle.js';
@@ -64,7 +64,6 @@ export const TorchDataEntrySchema = z.strictObject({
 });
 export type TorchDataEntry = z.output<typeof TorchDataEntrySchema>;
 
-const CHECK_DEF = /^def\s+check\s*\(([^)]*)\)\s*:/m;
 
 /** Python's builtins a one-line answer may call (`list(dp)`, `len(x)`), which no prompt binds. */
 const PYTHON_BUILTINS = new Set([
@@ -128,21 +127,21 @@ export function torchDataProblems(text: string, source: string, form: 'completio
         row = { ...published, canonical_solution: [pick, ...published.canonical_solution.filter((_, i) => i !== chosen.index)] };
       }
     }
-    const check = CHECK_DEF.exec(row.test);
-    if (!check) {
-      notes.push(`${source}:${line}: ${row.task_id}: test defines no check(...) function: every program fails with a NameError`);
-      return normalizeRow(row, form, 'torchdata');
+    const check = pyCodeGptCheck(row);
+    switch (check.kind) {
+      case 'no-check':
+        notes.push(`${source}:${line}: ${row.task_id}: test defines no check(...) function: every program fails with a NameError`);
+        return normalizeRow(row, form, 'torchdata');
+      case 'function':
+        if (check.checkTakesNoCandidate) notes.push(`${source}:${line}: ${row.task_id}: entry_point is ${row.entry_point} but the test's check() takes no candidate: every program fails with a TypeError`);
+        return normalizeRow(row, form, 'torchdata');
+      case 'none-with-parameter':
+        notes.push(`${source}:${line}: ${row.task_id}: entry_point is "none" but the test's check takes (${check.parameters}): called as check(None)`);
+        return normalizeRow({ ...row, entry_point: 'None' }, form, 'torchdata');
+      case 'statement':
+        statements.push(row.task_id);
+        return normalizeRow({ ...row, entry_point: 'None', test: check.test }, form, 'torchdata');
     }
-    if (row.entry_point !== 'none') {
-      if (check[1]!.trim() === '') notes.push(`${source}:${line}: ${row.task_id}: entry_point is ${row.entry_point} but the test's check() takes no candidate: every program fails with a TypeError`);
-      return normalizeRow(row, form, 'torchdata');
-    }
-    if (check[1]!.trim() !== '') {
-      notes.push(`${source}:${line}: ${row.task_id}: entry_point is "none" but the test's check takes (${check[1]!.trim()}): called as check(None)`);
-      return normalizeRow({ ...row, entry_point: 'None' }, form, 'torchdata');
-    }
-    statements.push(row.task_id);
-    return normalizeRow({ ...row, entry_point: 'None', test: row.test.replace(CHECK_DEF, 'def check(_candidate=None):') }, form, 'torchdata');
   });
   if (statements.length > 0) {
     notes.push(
