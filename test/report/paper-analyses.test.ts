@@ -89,6 +89,8 @@ describe('configs/exploracoder-reproduction.yaml', () => {
     const file = new URL('../../configs/exploracoder-reproduction.yaml', import.meta.url);
     const config = loadSweepConfig(readFileSync(file, 'utf8'), 'exploracoder-reproduction.yaml');
     expect(config.datasets.map((d) => d.name)).toEqual(['pbe-private', 'monkey', 'beatnum']);
+    // CoAE's m candidates in one request of n = m, as the paper's Table 6 counts them.
+    expect(config.models[0]!.samples_per_request).toBe(config.method_options.candidates);
     for (const m of ['direct', 'rag', 'capir', 'capir-self-repair', 'exploracoder', 'exploracoder-debug', 'exploracoder-debug-no-summary', 'exploracoder-debug-no-exploration', 'exploracoder-debug-random-selection']) {
       expect(config.methods).toContain(m);
     }
