@@ -6,7 +6,7 @@
 import { ExplorationTraceSchema, type ExplorationTrace, type Stage, type StageCost } from '../../domain/report/trace.js';
 import { extractCode } from '../../domain/llm/extract.js';
 import { readLlmRecordAt } from '../../infra/llm/cache.js';
-import { PlanArtifactSchema, RecommendArtifactSchema, SnippetRunSchema, type MethodCost, type PlanArtifact, type RepairRound, type SubtaskOutcome } from '../../domain/methods/artifacts.js';
+import { PlanArtifactSchema, RecommendArtifactSchema, SnippetRunSchema, type MethodCost, type PlanArtifact, type RecommendArtifact, type RepairRound, type SubtaskOutcome } from '../../domain/methods/artifacts.js';
 import { cellTraceKey } from '../../domain/sweep/keys.js';
 import type { PromptTemplate } from '../../domain/methods/promptTemplate.js';
 import { loadProblems } from '../../infra/problems.js';
@@ -60,6 +60,21 @@ export function createTraceActivities(bucket: Bucket) {
     ...(plan.requirement !== undefined ? { requirement: plan.requirement } : {}),
     planner_examples: plan.planner_examples,
   });
+  /** Each sample's rounds as a trace shows them: code, outcome and key; a round never run gets `unrun`. */
+  async function repairsOf(samples: RepairRound[][], entryPoint: string | undefined, unrun: 'llm_error' | 'not_run'): Promise<NonNullable<ExplorationTrace['repairs']>> {
+    const repairs: NonNullable<ExplorationTrace['repairs']> = [];
+    for (const [s, rounds] of samples.entries()) {
+      const out = [];
+      for (const r of rounds) {
+        const ran = r.runKey ? await run(r.runKey) : null;
+        out.push({ code: ran?.code ?? (await answer(r.llmKey, entryPoint)), ok: r.ok, status: ran?.status ?? unrun, ...(ran?.error ? { error: ran.error } : {}), llm_key: r.llmKey });
+      }
+      repairs.push({ sample_index: s, rounds: out });
+    }
+    return repairs;
+  }
+  /** The per-subtask reranks' LLM records (a subtask with nothing to rerank has none). */
+  const rerankKeys = (rec: RecommendArtifact) => rec.subtasks.flatMap((s) => (s.llm_key ? [s.llm_key] : []));
   /** Stores the trace, with the cell's prompt template when it had one (absent: the default prompts). */
   async function store(ref: TraceTaskRef, trace: ExplorationTrace, promptTemplate: PromptTemplate | undefined): Promise<string> {
     const key = cellTraceKey(ref.sweepId, ref.cellId, ref.taskIndex);
@@ -126,7 +141,7 @@ export function createTraceActivities(bucket: Bucket) {
         ...plannerFields(plan),
         stages: await stages({
           plan: plan.llm_keys,
-          rerank: rec.subtasks.flatMap((s) => (s.llm_key ? [s.llm_key] : [])),
+          rerank: rerankKeys(rec),
           global_rerank: rec.global_llm_key ? [rec.global_llm_key] : [],
           explore: input.subtasks.flatMap((s) => s.candidates.filter((c) => c.round === 0).map((c) => c.llmKey)),
           debug: input.subtasks.flatMap((s) => s.candidates.filter((c) => c.round > 0).map((c) => c.llmKey)),
@@ -142,15 +157,7 @@ export function createTraceActivities(bucket: Bucket) {
     async writeRepairTrace(input: { ref: TraceTaskRef; planKey: string; budget: number; samples: RepairRound[][]; cost: MethodCost; promptTemplate?: PromptTemplate }): Promise<string> {
       const problem = (await loadProblems(bucket, input.ref.datasetKey))[input.ref.taskIndex]!;
       const plan = PlanArtifactSchema.parse(await json(input.planKey));
-      const repairs: NonNullable<ExplorationTrace['repairs']> = [];
-      for (const [s, rounds] of input.samples.entries()) {
-        const out = [];
-        for (const r of rounds) {
-          const ran = r.runKey ? await run(r.runKey) : null;
-          out.push({ code: ran?.code ?? (await answer(r.llmKey, problem.entry_point)), ok: r.ok, status: ran?.status ?? 'llm_error', ...(ran?.error ? { error: ran.error } : {}), llm_key: r.llmKey });
-        }
-        repairs.push({ sample_index: s, rounds: out });
-      }
+      const repairs = await repairsOf(input.samples, problem.entry_point, 'llm_error');
       return store(input.ref, {
         method: 'self-repair',
         task_id: problem.task_id,
@@ -185,15 +192,7 @@ export function createTraceActivities(bucket: Bucket) {
       const problem = (await loadProblems(bucket, input.ref.datasetKey))[input.ref.taskIndex]!;
       const plan = PlanArtifactSchema.parse(await json(input.planKey));
       const rec = RecommendArtifactSchema.parse(await json(input.recommendKey));
-      const repairs: NonNullable<ExplorationTrace['repairs']> = [];
-      for (const [s, rounds] of input.samples.entries()) {
-        const out = [];
-        for (const r of rounds) {
-          const ran = r.runKey ? await run(r.runKey) : null;
-          out.push({ code: ran?.code ?? (await answer(r.llmKey, problem.entry_point)), ok: r.ok, status: ran?.status ?? (input.budget ? 'llm_error' : 'not_run'), ...(ran?.error ? { error: ran.error } : {}), llm_key: r.llmKey });
-        }
-        repairs.push({ sample_index: s, rounds: out });
-      }
+      const repairs = await repairsOf(input.samples, problem.entry_point, input.budget ? 'llm_error' : 'not_run');
       const finalKeys = input.samples.map((rounds) => rounds[rounds.length - 1]!.llmKey);
       return store(input.ref, {
         method: input.method,
@@ -202,7 +201,7 @@ export function createTraceActivities(bucket: Bucket) {
         ...plannerFields(plan),
         stages: await stages({
           plan: plan.llm_keys,
-          rerank: rec.subtasks.flatMap((s) => (s.llm_key ? [s.llm_key] : [])),
+          rerank: rerankKeys(rec),
           // The first answers and the repairs' code are generations; the last of each sample is its final one.
           final: input.samples.map((rounds) => rounds[0]!.llmKey),
           ...(input.budget ? { feedback: input.feedbackKeys, repair: input.samples.flatMap((rounds) => rounds.slice(1).map((r) => r.llmKey)) } : {}),
