@@ -10,6 +10,7 @@ import { addCost, costOfCalls, type MethodTaskOutcome, type RepairRound } from '
 import { llmTaskQueue } from '../domain/sweep/keys.js';
 import { llmActivities, sandboxActivities, storageActivities } from './activityOptions.js';
 import type { MethodTaskInput } from './exploracoderTask.js';
+import { traceTarget } from './traceTarget.js';
 
 export async function capirTaskWorkflow(input: MethodTaskInput): Promise<MethodTaskOutcome> {
   const started = Date.now();
@@ -59,9 +60,7 @@ export async function capirTaskWorkflow(input: MethodTaskInput): Promise<MethodT
   for (const rounds of samples) for (const r of rounds.slice(0, -1)) cost = addCost(cost, r.cost);
   say('writing the trace');
   const traceKey = await storage.writeCapirTrace({
-    ref: { sweepId: ref.sweepId, cellId: ref.cellId, datasetKey: ref.datasetKey, taskIndex: ref.taskIndex },
-    // The cell's prompt template, recorded beside what it shaped (absent without one: the same input as before).
-    ...(ref.sampling.prompt ? { promptTemplate: ref.sampling.prompt } : {}),
+    ...traceTarget(ref),
     method: input.method,
     planKey: plan.planKey,
     recommendKey: rec.recommendKey,

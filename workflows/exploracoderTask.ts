@@ -15,6 +15,7 @@ import { llmTaskQueue } from '../domain/sweep/keys.js';
 import type { MethodTaskRef } from '../activities/llm/methods.js';
 import { llmActivities, sandboxActivities, storageActivities } from './activityOptions.js';
 import type { SweepQueues } from './sweepTypes.js';
+import { traceTarget } from './traceTarget.js';
 
 export interface MethodTaskInput {
   ref: MethodTaskRef;
@@ -132,9 +133,7 @@ export async function exploracoderTaskWorkflow(input: MethodTaskInput): Promise<
   progress.phase = 'trace';
   show();
   const traceKey = await storage.writeExplorationTrace({
-    ref: { sweepId: ref.sweepId, cellId: ref.cellId, datasetKey: ref.datasetKey, taskIndex: ref.taskIndex },
-    // The cell's prompt template, recorded beside what it shaped (absent without one: the same input as before).
-    ...(ref.sampling.prompt ? { promptTemplate: ref.sampling.prompt } : {}),
+    ...traceTarget(ref),
     method: input.method,
     planKey: plan.planKey,
     recommendKey: rec.recommendKey,

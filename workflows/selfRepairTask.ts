@@ -10,6 +10,7 @@ import { addCost, costOfCalls, type MethodTaskOutcome, type RepairRound } from '
 import { llmTaskQueue } from '../domain/sweep/keys.js';
 import { llmActivities, sandboxActivities, storageActivities } from './activityOptions.js';
 import type { MethodTaskInput } from './exploracoderTask.js';
+import { traceTarget } from './traceTarget.js';
 
 export async function selfRepairTaskWorkflow(input: MethodTaskInput): Promise<MethodTaskOutcome> {
   const started = Date.now();
@@ -52,9 +53,7 @@ export async function selfRepairTaskWorkflow(input: MethodTaskInput): Promise<Me
   // earlier ones are the method's overhead.
   for (const rounds of samples) for (const r of rounds.slice(0, -1)) cost = addCost(cost, r.cost);
   const traceKey = await storage.writeRepairTrace({
-    ref: { sweepId: ref.sweepId, cellId: ref.cellId, datasetKey: ref.datasetKey, taskIndex: ref.taskIndex },
-    // The cell's prompt template, recorded beside what it shaped (absent without one: the same input as before).
-    ...(ref.sampling.prompt ? { promptTemplate: ref.sampling.prompt } : {}),
+    ...traceTarget(ref),
     planKey: plan.planKey,
     budget,
     samples,
