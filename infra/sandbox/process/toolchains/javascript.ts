@@ -25,7 +25,7 @@ export function classifyNode(run: StepResult): RunOutcome {
   // MultiPL-E's eval_javascript.py: a SyntaxError in the output is its SyntaxError (the program did
   // not parse): our compile_error.
   if (/^SyntaxError\b/m.test(text)) return { status: 'compile_error', exception: { type: 'SyntaxError', message: firstLine(text, /^SyntaxError/) ?? 'SyntaxError', traceback: text.slice(-4000) } };
-  if (/ERR_ASSERTION|AssertionError/.test(text)) return { status: 'failed', exception: { type: 'AssertionError', message: (firstLine(text, /AssertionError/) ?? 'assertion failed').slice(0, 2000), traceback: text.slice(-4000) } };
+  if (/ERR_ASSERTION|AssertionError/.test(text)) return { status: 'failed', exception: { type: 'AssertionError', message: (firstLine(text, /^AssertionError\b/) ?? firstLine(text, /AssertionError/) ?? 'assertion failed').slice(0, 2000), traceback: text.slice(-4000) } };
   const thrown = /^(\w*(?:Error|Exception))\b:?\s*(.*)$/m.exec(text);
   if (thrown) return { status: 'error', exception: { type: thrown[1]!, message: thrown[2] ?? '', traceback: text.slice(-4000) } };
   return exitedWith(run);
