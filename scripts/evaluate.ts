@@ -7,7 +7,7 @@
  *   npx tsx scripts/evaluate.ts --problems FILE --samples samples.jsonl [--k 1,10,100]
  *       [--timeout 3] [--workers N] [--ignore-incomplete] [--family humaneval|mbpp|pbe-world|evalplus|apps|ds1000|multipl-e|torchdata]
  *       [--form completion|full] [--split all|test|validation|train|prompt] [--out FILE]
- *       [--min-time-limit 4] [--gt-time-limit-factor 4] [--cache-dir DIR] [--python PATH]
+ *       [--min-time-limit 4] [--gt-time-limit-factor 4] [--cache-dir DIR] [--python PATH] [--share-process]
  *
  * The problems file (.jsonl, .jsonl.gz or a .json array) is read by its family, recognised from
  * its rows unless `--family` names it (scripts/lib/evaluate-problems.ts: how each family's
@@ -71,6 +71,7 @@ const OptionsSchema = z.object({
   minTimeLimit: z.coerce.number().positive().optional(),
   gtTimeLimitFactor: z.coerce.number().positive().optional(),
   cacheDir: z.string().min(1).optional(),
+  shareProcess: z.boolean(),
 });
 
 /** Where reference outputs are kept between runs by default. */
@@ -132,6 +133,7 @@ async function main(): Promise<void> {
     )
     .option('--split <split>', 'MBPP only: the tasks of one of its splits (all, test, validation, train, prompt; default all)')
     .option('--out <file>', 'results file (default: <samples>_results.jsonl)')
+    .option('--share-process', 'JavaScript programs several to a sandboxed Node process, each in its own V8 context (weaker isolation between them; outcomes as lone runs; docs/sandbox.md#shared-processes)', false)
     .option('--verbose', 'start-up timing on stderr (ms since this node process started)', false)
     .option('--min-time-limit <seconds>', 'evalplus only: the least time limit of an input (evalplus\'s flag; default 4)')
     .option('--gt-time-limit-factor <x>', 'evalplus only: an input\'s time limit is this times the canonical solution\'s time (evalplus\'s flag; default 4)')
@@ -199,11 +201,12 @@ async function main(): Promise<void> {
 
     // MultiPL-E's compiled and Node languages run on the process runner, not the Python sandbox.
     const language = lib.problemsLanguage(loaded.problems);
+    if (opts.shareProcess && language !== 'js') process.stderr.write(`evaluate: --share-process: only JavaScript programs share a process; ${language} programs run a process each\n`);
     if (language !== 'python') {
       const processRunner = await import('./lib/evaluate-process.js');
       await pythonExecutor.close();
       try {
-        executor = processRunner.processExecutorFor(language, { concurrency: opts.workers, limits: { timeoutMs: Math.round(opts.timeout * 1000) } });
+        executor = processRunner.processExecutorFor(language, { concurrency: opts.workers, limits: { timeoutMs: Math.round(opts.timeout * 1000) }, shareProcess: opts.shareProcess });
       } catch (error) {
         throw new UsageError(`${opts.problems}: ${(error as Error).message}`);
       }
@@ -247,6 +250,7 @@ async function main(): Promise<void> {
     await executor.close();
   }
 
+  if (opts.shareProcess) process.stderr.write(`evaluate: ${results.filter((r) => r.sharedProcess).length} of ${results.length} programs ran in shared processes, the others alone\n`);
   const outFile = opts.out ?? `${opts.samples}_results.jsonl`;
   const scores: TaskScore[] = samples.map(({ row }, i) => lib.sampleScore(problems.get(String(row.task_id))!, results[i]!));
   const rows = samples.map(({ row }, i) => ({

@@ -36,6 +36,7 @@ interface Flags {
   wait: boolean;
   checkReferences: boolean;
   outputDir?: string;
+  shareProcess: boolean;
 }
 
 function loadConfig(file: string): SweepConfig {
@@ -69,6 +70,7 @@ const program = new Command('start-sweep')
   .option('--no-progress', 'no progress bars')
   .option('--no-wait', 'start (or find) the sweep, print its link and return')
   .option('--check-references', "first run each dataset's reference solutions in the sandbox and list the tasks whose reference fails", false)
+  .option('--share-process', 'in-process worker: JavaScript programs several to a sandboxed Node process, each in its own V8 context (weaker isolation between them; outcomes as lone runs; docs/sandbox.md#shared-processes)', false)
   .option('--output-dir <dir>', "when the sweep ends, also write each cell's generations.json, references.json, results.json and samples.jsonl to DIR/<cell>/")
   .addHelpText('after', `\nEnvironment:\n${ENV_DOC.map(([k, d, w]) => `  ${k.padEnd(30)} ${w} (default ${d})`).join('\n')}`);
 
@@ -89,6 +91,7 @@ program.action(async (flags: Flags) => {
     if (problem) throw new Error(`--id: ${problem}`);
   }
   const sweepId = flags.id ?? defaultSweepId(config.id, sweepConfigHash(config, sha256Hex), run, sha256Hex);
+  if (flags.shareProcess && flags.worker === 'external') throw new Error('--share-process applies to the in-process worker; with --worker external, give it to the workers: npm run worker -- --share-process');
   if (flags.outputDir !== undefined && !flags.wait) throw new Error('--output-dir needs to wait for the sweep: drop --no-wait (or run sweep-status later)');
   const env = loadExploraConfig(process.env);
   const s3 = s3ClientFor(env);
@@ -148,6 +151,7 @@ program.action(async (flags: Flags) => {
         inProcess = await createWorkers(env, {
           roles: ['workflows', 'storage', 'sandbox', 'llm'],
           llmModels: config.models.map((m) => ({ id: m.id, concurrency: m.concurrency })),
+          ...(flags.shareProcess ? { shareProcess: true } : {}),
         });
         running = Promise.all(inProcess.workers.map((w) => w.run()));
       }

@@ -14,7 +14,8 @@ const program = new Command('worker')
   .addOption(new Option('--storage-concurrency <n>', 'concurrent storage activities').default('2'))
   .addOption(new Option('--sweep-config <file>', 'serve the LLM queues of the models in this sweep config (role llm)'))
   .addOption(new Option('--sandbox-concurrency <n>', 'programs the sandbox runs at once (default: cores + 2)'))
-  .action(async (opts: { queues: string; storageConcurrency: string; sweepConfig?: string; sandboxConcurrency?: string }) => {
+  .addOption(new Option('--share-process', 'JavaScript programs several to a sandboxed Node process, each in its own V8 context (weaker isolation between them; outcomes as lone runs; docs/sandbox.md#shared-processes)'))
+  .action(async (opts: { queues: string; storageConcurrency: string; sweepConfig?: string; sandboxConcurrency?: string; shareProcess?: boolean }) => {
     const roles = opts.queues.split(',').map((s) => s.trim()).filter(Boolean);
     const unknown = roles.filter((r) => !(QUEUE_ROLES as readonly string[]).includes(r));
     if (unknown.length) throw new Error(`--queues: unknown queue(s) ${unknown.join(', ')}; known: ${QUEUE_ROLES.join(', ')}`);
@@ -32,6 +33,7 @@ const program = new Command('worker')
         storageConcurrency,
         llmModels,
         ...(opts.sandboxConcurrency ? { sandboxConcurrency: Number(opts.sandboxConcurrency) } : {}),
+        ...(opts.shareProcess ? { shareProcess: true } : {}),
       },
       // Said once connected and checked (Temporal, S3 credentials, the sandbox): "serving" is true.
       () => console.error(`worker: serving ${queues} on ${describeTemporalConnection(config.temporal.connection)}`),

@@ -42,6 +42,8 @@ export interface WorkerOptions {
   llmModels?: LlmQueueOptions[];
   /** Programs the sandbox runs at once (default: cores). */
   sandboxConcurrency?: number;
+  /** JavaScript programs several to a sandboxed process (SandboxPoolOptions.shareProcess). */
+  shareProcess?: boolean;
 }
 
 let runtimeInstalled = false;
@@ -102,7 +104,7 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
           );
           break;
         case 'sandbox':
-          sandboxes = new SandboxPool({ ...(options.sandboxConcurrency ? { concurrency: options.sandboxConcurrency } : {}) });
+          sandboxes = new SandboxPool({ ...(options.sandboxConcurrency ? { concurrency: options.sandboxConcurrency } : {}), ...(options.shareProcess ? { shareProcess: true } : {}) });
           await sandboxes.forRuntime(); // the plain sandbox at once; those with a library on first need
           workers.push(
             await Worker.create({

@@ -237,6 +237,7 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
           ...scoreFields(family.score(problem, result)),
           ...(result.exception ? { exception: { type: result.exception.type, message: result.exception.message.slice(0, 2000) } } : {}),
           duration_ms: result.durationMs,
+          ...(result.sharedProcess ? { shared_process: true as const } : {}),
         };
       }
     },

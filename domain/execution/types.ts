@@ -71,6 +71,12 @@ export const ExecutionResultSchema = z.object({
   stderrBytes: z.number().int().nonnegative(),
   /** Processes of the sample still alive when the grace period ran out (0 is the norm). */
   survivors: z.number().int().nonnegative().optional(),
+  /**
+   * The program ran in a process shared with other programs of its batch, each in its own space
+   * within it (JavaScript's V8 contexts; opt-in, see infra/sandbox/process/contract.ts SharedRun),
+   * and ended as its lone run would have. Absent: it ran in a process of its own.
+   */
+  sharedProcess: z.literal(true).optional(),
 });
 export type ExecutionResult = z.infer<typeof ExecutionResultSchema>;
 

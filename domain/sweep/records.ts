@@ -35,6 +35,8 @@ export const SampleRecordSchema = z.object({
   exception: ExceptionInfoSchema.optional(),
   llm_error: z.string().optional(),
   duration_ms: z.number().nonnegative(),
+  /** Ran in a process shared with other programs, each in its own space, ending as alone (a worker's --share-process; ExecutionResult.sharedProcess). */
+  shared_process: z.literal(true).optional(),
   prompt_tokens: z.number().int().nonnegative(),
   completion_tokens: z.number().int().nonnegative(),
   calls: z.number().int().nonnegative(),

@@ -1,6 +1,11 @@
 import type { LibraryRuntime } from '../../domain/apidocs/library.js';
 import type { ExecutionRequest, ExecutionResult } from '../../domain/execution/types.js';
 import { DEFAULT_PREIMPORTS, SandboxExecutor, type SandboxExecutorOptions } from './executor.js';
+
+export interface SandboxPoolOptions extends Omit<SandboxExecutorOptions, 'preimport'> {
+  /** The process runners share processes where their toolchain can (JavaScript; ProcessExecutorOptions.shareProcess). */
+  shareProcess?: boolean;
+}
 import { ProcessExecutor } from './process/processExecutor.js';
 import { toolchainFor, type ProcessLanguageId } from './process/toolchains/index.js';
 
@@ -34,7 +39,7 @@ export class SandboxPool {
   private readonly processExecutors = new Map<string, Promise<ProcessExecutor>>();
   private closed = false;
 
-  constructor(private readonly options: Omit<SandboxExecutorOptions, 'preimport'> = {}) {}
+  constructor(private readonly options: SandboxPoolOptions = {}) {}
 
   /** The sandbox for programs that run on `runtime` (none: plain Python). */
   forRuntime(runtime?: LibraryRuntime): Promise<SandboxExecutor> {
@@ -48,7 +53,8 @@ export class SandboxPool {
     const key = modules.join(',');
     let started = this.executors.get(key);
     if (!started) {
-      const executor = new SandboxExecutor({ ...this.options, preimport: [...DEFAULT_PREIMPORTS, ...modules] });
+      const { shareProcess: _processRunnersOnly, ...options } = this.options;
+      const executor = new SandboxExecutor({ ...options, preimport: [...DEFAULT_PREIMPORTS, ...modules] });
       started = executor.start().then(() => executor);
       // A sandbox that failed to start is started afresh by the next caller.
       started.catch(() => {
@@ -67,6 +73,7 @@ export class SandboxPool {
       const executor = new ProcessExecutor(toolchainFor(language), {
         ...(this.options.concurrency ? { concurrency: this.options.concurrency } : {}),
         ...(this.options.limits ? { limits: this.options.limits } : {}),
+        ...(this.options.shareProcess ? { shareProcess: true } : {}),
       });
       started = executor.start().then(() => executor);
       started.catch(() => {

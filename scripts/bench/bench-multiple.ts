@@ -29,6 +29,9 @@
  * Node per program. MultiPL-E's time over it bounds what such an evaluator can gain.
  * --peer-timeout-scale multiplies MultiPL-E's timeouts: on a loaded machine its 15 s for tsc would
  * trip and count as SyntaxError.
+ * --share-process: js programs several to a sandboxed Node process, each in its own V8 context
+ * (ProcessExecutor's shareProcess, infra/sandbox/warm/jsSharedProcess.ts); outcomes must still all
+ * be passes, and the shared runs are counted.
  * --batch-size: most programs per compile batch where the toolchain batches (Go, Rust; 1: none),
  * the runner's default otherwise (ProcessExecutor's DEFAULT_BATCH_SIZE).
  * --in-flight N|shard: ours calls `run` per program with N in flight instead of one `runMany` over
@@ -62,6 +65,7 @@ const program = new Command()
   .option('--skip-peer', 'measure ours only')
   .option('--floor', 'js: also time bare `node F` per program (no Python, no sandbox), the floor of a process per program')
   .option('--in-flight <n|shard>', "ours: `run` per program with this many in flight instead of one runMany; 'shard': as many as a sweep's shard keeps")
+  .option('--share-process', 'js: several programs per sandboxed Node process, each in its own V8 context (the runner\'s shareProcess)')
   .option('--batch-size <n>', "most programs per compile batch where the toolchain batches (1: none); default the runner's")
   .option('--peer-timeout-scale <x>', "multiply MultiPL-E's timeouts (15 s for tsc, javac, g++) on a loaded machine, where they would trip", '1')
   .parse();
@@ -78,6 +82,7 @@ const opts = z
     levers: z.boolean().optional(),
     skipPeer: z.boolean().optional(),
     floor: z.boolean().optional(),
+    shareProcess: z.boolean().optional(),
     batchSize: z.coerce.number().int().positive().optional(),
     inFlight: z.union([z.literal('shard'), z.coerce.number().int().positive()]).optional(),
     peerTimeoutScale: z.coerce.number().positive(),
@@ -252,8 +257,8 @@ async function runBareNode(programs: string[]): Promise<SideResult> {
 }
 
 /** Programs through explora's process runner (ProcessExecutor) with one toolchain module. */
-async function runOurs(toolchain: Toolchain, programs: string[], warmups: string[]): Promise<SideResult & { compileMs: number; runMs: number }> {
-  const executor = new ProcessExecutor(toolchain, { concurrency: opts.workers, limits: { timeoutMs: 15_000 }, ...(opts.batchSize ? { batchSize: opts.batchSize } : {}) });
+async function runOurs(toolchain: Toolchain, programs: string[], warmups: string[]): Promise<SideResult & { compileMs: number; runMs: number; shared: number }> {
+  const executor = new ProcessExecutor(toolchain, { concurrency: opts.workers, limits: { timeoutMs: 15_000 }, ...(opts.batchSize ? { batchSize: opts.batchSize } : {}), ...(opts.shareProcess ? { shareProcess: true } : {}) });
   try {
     await executor.start();
     // Warm-up outside the clock, as a worker is warm before most of its samples (distinct texts).
@@ -269,6 +274,7 @@ async function runOurs(toolchain: Toolchain, programs: string[], warmups: string
       statuses: results.map((r) => (r.status === 'passed' ? 'OK' : r.status)),
       compileMs: results.reduce((sum, r) => sum + (r.compileMs ?? 0), 0),
       runMs: results.reduce((sum, r) => sum + r.durationMs, 0),
+      shared: results.filter((r) => r.sharedProcess).length,
     };
   } finally {
     await executor.close();
@@ -309,7 +315,7 @@ for (const language of opts.languages) {
     peerSeconds += peer?.seconds ?? 0;
     ourSeconds += ours.seconds;
     const ratio = peer ? `${(peer.seconds / ours.seconds).toFixed(1)}x` : '-';
-    const line = `| ${language} | ${round} | ${peer ? rate(programs.length, peer.seconds) : '-'} | ${rate(programs.length, ours.seconds)} | ${ratio} | ${(ours.compileMs / programs.length).toFixed(0)} + ${(ours.runMs / programs.length).toFixed(0)} | ${off ? `${rate(programs.length, off.seconds)} (${lever})` : '-'} | ${floor ? `${rate(programs.length, floor.seconds)}${peer ? ` (MultiPL-E at ${(floor.seconds / peer.seconds).toFixed(2)}x of it)` : ''}` : '-'} |`;
+    const line = `| ${language} | ${round} | ${peer ? rate(programs.length, peer.seconds) : '-'} | ${rate(programs.length, ours.seconds)}${ours.shared ? ` (${ours.shared} in shared processes)` : ''} | ${ratio} | ${(ours.compileMs / programs.length).toFixed(0)} + ${(ours.runMs / programs.length).toFixed(0)} | ${off ? `${rate(programs.length, off.seconds)} (${lever})` : '-'} | ${floor ? `${rate(programs.length, floor.seconds)}${peer ? ` (MultiPL-E at ${(floor.seconds / peer.seconds).toFixed(2)}x of it)` : ''}` : '-'} |`;
     table.push(line);
     console.log(line);
   }

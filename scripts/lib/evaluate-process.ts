@@ -7,7 +7,7 @@ import type { ExecutionLimits } from '../../domain/execution/types.js';
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
 import { isProcessLanguage, toolchainFor } from '../../infra/sandbox/process/toolchains/index.js';
 
-export function processExecutorFor(language: string, options: { concurrency: number; limits: Partial<ExecutionLimits> }): ProcessExecutor {
+export function processExecutorFor(language: string, options: { concurrency: number; limits: Partial<ExecutionLimits>; shareProcess?: boolean }): ProcessExecutor {
   if (!isProcessLanguage(language)) throw new Error(`language ${language} has no process runner`);
   const toolchain = toolchainFor(language);
   const check = toolchain.check();

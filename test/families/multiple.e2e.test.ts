@@ -11,7 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MULTIPLE_LANGUAGE_IDS, type MultiplELanguageId } from '../../domain/families/multipl-e/index.js';
-import { sweepResultsKey } from '../../domain/sweep/keys.js';
+import { cellShardRecordsKey, sweepResultsKey } from '../../domain/sweep/keys.js';
 import { getText } from '../../infra/s3.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { addRow, COMPLETIONS, HOSTILE_PASSES, jsonl, type CompletionKind } from '../support/multiple-rows.js';
@@ -103,6 +103,31 @@ describe('a sweep over MultiPL-E rows in every language, against a scripted comp
     expect(leftoverSleepers()).toEqual([]);
   }, 300_000);
 
+  it('with --share-process, JavaScript samples share Node processes: the same results, and the records say which', async () => {
+    const id = `multiple-shared-${uniqueSuffix()}`;
+    const file = path.join(dir, 'shared.yaml');
+    writeFileSync(
+      file,
+      `id: ${id}\ndatasets:\n  - name: humaneval-js\n    family: multipl-e\n    path: humaneval-js.jsonl\n    language: js\nmodels:\n  - id: base\n    base_url: ${server.url}\n    model: scripted-base\n    api: completions\nmethods: [direct]\ntemperatures: [0.8]\nn_samples: 3\nk: [1]\ntimeout_s: 1\n`,
+    );
+    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress', '--share-process'], env);
+    expect(run.code, run.output).toBe(0);
+    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
+    expect(results.cells).toHaveLength(1);
+    expect(results.cells[0].passAtK['pass@1']).toBeCloseTo(1 / KINDS.length, 10);
+    const records = (await getText(bucket, cellShardRecordsKey(id, results.cells[0].cell.cell, 0)))!
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { task_id: string; status: string; shared_process?: true });
+    const kindOf = (taskId: string) => KINDS[Number(/^HumanEval_(\d+)_add$/.exec(taskId)![1]) - 1]!;
+    expect(records.map((r) => [kindOf(r.task_id), r.status])).toEqual(
+      (['passed', 'failed', 'compile_error', 'timeout'] as const).flatMap((status, i) => Array.from({ length: 3 }, () => [KINDS[i], status])),
+    );
+    // The infinite loops ran alone (out of the shared process's time, then timed out alone); most of the rest shared.
+    expect(records.filter((r) => kindOf(r.task_id) === 'hostile').every((r) => r.shared_process === undefined)).toBe(true);
+    expect(records.filter((r) => r.shared_process).length).toBeGreaterThan(0);
+  }, 180_000);
+
   it('a sweep whose language has no toolchain here is refused before it starts, naming the dataset, the language and the install', async () => {
     const id = `multiple-missing-${uniqueSuffix()}`;
     const file = path.join(dir, 'missing.yaml');
@@ -164,6 +189,24 @@ describe('scripts/evaluate.ts on MultiPL-E rows', () => {
     expect(results[3].result).toMatch(/^failed: error\[E\d+\]: cannot add/);
     const metrics = JSON.parse(r.stdout.trim().split('\n').pop()!);
     expect(metrics['pass@1']).toBeCloseTo((0.5 + 0 + 0) / 3, 10);
+  });
+
+  it('--share-process: JavaScript samples several to a Node process give the results of a process each', async () => {
+    const problems = path.join(dir, 'humaneval-js.jsonl');
+    writeFileSync(problems, jsonl(fileOf('js')));
+    const rows = KINDS.flatMap((kind, i) => [0, 1, 2].map((copy) => ({ task_id: `HumanEval_${i + 1}_add`, completion: COMPLETIONS.js[kind], copy })));
+    const samples = path.join(dir, 'js-samples.jsonl');
+    writeFileSync(samples, jsonl(rows));
+    const alone = await evaluate(['--problems', problems, '--samples', samples, '--k', '1,2', '--timeout', '1', '--workers', '1', '--out', path.join(dir, 'alone.jsonl')]);
+    const shared = await evaluate(['--problems', problems, '--samples', samples, '--k', '1,2', '--timeout', '1', '--workers', '1', '--out', path.join(dir, 'shared.jsonl'), '--share-process']);
+    expect(alone.code, alone.stderr).toBe(0);
+    expect(shared.code, shared.stderr).toBe(0);
+    const read = (f: string) => readFileSync(path.join(dir, f), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { passed: boolean; result: string });
+    expect(read('shared.jsonl')).toEqual(read('alone.jsonl'));
+    expect(read('alone.jsonl').map((r) => r.passed)).toEqual(rows.map((r) => r.task_id === 'HumanEval_1_add'));
+    expect(shared.stdout.trim().split('\n').pop()).toBe(alone.stdout.trim().split('\n').pop());
+    // The infinite loops are sent to lone runs (and time out there); the rest share.
+    expect(shared.stderr).toMatch(/evaluate: 9 of 12 programs ran in shared processes/);
   });
 
   it('refuses a row of an unknown language and a row missing a field, naming the line and the field', async () => {

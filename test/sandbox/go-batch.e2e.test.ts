@@ -129,7 +129,7 @@ describe('Go programs compiled in one batch', () => {
 
 describe('one `run` at a time, as a sweep calls it', () => {
   it('requests waiting for a busy slot are compiled together, each with its lone outcome', async () => {
-    // One slot: the first request starts alone at once, the others wait and then form one batch.
+    // One slot: the requests made together queue, then form one batch.
     const executor = new ProcessExecutor(toolchainFor('go_test.go'), { concurrency: 1, limits: LIMITS });
     try {
       const names = NAMES.filter((n) => n !== 'loop');

@@ -153,7 +153,7 @@ describe('Rust programs compiled several per rustc call', () => {
   it('batches the programs of run() calls that wait for a slot, with the same results', async () => {
     const together = await Promise.all(requests.map((r) => queued.run(r)));
     for (let i = 0; i < requests.length; i++) expect(seen(together[i]!), requests[i]!.id).toEqual(seen(alone[i]!));
-    // The first call takes the only slot alone; the calls queued behind it share compiler calls.
+    // The calls made together queue, then share compiler calls.
     expect(queuedCounts.counts.batches).toBeGreaterThan(0);
     expect(queuedCounts.counts.built).toBeGreaterThan(1);
   });

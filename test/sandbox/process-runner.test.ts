@@ -53,7 +53,10 @@ describe("a step's sandbox", () => {
 
 describe("each language's run, read as MultiPL-E reads it", () => {
   it('JavaScript and TypeScript (Node)', () => {
-    expect(classifyNode(ended({ stderr: "node:assert:125\n  throw new AssertionError(obj);\nAssertionError [ERR_ASSERTION]: Expected values to be strictly deep-equal:" })).status).toBe('failed');
+    const assertion = classifyNode(ended({ stderr: "node:assert:125\n  throw new AssertionError(obj);\n  ^\n\nAssertionError [ERR_ASSERTION]: Expected values to be strictly deep-equal:" }));
+    expect(assertion.status).toBe('failed');
+    // The error's own line, not the source excerpt Node prints above it.
+    expect(assertion.exception?.message).toBe('AssertionError [ERR_ASSERTION]: Expected values to be strictly deep-equal:');
     expect(classifyNode(ended({ stderr: '/build/program.js:3\n  return x +;\n           ^\n\nSyntaxError: Unexpected token \';\'' })).status).toBe('compile_error');
     expect(classifyNode(ended({ stderr: 'TypeError: x is not a function' })).exception?.type).toBe('TypeError');
     expect(classifyNode(ended({ exitCode: null, signal: 'SIGTRAP', stderr: 'FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory' })).status).toBe('oom');
@@ -218,6 +221,12 @@ describe("how many samples a sweep's shard keeps in flight for a process runner"
     expect(new ProcessExecutor(TOOLCHAINS.rs(), { concurrency: 3, batchSize: 8 }).inFlightCapacity).toBe(24);
     expect(new ProcessExecutor(TOOLCHAINS['go_test.go'](), { concurrency: 4, batchSize: 1 }).inFlightCapacity).toBe(8);
     expect(new ProcessExecutor(TOOLCHAINS.js(), { concurrency: 4, batchSize: 16 }).inFlightCapacity).toBe(8);
+    // Shared processes (js): a shared batch per slot, 64 by default; the plain module cannot share.
+    expect(new ProcessExecutor(TOOLCHAINS.js(), { concurrency: 4, shareProcess: true }).inFlightCapacity).toBe(256);
+    expect(new ProcessExecutor(TOOLCHAINS.js(), { concurrency: 4, shareProcess: true }).batching).toBe('share');
+    expect(new ProcessExecutor(PLAIN_TOOLCHAINS.js(), { concurrency: 4, shareProcess: true }).batching).toBe('none');
+    // Go compiles together whatever shareProcess says.
+    expect(new ProcessExecutor(TOOLCHAINS['go_test.go'](), { concurrency: 4, shareProcess: true }).batching).toBe('compile');
     expect(new ProcessExecutor(PLAIN_TOOLCHAINS['go_test.go'](), { concurrency: 4 }).inFlightCapacity).toBe(8);
   });
 });

@@ -21,7 +21,10 @@
  *                       the runner itself handles timeouts and compile failures);
  *   7. `compileBatch()` optional: several programs compiled in one go, where what does not depend
  *                       on the program (a test main, a link) can be paid once for all of them;
- *                       each program still runs alone in its own sandbox (see BatchCompile).
+ *                       each program still runs alone in its own sandbox (see BatchCompile);
+ *   8. `runTogether()`  optional, used only when the runner is asked to (`shareProcess`): several
+ *                       programs run in one sandboxed process, each where the others cannot
+ *                       change what it sees (see SharedRun).
  *
  * Steps run inside bubblewrap (bwrapStep.ts) as the sample's slot uid: the compile step with the
  * build directory writable at BUILD_DIR and its cwd there; the run step with it read-only and a
@@ -136,6 +139,28 @@ export type BatchOutcome =
     }
   | { kind: 'alone' };
 
+/**
+ * Several programs run in one process (`Toolchain.runTogether`), opt-in (ProcessExecutorOptions.
+ * shareProcess). Why: where a process's start is most of a program's cost (Node: ~40 ms to start,
+ * under 1 ms for a MultiPL-E program), a process per program bounds throughput whatever else is
+ * done. The isolation is weaker than a process per program, and says so: the programs of one
+ * step share a sandbox (one uid, one set of limits, one address space), each in a space of its
+ * own within it (JavaScript: a V8 context). The runner writes `files` into a fresh build directory
+ * (read-only to the step, as a run step's), runs `step` there as a run step, and asks `read` what
+ * the step's end says of each program: `done` with the StepResult its lone run step would have
+ * ended with (the toolchain's classify then reads it as it reads a lone run), or `alone`: the
+ * runner then runs it on its own. Any doubt is `alone` (a program the screen refused, one that
+ * touched what is not its own, the step's death before its line came): sharing a process never
+ * changes an outcome, it only shares a start.
+ */
+export interface SharedRun {
+  files: Record<string, string>;
+  step: SandboxStep;
+  read(ran: StepResult): SharedOutcome[];
+}
+
+export type SharedOutcome = { kind: 'done'; run: StepResult } | { kind: 'alone' };
+
 export type ToolchainCheck = { ok: true; version: string } | { ok: false; missing: string; install: string };
 
 /** A run step's end, as the toolchain reads it. */
@@ -164,5 +189,7 @@ export interface Toolchain {
    * this toolchain cannot batch now (the runner then compiles each alone).
    */
   compileBatch?(limits: ExecutionLimits, programs: readonly string[]): BatchCompile | null;
+  /** Optional (see SharedRun): one process for several programs with the same limits, or null when none of them can share. */
+  runTogether?(limits: ExecutionLimits, programs: readonly string[]): SharedRun | null;
   classify(run: StepResult): RunOutcome;
 }

@@ -21,9 +21,16 @@
  * in its own sandbox, as its slot's uid, with its own run limits, exactly as a lone program's run
  * step; each program the batch did not build (its compile failed, or anything went wrong) is
  * compiled and run alone, so that its outcome and diagnostics are the lone ones. `run` batches
- * too, what it can: a request that finds every slot busy waits, and when a slot frees, the
- * waiting requests with the same limits form a batch (a request that finds a slot free starts at
- * once, alone).
+ * too, what it can: requests wait in a queue; the requests made in one turn of the event loop (a
+ * shard's first burst) are spread over the free slots as batches, and when a slot frees, the
+ * waiting requests with the same limits form a batch (a lone request waits one turn, then starts
+ * alone).
+ *
+ * Shared processes (opt-in, `shareProcess`; contract.ts SharedRun): for a toolchain that can run
+ * several programs in one process (JavaScript), the batches above are run instead of compiled
+ * together: one sandboxed step in one slot runs the batch's programs, each in its own space
+ * within it; each program whose outcome that step cannot vouch for runs alone. Results of a
+ * shared process say so (`sharedProcess: true`).
  */
 import { chmodSync, chownSync, copyFileSync, linkSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -36,7 +43,7 @@ import {
   type ExecutionResult,
 } from '../../../domain/execution/types.js';
 import { chownTree, findBwrap } from '../bwrapHost.js';
-import type { BatchCompile, BatchOutcome, StepResult, Toolchain } from './contract.js';
+import type { BatchCompile, BatchOutcome, SharedOutcome, SharedRun, StepResult, Toolchain } from './contract.js';
 import { runStep } from './bwrapStep.js';
 
 export interface ProcessExecutorOptions {
@@ -51,11 +58,28 @@ export interface ProcessExecutorOptions {
    * Most programs compiled in one batch by `runMany` when the toolchain batches (1: never batch).
    * Default 16: Go's shared test main and link (~140 ms of CPU, a little more with more packages)
    * are then under 10 ms a program; fewer programs than slots x 16 are spread over the slots.
+   * Shared processes: DEFAULT_SHARED_BATCH_SIZE.
    */
   batchSize?: number;
+  /**
+   * Run a batch's programs in one process where the toolchain can (`runTogether`: JavaScript),
+   * each in its own space within it (contract.ts SharedRun says what is shared). Default false:
+   * a process per program.
+   */
+  shareProcess?: boolean;
 }
 
+/** How the runner groups programs: compiled together, run together in one process, or neither. */
+type Batching = 'compile' | 'share' | 'none';
+
 export const DEFAULT_BATCH_SIZE = 16;
+/**
+ * Most programs in one shared process by default: a Node start (~50 ms with its sandbox) against
+ * under 2 ms a MultiPL-E program; 64 brings the start under 1 ms a program (bench-multiple.ts
+ * --share-process: 3.9x MultiPL-E's throughput at 16, 7.2x at 64), and a program that ends the
+ * process (a memory bomb) sends at most 63 others to lone runs.
+ */
+export const DEFAULT_SHARED_BATCH_SIZE = 64;
 
 const MESSAGE_CHARS = 2000;
 
@@ -68,6 +92,7 @@ export class ProcessExecutor {
   readonly concurrency: number;
   readonly limits: ExecutionLimits;
   readonly batchSize: number;
+  readonly batching: Batching;
   private readonly uidBase: number;
   private readonly freeSlots: number[];
   private readonly waiting: Array<() => void> = [];
@@ -77,6 +102,7 @@ export class ProcessExecutor {
   private started: Promise<void> | undefined;
   private closed = false;
   private sequence = 0;
+  private dispatchScheduled = false;
 
   constructor(
     readonly toolchain: Toolchain,
@@ -84,17 +110,19 @@ export class ProcessExecutor {
   ) {
     this.concurrency = Math.max(1, options.concurrency ?? availableParallelism() + 2);
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
-    this.batchSize = Math.max(1, Math.floor(options.batchSize ?? DEFAULT_BATCH_SIZE));
+    const sharing = Boolean(options.shareProcess && toolchain.runTogether && !toolchain.compileBatch);
+    this.batchSize = Math.max(1, Math.floor(options.batchSize ?? (sharing ? DEFAULT_SHARED_BATCH_SIZE : DEFAULT_BATCH_SIZE)));
     this.uidBase = options.uidBase ?? 2_000_000 + Math.floor(Math.random() * 1_000_000) * 128;
     this.freeSlots = Array.from({ length: this.concurrency }, (_, i) => i);
+    this.batching = this.batchSize < 2 ? 'none' : toolchain.compileBatch ? 'compile' : sharing ? 'share' : 'none';
   }
 
   /**
-   * `run` calls worth keeping in flight: with a toolchain that compiles programs together, a
-   * batch's worth per slot (requests that wait for a slot form the next batch); else two per slot.
+   * `run` calls worth keeping in flight: where programs are batched, a batch's worth per slot
+   * (requests that wait for a slot form the next batch); else two per slot.
    */
   get inFlightCapacity(): number {
-    return this.toolchain.compileBatch && this.batchSize >= 2 ? this.concurrency * this.batchSize : this.concurrency * 2;
+    return this.batching === 'none' ? this.concurrency * 2 : this.concurrency * this.batchSize;
   }
 
   /** The uids the samples run as (root workers): [first, last]. */
@@ -122,11 +150,25 @@ export class ProcessExecutor {
   async run(request: ExecutionRequest): Promise<ExecutionResult> {
     const parsed = ExecutionRequestSchema.parse(request);
     await this.start();
-    if (!this.toolchain.compileBatch || this.batchSize < 2) return this.runAlone(parsed);
-    // A request that finds every slot busy waits here; when a slot frees, the waiting ones with the
-    // same limits are compiled as one batch (a sweep's samples come one `run` at a time).
+    if (this.batching === 'none') return this.runAlone(parsed);
+    // Requests wait here; the ones with the same limits are batched when a slot is free (a sweep's
+    // samples come one `run` at a time).
     return new Promise((resolve, reject) => {
       this.queued.push({ request: parsed, resolve, reject });
+      this.dispatchSoon();
+    });
+  }
+
+  /**
+   * Dispatches after this turn of the event loop: requests made together all queue first and are
+   * spread over the free slots as batches, rather than the first of them taking each free slot
+   * alone (which costs a compile or a process start of their own each).
+   */
+  private dispatchSoon(): void {
+    if (this.dispatchScheduled) return;
+    this.dispatchScheduled = true;
+    setImmediate(() => {
+      this.dispatchScheduled = false;
       this.dispatch();
     });
   }
@@ -164,7 +206,7 @@ export class ProcessExecutor {
   }
 
   async runMany(requests: readonly ExecutionRequest[]): Promise<ExecutionResult[]> {
-    if (!this.toolchain.compileBatch || this.batchSize < 2 || requests.length < 2) return Promise.all(requests.map((r) => this.run(r)));
+    if (this.batching === 'none' || requests.length < 2) return Promise.all(requests.map((r) => this.run(r)));
     // runMany's batches are its own: they do not wait for a slot to come free to form.
     const parsed = requests.map((r) => ExecutionRequestSchema.parse(r));
     await this.start();
@@ -192,8 +234,55 @@ export class ProcessExecutor {
     return results;
   }
 
-  /** One batch (see the header): compiled together in one slot, each program then run alone; each program's result or failure. */
-  private async runBatch(batch: readonly ExecutionRequest[]): Promise<PromiseSettledResult<ExecutionResult>[]> {
+  /** One batch (see the header): each program's result or failure. */
+  private runBatch(batch: readonly ExecutionRequest[]): Promise<PromiseSettledResult<ExecutionResult>[]> {
+    return this.batching === 'share' ? this.runShared(batch) : this.compileTogether(batch);
+  }
+
+  /** A batch run in one process (SharedRun): what it vouches for, as its lone runs would end; the rest alone. */
+  private async runShared(batch: readonly ExecutionRequest[]): Promise<PromiseSettledResult<ExecutionResult>[]> {
+    const limits = { ...this.limits, ...batch[0]!.limits };
+    let plan: SharedRun | null;
+    try {
+      plan = this.toolchain.runTogether!(limits, batch.map((r) => r.program));
+    } catch (error) {
+      process.emitWarning(`${this.toolchain.name}: a shared process for ${batch.length} programs could not be planned, each runs alone: ${String(error)}`);
+      plan = null;
+    }
+    if (!plan) return Promise.allSettled(batch.map((r) => this.runAlone(r)));
+    const slot = await this.takeSlot();
+    const uid = process.getuid?.() === 0 ? this.uidBase + slot : undefined;
+    const dir = join(this.root!, `b${slot}-${++this.sequence}`);
+    let outcomes: SharedOutcome[];
+    try {
+      mkdirSync(dir, { mode: 0o700 });
+      for (const [name, text] of Object.entries(plan.files)) writeFileSync(join(dir, name), text, { mode: 0o644 });
+      if (uid !== undefined) chownTree(dir, uid);
+      const sandbox = { bwrap: findBwrap()!, uid, buildDir: dir, mounts: this.toolchain.mounts(), tmpBytes: this.options.tmpBytes ?? 256 * 1024 * 1024, writableBuild: false };
+      const ran = await runStep(sandbox, plan.step);
+      if (ran.sandboxError) throw new Error(ran.sandboxError);
+      outcomes = plan.read(ran);
+      if (outcomes.length !== batch.length) throw new Error(`a shared process of ${batch.length} programs answered ${outcomes.length} outcomes`);
+    } catch (error) {
+      // The shared process's own failure is no program's: each runs alone.
+      process.emitWarning(`${this.toolchain.name}: a shared process of ${batch.length} programs failed, each runs alone: ${String(error)}`);
+      outcomes = batch.map(() => ({ kind: 'alone' }));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      this.freeSlot(slot);
+    }
+    return Promise.allSettled(
+      batch.map(async (request, k) => {
+        const outcome = outcomes[k]!;
+        if (outcome.kind === 'alone') return this.runAlone(request);
+        const ran = outcome.run;
+        return { id: request.id, ...this.outcome(ran), ...common(ran), durationMs: round(ran.durationMs), sharedProcess: true as const };
+      }),
+    );
+  }
+
+  /** Compiled together in one slot, each program then run alone. */
+  private async compileTogether(batch: readonly ExecutionRequest[]): Promise<PromiseSettledResult<ExecutionResult>[]> {
     const limits = { ...this.limits, ...batch[0]!.limits };
     let plan: BatchCompile | null;
     try {

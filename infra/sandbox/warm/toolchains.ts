@@ -26,7 +26,9 @@
  *               javac's loading and warm-up are paid once). ts: MultiPL-E's `tsc --target esnext
  *               FILE` (a type error too is a SyntaxError, our compile_error) and its emit, in a warm
  *               Node process (ts/tscServer.cjs).
- * JavaScript has nothing to compile and keeps the plain module.
+ *   js          nothing to compile: the plain module, plus `runTogether` (jsSharedProcess.ts), used
+ *               only when a runner is asked to share processes: several programs per Node
+ *               process, each in a V8 context of its own.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -48,6 +50,8 @@ import { COMPILE_LIMITS, SERVER_UID } from './jail.js';
 import { LineServer, ServerTimeout } from './lineServer.js';
 import { WARM_TOOLS_DIR } from './paths.js';
 import { rustCompileBatch } from './rustBatch.js';
+import { jsRunTogether, SHARED_RUNNER_MOUNT } from './jsSharedProcess.js';
+import { javascriptToolchain } from '../process/toolchains/javascript.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const PCH_IN_SANDBOX = '/opt/explora-pch';
@@ -58,6 +62,11 @@ export const CPP_PCH_PREFIX = '#include<assert.h>\n#include<bits/stdc++.h>\n';
 
 /** rustc's flags beside MultiPL-E's command (see the header). */
 export const RUST_FAST_FLAGS = ['-C', 'prefer-dynamic', '-C', 'strip=debuginfo'];
+
+export function warmJavascriptToolchain(): Toolchain {
+  const base = javascriptToolchain();
+  return { ...base, mounts: () => [...base.mounts(), SHARED_RUNNER_MOUNT], runTogether: jsRunTogether };
+}
 
 export function warmCppToolchain(pchDir = join(WARM_TOOLS_DIR, 'cpp-pch')): Toolchain {
   const base = cppToolchain();

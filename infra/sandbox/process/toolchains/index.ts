@@ -9,12 +9,13 @@ import { javaToolchain } from './java.js';
 import { javascriptToolchain } from './javascript.js';
 import { rustToolchain } from './rust.js';
 import { typescriptToolchain } from './typescript.js';
-import { warmCppToolchain, warmGoToolchain, warmJavaToolchain, warmRustToolchain, warmTypescriptToolchain } from '../../warm/toolchains.js';
+import { warmJavascriptToolchain, warmCppToolchain, warmGoToolchain, warmJavaToolchain, warmRustToolchain, warmTypescriptToolchain } from '../../warm/toolchains.js';
 
 export const TOOLCHAINS = {
-  js: javascriptToolchain,
+  js: warmJavascriptToolchain,
   // The warm toolchains (infra/sandbox/warm/toolchains.ts): the plain modules with a faster
-  // compile step and the same outcomes (docs/benchmarks.md#multipl-e-languages).
+  // compile step (or, for js, a shared-process run a runner may be asked to use) and the same
+  // outcomes (docs/benchmarks.md#multipl-e-languages).
   ts: warmTypescriptToolchain,
   'go_test.go': warmGoToolchain,
   rs: warmRustToolchain,
