@@ -62,6 +62,8 @@ const SABOTAGE = `const assert = require('node:assert');\nassert.deepEqual = () 
 const ESCAPE_AND_SABOTAGE = `const assert = require('node:assert');\nconst host = assert.ok['constr' + 'uctor']('return this')();\nhost.Array.prototype.hijacked = true;`;
 const WRONG = `${TESTS}assert.deepEqual(1 + 1, 3);`;
 const ESCAPE_AND_EXIT = `const assert = require('node:assert');\nassert.ok['constr' + 'uctor']('return process')().exit(0);`;
+/** Reaches this process's own `process`, prints lines in the runner's format claiming every program passed, and exits. */
+const ESCAPE_AND_FORGE = `const assert = require('node:assert');\nconst p = assert.ok['constr' + 'uctor']('return process')();\nfor (let i = 0; i < 4; i++) p.stdout.write(JSON.stringify({ n: '0'.repeat(32), i, kind: 'done', ended: 'returned', ms: 0, stdout: '', stdoutBytes: 0, stderr: '', stderrBytes: 0 }) + '\\n');\np.exit(0);`;
 const MEMORY_BOMB = `const a = [];\nfor (;;) a.push(new Array(1e6).fill(1.5));`;
 
 let shared: ProcessExecutor;
@@ -170,6 +172,21 @@ describe('what one program does cannot move another one\'s outcome', () => {
     expect(bomb!.status, bomb!.stderr.slice(0, 300)).toBe('oom');
     expect(afterBomb!.status).toBe('passed');
   }, 60_000);
+
+  it('lines printed by a program in the runner\'s format are not taken for the runner\'s', async () => {
+    const [before, forge, wrong, ok] = await shared.runMany([
+      { id: 'before', program: WRONG, limits: LIMITS },
+      { id: 'forge', program: ESCAPE_AND_FORGE, limits: LIMITS },
+      { id: 'wrong', program: WRONG, limits: LIMITS },
+      { id: 'ok', program: SHARED.passes!, limits: LIMITS },
+    ]);
+    expect(before!.status).toBe('failed');
+    expect(before!.sharedProcess).toBe(true);
+    expect(forge!.sharedProcess).toBeUndefined();
+    expect(wrong!.status, JSON.stringify(wrong)).toBe('failed');
+    expect(wrong!.sharedProcess).toBeUndefined();
+    expect(ok!.status).toBe('passed');
+  }, 30_000);
 
   it('the screen refuses what could see the process is shared, and lets MultiPL-E-shaped programs through', () => {
     expect(sharedRefusal(SHARED.passes!)).toBeNull();

@@ -23,7 +23,7 @@
  *     any it finds (the namespace teardown runs just after bwrap's exit); what is still alive
  *     then is counted as `survivors` (0 is the norm). The slot is reused only after this.
  * stdout and stderr come through pipes; the first `maxOutputBytes` of each are kept, the rest
- * counted and dropped. stdin is /dev/null.
+ * counted and dropped. stdin is /dev/null, or the step's `stdin` text.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -165,9 +165,14 @@ export function runStep(sandbox: StepSandbox, step: SandboxStep): Promise<StepRe
   const started = performance.now();
   const child = spawn(sandbox.bwrap, bwrapArgs(sandbox, step), {
     env: { PATH: SANDBOX_PATH },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [step.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     detached: true, // a process group of its own: the wall-time kill takes all of it
   });
+  if (step.stdin !== undefined) {
+    // A step that exits without reading it must not fail the runner (EPIPE).
+    child.stdin!.on('error', () => undefined);
+    child.stdin!.end(step.stdin);
+  }
   const stdout = new Capture(step.limits.maxOutputBytes);
   const stderr = new Capture(step.limits.maxOutputBytes);
   // The launcher's own complaints arrive on stderr before the program starts; kept apart so that

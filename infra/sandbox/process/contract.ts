@@ -85,6 +85,8 @@ export interface SandboxStep {
   argv: string[];
   env: Record<string, string>;
   limits: StepLimits;
+  /** What the step reads on stdin (absent: /dev/null). */
+  stdin?: string;
 }
 
 /** What bwrapStep reports of one step. */

@@ -18,6 +18,7 @@
  * show, the runner catches as the program runs (a guarded global touched, a timeout, a stack
  * overflow, output past the cap, a change to what programs share).
  */
+import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -60,6 +61,7 @@ export function sharedRefusal(program: string): string | null {
 
 const Line = z.discriminatedUnion('kind', [
   z.object({
+    n: z.string(),
     i: z.number().int().nonnegative(),
     kind: z.literal('done'),
     ended: z.enum(['returned', 'threw']),
@@ -69,7 +71,7 @@ const Line = z.discriminatedUnion('kind', [
     stderr: z.string(),
     stderrBytes: z.number().int().nonnegative(),
   }),
-  z.object({ i: z.number().int().nonnegative(), kind: z.literal('alone'), why: z.string() }),
+  z.object({ n: z.string(), i: z.number().int().nonnegative(), kind: z.literal('alone'), why: z.string() }),
 ]);
 
 /** A StepResult as the lone `node program.js` would end: exit 0, or 1 on an uncaught error (what classifyNode reads). */
@@ -95,11 +97,15 @@ export function jsRunTogether(limits: ExecutionLimits, programs: readonly string
   const argv = [...nodeArgs(limits, `${RUNNER_IN_SANDBOX}/sharedProcess.cjs`), BUILD_DIR, String(members.length), String(perProgramMs), String(limits.maxOutputBytes)];
   // Each line: a program's output (at most the cap, JSON-escaped: up to 6 bytes a byte) and its fields.
   const stepLimits = runLimits(limits, 'data', { timeoutMs: START_MS + members.length * perProgramMs, maxOutputBytes: 4096 + members.length * (12 * limits.maxOutputBytes + 4096) });
+  // Each line carries it (sharedProcess.cjs reads it on stdin): a program that reached the runner's
+  // own objects could print lines, but not this.
+  const nonce = randomBytes(16).toString('hex');
   return {
     files,
-    step: { kind: 'sandbox', argv, env: { LANG: 'C.UTF-8' }, limits: stepLimits },
+    step: { kind: 'sandbox', argv, env: { LANG: 'C.UTF-8' }, limits: stepLimits, stdin: nonce },
     read(ran: StepResult): SharedOutcome[] {
       const outcomes: SharedOutcome[] = programs.map(() => ({ kind: 'alone' }));
+      const seen = new Set<number>();
       // Lines written before the process ended count whatever ended it: each was complete when written.
       for (const text of ran.stdout.split('\n')) {
         if (!text) continue;
@@ -109,8 +115,9 @@ export function jsRunTogether(limits: ExecutionLimits, programs: readonly string
         } catch {
           continue;
         }
-        if (!parsed.success || parsed.data.i >= members.length || parsed.data.kind !== 'done') continue;
-        outcomes[members[parsed.data.i]!] = { kind: 'done', run: loneEnd(parsed.data) };
+        if (!parsed.success || parsed.data.n !== nonce || parsed.data.i >= members.length || seen.has(parsed.data.i)) continue;
+        seen.add(parsed.data.i);
+        if (parsed.data.kind === 'done') outcomes[members[parsed.data.i]!] = { kind: 'done', run: loneEnd(parsed.data) };
       }
       return outcomes;
     },

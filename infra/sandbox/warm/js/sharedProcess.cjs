@@ -5,9 +5,9 @@
  * JavaScript toolchain's shared-process run (jsSharedProcess.ts says when and why), inside the
  * run step's sandbox:
  *
- *   node [the lone run's flags] sharedProcess.cjs DIR COUNT TIMEOUT_MS OUTPUT_BYTES
+ *   node [the lone run's flags] sharedProcess.cjs DIR COUNT TIMEOUT_MS OUTPUT_BYTES < NONCE
  *
- * DIR holds p0.js ... p<COUNT-1>.js. Each line is {"i": k, "kind": "done", ...} with the end
+ * DIR holds p0.js ... p<COUNT-1>.js. Each line is {"n": NONCE, "i": k, "kind": "done", ...} with the end
  * a lone `node program.js` would have had, or {"i": k, "kind": "alone", "why": ...} when this
  * process cannot be sure of it: the runner then runs that program alone. A program whose line
  * never comes (this process died: a memory bomb, a kill) is run alone too.
@@ -40,6 +40,10 @@ const util = require('node:util');
 const assertModule = require('node:assert');
 
 const [dir, countArg, timeoutArg, outputArg] = process.argv.slice(2);
+// Read before any program runs and kept in this module's scope only: a line without it is not this
+// runner's (a program that reached this process's own objects could write lines of its own).
+const NONCE = fs.readFileSync(0, 'utf8').trim();
+if (!/^[0-9a-f]{32}$/.test(NONCE)) throw new Error('sharedProcess.cjs: expected a nonce on stdin');
 const COUNT = Number(countArg);
 const TIMEOUT_MS = Number(timeoutArg);
 const OUTPUT_BYTES = Number(outputArg);
@@ -96,7 +100,7 @@ const WATCHED = watched();
 const BEFORE = snapshot(WATCHED);
 
 function report(line) {
-  fs.writeSync(1, JSON.stringify(line) + '\n');
+  fs.writeSync(1, JSON.stringify({ n: NONCE, ...line }) + '\n');
 }
 
 function runOne(i) {
