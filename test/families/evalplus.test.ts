@@ -152,6 +152,18 @@ describe("evalplus's comparison, in the sandbox", () => {
     expect(missing).toMatchObject({ base: false, plus: false });
   });
 
+  it('each phase starts from the state the solution left, as in its own process; a phase that kills its process keeps the other\'s result', async () => {
+    // Right for its first two calls in a process, wrong after: base (2 inputs) and plus (2 inputs) each pass in a fresh process.
+    const counting = '    global _calls\n    _calls = globals().get("_calls", 0) + 1\n    return x if _calls <= 2 else -x\n';
+    expect(await check('    return x\n', counting, { base: [[1], [2]], plus: [[3], [4]] })).toMatchObject({ base: true, plus: true, status: 'passed' });
+    // A plus input that ends the process outright (no exception to catch): base still passes.
+    const exits = '    import os\n    if x > 10:\n        os._exit(3)\n    return x\n';
+    expect(await check('    return x\n', exits, { base: [[1]], plus: [[2], [20]] })).toMatchObject({ base: true, plus: false, message: "plus input 1 of 2: the phase's process ended (exit code 3)" });
+    // A plus input that hangs where the per-input alarm cannot interrupt it (signals blocked): killed past the phase's budget; base kept.
+    const hangs = '    import signal, time\n    if x > 10:\n        signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGALRM])\n        time.sleep(30)\n    return x\n';
+    expect(await check('    return x\n', hangs, { base: [[1]], plus: [[20]] })).toMatchObject({ base: true, plus: false, message: 'plus input 0 of 1: the phase ran out of time' });
+  }, 60_000);
+
   it("a sample's output, printed or written to its descriptors, does not hide the outcome", async () => {
     expect(await check('    return x\n', '    import os, sys\n    print("x" * 100000)\n    os.write(1, b"y" * 100000)\n    sys.stderr.write("z")\n    return x\n', { base: [[1]], plus: [[2]] })).toMatchObject({ base: true, plus: true, status: 'passed' });
   });

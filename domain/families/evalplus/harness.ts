@@ -9,7 +9,9 @@
  *   does with `fast_check` (its default): exact equality, else, when the task has an `atol` or the
  *   expected output is floats (then atol 1e-6), the same type and length and numpy's allclose with
  *   rtol 1e-7; evalplus's special oracles (HumanEval/32 `find_zero`, MBPP+ 164, 295, 558, 581, its
- *   set-equality and not-None tasks); the first failing input ends the phase. Plus runs only when
+ *   set-equality and not-None tasks); the first failing input ends the phase. Each phase runs in a
+ *   fork of the process the solution was defined in (evalplus: a process per phase), killed past
+ *   its budget + 1 s as evalplus kills it. Plus runs only when
  *   base passed (evalplus's plus score is base and plus). The outcome is one line on the saved
  *   standard output, after the sample's own output is silenced (evalplus's swallow_io).
  *
@@ -90,7 +92,7 @@ def __explora_evalplus_reference(spec_b64):
 
 const CHECK = String.raw`
 def __explora_evalplus_check(spec_b64):
-    import base64, io, json, math, os, pickle, signal, sys, time
+    import base64, io, json, math, os, pickle, select, signal, sys, time
     spec = json.loads(base64.b64decode(spec_b64).decode("utf-8"))
     inputs_of = __explora_evalplus_common()
     expected = pickle.loads(base64.b64decode(spec["expected"]))
@@ -175,13 +177,20 @@ def __explora_evalplus_check(spec_b64):
             return allclose(out, exp, 1e-07, state["atol"])
         return bool(exact)
 
-    def run_phase(phase, fn):
+    def limits_of(phase):
+        return [max(spec["min_time_limit"], spec["time_limit_factor"] * t) for t in spec["time"][phase]]
+
+    def budget_of(phase):
+        return min(spec["task_time_limit"], sum(limits_of(phase))) + 1
+
+    def run_phase(phase, fn, started_input):
         inputs = inputs_of(spec, phase)
-        limits = [max(spec["min_time_limit"], spec["time_limit_factor"] * t) for t in spec["time"][phase]]
-        budget = min(spec["task_time_limit"], sum(limits)) + 1
+        limits = limits_of(phase)
+        budget = budget_of(phase)
         state["atol"] = spec["atol"]
         started = time.monotonic()
         for i, inp in enumerate(inputs):
+            started_input(i)
             left = budget - (time.monotonic() - started)
             if left <= 0:
                 return {"status": "timeout", "passed": i, "total": len(inputs), "failed_input": i, "reason": "the phase ran out of time"}
@@ -202,6 +211,51 @@ def __explora_evalplus_check(spec_b64):
                 return {"status": "fail", "passed": i, "total": len(inputs), "failed_input": i, "reason": reason}
         return {"status": "pass", "passed": len(inputs), "total": len(inputs)}
 
+    def phase_in_child(phase, fn):
+        # evalplus checks each phase in a process of its own (untrusted_check per phase), from the
+        # state the solution's definition leaves: a fork here starts each phase from that state, and
+        # a phase's crash, kill or hang loses neither the other phase's result nor this process.
+        total = len(inputs_of(spec, phase))
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            code = 0
+            try:
+                result = run_phase(phase, fn, lambda i: os.write(w, b"%d\n" % i))
+                os.write(w, ("=" + json.dumps(result) + "\n").encode("utf-8"))
+            except BaseException:
+                code = 1
+            os._exit(code)
+        os.close(w)
+        data = b""
+        # As evalplus: the phase's process gets its budget and one second more, then is killed.
+        deadline = time.monotonic() + budget_of(phase) + 1
+        killed = False
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                os.kill(pid, signal.SIGKILL)
+                killed = True
+                break
+            ready, _, _ = select.select([r], [], [], left)
+            if ready:
+                chunk = os.read(r, 65536)
+                if not chunk:
+                    break
+                data += chunk
+        os.close(r)
+        _, status = os.waitpid(pid, 0)
+        lines = data.decode("utf-8", "replace").splitlines()
+        for line in lines:
+            if line.startswith("="):
+                return json.loads(line[1:])
+        last = int(lines[-1]) if lines and lines[-1].isdigit() else 0
+        if killed:
+            return {"status": "timeout", "passed": last, "total": total, "failed_input": last, "reason": "the phase ran out of time"}
+        how = "signal %d" % os.WTERMSIG(status) if os.WIFSIGNALED(status) else "exit code %d" % os.WEXITSTATUS(status)
+        return {"status": "fail", "passed": last, "total": total, "failed_input": last, "reason": "the phase's process ended (%s)" % how}
+
     saved = os.dup(1)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
@@ -213,9 +267,9 @@ def __explora_evalplus_check(spec_b64):
     if not callable(fn):
         outcome["base"] = {"status": "fail", "passed": 0, "total": len(spec["base_input"]), "failed_input": 0, "reason": "no function %s" % entry_point}
     else:
-        outcome["base"] = run_phase("base", fn)
+        outcome["base"] = phase_in_child("base", fn)
         if outcome["base"]["status"] == "pass":
-            outcome["plus"] = run_phase("plus", fn)
+            outcome["plus"] = phase_in_child("plus", fn)
     os.write(saved, ("${EVALPLUS_RESULT_MARKER}" + json.dumps(outcome) + "\n").encode("utf-8"))
     failed = next((p for p in ("base", "plus") if outcome[p] is not None and outcome[p]["status"] != "pass"), None)
     if failed is not None:
