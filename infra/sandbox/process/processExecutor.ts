@@ -43,7 +43,7 @@ import {
   type ExecutionResult,
 } from '../../../domain/execution/types.js';
 import { chownTree, findBwrap } from '../bwrapHost.js';
-import type { BatchCompile, BatchOutcome, SharedOutcome, SharedRun, StepResult, Toolchain } from './contract.js';
+import type { BatchOutcome, SharedOutcome, StepResult, Toolchain } from './contract.js';
 import { runStep } from './bwrapStep.js';
 
 export interface ProcessExecutorOptions {
@@ -242,23 +242,17 @@ export class ProcessExecutor {
   /** A batch run in one process (SharedRun): what it vouches for, as its lone runs would end; the rest alone. */
   private async runShared(batch: readonly ExecutionRequest[]): Promise<PromiseSettledResult<ExecutionResult>[]> {
     const limits = { ...this.limits, ...batch[0]!.limits };
-    let plan: SharedRun | null;
-    try {
-      plan = this.toolchain.runTogether!(limits, batch.map((r) => r.program));
-    } catch (error) {
-      process.emitWarning(`${this.toolchain.name}: a shared process for ${batch.length} programs could not be planned, each runs alone: ${String(error)}`);
-      plan = null;
-    }
+    const plan = this.planned(`a shared process for ${batch.length} programs`, () => this.toolchain.runTogether!(limits, batch.map((r) => r.program)));
     if (!plan) return Promise.allSettled(batch.map((r) => this.runAlone(r)));
     const slot = await this.takeSlot();
-    const uid = process.getuid?.() === 0 ? this.uidBase + slot : undefined;
+    const uid = this.uidOf(slot);
     const dir = join(this.root!, `b${slot}-${++this.sequence}`);
     let outcomes: SharedOutcome[];
     try {
       mkdirSync(dir, { mode: 0o700 });
       for (const [name, text] of Object.entries(plan.files)) writeFileSync(join(dir, name), text, { mode: 0o644 });
       if (uid !== undefined) chownTree(dir, uid);
-      const sandbox = { bwrap: findBwrap()!, uid, buildDir: dir, mounts: this.toolchain.mounts(), tmpBytes: this.options.tmpBytes ?? 256 * 1024 * 1024, writableBuild: false };
+      const sandbox = this.sandbox(uid, dir, false);
       const ran = await runStep(sandbox, plan.step);
       if (ran.sandboxError) throw new Error(ran.sandboxError);
       outcomes = plan.read(ran);
@@ -284,22 +278,16 @@ export class ProcessExecutor {
   /** Compiled together in one slot, each program then run alone. */
   private async compileTogether(batch: readonly ExecutionRequest[]): Promise<PromiseSettledResult<ExecutionResult>[]> {
     const limits = { ...this.limits, ...batch[0]!.limits };
-    let plan: BatchCompile | null;
-    try {
-      plan = this.toolchain.compileBatch!(limits, batch.map((r) => r.program));
-    } catch (error) {
-      process.emitWarning(`${this.toolchain.name}: a batch of ${batch.length} programs could not be planned, each is compiled alone: ${String(error)}`);
-      plan = null;
-    }
+    const plan = this.planned(`a batch of ${batch.length} programs`, () => this.toolchain.compileBatch!(limits, batch.map((r) => r.program)));
     if (!plan) return Promise.allSettled(batch.map((r) => this.runAlone(r)));
     const slot = await this.takeSlot();
-    const uid = process.getuid?.() === 0 ? this.uidBase + slot : undefined;
+    const uid = this.uidOf(slot);
     const batchDir = join(this.root!, `b${slot}-${++this.sequence}`);
     let outcomes: BatchOutcome[];
     try {
       mkdirSync(batchDir, { mode: 0o700 });
       if (uid !== undefined) chownSync(batchDir, uid, uid);
-      const sandbox = { bwrap: findBwrap()!, uid, buildDir: batchDir, mounts: this.toolchain.mounts(), tmpBytes: this.options.tmpBytes ?? 256 * 1024 * 1024, writableBuild: true };
+      const sandbox = this.sandbox(uid, batchDir, true);
       outcomes = await plan.build({
         buildDir: batchDir,
         write: (files) => {
@@ -332,7 +320,7 @@ export class ProcessExecutor {
   /** A program its batch built: its own build directory (the batch's files linked in), its own slot, its run step. */
   private async runBuilt(request: ExecutionRequest, built: Extract<BatchOutcome, { kind: 'built' }>): Promise<ExecutionResult> {
     const slot = await this.takeSlot();
-    const uid = process.getuid?.() === 0 ? this.uidBase + slot : undefined;
+    const uid = this.uidOf(slot);
     const buildDir = join(this.root!, `s${slot}-${++this.sequence}`);
     try {
       mkdirSync(buildDir, { mode: 0o700 });
@@ -346,7 +334,7 @@ export class ProcessExecutor {
         chmodSync(target, 0o755);
       }
       if (uid !== undefined) chownSync(buildDir, uid, uid);
-      const sandbox = { bwrap: findBwrap()!, uid, buildDir, mounts: this.toolchain.mounts(), tmpBytes: this.options.tmpBytes ?? 256 * 1024 * 1024, writableBuild: false };
+      const sandbox = this.sandbox(uid, buildDir, false);
       const ran = await runStep(sandbox, built.run);
       if (ran.sandboxError) return sandboxFailure(request.id, ran);
       return { id: request.id, ...this.outcome(ran), ...common(ran), durationMs: round(ran.durationMs), compileMs: round(built.compileMs) };
@@ -362,6 +350,25 @@ export class ProcessExecutor {
     if (this.root) rmSync(this.root, { recursive: true, force: true });
   }
 
+  /** A toolchain's plan for a batch, or null when it has none or failed to make one (warned): each program then runs alone. */
+  private planned<T>(what: string, make: () => T | null): T | null {
+    try {
+      return make();
+    } catch (error) {
+      process.emitWarning(`${this.toolchain.name}: ${what} could not be planned, each runs alone: ${String(error)}`);
+      return null;
+    }
+  }
+
+  /** The uid a slot's steps run as (root workers), or undefined (rootless: the worker's own). */
+  private uidOf(slot: number): number | undefined {
+    return process.getuid?.() === 0 ? this.uidBase + slot : undefined;
+  }
+
+  private sandbox(uid: number | undefined, buildDir: string, writableBuild: boolean) {
+    return { bwrap: findBwrap()!, uid, buildDir, mounts: this.toolchain.mounts(), tmpBytes: this.options.tmpBytes ?? 256 * 1024 * 1024, writableBuild };
+  }
+
   private freeSlot(slot: number): void {
     this.freeSlots.push(slot);
     this.waiting.shift()?.();
@@ -375,14 +382,13 @@ export class ProcessExecutor {
   }
 
   private async runInSlot(id: string, program: string, limits: ExecutionLimits, slot: number): Promise<ExecutionResult> {
-    const asRoot = process.getuid?.() === 0;
-    const uid = asRoot ? this.uidBase + slot : undefined;
+    const uid = this.uidOf(slot);
     const buildDir = join(this.root!, `s${slot}-${++this.sequence}`);
     mkdirSync(buildDir, { mode: 0o700 });
     try {
       for (const [name, text] of Object.entries(this.toolchain.files(program))) writeFileSync(join(buildDir, name), text, { mode: 0o644 });
       if (uid !== undefined) chownSync(buildDir, uid, uid);
-      const sandbox = { bwrap: findBwrap()!, uid, buildDir, mounts: this.toolchain.mounts(), tmpBytes: this.options.tmpBytes ?? 256 * 1024 * 1024 };
+      const sandbox = this.sandbox(uid, buildDir, false);
       const compile = this.toolchain.compile(limits, program);
       let compileMs = 0;
       if (compile) {
@@ -391,7 +397,7 @@ export class ProcessExecutor {
         if (compiled.sandboxError) return sandboxFailure(id, compiled);
         if (compiled.timedOut || compiled.exitCode !== 0) return { ...compileFailure(id, compiled, compile.limits.timeoutMs), compileMs: round(compileMs) };
       }
-      const ran = await runStep({ ...sandbox, writableBuild: false }, this.toolchain.run(limits));
+      const ran = await runStep(sandbox, this.toolchain.run(limits));
       if (ran.sandboxError) return sandboxFailure(id, ran);
       return { id, ...this.outcome(ran), ...common(ran), durationMs: round(ran.durationMs), ...(compile ? { compileMs: round(compileMs) } : {}) };
     } finally {
