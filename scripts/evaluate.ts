@@ -8,6 +8,7 @@
  *       [--timeout 3] [--workers N] [--ignore-incomplete] [--family humaneval|mbpp|pbe-world|evalplus|apps|ds1000|multipl-e|torchdata]
  *       [--form completion|full] [--split all|test|validation|train|prompt] [--out FILE]
  *       [--min-time-limit 4] [--gt-time-limit-factor 4] [--cache-dir DIR] [--python PATH] [--share-process]
+ *       [--apps-stdin-form testing-util|as-written]
  *
  * The problems file (.jsonl, .jsonl.gz or a .json array) is read by its family, recognised from
  * its rows unless `--family` names it (scripts/lib/evaluate-problems.ts: how each family's
@@ -72,6 +73,7 @@ const OptionsSchema = z.object({
   gtTimeLimitFactor: z.coerce.number().positive().optional(),
   cacheDir: z.string().min(1).optional(),
   shareProcess: z.boolean(),
+  appsStdinForm: z.enum(['testing-util', 'as-written']).optional(),
 });
 
 /** Where reference outputs are kept between runs by default. */
@@ -133,6 +135,7 @@ async function main(): Promise<void> {
     )
     .option('--split <split>', 'MBPP only: the tasks of one of its splits (all, test, validation, train, prompt; default all)')
     .option('--out <file>', 'results file (default: <samples>_results.jsonl)')
+    .option('--apps-stdin-form <form>', "APPS only: how a standard-input program runs: testing-util (as APPS's checker: wrapped into a function, default) or as-written (a script per test case)")
     .option('--share-process', 'JavaScript programs several to a sandboxed Node process, each in its own V8 context (weaker isolation between them; outcomes as lone runs; docs/sandbox.md#shared-processes)', false)
     .option('--verbose', 'start-up timing on stderr (ms since this node process started)', false)
     .option('--min-time-limit <seconds>', 'evalplus only: the least time limit of an input (evalplus\'s flag; default 4)')
@@ -177,6 +180,7 @@ async function main(): Promise<void> {
           ...(opts.minTimeLimit !== undefined ? { minTimeLimit: opts.minTimeLimit } : {}),
           ...(opts.gtTimeLimitFactor !== undefined ? { gtTimeLimitFactor: opts.gtTimeLimitFactor } : {}),
         },
+        ...(opts.appsStdinForm ? { appsStdinForm: opts.appsStdinForm } : {}),
       });
     } catch (error) {
       throw new UsageError((error as Error).message);

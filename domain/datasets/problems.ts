@@ -59,6 +59,11 @@ export const SweepProblemSchema = z.object({
         test_time_limit: z.number().positive(),
         /** Seconds the whole sample may take (apps_metric: 10 + 1); beyond it every test case is -1. */
         program_time_limit: z.number().positive(),
+        /**
+         * How a standard-input program runs (AppsEntry.stdin_form). Problems stored before the
+         * choice existed ran as written.
+         */
+        stdin_form: z.enum(['testing-util', 'as-written']).default('as-written'),
       }),
     ])
     .optional(),

@@ -29,7 +29,7 @@
  */
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { humanevalFamily } from '../../domain/families/humaneval/index.js';
-import { appsFamily, AppsEntrySchema } from '../../domain/families/apps/index.js';
+import { appsFamily, AppsEntrySchema, type AppsEntry } from '../../domain/families/apps/index.js';
 import { ds1000Family, Ds1000EntrySchema } from '../../domain/families/ds1000/index.js';
 import { evalplusFamily, EVALPLUS_DEFAULTS } from '../../domain/families/evalplus/index.js';
 import { mbppFamily, type MbppSplit } from '../../domain/families/mbpp/index.js';
@@ -157,6 +157,8 @@ export function loadEvaluateProblems(input: {
   form?: SampleForm;
   split?: MbppSplit;
   evalplus?: EvalplusTimeLimits;
+  /** APPS: how standard-input programs run (AppsEntry.stdin_form; default APPS's checker's way). */
+  appsStdinForm?: AppsEntry['stdin_form'];
 }): EvaluateProblems {
   const { text, source } = input;
   const family = input.family ?? recognizeFamily(text, source);
@@ -164,12 +166,13 @@ export function loadEvaluateProblems(input: {
   if (input.evalplus && (input.evalplus.minTimeLimit !== undefined || input.evalplus.gtTimeLimitFactor !== undefined) && family !== 'evalplus') {
     throw new Error(`--min-time-limit, --gt-time-limit-factor: only evalplus rows have them, and ${source} is read as ${family}`);
   }
+  if (input.appsStdinForm !== undefined && family !== 'apps') throw new Error(`--apps-stdin-form: only APPS rows have it, and ${source} is read as ${family}`);
   if (family === 'ds1000') {
     const entry = Ds1000EntrySchema.parse({ name: 'evaluate', family: 'ds1000', path: 'rows.jsonl' });
     return { family, problems: ds1000Family.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems, form: input.form ?? 'completion' };
   }
   if (family === 'apps') {
-    const entry = AppsEntrySchema.parse({ name: 'evaluate', family: 'apps', path: source.endsWith('.gz') || source.endsWith('.jsonl') ? source : 'rows.jsonl' });
+    const entry = AppsEntrySchema.parse({ name: 'evaluate', family: 'apps', path: source.endsWith('.gz') || source.endsWith('.jsonl') ? source : 'rows.jsonl', ...(input.appsStdinForm ? { stdin_form: input.appsStdinForm } : {}) });
     return { family, problems: appsFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems, form: input.form ?? 'full' };
   }
   if (family === 'evalplus') {

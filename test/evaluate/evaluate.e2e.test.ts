@@ -274,5 +274,21 @@ describe('evaluate', () => {
       expect(metrics.average_test_case_accuracy).toBeCloseTo(average, 12);
       expect(average).toBeGreaterThan(strict);
     });
+
+    it('--apps-stdin-form as-written runs a standard-input program as a script: a main guard runs', async () => {
+      const problems = join(dir, 'apps_forms.jsonl');
+      writeFileSync(problems, appsJsonl(APPS_TASKS.slice(0, 1)));
+      const guarded = APPS_TASKS[0]!.samples.find((s) => s.what === 'right, behind a main guard')!;
+      const samples = join(dir, 'apps_forms_samples.jsonl');
+      writeFileSync(samples, JSON.stringify({ task_id: APPS_TASKS[0]!.problem_id, completion: guarded.code }) + '\n');
+      const read = () => (JSON.parse(readFileSync(`${samples}_results.jsonl`, 'utf8').trim()) as { test_cases: unknown }).test_cases;
+      expect((await evaluate(['--problems', problems, '--samples', samples, '--k', '1'])).code).toBe(0);
+      expect(read()).toEqual({ passed: 0, total: 3 });
+      expect((await evaluate(['--problems', problems, '--samples', samples, '--k', '1', '--apps-stdin-form', 'as-written'])).code).toBe(0);
+      expect(read()).toEqual({ passed: 3, total: 3 });
+      const wrong = await evaluate(['--problems', problems, '--samples', samples, '--apps-stdin-form', 'script']);
+      expect(wrong.code).toBe(2);
+      expect(wrong.stderr).toMatch(/appsStdinForm|apps-stdin-form/);
+    });
   });
 });

@@ -1,6 +1,11 @@
-/** APPS rows: loading codeparrot/apps's format, bigcode's prompt, the difficulty split, and bad rows named by file, line and field. */
-import { describe, expect, it } from 'vitest';
+/**
+ * APPS rows: loading codeparrot/apps's format, bigcode's prompt, the difficulty split, and bad rows
+ * named by file, line and field; then the two ways a standard-input program runs, in the sandbox.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appsFamily, AppsEntrySchema, type AppsEntry } from '../../domain/families/apps/index.js';
+import { LANGUAGES } from '../../domain/languages/registry.js';
+import { SandboxExecutor } from '../../infra/sandbox/executor.js';
 import { APPS_TASKS, appsJsonl } from '../support/apps-rows.js';
 
 const entry = (extra: Partial<AppsEntry> = {}): AppsEntry => AppsEntrySchema.parse({ name: 'apps', family: 'apps', path: 'test.jsonl', ...extra });
@@ -42,5 +47,48 @@ describe('APPS rows', () => {
       [bad({ problem_id: 4001 }), 'test.jsonl:2: duplicate task_id 4001 (first on line 1)'],
     ];
     for (const [second, message] of cases) expect(() => load(`${good}\n${second}\n`), second).toThrow(message);
+  });
+});
+
+describe("a standard-input program, as APPS's checker runs it (testing-util) and as written", () => {
+  let executor: SandboxExecutor;
+  beforeAll(async () => {
+    executor = new SandboxExecutor({ limits: { timeoutMs: 20_000 } });
+    await executor.start();
+  });
+  afterAll(() => executor.close());
+
+  /** Test cases passed by `code` on task 4001 (n, then n integers: their sum, then their maximum; 3 cases). */
+  async function passed(code: string, stdinForm: AppsEntry['stdin_form']): Promise<number> {
+    const [problem] = load(APPS_TASKS[0]!.line, { stdin_form: stdinForm }).problems;
+    const program = LANGUAGES.python.assemble({ solution: appsFamily.embedSolution(problem!, code), tests: appsFamily.tests(problem!) });
+    const result = await executor.run({ id: 'apps', program, limits: appsFamily.limits(problem!) });
+    const score = appsFamily.score(problem!, result);
+    if (score.kind !== 'test_cases') throw new Error('APPS scores are test cases');
+    return score.testCases.passed;
+  }
+
+  it('testing-util is the default', () => {
+    expect(entry().stdin_form).toBe('testing-util');
+  });
+
+  it.each([
+    ['input()', 'n = int(input())\nxs = list(map(int, input().split()))\nprint(sum(xs))\nprint(max(xs))\n', 3, 3],
+    ['sys.stdin.read()', 'import sys\ndata = sys.stdin.read().split()\nxs = list(map(int, data[1:]))\nprint(sum(xs))\nprint(max(xs))\n', 3, 3],
+    ['input = sys.stdin.readline', 'import sys\ninput = sys.stdin.readline\nn = int(input())\nxs = list(map(int, input().split()))\nprint(sum(xs))\nprint(max(xs))\n', 3, 3],
+    // The prelude's `from builtins import *` binds the module's `open` before the checker patches
+    // builtins.open: open(0) reads the checker's own standard input, not the test's.
+    ['open(0).read()', 'data = open(0).read().split()\nxs = list(map(int, data[1:]))\nprint(sum(xs))\nprint(max(xs))\n', 0, 3],
+    // An import line stays at the module's top: `stdin` is the standard input of the module's run,
+    // whose readline the checker patches to answer the input's lines (without their newline).
+    ['from sys import stdin; stdin.readline()', 'from sys import stdin\nn = int(stdin.readline())\nxs = list(map(int, stdin.readline().split()))\nprint(sum(xs))\nprint(max(xs))\n', 3, 3],
+    // Wrapped into a function of a module not named __main__, the guarded call never runs.
+    ['a main guard', 'import sys\ndef main():\n    data = sys.stdin.read().split()\n    print(sum(map(int, data[1:])))\n    print(max(map(int, data[1:])))\nif __name__ == "__main__":\n    main()\n', 0, 3],
+    // Top-level names become locals of code(): `global` finds no module-level one.
+    ['global of a top-level name', 'total = 0\ndef add(x):\n    global total\n    total += x\nn = int(input())\nxs = list(map(int, input().split()))\nfor x in xs:\n    add(x)\nprint(total)\nprint(max(xs))\n', 0, 3],
+    ['sys.exit after printing', 'import sys\nn = int(input())\nxs = list(map(int, input().split()))\nprint(sum(xs))\nprint(max(xs))\nsys.exit(0)\n', 3, 3],
+  ] as const)('%s (test cases passed: testing-util, as-written)', async (_what, code, apps, asWritten) => {
+    expect(await passed(code, 'testing-util')).toBe(apps);
+    expect(await passed(code, 'as-written')).toBe(asWritten);
   });
 });

@@ -7,9 +7,18 @@
  * - call-based (`fn_name`): the function (a method of `Solution()` when the code defines that
  *   class) is called with each test's arguments; a tuple output is a list; it passes when equal to
  *   the expected output or, the expected output being a list, to its first item;
- * - standard input: the program runs once per test case with that input as its standard input,
- *   `__name__ == "__main__"`, its standard output captured (SystemExit ends it normally); the
- *   output passes when equal to the expected one after stripping each (whole, then line by line),
+ * - standard input, `testing-util` (APPS's own way): from its first line that is not an import
+ *   (`from ...`, `import ...` at the line's start) on, the program is indented by a tab into
+ *   `def code():`, after `stdin = sys.stdin` and `stdout = sys.stdout`; the module is compiled
+ *   and run once (its name is not "__main__"), then `code()` is called per test case with the
+ *   patches of the checker's call_method, entered in its decorators' order (bottom first): the
+ *   read, readlines and readline of the sys.stdin of that moment (the object the module's `stdin`
+ *   names) answer the whole input, its lines and its next line (no newline, StopIteration past
+ *   the end); then sys.stdin is a StringIO of the input, open() a mock_open of it; standard output
+ *   is captured (SystemExit ends a case normally);
+ * - standard input, `as-written`: the program runs once per test case with that input as its
+ *   standard input, `__name__ == "__main__"`, its standard output captured (SystemExit ends it
+ *   normally); either way the output passes when equal to the expected one after stripping each (whole, then line by line),
  *   as non-empty stripped lines, as numbers within numpy's default allclose, or as sets of lines'
  *   sets of tokens (also with numbers rounded to 3 decimals): APPS's successive comparisons;
  * - each test case has a time limit (APPS: 4 s); an exception or a timeout is -1 for that case.
@@ -138,6 +147,30 @@ def __explora_apps_check(source_b64, spec_b64):
             sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, real_stdout, real_stderr
         return out.getvalue().decode("utf-8", "replace")
 
+    def call_code(fn, data):
+        import contextlib
+        from unittest import mock
+        lines = iter(data.split("\n"))
+        captured = io.StringIO()
+        with contextlib.ExitStack() as patches:
+            # The order the checker's stacked @patch decorators enter in (bottom first): the three
+            # method patches land on the stdin of the moment, before sys.stdin is replaced.
+            patches.enter_context(mock.patch("sys.stdin.read", lambda *a: data))
+            patches.enter_context(mock.patch("sys.stdin.readlines", lambda *a: data.split("\n")))
+            patches.enter_context(mock.patch("sys.stdin.readline", lambda *a: next(lines)))
+            patches.enter_context(mock.patch("sys.stdin", io.StringIO(data)))
+            patches.enter_context(mock.patch("builtins.open", mock.mock_open(read_data=data)))
+            sys.stdout, sys.stderr = captured, io.StringIO()
+            signal.setitimer(signal.ITIMER_REAL, limit)
+            try:
+                fn()
+            except SystemExit:
+                pass
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                sys.stdout, sys.stderr = real_stdout, real_stderr
+        return captured.getvalue()
+
     def matches(text, expected):
         if isinstance(expected, list):
             expected = "\n".join(expected)
@@ -172,12 +205,38 @@ def __explora_apps_check(source_b64, spec_b64):
         except Exception:
             return False
 
+    if spec["stdin_form"] == "testing-util":
+        wrapped, started = "", False
+        for line in source.split("\n"):
+            if not started and not (line.startswith("from ") or line.startswith("import ")):
+                wrapped += "stdin = sys.stdin\nstdout = sys.stdout\ndef code():\n"
+                started = True
+            wrapped += ("\t" if started else "") + line + "\n"
+        # The module's "stdin" names the standard input of the moment it runs: an empty one here
+        # (the checker's process has one; the sandbox's may be closed).
+        sys.stdin = io.TextIOWrapper(io.BytesIO(b""), encoding="utf-8")
+        g = {"__name__": "tmp_sol"}
+        sys.stdout, sys.stderr = io.StringIO(), io.StringIO()
+        signal.setitimer(signal.ITIMER_REAL, limit)
+        try:
+            try:
+                exec(compile(prelude + wrapped, "<solution>", "exec"), g)
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                sys.stdout, sys.stderr = real_stdout, real_stderr
+            code_fn = g["code"]
+        except BaseException as e:
+            return report([-2] * len(inputs), "%s: %s" % (type(e).__name__, str(e)[:200]))
+        run_case = lambda data: call_code(code_fn, data)
+    else:
+        run_case = run_stdin
+
     results = []
     for data, expected in zip(inputs, outputs):
         if isinstance(data, list):
             data = "\n".join(data)
         try:
-            text = run_stdin(data)
+            text = run_case(data)
         except BaseException:
             results.append(-1)
             continue
@@ -201,6 +260,6 @@ export function embeddedSolution(solution: string): string {
 }
 
 /** What runs after the embedded solution: every test case. */
-export function appsHarness(spec: { input_output: string; test_time_limit: number }): string {
+export function appsHarness(spec: { input_output: string; test_time_limit: number; stdin_form: 'testing-util' | 'as-written' }): string {
   return `\n${CHECK}\n__explora_apps_check(__explora_apps_source, ${JSON.stringify(b64(JSON.stringify(spec)))})\n`;
 }

@@ -30,6 +30,17 @@ export const AppsEntrySchema = z.strictObject({
   test_time_limit: z.number().positive().max(60).default(4),
   /** Seconds a sample may take in all (apps_metric: 10 + 1); beyond it every test case fails. */
   program_time_limit: z.number().positive().max(600).default(11),
+  /**
+   * How a standard-input program runs. `testing-util` (default): as APPS's checker runs it
+   * (testing_util.py, which codeparrot's apps_metric and bigcode use): from its first line that is
+   * not an import on, the program becomes the body of `def code():`, compiled once as a module
+   * (not `__main__`), and called once per test case with sys.stdin, its read methods and open()
+   * patched as the checker patches them, its standard output captured. `as-written`: the program
+   * runs as a script per test case (`__name__ == "__main__"`, a real standard input): programs
+   * that APPS's wrapping breaks (a main guard, `global` of a top-level name) are judged on what
+   * they print; not APPS's figures.
+   */
+  stdin_form: z.enum(['testing-util', 'as-written']).default('testing-util'),
 });
 export type AppsEntry = z.output<typeof AppsEntrySchema>;
 
@@ -109,7 +120,7 @@ export const appsFamily = {
           test: '',
           ...(solutions[0] !== undefined ? { canonical_solution: solutions[0] } : {}),
           form: 'full',
-          oracle: { kind: 'apps', input_output: row.input_output, test_time_limit: entry.test_time_limit, program_time_limit: entry.program_time_limit },
+          oracle: { kind: 'apps', input_output: row.input_output, test_time_limit: entry.test_time_limit, program_time_limit: entry.program_time_limit, stdin_form: entry.stdin_form },
         },
       });
     }
@@ -133,7 +144,7 @@ export const appsFamily = {
   checking: () => ({ kind: 'tests' }),
   tests: (problem) => {
     const o = oracleOf(problem);
-    return appsHarness({ input_output: o.input_output, test_time_limit: o.test_time_limit });
+    return appsHarness({ input_output: o.input_output, test_time_limit: o.test_time_limit, stdin_form: o.stdin_form });
   },
   limits: (problem) => ({ timeoutMs: Math.round(oracleOf(problem).program_time_limit * 1000), maxOutputBytes: 1024 * 1024 }),
   score: (problem, outcome): TaskScore => {
