@@ -221,10 +221,13 @@ class ServedCompiler {
   private async serve(buildDir: string, uid: number | undefined): Promise<StepResult> {
     const root = dirname(buildDir);
     if (!this.server || this.root !== root) {
-      await this.server?.close();
+      // Set before any await: compiles that arrive together (a runner's first burst) must find
+      // this server, not each make one (the others would be left running, never closed).
+      const old = this.server;
       const { argv, readOnly } = this.command(root);
       this.root = root;
       this.server = new LineServer({ jobDir: root, uid: SERVER_UID, limits: COMPILE_LIMITS, readOnly }, argv, (line) => this.parse(line).id);
+      await old?.close();
     }
     const started = performance.now();
     chownTree(buildDir, SERVER_UID);
