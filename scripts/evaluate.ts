@@ -41,6 +41,7 @@ import { join } from 'node:path';
 import { defaultSandboxConcurrency, SandboxExecutor } from '../infra/sandbox/executor.js';
 import { resolveSandboxPython } from '../infra/sandbox/python.js';
 import type { ProcessExecutor } from '../infra/sandbox/process/processExecutor.js';
+import { SHARE_PROCESS_HELP } from '../infra/sandbox/process/contract.js';
 import { JsonlFileError, readJsonlText } from '../infra/sandbox/jsonlFile.js';
 import { MBPP_SPLIT_NAMES, unsupportedFamily, type EvaluateFamily } from './lib/evaluate-families.js';
 
@@ -136,7 +137,7 @@ async function main(): Promise<void> {
     .option('--split <split>', 'MBPP only: the tasks of one of its splits (all, test, validation, train, prompt; default all)')
     .option('--out <file>', 'results file (default: <samples>_results.jsonl)')
     .option('--apps-stdin-form <form>', "APPS only: how a standard-input program runs: testing-util (as APPS's checker: wrapped into a function, default) or as-written (a script per test case)")
-    .option('--share-process', 'JavaScript programs several to a sandboxed Node process, each in its own V8 context (weaker isolation between them; outcomes as lone runs; docs/sandbox.md#shared-processes)', false)
+    .option('--share-process', SHARE_PROCESS_HELP, false)
     .option('--verbose', 'start-up timing on stderr (ms since this node process started)', false)
     .option('--min-time-limit <seconds>', 'evalplus only: the least time limit of an input (evalplus\'s flag; default 4)')
     .option('--gt-time-limit-factor <x>', 'evalplus only: an input\'s time limit is this times the canonical solution\'s time (evalplus\'s flag; default 4)')

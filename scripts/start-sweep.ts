@@ -15,6 +15,7 @@ import { s3ClientFor, sha256Hex } from '../infra/s3.js';
 import { missingSearchAttributes, searchAttributeCommands } from '../infra/temporal/searchAttributes.js';
 import { sweepWorkflow } from '../workflows/sweep.js';
 import type { SweepMode } from '../workflows/sweepTypes.js';
+import { SHARE_PROCESS_HELP } from '../infra/sandbox/process/contract.js';
 import { createWorkers, installRuntime } from '../workers/runWorkers.js';
 import { rootCauseMessage } from './lib/errors.js';
 import { workflowUiLink } from './lib/dataset-remote.js';
@@ -70,7 +71,7 @@ const program = new Command('start-sweep')
   .option('--no-progress', 'no progress bars')
   .option('--no-wait', 'start (or find) the sweep, print its link and return')
   .option('--check-references', "first run each dataset's reference solutions in the sandbox and list the tasks whose reference fails", false)
-  .option('--share-process', 'in-process worker: JavaScript programs several to a sandboxed Node process, each in its own V8 context (weaker isolation between them; outcomes as lone runs; docs/sandbox.md#shared-processes)', false)
+  .option('--share-process', `in-process worker: ${SHARE_PROCESS_HELP}`, false)
   .option('--output-dir <dir>', "when the sweep ends, also write each cell's generations.json, references.json, results.json and samples.jsonl to DIR/<cell>/")
   .addHelpText('after', `\nEnvironment:\n${ENV_DOC.map(([k, d, w]) => `  ${k.padEnd(30)} ${w} (default ${d})`).join('\n')}`);
 

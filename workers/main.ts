@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { loadConfig } from '../infra/config.js';
 import { describeTemporalConnection } from '../domain/config/temporalConnection.js';
 import { loadSweepConfig } from '../domain/sweep/config.js';
+import { SHARE_PROCESS_HELP } from '../infra/sandbox/process/contract.js';
 import { QUEUE_ROLES, runWorkers, type QueueRole } from './runWorkers.js';
 
 const program = new Command('worker')
@@ -14,7 +15,7 @@ const program = new Command('worker')
   .addOption(new Option('--storage-concurrency <n>', 'concurrent storage activities').default('2'))
   .addOption(new Option('--sweep-config <file>', 'serve the LLM queues of the models in this sweep config (role llm)'))
   .addOption(new Option('--sandbox-concurrency <n>', 'programs the sandbox runs at once (default: cores + 2)'))
-  .addOption(new Option('--share-process', 'JavaScript programs several to a sandboxed Node process, each in its own V8 context (weaker isolation between them; outcomes as lone runs; docs/sandbox.md#shared-processes)'))
+  .addOption(new Option('--share-process', SHARE_PROCESS_HELP))
   .action(async (opts: { queues: string; storageConcurrency: string; sweepConfig?: string; sandboxConcurrency?: string; shareProcess?: boolean }) => {
     const roles = opts.queues.split(',').map((s) => s.trim()).filter(Boolean);
     const unknown = roles.filter((r) => !(QUEUE_ROLES as readonly string[]).includes(r));

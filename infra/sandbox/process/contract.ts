@@ -161,6 +161,10 @@ export interface SharedRun {
   read(ran: StepResult): SharedOutcome[];
 }
 
+/** What the CLIs' `--share-process` does (workers, start-sweep's in-process worker, evaluate): here, a module light enough for evaluate's start-up. */
+export const SHARE_PROCESS_HELP =
+  'JavaScript programs several to a sandboxed Node process, each in its own V8 context (weaker isolation between them; outcomes as lone runs; docs/sandbox.md#shared-processes-javascript-opt-in)';
+
 export type SharedOutcome = { kind: 'done'; run: StepResult } | { kind: 'alone' };
 
 export type ToolchainCheck = { ok: true; version: string } | { ok: false; missing: string; install: string };
