@@ -333,7 +333,34 @@ export function mapToOriginal(runtime: RenamedRuntime, code: string): string {
  * (`address` keeps its `add`).
  */
 export function presentRenamedOutput(runtime: RenamedRuntime, text: string): string {
-  const { toPrivate, originalsByLength } = renamedMaps(runtime);
+  const maps = renamedMaps(runtime);
+  return text
+    .split('\n')
+    .map((line) => presentLine(maps, line))
+    .join('\n');
+}
+
+/**
+ * Python's own traceback framing: English words of the interpreter, not names of the library, so
+ * they are never renamed (pandas' `last` would turn "most recent call last" into "most recent call
+ * final_item").
+ */
+const PYTHON_FRAMING_LINES = new Set([
+  'Traceback (most recent call last):',
+  'During handling of the above exception, another exception occurred:',
+  'The above exception was the direct cause of the following exception:',
+]);
+/** A traceback's frame line: only the file's path and the function's name are the library's. */
+const FRAME_LINE = /^(\s*File ")(.*)(", line \d+, in )(.*)$/;
+
+function presentLine(maps: Maps, line: string): string {
+  if (PYTHON_FRAMING_LINES.has(line.trim())) return line;
+  const frame = FRAME_LINE.exec(line);
+  if (frame) return frame[1]! + presentWords(maps, frame[2]!) + frame[3]! + presentWords(maps, frame[4]!);
+  return presentWords(maps, line);
+}
+
+function presentWords({ toPrivate, originalsByLength }: Maps, text: string): string {
   return text.replace(/[A-Za-z0-9_]+/g, (word) => {
     const whole = toPrivate.get(word);
     if (whole !== undefined) return whole;

@@ -98,6 +98,32 @@ describe('presentRenamedOutput', () => {
     );
   });
 
+  it("leaves Python's traceback framing alone: only the library's names are renamed", () => {
+    const runtime: RenamedRuntime = { kind: 'renamed', original: 'pandas', renamed: 'monkey', mapping: { pandas: 'monkey', last: 'final_item', line: 'row', DataFrame: 'KnowledgeFrame' } };
+    const raw = [
+      'Traceback (most recent call last):',
+      '  File "/x/site-packages/pandas/core/generic.py", line 7, in last',
+      '    return self.last(offset)',
+      "KeyError: 'last'",
+      '',
+      'During handling of the above exception, another exception occurred:',
+      '',
+      'The above exception was the direct cause of the following exception:',
+      'DataFrame.last failed on line 3',
+    ].join('\n');
+    expect(presentRenamedOutput(runtime, raw).split('\n')).toEqual([
+      'Traceback (most recent call last):',
+      '  File "/x/site-packages/monkey/core/generic.py", line 7, in final_item',
+      '    return self.final_item(offset)',
+      "KeyError: 'final_item'",
+      '',
+      'During handling of the above exception, another exception occurred:',
+      '',
+      'The above exception was the direct cause of the following exception:',
+      'KnowledgeFrame.final_item failed on row 3',
+    ]);
+  });
+
   it('leaves words that only contain an original inside them', () => {
     expect(presentRenamedOutput(monkey, 'address padding pdf summary')).toBe('address padding pdf summary');
   });
