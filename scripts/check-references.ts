@@ -7,6 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { environmentHelp } from '../domain/config/env.js';
 import { loadConfig } from '../infra/config.js';
 import { loadSweepConfig, SweepConfigError } from '../domain/sweep/config.js';
 import { s3ClientFor } from '../infra/s3.js';
@@ -21,6 +22,7 @@ new Command('check-references')
   .option('--dataset <name>', 'only this dataset of the config')
   .option('--timeout <seconds>', 'wall time per program (default: the config timeout_s)')
   .option('--json', 'print the result as JSON', false)
+  .addHelpText('after', environmentHelp(['s3', 'sandbox'], 'S3 for generated datasets and s3:// files'))
   .action(async (flags: { config: string; dataset?: string; timeout?: string; json: boolean }) => {
     const env = loadConfig(process.env);
     const s3 = s3ClientFor(env);

@@ -3,7 +3,7 @@
  * S3 (default), or with `--local --out FILE` straight to a file. Both write identical bytes.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { ENV_DOC } from '../domain/config/env.js';
+import { environmentHelp } from '../domain/config/env.js';
 import { loadConfig } from '../infra/config.js';
 import { DatasetNameSchema, DEFAULT_SHARD_SIZE, MAX_SHARDS, shardCount } from '../domain/datasets/layout.js';
 import { PBE_LIBRARY_KINDS, PbeParamsError, resolvePbeParams, type PbeLibraryKind, type PbeParams, type PbeParamsInput } from '../domain/pbe/params.js';
@@ -35,7 +35,6 @@ function integer(flag: string, min: number) {
 }
 
 const defaults = resolvePbeParams({});
-const envHelp = ENV_DOC.map(([k, d, what]) => `  ${k.padEnd(30)} ${what} (default ${d})`).join('\n');
 
 const program = new Command('generate-dataset')
   .description('Generate a PBE World dataset (HumanEval-style JSONL) on Temporal into S3, or locally with --local --out FILE')
@@ -71,7 +70,7 @@ const program = new Command('generate-dataset')
       .default('in-process'),
   )
   .addOption(new Option('--no-progress', 'no progress bar'))
-  .addHelpText('after', `\nEnvironment (Temporal and S3; not used with --local):\n${envHelp}`);
+  .addHelpText('after', environmentHelp(['temporal', 's3'], 'not used with --local'));
 
 interface Flags {
   name: string;

@@ -9,6 +9,7 @@
  */
 import { Command } from 'commander';
 import { z } from 'zod';
+import { environmentHelp } from '../domain/config/env.js';
 import { loadConfig } from '../infra/config.js';
 import { cellPaperAnalyses } from '../activities/storage/paperAnalyses.js';
 import { formatPaperAnalyses } from '../domain/report/paperAnalyses.js';
@@ -41,6 +42,7 @@ new Command('paper-analyses')
   .argument('<sweep-id>', 'sweep id')
   .option('--cell <cell>', 'only this cell, e.g. pbe.qwen-0.5b.exploracoder-debug.t0.8')
   .option('--json', 'JSON instead of text tables', false)
+  .addHelpText('after', environmentHelp(['s3']))
   .action(async (sweepId: string, flags: { cell?: string; json: boolean }) => {
     const env = loadConfig(process.env);
     const bucket = { s3: s3ClientFor(env), name: env.s3.bucket };

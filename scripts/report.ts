@@ -6,7 +6,7 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { ENV_DOC } from '../domain/config/env.js';
+import { environmentHelp } from '../domain/config/env.js';
 import { loadConfig } from '../infra/config.js';
 import { sweepReportKey } from '../domain/report/model.js';
 import { SweepIdSchema } from '../domain/sweep/config.js';
@@ -28,7 +28,7 @@ new Command('report')
   .option('--max-tasks <n>', 'tasks per dataset in the samples drill-down (a stratified sample beyond)', positiveInt('--max-tasks'), 40)
   .option('--max-samples <n>', 'samples per task and cell in the drill-down', positiveInt('--max-samples'), 8)
   .option('--store', `also store the page in S3 at ${sweepReportKey('<id>')}`, false)
-  .addHelpText('after', `\nEnvironment:\n${ENV_DOC.map(([k, d, w]) => `  ${k.padEnd(30)} ${w} (default ${d})`).join('\n')}`)
+  .addHelpText('after', environmentHelp(['s3']))
   .action(async (sweepId: string, flags: { out: string; maxTasks: number; maxSamples: number; store: boolean }) => {
     const id = SweepIdSchema.safeParse(sweepId);
     if (!id.success) throw new Error(`sweep id ${JSON.stringify(sweepId)}: ${id.error.issues[0]!.message}`);

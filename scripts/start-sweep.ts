@@ -5,7 +5,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { WorkflowFailedError, WorkflowNotFoundError, type Connection } from '@temporalio/client';
 import { Command, Option } from 'commander';
-import { ENV_DOC, logLevelFrom, type ExploraConfig } from '../domain/config/env.js';
+import { environmentHelp, logLevelFrom, type ExploraConfig } from '../domain/config/env.js';
 import { loadConfig as loadExploraConfig } from '../infra/config.js';
 import { connectTemporal } from '../infra/temporal/connection.js';
 import { describeSweepConfigDifferences, loadSweepConfig, sweepConfigHash, sweepIdProblem, type SweepConfig } from '../domain/sweep/config.js';
@@ -73,7 +73,7 @@ const program = new Command('start-sweep')
   .option('--check-references', "first run each dataset's reference solutions in the sandbox and list the tasks whose reference fails", false)
   .option('--share-process', `in-process worker: ${SHARE_PROCESS_HELP}`, false)
   .option('--output-dir <dir>', "when the sweep ends, also write each cell's generations.json, references.json, results.json and samples.jsonl to DIR/<cell>/")
-  .addHelpText('after', `\nEnvironment:\n${ENV_DOC.map(([k, d, w]) => `  ${k.padEnd(30)} ${w} (default ${d})`).join('\n')}`);
+  .addHelpText('after', environmentHelp(['temporal', 's3', 'sandbox']));
 
 program.action(async (flags: Flags) => {
   const config = loadConfig(flags.config);

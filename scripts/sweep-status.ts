@@ -1,6 +1,7 @@
 /** `tsx scripts/sweep-status.ts ID [--watch]`: progress and results of a running or finished sweep. */
 import type { Client, Connection } from '@temporalio/client';
 import { Command } from 'commander';
+import { environmentHelp } from '../domain/config/env.js';
 import { loadConfig } from '../infra/config.js';
 import { connectTemporal } from '../infra/temporal/connection.js';
 import { sweepIdProblem } from '../domain/sweep/config.js';
@@ -17,6 +18,7 @@ new Command('sweep-status')
   .option('--watch', 'follow live progress until the sweep ends', false)
   .option('--pause', 'pause: no new shard or task starts; those started finish', false)
   .option('--resume', 'resume a paused sweep', false)
+  .addHelpText('after', environmentHelp(['temporal', 's3']))
   .action(async (sweepId: string, flags: { watch: boolean; pause: boolean; resume: boolean }) => {
     if (flags.pause && flags.resume) throw new Error('--pause and --resume exclude each other');
     const problem = sweepIdProblem(sweepId);

@@ -5,6 +5,7 @@
  * index in the sweep's dataset or its task_id. Prints JSON, or with --summary a readable outline.
  */
 import { Command } from 'commander';
+import { environmentHelp } from '../domain/config/env.js';
 import { loadConfig } from '../infra/config.js';
 import { findMethod, outlineTrace } from '../domain/methods/registry.js';
 import { ExplorationTraceSchema, type ExplorationTrace } from '../domain/report/trace.js';
@@ -49,6 +50,7 @@ new Command('trace')
     return Number(v);
   })
   .option('--summary', 'a readable outline instead of JSON', false)
+  .addHelpText('after', environmentHelp(['s3']))
   .action(async (sweepId: string, flags: { cell: string; task: string; sample?: number; summary: boolean }) => {
     const env = loadConfig(process.env);
     const bucket = { s3: s3ClientFor(env), name: env.s3.bucket };

@@ -140,25 +140,37 @@ export function logLevelFrom(env: Record<string, string | undefined>, fallback: 
 }
 
 /** Documentation of every variable, printed by `--help` of the scripts and quoted in the README. */
-export const ENV_DOC: ReadonlyArray<[string, string, string]> = [
-  ['TEMPORAL_ADDRESS', '127.0.0.1:7233', 'Temporal frontend host:port'],
-  ['TEMPORAL_NAMESPACE', 'default', 'Temporal namespace'],
-  ['TEMPORAL_CONFIG_FILE', '~/.config/temporalio/temporal.toml', "Temporal's TOML connection profiles (as the temporal CLI's); variables override it"],
-  ['TEMPORAL_PROFILE', 'default', 'profile of that file to use'],
-  ['TEMPORAL_TLS', 'off (on with any TLS setting or an API key)', 'true/false: TLS to the Temporal frontend'],
-  ['TEMPORAL_TLS_SERVER_CA_CERT_PATH', 'system CAs', 'CA of the server certificate (or ..._DATA: the PEM itself)'],
-  ['TEMPORAL_TLS_SERVER_NAME', 'the address host', 'name the server certificate is checked against'],
-  ['TEMPORAL_TLS_CLIENT_CERT_PATH', '-', 'mTLS client certificate (or ..._DATA); needs the key'],
-  ['TEMPORAL_TLS_CLIENT_KEY_PATH', '-', 'mTLS client key (or ..._DATA)'],
-  ['TEMPORAL_API_KEY', '-', 'Temporal Cloud API key (turns TLS on)'],
-  ['EXPLORA_TEMPORAL_UI', 'http://127.0.0.1:8233', 'base URL of the Temporal Web UI, for links'],
-  ['EXPLORA_TASK_QUEUE_PREFIX', 'explora', 'prefix of the task queues <p>-workflows, -storage, -llm, -sandbox'],
-  ['EXPLORA_S3_ENDPOINT', 'http://127.0.0.1:8333', "S3 endpoint URL, or 'aws' for AWS's own"],
-  ['EXPLORA_S3_REGION', 'AWS_REGION, else us-east-1', 'S3 region'],
-  ['EXPLORA_S3_FORCE_PATH_STYLE', 'true with an endpoint, false for aws', 'path-style (true) or virtual-hosted (false) bucket addressing'],
-  ['EXPLORA_S3_BUCKET', 'explora', 'bucket for datasets, generations and results'],
-  ['EXPLORA_S3_ACCESS_KEY_ID', "the local stack's, else the AWS chain", 'S3 access key; unset with EXPLORA_S3_ENDPOINT set: AWS credential chain (AWS_PROFILE, web identity, roles)'],
-  ['EXPLORA_S3_SECRET_ACCESS_KEY', "the local stack's, else the AWS chain", 'S3 secret key'],
-  ['EXPLORA_LOG_LEVEL', 'INFO (ERROR in scripts)', 'Temporal SDK log level: TRACE, DEBUG, INFO, WARN or ERROR'],
-  ['EXPLORA_PYTHON', '.tools/sandbox-python', 'interpreter the sandbox runs programs with'],
+/** What a variable configures: a script's `--help` lists the groups it reads. */
+export type EnvGroup = 'temporal' | 's3' | 'sandbox';
+
+export const ENV_DOC: ReadonlyArray<readonly [name: string, fallback: string, what: string, group: EnvGroup]> = [
+  ['TEMPORAL_ADDRESS', '127.0.0.1:7233', 'Temporal frontend host:port', 'temporal'],
+  ['TEMPORAL_NAMESPACE', 'default', 'Temporal namespace', 'temporal'],
+  ['TEMPORAL_CONFIG_FILE', '~/.config/temporalio/temporal.toml', "Temporal's TOML connection profiles (as the temporal CLI's); variables override it", 'temporal'],
+  ['TEMPORAL_PROFILE', 'default', 'profile of that file to use', 'temporal'],
+  ['TEMPORAL_TLS', 'off (on with any TLS setting or an API key)', 'true/false: TLS to the Temporal frontend', 'temporal'],
+  ['TEMPORAL_TLS_SERVER_CA_CERT_PATH', 'system CAs', 'CA of the server certificate (or ..._DATA: the PEM itself)', 'temporal'],
+  ['TEMPORAL_TLS_SERVER_NAME', 'the address host', 'name the server certificate is checked against', 'temporal'],
+  ['TEMPORAL_TLS_CLIENT_CERT_PATH', '-', 'mTLS client certificate (or ..._DATA); needs the key', 'temporal'],
+  ['TEMPORAL_TLS_CLIENT_KEY_PATH', '-', 'mTLS client key (or ..._DATA)', 'temporal'],
+  ['TEMPORAL_API_KEY', '-', 'Temporal Cloud API key (turns TLS on)', 'temporal'],
+  ['EXPLORA_TEMPORAL_UI', 'http://127.0.0.1:8233', 'base URL of the Temporal Web UI, for links', 'temporal'],
+  ['EXPLORA_TASK_QUEUE_PREFIX', 'explora', 'prefix of the task queues <p>-workflows, -storage, -llm, -sandbox', 'temporal'],
+  ['EXPLORA_S3_ENDPOINT', 'http://127.0.0.1:8333', "S3 endpoint URL, or 'aws' for AWS's own", 's3'],
+  ['EXPLORA_S3_REGION', 'AWS_REGION, else us-east-1', 'S3 region', 's3'],
+  ['EXPLORA_S3_FORCE_PATH_STYLE', 'true with an endpoint, false for aws', 'path-style (true) or virtual-hosted (false) bucket addressing', 's3'],
+  ['EXPLORA_S3_BUCKET', 'explora', 'bucket for datasets, generations and results', 's3'],
+  ['EXPLORA_S3_ACCESS_KEY_ID', "the local stack's, else the AWS chain", 'S3 access key; unset with EXPLORA_S3_ENDPOINT set: AWS credential chain (AWS_PROFILE, web identity, roles)', 's3'],
+  ['EXPLORA_S3_SECRET_ACCESS_KEY', "the local stack's, else the AWS chain", 'S3 secret key', 's3'],
+  ['EXPLORA_LOG_LEVEL', 'INFO (ERROR in scripts)', 'Temporal SDK log level: TRACE, DEBUG, INFO, WARN or ERROR', 'temporal'],
+  ['EXPLORA_PYTHON', '.tools/sandbox-python', 'interpreter the sandbox runs programs with', 'sandbox'],
 ];
+
+/**
+ * The `Environment:` section of a script's `--help`: the variables of the groups it reads, with
+ * their defaults (every script that reads the environment prints one, so no variable is a surprise).
+ */
+export function environmentHelp(groups: readonly EnvGroup[], note = ''): string {
+  const lines = ENV_DOC.filter(([, , , group]) => groups.includes(group)).map(([name, fallback, what]) => `  ${name.padEnd(30)} ${what} (default ${fallback})`);
+  return `\nEnvironment${note ? ` (${note})` : ''}:\n${lines.join('\n')}`;
+}
