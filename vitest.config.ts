@@ -21,6 +21,8 @@ export default defineConfig({
           name: 'unit',
           include: ['test/**/*.test.ts'],
           exclude: ['test/**/*.e2e.test.ts'],
+          // Missing reference data (../shared/reference) is named once, before any test runs.
+          globalSetup: ['test/support/reference-data.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },
@@ -30,7 +32,7 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/**/*.e2e.test.ts'],
-          globalSetup: ['test/support/global-stack.ts'],
+          globalSetup: ['test/support/reference-data.ts', 'test/support/global-stack.ts'],
           env: { ...TEST_ENV },
           testTimeout: 600_000,
           hookTimeout: 600_000,
