@@ -753,8 +753,8 @@ table.grid { border-collapse:collapse; margin:8px 0; font-size:13px; }
 table.grid th, table.grid td { border:1px solid var(--line); padding:4px 8px; text-align:left; vertical-align:top; }
 table.grid thead th { background:var(--soft); }
 table.kv { border-collapse:collapse; font-size:13px; }
-table.kv th { text-align:left; padding:2px 10px 2px 0; color:var(--muted); font-weight:600; vertical-align:top; white-space:nowrap; }
-table.kv td { padding:2px 0; }
+table.kv > tbody > tr > th { text-align:left; padding:2px 10px 2px 0; color:var(--muted); font-weight:600; vertical-align:top; white-space:nowrap; }
+table.kv > tbody > tr > td { padding:2px 0; }
 td.num, table.grid td.num { text-align:right; font-variant-numeric:tabular-nums; }
 table.grid tr.dataset-start > td { border-top:2px solid #aab4be; }
 table.grid td.best { font-weight:700; background:#eaf4e6; }

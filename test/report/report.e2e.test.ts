@@ -175,6 +175,19 @@ describe('the report of a real sweep', () => {
     expect(axis.y).toBe('pass@4');
     expect(axis.point.y).toBeCloseTo(results.cells[0]!.passAtK['pass@4']!, 12);
 
+    // The config's tables nested in key/value tables keep their cell padding (the models' table read
+    // as one string, 'qwen-0.5bhttp://127.0.0.1:8090/v1...', when the key/value rule overrode it).
+    const nestedCells = await page.evaluate(() => {
+      const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<unknown> } }).document;
+      const view = globalThis as unknown as { getComputedStyle(e: unknown): { paddingLeft: string; paddingRight: string } };
+      return Array.from(doc.querySelectorAll('#config table.kv table.grid > tbody > tr > td')).map((td) => {
+        const style = view.getComputedStyle(td);
+        return Number.parseFloat(style.paddingLeft) + Number.parseFloat(style.paddingRight);
+      });
+    });
+    expect(nestedCells.length).toBeGreaterThan(0);
+    for (const padding of nestedCells) expect(padding).toBeGreaterThanOrEqual(8);
+
     mkdirSync(SHOTS, { recursive: true });
     const shot = path.join(SHOTS, `${sweepId}-top.png`);
     await page.evaluate(() => (globalThis as unknown as PageGlobals).scrollTo(0, 0));
