@@ -128,11 +128,38 @@ const KNOWN_FAMILIES = FAMILY_IDS.join(', ');
 /** What is wrong with a raw dataset entry's `family:` tag, or null when it names a family. */
 function familyProblem(d: Record<string, unknown>): string | null {
   if (d.family === undefined) {
-    const hint = d.pbe_world !== undefined ? 'pbe-world' : d.library && typeof d.library === 'object' && 'private_library' in d.library ? 'renamed-library' : 'humaneval';
-    return `is required: the dataset's task family, one of ${KNOWN_FAMILIES} (this entry looks like family: ${hint})`;
+    const hint = likelyFamily(d);
+    return `is required: the dataset's task family, one of ${KNOWN_FAMILIES}${hint ? ` (this entry looks like family: ${hint})` : ''}`;
   }
   if (typeof d.family !== 'string' || !(FAMILY_IDS as readonly string[]).includes(d.family)) return `must be one of ${KNOWN_FAMILIES}, got ${JSON.stringify(d.family)}`;
   return null;
+}
+
+/**
+ * The family an entry without `family:` most likely means, from what it says: the keys only some
+ * families have (`language`: multipl-e; `pbe_world`: pbe-world; `split`: mbpp, ...), then the
+ * dataset's file name (`mbpp.jsonl`, `HumanEval.jsonl.gz`); none when nothing tells.
+ */
+function likelyFamily(d: Record<string, unknown>): FamilyId | null {
+  if (d.library && typeof d.library === 'object' && 'private_library' in d.library) return 'renamed-library';
+  const keys = Object.keys(d).filter((k) => k !== 'name' && k !== 'family');
+  const sharedByAll = (key: string) => FAMILY_IDS.every((f) => FAMILIES[f].entryKeys.includes(key));
+  const telling = keys.filter((k) => !sharedByAll(k));
+  if (telling.length > 0) {
+    const fits = FAMILY_IDS.filter((f) => telling.every((k) => FAMILIES[f].entryKeys.includes(k)));
+    if (fits.length === 1) return fits[0]!;
+  }
+  const file = typeof d.path === 'string' ? d.path.split('/').at(-1)!.toLowerCase() : '';
+  const byName = FAMILY_IDS.filter((f) => file.includes(f.replace('-', '')) || file.includes(f));
+  return byName.length === 1 ? byName[0]! : null;
+}
+
+/** An entry without `family:`: its keys that no family knows, e.g. `famly` (then `family` is what is missing). */
+function unknownEntryKeys(d: Record<string, unknown>): Array<{ key: string; message: string }> {
+  const known = [...new Set(FAMILY_IDS.flatMap((f) => FAMILIES[f].entryKeys))];
+  return Object.keys(d)
+    .filter((key) => !known.includes(key))
+    .map((key) => ({ key, message: unknownKeyMessage(key, known) }));
 }
 
 export const PROMPT_TEMPLATE_KEYS = ['system', 'instruction', 'prefix', 'instruction_tokens'] as const;
@@ -237,7 +264,12 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
   const list = (key: string): unknown[] => (Array.isArray(c[key]) ? (c[key] as unknown[]) : []);
   list('datasets').forEach((d, i) => {
     const problem = d && typeof d === 'object' && !Array.isArray(d) ? familyProblem(d as Record<string, unknown>) : null;
-    if (problem) add(['datasets', i, 'family'], problem);
+    if (problem) {
+      add(['datasets', i, 'family'], problem);
+      if ((d as Record<string, unknown>).family === undefined) {
+        for (const { key, message } of unknownEntryKeys(d as Record<string, unknown>)) add(['datasets', i, key], message);
+      }
+    }
   });
 
   const names = (key: string, field: string) =>
@@ -475,9 +507,16 @@ function issuesOf(error: z.ZodError, input: unknown): SweepConfigIssue[] {
       const entry = valueAt(input, issue.path.slice(0, 2));
       if (entry && typeof entry === 'object' && familyProblem(entry as Record<string, unknown>)) continue;
     }
-    out.push({ path: formatPath(issue.path), message: messageOf(issue, valueAt(input, issue.path)) });
+    out.push({ path: formatPath(issue.path), message: withFamily(messageOf(issue, valueAt(input, issue.path)), issue.path, input) });
   }
   return out;
+}
+
+/** A dataset field's "is required" says which family requires it (`language` is MultiPL-E's). */
+function withFamily(message: string, path: readonly PropertyKey[], input: unknown): string {
+  if (path[0] !== 'datasets' || path.length !== 3 || !message.startsWith('is required')) return message;
+  const family = (valueAt(input, path.slice(0, 2)) as { family?: unknown } | undefined)?.family;
+  return typeof family === 'string' ? message.replace('is required', `is required for family ${family}`) : message;
 }
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
@@ -509,6 +548,7 @@ function messageOf(issue: z.core.$ZodIssue, value: unknown): string {
       return `must be ${op} ${String(bound)}, got ${String(value)}`;
     }
     case 'invalid_value':
+      if (value === undefined) return `is required: one of ${issue.values.map((v) => String(v)).join(', ')}`;
       return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${typeName(value)}`;
     default:
       return issue.message;

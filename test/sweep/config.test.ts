@@ -246,13 +246,31 @@ describe('validation errors name the field path', () => {
     expect(at('datasets[2].name')).toEqual(['duplicate of datasets[1].name ("b")']);
     expect(at('datasets[2].pbe_world')).toEqual(['unknown key (allowed: name, family, path, program_form, library)']);
     expect(at('datasets[1].family')).toEqual([
-      "is required: the dataset's task family, one of humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata (this entry looks like family: humaneval)",
+      "is required: the dataset's task family, one of humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata",
     ]);
     expect(at('temperatures[1]')).toEqual(['must be <= 2, got 2.5']);
     expect(at('temperatures[3]')).toEqual(['duplicate of temperatures[0] (0.2)']);
     expect(at('k[1]')).toEqual(['k = 10 exceeds n_samples (5): pass@k needs at least k samples per task']);
     expect(at('models[1].temprature')[0]).toMatch(/^unknown key/);
     expect(at('seeed')).toEqual(['unknown key (did you mean seed?)']);
+  });
+
+  it('an entry without family: its misspelt key is named with the correction, the hint comes from its keys and file', () => {
+    const families = 'humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata';
+    const typo = issuesOf({ ...minimal(), datasets: [{ name: 'm', famly: 'mbpp', path: 'data/mbpp.jsonl' }] });
+    expect(typo).toContainEqual({ path: 'datasets[0].famly', message: 'unknown key (did you mean family?)' });
+    expect(typo).toContainEqual({ path: 'datasets[0].family', message: `is required: the dataset's task family, one of ${families} (this entry looks like family: mbpp)` });
+    const js = issuesOf({ ...minimal(), datasets: [{ name: 'j', path: 'humaneval-js.jsonl', language: 'js' }] });
+    expect(js).toContainEqual({ path: 'datasets[0].family', message: `is required: the dataset's task family, one of ${families} (this entry looks like family: multipl-e)` });
+    const he = issuesOf({ ...minimal(), datasets: [{ name: 'h', path: 'HumanEval.jsonl.gz' }] });
+    expect(he).toContainEqual({ path: 'datasets[0].family', message: `is required: the dataset's task family, one of ${families} (this entry looks like family: humaneval)` });
+  });
+
+  it("a family's required field says the family requires it (MultiPL-E's language)", () => {
+    const issues = issuesOf({ ...minimal(), datasets: [{ name: 'x', family: 'multipl-e', path: 'x.jsonl' }] });
+    const language = issues.find((i) => i.path === 'datasets[0].language');
+    expect(language?.message).toMatch(/^is required for family multipl-e: one of js, ts, /);
+    expect(language?.message).not.toContain('undefined');
   });
 
   it('required fields are reported as required', () => {
