@@ -139,6 +139,27 @@ export async function putObject(
 }
 
 /**
+ * putObject for a content-addressed key (the key names the content's hash): an object already there
+ * with the same length is that content, so it is not sent again. Returns whether it was written.
+ */
+export async function putObjectOnce(
+  b: Bucket,
+  key: string,
+  body: string | Uint8Array,
+  opts: { contentType?: string; metadata?: Record<string, string> } = {},
+): Promise<boolean> {
+  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+  try {
+    const head = await b.s3.send(new HeadObjectCommand({ Bucket: b.name, Key: key }));
+    if (head.ContentLength === length) return false;
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+  await putObject(b, key, body, opts);
+  return true;
+}
+
+/**
  * Uploads a local file as one object, streamed from disk: memory does not grow with its size.
  * Its length is given: the SDK sends a stream in one request only when it knows the length.
  */

@@ -5,7 +5,6 @@
  */
 import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
 import type { ExploraConfig } from '../../domain/config/env.js';
 import { familyOf } from '../../domain/families/registry.js';
 import { requirementsProblem } from './requirements.js';
@@ -18,7 +17,7 @@ import { stopSentTo, stopWordsFor, sweepConfigHash, type SweepConfig, type Sweep
 import { sweepConfigKey, sweepInputKey, sweepRunConflict, type S3Ref, type SweepRun } from '../../domain/sweep/keys.js';
 import { expandGrid, loadedCellId } from '../../domain/sweep/plan.js';
 import { decodeMaybeGzip } from '../../infra/problems.js';
-import { getBytes, putObject, sha256Hex, type Bucket } from '../../infra/s3.js';
+import { getBytes, putObject, putObjectOnce, sha256Hex, type Bucket } from '../../infra/s3.js';
 import type { SweepCellInput, SweepDatasetInput, SweepInput, SweepMode } from '../../workflows/sweepTypes.js';
 
 export class SweepInputError extends Error {}
@@ -149,8 +148,8 @@ export async function countTasks(bucket: Bucket, configFile: string, config: Swe
 
 /**
  * The entry's files in S3, by role: an s3:// file as it is; a local one uploaded under the sweep's
- * inputs, content-addressed (uploading the same file again is a no-op in effect), so that workers
- * on other machines read it.
+ * inputs, content-addressed and sent once (a second run of the same file finds it there), so that
+ * workers on other machines read it.
  */
 async function uploadEntryFiles(bucket: Bucket, configFile: string, sweepId: string, entry: SweepDatasetConfig): Promise<Record<string, S3Ref>> {
   const refs: Record<string, S3Ref> = {};
@@ -163,29 +162,41 @@ async function uploadEntryFiles(bucket: Bucket, configFile: string, sweepId: str
     const bytes = readFileSync(resolveDatasetPath(configFile, f.path));
     const ending = /\.jsonl\.gz$|\.jsonl$|\.json$/.exec(f.path)?.[0] ?? '';
     const key = sweepInputKey(sweepId, `${entry.name}-${role}-${sha256Hex(bytes).slice(0, 16)}${ending}`);
-    await putObject(bucket, key, bytes);
+    await putObjectOnce(bucket, key, bytes);
     refs[role] = { key };
   }
   return refs;
 }
-
-const GenerationsSchema = z.array(z.array(z.string()));
 
 /**
  * A bigcode generations file (a list per task of its samples' code) for a dataset of `tasks` tasks
  * (after limit): every task, each with at least n samples, or an error naming the file and why.
  */
 export function loadGenerations(file: string, dataset: string, tasks: number, nSamples: number): string[][] {
-  let parsed;
+  let value: unknown;
   try {
-    parsed = GenerationsSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+    value = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new SweepInputError(`--load-generations ${file}: not a JSON list of lists of strings (${(err as Error).message.split('\n')[0]})`);
+    throw new SweepInputError(`--load-generations ${file}: not JSON (${(err as Error).message.split('\n')[0]})`);
   }
+  const parsed = generationLists(value, `--load-generations ${file}`);
   if (parsed.length < tasks) throw new SweepInputError(`--load-generations ${file}: ${parsed.length} tasks, but dataset ${dataset} has ${tasks}`);
   const short = parsed.slice(0, tasks).findIndex((g) => g.length < nSamples);
   if (short >= 0) throw new SweepInputError(`--load-generations ${file}: task ${short} has ${parsed[short]!.length} generations, fewer than n_samples=${nSamples}`);
   return parsed;
+}
+
+/** bigcode's generations: a list per task of its generations (strings); what is not, named by its place. */
+function generationLists(value: unknown, source: string): string[][] {
+  const kind = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
+  if (!Array.isArray(value)) throw new SweepInputError(`${source}: is ${kind(value)}, not bigcode's list (one list of generations per task)`);
+  return value.map((list, t) => {
+    if (!Array.isArray(list)) throw new SweepInputError(`${source}: [${t}] is ${kind(list)}, not a list of generations`);
+    return list.map((generation, i) => {
+      if (typeof generation !== 'string') throw new SweepInputError(`${source}: [${t}][${i}] is ${kind(generation)}, not a string (a generation is a program as text)`);
+      return generation;
+    });
+  });
 }
 
 export interface BuildOptions {
@@ -230,7 +241,7 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
       if (!file) throw new SweepInputError(`--load-generations: no generations file for dataset ${d.name}`);
       const parsed = loadGenerations(file, d.name, Math.min(config.limit ?? Infinity, counts[d.name]!), config.n_samples);
       const key = sweepInputKey(opts.sweepId, `generations-${d.name}-${sha256Hex(JSON.stringify(parsed)).slice(0, 16)}.json`);
-      await putObject(bucket, key, JSON.stringify(parsed), { contentType: 'application/json' });
+      await putObjectOnce(bucket, key, JSON.stringify(parsed), { contentType: 'application/json' });
       entry.savedGenerationsKey = key;
     }
     datasets.push(entry);
