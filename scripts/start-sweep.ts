@@ -72,7 +72,7 @@ const program = new Command('start-sweep')
   .option('--no-wait', 'start (or find) the sweep, print its link and return')
   .option('--check-references', "first run each dataset's reference solutions in the sandbox and list the tasks whose reference fails", false)
   .option('--share-process', `in-process worker: ${SHARE_PROCESS_HELP}`, false)
-  .option('--output-dir <dir>', "when the sweep ends, also write each cell's generations.json, references.json, results.json and samples.jsonl to DIR/<cell>/")
+  .option('--output-dir <dir>', "when the sweep ends, also write each cell's generations.json, references.json, results.json and samples.jsonl to DIR/<cell>/, with bigcode's evaluation_results.json (and evalplus's eval_results.json for evalplus cells)")
   .addHelpText('after', environmentHelp(['temporal', 's3', 'sandbox']));
 
 program.action(async (flags: Flags) => {

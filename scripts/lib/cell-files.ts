@@ -1,11 +1,14 @@
 /**
  * `--output-dir`: a finished sweep's cell files on local disk too, as bigcode's
  * --save_generations_path and --metric_output_path write them: DIR/<cell>/generations.json,
- * references.json, results.json and samples.jsonl, copied byte for byte from S3.
+ * references.json, results.json and samples.jsonl, copied byte for byte from S3; beside them the
+ * peers' own files (domain/sweep/peerFiles.ts): bigcode's evaluation_results.json for every cell,
+ * evalplus's eval_results.json for evalplus cells.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { cellFileKey } from '../../domain/sweep/keys.js';
+import { bigcodeMetricsJson, evalplusEvalResults, type SampleOutcome } from '../../domain/sweep/peerFiles.js';
 import type { CellSummary } from '../../domain/sweep/results.js';
 import { getBytes, type Bucket } from '../../infra/s3.js';
 
@@ -18,12 +21,24 @@ export async function writeCellFiles(bucket: Bucket, sweepId: string, cells: rea
     const cellId = String(cell.cell.cell);
     const out = path.join(root, cellId);
     await mkdir(out, { recursive: true });
+    const text: Partial<Record<(typeof FILES)[number], string>> = {};
     for (const file of FILES) {
       const key = cellFileKey(sweepId, cellId, file);
       const bytes = await getBytes(bucket, key);
       if (bytes === null) throw new Error(`--output-dir: s3://${bucket.name}/${key} is missing`);
       await writeFile(path.join(out, file), bytes);
+      text[file] = Buffer.from(bytes).toString('utf8');
     }
+    await writeFile(path.join(out, 'evaluation_results.json'), bigcodeMetricsJson(cell));
+    const samples = text['samples.jsonl']!.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as SampleOutcome);
+    const evalplus = evalplusEvalResults(cell, JSON.parse(text['generations.json']!) as string[][], samples, evalplusDate(new Date()));
+    if (evalplus !== null) await writeFile(path.join(out, 'eval_results.json'), evalplus);
   }
   return root;
+}
+
+/** evalplus's date format: "%Y-%m-%d %H:%M", local time. */
+function evalplusDate(d: Date): string {
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}`;
 }

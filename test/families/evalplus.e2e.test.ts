@@ -100,7 +100,8 @@ timeout_s: 10
     const id = `evalplus-${uniqueSuffix()}`;
     const file = path.join(dir, 'sweep.yaml');
     writeFileSync(file, sweepYaml(id));
-    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress', '--check-references'], env);
+    const outDir = path.join(dir, `out-${id}`);
+    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress', '--check-references', '--output-dir', outDir], env);
     expect(run.code, run.output).toBe(0);
     expect(run.output).toContain(`humanevalplus: ${HUMANEVAL_PLUS_TASKS.length} of ${HUMANEVAL_PLUS_TASKS.length} references pass`);
     expect(run.output).toContain(`mbppplus: ${MBPP_PLUS_TASKS.length} of ${MBPP_PLUS_TASKS.length} references pass`);
@@ -130,6 +131,26 @@ timeout_s: 10
         const want = (score: 'base' | 'plus') => Array.from({ length: N }, (_, i) => sampleOf(task, i)[score]).filter(Boolean).length;
         expect(t.scores, t.task_id).toEqual({ base: want('base'), plus: want('plus') });
       }
+
+      // --output-dir: evalplus's eval_results.json beside explora's files: each sample's solution
+      // (as generations.json has it) and status per phase, and both pass@k.
+      const cellDir = path.join(outDir, String(cell.cell.cell));
+      const evalResults = JSON.parse(readFileSync(path.join(cellDir, 'eval_results.json'), 'utf8')) as {
+        date: string;
+        eval: Record<string, Array<{ task_id: string; solution: string; base_status: string; plus_status: string; base_fail_tests: unknown[] }>>;
+        pass_at_k: { base: Record<string, number>; plus: Record<string, number> };
+      };
+      expect(evalResults.date).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
+      expect(evalResults.pass_at_k).toEqual({ base: cell.scores.byName.base.passAtK, plus: cell.scores.byName.plus.passAtK });
+      const generations = JSON.parse(readFileSync(path.join(cellDir, 'generations.json'), 'utf8')) as string[][];
+      expect(Object.keys(evalResults.eval)).toEqual(mine.map((m) => m.task_id));
+      mine.forEach((task, t) => {
+        const rows = evalResults.eval[task.task_id]!;
+        expect(rows.map((r) => r.solution)).toEqual(generations[t]);
+        const statuses = (score: 'base' | 'plus') => Array.from({ length: N }, (_, i) => (sampleOf(task, i)[score] ? 'pass' : 'fail'));
+        expect(rows.map((r) => r.base_status), task.task_id).toEqual(statuses('base'));
+        expect(rows.map((r) => r.plus_status), task.task_id).toEqual(statuses('plus'));
+      });
     }
 
     // The report shows both scores.

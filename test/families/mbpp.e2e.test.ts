@@ -4,7 +4,7 @@
  * OpenAI-compatible server, a completions model and a chat model, whose pass@1 is what the script
  * implies and whose requests carry MBPP's stop words.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -128,6 +128,12 @@ timeout_s: 10
       for (const f of ['generations.json', 'references.json', 'results.json', 'samples.jsonl'] as const) {
         expect(readFileSync(path.join(outDir, cellId, f), 'utf8'), `${cellId}/${f}`).toBe(await getText(bucket, cellFileKey(id, cellId, f)));
       }
+      // bigcode's metric file beside them: the cell's pass@k under its dataset's name, and its settings.
+      const metrics = JSON.parse(readFileSync(path.join(outDir, cellId, 'evaluation_results.json'), 'utf8')) as Record<string, Record<string, unknown>>;
+      expect(Object.keys(metrics)).toEqual([cell.cell.dataset, 'config']);
+      expect(metrics[cell.cell.dataset as string]).toEqual(cell.passAtK);
+      expect(metrics.config).toMatchObject({ model: cell.cell.model, tasks: cell.cell.dataset, temperature: 0, n_samples: 1, method: 'direct' });
+      expect(existsSync(path.join(outDir, cellId, 'eval_results.json'))).toBe(false); // evalplus's file is for evalplus cells
     }
     expect(results.cells).toHaveLength(4);
     for (const cell of results.cells) {

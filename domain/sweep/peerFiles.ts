@@ -1,0 +1,75 @@
+/**
+ * The files the peer harnesses write for a run, made from a finished cell's own files, so that a
+ * user's scripts that read them keep working:
+ * - bigcode-evaluation-harness's metric file (`--metric_output_path`, `evaluation_results.json`):
+ *   `{"<task>": {"pass@1": ...}, "config": {...}}`, the task named by the cell's dataset;
+ * - evalplus's `eval_results.json` for evalplus cells: per task, each sample's solution and its
+ *   base and plus status, and `pass_at_k` for both.
+ */
+import type { CellSummary } from './results.js';
+
+/** bigcode's metric JSON for one cell: its scores under the dataset's name, and the settings it ran with. */
+export function bigcodeMetricsJson(summary: CellSummary): string {
+  const cell = summary.cell;
+  const metrics: Record<string, number> = { ...summary.passAtK };
+  if (summary.scores?.kind === 'test_cases') {
+    // APPS in bigcode reports these two beside pass@k.
+    metrics.strict_accuracy = summary.scores.strictAccuracy;
+    metrics.avg_accuracy = summary.scores.averageTestCaseAccuracy;
+  }
+  // bigcode's own names for the settings it records, where explora has them.
+  const config = {
+    model: cell.model,
+    tasks: cell.dataset,
+    temperature: cell.temperature,
+    n_samples: cell.n_samples,
+    method: cell.method,
+    ...(cell.prompt_template !== undefined ? { prompt_template: cell.prompt_template } : {}),
+    cell: cell.cell,
+  };
+  return JSON.stringify({ [String(cell.dataset)]: metrics, config }, null, 2) + '\n';
+}
+
+/** A line of samples.jsonl as far as evalplus's file needs it. */
+export interface SampleOutcome {
+  task_id: string;
+  score?: { kind: string; scores?: Record<string, boolean> };
+}
+
+/** evalplus's statuses. */
+const status = (passed: boolean | undefined) => (passed ? 'pass' : 'fail');
+
+/**
+ * evalplus's eval_results.json for an evalplus cell, or null for any other: `generations` is the
+ * cell's generations.json (a list of solutions per task, `[]` for a task without samples) and
+ * `samples` its samples.jsonl rows, both in task then sample order. The failing inputs evalplus
+ * lists (`*_fail_tests`) are not kept by explora's harness: they are empty lists here.
+ */
+export function evalplusEvalResults(summary: CellSummary, generations: readonly string[][], samples: readonly SampleOutcome[], date: string): string | null {
+  if (summary.scores?.kind !== 'named' || !('base' in summary.scores.byName) || !('plus' in summary.scores.byName)) return null;
+  const solutions = generations.filter((list) => list.length > 0);
+  const eval_: Record<string, Array<Record<string, unknown>>> = {};
+  let task = -1;
+  let previous: string | undefined;
+  let index = 0;
+  for (const sample of samples) {
+    if (sample.task_id !== previous) {
+      task += 1;
+      index = 0;
+      previous = sample.task_id;
+    }
+    const solution = solutions[task]?.[index++];
+    if (solution === undefined) throw new Error(`generations.json has no solution for sample ${index} of task ${sample.task_id}`);
+    const scores = sample.score?.kind === 'named' ? sample.score.scores : undefined;
+    (eval_[sample.task_id] ??= []).push({
+      task_id: sample.task_id,
+      solution,
+      base_status: status(scores?.base),
+      plus_status: status(scores?.plus),
+      base_fail_tests: [],
+      plus_fail_tests: [],
+    });
+  }
+  const byName = summary.scores.byName;
+  return JSON.stringify({ date, hash: null, eval: eval_, pass_at_k: { base: byName.base!.passAtK, plus: byName.plus!.passAtK } }) + '\n';
+}
