@@ -38,7 +38,7 @@ import type { TaskScore } from '../domain/families/types.js';
 import { diskReferenceOutputs, ReferenceOutputs } from '../infra/referenceOutputs.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { defaultSandboxConcurrency, SandboxExecutor } from '../infra/sandbox/executor.js';
+import { defaultSandboxConcurrency, PythonExecutor } from '../infra/sandbox/pythonExecutor.js';
 import { resolveSandboxPython } from '../infra/sandbox/python.js';
 import type { ProcessExecutor } from '../infra/sandbox/process/processExecutor.js';
 import { SHARE_PROCESS_HELP } from '../infra/sandbox/process/contract.js';
@@ -154,13 +154,13 @@ async function main(): Promise<void> {
 
   // The sandbox starts while the families are imported and the rows read and checked (start-up:
   // docs/benchmarks.md); it runs nothing until they are, and is closed if they are refused.
-  const pythonExecutor = new SandboxExecutor({
+  const pythonExecutor = new PythonExecutor({
     concurrency: opts.workers,
     limits: { timeoutMs: Math.round(opts.timeout * 1000) },
     ...(opts.python ? { python: opts.python } : {}),
   });
   const sandboxAt = performance.now();
-  let executor: SandboxExecutor | ProcessExecutor = pythonExecutor;
+  let executor: PythonExecutor | ProcessExecutor = pythonExecutor;
   let started = pythonExecutor.start();
   started.catch(() => undefined); // awaited below, once the input is known to be good
   let results: ExecutionResult[];

@@ -33,7 +33,7 @@ export interface MultiplELanguageSpec<Id extends string> {
   compiled: boolean;
 }
 
-export function multiplELanguage<Id extends string>(spec: MultiplELanguageSpec<Id>): Language<Id> {
+export function multiplELanguage<Id extends string>(spec: MultiplELanguageSpec<Id>): Language<Id, 'process'> {
   const fenceTags = new Set(spec.fenceTags);
   const compile: CompileStep | null = spec.compiled ? { limits: MULTIPLE_COMPILE_LIMITS } : null;
   return {

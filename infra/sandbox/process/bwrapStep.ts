@@ -27,7 +27,7 @@
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { systemMounts } from '../bwrapHost.js';
+import { systemMounts } from '../bwrapPolicy.js';
 import { BUILD_DIR, type Mount, type SandboxStep, type StepResult } from './contract.js';
 
 export interface StepSandbox {

@@ -1,6 +1,6 @@
 /**
  * The jail of the warm compiler servers (lineServer.ts: the javac and tsc servers of
- * toolchains.ts), each a long-lived process serving the build directories under one root. The
+ * warmToolchains.ts), each a long-lived process serving the build directories under one root. The
  * same isolation as the process runner's steps (process/bwrapStep.ts), built from bubblewrap and
  * util-linux:
  *   bwrap  new pid, ipc, uts, network (and where possible cgroup) namespaces, a fresh root with
@@ -16,7 +16,7 @@
  * The server's deadline per request is LineServer's: past it, the whole jail is killed.
  */
 import { realpathSync } from 'node:fs';
-import { findBwrap, mountPointParents, systemMounts } from '../bwrapHost.js';
+import { findBwrap, mountPointParents, systemMounts } from '../bwrapPolicy.js';
 
 export interface JailLimits {
   /** CPU seconds (RLIMIT_CPU). */

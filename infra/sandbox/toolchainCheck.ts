@@ -2,17 +2,20 @@
  * Refuses, before anything runs, problems whose language's toolchain is not installed: names the
  * dataset, the language, what is missing and how to install it.
  */
-import type { SweepProblem } from '../../../domain/datasets/problems.js';
-import { familyOf } from '../../../domain/families/registry.js';
-import { isProcessLanguage, toolchainFor } from './toolchains/index.js';
+import type { SweepProblem } from '../../domain/datasets/problems.js';
+import { familyOf } from '../../domain/families/registry.js';
+import { languageRunner } from '../../domain/languages/registry.js';
+import { toolchainFor } from './toolchainRegistry.js';
 
 /** The process languages the problems use that cannot run here, each with why; empty when all can. */
 export function missingToolchains(problems: readonly SweepProblem[]): Array<{ language: string; message: string }> {
-  const languages = new Set(problems.map((p) => familyOf(p).language(p) as string));
+  const languages = new Set(problems.map((p) => familyOf(p).language(p)));
   const missing: Array<{ language: string; message: string }> = [];
   for (const language of [...languages].sort()) {
-    if (!isProcessLanguage(language)) continue;
-    const toolchain = toolchainFor(language);
+    const runner = languageRunner(language);
+    // The Python sandbox's own needs (its interpreter, a dataset's libraries) are checked apart (requirements.ts).
+    if (runner.kind === 'python-zygote') continue;
+    const toolchain = toolchainFor(runner.language);
     const check = toolchain.check();
     if (!check.ok) missing.push({ language, message: `language ${language} (${toolchain.name}) cannot run here: ${check.missing} is missing; ${check.install}` });
   }

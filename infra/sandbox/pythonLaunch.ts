@@ -2,11 +2,11 @@ import { execFile } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { z } from 'zod';
-import { mountPointParents, systemMounts } from './bwrapHost.js';
+import { mountPointParents, systemMounts } from './bwrapPolicy.js';
 
 /**
  * How the zygote process is launched for each backend. What each backend isolates is described at
- * the top of executor.ts; this module only builds command lines.
+ * the top of pythonExecutor.ts; this module only builds command lines.
  */
 export type SandboxBackend = 'bwrap' | 'none';
 

@@ -1,6 +1,6 @@
 /**
  * What every bubblewrap sandbox of the project shares with the host, whichever runner builds it
- * (the Python pool in backends.ts, the process runner's steps in process/bwrapStep.ts, the warm
+ * (the Python pool in pythonLaunch.ts, the process runner's steps in process/bwrapStep.ts, the warm
  * compilers' jails in warm/jail.ts): where bwrap is, the system directories mounted read-only, the
  * parents of mount points, and handing a build directory to a slot's uid.
  */
