@@ -1,11 +1,83 @@
 /**
- * What every bubblewrap sandbox of the project shares with the host, whichever runner builds it
- * (the Python pool in pythonLaunch.ts, the process runner's steps in process/bwrapStep.ts, the warm
- * compilers' jails in warm/jail.ts): where bwrap is, the system directories mounted read-only, the
- * parents of mount points, and handing a build directory to a slot's uid.
+ * The bubblewrap policy: the one list of isolation flags and mounts every sandbox of the project
+ * is built from, whichever runner builds it (the Python zygote in pythonLaunch.ts, the process
+ * runner's steps in process/bwrapStep.ts, the warm compilers' jails in warm/jail.ts):
+ *   - new pid, network, ipc, uts (and, where possible, cgroup) namespaces; `--die-with-parent`,
+ *     `--new-session`; the hostname `sandbox`;
+ *   - a new root: /usr, /etc and the system library dirs read-only (systemMounts), a fresh /proc
+ *     and /dev, a size-capped private tmpfs /tmp; the runner's own host paths read-only, their
+ *     mount points' parents created traversable; nothing else of the host;
+ *   - an empty environment: PATH and the runner's own variables only.
+ * What each runner adds (its capabilities, how it drops to a sample's uid, its limits, the
+ * second network namespace whose loopback is down) is written beside its argv, with why.
+ * Tested once for every runner: test/sandbox/bwrap-policy.test.ts checks that each argv builder
+ * takes these flags; test/sandbox/hostile.e2e.test.ts and process-hostile.e2e.test.ts what a
+ * hostile program can and cannot do in the Python and the process sandboxes.
  */
 import { chownSync, existsSync, lstatSync, readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
+
+/** The PATH inside every sandbox. */
+export const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin';
+
+/** A host path mounted read-only at a path in the sandbox. */
+export interface Mount {
+  host: string;
+  sandbox: string;
+}
+
+export interface IsolationOptions {
+  /** Size of the private tmpfs /tmp. */
+  tmpBytes: number;
+  /**
+   * /tmp world-writable (1777): a sandbox of one sample at a time (a process-run step, a warm
+   * compiler's jail) writes there. The Python zygote's /tmp is shared by its samples and stays
+   * root's (0755): each sample writes only into the working directory the zygote hands it.
+   */
+  tmpWorldWritable: boolean;
+  /** A user namespace of its own: a rootless step (its program runs as the worker's uid). */
+  ownUserNamespace: boolean;
+}
+
+/** The namespaces and the new root (system directories, /proc, /dev, /tmp) of every sandbox. */
+export function isolationArgs(options: IsolationOptions): string[] {
+  return [
+    '--die-with-parent',
+    '--new-session',
+    '--unshare-pid',
+    '--unshare-net',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+    ...(options.ownUserNamespace ? ['--unshare-user'] : []),
+    '--hostname', 'sandbox',
+    ...systemMounts(),
+    '--proc', '/proc',
+    '--dev', '/dev',
+    ...(options.tmpWorldWritable ? ['--perms', '1777'] : []), '--size', String(options.tmpBytes), '--tmpfs', '/tmp',
+  ];
+}
+
+/**
+ * Directories the new root has already: a mount point's parent among them is not created (under
+ * the read-only /usr and /etc it could not be).
+ */
+function providedByIsolation(dir: string): boolean {
+  return ['/usr', '/etc'].some((d) => dir === d || dir.startsWith(d + '/')) || dir === '/tmp';
+}
+
+/** The runner's host paths, read-only at their sandbox paths; their mount points' parents created traversable first. */
+export function readOnlyMountArgs(mounts: readonly Mount[]): string[] {
+  const args: string[] = [];
+  for (const dir of mountPointParents(mounts.map((m) => m.sandbox))) if (!providedByIsolation(dir)) args.push('--perms', '0755', '--dir', dir);
+  for (const mount of mounts) args.push('--ro-bind', mount.host, mount.sandbox);
+  return args;
+}
+
+/** An empty environment but PATH and the runner's own variables. */
+export function environmentArgs(env: Readonly<Record<string, string>>): string[] {
+  return ['--clearenv', ...Object.entries({ PATH: SANDBOX_PATH, ...env }).flatMap(([name, value]) => ['--setenv', name, value])];
+}
 
 export function findBwrap(): string | undefined {
   for (const dir of ['/usr/bin', '/usr/local/bin', '/bin']) {
