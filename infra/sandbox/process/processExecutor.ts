@@ -2,7 +2,7 @@
  * ProcessExecutor: runs programs of one process-run language (toolchains/), many at once, each
  * in its own sandboxed steps (bwrapStep.ts says what is isolated): write the files into a fresh
  * build directory, compile (if the language compiles) with the compile limits, run with the run
- * limits, classify, remove the directory. Same request and result as the Python PythonExecutor.
+ * limits, classify, remove the directory. Same request and result as the PythonExecutor.
  *
  * Outcomes:
  *   - compile step fails (exit != 0, a signal, or its own time limit): `compile_error`, with the
