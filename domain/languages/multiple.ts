@@ -38,6 +38,7 @@ export function multiplELanguage<Id extends string>(spec: MultiplELanguageSpec<I
   const compile: CompileStep | null = spec.compiled ? { limits: MULTIPLE_COMPILE_LIMITS } : null;
   return {
     id: spec.id,
+    name: spec.name,
     extension: spec.extension,
     stopWords: Object.freeze([...spec.stopWords]),
     systemPrompt: `You are an expert ${spec.name} programmer. Answer with working ${spec.name} code only.`,

@@ -33,6 +33,8 @@ export interface ExtractInput {
 /** `Runner` is the language's literal runner kind where known, so the process-run ids can be derived (registry.ts). */
 export interface Language<Id extends string, Runner extends RunnerKind = RunnerKind> {
   id: Id;
+  /** The language's name in prompts and messages (Kotlin, C++). */
+  name: string;
   /** File extension of its programs (MultiPL-E's language id where it has one). */
   extension: string;
   /** bigcode's stop words for completion models of HumanEval-style tasks in this language. */
