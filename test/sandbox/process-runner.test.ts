@@ -91,7 +91,7 @@ describe("each language's run, read as MultiPL-E reads it", () => {
 describe('the toolchains', () => {
   it("mirror MultiPL-E's evaluator: file names and compile commands", () => {
     const limits = DEFAULT_LIMITS;
-    // The plain modules (TOOLCHAINS serves their warm versions: infra/sandbox/warm/warmToolchains.ts).
+    // The plain modules (toolchainFor serves the warm ones where a language has one: infra/sandbox/warm/warmToolchains.ts).
     const plain = (step: SandboxStep | ServedStep | null): SandboxStep | null => (step && step.kind === 'sandbox' ? step : null);
     expect(Object.keys(TOOLCHAINS)).toEqual(['js', 'ts', 'go_test.go', 'rs', 'java', 'cpp']);
     expect(Object.keys(toolchainFor('java').files('x'))).toEqual(['Problem.java']);
