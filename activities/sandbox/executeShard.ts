@@ -19,7 +19,9 @@ import { throttledHeartbeat } from '../../infra/heartbeat.js';
 import { decodeMaybeGzip, loadProblems } from '../../infra/problems.js';
 import { defaultSandboxConcurrency } from '../../infra/sandbox/pythonExecutor.js';
 import type { ProgramRunner, SandboxPool } from '../../infra/sandbox/pool.js';
-import { ProcessExecutor, ToolchainMissingError } from '../../infra/sandbox/process/processExecutor.js';
+import { ToolchainMissingError } from '../../infra/sandbox/process/processExecutor.js';
+import { ToolchainNotRegisteredError } from '../../infra/sandbox/toolchainRegistry.js';
+import { UnknownRunnerError } from '../../domain/languages/runner.js';
 import type { LibraryRuntime } from '../../domain/apidocs/library.js';
 import { mapLimit } from '../../infra/mapLimit.js';
 import { deleteLeftoverParts, deleteParts, PartWriter, partRecordFor, readParts } from '../../infra/recordParts.js';
@@ -125,6 +127,8 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
         runners.set(language.id, await sandboxes.forLanguage(language.id, runtime));
       } catch (error) {
         if (error instanceof ToolchainMissingError) throw ApplicationFailure.nonRetryable(error.message, 'ToolchainMissing');
+        // A language no runner can take (only possible past the types): a retry would fail alike.
+        if (error instanceof ToolchainNotRegisteredError || error instanceof UnknownRunnerError) throw ApplicationFailure.nonRetryable(error.message, 'NoRunner');
         throw error;
       }
     }

@@ -13,11 +13,17 @@ export function missingToolchains(problems: readonly SweepProblem[]): Array<{ la
   const missing: Array<{ language: string; message: string }> = [];
   for (const language of [...languages].sort()) {
     const runner = languageRunner(language);
-    // The Python sandbox's own needs (its interpreter, a dataset's libraries) are checked apart (requirements.ts).
-    if (runner.kind === 'python-zygote') continue;
-    const toolchain = toolchainFor(runner.language);
-    const check = toolchain.check();
-    if (!check.ok) missing.push({ language, message: `language ${language} (${toolchain.name}) cannot run here: ${check.missing} is missing; ${check.install}` });
+    switch (runner.kind) {
+      case 'python-zygote':
+        // The Python sandbox's own needs (its interpreter, a dataset's libraries) are checked apart (scripts/lib/requirements.ts).
+        break;
+      case 'process': {
+        const toolchain = toolchainFor(runner.language);
+        const check = toolchain.check();
+        if (!check.ok) missing.push({ language, message: `language ${language} (${toolchain.name}) cannot run here: ${check.missing} is missing; ${check.install}` });
+        break;
+      }
+    }
   }
   return missing;
 }
