@@ -204,14 +204,18 @@ async function main(): Promise<void> {
       );
     }
 
-    // MultiPL-E's compiled and Node languages run on the process runner, not the Python sandbox.
+    // A language's runner kind says where its programs run: the Python sandbox started above, or the
+    // language's process runner (MultiPL-E's compiled and Node languages).
     const language = lib.problemsLanguage(loaded.problems);
     if (opts.shareProcess && language !== 'js') process.stderr.write(`evaluate: --share-process: only JavaScript programs share a process; ${language} programs run a process each\n`);
-    if (language !== 'python') {
+    const { isLanguageId, languageRunner } = await import('../domain/languages/registry.js');
+    if (!isLanguageId(language)) throw new UsageError(`${opts.problems}: language ${language} is not one of domain/languages/registry.ts`);
+    const runsOn = languageRunner(language);
+    if (runsOn.kind === 'process') {
       const processRunner = await import('./lib/evaluate-process.js');
       await pythonExecutor.close();
       try {
-        executor = processRunner.processExecutorFor(language, { concurrency: opts.workers, limits: { timeoutMs: Math.round(opts.timeout * 1000) }, shareProcess: opts.shareProcess });
+        executor = processRunner.processExecutorFor(runsOn.language, { concurrency: opts.workers, limits: { timeoutMs: Math.round(opts.timeout * 1000) }, shareProcess: opts.shareProcess });
       } catch (error) {
         throw new UsageError(`${opts.problems}: ${(error as Error).message}`);
       }
