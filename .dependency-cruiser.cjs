@@ -3,7 +3,9 @@
  * - domain/ is pure: it imports only domain/ (and libraries), never I/O or orchestration;
  * - activities/ and infra/ never import workflows/ (workflows orchestrate activities, not the reverse);
  * - infra/ never imports activities/ (activities are built on infra, not the reverse);
- * - no import cycles anywhere.
+ * - no import cycles anywhere;
+ * - in the sandbox, the process runner and its plain toolchains (infra/sandbox/process/) never import the
+ *   warm toolchains (infra/sandbox/warm/), and neither imports the registry above both (toolchainRegistry.ts).
  */
 module.exports = {
   forbidden: [
@@ -32,6 +34,20 @@ module.exports = {
       severity: 'error',
       from: { path: '^infra/' },
       to: { path: '^activities/' },
+    },
+    {
+      name: 'sandbox-process-not-warm',
+      comment: 'the warm toolchains wrap the plain ones (infra/sandbox/process/), never the reverse',
+      severity: 'error',
+      from: { path: '^infra/sandbox/process/' },
+      to: { path: '^infra/sandbox/warm/' },
+    },
+    {
+      name: 'sandbox-toolchain-registry-on-top',
+      comment: 'toolchainRegistry.ts combines the plain and the warm toolchains; they never import it',
+      severity: 'error',
+      from: { path: '^infra/sandbox/(process|warm)/' },
+      to: { path: '^infra/sandbox/toolchainRegistry' },
     },
     {
       name: 'no-cycles',

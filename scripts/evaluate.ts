@@ -38,7 +38,7 @@ import type { TaskScore } from '../domain/families/types.js';
 import { diskReferenceOutputs, ReferenceOutputs } from '../infra/referenceOutputs.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { defaultSandboxConcurrency, SandboxExecutor } from '../infra/sandbox/executor.js';
+import { defaultSandboxConcurrency, PythonExecutor } from '../infra/sandbox/pythonExecutor.js';
 import { resolveSandboxPython } from '../infra/sandbox/python.js';
 import type { ProcessExecutor } from '../infra/sandbox/process/processExecutor.js';
 import { SHARE_PROCESS_HELP } from '../infra/sandbox/process/contract.js';
@@ -179,13 +179,13 @@ async function main(): Promise<void> {
 
   // The sandbox starts while the families are imported and the rows read and checked (start-up:
   // docs/benchmarks.md); it runs nothing until they are, and is closed if they are refused.
-  const pythonExecutor = new SandboxExecutor({
+  const pythonExecutor = new PythonExecutor({
     concurrency: opts.workers,
     limits: { timeoutMs: Math.round(opts.timeout * 1000) },
     ...(opts.python ? { python: opts.python } : {}),
   });
   const sandboxAt = performance.now();
-  let executor: SandboxExecutor | ProcessExecutor = pythonExecutor;
+  let executor: PythonExecutor | ProcessExecutor = pythonExecutor;
   let started = pythonExecutor.start();
   started.catch(() => undefined); // awaited below, once the input is known to be good
   let results: ExecutionResult[];
@@ -235,14 +235,18 @@ async function main(): Promise<void> {
       );
     }
 
-    // MultiPL-E's compiled and Node languages run on the process runner, not the Python sandbox.
+    // A language's runner kind says where its programs run: the Python sandbox started above, or the
+    // language's process runner (MultiPL-E's compiled and Node languages).
     const language = lib.problemsLanguage(loaded.problems);
     if (opts.shareProcess && language !== 'js') process.stderr.write(`evaluate: --share-process: only JavaScript programs share a process; ${language} programs run a process each\n`);
-    if (language !== 'python') {
+    const { isLanguageId, languageRunner } = await import('../domain/languages/registry.js');
+    if (!isLanguageId(language)) throw new UsageError(`${opts.problems}: language ${language} is not one of domain/languages/registry.ts`);
+    const runsOn = languageRunner(language);
+    if (runsOn.kind === 'process') {
       const processRunner = await import('./lib/evaluate-process.js');
       await pythonExecutor.close();
       try {
-        executor = processRunner.processExecutorFor(language, { concurrency: opts.workers, limits: { timeoutMs: Math.round(opts.timeout * 1000) }, shareProcess: opts.shareProcess });
+        executor = processRunner.processExecutorFor(runsOn.language, { concurrency: opts.workers, limits: { timeoutMs: Math.round(opts.timeout * 1000) }, shareProcess: opts.shareProcess });
       } catch (error) {
         throw new UsageError(`${opts.problems}: ${(error as Error).message}`);
       }

@@ -17,10 +17,11 @@ import { loadDatasetLibrary } from '../../infra/library.js';
 import { LlmRecordReader } from '../../infra/llm/cache.js';
 import { throttledHeartbeat } from '../../infra/heartbeat.js';
 import { decodeMaybeGzip, loadProblems } from '../../infra/problems.js';
-import { defaultSandboxConcurrency } from '../../infra/sandbox/executor.js';
+import { defaultSandboxConcurrency } from '../../infra/sandbox/pythonExecutor.js';
 import type { ProgramRunner, SandboxPool } from '../../infra/sandbox/pool.js';
-import { ProcessExecutor, ToolchainMissingError } from '../../infra/sandbox/process/processExecutor.js';
-import { isProcessLanguage } from '../../infra/sandbox/process/toolchains/index.js';
+import { ToolchainMissingError } from '../../infra/sandbox/process/processExecutor.js';
+import { ToolchainNotRegisteredError } from '../../infra/sandbox/toolchainRegistry.js';
+import { UnknownRunnerError } from '../../domain/languages/runner.js';
 import type { LibraryRuntime } from '../../domain/apidocs/library.js';
 import { mapLimit } from '../../infra/mapLimit.js';
 import { deleteLeftoverParts, deleteParts, PartWriter, partRecordFor, readParts } from '../../infra/recordParts.js';
@@ -123,9 +124,11 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
       const language = languageOf(problem);
       if (runners.has(language.id)) continue;
       try {
-        runners.set(language.id, language.runner === 'process' && isProcessLanguage(language.id) ? await sandboxes.forProcessLanguage(language.id) : await sandboxes.forRuntime(runtime));
+        runners.set(language.id, await sandboxes.forLanguage(language.id, runtime));
       } catch (error) {
         if (error instanceof ToolchainMissingError) throw ApplicationFailure.nonRetryable(error.message, 'ToolchainMissing');
+        // A language no runner can take (only possible past the types): a retry would fail alike.
+        if (error instanceof ToolchainNotRegisteredError || error instanceof UnknownRunnerError) throw ApplicationFailure.nonRetryable(error.message, 'NoRunner');
         throw error;
       }
     }

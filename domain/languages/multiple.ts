@@ -33,11 +33,12 @@ export interface MultiplELanguageSpec<Id extends string> {
   compiled: boolean;
 }
 
-export function multiplELanguage<Id extends string>(spec: MultiplELanguageSpec<Id>): Language<Id> {
+export function multiplELanguage<Id extends string>(spec: MultiplELanguageSpec<Id>): Language<Id, 'process'> {
   const fenceTags = new Set(spec.fenceTags);
   const compile: CompileStep | null = spec.compiled ? { limits: MULTIPLE_COMPILE_LIMITS } : null;
   return {
     id: spec.id,
+    name: spec.name,
     extension: spec.extension,
     stopWords: Object.freeze([...spec.stopWords]),
     systemPrompt: `You are an expert ${spec.name} programmer. Answer with working ${spec.name} code only.`,

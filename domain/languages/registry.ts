@@ -5,8 +5,9 @@ import { java } from './java/index.js';
 import { js } from './js/index.js';
 import { python } from './python/index.js';
 import { rs } from './rs/index.js';
+import { runnerOf } from './runner.js';
 import { ts } from './ts/index.js';
-import type { Language } from './types.js';
+import type { Language, LanguageRunner, ProcessLanguageIdOf } from './types.js';
 
 export const LANGUAGES = {
   python,
@@ -20,9 +21,24 @@ export const LANGUAGES = {
 
 export type LanguageId = keyof typeof LANGUAGES;
 
+/**
+ * The languages whose programs run on the sandbox's process runner: each must have a toolchain
+ * (infra/sandbox/toolchainRegistry.ts's TOOLCHAINS is typed against this, so one missing is a type error).
+ */
+export type ProcessLanguageId = ProcessLanguageIdOf<typeof LANGUAGES>;
+
 // Each entry is a whole language whose id is its key.
 LANGUAGES satisfies { [K in LanguageId]: Language<K> };
 
 export function isLanguageId(id: string): id is LanguageId {
   return Object.prototype.hasOwnProperty.call(LANGUAGES, id);
+}
+
+export function isProcessLanguageId(id: string): id is ProcessLanguageId {
+  return isLanguageId(id) && languageRunner(id).kind === 'process';
+}
+
+/** Which sandbox runs the language's programs (switch on `kind`; the process id comes narrowed). */
+export function languageRunner(id: LanguageId): LanguageRunner<ProcessLanguageId> {
+  return runnerOf(LANGUAGES, id);
 }

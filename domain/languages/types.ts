@@ -30,8 +30,11 @@ export interface ExtractInput {
   stop: readonly string[];
 }
 
-export interface Language<Id extends string> {
+/** `Runner` is the language's literal runner kind where known, so the process-run ids can be derived (registry.ts). */
+export interface Language<Id extends string, Runner extends RunnerKind = RunnerKind> {
   id: Id;
+  /** The language's name in prompts and messages (Kotlin, C++). */
+  name: string;
   /** File extension of its programs (MultiPL-E's language id where it has one). */
   extension: string;
   /** bigcode's stop words for completion models of HumanEval-style tasks in this language. */
@@ -46,5 +49,13 @@ export interface Language<Id extends string> {
   assemble(parts: { solution: string; tests: string }): string;
   /** null for interpreted languages. */
   compile: CompileStep | null;
-  runner: RunnerKind;
+  runner: Runner;
 }
+
+/** The ids of a table of languages (LANGUAGES, or a test's) whose programs run on the process runner. */
+export type ProcessLanguageIdOf<Table extends Record<string, { runner: RunnerKind }>> = {
+  [K in keyof Table & string]: Table[K]['runner'] extends 'process' ? K : never;
+}[keyof Table & string];
+
+/** Which sandbox runs a language's programs: the tag every caller switches on (runner.ts). */
+export type LanguageRunner<ProcessId extends string> = { kind: 'python-zygote' } | { kind: 'process'; language: ProcessId };

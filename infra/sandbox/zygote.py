@@ -1,6 +1,6 @@
 """Sandbox zygote: pre-imported Python that forks one isolated child per program.
 
-Started once per executor (inside bubblewrap by default; executor.ts says what each backend
+Started once per executor (inside bubblewrap by default; pythonExecutor.ts says what each backend
 isolates). The executor talks to it on fd 0 / fd 1 with frames: a 4-byte big-endian length, then
 that many bytes of UTF-8 JSON.
 

@@ -30,7 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { resolveSandboxPython } from '../../infra/sandbox/python.js';
-import { DEFAULT_PREIMPORTS, SandboxExecutor } from '../../infra/sandbox/executor.js';
+import { DEFAULT_PREIMPORTS, PythonExecutor } from '../../infra/sandbox/pythonExecutor.js';
 import { liveDescendants } from '../../infra/sandbox/hostProcesses.js';
 import { readJsonlText } from '../../infra/sandbox/jsonlFile.js';
 import { completionProgram } from '../../domain/execution/program.js';
@@ -214,7 +214,7 @@ function sandboxCpu(sandboxPid: number): Omit<OurCpu, 'node'> {
 }
 
 async function runOurs(eagerBinding: boolean): Promise<{ executions: number; passed: number; seconds: number; cpuSeconds: number; statuses: Record<string, number>; breakdown: OurCpu }> {
-  const executor = new SandboxExecutor({ concurrency: opts.workers, limits: { timeoutMs: opts.timeout * 1000 }, eagerBinding });
+  const executor = new PythonExecutor({ concurrency: opts.workers, limits: { timeoutMs: opts.timeout * 1000 }, eagerBinding });
   try {
     await executor.start();
     const requests = Array.from({ length: opts.executions }, (_, i) => {

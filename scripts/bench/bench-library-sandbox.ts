@@ -13,7 +13,7 @@ import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { descendantsCpuSeconds } from '../../infra/sandbox/hostProcesses.js';
 import { readJsonlText } from '../../infra/sandbox/jsonlFile.js';
-import type { SandboxExecutor } from '../../infra/sandbox/executor.js';
+import type { PythonExecutor } from '../../infra/sandbox/pythonExecutor.js';
 import { SandboxPool } from '../../infra/sandbox/pool.js';
 
 const REFERENCE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/reference/private-library');
@@ -30,12 +30,12 @@ function programs(file: string, repeat: number): Array<{ id: string; program: st
 }
 
 /** CPU seconds so far of this process and of everything in the sandbox (its processes and the samples they reaped). */
-function cpuSeconds(executor: SandboxExecutor): number {
+function cpuSeconds(executor: PythonExecutor): number {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1e6 + descendantsCpuSeconds(executor.sandboxPid!);
 }
 
-async function measure(executor: SandboxExecutor, work: Array<{ id: string; program: string }>) {
+async function measure(executor: PythonExecutor, work: Array<{ id: string; program: string }>) {
   const cpu = cpuSeconds(executor);
   const start = performance.now();
   const results = await executor.runMany(work);

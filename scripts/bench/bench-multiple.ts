@@ -1,6 +1,6 @@
 /**
  * Throughput of MultiPL-E's languages through explora's process runner (ProcessExecutor, every
- * step in its sandbox) with the warm toolchains (infra/sandbox/warm/toolchains.ts), against
+ * step in its sandbox) with the warm toolchains (infra/sandbox/warm/warmToolchains.ts), against
  * MultiPL-E's own evaluator, on the same machine, in one run, with the same concurrency.
  *
  *   npx tsx scripts/bench/bench-multiple.ts [--programs 40] [--workers 2] [--languages js,ts,go_test.go,rs,java,cpp]
@@ -48,7 +48,8 @@ import { z } from 'zod';
 import type { Toolchain } from '../../infra/sandbox/process/contract.js';
 import { mapLimit } from '../../infra/mapLimit.js';
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
-import { PLAIN_TOOLCHAINS, TOOLCHAINS, toolchainFor, type ProcessLanguageId } from '../../infra/sandbox/process/toolchains/index.js';
+import type { ProcessLanguageId } from '../../domain/languages/registry.js';
+import { plainToolchainFor, TOOLCHAINS, toolchainFor } from '../../infra/sandbox/toolchainRegistry.js';
 
 /** MultiPL-E's process-run languages, in the order of TOOLCHAINS. */
 const LANGUAGES = Object.keys(TOOLCHAINS) as ProcessLanguageId[];
@@ -306,7 +307,7 @@ for (const language of opts.languages) {
     const warmups = programsFor(language, opts.programs + WARMUPS).slice(opts.programs);
     const ours = await runOurs(toolchainFor(language), programs, warmups);
     const lever = opts.levers ? LEVERS[language] : undefined;
-    const off = lever ? await runOurs(PLAIN_TOOLCHAINS[language](), programs, warmups) : undefined;
+    const off = lever ? await runOurs(plainToolchainFor(language), programs, warmups) : undefined;
     const floor = opts.floor && language === 'js' ? await runBareNode(programs) : undefined;
     if (floor && okCount(floor.statuses) !== programs.length) throw new Error(`js: bare node passed ${okCount(floor.statuses)}/${programs.length}`);
     if (peer && okCount(peer.statuses) !== programs.length) throw new Error(`${language}: MultiPL-E's way passed ${okCount(peer.statuses)}/${programs.length}: ${[...new Set(peer.statuses)].join(', ')}`);

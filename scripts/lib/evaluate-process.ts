@@ -5,10 +5,11 @@
  */
 import type { ExecutionLimits } from '../../domain/execution/types.js';
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
-import { isProcessLanguage, toolchainFor } from '../../infra/sandbox/process/toolchains/index.js';
+import { isProcessLanguageId } from '../../domain/languages/registry.js';
+import { toolchainFor } from '../../infra/sandbox/toolchainRegistry.js';
 
 export function processExecutorFor(language: string, options: { concurrency: number; limits: Partial<ExecutionLimits>; shareProcess?: boolean }): ProcessExecutor {
-  if (!isProcessLanguage(language)) throw new Error(`language ${language} has no process runner`);
+  if (!isProcessLanguageId(language)) throw new Error(`language ${language} has no process runner`);
   const toolchain = toolchainFor(language);
   const check = toolchain.check();
   if (!check.ok) throw new Error(`language ${language} (${toolchain.name}) cannot run here: ${check.missing} is missing; ${check.install}`);

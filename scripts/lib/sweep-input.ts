@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { ExploraConfig } from '../../domain/config/env.js';
 import { familyOf } from '../../domain/families/registry.js';
 import { requirementsProblem } from './requirements.js';
-import { missingToolchains } from '../../infra/sandbox/process/toolchainCheck.js';
+import { missingToolchains } from '../../infra/sandbox/toolchainCheck.js';
 import type { LoadedDataset } from '../../domain/families/types.js';
 import { generateLines } from '../../domain/pbe/generate.js';
 import { selectionOf, selectionProblem, selectTasks } from '../../domain/sweep/selection.js';

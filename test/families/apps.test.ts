@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appsFamily, AppsEntrySchema, type AppsEntry } from '../../domain/families/apps/index.js';
 import { LANGUAGES } from '../../domain/languages/registry.js';
-import { SandboxExecutor } from '../../infra/sandbox/executor.js';
+import { PythonExecutor } from '../../infra/sandbox/pythonExecutor.js';
 import { APPS_TASKS, appsJsonl } from '../support/apps-rows.js';
 
 const entry = (extra: Partial<AppsEntry> = {}): AppsEntry => AppsEntrySchema.parse({ name: 'apps', family: 'apps', path: 'test.jsonl', ...extra });
@@ -51,9 +51,9 @@ describe('APPS rows', () => {
 });
 
 describe("a standard-input program, as APPS's checker runs it (testing-util) and as written", () => {
-  let executor: SandboxExecutor;
+  let executor: PythonExecutor;
   beforeAll(async () => {
-    executor = new SandboxExecutor({ limits: { timeoutMs: 20_000 } });
+    executor = new PythonExecutor({ limits: { timeoutMs: 20_000 } });
     await executor.start();
   });
   afterAll(() => executor.close());

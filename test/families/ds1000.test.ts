@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ds1000Family, Ds1000EntrySchema, ds1000Postprocess, type Ds1000Entry } from '../../domain/families/ds1000/index.js';
 import { LANGUAGES } from '../../domain/languages/registry.js';
-import { SandboxExecutor } from '../../infra/sandbox/executor.js';
+import { PythonExecutor } from '../../infra/sandbox/pythonExecutor.js';
 import { resolvePythonExecutable } from '../../infra/sandbox/python.js';
 import { requirementsProblem } from '../../scripts/lib/requirements.js';
 import { DS1000_SCIPY_TASK, DS1000_TASKS, ds1000Jsonl } from '../support/ds1000-rows.js';
@@ -76,9 +76,9 @@ describe('DS-1000 rows', () => {
 });
 
 describe('DS-1000 tasks in the sandbox (numpy, pandas)', () => {
-  let executor: SandboxExecutor;
+  let executor: PythonExecutor;
   beforeAll(async () => {
-    executor = new SandboxExecutor({ limits: { timeoutMs: 60_000 } });
+    executor = new PythonExecutor({ limits: { timeoutMs: 60_000 } });
     await executor.start();
   });
   afterAll(() => executor.close());

@@ -9,7 +9,7 @@ import { parsePythonJsonObject } from '../../domain/datasets/pythonJson.js';
 import { evalplusFamily, EvalplusEntrySchema, type EvalplusEntry } from '../../domain/families/evalplus/index.js';
 import { LANGUAGES } from '../../domain/languages/registry.js';
 import { memoryReferenceOutputs, ReferenceOutputs, ReferenceOutputsError } from '../../infra/referenceOutputs.js';
-import { SandboxExecutor } from '../../infra/sandbox/executor.js';
+import { PythonExecutor } from '../../infra/sandbox/pythonExecutor.js';
 import { HUMANEVAL_PLUS_TASKS, jsonl, MBPP_PLUS_TASKS } from '../support/evalplus-rows.js';
 
 const entry = (extra: Partial<EvalplusEntry> = {}): EvalplusEntry => EvalplusEntrySchema.parse({ name: 'he', family: 'evalplus', variant: 'humaneval', path: 'HumanEvalPlus.jsonl', ...extra });
@@ -84,10 +84,10 @@ describe('evalplus rows', () => {
 });
 
 describe("evalplus's comparison, in the sandbox", () => {
-  let executor: SandboxExecutor;
+  let executor: PythonExecutor;
   let references: ReferenceOutputs;
   beforeAll(async () => {
-    executor = new SandboxExecutor({ limits: { timeoutMs: 20_000 } });
+    executor = new PythonExecutor({ limits: { timeoutMs: 20_000 } });
     await executor.start();
     references = new ReferenceOutputs(memoryReferenceOutputs(), (r) => executor.run(r));
   });

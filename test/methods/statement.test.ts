@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SandboxExecutor } from '../../infra/sandbox/executor.js';
+import { PythonExecutor } from '../../infra/sandbox/pythonExecutor.js';
 import { prepareProgram } from '../../domain/apidocs/runtime.js';
 import { isStatementTask, normalizeRow, type SweepProblem } from '../../domain/datasets/problems.js';
 import { loadPrivateLibraryDataset } from '../../domain/families/renamed-library/loader.js';
@@ -24,7 +24,7 @@ const loaded = loadPrivateLibraryDataset({
 });
 const row = loaded.problems.find((p) => p.task_id === 'PandasEval/10')!;
 const problem: SweepProblem = normalizeRow(row as never, 'completion', 'renamed-library');
-const executor = new SandboxExecutor({ concurrency: 2 });
+const executor = new PythonExecutor({ concurrency: 2 });
 
 beforeAll(() => executor.start());
 afterAll(() => executor.close());

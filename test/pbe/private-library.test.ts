@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SandboxExecutor } from '../../infra/sandbox/executor.js';
+import { PythonExecutor } from '../../infra/sandbox/pythonExecutor.js';
 import { prepareModuleProgram, type ModuleRuntime } from '../../domain/apidocs/moduleRuntime.js';
 import { generateLines, generateTask } from '../../domain/pbe/generate.js';
 import { OPERATION_NAMES } from '../../domain/pbe/operations.js';
@@ -290,13 +290,13 @@ describe('module source', () => {
 });
 
 describe('prepareModuleProgram in the real sandbox', () => {
-  let executor: SandboxExecutor;
+  let executor: PythonExecutor;
   const seed = 0;
   const lib = privateLibrary(seed);
   const fn = (op: string) => `${lib.module}.${lib.functions.find((f) => f.operation === op)!.name}`;
 
   beforeAll(async () => {
-    executor = new SandboxExecutor({ concurrency: 2, limits: { timeoutMs: 20_000, maxOutputBytes: 64 * 1024 } });
+    executor = new PythonExecutor({ concurrency: 2, limits: { timeoutMs: 20_000, maxOutputBytes: 64 * 1024 } });
     await executor.start();
   });
   afterAll(async () => {

@@ -5,7 +5,7 @@
  * harness runs them), except where a listed quirk says why not.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SandboxExecutor } from '../../infra/sandbox/executor.js';
+import { PythonExecutor } from '../../infra/sandbox/pythonExecutor.js';
 import { SandboxPool } from '../../infra/sandbox/pool.js';
 import { resolveSandboxPython, sandboxVenvPython } from '../../infra/sandbox/python.js';
 import { prepareRenamedProgram, presentRenamedOutput } from '../../domain/apidocs/renamedRuntime.js';
@@ -32,10 +32,10 @@ const DIFFERING = {
 // numpy pre-imported), whose outcomes must be those of a fresh import; the last test runs one
 // program on the plain sandbox, which imports them per run.
 const pool = new SandboxPool({ limits: { timeoutMs: 20_000 } });
-let plain: SandboxExecutor;
+let plain: PythonExecutor;
 
 beforeAll(async () => {
-  plain = new SandboxExecutor({ concurrency: 1, limits: { timeoutMs: 20_000 } });
+  plain = new PythonExecutor({ concurrency: 1, limits: { timeoutMs: 20_000 } });
   await plain.start();
 });
 

@@ -10,7 +10,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionResult } from '../../domain/execution/types.js';
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
-import { toolchainFor } from '../../infra/sandbox/process/toolchains/index.js';
+import { toolchainFor } from '../../infra/sandbox/toolchainRegistry.js';
 
 const LIMITS = { timeoutMs: 4_000, maxProcesses: 16, maxOutputBytes: 8192, memoryBytes: 512 * 1024 * 1024 };
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SandboxExecutor } from '../../infra/sandbox/executor.js';
+import { PythonExecutor } from '../../infra/sandbox/pythonExecutor.js';
 import type { ExecutionResult } from '../../domain/execution/types.js';
 import { liveDescendants } from '../../infra/sandbox/hostProcesses.js';
 
@@ -31,13 +31,13 @@ assert sorted(os.listdir(".")) == ["own.txt"], os.listdir(".")
 assert sum(i * i for i in range(10000)) == 333283335000
 `;
 
-let executor: SandboxExecutor;
+let executor: PythonExecutor;
 let baseline: number[];
 
 beforeAll(async () => {
   // Set before the sandbox starts: the sandbox must not inherit it.
   process.env[SECRET_NAME] = SECRET;
-  executor = new SandboxExecutor({
+  executor = new PythonExecutor({
     concurrency: 4,
     limits: { timeoutMs: TIMEOUT_MS, maxProcesses: MAX_PROCESSES, maxOutputBytes: MAX_OUTPUT, memoryBytes: 512 * 1024 * 1024 },
   });

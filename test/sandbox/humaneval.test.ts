@@ -1,19 +1,19 @@
 /** HumanEval's 164 canonical solutions all pass in the sandbox; wrong completions do not. */
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SandboxExecutor } from '../../infra/sandbox/executor.js';
+import { PythonExecutor } from '../../infra/sandbox/pythonExecutor.js';
 import { readJsonlText } from '../../infra/sandbox/jsonlFile.js';
 import { HumanEvalProblemSchema, parseJsonl, type HumanEvalProblem } from '../../domain/execution/humaneval.js';
 import { completionProgram } from '../../domain/execution/program.js';
 
 const PROBLEMS = resolve('../shared/reference/humaneval/HumanEval.jsonl.gz');
 
-let executor: SandboxExecutor;
+let executor: PythonExecutor;
 let problems: HumanEvalProblem[];
 
 beforeAll(async () => {
   problems = parseJsonl(readJsonlText(PROBLEMS), HumanEvalProblemSchema, PROBLEMS).map(({ row }) => row);
-  executor = new SandboxExecutor({ limits: { timeoutMs: 10_000 } });
+  executor = new PythonExecutor({ limits: { timeoutMs: 10_000 } });
   await executor.start();
 });
 

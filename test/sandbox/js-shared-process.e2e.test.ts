@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionResult } from '../../domain/execution/types.js';
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
-import { PLAIN_TOOLCHAINS, toolchainFor } from '../../infra/sandbox/process/toolchains/index.js';
+import { plainToolchainFor, toolchainFor } from '../../infra/sandbox/toolchainRegistry.js';
 import { sharedRefusal } from '../../infra/sandbox/warm/jsSharedProcess.js';
 
 const LIMITS = { timeoutMs: 1_500, maxOutputBytes: 4096, memoryBytes: 512 * 1024 * 1024 };
@@ -85,7 +85,7 @@ function outcome(r: ExecutionResult) {
 beforeAll(async () => {
   // One shared executor: its batches hold every program given to one runMany call.
   shared = new ProcessExecutor(toolchainFor('js'), { concurrency: 1, shareProcess: true, limits: LIMITS });
-  lone = new ProcessExecutor(PLAIN_TOOLCHAINS.js(), { concurrency: 2, limits: LIMITS });
+  lone = new ProcessExecutor(plainToolchainFor('js'), { concurrency: 2, limits: LIMITS });
   await Promise.all([shared.start(), lone.start()]);
   await both({ ...SHARED, ...ALONE });
 }, 120_000);

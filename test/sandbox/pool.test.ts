@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { liveDescendants } from '../../infra/sandbox/hostProcesses.js';
 import { SandboxPool } from '../../infra/sandbox/pool.js';
+import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
+import { PythonExecutor } from '../../infra/sandbox/pythonExecutor.js';
 import type { LibraryRuntime } from '../../domain/apidocs/library.js';
 
 const pool = new SandboxPool({ concurrency: 2, limits: { timeoutMs: 20_000 } });
@@ -44,6 +46,17 @@ describe('SandboxPool', () => {
     for (const line of lines) expect(line.slice(0, 3)).toEqual(['LANG', 'LC_ALL', 'PATH']);
     expect(new Set(lines.map((l) => l[3])).size).toBe(4);
     expect(new Set(lines.map((l) => l[4])).size).toBe(4);
+  });
+
+  it("a language's programs go to the runner its runner kind names: Python's sandbox, or the language's process runner", async () => {
+    expect(await pool.forLanguage('python')).toBe(await pool.forRuntime());
+    expect(await pool.forLanguage('python', PANDAS)).toBe(await pool.forRuntime(PANDAS));
+    expect(await pool.forLanguage('python')).toBeInstanceOf(PythonExecutor);
+    const js = await pool.forLanguage('js');
+    expect(js).toBeInstanceOf(ProcessExecutor);
+    expect(js).toBe(await pool.forProcessLanguage('js'));
+    const result = await js.run({ id: 'js', program: 'const assert = require("assert");\nassert.strictEqual(1 + 1, 2);\n' });
+    expect(result.status).toBe('passed');
   });
 
   it('refuses work once closed', async () => {

@@ -1,5 +1,5 @@
 /**
- * Several Rust programs per rustc call (infra/sandbox/warm/rustBatch.ts through the process
+ * Several Rust programs per rustc call (infra/sandbox/warm/rsBatch.ts through the process
  * runner's runMany and queued run calls), on the real rustc and the real sandbox: every program's result — status,
  * exit code, signal, stdout, stderr, exception — must be exactly what the same program gives
  * compiled alone (`run`), side by side, whatever else shares its batch: correct programs, failing
@@ -15,8 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionRequest, ExecutionResult } from '../../domain/execution/types.js';
 import type { Toolchain } from '../../infra/sandbox/process/contract.js';
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
-import { toolchainFor } from '../../infra/sandbox/process/toolchains/index.js';
-import { refusal } from '../../infra/sandbox/warm/rustBatch.js';
+import { toolchainFor } from '../../infra/sandbox/toolchainRegistry.js';
+import { refusal } from '../../infra/sandbox/warm/rsBatch.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const rows = readFileSync(join(ROOT, 'scripts/bench/data/multiple-correct.jsonl'), 'utf8')

@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionResult } from '../../domain/execution/types.js';
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
-import { toolchainFor, TOOLCHAINS, type ProcessLanguageId } from '../../infra/sandbox/process/toolchains/index.js';
+import type { ProcessLanguageId } from '../../domain/languages/registry.js';
+import { toolchainFor, TOOLCHAINS } from '../../infra/sandbox/toolchainRegistry.js';
 
 const SECRET_NAME = 'EXPLORA_PROCESS_HOSTILE_SECRET';
 const SECRET = `s3cr3t-${randomBytes(12).toString('hex')}`;

@@ -10,12 +10,12 @@ import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js'
 import { classifyCpp } from '../../infra/sandbox/process/toolchains/cpp.js';
 import { classifyGo, importableStd } from '../../infra/sandbox/process/toolchains/go.js';
 import { classifyJava } from '../../infra/sandbox/process/toolchains/java.js';
-import { classifyNode } from '../../infra/sandbox/process/toolchains/javascript.js';
-import { classifyRust } from '../../infra/sandbox/process/toolchains/rust.js';
-import { PLAIN_TOOLCHAINS, TOOLCHAINS } from '../../infra/sandbox/process/toolchains/index.js';
+import { classifyNode } from '../../infra/sandbox/process/toolchains/js.js';
+import { classifyRust } from '../../infra/sandbox/process/toolchains/rs.js';
+import { plainToolchainFor, toolchainFor, TOOLCHAINS } from '../../infra/sandbox/toolchainRegistry.js';
 import { DEFAULT_LIMITS } from '../../domain/execution/types.js';
 import { BATCH_MAX_PACKAGE_DATA, packageFits } from '../../infra/sandbox/warm/go.js';
-import { batchRoot, blameRustc, hoistLeadingAllows, loadedImageBytes, refusal } from '../../infra/sandbox/warm/rustBatch.js';
+import { batchRoot, blameRustc, hoistLeadingAllows, loadedImageBytes, refusal } from '../../infra/sandbox/warm/rsBatch.js';
 
 const step: SandboxStep = {
   kind: 'sandbox',
@@ -91,19 +91,19 @@ describe("each language's run, read as MultiPL-E reads it", () => {
 describe('the toolchains', () => {
   it("mirror MultiPL-E's evaluator: file names and compile commands", () => {
     const limits = DEFAULT_LIMITS;
-    // The plain modules (TOOLCHAINS serves their warm versions: infra/sandbox/warm/toolchains.ts).
+    // The plain modules (toolchainFor serves the warm ones where a language has one: infra/sandbox/warm/warmToolchains.ts).
     const plain = (step: SandboxStep | ServedStep | null): SandboxStep | null => (step && step.kind === 'sandbox' ? step : null);
     expect(Object.keys(TOOLCHAINS)).toEqual(['js', 'ts', 'go_test.go', 'rs', 'java', 'cpp']);
-    expect(Object.keys(TOOLCHAINS.java().files('x'))).toEqual(['Problem.java']);
-    expect(Object.keys(TOOLCHAINS['go_test.go']().files('x'))).toEqual(['program_test.go']);
-    expect(plain(PLAIN_TOOLCHAINS.cpp().compile(limits, 'x'))!.argv).toEqual(['g++', 'program.cpp', '-o', 'program', '-std=c++17']);
-    expect(plain(PLAIN_TOOLCHAINS['go_test.go']().compile(limits, 'x'))!.argv).toEqual(['go', 'test', '-c', '-o', 'program.test', 'program_test.go']);
-    expect(plain(PLAIN_TOOLCHAINS.ts().compile(limits, 'x'))!.argv.slice(-3)).toEqual(['--target', 'esnext', 'program.ts']);
-    expect(TOOLCHAINS.java().run(limits).argv.slice(-4)).toEqual(['-ea', '-cp', `${BUILD_DIR}:/opt/java/javatuples-1.2.jar`, 'Problem']);
-    expect(TOOLCHAINS.js().compile(limits, 'x')).toBeNull();
+    expect(Object.keys(toolchainFor('java').files('x'))).toEqual(['Problem.java']);
+    expect(Object.keys(toolchainFor('go_test.go').files('x'))).toEqual(['program_test.go']);
+    expect(plain(plainToolchainFor('cpp').compile(limits, 'x'))!.argv).toEqual(['g++', 'program.cpp', '-o', 'program', '-std=c++17']);
+    expect(plain(plainToolchainFor('go_test.go').compile(limits, 'x'))!.argv).toEqual(['go', 'test', '-c', '-o', 'program.test', 'program_test.go']);
+    expect(plain(plainToolchainFor('ts').compile(limits, 'x'))!.argv.slice(-3)).toEqual(['--target', 'esnext', 'program.ts']);
+    expect(toolchainFor('java').run(limits).argv.slice(-4)).toEqual(['-ea', '-cp', `${BUILD_DIR}:/opt/java/javatuples-1.2.jar`, 'Problem']);
+    expect(toolchainFor('js').compile(limits, 'x')).toBeNull();
     // Runtimes that reserve more address space than they use are limited by RLIMIT_DATA.
-    expect(TOOLCHAINS.java().run(limits).limits.memoryKind).toBe('data');
-    expect(TOOLCHAINS.cpp().run(limits).limits.memoryKind).toBe('address-space');
+    expect(toolchainFor('java').run(limits).limits.memoryKind).toBe('data');
+    expect(toolchainFor('cpp').run(limits).limits.memoryKind).toBe('address-space');
   });
 
   it("Go's cache covers every importable standard package", () => {
@@ -217,16 +217,16 @@ describe('Rust programs several per rustc call (the sandboxed side: test/sandbox
 
 describe("how many samples a sweep's shard keeps in flight for a process runner", () => {
   it('a batch per slot where the toolchain compiles programs together (waiting requests form the next batch), else two per slot', () => {
-    expect(new ProcessExecutor(TOOLCHAINS['go_test.go'](), { concurrency: 4, batchSize: 16 }).inFlightCapacity).toBe(64);
-    expect(new ProcessExecutor(TOOLCHAINS.rs(), { concurrency: 3, batchSize: 8 }).inFlightCapacity).toBe(24);
-    expect(new ProcessExecutor(TOOLCHAINS['go_test.go'](), { concurrency: 4, batchSize: 1 }).inFlightCapacity).toBe(8);
-    expect(new ProcessExecutor(TOOLCHAINS.js(), { concurrency: 4, batchSize: 16 }).inFlightCapacity).toBe(8);
+    expect(new ProcessExecutor(toolchainFor('go_test.go'), { concurrency: 4, batchSize: 16 }).inFlightCapacity).toBe(64);
+    expect(new ProcessExecutor(toolchainFor('rs'), { concurrency: 3, batchSize: 8 }).inFlightCapacity).toBe(24);
+    expect(new ProcessExecutor(toolchainFor('go_test.go'), { concurrency: 4, batchSize: 1 }).inFlightCapacity).toBe(8);
+    expect(new ProcessExecutor(toolchainFor('js'), { concurrency: 4, batchSize: 16 }).inFlightCapacity).toBe(8);
     // Shared processes (js): a shared batch per slot, 64 by default; the plain module cannot share.
-    expect(new ProcessExecutor(TOOLCHAINS.js(), { concurrency: 4, shareProcess: true }).inFlightCapacity).toBe(256);
-    expect(new ProcessExecutor(TOOLCHAINS.js(), { concurrency: 4, shareProcess: true }).batching).toBe('share');
-    expect(new ProcessExecutor(PLAIN_TOOLCHAINS.js(), { concurrency: 4, shareProcess: true }).batching).toBe('none');
+    expect(new ProcessExecutor(toolchainFor('js'), { concurrency: 4, shareProcess: true }).inFlightCapacity).toBe(256);
+    expect(new ProcessExecutor(toolchainFor('js'), { concurrency: 4, shareProcess: true }).batching).toBe('share');
+    expect(new ProcessExecutor(plainToolchainFor('js'), { concurrency: 4, shareProcess: true }).batching).toBe('none');
     // Go compiles together whatever shareProcess says.
-    expect(new ProcessExecutor(TOOLCHAINS['go_test.go'](), { concurrency: 4, shareProcess: true }).batching).toBe('compile');
-    expect(new ProcessExecutor(PLAIN_TOOLCHAINS['go_test.go'](), { concurrency: 4 }).inFlightCapacity).toBe(8);
+    expect(new ProcessExecutor(toolchainFor('go_test.go'), { concurrency: 4, shareProcess: true }).batching).toBe('compile');
+    expect(new ProcessExecutor(plainToolchainFor('go_test.go'), { concurrency: 4 }).inFlightCapacity).toBe(8);
   });
 });

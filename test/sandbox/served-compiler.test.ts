@@ -1,5 +1,5 @@
 /**
- * The warm compilers' servers (infra/sandbox/warm/toolchains.ts ServedCompiler): compiles that
+ * The warm compilers' servers (infra/sandbox/warm/warmToolchains.ts ServedCompiler): compiles that
  * arrive together at a fresh runner share one server, and closing the runner leaves none running.
  * (A race once let each of a first burst's compiles start a server of its own; all but one were
  * never closed, and kept the process that started them alive.)
@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
-import { toolchainFor } from '../../infra/sandbox/process/toolchains/index.js';
+import { toolchainFor } from '../../infra/sandbox/toolchainRegistry.js';
 
 /** Processes descended from this one whose command line mentions `marker` (the servers themselves, not the bwrap processes that hold them). */
 function descendants(marker: string): number[] {

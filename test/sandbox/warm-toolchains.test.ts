@@ -1,6 +1,6 @@
 /**
  * MultiPL-E's languages as production runs them: the process runner (ProcessExecutor) over the warm
- * toolchains (`toolchainFor`, infra/sandbox/warm/toolchains.ts), on the real toolchains in the real
+ * toolchains (`toolchainFor`, infra/sandbox/warm/warmToolchains.ts), on the real toolchains in the real
  * sandbox. Per language, the statuses for a correct, a wrong, a non-compiling and a hanging program
  * (MultiPL-E's OK / Exception / SyntaxError / Timeout are our passed / failed|error / compile_error
  * / timeout), and the outcomes where a lever could differ from MultiPL-E's way (go test's vet, a Go
@@ -14,7 +14,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS, type ExecutionRequest, type ExecutionResult } from '../../domain/execution/types.js';
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
-import { toolchainFor, type ProcessLanguageId } from '../../infra/sandbox/process/toolchains/index.js';
+import type { ProcessLanguageId } from '../../domain/languages/registry.js';
+import { toolchainFor } from '../../infra/sandbox/toolchainRegistry.js';
 
 /** Short enough for a hanging program, ample for the others on a loaded machine. */
 const HANG_LIMITS = { timeoutMs: 2_000 };

@@ -7,7 +7,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sleep } from '../support/poll.js';
 import { PART_INTERVAL_MS } from '../../infra/recordParts.js';
-import { defaultSandboxConcurrency } from '../../infra/sandbox/executor.js';
+import { defaultSandboxConcurrency } from '../../infra/sandbox/pythonExecutor.js';
 import { SandboxPool } from '../../infra/sandbox/pool.js';
 import { getText, listKeys, putObject } from '../../infra/s3.js';
 import { createSandboxActivities, type ExecuteShardInput } from '../../activities/sandbox/executeShard.js';

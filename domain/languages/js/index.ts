@@ -1,4 +1,4 @@
-/** JavaScript, MultiPL-E's `js`: run by Node.js (infra/sandbox/process/toolchains/javascript.ts). */
+/** JavaScript, MultiPL-E's `js`: run by Node.js (infra/sandbox/process/toolchains/js.ts). */
 import { multiplELanguage } from '../multiple.js';
 
 export const js = multiplELanguage({

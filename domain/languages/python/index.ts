@@ -4,6 +4,7 @@ import type { Language } from '../types.js';
 
 export const python = {
   id: 'python',
+  name: 'Python',
   extension: 'py',
   stopWords: BIGCODE_HUMANEVAL_STOP_WORDS,
   systemPrompt: 'You are an expert Python programmer. Answer with working Python code only.',

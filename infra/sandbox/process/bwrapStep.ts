@@ -2,16 +2,15 @@
  * One step (a compile or a run) of a process-run sample, in a sandbox of its own.
  *
  * Each step is one bubblewrap invocation (a few milliseconds), so nothing is shared between
- * samples or between a sample's two steps but the build directory:
- *   - new pid, network, ipc, uts (and, where possible, cgroup) namespaces; `--die-with-parent`.
- *     Inside, `unshare --net` enters one more network namespace whose loopback is down: no
- *     connection to anything, the host's loopback services (Temporal, S3) included;
- *   - a new root: /usr, /etc and the system library dirs read-only, the toolchain's own
- *     directories read-only, a fresh /dev and /proc (of the step's pid namespace only), a
- *     size-capped private tmpfs /tmp; nothing else of the host;
- *   - the environment is cleared; the step's own variables only;
- *   - as root (our machines): `setpriv` drops to the slot's uid, no groups, no capabilities (also
- *     out of the bounding set), no_new_privs; so RLIMIT_NPROC binds per sample;
+ * samples or between a sample's two steps but the build directory. The isolation is the project's
+ * one bubblewrap policy (../bwrapPolicy.ts: namespaces, a new root of read-only system directories
+ * and the toolchain's own, fresh /dev and /proc, a size-capped private /tmp, an empty environment
+ * plus the step's own variables); a step adds:
+ *   - the build directory at BUILD_DIR, writable for a compile step, read-only for a run step;
+ *   - as root (our machines): `unshare --net` enters one more network namespace whose loopback is
+ *     down (no connection to anything, the host's loopback services, Temporal and S3, included);
+ *     then `setpriv` drops to the slot's uid, no groups, no capabilities (also out of the bounding
+ *     set), no_new_privs; so RLIMIT_NPROC binds per sample;
  *   - `prlimit` sets RLIMIT_CPU (wall time + 1 s), memory (RLIMIT_AS or RLIMIT_DATA, see
  *     MemoryLimitKind), RLIMIT_NPROC, RLIMIT_FSIZE, RLIMIT_NOFILE and no core dumps, then execs
  *     the program: the program is bwrap's direct child, its exit status bwrap's;
@@ -27,7 +26,7 @@
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { systemMounts } from '../bwrapHost.js';
+import { environmentArgs, isolationArgs, readOnlyMountArgs, SANDBOX_PATH } from '../bwrapPolicy.js';
 import { BUILD_DIR, type Mount, type SandboxStep, type StepResult } from './contract.js';
 
 export interface StepSandbox {
@@ -42,40 +41,14 @@ export interface StepSandbox {
   tmpBytes: number;
 }
 
-const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin';
-
-/** Parents of the mount points, created traversable (bwrap would copy the host's modes). */
-function mountParents(mounts: readonly Mount[]): string[] {
-  const dirs = new Set<string>();
-  for (const { sandbox } of mounts) {
-    const parts = sandbox.split('/').filter(Boolean);
-    for (let i = 1; i < parts.length; i++) dirs.add('/' + parts.slice(0, i).join('/'));
-  }
-  return [...dirs].sort((a, b) => a.length - b.length);
-}
-
 export function bwrapArgs(sandbox: StepSandbox, step: SandboxStep): string[] {
   const { limits } = step;
   const args = [
-    '--die-with-parent',
-    '--new-session',
-    '--unshare-pid',
-    '--unshare-net',
-    '--unshare-ipc',
-    '--unshare-uts',
-    '--unshare-cgroup-try',
-    ...(sandbox.uid === undefined ? ['--unshare-user'] : []),
-    '--hostname', 'sandbox',
-    ...systemMounts(),
-    '--proc', '/proc',
-    '--dev', '/dev',
-    '--perms', '1777', '--size', String(sandbox.tmpBytes), '--tmpfs', '/tmp',
+    ...isolationArgs({ tmpBytes: sandbox.tmpBytes, tmpWorldWritable: true, ownUserNamespace: sandbox.uid === undefined }),
+    ...readOnlyMountArgs(sandbox.mounts),
   ];
-  for (const dir of mountParents(sandbox.mounts)) if (!['/usr', '/etc'].some((d) => dir === d || dir.startsWith(d + '/'))) args.push('--perms', '0755', '--dir', dir);
-  for (const mount of sandbox.mounts) args.push('--ro-bind', mount.host, mount.sandbox);
   args.push(sandbox.writableBuild ? '--bind' : '--ro-bind', sandbox.buildDir, BUILD_DIR);
-  args.push('--chdir', sandbox.writableBuild ? BUILD_DIR : '/tmp', '--clearenv');
-  for (const [name, value] of Object.entries({ PATH: SANDBOX_PATH, ...step.env })) args.push('--setenv', name, value);
+  args.push('--chdir', sandbox.writableBuild ? BUILD_DIR : '/tmp', ...environmentArgs(step.env));
   args.push('--');
   if (sandbox.uid !== undefined) {
     const uid = String(sandbox.uid);

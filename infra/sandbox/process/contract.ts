@@ -38,6 +38,7 @@
  * processExecutor.ts, and must map its failures onto a `StepResult` the same way.
  */
 import type { ExecutionLimits, ExecutionStatus, ExceptionInfo } from '../../../domain/execution/types.js';
+import type { Mount } from '../bwrapPolicy.js';
 
 /** Where the build directory appears inside the sandbox. */
 export const BUILD_DIR = '/build';
@@ -61,10 +62,8 @@ export interface StepLimits {
   maxOpenFiles: number;
 }
 
-export interface Mount {
-  host: string;
-  sandbox: string;
-}
+/** A toolchain's read-only directory (host path -> sandbox path), as the bubblewrap policy mounts it. */
+export type { Mount };
 
 export type Step = SandboxStep | ServedStep;
 

@@ -2,7 +2,7 @@
  * ProcessExecutor: runs programs of one process-run language (toolchains/), many at once, each
  * in its own sandboxed steps (bwrapStep.ts says what is isolated): write the files into a fresh
  * build directory, compile (if the language compiles) with the compile limits, run with the run
- * limits, classify, remove the directory. Same request and result as the Python SandboxExecutor.
+ * limits, classify, remove the directory. Same request and result as the PythonExecutor.
  *
  * Outcomes:
  *   - compile step fails (exit != 0, a signal, or its own time limit): `compile_error`, with the
@@ -42,7 +42,7 @@ import {
   type ExecutionRequest,
   type ExecutionResult,
 } from '../../../domain/execution/types.js';
-import { chownTree, findBwrap } from '../bwrapHost.js';
+import { chownTree, findBwrap } from '../bwrapPolicy.js';
 import type { BatchOutcome, SharedOutcome, StepResult, Toolchain } from './contract.js';
 import { runStep } from './bwrapStep.js';
 

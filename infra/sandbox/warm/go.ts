@@ -2,7 +2,7 @@
  * Go (`go_test.go`) without the go command: what `go test -c FILE` does for one file, done by Go's
  * own tools directly, with everything the go command recomputes per program (loading and hashing
  * the standard library, its build cache look-ups, the vet facts of the imports) computed once per
- * set of imports and kept. The warm Go toolchain (toolchains.ts) uses it as its compile step.
+ * set of imports and kept. The warm Go toolchain (warmToolchains.ts) uses it as its compile step.
  *
  * Per program, in the build step's sandbox, the steps `go test -x` shows, with the same tools and
  * flags (directPlan):
@@ -18,7 +18,7 @@
  * does not cover exactly (a TestMain, examples, benchmarks, fuzz targets, an import outside the
  * standard library, or a package clause it cannot read) takes the plain `go test -c` step.
  *
- * Batches (batchPlan, for the process runner's compileBatch: infra/sandbox/warm/toolchains.ts):
+ * Batches (batchPlan, for the process runner's compileBatch: infra/sandbox/warm/warmToolchains.ts):
  * the same compile and vet per program, each as a package of its own, then one test main whose
  * first argument picks the package, and one link; packages whose presence would change another
  * program's run (init work, big data, unsafe) are built alone (packageFits).

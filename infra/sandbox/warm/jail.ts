@@ -1,13 +1,13 @@
 /**
  * The jail of the warm compiler servers (lineServer.ts: the javac and tsc servers of
- * toolchains.ts), each a long-lived process serving the build directories under one root. The
+ * warmToolchains.ts), each a long-lived process serving the build directories under one root. The
  * same isolation as the process runner's steps (process/bwrapStep.ts), built from bubblewrap and
  * util-linux:
- *   bwrap  new pid, ipc, uts, network (and where possible cgroup) namespaces, a fresh root with
- *          /usr and /etc read-only plus the toolchain's own directories read-only, a fresh /proc
- *          and /dev, a size-capped tmpfs /tmp, the root of the build directories read-write at
- *          /job, an empty environment (PATH, LANG and HOME only), every process killed when its
- *          pid 1 ends;
+ *   bwrap  the project's one bubblewrap policy (../bwrapPolicy.ts: new pid, ipc, uts, network and
+ *          where possible cgroup namespaces, a fresh root with /usr and /etc read-only plus the
+ *          toolchain's own directories read-only, a fresh /proc and /dev, a size-capped tmpfs
+ *          /tmp, an empty environment), plus the root of the build directories read-write at /job,
+ *          LANG and HOME set; every process killed when its pid 1 ends;
  *   unshare --net  a second network namespace, in which loopback is down: no connection at all,
  *          not even to the sandbox's own loopback;
  *   setpriv  the servers' own uid (SERVER_UID; the samples' uids are the runner's), no
@@ -16,7 +16,7 @@
  * The server's deadline per request is LineServer's: past it, the whole jail is killed.
  */
 import { realpathSync } from 'node:fs';
-import { findBwrap, mountPointParents, systemMounts } from '../bwrapHost.js';
+import { environmentArgs, findBwrap, isolationArgs, readOnlyMountArgs } from '../bwrapPolicy.js';
 
 export interface JailLimits {
   /** CPU seconds (RLIMIT_CPU). */
@@ -43,8 +43,6 @@ export interface JailSpec {
 /** The uid of the warm compiler servers (the samples' uids are the process runner's, far above). */
 export const SERVER_UID = 61000;
 
-const SYSTEM_PATH = '/usr/local/bin:/usr/bin:/bin';
-
 function findBwrapBinary(): string {
   const bwrap = findBwrap();
   if (!bwrap) throw new Error('bwrap is not installed: run scripts/install-sandbox.sh');
@@ -58,19 +56,12 @@ export function jailArgv(spec: JailSpec, command: string[]): string[] {
   const { limits } = spec;
   const args = [
     findBwrapBinary(),
-    '--die-with-parent', '--new-session',
-    '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net', '--unshare-cgroup-try',
-    '--hostname', 'sandbox',
-    ...systemMounts(),
-    '--proc', '/proc', '--dev', '/dev',
-    '--perms', '1777', '--size', String(256 << 20), '--tmpfs', '/tmp',
+    ...isolationArgs({ tmpBytes: 256 << 20, tmpWorldWritable: true, ownUserNamespace: false }),
+    ...readOnlyMountArgs(roots.map((root) => ({ host: root, sandbox: root }))),
   ];
-  // bwrap creates a mount point's parents with the host's modes (/root is 0700): make them traversable.
-  for (const dir of mountPointParents([...roots, '/job'])) if (!['/usr', '/tmp'].includes(dir)) args.push('--perms', '0755', '--dir', dir);
-  for (const root of roots) args.push('--ro-bind', root, root);
   args.push('--bind', spec.jobDir, '/job', '--chdir', '/job');
   if (process.getuid?.() === 0) args.push('--cap-drop', 'ALL', '--cap-add', 'CAP_SYS_ADMIN', '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_DAC_OVERRIDE');
-  args.push('--clearenv', '--setenv', 'PATH', SYSTEM_PATH, '--setenv', 'LANG', 'C.UTF-8', '--setenv', 'HOME', '/job');
+  args.push(...environmentArgs({ LANG: 'C.UTF-8', HOME: '/job' }));
   args.push('--', '/usr/bin/unshare', '--net');
   if (process.getuid?.() === 0) {
     args.push('/usr/bin/setpriv', `--reuid=${spec.uid}`, `--regid=${spec.uid}`, '--clear-groups', '--inh-caps=-all', '--no-new-privs');

@@ -25,7 +25,7 @@ import { z } from 'zod';
 import type { ExecutionLimits } from '../../../domain/execution/types.js';
 import { BUILD_DIR, type Mount, type SharedOutcome, type SharedRun, type StepResult } from '../process/contract.js';
 import { runLimits } from '../process/toolchains/common.js';
-import { nodeArgs } from '../process/toolchains/javascript.js';
+import { nodeArgs } from '../process/toolchains/js.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const RUNNER_IN_SANDBOX = '/opt/explora-js';

@@ -2,7 +2,7 @@
  * A long-lived compiler in the jail, spoken to one request line and one answer line at a time
  * (JavacServer.java, ts/tscServer.cjs). The jail's job directory is the root of the process
  * runner's build directories (each sample's build directory is a subdirectory of it, owned by the
- * server's uid while it compiles: toolchains.ts's ServedCompiler). A request past its deadline
+ * server's uid while it compiles: warmToolchains.ts's ServedCompiler). A request past its deadline
  * kills the server (and every process in its jail); that request is a timeout, the others in
  * flight are sent again to a fresh server.
  */

@@ -9,6 +9,8 @@ import type { MemoryLimitKind, RunOutcome, StepLimits, StepResult, ToolchainChec
 /** The repository's root (tools installed by scripts/install-toolchains.sh live in its .tools/). */
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
 export const TOOLS_DIR = process.env.EXPLORA_TOOLS_DIR ?? join(REPO_ROOT, '.tools');
+/** Where scripts/install-warm-compilers.sh puts javatuples (the plain Java toolchain's too), the javac server and the C++ PCH. */
+export const WARM_TOOLS_DIR = join(TOOLS_DIR, 'multiple');
 
 /** Limits of a compile step (the languages' own, domain/languages/multiple.ts); RLIMIT_DATA, since compilers reserve large arenas. */
 export const COMPILE_LIMITS: StepLimits = { ...MULTIPLE_COMPILE_LIMITS, memoryKind: 'data', maxOpenFiles: 4096 };

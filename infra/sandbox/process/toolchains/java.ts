@@ -12,10 +12,9 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { WARM_TOOLS_DIR } from '../../warm/paths.js';
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
-import { COMPILE_LIMITS, exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
+import { COMPILE_LIMITS, exitedWith, firstLine, killedBy, probeVersion, runLimits, WARM_TOOLS_DIR } from './common.js';
 
 /** Fetched (sha-256 pinned) by scripts/install-warm-compilers.sh; the plain and the warm Java toolchains share it. */
 export const JAVATUPLES_JAR = join(WARM_TOOLS_DIR, 'javatuples-1.2.jar');

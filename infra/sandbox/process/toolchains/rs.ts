@@ -32,7 +32,7 @@ export function classifyRust(run: StepResult): RunOutcome {
   return exitedWith(run);
 }
 
-export function rustToolchain(): Toolchain {
+export function rsToolchain(): Toolchain {
   return {
     language: 'rs',
     name: 'Rust',

@@ -16,7 +16,7 @@
  *               linked as the toolchain's shared library, which the run step finds: the link
  *               shrinks from the whole static std to a few symbols) and `-C strip=debuginfo`;
  *               neither changes what the program computes or which checks it makes. Batches
- *               compile several programs per rustc call (rustBatch.ts), each run alone.
+ *               compile several programs per rustc call (rsBatch.ts), each run alone.
  *   go_test.go  Go's tools directly (go.ts's direct route: go test's own compile, vet and link
  *               steps), or the plain `go test -c` step for a file the direct route does not cover.
  *   java, ts    a ServedStep: the same compile in a warm server, in a jail of its own (jail.ts,
@@ -38,20 +38,19 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ExecutionLimits } from '../../../domain/execution/types.js';
 import { BUILD_DIR, type BatchCompile, type BatchOutcome, type ServedStep, type StepResult, type Toolchain } from '../process/contract.js';
-import { COMPILE_LIMITS as STEP_COMPILE_LIMITS } from '../process/toolchains/common.js';
+import { COMPILE_LIMITS as STEP_COMPILE_LIMITS, WARM_TOOLS_DIR } from '../process/toolchains/common.js';
 import { cppToolchain } from '../process/toolchains/cpp.js';
 import { goToolchain } from '../process/toolchains/go.js';
 import { JAVATUPLES_JAR, javaToolchain } from '../process/toolchains/java.js';
-import { rustToolchain } from '../process/toolchains/rust.js';
-import { typescriptToolchain } from '../process/toolchains/typescript.js';
+import { rsToolchain } from '../process/toolchains/rs.js';
+import { tsToolchain } from '../process/toolchains/ts.js';
 import { GoDirectRoute, packageFits } from './go.js';
-import { chownTree } from '../bwrapHost.js';
+import { chownTree } from '../bwrapPolicy.js';
 import { COMPILE_LIMITS, SERVER_UID } from './jail.js';
 import { LineServer, ServerTimeout } from './lineServer.js';
-import { WARM_TOOLS_DIR } from './paths.js';
-import { rustCompileBatch } from './rustBatch.js';
+import { rsCompileBatch } from './rsBatch.js';
 import { jsRunTogether, SHARED_RUNNER_MOUNT } from './jsSharedProcess.js';
-import { javascriptToolchain } from '../process/toolchains/javascript.js';
+import { jsToolchain } from '../process/toolchains/js.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const PCH_IN_SANDBOX = '/opt/explora-pch';
@@ -63,8 +62,8 @@ export const CPP_PCH_PREFIX = '#include<assert.h>\n#include<bits/stdc++.h>\n';
 /** rustc's flags beside MultiPL-E's command (see the header). */
 export const RUST_FAST_FLAGS = ['-C', 'prefer-dynamic', '-C', 'strip=debuginfo'];
 
-export function warmJavascriptToolchain(): Toolchain {
-  const base = javascriptToolchain();
+export function warmJsToolchain(): Toolchain {
+  const base = jsToolchain();
   return { ...base, mounts: () => [...base.mounts(), SHARED_RUNNER_MOUNT], runTogether: jsRunTogether };
 }
 
@@ -82,8 +81,8 @@ export function warmCppToolchain(pchDir = join(WARM_TOOLS_DIR, 'cpp-pch')): Tool
   };
 }
 
-export function warmRustToolchain(): Toolchain {
-  const base = rustToolchain();
+export function warmRsToolchain(): Toolchain {
+  const base = rsToolchain();
   let libDir: string | undefined;
   const stdLibInSandbox = (): string => {
     if (libDir) return libDir;
@@ -107,7 +106,7 @@ export function warmRustToolchain(): Toolchain {
     run,
     // The batch's command is the lone step's own (these flags included), and its programs run
     // with the lone run step, so a batched program is compiled and run exactly as alone.
-    compileBatch: rustCompileBatch({
+    compileBatch: rsCompileBatch({
       lone: (limits, program) => {
         const step = compile(limits, program);
         if (step?.kind !== 'sandbox') throw new Error('the Rust compile step is a sandboxed rustc');
@@ -286,8 +285,8 @@ export function warmJavaToolchain(): Toolchain {
   };
 }
 
-export function warmTypescriptToolchain(): Toolchain {
-  const base = typescriptToolchain();
+export function warmTsToolchain(): Toolchain {
+  const base = tsToolchain();
   const typescriptDir = dirname(createRequire(import.meta.url).resolve('typescript/package.json'));
   const served = new ServedCompiler(
     () => ({ argv: [process.execPath, '--max-old-space-size=1024', join(HERE, 'ts/tscServer.cjs'), typescriptDir], readOnly: [typescriptDir, join(HERE, 'ts')] }),

@@ -1,5 +1,5 @@
 /**
- * SandboxExecutor: runs untrusted Python programs, many at once, each isolated.
+ * PythonExecutor: runs untrusted Python programs, many at once, each isolated.
  *
  * Architecture. One long-lived "zygote" (zygote.py) is started per executor: a forker process
  * that has already imported the modules programs commonly use and, for every program, forks a
@@ -70,8 +70,8 @@ import {
   type ExecutionRequest,
   type ExecutionResult,
 } from '../../domain/execution/types.js';
-import { bwrapLaunch, directLaunch, probePythonLayout, type LaunchCommand, type SandboxBackend } from './backends.js';
-import { findBwrap } from './bwrapHost.js';
+import { bwrapLaunch, directLaunch, probePythonLayout, type LaunchCommand, type SandboxBackend } from './pythonLaunch.js';
+import { findBwrap } from './bwrapPolicy.js';
 import { encodeFrame, FrameDecoder } from './framing.js';
 
 export const ZYGOTE_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'zygote.py');
@@ -98,7 +98,7 @@ export function defaultSandboxConcurrency(): number {
   return availableParallelism() + 2;
 }
 
-export interface SandboxExecutorOptions {
+export interface PythonExecutorOptions {
   backend?: SandboxBackend;
   /** Interpreter to run programs with; default: resolveSandboxPython() (EXPLORA_PYTHON, else the sandbox venv with numpy and pandas, else the real python3). */
   python?: string;
@@ -109,7 +109,7 @@ export interface SandboxExecutorOptions {
   preimport?: string[];
   /**
    * Resolve the interpreter's shared-library symbols once in the zygote (LD_BIND_NOW, see
-   * backends.ts) rather than lazily in every sample; default true (false: for measuring it).
+   * pythonLaunch.ts) rather than lazily in every sample; default true (false: for measuring it).
    */
   eagerBinding?: boolean;
   /** First uid of the per-slot uids (root only); default: a random block, distinct per executor. */
@@ -174,11 +174,11 @@ interface Zygote {
   hostTmp: string | undefined;
 }
 
-export class SandboxExecutor {
+export class PythonExecutor {
   readonly backend: SandboxBackend;
   readonly concurrency: number;
   readonly limits: ExecutionLimits;
-  private readonly options: SandboxExecutorOptions;
+  private readonly options: PythonExecutorOptions;
   private readonly uidBase: number;
   private zygote: Zygote | undefined;
   private starting: Promise<void> | undefined;
@@ -191,7 +191,7 @@ export class SandboxExecutor {
   private readonly statsWaiters = new Map<string, (stats: ZygoteStats) => void>();
   private restarts = 0;
 
-  constructor(options: SandboxExecutorOptions = {}) {
+  constructor(options: PythonExecutorOptions = {}) {
     this.options = options;
     this.backend = options.backend ?? 'bwrap';
     this.concurrency = Math.max(1, options.concurrency ?? defaultSandboxConcurrency());
@@ -217,7 +217,7 @@ export class SandboxExecutor {
   }
 
   async start(): Promise<void> {
-    if (this.closed) throw new Error('SandboxExecutor is closed');
+    if (this.closed) throw new Error('PythonExecutor is closed');
     if (this.zygote?.ready) return;
     this.starting ??= this.launch().finally(() => {
       this.starting = undefined;
@@ -264,8 +264,8 @@ export class SandboxExecutor {
     this.closed = true;
     const zygote = this.zygote;
     this.zygote = undefined;
-    for (const { run } of this.waiting.splice(0)) run.reject(new Error('SandboxExecutor closed'));
-    for (const run of this.inFlight.values()) run.reject(new Error('SandboxExecutor closed'));
+    for (const { run } of this.waiting.splice(0)) run.reject(new Error('PythonExecutor closed'));
+    for (const run of this.inFlight.values()) run.reject(new Error('PythonExecutor closed'));
     this.inFlight.clear();
     if (zygote) await this.stopZygote(zygote);
   }
@@ -289,7 +289,7 @@ export class SandboxExecutor {
       const bwrap = findBwrap();
       if (!bwrap) throw new Error('bwrap is not installed: run scripts/install-sandbox.sh, or choose backend "none"');
       const layout = await probePythonLayout(python);
-      if (this.closed) throw new Error('SandboxExecutor closed while starting');
+      if (this.closed) throw new Error('PythonExecutor closed while starting');
       launch = bwrapLaunch({
         bwrap,
         python,

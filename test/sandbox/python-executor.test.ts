@@ -1,16 +1,16 @@
-/** Statuses, outputs, limits, concurrency and recovery of the SandboxExecutor (bwrap backend). */
+/** Statuses, outputs, limits, concurrency and recovery of the PythonExecutor (bwrap backend). */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { directLaunch } from '../../infra/sandbox/backends.js';
-import { SandboxExecutor } from '../../infra/sandbox/executor.js';
+import { directLaunch } from '../../infra/sandbox/pythonLaunch.js';
+import { PythonExecutor } from '../../infra/sandbox/pythonExecutor.js';
 import { isSuccess, type ExecutionResult } from '../../domain/execution/types.js';
 import { liveDescendants } from '../../infra/sandbox/hostProcesses.js';
 
-let executor: SandboxExecutor;
+let executor: PythonExecutor;
 
 beforeAll(async () => {
   // Ample time: only a program that really hangs may time out, however loaded the machine.
-  executor = new SandboxExecutor({ concurrency: 4, limits: { timeoutMs: 10_000, maxOutputBytes: 1024 } });
+  executor = new PythonExecutor({ concurrency: 4, limits: { timeoutMs: 10_000, maxOutputBytes: 1024 } });
   await executor.start();
 });
 
@@ -138,7 +138,7 @@ describe('isolation between samples', () => {
   });
 
   it('a pre-imported random is reseeded in every sample', async () => {
-    const own = new SandboxExecutor({ concurrency: 2, preimport: ['random'] });
+    const own = new PythonExecutor({ concurrency: 2, preimport: ['random'] });
     try {
       const results = await own.runMany(
         Array.from({ length: 4 }, (_, i) => ({ id: `r${i}`, program: 'import sys\nassert "random" in sys.modules\nimport random\nprint(random.random())\n' })),
@@ -163,7 +163,7 @@ describe('isolation between samples', () => {
     // The zygote starts with LD_BIND_NOW when binding eagerly, and clears its environment before any
     // sample runs: the variable is in the zygote's start-up environment block (which the host's
     // /proc shows) and in no sample's os.environ.
-    const own = new SandboxExecutor({ eagerBinding, concurrency: 1 });
+    const own = new PythonExecutor({ eagerBinding, concurrency: 1 });
     try {
       const [result] = await own.runMany([{ id: 'env', program: 'import os\nprint(" ".join(sorted(os.environ)))\n' }]);
       expect(result!.status, JSON.stringify(result)).toBe('passed');
@@ -189,7 +189,7 @@ describe('isolation between samples', () => {
 
 describe('recovery', () => {
   it.each(['forker', 'supervisor'])('restarts the zygote when its %s dies, and runs the next samples', async (role) => {
-    const own = new SandboxExecutor({ concurrency: 2 });
+    const own = new PythonExecutor({ concurrency: 2 });
     try {
       await own.start();
       expect((await own.run({ id: 'before', program: 'pass' })).status).toBe('passed');
@@ -208,7 +208,7 @@ describe('recovery', () => {
   });
 
   it('the weaker backend (no namespaces) runs and classifies programs too', async () => {
-    const weak = new SandboxExecutor({ backend: 'none', concurrency: 2, limits: { timeoutMs: 1_000 } });
+    const weak = new PythonExecutor({ backend: 'none', concurrency: 2, limits: { timeoutMs: 1_000 } });
     try {
       const results = await weak.runMany([
         { id: 'p', program: 'assert True' },

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type { Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
-import { classifyNode, javascriptToolchain, nodeArgs } from './javascript.js';
+import { classifyNode, jsToolchain, nodeArgs } from './js.js';
 import { COMPILE_LIMITS, probeVersion } from './common.js';
 
 const TSC_IN_SANDBOX = '/opt/typescript';
@@ -21,12 +21,12 @@ function typescriptDir(): string | undefined {
   }
 }
 
-export function typescriptToolchain(): Toolchain {
+export function tsToolchain(): Toolchain {
   return {
     language: 'ts',
     name: 'TypeScript (tsc + Node.js)',
     check: () => {
-      const node = javascriptToolchain().check();
+      const node = jsToolchain().check();
       if (!node.ok) return node;
       const dir = typescriptDir();
       if (!dir) return { ok: false, missing: "TypeScript's compiler (the npm package typescript)", install: 'run `npm install` in the repository (typescript is a dependency)' };
@@ -40,7 +40,7 @@ export function typescriptToolchain(): Toolchain {
       env: { LANG: 'C.UTF-8', HOME: '/tmp' },
       limits: COMPILE_LIMITS,
     }),
-    run: (limits) => ({ ...javascriptToolchain().run(limits), argv: nodeArgs(limits, `${BUILD_DIR}/program.js`) }),
+    run: (limits) => ({ ...jsToolchain().run(limits), argv: nodeArgs(limits, `${BUILD_DIR}/program.js`) }),
     classify: classifyNode,
   };
 }

@@ -260,7 +260,7 @@ export function programBinary(batchBinary: Buffer, index: number, programs: read
 }
 
 /** The Toolchain's `compileBatch` for Rust (see the header). */
-export function rustCompileBatch(options: RustBatchOptions): (limits: ExecutionLimits, programs: readonly string[]) => BatchCompile | null {
+export function rsCompileBatch(options: RustBatchOptions): (limits: ExecutionLimits, programs: readonly string[]) => BatchCompile | null {
   return (limits, programs) => {
     const members = programs.map((_, i) => i).filter((i) => refusal(programs[i]!) === null);
     if (members.length < 2 || !remapScopeSupported(options.hostRustc)) return null;

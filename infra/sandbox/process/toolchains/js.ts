@@ -31,7 +31,7 @@ export function classifyNode(run: StepResult): RunOutcome {
   return exitedWith(run);
 }
 
-export function javascriptToolchain(): Toolchain {
+export function jsToolchain(): Toolchain {
   return {
     language: 'js',
     name: 'JavaScript (Node.js)',

@@ -2,11 +2,12 @@ import { execFile } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { z } from 'zod';
-import { mountPointParents, systemMounts } from './bwrapHost.js';
+import { environmentArgs, isolationArgs, readOnlyMountArgs, SANDBOX_PATH } from './bwrapPolicy.js';
 
 /**
- * How the zygote process is launched for each backend. What each backend isolates is described at
- * the top of executor.ts; this module only builds command lines.
+ * How the Python zygote is launched for each backend: inside bubblewrap (the project's one policy,
+ * bwrapPolicy.ts, plus the zygote's capabilities) or directly. What each backend isolates is
+ * described at the top of pythonExecutor.ts; this module only builds command lines.
  */
 export type SandboxBackend = 'bwrap' | 'none';
 
@@ -18,7 +19,6 @@ export interface LaunchCommand {
 
 /** Where the sandbox finds the zygote script. */
 export const SANDBOX_ZYGOTE_PATH = '/sandbox/zygote.py';
-const SANDBOX_PATH_ENV = '/usr/local/bin:/usr/bin:/bin';
 
 const PythonLayoutSchema = z.object({
   executable: z.string(),
@@ -35,7 +35,7 @@ const PROBE_ARGS = ['-I', '-c', 'import json,sys; print(json.dumps({"executable"
  */
 export function probePythonLayout(python: string): Promise<PythonLayout> {
   return new Promise((resolve, reject) => {
-    execFile(python, PROBE_ARGS, { encoding: 'utf8', env: { PATH: SANDBOX_PATH_ENV } }, (error, out) => {
+    execFile(python, PROBE_ARGS, { encoding: 'utf8', env: { PATH: SANDBOX_PATH } }, (error, out) => {
       if (error) reject(error);
       else {
         try {
@@ -136,50 +136,36 @@ const ZYGOTE_CAPABILITIES = [
 ];
 
 export function bwrapLaunch(options: BwrapLaunchOptions): LaunchCommand {
-  const args = [
-    '--die-with-parent',
-    '--new-session',
-    '--unshare-pid',
-    '--unshare-net',
-    '--unshare-ipc',
-    '--unshare-uts',
-    '--unshare-cgroup-try',
-    '--hostname', 'sandbox',
-    ...systemMounts(),
-    '--proc', '/proc',
-    '--dev', '/dev',
-    '--size', String(options.tmpBytes),
-    '--tmpfs', '/tmp',
-  ];
   const mounts = pythonMounts(options.python, options.layout);
-  // bwrap would create the parents of a mount point with the host's modes (/root is 0700), which
-  // would lock the samples' uids out of the interpreter: create them traversable first.
-  for (const dir of mountPointParents([...mounts.roots, ...(mounts.venv ? [SANDBOX_VENV_PATH] : [])])) args.push('--perms', '0755', '--dir', dir);
-  for (const root of mounts.roots) args.push('--ro-bind', root, root);
-  if (mounts.venv) args.push('--ro-bind', mounts.venv, SANDBOX_VENV_PATH);
-  args.push('--ro-bind', options.zygoteScript, SANDBOX_ZYGOTE_PATH);
+  const args = [
+    ...isolationArgs({ tmpBytes: options.tmpBytes, tmpWorldWritable: false, ownUserNamespace: false }),
+    // The interpreter's directories at their host paths (their parents traversable: /root is 0700
+    // on the host, which would lock the samples' uids out), a venv at its fixed path, the zygote.
+    ...readOnlyMountArgs([
+      ...mounts.roots.map((root) => ({ host: root, sandbox: root })),
+      ...(mounts.venv ? [{ host: mounts.venv, sandbox: SANDBOX_VENV_PATH }] : []),
+      { host: options.zygoteScript, sandbox: SANDBOX_ZYGOTE_PATH },
+    ]),
+  ];
   if (process.getuid?.() === 0) {
     args.push('--cap-drop', 'ALL');
     for (const cap of ZYGOTE_CAPABILITIES) args.push('--cap-add', cap);
   }
   args.push(
-    '--clearenv',
-    '--setenv', 'PATH', SANDBOX_PATH_ENV,
-    '--setenv', 'LANG', 'C.UTF-8',
-    ...(options.eagerBinding ? Object.entries(EAGER_BINDING).flatMap(([name, value]) => ['--setenv', name, value]) : []),
+    ...environmentArgs({ LANG: 'C.UTF-8', ...(options.eagerBinding ? EAGER_BINDING : {}) }),
     '--chdir', '/tmp',
     '--',
     // -S: no site startup (zygote.py adds site-packages itself, without running .pth code).
     mounts.python, '-I', '-S', '-B', SANDBOX_ZYGOTE_PATH, options.zygoteConfig,
   );
-  return { command: options.bwrap, args, env: { PATH: SANDBOX_PATH_ENV } };
+  return { command: options.bwrap, args, env: { PATH: SANDBOX_PATH } };
 }
 
 export function directLaunch(python: string, zygoteScript: string, zygoteConfig: string, eagerBinding: boolean): LaunchCommand {
   return {
     command: python,
     args: ['-I', '-S', '-B', zygoteScript, zygoteConfig],
-    env: { PATH: SANDBOX_PATH_ENV, LANG: 'C.UTF-8', ...(eagerBinding ? EAGER_BINDING : {}) },
+    env: { PATH: SANDBOX_PATH, LANG: 'C.UTF-8', ...(eagerBinding ? EAGER_BINDING : {}) },
   };
 }
 

@@ -1,0 +1,29 @@
+/**
+ * Refuses, before anything runs, problems whose language's toolchain is not installed: names the
+ * dataset, the language, what is missing and how to install it.
+ */
+import type { SweepProblem } from '../../domain/datasets/problems.js';
+import { familyOf } from '../../domain/families/registry.js';
+import { languageRunner } from '../../domain/languages/registry.js';
+import { toolchainFor } from './toolchainRegistry.js';
+
+/** The process languages the problems use that cannot run here, each with why; empty when all can. */
+export function missingToolchains(problems: readonly SweepProblem[]): Array<{ language: string; message: string }> {
+  const languages = new Set(problems.map((p) => familyOf(p).language(p)));
+  const missing: Array<{ language: string; message: string }> = [];
+  for (const language of [...languages].sort()) {
+    const runner = languageRunner(language);
+    switch (runner.kind) {
+      case 'python-zygote':
+        // The Python sandbox's own needs (its interpreter, a dataset's libraries) are checked apart (scripts/lib/requirements.ts).
+        break;
+      case 'process': {
+        const toolchain = toolchainFor(runner.language);
+        const check = toolchain.check();
+        if (!check.ok) missing.push({ language, message: `language ${language} (${toolchain.name}) cannot run here: ${check.missing} is missing; ${check.install}` });
+        break;
+      }
+    }
+  }
+  return missing;
+}
