@@ -113,7 +113,17 @@ const SweepResultsSchema = z.object({
 });
 
 const CellResultsSchema = z.looseObject({
-  per_task: z.array(z.object({ task_id: z.string(), n: z.number().int(), c: z.number().int(), s: z.number().int(), pipeline_length: z.number().int().optional() })),
+  per_task: z.array(
+    z.object({
+      task_id: z.string(),
+      n: z.number().int(),
+      c: z.number().int(),
+      s: z.number().int(),
+      pipeline_length: z.number().int().optional(),
+      scores: z.record(z.string(), z.number().int()).optional(),
+      test_case_accuracy: z.number().optional(),
+    }),
+  ),
   pass_rate_by_pipeline_length: z.record(z.string(), z.object({ tasks: z.number(), pass_rate: z.number() })).optional(),
 });
 

@@ -25,6 +25,10 @@ export interface PerTaskCounts {
   /** succeeded (ran to the end of the test or stopped on an assertion) */
   s: number;
   pipeline_length?: number;
+  /** Passes per named score (evalplus: base, plus); absent for other families. */
+  scores?: Record<string, number>;
+  /** Mean over samples of the fraction of test cases passed (APPS); absent for other families. */
+  test_case_accuracy?: number;
 }
 
 export interface ReportCell extends CellScores {
