@@ -387,7 +387,7 @@ function renderComparisons(data: SweepReportData, opts: Required<RenderOptions>)
             ? `<td rowspan="${pair.metrics.length}">${esc(labels[pair.a])}</td><td rowspan="${pair.metrics.length}">${esc(labels[pair.b])}</td><td class="num" rowspan="${pair.metrics.length}">${int(pair.tasks)}</td>`
             : '';
         const tail = mi === 0 ? `<td rowspan="${pair.metrics.length}">${pairFlips(pair, labels, opts.maxListedTasks)}${pair.confounded.length ? `<div class="muted">differ in ${esc(pair.confounded.join(' and '))}</div>` : ''}</td>` : '';
-        return `<tr class="${mi === 0 ? 'pair-start' : ''}${sig ? ' significant' : ''}" data-a="${esc(pair.a)}" data-b="${esc(pair.b)}" data-metric="${esc(m.metric)}" data-diff="${m.diff}" data-p="${m.p}" data-p-holm="${m.pHolm}">${head}<td>${esc(m.metric)}</td><td class="num">${signedPct(m.diff)}</td><td class="num">${range(m.bootstrap)}</td><td class="num">${range(m.normal)}</td><td>${TEST_TEXT[m.test]}</td><td class="num">${formatP(m.p)}</td><td class="num">${formatP(m.pHolm)}${sig ? ' <span class="sig" title="significant after Holm">★</span>' : ''}</td>${tail}</tr>`;
+        return `<tr class="${mi === 0 ? 'pair-start' : ''}${sig ? ' significant' : ''}" data-a="${esc(pair.a)}" data-b="${esc(pair.b)}" data-metric="${esc(m.metric)}" data-diff="${m.diff}" data-p="${m.p}" data-p-holm="${m.pHolm}">${head}<td>${esc(m.metric)}</td><td class="num">${signedPct(m.diff)}</td><td class="num nowrap">${range(m.bootstrap)}</td><td class="num nowrap">${range(m.normal)}</td><td>${TEST_TEXT[m.test]}</td><td class="num">${formatP(m.p)}</td><td class="num">${formatP(m.pHolm)}${sig ? ' <span class="sig" title="significant after Holm">★</span>' : ''}</td>${tail}</tr>`;
       }),
     );
     const dropped = cmp.selection.kind === 'shared' ? `<p class="note">Compared on the ${int(cmp.selection.taskIds.length)} tasks every cell scored; left out: ${cmp.selection.dropped.map((x) => `${esc(labels[x.ref] ?? x.ref)} ${int(x.tasks.length)}`).join(', ')}.</p>` : '';
@@ -858,6 +858,7 @@ table.comparisons tr.pair-start > td { border-top:2px solid #aab4be; }
 table.comparisons tr.significant > td:not([rowspan]) { background:#eaf4e6; }
 .sig { color:#2d7a2d; font-weight:700; }
 .flip-list { font-size:12px; margin:2px 0; max-width:420px; }
+td.nowrap { white-space:nowrap; }
 `;
 
 /** The whole report page. */
