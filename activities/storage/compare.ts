@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { ComparedTaskSchema, type ComparedCell } from '../../domain/compare/compare.js';
 import type { CellRef } from '../../domain/compare/refs.js';
+import { CellProvenanceSchema } from '../../domain/sweep/provenance.js';
 import { cellFileKey, sweepResultsKey } from '../../domain/sweep/keys.js';
 import { getText, s3Uri, type Bucket } from '../../infra/s3.js';
 
@@ -27,7 +28,7 @@ const SweepResultsSchema = z.object({
   ),
 });
 
-const CellResultsSchema = z.looseObject({ per_task: z.array(ComparedTaskSchema) });
+const CellResultsSchema = z.looseObject({ per_task: z.array(ComparedTaskSchema), provenance: CellProvenanceSchema.optional() });
 
 /** A stored file that is not what explora writes. */
 export class CompareInputError extends Error {}
@@ -78,6 +79,7 @@ export async function loadComparedCells(bucket: Bucket, refs: readonly CellRef[]
       ...(c.prompt !== undefined ? { prompt: c.prompt } : {}),
       k: Object.keys(summary.passAtK).map((k) => Number(k.split('@')[1])),
       tasks: cell.per_task,
+      ...(cell.provenance ? { provenance: cell.provenance } : {}),
     });
   }
   return out;

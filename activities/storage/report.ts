@@ -22,6 +22,7 @@ import { renderSweepReport, type RenderOptions } from '../../domain/report/html.
 import { hasPaperAnalyses } from '../../domain/report/paperAnalyses.js';
 import { ExplorationTraceSchema, type ExplorationTrace } from '../../domain/report/trace.js';
 import { StoredPromptTemplateSchema } from '../../domain/methods/storedPromptTemplate.js';
+import { CellProvenanceSchema } from '../../domain/sweep/provenance.js';
 import {
   ReportSampleSchema,
   sweepReportKey,
@@ -125,6 +126,7 @@ const CellResultsSchema = z.looseObject({
     }),
   ),
   pass_rate_by_pipeline_length: z.record(z.string(), z.object({ tasks: z.number(), pass_rate: z.number() })).optional(),
+  provenance: CellProvenanceSchema.optional(),
 });
 
 const StoredConfigSchema = z.looseObject({ sweep_id: z.string().optional(), config_sha256: z.string().optional(), config: z.unknown() });
@@ -294,6 +296,7 @@ export async function loadSweepReportData(bucket: Bucket, sweepId: string, opts:
       cost: summary.cost,
       perTask: detail?.per_task ?? [],
       ...(detail?.pass_rate_by_pipeline_length ? { passRateByPipelineLength: detail.pass_rate_by_pipeline_length } : {}),
+      ...(detail?.provenance ? { provenance: detail.provenance } : {}),
       // The same loader and computation as scripts/paper-analyses.ts.
       ...(detail && hasPaperAnalyses(summary.cell.method) ? { paperAnalyses: await cellPaperAnalyses(bucket, sweepId, id, detail.per_task) } : {}),
     });

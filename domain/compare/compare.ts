@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { passAtK } from '../metrics/passAtK.js';
+import { unexplainedDifferences, type CellProvenance } from '../sweep/provenance.js';
 import {
   DEFAULT_BOOTSTRAP_RESAMPLES,
   DEFAULT_SEED,
@@ -44,6 +45,8 @@ export interface ComparedCell {
   /** The k the cell's sweep asked for. */
   k: number[];
   tasks: ComparedTask[];
+  /** From the cell's results.json; absent from results stored before it was recorded. */
+  provenance?: CellProvenance;
 }
 
 /** The factors two compared cells may differ in; a pair differing in more than one is confounded. */
@@ -119,6 +122,11 @@ export interface PairComparison {
   flips: { aOnly: TaskFlip[]; bOnly: TaskFlip[] };
   /** Factors besides the compared one the two cells differ in (e.g. model and method both). */
   confounded: string[];
+  /**
+   * Provenance the factors they differ in do not explain (another explora commit, Python version,
+   * dataset file, endpoint...): the difference may come from those too.
+   */
+  provenance: Array<{ field: string; a: string; b: string }>;
 }
 
 export interface Comparison {
@@ -198,7 +206,8 @@ export function compareCells(cells: readonly ComparedCell[], opts: CompareOption
           aOnly: a.flatMap((t, x) => (t.c > 0 && b[x]!.c === 0 ? [flip(t, b[x]!)] : [])),
           bOnly: a.flatMap((t, x) => (t.c === 0 && b[x]!.c > 0 ? [flip(t, b[x]!)] : [])),
         },
-        confounded: differingFactors(cells[i]!, cells[j]!),
+        confounded: confounded(cells[i]!, cells[j]!),
+        provenance: unexplainedDifferences(cells[i]!.provenance, cells[j]!.provenance, differingFactors(cells[i]!, cells[j]!)),
       });
     }
   }
@@ -219,9 +228,14 @@ export function compareCells(cells: readonly ComparedCell[], opts: CompareOption
   };
 }
 
-/** The factors two cells differ in, when more than one: their difference is not the effect of any one factor. */
+/** The factors two cells differ in. */
 function differingFactors(a: ComparedCell, b: ComparedCell): string[] {
-  const differ = FACTORS.filter((f) => (a[f] ?? null) !== (b[f] ?? null));
+  return FACTORS.filter((f) => (a[f] ?? null) !== (b[f] ?? null));
+}
+
+/** The factors two cells differ in, when more than one: their difference is not the effect of any one factor. */
+function confounded(a: ComparedCell, b: ComparedCell): string[] {
+  const differ = differingFactors(a, b);
   return differ.length > 1 ? differ : [];
 }
 

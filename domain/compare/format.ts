@@ -50,6 +50,7 @@ export function formatComparison(cmp: Comparison, opts: { maxFlips: number }): s
     if (pair.confounded.length) {
       out.push(`  warning: the cells differ in ${pair.confounded.join(' and ')}; the difference is not the effect of one of them alone`);
     }
+    for (const d of pair.provenance) out.push(`  warning: the cells differ in ${d.field}: A ${d.a}, B ${d.b}`);
     out.push('');
   }
   const m = cmp.pairs.length;

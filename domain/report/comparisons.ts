@@ -26,6 +26,7 @@ function asCompared(sweepId: string, c: ReportCell): ComparedCell {
     ...(c.promptName !== undefined ? { prompt: c.promptName } : {}),
     k: Object.keys(c.passAtK).map((k) => Number(k.split('@')[1])),
     tasks: c.perTask,
+    ...(c.provenance ? { provenance: c.provenance } : {}),
   };
 }
 

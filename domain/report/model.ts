@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { SampleRecordSchema } from '../sweep/records.js';
 import type { CellScores } from '../sweep/results.js';
 import type { PaperAnalyses } from './paperAnalyses.js';
+import type { CellProvenance } from '../sweep/provenance.js';
 import { ExplorationTraceSchema } from './trace.js';
 import type { PromptTemplate } from '../methods/promptTemplate.js';
 
@@ -54,6 +55,8 @@ export interface ReportCell extends CellScores {
    * from its stored traces: ExploraCoder- and CAPIR-family cells only (hasPaperAnalyses).
    */
   paperAnalyses?: PaperAnalyses;
+  /** Where the cell's numbers come from (its results.json); absent from results stored before it was recorded. */
+  provenance?: CellProvenance;
 }
 
 export interface ReportProblem {

@@ -4,12 +4,17 @@
  * against the ones the scripted rates imply, its refusals and exit codes), then the report's
  * comparison section opened in headless Chromium.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Comparison } from '../../domain/compare/compare.js';
 import { holmAdjust, mcnemarExact } from '../../domain/compare/stats.js';
+import type { CellProvenance } from '../../domain/sweep/provenance.js';
+import { cellFileKey, sweepDatasetKey, sweepResultsKey } from '../../domain/sweep/keys.js';
+import { getBytes, getText, sha256Hex } from '../../infra/s3.js';
+import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { runTs, spawnTs } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
@@ -185,6 +190,34 @@ describe('scripts/compare.ts on real sweeps', () => {
     expect(help.stdout).toContain('EXPLORA_S3_BUCKET');
   });
 
+  it("records each cell's provenance in its results.json: commit, dataset bytes, endpoint, template, versions", async () => {
+    const results = JSON.parse((await getText(bucket, cellFileKey(sweepId, 'humaneval.strong.direct.t0.2', 'results.json')))!);
+    const p: CellProvenance = results.provenance;
+    const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8'));
+    expect(p.explora).toEqual({ version: pkg.version, commit: execFileSync('git', ['rev-parse', 'HEAD'], { cwd: PROJECT_ROOT }).toString().trim() });
+    expect(p.config_sha256).toBe(JSON.parse((await getText(bucket, sweepResultsKey(sweepId)))!).config_sha256);
+    expect(p.dataset_sha256).toBe(sha256Hex((await getBytes(bucket, sweepDatasetKey(sweepId, 'humaneval')))!));
+    expect(p.model).toEqual({ endpoint: server.url, name: 'scripted-strong' });
+    expect(p.prompt_template_sha256).toBe(sha256Hex(JSON.stringify('default')));
+    expect(p.runtime.node).toMatch(/^v\d+\./);
+    expect(p.runtime.python).toMatch(/^Python 3\./);
+  });
+
+  it('warns when compared cells differ in provenance their factors do not explain', async () => {
+    // The two sweeps' dataset copies hold different task selections (10 and 6 tasks): other bytes.
+    const big = sha256Hex((await getBytes(bucket, sweepDatasetKey(sweepId, 'humaneval')))!);
+    const small = sha256Hex((await getBytes(bucket, sweepDatasetKey(smallSweepId, 'humaneval')))!);
+    expect(big).not.toBe(small);
+    const res = await compare([cell(sweepId, 'weak'), cell(smallSweepId, 'strong'), '--shared-tasks']);
+    expect(res.code, res.output).toBe(0);
+    const warnings = res.stdout.split('\n').filter((l) => l.includes('warning:'));
+    // The model's name and endpoint differ too, but the model is the factor compared.
+    expect(warnings).toEqual([`  warning: the cells differ in dataset_sha256: A ${big}, B ${small}`]);
+    // Within one sweep, nothing to warn about.
+    const same = await compare([cell(sweepId, 'weak'), cell(sweepId, 'strong')]);
+    expect(same.stdout).not.toContain('warning:');
+  });
+
   it("the report's comparison section, in Chromium: every pair, significant ones marked, flips listed", async () => {
     const out = path.join(dir, 'report');
     const res = await runTs('scripts/report.ts', [sweepId, '--out', out], env);
@@ -216,6 +249,13 @@ describe('scripts/compare.ts on real sweeps', () => {
     await flips.locator('summary').click();
     expect(await flips.locator('.flip-list').isVisible()).toBe(true);
     expect(await flips.locator('.task-id').allTextContents()).toEqual(problems.slice(0, 8).map((p) => p.task_id));
+    // The provenance section: a row per cell, the commit cut to 12 characters.
+    await page.click('nav a[href="#provenance"]');
+    const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: PROJECT_ROOT }).toString().trim();
+    expect(await page.locator('#provenance-table tbody tr').count()).toBe(3);
+    expect(await page.locator('#provenance-table td[data-field="explora.commit"]').allTextContents()).toEqual([commit.slice(0, 12), commit.slice(0, 12), commit.slice(0, 12)]);
+    expect(await page.locator('#provenance-table td[data-field="model.name"]').allTextContents()).toEqual(['scripted-strong', 'scripted-weak', 'scripted-twin']);
+    expect(await page.locator('#provenance-table').isVisible()).toBe(true);
     mkdirSync(SHOTS, { recursive: true });
     await page.locator('#compare').screenshot({ path: path.join(SHOTS, 'compare-section.png') });
     expect(errors).toEqual([]);
