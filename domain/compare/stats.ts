@@ -12,22 +12,28 @@ export const Z_975 = 1.959963984540054;
 export const DEFAULT_SEED = 29;
 export const DEFAULT_BOOTSTRAP_RESAMPLES = 10_000;
 export const DEFAULT_PERMUTATIONS = 100_000;
-/** Up to this many non-zero differences the permutation test enumerates every sign pattern (2^20 ≈ 1M). */
-export const EXACT_PERMUTATION_LIMIT = 20;
+/** Up to this many non-zero differences the permutation test enumerates every sign pattern (2^16 = 65,536). */
+export const EXACT_PERMUTATION_LIMIT = 16;
 
 /**
  * mulberry32: a 32-bit state generator, plenty for resampling (not for cryptography). Written here
- * so that a comparison's numbers depend on no library's generator.
+ * so that a comparison's numbers depend on no library's generator. Its raw 32-bit outputs.
  */
-export function seededUniform(seed: number): () => number {
+export function seededUint32(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
     let t = state;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 0x1_0000_0000;
+    return (t ^ (t >>> 14)) >>> 0;
   };
+}
+
+/** Uniform numbers in [0, 1) from seededUint32. */
+export function seededUniform(seed: number): () => number {
+  const next = seededUint32(seed);
+  return () => next() / 0x1_0000_0000;
 }
 
 /**
@@ -171,10 +177,17 @@ export function pairedPermutationTest(diffs: readonly number[], opts: Permutatio
     return { p: Math.min(1, (2 * Math.min(lessEq, greaterEq)) / total), method: 'exact', permutations: total };
   }
   const permutations = opts.permutations ?? DEFAULT_PERMUTATIONS;
-  const uniform = seededUniform(opts.seed ?? DEFAULT_SEED);
+  const next = seededUint32(opts.seed ?? DEFAULT_SEED);
+  const values = Float64Array.from(d);
   for (let r = 0; r < permutations; r++) {
     let s = 0;
-    for (let i = 0; i < m; i++) s += uniform() < 0.5 ? -d[i]! : d[i]!;
+    let bits = 0;
+    // One generator output gives 32 signs, a bit each.
+    for (let i = 0; i < m; i++) {
+      if ((i & 31) === 0) bits = next();
+      s += bits & 1 ? -values[i]! : values[i]!;
+      bits >>>= 1;
+    }
     count(s);
   }
   return { p: Math.min(1, (2 * Math.min(lessEq + 1, greaterEq + 1)) / (permutations + 1)), method: 'monte-carlo', permutations };

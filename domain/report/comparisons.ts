@@ -8,8 +8,13 @@ import type { ReportCell } from './model.js';
 
 /** Fewer resamples than the CLI's 10,000: a grid of many cells has many pairs, and the page is built in one activity. */
 export const REPORT_BOOTSTRAP_RESAMPLES = 2_000;
+/**
+ * Random sign patterns of a permutation test beyond the exact ones (the CLI's: 100,000). Its smallest
+ * p, 2 / 20,001, stays below Holm's smallest threshold for MAX_REPORT_PAIRS pairs (0.05 / 100).
+ */
+export const REPORT_PERMUTATIONS = 20_000;
 /** Beyond this many pairs in a dataset, the section says so and compares none (compare.ts does any chosen few). */
-export const MAX_REPORT_PAIRS = 300;
+export const MAX_REPORT_PAIRS = 100;
 
 export type DatasetComparison =
   | { dataset: string; kind: 'compared'; comparison: Comparison; labels: Record<string, string> }
@@ -42,7 +47,11 @@ export function reportComparisons(sweepId: string, cells: readonly ReportCell[],
       continue;
     }
     try {
-      const comparison = compareCells(mine.map((c) => asCompared(sweepId, c)), { sharedOnly: true, bootstrap: { resamples: REPORT_BOOTSTRAP_RESAMPLES } });
+      const comparison = compareCells(mine.map((c) => asCompared(sweepId, c)), {
+        sharedOnly: true,
+        bootstrap: { resamples: REPORT_BOOTSTRAP_RESAMPLES },
+        permutation: { permutations: REPORT_PERMUTATIONS },
+      });
       out.push({ dataset, kind: 'compared', comparison, labels: Object.fromEntries(mine.map((c) => [`${sweepId}/${c.id}`, label(c)])) });
     } catch (err) {
       out.push({ dataset, kind: 'skipped', reason: (err as Error).message });
