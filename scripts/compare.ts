@@ -6,12 +6,12 @@
  */
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { ENV_DOC } from '../domain/config/env.js';
-import { compareCells, TaskMismatchError } from '../domain/compare/compare.js';
+import { compareCells } from '../domain/compare/compare.js';
 import { formatComparison } from '../domain/compare/format.js';
 import { parseCellRef, type CellRef } from '../domain/compare/refs.js';
 import { loadConfig } from '../infra/config.js';
 import { s3ClientFor } from '../infra/s3.js';
-import { CompareInputError, loadComparedCells } from '../activities/storage/compare.js';
+import { loadComparedCells } from '../activities/storage/compare.js';
 
 class UsageError extends Error {}
 
@@ -75,7 +75,6 @@ const program = new Command('compare')
 program.parseAsync().catch((err: Error) => {
   if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2); // commander printed it
   console.error(`compare: ${err.message}`);
-  if (err instanceof UsageError) process.exit(2);
-  if (err instanceof TaskMismatchError || err instanceof CompareInputError) process.exit(1);
-  process.exit(1);
+  // Cells that cannot be compared (TaskMismatchError, CompareInputError) and anything unexpected: 1.
+  process.exit(err instanceof UsageError ? 2 : 1);
 });
