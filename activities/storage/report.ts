@@ -22,6 +22,7 @@ import { renderSweepReport, type RenderOptions } from '../../domain/report/html.
 import { hasPaperAnalyses } from '../../domain/report/paperAnalyses.js';
 import { ExplorationTraceSchema, type ExplorationTrace } from '../../domain/report/trace.js';
 import { StoredPromptTemplateSchema } from '../../domain/methods/storedPromptTemplate.js';
+import { CellProvenanceSchema } from '../../domain/sweep/provenance.js';
 import {
   ReportSampleSchema,
   sweepReportKey,
@@ -113,8 +114,19 @@ const SweepResultsSchema = z.object({
 });
 
 const CellResultsSchema = z.looseObject({
-  per_task: z.array(z.object({ task_id: z.string(), n: z.number().int(), c: z.number().int(), s: z.number().int(), pipeline_length: z.number().int().optional() })),
+  per_task: z.array(
+    z.object({
+      task_id: z.string(),
+      n: z.number().int(),
+      c: z.number().int(),
+      s: z.number().int(),
+      pipeline_length: z.number().int().optional(),
+      scores: z.record(z.string(), z.number().int()).optional(),
+      test_case_accuracy: z.number().optional(),
+    }),
+  ),
   pass_rate_by_pipeline_length: z.record(z.string(), z.object({ tasks: z.number(), pass_rate: z.number() })).optional(),
+  provenance: CellProvenanceSchema.optional(),
 });
 
 const StoredConfigSchema = z.looseObject({ sweep_id: z.string().optional(), config_sha256: z.string().optional(), config: z.unknown() });
@@ -284,6 +296,7 @@ export async function loadSweepReportData(bucket: Bucket, sweepId: string, opts:
       cost: summary.cost,
       perTask: detail?.per_task ?? [],
       ...(detail?.pass_rate_by_pipeline_length ? { passRateByPipelineLength: detail.pass_rate_by_pipeline_length } : {}),
+      ...(detail?.provenance ? { provenance: detail.provenance } : {}),
       // The same loader and computation as scripts/paper-analyses.ts.
       ...(detail && hasPaperAnalyses(summary.cell.method) ? { paperAnalyses: await cellPaperAnalyses(bucket, sweepId, id, detail.per_task) } : {}),
     });

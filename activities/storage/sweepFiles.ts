@@ -18,6 +18,7 @@ import { familyOf, type DatasetEntry } from '../../domain/families/registry.js';
 import { rowsNeeded, selectTasks, type TaskSelection } from '../../domain/sweep/selection.js';
 import type { S3Ref } from '../../domain/sweep/keys.js';
 import { parseJsonl } from '../../domain/execution/humaneval.js';
+import { cellProvenance } from './provenance.js';
 
 export interface PrepareSweepDatasetInput {
   sweepId: string;
@@ -239,6 +240,14 @@ export function createSweepStorageActivities(bucket: Bucket) {
           await references.close();
         }
         const { summary, results } = out.cell.summary({ k: input.k, cell: input.cell, wallSeconds: input.wallSeconds, resultsKey: fileKey('results.json') });
+        // Where the numbers come from (docs/sweeps.md#provenance); compare.ts warns on what differs.
+        // In the cell's results.json only: the summary travels through workflow histories, kept small.
+        results.provenance = await cellProvenance(bucket, {
+          sweepId: input.sweepId,
+          datasetKey: input.datasetKey,
+          modelId: String(input.cell.model ?? ''),
+          promptTemplate: input.cell.prompt_template,
+        });
         await putFile(bucket, fileKey('generations.json'), out.paths.generations, { contentType: 'application/json' });
         await putFile(bucket, fileKey('references.json'), referencesPath, { contentType: 'application/json' });
         await putFile(bucket, fileKey('samples.jsonl'), out.paths.samples, { contentType: 'application/x-ndjson' });

@@ -14,6 +14,10 @@ import { findMethod } from '../methods/registry.js';
 import type { DatasetDrilldown, DrillTask, ReportCell, ReportSample, SweepReportData } from './model.js';
 import type { PaperAnalyses, PassGroup } from './paperAnalyses.js';
 import type { ExplorationTrace } from './trace.js';
+import { reportComparisons, REPORT_BOOTSTRAP_RESAMPLES } from './comparisons.js';
+import { isSignificant, type MetricComparison, type PairComparison } from '../compare/compare.js';
+import { formatP } from '../compare/format.js';
+import { provenanceFields } from '../sweep/provenance.js';
 
 export interface RenderOptions {
   /** Source of Chart.js's UMD build (dist/chart.umd.min.js), inlined into the page. */
@@ -343,6 +347,84 @@ ${rows.join('\n')}
 </tbody></table>`);
   }
   return parts.length ? `<section id="scores"><h2>Scores by test set</h2>\n${parts.join('\n')}\n</section>` : '';
+}
+
+const TEST_TEXT: Record<MetricComparison['test'], string> = {
+  'mcnemar-exact': 'McNemar exact',
+  'permutation-exact': 'permutation, exact',
+  'permutation-monte-carlo': 'permutation, Monte Carlo',
+};
+
+function pairFlips(pair: PairComparison, labels: Record<string, string>, max: number): string {
+  const list = (flips: PairComparison['flips']['aOnly'], who: string) =>
+    flips.length
+      ? `<div class="flip-list"><b>${esc(who)}</b> only (${int(flips.length)}): ${flips
+          .slice(0, max)
+          .map((f) => `<span class="task-id" title="${esc(`${f.a} vs ${f.b} passing samples`)}">${esc(f.task_id)}</span>`)
+          .join(', ')}${flips.length > max ? ` and ${int(flips.length - max)} more` : ''}</div>`
+      : '';
+  const body = list(pair.flips.aOnly, labels[pair.a] ?? pair.a) + list(pair.flips.bOnly, labels[pair.b] ?? pair.b);
+  return body ? `<details class="flips"><summary>${int(pair.flips.aOnly.length)} / ${int(pair.flips.bOnly.length)}</summary>${body}</details>` : '0 / 0';
+}
+
+/**
+ * Every pair of cells of each dataset compared task by task (domain/compare): the difference of
+ * each score with its paired intervals, the paired test, the p-value after Holm over the dataset's
+ * pairs, significant ones marked; and the tasks one cell solved and the other did not.
+ */
+function renderComparisons(data: SweepReportData, opts: Required<RenderOptions>): string {
+  const compared = reportComparisons(data.sweepId, data.cells, cellLabel);
+  if (!compared.length) return '';
+  const signedPct = (v: number) => `${v >= 0 ? '+' : '−'}${(Math.abs(v) * 100).toFixed(1)}`;
+  const range = (i: { low: number; high: number } | null) => (i ? `[${signedPct(i.low)}, ${signedPct(i.high)}]` : '–');
+  const parts = compared.map((d, di) => {
+    if (d.kind === 'skipped') return `<h3>${esc(d.dataset)}</h3><p class="note">Not compared: ${esc(d.reason)}</p>`;
+    const { comparison: cmp, labels } = d;
+    const rows = cmp.pairs.flatMap((pair) =>
+      pair.metrics.map((m, mi) => {
+        const sig = isSignificant(m, cmp.alpha);
+        const head =
+          mi === 0
+            ? `<td rowspan="${pair.metrics.length}">${esc(labels[pair.a])}</td><td rowspan="${pair.metrics.length}">${esc(labels[pair.b])}</td><td class="num" rowspan="${pair.metrics.length}">${int(pair.tasks)}</td>`
+            : '';
+        const tail = mi === 0 ? `<td rowspan="${pair.metrics.length}">${pairFlips(pair, labels, opts.maxListedTasks)}${pair.confounded.length ? `<div class="muted">differ in ${esc(pair.confounded.join(' and '))}</div>` : ''}${pair.provenance.map((p) => `<div class="provenance-warning">⚠ ${esc(p.field)} differs: ${esc(p.a)} vs ${esc(p.b)}</div>`).join('')}</td>` : '';
+        return `<tr class="${mi === 0 ? 'pair-start' : ''}${sig ? ' significant' : ''}" data-a="${esc(pair.a)}" data-b="${esc(pair.b)}" data-metric="${esc(m.metric)}" data-diff="${m.diff}" data-p="${m.p}" data-p-holm="${m.pHolm}">${head}<td>${esc(m.metric)}</td><td class="num">${signedPct(m.diff)}</td><td class="num nowrap">${range(m.bootstrap)}</td><td class="num nowrap">${range(m.normal)}</td><td>${TEST_TEXT[m.test]}</td><td class="num">${formatP(m.p)}</td><td class="num">${formatP(m.pHolm)}${sig ? ' <span class="sig" title="significant after Holm">★</span>' : ''}</td>${tail}</tr>`;
+      }),
+    );
+    const dropped = cmp.selection.kind === 'shared' ? `<p class="note">Compared on the ${int(cmp.selection.taskIds.length)} tasks every cell scored; left out: ${cmp.selection.dropped.map((x) => `${esc(labels[x.ref] ?? x.ref)} ${int(x.tasks.length)}`).join(', ')}.</p>` : '';
+    return `<h3>${esc(d.dataset)}</h3>${dropped}
+<table class="grid metrics comparisons" id="compare-table-${di}" data-dataset="${esc(d.dataset)}"><thead><tr><th>A</th><th>B</th><th>tasks</th><th>score</th><th>A − B (points)</th><th>95% bootstrap</th><th>95% normal</th><th>test</th><th>p</th><th>p, Holm</th><th>solved by A only / B only</th></tr></thead><tbody>
+${rows.join('\n')}
+</tbody></table>`;
+  });
+  return `<section id="compare"><h2>Pairwise comparisons</h2>
+<p>Every two cells of a dataset, compared on the same tasks. <b>A − B</b>: the mean over tasks of the per-task difference, in percentage points. Its 95% intervals are <b>paired</b> (each task keeps its two values): the bootstrap percentile interval (${int(REPORT_BOOTSTRAP_RESAMPLES)} resamples of the tasks, fixed seed) and the normal approximation (mean ± 1.96 standard errors of the differences). The test: McNemar's exact test when each task has one sample (pass or fail), else the paired permutation test on the per-task values. <b>p, Holm</b>: the p-value adjusted for the number of pairs compared in the dataset (Holm); <span class="sig">★</span> and a green row: below 5%. The last column: tasks only one of the two solved (a passing sample), either way; open it for their ids. See docs/sweeps.md, “Comparing”.</p>
+${parts.join('\n')}
+</section>`;
+}
+
+/**
+ * Where each cell's numbers come from (its results.json's provenance): explora's version and commit,
+ * the config hash, the dataset copy's sha256, the model's endpoint and name, the prompt template's
+ * hash, and the runtime's versions. Empty when no cell recorded any.
+ */
+function renderProvenance(cells: readonly ReportCell[]): string {
+  const recorded = cells.filter((c) => c.provenance);
+  if (!recorded.length) return '';
+  const fields = [...new Set(recorded.flatMap((c) => Object.keys(provenanceFields(c.provenance!))))];
+  const short = (field: string, v: string) => (/sha256|commit/.test(field) && /^[0-9a-f]{40,64}$/.test(v) ? v.slice(0, 12) : v);
+  const rows = recorded.map((c) => {
+    const f = provenanceFields(c.provenance!);
+    return `<tr data-cell="${esc(c.id)}"><td>${esc(cellLabel(c))} <span class="muted">${esc(c.dataset)}</span></td>${fields.map((k) => `<td title="${esc(f[k] ?? '')}" data-field="${esc(k)}">${esc(short(k, f[k] ?? '–'))}</td>`).join('')}</tr>`;
+  });
+  const missing = cells.length - recorded.length;
+  return `<section id="provenance"><h2>Provenance</h2>
+<p>What each cell's numbers depend on besides its factors, as recorded when the cell was finalized: explora's version and git commit, the config's hash, the sha256 of the sweep's copy of the dataset, the model's endpoint and the name sent, the prompt template's hash, and the versions of Node, the sandbox's Python and the compilers on the worker. Hashes are cut to 12 characters (hover for the whole).</p>
+<div class="scroll"><table class="grid" id="provenance-table"><thead><tr><th>cell</th>${fields.map((k) => `<th>${esc(k)}</th>`).join('')}</tr></thead><tbody>
+${rows.join('\n')}
+</tbody></table></div>
+${missing ? `<p class="note">${int(missing)} cell(s) have no recorded provenance (results stored before it was recorded).</p>` : ''}
+</section>`;
 }
 
 function renderCurves(cells: readonly ReportCell[], colors: Map<string, string>, charts: ChartSpec[]): string {
@@ -797,6 +879,12 @@ li.attempt.selected > pre.code { border-color:#59a14f; border-width:2px; }
 .label { font-size:12px; color:var(--muted); font-weight:600; margin-top:4px; }
 input.task-filter { font:inherit; padding:4px 8px; width:280px; margin:4px 0 8px; }
 button { font:inherit; font-size:12px; margin:4px 0; }
+table.comparisons tr.pair-start > td { border-top:2px solid #aab4be; }
+table.comparisons tr.significant > td:not([rowspan]) { background:#eaf4e6; }
+.sig { color:#2d7a2d; font-weight:700; }
+.flip-list { font-size:12px; margin:2px 0; max-width:420px; }
+td.nowrap { white-space:nowrap; }
+.provenance-warning { font-size:12px; color:#8a5a00; }
 `;
 
 /** The whole report page. */
@@ -805,6 +893,7 @@ export function renderSweepReport(data: SweepReportData, options: RenderOptions)
   const charts: ChartSpec[] = [];
   const colors = colorsFor(data.cells);
   const drill = new Map(data.drilldown.map((d) => [d.dataset, new Set(d.tasks.map((t) => t.problem.task_index))]));
+  const comparisons = data.cells.length ? renderComparisons(data, opts) : '';
   const hasPipeline = data.cells.some((c) => c.passRateByPipelineLength && Object.keys(c.passRateByPipelineLength).length);
   const body = data.cells.length
     ? [
@@ -812,6 +901,8 @@ export function renderSweepReport(data: SweepReportData, options: RenderOptions)
         renderConfig(data),
         renderPassTable(data.cells),
         renderExtraScores(data.cells),
+        comparisons,
+        renderProvenance(data.cells),
         renderCurves(data.cells, colors, charts),
         renderCost(data.cells, colors, charts),
         renderPaperAnalyses(data.cells),
@@ -824,6 +915,8 @@ export function renderSweepReport(data: SweepReportData, options: RenderOptions)
   const nav = [
     ['config', 'Config'],
     ['passk', 'pass@k'],
+    ...(comparisons ? [['compare', 'Compare']] : []),
+    ...(data.cells.some((c) => c.provenance) ? [['provenance', 'Provenance']] : []),
     ['curves', 'Curves'],
     ['cost', 'Cost'],
     ...(data.cells.some((c) => c.paperAnalyses) ? [['paper', 'Paper analyses']] : []),

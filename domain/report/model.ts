@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { SampleRecordSchema } from '../sweep/records.js';
 import type { CellScores } from '../sweep/results.js';
 import type { PaperAnalyses } from './paperAnalyses.js';
+import type { CellProvenance } from '../sweep/provenance.js';
 import { ExplorationTraceSchema } from './trace.js';
 import type { PromptTemplate } from '../methods/promptTemplate.js';
 
@@ -25,6 +26,10 @@ export interface PerTaskCounts {
   /** succeeded (ran to the end of the test or stopped on an assertion) */
   s: number;
   pipeline_length?: number;
+  /** Passes per named score (evalplus: base, plus); absent for other families. */
+  scores?: Record<string, number>;
+  /** Mean over samples of the fraction of test cases passed (APPS); absent for other families. */
+  test_case_accuracy?: number;
 }
 
 export interface ReportCell extends CellScores {
@@ -50,6 +55,8 @@ export interface ReportCell extends CellScores {
    * from its stored traces: ExploraCoder- and CAPIR-family cells only (hasPaperAnalyses).
    */
   paperAnalyses?: PaperAnalyses;
+  /** Where the cell's numbers come from (its results.json); absent from results stored before it was recorded. */
+  provenance?: CellProvenance;
 }
 
 export interface ReportProblem {

@@ -1,0 +1,243 @@
+/**
+ * Comparing cells task by task: which tasks they share, every pair's paired differences of each score
+ * with intervals and a test, Holm's adjustment over the pairs, and the tasks that flip. Pure: the
+ * cells' per-task counts come in (from results.json, read by activities/storage/compare.ts).
+ */
+import { z } from 'zod';
+import { passAtK } from '../metrics/passAtK.js';
+import { unexplainedDifferences, type CellProvenance } from '../sweep/provenance.js';
+import {
+  DEFAULT_BOOTSTRAP_RESAMPLES,
+  DEFAULT_SEED,
+  mcnemarExact,
+  pairedBootstrapInterval,
+  pairedNormalInterval,
+  pairedPermutationTest,
+  holmAdjust,
+  type BootstrapOptions,
+  type Interval,
+  type NormalInterval,
+  type PermutationOptions,
+} from './stats.js';
+
+/** A task's counts as a cell's results.json keeps them (`per_task`). */
+export const ComparedTaskSchema = z.object({
+  task_id: z.string(),
+  n: z.number().int().nonnegative(),
+  c: z.number().int().nonnegative(),
+  /** Passes per named score (evalplus: base, plus). */
+  scores: z.record(z.string(), z.number().int().nonnegative()).optional(),
+  /** Mean over samples of the fraction of test cases passed (APPS). */
+  test_case_accuracy: z.number().min(0).max(1).optional(),
+});
+export type ComparedTask = z.infer<typeof ComparedTaskSchema>;
+
+/** One cell as a comparison sees it: where it comes from, its factors, and its per-task counts. */
+export interface ComparedCell {
+  /** `<sweep>/<cell>`. */
+  ref: string;
+  dataset: string;
+  model: string;
+  method: string;
+  temperature: number;
+  nSamples: number;
+  prompt?: string;
+  /** The k the cell's sweep asked for. */
+  k: number[];
+  tasks: ComparedTask[];
+  /** From the cell's results.json; absent from results stored before it was recorded. */
+  provenance?: CellProvenance;
+}
+
+/** The factors two compared cells may differ in; a pair differing in more than one is confounded. */
+const FACTORS = ['dataset', 'model', 'method', 'temperature', 'nSamples', 'prompt'] as const;
+
+export type CompareSelection =
+  | { kind: 'same'; taskIds: string[] }
+  | { kind: 'shared'; taskIds: string[]; dropped: Array<{ ref: string; tasks: string[] }> };
+
+/** Why cells cannot be compared; the message names the tasks. */
+export class TaskMismatchError extends Error {}
+
+/** A cell's scored tasks: those with samples (a task without any is no evidence either way). */
+const scoredIds = (c: ComparedCell) => c.tasks.filter((t) => t.n > 0).map((t) => t.task_id);
+
+function listed(ids: readonly string[], max = 20): string {
+  return ids.length <= max ? ids.join(', ') : `${ids.slice(0, max).join(', ')} and ${ids.length - max} more`;
+}
+
+/**
+ * The tasks every cell is compared on. The same set in every cell, or (with `sharedOnly`) the tasks
+ * all cells have, each cell's others listed as dropped. Throws TaskMismatchError naming, per cell,
+ * the tasks the others lack.
+ */
+export function matchTasks(cells: readonly ComparedCell[], sharedOnly: boolean): CompareSelection {
+  const sets = cells.map((c) => new Set(scoredIds(c)));
+  const first = scoredIds(cells[0]!);
+  const shared = first.filter((id) => sets.every((s) => s.has(id)));
+  const extra = cells.map((c, i) => ({ ref: c.ref, tasks: scoredIds(c).filter((id) => !sets.every((s, j) => j === i || s.has(id))) }));
+  const differs = extra.some((e) => e.tasks.length > 0);
+  if (!differs) return { kind: 'same', taskIds: shared };
+  if (!sharedOnly) {
+    const lines = extra.filter((e) => e.tasks.length).map((e) => `  ${e.ref} has ${e.tasks.length} task(s) the others lack: ${listed(e.tasks)}`);
+    throw new TaskMismatchError(
+      `the cells are not scored on the same tasks (shared: ${shared.length}):\n${lines.join('\n')}\n` +
+        'compare them on the shared tasks only with --shared-tasks',
+    );
+  }
+  if (shared.length === 0) throw new TaskMismatchError(`the cells share no scored task: ${cells.map((c) => c.ref).join(', ')}`);
+  return { kind: 'shared', taskIds: shared, dropped: extra.filter((e) => e.tasks.length) };
+}
+
+/** One score compared on one pair: A minus B. */
+export interface MetricComparison {
+  /** `pass@1`, `base pass@1`, `test-case accuracy`, ... */
+  metric: string;
+  a: number;
+  b: number;
+  /** Mean over tasks of a_i - b_i (= a - b). */
+  diff: number;
+  normal: NormalInterval | null;
+  bootstrap: Interval | null;
+  /** McNemar exact when every value is 0 or 1 (one sample per task), else the paired permutation test. */
+  test: 'mcnemar-exact' | 'permutation-exact' | 'permutation-monte-carlo';
+  p: number;
+  /** p adjusted by Holm over all pairs compared, for this metric. */
+  pHolm: number;
+}
+
+export interface TaskFlip {
+  task_id: string;
+  /** Passing samples of A and B over their samples. */
+  a: string;
+  b: string;
+}
+
+export interface PairComparison {
+  a: string;
+  b: string;
+  tasks: number;
+  metrics: MetricComparison[];
+  /** Tasks A solved (a passing sample) and B did not, and the reverse. */
+  flips: { aOnly: TaskFlip[]; bOnly: TaskFlip[] };
+  /** Factors besides the compared one the two cells differ in (e.g. model and method both). */
+  confounded: string[];
+  /**
+   * Provenance the factors they differ in do not explain (another explora commit, Python version,
+   * dataset file, endpoint...): the difference may come from those too.
+   */
+  provenance: Array<{ field: string; a: string; b: string }>;
+}
+
+export interface Comparison {
+  cells: string[];
+  selection: CompareSelection;
+  pairs: PairComparison[];
+  /** The level significance is marked at (Holm-adjusted p below it). */
+  alpha: number;
+  bootstrap: Required<BootstrapOptions>;
+}
+
+export interface CompareOptions {
+  sharedOnly?: boolean;
+  alpha?: number;
+  bootstrap?: BootstrapOptions;
+  permutation?: PermutationOptions;
+}
+
+/** Per-task values of each score both cells have, keyed by metric name. */
+function metricValues(a: ComparedTask[], b: ComparedTask[], ks: number[]): Map<string, [number[], number[]]> {
+  const out = new Map<string, [number[], number[]]>();
+  const put = (name: string, f: (t: ComparedTask) => number) => out.set(name, [a.map(f), b.map(f)]);
+  for (const k of ks) put(`pass@${k}`, (t) => passAtK(t.n, t.c, k));
+  const names = (ts: ComparedTask[]) => new Set(ts.flatMap((t) => Object.keys(t.scores ?? {})));
+  const bNames = names(b);
+  for (const name of [...names(a)].filter((n) => bNames.has(n)).sort()) {
+    for (const k of ks) put(`${name} pass@${k}`, (t) => passAtK(t.n, t.scores?.[name] ?? 0, k));
+  }
+  if (a.every((t) => t.test_case_accuracy !== undefined) && b.every((t) => t.test_case_accuracy !== undefined)) {
+    put('test-case accuracy', (t) => t.test_case_accuracy!);
+  }
+  return out;
+}
+
+const isBinary = (xs: number[]) => xs.every((x) => x === 0 || x === 1);
+
+function compareMetric(metric: string, av: number[], bv: number[], opts: CompareOptions): Omit<MetricComparison, 'pHolm'> {
+  const diffs = av.map((x, i) => x - bv[i]!);
+  const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+  const base = { metric, a: mean(av), b: mean(bv), diff: mean(diffs), normal: pairedNormalInterval(diffs), bootstrap: pairedBootstrapInterval(diffs, opts.bootstrap) };
+  if (isBinary(av) && isBinary(bv)) {
+    const onlyA = diffs.filter((d) => d > 0).length;
+    const onlyB = diffs.filter((d) => d < 0).length;
+    return { ...base, test: 'mcnemar-exact', p: mcnemarExact(onlyA, onlyB) };
+  }
+  const perm = pairedPermutationTest(diffs, opts.permutation);
+  return { ...base, test: perm.method === 'exact' ? 'permutation-exact' : 'permutation-monte-carlo', p: perm.p };
+}
+
+/**
+ * Every pair of `cells` (in the order given, A before B), compared on the matched tasks: each score
+ * both have, at every k both can score (k <= every task's n). Throws TaskMismatchError when the task
+ * sets differ (see matchTasks).
+ */
+export function compareCells(cells: readonly ComparedCell[], opts: CompareOptions = {}): Comparison {
+  if (cells.length < 2) throw new RangeError(`compare needs at least two cells, got ${cells.length}`);
+  const refs = cells.map((c) => c.ref);
+  const dup = refs.find((r, i) => refs.indexOf(r) !== i);
+  if (dup) throw new RangeError(`cell ${dup} is named twice`);
+  const selection = matchTasks(cells, opts.sharedOnly ?? false);
+  const byId = cells.map((c) => new Map(c.tasks.map((t) => [t.task_id, t])));
+  const tasksOf = (i: number) => selection.taskIds.map((id) => byId[i]!.get(id)!);
+  const pairs: Array<Omit<PairComparison, 'metrics'> & { metrics: Array<Omit<MetricComparison, 'pHolm'>> }> = [];
+  for (let i = 0; i < cells.length; i++) {
+    for (let j = i + 1; j < cells.length; j++) {
+      const [a, b] = [tasksOf(i), tasksOf(j)];
+      const minN = Math.min(...a.map((t) => t.n), ...b.map((t) => t.n));
+      const ks = [...new Set([...cells[i]!.k, ...cells[j]!.k])].filter((k) => k <= minN).sort((x, y) => x - y);
+      const values = metricValues(a, b, ks.length ? ks : [1]);
+      const flip = (t: ComparedTask, u: ComparedTask): TaskFlip => ({ task_id: t.task_id, a: `${t.c}/${t.n}`, b: `${u.c}/${u.n}` });
+      pairs.push({
+        a: cells[i]!.ref,
+        b: cells[j]!.ref,
+        tasks: a.length,
+        metrics: [...values].map(([metric, [av, bv]]) => compareMetric(metric, av, bv, opts)),
+        flips: {
+          aOnly: a.flatMap((t, x) => (t.c > 0 && b[x]!.c === 0 ? [flip(t, b[x]!)] : [])),
+          bOnly: a.flatMap((t, x) => (t.c === 0 && b[x]!.c > 0 ? [flip(t, b[x]!)] : [])),
+        },
+        confounded: confounded(cells[i]!, cells[j]!),
+        provenance: unexplainedDifferences(cells[i]!.provenance, cells[j]!.provenance, differingFactors(cells[i]!, cells[j]!)),
+      });
+    }
+  }
+  // Holm over the pairs, one family of comparisons per metric (a metric some pairs lack is adjusted over those that have it).
+  const metrics = [...new Set(pairs.flatMap((p) => p.metrics.map((m) => m.metric)))];
+  const adjusted = new Map<string, Map<number, number>>();
+  for (const metric of metrics) {
+    const having = pairs.flatMap((p, i) => p.metrics.filter((m) => m.metric === metric).map((m) => ({ i, p: m.p })));
+    const holm = holmAdjust(having.map((h) => h.p));
+    adjusted.set(metric, new Map(having.map((h, x) => [h.i, holm[x]!])));
+  }
+  return {
+    cells: refs,
+    selection,
+    pairs: pairs.map((p, i) => ({ ...p, metrics: p.metrics.map((m) => ({ ...m, pHolm: adjusted.get(m.metric)!.get(i)! })) })),
+    alpha: opts.alpha ?? 0.05,
+    bootstrap: { resamples: opts.bootstrap?.resamples ?? DEFAULT_BOOTSTRAP_RESAMPLES, seed: opts.bootstrap?.seed ?? DEFAULT_SEED },
+  };
+}
+
+/** The factors two cells differ in. */
+function differingFactors(a: ComparedCell, b: ComparedCell): string[] {
+  return FACTORS.filter((f) => (a[f] ?? null) !== (b[f] ?? null));
+}
+
+/** The factors two cells differ in, when more than one: their difference is not the effect of any one factor. */
+function confounded(a: ComparedCell, b: ComparedCell): string[] {
+  const differ = differingFactors(a, b);
+  return differ.length > 1 ? differ : [];
+}
+
+/** Whether a pair's metric is significant at the comparison's level, after Holm. */
+export const isSignificant = (m: MetricComparison, alpha: number) => m.pHolm < alpha;
