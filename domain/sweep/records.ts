@@ -40,6 +40,8 @@ export const SampleRecordSchema = z.object({
   prompt_tokens: z.number().int().nonnegative(),
   completion_tokens: z.number().int().nonnegative(),
   calls: z.number().int().nonnegative(),
+  /** The final call's requests sent without an answer (LlmRecord.requestsUnanswered); absent: none. */
+  requests_unanswered: z.number().int().positive().optional(),
   llm_key: z.string().optional(),
   /**
    * The task's method work beyond final answers (planning, retrieval, exploration, repairs), shared
@@ -81,6 +83,8 @@ export interface ShardOutcome {
   calls: number;
   promptTokens: number;
   completionTokens: number;
+  /** Absent from outcomes stored before it existed. */
+  requestsUnanswered?: number;
 }
 
 /** A record's whole cost: its final call, plus the task's method work when it carries it. */
@@ -91,5 +95,6 @@ export function recordCost(r: SampleRecord): MethodCost {
     prompt_tokens: r.prompt_tokens + (r.method_cost?.prompt_tokens ?? 0),
     completion_tokens: r.completion_tokens + (r.method_cost?.completion_tokens ?? 0),
     sandbox_runs: ran + (r.method_cost?.sandbox_runs ?? 0),
+    requests_unanswered: (r.requests_unanswered ?? 0) + (r.method_cost?.requests_unanswered ?? 0),
   };
 }
