@@ -10,10 +10,10 @@ import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { CellAccumulator, compareRecords, GenerationsJson, referenceOf, resultsJson, sampleLine, type CellSummary } from '../../domain/sweep/results.js';
-import { cellFileKey, cellShardRecordsKey, cellSummaryKey, sweepDatasetKey, sweepLibraryKey, sweepResultsKey } from '../../domain/sweep/keys.js';
+import { cellFileKey, cellRecordsPrefix, cellShardRecordsKey, cellSummaryKey, sweepDatasetKey, sweepLibraryKey, sweepResultsKey } from '../../domain/sweep/keys.js';
 import { parseStoredCellSummary, summaryCoversMode } from '../../domain/sweep/finished.js';
 import type { SweepMode } from '../../domain/sweep/plan.js';
-import { SampleRecordSchema, type SampleRecord } from '../../domain/sweep/records.js';
+import { SampleRecordSchema, totalsOfRecords, type SampleRecord, type ShardTotals } from '../../domain/sweep/records.js';
 import { decodeMaybeGzip, loadProblems } from '../../infra/problems.js';
 import { getBytes, getText, headMetadata, listKeys, putFile, putObject, type Bucket } from '../../infra/s3.js';
 import { familyOf, type DatasetEntry } from '../../domain/families/registry.js';
@@ -270,6 +270,27 @@ export function createSweepStorageActivities(bucket: Bucket) {
         }
         const summary = parseStoredCellSummary(stored);
         if (summary && summaryCoversMode(summary, input.mode)) out[cellId] = summary;
+      }
+      return out;
+    },
+
+    /**
+     * The shards from `from` on whose records an earlier run stored, with their totals: those a run
+     * that executes (`execute`) can keep, as executeShard would (records only saved are redone).
+     */
+    async finishedShards(input: { sweepId: string; cellId: string; from: number; shards: number; execute: boolean }): Promise<ShardTotals[]> {
+      const stored = new Set<string>();
+      for await (const key of listKeys(bucket, cellRecordsPrefix(input.sweepId, input.cellId))) stored.add(key);
+      const out: ShardTotals[] = [];
+      for (let shard = input.from; shard < input.shards; shard++) {
+        const key = cellShardRecordsKey(input.sweepId, input.cellId, shard);
+        if (!stored.has(key)) continue;
+        const text = await getText(bucket, key);
+        if (text === null) continue;
+        const rows = parseJsonl(text, SampleRecordSchema, key).map((r) => r.row);
+        if (input.execute && rows.some((r) => r.status === 'not_executed')) continue;
+        out.push(totalsOfRecords(shard, rows));
+        Context.current().heartbeat(shard);
       }
       return out;
     },

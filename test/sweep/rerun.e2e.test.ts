@@ -7,14 +7,18 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cellFileKey, cellPrefix, cellSummaryKey, cellWorkflowId, sweepPrefix, sweepResultsKey, sweepWorkflowId } from '../../domain/sweep/keys.js';
-import { getBytes, getText, headMetadata } from '../../infra/s3.js';
+import type { SweepProblem } from '../../domain/datasets/problems.js';
+import { cellFileKey, cellPrefix, cellShardRecordsKey, cellShardWorkflowId, cellSummaryKey, cellWorkflowId, sweepPrefix, sweepResultsKey, sweepWorkflowId } from '../../domain/sweep/keys.js';
+import type { CellSummary } from '../../domain/sweep/results.js';
+import { getBytes, getText, headMetadata, putObject } from '../../infra/s3.js';
+import { sweepCellWorkflow } from '../../workflows/sweepCell.js';
+import type { CellInput } from '../../workflows/sweepTypes.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { sleep, waitUntil } from '../support/poll.js';
 import { killHard, runTs, spawnTs, type Spawned } from '../support/processes.js';
 import { lastModifiedUnder, testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
-import { connectClient } from '../support/temporal.js';
+import { connectClient, withWorkers } from '../support/temporal.js';
 import { HUMANEVAL_DATASETS_YAML, humanEvalProblems, scriptedAnswers, scriptedModelYaml, SWEEP_SEED } from './support.js';
 
 const { config, env } = testConfig();
@@ -143,5 +147,60 @@ describe('start-sweep on a sweep that was started before', () => {
     // The kept cell's summary is the one stored when it finished, its wall time included.
     const storedFast = JSON.parse((await getText(bucket, cellSummaryKey(id, fast)))!) as { cost: { wallSeconds: number } };
     expect(results.cells[0]!.cost.wallSeconds).toBe(storedFast.cost.wallSeconds);
+  });
+
+  it('a cell started again keeps the shards an earlier run finished: not run again, their records not rewritten', async () => {
+    const own = testConfig().config;
+    const sweepId = `rerun-shards-${uniqueSuffix()}`;
+    const cellId = 'ds.loaded';
+    // Three one-task shards run one at a time; the last one's program takes 6 s, time to stop the cell.
+    const problem = (i: number) => ({ family: 'humaneval', task_id: `T/${i}`, prompt: `def f${i}(x):\n`, entry_point: `f${i}`, test: `def check(f):\n    assert f(${i}) == ${i}\n`, form: 'full' }) as SweepProblem;
+    const code = (i: number) => `def f${i}(x):\n    import time\n    time.sleep(${i === 2 ? 6 : 0})\n    return x\n`;
+    const datasetKey = `${sweepPrefix(sweepId)}datasets/ds.jsonl`;
+    await putObject(bucket, datasetKey, [0, 1, 2].map((i) => JSON.stringify(problem(i)) + '\n').join(''));
+    const savedKey = `${sweepPrefix(sweepId)}inputs/generations.json`;
+    await putObject(bucket, savedKey, JSON.stringify([0, 1, 2].map((i) => [code(i)])));
+    const queues = { workflows: own.taskQueues.workflows, storage: own.taskQueues.storage, sandbox: own.taskQueues.sandbox, llmBase: own.taskQueues.llm };
+    const input: CellInput = {
+      sweepId,
+      cell: { id: cellId, dataset: 'ds', model: 'loaded', method: 'loaded', temperature: 0, endpoint: { id: 'loaded', baseUrl: 'http://127.0.0.1:9/v1', model: 'loaded', api: 'completions', requestTimeoutS: 1 }, sampling: { model: 'loaded', temperature: 0, top_p: 1, max_tokens: 1 }, stop: [] },
+      mode: 'evaluate-only',
+      datasetKey,
+      savedGenerationsKey: savedKey,
+      tasks: 3,
+      nSamples: 1,
+      k: [1],
+      timeoutS: 20,
+      queues,
+      tasksPerShard: 1,
+      maxParallelShards: 1,
+      maxHistoryEvents: 8_000,
+    };
+    const workflowId = cellWorkflowId(sweepId, cellId);
+    const { client, close } = await connectClient(own);
+    try {
+      await withWorkers(own, ['workflows', 'storage', 'sandbox'], async () => {
+        const first = await client.workflow.start(sweepCellWorkflow, { workflowId, taskQueue: queues.workflows, args: [input] });
+        await waitUntil(() => headMetadata(bucket, cellShardRecordsKey(sweepId, cellId, 1)), { timeoutMs: 120_000, intervalMs: 200, what: 'shards 0 and 1 to finish' });
+        expect(await headMetadata(bucket, cellShardRecordsKey(sweepId, cellId, 2))).toBeNull();
+        await first.terminate('the test stops the cell midway');
+        await client.workflow.getHandle(cellShardWorkflowId(sweepId, cellId, 2)).terminate().catch(() => undefined);
+        const shardRuns = await Promise.all([0, 1].map(async (i) => (await client.workflow.getHandle(cellShardWorkflowId(sweepId, cellId, i)).describe()).runId));
+        const records = await snapshot(`${cellPrefix(sweepId, cellId)}records/`);
+        expect(records.size).toBe(2);
+        await sleep(1100);
+
+        const again = await client.workflow.start(sweepCellWorkflow, { workflowId, taskQueue: queues.workflows, args: [input] });
+        const summary = (await again.result()) as CellSummary;
+        expect([summary.samples, summary.tasks, summary.passAtK['pass@1']]).toEqual([3, 3, 1]);
+        // The finished shards: no new run, their records as they were; the stopped one ran again.
+        expect(await Promise.all([0, 1].map(async (i) => (await client.workflow.getHandle(cellShardWorkflowId(sweepId, cellId, i)).describe()).runId))).toEqual(shardRuns);
+        const after = await snapshot(`${cellPrefix(sweepId, cellId)}records/`);
+        for (const [key, v] of records) expect(after.get(key), key).toEqual(v);
+        expect(after.has(cellShardRecordsKey(sweepId, cellId, 2))).toBe(true);
+      });
+    } finally {
+      await close();
+    }
   });
 });
