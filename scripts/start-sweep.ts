@@ -11,7 +11,7 @@ import { connectTemporal } from '../infra/temporal/connection.js';
 import { describeSweepConfigDifferences, loadSweepConfig, sweepConfigHash, sweepIdProblem, type SweepConfig } from '../domain/sweep/config.js';
 import { defaultSweepId, llmTaskQueue, sweepWorkflowId, type SweepRun } from '../domain/sweep/keys.js';
 import { formatPlan, planSweep } from '../domain/sweep/plan.js';
-import { s3ClientFor, sha256Hex } from '../infra/s3.js';
+import { s3ClientFor, sha256Hex, type Bucket } from '../infra/s3.js';
 import { missingSearchAttributes, searchAttributeCommands } from '../infra/temporal/searchAttributes.js';
 import { sweepWorkflow } from '../workflows/sweep.js';
 import type { SweepMode } from '../workflows/sweepTypes.js';
@@ -22,6 +22,7 @@ import { workflowUiLink } from './lib/dataset-remote.js';
 import { buildSweepInput, checkSweepRecord, countTasks, loadGenerations, queuesOf, SweepInputError, writeSweepRecord } from './lib/sweep-input.js';
 import { checkSweepReferences, formatReferenceChecks } from './lib/references.js';
 import { writeCellFiles } from './lib/cell-files.js';
+import { findFinishedSweep, type FinishedSweep } from './lib/finished-sweep.js';
 import { warnWhileUnserved, type WatchedQueue } from './lib/queue-pollers.js';
 import { formatResultsTable, showSweepProgress } from './lib/sweep-view.js';
 
@@ -121,6 +122,14 @@ program.action(async (flags: Flags) => {
       console.log(formatPlan(planSweep({ ...config, id: sweepId }, counts, mode)));
       return;
     }
+    // A finished sweep started again shows its stored results and starts (and writes) nothing.
+    const finished = await findFinishedSweep(bucket, { sweepId, configHash: sweepConfigHash(config, sha256Hex), mode });
+    if (finished) {
+      console.error(`sweep ${sweepId}: ${workflowUiLink(env, sweepWorkflowId(sweepId))}`);
+      console.error(`sweep ${sweepId} has finished: its stored results follow; nothing was started (docs/sweeps.md#running-a-finished-sweep-again)`);
+      await printResults(env, bucket, sweepId, finished, flags.outputDir);
+      return;
+    }
     const input = await buildSweepInput(config, bucket, { sweepId, configFile: flags.config, mode, generations, queues: queuesOf(env), log: (line) => console.error(line) });
 
     const { connection, client } = await connectTemporal(env);
@@ -185,11 +194,7 @@ program.action(async (flags: Flags) => {
         unserved?.stop();
         await view.stop();
       }
-      console.log(formatResultsTable(result.cells));
-      if (flags.outputDir !== undefined) console.log(`cell files: ${await writeCellFiles(bucket, sweepId, result.cells, flags.outputDir)}`);
-      console.log(`results: s3://${env.s3.bucket}/${result.resultsKey}`);
-      console.log(`report: s3://${env.s3.bucket}/${result.reportKey} (locally: npx tsx scripts/report.ts ${sweepId})`);
-      console.log(`Web UI: ${workflowUiLink(env, workflowId)}`);
+      await printResults(env, bucket, sweepId, result, flags.outputDir);
     } catch (err) {
       if (err instanceof WorkflowFailedError) throw new Error(`sweep failed: ${rootCauseMessage(err)}`);
       throw err;
@@ -208,6 +213,15 @@ program.action(async (flags: Flags) => {
     s3.destroy();
   }
 });
+
+/** A finished sweep's results table, its --output-dir files and where its results and report are. */
+async function printResults(env: ExploraConfig, bucket: Bucket, sweepId: string, result: FinishedSweep, outputDir: string | undefined): Promise<void> {
+  console.log(formatResultsTable(result.cells));
+  if (outputDir !== undefined) console.log(`cell files: ${await writeCellFiles(bucket, sweepId, result.cells, outputDir)}`);
+  console.log(`results: s3://${env.s3.bucket}/${result.resultsKey}`);
+  console.log(`report: s3://${env.s3.bucket}/${result.reportKey} (locally: npx tsx scripts/report.ts ${sweepId})`);
+  console.log(`Web UI: ${workflowUiLink(env, sweepWorkflowId(sweepId))}`);
+}
 
 /**
  * Refuses a namespace that lacks the sweeps' search attributes: the sweep's first workflow task

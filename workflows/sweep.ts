@@ -122,7 +122,19 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
   const keepApart = input.mode !== 'evaluate-only' && patched('cells-sharing-requests-apart');
   const families = input.cells.map((c) => (keepApart ? sharedRequestFamilies(c) : []));
   const held = new Set<string>();
-  const pending = input.cells.map((_, i) => i);
+  // Cells an earlier run of this sweep finished (a failed or terminated sweep started again) keep
+  // their stored results: they are not run again, so nothing of theirs is rewritten.
+  const kept: Record<string, CellSummary> = patched('keep-finished-cells')
+    ? await storage.finishedCells({ sweepId: input.sweepId, cellIds: input.cells.map((c) => c.id), mode: input.mode })
+    : {};
+  for (const entry of progress.cells) {
+    const summary = kept[entry.id];
+    if (!summary) continue;
+    entry.state = 'done';
+    entry.summary = summary;
+  }
+  if (Object.keys(kept).length) publish();
+  const pending = input.cells.map((_, i) => i).filter((i) => !kept[input.cells[i]!.id]);
   while (pending.length > 0) {
     const next = running.size < maxParallel ? nextStartableCell(pending, families, held) : -1;
     if (next < 0) {

@@ -17,7 +17,7 @@ import {
 } from '@temporalio/workflow';
 import { SA_CELL, SA_DONE, SA_KIND, SA_NAME, SA_PASS_AT_1, SA_TOTAL } from '../domain/config/searchAttributes.js';
 import { cellShardWorkflowId } from '../domain/sweep/keys.js';
-import type { ShardOutcome } from '../domain/sweep/records.js';
+import type { ShardOutcome, ShardTotals } from '../domain/sweep/records.js';
 import type { CellSummary } from '../domain/sweep/results.js';
 import { storageActivities } from './activityOptions.js';
 import { startChildPatiently } from './startChildPatiently.js';
@@ -131,9 +131,36 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
     state.completionTokens += o.completionTokens;
     state.sandboxRuns += o.sandboxRuns;
   };
+  const absorbTotals = (t: ShardTotals) => {
+    state.samplesDone += t.samples;
+    state.tasksDone += t.tasksDone;
+    state.passSum += t.passSum;
+    state.calls += t.calls;
+    state.promptTokens += t.promptTokens;
+    state.completionTokens += t.completionTokens;
+    state.sandboxRuns += t.sandboxRuns;
+  };
+  // Shards an earlier run of this cell finished (a failed or terminated sweep started again) keep
+  // their records: they are not started again, only counted.
+  const finished = new Map<number, ShardTotals>();
+  if (state.nextShard < shards && patched('keep-finished-shards')) {
+    const stored = await storageActivities(input.queues.storage).finishedShards({
+      sweepId: input.sweepId,
+      cellId: input.cell.id,
+      from: state.nextShard,
+      shards,
+      execute: input.mode !== 'generation-only',
+    });
+    for (const t of stored) finished.set(t.shardIndex, t);
+  }
   // Shards below nextShard were finished by earlier runs; nextShard only advances when a shard is
-  // launched, so in-flight ones are drained before continuing as new.
+  // launched (or found finished), so in-flight ones are drained before continuing as new.
   let launched = state.nextShard;
+  const skipFinished = () => {
+    while (launched < shards && finished.has(launched)) absorbTotals(finished.get(launched++)!);
+  };
+  skipFinished();
+  if (finished.size) publish(true);
   while (launched < shards || inFlight.size > 0) {
     while (inFlight.size < input.maxParallelShards && launched < shards && !historyIsLarge() && !state.paused) {
       const shardIndex = launched++;
@@ -173,6 +200,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
         if (patched('ordered-pause')) await orderShard(shardIndex);
         else await child.signal(pauseSignal).catch(() => undefined);
       }
+      skipFinished();
     }
     if (inFlight.size === 0) {
       if (state.paused && launched < shards) {

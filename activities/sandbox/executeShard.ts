@@ -78,6 +78,7 @@ function outcomeOf(shardIndex: number, records: SampleRecord[], taskStart: numbe
     calls: costs.reduce((a, c) => a + c.calls, 0),
     promptTokens: costs.reduce((a, c) => a + c.prompt_tokens, 0),
     completionTokens: costs.reduce((a, c) => a + c.completion_tokens, 0),
+    requestsUnanswered: costs.reduce((a, c) => a + (c.requests_unanswered ?? 0), 0),
   };
 }
 
@@ -207,6 +208,7 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
           prompt_tokens: g.llm?.promptTokens ?? 0,
           completion_tokens: g.llm?.completionTokens ?? 0,
           calls: g.llm?.calls ?? 0,
+          ...(g.llm?.requestsUnanswered ? { requests_unanswered: g.llm.requestsUnanswered } : {}),
           ...(g.llm ? { llm_key: g.llm.key } : {}),
           ...methodFields(methodTasks?.[taskIndex - input.taskStart], sampleIndex),
         };

@@ -10,8 +10,10 @@ import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { CellAccumulator, compareRecords, GenerationsJson, referenceOf, resultsJson, sampleLine, type CellSummary } from '../../domain/sweep/results.js';
-import { cellFileKey, cellShardRecordsKey, sweepDatasetKey, sweepLibraryKey, sweepResultsKey } from '../../domain/sweep/keys.js';
-import { SampleRecordSchema, type SampleRecord } from '../../domain/sweep/records.js';
+import { cellFileKey, cellRecordsPrefix, cellShardRecordsKey, cellSummaryKey, sweepDatasetKey, sweepLibraryKey, sweepResultsKey } from '../../domain/sweep/keys.js';
+import { parseStoredCellSummary, summaryCoversMode } from '../../domain/sweep/finished.js';
+import type { SweepMode } from '../../domain/sweep/plan.js';
+import { SampleRecordSchema, totalsOfRecords, type SampleRecord, type ShardTotals } from '../../domain/sweep/records.js';
 import { decodeMaybeGzip, loadProblems } from '../../infra/problems.js';
 import { getBytes, getText, headMetadata, listKeys, putFile, putObject, type Bucket } from '../../infra/s3.js';
 import { familyOf, type DatasetEntry } from '../../domain/families/registry.js';
@@ -252,10 +254,54 @@ export function createSweepStorageActivities(bucket: Bucket) {
         await putFile(bucket, fileKey('references.json'), referencesPath, { contentType: 'application/json' });
         await putFile(bucket, fileKey('samples.jsonl'), out.paths.samples, { contentType: 'application/x-ndjson' });
         await putObject(bucket, fileKey('results.json'), resultsJson(results), { contentType: 'application/json' });
+        // Last: its presence says every file of the cell is stored (finishedCells).
+        await putObject(bucket, cellSummaryKey(input.sweepId, input.cellId), JSON.stringify(summary) + '\n', { contentType: 'application/json' });
         return summary;
       } finally {
         await rm(dir, { recursive: true, force: true });
       }
+    },
+
+    /**
+     * The cells an earlier run of the sweep finished, by id, with their stored summaries: those that
+     * answer a run of `mode` (summaryCoversMode). A restarted sweep keeps them as they are.
+     */
+    async finishedCells(input: { sweepId: string; cellIds: string[]; mode: SweepMode }): Promise<Record<string, CellSummary>> {
+      const out: Record<string, CellSummary> = {};
+      for (const cellId of input.cellIds) {
+        const text = await getText(bucket, cellSummaryKey(input.sweepId, cellId));
+        if (text === null) continue;
+        let stored: unknown;
+        try {
+          stored = JSON.parse(text);
+        } catch {
+          continue; // unreadable: the cell runs again and stores it anew
+        }
+        const summary = parseStoredCellSummary(stored);
+        if (summary && summaryCoversMode(summary, input.mode)) out[cellId] = summary;
+      }
+      return out;
+    },
+
+    /**
+     * The shards from `from` on whose records an earlier run stored, with their totals: those a run
+     * that executes (`execute`) can keep, as executeShard would (records only saved are redone).
+     */
+    async finishedShards(input: { sweepId: string; cellId: string; from: number; shards: number; execute: boolean }): Promise<ShardTotals[]> {
+      const stored = new Set<string>();
+      for await (const key of listKeys(bucket, cellRecordsPrefix(input.sweepId, input.cellId))) stored.add(key);
+      const out: ShardTotals[] = [];
+      for (let shard = input.from; shard < input.shards; shard++) {
+        const key = cellShardRecordsKey(input.sweepId, input.cellId, shard);
+        if (!stored.has(key)) continue;
+        const text = await getText(bucket, key);
+        if (text === null) continue;
+        const rows = parseJsonl(text, SampleRecordSchema, key).map((r) => r.row);
+        if (input.execute && rows.some((r) => r.status === 'not_executed')) continue;
+        out.push(totalsOfRecords(shard, rows));
+        Context.current().heartbeat(shard);
+      }
+      return out;
     },
 
     async finalizeSweep(input: { sweepId: string; configHash: string; cells: CellSummary[] }): Promise<string> {

@@ -80,10 +80,18 @@ export const LlmRecordSchema = z.object({
   promptTokens: z.number().int().nonnegative(),
   completionTokens: z.number().int().nonnegative(),
   /**
-   * HTTP requests sent for this call, failed attempts included. A request of several choices counts
-   * once, with its tokens, on the first sample it stored; its other samples carry 0.
+   * HTTP requests for this call that the endpoint answered: this one, and earlier attempts answered
+   * with a malformed body. A request of several choices counts once, with its tokens, on the first
+   * sample it stored; its other samples carry 0. (Records stored before 2026-11-26 counted every
+   * failed attempt here, those never answered or never sent too.)
    */
   calls: z.number().int().nonnegative(),
+  /**
+   * Attempts sent that brought no answer: timed out, the connection dropped after sending, or
+   * refused for now (429, 408, 409, 5xx). Attempts that never reached the endpoint count nowhere.
+   * Absent: none.
+   */
+  requestsUnanswered: z.number().int().positive().optional(),
   /** timeoutS: the request timed out that many seconds each time it was sent (see usableRecord). */
   error: z.object({ status: z.number().nullable(), message: z.string(), timeoutS: z.number().positive().optional() }).optional(),
   durationMs: z.number().nonnegative(),
@@ -121,4 +129,6 @@ export interface LlmCallSummary {
   promptTokens: number;
   completionTokens: number;
   calls: number;
+  /** LlmRecord.requestsUnanswered; absent: none. */
+  requestsUnanswered?: number;
 }

@@ -11,23 +11,30 @@ export const MethodCostSchema = z.object({
   prompt_tokens: z.number().int().nonnegative(),
   completion_tokens: z.number().int().nonnegative(),
   sandbox_runs: z.number().int().nonnegative(),
+  /** Requests sent that brought no answer (LlmRecord.requestsUnanswered); absent: none. */
+  requests_unanswered: z.number().int().nonnegative().optional(),
 });
 export type MethodCost = z.infer<typeof MethodCostSchema>;
 
 export const ZERO_COST: MethodCost = { calls: 0, prompt_tokens: 0, completion_tokens: 0, sandbox_runs: 0 };
 
 export function addCost(a: MethodCost, b: Partial<MethodCost>): MethodCost {
+  const unanswered = (a.requests_unanswered ?? 0) + (b.requests_unanswered ?? 0);
   return {
     calls: a.calls + (b.calls ?? 0),
     prompt_tokens: a.prompt_tokens + (b.prompt_tokens ?? 0),
     completion_tokens: a.completion_tokens + (b.completion_tokens ?? 0),
     sandbox_runs: a.sandbox_runs + (b.sandbox_runs ?? 0),
+    ...(unanswered > 0 ? { requests_unanswered: unanswered } : {}),
   };
 }
 
 /** What a batch of LLM calls cost (calls and tokens; no sandbox runs). */
-export function costOfCalls(summaries: ReadonlyArray<Pick<LlmCallSummary, 'calls' | 'promptTokens' | 'completionTokens'>>): MethodCost {
-  return summaries.reduce((c, s) => addCost(c, { calls: s.calls, prompt_tokens: s.promptTokens, completion_tokens: s.completionTokens }), ZERO_COST);
+export function costOfCalls(summaries: ReadonlyArray<Pick<LlmCallSummary, 'calls' | 'promptTokens' | 'completionTokens' | 'requestsUnanswered'>>): MethodCost {
+  return summaries.reduce(
+    (c, s) => addCost(c, { calls: s.calls, prompt_tokens: s.promptTokens, completion_tokens: s.completionTokens, requests_unanswered: s.requestsUnanswered ?? 0 }),
+    ZERO_COST,
+  );
 }
 
 /** One round of a self-repair sample, as its trace stores it: the answer, its run, and what it cost. */

@@ -15,6 +15,8 @@ export const cellShardPartsPrefix = (sweepId: string, cellId: string, shard: num
   `${cellPrefix(sweepId, cellId)}records-in-progress/shard-${String(shard).padStart(5, '0')}/`;
 export const cellFileKey = (sweepId: string, cellId: string, file: 'results.json' | 'generations.json' | 'references.json' | 'samples.jsonl') =>
   `${cellPrefix(sweepId, cellId)}${file}`;
+/** A finished cell's summary, stored after its files: a restarted sweep keeps the cell as it is. */
+export const cellSummaryKey = (sweepId: string, cellId: string) => `${cellPrefix(sweepId, cellId)}summary.json`;
 
 export const sweepWorkflowId = (sweepId: string) => `explora-sweep/${sweepId}`;
 export const cellWorkflowId = (sweepId: string, cellId: string) => `explora-sweep/${sweepId}/${cellId}`;

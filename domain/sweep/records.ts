@@ -40,6 +40,8 @@ export const SampleRecordSchema = z.object({
   prompt_tokens: z.number().int().nonnegative(),
   completion_tokens: z.number().int().nonnegative(),
   calls: z.number().int().nonnegative(),
+  /** The final call's requests sent without an answer (LlmRecord.requestsUnanswered); absent: none. */
+  requests_unanswered: z.number().int().positive().optional(),
   llm_key: z.string().optional(),
   /**
    * The task's method work beyond final answers (planning, retrieval, exploration, repairs), shared
@@ -81,6 +83,44 @@ export interface ShardOutcome {
   calls: number;
   promptTokens: number;
   completionTokens: number;
+  /** Absent from outcomes stored before it existed. */
+  requestsUnanswered?: number;
+}
+
+/** What a cell's progress takes from a finished shard: its totals, not its per-task counts. */
+export interface ShardTotals {
+  shardIndex: number;
+  samples: number;
+  /** Tasks with an executed sample. */
+  tasksDone: number;
+  /** Sum over those tasks of c/n. */
+  passSum: number;
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  sandboxRuns: number;
+  requestsUnanswered: number;
+}
+
+/** A shard's totals from its stored records (samples not executed score nothing, as in a cell). */
+export function totalsOfRecords(shardIndex: number, records: readonly SampleRecord[]): ShardTotals {
+  const byTask = new Map<number, { n: number; c: number }>();
+  const cost = { calls: 0, promptTokens: 0, completionTokens: 0, sandboxRuns: 0, requestsUnanswered: 0 };
+  for (const r of records) {
+    const c = recordCost(r);
+    cost.calls += c.calls;
+    cost.promptTokens += c.prompt_tokens;
+    cost.completionTokens += c.completion_tokens;
+    cost.sandboxRuns += c.sandbox_runs;
+    cost.requestsUnanswered += c.requests_unanswered ?? 0;
+    if (r.status === 'not_executed') continue;
+    const t = byTask.get(r.task_index) ?? { n: 0, c: 0 };
+    t.n++;
+    if (r.passed) t.c++;
+    byTask.set(r.task_index, t);
+  }
+  const tasks = [...byTask.values()];
+  return { shardIndex, samples: records.length, tasksDone: tasks.length, passSum: tasks.reduce((a, t) => a + t.c / t.n, 0), ...cost };
 }
 
 /** A record's whole cost: its final call, plus the task's method work when it carries it. */
@@ -91,5 +131,6 @@ export function recordCost(r: SampleRecord): MethodCost {
     prompt_tokens: r.prompt_tokens + (r.method_cost?.prompt_tokens ?? 0),
     completion_tokens: r.completion_tokens + (r.method_cost?.completion_tokens ?? 0),
     sandbox_runs: ran + (r.method_cost?.sandbox_runs ?? 0),
+    requests_unanswered: (r.requests_unanswered ?? 0) + (r.method_cost?.requests_unanswered ?? 0),
   };
 }

@@ -10,7 +10,13 @@ import { recordCost, type SampleRecord } from './records.js';
 
 /** What a cell cost: LLM calls and tokens, sandbox runs, wall time. */
 export interface CellCost {
+  /** Requests the endpoint answered (LlmRecord.calls): what was paid for. */
   calls: number;
+  /**
+   * Requests sent that brought no answer (time-outs, dropped connections, 429/5xx); absent from
+   * summaries stored before it existed.
+   */
+  requestsUnanswered?: number;
   promptTokens: number;
   completionTokens: number;
   sandboxRuns: number;
@@ -100,6 +106,7 @@ export class CellAccumulator {
   private readonly statusCounts: Record<string, number> = {};
   private samples = 0;
   private calls = 0;
+  private requestsUnanswered = 0;
   private promptTokens = 0;
   private completionTokens = 0;
   private sandboxRuns = 0;
@@ -129,6 +136,7 @@ export class CellAccumulator {
     this.samples++;
     const cost = recordCost(r);
     this.calls += cost.calls;
+    this.requestsUnanswered += cost.requests_unanswered ?? 0;
     this.promptTokens += cost.prompt_tokens;
     this.completionTokens += cost.completion_tokens;
     this.sandboxRuns += cost.sandbox_runs;
@@ -144,6 +152,7 @@ export class CellAccumulator {
     if (this.unexecuted > 0) pass.dropped = [`pass@k and success@k: ${this.unexecuted} samples were not executed (generation-only), nothing is scored`];
     const cost = {
       calls: this.calls,
+      requestsUnanswered: this.requestsUnanswered,
       promptTokens: this.promptTokens,
       completionTokens: this.completionTokens,
       sandboxRuns: this.sandboxRuns,
@@ -185,6 +194,7 @@ export class CellAccumulator {
       status_counts: statusCounts,
       cost: {
         calls: cost.calls,
+        requests_unanswered: cost.requestsUnanswered,
         prompt_tokens: cost.promptTokens,
         completion_tokens: cost.completionTokens,
         sandbox_runs: cost.sandboxRuns,

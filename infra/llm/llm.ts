@@ -115,35 +115,69 @@ const TIMEOUT_ATTEMPTS = 5;
 /** Answers received but not yet stored, per group, before the batch waits for storage to catch up. */
 const MAX_UNSTORED = 64;
 
+/**
+ * What became of a request that brought no usable answer, for the counts (see FailureCounts):
+ * - `answered`: the endpoint answered it (a malformed body is an answer, and paid for);
+ * - `unanswered`: it was sent, and no answer came: a time-out, a connection dropped after sending, or
+ *   a refusal to answer now (429, 408, 409, 5xx);
+ * - `not-sent`: it never reached the endpoint (connection refused, no such host).
+ */
+type AttemptOutcome = 'answered' | 'unanswered' | 'not-sent';
+
 class RetryableLlmError extends Error {
   constructor(
     readonly kind: 'RateLimited' | 'LlmUnavailable' | 'LlmMalformedResponse' | 'LlmTimeout',
     message: string,
+    readonly outcome: AttemptOutcome,
     readonly retryAfterMs?: number,
   ) {
     super(message);
   }
 }
 
+/** Error codes of a connection that failed before the request could be written: nothing was sent. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EHOSTUNREACH', 'EHOSTDOWN', 'ENETUNREACH', 'ENETDOWN', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** Whether a connection error (the SDK's APIConnectionError) happened before the request was sent. */
+function neverSent(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    const { code, syscall } = e as { code?: unknown; syscall?: unknown };
+    if ((typeof code === 'string' && NOT_SENT_CODES.has(code)) || syscall === 'connect' || syscall === 'getaddrinfo') return true;
+  }
+  return false;
+}
+
 /**
- * A request's failed attempts so far: all of them (each was a call), the malformed answers, and the
- * time-outs at the timeout of the last one (a longer timeout starts that count again).
+ * A request's attempts so far that brought no usable answer: those the endpoint answered (`calls`:
+ * malformed answers, paid for), those sent and never answered (`unanswered`), the malformed answers,
+ * and the time-outs at the timeout of the last one (a longer timeout starts that count again).
+ * Attempts that never reached the endpoint count nowhere: an outage costs nothing.
  */
 interface FailureCounts {
   calls: number;
   malformed: number;
   timeouts: number;
   timeoutS: number;
+  unanswered: number;
 }
 
-/** Stored as "calls malformed timeouts timeoutS"; fields missing from older records read as 0. */
+/**
+ * Stored as "calls malformed timeouts timeoutS unanswered"; fields missing from older records read
+ * as 0 (their `calls` counted every failed attempt, the unanswered and the never sent too).
+ */
 function parseFailureCounts(text: string | null): FailureCounts {
-  const [calls, malformed, timeouts, timeoutS] = (text ?? '').trim().split(/\s+/).map(Number).map((x) => (Number.isFinite(x) && x! > 0 ? x! : 0));
-  return { calls: Math.floor(calls ?? 0), malformed: Math.floor(malformed ?? 0), timeouts: Math.floor(timeouts ?? 0), timeoutS: timeoutS ?? 0 };
+  const [calls, malformed, timeouts, timeoutS, unanswered] = (text ?? '').trim().split(/\s+/).map(Number).map((x) => (Number.isFinite(x) && x! > 0 ? x! : 0));
+  return {
+    calls: Math.floor(calls ?? 0),
+    malformed: Math.floor(malformed ?? 0),
+    timeouts: Math.floor(timeouts ?? 0),
+    timeoutS: timeoutS ?? 0,
+    unanswered: Math.floor(unanswered ?? 0),
+  };
 }
 
 function formatFailureCounts(c: FailureCounts): string {
-  return `${c.calls} ${c.malformed} ${c.timeouts} ${c.timeoutS}`;
+  return `${c.calls} ${c.malformed} ${c.timeouts} ${c.timeoutS} ${c.unanswered}`;
 }
 
 function endpointRejected(endpoint: LlmEndpoint, status: number, message: string): ApplicationFailure {
@@ -225,13 +259,15 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
           : await client.completions.create({ ...(body as OpenAI.CompletionCreateParamsNonStreaming), n, stream: false });
     } catch (err) {
       if (err instanceof APIConnectionTimeoutError) {
-        throw new RetryableLlmError('LlmTimeout', `no answer from ${endpoint.id} within request_timeout_s = ${endpoint.requestTimeoutS} s`);
+        throw new RetryableLlmError('LlmTimeout', `no answer from ${endpoint.id} within request_timeout_s = ${endpoint.requestTimeoutS} s`, 'unanswered');
       }
       if (err instanceof APIError) {
         const status = err.status;
-        if (status === 429) throw new RetryableLlmError('RateLimited', `429 from ${endpoint.id}: ${err.message}`, retryAfterMs(err.headers as Headers | undefined));
+        if (status === 429) throw new RetryableLlmError('RateLimited', `429 from ${endpoint.id}: ${err.message}`, 'unanswered', retryAfterMs(err.headers as Headers | undefined));
         if (status === undefined || status >= 500 || status === 408 || status === 409) {
-          throw new RetryableLlmError('LlmUnavailable', `${status ?? 'connection error'} from ${endpoint.id}: ${err.message}`);
+          const outcome = status === undefined && neverSent(err) ? 'not-sent' : 'unanswered';
+          const cause = err.cause instanceof Error ? ` (${err.cause.message})` : '';
+          throw new RetryableLlmError('LlmUnavailable', `${status ?? 'connection error'} from ${endpoint.id}: ${err.message}${status === undefined ? cause : ''}`, outcome);
         }
         // The endpoint refuses us, not this request: recording it as the samples' answer would
         // cache a wrong key or model name for good. Nothing is stored; the sweep stops, naming it.
@@ -239,29 +275,30 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
         throw err; // other 4xx: about this request; the caller records it
       }
       // A body that is not JSON surfaces as a parse error from the SDK.
-      throw new RetryableLlmError('LlmMalformedResponse', `malformed response from ${endpoint.id}: ${(err as Error).message}`);
+      throw new RetryableLlmError('LlmMalformedResponse', `malformed response from ${endpoint.id}: ${(err as Error).message}`, 'answered');
     }
     const parsed = endpoint.api === 'chat' ? ChatResponseSchema.safeParse(response) : CompletionResponseSchema.safeParse(response);
-    if (!parsed.success) throw new RetryableLlmError('LlmMalformedResponse', `malformed ${endpoint.api} response from ${endpoint.id}: ${parsed.error.message}`);
+    if (!parsed.success) throw new RetryableLlmError('LlmMalformedResponse', `malformed ${endpoint.api} response from ${endpoint.id}: ${parsed.error.message}`, 'answered');
     // Fewer choices than asked for is an answer, not a malformation: endpoints that ignore `n`
     // answer one, some cap it. The caller asks again for the rest.
     const choices = new Array<{ text: string; finishReason: string | null } | undefined>(n);
     for (const [position, c] of parsed.data.choices.entries()) {
       const index = c.index ?? position;
-      if (index >= n || choices[index]) throw new RetryableLlmError('LlmMalformedResponse', `malformed response from ${endpoint.id}: choice index ${index} repeated or beyond the n=${n} asked for`);
+      if (index >= n || choices[index]) throw new RetryableLlmError('LlmMalformedResponse', `malformed response from ${endpoint.id}: choice index ${index} repeated or beyond the n=${n} asked for`, 'answered');
       choices[index] = { text: 'text' in c ? c.text : (c.message.content ?? ''), finishReason: c.finish_reason ?? null };
     }
     const usage = parsed.data.usage;
     return { response, choices, promptTokens: usage?.prompt_tokens ?? 0, completionTokens: usage?.completion_tokens ?? 0 };
   }
 
-  const summaryOf = (key: string, r: Pick<LlmRecord, 'status' | 'promptTokens' | 'completionTokens' | 'calls'>, cached: boolean): LlmCallSummary => ({
+  const summaryOf = (key: string, r: Pick<LlmRecord, 'status' | 'promptTokens' | 'completionTokens' | 'calls' | 'requestsUnanswered'>, cached: boolean): LlmCallSummary => ({
     key,
     status: r.status,
     cached,
     promptTokens: r.promptTokens,
     completionTokens: r.completionTokens,
     calls: r.calls,
+    ...(r.requestsUnanswered ? { requestsUnanswered: r.requestsUnanswered } : {}),
   });
 
   /**
@@ -270,8 +307,8 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
    * the planned request; when some are cached (a crash between two segment writes) or an answer
    * brought back fewer choices than asked (endpoints that ignore `n` answer one), the rest in
    * further requests of the remaining count (remainingChoicesBody), until every choice is answered.
-   * Each HTTP request is paid for once: its `calls` (failed attempts included) and tokens sit on
-   * the first answer it brought.
+   * Each HTTP request is counted once: its `calls` (the endpoint's answers, malformed ones included),
+   * its `requestsUnanswered` (sent, never answered) and its tokens sit on the first answer it brought.
    */
   async function one(endpoint: LlmEndpoint, calls: LlmBatch['calls'], request: PlannedRequest, identities: string[], store: Store): Promise<LlmCallSummary[]> {
     const out = new Array<LlmCallSummary>(request.members.length);
@@ -304,10 +341,10 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
     slots: readonly number[],
     out: LlmCallSummary[],
   ): Promise<Set<number>> {
-    // A request's failed attempts are counted under its first slot's identity, so `calls`
-    // counts every request that was paid for.
+    // A request's failed attempts are counted under its first slot's identity, so `calls` counts
+    // every request the endpoint answered, and `requestsUnanswered` every one sent without an answer.
     const requestIdentity = identities[request.members[slots[0]!]!]!;
-    let failures: FailureCounts = { calls: 0, malformed: 0, timeouts: 0, timeoutS: 0 };
+    let failures: FailureCounts = { calls: 0, malformed: 0, timeouts: 0, timeoutS: 0, unanswered: 0 };
     if (store.found.failures.has(requestIdentity)) failures = parseFailureCounts(await getText(bucket, failuresKey(store.group, requestIdentity)));
     // Answers wait in memory only briefly: when storing them falls behind (S3 slow or down), stop
     // asking for more until it catches up (or fail, if it cannot).
@@ -329,6 +366,8 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
     });
     let answer: Answer | undefined;
     let error: LlmRecord['error'];
+    /** A failed attempt recorded as the answer (a 4xx, or given up on): the counts with it included. */
+    let recordedFailure: FailureCounts | undefined;
     // Heartbeat while the model thinks, so a dead worker is noticed in seconds, not after a
     // whole request timeout.
     const beat = setInterval(() => Context.current().heartbeat(), 5_000);
@@ -342,19 +381,24 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
       // Counted per request, not by the activity's attempt: its earlier attempts may have been
       // lost to other requests' 429s or 5xx.
       const kind = err instanceof RetryableLlmError ? err.kind : null;
+      // Anything else that reached here is a 4xx about this request: answered, and recorded below.
+      const outcome: AttemptOutcome = err instanceof RetryableLlmError ? err.outcome : 'answered';
       const timeout = endpoint.requestTimeoutS;
-      const counts = {
-        calls: failures.calls + 1,
+      const counts: FailureCounts = {
+        calls: failures.calls + (outcome === 'answered' ? 1 : 0),
         malformed: failures.malformed + (kind === 'LlmMalformedResponse' ? 1 : 0),
         timeouts: (failures.timeoutS === timeout ? failures.timeouts : 0) + (kind === 'LlmTimeout' ? 1 : 0),
         timeoutS: timeout,
+        unanswered: failures.unanswered + (outcome === 'unanswered' ? 1 : 0),
       };
       const givenUp = (kind === 'LlmMalformedResponse' && counts.malformed >= MALFORMED_ATTEMPTS) || (kind === 'LlmTimeout' && counts.timeouts >= TIMEOUT_ATTEMPTS);
       if (kind !== null) {
-        // Kept when giving up too: a later attempt (a longer timeout) counts on from here.
-        await putObject(bucket, failuresKey(store.group, requestIdentity), formatFailureCounts(counts));
+        // Kept when giving up too: a later attempt (a longer timeout) counts on from here. A request
+        // that was never sent changed no count: nothing to write.
+        if (outcome !== 'not-sent') await putObject(bucket, failuresKey(store.group, requestIdentity), formatFailureCounts(counts));
         if (!givenUp) throw err;
       }
+      recordedFailure = counts;
       error =
         kind === 'LlmTimeout'
           ? { status: null, message: `timed out ${counts.timeouts} times at request_timeout_s = ${timeout} s; a longer timeout asks again`, timeoutS: timeout }
@@ -369,7 +413,14 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
       const got = answer?.choices[choice];
       if (answer && !got) continue; // left out by the endpoint: asked for again
       const first = firstKey === undefined;
-      const paid = { calls: first ? failures.calls + 1 : 0, promptTokens: first && answer ? answer.promptTokens : 0, completionTokens: first && answer ? answer.completionTokens : 0 };
+      // An answer is one more call than the failed attempts before it.
+      const total = recordedFailure ?? { calls: failures.calls + 1, unanswered: failures.unanswered };
+      const paid = {
+        calls: first ? total.calls : 0,
+        promptTokens: first && answer ? answer.promptTokens : 0,
+        completionTokens: first && answer ? answer.completionTokens : 0,
+        ...(first && total.unanswered > 0 ? { requestsUnanswered: total.unanswered } : {}),
+      };
       const record: Omit<LlmRecord, 'key'> = got
         ? { status: 'ok', text: got.text, finishReason: got.finishReason, ...paid, durationMs, createdAt, request: requestOf(slot, choice), response: first ? answer!.response : { same_request_as: firstKey } }
         : { status: 'error', text: '', finishReason: null, ...paid, error: error!, durationMs, createdAt, request: requestOf(slot, choice), response: null };

@@ -17,6 +17,14 @@ export function formatMetric(value: number | undefined, ci: AtKInterval | undefi
   return value.toFixed(4) + interval;
 }
 
+/** Requests sent without an answer are not in `calls`: a line says how many there were, where any. */
+function unansweredLines(cells: CellSummary[]): string[] {
+  const some = cells.filter((c) => (c.cost.requestsUnanswered ?? 0) > 0);
+  if (!some.length) return [];
+  const each = some.map((c) => `${String(c.cell.cell ?? '')} ${c.cost.requestsUnanswered}`).join(', ');
+  return [`requests sent but not answered (time-outs, dropped connections, 429/5xx; not in calls): ${each}`];
+}
+
 export function formatResultsTable(cells: CellSummary[]): string {
   const ks = [...new Set(cells.flatMap((c) => Object.keys(c.passAtK)))].sort((a, b) => Number(a.split('@')[1]) - Number(b.split('@')[1]));
   const sks = ks.map((k) => k.replace('pass', 'success'));
@@ -46,6 +54,7 @@ export function formatResultsTable(cells: CellSummary[]): string {
     ...rows.map(line),
     ...(anyInterval ? ['[low, high]: 95% interval over tasks (mean ± 1.96 standard errors of the per-task estimates)'] : []),
     ...(dropped.length ? [`not scored: ${dropped.join('; ')}`] : []),
+    ...unansweredLines(cells),
     ...extraScoreLines(cells),
   ].join('\n');
 }

@@ -162,7 +162,7 @@ describe('callLlm with the S3 cache', () => {
     expect(more.map((s) => s.cached)).toEqual([...Array(10).fill(true), ...Array(4).fill(false)]);
   });
 
-  it('retryable failures: the answered calls are stored, the batch fails, the retry sends only the failed ones and counts them', async () => {
+  it('retryable failures: the answered calls are stored, the batch fails, the retry sends only the failed ones and counts them apart', async () => {
     const server = await serve(({ body, attempt }) => (Number(body.seed) % 3 === 0 && attempt === 1 ? { status: 503 } : { content: answerFor(body) }));
     const endpoint = endpointOf(server);
     const calls = taskCalls(endpoint, 3, 6); // seeds 7..12: 9 and 12 fail once
@@ -172,15 +172,60 @@ describe('callLlm with the S3 cache', () => {
     expect(server.requests()).toHaveLength(6);
     const retried = await callLlm(llm, { endpoint, calls }, 2);
     expect(server.requests()).toHaveLength(8);
-    expect(retried.map((s) => [s.status, s.cached, s.calls])).toEqual([
-      ['ok', true, 1],
-      ['ok', true, 1],
-      ['ok', false, 2],
-      ['ok', true, 1],
-      ['ok', true, 1],
-      ['ok', false, 2],
+    // A 503 is no answer: `calls` counts the one that answered, the refused one is counted apart.
+    expect(retried.map((s) => [s.status, s.cached, s.calls, s.requestsUnanswered])).toEqual([
+      ['ok', true, 1, undefined],
+      ['ok', true, 1, undefined],
+      ['ok', false, 1, 1],
+      ['ok', true, 1, undefined],
+      ['ok', true, 1, undefined],
+      ['ok', false, 1, 1],
     ]);
-    expect((await readLlmRecordAt(bucket, retried[2]!.key))!.calls).toBe(2);
+    expect((await readLlmRecordAt(bucket, retried[2]!.key))!).toMatchObject({ calls: 1, requestsUnanswered: 1 });
+  });
+
+  it('a refused connection is no request: counted nowhere, nothing written; one dropped after sending is counted as unanswered', async () => {
+    // A port nobody listens on: every attempt is refused before anything is sent.
+    const probe = http.createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const endpoint: LlmEndpoint = { id: 'down', baseUrl: `http://127.0.0.1:${port}/v1`, model: `m-${uniqueSuffix()}`, api: 'completions', requestTimeoutS: 10 };
+    const calls = taskCalls(endpoint, 60, 2);
+    const llm = createLlmActivities(bucket);
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const failure = await failureOf(callLlm(llm, { endpoint, calls }, attempt));
+      expect(failure.type).toBe('LlmUnavailable');
+      expect(failure.message).toMatch(/ECONNREFUSED/);
+    }
+    const group = callGroup({ endpoint, ...calls[0]! });
+    const stored: string[] = [];
+    for await (const k of listKeys(bucket, `llm-cache/${group}/`)) if (!k.endsWith('inflight.json')) stored.push(k);
+    expect(stored).toEqual([]);
+    // The endpoint comes up: the first request it reads, it drops without an answer; then it answers.
+    let received = 0;
+    const server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        if (++received === 1) return void req.socket.destroy();
+        const b = JSON.parse(body) as Record<string, unknown>;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ id: 'x', object: 'text_completion', choices: [{ index: 0, text: answerFor(b), finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 2 } }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+    try {
+      const dropped = await failureOf(callLlm(llm, { endpoint, calls }, 4));
+      expect(dropped.type).toBe('LlmUnavailable');
+      const out = await callLlm(llm, { endpoint, calls }, 5);
+      expect(received).toBe(3);
+      // Sample 0's request was dropped once (sent, unanswered), then answered; sample 1's answered at once.
+      expect(out.map((s) => [s.status, s.calls, s.requestsUnanswered])).toEqual([['ok', 1, 1], ['ok', 1, undefined]]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 
   it('a 4xx is recorded as an error answer (cached, not retried)', async () => {
@@ -230,7 +275,8 @@ describe('callLlm with the S3 cache', () => {
       expect(failure.message).toContain('request_timeout_s = 0.3 s');
     }
     const given = await callLlm(llm, { endpoint, calls }, 5);
-    expect(given.map((s) => [s.status, s.calls])).toEqual([['ok', 1], ['error', 5]]);
+    // Five time-outs: sent, never answered; no answer was paid for.
+    expect(given.map((s) => [s.status, s.calls, s.requestsUnanswered])).toEqual([['ok', 1, undefined], ['error', 0, 5]]);
     const record = (await readLlmRecordAt(bucket, given[1]!.key))!;
     expect(record.error).toEqual({ status: null, message: 'timed out 5 times at request_timeout_s = 0.3 s; a longer timeout asks again', timeoutS: 0.3 });
     const sent = server.requests().length;
@@ -243,7 +289,7 @@ describe('callLlm with the S3 cache', () => {
     const longer = { ...endpoint, requestTimeoutS: 5 };
     const answered = await callLlm(llm, { endpoint: longer, calls }, 1);
     expect(answered.map((s) => [s.status, s.cached])).toEqual([['ok', true], ['ok', false]]);
-    expect(answered[1]!.calls).toBe(6); // the five time-outs and this answer
+    expect([answered[1]!.calls, answered[1]!.requestsUnanswered]).toEqual([1, 5]); // this answer; the five time-outs apart
     expect(server.requests()).toHaveLength(sent + 1);
     for (const e of [longer, endpoint]) expect((await callLlm(llm, { endpoint: e, calls }, 1)).map((s) => [s.status, s.cached])).toEqual([['ok', true], ['ok', true]]);
     expect(server.requests()).toHaveLength(sent + 1);
@@ -395,8 +441,8 @@ describe('requests of several choices (samples_per_request)', () => {
       expect(failure.type).toBe('LlmUnavailable');
       const retried = await callLlm(createLlmActivities(bucket), { endpoint, calls }, 2);
       expect(server.requests().map((r) => [r.body.n ?? 1, r.body.seed])).toEqual([[2, 7], [1, 8], [1, 8]]);
-      // The failed follow-up is counted on the answer it finally brought.
-      expect(retried.map((s) => [s.cached, s.calls])).toEqual([[true, 1], [false, 2]]);
+      // The refused follow-up is counted, apart, on the answer it finally brought.
+      expect(retried.map((s) => [s.cached, s.calls, s.requestsUnanswered])).toEqual([[true, 1, undefined], [false, 1, 1]]);
       expect((await readLlmRecordAt(bucket, retried[1]!.key))!.text).toBe('    return 8\n');
     } finally {
       await server.close();

@@ -83,6 +83,8 @@ export interface ScriptedServerOptions {
    * contents): 1 plays an endpoint that ignores `n`, more one that caps it. Default: all `n`.
    */
   maxChoices?: number;
+  /** Listen on this port (default: any free one): a server started again where one was stopped. */
+  port?: number;
 }
 
 export interface ScriptedLlmServer {
@@ -285,7 +287,7 @@ export async function startScriptedLlmServer(script: Script, options: ScriptedSe
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
       server.off('error', reject);
       resolve();
     });
