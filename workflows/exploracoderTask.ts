@@ -8,9 +8,9 @@
 import { defineQuery, patched, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { SA_CELL, SA_DONE, SA_KIND, SA_NAME, SA_TOTAL } from '../domain/config/searchAttributes.js';
 import { addCost, ZERO_COST, type CandidateRef, type ExperienceRef, type MethodCost, type MethodTaskOutcome, type SubtaskOutcome } from '../domain/methods/artifacts.js';
-import { allFailed, selectCandidate } from '../domain/methods/exploracoder/selection.js';
-import type { ExploraVariant } from '../domain/methods/exploracoder/index.js';
-import type { CapirVariant } from '../domain/methods/capir/index.js';
+import { allFailed, selectCandidate } from '../methods/exploracoder/selection.js';
+import type { ExploraVariant } from '../methods/exploracoder/definition.js';
+import type { CapirVariant } from '../methods/capir/definition.js';
 import { llmTaskQueue } from '../domain/sweep/keys.js';
 import type { MethodTaskRef } from '../activities/llm/methods.js';
 import { llmActivities, sandboxActivities, storageActivities } from './activityOptions.js';

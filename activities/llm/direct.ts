@@ -1,7 +1,7 @@
 /** The `direct` method's LLM activity, on each model's queue (cached answers are not sent again). */
 import { ApplicationFailure } from '@temporalio/common';
 import type { LlmCallSummary, LlmEndpoint } from '../../domain/llm/request.js';
-import { directRequestBody } from '../../domain/methods/direct/request.js';
+import { directRequestBody } from '../../methods/direct/request.js';
 import { type Sampling } from '../../domain/methods/sampling.js';
 import { laidOut, type createLlmActivities } from '../../infra/llm/llm.js';
 import { loadProblems } from '../../infra/problems.js';

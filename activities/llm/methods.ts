@@ -11,7 +11,7 @@ import type { ApiDoc, DatasetLibrary } from '../../domain/apidocs/library.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { stripThinking } from '../../domain/llm/extract.js';
 import type { ChatMessage, LlmBody, LlmCallSummary, LlmEndpoint } from '../../domain/llm/request.js';
-import { capirMessages, feedbackMessages, repairFromFeedbackMessages } from '../../domain/methods/capir/prompts.js';
+import { capirMessages, feedbackMessages, repairFromFeedbackMessages } from '../../methods/capir/prompts.js';
 import { chatBody, type ChatSampling } from '../../domain/methods/chat.js';
 import type { Sampling } from '../../domain/methods/sampling.js';
 import {
@@ -26,7 +26,7 @@ import {
   type RecommendArtifact,
   type SnippetRun,
 } from '../../domain/methods/artifacts.js';
-import { parsePlan } from '../../domain/methods/exploracoder/plan.js';
+import { parsePlan } from '../../methods/exploracoder/plan.js';
 import {
   copiedDemo,
   debugMessages,
@@ -38,12 +38,12 @@ import {
   rerankMessages,
   type Experience,
   type Observation,
-} from '../../domain/methods/exploracoder/prompts.js';
-import { parseRerank } from '../../domain/methods/exploracoder/rerank.js';
-import { taskRequirement } from '../../domain/methods/exploracoder/requirement.js';
+} from '../../methods/exploracoder/prompts.js';
+import { parseRerank } from '../../methods/exploracoder/rerank.js';
+import { taskRequirement } from '../../methods/exploracoder/requirement.js';
 import type { MethodOptions } from '../../domain/methods/options.js';
-import { ragQuery, ragRequestBody } from '../../domain/methods/rag/request.js';
-import { repairMessages } from '../../domain/methods/self-repair/prompts.js';
+import { ragQuery, ragRequestBody } from '../../methods/rag/request.js';
+import { repairMessages } from '../../methods/self-repair/prompts.js';
 import { cellTaskPrefix } from '../../domain/sweep/keys.js';
 import { visibleLibrary } from '../../domain/apidocs/masking.js';
 import { docsByPath, loadDatasetLibrary, retrieveDocs } from '../../infra/library.js';

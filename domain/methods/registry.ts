@@ -3,12 +3,12 @@
  * named methods become valid in sweep configs; the sweep's plan, its sharing rule and the shard's
  * dispatch (workflows/methodSteps.ts) all read from here.
  */
-import { capirMethod } from './capir/index.js';
-import { directMethod } from './direct/index.js';
-import { exploracoderMethod, type ExploraVariant } from './exploracoder/index.js';
+import { capirMethod } from '../../methods/capir/definition.js';
+import { directMethod } from '../../methods/direct/definition.js';
+import { exploracoderMethod, type ExploraVariant } from '../../methods/exploracoder/definition.js';
 import type { MethodOptions } from './options.js';
-import { ragMethod } from './rag/index.js';
-import { selfRepairMethod } from './self-repair/index.js';
+import { ragMethod } from '../../methods/rag/definition.js';
+import { selfRepairMethod } from '../../methods/self-repair/definition.js';
 import type { MethodCostEstimate, MethodDefinition, SharingCell } from './types.js';
 
 export const METHOD_KINDS = {

@@ -3,8 +3,8 @@
  * select) -> final solution; ExploraCoder* debugs a subtask's snippets when all fail. The paper's
  * ablations are settings of the variant's switches, each a named method.
  */
-import { planFamily } from '../sharedFamilies.js';
-import { ASSUMED_SUBTASKS, batchedRequests, singleAnswers, type MethodDefinition } from '../types.js';
+import { planFamily } from '../../domain/methods/sharedFamilies.js';
+import { ASSUMED_SUBTASKS, batchedRequests, singleAnswers, type MethodDefinition } from '../../domain/methods/types.js';
 import type { SelectionMode } from './selection.js';
 
 /** Share of subtasks whose m candidates all fail, as the paper observed (0.32 per subtask): for estimates. */

@@ -1,6 +1,6 @@
 /** `rag`: naive RAG (DocPrompting style), the top rag_k API docs for the whole task in one prompt per sample. */
-import { ragAnswerFamily } from '../sharedFamilies.js';
-import { batchedRequests, type MethodDefinition } from '../types.js';
+import { ragAnswerFamily } from '../../domain/methods/sharedFamilies.js';
+import { batchedRequests, type MethodDefinition } from '../../domain/methods/types.js';
 
 /** rag has no switches. */
 export type RagVariant = Record<string, never>;

@@ -9,8 +9,8 @@
  * - `epigen`: plan first, generate once: CAPIR's docs plus the plan in the one generation prompt.
  *   The brief describes EpiGen only as that; what it retrieves is assumed to be CAPIR's.
  */
-import { planFamily } from '../sharedFamilies.js';
-import { ASSUMED_SUBTASKS, batchedRequests, singleAnswers, type MethodDefinition } from '../types.js';
+import { planFamily } from '../../domain/methods/sharedFamilies.js';
+import { ASSUMED_SUBTASKS, batchedRequests, singleAnswers, type MethodDefinition } from '../../domain/methods/types.js';
 
 export interface CapirVariant {
   /** The generation prompt also holds the plan (EpiGen). */

@@ -1,5 +1,5 @@
 /** `direct`: one request per sample straight from the task's prompt; the baseline. */
-import { batchedRequests, type MethodDefinition } from '../types.js';
+import { batchedRequests, type MethodDefinition } from '../../domain/methods/types.js';
 
 /** direct has no switches. */
 export type DirectVariant = Record<string, never>;

@@ -4,9 +4,9 @@
  * for the task (the paper's equal-budget comparison). The first generation is `rag`'s (docs in the
  * prompt) when the dataset has a library, else `direct`'s, so that its cached answer is shared.
  */
-import { isStatementTask, type SweepProblem } from '../../datasets/problems.js';
-import type { ChatMessage } from '../../llm/request.js';
-import { clip, pythonBlock } from '../chat.js';
+import { isStatementTask, type SweepProblem } from '../../domain/datasets/problems.js';
+import type { ChatMessage } from '../../domain/llm/request.js';
+import { clip, pythonBlock } from '../../domain/methods/chat.js';
 
 export function repairMessages(first: readonly ChatMessage[], problem: SweepProblem, code: string, feedback: string, maxChars: number): ChatMessage[] {
   return [

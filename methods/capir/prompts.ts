@@ -4,12 +4,12 @@
  * EpiGen's (the same with the plan), and CAPIR + Self-Repair's two stages: feedback first (what went
  * wrong, in words, no code), then the code from that feedback.
  */
-import type { ApiDoc } from '../../apidocs/library.js';
-import { isStatementTask, type SweepProblem } from '../../datasets/problems.js';
-import type { ChatMessage } from '../../llm/request.js';
-import { clip, pythonBlock } from '../chat.js';
+import type { ApiDoc } from '../../domain/apidocs/library.js';
+import { isStatementTask, type SweepProblem } from '../../domain/datasets/problems.js';
+import type { ChatMessage } from '../../domain/llm/request.js';
+import { clip, pythonBlock } from '../../domain/methods/chat.js';
 import { formatPlan } from '../exploracoder/plan.js';
-import { chatMessagesOf, type PromptTemplate } from '../promptTemplate.js';
+import { chatMessagesOf, type PromptTemplate } from '../../domain/methods/promptTemplate.js';
 import { ragUserMessage } from '../rag/request.js';
 
 /**

@@ -5,13 +5,13 @@
  * of the task, the library, and what earlier steps stored, so a retried step sends the same bytes
  * (and hits the LLM cache).
  */
-import type { ApiDoc, ApiLibrary, PlannerExample } from '../../apidocs/library.js';
-import { rankTexts } from '../../apidocs/bm25.js';
-import { formatApiDoc, indexText } from '../../apidocs/corpus.js';
-import { isStatementTask, type SweepProblem } from '../../datasets/problems.js';
-import type { ChatMessage } from '../../llm/request.js';
-import { clip, pythonBlock } from '../chat.js';
-import { stepSystemMessage, type PromptTemplate } from '../promptTemplate.js';
+import type { ApiDoc, ApiLibrary, PlannerExample } from '../../domain/apidocs/library.js';
+import { rankTexts } from '../../domain/apidocs/bm25.js';
+import { formatApiDoc, indexText } from '../../domain/apidocs/corpus.js';
+import { isStatementTask, type SweepProblem } from '../../domain/datasets/problems.js';
+import type { ChatMessage } from '../../domain/llm/request.js';
+import { clip, pythonBlock } from '../../domain/methods/chat.js';
+import { stepSystemMessage, type PromptTemplate } from '../../domain/methods/promptTemplate.js';
 import { formatPlan } from './plan.js';
 
 /** What one run of a snippet showed: the part of an observation a model sees. */

@@ -3,13 +3,13 @@
  * whole task in one prompt, one generation per sample. For completion models the docs go in a
  * comment block above the prompt, so the text still continues the function.
  */
-import type { ApiDoc } from '../../apidocs/library.js';
-import { formatApiDoc } from '../../apidocs/corpus.js';
-import type { SweepProblem } from '../../datasets/problems.js';
-import type { LlmApi, LlmBody } from '../../llm/request.js';
-import { familyOf, languageOf } from '../../families/registry.js';
-import { chatInstructionOf, chatMessagesOf, completionPromptOf, type PromptTemplate } from '../promptTemplate.js';
-import { samplingFields, type Sampling } from '../sampling.js';
+import type { ApiDoc } from '../../domain/apidocs/library.js';
+import { formatApiDoc } from '../../domain/apidocs/corpus.js';
+import type { SweepProblem } from '../../domain/datasets/problems.js';
+import type { LlmApi, LlmBody } from '../../domain/llm/request.js';
+import { familyOf, languageOf } from '../../domain/families/registry.js';
+import { chatInstructionOf, chatMessagesOf, completionPromptOf, type PromptTemplate } from '../../domain/methods/promptTemplate.js';
+import { samplingFields, type Sampling } from '../../domain/methods/sampling.js';
 
 /** The instruction (the family's, or the model's template's), the prompt's code, then the docs. */
 export function ragUserMessage(problem: SweepProblem, docs: readonly ApiDoc[], libraryName: string, template?: PromptTemplate): string {

@@ -2,8 +2,8 @@
  * `self-repair`: generate (rag's first answer, shared through the cache), run on the visible
  * examples, repair from the errors; the budget is the number of subtasks ExploraCoder plans.
  */
-import { planFamily, ragAnswerFamily } from '../sharedFamilies.js';
-import { ASSUMED_SUBTASKS, batchedRequests, singleAnswers, type MethodDefinition } from '../types.js';
+import { planFamily, ragAnswerFamily } from '../../domain/methods/sharedFamilies.js';
+import { ASSUMED_SUBTASKS, batchedRequests, singleAnswers, type MethodDefinition } from '../../domain/methods/types.js';
 
 /** self-repair has no switches. */
 export type SelfRepairVariant = Record<string, never>;

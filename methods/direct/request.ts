@@ -4,11 +4,11 @@
  * fence are the language's; a model's prompt template (promptTemplate.ts) replaces the parts it
  * gives.
  */
-import type { SweepProblem } from '../../datasets/problems.js';
-import { familyOf, languageOf } from '../../families/registry.js';
-import type { LlmApi, LlmBody } from '../../llm/request.js';
-import { chatInstructionOf, chatMessagesOf, completionPromptOf, type PromptTemplate } from '../promptTemplate.js';
-import { samplingFields, type Sampling } from '../sampling.js';
+import type { SweepProblem } from '../../domain/datasets/problems.js';
+import { familyOf, languageOf } from '../../domain/families/registry.js';
+import type { LlmApi, LlmBody } from '../../domain/llm/request.js';
+import { chatInstructionOf, chatMessagesOf, completionPromptOf, type PromptTemplate } from '../../domain/methods/promptTemplate.js';
+import { samplingFields, type Sampling } from '../../domain/methods/sampling.js';
 
 /** The family's instruction (or the template's), then the prompt's code in a fenced block of its language. */
 export function chatUserMessage(problem: SweepProblem, template?: PromptTemplate): string {

@@ -4,8 +4,8 @@
  * examples stated as a task; for a stub (HumanEval style, MonkeyEval, BeatNumEval) the prompt's
  * natural-language part (comments and docstrings); the prompt itself only when it has none.
  */
-import type { ApiLibrary } from '../../apidocs/library.js';
-import type { SweepProblem } from '../../datasets/problems.js';
+import type { ApiLibrary } from '../../domain/apidocs/library.js';
+import type { SweepProblem } from '../../domain/datasets/problems.js';
 
 /** Examples quoted in a requirement: enough to show the task, few enough to keep it short. */
 const MAX_EXAMPLES = 4;
