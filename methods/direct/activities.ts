@@ -1,11 +1,11 @@
 /** The `direct` method's LLM activity, on each model's queue (cached answers are not sent again). */
 import { ApplicationFailure } from '@temporalio/common';
 import type { LlmCallSummary, LlmEndpoint } from '../../domain/llm/request.js';
-import { directRequestBody } from '../../methods/direct/request.js';
+import { directRequestBody } from './request.js';
 import { type Sampling } from '../../domain/methods/sampling.js';
-import { laidOut, type createLlmActivities } from '../../infra/llm/llm.js';
+import { laidOut } from '../../infra/llm/llm.js';
 import { loadProblems } from '../../infra/problems.js';
-import type { Bucket } from '../../infra/s3.js';
+import { defineMethodActivities, type MethodActivityDeps } from '../../activities/llm/methodKit.js';
 
 export interface GenerateDirectInput {
   endpoint: LlmEndpoint;
@@ -15,7 +15,7 @@ export interface GenerateDirectInput {
   sampleIndices: number[];
 }
 
-export function createDirectGenerationActivities(bucket: Bucket, llm: ReturnType<typeof createLlmActivities>) {
+export function createDirectActivities({ bucket, llm }: MethodActivityDeps) {
   return {
     /** The `direct` method for one task: one answer per sample, `samplesPerRequest` to a request (cached ones are not sent again). */
     async generateDirect(input: GenerateDirectInput): Promise<LlmCallSummary[]> {
@@ -28,3 +28,7 @@ export function createDirectGenerationActivities(bucket: Bucket, llm: ReturnType
   };
 }
 
+
+export type DirectActivities = ReturnType<typeof createDirectActivities>;
+
+export const directActivities = defineMethodActivities({ kind: 'direct', llm: createDirectActivities });

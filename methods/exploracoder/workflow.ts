@@ -6,28 +6,19 @@
  * and replay without calling anything. History holds keys and statuses, never snippets or output.
  */
 import { defineQuery, patched, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import { SA_CELL, SA_DONE, SA_KIND, SA_NAME, SA_TOTAL } from '../domain/config/searchAttributes.js';
-import { addCost, ZERO_COST, type CandidateRef, type ExperienceRef, type MethodCost, type MethodTaskOutcome, type SubtaskOutcome } from '../domain/methods/artifacts.js';
-import { allFailed, selectCandidate } from '../methods/exploracoder/selection.js';
-import type { ExploraVariant } from '../methods/exploracoder/definition.js';
-import type { CapirVariant } from '../methods/capir/definition.js';
-import { llmTaskQueue } from '../domain/sweep/keys.js';
-import type { MethodTaskRef } from '../activities/llm/methods.js';
-import { llmActivities, sandboxActivities, storageActivities } from './activityOptions.js';
-import type { SweepQueues } from './sweepTypes.js';
-import { traceTarget } from './traceTarget.js';
+import { SA_CELL, SA_DONE, SA_KIND, SA_NAME, SA_TOTAL } from '../../domain/config/searchAttributes.js';
+import { addCost, ZERO_COST, type CandidateRef, type ExperienceRef, type MethodCost, type MethodTaskOutcome, type SubtaskOutcome } from '../../domain/methods/artifacts.js';
+import { llmTaskQueue } from '../../domain/sweep/keys.js';
+import { llmActivities, sandboxActivities, storageActivitiesOf } from '../../workflows/activityOptions.js';
+import { defineMethodWorkflow, runTaskChain, type MethodTaskInput } from '../../workflows/methodKit.js';
+import { traceTarget } from '../../workflows/traceTarget.js';
+import type { ExploracoderActivities } from './activities.js';
+import { exploracoderMethod, type ExploraVariant } from './definition.js';
+import { allFailed, selectCandidate } from './selection.js';
+import type { createExploracoderTraceActivities } from './trace.js';
 
-export interface MethodTaskInput {
-  ref: MethodTaskRef;
-  taskId: string;
-  modelId: string;
-  nSamples: number;
-  timeoutS: number;
-  queues: SweepQueues;
-  method: string;
-  variant?: ExploraVariant;
-  /** The capir kind's switches (capir, capir-self-repair, epigen). */
-  capir?: CapirVariant;
+export interface ExploracoderTaskInput extends MethodTaskInput {
+  variant: ExploraVariant;
 }
 
 export interface TaskProgress {
@@ -38,13 +29,17 @@ export interface TaskProgress {
 }
 export const taskProgressQuery = defineQuery<TaskProgress>('taskProgress');
 
-export async function exploracoderTaskWorkflow(input: MethodTaskInput): Promise<MethodTaskOutcome> {
+/** The shard's step: each task's chain is a child workflow of its own. */
+export const exploracoderWorkflow = defineMethodWorkflow(exploracoderMethod, ({ shard, spec, taskIndex }) =>
+  runTaskChain(exploracoderTaskWorkflow, shard, taskIndex, { variant: spec.variant }),
+);
+
+export async function exploracoderTaskWorkflow(input: ExploracoderTaskInput): Promise<MethodTaskOutcome> {
   const started = Date.now();
-  const variant = input.variant!;
-  const { ref } = input;
-  const llm = llmActivities(llmTaskQueue(input.queues.llmBase, input.modelId));
+  const { ref, variant } = input;
+  const llm = llmActivities<ExploracoderActivities>(llmTaskQueue(input.queues.llmBase, input.modelId));
   const sandbox = sandboxActivities(input.queues.sandbox, input.timeoutS);
-  const storage = storageActivities(input.queues.storage);
+  const storage = storageActivitiesOf<ReturnType<typeof createExploracoderTraceActivities>>(input.queues.storage);
   const m = ref.options.candidates;
 
   const progress: TaskProgress = { phase: 'planning', subtask: null, subtasks: [], cost: ZERO_COST };

@@ -6,19 +6,32 @@
  * subtasks (the paper's budget).
  */
 import { setCurrentDetails } from '@temporalio/workflow';
-import { addCost, costOfCalls, type MethodTaskOutcome, type RepairRound } from '../domain/methods/artifacts.js';
-import { llmTaskQueue } from '../domain/sweep/keys.js';
-import { llmActivities, sandboxActivities, storageActivities } from './activityOptions.js';
-import type { MethodTaskInput } from './exploracoderTask.js';
-import { traceTarget } from './traceTarget.js';
+import { addCost, costOfCalls, type MethodTaskOutcome, type RepairRound } from '../../domain/methods/artifacts.js';
+import { llmTaskQueue } from '../../domain/sweep/keys.js';
+import { llmActivities, sandboxActivities, storageActivitiesOf } from '../../workflows/activityOptions.js';
+import { defineMethodWorkflow, runTaskChain, type MethodTaskInput } from '../../workflows/methodKit.js';
+import { traceTarget } from '../../workflows/traceTarget.js';
+import type { ExploracoderActivities } from '../exploracoder/activities.js';
+import type { CapirActivities } from './activities.js';
+import { capirMethod, type CapirVariant } from './definition.js';
+import type { createCapirTraceActivities } from './trace.js';
 
-export async function capirTaskWorkflow(input: MethodTaskInput): Promise<MethodTaskOutcome> {
+export interface CapirTaskInput extends MethodTaskInput {
+  /** The capir kind's switches (capir, capir-self-repair, epigen). */
+  capir: CapirVariant;
+}
+
+/** The shard's step: each task's chain is a child workflow of its own. */
+export const capirWorkflow = defineMethodWorkflow(capirMethod, ({ shard, spec, taskIndex }) => runTaskChain(capirTaskWorkflow, shard, taskIndex, { capir: spec.variant }));
+
+export async function capirTaskWorkflow(input: CapirTaskInput): Promise<MethodTaskOutcome> {
   const started = Date.now();
   const { ref } = input;
-  const variant = input.capir!;
-  const llm = llmActivities(llmTaskQueue(input.queues.llmBase, input.modelId));
+  const variant = input.capir;
+  // The plan and the per-subtask retrieval are ExploraCoder's (cached) steps.
+  const llm = llmActivities<ExploracoderActivities & CapirActivities>(llmTaskQueue(input.queues.llmBase, input.modelId));
   const sandbox = sandboxActivities(input.queues.sandbox, input.timeoutS);
-  const storage = storageActivities(input.queues.storage);
+  const storage = storageActivitiesOf<ReturnType<typeof createCapirTraceActivities>>(input.queues.storage);
   const say = (what: string) => setCurrentDetails(`**${input.method}** task \`${input.taskId}\` (cell \`${ref.cellId}\`): ${what}`);
 
   say('planning');

@@ -1,19 +1,16 @@
 /**
- * LLM-queue activities of the API-aware methods: rag's generation; ExploraCoder's plan, API
- * recommendation, exploration candidates, debug rounds and final solutions; self-repair's repairs.
- * Every model call goes through the LLM cache (infra/llm/llm.ts), so a retried activity or a
- * restarted sweep never pays for an answer twice; each activity stores what it derived (plan,
- * recommendations) under a deterministic key and reads it back instead of recomputing.
+ * ExploraCoder's LLM-queue activities: the plan, API recommendation, exploration candidates, debug
+ * rounds and final solutions (the plan and the recommendation are also CAPIR's, the plan
+ * self-repair's budget). Every model call goes through the LLM cache (infra/llm/llm.ts), so a
+ * retried activity or a restarted sweep never pays for an answer twice; each activity stores what
+ * it derived (plan, recommendations) under a deterministic key and reads it back instead of
+ * recomputing.
  */
 import { log } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
 import type { ApiDoc, DatasetLibrary } from '../../domain/apidocs/library.js';
-import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { stripThinking } from '../../domain/llm/extract.js';
-import type { ChatMessage, LlmBody, LlmCallSummary, LlmEndpoint } from '../../domain/llm/request.js';
-import { capirMessages, feedbackMessages, repairFromFeedbackMessages } from '../../methods/capir/prompts.js';
-import { chatBody, type ChatSampling } from '../../domain/methods/chat.js';
-import type { Sampling } from '../../domain/methods/sampling.js';
+import type { LlmCallSummary } from '../../domain/llm/request.js';
+import { chatBody } from '../../domain/methods/chat.js';
 import {
   addCost,
   PlanArtifactSchema,
@@ -26,7 +23,24 @@ import {
   type RecommendArtifact,
   type SnippetRun,
 } from '../../domain/methods/artifacts.js';
-import { parsePlan } from '../../methods/exploracoder/plan.js';
+import type { MethodTaskRef } from '../../domain/methods/taskRef.js';
+import { cellTaskPrefix } from '../../domain/sweep/keys.js';
+import { docsByPath, retrieveDocs } from '../../infra/library.js';
+import { laidOut } from '../../infra/llm/llm.js';
+import { putObject } from '../../infra/s3.js';
+import {
+  chatOnly,
+  costOf,
+  defineMethodActivities,
+  exploring,
+  finalSampling,
+  greedy,
+  methodContext,
+  type LlmStepResult,
+  type MethodActivityDeps,
+} from '../../activities/llm/methodKit.js';
+import { parsePlan } from './plan.js';
+import { createExploracoderTraceActivities } from './trace.js';
 import {
   copiedDemo,
   debugMessages,
@@ -38,32 +52,9 @@ import {
   rerankMessages,
   type Experience,
   type Observation,
-} from '../../methods/exploracoder/prompts.js';
-import { parseRerank } from '../../methods/exploracoder/rerank.js';
-import { taskRequirement } from '../../methods/exploracoder/requirement.js';
-import type { MethodOptions } from '../../domain/methods/options.js';
-import { ragQuery, ragRequestBody } from '../../methods/rag/request.js';
-import { repairMessages } from '../../methods/self-repair/prompts.js';
-import { cellTaskPrefix } from '../../domain/sweep/keys.js';
-import { visibleLibrary } from '../../domain/apidocs/masking.js';
-import { docsByPath, loadDatasetLibrary, retrieveDocs } from '../../infra/library.js';
-import type { createEmbeddingClient } from '../../infra/llm/embeddings.js';
-import { laidOut, type LlmActivities } from '../../infra/llm/llm.js';
-import { loadProblems } from '../../infra/problems.js';
-import { getText, putObject, type Bucket } from '../../infra/s3.js';
-
-/** Which task of which cell a step works on, and with what model and settings. */
-export interface MethodTaskRef {
-  sweepId: string;
-  cellId: string;
-  datasetKey: string;
-  libraryKey: string;
-  taskIndex: number;
-  endpoint: LlmEndpoint;
-  /** The cell's sampling: final answers use it; exploration uses the options' temperature and top_p. */
-  sampling: Sampling;
-  options: MethodOptions;
-}
+} from './prompts.js';
+import { parseRerank } from './rerank.js';
+import { taskRequirement } from './requirement.js';
 
 export interface PlanStepResult {
   planKey: string;
@@ -72,71 +63,15 @@ export interface PlanStepResult {
   cost: MethodCost;
 }
 
-export interface LlmStepResult {
-  llmKey: string;
-  ok: boolean;
-  cost: MethodCost;
-}
-
 const PLAN_ATTEMPTS = 3;
-
-function costOf(s: LlmCallSummary): MethodCost {
-  return { calls: s.calls, prompt_tokens: s.promptTokens, completion_tokens: s.completionTokens, sandbox_runs: 0 };
-}
-
-/** Deterministic steps (plan, rerank) ask at temperature 0; retries of a malformed plan sample instead. */
-function greedy(sampling: Sampling): ChatSampling {
-  return { model: sampling.model, temperature: 0, top_p: 1, max_tokens: sampling.max_tokens, ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}) };
-}
-
-function exploring(ref: MethodTaskRef): ChatSampling {
-  return {
-    model: ref.sampling.model,
-    temperature: ref.options.explore_temperature,
-    top_p: ref.options.explore_top_p,
-    max_tokens: ref.sampling.max_tokens,
-    ...(ref.sampling.seed !== undefined ? { seed: ref.sampling.seed } : {}),
-  };
-}
-
-function finalSampling(sampling: Sampling): ChatSampling {
-  return { model: sampling.model, temperature: sampling.temperature, top_p: sampling.top_p, max_tokens: sampling.max_tokens, ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}) };
-}
-
-function chatOnly(endpoint: LlmEndpoint): void {
-  if (endpoint.api !== 'chat') throw ApplicationFailure.nonRetryable(`model ${endpoint.id} uses the completions API; this method needs a chat model`, 'LlmConfigError');
-}
 
 export function observationOf(run: SnippetRun): Observation {
   return { ok: run.ok, status: run.status, stdout: run.stdout, ...(run.error ? { error: run.error } : {}) };
 }
 
-export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embeddings: ReturnType<typeof createEmbeddingClient>) {
-  async function ask(endpoint: LlmEndpoint, body: LlmBody, sampleIndex: number): Promise<{ summary: LlmCallSummary; text: string | null }> {
-    const [summary] = await llm.callLlm({ endpoint, calls: [{ body, sampleIndex }] });
-    if (summary!.status !== 'ok') return { summary: summary!, text: null };
-    const record = await llm.readLlmRecord(summary!.key);
-    return { summary: summary!, text: record?.text ?? null };
-  }
-
-  async function context(ref: MethodTaskRef): Promise<{ problem: SweepProblem; library: DatasetLibrary }> {
-    const [problems, stored] = await Promise.all([loadProblems(bucket, ref.datasetKey), loadDatasetLibrary(bucket, ref.libraryKey)]);
-    const problem = problems[ref.taskIndex];
-    if (!problem) throw ApplicationFailure.nonRetryable(`task index ${ref.taskIndex} is out of range`, 'InvalidTask');
-    // Every method sees the same docs: masked for unseen libraries (the paper's), unless told otherwise.
-    return { problem, library: visibleLibrary(stored, ref.options.doc_masking) };
-  }
-
-  async function readJson<T>(key: string, schema: { parse: (v: unknown) => T }): Promise<T | null> {
-    const text = await getText(bucket, key);
-    return text === null ? null : schema.parse(JSON.parse(text));
-  }
-
-  async function mustRead<T>(key: string, schema: { parse: (v: unknown) => T }, what: string): Promise<T> {
-    const value = await readJson(key, schema);
-    if (value === null) throw new Error(`${what} ${key} is missing`);
-    return value;
-  }
+export function createExploracoderActivities(deps: MethodActivityDeps) {
+  const { ask, context, readJson, mustRead } = methodContext(deps);
+  const { llm, embeddings } = deps;
 
   /** The CoAE prompt of one subtask (the same for each of its m candidates). */
   async function exploreMessagesOf(input: { ref: MethodTaskRef; planKey: string; recommendKey: string; subtask: number; experiences: ExperienceRef[] }) {
@@ -159,35 +94,11 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
     return runs.map((run, i) => ({ index: refs[i]!.subtask, subtask: plan.subtasks[refs[i]!.subtask]!, code: run.code, observation: observationOf(run) }));
   }
 
-  /** The chat messages a stored answer was asked with. */
-  async function messagesOf(key: string): Promise<ChatMessage[]> {
-    const record = await llm.readLlmRecord(key);
-    if (!record) throw new Error(`LLM record ${key} is missing`);
-    const request = record.request as { body?: { messages?: ChatMessage[] } };
-    if (!request.body?.messages) throw ApplicationFailure.nonRetryable('this method needs a chat model (the stored answer has no messages)', 'LlmConfigError');
-    return request.body.messages;
-  }
-
   function keptDocs(library: DatasetLibrary, rec: RecommendArtifact, subtask: number): ApiDoc[] {
     return docsByPath(library, rec.subtasks[subtask]?.kept ?? []);
   }
 
   return {
-    /**
-     * rag: the top rag_k docs for the whole task in one prompt; one answer per sample, the model's
-     * samples_per_request to a request. Also self-repair's first answers; the cell's prompt template
-     * shapes them (ref.sampling.prompt).
-     */
-    async generateRag(input: { ref: MethodTaskRef; sampleIndices: number[] }): Promise<LlmCallSummary[]> {
-      const { ref } = input;
-      const { problem, library } = await context(ref);
-      const docs = await retrieveDocs(library, ref.libraryKey, ragQuery(problem), ref.options.rag_k, ref.options, embeddings);
-      const calls = laidOut(ref.endpoint, input.sampleIndices, (first, choices) =>
-        ragRequestBody(problem, docs, library.library.name, ref.endpoint.api, ref.sampling, first, choices),
-      );
-      return llm.callLlm({ endpoint: ref.endpoint, calls });
-    },
-
     /**
      * ExploraCoder's planner, in the paper's layout: demos from the library's own usage chosen by
      * BM25 similarity to the task, each its own user/assistant turn, and the task's requirement in
@@ -237,7 +148,7 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
       };
       if (plan.cut > 0) log.warn(`plan of task ${ref.taskIndex} (cell ${ref.cellId}) has ${plan.subtasks.length + plan.cut} subtasks: the safety cap max_subtasks = ${ref.options.max_subtasks} cut ${plan.cut}`);
       if (plan.copied_demo !== null) log.warn(`plan of task ${ref.taskIndex} (cell ${ref.cellId}) repeats planner demo ${plan.copied_demo} after ${keys.length} requests`);
-      await putObject(bucket, key, JSON.stringify(plan), { contentType: 'application/json' });
+      await putObject(deps.bucket, key, JSON.stringify(plan), { contentType: 'application/json' });
       return { planKey: key, subtasks: plan.subtasks.map((s) => s.slice(0, 200)), cost };
     },
 
@@ -290,7 +201,7 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
         global = (text === null ? null : parseRerank(text, offered, ref.options.global_k)) ?? offered.slice(0, ref.options.global_k);
       }
       const rec: RecommendArtifact = { subtasks, global, ...(globalKey ? { global_llm_key: globalKey } : {}), cost };
-      await putObject(bucket, key, JSON.stringify(rec), { contentType: 'application/json' });
+      await putObject(deps.bucket, key, JSON.stringify(rec), { contentType: 'application/json' });
       return { recommendKey: key, cost };
     },
 
@@ -382,66 +293,6 @@ export function createMethodActivities(bucket: Bucket, llm: LlmActivities, embed
       return llm.callLlm({ endpoint: ref.endpoint, calls });
     },
 
-    /**
-     * CAPIR / EpiGen: one generation per sample, from the task and the docs the per-subtask reranks
-     * kept (in rerank order, each once), EpiGen with the plan too; the cell's prompt template shapes
-     * it as it shapes rag's chat request.
-     */
-    async generateCapir(input: { ref: MethodTaskRef; planKey: string; recommendKey: string; withPlan: boolean; sampleIndices: number[] }): Promise<LlmCallSummary[]> {
-      const { ref } = input;
-      chatOnly(ref.endpoint);
-      const { problem, library } = await context(ref);
-      const plan = await mustRead(input.planKey, PlanArtifactSchema, 'plan');
-      const rec = await mustRead(input.recommendKey, RecommendArtifactSchema, 'recommendation');
-      const docs = docsByPath(library, [...new Set(rec.subtasks.flatMap((s) => s.kept))]);
-      const messages = capirMessages(problem, docs, library.library.name, input.withPlan ? plan.subtasks : null, ref.sampling.prompt);
-      const calls = laidOut(ref.endpoint, input.sampleIndices, (first, choices) => chatBody(finalSampling(ref.sampling), messages, first, choices));
-      return llm.callLlm({ endpoint: ref.endpoint, calls });
-    },
-
-    /**
-     * CAPIR + Self-Repair, stage 1: the model's feedback in words on sample `sampleIndex`'s answer
-     * at `previousKey`, from its run on the example inputs (`runKey`, which raised).
-     */
-    async repairFeedback(input: { ref: MethodTaskRef; sampleIndex: number; firstKey: string; previousKey: string; runKey: string; round: number }): Promise<LlmStepResult> {
-      const { ref } = input;
-      const { problem } = await context(ref);
-      const firstMessages = await messagesOf(input.firstKey);
-      const run = await mustRead(input.runKey, SnippetRunSchema, 'example-input run');
-      const messages = feedbackMessages(firstMessages, problem, run.code, run.error ?? run.status, ref.options.observation_chars);
-      const { summary, text } = await ask(ref.endpoint, chatBody(finalSampling(ref.sampling), messages, input.sampleIndex), input.sampleIndex);
-      return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
-    },
-
-    /** CAPIR + Self-Repair, stage 2: the code, from the stage-1 request and its feedback. */
-    async repairFromFeedback(input: { ref: MethodTaskRef; sampleIndex: number; feedbackKey: string }): Promise<LlmStepResult> {
-      const { ref } = input;
-      const { problem } = await context(ref);
-      const record = await llm.readLlmRecord(input.feedbackKey);
-      if (!record) throw new Error(`LLM record ${input.feedbackKey} is missing`);
-      const feedbackPrompt = await messagesOf(input.feedbackKey);
-      const messages = repairFromFeedbackMessages(feedbackPrompt, stripThinking(record.text), problem);
-      const { summary, text } = await ask(ref.endpoint, chatBody(finalSampling(ref.sampling), messages, input.sampleIndex), input.sampleIndex);
-      return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
-    },
-
-    /** self-repair: a fixed version of sample `sampleIndex`'s last answer, from its visible-example run. */
-    async repairSample(input: { ref: MethodTaskRef; sampleIndex: number; firstKey: string; previousKey: string; runKey: string; round: number; budget: number }): Promise<LlmStepResult> {
-      const { ref } = input;
-      chatOnly(ref.endpoint);
-      const { problem } = await context(ref);
-      const first = await llm.readLlmRecord(input.firstKey);
-      const previous = await llm.readLlmRecord(input.previousKey);
-      const run = await mustRead(input.runKey, SnippetRunSchema, 'visible-example run');
-      if (!first || !previous) throw new Error(`LLM record ${!first ? input.firstKey : input.previousKey} is missing`);
-      const request = first.request as { body?: { messages?: Array<{ role: 'system' | 'user' | 'assistant'; content: string }> } };
-      const firstMessages = request.body?.messages;
-      if (!firstMessages) throw ApplicationFailure.nonRetryable('self-repair needs a chat model (the first answer has no messages)', 'LlmConfigError');
-      const feedback = `${run.error ?? run.status}${run.stdout.trim() ? `\noutput:\n${run.stdout}` : ''}`;
-      const messages = repairMessages(firstMessages, problem, run.code, `${feedback}\n(repair round ${input.round} of at most ${input.budget})`, ref.options.observation_chars);
-      const { summary, text } = await ask(ref.endpoint, chatBody(finalSampling(ref.sampling), messages, input.sampleIndex), input.sampleIndex);
-      return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
-    },
   };
 }
 
@@ -458,4 +309,10 @@ function usesApi(code: string, importPath: string): boolean {
   return new RegExp(`(?<![\\w])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w])`).test(code);
 }
 
-export type MethodActivities = ReturnType<typeof createMethodActivities>;
+export type ExploracoderActivities = ReturnType<typeof createExploracoderActivities>;
+
+export const exploracoderActivities = defineMethodActivities({
+  kind: 'exploracoder',
+  llm: createExploracoderActivities,
+  storage: createExploracoderTraceActivities,
+});

@@ -6,18 +6,27 @@
  * planner makes for the task (the paper's equal-budget comparison; the plan is the same cached call).
  */
 import { patched, setCurrentDetails } from '@temporalio/workflow';
-import { addCost, costOfCalls, type MethodTaskOutcome, type RepairRound } from '../domain/methods/artifacts.js';
-import { llmTaskQueue } from '../domain/sweep/keys.js';
-import { llmActivities, sandboxActivities, storageActivities } from './activityOptions.js';
-import type { MethodTaskInput } from './exploracoderTask.js';
-import { traceTarget } from './traceTarget.js';
+import { addCost, costOfCalls, type MethodTaskOutcome, type RepairRound } from '../../domain/methods/artifacts.js';
+import { llmTaskQueue } from '../../domain/sweep/keys.js';
+import { llmActivities, sandboxActivities, storageActivitiesOf } from '../../workflows/activityOptions.js';
+import { defineMethodWorkflow, runTaskChain, type MethodTaskInput } from '../../workflows/methodKit.js';
+import { traceTarget } from '../../workflows/traceTarget.js';
+import type { ExploracoderActivities } from '../exploracoder/activities.js';
+import type { RagActivities } from '../rag/activities.js';
+import type { SelfRepairActivities } from './activities.js';
+import { selfRepairMethod } from './definition.js';
+import type { createSelfRepairTraceActivities } from './trace.js';
+
+/** The shard's step: each task's chain is a child workflow of its own. */
+export const selfRepairWorkflow = defineMethodWorkflow(selfRepairMethod, ({ shard, taskIndex }) => runTaskChain(selfRepairTaskWorkflow, shard, taskIndex, {}));
 
 export async function selfRepairTaskWorkflow(input: MethodTaskInput): Promise<MethodTaskOutcome> {
   const started = Date.now();
   const { ref } = input;
-  const llm = llmActivities(llmTaskQueue(input.queues.llmBase, input.modelId));
+  // The first answers are rag's, the budget ExploraCoder's plan (both cached, shared with those cells).
+  const llm = llmActivities<RagActivities & ExploracoderActivities & SelfRepairActivities>(llmTaskQueue(input.queues.llmBase, input.modelId));
   const sandbox = sandboxActivities(input.queues.sandbox, input.timeoutS);
-  const storage = storageActivities(input.queues.storage);
+  const storage = storageActivitiesOf<ReturnType<typeof createSelfRepairTraceActivities>>(input.queues.storage);
 
   setCurrentDetails(`**self-repair** task \`${input.taskId}\`: planning the budget`);
   const plan = await llm.planTask({ ref, withSummary: true });
