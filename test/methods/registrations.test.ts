@@ -7,7 +7,8 @@ import { defineMethodActivities, type MethodActivityDeps } from '../../activitie
 import { llmQueueActivities, METHOD_ACTIVITIES, storageQueueActivities } from '../../workers/methodActivities.js';
 import * as bundle from '../../workflows/index.js';
 import { methodStepFor } from '../../workflows/methodSteps.js';
-import { METHOD_NAMES } from '../../domain/methods/registry.js';
+import { findMethod, METHOD_NAMES, registerMethodKind } from '../../domain/methods/registry.js';
+import { ragMethod } from '../../methods/rag/definition.js';
 
 // The factories only close over their dependencies; nothing is called here.
 const deps = { bucket: {}, llm: {}, embeddings: {} } as unknown as MethodActivityDeps;
@@ -49,5 +50,13 @@ describe('method registrations', () => {
   it('refuse two methods registering one activity name', () => {
     const twin = defineMethodActivities({ kind: 'twin', llm: () => ({ generateRag: async () => null }) });
     expect(() => llmQueueActivities([...METHOD_ACTIVITIES, twin], deps)).toThrow('activity generateRag is registered by both method rag and method twin');
+  });
+
+  it('refuse a registered kind whose kind or names are taken, and change nothing then', () => {
+    expect(() => registerMethodKind(ragMethod)).toThrow('method kind rag is registered twice');
+    expect(() => registerMethodKind({ ...ragMethod, kind: 'rag-again', names: { fresh: ragMethod.names.rag, rag: ragMethod.names.rag } })).toThrow(
+      'method rag is registered by both rag and rag-again',
+    );
+    expect(findMethod('fresh')).toBeUndefined();
   });
 });
