@@ -18,7 +18,7 @@ import { cellTraceKey, sweepResultsKey, sweepWorkflowId } from '../../domain/swe
 import { getText } from '../../infra/s3.js';
 import { buildSweepInput, queuesOf, writeSweepRecord } from '../../scripts/lib/sweep-input.js';
 import { METHOD_ACTIVITIES } from '../../workers/methodActivities.js';
-import { createWorkers } from '../../workers/runWorkers.js';
+import { createWorkers, installRuntime } from '../../workers/runWorkers.js';
 import type { sweepWorkflow } from '../../workflows/sweep.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { testBucket } from '../support/s3.js';
@@ -48,6 +48,7 @@ function script(req: ScriptedRequest) {
 }
 
 beforeAll(async () => {
+  installRuntime('WARN');
   server = await startScriptedLlmServer(script);
   // The config loader (this process) and the report activity (this process's worker) know it now.
   registerMethodKind(secondLookMethod);
