@@ -8,7 +8,8 @@ import type { MethodKind } from '../domain/methods/registry.js';
 import type { Bucket } from '../infra/s3.js';
 import * as METHOD_ACTIVITY_EXPORTS from '../methods/activities.js';
 
-type Registered = Extract<(typeof METHOD_ACTIVITY_EXPORTS)[keyof typeof METHOD_ACTIVITY_EXPORTS], { role: 'method-activities' }>['kind'];
+type Exported = (typeof METHOD_ACTIVITY_EXPORTS)[keyof typeof METHOD_ACTIVITY_EXPORTS];
+type Registered = Extract<Exported, { role: 'method-activities' }>['kind'];
 type Missing = Exclude<MethodKind, Registered>;
 // A registry kind missing from methods/activities.ts fails here, naming it.
 const everyKindHasActivities: [Missing] extends [never] ? true : { missingActivitiesFor: Missing } = true;

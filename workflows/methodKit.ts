@@ -48,7 +48,10 @@ export interface MethodWorkflow<Kind extends string = string> {
   stepFor(name: string): BoundStep | undefined;
 }
 
-export function defineMethodWorkflow<Kind extends string, Variant>(definition: MethodDefinition<Kind, Variant>, step: MethodStep<Variant>): MethodWorkflow<Kind> {
+export function defineMethodWorkflow<Kind extends string, Variant>(
+  definition: MethodDefinition<Kind, Variant>,
+  step: MethodStep<Variant>,
+): MethodWorkflow<Kind> {
   return {
     role: 'method-workflow',
     kind: definition.kind,

@@ -9,7 +9,8 @@ import { isMethodWorkflow, type BoundStep, type MethodWorkflow, type TaskGenerat
 
 export type { TaskGeneration };
 
-type Registered = Extract<(typeof METHOD_WORKFLOW_EXPORTS)[keyof typeof METHOD_WORKFLOW_EXPORTS], { role: 'method-workflow' }>['kind'];
+type Exported = (typeof METHOD_WORKFLOW_EXPORTS)[keyof typeof METHOD_WORKFLOW_EXPORTS];
+type Registered = Extract<Exported, { role: 'method-workflow' }>['kind'];
 type Missing = Exclude<MethodKind, Registered>;
 // A registry kind missing from methods/workflows.ts fails here, naming it.
 const everyKindHasAWorkflow: [Missing] extends [never] ? true : { missingWorkflowFor: Missing } = true;

@@ -54,7 +54,15 @@ function bind<K extends string, V>(def: MethodDefinition<K, V>): BoundMethod[] {
   return Object.entries(def.names).map(([name, m]) => ({
     // The MethodSpec union covers this tree's kinds; a registered kind's spec has the same fields
     // with a variant of its own, and is reached only by name.
-    spec: { name, kind: def.kind, description: m.description, needsLibrary: def.needsLibrary, needsChat: def.needsChat, promptTemplateScope: def.promptTemplateScope, variant: m.variant } as unknown as MethodSpec,
+    spec: {
+      name,
+      kind: def.kind,
+      description: m.description,
+      needsLibrary: def.needsLibrary,
+      needsChat: def.needsChat,
+      promptTemplateScope: def.promptTemplateScope,
+      variant: m.variant,
+    } as unknown as MethodSpec,
     estimateCost: (ctx) => def.estimateCost(m.variant, ctx),
     sharedRequestFamilies: (cell) => def.sharedRequestFamilies(m.variant, cell),
     outlineTrace: (trace, sample) => def.outlineTrace(trace, sample),

@@ -68,10 +68,13 @@ export function createCapirActivities(deps: MethodActivityDeps) {
       const { summary, text } = await ask(ref.endpoint, chatBody(finalSampling(ref.sampling), messages, input.sampleIndex), input.sampleIndex);
       return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
     },
-
   };
 }
 
 export type CapirActivities = ReturnType<typeof createCapirActivities>;
 
-export const capirActivities = defineMethodActivities({ kind: 'capir', llm: createCapirActivities, storage: createCapirTraceActivities });
+export const capirActivities = defineMethodActivities({
+  kind: 'capir',
+  llm: createCapirActivities,
+  storage: createCapirTraceActivities,
+});

@@ -53,6 +53,5 @@ export function createCapirTraceActivities(bucket: Bucket) {
         cost: input.cost,
       }, input.promptTemplate);
     },
-
   };
 }

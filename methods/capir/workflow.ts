@@ -22,7 +22,9 @@ export interface CapirTaskInput extends MethodTaskInput {
 }
 
 /** The shard's step: each task's chain is a child workflow of its own. */
-export const capirWorkflow = defineMethodWorkflow(capirMethod, ({ shard, spec, taskIndex }) => runTaskChain(capirTaskWorkflow, shard, taskIndex, { capir: spec.variant }));
+export const capirWorkflow = defineMethodWorkflow(capirMethod, ({ shard, spec, taskIndex }) =>
+  runTaskChain(capirTaskWorkflow, shard, taskIndex, { capir: spec.variant }),
+);
 
 export async function capirTaskWorkflow(input: CapirTaskInput): Promise<MethodTaskOutcome> {
   const started = Date.now();

@@ -292,7 +292,6 @@ export function createExploracoderActivities(deps: MethodActivityDeps) {
       const calls = laidOut(ref.endpoint, input.sampleIndices, (first, choices) => chatBody(finalSampling(ref.sampling), messages, first, choices));
       return llm.callLlm({ endpoint: ref.endpoint, calls });
     },
-
   };
 }
 

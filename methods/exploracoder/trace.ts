@@ -82,6 +82,5 @@ export function createExploracoderTraceActivities(bucket: Bucket) {
         cost: input.cost,
       }, input.promptTemplate);
     },
-
   };
 }

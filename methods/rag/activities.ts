@@ -24,7 +24,6 @@ export function createRagActivities(deps: MethodActivityDeps) {
       );
       return llm.callLlm({ endpoint: ref.endpoint, calls });
     },
-
   };
 }
 

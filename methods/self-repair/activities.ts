@@ -41,4 +41,8 @@ export function createSelfRepairActivities(deps: MethodActivityDeps) {
 
 export type SelfRepairActivities = ReturnType<typeof createSelfRepairActivities>;
 
-export const selfRepairActivities = defineMethodActivities({ kind: 'self-repair', llm: createSelfRepairActivities, storage: createSelfRepairTraceActivities });
+export const selfRepairActivities = defineMethodActivities({
+  kind: 'self-repair',
+  llm: createSelfRepairActivities,
+  storage: createSelfRepairTraceActivities,
+});

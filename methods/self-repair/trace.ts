@@ -30,6 +30,5 @@ export function createSelfRepairTraceActivities(bucket: Bucket) {
         cost: input.cost,
       }, input.promptTemplate);
     },
-
   };
 }

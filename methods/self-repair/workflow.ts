@@ -18,7 +18,9 @@ import { selfRepairMethod } from './definition.js';
 import type { createSelfRepairTraceActivities } from './trace.js';
 
 /** The shard's step: each task's chain is a child workflow of its own. */
-export const selfRepairWorkflow = defineMethodWorkflow(selfRepairMethod, ({ shard, taskIndex }) => runTaskChain(selfRepairTaskWorkflow, shard, taskIndex, {}));
+export const selfRepairWorkflow = defineMethodWorkflow(selfRepairMethod, ({ shard, taskIndex }) =>
+  runTaskChain(selfRepairTaskWorkflow, shard, taskIndex, {}),
+);
 
 export async function selfRepairTaskWorkflow(input: MethodTaskInput): Promise<MethodTaskOutcome> {
   const started = Date.now();

@@ -2,7 +2,14 @@
 import type { ChatMessage } from '../../../domain/llm/request.js';
 import { chatBody } from '../../../domain/methods/chat.js';
 import type { MethodTaskRef } from '../../../domain/methods/taskRef.js';
-import { costOf, defineMethodActivities, finalSampling, methodContext, type LlmStepResult, type MethodActivityDeps } from '../../../activities/llm/methodKit.js';
+import {
+  costOf,
+  defineMethodActivities,
+  finalSampling,
+  methodContext,
+  type LlmStepResult,
+  type MethodActivityDeps,
+} from '../../../activities/llm/methodKit.js';
 import { LOOK_AGAIN } from './definition.js';
 import { createSecondLookTraceActivities } from './trace.js';
 
@@ -29,4 +36,8 @@ export function createSecondLookActivities(deps: MethodActivityDeps) {
 
 export type SecondLookActivities = ReturnType<typeof createSecondLookActivities>;
 
-export const secondLookActivities = defineMethodActivities({ kind: 'second-look', llm: createSecondLookActivities, storage: createSecondLookTraceActivities });
+export const secondLookActivities = defineMethodActivities({
+  kind: 'second-look',
+  llm: createSecondLookActivities,
+  storage: createSecondLookTraceActivities,
+});

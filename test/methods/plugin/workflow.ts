@@ -27,6 +27,7 @@ export async function secondLookTaskWorkflow(input: SecondLookTaskInput): Promis
   // The final answers are counted in their sample records; the first looks are the method's overhead.
   const cost = input.lookAgain ? firsts.reduce((c, f) => addCost(c, f.cost), ZERO_COST) : ZERO_COST;
   const finalKeys = finals.map((f) => f.llmKey);
-  const traceKey = await storage.writeSecondLookTrace({ ...traceTarget(ref), method: input.method, firstKeys: firsts.map((f) => f.llmKey), finalKeys, cost });
+  const firstKeys = firsts.map((f) => f.llmKey);
+  const traceKey = await storage.writeSecondLookTrace({ ...traceTarget(ref), method: input.method, firstKeys, finalKeys, cost });
   return { finalKeys, cost, traceKey, wallMs: Date.now() - started };
 }
