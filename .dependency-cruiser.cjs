@@ -1,20 +1,64 @@
 /**
  * Import rules between the project's folders, checked in CI (`npm run check:deps`):
- * - domain/ is pure: it imports only domain/ (and libraries), never I/O or orchestration;
+ * - domain/ is pure: it imports only domain/, the methods' pure files (and libraries), never I/O or
+ *   orchestration;
+ * - a method's folder methods/<kind>/ has three faces, by file name: `workflow.ts` (runs in the
+ *   workflow sandbox), `activities.ts` and `trace.ts` (run in a worker, do I/O), and every other
+ *   file pure (definition, prompts, parsing: importable by the planner without Temporal or I/O);
+ *   methods/workflows.ts and methods/activities.ts list the faces and count as them;
+ * - workflow code (workflows/ and the methods' workflow faces) imports activities, infra and the
+ *   methods' worker faces for their types only, and no Node built-ins;
  * - activities/ and infra/ never import workflows/ (workflows orchestrate activities, not the reverse);
  * - infra/ never imports activities/ (activities are built on infra, not the reverse);
  * - no import cycles anywhere;
  * - in the sandbox, the process runner and its plain toolchains (infra/sandbox/process/) never import the
  *   warm toolchains (infra/sandbox/warm/), and neither imports the registry above both (toolchainRegistry.ts).
  */
+const METHOD_PURE = '^methods/[^/]+/(?!(workflow|activities|trace)\\.ts$)[^/]+$';
+const METHOD_WORKFLOW = '^methods/([^/]+/workflow|workflows)\\.ts$';
+const METHOD_WORKER = '^methods/([^/]+/(activities|trace)|activities)\\.ts$';
+
 module.exports = {
   forbidden: [
     {
       name: 'domain-is-pure',
-      comment: 'domain/ imports only domain/ and npm packages',
+      comment: "domain/ imports only domain/, the methods' pure files and npm packages",
       severity: 'error',
       from: { path: '^domain/' },
-      to: { pathNot: ['^domain/', 'node_modules'], dependencyTypesNot: ['core'] },
+      to: { pathNot: ['^domain/', METHOD_PURE, 'node_modules'], dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'method-pure-files-are-pure',
+      comment: "a method's pure files (all but workflow.ts, activities.ts, trace.ts) import only domain/ and pure files",
+      severity: 'error',
+      from: { path: METHOD_PURE },
+      to: { pathNot: ['^domain/', METHOD_PURE, 'node_modules'] },
+    },
+    {
+      name: 'method-pure-files-no-node-io',
+      severity: 'error',
+      from: { path: METHOD_PURE },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'workflow-code-is-sandbox-safe',
+      comment: "workflow code imports activities, infra, workers and the methods' worker faces for types only",
+      severity: 'error',
+      from: { path: ['^workflows/', METHOD_WORKFLOW] },
+      to: { path: ['^(activities|infra|workers|scripts)/', METHOD_WORKER], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'workflow-code-no-node-builtins',
+      severity: 'error',
+      from: { path: ['^workflows/', METHOD_WORKFLOW] },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'method-worker-faces-not-workflows',
+      comment: 'activities never import workflow code',
+      severity: 'error',
+      from: { path: METHOD_WORKER },
+      to: { path: ['^workflows/', METHOD_WORKFLOW] },
     },
     {
       name: 'domain-no-node-io',
@@ -33,7 +77,7 @@ module.exports = {
       name: 'infra-not-activities',
       severity: 'error',
       from: { path: '^infra/' },
-      to: { path: '^activities/' },
+      to: { path: ['^activities/', '^methods/'] },
     },
     {
       name: 'sandbox-process-not-warm',

@@ -9,17 +9,17 @@ import { createDatasetActivities } from '../activities/storage/datasets.js';
 import { createReportActivities } from '../activities/storage/report.js';
 import { createLlmActivities } from '../infra/llm/llm.js';
 import { createEmbeddingClient } from '../infra/llm/embeddings.js';
-import { createMethodActivities } from '../activities/llm/methods.js';
 import { createSnippetActivities } from '../activities/sandbox/snippets.js';
 import { createTraceActivities } from '../activities/storage/traces.js';
 import { SandboxPool } from '../infra/sandbox/pool.js';
 import { checkS3Access, s3ClientFor, supportsConditionalWrites } from '../infra/s3.js';
 import { connectTemporalWorker } from '../infra/temporal/connection.js';
 import { createSweepStorageActivities } from '../activities/storage/sweepFiles.js';
-import { createDirectGenerationActivities } from '../activities/llm/direct.js';
 import { createSandboxActivities } from '../activities/sandbox/executeShard.js';
 import { llmTaskQueue } from '../domain/sweep/keys.js';
 import { WorkerLeases } from '../infra/llm/workerLeases.js';
+import type { MethodActivities } from '../activities/llm/methodKit.js';
+import { llmQueueActivities, METHOD_ACTIVITIES, storageQueueActivities } from './methodActivities.js';
 
 export const QUEUE_ROLES = ['workflows', 'storage', 'sandbox', 'llm'] as const;
 export type QueueRole = (typeof QUEUE_ROLES)[number];
@@ -44,6 +44,13 @@ export interface WorkerOptions {
   sandboxConcurrency?: number;
   /** JavaScript programs several to a sandboxed process (SandboxPoolOptions.shareProcess). */
   shareProcess?: boolean;
+  /** The methods whose activities are served (default: every method of methods/activities.ts). */
+  methods?: readonly MethodActivities[];
+  /**
+   * The workflow bundle's entry (default: workflows/index.ts). A bundle with methods of its own
+   * re-exports that file and adds its methods' workflows (workflows/methodSteps.ts, addMethodWorkflows).
+   */
+  workflowsPath?: string;
 }
 
 let runtimeInstalled = false;
@@ -58,7 +65,7 @@ export function installRuntime(level: LogLevel = logLevelFrom(process.env, 'INFO
   runtimeInstalled = true;
 }
 
-const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+const defaultWorkflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
 export async function createWorkers(config: ExploraConfig, options: WorkerOptions): Promise<{ workers: Worker[]; close: () => Promise<void> }> {
   installRuntime();
@@ -77,6 +84,7 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
   });
   const workers: Worker[] = [];
   const bucket = { s3, name: config.s3.bucket };
+  const methods = options.methods ?? METHOD_ACTIVITIES;
   let sandboxes: SandboxPool | undefined;
   let leases: WorkerLeases | undefined;
   try {
@@ -88,7 +96,7 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
               connection,
               namespace: config.temporal.namespace,
               taskQueue: config.taskQueues.workflows,
-              workflowsPath,
+              workflowsPath: options.workflowsPath ?? defaultWorkflowsPath,
             }),
           );
           break;
@@ -98,7 +106,7 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
               connection,
               namespace: config.temporal.namespace,
               taskQueue: config.taskQueues.storage,
-              activities: { ...createDatasetActivities(bucket), ...createSweepStorageActivities(bucket), ...createReportActivities(bucket), ...createTraceActivities(bucket) },
+              activities: { ...createDatasetActivities(bucket), ...createSweepStorageActivities(bucket), ...createReportActivities(bucket), ...createTraceActivities(bucket), ...storageQueueActivities(methods, bucket) },
               maxConcurrentActivityTaskExecutions: options.storageConcurrency ?? 2,
             }),
           );
@@ -138,7 +146,7 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
                 connection,
                 namespace: config.temporal.namespace,
                 taskQueue,
-                activities: { ...createDirectGenerationActivities(bucket, llm), ...createMethodActivities(bucket, llm, embeddings) },
+                activities: llmQueueActivities(methods, { bucket, llm, embeddings }),
                 // One task's samples run one after another inside an activity; the requests then
                 // wait for this worker's share of the model's limits.
                 maxConcurrentActivityTaskExecutions: model.concurrency,

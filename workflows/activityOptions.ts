@@ -7,9 +7,7 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { createDatasetActivities } from '../activities/storage/datasets.js';
 import type { createReportActivities } from '../activities/storage/report.js';
 import type { createSweepStorageActivities } from '../activities/storage/sweepFiles.js';
-import type { createDirectGenerationActivities } from '../activities/llm/direct.js';
 import type { createSandboxActivities } from '../activities/sandbox/executeShard.js';
-import type { MethodActivities } from '../activities/llm/methods.js';
 import type { SnippetActivities } from '../activities/sandbox/snippets.js';
 import type { createTraceActivities } from '../activities/storage/traces.js';
 
@@ -19,7 +17,12 @@ type StorageActivities = ReturnType<typeof createDatasetActivities> &
   ReturnType<typeof createTraceActivities>;
 
 export function storageActivities(taskQueue: string) {
-  return proxyActivities<StorageActivities>({
+  return storageActivitiesOf<StorageActivities>(taskQueue);
+}
+
+/** Storage-queue activities of another interface (a method's trace writer), with the same options. */
+export function storageActivitiesOf<A extends object>(taskQueue: string) {
+  return proxyActivities<A>({
     taskQueue,
     startToCloseTimeout: '30 minutes',
     heartbeatTimeout: '2 minutes',
@@ -32,8 +35,9 @@ export function storageActivities(taskQueue: string) {
   });
 }
 
-export function llmActivities(taskQueue: string) {
-  return proxyActivities<ReturnType<typeof createDirectGenerationActivities> & MethodActivities>({
+/** A model's LLM-queue activities, typed by the calling method's activities (methods/<kind>/activities.ts). */
+export function llmActivities<A extends object>(taskQueue: string) {
+  return proxyActivities<A>({
     taskQueue,
     // Calls heartbeat every 5 s while waiting for the model, so a dead worker is noticed quickly.
     heartbeatTimeout: '30 seconds',

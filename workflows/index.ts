@@ -3,6 +3,5 @@ export { generateDatasetWorkflow } from './generateDataset.js';
 export { sweepWorkflow } from './sweep.js';
 export { sweepCellWorkflow } from './sweepCell.js';
 export { sweepShardWorkflow } from './sweepShard.js';
-export { exploracoderTaskWorkflow } from './exploracoderTask.js';
-export { selfRepairTaskWorkflow } from './selfRepairTask.js';
-export { capirTaskWorkflow } from './capirTask.js';
+// Each method's task workflows (exploracoderTaskWorkflow, selfRepairTaskWorkflow, capirTaskWorkflow).
+export * from '../methods/workflows.js';

@@ -10,10 +10,9 @@
  * every task of every running shard.
  */
 import { ApplicationFailure, condition, defineQuery, patched, setHandler } from '@temporalio/workflow';
-import { findMethod } from '../domain/methods/registry.js';
 import type { ShardOutcome } from '../domain/sweep/records.js';
 import { sandboxActivities } from './activityOptions.js';
-import { runMethodStep, type TaskGeneration } from './methodSteps.js';
+import { methodStepFor, type TaskGeneration } from './methodSteps.js';
 import { localSeq, takePauseOrders } from './pauseOrders.js';
 import type { ShardInput } from './sweepTypes.js';
 
@@ -73,11 +72,11 @@ function common(input: ShardInput) {
 
 /** The method step of every task of the shard (workflows/methodSteps.ts), in the task window. */
 async function generate(input: ShardInput, taskWindow: TaskWindow | null, taskAnswered: () => void): Promise<TaskGeneration[]> {
-  const spec = findMethod(input.cell.method);
-  if (!spec) throw ApplicationFailure.nonRetryable(`method ${input.cell.method} has no workflow step`, 'UnknownMethod');
+  const step = methodStepFor(input.cell.method);
+  if (!step) throw ApplicationFailure.nonRetryable(`method ${input.cell.method} has no workflow step`, 'UnknownMethod');
   const taskIndices = Array.from({ length: input.taskEnd - input.taskStart }, (_, i) => input.taskStart + i);
   const run = async (t: number) => {
-    const generation = await runMethodStep(input, spec, t);
+    const generation = await step(input, t);
     taskAnswered();
     return generation;
   };

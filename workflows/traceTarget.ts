@@ -1,6 +1,5 @@
-import type { MethodTaskRef } from '../activities/llm/methods.js';
-import type { TraceTaskRef } from '../activities/storage/traces.js';
 import type { PromptTemplate } from '../domain/methods/promptTemplate.js';
+import type { MethodTaskRef, TraceTaskRef } from '../domain/methods/taskRef.js';
 
 /**
  * Where a multi-step method's trace goes and the cell's prompt template recorded beside what it

@@ -1,25 +1,18 @@
 /**
- * Storage-queue activities that assemble a task's whole trace (plan, recommended APIs, every
- * candidate with its observation, selection, debug rounds, final code; or self-repair's rounds)
- * from the step artifacts, and store it as one JSON object beside the cell's results.
+ * What every method's trace writer is built on (methods/<kind>/trace.ts): reading the step
+ * artefacts and LLM records a trace is assembled from, the stage costs, the planner's and the
+ * repair rounds' parts, and storing the trace as one JSON object beside the cell's results.
  */
 import { ExplorationTraceSchema, type ExplorationTrace, type Stage, type StageCost } from '../../domain/report/trace.js';
 import { extractCode } from '../../domain/llm/extract.js';
 import { readLlmRecordAt } from '../../infra/llm/cache.js';
-import { PlanArtifactSchema, RecommendArtifactSchema, SnippetRunSchema, type MethodCost, type PlanArtifact, type RecommendArtifact, type RepairRound, type SubtaskOutcome } from '../../domain/methods/artifacts.js';
+import { SnippetRunSchema, type PlanArtifact, type RecommendArtifact, type RepairRound } from '../../domain/methods/artifacts.js';
 import { cellTraceKey } from '../../domain/sweep/keys.js';
 import type { PromptTemplate } from '../../domain/methods/promptTemplate.js';
-import { loadProblems } from '../../infra/problems.js';
+import type { TraceTaskRef } from '../../domain/methods/taskRef.js';
 import { getText, putObject, type Bucket } from '../../infra/s3.js';
 
-export interface TraceTaskRef {
-  sweepId: string;
-  cellId: string;
-  datasetKey: string;
-  taskIndex: number;
-}
-
-export function createTraceActivities(bucket: Bucket) {
+export function createTraceParts(bucket: Bucket) {
   async function json(key: string): Promise<unknown> {
     const text = await getText(bucket, key);
     if (text === null) throw new Error(`${key} is missing`);
@@ -83,144 +76,12 @@ export function createTraceActivities(bucket: Bucket) {
     return key;
   }
 
+  return { json, run, answer, stages, planText, plannerFields, repairsOf, rerankKeys, store };
+}
+
+/** The storage queue's trace reader (the writers are each method's own, methods/<kind>/trace.ts). */
+export function createTraceActivities(bucket: Bucket) {
   return {
-    async writeExplorationTrace(input: {
-      ref: TraceTaskRef;
-      method: string;
-      planKey: string;
-      recommendKey: string;
-      subtasks: SubtaskOutcome[];
-      finalKeys: string[];
-      cost: MethodCost;
-      /** The cell's prompt template (it shaped the final solution's requests); absent: none. */
-      promptTemplate?: PromptTemplate;
-    }): Promise<string> {
-      const problem = (await loadProblems(bucket, input.ref.datasetKey))[input.ref.taskIndex]!;
-      const plan = PlanArtifactSchema.parse(await json(input.planKey));
-      const rec = RecommendArtifactSchema.parse(await json(input.recommendKey));
-      const subtasks: ExplorationTrace['subtasks'] = [];
-      for (let i = 0; i < plan.subtasks.length; i++) {
-        const outcome = input.subtasks.find((s) => s.index === i);
-        const attempts = [];
-        for (const [j, c] of (outcome?.candidates ?? []).entries()) {
-          const r = c.runKey ? await run(c.runKey) : null;
-          attempts.push({
-            code: r?.code ?? (await answer(c.llmKey)),
-            status: (r ? (r.status === 'rejected' ? 'error' : r.status) : 'llm_error') as 'passed',
-            ...(r ? { stdout: r.stdout, stderr: r.stderr, duration_ms: r.duration_ms } : {}),
-            ...(r?.error ? { error: r.error } : {}),
-            selected: outcome!.selected === j,
-            round: c.round,
-            candidate: c.candidate,
-            llm_key: c.llmKey,
-            ...(c.runKey ? { run_key: c.runKey } : {}),
-          });
-        }
-        const selected = outcome && outcome.selected >= 0 ? attempts[outcome.selected] : undefined;
-        subtasks.push({
-          index: i,
-          description: plan.subtasks[i]!,
-          apis: rec.subtasks[i]?.kept ?? [],
-          retrieved: rec.subtasks[i]?.retrieved ?? [],
-          rerank_fallback: rec.subtasks[i]?.fallback ?? false,
-          attempts,
-          outcome: !outcome ? 'skipped' : attempts.some((a) => a.selected && a.status === 'passed') ? 'solved' : 'unsolved',
-          ...(selected ? { experience: selected.code } : {}),
-          debug_rounds: outcome?.debugRounds ?? 0,
-          debug_requests: (outcome?.candidates ?? []).filter((c) => c.round > 0).length,
-          explored_ok: attempts.some((a) => (a.round ?? 0) === 0 && a.status === 'passed'),
-          ok_after_debug: attempts.some((a) => a.status === 'passed'),
-        });
-      }
-      const finals = [];
-      for (const [s, key] of input.finalKeys.entries()) finals.push({ sample_index: s, llm_key: key, code: await answer(key, problem.entry_point) });
-      return store(input.ref, {
-        method: input.method,
-        task_id: problem.task_id,
-        task_index: input.ref.taskIndex,
-        ...plannerFields(plan),
-        stages: await stages({
-          plan: plan.llm_keys,
-          rerank: rerankKeys(rec),
-          global_rerank: rec.global_llm_key ? [rec.global_llm_key] : [],
-          explore: input.subtasks.flatMap((s) => s.candidates.filter((c) => c.round === 0).map((c) => c.llmKey)),
-          debug: input.subtasks.flatMap((s) => s.candidates.filter((c) => c.round > 0).map((c) => c.llmKey)),
-          final: input.finalKeys,
-        }),
-        subtasks,
-        global_apis: rec.global,
-        finals,
-        cost: input.cost,
-      }, input.promptTemplate);
-    },
-
-    async writeRepairTrace(input: { ref: TraceTaskRef; planKey: string; budget: number; samples: RepairRound[][]; cost: MethodCost; promptTemplate?: PromptTemplate }): Promise<string> {
-      const problem = (await loadProblems(bucket, input.ref.datasetKey))[input.ref.taskIndex]!;
-      const plan = PlanArtifactSchema.parse(await json(input.planKey));
-      const repairs = await repairsOf(input.samples, problem.entry_point, 'llm_error');
-      return store(input.ref, {
-        method: 'self-repair',
-        task_id: problem.task_id,
-        task_index: input.ref.taskIndex,
-        plan: planText(plan),
-        stages: await stages({
-          plan: plan.llm_keys,
-          final: input.samples.map((rounds) => rounds[0]!.llmKey),
-          repair: input.samples.flatMap((rounds) => rounds.slice(1).map((r) => r.llmKey)),
-        }),
-        subtasks: [],
-        repairs,
-        repair_budget: input.budget,
-        finals: input.samples.map((rounds, s) => ({ sample_index: s, llm_key: rounds[rounds.length - 1]!.llmKey, code: repairs[s]!.rounds[rounds.length - 1]!.code })),
-        cost: input.cost,
-      }, input.promptTemplate);
-    },
-
-    /** CAPIR / EpiGen / CAPIR + Self-Repair: plan, per-subtask retrieval, each sample's rounds, stage costs. */
-    async writeCapirTrace(input: {
-      ref: TraceTaskRef;
-      method: string;
-      planKey: string;
-      recommendKey: string;
-      budget: number;
-      samples: RepairRound[][];
-      feedbackKeys: string[];
-      cost: MethodCost;
-      /** The cell's prompt template (it shaped the final solution's requests); absent: none. */
-      promptTemplate?: PromptTemplate;
-    }): Promise<string> {
-      const problem = (await loadProblems(bucket, input.ref.datasetKey))[input.ref.taskIndex]!;
-      const plan = PlanArtifactSchema.parse(await json(input.planKey));
-      const rec = RecommendArtifactSchema.parse(await json(input.recommendKey));
-      const repairs = await repairsOf(input.samples, problem.entry_point, input.budget ? 'llm_error' : 'not_run');
-      const finalKeys = input.samples.map((rounds) => rounds[rounds.length - 1]!.llmKey);
-      return store(input.ref, {
-        method: input.method,
-        task_id: problem.task_id,
-        task_index: input.ref.taskIndex,
-        ...plannerFields(plan),
-        stages: await stages({
-          plan: plan.llm_keys,
-          rerank: rerankKeys(rec),
-          // The first answers and the repairs' code are generations; the last of each sample is its final one.
-          final: input.samples.map((rounds) => rounds[0]!.llmKey),
-          ...(input.budget ? { feedback: input.feedbackKeys, repair: input.samples.flatMap((rounds) => rounds.slice(1).map((r) => r.llmKey)) } : {}),
-        }),
-        subtasks: plan.subtasks.map((description, i) => ({
-          index: i,
-          description,
-          apis: rec.subtasks[i]?.kept ?? [],
-          retrieved: rec.subtasks[i]?.retrieved ?? [],
-          rerank_fallback: rec.subtasks[i]?.fallback ?? false,
-          attempts: [],
-          outcome: 'skipped' as const,
-        })),
-        ...(input.budget ? { repairs, repair_budget: input.budget } : {}),
-        finals: await Promise.all(finalKeys.map(async (key, s) => ({ sample_index: s, llm_key: key, code: await answer(key, problem.entry_point) }))),
-        cost: input.cost,
-      }, input.promptTemplate);
-    },
-
     /** A stored trace, for scripts and reports. */
     async readTrace(key: string): Promise<ExplorationTrace | null> {
       const text = await getText(bucket, key);

@@ -2,9 +2,10 @@
  * What a method kind is made of, as one definition in its own folder: its named methods (a kind
  * may have several, such as ExploraCoder and its ablations), what it needs of the dataset and the
  * model, its cost estimate for `--dry-run`, the request families it shares with other cells, and
- * how `scripts/trace.ts` outlines its stored trace. The registry (registry.ts) lists the kinds; the
- * workflow step that runs each kind is in workflows/methodSteps.ts, keyed by the same kinds, so a
- * kind without a step is a type error.
+ * how `scripts/trace.ts` outlines its stored trace. Each is methods/<kind>/definition.ts; the
+ * registry (registry.ts) lists the kinds; each kind's workflow and activities sit beside its
+ * definition, listed in methods/workflows.ts and methods/activities.ts (a kind missing from either
+ * is a type error).
  */
 import type { ExplorationTrace } from '../report/trace.js';
 import type { MethodOptions } from './options.js';

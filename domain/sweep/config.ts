@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { canonicalJson } from '../datasets/manifest.js';
 import { DatasetEntrySchema, FAMILIES, FAMILY_IDS, familyOf, type DatasetEntry, type FamilyId } from '../families/registry.js';
 import { cellId } from './ids.js';
-import { METHOD_NAMES, METHODS, type MethodName, type MethodSpec } from '../methods/registry.js';
+import { findMethod, methodNames, type MethodName, type MethodSpec } from '../methods/registry.js';
 import { MethodOptionsSchema, type MethodOptions } from '../methods/options.js';
 import type { PromptTemplate } from '../methods/promptTemplate.js';
 import { configFormatOf, parseConfigText } from './text.js';
@@ -224,6 +224,14 @@ const ModelSchema = z
     }),
   );
 
+/**
+ * A method name of the registry, read when a config is parsed (not when this module loads), so
+ * kinds registered later (registerMethodKind) are valid too.
+ */
+const MethodNameSchema = z.custom<MethodName>().check((ctx) => {
+  if (typeof ctx.value !== 'string' || !findMethod(ctx.value)) ctx.issues.push({ code: 'invalid_value', values: methodNames(), input: ctx.value });
+});
+
 const TOP_LEVEL_KEYS = ['id', 'method_options', 'datasets', 'models', 'methods', 'temperatures', 'prompts', 'top_p', 'n_samples', 'k', 'tasks', 'limit_start', 'limit', 'timeout_s', 'seed'] as const;
 
 export const SweepConfigSchema = z
@@ -232,7 +240,7 @@ export const SweepConfigSchema = z
     method_options: z.preprocess((v) => (v === null || v === undefined ? {} : v), MethodOptionsSchema),
     datasets: z.array(DatasetEntrySchema).min(1, 'needs at least one dataset'),
     models: z.array(ModelSchema).min(1, 'needs at least one model'),
-    methods: z.array(z.enum(METHOD_NAMES)).min(1, 'needs at least one method'),
+    methods: z.array(MethodNameSchema).min(1, 'needs at least one method'),
     temperatures: z.array(z.number().min(0).max(2)).min(1, 'needs at least one temperature'),
     prompts: z.array(NamedPromptTemplateSchema).min(1, 'needs at least one prompt template (or leave prompts out)').optional(),
     top_p: z.number().gt(0).max(1).default(0.95),
@@ -287,8 +295,8 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
 
   // Methods that need API docs or a chat model, against the datasets and models given.
   list('methods').forEach((m, mi) => {
-    if (typeof m !== 'string' || !(m in METHODS)) return;
-    const spec: MethodSpec = METHODS[m as MethodName];
+    const spec: MethodSpec | undefined = typeof m === 'string' ? findMethod(m) : undefined;
+    if (!spec) return;
     if (spec.needsLibrary) {
       list('datasets').forEach((d, di) => {
         if (!d || typeof d !== 'object' || familyProblem(d as Record<string, unknown>)) return;

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { FAMILIES, FAMILY_IDS, familyOf, languageOf } from '../../domain/families/registry.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
-import { directRequestBody } from '../../domain/methods/direct/request.js';
+import { directRequestBody } from '../../methods/direct/request.js';
 import { referenceOf } from '../../domain/sweep/results.js';
 import { parseSweepConfig } from '../../domain/sweep/config.js';
 import { minimalSweepConfig, sweepConfigIssues } from '../support/sweep-config.js';

@@ -20,7 +20,7 @@ import {
 } from '../../infra/llm/cache.js';
 import { getText, listKeys, putObject } from '../../infra/s3.js';
 import { LlmRecordSchema, preferredRecord, usableRecord, type LlmCallSummary, type LlmEndpoint, type LlmRecord } from '../../domain/llm/request.js';
-import { directRequestBody } from '../../domain/methods/direct/request.js';
+import { directRequestBody } from '../../methods/direct/request.js';
 import { requestRuns } from '../../domain/methods/sampling.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';

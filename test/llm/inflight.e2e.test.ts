@@ -12,7 +12,7 @@ import { InflightEntry } from '../../infra/llm/inflightLedger.js';
 import { getText, headMetadata, putObject, supportsConditionalWrites } from '../../infra/s3.js';
 import { EMPTY_LEDGER, heldByOthers, LEASE_MS, withHolder, type InflightLedger } from '../../domain/llm/inflight.js';
 import type { LlmCallSummary, LlmEndpoint } from '../../domain/llm/request.js';
-import { directRequestBody } from '../../domain/methods/direct/request.js';
+import { directRequestBody } from '../../methods/direct/request.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { testBucket } from '../support/s3.js';

@@ -15,7 +15,7 @@ import { formatApiDoc, indexText } from '../../domain/apidocs/corpus.js';
 import { cosineTopK } from '../../domain/apidocs/dense.js';
 import { DatasetLibrarySchema } from '../../domain/apidocs/library.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
-import { ragQuery } from '../../domain/methods/rag/request.js';
+import { ragQuery } from '../../methods/rag/request.js';
 import { resolvePbeParams } from '../../domain/pbe/params.js';
 import { sweepLibraryKey, sweepResultsKey } from '../../domain/sweep/keys.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';

@@ -18,7 +18,7 @@ import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type Reply, type ScriptedLlmServer, type ScriptedRequest } from '../support/scripted-llm-server.js';
 import type { KnownProblem } from '../sweep/support.js';
 import { classify, SEED, type Classified } from './support.js';
-import { naturalLanguageOf } from '../../domain/methods/exploracoder/requirement.js';
+import { naturalLanguageOf } from '../../methods/exploracoder/requirement.js';
 
 const REF = path.join(PROJECT_ROOT, '..', 'shared', 'reference', 'private-library');
 const ROWS = path.join(REF, 'real_monkey_eval_v3.jsonl.gz');

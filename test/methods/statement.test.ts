@@ -12,7 +12,7 @@ import { prepareProgram } from '../../domain/apidocs/runtime.js';
 import { isStatementTask, normalizeRow, type SweepProblem } from '../../domain/datasets/problems.js';
 import { loadPrivateLibraryDataset } from '../../domain/families/renamed-library/loader.js';
 import { solutionFromGeneration } from '../../domain/families/humanevalStyle.js';
-import { chatUserMessage } from '../../domain/methods/direct/request.js';
+import { chatUserMessage } from '../../methods/direct/request.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 
 const REF = path.join(PROJECT_ROOT, '..', 'shared', 'reference', 'private-library');

@@ -13,7 +13,7 @@ import { normalizeRow } from '../../domain/datasets/problems.js';
 import { privateApiLibrary } from '../../domain/apidocs/pbe.js';
 import { PYTHON_STR_LIBRARY } from '../../domain/apidocs/pythonStr.js';
 import { privateLibrary } from '../../domain/pbe/privateLibrary.js';
-import { taskRequirement } from '../../domain/methods/exploracoder/requirement.js';
+import { taskRequirement } from '../../methods/exploracoder/requirement.js';
 import { resolvePbeParams, type PbeParams } from '../../domain/pbe/params.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import { testBucket } from '../support/s3.js';

@@ -1,0 +1,27 @@
+/**
+ * `direct`: one generation per sample straight from the task's prompt, the baseline every other
+ * method is compared with. The prompt is the task family's; the system message and the code
+ * fence are the language's; a model's prompt template (promptTemplate.ts) replaces the parts it
+ * gives.
+ */
+import type { SweepProblem } from '../../domain/datasets/problems.js';
+import { familyOf, languageOf } from '../../domain/families/registry.js';
+import type { LlmApi, LlmBody } from '../../domain/llm/request.js';
+import { chatInstructionOf, chatMessagesOf, completionPromptOf, type PromptTemplate } from '../../domain/methods/promptTemplate.js';
+import { samplingFields, type Sampling } from '../../domain/methods/sampling.js';
+
+/** The family's instruction (or the template's), then the prompt's code in a fenced block of its language. */
+export function chatUserMessage(problem: SweepProblem, template?: PromptTemplate): string {
+  return `${chatInstructionOf(problem, template)}\n\n\`\`\`${languageOf(problem).fenceTag}\n${problem.prompt}\`\`\`\n`;
+}
+
+/**
+ * The request for sample `sampleIndex`, or with `choices` > 1 for that many consecutive samples from
+ * it in one request (the API's `n`; its seed is its first sample's).
+ */
+export function directRequestBody(problem: SweepProblem, api: LlmApi, sampling: Sampling, sampleIndex: number, choices = 1): LlmBody {
+  const common = { ...samplingFields(sampling, sampleIndex), ...(choices > 1 ? { n: choices } : {}) };
+  return api === 'chat'
+    ? { ...common, messages: chatMessagesOf(problem, chatUserMessage(problem, sampling.prompt), sampling.prompt) }
+    : { ...common, prompt: completionPromptOf(familyOf(problem).completionPrompt(problem), sampling.prompt) };
+}

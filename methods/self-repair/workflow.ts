@@ -1,0 +1,74 @@
+/**
+ * Self-repair on one task: every sample generates a whole solution (rag's prompt, so the answer is
+ * shared with a rag cell through the LLM cache), runs it on the visible examples only (checking for
+ * runtime errors, the paper's, or with `repair_check: outputs` the expected values too; runs
+ * started before the option checked the values), and while it fails asks the model for a fix, at most `budget` times: the number of subtasks ExploraCoder's
+ * planner makes for the task (the paper's equal-budget comparison; the plan is the same cached call).
+ */
+import { patched, setCurrentDetails } from '@temporalio/workflow';
+import { addCost, costOfCalls, type MethodTaskOutcome, type RepairRound } from '../../domain/methods/artifacts.js';
+import { llmTaskQueue } from '../../domain/sweep/keys.js';
+import { llmActivities, sandboxActivities, storageActivitiesOf } from '../../workflows/activityOptions.js';
+import { defineMethodWorkflow, runTaskChain, type MethodTaskInput } from '../../workflows/methodKit.js';
+import { traceTarget } from '../../workflows/traceTarget.js';
+import type { ExploracoderActivities } from '../exploracoder/activities.js';
+import type { RagActivities } from '../rag/activities.js';
+import type { SelfRepairActivities } from './activities.js';
+import { selfRepairMethod } from './definition.js';
+import type { createSelfRepairTraceActivities } from './trace.js';
+
+/** The shard's step: each task's chain is a child workflow of its own. */
+export const selfRepairWorkflow = defineMethodWorkflow(selfRepairMethod, ({ shard, taskIndex }) =>
+  runTaskChain(selfRepairTaskWorkflow, shard, taskIndex, {}),
+);
+
+export async function selfRepairTaskWorkflow(input: MethodTaskInput): Promise<MethodTaskOutcome> {
+  const started = Date.now();
+  const { ref } = input;
+  // The first answers are rag's, the budget ExploraCoder's plan (both cached, shared with those cells).
+  const llm = llmActivities<RagActivities & ExploracoderActivities & SelfRepairActivities>(llmTaskQueue(input.queues.llmBase, input.modelId));
+  const sandbox = sandboxActivities(input.queues.sandbox, input.timeoutS);
+  const storage = storageActivitiesOf<ReturnType<typeof createSelfRepairTraceActivities>>(input.queues.storage);
+
+  setCurrentDetails(`**self-repair** task \`${input.taskId}\`: planning the budget`);
+  const plan = await llm.planTask({ ref, withSummary: true });
+  const budget = plan.subtasks.length;
+  let cost = plan.cost;
+  setCurrentDetails(`**self-repair** task \`${input.taskId}\`: ${input.nSamples} samples, up to ${budget} repairs each`);
+
+  // All first answers in one step: with samples_per_request several samples share a request, which
+  // only a step asking for the task's samples together can lay out (and send once).
+  const allSamples = Array.from({ length: input.nSamples }, (_, s) => s);
+  const firsts = patched('self-repair-first-answers-together') ? await llm.generateRag({ ref, sampleIndices: allSamples }) : null;
+  const samples = await Promise.all(
+    allSamples.map(async (s): Promise<RepairRound[]> => {
+      const [first] = firsts ? [firsts[s]] : await llm.generateRag({ ref, sampleIndices: [s] });
+      const rounds: RepairRound[] = [];
+      let current = { llmKey: first!.key, ok: first!.status === 'ok', cost: costOfCalls([first!]) };
+      for (let round = 0; ; round++) {
+        const run = current.ok
+          ? await sandbox.runVisible({ datasetKey: ref.datasetKey, libraryKey: ref.libraryKey, taskIndex: ref.taskIndex, llmKey: current.llmKey, timeoutS: input.timeoutS, label: `${ref.cellId}/${ref.taskIndex}/${s}/r${round}`, check: ref.options.repair_check ?? 'outputs' })
+          : null;
+        if (run?.runKey) cost = addCost(cost, { sandbox_runs: 1 });
+        rounds.push({ llmKey: current.llmKey, ...(run?.runKey ? { runKey: run.runKey } : {}), ok: run?.ok ?? false, cost: current.cost });
+        if (run?.ok || !run?.runKey || round >= budget) break;
+        const fixed = await llm.repairSample({ ref, sampleIndex: s, firstKey: first!.key, previousKey: current.llmKey, runKey: run.runKey, round: round + 1, budget });
+        current = { llmKey: fixed.llmKey, ok: fixed.ok, cost: fixed.cost };
+      }
+      return rounds;
+    }),
+  );
+
+  const finalKeys = samples.map((rounds) => rounds[rounds.length - 1]!.llmKey);
+  // The last answer of each sample is its final generation, counted in its sample record; the
+  // earlier ones are the method's overhead.
+  for (const rounds of samples) for (const r of rounds.slice(0, -1)) cost = addCost(cost, r.cost);
+  const traceKey = await storage.writeRepairTrace({
+    ...traceTarget(ref),
+    planKey: plan.planKey,
+    budget,
+    samples,
+    cost,
+  });
+  return { finalKeys, cost, traceKey, wallMs: Date.now() - started };
+}

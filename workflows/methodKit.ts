@@ -1,0 +1,123 @@
+/**
+ * The workflow kit every method's workflow (methods/<kind>/workflow.ts) is built on: the shape of
+ * a method's shard step and of its per-task child workflow's input, the task reference its
+ * activities take, and the child start with a deterministic id. Activity options per queue are in
+ * activityOptions.ts, the trace's target in traceTarget.ts. Workflow-sandbox code: no I/O here.
+ */
+import { ApplicationFailure, ParentClosePolicy } from '@temporalio/workflow';
+import type { MethodTaskOutcome } from '../domain/methods/artifacts.js';
+import type { MethodTaskRef } from '../domain/methods/taskRef.js';
+import type { MethodDefinition } from '../domain/methods/types.js';
+import { cellTaskWorkflowId, llmTaskQueue } from '../domain/sweep/keys.js';
+import { llmActivities } from './activityOptions.js';
+import { startChildPatiently } from './startChildPatiently.js';
+import type { ShardInput, SweepQueues } from './sweepTypes.js';
+
+/** The input of a multi-step method's child workflow for one task (its kind's switches beside). */
+export interface MethodTaskInput {
+  ref: MethodTaskRef;
+  taskId: string;
+  modelId: string;
+  nSamples: number;
+  timeoutS: number;
+  queues: SweepQueues;
+  method: string;
+}
+
+/** What a task's generation leaves: the answers' keys, and for multi-step kinds their cost and trace. */
+export type TaskGeneration = Pick<MethodTaskOutcome, 'finalKeys'> & Partial<Omit<MethodTaskOutcome, 'finalKeys'>>;
+
+export interface MethodStepContext<Variant> {
+  shard: ShardInput;
+  /** The cell's named method: its name and its kind's switches. */
+  spec: { name: string; kind: string; variant: Variant };
+  taskIndex: number;
+}
+
+/** How a shard turns one task into one cached LLM answer per sample. */
+export type MethodStep<Variant> = (ctx: MethodStepContext<Variant>) => Promise<TaskGeneration>;
+
+/** How the shard runs one task of the named method. */
+export type BoundStep = (shard: ShardInput, taskIndex: number) => Promise<TaskGeneration>;
+
+/** A method's workflow face: its kind, and its shard step for each name its definition answers to. */
+export interface MethodWorkflow<Kind extends string = string> {
+  role: 'method-workflow';
+  kind: Kind;
+  /** The step of the named method (with that name's switches), or undefined when it is not this kind's. */
+  stepFor(name: string): BoundStep | undefined;
+}
+
+export function defineMethodWorkflow<Kind extends string, Variant>(
+  definition: MethodDefinition<Kind, Variant>,
+  step: MethodStep<Variant>,
+): MethodWorkflow<Kind> {
+  return {
+    role: 'method-workflow',
+    kind: definition.kind,
+    stepFor(name) {
+      if (!Object.prototype.hasOwnProperty.call(definition.names, name)) return undefined;
+      const spec = { name, kind: definition.kind, variant: definition.names[name]!.variant };
+      return (shard, taskIndex) => step({ shard, spec, taskIndex });
+    },
+  };
+}
+
+export function isMethodWorkflow(value: unknown): value is MethodWorkflow {
+  return typeof value === 'object' && value !== null && (value as { role?: unknown }).role === 'method-workflow';
+}
+
+/** Sample indices 0..n-1 of the shard's tasks. */
+export function allSamples(shard: ShardInput): number[] {
+  return Array.from({ length: shard.nSamples }, (_, i) => i);
+}
+
+/** The LLM activities of the shard's model queue, typed by the method's activities. */
+export function shardLlm<A extends object>(shard: ShardInput) {
+  return llmActivities<A>(llmTaskQueue(shard.queues.llmBase, shard.cell.model));
+}
+
+/** Which task of which cell a library-using step works on. */
+export function taskRef(shard: ShardInput, taskIndex: number): MethodTaskRef {
+  if (!shard.libraryKey || !shard.methodOptions) {
+    throw ApplicationFailure.nonRetryable(`method ${shard.cell.method} needs the dataset's API library, and ${shard.cell.dataset} has none`, 'InvalidSweep');
+  }
+  return {
+    sweepId: shard.sweepId,
+    cellId: shard.cell.id,
+    datasetKey: shard.datasetKey,
+    libraryKey: shard.libraryKey,
+    taskIndex,
+    endpoint: shard.cell.endpoint,
+    sampling: shard.cell.sampling,
+    options: shard.methodOptions,
+  };
+}
+
+/**
+ * A multi-step kind's chain for one task, as a child workflow with a deterministic id, so a
+ * restarted shard finds its tasks' chains where they stopped. `extra` is the kind's switches.
+ */
+export async function runTaskChain<Extra extends object>(
+  workflow: (input: MethodTaskInput & Extra) => Promise<MethodTaskOutcome>,
+  shard: ShardInput,
+  taskIndex: number,
+  extra: Extra,
+): Promise<TaskGeneration> {
+  const args: MethodTaskInput & Extra = {
+    ref: taskRef(shard, taskIndex),
+    taskId: `#${taskIndex}`,
+    modelId: shard.cell.model,
+    nSamples: shard.nSamples,
+    timeoutS: shard.timeoutS,
+    queues: shard.queues,
+    method: shard.cell.method,
+    ...extra,
+  };
+  const child = await startChildPatiently(workflow, {
+    args: [args],
+    workflowId: cellTaskWorkflowId(shard.sweepId, shard.cell.id, taskIndex),
+    parentClosePolicy: ParentClosePolicy.TERMINATE,
+  });
+  return child.result();
+}
