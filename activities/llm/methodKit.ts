@@ -9,7 +9,7 @@ import type { DatasetLibrary } from '../../domain/apidocs/library.js';
 import { visibleLibrary } from '../../domain/apidocs/masking.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import type { ChatMessage, LlmBody, LlmCallSummary, LlmEndpoint } from '../../domain/llm/request.js';
-import type { MethodCost } from '../../domain/methods/artifacts.js';
+import { costOfCalls, type MethodCost } from '../../domain/methods/artifacts.js';
 import type { ChatSampling } from '../../domain/methods/chat.js';
 import type { Sampling } from '../../domain/methods/sampling.js';
 import type { MethodTaskRef } from '../../domain/methods/taskRef.js';
@@ -56,8 +56,9 @@ export interface LlmStepResult {
   cost: MethodCost;
 }
 
+/** One call's cost, its unanswered requests included (what costOfCalls counts for several). */
 export function costOf(s: LlmCallSummary): MethodCost {
-  return { calls: s.calls, prompt_tokens: s.promptTokens, completion_tokens: s.completionTokens, sandbox_runs: 0 };
+  return costOfCalls([s]);
 }
 
 /** Deterministic steps (plan, rerank) ask at temperature 0; retries of a malformed plan sample instead. */
