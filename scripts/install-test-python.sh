@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Installs the Python that tests check explora against: a venv at .tools/test-python with pinned
+# SciPy and statsmodels (the comparison statistics), sacrebleu, lm-eval's copy of CodeXGLUE's bleu.py
+# and scikit-learn (the scores of the generation benchmarks, issue 28) from PyPI. Test-only: the sandbox's venv
+# (install-sandbox-python.sh) and the product never use it. Idempotent: with the same pins and base
+# interpreter, a second run only checks a stamp.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+tools="${EXPLORA_TOOLS_DIR:-$root/.tools}"
+venv="$tools/test-python"
+
+fail() {
+  echo "install-test-python: $*" >&2
+  exit 1
+}
+
+# Pinned: the reference values the tests compare with must not move with an upgrade.
+requirements='scipy==1.14.1
+statsmodels==0.14.4
+numpy==2.1.3
+pandas==2.2.3
+patsy==1.0.1
+packaging==24.2
+python-dateutil==2.9.0.post0
+pytz==2024.2
+tzdata==2024.2
+six==1.16.0
+sacrebleu==2.4.3
+portalocker==2.10.1
+regex==2024.11.6
+tabulate==0.9.0
+colorama==0.4.6
+lxml==5.3.0
+lm-eval==0.4.5
+scikit-learn==1.5.2
+joblib==1.4.2
+threadpoolctl==3.5.0
+'
+
+# The real interpreter, not the pyenv shim (~80 ms per start).
+base="$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null || true)"
+[ -n "$base" ] || fail "no python3 on PATH; the test venv is made from it"
+
+stamp_text="$(printf '%s\n%s\n' "$base" "$requirements" | sha256sum | cut -d' ' -f1)"
+stamp="$venv/.installed"
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$stamp_text" ] && [ -x "$venv/bin/python" ]; then
+  exit 0
+fi
+
+echo "install-test-python: creating $venv from $base with scipy, statsmodels, sacrebleu, lm-eval, scikit-learn" >&2
+# Built beside the final place and moved in whole: two test runs starting together never see a half venv.
+tmp="$venv.partial.$$"
+rm -rf "$tmp"
+mkdir -p "$tools"
+"$base" -m venv "$tmp" || fail "python3 -m venv failed (is the venv module installed with $base?)"
+req_file="$(mktemp)"
+trap 'rm -f "$req_file"; rm -rf "$tmp"' EXIT
+printf '%s' "$requirements" >"$req_file"
+log="$tools/pip-test-python.log"
+if ! "$tmp/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+    --only-binary=:all: --no-deps -r "$req_file" >"$log" 2>&1; then
+  echo "install-test-python: pip could not install the pinned wheels; it said:" >&2
+  tail -n 20 "$log" >&2
+  exit 1
+fi
+versions="$("$tmp/bin/python" -c 'import scipy, statsmodels, sacrebleu, sklearn
+print(scipy.__version__, statsmodels.__version__, sacrebleu.__version__, sklearn.__version__)')" \
+  || fail "the venv installed but scipy/statsmodels/sacrebleu/sklearn do not import (see $log)"
+[ "$versions" = "1.14.1 0.14.4 2.4.3 1.5.2" ] \
+  || fail "expected scipy 1.14.1, statsmodels 0.14.4, sacrebleu 2.4.3, scikit-learn 1.5.2, got $versions"
+# lm-eval is installed without its dependencies and never imported: the tests load one file of it,
+# CodeXGLUE's bleu.py, by path.
+[ -f "$("$tmp/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/lm_eval/tasks/code_x_glue/code-text/bleu.py" ] \
+  || fail "lm-eval 0.4.5 installed without lm_eval/tasks/code_x_glue/code-text/bleu.py (see $log)"
+echo "$stamp_text" >"$tmp/.installed"
+rm -rf "$venv"
+mv "$tmp" "$venv"
+echo "install-test-python: scipy 1.14.1, statsmodels 0.14.4, sacrebleu 2.4.3, lm-eval 0.4.5, scikit-learn 1.5.2 in $venv" >&2
