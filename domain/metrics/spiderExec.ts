@@ -110,7 +110,7 @@ export function spiderPostprocess(query: string): string {
   return query.replaceAll('> =', '>=').replaceAll('< =', '<=').replaceAll('! =', '!=');
 }
 
-/** Whether row order counts: the gold query (after postprocess and DISTINCT removal) contains "order by". */
+/** Whether row order counts: the gold query, after postprocess(), contains "order by" (one space, any case). */
 export function orderMatters(goldQuery: string): boolean {
   return spiderPostprocess(goldQuery).toLowerCase().includes('order by');
 }
