@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Python that tests check explora against: a venv at .tools/test-python with pinned
-# SciPy and statsmodels (the comparison statistics), sacrebleu, lm-eval's copy of CodeXGLUE's bleu.py
-# and scikit-learn (the scores of the generation benchmarks, issue 28) from PyPI. Test-only: the sandbox's venv
-# (install-sandbox-python.sh) and the product never use it. Idempotent: with the same pins and base
-# interpreter, a second run only checks a stamp.
+# SciPy and statsmodels (the comparison statistics); sacrebleu, lm-eval's copy of CodeXGLUE's bleu.py,
+# scikit-learn and sqlparse (the scores of the generation benchmarks, issue 28), all from PyPI.
+# Test-only: the sandbox's venv (install-sandbox-python.sh) and the product never use it.
+# Idempotent: with the same pins and base interpreter, a second run only checks a stamp.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 tools="${EXPLORA_TOOLS_DIR:-$root/.tools}"
@@ -35,6 +35,7 @@ lm-eval==0.4.5
 scikit-learn==1.5.2
 joblib==1.4.2
 threadpoolctl==3.5.0
+sqlparse==0.5.2
 '
 
 # The real interpreter, not the pyenv shim (~80 ms per start).
@@ -47,7 +48,7 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$stamp_text" ] && [ -x "$venv/bin/p
   exit 0
 fi
 
-echo "install-test-python: creating $venv from $base with scipy, statsmodels, sacrebleu, lm-eval, scikit-learn" >&2
+echo "install-test-python: creating $venv from $base with scipy, statsmodels, sacrebleu, lm-eval, scikit-learn, sqlparse" >&2
 # Built beside the final place and moved in whole: two test runs starting together never see a half venv.
 tmp="$venv.partial.$$"
 rm -rf "$tmp"

@@ -2,7 +2,7 @@
  * Spider's execution accuracy, the comparison of two query results as the official evaluator does
  * it (taoyds/test-suite-sql-eval, exec_eval.py: result_eq): two results are the same denotation
  * when some permutation of the predicted result's columns makes its rows equal the gold rows, in
- * order when the gold query says "order by" (in any case, after the evaluator's postprocess), as
+ * order when the gold query says "order by" (in any case, as prepared: spiderQuery.ts), as
  * bags of rows otherwise. Values compare as Python compares what sqlite3 returns: an INTEGER equals
  * a REAL of the same value; text, blobs and NULL equal only their own kind.
  *
@@ -105,14 +105,9 @@ function sameBag(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
-/** The evaluator's postprocess() of both queries: "> =", "< =" and "! =" closed up. */
-export function spiderPostprocess(query: string): string {
-  return query.replaceAll('> =', '>=').replaceAll('< =', '<=').replaceAll('! =', '!=');
-}
-
-/** Whether row order counts: the gold query, after postprocess(), contains "order by" (one space, any case). */
-export function orderMatters(goldQuery: string): boolean {
-  return spiderPostprocess(goldQuery).toLowerCase().includes('order by');
+/** Whether row order counts: the gold query as the evaluator runs it (spiderPrepareQuery) contains "order by" (one space, any case). */
+export function orderMatters(preparedGoldQuery: string): boolean {
+  return preparedGoldQuery.toLowerCase().includes('order by');
 }
 
 /** result_eq(gold, predicted, order_matters). */

@@ -12,12 +12,14 @@
  *   splitPuncts + NIST normalisation, max order 4, add-one smoothing on orders 2..4, MOSES brevity
  *   penalty), averaged per sentence x 100.
  * - Accuracy and macro F1: scikit-learn 1.5.2.
+ * - Spider's remove_distinct (the evaluator's DISTINCT removal and first-statement cut): sqlparse 0.5.2.
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { corpusBleu, tokenize13a } from '../../domain/metrics/bleu.js';
 import { classificationScores } from '../../domain/metrics/classification.js';
+import { removeDistinct, spiderPrepareQuery } from '../../domain/metrics/spiderQuery.js';
 import { codexglueBleu, smoothedSentenceBleu, splitPuncts } from '../../domain/metrics/smoothedBleu.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 
@@ -107,6 +109,42 @@ const CLASSIFICATION = Array.from({ length: 6 }, (_, c) => {
 });
 CLASSIFICATION.push({ references: ['1', '1', '0'], predictions: ['-1', '-1', '-1'], positive: '1' });
 
+// Spider-like queries and the places where sqlparse's tokens decide what DISTINCT removal keeps.
+const SQL = [
+  'SELECT DISTINCT name FROM singer WHERE age > 20',
+  'SELECT count(DISTINCT T1.country) FROM singer AS T1 JOIN concert AS T2 ON T1.id = T2.sid ORDER BY T1.age DESC',
+  'select distinct(a) from t',
+  '  SELECT   Distinct a  ',
+  'SELECT a FROM t WHERE b IS DISTINCT FROM c',
+  "SELECT 'distinct' , \"DISTINCT\", `distinct`, t.distinct, distinct_x, DISTINCTROW FROM t",
+  "SELECT x FROM t WHERE y = 'it''s distinct' AND z = 'a\\'distinct'",
+  'SELECT 1 -- distinct\n, 2',
+  'SELECT /* distinct */ 3',
+  'SELECT # distinct\n 1',
+  'SELECT #distinct\n1',
+  'SELECT [distinct] FROM t',
+  'SELECT distinct$ , distinct#x, 1distinct, distinct1 FROM t',
+  'SELECT @distinct, :distinct, ?distinct',
+  'SELECT (distinct)',
+  'SELECT é_distinct, distinctÉ, DİSTINCT FROM t',
+  'SELECT\u00a0DISTINCT\u00a0a',
+  'SELECT distinct\u3000a',
+  'select count(distinct x) from t; select 1',
+  'SELECT 1;  \n -- c\n SELECT 2',
+  'SELECT 1;  -- c\nSELECT 2',
+  'SELECT 1; /* c */ SELECT 2',
+  'SELECT 1;\tSELECT 2',
+  'SELECT 1 ;\nSELECT 2',
+  'SELECT 1\n;\n',
+  'SELECT 1;',
+  ';SELECT 1',
+  "select 'a;b' ; select 2",
+  'SELECT a FROM t WHERE b = "x;y"; select 3',
+  'select `a;b`; select 2',
+  'select [a;b]; select 2',
+  'SELECT T2.name FROM a AS T1 JOIN b AS T2 WHERE T1.x > = 3 AND T1.y ! = 2 GROUP BY T2.name HAVING count(*) < = 5',
+];
+
 interface Reference {
   tokens: string[][];
   corpora: Array<{
@@ -120,6 +158,7 @@ interface Reference {
   }>;
   codexglue: Array<{ bleu: number; sentences: number[]; split: string[] }>;
   classification: Array<{ accuracy: number; f1_macro: number; f1_positive: number }>;
+  remove_distinct: string[];
 }
 
 let reference: Reference;
@@ -131,6 +170,7 @@ beforeAll(() => {
     corpora: CORPORA.map((c) => ({ predictions: c.map((p) => p.prediction), references: c.map((p) => p.reference) })),
     codexglue: [PAIRS, ...CHUNKS],
     classification: CLASSIFICATION,
+    sql: SQL,
   };
   const script = path.join(PROJECT_ROOT, 'test/metrics/scores_reference.py');
   reference = JSON.parse(execFileSync(PYTHON, [script], { input: JSON.stringify(input), maxBuffer: 1 << 26 }).toString());
@@ -204,5 +244,15 @@ describe('accuracy and macro F1 against scikit-learn', () => {
       close(mine.f1_macro, ref.f1_macro, 'macro F1');
       close(mine.f1_by_label['1'] ?? 0, ref.f1_positive, 'F1 of "1"');
     });
+  });
+});
+
+describe("Spider's DISTINCT removal against sqlparse", () => {
+  it('removes the same tokens and keeps the same first statement', () => {
+    SQL.forEach((q, i) => expect(removeDistinct(q), JSON.stringify(q)).toBe(reference.remove_distinct[i]));
+  });
+  it('the evaluator closes up "> =" before removing DISTINCT', () => {
+    expect(spiderPrepareQuery(SQL.at(-1)!)).toContain('T1.x >= 3 AND T1.y != 2');
+    expect(spiderPrepareQuery('SELECT DISTINCT a FROM t', { keepDistinct: true })).toBe('SELECT DISTINCT a FROM t');
   });
 });

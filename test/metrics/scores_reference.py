@@ -19,6 +19,8 @@ stdin; JSON on stdout. Run with the test venv (scripts/install-test-python.sh), 
   repeated here.
 - Classification: scikit-learn 1.5.2's accuracy_score and f1_score, which Hugging Face's `accuracy`
   and `f1` metrics call.
+- Spider's remove_distinct: the evaluator's two lines (test-suite-sql-eval, not on PyPI) over
+  sqlparse 0.5.2's tokens.
 """
 import importlib.util
 import json
@@ -27,6 +29,7 @@ import os
 import sys
 import sysconfig
 
+import sqlparse
 from sacrebleu.metrics.bleu import BLEU
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 from sklearn.metrics import accuracy_score, f1_score
@@ -99,6 +102,11 @@ def classification(c):
     }
 
 
+def remove_distinct(s):
+    tokens = [t.value for t in list(sqlparse.parse(s)[0].flatten())]
+    return "".join([t for t in tokens if t.lower() != "distinct"])
+
+
 def main():
     data = json.load(sys.stdin)
     json.dump(
@@ -107,6 +115,7 @@ def main():
             "corpora": [corpus(c) for c in data["corpora"]],
             "codexglue": [codexglue(pairs) for pairs in data["codexglue"]],
             "classification": [classification(c) for c in data["classification"]],
+            "remove_distinct": [remove_distinct(q) for q in data["sql"]],
         },
         sys.stdout,
     )
