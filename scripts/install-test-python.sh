@@ -64,14 +64,15 @@ if ! "$tmp/bin/python" -m pip install --quiet --disable-pip-version-check --no-i
   tail -n 20 "$log" >&2
   exit 1
 fi
-versions="$("$tmp/bin/python" -c 'import scipy, statsmodels, sacrebleu, sklearn
+versions="$("$tmp/bin/python" -c 'import scipy, statsmodels, sacrebleu, sklearn, sqlparse
 print(scipy.__version__, statsmodels.__version__, sacrebleu.__version__, sklearn.__version__)')" \
   || fail "the venv installed but scipy/statsmodels/sacrebleu/sklearn do not import (see $log)"
 [ "$versions" = "1.14.1 0.14.4 2.4.3 1.5.2" ] \
   || fail "expected scipy 1.14.1, statsmodels 0.14.4, sacrebleu 2.4.3, scikit-learn 1.5.2, got $versions"
 # lm-eval is installed without its dependencies and never imported: the tests load one file of it,
 # CodeXGLUE's bleu.py, by path.
-[ -f "$("$tmp/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/lm_eval/tasks/code_x_glue/code-text/bleu.py" ] \
+purelib="$("$tmp/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+[ -f "$purelib/lm_eval/tasks/code_x_glue/code-text/bleu.py" ] \
   || fail "lm-eval 0.4.5 installed without lm_eval/tasks/code_x_glue/code-text/bleu.py (see $log)"
 echo "$stamp_text" >"$tmp/.installed"
 rm -rf "$venv"

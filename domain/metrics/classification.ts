@@ -23,7 +23,12 @@ export type YesNoLabel = '1' | '0' | '-1';
  * "know" and "cannot" count as "no", as in bigcode); otherwise the keyword phrases anywhere in the
  * answer; otherwise "-1".
  */
-export function parseYesNo(generation: string, keywords: { positive: readonly string[]; negative: readonly string[] }): YesNoLabel {
+export interface YesNoKeywords {
+  positive: readonly string[];
+  negative: readonly string[];
+}
+
+export function parseYesNo(generation: string, keywords: YesNoKeywords): YesNoLabel {
   const parts = pySplit(generation, '\nAnswer:');
   const answer = parts[parts.length - 1]!;
   const lower = answer.toLowerCase();

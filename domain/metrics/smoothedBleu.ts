@@ -38,12 +38,16 @@ export function smoothedSentenceBleu(references: readonly string[], candidate: s
   const refs = references.map(codexglueNormalize);
   const maxRefCounts = new Map<string, number>();
   for (const ref of refs) {
-    for (const [key, { count }] of ngramCounts(ref, ORDER)) maxRefCounts.set(key, Math.max(maxRefCounts.get(key) ?? 0, count));
+    for (const [key, { count }] of ngramCounts(ref, ORDER)) {
+      maxRefCounts.set(key, Math.max(maxRefCounts.get(key) ?? 0, count));
+    }
   }
   const test = codexglueNormalize(candidate);
   const refLength = Math.min(...refs.map((r) => r.length));
   const correct = new Array<number>(ORDER).fill(0);
-  for (const [key, { order, count }] of ngramCounts(test, ORDER)) correct[order - 1]! += Math.min(maxRefCounts.get(key) ?? 0, count);
+  for (const [key, { order, count }] of ngramCounts(test, ORDER)) {
+    correct[order - 1]! += Math.min(maxRefCounts.get(key) ?? 0, count);
+  }
   let logBleu = 0;
   for (let k = 0; k < ORDER; k++) {
     const guess = Math.max(test.length - k, 0);

@@ -105,7 +105,10 @@ function sameBag(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
-/** Whether row order counts: the gold query as the evaluator runs it (spiderPrepareQuery) contains "order by" (one space, any case). */
+/**
+ * Whether row order counts: the gold query as the evaluator runs it (spiderPrepareQuery) contains
+ * "order by" (one space, any case).
+ */
 export function orderMatters(preparedGoldQuery: string): boolean {
   return preparedGoldQuery.toLowerCase().includes('order by');
 }

@@ -59,7 +59,8 @@ export function spiderPrepareQuery(query: string, { keepDistinct = false }: { ke
   return keepDistinct ? post : removeDistinct(post);
 }
 
-const CUR_YEAR = new RegExp(`YEAR[${PY_SPACE_CLASS}]*\\([${PY_SPACE_CLASS}]*CURDATE[${PY_SPACE_CLASS}]*\\([${PY_SPACE_CLASS}]*\\)[${PY_SPACE_CLASS}]*\\)[${PY_SPACE_CLASS}]*`, 'giu');
+const WS = `[${PY_SPACE_CLASS}]*`;
+const CUR_YEAR = new RegExp(`YEAR${WS}\\(${WS}CURDATE${WS}\\(${WS}\\)${WS}\\)${WS}`, 'giu');
 
 /** replace_cur_year(): the evaluator's stand-in for MySQL's YEAR(CURDATE()). */
 export function replaceCurYear(query: string): string {

@@ -73,9 +73,10 @@ def corpus(c):
     }
     for smooth in (False, True):
         try:
-            out["nmt_smooth" if smooth else "nmt"] = nmt_from_stats(score.counts, score.totals, score.sys_len, score.ref_len, smooth)
+            key = "nmt_smooth" if smooth else "nmt"
+            out[key] = nmt_from_stats(score.counts, score.totals, score.sys_len, score.ref_len, smooth)
         except ZeroDivisionError:
-            out["nmt_smooth" if smooth else "nmt"] = None
+            out[key] = None
     return out
 
 
