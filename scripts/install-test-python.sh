@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Python the statistics tests check explora's comparison against: a venv at
-# .tools/test-python with pinned SciPy and statsmodels from PyPI. Test-only: the sandbox's venv
-# (install-sandbox-python.sh) and the product never use it. Idempotent: with the same pins and base
-# interpreter, a second run only checks a stamp.
+# Installs the Python that tests check explora against: a venv at .tools/test-python with pinned
+# SciPy and statsmodels (the comparison statistics); sacrebleu, lm-eval's copy of CodeXGLUE's bleu.py,
+# scikit-learn and sqlparse (the scores of the generation benchmarks, issue 28), all from PyPI.
+# Test-only: the sandbox's venv (install-sandbox-python.sh) and the product never use it.
+# Idempotent: with the same pins and base interpreter, a second run only checks a stamp.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 tools="${EXPLORA_TOOLS_DIR:-$root/.tools}"
@@ -24,6 +25,17 @@ python-dateutil==2.9.0.post0
 pytz==2024.2
 tzdata==2024.2
 six==1.16.0
+sacrebleu==2.4.3
+portalocker==2.10.1
+regex==2024.11.6
+tabulate==0.9.0
+colorama==0.4.6
+lxml==5.3.0
+lm-eval==0.4.5
+scikit-learn==1.5.2
+joblib==1.4.2
+threadpoolctl==3.5.0
+sqlparse==0.5.2
 '
 
 # The real interpreter, not the pyenv shim (~80 ms per start).
@@ -36,7 +48,7 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$stamp_text" ] && [ -x "$venv/bin/p
   exit 0
 fi
 
-echo "install-test-python: creating $venv from $base with scipy 1.14.1 and statsmodels 0.14.4" >&2
+echo "install-test-python: creating $venv from $base with scipy, statsmodels, sacrebleu, lm-eval, scikit-learn, sqlparse" >&2
 # Built beside the final place and moved in whole: two test runs starting together never see a half venv.
 tmp="$venv.partial.$$"
 rm -rf "$tmp"
@@ -52,10 +64,17 @@ if ! "$tmp/bin/python" -m pip install --quiet --disable-pip-version-check --no-i
   tail -n 20 "$log" >&2
   exit 1
 fi
-versions="$("$tmp/bin/python" -c 'import scipy, statsmodels; print(scipy.__version__, statsmodels.__version__)')" \
-  || fail "the venv installed but scipy/statsmodels do not import (see $log)"
-[ "$versions" = "1.14.1 0.14.4" ] || fail "expected scipy 1.14.1 and statsmodels 0.14.4, got $versions"
+versions="$("$tmp/bin/python" -c 'import scipy, statsmodels, sacrebleu, sklearn, sqlparse
+print(scipy.__version__, statsmodels.__version__, sacrebleu.__version__, sklearn.__version__)')" \
+  || fail "the venv installed but scipy/statsmodels/sacrebleu/sklearn do not import (see $log)"
+[ "$versions" = "1.14.1 0.14.4 2.4.3 1.5.2" ] \
+  || fail "expected scipy 1.14.1, statsmodels 0.14.4, sacrebleu 2.4.3, scikit-learn 1.5.2, got $versions"
+# lm-eval is installed without its dependencies and never imported: the tests load one file of it,
+# CodeXGLUE's bleu.py, by path.
+purelib="$("$tmp/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+[ -f "$purelib/lm_eval/tasks/code_x_glue/code-text/bleu.py" ] \
+  || fail "lm-eval 0.4.5 installed without lm_eval/tasks/code_x_glue/code-text/bleu.py (see $log)"
 echo "$stamp_text" >"$tmp/.installed"
 rm -rf "$venv"
 mv "$tmp" "$venv"
-echo "install-test-python: scipy 1.14.1, statsmodels 0.14.4 in $venv" >&2
+echo "install-test-python: scipy 1.14.1, statsmodels 0.14.4, sacrebleu 2.4.3, lm-eval 0.4.5, scikit-learn 1.5.2 in $venv" >&2
