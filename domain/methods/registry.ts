@@ -8,7 +8,7 @@
 import { capirMethod } from '../../methods/capir/definition.js';
 import { directMethod } from '../../methods/direct/definition.js';
 import { exploracoderMethod, type ExploraVariant } from '../../methods/exploracoder/definition.js';
-import type { MethodOptions } from './options.js';
+import { MethodOptionsSchema, type MethodOptions } from './options.js';
 import { ragMethod } from '../../methods/rag/definition.js';
 import { selfRepairMethod } from '../../methods/self-repair/definition.js';
 import type { CostContext, MethodCostEstimate, MethodDefinition, SharingCell } from './types.js';
@@ -37,7 +37,16 @@ export type MethodVariant = VariantOf<MethodKind>;
 
 /** A named method as the sweep sees it: its kind and what the kind needs, and its variant. */
 export type MethodSpec = {
-  [K in MethodKind]: { name: MethodName; kind: K; description: string; needsLibrary: boolean; needsChat: boolean; promptTemplateScope: string; variant: VariantOf<K> };
+  [K in MethodKind]: {
+    name: MethodName;
+    kind: K;
+    description: string;
+    needsLibrary: boolean;
+    needsChat: boolean;
+    promptTemplateScope: string;
+    optionsRead: readonly (keyof MethodOptions)[];
+    variant: VariantOf<K>;
+  };
 }[MethodKind];
 
 export { type ExploraVariant };
@@ -61,6 +70,7 @@ function bind<K extends string, V>(def: MethodDefinition<K, V>): BoundMethod[] {
       needsLibrary: def.needsLibrary,
       needsChat: def.needsChat,
       promptTemplateScope: def.promptTemplateScope,
+      optionsRead: def.optionsRead,
       variant: m.variant,
     } as unknown as MethodSpec,
     estimateCost: (ctx) => def.estimateCost(m.variant, ctx),
@@ -111,6 +121,12 @@ export function methodSpec(name: MethodName): MethodSpec {
 /** The method of that name, or undefined (names from outside: workflow inputs, old records). */
 export function findMethod(name: string): MethodSpec | undefined {
   return Object.prototype.hasOwnProperty.call(SPECS, name) ? SPECS[name] : undefined;
+}
+
+/** The `method_options` that the named methods read, in the options' own order; unknown names read none. */
+export function optionsReadBy(names: readonly string[]): Array<keyof MethodOptions> {
+  const read = new Set(names.flatMap((name) => findMethod(name)?.optionsRead ?? []));
+  return (Object.keys(MethodOptionsSchema.shape) as Array<keyof MethodOptions>).filter((o) => read.has(o));
 }
 
 /** Requests and sandbox runs of `name` for `tasks` tasks of `n` samples each, for `--dry-run`. */

@@ -74,6 +74,11 @@ export interface MethodDefinition<Kind extends string, Variant> {
    * shown under the report's list of templates and in `scripts/trace.ts --summary`.
    */
   promptTemplateScope: string;
+  /**
+   * The `method_options` this kind reads (its own steps and the shared ones it runs: planner,
+   * retrieval, doc masking): the report shows only the options of the sweep's methods.
+   */
+  optionsRead: readonly (keyof MethodOptions)[];
   /** The names sweep configs use for this kind, each with its variant. */
   names: Record<string, NamedMethod<Variant>>;
   /** Requests and sandbox runs of a cell, for `--dry-run`. */

@@ -18,6 +18,7 @@ import { reportComparisons, REPORT_BOOTSTRAP_RESAMPLES } from './comparisons.js'
 import { isSignificant, type MetricComparison, type PairComparison } from '../compare/compare.js';
 import { formatP } from '../compare/format.js';
 import { provenanceFields } from '../sweep/provenance.js';
+import { optionsReadBy } from '../methods/registry.js';
 
 export interface RenderOptions {
   /** Source of Chart.js's UMD build (dist/chart.umd.min.js), inlined into the page. */
@@ -218,6 +219,19 @@ function renderValue(v: unknown): string {
   return `<code>${esc(String(v))}</code>`;
 }
 
+/**
+ * The config as the report shows it: `method_options` keeps only the options the sweep's methods
+ * read (every default is spelled out in a resolved config; a sweep of `direct` reads none). The
+ * stored config.json below it keeps everything.
+ */
+function shownConfig(config: unknown): unknown {
+  if (!isPlainObject(config) || !isPlainObject(config.method_options) || !Array.isArray(config.methods)) return config;
+  const read = new Set<string>(optionsReadBy(config.methods.filter((m): m is string => typeof m === 'string')));
+  const { method_options: options, ...rest } = config;
+  const kept = Object.fromEntries(Object.entries(options).filter(([name]) => read.has(name)));
+  return Object.keys(kept).length > 0 ? { ...rest, method_options: kept } : rest;
+}
+
 function renderConfig(data: SweepReportData): string {
   if (!data.config) {
     return `<section id="config"><h2>Config</h2><p class="note">This sweep has no stored config (sweeps/${esc(data.sweepId)}/config.json is missing).</p></section>`;
@@ -225,7 +239,7 @@ function renderConfig(data: SweepReportData): string {
   const sha = data.config.config_sha256 ?? data.configSha256;
   return `<section id="config"><h2>Config</h2>
 ${sha ? `<p>config sha256 <code>${esc(sha)}</code></p>` : ''}
-<div class="config">${renderValue(data.config.config)}</div>
+<div class="config">${renderValue(shownConfig(data.config.config))}</div>
 <details class="raw-config"><summary>config.json as stored</summary><pre>${esc(JSON.stringify(data.config, null, 2))}</pre></details>
 </section>`;
 }

@@ -27,6 +27,7 @@ export const capirMethod = {
   needsLibrary: true,
   needsChat: true,
   promptTemplateScope: "the generation (rag's layout: system message and instruction); CAPIR + Self-Repair's feedback and repair turns continue that conversation in the method's words; the planner and the reranks keep their own prompts",
+  optionsRead: ['max_subtasks', 'planner_examples', 'retrieve_k', 'rerank_keep', 'observation_chars', 'repair_check', 'retriever', 'embeddings', 'doc_masking'],
   names: {
     capir: { description: 'CAPIR: plan, per-subtask retrieval and rerank, one generation per sample with the kept docs', variant: { planInPrompt: false, repair: false } },
     'capir-self-repair': {

@@ -9,6 +9,7 @@ export const directMethod = {
   needsLibrary: false,
   needsChat: false,
   promptTemplateScope: 'its one request per sample',
+  optionsRead: [],
   names: {
     direct: { description: 'one request per sample; the extracted code is run against the hidden tests', variant: {} },
   },

@@ -64,6 +64,10 @@ export const exploracoderMethod = {
   needsLibrary: true,
   needsChat: true,
   promptTemplateScope: "the final solution (its system message and its closing instruction); the planner, the reranks, the exploration and debug prompts keep the paper's wording",
+  optionsRead: [
+    'candidates', 'max_subtasks', 'retrieve_k', 'rerank_keep', 'global_k', 'global_rerank', 'planner_examples', 'debug_rounds',
+    'debug_temperature', 'debug_mode', 'explore_temperature', 'explore_top_p', 'observation_chars', 'retriever', 'embeddings', 'doc_masking',
+  ],
   names: exploraNames(),
   // Estimated with ASSUMED_SUBTASKS subtasks, a rerank for each and the global one, CoAE's m
   // candidates per subtask in requests of samples_per_request choices (one request of n = m when

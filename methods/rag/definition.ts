@@ -10,6 +10,7 @@ export const ragMethod = {
   needsLibrary: true,
   needsChat: false,
   promptTemplateScope: 'its one request per sample (the template before the documentation)',
+  optionsRead: ['rag_k', 'retriever', 'embeddings', 'doc_masking'],
   names: {
     rag: { description: 'naive RAG (DocPrompting): the top rag_k API docs for the whole task in one prompt per sample', variant: {} },
   },

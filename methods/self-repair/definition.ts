@@ -13,6 +13,7 @@ export const selfRepairMethod = {
   needsLibrary: true,
   needsChat: true,
   promptTemplateScope: "the first answer (rag's request: system message and instruction); the repair turns continue that conversation in the method's words; the planner (the budget) keeps its own prompt",
+  optionsRead: ['rag_k', 'max_subtasks', 'planner_examples', 'observation_chars', 'repair_check', 'retriever', 'embeddings', 'doc_masking'],
   names: {
     'self-repair': { description: 'generate, run on the visible examples, repair from the errors; budget = subtasks ExploraCoder plans', variant: {} },
   },

@@ -299,3 +299,30 @@ describe('the ExploraCoder paper analyses section', () => {
     expect(html.match(/data-stage="total"/g)).toHaveLength(1);
   });
 });
+
+describe('the config section', () => {
+  const withMethods = (methods: string[]): SweepReportData => {
+    const data = synthReport();
+    const stored = data.config!;
+    const options = { candidates: 5, rag_k: 10, retriever: 'bm25', doc_masking: 'auto', repair_check: 'runtime-errors', explore_temperature: 0.8 };
+    return { ...data, config: { ...stored, config: { ...(stored.config as Record<string, unknown>), methods, method_options: options } } };
+  };
+  const configSection = (html: string) => html.slice(html.indexOf('<section id="config">'), html.indexOf('<details class="raw-config">'));
+
+  it("shows only the method options the sweep's methods read", () => {
+    const direct = configSection(renderSweepReport(withMethods(['direct']), { chartLibrary: FAKE_LIB }));
+    expect(direct).not.toContain('method_options');
+    const rag = configSection(renderSweepReport(withMethods(['direct', 'rag']), { chartLibrary: FAKE_LIB }));
+    expect(rag).toContain('<th>method_options</th>');
+    for (const shown of ['rag_k', 'retriever', 'doc_masking']) expect(rag).toContain(`<th>${shown}</th>`);
+    for (const hidden of ['candidates', 'repair_check', 'explore_temperature']) expect(rag).not.toContain(`<th>${hidden}</th>`);
+    const explora = configSection(renderSweepReport(withMethods(['exploracoder']), { chartLibrary: FAKE_LIB }));
+    for (const shown of ['candidates', 'explore_temperature', 'retriever']) expect(explora).toContain(`<th>${shown}</th>`);
+    expect(explora).not.toContain('<th>rag_k</th>');
+  });
+
+  it('keeps every option in the stored config.json below it', () => {
+    const html = renderSweepReport(withMethods(['direct']), { chartLibrary: FAKE_LIB });
+    expect(html.slice(html.indexOf('<details class="raw-config">'))).toContain('&quot;candidates&quot;: 5');
+  });
+});

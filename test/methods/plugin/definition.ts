@@ -15,6 +15,7 @@ export const secondLookMethod = {
   needsLibrary: true,
   needsChat: true,
   promptTemplateScope: 'none of its requests',
+  optionsRead: [],
   names: {
     'second-look': { description: "each sample's first answer is shown to the model again; the second is final", variant: { lookAgain: true } },
   },
