@@ -152,9 +152,16 @@ async function explainConnectFailure(s: TemporalConnectionSettings, options: Tem
   return new TemporalConnectionError(
     `cannot connect to ${describeTemporalConnection(s)}: ${tlsProblem ?? said}${hint}` +
       (tlsProblem ? `\n  (the SDK said: ${said})` : '') +
-      `\n  (address from ${s.sources.address}; on a laptop, start the local stack with \`npm run stack:up\`)`,
+      addressNote(s),
   );
 }
+
+function addressNote(s: TemporalConnectionSettings): string {
+  return `\n  (address from ${s.sources.address}; on a laptop, start the local stack with \`npm run stack:up\`)`;
+}
+
+/** How long a client connection may take before it is diagnosed while the SDK keeps trying. */
+const EARLY_DIAGNOSIS_MS = 300;
 
 /** Whether the namespace exists: a wrong one is named with where it was set. */
 async function checkNamespace(s: TemporalConnectionSettings, options: TemporalConnectOptions, describe: () => Promise<unknown>): Promise<void> {
@@ -183,11 +190,31 @@ export async function connectTemporal(
   const s = config.temporal.connection;
   const options = temporalConnectOptions(s);
   let connection: Connection;
+  const connecting = Connection.connect({ ...options, ...(opts.connectTimeout !== undefined ? { connectTimeout: opts.connectTimeout } : {}) });
+  // The client SDK keeps retrying a refused TLS handshake (or a closed port) until its deadline
+  // (10 s) and then says only that: a connection not up in a moment is diagnosed meanwhile, and a
+  // problem found is reported at once, as the worker's connection (which fails fast) does.
+  let connected = false;
+  type Outcome = { connection: Connection } | { problem: string };
+  const early = new Promise<void>((resolve) => setTimeout(resolve, EARLY_DIAGNOSIS_MS).unref()).then(() =>
+    connected ? undefined : diagnoseTls(s, options).catch(() => undefined),
+  );
+  let outcome: Outcome;
   try {
-    connection = await Connection.connect({ ...options, ...(opts.connectTimeout !== undefined ? { connectTimeout: opts.connectTimeout } : {}) });
+    outcome = await Promise.race<Outcome>([
+      connecting.then((c) => ({ connection: c })),
+      early.then((problem): Outcome | Promise<Outcome> => (problem ? { problem } : connecting.then((c) => ({ connection: c })))),
+    ]);
   } catch (err) {
     throw await explainConnectFailure(s, options, err);
+  } finally {
+    connected = true;
   }
+  if ('problem' in outcome) {
+    connecting.then((c) => c.close(), () => {});
+    throw new TemporalConnectionError(`cannot connect to ${describeTemporalConnection(s)}: ${outcome.problem}${addressNote(s)}`);
+  }
+  connection = outcome.connection;
   try {
     if (opts.checkNamespace !== false) await checkNamespace(s, options, () => connection.workflowService.describeNamespace({ namespace: s.namespace }));
   } catch (err) {
