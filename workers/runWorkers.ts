@@ -68,7 +68,7 @@ export function installRuntime(level: LogLevel = logLevelFrom(process.env, 'INFO
  * cancelled attempt is retried on another worker). Below the pods' termination grace periods
  * (deploy/k8s/workers.yaml), so the stop ends before Kubernetes kills the process.
  */
-export const STOP_GRACE = '45s';
+export const STOP_GRACE_MS = 45_000;
 
 /** Starts a graceful stop of the workers still running: no new tasks; those in flight finish or are handed back. */
 export function stopWorkers(workers: readonly Worker[]): void {
@@ -118,7 +118,7 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
               namespace: config.temporal.namespace,
               taskQueue: config.taskQueues.workflows,
               workflowsPath,
-              shutdownGraceTime: STOP_GRACE,
+              shutdownGraceTime: STOP_GRACE_MS,
             }),
           );
           break;
@@ -130,7 +130,7 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
               taskQueue: config.taskQueues.storage,
               activities: { ...createDatasetActivities(bucket), ...createSweepStorageActivities(bucket), ...createReportActivities(bucket), ...createTraceActivities(bucket) },
               maxConcurrentActivityTaskExecutions: options.storageConcurrency ?? 2,
-              shutdownGraceTime: STOP_GRACE,
+              shutdownGraceTime: STOP_GRACE_MS,
             }),
           );
           break;
@@ -146,7 +146,7 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
               // Shards and single snippets queue for the executor's own pool of slots; this only
               // bounds how many wait at once.
               maxConcurrentActivityTaskExecutions: 16,
-              shutdownGraceTime: STOP_GRACE,
+              shutdownGraceTime: STOP_GRACE_MS,
             }),
           );
           break;
@@ -174,7 +174,7 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
                 // One task's samples run one after another inside an activity; the requests then
                 // wait for this worker's share of the model's limits.
                 maxConcurrentActivityTaskExecutions: model.concurrency,
-                shutdownGraceTime: STOP_GRACE,
+                shutdownGraceTime: STOP_GRACE_MS,
               }),
             );
           }
@@ -201,7 +201,7 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
 
 /**
  * Runs until every worker has stopped. The first SIGTERM or SIGINT starts a graceful stop (no new
- * tasks; those in flight finish, or are cancelled after STOP_GRACE and retried elsewhere), then the
+ * tasks; those in flight finish, or are cancelled after STOP_GRACE_MS and retried elsewhere), then the
  * leases are removed and the connections closed; later signals are said and ignored.
  */
 export async function runWorkers(
