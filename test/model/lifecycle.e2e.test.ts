@@ -76,8 +76,10 @@ describe('model server lifecycle', () => {
       expect(models.body.data[0].id).toBe(MODEL);
       const answer = await post(url, '/completions', { model: MODEL, prompt: 'x = ', max_tokens: 2 });
       expect(answer.status).toBe(200);
-      const inFlight = post(url, '/completions', { ...slow, max_tokens: 400 });
-      await waitUntil(async () => (await get(url, '/health')).body.queue.running || undefined, { what: () => `a request running:\n${child.output()}`, timeoutMs: 30_000 });
+      // Settled either way, so that a failure shows in the assertion below, not as an unhandled rejection.
+      const inFlight = post(url, '/completions', { ...slow, max_tokens: 400 }).catch((err: Error) => err);
+      const root = url.replace(/\/v1$/, '');
+      await waitUntil(async () => (await get(root, '/health')).body.queue.running || undefined, { what: () => `a request running:\n${child.output()}`, timeoutMs: 30_000 });
       child.child.kill(signal);
       if (times === 2) {
         await sleep(2);
@@ -88,6 +90,7 @@ describe('model server lifecycle', () => {
       expect(child.output()).toMatch(/POST \/v1\/completions 200/);
       expect(child.output()).toContain(`model-server: ${signal}: stopping`);
       const last = await inFlight;
+      if (last instanceof Error) throw last;
       expect([200, 503], JSON.stringify(last.body)).toContain(last.status);
     });
   }
