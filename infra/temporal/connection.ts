@@ -105,11 +105,13 @@ async function diagnoseTls(s: TemporalConnectionSettings, options: TemporalConne
     });
     socket.on('end', () => finish({ ok: false, code: 'CLOSED_AFTER_HANDSHAKE', message: 'the server closed the connection right after the TLS handshake' }));
   });
+  if (!outcome.ok && ['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(outcome.code)) {
+    return `nothing answers at ${s.address} (${outcome.code}): check ${s.sources.address}`;
+  }
   if (t === false) return outcome.ok ? 'the server speaks TLS: set TEMPORAL_TLS=true (and TEMPORAL_TLS_SERVER_CA_CERT_PATH for a private CA)' : undefined;
   if (outcome.ok) return undefined;
   const { code, message } = outcome;
   const both = `${code} ${message}`;
-  if (['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code)) return `nothing answers at ${s.address} (${code}): check ${s.sources.address}`;
   if (/wrong version number|packet length too long|unknown protocol/i.test(both)) return `the server at ${s.address} does not speak TLS: unset the TLS settings (or TEMPORAL_TLS=false)`;
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `the server's certificate is not for the name checked (${message}): set TEMPORAL_TLS_SERVER_NAME to a name it holds`;
   if (/UNABLE_TO_VERIFY|SELF_SIGNED|UNABLE_TO_GET_ISSUER|CERT_UNTRUSTED|unable to get local issuer/i.test(both)) {

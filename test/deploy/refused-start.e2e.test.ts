@@ -1,7 +1,7 @@
 /**
  * A refused start writes nothing: start-sweep (full and --evaluate-only) and generate-dataset,
  * refused for a bad setting (a client certificate the TLS proxy refuses, a namespace that does not
- * exist, S3 keys the store refuses, static or from an AWS profile, a model endpoint where nothing
+ * exist, a Temporal address where nothing answers, S3 keys the store refuses, static or from an AWS profile, a model endpoint where nothing
  * answers), each say what to fix, and afterwards the bucket holds nothing under the sweep's or the
  * dataset's prefix and the namespace knows no workflow of that id.
  */
@@ -119,6 +119,7 @@ describe('a refused start writes nothing', () => {
     const cases: Array<{ what: string; env: Record<string, string>; args?: string[]; modelUrl?: string; says: RegExp }> = [
       { what: 'tls', env: tlsEnv(), says: /refused the client certificate of TEMPORAL_TLS_CLIENT_CERT_PATH/ },
       { what: 'namespace', env: { TEMPORAL_NAMESPACE: `explora-missing-${uniqueSuffix()}` }, says: /namespace "explora-missing-[^"]+" \(from TEMPORAL_NAMESPACE\) does not exist/ },
+      { what: 'address', env: { TEMPORAL_ADDRESS: '127.0.0.1:1' }, says: /nothing answers at 127\.0\.0\.1:1 \(ECONNREFUSED\): check TEMPORAL_ADDRESS/ },
       {
         what: 'namespace-eval',
         env: { TEMPORAL_NAMESPACE: `explora-missing-${uniqueSuffix()}` },
