@@ -1,8 +1,8 @@
 /**
  * A refused start writes nothing: start-sweep (full and --evaluate-only) and generate-dataset,
  * refused for a bad setting (a client certificate the TLS proxy refuses, a namespace that does not
- * exist, a Temporal address where nothing answers, S3 keys the store refuses, static or from an AWS profile, a model endpoint where nothing
- * answers), each say what to fix, and afterwards the bucket holds nothing under the sweep's or the
+ * exist, a Temporal address where nothing answers, S3 keys the store refuses, static or from an AWS
+ * profile, a model endpoint where nothing answers), each say what to fix, and afterwards the bucket holds nothing under the sweep's or the
  * dataset's prefix and the namespace knows no workflow of that id.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
