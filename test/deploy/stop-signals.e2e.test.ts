@@ -5,11 +5,13 @@
  * leases and exit 0. The sweep they served then completes with every request sent exactly once:
  * nothing in flight was cut short and sent again.
  */
+import { execFileSync, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { llmTaskQueue, sweepResultsKey } from '../../domain/sweep/keys.js';
 import { getText, listObjects } from '../../infra/s3.js';
+import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { sleep, waitUntil } from '../support/poll.js';
 import { killHard, runTs, spawnTs, type Spawned } from '../support/processes.js';
@@ -21,13 +23,38 @@ const N = 2;
 const fx = scriptedSweepFixture(config, 'stop-signals', TASKS, 1000);
 const queue = llmTaskQueue(config.taskQueues.llm, 'm');
 
-type Variant = { signal: NodeJS.Signals; times: 1 | 2 };
+type Variant = { signal: NodeJS.Signals; times: 1 | 2; via?: 'npm' };
 const VARIANTS: Variant[] = [
   { signal: 'SIGTERM', times: 1 },
   { signal: 'SIGTERM', times: 2 },
   { signal: 'SIGINT', times: 1 },
   { signal: 'SIGINT', times: 2 },
 ];
+
+/**
+ * `npm run worker`, as an operator runs it: npm passes the signal on and waits; the script's `exec`
+ * makes node npm's child (without it, npm's `sh -c` took the SIGTERM and died, the worker never
+ * seeing it).
+ */
+function spawnNpmWorker(args: string[]): Spawned {
+  const child = spawn('npm', ['run', '--silent', 'worker', '--', ...args], { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout?.on('data', (d) => (out += d));
+  child.stderr?.on('data', (d) => (out += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  return { child, output: () => out, exited };
+}
+
+/** The node process serving: the spawned one, or (through npm) its only child. */
+function workerPid(p: Spawned, v: Variant): number | undefined {
+  if (v.via !== 'npm') return p.child.pid!;
+  try {
+    const kids = execFileSync('pgrep', ['-P', String(p.child.pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+    return kids.length === 1 ? kids[0] : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** A sweep on the scripted server; `model` names its requests (and so its cache) apart from the other test's. */
 function sweepFile(id: string, model: string): string {
@@ -66,8 +93,14 @@ async function leasesOf(pid: number): Promise<string[]> {
  * flight, so that a signal certainly arrives mid-stop.
  */
 async function stopUnderLoad(p: Spawned, v: Variant, stopping: RegExp): Promise<{ exit: { code: number | null; signal: NodeJS.Signals | null }; again: boolean }> {
-  const pid = p.child.pid!;
-  await waitUntil(async () => p.child.exitCode !== null || (await leasesOf(pid)).length > 0, { timeoutMs: 90_000, what: () => `a lease of ${pid}:\n${p.output()}` });
+  let pid = 0;
+  await waitUntil(
+    async () => {
+      pid = workerPid(p, v) ?? 0;
+      return p.child.exitCode !== null || (pid > 0 && (await leasesOf(pid)).length > 0);
+    },
+    { timeoutMs: 90_000, what: () => `a lease of ${pid}:\n${p.output()}` },
+  );
   const before = fx.server().requests().length;
   await waitUntil(() => p.child.exitCode !== null || (fx.server().inFlight().now > 0 && fx.server().requests().length > before), {
     timeoutMs: 60_000,
@@ -111,7 +144,7 @@ async function expectCompleteAndExactlyOnce(id: string, file: string, model: str
 }
 
 describe('stop signals drain', () => {
-  it('a worker stopped by SIGTERM or SIGINT, once or twice 2 ms apart, under load: requests in flight finish, lease removed, exit 0', async () => {
+  it('a worker stopped by SIGTERM or SIGINT, once or twice 2 ms apart, under load (and through npm run worker): requests in flight finish, lease removed, exit 0', async () => {
     const id = `stop-worker-${uniqueSuffix()}`;
     const model = `stop-worker-${uniqueSuffix()}`;
     const file = sweepFile(id, model);
@@ -120,8 +153,9 @@ describe('stop signals drain', () => {
       const started = await runTs('scripts/start-sweep.ts', ['--config', file, '--worker', 'external', '--no-wait'], env);
       expect(started.code, started.output).toBe(0);
       let mid = 0;
-      for (const v of VARIANTS) {
-        const worker = spawnTs('workers/main.ts', ['--queues', 'llm', '--sweep-config', file], env);
+      for (const v of [...VARIANTS, { signal: 'SIGTERM', times: 1, via: 'npm' } as const]) {
+        const args = ['--queues', 'llm', '--sweep-config', file];
+        const worker = v.via === 'npm' ? spawnNpmWorker(args) : spawnTs('workers/main.ts', args, env);
         try {
           const { exit, again } = await stopUnderLoad(worker, v, /worker: SIG\w+: stopping/);
           expect(exit, `${v.signal} x${v.times}:\n${worker.output()}`).toEqual({ code: 0, signal: null });
