@@ -3,12 +3,14 @@
  * with tsx's loader) and start-sweep's in-process workers, stopped by SIGTERM or SIGINT, once or
  * twice 2 ms apart, while LLM requests are in flight, let those requests finish, remove their
  * leases and exit 0. The sweep they served then completes with every request sent exactly once:
- * nothing in flight was cut short and sent again.
+ * nothing in flight was cut short and sent again. generate-dataset, stopped mid-run, detaches the
+ * same way, and run again completes the dataset.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { datasetPrefix } from '../../domain/datasets/layout.js';
 import { llmTaskQueue, sweepResultsKey } from '../../domain/sweep/keys.js';
 import { getText, listObjects } from '../../infra/s3.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
@@ -77,6 +79,12 @@ seed: ${SWEEP_SEED}
 `,
   );
   return file;
+}
+
+async function keysOf(prefix: string): Promise<string[]> {
+  const out: string[] = [];
+  for await (const o of listObjects(fx.bucket, prefix)) out.push(o.key);
+  return out;
 }
 
 /** The leases on the model's queue held by the process `pid`. */
@@ -203,5 +211,28 @@ describe('stop signals drain', () => {
       others.child.kill('SIGTERM');
       await others.exited;
     }
+  });
+
+  it('generate-dataset with in-process workers, SIGTERM twice mid-run: detaches, its workers drain, exit 0; run again, it completes', async () => {
+    const name = `stop-dataset-${uniqueSuffix()}`;
+    const args = ['--name', name, '--count', '40000', '--shard-size', '2000', '--concurrency', '2', '--no-progress'];
+    const first = spawnTs('scripts/generate-dataset.ts', args, env);
+    try {
+      await waitUntil(() => /workflow explora-dataset\//.test(first.output()) || first.child.exitCode !== null, { timeoutMs: 90_000, what: () => first.output() });
+      // Shards in flight: the first part is written, the dataset is not complete.
+      await waitUntil(async () => first.child.exitCode !== null || (await keysOf(datasetPrefix(name))).some((k) => /part-/.test(k)), { timeoutMs: 90_000, what: () => first.output() });
+      expect(first.child.exitCode, first.output()).toBeNull();
+      first.child.kill('SIGTERM');
+      await sleep(2);
+      first.child.kill('SIGTERM');
+      expect(await first.exited, first.output()).toEqual({ code: 0, signal: null });
+      expect(first.output()).toMatch(/generate-dataset: SIGTERM: detaching; stopping the in-process workers/);
+      expect(first.output()).toMatch(/detached from workflow explora-dataset\//);
+    } finally {
+      if (first.child.exitCode === null) await killHard(first);
+    }
+    const again = await runTs('scripts/generate-dataset.ts', args, env);
+    expect(again.code, again.output).toBe(0);
+    expect(again.output).toMatch(new RegExp(`dataset ${name}: 40000 tasks in 20 shards`));
   });
 });
