@@ -15,7 +15,7 @@
 FROM node:20-bookworm-slim
 
 # bubblewrap: the sandbox; python3 + venv: the interpreter samples run with; tini: signals reach
-# the worker (SIGTERM starts a graceful shutdown) and zombies are reaped.
+# the worker (SIGTERM starts a graceful stop) and zombies are reaped.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends bubblewrap python3 python3-venv ca-certificates tini \
  && rm -rf /var/lib/apt/lists/*
@@ -46,5 +46,7 @@ RUN bash scripts/install-sandbox-python.sh
 # Root in the container: the sandbox runs each concurrency slot under a uid of its own (so that
 # process limits and clean-up are per sample), which needs CAP_SETUID inside the sandbox.
 ENV NODE_ENV=production
-ENTRYPOINT ["/usr/bin/tini", "--", "/opt/explora/node_modules/.bin/tsx", "workers/main.ts"]
+# node itself with tsx's loader, not the `tsx` CLI: the CLI relays SIGTERM and SIGKILLs the worker
+# 30 ms later, before the tasks in flight finish and its leases are removed (docs/deploy.md).
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "--import", "tsx", "workers/main.ts"]
 CMD ["--queues", "sandbox"]

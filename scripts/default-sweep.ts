@@ -1,12 +1,13 @@
 /**
- * `tsx scripts/default-sweep.ts`: the README's main job. A small sweep on the local stack against
- * the embedded model: a generated PBE World dataset and HumanEval's first tasks, the `direct` method,
- * one sample per task. The config is written to .data/default-sweep.yaml, so it can be
- * read, edited and run again with scripts/start-sweep.ts.
+ * `node --import tsx scripts/default-sweep.ts` (`npm start`): the README's main job. A small sweep
+ * on the local stack against the embedded model: a generated PBE World dataset and HumanEval's first
+ * tasks, the `direct` method, one sample per task. The config is written to .data/default-sweep.yaml,
+ * so it can be read, edited and run again with scripts/start-sweep.ts.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { modelBaseUrl, PROJECT_ROOT, stackPaths } from '../stack/local-stack.js';
 import { modelIdFor, modelPathFromEnv } from '../stack/model-server/location.js';
 import { installedHumanEval } from './lib/installed-datasets.js';
@@ -53,5 +54,15 @@ mkdirSync(paths.dataDir, { recursive: true });
 const file = path.join(paths.dataDir, 'default-sweep.yaml');
 writeFileSync(file, config);
 console.error(`default-sweep: config in ${file}`);
-const res = spawnSync(path.join(PROJECT_ROOT, 'node_modules/.bin/tsx'), [path.join(PROJECT_ROOT, 'scripts/start-sweep.ts'), '--config', file, ...process.argv.slice(2)], { stdio: 'inherit' });
-process.exit(res.status ?? 1);
+// start-sweep stops on its own signals (it detaches: the sweep carries on). A Ctrl-C reaches it
+// from the terminal directly; a SIGTERM sent to this process is passed on once. This one waits for
+// it and exits as it does: it never kills it mid-stop.
+const tsxLoader = pathToFileURL(path.join(PROJECT_ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
+const child = spawn(process.execPath, ['--import', tsxLoader, path.join(PROJECT_ROOT, 'scripts/start-sweep.ts'), '--config', file, ...process.argv.slice(2)], { stdio: 'inherit' });
+let relayed = false;
+process.on('SIGINT', () => {});
+process.on('SIGTERM', () => {
+  if (!relayed) child.kill('SIGTERM');
+  relayed = true;
+});
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,11 +1,14 @@
 /**
- * `tsx scripts/model-server.ts [--host 127.0.0.1] [--port 8090] [--model PATH]`: serves a local
- * model over the OpenAI API (POST /v1/chat/completions, /v1/completions, /v1/embeddings; GET
- * /v1/models, /health) until Ctrl-C or SIGTERM. Prints the base URL on stdout when ready.
+ * `node --import tsx scripts/model-server.ts [--host 127.0.0.1] [--port 8090] [--model PATH]`
+ * (`npm run model-server`): serves a local model over the OpenAI API (POST /v1/chat/completions,
+ * /v1/completions, /v1/embeddings; GET /v1/models, /health) until Ctrl-C or SIGTERM (the first stops it: requests still waiting are
+ * answered 503, for their clients to retry; later ones are ignored). Prints the base URL on stdout
+ * when ready.
  * Weights: `bash scripts/install-model.sh`.
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { modelPathFromEnv, startModelServer } from '../stack/model-server/index.js';
+import { onStopSignals } from '../infra/stopSignals.js';
 
 function intOption(name: string, min: number, max: number) {
   return (value: string): number => {
@@ -55,21 +58,19 @@ const program = new Command('model-server')
     });
     log(`model ${server.modelId} (${opts.model}) loaded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     console.log(server.url);
-    let stopping = false;
-    const stop = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      log(`${signal}: stopping`);
-      server.close().then(
-        () => process.exit(0),
-        (err: Error) => {
-          log(`error while stopping: ${err.message}`);
-          process.exit(1);
-        },
-      );
-    };
-    process.on('SIGINT', () => stop('SIGINT'));
-    process.on('SIGTERM', () => stop('SIGTERM'));
+    onStopSignals('model-server', {
+      onFirst: (signal) => {
+        log(`${signal}: stopping`);
+        server.close().then(
+          () => process.exit(0),
+          (err: Error) => {
+            log(`error while stopping: ${err.message}`);
+            process.exit(1);
+          },
+        );
+      },
+      waitingFor: () => 'its requests to be answered',
+    });
   });
 
 program.parseAsync().catch((err: Error) => {

@@ -1,13 +1,14 @@
 /**
- * `tsx scripts/start-sweep.ts --config FILE [--id ID]`: start (or resume) a sweep, show its progress
- * and print the results table. Run again with the same id, it does only what is missing.
+ * `node --import tsx scripts/start-sweep.ts --config FILE [--id ID]` (`npm run sweep -- ...`): start
+ * (or resume) a sweep, show its progress and print the results table. Run again with the same id, it
+ * does only what is missing.
  */
 import { readFileSync, existsSync } from 'node:fs';
-import { WorkflowFailedError, WorkflowNotFoundError, type Connection } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowNotFoundError, type Client, type Connection } from '@temporalio/client';
 import { Command, Option } from 'commander';
 import { environmentHelp, logLevelFrom, type ExploraConfig } from '../domain/config/env.js';
 import { loadConfig as loadExploraConfig } from '../infra/config.js';
-import { connectTemporal } from '../infra/temporal/connection.js';
+import { onStopSignals, type StopSignals } from '../infra/stopSignals.js';
 import { describeSweepConfigDifferences, loadSweepConfig, sweepConfigHash, sweepIdProblem, type SweepConfig } from '../domain/sweep/config.js';
 import { defaultSweepId, llmTaskQueue, sweepWorkflowId, type SweepRun } from '../domain/sweep/keys.js';
 import { formatPlan, planSweep } from '../domain/sweep/plan.js';
@@ -16,9 +17,10 @@ import { missingSearchAttributes, searchAttributeCommands } from '../infra/tempo
 import { sweepWorkflow } from '../workflows/sweep.js';
 import type { SweepMode } from '../workflows/sweepTypes.js';
 import { SHARE_PROCESS_HELP } from '../infra/sandbox/process/contract.js';
-import { createWorkers, installRuntime } from '../workers/runWorkers.js';
+import { createWorkers, inFlight, installRuntime, stopWorkers } from '../workers/runWorkers.js';
 import { rootCauseMessage } from './lib/errors.js';
 import { workflowUiLink } from './lib/dataset-remote.js';
+import { connectBeforeWriting, unansweredModels, type TemporalClient } from './lib/preflight.js';
 import { buildSweepInput, checkSweepRecord, countTasks, loadGenerations, queuesOf, SweepInputError, writeSweepRecord } from './lib/sweep-input.js';
 import { checkSweepReferences, formatReferenceChecks } from './lib/references.js';
 import { writeCellFiles } from './lib/cell-files.js';
@@ -98,7 +100,16 @@ program.action(async (flags: Flags) => {
   const env = loadExploraConfig(process.env);
   const s3 = s3ClientFor(env);
   const bucket = { s3, name: env.s3.bucket };
+  let temporal: TemporalClient | undefined;
   try {
+    // Every connection is checked before the first write (the inputs' upload, the record): a start
+    // refused for a setting leaves nothing behind. A dry run writes nothing and needs no Temporal.
+    if (!flags.dryRun) {
+      temporal = await connectBeforeWriting(env, s3, async ({ connection, client }) => {
+        await requireSearchAttributes(connection, env.temporal.namespace, env.temporal.address);
+        if (mode !== 'evaluate-only') await requireModelEndpoints(client, sweepId, config);
+      });
+    }
     if (flags.checkReferences) {
       const report = await checkSweepReferences(config, config.datasets, {
         bucket,
@@ -132,8 +143,8 @@ program.action(async (flags: Flags) => {
     }
     const input = await buildSweepInput(config, bucket, { sweepId, configFile: flags.config, mode, generations, queues: queuesOf(env), log: (line) => console.error(line) });
 
-    const { connection, client } = await connectTemporal(env);
-    await requireSearchAttributes(connection, env.temporal.namespace, env.temporal.address);
+    const { client } = temporal!;
+    let signals: StopSignals | undefined;
     let inProcess: Awaited<ReturnType<typeof createWorkers>> | undefined;
     let running: Promise<unknown> | undefined;
     try {
@@ -156,6 +167,16 @@ program.action(async (flags: Flags) => {
       await client.workflow.start(sweepWorkflow, { taskQueue: env.taskQueues.workflows, workflowId, workflowIdConflictPolicy: 'USE_EXISTING', args: [input] });
       console.error(`sweep ${sweepId}: ${workflowUiLink(env, workflowId)}`);
       if (!flags.wait) return;
+      // SIGINT (Ctrl-C) or SIGTERM detaches: the sweep lives on the server and carries on wherever
+      // workers serve it. The in-process workers stop gracefully first (their tasks in flight finish
+      // or are handed back, their leases are removed); later signals do not cut that short.
+      signals = onStopSignals('start-sweep', {
+        onFirst: (signal) => {
+          console.error(`\nstart-sweep: ${signal}: detaching${inProcess ? `; stopping the in-process workers (${inFlight(inProcess.workers)})` : ''}`);
+          if (inProcess) stopWorkers(inProcess.workers);
+        },
+        waitingFor: () => (inProcess ? `the in-process workers (${inFlight(inProcess.workers)})` : 'the detach'),
+      });
       if (flags.worker === 'in-process') {
         installRuntime(logLevelFrom(process.env, 'ERROR'));
         inProcess = await createWorkers(env, {
@@ -163,7 +184,8 @@ program.action(async (flags: Flags) => {
           llmModels: config.models.map((m) => ({ id: m.id, concurrency: m.concurrency })),
           ...(flags.shareProcess ? { shareProcess: true } : {}),
         });
-        running = Promise.all(inProcess.workers.map((w) => w.run()));
+        // A signal while they started: they stop before serving.
+        if (!signals.received) running = Promise.all(inProcess.workers.map((w) => w.run()));
       }
       // With external workers, a queue nobody serves would leave the sweep waiting in silence.
       const unserved =
@@ -176,16 +198,21 @@ program.action(async (flags: Flags) => {
             })
           : undefined;
       const view = showSweepProgress(client, sweepId, flags.progress);
-      // Ctrl-C detaches: the sweep lives on the server and carries on wherever workers serve it.
-      const detached = new Promise<'detached'>((resolve) => process.once('SIGINT', () => resolve('detached')));
+      const detached = signals.first.then(() => 'detached' as const);
       let result;
+      // On a detach the wait for the result is cancelled before the connection closes: a long poll
+      // cut by the close is retried by the SDK on the closed channel, which throws outside any handler.
+      const waiting = new AbortController();
+      const finished = client.connection.withAbortSignal(waiting.signal, () => client.workflow.getHandle<typeof sweepWorkflow>(workflowId).result());
       try {
-        const outcome = await Promise.race([client.workflow.getHandle<typeof sweepWorkflow>(workflowId).result(), detached]);
+        const outcome = await Promise.race([finished, detached]);
         if (outcome === 'detached') {
+          waiting.abort();
+          await finished.catch(() => {});
           console.error(
             `\ndetached from sweep ${sweepId}; it keeps running on the server.\n` +
               `  follow it:  npx tsx scripts/sweep-status.ts ${sweepId} --watch   (needs a worker: npm run worker -- --sweep-config ${flags.config})\n` +
-              `  or resume serving it here:  npx tsx scripts/start-sweep.ts --config ${flags.config} --id ${sweepId}`,
+              `  or resume serving it here:  npm run sweep -- --config ${flags.config} --id ${sweepId}`,
           );
           return;
         }
@@ -200,16 +227,14 @@ program.action(async (flags: Flags) => {
       throw err;
     } finally {
       if (inProcess) {
-        for (const w of inProcess.workers) {
-          // Ctrl-C may have started the shutdown already (the SDK listens for SIGINT too).
-          if (w.getState() === 'RUNNING') w.shutdown();
-        }
+        stopWorkers(inProcess.workers);
         await running?.catch(() => {});
         await inProcess.close();
+        if (signals?.received) console.error(`start-sweep: in-process workers stopped on ${signals.received}: tasks in flight done or handed back, leases removed`);
       }
-      await connection.close();
     }
   } finally {
+    await temporal?.close();
     s3.destroy();
   }
 });
@@ -241,6 +266,27 @@ async function requireSearchAttributes(connection: Connection, namespace: string
     `namespace ${namespace} lacks the search attributes the sweeps use: ${missing.map((a) => `${a.name} (${a.type})`).join(', ')}. ` +
       `Register them with \`npx tsx scripts/register-search-attributes.ts\` (same TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE), or have an operator run:\n` +
       searchAttributeCommands(namespace, missing).map((c) => `  ${c} --address ${address}`).join('\n'),
+  );
+}
+
+/**
+ * Refuses a sweep whose models do not answer at all (nothing at the address, an unknown host): its
+ * LLM tasks could only fail. A finished sweep needs no model (a re-run only reads its results).
+ */
+async function requireModelEndpoints(client: Client, sweepId: string, config: SweepConfig): Promise<void> {
+  const status = await client.workflow
+    .getHandle(sweepWorkflowId(sweepId))
+    .describe()
+    .then(
+      (d) => d.status.name,
+      () => null,
+    );
+  if (status === 'COMPLETED') return;
+  const unanswered = await unansweredModels(config.models);
+  if (!unanswered.length) return;
+  throw new Error(
+    unanswered.map((u) => `models[${u.model}].base_url ${u.baseUrl}: nothing answers (${u.reason})`).join('\n') +
+      '\n  start the model server (or fix base_url) and run this again; nothing was started',
   );
 }
 

@@ -1,4 +1,8 @@
-/** `tsx workers/main.ts [--queues workflows,storage]`: a worker process for the configured cluster. */
+/**
+ * `node --import tsx workers/main.ts [--queues workflows,storage]` (`npm run worker`): a worker
+ * process for the configured cluster. Run by node itself, not the `tsx` CLI: that one relays a stop
+ * signal and kills its child 30 ms later, mid-stop. SIGTERM or SIGINT stops it gracefully.
+ */
 import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { loadConfig } from '../infra/config.js';

@@ -20,6 +20,7 @@ import { llmTaskQueue } from '../domain/sweep/keys.js';
 import { WorkerLeases } from '../infra/llm/workerLeases.js';
 import type { MethodActivities } from '../activities/llm/methodKit.js';
 import { llmQueueActivities, METHOD_ACTIVITIES, storageQueueActivities } from './methodActivities.js';
+import { onStopSignals, type StopSignal } from '../infra/stopSignals.js';
 
 export const QUEUE_ROLES = ['workflows', 'storage', 'sandbox', 'llm'] as const;
 export type QueueRole = (typeof QUEUE_ROLES)[number];
@@ -58,11 +59,39 @@ let runtimeInstalled = false;
 /**
  * Sets the SDK's log level once per process (before the first connection). CLIs pass WARN so that
  * webpack's bundle report and worker state changes do not bury their own output.
+ *
+ * No shutdown signals for the SDK: it drops its handlers on the first signal, so a second one
+ * killed the process mid-stop. The processes that run workers listen themselves
+ * (infra/stopSignals.ts) and call `stopWorkers`.
  */
 export function installRuntime(level: LogLevel = logLevelFrom(process.env, 'INFO')): void {
   if (runtimeInstalled) return;
-  Runtime.install({ logger: new DefaultLogger(level) });
+  Runtime.install({ logger: new DefaultLogger(level), shutdownSignals: [] });
   runtimeInstalled = true;
+}
+
+/**
+ * How long a stopping worker lets the activities in flight finish before it cancels them (a
+ * cancelled attempt is retried on another worker). Below the pods' termination grace periods
+ * (deploy/k8s/workers.yaml), so the stop ends before Kubernetes kills the process.
+ */
+export const STOP_GRACE_MS = 45_000;
+
+/** Starts a graceful stop of the workers still running: no new tasks; those in flight finish or are handed back. */
+export function stopWorkers(workers: readonly Worker[]): void {
+  for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+}
+
+/** Activities and workflow tasks the workers still run, for messages while stopping. */
+export function inFlight(workers: readonly Worker[]): string {
+  let activities = 0;
+  let workflowTasks = 0;
+  for (const w of workers) {
+    const s = w.getStatus();
+    activities += s.numInFlightActivities;
+    workflowTasks += s.numInFlightWorkflowActivations;
+  }
+  return `${activities} activit${activities === 1 ? 'y' : 'ies'} and ${workflowTasks} workflow task(s) in flight`;
 }
 
 const defaultWorkflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -97,6 +126,7 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
               namespace: config.temporal.namespace,
               taskQueue: config.taskQueues.workflows,
               workflowsPath: options.workflowsPath ?? defaultWorkflowsPath,
+              shutdownGraceTime: STOP_GRACE_MS,
             }),
           );
           break;
@@ -108,6 +138,7 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
               taskQueue: config.taskQueues.storage,
               activities: { ...createDatasetActivities(bucket), ...createSweepStorageActivities(bucket), ...createReportActivities(bucket), ...createTraceActivities(bucket), ...storageQueueActivities(methods, bucket) },
               maxConcurrentActivityTaskExecutions: options.storageConcurrency ?? 2,
+              shutdownGraceTime: STOP_GRACE_MS,
             }),
           );
           break;
@@ -123,6 +154,7 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
               // Shards and single snippets queue for the executor's own pool of slots; this only
               // bounds how many wait at once.
               maxConcurrentActivityTaskExecutions: 16,
+              shutdownGraceTime: STOP_GRACE_MS,
             }),
           );
           break;
@@ -150,6 +182,7 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
                 // One task's samples run one after another inside an activity; the requests then
                 // wait for this worker's share of the model's limits.
                 maxConcurrentActivityTaskExecutions: model.concurrency,
+                shutdownGraceTime: STOP_GRACE_MS,
               }),
             );
           }
@@ -174,13 +207,36 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
   };
 }
 
-/** Runs until every worker has shut down (SIGINT/SIGTERM start a graceful shutdown). */
-export async function runWorkers(config: ExploraConfig, options: WorkerOptions, onReady: () => void = () => {}): Promise<void> {
-  const { workers, close } = await createWorkers(config, options);
-  onReady();
+/**
+ * Runs until every worker has stopped. The first SIGTERM or SIGINT starts a graceful stop (no new
+ * tasks; those in flight finish, or are cancelled after STOP_GRACE_MS and retried elsewhere), then the
+ * leases are removed and the connections closed; later signals are said and ignored.
+ */
+export async function runWorkers(
+  config: ExploraConfig,
+  options: WorkerOptions,
+  onReady: () => void = () => {},
+  log: (line: string) => void = (line) => console.error(line),
+): Promise<{ stoppedBy: StopSignal | undefined }> {
+  let workers: Worker[] = [];
+  const signals = onStopSignals('worker', {
+    onFirst: (signal) => {
+      log(`worker: ${signal}: stopping: no new tasks; ${workers.length ? inFlight(workers) : 'still starting'} finish or are handed back`);
+      stopWorkers(workers);
+    },
+    waitingFor: () => (workers.length ? inFlight(workers) : 'the start to finish'),
+    log,
+  });
+  const created = await createWorkers(config, options);
   try {
+    // A signal while starting: stop before serving anything.
+    if (signals.received) return { stoppedBy: signals.received };
+    workers = created.workers;
+    onReady();
     await Promise.all(workers.map((w) => w.run()));
   } finally {
-    await close();
+    await created.close();
   }
+  if (signals.received) log(`worker: stopped on ${signals.received}: tasks in flight done or handed back, leases removed`);
+  return { stoppedBy: signals.received };
 }

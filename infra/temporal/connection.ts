@@ -105,11 +105,13 @@ async function diagnoseTls(s: TemporalConnectionSettings, options: TemporalConne
     });
     socket.on('end', () => finish({ ok: false, code: 'CLOSED_AFTER_HANDSHAKE', message: 'the server closed the connection right after the TLS handshake' }));
   });
+  if (!outcome.ok && ['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(outcome.code)) {
+    return `nothing answers at ${s.address} (${outcome.code}): check ${s.sources.address}`;
+  }
   if (t === false) return outcome.ok ? 'the server speaks TLS: set TEMPORAL_TLS=true (and TEMPORAL_TLS_SERVER_CA_CERT_PATH for a private CA)' : undefined;
   if (outcome.ok) return undefined;
   const { code, message } = outcome;
   const both = `${code} ${message}`;
-  if (['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code)) return `nothing answers at ${s.address} (${code}): check ${s.sources.address}`;
   if (/wrong version number|packet length too long|unknown protocol/i.test(both)) return `the server at ${s.address} does not speak TLS: unset the TLS settings (or TEMPORAL_TLS=false)`;
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `the server's certificate is not for the name checked (${message}): set TEMPORAL_TLS_SERVER_NAME to a name it holds`;
   if (/UNABLE_TO_VERIFY|SELF_SIGNED|UNABLE_TO_GET_ISSUER|CERT_UNTRUSTED|unable to get local issuer/i.test(both)) {
@@ -152,9 +154,16 @@ async function explainConnectFailure(s: TemporalConnectionSettings, options: Tem
   return new TemporalConnectionError(
     `cannot connect to ${describeTemporalConnection(s)}: ${tlsProblem ?? said}${hint}` +
       (tlsProblem ? `\n  (the SDK said: ${said})` : '') +
-      `\n  (address from ${s.sources.address}; on a laptop, start the local stack with \`npm run stack:up\`)`,
+      addressNote(s),
   );
 }
+
+function addressNote(s: TemporalConnectionSettings): string {
+  return `\n  (address from ${s.sources.address}; on a laptop, start the local stack with \`npm run stack:up\`)`;
+}
+
+/** How long a client connection may take before it is diagnosed while the SDK keeps trying. */
+const EARLY_DIAGNOSIS_MS = 300;
 
 /** Whether the namespace exists: a wrong one is named with where it was set. */
 async function checkNamespace(s: TemporalConnectionSettings, options: TemporalConnectOptions, describe: () => Promise<unknown>): Promise<void> {
@@ -183,11 +192,31 @@ export async function connectTemporal(
   const s = config.temporal.connection;
   const options = temporalConnectOptions(s);
   let connection: Connection;
+  const connecting = Connection.connect({ ...options, ...(opts.connectTimeout !== undefined ? { connectTimeout: opts.connectTimeout } : {}) });
+  // The client SDK keeps retrying a refused TLS handshake (or a closed port) until its deadline
+  // (10 s) and then says only that: a connection not up in a moment is diagnosed meanwhile, and a
+  // problem found is reported at once, as the worker's connection (which fails fast) does.
+  let connected = false;
+  type Outcome = { connection: Connection } | { problem: string };
+  const early = new Promise<void>((resolve) => setTimeout(resolve, EARLY_DIAGNOSIS_MS).unref()).then(() =>
+    connected ? undefined : diagnoseTls(s, options).catch(() => undefined),
+  );
+  let outcome: Outcome;
   try {
-    connection = await Connection.connect({ ...options, ...(opts.connectTimeout !== undefined ? { connectTimeout: opts.connectTimeout } : {}) });
+    outcome = await Promise.race<Outcome>([
+      connecting.then((c) => ({ connection: c })),
+      early.then((problem): Outcome | Promise<Outcome> => (problem ? { problem } : connecting.then((c) => ({ connection: c })))),
+    ]);
   } catch (err) {
     throw await explainConnectFailure(s, options, err);
+  } finally {
+    connected = true;
   }
+  if ('problem' in outcome) {
+    connecting.then((c) => c.close(), () => {});
+    throw new TemporalConnectionError(`cannot connect to ${describeTemporalConnection(s)}: ${outcome.problem}${addressNote(s)}`);
+  }
+  connection = outcome.connection;
   try {
     if (opts.checkNamespace !== false) await checkNamespace(s, options, () => connection.workflowService.describeNamespace({ namespace: s.namespace }));
   } catch (err) {

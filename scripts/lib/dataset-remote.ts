@@ -1,6 +1,6 @@
 /** The Temporal path of generate-dataset: start (or attach to) the workflow, follow it, report. */
 import { WorkflowFailedError } from '@temporalio/client';
-import { connectTemporal } from '../../infra/temporal/connection.js';
+import { onStopSignals, type StopSignals } from '../../infra/stopSignals.js';
 import { logLevelFrom, type ExploraConfig } from '../../domain/config/env.js';
 import { datasetWorkflowId } from '../../domain/datasets/layout.js';
 import type { PbeParams } from '../../domain/pbe/params.js';
@@ -8,7 +8,8 @@ import { checkDatasetSpec } from '../../activities/storage/datasets.js';
 import { s3ClientFor } from '../../infra/s3.js';
 import { missingSearchAttributes } from '../../infra/temporal/searchAttributes.js';
 import { datasetProgressQuery, generateDatasetWorkflow } from '../../workflows/generateDataset.js';
-import { createWorkers, installRuntime, type QueueRole } from '../../workers/runWorkers.js';
+import { createWorkers, inFlight, installRuntime, stopWorkers, type QueueRole } from '../../workers/runWorkers.js';
+import { connectBeforeWriting, type TemporalClient } from './preflight.js';
 import { rootCauseMessage } from './errors.js';
 import { progressBar } from './progress.js';
 import { queuesWithoutRecentPollers } from './queue-pollers.js';
@@ -28,33 +29,48 @@ export function workflowUiLink(config: ExploraConfig, workflowId: string): strin
 
 export async function generateDatasetRemotely(config: ExploraConfig, req: RemoteRequest): Promise<void> {
   const s3 = s3ClientFor(config);
+  let temporal: TemporalClient;
   try {
+    // Every connection before anything starts: S3 (credentials, bucket), Temporal (TLS, namespace).
+    temporal = await connectBeforeWriting(config, s3, async ({ connection }) => {
+      // The dataset workflow sets search attributes: without them its first task fails on every attempt.
+      const missing = await missingSearchAttributes(connection, config.temporal.namespace).catch(() => []);
+      if (missing.length) {
+        throw new Error(
+          `namespace ${config.temporal.namespace} lacks the search attributes the workflows use: ${missing.map((a) => a.name).join(', ')}; ` +
+            'register them with `npx tsx scripts/register-search-attributes.ts`',
+        );
+      }
+    });
     // Refuse a conflicting request before anything starts (the workflow checks again, durably).
-    await checkDatasetSpec({ s3, name: config.s3.bucket }, { name: req.name, params: req.params, shardSize: req.shardSize });
+    await checkDatasetSpec({ s3, name: config.s3.bucket }, { name: req.name, params: req.params, shardSize: req.shardSize }).catch(async (err: unknown) => {
+      await temporal.close();
+      throw err;
+    });
   } finally {
     s3.destroy();
   }
-
-  const { connection, client } = await connectTemporal(config);
-  // The dataset workflow sets search attributes: without them its first task fails on every attempt.
-  const missing = await missingSearchAttributes(connection, config.temporal.namespace).catch(() => []);
-  if (missing.length) {
-    await connection.close();
-    throw new Error(
-      `namespace ${config.temporal.namespace} lacks the search attributes the workflows use: ${missing.map((a) => a.name).join(', ')}; ` +
-        'register them with `npx tsx scripts/register-search-attributes.ts`',
-    );
-  }
+  const { connection, client } = temporal;
+  let signals: StopSignals | undefined;
   let inProcess: Awaited<ReturnType<typeof createWorkers>> | undefined;
   let running: Promise<unknown> | undefined;
   try {
     const roles: QueueRole[] = ['workflows', 'storage'];
+    // SIGINT or SIGTERM detaches: the workflow carries on wherever workers serve it (or on the
+    // next run of this command); the in-process workers stop gracefully first.
+    signals = onStopSignals('generate-dataset', {
+      onFirst: (signal) => {
+        console.error(`\ngenerate-dataset: ${signal}: detaching${inProcess ? `; stopping the in-process workers (${inFlight(inProcess.workers)})` : ''}`);
+        if (inProcess) stopWorkers(inProcess.workers);
+      },
+      waitingFor: () => (inProcess ? `the in-process workers (${inFlight(inProcess.workers)})` : 'the detach'),
+    });
     if (req.worker === 'in-process') {
       installRuntime(logLevelFrom(process.env, 'ERROR'));
       // These workers join whatever other workers serve the queues; when this process exits,
       // the others (or the next run of this command) carry on where it stopped.
       inProcess = await createWorkers(config, { roles });
-      running = Promise.all(inProcess.workers.map((w) => w.run()));
+      if (!signals.received) running = Promise.all(inProcess.workers.map((w) => w.run()));
     } else {
       const queues = roles.map((r) => ({ name: config.taskQueues[r], kind: r === 'workflows' ? ('workflow' as const) : ('activity' as const) }));
       const idle = await queuesWithoutRecentPollers(client, config.temporal.namespace, queues);
@@ -95,7 +111,17 @@ export async function generateDatasetRemotely(config: ExploraConfig, req: Remote
     }, 500);
     let summary;
     try {
-      summary = await handle.result();
+      // On a detach the wait is cancelled before the connection closes (start-sweep.ts says why).
+      const waiting = new AbortController();
+      const finished = connection.withAbortSignal(waiting.signal, () => handle.result());
+      const outcome = await Promise.race([finished, signals.first.then(() => 'detached' as const)]);
+      if (outcome === 'detached') {
+        waiting.abort();
+        await finished.catch(() => {});
+        console.error(`detached from workflow ${workflowId}; it carries on where workers serve its queues (run this command again to serve and follow it)`);
+        return;
+      }
+      summary = outcome;
     } finally {
       clearInterval(poll);
       await polling;
@@ -110,9 +136,10 @@ export async function generateDatasetRemotely(config: ExploraConfig, req: Remote
     throw err;
   } finally {
     if (inProcess) {
-      for (const w of inProcess.workers) if (w.getState() === 'RUNNING') w.shutdown(); // Ctrl-C may have begun it
+      stopWorkers(inProcess.workers);
       await running?.catch(() => {});
       await inProcess.close();
+      if (signals?.received) console.error(`generate-dataset: in-process workers stopped on ${signals.received}: tasks in flight done or handed back`);
     }
     await connection.close();
   }

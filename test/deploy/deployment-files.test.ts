@@ -12,7 +12,7 @@ import { ENV_DOC } from '../../domain/config/env.js';
 import { TEMPORAL_ENV_VARS } from '../../domain/config/temporalConnection.js';
 import { loadSweepConfig } from '../../domain/sweep/config.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
-import { QUEUE_ROLES } from '../../workers/runWorkers.js';
+import { QUEUE_ROLES, STOP_GRACE_MS } from '../../workers/runWorkers.js';
 
 const deploy = path.join(PROJECT_ROOT, 'deploy');
 const read = (rel: string) => readFileSync(path.join(deploy, rel), 'utf8');
@@ -104,13 +104,42 @@ describe('the example deployment', () => {
     expect([...served].sort()).toEqual([...QUEUE_ROLES].sort());
   });
 
+  it("Kubernetes: the image's entry point is kept, and SIGKILL comes only after the worker's own stop deadline", () => {
+    const docs = readdirSync(path.join(deploy, 'k8s')).flatMap((f) => yamlDocs(`k8s/${f}`)) as Array<{ kind: string; metadata: { name: string }; spec?: any }>;
+    const deployments = docs.filter((d) => d.kind === 'Deployment');
+    expect(deployments.length).toBeGreaterThan(0);
+    for (const d of deployments) {
+      const pod = d.spec.template.spec;
+      for (const c of pod.containers) expect(c.command, `${d.metadata.name}: a command would replace the entry point`).toBeUndefined();
+      expect(pod.terminationGracePeriodSeconds, d.metadata.name).toBeGreaterThan(STOP_GRACE_MS / 1000);
+    }
+  });
+
+  it('long-lived processes run without a signal relay that can kill them: npm scripts exec node with tsx\'s loader', () => {
+    const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    for (const name of ['worker', 'sweep', 'generate', 'model-server', 'stack:up', 'stack:down', 'stack:status']) {
+      // exec: npm's `sh -c` would otherwise take the SIGTERM npm passes on and die, the process never seeing it.
+      expect(pkg.scripts[name], name).toMatch(/^exec node --import tsx \S+\.ts\b/);
+    }
+    expect(pkg.scripts.start).toMatch(/&& exec node --import tsx scripts\/default-sweep\.ts$/);
+    for (const [name, script] of Object.entries(pkg.scripts)) expect(script, name).not.toMatch(/(^|&&\s*|;\s*)(npx )?tsx /);
+    // Nor do the commands that start others (default-sweep starts start-sweep); benchmarks aside.
+    for (const dir of ['scripts', 'scripts/lib', 'stack', 'stack/model-server', 'bin', 'workers']) {
+      for (const f of readdirSync(path.join(PROJECT_ROOT, dir)).filter((x) => /\.(ts|mjs)$/.test(x))) {
+        expect(readFileSync(path.join(PROJECT_ROOT, dir, f), 'utf8'), `${dir}/${f}`).not.toMatch(/node_modules\/\.bin\/tsx/);
+      }
+    }
+  });
+
   it('the Dockerfile copies folders that exist and runs the worker entry point', () => {
     const dockerfile = read('worker.Dockerfile');
     for (const m of dockerfile.matchAll(/^COPY (\S+(?: \S+)*) \S+$/gm)) {
       for (const src of m[1]!.split(' ')) expect(existsSync(path.join(PROJECT_ROOT, src)), `COPY ${src}`).toBe(true);
     }
     for (const m of dockerfile.matchAll(/bash (scripts\/\S+\.sh)/g)) expect(existsSync(path.join(PROJECT_ROOT, m[1]!)), m[1]).toBe(true);
-    expect(dockerfile).toMatch(/ENTRYPOINT \[.*"workers\/main\.ts"\]/);
+    // node itself runs the worker, under tini: no `tsx` CLI, which relays SIGTERM and kills its child
+    // 30 ms later, before the tasks in flight finish and the leases are removed.
+    expect(JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)![1]!)).toEqual(['/usr/bin/tini', '--', 'node', '--import', 'tsx', 'workers/main.ts']);
     checkWorkerArgs(JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]!), 'CMD');
     expect(dockerfile).toMatch(/bubblewrap/);
   });

@@ -58,23 +58,42 @@ describe('model server lifecycle', () => {
     await expect(get(server.url, '/models')).rejects.toThrow();
   });
 
-  it('CLI: prints the URL when ready, serves, stops cleanly on SIGTERM', async () => {
-    const child = spawnTs('scripts/model-server.ts', ['--host', '127.0.0.1', '--port', '0', '--model', installedModelPath()], {});
-    children.push(child);
-    const url = await waitUntil(() => /^(http:\/\/127\.0\.0\.1:\d+\/v1)$/m.exec(child.output())?.[1], {
-      what: () => `the server's URL on its output:\n${child.output()}`,
-      timeoutMs: 120_000,
-      intervalMs: 200,
+  // A stop signal, once or twice 2 ms apart, with a request in flight: that request is answered
+  // (503, for its client to retry), the process exits 0; the second signal does not cut it short.
+  for (const [signal, times] of [
+    ['SIGTERM', 1],
+    ['SIGINT', 2],
+  ] as const) {
+    it(`CLI: prints the URL when ready, serves, stops cleanly on ${signal}${times === 2 ? ' sent twice' : ''} with a request in flight`, async () => {
+      const child = spawnTs('scripts/model-server.ts', ['--host', '127.0.0.1', '--port', '0', '--model', installedModelPath()], {});
+      children.push(child);
+      const url = await waitUntil(() => /^(http:\/\/127\.0\.0\.1:\d+\/v1)$/m.exec(child.output())?.[1], {
+        what: () => `the server's URL on its output:\n${child.output()}`,
+        timeoutMs: 120_000,
+        intervalMs: 200,
+      });
+      const models = await get(url, '/models');
+      expect(models.body.data[0].id).toBe(MODEL);
+      const answer = await post(url, '/completions', { model: MODEL, prompt: 'x = ', max_tokens: 2 });
+      expect(answer.status).toBe(200);
+      // Settled either way, so that a failure shows in the assertion below, not as an unhandled rejection.
+      const inFlight = post(url, '/completions', { ...slow, max_tokens: 400 }).catch((err: Error) => err);
+      const root = url.replace(/\/v1$/, '');
+      await waitUntil(async () => (await get(root, '/health')).body.queue.running || undefined, { what: () => `a request running:\n${child.output()}`, timeoutMs: 30_000 });
+      child.child.kill(signal);
+      if (times === 2) {
+        await sleep(2);
+        child.child.kill(signal);
+      }
+      const exit = await child.exited;
+      expect(exit, child.output()).toEqual({ code: 0, signal: null });
+      expect(child.output()).toMatch(/POST \/v1\/completions 200/);
+      expect(child.output()).toContain(`model-server: ${signal}: stopping`);
+      const last = await inFlight;
+      if (last instanceof Error) throw last;
+      expect([200, 503], JSON.stringify(last.body)).toContain(last.status);
     });
-    const models = await get(url, '/models');
-    expect(models.body.data[0].id).toBe(MODEL);
-    const answer = await post(url, '/completions', { model: MODEL, prompt: 'x = ', max_tokens: 2 });
-    expect(answer.status).toBe(200);
-    child.child.kill('SIGTERM');
-    const exit = await child.exited;
-    expect(exit.code, child.output()).toBe(0);
-    expect(child.output()).toMatch(/POST \/v1\/completions 200/);
-  });
+  }
 
   it('CLI: a missing model file or a bad port is refused with a message that says what to do', async () => {
     const missing = spawnTs('scripts/model-server.ts', ['--port', '0', '--model', '/nonexistent/smollm2-135m-instruct.gguf'], {});

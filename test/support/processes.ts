@@ -2,7 +2,11 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 
-const TSX = path.join(PROJECT_ROOT, 'node_modules/.bin/tsx');
+/**
+ * As npm's scripts and the image run them: node with tsx's loader, no `tsx` CLI in between (it
+ * relays a stop signal and kills its child 30 ms later).
+ */
+const NODE_WITH_TSX = [process.execPath, '--import', 'tsx'] as const;
 
 export interface Spawned {
   child: ChildProcess;
@@ -12,7 +16,7 @@ export interface Spawned {
 
 /** Runs a project TypeScript entry point (a script or worker) as a real child process. */
 export function spawnTs(entry: string, args: string[], env: Record<string, string>): Spawned {
-  const child = spawn(TSX, [path.join(PROJECT_ROOT, entry), ...args], {
+  const child = spawn(NODE_WITH_TSX[0], [...NODE_WITH_TSX.slice(1), path.join(PROJECT_ROOT, entry), ...args], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -32,7 +36,7 @@ export async function runTs(entry: string, args: string[], env: Record<string, s
   return { code, output: p.output() };
 }
 
-/** SIGKILL a tsx-run process and everything it started (tsx runs node as a child). */
+/** SIGKILL a process and everything it started. */
 export async function killHard(p: Spawned): Promise<void> {
   if (p.child.pid === undefined) return;
   const descendants = (pid: number): number[] => {
