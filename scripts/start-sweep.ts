@@ -107,7 +107,9 @@ program.action(async (flags: Flags) => {
     if (!flags.dryRun) {
       temporal = await connectBeforeWriting(env, s3, async ({ connection, client }) => {
         await requireSearchAttributes(connection, env.temporal.namespace, env.temporal.address);
-        if (mode !== 'evaluate-only') await requireModelEndpoints(client, sweepId, config);
+        // A finished sweep (by its stored results, even when its history has expired) asks no model.
+        const finishedAlready = await findFinishedSweep(bucket, { sweepId, configHash: sweepConfigHash(config, sha256Hex), mode });
+        if (mode !== 'evaluate-only' && !finishedAlready) await requireModelEndpoints(client, sweepId, config);
       });
     }
     if (flags.checkReferences) {
