@@ -31,7 +31,7 @@ import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { z } from 'zod';
 import type { SweepProblem } from '../domain/datasets/problems.js';
-import { JsonlRowError, parseJsonl } from '../domain/execution/humaneval.js';
+import { JsonlRowError, parseJsonl } from '../domain/datasets/jsonl.js';
 import type { ExecutionResult } from '../domain/execution/types.js';
 import { estimateAtK } from '../domain/metrics/passAtK.js';
 import type { TaskScore } from '../domain/families/types.js';

@@ -35,6 +35,7 @@ import {
 import { cellFileKey, cellRecordsPrefix, sweepConfigKey, sweepDatasetKey, sweepResultsKey } from '../../domain/sweep/keys.js';
 import { getText, isNotFound, listKeys, putObject, type Bucket } from '../../infra/s3.js';
 import { cellPaperAnalyses } from './paperAnalyses.js';
+import { issuesLine } from '../../domain/datasets/issues.js';
 
 export interface ReportLoadOptions {
   /** Tasks per dataset the drill-down shows (a stratified sample beyond). Default 40. */
@@ -128,8 +129,7 @@ function parseJson<T>(text: string, schema: z.ZodType<T>, key: string): T {
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`).join('; ');
-    throw ApplicationFailure.nonRetryable(`${key}: ${issues}`, 'InvalidSweepFile');
+    throw ApplicationFailure.nonRetryable(`${key}: ${issuesLine(parsed.error, { root: '(file)' })}`, 'InvalidSweepFile');
   }
   return parsed.data;
 }

@@ -17,7 +17,7 @@ import { getBytes, getText, headMetadata, listKeys, putFile, putObject, type Buc
 import { familyOf, type DatasetEntry } from '../../domain/families/registry.js';
 import { rowsNeeded, selectTasks, type TaskSelection } from '../../domain/sweep/selection.js';
 import type { S3Ref } from '../../domain/sweep/keys.js';
-import { parseJsonl } from '../../domain/execution/humaneval.js';
+import { parseJsonl } from '../../domain/datasets/jsonl.js';
 
 export interface PrepareSweepDatasetInput {
   sweepId: string;

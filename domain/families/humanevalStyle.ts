@@ -5,7 +5,7 @@
  * becomes the solution, whichever API produced it and whatever form the dataset has.
  */
 import { DatasetRowSchema, datasetRowsProblem, isStatementTask, type SweepProblem } from '../datasets/problems.js';
-import { parseJsonl } from '../execution/humaneval.js';
+import { parseJsonl } from '../datasets/jsonl.js';
 import { isSuccess, type ExecutionLimits } from '../execution/types.js';
 import { BIGCODE_HUMANEVAL_STOP_WORDS } from '../llm/extract.js';
 import type { LlmApi } from '../llm/request.js';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { SweepProblemSchema, type SweepProblem } from '../../domain/datasets/problems.js';
-import { parseJsonl } from '../../domain/execution/humaneval.js';
+import { parseJsonl } from '../../domain/datasets/jsonl.js';
 import { FAMILIES, FAMILY_IDS, familyOf, type FamilyId } from '../../domain/families/registry.js';
 import { generateLines } from '../../domain/pbe/generate.js';
 import { resolvePbeParams } from '../../domain/pbe/params.js';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSweepStorageActivities, type FinalizeCellInput } from '../../activities/storage/sweepFiles.js';
 import { getBytes, putObject, type Bucket } from '../../infra/s3.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
-import { parseJsonl } from '../../domain/execution/humaneval.js';
+import { parseJsonl } from '../../domain/datasets/jsonl.js';
 import { estimateAtK } from '../../domain/metrics/passAtK.js';
 import { cellFileKey, cellShardRecordsKey, sweepDatasetKey } from '../../domain/sweep/keys.js';
 import { recordCost, SampleRecordSchema, type SampleRecord } from '../../domain/sweep/records.js';

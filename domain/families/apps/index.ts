@@ -10,10 +10,11 @@
  */
 import { z } from 'zod';
 import { datasetRowsProblem, type SweepProblem } from '../../datasets/problems.js';
-import { parseJsonl } from '../../execution/humaneval.js';
+import { parseJsonl } from '../../datasets/jsonl.js';
 import { DatasetEntryNameSchema, JsonlFileSchema } from '../entry.js';
 import type { TaskFamily, TaskScore } from '../types.js';
 import { APPS_RESULT_MARKER, appsHarness, embeddedSolution } from './harness.js';
+import { issuesLine } from '../../datasets/issues.js';
 
 export const APPS_DIFFICULTIES = ['introductory', 'interview', 'competition'] as const;
 /** bigcode's APPS stop words. */
@@ -100,7 +101,7 @@ export const appsFamily = {
         throw new Error(`${source}:${line}: input_output: not valid JSON (${(error as Error).message})`);
       }
       const parsed = InputOutputSchema.safeParse(io);
-      if (!parsed.success) throw new Error(`${source}:${line}: ${parsed.error.issues.map((i) => `input_output.${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      if (!parsed.success) throw new Error(`${source}:${line}: ${issuesLine(parsed.error, { prefix: 'input_output.' })}`);
       if (parsed.data.outputs.length !== parsed.data.inputs.length) {
         throw new Error(`${source}:${line}: input_output: ${parsed.data.inputs.length} inputs but ${parsed.data.outputs.length} outputs`);
       }

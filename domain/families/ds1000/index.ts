@@ -13,7 +13,7 @@
  */
 import { z } from 'zod';
 import { datasetRowsProblem, type SweepProblem } from '../../datasets/problems.js';
-import { parseJsonl } from '../../execution/humaneval.js';
+import { parseJsonl } from '../../datasets/jsonl.js';
 import { DatasetEntryNameSchema, JsonlFileSchema } from '../entry.js';
 import { selfChecking } from '../humanevalStyle.js';
 import type { TaskFamily } from '../types.js';

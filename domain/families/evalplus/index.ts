@@ -23,6 +23,7 @@ import { solutionFromGeneration } from '../humanevalStyle.js';
 import { MBPP_BIGCODE_STOP_WORDS } from '../mbpp/index.js';
 import type { TaskFamily, TaskScore } from '../types.js';
 import { checkHarness, EVALPLUS_REFERENCE_MARKER, EVALPLUS_RESULT_MARKER, referenceHarness, specJson } from './harness.js';
+import { issuesLine } from '../../datasets/issues.js';
 
 /** evalplus's defaults (evalplus/config.py): a per-input limit of max(4 s, 4 x the reference's time). */
 export const EVALPLUS_DEFAULTS = { time_limit_factor: 4.0, min_time_limit: 4.0, task_time_limit: 60 } as const;
@@ -80,10 +81,7 @@ export function readEvalplusRows(text: string, source: string): EvalplusRow[] {
       throw new Error(`${source}:${i + 1}: not valid JSON (${(error as Error).message})`);
     }
     const row = RowSchema.safeParse(parsed.value);
-    if (!row.success) {
-      const issues = row.error.issues.map((issue) => `${issue.path.join('.') || '(row)'}: ${issue.message}`).join('; ');
-      throw new Error(`${source}:${i + 1}: ${issues}`);
-    }
+    if (!row.success) throw new Error(`${source}:${i + 1}: ${issuesLine(row.error)}`);
     const r = row.data;
     rows.push({
       line: i + 1,

@@ -15,7 +15,7 @@
  * fail whatever the model writes).
  */
 import { z } from 'zod';
-import { parseJsonl } from '../../execution/humaneval.js';
+import { parseJsonArray, parseJsonl, type Sourced } from '../../datasets/jsonl.js';
 import type { SweepProblem } from '../../datasets/problems.js';
 import { datasetRowsProblem } from '../../datasets/problems.js';
 import { DatasetEntryNameSchema, localOrS3File } from '../entry.js';
@@ -59,13 +59,11 @@ interface MbppTask {
   tests: string[];
 }
 
-type Sourced<T> = Array<{ line: number; row: T }>;
-
 /** The rows of the file as tasks, in file order; errors name the file, the line (or index) and the field. */
 export function readMbppTasks(text: string, source: string): MbppTask[] {
   const trimmed = text.trimStart();
-  const tasks: Sourced<MbppTask> = trimmed.startsWith('[')
-    ? parseJsonArray(trimmed, SanitizedRowSchema, source).map(({ line, row }) => ({
+  const tasks: Array<Sourced<MbppTask>> = trimmed.startsWith('[')
+    ? parseJsonArray(trimmed, SanitizedRowSchema, source, 'a JSON array of tasks').map(({ line, row }) => ({
         line,
         row: { taskId: row.task_id, description: row.prompt, code: lf(row.code), setup: row.test_imports.join('\n'), tests: row.test_list },
       }))
@@ -76,25 +74,6 @@ export function readMbppTasks(text: string, source: string): MbppTask[] {
   const problem = datasetRowsProblem(tasks.map(({ line, row }) => ({ line, row: { task_id: String(row.taskId) } })), source);
   if (problem) throw new Error(problem);
   return tasks.map(({ row }) => row);
-}
-
-/** A JSON array's items, validated; `line` is the item's index + 1, and errors say `[index]`. */
-function parseJsonArray<T>(text: string, schema: z.ZodType<T>, source: string): Sourced<T> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new Error(`${source}: not valid JSON (${(error as Error).message})`);
-  }
-  if (!Array.isArray(value)) throw new Error(`${source}: must be a JSON array of tasks`);
-  return value.map((item, i) => {
-    const parsed = schema.safeParse(item);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(row)'}: ${issue.message}`).join('; ');
-      throw new Error(`${source}: [${i}]: ${issues}`);
-    }
-    return { line: i + 1, row: parsed.data };
-  });
 }
 
 function lf(code: string): string {

@@ -15,7 +15,7 @@
  * a block without that line is taken as it stands (and will most likely not compile).
  */
 import { z } from 'zod';
-import { parseJsonl } from '../../execution/humaneval.js';
+import { parseJsonArray, parseJsonl } from '../../datasets/jsonl.js';
 import { datasetRowsProblem, type SweepProblem } from '../../datasets/problems.js';
 import { truncateAtStopWords } from '../../llm/extract.js';
 import type { LanguageId } from '../../languages/registry.js';
@@ -57,21 +57,7 @@ export type MultiplERow = z.infer<typeof MultiplERowSchema>;
 /** The rows of a file (JSONL, or a JSON array whose item i is "line" i + 1), validated; errors name the file, line and field. */
 export function readMultiplERows(text: string, source: string): Array<{ line: number; row: MultiplERow }> {
   if (!text.trimStart().startsWith('[')) return parseJsonl(text, MultiplERowSchema, source);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new Error(`${source}: not valid JSON (${(error as Error).message})`);
-  }
-  if (!Array.isArray(value)) throw new Error(`${source}: must be JSON lines or a JSON array of MultiPL-E rows`);
-  return value.map((item, i) => {
-    const parsed = MultiplERowSchema.safeParse(item);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(row)'}: ${issue.message}`).join('; ');
-      throw new Error(`${source}: [${i}]: ${issues}`);
-    }
-    return { line: i + 1, row: parsed.data };
-  });
+  return parseJsonArray(text, MultiplERowSchema, source, 'JSON lines or a JSON array of MultiPL-E rows');
 }
 
 /** MultiPL-E's names are `<benchmark>_<n>_<function>`: the function the tests call. */

@@ -22,7 +22,7 @@ import { z } from 'zod';
 import { parseApiDocsJsonl } from '../../apidocs/corpus.js';
 import { docExampleDemos } from '../../apidocs/usageDemos.js';
 import { DatasetRowSchema, datasetRowsProblem, normalizeRow, pyCodeGptCheck, type SweepProblem } from '../../datasets/problems.js';
-import { parseJsonl } from '../../execution/humaneval.js';
+import { parseJsonl } from '../../datasets/jsonl.js';
 import { DatasetEntryNameSchema, formOf, JsonlFileSchema, programFormSchema } from '../entry.js';
 import { humanEvalStylePython } from '../humanevalStyle.js';
 import type { ExecutionLimits } from '../../execution/types.js';
