@@ -43,7 +43,11 @@ import { resolveSandboxPython } from '../infra/sandbox/python.js';
 import type { ProcessExecutor } from '../infra/sandbox/process/processExecutor.js';
 import { SHARE_PROCESS_HELP } from '../infra/sandbox/process/contract.js';
 import { JsonlFileError, readJsonlText } from '../infra/sandbox/jsonlFile.js';
-import { MBPP_SPLIT_NAMES, unsupportedFamily, type EvaluateFamily } from './lib/evaluate-families.js';
+import { FAMILY_IDS } from '../domain/families/ids.js';
+import type { EvaluateOptions } from '../domain/families/types.js';
+
+/** What `--split` accepts (MBPP's task ranges). */
+const MBPP_SPLIT_NAMES = ['all', 'test', 'validation', 'train', 'prompt'] as const satisfies ReadonlyArray<NonNullable<EvaluateOptions['split']>>;
 
 const OptionsSchema = z.object({
   problems: z.string().min(1),
@@ -57,14 +61,8 @@ const OptionsSchema = z.object({
   timeout: z.coerce.number().positive(),
   workers: z.coerce.number().int().positive(),
   ignoreIncomplete: z.boolean(),
-  family: z
-    .string()
-    .superRefine((family, ctx) => {
-      const problem = unsupportedFamily(family);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    })
-    .transform((family) => family as EvaluateFamily)
-    .optional(),
+  // Checked against the ids alone (the families load while the sandbox starts); a family that reads no problems file is refused then.
+  family: z.enum(FAMILY_IDS, { error: (issue) => `expected one of ${FAMILY_IDS.join(', ')}, got ${JSON.stringify(issue.input)}` }).optional(),
   form: z.enum(['completion', 'full']).optional(),
   split: z.enum(MBPP_SPLIT_NAMES).optional(),
   out: z.string().optional(),
@@ -129,7 +127,7 @@ async function main(): Promise<void> {
     .option('--timeout <seconds>', 'per-sample timeout', '3')
     .option('--workers <n>', 'samples run at once', String(defaultSandboxConcurrency()))
     .option('--ignore-incomplete', 'score only the problems that have samples', false)
-    .option('--family <family>', 'the problems\' family: humaneval, mbpp, pbe-world, evalplus, apps, ds1000, multipl-e or torchdata (default: recognised from the rows)')
+    .option('--family <family>', `the problems' family: ${FAMILY_IDS.join(', ')} (default: recognised from the rows)`)
     .option(
       '--form <form>',
       '"completion": the completion continues the prompt (default for humaneval); "full": the completion is the whole solution (default for mbpp, as bigcode saves it, and pbe-world)',
@@ -176,12 +174,12 @@ async function main(): Promise<void> {
         source: opts.problems,
         ...(opts.family ? { family: opts.family } : {}),
         ...(opts.form ? { form: opts.form } : {}),
-        ...(opts.split ? { split: opts.split } : {}),
-        evalplus: {
+        options: {
+          ...(opts.split ? { split: opts.split } : {}),
           ...(opts.minTimeLimit !== undefined ? { minTimeLimit: opts.minTimeLimit } : {}),
           ...(opts.gtTimeLimitFactor !== undefined ? { gtTimeLimitFactor: opts.gtTimeLimitFactor } : {}),
+          ...(opts.appsStdinForm ? { appsStdinForm: opts.appsStdinForm } : {}),
         },
-        ...(opts.appsStdinForm ? { appsStdinForm: opts.appsStdinForm } : {}),
       });
     } catch (error) {
       throw new UsageError((error as Error).message);

@@ -17,6 +17,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { SweepProblemSchema } from '../../domain/datasets/problems.js';
+import { familyOf } from '../../domain/families/registry.js';
 import { datasetOutcomes, datasetsOf, selectDrillTasks, selectSamples } from '../../domain/report/analysis.js';
 import { renderSweepReport, type RenderOptions } from '../../domain/report/html.js';
 import { hasPaperAnalyses } from '../../domain/report/paperAnalyses.js';
@@ -218,12 +219,13 @@ async function problemsOfTasks(bucket: Bucket, key: string, wanted: ReadonlySet<
     for await (const line of lines) {
       if (wanted.has(index)) {
         const p = parseJson(line, SweepProblemSchema, `${key}:${index + 1}`);
+        const pipelineLength = familyOf(p).pipelineLength(p);
         out.set(index, {
           task_index: index,
           task_id: p.task_id,
           prompt: p.prompt,
           entry_point: p.entry_point,
-          ...(p.pipeline_length !== undefined ? { pipeline_length: p.pipeline_length } : {}),
+          ...(pipelineLength !== undefined ? { pipeline_length: pipelineLength } : {}),
         });
       }
       if (index >= last) break;

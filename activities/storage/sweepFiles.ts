@@ -77,7 +77,7 @@ export function createSweepStorageActivities(bucket: Bucket) {
       const family = familyOf(input.entry);
       const texts: Record<string, string> = {};
       const sources: Record<string, string> = {};
-      const files = family.files(input.entry as never);
+      const files = family.files(input.entry);
       for (const [role, ref] of Object.entries(input.files)) {
         const from = { s3: bucket.s3, name: ref.bucket ?? bucket.name };
         const bytes = await getBytes(from, ref.key);
@@ -91,7 +91,7 @@ export function createSweepStorageActivities(bucket: Bucket) {
       }
       let loaded;
       try {
-        loaded = family.load({ entry: input.entry as never, texts, sources });
+        loaded = family.load({ entry: input.entry, texts, sources });
       } catch (err) {
         throw ApplicationFailure.nonRetryable((err as Error).message, 'InvalidDataset');
       }

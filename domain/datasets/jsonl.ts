@@ -53,3 +53,39 @@ export function parseJsonArray<T>(text: string, schema: z.ZodType<T>, source: st
     return { line: i + 1, row: parsed.data };
   });
 }
+
+/** Whether a file's text is a JSON array (else JSON Lines). */
+export function isJsonArray(text: string): boolean {
+  return text.trimStart().startsWith('[');
+}
+
+/** The items of a JSON array file as JSON Lines text (item i on line i + 1), so that errors name the item's line. */
+export function jsonArrayAsJsonl(text: string, source: string): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${source}: not valid JSON (${(error as Error).message})`);
+  }
+  if (!Array.isArray(value)) throw new Error(`${source}: a .json problems file must be a JSON array of rows`);
+  return value.map((row) => JSON.stringify(row) + '\n').join('');
+}
+
+/** The first row of a JSON Lines or JSON array text and its line (null when there is none), unvalidated. */
+export function firstRow(text: string, source: string): Sourced<unknown> | null {
+  if (isJsonArray(text)) {
+    const first = jsonArrayAsJsonl(text, source).split('\n', 1)[0]!;
+    return first === '' ? null : { line: 1, row: JSON.parse(first) as unknown };
+  }
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i]!.trim();
+    if (raw === '') continue;
+    try {
+      return { line: i + 1, row: JSON.parse(raw) as unknown };
+    } catch (error) {
+      throw new JsonlRowError(`${source}:${i + 1}: not valid JSON (${(error as Error).message})`);
+    }
+  }
+  return null;
+}

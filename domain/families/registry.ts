@@ -19,7 +19,7 @@ import { multiplEFamily } from './multipl-e/index.js';
 import { pbeWorldFamily } from './pbe-world/index.js';
 import { renamedLibraryFamily } from './renamed-library/index.js';
 import { torchdataFamily } from './torchdata/index.js';
-import type { DatasetEntryBase, TaskFamily } from './types.js';
+import type { DatasetEntryBase, EvaluateSupport, TaskFamily } from './types.js';
 
 export const FAMILIES = {
   humaneval: humanevalFamily,
@@ -44,10 +44,21 @@ export type DatasetEntry = { [F in FamilyId]: EntryOf<F> }[FamilyId];
 
 export type AnyFamily = TaskFamily<FamilyId, DatasetEntry>;
 
+/**
+ * The family of a problem or a dataset entry. Its steps take the entry union: each family's entry
+ * is the union member of its own tag, which is how callers reach it.
+ */
 export function familyOf(subject: Pick<SweepProblem, 'family'> | Pick<DatasetEntry, 'family'>): AnyFamily {
   const family = Object.prototype.hasOwnProperty.call(FAMILIES, subject.family) ? FAMILIES[subject.family] : undefined;
   if (!family) throw new Error(`unknown task family ${JSON.stringify(subject.family)} (known: ${FAMILY_IDS.join(', ')})`);
   return family as unknown as AnyFamily;
+}
+
+/** The families evaluate.ts recognises problems files by, in the order they are asked (EvaluateSupport.recognize). */
+export function recognizingFamilies(): Array<{ id: FamilyId; recognize: NonNullable<Extract<EvaluateSupport, { kind: 'reads' }>['recognize']> }> {
+  return Object.values(FAMILIES)
+    .flatMap((f) => (f.evaluate.kind === 'reads' && f.evaluate.recognize ? [{ id: f.id, recognize: f.evaluate.recognize }] : []))
+    .sort((a, b) => a.recognize.rank - b.recognize.rank);
 }
 
 /** The language a problem's programs are written in. */

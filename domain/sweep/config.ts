@@ -68,7 +68,7 @@ export const DEFAULT_MAX_STOP_SEQUENCES = 4;
 /** The stop words of a cell: the model's when given, else its dataset family's (completions) or none (chat). */
 export function stopWordsFor(model: Pick<SweepModelConfig, 'stop' | 'api'>, dataset: SweepDatasetConfig): string[] {
   if (model.stop) return [...model.stop];
-  return model.api === 'completions' ? [...familyOf(dataset).stopWords(dataset as never)] : [];
+  return model.api === 'completions' ? [...familyOf(dataset).stopWords(dataset)] : [];
 }
 
 /** The stop words a model's requests carry: the first max_stop_sequences of the cell's list. */
@@ -261,7 +261,7 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
       list('datasets').forEach((d, di) => {
         if (!d || typeof d !== 'object' || familyProblem(d as Record<string, unknown>)) return;
         const entry = d as DatasetEntry;
-        if (!FAMILIES[entry.family].bringsLibrary(entry as never)) {
+        if (!familyOf(entry).bringsLibrary(entry)) {
           add(['datasets', di, 'library'], `method ${m} (methods[${mi}]) needs the dataset's API library: give library: {api_docs, name, summary}`);
         }
       });

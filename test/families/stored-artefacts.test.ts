@@ -109,7 +109,7 @@ function behaviour(problem: SweepProblem): unknown {
   const outcome = { status: 'passed' as const, stdout: '' };
   return {
     core: [problem.task_id, problem.prompt, problem.entry_point, problem.test, problem.form, problem.canonical_solution ?? null, problem.examples ?? null],
-    pipelineLength: problem.pipeline_length ?? null,
+    pipelineLength: family.pipelineLength(problem) ?? null,
     language: family.language(problem),
     completionPrompt: family.completionPrompt(problem),
     chatInstruction: family.chatInstruction(problem),

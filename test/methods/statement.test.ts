@@ -9,9 +9,9 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxExecutor } from '../../infra/sandbox/executor.js';
 import { prepareProgram } from '../../domain/apidocs/runtime.js';
-import { isStatementTask, normalizeRow, type SweepProblem } from '../../domain/datasets/problems.js';
+import { isStatementTask, type SweepProblem } from '../../domain/datasets/problems.js';
 import { loadPrivateLibraryDataset } from '../../domain/families/renamed-library/loader.js';
-import { solutionFromGeneration } from '../../domain/families/humanevalStyle.js';
+import { normalizeRow, solutionFromGeneration } from '../../domain/families/humanevalStyle.js';
 import { chatUserMessage } from '../../domain/methods/direct/request.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 

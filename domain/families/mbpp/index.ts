@@ -20,7 +20,8 @@ import type { SweepProblem } from '../../datasets/problems.js';
 import { datasetRowsProblem } from '../../datasets/problems.js';
 import { DatasetEntryNameSchema, localOrS3File } from '../entry.js';
 import { canonicalSolution, selfChecking } from '../humanevalStyle.js';
-import type { TaskFamily } from '../types.js';
+import { defineFamily } from '../define.js';
+import type { DefinedFamily } from '../types.js';
 
 /** The task-id ranges of MBPP's README: 1-10 for prompting, 11-510 test, 511-600 validation, 601-974 train. */
 export const MBPP_SPLITS = { prompt: [1, 10], test: [11, 510], validation: [511, 600], train: [601, 974] } as const;
@@ -105,11 +106,11 @@ function inSplit(taskId: number, split: MbppSplit): boolean {
   return taskId >= lo && taskId <= hi;
 }
 
-export const mbppFamily = {
+// Typed here: its evaluate step loads through it.
+export const mbppFamily: DefinedFamily<'mbpp', typeof MbppEntrySchema> = defineFamily({
   id: 'mbpp',
   description: "MBPP, either file of Google's release: the model writes a function from its description and a test",
   entrySchema: MbppEntrySchema,
-  entryKeys: Object.keys(MbppEntrySchema.shape),
   bringsLibrary: () => false,
   files: (entry) => ({ rows: { path: entry.path, field: 'path' } }),
   load: ({ entry, texts, sources }) => {
@@ -151,4 +152,15 @@ export const mbppFamily = {
   referenceSolution: canonicalSolution,
   tests: (problem) => problem.test.replace(/\n$/, ''),
   ...selfChecking,
-} as const satisfies TaskFamily<'mbpp', MbppEntry>;
+  // bigcode saves the whole program (its docstring prompt and the generation): the completion is the solution as it stands.
+  evaluate: {
+    kind: 'reads',
+    recognize: { rank: 50, test: (row) => 'test_list' in row || ('text' in row && !('entry_point' in row)), fields: "MBPP's task_id, text (or prompt), test_list" },
+    options: ['split'],
+    form: 'full',
+    problems: ({ text, source, options }) => {
+      const entry = { name: 'evaluate', family: 'mbpp' as const, path: source, split: options.split ?? 'all', prompt: 'bigcode' as const };
+      return mbppFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;
+    },
+  },
+});
