@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { canonicalJson } from '../datasets/manifest.js';
-import { DatasetEntrySchema, FAMILIES, FAMILY_IDS, familyOf, type DatasetEntry, type FamilyId } from '../families/registry.js';
+import { allFamilies, DatasetEntrySchema, familyOf, findFamily, type DatasetEntry } from '../families/registry.js';
 import { cellId } from './ids.js';
 import { METHOD_NAMES, METHODS, type MethodName, type MethodSpec } from '../methods/registry.js';
 import { MethodOptionsSchema, type MethodOptions } from '../methods/options.js';
@@ -123,7 +123,7 @@ const ModelIdSchema = z
   .string()
   .regex(new RegExp(`^${NAME_PATTERN}{0,63}$`), 'must be 1-64 of a-z 0-9 . _ - starting with a letter or digit');
 const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
-const KNOWN_FAMILIES = FAMILY_IDS.join(', ');
+const KNOWN_FAMILIES = allFamilies().map((f) => f.id).join(', ');
 
 /** What is wrong with a raw dataset entry's `family:` tag, or null when it names a family. */
 function familyProblem(d: Record<string, unknown>): string | null {
@@ -131,7 +131,7 @@ function familyProblem(d: Record<string, unknown>): string | null {
     const hint = d.pbe_world !== undefined ? 'pbe-world' : d.library && typeof d.library === 'object' && 'private_library' in d.library ? 'renamed-library' : 'humaneval';
     return `is required: the dataset's task family, one of ${KNOWN_FAMILIES} (this entry looks like family: ${hint})`;
   }
-  if (typeof d.family !== 'string' || !(FAMILY_IDS as readonly string[]).includes(d.family)) return `must be one of ${KNOWN_FAMILIES}, got ${JSON.stringify(d.family)}`;
+  if (typeof d.family !== 'string' || !findFamily(d.family)) return `must be one of ${KNOWN_FAMILIES}, got ${JSON.stringify(d.family)}`;
   return null;
 }
 
@@ -443,7 +443,7 @@ function knownKeysAt(path: readonly PropertyKey[], input: unknown): readonly str
   if (path.length === 0) return TOP_LEVEL_KEYS;
   if (path.length === 2 && path[0] === 'datasets') {
     const family = (valueAt(input, path) as { family?: unknown } | undefined)?.family;
-    return typeof family === 'string' && family in FAMILIES ? FAMILIES[family as FamilyId].entryKeys : ['name', 'family'];
+    return (typeof family === 'string' && findFamily(family)?.entryKeys) || ['name', 'family'];
   }
   if (path.length === 2 && path[0] === 'models') return MODEL_KEYS;
   if (path.length === 3 && path[0] === 'models' && path[2] === 'prompt') return PROMPT_TEMPLATE_KEYS;

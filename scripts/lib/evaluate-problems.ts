@@ -31,7 +31,7 @@
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { firstRow } from '../../domain/datasets/jsonl.js';
 import type { ExecutionLimits } from '../../domain/execution/types.js';
-import { FAMILIES, familyOf, recognizingFamilies, type FamilyId } from '../../domain/families/registry.js';
+import { allFamilies, familyOf, recognizingFamilies, type AnyFamily, type FamilyId } from '../../domain/families/registry.js';
 import type { EvaluateOptions, RunOutcome, SampleForm, TaskScore } from '../../domain/families/types.js';
 import { LANGUAGES } from '../../domain/languages/registry.js';
 
@@ -78,14 +78,14 @@ const FLAGS: Record<keyof EvaluateOptions, string> = {
 export function loadEvaluateProblems(input: { text: string; source: string; family?: FamilyId; form?: SampleForm; options?: EvaluateOptions }): EvaluateProblems {
   const { text, source } = input;
   const family = input.family ?? recognizeFamily(text, source);
-  const support = FAMILIES[family].evaluate;
+  const support = familyOf({ family }).evaluate;
   if (support.kind === 'refused') throw new Error(`--family: ${support.why}`);
   const options = input.options ?? {};
   const given = (Object.keys(options) as Array<keyof EvaluateOptions>).filter((o) => options[o] !== undefined);
   const unread = given.filter((o) => !support.options.includes(o));
   if (unread.length > 0) {
-    const readOptions = (f: (typeof FAMILIES)[FamilyId]) => (f.evaluate.kind === 'reads' ? f.evaluate.options : []);
-    const readers = Object.values(FAMILIES).filter((f) => unread.some((o) => readOptions(f).includes(o))).map((f) => f.id);
+    const readOptions = (f: AnyFamily) => (f.evaluate.kind === 'reads' ? f.evaluate.options : []);
+    const readers = allFamilies().filter((f) => unread.some((o) => readOptions(f).includes(o))).map((f) => f.id);
     throw new Error(
       `${unread.map((o) => FLAGS[o]).join(', ')}: only ${readers.join(', ')} problems read ${unread.length > 1 ? 'them' : 'it'}, and ${source} is read as ${family}`,
     );
