@@ -1,32 +1,9 @@
 /**
- * The problems file of `scripts/evaluate.ts`, for every family it reads: the family recognised
- * from the rows (or named with `--family`), the rows loaded by that family's own `evaluate` step
- * (domain/families/types.ts EvaluateSupport, one per family of the registry), and how a sample's
- * `completion` becomes the family's solution. What the families do today:
- *
- * - HumanEval format (task_id, prompt, entry_point, test), JSONL or a JSON array: human-eval's
- *   semantics, the completion continues the prompt (`--form full`: it is the whole function).
- *   PBE World rows are HumanEval-format rows (`--family pbe-world` only changes the default form
- *   to `full`, what a PBE World sweep's generations are).
- * - MBPP, either file of Google's release (the full `mbpp.jsonl`: text, test_list; the sanitized
- *   `sanitized-mbpp.json`: a JSON array of prompt, test_list): bigcode saves the whole program (its
- *   docstring prompt and the generation), so the completion is the solution as it stands (`--form
- *   completion`: it continues bigcode's docstring prompt instead). Every task of the file by
- *   default (`--split` picks MBPP's ranges); sample task ids are MBPP's integers, compared as text.
- * - evalplus (HumanEval+, MBPP+ release files: task_id, prompt, entry_point, canonical_solution,
- *   base_input, plus_input, atol): the completion continues the row's prompt (evalplus's
- *   `prompt + completion`); samples are checked against the canonical solution's outputs
- *   (computed in the sandbox first, cached on disk), and scored base and plus.
- * - APPS (codeparrot/apps rows: problem_id, question, input_output, ...): a sample's completion is
- *   the whole program (bigcode's generation); its test cases are scored one by one, and the metrics
- *   add APPS's strict and average test-case accuracy.
- * - DS-1000 (its release rows: prompt, reference_code, metadata, code_context): the completion is
- *   the model's answer, postprocessed as DS-1000's evaluation does; each task's libraries must be
- *   in the sandbox's Python (refused before anything runs otherwise).
- * - TorchDataEval (PyCodeGPT's rows, recognised by their `TorchDataEval/` ids): statement tasks
- *   run as `check(None)`; torch and torchdata must be in the sandbox's Python (refused otherwise).
- * - Renamed libraries (MonkeyEval, BeatNumEval) need their keywords and name-mapping files, which
- *   a problems file does not carry: refused, with where to evaluate them instead.
+ * The problems file of `scripts/evaluate.ts`: its family, recognised from the first row (or named
+ * with `--family`), reads it through its `evaluate` member (EvaluateSupport in
+ * domain/families/types.ts; each family's says which rows it recognises, which family flags it
+ * reads and how its samples' completions become solutions by default); then every step asks the
+ * problem's family, as a sweep does. What each family's files look like: docs/datasets.md.
  */
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { firstRow } from '../../domain/datasets/jsonl.js';
