@@ -36,7 +36,8 @@ export function defineFamily<const Id extends string, Schema extends EntrySchema
     if (!full) {
       const parsed = payloadSchema.safeParse(problem);
       if (!parsed.success) {
-        throw new Error(`task ${problem.task_id}: not a ${definition.id} problem (${issuesLine(parsed.error, { root: '(problem)' })}); a problem stored by another family?`);
+        const issues = issuesLine(parsed.error, { root: '(problem)' });
+        throw new Error(`task ${problem.task_id}: not a ${definition.id} problem (${issues}); a problem stored by another family?`);
       }
       full = { ...problem, ...parsed.data };
       read.set(problem, full);

@@ -82,6 +82,8 @@ export function createRegistry(families: Readonly<Record<string, AnyFamily>>) {
 }
 
 // Every family of FAMILIES is a TaskFamily of its own entry (checked above); seen from the steps, its entry is the union's member of its tag.
-export const { findFamily, allFamilies, familyOf, languageOf, recognizingFamilies, DatasetEntrySchema } = createRegistry(FAMILIES as unknown as Record<FamilyId, AnyFamily>);
+export const { findFamily, allFamilies, familyOf, languageOf, recognizingFamilies, DatasetEntrySchema } = createRegistry(
+  FAMILIES as unknown as Record<FamilyId, AnyFamily>,
+);
 
 export { FAMILY_IDS, type FamilyId };

@@ -137,7 +137,8 @@ export interface TaskFamily<Id extends string, Entry> extends FamilySteps<Entry,
  * What a family's folder defines (defineFamily, define.ts, makes a TaskFamily of it): its entry
  * schema and payload schema, and the steps, which see the problem with its payload parsed.
  */
-export interface FamilyDefinition<Id extends string, Schema extends EntrySchema, Payload extends object> extends FamilySteps<z.output<Schema>, ProblemOf<Payload>> {
+export interface FamilyDefinition<Id extends string, Schema extends EntrySchema, Payload extends object>
+  extends FamilySteps<z.output<Schema>, ProblemOf<Payload>> {
   id: Id;
   /** The dataset entry in a sweep config: a strict object (unknown keys are refused), `family` included. */
   entrySchema: Schema;
@@ -155,7 +156,10 @@ export interface FamilyDefinition<Id extends string, Schema extends EntrySchema,
 export type EntrySchema = z.ZodObject<z.ZodRawShape, z.core.$strict>;
 
 /** A family as defineFamily makes it: its steps, its own entry schema, and its problems read with their payload. */
-export type DefinedFamily<Id extends string, Schema extends EntrySchema, Payload extends object = Record<never, never>> = Omit<TaskFamily<Id, z.output<Schema>>, 'entrySchema'> & {
+export type DefinedFamily<Id extends string, Schema extends EntrySchema, Payload extends object = Record<never, never>> = Omit<
+  TaskFamily<Id, z.output<Schema>>,
+  'entrySchema'
+> & {
   entrySchema: Schema;
   /** The problem with the family's payload parsed (throws naming the task when it is not the family's). */
   read(problem: SweepProblem): ProblemOf<Payload>;

@@ -52,7 +52,13 @@ const FLAGS: Record<keyof EvaluateOptions, string> = {
 };
 
 /** The problems of the file through its family's `evaluate` step; errors name the file, the line and the field. */
-export function loadEvaluateProblems(input: { text: string; source: string; family?: FamilyId; form?: SampleForm; options?: EvaluateOptions }): EvaluateProblems {
+export function loadEvaluateProblems(input: {
+  text: string;
+  source: string;
+  family?: FamilyId;
+  form?: SampleForm;
+  options?: EvaluateOptions;
+}): EvaluateProblems {
   const { text, source } = input;
   const family = input.family ?? recognizeFamily(text, source);
   const support = familyOf({ family }).evaluate;
