@@ -1,6 +1,6 @@
 /** Reading a sweep's problems from S3, kept in memory per worker process (a sweep reads them often). */
 import { gunzipSync } from 'node:zlib';
-import { parseJsonl } from '../domain/execution/humaneval.js';
+import { parseJsonl } from '../domain/datasets/jsonl.js';
 import { SweepProblemSchema, type SweepProblem } from '../domain/datasets/problems.js';
 import { getBytes, type Bucket } from './s3.js';
 

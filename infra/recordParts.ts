@@ -5,7 +5,7 @@
  * runs only the samples no part holds). The parts are deleted once the records file exists.
  */
 import { randomBytes } from 'node:crypto';
-import { parseJsonl } from '../domain/execution/humaneval.js';
+import { parseJsonl } from '../domain/datasets/jsonl.js';
 import { SampleRecordSchema, type SampleRecord } from '../domain/sweep/records.js';
 import { deleteObject, getText, listKeys, putObject, type Bucket } from './s3.js';
 

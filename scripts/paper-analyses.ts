@@ -15,6 +15,7 @@ import { cellPaperAnalyses } from '../activities/storage/paperAnalyses.js';
 import { formatPaperAnalyses } from '../domain/report/paperAnalyses.js';
 import { sweepResultsKey } from '../domain/sweep/keys.js';
 import { getText, s3ClientFor, type Bucket } from '../infra/s3.js';
+import { issuesLine } from '../domain/datasets/issues.js';
 
 const SweepResultsSchema = z.object({ cells: z.array(z.object({ resultsKey: z.string(), cell: z.object({ cell: z.string() }).passthrough() }).passthrough()) }).passthrough();
 const CellResultsSchema = z.object({ per_task: z.array(z.object({ task_id: z.string(), n: z.number().int().nonnegative(), c: z.number().int().nonnegative() }).passthrough()) }).passthrough();
@@ -29,7 +30,7 @@ async function readJson<T>(bucket: Bucket, key: string, schema: z.ZodType<T>, wh
     throw new Error(`${what}: s3://${bucket.name}/${key} is not JSON (${(err as Error).message})`);
   }
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new Error(`${what}: s3://${bucket.name}/${key}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success) throw new Error(`${what}: s3://${bucket.name}/${key}: ${issuesLine(parsed.error, { root: '(root)' })}`);
   return parsed.data;
 }
 

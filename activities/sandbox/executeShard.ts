@@ -28,7 +28,7 @@ import { deleteLeftoverParts, deleteParts, PartWriter, partRecordFor, readParts 
 import { getBytes, getText, putObject, type Bucket } from '../../infra/s3.js';
 import { ReferenceOutputs, ReferenceOutputsError } from '../../infra/referenceOutputs.js';
 import { s3ReferenceOutputs } from '../../infra/referenceOutputsS3.js';
-import { parseJsonl } from '../../domain/execution/humaneval.js';
+import { parseJsonl } from '../../domain/datasets/jsonl.js';
 
 export interface ExecuteShardInput {
   sweepId: string;

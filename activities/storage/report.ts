@@ -17,6 +17,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { SweepProblemSchema } from '../../domain/datasets/problems.js';
+import { familyOf } from '../../domain/families/registry.js';
 import { datasetOutcomes, datasetsOf, selectDrillTasks, selectSamples } from '../../domain/report/analysis.js';
 import { renderSweepReport, type RenderOptions } from '../../domain/report/html.js';
 import { hasPaperAnalyses } from '../../domain/report/paperAnalyses.js';
@@ -36,6 +37,7 @@ import {
 import { cellFileKey, cellRecordsPrefix, sweepConfigKey, sweepDatasetKey, sweepResultsKey } from '../../domain/sweep/keys.js';
 import { getText, isNotFound, listKeys, putObject, type Bucket } from '../../infra/s3.js';
 import { cellPaperAnalyses } from './paperAnalyses.js';
+import { issuesLine } from '../../domain/datasets/issues.js';
 
 export interface ReportLoadOptions {
   /** Tasks per dataset the drill-down shows (a stratified sample beyond). Default 40. */
@@ -140,8 +142,7 @@ function parseJson<T>(text: string, schema: z.ZodType<T>, key: string): T {
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`).join('; ');
-    throw ApplicationFailure.nonRetryable(`${key}: ${issues}`, 'InvalidSweepFile');
+    throw ApplicationFailure.nonRetryable(`${key}: ${issuesLine(parsed.error, { root: '(file)' })}`, 'InvalidSweepFile');
   }
   return parsed.data;
 }
@@ -230,12 +231,13 @@ async function problemsOfTasks(bucket: Bucket, key: string, wanted: ReadonlySet<
     for await (const line of lines) {
       if (wanted.has(index)) {
         const p = parseJson(line, SweepProblemSchema, `${key}:${index + 1}`);
+        const pipelineLength = familyOf(p).pipelineLength(p);
         out.set(index, {
           task_index: index,
           task_id: p.task_id,
           prompt: p.prompt,
           entry_point: p.entry_point,
-          ...(p.pipeline_length !== undefined ? { pipeline_length: p.pipeline_length } : {}),
+          ...(pipelineLength !== undefined ? { pipeline_length: pipelineLength } : {}),
         });
       }
       if (index >= last) break;

@@ -19,7 +19,7 @@ import { getBytes, getText, headMetadata, listKeys, putFile, putObject, type Buc
 import { familyOf, type DatasetEntry } from '../../domain/families/registry.js';
 import { rowsNeeded, selectTasks, type TaskSelection } from '../../domain/sweep/selection.js';
 import type { S3Ref } from '../../domain/sweep/keys.js';
-import { parseJsonl } from '../../domain/execution/humaneval.js';
+import { parseJsonl } from '../../domain/datasets/jsonl.js';
 import { cellProvenance } from './provenance.js';
 
 export interface PrepareSweepDatasetInput {
@@ -80,7 +80,7 @@ export function createSweepStorageActivities(bucket: Bucket) {
       const family = familyOf(input.entry);
       const texts: Record<string, string> = {};
       const sources: Record<string, string> = {};
-      const files = family.files(input.entry as never);
+      const files = family.files(input.entry);
       for (const [role, ref] of Object.entries(input.files)) {
         const from = { s3: bucket.s3, name: ref.bucket ?? bucket.name };
         const bytes = await getBytes(from, ref.key);
@@ -94,7 +94,7 @@ export function createSweepStorageActivities(bucket: Bucket) {
       }
       let loaded;
       try {
-        loaded = family.load({ entry: input.entry as never, texts, sources });
+        loaded = family.load({ entry: input.entry, texts, sources });
       } catch (err) {
         throw ApplicationFailure.nonRetryable((err as Error).message, 'InvalidDataset');
       }

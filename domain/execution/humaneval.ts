@@ -16,33 +16,3 @@ export const HumanEvalSampleSchema = z.looseObject({
   completion: z.string(),
 });
 export type HumanEvalSample = z.infer<typeof HumanEvalSampleSchema>;
-
-export class JsonlRowError extends Error {
-  override name = 'JsonlRowError';
-}
-
-/**
- * Parses JSON Lines text, validating each row; blank lines are skipped. Errors name the source and
- * the 1-based line number.
- */
-export function parseJsonl<T>(text: string, schema: z.ZodType<T>, source: string): Array<{ line: number; row: T }> {
-  const rows: Array<{ line: number; row: T }> = [];
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i]!.trim();
-    if (raw === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch (error) {
-      throw new JsonlRowError(`${source}:${i + 1}: not valid JSON (${(error as Error).message})`);
-    }
-    const parsed = schema.safeParse(value);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(row)'}: ${issue.message}`).join('; ');
-      throw new JsonlRowError(`${source}:${i + 1}: ${issues}`);
-    }
-    rows.push({ line: i + 1, row: parsed.data });
-  }
-  return rows;
-}

@@ -4,12 +4,59 @@
  * `test` defining `check(candidate)`, and a status-based score. How a model's extracted code
  * becomes the solution, whichever API produced it and whatever form the dataset has.
  */
-import { DatasetRowSchema, datasetRowsProblem, isStatementTask, type SweepProblem } from '../datasets/problems.js';
-import { parseJsonl } from '../execution/humaneval.js';
+import { z } from 'zod';
+import { datasetRowsProblem, isStatementTask, type SweepProblem } from '../datasets/problems.js';
+import { parseJsonl } from '../datasets/jsonl.js';
 import { isSuccess, type ExecutionLimits } from '../execution/types.js';
 import { BIGCODE_HUMANEVAL_STOP_WORDS } from '../llm/extract.js';
 import type { LlmApi } from '../llm/request.js';
-import type { Requirement, RunOutcome, TaskChecking, TaskScore } from './types.js';
+import { pyRepr } from '../pbe/pyrepr.js';
+import type { FamilyId } from './ids.js';
+import type { ProblemOf, Requirement, RunOutcome, TaskChecking, TaskScore } from './types.js';
+
+/** What a dataset row must have to be run; extra fields are ignored. */
+export const DatasetRowSchema = z.looseObject({
+  task_id: z.string().min(1),
+  prompt: z.string(),
+  entry_point: z.string().min(1),
+  test: z.string(),
+  canonical_solution: z.union([z.string(), z.array(z.string())]).optional(),
+  canonical_pipeline: z.array(z.unknown()).optional(),
+  examples: z.unknown().optional(),
+});
+
+/**
+ * What a HumanEval-style problem carries beyond the core: the hidden pipeline's length, when its
+ * row has a `canonical_pipeline` (PBE World's rows, under whichever of these families they are
+ * loaded), for the pass rate by length.
+ */
+export const HumanEvalStylePayloadSchema = z.object({ pipeline_length: z.number().int().optional() });
+export type HumanEvalStyleProblem = ProblemOf<z.output<typeof HumanEvalStylePayloadSchema>>;
+
+/** PBE World's examples are plain strings: {input: 'ab', output: 'b'}. Other shapes are ignored. */
+const StringExamplesSchema = z.array(z.object({ input: z.string(), output: z.string() }));
+
+/** A row as a problem of `family` (the stored object: its keys in this order). */
+export function normalizeRow(row: z.infer<typeof DatasetRowSchema>, form: 'completion' | 'full', family: FamilyId): HumanEvalStyleProblem {
+  const canonical = Array.isArray(row.canonical_solution) ? row.canonical_solution[0] : row.canonical_solution;
+  return {
+    family,
+    task_id: row.task_id,
+    prompt: row.prompt,
+    entry_point: row.entry_point,
+    test: row.test,
+    ...(canonical !== undefined ? { canonical_solution: canonical } : {}),
+    form,
+    ...(row.canonical_pipeline ? { pipeline_length: row.canonical_pipeline.length } : {}),
+    ...examplesOf(row.examples),
+  };
+}
+
+function examplesOf(value: unknown): { examples?: Array<{ input: string; output: string }> } {
+  const parsed = StringExamplesSchema.safeParse(value);
+  if (!parsed.success || parsed.data.length === 0) return {};
+  return { examples: parsed.data.map((e) => ({ input: pyRepr(e.input), output: pyRepr(e.output) })) };
+}
 
 /** The rows of a HumanEval-format file, each validated; errors name the file, the line and the field. */
 export function readHumanEvalRows(text: string, source: string) {
@@ -116,6 +163,8 @@ export function canonicalSolution(problem: SweepProblem): string | null {
 }
 
 export const humanEvalStylePython = {
+  payloadSchema: HumanEvalStylePayloadSchema,
+  pipelineLength: (problem: HumanEvalStyleProblem) => problem.pipeline_length,
   stopWords: () => BIGCODE_HUMANEVAL_STOP_WORDS,
   language: () => 'python' as const,
   completionPrompt,

@@ -19,7 +19,7 @@ import { multiplEFamily } from './multipl-e/index.js';
 import { pbeWorldFamily } from './pbe-world/index.js';
 import { renamedLibraryFamily } from './renamed-library/index.js';
 import { torchdataFamily } from './torchdata/index.js';
-import type { DatasetEntryBase, TaskFamily } from './types.js';
+import type { DatasetEntryBase, EntrySchema, EvaluateSupport, TaskFamily } from './types.js';
 
 export const FAMILIES = {
   humaneval: humanevalFamily,
@@ -44,23 +44,46 @@ export type DatasetEntry = { [F in FamilyId]: EntryOf<F> }[FamilyId];
 
 export type AnyFamily = TaskFamily<FamilyId, DatasetEntry>;
 
-export function familyOf(subject: Pick<SweepProblem, 'family'> | Pick<DatasetEntry, 'family'>): AnyFamily {
-  const family = Object.prototype.hasOwnProperty.call(FAMILIES, subject.family) ? FAMILIES[subject.family] : undefined;
-  if (!family) throw new Error(`unknown task family ${JSON.stringify(subject.family)} (known: ${FAMILY_IDS.join(', ')})`);
-  return family as unknown as AnyFamily;
+/** A family that scripts/evaluate.ts recognises problems files of (EvaluateSupport.recognize). */
+export type RecognizingFamily = { id: FamilyId; recognize: NonNullable<Extract<EvaluateSupport, { kind: 'reads' }>['recognize']> };
+
+/**
+ * What every step asks of the registry, over a set of families: FAMILIES below, or in a test that
+ * proves a new family plugs in with one more line (test/families/throwaway-family.test.ts).
+ */
+export function createRegistry(families: Readonly<Record<string, AnyFamily>>) {
+  const ids = () => Object.keys(families);
+  /** The family of an id, or undefined when none has it. */
+  const findFamily = (id: string): AnyFamily | undefined => (Object.prototype.hasOwnProperty.call(families, id) ? families[id] : undefined);
+  /** The family of a problem or a dataset entry; its steps take the entry union, whose member of its tag is its own entry. */
+  function familyOf(subject: Pick<SweepProblem, 'family'> | Pick<DatasetEntry, 'family'>): AnyFamily {
+    const family = findFamily(subject.family);
+    if (!family) throw new Error(`unknown task family ${JSON.stringify(subject.family)} (known: ${ids().join(', ')})`);
+    return family;
+  }
+  return {
+    findFamily,
+    /** Every family, in registry order. */
+    allFamilies: (): AnyFamily[] => Object.values(families),
+    familyOf,
+    /** The language a problem's programs are written in. */
+    languageOf: (problem: SweepProblem): Language<LanguageId> => LANGUAGES[familyOf(problem).language(problem)],
+    /** The families evaluate.ts recognises problems files by, in the order they are asked. */
+    recognizingFamilies: (): RecognizingFamily[] =>
+      Object.values(families)
+        .flatMap((f) => (f.evaluate.kind === 'reads' && f.evaluate.recognize ? [{ id: f.id, recognize: f.evaluate.recognize }] : []))
+        .sort((a, b) => a.recognize.rank - b.recognize.rank),
+    /** Every family's dataset entry, by its `family:` tag (each entry schema is a strict object with a literal `family`: EntrySchema). */
+    DatasetEntrySchema: z.discriminatedUnion(
+      'family',
+      Object.values(families).map((f) => f.entrySchema as unknown as EntrySchema) as [EntrySchema, ...EntrySchema[]],
+    ) as unknown as z.ZodType<DatasetEntry, unknown>,
+  };
 }
 
-/** The language a problem's programs are written in. */
-export function languageOf(problem: SweepProblem): Language<LanguageId> {
-  return LANGUAGES[familyOf(problem).language(problem)];
-}
-
-type EntrySchema = (typeof FAMILIES)[FamilyId]['entrySchema'];
-
-/** Every family's dataset entry, by its `family:` tag. */
-export const DatasetEntrySchema: z.ZodType<DatasetEntry, unknown> = z.discriminatedUnion(
-  'family',
-  Object.values(FAMILIES).map((f) => f.entrySchema) as [EntrySchema, ...EntrySchema[]],
+// Every family of FAMILIES is a TaskFamily of its own entry (checked above); seen from the steps, its entry is the union's member of its tag.
+export const { findFamily, allFamilies, familyOf, languageOf, recognizingFamilies, DatasetEntrySchema } = createRegistry(
+  FAMILIES as unknown as Record<FamilyId, AnyFamily>,
 );
 
 export { FAMILY_IDS, type FamilyId };

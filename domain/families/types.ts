@@ -28,9 +28,9 @@ export interface LoadInput<Entry> {
   sources: Record<string, string>;
 }
 
-export interface LoadedDataset {
+export interface LoadedDataset<Problem extends SweepProblem = SweepProblem> {
   /** Every task, in file order (a sweep's `limit` is applied by its caller). */
-  problems: SweepProblem[];
+  problems: Problem[];
   /** The API library the family brings, for library-using methods; absent when it brings none. */
   library?: DatasetLibrary;
   /** What the loader fixed or noticed (quirky rows), to be shown to the user. */
@@ -80,49 +80,130 @@ export interface Requirement {
   install: string;
 }
 
-export interface TaskFamily<Id extends string, Entry extends DatasetEntryBase<Id>> {
+/** How a sample's completion becomes the solution in evaluate.ts: it continues the prompt, or it is the whole solution. */
+export type SampleForm = 'completion' | 'full';
+
+/** The family-specific flags of scripts/evaluate.ts, as it parsed them; a family reads those it lists. */
+export interface EvaluateOptions {
+  /** `--split` (MBPP's task ranges). */
+  split?: 'all' | 'test' | 'validation' | 'train' | 'prompt';
+  /** `--min-time-limit` (evalplus's). */
+  minTimeLimit?: number;
+  /** `--gt-time-limit-factor` (evalplus's). */
+  gtTimeLimitFactor?: number;
+  /** `--apps-stdin-form` (APPS's AppsEntry.stdin_form). */
+  appsStdinForm?: 'testing-util' | 'as-written';
+}
+
+/**
+ * How scripts/evaluate.ts reads a problems file of the family (samples scored without a sweep):
+ * - `reads`: `problems` turns the file's text into problems, reading the flags in `options` only;
+ *   `recognize` (absent: only with `--family`) tells the family from the file's first row: the
+ *   families are asked by ascending `rank` and the first that says yes reads the file (so a
+ *   family whose rows are another's with more fields ranks before it);
+ * - `refused`: the family's problems need more than a problems file; `why` says where to go.
+ */
+export type EvaluateSupport =
+  | {
+      kind: 'reads';
+      recognize?: { rank: number; test(row: Readonly<Record<string, unknown>>): boolean; fields: string };
+      options: ReadonlyArray<keyof EvaluateOptions>;
+      /** How completions become solutions unless `--form` says. */
+      form: SampleForm;
+      problems(input: { text: string; source: string; options: EvaluateOptions }): SweepProblem[];
+    }
+  | { kind: 'refused'; why: string };
+
+/**
+ * A problem as its family reads it: the common core (SweepProblem) and the family's own payload,
+ * stored flat in the same JSON object and parsed by the family's payload schema.
+ */
+export type ProblemOf<Payload> = SweepProblem & Payload;
+
+/** What every step asks a family, whatever the family: entries typed by the family, problems by their common core. */
+export interface TaskFamily<Id extends string, Entry> extends FamilySteps<Entry, SweepProblem> {
   id: Id;
-  /** One line for `--help` and the docs. */
-  description: string;
   /** The dataset entry in a sweep config (strict: unknown keys are refused), `family` included. */
   entrySchema: z.ZodType<Entry, unknown>;
   /** The entry's own keys, for "unknown key (did you mean ...)" messages. */
   entryKeys: readonly string[];
+  /** PBE World's breakdown: the hidden pipeline's length, for the pass rate by length; undefined for others. */
+  pipelineLength(problem: SweepProblem): number | undefined;
+  /** How scripts/evaluate.ts reads the family's problems files. */
+  evaluate: EvaluateSupport;
+}
+
+/**
+ * What a family's folder defines (defineFamily, define.ts, makes a TaskFamily of it): its entry
+ * schema and payload schema, and the steps, which see the problem with its payload parsed.
+ */
+export interface FamilyDefinition<Id extends string, Schema extends EntrySchema, Payload extends object>
+  extends FamilySteps<z.output<Schema>, ProblemOf<Payload>> {
+  id: Id;
+  /** The dataset entry in a sweep config: a strict object (unknown keys are refused), `family` included. */
+  entrySchema: Schema;
+  /**
+   * The fields the family's problems carry beyond the common core, flat in the stored JSON (so
+   * that problems stored before the split read the same); absent when it has none.
+   */
+  payloadSchema?: z.ZodType<Payload, unknown>;
+  /** PBE World's breakdown (TaskFamily.pipelineLength); absent: none. */
+  pipelineLength?(problem: ProblemOf<Payload>): number | undefined;
+  evaluate: EvaluateSupport;
+}
+
+/** What a family's entry schema is: a strict object (its keys are the entry's keys), `family: z.literal(<id>)` among them. */
+export type EntrySchema = z.ZodObject<z.ZodRawShape, z.core.$strict>;
+
+/** A family as defineFamily makes it: its steps, its own entry schema, and its problems read with their payload. */
+export type DefinedFamily<Id extends string, Schema extends EntrySchema, Payload extends object = Record<never, never>> = Omit<
+  TaskFamily<Id, z.output<Schema>>,
+  'entrySchema'
+> & {
+  entrySchema: Schema;
+  /** The problem with the family's payload parsed (throws naming the task when it is not the family's). */
+  read(problem: SweepProblem): ProblemOf<Payload>;
+};
+
+/** The steps of a task family; `Problem` is what they see of a problem. */
+export interface FamilySteps<Entry, Problem extends SweepProblem> {
+  /** One line for `--help` and the docs. */
+  description: string;
   /** Whether the family brings an API library (rag, self-repair and ExploraCoder need one). */
   bringsLibrary(entry: Entry): boolean;
   /** The files the entry names, by role (`rows` holds the tasks); none for generated families. */
   files(entry: Entry): DatasetFiles;
   /** Rows (and the other files) to the sweep's problems; throws naming the file, line and field. */
-  load(input: LoadInput<Entry>): LoadedDataset;
+  load(input: LoadInput<Entry>): LoadedDataset<Problem>;
   /** bigcode's stop words for completion models on this dataset (a model's `stop` overrides them). */
   stopWords(entry: Entry): readonly string[];
   /** The language its programs are written in. */
-  language(problem: SweepProblem): LanguageId;
+  language(problem: Problem): LanguageId;
   /** The text a completion model continues. */
-  completionPrompt(problem: SweepProblem): string;
+  completionPrompt(problem: Problem): string;
   /** What a chat model is asked to write (before the prompt's code). */
-  chatInstruction(problem: SweepProblem): string;
+  chatInstruction(problem: Problem): string;
   /** The solution a generation stands for: the program without its tests (bigcode's saved generation). */
-  solution(problem: SweepProblem, api: LlmApi | 'saved', code: string): string;
+  solution(problem: Problem, api: LlmApi | 'saved', code: string): string;
   /** The dataset's own solution as a solution (what `--check-references` runs), or null when it has none. */
-  referenceSolution(problem: SweepProblem): string | null;
+  referenceSolution(problem: Problem): string | null;
   /**
    * The solution as the program carries it, before the tests: as is for most families; APPS's
    * harness holds it as a string and runs it once per test case (a standard-input program must not
    * run before its input is set).
    */
-  embedSolution(problem: SweepProblem, solution: string): string;
+  embedSolution(problem: Problem, solution: string): string;
   /** How the task's samples are checked: by their tests, or against the reference's outputs. */
-  checking(problem: SweepProblem): TaskChecking;
+  checking(problem: Problem): TaskChecking;
   /**
    * What runs after the solution to test it (the reference bigcode's references.json holds);
    * `reference` is the parsed reference outputs when `checking` asks for them, else null.
    */
-  tests(problem: SweepProblem, reference: string | null): string;
+  tests(problem: Problem, reference: string | null): string;
   /** The limits a sample's run gets, from the sweep's timeout (and the reference's times, when there is one). */
-  limits(problem: SweepProblem, reference: string | null, timeoutMs: number): Partial<ExecutionLimits>;
+  limits(problem: Problem, reference: string | null, timeoutMs: number): Partial<ExecutionLimits>;
   /** How a run counts. */
-  score(problem: SweepProblem, outcome: RunOutcome): TaskScore;
+  score(problem: Problem, outcome: RunOutcome): TaskScore;
   /** What the sandbox must have to run the task's programs (DS-1000: its library); checked before a sweep starts. */
-  requirements(problem: SweepProblem): readonly Requirement[];
+  requirements(problem: Problem): readonly Requirement[];
 }

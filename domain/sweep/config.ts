@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { canonicalJson } from '../datasets/manifest.js';
-import { DatasetEntrySchema, FAMILIES, FAMILY_IDS, familyOf, type DatasetEntry, type FamilyId } from '../families/registry.js';
+import { allFamilies, DatasetEntrySchema, familyOf, findFamily, type DatasetEntry } from '../families/registry.js';
 import { cellId } from './ids.js';
 import { findMethod, methodNames, type MethodName, type MethodSpec } from '../methods/registry.js';
 import { MethodOptionsSchema, type MethodOptions } from '../methods/options.js';
@@ -68,7 +68,7 @@ export const DEFAULT_MAX_STOP_SEQUENCES = 4;
 /** The stop words of a cell: the model's when given, else its dataset family's (completions) or none (chat). */
 export function stopWordsFor(model: Pick<SweepModelConfig, 'stop' | 'api'>, dataset: SweepDatasetConfig): string[] {
   if (model.stop) return [...model.stop];
-  return model.api === 'completions' ? [...familyOf(dataset).stopWords(dataset as never)] : [];
+  return model.api === 'completions' ? [...familyOf(dataset).stopWords(dataset)] : [];
 }
 
 /** The stop words a model's requests carry: the first max_stop_sequences of the cell's list. */
@@ -123,7 +123,7 @@ const ModelIdSchema = z
   .string()
   .regex(new RegExp(`^${NAME_PATTERN}{0,63}$`), 'must be 1-64 of a-z 0-9 . _ - starting with a letter or digit');
 const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
-const KNOWN_FAMILIES = FAMILY_IDS.join(', ');
+const KNOWN_FAMILIES = allFamilies().map((f) => f.id).join(', ');
 
 /** What is wrong with a raw dataset entry's `family:` tag, or null when it names a family. */
 function familyProblem(d: Record<string, unknown>): string | null {
@@ -131,7 +131,7 @@ function familyProblem(d: Record<string, unknown>): string | null {
     const hint = likelyFamily(d);
     return `is required: the dataset's task family, one of ${KNOWN_FAMILIES}${hint ? ` (this entry looks like family: ${hint})` : ''}`;
   }
-  if (typeof d.family !== 'string' || !(FAMILY_IDS as readonly string[]).includes(d.family)) return `must be one of ${KNOWN_FAMILIES}, got ${JSON.stringify(d.family)}`;
+  if (typeof d.family !== 'string' || !findFamily(d.family)) return `must be one of ${KNOWN_FAMILIES}, got ${JSON.stringify(d.family)}`;
   return null;
 }
 
@@ -140,23 +140,24 @@ function familyProblem(d: Record<string, unknown>): string | null {
  * families have (`language`: multipl-e; `pbe_world`: pbe-world; `split`: mbpp, ...), then the
  * dataset's file name (`mbpp.jsonl`, `HumanEval.jsonl.gz`); none when nothing tells.
  */
-function likelyFamily(d: Record<string, unknown>): FamilyId | null {
+function likelyFamily(d: Record<string, unknown>): string | null {
   if (d.library && typeof d.library === 'object' && 'private_library' in d.library) return 'renamed-library';
+  const families = allFamilies();
   const keys = Object.keys(d).filter((k) => k !== 'name' && k !== 'family');
-  const sharedByAll = (key: string) => FAMILY_IDS.every((f) => FAMILIES[f].entryKeys.includes(key));
+  const sharedByAll = (key: string) => families.every((f) => f.entryKeys.includes(key));
   const telling = keys.filter((k) => !sharedByAll(k));
   if (telling.length > 0) {
-    const fits = FAMILY_IDS.filter((f) => telling.every((k) => FAMILIES[f].entryKeys.includes(k)));
-    if (fits.length === 1) return fits[0]!;
+    const fits = families.filter((f) => telling.every((k) => f.entryKeys.includes(k)));
+    if (fits.length === 1) return fits[0]!.id;
   }
   const file = typeof d.path === 'string' ? d.path.split('/').at(-1)!.toLowerCase() : '';
-  const byName = FAMILY_IDS.filter((f) => file.includes(f.replace('-', '')) || file.includes(f));
-  return byName.length === 1 ? byName[0]! : null;
+  const byName = families.filter((f) => file.includes(f.id.replace('-', '')) || file.includes(f.id));
+  return byName.length === 1 ? byName[0]!.id : null;
 }
 
 /** An entry without `family:`: its keys that no family knows, e.g. `famly` (then `family` is what is missing). */
 function unknownEntryKeys(d: Record<string, unknown>): Array<{ key: string; message: string }> {
-  const known = [...new Set(FAMILY_IDS.flatMap((f) => FAMILIES[f].entryKeys))];
+  const known = [...new Set(allFamilies().flatMap((f) => [...f.entryKeys]))];
   return Object.keys(d)
     .filter((key) => !known.includes(key))
     .map((key) => ({ key, message: unknownKeyMessage(key, known) }));
@@ -301,7 +302,7 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
       list('datasets').forEach((d, di) => {
         if (!d || typeof d !== 'object' || familyProblem(d as Record<string, unknown>)) return;
         const entry = d as DatasetEntry;
-        if (!FAMILIES[entry.family].bringsLibrary(entry as never)) {
+        if (!familyOf(entry).bringsLibrary(entry)) {
           add(['datasets', di, 'library'], `method ${m} (methods[${mi}]) needs the dataset's API library: give library: {api_docs, name, summary}`);
         }
       });
@@ -483,7 +484,7 @@ function knownKeysAt(path: readonly PropertyKey[], input: unknown): readonly str
   if (path.length === 0) return TOP_LEVEL_KEYS;
   if (path.length === 2 && path[0] === 'datasets') {
     const family = (valueAt(input, path) as { family?: unknown } | undefined)?.family;
-    return typeof family === 'string' && family in FAMILIES ? FAMILIES[family as FamilyId].entryKeys : ['name', 'family'];
+    return (typeof family === 'string' && findFamily(family)?.entryKeys) || ['name', 'family'];
   }
   if (path.length === 2 && path[0] === 'models') return MODEL_KEYS;
   if (path.length === 3 && path[0] === 'models' && path[2] === 'prompt') return PROMPT_TEMPLATE_KEYS;

@@ -112,7 +112,7 @@ export class CellAccumulator {
   private sandboxRuns = 0;
 
   constructor(problems: readonly SweepProblem[]) {
-    this.perTask = problems.map((p) => ({ task_id: p.task_id, n: 0, c: 0, s: 0, pipeline_length: p.pipeline_length }));
+    this.perTask = problems.map((p) => ({ task_id: p.task_id, n: 0, c: 0, s: 0, pipeline_length: familyOf(p).pipelineLength(p) }));
   }
 
   add(r: SampleRecord): void {

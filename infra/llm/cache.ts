@@ -17,7 +17,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { canonicalJson } from '../../domain/datasets/manifest.js';
-import { parseJsonl } from '../../domain/execution/humaneval.js';
+import { parseJsonl } from '../../domain/datasets/jsonl.js';
 import { LlmRecordSchema, preferredRecord, type LlmCall, type LlmRecord } from '../../domain/llm/request.js';
 import { getText, listKeys, sha256Hex, type Bucket } from '../s3.js';
 

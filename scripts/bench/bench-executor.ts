@@ -34,7 +34,8 @@ import { DEFAULT_PREIMPORTS, PythonExecutor } from '../../infra/sandbox/pythonEx
 import { liveDescendants } from '../../infra/sandbox/hostProcesses.js';
 import { readJsonlText } from '../../infra/sandbox/jsonlFile.js';
 import { completionProgram } from '../../domain/execution/program.js';
-import { HumanEvalProblemSchema, parseJsonl } from '../../domain/execution/humaneval.js';
+import { HumanEvalProblemSchema } from '../../domain/execution/humaneval.js';
+import { parseJsonl } from '../../domain/datasets/jsonl.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const PROBLEMS = resolve(ROOT, '../shared/reference/humaneval/HumanEval.jsonl.gz');

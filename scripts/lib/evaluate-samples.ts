@@ -13,7 +13,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { parseJsonl } from '../../domain/execution/humaneval.js';
+import { parseJsonl } from '../../domain/datasets/jsonl.js';
 import { readJsonlText } from '../../infra/sandbox/jsonlFile.js';
 
 /**

@@ -19,7 +19,7 @@ import { loadDatasetEntry, SweepInputError } from './sweep-input.js';
 async function loadForCheck(bucket: Bucket, configFile: string, entry: SweepDatasetConfig): Promise<LoadedDataset> {
   if (entry.family === 'pbe-world') {
     const rows = [...generateLines(entry.pbe_world, 0, entry.pbe_world.count)].join('');
-    return familyOf(entry).load({ entry: entry as never, texts: { rows }, sources: { rows: `dataset ${entry.name} (generated)` } });
+    return familyOf(entry).load({ entry: entry, texts: { rows }, sources: { rows: `dataset ${entry.name} (generated)` } });
   }
   const loaded = await loadDatasetEntry(bucket, configFile, entry);
   if (!loaded) throw new Error(`dataset ${entry.name}: family ${entry.family} has no files to read`);

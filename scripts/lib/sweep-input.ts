@@ -75,7 +75,7 @@ interface EntryFiles {
 }
 
 async function readEntryFiles(bucket: Bucket, configFile: string, entry: SweepDatasetConfig): Promise<EntryFiles> {
-  const files = familyOf(entry).files(entry as never);
+  const files = familyOf(entry).files(entry);
   const texts: Record<string, string> = {};
   const sources: Record<string, string> = {};
   await Promise.all(
@@ -93,10 +93,10 @@ async function readEntryFiles(bucket: Bucket, configFile: string, entry: SweepDa
  */
 export async function loadDatasetEntry(bucket: Bucket, configFile: string, entry: SweepDatasetConfig): Promise<LoadedDataset | null> {
   const family = familyOf(entry);
-  if (Object.keys(family.files(entry as never)).length === 0) return null;
+  if (Object.keys(family.files(entry)).length === 0) return null;
   const { texts, sources } = await readEntryFiles(bucket, configFile, entry);
   try {
-    return family.load({ entry: entry as never, texts, sources });
+    return family.load({ entry: entry, texts, sources });
   } catch (err) {
     throw new SweepInputError(`datasets[${entry.name}] (family ${entry.family}): ${(err as Error).message}`);
   }
@@ -153,7 +153,7 @@ export async function countTasks(bucket: Bucket, configFile: string, config: Swe
  */
 async function uploadEntryFiles(bucket: Bucket, configFile: string, sweepId: string, entry: SweepDatasetConfig): Promise<Record<string, S3Ref>> {
   const refs: Record<string, S3Ref> = {};
-  for (const [role, f] of Object.entries(familyOf(entry).files(entry as never))) {
+  for (const [role, f] of Object.entries(familyOf(entry).files(entry))) {
     const s3 = parseS3Uri(f.path);
     if (s3) {
       refs[role] = { bucket: s3.bucket, key: s3.key };

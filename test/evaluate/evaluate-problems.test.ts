@@ -6,7 +6,6 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { unsupportedFamily } from '../../scripts/lib/evaluate-families.js';
 import { TORCHDATA_ROWS, torchDataJsonl } from '../support/torchdata-rows.js';
 import { loadEvaluateProblems, recognizeFamily, sampleSolution } from '../../scripts/lib/evaluate-problems.js';
 
@@ -36,12 +35,13 @@ describe('evaluate: recognising the family', () => {
     expect(() => recognizeFamily('[{"task_id": 1}', 'p.json')).toThrow(/^p\.json: not valid JSON/);
   });
 
-  it('--family: humaneval, mbpp and pbe-world; renamed-library refused with why; others refused', () => {
-    expect(unsupportedFamily('humaneval')).toBeNull();
-    expect(unsupportedFamily('mbpp')).toBeNull();
-    expect(unsupportedFamily('pbe-world')).toBeNull();
-    expect(unsupportedFamily('renamed-library')).toMatch(/renamed-library is not read by evaluate\.ts: .*keywords and name-mapping files/);
-    expect(unsupportedFamily('humaneval-x')).toBe('expected one of humaneval, mbpp, pbe-world, evalplus, apps, ds1000, multipl-e, torchdata, got "humaneval-x"');
+  it('--family: every family of the registry reads its files but renamed-library, refused with why', () => {
+    expect(loadEvaluateProblems({ text: EXAMPLE, source: 'p.jsonl', family: 'humaneval' }).problems).toHaveLength(1);
+    expect(loadEvaluateProblems({ text: FULL, source: 'mbpp.jsonl', family: 'mbpp' }).problems).toHaveLength(974);
+    expect(loadEvaluateProblems({ text: EXAMPLE, source: 'p.jsonl', family: 'pbe-world' }).problems.map((p) => p.family)).toEqual(['pbe-world']);
+    expect(() => loadEvaluateProblems({ text: EXAMPLE, source: 'p.jsonl', family: 'renamed-library' })).toThrow(
+      /^--family: renamed-library is not read by evaluate\.ts: .*keywords and name-mapping files/,
+    );
   });
 });
 
@@ -52,7 +52,7 @@ describe('evaluate: loading the problems', () => {
     expect(full.form).toBe('full');
     expect(full.problems).toHaveLength(974);
     expect(full.problems[0]!.task_id).toBe('1');
-    expect(loadEvaluateProblems({ text: FULL, source: 'mbpp.jsonl', split: 'test' }).problems).toHaveLength(500);
+    expect(loadEvaluateProblems({ text: FULL, source: 'mbpp.jsonl', options: { split: 'test' } }).problems).toHaveLength(500);
     expect(loadEvaluateProblems({ text: SANITIZED, source: 'sanitized-mbpp.json' }).problems).toHaveLength(427);
   });
 
@@ -72,13 +72,16 @@ describe('evaluate: loading the problems', () => {
     expect(() => loadEvaluateProblems({ text: noTest, source: 'p.jsonl', family: 'humaneval' })).toThrow(/^p\.jsonl:1: test: /);
     // The HumanEval example read as MBPP: MBPP's fields are missing.
     expect(() => loadEvaluateProblems({ text: EXAMPLE, source: 'p.jsonl', family: 'mbpp' })).toThrow(/^p\.jsonl:1: .*text: .*test_list: /);
-    expect(() => loadEvaluateProblems({ text: EXAMPLE, source: 'p.jsonl', split: 'test' })).toThrow('--split: only MBPP has splits');
+    expect(() => loadEvaluateProblems({ text: EXAMPLE, source: 'p.jsonl', options: { split: 'test' } })).toThrow('--split: only mbpp problems read it, and p.jsonl is read as humaneval');
+    expect(() => loadEvaluateProblems({ text: EXAMPLE, source: 'p.jsonl', options: { minTimeLimit: 1, gtTimeLimitFactor: 2 } })).toThrow(
+      '--min-time-limit, --gt-time-limit-factor: only evalplus problems read them, and p.jsonl is read as humaneval',
+    );
   });
 });
 
 describe("evaluate: a sample's completion as the solution", () => {
   it('MBPP: the whole program as bigcode saves it; --form completion continues the docstring prompt', () => {
-    const [task] = loadEvaluateProblems({ text: FULL, source: 'mbpp.jsonl', split: 'prompt' }).problems;
+    const [task] = loadEvaluateProblems({ text: FULL, source: 'mbpp.jsonl', options: { split: 'prompt' } }).problems;
     expect(sampleSolution(task!, 'full', 'def f(): pass')).toBe('def f(): pass');
     expect(sampleSolution(task!, 'completion', 'def f(): pass')).toBe(`${task!.prompt}def f(): pass`);
     expect(task!.prompt).toMatch(/^"""\n/);

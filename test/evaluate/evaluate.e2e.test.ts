@@ -191,7 +191,7 @@ describe('evaluate', () => {
       writeFileSync(samples, '{"task_id": "test/0", "completion": "    return 1"}\n');
       const unknown = await evaluate(['--problems', PROBLEM, '--samples', samples, '--family', 'mbpp-plus']);
       expect(unknown.code).toBe(2);
-      expect(unknown.stderr).toContain('--family: expected one of humaneval, mbpp, pbe-world, evalplus, apps, ds1000, multipl-e, torchdata, got "mbpp-plus"');
+      expect(unknown.stderr).toContain('--family: expected one of humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata, got "mbpp-plus"');
       const renamed = await evaluate(['--problems', PROBLEM, '--samples', samples, '--family', 'renamed-library']);
       expect(renamed.code).toBe(2);
       expect(renamed.stderr).toContain('--family: renamed-library is not read by evaluate.ts');

@@ -19,7 +19,7 @@ describe('APPS rows', () => {
     expect(problems[2]!.prompt).toMatch(/Return the sum of the two largest numbers of the list\.\nclass Solution:\n {4}def topTwo\(self, nums: List\[int\]\) -> int:\n {8}\nUse Call-Based format\nANSWER:\n$/);
     expect(problems[2]!.entry_point).toBe('topTwo');
     expect(problems[0]!.canonical_solution).toContain('print(sum(xs))');
-    expect(appsFamily.stopWords()).toEqual(['\nQUESTION', '\n---', '\nANSWER']);
+    expect(appsFamily.stopWords(entry())).toEqual(['\nQUESTION', '\n---', '\nANSWER']);
     // A completion that repeats the prompt keeps what follows ANSWER, as bigcode's postprocessing.
     expect(appsFamily.solution(problems[0]!, 'completions', 'QUESTION:\nx\nANSWER:\nprint(1)\n')).toBe('\nprint(1)\n');
   });
@@ -61,8 +61,8 @@ describe("a standard-input program, as APPS's checker runs it (testing-util) and
   /** Test cases passed by `code` on task 4001 (n, then n integers: their sum, then their maximum; 3 cases). */
   async function passed(code: string, stdinForm: AppsEntry['stdin_form']): Promise<number> {
     const [problem] = load(APPS_TASKS[0]!.line, { stdin_form: stdinForm }).problems;
-    const program = LANGUAGES.python.assemble({ solution: appsFamily.embedSolution(problem!, code), tests: appsFamily.tests(problem!) });
-    const result = await executor.run({ id: 'apps', program, limits: appsFamily.limits(problem!) });
+    const program = LANGUAGES.python.assemble({ solution: appsFamily.embedSolution(problem!, code), tests: appsFamily.tests(problem!, null) });
+    const result = await executor.run({ id: 'apps', program, limits: appsFamily.limits(problem!, null, 3000) });
     const score = appsFamily.score(problem!, result);
     if (score.kind !== 'test_cases') throw new Error('APPS scores are test cases');
     return score.testCases.passed;

@@ -35,7 +35,7 @@ describe('DS-1000 rows', () => {
     expect(ds1000Postprocess('result = 1\n</code>\nEND SOLUTION\n')).toBe('result = 1\n');
     expect(ds1000Postprocess('```python\nresult = 2\n```\nExplanation')).toBe('\nresult = 2\n');
     expect(ds1000Postprocess('<code>result = 3\nEND SOLUTION')).toBe('result = 3');
-    expect(ds1000Family.stopWords()).toEqual(['</code>', '# SOLUTION END']);
+    expect(ds1000Family.stopWords(entry())).toEqual(['</code>', '# SOLUTION END']);
   });
 
   it('a bad row is named by file, line and field', () => {

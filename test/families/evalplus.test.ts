@@ -48,17 +48,17 @@ describe('evalplus rows', () => {
     expect(problems.map((p) => p.task_id)).toEqual(HUMANEVAL_PLUS_TASKS.map((t) => t.task_id));
     expect(problems[0]!.prompt).toBe(HUMANEVAL_PLUS_TASKS[0]!.prompt);
     // The big integer is not rounded, and NaN stays NaN for Python to read.
-    expect(problems[0]!.oracle).toMatchObject({ kind: 'evalplus', dataset: 'humaneval', plus_input: '[[-5, 3], [12345678901234567890123, 1], [0, 0]]', atol: 0 });
-    expect(problems[2]!.oracle).toMatchObject({ base_input: '[[1.0], [NaN]]' });
-    expect(problems[1]!.oracle).toMatchObject({ atol: 0.001 });
+    expect(evalplusFamily.read(problems[0]!).oracle).toMatchObject({ kind: 'evalplus', dataset: 'humaneval', plus_input: '[[-5, 3], [12345678901234567890123, 1], [0, 0]]', atol: 0 });
+    expect(evalplusFamily.read(problems[2]!).oracle).toMatchObject({ base_input: '[[1.0], [NaN]]' });
+    expect(evalplusFamily.read(problems[1]!).oracle).toMatchObject({ atol: 0.001 });
     // evalplus's defaults, and the entry's own.
-    expect(problems[0]!.oracle).toMatchObject({ time_limit_factor: 4, min_time_limit: 4, task_time_limit: 60 });
-    expect(load(jsonl(HUMANEVAL_PLUS_TASKS), { min_time_limit: 0.5, time_limit_factor: 2 })[0]!.oracle).toMatchObject({ time_limit_factor: 2, min_time_limit: 0.5 });
+    expect(evalplusFamily.read(problems[0]!).oracle).toMatchObject({ time_limit_factor: 4, min_time_limit: 4, task_time_limit: 60 });
+    expect(evalplusFamily.read(load(jsonl(HUMANEVAL_PLUS_TASKS), { min_time_limit: 0.5, time_limit_factor: 2 })[0]!).oracle).toMatchObject({ time_limit_factor: 2, min_time_limit: 0.5 });
   });
 
   it('MBPP+ rows: prompt continued by completions, chat answers are whole programs, MBPP stop words', () => {
     const [p] = evalplusFamily.load({ entry: entry({ variant: 'mbpp' }), texts: { rows: jsonl(MBPP_PLUS_TASKS) }, sources: { rows: 'MbppPlus.jsonl' } }).problems;
-    expect(p!.oracle).toMatchObject({ dataset: 'mbpp' });
+    expect(evalplusFamily.read(p!).oracle).toMatchObject({ dataset: 'mbpp' });
     expect(evalplusFamily.solution(p!, 'completions', 'def similar_elements(a, b): ...')).toBe(p!.prompt + 'def similar_elements(a, b): ...');
     expect(evalplusFamily.solution(p!, 'chat', 'def similar_elements(a, b): ...')).toBe('def similar_elements(a, b): ...');
     expect(evalplusFamily.stopWords(entry({ variant: 'mbpp' }))).toContain('\nassert');

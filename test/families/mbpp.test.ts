@@ -44,7 +44,7 @@ describe('MBPP files', () => {
     const p = load(FULL).problems[0]!;
     expect(p.prompt).toBe(`"""\n${row.text}\n${row.test_list[0]}\n"""\n`);
     expect(p.form).toBe('completion');
-    expect(FAMILIES.mbpp.tests(p)).toBe(row.test_list.join('\n'));
+    expect(FAMILIES.mbpp.tests(p, null)).toBe(row.test_list.join('\n'));
     expect(referenceOf(p)).toBe(row.test_list.join('\n') + '\n');
     expect(p.entry_point).toBe('remove_Occ');
     // A completion continues the docstring: the solution is both, as bigcode saves it.

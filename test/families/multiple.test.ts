@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FAMILIES, languageOf } from '../../domain/families/registry.js';
-import { chatCompletion, MULTIPLE_LANGUAGE_IDS, type MultiplEEntry } from '../../domain/families/multipl-e/index.js';
+import { chatCompletion, MULTIPLE_LANGUAGE_IDS, multiplEFamily, type MultiplEEntry } from '../../domain/families/multipl-e/index.js';
 import { LANGUAGES } from '../../domain/languages/registry.js';
 import { stopWordsFor } from '../../domain/sweep/config.js';
 import { addRow, COMPLETIONS, jsonl } from '../support/multiple-rows.js';
@@ -25,7 +25,7 @@ describe('multipl-e rows', () => {
     // Cut at the first stop token: what came after it (junk) is gone.
     expect(solution.startsWith(row.prompt)).toBe(true);
     expect(solution).not.toContain('kept past a stop token');
-    const program = languageOf(problem!).assemble({ solution, tests: family.tests(problem!) });
+    const program = languageOf(problem!).assemble({ solution, tests: family.tests(problem!, null) });
     expect(program).toBe(`${solution}\n${row.tests}`);
     expect(languageOf(problem!).id).toBe(language === 'py' ? 'python' : language);
   });
@@ -46,7 +46,7 @@ describe('multipl-e rows', () => {
   it("a chat answer's code is anchored after the prompt's signature line and cut at the stop tokens", () => {
     const [problem] = load('cpp', jsonl([addRow('cpp')])).problems;
     const code = `#include <bits/stdc++.h>\nlong add(long x, long y) {\n    return x + y;\n}\nint main() { return 1; }\n`;
-    expect(chatCompletion(problem!, code)).toBe('    return x + y;');
+    expect(chatCompletion(multiplEFamily.read(problem!), code)).toBe('    return x + y;');
     expect(family.solution(problem!, 'chat', code)).toBe(`${problem!.prompt}    return x + y;`);
   });
 });

@@ -81,7 +81,7 @@ describe('TorchDataEval rows (the release format)', () => {
 describe('TorchDataEval library', () => {
   it('brings the docs as an unseen library: masked under doc_masking auto (Args and examples gone), whole when off', () => {
     const { library } = load(torchDataJsonl(TORCHDATA_ROWS));
-    expect(torchdataFamily.bringsLibrary()).toBe(true);
+    expect(torchdataFamily.bringsLibrary(entry)).toBe(true);
     expect(library!.library).toMatchObject({ name: 'torchdata', runtime: { kind: 'builtin' }, unseen: true });
     // The methods' own runs (exploration snippets, self-repair) get what importing torch needs; other libraries the defaults.
     expect(librarySnippetLimits(library!.library, 5)).toEqual({ timeoutMs: 10_000, memoryBytes: 4 * 1024 ** 3 });

@@ -2,7 +2,8 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { resolvePythonExecutable } from '../../infra/sandbox/python.js';
-import { normalizeRow, type SweepProblem } from '../../domain/datasets/problems.js';
+import type { SweepProblem } from '../../domain/datasets/problems.js';
+import { normalizeRow } from '../../domain/families/humanevalStyle.js';
 import { parsePlan } from '../../methods/exploracoder/plan.js';
 import { copiedDemo, pickPlannerExamples, plannerMessages, plannerTurn } from '../../methods/exploracoder/prompts.js';
 import { taskRequirement } from '../../methods/exploracoder/requirement.js';

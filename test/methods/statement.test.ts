@@ -9,9 +9,9 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PythonExecutor } from '../../infra/sandbox/pythonExecutor.js';
 import { prepareProgram } from '../../domain/apidocs/runtime.js';
-import { isStatementTask, normalizeRow, type SweepProblem } from '../../domain/datasets/problems.js';
+import { isStatementTask, type SweepProblem } from '../../domain/datasets/problems.js';
 import { loadPrivateLibraryDataset } from '../../domain/families/renamed-library/loader.js';
-import { solutionFromGeneration } from '../../domain/families/humanevalStyle.js';
+import { normalizeRow, solutionFromGeneration } from '../../domain/families/humanevalStyle.js';
 import { chatUserMessage } from '../../methods/direct/request.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 

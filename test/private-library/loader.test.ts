@@ -1,7 +1,7 @@
 /** Loading the published MonkeyEval / BeatNumEval files: rows, quirks, library, and errors that name file:line and field. */
 import { describe, expect, it } from 'vitest';
 import { ApiLibrarySchema, DatasetLibrarySchema } from '../../domain/apidocs/library.js';
-import { DatasetRowSchema, normalizeRow } from '../../domain/datasets/problems.js';
+import { DatasetRowSchema, normalizeRow } from '../../domain/families/humanevalStyle.js';
 import { loadPrivateLibraryDataset, PRIVATE_LIBRARY_FORM } from '../../domain/families/renamed-library/loader.js';
 import { KINDS, loadKind, rawTasks, referenceFiles } from './support.js';
 

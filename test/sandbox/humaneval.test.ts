@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PythonExecutor } from '../../infra/sandbox/pythonExecutor.js';
 import { readJsonlText } from '../../infra/sandbox/jsonlFile.js';
-import { HumanEvalProblemSchema, parseJsonl, type HumanEvalProblem } from '../../domain/execution/humaneval.js';
+import { HumanEvalProblemSchema, type HumanEvalProblem } from '../../domain/execution/humaneval.js';
+import { parseJsonl } from '../../domain/datasets/jsonl.js';
 import { completionProgram } from '../../domain/execution/program.js';
 
 const PROBLEMS = resolve('../shared/reference/humaneval/HumanEval.jsonl.gz');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assembleProgram, completionProgram, fullProgram } from '../../domain/execution/program.js';
-import { HumanEvalSampleSchema, JsonlRowError, parseJsonl } from '../../domain/execution/humaneval.js';
+import { HumanEvalSampleSchema } from '../../domain/execution/humaneval.js';
+import { JsonlRowError, parseJsonl } from '../../domain/datasets/jsonl.js';
 
 const parts = {
   prompt: 'def add(a, b):\n    """Sum."""\n',

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSweepStorageActivities, type FinalizeCellInput } from '../../activities/storage/sweepFiles.js';
 import { getBytes, putObject, type Bucket } from '../../infra/s3.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
-import { parseJsonl } from '../../domain/execution/humaneval.js';
+import { familyOf } from '../../domain/families/registry.js';
+import { parseJsonl } from '../../domain/datasets/jsonl.js';
 import { estimateAtK } from '../../domain/metrics/passAtK.js';
 import { cellFileKey, cellShardRecordsKey, sweepDatasetKey } from '../../domain/sweep/keys.js';
 import { recordCost, SampleRecordSchema, type SampleRecord } from '../../domain/sweep/records.js';
@@ -41,7 +42,7 @@ afterAll(() => {
 // The oracle: finalizeCell and summarizeCell as they were before streaming (all records in memory).
 
 function oldSummarizeCell(input: { problems: SweepProblem[]; records: SampleRecord[]; k: number[]; cell: Record<string, unknown>; wallSeconds: number; resultsKey: string }) {
-  const perTask = input.problems.map((p) => ({ task_id: p.task_id, n: 0, c: 0, s: 0, pipeline_length: p.pipeline_length }));
+  const perTask = input.problems.map((p) => ({ task_id: p.task_id, n: 0, c: 0, s: 0, pipeline_length: familyOf(p).pipelineLength(p) }));
   const statusCounts: Record<string, number> = {};
   const unexecuted = new Set(input.records.filter((r) => r.status === 'not_executed').map((r) => r.task_index));
   for (const r of input.records) {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import type { ExploraConfig } from '../../domain/config/env.js';
 import { generateTask } from '../../domain/pbe/generate.js';
-import { normalizeRow } from '../../domain/datasets/problems.js';
+import { normalizeRow } from '../../domain/families/humanevalStyle.js';
 import { privateApiLibrary } from '../../domain/apidocs/pbe.js';
 import { PYTHON_STR_LIBRARY } from '../../domain/apidocs/pythonStr.js';
 import { privateLibrary } from '../../domain/pbe/privateLibrary.js';

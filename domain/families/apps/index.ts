@@ -10,10 +10,12 @@
  */
 import { z } from 'zod';
 import { datasetRowsProblem, type SweepProblem } from '../../datasets/problems.js';
-import { parseJsonl } from '../../execution/humaneval.js';
+import { parseJsonl } from '../../datasets/jsonl.js';
 import { DatasetEntryNameSchema, JsonlFileSchema } from '../entry.js';
-import type { TaskFamily, TaskScore } from '../types.js';
+import { defineFamily } from '../define.js';
+import type { DefinedFamily, ProblemOf, TaskScore } from '../types.js';
 import { APPS_RESULT_MARKER, appsHarness, embeddedSolution } from './harness.js';
+import { issuesLine } from '../../datasets/issues.js';
 
 export const APPS_DIFFICULTIES = ['introductory', 'interview', 'competition'] as const;
 /** bigcode's APPS stop words. */
@@ -64,27 +66,37 @@ export function appsPrompt(question: string, starterCode: string, fnName: string
   return `\nQUESTION:\n${question}${starterCode}${fnName ? '\nUse Call-Based format' : '\nUse Standard Input format'}\nANSWER:\n`;
 }
 
-type AppsOracle = Extract<NonNullable<SweepProblem['oracle']>, { kind: 'apps' }>;
-
-function oracleOf(problem: SweepProblem): AppsOracle {
-  if (problem.oracle?.kind !== 'apps') throw new Error(`task ${problem.task_id} has no APPS test cases (a problem stored by another family?)`);
-  return problem.oracle;
-}
+/** What an APPS problem carries beyond the core: its test cases, each scored, and their limits. */
+export const AppsPayloadSchema = z.object({
+  oracle: z.object({
+    kind: z.literal('apps'),
+    /** The row's `input_output` as written (inputs, outputs, fn_name), read by Python. */
+    input_output: z.string(),
+    /** Seconds each test case may take (APPS: 4). */
+    test_time_limit: z.number().positive(),
+    /** Seconds the whole sample may take (apps_metric: 10 + 1); beyond it every test case is -1. */
+    program_time_limit: z.number().positive(),
+    /** How a standard-input program runs (AppsEntry.stdin_form). Problems stored before the choice existed ran as written. */
+    stdin_form: z.enum(['testing-util', 'as-written']).default('as-written'),
+  }),
+});
+export type AppsProblem = ProblemOf<z.output<typeof AppsPayloadSchema>>;
 
 const OutcomeSchema = z.object({ results: z.array(z.union([z.boolean(), z.number()])), error: z.string().nullable() });
 
-export const appsFamily = {
+// Typed here: its evaluate step loads through it.
+export const appsFamily: DefinedFamily<'apps', typeof AppsEntrySchema, z.output<typeof AppsPayloadSchema>> = defineFamily({
   id: 'apps',
   description: "APPS (codeparrot/apps rows): call-based and standard-input tasks, each test case scored (strict and test-case accuracy)",
   entrySchema: AppsEntrySchema,
-  entryKeys: Object.keys(AppsEntrySchema.shape),
+  payloadSchema: AppsPayloadSchema,
   bringsLibrary: () => false,
   files: (entry) => ({ rows: { path: entry.path, field: 'path' } }),
   load: ({ entry, texts, sources }) => {
     const source = sources.rows!;
     const rows = parseJsonl(texts.rows!, RowSchema, source);
     const notes: string[] = [];
-    const problems: Array<{ line: number; row: SweepProblem }> = [];
+    const problems: Array<{ line: number; row: AppsProblem }> = [];
     let untested = 0;
     for (const { line, row } of rows) {
       if (entry.difficulty && !entry.difficulty.includes(row.difficulty)) continue;
@@ -100,7 +112,7 @@ export const appsFamily = {
         throw new Error(`${source}:${line}: input_output: not valid JSON (${(error as Error).message})`);
       }
       const parsed = InputOutputSchema.safeParse(io);
-      if (!parsed.success) throw new Error(`${source}:${line}: ${parsed.error.issues.map((i) => `input_output.${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      if (!parsed.success) throw new Error(`${source}:${line}: ${issuesLine(parsed.error, { prefix: 'input_output.' })}`);
       if (parsed.data.outputs.length !== parsed.data.inputs.length) {
         throw new Error(`${source}:${line}: input_output: ${parsed.data.inputs.length} inputs but ${parsed.data.outputs.length} outputs`);
       }
@@ -143,21 +155,33 @@ export const appsFamily = {
   requirements: () => [],
   checking: () => ({ kind: 'tests' }),
   tests: (problem) => {
-    const o = oracleOf(problem);
+    const o = problem.oracle;
     return appsHarness({ input_output: o.input_output, test_time_limit: o.test_time_limit, stdin_form: o.stdin_form });
   },
-  limits: (problem) => ({ timeoutMs: Math.round(oracleOf(problem).program_time_limit * 1000), maxOutputBytes: 1024 * 1024 }),
+  limits: (problem) => ({ timeoutMs: Math.round(problem.oracle.program_time_limit * 1000), maxOutputBytes: 1024 * 1024 }),
   score: (problem, outcome): TaskScore => {
     const at = outcome.stdout.lastIndexOf(APPS_RESULT_MARKER);
     const line = at < 0 ? null : outcome.stdout.slice(at + APPS_RESULT_MARKER.length).split('\n')[0]!;
     const parsed = line === null ? null : OutcomeSchema.safeParse(JSON.parse(line));
     if (!parsed?.success) {
       // The sample never reported (killed, out of time or memory): every test case failed, as apps_metric counts it.
-      const total = (JSON.parse(oracleOf(problem).input_output.replace(/\bNaN\b|-?\bInfinity\b/g, 'null')) as { inputs: unknown[] }).inputs.length;
+      const total = (JSON.parse(problem.oracle.input_output.replace(/\bNaN\b|-?\bInfinity\b/g, 'null')) as { inputs: unknown[] }).inputs.length;
       return { kind: 'test_cases', passed: false, success: false, testCases: { passed: 0, total } };
     }
     const passed = parsed.data.results.filter((r) => r === true).length;
     const total = parsed.data.results.length;
     return { kind: 'test_cases', passed: total > 0 && passed === total, success: true, testCases: { passed, total } };
   },
-} as const satisfies TaskFamily<'apps', AppsEntry>;
+  // A sample's completion is the whole program (bigcode's generation).
+  evaluate: {
+    kind: 'reads',
+    recognize: { rank: 20, test: (row) => 'input_output' in row && 'question' in row, fields: "APPS's problem_id, question, input_output" },
+    options: ['appsStdinForm'],
+    form: 'full',
+    problems: ({ text, source, options }) => {
+      const path = source.endsWith('.gz') || source.endsWith('.jsonl') ? source : 'rows.jsonl';
+      const entry = AppsEntrySchema.parse({ name: 'evaluate', family: 'apps', path, ...(options.appsStdinForm ? { stdin_form: options.appsStdinForm } : {}) });
+      return appsFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;
+    },
+  },
+});

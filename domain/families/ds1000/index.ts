@@ -13,10 +13,11 @@
  */
 import { z } from 'zod';
 import { datasetRowsProblem, type SweepProblem } from '../../datasets/problems.js';
-import { parseJsonl } from '../../execution/humaneval.js';
+import { parseJsonl } from '../../datasets/jsonl.js';
 import { DatasetEntryNameSchema, JsonlFileSchema } from '../entry.js';
 import { selfChecking } from '../humanevalStyle.js';
-import type { TaskFamily } from '../types.js';
+import { defineFamily } from '../define.js';
+import type { DefinedFamily } from '../types.js';
 
 /** DS-1000's libraries as its metadata names them: the module the sandbox imports, and how to get it. */
 export const DS1000_LIBRARIES = {
@@ -70,11 +71,11 @@ function libraryOf(problem: SweepProblem): Ds1000Library {
   return library;
 }
 
-export const ds1000Family = {
+// Typed here: its evaluate step loads through it.
+export const ds1000Family: DefinedFamily<'ds1000', typeof Ds1000EntrySchema> = defineFamily({
   id: 'ds1000',
   description: "DS-1000 (its current release): data-science completions checked by each task's own code_context harness",
   entrySchema: Ds1000EntrySchema,
-  entryKeys: Object.keys(Ds1000EntrySchema.shape),
   bringsLibrary: () => false,
   files: (entry) => ({ rows: { path: entry.path, field: 'path' } }),
   load: ({ entry, texts, sources }) => {
@@ -114,4 +115,14 @@ export const ds1000Family = {
     const library = DS1000_LIBRARIES[libraryOf(problem)];
     return [{ kind: 'python-module', module: library.module, why: `DS-1000's ${libraryOf(problem)} tasks`, install: library.install }];
   },
-} as const satisfies TaskFamily<'ds1000', Ds1000Entry>;
+  evaluate: {
+    kind: 'reads',
+    recognize: { rank: 30, test: (row) => 'code_context' in row && 'reference_code' in row, fields: "DS-1000's prompt, reference_code, metadata, code_context" },
+    options: [],
+    form: 'completion',
+    problems: ({ text, source }) => {
+      const entry = Ds1000EntrySchema.parse({ name: 'evaluate', family: 'ds1000', path: 'rows.jsonl' });
+      return ds1000Family.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;
+    },
+  },
+});

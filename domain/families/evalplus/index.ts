@@ -21,8 +21,10 @@ import { BIGCODE_HUMANEVAL_STOP_WORDS } from '../../llm/extract.js';
 import { DatasetEntryNameSchema, JsonlFileSchema } from '../entry.js';
 import { solutionFromGeneration } from '../humanevalStyle.js';
 import { MBPP_BIGCODE_STOP_WORDS } from '../mbpp/index.js';
-import type { TaskFamily, TaskScore } from '../types.js';
+import { defineFamily } from '../define.js';
+import type { DefinedFamily, ProblemOf, TaskScore } from '../types.js';
 import { checkHarness, EVALPLUS_REFERENCE_MARKER, EVALPLUS_RESULT_MARKER, referenceHarness, specJson } from './harness.js';
+import { issuesLine } from '../../datasets/issues.js';
 
 /** evalplus's defaults (evalplus/config.py): a per-input limit of max(4 s, 4 x the reference's time). */
 export const EVALPLUS_DEFAULTS = { time_limit_factor: 4.0, min_time_limit: 4.0, task_time_limit: 60 } as const;
@@ -80,10 +82,7 @@ export function readEvalplusRows(text: string, source: string): EvalplusRow[] {
       throw new Error(`${source}:${i + 1}: not valid JSON (${(error as Error).message})`);
     }
     const row = RowSchema.safeParse(parsed.value);
-    if (!row.success) {
-      const issues = row.error.issues.map((issue) => `${issue.path.join('.') || '(row)'}: ${issue.message}`).join('; ');
-      throw new Error(`${source}:${i + 1}: ${issues}`);
-    }
+    if (!row.success) throw new Error(`${source}:${i + 1}: ${issuesLine(row.error)}`);
     const r = row.data;
     rows.push({
       line: i + 1,
@@ -104,12 +103,28 @@ function variantOf(taskId: string): 'humaneval' | 'mbpp' {
   return taskId.startsWith('Mbpp/') ? 'mbpp' : 'humaneval';
 }
 
-type Oracle = Extract<NonNullable<SweepProblem['oracle']>, { kind: 'evalplus' }>;
-
-function oracleOf(problem: SweepProblem): Oracle {
-  if (problem.oracle?.kind !== 'evalplus') throw new Error(`task ${problem.task_id} has no evalplus inputs (a problem stored by another family?)`);
-  return problem.oracle;
-}
+/**
+ * What an evalplus problem carries beyond the core: how its samples are judged, by differential
+ * testing against the canonical solution's outputs on the row's base and plus inputs (kept as the
+ * row's raw JSON text: Python reads NaN, Infinity and big integers exactly), with evalplus's
+ * tolerance and time limits.
+ */
+export const EvalplusPayloadSchema = z.object({
+  oracle: z.object({
+    kind: z.literal('evalplus'),
+    dataset: z.enum(['humaneval', 'mbpp']),
+    base_input: z.string(),
+    plus_input: z.string(),
+    atol: z.number().nonnegative(),
+    /** Per-input limit: max(min_time_limit, time_limit_factor * the reference's time), seconds. */
+    min_time_limit: z.number().positive(),
+    time_limit_factor: z.number().positive(),
+    /** A phase's (base's, plus's) whole time: min(task_time_limit, sum of its limits) + 1 s. */
+    task_time_limit: z.number().positive(),
+  }),
+});
+export type EvalplusProblem = ProblemOf<z.output<typeof EvalplusPayloadSchema>>;
+type Oracle = EvalplusProblem['oracle'];
 
 /** What the reference's run printed: the expected outputs (pickled) and each input's time, seconds. */
 const ReferenceOutputsSchema = z.object({
@@ -128,8 +143,8 @@ function markedLine(stdout: string, marker: string): string | null {
 }
 
 /** The spec both harnesses read: the task, its inputs as written, and (check) the reference's outputs and times. */
-function spec(problem: SweepProblem, reference: z.infer<typeof ReferenceOutputsSchema> | null): string {
-  const o = oracleOf(problem);
+function spec(problem: EvalplusProblem, reference: z.infer<typeof ReferenceOutputsSchema> | null): string {
+  const o = problem.oracle;
   return specJson(
     {
       task_id: problem.task_id,
@@ -145,7 +160,7 @@ function spec(problem: SweepProblem, reference: z.infer<typeof ReferenceOutputsS
   );
 }
 
-function parseReference(problem: SweepProblem, reference: string | null) {
+function parseReference(problem: Pick<SweepProblem, 'task_id'>, reference: string | null) {
   if (reference === null) throw new Error(`evalplus task ${problem.task_id}: samples cannot be checked before the reference outputs are computed`);
   return ReferenceOutputsSchema.parse(JSON.parse(reference));
 }
@@ -158,11 +173,12 @@ function phaseSeconds(o: Oracle, times: number[]): number {
 /** evalplus's instruction to chat models (its codegen's). */
 export const EVALPLUS_CHAT_INSTRUCTION = 'Please provide a self-contained Python script that solves the following problem in a markdown code block.';
 
-export const evalplusFamily = {
+// Typed here: its evaluate step loads through it.
+export const evalplusFamily: DefinedFamily<'evalplus', typeof EvalplusEntrySchema, z.output<typeof EvalplusPayloadSchema>> = defineFamily({
   id: 'evalplus',
   description: 'evalplus (HumanEval+, MBPP+): differential testing against the canonical solution, base and plus scores',
   entrySchema: EvalplusEntrySchema,
-  entryKeys: Object.keys(EvalplusEntrySchema.shape),
+  payloadSchema: EvalplusPayloadSchema,
   bringsLibrary: () => false,
   files: (entry) => ({ rows: { path: entry.path, field: 'path' } }),
   load: ({ entry, texts, sources }) => {
@@ -171,7 +187,7 @@ export const evalplusFamily = {
     if (other) throw new Error(`${sources.rows}:${other.line}: task_id: ${other.task_id} is not a ${entry.variant === 'mbpp' ? 'MBPP+' : 'HumanEval+'} task (the entry says variant: ${entry.variant})`);
     return {
       problems: rows.map(
-        (r): SweepProblem => ({
+        (r): EvalplusProblem => ({
           family: 'evalplus',
           task_id: r.task_id,
           prompt: r.prompt,
@@ -200,7 +216,7 @@ export const evalplusFamily = {
   chatInstruction: () => EVALPLUS_CHAT_INSTRUCTION,
   solution: (problem, api, code) => {
     // MBPP+'s prompt is a docstring: a chat answer is the whole program (as MBPP's).
-    if (oracleOf(problem).dataset === 'mbpp' && api !== 'completions') return code;
+    if (problem.oracle.dataset === 'mbpp' && api !== 'completions') return code;
     return solutionFromGeneration(problem, api, code);
   },
   referenceSolution: (problem) => problem.prompt + problem.canonical_solution,
@@ -211,7 +227,7 @@ export const evalplusFamily = {
     program: problem.prompt + problem.canonical_solution + referenceHarness(spec(problem, null)),
     limits: { timeoutMs: 280_000, maxOutputBytes: 16 * 1024 * 1024 },
     // What the outputs depend on: the solution, the inputs, and how they are read (the harness).
-    cacheKey: JSON.stringify(['evalplus-reference-v1', problem.task_id, problem.prompt, problem.canonical_solution, problem.entry_point, oracleOf(problem).dataset, oracleOf(problem).base_input, oracleOf(problem).plus_input]),
+    cacheKey: JSON.stringify(['evalplus-reference-v1', problem.task_id, problem.prompt, problem.canonical_solution, problem.entry_point, problem.oracle.dataset, problem.oracle.base_input, problem.oracle.plus_input]),
     parse: (result) => {
       const line = markedLine(result.stdout, EVALPLUS_REFERENCE_MARKER);
       if (result.status !== 'passed' || line === null) {
@@ -224,7 +240,7 @@ export const evalplusFamily = {
   }),
   tests: (problem, reference) => checkHarness(spec(problem, parseReference(problem, reference))),
   limits: (problem, reference, _timeoutMs) => {
-    const o = oracleOf(problem);
+    const o = problem.oracle;
     const { time } = parseReference(problem, reference);
     // Both phases' worst case, and the program's start; the per-input limits are the harness's.
     const seconds = phaseSeconds(o, time.base) + phaseSeconds(o, time.plus) + 5;
@@ -238,4 +254,23 @@ export const evalplusFamily = {
     const plus = base && result.plus?.status === 'pass';
     return { kind: 'named', passed: plus, success: line !== null, scores: { base, plus } };
   },
-} as const satisfies TaskFamily<'evalplus', EvalplusEntry>;
+  evaluate: {
+    kind: 'reads',
+    recognize: { rank: 10, test: (row) => 'base_input' in row && 'plus_input' in row, fields: "evalplus's task_id, prompt, entry_point, canonical_solution, base_input, plus_input" },
+    options: ['minTimeLimit', 'gtTimeLimitFactor'],
+    form: 'completion',
+    problems: ({ text, source, options }) => {
+      const entry = {
+        name: 'evaluate',
+        family: 'evalplus' as const,
+        path: source,
+        // The benchmark, from the first task id (HumanEval/…, Mbpp/…).
+        variant: /"task_id"\s*:\s*"Mbpp\//.test(text.slice(0, 10_000)) ? ('mbpp' as const) : ('humaneval' as const),
+        time_limit_factor: options.gtTimeLimitFactor ?? EVALPLUS_DEFAULTS.time_limit_factor,
+        min_time_limit: options.minTimeLimit ?? EVALPLUS_DEFAULTS.min_time_limit,
+        task_time_limit: EVALPLUS_DEFAULTS.task_time_limit,
+      };
+      return evalplusFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;
+    },
+  },
+});

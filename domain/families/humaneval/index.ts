@@ -4,13 +4,13 @@
  * optional API-doc corpus makes the dataset usable by the library-using methods.
  */
 import { z } from 'zod';
+import { isJsonArray, jsonArrayAsJsonl } from '../../datasets/jsonl.js';
 import { parseApiDocsJsonl } from '../../apidocs/corpus.js';
 import { docExampleDemos } from '../../apidocs/usageDemos.js';
-import { normalizeRow } from '../../datasets/problems.js';
 import { DatasetEntryNameSchema, formOf, JsonlFileSchema, programFormSchema } from '../entry.js';
-import { humanEvalStylePython, readHumanEvalRows } from '../humanevalStyle.js';
-import type { SweepProblem } from '../../datasets/problems.js';
-import type { TaskFamily } from '../types.js';
+import { defineFamily } from '../define.js';
+import type { FamilyId } from '../ids.js';
+import { humanEvalStylePython, normalizeRow, readHumanEvalRows, type HumanEvalStyleProblem } from '../humanevalStyle.js';
 
 export const HumanEvalEntrySchema = z.strictObject({
   name: DatasetEntryNameSchema,
@@ -30,15 +30,14 @@ export const HumanEvalEntrySchema = z.strictObject({
 export type HumanEvalEntry = z.output<typeof HumanEvalEntrySchema>;
 
 /** Rows of a HumanEval-format file as problems of `family`; errors name the file, line and field. */
-export function humanEvalProblems(text: string, source: string, form: 'completion' | 'full', family: SweepProblem['family']): SweepProblem[] {
+export function humanEvalProblems(text: string, source: string, form: 'completion' | 'full', family: FamilyId): HumanEvalStyleProblem[] {
   return readHumanEvalRows(text, source).map((row) => normalizeRow(row, form, family));
 }
 
-export const humanevalFamily = {
+export const humanevalFamily = defineFamily({
   id: 'humaneval',
   description: 'HumanEval-format JSONL (task_id, prompt, entry_point, test): the model continues the prompt',
   entrySchema: HumanEvalEntrySchema,
-  entryKeys: Object.keys(HumanEvalEntrySchema.shape),
   bringsLibrary: (entry) => entry.library !== undefined,
   files: (entry) => ({
     rows: { path: entry.path, field: 'path' },
@@ -60,5 +59,13 @@ export const humanevalFamily = {
       notes: [],
     };
   },
+  evaluate: {
+    kind: 'reads',
+    // The fallback: other families' rows with an entry point or a test rank before it.
+    recognize: { rank: 100, test: (row) => 'entry_point' in row || 'test' in row, fields: "HumanEval's task_id, prompt, entry_point, test" },
+    options: [],
+    form: 'completion',
+    problems: ({ text, source }) => humanEvalProblems(isJsonArray(text) ? jsonArrayAsJsonl(text, source) : text, source, 'completion', 'humaneval'),
+  },
   ...humanEvalStylePython,
-} as const satisfies TaskFamily<'humaneval', HumanEvalEntry>;
+});

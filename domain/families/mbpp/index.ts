@@ -15,12 +15,13 @@
  * fail whatever the model writes).
  */
 import { z } from 'zod';
-import { parseJsonl } from '../../execution/humaneval.js';
+import { parseJsonArray, parseJsonl, type Sourced } from '../../datasets/jsonl.js';
 import type { SweepProblem } from '../../datasets/problems.js';
 import { datasetRowsProblem } from '../../datasets/problems.js';
 import { DatasetEntryNameSchema, localOrS3File } from '../entry.js';
 import { canonicalSolution, selfChecking } from '../humanevalStyle.js';
-import type { TaskFamily } from '../types.js';
+import { defineFamily } from '../define.js';
+import type { DefinedFamily } from '../types.js';
 
 /** The task-id ranges of MBPP's README: 1-10 for prompting, 11-510 test, 511-600 validation, 601-974 train. */
 export const MBPP_SPLITS = { prompt: [1, 10], test: [11, 510], validation: [511, 600], train: [601, 974] } as const;
@@ -59,13 +60,11 @@ interface MbppTask {
   tests: string[];
 }
 
-type Sourced<T> = Array<{ line: number; row: T }>;
-
 /** The rows of the file as tasks, in file order; errors name the file, the line (or index) and the field. */
 export function readMbppTasks(text: string, source: string): MbppTask[] {
   const trimmed = text.trimStart();
-  const tasks: Sourced<MbppTask> = trimmed.startsWith('[')
-    ? parseJsonArray(trimmed, SanitizedRowSchema, source).map(({ line, row }) => ({
+  const tasks: Array<Sourced<MbppTask>> = trimmed.startsWith('[')
+    ? parseJsonArray(trimmed, SanitizedRowSchema, source, 'a JSON array of tasks').map(({ line, row }) => ({
         line,
         row: { taskId: row.task_id, description: row.prompt, code: lf(row.code), setup: row.test_imports.join('\n'), tests: row.test_list },
       }))
@@ -76,25 +75,6 @@ export function readMbppTasks(text: string, source: string): MbppTask[] {
   const problem = datasetRowsProblem(tasks.map(({ line, row }) => ({ line, row: { task_id: String(row.taskId) } })), source);
   if (problem) throw new Error(problem);
   return tasks.map(({ row }) => row);
-}
-
-/** A JSON array's items, validated; `line` is the item's index + 1, and errors say `[index]`. */
-function parseJsonArray<T>(text: string, schema: z.ZodType<T>, source: string): Sourced<T> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new Error(`${source}: not valid JSON (${(error as Error).message})`);
-  }
-  if (!Array.isArray(value)) throw new Error(`${source}: must be a JSON array of tasks`);
-  return value.map((item, i) => {
-    const parsed = schema.safeParse(item);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(row)'}: ${issue.message}`).join('; ');
-      throw new Error(`${source}: [${i}]: ${issues}`);
-    }
-    return { line: i + 1, row: parsed.data };
-  });
 }
 
 function lf(code: string): string {
@@ -126,11 +106,11 @@ function inSplit(taskId: number, split: MbppSplit): boolean {
   return taskId >= lo && taskId <= hi;
 }
 
-export const mbppFamily = {
+// Typed here: its evaluate step loads through it.
+export const mbppFamily: DefinedFamily<'mbpp', typeof MbppEntrySchema> = defineFamily({
   id: 'mbpp',
   description: "MBPP, either file of Google's release: the model writes a function from its description and a test",
   entrySchema: MbppEntrySchema,
-  entryKeys: Object.keys(MbppEntrySchema.shape),
   bringsLibrary: () => false,
   files: (entry) => ({ rows: { path: entry.path, field: 'path' } }),
   load: ({ entry, texts, sources }) => {
@@ -172,4 +152,15 @@ export const mbppFamily = {
   referenceSolution: canonicalSolution,
   tests: (problem) => problem.test.replace(/\n$/, ''),
   ...selfChecking,
-} as const satisfies TaskFamily<'mbpp', MbppEntry>;
+  // bigcode saves the whole program (its docstring prompt and the generation): the completion is the solution as it stands.
+  evaluate: {
+    kind: 'reads',
+    recognize: { rank: 50, test: (row) => 'test_list' in row || ('text' in row && !('entry_point' in row)), fields: "MBPP's task_id, text (or prompt), test_list" },
+    options: ['split'],
+    form: 'full',
+    problems: ({ text, source, options }) => {
+      const entry = { name: 'evaluate', family: 'mbpp' as const, path: source, split: options.split ?? 'all', prompt: 'bigcode' as const };
+      return mbppFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;
+    },
+  },
+});

@@ -15,13 +15,14 @@
  * a block without that line is taken as it stands (and will most likely not compile).
  */
 import { z } from 'zod';
-import { parseJsonl } from '../../execution/humaneval.js';
+import { firstRow, parseJsonArray, parseJsonl } from '../../datasets/jsonl.js';
 import { datasetRowsProblem, type SweepProblem } from '../../datasets/problems.js';
 import { truncateAtStopWords } from '../../llm/extract.js';
 import type { LanguageId } from '../../languages/registry.js';
 import { DatasetEntryNameSchema, localOrS3File } from '../entry.js';
 import { selfChecking } from '../humanevalStyle.js';
-import type { TaskFamily } from '../types.js';
+import { defineFamily } from '../define.js';
+import type { DefinedFamily, ProblemOf } from '../types.js';
 import { MULTIPLE_LANGUAGE_IDS, MULTIPLE_LANGUAGES, type MultiplELanguageId } from './languages.js';
 
 export { MULTIPLE_LANGUAGE_IDS, type MultiplELanguageId };
@@ -57,21 +58,7 @@ export type MultiplERow = z.infer<typeof MultiplERowSchema>;
 /** The rows of a file (JSONL, or a JSON array whose item i is "line" i + 1), validated; errors name the file, line and field. */
 export function readMultiplERows(text: string, source: string): Array<{ line: number; row: MultiplERow }> {
   if (!text.trimStart().startsWith('[')) return parseJsonl(text, MultiplERowSchema, source);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new Error(`${source}: not valid JSON (${(error as Error).message})`);
-  }
-  if (!Array.isArray(value)) throw new Error(`${source}: must be JSON lines or a JSON array of MultiPL-E rows`);
-  return value.map((item, i) => {
-    const parsed = MultiplERowSchema.safeParse(item);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(row)'}: ${issue.message}`).join('; ');
-      throw new Error(`${source}: [${i}]: ${issues}`);
-    }
-    return { line: i + 1, row: parsed.data };
-  });
+  return parseJsonArray(text, MultiplERowSchema, source, 'JSON lines or a JSON array of MultiPL-E rows');
 }
 
 /** MultiPL-E's names are `<benchmark>_<n>_<function>`: the function the tests call. */
@@ -79,19 +66,22 @@ function entryPointOf(name: string): string {
   return /^(?:HumanEval|mbpp)_\d+_(.+)$/.exec(name)?.[1] ?? name;
 }
 
-function languageOfRow(problem: SweepProblem): MultiplELanguageId {
-  const id = problem.language;
-  if (id === undefined || !(MULTIPLE_LANGUAGE_IDS as readonly string[]).includes(id)) throw new Error(`MultiPL-E problem ${problem.task_id} has no known language (${String(id)})`);
-  return id as MultiplELanguageId;
-}
+/** What a MultiPL-E problem carries beyond the core: its row's language and stop tokens. */
+export const MultiplEPayloadSchema = z.object({
+  /** The row's language id (js, ts, go_test.go, rs, java, cpp, py). */
+  language: z.enum(MULTIPLE_LANGUAGE_IDS),
+  /** The row's stop tokens, where its completions are cut. */
+  stop_tokens: z.array(z.string()).optional(),
+});
+export type MultiplEProblem = ProblemOf<z.output<typeof MultiplEPayloadSchema>>;
 
 /** The stop tokens a problem's completions are cut at: its row's. */
-function stopOf(problem: SweepProblem): readonly string[] {
-  return problem.stop_tokens ?? MULTIPLE_LANGUAGES[languageOfRow(problem)].stopWords;
+function stopOf(problem: MultiplEProblem): readonly string[] {
+  return problem.stop_tokens ?? MULTIPLE_LANGUAGES[problem.language].stopWords;
 }
 
 /** A chat answer's code as a completion of the prompt (see the module's comment). */
-export function chatCompletion(problem: SweepProblem, code: string): string | null {
+export function chatCompletion(problem: MultiplEProblem, code: string): string | null {
   const lastLine = problem.prompt.replace(/\s+$/, '').split('\n').pop()!.trim();
   if (!lastLine) return null;
   const lines = code.split('\n');
@@ -100,11 +90,12 @@ export function chatCompletion(problem: SweepProblem, code: string): string | nu
   return truncateAtStopWords(lines.slice(at + 1).join('\n'), stopOf(problem));
 }
 
-export const multiplEFamily = {
+// Typed here: its evaluate step loads through it.
+export const multiplEFamily: DefinedFamily<'multipl-e', typeof MultiplEEntrySchema, z.output<typeof MultiplEPayloadSchema>> = defineFamily({
   id: 'multipl-e',
   description: "MultiPL-E's rows (HumanEval/MBPP in js, ts, go_test.go, rs, java, cpp, py): prompt + completion + tests, run in the row's language",
   entrySchema: MultiplEEntrySchema,
-  entryKeys: Object.keys(MultiplEEntrySchema.shape),
+  payloadSchema: MultiplEPayloadSchema,
   bringsLibrary: () => false,
   files: (entry) => ({ rows: { path: entry.path, field: 'path' } }),
   load: ({ entry, texts, sources }) => {
@@ -125,14 +116,14 @@ export const multiplEFamily = {
     const differing = rows.filter(({ row }) => row.stop_tokens.join('\u0000') !== standard.join('\u0000')).length;
     return {
       problems: rows.map(
-        ({ row }): SweepProblem => ({
+        ({ row }): MultiplEProblem => ({
           family: 'multipl-e',
           task_id: row.name,
           prompt: row.prompt,
           entry_point: entryPointOf(row.name),
           test: row.tests,
           form: 'completion',
-          language: row.language,
+          language: entry.language,
           stop_tokens: row.stop_tokens,
         }),
       ),
@@ -142,11 +133,11 @@ export const multiplEFamily = {
     };
   },
   stopWords: (entry) => MULTIPLE_LANGUAGES[entry.language].stopWords,
-  language: (problem): LanguageId => MULTIPLE_LANGUAGES[languageOfRow(problem)].runsAs,
+  language: (problem): LanguageId => MULTIPLE_LANGUAGES[problem.language].runsAs,
   completionPrompt: (problem) => problem.prompt,
   chatInstruction: (problem) =>
-    `Complete the ${MULTIPLE_LANGUAGES[languageOfRow(problem)].name} function below so that it does what its comment says. ` +
-    `Reply with the whole function, starting with its signature line as given, in one \`\`\`${MULTIPLE_LANGUAGES[languageOfRow(problem)].fence} code block.`,
+    `Complete the ${MULTIPLE_LANGUAGES[problem.language].name} function below so that it does what its comment says. ` +
+    `Reply with the whole function, starting with its signature line as given, in one \`\`\`${MULTIPLE_LANGUAGES[problem.language].fence} code block.`,
   solution: (problem, api, code) => {
     if (api === 'chat') {
       const completion = chatCompletion(problem, code);
@@ -159,4 +150,31 @@ export const multiplEFamily = {
   // MultiPL-E's tests are in the program: they decide, under the sweep's timeout.
   ...selfChecking,
   tests: (problem) => problem.test,
-} as const satisfies TaskFamily<'multipl-e', MultiplEEntry>;
+  evaluate: {
+    kind: 'reads',
+    recognize: {
+      rank: 40,
+      test: (row) => 'stop_tokens' in row || ('tests' in row && 'name' in row && 'language' in row),
+      fields: "MultiPL-E's name, language, prompt, tests, stop_tokens",
+    },
+    options: [],
+    form: 'completion',
+    problems: ({ text, source }) => {
+      const entry = { name: 'evaluate', family: 'multipl-e' as const, path: source, language: fileLanguage(text, source) };
+      return multiplEFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;
+    },
+  },
+});
+
+/** The language of a MultiPL-E file: its first row's (the family then checks every row has it). */
+function fileLanguage(text: string, source: string): MultiplELanguageId {
+  const first = firstRow(text, source);
+  const language = (first?.row as { language?: unknown } | undefined)?.language;
+  if (typeof language !== 'string' || !(MULTIPLE_LANGUAGE_IDS as readonly string[]).includes(language)) {
+    throw new Error(
+      `${source}:${first?.line ?? 1}: language: ${language === undefined ? 'missing' : JSON.stringify(language)}; ` +
+        `a MultiPL-E row's language must be one of ${MULTIPLE_LANGUAGE_IDS.join(', ')}`,
+    );
+  }
+  return language as MultiplELanguageId;
+}

@@ -5,10 +5,9 @@
  * Some tasks are statements (an unfinished script, entry point `None`).
  */
 import { z } from 'zod';
-import { DatasetRowSchema, normalizeRow } from '../../datasets/problems.js';
 import { DatasetEntryNameSchema, formOf, JsonlFileSchema, localOrS3File, programFormSchema } from '../entry.js';
-import { humanEvalStylePython } from '../humanevalStyle.js';
-import type { TaskFamily } from '../types.js';
+import { defineFamily } from '../define.js';
+import { DatasetRowSchema, humanEvalStylePython, normalizeRow } from '../humanevalStyle.js';
 import { loadPrivateLibraryDataset } from './loader.js';
 
 export const RenamedLibraryEntrySchema = z.strictObject({
@@ -30,11 +29,10 @@ export const RenamedLibraryEntrySchema = z.strictObject({
 });
 export type RenamedLibraryEntry = z.output<typeof RenamedLibraryEntrySchema>;
 
-export const renamedLibraryFamily = {
+export const renamedLibraryFamily = defineFamily({
   id: 'renamed-library',
   description: 'MonkeyEval / BeatNumEval: pandas / numpy tasks on renamed private libraries (rename map and keyword docs)',
   entrySchema: RenamedLibraryEntrySchema,
-  entryKeys: Object.keys(RenamedLibraryEntrySchema.shape),
   bringsLibrary: () => true,
   files: (entry) => ({
     rows: { path: entry.path, field: 'path' },
@@ -55,5 +53,11 @@ export const renamedLibraryFamily = {
       notes: loaded.quirks.map((q) => `dataset ${entry.name}: ${q.task_id}: ${q.problem}`),
     };
   },
+  evaluate: {
+    kind: 'refused',
+    why:
+      'renamed-library is not read by evaluate.ts: its problems need the library keywords and name-mapping files, which a problems file does not carry; ' +
+      'evaluate its generations with a sweep (start-sweep --evaluate-only --load-generations)',
+  },
   ...humanEvalStylePython,
-} as const satisfies TaskFamily<'renamed-library', RenamedLibraryEntry>;
+});

@@ -25,7 +25,7 @@ import { z } from 'zod';
 import type { ApiDoc, DatasetLibrary } from '../../apidocs/library.js';
 import { renamedDemos } from '../../apidocs/usageDemos.js';
 import { mapToOriginal, originalNamesUsed, pythonIdentifiers, renamedMaps, type RenamedRuntime } from '../../apidocs/renamedRuntime.js';
-import { parseJsonl } from '../../execution/humaneval.js';
+import { parseJsonl } from '../../datasets/jsonl.js';
 import { pyCodeGptCheck } from '../../datasets/problems.js';
 
 export type PrivateLibraryKind = 'monkey' | 'beatnum';

@@ -21,12 +21,13 @@
 import { z } from 'zod';
 import { parseApiDocsJsonl } from '../../apidocs/corpus.js';
 import { docExampleDemos } from '../../apidocs/usageDemos.js';
-import { DatasetRowSchema, datasetRowsProblem, normalizeRow, pyCodeGptCheck, type SweepProblem } from '../../datasets/problems.js';
-import { parseJsonl } from '../../execution/humaneval.js';
+import { datasetRowsProblem, pyCodeGptCheck, type SweepProblem } from '../../datasets/problems.js';
+import { parseJsonl } from '../../datasets/jsonl.js';
 import { DatasetEntryNameSchema, formOf, JsonlFileSchema, programFormSchema } from '../entry.js';
-import { humanEvalStylePython } from '../humanevalStyle.js';
+import { defineFamily } from '../define.js';
+import { DatasetRowSchema, humanEvalStylePython, normalizeRow, type HumanEvalStyleProblem } from '../humanevalStyle.js';
 import type { ExecutionLimits } from '../../execution/types.js';
-import type { Requirement, TaskFamily } from '../types.js';
+import type { Requirement } from '../types.js';
 
 /**
  * What a TorchDataEval program needs from the sandbox beyond the defaults, measured with torch
@@ -108,7 +109,7 @@ export function chooseReference(prompt: string, answers: readonly string[]): { i
 }
 
 /** The rows as problems, statement tasks made callable as `check(None)`; what was changed or is odd, as notes. */
-export function torchDataProblems(text: string, source: string, form: 'completion' | 'full'): { problems: SweepProblem[]; notes: string[] } {
+export function torchDataProblems(text: string, source: string, form: 'completion' | 'full'): { problems: HumanEvalStyleProblem[]; notes: string[] } {
   const rows = parseJsonl(text, DatasetRowSchema, source);
   const problem = datasetRowsProblem(rows, source);
   if (problem) throw new Error(problem);
@@ -152,11 +153,10 @@ export function torchDataProblems(text: string, source: string, form: 'completio
   return { problems, notes };
 }
 
-export const torchdataFamily = {
+export const torchdataFamily = defineFamily({
   id: 'torchdata',
   description: "TorchDataEval: PyCodeGPT's torchdata DataPipe tasks, run on the installed torchdata, with its docstrings as API docs",
   entrySchema: TorchDataEntrySchema,
-  entryKeys: Object.keys(TorchDataEntrySchema.shape),
   bringsLibrary: () => true,
   files: (entry) => ({
     rows: { path: entry.path, field: 'path' },
@@ -183,10 +183,23 @@ export const torchdataFamily = {
       notes: notes.map((n) => `dataset ${entry.name}: ${n}`),
     };
   },
+  evaluate: {
+    kind: 'reads',
+    // Its rows are HumanEval's, with statement tasks (entry point `none`) humaneval would call check(none) on.
+    recognize: {
+      rank: 60,
+      test: (row) => 'entry_point' in row && String(row.task_id).startsWith('TorchDataEval/'),
+      fields: "TorchDataEval's HumanEval fields with TorchDataEval/ task ids",
+    },
+    options: [],
+    form: 'completion',
+    // The API docs are for the methods; scoring needs only the rows.
+    problems: ({ text, source }) => torchDataProblems(text, source, 'completion').problems,
+  },
   ...humanEvalStylePython,
   limits: (_problem: SweepProblem, _reference: string | null, timeoutMs: number): Partial<ExecutionLimits> => ({
     timeoutMs: Math.max(timeoutMs, TORCHDATA_LIMITS.minTimeoutMs),
     memoryBytes: TORCHDATA_LIMITS.memoryBytes,
   }),
   requirements: (): readonly Requirement[] => [{ kind: 'python-module', ...TORCHDATA_REQUIREMENT, why: 'TorchDataEval tasks' }],
-} as const satisfies TaskFamily<'torchdata', TorchDataEntry>;
+});
