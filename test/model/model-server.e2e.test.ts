@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep, waitUntil } from '../support/poll.js';
 import { ChatResponseSchema, CompletionResponseSchema } from '../../domain/llm/request.js';
 import { startModelServer, type ModelServer } from '../../stack/model-server/index.js';
-import { expectApiError, get, installedModelPath, post } from './support.js';
+import { expectApiError, get, installedModelPath, post, type Answer } from './support.js';
 
 const MODEL = 'qwen2.5-coder-0.5b-instruct';
 const SLOTS = 4;
@@ -227,7 +227,7 @@ describe('model server: batching', () => {
       { prompt: 'def area(r):\n', max_tokens: 5, temperature: 0 },
       { prompt: '# Three fruits:\nfruits = [', max_tokens: 10, temperature: 0, stop: [','] },
     ];
-    const alone = [];
+    const alone: Answer[] = [];
     for (const b of bodies) alone.push(await completion(b));
     const together = Promise.all(bodies.map((b) => completion(b)));
     const busy = await mostBusySlots(together);
