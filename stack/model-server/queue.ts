@@ -1,7 +1,7 @@
 /**
- * One job at a time, first come first served, with a bound on how many may wait. On 2 cores one
- * sequence already keeps both busy, and decoding one sequence at a time is what makes a seeded
- * request reproducible (a batch mixing sequences would change the arithmetic of each).
+ * One job at a time, first come first served, with a bound on how many may wait: the server's
+ * embedding requests (generation has the engine's slots, batcher.ts). Also the errors both report:
+ * a full queue, a closing server, a client gone.
  */
 
 export class QueueFullError extends Error {

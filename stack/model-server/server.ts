@@ -1,14 +1,14 @@
 /**
- * The HTTP side: routes, request validation, the API's response and error shapes, the queue in
- * front of the model, and client disconnects (a request whose client has gone is dropped from the
- * queue, or stopped between tokens).
+ * The HTTP side: routes, request validation, the API's response and error shapes, the bound on
+ * waiting requests, and client disconnects (a request whose client has gone leaves the queue, or
+ * stops between tokens and frees its slots).
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Socket } from 'node:net';
 import { z } from 'zod';
-import { Engine, InvalidInputError, randomSeed, toSeed, type ChatTurn, type Generation, type GeneratedChoice } from './engine.js';
+import { Engine, InvalidInputError, randomSeed, toSeed, type ChatTurn, type GeneratedChoice, type Generation } from './engine.js';
 import { assertModelFile, modelIdFor } from './location.js';
 import { AbortedError, QueueClosedError, QueueFullError, WorkQueue } from './queue.js';
 import {
@@ -34,9 +34,11 @@ export interface ModelServerOptions {
   modelId?: string;
   /** Prompt plus completion tokens per request (default: the model's, at most 8192). */
   contextSize?: number;
-  /** llama.cpp CPU threads: a number, or 'auto' (default): per request, the cores other processes leave free, at most 2. */
+  /** llama.cpp CPU threads: a number, or 'auto' (default): per decode step, the cores other processes leave free, at most 2. */
   threads?: number | 'auto';
-  /** Requests that may wait behind the running one before the server answers 429 (default 32). */
+  /** Sequences decoded together (the `n` choices of requests in flight), each with its own cache (default 8). */
+  slots?: number;
+  /** Requests that may wait for a slot (embeddings: behind the running one) before the server answers 429 (default 32). */
   maxQueue?: number;
   /** Largest request body accepted, in bytes (default 8 MiB). */
   maxBodyBytes?: number;
@@ -117,8 +119,11 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     modelPath: options.modelPath,
     ...(options.contextSize !== undefined ? { contextSize: options.contextSize } : {}),
     ...(options.threads !== undefined ? { threads: options.threads } : {}),
+    ...(options.slots !== undefined ? { slots: options.slots } : {}),
+    maxWaiting: options.maxQueue ?? 32,
     log,
   });
+  /** Embeddings, one at a time (generation has the engine's slots). */
   const queue = new WorkQueue(options.maxQueue ?? 32);
   const shutdown = new AbortController();
   const fingerprint = `fp_llamacpp_${engine.model.fileInfo.metadata.general.architecture}_${engine.model.size}`;
@@ -131,16 +136,10 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     }
   };
 
-  /** Runs a model job in the queue, as the API reports a full queue or a shutdown. */
-  const inQueue = async <T>(job: () => Promise<T>, signal: AbortSignal): Promise<{ value: T; queueMs: number }> => {
-    const queued = Date.now();
-    let queueMs = 0;
+  /** A full queue or a shutdown, as the API reports them. */
+  const queueErrors = async <T>(work: Promise<T>): Promise<T> => {
     try {
-      const value = await queue.run(async () => {
-        queueMs = Date.now() - queued;
-        return job();
-      }, signal);
-      return { value, queueMs };
+      return await work;
     } catch (err) {
       if (err instanceof QueueFullError) {
         throw new HttpError(429, `${err.message}.`, 'requests', null, 'rate_limit_exceeded', { 'retry-after': String(err.retryAfterS) });
@@ -172,10 +171,11 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     return requested ?? room;
   };
 
-  const timingHeaders = (g: { promptMs: number; generationMs: number; threads: number }, queueMs: number) => ({
-    'x-explora-queue-ms': String(queueMs),
+  const timingHeaders = (g: Generation) => ({
+    'x-explora-queue-ms': String(g.queueMs),
     'x-explora-prompt-ms': String(g.promptMs),
     'x-explora-generation-ms': String(g.generationMs),
+    'x-explora-first-token-ms': String(g.firstTokenMs),
     'x-explora-threads': String(g.threads),
   });
 
@@ -195,24 +195,25 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     const prompt = engine.tokenize(engine.renderChat(chatTurns(body)));
     const maxTokens = maxTokensFor(prompt.length, body.max_completion_tokens ?? body.max_tokens, 'messages');
     const n = body.n ?? 1;
-    const { value: g, queueMs } = await inQueue(() => engine.generate(prompt, samplingOf(body, maxTokens), n, signal), signal);
+    const g = await queueErrors(engine.generate([prompt], samplingOf(body, maxTokens), n, signal));
+    const { promptTokens, choices } = g.prompts[0]!;
     return {
       status: 200,
-      headers: timingHeaders(g, queueMs),
-      note: `prompt ${g.promptTokens} completion ${usage(g.promptTokens, g.choices).completion_tokens} tokens, ${g.threads} threads`,
+      headers: timingHeaders(g),
+      note: `prompt ${promptTokens} completion ${usage(promptTokens, choices).completion_tokens} tokens, ${g.threads} threads`,
       body: {
         id: newId('chatcmpl'),
         object: 'chat.completion',
         created: Math.floor(Date.now() / 1000),
         model: modelId,
         system_fingerprint: fingerprint,
-        choices: g.choices.map((c, index) => ({
+        choices: choices.map((c, index) => ({
           index,
           message: { role: 'assistant', content: c.text, refusal: null },
           logprobs: null,
           finish_reason: c.finishReason,
         })),
-        usage: usage(g.promptTokens, g.choices),
+        usage: usage(promptTokens, choices),
       },
     };
   }
@@ -232,23 +233,13 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     });
     const longest = Math.max(...tokenized.map((t) => t.length));
     const maxTokens = maxTokensFor(longest, body.max_tokens, 'prompt');
-    const sampling = samplingOf(body, maxTokens);
-    const { value: gens, queueMs } = await inQueue(async () => {
-      const out: Generation[] = [];
-      for (const tokens of tokenized) out.push(await engine.generate(tokens, sampling, n, signal));
-      return out;
-    }, signal);
-    const choices = gens.flatMap((g) => g.choices);
-    const promptTokens = gens.reduce((sum, g) => sum + g.promptTokens, 0);
-    const timing = {
-      promptMs: gens.reduce((s, g) => s + g.promptMs, 0),
-      generationMs: gens.reduce((s, g) => s + g.generationMs, 0),
-      threads: Math.max(...gens.map((g) => g.threads)),
-    };
+    const g = await queueErrors(engine.generate(tokenized, samplingOf(body, maxTokens), n, signal));
+    const choices = g.prompts.flatMap((p) => p.choices);
+    const promptTokens = g.prompts.reduce((sum, p) => sum + p.promptTokens, 0);
     return {
       status: 200,
-      headers: timingHeaders(timing, queueMs),
-      note: `prompt ${promptTokens} completion ${usage(promptTokens, choices).completion_tokens} tokens, ${timing.threads} threads`,
+      headers: timingHeaders(g),
+      note: `prompt ${promptTokens} completion ${usage(promptTokens, choices).completion_tokens} tokens, ${g.threads} threads`,
       body: {
         id: newId('cmpl'),
         object: 'text_completion',
@@ -268,7 +259,10 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       throw badRequest(`This model's embeddings have ${engine.embeddingSize} dimensions; it cannot return ${body.dimensions}.`, 'dimensions');
     }
     const inputs = typeof body.input === 'string' ? [body.input] : body.input;
-    const { value: vectors, queueMs } = await inQueue(async () => {
+    const queued = Date.now();
+    let queueMs = 0;
+    const vectors = await queueErrors(queue.run(async () => {
+      queueMs = Date.now() - queued;
       const out: Array<{ vector: number[]; tokens: number }> = [];
       for (const [i, input] of inputs.entries()) {
         if (signal.aborted) throw new AbortedError();
@@ -280,7 +274,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
         }
       }
       return out;
-    }, signal);
+    }, signal));
     const tokens = vectors.reduce((s, v) => s + v.tokens, 0);
     const base64 = body.encoding_format === 'base64';
     return {
@@ -305,7 +299,19 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     '/v1/completions': { POST: completions },
     '/v1/embeddings': { POST: embeddings },
     '/v1/models': { GET: async () => ({ status: 200, body: { object: 'list', data: [modelObject()] } }) },
-    '/health': { GET: async () => ({ status: 200, body: { status: 'ok', model: modelId, queue: queue.stats(), threads_next: engine.threadsNow() } }) },
+    '/health': { GET: async () => ({ status: 200, body: health() }) },
+  };
+
+  const health = () => {
+    const generation = engine.stats();
+    const embedding = queue.stats();
+    return {
+      status: 'ok',
+      model: modelId,
+      queue: { running: generation.running || embedding.running, waiting: generation.waiting + embedding.waiting },
+      slots: { total: generation.slots, busy: generation.busySlots, generating: generation.generating },
+      threads_next: engine.threadsNow(),
+    };
   };
 
   const send = (res: http.ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}) => {
@@ -414,7 +420,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       (closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         shutdown.abort();
-        await queue.close();
+        await Promise.all([queue.close(), engine.drain()]);
         // Let the answers (503s, last replies) go out before connections are cut.
         await new Promise((r) => setTimeout(r, 50));
         for (const s of sockets) s.destroy();

@@ -1,21 +1,23 @@
 /**
  * The embedded model server against the real model (Qwen2.5-Coder-0.5B-Instruct on llama.cpp, CPU):
  * both generating routes, the chat template, n > 1, seeds, stop, max_tokens, usage, embeddings,
- * errors in the API's shape, and simultaneous requests. Completions are kept to a few tokens.
+ * errors in the API's shape, and simultaneous requests decoded as one batch (4 slots here).
+ * Completions are kept to a few tokens.
  */
 import OpenAI, { APIError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep } from '../support/poll.js';
+import { sleep, waitUntil } from '../support/poll.js';
 import { ChatResponseSchema, CompletionResponseSchema } from '../../domain/llm/request.js';
 import { startModelServer, type ModelServer } from '../../stack/model-server/index.js';
-import { expectApiError, get, installedModelPath, post } from './support.js';
+import { expectApiError, get, installedModelPath, post, type Answer } from './support.js';
 
 const MODEL = 'qwen2.5-coder-0.5b-instruct';
+const SLOTS = 4;
 let server: ModelServer;
 let url: string;
 
 beforeAll(async () => {
-  server = await startModelServer({ host: '127.0.0.1', port: 0, modelPath: installedModelPath() });
+  server = await startModelServer({ host: '127.0.0.1', port: 0, modelPath: installedModelPath(), slots: SLOTS });
   url = server.url;
 });
 afterAll(async () => {
@@ -201,38 +203,133 @@ describe('model server: errors in the API shape', () => {
   });
 });
 
+const health = async () => (await get(url.replace(/\/v1$/, ''), '/health')).body;
+
+/** Polls /health until `done` settles; the most slots it saw busy at once. */
+async function mostBusySlots(done: Promise<unknown>): Promise<number> {
+  let settled = false;
+  void done.finally(() => (settled = true)).catch(() => undefined);
+  let most = 0;
+  while (!settled) {
+    most = Math.max(most, (await health()).slots.busy);
+    await sleep(30);
+  }
+  return most;
+}
+
+describe('model server: batching', () => {
+  const prompt = 'import random\n\n# Pick a name for a pet:\nname = "';
+
+  it('requests arriving together share the slots; each answer is what it is alone, usage per request', async () => {
+    // Alone first, one after the other, then all at once: 2 + 1 choices and a stopped one, in one batch.
+    const bodies = [
+      { prompt, n: 2, max_tokens: 6, temperature: 1.2, seed: 70 },
+      { prompt: 'def area(r):\n', max_tokens: 5, temperature: 0 },
+      { prompt: '# Three fruits:\nfruits = [', max_tokens: 10, temperature: 0, stop: [','] },
+    ];
+    const alone: Answer[] = [];
+    for (const b of bodies) alone.push(await completion(b));
+    const together = Promise.all(bodies.map((b) => completion(b)));
+    const busy = await mostBusySlots(together);
+    const answers = await together;
+    expect(busy).toBeGreaterThanOrEqual(3);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    answers.forEach((a, i) => {
+      expect(a.body.choices).toEqual(alone[i]!.body.choices);
+      expect(a.body.usage).toEqual(alone[i]!.body.usage);
+      expect(a.body.usage.completion_tokens).toBeGreaterThan(0);
+      expect(a.body.usage.total_tokens).toBe(a.body.usage.prompt_tokens + a.body.usage.completion_tokens);
+    });
+    expect(answers[0]!.body.choices.map((c: any) => c.index)).toEqual([0, 1]);
+    // Each choice stops by its own rule: the stopped one at its comma, the others by length.
+    expect(answers[2]!.body.choices[0].finish_reason).toBe('stop');
+    expect(answers[2]!.body.choices[0].text).not.toContain(',');
+    expect(answers[1]!.body.choices[0].finish_reason).toBe('length');
+    expect(answers[1]!.body.usage.completion_tokens).toBe(5);
+  });
+
+  it('more choices than slots: the rest wait for a slot and start as others finish (continuous batching)', async () => {
+    const n = SLOTS + 2;
+    const r = await completion({ prompt, n, max_tokens: 4, temperature: 1, seed: 900 });
+    expect(r.status).toBe(200);
+    expect(r.body.choices.map((c: any) => c.index)).toEqual([...Array(n).keys()]);
+    // The last choice, which waited for a slot, is still seed + its index.
+    const last = await completion({ prompt, max_tokens: 4, temperature: 1, seed: 900 + n - 1 });
+    expect(r.body.choices[n - 1].text).toBe(last.body.choices[0].text);
+    // Seeded, so fixed: no choice ends before its 4 tokens here.
+    expect(r.body.choices.map((c: any) => c.finish_reason)).toEqual(r.body.choices.map(() => 'length'));
+    expect(r.body.usage.completion_tokens).toBe(n * 4);
+    const h = await health();
+    expect(h.queue).toEqual({ running: false, waiting: 0 });
+    expect(h.slots).toEqual({ total: SLOTS, busy: 0, generating: 0 });
+  });
+
+  it('a prompt that shares a start with an earlier one reuses its cache, with the same result', async () => {
+    const head = '# Utilities for strings, lists and numbers.\nimport math\n\n';
+    const b = { prompt: `${head}def clamp(x, lo, hi):\n`, max_tokens: 8, temperature: 1.1, seed: 5 };
+    const first = await completion(b);
+    // Another request with the same start, then b again: b now evaluates only its own tail.
+    await completion({ prompt: `${head}def mean(xs):\n`, max_tokens: 3, temperature: 0 });
+    const again = await completion(b);
+    expect(again.body.choices).toEqual(first.body.choices);
+  });
+
+  it('a client that gives up mid-generation frees its slots; its batch neighbours finish as they would alone', async () => {
+    const neighbour = { prompt: 'def long_function():\n', n: 2, max_tokens: 12, temperature: 0.9, seed: 3 };
+    const alone = await completion(neighbour);
+    const abandon = new AbortController();
+    const running = completion(neighbour);
+    // Greedy, the model counts on for thousands of tokens.
+    const endless = { model: MODEL, prompt: '# The numbers from 1 to 5000, one per line:\n1\n2\n3\n', n: 2, max_tokens: 4000, temperature: 0 };
+    const gone = post(url, '/completions', endless, { signal: abandon.signal }).catch((err: Error) => err);
+    await waitUntil(async () => (await health()).slots.generating === 4, { what: 'all four choices generating', timeoutMs: 60_000, intervalMs: 20 });
+    abandon.abort();
+    expect(await gone).toBeInstanceOf(Error);
+    // A request that fails validation meanwhile is answered 400 and touches no slot.
+    expectApiError(await completion({ prompt: 'x', max_tokens: 1_000_000 }), 400, { code: 'context_length_exceeded' });
+    const answer = await running;
+    expect(answer.status).toBe(200);
+    expect(answer.body.choices).toEqual(alone.body.choices);
+    expect(answer.body.usage).toEqual(alone.body.usage);
+    // The abandoned choices (4000 tokens each) stopped: every slot is free again.
+    await waitUntil(async () => (await health()).slots.busy === 0, { what: 'the abandoned choices to free their slots', timeoutMs: 60_000 });
+  });
+});
+
 describe('model server: concurrency', () => {
-  it('answers simultaneous requests one after another, all of them, and stays responsive meanwhile', async () => {
-    const bodies = Array.from({ length: 6 }, (_, i) => ({ prompt: `# Task ${i}\ndef f${i}(x):\n`, max_tokens: 4, temperature: 0.7, seed: i }));
+  it('more simultaneous requests than slots: all answered, the later ones after a wait, and the server stays responsive', async () => {
+    const bodies = Array.from({ length: SLOTS + 2 }, (_, i) => ({ prompt: `# Task ${i}\ndef f${i}(x):\n`, max_tokens: 4, temperature: 0.7, seed: i }));
     const pending = bodies.map((b, i) => (i % 2 ? completion(b) : chat({ messages: [{ role: 'user', content: b.prompt }], max_tokens: 4, seed: i })));
-    // While they queue, the server still answers what needs no model.
-    const health = await get(url.replace(/\/v1$/, ''), '/health');
-    expect(health.status).toBe(200);
-    expect(health.body.queue.running).toBe(true);
+    // While they run, the server still answers what needs no model.
+    const h = await health();
+    expect(h.status).toBe('ok');
+    expect(h.queue.running).toBe(true);
     const models = await get(url, '/models');
     expect(models.status).toBe(200);
     const answers = await Promise.all(pending);
-    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(answers.map((a) => a.status)).toEqual(bodies.map(() => 200));
     for (const a of answers) expect(a.body.usage.completion_tokens).toBeGreaterThan(0);
-    // Queued ones waited, as the header says.
-    expect(Math.max(...answers.map((a) => Number(a.headers.get('x-explora-queue-ms'))))).toBeGreaterThan(0);
+    // Two had to wait for a slot, as the header says.
+    expect(answers.filter((a) => Number(a.headers.get('x-explora-queue-ms')) > 0).length).toBeGreaterThanOrEqual(2);
+    for (const a of answers) expect(Number(a.headers.get('x-explora-first-token-ms'))).toBeGreaterThan(0);
     // Seeded requests answered in a crowd are the same as answered alone.
     const alone = await completion(bodies[1]!);
     expect(alone.body.choices).toEqual(answers[1]!.body.choices);
   });
 
-  it('a client that gives up leaves the queue; the server goes on', async () => {
-    const running = completion({ prompt: 'def long_function():\n', max_tokens: 12, temperature: 0 });
+  it('a client that gives up while waiting for a slot leaves the queue; the server goes on', async () => {
+    const fill = Array.from({ length: SLOTS }, (_, i) => completion({ prompt: `def long_function_${i}():\n`, max_tokens: 12, temperature: 0 }));
     const abandon = new AbortController();
     const abandoned = completion({ prompt: 'x', max_tokens: 4 }).catch(() => null);
     const gone = post(url, '/completions', { model: MODEL, prompt: 'y', max_tokens: 4 }, { signal: abandon.signal }).catch((err: Error) => err);
     await sleep(100);
     abandon.abort();
     expect(await gone).toBeInstanceOf(Error);
-    expect((await running).status).toBe(200);
+    expect((await Promise.all(fill)).map((a) => a.status)).toEqual(fill.map(() => 200));
     expect((await abandoned)?.status).toBe(200);
-    const health = await get(url.replace(/\/v1$/, ''), '/health');
-    expect(health.body.queue).toEqual({ running: false, waiting: 0 });
+    const h = await health();
+    expect(h.queue).toEqual({ running: false, waiting: 0 });
+    expect(h.slots.busy).toBe(0);
   });
 });
 
