@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Checks the toolchains of the process-run languages (MultiPL-E's js, ts, go_test.go, rs, java,
-# cpp) and installs what the project itself provides for them:
+# cpp, lua, rb, php, pl, sh) and installs what the project itself provides for them:
+#   - the interpreters and test libraries of MultiPL-E's scripting languages, from Debian packages
+#     (apt-get, when run as root on Debian; elsewhere it names the packages): lua5.4 + lua-unit,
+#     ruby + ruby-test-unit, php-cli, perl + libtest-deep-perl, bash;
 #   - (javatuples 1.2, which MultiPL-E's Java prompts import, is fetched by install-warm-compilers.sh,
 #     sha-256 pinned; this script only checks it is there);
 #   - a read-only Go build cache of the standard library (.tools/go-cache), so that a sandboxed
@@ -49,8 +52,27 @@ else
   say_missing "java" "a JDK (javac and java)" "apt-get install openjdk-17-jdk-headless"
 fi
 
+# MultiPL-E's scripting languages: Debian packages, installed when missing (as root, with apt-get).
+apt_updated=0
+apt_install() {  # language, probe command (exit 0 when present), Debian packages...
+  local language="$1" probe="$2"
+  shift 2
+  bash -c "$probe" >/dev/null 2>&1 && return 0
+  if [ "$(id -u)" -eq 0 ] && have apt-get; then
+    if [ "$apt_updated" -eq 0 ]; then
+      apt-get update -qq >&2 || true
+      apt_updated=1
+    fi
+    echo "install-toolchains: language $language: apt-get install $*" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2 || true
+    bash -c "$probe" >/dev/null 2>&1 && return 0
+  fi
+  say_missing "$language" "$*" "apt-get install $* (Debian), or the same from your distribution"
+}
+apt_install lua "lua -e \"require('luaunit')\"" lua5.4 lua-unit
+
 if [ "$missing" -eq 0 ]; then
-  echo "install-toolchains: every process-run language's toolchain is there (js, ts, go_test.go, rs, java, cpp)" >&2
+  echo "install-toolchains: every process-run language's toolchain is there (js, ts, go_test.go, rs, java, cpp, lua, rb, php, pl, sh)" >&2
 else
   echo "install-toolchains: $missing toolchain part(s) missing: their languages are refused until installed (Python and the others run)" >&2
 fi

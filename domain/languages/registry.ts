@@ -1,8 +1,8 @@
-/** The registry of languages: one line per language, each a definition in its own folder. */
 import { cpp } from './cpp/index.js';
 import { go } from './go/index.js';
 import { java } from './java/index.js';
 import { js } from './js/index.js';
+import { lua } from './lua/index.js';
 import { python } from './python/index.js';
 import { rs } from './rs/index.js';
 import { runnerOf } from './runner.js';
@@ -17,6 +17,7 @@ export const LANGUAGES = {
   rs,
   java,
   cpp,
+  lua,
 } as const;
 
 export type LanguageId = keyof typeof LANGUAGES;

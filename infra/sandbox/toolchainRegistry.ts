@@ -12,6 +12,7 @@ import { cppToolchain } from './process/toolchains/cpp.js';
 import { goToolchain } from './process/toolchains/go.js';
 import { javaToolchain } from './process/toolchains/java.js';
 import { jsToolchain } from './process/toolchains/js.js';
+import { luaToolchain } from './process/toolchains/lua.js';
 import { rsToolchain } from './process/toolchains/rs.js';
 import { tsToolchain } from './process/toolchains/ts.js';
 import { warmCppToolchain, warmGoToolchain, warmJavaToolchain, warmJsToolchain, warmRsToolchain, warmTsToolchain } from './warm/warmToolchains.js';
@@ -33,6 +34,7 @@ export const TOOLCHAINS = {
   rs: { plain: rsToolchain, warm: warmRsToolchain },
   java: { plain: javaToolchain, warm: warmJavaToolchain },
   cpp: { plain: cppToolchain, warm: warmCppToolchain },
+  lua: { plain: luaToolchain },
 } as const satisfies ToolchainTable<ProcessLanguageId>;
 
 export class ToolchainNotRegisteredError extends Error {

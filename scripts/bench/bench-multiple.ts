@@ -3,11 +3,12 @@
  * step in its sandbox) with the warm toolchains (infra/sandbox/warm/warmToolchains.ts), against
  * MultiPL-E's own evaluator, on the same machine, in one run, with the same concurrency.
  *
- *   npx tsx scripts/bench/bench-multiple.ts [--programs 40] [--workers 2] [--languages js,ts,go_test.go,rs,java,cpp]
+ *   npx tsx scripts/bench/bench-multiple.ts [--programs 40] [--workers 2] [--languages js,ts,go_test.go,rs,java,cpp,lua,rb,php,pl,sh]
  *                                          [--rounds 1] [--levers] [--skip-peer] [--floor] [--batch-size 16] [--in-flight N]
  *
  * Workload: the correct MultiPL-E-style rows of scripts/bench/data/multiple-correct.jsonl (three
- * HumanEval problems per language, in MultiPL-E's format: the program is prompt + completion +
+ * HumanEval problems per language (PHP: add for strlen, which redeclares a PHP builtin in
+ * MultiPL-E's own row), in MultiPL-E's format: the program is prompt + completion +
  * "\n" + tests), repeated to --programs per language; every program is made distinct (a comment,
  * and in Go a distinct `var _ = i`, since Go's compile output ignores comments) so that neither
  * MultiPL-E's cache of program texts nor any build cache returns an earlier result.
@@ -18,7 +19,10 @@
  * `node F.js` (safe_subprocess.run, which polls every 0.1 s); eval_go `go test F`
  * (subprocess.run); eval_rust `rustc F -o B` then `B` (subprocess.run); eval_java
  * `javac -encoding UTF8 -d D F` then `java -ea -cp D:javatuples Problem` (safe_subprocess.run);
- * eval_cpp `g++ F -o B -std=c++17` then `B` (safe_subprocess.run). Same toolchains as ours (tsc
+ * eval_cpp `g++ F -o B -std=c++17` then `B` (safe_subprocess.run); eval_php `php F`, eval_pl
+ * `perl F`, eval_sh `bash F` (safe_subprocess.run); eval_lua `lua F` (safe_subprocess.run) and
+ * eval_ruby `ruby F` (subprocess.run, 5 s), these two from MultiPL-E's docs and the other
+ * evaluators' pattern (their files were not in the reference index). Same toolchains as ours (tsc
  * is the project's typescript package; javatuples is .tools/multiple's).
  * Ours: 8 untimed programs first (distinct texts: the warm compilers' start and JIT warm-up, paid
  * once per worker), then the timed ones. --levers also runs the same programs through the same
@@ -93,12 +97,15 @@ const opts = z
 const RowSchema = z.object({ name: z.string(), language: z.string(), prompt: z.string(), completion: z.string(), tests: z.string() });
 const rows = readFileSync(ROWS, 'utf8').split('\n').filter((l) => l.trim()).map((l) => RowSchema.parse(JSON.parse(l)));
 
+/** A line comment, where the language's is not `//`. */
+const COMMENT: Partial<Record<ProcessLanguageId, string>> = { lua: '--' };
+
 function programsFor(language: ProcessLanguageId, n: number): string[] {
   const own = rows.filter((r) => r.language === language);
   if (own.length === 0) throw new Error(`${ROWS}: no rows for ${language}`);
   return Array.from({ length: n }, (_, i) => {
     const r = own[i % own.length]!;
-    const unique = language === 'go_test.go' ? `\nvar _ = ${i}\n` : `\n// bench program ${i}\n`;
+    const unique = language === 'go_test.go' ? `\nvar _ = ${i}\n` : `\n${COMMENT[language] ?? '//'} bench program ${i}\n`;
     return r.prompt + r.completion + '\n' + r.tests + unique;
   });
 }
@@ -190,7 +197,12 @@ def eval_cpp(path):
     r = safe_run([basename])
     return "Timeout" if r.timeout else "Exception" if r.exit_code != 0 else "OK"
 
-EVALUATORS = {"js": (eval_js, ".js"), "ts": (eval_ts, ".ts"), "go_test.go": (eval_go, "_test.go"), "rs": (eval_rust, ".rs"), "java": (eval_java, ".java"), "cpp": (eval_cpp, ".cpp")}
+def eval_lua(path):
+    r = safe_run(["lua", str(path)])
+    return "Timeout" if r.timeout else "OK" if r.exit_code == 0 else "Exception"
+
+EVALUATORS = {"js": (eval_js, ".js"), "ts": (eval_ts, ".ts"), "go_test.go": (eval_go, "_test.go"), "rs": (eval_rust, ".rs"), "java": (eval_java, ".java"), "cpp": (eval_cpp, ".cpp"),
+              "lua": (eval_lua, ".lua")}
 evaluate, ext = EVALUATORS[language]
 
 def eval_string_script(program):

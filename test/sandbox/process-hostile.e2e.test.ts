@@ -1,7 +1,7 @@
 /**
- * Hostile programs in every process-run language (MultiPL-E's js, ts, go_test.go, rs, java, cpp),
- * on the real toolchains and the real sandbox: an infinite loop, a spawn bomb, a memory bomb, a
- * gigabyte of output, a connection to loopback ports, reading the worker's environment, writing
+ * Hostile programs in every process-run language (MultiPL-E's js, ts, go_test.go, rs, java, cpp and
+ * its scripting languages lua, rb, php, pl, sh), on the real toolchains and the real sandbox: an
+ * infinite loop, a spawn bomb, a memory bomb, a gigabyte of output, a connection to loopback ports, reading the worker's environment, writing
  * outside its directory, a child that outlives the program. Each must be contained and reported,
  * and leave no process of the samples' uids and no file on the host behind. All languages run at
  * once (one executor each), so the whole file takes about as long as its slowest language.
@@ -89,6 +89,17 @@ function programs(port: number): Record<ProcessLanguageId, Record<Kind, string>>
       environment: cpp('    for (char **e = environ; *e; e++) puts(*e);\n    std::ifstream f("/proc/1/environ"); std::string s((std::istreambuf_iterator<char>(f)), {}); puts(s.c_str());'),
       writeOutside: cpp(`    for (const char *p : {${TARGETS.map((t) => JSON.stringify(t)).join(', ')}}) {\n        FILE *f = fopen(p, "w");\n        if (f) { fputs("x", f); fclose(f); printf("WROTE %s\\n", p); } else printf("refused %s\\n", p);\n    }`),
       daemon: cpp('    pid_t c = fork();\n    if (c == 0) { setsid(); execl("/bin/sleep", "sleep", "30", (char*)0); _exit(1); }\n    printf("spawned %d\\n", c);'),
+    },
+    lua: {
+      loop: 'while true do end',
+      spawnBomb: "while true do os.execute('/bin/sleep 100 &') end",
+      memoryBomb: "local t = {}\nwhile true do t[#t + 1] = string.rep('x', 10 * 1024 * 1024) .. #t end",
+      output: "local b = string.rep('x', 1 << 20)\nfor i = 1, 1024 do io.stdout:write(b) end",
+      // Lua has no sockets of its own: it tries through bash's /dev/tcp.
+      network: `for _, p in ipairs({${port}, 7233, 8333}) do\n  local ok = os.execute('bash -c "exec 3<>/dev/tcp/127.0.0.1/' .. p .. '" 2>/dev/null')\n  print(p, ok and 'CONNECTED' or 'refused')\nend`,
+      environment: "print((io.open('/proc/self/environ'):read('a'):gsub('%z', '\\n')))\nlocal f = io.open('/proc/1/environ')\nif f then print(f:read('a')) end",
+      writeOutside: `for _, p in ipairs({${TARGETS.map((t) => JSON.stringify(t)).join(', ')}}) do\n  local f = io.open(p, 'w')\n  if f then f:write('x') f:close() print('WROTE ' .. p) else print('refused ' .. p) end\nend`,
+      daemon: "print('spawned ' .. io.popen('setsid /bin/sleep 30 > /dev/null 2>&1 & echo $!'):read('l'))",
     },
   };
 }
@@ -224,6 +235,7 @@ describe('after every hostile program', () => {
       rs: 'fn main() { assert_eq!(1 + 1, 2); }',
       java: 'class Problem { public static void main(String[] a) { assert 1 + 1 == 2; } }',
       cpp: '#include <cassert>\nint main() { assert(1 + 1 == 2); }',
+      lua: "local lu = require('luaunit')\nfunction test_ok() lu.assertEquals(1 + 1, 2) end\nos.exit(lu.LuaUnit.run())",
     };
     const after = await Promise.all(LANGUAGES.map((l) => executors.get(l)!.run({ id: `${l}/ok`, program: ok[l], limits: AMPLE })));
     for (const r of after) expect(r.status, JSON.stringify(r)).toBe('passed');

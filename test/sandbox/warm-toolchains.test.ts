@@ -70,6 +70,12 @@ const CASES: Record<ProcessLanguageId, Case> = {
     broken: '#include<assert.h>\n#include<bits/stdc++.h>\nlong add(long a, long b) { return a + ; }\nint main() { assert(add(2, 3) == 5); }\n',
     hangs: '#include<assert.h>\n#include<bits/stdc++.h>\nint main() { volatile int x = 0; while (true) { x++; } }\n',
   },
+  lua: {
+    ok: "local function add(a, b) return a + b end\nlu = require('luaunit')\nfunction test_humaneval() lu.assertEquals(add(2, 3), 5) end\nos.exit(lu.LuaUnit.run())\n",
+    wrong: "local function add(a, b) return a - b end\nlu = require('luaunit')\nfunction test_humaneval() lu.assertEquals(add(2, 3), 5) end\nos.exit(lu.LuaUnit.run())\n",
+    broken: 'local function add(a, b) return a + end\n',
+    hangs: 'while true do end\n',
+  },
 };
 
 /** Runs the requests through one executor over the language's production toolchain, then closes it. */

@@ -93,6 +93,14 @@ export function addRow(language: MultiplELanguageId, n = 53): MultiplERowFixture
         `}\nint main() {\n    auto candidate = add;\n${CASES.map(([a, b, c]) => `    assert(candidate((${a}), (${b})) == (${c}));\n`).join('')}}\n`,
         ['\n}'],
       );
+    case 'lua':
+      return row(
+        language,
+        n,
+        `-- Add two numbers x and y ${task}\n-- >>> add(2, 3)\n-- 5\n-- >>> add(5, 7)\n-- 12\nlocal function add(x, y)\n`,
+        `lu = require('luaunit')\n\nfunction test_humaneval()\nlocal candidate = add\n${CASES.map(([a, b, c]) => `    lu.assertEquals(candidate(${a}, ${b}), ${c})\n`).join('')}end\n\nos.exit(lu.LuaUnit.run())`,
+        ['\nlocal', '\nfunction', '\n--', '\n\n'],
+      );
     case 'py':
       return row(
         language,
@@ -151,6 +159,13 @@ export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, stri
     // Leaves a daemon behind (a new session, sleeping): it must die with the program.
     hostile: '    std::system("setsid sleep 31 > /dev/null 2>&1 &");\n    return x + y;\n}\n',
   },
+  lua: {
+    right: "    return x + y\nend\n\nlocal function junk() error('kept past a stop token') end\n",
+    wrong: '    return x - y\nend\n',
+    noncompiling: '    return x +\nend\n',
+    // Writes outside its directory: the right sum only when that is refused.
+    hostile: "    local f = io.open('/etc/explora-multiple-planted', 'w')\n    if f then f:write('x') f:close() return 0 end\n    return x + y\nend\n",
+  },
   py: {
     right: '    return x + y\n\ndef junk():\n    raise AssertionError("kept past a stop token")\n',
     wrong: '    return x - y\n',
@@ -161,7 +176,7 @@ export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, stri
 };
 
 /** Whether the language's hostile completion passes once contained (else it must time out or run out of memory). */
-export const HOSTILE_PASSES: Record<MultiplELanguageId, boolean> = { js: false, ts: false, 'go_test.go': false, rs: true, java: true, cpp: true, py: true };
+export const HOSTILE_PASSES: Record<MultiplELanguageId, boolean> = { js: false, ts: false, 'go_test.go': false, rs: true, java: true, cpp: true, lua: true, py: true };
 
 export function jsonl(rows: readonly object[]): string {
   return rows.map((r) => JSON.stringify(r) + '\n').join('');
