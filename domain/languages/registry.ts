@@ -4,6 +4,7 @@ import { java } from './java/index.js';
 import { js } from './js/index.js';
 import { lua } from './lua/index.js';
 import { python } from './python/index.js';
+import { rb } from './rb/index.js';
 import { rs } from './rs/index.js';
 import { runnerOf } from './runner.js';
 import { ts } from './ts/index.js';
@@ -18,6 +19,7 @@ export const LANGUAGES = {
   java,
   cpp,
   lua,
+  rb,
 } as const;
 
 export type LanguageId = keyof typeof LANGUAGES;

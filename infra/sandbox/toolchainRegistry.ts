@@ -13,6 +13,7 @@ import { goToolchain } from './process/toolchains/go.js';
 import { javaToolchain } from './process/toolchains/java.js';
 import { jsToolchain } from './process/toolchains/js.js';
 import { luaToolchain } from './process/toolchains/lua.js';
+import { rbToolchain } from './process/toolchains/rb.js';
 import { rsToolchain } from './process/toolchains/rs.js';
 import { tsToolchain } from './process/toolchains/ts.js';
 import { warmCppToolchain, warmGoToolchain, warmJavaToolchain, warmJsToolchain, warmRsToolchain, warmTsToolchain } from './warm/warmToolchains.js';
@@ -35,6 +36,7 @@ export const TOOLCHAINS = {
   java: { plain: javaToolchain, warm: warmJavaToolchain },
   cpp: { plain: cppToolchain, warm: warmCppToolchain },
   lua: { plain: luaToolchain },
+  rb: { plain: rbToolchain },
 } as const satisfies ToolchainTable<ProcessLanguageId>;
 
 export class ToolchainNotRegisteredError extends Error {

@@ -98,7 +98,7 @@ const RowSchema = z.object({ name: z.string(), language: z.string(), prompt: z.s
 const rows = readFileSync(ROWS, 'utf8').split('\n').filter((l) => l.trim()).map((l) => RowSchema.parse(JSON.parse(l)));
 
 /** A line comment, where the language's is not `//`. */
-const COMMENT: Partial<Record<ProcessLanguageId, string>> = { lua: '--' };
+const COMMENT: Partial<Record<ProcessLanguageId, string>> = { lua: '--', rb: '#' };
 
 function programsFor(language: ProcessLanguageId, n: number): string[] {
   const own = rows.filter((r) => r.language === language);
@@ -201,8 +201,15 @@ def eval_lua(path):
     r = safe_run(["lua", str(path)])
     return "Timeout" if r.timeout else "OK" if r.exit_code == 0 else "Exception"
 
+def eval_ruby(path):
+    try:
+        r = subprocess.run(["ruby", str(path)], capture_output=True, timeout=5 * scale)
+    except subprocess.TimeoutExpired:
+        return "Timeout"
+    return "OK" if r.returncode == 0 else "SyntaxError" if b"syntax error" in r.stderr else "Exception"
+
 EVALUATORS = {"js": (eval_js, ".js"), "ts": (eval_ts, ".ts"), "go_test.go": (eval_go, "_test.go"), "rs": (eval_rust, ".rs"), "java": (eval_java, ".java"), "cpp": (eval_cpp, ".cpp"),
-              "lua": (eval_lua, ".lua")}
+              "lua": (eval_lua, ".lua"), "rb": (eval_ruby, ".rb")}
 evaluate, ext = EVALUATORS[language]
 
 def eval_string_script(program):

@@ -1,8 +1,9 @@
 /**
  * Hostile programs in every process-run language (MultiPL-E's js, ts, go_test.go, rs, java, cpp and
  * its scripting languages lua, rb, php, pl, sh), on the real toolchains and the real sandbox: an
- * infinite loop, a spawn bomb, a memory bomb, a gigabyte of output, a connection to loopback ports, reading the worker's environment, writing
- * outside its directory, a child that outlives the program. Each must be contained and reported,
+ * infinite loop, a spawn bomb, a memory bomb, a gigabyte of output, a connection to loopback
+ * ports, reading the worker's environment, writing outside its directory, a child that outlives
+ * the program. Each must be contained and reported,
  * and leave no process of the samples' uids and no file on the host behind. All languages run at
  * once (one executor each), so the whole file takes about as long as its slowest language.
  */
@@ -100,6 +101,16 @@ function programs(port: number): Record<ProcessLanguageId, Record<Kind, string>>
       environment: "print((io.open('/proc/self/environ'):read('a'):gsub('%z', '\\n')))\nlocal f = io.open('/proc/1/environ')\nif f then print(f:read('a')) end",
       writeOutside: `for _, p in ipairs({${TARGETS.map((t) => JSON.stringify(t)).join(', ')}}) do\n  local f = io.open(p, 'w')\n  if f then f:write('x') f:close() print('WROTE ' .. p) else print('refused ' .. p) end\nend`,
       daemon: "print('spawned ' .. io.popen('setsid /bin/sleep 30 > /dev/null 2>&1 & echo $!'):read('l'))",
+    },
+    rb: {
+      loop: 'loop {}',
+      spawnBomb: "loop do\n  begin\n    Process.spawn('/bin/sleep', '100')\n  rescue StandardError\n  end\nend",
+      memoryBomb: "a = []\nloop { a << 'x' * (10 << 20) }",
+      output: "b = 'x' * (1 << 20)\n1024.times { $stdout.write(b) }",
+      network: `require 'socket'\n${ports}.each do |p|\n  begin\n    TCPSocket.new('127.0.0.1', p).close\n    puts "#{p} CONNECTED"\n  rescue StandardError => e\n    puts "#{p} #{e.class}"\n  end\nend`,
+      environment: "puts ENV.to_h.inspect\nputs File.read('/proc/1/environ') rescue nil",
+      writeOutside: `${JSON.stringify(TARGETS)}.each do |p|\n  begin\n    File.write(p, 'x')\n    puts "WROTE #{p}"\n  rescue StandardError\n    puts "refused #{p}"\n  end\nend`,
+      daemon: "pid = Process.spawn('/usr/bin/setsid', '/bin/sleep', '30')\nputs \"spawned #{pid}\"",
     },
   };
 }
@@ -236,6 +247,7 @@ describe('after every hostile program', () => {
       java: 'class Problem { public static void main(String[] a) { assert 1 + 1 == 2; } }',
       cpp: '#include <cassert>\nint main() { assert(1 + 1 == 2); }',
       lua: "local lu = require('luaunit')\nfunction test_ok() lu.assertEquals(1 + 1, 2) end\nos.exit(lu.LuaUnit.run())",
+      rb: "require 'test/unit'\nclass TestOk < Test::Unit::TestCase\n  def test_ok\n    assert_equal(2, 1 + 1)\n  end\nend\n",
     };
     const after = await Promise.all(LANGUAGES.map((l) => executors.get(l)!.run({ id: `${l}/ok`, program: ok[l], limits: AMPLE })));
     for (const r of after) expect(r.status, JSON.stringify(r)).toBe('passed');

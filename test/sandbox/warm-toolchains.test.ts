@@ -76,6 +76,12 @@ const CASES: Record<ProcessLanguageId, Case> = {
     broken: 'local function add(a, b) return a + end\n',
     hangs: 'while true do end\n',
   },
+  rb: {
+    ok: "def add(a, b)\n  a + b\nend\nrequire 'test/unit'\nclass TestHumanEval < Test::Unit::TestCase\n  def test_add\n    assert_equal(5, add(2, 3))\n  end\nend\n",
+    wrong: "def add(a, b)\n  a - b\nend\nrequire 'test/unit'\nclass TestHumanEval < Test::Unit::TestCase\n  def test_add\n    assert_equal(5, add(2, 3))\n  end\nend\n",
+    broken: 'def add(a, b)\n  a +\nend\n',
+    hangs: 'loop {}\n',
+  },
 };
 
 /** Runs the requests through one executor over the language's production toolchain, then closes it. */

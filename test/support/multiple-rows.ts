@@ -101,6 +101,14 @@ export function addRow(language: MultiplELanguageId, n = 53): MultiplERowFixture
         `lu = require('luaunit')\n\nfunction test_humaneval()\nlocal candidate = add\n${CASES.map(([a, b, c]) => `    lu.assertEquals(candidate(${a}, ${b}), ${c})\n`).join('')}end\n\nos.exit(lu.LuaUnit.run())`,
         ['\nlocal', '\nfunction', '\n--', '\n\n'],
       );
+    case 'rb':
+      return row(
+        language,
+        n,
+        `# Add two numbers x and y ${task}\n# >>> add.call(2, 3)\n# 5\n# >>> add.call(5, 7)\n# 12\ndef add(x, y)\n`,
+        `require 'test/unit'\nclass TestHumanEval < Test::Unit::TestCase\n  def test_add\n    candidate = method(:add)\n${CASES.map(([a, b, c]) => `    assert_equal(${c}, candidate.call(${a}, ${b}))\n`).join('')}  end\nend\n`,
+        ['\nclass', '\ndef', '\n#', '\n\n'],
+      );
     case 'py':
       return row(
         language,
@@ -166,6 +174,13 @@ export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, stri
     // Writes outside its directory: the right sum only when that is refused.
     hostile: "    local f = io.open('/etc/explora-multiple-planted', 'w')\n    if f then f:write('x') f:close() return 0 end\n    return x + y\nend\n",
   },
+  rb: {
+    right: "  x + y\nend\n\ndef junk\n  raise 'kept past a stop token'\nend\n",
+    wrong: '  x - y\nend\n',
+    noncompiling: '  x +\nend\n',
+    // Connects to Temporal's port: the right sum only when the connection is refused.
+    hostile: "  require 'socket'\n  begin\n    TCPSocket.new('127.0.0.1', 7233)\n    0\n  rescue StandardError\n    x + y\n  end\nend\n",
+  },
   py: {
     right: '    return x + y\n\ndef junk():\n    raise AssertionError("kept past a stop token")\n',
     wrong: '    return x - y\n',
@@ -176,7 +191,7 @@ export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, stri
 };
 
 /** Whether the language's hostile completion passes once contained (else it must time out or run out of memory). */
-export const HOSTILE_PASSES: Record<MultiplELanguageId, boolean> = { js: false, ts: false, 'go_test.go': false, rs: true, java: true, cpp: true, lua: true, py: true };
+export const HOSTILE_PASSES: Record<MultiplELanguageId, boolean> = { js: false, ts: false, 'go_test.go': false, rs: true, java: true, cpp: true, lua: true, rb: true, py: true };
 
 export function jsonl(rows: readonly object[]): string {
   return rows.map((r) => JSON.stringify(r) + '\n').join('');
