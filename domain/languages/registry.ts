@@ -3,6 +3,7 @@ import { go } from './go/index.js';
 import { java } from './java/index.js';
 import { js } from './js/index.js';
 import { lua } from './lua/index.js';
+import { php } from './php/index.js';
 import { python } from './python/index.js';
 import { rb } from './rb/index.js';
 import { rs } from './rs/index.js';
@@ -20,6 +21,7 @@ export const LANGUAGES = {
   cpp,
   lua,
   rb,
+  php,
 } as const;
 
 export type LanguageId = keyof typeof LANGUAGES;

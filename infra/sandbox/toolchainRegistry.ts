@@ -14,6 +14,7 @@ import { javaToolchain } from './process/toolchains/java.js';
 import { jsToolchain } from './process/toolchains/js.js';
 import { luaToolchain } from './process/toolchains/lua.js';
 import { rbToolchain } from './process/toolchains/rb.js';
+import { phpToolchain } from './process/toolchains/php.js';
 import { rsToolchain } from './process/toolchains/rs.js';
 import { tsToolchain } from './process/toolchains/ts.js';
 import { warmCppToolchain, warmGoToolchain, warmJavaToolchain, warmJsToolchain, warmRsToolchain, warmTsToolchain } from './warm/warmToolchains.js';
@@ -37,6 +38,7 @@ export const TOOLCHAINS = {
   cpp: { plain: cppToolchain, warm: warmCppToolchain },
   lua: { plain: luaToolchain },
   rb: { plain: rbToolchain },
+  php: { plain: phpToolchain },
 } as const satisfies ToolchainTable<ProcessLanguageId>;
 
 export class ToolchainNotRegisteredError extends Error {

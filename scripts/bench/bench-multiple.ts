@@ -208,8 +208,12 @@ def eval_ruby(path):
         return "Timeout"
     return "OK" if r.returncode == 0 else "SyntaxError" if b"syntax error" in r.stderr else "Exception"
 
+def eval_php(path):
+    r = safe_run(["php", str(path)])
+    return "SyntaxError" if "PHP Parse error" in r.stdout else "Exception" if r.exit_code != 0 else "OK"
+
 EVALUATORS = {"js": (eval_js, ".js"), "ts": (eval_ts, ".ts"), "go_test.go": (eval_go, "_test.go"), "rs": (eval_rust, ".rs"), "java": (eval_java, ".java"), "cpp": (eval_cpp, ".cpp"),
-              "lua": (eval_lua, ".lua"), "rb": (eval_ruby, ".rb")}
+              "lua": (eval_lua, ".lua"), "rb": (eval_ruby, ".rb"), "php": (eval_php, ".php")}
 evaluate, ext = EVALUATORS[language]
 
 def eval_string_script(program):

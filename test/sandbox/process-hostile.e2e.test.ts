@@ -112,6 +112,16 @@ function programs(port: number): Record<ProcessLanguageId, Record<Kind, string>>
       writeOutside: `${JSON.stringify(TARGETS)}.each do |p|\n  begin\n    File.write(p, 'x')\n    puts "WROTE #{p}"\n  rescue StandardError\n    puts "refused #{p}"\n  end\nend`,
       daemon: "pid = Process.spawn('/usr/bin/setsid', '/bin/sleep', '30')\nputs \"spawned #{pid}\"",
     },
+    php: {
+      loop: '<?php\nwhile (true) {}',
+      spawnBomb: "<?php\nwhile (true) { @exec('/bin/sleep 100 > /dev/null 2>&1 &'); }",
+      memoryBomb: "<?php\n$a = [];\nwhile (true) $a[] = str_repeat('x', 10 << 20);",
+      output: "<?php\n$b = str_repeat('x', 1 << 20);\nfor ($i = 0; $i < 1024; $i++) fwrite(STDOUT, $b);",
+      network: `<?php\nforeach (${ports} as $p) {\n    $s = @fsockopen('127.0.0.1', $p, $errno, $errstr, 1);\n    if ($s) { echo "$p CONNECTED\\n"; fclose($s); } else { echo "$p $errstr\\n"; }\n}`,
+      environment: "<?php\nvar_export(getenv());\necho @file_get_contents('/proc/1/environ');",
+      writeOutside: `<?php\nforeach (${JSON.stringify(TARGETS)} as $p) {\n    if (@file_put_contents($p, 'x') !== false) echo "WROTE $p\\n"; else echo "refused $p\\n";\n}`,
+      daemon: "<?php\n$pid = trim(shell_exec('setsid /bin/sleep 30 > /dev/null 2>&1 & echo $!'));\necho \"spawned $pid\\n\";",
+    },
   };
 }
 
@@ -248,6 +258,7 @@ describe('after every hostile program', () => {
       cpp: '#include <cassert>\nint main() { assert(1 + 1 == 2); }',
       lua: "local lu = require('luaunit')\nfunction test_ok() lu.assertEquals(1 + 1, 2) end\nos.exit(lu.LuaUnit.run())",
       rb: "require 'test/unit'\nclass TestOk < Test::Unit::TestCase\n  def test_ok\n    assert_equal(2, 1 + 1)\n  end\nend\n",
+      php: '<?php\nif (1 + 1 !== 2) { throw new Exception("Test failed!"); }',
     };
     const after = await Promise.all(LANGUAGES.map((l) => executors.get(l)!.run({ id: `${l}/ok`, program: ok[l], limits: AMPLE })));
     for (const r of after) expect(r.status, JSON.stringify(r)).toBe('passed');

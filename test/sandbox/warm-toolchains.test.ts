@@ -82,6 +82,12 @@ const CASES: Record<ProcessLanguageId, Case> = {
     broken: 'def add(a, b)\n  a +\nend\n',
     hangs: 'loop {}\n',
   },
+  php: {
+    ok: '<?php\nfunction add($a, $b) { return $a + $b; }\nif (add(2, 3) !== 5) { throw new Exception("Test failed!"); }\n',
+    wrong: '<?php\nfunction add($a, $b) { return $a - $b; }\nif (add(2, 3) !== 5) { throw new Exception("Test failed!"); }\n',
+    broken: '<?php\nfunction add($a, $b) { return $a + ; }\n',
+    hangs: '<?php\nwhile (true) {}\n',
+  },
 };
 
 /** Runs the requests through one executor over the language's production toolchain, then closes it. */

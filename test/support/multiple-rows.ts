@@ -109,6 +109,14 @@ export function addRow(language: MultiplELanguageId, n = 53): MultiplERowFixture
         `require 'test/unit'\nclass TestHumanEval < Test::Unit::TestCase\n  def test_add\n    candidate = method(:add)\n${CASES.map(([a, b, c]) => `    assert_equal(${c}, candidate.call(${a}, ${b}))\n`).join('')}  end\nend\n`,
         ['\nclass', '\ndef', '\n#', '\n\n'],
       );
+    case 'php':
+      return row(
+        language,
+        n,
+        `<?php\n// Add two numbers x and y ${task}\n// >>> add(2, 3)\n// 5\n// >>> add(5, 7)\n// 12\nfunction add($x, $y) {\n`,
+        `function candidate(...$args) {\n    return add(...$args);\n}\n\nfunction test(): void {\n${CASES.map(([a, b, c]) => `    if (candidate(${a}, ${b}) !== ${c}) { throw new Exception("Test failed!"); }\n`).join('')}}\n\ntest();`,
+        ['\nfunction', '\n?>', '\n//', '\n#'],
+      );
     case 'py':
       return row(
         language,
@@ -181,6 +189,13 @@ export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, stri
     // Connects to Temporal's port: the right sum only when the connection is refused.
     hostile: "  require 'socket'\n  begin\n    TCPSocket.new('127.0.0.1', 7233)\n    0\n  rescue StandardError\n    x + y\n  end\nend\n",
   },
+  php: {
+    right: '    return $x + $y;\n}\n\nfunction junk() { throw new Exception("kept past a stop token"); }\n',
+    wrong: '    return $x - $y;\n}\n',
+    noncompiling: '    return $x +;\n}\n',
+    // Leaves a daemon behind (a new session, sleeping): it must die with the program.
+    hostile: "    exec('setsid sleep 31 > /dev/null 2>&1 &');\n    return $x + $y;\n}\n",
+  },
   py: {
     right: '    return x + y\n\ndef junk():\n    raise AssertionError("kept past a stop token")\n',
     wrong: '    return x - y\n',
@@ -191,7 +206,7 @@ export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, stri
 };
 
 /** Whether the language's hostile completion passes once contained (else it must time out or run out of memory). */
-export const HOSTILE_PASSES: Record<MultiplELanguageId, boolean> = { js: false, ts: false, 'go_test.go': false, rs: true, java: true, cpp: true, lua: true, rb: true, py: true };
+export const HOSTILE_PASSES: Record<MultiplELanguageId, boolean> = { js: false, ts: false, 'go_test.go': false, rs: true, java: true, cpp: true, lua: true, rb: true, php: true, py: true };
 
 export function jsonl(rows: readonly object[]): string {
   return rows.map((r) => JSON.stringify(r) + '\n').join('');
