@@ -4,6 +4,7 @@ import { java } from './java/index.js';
 import { js } from './js/index.js';
 import { lua } from './lua/index.js';
 import { php } from './php/index.js';
+import { pl } from './pl/index.js';
 import { python } from './python/index.js';
 import { rb } from './rb/index.js';
 import { rs } from './rs/index.js';
@@ -22,6 +23,7 @@ export const LANGUAGES = {
   lua,
   rb,
   php,
+  pl,
 } as const;
 
 export type LanguageId = keyof typeof LANGUAGES;

@@ -15,6 +15,7 @@ import { jsToolchain } from './process/toolchains/js.js';
 import { luaToolchain } from './process/toolchains/lua.js';
 import { rbToolchain } from './process/toolchains/rb.js';
 import { phpToolchain } from './process/toolchains/php.js';
+import { plToolchain } from './process/toolchains/pl.js';
 import { rsToolchain } from './process/toolchains/rs.js';
 import { tsToolchain } from './process/toolchains/ts.js';
 import { warmCppToolchain, warmGoToolchain, warmJavaToolchain, warmJsToolchain, warmRsToolchain, warmTsToolchain } from './warm/warmToolchains.js';
@@ -39,6 +40,7 @@ export const TOOLCHAINS = {
   lua: { plain: luaToolchain },
   rb: { plain: rbToolchain },
   php: { plain: phpToolchain },
+  pl: { plain: plToolchain },
 } as const satisfies ToolchainTable<ProcessLanguageId>;
 
 export class ToolchainNotRegisteredError extends Error {

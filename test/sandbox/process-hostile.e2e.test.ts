@@ -122,6 +122,16 @@ function programs(port: number): Record<ProcessLanguageId, Record<Kind, string>>
       writeOutside: `<?php\nforeach (${JSON.stringify(TARGETS)} as $p) {\n    if (@file_put_contents($p, 'x') !== false) echo "WROTE $p\\n"; else echo "refused $p\\n";\n}`,
       daemon: "<?php\n$pid = trim(shell_exec('setsid /bin/sleep 30 > /dev/null 2>&1 & echo $!'));\necho \"spawned $pid\\n\";",
     },
+    pl: {
+      loop: '1 while 1;',
+      spawnBomb: "while (1) { my $p = fork(); if (defined $p && $p == 0) { exec('/bin/sleep', '100'); } }",
+      memoryBomb: "my @a;\npush @a, 'x' x (10 << 20) while 1;",
+      output: "my $b = 'x' x (1 << 20);\nsyswrite(STDOUT, $b) for 1 .. 1024;",
+      network: `use IO::Socket::INET;\nfor my $p (${port}, 7233, 8333) {\n    my $s = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $p, Timeout => 1);\n    print $s ? "$p CONNECTED\\n" : "$p $!\\n";\n}`,
+      environment: "print \"$_=$ENV{$_}\\n\" for keys %ENV;\nif (open(my $f, '<', '/proc/1/environ')) { local $/; print <$f>; }",
+      writeOutside: `for my $p (${TARGETS.map((t) => JSON.stringify(t)).join(', ')}) {\n    if (open(my $f, '>', $p)) { print $f 'x'; close $f; print "WROTE $p\\n"; } else { print "refused $p\\n"; }\n}`,
+      daemon: "my $c = fork();\nif ($c == 0) { exec('/usr/bin/setsid', '/bin/sleep', '30'); }\nprint \"spawned $c\\n\";",
+    },
   };
 }
 
@@ -259,6 +269,7 @@ describe('after every hostile program', () => {
       lua: "local lu = require('luaunit')\nfunction test_ok() lu.assertEquals(1 + 1, 2) end\nos.exit(lu.LuaUnit.run())",
       rb: "require 'test/unit'\nclass TestOk < Test::Unit::TestCase\n  def test_ok\n    assert_equal(2, 1 + 1)\n  end\nend\n",
       php: '<?php\nif (1 + 1 !== 2) { throw new Exception("Test failed!"); }',
+      pl: 'use Test::Deep;\nexit 1 unless eq_deeply(1 + 1, 2);',
     };
     const after = await Promise.all(LANGUAGES.map((l) => executors.get(l)!.run({ id: `${l}/ok`, program: ok[l], limits: AMPLE })));
     for (const r of after) expect(r.status, JSON.stringify(r)).toBe('passed');

@@ -88,6 +88,12 @@ const CASES: Record<ProcessLanguageId, Case> = {
     broken: '<?php\nfunction add($a, $b) { return $a + ; }\n',
     hangs: '<?php\nwhile (true) {}\n',
   },
+  pl: {
+    ok: 'sub add { my($a, $b) = @_; return $a + $b; }\nuse Test::Deep;\nif (eq_deeply(add(2, 3), 5)) { print "ok!" } else { exit 1; }\n',
+    wrong: 'sub add { my($a, $b) = @_; return $a - $b; }\nuse Test::Deep;\nif (eq_deeply(add(2, 3), 5)) { print "ok!" } else { exit 1; }\n',
+    broken: 'sub add { my($a, $b) = @_; return $a + ; }\n',
+    hangs: '1 while 1;\n',
+  },
 };
 
 /** Runs the requests through one executor over the language's production toolchain, then closes it. */

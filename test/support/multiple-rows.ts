@@ -117,6 +117,14 @@ export function addRow(language: MultiplELanguageId, n = 53): MultiplERowFixture
         `function candidate(...$args) {\n    return add(...$args);\n}\n\nfunction test(): void {\n${CASES.map(([a, b, c]) => `    if (candidate(${a}, ${b}) !== ${c}) { throw new Exception("Test failed!"); }\n`).join('')}}\n\ntest();`,
         ['\nfunction', '\n?>', '\n//', '\n#'],
       );
+    case 'pl':
+      return row(
+        language,
+        n,
+        `# Add two numbers x and y ${task}\n# >>> add(2, 3)\n# 5\n# >>> add(5, 7)\n# 12\nsub add {\n    my($x, $y) = @_;\n`,
+        `use Test::Deep;\n\n\nsub testhumaneval {\n    my $candidate = \\&add;\n${CASES.map(([a, b, c]) => `        if(eq_deeply($candidate->(${a}, ${b}),${c})) {\n        print "ok!" }else{\n        exit 1;\n        }\n`).join('')}}\n\ntesthumaneval();`,
+        ['\nsub', '\n#', '\n\n'],
+      );
     case 'py':
       return row(
         language,
@@ -196,6 +204,13 @@ export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, stri
     // Leaves a daemon behind (a new session, sleeping): it must die with the program.
     hostile: "    exec('setsid sleep 31 > /dev/null 2>&1 &');\n    return $x + $y;\n}\n",
   },
+  pl: {
+    right: "    return $x + $y;\n}\n\nsub junk { die 'kept past a stop token'; }\n",
+    wrong: '    return $x - $y;\n}\n',
+    noncompiling: '    return $x +;\n}\n',
+    // Reads the worker's environment: the right sum only when it sees none of it.
+    hostile: '    return (grep { /EXPLORA|TEMPORAL/ } keys %ENV) ? 0 : $x + $y;\n}\n',
+  },
   py: {
     right: '    return x + y\n\ndef junk():\n    raise AssertionError("kept past a stop token")\n',
     wrong: '    return x - y\n',
@@ -206,7 +221,7 @@ export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, stri
 };
 
 /** Whether the language's hostile completion passes once contained (else it must time out or run out of memory). */
-export const HOSTILE_PASSES: Record<MultiplELanguageId, boolean> = { js: false, ts: false, 'go_test.go': false, rs: true, java: true, cpp: true, lua: true, rb: true, php: true, py: true };
+export const HOSTILE_PASSES: Record<MultiplELanguageId, boolean> = { js: false, ts: false, 'go_test.go': false, rs: true, java: true, cpp: true, lua: true, rb: true, php: true, pl: true, py: true };
 
 export function jsonl(rows: readonly object[]): string {
   return rows.map((r) => JSON.stringify(r) + '\n').join('');
