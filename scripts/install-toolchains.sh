@@ -73,6 +73,7 @@ apt_install lua "lua -e \"require('luaunit')\"" lua5.4 lua-unit
 apt_install rb "ruby -e \"require 'test/unit/version'\"" ruby ruby-test-unit
 apt_install php "php --version" php-cli
 apt_install pl "perl -MTest::Deep -e 1" perl libtest-deep-perl
+apt_install sh "bash --version" bash
 
 if [ "$missing" -eq 0 ]; then
   echo "install-toolchains: every process-run language's toolchain is there (js, ts, go_test.go, rs, java, cpp, lua, rb, php, pl, sh)" >&2

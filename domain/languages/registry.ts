@@ -9,6 +9,7 @@ import { python } from './python/index.js';
 import { rb } from './rb/index.js';
 import { rs } from './rs/index.js';
 import { runnerOf } from './runner.js';
+import { sh } from './sh/index.js';
 import { ts } from './ts/index.js';
 import type { Language, LanguageRunner, ProcessLanguageIdOf } from './types.js';
 
@@ -24,6 +25,7 @@ export const LANGUAGES = {
   rb,
   php,
   pl,
+  sh,
 } as const;
 
 export type LanguageId = keyof typeof LANGUAGES;

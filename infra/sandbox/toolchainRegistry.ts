@@ -16,6 +16,7 @@ import { luaToolchain } from './process/toolchains/lua.js';
 import { rbToolchain } from './process/toolchains/rb.js';
 import { phpToolchain } from './process/toolchains/php.js';
 import { plToolchain } from './process/toolchains/pl.js';
+import { shToolchain } from './process/toolchains/sh.js';
 import { rsToolchain } from './process/toolchains/rs.js';
 import { tsToolchain } from './process/toolchains/ts.js';
 import { warmCppToolchain, warmGoToolchain, warmJavaToolchain, warmJsToolchain, warmRsToolchain, warmTsToolchain } from './warm/warmToolchains.js';
@@ -41,6 +42,7 @@ export const TOOLCHAINS = {
   rb: { plain: rbToolchain },
   php: { plain: phpToolchain },
   pl: { plain: plToolchain },
+  sh: { plain: shToolchain },
 } as const satisfies ToolchainTable<ProcessLanguageId>;
 
 export class ToolchainNotRegisteredError extends Error {

@@ -98,7 +98,7 @@ const RowSchema = z.object({ name: z.string(), language: z.string(), prompt: z.s
 const rows = readFileSync(ROWS, 'utf8').split('\n').filter((l) => l.trim()).map((l) => RowSchema.parse(JSON.parse(l)));
 
 /** A line comment, where the language's is not `//`. */
-const COMMENT: Partial<Record<ProcessLanguageId, string>> = { lua: '--', rb: '#', pl: '#' };
+const COMMENT: Partial<Record<ProcessLanguageId, string>> = { lua: '--', rb: '#', pl: '#', sh: '#' };
 
 function programsFor(language: ProcessLanguageId, n: number): string[] {
   const own = rows.filter((r) => r.language === language);
@@ -216,8 +216,12 @@ def eval_pl(path):
     r = safe_run(["perl", str(path)])
     return "Timeout" if r.timeout else "Exception" if r.exit_code != 0 or "ERROR" in r.stdout or "ERROR" in r.stderr else "OK"
 
+def eval_sh(path):
+    r = safe_run(["bash", str(path)])
+    return "Timeout" if r.timeout else "OK" if r.exit_code == 0 else "SyntaxError" if "syntax error" in r.stderr else "Exception"
+
 EVALUATORS = {"js": (eval_js, ".js"), "ts": (eval_ts, ".ts"), "go_test.go": (eval_go, "_test.go"), "rs": (eval_rust, ".rs"), "java": (eval_java, ".java"), "cpp": (eval_cpp, ".cpp"),
-              "lua": (eval_lua, ".lua"), "rb": (eval_ruby, ".rb"), "php": (eval_php, ".php"), "pl": (eval_pl, ".pl")}
+              "lua": (eval_lua, ".lua"), "rb": (eval_ruby, ".rb"), "php": (eval_php, ".php"), "pl": (eval_pl, ".pl"), "sh": (eval_sh, ".sh")}
 evaluate, ext = EVALUATORS[language]
 
 def eval_string_script(program):

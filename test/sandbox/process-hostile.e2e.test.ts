@@ -132,6 +132,16 @@ function programs(port: number): Record<ProcessLanguageId, Record<Kind, string>>
       writeOutside: `for my $p (${TARGETS.map((t) => JSON.stringify(t)).join(', ')}) {\n    if (open(my $f, '>', $p)) { print $f 'x'; close $f; print "WROTE $p\\n"; } else { print "refused $p\\n"; }\n}`,
       daemon: "my $c = fork();\nif ($c == 0) { exec('/usr/bin/setsid', '/bin/sleep', '30'); }\nprint \"spawned $c\\n\";",
     },
+    sh: {
+      loop: 'while :; do :; done',
+      spawnBomb: 'while :; do /bin/sleep 100 & done',
+      memoryBomb: 'a=x\nwhile :; do a=$a$a; done',
+      output: "head -c 1073741824 /dev/zero | tr '\\0' x",
+      network: `for p in ${port} 7233 8333; do\n  if (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then echo "$p CONNECTED"; else echo "$p refused"; fi\ndone`,
+      environment: 'env\ncat /proc/1/environ 2>/dev/null || true',
+      writeOutside: `for p in ${TARGETS.join(' ')}; do\n  if (echo x > "$p") 2>/dev/null; then echo "WROTE $p"; else echo "refused $p"; fi\ndone`,
+      daemon: 'setsid /bin/sleep 30 > /dev/null 2>&1 &\necho "spawned $!"',
+    },
   };
 }
 
@@ -270,6 +280,7 @@ describe('after every hostile program', () => {
       rb: "require 'test/unit'\nclass TestOk < Test::Unit::TestCase\n  def test_ok\n    assert_equal(2, 1 + 1)\n  end\nend\n",
       php: '<?php\nif (1 + 1 !== 2) { throw new Exception("Test failed!"); }',
       pl: 'use Test::Deep;\nexit 1 unless eq_deeply(1 + 1, 2);',
+      sh: 'set -e\n[[ $((1 + 1)) = 2 ]]',
     };
     const after = await Promise.all(LANGUAGES.map((l) => executors.get(l)!.run({ id: `${l}/ok`, program: ok[l], limits: AMPLE })));
     for (const r of after) expect(r.status, JSON.stringify(r)).toBe('passed');

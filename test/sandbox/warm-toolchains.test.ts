@@ -94,6 +94,12 @@ const CASES: Record<ProcessLanguageId, Case> = {
     broken: 'sub add { my($a, $b) = @_; return $a + ; }\n',
     hangs: '1 while 1;\n',
   },
+  sh: {
+    ok: 'add() {\n    echo $(( $1 + $2 ))\n}\nset -e\n[[ $(add 2 3) = 5 ]]\n',
+    wrong: 'add() {\n    echo $(( $1 - $2 ))\n}\nset -e\n[[ $(add 2 3) = 5 ]]\n',
+    broken: 'add() {\n    if (( $1 )); then\n}\n',
+    hangs: 'while :; do :; done\n',
+  },
 };
 
 /** Runs the requests through one executor over the language's production toolchain, then closes it. */

@@ -125,6 +125,14 @@ export function addRow(language: MultiplELanguageId, n = 53): MultiplERowFixture
         `use Test::Deep;\n\n\nsub testhumaneval {\n    my $candidate = \\&add;\n${CASES.map(([a, b, c]) => `        if(eq_deeply($candidate->(${a}, ${b}),${c})) {\n        print "ok!" }else{\n        exit 1;\n        }\n`).join('')}}\n\ntesthumaneval();`,
         ['\nsub', '\n#', '\n\n'],
       );
+    case 'sh':
+      return row(
+        language,
+        n,
+        `#!/bin/bash\n# Add two numbers x and y ${task}\n# >>> $(add "2" "3")\n# "5"\n# >>> $(add "5" "7")\n# "12"\n#\n# $1 is an integer\n# $2 is an integer\nadd() {\n`,
+        `}\n\ncandidate() {\n    add "$@"\n}\n\nset -e\nrun_test() {\n${CASES.map(([a, b, c]) => `    [[ $(candidate "${a}" "${b}") = "${c}" ]]\n`).join('')}}\n\nrun_test`,
+        ['\n}'],
+      );
     case 'py':
       return row(
         language,
@@ -211,6 +219,13 @@ export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, stri
     // Reads the worker's environment: the right sum only when it sees none of it.
     hostile: '    return (grep { /EXPLORA|TEMPORAL/ } keys %ENV) ? 0 : $x + $y;\n}\n',
   },
+  sh: {
+    right: "    echo $(( $1 + $2 ))\n}\n\njunk() { echo 'kept past a stop token'; }\n",
+    wrong: '    echo $(( $1 - $2 ))\n}\n',
+    noncompiling: '    if (( $1 )); then\n}\n',
+    // Connects to Temporal's port (bash's /dev/tcp): the right sum only when the connection is refused.
+    hostile: '    if (exec 3<>/dev/tcp/127.0.0.1/7233) 2>/dev/null; then echo 0; else echo $(( $1 + $2 )); fi\n}\n',
+  },
   py: {
     right: '    return x + y\n\ndef junk():\n    raise AssertionError("kept past a stop token")\n',
     wrong: '    return x - y\n',
@@ -221,7 +236,7 @@ export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, stri
 };
 
 /** Whether the language's hostile completion passes once contained (else it must time out or run out of memory). */
-export const HOSTILE_PASSES: Record<MultiplELanguageId, boolean> = { js: false, ts: false, 'go_test.go': false, rs: true, java: true, cpp: true, lua: true, rb: true, php: true, pl: true, py: true };
+export const HOSTILE_PASSES: Record<MultiplELanguageId, boolean> = { js: false, ts: false, 'go_test.go': false, rs: true, java: true, cpp: true, lua: true, rb: true, php: true, pl: true, sh: true, py: true };
 
 export function jsonl(rows: readonly object[]): string {
   return rows.map((r) => JSON.stringify(r) + '\n').join('');
