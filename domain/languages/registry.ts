@@ -6,6 +6,7 @@ import { lua } from './lua/index.js';
 import { php } from './php/index.js';
 import { pl } from './pl/index.js';
 import { python } from './python/index.js';
+import { r } from './r/index.js';
 import { rb } from './rb/index.js';
 import { rs } from './rs/index.js';
 import { runnerOf } from './runner.js';
@@ -26,6 +27,7 @@ export const LANGUAGES = {
   php,
   pl,
   sh,
+  r,
 } as const;
 
 export type LanguageId = keyof typeof LANGUAGES;

@@ -13,6 +13,7 @@ import { goToolchain } from './process/toolchains/go.js';
 import { javaToolchain } from './process/toolchains/java.js';
 import { jsToolchain } from './process/toolchains/js.js';
 import { luaToolchain } from './process/toolchains/lua.js';
+import { rToolchain } from './process/toolchains/r.js';
 import { rbToolchain } from './process/toolchains/rb.js';
 import { phpToolchain } from './process/toolchains/php.js';
 import { plToolchain } from './process/toolchains/pl.js';
@@ -43,6 +44,7 @@ export const TOOLCHAINS = {
   php: { plain: phpToolchain },
   pl: { plain: plToolchain },
   sh: { plain: shToolchain },
+  r: { plain: rToolchain },
 } as const satisfies ToolchainTable<ProcessLanguageId>;
 
 export class ToolchainNotRegisteredError extends Error {

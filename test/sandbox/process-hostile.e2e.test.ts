@@ -1,6 +1,6 @@
 /**
  * Hostile programs in every process-run language (MultiPL-E's js, ts, go_test.go, rs, java, cpp and
- * its scripting languages lua, rb, php, pl, sh), on the real toolchains and the real sandbox: an
+ * its scripting languages lua, rb, php, pl, sh, r), on the real toolchains and the real sandbox: an
  * infinite loop, a spawn bomb, a memory bomb, a gigabyte of output, a connection to loopback
  * ports, reading the worker's environment, writing outside its directory, a child that outlives
  * the program. Each must be contained and reported,
@@ -142,6 +142,16 @@ function programs(port: number): Record<ProcessLanguageId, Record<Kind, string>>
       writeOutside: `for p in ${TARGETS.join(' ')}; do\n  if (echo x > "$p") 2>/dev/null; then echo "WROTE $p"; else echo "refused $p"; fi\ndone`,
       daemon: 'setsid /bin/sleep 30 > /dev/null 2>&1 &\necho "spawned $!"',
     },
+    r: {
+      loop: 'repeat {}',
+      spawnBomb: "repeat { try(system('/bin/sleep 100', wait = FALSE), silent = TRUE) }",
+      memoryBomb: 'a <- list()\ni <- 0\nrepeat { i <- i + 1; a[[i]] <- numeric(1e7) + i }',
+      output: "b <- strrep('x', 2^20)\nfor (i in 1:1024) cat(b)",
+      network: `for (p in c(${port}, 7233, 8333)) {\n  r <- tryCatch({ s <- socketConnection('127.0.0.1', p, blocking = TRUE, timeout = 1); close(s); 'CONNECTED' }, error = function(e) 'refused', warning = function(w) 'refused')\n  cat(p, r, '\\n')\n}`,
+      environment: "print(Sys.getenv())\ntry(cat(readLines('/proc/1/environ', warn = FALSE)), silent = TRUE)",
+      writeOutside: `for (p in c(${TARGETS.map((t) => JSON.stringify(t)).join(', ')})) {\n  ok <- tryCatch({ writeLines('x', p); TRUE }, error = function(e) FALSE, warning = function(w) FALSE)\n  cat(if (ok) 'WROTE' else 'refused', p, '\\n')\n}`,
+      daemon: "invisible(system('setsid /bin/sleep 30 > /dev/null 2>&1 & echo spawned $!'))",
+    },
   };
 }
 
@@ -281,6 +291,7 @@ describe('after every hostile program', () => {
       php: '<?php\nif (1 + 1 !== 2) { throw new Exception("Test failed!"); }',
       pl: 'use Test::Deep;\nexit 1 unless eq_deeply(1 + 1, 2);',
       sh: 'set -e\n[[ $((1 + 1)) = 2 ]]',
+      r: 'stopifnot(isTRUE(all.equal(1 + 1, 2)))',
     };
     const after = await Promise.all(LANGUAGES.map((l) => executors.get(l)!.run({ id: `${l}/ok`, program: ok[l], limits: AMPLE })));
     for (const r of after) expect(r.status, JSON.stringify(r)).toBe('passed');

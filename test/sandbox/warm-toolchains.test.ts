@@ -100,6 +100,12 @@ const CASES: Record<ProcessLanguageId, Case> = {
     broken: 'add() {\n    if (( $1 )); then\n}\n',
     hangs: 'while :; do :; done\n',
   },
+  r: {
+    ok: 'add <- function(a, b) {\n    a + b\n}\nstopifnot(isTRUE(all.equal(add(2, 3), 5)))\n',
+    wrong: 'add <- function(a, b) {\n    a - b\n}\nstopifnot(isTRUE(all.equal(add(2, 3), 5)))\n',
+    broken: 'add <- function(a, b) {\n    a +\n}\n',
+    hangs: 'repeat {}\n',
+  },
 };
 
 /** Runs the requests through one executor over the language's production toolchain, then closes it. */

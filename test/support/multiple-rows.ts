@@ -133,6 +133,14 @@ export function addRow(language: MultiplELanguageId, n = 53): MultiplERowFixture
         `}\n\ncandidate() {\n    add "$@"\n}\n\nset -e\nrun_test() {\n${CASES.map(([a, b, c]) => `    [[ $(candidate "${a}" "${b}") = "${c}" ]]\n`).join('')}}\n\nrun_test`,
         ['\n}'],
       );
+    case 'r':
+      return row(
+        language,
+        n,
+        `# Add two numbers x and y ${task}\n# >>> add(2, 3)\n# 5\n# >>> add(5, 7)\n# 12\nadd <- function(x, y) {`,
+        `test_humaneval <- function() {\n    candidate <- add\n${CASES.map(([a, b, c]) => `    stopifnot(isTRUE(all.equal(candidate(${a}, ${b}), ${c})))\n`).join('')}}\ntest_humaneval()`,
+        ['\n#', '\n```'],
+      );
     case 'py':
       return row(
         language,
@@ -226,6 +234,13 @@ export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, stri
     // Connects to Temporal's port (bash's /dev/tcp): the right sum only when the connection is refused.
     hostile: '    if (exec 3<>/dev/tcp/127.0.0.1/7233) 2>/dev/null; then echo 0; else echo $(( $1 + $2 )); fi\n}\n',
   },
+  r: {
+    right: "\n    x + y\n}\n# kept past a stop token\nstop('kept past a stop token')\n",
+    wrong: '\n    x - y\n}\n',
+    noncompiling: '\n    x +\n}\n',
+    // Writes outside its directory: the right sum only when that is refused.
+    hostile: "\n    ok <- tryCatch({ writeLines('x', '/etc/explora-multiple-planted'); TRUE }, error = function(e) FALSE, warning = function(w) FALSE)\n    if (ok) 0 else x + y\n}\n",
+  },
   py: {
     right: '    return x + y\n\ndef junk():\n    raise AssertionError("kept past a stop token")\n',
     wrong: '    return x - y\n',
@@ -236,7 +251,7 @@ export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, stri
 };
 
 /** Whether the language's hostile completion passes once contained (else it must time out or run out of memory). */
-export const HOSTILE_PASSES: Record<MultiplELanguageId, boolean> = { js: false, ts: false, 'go_test.go': false, rs: true, java: true, cpp: true, lua: true, rb: true, php: true, pl: true, sh: true, py: true };
+export const HOSTILE_PASSES: Record<MultiplELanguageId, boolean> = { js: false, ts: false, 'go_test.go': false, rs: true, java: true, cpp: true, lua: true, rb: true, php: true, pl: true, sh: true, r: true, py: true };
 
 export function jsonl(rows: readonly object[]): string {
   return rows.map((r) => JSON.stringify(r) + '\n').join('');
