@@ -8,6 +8,7 @@ import { pl } from './pl/index.js';
 import { python } from './python/index.js';
 import { r } from './r/index.js';
 import { rb } from './rb/index.js';
+import { rkt } from './rkt/index.js';
 import { rs } from './rs/index.js';
 import { runnerOf } from './runner.js';
 import { sh } from './sh/index.js';
@@ -28,6 +29,7 @@ export const LANGUAGES = {
   pl,
   sh,
   r,
+  rkt,
 } as const;
 
 export type LanguageId = keyof typeof LANGUAGES;

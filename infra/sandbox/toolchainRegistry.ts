@@ -18,6 +18,7 @@ import { rbToolchain } from './process/toolchains/rb.js';
 import { phpToolchain } from './process/toolchains/php.js';
 import { plToolchain } from './process/toolchains/pl.js';
 import { shToolchain } from './process/toolchains/sh.js';
+import { rktToolchain } from './process/toolchains/rkt.js';
 import { rsToolchain } from './process/toolchains/rs.js';
 import { tsToolchain } from './process/toolchains/ts.js';
 import { warmCppToolchain, warmGoToolchain, warmJavaToolchain, warmJsToolchain, warmRsToolchain, warmTsToolchain } from './warm/warmToolchains.js';
@@ -45,6 +46,7 @@ export const TOOLCHAINS = {
   pl: { plain: plToolchain },
   sh: { plain: shToolchain },
   r: { plain: rToolchain },
+  rkt: { plain: rktToolchain },
 } as const satisfies ToolchainTable<ProcessLanguageId>;
 
 export class ToolchainNotRegisteredError extends Error {

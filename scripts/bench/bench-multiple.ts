@@ -3,7 +3,7 @@
  * step in its sandbox) with the warm toolchains (infra/sandbox/warm/warmToolchains.ts), against
  * MultiPL-E's own evaluator, on the same machine, in one run, with the same concurrency.
  *
- *   npx tsx scripts/bench/bench-multiple.ts [--programs 40] [--workers 2] [--languages js,ts,go_test.go,rs,java,cpp,lua,rb,php,pl,sh,r]
+ *   npx tsx scripts/bench/bench-multiple.ts [--programs 40] [--workers 2] [--languages js,ts,go_test.go,rs,java,cpp,lua,rb,php,pl,sh,r,rkt]
  *                                          [--rounds 1] [--levers] [--skip-peer] [--floor] [--batch-size 16] [--in-flight N]
  *
  * Workload: the correct MultiPL-E-style rows of scripts/bench/data/multiple-correct.jsonl (three
@@ -20,7 +20,8 @@
  * (subprocess.run); eval_rust `rustc F -o B` then `B` (subprocess.run); eval_java
  * `javac -encoding UTF8 -d D F` then `java -ea -cp D:javatuples Problem` (safe_subprocess.run);
  * eval_cpp `g++ F -o B -std=c++17` then `B` (safe_subprocess.run); eval_php `php F`, eval_pl
- * `perl F`, eval_sh `bash F`, eval_r `Rscript F` (safe_subprocess.run); eval_lua `lua F` (safe_subprocess.run) and
+ * `perl F`, eval_sh `bash F`, eval_r `Rscript F`, eval_racket `racket F` (any stderr an Exception)
+ * (safe_subprocess.run); eval_lua `lua F` (safe_subprocess.run) and
  * eval_ruby `ruby F` (subprocess.run, 5 s), these two from MultiPL-E's docs and the other
  * evaluators' pattern (their files were not in the reference index). Same toolchains as ours (tsc
  * is the project's typescript package; javatuples is .tools/multiple's).
@@ -98,7 +99,7 @@ const RowSchema = z.object({ name: z.string(), language: z.string(), prompt: z.s
 const rows = readFileSync(ROWS, 'utf8').split('\n').filter((l) => l.trim()).map((l) => RowSchema.parse(JSON.parse(l)));
 
 /** A line comment, where the language's is not `//`. */
-const COMMENT: Partial<Record<ProcessLanguageId, string>> = { lua: '--', rb: '#', pl: '#', sh: '#', r: '#' };
+const COMMENT: Partial<Record<ProcessLanguageId, string>> = { lua: '--', rb: '#', pl: '#', sh: '#', r: '#', rkt: ';' };
 
 function programsFor(language: ProcessLanguageId, n: number): string[] {
   const own = rows.filter((r) => r.language === language);
@@ -222,9 +223,12 @@ def eval_sh(path):
 def eval_r(path):
     r = safe_run(["Rscript", str(path)])
     return "Timeout" if r.timeout else "OK" if r.exit_code == 0 else "Exception"
+def eval_racket(path):
+    r = safe_run(["racket", str(path)])
+    return ("SyntaxError" if "read-syntax" in r.stderr else "Exception") if len(r.stderr) > 0 or r.exit_code != 0 else "OK"
 
 EVALUATORS = {"js": (eval_js, ".js"), "ts": (eval_ts, ".ts"), "go_test.go": (eval_go, "_test.go"), "rs": (eval_rust, ".rs"), "java": (eval_java, ".java"), "cpp": (eval_cpp, ".cpp"),
-              "lua": (eval_lua, ".lua"), "rb": (eval_ruby, ".rb"), "php": (eval_php, ".php"), "pl": (eval_pl, ".pl"), "sh": (eval_sh, ".sh"), "r": (eval_r, ".r")}
+              "lua": (eval_lua, ".lua"), "rb": (eval_ruby, ".rb"), "php": (eval_php, ".php"), "pl": (eval_pl, ".pl"), "sh": (eval_sh, ".sh"), "r": (eval_r, ".r"), "rkt": (eval_racket, ".rkt")}
 evaluate, ext = EVALUATORS[language]
 
 def eval_string_script(program):

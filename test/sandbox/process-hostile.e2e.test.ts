@@ -1,6 +1,6 @@
 /**
  * Hostile programs in every process-run language (MultiPL-E's js, ts, go_test.go, rs, java, cpp and
- * its scripting languages lua, rb, php, pl, sh, r), on the real toolchains and the real sandbox: an
+ * its scripting languages lua, rb, php, pl, sh, r, rkt), on the real toolchains and the real sandbox: an
  * infinite loop, a spawn bomb, a memory bomb, a gigabyte of output, a connection to loopback
  * ports, reading the worker's environment, writing outside its directory, a child that outlives
  * the program. Each must be contained and reported,
@@ -152,6 +152,16 @@ function programs(port: number): Record<ProcessLanguageId, Record<Kind, string>>
       writeOutside: `for (p in c(${TARGETS.map((t) => JSON.stringify(t)).join(', ')})) {\n  ok <- tryCatch({ writeLines('x', p); TRUE }, error = function(e) FALSE, warning = function(w) FALSE)\n  cat(if (ok) 'WROTE' else 'refused', p, '\\n')\n}`,
       daemon: "invisible(system('setsid /bin/sleep 30 > /dev/null 2>&1 & echo spawned $!'))",
     },
+    rkt: {
+      loop: '#lang racket\n(let loop () (loop))',
+      spawnBomb: '#lang racket\n(let loop () (with-handlers ([exn:fail? void]) (process "/bin/sleep 100")) (loop))',
+      memoryBomb: '#lang racket\n(define v (box (list)))\n(let loop () (set-box! v (cons (make-bytes (* 10 1024 1024) 1) (unbox v))) (loop))',
+      output: '#lang racket\n(define b (make-bytes (* 1024 1024) 120))\n(for ([i 1024]) (write-bytes b))',
+      network: `#lang racket\n(for ([p (list ${port} 7233 8333)])\n  (printf "~a ~a\\n" p (with-handlers ([exn:fail? (lambda (e) "refused")]) (tcp-connect "127.0.0.1" p) "CONNECTED")))`,
+      environment: '#lang racket\n(for ([n (environment-variables-names (current-environment-variables))]) (printf "~a=~a\\n" n (getenv (bytes->string/utf-8 n))))\n(with-handlers ([exn:fail? void]) (display (file->string "/proc/1/environ")))',
+      writeOutside: `#lang racket\n(for ([p (list ${TARGETS.map((t) => JSON.stringify(t)).join(' ')})])\n  (if (with-handlers ([exn:fail? (lambda (e) #f)]) (with-output-to-file p (lambda () (display "x")) #:exists 'replace) #t)\n      (printf "WROTE ~a\\n" p)\n      (printf "refused ~a\\n" p)))`,
+      daemon: '#lang racket\n(define-values (sp out in err) (subprocess #f #f #f "/usr/bin/setsid" "/bin/sleep" "30"))\n(printf "spawned ~a\\n" (subprocess-pid sp))',
+    },
   };
 }
 
@@ -292,6 +302,7 @@ describe('after every hostile program', () => {
       pl: 'use Test::Deep;\nexit 1 unless eq_deeply(1 + 1, 2);',
       sh: 'set -e\n[[ $((1 + 1)) = 2 ]]',
       r: 'stopifnot(isTRUE(all.equal(1 + 1, 2)))',
+      rkt: '#lang racket\n(require rackunit)\n(check-equal? (+ 1 1) 2)',
     };
     const after = await Promise.all(LANGUAGES.map((l) => executors.get(l)!.run({ id: `${l}/ok`, program: ok[l], limits: AMPLE })));
     for (const r of after) expect(r.status, JSON.stringify(r)).toBe('passed');

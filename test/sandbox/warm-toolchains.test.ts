@@ -106,6 +106,12 @@ const CASES: Record<ProcessLanguageId, Case> = {
     broken: 'add <- function(a, b) {\n    a +\n}\n',
     hangs: 'repeat {}\n',
   },
+  rkt: {
+    ok: '#lang racket\n(require rackunit)\n(define (add a b) (+ a b))\n(check-within (add 2 3) 5 0.001)\n',
+    wrong: '#lang racket\n(require rackunit)\n(define (add a b) (- a b))\n(check-within (add 2 3) 5 0.001)\n',
+    broken: '#lang racket\n(define (add a b) (+ a b)\n',
+    hangs: '#lang racket\n(let loop () (loop))\n',
+  },
 };
 
 /** Runs the requests through one executor over the language's production toolchain, then closes it. */

@@ -141,6 +141,14 @@ export function addRow(language: MultiplELanguageId, n = 53): MultiplERowFixture
         `test_humaneval <- function() {\n    candidate <- add\n${CASES.map(([a, b, c]) => `    stopifnot(isTRUE(all.equal(candidate(${a}, ${b}), ${c})))\n`).join('')}}\ntest_humaneval()`,
         ['\n#', '\n```'],
       );
+    case 'rkt':
+      return row(
+        language,
+        n,
+        `#lang racket\n\n;; Add two numbers x and y ${task}\n;; >>> (add 2 3)\n;; 5\n;; >>> (add 5 7)\n;; 12\n(define (add x y)\n`,
+        `(require rackunit)\n\n(define (test-humaneval) \n\n  (let (( candidate add))\n${CASES.map(([a, b, c]) => `    (check-within (candidate ${a} ${b}) ${c} 0.001)\n`).join('')}))\n\n(test-humaneval)`,
+        ['\n(define ', '\n#|', '\n;', '\n('],
+      );
     case 'py':
       return row(
         language,
@@ -241,6 +249,13 @@ export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, stri
     // Writes outside its directory: the right sum only when that is refused.
     hostile: "\n    ok <- tryCatch({ writeLines('x', '/etc/explora-multiple-planted'); TRUE }, error = function(e) FALSE, warning = function(w) FALSE)\n    if (ok) 0 else x + y\n}\n",
   },
+  rkt: {
+    right: '  (+ x y))\n\n(define (junk) (error "kept past a stop token"))\n',
+    wrong: '  (- x y))\n',
+    noncompiling: '  (+ x y)\n',
+    // Connects to Temporal's port: the right sum only when the connection is refused.
+    hostile: '  (with-handlers ([exn:fail? (lambda (e) (+ x y))]) (tcp-connect "127.0.0.1" 7233) 0))\n',
+  },
   py: {
     right: '    return x + y\n\ndef junk():\n    raise AssertionError("kept past a stop token")\n',
     wrong: '    return x - y\n',
@@ -251,7 +266,7 @@ export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, stri
 };
 
 /** Whether the language's hostile completion passes once contained (else it must time out or run out of memory). */
-export const HOSTILE_PASSES: Record<MultiplELanguageId, boolean> = { js: false, ts: false, 'go_test.go': false, rs: true, java: true, cpp: true, lua: true, rb: true, php: true, pl: true, sh: true, r: true, py: true };
+export const HOSTILE_PASSES: Record<MultiplELanguageId, boolean> = { js: false, ts: false, 'go_test.go': false, rs: true, java: true, cpp: true, lua: true, rb: true, php: true, pl: true, sh: true, r: true, rkt: true, py: true };
 
 export function jsonl(rows: readonly object[]): string {
   return rows.map((r) => JSON.stringify(r) + '\n').join('');
