@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Checks the toolchains of the process-run languages (MultiPL-E's js, ts, go_test.go, rs, java,
-# cpp, lua, rb, php, pl, sh, r, rkt) and installs what the project itself provides for them:
+# cpp, lua, rb, php, pl, sh, r, rkt, d) and installs what the project itself provides for them:
 #   - the interpreters and test libraries of MultiPL-E's scripting languages, from Debian packages
 #     (apt-get, when run as root on Debian; elsewhere it names the packages): lua5.4 + lua-unit,
-#     ruby + ruby-test-unit, php-cli, perl + libtest-deep-perl, bash, r-base-core, racket;
+#     ruby + ruby-test-unit, php-cli, perl + libtest-deep-perl, bash, r-base-core, racket, ldc (D);
 #   - (javatuples 1.2, which MultiPL-E's Java prompts import, is fetched by install-warm-compilers.sh,
 #     sha-256 pinned; this script only checks it is there);
 #   - a read-only Go build cache of the standard library (.tools/go-cache), so that a sandboxed
@@ -76,9 +76,10 @@ apt_install pl "perl -MTest::Deep -e 1" perl libtest-deep-perl
 apt_install sh "bash --version" bash
 apt_install r "Rscript --version" r-base-core
 apt_install rkt "racket -l racket/base -l rackunit -e 1" racket
+apt_install d "ldc2 --version" ldc
 
 if [ "$missing" -eq 0 ]; then
-  echo "install-toolchains: every process-run language's toolchain is there (js, ts, go_test.go, rs, java, cpp, lua, rb, php, pl, sh, r, rkt)" >&2
+  echo "install-toolchains: every process-run language's toolchain is there (js, ts, go_test.go, rs, java, cpp, lua, rb, php, pl, sh, r, rkt, d)" >&2
 else
   echo "install-toolchains: $missing toolchain part(s) missing: their languages are refused until installed (Python and the others run)" >&2
 fi

@@ -1,4 +1,5 @@
 import { cpp } from './cpp/index.js';
+import { d } from './d/index.js';
 import { go } from './go/index.js';
 import { java } from './java/index.js';
 import { js } from './js/index.js';
@@ -30,6 +31,7 @@ export const LANGUAGES = {
   sh,
   r,
   rkt,
+  d,
 } as const;
 
 export type LanguageId = keyof typeof LANGUAGES;

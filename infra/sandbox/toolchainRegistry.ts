@@ -9,6 +9,7 @@
 import { type ProcessLanguageId } from '../../domain/languages/registry.js';
 import type { Toolchain } from './process/contract.js';
 import { cppToolchain } from './process/toolchains/cpp.js';
+import { dToolchain } from './process/toolchains/d.js';
 import { goToolchain } from './process/toolchains/go.js';
 import { javaToolchain } from './process/toolchains/java.js';
 import { jsToolchain } from './process/toolchains/js.js';
@@ -47,6 +48,7 @@ export const TOOLCHAINS = {
   sh: { plain: shToolchain },
   r: { plain: rToolchain },
   rkt: { plain: rktToolchain },
+  d: { plain: dToolchain },
 } as const satisfies ToolchainTable<ProcessLanguageId>;
 
 export class ToolchainNotRegisteredError extends Error {

@@ -3,7 +3,7 @@
  * step in its sandbox) with the warm toolchains (infra/sandbox/warm/warmToolchains.ts), against
  * MultiPL-E's own evaluator, on the same machine, in one run, with the same concurrency.
  *
- *   npx tsx scripts/bench/bench-multiple.ts [--programs 40] [--workers 2] [--languages js,ts,go_test.go,rs,java,cpp,lua,rb,php,pl,sh,r,rkt]
+ *   npx tsx scripts/bench/bench-multiple.ts [--programs 40] [--workers 2] [--languages js,ts,go_test.go,rs,java,cpp,lua,rb,php,pl,sh,r,rkt,d]
  *                                          [--rounds 1] [--levers] [--skip-peer] [--floor] [--batch-size 16] [--in-flight N]
  *
  * Workload: the correct MultiPL-E-style rows of scripts/bench/data/multiple-correct.jsonl (three
@@ -22,8 +22,9 @@
  * eval_cpp `g++ F -o B -std=c++17` then `B` (safe_subprocess.run); eval_php `php F`, eval_pl
  * `perl F`, eval_sh `bash F`, eval_r `Rscript F`, eval_racket `racket F` (any stderr an Exception)
  * (safe_subprocess.run); eval_lua `lua F` (safe_subprocess.run) and
- * eval_ruby `ruby F` (subprocess.run, 5 s), these two from MultiPL-E's docs and the other
- * evaluators' pattern (their files were not in the reference index). Same toolchains as ours (tsc
+ * eval_ruby `ruby F` (subprocess.run, 5 s), these two reconstructed after the other
+ * evaluators' pattern (their files were not in the reference index); eval_dlang's
+ * `rdmd -unittest -main F` as `ldc2 -unittest F` then `B` (no dmd here). Same toolchains as ours (tsc
  * is the project's typescript package; javatuples is .tools/multiple's).
  * Ours: 8 untimed programs first (distinct texts: the warm compilers' start and JIT warm-up, paid
  * once per worker), then the timed ones. --levers also runs the same programs through the same
@@ -226,9 +227,17 @@ def eval_r(path):
 def eval_racket(path):
     r = safe_run(["racket", str(path)])
     return ("SyntaxError" if "read-syntax" in r.stderr else "Exception") if len(r.stderr) > 0 or r.exit_code != 0 else "OK"
+def eval_d(path):
+    # rdmd is dmd's; LDC's ldc2 compiles (Debian has no dmd), then the binary runs, as the toolchain does.
+    binary = str(path)[:-2]
+    b = safe_run(["ldc2", "-unittest", str(path), "-of=" + binary], timeout_seconds=15)
+    if b.exit_code != 0: return "SyntaxError" if "Error:" in b.stderr else "Exception"
+    r = safe_run([binary], timeout_seconds=15)
+    os.remove(binary)
+    return "Timeout" if r.timeout else "OK" if r.exit_code == 0 else "Exception"
 
 EVALUATORS = {"js": (eval_js, ".js"), "ts": (eval_ts, ".ts"), "go_test.go": (eval_go, "_test.go"), "rs": (eval_rust, ".rs"), "java": (eval_java, ".java"), "cpp": (eval_cpp, ".cpp"),
-              "lua": (eval_lua, ".lua"), "rb": (eval_ruby, ".rb"), "php": (eval_php, ".php"), "pl": (eval_pl, ".pl"), "sh": (eval_sh, ".sh"), "r": (eval_r, ".r"), "rkt": (eval_racket, ".rkt")}
+              "lua": (eval_lua, ".lua"), "rb": (eval_ruby, ".rb"), "php": (eval_php, ".php"), "pl": (eval_pl, ".pl"), "sh": (eval_sh, ".sh"), "r": (eval_r, ".r"), "rkt": (eval_racket, ".rkt"), "d": (eval_d, ".d")}
 evaluate, ext = EVALUATORS[language]
 
 def eval_string_script(program):

@@ -1,6 +1,6 @@
 /**
  * Hostile programs in every process-run language (MultiPL-E's js, ts, go_test.go, rs, java, cpp and
- * its scripting languages lua, rb, php, pl, sh, r, rkt), on the real toolchains and the real sandbox: an
+ * its further languages lua, rb, php, pl, sh, r, rkt, d), on the real toolchains and the real sandbox: an
  * infinite loop, a spawn bomb, a memory bomb, a gigabyte of output, a connection to loopback
  * ports, reading the worker's environment, writing outside its directory, a child that outlives
  * the program. Each must be contained and reported,
@@ -162,6 +162,16 @@ function programs(port: number): Record<ProcessLanguageId, Record<Kind, string>>
       writeOutside: `#lang racket\n(for ([p (list ${TARGETS.map((t) => JSON.stringify(t)).join(' ')})])\n  (if (with-handlers ([exn:fail? (lambda (e) #f)]) (with-output-to-file p (lambda () (display "x")) #:exists 'replace) #t)\n      (printf "WROTE ~a\\n" p)\n      (printf "refused ~a\\n" p)))`,
       daemon: '#lang racket\n(define-values (sp out in err) (subprocess #f #f #f "/usr/bin/setsid" "/bin/sleep" "30"))\n(printf "spawned ~a\\n" (subprocess-pid sp))',
     },
+    d: {
+      loop: 'void main() { while (true) {} }',
+      spawnBomb: 'import std.process;\nvoid main() { while (true) { try { spawnProcess(["/bin/sleep", "100"]); } catch (Exception e) {} } }',
+      memoryBomb: 'void main() { long[][] a; while (true) a ~= new long[1 << 20]; }',
+      output: "import std.stdio;\nvoid main() { auto b = new char[1 << 20]; b[] = 'x'; foreach (i; 0 .. 1024) stdout.rawWrite(b); }",
+      network: `import std.socket, std.stdio;\nvoid main() {\n    foreach (p; ${ports}) {\n        try { auto s = new TcpSocket(new InternetAddress("127.0.0.1", cast(ushort) p)); writeln(p, " CONNECTED"); s.close(); }\n        catch (Exception e) { writeln(p, " ", e.msg); }\n    }\n}`,
+      environment: 'import std.process, std.stdio, std.file;\nvoid main() {\n    foreach (k, v; environment.toAA()) writeln(k, "=", v);\n    try { writeln(readText("/proc/1/environ")); } catch (Exception e) {}\n}',
+      writeOutside: `import std.file, std.stdio;\nvoid main() {\n    foreach (p; ${JSON.stringify(TARGETS)}) {\n        try { std.file.write(p, "x"); writeln("WROTE ", p); } catch (Exception e) { writeln("refused ", p); }\n    }\n}`,
+      daemon: 'import std.process, std.stdio;\nvoid main() { auto pid = spawnProcess(["/usr/bin/setsid", "/bin/sleep", "30"]); writeln("spawned ", pid.processID); }',
+    },
   };
 }
 
@@ -303,6 +313,7 @@ describe('after every hostile program', () => {
       sh: 'set -e\n[[ $((1 + 1)) = 2 ]]',
       r: 'stopifnot(isTRUE(all.equal(1 + 1, 2)))',
       rkt: '#lang racket\n(require rackunit)\n(check-equal? (+ 1 1) 2)',
+      d: 'unittest { assert(1 + 1 == 2); }\nvoid main() {}',
     };
     const after = await Promise.all(LANGUAGES.map((l) => executors.get(l)!.run({ id: `${l}/ok`, program: ok[l], limits: AMPLE })));
     for (const r of after) expect(r.status, JSON.stringify(r)).toBe('passed');

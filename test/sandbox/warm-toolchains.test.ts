@@ -112,6 +112,12 @@ const CASES: Record<ProcessLanguageId, Case> = {
     broken: '#lang racket\n(define (add a b) (+ a b)\n',
     hangs: '#lang racket\n(let loop () (loop))\n',
   },
+  d: {
+    ok: 'long add(long a, long b) { return a + b; }\nunittest { assert(add(2, 3) == 5); }\nvoid main(){}\n',
+    wrong: 'long add(long a, long b) { return a - b; }\nunittest { assert(add(2, 3) == 5); }\nvoid main(){}\n',
+    broken: 'long add(long a, long b) { return a + "b"; }\nvoid main(){}\n',
+    hangs: 'void main() { while (true) {} }\n',
+  },
 };
 
 /** Runs the requests through one executor over the language's production toolchain, then closes it. */

@@ -149,6 +149,14 @@ export function addRow(language: MultiplELanguageId, n = 53): MultiplERowFixture
         `(require rackunit)\n\n(define (test-humaneval) \n\n  (let (( candidate add))\n${CASES.map(([a, b, c]) => `    (check-within (candidate ${a} ${b}) ${c} 0.001)\n`).join('')}))\n\n(test-humaneval)`,
         ['\n(define ', '\n#|', '\n;', '\n('],
       );
+    case 'd':
+      return row(
+        language,
+        n,
+        `import std.math;\n/*\nAdd two numbers x and y ${task}\n    >>> add(2L, 3L)\n    5L\n    >>> add(5L, 7L)\n    12L\n    \n*/\nlong add(long x, long y) \n`,
+        `unittest\n{\n    alias candidate = add;\n\n${CASES.map(([a, b, c]) => `    assert(candidate(${a}L, ${b}L) == ${c}L);\n`).join('')}}\nvoid main(){}`,
+        ['\n\n', '\nvoid', '\nbool', '\nint'],
+      );
     case 'py':
       return row(
         language,
@@ -256,6 +264,13 @@ export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, stri
     // Connects to Temporal's port: the right sum only when the connection is refused.
     hostile: '  (with-handlers ([exn:fail? (lambda (e) (+ x y))]) (tcp-connect "127.0.0.1" 7233) 0))\n',
   },
+  d: {
+    right: '{\n    return x + y;\n}\n\nint junk() { return "kept past a stop token"; }\n',
+    wrong: '{\n    return x - y;\n}\n',
+    noncompiling: '{\n    return x + "y";\n}\n',
+    // Leaves a daemon behind (a new session, sleeping): it must die with the program.
+    hostile: '{\n    import std.process : spawnShell;\n    spawnShell("setsid sleep 31 > /dev/null 2>&1 &");\n    return x + y;\n}\n',
+  },
   py: {
     right: '    return x + y\n\ndef junk():\n    raise AssertionError("kept past a stop token")\n',
     wrong: '    return x - y\n',
@@ -266,7 +281,7 @@ export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, stri
 };
 
 /** Whether the language's hostile completion passes once contained (else it must time out or run out of memory). */
-export const HOSTILE_PASSES: Record<MultiplELanguageId, boolean> = { js: false, ts: false, 'go_test.go': false, rs: true, java: true, cpp: true, lua: true, rb: true, php: true, pl: true, sh: true, r: true, rkt: true, py: true };
+export const HOSTILE_PASSES: Record<MultiplELanguageId, boolean> = { js: false, ts: false, 'go_test.go': false, rs: true, java: true, cpp: true, lua: true, rb: true, php: true, pl: true, sh: true, r: true, rkt: true, d: true, py: true };
 
 export function jsonl(rows: readonly object[]): string {
   return rows.map((r) => JSON.stringify(r) + '\n').join('');
