@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks the toolchains of the process-run languages (MultiPL-E's js, ts, go_test.go, rs, java,
-# cpp, lua, rb, php, pl, sh, r, rkt, d) and installs what the project itself provides for them:
+# cpp, lua, rb, php, pl, sh, r, rkt, d, jl, swift) and installs what the project itself provides for them:
 #   - the interpreters and test libraries of MultiPL-E's scripting languages, from Debian packages
 #     (apt-get, when run as root on Debian; elsewhere it names the packages): lua5.4 + lua-unit,
 #     ruby + ruby-test-unit, php-cli, perl + libtest-deep-perl, bash, r-base-core, racket, ldc (D);
@@ -77,9 +77,12 @@ apt_install sh "bash --version" bash
 apt_install r "Rscript --version" r-base-core
 apt_install rkt "racket -l racket/base -l rackunit -e 1" racket
 apt_install d "ldc2 --version" ldc
+# Julia and Swift are not in Debian bookworm (its swift package is OpenStack's client): named, not installed.
+have julia || say_missing "jl" "julia" "install Julia: curl -fsSL https://install.julialang.org | sh (julialang.org)"
+have swiftc || say_missing "swift" "swiftc" "install a Swift toolchain from swift.org/install/linux"
 
 if [ "$missing" -eq 0 ]; then
-  echo "install-toolchains: every process-run language's toolchain is there (js, ts, go_test.go, rs, java, cpp, lua, rb, php, pl, sh, r, rkt, d)" >&2
+  echo "install-toolchains: every process-run language's toolchain is there (js, ts, go_test.go, rs, java, cpp, lua, rb, php, pl, sh, r, rkt, d, jl, swift)" >&2
 else
   echo "install-toolchains: $missing toolchain part(s) missing: their languages are refused until installed (Python and the others run)" >&2
 fi

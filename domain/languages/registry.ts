@@ -2,6 +2,7 @@ import { cpp } from './cpp/index.js';
 import { d } from './d/index.js';
 import { go } from './go/index.js';
 import { java } from './java/index.js';
+import { jl } from './jl/index.js';
 import { js } from './js/index.js';
 import { lua } from './lua/index.js';
 import { php } from './php/index.js';
@@ -13,6 +14,7 @@ import { rkt } from './rkt/index.js';
 import { rs } from './rs/index.js';
 import { runnerOf } from './runner.js';
 import { sh } from './sh/index.js';
+import { swift } from './swift/index.js';
 import { ts } from './ts/index.js';
 import type { Language, LanguageRunner, ProcessLanguageIdOf } from './types.js';
 
@@ -32,6 +34,8 @@ export const LANGUAGES = {
   r,
   rkt,
   d,
+  jl,
+  swift,
 } as const;
 
 export type LanguageId = keyof typeof LANGUAGES;

@@ -66,7 +66,7 @@ const TOOLS = join(ROOT, '.tools/multiple');
 const program = new Command()
   .option('--programs <n>', 'programs per language on each side', '40')
   .option('--workers <n>', "concurrency of both sides (MultiPL-E's default --max-workers is cpu_count - 1)", '2')
-  .option('--languages <list>', 'comma-separated MultiPL-E language ids', LANGUAGES.join(','))
+  .option('--languages <list>', 'comma-separated MultiPL-E language ids (default: every one whose toolchain is here)', LANGUAGES.filter((l) => toolchainFor(l).check().ok).join(','))
   .option('--rounds <n>', 'alternate the two sides this many times', '1')
   .option('--levers', 'also run each language with its lever off (the plain toolchain module)')
   .option('--skip-peer', 'measure ours only')
@@ -83,6 +83,10 @@ const opts = z
     languages: z.string().transform((s, ctx) => {
       const list = s.split(',').map((l) => l.trim());
       for (const l of list) if (!(LANGUAGES as readonly string[]).includes(l)) ctx.addIssue({ code: 'custom', message: `--languages: unknown language ${l} (known: ${LANGUAGES.join(', ')})` });
+      for (const l of list.filter((x) => (LANGUAGES as readonly string[]).includes(x))) {
+        const check = toolchainFor(l as ProcessLanguageId).check();
+        if (!check.ok) ctx.addIssue({ code: 'custom', message: `--languages: ${l} cannot run here: ${check.missing} is missing; ${check.install}` });
+      }
       return list as ProcessLanguageId[];
     }),
     rounds: z.coerce.number().int().positive(),

@@ -1,6 +1,6 @@
 /**
  * Hostile programs in every process-run language (MultiPL-E's js, ts, go_test.go, rs, java, cpp and
- * its further languages lua, rb, php, pl, sh, r, rkt, d), on the real toolchains and the real sandbox: an
+ * its further languages lua, rb, php, pl, sh, r, rkt, d, jl, swift), on the real toolchains and the real sandbox: an
  * infinite loop, a spawn bomb, a memory bomb, a gigabyte of output, a connection to loopback
  * ports, reading the worker's environment, writing outside its directory, a child that outlives
  * the program. Each must be contained and reported,
@@ -17,6 +17,7 @@ import type { ExecutionResult } from '../../domain/execution/types.js';
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
 import type { ProcessLanguageId } from '../../domain/languages/registry.js';
 import { toolchainFor, TOOLCHAINS } from '../../infra/sandbox/toolchainRegistry.js';
+import { MAY_BE_MISSING, runnableHere } from '../support/multiple-rows.js';
 
 const SECRET_NAME = 'EXPLORA_PROCESS_HOSTILE_SECRET';
 const SECRET = `s3cr3t-${randomBytes(12).toString('hex')}`;
@@ -172,10 +173,31 @@ function programs(port: number): Record<ProcessLanguageId, Record<Kind, string>>
       writeOutside: `import std.file, std.stdio;\nvoid main() {\n    foreach (p; ${JSON.stringify(TARGETS)}) {\n        try { std.file.write(p, "x"); writeln("WROTE ", p); } catch (Exception e) { writeln("refused ", p); }\n    }\n}`,
       daemon: 'import std.process, std.stdio;\nvoid main() { auto pid = spawnProcess(["/usr/bin/setsid", "/bin/sleep", "30"]); writeln("spawned ", pid.processID); }',
     },
+    jl: {
+      loop: 'while true end',
+      spawnBomb: 'while true\n    try run(`/bin/sleep 100`, wait=false) catch end\nend',
+      memoryBomb: 'a = []\nwhile true push!(a, ones(UInt8, 10 << 20)) end',
+      output: 'b = repeat("x", 1 << 20)\nfor i in 1:1024 write(stdout, b) end',
+      network: `using Sockets\nfor p in ${ports}\n    try connect("127.0.0.1", p); println(p, " CONNECTED") catch e println(p, " ", e) end\nend`,
+      environment: 'for (k, v) in ENV println(k, "=", v) end\ntry print(read("/proc/1/environ", String)) catch end',
+      writeOutside: `for p in ${JSON.stringify(TARGETS)}\n    try write(p, "x"); println("WROTE ", p) catch; println("refused ", p) end\nend`,
+      daemon: 'p = run(`/usr/bin/setsid /bin/sleep 30`, wait=false)\nprintln("spawned ", getpid(p))',
+    },
+    swift: {
+      loop: 'while true {}',
+      spawnBomb: 'import Foundation\nwhile true { let p = Process(); p.executableURL = URL(fileURLWithPath: "/bin/sleep"); p.arguments = ["100"]; try? p.run() }',
+      memoryBomb: 'var a: [[UInt8]] = []\nwhile true { a.append([UInt8](repeating: 1, count: 10 << 20)) }',
+      output: 'import Foundation\nlet b = Data(repeating: 120, count: 1 << 20)\nfor _ in 0..<1024 { FileHandle.standardOutput.write(b) }',
+      network: `import Foundation\nfor p in ${ports} {\n    let s = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)\n    var a = sockaddr_in()\n    a.sin_family = sa_family_t(AF_INET)\n    a.sin_port = in_port_t(UInt16(p).bigEndian)\n    a.sin_addr.s_addr = inet_addr("127.0.0.1")\n    let r = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(s, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }\n    print(p, r == 0 ? "CONNECTED" : "refused")\n    close(s)\n}`,
+      environment: 'import Foundation\nfor (k, v) in ProcessInfo.processInfo.environment { print("\\(k)=\\(v)") }',
+      writeOutside: `import Foundation\nfor p in ${JSON.stringify(TARGETS)} {\n    if FileManager.default.createFile(atPath: p, contents: Data("x".utf8)) { print("WROTE \\(p)") } else { print("refused \\(p)") }\n}`,
+      daemon: 'import Foundation\nlet p = Process()\np.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")\np.arguments = ["/bin/sleep", "30"]\ntry! p.run()\nprint("spawned \\(p.processIdentifier)")',
+    },
   };
 }
 
-const LANGUAGES = Object.keys(TOOLCHAINS) as ProcessLanguageId[];
+/** Every process-run language whose toolchain is here (test/support/multiple-rows.ts's MAY_BE_MISSING says which may not be). */
+const LANGUAGES = (Object.keys(TOOLCHAINS) as ProcessLanguageId[]).filter(runnableHere);
 const executors = new Map<ProcessLanguageId, ProcessExecutor>();
 const results = new Map<string, ExecutionResult>();
 let connections = 0;
@@ -293,6 +315,10 @@ describe.each(LANGUAGES)('hostile %s programs are contained', (language) => {
 });
 
 describe('after every hostile program', () => {
+  it('every language ran but those whose toolchain this machine may lack (Julia, Swift)', () => {
+    for (const language of Object.keys(TOOLCHAINS) as ProcessLanguageId[]) if (!LANGUAGES.includes(language)) expect(MAY_BE_MISSING).toContain(language);
+  });
+
   it('no process of any sample uid is left, and no connection reached the listener', () => {
     expect(sampleProcesses()).toEqual([]);
     expect(connections).toBe(0);
@@ -314,6 +340,8 @@ describe('after every hostile program', () => {
       r: 'stopifnot(isTRUE(all.equal(1 + 1, 2)))',
       rkt: '#lang racket\n(require rackunit)\n(check-equal? (+ 1 1) 2)',
       d: 'unittest { assert(1 + 1 == 2); }\nvoid main() {}',
+      jl: 'using Test\n@test 1 + 1 == 2',
+      swift: 'assert(1 + 1 == 2)',
     };
     const after = await Promise.all(LANGUAGES.map((l) => executors.get(l)!.run({ id: `${l}/ok`, program: ok[l], limits: AMPLE })));
     for (const r of after) expect(r.status, JSON.stringify(r)).toBe('passed');

@@ -16,6 +16,7 @@ import { DEFAULT_LIMITS, type ExecutionRequest, type ExecutionResult } from '../
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
 import type { ProcessLanguageId } from '../../domain/languages/registry.js';
 import { toolchainFor } from '../../infra/sandbox/toolchainRegistry.js';
+import { runnableHere } from '../support/multiple-rows.js';
 
 /** Short enough for a hanging program, ample for the others on a loaded machine. */
 const HANG_LIMITS = { timeoutMs: 2_000 };
@@ -118,6 +119,18 @@ const CASES: Record<ProcessLanguageId, Case> = {
     broken: 'long add(long a, long b) { return a + "b"; }\nvoid main(){}\n',
     hangs: 'void main() { while (true) {} }\n',
   },
+  jl: {
+    ok: 'using Test\nadd(a, b) = a + b\n@testset begin\n@test(add(2, 3) == 5)\nend\n',
+    wrong: 'using Test\nadd(a, b) = a - b\n@testset begin\n@test(add(2, 3) == 5)\nend\n',
+    broken: 'add(a, b) = a +\n',
+    hangs: 'while true end\n',
+  },
+  swift: {
+    ok: 'func add(a: Int, b: Int) -> Int { return a + b }\nassert(add(a: 2, b: 3) == 5)\n',
+    wrong: 'func add(a: Int, b: Int) -> Int { return a - b }\nassert(add(a: 2, b: 3) == 5)\n',
+    broken: 'func add(a: Int, b: Int) -> Int { return a + "b" }\n',
+    hangs: 'while true {}\n',
+  },
 };
 
 /** Runs the requests through one executor over the language's production toolchain, then closes it. */
@@ -132,7 +145,8 @@ async function runAll(language: ProcessLanguageId, requests: ExecutionRequest[])
 
 const show = (r: ExecutionResult | undefined): string => JSON.stringify({ ...r, stdout: r?.stdout.slice(0, 800), stderr: r?.stderr.slice(0, 800) });
 
-for (const language of Object.keys(CASES) as ProcessLanguageId[]) {
+// Where a toolchain may be missing (Julia, Swift: MAY_BE_MISSING), its refusal is tested in test/families/multiple.e2e.test.ts.
+for (const language of (Object.keys(CASES) as ProcessLanguageId[]).filter(runnableHere)) {
   describe(`${language}: MultiPL-E's statuses through the process runner's warm toolchain`, () => {
     let results: Record<keyof Case, ExecutionResult>;
     beforeAll(async () => {

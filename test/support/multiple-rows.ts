@@ -9,6 +9,8 @@
  * tokens, which must cut them): right, wrong, one that does not compile, and a hostile one.
  */
 import type { MultiplELanguageId } from '../../domain/families/multipl-e/index.js';
+import { isProcessLanguageId } from '../../domain/languages/registry.js';
+import { toolchainFor } from '../../infra/sandbox/toolchainRegistry.js';
 
 export interface MultiplERowFixture {
   name: string;
@@ -157,6 +159,22 @@ export function addRow(language: MultiplELanguageId, n = 53): MultiplERowFixture
         `unittest\n{\n    alias candidate = add;\n\n${CASES.map(([a, b, c]) => `    assert(candidate(${a}L, ${b}L) == ${c}L);\n`).join('')}}\nvoid main(){}`,
         ['\n\n', '\nvoid', '\nbool', '\nint'],
       );
+    case 'jl':
+      return row(
+        language,
+        n,
+        `"""Add two numbers x and y ${task}\n    >>> add(2, 3)\n    5\n    >>> add(5, 7)\n    12\n    """\nfunction add(x::Int64, y::Int64)::Int64 \n`,
+        `using Test\n\n@testset begin\n\ncandidate = add;\n${CASES.map(([a, b, c]) => `\t@test(candidate(${a}, ${b}) == ${c})\n`).join('')}end\n`,
+        ['\nfunction', '\nmacro', '\n\n'],
+      );
+    case 'swift':
+      return row(
+        language,
+        n,
+        `\n/// Add two numbers x and y ${task}\n/// >>> add(x: 2, y: 3)\n/// 5\n/// >>> add(x: 5, y: 7)\n/// 12\nfunc add(x: Int, y: Int) -> Int {\n`,
+        `}\n\n\n${CASES.map(([a, b, c]) => `assert(add(x: ${a}, y: ${b}) == ${c})\n`).join('')}`,
+        ['\n}'],
+      );
     case 'py':
       return row(
         language,
@@ -271,6 +289,19 @@ export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, stri
     // Leaves a daemon behind (a new session, sleeping): it must die with the program.
     hostile: '{\n    import std.process : spawnShell;\n    spawnShell("setsid sleep 31 > /dev/null 2>&1 &");\n    return x + y;\n}\n',
   },
+  jl: {
+    right: '    return x + y\nend\n\nfunction junk() error("kept past a stop token") end\n',
+    wrong: '    return x - y\nend\n',
+    noncompiling: '    return x +\nend\n',
+    // Writes outside its directory: the right sum only when that is refused.
+    hostile: '    try\n        write("/etc/explora-multiple-planted", "x")\n        return 0\n    catch\n        return x + y\n    end\nend\n',
+  },
+  swift: {
+    right: '    return x + y\n}\n\nfunc junk() -> Int { return "kept past a stop token" }\n',
+    wrong: '    return x - y\n}\n',
+    noncompiling: '    return x + "y"\n}\n',
+    hostile: '    while true {}\n}\n',
+  },
   py: {
     right: '    return x + y\n\ndef junk():\n    raise AssertionError("kept past a stop token")\n',
     wrong: '    return x - y\n',
@@ -281,8 +312,20 @@ export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, stri
 };
 
 /** Whether the language's hostile completion passes once contained (else it must time out or run out of memory). */
-export const HOSTILE_PASSES: Record<MultiplELanguageId, boolean> = { js: false, ts: false, 'go_test.go': false, rs: true, java: true, cpp: true, lua: true, rb: true, php: true, pl: true, sh: true, r: true, rkt: true, d: true, py: true };
+export const HOSTILE_PASSES: Record<MultiplELanguageId, boolean> = { js: false, ts: false, 'go_test.go': false, rs: true, java: true, cpp: true, lua: true, rb: true, php: true, pl: true, sh: true, r: true, rkt: true, d: true, jl: true, swift: false, py: true };
 
 export function jsonl(rows: readonly object[]): string {
   return rows.map((r) => JSON.stringify(r) + '\n').join('');
+}
+
+/**
+ * Languages declared whose toolchain this project cannot install from the registries it reaches
+ * (Julia and Swift: not in Debian bookworm). The tests run every other language and fail when one
+ * of those cannot run here; these two are run where installed, else their refusal is tested.
+ */
+export const MAY_BE_MISSING: readonly MultiplELanguageId[] = ['jl', 'swift'];
+
+/** Whether the language's toolchain is there (py's is the Python sandbox, always). */
+export function runnableHere(language: MultiplELanguageId): boolean {
+  return !isProcessLanguageId(language) || toolchainFor(language).check().ok;
 }
