@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Checks the toolchains of the process-run languages (MultiPL-E's js, ts, go_test.go, rs, java,
-# cpp) and installs what the project itself provides for them:
+# cpp, lua, rb, php, pl, sh, r, rkt, d, jl, swift) and installs what the project itself provides for them:
+#   - the interpreters and test libraries of MultiPL-E's scripting languages, from Debian packages
+#     (apt-get, when run as root on Debian; elsewhere it names the packages): lua5.4 + lua-unit,
+#     ruby + ruby-test-unit, php-cli, perl + libtest-deep-perl, bash, r-base-core, racket, ldc (D);
 #   - (javatuples 1.2, which MultiPL-E's Java prompts import, is fetched by install-warm-compilers.sh,
 #     sha-256 pinned; this script only checks it is there);
 #   - a read-only Go build cache of the standard library (.tools/go-cache), so that a sandboxed
@@ -49,8 +52,37 @@ else
   say_missing "java" "a JDK (javac and java)" "apt-get install openjdk-17-jdk-headless"
 fi
 
+# MultiPL-E's scripting languages: Debian packages, installed when missing (as root, with apt-get).
+apt_updated=0
+apt_install() {  # language, probe command (exit 0 when present), Debian packages...
+  local language="$1" probe="$2"
+  shift 2
+  bash -c "$probe" >/dev/null 2>&1 && return 0
+  if [ "$(id -u)" -eq 0 ] && have apt-get; then
+    if [ "$apt_updated" -eq 0 ]; then
+      apt-get update -qq >&2 || true
+      apt_updated=1
+    fi
+    echo "install-toolchains: language $language: apt-get install $*" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2 || true
+    bash -c "$probe" >/dev/null 2>&1 && return 0
+  fi
+  say_missing "$language" "$*" "apt-get install $* (Debian), or the same from your distribution"
+}
+apt_install lua "lua -e \"require('luaunit')\"" lua5.4 lua-unit
+apt_install rb "ruby -e \"require 'test/unit/version'\"" ruby ruby-test-unit
+apt_install php "php --version" php-cli
+apt_install pl "perl -MTest::Deep -e 1" perl libtest-deep-perl
+apt_install sh "bash --version" bash
+apt_install r "Rscript --version" r-base-core
+apt_install rkt "racket -l racket/base -l rackunit -e 1" racket
+apt_install d "ldc2 --version" ldc
+# Julia and Swift are not in Debian bookworm (its swift package is OpenStack's client): named, not installed.
+have julia || say_missing "jl" "julia" "install Julia: curl -fsSL https://install.julialang.org | sh (julialang.org)"
+have swiftc || say_missing "swift" "swiftc" "install a Swift toolchain from swift.org/install/linux"
+
 if [ "$missing" -eq 0 ]; then
-  echo "install-toolchains: every process-run language's toolchain is there (js, ts, go_test.go, rs, java, cpp)" >&2
+  echo "install-toolchains: every process-run language's toolchain is there (js, ts, go_test.go, rs, java, cpp, lua, rb, php, pl, sh, r, rkt, d, jl, swift)" >&2
 else
   echo "install-toolchains: $missing toolchain part(s) missing: their languages are refused until installed (Python and the others run)" >&2
 fi

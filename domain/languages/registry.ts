@@ -1,11 +1,20 @@
-/** The registry of languages: one line per language, each a definition in its own folder. */
 import { cpp } from './cpp/index.js';
+import { d } from './d/index.js';
 import { go } from './go/index.js';
 import { java } from './java/index.js';
+import { jl } from './jl/index.js';
 import { js } from './js/index.js';
+import { lua } from './lua/index.js';
+import { php } from './php/index.js';
+import { pl } from './pl/index.js';
 import { python } from './python/index.js';
+import { r } from './r/index.js';
+import { rb } from './rb/index.js';
+import { rkt } from './rkt/index.js';
 import { rs } from './rs/index.js';
 import { runnerOf } from './runner.js';
+import { sh } from './sh/index.js';
+import { swift } from './swift/index.js';
 import { ts } from './ts/index.js';
 import type { Language, LanguageRunner, ProcessLanguageIdOf } from './types.js';
 
@@ -17,6 +26,16 @@ export const LANGUAGES = {
   rs,
   java,
   cpp,
+  lua,
+  rb,
+  php,
+  pl,
+  sh,
+  r,
+  rkt,
+  d,
+  jl,
+  swift,
 } as const;
 
 export type LanguageId = keyof typeof LANGUAGES;

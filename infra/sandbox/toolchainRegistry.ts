@@ -9,10 +9,20 @@
 import { type ProcessLanguageId } from '../../domain/languages/registry.js';
 import type { Toolchain } from './process/contract.js';
 import { cppToolchain } from './process/toolchains/cpp.js';
+import { dToolchain } from './process/toolchains/d.js';
 import { goToolchain } from './process/toolchains/go.js';
 import { javaToolchain } from './process/toolchains/java.js';
+import { jlToolchain } from './process/toolchains/jl.js';
 import { jsToolchain } from './process/toolchains/js.js';
+import { luaToolchain } from './process/toolchains/lua.js';
+import { rToolchain } from './process/toolchains/r.js';
+import { rbToolchain } from './process/toolchains/rb.js';
+import { phpToolchain } from './process/toolchains/php.js';
+import { plToolchain } from './process/toolchains/pl.js';
+import { shToolchain } from './process/toolchains/sh.js';
+import { rktToolchain } from './process/toolchains/rkt.js';
 import { rsToolchain } from './process/toolchains/rs.js';
+import { swiftToolchain } from './process/toolchains/swift.js';
 import { tsToolchain } from './process/toolchains/ts.js';
 import { warmCppToolchain, warmGoToolchain, warmJavaToolchain, warmJsToolchain, warmRsToolchain, warmTsToolchain } from './warm/warmToolchains.js';
 
@@ -33,6 +43,16 @@ export const TOOLCHAINS = {
   rs: { plain: rsToolchain, warm: warmRsToolchain },
   java: { plain: javaToolchain, warm: warmJavaToolchain },
   cpp: { plain: cppToolchain, warm: warmCppToolchain },
+  lua: { plain: luaToolchain },
+  rb: { plain: rbToolchain },
+  php: { plain: phpToolchain },
+  pl: { plain: plToolchain },
+  sh: { plain: shToolchain },
+  r: { plain: rToolchain },
+  rkt: { plain: rktToolchain },
+  d: { plain: dToolchain },
+  jl: { plain: jlToolchain },
+  swift: { plain: swiftToolchain },
 } as const satisfies ToolchainTable<ProcessLanguageId>;
 
 export class ToolchainNotRegisteredError extends Error {

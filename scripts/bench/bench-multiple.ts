@@ -3,11 +3,12 @@
  * step in its sandbox) with the warm toolchains (infra/sandbox/warm/warmToolchains.ts), against
  * MultiPL-E's own evaluator, on the same machine, in one run, with the same concurrency.
  *
- *   npx tsx scripts/bench/bench-multiple.ts [--programs 40] [--workers 2] [--languages js,ts,go_test.go,rs,java,cpp]
+ *   npx tsx scripts/bench/bench-multiple.ts [--programs 40] [--workers 2] [--languages js,ts,go_test.go,rs,java,cpp,lua,rb,php,pl,sh,r,rkt,d]
  *                                          [--rounds 1] [--levers] [--skip-peer] [--floor] [--batch-size 16] [--in-flight N]
  *
  * Workload: the correct MultiPL-E-style rows of scripts/bench/data/multiple-correct.jsonl (three
- * HumanEval problems per language, in MultiPL-E's format: the program is prompt + completion +
+ * HumanEval problems per language (PHP: add for strlen, which redeclares a PHP builtin in
+ * MultiPL-E's own row), in MultiPL-E's format: the program is prompt + completion +
  * "\n" + tests), repeated to --programs per language; every program is made distinct (a comment,
  * and in Go a distinct `var _ = i`, since Go's compile output ignores comments) so that neither
  * MultiPL-E's cache of program texts nor any build cache returns an earlier result.
@@ -18,7 +19,12 @@
  * `node F.js` (safe_subprocess.run, which polls every 0.1 s); eval_go `go test F`
  * (subprocess.run); eval_rust `rustc F -o B` then `B` (subprocess.run); eval_java
  * `javac -encoding UTF8 -d D F` then `java -ea -cp D:javatuples Problem` (safe_subprocess.run);
- * eval_cpp `g++ F -o B -std=c++17` then `B` (safe_subprocess.run). Same toolchains as ours (tsc
+ * eval_cpp `g++ F -o B -std=c++17` then `B` (safe_subprocess.run); eval_php `php F`, eval_pl
+ * `perl F`, eval_sh `bash F`, eval_r `Rscript F`, eval_racket `racket F` (any stderr an Exception)
+ * (safe_subprocess.run); eval_lua `lua F` (safe_subprocess.run) and
+ * eval_ruby `ruby F` (subprocess.run, 5 s), these two reconstructed after the other
+ * evaluators' pattern (their files were not in the reference index); eval_dlang's
+ * `rdmd -unittest -main F` as `ldc2 -unittest F` then `B` (no dmd here). Same toolchains as ours (tsc
  * is the project's typescript package; javatuples is .tools/multiple's).
  * Ours: 8 untimed programs first (distinct texts: the warm compilers' start and JIT warm-up, paid
  * once per worker), then the timed ones. --levers also runs the same programs through the same
@@ -60,7 +66,7 @@ const TOOLS = join(ROOT, '.tools/multiple');
 const program = new Command()
   .option('--programs <n>', 'programs per language on each side', '40')
   .option('--workers <n>', "concurrency of both sides (MultiPL-E's default --max-workers is cpu_count - 1)", '2')
-  .option('--languages <list>', 'comma-separated MultiPL-E language ids', LANGUAGES.join(','))
+  .option('--languages <list>', 'comma-separated MultiPL-E language ids (default: every one whose toolchain is here)', LANGUAGES.filter((l) => toolchainFor(l).check().ok).join(','))
   .option('--rounds <n>', 'alternate the two sides this many times', '1')
   .option('--levers', 'also run each language with its lever off (the plain toolchain module)')
   .option('--skip-peer', 'measure ours only')
@@ -77,6 +83,10 @@ const opts = z
     languages: z.string().transform((s, ctx) => {
       const list = s.split(',').map((l) => l.trim());
       for (const l of list) if (!(LANGUAGES as readonly string[]).includes(l)) ctx.addIssue({ code: 'custom', message: `--languages: unknown language ${l} (known: ${LANGUAGES.join(', ')})` });
+      for (const l of list.filter((x) => (LANGUAGES as readonly string[]).includes(x))) {
+        const check = toolchainFor(l as ProcessLanguageId).check();
+        if (!check.ok) ctx.addIssue({ code: 'custom', message: `--languages: ${l} cannot run here: ${check.missing} is missing; ${check.install}` });
+      }
       return list as ProcessLanguageId[];
     }),
     rounds: z.coerce.number().int().positive(),
@@ -93,12 +103,15 @@ const opts = z
 const RowSchema = z.object({ name: z.string(), language: z.string(), prompt: z.string(), completion: z.string(), tests: z.string() });
 const rows = readFileSync(ROWS, 'utf8').split('\n').filter((l) => l.trim()).map((l) => RowSchema.parse(JSON.parse(l)));
 
+/** A line comment, where the language's is not `//`. */
+const COMMENT: Partial<Record<ProcessLanguageId, string>> = { lua: '--', rb: '#', pl: '#', sh: '#', r: '#', rkt: ';' };
+
 function programsFor(language: ProcessLanguageId, n: number): string[] {
   const own = rows.filter((r) => r.language === language);
   if (own.length === 0) throw new Error(`${ROWS}: no rows for ${language}`);
   return Array.from({ length: n }, (_, i) => {
     const r = own[i % own.length]!;
-    const unique = language === 'go_test.go' ? `\nvar _ = ${i}\n` : `\n// bench program ${i}\n`;
+    const unique = language === 'go_test.go' ? `\nvar _ = ${i}\n` : `\n${COMMENT[language] ?? '//'} bench program ${i}\n`;
     return r.prompt + r.completion + '\n' + r.tests + unique;
   });
 }
@@ -190,7 +203,45 @@ def eval_cpp(path):
     r = safe_run([basename])
     return "Timeout" if r.timeout else "Exception" if r.exit_code != 0 else "OK"
 
-EVALUATORS = {"js": (eval_js, ".js"), "ts": (eval_ts, ".ts"), "go_test.go": (eval_go, "_test.go"), "rs": (eval_rust, ".rs"), "java": (eval_java, ".java"), "cpp": (eval_cpp, ".cpp")}
+def eval_lua(path):
+    r = safe_run(["lua", str(path)])
+    return "Timeout" if r.timeout else "OK" if r.exit_code == 0 else "Exception"
+
+def eval_ruby(path):
+    try:
+        r = subprocess.run(["ruby", str(path)], capture_output=True, timeout=5 * scale)
+    except subprocess.TimeoutExpired:
+        return "Timeout"
+    return "OK" if r.returncode == 0 else "SyntaxError" if b"syntax error" in r.stderr else "Exception"
+
+def eval_php(path):
+    r = safe_run(["php", str(path)])
+    return "SyntaxError" if "PHP Parse error" in r.stdout else "Exception" if r.exit_code != 0 else "OK"
+
+def eval_pl(path):
+    r = safe_run(["perl", str(path)])
+    return "Timeout" if r.timeout else "Exception" if r.exit_code != 0 or "ERROR" in r.stdout or "ERROR" in r.stderr else "OK"
+
+def eval_sh(path):
+    r = safe_run(["bash", str(path)])
+    return "Timeout" if r.timeout else "OK" if r.exit_code == 0 else "SyntaxError" if "syntax error" in r.stderr else "Exception"
+def eval_r(path):
+    r = safe_run(["Rscript", str(path)])
+    return "Timeout" if r.timeout else "OK" if r.exit_code == 0 else "Exception"
+def eval_racket(path):
+    r = safe_run(["racket", str(path)])
+    return ("SyntaxError" if "read-syntax" in r.stderr else "Exception") if len(r.stderr) > 0 or r.exit_code != 0 else "OK"
+def eval_d(path):
+    # rdmd is dmd's; LDC's ldc2 compiles (Debian has no dmd), then the binary runs, as the toolchain does.
+    binary = str(path)[:-2]
+    b = safe_run(["ldc2", "-unittest", str(path), "-of=" + binary], timeout_seconds=15)
+    if b.exit_code != 0: return "SyntaxError" if "Error:" in b.stderr else "Exception"
+    r = safe_run([binary], timeout_seconds=15)
+    os.remove(binary)
+    return "Timeout" if r.timeout else "OK" if r.exit_code == 0 else "Exception"
+
+EVALUATORS = {"js": (eval_js, ".js"), "ts": (eval_ts, ".ts"), "go_test.go": (eval_go, "_test.go"), "rs": (eval_rust, ".rs"), "java": (eval_java, ".java"), "cpp": (eval_cpp, ".cpp"),
+              "lua": (eval_lua, ".lua"), "rb": (eval_ruby, ".rb"), "php": (eval_php, ".php"), "pl": (eval_pl, ".pl"), "sh": (eval_sh, ".sh"), "r": (eval_r, ".r"), "rkt": (eval_racket, ".rkt"), "d": (eval_d, ".d")}
 evaluate, ext = EVALUATORS[language]
 
 def eval_string_script(program):

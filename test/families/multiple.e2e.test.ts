@@ -1,6 +1,6 @@
 /**
  * MultiPL-E end to end: one sweep through Temporal over a file of rows in every language (js, ts,
- * go_test.go, rs, java, cpp, py), against a scripted completions model that answers each task
+ * go_test.go, rs, java, cpp, the scripting languages, py), against a scripted completions model that answers each task
  * right, wrong, with code that does not compile, or with a hostile program; the real toolchains
  * and sandbox run them. Then scripts/evaluate.ts on MultiPL-E rows, and its refusals.
  */
@@ -14,12 +14,15 @@ import { MULTIPLE_LANGUAGE_IDS, type MultiplELanguageId } from '../../domain/fam
 import { cellShardRecordsKey, sweepResultsKey } from '../../domain/sweep/keys.js';
 import { getText } from '../../infra/s3.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
-import { addRow, COMPLETIONS, HOSTILE_PASSES, jsonl, type CompletionKind } from '../support/multiple-rows.js';
+import { addRow, COMPLETIONS, HOSTILE_PASSES, jsonl, MAY_BE_MISSING, runnableHere, type CompletionKind } from '../support/multiple-rows.js';
 import { runTs } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 
 const KINDS: CompletionKind[] = ['right', 'wrong', 'noncompiling', 'hostile'];
+/** The languages this machine runs (every one but those MAY_BE_MISSING lacks a toolchain; a test below checks). */
+const HERE = MULTIPLE_LANGUAGE_IDS.filter(runnableHere);
+const NOT_HERE = MULTIPLE_LANGUAGE_IDS.filter((l) => !runnableHere(l));
 const PLANTED = '/etc/explora-multiple-planted';
 
 /** Task n of each file is answered with completion KINDS[n - 1]. */
@@ -69,7 +72,7 @@ describe('a sweep over MultiPL-E rows in every language, against a scripted comp
   it('right answers pass, wrong ones fail, non-compiling ones are compile errors, hostile ones are contained', async () => {
     const id = `multiple-${uniqueSuffix()}`;
     const file = path.join(dir, 'sweep.yaml');
-    const datasets = MULTIPLE_LANGUAGE_IDS.map((l) => `  - name: humaneval-${l.replace(/[^a-z]/g, '')}\n    family: multipl-e\n    path: humaneval-${l}.jsonl\n    language: ${l}\n`).join('');
+    const datasets = HERE.map((l) => `  - name: humaneval-${l.replace(/[^a-z]/g, '')}\n    family: multipl-e\n    path: humaneval-${l}.jsonl\n    language: ${l}\n`).join('');
     writeFileSync(
       file,
       `id: ${id}\ndatasets:\n${datasets}models:\n  - id: base\n    base_url: ${server.url}\n    model: scripted-base\n    api: completions\nmethods: [direct]\ntemperatures: [0]\nn_samples: 1\nk: [1]\ntimeout_s: 4\n`,
@@ -78,9 +81,9 @@ describe('a sweep over MultiPL-E rows in every language, against a scripted comp
     const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress', '--output-dir', outDir], env);
     expect(run.code, run.output).toBe(0);
     const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
-    expect(results.cells).toHaveLength(MULTIPLE_LANGUAGE_IDS.length);
+    expect(results.cells).toHaveLength(HERE.length);
     for (const cell of results.cells) {
-      const language = MULTIPLE_LANGUAGE_IDS.find((l) => cell.cell.dataset === `humaneval-${l.replace(/[^a-z]/g, '')}`)!;
+      const language = HERE.find((l) => cell.cell.dataset === `humaneval-${l.replace(/[^a-z]/g, '')}`)!;
       const samples = readFileSync(path.join(outDir, String(cell.cell.cell), 'samples.jsonl'), 'utf8')
         .trim()
         .split('\n')
@@ -216,13 +219,27 @@ describe('scripts/evaluate.ts on MultiPL-E rows', () => {
     writeFileSync(unknown, jsonl([{ ...addRow('js', 1), language: 'cobol' }]));
     const a = await evaluate(['--problems', unknown, '--samples', samples]);
     expect(a.code).toBe(2);
-    expect(a.stderr).toMatch(/cobol\.jsonl:1: language: "cobol"; a MultiPL-E row's language must be one of js, ts, go_test\.go, rs, java, cpp, py/);
+    expect(a.stderr).toContain(`cobol.jsonl:1: language: "cobol"; a MultiPL-E row's language must be one of ${MULTIPLE_LANGUAGE_IDS.join(', ')}`);
     const missing = path.join(dir, 'missing.jsonl');
     const { prompt: _prompt, ...noPrompt } = addRow('js', 2);
     writeFileSync(missing, jsonl([addRow('js', 1), noPrompt]));
     const b = await evaluate(['--problems', missing, '--samples', samples, '--ignore-incomplete']);
     expect(b.code).toBe(2);
     expect(b.stderr).toMatch(/missing\.jsonl:2: prompt/);
+  });
+
+  it('a language declared whose toolchain is not here (Julia, Swift on Debian bookworm) is refused, naming what to install', async () => {
+    for (const language of NOT_HERE) expect(MAY_BE_MISSING).toContain(language);
+    for (const language of NOT_HERE) {
+      const problems = path.join(dir, `humaneval-${language}.jsonl`);
+      writeFileSync(problems, jsonl([addRow(language, 1)]));
+      const samples = path.join(dir, `${language}-samples.jsonl`);
+      writeFileSync(samples, jsonl([{ task_id: 'HumanEval_1_add', completion: COMPLETIONS[language].right }]));
+      const r = await evaluate(['--problems', problems, '--samples', samples]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`language ${language} \\(.+\\) cannot run here: \\w+ is missing; install (Julia|a Swift toolchain)`));
+      expect(existsSync(`${samples}_results.jsonl`)).toBe(false);
+    }
   });
 
   it('refuses a language whose toolchain is missing, naming it and how to install it, before running anything', async () => {

@@ -1,8 +1,9 @@
 /**
- * Hostile programs in every process-run language (MultiPL-E's js, ts, go_test.go, rs, java, cpp),
- * on the real toolchains and the real sandbox: an infinite loop, a spawn bomb, a memory bomb, a
- * gigabyte of output, a connection to loopback ports, reading the worker's environment, writing
- * outside its directory, a child that outlives the program. Each must be contained and reported,
+ * Hostile programs in every process-run language (MultiPL-E's js, ts, go_test.go, rs, java, cpp and
+ * its further languages lua, rb, php, pl, sh, r, rkt, d, jl, swift), on the real toolchains and the real sandbox: an
+ * infinite loop, a spawn bomb, a memory bomb, a gigabyte of output, a connection to loopback
+ * ports, reading the worker's environment, writing outside its directory, a child that outlives
+ * the program. Each must be contained and reported,
  * and leave no process of the samples' uids and no file on the host behind. All languages run at
  * once (one executor each), so the whole file takes about as long as its slowest language.
  */
@@ -16,6 +17,7 @@ import type { ExecutionResult } from '../../domain/execution/types.js';
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
 import type { ProcessLanguageId } from '../../domain/languages/registry.js';
 import { toolchainFor, TOOLCHAINS } from '../../infra/sandbox/toolchainRegistry.js';
+import { MAY_BE_MISSING, runnableHere } from '../support/multiple-rows.js';
 
 const SECRET_NAME = 'EXPLORA_PROCESS_HOSTILE_SECRET';
 const SECRET = `s3cr3t-${randomBytes(12).toString('hex')}`;
@@ -90,10 +92,112 @@ function programs(port: number): Record<ProcessLanguageId, Record<Kind, string>>
       writeOutside: cpp(`    for (const char *p : {${TARGETS.map((t) => JSON.stringify(t)).join(', ')}}) {\n        FILE *f = fopen(p, "w");\n        if (f) { fputs("x", f); fclose(f); printf("WROTE %s\\n", p); } else printf("refused %s\\n", p);\n    }`),
       daemon: cpp('    pid_t c = fork();\n    if (c == 0) { setsid(); execl("/bin/sleep", "sleep", "30", (char*)0); _exit(1); }\n    printf("spawned %d\\n", c);'),
     },
+    lua: {
+      loop: 'while true do end',
+      spawnBomb: "while true do os.execute('/bin/sleep 100 &') end",
+      memoryBomb: "local t = {}\nwhile true do t[#t + 1] = string.rep('x', 10 * 1024 * 1024) .. #t end",
+      output: "local b = string.rep('x', 1 << 20)\nfor i = 1, 1024 do io.stdout:write(b) end",
+      // Lua has no sockets of its own: it tries through bash's /dev/tcp.
+      network: `for _, p in ipairs({${port}, 7233, 8333}) do\n  local ok = os.execute('bash -c "exec 3<>/dev/tcp/127.0.0.1/' .. p .. '" 2>/dev/null')\n  print(p, ok and 'CONNECTED' or 'refused')\nend`,
+      environment: "print((io.open('/proc/self/environ'):read('a'):gsub('%z', '\\n')))\nlocal f = io.open('/proc/1/environ')\nif f then print(f:read('a')) end",
+      writeOutside: `for _, p in ipairs({${TARGETS.map((t) => JSON.stringify(t)).join(', ')}}) do\n  local f = io.open(p, 'w')\n  if f then f:write('x') f:close() print('WROTE ' .. p) else print('refused ' .. p) end\nend`,
+      daemon: "print('spawned ' .. io.popen('setsid /bin/sleep 30 > /dev/null 2>&1 & echo $!'):read('l'))",
+    },
+    rb: {
+      loop: 'loop {}',
+      spawnBomb: "loop do\n  begin\n    Process.spawn('/bin/sleep', '100')\n  rescue StandardError\n  end\nend",
+      memoryBomb: "a = []\nloop { a << 'x' * (10 << 20) }",
+      output: "b = 'x' * (1 << 20)\n1024.times { $stdout.write(b) }",
+      network: `require 'socket'\n${ports}.each do |p|\n  begin\n    TCPSocket.new('127.0.0.1', p).close\n    puts "#{p} CONNECTED"\n  rescue StandardError => e\n    puts "#{p} #{e.class}"\n  end\nend`,
+      environment: "puts ENV.to_h.inspect\nputs File.read('/proc/1/environ') rescue nil",
+      writeOutside: `${JSON.stringify(TARGETS)}.each do |p|\n  begin\n    File.write(p, 'x')\n    puts "WROTE #{p}"\n  rescue StandardError\n    puts "refused #{p}"\n  end\nend`,
+      daemon: "pid = Process.spawn('/usr/bin/setsid', '/bin/sleep', '30')\nputs \"spawned #{pid}\"",
+    },
+    php: {
+      loop: '<?php\nwhile (true) {}',
+      spawnBomb: "<?php\nwhile (true) { @exec('/bin/sleep 100 > /dev/null 2>&1 &'); }",
+      memoryBomb: "<?php\n$a = [];\nwhile (true) $a[] = str_repeat('x', 10 << 20);",
+      output: "<?php\n$b = str_repeat('x', 1 << 20);\nfor ($i = 0; $i < 1024; $i++) fwrite(STDOUT, $b);",
+      network: `<?php\nforeach (${ports} as $p) {\n    $s = @fsockopen('127.0.0.1', $p, $errno, $errstr, 1);\n    if ($s) { echo "$p CONNECTED\\n"; fclose($s); } else { echo "$p $errstr\\n"; }\n}`,
+      environment: "<?php\nvar_export(getenv());\necho @file_get_contents('/proc/1/environ');",
+      writeOutside: `<?php\nforeach (${JSON.stringify(TARGETS)} as $p) {\n    if (@file_put_contents($p, 'x') !== false) echo "WROTE $p\\n"; else echo "refused $p\\n";\n}`,
+      daemon: "<?php\n$pid = trim(shell_exec('setsid /bin/sleep 30 > /dev/null 2>&1 & echo $!'));\necho \"spawned $pid\\n\";",
+    },
+    pl: {
+      loop: '1 while 1;',
+      spawnBomb: "while (1) { my $p = fork(); if (defined $p && $p == 0) { exec('/bin/sleep', '100'); } }",
+      memoryBomb: "my @a;\npush @a, 'x' x (10 << 20) while 1;",
+      output: "my $b = 'x' x (1 << 20);\nsyswrite(STDOUT, $b) for 1 .. 1024;",
+      network: `use IO::Socket::INET;\nfor my $p (${port}, 7233, 8333) {\n    my $s = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $p, Timeout => 1);\n    print $s ? "$p CONNECTED\\n" : "$p $!\\n";\n}`,
+      environment: "print \"$_=$ENV{$_}\\n\" for keys %ENV;\nif (open(my $f, '<', '/proc/1/environ')) { local $/; print <$f>; }",
+      writeOutside: `for my $p (${TARGETS.map((t) => JSON.stringify(t)).join(', ')}) {\n    if (open(my $f, '>', $p)) { print $f 'x'; close $f; print "WROTE $p\\n"; } else { print "refused $p\\n"; }\n}`,
+      daemon: "my $c = fork();\nif ($c == 0) { exec('/usr/bin/setsid', '/bin/sleep', '30'); }\nprint \"spawned $c\\n\";",
+    },
+    sh: {
+      loop: 'while :; do :; done',
+      spawnBomb: 'while :; do /bin/sleep 100 & done',
+      memoryBomb: 'a=x\nwhile :; do a=$a$a; done',
+      output: "head -c 1073741824 /dev/zero | tr '\\0' x",
+      network: `for p in ${port} 7233 8333; do\n  if (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then echo "$p CONNECTED"; else echo "$p refused"; fi\ndone`,
+      environment: 'env\ncat /proc/1/environ 2>/dev/null || true',
+      writeOutside: `for p in ${TARGETS.join(' ')}; do\n  if (echo x > "$p") 2>/dev/null; then echo "WROTE $p"; else echo "refused $p"; fi\ndone`,
+      daemon: 'setsid /bin/sleep 30 > /dev/null 2>&1 &\necho "spawned $!"',
+    },
+    r: {
+      loop: 'repeat {}',
+      spawnBomb: "repeat { try(system('/bin/sleep 100', wait = FALSE), silent = TRUE) }",
+      memoryBomb: 'a <- list()\ni <- 0\nrepeat { i <- i + 1; a[[i]] <- numeric(1e7) + i }',
+      output: "b <- strrep('x', 2^20)\nfor (i in 1:1024) cat(b)",
+      network: `for (p in c(${port}, 7233, 8333)) {\n  r <- tryCatch({ s <- socketConnection('127.0.0.1', p, blocking = TRUE, timeout = 1); close(s); 'CONNECTED' }, error = function(e) 'refused', warning = function(w) 'refused')\n  cat(p, r, '\\n')\n}`,
+      environment: "print(Sys.getenv())\ntry(cat(readLines('/proc/1/environ', warn = FALSE)), silent = TRUE)",
+      writeOutside: `for (p in c(${TARGETS.map((t) => JSON.stringify(t)).join(', ')})) {\n  ok <- tryCatch({ writeLines('x', p); TRUE }, error = function(e) FALSE, warning = function(w) FALSE)\n  cat(if (ok) 'WROTE' else 'refused', p, '\\n')\n}`,
+      daemon: "invisible(system('setsid /bin/sleep 30 > /dev/null 2>&1 & echo spawned $!'))",
+    },
+    rkt: {
+      loop: '#lang racket\n(let loop () (loop))',
+      spawnBomb: '#lang racket\n(let loop () (with-handlers ([exn:fail? void]) (process "/bin/sleep 100")) (loop))',
+      memoryBomb: '#lang racket\n(define v (box (list)))\n(let loop () (set-box! v (cons (make-bytes (* 10 1024 1024) 1) (unbox v))) (loop))',
+      output: '#lang racket\n(define b (make-bytes (* 1024 1024) 120))\n(for ([i 1024]) (write-bytes b))',
+      network: `#lang racket\n(for ([p (list ${port} 7233 8333)])\n  (printf "~a ~a\\n" p (with-handlers ([exn:fail? (lambda (e) "refused")]) (tcp-connect "127.0.0.1" p) "CONNECTED")))`,
+      environment: '#lang racket\n(for ([n (environment-variables-names (current-environment-variables))]) (printf "~a=~a\\n" n (getenv (bytes->string/utf-8 n))))\n(with-handlers ([exn:fail? void]) (display (file->string "/proc/1/environ")))',
+      writeOutside: `#lang racket\n(for ([p (list ${TARGETS.map((t) => JSON.stringify(t)).join(' ')})])\n  (if (with-handlers ([exn:fail? (lambda (e) #f)]) (with-output-to-file p (lambda () (display "x")) #:exists 'replace) #t)\n      (printf "WROTE ~a\\n" p)\n      (printf "refused ~a\\n" p)))`,
+      daemon: '#lang racket\n(define-values (sp out in err) (subprocess #f #f #f "/usr/bin/setsid" "/bin/sleep" "30"))\n(printf "spawned ~a\\n" (subprocess-pid sp))',
+    },
+    d: {
+      loop: 'void main() { while (true) {} }',
+      spawnBomb: 'import std.process;\nvoid main() { while (true) { try { spawnProcess(["/bin/sleep", "100"]); } catch (Exception e) {} } }',
+      memoryBomb: 'void main() { long[][] a; while (true) a ~= new long[1 << 20]; }',
+      output: "import std.stdio;\nvoid main() { auto b = new char[1 << 20]; b[] = 'x'; foreach (i; 0 .. 1024) stdout.rawWrite(b); }",
+      network: `import std.socket, std.stdio;\nvoid main() {\n    foreach (p; ${ports}) {\n        try { auto s = new TcpSocket(new InternetAddress("127.0.0.1", cast(ushort) p)); writeln(p, " CONNECTED"); s.close(); }\n        catch (Exception e) { writeln(p, " ", e.msg); }\n    }\n}`,
+      environment: 'import std.process, std.stdio, std.file;\nvoid main() {\n    foreach (k, v; environment.toAA()) writeln(k, "=", v);\n    try { writeln(readText("/proc/1/environ")); } catch (Exception e) {}\n}',
+      writeOutside: `import std.file, std.stdio;\nvoid main() {\n    foreach (p; ${JSON.stringify(TARGETS)}) {\n        try { std.file.write(p, "x"); writeln("WROTE ", p); } catch (Exception e) { writeln("refused ", p); }\n    }\n}`,
+      daemon: 'import std.process, std.stdio;\nvoid main() { auto pid = spawnProcess(["/usr/bin/setsid", "/bin/sleep", "30"]); writeln("spawned ", pid.processID); }',
+    },
+    jl: {
+      loop: 'while true end',
+      spawnBomb: 'while true\n    try run(`/bin/sleep 100`, wait=false) catch end\nend',
+      memoryBomb: 'a = []\nwhile true push!(a, ones(UInt8, 10 << 20)) end',
+      output: 'b = repeat("x", 1 << 20)\nfor i in 1:1024 write(stdout, b) end',
+      network: `using Sockets\nfor p in ${ports}\n    try connect("127.0.0.1", p); println(p, " CONNECTED") catch e println(p, " ", e) end\nend`,
+      environment: 'for (k, v) in ENV println(k, "=", v) end\ntry print(read("/proc/1/environ", String)) catch end',
+      writeOutside: `for p in ${JSON.stringify(TARGETS)}\n    try write(p, "x"); println("WROTE ", p) catch; println("refused ", p) end\nend`,
+      daemon: 'p = run(`/usr/bin/setsid /bin/sleep 30`, wait=false)\nprintln("spawned ", getpid(p))',
+    },
+    swift: {
+      loop: 'while true {}',
+      spawnBomb: 'import Foundation\nwhile true { let p = Process(); p.executableURL = URL(fileURLWithPath: "/bin/sleep"); p.arguments = ["100"]; try? p.run() }',
+      memoryBomb: 'var a: [[UInt8]] = []\nwhile true { a.append([UInt8](repeating: 1, count: 10 << 20)) }',
+      output: 'import Foundation\nlet b = Data(repeating: 120, count: 1 << 20)\nfor _ in 0..<1024 { FileHandle.standardOutput.write(b) }',
+      network: `import Foundation\nfor p in ${ports} {\n    let s = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)\n    var a = sockaddr_in()\n    a.sin_family = sa_family_t(AF_INET)\n    a.sin_port = in_port_t(UInt16(p).bigEndian)\n    a.sin_addr.s_addr = inet_addr("127.0.0.1")\n    let r = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(s, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }\n    print(p, r == 0 ? "CONNECTED" : "refused")\n    close(s)\n}`,
+      environment: 'import Foundation\nfor (k, v) in ProcessInfo.processInfo.environment { print("\\(k)=\\(v)") }',
+      writeOutside: `import Foundation\nfor p in ${JSON.stringify(TARGETS)} {\n    if FileManager.default.createFile(atPath: p, contents: Data("x".utf8)) { print("WROTE \\(p)") } else { print("refused \\(p)") }\n}`,
+      daemon: 'import Foundation\nlet p = Process()\np.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")\np.arguments = ["/bin/sleep", "30"]\ntry! p.run()\nprint("spawned \\(p.processIdentifier)")',
+    },
   };
 }
 
-const LANGUAGES = Object.keys(TOOLCHAINS) as ProcessLanguageId[];
+/** Every process-run language whose toolchain is here (test/support/multiple-rows.ts's MAY_BE_MISSING says which may not be). */
+const LANGUAGES = (Object.keys(TOOLCHAINS) as ProcessLanguageId[]).filter(runnableHere);
 const executors = new Map<ProcessLanguageId, ProcessExecutor>();
 const results = new Map<string, ExecutionResult>();
 let connections = 0;
@@ -211,6 +315,10 @@ describe.each(LANGUAGES)('hostile %s programs are contained', (language) => {
 });
 
 describe('after every hostile program', () => {
+  it('every language ran but those whose toolchain this machine may lack (Julia, Swift)', () => {
+    for (const language of Object.keys(TOOLCHAINS) as ProcessLanguageId[]) if (!LANGUAGES.includes(language)) expect(MAY_BE_MISSING).toContain(language);
+  });
+
   it('no process of any sample uid is left, and no connection reached the listener', () => {
     expect(sampleProcesses()).toEqual([]);
     expect(connections).toBe(0);
@@ -224,6 +332,16 @@ describe('after every hostile program', () => {
       rs: 'fn main() { assert_eq!(1 + 1, 2); }',
       java: 'class Problem { public static void main(String[] a) { assert 1 + 1 == 2; } }',
       cpp: '#include <cassert>\nint main() { assert(1 + 1 == 2); }',
+      lua: "local lu = require('luaunit')\nfunction test_ok() lu.assertEquals(1 + 1, 2) end\nos.exit(lu.LuaUnit.run())",
+      rb: "require 'test/unit'\nclass TestOk < Test::Unit::TestCase\n  def test_ok\n    assert_equal(2, 1 + 1)\n  end\nend\n",
+      php: '<?php\nif (1 + 1 !== 2) { throw new Exception("Test failed!"); }',
+      pl: 'use Test::Deep;\nexit 1 unless eq_deeply(1 + 1, 2);',
+      sh: 'set -e\n[[ $((1 + 1)) = 2 ]]',
+      r: 'stopifnot(isTRUE(all.equal(1 + 1, 2)))',
+      rkt: '#lang racket\n(require rackunit)\n(check-equal? (+ 1 1) 2)',
+      d: 'unittest { assert(1 + 1 == 2); }\nvoid main() {}',
+      jl: 'using Test\n@test 1 + 1 == 2',
+      swift: 'assert(1 + 1 == 2)',
     };
     const after = await Promise.all(LANGUAGES.map((l) => executors.get(l)!.run({ id: `${l}/ok`, program: ok[l], limits: AMPLE })));
     for (const r of after) expect(r.status, JSON.stringify(r)).toBe('passed');

@@ -16,6 +16,7 @@ import { DEFAULT_LIMITS, type ExecutionRequest, type ExecutionResult } from '../
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
 import type { ProcessLanguageId } from '../../domain/languages/registry.js';
 import { toolchainFor } from '../../infra/sandbox/toolchainRegistry.js';
+import { runnableHere } from '../support/multiple-rows.js';
 
 /** Short enough for a hanging program, ample for the others on a loaded machine. */
 const HANG_LIMITS = { timeoutMs: 2_000 };
@@ -70,6 +71,66 @@ const CASES: Record<ProcessLanguageId, Case> = {
     broken: '#include<assert.h>\n#include<bits/stdc++.h>\nlong add(long a, long b) { return a + ; }\nint main() { assert(add(2, 3) == 5); }\n',
     hangs: '#include<assert.h>\n#include<bits/stdc++.h>\nint main() { volatile int x = 0; while (true) { x++; } }\n',
   },
+  lua: {
+    ok: "local function add(a, b) return a + b end\nlu = require('luaunit')\nfunction test_humaneval() lu.assertEquals(add(2, 3), 5) end\nos.exit(lu.LuaUnit.run())\n",
+    wrong: "local function add(a, b) return a - b end\nlu = require('luaunit')\nfunction test_humaneval() lu.assertEquals(add(2, 3), 5) end\nos.exit(lu.LuaUnit.run())\n",
+    broken: 'local function add(a, b) return a + end\n',
+    hangs: 'while true do end\n',
+  },
+  rb: {
+    ok: "def add(a, b)\n  a + b\nend\nrequire 'test/unit'\nclass TestHumanEval < Test::Unit::TestCase\n  def test_add\n    assert_equal(5, add(2, 3))\n  end\nend\n",
+    wrong: "def add(a, b)\n  a - b\nend\nrequire 'test/unit'\nclass TestHumanEval < Test::Unit::TestCase\n  def test_add\n    assert_equal(5, add(2, 3))\n  end\nend\n",
+    broken: 'def add(a, b)\n  a +\nend\n',
+    hangs: 'loop {}\n',
+  },
+  php: {
+    ok: '<?php\nfunction add($a, $b) { return $a + $b; }\nif (add(2, 3) !== 5) { throw new Exception("Test failed!"); }\n',
+    wrong: '<?php\nfunction add($a, $b) { return $a - $b; }\nif (add(2, 3) !== 5) { throw new Exception("Test failed!"); }\n',
+    broken: '<?php\nfunction add($a, $b) { return $a + ; }\n',
+    hangs: '<?php\nwhile (true) {}\n',
+  },
+  pl: {
+    ok: 'sub add { my($a, $b) = @_; return $a + $b; }\nuse Test::Deep;\nif (eq_deeply(add(2, 3), 5)) { print "ok!" } else { exit 1; }\n',
+    wrong: 'sub add { my($a, $b) = @_; return $a - $b; }\nuse Test::Deep;\nif (eq_deeply(add(2, 3), 5)) { print "ok!" } else { exit 1; }\n',
+    broken: 'sub add { my($a, $b) = @_; return $a + ; }\n',
+    hangs: '1 while 1;\n',
+  },
+  sh: {
+    ok: 'add() {\n    echo $(( $1 + $2 ))\n}\nset -e\n[[ $(add 2 3) = 5 ]]\n',
+    wrong: 'add() {\n    echo $(( $1 - $2 ))\n}\nset -e\n[[ $(add 2 3) = 5 ]]\n',
+    broken: 'add() {\n    if (( $1 )); then\n}\n',
+    hangs: 'while :; do :; done\n',
+  },
+  r: {
+    ok: 'add <- function(a, b) {\n    a + b\n}\nstopifnot(isTRUE(all.equal(add(2, 3), 5)))\n',
+    wrong: 'add <- function(a, b) {\n    a - b\n}\nstopifnot(isTRUE(all.equal(add(2, 3), 5)))\n',
+    broken: 'add <- function(a, b) {\n    a +\n}\n',
+    hangs: 'repeat {}\n',
+  },
+  rkt: {
+    ok: '#lang racket\n(require rackunit)\n(define (add a b) (+ a b))\n(check-within (add 2 3) 5 0.001)\n',
+    wrong: '#lang racket\n(require rackunit)\n(define (add a b) (- a b))\n(check-within (add 2 3) 5 0.001)\n',
+    broken: '#lang racket\n(define (add a b) (+ a b)\n',
+    hangs: '#lang racket\n(let loop () (loop))\n',
+  },
+  d: {
+    ok: 'long add(long a, long b) { return a + b; }\nunittest { assert(add(2, 3) == 5); }\nvoid main(){}\n',
+    wrong: 'long add(long a, long b) { return a - b; }\nunittest { assert(add(2, 3) == 5); }\nvoid main(){}\n',
+    broken: 'long add(long a, long b) { return a + "b"; }\nvoid main(){}\n',
+    hangs: 'void main() { while (true) {} }\n',
+  },
+  jl: {
+    ok: 'using Test\nadd(a, b) = a + b\n@testset begin\n@test(add(2, 3) == 5)\nend\n',
+    wrong: 'using Test\nadd(a, b) = a - b\n@testset begin\n@test(add(2, 3) == 5)\nend\n',
+    broken: 'add(a, b) = a +\n',
+    hangs: 'while true end\n',
+  },
+  swift: {
+    ok: 'func add(a: Int, b: Int) -> Int { return a + b }\nassert(add(a: 2, b: 3) == 5)\n',
+    wrong: 'func add(a: Int, b: Int) -> Int { return a - b }\nassert(add(a: 2, b: 3) == 5)\n',
+    broken: 'func add(a: Int, b: Int) -> Int { return a + "b" }\n',
+    hangs: 'while true {}\n',
+  },
 };
 
 /** Runs the requests through one executor over the language's production toolchain, then closes it. */
@@ -84,7 +145,8 @@ async function runAll(language: ProcessLanguageId, requests: ExecutionRequest[])
 
 const show = (r: ExecutionResult | undefined): string => JSON.stringify({ ...r, stdout: r?.stdout.slice(0, 800), stderr: r?.stderr.slice(0, 800) });
 
-for (const language of Object.keys(CASES) as ProcessLanguageId[]) {
+// Where a toolchain may be missing (Julia, Swift: MAY_BE_MISSING), its refusal is tested in test/families/multiple.e2e.test.ts.
+for (const language of (Object.keys(CASES) as ProcessLanguageId[]).filter(runnableHere)) {
   describe(`${language}: MultiPL-E's statuses through the process runner's warm toolchain`, () => {
     let results: Record<keyof Case, ExecutionResult>;
     beforeAll(async () => {

@@ -9,6 +9,8 @@
  * tokens, which must cut them): right, wrong, one that does not compile, and a hostile one.
  */
 import type { MultiplELanguageId } from '../../domain/families/multipl-e/index.js';
+import { isProcessLanguageId } from '../../domain/languages/registry.js';
+import { toolchainFor } from '../../infra/sandbox/toolchainRegistry.js';
 
 export interface MultiplERowFixture {
   name: string;
@@ -93,6 +95,86 @@ export function addRow(language: MultiplELanguageId, n = 53): MultiplERowFixture
         `}\nint main() {\n    auto candidate = add;\n${CASES.map(([a, b, c]) => `    assert(candidate((${a}), (${b})) == (${c}));\n`).join('')}}\n`,
         ['\n}'],
       );
+    case 'lua':
+      return row(
+        language,
+        n,
+        `-- Add two numbers x and y ${task}\n-- >>> add(2, 3)\n-- 5\n-- >>> add(5, 7)\n-- 12\nlocal function add(x, y)\n`,
+        `lu = require('luaunit')\n\nfunction test_humaneval()\nlocal candidate = add\n${CASES.map(([a, b, c]) => `    lu.assertEquals(candidate(${a}, ${b}), ${c})\n`).join('')}end\n\nos.exit(lu.LuaUnit.run())`,
+        ['\nlocal', '\nfunction', '\n--', '\n\n'],
+      );
+    case 'rb':
+      return row(
+        language,
+        n,
+        `# Add two numbers x and y ${task}\n# >>> add.call(2, 3)\n# 5\n# >>> add.call(5, 7)\n# 12\ndef add(x, y)\n`,
+        `require 'test/unit'\nclass TestHumanEval < Test::Unit::TestCase\n  def test_add\n    candidate = method(:add)\n${CASES.map(([a, b, c]) => `    assert_equal(${c}, candidate.call(${a}, ${b}))\n`).join('')}  end\nend\n`,
+        ['\nclass', '\ndef', '\n#', '\n\n'],
+      );
+    case 'php':
+      return row(
+        language,
+        n,
+        `<?php\n// Add two numbers x and y ${task}\n// >>> add(2, 3)\n// 5\n// >>> add(5, 7)\n// 12\nfunction add($x, $y) {\n`,
+        `function candidate(...$args) {\n    return add(...$args);\n}\n\nfunction test(): void {\n${CASES.map(([a, b, c]) => `    if (candidate(${a}, ${b}) !== ${c}) { throw new Exception("Test failed!"); }\n`).join('')}}\n\ntest();`,
+        ['\nfunction', '\n?>', '\n//', '\n#'],
+      );
+    case 'pl':
+      return row(
+        language,
+        n,
+        `# Add two numbers x and y ${task}\n# >>> add(2, 3)\n# 5\n# >>> add(5, 7)\n# 12\nsub add {\n    my($x, $y) = @_;\n`,
+        `use Test::Deep;\n\n\nsub testhumaneval {\n    my $candidate = \\&add;\n${CASES.map(([a, b, c]) => `        if(eq_deeply($candidate->(${a}, ${b}),${c})) {\n        print "ok!" }else{\n        exit 1;\n        }\n`).join('')}}\n\ntesthumaneval();`,
+        ['\nsub', '\n#', '\n\n'],
+      );
+    case 'sh':
+      return row(
+        language,
+        n,
+        `#!/bin/bash\n# Add two numbers x and y ${task}\n# >>> $(add "2" "3")\n# "5"\n# >>> $(add "5" "7")\n# "12"\n#\n# $1 is an integer\n# $2 is an integer\nadd() {\n`,
+        `}\n\ncandidate() {\n    add "$@"\n}\n\nset -e\nrun_test() {\n${CASES.map(([a, b, c]) => `    [[ $(candidate "${a}" "${b}") = "${c}" ]]\n`).join('')}}\n\nrun_test`,
+        ['\n}'],
+      );
+    case 'r':
+      return row(
+        language,
+        n,
+        `# Add two numbers x and y ${task}\n# >>> add(2, 3)\n# 5\n# >>> add(5, 7)\n# 12\nadd <- function(x, y) {`,
+        `test_humaneval <- function() {\n    candidate <- add\n${CASES.map(([a, b, c]) => `    stopifnot(isTRUE(all.equal(candidate(${a}, ${b}), ${c})))\n`).join('')}}\ntest_humaneval()`,
+        ['\n#', '\n```'],
+      );
+    case 'rkt':
+      return row(
+        language,
+        n,
+        `#lang racket\n\n;; Add two numbers x and y ${task}\n;; >>> (add 2 3)\n;; 5\n;; >>> (add 5 7)\n;; 12\n(define (add x y)\n`,
+        `(require rackunit)\n\n(define (test-humaneval) \n\n  (let (( candidate add))\n${CASES.map(([a, b, c]) => `    (check-within (candidate ${a} ${b}) ${c} 0.001)\n`).join('')}))\n\n(test-humaneval)`,
+        ['\n(define ', '\n#|', '\n;', '\n('],
+      );
+    case 'd':
+      return row(
+        language,
+        n,
+        `import std.math;\n/*\nAdd two numbers x and y ${task}\n    >>> add(2L, 3L)\n    5L\n    >>> add(5L, 7L)\n    12L\n    \n*/\nlong add(long x, long y) \n`,
+        `unittest\n{\n    alias candidate = add;\n\n${CASES.map(([a, b, c]) => `    assert(candidate(${a}L, ${b}L) == ${c}L);\n`).join('')}}\nvoid main(){}`,
+        ['\n\n', '\nvoid', '\nbool', '\nint'],
+      );
+    case 'jl':
+      return row(
+        language,
+        n,
+        `"""Add two numbers x and y ${task}\n    >>> add(2, 3)\n    5\n    >>> add(5, 7)\n    12\n    """\nfunction add(x::Int64, y::Int64)::Int64 \n`,
+        `using Test\n\n@testset begin\n\ncandidate = add;\n${CASES.map(([a, b, c]) => `\t@test(candidate(${a}, ${b}) == ${c})\n`).join('')}end\n`,
+        ['\nfunction', '\nmacro', '\n\n'],
+      );
+    case 'swift':
+      return row(
+        language,
+        n,
+        `\n/// Add two numbers x and y ${task}\n/// >>> add(x: 2, y: 3)\n/// 5\n/// >>> add(x: 5, y: 7)\n/// 12\nfunc add(x: Int, y: Int) -> Int {\n`,
+        `}\n\n\n${CASES.map(([a, b, c]) => `assert(add(x: ${a}, y: ${b}) == ${c})\n`).join('')}`,
+        ['\n}'],
+      );
     case 'py':
       return row(
         language,
@@ -151,6 +233,75 @@ export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, stri
     // Leaves a daemon behind (a new session, sleeping): it must die with the program.
     hostile: '    std::system("setsid sleep 31 > /dev/null 2>&1 &");\n    return x + y;\n}\n',
   },
+  lua: {
+    right: "    return x + y\nend\n\nlocal function junk() error('kept past a stop token') end\n",
+    wrong: '    return x - y\nend\n',
+    noncompiling: '    return x +\nend\n',
+    // Writes outside its directory: the right sum only when that is refused.
+    hostile: "    local f = io.open('/etc/explora-multiple-planted', 'w')\n    if f then f:write('x') f:close() return 0 end\n    return x + y\nend\n",
+  },
+  rb: {
+    right: "  x + y\nend\n\ndef junk\n  raise 'kept past a stop token'\nend\n",
+    wrong: '  x - y\nend\n',
+    noncompiling: '  x +\nend\n',
+    // Connects to Temporal's port: the right sum only when the connection is refused.
+    hostile: "  require 'socket'\n  begin\n    TCPSocket.new('127.0.0.1', 7233)\n    0\n  rescue StandardError\n    x + y\n  end\nend\n",
+  },
+  php: {
+    right: '    return $x + $y;\n}\n\nfunction junk() { throw new Exception("kept past a stop token"); }\n',
+    wrong: '    return $x - $y;\n}\n',
+    noncompiling: '    return $x +;\n}\n',
+    // Leaves a daemon behind (a new session, sleeping): it must die with the program.
+    hostile: "    exec('setsid sleep 31 > /dev/null 2>&1 &');\n    return $x + $y;\n}\n",
+  },
+  pl: {
+    right: "    return $x + $y;\n}\n\nsub junk { die 'kept past a stop token'; }\n",
+    wrong: '    return $x - $y;\n}\n',
+    noncompiling: '    return $x +;\n}\n',
+    // Reads the worker's environment: the right sum only when it sees none of it.
+    hostile: '    return (grep { /EXPLORA|TEMPORAL/ } keys %ENV) ? 0 : $x + $y;\n}\n',
+  },
+  sh: {
+    right: "    echo $(( $1 + $2 ))\n}\n\njunk() { echo 'kept past a stop token'; }\n",
+    wrong: '    echo $(( $1 - $2 ))\n}\n',
+    noncompiling: '    if (( $1 )); then\n}\n',
+    // Connects to Temporal's port (bash's /dev/tcp): the right sum only when the connection is refused.
+    hostile: '    if (exec 3<>/dev/tcp/127.0.0.1/7233) 2>/dev/null; then echo 0; else echo $(( $1 + $2 )); fi\n}\n',
+  },
+  r: {
+    right: "\n    x + y\n}\n# kept past a stop token\nstop('kept past a stop token')\n",
+    wrong: '\n    x - y\n}\n',
+    noncompiling: '\n    x +\n}\n',
+    // Writes outside its directory: the right sum only when that is refused.
+    hostile: "\n    ok <- tryCatch({ writeLines('x', '/etc/explora-multiple-planted'); TRUE }, error = function(e) FALSE, warning = function(w) FALSE)\n    if (ok) 0 else x + y\n}\n",
+  },
+  rkt: {
+    right: '  (+ x y))\n\n(define (junk) (error "kept past a stop token"))\n',
+    wrong: '  (- x y))\n',
+    noncompiling: '  (+ x y)\n',
+    // Connects to Temporal's port: the right sum only when the connection is refused.
+    hostile: '  (with-handlers ([exn:fail? (lambda (e) (+ x y))]) (tcp-connect "127.0.0.1" 7233) 0))\n',
+  },
+  d: {
+    right: '{\n    return x + y;\n}\n\nint junk() { return "kept past a stop token"; }\n',
+    wrong: '{\n    return x - y;\n}\n',
+    noncompiling: '{\n    return x + "y";\n}\n',
+    // Leaves a daemon behind (a new session, sleeping): it must die with the program.
+    hostile: '{\n    import std.process : spawnShell;\n    spawnShell("setsid sleep 31 > /dev/null 2>&1 &");\n    return x + y;\n}\n',
+  },
+  jl: {
+    right: '    return x + y\nend\n\nfunction junk() error("kept past a stop token") end\n',
+    wrong: '    return x - y\nend\n',
+    noncompiling: '    return x +\nend\n',
+    // Writes outside its directory: the right sum only when that is refused.
+    hostile: '    try\n        write("/etc/explora-multiple-planted", "x")\n        return 0\n    catch\n        return x + y\n    end\nend\n',
+  },
+  swift: {
+    right: '    return x + y\n}\n\nfunc junk() -> Int { return "kept past a stop token" }\n',
+    wrong: '    return x - y\n}\n',
+    noncompiling: '    return x + "y"\n}\n',
+    hostile: '    while true {}\n}\n',
+  },
   py: {
     right: '    return x + y\n\ndef junk():\n    raise AssertionError("kept past a stop token")\n',
     wrong: '    return x - y\n',
@@ -161,8 +312,20 @@ export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, stri
 };
 
 /** Whether the language's hostile completion passes once contained (else it must time out or run out of memory). */
-export const HOSTILE_PASSES: Record<MultiplELanguageId, boolean> = { js: false, ts: false, 'go_test.go': false, rs: true, java: true, cpp: true, py: true };
+export const HOSTILE_PASSES: Record<MultiplELanguageId, boolean> = { js: false, ts: false, 'go_test.go': false, rs: true, java: true, cpp: true, lua: true, rb: true, php: true, pl: true, sh: true, r: true, rkt: true, d: true, jl: true, swift: false, py: true };
 
 export function jsonl(rows: readonly object[]): string {
   return rows.map((r) => JSON.stringify(r) + '\n').join('');
+}
+
+/**
+ * Languages declared whose toolchain this project cannot install from the registries it reaches
+ * (Julia and Swift: not in Debian bookworm). The tests run every other language and fail when one
+ * of those cannot run here; these two are run where installed, else their refusal is tested.
+ */
+export const MAY_BE_MISSING: readonly MultiplELanguageId[] = ['jl', 'swift'];
+
+/** Whether the language's toolchain is there (py's is the Python sandbox, always). */
+export function runnableHere(language: MultiplELanguageId): boolean {
+  return !isProcessLanguageId(language) || toolchainFor(language).check().ok;
 }
