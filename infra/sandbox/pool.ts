@@ -29,7 +29,7 @@ export interface ProgramRunner {
  * a zygote that imported it, a sample inherits it. Plain programs stay on the lean zygote: every
  * module a zygote holds makes each of its forks and exits a little more expensive.
  *
- * Programs of the process-run languages (MultiPL-E's js, ts, go_test.go, rs, java, cpp) run on one
+ * Programs of the process-run languages (every MultiPL-E language but Python) run on one
  * ProcessExecutor per language, started on first need (its toolchain checked then).
  *
  * Each sandbox has its own slots, so a worker running both kinds at once runs up to twice its

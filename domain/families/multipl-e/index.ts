@@ -6,8 +6,8 @@
  *
  * As MultiPL-E evaluates them: a completion continues the prompt and is cut at the row's
  * `stop_tokens`; the program is `prompt + completion + "\n" + tests`; it runs in the row's
- * language (`js`, `ts`, `go_test.go`, `rs`, `java`, `cpp` by the sandbox's process runner, `py`
- * by the Python sandbox). A task's id is the row's `name` (HumanEval_53_add). There is no
+ * language (every process-run language of domain/languages/registry.ts by the sandbox's process
+ * runner, `py` by the Python sandbox). A task's id is the row's `name` (HumanEval_53_add). There is no
  * reference solution in the target languages (MultiPL-E translates prompts and tests only).
  *
  * Chat answers: the code block's text after the prompt's last line (the function's signature)
@@ -68,7 +68,7 @@ function entryPointOf(name: string): string {
 
 /** What a MultiPL-E problem carries beyond the core: its row's language and stop tokens. */
 export const MultiplEPayloadSchema = z.object({
-  /** The row's language id (js, ts, go_test.go, rs, java, cpp, py). */
+  /** The row's language id: one of MULTIPLE_LANGUAGE_IDS (the process-run languages and py). */
   language: z.enum(MULTIPLE_LANGUAGE_IDS),
   /** The row's stop tokens, where its completions are cut. */
   stop_tokens: z.array(z.string()).optional(),
@@ -93,7 +93,7 @@ export function chatCompletion(problem: MultiplEProblem, code: string): string |
 // Typed here: its evaluate step loads through it.
 export const multiplEFamily: DefinedFamily<'multipl-e', typeof MultiplEEntrySchema, z.output<typeof MultiplEPayloadSchema>> = defineFamily({
   id: 'multipl-e',
-  description: "MultiPL-E's rows (HumanEval/MBPP in js, ts, go_test.go, rs, java, cpp, py): prompt + completion + tests, run in the row's language",
+  description: `MultiPL-E's rows (HumanEval/MBPP in ${MULTIPLE_LANGUAGE_IDS.join(', ')}): prompt + completion + tests, run in the row's language`,
   entrySchema: MultiplEEntrySchema,
   payloadSchema: MultiplEPayloadSchema,
   bringsLibrary: () => false,

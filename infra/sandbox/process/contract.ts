@@ -1,6 +1,6 @@
 /**
  * The process runner's contract: how a language whose programs run as processes of their own
- * (JavaScript, TypeScript, Go, Rust, Java, C++) plugs into the sandbox.
+ * (every MultiPL-E language but Python: JavaScript, Go, Rust, Lua, Racket, ...) plugs into the sandbox.
  *
  * A language's toolchain is one module in toolchains/ that implements `Toolchain` below. The
  * runner (processExecutor.ts) owns everything that is the same for every language: slots and
