@@ -12,8 +12,11 @@ export const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 export type StopSignal = (typeof STOP_SIGNALS)[number];
 
 export interface StopSignals {
-  /** The first stop signal received, if any. */
-  readonly received: StopSignal | undefined;
+  /**
+   * The first stop signal received, if any. A call, not a property: it changes while the caller
+   * awaits, and TypeScript would keep a property's narrowing across those awaits.
+   */
+  received(): StopSignal | undefined;
   /** Resolves with the first stop signal. */
   readonly first: Promise<StopSignal>;
   /** Gives the signals back to whoever listened before (call once the stop is done). */
@@ -46,9 +49,7 @@ export function onStopSignals(name: string, options: StopSignalOptions = {}): St
   };
   for (const signal of STOP_SIGNALS) process.on(signal, handler);
   return {
-    get received() {
-      return received;
-    },
+    received: () => received,
     first,
     dispose: () => {
       for (const signal of STOP_SIGNALS) process.off(signal, handler);

@@ -34,7 +34,7 @@ import type { SweepProblem } from '../domain/datasets/problems.js';
 import { JsonlRowError } from '../domain/datasets/jsonl.js';
 import type { ExecutionResult } from '../domain/execution/types.js';
 import { estimateAtK } from '../domain/metrics/passAtK.js';
-import type { TaskScore } from '../domain/families/types.js';
+import type { EvaluateOptions, TaskScore } from '../domain/families/types.js';
 import { diskReferenceOutputs, ReferenceOutputs } from '../infra/referenceOutputs.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -44,12 +44,11 @@ import type { ProcessExecutor } from '../infra/sandbox/process/processExecutor.j
 import { SHARE_PROCESS_HELP } from '../infra/sandbox/process/contract.js';
 import { JsonlFileError, readJsonlText } from '../infra/sandbox/jsonlFile.js';
 import { FAMILY_IDS } from '../domain/families/ids.js';
-import type { EvaluateOptions } from '../domain/families/types.js';
+import { readSamples, SamplesError, type Sample } from './lib/evaluate-samples.js';
+import { installedHumanEval } from './lib/installed-datasets.js';
 
 /** What `--split` accepts (MBPP's task ranges). */
 const MBPP_SPLIT_NAMES = ['all', 'test', 'validation', 'train', 'prompt'] as const satisfies ReadonlyArray<NonNullable<EvaluateOptions['split']>>;
-import { readSamples, SamplesError, type Sample } from './lib/evaluate-samples.js';
-import { installedHumanEval } from './lib/installed-datasets.js';
 
 const OptionsSchema = z.object({
   problems: z.string().min(1),

@@ -187,7 +187,7 @@ program.action(async (flags: Flags) => {
           ...(flags.shareProcess ? { shareProcess: true } : {}),
         });
         // A signal while they started: they stop before serving.
-        if (!signals.received) running = Promise.all(inProcess.workers.map((w) => w.run()));
+        if (!signals.received()) running = Promise.all(inProcess.workers.map((w) => w.run()));
       }
       // With external workers, a queue nobody serves would leave the sweep waiting in silence.
       const unserved =
@@ -232,7 +232,7 @@ program.action(async (flags: Flags) => {
         stopWorkers(inProcess.workers);
         await running?.catch(() => {});
         await inProcess.close();
-        if (signals?.received) console.error(`start-sweep: in-process workers stopped on ${signals.received}: tasks in flight done or handed back, leases removed`);
+        if (signals?.received()) console.error(`start-sweep: in-process workers stopped on ${signals.received()}: tasks in flight done or handed back, leases removed`);
       }
     }
   } finally {

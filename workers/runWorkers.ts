@@ -230,13 +230,13 @@ export async function runWorkers(
   const created = await createWorkers(config, options);
   try {
     // A signal while starting: stop before serving anything.
-    if (signals.received) return { stoppedBy: signals.received };
+    if (signals.received()) return { stoppedBy: signals.received() };
     workers = created.workers;
     onReady();
     await Promise.all(workers.map((w) => w.run()));
   } finally {
     await created.close();
   }
-  if (signals.received) log(`worker: stopped on ${signals.received}: tasks in flight done or handed back, leases removed`);
-  return { stoppedBy: signals.received };
+  if (signals.received()) log(`worker: stopped on ${signals.received()}: tasks in flight done or handed back, leases removed`);
+  return { stoppedBy: signals.received() };
 }

@@ -86,45 +86,44 @@ export function chatOnly(endpoint: LlmEndpoint): void {
 
 /** The helpers a method's LLM activities share, over the worker's bucket and clients. */
 export function methodContext({ bucket, llm }: MethodActivityDeps) {
+  // Plain functions, not an object's methods: the methods' activities take them apart.
   async function readJson<T>(key: string, schema: { parse: (v: unknown) => T }): Promise<T | null> {
     const text = await getText(bucket, key);
     return text === null ? null : schema.parse(JSON.parse(text));
   }
 
-  return {
-    /** One cached answer: its summary, and its text when the call succeeded. */
-    async ask(endpoint: LlmEndpoint, body: LlmBody, sampleIndex: number): Promise<{ summary: LlmCallSummary; text: string | null }> {
-      const [summary] = await llm.callLlm({ endpoint, calls: [{ body, sampleIndex }] });
-      if (summary!.status !== 'ok') return { summary: summary!, text: null };
-      const record = await llm.readLlmRecord(summary!.key);
-      return { summary: summary!, text: record?.text ?? null };
-    },
+  /** One cached answer: its summary, and its text when the call succeeded. */
+  async function ask(endpoint: LlmEndpoint, body: LlmBody, sampleIndex: number): Promise<{ summary: LlmCallSummary; text: string | null }> {
+    const [summary] = await llm.callLlm({ endpoint, calls: [{ body, sampleIndex }] });
+    if (summary!.status !== 'ok') return { summary: summary!, text: null };
+    const record = await llm.readLlmRecord(summary!.key);
+    return { summary: summary!, text: record?.text ?? null };
+  }
 
-    /** The task's problem and the docs every method sees (masked for unseen libraries, unless told otherwise). */
-    async context(ref: MethodTaskRef): Promise<{ problem: SweepProblem; library: DatasetLibrary }> {
-      const [problems, stored] = await Promise.all([loadProblems(bucket, ref.datasetKey), loadDatasetLibrary(bucket, ref.libraryKey)]);
-      const problem = problems[ref.taskIndex];
-      if (!problem) throw ApplicationFailure.nonRetryable(`task index ${ref.taskIndex} is out of range`, 'InvalidTask');
-      return { problem, library: visibleLibrary(stored, ref.options.doc_masking) };
-    },
+  /** The task's problem and the docs every method sees (masked for unseen libraries, unless told otherwise). */
+  async function context(ref: MethodTaskRef): Promise<{ problem: SweepProblem; library: DatasetLibrary }> {
+    const [problems, stored] = await Promise.all([loadProblems(bucket, ref.datasetKey), loadDatasetLibrary(bucket, ref.libraryKey)]);
+    const problem = problems[ref.taskIndex];
+    if (!problem) throw ApplicationFailure.nonRetryable(`task index ${ref.taskIndex} is out of range`, 'InvalidTask');
+    return { problem, library: visibleLibrary(stored, ref.options.doc_masking) };
+  }
 
-    readJson,
+  async function mustRead<T>(key: string, schema: { parse: (v: unknown) => T }, what: string): Promise<T> {
+    const value = await readJson(key, schema);
+    if (value === null) throw new Error(`${what} ${key} is missing`);
+    return value;
+  }
 
-    async mustRead<T>(key: string, schema: { parse: (v: unknown) => T }, what: string): Promise<T> {
-      const value = await readJson(key, schema);
-      if (value === null) throw new Error(`${what} ${key} is missing`);
-      return value;
-    },
+  /** The chat messages a stored answer was asked with. */
+  async function messagesOf(key: string): Promise<ChatMessage[]> {
+    const record = await llm.readLlmRecord(key);
+    if (!record) throw new Error(`LLM record ${key} is missing`);
+    const request = record.request as { body?: { messages?: ChatMessage[] } };
+    if (!request.body?.messages) throw ApplicationFailure.nonRetryable('this method needs a chat model (the stored answer has no messages)', 'LlmConfigError');
+    return request.body.messages;
+  }
 
-    /** The chat messages a stored answer was asked with. */
-    async messagesOf(key: string): Promise<ChatMessage[]> {
-      const record = await llm.readLlmRecord(key);
-      if (!record) throw new Error(`LLM record ${key} is missing`);
-      const request = record.request as { body?: { messages?: ChatMessage[] } };
-      if (!request.body?.messages) throw ApplicationFailure.nonRetryable('this method needs a chat model (the stored answer has no messages)', 'LlmConfigError');
-      return request.body.messages;
-    },
-  };
+  return { ask, context, readJson, mustRead, messagesOf };
 }
 
 export type MethodContext = ReturnType<typeof methodContext>;

@@ -2,7 +2,6 @@
  * The sandbox-queue activity of a sweep: executeShard extracts, assembles, runs and records every
  * sample of a shard's tasks. Records land in S3 as they finish, so a retry runs only what is missing.
  */
-import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { type SweepProblem } from '../../domain/datasets/problems.js';

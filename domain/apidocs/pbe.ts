@@ -8,8 +8,6 @@ import { z } from 'zod';
 import { getOperation } from '../pbe/operations.js';
 import { validatePbeParams, type PbeParams } from '../pbe/params.js';
 import { privateFunction, privateLibrary, type PrivateLibrary } from '../pbe/privateLibrary.js';
-import { pyRepr } from '../pbe/pyrepr.js';
-import { ENTRY_POINT } from '../pbe/render.js';
 import { DatasetLibrarySchema, type ApiLibrary, type DatasetLibrary } from './library.js';
 import { privateDemos, strDemos } from './usageDemos.js';
 import { PYTHON_STR_LIBRARY } from './pythonStr.js';

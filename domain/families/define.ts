@@ -46,6 +46,7 @@ export function defineFamily<const Id extends string, Schema extends EntrySchema
   };
   const steps = Object.fromEntries(
     PROBLEM_STEPS.map((name) => {
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- a family's steps use no `this` (defineFamily's contract)
       const step = definition[name] as ((problem: ProblemOf<Payload>, ...rest: never[]) => unknown) | undefined;
       return [name, step ? (problem: SweepProblem, ...rest: never[]) => step(withPayload(problem), ...rest) : () => undefined];
     }),

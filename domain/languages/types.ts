@@ -46,7 +46,7 @@ export interface Language<Id extends string, Runner extends RunnerKind = RunnerK
   /** The code of a model's answer: a completion cut at stop words, or a chat answer's code block. */
   extractCode(input: ExtractInput): string;
   /** The program the sandbox runs: the solution, then the tests. */
-  assemble(parts: { solution: string; tests: string }): string;
+  assemble: (parts: { solution: string; tests: string }) => string;
   /** null for interpreted languages. */
   compile: CompileStep | null;
   runner: Runner;

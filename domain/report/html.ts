@@ -10,7 +10,7 @@
  */
 import { atKCurve, cellLabel, datasetOutcomes, datasetsOf, scoredKs, type DatasetOutcomes, type OutcomeCategory } from './analysis.js';
 import { REPORT_CLIENT_SCRIPT } from './client.js';
-import { findMethod } from '../methods/registry.js';
+import { findMethod, optionsReadBy } from '../methods/registry.js';
 import type { DatasetDrilldown, DrillTask, ReportCell, ReportSample, SweepReportData } from './model.js';
 import type { PaperAnalyses, PassGroup } from './paperAnalyses.js';
 import type { ExplorationTrace } from './trace.js';
@@ -18,7 +18,6 @@ import { reportComparisons, REPORT_BOOTSTRAP_RESAMPLES } from './comparisons.js'
 import { isSignificant, type MetricComparison, type PairComparison } from '../compare/compare.js';
 import { formatP } from '../compare/format.js';
 import { provenanceFields } from '../sweep/provenance.js';
-import { optionsReadBy } from '../methods/registry.js';
 
 export interface RenderOptions {
   /** Source of Chart.js's UMD build (dist/chart.umd.min.js), inlined into the page. */

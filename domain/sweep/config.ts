@@ -296,7 +296,8 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
 
   // Methods that need API docs or a chat model, against the datasets and models given.
   list('methods').forEach((m, mi) => {
-    const spec: MethodSpec | undefined = typeof m === 'string' ? findMethod(m) : undefined;
+    if (typeof m !== 'string') return;
+    const spec: MethodSpec | undefined = findMethod(m);
     if (!spec) return;
     if (spec.needsLibrary) {
       list('datasets').forEach((d, di) => {

@@ -152,7 +152,8 @@ export class CellAccumulator {
     if (this.unexecuted > 0) pass.dropped = [`pass@k and success@k: ${this.unexecuted} samples were not executed (generation-only), nothing is scored`];
     const cost = {
       calls: this.calls,
-      requestsUnanswered: this.requestsUnanswered,
+      // Only when some request went unanswered: cells of sweeps without an outage store what they did before.
+      ...(this.requestsUnanswered > 0 ? { requestsUnanswered: this.requestsUnanswered } : {}),
       promptTokens: this.promptTokens,
       completionTokens: this.completionTokens,
       sandboxRuns: this.sandboxRuns,
@@ -194,7 +195,7 @@ export class CellAccumulator {
       status_counts: statusCounts,
       cost: {
         calls: cost.calls,
-        requests_unanswered: cost.requestsUnanswered,
+        ...(cost.requestsUnanswered ? { requests_unanswered: cost.requestsUnanswered } : {}),
         prompt_tokens: cost.promptTokens,
         completion_tokens: cost.completionTokens,
         sandbox_runs: cost.sandboxRuns,

@@ -84,11 +84,13 @@ export function lineColumn(text: string, offset: number): { line: number; column
 export function jsonSyntaxProblem(text: string): { offset: number; message: string } | null {
   let pos = 0;
 
-  class Stop {
+  class Stop extends Error {
     constructor(
       readonly offset: number,
-      readonly message: string,
-    ) {}
+      message: string,
+    ) {
+      super(message);
+    }
   }
   const fail = (message: string, at = pos): never => {
     throw new Stop(at, message);

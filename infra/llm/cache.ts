@@ -221,7 +221,7 @@ export class GroupWriter {
       await this.flushing;
       if (this.dirty.size > 0) this.kick(true);
     }
-    if (this.failure) throw this.failure;
+    if (this.failed) throw this.failure;
   }
 }
 

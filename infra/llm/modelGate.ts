@@ -5,7 +5,7 @@
  * joins or leaves moves everyone's share within a refresh. Requests go in the order they came
  * (first come, first served), and a waiting one heartbeats.
  */
-import { workerShare, type ModelLimits } from '../../domain/llm/share.js';
+import { workerShare, type ModelLimits, type WorkerShare } from '../../domain/llm/share.js';
 
 /** Workers serving a task queue now (at least 1). */
 export type WorkersOn = (taskQueue: string) => Promise<number>;
@@ -77,7 +77,7 @@ export class ModelGate {
       lastBeatMs = Date.now();
       wait.beat();
     };
-    let share = workerShare(limits, 1);
+    let share: WorkerShare;
     try {
       for (;;) {
         wait.signal?.throwIfAborted();
@@ -126,17 +126,22 @@ export class ModelGate {
   private pause(ms: number, signal: AbortSignal | undefined, waiter?: Waiter): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
-      const finish = (error?: unknown) => {
+      const stopWaiting = () => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', abort);
         waiter?.listen(undefined);
-        if (error === undefined) resolve();
-        else reject(error);
       };
-      const abort = () => finish(signal!.reason ?? new Error('aborted'));
-      const timer = setTimeout(() => finish(), ms);
+      const finish = () => {
+        stopWaiting();
+        resolve();
+      };
+      const abort = () => {
+        stopWaiting();
+        reject(signal!.reason ?? new Error('aborted'));
+      };
+      const timer = setTimeout(finish, ms);
       signal?.addEventListener('abort', abort, { once: true });
-      waiter?.listen(() => finish());
+      waiter?.listen(finish);
     });
   }
 }

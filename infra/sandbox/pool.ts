@@ -2,13 +2,13 @@ import type { LibraryRuntime } from '../../domain/apidocs/library.js';
 import type { ExecutionRequest, ExecutionResult } from '../../domain/execution/types.js';
 import { languageRunner, type LanguageId, type ProcessLanguageId } from '../../domain/languages/registry.js';
 import { DEFAULT_PREIMPORTS, PythonExecutor, type PythonExecutorOptions } from './pythonExecutor.js';
+import { ProcessExecutor } from './process/processExecutor.js';
+import { toolchainFor } from './toolchainRegistry.js';
 
 export interface SandboxPoolOptions extends Omit<PythonExecutorOptions, 'preimport'> {
   /** The process runners share processes where their toolchain can (JavaScript; ProcessExecutorOptions.shareProcess). */
   shareProcess?: boolean;
 }
-import { ProcessExecutor } from './process/processExecutor.js';
-import { toolchainFor } from './toolchainRegistry.js';
 
 /** What runs programs: the Python sandbox, or the process runner of one language. */
 export interface ProgramRunner {

@@ -36,6 +36,7 @@ const PROBE_ARGS = ['-I', '-c', 'import json,sys; print(json.dumps({"executable"
 export function probePythonLayout(python: string): Promise<PythonLayout> {
   return new Promise((resolve, reject) => {
     execFile(python, PROBE_ARGS, { encoding: 'utf8', env: { PATH: SANDBOX_PATH } }, (error, out) => {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- an Error, typed as an Omit<> intersection
       if (error) reject(error);
       else {
         try {

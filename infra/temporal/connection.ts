@@ -191,7 +191,6 @@ export async function connectTemporal(
 ): Promise<{ connection: Connection; client: Client; close: () => Promise<void> }> {
   const s = config.temporal.connection;
   const options = temporalConnectOptions(s);
-  let connection: Connection;
   const connecting = Connection.connect({ ...options, ...(opts.connectTimeout !== undefined ? { connectTimeout: opts.connectTimeout } : {}) });
   // The client SDK keeps retrying a refused TLS handshake (or a closed port) until its deadline
   // (10 s) and then says only that: a connection not up in a moment is diagnosed meanwhile, and a
@@ -216,7 +215,7 @@ export async function connectTemporal(
     connecting.then((c) => c.close(), () => {});
     throw new TemporalConnectionError(`cannot connect to ${describeTemporalConnection(s)}: ${outcome.problem}${addressNote(s)}`);
   }
-  connection = outcome.connection;
+  const connection = outcome.connection;
   try {
     if (opts.checkNamespace !== false) await checkNamespace(s, options, () => connection.workflowService.describeNamespace({ namespace: s.namespace }));
   } catch (err) {

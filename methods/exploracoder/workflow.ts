@@ -144,7 +144,7 @@ export async function exploracoderTaskWorkflow(input: ExploracoderTaskInput): Pr
     for (const g of generated) progress.cost = addCost(progress.cost, g.cost);
     const runs = await Promise.all(
       generated.map((g, j) =>
-        g.ok ? sandbox.runSnippet({ libraryKey: ref.libraryKey, llmKey: g.llmKey, timeoutS: input.timeoutS, label: `${label}/r${round}/c${indices?.[j] ?? j}` }) : null,
+        g.ok ? sandbox.runSnippet({ libraryKey: ref.libraryKey, llmKey: g.llmKey, timeoutS: input.timeoutS, label: `${label}/r${round}/c${indices?.[j] ?? j}` }) : Promise.resolve(null),
       ),
     );
     progress.cost = addCost(progress.cost, { sandbox_runs: runs.filter((r) => r?.runKey).length });

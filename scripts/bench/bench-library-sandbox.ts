@@ -68,4 +68,8 @@ new Command('bench-library-sandbox')
       await pool.close();
     }
   })
-  .parseAsync();
+  .parseAsync()
+  .catch((err: Error) => {
+    console.error(`bench-library-sandbox: ${err.message}`);
+    process.exit(1);
+  });

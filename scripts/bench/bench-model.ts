@@ -66,7 +66,7 @@ async function readBandwidth(threads: number): Promise<number> {
     });
     parentPort.postMessage('ready');`;
   const workers = Array.from({ length: threads }, () => new Worker(code, { eval: true }));
-  const next = (w: Worker) => new Promise<any>((resolve, reject) => (w.once('message', resolve), w.once('error', reject)));
+  const next = (w: Worker) => new Promise<unknown>((resolve, reject) => (w.once('message', resolve), w.once('error', reject)));
   try {
     await Promise.all(workers.map(next));
     let best = 0;
@@ -74,7 +74,8 @@ async function readBandwidth(threads: number): Promise<number> {
       const results = workers.map(next);
       const started = process.hrtime.bigint();
       for (const w of workers) w.postMessage('go');
-      const done: Array<{ bytes: number }> = await Promise.all(results);
+      // A worker's message after 'go' (the code above posts it).
+      const done = (await Promise.all(results)) as Array<{ bytes: number }>;
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       best = Math.max(best, done.reduce((s, d) => s + d.bytes, 0) / seconds);
     }

@@ -70,7 +70,7 @@ export async function generateDatasetRemotely(config: ExploraConfig, req: Remote
       // These workers join whatever other workers serve the queues; when this process exits,
       // the others (or the next run of this command) carry on where it stopped.
       inProcess = await createWorkers(config, { roles });
-      if (!signals.received) running = Promise.all(inProcess.workers.map((w) => w.run()));
+      if (!signals.received()) running = Promise.all(inProcess.workers.map((w) => w.run()));
     } else {
       const queues = roles.map((r) => ({ name: config.taskQueues[r], kind: r === 'workflows' ? ('workflow' as const) : ('activity' as const) }));
       const idle = await queuesWithoutRecentPollers(client, config.temporal.namespace, queues);
@@ -139,7 +139,7 @@ export async function generateDatasetRemotely(config: ExploraConfig, req: Remote
       stopWorkers(inProcess.workers);
       await running?.catch(() => {});
       await inProcess.close();
-      if (signals?.received) console.error(`generate-dataset: in-process workers stopped on ${signals.received}: tasks in flight done or handed back`);
+      if (signals?.received()) console.error(`generate-dataset: in-process workers stopped on ${signals.received()}: tasks in flight done or handed back`);
     }
     await connection.close();
   }

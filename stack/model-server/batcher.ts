@@ -370,11 +370,11 @@ export class Batcher {
     this.preparing++;
     // Who evaluates the prompt is decided here, synchronously, so that the choices admitted together
     // find the one source among them.
-    let source = job.sources.get(choice.prompt);
+    const source = job.sources.get(choice.prompt);
     let ready: Promise<void>;
     if (!source) {
       ready = this.evaluatePrompt(job, slot, choice.prefix);
-      job.sources.set(choice.prompt, (source = { sequence: slot.sequence, ready }));
+      job.sources.set(choice.prompt, { sequence: slot.sequence, ready });
     } else {
       ready = this.copyPrompt(job, slot, choice.prefix, source);
     }

@@ -5,8 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { z } from 'zod';
 import { Engine, InvalidInputError, randomSeed, toSeed, type ChatTurn, type GeneratedChoice, type Generation } from './engine.js';
 import { assertModelFile, modelIdFor } from './location.js';

@@ -1,11 +1,10 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getText } from '../../infra/s3.js';
+import { getText, sha256Hex } from '../../infra/s3.js';
 import { datasetWorkflowId, manifestKey } from '../../domain/datasets/layout.js';
 import { ManifestSchema } from '../../domain/datasets/manifest.js';
 import { generateLines } from '../../domain/pbe/generate.js';
 import { resolvePbeParams } from '../../domain/pbe/params.js';
-import { sha256Hex } from '../../infra/s3.js';
 import { generateDatasetWorkflow, datasetProgressQuery, type GenerateDatasetInput } from '../../workflows/generateDataset.js';
 import { rootCauseMessage } from '../../scripts/lib/errors.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';

@@ -37,7 +37,7 @@ describe("Python's JSON", () => {
   it('reads NaN and infinities outside strings, keeps each member as written, leaves strings alone', () => {
     const text = '{"a": "NaN, Infinity", "b": [[NaN], [-Infinity, 1e400]], "c": [[123456789012345678901234567890]], "d": {"x": [1, 2]}}';
     const { value, raw } = parsePythonJsonObject(text);
-    expect(value).toEqual({ a: 'NaN, Infinity', b: [[null], [null, Infinity]], c: [[123456789012345678901234567890]], d: { x: [1, 2] } });
+    expect(value).toEqual({ a: 'NaN, Infinity', b: [[null], [null, Infinity]], c: [[Number('123456789012345678901234567890')]], d: { x: [1, 2] } });
     expect(raw).toEqual({ a: '"NaN, Infinity"', b: '[[NaN], [-Infinity, 1e400]]', c: '[[123456789012345678901234567890]]', d: '{"x": [1, 2]}' });
   });
 });

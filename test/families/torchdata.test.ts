@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { librarySnippetLimits, type ApiDoc } from '../../domain/apidocs/library.js';
 import { visibleLibrary } from '../../domain/apidocs/masking.js';
-import { chooseReference, TORCHDATA_REQUIREMENT, torchdataFamily, TorchDataEntrySchema } from '../../domain/families/torchdata/index.js';
+import { TORCHDATA_REQUIREMENT, torchdataFamily, TorchDataEntrySchema } from '../../domain/families/torchdata/index.js';
 import { familyOf } from '../../domain/families/registry.js';
 import { LANGUAGES } from '../../domain/languages/registry.js';
 import { loadSweepConfig } from '../../domain/sweep/config.js';

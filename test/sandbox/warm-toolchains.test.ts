@@ -11,7 +11,7 @@
  * environment; no writes outside; spawn bombs contained) is test/sandbox/process-hostile.e2e.test.ts,
  * for every one of these languages; here only the uid a compiled program runs as.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS, type ExecutionRequest, type ExecutionResult } from '../../domain/execution/types.js';
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
 import type { ProcessLanguageId } from '../../domain/languages/registry.js';

@@ -8,7 +8,6 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { scriptedSweepFixture } from './support.js';
 import { getText } from '../../infra/s3.js';
 import { cellShardWorkflowId, sweepResultsKey } from '../../domain/sweep/keys.js';
 import { TASK_WINDOW } from '../../workflows/sweepShard.js';
@@ -18,7 +17,7 @@ import { killHard, runTs, spawnTs } from '../support/processes.js';
 import { connectClient, withWorkers } from '../support/temporal.js';
 import { cellProgressQuery, pauseSignal, sweepCellWorkflow } from '../../workflows/sweepCell.js';
 import { pauseOrderSignal, type CellInput, type PauseOrder } from '../../workflows/sweepTypes.js';
-import { expectedCounts, HUMANEVAL_DATASETS_YAML, oneSampleDirectYaml, scriptedModelYaml } from './support.js';
+import { expectedCounts, HUMANEVAL_DATASETS_YAML, oneSampleDirectYaml, scriptedModelYaml, scriptedSweepFixture } from './support.js';
 
 const { config, env } = testConfig();
 // One shard of 40 one-sample tasks (a shard holds ~200 samples), answered slowly, two at a time.

@@ -7,7 +7,6 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { scriptedSweepFixture } from './support.js';
 import { WorkerLeases } from '../../infra/llm/workerLeases.js';
 import { getText } from '../../infra/s3.js';
 import { llmTaskQueue, sweepResultsKey, sweepWorkflowId } from '../../domain/sweep/keys.js';
@@ -15,7 +14,7 @@ import { testConfig, uniqueSuffix } from '../support/config.js';
 import { waitUntil } from '../support/poll.js';
 import { killHard, runTs, spawnTs, type Spawned } from '../support/processes.js';
 import { connectClient } from '../support/temporal.js';
-import { expectedCounts, HUMANEVAL_DATASETS_YAML, oneSampleDirectYaml } from './support.js';
+import { expectedCounts, HUMANEVAL_DATASETS_YAML, oneSampleDirectYaml, scriptedSweepFixture } from './support.js';
 
 const { config, env } = testConfig();
 const TASKS = 24;

@@ -270,7 +270,7 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
     writeFileSync(genFile, saved!);
     const evalId = `eval-${uniqueSuffix()}`;
     const evalConfig = path.join(dir, `${evalId}.yaml`);
-    writeFileSync(evalConfig, (await import('node:fs')).readFileSync(file, 'utf8').replace(`id: ${genId}`, `id: ${evalId}`).replace(/  - name: humaneval\n    family: humaneval\n    path: .*\n/, ''));
+    writeFileSync(evalConfig, (await import('node:fs')).readFileSync(file, 'utf8').replace(`id: ${genId}`, `id: ${evalId}`).replace(/ {2}- name: humaneval\n {4}family: humaneval\n {4}path: .*\n/, ''));
     const requestsBefore = server.requests().length;
     const ev = await runTs('scripts/start-sweep.ts', ['--config', evalConfig, '--evaluate-only', '--load-generations', genFile, '--no-progress'], env);
     expect(ev.code, ev.output).toBe(0);

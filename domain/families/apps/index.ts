@@ -9,7 +9,7 @@
  * passes: `passed`, so pass@k) and average test-case accuracy.
  */
 import { z } from 'zod';
-import { datasetRowsProblem, type SweepProblem } from '../../datasets/problems.js';
+import { datasetRowsProblem } from '../../datasets/problems.js';
 import { parseJsonl } from '../../datasets/jsonl.js';
 import { DatasetEntryNameSchema, JsonlFileSchema } from '../entry.js';
 import { defineFamily } from '../define.js';

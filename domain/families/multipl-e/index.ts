@@ -16,7 +16,7 @@
  */
 import { z } from 'zod';
 import { firstRow, parseJsonArray, parseJsonl } from '../../datasets/jsonl.js';
-import { datasetRowsProblem, type SweepProblem } from '../../datasets/problems.js';
+import { datasetRowsProblem } from '../../datasets/problems.js';
 import { truncateAtStopWords } from '../../llm/extract.js';
 import type { LanguageId } from '../../languages/registry.js';
 import { DatasetEntryNameSchema, localOrS3File } from '../entry.js';

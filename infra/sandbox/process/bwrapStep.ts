@@ -165,14 +165,14 @@ export function runStep(sandbox: StepSandbox, step: SandboxStep): Promise<StepRe
       // already gone
     }
   }, step.limits.timeoutMs);
-  return new Promise<StepResult>((resolve) => {
+  return new Promise<StepResult>((resolve, reject) => {
     child.once('error', (error) => {
       clearTimeout(timer);
       resolve({ exitCode: null, signal: null, timedOut: false, durationMs: performance.now() - started, stdout: '', stderr: '', stdoutBytes: 0, stderrBytes: 0, survivors: 0, sandboxError: `could not start bwrap: ${error.message}` });
     });
     // 'close': the process has exited and every holder of its output pipes is gone, i.e. the
     // whole pid namespace has been torn down.
-    child.once('close', async (code, signal) => {
+    const onClose = async (code: number | null, signal: NodeJS.Signals | null) => {
       clearTimeout(timer);
       const durationMs = performance.now() - started;
       const survivors = sandbox.uid === undefined ? 0 : await reapUid(sandbox.uid);
@@ -196,6 +196,8 @@ export function runStep(sandbox: StepSandbox, step: SandboxStep): Promise<StepRe
         survivors,
         ...(launcherFailed ? { sandboxError: head.slice(0, 1000).trim() } : {}),
       });
-    });
+    };
+    // Were reaping to throw (it reads /proc), the step fails instead of never settling.
+    child.once('close', (code, signal) => void onClose(code, signal).catch(reject));
   });
 }
