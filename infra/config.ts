@@ -10,8 +10,14 @@ import { ConfigError, parseConfig, type ExploraConfig } from '../domain/config/e
 /** Temporal's default location of the connection file (as the temporal CLI and SDKs look it up). */
 export function defaultTemporalConfigPath(env: Record<string, string | undefined>): string | undefined {
   if (process.platform === 'win32') return env.APPDATA ? path.join(env.APPDATA, 'temporalio', 'temporal.toml') : undefined;
-  if (process.platform === 'darwin') return env.HOME ? path.join(env.HOME, 'Library', 'Application Support', 'temporalio', 'temporal.toml') : undefined;
-  const base = env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : env.HOME ? path.join(env.HOME, '.config') : os.homedir() && path.join(os.homedir(), '.config');
+  if (process.platform === 'darwin')
+    return env.HOME ? path.join(env.HOME, 'Library', 'Application Support', 'temporalio', 'temporal.toml') : undefined;
+  const base =
+    env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME)
+      ? env.XDG_CONFIG_HOME
+      : env.HOME
+        ? path.join(env.HOME, '.config')
+        : os.homedir() && path.join(os.homedir(), '.config');
   return base ? path.join(base, 'temporalio', 'temporal.toml') : undefined;
 }
 
@@ -24,7 +30,9 @@ export function readTemporalConfigFile(env: Record<string, string | undefined>):
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (!explicit && code === 'ENOENT') return undefined;
-    throw new ConfigError(`invalid environment configuration:\n  TEMPORAL_CONFIG_FILE=${JSON.stringify(file)}: ${code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+    throw new ConfigError(
+      `invalid environment configuration:\n  TEMPORAL_CONFIG_FILE=${JSON.stringify(file)}: ${code === 'ENOENT' ? 'no such file' : (err as Error).message}`,
+    );
   }
 }
 

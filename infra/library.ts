@@ -40,7 +40,12 @@ export async function retrieveDocs(
 ): Promise<ApiDoc[]> {
   if (options.retriever === 'dense') {
     const e = options.embeddings!;
-    const endpoint = { baseUrl: e.base_url, model: e.model, requestTimeoutS: e.request_timeout_s, ...(e.api_key_env ? { apiKeyEnv: e.api_key_env } : {}) };
+    const endpoint = {
+      baseUrl: e.base_url,
+      model: e.model,
+      requestTimeoutS: e.request_timeout_s,
+      ...(e.api_key_env ? { apiKeyEnv: e.api_key_env } : {}),
+    };
     return (await denseSearch(embeddings, endpoint, library.library.docs, query, k)).map((r) => r.doc);
   }
   let retriever = retrievers.get(libraryKey);
@@ -53,7 +58,10 @@ export async function retrieveDocs(
   // order, so a small library (PBE's private module has four functions) is offered whole.
   // The retriever is kept per library key; its docs may be another view (masked or not) of the same
   // library, whose index texts are the same: the docs returned are the caller's.
-  const hits = docsByPath(library, retriever.search(query, k).map((r) => r.doc.import_path));
+  const hits = docsByPath(
+    library,
+    retriever.search(query, k).map((r) => r.doc.import_path),
+  );
   if (hits.length >= k) return hits;
   const taken = new Set(hits.map((d) => d.import_path));
   return [...hits, ...library.library.docs.filter((d) => !taken.has(d.import_path))].slice(0, k);

@@ -31,7 +31,11 @@ export async function readParts(bucket: Bucket, prefix: string): Promise<{ recor
   return { records, keys };
 }
 
-export function partRecordFor(records: ReadonlyMap<string, SampleRecord>, taskIndex: number, sampleIndex: number): SampleRecord | undefined {
+export function partRecordFor(
+  records: ReadonlyMap<string, SampleRecord>,
+  taskIndex: number,
+  sampleIndex: number,
+): SampleRecord | undefined {
   return records.get(sampleOf({ task_index: taskIndex, sample_index: sampleIndex }));
 }
 
@@ -81,7 +85,11 @@ export class PartWriter {
 
 /** Once the shard's records file is stored: its parts, this attempt's and earlier ones', go. */
 export async function deleteParts(bucket: Bucket, keys: Iterable<string>): Promise<void> {
-  await Promise.all([...new Set(keys)].map((key) => deleteObject(bucket, key).catch((err: Error) => console.warn(`record part ${key} not deleted: ${err.message}`))));
+  await Promise.all(
+    [...new Set(keys)].map((key) =>
+      deleteObject(bucket, key).catch((err: Error) => console.warn(`record part ${key} not deleted: ${err.message}`)),
+    ),
+  );
 }
 
 /** Parts left under `prefix` by an attempt that stored the records file and died before deleting them. */

@@ -12,4 +12,3 @@ export function s3ReferenceOutputs(bucket: Bucket): ReferenceOutputsStore {
     },
   };
 }
-

@@ -70,7 +70,9 @@ export async function checkS3Access(config: ExploraConfig, s3: S3Client): Promis
     if (status === 403 || status === 401 || /AccessDenied|InvalidAccessKeyId|SignatureDoesNotMatch|Forbidden/.test(e.name ?? '')) {
       // A HEAD answer has no body, so the SDK names its error "Unknown": the status is what is known.
       const said = e.name && e.name !== 'Unknown' ? `, ${e.name}` : '';
-      throw new S3AccessError(`S3 ${config.s3.endpoint ?? 'aws'} refused the credentials from ${from} for bucket ${config.s3.bucket} (HTTP ${status ?? '?'}${said})`);
+      throw new S3AccessError(
+        `S3 ${config.s3.endpoint ?? 'aws'} refused the credentials from ${from} for bucket ${config.s3.bucket} (HTTP ${status ?? '?'}${said})`,
+      );
     }
     // A missing bucket is created by those who need it; other errors show up where they happen.
     if (isNotFound(err)) return;

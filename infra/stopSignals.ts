@@ -45,7 +45,9 @@ export function onStopSignals(name: string, options: StopSignalOptions = {}): St
       return;
     }
     const waiting = options.waitingFor?.();
-    log(`${name}: ${signal} ignored: already stopping (on ${received})${waiting ? `, waiting for ${waiting}` : ''}; SIGKILL stops at once, losing that work`);
+    log(
+      `${name}: ${signal} ignored: already stopping (on ${received})${waiting ? `, waiting for ${waiting}` : ''}; SIGKILL stops at once, losing that work`,
+    );
   };
   for (const signal of STOP_SIGNALS) process.on(signal, handler);
   return {

@@ -30,7 +30,10 @@ new Command('check-references')
       if (!existsSync(flags.config)) throw new UsageError(`--config ${flags.config}: no such file`);
       const config = loadSweepConfig(readFileSync(flags.config, 'utf8'), flags.config);
       const datasets = flags.dataset ? config.datasets.filter((d) => d.name === flags.dataset) : config.datasets;
-      if (datasets.length === 0) throw new UsageError(`--dataset ${flags.dataset}: the config has no such dataset (it has ${config.datasets.map((d) => d.name).join(', ')})`);
+      if (datasets.length === 0)
+        throw new UsageError(
+          `--dataset ${flags.dataset}: the config has no such dataset (it has ${config.datasets.map((d) => d.name).join(', ')})`,
+        );
       const timeoutS = flags.timeout === undefined ? config.timeout_s : Number(flags.timeout);
       if (!(timeoutS > 0)) throw new UsageError(`--timeout ${flags.timeout}: must be a positive number of seconds`);
       const report = await checkSweepReferences(config, datasets, {

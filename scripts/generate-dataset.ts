@@ -6,7 +6,14 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { environmentHelp } from '../domain/config/env.js';
 import { loadConfig } from '../infra/config.js';
 import { DatasetNameSchema, DEFAULT_SHARD_SIZE, MAX_SHARDS, shardCount } from '../domain/datasets/layout.js';
-import { PBE_LIBRARY_KINDS, PbeParamsError, resolvePbeParams, type PbeLibraryKind, type PbeParams, type PbeParamsInput } from '../domain/pbe/params.js';
+import {
+  PBE_LIBRARY_KINDS,
+  PbeParamsError,
+  resolvePbeParams,
+  type PbeLibraryKind,
+  type PbeParams,
+  type PbeParamsInput,
+} from '../domain/pbe/params.js';
 import { writeDatasetLocally } from './lib/dataset-local.js';
 
 /** Which flag sets which parameter, so a validation error names what the user typed. */
@@ -42,12 +49,20 @@ const program = new Command('generate-dataset')
   .addOption(new Option('--count <n>', 'number of tasks').argParser(integer('--count', 1)).default(defaults.count))
   .addOption(new Option('--seed <n>', 'random seed (0..4294967295)').argParser(integer('--seed', 0)).default(defaults.seed))
   .addOption(new Option('--alphabet-size <n>', 'alphabet = the first N lowercase letters').argParser(integer('--alphabet-size', 1)))
-  .addOption(new Option('--alphabet <chars>', `explicit alphabet, e.g. abc (default "${defaults.alphabet.join('')}")`).conflicts('alphabetSize'))
+  .addOption(
+    new Option('--alphabet <chars>', `explicit alphabet, e.g. abc (default "${defaults.alphabet.join('')}")`).conflicts('alphabetSize'),
+  )
   .addOption(new Option('--l-min <n>', 'minimum input length').argParser(integer('--l-min', 0)).default(defaults.l_min))
   .addOption(new Option('--l-max <n>', 'maximum input length').argParser(integer('--l-max', 0)).default(defaults.l_max))
-  .addOption(new Option('--pipeline-min <n>', 'minimum pipeline length').argParser(integer('--pipeline-min', 0)).default(defaults.pipeline_L_min))
-  .addOption(new Option('--pipeline-max <n>', 'maximum pipeline length').argParser(integer('--pipeline-max', 0)).default(defaults.pipeline_L_max))
-  .addOption(new Option('--num-examples <n>', 'shown examples per task').argParser(integer('--num-examples', 0)).default(defaults.num_examples))
+  .addOption(
+    new Option('--pipeline-min <n>', 'minimum pipeline length').argParser(integer('--pipeline-min', 0)).default(defaults.pipeline_L_min),
+  )
+  .addOption(
+    new Option('--pipeline-max <n>', 'maximum pipeline length').argParser(integer('--pipeline-max', 0)).default(defaults.pipeline_L_max),
+  )
+  .addOption(
+    new Option('--num-examples <n>', 'shown examples per task').argParser(integer('--num-examples', 0)).default(defaults.num_examples),
+  )
   .addOption(new Option('--num-tests <n>', 'hidden tests per task').argParser(integer('--num-tests', 0)).default(defaults.num_tests))
   .addOption(
     new Option('--n-inputs <n>', 'pool of distinct random inputs examples and tests are drawn from')
@@ -60,12 +75,19 @@ const program = new Command('generate-dataset')
       .choices(PBE_LIBRARY_KINDS)
       .default(defaults.library),
   )
-  .addOption(new Option('--shard-size <n>', 'tasks per S3 object part-NNNNN.jsonl').argParser(integer('--shard-size', 1)).default(DEFAULT_SHARD_SIZE))
+  .addOption(
+    new Option('--shard-size <n>', 'tasks per S3 object part-NNNNN.jsonl')
+      .argParser(integer('--shard-size', 1))
+      .default(DEFAULT_SHARD_SIZE),
+  )
   .addOption(new Option('--concurrency <n>', 'shards generated at once').argParser(integer('--concurrency', 1)).default(4))
   .addOption(new Option('--local', 'write to --out without Temporal or S3').default(false))
   .addOption(new Option('--out <file>', 'output JSONL file (with --local)'))
   .addOption(
-    new Option('--worker <mode>', 'in-process: this command also serves the queues while it waits; external: rely on `npm run worker` processes')
+    new Option(
+      '--worker <mode>',
+      'in-process: this command also serves the queues while it waits; external: rely on `npm run worker` processes',
+    )
       .choices(['in-process', 'external'])
       .default('in-process'),
   )
@@ -125,7 +147,9 @@ program.action(async (flags: Flags) => {
   const name = DatasetNameSchema.safeParse(flags.name);
   if (!name.success) throw new Error(`--name ${JSON.stringify(flags.name)}: ${name.error.issues[0]?.message}`);
   if (shardCount(params.count, flags.shardSize) > MAX_SHARDS) {
-    throw new Error(`--count ${params.count} with --shard-size ${flags.shardSize} needs more than ${MAX_SHARDS} shards; raise --shard-size`);
+    throw new Error(
+      `--count ${params.count} with --shard-size ${flags.shardSize} needs more than ${MAX_SHARDS} shards; raise --shard-size`,
+    );
   }
   if (flags.local) {
     if (!flags.out) throw new Error('--local needs --out FILE');

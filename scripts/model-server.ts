@@ -39,11 +39,25 @@ const MAX_SLOTS = 256;
 const program = new Command('model-server')
   .description('Serve a local GGUF model (llama.cpp, CPU) over the OpenAI API')
   .option('--host <host>', 'address to listen on', '127.0.0.1')
-  .option('--port <port>', 'port (env EXPLORA_MODEL_PORT); 0 picks a free one', intOption('--port', 0, 65535), envInt('EXPLORA_MODEL_PORT', 8090, 0, 65535, 'a port number'))
+  .option(
+    '--port <port>',
+    'port (env EXPLORA_MODEL_PORT); 0 picks a free one',
+    intOption('--port', 0, 65535),
+    envInt('EXPLORA_MODEL_PORT', 8090, 0, 65535, 'a port number'),
+  )
   .option('--model <path>', 'GGUF file (env EXPLORA_MODEL_PATH; default: what scripts/install-model.sh installed)', modelPathFromEnv())
   .option('--model-id <id>', 'id clients send as `model` (default: the file name without .gguf)')
-  .option('--context-size <tokens>', 'prompt plus completion tokens per request (default: the model\'s, at most 8192)', intOption('--context-size', 16, 1 << 20))
-  .option('--threads <n|auto>', "llama.cpp CPU threads; 'auto': per decode step, the cores other processes leave free (at most 2)", threadsOption, 'auto')
+  .option(
+    '--context-size <tokens>',
+    "prompt plus completion tokens per request (default: the model's, at most 8192)",
+    intOption('--context-size', 16, 1 << 20),
+  )
+  .option(
+    '--threads <n|auto>',
+    "llama.cpp CPU threads; 'auto': per decode step, the cores other processes leave free (at most 2)",
+    threadsOption,
+    'auto',
+  )
   .option(
     '--slots <n>',
     'sequences decoded together (n choices and concurrent requests), each with a cache of --context-size tokens (env EXPLORA_MODEL_SLOTS)',
@@ -52,36 +66,48 @@ const program = new Command('model-server')
   )
   .option('--max-queue <n>', 'requests that may wait for a slot before the server answers 429', intOption('--max-queue', 0, 100_000), 32)
   .option('--quiet', 'no per-request log lines on stderr')
-  .action(async (opts: { host: string; port: number; model: string; modelId?: string; contextSize?: number; threads: number | 'auto'; slots: number; maxQueue: number; quiet?: boolean }) => {
-    const log = (line: string) => console.error(`model-server: ${line}`);
-    const started = Date.now();
-    const server = await startModelServer({
-      host: opts.host,
-      port: opts.port,
-      modelPath: opts.model,
-      threads: opts.threads,
-      slots: opts.slots,
-      maxQueue: opts.maxQueue,
-      ...(opts.modelId ? { modelId: opts.modelId } : {}),
-      ...(opts.contextSize ? { contextSize: opts.contextSize } : {}),
-      log: opts.quiet ? (line) => (line.startsWith('llama.cpp') ? log(line) : undefined) : log,
-    });
-    log(`model ${server.modelId} (${opts.model}) loaded in ${((Date.now() - started) / 1000).toFixed(1)} s, ${opts.slots} slots`);
-    console.log(server.url);
-    onStopSignals('model-server', {
-      onFirst: (signal) => {
-        log(`${signal}: stopping`);
-        server.close().then(
-          () => process.exit(0),
-          (err: Error) => {
-            log(`error while stopping: ${err.message}`);
-            process.exit(1);
-          },
-        );
-      },
-      waitingFor: () => 'its requests to be answered',
-    });
-  });
+  .action(
+    async (opts: {
+      host: string;
+      port: number;
+      model: string;
+      modelId?: string;
+      contextSize?: number;
+      threads: number | 'auto';
+      slots: number;
+      maxQueue: number;
+      quiet?: boolean;
+    }) => {
+      const log = (line: string) => console.error(`model-server: ${line}`);
+      const started = Date.now();
+      const server = await startModelServer({
+        host: opts.host,
+        port: opts.port,
+        modelPath: opts.model,
+        threads: opts.threads,
+        slots: opts.slots,
+        maxQueue: opts.maxQueue,
+        ...(opts.modelId ? { modelId: opts.modelId } : {}),
+        ...(opts.contextSize ? { contextSize: opts.contextSize } : {}),
+        log: opts.quiet ? (line) => (line.startsWith('llama.cpp') ? log(line) : undefined) : log,
+      });
+      log(`model ${server.modelId} (${opts.model}) loaded in ${((Date.now() - started) / 1000).toFixed(1)} s, ${opts.slots} slots`);
+      console.log(server.url);
+      onStopSignals('model-server', {
+        onFirst: (signal) => {
+          log(`${signal}: stopping`);
+          server.close().then(
+            () => process.exit(0),
+            (err: Error) => {
+              log(`error while stopping: ${err.message}`);
+              process.exit(1);
+            },
+          );
+        },
+        waitingFor: () => 'its requests to be answered',
+      });
+    },
+  );
 
 program.parseAsync().catch((err: Error) => {
   console.error(`model-server: ${err.message}`);

@@ -17,8 +17,16 @@ import { sweepResultsKey } from '../domain/sweep/keys.js';
 import { getText, s3ClientFor, type Bucket } from '../infra/s3.js';
 import { issuesLine } from '../domain/datasets/issues.js';
 
-const SweepResultsSchema = z.object({ cells: z.array(z.object({ resultsKey: z.string(), cell: z.object({ cell: z.string() }).passthrough() }).passthrough()) }).passthrough();
-const CellResultsSchema = z.object({ per_task: z.array(z.object({ task_id: z.string(), n: z.number().int().nonnegative(), c: z.number().int().nonnegative() }).passthrough()) }).passthrough();
+const SweepResultsSchema = z
+  .object({ cells: z.array(z.object({ resultsKey: z.string(), cell: z.object({ cell: z.string() }).passthrough() }).passthrough()) })
+  .passthrough();
+const CellResultsSchema = z
+  .object({
+    per_task: z.array(
+      z.object({ task_id: z.string(), n: z.number().int().nonnegative(), c: z.number().int().nonnegative() }).passthrough(),
+    ),
+  })
+  .passthrough();
 
 async function readJson<T>(bucket: Bucket, key: string, schema: z.ZodType<T>, what: string): Promise<T> {
   const text = await getText(bucket, key);
@@ -50,7 +58,8 @@ new Command('paper-analyses')
     try {
       const sweep = await readJson(bucket, sweepResultsKey(sweepId), SweepResultsSchema, `sweep ${sweepId} (has it finished?)`);
       const cells = flags.cell === undefined ? sweep.cells : sweep.cells.filter((c) => c.cell.cell === flags.cell);
-      if (cells.length === 0) throw new Error(`sweep ${sweepId} has no cell ${flags.cell} (cells: ${sweep.cells.map((c) => c.cell.cell).join(', ')})`);
+      if (cells.length === 0)
+        throw new Error(`sweep ${sweepId} has no cell ${flags.cell} (cells: ${sweep.cells.map((c) => c.cell.cell).join(', ')})`);
       const analyses = [];
       for (const c of cells) analyses.push({ cell: c.cell.cell, ...(await cellAnalyses(bucket, sweepId, c.cell.cell, c.resultsKey)) });
       if (flags.json) console.log(JSON.stringify({ sweep: sweepId, cells: analyses }, null, 2));

@@ -22,10 +22,18 @@ const { connection, namespace, address } = await (async () => {
 try {
   const added = await registerSearchAttributes(connection, namespace);
   await waitForSearchAttributes(connection, namespace);
-  console.log(added.length ? `registered ${added.map((a) => a.name).join(', ')} on namespace ${namespace}` : `namespace ${namespace} has every search attribute the sweeps use`);
+  console.log(
+    added.length
+      ? `registered ${added.map((a) => a.name).join(', ')} on namespace ${namespace}`
+      : `namespace ${namespace} has every search attribute the sweeps use`,
+  );
 } catch (err) {
-  console.error(`register-search-attributes: could not register them on namespace ${namespace} (${(err as Error).message.split('\n')[0]}).`);
-  console.error('Run these with the rights to (Temporal Cloud: tcld namespace search-attributes add, or the Cloud UI, with the same names and types):');
+  console.error(
+    `register-search-attributes: could not register them on namespace ${namespace} (${(err as Error).message.split('\n')[0]}).`,
+  );
+  console.error(
+    'Run these with the rights to (Temporal Cloud: tcld namespace search-attributes add, or the Cloud UI, with the same names and types):',
+  );
   for (const line of searchAttributeCommands(namespace, SEARCH_ATTRIBUTES)) console.error(`  ${line} --address ${address}`);
   process.exitCode = 1;
 } finally {

@@ -12,7 +12,9 @@ program
   .action(async () => {
     const config = parseConfig(process.env);
     await stackUp(config, log);
-    console.log(`ready: Temporal ${config.temporal.address} (Web UI ${config.temporal.uiUrl}), S3 ${config.s3.endpoint} bucket ${config.s3.bucket}, data in ${stackPaths().dataDir}`);
+    console.log(
+      `ready: Temporal ${config.temporal.address} (Web UI ${config.temporal.uiUrl}), S3 ${config.s3.endpoint} bucket ${config.s3.bucket}, data in ${stackPaths().dataDir}`,
+    );
   });
 program
   .command('down')

@@ -9,7 +9,13 @@ import { Command, Option } from 'commander';
 import { environmentHelp, logLevelFrom, type ExploraConfig } from '../domain/config/env.js';
 import { loadConfig as loadExploraConfig } from '../infra/config.js';
 import { onStopSignals, type StopSignals } from '../infra/stopSignals.js';
-import { describeSweepConfigDifferences, loadSweepConfig, sweepConfigHash, sweepIdProblem, type SweepConfig } from '../domain/sweep/config.js';
+import {
+  describeSweepConfigDifferences,
+  loadSweepConfig,
+  sweepConfigHash,
+  sweepIdProblem,
+  type SweepConfig,
+} from '../domain/sweep/config.js';
 import { defaultSweepId, llmTaskQueue, sweepWorkflowId, type SweepRun } from '../domain/sweep/keys.js';
 import { formatPlan, planSweep } from '../domain/sweep/plan.js';
 import { s3ClientFor, sha256Hex, type Bucket } from '../infra/s3.js';
@@ -21,7 +27,15 @@ import { createWorkers, inFlight, installRuntime, stopWorkers } from '../workers
 import { rootCauseMessage } from './lib/errors.js';
 import { workflowUiLink } from './lib/dataset-remote.js';
 import { connectBeforeWriting, unansweredModels, type TemporalClient } from './lib/preflight.js';
-import { buildSweepInput, checkSweepRecord, countTasks, loadGenerations, queuesOf, SweepInputError, writeSweepRecord } from './lib/sweep-input.js';
+import {
+  buildSweepInput,
+  checkSweepRecord,
+  countTasks,
+  loadGenerations,
+  queuesOf,
+  SweepInputError,
+  writeSweepRecord,
+} from './lib/sweep-input.js';
 import { checkSweepReferences, formatReferenceChecks } from './lib/references.js';
 import { writeCellFiles } from './lib/cell-files.js';
 import { findFinishedSweep, type FinishedSweep } from './lib/finished-sweep.js';
@@ -65,17 +79,36 @@ function generationsByDataset(values: string[], config: SweepConfig): Record<str
 const program = new Command('start-sweep')
   .description('Start or resume a sweep (datasets x models x methods x temperatures), follow it, print pass@k')
   .requiredOption('--config <file>', 'sweep config, YAML or JSON')
-  .option('--id <id>', "sweep id (default: the config's id, else derived from the config's hash; with --evaluate-only, -eval-<hash of the generations> appended)")
+  .option(
+    '--id <id>',
+    "sweep id (default: the config's id, else derived from the config's hash; with --evaluate-only, -eval-<hash of the generations> appended)",
+  )
   .option('--generation-only', 'generate and save samples, do not execute them', false)
   .option('--evaluate-only', 'execute loaded generations instead of calling models', false)
-  .option('--load-generations <file>', 'with --evaluate-only: bigcode generations.json (list of lists), or DATASET=FILE; repeatable', (v: string, acc: string[]) => [...acc, v], [] as string[])
+  .option(
+    '--load-generations <file>',
+    'with --evaluate-only: bigcode generations.json (list of lists), or DATASET=FILE; repeatable',
+    (v: string, acc: string[]) => [...acc, v],
+    [] as string[],
+  )
   .option('--dry-run', 'validate the config and print the plan; start nothing', false)
-  .addOption(new Option('--worker <mode>', 'in-process: also serve the queues while waiting; external: rely on `npm run worker`').choices(['in-process', 'external']).default('in-process'))
+  .addOption(
+    new Option('--worker <mode>', 'in-process: also serve the queues while waiting; external: rely on `npm run worker`')
+      .choices(['in-process', 'external'])
+      .default('in-process'),
+  )
   .option('--no-progress', 'no progress bars')
   .option('--no-wait', 'start (or find) the sweep, print its link and return')
-  .option('--check-references', "first run each dataset's reference solutions in the sandbox and list the tasks whose reference fails", false)
+  .option(
+    '--check-references',
+    "first run each dataset's reference solutions in the sandbox and list the tasks whose reference fails",
+    false,
+  )
   .option('--share-process', `in-process worker: ${SHARE_PROCESS_HELP}`, false)
-  .option('--output-dir <dir>', "when the sweep ends, also write each cell's generations.json, references.json, results.json and samples.jsonl to DIR/<cell>/, with bigcode's evaluation_results.json (and evalplus's eval_results.json for evalplus cells)")
+  .option(
+    '--output-dir <dir>',
+    "when the sweep ends, also write each cell's generations.json, references.json, results.json and samples.jsonl to DIR/<cell>/, with bigcode's evaluation_results.json (and evalplus's eval_results.json for evalplus cells)",
+  )
   .addHelpText('after', environmentHelp(['temporal', 's3', 'sandbox']));
 
 program.action(async (flags: Flags) => {
@@ -86,17 +119,24 @@ program.action(async (flags: Flags) => {
   const generations = generationsByDataset(flags.loadGenerations, config);
   if (mode === 'evaluate-only') {
     const missing = config.datasets.filter((d) => !generations[d.name]).map((d) => d.name);
-    if (missing.length) throw new Error(`--load-generations: no generations file for dataset(s) ${missing.join(', ')}; give one per dataset as DATASET=FILE`);
+    if (missing.length)
+      throw new Error(`--load-generations: no generations file for dataset(s) ${missing.join(', ')}; give one per dataset as DATASET=FILE`);
   }
   const run: SweepRun =
-    mode === 'evaluate-only' ? { mode, generations: Object.fromEntries(Object.entries(generations).map(([d, f]) => [d, sha256Hex(readFileSync(f))])) } : { mode };
+    mode === 'evaluate-only'
+      ? { mode, generations: Object.fromEntries(Object.entries(generations).map(([d, f]) => [d, sha256Hex(readFileSync(f))])) }
+      : { mode };
   if (flags.id !== undefined) {
     const problem = sweepIdProblem(flags.id);
     if (problem) throw new Error(`--id: ${problem}`);
   }
   const sweepId = flags.id ?? defaultSweepId(config.id, sweepConfigHash(config, sha256Hex), run, sha256Hex);
-  if (flags.shareProcess && flags.worker === 'external') throw new Error('--share-process applies to the in-process worker; with --worker external, give it to the workers: npm run worker -- --share-process');
-  if (flags.outputDir !== undefined && !flags.wait) throw new Error('--output-dir needs to wait for the sweep: drop --no-wait (or run sweep-status later)');
+  if (flags.shareProcess && flags.worker === 'external')
+    throw new Error(
+      '--share-process applies to the in-process worker; with --worker external, give it to the workers: npm run worker -- --share-process',
+    );
+  if (flags.outputDir !== undefined && !flags.wait)
+    throw new Error('--output-dir needs to wait for the sweep: drop --no-wait (or run sweep-status later)');
   const env = loadExploraConfig(process.env);
   const s3 = s3ClientFor(env);
   const bucket = { s3, name: env.s3.bucket };
@@ -131,7 +171,8 @@ program.action(async (flags: Flags) => {
     });
     if (flags.dryRun) {
       const counts = await countTasks(bucket, flags.config, config);
-      for (const [dataset, file] of Object.entries(generations)) loadGenerations(file, dataset, Math.min(config.limit ?? Infinity, counts[dataset]!), config.n_samples);
+      for (const [dataset, file] of Object.entries(generations))
+        loadGenerations(file, dataset, Math.min(config.limit ?? Infinity, counts[dataset]!), config.n_samples);
       console.log(formatPlan(planSweep({ ...config, id: sweepId }, counts, mode)));
       return;
     }
@@ -139,11 +180,20 @@ program.action(async (flags: Flags) => {
     const finished = await findFinishedSweep(bucket, { sweepId, configHash: sweepConfigHash(config, sha256Hex), mode });
     if (finished) {
       console.error(`sweep ${sweepId}: ${workflowUiLink(env, sweepWorkflowId(sweepId))}`);
-      console.error(`sweep ${sweepId} has finished: its stored results follow; nothing was started (docs/sweeps.md#running-a-finished-sweep-again)`);
+      console.error(
+        `sweep ${sweepId} has finished: its stored results follow; nothing was started (docs/sweeps.md#running-a-finished-sweep-again)`,
+      );
       await printResults(env, bucket, sweepId, finished, flags.outputDir);
       return;
     }
-    const input = await buildSweepInput(config, bucket, { sweepId, configFile: flags.config, mode, generations, queues: queuesOf(env), log: (line) => console.error(line) });
+    const input = await buildSweepInput(config, bucket, {
+      sweepId,
+      configFile: flags.config,
+      mode,
+      generations,
+      queues: queuesOf(env),
+      log: (line) => console.error(line),
+    });
 
     const { client } = temporal!;
     let signals: StopSignals | undefined;
@@ -163,10 +213,17 @@ program.action(async (flags: Flags) => {
           },
         );
       if (status === 'RUNNING' && record?.run && record.run.mode !== mode) {
-        throw new Error(`sweep ${sweepId} is running as ${record.run.mode}; wait for it to finish (or stop it) before starting it as ${mode}, or use another --id`);
+        throw new Error(
+          `sweep ${sweepId} is running as ${record.run.mode}; wait for it to finish (or stop it) before starting it as ${mode}, or use another --id`,
+        );
       }
       await writeSweepRecord(bucket, sweepId, config, run);
-      await client.workflow.start(sweepWorkflow, { taskQueue: env.taskQueues.workflows, workflowId, workflowIdConflictPolicy: 'USE_EXISTING', args: [input] });
+      await client.workflow.start(sweepWorkflow, {
+        taskQueue: env.taskQueues.workflows,
+        workflowId,
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        args: [input],
+      });
       console.error(`sweep ${sweepId}: ${workflowUiLink(env, workflowId)}`);
       if (!flags.wait) return;
       // SIGINT (Ctrl-C) or SIGTERM detaches: the sweep lives on the server and carries on wherever
@@ -174,7 +231,9 @@ program.action(async (flags: Flags) => {
       // or are handed back, their leases are removed); later signals do not cut that short.
       signals = onStopSignals('start-sweep', {
         onFirst: (signal) => {
-          console.error(`\nstart-sweep: ${signal}: detaching${inProcess ? `; stopping the in-process workers (${inFlight(inProcess.workers)})` : ''}`);
+          console.error(
+            `\nstart-sweep: ${signal}: detaching${inProcess ? `; stopping the in-process workers (${inFlight(inProcess.workers)})` : ''}`,
+          );
           if (inProcess) stopWorkers(inProcess.workers);
         },
         waitingFor: () => (inProcess ? `the in-process workers (${inFlight(inProcess.workers)})` : 'the detach'),
@@ -205,7 +264,9 @@ program.action(async (flags: Flags) => {
       // On a detach the wait for the result is cancelled before the connection closes: a long poll
       // cut by the close is retried by the SDK on the closed channel, which throws outside any handler.
       const waiting = new AbortController();
-      const finished = client.connection.withAbortSignal(waiting.signal, () => client.workflow.getHandle<typeof sweepWorkflow>(workflowId).result());
+      const finished = client.connection.withAbortSignal(waiting.signal, () =>
+        client.workflow.getHandle<typeof sweepWorkflow>(workflowId).result(),
+      );
       try {
         const outcome = await Promise.race([finished, detached]);
         if (outcome === 'detached') {
@@ -232,7 +293,10 @@ program.action(async (flags: Flags) => {
         stopWorkers(inProcess.workers);
         await running?.catch(() => {});
         await inProcess.close();
-        if (signals?.received()) console.error(`start-sweep: in-process workers stopped on ${signals.received()}: tasks in flight done or handed back, leases removed`);
+        if (signals?.received())
+          console.error(
+            `start-sweep: in-process workers stopped on ${signals.received()}: tasks in flight done or handed back, leases removed`,
+          );
       }
     }
   } finally {
@@ -242,7 +306,13 @@ program.action(async (flags: Flags) => {
 });
 
 /** A finished sweep's results table, its --output-dir files and where its results and report are. */
-async function printResults(env: ExploraConfig, bucket: Bucket, sweepId: string, result: FinishedSweep, outputDir: string | undefined): Promise<void> {
+async function printResults(
+  env: ExploraConfig,
+  bucket: Bucket,
+  sweepId: string,
+  result: FinishedSweep,
+  outputDir: string | undefined,
+): Promise<void> {
   console.log(formatResultsTable(result.cells));
   if (outputDir !== undefined) console.log(`cell files: ${await writeCellFiles(bucket, sweepId, result.cells, outputDir)}`);
   console.log(`results: s3://${env.s3.bucket}/${result.resultsKey}`);
@@ -260,14 +330,18 @@ async function requireSearchAttributes(connection: Connection, namespace: string
   try {
     missing = await missingSearchAttributes(connection, namespace);
   } catch (err) {
-    console.error(`start-sweep: note: could not list the search attributes of namespace ${namespace} (${(err as Error).message.split('\n')[0]}); starting anyway`);
+    console.error(
+      `start-sweep: note: could not list the search attributes of namespace ${namespace} (${(err as Error).message.split('\n')[0]}); starting anyway`,
+    );
     return;
   }
   if (!missing.length) return;
   throw new Error(
     `namespace ${namespace} lacks the search attributes the sweeps use: ${missing.map((a) => `${a.name} (${a.type})`).join(', ')}. ` +
       `Register them with \`npx tsx scripts/register-search-attributes.ts\` (same TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE), or have an operator run:\n` +
-      searchAttributeCommands(namespace, missing).map((c) => `  ${c} --address ${address}`).join('\n'),
+      searchAttributeCommands(namespace, missing)
+        .map((c) => `  ${c} --address ${address}`)
+        .join('\n'),
   );
 }
 

@@ -75,19 +75,28 @@ new Command('sweep-status')
           console.log(`phase: ${sweep.phase}${sweep.paused ? ' (paused)' : ''}`);
           for (const c of sweep.cells) {
             const p = cells.get(c.id);
-            console.log(`  ${c.id}: ${c.state}${p ? ` answered ${p.answered}/${p.samplesTotal}, executed ${p.samplesDone}/${p.samplesTotal} samples, pass@1 so far ${p.passAt1SoFar?.toFixed(3) ?? '-'}, ${p.calls} calls` : ''}`);
+            console.log(
+              `  ${c.id}: ${c.state}${p ? ` answered ${p.answered}/${p.samplesTotal}, executed ${p.samplesDone}/${p.samplesTotal} samples, pass@1 so far ${p.passAt1SoFar?.toFixed(3) ?? '-'}, ${p.calls} calls` : ''}`,
+            );
           }
           const finished = sweep.cells.flatMap((c) => (c.summary ? [c.summary] : []));
           if (finished.length) console.log(`\nfinished cells:\n${formatResultsTable(finished)}`);
           return;
         }
       }
-      if (description.status.name === 'FAILED' || description.status.name === 'TERMINATED' || description.status.name === 'TIMED_OUT' || description.status.name === 'CANCELLED') {
+      if (
+        description.status.name === 'FAILED' ||
+        description.status.name === 'TERMINATED' ||
+        description.status.name === 'TIMED_OUT' ||
+        description.status.name === 'CANCELLED'
+      ) {
         const why = await handle.result().then(
           () => '',
           (err: unknown) => rootCauseMessage(err),
         );
-        console.log(`${why ? `why: ${why}\n` : ''}what is done is kept: start it again with the same --id to resume (npx tsx scripts/start-sweep.ts --config FILE --id ${sweepId})`);
+        console.log(
+          `${why ? `why: ${why}\n` : ''}what is done is kept: start it again with the same --id to resume (npx tsx scripts/start-sweep.ts --config FILE --id ${sweepId})`,
+        );
         return;
       }
       if (description.status.name === 'COMPLETED' || flags.watch) {

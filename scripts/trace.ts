@@ -37,7 +37,10 @@ function outline(trace: ExplorationTrace, sample: number | undefined): string {
     if (sample !== undefined && f.sample_index !== sample) continue;
     lines.push(`final, sample ${f.sample_index}:`, ...f.code.split('\n').map((l) => `    ${l}`));
   }
-  if (trace.cost) lines.push(`cost beyond final answers: ${trace.cost.calls} calls, ${trace.cost.prompt_tokens}+${trace.cost.completion_tokens} tokens, ${trace.cost.sandbox_runs} sandbox runs`);
+  if (trace.cost)
+    lines.push(
+      `cost beyond final answers: ${trace.cost.calls} calls, ${trace.cost.prompt_tokens}+${trace.cost.completion_tokens} tokens, ${trace.cost.sandbox_runs} sandbox runs`,
+    );
   return lines.join('\n');
 }
 
@@ -58,11 +61,21 @@ new Command('trace')
       const index = await taskIndexOf(bucket, sweepId, flags.cell, flags.task);
       const key = cellTraceKey(sweepId, flags.cell, index);
       const text = await getText(bucket, key);
-      if (text === null) throw new Error(`no trace at s3://${env.s3.bucket}/${key} (is ${flags.cell} a multi-step method's cell, and has task ${index} finished?)`);
+      if (text === null)
+        throw new Error(
+          `no trace at s3://${env.s3.bucket}/${key} (is ${flags.cell} a multi-step method's cell, and has task ${index} finished?)`,
+        );
       const trace = ExplorationTraceSchema.parse(JSON.parse(text));
       if (flags.summary) console.log(outline(trace, flags.sample));
       else {
-        const filtered = flags.sample === undefined ? trace : { ...trace, finals: trace.finals?.filter((f) => f.sample_index === flags.sample), repairs: trace.repairs?.filter((r) => r.sample_index === flags.sample) };
+        const filtered =
+          flags.sample === undefined
+            ? trace
+            : {
+                ...trace,
+                finals: trace.finals?.filter((f) => f.sample_index === flags.sample),
+                repairs: trace.repairs?.filter((r) => r.sample_index === flags.sample),
+              };
         console.log(JSON.stringify(filtered, null, 2));
       }
     } finally {

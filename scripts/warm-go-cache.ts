@@ -9,7 +9,9 @@ const started = performance.now();
 warmGoCache().then(
   () => process.stderr.write(`warm-go-cache: ${GO_CACHE_DIR} ready (${((performance.now() - started) / 1000).toFixed(1)} s)\n`),
   (error: unknown) => {
-    process.stderr.write(`warm-go-cache: could not build Go's standard library into ${GO_CACHE_DIR}: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `warm-go-cache: could not build Go's standard library into ${GO_CACHE_DIR}: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     process.exitCode = 1;
   },
 );

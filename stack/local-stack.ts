@@ -33,7 +33,8 @@ function portFromEnv(env: Record<string, string | undefined>, name: string, fall
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const port = Number(raw);
-  if (!Number.isInteger(port) || port < 1 || port > 55535) throw new Error(`${name}=${raw}: must be a port number below 55536 (its gRPC twin is +10000)`);
+  if (!Number.isInteger(port) || port < 1 || port > 55535)
+    throw new Error(`${name}=${raw}: must be a port number below 55536 (its gRPC twin is +10000)`);
   return port;
 }
 
@@ -106,14 +107,21 @@ function serviceSpecs(config: ExploraConfig, paths: StackPaths): ServiceSpec[] {
       marker: path.join(bin, 'temporal'),
       requires: { file: path.join(bin, 'temporal'), hint: setup },
       args: [
-        'server', 'start-dev',
-        '--ip', '127.0.0.1',
-        '--port', String(temporalPort),
-        '--ui-port', String(uiPort),
-        '--db-filename', path.join(paths.dataDir, 'temporal.sqlite'),
+        'server',
+        'start-dev',
+        '--ip',
+        '127.0.0.1',
+        '--port',
+        String(temporalPort),
+        '--ui-port',
+        String(uiPort),
+        '--db-filename',
+        path.join(paths.dataDir, 'temporal.sqlite'),
         ...SQLITE_PRAGMAS.flatMap((p) => ['--sqlite-pragma', p]),
-        '--namespace', config.temporal.namespace,
-        '--log-level', 'warn',
+        '--namespace',
+        config.temporal.namespace,
+        '--log-level',
+        'warn',
         '--ui-disable-news-fetch',
         ...SEARCH_ATTRIBUTES.flatMap((a) => ['--search-attribute', `${a.name}=${a.type}`]),
       ],
@@ -161,9 +169,21 @@ function serviceSpecs(config: ExploraConfig, paths: StackPaths): ServiceSpec[] {
       name: 'model',
       // node with tsx's loader, so that the pid we keep is the server itself.
       binary: process.execPath,
-      args: ['--import', pathToFileURL(path.join(PROJECT_ROOT, 'node_modules/tsx/dist/loader.mjs')).href, script, '--port', String(paths.model.port), '--model', paths.model.path, '--quiet'],
+      args: [
+        '--import',
+        pathToFileURL(path.join(PROJECT_ROOT, 'node_modules/tsx/dist/loader.mjs')).href,
+        script,
+        '--port',
+        String(paths.model.port),
+        '--model',
+        paths.model.path,
+        '--quiet',
+      ],
       marker: script,
-      requires: { file: paths.model.path, hint: 'run `npm run setup` (it installs the weights with scripts/install-model.sh), or set EXPLORA_STACK_MODEL=off' },
+      requires: {
+        file: paths.model.path,
+        hint: 'run `npm run setup` (it installs the weights with scripts/install-model.sh), or set EXPLORA_STACK_MODEL=off',
+      },
       ports: [{ port: paths.model.port, what: 'embedded model server' }],
     });
   }
@@ -256,7 +276,10 @@ export async function ensureNamespace(config: ExploraConfig, retentionDays = 1, 
     } catch (err) {
       if ((err as { code?: number }).code !== 5 /* NOT_FOUND */) throw err;
       try {
-        await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs(retentionDays * 86_400_000) });
+        await connection.workflowService.registerNamespace({
+          namespace,
+          workflowExecutionRetentionPeriod: msToTs(retentionDays * 86_400_000),
+        });
       } catch (raced) {
         if ((raced as { code?: number }).code !== 6 /* ALREADY_EXISTS */) throw raced;
       }
@@ -314,7 +337,9 @@ async function writeProbe(config: ExploraConfig): Promise<void> {
 function writeSeaweedCredentials(config: ExploraConfig, paths: StackPaths): void {
   const keys = config.s3.credentials;
   if (keys.kind !== 'static') {
-    throw new Error('the local stack creates its S3 identity from EXPLORA_S3_ACCESS_KEY_ID and EXPLORA_S3_SECRET_ACCESS_KEY: set both (or unset EXPLORA_S3_ENDPOINT for the defaults)');
+    throw new Error(
+      'the local stack creates its S3 identity from EXPLORA_S3_ACCESS_KEY_ID and EXPLORA_S3_SECRET_ACCESS_KEY: set both (or unset EXPLORA_S3_ENDPOINT for the defaults)',
+    );
   }
   // One identity with full rights: the local stack is single-user; a real deployment brings its own S3.
   const identities = {
@@ -341,7 +366,10 @@ export function stackStatus(config: ExploraConfig, paths = stackPaths()): StackS
 export function assertLocalEndpoints(config: ExploraConfig): void {
   const temporalHost = hostPort(config.temporal.address).host;
   const s3Host = config.s3.endpoint ? new URL(config.s3.endpoint).hostname : 'aws';
-  for (const [what, host] of [['TEMPORAL_ADDRESS', temporalHost], ['EXPLORA_S3_ENDPOINT', s3Host]] as const) {
+  for (const [what, host] of [
+    ['TEMPORAL_ADDRESS', temporalHost],
+    ['EXPLORA_S3_ENDPOINT', s3Host],
+  ] as const) {
     if (!['127.0.0.1', 'localhost'].includes(host)) {
       throw new Error(`the local stack serves 127.0.0.1 only, but ${what} points at ${host}; unset it to use the local stack`);
     }
@@ -349,7 +377,11 @@ export function assertLocalEndpoints(config: ExploraConfig): void {
 }
 
 /** Starts whatever part of the stack is not running, then waits until all of it is healthy. */
-export async function stackUp(config: ExploraConfig, log: (line: string) => void = () => {}, paths = stackPaths()): Promise<{ started: string[] }> {
+export async function stackUp(
+  config: ExploraConfig,
+  log: (line: string) => void = () => {},
+  paths = stackPaths(),
+): Promise<{ started: string[] }> {
   assertLocalEndpoints(config);
   const specs = serviceSpecs(config, paths);
   for (const spec of specs) {
@@ -388,10 +420,15 @@ export async function stackUp(config: ExploraConfig, log: (line: string) => void
   await waitFor('SeaweedFS writes', 60_000, () => writeProbe(config), logFile(paths, 'seaweedfs'));
   const modelUrl = modelBaseUrl(paths);
   if (modelUrl) {
-    await waitFor('embedded model server', 180_000, async () => {
-      const res = await fetch(`${modelUrl.replace(/\/v1$/, '')}/health`);
-      if (!res.ok) throw new Error(`health answered ${res.status}`);
-    }, logFile(paths, 'model'));
+    await waitFor(
+      'embedded model server',
+      180_000,
+      async () => {
+        const res = await fetch(`${modelUrl.replace(/\/v1$/, '')}/health`);
+        if (!res.ok) throw new Error(`health answered ${res.status}`);
+      },
+      logFile(paths, 'model'),
+    );
   }
   for (const spec of specs) {
     if (runningPid(paths, spec) === undefined) {

@@ -16,7 +16,9 @@ const everyKindHasActivities: [Missing] extends [never] ? true : { missingActivi
 void everyKindHasActivities;
 
 /** The methods a worker serves unless told otherwise: every method of the tree. */
-export const METHOD_ACTIVITIES: readonly MethodActivities[] = (Object.values(METHOD_ACTIVITY_EXPORTS) as unknown[]).filter(isMethodActivities);
+export const METHOD_ACTIVITIES: readonly MethodActivities[] = (Object.values(METHOD_ACTIVITY_EXPORTS) as unknown[]).filter(
+  isMethodActivities,
+);
 
 type Registrations = Record<string, (input: never) => Promise<unknown>>;
 

@@ -96,7 +96,10 @@ export function inFlight(workers: readonly Worker[]): string {
 
 const defaultWorkflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
-export async function createWorkers(config: ExploraConfig, options: WorkerOptions): Promise<{ workers: Worker[]; close: () => Promise<void> }> {
+export async function createWorkers(
+  config: ExploraConfig,
+  options: WorkerOptions,
+): Promise<{ workers: Worker[]; close: () => Promise<void> }> {
   installRuntime();
   const s3 = s3ClientFor(config);
   try {
@@ -136,14 +139,23 @@ export async function createWorkers(config: ExploraConfig, options: WorkerOption
               connection,
               namespace: config.temporal.namespace,
               taskQueue: config.taskQueues.storage,
-              activities: { ...createDatasetActivities(bucket), ...createSweepStorageActivities(bucket), ...createReportActivities(bucket), ...createTraceActivities(bucket), ...storageQueueActivities(methods, bucket) },
+              activities: {
+                ...createDatasetActivities(bucket),
+                ...createSweepStorageActivities(bucket),
+                ...createReportActivities(bucket),
+                ...createTraceActivities(bucket),
+                ...storageQueueActivities(methods, bucket),
+              },
               maxConcurrentActivityTaskExecutions: options.storageConcurrency ?? 2,
               shutdownGraceTime: STOP_GRACE_MS,
             }),
           );
           break;
         case 'sandbox':
-          sandboxes = new SandboxPool({ ...(options.sandboxConcurrency ? { concurrency: options.sandboxConcurrency } : {}), ...(options.shareProcess ? { shareProcess: true } : {}) });
+          sandboxes = new SandboxPool({
+            ...(options.sandboxConcurrency ? { concurrency: options.sandboxConcurrency } : {}),
+            ...(options.shareProcess ? { shareProcess: true } : {}),
+          });
           await sandboxes.forRuntime(); // the plain sandbox at once; those with a library on first need
           workers.push(
             await Worker.create({

@@ -30,7 +30,14 @@ export function storageActivitiesOf<A extends object>(taskQueue: string) {
       initialInterval: '1 second',
       backoffCoefficient: 2,
       maximumInterval: '30 seconds',
-      nonRetryableErrorTypes: ['DatasetParamsConflict', 'DatasetMissing', 'InvalidDataset', 'SweepResultsMissing', 'InvalidSweepFile', 'ZodError'],
+      nonRetryableErrorTypes: [
+        'DatasetParamsConflict',
+        'DatasetMissing',
+        'InvalidDataset',
+        'SweepResultsMissing',
+        'InvalidSweepFile',
+        'ZodError',
+      ],
     },
   });
 }

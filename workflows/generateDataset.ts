@@ -53,7 +53,12 @@ export async function generateDatasetWorkflow(input: GenerateDatasetInput): Prom
     // A shard heartbeats every 1,000 rows; a worker that dies is noticed within this.
     heartbeatTimeout: '20 seconds',
     // S3 or a worker can be down for a while; keep trying (a non-retryable conflict still stops it).
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: ['DatasetParamsConflict', 'ZodError'] },
+    retry: {
+      initialInterval: '1 second',
+      backoffCoefficient: 2,
+      maximumInterval: '30 seconds',
+      nonRetryableErrorTypes: ['DatasetParamsConflict', 'ZodError'],
+    },
   });
   const concurrency = input.concurrency ?? 4;
   const maxHistoryEvents = input.maxHistoryEvents ?? 8_000;

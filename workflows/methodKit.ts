@@ -80,7 +80,10 @@ export function shardLlm<A extends object>(shard: ShardInput) {
 /** Which task of which cell a library-using step works on. */
 export function taskRef(shard: ShardInput, taskIndex: number): MethodTaskRef {
   if (!shard.libraryKey || !shard.methodOptions) {
-    throw ApplicationFailure.nonRetryable(`method ${shard.cell.method} needs the dataset's API library, and ${shard.cell.dataset} has none`, 'InvalidSweep');
+    throw ApplicationFailure.nonRetryable(
+      `method ${shard.cell.method} needs the dataset's API library, and ${shard.cell.dataset} has none`,
+      'InvalidSweep',
+    );
   }
   return {
     sweepId: shard.sweepId,

@@ -41,12 +41,16 @@ export function localSeq(first?: number): SeqStore {
 export async function sendPauseOrder(sent: SeqStore, workflowId: string, paused: boolean): Promise<void> {
   const seq = (sent.get() ?? Date.now()) + 1;
   sent.set(seq);
-  await getExternalWorkflowHandle(workflowId).signal(pauseOrderSignal, { paused, seq }).catch(() => undefined);
+  await getExternalWorkflowHandle(workflowId)
+    .signal(pauseOrderSignal, { paused, seq })
+    .catch(() => undefined);
 }
 
 /** The plain signal of workflows started before orders existed. */
 export async function sendLegacyPause(workflowId: string, paused: boolean): Promise<void> {
-  await getExternalWorkflowHandle(workflowId).signal(paused ? pauseSignal : resumeSignal).catch(() => undefined);
+  await getExternalWorkflowHandle(workflowId)
+    .signal(paused ? pauseSignal : resumeSignal)
+    .catch(() => undefined);
 }
 
 /**

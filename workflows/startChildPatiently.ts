@@ -21,7 +21,9 @@ export async function startChildPatiently<T extends Workflow>(
       // Runs recorded before this wait existed failed here: so must their replays.
       if (!(err instanceof WorkflowExecutionAlreadyStartedError) || !patched('wait-for-earlier-child')) throw err;
       if (waits >= MAX_WAITS) {
-        throw new Error(`workflow ${options.workflowId}, left running by an earlier run of this sweep, did not stop within five minutes; terminate it in the Web UI and start again`);
+        throw new Error(
+          `workflow ${options.workflowId}, left running by an earlier run of this sweep, did not stop within five minutes; terminate it in the Web UI and start again`,
+        );
       }
       await sleep(POLL);
     }

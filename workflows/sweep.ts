@@ -57,7 +57,9 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
   setHandler(sweepProgressQuery, () => progress);
   const publish = () => {
     const done = progress.cells.filter((c) => c.state === 'done').length;
-    setCurrentDetails(`**${progress.phase}${progress.paused ? ' (paused)' : ''}** sweep \`${input.sweepId}\`: ${done}/${progress.cells.length} cells done`);
+    setCurrentDetails(
+      `**${progress.phase}${progress.paused ? ' (paused)' : ''}** sweep \`${input.sweepId}\`: ${done}/${progress.cells.length} cells done`,
+    );
     upsertSearchAttributes([
       { key: SA_KIND, value: 'sweep' },
       { key: SA_NAME, value: input.sweepId },

@@ -32,7 +32,11 @@ export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcom
   takePauseOrders(localSeq(), (p) => void (paused = p));
   const samples = (input.taskEnd - input.taskStart) * input.nSamples;
   // Loaded generations are all there from the start.
-  const progress: ShardProgress = { phase: input.mode === 'evaluate-only' ? 'executing' : 'generating', answered: input.mode === 'evaluate-only' ? samples : 0, samples };
+  const progress: ShardProgress = {
+    phase: input.mode === 'evaluate-only' ? 'executing' : 'generating',
+    answered: input.mode === 'evaluate-only' ? samples : 0,
+    samples,
+  };
   setHandler(shardProgressQuery, () => progress);
   // Shards started before the window existed schedule every task at once, as they did.
   const taskWindow = patched('shard-task-window') ? { width: TASK_WINDOW, open: () => !paused } : null;
@@ -104,4 +108,3 @@ async function windowed<T>(items: readonly number[], gate: TaskWindow, run: (ite
   await Promise.all(Array.from({ length: Math.min(gate.width, items.length) }, lane));
   return out;
 }
-

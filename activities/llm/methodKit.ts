@@ -63,7 +63,13 @@ export function costOf(s: LlmCallSummary): MethodCost {
 
 /** Deterministic steps (plan, rerank) ask at temperature 0; retries of a malformed plan sample instead. */
 export function greedy(sampling: Sampling): ChatSampling {
-  return { model: sampling.model, temperature: 0, top_p: 1, max_tokens: sampling.max_tokens, ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}) };
+  return {
+    model: sampling.model,
+    temperature: 0,
+    top_p: 1,
+    max_tokens: sampling.max_tokens,
+    ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}),
+  };
 }
 
 export function exploring(ref: MethodTaskRef): ChatSampling {
@@ -77,11 +83,21 @@ export function exploring(ref: MethodTaskRef): ChatSampling {
 }
 
 export function finalSampling(sampling: Sampling): ChatSampling {
-  return { model: sampling.model, temperature: sampling.temperature, top_p: sampling.top_p, max_tokens: sampling.max_tokens, ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}) };
+  return {
+    model: sampling.model,
+    temperature: sampling.temperature,
+    top_p: sampling.top_p,
+    max_tokens: sampling.max_tokens,
+    ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}),
+  };
 }
 
 export function chatOnly(endpoint: LlmEndpoint): void {
-  if (endpoint.api !== 'chat') throw ApplicationFailure.nonRetryable(`model ${endpoint.id} uses the completions API; this method needs a chat model`, 'LlmConfigError');
+  if (endpoint.api !== 'chat')
+    throw ApplicationFailure.nonRetryable(
+      `model ${endpoint.id} uses the completions API; this method needs a chat model`,
+      'LlmConfigError',
+    );
 }
 
 /** The helpers a method's LLM activities share, over the worker's bucket and clients. */
@@ -119,7 +135,8 @@ export function methodContext({ bucket, llm }: MethodActivityDeps) {
     const record = await llm.readLlmRecord(key);
     if (!record) throw new Error(`LLM record ${key} is missing`);
     const request = record.request as { body?: { messages?: ChatMessage[] } };
-    if (!request.body?.messages) throw ApplicationFailure.nonRetryable('this method needs a chat model (the stored answer has no messages)', 'LlmConfigError');
+    if (!request.body?.messages)
+      throw ApplicationFailure.nonRetryable('this method needs a chat model (the stored answer has no messages)', 'LlmConfigError');
     return request.body.messages;
   }
 

@@ -9,7 +9,14 @@ import { familyOf, languageOf } from '../../domain/families/registry.js';
 import type { ExecutionResult } from '../../domain/execution/types.js';
 import type { LlmApi } from '../../domain/llm/request.js';
 import { cellShardPartsPrefix, cellShardRecordsKey } from '../../domain/sweep/keys.js';
-import { recordCost, SampleRecordSchema, scoreFields, type SampleRecord, type ShardOutcome, type TaskCounts } from '../../domain/sweep/records.js';
+import {
+  recordCost,
+  SampleRecordSchema,
+  scoreFields,
+  type SampleRecord,
+  type ShardOutcome,
+  type TaskCounts,
+} from '../../domain/sweep/records.js';
 import type { MethodCost } from '../../domain/methods/artifacts.js';
 import { prepareProgram } from '../../domain/apidocs/runtime.js';
 import { loadDatasetLibrary } from '../../infra/library.js';
@@ -102,18 +109,33 @@ function methodFields(task: { cost: MethodCost; traceKey: string } | null | unde
 }
 
 export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) {
-  async function codeFor(input: ExecuteShardInput, records: LlmRecordReader, problem: SweepProblem, taskIndex: number, sampleIndex: number) {
+  async function codeFor(
+    input: ExecuteShardInput,
+    records: LlmRecordReader,
+    problem: SweepProblem,
+    taskIndex: number,
+    sampleIndex: number,
+  ) {
     if (input.generations.kind === 'saved') {
       const saved = await loadSaved(bucket, input.generations.key);
       const raw = saved[taskIndex]?.[sampleIndex];
-      if (raw === undefined) throw ApplicationFailure.nonRetryable(`loaded generations have no sample ${sampleIndex} for task ${problem.task_id} (index ${taskIndex})`, 'InvalidGenerations');
+      if (raw === undefined)
+        throw ApplicationFailure.nonRetryable(
+          `loaded generations have no sample ${sampleIndex} for task ${problem.task_id} (index ${taskIndex})`,
+          'InvalidGenerations',
+        );
       return { raw, code: raw, api: 'saved' as const, llm: undefined };
     }
     const key = input.generations.keys[taskIndex - input.taskStart]?.[sampleIndex];
     if (!key) throw new Error(`no LLM key for task ${taskIndex} sample ${sampleIndex}`);
     const llm = await records.read(key);
     if (llm === null) throw new Error(`LLM record ${key} is missing`);
-    const code = languageOf(problem).extractCode({ api: input.generations.api, raw: llm.text, entryPoint: problem.entry_point, stop: input.generations.stop ?? [] });
+    const code = languageOf(problem).extractCode({
+      api: input.generations.api,
+      raw: llm.text,
+      entryPoint: problem.entry_point,
+      stop: input.generations.stop ?? [],
+    });
     return { raw: llm.text, code, api: input.generations.api, llm: { ...llm, key } };
   }
 
@@ -128,7 +150,8 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
       } catch (error) {
         if (error instanceof ToolchainMissingError) throw ApplicationFailure.nonRetryable(error.message, 'ToolchainMissing');
         // A language no runner can take (only possible past the types): a retry would fail alike.
-        if (error instanceof ToolchainNotRegisteredError || error instanceof UnknownRunnerError) throw ApplicationFailure.nonRetryable(error.message, 'NoRunner');
+        if (error instanceof ToolchainNotRegisteredError || error instanceof UnknownRunnerError)
+          throw ApplicationFailure.nonRetryable(error.message, 'NoRunner');
         throw error;
       }
     }
@@ -157,7 +180,8 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
       const executor = runners ? [...runners.values()][0] : undefined;
       const methodTasks = input.generations.kind === 'llm' ? input.generations.methodTasks : undefined;
       const jobs: Array<{ taskIndex: number; sampleIndex: number }> = [];
-      for (let t = input.taskStart; t < input.taskEnd; t++) for (let s = 0; s < input.nSamples; s++) jobs.push({ taskIndex: t, sampleIndex: s });
+      for (let t = input.taskStart; t < input.taskEnd; t++)
+        for (let s = 0; s < input.nSamples; s++) jobs.push({ taskIndex: t, sampleIndex: s });
       let done = 0;
       // A task's answers sit together in a few segment objects: each is read once for the shard.
       const llmRecords = new LlmRecordReader(bucket);
@@ -174,7 +198,10 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
       // (and a compiled language's compile step, up to a minute, comes before each run).
       const keepAlive = setInterval(() => heartbeat(done), 5000);
       // As many samples in flight as the busiest runner can use (batching runners: a batch per slot).
-      const inFlight = Math.max(defaultSandboxConcurrency() * 2, ...[...(runners?.values() ?? [])].map((r) => r.inFlightCapacity ?? r.concurrency * 2));
+      const inFlight = Math.max(
+        defaultSandboxConcurrency() * 2,
+        ...[...(runners?.values() ?? [])].map((r) => r.inFlightCapacity ?? r.concurrency * 2),
+      );
       const records = await mapLimit(jobs, inFlight, async ({ taskIndex, sampleIndex }): Promise<SampleRecord> => {
         const kept = partRecordFor(earlier.records, taskIndex, sampleIndex);
         // Kept only if made from the answer this run would use (the cache may prefer another since).
@@ -212,7 +239,14 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
           ...methodFields(methodTasks?.[taskIndex - input.taskStart], sampleIndex),
         };
         if (g.llm?.status === 'error') {
-          return { ...base, status: 'llm_error', passed: false, success: false, duration_ms: 0, llm_error: g.llm.error?.message ?? 'error' };
+          return {
+            ...base,
+            status: 'llm_error',
+            passed: false,
+            success: false,
+            duration_ms: 0,
+            llm_error: g.llm.error?.message ?? 'error',
+          };
         }
         if (!executor) return { ...base, status: 'not_executed', passed: false, success: false, duration_ms: 0 };
         const family = familyOf(problem);
@@ -224,7 +258,11 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
           if (error instanceof ReferenceOutputsError) throw ApplicationFailure.nonRetryable(error.message, 'ReferenceOutputsFailed');
           throw error;
         }
-        const prepared = prepareProgram(runtime, { solution: family.embedSolution(problem, base.solution), rest: family.tests(problem, reference) }, languageOf(problem).assemble);
+        const prepared = prepareProgram(
+          runtime,
+          { solution: family.embedSolution(problem, base.solution), rest: family.tests(problem, reference) },
+          languageOf(problem).assemble,
+        );
         if (!prepared.ok) {
           // The runtime refused the program (e.g. it calls an original name of a renamed library): a runtime error.
           return { ...base, status: 'error', passed: false, success: false, exception: prepared.error, duration_ms: 0 };
@@ -247,4 +285,3 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
     },
   };
 }
-

@@ -42,7 +42,13 @@ function errorText(result: ExecutionResult): string | undefined {
 }
 
 export function createSnippetActivities(bucket: Bucket, sandboxes: SandboxPool) {
-  async function runCached(library: ApiLibrary, parts: { solution: string; rest: string }, code: string, timeoutS: number, id: string): Promise<{ key: string; run: SnippetRun }> {
+  async function runCached(
+    library: ApiLibrary,
+    parts: { solution: string; rest: string },
+    code: string,
+    timeoutS: number,
+    id: string,
+  ): Promise<{ key: string; run: SnippetRun }> {
     const runtime = library.runtime;
     // The library's sandbox needs join the key only when it has some: earlier runs keep their keys.
     const key = `snippet-runs/${sha256Hex(canonicalJson({ code: parts, runtime, timeout_s: timeoutS, ...(library.sandbox ? { sandbox: library.sandbox } : {}) }))}.json`;
@@ -51,7 +57,15 @@ export function createSnippetActivities(bucket: Bucket, sandboxes: SandboxPool) 
     const prepared = prepareProgram(runtime, parts);
     let run: SnippetRun;
     if (!prepared.ok) {
-      run = { code, status: 'rejected', ok: false, stdout: '', stderr: '', error: `${prepared.error.type}: ${prepared.error.message}`, duration_ms: 0 };
+      run = {
+        code,
+        status: 'rejected',
+        ok: false,
+        stdout: '',
+        stderr: '',
+        error: `${prepared.error.type}: ${prepared.error.message}`,
+        duration_ms: 0,
+      };
     } else {
       const executor = await sandboxes.forRuntime(runtime);
       const result = await executor.run({ id, program: prepared.program, limits: librarySnippetLimits(library, timeoutS) });
@@ -88,7 +102,15 @@ export function createSnippetActivities(bucket: Bucket, sandboxes: SandboxPool) 
     },
 
     /** Runs a whole-solution answer on the task's visible examples only (self-repair's feedback). */
-    async runVisible(input: { datasetKey: string; libraryKey: string; taskIndex: number; llmKey: string; timeoutS: number; label: string; check?: VisibleCheck }): Promise<SnippetRunResult> {
+    async runVisible(input: {
+      datasetKey: string;
+      libraryKey: string;
+      taskIndex: number;
+      llmKey: string;
+      timeoutS: number;
+      label: string;
+      check?: VisibleCheck;
+    }): Promise<SnippetRunResult> {
       const problems = await loadProblems(bucket, input.datasetKey);
       const problem = problems[input.taskIndex];
       if (!problem) throw ApplicationFailure.nonRetryable(`task index ${input.taskIndex} is out of range`, 'InvalidTask');

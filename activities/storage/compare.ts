@@ -54,7 +54,8 @@ export async function loadComparedCells(bucket: Bucket, refs: readonly CellRef[]
     if (sweeps.has(sweepId)) continue;
     const key = sweepResultsKey(sweepId);
     const text = await getText(bucket, key);
-    if (text === null) throw new CompareInputError(`sweep ${sweepId} has no results: ${s3Uri(bucket.name, key)} does not exist (has the sweep finished?)`);
+    if (text === null)
+      throw new CompareInputError(`sweep ${sweepId} has no results: ${s3Uri(bucket.name, key)} does not exist (has the sweep finished?)`);
     sweeps.set(sweepId, parse(text, SweepResultsSchema, s3Uri(bucket.name, key)));
   }
   const out: ComparedCell[] = [];

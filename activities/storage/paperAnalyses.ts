@@ -33,13 +33,21 @@ async function traceOf(bucket: Bucket, sweepId: string, cellId: string, taskInde
   const parsed = ExplorationTraceSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw ApplicationFailure.nonRetryable(`${where} is not a trace: ${issue.path.join('.') || '(root)'}: ${issue.message}`, 'InvalidSweepFile');
+    throw ApplicationFailure.nonRetryable(
+      `${where} is not a trace: ${issue.path.join('.') || '(root)'}: ${issue.message}`,
+      'InvalidSweepFile',
+    );
   }
   return parsed.data;
 }
 
 /** Each task of a cell: its trace (null when none was stored) and its pass counts, in task order. */
-export async function cellEvidence(bucket: Bucket, sweepId: string, cellId: string, perTask: readonly TaskCounts[]): Promise<TaskEvidence[]> {
+export async function cellEvidence(
+  bucket: Bucket,
+  sweepId: string,
+  cellId: string,
+  perTask: readonly TaskCounts[],
+): Promise<TaskEvidence[]> {
   const out = new Array<TaskEvidence>(perTask.length);
   let next = 0;
   const lanes = Array.from({ length: Math.min(READS_AT_ONCE, perTask.length) }, async () => {
@@ -53,6 +61,11 @@ export async function cellEvidence(bucket: Bucket, sweepId: string, cellId: stri
 }
 
 /** The paper's analyses of one cell, from its stored traces and per-task pass counts. */
-export async function cellPaperAnalyses(bucket: Bucket, sweepId: string, cellId: string, perTask: readonly TaskCounts[]): Promise<PaperAnalyses> {
+export async function cellPaperAnalyses(
+  bucket: Bucket,
+  sweepId: string,
+  cellId: string,
+  perTask: readonly TaskCounts[],
+): Promise<PaperAnalyses> {
   return paperAnalyses(await cellEvidence(bucket, sweepId, cellId, perTask));
 }

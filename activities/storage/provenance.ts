@@ -21,7 +21,12 @@ const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 
 async function versionOf(cmd: string, args: string[]): Promise<string | null> {
   try {
     const { stdout, stderr } = await run(cmd, args, { timeout: 15_000, encoding: 'utf8' });
-    return `${stdout}\n${stderr}`.split('\n').map((l) => l.trim()).find(Boolean) ?? null;
+    return (
+      `${stdout}\n${stderr}`
+        .split('\n')
+        .map((l) => l.trim())
+        .find(Boolean) ?? null
+    );
   } catch {
     return null;
   }
@@ -56,7 +61,11 @@ function workerProvenance(): Promise<Pick<CellProvenance, 'explora' | 'runtime'>
 
 const StoredConfigSchema = z.looseObject({
   config_sha256: z.string().optional(),
-  config: z.looseObject({ models: z.array(z.looseObject({ id: z.string(), base_url: z.string().optional(), model: z.string().optional() })).optional() }).optional(),
+  config: z
+    .looseObject({
+      models: z.array(z.looseObject({ id: z.string(), base_url: z.string().optional(), model: z.string().optional() })).optional(),
+    })
+    .optional(),
 });
 
 export interface ProvenanceInput {

@@ -74,7 +74,9 @@ export function chartJsSource(): string {
 // What is read from S3
 
 /** A metric's 95% interval over tasks; summaries stored before intervals existed have none. */
-const IntervalsSchema = z.record(z.string(), z.object({ stderr: z.number().nullable(), low: z.number().nullable(), high: z.number().nullable() })).optional();
+const IntervalsSchema = z
+  .record(z.string(), z.object({ stderr: z.number().nullable(), low: z.number().nullable(), high: z.number().nullable() }))
+  .optional();
 
 /** A cell's prompt template as results record it (models[i].prompt, or "default"). */
 const PromptTemplateRecordSchema = z.union([z.literal('default'), StoredPromptTemplateSchema]);
@@ -98,12 +100,30 @@ const CellSummarySchema = z.object({
   successAtKCI: IntervalsSchema,
   droppedK: z.array(z.string()).default([]),
   statusCounts: z.record(z.string(), z.number()),
-  cost: z.object({ calls: z.number(), promptTokens: z.number(), completionTokens: z.number(), sandboxRuns: z.number(), wallSeconds: z.number() }),
+  cost: z.object({
+    calls: z.number(),
+    promptTokens: z.number(),
+    completionTokens: z.number(),
+    sandboxRuns: z.number(),
+    wallSeconds: z.number(),
+  }),
   resultsKey: z.string(),
   /** Families with several scores (CellExtraScores); absent for the others. */
   scores: z
     .discriminatedUnion('kind', [
-      z.object({ kind: z.literal('named'), byName: z.record(z.string(), z.object({ passAtK: z.record(z.string(), z.number()), passAtKCI: z.record(z.string(), z.object({ stderr: z.number().nullable(), low: z.number().nullable(), high: z.number().nullable() })) })) }),
+      z.object({
+        kind: z.literal('named'),
+        byName: z.record(
+          z.string(),
+          z.object({
+            passAtK: z.record(z.string(), z.number()),
+            passAtKCI: z.record(
+              z.string(),
+              z.object({ stderr: z.number().nullable(), low: z.number().nullable(), high: z.number().nullable() }),
+            ),
+          }),
+        ),
+      }),
       z.object({ kind: z.literal('test_cases'), strictAccuracy: z.number(), averageTestCaseAccuracy: z.number() }),
     ])
     .optional(),
@@ -163,7 +183,13 @@ function parseRecords(text: string, key: string): ReportSample[] {
  * the shards of the wanted tasks are read; if a shard does not hold what that predicts, every shard
  * is read.
  */
-async function recordsOfTasks(bucket: Bucket, sweepId: string, cellId: string, wanted: ReadonlySet<number>, progress: (what: string) => void): Promise<Map<number, ReportSample[]>> {
+async function recordsOfTasks(
+  bucket: Bucket,
+  sweepId: string,
+  cellId: string,
+  wanted: ReadonlySet<number>,
+  progress: (what: string) => void,
+): Promise<Map<number, ReportSample[]>> {
   const byTask = new Map<number, ReportSample[]>();
   if (!wanted.size) return byTask;
   const shardKeys = new Map<number, string>();
@@ -263,11 +289,15 @@ export async function loadSweepReportData(bucket: Bucket, sweepId: string, opts:
   const resultsKey = sweepResultsKey(sweepId);
   const resultsText = await getText(bucket, resultsKey);
   if (resultsText === null) {
-    throw ApplicationFailure.nonRetryable(`sweep ${sweepId} has no results: s3://${bucket.name}/${resultsKey} does not exist (has the sweep finished?)`, 'SweepResultsMissing');
+    throw ApplicationFailure.nonRetryable(
+      `sweep ${sweepId} has no results: s3://${bucket.name}/${resultsKey} does not exist (has the sweep finished?)`,
+      'SweepResultsMissing',
+    );
   }
   const results = parseJson(resultsText, SweepResultsSchema, resultsKey);
   const configText = await getText(bucket, sweepConfigKey(sweepId));
-  const config: StoredSweepConfig | null = configText === null ? null : (parseJson(configText, StoredConfigSchema, sweepConfigKey(sweepId)) as StoredSweepConfig);
+  const config: StoredSweepConfig | null =
+    configText === null ? null : (parseJson(configText, StoredConfigSchema, sweepConfigKey(sweepId)) as StoredSweepConfig);
   progress('results');
 
   const cells: ReportCell[] = [];
@@ -300,7 +330,9 @@ export async function loadSweepReportData(bucket: Bucket, sweepId: string, opts:
       ...(detail?.pass_rate_by_pipeline_length ? { passRateByPipelineLength: detail.pass_rate_by_pipeline_length } : {}),
       ...(detail?.provenance ? { provenance: detail.provenance } : {}),
       // The same loader and computation as scripts/paper-analyses.ts.
-      ...(detail && hasPaperAnalyses(summary.cell.method) ? { paperAnalyses: await cellPaperAnalyses(bucket, sweepId, id, detail.per_task) } : {}),
+      ...(detail && hasPaperAnalyses(summary.cell.method)
+        ? { paperAnalyses: await cellPaperAnalyses(bucket, sweepId, id, detail.per_task) }
+        : {}),
     });
     progress(key);
   }
@@ -311,7 +343,8 @@ export async function loadSweepReportData(bucket: Bucket, sweepId: string, opts:
     const selection = selectDrillTasks(outcomes, maxTasks);
     const wanted = new Set(selection.taskIndices);
     const problems = await problemsOfTasks(bucket, sweepDatasetKey(sweepId, dataset), wanted);
-    if (wanted.size && !problems.size) notes.push(`Dataset ${dataset}: the sweep's copy ${sweepDatasetKey(sweepId, dataset)} is missing; prompts are not shown.`);
+    if (wanted.size && !problems.size)
+      notes.push(`Dataset ${dataset}: the sweep's copy ${sweepDatasetKey(sweepId, dataset)} is missing; prompts are not shown.`);
     progress(`dataset ${dataset}`);
     const mine = cells.filter((c) => c.dataset === dataset);
     const records = new Map<string, Map<number, ReportSample[]>>();

@@ -9,8 +9,24 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { CellAccumulator, compareRecords, GenerationsJson, referenceOf, resultsJson, sampleLine, type CellSummary } from '../../domain/sweep/results.js';
-import { cellFileKey, cellRecordsPrefix, cellShardRecordsKey, cellSummaryKey, sweepDatasetKey, sweepLibraryKey, sweepResultsKey } from '../../domain/sweep/keys.js';
+import {
+  CellAccumulator,
+  compareRecords,
+  GenerationsJson,
+  referenceOf,
+  resultsJson,
+  sampleLine,
+  type CellSummary,
+} from '../../domain/sweep/results.js';
+import {
+  cellFileKey,
+  cellRecordsPrefix,
+  cellShardRecordsKey,
+  cellSummaryKey,
+  sweepDatasetKey,
+  sweepLibraryKey,
+  sweepResultsKey,
+} from '../../domain/sweep/keys.js';
 import { parseStoredCellSummary, summaryCoversMode } from '../../domain/sweep/finished.js';
 import type { SweepMode } from '../../domain/sweep/plan.js';
 import { SampleRecordSchema, totalsOfRecords, type SampleRecord, type ShardTotals } from '../../domain/sweep/records.js';
@@ -57,7 +73,8 @@ export function createSweepStorageActivities(bucket: Bucket) {
     const parts: string[] = [];
     for await (const k of listKeys(bucket, `datasets/${name}/part-`)) parts.push(k);
     parts.sort();
-    if (!parts.length) throw ApplicationFailure.nonRetryable(`dataset ${dataset}: generated dataset ${name} has no parts`, 'DatasetMissing');
+    if (!parts.length)
+      throw ApplicationFailure.nonRetryable(`dataset ${dataset}: generated dataset ${name} has no parts`, 'DatasetMissing');
     const chunks: string[] = [];
     let lines = 0;
     for (const part of parts) {
@@ -68,7 +85,6 @@ export function createSweepStorageActivities(bucket: Bucket) {
     }
     return chunks.join('');
   }
-
 
   return {
     async prepareSweepDataset(input: PrepareSweepDatasetInput): Promise<PreparedSweepDataset> {
@@ -84,7 +100,8 @@ export function createSweepStorageActivities(bucket: Bucket) {
       for (const [role, ref] of Object.entries(input.files)) {
         const from = { s3: bucket.s3, name: ref.bucket ?? bucket.name };
         const bytes = await getBytes(from, ref.key);
-        if (bytes === null) throw ApplicationFailure.nonRetryable(`dataset ${input.dataset}: s3://${from.name}/${ref.key} does not exist`, 'DatasetMissing');
+        if (bytes === null)
+          throw ApplicationFailure.nonRetryable(`dataset ${input.dataset}: s3://${from.name}/${ref.key} does not exist`, 'DatasetMissing');
         texts[role] = decodeMaybeGzip(bytes);
         sources[role] = `dataset ${input.dataset} (${files[role]?.path ?? role})`;
       }
@@ -101,7 +118,10 @@ export function createSweepStorageActivities(bucket: Bucket) {
       const problems = selectTasks(loaded.problems, input.selection, (p) => p.task_id);
       if (loaded.library) await putObject(bucket, libraryKey, JSON.stringify(loaded.library), { contentType: 'application/json' });
       const body = problems.map((p) => JSON.stringify(p) + '\n').join('');
-      await putObject(bucket, key, body, { contentType: 'application/x-ndjson', metadata: { tasks: String(problems.length), library: loaded.library ? 'yes' : 'no' } });
+      await putObject(bucket, key, body, {
+        contentType: 'application/x-ndjson',
+        metadata: { tasks: String(problems.length), library: loaded.library ? 'yes' : 'no' },
+      });
       return { key, tasks: problems.length, ...(loaded.library ? { libraryKey } : {}) };
     },
 
@@ -118,7 +138,10 @@ export function createSweepStorageActivities(bucket: Bucket) {
         if (text === null) throw new Error(`records of shard ${shard} of cell ${input.cellId} are missing`);
         const rows = parseJsonl(text, SampleRecordSchema, `shard ${shard}`).map((r) => r.row);
         for (const r of rows) {
-          if (r.task_index >= problems.length) throw new Error(`shard ${shard} of cell ${input.cellId}: task index ${r.task_index} of ${r.task_id} is beyond the dataset's ${problems.length} tasks`);
+          if (r.task_index >= problems.length)
+            throw new Error(
+              `shard ${shard} of cell ${input.cellId}: task index ${r.task_index} of ${r.task_id} is beyond the dataset's ${problems.length} tasks`,
+            );
         }
         return rows;
       };
@@ -208,7 +231,7 @@ export function createSweepStorageActivities(bucket: Bucket) {
               spans.push(rows.length ? { lo, hi } : null);
               cap = Math.max(cap, rows.length);
             }
-            for (let from = 0; from < problems.length; ) {
+            for (let from = 0; from < problems.length;) {
               let to = from;
               let n = 0;
               do n += perTask[to++]!;
@@ -241,7 +264,12 @@ export function createSweepStorageActivities(bucket: Bucket) {
         } finally {
           await references.close();
         }
-        const { summary, results } = out.cell.summary({ k: input.k, cell: input.cell, wallSeconds: input.wallSeconds, resultsKey: fileKey('results.json') });
+        const { summary, results } = out.cell.summary({
+          k: input.k,
+          cell: input.cell,
+          wallSeconds: input.wallSeconds,
+          resultsKey: fileKey('results.json'),
+        });
         // Where the numbers come from (docs/sweeps.md#provenance); compare.ts warns on what differs.
         // In the cell's results.json only: the summary travels through workflow histories, kept small.
         results.provenance = await cellProvenance(bucket, {
@@ -255,7 +283,9 @@ export function createSweepStorageActivities(bucket: Bucket) {
         await putFile(bucket, fileKey('samples.jsonl'), out.paths.samples, { contentType: 'application/x-ndjson' });
         await putObject(bucket, fileKey('results.json'), resultsJson(results), { contentType: 'application/json' });
         // Last: its presence says every file of the cell is stored (finishedCells).
-        await putObject(bucket, cellSummaryKey(input.sweepId, input.cellId), JSON.stringify(summary) + '\n', { contentType: 'application/json' });
+        await putObject(bucket, cellSummaryKey(input.sweepId, input.cellId), JSON.stringify(summary) + '\n', {
+          contentType: 'application/json',
+        });
         return summary;
       } finally {
         await rm(dir, { recursive: true, force: true });
@@ -287,7 +317,13 @@ export function createSweepStorageActivities(bucket: Bucket) {
      * The shards from `from` on whose records an earlier run stored, with their totals: those a run
      * that executes (`execute`) can keep, as executeShard would (records only saved are redone).
      */
-    async finishedShards(input: { sweepId: string; cellId: string; from: number; shards: number; execute: boolean }): Promise<ShardTotals[]> {
+    async finishedShards(input: {
+      sweepId: string;
+      cellId: string;
+      from: number;
+      shards: number;
+      execute: boolean;
+    }): Promise<ShardTotals[]> {
       const stored = new Set<string>();
       for await (const key of listKeys(bucket, cellRecordsPrefix(input.sweepId, input.cellId))) stored.add(key);
       const out: ShardTotals[] = [];
@@ -306,9 +342,13 @@ export function createSweepStorageActivities(bucket: Bucket) {
 
     async finalizeSweep(input: { sweepId: string; configHash: string; cells: CellSummary[] }): Promise<string> {
       const key = sweepResultsKey(input.sweepId);
-      await putObject(bucket, key, JSON.stringify({ sweep_id: input.sweepId, config_sha256: input.configHash, cells: input.cells }, null, 2) + '\n', { contentType: 'application/json' });
+      await putObject(
+        bucket,
+        key,
+        JSON.stringify({ sweep_id: input.sweepId, config_sha256: input.configHash, cells: input.cells }, null, 2) + '\n',
+        { contentType: 'application/json' },
+      );
       return key;
     },
   };
 }
-

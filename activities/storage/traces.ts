@@ -54,13 +54,23 @@ export function createTraceParts(bucket: Bucket) {
     planner_examples: plan.planner_examples,
   });
   /** Each sample's rounds as a trace shows them: code, outcome and key; a round never run gets `unrun`. */
-  async function repairsOf(samples: RepairRound[][], entryPoint: string | undefined, unrun: 'llm_error' | 'not_run'): Promise<NonNullable<ExplorationTrace['repairs']>> {
+  async function repairsOf(
+    samples: RepairRound[][],
+    entryPoint: string | undefined,
+    unrun: 'llm_error' | 'not_run',
+  ): Promise<NonNullable<ExplorationTrace['repairs']>> {
     const repairs: NonNullable<ExplorationTrace['repairs']> = [];
     for (const [s, rounds] of samples.entries()) {
       const out = [];
       for (const r of rounds) {
         const ran = r.runKey ? await run(r.runKey) : null;
-        out.push({ code: ran?.code ?? (await answer(r.llmKey, entryPoint)), ok: r.ok, status: ran?.status ?? unrun, ...(ran?.error ? { error: ran.error } : {}), llm_key: r.llmKey });
+        out.push({
+          code: ran?.code ?? (await answer(r.llmKey, entryPoint)),
+          ok: r.ok,
+          status: ran?.status ?? unrun,
+          ...(ran?.error ? { error: ran.error } : {}),
+          llm_key: r.llmKey,
+        });
       }
       repairs.push({ sample_index: s, rounds: out });
     }

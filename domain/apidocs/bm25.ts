@@ -21,7 +21,9 @@ export interface RetrievedApi {
 
 /** Function words that carry no meaning in an API query ("remove the spaces from a string"). */
 const STOP_WORDS = new Set(
-  'a an and are as at be but by for from has have if in into is it its of on or so such than that the their then there these this to was were will with'.split(' '),
+  'a an and are as at be but by for from has have if in into is it its of on or so such than that the their then there these this to was were will with'.split(
+    ' ',
+  ),
 );
 
 /** `rstripChars` -> [r, strip, chars]; `XMLHttp2` -> [xml, http, 2]; `format_map` -> [format, map]. */

@@ -37,12 +37,15 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
 /** Zod's wording is for programmers; a person fixing a JSONL file wants "must not be empty". */
 function describeIssue(issue: z.core.$ZodIssue, value: unknown): string[] {
   if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((k) => `${fieldPath([...issue.path, k])}: unknown field (allowed: ${Object.keys(ApiDocSchema.shape).join(', ')})`);
+    return issue.keys.map(
+      (k) => `${fieldPath([...issue.path, k])}: unknown field (allowed: ${Object.keys(ApiDocSchema.shape).join(', ')})`,
+    );
   }
   const where = fieldPath(issue.path);
   if (issue.code === 'too_small' && issue.origin === 'string' && issue.minimum === 1) return [`${where}: must not be empty`];
   if (issue.code === 'invalid_type' && valueAt(value, issue.path) === undefined) return [`${where}: is required (${issue.expected})`];
-  if (issue.code === 'invalid_type') return [`${where}: must be ${issue.expected === 'object' && issue.path.length === 0 ? 'a JSON object' : `a ${issue.expected}`}`];
+  if (issue.code === 'invalid_type')
+    return [`${where}: must be ${issue.expected === 'object' && issue.path.length === 0 ? 'a JSON object' : `a ${issue.expected}`}`];
   return [`${where}: ${issue.message}`];
 }
 
@@ -115,7 +118,12 @@ export function firstSentence(text: string): string {
   const flat = paragraph.replace(/\s+/g, ' ');
   const end = /[.!?](?=\s|$)/g;
   for (let m = end.exec(flat); m; m = end.exec(flat)) {
-    const before = flat.slice(0, m.index).split(' ').pop()!.toLowerCase().replace(/^[^a-z]+/, '');
+    const before = flat
+      .slice(0, m.index)
+      .split(' ')
+      .pop()!
+      .toLowerCase()
+      .replace(/^[^a-z]+/, '');
     if (m[0] === '.' && NON_TERMINAL.has(before)) continue;
     return flat.slice(0, m.index + 1);
   }

@@ -14,7 +14,8 @@ import type { ApiDoc, DatasetLibrary } from './library.js';
 export type DocMasking = 'auto' | 'on' | 'off';
 
 /** A parameter section starts at one of these lines and runs to the end of the description. */
-const PARAMETER_SECTION = /^\s*(parameters|params|arguments|args|keyword arguments|kwargs|returns?|raises|examples?)\s*:?\s*$|^\s*:(param|type|arg|keyword)\b/im;
+const PARAMETER_SECTION =
+  /^\s*(parameters|params|arguments|args|keyword arguments|kwargs|returns?|raises|examples?)\s*:?\s*$|^\s*:(param|type|arg|keyword)\b/im;
 
 export function maskDoc(doc: ApiDoc): ApiDoc {
   const text = doc.description.trim();

@@ -56,13 +56,15 @@ function rowProblem(row: z.infer<typeof PbeLibraryRowSchema>, library: PrivateLi
   for (const [i, step] of row.canonical_pipeline.entries()) {
     try {
       const op = getOperation(step.method);
-      if (step.args.length !== op.arity) return `canonical_pipeline[${i}]: ${op.name} takes ${op.arity} argument(s), got ${step.args.length}`;
+      if (step.args.length !== op.arity)
+        return `canonical_pipeline[${i}]: ${op.name} takes ${op.arity} argument(s), got ${step.args.length}`;
     } catch (error) {
       return `canonical_pipeline[${i}].method: ${(error as Error).message}`;
     }
   }
   const rowLibrary = row.metadata?.library;
-  if (!library && rowLibrary) return `metadata.library: the row uses module ${rowLibrary.module}, but the parameters say library python_str`;
+  if (!library && rowLibrary)
+    return `metadata.library: the row uses module ${rowLibrary.module}, but the parameters say library python_str`;
   if (library && !rowLibrary) return `metadata.library: missing; the parameters say library private (module ${library.module})`;
   if (library && rowLibrary && (rowLibrary.module !== library.module || rowLibrary.source_hash !== library.source_hash)) {
     return (

@@ -40,7 +40,7 @@ const DOCS: ApiDoc[] = [
   method(
     'encode',
     "/, encoding='utf-8', errors='strict'",
-    "Encode the string into a bytes object using the given codec (UTF-8 by default). " +
+    'Encode the string into a bytes object using the given codec (UTF-8 by default). ' +
       "errors chooses how unencodable characters are handled: 'strict' raises UnicodeEncodeError, others include 'ignore', 'replace' and 'xmlcharrefreplace'.",
     "'café'.encode()  # b'caf\\xc3\\xa9'",
   ),
@@ -295,7 +295,7 @@ const DOCS: ApiDoc[] = [
     'title',
     '/',
     'Return a title-cased copy of the string: each word starts with an upper case character and its remaining characters are lower case. ' +
-      "Any run of letters counts as a word, so apostrophes split words (\"they're\" becomes \"They'Re\").",
+      'Any run of letters counts as a word, so apostrophes split words ("they\'re" becomes "They\'Re").',
     "'hello wide world'.title()  # 'Hello Wide World'",
   ),
   method(

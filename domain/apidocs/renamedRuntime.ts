@@ -148,7 +148,8 @@ function scanField(src: string, from: number, to: number, out: IdentifierToken[]
     i++;
     while (i < to && src[i] !== '}') {
       if (src[i] === '{') i = scanField(src, i + 1, to, out, isRaw);
-      else if (src[i] === '\n' || src[i] === '"' || src[i] === "'") return i; // malformed; the string scan resumes
+      else if (src[i] === '\n' || src[i] === '"' || src[i] === "'")
+        return i; // malformed; the string scan resumes
       else i++;
     }
   }
@@ -179,7 +180,9 @@ export function renamedMaps(runtime: RenamedRuntime): Maps {
   const toOriginal = new Map<string, string>();
   for (const [original, renamed] of Object.entries(runtime.mapping)) {
     if (!isIdentifier(original) || !isIdentifier(renamed)) {
-      throw new Error(`renamed runtime ${runtime.renamed}: mapping ${JSON.stringify(original)} -> ${JSON.stringify(renamed)} is not a pair of Python identifiers`);
+      throw new Error(
+        `renamed runtime ${runtime.renamed}: mapping ${JSON.stringify(original)} -> ${JSON.stringify(renamed)} is not a pair of Python identifiers`,
+      );
     }
     const other = toOriginal.get(renamed);
     if (other !== undefined) throw new Error(`renamed runtime ${runtime.renamed}: both ${other} and ${original} are renamed to ${renamed}`);
@@ -188,7 +191,9 @@ export function renamedMaps(runtime: RenamedRuntime): Maps {
   }
   for (const renamed of toOriginal.keys()) {
     if (toPrivate.has(renamed)) {
-      throw new Error(`renamed runtime ${runtime.renamed}: ${renamed} is both a private name and an original one (renamed to ${toPrivate.get(renamed)})`);
+      throw new Error(
+        `renamed runtime ${runtime.renamed}: ${renamed} is both a private name and an original one (renamed to ${toPrivate.get(renamed)})`,
+      );
     }
   }
   const originalsByLength = [...toPrivate.keys()].sort((a, b) => b.length - a.length || a.localeCompare(b));
@@ -230,8 +235,21 @@ export function originalNamesUsed(runtime: RenamedRuntime, source: string): Orig
  * are mapped (see originalIdentifier), found by scanning their namespaces: left as they are.
  */
 const REAL_COMPOUND_NAMES = new Set([
-  'to_numpy', 'nan_to_num', '_collections', '_collections_abc', 'piecewise', 'symmetric_difference',
-  'symmetric_difference_update', 'difference_update', 'mkdir', 'mkdtemp', 'mkstemp', 'mktemp', 'mkfifo', 'mknod', 'mktime',
+  'to_numpy',
+  'nan_to_num',
+  '_collections',
+  '_collections_abc',
+  'piecewise',
+  'symmetric_difference',
+  'symmetric_difference_update',
+  'difference_update',
+  'mkdir',
+  'mkdtemp',
+  'mkstemp',
+  'mktemp',
+  'mkfifo',
+  'mknod',
+  'mktime',
 ]);
 
 /**
@@ -250,9 +268,7 @@ function originalIdentifier(name: string, maps: Maps): string {
   let copied = 0;
   let i = 0;
   while (i < name.length) {
-    const found = maps.privatesByLength.find(
-      (p) => name.startsWith(p, i) && (startsPart(name, i) || endsPart(name, i, p)),
-    );
+    const found = maps.privatesByLength.find((p) => name.startsWith(p, i) && (startsPart(name, i) || endsPart(name, i, p)));
     if (found === undefined) {
       i++;
       continue;
@@ -302,7 +318,10 @@ export function prepareRenamedProgram(runtime: RenamedRuntime, program: string |
 export function prepareRenamedSolution(runtime: RenamedRuntime, solution: string): PreparedProgram {
   const used = originalNamesUsed(runtime, solution);
   if (used.length > 0) {
-    const listed = used.slice(0, 8).map((use) => `\`${use.name}\` (line ${use.line})`).join(', ');
+    const listed = used
+      .slice(0, 8)
+      .map((use) => `\`${use.name}\` (line ${use.line})`)
+      .join(', ');
     const more = used.length > 8 ? ` and ${used.length - 8} more` : '';
     return {
       ok: false,

@@ -14,7 +14,11 @@ export type Assemble = (parts: { solution: string; tests: string }) => string;
 /** Python's way, the default: the solution, then the rest on the next line. */
 const joinLines: Assemble = ({ solution, tests }) => (tests ? `${solution}\n${tests}` : solution);
 
-export function prepareProgram(runtime: LibraryRuntime | undefined, parts: { solution: string; rest: string }, assemble: Assemble = joinLines): PreparedProgram {
+export function prepareProgram(
+  runtime: LibraryRuntime | undefined,
+  parts: { solution: string; rest: string },
+  assemble: Assemble = joinLines,
+): PreparedProgram {
   if (!runtime || runtime.kind === 'builtin') return { ok: true, program: assemble({ solution: parts.solution, tests: parts.rest }) };
   if (runtime.kind === 'module') return prepareModuleProgram(runtime, assemble({ solution: parts.solution, tests: parts.rest }));
   const prepared = prepareRenamedSolution(runtime, parts.solution);

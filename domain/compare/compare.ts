@@ -53,8 +53,7 @@ export interface ComparedCell {
 const FACTORS = ['dataset', 'model', 'method', 'temperature', 'nSamples', 'prompt'] as const;
 
 export type CompareSelection =
-  | { kind: 'same'; taskIds: string[] }
-  | { kind: 'shared'; taskIds: string[]; dropped: Array<{ ref: string; tasks: string[] }> };
+  { kind: 'same'; taskIds: string[] } | { kind: 'shared'; taskIds: string[]; dropped: Array<{ ref: string; tasks: string[] }> };
 
 /** Why cells cannot be compared; the message names the tasks. */
 export class TaskMismatchError extends Error {}
@@ -79,7 +78,9 @@ export function matchTasks(cells: readonly ComparedCell[], sharedOnly: boolean):
   const differs = extra.some((e) => e.tasks.length > 0);
   if (!differs) return { kind: 'same', taskIds: shared };
   if (!sharedOnly) {
-    const lines = extra.filter((e) => e.tasks.length).map((e) => `  ${e.ref} has ${e.tasks.length} task(s) the others lack: ${listed(e.tasks)}`);
+    const lines = extra
+      .filter((e) => e.tasks.length)
+      .map((e) => `  ${e.ref} has ${e.tasks.length} task(s) the others lack: ${listed(e.tasks)}`);
     throw new TaskMismatchError(
       `the cells are not scored on the same tasks (shared: ${shared.length}):\n${lines.join('\n')}\n` +
         'compare them on the shared tasks only with --shared-tasks',
@@ -166,7 +167,14 @@ const isBinary = (xs: number[]) => xs.every((x) => x === 0 || x === 1);
 function compareMetric(metric: string, av: number[], bv: number[], opts: CompareOptions): Omit<MetricComparison, 'pHolm'> {
   const diffs = av.map((x, i) => x - bv[i]!);
   const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-  const base = { metric, a: mean(av), b: mean(bv), diff: mean(diffs), normal: pairedNormalInterval(diffs), bootstrap: pairedBootstrapInterval(diffs, opts.bootstrap) };
+  const base = {
+    metric,
+    a: mean(av),
+    b: mean(bv),
+    diff: mean(diffs),
+    normal: pairedNormalInterval(diffs),
+    bootstrap: pairedBootstrapInterval(diffs, opts.bootstrap),
+  };
   if (isBinary(av) && isBinary(bv)) {
     const onlyA = diffs.filter((d) => d > 0).length;
     const onlyB = diffs.filter((d) => d < 0).length;

@@ -16,7 +16,11 @@ export function parseCellRef(ref: string): CellRef | { problem: string } {
   const sweepId = ref.slice(0, slash);
   const cellId = ref.slice(slash + 1);
   const sweep = SweepIdSchema.safeParse(sweepId);
-  if (!sweep.success) return { problem: `cell ${JSON.stringify(ref)}: sweep id ${JSON.stringify(sweepId)} ${sweep.error.issues[0]!.message}` };
-  if (!CELL_ID.test(cellId)) return { problem: `cell ${JSON.stringify(ref)}: cell id ${JSON.stringify(cellId)} must be of a-z 0-9 . _ - starting with a letter or digit` };
+  if (!sweep.success)
+    return { problem: `cell ${JSON.stringify(ref)}: sweep id ${JSON.stringify(sweepId)} ${sweep.error.issues[0]!.message}` };
+  if (!CELL_ID.test(cellId))
+    return {
+      problem: `cell ${JSON.stringify(ref)}: cell id ${JSON.stringify(cellId)} must be of a-z 0-9 . _ - starting with a letter or digit`,
+    };
   return { sweepId, cellId };
 }

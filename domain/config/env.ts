@@ -32,9 +32,7 @@ export const LOCAL_STACK_S3_KEYS = { accessKeyId: 'exploraadmin', secretAccessKe
  * shared config and credentials files (AWS_PROFILE), web identity (EKS IRSA), container (ECS, EKS
  * Pod Identity) and instance (EC2 IMDS) roles.
  */
-export type S3Credentials =
-  | { kind: 'static'; accessKeyId: string; secretAccessKey: string; source: string }
-  | { kind: 'default-chain' };
+export type S3Credentials = { kind: 'static'; accessKeyId: string; secretAccessKey: string; source: string } | { kind: 'default-chain' };
 
 export interface ExploraConfig {
   temporal: {
@@ -79,11 +77,12 @@ export class ConfigError extends Error {}
  * The configuration from the environment and, when there is one, the text of the Temporal
  * connection file (infra/config.ts reads it: TEMPORAL_CONFIG_FILE or Temporal's default path).
  */
-export function parseConfig(env: Record<string, string | undefined>, files: { temporal?: { path: string; text: string } } = {}): ExploraConfig {
+export function parseConfig(
+  env: Record<string, string | undefined>,
+  files: { temporal?: { path: string; text: string } } = {},
+): ExploraConfig {
   // An empty variable means "not set", as in most shells' habits of `FOO= cmd`.
-  const present = Object.fromEntries(
-    Object.keys(EnvSchema.shape).flatMap((k) => (env[k] ? [[k, env[k]]] : [])),
-  );
+  const present = Object.fromEntries(Object.keys(EnvSchema.shape).flatMap((k) => (env[k] ? [[k, env[k]]] : [])));
   const parsed = EnvSchema.safeParse(present);
   let connection: TemporalConnectionSettings | undefined;
   let temporalProblem: string | undefined;
@@ -94,7 +93,9 @@ export function parseConfig(env: Record<string, string | undefined>, files: { te
     temporalProblem = err.message.replace(/^invalid environment configuration:\n/, '').replace(/^(?! {2})/, '  ');
   }
   if (!parsed.success || !connection) {
-    const lines = parsed.success ? [] : parsed.error.issues.map((i) => `  ${i.path.join('.')}=${JSON.stringify(present[String(i.path[0])])}: ${i.message}`);
+    const lines = parsed.success
+      ? []
+      : parsed.error.issues.map((i) => `  ${i.path.join('.')}=${JSON.stringify(present[String(i.path[0])])}: ${i.message}`);
     // Every problem at once: the Temporal settings' and the others'.
     throw new ConfigError(`invalid environment configuration:\n${[...(temporalProblem ? [temporalProblem] : []), ...lines].join('\n')}`);
   }
@@ -117,10 +118,15 @@ export function parseConfig(env: Record<string, string | undefined>, files: { te
 function s3Credentials(e: z.infer<typeof EnvSchema>, present: Record<string, unknown>): S3Credentials {
   const id = e.EXPLORA_S3_ACCESS_KEY_ID;
   const secret = e.EXPLORA_S3_SECRET_ACCESS_KEY;
-  if (id && secret) return { kind: 'static', accessKeyId: id, secretAccessKey: secret, source: 'EXPLORA_S3_ACCESS_KEY_ID/EXPLORA_S3_SECRET_ACCESS_KEY' };
+  if (id && secret)
+    return { kind: 'static', accessKeyId: id, secretAccessKey: secret, source: 'EXPLORA_S3_ACCESS_KEY_ID/EXPLORA_S3_SECRET_ACCESS_KEY' };
   if (id || secret) {
-    const [set, unset] = id ? ['EXPLORA_S3_ACCESS_KEY_ID', 'EXPLORA_S3_SECRET_ACCESS_KEY'] : ['EXPLORA_S3_SECRET_ACCESS_KEY', 'EXPLORA_S3_ACCESS_KEY_ID'];
-    throw new ConfigError(`invalid environment configuration:\n  ${set} is set but ${unset} is not: set both, or neither to use the AWS credential chain (AWS_PROFILE, roles...)`);
+    const [set, unset] = id
+      ? ['EXPLORA_S3_ACCESS_KEY_ID', 'EXPLORA_S3_SECRET_ACCESS_KEY']
+      : ['EXPLORA_S3_SECRET_ACCESS_KEY', 'EXPLORA_S3_ACCESS_KEY_ID'];
+    throw new ConfigError(
+      `invalid environment configuration:\n  ${set} is set but ${unset} is not: set both, or neither to use the AWS credential chain (AWS_PROFILE, roles...)`,
+    );
   }
   // No endpoint set: the local stack, whose identity is known.
   if (present.EXPLORA_S3_ENDPOINT === undefined) return { kind: 'static', ...LOCAL_STACK_S3_KEYS, source: 'the local stack' };
@@ -135,7 +141,10 @@ export function logLevelFrom(env: Record<string, string | undefined>, fallback: 
   const value = env.EXPLORA_LOG_LEVEL;
   if (!value) return fallback;
   const level = value.toUpperCase();
-  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new ConfigError(`invalid environment configuration:\n  EXPLORA_LOG_LEVEL=${JSON.stringify(value)}: must be one of ${LOG_LEVELS.join(', ')}`);
+  if (!(LOG_LEVELS as readonly string[]).includes(level))
+    throw new ConfigError(
+      `invalid environment configuration:\n  EXPLORA_LOG_LEVEL=${JSON.stringify(value)}: must be one of ${LOG_LEVELS.join(', ')}`,
+    );
   return level as LogLevel;
 }
 
@@ -146,7 +155,12 @@ export type EnvGroup = 'temporal' | 's3' | 'sandbox';
 export const ENV_DOC: ReadonlyArray<readonly [name: string, fallback: string, what: string, group: EnvGroup]> = [
   ['TEMPORAL_ADDRESS', '127.0.0.1:7233', 'Temporal frontend host:port', 'temporal'],
   ['TEMPORAL_NAMESPACE', 'default', 'Temporal namespace', 'temporal'],
-  ['TEMPORAL_CONFIG_FILE', '~/.config/temporalio/temporal.toml', "Temporal's TOML connection profiles (as the temporal CLI's); variables override it", 'temporal'],
+  [
+    'TEMPORAL_CONFIG_FILE',
+    '~/.config/temporalio/temporal.toml',
+    "Temporal's TOML connection profiles (as the temporal CLI's); variables override it",
+    'temporal',
+  ],
   ['TEMPORAL_PROFILE', 'default', 'profile of that file to use', 'temporal'],
   ['TEMPORAL_TLS', 'off (on with any TLS setting or an API key)', 'true/false: TLS to the Temporal frontend', 'temporal'],
   ['TEMPORAL_TLS_SERVER_CA_CERT_PATH', 'system CAs', 'CA of the server certificate (or ..._DATA: the PEM itself)', 'temporal'],
@@ -158,9 +172,19 @@ export const ENV_DOC: ReadonlyArray<readonly [name: string, fallback: string, wh
   ['EXPLORA_TASK_QUEUE_PREFIX', 'explora', 'prefix of the task queues <p>-workflows, -storage, -llm, -sandbox', 'temporal'],
   ['EXPLORA_S3_ENDPOINT', 'http://127.0.0.1:8333', "S3 endpoint URL, or 'aws' for AWS's own", 's3'],
   ['EXPLORA_S3_REGION', 'AWS_REGION, else us-east-1', 'S3 region', 's3'],
-  ['EXPLORA_S3_FORCE_PATH_STYLE', 'true with an endpoint, false for aws', 'path-style (true) or virtual-hosted (false) bucket addressing', 's3'],
+  [
+    'EXPLORA_S3_FORCE_PATH_STYLE',
+    'true with an endpoint, false for aws',
+    'path-style (true) or virtual-hosted (false) bucket addressing',
+    's3',
+  ],
   ['EXPLORA_S3_BUCKET', 'explora', 'bucket for datasets, generations and results', 's3'],
-  ['EXPLORA_S3_ACCESS_KEY_ID', "the local stack's, else the AWS chain", 'S3 access key; unset with EXPLORA_S3_ENDPOINT set: AWS credential chain (AWS_PROFILE, web identity, roles)', 's3'],
+  [
+    'EXPLORA_S3_ACCESS_KEY_ID',
+    "the local stack's, else the AWS chain",
+    'S3 access key; unset with EXPLORA_S3_ENDPOINT set: AWS credential chain (AWS_PROFILE, web identity, roles)',
+    's3',
+  ],
   ['EXPLORA_S3_SECRET_ACCESS_KEY', "the local stack's, else the AWS chain", 'S3 secret key', 's3'],
   ['EXPLORA_LOG_LEVEL', 'INFO (ERROR in scripts)', 'Temporal SDK log level: TRACE, DEBUG, INFO, WARN or ERROR', 'temporal'],
   ['EXPLORA_PYTHON', '.tools/sandbox-python', 'interpreter the sandbox runs programs with', 'sandbox'],
@@ -171,6 +195,8 @@ export const ENV_DOC: ReadonlyArray<readonly [name: string, fallback: string, wh
  * their defaults (every script that reads the environment prints one, so no variable is a surprise).
  */
 export function environmentHelp(groups: readonly EnvGroup[], note = ''): string {
-  const lines = ENV_DOC.filter(([, , , group]) => groups.includes(group)).map(([name, fallback, what]) => `  ${name.padEnd(30)} ${what} (default ${fallback})`);
+  const lines = ENV_DOC.filter(([, , , group]) => groups.includes(group)).map(
+    ([name, fallback, what]) => `  ${name.padEnd(30)} ${what} (default ${fallback})`,
+  );
   return `\nEnvironment${note ? ` (${note})` : ''}:\n${lines.join('\n')}`;
 }

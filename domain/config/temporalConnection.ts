@@ -124,9 +124,15 @@ function issuesText(error: z.ZodError, name: (path: PropertyKey[]) => string, va
 }
 
 /** Parses the connection file's text and picks the profile; undefined when there is no file. */
-function profileFrom(file: { path: string; text: string } | undefined, requested: string | undefined): { table: ProfileTable; name: string } | undefined {
+function profileFrom(
+  file: { path: string; text: string } | undefined,
+  requested: string | undefined,
+): { table: ProfileTable; name: string } | undefined {
   if (!file) {
-    if (requested) throw new TemporalSettingsError(`TEMPORAL_PROFILE=${JSON.stringify(requested)}: there is no connection file to take it from (set TEMPORAL_CONFIG_FILE)`);
+    if (requested)
+      throw new TemporalSettingsError(
+        `TEMPORAL_PROFILE=${JSON.stringify(requested)}: there is no connection file to take it from (set TEMPORAL_CONFIG_FILE)`,
+      );
     return undefined;
   }
   let raw: unknown;
@@ -139,7 +145,11 @@ function profileFrom(file: { path: string; text: string } | undefined, requested
   const parsed = ConfigFile.safeParse(raw);
   if (!parsed.success) {
     throw new TemporalSettingsError(
-      `invalid Temporal connection file ${file.path}:\n${issuesText(parsed.error, (p) => p.map(String).join('.') || '(top level)', () => undefined)}`,
+      `invalid Temporal connection file ${file.path}:\n${issuesText(
+        parsed.error,
+        (p) => p.map(String).join('.') || '(top level)',
+        () => undefined,
+      )}`,
     );
   }
   const name = requested ?? DEFAULT_PROFILE;
@@ -147,7 +157,9 @@ function profileFrom(file: { path: string; text: string } | undefined, requested
   if (!table) {
     if (requested) {
       const known = Object.keys(parsed.data.profile);
-      throw new TemporalSettingsError(`TEMPORAL_PROFILE=${JSON.stringify(requested)}: no [profile.${requested}] in ${file.path} (it has ${known.length ? known.join(', ') : 'none'})`);
+      throw new TemporalSettingsError(
+        `TEMPORAL_PROFILE=${JSON.stringify(requested)}: no [profile.${requested}] in ${file.path} (it has ${known.length ? known.join(', ') : 'none'})`,
+      );
     }
     return undefined;
   }
@@ -155,7 +167,13 @@ function profileFrom(file: { path: string; text: string } | undefined, requested
 }
 
 /** One setting's value: the variable's if set, else the profile's; with the name of where it came from. */
-function pick<T>(envName: keyof EnvValues, envValue: T | undefined, fileField: string, fileValue: T | undefined, where: string | undefined): { value: T; setting: string } | undefined {
+function pick<T>(
+  envName: keyof EnvValues,
+  envValue: T | undefined,
+  fileField: string,
+  fileValue: T | undefined,
+  where: string | undefined,
+): { value: T; setting: string } | undefined {
   if (envValue !== undefined) return { value: envValue, setting: envName };
   if (fileValue !== undefined && where) return { value: fileValue, setting: `${where}.${fileField}` };
   return undefined;
@@ -176,13 +194,20 @@ function pemSource(
  * Resolves the connection settings from the environment and the connection file's text (when
  * there is one). Throws TemporalSettingsError naming each bad setting.
  */
-export function resolveTemporalConnection(env: Record<string, string | undefined>, file?: { path: string; text: string }): TemporalConnectionSettings {
+export function resolveTemporalConnection(
+  env: Record<string, string | undefined>,
+  file?: { path: string; text: string },
+): TemporalConnectionSettings {
   // An empty variable means "not set", as elsewhere in the project's configuration.
   const present = Object.fromEntries(Object.keys(EnvSchema.shape).flatMap((k) => (env[k] ? [[k, env[k]]] : [])));
   const parsedEnv = EnvSchema.safeParse(present);
   if (!parsedEnv.success) {
     throw new TemporalSettingsError(
-      `invalid environment configuration:\n${issuesText(parsedEnv.error, (p) => String(p[0]), (p) => (String(p[0]).includes('DATA') || String(p[0]).includes('API_KEY') ? undefined : present[String(p[0])]))}`,
+      `invalid environment configuration:\n${issuesText(
+        parsedEnv.error,
+        (p) => String(p[0]),
+        (p) => (String(p[0]).includes('DATA') || String(p[0]).includes('API_KEY') ? undefined : present[String(p[0])]),
+      )}`,
     );
   }
   const e = parsedEnv.data;
@@ -190,7 +215,9 @@ export function resolveTemporalConnection(env: Record<string, string | undefined
   // ignored and the connection made without TLS.
   for (const [other, ours] of Object.entries(OTHER_TLS_NAMES)) {
     if (env[other] && !env[`${ours}_PATH`] && !env[`${ours}_DATA`]) {
-      throw new TemporalSettingsError(`${other} is the Temporal Web UI's name; explora reads Temporal's client settings: set ${ours}_PATH (or ${ours}_DATA)`);
+      throw new TemporalSettingsError(
+        `${other} is the Temporal Web UI's name; explora reads Temporal's client settings: set ${ours}_PATH (or ${ours}_DATA)`,
+      );
     }
   }
   const profile = profileFrom(file, e.TEMPORAL_PROFILE);
@@ -200,15 +227,31 @@ export function resolveTemporalConnection(env: Record<string, string | undefined
   const tlsWhere = where && `${where}.tls`;
 
   if (p.codec && (p.codec.endpoint || p.codec.auth)) {
-    throw new TemporalSettingsError(`${where}.codec: explora has no payload codec (its payloads are keys and small records; bulk data is in object storage): remove the codec table`);
+    throw new TemporalSettingsError(
+      `${where}.codec: explora has no payload codec (its payloads are keys and small records; bulk data is in object storage): remove the codec table`,
+    );
   }
-  const noHostCheck = pick('TEMPORAL_TLS_DISABLE_HOST_VERIFICATION', e.TEMPORAL_TLS_DISABLE_HOST_VERIFICATION, 'disable_host_verification', t.disable_host_verification, tlsWhere);
+  const noHostCheck = pick(
+    'TEMPORAL_TLS_DISABLE_HOST_VERIFICATION',
+    e.TEMPORAL_TLS_DISABLE_HOST_VERIFICATION,
+    'disable_host_verification',
+    t.disable_host_verification,
+    tlsWhere,
+  );
   if (noHostCheck?.value) {
-    throw new TemporalSettingsError(`${noHostCheck.setting}: host verification cannot be turned off with the TypeScript SDK; set the name the server's certificate holds with TEMPORAL_TLS_SERVER_NAME (or tls.server_name) instead`);
+    throw new TemporalSettingsError(
+      `${noHostCheck.setting}: host verification cannot be turned off with the TypeScript SDK; set the name the server's certificate holds with TEMPORAL_TLS_SERVER_NAME (or tls.server_name) instead`,
+    );
   }
 
-  const address = pick('TEMPORAL_ADDRESS', e.TEMPORAL_ADDRESS, 'address', p.address, where) ?? { value: DEFAULT_TEMPORAL_ADDRESS, setting: 'the default address' };
-  const namespace = pick('TEMPORAL_NAMESPACE', e.TEMPORAL_NAMESPACE, 'namespace', p.namespace, where) ?? { value: DEFAULT_TEMPORAL_NAMESPACE, setting: 'the default namespace' };
+  const address = pick('TEMPORAL_ADDRESS', e.TEMPORAL_ADDRESS, 'address', p.address, where) ?? {
+    value: DEFAULT_TEMPORAL_ADDRESS,
+    setting: 'the default address',
+  };
+  const namespace = pick('TEMPORAL_NAMESPACE', e.TEMPORAL_NAMESPACE, 'namespace', p.namespace, where) ?? {
+    value: DEFAULT_TEMPORAL_NAMESPACE,
+    setting: 'the default namespace',
+  };
   const apiKey = pick('TEMPORAL_API_KEY', e.TEMPORAL_API_KEY, 'api_key', p.api_key, where);
 
   const cert = pemSource(
@@ -227,8 +270,14 @@ export function resolveTemporalConnection(env: Record<string, string | undefined
     pick('TEMPORAL_TLS_SERVER_CA_CERT_DATA', e.TEMPORAL_TLS_SERVER_CA_CERT_DATA, 'server_ca_cert_data', t.server_ca_cert_data, tlsWhere),
   );
   const serverName = pick('TEMPORAL_TLS_SERVER_NAME', e.TEMPORAL_TLS_SERVER_NAME, 'server_name', t.server_name, tlsWhere);
-  if (cert && !key) throw new TemporalSettingsError(`${cert.setting} gives a client certificate but no client key is set: set TEMPORAL_TLS_CLIENT_KEY_PATH (or TEMPORAL_TLS_CLIENT_KEY_DATA, or tls.client_key_path in the profile)`);
-  if (key && !cert) throw new TemporalSettingsError(`${key.setting} gives a client key but no client certificate is set: set TEMPORAL_TLS_CLIENT_CERT_PATH (or TEMPORAL_TLS_CLIENT_CERT_DATA, or tls.client_cert_path in the profile)`);
+  if (cert && !key)
+    throw new TemporalSettingsError(
+      `${cert.setting} gives a client certificate but no client key is set: set TEMPORAL_TLS_CLIENT_KEY_PATH (or TEMPORAL_TLS_CLIENT_KEY_DATA, or tls.client_key_path in the profile)`,
+    );
+  if (key && !cert)
+    throw new TemporalSettingsError(
+      `${key.setting} gives a client key but no client certificate is set: set TEMPORAL_TLS_CLIENT_CERT_PATH (or TEMPORAL_TLS_CLIENT_CERT_DATA, or tls.client_cert_path in the profile)`,
+    );
 
   // TLS is on when asked for, when any TLS material is given, or with an API key (Temporal's rule).
   const disabled = pick('TEMPORAL_TLS', e.TEMPORAL_TLS === undefined ? undefined : !e.TEMPORAL_TLS, 'disabled', t.disabled, tlsWhere);
@@ -238,7 +287,12 @@ export function resolveTemporalConnection(env: Record<string, string | undefined
     if (material) throw new TemporalSettingsError(`${disabled.setting} turns TLS off, but ${material.setting} is set: remove one`);
     tls = { kind: 'off' };
   } else if (material || apiKey || disabled?.value === false || p.tls !== undefined) {
-    tls = { kind: 'on', ...(serverName ? { serverName: serverName.value } : {}), ...(serverCa ? { serverCa } : {}), ...(cert && key ? { client: { cert, key } } : {}) };
+    tls = {
+      kind: 'on',
+      ...(serverName ? { serverName: serverName.value } : {}),
+      ...(serverCa ? { serverCa } : {}),
+      ...(cert && key ? { client: { cert, key } } : {}),
+    };
   } else {
     tls = { kind: 'off' };
   }

@@ -15,8 +15,7 @@ export const MAX_SHARDS = 100_000;
 export const datasetPrefix = (name: string) => `datasets/${name}/`;
 export const specKey = (name: string) => `${datasetPrefix(name)}spec.json`;
 export const manifestKey = (name: string) => `${datasetPrefix(name)}manifest.json`;
-export const shardKey = (name: string, shardIndex: number) =>
-  `${datasetPrefix(name)}part-${String(shardIndex).padStart(5, '0')}.jsonl`;
+export const shardKey = (name: string, shardIndex: number) => `${datasetPrefix(name)}part-${String(shardIndex).padStart(5, '0')}.jsonl`;
 
 export function shardCount(count: number, shardSize: number): number {
   return Math.ceil(count / shardSize);

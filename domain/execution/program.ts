@@ -22,10 +22,7 @@ export function fullProgram(parts: TestParts & { completion: string }): string {
 
 export type ProgramForm = 'completion' | 'full';
 
-export function assembleProgram(
-  form: ProgramForm,
-  parts: TestParts & { prompt: string; completion: string },
-): string {
+export function assembleProgram(form: ProgramForm, parts: TestParts & { prompt: string; completion: string }): string {
   return form === 'completion' ? completionProgram(parts) : fullProgram(parts);
 }
 

@@ -5,13 +5,20 @@ export const ExecutionLimitsSchema = z.object({
   /** Wall-clock time from start to kill, in milliseconds (RLIMIT_CPU is set just above it). */
   timeoutMs: z.number().int().positive().max(600_000),
   /** Address-space limit (RLIMIT_AS) in bytes; exceeding it raises MemoryError (status `oom`). */
-  memoryBytes: z.number().int().min(64 * 1024 * 1024),
+  memoryBytes: z
+    .number()
+    .int()
+    .min(64 * 1024 * 1024),
   /** Processes and threads the sample may have at once (RLIMIT_NPROC, counted per sample). */
   maxProcesses: z.number().int().min(2).max(4096),
   /** Largest file the sample may write (RLIMIT_FSIZE), in bytes. */
   maxFileBytes: z.number().int().min(0),
   /** Bytes of stdout and of stderr kept in the result; the rest is counted and dropped. */
-  maxOutputBytes: z.number().int().min(0).max(16 * 1024 * 1024),
+  maxOutputBytes: z
+    .number()
+    .int()
+    .min(0)
+    .max(16 * 1024 * 1024),
 });
 export type ExecutionLimits = z.infer<typeof ExecutionLimitsSchema>;
 
@@ -87,4 +94,3 @@ export type ExecutionResult = z.infer<typeof ExecutionResultSchema>;
 export function isSuccess(result: Pick<ExecutionResult, 'status'>): boolean {
   return result.status === 'passed' || result.status === 'failed';
 }
-

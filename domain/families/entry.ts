@@ -12,7 +12,9 @@ const S3_URI = /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\/.+$/;
 
 /** A local file with one of the given endings (relative to the config file) or an s3://bucket/key URI. */
 export function localOrS3File(what: string, ending: RegExp) {
-  return z.string().refine((p) => (p.startsWith('s3://') ? S3_URI.test(p) : ending.test(p)), { message: `must be a local ${what} file, or an s3://bucket/key URI` });
+  return z.string().refine((p) => (p.startsWith('s3://') ? S3_URI.test(p) : ending.test(p)), {
+    message: `must be a local ${what} file, or an s3://bucket/key URI`,
+  });
 }
 
 export const JsonlFileSchema = localOrS3File('.jsonl or .jsonl.gz', /\.jsonl(\.gz)?$/);

@@ -5,6 +5,16 @@
  */
 import { z } from 'zod';
 
-export const FAMILY_IDS = ['humaneval', 'pbe-world', 'renamed-library', 'mbpp', 'evalplus', 'apps', 'ds1000', 'multipl-e', 'torchdata'] as const;
+export const FAMILY_IDS = [
+  'humaneval',
+  'pbe-world',
+  'renamed-library',
+  'mbpp',
+  'evalplus',
+  'apps',
+  'ds1000',
+  'multipl-e',
+  'torchdata',
+] as const;
 export const FamilyIdSchema = z.enum(FAMILY_IDS);
 export type FamilyId = z.infer<typeof FamilyIdSchema>;

@@ -137,8 +137,10 @@ export interface TaskFamily<Id extends string, Entry> extends FamilySteps<Entry,
  * What a family's folder defines (defineFamily, define.ts, makes a TaskFamily of it): its entry
  * schema and payload schema, and the steps, which see the problem with its payload parsed.
  */
-export interface FamilyDefinition<Id extends string, Schema extends EntrySchema, Payload extends object>
-  extends FamilySteps<z.output<Schema>, ProblemOf<Payload>> {
+export interface FamilyDefinition<Id extends string, Schema extends EntrySchema, Payload extends object> extends FamilySteps<
+  z.output<Schema>,
+  ProblemOf<Payload>
+> {
   id: Id;
   /** The dataset entry in a sweep config: a strict object (unknown keys are refused), `family` included. */
   entrySchema: Schema;

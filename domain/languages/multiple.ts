@@ -43,7 +43,8 @@ export function multiplELanguage<Id extends string>(spec: MultiplELanguageSpec<I
     stopWords: Object.freeze([...spec.stopWords]),
     systemPrompt: `You are an expert ${spec.name} programmer. Answer with working ${spec.name} code only.`,
     fenceTag: spec.fenceTags[0]!,
-    extractCode: ({ api, raw, stop }) => (api === 'completions' ? truncateAtStopWords(raw, stop) : extractFencedCode(stripThinking(raw), { fenceTags: fenceTags })),
+    extractCode: ({ api, raw, stop }) =>
+      api === 'completions' ? truncateAtStopWords(raw, stop) : extractFencedCode(stripThinking(raw), { fenceTags: fenceTags }),
     // MultiPL-E's evaluator: prompt + completion + "\n" + tests (the solution is prompt + completion).
     assemble: ({ solution, tests }) => `${solution}\n${tests}`,
     compile,

@@ -11,9 +11,13 @@ export class UnknownRunnerError extends Error {
 }
 
 /** The runner of `id` in a table of languages (LANGUAGES, or a test's own). */
-export function runnerOf<Table extends Record<string, { runner: RunnerKind }>>(languages: Table, id: keyof Table & string): LanguageRunner<ProcessLanguageIdOf<Table>> {
+export function runnerOf<Table extends Record<string, { runner: RunnerKind }>>(
+  languages: Table,
+  id: keyof Table & string,
+): LanguageRunner<ProcessLanguageIdOf<Table>> {
   const language = Object.prototype.hasOwnProperty.call(languages, id) ? languages[id] : undefined;
-  if (!language) throw new UnknownRunnerError(`language ${JSON.stringify(id)} is not in the table of languages (domain/languages/registry.ts)`);
+  if (!language)
+    throw new UnknownRunnerError(`language ${JSON.stringify(id)} is not in the table of languages (domain/languages/registry.ts)`);
   const runner = language.runner;
   switch (runner) {
     case 'python-zygote':
@@ -22,6 +26,8 @@ export function runnerOf<Table extends Record<string, { runner: RunnerKind }>>(l
       // The table's type says the ids whose runner is 'process'; this is one of them.
       return { kind: 'process', language: id as ProcessLanguageIdOf<Table> };
     default:
-      throw new UnknownRunnerError(`language ${JSON.stringify(id)} has runner ${JSON.stringify(runner satisfies never)}, which no sandbox implements`);
+      throw new UnknownRunnerError(
+        `language ${JSON.stringify(id)} has runner ${JSON.stringify(runner satisfies never)}, which no sandbox implements`,
+      );
   }
 }

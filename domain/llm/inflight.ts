@@ -54,7 +54,13 @@ export function heldByOthers(ledger: InflightLedger, holder: string, now: number
  * The ledger with `holder` holding `identities` (renewed now), or without it when there are none;
  * expired entries of others are dropped on the way.
  */
-export function withHolder(ledger: InflightLedger, holder: string, identities: readonly string[], now: number, version: string): InflightLedger {
+export function withHolder(
+  ledger: InflightLedger,
+  holder: string,
+  identities: readonly string[],
+  now: number,
+  version: string,
+): InflightLedger {
   const holders: InflightLedger['holders'] = {};
   for (const [name, entry] of Object.entries(ledger.holders)) if (name !== holder && isLive(entry, now)) holders[name] = entry;
   if (identities.length > 0) holders[holder] = { identities: [...identities], renewedAt: now, leaseMs: LEASE_MS };

@@ -61,12 +61,22 @@ export interface LlmCall {
 /** A response as the API's schema promises it; anything else is a malformed response. */
 export const ChatResponseSchema = z.object({
   choices: z
-    .array(z.object({ index: z.number().int().nonnegative().optional(), message: z.object({ content: z.string().nullable().optional() }), finish_reason: z.string().nullable().optional() }))
+    .array(
+      z.object({
+        index: z.number().int().nonnegative().optional(),
+        message: z.object({ content: z.string().nullable().optional() }),
+        finish_reason: z.string().nullable().optional(),
+      }),
+    )
     .min(1),
   usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number() }).partial().optional().nullable(),
 });
 export const CompletionResponseSchema = z.object({
-  choices: z.array(z.object({ index: z.number().int().nonnegative().optional(), text: z.string(), finish_reason: z.string().nullable().optional() })).min(1),
+  choices: z
+    .array(
+      z.object({ index: z.number().int().nonnegative().optional(), text: z.string(), finish_reason: z.string().nullable().optional() }),
+    )
+    .min(1),
   usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number() }).partial().optional().nullable(),
 });
 

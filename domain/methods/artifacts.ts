@@ -30,9 +30,17 @@ export function addCost(a: MethodCost, b: Partial<MethodCost>): MethodCost {
 }
 
 /** What a batch of LLM calls cost (calls and tokens; no sandbox runs). */
-export function costOfCalls(summaries: ReadonlyArray<Pick<LlmCallSummary, 'calls' | 'promptTokens' | 'completionTokens' | 'requestsUnanswered'>>): MethodCost {
+export function costOfCalls(
+  summaries: ReadonlyArray<Pick<LlmCallSummary, 'calls' | 'promptTokens' | 'completionTokens' | 'requestsUnanswered'>>,
+): MethodCost {
   return summaries.reduce(
-    (c, s) => addCost(c, { calls: s.calls, prompt_tokens: s.promptTokens, completion_tokens: s.completionTokens, requests_unanswered: s.requestsUnanswered ?? 0 }),
+    (c, s) =>
+      addCost(c, {
+        calls: s.calls,
+        prompt_tokens: s.promptTokens,
+        completion_tokens: s.completionTokens,
+        requests_unanswered: s.requestsUnanswered ?? 0,
+      }),
     ZERO_COST,
   );
 }

@@ -35,7 +35,11 @@ export interface PromptTemplate {
  * The tokens bigcode's harness uses when an instruct task gets none: no user or end marker and a
  * newline as the assistant's (`TokenizedDataset._make_instruction_prompt` in bigcode_eval/utils.py).
  */
-export const BIGCODE_DEFAULT_INSTRUCTION_TOKENS: readonly [string, string, string] = Object.freeze(['', '', '\n']) as readonly [string, string, string];
+export const BIGCODE_DEFAULT_INSTRUCTION_TOKENS: readonly [string, string, string] = Object.freeze(['', '', '\n']) as readonly [
+  string,
+  string,
+  string,
+];
 
 /** The chat system message: the template's, else the language's. Null: send none. */
 export function chatSystemMessage(problem: SweepProblem, template?: PromptTemplate): string | null {
@@ -75,7 +79,11 @@ export function stepSystemMessage(own: string, template?: PromptTemplate): strin
 }
 
 /** The chat messages of a single-prompt request: the system message (unless the template drops it), then the user's. */
-export function chatMessagesOf(problem: SweepProblem, user: string, template?: PromptTemplate): Array<{ role: 'system' | 'user'; content: string }> {
+export function chatMessagesOf(
+  problem: SweepProblem,
+  user: string,
+  template?: PromptTemplate,
+): Array<{ role: 'system' | 'user'; content: string }> {
   const system = chatSystemMessage(problem, template);
   return [...(system === null ? [] : [{ role: 'system' as const, content: system }]), { role: 'user' as const, content: user }];
 }

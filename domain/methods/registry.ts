@@ -130,7 +130,13 @@ export function optionsReadBy(names: readonly string[]): Array<keyof MethodOptio
 }
 
 /** Requests and sandbox runs of `name` for `tasks` tasks of `n` samples each, for `--dry-run`. */
-export function estimateMethodCost(name: MethodName, tasks: number, n: number, options: MethodOptions, samplesPerRequest = 1): MethodCostEstimate {
+export function estimateMethodCost(
+  name: MethodName,
+  tasks: number,
+  n: number,
+  options: MethodOptions,
+  samplesPerRequest = 1,
+): MethodCostEstimate {
   return BY_NAME[name]!.estimateCost({ tasks, n, options, samplesPerRequest });
 }
 

@@ -23,7 +23,6 @@ export interface Sampling {
   prompt?: PromptTemplate;
 }
 
-
 /**
  * Samples 0..nSamples-1 of a task as requests of up to `perRequest` choices each: consecutive runs
  * starting at multiples of `perRequest`, so a sample always lands in the same request (and so the
@@ -55,7 +54,11 @@ export interface SampleCall {
  * samples must be the task's 0..n-1 in order: a sample's request, and so its cache identity, must
  * not depend on which samples an attempt asks for.
  */
-export function sampleCalls(sampleIndices: readonly number[], perRequest: number, bodyOf: (firstSample: number, choices: number) => LlmBody): SampleCall[] {
+export function sampleCalls(
+  sampleIndices: readonly number[],
+  perRequest: number,
+  bodyOf: (firstSample: number, choices: number) => LlmBody,
+): SampleCall[] {
   if (perRequest === 1) return sampleIndices.map((sampleIndex) => ({ body: bodyOf(sampleIndex, 1), sampleIndex }));
   if (sampleIndices.some((s, i) => s !== i)) {
     throw new SampleLayoutError(`samples_per_request needs the task's samples 0..n-1 in order, got ${sampleIndices.join(',')}`);

@@ -41,7 +41,11 @@ export type VisibleCheck = 'outputs' | 'runtime-errors';
  * Python that checks a solution on the visible cases and raises on the first mismatch, saying what
  * came back: the feedback a repairing model gets.
  */
-export function visibleTestProgram(problem: SweepProblem, solution: string, check: VisibleCheck = 'outputs'): { solution: string; rest: string } {
+export function visibleTestProgram(
+  problem: SweepProblem,
+  solution: string,
+  check: VisibleCheck = 'outputs',
+): { solution: string; rest: string } {
   const cases = visibleCases(problem);
   // The paper's Self-Repair only calls the solution on the example inputs: a runtime error is the feedback.
   if (check === 'runtime-errors') return { solution, rest: `\n${cases.map((c) => `_got = ${c.call}`).join('\n')}\n` };

@@ -129,11 +129,7 @@ export function bigcodeBleu(predictions: readonly string[], references: readonly
 }
 
 /** HF `bleu.compute(predictions, references, max_order, smooth)` with one reference per prediction. */
-export function corpusBleu(
-  predictions: readonly string[],
-  references: readonly string[],
-  options: BleuOptions = {},
-): CorpusBleu {
+export function corpusBleu(predictions: readonly string[], references: readonly string[], options: BleuOptions = {}): CorpusBleu {
   return corpusBleuOfTokens(
     references.map((r) => [tokenize13a(r)]),
     predictions.map((p) => tokenize13a(p)),

@@ -97,7 +97,10 @@ const BIG_O: Array<[RegExp, (typeof COMPLEXITY_LABELS)[number]]> = [
 
 export function parseComplexity(reply: string): string {
   const firstLine = reply.trim().split('\n')[0]!.toLowerCase();
-  const bare = firstLine.replace(/\s+/g, '').replace(/[.`*]+$/, '').replace(/^[`*]+/, '');
+  const bare = firstLine
+    .replace(/\s+/g, '')
+    .replace(/[.`*]+$/, '')
+    .replace(/^[`*]+/, '');
   for (const label of COMPLEXITY_LABELS) if (bare === label) return label;
   for (const [pattern, label] of BIG_O) if (pattern.test(bare)) return label;
   return '-1';

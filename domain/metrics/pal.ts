@@ -15,10 +15,7 @@ export const PAL_SHOTS = 8;
 export const PAL_TOLERANCE = 1e-3;
 const FAILED = 'failed:';
 
-export type PalRun =
-  | { kind: 'exited'; output: string }
-  | { kind: 'raised'; message: string }
-  | { kind: 'timed-out' };
+export type PalRun = { kind: 'exited'; output: string } | { kind: 'raised'; message: string } | { kind: 'timed-out' };
 
 export type PalMode = 'greedy' | 'majority_voting';
 

@@ -135,7 +135,13 @@ export function estimatePassAndSuccessAtK(
   ks: readonly number[],
 ): { pass: AtKEstimate; success: AtKEstimate } {
   return {
-    pass: estimateAtK(tasks.map((t) => ({ taskId: t.taskId, n: t.n, c: t.passed })), ks),
-    success: estimateAtK(tasks.map((t) => ({ taskId: t.taskId, n: t.n, c: t.succeeded })), ks),
+    pass: estimateAtK(
+      tasks.map((t) => ({ taskId: t.taskId, n: t.n, c: t.passed })),
+      ks,
+    ),
+    success: estimateAtK(
+      tasks.map((t) => ({ taskId: t.taskId, n: t.n, c: t.succeeded })),
+      ks,
+    ),
   };
 }

@@ -40,10 +40,7 @@ export function pySplit(text: string, sep: string, maxsplit = -1): string[] {
 
 // float()'s grammar: digits may be grouped by single underscores; inf/infinity/nan in any case.
 const DIGITS = '[0-9](?:_?[0-9])*';
-const PY_FLOAT = new RegExp(
-  `^[+-]?(?:(?:${DIGITS}(?:\\.(?:${DIGITS})?)?|\\.${DIGITS})(?:[eE][+-]?${DIGITS})?|inf|infinity|nan)$`,
-  'i',
-);
+const PY_FLOAT = new RegExp(`^[+-]?(?:(?:${DIGITS}(?:\\.(?:${DIGITS})?)?|\\.${DIGITS})(?:[eE][+-]?${DIGITS})?|inf|infinity|nan)$`, 'i');
 const PY_INT = new RegExp(`^[+-]?${DIGITS}$`);
 
 /**

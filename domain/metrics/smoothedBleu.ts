@@ -29,7 +29,10 @@ function xmlUnescape(text: string): string {
 
 /** The evaluator's normalize(): mteval-v11a's preprocessing, lower case, then the 13a punctuation rules. */
 export function codexglueNormalize(text: string): string[] {
-  const joined = text.replace(/<skipped>/g, '').replace(/-\n/g, '').replace(/\n/g, ' ');
+  const joined = text
+    .replace(/<skipped>/g, '')
+    .replace(/-\n/g, '')
+    .replace(/\n/g, ' ');
   return mtevalPunctuation(` ${xmlUnescape(joined)} `.toLowerCase());
 }
 
@@ -79,6 +82,6 @@ export function codexglueBleu(pairs: ReadonlyArray<{ reference: string; predicti
  */
 export function firstLineAfter(generation: string, delimiter: string): string {
   const parts = pySplit(generation, delimiter);
-  if (parts.length < 2) throw new RangeError('the generation does not contain the prompt\'s delimiter');
+  if (parts.length < 2) throw new RangeError("the generation does not contain the prompt's delimiter");
   return pySplit(pyStrip(parts[1]!), '\n')[0]!;
 }

@@ -37,7 +37,10 @@ const AlphabetSchema = z
     });
     const duplicates = alphabet.filter((ch, i) => alphabet.indexOf(ch) !== i);
     if (duplicates.length > 0) {
-      ctx.addIssue({ code: 'custom', message: `alphabet characters must be distinct; repeated: ${JSON.stringify([...new Set(duplicates)])}` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `alphabet characters must be distinct; repeated: ${JSON.stringify([...new Set(duplicates)])}`,
+      });
     }
   });
 
@@ -99,7 +102,11 @@ export const PbeParamsSchema = z
   .superRefine((p, ctx) => {
     if (p.l_min > p.l_max) crossFieldIssue(ctx, ['l_min', 'l_max'], `l_min (${p.l_min}) must be <= l_max (${p.l_max})`);
     if (p.pipeline_L_min > p.pipeline_L_max) {
-      crossFieldIssue(ctx, ['pipeline_L_min', 'pipeline_L_max'], `pipeline_L_min (${p.pipeline_L_min}) must be <= pipeline_L_max (${p.pipeline_L_max})`);
+      crossFieldIssue(
+        ctx,
+        ['pipeline_L_min', 'pipeline_L_max'],
+        `pipeline_L_min (${p.pipeline_L_min}) must be <= pipeline_L_max (${p.pipeline_L_max})`,
+      );
     }
     if (p.num_examples + p.num_tests > p.n_inputs_for_examples) {
       crossFieldIssue(

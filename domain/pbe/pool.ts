@@ -37,7 +37,9 @@ export function enumerateStrings(alphabet: readonly string[], lMin: number, lMax
 export function drawDistinctStrings(rng: Rng, alphabet: readonly string[], lMin: number, lMax: number, n: number): string[] {
   const available = countStringsOverAlphabet(alphabet.length, lMin, lMax);
   if (BigInt(n) > available) {
-    throw new RangeError(`cannot draw ${n} distinct strings: only ${available} exist of length ${lMin}..${lMax} over ${alphabet.length} characters`);
+    throw new RangeError(
+      `cannot draw ${n} distinct strings: only ${available} exist of length ${lMin}..${lMax} over ${alphabet.length} characters`,
+    );
   }
   if (available <= ENUMERATE_FRACTION * BigInt(n)) return rng.sample(enumerateStrings(alphabet, lMin, lMax), n);
 

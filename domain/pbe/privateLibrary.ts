@@ -166,7 +166,7 @@ function renderSource(module: string, names: readonly string[]): string {
   const lines = [
     ...docstring('', [
       `${module}: a small library of text functions (version ${PRIVATE_LIBRARY_VERSION}).`,
-      'Every function takes its text and settings as `str` and returns a new `str`; nothing is changed in place. Read each function\'s documentation: the order and the way arguments are passed differ between functions.',
+      "Every function takes its text and settings as `str` and returns a new `str`; nothing is changed in place. Read each function's documentation: the order and the way arguments are passed differ between functions.",
     ]),
     '',
     `__all__ = [${names.map(pyRepr).join(', ')}]`,

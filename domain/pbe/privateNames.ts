@@ -19,7 +19,22 @@ const CODAS = ['', '', '', 'n', 'r', 'l', 'm', 'k', 'x'];
 const SYLLABLES = 3;
 
 /** Real words (English, or borrowed into it) the syllable shape could spell. */
-const REFUSED = new Set(['qabala', 'qabalah', 'qanat', 'faqir', 'niqab', 'burqa', 'sheqel', 'qigong', 'qiviut', 'qindar', 'qintar', 'qadi', 'qaid', 'qoph']);
+const REFUSED = new Set([
+  'qabala',
+  'qabalah',
+  'qanat',
+  'faqir',
+  'niqab',
+  'burqa',
+  'sheqel',
+  'qigong',
+  'qiviut',
+  'qindar',
+  'qintar',
+  'qadi',
+  'qaid',
+  'qoph',
+]);
 
 function nameRng(seed: number, purpose: number): Rng {
   const key = [NAMES_TAG, seed >>> 0, purpose];
@@ -43,7 +58,8 @@ export function isNonsenseName(name: string): boolean {
  * `purpose` separates independent uses (e.g. the module name and the function names).
  */
 export function nonsenseNames(seed: number, purpose: number, count: number): string[] {
-  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffff_ffff) throw new RangeError(`nonsenseNames: seed must be an integer in [0, 2^32), got ${seed}`);
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffff_ffff)
+    throw new RangeError(`nonsenseNames: seed must be an integer in [0, 2^32), got ${seed}`);
   const rng = nameRng(seed, purpose);
   const names: string[] = [];
   // ~10^7 possible names: rejections are rare, so the cap is only a guard against a bug.

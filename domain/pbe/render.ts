@@ -104,7 +104,14 @@ export function renderPrompt(examples: readonly IoPair[], library?: PrivateLibra
 
 /** The prompt's lines, then the docstring's shared end: the shown examples, and the stub's body. */
 function promptText(lines: string[], examples: readonly IoPair[]): string {
-  const end = [INDENT, `${INDENT}Example input/output pairs:`, INDENT, ...exampleLines(examples), `${INDENT}"""`, `${INDENT}raise NotImplementedError()`];
+  const end = [
+    INDENT,
+    `${INDENT}Example input/output pairs:`,
+    INDENT,
+    ...exampleLines(examples),
+    `${INDENT}"""`,
+    `${INDENT}raise NotImplementedError()`,
+  ];
   return [...lines, ...end].join('\n') + '\n';
 }
 

@@ -56,7 +56,10 @@ export function atKCurve(perTask: readonly PerTaskCounts[], field: 'c' | 's', re
   if (!scored.length) return [];
   const minN = Math.min(...scored.map((t) => t.n));
   const ks = curveKs(minN, requested);
-  const est = estimateAtK(scored.map((t) => ({ n: t.n, c: t[field] })), ks);
+  const est = estimateAtK(
+    scored.map((t) => ({ n: t.n, c: t[field] })),
+    ks,
+  );
   return est.ks.map((k) => {
     const ci = est.intervals[String(k)]!;
     return { k, value: est.averages[String(k)]!, low: ci.low, high: ci.high };
@@ -144,7 +147,12 @@ export function selectDrillTasks(outcomes: DatasetOutcomes, max: number): DrillS
     for (let i = 0; i < q; i++) picked.push(list[Math.floor((i * list.length) / q)]!);
   });
   picked.sort((a, b) => a - b);
-  const names: Record<OutcomeCategory, string> = { one: 'solved by only one cell', none: 'solved by none', some: 'solved by some', all: 'solved by all' };
+  const names: Record<OutcomeCategory, string> = {
+    one: 'solved by only one cell',
+    none: 'solved by none',
+    some: 'solved by some',
+    all: 'solved by all',
+  };
   const parts = CATEGORY_ORDER.map((cat, g) => (quota[g] ? `${quota[g]} ${names[cat]}` : '')).filter(Boolean);
   return {
     taskIndices: picked,

@@ -43,15 +43,22 @@ export function reportComparisons(sweepId: string, cells: readonly ReportCell[],
     if (mine.length < 2) continue;
     const pairs = (mine.length * (mine.length - 1)) / 2;
     if (pairs > MAX_REPORT_PAIRS) {
-      out.push({ dataset, kind: 'skipped', reason: `${mine.length} cells make ${pairs} pairs, more than the report compares (${MAX_REPORT_PAIRS}); compare chosen cells with scripts/compare.ts` });
+      out.push({
+        dataset,
+        kind: 'skipped',
+        reason: `${mine.length} cells make ${pairs} pairs, more than the report compares (${MAX_REPORT_PAIRS}); compare chosen cells with scripts/compare.ts`,
+      });
       continue;
     }
     try {
-      const comparison = compareCells(mine.map((c) => asCompared(sweepId, c)), {
-        sharedOnly: true,
-        bootstrap: { resamples: REPORT_BOOTSTRAP_RESAMPLES },
-        permutation: { permutations: REPORT_PERMUTATIONS },
-      });
+      const comparison = compareCells(
+        mine.map((c) => asCompared(sweepId, c)),
+        {
+          sharedOnly: true,
+          bootstrap: { resamples: REPORT_BOOTSTRAP_RESAMPLES },
+          permutation: { permutations: REPORT_PERMUTATIONS },
+        },
+      );
       out.push({ dataset, kind: 'compared', comparison, labels: Object.fromEntries(mine.map((c) => [`${sweepId}/${c.id}`, label(c)])) });
     } catch (err) {
       out.push({ dataset, kind: 'skipped', reason: (err as Error).message });

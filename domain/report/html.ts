@@ -66,7 +66,8 @@ function ciText(ci: { stderr: number | null; low: number | null; high: number | 
   return `<span class="ci" title="${esc(title)}">${(ci.low * 100).toFixed(1)}–${(ci.high * 100).toFixed(1)}%</span>`;
 }
 const int = (v: number) => Math.round(v).toLocaleString('en-US');
-const dec = (v: number, digits = 1) => (Number.isFinite(v) ? v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '–');
+const dec = (v: number, digits = 1) =>
+  Number.isFinite(v) ? v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '–';
 function seconds(s: number): string {
   if (s < 60) return `${dec(s, 1)} s`;
   if (s < 3600) return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
@@ -76,7 +77,20 @@ function seconds(s: number): string {
 // ---------------------------------------------------------------------------------------------
 // Colors
 
-const PALETTE = ['#4e79a7', '#e15759', '#59a14f', '#f28e2b', '#b07aa1', '#76b7b2', '#edc948', '#9c755f', '#ff9da7', '#5f6b6d', '#1f77b4', '#8c564b'];
+const PALETTE = [
+  '#4e79a7',
+  '#e15759',
+  '#59a14f',
+  '#f28e2b',
+  '#b07aa1',
+  '#76b7b2',
+  '#edc948',
+  '#9c755f',
+  '#ff9da7',
+  '#5f6b6d',
+  '#1f77b4',
+  '#8c564b',
+];
 
 /** One color per cell label (model · method · temperature), the same in every chart. */
 function colorsFor(cells: readonly ReportCell[]): Map<string, string> {
@@ -135,7 +149,11 @@ const POINT_STYLES = ['circle', 'rect', 'triangle', 'rectRot', 'star', 'crossRot
  * so each later one gets a wider line and a bigger marker of another shape.
  */
 function distinct(i: number, baseRadius: number): Pick<ChartDataset, 'pointStyle' | 'borderWidth' | 'pointRadius'> {
-  return { pointStyle: POINT_STYLES[i % POINT_STYLES.length]!, borderWidth: Math.min(8, 2 + 1.5 * i), pointRadius: baseRadius === 0 ? 0 : Math.min(baseRadius + 6, baseRadius + 1.5 * i) };
+  return {
+    pointStyle: POINT_STYLES[i % POINT_STYLES.length]!,
+    borderWidth: Math.min(8, 2 + 1.5 * i),
+    pointRadius: baseRadius === 0 ? 0 : Math.min(baseRadius + 6, baseRadius + 1.5 * i),
+  };
 }
 interface AxisSpec {
   type?: 'linear' | 'logarithmic' | 'category';
@@ -176,10 +194,16 @@ function renderSummary(data: SweepReportData): string {
   const datasets = datasetsOf(cells);
   const best = datasets.map((d) => {
     const mine = cells.filter((c) => c.dataset === d && c.passAtK['pass@1'] !== undefined);
-    const top = mine.reduce<ReportCell | undefined>((b, c) => (b === undefined || c.passAtK['pass@1']! > b.passAtK['pass@1']! ? c : b), undefined);
-    return top ? `<li><b>${esc(d)}</b>: ${esc(cellLabel(top))}, pass@1 ${pct(top.passAtK['pass@1'])}</li>` : `<li><b>${esc(d)}</b>: no pass@1</li>`;
+    const top = mine.reduce<ReportCell | undefined>(
+      (b, c) => (b === undefined || c.passAtK['pass@1']! > b.passAtK['pass@1']! ? c : b),
+      undefined,
+    );
+    return top
+      ? `<li><b>${esc(d)}</b>: ${esc(cellLabel(top))}, pass@1 ${pct(top.passAtK['pass@1'])}</li>`
+      : `<li><b>${esc(d)}</b>: no pass@1</li>`;
   });
-  const card = (label: string, value: string) => `<div class="card"><div class="card-value">${value}</div><div class="card-label">${esc(label)}</div></div>`;
+  const card = (label: string, value: string) =>
+    `<div class="card"><div class="card-value">${value}</div><div class="card-label">${esc(label)}</div></div>`;
   return `<section id="summary">
 <div class="cards">
   ${card('datasets', int(datasets.length))}
@@ -268,11 +292,15 @@ function promptCell(c: ReportCell, templates: readonly string[]): string {
 
 function renderPromptTemplates(cells: readonly ReportCell[], templates: readonly string[]): string {
   if (templates.length === 0) {
-    return cells.some((c) => c.promptTemplate === 'default') ? '<p class="muted">Prompts: the default prompts of each task family and language (no model has a prompt template).</p>' : '';
+    return cells.some((c) => c.promptTemplate === 'default')
+      ? '<p class="muted">Prompts: the default prompts of each task family and language (no model has a prompt template).</p>'
+      : '';
   }
   const items = templates.map((json, i) => {
     const t = JSON.parse(json) as Record<string, unknown>;
-    const fields = Object.entries(t).map(([k, v]) => `<tr><th>${esc(k)}</th><td><pre>${esc(JSON.stringify(v))}</pre></td></tr>`).join('');
+    const fields = Object.entries(t)
+      .map(([k, v]) => `<tr><th>${esc(k)}</th><td><pre>${esc(JSON.stringify(v))}</pre></td></tr>`)
+      .join('');
     return `<li id="prompt-template-${i + 1}"><b>template ${i + 1}</b><table class="kv">${fields}</table></li>`;
   });
   return `<p>Prompt templates (models[i].prompt or the prompts: axis; "default": the default prompts of each task family and language):</p><ol class="prompt-templates">${items.join('')}</ol>${renderTemplateScopes(cells)}`;
@@ -335,14 +363,16 @@ ${dropped.length ? `<p class="note">Not scored: ${dropped.map(esc).join('; ')}</
  */
 function renderExtraScores(cells: readonly ReportCell[]): string {
   const ks = scoredKs(cells);
-  const label = (c: ReportCell) => `<td>${esc(c.dataset)}</td><td>${esc(c.model)}</td><td>${esc(c.method)}</td><td class="num">${esc(c.temperature)}</td>`;
+  const label = (c: ReportCell) =>
+    `<td>${esc(c.dataset)}</td><td>${esc(c.model)}</td><td>${esc(c.method)}</td><td class="num">${esc(c.temperature)}</td>`;
   const named = cells.filter((c) => c.scores?.kind === 'named');
   const testCases = cells.filter((c) => c.scores?.kind === 'test_cases');
   const parts: string[] = [];
   if (named.length) {
     const rows = named.flatMap((c) =>
       Object.entries(c.scores?.kind === 'named' ? c.scores.byName : {}).map(
-        ([name, s]) => `<tr>${label(c)}<td>${esc(name)}</td>${ks.map((k) => `<td class="num">${pct(s.passAtK[`pass@${k}`])}${ciText(s.passAtKCI[`pass@${k}`])}</td>`).join('')}</tr>`,
+        ([name, s]) =>
+          `<tr>${label(c)}<td>${esc(name)}</td>${ks.map((k) => `<td class="num">${pct(s.passAtK[`pass@${k}`])}${ciText(s.passAtKCI[`pass@${k}`])}</td>`).join('')}</tr>`,
       ),
     );
     parts.push(`<p>pass@k of each score the dataset defines (evalplus: <b>base</b>, the original tests' inputs; <b>plus</b>, base and evalplus's added inputs, the pass@k of the table above).</p>
@@ -352,7 +382,9 @@ ${rows.join('\n')}
   }
   if (testCases.length) {
     const rows = testCases.map((c) =>
-      c.scores?.kind === 'test_cases' ? `<tr>${label(c)}<td class="num">${pct(c.scores.strictAccuracy)}</td><td class="num">${pct(c.scores.averageTestCaseAccuracy)}</td></tr>` : '',
+      c.scores?.kind === 'test_cases'
+        ? `<tr>${label(c)}<td class="num">${pct(c.scores.strictAccuracy)}</td><td class="num">${pct(c.scores.averageTestCaseAccuracy)}</td></tr>`
+        : '',
     );
     parts.push(`<p>APPS's two figures: <b>strict accuracy</b>, the share of samples passing every test case (averaged over tasks); <b>average test-case accuracy</b>, the share of test cases passed (averaged over samples, then tasks).</p>
 <table class="grid metrics" id="test-case-scores-table"><thead><tr><th>dataset</th><th>model</th><th>method</th><th>T</th><th>strict accuracy</th><th>test-case accuracy</th></tr></thead><tbody>
@@ -377,7 +409,9 @@ function pairFlips(pair: PairComparison, labels: Record<string, string>, max: nu
           .join(', ')}${flips.length > max ? ` and ${int(flips.length - max)} more` : ''}</div>`
       : '';
   const body = list(pair.flips.aOnly, labels[pair.a] ?? pair.a) + list(pair.flips.bOnly, labels[pair.b] ?? pair.b);
-  return body ? `<details class="flips"><summary>${int(pair.flips.aOnly.length)} / ${int(pair.flips.bOnly.length)}</summary>${body}</details>` : '0 / 0';
+  return body
+    ? `<details class="flips"><summary>${int(pair.flips.aOnly.length)} / ${int(pair.flips.bOnly.length)}</summary>${body}</details>`
+    : '0 / 0';
 }
 
 /**
@@ -400,11 +434,17 @@ function renderComparisons(data: SweepReportData, opts: Required<RenderOptions>)
           mi === 0
             ? `<td rowspan="${pair.metrics.length}">${esc(labels[pair.a])}</td><td rowspan="${pair.metrics.length}">${esc(labels[pair.b])}</td><td class="num" rowspan="${pair.metrics.length}">${int(pair.tasks)}</td>`
             : '';
-        const tail = mi === 0 ? `<td rowspan="${pair.metrics.length}">${pairFlips(pair, labels, opts.maxListedTasks)}${pair.confounded.length ? `<div class="muted">differ in ${esc(pair.confounded.join(' and '))}</div>` : ''}${pair.provenance.map((p) => `<div class="provenance-warning">⚠ ${esc(p.field)} differs: ${esc(p.a)} vs ${esc(p.b)}</div>`).join('')}</td>` : '';
+        const tail =
+          mi === 0
+            ? `<td rowspan="${pair.metrics.length}">${pairFlips(pair, labels, opts.maxListedTasks)}${pair.confounded.length ? `<div class="muted">differ in ${esc(pair.confounded.join(' and '))}</div>` : ''}${pair.provenance.map((p) => `<div class="provenance-warning">⚠ ${esc(p.field)} differs: ${esc(p.a)} vs ${esc(p.b)}</div>`).join('')}</td>`
+            : '';
         return `<tr class="${mi === 0 ? 'pair-start' : ''}${sig ? ' significant' : ''}" data-a="${esc(pair.a)}" data-b="${esc(pair.b)}" data-metric="${esc(m.metric)}" data-diff="${m.diff}" data-p="${m.p}" data-p-holm="${m.pHolm}">${head}<td>${esc(m.metric)}</td><td class="num">${signedPct(m.diff)}</td><td class="num nowrap">${range(m.bootstrap)}</td><td class="num nowrap">${range(m.normal)}</td><td>${TEST_TEXT[m.test]}</td><td class="num">${formatP(m.p)}</td><td class="num">${formatP(m.pHolm)}${sig ? ' <span class="sig" title="significant after Holm">★</span>' : ''}</td>${tail}</tr>`;
       }),
     );
-    const dropped = cmp.selection.kind === 'shared' ? `<p class="note">Compared on the ${int(cmp.selection.taskIds.length)} tasks every cell scored; left out: ${cmp.selection.dropped.map((x) => `${esc(labels[x.ref] ?? x.ref)} ${int(x.tasks.length)}`).join(', ')}.</p>` : '';
+    const dropped =
+      cmp.selection.kind === 'shared'
+        ? `<p class="note">Compared on the ${int(cmp.selection.taskIds.length)} tasks every cell scored; left out: ${cmp.selection.dropped.map((x) => `${esc(labels[x.ref] ?? x.ref)} ${int(x.tasks.length)}`).join(', ')}.</p>`
+        : '';
     return `<h3>${esc(d.dataset)}</h3>${dropped}
 <table class="grid metrics comparisons" id="compare-table-${di}" data-dataset="${esc(d.dataset)}"><thead><tr><th>A</th><th>B</th><th>tasks</th><th>score</th><th>A − B (points)</th><th>95% bootstrap</th><th>95% normal</th><th>test</th><th>p</th><th>p, Holm</th><th>solved by A only / B only</th></tr></thead><tbody>
 ${rows.join('\n')}
@@ -476,7 +516,12 @@ ${parts.join('\n')}
 }
 
 const COST_METRICS: Array<{ key: string; label: string; axis: string; value: (c: ReportCell) => number }> = [
-  { key: 'tokens', label: 'tokens per task', axis: 'tokens per task (prompt + completion)', value: (c) => (c.cost.promptTokens + c.cost.completionTokens) / Math.max(1, c.tasks) },
+  {
+    key: 'tokens',
+    label: 'tokens per task',
+    axis: 'tokens per task (prompt + completion)',
+    value: (c) => (c.cost.promptTokens + c.cost.completionTokens) / Math.max(1, c.tasks),
+  },
   { key: 'calls', label: 'LLM calls per task', axis: 'LLM calls per task', value: (c) => c.cost.calls / Math.max(1, c.tasks) },
   { key: 'runs', label: 'sandbox runs per task', axis: 'sandbox runs per task', value: (c) => c.cost.sandboxRuns / Math.max(1, c.tasks) },
   { key: 'time', label: 'wall time of the cell (s)', axis: 'wall time of the cell (seconds)', value: (c) => c.cost.wallSeconds },
@@ -487,7 +532,8 @@ function renderCost(cells: readonly ReportCell[], colors: Map<string, string>, c
   const k0 = ks[0] ?? 1;
   const rows = cells
     .map(
-      (c) => `<tr><td>${esc(c.dataset)}</td><td>${esc(cellLabel(c))}</td><td class="num">${int(c.cost.calls)}</td><td class="num">${int(c.cost.promptTokens)}</td><td class="num">${int(c.cost.completionTokens)}</td><td class="num">${int(c.cost.sandboxRuns)}</td><td class="num">${seconds(c.cost.wallSeconds)}</td><td class="num">${dec(c.cost.calls / Math.max(1, c.tasks), 2)}</td><td class="num">${int((c.cost.promptTokens + c.cost.completionTokens) / Math.max(1, c.tasks))}</td><td class="num">${dec(c.cost.sandboxRuns / Math.max(1, c.tasks), 2)}</td><td class="num">${pct(c.passAtK[`pass@${k0}`])}</td></tr>`,
+      (c) =>
+        `<tr><td>${esc(c.dataset)}</td><td>${esc(cellLabel(c))}</td><td class="num">${int(c.cost.calls)}</td><td class="num">${int(c.cost.promptTokens)}</td><td class="num">${int(c.cost.completionTokens)}</td><td class="num">${int(c.cost.sandboxRuns)}</td><td class="num">${seconds(c.cost.wallSeconds)}</td><td class="num">${dec(c.cost.calls / Math.max(1, c.tasks), 2)}</td><td class="num">${int((c.cost.promptTokens + c.cost.completionTokens) / Math.max(1, c.tasks))}</td><td class="num">${dec(c.cost.sandboxRuns / Math.max(1, c.tasks), 2)}</td><td class="num">${pct(c.passAtK[`pass@${k0}`])}</td></tr>`,
     )
     .join('\n');
   const scatters = datasetsOf(cells).map((dataset, di) => {
@@ -506,7 +552,17 @@ function renderCost(cells: readonly ReportCell[], colors: Map<string, string>, c
     const variants: ChartSpec['variants'] = {};
     for (const m of COST_METRICS) for (const k of ks.length ? ks : [1]) variants[`${m.key}|${k}`] = variant(m, k);
     const first = variants[`${COST_METRICS[0]!.key}|${k0}`]!;
-    const spec: ChartSpec = { id: `chart-cost-${di}`, type: 'scatter', title: first.title, xLabel: first.xLabel, yLabel: first.yLabel, x: { min: 0 }, y: { min: 0, max: 1, percent: true }, datasets: first.datasets, variants };
+    const spec: ChartSpec = {
+      id: `chart-cost-${di}`,
+      type: 'scatter',
+      title: first.title,
+      xLabel: first.xLabel,
+      yLabel: first.yLabel,
+      x: { min: 0 },
+      y: { min: 0, max: 1, percent: true },
+      datasets: first.datasets,
+      variants,
+    };
     charts.push(spec);
     const controls = `<div class="scatter-controls" data-chart="${esc(spec.id)}">
   <label>cost <select name="metric">${COST_METRICS.map((m) => `<option value="${esc(m.key)}">${esc(m.label)}</option>`).join('')}</select></label>
@@ -538,7 +594,10 @@ function renderPaperAnalyses(cells: readonly ReportCell[]): string {
       const a = c.paperAnalyses.cost;
       return a.rows
         .map((r, i) => {
-          const head = i === 0 ? `<td rowspan="${a.rows.length}">${esc(c.dataset)}</td><td rowspan="${a.rows.length}">${esc(cellLabel(c))}</td><td class="num" rowspan="${a.rows.length}">${int(a.tasks)}</td><td class="num" rowspan="${a.rows.length}">${dec(a.mean_subtasks, 1)}</td>` : '';
+          const head =
+            i === 0
+              ? `<td rowspan="${a.rows.length}">${esc(c.dataset)}</td><td rowspan="${a.rows.length}">${esc(cellLabel(c))}</td><td class="num" rowspan="${a.rows.length}">${int(a.tasks)}</td><td class="num" rowspan="${a.rows.length}">${dec(a.mean_subtasks, 1)}</td>`
+              : '';
           const total = r.stage === 'total' ? ' class="total"' : '';
           return `<tr${total} data-cell="${esc(c.id)}" data-stage="${esc(r.stage)}">${head}<td>${esc(r.stage)}</td><td class="num" data-field="requests">${dec(r.requests, 2)}</td><td class="num" data-field="answers">${dec(r.answers, 2)}</td><td class="num" data-field="prompt_tokens">${dec(r.prompt_tokens, 1)}</td><td class="num" data-field="completion_tokens">${dec(r.completion_tokens, 1)}</td></tr>`;
         })
@@ -548,11 +607,13 @@ function renderPaperAnalyses(cells: readonly ReportCell[]): string {
   const debug = mine
     .map((c) => {
       const d = c.paperAnalyses.debug;
-      if (d.explored_subtasks === 0) return `<tr data-cell="${esc(c.id)}"><td>${esc(c.dataset)}</td><td>${esc(cellLabel(c))}</td><td colspan="7" class="muted">no explored subtask (the method does not explore)</td></tr>`;
+      if (d.explored_subtasks === 0)
+        return `<tr data-cell="${esc(c.id)}"><td>${esc(c.dataset)}</td><td>${esc(cellLabel(c))}</td><td colspan="7" class="muted">no explored subtask (the method does not explore)</td></tr>`;
       return `<tr data-cell="${esc(c.id)}"><td>${esc(c.dataset)}</td><td>${esc(cellLabel(c))}</td><td class="num" data-field="explored_subtasks">${int(d.explored_subtasks)}</td><td class="num" data-field="needed_debug">${int(d.needed_debug)}</td><td class="num" data-field="p1">${share(d.p1)}</td><td class="num" data-field="still_failing">${int(d.still_failing)}</td><td class="num" data-field="p2">${share(d.p2)}</td><td class="num" data-field="mean_debug_requests">${num(d.mean_debug_requests)}</td><td class="num" data-field="mean_debug_rounds">${num(d.mean_debug_rounds)}</td></tr>`;
     })
     .join('\n');
-  const group = (g: PassGroup, name: string) => `<td class="num" data-field="${name}-tasks">${int(g.tasks)}</td><td class="num" data-field="${name}-share">${share(g.share)}</td><td class="num" data-field="${name}-pass">${share(g.pass_rate)}</td>`;
+  const group = (g: PassGroup, name: string) =>
+    `<td class="num" data-field="${name}-tasks">${int(g.tasks)}</td><td class="num" data-field="${name}-share">${share(g.share)}</td><td class="num" data-field="${name}-pass">${share(g.pass_rate)}</td>`;
   const coae = mine
     .filter((c) => c.paperAnalyses.debug.explored_subtasks > 0)
     .map((c) => {
@@ -589,7 +650,9 @@ ${coae}
 }
 
 function renderStatus(cells: readonly ReportCell[], charts: ChartSpec[]): string {
-  const statuses = [...new Set([...STATUS_ORDER, ...cells.flatMap((c) => Object.keys(c.statusCounts))])].filter((s) => cells.some((c) => (c.statusCounts[s] ?? 0) > 0));
+  const statuses = [...new Set([...STATUS_ORDER, ...cells.flatMap((c) => Object.keys(c.statusCounts))])].filter((s) =>
+    cells.some((c) => (c.statusCounts[s] ?? 0) > 0),
+  );
   const labels = cells.map((c) => `${c.dataset}: ${cellLabel(c)}`);
   const spec: ChartSpec = {
     id: 'chart-status',
@@ -613,7 +676,9 @@ ${chartBox(spec, Math.max(200, 60 + 34 * cells.length))}
 
 function renderPipeline(cells: readonly ReportCell[], colors: Map<string, string>, charts: ChartSpec[]): string {
   const all = datasetsOf(cells);
-  const datasets = all.filter((d) => cells.some((c) => c.dataset === d && c.passRateByPipelineLength && Object.keys(c.passRateByPipelineLength).length));
+  const datasets = all.filter((d) =>
+    cells.some((c) => c.dataset === d && c.passRateByPipelineLength && Object.keys(c.passRateByPipelineLength).length),
+  );
   if (!datasets.length) return '';
   const parts = datasets.map((dataset) => {
     const di = all.indexOf(dataset);
@@ -638,7 +703,10 @@ function renderPipeline(cells: readonly ReportCell[], colors: Map<string, string
     };
     charts.push(spec);
     const table = `<table class="grid"><thead><tr><th>length</th><th>tasks</th>${mine.map((c) => `<th>${esc(cellLabel(c))}</th>`).join('')}</tr></thead><tbody>${lengths
-      .map((l) => `<tr><td class="num">${esc(l)}</td><td class="num">${int(tasksAt(l))}</td>${mine.map((c) => `<td class="num">${pct(c.passRateByPipelineLength![l]?.pass_rate)}</td>`).join('')}</tr>`)
+      .map(
+        (l) =>
+          `<tr><td class="num">${esc(l)}</td><td class="num">${int(tasksAt(l))}</td>${mine.map((c) => `<td class="num">${pct(c.passRateByPipelineLength![l]?.pass_rate)}</td>`).join('')}</tr>`,
+      )
       .join('')}</tbody></table>`;
     return `<h3>${esc(dataset)}</h3>${chartBox(spec, 320)}${table}`;
   });
@@ -665,16 +733,27 @@ function renderOutcomes(cells: readonly ReportCell[], drill: ReadonlyMap<string,
       const tasks = o.tasks.filter((t) => t.category === cat && filter(t));
       if (!tasks.length) return '<span class="muted">none</span>';
       const listed = tasks.slice(0, opts.maxListedTasks).map((t) => link(t.taskIndex, t.taskId));
-      return listed.join(', ') + (tasks.length > listed.length ? ` <span class="muted">… and ${int(tasks.length - listed.length)} more</span>` : '');
+      return (
+        listed.join(', ') +
+        (tasks.length > listed.length ? ` <span class="muted">… and ${int(tasks.length - listed.length)} more</span>` : '')
+      );
     };
     const single = mine.length === 1;
     const categories: OutcomeCategory[] = single ? ['all', 'none'] : ['all', 'none', 'one', 'some'];
     const summary = categories
-      .map((cat) => `<tr class="outcome-${cat}"><th>${single ? (cat === 'all' ? 'solved' : 'not solved') : CATEGORY_TEXT[cat]}</th><td class="num">${int(o.counts[cat])}</td><td>${cat === 'one' || cat === 'some' ? '' : listOf(cat)}</td></tr>`)
+      .map(
+        (cat) =>
+          `<tr class="outcome-${cat}"><th>${single ? (cat === 'all' ? 'solved' : 'not solved') : CATEGORY_TEXT[cat]}</th><td class="num">${int(o.counts[cat])}</td><td>${cat === 'one' || cat === 'some' ? '' : listOf(cat)}</td></tr>`,
+      )
       .join('');
     const onlyRows = single
       ? ''
-      : mine.map((c) => `<tr><th>only ${esc(cellLabel(c))}</th><td class="num">${int(o.uniqueSolves[c.id] ?? 0)}</td><td>${listOf('one', (t) => t.solvedBy[0] === c.id)}</td></tr>`).join('');
+      : mine
+          .map(
+            (c) =>
+              `<tr><th>only ${esc(cellLabel(c))}</th><td class="num">${int(o.uniqueSolves[c.id] ?? 0)}</td><td>${listOf('one', (t) => t.solvedBy[0] === c.id)}</td></tr>`,
+          )
+          .join('');
     const rows = o.tasks.slice(0, opts.maxOutcomeRows);
     const matrix = rows
       .map((t) => {
@@ -687,7 +766,10 @@ function renderOutcomes(cells: readonly ReportCell[], drill: ReadonlyMap<string,
         return `<tr class="outcome-${t.category}"><td>${link(t.taskIndex, t.taskId)}</td>${counts.join('')}<td>${esc(single ? (t.category === 'all' ? 'solved' : 'not solved') : CATEGORY_TEXT[t.category])}</td></tr>`;
       })
       .join('\n');
-    const cut = o.tasks.length > rows.length ? `<p class="note">The table shows the first ${int(rows.length)} of ${int(o.tasks.length)} tasks; the counts above cover all of them.</p>` : '';
+    const cut =
+      o.tasks.length > rows.length
+        ? `<p class="note">The table shows the first ${int(rows.length)} of ${int(o.tasks.length)} tasks; the counts above cover all of them.</p>`
+        : '';
     return `<h3>${esc(dataset)} <span class="muted">(${int(o.tasks.length)} tasks)</span></h3>
 <table class="grid outcomes-summary"><tbody>${summary}${onlyRows}</tbody></table>
 <details class="matrix"${o.tasks.length <= 60 ? ' open' : ''}><summary>passing samples per task and cell (c/n)</summary>
@@ -735,7 +817,12 @@ function renderTrace(trace: ExplorationTrace, max: number): string {
 </li>`,
         )
         .join('');
-      const cost = [st.calls !== undefined ? `${int(st.calls)} calls` : '', st.prompt_tokens !== undefined || st.completion_tokens !== undefined ? `${int((st.prompt_tokens ?? 0) + (st.completion_tokens ?? 0))} tokens` : '']
+      const cost = [
+        st.calls !== undefined ? `${int(st.calls)} calls` : '',
+        st.prompt_tokens !== undefined || st.completion_tokens !== undefined
+          ? `${int((st.prompt_tokens ?? 0) + (st.completion_tokens ?? 0))} tokens`
+          : '',
+      ]
         .filter(Boolean)
         .join(', ');
       return `<li class="subtask outcome-${slug(st.outcome)}">
@@ -760,7 +847,9 @@ function renderSample(s: ReportSample, anchor: string, max: number): string {
     `<tr><th>status</th><td>${statusBadge(s.status)} ${esc(STATUS_HELP[s.status] ?? '')}</td></tr>`,
     `<tr><th>passed</th><td>${s.passed ? 'yes' : 'no'}</td></tr>`,
     `<tr><th>success</th><td>${s.success ? 'yes' : 'no'}</td></tr>`,
-    s.exception ? `<tr><th>exception</th><td class="exception"><b>${esc(s.exception.type)}</b>: ${esc(s.exception.message)}${s.exception.traceback ? clipped(s.exception.traceback, max, 'out') : ''}</td></tr>` : '',
+    s.exception
+      ? `<tr><th>exception</th><td class="exception"><b>${esc(s.exception.type)}</b>: ${esc(s.exception.message)}${s.exception.traceback ? clipped(s.exception.traceback, max, 'out') : ''}</td></tr>`
+      : '',
     s.llm_error ? `<tr><th>LLM error</th><td class="exception">${esc(s.llm_error)}</td></tr>` : '',
     `<tr><th>run time</th><td>${int(s.duration_ms)} ms</td></tr>`,
     `<tr><th>LLM</th><td>${int(s.calls)} call(s), ${int(s.prompt_tokens)} prompt + ${int(s.completion_tokens)} completion tokens</td></tr>`,
@@ -864,7 +953,9 @@ figcaption { font-size:12px; color:var(--muted); margin-top:6px; }
 .scatter-controls { display:flex; gap:16px; margin:8px 0 0; }
 .scatter-controls select { font:inherit; padding:2px 4px; }
 .st { display:inline-block; border-radius:3px; padding:0 6px; font-size:12px; font-weight:600; color:#fff; background:#999; }
-${Object.entries(STATUS_COLORS).map(([s, c]) => `.st-${slug(s)} { background:${c}; }`).join('\n')}
+${Object.entries(STATUS_COLORS)
+  .map(([s, c]) => `.st-${slug(s)} { background:${c}; }`)
+  .join('\n')}
 .status-help { columns:2; font-size:13px; }
 .scroll { max-height:520px; overflow:auto; }
 details > summary { cursor:pointer; }

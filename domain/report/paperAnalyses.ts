@@ -108,7 +108,14 @@ export function costTable(traces: readonly ExplorationTrace[]): CostTable {
   }
   const n = traces.length;
   const mean = (c: StageCost): StageCost =>
-    n === 0 ? zeroCost() : { requests: c.requests / n, answers: c.answers / n, prompt_tokens: c.prompt_tokens / n, completion_tokens: c.completion_tokens / n };
+    n === 0
+      ? zeroCost()
+      : {
+          requests: c.requests / n,
+          answers: c.answers / n,
+          prompt_tokens: c.prompt_tokens / n,
+          completion_tokens: c.completion_tokens / n,
+        };
   const total = zeroCost();
   const rows: CostRow[] = [];
   for (const stage of STAGES) {
@@ -184,10 +191,17 @@ const pct = (x: number | null): string => (x === null ? '-' : `${(100 * x).toFix
 
 /** The three tables as text, for one cell. */
 export function formatPaperAnalyses(cell: string, a: PaperAnalyses): string {
-  const lines = [`cell ${cell}`, `  cost per task (Table 6 units; ${a.cost.tasks} traced tasks, ${fmt(a.cost.mean_subtasks, 1)} subtasks on average)`];
-  lines.push(`    ${'stage'.padEnd(14)}${'requests'.padStart(10)}${'answers'.padStart(10)}${'prompt tok'.padStart(12)}${'compl tok'.padStart(12)}`);
+  const lines = [
+    `cell ${cell}`,
+    `  cost per task (Table 6 units; ${a.cost.tasks} traced tasks, ${fmt(a.cost.mean_subtasks, 1)} subtasks on average)`,
+  ];
+  lines.push(
+    `    ${'stage'.padEnd(14)}${'requests'.padStart(10)}${'answers'.padStart(10)}${'prompt tok'.padStart(12)}${'compl tok'.padStart(12)}`,
+  );
   for (const r of a.cost.rows) {
-    lines.push(`    ${r.stage.padEnd(14)}${fmt(r.requests).padStart(10)}${fmt(r.answers).padStart(10)}${fmt(r.prompt_tokens, 0).padStart(12)}${fmt(r.completion_tokens, 0).padStart(12)}`);
+    lines.push(
+      `    ${r.stage.padEnd(14)}${fmt(r.requests).padStart(10)}${fmt(r.answers).padStart(10)}${fmt(r.prompt_tokens, 0).padStart(12)}${fmt(r.completion_tokens, 0).padStart(12)}`,
+    );
   }
   const d = a.debug;
   if (d.explored_subtasks === 0) {
@@ -199,8 +213,13 @@ export function formatPaperAnalyses(cell: string, a: PaperAnalyses): string {
       `${d.still_failing}/${d.needed_debug} still failed after debug (p2 ${pct(d.p2)}); ` +
       `per such subtask ${fmt(d.mean_debug_requests)} debug requests, ${fmt(d.mean_debug_rounds)} rounds`,
   );
-  const g = (name: string, x: PassGroup) => `    ${name.padEnd(22)}${String(x.tasks).padStart(6)} tasks (${pct(x.share)}), pass rate ${pct(x.pass_rate)}`;
-  lines.push('  CoAE subtask success vs final pass:', g('all subtasks ok', a.coae.all_subtasks_ok), g('some subtask failed', a.coae.some_subtask_failed));
+  const g = (name: string, x: PassGroup) =>
+    `    ${name.padEnd(22)}${String(x.tasks).padStart(6)} tasks (${pct(x.share)}), pass rate ${pct(x.pass_rate)}`;
+  lines.push(
+    '  CoAE subtask success vs final pass:',
+    g('all subtasks ok', a.coae.all_subtasks_ok),
+    g('some subtask failed', a.coae.some_subtask_failed),
+  );
   if (a.coae.unexplored_tasks > 0) lines.push(`    (${a.coae.unexplored_tasks} tasks with no explored subtask)`);
   return lines.join('\n');
 }

@@ -114,7 +114,9 @@ export const ExplorationTraceSchema = z.object({
     .array(
       z.object({
         sample_index: z.number().int().nonnegative(),
-        rounds: z.array(z.object({ code: z.string(), ok: z.boolean(), status: z.string(), error: z.string().optional(), llm_key: z.string() })),
+        rounds: z.array(
+          z.object({ code: z.string(), ok: z.boolean(), status: z.string(), error: z.string().optional(), llm_key: z.string() }),
+        ),
       }),
     )
     .optional(),

@@ -123,7 +123,9 @@ const ModelIdSchema = z
   .string()
   .regex(new RegExp(`^${NAME_PATTERN}{0,63}$`), 'must be 1-64 of a-z 0-9 . _ - starting with a letter or digit');
 const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
-const KNOWN_FAMILIES = allFamilies().map((f) => f.id).join(', ');
+const KNOWN_FAMILIES = allFamilies()
+  .map((f) => f.id)
+  .join(', ');
 
 /** What is wrong with a raw dataset entry's `family:` tag, or null when it names a family. */
 function familyProblem(d: Record<string, unknown>): string | null {
@@ -171,7 +173,9 @@ const PromptTemplateSchema = z
     system: z.string().optional(),
     instruction: z.string().min(1, 'must not be empty (leave instruction out for the default)').optional(),
     prefix: z.string().min(1, 'must not be empty (leave prefix out for none)').optional(),
-    instruction_tokens: z.tuple([z.string(), z.string(), z.string()], { error: 'must be a list of 3 strings: [user, end, assistant]' }).optional(),
+    instruction_tokens: z
+      .tuple([z.string(), z.string(), z.string()], { error: 'must be a list of 3 strings: [user, end, assistant]' })
+      .optional(),
   })
   .refine((t) => PROMPT_TEMPLATE_KEYS.some((k) => t[k] !== undefined), {
     message: `give at least one of ${PROMPT_TEMPLATE_KEYS.join(', ')} (or leave prompt out for the default prompts)`,
@@ -189,7 +193,9 @@ const NamedPromptTemplateSchema = z
     system: z.string().optional(),
     instruction: z.string().min(1, 'must not be empty (leave instruction out for the default)').optional(),
     prefix: z.string().min(1, 'must not be empty (leave prefix out for none)').optional(),
-    instruction_tokens: z.tuple([z.string(), z.string(), z.string()], { error: 'must be a list of 3 strings: [user, end, assistant]' }).optional(),
+    instruction_tokens: z
+      .tuple([z.string(), z.string(), z.string()], { error: 'must be a list of 3 strings: [user, end, assistant]' })
+      .optional(),
   })
   .transform(({ name, ...fields }): NamedPromptTemplate => {
     const template = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as PromptTemplate;
@@ -216,24 +222,39 @@ const ModelSchema = z
     samples_per_request: z.int().min(1).max(128).optional(),
     prompt: PromptTemplateSchema.optional(),
   })
-  .transform(
-    ({ samples_per_request, max_stop_sequences, ...m }): SweepModelConfig => ({
-      ...m,
-      ...(samples_per_request !== undefined && samples_per_request > 1 ? { samples_per_request } : {}),
-      ...(max_stop_sequences !== undefined && max_stop_sequences !== DEFAULT_MAX_STOP_SEQUENCES ? { max_stop_sequences } : {}),
-      base_url: m.base_url.replace(/\/+$/, ''),
-    }),
-  );
+  .transform(({ samples_per_request, max_stop_sequences, ...m }): SweepModelConfig => ({
+    ...m,
+    ...(samples_per_request !== undefined && samples_per_request > 1 ? { samples_per_request } : {}),
+    ...(max_stop_sequences !== undefined && max_stop_sequences !== DEFAULT_MAX_STOP_SEQUENCES ? { max_stop_sequences } : {}),
+    base_url: m.base_url.replace(/\/+$/, ''),
+  }));
 
 /**
  * A method name of the registry, read when a config is parsed (not when this module loads), so
  * kinds registered later (registerMethodKind) are valid too.
  */
 const MethodNameSchema = z.custom<MethodName>().check((ctx) => {
-  if (typeof ctx.value !== 'string' || !findMethod(ctx.value)) ctx.issues.push({ code: 'invalid_value', values: methodNames(), input: ctx.value });
+  if (typeof ctx.value !== 'string' || !findMethod(ctx.value))
+    ctx.issues.push({ code: 'invalid_value', values: methodNames(), input: ctx.value });
 });
 
-const TOP_LEVEL_KEYS = ['id', 'method_options', 'datasets', 'models', 'methods', 'temperatures', 'prompts', 'top_p', 'n_samples', 'k', 'tasks', 'limit_start', 'limit', 'timeout_s', 'seed'] as const;
+const TOP_LEVEL_KEYS = [
+  'id',
+  'method_options',
+  'datasets',
+  'models',
+  'methods',
+  'temperatures',
+  'prompts',
+  'top_p',
+  'n_samples',
+  'k',
+  'tasks',
+  'limit_start',
+  'limit',
+  'timeout_s',
+  'seed',
+] as const;
 
 export const SweepConfigSchema = z
   .strictObject({
@@ -260,9 +281,7 @@ export const SweepConfigSchema = z
   // Zod skips this after a type error anywhere inside (even with `when`, for errors nested in
   // lists), so parseSweepConfig also runs these checks on the raw input when parsing fails: every
   // problem is listed at once. Each check looks only at fields that are themselves well-formed.
-  .superRefine((value, ctx) =>
-    crossFieldChecks(value, (path, message) => ctx.addIssue({ code: 'custom', path, message })),
-  )
+  .superRefine((value, ctx) => crossFieldChecks(value, (path, message) => ctx.addIssue({ code: 'custom', path, message })))
   .transform((c): SweepConfig => ({ ...c, temperatures: c.temperatures.map((t) => (t === 0 ? 0 : t)) }));
 
 type AddIssue = (path: (string | number)[], message: string) => void;
@@ -292,7 +311,11 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
     duplicates(add, 'prompts', names('prompts', 'name'), 'name'),
   ].some(Boolean);
   duplicates(add, 'k', list('k'));
-  duplicates(add, 'tasks', list('tasks').map((v) => (typeof v === 'number' ? String(v) : v)));
+  duplicates(
+    add,
+    'tasks',
+    list('tasks').map((v) => (typeof v === 'number' ? String(v) : v)),
+  );
 
   // Methods that need API docs or a chat model, against the datasets and models given.
   list('methods').forEach((m, mi) => {
@@ -304,7 +327,10 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
         if (!d || typeof d !== 'object' || familyProblem(d as Record<string, unknown>)) return;
         const entry = d as DatasetEntry;
         if (!familyOf(entry).bringsLibrary(entry)) {
-          add(['datasets', di, 'library'], `method ${m} (methods[${mi}]) needs the dataset's API library: give library: {api_docs, name, summary}`);
+          add(
+            ['datasets', di, 'library'],
+            `method ${m} (methods[${mi}]) needs the dataset's API library: give library: {api_docs, name, summary}`,
+          );
         }
       });
     }
@@ -369,7 +395,8 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
  * sweep gives templates one way: per model or as the axis.
  */
 function promptTemplateChecks(models: unknown[], prompts: unknown[], add: AddIssue): void {
-  const record = (x: unknown): Record<string, unknown> | null => (x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : null);
+  const record = (x: unknown): Record<string, unknown> | null =>
+    x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : null;
   const hasTemplate = (t: Record<string, unknown>) => PROMPT_TEMPLATE_KEYS.some((k) => t[k] !== undefined);
 
   models.forEach((x, xi) => {
@@ -377,7 +404,8 @@ function promptTemplateChecks(models: unknown[], prompts: unknown[], add: AddIss
     const t = model && record(model.prompt);
     if (!model || !t) return;
     templateFieldChecks(t, model.api ?? 'chat', (field) => ['models', xi, 'prompt', field], '', add);
-    if (prompts.length > 0) add(['models', xi, 'prompt'], 'give prompt templates either per model (models[i].prompt) or as the prompts: axis, not both');
+    if (prompts.length > 0)
+      add(['models', xi, 'prompt'], 'give prompt templates either per model (models[i].prompt) or as the prompts: axis, not both');
   });
 
   prompts.forEach((p, pi) => {
@@ -395,10 +423,18 @@ function promptTemplateChecks(models: unknown[], prompts: unknown[], add: AddIss
 }
 
 /** A template's fields against one model's api and each other. */
-function templateFieldChecks(t: Record<string, unknown>, api: unknown, at: (field: string) => (string | number)[], context: string, add: AddIssue): void {
+function templateFieldChecks(
+  t: Record<string, unknown>,
+  api: unknown,
+  at: (field: string) => (string | number)[],
+  context: string,
+  add: AddIssue,
+): void {
   if (api === 'chat') {
-    if (t.instruction_tokens !== undefined) add(at('instruction_tokens'), `needs api: completions (a chat model's turns are marked by its server's chat template)${context}`);
-    if (t.prefix !== undefined) add(at('prefix'), `needs api: completions (for a chat model, put the text in system or instruction)${context}`);
+    if (t.instruction_tokens !== undefined)
+      add(at('instruction_tokens'), `needs api: completions (a chat model's turns are marked by its server's chat template)${context}`);
+    if (t.prefix !== undefined)
+      add(at('prefix'), `needs api: completions (for a chat model, put the text in system or instruction)${context}`);
   } else if (api === 'completions') {
     if (t.system !== undefined) add(at('system'), `needs api: chat (a completion model has no system message; use prefix)${context}`);
   }
@@ -571,7 +607,9 @@ function messageOf(issue: z.core.$ZodIssue, value: unknown): string {
 /** Validates an already-parsed value (e.g. from JSON); throws SweepConfigError listing every issue. */
 export function parseSweepConfig(value: unknown, source = '(sweep config)'): SweepConfig {
   if (value === null || value === undefined) {
-    throw new SweepConfigError(source, [{ path: '', message: 'the config is empty; expected a mapping with datasets, models, methods, ...' }]);
+    throw new SweepConfigError(source, [
+      { path: '', message: 'the config is empty; expected a mapping with datasets, models, methods, ...' },
+    ]);
   }
   if (typeof value !== 'object' || Array.isArray(value)) {
     throw new SweepConfigError(source, [{ path: '', message: `the config must be a mapping, got ${typeName(value)}` }]);
@@ -597,7 +635,12 @@ export function loadSweepConfig(text: string, fileName: string): SweepConfig {
   if (!parsed.ok) {
     throw new SweepConfigError(
       fileName,
-      parsed.issues.map((i) => ({ path: '', message: `${format === 'json' ? 'JSON' : 'YAML'} syntax: ${i.message}`, line: i.line, column: i.column })),
+      parsed.issues.map((i) => ({
+        path: '',
+        message: `${format === 'json' ? 'JSON' : 'YAML'} syntax: ${i.message}`,
+        line: i.line,
+        column: i.column,
+      })),
     );
   }
   return parseSweepConfig(parsed.value, fileName);

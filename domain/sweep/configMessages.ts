@@ -62,4 +62,3 @@ export const EXPECTED_NAMES: Record<string, string> = {
   array: 'a list',
   object: 'a mapping',
 };
-

@@ -18,13 +18,23 @@ const StoredCellSummarySchema = z
     successAtK: z.record(z.string(), z.number()),
     droppedK: z.array(z.string()),
     statusCounts: z.record(z.string(), z.number()),
-    cost: z.object({ calls: z.number(), promptTokens: z.number(), completionTokens: z.number(), sandboxRuns: z.number(), wallSeconds: z.number() }).passthrough(),
+    cost: z
+      .object({
+        calls: z.number(),
+        promptTokens: z.number(),
+        completionTokens: z.number(),
+        sandboxRuns: z.number(),
+        wallSeconds: z.number(),
+      })
+      .passthrough(),
     resultsKey: z.string(),
   })
   .passthrough();
 
 /** A sweep's results.json (activities/storage/sweepFiles.ts finalizeSweep). */
-export const StoredSweepResultsSchema = z.object({ sweep_id: z.string(), config_sha256: z.string(), cells: z.array(StoredCellSummarySchema) }).passthrough();
+export const StoredSweepResultsSchema = z
+  .object({ sweep_id: z.string(), config_sha256: z.string(), cells: z.array(StoredCellSummarySchema) })
+  .passthrough();
 
 /** A finished cell's summary as stored beside its results (sweepFiles.ts finalizeCell). */
 export function parseStoredCellSummary(value: unknown): CellSummary | null {

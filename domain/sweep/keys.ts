@@ -13,8 +13,11 @@ export const cellShardRecordsKey = (sweepId: string, cellId: string, shard: numb
 /** A shard's records written while its samples run, before its one records file exists. */
 export const cellShardPartsPrefix = (sweepId: string, cellId: string, shard: number) =>
   `${cellPrefix(sweepId, cellId)}records-in-progress/shard-${String(shard).padStart(5, '0')}/`;
-export const cellFileKey = (sweepId: string, cellId: string, file: 'results.json' | 'generations.json' | 'references.json' | 'samples.jsonl') =>
-  `${cellPrefix(sweepId, cellId)}${file}`;
+export const cellFileKey = (
+  sweepId: string,
+  cellId: string,
+  file: 'results.json' | 'generations.json' | 'references.json' | 'samples.jsonl',
+) => `${cellPrefix(sweepId, cellId)}${file}`;
 /** A finished cell's summary, stored after its files: a restarted sweep keeps the cell as it is. */
 export const cellSummaryKey = (sweepId: string, cellId: string) => `${cellPrefix(sweepId, cellId)}summary.json`;
 
@@ -26,8 +29,10 @@ export const cellShardWorkflowId = (sweepId: string, cellId: string, shard: numb
 export const llmTaskQueue = (llmQueueBase: string, modelId: string) => `${llmQueueBase}-${modelId}`;
 /** Where a multi-step method keeps the artifacts of one task of one cell (plan, recommendations). */
 export const cellTaskPrefix = (sweepId: string, cellId: string, taskIndex: number) => `${cellPrefix(sweepId, cellId)}tasks/${taskIndex}/`;
-export const cellTraceKey = (sweepId: string, cellId: string, taskIndex: number) => `${cellPrefix(sweepId, cellId)}traces/${taskIndex}.json`;
-export const cellTaskWorkflowId = (sweepId: string, cellId: string, taskIndex: number) => `explora-sweep/${sweepId}/${cellId}/task-${taskIndex}`;
+export const cellTraceKey = (sweepId: string, cellId: string, taskIndex: number) =>
+  `${cellPrefix(sweepId, cellId)}traces/${taskIndex}.json`;
+export const cellTaskWorkflowId = (sweepId: string, cellId: string, taskIndex: number) =>
+  `explora-sweep/${sweepId}/${cellId}/task-${taskIndex}`;
 /** A sweep's copy of a dataset's library (API docs, planner examples, runtime). */
 export const sweepLibraryKey = (sweepId: string, dataset: string) => `${sweepPrefix(sweepId)}datasets/${dataset}.library.json`;
 
@@ -62,7 +67,11 @@ export function defaultSweepId(configId: string | undefined, configHash: string,
  */
 export function sweepRunConflict(sweepId: string, stored: SweepRun, run: SweepRun): string | null {
   const describe = (r: SweepRun) =>
-    r.mode === 'evaluate-only' ? `evaluate-only on generations ${Object.entries(r.generations ?? {}).map(([d, h]) => `${d}=${h.slice(0, 10)}`).join(', ')}` : r.mode;
+    r.mode === 'evaluate-only'
+      ? `evaluate-only on generations ${Object.entries(r.generations ?? {})
+          .map(([d, h]) => `${d}=${h.slice(0, 10)}`)
+          .join(', ')}`
+      : r.mode;
   const loaded = (r: SweepRun) => r.mode === 'evaluate-only';
   if (!loaded(stored) && !loaded(run)) return null;
   if (describe(stored) === describe(run)) return null;

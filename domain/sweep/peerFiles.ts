@@ -45,7 +45,12 @@ const status = (passed: boolean | undefined) => (passed ? 'pass' : 'fail');
  * `samples` its samples.jsonl rows, both in task then sample order. The failing inputs evalplus
  * lists (`*_fail_tests`) are not kept by explora's harness: they are empty lists here.
  */
-export function evalplusEvalResults(summary: CellSummary, generations: readonly string[][], samples: readonly SampleOutcome[], date: string): string | null {
+export function evalplusEvalResults(
+  summary: CellSummary,
+  generations: readonly string[][],
+  samples: readonly SampleOutcome[],
+  date: string,
+): string | null {
   if (summary.scores?.kind !== 'named' || !('base' in summary.scores.byName) || !('plus' in summary.scores.byName)) return null;
   const solutions = generations.filter((list) => list.length > 0);
   const eval_: Record<string, Array<Record<string, unknown>>> = {};

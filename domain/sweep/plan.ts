@@ -160,34 +160,37 @@ export function planSweep(config: SweepConfig, taskCounts: Readonly<Record<strin
   });
   const tasksOf = new Map(datasets.map((d) => [d.name, d.tasks]));
 
-  const cells: CellPlan[] = mode === 'evaluate-only' ? loadedCells(datasets, config.n_samples) : expandGrid(config).map((cell) => {
-    const tasks = tasksOf.get(cell.dataset.name)!;
-    const cost = estimateMethodCost(cell.method, tasks, config.n_samples, config.method_options, cell.model.samples_per_request);
-    const samples = tasks * config.n_samples;
-    const llmRequests = cost.llmRequests;
-    return {
-      id: cell.id,
-      dataset: cell.dataset.name,
-      model: cell.model.id,
-      method: cell.method,
-      temperature: cell.temperature,
-      ...(cell.promptName === null ? {} : { prompt: cell.promptName }),
-      tasks,
-      samples,
-      llmRequests,
-      // Generation-only skips the final executions; a method's own sandbox runs are generation.
-      sandboxRuns: mode === 'generation-only' ? cost.sandboxRuns - samples : cost.sandboxRuns,
-      maxCompletionTokens: cost.llmAnswers * cell.model.max_tokens,
-      estimate: cost.estimate,
-      // A part whose requests carry the prompt template is shared within one template only; the
-      // method's own steps (plan, reranks, exploration) send the same requests whatever the template.
-      shared: cost.shared.map((s) => ({
-        family: `${cell.dataset.name}/${cell.model.id}/${s.part}${s.atCellTemperature ? `@t${formatTemperature(cell.temperature)}` : ''}${s.templated && cell.promptTemplate ? `#${JSON.stringify(cell.promptTemplate)}` : ''}`,
-        requests: s.requests,
-        answers: s.answers,
-      })),
-    };
-  });
+  const cells: CellPlan[] =
+    mode === 'evaluate-only'
+      ? loadedCells(datasets, config.n_samples)
+      : expandGrid(config).map((cell) => {
+          const tasks = tasksOf.get(cell.dataset.name)!;
+          const cost = estimateMethodCost(cell.method, tasks, config.n_samples, config.method_options, cell.model.samples_per_request);
+          const samples = tasks * config.n_samples;
+          const llmRequests = cost.llmRequests;
+          return {
+            id: cell.id,
+            dataset: cell.dataset.name,
+            model: cell.model.id,
+            method: cell.method,
+            temperature: cell.temperature,
+            ...(cell.promptName === null ? {} : { prompt: cell.promptName }),
+            tasks,
+            samples,
+            llmRequests,
+            // Generation-only skips the final executions; a method's own sandbox runs are generation.
+            sandboxRuns: mode === 'generation-only' ? cost.sandboxRuns - samples : cost.sandboxRuns,
+            maxCompletionTokens: cost.llmAnswers * cell.model.max_tokens,
+            estimate: cost.estimate,
+            // A part whose requests carry the prompt template is shared within one template only; the
+            // method's own steps (plan, reranks, exploration) send the same requests whatever the template.
+            shared: cost.shared.map((s) => ({
+              family: `${cell.dataset.name}/${cell.model.id}/${s.part}${s.atCellTemperature ? `@t${formatTemperature(cell.temperature)}` : ''}${s.templated && cell.promptTemplate ? `#${JSON.stringify(cell.promptTemplate)}` : ''}`,
+              requests: s.requests,
+              answers: s.answers,
+            })),
+          };
+        });
   const maxTokensOf = new Map(config.models.map((m) => [m.id, m.max_tokens]));
   /** Requests of these cells with each shared family counted once, and the answers' token bound. */
   const sent = (of: CellPlan[]) => {
@@ -257,8 +260,15 @@ export function planSweep(config: SweepConfig, taskCounts: Readonly<Record<strin
   if (config.tasks !== undefined) plan.tasks = config.tasks.length;
   if (config.limit_start !== undefined) plan.limitStart = config.limit_start;
   if (mode !== 'evaluate-only') {
-    const templated = [...new Set(expandGrid(config).filter((c) => c.promptTemplate).map((c) => c.method))];
-    if (templated.length > 0) plan.promptTemplateScopes = templated.map((method) => ({ method, scope: METHODS[method].promptTemplateScope }));
+    const templated = [
+      ...new Set(
+        expandGrid(config)
+          .filter((c) => c.promptTemplate)
+          .map((c) => c.method),
+      ),
+    ];
+    if (templated.length > 0)
+      plan.promptTemplateScopes = templated.map((method) => ({ method, scope: METHODS[method].promptTemplateScope }));
   }
   return plan;
 }
@@ -287,7 +297,9 @@ export function formatPlan(plan: SweepPlan): string {
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   const out: string[] = [];
   if (plan.mode === 'evaluate-only') {
-    out.push(`sweep ${plan.sweepId ?? '(unnamed)'}, evaluate-only: the loaded generations of ${plural(axes.datasets, 'dataset')}, one cell each; no model is asked`);
+    out.push(
+      `sweep ${plan.sweepId ?? '(unnamed)'}, evaluate-only: the loaded generations of ${plural(axes.datasets, 'dataset')}, one cell each; no model is asked`,
+    );
   } else {
     out.push(
       `sweep ${plan.sweepId ?? '(unnamed)'}${plan.mode === 'generation-only' ? ', generation-only (nothing is executed but what the methods run while generating)' : ''}: ` +
@@ -313,8 +325,20 @@ export function formatPlan(plan: SweepPlan): string {
     table(
       ['cell', 'tasks', 'samples', 'llm requests', 'sandbox runs'],
       [
-        ...plan.cells.map((c) => [c.id, group(c.tasks), group(c.samples), mark(c.estimate, c.llmRequests), mark(c.estimate, c.sandboxRuns)]),
-        ['total', '', group(plan.totals.samples), mark(plan.estimate, plan.totals.llmRequests), mark(plan.estimate, plan.totals.sandboxRuns)],
+        ...plan.cells.map((c) => [
+          c.id,
+          group(c.tasks),
+          group(c.samples),
+          mark(c.estimate, c.llmRequests),
+          mark(c.estimate, c.sandboxRuns),
+        ]),
+        [
+          'total',
+          '',
+          group(plan.totals.samples),
+          mark(plan.estimate, plan.totals.llmRequests),
+          mark(plan.estimate, plan.totals.sandboxRuns),
+        ],
       ],
       true,
     ),

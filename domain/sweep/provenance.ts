@@ -63,5 +63,7 @@ export function unexplainedDifferences(
   const fb = provenanceFields(b);
   const explained = new Set(['config_sha256', ...differingFactors.flatMap((f) => EXPLAINED_BY[f] ?? [])]);
   const fields = [...new Set([...Object.keys(fa), ...Object.keys(fb)])];
-  return fields.filter((f) => !explained.has(f) && (fa[f] ?? '-') !== (fb[f] ?? '-')).map((f) => ({ field: f, a: fa[f] ?? '-', b: fb[f] ?? '-' }));
+  return fields
+    .filter((f) => !explained.has(f) && (fa[f] ?? '-') !== (fb[f] ?? '-'))
+    .map((f) => ({ field: f, a: fa[f] ?? '-', b: fb[f] ?? '-' }));
 }

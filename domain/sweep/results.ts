@@ -79,7 +79,10 @@ export interface CellSummaryInput {
 }
 
 /** The order of a cell's records in its files: by task, then by sample. */
-export function compareRecords(a: Pick<SampleRecord, 'task_index' | 'sample_index'>, b: Pick<SampleRecord, 'task_index' | 'sample_index'>): number {
+export function compareRecords(
+  a: Pick<SampleRecord, 'task_index' | 'sample_index'>,
+  b: Pick<SampleRecord, 'task_index' | 'sample_index'>,
+): number {
   return a.task_index - b.task_index || a.sample_index - b.sample_index;
 }
 
@@ -117,7 +120,8 @@ export class CellAccumulator {
 
   add(r: SampleRecord): void {
     const t = this.perTask[r.task_index];
-    if (!t) throw new RangeError(`record of task ${r.task_id} has task index ${r.task_index}, beyond the cell's ${this.perTask.length} tasks`);
+    if (!t)
+      throw new RangeError(`record of task ${r.task_id} has task index ${r.task_index}, beyond the cell's ${this.perTask.length} tasks`);
     // A sample saved but not executed (generation-only) is no evidence either way; its cell's other
     // samples (failed generations, a subset executed by an earlier run) alone would score it wrongly.
     if (r.status === 'not_executed') this.unexecuted++;
@@ -147,9 +151,16 @@ export class CellAccumulator {
     const perTask = this.perTask;
     const statusCounts = { ...this.statusCounts };
     const scored = this.unexecuted > 0 ? [] : perTask.filter((t) => t.n > 0);
-    const pass = estimateAtK(scored.map((t) => ({ n: t.n, c: t.c })), input.k);
-    const success = estimateAtK(scored.map((t) => ({ n: t.n, c: t.s })), input.k);
-    if (this.unexecuted > 0) pass.dropped = [`pass@k and success@k: ${this.unexecuted} samples were not executed (generation-only), nothing is scored`];
+    const pass = estimateAtK(
+      scored.map((t) => ({ n: t.n, c: t.c })),
+      input.k,
+    );
+    const success = estimateAtK(
+      scored.map((t) => ({ n: t.n, c: t.s })),
+      input.k,
+    );
+    if (this.unexecuted > 0)
+      pass.dropped = [`pass@k and success@k: ${this.unexecuted} samples were not executed (generation-only), nothing is scored`];
     const cost = {
       calls: this.calls,
       // Only when some request went unanswered: cells of sweeps without an outage store what they did before.
@@ -218,12 +229,18 @@ export class CellAccumulator {
 }
 
 /** The cell's extra scores from its tasks' counts; undefined for families scored from the status alone. */
-function extraScores(tasks: ReadonlyArray<{ n: number; c: number; named?: Record<string, number>; testCaseCredit?: number }>, k: number[]): CellExtraScores | undefined {
+function extraScores(
+  tasks: ReadonlyArray<{ n: number; c: number; named?: Record<string, number>; testCaseCredit?: number }>,
+  k: number[],
+): CellExtraScores | undefined {
   const names = [...new Set(tasks.flatMap((t) => Object.keys(t.named ?? {})))];
   if (names.length > 0) {
     const byName: Extract<CellExtraScores, { kind: 'named' }>['byName'] = {};
     for (const name of names) {
-      const estimate = estimateAtK(tasks.map((t) => ({ n: t.n, c: t.named?.[name] ?? 0 })), k);
+      const estimate = estimateAtK(
+        tasks.map((t) => ({ n: t.n, c: t.named?.[name] ?? 0 })),
+        k,
+      );
       byName[name] = {
         passAtK: Object.fromEntries(Object.entries(estimate.averages).map(([kk, v]) => [`pass@${kk}`, v])),
         passAtKCI: namedIntervals('pass', estimate.intervals),
@@ -250,7 +267,10 @@ export function extraScoresJson(extra: CellExtraScores): Record<string, unknown>
   return { strict_accuracy: extra.strictAccuracy, average_test_case_accuracy: extra.averageTestCaseAccuracy };
 }
 
-export function summarizeCell(input: CellSummaryInput & { problems: SweepProblem[]; records: SampleRecord[] }): { summary: CellSummary; results: Record<string, unknown> } {
+export function summarizeCell(input: CellSummaryInput & { problems: SweepProblem[]; records: SampleRecord[] }): {
+  summary: CellSummary;
+  results: Record<string, unknown>;
+} {
   const acc = new CellAccumulator(input.problems);
   for (const r of input.records) acc.add(r);
   return acc.summary(input);
@@ -276,7 +296,9 @@ export function referenceOf(p: SweepProblem): string {
  */
 export function sampleLine(p: SweepProblem, r: SampleRecord): string {
   const completion = p.form === 'completion' && r.solution.startsWith(p.prompt) ? r.solution.slice(p.prompt.length) : r.solution;
-  return JSON.stringify({ task_id: r.task_id, completion, result: r.status, passed: r.passed, ...(r.score ? { score: r.score } : {}) }) + '\n';
+  return (
+    JSON.stringify({ task_id: r.task_id, completion, result: r.status, passed: r.passed, ...(r.score ? { score: r.score } : {}) }) + '\n'
+  );
 }
 
 /**

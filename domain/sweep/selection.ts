@@ -43,13 +43,19 @@ export function selectionProblem(selection: TaskSelection, idsByDataset: Readonl
   if (selection.tasks) {
     const known = new Set([...idsByDataset.values()].flat());
     const unknown = selection.tasks.filter((id) => !known.has(id));
-    if (unknown.length) return `tasks: ${unknown.slice(0, 5).map((id) => JSON.stringify(id)).join(', ')}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''} in no dataset of the sweep`;
+    if (unknown.length)
+      return `tasks: ${unknown
+        .slice(0, 5)
+        .map((id) => JSON.stringify(id))
+        .join(', ')}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''} in no dataset of the sweep`;
   }
   for (const [name, ids] of idsByDataset) {
     const byId = selectTasks(ids, { ...(selection.tasks ? { tasks: selection.tasks } : {}) }, (id) => id);
-    if (selection.tasks && byId.length === 0) return `dataset ${name}: tasks selects none of its tasks (list some of its ids, or give it a sweep of its own)`;
+    if (selection.tasks && byId.length === 0)
+      return `dataset ${name}: tasks selects none of its tasks (list some of its ids, or give it a sweep of its own)`;
     const start = selection.start ?? 0;
-    if (start >= byId.length) return `limit_start: ${start} is past the last of the ${byId.length} ${selection.tasks ? 'selected ' : ''}tasks of dataset ${name}`;
+    if (start >= byId.length)
+      return `limit_start: ${start} is past the last of the ${byId.length} ${selection.tasks ? 'selected ' : ''}tasks of dataset ${name}`;
   }
   return null;
 }

@@ -37,7 +37,9 @@ export const LINGER_MS = 200;
 
 /** The cache identity of one call: equal for the same request of the same sample, and only then. */
 export function callIdentity(call: LlmCall): string {
-  return sha256Hex(canonicalJson({ base_url: call.endpoint.baseUrl, api: call.endpoint.api, body: call.body, sample_index: call.sampleIndex }));
+  return sha256Hex(
+    canonicalJson({ base_url: call.endpoint.baseUrl, api: call.endpoint.api, body: call.body, sample_index: call.sampleIndex }),
+  );
 }
 
 /**
@@ -238,7 +240,9 @@ export class LlmRecordReader {
     const { object, identity } = splitRef(key);
     let entry = this.objects.get(object);
     if (!entry) {
-      entry = getText(this.bucket, object).then((text) => (text === null ? null : identity === undefined ? parseSingle(object, text) : parseSegment(object, text)));
+      entry = getText(this.bucket, object).then((text) =>
+        text === null ? null : identity === undefined ? parseSingle(object, text) : parseSegment(object, text),
+      );
       entry.catch(() => this.objects.delete(object));
       this.objects.set(object, entry);
     }

@@ -150,7 +150,8 @@ export function createEmbeddingClient(bucket: Bucket, env: Record<string, string
       return null;
     }
     const parsed = CachedEmbeddingSchema.safeParse(json);
-    if (!parsed.success || parsed.data.text !== text || parsed.data.model !== endpoint.model || parsed.data.base_url !== endpoint.baseUrl) return null;
+    if (!parsed.success || parsed.data.text !== text || parsed.data.model !== endpoint.model || parsed.data.base_url !== endpoint.baseUrl)
+      return null;
     return parsed.data.embedding;
   }
 
@@ -165,11 +166,15 @@ export function createEmbeddingClient(bucket: Bucket, env: Record<string, string
     }
     const where = `embeddings ${endpoint.model} at ${endpoint.baseUrl}`;
     const parsed = EmbeddingResponseSchema.safeParse(response);
-    if (!parsed.success) throw ApplicationFailure.retryable(`malformed response from ${where}: ${parsed.error.message}`, 'EmbeddingMalformedResponse');
+    if (!parsed.success)
+      throw ApplicationFailure.retryable(`malformed response from ${where}: ${parsed.error.message}`, 'EmbeddingMalformedResponse');
     const vectors = new Array<number[] | undefined>(batch.length);
     for (const item of parsed.data.data) {
       if (item.index >= batch.length || vectors[item.index]) {
-        throw ApplicationFailure.retryable(`malformed response from ${where}: index ${item.index} out of range or repeated for ${batch.length} inputs`, 'EmbeddingMalformedResponse');
+        throw ApplicationFailure.retryable(
+          `malformed response from ${where}: index ${item.index} out of range or repeated for ${batch.length} inputs`,
+          'EmbeddingMalformedResponse',
+        );
       }
       vectors[item.index] = item.embedding;
     }
@@ -198,9 +203,14 @@ export function createEmbeddingClient(bucket: Bucket, env: Record<string, string
       const vectors = await request(endpoint, batch);
       // Stored before the next request, so a failure later in the corpus keeps what was paid for.
       await mapLimit(batch, S3_CONCURRENCY, (text, i) =>
-        putObject(bucket, embeddingCacheKey(endpoint, text), JSON.stringify({ base_url: endpoint.baseUrl, model: endpoint.model, text, embedding: vectors[i] }), {
-          contentType: 'application/json',
-        }),
+        putObject(
+          bucket,
+          embeddingCacheKey(endpoint, text),
+          JSON.stringify({ base_url: endpoint.baseUrl, model: endpoint.model, text, embedding: vectors[i] }),
+          {
+            contentType: 'application/json',
+          },
+        ),
       );
       batch.forEach((t, i) => claims.get(t)!.resolve(vectors[i]!));
       heartbeat();
@@ -230,7 +240,11 @@ export function createEmbeddingClient(bucket: Bucket, env: Record<string, string
       while (missing.length > 0) {
         const elsewhere = await entry.enter(missing.map(keyOf));
         // Read again now that they are ours: a holder that had them until a moment ago stored them before it left.
-        const mine = await settleCached(endpoint, missing.filter((t) => !elsewhere.has(keyOf(t))), claims);
+        const mine = await settleCached(
+          endpoint,
+          missing.filter((t) => !elsewhere.has(keyOf(t))),
+          claims,
+        );
         await embedAndStore(endpoint, mine, claims);
         await entry.leave();
         const waiting = missing.filter((t) => elsewhere.has(keyOf(t)));
@@ -245,7 +259,11 @@ export function createEmbeddingClient(bucket: Bucket, env: Record<string, string
     } finally {
       await entry
         .leave()
-        .catch((err) => console.warn(`leaving ${embeddingLedgerKey(endpoint)} failed (its entry lapses in ${LEASE_MS / 1000} s): ${(err as Error).message}`));
+        .catch((err) =>
+          console.warn(
+            `leaving ${embeddingLedgerKey(endpoint)} failed (its entry lapses in ${LEASE_MS / 1000} s): ${(err as Error).message}`,
+          ),
+        );
     }
   }
 
@@ -302,7 +320,13 @@ export function createEmbeddingClient(bucket: Bucket, env: Record<string, string
  * Dense retrieval: the k docs whose `indexText` embeds closest (cosine) to the raw query, best first,
  * ties to the earlier doc. Always returns min(k, docs.length) results.
  */
-export async function denseSearch(client: EmbeddingClient, endpoint: EmbeddingEndpoint, docs: readonly ApiDoc[], query: string, k: number): Promise<RetrievedApi[]> {
+export async function denseSearch(
+  client: EmbeddingClient,
+  endpoint: EmbeddingEndpoint,
+  docs: readonly ApiDoc[],
+  query: string,
+  k: number,
+): Promise<RetrievedApi[]> {
   if (!Number.isInteger(k) || k < 0) throw new RangeError(`k must be a non-negative integer, got ${k}`);
   if (docs.length === 0 || k === 0) return [];
   // One call: the docs are usually cached already, so only the query is sent.

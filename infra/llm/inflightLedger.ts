@@ -10,7 +10,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Info } from '@temporalio/activity';
-import { EMPTY_LEDGER, heldByOthers, InflightLedgerSchema, isEmpty, LEASE_MS, withHolder, type InflightLedger } from '../../domain/llm/inflight.js';
+import {
+  EMPTY_LEDGER,
+  heldByOthers,
+  InflightLedgerSchema,
+  isEmpty,
+  LEASE_MS,
+  withHolder,
+  type InflightLedger,
+} from '../../domain/llm/inflight.js';
 import { deleteIfVersion, getVersioned, putIfVersion, type Bucket } from '../s3.js';
 
 const RACE_ATTEMPTS = 50;

@@ -52,7 +52,11 @@ interface PlannedRequest {
  * The calls answering a task's samples on this endpoint: `samplesPerRequest` samples to a request
  * (the API's `n`). A sample order that cannot be laid out fails the activity for good.
  */
-export function laidOut(endpoint: LlmEndpoint, sampleIndices: readonly number[], bodyOf: (firstSample: number, choices: number) => LlmBody): SampleCall[] {
+export function laidOut(
+  endpoint: LlmEndpoint,
+  sampleIndices: readonly number[],
+  bodyOf: (firstSample: number, choices: number) => LlmBody,
+): SampleCall[] {
   try {
     return sampleCalls(sampleIndices, endpoint.samplesPerRequest ?? 1, bodyOf);
   } catch (err) {
@@ -68,7 +72,10 @@ function planRequests(batch: LlmBatch, groups: string[]): PlannedRequest[] {
     const n = call.body.n ?? 1;
     const choice = call.choice ?? 0;
     if (!Number.isInteger(choice) || choice < 0 || choice >= n) {
-      throw ApplicationFailure.nonRetryable(`sample ${call.sampleIndex}: choice ${choice} of a request for ${n} choice(s)`, 'InvalidLlmBatch');
+      throw ApplicationFailure.nonRetryable(
+        `sample ${call.sampleIndex}: choice ${choice} of a request for ${n} choice(s)`,
+        'InvalidLlmBatch',
+      );
     }
     if (n === 1) {
       out.push({ body: call.body, members: [i] });
@@ -82,14 +89,20 @@ function planRequests(batch: LlmBatch, groups: string[]): PlannedRequest[] {
       out.push(request);
     }
     if (request.members[choice] !== -1 || (request.body !== call.body && canonicalJson(request.body) !== canonicalJson(call.body))) {
-      throw ApplicationFailure.nonRetryable(`sample ${call.sampleIndex}: its request's choice ${choice} is claimed twice, or the request's samples send different bodies`, 'InvalidLlmBatch');
+      throw ApplicationFailure.nonRetryable(
+        `sample ${call.sampleIndex}: its request's choice ${choice} is claimed twice, or the request's samples send different bodies`,
+        'InvalidLlmBatch',
+      );
     }
     request.members[choice] = i;
   }
   for (const r of multi.values()) {
     const missing = r.members.indexOf(-1);
     if (missing >= 0) {
-      throw ApplicationFailure.nonRetryable(`a request for ${r.members.length} choices has no sample for choice ${missing}`, 'InvalidLlmBatch');
+      throw ApplicationFailure.nonRetryable(
+        `a request for ${r.members.length} choices has no sample for choice ${missing}`,
+        'InvalidLlmBatch',
+      );
     }
   }
   return out;
@@ -136,7 +149,18 @@ class RetryableLlmError extends Error {
 }
 
 /** Error codes of a connection that failed before the request could be written: nothing was sent. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EHOSTUNREACH', 'EHOSTDOWN', 'ENETUNREACH', 'ENETDOWN', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_NONAME',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /** Whether a connection error (the SDK's APIConnectionError) happened before the request was sent. */
 function neverSent(err: unknown): boolean {
@@ -166,7 +190,11 @@ interface FailureCounts {
  * as 0 (their `calls` counted every failed attempt, the unanswered and the never sent too).
  */
 function parseFailureCounts(text: string | null): FailureCounts {
-  const [calls, malformed, timeouts, timeoutS, unanswered] = (text ?? '').trim().split(/\s+/).map(Number).map((x) => (Number.isFinite(x) && x! > 0 ? x! : 0));
+  const [calls, malformed, timeouts, timeoutS, unanswered] = (text ?? '')
+    .trim()
+    .split(/\s+/)
+    .map(Number)
+    .map((x) => (Number.isFinite(x) && x! > 0 ? x! : 0));
   return {
     calls: Math.floor(calls ?? 0),
     malformed: Math.floor(malformed ?? 0),
@@ -185,7 +213,10 @@ function endpointRejected(endpoint: LlmEndpoint, status: number, message: string
     status === 404
       ? `check models[${endpoint.id}].model (${endpoint.model}) and base_url (${endpoint.baseUrl})`
       : `check the API key${endpoint.apiKeyEnv ? ` in ${endpoint.apiKeyEnv}` : ' (models[].api_key_env names its variable)'} and its access to ${endpoint.model}`;
-  return ApplicationFailure.nonRetryable(`model ${endpoint.id}: ${endpoint.baseUrl} answered ${status} (${message}); ${hint}. Nothing was recorded: with the key fixed in the workers' environment, the same start command resumes the sweep; a model or URL fixed in the config is another config (another sweep id)`, 'LlmConfigError');
+  return ApplicationFailure.nonRetryable(
+    `model ${endpoint.id}: ${endpoint.baseUrl} answered ${status} (${message}); ${hint}. Nothing was recorded: with the key fixed in the workers' environment, the same start command resumes the sweep; a model or URL fixed in the config is another config (another sweep id)`,
+    'LlmConfigError',
+  );
 }
 
 function retryAfterMs(headers: Headers | undefined): number | undefined {
@@ -224,9 +255,12 @@ interface Store {
   inflight: InflightEntry;
 }
 
-
 /** Waits (heartbeating, cancellable) until no one else holds the missing calls of `requests`. */
-async function waitForOthers(requests: PlannedRequest[], storeOf: (r: PlannedRequest) => Store, missingOf: (r: PlannedRequest) => string[]): Promise<void> {
+async function waitForOthers(
+  requests: PlannedRequest[],
+  storeOf: (r: PlannedRequest) => Store,
+  missingOf: (r: PlannedRequest) => string[],
+): Promise<void> {
   const byStore = new Map<Store, string[]>();
   for (const r of requests) byStore.set(storeOf(r), [...(byStore.get(storeOf(r)) ?? []), ...missingOf(r)]);
   for (let delay = 250; ; delay = Math.min(delay * 2, 5_000)) {
@@ -259,15 +293,29 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
           : await client.completions.create({ ...(body as OpenAI.CompletionCreateParamsNonStreaming), n, stream: false });
     } catch (err) {
       if (err instanceof APIConnectionTimeoutError) {
-        throw new RetryableLlmError('LlmTimeout', `no answer from ${endpoint.id} within request_timeout_s = ${endpoint.requestTimeoutS} s`, 'unanswered');
+        throw new RetryableLlmError(
+          'LlmTimeout',
+          `no answer from ${endpoint.id} within request_timeout_s = ${endpoint.requestTimeoutS} s`,
+          'unanswered',
+        );
       }
       if (err instanceof APIError) {
         const status = err.status;
-        if (status === 429) throw new RetryableLlmError('RateLimited', `429 from ${endpoint.id}: ${err.message}`, 'unanswered', retryAfterMs(err.headers as Headers | undefined));
+        if (status === 429)
+          throw new RetryableLlmError(
+            'RateLimited',
+            `429 from ${endpoint.id}: ${err.message}`,
+            'unanswered',
+            retryAfterMs(err.headers as Headers | undefined),
+          );
         if (status === undefined || status >= 500 || status === 408 || status === 409) {
           const outcome = status === undefined && neverSent(err) ? 'not-sent' : 'unanswered';
           const cause = err.cause instanceof Error ? ` (${err.cause.message})` : '';
-          throw new RetryableLlmError('LlmUnavailable', `${status ?? 'connection error'} from ${endpoint.id}: ${err.message}${status === undefined ? cause : ''}`, outcome);
+          throw new RetryableLlmError(
+            'LlmUnavailable',
+            `${status ?? 'connection error'} from ${endpoint.id}: ${err.message}${status === undefined ? cause : ''}`,
+            outcome,
+          );
         }
         // The endpoint refuses us, not this request: recording it as the samples' answer would
         // cache a wrong key or model name for good. Nothing is stored; the sweep stops, naming it.
@@ -278,20 +326,34 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
       throw new RetryableLlmError('LlmMalformedResponse', `malformed response from ${endpoint.id}: ${(err as Error).message}`, 'answered');
     }
     const parsed = endpoint.api === 'chat' ? ChatResponseSchema.safeParse(response) : CompletionResponseSchema.safeParse(response);
-    if (!parsed.success) throw new RetryableLlmError('LlmMalformedResponse', `malformed ${endpoint.api} response from ${endpoint.id}: ${parsed.error.message}`, 'answered');
+    if (!parsed.success)
+      throw new RetryableLlmError(
+        'LlmMalformedResponse',
+        `malformed ${endpoint.api} response from ${endpoint.id}: ${parsed.error.message}`,
+        'answered',
+      );
     // Fewer choices than asked for is an answer, not a malformation: endpoints that ignore `n`
     // answer one, some cap it. The caller asks again for the rest.
     const choices = new Array<{ text: string; finishReason: string | null } | undefined>(n);
     for (const [position, c] of parsed.data.choices.entries()) {
       const index = c.index ?? position;
-      if (index >= n || choices[index]) throw new RetryableLlmError('LlmMalformedResponse', `malformed response from ${endpoint.id}: choice index ${index} repeated or beyond the n=${n} asked for`, 'answered');
+      if (index >= n || choices[index])
+        throw new RetryableLlmError(
+          'LlmMalformedResponse',
+          `malformed response from ${endpoint.id}: choice index ${index} repeated or beyond the n=${n} asked for`,
+          'answered',
+        );
       choices[index] = { text: 'text' in c ? c.text : (c.message.content ?? ''), finishReason: c.finish_reason ?? null };
     }
     const usage = parsed.data.usage;
     return { response, choices, promptTokens: usage?.prompt_tokens ?? 0, completionTokens: usage?.completion_tokens ?? 0 };
   }
 
-  const summaryOf = (key: string, r: Pick<LlmRecord, 'status' | 'promptTokens' | 'completionTokens' | 'calls' | 'requestsUnanswered'>, cached: boolean): LlmCallSummary => ({
+  const summaryOf = (
+    key: string,
+    r: Pick<LlmRecord, 'status' | 'promptTokens' | 'completionTokens' | 'calls' | 'requestsUnanswered'>,
+    cached: boolean,
+  ): LlmCallSummary => ({
     key,
     status: r.status,
     cached,
@@ -310,7 +372,13 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
    * Each HTTP request is counted once: its `calls` (the endpoint's answers, malformed ones included),
    * its `requestsUnanswered` (sent, never answered) and its tokens sit on the first answer it brought.
    */
-  async function one(endpoint: LlmEndpoint, calls: LlmBatch['calls'], request: PlannedRequest, identities: string[], store: Store): Promise<LlmCallSummary[]> {
+  async function one(
+    endpoint: LlmEndpoint,
+    calls: LlmBatch['calls'],
+    request: PlannedRequest,
+    identities: string[],
+    store: Store,
+  ): Promise<LlmCallSummary[]> {
     const out = new Array<LlmCallSummary>(request.members.length);
     let missing: number[] = [];
     for (const [choice, i] of request.members.entries()) {
@@ -345,7 +413,8 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
     // every request the endpoint answered, and `requestsUnanswered` every one sent without an answer.
     const requestIdentity = identities[request.members[slots[0]!]!]!;
     let failures: FailureCounts = { calls: 0, malformed: 0, timeouts: 0, timeoutS: 0, unanswered: 0 };
-    if (store.found.failures.has(requestIdentity)) failures = parseFailureCounts(await getText(bucket, failuresKey(store.group, requestIdentity)));
+    if (store.found.failures.has(requestIdentity))
+      failures = parseFailureCounts(await getText(bucket, failuresKey(store.group, requestIdentity)));
     // Answers wait in memory only briefly: when storing them falls behind (S3 slow or down), stop
     // asking for more until it catches up (or fail, if it cannot).
     if (store.writer.pending >= MAX_UNSTORED || store.writer.failed) await store.writer.drain();
@@ -391,7 +460,9 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
         timeoutS: timeout,
         unanswered: failures.unanswered + (outcome === 'unanswered' ? 1 : 0),
       };
-      const givenUp = (kind === 'LlmMalformedResponse' && counts.malformed >= MALFORMED_ATTEMPTS) || (kind === 'LlmTimeout' && counts.timeouts >= TIMEOUT_ATTEMPTS);
+      const givenUp =
+        (kind === 'LlmMalformedResponse' && counts.malformed >= MALFORMED_ATTEMPTS) ||
+        (kind === 'LlmTimeout' && counts.timeouts >= TIMEOUT_ATTEMPTS);
       if (kind !== null) {
         // Kept when giving up too: a later attempt (a longer timeout) counts on from here. A request
         // that was never sent changed no count: nothing to write.
@@ -401,7 +472,11 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
       recordedFailure = counts;
       error =
         kind === 'LlmTimeout'
-          ? { status: null, message: `timed out ${counts.timeouts} times at request_timeout_s = ${timeout} s; a longer timeout asks again`, timeoutS: timeout }
+          ? {
+              status: null,
+              message: `timed out ${counts.timeouts} times at request_timeout_s = ${timeout} s; a longer timeout asks again`,
+              timeoutS: timeout,
+            }
           : { status: err instanceof APIError ? (err.status ?? null) : null, message: (err as Error).message };
     }
     const durationMs = Date.now() - started;
@@ -422,8 +497,27 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
         ...(first && total.unanswered > 0 ? { requestsUnanswered: total.unanswered } : {}),
       };
       const record: Omit<LlmRecord, 'key'> = got
-        ? { status: 'ok', text: got.text, finishReason: got.finishReason, ...paid, durationMs, createdAt, request: requestOf(slot, choice), response: first ? answer!.response : { same_request_as: firstKey } }
-        : { status: 'error', text: '', finishReason: null, ...paid, error: error!, durationMs, createdAt, request: requestOf(slot, choice), response: null };
+        ? {
+            status: 'ok',
+            text: got.text,
+            finishReason: got.finishReason,
+            ...paid,
+            durationMs,
+            createdAt,
+            request: requestOf(slot, choice),
+            response: first ? answer!.response : { same_request_as: firstKey },
+          }
+        : {
+            status: 'error',
+            text: '',
+            finishReason: null,
+            ...paid,
+            error: error!,
+            durationMs,
+            createdAt,
+            request: requestOf(slot, choice),
+            response: null,
+          };
       const key = store.writer.add(identities[request.members[slot]!]!, record);
       firstKey ??= key;
       out[slot] = summaryOf(key, record, false);
@@ -517,7 +611,17 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
           await waitForOthers(pending, storeOf, missingOf);
         }
       } finally {
-        await Promise.all([...stores.values()].map((s) => s.inflight.leave().catch((err) => console.warn(`leaving ${s.group}'s in-flight ledger failed (its entry lapses in ${LEASE_MS / 1000} s): ${(err as Error).message}`))));
+        await Promise.all(
+          [...stores.values()].map((s) =>
+            s.inflight
+              .leave()
+              .catch((err) =>
+                console.warn(
+                  `leaving ${s.group}'s in-flight ledger failed (its entry lapses in ${LEASE_MS / 1000} s): ${(err as Error).message}`,
+                ),
+              ),
+          ),
+        );
       }
     },
 

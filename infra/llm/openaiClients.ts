@@ -28,7 +28,13 @@ export class OpenAiClients {
     const id = `${endpoint.baseUrl}\0${apiKey}\0${endpoint.requestTimeoutS}`;
     let client = this.clients.get(id);
     if (!client) {
-      client = new OpenAI({ baseURL: endpoint.baseUrl, apiKey, maxRetries: 0, timeout: endpoint.requestTimeoutS * 1000, fetch: undiciFetch });
+      client = new OpenAI({
+        baseURL: endpoint.baseUrl,
+        apiKey,
+        maxRetries: 0,
+        timeout: endpoint.requestTimeoutS * 1000,
+        fetch: undiciFetch,
+      });
       this.clients.set(id, client);
     }
     return client;

@@ -86,7 +86,13 @@ export class WorkerLeases {
     this.timer = undefined;
     const keys = [...this.held.values()].map((h) => h.key);
     this.held.clear();
-    await Promise.all(keys.map((key) => deleteObject(this.bucket, key).catch((err: Error) => console.warn(`worker lease ${key} not deleted (it lapses in ${this.ttlMs / 1000} s): ${err.message}`))));
+    await Promise.all(
+      keys.map((key) =>
+        deleteObject(this.bucket, key).catch((err: Error) =>
+          console.warn(`worker lease ${key} not deleted (it lapses in ${this.ttlMs / 1000} s): ${err.message}`),
+        ),
+      ),
+    );
   }
 
   /** Workers holding a live lease on `taskQueue` (at least 1: the one asking serves it). */
@@ -133,7 +139,9 @@ export class WorkerLeases {
     const held = this.held.get(taskQueue);
     if (!held) return;
     try {
-      await putObject(this.bucket, held.key, JSON.stringify({ worker: this.identity, queue: taskQueue }), { contentType: 'application/json' });
+      await putObject(this.bucket, held.key, JSON.stringify({ worker: this.identity, queue: taskQueue }), {
+        contentType: 'application/json',
+      });
       // S3 stamped the object during the request; its end is the later bound, which makes S3's
       // "now" come out earlier and so counts a lease near its lapse as alive (under the limits).
       held.writtenAtMs = Date.now();

@@ -50,11 +50,18 @@ export function isolationArgs(options: IsolationOptions): string[] {
     '--unshare-uts',
     '--unshare-cgroup-try',
     ...(options.ownUserNamespace ? ['--unshare-user'] : []),
-    '--hostname', 'sandbox',
+    '--hostname',
+    'sandbox',
     ...systemMounts(),
-    '--proc', '/proc',
-    '--dev', '/dev',
-    ...(options.tmpWorldWritable ? ['--perms', '1777'] : []), '--size', String(options.tmpBytes), '--tmpfs', '/tmp',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    ...(options.tmpWorldWritable ? ['--perms', '1777'] : []),
+    '--size',
+    String(options.tmpBytes),
+    '--tmpfs',
+    '/tmp',
   ];
 }
 
@@ -69,7 +76,8 @@ function providedByIsolation(dir: string): boolean {
 /** The runner's host paths, read-only at their sandbox paths; their mount points' parents created traversable first. */
 export function readOnlyMountArgs(mounts: readonly Mount[]): string[] {
   const args: string[] = [];
-  for (const dir of mountPointParents(mounts.map((m) => m.sandbox))) if (!providedByIsolation(dir)) args.push('--perms', '0755', '--dir', dir);
+  for (const dir of mountPointParents(mounts.map((m) => m.sandbox)))
+    if (!providedByIsolation(dir)) args.push('--perms', '0755', '--dir', dir);
   for (const mount of mounts) args.push('--ro-bind', mount.host, mount.sandbox);
   return args;
 }

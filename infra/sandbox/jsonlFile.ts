@@ -11,7 +11,9 @@ export function readJsonlText(path: string): string {
     bytes = readFileSync(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new JsonlFileError(code === 'ENOENT' ? `${path}: no such file` : code === 'EISDIR' ? `${path}: is a directory` : `${path}: ${(err as Error).message}`);
+    throw new JsonlFileError(
+      code === 'ENOENT' ? `${path}: no such file` : code === 'EISDIR' ? `${path}: is a directory` : `${path}: ${(err as Error).message}`,
+    );
   }
   if (!path.endsWith('.gz')) return bytes.toString('utf8');
   try {

@@ -104,6 +104,13 @@ export class SandboxPool {
     const all = [...this.executors.values(), ...this.processExecutors.values()];
     this.executors.clear();
     this.processExecutors.clear();
-    await Promise.all(all.map((started) => started.then((executor) => executor.close(), () => undefined)));
+    await Promise.all(
+      all.map((started) =>
+        started.then(
+          (executor) => executor.close(),
+          () => undefined,
+        ),
+      ),
+    );
   }
 }

@@ -83,8 +83,17 @@ export const ZYGOTE_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'zygo
  * every child, which costs more than the few programs that use it pay to import it.
  */
 export const DEFAULT_PREIMPORTS = [
-  'typing', 'math', 're', 'string', 'collections', 'itertools', 'functools', 'heapq', 'bisect',
-  'copy', 'operator',
+  'typing',
+  'math',
+  're',
+  'string',
+  'collections',
+  'itertools',
+  'functools',
+  'heapq',
+  'bisect',
+  'copy',
+  'operator',
 ];
 
 /**

@@ -27,7 +27,11 @@ const PythonLayoutSchema = z.object({
 });
 export type PythonLayout = z.infer<typeof PythonLayoutSchema>;
 
-const PROBE_ARGS = ['-I', '-c', 'import json,sys; print(json.dumps({"executable": sys.executable, "prefix": sys.prefix, "basePrefix": sys.base_prefix}))'];
+const PROBE_ARGS = [
+  '-I',
+  '-c',
+  'import json,sys; print(json.dumps({"executable": sys.executable, "prefix": sys.prefix, "basePrefix": sys.base_prefix}))',
+];
 
 /**
  * Asks the interpreter where it lives, so exactly its directories can be mounted. Without blocking:
@@ -74,7 +78,10 @@ interface PythonMounts {
 
 /** The interpreter's sandbox path for a venv, or undefined if `python` is not inside the venv. */
 function pythonInVenv(python: string, prefix: string): string | undefined {
-  for (const [dir, venv] of [[dirname(python), prefix], [realpathSync(dirname(python)), realpathSync(prefix)]] as const) {
+  for (const [dir, venv] of [
+    [dirname(python), prefix],
+    [realpathSync(dirname(python)), realpathSync(prefix)],
+  ] as const) {
     const rel = relative(venv, dir);
     if (!rel.startsWith('..') && !isAbsolute(rel)) return join(SANDBOX_VENV_PATH, rel, basename(python));
   }
@@ -154,10 +161,16 @@ export function bwrapLaunch(options: BwrapLaunchOptions): LaunchCommand {
   }
   args.push(
     ...environmentArgs({ LANG: 'C.UTF-8', ...(options.eagerBinding ? EAGER_BINDING : {}) }),
-    '--chdir', '/tmp',
+    '--chdir',
+    '/tmp',
     '--',
     // -S: no site startup (zygote.py adds site-packages itself, without running .pth code).
-    mounts.python, '-I', '-S', '-B', SANDBOX_ZYGOTE_PATH, options.zygoteConfig,
+    mounts.python,
+    '-I',
+    '-S',
+    '-B',
+    SANDBOX_ZYGOTE_PATH,
+    options.zygoteConfig,
   );
   return { command: options.bwrap, args, env: { PATH: SANDBOX_PATH } };
 }

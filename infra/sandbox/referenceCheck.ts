@@ -57,13 +57,26 @@ export async function checkReferences(
       opts.onDone?.(++done);
       return;
     }
-    const prepared = prepareProgram(runtime, { solution: family.embedSolution(problem, solution), rest: family.tests(problem, reference) }, languageOf(problem).assemble);
+    const prepared = prepareProgram(
+      runtime,
+      { solution: family.embedSolution(problem, solution), rest: family.tests(problem, reference) },
+      languageOf(problem).assemble,
+    );
     if (!prepared.ok) {
       failures.push({ task_id: problem.task_id, status: 'error', message: `${prepared.error.type}: ${prepared.error.message}` });
     } else {
-      const result = await executor.run({ id: `reference/${problem.task_id}`, program: prepared.program, limits: family.limits(problem, reference, Math.round(opts.timeoutS * 1000)) });
+      const result = await executor.run({
+        id: `reference/${problem.task_id}`,
+        program: prepared.program,
+        limits: family.limits(problem, reference, Math.round(opts.timeoutS * 1000)),
+      });
       if (family.score(problem, result).passed) passed++;
-      else failures.push({ task_id: problem.task_id, status: result.status, message: result.exception ? `${result.exception.type}: ${result.exception.message}`.slice(0, 500) : result.status });
+      else
+        failures.push({
+          task_id: problem.task_id,
+          status: result.status,
+          message: result.exception ? `${result.exception.type}: ${result.exception.message}`.slice(0, 500) : result.status,
+        });
     }
     opts.onDone?.(++done);
   });

@@ -20,7 +20,11 @@ export function missingToolchains(problems: readonly SweepProblem[]): Array<{ la
       case 'process': {
         const toolchain = toolchainFor(runner.language);
         const check = toolchain.check();
-        if (!check.ok) missing.push({ language, message: `language ${language} (${toolchain.name}) cannot run here: ${check.missing} is missing; ${check.install}` });
+        if (!check.ok)
+          missing.push({
+            language,
+            message: `language ${language} (${toolchain.name}) cannot run here: ${check.missing} is missing; ${check.install}`,
+          });
         break;
       }
     }

@@ -24,7 +24,14 @@ import { rktToolchain } from './process/toolchains/rkt.js';
 import { rsToolchain } from './process/toolchains/rs.js';
 import { swiftToolchain } from './process/toolchains/swift.js';
 import { tsToolchain } from './process/toolchains/ts.js';
-import { warmCppToolchain, warmGoToolchain, warmJavaToolchain, warmJsToolchain, warmRsToolchain, warmTsToolchain } from './warm/warmToolchains.js';
+import {
+  warmCppToolchain,
+  warmGoToolchain,
+  warmJavaToolchain,
+  warmJsToolchain,
+  warmRsToolchain,
+  warmTsToolchain,
+} from './warm/warmToolchains.js';
 
 export interface ToolchainEntry {
   /** MultiPL-E's own commands in the sandbox: the baseline, and what a language without a warm toolchain runs with. */
@@ -63,9 +70,16 @@ export class ToolchainNotRegisteredError extends Error {
  * The toolchain `id` runs with from a table (TOOLCHAINS, or a test's): the warm one where there is
  * one, or the plain one when asked. An id without an entry (only possible past the types) throws.
  */
-export function toolchainFrom<Id extends string>(table: ToolchainTable<Id>, id: Id, variant: 'warm-if-any' | 'plain' = 'warm-if-any'): Toolchain {
+export function toolchainFrom<Id extends string>(
+  table: ToolchainTable<Id>,
+  id: Id,
+  variant: 'warm-if-any' | 'plain' = 'warm-if-any',
+): Toolchain {
   const entry: ToolchainEntry | undefined = Object.prototype.hasOwnProperty.call(table, id) ? table[id] : undefined;
-  if (!entry) throw new ToolchainNotRegisteredError(`language ${JSON.stringify(id)} runs on the process runner but has no toolchain in infra/sandbox/toolchainRegistry.ts`);
+  if (!entry)
+    throw new ToolchainNotRegisteredError(
+      `language ${JSON.stringify(id)} runs on the process runner but has no toolchain in infra/sandbox/toolchainRegistry.ts`,
+    );
   return variant === 'plain' || !entry.warm ? entry.plain() : entry.warm();
 }
 

@@ -33,11 +33,15 @@ function readPem(source: PemSource, what: string, marker: RegExp): Buffer {
       pem = readFileSync(source.path);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      throw new TemporalConnectionError(`${source.setting}=${JSON.stringify(source.path)}: cannot read the ${what} (${code === 'ENOENT' ? 'no such file' : (err as Error).message})`);
+      throw new TemporalConnectionError(
+        `${source.setting}=${JSON.stringify(source.path)}: cannot read the ${what} (${code === 'ENOENT' ? 'no such file' : (err as Error).message})`,
+      );
     }
   }
   if (!marker.test(pem.toString('utf8'))) {
-    throw new TemporalConnectionError(`${source.setting}${source.kind === 'path' ? `=${JSON.stringify(source.path)}` : ''}: not a PEM ${what} (no ${marker.source.replaceAll('\\', '')} block)`);
+    throw new TemporalConnectionError(
+      `${source.setting}${source.kind === 'path' ? `=${JSON.stringify(source.path)}` : ''}: not a PEM ${what} (no ${marker.source.replaceAll('\\', '')} block)`,
+    );
   }
   return pem;
 }
@@ -59,9 +63,14 @@ export function temporalConnectOptions(s: TemporalConnectionSettings): TemporalC
       try {
         matches = new X509Certificate(crt).checkPrivateKey(createPrivateKey(keyPem));
       } catch (err) {
-        throw new TemporalConnectionError(`${cert.setting} / ${key.setting}: cannot load the client certificate and key (${(err as Error).message})`);
+        throw new TemporalConnectionError(
+          `${cert.setting} / ${key.setting}: cannot load the client certificate and key (${(err as Error).message})`,
+        );
       }
-      if (!matches) throw new TemporalConnectionError(`${key.setting} is not the key of the client certificate of ${cert.setting}: give the key that goes with that certificate`);
+      if (!matches)
+        throw new TemporalConnectionError(
+          `${key.setting} is not the key of the client certificate of ${cert.setting}: give the key that goes with that certificate`,
+        );
       tls.clientCertPair = { crt, key: keyPem };
     }
   }
@@ -89,7 +98,9 @@ async function diagnoseTls(s: TemporalConnectionSettings, options: TemporalConne
       rejectUnauthorized: t !== false,
       ...(t && t.serverRootCACertificate ? { ca: Buffer.from(t.serverRootCACertificate) } : {}),
       ...(t && t.clientCertPair ? { cert: Buffer.from(t.clientCertPair.crt), key: Buffer.from(t.clientCertPair.key) } : {}),
-      ...(t && t.serverNameOverride ? { checkServerIdentity: (_h: string, cert: tls.PeerCertificate) => tls.checkServerIdentity(t.serverNameOverride!, cert) } : {}),
+      ...(t && t.serverNameOverride
+        ? { checkServerIdentity: (_h: string, cert: tls.PeerCertificate) => tls.checkServerIdentity(t.serverNameOverride!, cert) }
+        : {}),
     });
     const finish = (r: Outcome) => {
       socket.destroy();
@@ -103,17 +114,22 @@ async function diagnoseTls(s: TemporalConnectionSettings, options: TemporalConne
       if (t === false) finish({ ok: true });
       else setTimeout(() => finish({ ok: true }), 500);
     });
-    socket.on('end', () => finish({ ok: false, code: 'CLOSED_AFTER_HANDSHAKE', message: 'the server closed the connection right after the TLS handshake' }));
+    socket.on('end', () =>
+      finish({ ok: false, code: 'CLOSED_AFTER_HANDSHAKE', message: 'the server closed the connection right after the TLS handshake' }),
+    );
   });
   if (!outcome.ok && ['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(outcome.code)) {
     return `nothing answers at ${s.address} (${outcome.code}): check ${s.sources.address}`;
   }
-  if (t === false) return outcome.ok ? 'the server speaks TLS: set TEMPORAL_TLS=true (and TEMPORAL_TLS_SERVER_CA_CERT_PATH for a private CA)' : undefined;
+  if (t === false)
+    return outcome.ok ? 'the server speaks TLS: set TEMPORAL_TLS=true (and TEMPORAL_TLS_SERVER_CA_CERT_PATH for a private CA)' : undefined;
   if (outcome.ok) return undefined;
   const { code, message } = outcome;
   const both = `${code} ${message}`;
-  if (/wrong version number|packet length too long|unknown protocol/i.test(both)) return `the server at ${s.address} does not speak TLS: unset the TLS settings (or TEMPORAL_TLS=false)`;
-  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `the server's certificate is not for the name checked (${message}): set TEMPORAL_TLS_SERVER_NAME to a name it holds`;
+  if (/wrong version number|packet length too long|unknown protocol/i.test(both))
+    return `the server at ${s.address} does not speak TLS: unset the TLS settings (or TEMPORAL_TLS=false)`;
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')
+    return `the server's certificate is not for the name checked (${message}): set TEMPORAL_TLS_SERVER_NAME to a name it holds`;
   if (/UNABLE_TO_VERIFY|SELF_SIGNED|UNABLE_TO_GET_ISSUER|CERT_UNTRUSTED|unable to get local issuer/i.test(both)) {
     return s.tls.kind === 'on' && s.tls.serverCa
       ? `the server's certificate is not signed by the CA of ${s.tls.serverCa.setting} (${code || message})`
@@ -128,7 +144,11 @@ async function diagnoseTls(s: TemporalConnectionSettings, options: TemporalConne
       ? `the server closed the connection right after the TLS handshake: it refused the client certificate of ${s.tls.client.cert.setting} (give one signed by a CA the server trusts)`
       : 'the server closed the connection right after the TLS handshake: it may require a client certificate (TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH)';
   }
-  if (/unknown ca|bad certificate|certificate unknown|unsupported certificate|certificate revoked|certificate expired|access denied|decrypt error/i.test(message)) {
+  if (
+    /unknown ca|bad certificate|certificate unknown|unsupported certificate|certificate revoked|certificate expired|access denied|decrypt error/i.test(
+      message,
+    )
+  ) {
     const from = s.tls.kind === 'on' && s.tls.client ? s.tls.client.cert.setting : 'TEMPORAL_TLS_CLIENT_CERT_PATH';
     return `the server refused the client certificate of ${from} (${message.replace(/^.*?alert/i, 'TLS alert').replace(/:.*$/, '')}): give a certificate signed by a CA the server trusts`;
   }
@@ -140,16 +160,23 @@ function isIpAddress(host: string): boolean {
 }
 
 /** A connection failure explained: what was tried, and the settings that could be at fault. */
-async function explainConnectFailure(s: TemporalConnectionSettings, options: TemporalConnectOptions, err: unknown): Promise<TemporalConnectionError> {
+async function explainConnectFailure(
+  s: TemporalConnectionSettings,
+  options: TemporalConnectOptions,
+  err: unknown,
+): Promise<TemporalConnectionError> {
   // The client SDK wraps the server's answer ("Failed to connect to Temporal server"): say both.
   const chain: Array<{ message?: string; code?: number; cause?: unknown }> = [];
-  for (let e = err as { message?: string; code?: number; cause?: unknown } | undefined; e && chain.length < 4; e = e.cause as typeof e) chain.push(e);
+  for (let e = err as { message?: string; code?: number; cause?: unknown } | undefined; e && chain.length < 4; e = e.cause as typeof e)
+    chain.push(e);
   const said = chain.map((e) => (e.message ?? String(e)).split('\n')[0]!).join(': ');
   const unauthenticated = chain.some((e) => e.code === 16 /* UNAUTHENTICATED */ || e.code === 7 /* PERMISSION_DENIED */);
   const tlsProblem = await diagnoseTls(s, options).catch(() => undefined);
   let hint = '';
   if (!tlsProblem && (unauthenticated || /unauthenticated|unauthorized|permission|api key|authorization|authentication/i.test(said))) {
-    hint = s.apiKey ? `\n  the server refused the API key of ${s.apiKey.setting}` : '\n  the server wants credentials: TEMPORAL_API_KEY (Temporal Cloud) or a client certificate';
+    hint = s.apiKey
+      ? `\n  the server refused the API key of ${s.apiKey.setting}`
+      : '\n  the server wants credentials: TEMPORAL_API_KEY (Temporal Cloud) or a client certificate';
   }
   return new TemporalConnectionError(
     `cannot connect to ${describeTemporalConnection(s)}: ${tlsProblem ?? said}${hint}` +
@@ -166,7 +193,11 @@ function addressNote(s: TemporalConnectionSettings): string {
 const EARLY_DIAGNOSIS_MS = 300;
 
 /** Whether the namespace exists: a wrong one is named with where it was set. */
-async function checkNamespace(s: TemporalConnectionSettings, options: TemporalConnectOptions, describe: () => Promise<unknown>): Promise<void> {
+async function checkNamespace(
+  s: TemporalConnectionSettings,
+  options: TemporalConnectOptions,
+  describe: () => Promise<unknown>,
+): Promise<void> {
   try {
     await describe();
   } catch (err) {
@@ -174,7 +205,7 @@ async function checkNamespace(s: TemporalConnectionSettings, options: TemporalCo
     if (code === 5 /* NOT_FOUND */ || /namespace .* (is )?not found/i.test((err as Error).message)) {
       throw new TemporalConnectionError(
         `namespace ${JSON.stringify(s.namespace)} (from ${s.sources.namespace}) does not exist on Temporal at ${s.address}: ` +
-          'fix TEMPORAL_NAMESPACE (or the profile\'s namespace), or create it (`temporal operator namespace create --namespace ' +
+          "fix TEMPORAL_NAMESPACE (or the profile's namespace), or create it (`temporal operator namespace create --namespace " +
           `${s.namespace}\`)`,
       );
     }
@@ -191,7 +222,10 @@ export async function connectTemporal(
 ): Promise<{ connection: Connection; client: Client; close: () => Promise<void> }> {
   const s = config.temporal.connection;
   const options = temporalConnectOptions(s);
-  const connecting = Connection.connect({ ...options, ...(opts.connectTimeout !== undefined ? { connectTimeout: opts.connectTimeout } : {}) });
+  const connecting = Connection.connect({
+    ...options,
+    ...(opts.connectTimeout !== undefined ? { connectTimeout: opts.connectTimeout } : {}),
+  });
   // The client SDK keeps retrying a refused TLS handshake (or a closed port) until its deadline
   // (10 s) and then says only that: a connection not up in a moment is diagnosed meanwhile, and a
   // problem found is reported at once, as the worker's connection (which fails fast) does.
@@ -212,12 +246,16 @@ export async function connectTemporal(
     connected = true;
   }
   if ('problem' in outcome) {
-    connecting.then((c) => c.close(), () => {});
+    connecting.then(
+      (c) => c.close(),
+      () => {},
+    );
     throw new TemporalConnectionError(`cannot connect to ${describeTemporalConnection(s)}: ${outcome.problem}${addressNote(s)}`);
   }
   const connection = outcome.connection;
   try {
-    if (opts.checkNamespace !== false) await checkNamespace(s, options, () => connection.workflowService.describeNamespace({ namespace: s.namespace }));
+    if (opts.checkNamespace !== false)
+      await checkNamespace(s, options, () => connection.workflowService.describeNamespace({ namespace: s.namespace }));
   } catch (err) {
     await connection.close();
     throw err;

@@ -21,7 +21,11 @@ export async function registerSearchAttributes(connection: Connection, namespace
   const missing = await missingSearchAttributes(connection, namespace);
   if (missing.length) {
     const { IndexedValueType } = proto.temporal.api.enums.v1;
-    const typeOf = { Keyword: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD, Int: IndexedValueType.INDEXED_VALUE_TYPE_INT, Double: IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE };
+    const typeOf = {
+      Keyword: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+      Int: IndexedValueType.INDEXED_VALUE_TYPE_INT,
+      Double: IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE,
+    };
     await connection.operatorService.addSearchAttributes({
       namespace,
       searchAttributes: Object.fromEntries(missing.map((a) => [a.name, typeOf[a.type]])),
@@ -42,7 +46,8 @@ export async function waitForSearchAttributes(connection: Connection, namespace:
       await connection.workflowService.countWorkflowExecutions({ namespace, query });
       return;
     } catch (err) {
-      if (Date.now() > deadline) throw new Error(`the search attributes of namespace ${namespace} are not served after ${timeoutMs / 1000}s: ${String(err)}`);
+      if (Date.now() > deadline)
+        throw new Error(`the search attributes of namespace ${namespace} are not served after ${timeoutMs / 1000}s: ${String(err)}`);
       await new Promise((r) => setTimeout(r, 500));
     }
   }

@@ -31,7 +31,13 @@ export function createCapirActivities(deps: MethodActivityDeps) {
      * kept (in rerank order, each once), EpiGen with the plan too; the cell's prompt template shapes
      * it as it shapes rag's chat request.
      */
-    async generateCapir(input: { ref: MethodTaskRef; planKey: string; recommendKey: string; withPlan: boolean; sampleIndices: number[] }): Promise<LlmCallSummary[]> {
+    async generateCapir(input: {
+      ref: MethodTaskRef;
+      planKey: string;
+      recommendKey: string;
+      withPlan: boolean;
+      sampleIndices: number[];
+    }): Promise<LlmCallSummary[]> {
       const { ref } = input;
       chatOnly(ref.endpoint);
       const { problem, library } = await context(ref);
@@ -39,7 +45,9 @@ export function createCapirActivities(deps: MethodActivityDeps) {
       const rec = await mustRead(input.recommendKey, RecommendArtifactSchema, 'recommendation');
       const docs = docsByPath(library, [...new Set(rec.subtasks.flatMap((s) => s.kept))]);
       const messages = capirMessages(problem, docs, library.library.name, input.withPlan ? plan.subtasks : null, ref.sampling.prompt);
-      const calls = laidOut(ref.endpoint, input.sampleIndices, (first, choices) => chatBody(finalSampling(ref.sampling), messages, first, choices));
+      const calls = laidOut(ref.endpoint, input.sampleIndices, (first, choices) =>
+        chatBody(finalSampling(ref.sampling), messages, first, choices),
+      );
       return llm.callLlm({ endpoint: ref.endpoint, calls });
     },
 
@@ -47,13 +55,24 @@ export function createCapirActivities(deps: MethodActivityDeps) {
      * CAPIR + Self-Repair, stage 1: the model's feedback in words on sample `sampleIndex`'s answer
      * at `previousKey`, from its run on the example inputs (`runKey`, which raised).
      */
-    async repairFeedback(input: { ref: MethodTaskRef; sampleIndex: number; firstKey: string; previousKey: string; runKey: string; round: number }): Promise<LlmStepResult> {
+    async repairFeedback(input: {
+      ref: MethodTaskRef;
+      sampleIndex: number;
+      firstKey: string;
+      previousKey: string;
+      runKey: string;
+      round: number;
+    }): Promise<LlmStepResult> {
       const { ref } = input;
       const { problem } = await context(ref);
       const firstMessages = await messagesOf(input.firstKey);
       const run = await mustRead(input.runKey, SnippetRunSchema, 'example-input run');
       const messages = feedbackMessages(firstMessages, problem, run.code, run.error ?? run.status, ref.options.observation_chars);
-      const { summary, text } = await ask(ref.endpoint, chatBody(finalSampling(ref.sampling), messages, input.sampleIndex), input.sampleIndex);
+      const { summary, text } = await ask(
+        ref.endpoint,
+        chatBody(finalSampling(ref.sampling), messages, input.sampleIndex),
+        input.sampleIndex,
+      );
       return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
     },
 
@@ -65,7 +84,11 @@ export function createCapirActivities(deps: MethodActivityDeps) {
       if (!record) throw new Error(`LLM record ${input.feedbackKey} is missing`);
       const feedbackPrompt = await messagesOf(input.feedbackKey);
       const messages = repairFromFeedbackMessages(feedbackPrompt, stripThinking(record.text), problem);
-      const { summary, text } = await ask(ref.endpoint, chatBody(finalSampling(ref.sampling), messages, input.sampleIndex), input.sampleIndex);
+      const { summary, text } = await ask(
+        ref.endpoint,
+        chatBody(finalSampling(ref.sampling), messages, input.sampleIndex),
+        input.sampleIndex,
+      );
       return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
     },
   };

@@ -26,15 +26,33 @@ export const capirMethod = {
   kind: 'capir',
   needsLibrary: true,
   needsChat: true,
-  promptTemplateScope: "the generation (rag's layout: system message and instruction); CAPIR + Self-Repair's feedback and repair turns continue that conversation in the method's words; the planner and the reranks keep their own prompts",
-  optionsRead: ['max_subtasks', 'planner_examples', 'retrieve_k', 'rerank_keep', 'observation_chars', 'repair_check', 'retriever', 'embeddings', 'doc_masking'],
+  promptTemplateScope:
+    "the generation (rag's layout: system message and instruction); CAPIR + Self-Repair's feedback and repair turns continue that conversation in the method's words; the planner and the reranks keep their own prompts",
+  optionsRead: [
+    'max_subtasks',
+    'planner_examples',
+    'retrieve_k',
+    'rerank_keep',
+    'observation_chars',
+    'repair_check',
+    'retriever',
+    'embeddings',
+    'doc_masking',
+  ],
   names: {
-    capir: { description: 'CAPIR: plan, per-subtask retrieval and rerank, one generation per sample with the kept docs', variant: { planInPrompt: false, repair: false } },
+    capir: {
+      description: 'CAPIR: plan, per-subtask retrieval and rerank, one generation per sample with the kept docs',
+      variant: { planInPrompt: false, repair: false },
+    },
     'capir-self-repair': {
-      description: 'CAPIR + Self-Repair: CAPIR, then on a runtime error on the example inputs the model writes feedback, then code (budget = subtasks)',
+      description:
+        'CAPIR + Self-Repair: CAPIR, then on a runtime error on the example inputs the model writes feedback, then code (budget = subtasks)',
       variant: { planInPrompt: false, repair: true },
     },
-    epigen: { description: 'EpiGen: plan first, generate once (CAPIR docs and the plan in one prompt)', variant: { planInPrompt: true, repair: false } },
+    epigen: {
+      description: 'EpiGen: plan first, generate once (CAPIR docs and the plan in one prompt)',
+      variant: { planInPrompt: true, repair: false },
+    },
   },
   // Plan, a rerank per subtask (ASSUMED_SUBTASKS), n answers; with repair ASSUMED_REPAIRS two-stage
   // repairs per sample (feedback + code) and a run of each answer on the example inputs.
@@ -52,7 +70,9 @@ export const capirMethod = {
       shared: [
         singleAnswers('plan', tasks),
         singleAnswers('rerank', tasks * ASSUMED_SUBTASKS),
-        ...(v.planInPrompt ? [] : [{ part: 'capir', atCellTemperature: true, templated: true, requests: batchedRequests(ctx), answers: tasks * n }]),
+        ...(v.planInPrompt
+          ? []
+          : [{ part: 'capir', atCellTemperature: true, templated: true, requests: batchedRequests(ctx), answers: tasks * n }]),
       ],
     };
   },
@@ -61,6 +81,9 @@ export const capirMethod = {
     ...trace.subtasks.map((s) => `subtask ${s.index + 1}: ${s.description}  APIs: ${(s.apis ?? []).join(', ') || '-'}`),
     ...(trace.repairs ?? [])
       .filter((r) => sample === undefined || r.sample_index === sample)
-      .map((r) => `sample ${r.sample_index}: ${r.rounds.map((x, i) => `${i === 0 ? 'first' : `repair ${i}`} ${x.ok ? 'ok' : x.status}`).join(' -> ')}`),
+      .map(
+        (r) =>
+          `sample ${r.sample_index}: ${r.rounds.map((x, i) => `${i === 0 ? 'first' : `repair ${i}`} ${x.ok ? 'ok' : x.status}`).join(' -> ')}`,
+      ),
   ],
 } as const satisfies MethodDefinition<'capir', CapirVariant>;

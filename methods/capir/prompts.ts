@@ -17,7 +17,13 @@ import { ragUserMessage } from '../rag/request.js';
  * as it shapes rag's chat request (system message, instruction). The feedback and repair turns of
  * CAPIR + Self-Repair continue this conversation in the method's own words.
  */
-export function capirMessages(problem: SweepProblem, docs: readonly ApiDoc[], libraryName: string, plan: readonly string[] | null, template?: PromptTemplate): ChatMessage[] {
+export function capirMessages(
+  problem: SweepProblem,
+  docs: readonly ApiDoc[],
+  libraryName: string,
+  plan: readonly string[] | null,
+  template?: PromptTemplate,
+): ChatMessage[] {
   const planned = plan === null ? '' : `\nA plan for the task, one API subtask per step:\n${formatPlan([...plan])}\n`;
   return chatMessagesOf(problem, ragUserMessage(problem, docs, libraryName, template) + planned, template);
 }
@@ -27,7 +33,13 @@ function what(problem: SweepProblem): string {
 }
 
 /** Stage 1 of a repair: the model explains the error, in words. */
-export function feedbackMessages(first: readonly ChatMessage[], problem: SweepProblem, code: string, error: string, maxChars: number): ChatMessage[] {
+export function feedbackMessages(
+  first: readonly ChatMessage[],
+  problem: SweepProblem,
+  code: string,
+  error: string,
+  maxChars: number,
+): ChatMessage[] {
   return [
     ...first,
     { role: 'assistant', content: pythonBlock(code) },

@@ -27,31 +27,39 @@ export function createCapirTraceActivities(bucket: Bucket) {
       const rec = RecommendArtifactSchema.parse(await json(input.recommendKey));
       const repairs = await repairsOf(input.samples, problem.entry_point, input.budget ? 'llm_error' : 'not_run');
       const finalKeys = input.samples.map((rounds) => rounds[rounds.length - 1]!.llmKey);
-      return store(input.ref, {
-        method: input.method,
-        task_id: problem.task_id,
-        task_index: input.ref.taskIndex,
-        ...plannerFields(plan),
-        stages: await stages({
-          plan: plan.llm_keys,
-          rerank: rerankKeys(rec),
-          // The first answers and the repairs' code are generations; the last of each sample is its final one.
-          final: input.samples.map((rounds) => rounds[0]!.llmKey),
-          ...(input.budget ? { feedback: input.feedbackKeys, repair: input.samples.flatMap((rounds) => rounds.slice(1).map((r) => r.llmKey)) } : {}),
-        }),
-        subtasks: plan.subtasks.map((description, i) => ({
-          index: i,
-          description,
-          apis: rec.subtasks[i]?.kept ?? [],
-          retrieved: rec.subtasks[i]?.retrieved ?? [],
-          rerank_fallback: rec.subtasks[i]?.fallback ?? false,
-          attempts: [],
-          outcome: 'skipped' as const,
-        })),
-        ...(input.budget ? { repairs, repair_budget: input.budget } : {}),
-        finals: await Promise.all(finalKeys.map(async (key, s) => ({ sample_index: s, llm_key: key, code: await answer(key, problem.entry_point) }))),
-        cost: input.cost,
-      }, input.promptTemplate);
+      return store(
+        input.ref,
+        {
+          method: input.method,
+          task_id: problem.task_id,
+          task_index: input.ref.taskIndex,
+          ...plannerFields(plan),
+          stages: await stages({
+            plan: plan.llm_keys,
+            rerank: rerankKeys(rec),
+            // The first answers and the repairs' code are generations; the last of each sample is its final one.
+            final: input.samples.map((rounds) => rounds[0]!.llmKey),
+            ...(input.budget
+              ? { feedback: input.feedbackKeys, repair: input.samples.flatMap((rounds) => rounds.slice(1).map((r) => r.llmKey)) }
+              : {}),
+          }),
+          subtasks: plan.subtasks.map((description, i) => ({
+            index: i,
+            description,
+            apis: rec.subtasks[i]?.kept ?? [],
+            retrieved: rec.subtasks[i]?.retrieved ?? [],
+            rerank_fallback: rec.subtasks[i]?.fallback ?? false,
+            attempts: [],
+            outcome: 'skipped' as const,
+          })),
+          ...(input.budget ? { repairs, repair_budget: input.budget } : {}),
+          finals: await Promise.all(
+            finalKeys.map(async (key, s) => ({ sample_index: s, llm_key: key, code: await answer(key, problem.entry_point) })),
+          ),
+          cost: input.cost,
+        },
+        input.promptTemplate,
+      );
     },
   };
 }

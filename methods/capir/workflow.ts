@@ -43,7 +43,13 @@ export async function capirTaskWorkflow(input: CapirTaskInput): Promise<MethodTa
   let cost = addCost(plan.cost, rec.cost);
   say('generating');
   const allSamples = Array.from({ length: input.nSamples }, (_, s) => s);
-  const firsts = await llm.generateCapir({ ref, planKey: plan.planKey, recommendKey: rec.recommendKey, withPlan: variant.planInPrompt, sampleIndices: allSamples });
+  const firsts = await llm.generateCapir({
+    ref,
+    planKey: plan.planKey,
+    recommendKey: rec.recommendKey,
+    withPlan: variant.planInPrompt,
+    sampleIndices: allSamples,
+  });
 
   const budget = plan.subtasks.length;
   const feedbackKeys: string[] = [];
@@ -54,12 +60,27 @@ export async function capirTaskWorkflow(input: CapirTaskInput): Promise<MethodTa
       let current = { llmKey: first.key, ok: first.status === 'ok', cost: costOfCalls([first]) };
       for (let round = 0; variant.repair; round++) {
         const run = current.ok
-          ? await sandbox.runVisible({ datasetKey: ref.datasetKey, libraryKey: ref.libraryKey, taskIndex: ref.taskIndex, llmKey: current.llmKey, timeoutS: input.timeoutS, label: `${ref.cellId}/${ref.taskIndex}/${s}/r${round}`, check: ref.options.repair_check ?? 'runtime-errors' })
+          ? await sandbox.runVisible({
+              datasetKey: ref.datasetKey,
+              libraryKey: ref.libraryKey,
+              taskIndex: ref.taskIndex,
+              llmKey: current.llmKey,
+              timeoutS: input.timeoutS,
+              label: `${ref.cellId}/${ref.taskIndex}/${s}/r${round}`,
+              check: ref.options.repair_check ?? 'runtime-errors',
+            })
           : null;
         if (run?.runKey) cost = addCost(cost, { sandbox_runs: 1 });
         rounds.push({ llmKey: current.llmKey, ...(run?.runKey ? { runKey: run.runKey } : {}), ok: run?.ok ?? false, cost: current.cost });
         if (run?.ok || !run?.runKey || round >= budget) return rounds;
-        const feedback = await llm.repairFeedback({ ref, sampleIndex: s, firstKey: first.key, previousKey: current.llmKey, runKey: run.runKey, round: round + 1 });
+        const feedback = await llm.repairFeedback({
+          ref,
+          sampleIndex: s,
+          firstKey: first.key,
+          previousKey: current.llmKey,
+          runKey: run.runKey,
+          round: round + 1,
+        });
         cost = addCost(cost, feedback.cost);
         feedbackKeys.push(feedback.llmKey);
         if (!feedback.ok) return rounds;

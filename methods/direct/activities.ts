@@ -22,12 +22,13 @@ export function createDirectActivities({ bucket, llm }: MethodActivityDeps) {
       const problems = await loadProblems(bucket, input.datasetKey);
       const problem = problems[input.taskIndex];
       if (!problem) throw ApplicationFailure.nonRetryable(`task index ${input.taskIndex} is out of range`, 'InvalidTask');
-      const calls = laidOut(input.endpoint, input.sampleIndices, (first, choices) => directRequestBody(problem, input.endpoint.api, input.sampling, first, choices));
+      const calls = laidOut(input.endpoint, input.sampleIndices, (first, choices) =>
+        directRequestBody(problem, input.endpoint.api, input.sampling, first, choices),
+      );
       return llm.callLlm({ endpoint: input.endpoint, calls });
     },
   };
 }
-
 
 export type DirectActivities = ReturnType<typeof createDirectActivities>;
 

@@ -13,7 +13,13 @@ export const directMethod = {
   names: {
     direct: { description: 'one request per sample; the extracted code is run against the hidden tests', variant: {} },
   },
-  estimateCost: (_variant, ctx) => ({ llmRequests: batchedRequests(ctx), llmAnswers: ctx.tasks * ctx.n, sandboxRuns: ctx.tasks * ctx.n, estimate: false, shared: [] }),
+  estimateCost: (_variant, ctx) => ({
+    llmRequests: batchedRequests(ctx),
+    llmAnswers: ctx.tasks * ctx.n,
+    sandboxRuns: ctx.tasks * ctx.n,
+    estimate: false,
+    shared: [],
+  }),
   sharedRequestFamilies: () => [],
   outlineTrace: () => [],
 } as const satisfies MethodDefinition<'direct', DirectVariant>;

@@ -74,7 +74,13 @@ export function createExploracoderActivities(deps: MethodActivityDeps) {
   const { llm, embeddings } = deps;
 
   /** The CoAE prompt of one subtask (the same for each of its m candidates). */
-  async function exploreMessagesOf(input: { ref: MethodTaskRef; planKey: string; recommendKey: string; subtask: number; experiences: ExperienceRef[] }) {
+  async function exploreMessagesOf(input: {
+    ref: MethodTaskRef;
+    planKey: string;
+    recommendKey: string;
+    subtask: number;
+    experiences: ExperienceRef[];
+  }) {
     const { problem, library } = await context(input.ref);
     const plan = await mustRead(input.planKey, PlanArtifactSchema, 'plan');
     const rec = await mustRead(input.recommendKey, RecommendArtifactSchema, 'recommendation');
@@ -91,7 +97,12 @@ export function createExploracoderActivities(deps: MethodActivityDeps) {
 
   async function experiencesOf(plan: PlanArtifact, refs: readonly ExperienceRef[]): Promise<Experience[]> {
     const runs = await Promise.all(refs.map((r) => mustRead(r.runKey, SnippetRunSchema, 'snippet run')));
-    return runs.map((run, i) => ({ index: refs[i]!.subtask, subtask: plan.subtasks[refs[i]!.subtask]!, code: run.code, observation: observationOf(run) }));
+    return runs.map((run, i) => ({
+      index: refs[i]!.subtask,
+      subtask: plan.subtasks[refs[i]!.subtask]!,
+      code: run.code,
+      observation: observationOf(run),
+    }));
   }
 
   function keptDocs(library: DatasetLibrary, rec: RecommendArtifact, subtask: number): ApiDoc[] {
@@ -134,7 +145,11 @@ export function createExploracoderActivities(deps: MethodActivityDeps) {
         copied = copiedDemo(answer.subtasks, demos)?.id ?? null;
         if (copied === null) break;
       }
-      const firstLine = problem.prompt.trim().split('\n').find((l) => l.trim() && !/^(from|import)\s/.test(l.trim())) ?? problem.entry_point;
+      const firstLine =
+        problem.prompt
+          .trim()
+          .split('\n')
+          .find((l) => l.trim() && !/^(from|import)\s/.test(l.trim())) ?? problem.entry_point;
       const plan: PlanArtifact = {
         subtasks: parsed?.subtasks ?? [`Implement ${problem.entry_point} as the task asks: ${firstLine.trim()}`],
         raw,
@@ -146,8 +161,14 @@ export function createExploracoderActivities(deps: MethodActivityDeps) {
         planner_examples: demos.map((e) => e.id),
         cost,
       };
-      if (plan.cut > 0) log.warn(`plan of task ${ref.taskIndex} (cell ${ref.cellId}) has ${plan.subtasks.length + plan.cut} subtasks: the safety cap max_subtasks = ${ref.options.max_subtasks} cut ${plan.cut}`);
-      if (plan.copied_demo !== null) log.warn(`plan of task ${ref.taskIndex} (cell ${ref.cellId}) repeats planner demo ${plan.copied_demo} after ${keys.length} requests`);
+      if (plan.cut > 0)
+        log.warn(
+          `plan of task ${ref.taskIndex} (cell ${ref.cellId}) has ${plan.subtasks.length + plan.cut} subtasks: the safety cap max_subtasks = ${ref.options.max_subtasks} cut ${plan.cut}`,
+        );
+      if (plan.copied_demo !== null)
+        log.warn(
+          `plan of task ${ref.taskIndex} (cell ${ref.cellId}) repeats planner demo ${plan.copied_demo} after ${keys.length} requests`,
+        );
       await putObject(deps.bucket, key, JSON.stringify(plan), { contentType: 'application/json' });
       return { planKey: key, subtasks: plan.subtasks.map((s) => s.slice(0, 200)), cost };
     },
@@ -157,7 +178,11 @@ export function createExploracoderActivities(deps: MethodActivityDeps) {
      * relevant ones (at most rerank_keep); then a global rerank over every subtask's candidates
      * keeps global_k for the final step (option global_rerank).
      */
-    async recommendApis(input: { ref: MethodTaskRef; planKey: string; /** false: no global rerank (CAPIR). */ global?: boolean }): Promise<{ recommendKey: string; cost: MethodCost }> {
+    async recommendApis(input: {
+      ref: MethodTaskRef;
+      planKey: string;
+      /** false: no global rerank (CAPIR). */ global?: boolean;
+    }): Promise<{ recommendKey: string; cost: MethodCost }> {
       const { ref } = input;
       const key = input.planKey.replace(/plan(-no-summary)?\.json$/, 'recommend$1.json');
       const done = await readJson(key, RecommendArtifactSchema);
@@ -194,7 +219,12 @@ export function createExploracoderActivities(deps: MethodActivityDeps) {
       let globalKey: string | undefined;
       if (input.global === false) global = [];
       else if (paper ? offered.length > 0 : offered.length > ref.options.global_k) {
-        const messages = globalRerankMessages({ problem, subtasks: plan.subtasks, candidates: docsByPath(library, offered), keep: ref.options.global_k });
+        const messages = globalRerankMessages({
+          problem,
+          subtasks: plan.subtasks,
+          candidates: docsByPath(library, offered),
+          keep: ref.options.global_k,
+        });
         const { summary, text } = await ask(ref.endpoint, chatBody(greedy(ref.sampling), messages, 0), 0);
         cost = addCost(cost, costOf(summary));
         globalKey = summary.key;
@@ -226,7 +256,14 @@ export function createExploracoderActivities(deps: MethodActivityDeps) {
      * and the endpoint honours `n`; one that answers fewer choices is asked again for the rest by
      * callLlm, every request counted; without the config, m requests). Candidate j's answer, in order.
      */
-    async exploreCandidates(input: { ref: MethodTaskRef; planKey: string; recommendKey: string; subtask: number; experiences: ExperienceRef[]; candidates: number }): Promise<LlmStepResult[]> {
+    async exploreCandidates(input: {
+      ref: MethodTaskRef;
+      planKey: string;
+      recommendKey: string;
+      subtask: number;
+      experiences: ExperienceRef[];
+      candidates: number;
+    }): Promise<LlmStepResult[]> {
       const { ref } = input;
       const messages = await exploreMessagesOf(input);
       const candidates = Array.from({ length: input.candidates }, (_, j) => j);
@@ -236,7 +273,14 @@ export function createExploracoderActivities(deps: MethodActivityDeps) {
     },
 
     /** ExploraCoder*: a fix for a failed candidate, from its code, its error and the subtask's APIs. */
-    async debugCandidate(input: { ref: MethodTaskRef; planKey: string; recommendKey: string; subtask: number; runKey: string; candidate: number }): Promise<LlmStepResult> {
+    async debugCandidate(input: {
+      ref: MethodTaskRef;
+      planKey: string;
+      recommendKey: string;
+      subtask: number;
+      runKey: string;
+      candidate: number;
+    }): Promise<LlmStepResult> {
       const { ref } = input;
       const { problem, library } = await context(ref);
       const plan = await mustRead(input.planKey, PlanArtifactSchema, 'plan');
@@ -252,7 +296,10 @@ export function createExploracoderActivities(deps: MethodActivityDeps) {
         observationChars: ref.options.observation_chars,
       });
       // Configs from before debug_temperature debugged at the exploration temperature.
-      const sampling = { ...exploring(ref), ...(ref.options.debug_temperature !== undefined ? { temperature: ref.options.debug_temperature } : {}) };
+      const sampling = {
+        ...exploring(ref),
+        ...(ref.options.debug_temperature !== undefined ? { temperature: ref.options.debug_temperature } : {}),
+      };
       const { summary, text } = await ask(ref.endpoint, chatBody(sampling, messages, input.candidate), input.candidate);
       return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
     },
@@ -263,7 +310,13 @@ export function createExploracoderActivities(deps: MethodActivityDeps) {
      * null) the plan and every recommended API are given instead. The cell's prompt template (the
      * only ExploraCoder step it shapes) replaces the system message and the closing instruction.
      */
-    async generateFinal(input: { ref: MethodTaskRef; planKey: string; recommendKey: string; experiences: ExperienceRef[] | null; sampleIndices: number[] }): Promise<LlmCallSummary[]> {
+    async generateFinal(input: {
+      ref: MethodTaskRef;
+      planKey: string;
+      recommendKey: string;
+      experiences: ExperienceRef[] | null;
+      sampleIndices: number[];
+    }): Promise<LlmCallSummary[]> {
       const { ref } = input;
       chatOnly(ref.endpoint);
       const { problem, library } = await context(ref);
@@ -289,7 +342,9 @@ export function createExploracoderActivities(deps: MethodActivityDeps) {
         observationChars: ref.options.observation_chars,
         ...(ref.sampling.prompt ? { template: ref.sampling.prompt } : {}),
       });
-      const calls = laidOut(ref.endpoint, input.sampleIndices, (first, choices) => chatBody(finalSampling(ref.sampling), messages, first, choices));
+      const calls = laidOut(ref.endpoint, input.sampleIndices, (first, choices) =>
+        chatBody(finalSampling(ref.sampling), messages, first, choices),
+      );
       return llm.callLlm({ endpoint: ref.endpoint, calls });
     },
   };

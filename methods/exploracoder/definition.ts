@@ -25,9 +25,21 @@ const EXPLORA: ExploraVariant = { debug: false, summaryAndExamples: true, explor
 
 /** The paper's ablations, as switches of the variant; a name's suffixes combine in this order. */
 const ABLATIONS = [
-  { suffix: 'no-summary', what: 'without the library summary and planner demos', apply: (v: ExploraVariant): ExploraVariant => ({ ...v, summaryAndExamples: false }) },
-  { suffix: 'no-exploration', what: 'without exploration (plan and all recommended docs, one shot)', apply: (v: ExploraVariant): ExploraVariant => ({ ...v, explore: false }) },
-  { suffix: 'random-selection', what: 'keeping a random candidate per subtask instead of a passing one', apply: (v: ExploraVariant): ExploraVariant => ({ ...v, selection: 'random' as const }) },
+  {
+    suffix: 'no-summary',
+    what: 'without the library summary and planner demos',
+    apply: (v: ExploraVariant): ExploraVariant => ({ ...v, summaryAndExamples: false }),
+  },
+  {
+    suffix: 'no-exploration',
+    what: 'without exploration (plan and all recommended docs, one shot)',
+    apply: (v: ExploraVariant): ExploraVariant => ({ ...v, explore: false }),
+  },
+  {
+    suffix: 'random-selection',
+    what: 'keeping a random candidate per subtask instead of a passing one',
+    apply: (v: ExploraVariant): ExploraVariant => ({ ...v, selection: 'random' as const }),
+  },
 ] as const;
 
 /**
@@ -36,14 +48,23 @@ const ABLATIONS = [
  * part of exploration, so random-selection does not combine with no-exploration. The names of the
  * paper's single ablations (`exploracoder-debug-no-summary`, ...) are among them.
  */
-type AblationSuffix = '' | '-no-summary' | '-no-exploration' | '-random-selection' | '-no-summary-no-exploration' | '-no-summary-random-selection';
+type AblationSuffix =
+  '' | '-no-summary' | '-no-exploration' | '-random-selection' | '-no-summary-no-exploration' | '-no-summary-random-selection';
 export type ExploraName = `exploracoder${'' | '-debug'}${AblationSuffix}`;
 
 function exploraNames(): Record<ExploraName, { description: string; variant: ExploraVariant }> {
   const out: Record<string, { description: string; variant: ExploraVariant }> = {};
   const bases = [
-    { name: 'exploracoder', description: 'plan -> recommend APIs -> Chain of API Exploration (m snippets per subtask, run, select) -> final solution', variant: EXPLORA },
-    { name: 'exploracoder-debug', description: 'ExploraCoder*: exploracoder, and when all m snippets of a subtask fail the model debugs them', variant: { ...EXPLORA, debug: true } },
+    {
+      name: 'exploracoder',
+      description: 'plan -> recommend APIs -> Chain of API Exploration (m snippets per subtask, run, select) -> final solution',
+      variant: EXPLORA,
+    },
+    {
+      name: 'exploracoder-debug',
+      description: 'ExploraCoder*: exploracoder, and when all m snippets of a subtask fail the model debugs them',
+      variant: { ...EXPLORA, debug: true },
+    },
   ];
   for (const base of bases) {
     for (let mask = 0; mask < 1 << ABLATIONS.length; mask++) {
@@ -51,7 +72,10 @@ function exploraNames(): Record<ExploraName, { description: string; variant: Exp
       if (chosen.some((a) => a.suffix === 'no-exploration') && chosen.some((a) => a.suffix === 'random-selection')) continue;
       const name = [base.name, ...chosen.map((a) => a.suffix)].join('-');
       out[name] = {
-        description: chosen.length === 0 ? base.description : `ablation: ${base.name === 'exploracoder' ? 'ExploraCoder' : 'ExploraCoder*'} ${chosen.map((a) => a.what).join(', ')}`,
+        description:
+          chosen.length === 0
+            ? base.description
+            : `ablation: ${base.name === 'exploracoder' ? 'ExploraCoder' : 'ExploraCoder*'} ${chosen.map((a) => a.what).join(', ')}`,
         variant: chosen.reduce((v, a) => a.apply(v), base.variant),
       };
     }
@@ -63,10 +87,25 @@ export const exploracoderMethod = {
   kind: 'exploracoder',
   needsLibrary: true,
   needsChat: true,
-  promptTemplateScope: "the final solution (its system message and its closing instruction); the planner, the reranks, the exploration and debug prompts keep the paper's wording",
+  promptTemplateScope:
+    "the final solution (its system message and its closing instruction); the planner, the reranks, the exploration and debug prompts keep the paper's wording",
   optionsRead: [
-    'candidates', 'max_subtasks', 'retrieve_k', 'rerank_keep', 'global_k', 'global_rerank', 'planner_examples', 'debug_rounds',
-    'debug_temperature', 'debug_mode', 'explore_temperature', 'explore_top_p', 'observation_chars', 'retriever', 'embeddings', 'doc_masking',
+    'candidates',
+    'max_subtasks',
+    'retrieve_k',
+    'rerank_keep',
+    'global_k',
+    'global_rerank',
+    'planner_examples',
+    'debug_rounds',
+    'debug_temperature',
+    'debug_mode',
+    'explore_temperature',
+    'explore_top_p',
+    'observation_chars',
+    'retriever',
+    'embeddings',
+    'doc_masking',
   ],
   names: exploraNames(),
   // Estimated with ASSUMED_SUBTASKS subtasks, a rerank for each and the global one, CoAE's m
@@ -90,7 +129,16 @@ export const exploracoderMethod = {
       // The per-subtask reranks are CAPIR's too; the global rerank is ExploraCoder's own.
       singleAnswers(`rerank${summary}`, tasks * s),
       singleAnswers(`global-rerank${summary}`, tasks),
-      ...(exploreRequests ? [{ part: `explore${summary}-${v.selection}`, atCellTemperature: false, requests: tasks * exploreRequests, answers: tasks * exploreAnswers }] : []),
+      ...(exploreRequests
+        ? [
+            {
+              part: `explore${summary}-${v.selection}`,
+              atCellTemperature: false,
+              requests: tasks * exploreRequests,
+              answers: tasks * exploreAnswers,
+            },
+          ]
+        : []),
       // Debugging runs at debug_temperature, not the cell's: the debug variants at every temperature share it.
       ...(debugRequests ? [singleAnswers(`debug${summary}-${v.selection}`, tasks * debugRequests)] : []),
     ];
@@ -106,12 +154,17 @@ export const exploracoderMethod = {
   // not the cell's: all of them on one dataset and model share their plans.
   sharedRequestFamilies: (_v, cell) => [planFamily(cell)],
   outlineTrace: (trace) => [
-    ...(trace.plan_copied_demo ? [`plan: a copy of planner demo ${trace.plan_copied_demo} (asked ${trace.stages?.plan?.requests ?? '?'} times)`] : []),
+    ...(trace.plan_copied_demo
+      ? [`plan: a copy of planner demo ${trace.plan_copied_demo} (asked ${trace.stages?.plan?.requests ?? '?'} times)`]
+      : []),
     ...(trace.plan_cut ? [`plan: ${trace.plan_cut} subtask(s) beyond the safety cap max_subtasks were dropped`] : []),
     ...trace.subtasks.flatMap((s) => [
       `subtask ${s.index + 1}: ${s.description} [${s.outcome}${s.debug_rounds ? `, ${s.debug_rounds} debug round(s)` : ''}]`,
       `  APIs: ${(s.apis ?? []).join(', ') || '-'}`,
-      ...s.attempts.map((a) => `  ${a.selected ? '*' : ' '} round ${a.round ?? 0} candidate ${a.candidate ?? '?'}: ${a.status}${a.error ? ` — ${a.error.split('\n').pop()}` : ''}`),
+      ...s.attempts.map(
+        (a) =>
+          `  ${a.selected ? '*' : ' '} round ${a.round ?? 0} candidate ${a.candidate ?? '?'}: ${a.status}${a.error ? ` — ${a.error.split('\n').pop()}` : ''}`,
+      ),
     ]),
   ],
 } as const satisfies MethodDefinition<'exploracoder', ExploraVariant>;

@@ -52,7 +52,10 @@ function docsBlock(docs: readonly ApiDoc[]): string {
 
 function experienceBlock(experiences: readonly Experience[], maxChars: number): string {
   return experiences
-    .map((e) => `### Subtask ${e.index + 1}: ${e.subtask}\n${pythonBlock(e.code)}\nObservation:\n${formatObservation(e.observation, maxChars)}`)
+    .map(
+      (e) =>
+        `### Subtask ${e.index + 1}: ${e.subtask}\n${pythonBlock(e.code)}\nObservation:\n${formatObservation(e.observation, maxChars)}`,
+    )
     .join('\n\n');
 }
 
@@ -96,12 +99,25 @@ export function plannerMessages(input: {
 /** The `count` demos most similar to the requirement (BM25 over the demos' requirements), best first. */
 export function pickPlannerExamples(all: readonly PlannerExample[], requirement: string, count: number): PlannerExample[] {
   if (all.length === 0 || count === 0) return [];
-  return rankTexts(all.map((d) => `${d.requirement} ${d.subtasks.join(' ')}`), requirement, count).map((i) => all[i]!);
+  return rankTexts(
+    all.map((d) => `${d.requirement} ${d.subtasks.join(' ')}`),
+    requirement,
+    count,
+  ).map((i) => all[i]!);
 }
 
 /** The demo a plan repeats word for word (case and spacing aside), if any. */
 export function copiedDemo(subtasks: readonly string[], demos: readonly PlannerExample[]): PlannerExample | undefined {
-  const norm = (xs: readonly string[]) => xs.map((x) => x.toLowerCase().replace(/\s+/g, ' ').replace(/[.\s]+$/, '').trim()).join('\n');
+  const norm = (xs: readonly string[]) =>
+    xs
+      .map((x) =>
+        x
+          .toLowerCase()
+          .replace(/\s+/g, ' ')
+          .replace(/[.\s]+$/, '')
+          .trim(),
+      )
+      .join('\n');
   const plan = norm(subtasks);
   return demos.find((d) => norm(d.subtasks) === plan);
 }
@@ -109,7 +125,12 @@ export function copiedDemo(subtasks: readonly string[], demos: readonly PlannerE
 // ---------------------------------------------------------------------------------------------
 // 2. API recommendation
 
-export function rerankMessages(input: { problem: SweepProblem; subtask: string; candidates: readonly ApiDoc[]; keep: number }): ChatMessage[] {
+export function rerankMessages(input: {
+  problem: SweepProblem;
+  subtask: string;
+  candidates: readonly ApiDoc[];
+  keep: number;
+}): ChatMessage[] {
   const list = input.candidates.map((d, i) => `[${i + 1}] ${indexText(d)}`).join('\n');
   return [
     { role: 'system', content: 'You select the library APIs a programming step needs.' },
@@ -123,7 +144,12 @@ export function rerankMessages(input: { problem: SweepProblem; subtask: string; 
   ];
 }
 
-export function globalRerankMessages(input: { problem: SweepProblem; subtasks: readonly string[]; candidates: readonly ApiDoc[]; keep: number }): ChatMessage[] {
+export function globalRerankMessages(input: {
+  problem: SweepProblem;
+  subtasks: readonly string[];
+  candidates: readonly ApiDoc[];
+  keep: number;
+}): ChatMessage[] {
   const list = input.candidates.map((d, i) => `[${i + 1}] ${indexText(d)}`).join('\n');
   return [
     { role: 'system', content: 'You select the library APIs a program needs.' },
@@ -139,7 +165,8 @@ export function globalRerankMessages(input: { problem: SweepProblem; subtasks: r
 // ---------------------------------------------------------------------------------------------
 // 3. Chain of API Exploration
 
-const EXPLORER = 'You are learning a library you have never used by writing small experiments, running them, and observing what they print.';
+const EXPLORER =
+  'You are learning a library you have never used by writing small experiments, running them, and observing what they print.';
 
 export function exploreMessages(input: {
   problem: SweepProblem;

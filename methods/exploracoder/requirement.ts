@@ -19,7 +19,11 @@ export function naturalLanguageOf(prompt: string): string {
   const parts: string[] = [];
   for (const m of prompt.matchAll(/^\s*#\s?(.*)$/gm)) if (m[1]!.trim()) parts.push(m[1]!.trim());
   for (const m of prompt.matchAll(/("""|''')([\s\S]*?)\1/g)) {
-    const text = m[2]!.split('\n').map((l) => l.trim()).filter(Boolean).join(' ');
+    const text = m[2]!
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .join(' ');
     if (text) parts.push(text);
   }
   return parts.join('\n');

@@ -20,5 +20,8 @@ export function parseRerank(text: string, offered: readonly string[], keep: numb
     }
   }
   if (found.length === 0) return null;
-  return found.sort((a, b) => a.at - b.at).slice(0, keep).map((f) => f.path);
+  return found
+    .sort((a, b) => a.at - b.at)
+    .slice(0, keep)
+    .map((f) => f.path);
 }

@@ -62,25 +62,30 @@ export function createExploracoderTraceActivities(bucket: Bucket) {
         });
       }
       const finals = [];
-      for (const [s, key] of input.finalKeys.entries()) finals.push({ sample_index: s, llm_key: key, code: await answer(key, problem.entry_point) });
-      return store(input.ref, {
-        method: input.method,
-        task_id: problem.task_id,
-        task_index: input.ref.taskIndex,
-        ...plannerFields(plan),
-        stages: await stages({
-          plan: plan.llm_keys,
-          rerank: rerankKeys(rec),
-          global_rerank: rec.global_llm_key ? [rec.global_llm_key] : [],
-          explore: input.subtasks.flatMap((s) => s.candidates.filter((c) => c.round === 0).map((c) => c.llmKey)),
-          debug: input.subtasks.flatMap((s) => s.candidates.filter((c) => c.round > 0).map((c) => c.llmKey)),
-          final: input.finalKeys,
-        }),
-        subtasks,
-        global_apis: rec.global,
-        finals,
-        cost: input.cost,
-      }, input.promptTemplate);
+      for (const [s, key] of input.finalKeys.entries())
+        finals.push({ sample_index: s, llm_key: key, code: await answer(key, problem.entry_point) });
+      return store(
+        input.ref,
+        {
+          method: input.method,
+          task_id: problem.task_id,
+          task_index: input.ref.taskIndex,
+          ...plannerFields(plan),
+          stages: await stages({
+            plan: plan.llm_keys,
+            rerank: rerankKeys(rec),
+            global_rerank: rec.global_llm_key ? [rec.global_llm_key] : [],
+            explore: input.subtasks.flatMap((s) => s.candidates.filter((c) => c.round === 0).map((c) => c.llmKey)),
+            debug: input.subtasks.flatMap((s) => s.candidates.filter((c) => c.round > 0).map((c) => c.llmKey)),
+            final: input.finalKeys,
+          }),
+          subtasks,
+          global_apis: rec.global,
+          finals,
+          cost: input.cost,
+        },
+        input.promptTemplate,
+      );
     },
   };
 }

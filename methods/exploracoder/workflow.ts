@@ -7,7 +7,15 @@
  */
 import { defineQuery, patched, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { SA_CELL, SA_DONE, SA_KIND, SA_NAME, SA_TOTAL } from '../../domain/config/searchAttributes.js';
-import { addCost, ZERO_COST, type CandidateRef, type ExperienceRef, type MethodCost, type MethodTaskOutcome, type SubtaskOutcome } from '../../domain/methods/artifacts.js';
+import {
+  addCost,
+  ZERO_COST,
+  type CandidateRef,
+  type ExperienceRef,
+  type MethodCost,
+  type MethodTaskOutcome,
+  type SubtaskOutcome,
+} from '../../domain/methods/artifacts.js';
 import { llmTaskQueue } from '../../domain/sweep/keys.js';
 import { llmActivities, sandboxActivities, storageActivitiesOf } from '../../workflows/activityOptions.js';
 import { defineMethodWorkflow, runTaskChain, type MethodTaskInput } from '../../workflows/methodKit.js';
@@ -45,7 +53,10 @@ export async function exploracoderTaskWorkflow(input: ExploracoderTaskInput): Pr
   const progress: TaskProgress = { phase: 'planning', subtask: null, subtasks: [], cost: ZERO_COST };
   setHandler(taskProgressQuery, () => progress);
   const show = () => {
-    const where = progress.subtask === null ? progress.phase : `subtask ${progress.subtask + 1}/${progress.subtasks.length}: ${progress.subtasks[progress.subtask]}`;
+    const where =
+      progress.subtask === null
+        ? progress.phase
+        : `subtask ${progress.subtask + 1}/${progress.subtasks.length}: ${progress.subtasks[progress.subtask]}`;
     setCurrentDetails(`**${input.method}** task \`${input.taskId}\` (cell \`${ref.cellId}\`): ${where}`);
     upsertSearchAttributes([
       { key: SA_KIND, value: 'task' },
@@ -75,10 +86,24 @@ export async function exploracoderTaskWorkflow(input: ExploracoderTaskInput): Pr
       const label = `${ref.cellId}/${ref.taskIndex}/s${i}`;
       // The m candidates in one step, so that an endpoint honouring `n` gets them as one request.
       const generated = patched('coae-one-step')
-        ? await llm.exploreCandidates({ ref, planKey: plan.planKey, recommendKey: rec.recommendKey, subtask: i, experiences: [...experiences], candidates: m })
+        ? await llm.exploreCandidates({
+            ref,
+            planKey: plan.planKey,
+            recommendKey: rec.recommendKey,
+            subtask: i,
+            experiences: [...experiences],
+            candidates: m,
+          })
         : await Promise.all(
             Array.from({ length: m }, (_, j) =>
-              llm.exploreCandidate({ ref, planKey: plan.planKey, recommendKey: rec.recommendKey, subtask: i, experiences: [...experiences], candidate: j }),
+              llm.exploreCandidate({
+                ref,
+                planKey: plan.planKey,
+                recommendKey: rec.recommendKey,
+                subtask: i,
+                experiences: [...experiences],
+                candidate: j,
+              }),
             ),
           );
       let candidates = await runAll(generated, 0, label);
@@ -92,7 +117,15 @@ export async function exploracoderTaskWorkflow(input: ExploracoderTaskInput): Pr
         const fixable = candidates.filter((c) => c.runKey !== undefined);
         if (fixable.length === 0) break;
         rounds++;
-        const debug = (c: CandidateRef) => llm.debugCandidate({ ref, planKey: plan.planKey, recommendKey: rec.recommendKey, subtask: i, runKey: c.runKey!, candidate: c.candidate });
+        const debug = (c: CandidateRef) =>
+          llm.debugCandidate({
+            ref,
+            planKey: plan.planKey,
+            recommendKey: rec.recommendKey,
+            subtask: i,
+            runKey: c.runKey!,
+            candidate: c.candidate,
+          });
         if (sequential) {
           candidates = [];
           for (const c of fixable) {
@@ -101,7 +134,12 @@ export async function exploracoderTaskWorkflow(input: ExploracoderTaskInput): Pr
             if (fixed!.ok) break;
           }
         } else {
-          candidates = await runAll(await Promise.all(fixable.map(debug)), rounds, label, fixable.map((c) => c.candidate));
+          candidates = await runAll(
+            await Promise.all(fixable.map(debug)),
+            rounds,
+            label,
+            fixable.map((c) => c.candidate),
+          );
         }
         all.push(...candidates);
       }
@@ -123,7 +161,13 @@ export async function exploracoderTaskWorkflow(input: ExploracoderTaskInput): Pr
   progress.phase = 'final';
   show();
   const sampleIndices = Array.from({ length: input.nSamples }, (_, s) => s);
-  const finals = await llm.generateFinal({ ref, planKey: plan.planKey, recommendKey: rec.recommendKey, experiences: variant.explore ? experiences : null, sampleIndices });
+  const finals = await llm.generateFinal({
+    ref,
+    planKey: plan.planKey,
+    recommendKey: rec.recommendKey,
+    experiences: variant.explore ? experiences : null,
+    sampleIndices,
+  });
 
   progress.phase = 'trace';
   show();
@@ -140,11 +184,23 @@ export async function exploracoderTaskWorkflow(input: ExploracoderTaskInput): Pr
   show();
   return { finalKeys: finals.map((f) => f.key), cost: progress.cost, traceKey, wallMs: Date.now() - started };
 
-  async function runAll(generated: Array<{ llmKey: string; ok: boolean; cost: MethodCost }>, round: number, label: string, indices?: number[]): Promise<CandidateRef[]> {
+  async function runAll(
+    generated: Array<{ llmKey: string; ok: boolean; cost: MethodCost }>,
+    round: number,
+    label: string,
+    indices?: number[],
+  ): Promise<CandidateRef[]> {
     for (const g of generated) progress.cost = addCost(progress.cost, g.cost);
     const runs = await Promise.all(
       generated.map((g, j) =>
-        g.ok ? sandbox.runSnippet({ libraryKey: ref.libraryKey, llmKey: g.llmKey, timeoutS: input.timeoutS, label: `${label}/r${round}/c${indices?.[j] ?? j}` }) : Promise.resolve(null),
+        g.ok
+          ? sandbox.runSnippet({
+              libraryKey: ref.libraryKey,
+              llmKey: g.llmKey,
+              timeoutS: input.timeoutS,
+              label: `${label}/r${round}/c${indices?.[j] ?? j}`,
+            })
+          : Promise.resolve(null),
       ),
     );
     progress.cost = addCost(progress.cost, { sandbox_runs: runs.filter((r) => r?.runKey).length });

@@ -17,7 +17,13 @@ export const ragMethod = {
   estimateCost: (_variant, ctx) => {
     const requests = batchedRequests(ctx);
     const answers = ctx.tasks * ctx.n;
-    return { llmRequests: requests, llmAnswers: answers, sandboxRuns: answers, estimate: false, shared: [{ part: 'rag', atCellTemperature: true, templated: true, requests, answers }] };
+    return {
+      llmRequests: requests,
+      llmAnswers: answers,
+      sandboxRuns: answers,
+      estimate: false,
+      shared: [{ part: 'rag', atCellTemperature: true, templated: true, requests, answers }],
+    };
   },
   sharedRequestFamilies: (_variant, cell) => [ragAnswerFamily(cell)],
   outlineTrace: () => [],

@@ -22,7 +22,15 @@ export function ragUserMessage(problem: SweepProblem, docs: readonly ApiDoc[], l
   );
 }
 
-export function ragRequestBody(problem: SweepProblem, docs: readonly ApiDoc[], libraryName: string, api: LlmApi, sampling: Sampling, sampleIndex: number, choices = 1): LlmBody {
+export function ragRequestBody(
+  problem: SweepProblem,
+  docs: readonly ApiDoc[],
+  libraryName: string,
+  api: LlmApi,
+  sampling: Sampling,
+  sampleIndex: number,
+  choices = 1,
+): LlmBody {
   const common = { ...samplingFields(sampling, sampleIndex), ...(choices > 1 ? { n: choices } : {}) };
   if (api === 'chat') {
     return { ...common, messages: chatMessagesOf(problem, ragUserMessage(problem, docs, libraryName, sampling.prompt), sampling.prompt) };
@@ -34,7 +42,13 @@ export function ragRequestBody(problem: SweepProblem, docs: readonly ApiDoc[], l
     .map((l) => `# ${l}`.trimEnd())
     .join('\n');
   // A template's prefix or instruct prompt goes before the docs: the completion continues the prompt.
-  return { ...common, prompt: completionPromptOf(`# Documentation of ${libraryName}:\n${comment}\n\n${familyOf(problem).completionPrompt(problem)}`, sampling.prompt) };
+  return {
+    ...common,
+    prompt: completionPromptOf(
+      `# Documentation of ${libraryName}:\n${comment}\n\n${familyOf(problem).completionPrompt(problem)}`,
+      sampling.prompt,
+    ),
+  };
 }
 
 /** The retrieval query for a whole task: its prompt without the boilerplate of the stub. */

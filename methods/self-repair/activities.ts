@@ -20,7 +20,15 @@ export function createSelfRepairActivities(deps: MethodActivityDeps) {
   const { llm } = deps;
   return {
     /** self-repair: a fixed version of sample `sampleIndex`'s last answer, from its visible-example run. */
-    async repairSample(input: { ref: MethodTaskRef; sampleIndex: number; firstKey: string; previousKey: string; runKey: string; round: number; budget: number }): Promise<LlmStepResult> {
+    async repairSample(input: {
+      ref: MethodTaskRef;
+      sampleIndex: number;
+      firstKey: string;
+      previousKey: string;
+      runKey: string;
+      round: number;
+      budget: number;
+    }): Promise<LlmStepResult> {
       const { ref } = input;
       chatOnly(ref.endpoint);
       const { problem } = await context(ref);
@@ -30,10 +38,21 @@ export function createSelfRepairActivities(deps: MethodActivityDeps) {
       if (!first || !previous) throw new Error(`LLM record ${!first ? input.firstKey : input.previousKey} is missing`);
       const request = first.request as { body?: { messages?: Array<{ role: 'system' | 'user' | 'assistant'; content: string }> } };
       const firstMessages = request.body?.messages;
-      if (!firstMessages) throw ApplicationFailure.nonRetryable('self-repair needs a chat model (the first answer has no messages)', 'LlmConfigError');
+      if (!firstMessages)
+        throw ApplicationFailure.nonRetryable('self-repair needs a chat model (the first answer has no messages)', 'LlmConfigError');
       const feedback = `${run.error ?? run.status}${run.stdout.trim() ? `\noutput:\n${run.stdout}` : ''}`;
-      const messages = repairMessages(firstMessages, problem, run.code, `${feedback}\n(repair round ${input.round} of at most ${input.budget})`, ref.options.observation_chars);
-      const { summary, text } = await ask(ref.endpoint, chatBody(finalSampling(ref.sampling), messages, input.sampleIndex), input.sampleIndex);
+      const messages = repairMessages(
+        firstMessages,
+        problem,
+        run.code,
+        `${feedback}\n(repair round ${input.round} of at most ${input.budget})`,
+        ref.options.observation_chars,
+      );
+      const { summary, text } = await ask(
+        ref.endpoint,
+        chatBody(finalSampling(ref.sampling), messages, input.sampleIndex),
+        input.sampleIndex,
+      );
       return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
     },
   };

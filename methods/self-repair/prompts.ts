@@ -8,7 +8,13 @@ import { isStatementTask, type SweepProblem } from '../../domain/datasets/proble
 import type { ChatMessage } from '../../domain/llm/request.js';
 import { clip, pythonBlock } from '../../domain/methods/chat.js';
 
-export function repairMessages(first: readonly ChatMessage[], problem: SweepProblem, code: string, feedback: string, maxChars: number): ChatMessage[] {
+export function repairMessages(
+  first: readonly ChatMessage[],
+  problem: SweepProblem,
+  code: string,
+  feedback: string,
+  maxChars: number,
+): ChatMessage[] {
   return [
     ...first,
     { role: 'assistant', content: pythonBlock(code) },
@@ -20,4 +26,3 @@ export function repairMessages(first: readonly ChatMessage[], problem: SweepProb
     },
   ];
 }
-

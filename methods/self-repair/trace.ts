@@ -9,26 +9,41 @@ import type { Bucket } from '../../infra/s3.js';
 export function createSelfRepairTraceActivities(bucket: Bucket) {
   const { json, stages, planText, repairsOf, store } = createTraceParts(bucket);
   return {
-    async writeRepairTrace(input: { ref: TraceTaskRef; planKey: string; budget: number; samples: RepairRound[][]; cost: MethodCost; promptTemplate?: PromptTemplate }): Promise<string> {
+    async writeRepairTrace(input: {
+      ref: TraceTaskRef;
+      planKey: string;
+      budget: number;
+      samples: RepairRound[][];
+      cost: MethodCost;
+      promptTemplate?: PromptTemplate;
+    }): Promise<string> {
       const problem = (await loadProblems(bucket, input.ref.datasetKey))[input.ref.taskIndex]!;
       const plan = PlanArtifactSchema.parse(await json(input.planKey));
       const repairs = await repairsOf(input.samples, problem.entry_point, 'llm_error');
-      return store(input.ref, {
-        method: 'self-repair',
-        task_id: problem.task_id,
-        task_index: input.ref.taskIndex,
-        plan: planText(plan),
-        stages: await stages({
-          plan: plan.llm_keys,
-          final: input.samples.map((rounds) => rounds[0]!.llmKey),
-          repair: input.samples.flatMap((rounds) => rounds.slice(1).map((r) => r.llmKey)),
-        }),
-        subtasks: [],
-        repairs,
-        repair_budget: input.budget,
-        finals: input.samples.map((rounds, s) => ({ sample_index: s, llm_key: rounds[rounds.length - 1]!.llmKey, code: repairs[s]!.rounds[rounds.length - 1]!.code })),
-        cost: input.cost,
-      }, input.promptTemplate);
+      return store(
+        input.ref,
+        {
+          method: 'self-repair',
+          task_id: problem.task_id,
+          task_index: input.ref.taskIndex,
+          plan: planText(plan),
+          stages: await stages({
+            plan: plan.llm_keys,
+            final: input.samples.map((rounds) => rounds[0]!.llmKey),
+            repair: input.samples.flatMap((rounds) => rounds.slice(1).map((r) => r.llmKey)),
+          }),
+          subtasks: [],
+          repairs,
+          repair_budget: input.budget,
+          finals: input.samples.map((rounds, s) => ({
+            sample_index: s,
+            llm_key: rounds[rounds.length - 1]!.llmKey,
+            code: repairs[s]!.rounds[rounds.length - 1]!.code,
+          })),
+          cost: input.cost,
+        },
+        input.promptTemplate,
+      );
     },
   };
 }

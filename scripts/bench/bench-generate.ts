@@ -21,8 +21,22 @@ print(json.dumps({"seconds": dt, "max_rss_kib": resource.getrusage(resource.RUSA
 `;
 
 function measure(count: number, out: string): { seconds: number; maxRssMiB: number; bytes: number } {
-  const cmd = [path.join(PROJECT_ROOT, 'node_modules/.bin/tsx'), path.join(PROJECT_ROOT, 'scripts/generate-dataset.ts'), '--local', '--out', out, '--count', String(count), '--no-progress'];
-  const res = JSON.parse(execFileSync(resolvePythonExecutable(), ['-c', MEASURE, ...cmd], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().split('\n').pop()!);
+  const cmd = [
+    path.join(PROJECT_ROOT, 'node_modules/.bin/tsx'),
+    path.join(PROJECT_ROOT, 'scripts/generate-dataset.ts'),
+    '--local',
+    '--out',
+    out,
+    '--count',
+    String(count),
+    '--no-progress',
+  ];
+  const res = JSON.parse(
+    execFileSync(resolvePythonExecutable(), ['-c', MEASURE, ...cmd], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .trim()
+      .split('\n')
+      .pop()!,
+  );
   return { seconds: res.seconds, maxRssMiB: res.max_rss_kib / 1024, bytes: statSync(out).size };
 }
 

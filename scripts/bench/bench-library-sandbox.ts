@@ -17,10 +17,19 @@ import type { PythonExecutor } from '../../infra/sandbox/pythonExecutor.js';
 import { SandboxPool } from '../../infra/sandbox/pool.js';
 
 const REFERENCE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/reference/private-library');
-const Task = z.object({ task_id: z.string(), prompt: z.string(), canonical_solution: z.array(z.string()).min(1), test: z.string(), entry_point: z.string() });
+const Task = z.object({
+  task_id: z.string(),
+  prompt: z.string(),
+  canonical_solution: z.array(z.string()).min(1),
+  test: z.string(),
+  entry_point: z.string(),
+});
 
 function programs(file: string, repeat: number): Array<{ id: string; program: string }> {
-  const tasks = readJsonlText(path.join(REFERENCE, file)).split('\n').filter((l) => l.trim()).map((l) => Task.parse(JSON.parse(l)));
+  const tasks = readJsonlText(path.join(REFERENCE, file))
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => Task.parse(JSON.parse(l)));
   return Array.from({ length: repeat }, (_, r) =>
     tasks.map((t) => ({
       id: `${t.task_id}#${r}`,
@@ -40,7 +49,11 @@ async function measure(executor: PythonExecutor, work: Array<{ id: string; progr
   const start = performance.now();
   const results = await executor.runMany(work);
   const seconds = (performance.now() - start) / 1000;
-  return { seconds, cpuMs: ((cpuSeconds(executor) - cpu) * 1000) / work.length, passed: results.filter((r) => r.status === 'passed').length };
+  return {
+    seconds,
+    cpuMs: ((cpuSeconds(executor) - cpu) * 1000) / work.length,
+    passed: results.filter((r) => r.status === 'passed').length,
+  };
 }
 
 new Command('bench-library-sandbox')
@@ -50,12 +63,24 @@ new Command('bench-library-sandbox')
     const opts = z.object({ rounds: z.coerce.number().int().min(1), repeat: z.coerce.number().int().min(1) }).parse(raw);
     const pool = new SandboxPool({ limits: { timeoutMs: 30_000 } });
     try {
-      for (const [library, file] of [['pandas', 'real_pandas_eval_v3.jsonl.gz'], ['numpy', 'real_numpy_eval_v3.jsonl.gz']] as const) {
+      for (const [library, file] of [
+        ['pandas', 'real_pandas_eval_v3.jsonl.gz'],
+        ['numpy', 'real_numpy_eval_v3.jsonl.gz'],
+      ] as const) {
         const work = programs(file, opts.repeat);
         const plain = await pool.forRuntime();
         const preimported = await pool.forRuntime({ kind: 'renamed', original: library, renamed: library, mapping: {} });
         for (let round = 1; round <= opts.rounds; round++) {
-          const order = round % 2 === 1 ? ([['plain', plain], [`${library} pre-imported`, preimported]] as const) : ([[`${library} pre-imported`, preimported], ['plain', plain]] as const);
+          const order =
+            round % 2 === 1
+              ? ([
+                  ['plain', plain],
+                  [`${library} pre-imported`, preimported],
+                ] as const)
+              : ([
+                  [`${library} pre-imported`, preimported],
+                  ['plain', plain],
+                ] as const);
           for (const [name, executor] of order) {
             const m = await measure(executor, work);
             console.log(

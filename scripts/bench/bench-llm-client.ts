@@ -46,13 +46,23 @@ new Command('bench-llm-client')
         undiciFetch: new OpenAI({ baseURL, apiKey: 'k', maxRetries: 0, fetch: undiciFetch }),
       };
       // A HumanEval-sized prompt.
-      const prompt = 'from typing import List\n\n\ndef unique(l: List[int]) -> List[int]:\n    """Return sorted unique elements in a list.\n' + '    >>> unique([5, 3, 5, 2, 3, 3, 9, 0, 123])\n'.repeat(8) + '    """\n';
+      const prompt =
+        'from typing import List\n\n\ndef unique(l: List[int]) -> List[int]:\n    """Return sorted unique elements in a list.\n' +
+        '    >>> unique([5, 3, 5, 2, 3, 3, 9, 0, 123])\n'.repeat(8) +
+        '    """\n';
       const run = async (client: OpenAI, n: number) => {
         let next = 0;
         await Promise.all(
           Array.from({ length: opts.concurrency }, async () => {
             while (next++ < n) {
-              const answer = await client.completions.create({ model: 'm', prompt, temperature: 0.8, top_p: 0.95, max_tokens: 512, stop: ['\ndef'] });
+              const answer = await client.completions.create({
+                model: 'm',
+                prompt,
+                temperature: 0.8,
+                top_p: 0.95,
+                max_tokens: 512,
+                stop: ['\ndef'],
+              });
               if (!answer.choices[0]?.text) throw new Error('the server answered without a completion');
             }
           }),
@@ -69,10 +79,15 @@ new Command('bench-llm-client')
         }
       }
       const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-      console.log(`${opts.requests} completions per side and round, ${opts.rounds} rounds, ${opts.concurrency} in flight; client CPU per call (rounds):`);
-      for (const [name, xs] of Object.entries(cpuMs)) console.log(`  ${name.padEnd(15)} ${median(xs).toFixed(3)} ms median (${xs.map((x) => x.toFixed(3)).join(', ')})`);
+      console.log(
+        `${opts.requests} completions per side and round, ${opts.rounds} rounds, ${opts.concurrency} in flight; client CPU per call (rounds):`,
+      );
+      for (const [name, xs] of Object.entries(cpuMs))
+        console.log(`  ${name.padEnd(15)} ${median(xs).toFixed(3)} ms median (${xs.map((x) => x.toFixed(3)).join(', ')})`);
       const saved = median(cpuMs['built-in fetch']!) - median(cpuMs.undiciFetch!);
-      console.log(`undiciFetch saves ${saved.toFixed(3)} ms of CPU per call (${((saved / median(cpuMs['built-in fetch']!)) * 100).toFixed(0)}%)`);
+      console.log(
+        `undiciFetch saves ${saved.toFixed(3)} ms of CPU per call (${((saved / median(cpuMs['built-in fetch']!)) * 100).toFixed(0)}%)`,
+      );
     } finally {
       server.kill();
     }

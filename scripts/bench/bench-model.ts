@@ -45,9 +45,22 @@ const program = new Command('bench-model')
   .option('--single', 'also the single-stream chat/completions figures (3 runs of 128 tokens)')
   .parse();
 
-const opts = program.opts<{ model: string; slots: number; n: number[]; concurrency: number[]; maxTokens: number; reps: number; threads: number | 'auto'; single?: boolean }>();
+const opts = program.opts<{
+  model: string;
+  slots: number;
+  n: number[];
+  concurrency: number[];
+  maxTokens: number;
+  reps: number;
+  threads: number | 'auto';
+  single?: boolean;
+}>();
 
-const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 const rate = (tokens: number, ms: number) => (ms > 0 ? (tokens / ms) * 1000 : 0);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const GB = 1e9;
@@ -137,12 +150,19 @@ async function round(server: ModelServer, n: number, concurrency: number, tag: n
     ),
   );
   const used = process.cpuUsage(cpu);
-  return { tokens: answers.reduce((s, a) => s + a.completionTokens, 0), wallMs: Date.now() - started, cpuMs: (used.user + used.system) / 1000, answers };
+  return {
+    tokens: answers.reduce((s, a) => s + a.completionTokens, 0),
+    wallMs: Date.now() - started,
+    cpuMs: (used.user + used.system) / 1000,
+    answers,
+  };
 }
 
 const modelBytes = statSync(opts.model).size;
 console.log(`bench-model: ${opts.model} (${(modelBytes / 2 ** 20).toFixed(0)} MiB of weights)`);
-console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, load average ${load()} at start`);
+console.log(
+  `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, load average ${load()} at start`,
+);
 
 const cores = os.cpus().length;
 const bandwidth1 = await readBandwidth(1);
@@ -172,8 +192,12 @@ try {
   for (const n of opts.n) {
     for (const concurrency of opts.concurrency) {
       tag++;
-      const servers = [['sequential', sequential, 1, [] as Round[]], ['batched', batched, opts.slots, [] as Round[]]] as const;
-      for (let rep = 0; rep < opts.reps; rep++) for (const [, server, , rounds] of servers) rounds.push(await round(server, n, concurrency, tag * 10 + rep));
+      const servers = [
+        ['sequential', sequential, 1, [] as Round[]],
+        ['batched', batched, opts.slots, [] as Round[]],
+      ] as const;
+      for (let rep = 0; rep < opts.reps; rep++)
+        for (const [, server, , rounds] of servers) rounds.push(await round(server, n, concurrency, tag * 10 + rep));
       const best = (rounds: readonly Round[]) => rounds.reduce((a, b) => (rate(b.tokens, b.wallMs) > rate(a.tokens, a.wallMs) ? b : a));
       const cpuPerToken = (rounds: readonly Round[]) => Math.min(...rounds.map((r) => r.cpuMs / r.tokens));
       const base = best(servers[0][3]);
@@ -225,7 +249,7 @@ async function singleStream(): Promise<void> {
       }
       // A repeated prompt is found in the cache (0 ms): only the runs that evaluated it count.
       const evaluated = prompt.filter((p) => p > 0);
-      const promptRate = evaluated.length > 0 ? median(evaluated).toFixed(0) : "-";
+      const promptRate = evaluated.length > 0 ? median(evaluated).toFixed(0) : '-';
       console.log(`  ${api.padEnd(11)} median ${median(gen).toFixed(1)} tok/s generated, ${promptRate} tok/s prompt; load ${load()}`);
     }
   } finally {

@@ -66,15 +66,26 @@ const TOOLS = join(ROOT, '.tools/multiple');
 const program = new Command()
   .option('--programs <n>', 'programs per language on each side', '40')
   .option('--workers <n>', "concurrency of both sides (MultiPL-E's default --max-workers is cpu_count - 1)", '2')
-  .option('--languages <list>', 'comma-separated MultiPL-E language ids (default: every one whose toolchain is here)', LANGUAGES.filter((l) => toolchainFor(l).check().ok).join(','))
+  .option(
+    '--languages <list>',
+    'comma-separated MultiPL-E language ids (default: every one whose toolchain is here)',
+    LANGUAGES.filter((l) => toolchainFor(l).check().ok).join(','),
+  )
   .option('--rounds <n>', 'alternate the two sides this many times', '1')
   .option('--levers', 'also run each language with its lever off (the plain toolchain module)')
   .option('--skip-peer', 'measure ours only')
   .option('--floor', 'js: also time bare `node F` per program (no Python, no sandbox), the floor of a process per program')
-  .option('--in-flight <n|shard>', "ours: `run` per program with this many in flight instead of one runMany; 'shard': as many as a sweep's shard keeps")
-  .option('--share-process', 'js: several programs per sandboxed Node process, each in its own V8 context (the runner\'s shareProcess)')
+  .option(
+    '--in-flight <n|shard>',
+    "ours: `run` per program with this many in flight instead of one runMany; 'shard': as many as a sweep's shard keeps",
+  )
+  .option('--share-process', "js: several programs per sandboxed Node process, each in its own V8 context (the runner's shareProcess)")
   .option('--batch-size <n>', "most programs per compile batch where the toolchain batches (1: none); default the runner's")
-  .option('--peer-timeout-scale <x>', "multiply MultiPL-E's timeouts (15 s for tsc, javac, g++) on a loaded machine, where they would trip", '1')
+  .option(
+    '--peer-timeout-scale <x>',
+    "multiply MultiPL-E's timeouts (15 s for tsc, javac, g++) on a loaded machine, where they would trip",
+    '1',
+  )
   .parse();
 const opts = z
   .object({
@@ -82,10 +93,13 @@ const opts = z
     workers: z.coerce.number().int().positive(),
     languages: z.string().transform((s, ctx) => {
       const list = s.split(',').map((l) => l.trim());
-      for (const l of list) if (!(LANGUAGES as readonly string[]).includes(l)) ctx.addIssue({ code: 'custom', message: `--languages: unknown language ${l} (known: ${LANGUAGES.join(', ')})` });
+      for (const l of list)
+        if (!(LANGUAGES as readonly string[]).includes(l))
+          ctx.addIssue({ code: 'custom', message: `--languages: unknown language ${l} (known: ${LANGUAGES.join(', ')})` });
       for (const l of list.filter((x) => (LANGUAGES as readonly string[]).includes(x))) {
         const check = toolchainFor(l as ProcessLanguageId).check();
-        if (!check.ok) ctx.addIssue({ code: 'custom', message: `--languages: ${l} cannot run here: ${check.missing} is missing; ${check.install}` });
+        if (!check.ok)
+          ctx.addIssue({ code: 'custom', message: `--languages: ${l} cannot run here: ${check.missing} is missing; ${check.install}` });
       }
       return list as ProcessLanguageId[];
     }),
@@ -101,7 +115,10 @@ const opts = z
   .parse(program.opts());
 
 const RowSchema = z.object({ name: z.string(), language: z.string(), prompt: z.string(), completion: z.string(), tests: z.string() });
-const rows = readFileSync(ROWS, 'utf8').split('\n').filter((l) => l.trim()).map((l) => RowSchema.parse(JSON.parse(l)));
+const rows = readFileSync(ROWS, 'utf8')
+  .split('\n')
+  .filter((l) => l.trim())
+  .map((l) => RowSchema.parse(JSON.parse(l)));
 
 /** A line comment, where the language's is not `//`. */
 const COMMENT: Partial<Record<ProcessLanguageId, string>> = { lua: '--', rb: '#', pl: '#', sh: '#', r: '#', rkt: ';' };
@@ -267,7 +284,14 @@ function realPython(): string {
 }
 
 function runPeer(language: ProcessLanguageId, programs: string[]): SideResult {
-  const spec = { language, programs, workers: opts.workers, timeoutScale: opts.peerTimeoutScale, tsc: join(ROOT, 'node_modules/.bin/tsc'), javatuples: join(TOOLS, 'javatuples-1.2.jar') };
+  const spec = {
+    language,
+    programs,
+    workers: opts.workers,
+    timeoutScale: opts.peerTimeoutScale,
+    tsc: join(ROOT, 'node_modules/.bin/tsc'),
+    javatuples: join(TOOLS, 'javatuples-1.2.jar'),
+  };
   // Its working directory is an empty one, as in MultiPL-E's container: run from the repository,
   // tsc would pick up the repository's node_modules/@types and fail every program.
   const cwd = execFileSync('mktemp', ['-d'], { encoding: 'utf8' }).trim();
@@ -276,7 +300,12 @@ function runPeer(language: ProcessLanguageId, programs: string[]): SideResult {
   // A plain environment, as in MultiPL-E's container: the machine's own may carry variables that
   // slow every start (NODE_EXTRA_CA_CERTS makes each node parse a CA bundle: ~110 ms here) and
   // that our sandboxes never pass on; HOME keeps the go command's build cache where it is warm.
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1' };
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/root',
+    LANG: 'C.UTF-8',
+    PYTHONDONTWRITEBYTECODE: '1',
+  };
   const out = execFileSync(realPython(), ['-c', PEER_DRIVER, specFile], { encoding: 'utf8', maxBuffer: 64 << 20, env, cwd });
   return z.object({ seconds: z.number(), statuses: z.array(z.string()) }).parse(JSON.parse(out.trim().split('\n').pop()!));
 }
@@ -299,7 +328,9 @@ async function runBareNode(programs: string[]): Promise<SideResult> {
   await Promise.all(
     Array.from({ length: opts.workers }, async () => {
       for (let i = next++; i < files.length; i = next++) {
-        statuses[i] = await new Promise<string>((done) => execFile('node', [files[i]!], { env, cwd: dir }, (err) => done(err ? 'Exception' : 'OK')));
+        statuses[i] = await new Promise<string>((done) =>
+          execFile('node', [files[i]!], { env, cwd: dir }, (err) => done(err ? 'Exception' : 'OK')),
+        );
       }
     }),
   );
@@ -309,8 +340,17 @@ async function runBareNode(programs: string[]): Promise<SideResult> {
 }
 
 /** Programs through explora's process runner (ProcessExecutor) with one toolchain module. */
-async function runOurs(toolchain: Toolchain, programs: string[], warmups: string[]): Promise<SideResult & { compileMs: number; runMs: number; shared: number }> {
-  const executor = new ProcessExecutor(toolchain, { concurrency: opts.workers, limits: { timeoutMs: 15_000 }, ...(opts.batchSize ? { batchSize: opts.batchSize } : {}), ...(opts.shareProcess ? { shareProcess: true } : {}) });
+async function runOurs(
+  toolchain: Toolchain,
+  programs: string[],
+  warmups: string[],
+): Promise<SideResult & { compileMs: number; runMs: number; shared: number }> {
+  const executor = new ProcessExecutor(toolchain, {
+    concurrency: opts.workers,
+    limits: { timeoutMs: 15_000 },
+    ...(opts.batchSize ? { batchSize: opts.batchSize } : {}),
+    ...(opts.shareProcess ? { shareProcess: true } : {}),
+  });
   try {
     await executor.start();
     // Warm-up outside the clock, as a worker is warm before most of its samples (distinct texts).
@@ -347,8 +387,15 @@ const WARMUPS = 8;
 const okCount = (s: string[]): number => s.filter((x) => x === 'OK').length;
 const rate = (n: number, seconds: number): string => (n / seconds).toFixed(2);
 
-console.log(`# bench-multiple: ${opts.programs} programs per language and side, ${opts.workers} workers, ${cpus().length} cores, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}, ${new Date().toISOString()}`);
-const table: string[] = ['| language | round | MultiPL-E (programs/s) | ours (programs/s) | ratio | ours: compile + run ms per program | lever off (programs/s) | floor: bare process per program (programs/s) |', '| --- | --- | --- | --- | --- | --- | --- | --- |'];
+console.log(
+  `# bench-multiple: ${opts.programs} programs per language and side, ${opts.workers} workers, ${cpus().length} cores, load ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}, ${new Date().toISOString()}`,
+);
+const table: string[] = [
+  '| language | round | MultiPL-E (programs/s) | ours (programs/s) | ratio | ours: compile + run ms per program | lever off (programs/s) | floor: bare process per program (programs/s) |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- |',
+];
 for (const language of opts.languages) {
   const programs = programsFor(language, opts.programs);
   let peerSeconds = 0;
@@ -360,10 +407,16 @@ for (const language of opts.languages) {
     const lever = opts.levers ? LEVERS[language] : undefined;
     const off = lever ? await runOurs(plainToolchainFor(language), programs, warmups) : undefined;
     const floor = opts.floor && language === 'js' ? await runBareNode(programs) : undefined;
-    if (floor && okCount(floor.statuses) !== programs.length) throw new Error(`js: bare node passed ${okCount(floor.statuses)}/${programs.length}`);
-    if (peer && okCount(peer.statuses) !== programs.length) throw new Error(`${language}: MultiPL-E's way passed ${okCount(peer.statuses)}/${programs.length}: ${[...new Set(peer.statuses)].join(', ')}`);
-    if (okCount(ours.statuses) !== programs.length) throw new Error(`${language}: ours passed ${okCount(ours.statuses)}/${programs.length}: ${[...new Set(ours.statuses)].join(', ')}`);
-    if (off && okCount(off.statuses) !== programs.length) throw new Error(`${language}: lever off passed ${okCount(off.statuses)}/${programs.length}`);
+    if (floor && okCount(floor.statuses) !== programs.length)
+      throw new Error(`js: bare node passed ${okCount(floor.statuses)}/${programs.length}`);
+    if (peer && okCount(peer.statuses) !== programs.length)
+      throw new Error(
+        `${language}: MultiPL-E's way passed ${okCount(peer.statuses)}/${programs.length}: ${[...new Set(peer.statuses)].join(', ')}`,
+      );
+    if (okCount(ours.statuses) !== programs.length)
+      throw new Error(`${language}: ours passed ${okCount(ours.statuses)}/${programs.length}: ${[...new Set(ours.statuses)].join(', ')}`);
+    if (off && okCount(off.statuses) !== programs.length)
+      throw new Error(`${language}: lever off passed ${okCount(off.statuses)}/${programs.length}`);
     peerSeconds += peer?.seconds ?? 0;
     ourSeconds += ours.seconds;
     const ratio = peer ? `${(peer.seconds / ours.seconds).toFixed(1)}x` : '-';
@@ -371,6 +424,9 @@ for (const language of opts.languages) {
     table.push(line);
     console.log(line);
   }
-  if (opts.rounds > 1 && !opts.skipPeer) table.push(`| ${language} | all | ${rate(programs.length * opts.rounds, peerSeconds)} | ${rate(programs.length * opts.rounds, ourSeconds)} | **${(peerSeconds / ourSeconds).toFixed(1)}x** | | | |`);
+  if (opts.rounds > 1 && !opts.skipPeer)
+    table.push(
+      `| ${language} | all | ${rate(programs.length * opts.rounds, peerSeconds)} | ${rate(programs.length * opts.rounds, ourSeconds)} | **${(peerSeconds / ourSeconds).toFixed(1)}x** | | | |`,
+    );
 }
 console.log('\n' + table.join('\n'));

@@ -127,7 +127,11 @@ interface Measured {
 
 /** Asynchronous: the scripted server lives in this process and must keep answering meanwhile. */
 async function measure(cmd: string[]): Promise<Measured> {
-  const { stdout } = await promisify(execFile)(resolvePythonExecutable(), ['-c', MEASURE, ...cmd], { encoding: 'utf8', env: process.env, maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await promisify(execFile)(resolvePythonExecutable(), ['-c', MEASURE, ...cmd], {
+    encoding: 'utf8',
+    env: process.env,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const r = JSON.parse(stdout.trim().split('\n').pop()!);
   return {
     seconds: r.seconds,
@@ -156,7 +160,9 @@ function stackCpuSeconds(config: ExploraConfig): { temporal: number; seaweedfs: 
   for (const { name, pid } of stackStatus(config)) {
     if (pid === undefined || (name !== 'temporal' && name !== 'seaweedfs')) continue;
     // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /s, '')
+      .split(' ');
     out[name] = (Number(fields[11]) + Number(fields[12])) / ticks;
   }
   return out;
@@ -169,19 +175,36 @@ function stackCpuSeconds(config: ExploraConfig): { temporal: number; seaweedfs: 
  */
 function machineCpuSeconds(): { busy: number; steal: number } {
   const ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
   return { busy: (user! + nice! + system! + irq! + softirq!) / ticks, steal: (steal ?? 0) / ticks };
 }
 
 new Command('bench-sweep-overhead')
   .addOption(new Option('--samples <n>', 'samples in the large sweep (164 HumanEval tasks x n)').default('20000'))
-  .addOption(new Option('--samples-per-request <n>', "the model's samples_per_request: samples of a task asked for in one request (the API's n)").default('1'))
+  .addOption(
+    new Option(
+      '--samples-per-request <n>',
+      "the model's samples_per_request: samples of a task asked for in one request (the API's n)",
+    ).default('1'),
+  )
   .action(async (opts: { samples: string; samplesPerRequest: string }) => {
     const perRequest = Number(opts.samplesPerRequest);
-    if (!Number.isInteger(perRequest) || perRequest < 1 || perRequest > 128) throw new Error(`--samples-per-request must be an integer from 1 to 128, got ${opts.samplesPerRequest}`);
-    const problems = gunzipSync(readFileSync(HUMANEVAL)).toString('utf8').trim().split('\n').map((l) => JSON.parse(l) as { task_id: string; prompt: string; canonical_solution: string });
+    if (!Number.isInteger(perRequest) || perRequest < 1 || perRequest > 128)
+      throw new Error(`--samples-per-request must be an integer from 1 to 128, got ${opts.samplesPerRequest}`);
+    const problems = gunzipSync(readFileSync(HUMANEVAL))
+      .toString('utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { task_id: string; prompt: string; canonical_solution: string });
     const canonical = new Map(problems.map((p) => [p.prompt, p.canonical_solution]));
-    const server = await startScriptedLlmServer((req) => ({ content: canonical.get(String(req.body.prompt)) ?? '    pass\n' }), { applyStop: false });
+    const server = await startScriptedLlmServer((req) => ({ content: canonical.get(String(req.body.prompt)) ?? '    pass\n' }), {
+      applyStop: false,
+    });
     const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-overhead-'));
     const env = loadConfig(process.env);
     const stamp = Date.now().toString(36);
@@ -211,7 +234,10 @@ new Command('bench-sweep-overhead')
           temporalCpuSeconds,
           seaweedCpuSeconds,
           serverCpuSeconds,
-          otherCpuSeconds: machine.busy - machineBefore.busy - (m.cpuSeconds + m.sandboxCpuSeconds + m.sandboxOwnCpuSeconds + temporalCpuSeconds + seaweedCpuSeconds + serverCpuSeconds),
+          otherCpuSeconds:
+            machine.busy -
+            machineBefore.busy -
+            (m.cpuSeconds + m.sandboxCpuSeconds + m.sandboxOwnCpuSeconds + temporalCpuSeconds + seaweedCpuSeconds + serverCpuSeconds),
           stealSeconds: machine.steal - machineBefore.steal,
           load: os.loadavg()[0]!,
         };
@@ -220,14 +246,37 @@ new Command('bench-sweep-overhead')
       const nLarge = Math.ceil(Number(opts.samples) / problems.length);
       const nSmall = Math.max(1, Math.round(nLarge / 5));
       const samples = nLarge * problems.length;
-      console.log(`machine: ${os.cpus().length} cores; HumanEval ${problems.length} tasks; sweep sizes n=${nSmall} and n=${nLarge}; load average ${os.loadavg()[0]!.toFixed(2)}`);
+      console.log(
+        `machine: ${os.cpus().length} cores; HumanEval ${problems.length} tasks; sweep sizes n=${nSmall} and n=${nLarge}; load average ${os.loadavg()[0]!.toFixed(2)}`,
+      );
       const samplesFile = path.join(dir, 'samples.jsonl');
-      writeFileSync(samplesFile, problems.flatMap((p) => Array.from({ length: nLarge }, () => JSON.stringify({ task_id: p.task_id, completion: p.canonical_solution }) + '\n')).join(''));
+      writeFileSync(
+        samplesFile,
+        problems
+          .flatMap((p) =>
+            Array.from({ length: nLarge }, () => JSON.stringify({ task_id: p.task_id, completion: p.canonical_solution }) + '\n'),
+          )
+          .join(''),
+      );
       const runBare = async () => {
         const machineBefore = machineCpuSeconds();
-        const m = await measure([TSX, path.join(PROJECT_ROOT, 'scripts/evaluate.ts'), '--problems', HUMANEVAL, '--samples', samplesFile, '--k', '1']);
+        const m = await measure([
+          TSX,
+          path.join(PROJECT_ROOT, 'scripts/evaluate.ts'),
+          '--problems',
+          HUMANEVAL,
+          '--samples',
+          samplesFile,
+          '--k',
+          '1',
+        ]);
         const machine = machineCpuSeconds();
-        return { ...m, otherCpuSeconds: machine.busy - machineBefore.busy - (m.cpuSeconds + m.sandboxCpuSeconds + m.sandboxOwnCpuSeconds), stealSeconds: machine.steal - machineBefore.steal, load: os.loadavg()[0]! };
+        return {
+          ...m,
+          otherCpuSeconds: machine.busy - machineBefore.busy - (m.cpuSeconds + m.sandboxCpuSeconds + m.sandboxOwnCpuSeconds),
+          stealSeconds: machine.steal - machineBefore.steal,
+          load: os.loadavg()[0]!,
+        };
       };
       /** What else ran meanwhile: a run that shared the cores with other work was slowed by it. */
       const meanwhile = (m: { otherCpuSeconds: number; stealSeconds: number; seconds: number }) =>
@@ -237,23 +286,44 @@ new Command('bench-sweep-overhead')
       const small = await runSweep(nSmall);
       // The bare executor before and after the sweep: other work on the machine comes and goes.
       const bareBefore = await runBare();
-      console.log(`evaluate ${samples} samples: ${bareBefore.seconds.toFixed(1)} s, ${rate(bareBefore)} (bare executor, before the sweep; load ${bareBefore.load.toFixed(2)}; ${meanwhile(bareBefore)})`);
+      console.log(
+        `evaluate ${samples} samples: ${bareBefore.seconds.toFixed(1)} s, ${rate(bareBefore)} (bare executor, before the sweep; load ${bareBefore.load.toFixed(2)}; ${meanwhile(bareBefore)})`,
+      );
       const large = await runSweep(nLarge);
-      console.log(`sweep    ${samples} samples: ${large.seconds.toFixed(1)} s, ${rate(large)} (${perRequest === 1 ? 'one LLM request per sample' : `LLM requests of ${perRequest} samples`} + S3 cache + sandbox + records, through Temporal; load ${large.load.toFixed(2)}; ${meanwhile(large)})`);
+      console.log(
+        `sweep    ${samples} samples: ${large.seconds.toFixed(1)} s, ${rate(large)} (${perRequest === 1 ? 'one LLM request per sample' : `LLM requests of ${perRequest} samples`} + S3 cache + sandbox + records, through Temporal; load ${large.load.toFixed(2)}; ${meanwhile(large)})`,
+      );
       const bareAfter = await runBare();
-      console.log(`evaluate ${samples} samples: ${bareAfter.seconds.toFixed(1)} s, ${rate(bareAfter)} (bare executor, after the sweep; load ${bareAfter.load.toFixed(2)}; ${meanwhile(bareAfter)})`);
+      console.log(
+        `evaluate ${samples} samples: ${bareAfter.seconds.toFixed(1)} s, ${rate(bareAfter)} (bare executor, after the sweep; load ${bareAfter.load.toFixed(2)}; ${meanwhile(bareAfter)})`,
+      );
       const bareSeconds = (bareBefore.seconds + bareAfter.seconds) / 2;
       console.log(`ratio sweep/bare: ${(bareSeconds / large.seconds).toFixed(2)} (bare: mean of both runs)`);
 
       const ms = (seconds: number) => ((seconds * 1000) / samples).toFixed(1);
-      const sweepCpu = large.cpuSeconds + large.sandboxCpuSeconds + large.sandboxOwnCpuSeconds + large.temporalCpuSeconds + large.seaweedCpuSeconds + large.serverCpuSeconds;
-      const bareCpu = (bareBefore.cpuSeconds + bareBefore.sandboxCpuSeconds + bareBefore.sandboxOwnCpuSeconds + bareAfter.cpuSeconds + bareAfter.sandboxCpuSeconds + bareAfter.sandboxOwnCpuSeconds) / 2;
+      const sweepCpu =
+        large.cpuSeconds +
+        large.sandboxCpuSeconds +
+        large.sandboxOwnCpuSeconds +
+        large.temporalCpuSeconds +
+        large.seaweedCpuSeconds +
+        large.serverCpuSeconds;
+      const bareCpu =
+        (bareBefore.cpuSeconds +
+          bareBefore.sandboxCpuSeconds +
+          bareBefore.sandboxOwnCpuSeconds +
+          bareAfter.cpuSeconds +
+          bareAfter.sandboxCpuSeconds +
+          bareAfter.sandboxOwnCpuSeconds) /
+        2;
       console.log(
         `CPU per sample: sweep ${ms(sweepCpu)} ms = workers ${ms(large.cpuSeconds)} + sandboxed programs ${ms(large.sandboxCpuSeconds)} + sandbox's forker and supervisor ${ms(large.sandboxOwnCpuSeconds)} + Temporal server ${ms(large.temporalCpuSeconds)} + SeaweedFS ${ms(large.seaweedCpuSeconds)} + scripted server ${ms(large.serverCpuSeconds)}; ` +
           `evaluate ${ms(bareCpu)} ms = evaluate.ts ${ms((bareBefore.cpuSeconds + bareAfter.cpuSeconds) / 2)} + sandboxed programs ${ms((bareBefore.sandboxCpuSeconds + bareAfter.sandboxCpuSeconds) / 2)} + forker and supervisor ${ms((bareBefore.sandboxOwnCpuSeconds + bareAfter.sandboxOwnCpuSeconds) / 2)}; ratio ${(bareCpu / sweepCpu).toFixed(2)} ` +
           '(Temporal and SeaweedFS count whatever else uses the stack meanwhile)',
       );
-      console.log(`small sweep ${small.samples} samples: ${small.seconds.toFixed(1)} s, ${(small.samples / small.seconds).toFixed(0)} samples/s (start-up included, as in every figure here)`);
+      console.log(
+        `small sweep ${small.samples} samples: ${small.seconds.toFixed(1)} s, ${(small.samples / small.seconds).toFixed(0)} samples/s (start-up included, as in every figure here)`,
+      );
 
       const { connection, client } = await connectTemporal(env);
       let maxEvents = 0;
@@ -267,7 +337,9 @@ new Command('bench-sweep-overhead')
         await connection.close();
       }
       console.log(`workflow runs: ${runs}, largest history: ${maxEvents} events`);
-      console.log(`peak RSS of the sweep process (workers included): ${small.rssMiB.toFixed(0)} MiB at ${small.samples} samples, ${large.rssMiB.toFixed(0)} MiB at ${large.samples} samples`);
+      console.log(
+        `peak RSS of the sweep process (workers included): ${small.rssMiB.toFixed(0)} MiB at ${small.samples} samples, ${large.rssMiB.toFixed(0)} MiB at ${large.samples} samples`,
+      );
       console.log(`RSS of the sweep process at ${small.samples} samples: ${rssOverTime(small)}`);
       console.log(`RSS of the sweep process at ${large.samples} samples: ${rssOverTime(large)}`);
       console.log(`scripted server received ${server.requests().length} requests for ${small.samples + large.samples} samples`);

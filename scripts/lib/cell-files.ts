@@ -30,7 +30,9 @@ export async function writeCellFiles(bucket: Bucket, sweepId: string, cells: rea
       text[file] = Buffer.from(bytes).toString('utf8');
     }
     await writeFile(path.join(out, 'evaluation_results.json'), bigcodeMetricsJson(cell));
-    const samples = text['samples.jsonl']!.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as SampleOutcome);
+    const samples = text['samples.jsonl']!.split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as SampleOutcome);
     const evalplus = evalplusEvalResults(cell, JSON.parse(text['generations.json']!) as string[][], samples, evalplusDate(new Date()));
     if (evalplus !== null) await writeFile(path.join(out, 'eval_results.json'), evalplus);
   }

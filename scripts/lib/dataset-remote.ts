@@ -43,10 +43,12 @@ export async function generateDatasetRemotely(config: ExploraConfig, req: Remote
       }
     });
     // Refuse a conflicting request before anything starts (the workflow checks again, durably).
-    await checkDatasetSpec({ s3, name: config.s3.bucket }, { name: req.name, params: req.params, shardSize: req.shardSize }).catch(async (err: unknown) => {
-      await temporal.close();
-      throw err;
-    });
+    await checkDatasetSpec({ s3, name: config.s3.bucket }, { name: req.name, params: req.params, shardSize: req.shardSize }).catch(
+      async (err: unknown) => {
+        await temporal.close();
+        throw err;
+      },
+    );
   } finally {
     s3.destroy();
   }
@@ -60,7 +62,9 @@ export async function generateDatasetRemotely(config: ExploraConfig, req: Remote
     // next run of this command); the in-process workers stop gracefully first.
     signals = onStopSignals('generate-dataset', {
       onFirst: (signal) => {
-        console.error(`\ngenerate-dataset: ${signal}: detaching${inProcess ? `; stopping the in-process workers (${inFlight(inProcess.workers)})` : ''}`);
+        console.error(
+          `\ngenerate-dataset: ${signal}: detaching${inProcess ? `; stopping the in-process workers (${inFlight(inProcess.workers)})` : ''}`,
+        );
         if (inProcess) stopWorkers(inProcess.workers);
       },
       waitingFor: () => (inProcess ? `the in-process workers (${inFlight(inProcess.workers)})` : 'the detach'),
@@ -72,9 +76,13 @@ export async function generateDatasetRemotely(config: ExploraConfig, req: Remote
       inProcess = await createWorkers(config, { roles });
       if (!signals.received()) running = Promise.all(inProcess.workers.map((w) => w.run()));
     } else {
-      const queues = roles.map((r) => ({ name: config.taskQueues[r], kind: r === 'workflows' ? ('workflow' as const) : ('activity' as const) }));
+      const queues = roles.map((r) => ({
+        name: config.taskQueues[r],
+        kind: r === 'workflows' ? ('workflow' as const) : ('activity' as const),
+      }));
       const idle = await queuesWithoutRecentPollers(client, config.temporal.namespace, queues);
-      if (idle.length) console.error(`warning: no worker has polled ${idle.map((q) => q.name).join(', ')} lately; start one with \`npm run worker\``);
+      if (idle.length)
+        console.error(`warning: no worker has polled ${idle.map((q) => q.name).join(', ')} lately; start one with \`npm run worker\``);
     }
 
     const workflowId = datasetWorkflowId(req.name);
@@ -118,7 +126,9 @@ export async function generateDatasetRemotely(config: ExploraConfig, req: Remote
       if (outcome === 'detached') {
         waiting.abort();
         await finished.catch(() => {});
-        console.error(`detached from workflow ${workflowId}; it carries on where workers serve its queues (run this command again to serve and follow it)`);
+        console.error(
+          `detached from workflow ${workflowId}; it carries on where workers serve its queues (run this command again to serve and follow it)`,
+        );
         return;
       }
       summary = outcome;
@@ -139,7 +149,8 @@ export async function generateDatasetRemotely(config: ExploraConfig, req: Remote
       stopWorkers(inProcess.workers);
       await running?.catch(() => {});
       await inProcess.close();
-      if (signals?.received()) console.error(`generate-dataset: in-process workers stopped on ${signals.received()}: tasks in flight done or handed back`);
+      if (signals?.received())
+        console.error(`generate-dataset: in-process workers stopped on ${signals.received()}: tasks in flight done or handed back`);
     }
     await connection.close();
   }

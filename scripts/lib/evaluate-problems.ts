@@ -68,7 +68,9 @@ export function loadEvaluateProblems(input: {
   const unread = given.filter((o) => !support.options.includes(o));
   if (unread.length > 0) {
     const readOptions = (f: AnyFamily) => (f.evaluate.kind === 'reads' ? f.evaluate.options : []);
-    const readers = allFamilies().filter((f) => unread.some((o) => readOptions(f).includes(o))).map((f) => f.id);
+    const readers = allFamilies()
+      .filter((f) => unread.some((o) => readOptions(f).includes(o)))
+      .map((f) => f.id);
     throw new Error(
       `${unread.map((o) => FLAGS[o]).join(', ')}: only ${readers.join(', ')} problems read ${unread.length > 1 ? 'them' : 'it'}, and ${source} is read as ${family}`,
     );
@@ -86,7 +88,10 @@ export function sampleSolution(problem: SweepProblem, form: SampleForm, completi
 
 /** The program a sample runs: its solution, then the family's tests (given the reference's outputs, for families checked against them), as the problem's language puts them together. */
 export function sampleProgram(problem: SweepProblem, form: SampleForm, completion: string, reference: string | null): string {
-  return LANGUAGES[familyOf(problem).language(problem)].assemble({ solution: familyOf(problem).embedSolution(problem, sampleSolution(problem, form, completion)), tests: familyOf(problem).tests(problem, reference) });
+  return LANGUAGES[familyOf(problem).language(problem)].assemble({
+    solution: familyOf(problem).embedSolution(problem, sampleSolution(problem, form, completion)),
+    tests: familyOf(problem).tests(problem, reference),
+  });
 }
 
 /** The limits of a sample's run, as the family sets them from the timeout. */

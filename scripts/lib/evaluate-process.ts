@@ -8,7 +8,10 @@ import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js'
 import { isProcessLanguageId } from '../../domain/languages/registry.js';
 import { toolchainFor } from '../../infra/sandbox/toolchainRegistry.js';
 
-export function processExecutorFor(language: string, options: { concurrency: number; limits: Partial<ExecutionLimits>; shareProcess?: boolean }): ProcessExecutor {
+export function processExecutorFor(
+  language: string,
+  options: { concurrency: number; limits: Partial<ExecutionLimits>; shareProcess?: boolean },
+): ProcessExecutor {
   if (!isProcessLanguageId(language)) throw new Error(`language ${language} has no process runner`);
   const toolchain = toolchainFor(language);
   const check = toolchain.check();

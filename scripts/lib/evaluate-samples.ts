@@ -114,7 +114,9 @@ function bigcodeSamples(lists: unknown[], source: string, taskOrder: readonly st
   const samples: Sample[] = [];
   lists.forEach((list, t) => {
     if (!Array.isArray(list)) {
-      throw new SamplesError(`${source}[${t}]: is ${list === null ? 'null' : `a ${typeof list}`}, not a list (bigcode's generations.json holds one list of generations per task)`);
+      throw new SamplesError(
+        `${source}[${t}]: is ${list === null ? 'null' : `a ${typeof list}`}, not a list (bigcode's generations.json holds one list of generations per task)`,
+      );
     }
     list.forEach((generation, i) => {
       const where = `${source}[${t}][${i}]`;

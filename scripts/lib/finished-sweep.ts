@@ -17,7 +17,10 @@ export interface FinishedSweep {
 }
 
 /** The sweep's stored results, when they answer a start of `mode` with the config of `configHash`. */
-export async function findFinishedSweep(bucket: Bucket, start: { sweepId: string; configHash: string; mode: SweepMode }): Promise<FinishedSweep | null> {
+export async function findFinishedSweep(
+  bucket: Bucket,
+  start: { sweepId: string; configHash: string; mode: SweepMode },
+): Promise<FinishedSweep | null> {
   const resultsKey = sweepResultsKey(start.sweepId);
   const text = await getText(bucket, resultsKey);
   if (text === null) return null;

@@ -50,7 +50,10 @@ export async function unansweredModels(models: ReadonlyArray<{ id: string; base_
         return undefined;
       } catch (err) {
         const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-        const reason = (err as Error).name === 'TimeoutError' ? `no answer in ${timeoutMs / 1000} s` : (cause?.code ?? cause?.message ?? (err as Error).message);
+        const reason =
+          (err as Error).name === 'TimeoutError'
+            ? `no answer in ${timeoutMs / 1000} s`
+            : (cause?.code ?? cause?.message ?? (err as Error).message);
         return { model: m.id, baseUrl: m.base_url, reason };
       }
     }),

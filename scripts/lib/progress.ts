@@ -10,7 +10,11 @@ export function progressBar(label: string, enabled: boolean): Progress {
   if (!enabled) return { update() {}, stop() {} };
   if (process.stderr.isTTY) {
     const bar = new cliProgress.SingleBar(
-      { format: `${label} [{bar}] {percentage}% | {value}/{total} | ETA {eta_formatted} {extra}`, stream: process.stderr, hideCursor: true },
+      {
+        format: `${label} [{bar}] {percentage}% | {value}/{total} | ETA {eta_formatted} {extra}`,
+        stream: process.stderr,
+        hideCursor: true,
+      },
       cliProgress.Presets.shades_classic,
     );
     let started = false;

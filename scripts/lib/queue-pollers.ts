@@ -13,7 +13,11 @@ export interface WatchedQueue {
 }
 
 /** The queues no worker has polled in the last ~70 s. */
-export async function queuesWithoutRecentPollers(client: Client, namespace: string, queues: readonly WatchedQueue[]): Promise<WatchedQueue[]> {
+export async function queuesWithoutRecentPollers(
+  client: Client,
+  namespace: string,
+  queues: readonly WatchedQueue[],
+): Promise<WatchedQueue[]> {
   const { TaskQueueType } = proto.temporal.api.enums.v1;
   const missing: WatchedQueue[] = [];
   for (const queue of queues) {
@@ -50,7 +54,8 @@ export function warnWhileUnserved(
     if (stopped || missing === null) return;
     const names = missing.map((q) => q.name).join(', ');
     if (names !== last) {
-      if (missing.length) opts.log(`no worker serves ${names} (none has polled it for a while); the sweep waits for one: ${opts.hint(missing)}`);
+      if (missing.length)
+        opts.log(`no worker serves ${names} (none has polled it for a while); the sweep waits for one: ${opts.hint(missing)}`);
       else if (last) opts.log('every queue the sweep needs has a worker again');
       last = names;
     }

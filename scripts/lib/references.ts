@@ -37,7 +37,10 @@ export async function checkSweepReferences(
     const loaded = new Map<string, LoadedDataset>();
     for (const entry of datasets) loaded.set(entry.name, await loadForCheck(opts.bucket, opts.configFile, entry));
     // As a sweep does: tasks whose library the sandbox lacks (DS-1000's, TorchDataEval's) are refused before any runs.
-    const missing = requirementsProblem(datasets.map((d) => ({ name: d.name, family: d.family, problems: loaded.get(d.name)!.problems })), (p) => familyOf(p).requirements(p));
+    const missing = requirementsProblem(
+      datasets.map((d) => ({ name: d.name, family: d.family, problems: loaded.get(d.name)!.problems })),
+      (p) => familyOf(p).requirements(p),
+    );
     if (missing) throw new SweepInputError(missing);
     for (const entry of datasets) {
       const dataset = loaded.get(entry.name)!;
@@ -45,7 +48,11 @@ export async function checkSweepReferences(
       const problems = selectTasks(dataset.problems, selectionOf(config), (p) => p.task_id);
       const bar = progressBar(`references ${entry.name}`, opts.progress);
       // evalplus's reference outputs land in the bucket's cache, where the sweep's shards find them.
-      report[entry.name] = await checkReferences(problems, dataset.library, pool, { timeoutS: opts.timeoutS, onDone: (n) => bar.update(n, problems.length), references: s3ReferenceOutputs(opts.bucket) });
+      report[entry.name] = await checkReferences(problems, dataset.library, pool, {
+        timeoutS: opts.timeoutS,
+        onDone: (n) => bar.update(n, problems.length),
+        references: s3ReferenceOutputs(opts.bucket),
+      });
       bar.stop();
     }
     return report;

@@ -48,6 +48,9 @@ export function requirementsProblem(
   const missing = new Set(missingPythonModules([...new Set([...needs.values()].map((n) => n.requirement.module))], python));
   const lines = [...needs.values()]
     .filter((n) => missing.has(n.requirement.module))
-    .map((n) => `${[...n.datasets].join(', ')}: ${n.tasks} ${n.requirement.why.replace(/ tasks$/, '')} task(s) need the Python module ${n.requirement.module}, which the sandbox's Python (${python}) lacks; install it with: ${n.requirement.install}`);
+    .map(
+      (n) =>
+        `${[...n.datasets].join(', ')}: ${n.tasks} ${n.requirement.why.replace(/ tasks$/, '')} task(s) need the Python module ${n.requirement.module}, which the sandbox's Python (${python}) lacks; install it with: ${n.requirement.install}`,
+    );
   return lines.length ? lines.join('\n') : null;
 }

@@ -61,7 +61,8 @@ function decodeNamed(bytes: Uint8Array, field: string, where: string): string {
 /** An S3 failure as a person can act on it: the endpoint down, a missing bucket, no access. */
 function describeS3Error(err: unknown): string {
   const e = err as { name?: string; code?: string; message?: string; $metadata?: { httpStatusCode?: number } };
-  if (e.code === 'ECONNREFUSED' || /ECONNREFUSED/.test(e.message ?? '')) return `the S3 endpoint refused the connection (${e.message}); is it up? (local stack: npm run stack:up)`;
+  if (e.code === 'ECONNREFUSED' || /ECONNREFUSED/.test(e.message ?? ''))
+    return `the S3 endpoint refused the connection (${e.message}); is it up? (local stack: npm run stack:up)`;
   if (e.name === 'NoSuchBucket') return 'no such bucket';
   const status = e.$metadata?.httpStatusCode;
   if (status === 403 || e.name === 'AccessDenied') return 'access denied (check EXPLORA_S3_* credentials)';
@@ -106,14 +107,20 @@ export async function loadDatasetEntry(bucket: Bucket, configFile: string, entry
  * The task ids of each dataset, in order, when the selection needs them (a `tasks:` list): loaded
  * datasets from their rows, generated ones by generating them here. Otherwise only their counts.
  */
-async function datasetTasks(bucket: Bucket, configFile: string, config: SweepConfig): Promise<Map<string, { loaded: LoadedDataset | null; ids: string[] | null; count: number }>> {
+async function datasetTasks(
+  bucket: Bucket,
+  configFile: string,
+  config: SweepConfig,
+): Promise<Map<string, { loaded: LoadedDataset | null; ids: string[] | null; count: number }>> {
   const out = new Map<string, { loaded: LoadedDataset | null; ids: string[] | null; count: number }>();
   for (const d of config.datasets) {
     const loaded = await loadDatasetEntry(bucket, configFile, d);
     if (loaded) {
       out.set(d.name, { loaded, ids: loaded.problems.map((p) => p.task_id), count: loaded.problems.length });
     } else if (d.family === 'pbe-world') {
-      const ids = config.tasks ? [...generateLines(d.pbe_world, 0, d.pbe_world.count)].map((line) => (JSON.parse(line) as { task_id: string }).task_id) : null;
+      const ids = config.tasks
+        ? [...generateLines(d.pbe_world, 0, d.pbe_world.count)].map((line) => (JSON.parse(line) as { task_id: string }).task_id)
+        : null;
       out.set(d.name, { loaded: null, ids, count: d.pbe_world.count });
     } else {
       throw new Error(`dataset ${d.name}: family ${d.family} names no files and is not generated`);
@@ -136,7 +143,9 @@ async function selectedTasks(bucket: Bucket, configFile: string, config: SweepCo
   if (problem) throw new SweepInputError(problem);
   const counts: Record<string, number> = {};
   for (const [name, d] of datasets) {
-    counts[name] = d.ids ? selectTasks(d.ids, { ...selection, limit: undefined }, (id) => id).length : Math.max(0, d.count - (selection.start ?? 0));
+    counts[name] = d.ids
+      ? selectTasks(d.ids, { ...selection, limit: undefined }, (id) => id).length
+      : Math.max(0, d.count - (selection.start ?? 0));
   }
   return { datasets, counts };
 }
@@ -151,7 +160,12 @@ export async function countTasks(bucket: Bucket, configFile: string, config: Swe
  * inputs, content-addressed and sent once (a second run of the same file finds it there), so that
  * workers on other machines read it.
  */
-async function uploadEntryFiles(bucket: Bucket, configFile: string, sweepId: string, entry: SweepDatasetConfig): Promise<Record<string, S3Ref>> {
+async function uploadEntryFiles(
+  bucket: Bucket,
+  configFile: string,
+  sweepId: string,
+  entry: SweepDatasetConfig,
+): Promise<Record<string, S3Ref>> {
   const refs: Record<string, S3Ref> = {};
   for (const [role, f] of Object.entries(familyOf(entry).files(entry))) {
     const s3 = parseS3Uri(f.path);
@@ -180,20 +194,26 @@ export function loadGenerations(file: string, dataset: string, tasks: number, nS
     throw new SweepInputError(`--load-generations ${file}: not JSON (${(err as Error).message.split('\n')[0]})`);
   }
   const parsed = generationLists(value, `--load-generations ${file}`);
-  if (parsed.length < tasks) throw new SweepInputError(`--load-generations ${file}: ${parsed.length} tasks, but dataset ${dataset} has ${tasks}`);
+  if (parsed.length < tasks)
+    throw new SweepInputError(`--load-generations ${file}: ${parsed.length} tasks, but dataset ${dataset} has ${tasks}`);
   const short = parsed.slice(0, tasks).findIndex((g) => g.length < nSamples);
-  if (short >= 0) throw new SweepInputError(`--load-generations ${file}: task ${short} has ${parsed[short]!.length} generations, fewer than n_samples=${nSamples}`);
+  if (short >= 0)
+    throw new SweepInputError(
+      `--load-generations ${file}: task ${short} has ${parsed[short]!.length} generations, fewer than n_samples=${nSamples}`,
+    );
   return parsed;
 }
 
 /** bigcode's generations: a list per task of its generations (strings); what is not, named by its place. */
 function generationLists(value: unknown, source: string): string[][] {
   const kind = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
-  if (!Array.isArray(value)) throw new SweepInputError(`${source}: is ${kind(value)}, not bigcode's list (one list of generations per task)`);
+  if (!Array.isArray(value))
+    throw new SweepInputError(`${source}: is ${kind(value)}, not bigcode's list (one list of generations per task)`);
   return value.map((list, t) => {
     if (!Array.isArray(list)) throw new SweepInputError(`${source}: [${t}] is ${kind(list)}, not a list of generations`);
     return list.map((generation, i) => {
-      if (typeof generation !== 'string') throw new SweepInputError(`${source}: [${t}][${i}] is ${kind(generation)}, not a string (a generation is a program as text)`);
+      if (typeof generation !== 'string')
+        throw new SweepInputError(`${source}: [${t}][${i}] is ${kind(generation)}, not a string (a generation is a program as text)`);
       return generation;
     });
   });
@@ -224,7 +244,10 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
   const selection = selectionOf(config);
   // Tasks whose libraries the sandbox lacks (DS-1000's) are refused now, not failed sample by sample.
   if (opts.mode !== 'generation-only') {
-    const missing = requirementsProblem(config.datasets.map((d) => ({ name: d.name, family: d.family, problems: loadedSets.get(d.name)?.loaded?.problems ?? [] })), (p) => familyOf(p).requirements(p));
+    const missing = requirementsProblem(
+      config.datasets.map((d) => ({ name: d.name, family: d.family, problems: loadedSets.get(d.name)?.loaded?.problems ?? [] })),
+      (p) => familyOf(p).requirements(p),
+    );
     if (missing) throw new SweepInputError(missing);
   }
   const datasets: SweepDatasetInput[] = [];
@@ -265,35 +288,35 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
     cells = expandGrid(config).map((c) => {
       const stop = stopWordsFor(c.model, c.dataset);
       return {
-      id: c.id,
-      dataset: c.dataset.name,
-      model: c.model.id,
-      method: c.method,
-      temperature: c.temperature,
-      ...(c.promptName === null ? {} : { prompt: c.promptName }),
-      endpoint: {
-        id: c.model.id,
-        baseUrl: c.model.base_url,
-        model: c.model.model,
-        api: c.model.api,
-        ...(c.model.api_key_env ? { apiKeyEnv: c.model.api_key_env } : {}),
-        requestTimeoutS: c.model.request_timeout_s,
-        concurrency: c.model.concurrency,
-        ...(c.model.requests_per_second ? { requestsPerSecond: c.model.requests_per_second } : {}),
-        ...(c.model.samples_per_request ? { samplesPerRequest: c.model.samples_per_request } : {}),
-      },
-      sampling: {
-        model: c.model.model,
+        id: c.id,
+        dataset: c.dataset.name,
+        model: c.model.id,
+        method: c.method,
         temperature: c.temperature,
-        top_p: config.top_p,
-        max_tokens: c.model.max_tokens,
-        // The rest of the list is applied to the answers (cell.stop): the code comes out the same.
-        ...(stopSentTo(stop, c.model).length ? { stop: stopSentTo(stop, c.model) } : {}),
-        ...(c.model.send_seed ? { seed: config.seed } : {}),
-        ...(c.promptTemplate ? { prompt: c.promptTemplate } : {}),
-      },
-      stop,
-    };
+        ...(c.promptName === null ? {} : { prompt: c.promptName }),
+        endpoint: {
+          id: c.model.id,
+          baseUrl: c.model.base_url,
+          model: c.model.model,
+          api: c.model.api,
+          ...(c.model.api_key_env ? { apiKeyEnv: c.model.api_key_env } : {}),
+          requestTimeoutS: c.model.request_timeout_s,
+          concurrency: c.model.concurrency,
+          ...(c.model.requests_per_second ? { requestsPerSecond: c.model.requests_per_second } : {}),
+          ...(c.model.samples_per_request ? { samplesPerRequest: c.model.samples_per_request } : {}),
+        },
+        sampling: {
+          model: c.model.model,
+          temperature: c.temperature,
+          top_p: config.top_p,
+          max_tokens: c.model.max_tokens,
+          // The rest of the list is applied to the answers (cell.stop): the code comes out the same.
+          ...(stopSentTo(stop, c.model).length ? { stop: stopSentTo(stop, c.model) } : {}),
+          ...(c.model.send_seed ? { seed: config.seed } : {}),
+          ...(c.promptTemplate ? { prompt: c.promptTemplate } : {}),
+        },
+        stop,
+      };
     });
   }
 
@@ -312,7 +335,12 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
 }
 
 export function queuesOf(config: ExploraConfig): SweepInput['queues'] {
-  return { workflows: config.taskQueues.workflows, storage: config.taskQueues.storage, sandbox: config.taskQueues.sandbox, llmBase: config.taskQueues.llm };
+  return {
+    workflows: config.taskQueues.workflows,
+    storage: config.taskQueues.storage,
+    sandbox: config.taskQueues.sandbox,
+    llmBase: config.taskQueues.llm,
+  };
 }
 
 /** What `sweeps/<id>/config.json` holds: the config of the sweep's first start and its latest run. */

@@ -28,7 +28,20 @@ function unansweredLines(cells: CellSummary[]): string[] {
 export function formatResultsTable(cells: CellSummary[]): string {
   const ks = [...new Set(cells.flatMap((c) => Object.keys(c.passAtK)))].sort((a, b) => Number(a.split('@')[1]) - Number(b.split('@')[1]));
   const sks = ks.map((k) => k.replace('pass', 'success'));
-  const header = ['cell', 'tasks', 'samples', ...ks, ...sks, 'calls', 'calls/task', 'prompt tok', 'compl tok', 'tok/task', 'sandbox runs', 'wall s'];
+  const header = [
+    'cell',
+    'tasks',
+    'samples',
+    ...ks,
+    ...sks,
+    'calls',
+    'calls/task',
+    'prompt tok',
+    'compl tok',
+    'tok/task',
+    'sandbox runs',
+    'wall s',
+  ];
   const perTask = (v: number, c: CellSummary) => (c.tasks ? (v / c.tasks).toFixed(1) : '-');
   const rows = cells.map((c) => [
     String(c.cell.cell ?? ''),
@@ -68,11 +81,18 @@ function extraScoreLines(cells: CellSummary[]): string[] {
         return [
           `${cell}: ` +
             Object.entries(c.scores.byName)
-              .map(([name, s]) => `${name} ${Object.entries(s.passAtK).map(([k, v]) => `${k} ${formatMetric(v, s.passAtKCI[k])}`).join(', ')}`)
+              .map(
+                ([name, s]) =>
+                  `${name} ${Object.entries(s.passAtK)
+                    .map(([k, v]) => `${k} ${formatMetric(v, s.passAtKCI[k])}`)
+                    .join(', ')}`,
+              )
               .join('; '),
         ];
       case 'test_cases':
-        return [`${cell}: strict accuracy ${c.scores.strictAccuracy.toFixed(4)}; average test-case accuracy ${c.scores.averageTestCaseAccuracy.toFixed(4)}`];
+        return [
+          `${cell}: strict accuracy ${c.scores.strictAccuracy.toFixed(4)}; average test-case accuracy ${c.scores.averageTestCaseAccuracy.toFixed(4)}`,
+        ];
       default:
         return [];
     }
@@ -103,7 +123,10 @@ export async function sweepSnapshot(client: Client, sweepId: string): Promise<{ 
             client.workflow
               .getHandle(id)
               .query(shardProgressQuery)
-              .then((s) => s.answered, () => 0),
+              .then(
+                (s) => s.answered,
+                () => 0,
+              ),
           ),
         );
         cells.set(c.id, { ...cell, answered: Math.min(cell.samplesTotal, cell.samplesDone + shards.reduce((a, b) => a + b, 0)) });
@@ -124,7 +147,10 @@ export function showSweepProgress(client: Client, sweepId: string, enabled: bool
   if (!enabled) return { stop: async () => {} };
   const tty = process.stderr.isTTY;
   const multi = tty
-    ? new cliProgress.MultiBar({ format: '{cell} [{bar}] {value}/{total} {extra}', stream: process.stderr, hideCursor: true, clearOnComplete: false }, cliProgress.Presets.shades_classic)
+    ? new cliProgress.MultiBar(
+        { format: '{cell} [{bar}] {value}/{total} {extra}', stream: process.stderr, hideCursor: true, clearOnComplete: false },
+        cliProgress.Presets.shades_classic,
+      )
     : undefined;
   const bars = new Map<string, cliProgress.SingleBar>();
   const lastLogged = new Map<string, string>();
@@ -170,7 +196,10 @@ export function showSweepProgress(client: Client, sweepId: string, enabled: bool
       })
       .catch((err: Error) => {
         const reason = err.message.split('\n')[0] ?? String(err);
-        if (failing === null) say(`sweep ${sweepId}: cannot query its progress (${reason}); retrying every second. The sweep carries on wherever workers serve it.`);
+        if (failing === null)
+          say(
+            `sweep ${sweepId}: cannot query its progress (${reason}); retrying every second. The sweep carries on wherever workers serve it.`,
+          );
         failing = reason;
       });
   return {

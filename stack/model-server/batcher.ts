@@ -108,7 +108,8 @@ class ChoiceText {
   push(token: Token): GeneratedChoice | null {
     const tokens = this.tokens;
     tokens.push(token);
-    if (this.model.isEogToken(token)) return { text: this.model.detokenize(tokens.slice(0, -1)), finishReason: 'stop', completionTokens: tokens.length };
+    if (this.model.isEogToken(token))
+      return { text: this.model.detokenize(tokens.slice(0, -1)), finishReason: 'stop', completionTokens: tokens.length };
     if (this.maxStop > 0) {
       const sofar = this.model.detokenize(tokens);
       // A new match ends past what was searched; a few characters more, since the text's tail can
@@ -209,7 +210,8 @@ function common(sequence: LlamaContextSequence, tokens: Token[]): number {
  * caller evaluates the prompt instead.
  */
 async function copyCache(target: LlamaContextSequence, source: LlamaContextSequence, length: number): Promise<boolean> {
-  const copy = (target as unknown as { _copyStateFromOtherSequence?: (other: LlamaContextSequence, upTo: number) => Promise<boolean> })._copyStateFromOtherSequence;
+  const copy = (target as unknown as { _copyStateFromOtherSequence?: (other: LlamaContextSequence, upTo: number) => Promise<boolean> })
+    ._copyStateFromOtherSequence;
   if (typeof copy !== 'function') return false;
   try {
     return (await copy.call(target, source, length)) === true;
@@ -423,10 +425,15 @@ export class Batcher {
     const sequence = slot.sequence;
     if (!holds(sequence, prefix)) {
       await source.ready.catch(() => undefined);
-      const copied = source.sequence !== sequence && holds(source.sequence, prefix) && (await copyCache(sequence, source.sequence, prefix.length)) && holds(sequence, prefix);
+      const copied =
+        source.sequence !== sequence &&
+        holds(source.sequence, prefix) &&
+        (await copyCache(sequence, source.sequence, prefix.length)) &&
+        holds(sequence, prefix);
       if (!copied) return this.evaluatePrompt(job, slot, prefix);
     }
-    if (sequence.nextTokenIndex > prefix.length) await sequence.eraseContextTokenRanges([{ start: prefix.length, end: sequence.nextTokenIndex }]);
+    if (sequence.nextTokenIndex > prefix.length)
+      await sequence.eraseContextTokenRanges([{ start: prefix.length, end: sequence.nextTokenIndex }]);
   }
 
   /** Runs steps while any choice is decoding. */

@@ -256,13 +256,20 @@ export class Engine {
     if (!this.embeddingContext) {
       // Its thread count is fixed when it is made, capped by the ceiling the steps move (applyThreads).
       this.llama.maxThreads = this.maxThreads;
-      this.embeddingContext = this.model.createEmbeddingContext({ contextSize: Math.min(EMBEDDING_CONTEXT, this.contextSize), threads: this.maxThreads });
+      this.embeddingContext = this.model.createEmbeddingContext({
+        contextSize: Math.min(EMBEDDING_CONTEXT, this.contextSize),
+        threads: this.maxThreads,
+      });
     }
     const context = await this.embeddingContext;
     const tokens = this.tokenize(text);
     if (tokens.length === 0) throw new InvalidInputError('the input is empty', 'input');
     if (tokens.length >= context.model.trainContextSize || tokens.length >= Math.min(EMBEDDING_CONTEXT, this.contextSize)) {
-      throw new InvalidInputError(`the input has ${tokens.length} tokens; embeddings take at most ${Math.min(EMBEDDING_CONTEXT, this.contextSize) - 1}`, 'input', 'context_length_exceeded');
+      throw new InvalidInputError(
+        `the input has ${tokens.length} tokens; embeddings take at most ${Math.min(EMBEDDING_CONTEXT, this.contextSize) - 1}`,
+        'input',
+        'context_length_exceeded',
+      );
     }
     const embedding = await context.getEmbeddingFor(tokens);
     return { vector: [...embedding.vector], tokens: tokens.length };

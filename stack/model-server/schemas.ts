@@ -93,7 +93,8 @@ function unsupportedSampling(body: ChatRequest | CompletionRequest): Unsupported
   if (body.stream) return { param: 'stream', message: 'streaming is not supported by this server; send stream: false' };
   if (body.presence_penalty) return { param: 'presence_penalty', message: 'presence_penalty is not supported by this server (only 0)' };
   if (body.frequency_penalty) return { param: 'frequency_penalty', message: 'frequency_penalty is not supported by this server (only 0)' };
-  if (body.logit_bias && Object.keys(body.logit_bias).length > 0) return { param: 'logit_bias', message: 'logit_bias is not supported by this server' };
+  if (body.logit_bias && Object.keys(body.logit_bias).length > 0)
+    return { param: 'logit_bias', message: 'logit_bias is not supported by this server' };
   return null;
 }
 
@@ -101,17 +102,24 @@ export function unsupportedChat(body: ChatRequest): Unsupported | null {
   const common = unsupportedSampling(body);
   if (common) return common;
   if (body.logprobs) return { param: 'logprobs', message: 'logprobs are not supported by this server' };
-  if (body.tools?.length || body.functions?.length) return { param: body.tools?.length ? 'tools' : 'functions', message: 'tool calling is not supported by this server' };
-  if (body.response_format && body.response_format.type !== 'text') return { param: 'response_format', message: `response_format ${body.response_format.type} is not supported by this server (only text)` };
+  if (body.tools?.length || body.functions?.length)
+    return { param: body.tools?.length ? 'tools' : 'functions', message: 'tool calling is not supported by this server' };
+  if (body.response_format && body.response_format.type !== 'text')
+    return {
+      param: 'response_format',
+      message: `response_format ${body.response_format.type} is not supported by this server (only text)`,
+    };
   return null;
 }
 
 export function unsupportedCompletion(body: CompletionRequest): Unsupported | null {
   const common = unsupportedSampling(body);
   if (common) return common;
-  if (body.logprobs !== null && body.logprobs !== undefined) return { param: 'logprobs', message: 'logprobs are not supported by this server' };
+  if (body.logprobs !== null && body.logprobs !== undefined)
+    return { param: 'logprobs', message: 'logprobs are not supported by this server' };
   if (body.echo) return { param: 'echo', message: 'echo is not supported by this server' };
-  if (body.best_of !== null && body.best_of !== undefined && body.best_of !== 1) return { param: 'best_of', message: 'best_of is not supported by this server (only 1)' };
+  if (body.best_of !== null && body.best_of !== undefined && body.best_of !== 1)
+    return { param: 'best_of', message: 'best_of is not supported by this server (only 1)' };
   if (body.suffix) return { param: 'suffix', message: 'suffix (insertion) is not supported by this server' };
   return null;
 }
@@ -126,6 +134,7 @@ export function describeIssue(error: z.ZodError): Unsupported {
     const full = param ? `${param}.${key}` : key;
     return { param: full, message: `Unrecognized request argument supplied: ${full}` };
   }
-  if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) return { param, message: `Missing required parameter: '${param}'.` };
+  if (issue.code === 'invalid_type' && /received undefined/.test(issue.message))
+    return { param, message: `Missing required parameter: '${param}'.` };
   return { param, message: `Invalid value for '${param || 'body'}': ${issue.message}` };
 }

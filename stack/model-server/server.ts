@@ -68,7 +68,8 @@ class HttpError extends Error {
   }
 }
 
-const badRequest = (message: string, param: string | null = null, code: string | null = null) => new HttpError(400, message, 'invalid_request_error', param, code);
+const badRequest = (message: string, param: string | null = null, code: string | null = null) =>
+  new HttpError(400, message, 'invalid_request_error', param, code);
 
 function newId(prefix: string): string {
   return `${prefix}-${randomBytes(12).toString('hex')}`;
@@ -87,7 +88,9 @@ async function readBody(req: http.IncomingMessage, limit: number): Promise<unkno
   try {
     return JSON.parse(text);
   } catch {
-    throw badRequest('We could not parse the JSON body of your request. (HINT: This likely means you aren\'t using your HTTP library correctly. The OpenAI API expects a JSON payload.)');
+    throw badRequest(
+      "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload.)",
+    );
   }
 }
 
@@ -104,7 +107,12 @@ function parse<T>(schema: z.ZodType<T>, body: unknown): T {
 function chatTurns(body: ChatRequest): ChatTurn[] {
   return body.messages.map((m) => ({
     role: m.role === 'developer' ? 'system' : m.role,
-    content: m.content === null || m.content === undefined ? '' : typeof m.content === 'string' ? m.content : m.content.map((p) => p.text).join('\n'),
+    content:
+      m.content === null || m.content === undefined
+        ? ''
+        : typeof m.content === 'string'
+          ? m.content
+          : m.content.map((p) => p.text).join('\n'),
   }));
 }
 
@@ -131,7 +139,13 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
 
   const checkModel = (model: string) => {
     if (model !== modelId) {
-      throw new HttpError(404, `The model '${model}' does not exist or you do not have access to it. This server serves '${modelId}'.`, 'invalid_request_error', 'model', 'model_not_found');
+      throw new HttpError(
+        404,
+        `The model '${model}' does not exist or you do not have access to it. This server serves '${modelId}'.`,
+        'invalid_request_error',
+        'model',
+        'model_not_found',
+      );
     }
   };
 
@@ -224,7 +238,8 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     checkModel(body.model);
     const prompts = typeof body.prompt === 'string' ? [body.prompt] : body.prompt;
     const n = body.n ?? 1;
-    if (prompts.length * n > MAX_CHOICES) throw badRequest(`At most ${MAX_CHOICES} choices per request (prompts times n); this asks for ${prompts.length * n}.`, 'n');
+    if (prompts.length * n > MAX_CHOICES)
+      throw badRequest(`At most ${MAX_CHOICES} choices per request (prompts times n); this asks for ${prompts.length * n}.`, 'n');
     const tokenized = prompts.map((p, i) => {
       const tokens = engine.tokenize(p);
       if (tokens.length === 0) throw badRequest('The prompt is empty.', prompts.length > 1 ? `prompt[${i}]` : 'prompt');
@@ -255,25 +270,30 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     const body = parse(EmbeddingRequestSchema, raw);
     checkModel(body.model);
     if (body.dimensions !== null && body.dimensions !== undefined && body.dimensions !== engine.embeddingSize) {
-      throw badRequest(`This model's embeddings have ${engine.embeddingSize} dimensions; it cannot return ${body.dimensions}.`, 'dimensions');
+      throw badRequest(
+        `This model's embeddings have ${engine.embeddingSize} dimensions; it cannot return ${body.dimensions}.`,
+        'dimensions',
+      );
     }
     const inputs = typeof body.input === 'string' ? [body.input] : body.input;
     const queued = Date.now();
     let queueMs = 0;
-    const vectors = await queueErrors(queue.run(async () => {
-      queueMs = Date.now() - queued;
-      const out: Array<{ vector: number[]; tokens: number }> = [];
-      for (const [i, input] of inputs.entries()) {
-        if (signal.aborted) throw new AbortedError();
-        try {
-          out.push(await engine.embed(input));
-        } catch (err) {
-          if (err instanceof InvalidInputError && inputs.length > 1) throw new InvalidInputError(err.message, `input[${i}]`, err.code);
-          throw err;
+    const vectors = await queueErrors(
+      queue.run(async () => {
+        queueMs = Date.now() - queued;
+        const out: Array<{ vector: number[]; tokens: number }> = [];
+        for (const [i, input] of inputs.entries()) {
+          if (signal.aborted) throw new AbortedError();
+          try {
+            out.push(await engine.embed(input));
+          } catch (err) {
+            if (err instanceof InvalidInputError && inputs.length > 1) throw new InvalidInputError(err.message, `input[${i}]`, err.code);
+            throw err;
+          }
         }
-      }
-      return out;
-    }, signal));
+        return out;
+      }, signal),
+    );
     const tokens = vectors.reduce((s, v) => s + v.tokens, 0);
     const base64 = body.encoding_format === 'base64';
     return {
@@ -343,9 +363,16 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       }
       if (!handler) {
         if (routes[path]) {
-          throw new HttpError(405, `Method ${method} is not allowed for ${path}; use ${Object.keys(routes[path]!).join(', ')}.`, 'invalid_request_error', null, 'method_not_allowed', {
-            allow: Object.keys(routes[path]!).join(', '),
-          });
+          throw new HttpError(
+            405,
+            `Method ${method} is not allowed for ${path}; use ${Object.keys(routes[path]!).join(', ')}.`,
+            'invalid_request_error',
+            null,
+            'method_not_allowed',
+            {
+              allow: Object.keys(routes[path]!).join(', '),
+            },
+          );
         }
         throw new HttpError(404, `Invalid URL (${method} ${path})`, 'invalid_request_error', null, 'unknown_url');
       }
@@ -357,20 +384,47 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     } catch (err) {
       if (err instanceof HttpError) {
         status = err.status;
-        send(res, err.status, { error: { message: err.message, type: err.type, param: err.param, code: err.code } }, { 'x-request-id': requestId, ...err.headers });
+        send(
+          res,
+          err.status,
+          { error: { message: err.message, type: err.type, param: err.param, code: err.code } },
+          { 'x-request-id': requestId, ...err.headers },
+        );
       } else if (err instanceof InvalidInputError) {
         status = 400;
-        send(res, 400, { error: { message: err.message, type: 'invalid_request_error', param: err.param, code: err.code } }, { 'x-request-id': requestId });
+        send(
+          res,
+          400,
+          { error: { message: err.message, type: 'invalid_request_error', param: err.param, code: err.code } },
+          { 'x-request-id': requestId },
+        );
       } else if (err instanceof AbortedError && !shutdown.signal.aborted) {
         status = 499; // the client went away: nobody to answer
         note = 'client gone';
       } else if (err instanceof AbortedError) {
         status = 503;
-        send(res, 503, { error: { message: 'The server is shutting down.', type: 'server_error', param: null, code: null } }, { 'x-request-id': requestId });
+        send(
+          res,
+          503,
+          { error: { message: 'The server is shutting down.', type: 'server_error', param: null, code: null } },
+          { 'x-request-id': requestId },
+        );
       } else {
         status = 500;
         note = (err as Error)?.stack ?? String(err);
-        send(res, 500, { error: { message: `The server had an error while processing your request: ${(err as Error)?.message ?? String(err)}`, type: 'server_error', param: null, code: null } }, { 'x-request-id': requestId });
+        send(
+          res,
+          500,
+          {
+            error: {
+              message: `The server had an error while processing your request: ${(err as Error)?.message ?? String(err)}`,
+              type: 'server_error',
+              param: null,
+              code: null,
+            },
+          },
+          { 'x-request-id': requestId },
+        );
       }
     } finally {
       log(`${method} ${path} ${status} ${Date.now() - started} ms${note ? ` ${note}` : ''}`);

@@ -90,7 +90,9 @@ describe('firstSentence and indexText', () => {
   });
 
   it('indexes the import path and the first sentence', () => {
-    expect(indexText(doc('str.rstrip', { description: 'Strip trailing characters. Long details.' }))).toBe('str.rstrip: Strip trailing characters.');
+    expect(indexText(doc('str.rstrip', { description: 'Strip trailing characters. Long details.' }))).toBe(
+      'str.rstrip: Strip trailing characters.',
+    );
   });
 });
 
@@ -161,7 +163,10 @@ function ourParams(signature: string): string[] | null {
 describe('PYTHON_STR_LIBRARY', () => {
   const docs = PYTHON_STR_LIBRARY.docs;
   const probe = JSON.parse(
-    execFileSync(resolvePythonExecutable(), ['-c', PYTHON_PROBE], { input: JSON.stringify(docs.flatMap((d) => d.examples ?? [])), encoding: 'utf8' }),
+    execFileSync(resolvePythonExecutable(), ['-c', PYTHON_PROBE], {
+      input: JSON.stringify(docs.flatMap((d) => d.examples ?? [])),
+      encoding: 'utf8',
+    }),
   ) as { names: string[]; params: Record<string, string[] | null>; results: Array<{ example: string; expected: string; got: string }> };
 
   it('is a valid library whose docs each parse with the schema', () => {

@@ -14,11 +14,13 @@ import { resolveSandboxPython } from '../../infra/sandbox/python.js';
 const DUMPER = join(dirname(fileURLToPath(import.meta.url)), '../../scripts/lib/dump_api_docs.py');
 
 function dump(args: string[]): { stdout: string } {
-  return { stdout: execFileSync(resolveSandboxPython(), [DUMPER, '--out', '-', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }) };
+  return {
+    stdout: execFileSync(resolveSandboxPython(), [DUMPER, '--out', '-', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }),
+  };
 }
 
 describe('dump_api_docs.py on the sandbox venv', () => {
-  it("numpy: introspected and docstring signatures, the description without examples, the examples apart", () => {
+  it('numpy: introspected and docstring signatures, the description without examples, the examples apart', () => {
     const docs = parseApiDocsJsonl(dump(['numpy', '--names', 'mean,add,ndarray,pi']).stdout, 'numpy dump');
     // Sorted by import path; the constant pi is no API.
     expect(docs.map((d) => d.import_path)).toEqual(['numpy.add', 'numpy.mean', 'numpy.ndarray']);
@@ -46,13 +48,17 @@ describe('dump_api_docs.py on the sandbox venv', () => {
     const first = dump(['pandas', '--names', 'DataFrame,merge,concat']).stdout;
     const docs = parseApiDocsJsonl(first, 'pandas dump');
     expect(docs.map((d) => d.name)).toEqual(['DataFrame', 'concat', 'merge']);
-    expect(docs[0]!.signature).toBe("DataFrame(data=None, index: 'Axes | None' = None, columns: 'Axes | None' = None, dtype: 'Dtype | None' = None, copy: 'bool | None' = None)");
+    expect(docs[0]!.signature).toBe(
+      "DataFrame(data=None, index: 'Axes | None' = None, columns: 'Axes | None' = None, dtype: 'Dtype | None' = None, copy: 'bool | None' = None)",
+    );
     expect(docs[0]!.description.split('\n')[0]).toBe('Two-dimensional, size-mutable, potentially heterogeneous tabular data.');
-    expect(docs[0]!.examples![0]).toContain(">>> df = pd.DataFrame(data=d)");
+    expect(docs[0]!.examples![0]).toContain('>>> df = pd.DataFrame(data=d)');
     expect(dump(['pandas', '--names', 'DataFrame,merge,concat']).stdout).toBe(first);
   });
 
   it('a module with nothing documented is an error', () => {
-    expect(() => execFileSync(resolveSandboxPython(), [DUMPER, '--out', '-', 'numpy', '--names', 'pi'], { encoding: 'utf8', stdio: 'pipe' })).toThrow(/no documented class or function in numpy/);
+    expect(() =>
+      execFileSync(resolveSandboxPython(), [DUMPER, '--out', '-', 'numpy', '--names', 'pi'], { encoding: 'utf8', stdio: 'pipe' }),
+    ).toThrow(/no documented class or function in numpy/);
   });
 });

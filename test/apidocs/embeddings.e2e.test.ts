@@ -59,10 +59,17 @@ async function failure(p: Promise<unknown>): Promise<ApplicationFailure> {
 
 describe('EmbeddingEndpointSchema', () => {
   it('accepts an http(s) endpoint and refuses bad ones by field', () => {
-    expect(EmbeddingEndpointSchema.parse({ baseUrl: 'https://api.example.com/v1', model: 'm', apiKeyEnv: 'KEY', requestTimeoutS: 30 })).toBeTruthy();
+    expect(
+      EmbeddingEndpointSchema.parse({ baseUrl: 'https://api.example.com/v1', model: 'm', apiKeyEnv: 'KEY', requestTimeoutS: 30 }),
+    ).toBeTruthy();
     const bad = EmbeddingEndpointSchema.safeParse({ baseUrl: 'ftp://x', model: '', requestTimeoutS: 0, extra: 1 });
     expect(bad.success).toBe(false);
-    expect(bad.error!.issues.map((i) => i.path.join('.') || i.code).sort()).toEqual(['baseUrl', 'model', 'requestTimeoutS', 'unrecognized_keys']);
+    expect(bad.error!.issues.map((i) => i.path.join('.') || i.code).sort()).toEqual([
+      'baseUrl',
+      'model',
+      'requestTimeoutS',
+      'unrecognized_keys',
+    ]);
   });
 });
 
@@ -80,9 +87,16 @@ describe('createEmbeddingClient', () => {
     expect(vectors).toEqual(texts.map(bagOfWords));
 
     // Stored where the key says: sha256 of canonical {base_url, model, text}.
-    const key = `embeddings/${createHash('sha256').update(JSON.stringify({ base_url: ep.baseUrl, model: ep.model, text: texts[5] })).digest('hex')}.json`;
+    const key = `embeddings/${createHash('sha256')
+      .update(JSON.stringify({ base_url: ep.baseUrl, model: ep.model, text: texts[5] }))
+      .digest('hex')}.json`;
     expect(embeddingCacheKey(ep, texts[5]!)).toBe(key);
-    expect(JSON.parse((await getText(bucket, key))!)).toEqual({ base_url: ep.baseUrl, model: ep.model, text: texts[5], embedding: bagOfWords(texts[5]!) });
+    expect(JSON.parse((await getText(bucket, key))!)).toEqual({
+      base_url: ep.baseUrl,
+      model: ep.model,
+      text: texts[5],
+      embedding: bagOfWords(texts[5]!),
+    });
 
     // Again, from a fresh client (a restarted worker): nothing is sent.
     const again = await createEmbeddingClient(bucket).embed(ep, [...texts].reverse());
@@ -206,7 +220,19 @@ describe('createEmbeddingClient across workers (the in-flight ledger)', () => {
 
   /** Another worker's live entry holding `texts` (renewed now), as it writes it. */
   async function holdElsewhere(ep: EmbeddingEndpoint, texts: string[], renewedAt = Date.now()): Promise<void> {
-    await putObject(bucket, embeddingLedgerKey(ep), JSON.stringify(withHolder(EMPTY_LEDGER, 'another-worker/embed', texts.map((t) => embeddingCacheKey(ep, t)), renewedAt, 'v1')));
+    await putObject(
+      bucket,
+      embeddingLedgerKey(ep),
+      JSON.stringify(
+        withHolder(
+          EMPTY_LEDGER,
+          'another-worker/embed',
+          texts.map((t) => embeddingCacheKey(ep, t)),
+          renewedAt,
+          'v1',
+        ),
+      ),
+    );
   }
 
   async function dropLedger(ep: EmbeddingEndpoint): Promise<void> {
@@ -238,7 +264,11 @@ describe('createEmbeddingClient across workers (the in-flight ledger)', () => {
     // Meanwhile the free text went out; the held one did not.
     expect(server.received.slice(before).map((r) => r.inputs)).toEqual([['free']]);
     // The other worker stores its vector, then leaves.
-    await putObject(bucket, embeddingCacheKey(ep, 'held'), JSON.stringify({ base_url: ep.baseUrl, model: ep.model, text: 'held', embedding: theirs }));
+    await putObject(
+      bucket,
+      embeddingCacheKey(ep, 'held'),
+      JSON.stringify({ base_url: ep.baseUrl, model: ep.model, text: 'held', embedding: theirs }),
+    );
     await dropLedger(ep);
     expect(await pending).toEqual([theirs, bagOfWords('free')]);
     expect(server.received.slice(before).map((r) => r.inputs)).toEqual([['free']]);

@@ -12,8 +12,14 @@ import { MethodOptionsSchema } from '../../domain/methods/options.js';
 
 const PRIVATE = resolvePbeParams({ count: 2, seed: 5, library: 'private' });
 const PLAIN = resolvePbeParams({ count: 2, seed: 5 });
-const privateDl = pbeDatasetLibrary(PRIVATE, [0, 1].map((i) => generateTask(PRIVATE, i)));
-const plainDl = pbeDatasetLibrary(PLAIN, [0, 1].map((i) => generateTask(PLAIN, i)));
+const privateDl = pbeDatasetLibrary(
+  PRIVATE,
+  [0, 1].map((i) => generateTask(PRIVATE, i)),
+);
+const plainDl = pbeDatasetLibrary(
+  PLAIN,
+  [0, 1].map((i) => generateTask(PLAIN, i)),
+);
 
 describe('doc masking', () => {
   it("removes the private module's examples and parameter details, keeping path, signature and purpose", () => {
@@ -35,7 +41,13 @@ describe('doc masking', () => {
   });
 
   it('cuts parameter sections in the usual docstring styles', () => {
-    const doc = { import_path: 'lib.f', name: 'f', signature: 'f(a, b=1)', examples: ['f(1)'], description: 'Do the thing.\nParameters\n----------\na : int\n    the a' };
+    const doc = {
+      import_path: 'lib.f',
+      name: 'f',
+      signature: 'f(a, b=1)',
+      examples: ['f(1)'],
+      description: 'Do the thing.\nParameters\n----------\na : int\n    the a',
+    };
     expect(maskDoc(doc)).toEqual({ import_path: 'lib.f', name: 'f', signature: 'f(a, b=1)', description: 'Do the thing.' });
     expect(maskDoc({ ...doc, description: 'Open a file.\n\nArgs:\n  path: where' }).description).toBe('Open a file.');
     expect(maskDoc({ ...doc, description: 'Close it.\n:param fd: the descriptor' }).description).toBe('Close it.');

@@ -14,7 +14,18 @@ import type { PbeTask } from '../../domain/pbe/render.js';
 
 const COUNT = 120;
 // Mixed-case alphabet and long pipelines: every operation occurs, with every argument shape.
-const SHAPE = { alphabet: 'abcXY', l_min: 4, l_max: 10, pipeline_L_min: 1, pipeline_L_max: 6, n_inputs_for_examples: 20, num_examples: 4, num_tests: 4, count: COUNT, seed: 11 };
+const SHAPE = {
+  alphabet: 'abcXY',
+  l_min: 4,
+  l_max: 10,
+  pipeline_L_min: 1,
+  pipeline_L_max: 6,
+  n_inputs_for_examples: 20,
+  num_examples: 4,
+  num_tests: 4,
+  count: COUNT,
+  seed: 11,
+};
 const PLAIN = resolvePbeParams(SHAPE);
 const PRIVATE = resolvePbeParams({ ...SHAPE, library: 'private' });
 
@@ -47,7 +58,8 @@ function expectNoTaskKnowledge(dl: DatasetLibrary, rows: PbeTask[]): void {
   const text = JSON.stringify(dl.planner_examples);
   expect(text).not.toMatch(/'|\\"/);
   for (const row of rows) {
-    for (const line of row.canonical_solution.split('\n').filter((l) => l.trim().startsWith('s = '))) expect(text).not.toContain(line.trim());
+    for (const line of row.canonical_solution.split('\n').filter((l) => l.trim().startsWith('s = ')))
+      expect(text).not.toContain(line.trim());
   }
   const params = dl.library.runtime.kind === 'module' ? PRIVATE : PLAIN;
   expect(pbeDatasetLibrary(params, rows.slice(0, 1)).planner_examples).toEqual(dl.planner_examples);
@@ -110,12 +122,16 @@ describe('pbeDatasetLibrary: bad input is named', () => {
     const message = messageOf(PLAIN, [plainRows[0], noExamples, { ...plainRows[2]!, canonical_pipeline: [{ method: 'title', args: [] }] }]);
     expect(message).toMatch(/rows\[1\] \(pbe-world\/000001\): examples: /);
     expect(message).toMatch(/rows\[2\] \(pbe-world\/000002\): canonical_pipeline\[0\]\.method: unknown PBE operation "title"/);
-    expect(messageOf(PLAIN, [{ ...plainRows[0]!, canonical_pipeline: [{ method: 'replace', args: ['a'] }] }])).toMatch(/rows\[0\].*replace takes 2 argument\(s\), got 1/);
+    expect(messageOf(PLAIN, [{ ...plainRows[0]!, canonical_pipeline: [{ method: 'replace', args: ['a'] }] }])).toMatch(
+      /rows\[0\].*replace takes 2 argument\(s\), got 1/,
+    );
     expect(messageOf(PLAIN, [42])).toMatch(/rows\[0\]: \(row\): /);
   });
 
   it('rows of another library or another seed', () => {
-    expect(messageOf(PLAIN, privateRows)).toMatch(/rows\[0\] \(pbe-world\/000000\): metadata\.library: the row uses module \w+, but the parameters say library python_str/);
+    expect(messageOf(PLAIN, privateRows)).toMatch(
+      /rows\[0\] \(pbe-world\/000000\): metadata\.library: the row uses module \w+, but the parameters say library python_str/,
+    );
     expect(messageOf(PRIVATE, plainRows)).toMatch(/metadata\.library: missing; the parameters say library private/);
     expect(messageOf({ ...PRIVATE, seed: PRIVATE.seed + 1 }, privateRows)).toMatch(/different seed or generator version/);
   });

@@ -4,7 +4,12 @@ import { cosineTopK } from '../../domain/apidocs/dense.js';
 import type { ApiDoc } from '../../domain/apidocs/library.js';
 import { PYTHON_STR_LIBRARY } from '../../domain/apidocs/pythonStr.js';
 
-const doc = (import_path: string, description: string): ApiDoc => ({ import_path, name: import_path.split('.').pop()!, signature: '', description });
+const doc = (import_path: string, description: string): ApiDoc => ({
+  import_path,
+  name: import_path.split('.').pop()!,
+  signature: '',
+  description,
+});
 
 describe('bm25Terms', () => {
   it('splits dotted paths, snake_case and camelCase, drops stop words and stems', () => {

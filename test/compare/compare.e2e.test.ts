@@ -154,20 +154,34 @@ describe('scripts/compare.ts on real sweeps', () => {
     expect(pass1Rows[0]).toMatch(/\+0\.8500 .*permutation \(exact\)\s+0\.0039\s+0\.0117 \*$/);
     expect(pass1Rows[1]).toMatch(/\+0\.0000 .* 1\.0000\s+1\.0000$/);
     // Each flipped task with its passing samples in A and in B.
-    expect(res.stdout).toContain(`A only (8): ${problems.slice(0, 8).map((p) => `${p.task_id} (2/2 vs 0/2)`).join(', ')}\n`);
+    expect(res.stdout).toContain(
+      `A only (8): ${problems
+        .slice(0, 8)
+        .map((p) => `${p.task_id} (2/2 vs 0/2)`)
+        .join(', ')}\n`,
+    );
     expect(res.stdout).toMatch(/significant at 5% after Holm's adjustment over the 3 pairs/);
   });
 
   it('refuses cells of different task sets, naming the tasks; --shared-tasks compares on the shared ones', async () => {
     const refused = await compare([cell(sweepId, 'weak'), cell(smallSweepId, 'strong')]);
     expect(refused.code).toBe(1);
-    expect(refused.output).toContain(`${cell(sweepId, 'weak')} has 4 task(s) the others lack: ${problems.slice(6).map((p) => p.task_id).join(', ')}`);
+    expect(refused.output).toContain(
+      `${cell(sweepId, 'weak')} has 4 task(s) the others lack: ${problems
+        .slice(6)
+        .map((p) => p.task_id)
+        .join(', ')}`,
+    );
     expect(refused.output).toMatch(/--shared-tasks/);
 
     const shared = await compare([cell(sweepId, 'weak'), cell(smallSweepId, 'strong'), '--shared-tasks', '--json']);
     expect(shared.code, shared.output).toBe(0);
     const c: Comparison = JSON.parse(shared.stdout);
-    expect(c.selection).toEqual({ kind: 'shared', taskIds: problems.slice(0, 6).map((p) => p.task_id), dropped: [{ ref: cell(sweepId, 'weak'), tasks: problems.slice(6).map((p) => p.task_id) }] });
+    expect(c.selection).toEqual({
+      kind: 'shared',
+      taskIds: problems.slice(0, 6).map((p) => p.task_id),
+      dropped: [{ ref: cell(sweepId, 'weak'), tasks: problems.slice(6).map((p) => p.task_id) }],
+    });
     expect(c.pairs[0]!.metrics[0]!.diff).toBe(-1);
     expect(c.pairs[0]!.metrics[0]!.p).toBeCloseTo(2 / 2 ** 6, 12);
   });
@@ -184,7 +198,9 @@ describe('scripts/compare.ts on real sweeps', () => {
     expect(flag.output).toMatch(/--alpha must be a number between 0 and 1/);
     const missing = await compare([cell(sweepId, 'weak'), `${sweepId}/humaneval.nobody.direct.t0.2`]);
     expect(missing.code).toBe(1);
-    expect(missing.output).toContain(`sweep ${sweepId} has no cell humaneval.nobody.direct.t0.2; its cells: humaneval.strong.direct.t0.2, humaneval.weak.direct.t0.2, humaneval.twin.direct.t0.2`);
+    expect(missing.output).toContain(
+      `sweep ${sweepId} has no cell humaneval.nobody.direct.t0.2; its cells: humaneval.strong.direct.t0.2, humaneval.weak.direct.t0.2, humaneval.twin.direct.t0.2`,
+    );
     const help = await compare(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('EXPLORA_S3_BUCKET');
@@ -194,7 +210,10 @@ describe('scripts/compare.ts on real sweeps', () => {
     const results = JSON.parse((await getText(bucket, cellFileKey(sweepId, 'humaneval.strong.direct.t0.2', 'results.json')))!);
     const p: CellProvenance = results.provenance;
     const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8'));
-    expect(p.explora).toEqual({ version: pkg.version, commit: execFileSync('git', ['rev-parse', 'HEAD'], { cwd: PROJECT_ROOT }).toString().trim() });
+    expect(p.explora).toEqual({
+      version: pkg.version,
+      commit: execFileSync('git', ['rev-parse', 'HEAD'], { cwd: PROJECT_ROOT }).toString().trim(),
+    });
     expect(p.config_sha256).toBe(JSON.parse((await getText(bucket, sweepResultsKey(sweepId)))!).config_sha256);
     expect(p.dataset_sha256).toBe(sha256Hex((await getBytes(bucket, sweepDatasetKey(sweepId, 'humaneval')))!));
     expect(p.model).toEqual({ endpoint: server.url, name: 'scripted-strong' });
@@ -232,11 +251,20 @@ describe('scripts/compare.ts on real sweeps', () => {
     const rows = await page.$$eval('#compare tr[data-metric]', (trs) =>
       trs.map((tr) => {
         const el = tr as unknown as { dataset: Record<string, string>; className: string; textContent: string };
-        return { a: el.dataset.a, b: el.dataset.b, metric: el.dataset.metric, pHolm: Number(el.dataset.pHolm), significant: el.className.includes('significant'), text: el.textContent };
+        return {
+          a: el.dataset.a,
+          b: el.dataset.b,
+          metric: el.dataset.metric,
+          pHolm: Number(el.dataset.pHolm),
+          significant: el.className.includes('significant'),
+          text: el.textContent,
+        };
       }),
     );
     // Three pairs, two scores each; the same tests and adjusted p-values as compare.ts's.
-    expect(rows.map((r) => `${r.a} ${r.b} ${r.metric}`)).toEqual(cmp.pairs.flatMap((p) => p.metrics.map((m) => `${p.a} ${p.b} ${m.metric}`)));
+    expect(rows.map((r) => `${r.a} ${r.b} ${r.metric}`)).toEqual(
+      cmp.pairs.flatMap((p) => p.metrics.map((m) => `${p.a} ${p.b} ${m.metric}`)),
+    );
     rows.forEach((r, i) => expect(r.pHolm).toBeCloseTo(cmp.pairs[Math.floor(i / 2)]!.metrics[i % 2]!.pHolm, 12));
     expect(rows.map((r) => r.significant)).toEqual([true, true, false, false, true, true]);
     expect(rows[0]!.text).toContain('+85.0');
@@ -253,8 +281,16 @@ describe('scripts/compare.ts on real sweeps', () => {
     await page.click('nav a[href="#provenance"]');
     const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: PROJECT_ROOT }).toString().trim();
     expect(await page.locator('#provenance-table tbody tr').count()).toBe(3);
-    expect(await page.locator('#provenance-table td[data-field="explora.commit"]').allTextContents()).toEqual([commit.slice(0, 12), commit.slice(0, 12), commit.slice(0, 12)]);
-    expect(await page.locator('#provenance-table td[data-field="model.name"]').allTextContents()).toEqual(['scripted-strong', 'scripted-weak', 'scripted-twin']);
+    expect(await page.locator('#provenance-table td[data-field="explora.commit"]').allTextContents()).toEqual([
+      commit.slice(0, 12),
+      commit.slice(0, 12),
+      commit.slice(0, 12),
+    ]);
+    expect(await page.locator('#provenance-table td[data-field="model.name"]').allTextContents()).toEqual([
+      'scripted-strong',
+      'scripted-weak',
+      'scripted-twin',
+    ]);
     expect(await page.locator('#provenance-table').isVisible()).toBe(true);
     mkdirSync(SHOTS, { recursive: true });
     await page.locator('#compare').screenshot({ path: path.join(SHOTS, 'compare-section.png') });

@@ -19,25 +19,50 @@ function cell(ref: string, counts: Array<[string, number, number]>, over: Partia
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `T/${i}`);
 
 describe('matchTasks', () => {
-  const a = cell('s/a', [['T/0', 1, 1], ['T/1', 1, 0], ['T/2', 1, 1]]);
-  const b = cell('s/b', [['T/0', 1, 1], ['T/1', 1, 1], ['T/3', 1, 0]]);
+  const a = cell('s/a', [
+    ['T/0', 1, 1],
+    ['T/1', 1, 0],
+    ['T/2', 1, 1],
+  ]);
+  const b = cell('s/b', [
+    ['T/0', 1, 1],
+    ['T/1', 1, 1],
+    ['T/3', 1, 0],
+  ]);
   it('refuses cells scored on different tasks, naming the tasks each has that the others lack', () => {
     expect(() => matchTasks([a, b], false)).toThrow(TaskMismatchError);
-    expect(() => matchTasks([a, b], false)).toThrow(/s\/a has 1 task\(s\) the others lack: T\/2\n {2}s\/b has 1 task\(s\) the others lack: T\/3/);
+    expect(() => matchTasks([a, b], false)).toThrow(
+      /s\/a has 1 task\(s\) the others lack: T\/2\n {2}s\/b has 1 task\(s\) the others lack: T\/3/,
+    );
     expect(() => matchTasks([a, b], false)).toThrow(/--shared-tasks/);
   });
   it('restricts to the shared tasks when asked, saying what it dropped', () => {
-    expect(matchTasks([a, b], true)).toEqual({ kind: 'shared', taskIds: ['T/0', 'T/1'], dropped: [{ ref: 's/a', tasks: ['T/2'] }, { ref: 's/b', tasks: ['T/3'] }] });
+    expect(matchTasks([a, b], true)).toEqual({
+      kind: 'shared',
+      taskIds: ['T/0', 'T/1'],
+      dropped: [
+        { ref: 's/a', tasks: ['T/2'] },
+        { ref: 's/b', tasks: ['T/3'] },
+      ],
+    });
   });
   it('a task without samples is not scored, hence not matched', () => {
-    const c = cell('s/c', [['T/0', 1, 1], ['T/1', 0, 0], ['T/2', 1, 1]]);
+    const c = cell('s/c', [
+      ['T/0', 1, 1],
+      ['T/1', 0, 0],
+      ['T/2', 1, 1],
+    ]);
     expect(() => matchTasks([a, c], false)).toThrow(/s\/a has 1 task\(s\) the others lack: T\/1/);
   });
 });
 
 describe('compareCells', () => {
   // One sample per task: A passes tasks 0-11, B passes 0-1 and 12-13 (10 flips for A, 2 for B).
-  const n1 = (ref: string, passes: (i: number) => boolean) => cell(ref, ids(20).map((id, i) => [id, 1, passes(i) ? 1 : 0] as [string, number, number]));
+  const n1 = (ref: string, passes: (i: number) => boolean) =>
+    cell(
+      ref,
+      ids(20).map((id, i) => [id, 1, passes(i) ? 1 : 0] as [string, number, number]),
+    );
   const A = n1('s/a', (i) => i < 12);
   const B = n1('s/b', (i) => i < 2 || i === 12 || i === 13);
   const C = n1('s/c', (i) => i < 12);
@@ -55,7 +80,10 @@ describe('compareCells', () => {
     expect(m.normal!.low).toBeLessThan(m.diff);
     expect(m.bootstrap!.high).toBeGreaterThan(m.diff);
     expect(pair!.flips.aOnly.map((f) => f.task_id)).toEqual(ids(12).slice(2));
-    expect(pair!.flips.bOnly).toEqual([{ task_id: 'T/12', a: '0/1', b: '1/1' }, { task_id: 'T/13', a: '0/1', b: '1/1' }]);
+    expect(pair!.flips.bOnly).toEqual([
+      { task_id: 'T/12', a: '0/1', b: '1/1' },
+      { task_id: 'T/13', a: '0/1', b: '1/1' },
+    ]);
     expect(pair!.confounded).toEqual([]);
   });
 
@@ -76,8 +104,14 @@ describe('compareCells', () => {
   });
 
   it('several samples per task: every k both can score, the permutation test on the per-task values', () => {
-    const a = cell('s/a', ids(8).map((id, i) => [id, 4, i % 5] as [string, number, number]));
-    const b = cell('s/b', ids(8).map((id, i) => [id, 4, Math.max(0, (i % 5) - 1)] as [string, number, number]));
+    const a = cell(
+      's/a',
+      ids(8).map((id, i) => [id, 4, i % 5] as [string, number, number]),
+    );
+    const b = cell(
+      's/b',
+      ids(8).map((id, i) => [id, 4, Math.max(0, (i % 5) - 1)] as [string, number, number]),
+    );
     const pair = compareCells([a, b]).pairs[0]!;
     expect(pair.metrics.map((m) => m.metric)).toEqual(['pass@1', 'pass@2']);
     const diffs = a.tasks.map((t, i) => t.c / 4 - b.tasks[i]!.c / 4);
@@ -90,9 +124,19 @@ describe('compareCells', () => {
 
   it("the family's other scores: named scores' pass@k, test-case accuracy", () => {
     const withScores = (ref: string, f: (i: number) => Partial<ComparedTask>) =>
-      cell(ref, ids(6).map((id) => [id, 1, 0] as [string, number, number]), {}).tasks.map((t, i) => ({ ...t, ...f(i) }));
-    const a = { ...cell('s/a', [['x', 1, 0]]), tasks: withScores('s/a', (i) => ({ c: i % 2, scores: { base: 1, plus: i % 2 }, test_case_accuracy: 0.5 })) };
-    const b = { ...cell('s/b', [['x', 1, 0]]), tasks: withScores('s/b', () => ({ c: 0, scores: { base: 0, plus: 0 }, test_case_accuracy: 0.25 })) };
+      cell(
+        ref,
+        ids(6).map((id) => [id, 1, 0] as [string, number, number]),
+        {},
+      ).tasks.map((t, i) => ({ ...t, ...f(i) }));
+    const a = {
+      ...cell('s/a', [['x', 1, 0]]),
+      tasks: withScores('s/a', (i) => ({ c: i % 2, scores: { base: 1, plus: i % 2 }, test_case_accuracy: 0.5 })),
+    };
+    const b = {
+      ...cell('s/b', [['x', 1, 0]]),
+      tasks: withScores('s/b', () => ({ c: 0, scores: { base: 0, plus: 0 }, test_case_accuracy: 0.25 })),
+    };
     const pair = compareCells([a, b]).pairs[0]!;
     expect(pair.metrics.map((m) => m.metric)).toEqual(['pass@1', 'base pass@1', 'plus pass@1', 'test-case accuracy']);
     expect(pair.metrics.find((m) => m.metric === 'base pass@1')!.diff).toBe(1);

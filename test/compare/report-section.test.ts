@@ -26,12 +26,25 @@ describe("the report's Pairwise comparisons section", () => {
     expect(body).not.toBeNull();
     expect(html).toContain('<a href="#compare">Compare</a>');
     // Each dataset with two cells: one pair; its scores are pass@1, pass@2, pass@4 (4 samples).
-    const rows = [...body!.matchAll(/<tr class="[^"]*" data-a="([^"]+)" data-b="([^"]+)" data-metric="([^"]+)" data-diff="[^"]+" data-p="([^"]+)" data-p-holm="([^"]+)">/g)];
+    const rows = [
+      ...body!.matchAll(
+        /<tr class="[^"]*" data-a="([^"]+)" data-b="([^"]+)" data-metric="([^"]+)" data-diff="[^"]+" data-p="([^"]+)" data-p-holm="([^"]+)">/g,
+      ),
+    ];
     for (const dataset of ['mini', 'pbe']) {
       const cells = data.cells.filter((c) => c.dataset === dataset);
       const mine = rows.filter((r) => r[1] === `${data.sweepId}/${cells[0]!.id}`);
       const cmp = compareCells(
-        cells.map((c) => ({ ref: `${data.sweepId}/${c.id}`, dataset, model: c.model, method: c.method, temperature: c.temperature, nSamples: c.nSamples, k: [1, 2, 4], tasks: c.perTask })),
+        cells.map((c) => ({
+          ref: `${data.sweepId}/${c.id}`,
+          dataset,
+          model: c.model,
+          method: c.method,
+          temperature: c.temperature,
+          nSamples: c.nSamples,
+          k: [1, 2, 4],
+          tasks: c.perTask,
+        })),
         { sharedOnly: true },
       );
       expect(mine.map((r) => r[3])).toEqual(cmp.pairs[0]!.metrics.map((m) => m.metric));
@@ -40,7 +53,15 @@ describe("the report's Pairwise comparisons section", () => {
   });
 
   it('no section when no dataset has two cells', () => {
-    const one = synthCell({ dataset: 'mini', model: 'alpha', method: 'direct', perTask: counts('Mini', [[4, 4], [0, 2]]) });
+    const one = synthCell({
+      dataset: 'mini',
+      model: 'alpha',
+      method: 'direct',
+      perTask: counts('Mini', [
+        [4, 4],
+        [0, 2],
+      ]),
+    });
     const html = renderSweepReport({ ...synthReport(), cells: [one], drilldown: [] } as SweepReportData, { chartLibrary: FAKE_LIB });
     expect(html).not.toContain('<section id="compare">');
     expect(html).not.toContain('href="#compare"');

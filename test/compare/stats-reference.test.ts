@@ -58,12 +58,7 @@ const CASES: Case[] = [
     permutation: true,
   },
 ];
-const HOLM = [
-  [0.01, 0.04, 0.03, 0.2],
-  [0.5, 0.001, 0.02],
-  [0.04, 0.04, 0.04],
-  [0.3],
-];
+const HOLM = [[0.01, 0.04, 0.03, 0.2], [0.5, 0.001, 0.02], [0.04, 0.04, 0.04], [0.3]];
 const MCNEMAR: Array<[number, number]> = [
   [0, 7],
   [30, 45],
@@ -94,11 +89,17 @@ beforeAll(() => {
     holm: HOLM,
     mcnemar: MCNEMAR,
   };
-  reference = JSON.parse(execFileSync(PYTHON, [path.join(PROJECT_ROOT, 'test/compare/reference.py')], { input: JSON.stringify(input), maxBuffer: 1 << 26 }).toString());
+  reference = JSON.parse(
+    execFileSync(PYTHON, [path.join(PROJECT_ROOT, 'test/compare/reference.py')], {
+      input: JSON.stringify(input),
+      maxBuffer: 1 << 26,
+    }).toString(),
+  );
 }, 600_000);
 
 const TOL = 1e-6;
-const close = (actual: number, expected: number, what: string) => expect(Math.abs(actual - expected), `${what}: ${actual} vs ${expected}`).toBeLessThan(TOL);
+const close = (actual: number, expected: number, what: string) =>
+  expect(Math.abs(actual - expected), `${what}: ${actual} vs ${expected}`).toBeLessThan(TOL);
 
 describe('paired statistics against SciPy / statsmodels', () => {
   CASES.forEach((c, i) => {

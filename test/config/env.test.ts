@@ -7,7 +7,12 @@ describe('environment configuration', () => {
     const config = parseConfig({ TEMPORAL_ADDRESS: '', EXPLORA_S3_BUCKET: '' });
     expect(config.temporal.address).toBe('127.0.0.1:7233');
     expect(config.s3).toMatchObject({ endpoint: 'http://127.0.0.1:8333', bucket: 'explora', forcePathStyle: true });
-    expect(config.taskQueues).toEqual({ workflows: 'explora-workflows', storage: 'explora-storage', llm: 'explora-llm', sandbox: 'explora-sandbox' });
+    expect(config.taskQueues).toEqual({
+      workflows: 'explora-workflows',
+      storage: 'explora-storage',
+      llm: 'explora-llm',
+      sandbox: 'explora-sandbox',
+    });
     expect(parseConfig({ EXPLORA_S3_ENDPOINT: 'aws' }).s3).toMatchObject({ endpoint: undefined, forcePathStyle: false });
   });
 
@@ -24,11 +29,21 @@ describe('environment configuration', () => {
   it('EXPLORA_LOG_LEVEL: one of the SDK levels, any case; a misspelt one is refused', () => {
     expect(logLevelFrom({}, 'ERROR')).toBe('ERROR');
     expect(logLevelFrom({ EXPLORA_LOG_LEVEL: 'debug' }, 'ERROR')).toBe('DEBUG');
-    expect(() => logLevelFrom({ EXPLORA_LOG_LEVEL: 'verbose' }, 'INFO')).toThrow(/EXPLORA_LOG_LEVEL="verbose": must be one of TRACE, DEBUG, INFO, WARN, ERROR/);
+    expect(() => logLevelFrom({ EXPLORA_LOG_LEVEL: 'verbose' }, 'INFO')).toThrow(
+      /EXPLORA_LOG_LEVEL="verbose": must be one of TRACE, DEBUG, INFO, WARN, ERROR/,
+    );
   });
 
   it('documents every variable it reads', () => {
     const documented = ENV_DOC.map(([name]) => name);
-    for (const name of ['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'EXPLORA_S3_ENDPOINT', 'EXPLORA_S3_BUCKET', 'EXPLORA_LOG_LEVEL', 'EXPLORA_PYTHON']) expect(documented).toContain(name);
+    for (const name of [
+      'TEMPORAL_ADDRESS',
+      'TEMPORAL_NAMESPACE',
+      'EXPLORA_S3_ENDPOINT',
+      'EXPLORA_S3_BUCKET',
+      'EXPLORA_LOG_LEVEL',
+      'EXPLORA_PYTHON',
+    ])
+      expect(documented).toContain(name);
   });
 });

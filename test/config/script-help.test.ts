@@ -26,7 +26,8 @@ describe('--help lists the environment a script reads', () => {
       const section = stdout.slice(stdout.indexOf('\nEnvironment'));
       expect(section.length).toBeGreaterThan(1);
       for (const [name, , , group] of ENV_DOC) {
-        if (groups.includes(group)) expect(section, `${script} --help names ${name}`).toMatch(new RegExp(`^  ${name} +\\S.*\\(default `, 'm'));
+        if (groups.includes(group))
+          expect(section, `${script} --help names ${name}`).toMatch(new RegExp(`^  ${name} +\\S.*\\(default `, 'm'));
         else expect(section, `${script} --help does not name ${name}, which it does not read`).not.toContain(`  ${name} `);
       }
     });

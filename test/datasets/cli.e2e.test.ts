@@ -14,7 +14,30 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const flags = ['--count', '2345', '--seed', '99', '--alphabet', "ab'c", '--l-min', '2', '--l-max', '7', '--pipeline-min', '1', '--pipeline-max', '3', '--n-inputs', '12', '--num-examples', '4', '--num-tests', '5', '--split', 'validation'];
+const flags = [
+  '--count',
+  '2345',
+  '--seed',
+  '99',
+  '--alphabet',
+  "ab'c",
+  '--l-min',
+  '2',
+  '--l-max',
+  '7',
+  '--pipeline-min',
+  '1',
+  '--pipeline-max',
+  '3',
+  '--n-inputs',
+  '12',
+  '--num-examples',
+  '4',
+  '--num-tests',
+  '5',
+  '--split',
+  'validation',
+];
 
 describe('scripts/generate-dataset.ts', () => {
   it('--local and the Temporal path write identical bytes; the remote run prints the S3 URI and the Web UI link', async () => {
@@ -40,7 +63,10 @@ describe('scripts/generate-dataset.ts', () => {
   it.each([
     [['--num-examples', '10', '--num-tests', '10'], /--num-examples, --num-tests, --n-inputs/],
     [['--l-min', '6', '--l-max', '3'], /--l-min, --l-max/],
-    [['--alphabet-size', '2', '--alphabet', 'xy'], /--alphabet.*cannot be used with.*--alphabet-size|--alphabet-size.*cannot be used with.*--alphabet/],
+    [
+      ['--alphabet-size', '2', '--alphabet', 'xy'],
+      /--alphabet.*cannot be used with.*--alphabet-size|--alphabet-size.*cannot be used with.*--alphabet/,
+    ],
     [['--alphabet-size', '1', '--l-min', '1', '--l-max', '2', '--n-inputs', '3'], /--n-inputs|--alphabet-size/],
     [['--count', 'many'], /--count must be an integer/],
     [['--local'], /--local needs --out/],

@@ -19,7 +19,17 @@ const read = (rel: string) => readFileSync(path.join(deploy, rel), 'utf8');
 const workerSource = readFileSync(path.join(PROJECT_ROOT, 'workers/main.ts'), 'utf8');
 
 /** Variables the AWS SDK's credential chain and region lookup read. */
-const AWS_VARS = ['AWS_REGION', 'AWS_PROFILE', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_SHARED_CREDENTIALS_FILE', 'AWS_CONFIG_FILE', 'AWS_ROLE_ARN', 'AWS_WEB_IDENTITY_TOKEN_FILE'];
+const AWS_VARS = [
+  'AWS_REGION',
+  'AWS_PROFILE',
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+  'AWS_SHARED_CREDENTIALS_FILE',
+  'AWS_CONFIG_FILE',
+  'AWS_ROLE_ARN',
+  'AWS_WEB_IDENTITY_TOKEN_FILE',
+];
 const KNOWN_VARS = new Set<string>([...ENV_DOC.map(([name]) => name), ...TEMPORAL_ENV_VARS, ...AWS_VARS, 'NODE_ENV']);
 
 function yamlDocs(rel: string): unknown[] {
@@ -45,13 +55,23 @@ function checkVar(name: string, where: string, secrets: Set<string>): void {
 
 describe('the example deployment', () => {
   it('the env example sets only settings that are read', () => {
-    const names = read('explora.env.example').split('\n').filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.slice(0, l.indexOf('=')));
+    const names = read('explora.env.example')
+      .split('\n')
+      .filter((l) => /^[A-Z_]+=/.test(l))
+      .map((l) => l.slice(0, l.indexOf('=')));
     expect(names.length).toBeGreaterThan(5);
     for (const n of names) checkVar(n, 'explora.env.example', new Set());
   });
 
   it('compose: each service serves known queues with known flags and settings; only the sandbox is unconfined', () => {
-    const [compose] = yamlDocs('compose.yaml') as [{ services: Record<string, { command: string[]; environment?: Record<string, string>; cap_add?: string[]; security_opt?: string[]; env_file?: string[] }> }];
+    const [compose] = yamlDocs('compose.yaml') as [
+      {
+        services: Record<
+          string,
+          { command: string[]; environment?: Record<string, string>; cap_add?: string[]; security_opt?: string[]; env_file?: string[] }
+        >;
+      },
+    ];
     const served = new Set<string>();
     for (const [name, svc] of Object.entries(compose.services)) {
       checkWorkerArgs(svc.command, `compose ${name}`);
@@ -65,7 +85,13 @@ describe('the example deployment', () => {
   });
 
   it('Kubernetes: workers serve every queue with known flags; ConfigMap keys are settings; the sweep config loads', () => {
-    const docs = readdirSync(path.join(deploy, 'k8s')).flatMap((f) => yamlDocs(`k8s/${f}`)) as Array<{ kind: string; metadata: { name: string }; data?: Record<string, string>; stringData?: Record<string, string>; spec?: any }>;
+    const docs = readdirSync(path.join(deploy, 'k8s')).flatMap((f) => yamlDocs(`k8s/${f}`)) as Array<{
+      kind: string;
+      metadata: { name: string };
+      data?: Record<string, string>;
+      stringData?: Record<string, string>;
+      spec?: any;
+    }>;
     const llmSecrets = new Set(Object.keys(docs.find((d) => d.metadata.name === 'explora-llm')!.stringData!));
     const env = docs.find((d) => d.kind === 'ConfigMap' && d.metadata.name === 'explora-env')!;
     for (const k of Object.keys(env.data!)) checkVar(k, 'ConfigMap explora-env', llmSecrets);
@@ -85,7 +111,10 @@ describe('the example deployment', () => {
       for (const from of container.envFrom ?? []) expect(names).toContain(from.configMapRef?.name ?? from.secretRef?.name);
       for (const v of pod.volumes ?? []) if (v.secret || v.configMap) expect(names).toContain(v.secret?.secretName ?? v.configMap?.name);
       const sweepFlag = container.args.indexOf('--sweep-config');
-      if (sweepFlag >= 0) expect(container.volumeMounts.some((m: { mountPath: string }) => container.args[sweepFlag + 1].startsWith(`${m.mountPath}/`))).toBe(true);
+      if (sweepFlag >= 0)
+        expect(container.volumeMounts.some((m: { mountPath: string }) => container.args[sweepFlag + 1].startsWith(`${m.mountPath}/`))).toBe(
+          true,
+        );
       // The certificate paths the settings name are where the secret is mounted.
       for (const k of ['TEMPORAL_TLS_SERVER_CA_CERT_PATH', 'TEMPORAL_TLS_CLIENT_CERT_PATH', 'TEMPORAL_TLS_CLIENT_KEY_PATH']) {
         const mount = container.volumeMounts.find((m: { name: string }) => m.name === 'temporal-client');
@@ -105,7 +134,11 @@ describe('the example deployment', () => {
   });
 
   it("Kubernetes: the image's entry point is kept, and SIGKILL comes only after the worker's own stop deadline", () => {
-    const docs = readdirSync(path.join(deploy, 'k8s')).flatMap((f) => yamlDocs(`k8s/${f}`)) as Array<{ kind: string; metadata: { name: string }; spec?: any }>;
+    const docs = readdirSync(path.join(deploy, 'k8s')).flatMap((f) => yamlDocs(`k8s/${f}`)) as Array<{
+      kind: string;
+      metadata: { name: string };
+      spec?: any;
+    }>;
     const deployments = docs.filter((d) => d.kind === 'Deployment');
     expect(deployments.length).toBeGreaterThan(0);
     for (const d of deployments) {
@@ -115,7 +148,7 @@ describe('the example deployment', () => {
     }
   });
 
-  it('long-lived processes run without a signal relay that can kill them: npm scripts exec node with tsx\'s loader', () => {
+  it("long-lived processes run without a signal relay that can kill them: npm scripts exec node with tsx's loader", () => {
     const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     for (const name of ['worker', 'sweep', 'generate', 'model-server', 'stack:up', 'stack:down', 'stack:status']) {
       // exec: npm's `sh -c` would otherwise take the SIGTERM npm passes on and die, the process never seeing it.
@@ -139,7 +172,14 @@ describe('the example deployment', () => {
     for (const m of dockerfile.matchAll(/bash (scripts\/\S+\.sh)/g)) expect(existsSync(path.join(PROJECT_ROOT, m[1]!)), m[1]).toBe(true);
     // node itself runs the worker, under tini: no `tsx` CLI, which relays SIGTERM and kills its child
     // 30 ms later, before the tasks in flight finish and the leases are removed.
-    expect(JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)![1]!)).toEqual(['/usr/bin/tini', '--', 'node', '--import', 'tsx', 'workers/main.ts']);
+    expect(JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)![1]!)).toEqual([
+      '/usr/bin/tini',
+      '--',
+      'node',
+      '--import',
+      'tsx',
+      'workers/main.ts',
+    ]);
     checkWorkerArgs(JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]!), 'CMD');
     expect(dockerfile).toMatch(/bubblewrap/);
   });

@@ -55,7 +55,10 @@ afterAll(async () => {
 
 function sweepFile(id: string, modelUrl = server.url): string {
   const file = path.join(dir, `${id}.yaml`);
-  writeFileSync(file, `id: ${id}\ndatasets:\n  - name: he\n    family: humaneval\n    path: ${HUMANEVAL}\nmodels:\n${scriptedModelYaml('m', modelUrl, 'scripted', 'completions')}${oneSampleDirectYaml(2)}`);
+  writeFileSync(
+    file,
+    `id: ${id}\ndatasets:\n  - name: he\n    family: humaneval\n    path: ${HUMANEVAL}\nmodels:\n${scriptedModelYaml('m', modelUrl, 'scripted', 'completions')}${oneSampleDirectYaml(2)}`,
+  );
   return file;
 }
 
@@ -96,7 +99,9 @@ const tlsEnv = () => ({
 /** No keys in the environment: only the AWS profile file gives them. */
 function profileEnv(profile: string): Record<string, string> {
   const credentials = path.join(dir, 'credentials');
-  writeFileSync(credentials, `[wrong]\naws_access_key_id = ${identity.accessKey}\naws_secret_access_key = not-the-secret\n`, { mode: 0o600 });
+  writeFileSync(credentials, `[wrong]\naws_access_key_id = ${identity.accessKey}\naws_secret_access_key = not-the-secret\n`, {
+    mode: 0o600,
+  });
   writeFileSync(path.join(dir, 'config'), '[profile wrong]\nregion = us-east-1\n');
   return {
     EXPLORA_S3_ENDPOINT: gateway.endpoint,
@@ -118,8 +123,16 @@ describe('a refused start writes nothing', () => {
     writeFileSync(generations, JSON.stringify([['    pass\n'], ['    pass\n']]));
     const cases: Array<{ what: string; env: Record<string, string>; args?: string[]; modelUrl?: string; says: RegExp }> = [
       { what: 'tls', env: tlsEnv(), says: /refused the client certificate of TEMPORAL_TLS_CLIENT_CERT_PATH/ },
-      { what: 'namespace', env: { TEMPORAL_NAMESPACE: `explora-missing-${uniqueSuffix()}` }, says: /namespace "explora-missing-[^"]+" \(from TEMPORAL_NAMESPACE\) does not exist/ },
-      { what: 'address', env: { TEMPORAL_ADDRESS: '127.0.0.1:1' }, says: /nothing answers at 127\.0\.0\.1:1 \(ECONNREFUSED\): check TEMPORAL_ADDRESS/ },
+      {
+        what: 'namespace',
+        env: { TEMPORAL_NAMESPACE: `explora-missing-${uniqueSuffix()}` },
+        says: /namespace "explora-missing-[^"]+" \(from TEMPORAL_NAMESPACE\) does not exist/,
+      },
+      {
+        what: 'address',
+        env: { TEMPORAL_ADDRESS: '127.0.0.1:1' },
+        says: /nothing answers at 127\.0\.0\.1:1 \(ECONNREFUSED\): check TEMPORAL_ADDRESS/,
+      },
       {
         what: 'namespace-eval',
         env: { TEMPORAL_NAMESPACE: `explora-missing-${uniqueSuffix()}` },
@@ -128,11 +141,24 @@ describe('a refused start writes nothing', () => {
       },
       {
         what: 'static-keys',
-        env: { EXPLORA_S3_ENDPOINT: config.s3.endpoint!, EXPLORA_S3_ACCESS_KEY_ID: identity.accessKey, EXPLORA_S3_SECRET_ACCESS_KEY: 'not-the-secret' },
+        env: {
+          EXPLORA_S3_ENDPOINT: config.s3.endpoint!,
+          EXPLORA_S3_ACCESS_KEY_ID: identity.accessKey,
+          EXPLORA_S3_SECRET_ACCESS_KEY: 'not-the-secret',
+        },
         says: /refused the credentials from static keys from EXPLORA_S3_ACCESS_KEY_ID\/EXPLORA_S3_SECRET_ACCESS_KEY for bucket explora-test \(HTTP 403/,
       },
-      { what: 'profile', env: profileEnv('wrong'), says: /refused the credentials from the AWS credential chain: profile wrong .* for bucket explora-test \(HTTP 403/ },
-      { what: 'model', env: {}, modelUrl: deadUrl, says: /models\[m\]\.base_url http:\/\/127\.0\.0\.1:\d+\/v1: nothing answers \(ECONNREFUSED\)/ },
+      {
+        what: 'profile',
+        env: profileEnv('wrong'),
+        says: /refused the credentials from the AWS credential chain: profile wrong .* for bucket explora-test \(HTTP 403/,
+      },
+      {
+        what: 'model',
+        env: {},
+        modelUrl: deadUrl,
+        says: /models\[m\]\.base_url http:\/\/127\.0\.0\.1:\d+\/v1: nothing answers \(ECONNREFUSED\)/,
+      },
     ];
     const runs = await Promise.all(
       cases.map(async (c) => {

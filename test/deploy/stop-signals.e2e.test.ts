@@ -39,11 +39,17 @@ const VARIANTS: Variant[] = [
  * seeing it).
  */
 function spawnNpmWorker(args: string[]): Spawned {
-  const child = spawn('npm', ['run', '--silent', 'worker', '--', ...args], { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('npm', ['run', '--silent', 'worker', '--', ...args], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout?.on('data', (d) => (out += d));
   child.stderr?.on('data', (d) => (out += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   return { child, output: () => out, exited };
 }
 
@@ -51,7 +57,10 @@ function spawnNpmWorker(args: string[]): Spawned {
 function workerPid(p: Spawned, v: Variant): number | undefined {
   if (v.via !== 'npm') return p.child.pid!;
   try {
-    const kids = execFileSync('pgrep', ['-P', String(p.child.pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+    const kids = execFileSync('pgrep', ['-P', String(p.child.pid)], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
     return kids.length === 1 ? kids[0] : undefined;
   } catch {
     return undefined;
@@ -100,7 +109,11 @@ async function leasesOf(pid: number): Promise<string[]> {
  * scheduled in between), then once more when it has said it is stopping and a request is still in
  * flight, so that a signal certainly arrives mid-stop.
  */
-async function stopUnderLoad(p: Spawned, v: Variant, stopping: RegExp): Promise<{ exit: { code: number | null; signal: NodeJS.Signals | null }; again: boolean }> {
+async function stopUnderLoad(
+  p: Spawned,
+  v: Variant,
+  stopping: RegExp,
+): Promise<{ exit: { code: number | null; signal: NodeJS.Signals | null }; again: boolean }> {
   let pid = 0;
   await waitUntil(
     async () => {
@@ -120,7 +133,10 @@ async function stopUnderLoad(p: Spawned, v: Variant, stopping: RegExp): Promise<
   if (v.times === 2) {
     await sleep(2);
     p.child.kill(v.signal);
-    await waitUntil(() => stopping.test(p.output()) || p.child.exitCode !== null, { timeoutMs: 30_000, what: () => `the stop to begin:\n${p.output()}` });
+    await waitUntil(() => stopping.test(p.output()) || p.child.exitCode !== null, {
+      timeoutMs: 30_000,
+      what: () => `the stop to begin:\n${p.output()}`,
+    });
     if (fx.server().inFlight().now > 0 && p.child.exitCode === null) again = p.child.kill(v.signal);
   }
   const exit = await p.exited;
@@ -148,7 +164,10 @@ async function expectCompleteAndExactlyOnce(id: string, file: string, model: str
   for (const r of fx.server().requests()) if (r.body.model === model) byKey.set(r.key, (byKey.get(r.key) ?? 0) + 1);
   const counts = [...byKey.values()];
   expect(counts.length).toBe(TASKS * N);
-  expect(counts.every((c) => c === 1), JSON.stringify(counts)).toBe(true);
+  expect(
+    counts.every((c) => c === 1),
+    JSON.stringify(counts),
+  ).toBe(true);
 }
 
 describe('stop signals drain', () => {
@@ -168,9 +187,12 @@ describe('stop signals drain', () => {
           const { exit, again } = await stopUnderLoad(worker, v, /worker: SIG\w+: stopping/);
           expect(exit, `${v.signal} x${v.times}:\n${worker.output()}`).toEqual({ code: 0, signal: null });
           expect(worker.output()).toMatch(new RegExp(`worker: ${v.signal}: stopping: no new tasks; [1-9]\\d* activit`));
-          expect(worker.output()).toMatch(new RegExp(`worker: stopped on ${v.signal}: tasks in flight done or handed back, leases removed`));
+          expect(worker.output()).toMatch(
+            new RegExp(`worker: stopped on ${v.signal}: tasks in flight done or handed back, leases removed`),
+          );
           if (again) mid++;
-          if (again) expect(worker.output()).toMatch(new RegExp(`worker: ${v.signal} ignored: already stopping \\(on ${v.signal}\\), waiting for`));
+          if (again)
+            expect(worker.output()).toMatch(new RegExp(`worker: ${v.signal} ignored: already stopping \\(on ${v.signal}\\), waiting for`));
         } finally {
           if (worker.child.exitCode === null) await killHard(worker);
         }
@@ -218,9 +240,15 @@ describe('stop signals drain', () => {
     const args = ['--name', name, '--count', '40000', '--shard-size', '2000', '--concurrency', '2', '--no-progress'];
     const first = spawnTs('scripts/generate-dataset.ts', args, env);
     try {
-      await waitUntil(() => /workflow explora-dataset\//.test(first.output()) || first.child.exitCode !== null, { timeoutMs: 90_000, what: () => first.output() });
+      await waitUntil(() => /workflow explora-dataset\//.test(first.output()) || first.child.exitCode !== null, {
+        timeoutMs: 90_000,
+        what: () => first.output(),
+      });
       // Shards in flight: the first part is written, the dataset is not complete.
-      await waitUntil(async () => first.child.exitCode !== null || (await keysOf(datasetPrefix(name))).some((k) => /part-/.test(k)), { timeoutMs: 90_000, what: () => first.output() });
+      await waitUntil(async () => first.child.exitCode !== null || (await keysOf(datasetPrefix(name))).some((k) => /part-/.test(k)), {
+        timeoutMs: 90_000,
+        what: () => first.output(),
+      });
       expect(first.child.exitCode, first.output()).toBeNull();
       first.child.kill('SIGTERM');
       await sleep(2);

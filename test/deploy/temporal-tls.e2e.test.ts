@@ -27,7 +27,11 @@ import { HUMANEVAL, oneSampleDirectYaml, scriptedModelYaml } from '../sweep/supp
 const { config, env: baseEnv } = testConfig();
 const bucket = testBucket(config);
 const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-tls-'));
-const rows = gunzipSync(readFileSync(HUMANEVAL)).toString('utf8').trim().split('\n').map((l) => JSON.parse(l) as { prompt: string; canonical_solution: string });
+const rows = gunzipSync(readFileSync(HUMANEVAL))
+  .toString('utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l) as { prompt: string; canonical_solution: string });
 const canonical = new Map(rows.map((r) => [r.prompt, r.canonical_solution]));
 const sweepId = `tls-${uniqueSuffix()}`;
 const sweepFile = path.join(dir, 'sweep.yaml');
@@ -39,11 +43,14 @@ let proxy: TlsProxy;
 let secureEnv: Record<string, string>;
 
 beforeAll(async () => {
-  server = await startScriptedLlmServer((req) => ({ content: canonical.get(String(req.body.prompt)) ?? '    pass\n' }), { applyStop: false });
+  server = await startScriptedLlmServer((req) => ({ content: canonical.get(String(req.body.prompt)) ?? '    pass\n' }), {
+    applyStop: false,
+  });
   pki = makeTestPki(path.join(dir, 'pki'));
   const [host, port] = config.temporal.address.split(':');
   proxy = await startTlsProxy(pki, { host: host!, port: Number(port) });
-  const tlsTable = (extra: string) => `[profile.%s.tls]\nserver_ca_cert_path = "${pki.ca.cert}"\nserver_name = "${pki.serverName}"\nclient_cert_path = "${pki.client.cert}"\n${extra}`;
+  const tlsTable = (extra: string) =>
+    `[profile.%s.tls]\nserver_ca_cert_path = "${pki.ca.cert}"\nserver_name = "${pki.serverName}"\nclient_cert_path = "${pki.client.cert}"\n${extra}`;
   writeFileSync(
     connectionFile,
     [
@@ -53,8 +60,17 @@ beforeAll(async () => {
       tlsTable('').replace('%s', 'nokey'),
     ].join('\n'),
   );
-  secureEnv = { ...baseEnv, TEMPORAL_CONFIG_FILE: connectionFile, TEMPORAL_PROFILE: 'secure', TEMPORAL_ADDRESS: '', TEMPORAL_NAMESPACE: '' };
-  writeFileSync(sweepFile, `id: ${sweepId}\ndatasets:\n  - name: he\n    family: humaneval\n    path: ${HUMANEVAL}\nmodels:\n${scriptedModelYaml('m', server.url, 'canonical', 'completions')}${oneSampleDirectYaml(3)}`);
+  secureEnv = {
+    ...baseEnv,
+    TEMPORAL_CONFIG_FILE: connectionFile,
+    TEMPORAL_PROFILE: 'secure',
+    TEMPORAL_ADDRESS: '',
+    TEMPORAL_NAMESPACE: '',
+  };
+  writeFileSync(
+    sweepFile,
+    `id: ${sweepId}\ndatasets:\n  - name: he\n    family: humaneval\n    path: ${HUMANEVAL}\nmodels:\n${scriptedModelYaml('m', server.url, 'canonical', 'completions')}${oneSampleDirectYaml(3)}`,
+  );
 });
 afterAll(async () => {
   await proxy?.close();
@@ -80,8 +96,15 @@ describe('Temporal behind TLS with client certificates required', () => {
     const outputs = () => workers.map((w) => w.output()).join('\n');
     try {
       for (const worker of workers) {
-        await waitUntil(() => /worker: serving/.test(worker.output()) || worker.child.exitCode !== null, { timeoutMs: 60_000, what: () => `the worker to start:\n${worker.output()}` });
-        expect(worker.output()).toMatch(new RegExp(`on Temporal at 127\\.0\\.0\\.1:${proxy.port}, namespace ${TEST_NAMESPACE} \\(TLS, server CA from ${connectionFile.replaceAll('.', '\\.')}: profile\\.secure\\.tls\\.server_ca_cert_path`));
+        await waitUntil(() => /worker: serving/.test(worker.output()) || worker.child.exitCode !== null, {
+          timeoutMs: 60_000,
+          what: () => `the worker to start:\n${worker.output()}`,
+        });
+        expect(worker.output()).toMatch(
+          new RegExp(
+            `on Temporal at 127\\.0\\.0\\.1:${proxy.port}, namespace ${TEST_NAMESPACE} \\(TLS, server CA from ${connectionFile.replaceAll('.', '\\.')}: profile\\.secure\\.tls\\.server_ca_cert_path`,
+          ),
+        );
       }
       const run = await runTs('scripts/start-sweep.ts', ['--config', sweepFile, '--worker', 'external', '--no-progress'], secureEnv);
       expect(run.code, `${run.output}\nworkers:\n${outputs()}`).toBe(0);
@@ -99,7 +122,8 @@ describe('Temporal behind TLS with client certificates required', () => {
 
   it('a wrong certificate, a missing key and a wrong namespace each fail naming the problem; the sweep is untouched', async () => {
     const refusedBefore = proxy.refused();
-    const startSweep = (env: Record<string, string>) => runTs('scripts/start-sweep.ts', ['--config', sweepFile, '--worker', 'external', '--no-progress'], { ...secureEnv, ...env });
+    const startSweep = (env: Record<string, string>) =>
+      runTs('scripts/start-sweep.ts', ['--config', sweepFile, '--worker', 'external', '--no-progress'], { ...secureEnv, ...env });
 
     const [rogue, noKeyProfile, keyGone, wrongNamespace] = await Promise.all([
       // A client certificate of another CA: the server refuses it.
@@ -115,27 +139,56 @@ describe('Temporal behind TLS with client certificates required', () => {
     expect(proxy.refused()).toBeGreaterThan(refusedBefore);
 
     expect(noKeyProfile.code).not.toBe(0);
-    expect(noKeyProfile.output).toContain(`${connectionFile}: profile.nokey.tls.client_cert_path gives a client certificate but no client key is set`);
+    expect(noKeyProfile.output).toContain(
+      `${connectionFile}: profile.nokey.tls.client_cert_path gives a client certificate but no client key is set`,
+    );
 
     expect(keyGone.code).not.toBe(0);
     expect(keyGone.output).toMatch(/TEMPORAL_TLS_CLIENT_KEY_PATH=".*no-such-key\.pem": cannot read the client key \(no such file\)/);
 
     expect(wrongNamespace.code).not.toBe(0);
-    expect(wrongNamespace.output).toMatch(/namespace "explora-missing-[^"]+" \(from TEMPORAL_NAMESPACE\) does not exist on Temporal at 127\.0\.0\.1:\d+/);
+    expect(wrongNamespace.output).toMatch(
+      /namespace "explora-missing-[^"]+" \(from TEMPORAL_NAMESPACE\) does not exist on Temporal at 127\.0\.0\.1:\d+/,
+    );
 
     // A worker given the wrong namespace stops at once, naming it, instead of polling nothing.
-    const lostWorker = await runTs('workers/main.ts', ['--queues', 'workflows'], { ...secureEnv, TEMPORAL_NAMESPACE: 'explora-missing-worker' });
+    const lostWorker = await runTs('workers/main.ts', ['--queues', 'workflows'], {
+      ...secureEnv,
+      TEMPORAL_NAMESPACE: 'explora-missing-worker',
+    });
     expect(lostWorker.code).not.toBe(0);
     expect(lostWorker.output).toMatch(/namespace "explora-missing-worker" \(from TEMPORAL_NAMESPACE\) does not exist/);
 
     // The other ways a TLS connection goes wrong, each explained by the setting to fix (a worker's
     // connection, in this process: the same module serves every entry point).
-    const workerConnect = (env: Record<string, string>) => connectTemporalWorker(loadConfig({ ...secureEnv, ...env })).then((c) => c.close(), (err: Error) => err.message);
-    expect(await workerConnect({ TEMPORAL_TLS_SERVER_CA_CERT_PATH: pki.rogueCa.cert })).toMatch(/the server's certificate is not signed by the CA of TEMPORAL_TLS_SERVER_CA_CERT_PATH/);
-    expect(await workerConnect({ TEMPORAL_TLS_SERVER_NAME: 'elsewhere.example' })).toMatch(/the server's certificate is not for the name checked .*: set TEMPORAL_TLS_SERVER_NAME/);
-    expect(await workerConnect({ TEMPORAL_PROFILE: '', TEMPORAL_CONFIG_FILE: TEST_ENV.TEMPORAL_CONFIG_FILE, TEMPORAL_ADDRESS: `127.0.0.1:${proxy.port}`, TEMPORAL_NAMESPACE: TEST_NAMESPACE })).toMatch(/the server speaks TLS: set TEMPORAL_TLS=true/);
+    const workerConnect = (env: Record<string, string>) =>
+      connectTemporalWorker(loadConfig({ ...secureEnv, ...env })).then(
+        (c) => c.close(),
+        (err: Error) => err.message,
+      );
+    expect(await workerConnect({ TEMPORAL_TLS_SERVER_CA_CERT_PATH: pki.rogueCa.cert })).toMatch(
+      /the server's certificate is not signed by the CA of TEMPORAL_TLS_SERVER_CA_CERT_PATH/,
+    );
+    expect(await workerConnect({ TEMPORAL_TLS_SERVER_NAME: 'elsewhere.example' })).toMatch(
+      /the server's certificate is not for the name checked .*: set TEMPORAL_TLS_SERVER_NAME/,
+    );
     expect(
-      await workerConnect({ TEMPORAL_PROFILE: '', TEMPORAL_CONFIG_FILE: TEST_ENV.TEMPORAL_CONFIG_FILE, TEMPORAL_ADDRESS: `127.0.0.1:${proxy.port}`, TEMPORAL_NAMESPACE: TEST_NAMESPACE, TEMPORAL_TLS_SERVER_CA_CERT_PATH: pki.ca.cert, TEMPORAL_TLS_SERVER_NAME: pki.serverName }),
+      await workerConnect({
+        TEMPORAL_PROFILE: '',
+        TEMPORAL_CONFIG_FILE: TEST_ENV.TEMPORAL_CONFIG_FILE,
+        TEMPORAL_ADDRESS: `127.0.0.1:${proxy.port}`,
+        TEMPORAL_NAMESPACE: TEST_NAMESPACE,
+      }),
+    ).toMatch(/the server speaks TLS: set TEMPORAL_TLS=true/);
+    expect(
+      await workerConnect({
+        TEMPORAL_PROFILE: '',
+        TEMPORAL_CONFIG_FILE: TEST_ENV.TEMPORAL_CONFIG_FILE,
+        TEMPORAL_ADDRESS: `127.0.0.1:${proxy.port}`,
+        TEMPORAL_NAMESPACE: TEST_NAMESPACE,
+        TEMPORAL_TLS_SERVER_CA_CERT_PATH: pki.ca.cert,
+        TEMPORAL_TLS_SERVER_NAME: pki.serverName,
+      }),
     ).toMatch(/the server requires a client certificate: set TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH/);
 
     // Nothing lost: the results are as they were, and the sweep reads back through the proxy.

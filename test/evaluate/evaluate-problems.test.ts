@@ -23,11 +23,16 @@ describe('evaluate: recognising the family', () => {
     // TorchDataEval's rows are HumanEval's; their ids tell them apart (their statement tasks run as check(None)).
     expect(recognizeFamily(torchDataJsonl(TORCHDATA_ROWS), 'real_torchdata_eval_v3.jsonl')).toBe('torchdata');
     const torchdata = loadEvaluateProblems({ text: torchDataJsonl(TORCHDATA_ROWS), source: 'real_torchdata_eval_v3.jsonl' });
-    expect(torchdata.problems.map((p) => [p.family, p.entry_point])).toEqual([['torchdata', 'None'], ['torchdata', 'None']]);
+    expect(torchdata.problems.map((p) => [p.family, p.entry_point])).toEqual([
+      ['torchdata', 'None'],
+      ['torchdata', 'None'],
+    ]);
   });
 
   it('refuses a row of no known family, an empty file and bad JSON, naming the file and line', () => {
-    expect(() => recognizeFamily('\n{"task_id": "a", "question": "?"}\n', 'p.jsonl')).toThrow(/^p\.jsonl:2: cannot tell the family of this row \(fields task_id, question\).*--family/);
+    expect(() => recognizeFamily('\n{"task_id": "a", "question": "?"}\n', 'p.jsonl')).toThrow(
+      /^p\.jsonl:2: cannot tell the family of this row \(fields task_id, question\).*--family/,
+    );
     expect(() => recognizeFamily('\n\n', 'p.jsonl')).toThrow('p.jsonl has no tasks');
     expect(() => recognizeFamily('[]', 'p.json')).toThrow('p.json has no tasks');
     expect(() => recognizeFamily('{"task_id": 1,\n', 'p.jsonl')).toThrow(/^p\.jsonl:1: not valid JSON/);
@@ -38,7 +43,9 @@ describe('evaluate: recognising the family', () => {
   it('--family: every family of the registry reads its files but renamed-library, refused with why', () => {
     expect(loadEvaluateProblems({ text: EXAMPLE, source: 'p.jsonl', family: 'humaneval' }).problems).toHaveLength(1);
     expect(loadEvaluateProblems({ text: FULL, source: 'mbpp.jsonl', family: 'mbpp' }).problems).toHaveLength(974);
-    expect(loadEvaluateProblems({ text: EXAMPLE, source: 'p.jsonl', family: 'pbe-world' }).problems.map((p) => p.family)).toEqual(['pbe-world']);
+    expect(loadEvaluateProblems({ text: EXAMPLE, source: 'p.jsonl', family: 'pbe-world' }).problems.map((p) => p.family)).toEqual([
+      'pbe-world',
+    ]);
     expect(() => loadEvaluateProblems({ text: EXAMPLE, source: 'p.jsonl', family: 'renamed-library' })).toThrow(
       /^--family: renamed-library is not read by evaluate\.ts: .*keywords and name-mapping files/,
     );
@@ -72,7 +79,9 @@ describe('evaluate: loading the problems', () => {
     expect(() => loadEvaluateProblems({ text: noTest, source: 'p.jsonl', family: 'humaneval' })).toThrow(/^p\.jsonl:1: test: /);
     // The HumanEval example read as MBPP: MBPP's fields are missing.
     expect(() => loadEvaluateProblems({ text: EXAMPLE, source: 'p.jsonl', family: 'mbpp' })).toThrow(/^p\.jsonl:1: .*text: .*test_list: /);
-    expect(() => loadEvaluateProblems({ text: EXAMPLE, source: 'p.jsonl', options: { split: 'test' } })).toThrow('--split: only mbpp problems read it, and p.jsonl is read as humaneval');
+    expect(() => loadEvaluateProblems({ text: EXAMPLE, source: 'p.jsonl', options: { split: 'test' } })).toThrow(
+      '--split: only mbpp problems read it, and p.jsonl is read as humaneval',
+    );
     expect(() => loadEvaluateProblems({ text: EXAMPLE, source: 'p.jsonl', options: { minTimeLimit: 1, gtTimeLimitFactor: 2 } })).toThrow(
       '--min-time-limit, --gt-time-limit-factor: only evalplus problems read them, and p.jsonl is read as humaneval',
     );

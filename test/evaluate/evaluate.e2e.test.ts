@@ -51,8 +51,14 @@ describe('evaluate', () => {
     expect(metrics['pass@1']).toBeCloseTo(0.5, 12);
     expect(stderr).toContain('k=10');
 
-    const rows = readFileSync(`${samples}_results.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    const original = readFileSync(samples, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const rows = readFileSync(`${samples}_results.jsonl`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const original = readFileSync(samples, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(rows.map(({ result: _r, passed: _p, ...row }) => row)).toEqual(original);
     expect(rows.map((r) => r.passed)).toEqual([false, false, false, true, true, true]);
     expect(rows[0]!.result).toMatch(/^failed: /); // subprocess.check_output('rm -rf tmp')
@@ -123,7 +129,10 @@ describe('evaluate', () => {
       code: string;
       [field: string]: unknown;
     }
-    const full = readFileSync(join(MBPP, 'mbpp.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as MbppRow);
+    const full = readFileSync(join(MBPP, 'mbpp.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as MbppRow);
     const sanitized = JSON.parse(readFileSync(join(MBPP, 'sanitized-mbpp.json'), 'utf8')) as MbppRow[];
     const pick = (rows: MbppRow[]) => [2, 3, 4].map((id) => rows.find((r) => r.task_id === id)!);
     /** The tasks' own code as completions, twice for task 4, once wrong: pass@1 = (1 + 1 + 0.5) / 3. */
@@ -135,7 +144,11 @@ describe('evaluate', () => {
 
     it.each([
       ['the full file (JSONL)', 'mbpp_three.jsonl', () => writeJsonl(join(dir, 'mbpp_three.jsonl'), pick(full))],
-      ['the sanitized file (a JSON array)', 'sanitized_three.json', () => writeFileSync(join(dir, 'sanitized_three.json'), JSON.stringify(pick(sanitized), null, 1))],
+      [
+        'the sanitized file (a JSON array)',
+        'sanitized_three.json',
+        () => writeFileSync(join(dir, 'sanitized_three.json'), JSON.stringify(pick(sanitized), null, 1)),
+      ],
     ])('%s: recognised; reference code passes, a wrong function fails; integer task ids kept', async (_what, name, write) => {
       write();
       const problems = join(dir, name);
@@ -146,7 +159,10 @@ describe('evaluate', () => {
       expect(code, stderr).toBe(0);
       expect(stderr).toContain('of 3 mbpp problems');
       expect(JSON.parse(stdout.trim().split('\n').at(-1)!)['pass@1']).toBeCloseTo(2.5 / 3, 12);
-      const results = readFileSync(`${samples}_results.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      const results = readFileSync(`${samples}_results.jsonl`, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(results.map(({ result: _r, passed: _p, ...row }) => row)).toEqual(samplesOf(rows));
       expect(results.map((r) => r.passed)).toEqual([true, true, true, false]);
       expect(results[3]!.result).toBe('failed: ');
@@ -191,7 +207,9 @@ describe('evaluate', () => {
       writeFileSync(samples, '{"task_id": "test/0", "completion": "    return 1"}\n');
       const unknown = await evaluate(['--problems', PROBLEM, '--samples', samples, '--family', 'mbpp-plus']);
       expect(unknown.code).toBe(2);
-      expect(unknown.stderr).toContain('--family: expected one of humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata, got "mbpp-plus"');
+      expect(unknown.stderr).toContain(
+        '--family: expected one of humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata, got "mbpp-plus"',
+      );
       const renamed = await evaluate(['--problems', PROBLEM, '--samples', samples, '--family', 'renamed-library']);
       expect(renamed.code).toBe(2);
       expect(renamed.stderr).toContain('--family: renamed-library is not read by evaluate.ts');
@@ -201,7 +219,10 @@ describe('evaluate', () => {
 
   describe('evalplus rows (HumanEval+, MBPP+)', () => {
     const writeJsonl = (file: string, rows: unknown[]) => writeFileSync(file, rows.map((r) => JSON.stringify(r) + '\n').join(''));
-    for (const [name, tasks] of [['HumanEvalPlus', HUMANEVAL_PLUS_TASKS], ['MbppPlus', MBPP_PLUS_TASKS]] as const) {
+    for (const [name, tasks] of [
+      ['HumanEvalPlus', HUMANEVAL_PLUS_TASKS],
+      ['MbppPlus', MBPP_PLUS_TASKS],
+    ] as const) {
       it(`${name}: each sample's base and plus outcome, and {"base", "plus"} pass@1 on the last line`, async () => {
         const problems = join(dir, `${name}.jsonl`);
         writeFileSync(problems, evalplusJsonl(tasks));
@@ -209,10 +230,24 @@ describe('evaluate', () => {
         const rows = tasks.flatMap((t) => t.samples.map((s) => ({ task_id: t.task_id, completion: s.completion, note: s.what })));
         writeJsonl(samples, rows);
         const cache = join(dir, 'reference-cache');
-        const { code, stdout, stderr } = await evaluate(['--problems', problems, '--samples', samples, '--k', '1', '--min-time-limit', '1', '--cache-dir', cache]);
+        const { code, stdout, stderr } = await evaluate([
+          '--problems',
+          problems,
+          '--samples',
+          samples,
+          '--k',
+          '1',
+          '--min-time-limit',
+          '1',
+          '--cache-dir',
+          cache,
+        ]);
         expect(code, stderr).toBe(0);
         const want = tasks.flatMap((t) => t.samples);
-        const results = readFileSync(`${samples}_results.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+        const results = readFileSync(`${samples}_results.jsonl`, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as Record<string, unknown>);
         expect(results.map(({ result: _r, passed: _p, scores: _s, ...row }) => row)).toEqual(rows);
         expect(results.map((r) => r.scores)).toEqual(want.map((s) => ({ base: s.base, plus: s.plus })));
         expect(results.map((r) => r.passed)).toEqual(want.map((s) => s.plus));
@@ -232,10 +267,26 @@ describe('evaluate', () => {
       const samples = join(dir, 'HumanEvalPlus_solutions.jsonl');
       const rows = HUMANEVAL_PLUS_TASKS.map((t) => ({ task_id: t.task_id, solution: t.prompt + t.samples[1]!.completion }));
       writeJsonl(samples, rows);
-      const { code, stdout, stderr } = await evaluate(['--problems', problems, '--samples', samples, '--k', '1', '--min-time-limit', '1', '--cache-dir', join(dir, 'reference-cache')]);
+      const { code, stdout, stderr } = await evaluate([
+        '--problems',
+        problems,
+        '--samples',
+        samples,
+        '--k',
+        '1',
+        '--min-time-limit',
+        '1',
+        '--cache-dir',
+        join(dir, 'reference-cache'),
+      ]);
       expect(code, stderr).toBe(0);
-      const results = readFileSync(`${samples}_results.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-      expect(results.map((r) => r.scores)).toEqual(HUMANEVAL_PLUS_TASKS.map((t) => ({ base: t.samples[1]!.base, plus: t.samples[1]!.plus })));
+      const results = readFileSync(`${samples}_results.jsonl`, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(results.map((r) => r.scores)).toEqual(
+        HUMANEVAL_PLUS_TASKS.map((t) => ({ base: t.samples[1]!.base, plus: t.samples[1]!.plus })),
+      );
       expect(Object.keys(JSON.parse(stdout.trim().split('\n').at(-1)!))).toEqual(['base', 'plus']);
     });
 
@@ -262,7 +313,10 @@ describe('evaluate', () => {
       const { code, stdout, stderr } = await evaluate(['--problems', problems, '--samples', samples, '--k', '1']);
       expect(code, stderr).toBe(0);
       const want = APPS_TASKS.flatMap((t) => t.samples);
-      const results = readFileSync(`${samples}_results.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      const results = readFileSync(`${samples}_results.jsonl`, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(results.map((r) => r.test_cases)).toEqual(want.map((s) => ({ passed: s.passed, total: s.total })));
       expect(results.map((r) => r.passed)).toEqual(want.map((s) => s.passed === s.total));
       const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;

@@ -76,19 +76,28 @@ timeout_s: 10
     const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress', '--check-references'], env);
     expect(run.code, run.output).toBe(0);
     expect(run.output).toContain(`apps: ${APPS_TASKS.length} of ${APPS_TASKS.length} references pass`);
-    const strict = mean(APPS_TASKS.map((t) => Array.from({ length: N }, (_, i) => sampleOf(t, i)).filter((s) => s.passed === s.total).length / N));
+    const strict = mean(
+      APPS_TASKS.map((t) => Array.from({ length: N }, (_, i) => sampleOf(t, i)).filter((s) => s.passed === s.total).length / N),
+    );
     const average = mean(APPS_TASKS.map((t) => mean(Array.from({ length: N }, (_, i) => sampleOf(t, i).passed / sampleOf(t, i).total))));
     expect(average).toBeGreaterThan(strict);
 
     const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
     const [cell] = results.cells;
     expect(cell.passAtK['pass@1']).toBeCloseTo(strict, 10);
-    expect(cell.scores).toEqual({ kind: 'test_cases', strictAccuracy: expect.closeTo(strict, 10), averageTestCaseAccuracy: expect.closeTo(average, 10) });
+    expect(cell.scores).toEqual({
+      kind: 'test_cases',
+      strictAccuracy: expect.closeTo(strict, 10),
+      averageTestCaseAccuracy: expect.closeTo(average, 10),
+    });
     const cellResults = JSON.parse((await getText(bucket, cellFileKey(id, String(cell.cell.cell), 'results.json')))!);
     expect(cellResults.scores.average_test_case_accuracy).toBeCloseTo(average, 10);
     for (const t of cellResults.per_task) {
       const task = APPS_TASKS.find((a) => String(a.problem_id) === t.task_id)!;
-      expect(t.test_case_accuracy, t.task_id).toBeCloseTo(mean(Array.from({ length: N }, (_, i) => sampleOf(task, i).passed / sampleOf(task, i).total)), 10);
+      expect(t.test_case_accuracy, t.task_id).toBeCloseTo(
+        mean(Array.from({ length: N }, (_, i) => sampleOf(task, i).passed / sampleOf(task, i).total)),
+        10,
+      );
     }
     for (const s of stops) expect(s).toEqual(APPS_STOP_WORDS);
 

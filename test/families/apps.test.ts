@@ -8,15 +8,19 @@ import { LANGUAGES } from '../../domain/languages/registry.js';
 import { PythonExecutor } from '../../infra/sandbox/pythonExecutor.js';
 import { APPS_TASKS, appsJsonl } from '../support/apps-rows.js';
 
-const entry = (extra: Partial<AppsEntry> = {}): AppsEntry => AppsEntrySchema.parse({ name: 'apps', family: 'apps', path: 'test.jsonl', ...extra });
-const load = (text: string, extra: Partial<AppsEntry> = {}) => appsFamily.load({ entry: entry(extra), texts: { rows: text }, sources: { rows: 'test.jsonl' } });
+const entry = (extra: Partial<AppsEntry> = {}): AppsEntry =>
+  AppsEntrySchema.parse({ name: 'apps', family: 'apps', path: 'test.jsonl', ...extra });
+const load = (text: string, extra: Partial<AppsEntry> = {}) =>
+  appsFamily.load({ entry: entry(extra), texts: { rows: text }, sources: { rows: 'test.jsonl' } });
 
 describe('APPS rows', () => {
   it("loads every task with bigcode's prompt: question, starter code, the call format, ANSWER", () => {
     const { problems } = load(appsJsonl(APPS_TASKS));
     expect(problems.map((p) => p.task_id)).toEqual(['4001', '4002', '4003', '4004']);
     expect(problems[0]!.prompt).toBe(`\nQUESTION:\n${JSON.parse(APPS_TASKS[0]!.line).question}\nUse Standard Input format\nANSWER:\n`);
-    expect(problems[2]!.prompt).toMatch(/Return the sum of the two largest numbers of the list\.\nclass Solution:\n {4}def topTwo\(self, nums: List\[int\]\) -> int:\n {8}\nUse Call-Based format\nANSWER:\n$/);
+    expect(problems[2]!.prompt).toMatch(
+      /Return the sum of the two largest numbers of the list\.\nclass Solution:\n {4}def topTwo\(self, nums: List\[int\]\) -> int:\n {8}\nUse Call-Based format\nANSWER:\n$/,
+    );
     expect(problems[2]!.entry_point).toBe('topTwo');
     expect(problems[0]!.canonical_solution).toContain('print(sum(xs))');
     expect(appsFamily.stopWords(entry())).toEqual(['\nQUESTION', '\n---', '\nANSWER']);
@@ -26,7 +30,9 @@ describe('APPS rows', () => {
 
   it('difficulty: only the levels named', () => {
     expect(load(appsJsonl(APPS_TASKS), { difficulty: ['interview'] }).problems.map((p) => p.task_id)).toEqual(['4002', '4003']);
-    expect(() => load(appsJsonl(APPS_TASKS.slice(0, 1)), { difficulty: ['competition'] })).toThrow('test.jsonl: no task of difficulty competition');
+    expect(() => load(appsJsonl(APPS_TASKS.slice(0, 1)), { difficulty: ['competition'] })).toThrow(
+      'test.jsonl: no task of difficulty competition',
+    );
     expect(AppsEntrySchema.safeParse({ name: 'a', family: 'apps', path: 'a.jsonl', difficulty: ['hard'] }).success).toBe(false);
   });
 
@@ -61,7 +67,10 @@ describe("a standard-input program, as APPS's checker runs it (testing-util) and
   /** Test cases passed by `code` on task 4001 (n, then n integers: their sum, then their maximum; 3 cases). */
   async function passed(code: string, stdinForm: AppsEntry['stdin_form']): Promise<number> {
     const [problem] = load(APPS_TASKS[0]!.line, { stdin_form: stdinForm }).problems;
-    const program = LANGUAGES.python.assemble({ solution: appsFamily.embedSolution(problem!, code), tests: appsFamily.tests(problem!, null) });
+    const program = LANGUAGES.python.assemble({
+      solution: appsFamily.embedSolution(problem!, code),
+      tests: appsFamily.tests(problem!, null),
+    });
     const result = await executor.run({ id: 'apps', program, limits: appsFamily.limits(problem!, null, 3000) });
     const score = appsFamily.score(problem!, result);
     if (score.kind !== 'test_cases') throw new Error('APPS scores are test cases');
@@ -74,19 +83,49 @@ describe("a standard-input program, as APPS's checker runs it (testing-util) and
 
   it.each([
     ['input()', 'n = int(input())\nxs = list(map(int, input().split()))\nprint(sum(xs))\nprint(max(xs))\n', 3, 3],
-    ['sys.stdin.read()', 'import sys\ndata = sys.stdin.read().split()\nxs = list(map(int, data[1:]))\nprint(sum(xs))\nprint(max(xs))\n', 3, 3],
-    ['input = sys.stdin.readline', 'import sys\ninput = sys.stdin.readline\nn = int(input())\nxs = list(map(int, input().split()))\nprint(sum(xs))\nprint(max(xs))\n', 3, 3],
+    [
+      'sys.stdin.read()',
+      'import sys\ndata = sys.stdin.read().split()\nxs = list(map(int, data[1:]))\nprint(sum(xs))\nprint(max(xs))\n',
+      3,
+      3,
+    ],
+    [
+      'input = sys.stdin.readline',
+      'import sys\ninput = sys.stdin.readline\nn = int(input())\nxs = list(map(int, input().split()))\nprint(sum(xs))\nprint(max(xs))\n',
+      3,
+      3,
+    ],
     // The prelude's `from builtins import *` binds the module's `open` before the checker patches
     // builtins.open: open(0) reads the checker's own standard input, not the test's.
     ['open(0).read()', 'data = open(0).read().split()\nxs = list(map(int, data[1:]))\nprint(sum(xs))\nprint(max(xs))\n', 0, 3],
     // An import line stays at the module's top: `stdin` is the standard input of the module's run,
     // whose readline the checker patches to answer the input's lines (without their newline).
-    ['from sys import stdin; stdin.readline()', 'from sys import stdin\nn = int(stdin.readline())\nxs = list(map(int, stdin.readline().split()))\nprint(sum(xs))\nprint(max(xs))\n', 3, 3],
+    [
+      'from sys import stdin; stdin.readline()',
+      'from sys import stdin\nn = int(stdin.readline())\nxs = list(map(int, stdin.readline().split()))\nprint(sum(xs))\nprint(max(xs))\n',
+      3,
+      3,
+    ],
     // Wrapped into a function of a module not named __main__, the guarded call never runs.
-    ['a main guard', 'import sys\ndef main():\n    data = sys.stdin.read().split()\n    print(sum(map(int, data[1:])))\n    print(max(map(int, data[1:])))\nif __name__ == "__main__":\n    main()\n', 0, 3],
+    [
+      'a main guard',
+      'import sys\ndef main():\n    data = sys.stdin.read().split()\n    print(sum(map(int, data[1:])))\n    print(max(map(int, data[1:])))\nif __name__ == "__main__":\n    main()\n',
+      0,
+      3,
+    ],
     // Top-level names become locals of code(): `global` finds no module-level one.
-    ['global of a top-level name', 'total = 0\ndef add(x):\n    global total\n    total += x\nn = int(input())\nxs = list(map(int, input().split()))\nfor x in xs:\n    add(x)\nprint(total)\nprint(max(xs))\n', 0, 3],
-    ['sys.exit after printing', 'import sys\nn = int(input())\nxs = list(map(int, input().split()))\nprint(sum(xs))\nprint(max(xs))\nsys.exit(0)\n', 3, 3],
+    [
+      'global of a top-level name',
+      'total = 0\ndef add(x):\n    global total\n    total += x\nn = int(input())\nxs = list(map(int, input().split()))\nfor x in xs:\n    add(x)\nprint(total)\nprint(max(xs))\n',
+      0,
+      3,
+    ],
+    [
+      'sys.exit after printing',
+      'import sys\nn = int(input())\nxs = list(map(int, input().split()))\nprint(sum(xs))\nprint(max(xs))\nsys.exit(0)\n',
+      3,
+      3,
+    ],
   ] as const)('%s (test cases passed: testing-util, as-written)', async (_what, code, apps, asWritten) => {
     expect(await passed(code, 'testing-util')).toBe(apps);
     expect(await passed(code, 'as-written')).toBe(asWritten);

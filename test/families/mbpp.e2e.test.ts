@@ -34,7 +34,10 @@ describe("MBPP's reference solutions, run as samples are", () => {
   afterAll(() => pool.close());
 
   it('every reference of both files passes its tests (a generous time limit: task 123 needs ~4 s)', async () => {
-    for (const [file, extra] of [[FILES.full, { split: 'all' as const }], [FILES.sanitized, {}]] as const) {
+    for (const [file, extra] of [
+      [FILES.full, { split: 'all' as const }],
+      [FILES.sanitized, {}],
+    ] as const) {
       const problems = problemsOf(file, extra);
       const check = await checkReferences(problems, undefined, pool, { timeoutS: 30 });
       expect(check.failures, file).toEqual([]);
@@ -48,7 +51,9 @@ describe("MBPP's reference solutions, run as samples are", () => {
     problems[1] = { ...problems[1]!, canonical_solution: `def ${problems[1]!.entry_point}(*args):\n    return None\n` };
     const check = await checkReferences(problems, undefined, pool, { timeoutS: 10 });
     expect(check.passed).toBe(2);
-    expect(check.failures).toEqual([{ task_id: problems[1]!.task_id, status: 'failed', message: expect.stringMatching(/^AssertionError/) }]);
+    expect(check.failures).toEqual([
+      { task_id: problems[1]!.task_id, status: 'failed', message: expect.stringMatching(/^AssertionError/) },
+    ]);
   });
 });
 
@@ -116,7 +121,11 @@ timeout_s: 10
 `,
     );
     const outDir = path.join(dir, 'out');
-    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress', '--check-references', '--output-dir', outDir], env);
+    const run = await runTs(
+      'scripts/start-sweep.ts',
+      ['--config', file, '--no-progress', '--check-references', '--output-dir', outDir],
+      env,
+    );
     expect(run.code, run.output).toBe(0);
     // The references of the selected tasks ran first, and every one passed.
     expect(run.output).toContain(`mbpp: ${LIMIT} of ${LIMIT} references pass`);
@@ -126,13 +135,24 @@ timeout_s: 10
     for (const cell of results.cells) {
       const cellId = String(cell.cell.cell);
       for (const f of ['generations.json', 'references.json', 'results.json', 'samples.jsonl'] as const) {
-        expect(readFileSync(path.join(outDir, cellId, f), 'utf8'), `${cellId}/${f}`).toBe(await getText(bucket, cellFileKey(id, cellId, f)));
+        expect(readFileSync(path.join(outDir, cellId, f), 'utf8'), `${cellId}/${f}`).toBe(
+          await getText(bucket, cellFileKey(id, cellId, f)),
+        );
       }
       // bigcode's metric file beside them: the cell's pass@k under its dataset's name, and its settings.
-      const metrics = JSON.parse(readFileSync(path.join(outDir, cellId, 'evaluation_results.json'), 'utf8')) as Record<string, Record<string, unknown>>;
+      const metrics = JSON.parse(readFileSync(path.join(outDir, cellId, 'evaluation_results.json'), 'utf8')) as Record<
+        string,
+        Record<string, unknown>
+      >;
       expect(Object.keys(metrics)).toEqual([cell.cell.dataset, 'config']);
       expect(metrics[cell.cell.dataset as string]).toEqual(cell.passAtK);
-      expect(metrics.config).toMatchObject({ model: cell.cell.model, tasks: cell.cell.dataset, temperature: 0, n_samples: 1, method: 'direct' });
+      expect(metrics.config).toMatchObject({
+        model: cell.cell.model,
+        tasks: cell.cell.dataset,
+        temperature: 0,
+        n_samples: 1,
+        method: 'direct',
+      });
       expect(existsSync(path.join(outDir, cellId, 'eval_results.json'))).toBe(false); // evalplus's file is for evalplus cells
     }
     expect(results.cells).toHaveLength(4);

@@ -16,10 +16,19 @@ import { minimalSweepConfig } from '../support/sweep-config.js';
 const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/reference/mbpp');
 const FULL = readFileSync(path.join(DIR, 'mbpp.jsonl'), 'utf8');
 const SANITIZED = readFileSync(path.join(DIR, 'sanitized-mbpp.json'), 'utf8');
-const fullRows = FULL.trim().split('\n').map((l) => JSON.parse(l) as { task_id: number; text: string; code: string; test_list: string[]; test_setup_code: string });
+const fullRows = FULL.trim()
+  .split('\n')
+  .map((l) => JSON.parse(l) as { task_id: number; text: string; code: string; test_list: string[]; test_setup_code: string });
 
-const entry = (extra: Partial<MbppEntry> = {}): MbppEntry => ({ name: 'mbpp', family: 'mbpp', path: 'mbpp.jsonl', prompt: 'bigcode', ...extra });
-const load = (text: string, extra: Partial<MbppEntry> = {}, source = 'mbpp.jsonl') => FAMILIES.mbpp.load({ entry: entry(extra), texts: { rows: text }, sources: { rows: source } });
+const entry = (extra: Partial<MbppEntry> = {}): MbppEntry => ({
+  name: 'mbpp',
+  family: 'mbpp',
+  path: 'mbpp.jsonl',
+  prompt: 'bigcode',
+  ...extra,
+});
+const load = (text: string, extra: Partial<MbppEntry> = {}, source = 'mbpp.jsonl') =>
+  FAMILIES.mbpp.load({ entry: entry(extra), texts: { rows: text }, sources: { rows: source } });
 
 describe('MBPP files', () => {
   it('the full file: the test split (task ids 11-510) by default, the others by name', () => {
@@ -33,7 +42,7 @@ describe('MBPP files', () => {
     expect(load(FULL, { split: 'all' }).problems).toHaveLength(974);
   });
 
-  it("the sanitized file (a JSON array): every row by default", () => {
+  it('the sanitized file (a JSON array): every row by default', () => {
     const problems = load(SANITIZED, {}, 'sanitized-mbpp.json').problems;
     expect(problems).toHaveLength(427);
     expect(problems.every((p) => p.family === 'mbpp')).toBe(true);
@@ -48,7 +57,9 @@ describe('MBPP files', () => {
     expect(referenceOf(p)).toBe(row.test_list.join('\n') + '\n');
     expect(p.entry_point).toBe('remove_Occ');
     // A completion continues the docstring: the solution is both, as bigcode saves it.
-    expect(FAMILIES.mbpp.solution(p, 'completions', 'def remove_Occ(s, ch):\n    pass\n')).toBe(p.prompt + 'def remove_Occ(s, ch):\n    pass\n');
+    expect(FAMILIES.mbpp.solution(p, 'completions', 'def remove_Occ(s, ch):\n    pass\n')).toBe(
+      p.prompt + 'def remove_Occ(s, ch):\n    pass\n',
+    );
     const withSetup = load(FULL, { split: 'all' }).problems.find((q) => q.task_id === '367')!;
     const raw = fullRows.find((r) => r.task_id === 367)!;
     expect(withSetup.test.startsWith(raw.test_setup_code.replace(/\r\n/g, '\n'))).toBe(true);
@@ -57,17 +68,36 @@ describe('MBPP files', () => {
   it("the paper's three-shot prompt: tasks 2, 3 and 4 worked between [BEGIN] and [DONE], the task's tests stated; the answer is the solution", () => {
     const p = load(FULL, { prompt: 'three-shot' }).problems[0]!;
     const shots = [2, 3, 4].map((id) => fullRows.find((r) => r.task_id === id)!);
-    for (const s of shots) expect(p.prompt).toContain(`${s.text} Your code should pass these tests:\n\n${s.test_list.join('\n')}\n[BEGIN]\n${s.code.replace(/\r\n/g, '\n')}\n[DONE]\n`);
+    for (const s of shots)
+      expect(p.prompt).toContain(
+        `${s.text} Your code should pass these tests:\n\n${s.test_list.join('\n')}\n[BEGIN]\n${s.code.replace(/\r\n/g, '\n')}\n[DONE]\n`,
+      );
     const row = fullRows.find((r) => r.task_id === 11)!;
-    expect(p.prompt.endsWith(`You are an expert Python programmer, and here is your task: ${row.text} Your code should pass these tests:\n\n${row.test_list.join('\n')}\n[BEGIN]\n`)).toBe(true);
+    expect(
+      p.prompt.endsWith(
+        `You are an expert Python programmer, and here is your task: ${row.text} Your code should pass these tests:\n\n${row.test_list.join('\n')}\n[BEGIN]\n`,
+      ),
+    ).toBe(true);
     expect(p.form).toBe('full');
     expect(FAMILIES.mbpp.solution(p, 'completions', 'def f(): pass\n')).toBe('def f(): pass\n');
     expect(FAMILIES.mbpp.stopWords(entry({ prompt: 'three-shot' }))).toEqual(['[DONE]']);
-    expect(() => load(fullRows.filter((r) => r.task_id !== 3).map((r) => JSON.stringify(r)).join('\n'), { prompt: 'three-shot' })).toThrow(/three-shot needs tasks 2, 3, 4/);
+    expect(() =>
+      load(
+        fullRows
+          .filter((r) => r.task_id !== 3)
+          .map((r) => JSON.stringify(r))
+          .join('\n'),
+        { prompt: 'three-shot' },
+      ),
+    ).toThrow(/three-shot needs tasks 2, 3, 4/);
   });
 
   it("completion models stop at bigcode's MBPP stop words unless the model gives its own", () => {
-    const config = parseSweepConfig({ ...minimalSweepConfig(), datasets: [{ name: 'mbpp', family: 'mbpp', path: 'mbpp.jsonl' }], models: [{ id: 'm', base_url: 'http://x', model: 'm', api: 'completions' }] });
+    const config = parseSweepConfig({
+      ...minimalSweepConfig(),
+      datasets: [{ name: 'mbpp', family: 'mbpp', path: 'mbpp.jsonl' }],
+      models: [{ id: 'm', base_url: 'http://x', model: 'm', api: 'completions' }],
+    });
     expect(stopWordsFor(config.models[0]!, config.datasets[0]!)).toEqual([...MBPP_BIGCODE_STOP_WORDS]);
     expect(config.datasets[0]).toEqual({ name: 'mbpp', family: 'mbpp', path: 'mbpp.jsonl', prompt: 'bigcode' });
   });

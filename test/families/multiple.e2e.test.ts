@@ -72,7 +72,9 @@ describe('a sweep over MultiPL-E rows in every language, against a scripted comp
   it('right answers pass, wrong ones fail, non-compiling ones are compile errors, hostile ones are contained', async () => {
     const id = `multiple-${uniqueSuffix()}`;
     const file = path.join(dir, 'sweep.yaml');
-    const datasets = HERE.map((l) => `  - name: humaneval-${l.replace(/[^a-z]/g, '')}\n    family: multipl-e\n    path: humaneval-${l}.jsonl\n    language: ${l}\n`).join('');
+    const datasets = HERE.map(
+      (l) => `  - name: humaneval-${l.replace(/[^a-z]/g, '')}\n    family: multipl-e\n    path: humaneval-${l}.jsonl\n    language: ${l}\n`,
+    ).join('');
     writeFileSync(
       file,
       `id: ${id}\ndatasets:\n${datasets}models:\n  - id: base\n    base_url: ${server.url}\n    model: scripted-base\n    api: completions\nmethods: [direct]\ntemperatures: [0]\nn_samples: 1\nk: [1]\ntimeout_s: 4\n`,
@@ -124,7 +126,9 @@ describe('a sweep over MultiPL-E rows in every language, against a scripted comp
       .map((line) => JSON.parse(line) as { task_id: string; status: string; shared_process?: true });
     const kindOf = (taskId: string) => KINDS[Number(/^HumanEval_(\d+)_add$/.exec(taskId)![1]) - 1]!;
     expect(records.map((r) => [kindOf(r.task_id), r.status])).toEqual(
-      (['passed', 'failed', 'compile_error', 'timeout'] as const).flatMap((status, i) => Array.from({ length: 3 }, () => [KINDS[i], status])),
+      (['passed', 'failed', 'compile_error', 'timeout'] as const).flatMap((status, i) =>
+        Array.from({ length: 3 }, () => [KINDS[i], status]),
+      ),
     );
     // The infinite loops ran alone (out of the shared process's time, then timed out alone); most of the rest shared.
     expect(records.filter((r) => kindOf(r.task_id) === 'hostile').every((r) => r.shared_process === undefined)).toBe(true);
@@ -159,7 +163,10 @@ describe('scripts/evaluate.ts on MultiPL-E rows', () => {
 
   async function evaluate(args: string[], extraEnv: Record<string, string> = {}) {
     try {
-      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', SCRIPT, ...args], { timeout: 120_000, env: { ...process.env, ...extraEnv } });
+      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', SCRIPT, ...args], {
+        timeout: 120_000,
+        env: { ...process.env, ...extraEnv },
+      });
       return { code: 0, stdout, stderr };
     } catch (error) {
       const e = error as { code: number; stdout: string; stderr: string };
@@ -180,7 +187,10 @@ describe('scripts/evaluate.ts on MultiPL-E rows', () => {
     writeFileSync(samples, jsonl(rows));
     const r = await evaluate(['--problems', problems, '--samples', samples, '--k', '1,2']);
     expect(r.code, r.stderr).toBe(0);
-    const results = readFileSync(`${samples}_results.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const results = readFileSync(`${samples}_results.jsonl`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(results.map((x) => [x.task_id, x.model, x.passed])).toEqual([
       ['HumanEval_1_add', 'm', true],
       ['HumanEval_1_add', 'm', false],
@@ -197,14 +207,47 @@ describe('scripts/evaluate.ts on MultiPL-E rows', () => {
   it('--share-process: JavaScript samples several to a Node process give the results of a process each', async () => {
     const problems = path.join(dir, 'humaneval-js.jsonl');
     writeFileSync(problems, jsonl(fileOf('js')));
-    const rows = KINDS.flatMap((kind, i) => [0, 1, 2].map((copy) => ({ task_id: `HumanEval_${i + 1}_add`, completion: COMPLETIONS.js[kind], copy })));
+    const rows = KINDS.flatMap((kind, i) =>
+      [0, 1, 2].map((copy) => ({ task_id: `HumanEval_${i + 1}_add`, completion: COMPLETIONS.js[kind], copy })),
+    );
     const samples = path.join(dir, 'js-samples.jsonl');
     writeFileSync(samples, jsonl(rows));
-    const alone = await evaluate(['--problems', problems, '--samples', samples, '--k', '1,2', '--timeout', '1', '--workers', '1', '--out', path.join(dir, 'alone.jsonl')]);
-    const shared = await evaluate(['--problems', problems, '--samples', samples, '--k', '1,2', '--timeout', '1', '--workers', '1', '--out', path.join(dir, 'shared.jsonl'), '--share-process']);
+    const alone = await evaluate([
+      '--problems',
+      problems,
+      '--samples',
+      samples,
+      '--k',
+      '1,2',
+      '--timeout',
+      '1',
+      '--workers',
+      '1',
+      '--out',
+      path.join(dir, 'alone.jsonl'),
+    ]);
+    const shared = await evaluate([
+      '--problems',
+      problems,
+      '--samples',
+      samples,
+      '--k',
+      '1,2',
+      '--timeout',
+      '1',
+      '--workers',
+      '1',
+      '--out',
+      path.join(dir, 'shared.jsonl'),
+      '--share-process',
+    ]);
     expect(alone.code, alone.stderr).toBe(0);
     expect(shared.code, shared.stderr).toBe(0);
-    const read = (f: string) => readFileSync(path.join(dir, f), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { passed: boolean; result: string });
+    const read = (f: string) =>
+      readFileSync(path.join(dir, f), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { passed: boolean; result: string });
     expect(read('shared.jsonl')).toEqual(read('alone.jsonl'));
     expect(read('alone.jsonl').map((r) => r.passed)).toEqual(rows.map((r) => r.task_id === 'HumanEval_1_add'));
     expect(shared.stdout.trim().split('\n').pop()).toBe(alone.stdout.trim().split('\n').pop());
@@ -219,7 +262,9 @@ describe('scripts/evaluate.ts on MultiPL-E rows', () => {
     writeFileSync(unknown, jsonl([{ ...addRow('js', 1), language: 'cobol' }]));
     const a = await evaluate(['--problems', unknown, '--samples', samples]);
     expect(a.code).toBe(2);
-    expect(a.stderr).toContain(`cobol.jsonl:1: language: "cobol"; a MultiPL-E row's language must be one of ${MULTIPLE_LANGUAGE_IDS.join(', ')}`);
+    expect(a.stderr).toContain(
+      `cobol.jsonl:1: language: "cobol"; a MultiPL-E row's language must be one of ${MULTIPLE_LANGUAGE_IDS.join(', ')}`,
+    );
     const missing = path.join(dir, 'missing.jsonl');
     const { prompt: _prompt, ...noPrompt } = addRow('js', 2);
     writeFileSync(missing, jsonl([addRow('js', 1), noPrompt]));
@@ -237,7 +282,9 @@ describe('scripts/evaluate.ts on MultiPL-E rows', () => {
       writeFileSync(samples, jsonl([{ task_id: 'HumanEval_1_add', completion: COMPLETIONS[language].right }]));
       const r = await evaluate(['--problems', problems, '--samples', samples]);
       expect(r.code, r.stderr).toBe(2);
-      expect(r.stderr).toMatch(new RegExp(`language ${language} \\(.+\\) cannot run here: \\w+ is missing; install (Julia|a Swift toolchain)`));
+      expect(r.stderr).toMatch(
+        new RegExp(`language ${language} \\(.+\\) cannot run here: \\w+ is missing; install (Julia|a Swift toolchain)`),
+      );
       expect(existsSync(`${samples}_results.jsonl`)).toBe(false);
     }
   });

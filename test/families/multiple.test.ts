@@ -13,22 +13,36 @@ import { addRow, COMPLETIONS, jsonl } from '../support/multiple-rows.js';
 const family = FAMILIES['multipl-e'];
 
 function load(language: MultiplEEntry['language'], text: string, source = 'humaneval.jsonl') {
-  return family.load({ entry: { name: 'm', family: 'multipl-e', path: source, language }, texts: { rows: text }, sources: { rows: source } });
+  return family.load({
+    entry: { name: 'm', family: 'multipl-e', path: source, language },
+    texts: { rows: text },
+    sources: { rows: source },
+  });
 }
 
 describe('multipl-e rows', () => {
-  it.each(MULTIPLE_LANGUAGE_IDS)('%s: task id = name, language and stop tokens kept, program = prompt + cut completion + "\\n" + tests', (language) => {
-    const row = addRow(language);
-    const [problem] = load(language, jsonl([row])).problems;
-    expect(problem).toMatchObject({ family: 'multipl-e', task_id: 'HumanEval_53_add', entry_point: 'add', language, stop_tokens: row.stop_tokens, prompt: row.prompt });
-    const solution = family.solution(problem!, 'completions', COMPLETIONS[language].right);
-    // Cut at the first stop token: what came after it (junk) is gone.
-    expect(solution.startsWith(row.prompt)).toBe(true);
-    expect(solution).not.toContain('kept past a stop token');
-    const program = languageOf(problem!).assemble({ solution, tests: family.tests(problem!, null) });
-    expect(program).toBe(`${solution}\n${row.tests}`);
-    expect(languageOf(problem!).id).toBe(language === 'py' ? 'python' : language);
-  });
+  it.each(MULTIPLE_LANGUAGE_IDS)(
+    '%s: task id = name, language and stop tokens kept, program = prompt + cut completion + "\\n" + tests',
+    (language) => {
+      const row = addRow(language);
+      const [problem] = load(language, jsonl([row])).problems;
+      expect(problem).toMatchObject({
+        family: 'multipl-e',
+        task_id: 'HumanEval_53_add',
+        entry_point: 'add',
+        language,
+        stop_tokens: row.stop_tokens,
+        prompt: row.prompt,
+      });
+      const solution = family.solution(problem!, 'completions', COMPLETIONS[language].right);
+      // Cut at the first stop token: what came after it (junk) is gone.
+      expect(solution.startsWith(row.prompt)).toBe(true);
+      expect(solution).not.toContain('kept past a stop token');
+      const program = languageOf(problem!).assemble({ solution, tests: family.tests(problem!, null) });
+      expect(program).toBe(`${solution}\n${row.tests}`);
+      expect(languageOf(problem!).id).toBe(language === 'py' ? 'python' : language);
+    },
+  );
 
   it("a sweep's completion requests stop at the language's MultiPL-E stop tokens", () => {
     for (const language of MULTIPLE_LANGUAGE_IDS) {
@@ -54,20 +68,30 @@ describe('multipl-e rows', () => {
 describe('bad MultiPL-E input is refused, naming the file, the line and the field', () => {
   it('a row missing a field', () => {
     const { tests: _tests, ...noTests } = addRow('js', 2);
-    expect(() => load('js', jsonl([addRow('js', 1), noTests]), 'humaneval-js.jsonl')).toThrow(/humaneval-js\.jsonl:2: tests: missing: a MultiPL-E row has name, language, prompt/);
+    expect(() => load('js', jsonl([addRow('js', 1), noTests]), 'humaneval-js.jsonl')).toThrow(
+      /humaneval-js\.jsonl:2: tests: missing: a MultiPL-E row has name, language, prompt/,
+    );
     const { stop_tokens: _stop, ...noStop } = addRow('js', 2);
     expect(() => load('js', JSON.stringify([addRow('js', 1), noStop]), 'h.json')).toThrow(/h\.json: \[1\]: stop_tokens/);
   });
 
   it('an unknown language, in a row or in the dataset entry', () => {
-    expect(() => load('js', jsonl([addRow('js', 1), { ...addRow('js', 2), language: 'cobol' }]), 'h.jsonl')).toThrow(/h\.jsonl:2: language: "cobol" is not one of MultiPL-E's languages explora runs \(js, ts, go_test\.go, rs, java, cpp, py\)/);
-    expect(() => load('js', jsonl([addRow('rs', 1)]), 'h.jsonl')).toThrow(/h\.jsonl:1: language: "rs" differs from the dataset entry's language js/);
+    expect(() => load('js', jsonl([addRow('js', 1), { ...addRow('js', 2), language: 'cobol' }]), 'h.jsonl')).toThrow(
+      /h\.jsonl:2: language: "cobol" is not one of MultiPL-E's languages explora runs \(js, ts, go_test\.go, rs, java, cpp, py\)/,
+    );
+    expect(() => load('js', jsonl([addRow('rs', 1)]), 'h.jsonl')).toThrow(
+      /h\.jsonl:1: language: "rs" differs from the dataset entry's language js/,
+    );
     const parsed = family.entrySchema.safeParse({ name: 'm', family: 'multipl-e', path: 'h.jsonl', language: 'cobol' });
     expect(parsed.success).toBe(false);
-    expect(JSON.stringify(parsed.error?.issues)).toContain("must be one of MultiPL-E's language ids: js, ts, go_test.go, rs, java, cpp, py");
+    expect(JSON.stringify(parsed.error?.issues)).toContain(
+      "must be one of MultiPL-E's language ids: js, ts, go_test.go, rs, java, cpp, py",
+    );
   });
 
   it('a duplicate name', () => {
-    expect(() => load('ts', jsonl([addRow('ts', 1), addRow('ts', 1)]), 'h.jsonl')).toThrow(/h\.jsonl:2: duplicate name HumanEval_1_add \(first on line 1\)/);
+    expect(() => load('ts', jsonl([addRow('ts', 1), addRow('ts', 1)]), 'h.jsonl')).toThrow(
+      /h\.jsonl:2: duplicate name HumanEval_1_add \(first on line 1\)/,
+    );
   });
 });

@@ -26,7 +26,13 @@ const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const REF = path.join(import.meta.dirname, '..', '..', '..', 'shared', 'reference');
 
 const HE_ROWS = [
-  { task_id: 'T/0', prompt: 'def f(x):\n    """Twice x."""\n', entry_point: 'f', test: 'def check(c):\n    assert c(1) == 2\n', canonical_solution: '    return 2 * x\n' },
+  {
+    task_id: 'T/0',
+    prompt: 'def f(x):\n    """Twice x."""\n',
+    entry_point: 'f',
+    test: 'def check(c):\n    assert c(1) == 2\n',
+    canonical_solution: '    return 2 * x\n',
+  },
   { task_id: 'T/1', prompt: 'def g(s):\n    """s reversed."""\n', entry_point: 'g', test: 'def check(c):\n    assert c("ab") == "ba"\n' },
 ];
 const MBPP_ROWS = [2, 3, 4, 11, 12].map((id) => ({
@@ -38,15 +44,32 @@ const MBPP_ROWS = [2, 3, 4, 11, 12].map((id) => ({
   challenge_test_list: [],
 }));
 const PBE = { count: 3, seed: 11 };
-const DOCS = JSON.stringify({ import_path: 'torchdata.datapipes.iter.Header', name: 'Header', signature: 'Header(dp, limit=10)', description: 'The first items.' }) + '\n';
+const DOCS =
+  JSON.stringify({
+    import_path: 'torchdata.datapipes.iter.Header',
+    name: 'Header',
+    signature: 'Header(dp, limit=10)',
+    description: 'The first items.',
+  }) + '\n';
 
 /** One dataset per family, each with its options spelled out where it has them. */
 const CONFIG = {
   datasets: [
     { name: 'he', family: 'humaneval', path: 'he.jsonl' },
-    { name: 'he-full', family: 'humaneval', path: 'he.jsonl', program_form: 'full_program', library: { api_docs: 'docs.jsonl', name: 'lib', summary: 'A library.' } },
+    {
+      name: 'he-full',
+      family: 'humaneval',
+      path: 'he.jsonl',
+      program_form: 'full_program',
+      library: { api_docs: 'docs.jsonl', name: 'lib', summary: 'A library.' },
+    },
     { name: 'pbe', family: 'pbe-world', pbe_world: PBE },
-    { name: 'monkey', family: 'renamed-library', path: 'm.jsonl.gz', library: { private_library: 'monkey', keywords: 'k.jsonl', mapping: 'm.json' } },
+    {
+      name: 'monkey',
+      family: 'renamed-library',
+      path: 'm.jsonl.gz',
+      library: { private_library: 'monkey', keywords: 'k.jsonl', mapping: 'm.json' },
+    },
     { name: 'mbpp', family: 'mbpp', path: 'mbpp.jsonl', split: 'all', prompt: 'three-shot' },
     { name: 'heplus', family: 'evalplus', path: 'HumanEvalPlus.jsonl.gz', variant: 'humaneval' },
     { name: 'mbppplus', family: 'evalplus', path: 'MbppPlus.jsonl', variant: 'mbpp', min_time_limit: 2 },
@@ -88,8 +111,16 @@ function fixtures(): Array<{ family: FamilyId; entry: unknown; texts: Record<str
     { family: 'evalplus', entry: entry('heplus'), texts: { rows: evalplusJsonl(HUMANEVAL_PLUS_TASKS) } },
     { family: 'evalplus', entry: entry('mbppplus'), texts: { rows: evalplusJsonl(MBPP_PLUS_TASKS) } },
     { family: 'apps', entry: { ...entry('apps'), difficulty: undefined }, texts: { rows: appsJsonl(APPS_TASKS) } },
-    { family: 'apps', entry: { ...entry('apps'), difficulty: undefined, stdin_form: 'testing-util' }, texts: { rows: appsJsonl(APPS_TASKS) } },
-    { family: 'ds1000', entry: { ...entry('ds'), libraries: undefined }, texts: { rows: ds1000Jsonl([...DS1000_TASKS, DS1000_SCIPY_TASK]) } },
+    {
+      family: 'apps',
+      entry: { ...entry('apps'), difficulty: undefined, stdin_form: 'testing-util' },
+      texts: { rows: appsJsonl(APPS_TASKS) },
+    },
+    {
+      family: 'ds1000',
+      entry: { ...entry('ds'), libraries: undefined },
+      texts: { rows: ds1000Jsonl([...DS1000_TASKS, DS1000_SCIPY_TASK]) },
+    },
     { family: 'multipl-e', entry: entry('js'), texts: { rows: multiplEJsonl([addRow('js', 1), addRow('js', 2)]) } },
     { family: 'torchdata', entry: entry('td'), texts: { rows: torchDataJsonl(TORCHDATA_ROWS), api_docs: DOCS } },
   ];
@@ -108,7 +139,15 @@ function behaviour(problem: SweepProblem): unknown {
   const checking = family.checking(problem);
   const outcome = { status: 'passed' as const, stdout: '' };
   return {
-    core: [problem.task_id, problem.prompt, problem.entry_point, problem.test, problem.form, problem.canonical_solution ?? null, problem.examples ?? null],
+    core: [
+      problem.task_id,
+      problem.prompt,
+      problem.entry_point,
+      problem.test,
+      problem.form,
+      problem.canonical_solution ?? null,
+      problem.examples ?? null,
+    ],
     pipelineLength: family.pipelineLength(problem) ?? null,
     language: family.language(problem),
     completionPrompt: family.completionPrompt(problem),
@@ -116,7 +155,10 @@ function behaviour(problem: SweepProblem): unknown {
     solutions: (['completions', 'chat', 'saved'] as const).map((api) => family.solution(problem, api, 'def f(x):\n    return x\n')),
     reference: family.referenceSolution(problem),
     embedded: family.embedSolution(problem, 'SOLUTION\n'),
-    checking: checking.kind === 'tests' ? checking : { kind: checking.kind, program: checking.program, limits: checking.limits, cacheKey: checking.cacheKey },
+    checking:
+      checking.kind === 'tests'
+        ? checking
+        : { kind: checking.kind, program: checking.program, limits: checking.limits, cacheKey: checking.cacheKey },
     ...(checking.kind === 'tests' ? { tests: family.tests(problem, null), limits: family.limits(problem, null, 3000) } : {}),
     score: family.score(problem, outcome),
     requirements: family.requirements(problem),
@@ -132,18 +174,54 @@ const OLD_STORED = [
 
 const PINNED_CONFIG_HASH = '34e59a99d1195c24042c46bf7e3cfdc8b13563b558c15f5baefea41e1b88a0f9';
 const PINNED: Array<{ stored: string; behaviour: string }> = [
-  { stored: 'fe0377947c8e952a5a914428c2c4b3fcba6f5a37641692670092e40ad1f47ea6', behaviour: '5c3d0cb2b5910595aa2b961a399e878603ca2d2f472dc12b911236e75d0f4847' },
-  { stored: '47274f707731bb368b5ade6d6d32dedc11f362631a57816f7cedc7d1a9a4d7fc', behaviour: '24121e4bba1f686abfeefb281f890792cfd2ec5de6636c424277b04a1f7cfc88' },
-  { stored: 'e922b91d62a7599e3972fded131e80125ae3676a096c19ddfecce8393d297d1b', behaviour: 'c6dbfd1c57523e19b80b6a0c012feca186c2f915ef2d245ed15ca8b3323a6b58' },
-  { stored: '61a6cab5a56687b47449a8299471423ed905f94fce5ebfd4c8ebb34ec6f7ebc9', behaviour: 'aabcb30ee237c37ba7531e1eb88ad5b9bf66e382f1d70a3173555e85ff0fb553' },
-  { stored: 'c1844d412dae49d604df4b85b9f3e85c430df97eba23ca6cad353f0b795bb5e4', behaviour: '85db4d4b121190dfd64f12f938eca427fd55324832d50ef09c46983d7f7e5295' },
-  { stored: 'ba5479e3021b711cbc1b9a3bffabe57dce529f16265dfcd6e83ca27fde07023e', behaviour: 'f78ccc7c7eb1a9c63896d5ee58b422aa297aaaef188c224e2310b76bd4a43a6d' },
-  { stored: 'b2d132d9aed93adf663012a2762bfbb26aef81f2e9168f50b7972bb2ed4cfc7b', behaviour: 'b7d0098bd6db1654b6e52273da5a2655abdcd50f000c63f57dd9123590667211' },
-  { stored: '636af33f527bc8adde0aba5b73b85e48243a443d9bea5e0d8dc2996c69c38643', behaviour: '4b88e5d29b901987fe633cec802b2246b84d0dcbd2b87018075507fdfe1f1c26' },
-  { stored: '4556255991fe5e0de4b645ab55ea1a795f2a52cbeddfc2f3edead1796a1fff3e', behaviour: 'a5c290ebf158b856283633321a363d669439c5bfabb5ab07edab999d5df2517b' },
-  { stored: 'b0bcad5abc2c3bdc94a69df0c849c4412b47d6738d10f53b26bf63d8c48f00b0', behaviour: '6d59d54cd569ab1e613fa50d2f50e6271e1b4033fecdcc7f9d57cd4dbaa62715' },
-  { stored: '0cab67027bcb1bcfe14e445f9d7c8a8e9198f8ea881f5dd10a7924ea30be317b', behaviour: '1c44fcef5ca519dd734761d27c4e22f0fd999c7080b04b136bfc1eafd422eec2' },
-  { stored: '1924c87e4fe81ddf8ac8a64306ee4d5d0bbb856a79d15ea29e74161c60c01c3b', behaviour: 'a5a61cb19a6124e58e4c1aa7310fe880f0bc751eff5c3bbfe72aa435aa5e6e6d' },
+  {
+    stored: 'fe0377947c8e952a5a914428c2c4b3fcba6f5a37641692670092e40ad1f47ea6',
+    behaviour: '5c3d0cb2b5910595aa2b961a399e878603ca2d2f472dc12b911236e75d0f4847',
+  },
+  {
+    stored: '47274f707731bb368b5ade6d6d32dedc11f362631a57816f7cedc7d1a9a4d7fc',
+    behaviour: '24121e4bba1f686abfeefb281f890792cfd2ec5de6636c424277b04a1f7cfc88',
+  },
+  {
+    stored: 'e922b91d62a7599e3972fded131e80125ae3676a096c19ddfecce8393d297d1b',
+    behaviour: 'c6dbfd1c57523e19b80b6a0c012feca186c2f915ef2d245ed15ca8b3323a6b58',
+  },
+  {
+    stored: '61a6cab5a56687b47449a8299471423ed905f94fce5ebfd4c8ebb34ec6f7ebc9',
+    behaviour: 'aabcb30ee237c37ba7531e1eb88ad5b9bf66e382f1d70a3173555e85ff0fb553',
+  },
+  {
+    stored: 'c1844d412dae49d604df4b85b9f3e85c430df97eba23ca6cad353f0b795bb5e4',
+    behaviour: '85db4d4b121190dfd64f12f938eca427fd55324832d50ef09c46983d7f7e5295',
+  },
+  {
+    stored: 'ba5479e3021b711cbc1b9a3bffabe57dce529f16265dfcd6e83ca27fde07023e',
+    behaviour: 'f78ccc7c7eb1a9c63896d5ee58b422aa297aaaef188c224e2310b76bd4a43a6d',
+  },
+  {
+    stored: 'b2d132d9aed93adf663012a2762bfbb26aef81f2e9168f50b7972bb2ed4cfc7b',
+    behaviour: 'b7d0098bd6db1654b6e52273da5a2655abdcd50f000c63f57dd9123590667211',
+  },
+  {
+    stored: '636af33f527bc8adde0aba5b73b85e48243a443d9bea5e0d8dc2996c69c38643',
+    behaviour: '4b88e5d29b901987fe633cec802b2246b84d0dcbd2b87018075507fdfe1f1c26',
+  },
+  {
+    stored: '4556255991fe5e0de4b645ab55ea1a795f2a52cbeddfc2f3edead1796a1fff3e',
+    behaviour: 'a5c290ebf158b856283633321a363d669439c5bfabb5ab07edab999d5df2517b',
+  },
+  {
+    stored: 'b0bcad5abc2c3bdc94a69df0c849c4412b47d6738d10f53b26bf63d8c48f00b0',
+    behaviour: '6d59d54cd569ab1e613fa50d2f50e6271e1b4033fecdcc7f9d57cd4dbaa62715',
+  },
+  {
+    stored: '0cab67027bcb1bcfe14e445f9d7c8a8e9198f8ea881f5dd10a7924ea30be317b',
+    behaviour: '1c44fcef5ca519dd734761d27c4e22f0fd999c7080b04b136bfc1eafd422eec2',
+  },
+  {
+    stored: '1924c87e4fe81ddf8ac8a64306ee4d5d0bbb856a79d15ea29e74161c60c01c3b',
+    behaviour: 'a5a61cb19a6124e58e4c1aa7310fe880f0bc751eff5c3bbfe72aa435aa5e6e6d',
+  },
 ];
 const PINNED_OLD = '570f835e08cfe38f6536ad03de477137d000ae6e91130b598cf989cf47277f16';
 
@@ -161,7 +239,8 @@ describe('stored artefacts and config hashes stay as they were', () => {
       return { stored: sha(stored), behaviour: sha(JSON.stringify(read.map(behaviour))) };
     });
     expect([...seen].sort()).toEqual([...FAMILY_IDS].sort());
-    if (process.env.PRINT_PINNED) console.log(JSON.stringify({ hash: sweepConfigHash(parseSweepConfig(CONFIG), sha), actual, old: oldBehaviour() }, null, 1));
+    if (process.env.PRINT_PINNED)
+      console.log(JSON.stringify({ hash: sweepConfigHash(parseSweepConfig(CONFIG), sha), actual, old: oldBehaviour() }, null, 1));
     expect(actual).toEqual(PINNED);
   });
 

@@ -48,7 +48,9 @@ describe('a family added with its folder and one registry line', () => {
     expect(sweepConfigIssues(withDatasets([{ name: 'w', family: 'words', path: 'words.jsonl', repet: 2 }]))).toEqual([
       { path: 'datasets[0].repet', message: 'unknown key (did you mean repeat?)' },
     ]);
-    expect(sweepConfigIssues(withDatasets([{ name: 'w', family: 'word', path: 'words.jsonl' }]))[0]!.message).toMatch(/, torchdata, words, got "word"$/);
+    expect(sweepConfigIssues(withDatasets([{ name: 'w', family: 'word', path: 'words.jsonl' }]))[0]!.message).toMatch(
+      /, torchdata, words, got "word"$/,
+    );
   });
 
   it('loads rows naming the file, the line and the field of a bad one; the stored problem reads back with its payload', () => {
@@ -73,7 +75,9 @@ describe('a family added with its folder and one registry line', () => {
     const [problem] = familyOf(entry).load({ entry, texts: { rows: rowsText }, sources: { rows: 'words.jsonl' } }).problems;
     const sampling = { model: 'x', temperature: 0, top_p: 1, max_tokens: 64, seed: 1 };
     expect(directRequestBody(problem!, 'completions', sampling, 0)).toMatchObject({ prompt: problem!.prompt });
-    expect(chatUserMessage(problem!)).toBe(`Write the Python function \`transform\`. Reply with it in one \`\`\`python code block.\n\n\`\`\`python\n${problem!.prompt}\`\`\`\n`);
+    expect(chatUserMessage(problem!)).toBe(
+      `Write the Python function \`transform\`. Reply with it in one \`\`\`python code block.\n\n\`\`\`python\n${problem!.prompt}\`\`\`\n`,
+    );
   });
 
   it('evaluate.ts recognises its rows, assembles programs that run in the real sandbox, and scores them', async () => {
@@ -82,11 +86,17 @@ describe('a family added with its folder and one registry line', () => {
     const run = async (completion: string) =>
       Promise.all(
         loaded.problems.map(async (problem) => {
-          const result = await executor.run({ id: problem.task_id, program: sampleProgram(problem, 'completion', completion, null), limits: sampleLimits(problem, null, 10_000) });
+          const result = await executor.run({
+            id: problem.task_id,
+            program: sampleProgram(problem, 'completion', completion, null),
+            limits: sampleLimits(problem, null, 10_000),
+          });
           return sampleScore(problem, result);
         }),
       );
-    const right = await run('    return {"upper": s.upper, "swapcase": s.swapcase}[METHOD]()\n'.replace('[METHOD]', '["upper" if s.islower() else "swapcase"]'));
+    const right = await run(
+      '    return {"upper": s.upper, "swapcase": s.swapcase}[METHOD]()\n'.replace('[METHOD]', '["upper" if s.islower() else "swapcase"]'),
+    );
     expect(right.map((s) => s.passed)).toEqual([true, true]);
     const wrong = await run('    return s\n');
     expect(wrong).toEqual([

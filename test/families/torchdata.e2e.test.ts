@@ -31,7 +31,12 @@ describe('TorchDataEval without torchdata in the sandbox', () => {
     writeFileSync(path.join(dir, 'real_torchdata_eval_v3.jsonl'), torchDataJsonl(TORCHDATA_ROWS));
     writeFileSync(
       path.join(dir, 'torchdata-api-docs.jsonl'),
-      JSON.stringify({ import_path: 'torchdata.datapipes.iter.Header', name: 'Header', signature: 'Header(source_datapipe, limit=10)', description: 'Yields elements from the source DataPipe from the start, up to the specfied limit (functional name: ``header``).' }) + '\n',
+      JSON.stringify({
+        import_path: 'torchdata.datapipes.iter.Header',
+        name: 'Header',
+        signature: 'Header(source_datapipe, limit=10)',
+        description: 'Yields elements from the source DataPipe from the start, up to the specfied limit (functional name: ``header``).',
+      }) + '\n',
     );
     // A Python with nothing installed stands for a sandbox where install-torchdata.sh never ran.
     bare = path.join(dir, 'bare-venv');
@@ -61,7 +66,9 @@ describe('TorchDataEval without torchdata in the sandbox', () => {
     // scripts/check-references.ts refuses the same way, before running any reference.
     const check = await runTs('scripts/check-references.ts', ['--config', file], { ...env, EXPLORA_PYTHON: python });
     expect(check.code).toBe(2);
-    expect(check.output).toContain('check-references: datasets[torchdata] (family torchdata): 2 TorchDataEval task(s) need the Python module torchdata.datapipes');
+    expect(check.output).toContain(
+      'check-references: datasets[torchdata] (family torchdata): 2 TorchDataEval task(s) need the Python module torchdata.datapipes',
+    );
     expect(check.output).toContain('install it with: bash scripts/install-torchdata.sh');
     expect(check.output).not.toContain('references pass');
   });
@@ -71,7 +78,17 @@ describe('TorchDataEval without torchdata in the sandbox', () => {
     writeFileSync(samples, TORCHDATA_ROWS.map((r) => JSON.stringify({ task_id: r.task_id, completion: ' dp.header(4)' }) + '\n').join(''));
     const refused = await run(
       process.execPath,
-      ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', path.join(dir, 'real_torchdata_eval_v3.jsonl'), '--samples', samples, '--python', path.join(bare, 'bin', 'python')],
+      [
+        '--import',
+        'tsx',
+        'scripts/evaluate.ts',
+        '--problems',
+        path.join(dir, 'real_torchdata_eval_v3.jsonl'),
+        '--samples',
+        samples,
+        '--python',
+        path.join(bare, 'bin', 'python'),
+      ],
       { timeout: 120_000 },
     ).catch((e: { code: number; stderr: string }) => e);
     expect('code' in refused ? refused.code : 0).toBe(2);

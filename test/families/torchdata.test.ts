@@ -24,8 +24,11 @@ const DOCS: ApiDoc[] = [
     import_path: 'torchdata.datapipes.iter.Header',
     name: 'Header',
     signature: 'Header(source_datapipe, limit=10)',
-    description: 'Yields elements from the source DataPipe from the start, up to the specfied limit (functional name: ``header``).\n\nArgs:\n    source_datapipe: the DataPipe from which elements will be yielded\n    limit: the number of elements to yield before stopping',
-    examples: ['>>> from torchdata.datapipes.iter import IterableWrapper\n>>> dp = IterableWrapper(range(10))\n>>> header_dp = dp.header(3)\n>>> list(header_dp)\n[0, 1, 2]'],
+    description:
+      'Yields elements from the source DataPipe from the start, up to the specfied limit (functional name: ``header``).\n\nArgs:\n    source_datapipe: the DataPipe from which elements will be yielded\n    limit: the number of elements to yield before stopping',
+    examples: [
+      '>>> from torchdata.datapipes.iter import IterableWrapper\n>>> dp = IterableWrapper(range(10))\n>>> header_dp = dp.header(3)\n>>> list(header_dp)\n[0, 1, 2]',
+    ],
   },
   {
     import_path: 'torchdata.datapipes.iter.Enumerator',
@@ -36,9 +39,18 @@ const DOCS: ApiDoc[] = [
 ];
 const docsJsonl = DOCS.map((d) => JSON.stringify(d) + '\n').join('');
 
-const entry = TorchDataEntrySchema.parse({ name: 'torchdata', family: 'torchdata', path: 'real_torchdata_eval_v3.jsonl.gz', api_docs: 'torchdata-api-docs.jsonl' });
+const entry = TorchDataEntrySchema.parse({
+  name: 'torchdata',
+  family: 'torchdata',
+  path: 'real_torchdata_eval_v3.jsonl.gz',
+  api_docs: 'torchdata-api-docs.jsonl',
+});
 const load = (rows: string) =>
-  torchdataFamily.load({ entry, texts: { rows, api_docs: docsJsonl }, sources: { rows: 'real_torchdata_eval_v3.jsonl.gz', api_docs: 'torchdata-api-docs.jsonl' } });
+  torchdataFamily.load({
+    entry,
+    texts: { rows, api_docs: docsJsonl },
+    sources: { rows: 'real_torchdata_eval_v3.jsonl.gz', api_docs: 'torchdata-api-docs.jsonl' },
+  });
 
 describe('TorchDataEval rows (the release format)', () => {
   it('statement tasks run as check(None); the first canonical answer is the reference; the program is prompt + answer + test', () => {
@@ -51,16 +63,24 @@ describe('TorchDataEval rows (the release format)', () => {
     expect(first.test).toContain('def check(_candidate=None):\n    assert list(new_dp) == [0, 1, 2, 3]');
     expect(first.test).not.toContain('def check():');
     expect(torchdataFamily.referenceSolution(first)).toBe(`${TORCHDATA_ROWS[0]!.prompt} dp.header(4)`);
-    const program = LANGUAGES.python.assemble({ solution: torchdataFamily.referenceSolution(first)!, tests: familyOf(first).tests(first, null) });
+    const program = LANGUAGES.python.assemble({
+      solution: torchdataFamily.referenceSolution(first)!,
+      tests: familyOf(first).tests(first, null),
+    });
     expect(program).toBe(`${TORCHDATA_ROWS[0]!.prompt} dp.header(4)\n${first.test}\ncheck(None)`);
     expect(loaded.notes).toEqual([
       'dataset torchdata: real_torchdata_eval_v3.jsonl.gz:1: TorchDataEval/0: reference is answer 2 ("dp.header(4)"): the first, "Header(dp, 4)", calls Header, which the prompt does not import',
-      'dataset torchdata: 2 statement completion(s) (entry_point "none", def check():): the test\'s check takes an ignored parameter and entry_point is None, so that check(entry_point) runs them']);
+      'dataset torchdata: 2 statement completion(s) (entry_point "none", def check():): the test\'s check takes an ignored parameter and entry_point is None, so that check(entry_point) runs them',
+    ]);
   });
 
   it('a chat answer that repeats the unfinished line is the whole script', () => {
     const [first] = load(torchDataJsonl(TORCHDATA_ROWS)).problems;
-    const solution = torchdataFamily.solution(first!, 'chat', 'from torchdata.datapipes.iter import IterableWrapper\ndp = IterableWrapper(range(10))\nnew_dp = dp.header(4)\n');
+    const solution = torchdataFamily.solution(
+      first!,
+      'chat',
+      'from torchdata.datapipes.iter import IterableWrapper\ndp = IterableWrapper(range(10))\nnew_dp = dp.header(4)\n',
+    );
     expect(solution).toContain('new_dp = dp.header(4)');
     expect(torchdataFamily.solution(first!, 'completions', ' dp.header(4)')).toBe(`${TORCHDATA_ROWS[0]!.prompt} dp.header(4)`);
   });
@@ -74,7 +94,9 @@ describe('TorchDataEval rows (the release format)', () => {
     const withParam = { ...JSON.parse(b!), test: 'def check(candidate):\n    assert True\n' };
     const loaded = load(`${a}\n${JSON.stringify(withParam)}\n`);
     expect(loaded.problems[1]!.entry_point).toBe('None');
-    expect(loaded.notes).toContain('dataset torchdata: real_torchdata_eval_v3.jsonl.gz:2: TorchDataEval/1: entry_point is "none" but the test\'s check takes (candidate): called as check(None)');
+    expect(loaded.notes).toContain(
+      'dataset torchdata: real_torchdata_eval_v3.jsonl.gz:2: TorchDataEval/1: entry_point is "none" but the test\'s check takes (candidate): called as check(None)',
+    );
   });
 });
 
@@ -107,7 +129,10 @@ describe('TorchDataEval library', () => {
     );
     expect(ok.datasets[0]).toMatchObject({ family: 'torchdata', api_docs: '../.tools/torchdata/torchdata-api-docs.jsonl' });
     expect(() =>
-      loadSweepConfig('datasets:\n  - name: torchdata\n    family: torchdata\n    path: t.jsonl.gz\nmodels: [{id: m, base_url: "http://x/v1", model: m}]\nmethods: [direct]\ntemperatures: [0]\nn_samples: 1\nk: [1]\n', 'c.yaml'),
+      loadSweepConfig(
+        'datasets:\n  - name: torchdata\n    family: torchdata\n    path: t.jsonl.gz\nmodels: [{id: m, base_url: "http://x/v1", model: m}]\nmethods: [direct]\ntemperatures: [0]\nn_samples: 1\nk: [1]\n',
+        'c.yaml',
+      ),
     ).toThrow(/api_docs/);
   });
 });

@@ -44,7 +44,12 @@ function demoShToolchain(): Toolchain {
     mounts: () => [],
     files: (program) => ({ 'program.sh': program }),
     compile: () => null,
-    run: (limits) => ({ kind: 'sandbox', argv: ['/bin/sh', `${BUILD_DIR}/program.sh`], env: { LANG: 'C.UTF-8' }, limits: runLimits(limits, 'address-space') }),
+    run: (limits) => ({
+      kind: 'sandbox',
+      argv: ['/bin/sh', `${BUILD_DIR}/program.sh`],
+      env: { LANG: 'C.UTF-8' },
+      limits: runLimits(limits, 'address-space'),
+    }),
     classify: classifyDemoSh,
   };
 }
@@ -90,7 +95,11 @@ describe('a throwaway language, defined by its folder and its toolchain entry', 
     executor = new ProcessExecutor(toolchainFrom(TOOLCHAINS_WITH_DEMO, runner.language), { concurrency: 2, limits: LIMITS });
     await executor.start();
     const program = (solution: string) =>
-      demoSh.assemble({ solution: `add() {\n${solution}\n}`, tests: '[ "$(add 2 3)" = 5 ] || { echo "add 2 3 != 5" >&2; exit 1; }\n# no network, no environment: the sandbox is the same as every language\'s\n[ -z "$HOME" ]' });
+      demoSh.assemble({
+        solution: `add() {\n${solution}\n}`,
+        tests:
+          '[ "$(add 2 3)" = 5 ] || { echo "add 2 3 != 5" >&2; exit 1; }\n# no network, no environment: the sandbox is the same as every language\'s\n[ -z "$HOME" ]',
+      });
     const [passing, failing] = await Promise.all([
       executor.run({ id: 'passing', program: program('  echo $(($1 + $2))') }),
       executor.run({ id: 'failing', program: program('  echo $(($1 - $2))') }),
@@ -101,7 +110,10 @@ describe('a throwaway language, defined by its folder and its toolchain entry', 
   });
 
   it('past the types, nothing falls back: a runner no sandbox implements throws, a process language without a toolchain throws', () => {
-    const forged = { ...LANGUAGES_WITH_DEMO, 'demo-wasm': { ...demoSh, id: 'demo-wasm', runner: 'wasm' } } as unknown as typeof LANGUAGES_WITH_DEMO;
+    const forged = {
+      ...LANGUAGES_WITH_DEMO,
+      'demo-wasm': { ...demoSh, id: 'demo-wasm', runner: 'wasm' },
+    } as unknown as typeof LANGUAGES_WITH_DEMO;
     expect(() => runnerOf(forged, 'demo-wasm' as 'demo-sh')).toThrow(UnknownRunnerError);
     expect(() => runnerOf(forged, 'demo-wasm' as 'demo-sh')).toThrow(/demo-wasm.*"wasm"/);
     expect(() => toolchainFrom(TOOLCHAINS as ToolchainTable<DemoProcessId>, 'demo-sh')).toThrow(ToolchainNotRegisteredError);

@@ -19,7 +19,14 @@ import {
   SEGMENT_RECORDS,
 } from '../../infra/llm/cache.js';
 import { getText, listKeys, putObject } from '../../infra/s3.js';
-import { LlmRecordSchema, preferredRecord, usableRecord, type LlmCallSummary, type LlmEndpoint, type LlmRecord } from '../../domain/llm/request.js';
+import {
+  LlmRecordSchema,
+  preferredRecord,
+  usableRecord,
+  type LlmCallSummary,
+  type LlmEndpoint,
+  type LlmRecord,
+} from '../../domain/llm/request.js';
 import { directRequestBody } from '../../methods/direct/request.js';
 import { requestRuns } from '../../domain/methods/sampling.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
@@ -40,7 +47,14 @@ function endpointOf(server: ScriptedLlmServer, api: 'chat' | 'completions' = 'co
 }
 
 function problem(i: number): SweepProblem {
-  return { family: 'humaneval', task_id: `T/${i}`, prompt: `def f${i}(x):\n    """Task ${i}."""\n`, entry_point: `f${i}`, test: `def check(f):\n    assert f(1) == 1\n`, form: 'completion' } as SweepProblem;
+  return {
+    family: 'humaneval',
+    task_id: `T/${i}`,
+    prompt: `def f${i}(x):\n    """Task ${i}."""\n`,
+    entry_point: `f${i}`,
+    test: `def check(f):\n    assert f(1) == 1\n`,
+    form: 'completion',
+  } as SweepProblem;
 }
 
 /** The direct method's calls for one task: the samples differ only in their seed. */
@@ -82,7 +96,7 @@ describe('call identity and group', () => {
     expect(callIdentity({ endpoint: { ...endpoint, baseUrl: 'http://b/v1' }, ...calls[0]! })).not.toBe(ids[0]);
     expect(callIdentity({ endpoint, ...calls[0]!, sampleIndex: 5 })).not.toBe(ids[0]);
     // Key order in the body does not matter.
-    const reordered = Object.fromEntries(Object.entries(calls[0]!.body).reverse()) as typeof calls[0]['body'];
+    const reordered = Object.fromEntries(Object.entries(calls[0]!.body).reverse()) as (typeof calls)[0]['body'];
     expect(callIdentity({ endpoint, body: reordered, sampleIndex: 0 })).toBe(ids[0]);
   });
   it('group: the samples of one task share it; another task, model or endpoint does not', () => {
@@ -144,7 +158,9 @@ describe('callLlm with the S3 cache', () => {
       expect(record.promptTokens).toBe(s.promptTokens);
     }
     // The activity's reader and the one-off reader agree.
-    expect(await new MockActivityEnvironment().run(llm.readLlmRecord, summaries[3]!.key)).toEqual(await readLlmRecordAt(bucket, summaries[3]!.key));
+    expect(await new MockActivityEnvironment().run(llm.readLlmRecord, summaries[3]!.key)).toEqual(
+      await readLlmRecordAt(bucket, summaries[3]!.key),
+    );
   });
 
   it('a repeated batch (another worker, another attempt) sends nothing and returns the same keys', async () => {
@@ -163,7 +179,9 @@ describe('callLlm with the S3 cache', () => {
   });
 
   it('retryable failures: the answered calls are stored, the batch fails, the retry sends only the failed ones and counts them apart', async () => {
-    const server = await serve(({ body, attempt }) => (Number(body.seed) % 3 === 0 && attempt === 1 ? { status: 503 } : { content: answerFor(body) }));
+    const server = await serve(({ body, attempt }) =>
+      Number(body.seed) % 3 === 0 && attempt === 1 ? { status: 503 } : { content: answerFor(body) },
+    );
     const endpoint = endpointOf(server);
     const calls = taskCalls(endpoint, 3, 6); // seeds 7..12: 9 and 12 fail once
     const llm = createLlmActivities(bucket);
@@ -190,7 +208,13 @@ describe('callLlm with the S3 cache', () => {
     await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
     const port = (probe.address() as AddressInfo).port;
     await new Promise<void>((r) => probe.close(() => r()));
-    const endpoint: LlmEndpoint = { id: 'down', baseUrl: `http://127.0.0.1:${port}/v1`, model: `m-${uniqueSuffix()}`, api: 'completions', requestTimeoutS: 10 };
+    const endpoint: LlmEndpoint = {
+      id: 'down',
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      model: `m-${uniqueSuffix()}`,
+      api: 'completions',
+      requestTimeoutS: 10,
+    };
     const calls = taskCalls(endpoint, 60, 2);
     const llm = createLlmActivities(bucket);
     for (let attempt = 1; attempt <= 3; attempt++) {
@@ -211,7 +235,14 @@ describe('callLlm with the S3 cache', () => {
         if (++received === 1) return void req.socket.destroy();
         const b = JSON.parse(body) as Record<string, unknown>;
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ id: 'x', object: 'text_completion', choices: [{ index: 0, text: answerFor(b), finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 2 } }));
+        res.end(
+          JSON.stringify({
+            id: 'x',
+            object: 'text_completion',
+            choices: [{ index: 0, text: answerFor(b), finish_reason: 'stop' }],
+            usage: { prompt_tokens: 3, completion_tokens: 2 },
+          }),
+        );
       });
     });
     await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
@@ -221,7 +252,10 @@ describe('callLlm with the S3 cache', () => {
       const out = await callLlm(llm, { endpoint, calls }, 5);
       expect(received).toBe(3);
       // Sample 0's request was dropped once (sent, unanswered), then answered; sample 1's answered at once.
-      expect(out.map((s) => [s.status, s.calls, s.requestsUnanswered])).toEqual([['ok', 1, 1], ['ok', 1, undefined]]);
+      expect(out.map((s) => [s.status, s.calls, s.requestsUnanswered])).toEqual([
+        ['ok', 1, 1],
+        ['ok', 1, undefined],
+      ]);
     } finally {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
@@ -229,7 +263,9 @@ describe('callLlm with the S3 cache', () => {
   });
 
   it('a 4xx is recorded as an error answer (cached, not retried)', async () => {
-    const server = await serve(({ body }) => (Number(body.seed) === 8 ? { status: 400, message: 'prompt too long' } : { content: answerFor(body) }));
+    const server = await serve(({ body }) =>
+      Number(body.seed) === 8 ? { status: 400, message: 'prompt too long' } : { content: answerFor(body) },
+    );
     const endpoint = endpointOf(server);
     const calls = taskCalls(endpoint, 4, 3);
     const llm = createLlmActivities(bucket);
@@ -260,7 +296,10 @@ describe('callLlm with the S3 cache', () => {
     // Fixed (a new key, say), the same calls are sent and answered.
     refusing = false;
     const out = await callLlm(llm, { endpoint, calls }, 2);
-    expect(out.map((s) => [s.status, s.cached])).toEqual([['ok', false], ['ok', false]]);
+    expect(out.map((s) => [s.status, s.cached])).toEqual([
+      ['ok', false],
+      ['ok', false],
+    ]);
   });
 
   it('a request that keeps timing out is recorded after 5 time-outs (not sent without end); a longer timeout asks it again', async () => {
@@ -276,22 +315,39 @@ describe('callLlm with the S3 cache', () => {
     }
     const given = await callLlm(llm, { endpoint, calls }, 5);
     // Five time-outs: sent, never answered; no answer was paid for.
-    expect(given.map((s) => [s.status, s.calls, s.requestsUnanswered])).toEqual([['ok', 1, undefined], ['error', 0, 5]]);
+    expect(given.map((s) => [s.status, s.calls, s.requestsUnanswered])).toEqual([
+      ['ok', 1, undefined],
+      ['error', 0, 5],
+    ]);
     const record = (await readLlmRecordAt(bucket, given[1]!.key))!;
-    expect(record.error).toEqual({ status: null, message: 'timed out 5 times at request_timeout_s = 0.3 s; a longer timeout asks again', timeoutS: 0.3 });
+    expect(record.error).toEqual({
+      status: null,
+      message: 'timed out 5 times at request_timeout_s = 0.3 s; a longer timeout asks again',
+      timeoutS: 0.3,
+    });
     const sent = server.requests().length;
     expect(sent).toBe(6);
     // The same timeout: the record stands, nothing is sent.
-    expect((await callLlm(llm, { endpoint, calls }, 6)).map((s) => [s.status, s.cached])).toEqual([['ok', true], ['error', true]]);
+    expect((await callLlm(llm, { endpoint, calls }, 6)).map((s) => [s.status, s.cached])).toEqual([
+      ['ok', true],
+      ['error', true],
+    ]);
     expect(server.requests()).toHaveLength(sent);
     // A longer timeout asks again, and its answer is what every later reader gets.
     slowMs = 100;
     const longer = { ...endpoint, requestTimeoutS: 5 };
     const answered = await callLlm(llm, { endpoint: longer, calls }, 1);
-    expect(answered.map((s) => [s.status, s.cached])).toEqual([['ok', true], ['ok', false]]);
+    expect(answered.map((s) => [s.status, s.cached])).toEqual([
+      ['ok', true],
+      ['ok', false],
+    ]);
     expect([answered[1]!.calls, answered[1]!.requestsUnanswered]).toEqual([1, 5]); // this answer; the five time-outs apart
     expect(server.requests()).toHaveLength(sent + 1);
-    for (const e of [longer, endpoint]) expect((await callLlm(llm, { endpoint: e, calls }, 1)).map((s) => [s.status, s.cached])).toEqual([['ok', true], ['ok', true]]);
+    for (const e of [longer, endpoint])
+      expect((await callLlm(llm, { endpoint: e, calls }, 1)).map((s) => [s.status, s.cached])).toEqual([
+        ['ok', true],
+        ['ok', true],
+      ]);
     expect(server.requests()).toHaveLength(sent + 1);
   });
 
@@ -302,7 +358,8 @@ describe('callLlm with the S3 cache', () => {
     const out = await callLlm(createLlmActivities(bucket), { endpoint, calls, concurrency: 3 });
     expect(server.inFlight().max).toBeLessThanOrEqual(3);
     expect(new Set(out.map((s) => s.key.split('#')[0])).size).toBe(2);
-    for (const [i, s] of out.entries()) expect((await readLlmRecordAt(bucket, s.key))!.request).toMatchObject({ sample_index: calls[i]!.sampleIndex });
+    for (const [i, s] of out.entries())
+      expect((await readLlmRecordAt(bucket, s.key))!.request).toMatchObject({ sample_index: calls[i]!.sampleIndex });
   });
 });
 
@@ -316,11 +373,16 @@ function multiChoiceCalls(endpoint: LlmEndpoint, task: number, samples: number, 
 }
 
 /** Choice j of a request answers its first sample + j: the text names that sample. */
-const choicesFor = (body: Record<string, unknown>) => Array.from({ length: Number(body.n ?? 1) }, (_, j) => `    return ${Number(body.seed) + j}\n`);
+const choicesFor = (body: Record<string, unknown>) =>
+  Array.from({ length: Number(body.n ?? 1) }, (_, j) => `    return ${Number(body.seed) + j}\n`);
 
 describe('requests of several choices (samples_per_request)', () => {
   it('requestRuns: aligned runs of consecutive samples, the last one shorter', () => {
-    expect(requestRuns(10, 4)).toEqual([[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]);
+    expect(requestRuns(10, 4)).toEqual([
+      [0, 1, 2, 3],
+      [4, 5, 6, 7],
+      [8, 9],
+    ]);
     expect(requestRuns(3, 1)).toEqual([[0], [1], [2]]);
     expect(requestRuns(2, 8)).toEqual([[0, 1]]);
   });
@@ -332,7 +394,11 @@ describe('requests of several choices (samples_per_request)', () => {
       const calls = multiChoiceCalls(endpoint, 1, 10, 4);
       const summaries = await callLlm(createLlmActivities(bucket), { endpoint, calls, concurrency: 2 });
       const sent = server.requests();
-      expect(sent.map((r) => [r.body.n ?? 1, r.body.seed]).sort((a, b) => Number(a[1]) - Number(b[1]))).toEqual([[4, 7], [4, 11], [2, 15]]);
+      expect(sent.map((r) => [r.body.n ?? 1, r.body.seed]).sort((a, b) => Number(a[1]) - Number(b[1]))).toEqual([
+        [4, 7],
+        [4, 11],
+        [2, 15],
+      ]);
       const reader = new LlmRecordReader(bucket);
       const records = await Promise.all(summaries.map((s) => reader.read(s.key)));
       // Sample i's answer is choice i - first of its request: seed 7 + i.
@@ -340,7 +406,14 @@ describe('requests of several choices (samples_per_request)', () => {
       expect(records.map((r) => (r!.request as { sample_index: number }).sample_index)).toEqual(calls.map((c) => c.sampleIndex));
       // Each request is paid once: its calls and usage sit on its first sample.
       expect(summaries.map((s) => s.calls)).toEqual([1, 0, 0, 0, 1, 0, 0, 0, 1, 0]);
-      const promptTokens = sent.map((r) => r.body).reduce((sum, b) => sum + countTokens(api === 'chat' ? (b.messages as Array<{ content: string }>).map((m) => m.content).join(' ') : String(b.prompt)), 0);
+      const promptTokens = sent
+        .map((r) => r.body)
+        .reduce(
+          (sum, b) =>
+            sum +
+            countTokens(api === 'chat' ? (b.messages as Array<{ content: string }>).map((m) => m.content).join(' ') : String(b.prompt)),
+          0,
+        );
       expect(summaries.reduce((a, s) => a + s.promptTokens, 0)).toBe(promptTokens);
       expect(summaries.reduce((a, s) => a + s.completionTokens, 0)).toBe(10 * 2);
       expect(records[1]!.response).toEqual({ same_request_as: summaries[0]!.key });
@@ -360,9 +433,19 @@ describe('requests of several choices (samples_per_request)', () => {
     const [segment] = await segmentsOf(endpoint, calls);
     const lost = first[2]!.key.split('#')[1]!;
     const text = (await getText(bucket, segment!))!;
-    await putObject(bucket, segment!, text.split('\n').filter((l) => l && !l.includes(lost)).join('\n') + '\n');
+    await putObject(
+      bucket,
+      segment!,
+      text
+        .split('\n')
+        .filter((l) => l && !l.includes(lost))
+        .join('\n') + '\n',
+    );
     const again = await callLlm(createLlmActivities(bucket), { endpoint, calls });
-    expect(server.requests().map((r) => [r.body.n ?? 1, r.body.seed])).toEqual([[4, 7], [1, 9]]);
+    expect(server.requests().map((r) => [r.body.n ?? 1, r.body.seed])).toEqual([
+      [4, 7],
+      [1, 9],
+    ]);
     expect(again.map((s) => s.cached)).toEqual([true, true, false, true]);
     expect(again[2]!.calls).toBe(1);
     expect((await readLlmRecordAt(bucket, again[2]!.key))!.text).toBe('    return 9\n');
@@ -389,12 +472,20 @@ describe('requests of several choices (samples_per_request)', () => {
         const summaries = await callLlm(createLlmActivities(bucket), { endpoint, calls });
         const sent = server.requests();
         // Run [0..3]: n=4, then the 3 left with the next sample's seed, and so on; run [4, 5] likewise.
-        expect(sent.map((r) => [r.body.n ?? 1, r.body.seed]).sort((a, b) => Number(a[1]) - Number(b[1]))).toEqual([[4, 7], [3, 8], [2, 9], [1, 10], [2, 11], [1, 12]]);
+        expect(sent.map((r) => [r.body.n ?? 1, r.body.seed]).sort((a, b) => Number(a[1]) - Number(b[1]))).toEqual([
+          [4, 7],
+          [3, 8],
+          [2, 9],
+          [1, 10],
+          [2, 11],
+          [1, 12],
+        ]);
         const records = await Promise.all(summaries.map((s) => readLlmRecordAt(bucket, s.key)));
         // Every sample its own answer, as one request per sample would have brought.
         expect(records.map((r) => r!.text)).toEqual(calls.map((_, i) => `    return ${7 + i}\n`));
         expect(summaries.map((s) => [s.status, s.calls])).toEqual(calls.map(() => ['ok', 1]));
-        const tokensOf = (b: Record<string, unknown>) => countTokens(api === 'chat' ? (b.messages as Array<{ content: string }>).map((m) => m.content).join(' ') : String(b.prompt));
+        const tokensOf = (b: Record<string, unknown>) =>
+          countTokens(api === 'chat' ? (b.messages as Array<{ content: string }>).map((m) => m.content).join(' ') : String(b.prompt));
         expect(summaries.reduce((a, s) => a + s.promptTokens, 0)).toBe(sent.reduce((a, r) => a + tokensOf(r.body), 0));
         expect(summaries.reduce((a, s) => a + s.completionTokens, 0)).toBe(6 * 2);
         // The record says which request it came from.
@@ -414,9 +505,14 @@ describe('requests of several choices (samples_per_request)', () => {
       const endpoint = endpointOf(server);
       const calls = multiChoiceCalls(endpoint, 5, 5, 5);
       const summaries = await callLlm(createLlmActivities(bucket), { endpoint, calls });
-      expect(server.requests().map((r) => [r.body.n ?? 1, r.body.seed])).toEqual([[5, 7], [2, 10]]);
+      expect(server.requests().map((r) => [r.body.n ?? 1, r.body.seed])).toEqual([
+        [5, 7],
+        [2, 10],
+      ]);
       expect(summaries.map((s) => s.calls)).toEqual([1, 0, 0, 1, 0]);
-      expect((await Promise.all(summaries.map((s) => readLlmRecordAt(bucket, s.key)))).map((r) => r!.text)).toEqual(calls.map((_, i) => `    return ${7 + i}\n`));
+      expect((await Promise.all(summaries.map((s) => readLlmRecordAt(bucket, s.key)))).map((r) => r!.text)).toEqual(
+        calls.map((_, i) => `    return ${7 + i}\n`),
+      );
     } finally {
       await server.close();
     }
@@ -440,9 +536,16 @@ describe('requests of several choices (samples_per_request)', () => {
       const failure = await failureOf(callLlm(createLlmActivities(bucket), { endpoint, calls }));
       expect(failure.type).toBe('LlmUnavailable');
       const retried = await callLlm(createLlmActivities(bucket), { endpoint, calls }, 2);
-      expect(server.requests().map((r) => [r.body.n ?? 1, r.body.seed])).toEqual([[2, 7], [1, 8], [1, 8]]);
+      expect(server.requests().map((r) => [r.body.n ?? 1, r.body.seed])).toEqual([
+        [2, 7],
+        [1, 8],
+        [1, 8],
+      ]);
       // The refused follow-up is counted, apart, on the answer it finally brought.
-      expect(retried.map((s) => [s.cached, s.calls, s.requestsUnanswered])).toEqual([[true, 1, undefined], [false, 1, 1]]);
+      expect(retried.map((s) => [s.cached, s.calls, s.requestsUnanswered])).toEqual([
+        [true, 1, undefined],
+        [false, 1, 1],
+      ]);
       expect((await readLlmRecordAt(bucket, retried[1]!.key))!.text).toBe('    return 8\n');
     } finally {
       await server.close();
@@ -457,21 +560,38 @@ describe('requests of several choices (samples_per_request)', () => {
       req.on('end', () => {
         requests.push(JSON.parse(body));
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ id: 'x', object: 'text_completion', choices: [{ index: 2, text: 'one', finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1 } }));
+        res.end(
+          JSON.stringify({
+            id: 'x',
+            object: 'text_completion',
+            choices: [{ index: 2, text: 'one', finish_reason: 'stop' }],
+            usage: { prompt_tokens: 3, completion_tokens: 1 },
+          }),
+        );
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
-      const endpoint: LlmEndpoint = { id: 'bad-index', baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, model: `m-${uniqueSuffix()}`, api: 'completions', requestTimeoutS: 10 };
+      const endpoint: LlmEndpoint = {
+        id: 'bad-index',
+        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+        model: `m-${uniqueSuffix()}`,
+        api: 'completions',
+        requestTimeoutS: 10,
+      };
       const calls = multiChoiceCalls(endpoint, 4, 2, 2);
       // Counted per request: an activity's late attempt (its earlier ones lost to other requests'
       // 429s) still retries a request's first malformed answer.
       const failure = await failureOf(callLlm(createLlmActivities(bucket), { endpoint, calls }, 9));
       expect(failure.type).toBe('LlmMalformedResponse');
       expect(failure.message).toMatch(/choice index 2 repeated or beyond the n=2/);
-      for (let attempt = 2; attempt < 5; attempt++) expect((await failureOf(callLlm(createLlmActivities(bucket), { endpoint, calls }, attempt))).type).toBe('LlmMalformedResponse');
+      for (let attempt = 2; attempt < 5; attempt++)
+        expect((await failureOf(callLlm(createLlmActivities(bucket), { endpoint, calls }, attempt))).type).toBe('LlmMalformedResponse');
       const last = await callLlm(createLlmActivities(bucket), { endpoint, calls }, 5);
-      expect(last.map((s) => [s.status, s.calls])).toEqual([['error', 5], ['error', 0]]);
+      expect(last.map((s) => [s.status, s.calls])).toEqual([
+        ['error', 5],
+        ['error', 0],
+      ]);
       expect(requests).toHaveLength(5);
       // Recorded: not sent again.
       await callLlm(createLlmActivities(bucket), { endpoint, calls }, 6);
@@ -554,14 +674,30 @@ describe('reading records by key', () => {
   it('reads records of the one-object-per-call layout, and says what is wrong with a bad key or segment', async () => {
     const suffix = uniqueSuffix();
     const legacy = `llm-cache/legacy-${suffix}.json`;
-    const rec: LlmRecord = { key: legacy, status: 'ok', text: 'hi', finishReason: null, promptTokens: 0, completionTokens: 0, calls: 1, durationMs: 1, createdAt: 'now', request: {}, response: null };
+    const rec: LlmRecord = {
+      key: legacy,
+      status: 'ok',
+      text: 'hi',
+      finishReason: null,
+      promptTokens: 0,
+      completionTokens: 0,
+      calls: 1,
+      durationMs: 1,
+      createdAt: 'now',
+      request: {},
+      response: null,
+    };
     await putObject(bucket, legacy, JSON.stringify(rec));
     expect(await readLlmRecordAt(bucket, legacy)).toEqual(rec);
     expect(await readLlmRecordAt(bucket, `llm-cache/missing-${suffix}.json`)).toBeNull();
     await expect(readLlmRecordAt(bucket, `${legacy}#abc`)).rejects.toThrow(new RegExp(`${legacy}:1: record key ${legacy} names no call`));
 
     const segment = `llm-cache/test-${suffix}/w-0.jsonl`;
-    await putObject(bucket, segment, `${JSON.stringify({ ...rec, key: `${segment}#one` })}\n{"key": "${segment}#two", "status": "maybe"}\n`);
+    await putObject(
+      bucket,
+      segment,
+      `${JSON.stringify({ ...rec, key: `${segment}#one` })}\n{"key": "${segment}#two", "status": "maybe"}\n`,
+    );
     await expect(readLlmRecordAt(bucket, `${segment}#one`)).rejects.toThrow(new RegExp(`${segment}:2: .*status`));
     await putObject(bucket, segment, `${JSON.stringify({ ...rec, key: `${segment}#one` })}\n`);
     expect((await readLlmRecordAt(bucket, `${segment}#one`))!.text).toBe('hi');

@@ -278,7 +278,10 @@ describe('extractCode', () => {
   });
 
   it('chat: an answer cut off while thinking gives empty code', () => {
-    expect(extractCode({ api: 'chat', raw: '<think>hmm, the list could be empty so' })).toEqual({ code: '', raw: '<think>hmm, the list could be empty so' });
+    expect(extractCode({ api: 'chat', raw: '<think>hmm, the list could be empty so' })).toEqual({
+      code: '',
+      raw: '<think>hmm, the list could be empty so',
+    });
   });
 
   it('chat: a reasoning server without the opening tag', () => {

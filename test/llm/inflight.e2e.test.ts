@@ -25,12 +25,26 @@ afterAll(() => bucket.s3.destroy());
 
 const serve = scriptedServersPerTest();
 
-const problem = { family: 'humaneval', task_id: 'T/0', prompt: 'def f(x):\n    """Twice x."""\n', entry_point: 'f', test: 'def check(f):\n    assert f(1) == 2\n', form: 'completion' } as SweepProblem;
+const problem = {
+  family: 'humaneval',
+  task_id: 'T/0',
+  prompt: 'def f(x):\n    """Twice x."""\n',
+  entry_point: 'f',
+  test: 'def check(f):\n    assert f(1) == 2\n',
+  form: 'completion',
+} as SweepProblem;
 
 function setup(server: ScriptedLlmServer) {
-  const endpoint: LlmEndpoint = { id: 'scripted', baseUrl: server.url, model: `m-${uniqueSuffix()}`, api: 'completions', requestTimeoutS: 10 };
+  const endpoint: LlmEndpoint = {
+    id: 'scripted',
+    baseUrl: server.url,
+    model: `m-${uniqueSuffix()}`,
+    api: 'completions',
+    requestTimeoutS: 10,
+  };
   const sampling = { model: endpoint.model, temperature: 0.8, top_p: 0.95, max_tokens: 64, seed: 3 };
-  const calls = (indices: number[]): LlmBatch['calls'] => indices.map((s) => ({ body: directRequestBody(problem, 'completions', sampling, s), sampleIndex: s }));
+  const calls = (indices: number[]): LlmBatch['calls'] =>
+    indices.map((s) => ({ body: directRequestBody(problem, 'completions', sampling, s), sampleIndex: s }));
   const group = callGroup({ endpoint, ...calls([0])[0]! });
   return { endpoint, calls, group };
 }
@@ -38,7 +52,11 @@ function setup(server: ScriptedLlmServer) {
 /** callLlm as the activity `holder` (a workflow's activity) would run it. */
 function callAs(holder: string, batch: LlmBatch, attempt = 1): Promise<LlmCallSummary[]> {
   const llm = createLlmActivities(bucket);
-  const env = new MockActivityEnvironment({ attempt, activityId: holder, workflowExecution: { workflowId: `sweep-${holder}`, runId: 'run' } });
+  const env = new MockActivityEnvironment({
+    attempt,
+    activityId: holder,
+    workflowExecution: { workflowId: `sweep-${holder}`, runId: 'run' },
+  });
   return env.run(llm.callLlm, batch) as Promise<LlmCallSummary[]>;
 }
 const holderOf = (activity: string) => `sweep-${activity}/run/${activity}`;
@@ -115,7 +133,12 @@ describe('callLlm with the in-flight ledger', () => {
     const waiting = callAs('me', batch);
     await sleep(1_500);
     // Samples 0 and 2 were sent at once; sample 1 waits for its holder.
-    expect(server.requests().map((r) => r.body.seed).sort()).toEqual([3, 5]);
+    expect(
+      server
+        .requests()
+        .map((r) => r.body.seed)
+        .sort(),
+    ).toEqual([3, 5]);
     // The holder stores its answer (through the same cache) and leaves.
     await callAs('other', { endpoint, calls: [batch.calls[1]!] });
     await other.leave();
@@ -148,7 +171,10 @@ describe('callLlm with the in-flight ledger', () => {
     // sample 1 was last renewed more than a lease ago.
     const now = Date.now();
     let ledger = withHolder(EMPTY_LEDGER, holderOf('dead'), [identity(0)], now, 'x');
-    ledger = { ...ledger, holders: { ...ledger.holders, [holderOf('gone')]: { identities: [identity(1)], renewedAt: now - LEASE_MS - 1, leaseMs: LEASE_MS } } };
+    ledger = {
+      ...ledger,
+      holders: { ...ledger.holders, [holderOf('gone')]: { identities: [identity(1)], renewedAt: now - LEASE_MS - 1, leaseMs: LEASE_MS } },
+    };
     await putObject(bucket, inflightKey(group), JSON.stringify(ledger));
     const started = Date.now();
     const retried = await callAs('dead', { endpoint, calls: calls([0]) }, 2);

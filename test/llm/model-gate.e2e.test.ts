@@ -12,7 +12,6 @@ import { testConfig, uniqueSuffix } from '../support/config.js';
 import { sleep } from '../support/poll.js';
 import { testBucket } from '../support/s3.js';
 
-
 describe('workerShare', () => {
   it('splits concurrency (rounded down, at least 1) and the rate among the workers', () => {
     expect(workerShare({ concurrency: 8, requestsPerSecond: 10 }, 1)).toEqual({ concurrency: 8, spacingMs: 100 });
@@ -24,7 +23,13 @@ describe('workerShare', () => {
 });
 
 /** Runs `requests` requests of `holdMs` each through the gate at once; returns their start times and the most in flight. */
-async function runThrough(gate: ModelGate, queue: string, limits: { concurrency?: number; requestsPerSecond?: number }, requests: number, holdMs: number) {
+async function runThrough(
+  gate: ModelGate,
+  queue: string,
+  limits: { concurrency?: number; requestsPerSecond?: number },
+  requests: number,
+  holdMs: number,
+) {
   let inFlight = 0;
   let most = 0;
   const starts: number[] = [];
@@ -154,7 +159,7 @@ describe('WorkerLeases', () => {
     }
   });
 
-  it("a lease long past its TTL is deleted by a worker that counts the queue; a live one and a recently lapsed one stay", async () => {
+  it('a lease long past its TTL is deleted by a worker that counts the queue; a live one and a recently lapsed one stay', async () => {
     const queue = `leases-${uniqueSuffix()}`;
     const gone = new WorkerLeases(bucket, { identity: 'gone', renewMs: 60_000 });
     const lapsed = new WorkerLeases(bucket, { identity: 'lapsed', renewMs: 60_000 });
@@ -182,7 +187,13 @@ describe('WorkerLeases', () => {
   });
 
   it('keeps the last count when S3 cannot be listed', async () => {
-    const dead = new S3Client({ endpoint: 'http://127.0.0.1:9', region: 'us-east-1', forcePathStyle: true, maxAttempts: 1, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+    const dead = new S3Client({
+      endpoint: 'http://127.0.0.1:9',
+      region: 'us-east-1',
+      forcePathStyle: true,
+      maxAttempts: 1,
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+    });
     try {
       const leases = new WorkerLeases({ s3: dead, name: 'none' }, { refreshMs: 0 });
       expect(await leases.count('q')).toBe(1);

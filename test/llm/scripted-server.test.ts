@@ -66,7 +66,12 @@ describe('scripted LLM server with the openai SDK', () => {
     expect(typeof response.created).toBe('number');
     expect(response.model).toBe('m-1');
     expect(response.choices).toEqual([
-      { index: 0, message: { role: 'assistant', content: 'def add(a, b):\n    return a + b', refusal: null }, logprobs: null, finish_reason: 'stop' },
+      {
+        index: 0,
+        message: { role: 'assistant', content: 'def add(a, b):\n    return a + b', refusal: null },
+        logprobs: null,
+        finish_reason: 'stop',
+      },
     ]);
     // prompt: "You write Python." + "Write add(a, b)." = 3 + 3 words; completion: def add(a, b): return a + b = 7
     expect(response.usage).toEqual({ prompt_tokens: 6, completion_tokens: 7, total_tokens: 13 });
@@ -137,7 +142,10 @@ describe('scripted LLM server with the openai SDK', () => {
   it('the SDK retries after a 429 honouring retry-after, and the retry is the same request', async () => {
     const server = await serve(({ attempt }) => (attempt === 1 ? { status: 429, retryAfterSeconds: 0.3 } : { content: 'ok' }));
     const started = Date.now();
-    const response = await client(server, { maxRetries: 2 }).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+    const response = await client(server, { maxRetries: 2 }).chat.completions.create({
+      model: 'm',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(response.choices[0]!.message.content).toBe('ok');
     const requests = server.requests();
     expect(requests.map((r) => r.attempt)).toEqual([1, 2]);
@@ -153,11 +161,21 @@ describe('scripted LLM server with the openai SDK', () => {
     const e = error as InstanceType<typeof OpenAI.APIError>;
     expect(e.status).toBe(500);
     expect(e.type).toBe('server_error');
-    expect(e.error).toEqual({ message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', param: null, code: null });
+    expect(e.error).toEqual({
+      message: 'The server had an error while processing your request. Sorry about that!',
+      type: 'server_error',
+      param: null,
+      code: null,
+    });
   });
 
   it('400 with the scripted message and param', async () => {
-    const server = await serve(() => ({ status: 400, message: "This model's maximum context length is 4096 tokens.", param: 'messages', code: 'context_length_exceeded' }));
+    const server = await serve(() => ({
+      status: 400,
+      message: "This model's maximum context length is 4096 tokens.",
+      param: 'messages',
+      code: 'context_length_exceeded',
+    }));
     const error = await errorOf(client(server).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'long' }] }));
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     const e = error as InstanceType<typeof OpenAI.APIError>;
@@ -187,7 +205,9 @@ describe('scripted LLM server with the openai SDK', () => {
 
   it('a hung request: the SDK times out; close() ends it', async () => {
     const server = await serve(() => ({ hang: true }));
-    const error = await errorOf(client(server, { timeout: 300 }).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }));
+    const error = await errorOf(
+      client(server, { timeout: 300 }).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
+    );
     expect(error).toBeInstanceOf(OpenAI.APIConnectionTimeoutError);
 
     const other = await serve(() => ({ hang: true }));
@@ -202,19 +222,33 @@ describe('scripted LLM server with the openai SDK', () => {
   it('records every request; countByKey tells distinct requests apart', async () => {
     const server = await serve(() => ({ content: 'x' }));
     const c = client(server);
-    const ask = (seed: number) => c.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'q' }], temperature: 0.8, seed });
+    const ask = (seed: number) =>
+      c.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'q' }], temperature: 0.8, seed });
     await Promise.all([ask(1), ask(2), ask(3)]);
     await ask(2);
     const counts = server.countByKey();
     expect(counts.size).toBe(3);
     const bySeed = new Map([...counts].map(([key, n]) => [(JSON.parse(key) as { seed: number }).seed, n]));
-    expect(bySeed).toEqual(new Map([[1, 1], [2, 2], [3, 1]]));
+    expect(bySeed).toEqual(
+      new Map([
+        [1, 1],
+        [2, 2],
+        [3, 1],
+      ]),
+    );
     expect(server.requests().map((r) => r.requestNumber)).toEqual([1, 2, 3, 4]);
-    expect(server.requests().filter((r) => r.body.seed === 2).map((r) => r.attempt)).toEqual([1, 2]);
+    expect(
+      server
+        .requests()
+        .filter((r) => r.body.seed === 2)
+        .map((r) => r.attempt),
+    ).toEqual([1, 2]);
   });
 
   it('the key does not depend on the order of the body keys', () => {
-    expect(canonicalBodyKey({ b: 1, a: { d: [2, { f: 1, e: 0 }], c: 3 } })).toBe(canonicalBodyKey({ a: { c: 3, d: [2, { e: 0, f: 1 }] }, b: 1 }));
+    expect(canonicalBodyKey({ b: 1, a: { d: [2, { f: 1, e: 0 }], c: 3 } })).toBe(
+      canonicalBodyKey({ a: { c: 3, d: [2, { e: 0, f: 1 }] }, b: 1 }),
+    );
     expect(canonicalBodyKey({ a: [1, 2] })).not.toBe(canonicalBodyKey({ a: [2, 1] }));
   });
 
@@ -236,7 +270,10 @@ describe('scripted LLM server with the openai SDK', () => {
     const server = await serve(() => ({ content: 'ok' }), { apiKey: 'secret' });
     const error = await errorOf(client(server).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }));
     expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
-    const ok = await client(server, { apiKey: 'secret' }).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+    const ok = await client(server, { apiKey: 'secret' }).chat.completions.create({
+      model: 'm',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(ok.choices[0]!.message.content).toBe('ok');
   });
 
@@ -253,7 +290,11 @@ describe('scripted LLM server with the openai SDK', () => {
     const badTemperature = await errorOf(c.completions.create({ model: 'm', prompt: 'p', temperature: 3 }));
     expect((badTemperature as InstanceType<typeof OpenAI.APIError>).param).toBe('temperature');
 
-    const raw = await fetch(`${server.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{not json' });
+    const raw = await fetch(`${server.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{not json',
+    });
     expect(raw.status).toBe(400);
     expect(await raw.json()).toEqual({ error: { message: expect.any(String), type: 'invalid_request_error', param: null, code: null } });
     const unknown = await fetch(`${server.url}/embeddings`, { method: 'POST', body: '{}' });

@@ -91,14 +91,18 @@ describe('retriever: dense in a sweep', () => {
       expect(mine, p.task_id).toHaveLength(2); // n_samples
       for (const r of mine) {
         const user = (r.body.messages as Array<{ content: string }>)[1]!.content;
-        expect(user.slice(user.indexOf('Documentation:\n')), p.task_id).toBe(`Documentation:\n${expected.map(formatApiDoc).join('\n\n')}\n`);
+        expect(user.slice(user.indexOf('Documentation:\n')), p.task_id).toBe(
+          `Documentation:\n${expected.map(formatApiDoc).join('\n\n')}\n`,
+        );
       }
     }
     // The vectors really decided: BM25 would have chosen other docs (or another order) somewhere.
     expect(differsFromBm25).toBeGreaterThan(0);
     // Every doc and every query was embedded, each once.
     const embedded = embeddings.received.filter((r) => r.body.model === embeddingModel).flatMap((r) => r.inputs);
-    expect(new Set(embedded)).toEqual(new Set([...docs.map(indexText), ...problems.map((p) => ragQuery({ prompt: p.prompt } as SweepProblem))]));
+    expect(new Set(embedded)).toEqual(
+      new Set([...docs.map(indexText), ...problems.map((p) => ragQuery({ prompt: p.prompt } as SweepProblem))]),
+    );
     expect(embedded).toHaveLength(new Set(embedded).size);
 
     const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);

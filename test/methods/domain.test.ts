@@ -64,7 +64,11 @@ describe('selectCandidate', () => {
 
 describe('planner demos and template', () => {
   const demos = [
-    { id: 'slug', requirement: 'Make a URL slug from a title, lower case with dashes.', subtasks: ['Convert to lower case using str.lower', 'Replace spaces using str.replace'] },
+    {
+      id: 'slug',
+      requirement: 'Make a URL slug from a title, lower case with dashes.',
+      subtasks: ['Convert to lower case using str.lower', 'Replace spaces using str.replace'],
+    },
     { id: 'digits', requirement: 'Check whether a code consists of digits only.', subtasks: ['Test the digits using str.isdigit'] },
     { id: 'title', requirement: 'Write a name with capital initials.', subtasks: ['Capitalise each word using str.title'] },
   ];
@@ -77,7 +81,12 @@ describe('planner demos and template', () => {
   });
 
   it('puts each demo in its own user/assistant turns, in the template the target uses too', () => {
-    const library = { name: 'python-str', summary: 'SUMMARY', docs: [{ import_path: 'str.lower', name: 'lower', signature: '', description: 'd' }], runtime: { kind: 'builtin' as const } };
+    const library = {
+      name: 'python-str',
+      summary: 'SUMMARY',
+      docs: [{ import_path: 'str.lower', name: 'lower', signature: '', description: 'd' }],
+      runtime: { kind: 'builtin' as const },
+    };
     const messages = plannerMessages({ requirement: 'TARGET REQUIREMENT', library, demos: demos.slice(0, 2), withSummary: true });
     expect(messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'user']);
     expect(messages[0]!.content).toContain('SUMMARY');
@@ -96,10 +105,35 @@ describe('planner demos and template', () => {
   });
 
   it("states the target's requirement in words: PBE examples as a task, a stub's natural-language part", () => {
-    const library = { name: 'm', summary: 's', docs: [{ import_path: 'm.f', name: 'f', signature: '', description: 'd' }], runtime: { kind: 'module' as const, module: 'zorp', source: 'x' } };
-    const pbe: SweepProblem = { family: 'pbe-world', task_id: 't', entry_point: 'apply_pipeline', form: 'full', test: '', prompt: 'def apply_pipeline(s):\n    ...', examples: [{ input: "'ab'", output: "'AB'" }, { input: "'c'", output: "'C'" }] };
-    expect(taskRequirement(pbe, library)).toBe("Write apply_pipeline(s) that transforms the string s the same fixed way as these examples: 'ab' becomes 'AB' and 'c' becomes 'C'. Use the zorp module.");
-    const stub: SweepProblem = { family: 'renamed-library', task_id: 'm/1', entry_point: 'f', form: 'completion', test: '', prompt: 'import monkey as mk\n# Drop the rows with missing values\ndef f(kf):\n    """Return the cleaned frame."""\n' };
+    const library = {
+      name: 'm',
+      summary: 's',
+      docs: [{ import_path: 'm.f', name: 'f', signature: '', description: 'd' }],
+      runtime: { kind: 'module' as const, module: 'zorp', source: 'x' },
+    };
+    const pbe: SweepProblem = {
+      family: 'pbe-world',
+      task_id: 't',
+      entry_point: 'apply_pipeline',
+      form: 'full',
+      test: '',
+      prompt: 'def apply_pipeline(s):\n    ...',
+      examples: [
+        { input: "'ab'", output: "'AB'" },
+        { input: "'c'", output: "'C'" },
+      ],
+    };
+    expect(taskRequirement(pbe, library)).toBe(
+      "Write apply_pipeline(s) that transforms the string s the same fixed way as these examples: 'ab' becomes 'AB' and 'c' becomes 'C'. Use the zorp module.",
+    );
+    const stub: SweepProblem = {
+      family: 'renamed-library',
+      task_id: 'm/1',
+      entry_point: 'f',
+      form: 'completion',
+      test: '',
+      prompt: 'import monkey as mk\n# Drop the rows with missing values\ndef f(kf):\n    """Return the cleaned frame."""\n',
+    };
     expect(taskRequirement(stub, library)).toBe('Drop the rows with missing values\nReturn the cleaned frame.');
   });
 });
@@ -117,7 +151,7 @@ describe('visible tests', () => {
   const task = generateTask(resolvePbeParams({ count: 3, seed: 9 }), 1);
   const problem: SweepProblem = normalizeRow(task as never, 'full', 'pbe-world');
 
-  it("PBE World: the shown examples (never the hidden tests), checked in real Python", () => {
+  it('PBE World: the shown examples (never the hidden tests), checked in real Python', () => {
     expect(visibleCases(problem)).toHaveLength(task.examples.length);
     const good = visibleTestProgram(problem, task.canonical_solution);
     expect(runPython(good.solution + good.rest)).toEqual({ ok: true, stderr: '' });
@@ -151,26 +185,41 @@ describe('visible tests', () => {
 describe('method names and estimates of issue 20', () => {
   it("the paper's ablations are switches that combine; the single-ablation names stay", () => {
     const spec = (name: string) => findMethod(name)!;
-    expect(spec('exploracoder-debug-no-summary').variant).toEqual({ debug: true, summaryAndExamples: false, explore: true, selection: 'prefer-passing' });
+    expect(spec('exploracoder-debug-no-summary').variant).toEqual({
+      debug: true,
+      summaryAndExamples: false,
+      explore: true,
+      selection: 'prefer-passing',
+    });
     expect(spec('exploracoder-debug-random-selection').variant).toMatchObject({ debug: true, selection: 'random' });
     expect(spec('exploracoder-debug-no-exploration').variant).toMatchObject({ debug: true, explore: false });
-    expect(spec('exploracoder-no-summary-random-selection').variant).toEqual({ debug: false, summaryAndExamples: false, explore: true, selection: 'random' });
+    expect(spec('exploracoder-no-summary-random-selection').variant).toEqual({
+      debug: false,
+      summaryAndExamples: false,
+      explore: true,
+      selection: 'random',
+    });
     expect(findMethod('exploracoder-debug-no-exploration-random-selection')).toBeUndefined();
     const names = METHOD_NAMES.filter((n) => n.startsWith('exploracoder'));
     expect(names).toHaveLength(12);
     for (const n of ['capir', 'capir-self-repair', 'epigen']) expect(spec(n).kind).toBe('capir');
   });
 
-  it('estimates follow the request protocols: CoAE over samples_per_request, the authors\' debug, CAPIR\'s one generation', () => {
+  it("estimates follow the request protocols: CoAE over samples_per_request, the authors' debug, CAPIR's one generation", () => {
     const options = MethodOptionsSchema.parse({});
     // 4 assumed subtasks; m = 5 in requests of 5 choices: 1 per subtask.
     const explora = estimateMethodCost('exploracoder', 10, 2, options, 5);
     expect(explora.llmRequests).toBe(10 * (1 + 4 + 1 + 4) + 10);
     expect(explora.llmAnswers).toBe(10 * (1 + 4 + 1 + 20) + 20);
     // Debug: ceil(4 x 0.32) = 2 subtasks, one request each (sequential); all-at-once: m per round.
-    expect(estimateMethodCost('exploracoder-debug', 10, 2, options).llmRequests - estimateMethodCost('exploracoder', 10, 2, options).llmRequests).toBe(10 * 2);
+    expect(
+      estimateMethodCost('exploracoder-debug', 10, 2, options).llmRequests - estimateMethodCost('exploracoder', 10, 2, options).llmRequests,
+    ).toBe(10 * 2);
     const allAtOnce = MethodOptionsSchema.parse({ debug_mode: 'all-at-once', debug_rounds: 2 });
-    expect(estimateMethodCost('exploracoder-debug', 10, 2, allAtOnce).llmRequests - estimateMethodCost('exploracoder', 10, 2, allAtOnce).llmRequests).toBe(10 * 2 * 5 * 2);
+    expect(
+      estimateMethodCost('exploracoder-debug', 10, 2, allAtOnce).llmRequests -
+        estimateMethodCost('exploracoder', 10, 2, allAtOnce).llmRequests,
+    ).toBe(10 * 2 * 5 * 2);
     expect(estimateMethodCost('capir', 10, 2, options)).toMatchObject({ llmRequests: 10 * (1 + 4) + 20, sandboxRuns: 20 });
     expect(estimateMethodCost('epigen', 10, 2, options).llmRequests).toBe(10 * (1 + 4) + 20);
     // Two requests (feedback, code) per assumed repair.
@@ -179,7 +228,7 @@ describe('method names and estimates of issue 20', () => {
 });
 
 describe("the paper's defaults", () => {
-  it('method_options default to the paper: no real subtask cap, the authors\' debug, global rerank over every candidate, masking, runtime-error repairs', () => {
+  it("method_options default to the paper: no real subtask cap, the authors' debug, global rerank over every candidate, masking, runtime-error repairs", () => {
     expect(MethodOptionsSchema.parse({})).toMatchObject({
       max_subtasks: 40,
       debug_rounds: 1,

@@ -95,7 +95,9 @@ describe('exploracoder-debug against a scripted model', () => {
 
       // The final request holds the trace (both selected snippets with their output) and the docs.
       // The global rerank's answer names the first two APIs it was offered: the final step documents them.
-      const offered = mine.filter((c) => c.role === 'global').flatMap((c) => [...c.text.matchAll(/^\[\d+\] (\S+?):/gm)].map((m) => m[1]!).slice(0, 2));
+      const offered = mine
+        .filter((c) => c.role === 'global')
+        .flatMap((c) => [...c.text.matchAll(/^\[\d+\] (\S+?):/gm)].map((m) => m[1]!).slice(0, 2));
       expect(offered).toHaveLength(2);
       for (const f of mine.filter((c) => c.role === 'final')) {
         expect(f.text).toContain("print('MARK-s0-d1 fixed')");
@@ -132,7 +134,14 @@ describe('exploracoder-debug against a scripted model', () => {
     expect(s1!.debug_requests).toBe(2);
     expect(s2!.explored_ok).toBe(true);
     // Stage costs, counted as the paper counts them.
-    expect(trace.stages).toMatchObject({ plan: { requests: 1 }, rerank: { requests: 2 }, global_rerank: { requests: 1 }, explore: { requests: 2 * M, answers: 2 * M }, debug: { requests: 2 }, final: { requests: N } });
+    expect(trace.stages).toMatchObject({
+      plan: { requests: 1 },
+      rerank: { requests: 2 },
+      global_rerank: { requests: 1 },
+      explore: { requests: 2 * M, answers: 2 * M },
+      debug: { requests: 2 },
+      final: { requests: N },
+    });
     const kept1 = s1!.attempts.filter((a) => a.selected);
     expect(kept1).toHaveLength(1);
     expect(kept1[0]).toMatchObject({ round: 1, candidate: 1, status: 'passed' });
@@ -209,7 +218,9 @@ describe('exploracoder-debug against a scripted model', () => {
       // The global rerank is offered exactly every per-subtask candidate, after the reranks and before any exploration.
       expect(new Set(offeredIn(globals[0]!.text))).toEqual(new Set(union));
       expect(mine.findIndex((c) => c.role === 'global')).toBeLessThan(mine.findIndex((c) => c.role === 'explore'));
-      const rec = RecommendArtifactSchema.parse(JSON.parse((await getText(bucket, `${cellTaskPrefix(globalId, globalCell, taskIndex)}recommend.json`))!));
+      const rec = RecommendArtifactSchema.parse(
+        JSON.parse((await getText(bucket, `${cellTaskPrefix(globalId, globalCell, taskIndex)}recommend.json`))!),
+      );
       // The script names the first two offered; global_k = 1 keeps the first.
       expect(rec.global).toEqual([offeredIn(globals[0]!.text)[0]]);
       expect(rec.global_llm_key).toBeDefined();

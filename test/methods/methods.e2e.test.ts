@@ -103,7 +103,10 @@ describe('every method on plain and private-library PBE World', () => {
     // The variants share plans, reranks and explorations, self-repair shares plans with them and
     // first answers with rag; cells run 4 at a time. Still no request reached the model twice.
     const sentTwice = server.requests().filter((r) => r.attempt > 1);
-    expect(sentTwice.map((r) => `#${r.requestNumber} ${r.key.slice(0, 160)}`), 'requests the model received more than once').toEqual([]);
+    expect(
+      sentTwice.map((r) => `#${r.requestNumber} ${r.key.slice(0, 160)}`),
+      'requests the model received more than once',
+    ).toEqual([]);
   });
 
   it('with samples_per_request, rag answers, self-repair first answers and ExploraCoder finals ask for the samples in one request', async () => {
@@ -166,7 +169,10 @@ describe('every method on plain and private-library PBE World', () => {
       });
       const results = await runSweep(file, id);
       // capir: plan + 2 reranks + N answers (sample 0 wrong, sample 1 canonical, as rag's).
-      const expected: Record<string, { pass1: number; callsPerTask: number; sandboxPerTask: number }> = { ...EXPECTED, capir: { pass1: 0.5, callsPerTask: 1 + 2 + N, sandboxPerTask: N } };
+      const expected: Record<string, { pass1: number; callsPerTask: number; sandboxPerTask: number }> = {
+        ...EXPECTED,
+        capir: { pass1: 0.5, callsPerTask: 1 + 2 + N, sandboxPerTask: N },
+      };
       expect(results.cells.map((c) => c.cell.method).sort()).toEqual(['capir', 'direct', 'exploracoder', 'rag', 'self-repair']);
       for (const c of results.cells) {
         const where = c.cell.cell;
@@ -188,11 +194,20 @@ describe('every method on plain and private-library PBE World', () => {
             const c = classify(r, problems);
             return c.problem === task && c.subtask === subtask;
           });
-          expect(mine.map((r) => [r.body.n, Number(r.body.seed) - SEED])).toEqual([[5, 0], [4, 1], [3, 2], [2, 3], [1, 4]]);
+          expect(mine.map((r) => [r.body.n, Number(r.body.seed) - SEED])).toEqual([
+            [5, 0],
+            [4, 1],
+            [3, 2],
+            [2, 3],
+            [1, 4],
+          ]);
         }
       }
       const others = sent.filter((r) => ['final', 'generate'].includes(classify(r, problems).role));
-      expect(others.map((r) => r.body.n ?? 1).sort()).toEqual([...Array<number>(PLAIN.count * 4).fill(1), ...Array<number>(PLAIN.count * 4).fill(2)]);
+      expect(others.map((r) => r.body.n ?? 1).sort()).toEqual([
+        ...Array<number>(PLAIN.count * 4).fill(1),
+        ...Array<number>(PLAIN.count * 4).fill(2),
+      ]);
     } finally {
       await ignoring.close();
     }

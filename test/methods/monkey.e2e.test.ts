@@ -61,14 +61,21 @@ beforeAll(async () => {
         return { content: '1. Build a small KnowledgeFrame and look at it.\n2. Apply the operation the task asks for.\n' };
       case 'rerank':
       case 'global':
-        return { content: [...c.text.matchAll(/^\[\d+\] (\S+?):/gm)].map((m) => m[1]!).slice(0, 2).join('\n') };
+        return {
+          content: [...c.text.matchAll(/^\[\d+\] (\S+?):/gm)]
+            .map((m) => m[1]!)
+            .slice(0, 2)
+            .join('\n'),
+        };
       case 'explore':
         // Subtask 1's snippets fail inside pandas itself: their traceback runs through its files.
         return c.subtask === 0
           ? { content: block("import monkey as mk\nkf = mk.KnowledgeFrame({'a': [1, 2]})\nprint(kf.sip('zz', axis=1))") }
           : { content: block("import monkey as mk\nprint(mk.KnowledgeFrame({'b': [3]}).columns.convert_list())") };
       case 'debug':
-        return { content: block("import monkey as mk\nkf = mk.KnowledgeFrame({'a': [1, 2]})\nprint(kf.sip('a', axis=1).columns.convert_list())") };
+        return {
+          content: block("import monkey as mk\nkf = mk.KnowledgeFrame({'a': [1, 2]})\nprint(kf.sip('a', axis=1).columns.convert_list())"),
+        };
       default:
         // final, and direct's answers: the dataset's own canonical completion (in monkey's names).
         return { content: block(c.problem.prompt + c.problem.canonical_solution) };
@@ -114,12 +121,19 @@ seed: ${SEED}
     // The loader says which rows it had to fix (PandasEval/0: the prompt's function name differs).
     expect(run.output).toMatch(/dataset monkey: PandasEval\/0: /);
 
-    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!) as { cells: Array<{ cell: { method: string }; resultsKey: string }> };
+    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!) as {
+      cells: Array<{ cell: { method: string }; resultsKey: string }>;
+    };
     for (const cell of results.cells) {
-      const detail = JSON.parse((await getText(bucket, cell.resultsKey))!) as { per_task: Array<{ task_id: string; c: number; s: number }> };
+      const detail = JSON.parse((await getText(bucket, cell.resultsKey))!) as {
+        per_task: Array<{ task_id: string; c: number; s: number }>;
+      };
       // PandasEval/0's published test expects a column its canonical solution does not create;
       // 1-3 pass when (and only when) monkey's names are mapped back onto real pandas.
-      expect(detail.per_task.map((t) => [t.task_id, t.c]), cell.cell.method).toEqual([
+      expect(
+        detail.per_task.map((t) => [t.task_id, t.c]),
+        cell.cell.method,
+      ).toEqual([
         ['PandasEval/0', 0],
         ['PandasEval/1', 1],
         ['PandasEval/2', 1],

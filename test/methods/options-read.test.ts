@@ -15,7 +15,8 @@ const OPTION_NAMES = Object.keys(MethodOptionsSchema.shape);
 function optionsReadIn(folder: string): Set<string> {
   const read = new Set<string>();
   for (const file of readdirSync(folder).filter((f) => f.endsWith('.ts'))) {
-    for (const m of readFileSync(path.join(folder, file), 'utf8').matchAll(/options\.([a-z_]+)/g)) if (OPTION_NAMES.includes(m[1]!)) read.add(m[1]!);
+    for (const m of readFileSync(path.join(folder, file), 'utf8').matchAll(/options\.([a-z_]+)/g))
+      if (OPTION_NAMES.includes(m[1]!)) read.add(m[1]!);
   }
   return read;
 }
@@ -24,7 +25,8 @@ describe('optionsRead', () => {
   for (const [kind, def] of Object.entries(METHOD_KINDS)) {
     it(`${kind} declares every option its code reads`, () => {
       const declared = new Set<string>(def.optionsRead);
-      for (const option of optionsReadIn(path.join(ROOT, 'methods', kind))) expect(declared, `methods/${kind} reads ${option}`).toContain(option);
+      for (const option of optionsReadIn(path.join(ROOT, 'methods', kind)))
+        expect(declared, `methods/${kind} reads ${option}`).toContain(option);
       for (const option of def.optionsRead) expect(OPTION_NAMES).toContain(option);
     });
   }
@@ -32,6 +34,8 @@ describe('optionsRead', () => {
   it('optionsReadBy: the union over names, in the options order; direct and unknown names read none', () => {
     expect(optionsReadBy(['direct', 'no-such-method'])).toEqual([]);
     expect(optionsReadBy(['rag'])).toEqual(OPTION_NAMES.filter((o) => ['rag_k', 'retriever', 'embeddings', 'doc_masking'].includes(o)));
-    expect(new Set(optionsReadBy(['rag', 'exploracoder']))).toEqual(new Set([...optionsReadBy(['rag']), ...optionsReadBy(['exploracoder'])]));
+    expect(new Set(optionsReadBy(['rag', 'exploracoder']))).toEqual(
+      new Set([...optionsReadBy(['rag']), ...optionsReadBy(['exploracoder'])]),
+    );
   });
 });

@@ -35,7 +35,13 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-type Results = { cells: Array<{ cell: { method: string }; passAtK: Record<string, number>; cost: { calls: number; sandboxRuns: number; promptTokens: number; completionTokens: number } }> };
+type Results = {
+  cells: Array<{
+    cell: { method: string };
+    passAtK: Record<string, number>;
+    cost: { calls: number; sandboxRuns: number; promptTokens: number; completionTokens: number };
+  }>;
+};
 
 describe('two sweeps on overlapping grids at once', () => {
   it('send every request once between them, and agree on the cells they share', async () => {
@@ -70,7 +76,10 @@ describe('two sweeps on overlapping grids at once', () => {
     expect(explora(a!).cost.calls).toBe(PLAIN.count * 16);
 
     const mine = server.requests().filter((r) => r.body.model === model);
-    expect(mine.filter((r) => r.attempt > 1).map((r) => `#${r.requestNumber} ${r.key.slice(0, 160)}`), 'requests the model received more than once').toEqual([]);
+    expect(
+      mine.filter((r) => r.attempt > 1).map((r) => `#${r.requestNumber} ${r.key.slice(0, 160)}`),
+      'requests the model received more than once',
+    ).toEqual([]);
     // ExploraCoder's calls once, plus direct's and rag's 2 per task.
     expect(mine).toHaveLength(PLAIN.count * (16 + 2 + 2));
   });

@@ -44,7 +44,11 @@ function block(code: string): string {
 /** Every quoted literal of a task: its pipeline's arguments, its examples and tests. */
 function literalsOf(i: number): string[] {
   const t = tasks[i]!;
-  return [...t.canonical_pipeline.flatMap((s) => s.args), ...t.examples.flatMap((e) => [e.input, e.output]), ...t.tests.flatMap((e) => [e.input, e.output])]
+  return [
+    ...t.canonical_pipeline.flatMap((s) => s.args),
+    ...t.examples.flatMap((e) => [e.input, e.output]),
+    ...t.tests.flatMap((e) => [e.input, e.output]),
+  ]
     .filter((x) => x.length >= 2)
     .map(pyRepr);
 }
@@ -64,21 +68,30 @@ function script(req: ScriptedRequest): Reply {
     }
     case 'rerank':
     case 'global':
-      return { content: [...c.text.matchAll(/^\[\d+\] (\S+?):/gm)].map((m) => m[1]!).slice(0, 2).join('\n') };
+      return {
+        content: [...c.text.matchAll(/^\[\d+\] (\S+?):/gm)]
+          .map((m) => m[1]!)
+          .slice(0, 2)
+          .join('\n'),
+      };
     case 'explore': {
       // Candidate j of a request of n choices starting at candidate `first`.
-      const code = (j: number) => (c.subtask === 0 ? `raise ValueError('MARK-s0-c${j} does not work')` : `print('MARK-s${c.subtask}-c${j}')`);
+      const code = (j: number) =>
+        c.subtask === 0 ? `raise ValueError('MARK-s0-c${j} does not work')` : `print('MARK-s${c.subtask}-c${j}')`;
       return { content: n > 1 ? Array.from({ length: n }, (_, k) => block(code(first + k))) : block(code(first)) };
     }
     case 'debug':
-      return { content: block(c.candidate === 1 ? `print('MARK-s0-d1 fixed')` : `raise ValueError('MARK-s0-c${c.candidate} still broken')`) };
+      return {
+        content: block(c.candidate === 1 ? `print('MARK-s0-d1 fixed')` : `raise ValueError('MARK-s0-c${c.candidate} still broken')`),
+      };
     case 'final':
       return { content: n > 1 ? Array.from({ length: n }, () => block(canonical)) : block(canonical) };
     case 'generate': {
       // CAPIR's (and EpiGen's) answers: sample 0 raises on the example inputs, sample 1 is right,
       // sample 2 runs but returns the wrong value (no runtime error: the paper's repair leaves it).
       const def = canonical.split('\n').find((l) => l.startsWith('def '))!;
-      const answer = (s: number) => (s === 0 ? `${def}\n    raise ValueError('MARK-raise')\n` : s === 2 ? `${def}\n    return s + '#'\n` : canonical);
+      const answer = (s: number) =>
+        s === 0 ? `${def}\n    raise ValueError('MARK-raise')\n` : s === 2 ? `${def}\n    return s + '#'\n` : canonical;
       return { content: n > 1 ? Array.from({ length: n }, (_, k) => block(answer(first + k))) : block(answer(first)) };
     }
     case 'feedback':
@@ -98,7 +111,9 @@ afterAll(async () => {
 });
 
 async function results(id: string) {
-  return JSON.parse((await getText(bucket, sweepResultsKey(id)))!) as { cells: Array<{ cell: { cell: string; method: string }; cost: { calls: number; sandboxRuns: number }; passAtK: Record<string, number> }> };
+  return JSON.parse((await getText(bucket, sweepResultsKey(id)))!) as {
+    cells: Array<{ cell: { cell: string; method: string }; cost: { calls: number; sandboxRuns: number }; passAtK: Record<string, number> }>;
+  };
 }
 
 async function trace(id: string, cell: string, task: number) {
@@ -145,13 +160,23 @@ describe('ExploraCoder as the paper defines it', () => {
         expect(users[users.length - 1]!.content).toBe(`[Task]\n${p.requirement}\n[Subtasks]`);
         // No benchmark knowledge: the system prompt and the demos hold no quoted literal at all,
         // and nothing of any other task's solution, pipeline or examples is anywhere in the request.
-        const demoText = turns.slice(0, -1).map((m) => m.content).join('\n');
+        const demoText = turns
+          .slice(0, -1)
+          .map((m) => m.content)
+          .join('\n');
         expect(demoText).not.toMatch(/['"]/);
         for (const other of problems.filter((o) => o.index !== p.index)) {
-          for (const line of other.canonical_solution.split('\n').filter((l) => l.includes(`${lib.module}.`))) expect(plan.text).not.toContain(line.trim());
-          for (const literal of literalsOf(other.index)) if (!literalsOf(p.index).includes(literal)) expect(plan.text, literal).not.toContain(literal);
+          for (const line of other.canonical_solution.split('\n').filter((l) => l.includes(`${lib.module}.`)))
+            expect(plan.text).not.toContain(line.trim());
+          for (const literal of literalsOf(other.index))
+            if (!literalsOf(p.index).includes(literal)) expect(plan.text, literal).not.toContain(literal);
         }
-        expect(plan.text).not.toContain(p.canonical_solution.split('\n').find((l) => l.includes(`${lib.module}.`))!.trim());
+        expect(plan.text).not.toContain(
+          p.canonical_solution
+            .split('\n')
+            .find((l) => l.includes(`${lib.module}.`))!
+            .trim(),
+        );
       }
       const t = await trace(id, cell, p.index);
       expect(t.requirement).toBe(p.requirement);
@@ -249,7 +274,10 @@ describe('ExploraCoder as the paper defines it', () => {
       const repairs = of('repair');
       expect(repairs).toHaveLength(1);
       // Stage 2 carries the stage-1 feedback as the model's own turn.
-      expect(repairs[0]!.messages[repairs[0]!.messages.length - 2]).toMatchObject({ role: 'assistant', content: expect.stringContaining('raises a ValueError on purpose') });
+      expect(repairs[0]!.messages[repairs[0]!.messages.length - 2]).toMatchObject({
+        role: 'assistant',
+        content: expect.stringContaining('raises a ValueError on purpose'),
+      });
       expect(mine.findIndex((c) => c === feedback[0])).toBeLessThan(mine.findIndex((c) => c === repairs[0]));
     }
     const plans = mine.filter((c) => c.role === 'plan').length;

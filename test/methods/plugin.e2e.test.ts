@@ -73,7 +73,13 @@ describe('a method defined outside the tree', () => {
       k: [1],
     });
     const sweep = loadSweepConfig(readFileSync(file, 'utf8'), file);
-    const input = await buildSweepInput(sweep, bucket, { sweepId: id, configFile: file, mode: 'full', generations: {}, queues: queuesOf(config) });
+    const input = await buildSweepInput(sweep, bucket, {
+      sweepId: id,
+      configFile: file,
+      mode: 'full',
+      generations: {},
+      queues: queuesOf(config),
+    });
     await writeSweepRecord(bucket, id, sweep, { mode: 'full' });
 
     const { workers, close } = await createWorkers(config, {
@@ -85,7 +91,11 @@ describe('a method defined outside the tree', () => {
     const running = Promise.all(workers.map((w) => w.run()));
     const { client, close: disconnect } = await connectClient(config);
     try {
-      await client.workflow.start<typeof sweepWorkflow>('sweepWorkflow', { taskQueue: config.taskQueues.workflows, workflowId: sweepWorkflowId(id), args: [input] });
+      await client.workflow.start<typeof sweepWorkflow>('sweepWorkflow', {
+        taskQueue: config.taskQueues.workflows,
+        workflowId: sweepWorkflowId(id),
+        args: [input],
+      });
       await client.workflow.getHandle<typeof sweepWorkflow>(sweepWorkflowId(id)).result();
     } finally {
       await disconnect();
@@ -95,7 +105,12 @@ describe('a method defined outside the tree', () => {
     }
 
     const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!) as {
-      cells: Array<{ cell: { cell: string; method: string }; tasks: number; passAtK: Record<string, number>; cost: { calls: number; sandboxRuns: number } }>;
+      cells: Array<{
+        cell: { cell: string; method: string };
+        tasks: number;
+        passAtK: Record<string, number>;
+        cost: { calls: number; sandboxRuns: number };
+      }>;
     };
     expect(results.cells).toHaveLength(1);
     const [cell] = results.cells;

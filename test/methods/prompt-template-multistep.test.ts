@@ -46,7 +46,9 @@ function everyMethod(extra: Record<string, unknown> = {}, model: Record<string, 
 describe('configs: a template for every multi-step method', () => {
   it('the registry has multi-step methods of every kind', () => {
     expect(new Set(MULTI_STEP.map((m) => METHODS[m].kind))).toEqual(new Set(['self-repair', 'exploracoder', 'capir']));
-    expect(MULTI_STEP).toEqual(expect.arrayContaining(['self-repair', 'capir', 'capir-self-repair', 'epigen', 'exploracoder', 'exploracoder-debug-no-exploration']));
+    expect(MULTI_STEP).toEqual(
+      expect.arrayContaining(['self-repair', 'capir', 'capir-self-repair', 'epigen', 'exploracoder', 'exploracoder-debug-no-exploration']),
+    );
   });
 
   it.each(MULTI_STEP)('%s takes a chat template per model and on the prompts: axis', (method) => {
@@ -63,8 +65,15 @@ describe('configs: a template for every multi-step method', () => {
   });
 
   it("still checks the template against the model's api: completion-only fields are refused for chat models, naming the field", () => {
-    expect(sweepConfigIssues(everyMethod({ methods: ['exploracoder'] }, { prompt: { prefix: 'p', instruction: 'i', instruction_tokens: ['a', 'b', 'c'] } }))).toEqual([
-      { path: 'models[0].prompt.instruction_tokens', message: "needs api: completions (a chat model's turns are marked by its server's chat template)" },
+    expect(
+      sweepConfigIssues(
+        everyMethod({ methods: ['exploracoder'] }, { prompt: { prefix: 'p', instruction: 'i', instruction_tokens: ['a', 'b', 'c'] } }),
+      ),
+    ).toEqual([
+      {
+        path: 'models[0].prompt.instruction_tokens',
+        message: "needs api: completions (a chat model's turns are marked by its server's chat template)",
+      },
       { path: 'models[0].prompt.prefix', message: 'needs api: completions (for a chat model, put the text in system or instruction)' },
     ]);
     expect(sweepConfigIssues(everyMethod({ methods: ['capir'], prompts: [{ name: 'p', prefix: '# p\n' }] }))).toEqual([
@@ -77,7 +86,9 @@ describe('configs: a template for every multi-step method', () => {
   });
 
   it('a completions model with a multi-step method is refused for its api, the template checked as for any completions model', () => {
-    const issues = sweepConfigIssues(everyMethod({ methods: ['self-repair'] }, { api: 'completions', prompt: { system: 'S', prefix: '# p\n' } }));
+    const issues = sweepConfigIssues(
+      everyMethod({ methods: ['self-repair'] }, { api: 'completions', prompt: { system: 'S', prefix: '# p\n' } }),
+    );
     expect(issues).toEqual([
       { path: 'models[0].api', message: 'method self-repair (methods[0]) talks to the model in several steps and needs api: chat' },
       { path: 'models[0].prompt.system', message: 'needs api: chat (a completion model has no system message; use prefix)' },
@@ -97,12 +108,20 @@ describe('configs: a template for every multi-step method', () => {
   });
 
   it("the plan shares a templated cell's planner, reranks and exploration with untemplated cells, and its final answers only within its template", () => {
-    const config = parseSweepConfig(everyMethod({ methods: ['rag', 'self-repair', 'capir', 'capir-self-repair', 'exploracoder'], prompts: [{ name: 'default' }, { name: 'tpl', system: 'S' }] }));
+    const config = parseSweepConfig(
+      everyMethod({
+        methods: ['rag', 'self-repair', 'capir', 'capir-self-repair', 'exploracoder'],
+        prompts: [{ name: 'default' }, { name: 'tpl', system: 'S' }],
+      }),
+    );
     const plan = planSweep(config, { pbe: 3 });
-    const families = (method: string, prompt: string) => plan.cells.find((c) => c.method === method && c.prompt === prompt && c.temperature === 0)!.shared.map((s) => s.family);
+    const families = (method: string, prompt: string) =>
+      plan.cells.find((c) => c.method === method && c.prompt === prompt && c.temperature === 0)!.shared.map((s) => s.family);
     const untemplated = (f: string) => !f.includes('#');
     for (const method of ['self-repair', 'capir', 'capir-self-repair', 'exploracoder']) {
-      expect(families(method, 'tpl').filter(untemplated), method).toEqual(families(method, 'default').filter((f) => !/\/(rag|capir)@/.test(f)));
+      expect(families(method, 'tpl').filter(untemplated), method).toEqual(
+        families(method, 'default').filter((f) => !/\/(rag|capir)@/.test(f)),
+      );
     }
     expect(families('exploracoder', 'tpl')).toEqual(families('exploracoder', 'default'));
     expect(families('self-repair', 'tpl')).toContain('pbe/m/rag@t0#{"system":"S"}');
@@ -110,18 +129,29 @@ describe('configs: a template for every multi-step method', () => {
     expect(families('capir', 'tpl')).toContain('pbe/m/capir@t0#{"system":"S"}');
     expect(families('capir-self-repair', 'tpl')).toContain('pbe/m/capir@t0#{"system":"S"}');
     // Counted once: the templated exploracoder cell adds only its final answers to the sweep's requests.
-    const only = (prompts: unknown[]) => planSweep(parseSweepConfig(everyMethod({ methods: ['exploracoder'], temperatures: [0], prompts })), { pbe: 3 });
+    const only = (prompts: unknown[]) =>
+      planSweep(parseSweepConfig(everyMethod({ methods: ['exploracoder'], temperatures: [0], prompts })), { pbe: 3 });
     const one = only([{ name: 'default' }]);
     const two = only([{ name: 'default' }, { name: 'tpl', system: 'S' }]);
     expect(two.models[0]!.llmRequests - one.models[0]!.llmRequests).toBe(3 /* tasks */ * 1 /* n = 2 in one request */);
   });
 
   it('--dry-run says what a template shapes for each method of a templated cell, and nothing without one', () => {
-    const plan = planSweep(parseSweepConfig(everyMethod({ methods: ['direct', 'self-repair', 'exploracoder-debug'], prompts: [{ name: 'default' }, { name: 'tpl', system: 'S' }] })), { pbe: 3 });
+    const plan = planSweep(
+      parseSweepConfig(
+        everyMethod({
+          methods: ['direct', 'self-repair', 'exploracoder-debug'],
+          prompts: [{ name: 'default' }, { name: 'tpl', system: 'S' }],
+        }),
+      ),
+      { pbe: 3 },
+    );
     expect(plan.promptTemplateScopes?.map((s) => s.method)).toEqual(['direct', 'self-repair', 'exploracoder-debug']);
     const text = formatPlan(plan);
     expect(text).toContain('prompt templates shape, per method:\n  direct: its one request per sample\n  self-repair: the first answer');
-    expect(text).toContain("  exploracoder-debug: the final solution (its system message and its closing instruction); the planner, the reranks, the exploration and debug prompts keep the paper's wording");
+    expect(text).toContain(
+      "  exploracoder-debug: the final solution (its system message and its closing instruction); the planner, the reranks, the exploration and debug prompts keep the paper's wording",
+    );
     const plain = planSweep(parseSweepConfig(everyMethod({ methods: ['exploracoder'], prompts: [{ name: 'a' }] })), { pbe: 3 });
     expect(plain).not.toHaveProperty('promptTemplateScopes');
     expect(formatPlan(plain)).not.toContain('prompt templates shape');
@@ -131,7 +161,14 @@ describe('configs: a template for every multi-step method', () => {
 // ---------------------------------------------------------------------------------------------
 // The prompt builders
 
-const HE: SweepProblem = { family: 'humaneval', form: 'completion', task_id: 'T/0', prompt: 'def f(x):\n    """Twice x."""\n', entry_point: 'f', test: 'def check(c):\n    assert c(1) == 2\n' };
+const HE: SweepProblem = {
+  family: 'humaneval',
+  form: 'completion',
+  task_id: 'T/0',
+  prompt: 'def f(x):\n    """Twice x."""\n',
+  entry_point: 'f',
+  test: 'def check(c):\n    assert c(1) == 2\n',
+};
 const PBE: SweepProblem = {
   family: 'pbe-world',
   form: 'full',
@@ -143,32 +180,54 @@ const PBE: SweepProblem = {
 };
 const DOCS: ApiDoc[] = [{ import_path: 'lib.swap', name: 'swap', signature: '(s)', description: 'Swaps.' }];
 const LIB: ApiLibrary = { name: 'lib', summary: 'A library.', docs: DOCS, runtime: { kind: 'builtin' } };
-const EXP: Experience[] = [{ index: 0, subtask: 'Swap it.', code: "print(lib.swap('ab'))", observation: { ok: true, status: 'passed', stdout: 'ba\n' } }];
+const EXP: Experience[] = [
+  { index: 0, subtask: 'Swap it.', code: "print(lib.swap('ab'))", observation: { ok: true, status: 'passed', stdout: 'ba\n' } },
+];
 const SAMPLING = { model: 'x', temperature: 0.2, top_p: 0.95, max_tokens: 64, seed: 3 };
 const TEMPLATE: PromptTemplate = { system: 'TPL-SYSTEM: be exact.', instruction: 'TPL-INSTRUCTION: write it.' };
 
 const final = (problem: SweepProblem, template?: PromptTemplate, experiences: Experience[] | null = EXP) =>
-  finalMessages({ problem, library: LIB, subtasks: ['Swap it.', 'Return.'], experiences, docs: DOCS, observationChars: 500, ...(template ? { template } : {}) });
+  finalMessages({
+    problem,
+    library: LIB,
+    subtasks: ['Swap it.', 'Return.'],
+    experiences,
+    docs: DOCS,
+    observationChars: 500,
+    ...(template ? { template } : {}),
+  });
 
 describe('prompt builders without a template: byte for byte what they were (sha256 of their JSON at b71a2df)', () => {
   it('ExploraCoder final, CAPIR, EpiGen and rag', () => {
-    expect(shaJson(finalMessages({ problem: PBE, library: LIB, subtasks: ['Swap it.'], experiences: EXP, docs: DOCS, observationChars: 500 }))).toBe(
-      '37e7e13a64fe0b136a94e8a398d4872e5200f317aef1f554ab0843bc94ac13a1',
-    );
-    expect(shaJson(finalMessages({ problem: HE, library: LIB, subtasks: ['Swap it.', 'Return.'], experiences: null, docs: DOCS, observationChars: 500 }))).toBe(
-      'edf58526ecaa47d8b81feaff2cd17b34f14ce0cf62fa11d5a2a0696decd5e042',
-    );
+    expect(
+      shaJson(finalMessages({ problem: PBE, library: LIB, subtasks: ['Swap it.'], experiences: EXP, docs: DOCS, observationChars: 500 })),
+    ).toBe('37e7e13a64fe0b136a94e8a398d4872e5200f317aef1f554ab0843bc94ac13a1');
+    expect(
+      shaJson(
+        finalMessages({
+          problem: HE,
+          library: LIB,
+          subtasks: ['Swap it.', 'Return.'],
+          experiences: null,
+          docs: DOCS,
+          observationChars: 500,
+        }),
+      ),
+    ).toBe('edf58526ecaa47d8b81feaff2cd17b34f14ce0cf62fa11d5a2a0696decd5e042');
     expect(shaJson(capirMessages(HE, DOCS, 'lib', null))).toBe('57233e6ca71474b6cdeab7ac32172144e3ff508d4d27a47d10aa520f1593f06e');
     expect(shaJson(capirMessages(PBE, DOCS, 'lib', ['Swap it.']))).toBe('ff8349c10ddd0c9e9f360b56190526f235326afec7cc671954e6adc76cf3457a');
-    expect(shaJson(ragRequestBody(HE, DOCS, 'lib', 'chat', SAMPLING, 0))).toBe('a4fe184059932553a040907e203e7dae68dba55fca577751925d5724eae7046b');
+    expect(shaJson(ragRequestBody(HE, DOCS, 'lib', 'chat', SAMPLING, 0))).toBe(
+      'a4fe184059932553a040907e203e7dae68dba55fca577751925d5724eae7046b',
+    );
   });
 });
 
 describe("ExploraCoder's final solution with a template", () => {
   const CLOSING = 'Now write the complete function `f` (with its signature and the imports it needs) in one ```python code block.';
-  const OWN_SYSTEM = 'You are a senior Python programmer. You have just explored the library `lib`, which is new to you, by running experiments with it.';
+  const OWN_SYSTEM =
+    'You are a senior Python programmer. You have just explored the library `lib`, which is new to you, by running experiments with it.';
 
-  it('system replaces the step\'s system message, instruction its closing sentence; requirement, trace and docs stay', () => {
+  it("system replaces the step's system message, instruction its closing sentence; requirement, trace and docs stay", () => {
     for (const experiences of [EXP, null]) {
       const plain = final(HE, undefined, experiences);
       const templated = final(HE, TEMPLATE, experiences);
@@ -195,11 +254,13 @@ describe("ExploraCoder's final solution with a template", () => {
     const stmt: SweepProblem = { ...HE, entry_point: 'None', prompt: 'x = 1\nprint(' };
     const plain = final(stmt);
     expect(plain[1]!.content.endsWith('Now write the whole script, its last line finished, in one ```python code block.')).toBe(true);
-    expect(final(stmt, { instruction: 'Finish it.' })[1]!.content).toBe(plain[1]!.content.replace(/Now write the whole script[^\n]*$/, 'Finish it.'));
+    expect(final(stmt, { instruction: 'Finish it.' })[1]!.content).toBe(
+      plain[1]!.content.replace(/Now write the whole script[^\n]*$/, 'Finish it.'),
+    );
   });
 });
 
-describe('CAPIR and EpiGen with a template: rag\'s chat request, shaped as rag\'s is', () => {
+describe("CAPIR and EpiGen with a template: rag's chat request, shaped as rag's is", () => {
   it("capir's messages are rag's templated chat messages; epigen's add the plan after them", () => {
     const rag = ragRequestBody(HE, DOCS, 'lib', 'chat', { ...SAMPLING, prompt: TEMPLATE }, 0) as { messages: ChatMessage[] };
     expect(capirMessages(HE, DOCS, 'lib', null, TEMPLATE)).toEqual(rag.messages);
@@ -211,7 +272,7 @@ describe('CAPIR and EpiGen with a template: rag\'s chat request, shaped as rag\'
   });
 });
 
-describe('repair turns (self-repair, CAPIR + Self-Repair) continue the templated conversation in the method\'s own words', () => {
+describe("repair turns (self-repair, CAPIR + Self-Repair) continue the templated conversation in the method's own words", () => {
   const first = capirMessages(PBE, DOCS, 'lib', null, TEMPLATE);
   const plainFirst = capirMessages(PBE, DOCS, 'lib', null);
 
@@ -226,7 +287,11 @@ describe('repair turns (self-repair, CAPIR + Self-Repair) continue the templated
   it("CAPIR + Self-Repair's feedback and code requests likewise", () => {
     const feedback = feedbackMessages(first, PBE, 'def g(s):\n    raise KeyError()\n', 'KeyError', 500);
     const code = repairFromFeedbackMessages(feedback, 'It raises.', PBE);
-    const plainCode = repairFromFeedbackMessages(feedbackMessages(plainFirst, PBE, 'def g(s):\n    raise KeyError()\n', 'KeyError', 500), 'It raises.', PBE);
+    const plainCode = repairFromFeedbackMessages(
+      feedbackMessages(plainFirst, PBE, 'def g(s):\n    raise KeyError()\n', 'KeyError', 500),
+      'It raises.',
+      PBE,
+    );
     expect(code.slice(0, 2)).toEqual(first);
     expect(code.slice(2)).toEqual(plainCode.slice(2));
     expect(JSON.stringify(code.slice(2))).not.toContain('TPL-');
@@ -240,7 +305,9 @@ describe('repair turns (self-repair, CAPIR + Self-Repair) continue the templated
 
 describe('traces and the report', () => {
   it("a trace may hold the cell's template; traces stored before do not", () => {
-    expect(ExplorationTraceSchema.parse({ method: 'exploracoder', subtasks: [], prompt_template: TEMPLATE }).prompt_template).toEqual(TEMPLATE);
+    expect(ExplorationTraceSchema.parse({ method: 'exploracoder', subtasks: [], prompt_template: TEMPLATE }).prompt_template).toEqual(
+      TEMPLATE,
+    );
     expect(ExplorationTraceSchema.parse({ method: 'exploracoder', subtasks: [] })).not.toHaveProperty('prompt_template');
     expect(() => ExplorationTraceSchema.parse({ method: 'x', subtasks: [], prompt_template: { instruction_tokens: ['a'] } })).toThrow();
   });
@@ -252,7 +319,9 @@ describe('traces and the report', () => {
     for (const c of data.cells.slice(2)) c.promptTemplate = 'default';
     const html = renderSweepReport(data, { chartLibrary: '/* Chart.js v4 */' });
     const scopes = /<ul class="prompt-template-scopes">([\s\S]*?)<\/ul>/.exec(html)![1]!;
-    expect(scopes).toContain("<li><code>exploracoder</code>: the final solution (its system message and its closing instruction); the planner, the reranks, the exploration and debug prompts keep the paper&#39;s wording</li>");
+    expect(scopes).toContain(
+      '<li><code>exploracoder</code>: the final solution (its system message and its closing instruction); the planner, the reranks, the exploration and debug prompts keep the paper&#39;s wording</li>',
+    );
     expect(scopes).toContain('<li><code>self-repair</code>: the first answer');
     expect(scopes.match(/<li>/g)).toHaveLength(2);
     for (const c of data.cells) c.promptTemplate = 'default';

@@ -27,7 +27,10 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-template-multistep-'));
 const PARAMS = resolvePbeParams({ count: 2, seed: 61 });
 const problems = pbeProblems(PARAMS, 'pbe');
 const N = 2;
-const TPL = { system: 'TPL-SYSTEM: you write exact, plain Python.', instruction: 'TPL-INSTRUCTION: solve the task below with the library.' };
+const TPL = {
+  system: 'TPL-SYSTEM: you write exact, plain Python.',
+  instruction: 'TPL-INSTRUCTION: solve the task below with the library.',
+};
 
 type Message = { role: string; content: string };
 const messagesOf = (req: ScriptedRequest) => req.body.messages as Message[];
@@ -59,7 +62,14 @@ function script() {
       return `${lines.slice(0, def + 1).join('\n')}\n    return s + '#'\n`;
     };
     const n = Number(req.body.n ?? 1);
-    const role: TemplatedRole = messages.length > 2 ? (user.includes('Do not write the code yet') ? 'feedback' : 'repair') : user.startsWith('Requirement (') ? 'final' : 'first';
+    const role: TemplatedRole =
+      messages.length > 2
+        ? user.includes('Do not write the code yet')
+          ? 'feedback'
+          : 'repair'
+        : user.startsWith('Requirement (')
+          ? 'final'
+          : 'first';
     templated.push({ role, messages });
     switch (role) {
       case 'feedback':
@@ -69,7 +79,9 @@ function script() {
       case 'final':
         return { content: Array.from({ length: n }, () => code(user.endsWith(TPL.instruction) ? problem.canonical_solution : wrong())) };
       case 'first':
-        return { content: Array.from({ length: n }, (_, j) => code(Number(req.body.seed) - SEED + j === 0 ? wrong() : problem.canonical_solution)) };
+        return {
+          content: Array.from({ length: n }, (_, j) => code(Number(req.body.seed) - SEED + j === 0 ? wrong() : problem.canonical_solution)),
+        };
     }
   };
 }
@@ -142,7 +154,9 @@ describe('a prompts: axis over multi-step methods, against a scripted server', (
 
     // Results: pass@1 1 everywhere (repairs fix sample 0; the finals are right only with the
     // template's instruction in the tpl cells), each cell's template recorded.
-    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!) as { cells: Array<{ cell: { cell: string; prompt?: string; prompt_template?: unknown }; passAtK: Record<string, number> }> };
+    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!) as {
+      cells: Array<{ cell: { cell: string; prompt?: string; prompt_template?: unknown }; passAtK: Record<string, number> }>;
+    };
     expect(results.cells.map((c) => [c.cell.cell, c.cell.prompt, c.cell.prompt_template, c.passAtK['pass@1']])).toEqual(
       METHODS.flatMap((m) => [
         [`pbe.chat.${m}.t0.8.p-default`, 'default', 'default', 1],
@@ -152,7 +166,8 @@ describe('a prompts: axis over multi-step methods, against a scripted server', (
 
     // Traces hold the template of templated cells only.
     for (const m of METHODS) {
-      const trace = (prompt: string) => getText(bucket, cellTraceKey(id, `pbe.chat.${m}.t0.8.p-${prompt}`, 0)).then((t) => JSON.parse(t!) as Record<string, unknown>);
+      const trace = (prompt: string) =>
+        getText(bucket, cellTraceKey(id, `pbe.chat.${m}.t0.8.p-${prompt}`, 0)).then((t) => JSON.parse(t!) as Record<string, unknown>);
       expect((await trace('tpl')).prompt_template, m).toEqual(TPL);
       expect(await trace('default'), m).not.toHaveProperty('prompt_template');
     }

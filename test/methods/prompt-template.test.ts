@@ -23,7 +23,10 @@ function withModel(model: Record<string, unknown>, extra: Record<string, unknown
   return { ...minimalSweepConfig(), models: [{ id: 'm', base_url: 'http://127.0.0.1:8080/v1', model: 'x', ...model }], ...extra };
 }
 
-const INSTRUCT: PromptTemplate = { instruction: 'Complete the function below.', instruction_tokens: ['<|user|>\n', '<|end|>\n', '<|assistant|>\n'] };
+const INSTRUCT: PromptTemplate = {
+  instruction: 'Complete the function below.',
+  instruction_tokens: ['<|user|>\n', '<|end|>\n', '<|assistant|>\n'],
+};
 
 describe('models[i].prompt in a sweep config', () => {
   it('is absent from the resolved config when not given: configs without it hash as they did before templates', () => {
@@ -46,7 +49,10 @@ describe('models[i].prompt in a sweep config', () => {
 
   it('refuses options of the other api, naming the field', () => {
     expect(sweepConfigIssues(withModel({ prompt: { prefix: 'p', instruction: 'i', instruction_tokens: ['a', 'b', 'c'] } }))).toEqual([
-      { path: 'models[0].prompt.instruction_tokens', message: "needs api: completions (a chat model's turns are marked by its server's chat template)" },
+      {
+        path: 'models[0].prompt.instruction_tokens',
+        message: "needs api: completions (a chat model's turns are marked by its server's chat template)",
+      },
       { path: 'models[0].prompt.prefix', message: 'needs api: completions (for a chat model, put the text in system or instruction)' },
     ]);
     expect(sweepConfigIssues(withModel({ api: 'completions', prompt: { system: 'S' } }))).toEqual([
@@ -56,13 +62,19 @@ describe('models[i].prompt in a sweep config', () => {
 
   it('refuses instruction_tokens without an instruction, a malformed or empty template, and unknown keys', () => {
     expect(sweepConfigIssues(withModel({ api: 'completions', prompt: { instruction_tokens: ['a', 'b', 'c'] } }))).toEqual([
-      { path: 'models[0].prompt.instruction_tokens', message: "needs instruction: the instruct prompt is user + instruction + end + assistant + the task's prompt" },
+      {
+        path: 'models[0].prompt.instruction_tokens',
+        message: "needs instruction: the instruct prompt is user + instruction + end + assistant + the task's prompt",
+      },
     ]);
     expect(sweepConfigIssues(withModel({ api: 'completions', prompt: { instruction: 'i', instruction_tokens: ['a', 'b'] } }))).toEqual([
       { path: 'models[0].prompt.instruction_tokens', message: 'must be a list of 3 strings: [user, end, assistant]' },
     ]);
     expect(sweepConfigIssues(withModel({ prompt: {} }))).toEqual([
-      { path: 'models[0].prompt', message: 'give at least one of system, instruction, prefix, instruction_tokens (or leave prompt out for the default prompts)' },
+      {
+        path: 'models[0].prompt',
+        message: 'give at least one of system, instruction, prefix, instruction_tokens (or leave prompt out for the default prompts)',
+      },
     ]);
     expect(sweepConfigIssues(withModel({ prompt: { instruction: '' } }))).toEqual([
       { path: 'models[0].prompt.instruction', message: 'must not be empty (leave instruction out for the default)' },
@@ -79,8 +91,22 @@ describe('models[i].prompt in a sweep config', () => {
   });
 });
 
-const HE: SweepProblem = { family: 'humaneval', form: 'completion', task_id: 'T/0', prompt: 'def f(x):\n    """Twice x."""\n', entry_point: 'f', test: 'def check(c):\n    assert c(1) == 2\n' };
-const PBE: SweepProblem = { family: 'pbe-world', form: 'full', task_id: 'P/0', prompt: 'def g(s):\n    """x"""\n    raise NotImplementedError()\n', entry_point: 'g', test: 'def check(c):\n    pass\n' };
+const HE: SweepProblem = {
+  family: 'humaneval',
+  form: 'completion',
+  task_id: 'T/0',
+  prompt: 'def f(x):\n    """Twice x."""\n',
+  entry_point: 'f',
+  test: 'def check(c):\n    assert c(1) == 2\n',
+};
+const PBE: SweepProblem = {
+  family: 'pbe-world',
+  form: 'full',
+  task_id: 'P/0',
+  prompt: 'def g(s):\n    """x"""\n    raise NotImplementedError()\n',
+  entry_point: 'g',
+  test: 'def check(c):\n    pass\n',
+};
 const base = { model: 'x', temperature: 0.2, top_p: 0.95, max_tokens: 64, seed: 3 };
 const withPrompt = (prompt: PromptTemplate) => ({ ...base, prompt });
 const DEFAULT_SYSTEM = 'You are an expert Python programmer. Answer with working Python code only.';
@@ -89,23 +115,53 @@ const FENCED = '\n\n```python\ndef f(x):\n    """Twice x."""\n```\n';
 describe('request bodies with a prompt template (byte for byte)', () => {
   it('chat: system replaces the system message, instruction the family instruction; the template never goes out as a field', () => {
     expect(JSON.stringify(directRequestBody(HE, 'chat', withPrompt({ system: 'Be brief.', instruction: 'Write f.' }), 1))).toBe(
-      JSON.stringify({ model: 'x', temperature: 0.2, top_p: 0.95, max_tokens: 64, seed: 4, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: `Write f.${FENCED}` }] }),
+      JSON.stringify({
+        model: 'x',
+        temperature: 0.2,
+        top_p: 0.95,
+        max_tokens: 64,
+        seed: 4,
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: `Write f.${FENCED}` },
+        ],
+      }),
     );
     expect(JSON.stringify(directRequestBody(HE, 'chat', withPrompt({ instruction: 'Write f.' }), 0))).toBe(
-      JSON.stringify({ model: 'x', temperature: 0.2, top_p: 0.95, max_tokens: 64, seed: 3, messages: [{ role: 'system', content: DEFAULT_SYSTEM }, { role: 'user', content: `Write f.${FENCED}` }] }),
+      JSON.stringify({
+        model: 'x',
+        temperature: 0.2,
+        top_p: 0.95,
+        max_tokens: 64,
+        seed: 3,
+        messages: [
+          { role: 'system', content: DEFAULT_SYSTEM },
+          { role: 'user', content: `Write f.${FENCED}` },
+        ],
+      }),
     );
     const instruction = familyOf(HE).chatInstruction(HE);
     expect(JSON.stringify(directRequestBody(HE, 'chat', withPrompt({ system: '' }), 0))).toBe(
-      JSON.stringify({ model: 'x', temperature: 0.2, top_p: 0.95, max_tokens: 64, seed: 3, messages: [{ role: 'user', content: `${instruction}${FENCED}` }] }),
+      JSON.stringify({
+        model: 'x',
+        temperature: 0.2,
+        top_p: 0.95,
+        max_tokens: 64,
+        seed: 3,
+        messages: [{ role: 'user', content: `${instruction}${FENCED}` }],
+      }),
     );
   });
 
   it("completions: prefix goes first; instruction and instruction_tokens make bigcode's instruct layout, the task's prompt last", () => {
-    const body = (prompt: PromptTemplate, problem = HE) => JSON.stringify(directRequestBody(problem, 'completions', withPrompt(prompt), 0, 2));
+    const body = (prompt: PromptTemplate, problem = HE) =>
+      JSON.stringify(directRequestBody(problem, 'completions', withPrompt(prompt), 0, 2));
     const want = (prompt: string) => JSON.stringify({ model: 'x', temperature: 0.2, top_p: 0.95, max_tokens: 64, seed: 3, n: 2, prompt });
     expect(body({ prefix: '<fim>' })).toBe(want(`<fim>${HE.prompt}`));
     expect(body(INSTRUCT)).toBe(want(`<|user|>\nComplete the function below.<|end|>\n<|assistant|>\n${HE.prompt}`));
-    expect(body({ ...INSTRUCT, prefix: '# P\n' })).toBe(want(`# P\n<|user|>\nComplete the function below.<|end|>\n<|assistant|>\n${HE.prompt}`));
+    expect(body({ ...INSTRUCT, prefix: '# P\n' })).toBe(
+      want(`# P\n<|user|>\nComplete the function below.<|end|>\n<|assistant|>\n${HE.prompt}`),
+    );
     // No tokens: bigcode's defaults, ('', '', '\n').
     expect(body({ instruction: 'Do it.' })).toBe(want(`Do it.\n${HE.prompt}`));
     // The task's completion prompt: a full program's stub without its raise line.
@@ -118,7 +174,9 @@ describe('request bodies with a prompt template (byte for byte)', () => {
     const templated = ragRequestBody(HE, docs, 'lib', 'completions', withPrompt(INSTRUCT), 0) as { prompt: string };
     expect(templated.prompt).toBe(`<|user|>\nComplete the function below.<|end|>\n<|assistant|>\n${plain.prompt}`);
     expect(plain.prompt.endsWith(HE.prompt)).toBe(true);
-    const chat = ragRequestBody(HE, docs, 'lib', 'chat', withPrompt({ system: 'S', instruction: 'Write f.' }), 0) as { messages: Array<{ role: string; content: string }> };
+    const chat = ragRequestBody(HE, docs, 'lib', 'chat', withPrompt({ system: 'S', instruction: 'Write f.' }), 0) as {
+      messages: Array<{ role: string; content: string }>;
+    };
     const chatDefault = ragRequestBody(HE, docs, 'lib', 'chat', base, 0) as { messages: Array<{ role: string; content: string }> };
     expect(chat.messages[0]).toEqual({ role: 'system', content: 'S' });
     expect(chat.messages[1]!.content).toBe(chatDefault.messages[1]!.content.replace(familyOf(HE).chatInstruction(HE), 'Write f.'));
@@ -128,7 +186,13 @@ describe('request bodies with a prompt template (byte for byte)', () => {
   it('without a template the bodies are exactly the defaults', () => {
     expect(directRequestBody(HE, 'completions', base, 0)).toEqual({ ...base, prompt: HE.prompt });
     expect(JSON.stringify(directRequestBody(HE, 'chat', base, 0))).toBe(
-      JSON.stringify({ ...base, messages: [{ role: 'system', content: DEFAULT_SYSTEM }, { role: 'user', content: `${familyOf(HE).chatInstruction(HE)}${FENCED}` }] }),
+      JSON.stringify({
+        ...base,
+        messages: [
+          { role: 'system', content: DEFAULT_SYSTEM },
+          { role: 'user', content: `${familyOf(HE).chatInstruction(HE)}${FENCED}` },
+        ],
+      }),
     );
   });
 });
@@ -139,8 +203,17 @@ describe('the solution of a completion after a templated prompt', () => {
     // the task's prompt, the completion continues that prompt.
     expect(familyOf(HE).solution(HE, 'completions', '    return 2 * x\n')).toBe(`${HE.prompt}    return 2 * x\n`);
     expect(familyOf(PBE).solution(PBE, 'completions', '    return s\n')).toBe('def g(s):\n    """x"""\n    return s\n');
-    const mbpp: SweepProblem = { family: 'mbpp', form: 'completion', task_id: '2', prompt: '"""\nWrite f.\n"""\n', entry_point: 'f', test: 'assert f(1) == 2\n' };
-    expect(familyOf(mbpp).solution(mbpp, 'completions', 'def f(x):\n    return 2 * x\n')).toBe(`${mbpp.prompt}def f(x):\n    return 2 * x\n`);
+    const mbpp: SweepProblem = {
+      family: 'mbpp',
+      form: 'completion',
+      task_id: '2',
+      prompt: '"""\nWrite f.\n"""\n',
+      entry_point: 'f',
+      test: 'assert f(1) == 2\n',
+    };
+    expect(familyOf(mbpp).solution(mbpp, 'completions', 'def f(x):\n    return 2 * x\n')).toBe(
+      `${mbpp.prompt}def f(x):\n    return 2 * x\n`,
+    );
   });
 });
 
@@ -195,7 +268,7 @@ describe('the prompts: axis (one template per cell)', () => {
     expect(formatPlan(plan)).toContain('x 2 temperatures x 2 prompt templates = 4 cells');
   });
 
-  it('leaves sweeps without it as they were: no suffix, the model\'s own template, no axis in the plan', () => {
+  it("leaves sweeps without it as they were: no suffix, the model's own template, no axis in the plan", () => {
     const config = parseSweepConfig(withModel({ api: 'completions', prompt: INSTRUCT }));
     const [cell] = expandGrid(config);
     expect(cell!.id).toBe(`${config.datasets[0]!.name}.m.direct.t${config.temperatures[0]}`);
@@ -207,24 +280,32 @@ describe('the prompts: axis (one template per cell)', () => {
     expect(formatPlan(plan)).toContain(' x 1 temperature = 1 cell');
   });
 
-  it('checks each template against every model\'s api, naming the entry, the field and the model', () => {
-    const config = { ...axis([{ name: 'sys', system: 'S' }]), models: [
-      { id: 'c', base_url: 'http://127.0.0.1:8080/v1', model: 'x', api: 'completions' },
-      { id: 'h', base_url: 'http://127.0.0.1:8080/v1', model: 'x', api: 'chat' },
-    ] };
+  it("checks each template against every model's api, naming the entry, the field and the model", () => {
+    const config = {
+      ...axis([{ name: 'sys', system: 'S' }]),
+      models: [
+        { id: 'c', base_url: 'http://127.0.0.1:8080/v1', model: 'x', api: 'completions' },
+        { id: 'h', base_url: 'http://127.0.0.1:8080/v1', model: 'x', api: 'chat' },
+      ],
+    };
     expect(sweepConfigIssues(config)).toEqual([
       {
         path: 'prompts[0].system',
-        message: "needs api: chat (a completion model has no system message; use prefix) (models[0], c, is api: completions; list the template's cells' models in another sweep, or drop the field)",
+        message:
+          "needs api: chat (a completion model has no system message; use prefix) (models[0], c, is api: completions; list the template's cells' models in another sweep, or drop the field)",
       },
     ]);
   });
 
   it('refuses repeated or dotted names, an empty list, unknown keys, and a model template beside the axis', () => {
-    expect(sweepConfigIssues(axis([{ name: 'a' }, { name: 'a', prefix: 'p' }]))).toEqual([{ path: 'prompts[1].name', message: 'duplicate of prompts[0].name ("a")' }]);
+    expect(sweepConfigIssues(axis([{ name: 'a' }, { name: 'a', prefix: 'p' }]))).toEqual([
+      { path: 'prompts[1].name', message: 'duplicate of prompts[0].name ("a")' },
+    ]);
     expect(sweepConfigIssues(axis([{ name: 'a.b' }]))[0]!.path).toBe('prompts[0].name');
     expect(sweepConfigIssues(axis([{ name: 'a.b' }]))[0]!.message).toContain('no dots');
-    expect(sweepConfigIssues(axis([]))).toEqual([{ path: 'prompts', message: 'needs at least one prompt template (or leave prompts out)' }]);
+    expect(sweepConfigIssues(axis([]))).toEqual([
+      { path: 'prompts', message: 'needs at least one prompt template (or leave prompts out)' },
+    ]);
     expect(sweepConfigIssues(axis([{ name: 'a', instructions: 'x' }]))[0]!.path).toBe('prompts[0].instructions');
     expect(sweepConfigIssues(withModel({ api: 'completions', prompt: INSTRUCT }, { prompts: [{ name: 'a' }] }))).toEqual([
       { path: 'models[0].prompt', message: 'give prompt templates either per model (models[i].prompt) or as the prompts: axis, not both' },
@@ -237,12 +318,23 @@ describe('the prompts: axis (one template per cell)', () => {
       (config.datasets as Array<Record<string, unknown>>)[0]!.library = { api_docs: 'docs.jsonl', name: 'lib', summary: 's' };
       return config;
     };
-    expect(expandGrid(parseSweepConfig(withLibrary([{ name: 'default' }, { name: 'sys', system: 'S' }]))).map((c) => [c.method, c.promptName, c.promptTemplate])).toEqual([
+    expect(
+      expandGrid(parseSweepConfig(withLibrary([{ name: 'default' }, { name: 'sys', system: 'S' }]))).map((c) => [
+        c.method,
+        c.promptName,
+        c.promptTemplate,
+      ]),
+    ).toEqual([
       ['direct', 'default', undefined],
       ['direct', 'sys', { system: 'S' }],
       ['self-repair', 'default', undefined],
       ['self-repair', 'sys', { system: 'S' }],
     ]);
-    expect(expandGrid(parseSweepConfig(withLibrary([{ name: 'default' }, { name: 'plain' }]))).map((c) => c.promptName)).toEqual(['default', 'plain', 'default', 'plain']);
+    expect(expandGrid(parseSweepConfig(withLibrary([{ name: 'default' }, { name: 'plain' }]))).map((c) => c.promptName)).toEqual([
+      'default',
+      'plain',
+      'default',
+      'plain',
+    ]);
   });
 });

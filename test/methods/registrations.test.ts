@@ -31,13 +31,27 @@ describe('method registrations', () => {
         'repairSample',
       ].sort(),
     );
-    expect(Object.keys(storageQueueActivities(METHOD_ACTIVITIES, deps.bucket)).sort()).toEqual(['writeCapirTrace', 'writeExplorationTrace', 'writeRepairTrace']);
+    expect(Object.keys(storageQueueActivities(METHOD_ACTIVITIES, deps.bucket)).sort()).toEqual([
+      'writeCapirTrace',
+      'writeExplorationTrace',
+      'writeRepairTrace',
+    ]);
   });
 
   it('export the workflow types of before the split from the bundle entry', () => {
-    const types = Object.entries(bundle).filter(([, v]) => typeof v === 'function').map(([k]) => k);
+    const types = Object.entries(bundle)
+      .filter(([, v]) => typeof v === 'function')
+      .map(([k]) => k);
     expect(types.sort()).toEqual(
-      ['generateDatasetWorkflow', 'sweepWorkflow', 'sweepCellWorkflow', 'sweepShardWorkflow', 'exploracoderTaskWorkflow', 'selfRepairTaskWorkflow', 'capirTaskWorkflow'].sort(),
+      [
+        'generateDatasetWorkflow',
+        'sweepWorkflow',
+        'sweepCellWorkflow',
+        'sweepShardWorkflow',
+        'exploracoderTaskWorkflow',
+        'selfRepairTaskWorkflow',
+        'capirTaskWorkflow',
+      ].sort(),
     );
   });
 
@@ -49,14 +63,16 @@ describe('method registrations', () => {
 
   it('refuse two methods registering one activity name', () => {
     const twin = defineMethodActivities({ kind: 'twin', llm: () => ({ generateRag: async () => null }) });
-    expect(() => llmQueueActivities([...METHOD_ACTIVITIES, twin], deps)).toThrow('activity generateRag is registered by both method rag and method twin');
+    expect(() => llmQueueActivities([...METHOD_ACTIVITIES, twin], deps)).toThrow(
+      'activity generateRag is registered by both method rag and method twin',
+    );
   });
 
   it('refuse a registered kind whose kind or names are taken, and change nothing then', () => {
     expect(() => registerMethodKind(ragMethod)).toThrow('method kind rag is registered twice');
-    expect(() => registerMethodKind({ ...ragMethod, kind: 'rag-again', names: { fresh: ragMethod.names.rag, rag: ragMethod.names.rag } })).toThrow(
-      'method rag is registered by both rag and rag-again',
-    );
+    expect(() =>
+      registerMethodKind({ ...ragMethod, kind: 'rag-again', names: { fresh: ragMethod.names.rag, rag: ragMethod.names.rag } }),
+    ).toThrow('method rag is registered by both rag and rag-again');
     expect(findMethod('fresh')).toBeUndefined();
   });
 });

@@ -26,6 +26,7 @@ describe('remainingChoicesBody', () => {
 
   it('positions outside the request, repeated or out of order are a bug, said so', () => {
     const body = chatBody(sampling, messages, 0, 3);
-    for (const bad of [[], [3], [-1], [1, 1], [2, 1]]) expect(() => remainingChoicesBody(body, bad)).toThrow(/remaining choices .* of a request for 3/);
+    for (const bad of [[], [3], [-1], [1, 1], [2, 1]])
+      expect(() => remainingChoicesBody(body, bad)).toThrow(/remaining choices .* of a request for 3/);
   });
 });

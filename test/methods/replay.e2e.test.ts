@@ -14,13 +14,18 @@ import { describe, expect, it } from 'vitest';
 import { installRuntime } from '../../workers/runWorkers.js';
 
 const dir = new URL('./replay-histories/', import.meta.url);
-const files = readdirSync(dir).filter((f) => f.endsWith('.history.gz')).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.history.gz'))
+  .sort();
 
 describe('method workflows recorded before the move to methods/', () => {
   it('replay against the workflow bundle (task chains of ExploraCoder*, CAPIR, self-repair; shards of direct, rag, ExploraCoder)', async () => {
     installRuntime('WARN');
     expect(files).toHaveLength(6);
-    const histories = files.map((f) => ({ workflowId: f, history: proto.temporal.api.history.v1.History.decode(gunzipSync(readFileSync(new URL(f, dir)))) }));
+    const histories = files.map((f) => ({
+      workflowId: f,
+      history: proto.temporal.api.history.v1.History.decode(gunzipSync(readFileSync(new URL(f, dir)))),
+    }));
     const failures: string[] = [];
     const workflowsPath = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
     for await (const result of Worker.runReplayHistories({ workflowsPath }, histories)) {

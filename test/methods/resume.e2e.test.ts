@@ -72,7 +72,12 @@ describe('an exploration chain survives its worker', () => {
     await killHard(first);
     killed = true;
     const before = server.requests().length;
-    const inFlight = new Set(server.requests().filter((r) => r.answeredAt === undefined).map((r) => r.key));
+    const inFlight = new Set(
+      server
+        .requests()
+        .filter((r) => r.answeredAt === undefined)
+        .map((r) => r.key),
+    );
     expect(inFlight.size).toBeGreaterThan(0);
 
     workers.push(spawnTs('workers/main.ts', ['--sweep-config', file], env));

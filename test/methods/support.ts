@@ -32,7 +32,8 @@ function contents(req: ScriptedRequest): Array<{ role: string; content: string }
 export function identifyTask(text: string, problems: KnownProblem[]): KnownProblem {
   let matches = problems.filter((p) => text.includes(p.prompt.trim()));
   // The planner is told the task's requirement in words, not its stub.
-  if (matches.length === 0) matches = problems.filter((p) => p.requirement !== undefined && text.includes(`[Task]\n${p.requirement}\n[Subtasks]`));
+  if (matches.length === 0)
+    matches = problems.filter((p) => p.requirement !== undefined && text.includes(`[Task]\n${p.requirement}\n[Subtasks]`));
   if (matches.length !== 1) throw new Error(`request matches ${matches.length} problems`);
   return matches[0]!;
 }
@@ -80,7 +81,10 @@ export function exploraScript(problems: KnownProblem[], seen: Classified[] = [])
     const canonical = c.problem.canonical_solution;
     switch (c.role) {
       case 'plan':
-        return { content: 'Plan:\n1. Find out what the first step does to the example inputs.\n2. Apply the second step to what the first produced.\n' };
+        return {
+          content:
+            'Plan:\n1. Find out what the first step does to the example inputs.\n2. Apply the second step to what the first produced.\n',
+        };
       case 'rerank':
       case 'global': {
         // Name the first two offered import paths, as a model that read the list would.
@@ -95,7 +99,9 @@ export function exploraScript(problems: KnownProblem[], seen: Classified[] = [])
         return { content: block(`print('MARK-s1-c${j}', 'abc'.upper())`) };
       }
       case 'debug':
-        return { content: block(c.candidate === 1 ? `print('MARK-s0-d1 fixed')` : `raise ValueError('MARK-s0-c${c.candidate} still broken')`) };
+        return {
+          content: block(c.candidate === 1 ? `print('MARK-s0-d1 fixed')` : `raise ValueError('MARK-s0-c${c.candidate} still broken')`),
+        };
       case 'final':
         return { content: choices(req, () => `Solution:\n\`\`\`python\n${canonical}\`\`\`\n`) };
       case 'generate': {
@@ -138,7 +144,9 @@ export interface ScriptedSweep {
 export function writeScriptedSweep(file: string, s: ScriptedSweep): void {
   const config = {
     id: s.id,
-    datasets: s.datasets.map(({ pbe, ...rest }) => (pbe ? { ...rest, family: 'pbe-world', pbe_world: pbe } : { family: 'humaneval', ...rest })),
+    datasets: s.datasets.map(({ pbe, ...rest }) =>
+      pbe ? { ...rest, family: 'pbe-world', pbe_world: pbe } : { family: 'humaneval', ...rest },
+    ),
     models: [{ id: 'chat', base_url: s.baseUrl, model: s.model ?? 'scripted', request_timeout_s: 20, ...s.modelOptions }],
     methods: s.methods,
     ...(s.methodOptions ? { method_options: s.methodOptions } : {}),

@@ -186,7 +186,13 @@ describe("Spider execution comparison (test-suite-sql-eval's result_eq)", () => 
   it('more than 3 columns (where the evaluator samples rows to narrow permutations)', () => {
     const gold = rows([int(1), int(2), int(3), int(4), int(5)], [int(6), int(7), int(8), int(9), int(10)]);
     const perm = [4, 2, 0, 3, 1];
-    expect(sameDenotation(gold, gold.map((r) => perm.map((i) => r[i]!)), true)).toBe(true);
+    expect(
+      sameDenotation(
+        gold,
+        gold.map((r) => perm.map((i) => r[i]!)),
+        true,
+      ),
+    ).toBe(true);
     const changed = rows([int(1), int(2), int(3), int(4), int(5)], [int(6), int(7), int(8), int(10), int(10)]);
     expect(sameDenotation(gold, changed, false)).toBe(false);
   });
@@ -205,7 +211,14 @@ describe("Spider execution comparison (test-suite-sql-eval's result_eq)", () => 
 
   it("Python's float repr, the evaluator's in-row sort key", () => {
     expect([1, 0.1, 1e16, 1e15, 1.5e-5, 123.456, -0, 2.5e-4].map(pythonFloatRepr)).toEqual([
-      '1.0', '0.1', '1e+16', '1000000000000000.0', '1.5e-05', '123.456', '-0.0', '0.00025',
+      '1.0',
+      '0.1',
+      '1e+16',
+      '1000000000000000.0',
+      '1.5e-05',
+      '123.456',
+      '-0.0',
+      '0.00025',
     ]);
   });
 });

@@ -32,7 +32,13 @@ describe('passAtK', () => {
   });
 
   it('stays accurate where binomials are astronomically large (n=200)', () => {
-    for (const [c, k] of [[1, 1], [3, 100], [50, 10], [199, 150], [0, 200]] as const) {
+    for (const [c, k] of [
+      [1, 1],
+      [3, 100],
+      [50, 10],
+      [199, 150],
+      [0, 200],
+    ] as const) {
       expect(passAtK(200, c, k), `c=${c} k=${k}`).toBeCloseTo(exactPassAtK(200, c, k), 12);
     }
   });

@@ -41,7 +41,7 @@ function rng(seed: number): () => number {
 const SNIPPETS = [
   "df.groupby('a')['b'].sum()",
   'sorted(d.items(), key=lambda x: x[1], reverse=True)',
-  're.sub(\'[^A-Za-z0-9]+\', \'\', s)',
+  "re.sub('[^A-Za-z0-9]+', '', s)",
   'public int getSize() { return this.items.size(); }',
   'SELECT count(*) FROM singer WHERE age > 20 ORDER BY name',
   "SELECT T1.name FROM a AS T1 JOIN b AS T2 ON T1.id = T2.id WHERE T2.x != 'y'",
@@ -50,7 +50,7 @@ const SNIPPETS = [
   'Convert a naïve datetime to UTC — café, Straße, İstanbul, 日本語のテキスト, مرحبا 🚀',
   'a &amp; b &lt;c&gt; &quot;quoted&quot; <skipped> tokens',
   'range 1-2 and 3 - 4, version 2.0.1; ratio 1.5x.',
-  "it's the user's \"best\" choice: {key: value} [0] @decorator $var ~tilde `tick` ^caret |pipe\\",
+  'it\'s the user\'s "best" choice: {key: value} [0] @decorator $var ~tilde `tick` ^caret |pipe\\',
   'line one-\nline two\nline three\ttabbed',
   'Ⅻ ² ½ ٣ x_1 __init__ self.__dict__',
   'return a+b*c/d-e%f==g<=h>=i',
@@ -62,7 +62,7 @@ function words(text: string): string[] {
 
 function makePairs(count: number): Array<{ prediction: string; reference: string }> {
   const random = rng(28);
-  const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
   const pairs: Array<{ prediction: string; reference: string }> = [];
   for (let i = 0; i < count; i++) {
     const reference = random() < 0.5 ? pick(SNIPPETS) : `${pick(SNIPPETS)} ${pick(SNIPPETS)}`;
@@ -116,7 +116,7 @@ const SQL = [
   'select distinct(a) from t',
   '  SELECT   Distinct a  ',
   'SELECT a FROM t WHERE b IS DISTINCT FROM c',
-  "SELECT 'distinct' , \"DISTINCT\", `distinct`, t.distinct, distinct_x, DISTINCTROW FROM t",
+  'SELECT \'distinct\' , "DISTINCT", `distinct`, t.distinct, distinct_x, DISTINCTROW FROM t',
   "SELECT x FROM t WHERE y = 'it''s distinct' AND z = 'a\\'distinct'",
   'SELECT 1 -- distinct\n, 2',
   'SELECT /* distinct */ 3',

@@ -67,7 +67,9 @@ describe('model server lifecycle', () => {
     ['SIGINT', 2],
   ] as const) {
     it(`CLI: prints the URL when ready, serves, stops cleanly on ${signal}${times === 2 ? ' sent twice' : ''} with a request in flight`, async () => {
-      const child = spawnTs('scripts/model-server.ts', ['--host', '127.0.0.1', '--port', '0', '--model', installedModelPath()], { EXPLORA_MODEL_SLOTS: '2' });
+      const child = spawnTs('scripts/model-server.ts', ['--host', '127.0.0.1', '--port', '0', '--model', installedModelPath()], {
+        EXPLORA_MODEL_SLOTS: '2',
+      });
       children.push(child);
       const url = await waitUntil(() => /^(http:\/\/127\.0\.0\.1:\d+\/v1)$/m.exec(child.output())?.[1], {
         what: () => `the server's URL on its output:\n${child.output()}`,
@@ -81,7 +83,10 @@ describe('model server lifecycle', () => {
       // Settled either way, so that a failure shows in the assertion below, not as an unhandled rejection.
       const inFlight = post(url, '/completions', { ...slow, max_tokens: 400 }).catch((err: Error) => err);
       const root = url.replace(/\/v1$/, '');
-      await waitUntil(async () => (await get(root, '/health')).body.queue.running || undefined, { what: () => `a request running:\n${child.output()}`, timeoutMs: 30_000 });
+      await waitUntil(async () => (await get(root, '/health')).body.queue.running || undefined, {
+        what: () => `a request running:\n${child.output()}`,
+        timeoutMs: 30_000,
+      });
       child.child.kill(signal);
       if (times === 2) {
         await sleep(2);
@@ -121,7 +126,13 @@ describe('model server threads', () => {
       const server = await serve({ threads, slots: 1 });
       const answers = [];
       for (const seed of [11, 12]) {
-        const r = await post(server.url, '/completions', { model: MODEL, prompt: 'import random\n\ndef roll_dice(sides):\n', max_tokens: 16, temperature: 1, seed });
+        const r = await post(server.url, '/completions', {
+          model: MODEL,
+          prompt: 'import random\n\ndef roll_dice(sides):\n',
+          max_tokens: 16,
+          temperature: 1,
+          seed,
+        });
         expect(r.headers.get('x-explora-threads')).toBe(String(threads));
         answers.push(r.body.choices[0].text as string);
       }
@@ -134,7 +145,9 @@ describe('model server threads', () => {
   });
 
   it('auto: one thread when other processes keep a core busy, two when they leave both free', async () => {
-    expect([threadsFor(0, 2, 2), threadsFor(0.4, 2, 2), threadsFor(0.7, 2, 2), threadsFor(3, 2, 2), threadsFor(1, 8, 8)]).toEqual([2, 2, 1, 1, 7]);
+    expect([threadsFor(0, 2, 2), threadsFor(0.4, 2, 2), threadsFor(0.7, 2, 2), threadsFor(3, 2, 2), threadsFor(1, 8, 8)]).toEqual([
+      2, 2, 1, 1, 7,
+    ]);
     const load = new OtherCpuLoad(250);
     try {
       // A process of our own spinning for 3 s is another process's load as far as the server is concerned.

@@ -53,7 +53,7 @@ describe('model server: routes and shapes', () => {
     expect(r.body.usage.total_tokens).toBe(r.body.usage.prompt_tokens + r.body.usage.completion_tokens);
   });
 
-  it('chat: applies the model\'s chat template (same tokens and text as the rendered prompt sent to completions)', async () => {
+  it("chat: applies the model's chat template (same tokens and text as the rendered prompt sent to completions)", async () => {
     const question = 'Name one Python keyword.';
     const viaChat = await chat({ messages: [{ role: 'user', content: question }], max_tokens: 6, temperature: 0 });
     expect(viaChat.status).toBe(200);
@@ -69,7 +69,14 @@ describe('model server: routes and shapes', () => {
     expect(viaCompletions.body.usage).toEqual(viaChat.body.usage);
     expect(viaCompletions.body.choices[0].text).toBe(choice.message.content);
     // A system message replaces the default one: fewer prompt tokens than with it.
-    const withSystem = await chat({ messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: question }], max_tokens: 1, temperature: 0 });
+    const withSystem = await chat({
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: question },
+      ],
+      max_tokens: 1,
+      temperature: 0,
+    });
     expect(withSystem.body.usage.prompt_tokens).toBeLessThan(viaChat.body.usage.prompt_tokens);
   });
 
@@ -77,7 +84,11 @@ describe('model server: routes and shapes', () => {
     const r = await completion({ prompt: '# A long list of Python keywords, one per line:\n', max_tokens: 5, temperature: 0 });
     expect(r.body.choices[0].finish_reason).toBe('length');
     expect(r.body.usage.completion_tokens).toBe(5);
-    const c = await chat({ messages: [{ role: 'user', content: 'Write a long essay about Python.' }], max_completion_tokens: 3, temperature: 0 });
+    const c = await chat({
+      messages: [{ role: 'user', content: 'Write a long essay about Python.' }],
+      max_completion_tokens: 3,
+      temperature: 0,
+    });
     expect(c.body.choices[0].finish_reason).toBe('length');
     expect(c.body.usage.completion_tokens).toBe(3);
   });
@@ -102,7 +113,10 @@ describe('model server: routes and shapes', () => {
     const r = await post(url, '/embeddings', { model: MODEL, input: ['def f(): pass', 'hello world'] });
     expect(r.status).toBe(200);
     expect(r.body.object).toBe('list');
-    expect(r.body.data.map((d: any) => [d.object, d.index])).toEqual([['embedding', 0], ['embedding', 1]]);
+    expect(r.body.data.map((d: any) => [d.object, d.index])).toEqual([
+      ['embedding', 0],
+      ['embedding', 1],
+    ]);
     const a: number[] = r.body.data[0].embedding;
     const b: number[] = r.body.data[1].embedding;
     expect(a).toHaveLength(896);
@@ -184,19 +198,30 @@ describe('model server: errors in the API shape', () => {
     expectApiError(await chat({ messages: [{ role: 'wizard', content: 'x' }] }), 400, { param: 'messages[0].role' });
     expectApiError(await chat({ messages: [{ role: 'user', content: 'x' }], presence_penalty: 1 }), 400, { param: 'presence_penalty' });
     expectApiError(await chat({ messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'function' }] }), 400, { param: 'tools' });
-    expectApiError(await chat({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'x' } }] }] }), 400, { param: 'messages[0].content', message: /text parts/ });
+    expectApiError(await chat({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'x' } }] }] }), 400, {
+      param: 'messages[0].content',
+      message: /text parts/,
+    });
     // Unknown parameters are refused as the API does, not dropped.
-    expectApiError(await completion({ prompt: 'x', top_k: 5 }), 400, { param: 'top_k', message: /Unrecognized request argument supplied: top_k/ });
+    expectApiError(await completion({ prompt: 'x', top_k: 5 }), 400, {
+      param: 'top_k',
+      message: /Unrecognized request argument supplied: top_k/,
+    });
   });
 
   it('400 context_length_exceeded when prompt plus max_tokens do not fit', async () => {
-    expectApiError(await completion({ prompt: 'x', max_tokens: 1_000_000 }), 400, { code: 'context_length_exceeded', message: /maximum context length is 8192/ });
+    expectApiError(await completion({ prompt: 'x', max_tokens: 1_000_000 }), 400, {
+      code: 'context_length_exceeded',
+      message: /maximum context length is 8192/,
+    });
     expectApiError(await completion({ prompt: 'word '.repeat(9000) }), 400, { code: 'context_length_exceeded', param: 'prompt' });
   });
 
   it('404 for an unknown model or route, 405 for a wrong method', async () => {
     expectApiError(await post(url, '/completions', { model: 'gpt-4o', prompt: 'x' }), 404, { code: 'model_not_found', param: 'model' });
-    expectApiError(await post(url, '/chat/completions', { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }), 404, { code: 'model_not_found' });
+    expectApiError(await post(url, '/chat/completions', { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }), 404, {
+      code: 'model_not_found',
+    });
     expectApiError(await post(url, '/engines/x/completions', {}), 404, { type: 'invalid_request_error' });
     expectApiError(await get(url, '/nothing'), 404);
     expectApiError(await get(url, '/chat/completions'), 405);
@@ -280,9 +305,19 @@ describe('model server: batching', () => {
     const abandon = new AbortController();
     const running = completion(neighbour);
     // Greedy, the model counts on for thousands of tokens.
-    const endless = { model: MODEL, prompt: '# The numbers from 1 to 5000, one per line:\n1\n2\n3\n', n: 2, max_tokens: 4000, temperature: 0 };
+    const endless = {
+      model: MODEL,
+      prompt: '# The numbers from 1 to 5000, one per line:\n1\n2\n3\n',
+      n: 2,
+      max_tokens: 4000,
+      temperature: 0,
+    };
     const gone = post(url, '/completions', endless, { signal: abandon.signal }).catch((err: Error) => err);
-    await waitUntil(async () => (await health()).slots.generating === 4, { what: 'all four choices generating', timeoutMs: 60_000, intervalMs: 20 });
+    await waitUntil(async () => (await health()).slots.generating === 4, {
+      what: 'all four choices generating',
+      timeoutMs: 60_000,
+      intervalMs: 20,
+    });
     abandon.abort();
     expect(await gone).toBeInstanceOf(Error);
     // A request that fails validation meanwhile is answered 400 and touches no slot.
@@ -292,14 +327,24 @@ describe('model server: batching', () => {
     expect(answer.body.choices).toEqual(alone.body.choices);
     expect(answer.body.usage).toEqual(alone.body.usage);
     // The abandoned choices (4000 tokens each) stopped: every slot is free again.
-    await waitUntil(async () => (await health()).slots.busy === 0, { what: 'the abandoned choices to free their slots', timeoutMs: 60_000 });
+    await waitUntil(async () => (await health()).slots.busy === 0, {
+      what: 'the abandoned choices to free their slots',
+      timeoutMs: 60_000,
+    });
   });
 });
 
 describe('model server: concurrency', () => {
   it('more simultaneous requests than slots: all answered, the later ones after a wait, and the server stays responsive', async () => {
-    const bodies = Array.from({ length: SLOTS + 2 }, (_, i) => ({ prompt: `# Task ${i}\ndef f${i}(x):\n`, max_tokens: 4, temperature: 0.7, seed: i }));
-    const pending = bodies.map((b, i) => (i % 2 ? completion(b) : chat({ messages: [{ role: 'user', content: b.prompt }], max_tokens: 4, seed: i })));
+    const bodies = Array.from({ length: SLOTS + 2 }, (_, i) => ({
+      prompt: `# Task ${i}\ndef f${i}(x):\n`,
+      max_tokens: 4,
+      temperature: 0.7,
+      seed: i,
+    }));
+    const pending = bodies.map((b, i) =>
+      i % 2 ? completion(b) : chat({ messages: [{ role: 'user', content: b.prompt }], max_tokens: 4, seed: i }),
+    );
     // While they run, the server still answers what needs no model.
     const h = await health();
     expect(h.status).toBe('ok');
@@ -318,10 +363,14 @@ describe('model server: concurrency', () => {
   });
 
   it('a client that gives up while waiting for a slot leaves the queue; the server goes on', async () => {
-    const fill = Array.from({ length: SLOTS }, (_, i) => completion({ prompt: `def long_function_${i}():\n`, max_tokens: 12, temperature: 0 }));
+    const fill = Array.from({ length: SLOTS }, (_, i) =>
+      completion({ prompt: `def long_function_${i}():\n`, max_tokens: 12, temperature: 0 }),
+    );
     const abandon = new AbortController();
     const abandoned = completion({ prompt: 'x', max_tokens: 4 }).catch(() => null);
-    const gone = post(url, '/completions', { model: MODEL, prompt: 'y', max_tokens: 4 }, { signal: abandon.signal }).catch((err: Error) => err);
+    const gone = post(url, '/completions', { model: MODEL, prompt: 'y', max_tokens: 4 }, { signal: abandon.signal }).catch(
+      (err: Error) => err,
+    );
     await sleep(100);
     abandon.abort();
     expect(await gone).toBeInstanceOf(Error);
@@ -341,7 +390,10 @@ describe('model server with the openai SDK', () => {
 
     const chatAnswer = await client.chat.completions.create({
       model: MODEL,
-      messages: [{ role: 'system', content: 'You write Python.' }, { role: 'user', content: 'Write add(a, b).' }],
+      messages: [
+        { role: 'system', content: 'You write Python.' },
+        { role: 'user', content: 'Write add(a, b).' },
+      ],
       max_tokens: 5,
       temperature: 0.8,
       top_p: 0.95,
@@ -354,7 +406,14 @@ describe('model server with the openai SDK', () => {
     // What the project's LLM activity accepts as a response.
     expect(ChatResponseSchema.safeParse(chatAnswer).success).toBe(true);
 
-    const textAnswer = await client.completions.create({ model: MODEL, prompt: 'def add(a, b):\n', max_tokens: 8, temperature: 0, n: 1, seed: 3 });
+    const textAnswer = await client.completions.create({
+      model: MODEL,
+      prompt: 'def add(a, b):\n',
+      max_tokens: 8,
+      temperature: 0,
+      n: 1,
+      seed: 3,
+    });
     expect(textAnswer.choices[0]!.text).toContain('a + b');
     expect(CompletionResponseSchema.safeParse(textAnswer).success).toBe(true);
 
@@ -365,7 +424,9 @@ describe('model server with the openai SDK', () => {
     const notFound = await client.completions.create({ model: 'gpt-4o', prompt: 'x', max_tokens: 1 }).catch((e: unknown) => e);
     expect(notFound).toBeInstanceOf(APIError);
     expect(notFound).toMatchObject({ status: 404, code: 'model_not_found', param: 'model', type: 'invalid_request_error' });
-    const bad = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'x' }], temperature: 9 }).catch((e: unknown) => e);
+    const bad = await client.chat.completions
+      .create({ model: MODEL, messages: [{ role: 'user', content: 'x' }], temperature: 9 })
+      .catch((e: unknown) => e);
     expect(bad).toMatchObject({ status: 400, param: 'temperature', type: 'invalid_request_error' });
   });
 });

@@ -36,16 +36,22 @@ export async function get(baseUrl: string, route: string): Promise<Answer> {
 }
 
 /** The API's error shape, exactly: `{"error": {"message", "type", "param", "code"}}`. */
-export function expectApiError(answer: Answer, status: number, expected: { type?: string; param?: string | null; code?: string | null; message?: RegExp } = {}): void {
+export function expectApiError(
+  answer: Answer,
+  status: number,
+  expected: { type?: string; param?: string | null; code?: string | null; message?: RegExp } = {},
+): void {
   if (answer.status !== status) throw new Error(`expected ${status}, got ${answer.status}: ${JSON.stringify(answer.body)}`);
   const keys = Object.keys(answer.body ?? {});
   if (keys.length !== 1 || keys[0] !== 'error') throw new Error(`not an API error body: ${JSON.stringify(answer.body)}`);
   const error = answer.body.error;
   const errorKeys = Object.keys(error).sort();
-  if (JSON.stringify(errorKeys) !== JSON.stringify(['code', 'message', 'param', 'type'])) throw new Error(`error fields ${errorKeys.join(',')}`);
+  if (JSON.stringify(errorKeys) !== JSON.stringify(['code', 'message', 'param', 'type']))
+    throw new Error(`error fields ${errorKeys.join(',')}`);
   if (typeof error.message !== 'string' || error.message === '') throw new Error('empty error message');
   if (expected.type !== undefined && error.type !== expected.type) throw new Error(`type ${error.type}, expected ${expected.type}`);
   if (expected.param !== undefined && error.param !== expected.param) throw new Error(`param ${error.param}, expected ${expected.param}`);
   if (expected.code !== undefined && error.code !== expected.code) throw new Error(`code ${error.code}, expected ${expected.code}`);
-  if (expected.message && !expected.message.test(error.message)) throw new Error(`message '${error.message}' does not match ${expected.message}`);
+  if (expected.message && !expected.message.test(error.message))
+    throw new Error(`message '${error.message}' does not match ${expected.message}`);
 }

@@ -38,7 +38,7 @@ describe('resolvePbeParams', () => {
   it('alphabet as a size, a string or an array', () => {
     expect(resolvePbeParams({ alphabet_size: 3 }).alphabet).toEqual(['a', 'b', 'c']);
     expect(resolvePbeParams({ alphabet_size: 26 }).alphabet.join('')).toBe('abcdefghijklmnopqrstuvwxyz');
-    expect(resolvePbeParams({ alphabet: 'xY\\\' ' }).alphabet).toEqual(['x', 'Y', '\\', "'", ' ']);
+    expect(resolvePbeParams({ alphabet: "xY\\' " }).alphabet).toEqual(['x', 'Y', '\\', "'", ' ']);
     expect(resolvePbeParams({ alphabet: ['q', 'r'] }).alphabet).toEqual(['q', 'r']);
   });
 
@@ -75,8 +75,16 @@ describe('resolvePbeParams', () => {
     ['num_examples 0', { num_examples: 0 }, [['num_examples']]],
     ['num_tests negative', { num_tests: -1 }, [['num_tests']]],
     ['examples + tests > pool', { num_examples: 10, num_tests: 7 }, [['n_inputs_for_examples', 'num_examples', 'num_tests']]],
-    ['pool larger than the space (alphabet)', { alphabet: 'ab', l_min: 1, l_max: 2, n_inputs_for_examples: 7 }, [['alphabet', 'l_max', 'l_min', 'n_inputs_for_examples']]],
-    ['pool larger than the space (alphabet_size)', { alphabet_size: 1, l_min: 1, l_max: 5, n_inputs_for_examples: 6, num_examples: 1, num_tests: 0 }, [['alphabet_size', 'l_max', 'l_min', 'n_inputs_for_examples']]],
+    [
+      'pool larger than the space (alphabet)',
+      { alphabet: 'ab', l_min: 1, l_max: 2, n_inputs_for_examples: 7 },
+      [['alphabet', 'l_max', 'l_min', 'n_inputs_for_examples']],
+    ],
+    [
+      'pool larger than the space (alphabet_size)',
+      { alphabet_size: 1, l_min: 1, l_max: 5, n_inputs_for_examples: 6, num_examples: 1, num_tests: 0 },
+      [['alphabet_size', 'l_max', 'l_min', 'n_inputs_for_examples']],
+    ],
     ['seed negative', { seed: -1 }, [['seed']]],
     ['seed 2^32', { seed: 2 ** 32 }, [['seed']]],
     ['seed fractional', { seed: 1.5 }, [['seed']]],

@@ -120,7 +120,13 @@ describe('private tasks under real Python', () => {
       examples: task.examples,
     };
     const unprepared = { ...base, program: fullProgram(task) };
-    const wrong = { ...base, program: prepare(0, fullProgram({ ...task, canonical_solution: task.canonical_solution.replace('    return s', '    return s + "!"') })) };
+    const wrong = {
+      ...base,
+      program: prepare(
+        0,
+        fullProgram({ ...task, canonical_solution: task.canonical_solution.replace('    return s', '    return s + "!"') }),
+      ),
+    };
     const failures = runPythonJson<string[]>(CHECK_PRIVATE_PY, [unprepared, wrong]);
     expect(failures).toHaveLength(2);
     expect(failures[0]).toMatch(/ModuleNotFoundError/);
@@ -175,7 +181,7 @@ print(json.dumps(failures))
     expect(result).toEqual([]);
   });
 
-  it("names are pronounceable nonsense, never a str method, keyword, builtin or standard module", () => {
+  it('names are pronounceable nonsense, never a str method, keyword, builtin or standard module', () => {
     const seeds = [...Array.from({ length: 1500 }, (_, i) => i), 2 ** 31, 2 ** 32 - 1];
     const names = seeds.map((seed) => {
       const lib = privateLibrary(seed);
@@ -211,7 +217,12 @@ describe('private rows', () => {
       const plain = generateTask(plainParams, index);
       const priv = generateTask(privateParams, index);
       const { library, ...metadata } = priv.metadata;
-      expect(library).toEqual({ name: 'pbe-private', module: lib.module, version: PRIVATE_LIBRARY_VERSION, source_hash: privateSourceHash(lib.source) });
+      expect(library).toEqual({
+        name: 'pbe-private',
+        module: lib.module,
+        version: PRIVATE_LIBRARY_VERSION,
+        source_hash: privateSourceHash(lib.source),
+      });
       expect(metadata).toEqual(plain.metadata);
       expect(Object.keys(priv)).toEqual(Object.keys(plain));
       for (const key of ['task_id', 'entry_point', 'canonical_pipeline', 'test', 'num_tests', 'examples', 'tests'] as const) {
@@ -252,11 +263,27 @@ describe('private rows', () => {
 
   it('the default (python_str) datasets are byte for byte those of the generator before the library option', () => {
     // sha256 of the first 300 JSONL lines, computed with the generator as it was before `library` existed.
-    const digest = (params: PbeParams) => createHash('sha256').update([...generateLines(params, 0, 300)].join('')).digest('hex');
+    const digest = (params: PbeParams) =>
+      createHash('sha256')
+        .update([...generateLines(params, 0, 300)].join(''))
+        .digest('hex');
     expect(digest(resolvePbeParams({ count: 300 }))).toBe('df9d904777cb17211ec6ab535ac156d0b7a8226084cbd180ff096465c1e36968');
-    const long = { seed: 5, alphabet: 'abcXY', l_min: 4, l_max: 10, pipeline_L_min: 5, pipeline_L_max: 8, n_inputs_for_examples: 20, num_examples: 5, num_tests: 5, count: 300 };
+    const long = {
+      seed: 5,
+      alphabet: 'abcXY',
+      l_min: 4,
+      l_max: 10,
+      pipeline_L_min: 5,
+      pipeline_L_max: 8,
+      n_inputs_for_examples: 20,
+      num_examples: 5,
+      num_tests: 5,
+      count: 300,
+    };
     expect(digest(resolvePbeParams(long))).toBe('3543be81e3a4d03401acc64d7505958bf597f39a73c9ba6ca683f6a91dd3a81a');
-    expect(digest(resolvePbeParams({ ...long, library: 'python_str' }))).toBe('3543be81e3a4d03401acc64d7505958bf597f39a73c9ba6ca683f6a91dd3a81a');
+    expect(digest(resolvePbeParams({ ...long, library: 'python_str' }))).toBe(
+      '3543be81e3a4d03401acc64d7505958bf597f39a73c9ba6ca683f6a91dd3a81a',
+    );
     expect(generateTask(resolvePbeParams({}), 0).metadata).not.toHaveProperty('library');
   });
 
@@ -304,7 +331,8 @@ describe('prepareModuleProgram in the real sandbox', () => {
   });
 
   const run = (id: string, program: string) => executor.run({ id, program });
-  const programLines = (traceback: string | undefined) => [...(traceback ?? '').matchAll(/File "program\.py", line (\d+)/g)].map((m) => Number(m[1]));
+  const programLines = (traceback: string | undefined) =>
+    [...(traceback ?? '').matchAll(/File "program\.py", line (\d+)/g)].map((m) => Number(m[1]));
 
   it('canonical solutions pass', async () => {
     const tasks = Array.from({ length: 40 }, (_, i) => generateTask(PRIVATE_SETS[2]![1], i));
@@ -313,16 +341,9 @@ describe('prepareModuleProgram in the real sandbox', () => {
   });
 
   it('traceback line numbers of the program move by exactly one', async () => {
-    const program = [
-      `import ${lib.module}`,
-      '',
-      'def f(s):',
-      `    s = ${fn('upper')}(s)`,
-      '    return s[100]',
-      '',
-      "f('ab')",
-      '',
-    ].join('\n');
+    const program = [`import ${lib.module}`, '', 'def f(s):', `    s = ${fn('upper')}(s)`, '    return s[100]', '', "f('ab')", ''].join(
+      '\n',
+    );
     // The same lines with str in place of the module, unprepared: its line numbers are the source's.
     const reference = await run('raw', program.replace(`import ${lib.module}`, 'pass').replace(`${fn('upper')}(s)`, 's.upper()'));
     const prepared = await run('prepared', prepare(seed, program));

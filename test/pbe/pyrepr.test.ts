@@ -11,11 +11,56 @@ const range = (lo: number, hi: number) => Array.from({ length: hi - lo + 1 }, (_
  */
 function corpus(): string[] {
   const fixed = [
-    '', 'a', "'", '"', `'"`, `"'`, "it's", 'say "hi"', `both ' and "`, "''", '""',
-    '\\', 'a\\b', "\\'", '\\"', '\\\\n', '\n\r\t', 'tab\there', '\x00\x01\x1f', '\x7f', '\x0b\x0c',
-    '\x80\x9f', '\xa0', '\xad', '\xff', 'é', 'ñ', 'ÿ', 'ß', 'İ', 'ΑΣ', '中文', '😀', 'a😀b',
-    '\u2028\u2029', '\u200b', '\ufeff', '\u0378', '\ue000', '\u3000', '\u{10ffff}', '\u{e0001}', '\u{1f600}',
-    '\ud800', '\udc00', 'x\ud83dy', '$&', '$1$$', '"""', "'''",
+    '',
+    'a',
+    "'",
+    '"',
+    `'"`,
+    `"'`,
+    "it's",
+    'say "hi"',
+    `both ' and "`,
+    "''",
+    '""',
+    '\\',
+    'a\\b',
+    "\\'",
+    '\\"',
+    '\\\\n',
+    '\n\r\t',
+    'tab\there',
+    '\x00\x01\x1f',
+    '\x7f',
+    '\x0b\x0c',
+    '\x80\x9f',
+    '\xa0',
+    '\xad',
+    '\xff',
+    'é',
+    'ñ',
+    'ÿ',
+    'ß',
+    'İ',
+    'ΑΣ',
+    '中文',
+    '😀',
+    'a😀b',
+    '\u2028\u2029',
+    '\u200b',
+    '\ufeff',
+    '\u0378',
+    '\ue000',
+    '\u3000',
+    '\u{10ffff}',
+    '\u{e0001}',
+    '\u{1f600}',
+    '\ud800',
+    '\udc00',
+    'x\ud83dy',
+    '$&',
+    '$1$$',
+    '"""',
+    "'''",
     range(0, 127).join(''),
     range(128, 255).join(''),
   ];
@@ -30,14 +75,9 @@ function corpus(): string[] {
 describe('pyRepr', () => {
   it("equals Python 3's repr() on a corpus of tricky strings", () => {
     const strings = corpus();
-    const expected = runPythonJson<string[]>(
-      'import json, sys\nprint(json.dumps([repr(s) for s in json.load(sys.stdin)]))',
-      strings,
-    );
+    const expected = runPythonJson<string[]>('import json, sys\nprint(json.dumps([repr(s) for s in json.load(sys.stdin)]))', strings);
     expect(expected).toHaveLength(strings.length);
-    const mismatches = strings
-      .map((s, i) => ({ s, ours: pyRepr(s), python: expected[i] }))
-      .filter((m) => m.ours !== m.python);
+    const mismatches = strings.map((s, i) => ({ s, ours: pyRepr(s), python: expected[i] })).filter((m) => m.ours !== m.python);
     expect(mismatches).toEqual([]);
   });
 });

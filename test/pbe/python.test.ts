@@ -107,9 +107,7 @@ describe('generated tasks under real Python', () => {
       'import json, sys\nout = []\nfor c in json.load(sys.stdin):\n    ns = {"s": c["s"]}\n    exec(c["statement"], ns)\n    out.append(ns["s"])\nprint(json.dumps(out))',
       cases,
     );
-    const mismatches = cases
-      .map((c, i) => ({ ...c, ours: applyStep(c.s, c.step), python: python[i] }))
-      .filter((c) => c.ours !== c.python);
+    const mismatches = cases.map((c, i) => ({ ...c, ours: applyStep(c.s, c.step), python: python[i] })).filter((c) => c.ours !== c.python);
     expect(mismatches).toEqual([]);
   });
 });

@@ -42,17 +42,81 @@ export function runPythonJson<T>(script: string, input: unknown): T {
 /** Named parameter sets covering the defaults, larger alphabets, long pipelines and odd characters. */
 export const PARAM_SET_INPUTS: Record<string, PbeParamsInput> = {
   defaults: {},
-  bigger_alphabet: { alphabet_size: 6, l_min: 3, l_max: 8, pipeline_L_min: 1, pipeline_L_max: 4, n_inputs_for_examples: 24, num_examples: 4, num_tests: 6 },
+  bigger_alphabet: {
+    alphabet_size: 6,
+    l_min: 3,
+    l_max: 8,
+    pipeline_L_min: 1,
+    pipeline_L_max: 4,
+    n_inputs_for_examples: 24,
+    num_examples: 4,
+    num_tests: 6,
+  },
   // Mixed case from the start so lower() is as available as upper(); long pipelines use every op.
-  long_pipelines: { alphabet: 'abcXY', l_min: 4, l_max: 10, pipeline_L_min: 5, pipeline_L_max: 8, n_inputs_for_examples: 20, num_examples: 5, num_tests: 5 },
+  long_pipelines: {
+    alphabet: 'abcXY',
+    l_min: 4,
+    l_max: 10,
+    pipeline_L_min: 5,
+    pipeline_L_max: 8,
+    n_inputs_for_examples: 20,
+    num_examples: 5,
+    num_tests: 5,
+  },
   // Short strings over two letters: strings empty out fast, steps get stuck, restarts happen.
-  strip_heavy: { alphabet: 'ab', l_min: 1, l_max: 4, pipeline_L_min: 3, pipeline_L_max: 6, n_inputs_for_examples: 12, num_examples: 4, num_tests: 4 },
+  strip_heavy: {
+    alphabet: 'ab',
+    l_min: 1,
+    l_max: 4,
+    pipeline_L_min: 3,
+    pipeline_L_max: 6,
+    n_inputs_for_examples: 12,
+    num_examples: 4,
+    num_tests: 4,
+  },
   // Characters Python's repr escapes or switches quotes for, and JS replacement patterns ($&, $1).
-  special_chars: { alphabet: ["'", '\\', ' ', 'a', 'B', '$', '&', '1'], l_min: 2, l_max: 6, pipeline_L_min: 1, pipeline_L_max: 4, n_inputs_for_examples: 16, num_examples: 3, num_tests: 5 },
-  no_hidden_tests: { alphabet_size: 3, l_min: 2, l_max: 5, pipeline_L_min: 1, pipeline_L_max: 3, n_inputs_for_examples: 10, num_examples: 2, num_tests: 0 },
-  one_letter: { alphabet: 'a', l_min: 1, l_max: 8, pipeline_L_min: 1, pipeline_L_max: 2, n_inputs_for_examples: 8, num_examples: 2, num_tests: 2 },
+  special_chars: {
+    alphabet: ["'", '\\', ' ', 'a', 'B', '$', '&', '1'],
+    l_min: 2,
+    l_max: 6,
+    pipeline_L_min: 1,
+    pipeline_L_max: 4,
+    n_inputs_for_examples: 16,
+    num_examples: 3,
+    num_tests: 5,
+  },
+  no_hidden_tests: {
+    alphabet_size: 3,
+    l_min: 2,
+    l_max: 5,
+    pipeline_L_min: 1,
+    pipeline_L_max: 3,
+    n_inputs_for_examples: 10,
+    num_examples: 2,
+    num_tests: 0,
+  },
+  one_letter: {
+    alphabet: 'a',
+    l_min: 1,
+    l_max: 8,
+    pipeline_L_min: 1,
+    pipeline_L_max: 2,
+    n_inputs_for_examples: 8,
+    num_examples: 2,
+    num_tests: 2,
+  },
   // Pool = the whole space (2 + 4 strings): the enumerate-and-sample path.
-  whole_space: { alphabet: 'ab', l_min: 1, l_max: 2, pipeline_L_min: 1, pipeline_L_max: 3, n_inputs_for_examples: 6, num_examples: 3, num_tests: 3, seed: 7 },
+  whole_space: {
+    alphabet: 'ab',
+    l_min: 1,
+    l_max: 2,
+    pipeline_L_min: 1,
+    pipeline_L_max: 3,
+    n_inputs_for_examples: 6,
+    num_examples: 3,
+    num_tests: 3,
+    seed: 7,
+  },
 };
 
 export const PARAM_SETS: [string, PbeParams][] = Object.entries(PARAM_SET_INPUTS).map(([name, input]) => [

@@ -31,7 +31,8 @@ function taskProblems(params: PbeParams, index: number, task: PbeTask, pool: str
   check(task.metadata.split === params.split, 'metadata.split');
   const { n_inputs_for_examples, l_min, l_max, pipeline_L_min, pipeline_L_max } = params;
   check(
-    JSON.stringify(task.metadata.generation_params) === JSON.stringify({ n_inputs_for_examples, l_min, l_max, pipeline_L_min, pipeline_L_max }),
+    JSON.stringify(task.metadata.generation_params) ===
+      JSON.stringify({ n_inputs_for_examples, l_min, l_max, pipeline_L_min, pipeline_L_max }),
     'metadata.generation_params',
   );
 
@@ -40,13 +41,19 @@ function taskProblems(params: PbeParams, index: number, task: PbeTask, pool: str
   check(new Set(pool).size === pool.length, 'pool strings distinct');
   for (const s of pool) {
     check(s.length >= params.l_min && s.length <= params.l_max, `pool string ${JSON.stringify(s)} length`);
-    check([...s].every((ch) => params.alphabet.includes(ch)), `pool string ${JSON.stringify(s)} outside the alphabet`);
+    check(
+      [...s].every((ch) => params.alphabet.includes(ch)),
+      `pool string ${JSON.stringify(s)} outside the alphabet`,
+    );
   }
 
   // Examples and tests: distinct inputs, all from the pool.
   const inputs = [...task.examples, ...task.tests].map((p) => p.input);
   check(new Set(inputs).size === inputs.length, 'inputs distinct');
-  check(inputs.every((input) => pool.includes(input)), 'inputs from the pool');
+  check(
+    inputs.every((input) => pool.includes(input)),
+    'inputs from the pool',
+  );
 
   // Pipeline length in range; every step changes at least one pool string as it stands then.
   const pipeline = task.canonical_pipeline;
@@ -54,7 +61,10 @@ function taskProblems(params: PbeParams, index: number, task: PbeTask, pool: str
   let current = pool;
   pipeline.forEach((step, i) => {
     const next = current.map((s) => applyStep(s, step));
-    check(next.some((s, j) => s !== current[j]), `step ${i} ${JSON.stringify(step)} changes no pool string`);
+    check(
+      next.some((s, j) => s !== current[j]),
+      `step ${i} ${JSON.stringify(step)} changes no pool string`,
+    );
     current = next;
   });
 
@@ -62,7 +72,10 @@ function taskProblems(params: PbeParams, index: number, task: PbeTask, pool: str
   for (const pair of [...task.examples, ...task.tests]) {
     check(applyPipeline(pair.input, pipeline) === pair.output, `output of ${JSON.stringify(pair.input)}`);
   }
-  check(task.examples.some((e) => e.output !== e.input), 'identity on its examples');
+  check(
+    task.examples.some((e) => e.output !== e.input),
+    'identity on its examples',
+  );
   return problems;
 }
 
@@ -103,14 +116,28 @@ describe('generated tasks', () => {
   it('degenerate parameters throw, naming the task index and the parameters', () => {
     // One code point without case, strings of length 1, and 40 steps that must each change the pool:
     // strip or a shrinking replace empties the only string long before 40 steps.
-    const params = resolvePbeParams({ alphabet: '1', l_min: 1, l_max: 1, n_inputs_for_examples: 1, num_examples: 1, num_tests: 0, pipeline_L_min: 40, pipeline_L_max: 40 });
+    const params = resolvePbeParams({
+      alphabet: '1',
+      l_min: 1,
+      l_max: 1,
+      n_inputs_for_examples: 1,
+      num_examples: 1,
+      num_tests: 0,
+      pipeline_L_min: 40,
+      pipeline_L_max: 40,
+    });
     expect(() => generateTask(params, 7)).toThrow(/task 7\b.*pipeline_L_min.*"pipeline_L_min":40/s);
   });
 });
 
 describe('JSON Schema', () => {
   const schema = readSchema() as {
-    definitions: { pipelineStep: { properties: { method: { enum: string[] } }; oneOf: { properties: { method: { const?: string; enum?: string[] }; args: { minItems?: number; maxItems: number } } }[] } };
+    definitions: {
+      pipelineStep: {
+        properties: { method: { enum: string[] } };
+        oneOf: { properties: { method: { const?: string; enum?: string[] }; args: { minItems?: number; maxItems: number } } }[];
+      };
+    };
   };
 
   it('method enum and arities match the operation registry', () => {

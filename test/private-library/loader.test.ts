@@ -147,12 +147,20 @@ describe('loader errors name the file, the line and the field', () => {
   });
 
   it('a mapping file without descriptions', () => {
-    expect(() => load({ mapping: '{"keyword_description": {}}' })).toThrow(/^pandas_keyword_mapping\.json: paraphrased_keyword_description: /);
+    expect(() => load({ mapping: '{"keyword_description": {}}' })).toThrow(
+      /^pandas_keyword_mapping\.json: paraphrased_keyword_description: /,
+    );
   });
 
   it('a file name given by the caller', () => {
     expect(() =>
-      loadPrivateLibraryDataset({ kind: 'monkey', rows: '{}', keywords: files.keywords, mapping: files.mapping, source: { rows: 'data/m.jsonl' } }),
+      loadPrivateLibraryDataset({
+        kind: 'monkey',
+        rows: '{}',
+        keywords: files.keywords,
+        mapping: files.mapping,
+        source: { rows: 'data/m.jsonl' },
+      }),
     ).toThrow(/^data\/m\.jsonl:1: task_id: /);
   });
 });

@@ -18,11 +18,25 @@ describe('pythonIdentifiers', () => {
       'import monkey as mk  # kf in a comment',
       `x = f"{kf.sip('a')!r:>{width}} {{kf}} {'mk'}" + 'kf' + r'\\'' + """mk`,
       'kf""" + 1e-5 + 0x1fe + 1_000j + .5',
-      "y = rb'mk' if kf else u\"kf\"",
+      'y = rb\'mk\' if kf else u"kf"',
       "z = F'''{total_sum(kf)}'''",
     ].join('\n');
     expect(pythonIdentifiers(src).map((t) => t.name)).toEqual([
-      'import', 'monkey', 'as', 'mk', 'x', 'kf', 'sip', 'width', 'y', 'if', 'kf', 'else', 'z', 'total_sum', 'kf',
+      'import',
+      'monkey',
+      'as',
+      'mk',
+      'x',
+      'kf',
+      'sip',
+      'width',
+      'y',
+      'if',
+      'kf',
+      'else',
+      'z',
+      'total_sum',
+      'kf',
     ]);
   });
 
@@ -40,7 +54,10 @@ describe('pythonIdentifiers', () => {
 
 describe('prepareRenamedProgram', () => {
   it('maps private identifiers to the originals and leaves strings and comments alone', () => {
-    const prepared = prepareRenamedProgram(monkey, "import monkey as mk\n# sip the column\nkf = mk.KnowledgeFrame({'mk': [1]})\nprint(kf.sip('mk', axis=1), f'{length(kf)} kf')\n");
+    const prepared = prepareRenamedProgram(
+      monkey,
+      "import monkey as mk\n# sip the column\nkf = mk.KnowledgeFrame({'mk': [1]})\nprint(kf.sip('mk', axis=1), f'{length(kf)} kf')\n",
+    );
     expect(prepared).toEqual({
       ok: true,
       program: "import pandas as pd\n# sip the column\ndf = pd.DataFrame({'mk': [1]})\nprint(df.drop('mk', axis=1), f'{len(df)} kf')\n",
@@ -99,7 +116,12 @@ describe('presentRenamedOutput', () => {
   });
 
   it("leaves Python's traceback framing alone: only the library's names are renamed", () => {
-    const runtime: RenamedRuntime = { kind: 'renamed', original: 'pandas', renamed: 'monkey', mapping: { pandas: 'monkey', last: 'final_item', line: 'row', DataFrame: 'KnowledgeFrame' } };
+    const runtime: RenamedRuntime = {
+      kind: 'renamed',
+      original: 'pandas',
+      renamed: 'monkey',
+      mapping: { pandas: 'monkey', last: 'final_item', line: 'row', DataFrame: 'KnowledgeFrame' },
+    };
     const raw = [
       'Traceback (most recent call last):',
       '  File "/x/site-packages/pandas/core/generic.py", line 7, in last',

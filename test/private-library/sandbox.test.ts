@@ -44,7 +44,10 @@ afterAll(async () => {
 });
 
 function passedIds(results: ExecutionResult[]): string[] {
-  return results.filter((r) => r.status === 'passed').map((r) => r.id).sort();
+  return results
+    .filter((r) => r.status === 'passed')
+    .map((r) => r.id)
+    .sort();
 }
 
 describe.each(KINDS)('$kind canonical solutions on the real $original', ({ kind }) => {
@@ -105,7 +108,10 @@ describe.each(KINDS)('$kind canonical solutions on the real $original', ({ kind 
 describe('renamed programs in the sandbox', () => {
   it('a program using an original name is refused before it runs', () => {
     const runtime = runtimeOf(loadKind('monkey'));
-    const prepared = prepareRenamedProgram(runtime, 'import monkey as mk\nkf = mk.KnowledgeFrame({"a": [1]})\nprint(kf.drop("a", axis=1))\n');
+    const prepared = prepareRenamedProgram(
+      runtime,
+      'import monkey as mk\nkf = mk.KnowledgeFrame({"a": [1]})\nprint(kf.drop("a", axis=1))\n',
+    );
     expect(prepared.ok).toBe(false);
     if (prepared.ok) return;
     expect(prepared.error.type).toBe('OriginalApiUsed');
@@ -115,7 +121,8 @@ describe('renamed programs in the sandbox', () => {
   it('an exception raised inside pandas shows only private names', async () => {
     const runtime = runtimeOf(loadKind('monkey'));
     const prepared = prepareRenamedProgram(runtime, {
-      solution: 'import monkey as mk\nkf = mk.KnowledgeFrame({"a": [1, 2]})\ngrouped = kf.grouper("a")\nprint(type(grouped), kf.shape)\ngrouped.no_such_method()\n',
+      solution:
+        'import monkey as mk\nkf = mk.KnowledgeFrame({"a": [1, 2]})\ngrouped = kf.grouper("a")\nprint(type(grouped), kf.shape)\ngrouped.no_such_method()\n',
       rest: '',
     });
     expect(prepared.ok).toBe(true);
@@ -123,7 +130,9 @@ describe('renamed programs in the sandbox', () => {
     expect(prepared.program).toContain('import pandas as pd');
     const result = await (await pool.forRuntime(runtime)).run({ id: 'pandas-error', program: prepared.program });
     expect(result.status).toBe('error');
-    const raw = [result.stdout, result.stderr, result.exception!.type, result.exception!.message, result.exception!.traceback ?? ''].join('\n');
+    const raw = [result.stdout, result.stderr, result.exception!.type, result.exception!.message, result.exception!.traceback ?? ''].join(
+      '\n',
+    );
     // The raw output does name the originals (the test would prove nothing otherwise)...
     expect(raw).toMatch(/site-packages\/pandas\//);
     expect(raw).toContain('DataFrameGroupBy');

@@ -3,7 +3,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readJsonlText } from '../../infra/sandbox/jsonlFile.js';
-import { loadPrivateLibraryDataset, type PrivateLibraryDataset, type PrivateLibraryKind } from '../../domain/families/renamed-library/loader.js';
+import {
+  loadPrivateLibraryDataset,
+  type PrivateLibraryDataset,
+  type PrivateLibraryKind,
+} from '../../domain/families/renamed-library/loader.js';
 import type { RenamedRuntime } from '../../domain/apidocs/renamedRuntime.js';
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -33,7 +37,10 @@ export function referenceFiles(kind: PrivateLibraryKind) {
 }
 
 export function rawTasks(text: string): RawTask[] {
-  return text.split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line) as RawTask);
+  return text
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line) as RawTask);
 }
 
 export function loadKind(kind: PrivateLibraryKind): PrivateLibraryDataset {

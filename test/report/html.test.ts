@@ -17,7 +17,11 @@ interface Spec {
   xLabel: string;
   yLabel: string;
   labels?: string[];
-  datasets: Array<{ label: string; data: Array<number | null | { x: number; y: number }>; band?: Array<{ x: number; low: number | null; high: number | null }> }>;
+  datasets: Array<{
+    label: string;
+    data: Array<number | null | { x: number; y: number }>;
+    band?: Array<{ x: number; low: number | null; high: number | null }>;
+  }>;
   variants?: Record<string, { datasets: Array<{ label: string; data: Array<{ x: number; y: number }> }> }>;
 }
 
@@ -34,22 +38,32 @@ describe('renderSweepReport', () => {
   const html = renderSweepReport(data, { chartLibrary: FAKE_LIB });
 
   it('has every section, the config and one pass@k row per cell with its values', () => {
-    for (const id of ['summary', 'config', 'passk', 'curves', 'cost', 'status', 'pipeline', 'outcomes', 'samples']) expect(html).toContain(`<section id="${id}">`);
+    for (const id of ['summary', 'config', 'passk', 'curves', 'cost', 'status', 'pipeline', 'outcomes', 'samples'])
+      expect(html).toContain(`<section id="${id}">`);
     expect(html).toContain('alpha-7b');
     expect(html).toContain('prompt_plus_completion');
     const table = /<table class="grid metrics" id="passk-table">([\s\S]*?)<\/table>/.exec(html)![1]!;
     const rows = [...table.matchAll(/<tr[^>]*><td>([\s\S]*?)<\/tr>/g)].map((r) => r[0]);
     expect(rows).toHaveLength(data.cells.length);
     data.cells.forEach((cell, i) => {
-      const want = estimateAtK(cell.perTask.map((t) => ({ n: t.n, c: t.c })), [1, 2, 4]).averages;
-      const wantS = estimateAtK(cell.perTask.map((t) => ({ n: t.n, c: t.s })), [1, 2, 4]).averages;
+      const want = estimateAtK(
+        cell.perTask.map((t) => ({ n: t.n, c: t.c })),
+        [1, 2, 4],
+      ).averages;
+      const wantS = estimateAtK(
+        cell.perTask.map((t) => ({ n: t.n, c: t.s })),
+        [1, 2, 4],
+      ).averages;
       // A metric's cell: its value, then its 95% interval over tasks (mean ± 1.96 SE, clipped).
       const cellsText = [...rows[i]!.matchAll(/<td[^>]*>([^<]*)(?:<span class="ci"[^>]*>([^<]*)<\/span>)?<\/td>/g)].map((m) => m[1]);
       const intervals = [...rows[i]!.matchAll(/<td[^>]*>[^<]*(?:<span class="ci"[^>]*>([^<]*)<\/span>)?<\/td>/g)].map((m) => m[1]);
       expect(cellsText.slice(0, 4)).toEqual([cell.dataset, cell.model, cell.method, String(cell.temperature)]);
       expect(cellsText.slice(6)).toEqual([want['1']!, want['2']!, want['4']!, wantS['1']!, wantS['2']!, wantS['4']!].map(pct));
       const ci = (counts: number[], k: number) => {
-        const est = estimateAtK(cell.perTask.map((t, j) => ({ n: t.n, c: counts[j]! })), [k]);
+        const est = estimateAtK(
+          cell.perTask.map((t, j) => ({ n: t.n, c: counts[j]! })),
+          [k],
+        );
         const ps = est.perTask.map((t) => t.atK[String(k)]!);
         const mean = ps.reduce((a, p) => a + p, 0) / ps.length;
         const se = Math.sqrt(ps.reduce((a, p) => a + (p - mean) ** 2, 0) / (ps.length - 1) / ps.length);
@@ -67,26 +81,39 @@ describe('renderSweepReport', () => {
     // Curves: one pass@k and one success@k chart per dataset, one line per cell, every k to n.
     for (const [di, dataset] of ['mini', 'pbe'].entries()) {
       const mine = data.cells.filter((c) => c.dataset === dataset);
-      for (const [which, field] of [['pass', 'c'], ['success', 's']] as const) {
+      for (const [which, field] of [
+        ['pass', 'c'],
+        ['success', 's'],
+      ] as const) {
         const spec = byId.get(`chart-${which}k-${di}`)!;
         expect(spec.type).toBe('line');
         expect(spec.xLabel).toMatch(/^k /);
         expect(spec.datasets.map((d) => d.label)).toEqual(mine.map((c) => `${c.model} · ${c.method} · t0.2`));
         spec.datasets.forEach((d, i) => {
-          const est = estimateAtK(mine[i]!.perTask.map((t) => ({ n: t.n, c: t[field] })), [1, 2, 3, 4]).averages;
+          const est = estimateAtK(
+            mine[i]!.perTask.map((t) => ({ n: t.n, c: t[field] })),
+            [1, 2, 3, 4],
+          ).averages;
           expect(d.data).toEqual([1, 2, 3, 4].map((k) => ({ x: k, y: est[String(k)] })));
           // Its 95% interval over tasks at every k, drawn as a band.
-          const per = estimateAtK(mine[i]!.perTask.map((t) => ({ n: t.n, c: t[field] })), [1, 2, 3, 4]).perTask;
-          expect(d.band).toEqual([1, 2, 3, 4].map((k) => {
-            const ci = meanInterval(per.map((t) => t.atK[String(k)]!));
-            return { x: k, low: ci.low, high: ci.high };
-          }));
+          const per = estimateAtK(
+            mine[i]!.perTask.map((t) => ({ n: t.n, c: t[field] })),
+            [1, 2, 3, 4],
+          ).perTask;
+          expect(d.band).toEqual(
+            [1, 2, 3, 4].map((k) => {
+              const ci = meanInterval(per.map((t) => t.atK[String(k)]!));
+              return { x: k, low: ci.low, high: ci.high };
+            }),
+          );
         });
       }
     }
     // Cost scatter: a variant per cost metric and k; tokens per task on x, pass@k on y.
     const scatter = byId.get('chart-cost-1')!;
-    expect(Object.keys(scatter.variants!).sort()).toEqual(['calls', 'runs', 'time', 'tokens'].flatMap((m) => [1, 2, 4].map((k) => `${m}|${k}`)).sort());
+    expect(Object.keys(scatter.variants!).sort()).toEqual(
+      ['calls', 'runs', 'time', 'tokens'].flatMap((m) => [1, 2, 4].map((k) => `${m}|${k}`)).sort(),
+    );
     const explore = data.cells.find((c) => c.method === 'exploracoder')!;
     const point = scatter.variants!['tokens|2']!.datasets.find((d) => d.label.includes('exploracoder'))!.data[0]!;
     expect(point).toEqual({ x: (explore.cost.promptTokens + explore.cost.completionTokens) / explore.tasks, y: explore.passAtK['pass@2'] });
@@ -95,7 +122,9 @@ describe('renderSweepReport', () => {
     const status = byId.get('chart-status')!;
     data.cells.forEach((c, i) => expect(status.datasets.reduce((a, d) => a + (d.data[i] as number), 0)).toBe(c.samples));
     // Pipeline length: only the PBE dataset, lengths 1..4, the cells' rates.
-    expect(charts.filter((c) => c.id.startsWith('chart-pipeline-')).map((c) => c.title)).toEqual(['pbe: pass rate by hidden pipeline length']);
+    expect(charts.filter((c) => c.id.startsWith('chart-pipeline-')).map((c) => c.title)).toEqual([
+      'pbe: pass rate by hidden pipeline length',
+    ]);
     const pipeline = byId.get('chart-pipeline-1')!;
     expect(pipeline.labels).toEqual(['1 (1 tasks)', '2 (2 tasks)', '3 (1 tasks)', '4 (2 tasks)']);
     expect(pipeline.datasets.find((d) => d.label.includes('exploracoder'))!.data).toEqual([1, 0.875, 0.5, 0.125]);
@@ -159,7 +188,9 @@ describe('renderSweepReport', () => {
     const section = /<section id="outcomes">([\s\S]*?)<\/section>/.exec(html)![1]!;
     expect(section).toMatch(/solved by no cell<\/th><td class="num">1<\/td><td><a href="#task-mini-3">Mini\/3<\/a>/);
     expect(section).toMatch(/only beta · direct · t0.2<\/th><td class="num">1<\/td><td><a href="#task-mini-1">Mini\/1<\/a>/);
-    expect(section).toMatch(/only alpha · exploracoder · t0.2<\/th><td class="num">2<\/td><td><a href="#task-pbe-3">PBE\/3<\/a>, <a href="#task-pbe-4">PBE\/4<\/a>/);
+    expect(section).toMatch(
+      /only alpha · exploracoder · t0.2<\/th><td class="num">2<\/td><td><a href="#task-pbe-3">PBE\/3<\/a>, <a href="#task-pbe-4">PBE\/4<\/a>/,
+    );
   });
 
   it('shows no interval where the stored results have none (before intervals, or one task)', () => {
@@ -190,9 +221,20 @@ describe('renderSweepReport', () => {
 describe('large sweeps', () => {
   // 500 tasks in two cells: outcomes cycle through all / one / none / some-of-two (= one or all).
   const n = 10;
-  const perTaskA = counts('Big', Array.from({ length: 500 }, (_, i) => [[5, 0, 0, 2][i % 4]!, 8] as [number, number]), n);
-  const perTaskB = counts('Big', Array.from({ length: 500 }, (_, i) => [[3, 0, 0, 0][i % 4]!, 9] as [number, number]), n);
-  const cells = [synthCell({ dataset: 'big', model: 'a', method: 'direct', perTask: perTaskA, ks: [1, 10] }), synthCell({ dataset: 'big', model: 'b', method: 'direct', perTask: perTaskB, ks: [1, 10] })];
+  const perTaskA = counts(
+    'Big',
+    Array.from({ length: 500 }, (_, i) => [[5, 0, 0, 2][i % 4]!, 8] as [number, number]),
+    n,
+  );
+  const perTaskB = counts(
+    'Big',
+    Array.from({ length: 500 }, (_, i) => [[3, 0, 0, 0][i % 4]!, 9] as [number, number]),
+    n,
+  );
+  const cells = [
+    synthCell({ dataset: 'big', model: 'a', method: 'direct', perTask: perTaskA, ks: [1, 10] }),
+    synthCell({ dataset: 'big', model: 'b', method: 'direct', perTask: perTaskB, ks: [1, 10] }),
+  ];
 
   it('the drill-down shows a stratified, capped sample of tasks and says so', () => {
     const outcomes = datasetOutcomes('big', cells);
@@ -214,7 +256,14 @@ describe('large sweeps', () => {
       generatedAt: '2025-01-01T00:00:00.000Z',
       config: null,
       cells,
-      drilldown: [{ dataset: 'big', totalTasks: 500, note: sel.note, tasks: sel.taskIndices.map((i) => ({ problem: { task_index: i, task_id: `Big/${i}`, prompt: 'p' }, cells: [] })) }],
+      drilldown: [
+        {
+          dataset: 'big',
+          totalTasks: 500,
+          note: sel.note,
+          tasks: sel.taskIndices.map((i) => ({ problem: { task_index: i, task_id: `Big/${i}`, prompt: 'p' }, cells: [] })),
+        },
+      ],
     };
     const html = renderSweepReport(data, { chartLibrary: FAKE_LIB, maxOutcomeRows: 50, maxListedTasks: 10 });
     expect(html).toContain('(20 of 500 tasks shown)');
@@ -233,7 +282,19 @@ describe('large sweeps', () => {
     expect(ks).toContain(777);
     expect(ks).toContain(100);
     expect(ks.length).toBeLessThan(50);
-    const curve = atKCurve(counts('T', [[3, 5], [0, 1], [10, 10]], 10), 'c', [1, 10]);
+    const curve = atKCurve(
+      counts(
+        'T',
+        [
+          [3, 5],
+          [0, 1],
+          [10, 10],
+        ],
+        10,
+      ),
+      'c',
+      [1, 10],
+    );
     expect(curve.map((p) => p.k)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     for (let i = 1; i < curve.length; i++) expect(curve[i]!.value).toBeGreaterThanOrEqual(curve[i - 1]!.value);
     expect(curve.at(-1)!.value).toBeCloseTo(2 / 3, 12);
@@ -274,14 +335,18 @@ describe('the ExploraCoder paper analyses section', () => {
       c: t.c,
       trace: ExplorationTraceSchema.parse({
         subtasks: [{ index: 0, description: 'd', attempts: [], outcome: 'solved', explored_ok: i % 2 === 0 }],
-        stages: { plan: { requests: 1, answers: 1, prompt_tokens: 10 * (i + 1), completion_tokens: 5 }, explore: { requests: 2, answers: 4, prompt_tokens: 100, completion_tokens: 40 } },
+        stages: {
+          plan: { requests: 1, answers: 1, prompt_tokens: 10 * (i + 1), completion_tokens: 5 },
+          explore: { requests: 2, answers: 4, prompt_tokens: 100, completion_tokens: 40 },
+        },
       }),
     }));
     cell.paperAnalyses = paperAnalyses(evidence);
     const html = renderSweepReport(data, { chartLibrary: FAKE_LIB });
     expect(html).toContain('<section id="paper">');
     expect(html).toContain('href="#paper"');
-    const field = (selector: RegExp, name: string) => new RegExp(`<td class="num" data-field="${name}">([^<]*)</td>`).exec(selector.exec(html)![0])![1];
+    const field = (selector: RegExp, name: string) =>
+      new RegExp(`<td class="num" data-field="${name}">([^<]*)</td>`).exec(selector.exec(html)![0])![1];
     const planRow = new RegExp(`<tr data-cell="${cell.id.replace(/\./g, '\\.')}" data-stage="plan">[\\s\\S]*?</tr>`);
     const tasks = cell.perTask.length;
     expect(field(planRow, 'requests')).toBe('1.00');
@@ -304,7 +369,14 @@ describe('the config section', () => {
   const withMethods = (methods: string[]): SweepReportData => {
     const data = synthReport();
     const stored = data.config!;
-    const options = { candidates: 5, rag_k: 10, retriever: 'bm25', doc_masking: 'auto', repair_check: 'runtime-errors', explore_temperature: 0.8 };
+    const options = {
+      candidates: 5,
+      rag_k: 10,
+      retriever: 'bm25',
+      doc_masking: 'auto',
+      repair_check: 'runtime-errors',
+      explore_temperature: 0.8,
+    };
     return { ...data, config: { ...stored, config: { ...(stored.config as Record<string, unknown>), methods, method_options: options } } };
   };
   const configSection = (html: string) => html.slice(html.indexOf('<section id="config">'), html.indexOf('<details class="raw-config">'));

@@ -26,7 +26,13 @@ import { resolvePbeParams } from '../../domain/pbe/params.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { openBrowser, type OpenBrowser } from '../support/browser.js';
 import { testBucket } from '../support/s3.js';
-import { countTokens, startScriptedLlmServer, type Reply, type ScriptedLlmServer, type ScriptedRequest } from '../support/scripted-llm-server.js';
+import {
+  countTokens,
+  startScriptedLlmServer,
+  type Reply,
+  type ScriptedLlmServer,
+  type ScriptedRequest,
+} from '../support/scripted-llm-server.js';
 import { pbeProblems } from '../sweep/support.js';
 import { classify, exploraScript, SEED, type Role } from '../methods/support.js';
 
@@ -60,7 +66,9 @@ function answering(asked: Asked[], maxChoices: number) {
   const text = (reply: Reply) => ('content' in reply && typeof reply.content === 'string' ? reply.content : '');
   return (req: ScriptedRequest): Reply => {
     const n = Number(req.body.n ?? 1);
-    const contents = Array.from({ length: n }, (_, k) => text(one({ ...req, body: { ...req.body, n: 1, seed: Number(req.body.seed) + k } })));
+    const contents = Array.from({ length: n }, (_, k) =>
+      text(one({ ...req, body: { ...req.body, n: 1, seed: Number(req.body.seed) + k } })),
+    );
     const returned = contents.slice(0, maxChoices);
     const c = classify(req, problems);
     const messages = req.body.messages as Array<{ content: string }>;
@@ -76,13 +84,25 @@ function answering(asked: Asked[], maxChoices: number) {
   };
 }
 
-const STAGE_OF: Partial<Record<Role, Stage>> = { plan: 'plan', rerank: 'rerank', global: 'global_rerank', explore: 'explore', debug: 'debug', final: 'final' };
+const STAGE_OF: Partial<Record<Role, Stage>> = {
+  plan: 'plan',
+  rerank: 'rerank',
+  global: 'global_rerank',
+  explore: 'explore',
+  debug: 'debug',
+  final: 'final',
+};
 
 /** Table 6's row for a stage as the server saw it: means over the tasks of requests, answers, tokens. */
 function expectedRow(asked: readonly Asked[], stage: Stage) {
   const mine = asked.filter((a) => STAGE_OF[a.role] === stage);
   const sum = (f: (a: Asked) => number) => mine.reduce((x, a) => x + f(a), 0) / PARAMS.count;
-  return { requests: sum(() => 1), answers: sum((a) => a.answers), prompt_tokens: sum((a) => a.promptTokens), completion_tokens: sum((a) => a.completionTokens) };
+  return {
+    requests: sum(() => 1),
+    answers: sum((a) => a.answers),
+    prompt_tokens: sum((a) => a.promptTokens),
+    completion_tokens: sum((a) => a.completionTokens),
+  };
 }
 
 const honoursAsked: Asked[] = [];
@@ -95,7 +115,14 @@ let results: { cells: Array<{ cell: { cell: string }; resultsKey: string }> };
 beforeAll(async () => {
   honours = await startScriptedLlmServer(answering(honoursAsked, Infinity), { applyStop: false });
   ignores = await startScriptedLlmServer(answering(ignoresAsked, 1), { applyStop: false, maxChoices: 1 });
-  const model = (id: string, server: ScriptedLlmServer) => ({ id, base_url: server.url, model: `scripted-${id}`, request_timeout_s: 20, concurrency: 4, samples_per_request: M });
+  const model = (id: string, server: ScriptedLlmServer) => ({
+    id,
+    base_url: server.url,
+    model: `scripted-${id}`,
+    request_timeout_s: 20,
+    concurrency: 4,
+    samples_per_request: M,
+  });
   const file = path.join(dir, 'sweep.yaml');
   writeFileSync(
     file,
@@ -129,11 +156,15 @@ afterAll(async () => {
 /** A project script as a user runs it, stdout and stderr apart. */
 async function run_(entry: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(path.join(PROJECT_ROOT, 'node_modules/.bin/tsx'), [path.join(PROJECT_ROOT, entry), ...args], {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, ...env },
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    const { stdout, stderr } = await promisify(execFile)(
+      path.join(PROJECT_ROOT, 'node_modules/.bin/tsx'),
+      [path.join(PROJECT_ROOT, entry), ...args],
+      {
+        cwd: PROJECT_ROOT,
+        env: { ...process.env, ...env },
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };
@@ -163,23 +194,38 @@ async function passRates(cell: string): Promise<number[]> {
 describe('scripts/paper-analyses.ts on a finished sweep', () => {
   it("prints Table 6's cost, p1/p2 and CoAE success vs pass as the servers were asked", async () => {
     const all = await analyses();
-    expect([...all.keys()].sort()).toEqual([cellOf('honours'), cellOf('honours', 'direct'), cellOf('ignores'), cellOf('ignores', 'direct')].sort());
+    expect([...all.keys()].sort()).toEqual(
+      [cellOf('honours'), cellOf('honours', 'direct'), cellOf('ignores'), cellOf('ignores', 'direct')].sort(),
+    );
     // direct writes no trace: nothing to analyse.
     expect(all.get(cellOf('honours', 'direct'))!.cost.tasks).toBe(0);
     expect(ignores.requests().filter((r) => r.attempt > 1)).toEqual([]);
     expect(honours.requests().filter((r) => r.attempt > 1)).toEqual([]);
 
-    for (const [model, asked] of [['honours', honoursAsked], ['ignores', ignoresAsked]] as const) {
+    for (const [model, asked] of [
+      ['honours', honoursAsked],
+      ['ignores', ignoresAsked],
+    ] as const) {
       const a = all.get(cellOf(model))!;
       const explora = asked.filter((x) => x.role !== 'generate'); // direct's answers are the other cell's
       expect(a.cost.tasks, model).toBe(PARAMS.count);
       const subtasks = new Set(explora.filter((x) => x.role === 'explore').map((x) => `${x.task}/${x.subtask}`));
       expect(a.cost.mean_subtasks, model).toBe(subtasks.size / PARAMS.count);
       // Every stage the servers were asked for, in pipeline order, then the total.
-      expect(a.cost.rows.map((r) => r.stage), model).toEqual(['plan', 'rerank', 'global_rerank', 'explore', 'debug', 'final', 'total']);
+      expect(
+        a.cost.rows.map((r) => r.stage),
+        model,
+      ).toEqual(['plan', 'rerank', 'global_rerank', 'explore', 'debug', 'final', 'total']);
       for (const row of a.cost.rows) {
-        const want = row.stage === 'total' ? expectedRow(explora.map((x) => ({ ...x, role: 'plan' })), 'plan') : expectedRow(explora, row.stage);
-        for (const f of ['requests', 'answers', 'prompt_tokens', 'completion_tokens'] as const) expect(row[f], `${model} ${row.stage} ${f}`).toBeCloseTo(want[f], 9);
+        const want =
+          row.stage === 'total'
+            ? expectedRow(
+                explora.map((x) => ({ ...x, role: 'plan' })),
+                'plan',
+              )
+            : expectedRow(explora, row.stage);
+        for (const f of ['requests', 'answers', 'prompt_tokens', 'completion_tokens'] as const)
+          expect(row[f], `${model} ${row.stage} ${f}`).toBeCloseTo(want[f], 9);
       }
       // The paper's count: CoAE is one request of n = m per subtask where the endpoint honours n;
       // m requests where it answers one choice each. m answers either way.
@@ -201,7 +247,11 @@ describe('scripts/paper-analyses.ts on a finished sweep', () => {
       // Every subtask succeeded in the end (after debug), so every task is in the "all ok" group,
       // with the mean pass rate of the cell's results.
       const rates = await passRates(cellOf(model));
-      expect(a.coae.all_subtasks_ok, model).toEqual({ tasks: PARAMS.count, share: 1, pass_rate: rates.reduce((x, r) => x + r, 0) / rates.length });
+      expect(a.coae.all_subtasks_ok, model).toEqual({
+        tasks: PARAMS.count,
+        share: 1,
+        pass_rate: rates.reduce((x, r) => x + r, 0) / rates.length,
+      });
       expect(a.coae.some_subtask_failed, model).toEqual({ tasks: 0, share: 0, pass_rate: null });
     }
     // The answers are the same whichever way they were asked for.
@@ -230,7 +280,9 @@ describe('scripts/paper-analyses.ts on a finished sweep', () => {
     const section = page.locator('section#paper');
     await expect(section.isVisible()).resolves.toBe(true);
     // One row group per ExploraCoder cell; none for direct.
-    const cellsShown = await section.locator('#paper-cost-table tr[data-stage="total"]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-cell')));
+    const cellsShown = await section
+      .locator('#paper-cost-table tr[data-stage="total"]')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-cell')));
     expect(cellsShown.sort()).toEqual([cellOf('honours'), cellOf('ignores')].sort());
     const cellText = async (selector: string) => (await section.locator(selector).textContent())!.trim();
     for (const model of ['honours', 'ignores']) {
@@ -240,8 +292,14 @@ describe('scripts/paper-analyses.ts on a finished sweep', () => {
         const base = `#paper-cost-table tr[data-cell="${cell}"][data-stage="${row.stage}"]`;
         expect(await cellText(`${base} td[data-field="requests"]`), `${cell} ${row.stage}`).toBe(row.requests.toFixed(2));
         expect(await cellText(`${base} td[data-field="answers"]`), `${cell} ${row.stage}`).toBe(row.answers.toFixed(2));
-        expect(Number((await cellText(`${base} td[data-field="prompt_tokens"]`)).replace(/,/g, '')), `${cell} ${row.stage}`).toBeCloseTo(row.prompt_tokens, 1);
-        expect(Number((await cellText(`${base} td[data-field="completion_tokens"]`)).replace(/,/g, '')), `${cell} ${row.stage}`).toBeCloseTo(row.completion_tokens, 1);
+        expect(Number((await cellText(`${base} td[data-field="prompt_tokens"]`)).replace(/,/g, '')), `${cell} ${row.stage}`).toBeCloseTo(
+          row.prompt_tokens,
+          1,
+        );
+        expect(
+          Number((await cellText(`${base} td[data-field="completion_tokens"]`)).replace(/,/g, '')),
+          `${cell} ${row.stage}`,
+        ).toBeCloseTo(row.completion_tokens, 1);
       }
       const debug = `#paper-debug-table tr[data-cell="${cell}"]`;
       expect(await cellText(`${debug} td[data-field="needed_debug"]`)).toBe(String(a.debug.needed_debug));

@@ -1,13 +1,34 @@
 import { describe, expect, it } from 'vitest';
-import { costTable, coaeVsPass, debugShares, formatPaperAnalyses, paperAnalyses, type TaskEvidence } from '../../domain/report/paperAnalyses.js';
+import {
+  costTable,
+  coaeVsPass,
+  debugShares,
+  formatPaperAnalyses,
+  paperAnalyses,
+  type TaskEvidence,
+} from '../../domain/report/paperAnalyses.js';
 import { ExplorationTraceSchema, type ExplorationTrace } from '../../domain/report/trace.js';
 
 /** A subtask as an ExploraCoder* trace records it: first-generation success, after-debug success, debug cost. */
 function subtask(index: number, explored_ok: boolean, ok_after_debug: boolean, debug_requests = 0, debug_rounds = 0) {
-  return { index, description: `step ${index}`, attempts: [], outcome: ok_after_debug ? 'solved' : 'unsolved', explored_ok, ok_after_debug, debug_requests, debug_rounds };
+  return {
+    index,
+    description: `step ${index}`,
+    attempts: [],
+    outcome: ok_after_debug ? 'solved' : 'unsolved',
+    explored_ok,
+    ok_after_debug,
+    debug_requests,
+    debug_rounds,
+  };
 }
 
-const cost = (requests: number, answers: number, prompt_tokens: number, completion_tokens: number) => ({ requests, answers, prompt_tokens, completion_tokens });
+const cost = (requests: number, answers: number, prompt_tokens: number, completion_tokens: number) => ({
+  requests,
+  answers,
+  prompt_tokens,
+  completion_tokens,
+});
 
 // Task 0: all three subtasks work in the first generation.
 const traceA: ExplorationTrace = ExplorationTraceSchema.parse({
@@ -40,7 +61,13 @@ describe('paper analyses', () => {
     expect(table.rows[2]).toEqual({ stage: 'debug', requests: 2.5, answers: 2.5, prompt_tokens: 350, completion_tokens: 75 });
     const totalRequests = (1 + 3 + 1 + 1 + 3 + 5 + 1) / 2;
     const totalPrompt = (100 + 900 + 400 + 120 + 1000 + 700 + 500) / 2;
-    expect(table.rows[4]).toEqual({ stage: 'total', requests: totalRequests, answers: (1 + 6 + 2 + 1 + 6 + 5 + 2) / 2, prompt_tokens: totalPrompt, completion_tokens: (20 + 300 + 80 + 40 + 360 + 150 + 100) / 2 });
+    expect(table.rows[4]).toEqual({
+      stage: 'total',
+      requests: totalRequests,
+      answers: (1 + 6 + 2 + 1 + 6 + 5 + 2) / 2,
+      prompt_tokens: totalPrompt,
+      completion_tokens: (20 + 300 + 80 + 40 + 360 + 150 + 100) / 2,
+    });
   });
 
   it('p1 is the share of explored subtasks needing debug, p2 the share of those still failing', () => {
@@ -75,7 +102,9 @@ describe('paper analyses', () => {
   });
 
   it('uses first-generation success where the method does not debug', () => {
-    const noDebug = ExplorationTraceSchema.parse({ subtasks: [{ index: 0, description: 'x', attempts: [], outcome: 'unsolved', explored_ok: false }] });
+    const noDebug = ExplorationTraceSchema.parse({
+      subtasks: [{ index: 0, description: 'x', attempts: [], outcome: 'unsolved', explored_ok: false }],
+    });
     const g = coaeVsPass([{ task_index: 0, trace: noDebug, n: 1, c: 1 }]);
     expect(g.some_subtask_failed.tasks).toBe(1);
     expect(debugShares([noDebug]).p2).toBe(1);
@@ -91,7 +120,17 @@ describe('configs/exploracoder-reproduction.yaml', () => {
     expect(config.datasets.map((d) => d.name)).toEqual(['pbe-private', 'monkey', 'beatnum']);
     // CoAE's m candidates in one request of n = m, as the paper's Table 6 counts them.
     expect(config.models[0]!.samples_per_request).toBe(config.method_options.candidates);
-    for (const m of ['direct', 'rag', 'capir', 'capir-self-repair', 'exploracoder', 'exploracoder-debug', 'exploracoder-debug-no-summary', 'exploracoder-debug-no-exploration', 'exploracoder-debug-random-selection']) {
+    for (const m of [
+      'direct',
+      'rag',
+      'capir',
+      'capir-self-repair',
+      'exploracoder',
+      'exploracoder-debug',
+      'exploracoder-debug-no-summary',
+      'exploracoder-debug-no-exploration',
+      'exploracoder-debug-random-selection',
+    ]) {
       expect(config.methods).toContain(m);
     }
     // The renamed libraries' files are relative to the config file and must exist beside the repo.
@@ -104,7 +143,11 @@ describe('configs/exploracoder-reproduction.yaml', () => {
 
 describe('formatPaperAnalyses', () => {
   it('says a method that explores nothing has no debug or CoAE figures', () => {
-    const capir = ExplorationTraceSchema.parse({ method: 'capir', subtasks: [{ index: 0, description: 'x', attempts: [], outcome: 'skipped' }], stages: { plan: cost(1, 1, 10, 2), final: cost(1, 1, 20, 4) } });
+    const capir = ExplorationTraceSchema.parse({
+      method: 'capir',
+      subtasks: [{ index: 0, description: 'x', attempts: [], outcome: 'skipped' }],
+      stages: { plan: cost(1, 1, 10, 2), final: cost(1, 1, 20, 4) },
+    });
     const text = formatPaperAnalyses('c', paperAnalyses([{ task_index: 0, trace: capir, n: 1, c: 0 }]));
     expect(text).toContain('no explored subtask');
     expect(text).not.toContain('p1');

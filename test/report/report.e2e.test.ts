@@ -37,7 +37,14 @@ let server: ScriptedLlmServer;
 let browser: OpenBrowser;
 let html = '';
 let reportFile = '';
-let results: { cells: Array<{ cell: { cell: string; dataset: string; model: string; method: string; temperature: number }; passAtK: Record<string, number>; successAtK: Record<string, number>; samples: number }> };
+let results: {
+  cells: Array<{
+    cell: { cell: string; dataset: string; model: string; method: string; temperature: number };
+    passAtK: Record<string, number>;
+    successAtK: Record<string, number>;
+    samples: number;
+  }>;
+};
 
 beforeAll(async () => {
   server = await startScriptedLlmServer(scriptedAnswers(problems, faults));
@@ -123,7 +130,18 @@ describe('the report of a real sweep', () => {
       })),
     );
     // Two datasets: pass@k and success@k curves and a cost scatter each, the statuses, PBE's pipeline lengths.
-    expect(charts.map((c) => c.id).sort()).toEqual(['chart-cost-0', 'chart-cost-1', 'chart-passk-0', 'chart-passk-1', 'chart-pipeline-1', 'chart-status', 'chart-successk-0', 'chart-successk-1'].sort());
+    expect(charts.map((c) => c.id).sort()).toEqual(
+      [
+        'chart-cost-0',
+        'chart-cost-1',
+        'chart-passk-0',
+        'chart-passk-1',
+        'chart-pipeline-1',
+        'chart-status',
+        'chart-successk-0',
+        'chart-successk-1',
+      ].sort(),
+    );
     for (const c of charts) {
       expect(c.title, c.id).toBeTruthy();
       expect(c.x, c.id).toBeTruthy();
@@ -133,7 +151,10 @@ describe('the report of a real sweep', () => {
     // The curves go through the sweep's own pass@k and success@k at the requested k.
     for (const [di, dataset] of ['humaneval', 'pbe'].entries()) {
       const cells = results.cells.filter((c) => c.cell.dataset === dataset);
-      for (const [which, field] of [['pass', 'passAtK'], ['success', 'successAtK']] as const) {
+      for (const [which, field] of [
+        ['pass', 'passAtK'],
+        ['success', 'successAtK'],
+      ] as const) {
         const chart = charts.find((c) => c.id === `chart-${which}k-${di}`)!;
         expect(chart.legend).toEqual(cells.map((c) => label(c.cell)));
         cells.forEach((cell, i) => {
@@ -216,7 +237,9 @@ describe('the report of a real sweep', () => {
     await expect(crashed.locator('pre.raw').textContent()).resolves.toContain('Here you go:');
     await expect(crashed.locator('pre.code').textContent()).resolves.toContain("raise ValueError('scripted crash')");
     expect(await crashed.locator('table.result').isVisible()).toBe(true);
-    await expect(crashed.locator('table.result').textContent()).resolves.toMatch(/status\s*error[\s\S]*exception\s*ValueError: scripted crash/);
+    await expect(crashed.locator('table.result').textContent()).resolves.toMatch(
+      /status\s*error[\s\S]*exception\s*ValueError: scripted crash/,
+    );
 
     const good = chat.locator('details.sample[data-sample="1"]');
     await good.locator('> summary').click();

@@ -20,8 +20,14 @@ export function synthCell(opts: {
   byLength?: boolean;
 }): ReportCell {
   const ks = opts.ks ?? [1, 2, 4];
-  const pass = estimateAtK(opts.perTask.map((t) => ({ n: t.n, c: t.c })), ks);
-  const success = estimateAtK(opts.perTask.map((t) => ({ n: t.n, c: t.s })), ks);
+  const pass = estimateAtK(
+    opts.perTask.map((t) => ({ n: t.n, c: t.c })),
+    ks,
+  );
+  const success = estimateAtK(
+    opts.perTask.map((t) => ({ n: t.n, c: t.s })),
+    ks,
+  );
   const samples = opts.perTask.reduce((a, t) => a + t.n, 0);
   const passed = opts.perTask.reduce((a, t) => a + t.c, 0);
   const succeeded = opts.perTask.reduce((a, t) => a + t.s, 0);
@@ -74,7 +80,12 @@ export function synthTrace(taskId: string): ExplorationTrace {
         apis: ['str.split'],
         attempts: [
           { code: 'print("a b".split())', status: 'passed', stdout: "['a', 'b']\n", selected: true, duration_ms: 31 },
-          { code: 'print("a b".partition(1))', status: 'error', exception: { type: 'TypeError', message: 'must be str, not int' }, duration_ms: 29 },
+          {
+            code: 'print("a b".partition(1))',
+            status: 'error',
+            exception: { type: 'TypeError', message: 'must be str, not int' },
+            duration_ms: 29,
+          },
         ],
         outcome: 'solved',
         experience: 'words = s.split()',
@@ -95,7 +106,14 @@ export function synthTrace(taskId: string): ExplorationTrace {
   };
 }
 
-function sample(taskId: string, taskIndex: number, sampleIndex: number, passed: boolean, succeeded: boolean, trace?: ExplorationTrace): ReportSample {
+function sample(
+  taskId: string,
+  taskIndex: number,
+  sampleIndex: number,
+  passed: boolean,
+  succeeded: boolean,
+  trace?: ExplorationTrace,
+): ReportSample {
   const status = passed ? 'passed' : succeeded ? 'failed' : 'error';
   return {
     task_id: taskId,
@@ -126,10 +144,66 @@ export function counts(prefix: string, cs: Array<[number, number]>, n = 4, lengt
 export function synthReport(): SweepReportData {
   const lengths = [1, 2, 2, 3, 4, 4];
   const cells = [
-    synthCell({ dataset: 'mini', model: 'alpha', method: 'direct', perTask: counts('Mini', [[4, 4], [0, 2], [2, 3], [0, 0]]) }),
-    synthCell({ dataset: 'mini', model: 'beta', method: 'direct', perTask: counts('Mini', [[3, 4], [1, 1], [0, 4], [0, 1]]) }),
-    synthCell({ dataset: 'pbe', model: 'alpha', method: 'direct', perTask: counts('PBE', [[4, 4], [3, 4], [1, 3], [0, 2], [0, 1], [0, 0]], 4, lengths), byLength: true }),
-    synthCell({ dataset: 'pbe', model: 'alpha', method: 'exploracoder', perTask: counts('PBE', [[4, 4], [4, 4], [3, 4], [2, 4], [1, 3], [0, 1]], 4, lengths), byLength: true }),
+    synthCell({
+      dataset: 'mini',
+      model: 'alpha',
+      method: 'direct',
+      perTask: counts('Mini', [
+        [4, 4],
+        [0, 2],
+        [2, 3],
+        [0, 0],
+      ]),
+    }),
+    synthCell({
+      dataset: 'mini',
+      model: 'beta',
+      method: 'direct',
+      perTask: counts('Mini', [
+        [3, 4],
+        [1, 1],
+        [0, 4],
+        [0, 1],
+      ]),
+    }),
+    synthCell({
+      dataset: 'pbe',
+      model: 'alpha',
+      method: 'direct',
+      perTask: counts(
+        'PBE',
+        [
+          [4, 4],
+          [3, 4],
+          [1, 3],
+          [0, 2],
+          [0, 1],
+          [0, 0],
+        ],
+        4,
+        lengths,
+      ),
+      byLength: true,
+    }),
+    synthCell({
+      dataset: 'pbe',
+      model: 'alpha',
+      method: 'exploracoder',
+      perTask: counts(
+        'PBE',
+        [
+          [4, 4],
+          [4, 4],
+          [3, 4],
+          [2, 4],
+          [1, 3],
+          [0, 1],
+        ],
+        4,
+        lengths,
+      ),
+      byLength: true,
+    }),
   ];
   const drilldown = ['mini', 'pbe'].map((dataset) => {
     const mine = cells.filter((c) => c.dataset === dataset);
@@ -150,7 +224,9 @@ export function synthReport(): SweepReportData {
           },
           cells: mine.map((c) => {
             const t = c.perTask[i]!;
-            const samples = Array.from({ length: t.n }, (_, s) => sample(taskId, i, s, s < t.c, s < t.s, c.method === 'exploracoder' ? synthTrace(taskId) : undefined));
+            const samples = Array.from({ length: t.n }, (_, s) =>
+              sample(taskId, i, s, s < t.c, s < t.s, c.method === 'exploracoder' ? synthTrace(taskId) : undefined),
+            );
             return { cellId: c.id, samples, total: t.n };
           }),
         };

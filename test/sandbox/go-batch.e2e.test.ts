@@ -19,7 +19,12 @@ const test = (pkg: string, imports: string[], body: string, extra = ''): string 
 
 /** MultiPL-E's shape: a candidate function and a table of cases, here both programs name it `add`. */
 const add = (pkg: string, expr: string): string =>
-  test(pkg, ['fmt'], `\tcandidate := add\n\tfor i, tc := range []struct{ a, b, want int }{{1, 2, 3}, {2, 2, 4}} {\n\t\tt.Run(fmt.Sprintf("test num % d", i), func(t *testing.T) {\n\t\t\tif got := candidate(tc.a, tc.b); got != tc.want {\n\t\t\t\tt.Errorf("expected '%d', got '%d'", tc.want, got)\n\t\t\t}\n\t\t})\n\t}`, `\nfunc add(a int, b int) int {\n\treturn ${expr}\n}\n`);
+  test(
+    pkg,
+    ['fmt'],
+    `\tcandidate := add\n\tfor i, tc := range []struct{ a, b, want int }{{1, 2, 3}, {2, 2, 4}} {\n\t\tt.Run(fmt.Sprintf("test num % d", i), func(t *testing.T) {\n\t\t\tif got := candidate(tc.a, tc.b); got != tc.want {\n\t\t\t\tt.Errorf("expected '%d', got '%d'", tc.want, got)\n\t\t\t}\n\t\t})\n\t}`,
+    `\nfunc add(a int, b int) int {\n\treturn ${expr}\n}\n`,
+  );
 
 const PROGRAMS: Record<string, string> = {
   passing: add('add', 'a + b'),
@@ -36,7 +41,11 @@ const PROGRAMS: Record<string, string> = {
   // A big zeroed array: mapped by every run of a shared binary.
   bigData: test('b', [], '\tbig[1] = 1\n\tif big[1] != 1 {\n\t\tt.Fatal("no")\n\t}', '\nvar big [64 << 20]byte\n'),
   loop: test('l', [], '\tfor {\n\t}'),
-  writesAndPrints: test('w', ['fmt', 'os'], '\tif err := os.WriteFile("/build/x", []byte("x"), 0644); err == nil {\n\t\tt.Fatal("wrote the build directory")\n\t}\n\tfmt.Println(len(os.Args), "args")'),
+  writesAndPrints: test(
+    'w',
+    ['fmt', 'os'],
+    '\tif err := os.WriteFile("/build/x", []byte("x"), 0644); err == nil {\n\t\tt.Fatal("wrote the build directory")\n\t}\n\tfmt.Println(len(os.Args), "args")',
+  ),
   usesUnsafe: test('u', ['unsafe'], '\tvar x int\n\tif unsafe.Sizeof(x) != 8 {\n\t\tt.Fatal(unsafe.Sizeof(x))\n\t}'),
   passingToo: test('z', ['strings'], '\tif strings.ToUpper("a") != "A" {\n\t\tt.Fatal("no")\n\t}'),
 };
@@ -64,7 +73,13 @@ afterAll(async () => {
 /** What must not differ between a batch and a lone build: test durations and goroutine addresses aside. */
 function comparable(r: ExecutionResult) {
   const clean = (text: string) => text.replace(/\(\d+\.\d+s\)/g, '(T)').replace(/\bok\s+\S+\s+\S+s/g, 'ok');
-  return { status: r.status, exitCode: r.exitCode, signal: r.signal, exception: r.exception ? { type: r.exception.type, message: clean(r.exception.message) } : undefined, stdout: r.status === 'error' ? undefined : clean(r.stdout) };
+  return {
+    status: r.status,
+    exitCode: r.exitCode,
+    signal: r.signal,
+    exception: r.exception ? { type: r.exception.type, message: clean(r.exception.message) } : undefined,
+    stdout: r.status === 'error' ? undefined : clean(r.stdout),
+  };
 }
 
 describe('Go programs compiled in one batch', () => {
@@ -108,7 +123,10 @@ describe('Go programs compiled in one batch', () => {
     const shared = ['passing', 'failingSameNames', 'panicking', 'passingToo'].map((n) => inBatch.get(n)!.compileMs);
     expect(new Set(shared).size, JSON.stringify(shared)).toBe(1);
     const own = ['initExit', 'initFunc', 'bigData', 'usesUnsafe'].map((n) => inBatch.get(n)!.compileMs);
-    expect(own.every((ms) => ms !== shared[0]), JSON.stringify({ shared, own })).toBe(true);
+    expect(
+      own.every((ms) => ms !== shared[0]),
+      JSON.stringify({ shared, own }),
+    ).toBe(true);
   });
 
   it('leaves no process of a sample uid and no build directory behind', () => {

@@ -42,7 +42,9 @@ beforeAll(async () => {
     limits: { timeoutMs: TIMEOUT_MS, maxProcesses: MAX_PROCESSES, maxOutputBytes: MAX_OUTPUT, memoryBytes: 512 * 1024 * 1024 },
   });
   await executor.start();
-  baseline = liveDescendants(executor.sandboxPid!).map((p) => p.pid).sort();
+  baseline = liveDescendants(executor.sandboxPid!)
+    .map((p) => p.pid)
+    .sort();
 });
 
 afterAll(async () => {
@@ -52,7 +54,9 @@ afterAll(async () => {
 
 afterEach(async () => {
   // Nothing of the sample survives: the sandbox is back to its launcher and zygote...
-  const now = liveDescendants(executor.sandboxPid!).map((p) => p.pid).sort();
+  const now = liveDescendants(executor.sandboxPid!)
+    .map((p) => p.pid)
+    .sort();
   expect(now).toEqual(baseline);
   // ...its working directories are gone, and what programs try to plant never reaches the host.
   const stats = await executor.stats();
@@ -77,14 +81,17 @@ async function runHostile(program: string, limits: Record<string, number> = AMPL
 
 describe('hostile programs are contained', () => {
   it('fork bomb: the process limit binds, the bomb times out and every fork is killed', async () => {
-    const result = await runHostile(`
+    const result = await runHostile(
+      `
 import os
 while True:
     try:
         os.fork()
     except OSError:
         pass
-`, { timeoutMs: TIMEOUT_MS });
+`,
+      { timeoutMs: TIMEOUT_MS },
+    );
     expect(result.status).toBe('timeout');
   });
 
@@ -122,10 +129,9 @@ except OSError as e:
   });
 
   it('1 GB of output: captured output is capped, the rest counted and dropped', async () => {
-    const result = await runHostile(
-      `import os\nblock = b"x" * (1 << 20)\nfor _ in range(1024):\n    os.write(1, block)\n`,
-      { timeoutMs: 20_000 },
-    );
+    const result = await runHostile(`import os\nblock = b"x" * (1 << 20)\nfor _ in range(1024):\n    os.write(1, block)\n`, {
+      timeoutMs: 20_000,
+    });
     expect(['passed', 'timeout']).toContain(result.status);
     expect(result.stdout.length).toBe(MAX_OUTPUT);
     if (result.status === 'passed') expect(result.stdoutBytes).toBe(1024 * 1024 * 1024);
@@ -148,14 +154,17 @@ time.sleep(0.5)
   });
 
   it('SIGTERM ignored: killed anyway on timeout', async () => {
-    const result = await runHostile(`
+    const result = await runHostile(
+      `
 import signal, time
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
 signal.signal(signal.SIGINT, signal.SIG_IGN)
 signal.signal(signal.SIGHUP, signal.SIG_IGN)
 while True:
     time.sleep(0.05)
-`, { timeoutMs: TIMEOUT_MS });
+`,
+      { timeoutMs: TIMEOUT_MS },
+    );
     expect(result.status).toBe('timeout');
     expect(result.signal).toBe('SIGKILL');
   });
@@ -230,7 +239,12 @@ out["own"] = open("mine.txt").read()
 print(json.dumps(out))
 `);
       expect(result.status, JSON.stringify(result)).toBe('passed');
-      const out = JSON.parse(result.stdout) as { read: Record<string, string>; write: Record<string, string>; root: string[] | null; own: string };
+      const out = JSON.parse(result.stdout) as {
+        read: Record<string, string>;
+        write: Record<string, string>;
+        root: string[] | null;
+        own: string;
+      };
       for (const [path, outcome] of Object.entries(out.read)) {
         expect(outcome, path).toMatch(/Error$/);
       }
@@ -250,7 +264,7 @@ print(json.dumps(out))
     }
   });
 
-  it("the repository is invisible: no path of it (or of the folders its .tools and node_modules link to) exists in the sandbox", async () => {
+  it('the repository is invisible: no path of it (or of the folders its .tools and node_modules link to) exists in the sandbox', async () => {
     const repo = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
     const linked = ['.tools', 'node_modules'].map((name) => join(repo, name)).filter((p) => existsSync(p));
     const targets = [...new Set([repo, realpathSync(repo), ...linked.map((p) => realpathSync(p))])];
@@ -309,7 +323,9 @@ assert "connected" not in failures.values(), failures
     const plain = await runHostile('def f(n):\n    return f(n + 1) + 1\nf(0)\n');
     expect(plain.status).toBe('error');
     expect(plain.exception?.type).toBe('RecursionError');
-    const unbounded = await runHostile('import sys\nsys.setrecursionlimit(10 ** 8)\ndef f(n):\n    return f(n + 1) + 1\nf(0)\n', { timeoutMs: TIMEOUT_MS });
+    const unbounded = await runHostile('import sys\nsys.setrecursionlimit(10 ** 8)\ndef f(n):\n    return f(n + 1) + 1\nf(0)\n', {
+      timeoutMs: TIMEOUT_MS,
+    });
     expect(['error', 'oom', 'killed', 'timeout']).toContain(unbounded.status);
   });
 

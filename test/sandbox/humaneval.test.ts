@@ -29,7 +29,9 @@ describe('HumanEval in the sandbox', () => {
   it('all 164 canonical solutions pass', async () => {
     expect(problems).toHaveLength(164);
     const results = await executor.runMany(problems.map((p) => ({ id: p.task_id, program: programOf(p, p.canonical_solution!) })));
-    const notPassed = results.filter((r) => r.status !== 'passed').map((r) => `${r.id}: ${r.status} ${r.exception?.type ?? ''} ${r.exception?.message ?? ''}`);
+    const notPassed = results
+      .filter((r) => r.status !== 'passed')
+      .map((r) => `${r.id}: ${r.status} ${r.exception?.type ?? ''} ${r.exception?.message ?? ''}`);
     expect(notPassed).toEqual([]);
   });
 

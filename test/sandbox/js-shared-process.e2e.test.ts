@@ -79,7 +79,15 @@ async function both(programs: Record<string, string>): Promise<void> {
 
 /** What must be the same whichever way a program ran (tracebacks name other frames; times differ). */
 function outcome(r: ExecutionResult) {
-  return { status: r.status, type: r.exception?.type, message: r.exception?.message, stdout: r.stdout, stdoutBytes: r.stdoutBytes, exitCode: r.exitCode, signal: r.signal };
+  return {
+    status: r.status,
+    type: r.exception?.type,
+    message: r.exception?.message,
+    stdout: r.stdout,
+    stdoutBytes: r.stdoutBytes,
+    exitCode: r.exitCode,
+    signal: r.signal,
+  };
 }
 
 beforeAll(async () => {
@@ -113,7 +121,7 @@ describe('a shared process ends each program as its lone run does', () => {
     expect([...statuses].sort()).toEqual(['compile_error', 'error', 'failed', 'passed', 'timeout']);
   });
 
-  it('run() calls, as a sweep\'s shard makes them: those made together share a process, with the lone outcomes', async () => {
+  it("run() calls, as a sweep's shard makes them: those made together share a process, with the lone outcomes", async () => {
     const names = Object.keys(SHARED);
     const results = await Promise.all(names.map((name) => shared.run({ id: name, program: SHARED[name]!, limits: LIMITS })));
     results.forEach((r, i) => expect(outcome(r), names[i]).toEqual(outcome(byName.get(names[i]!)!.lone)));
@@ -130,7 +138,7 @@ describe('a shared process ends each program as its lone run does', () => {
   });
 });
 
-describe('what one program does cannot move another one\'s outcome', () => {
+describe("what one program does cannot move another one's outcome", () => {
   it('changing the shared assert module: the later programs of its process run alone, and a wrong one still fails', async () => {
     const [sabotage, wrong] = await shared.runMany([
       { id: 'sabotage', program: SABOTAGE, limits: LIMITS },
@@ -157,7 +165,13 @@ describe('what one program does cannot move another one\'s outcome', () => {
   it('a program that ends the shared process (exit through an escape, a memory bomb): it and the rest run alone', async () => {
     // Time enough for the lone memory bomb to reach its memory limit on a loaded machine.
     const ample = { ...LIMITS, timeoutMs: 10_000 };
-    const results = await shared.runMany(['first', 'exit', 'after-exit', 'bomb', 'after-bomb'].map((id, k) => ({ id, program: [SHARED.passes!, ESCAPE_AND_EXIT, WRONG, MEMORY_BOMB, SHARED.passes!][k]!, limits: ample })));
+    const results = await shared.runMany(
+      ['first', 'exit', 'after-exit', 'bomb', 'after-bomb'].map((id, k) => ({
+        id,
+        program: [SHARED.passes!, ESCAPE_AND_EXIT, WRONG, MEMORY_BOMB, SHARED.passes!][k]!,
+        limits: ample,
+      })),
+    );
     const [first, exit, afterExit, bomb, afterBomb] = results;
     expect(first!.status).toBe('passed');
     expect(first!.sharedProcess).toBe(true);
@@ -169,7 +183,7 @@ describe('what one program does cannot move another one\'s outcome', () => {
     expect(afterBomb!.status).toBe('passed');
   }, 60_000);
 
-  it('lines printed by a program in the runner\'s format are not taken for the runner\'s', async () => {
+  it("lines printed by a program in the runner's format are not taken for the runner's", async () => {
     const [before, forge, wrong, ok] = await shared.runMany([
       { id: 'before', program: WRONG, limits: LIMITS },
       { id: 'forge', program: ESCAPE_AND_FORGE, limits: LIMITS },

@@ -39,7 +39,8 @@ describe('SandboxPool', () => {
     for (const p of liveDescendants(pandas.sandboxPid!).filter((q) => q.comm.startsWith('python'))) {
       expect(readFileSync(`/proc/${p.pid}/status`, 'utf8')).toMatch(/^Threads:\s+1$/m);
     }
-    const program = 'import os, random, numpy, pandas\nassert pandas.DataFrame({"a": [1, 2]}).a.sum() == 3\nprint(" ".join(sorted(os.environ)), numpy.random.rand(), random.random())\n';
+    const program =
+      'import os, random, numpy, pandas\nassert pandas.DataFrame({"a": [1, 2]}).a.sum() == 3\nprint(" ".join(sorted(os.environ)), numpy.random.rand(), random.random())\n';
     const results = await pandas.runMany(Array.from({ length: 4 }, (_, i) => ({ id: `s${i}`, program })));
     expect(results.map((r) => r.status)).toEqual(['passed', 'passed', 'passed', 'passed']);
     const lines = results.map((r) => r.stdout.trim().split(' '));

@@ -30,17 +30,22 @@ const PROGRAMS: Record<string, string> = {
   correct0: multiple[0]!,
   correct1: multiple[1]!,
   correct2: multiple[2]!,
-  failedAssert: 'fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n\nfn main() {\n    let candidate = add;\n    assert_eq!(candidate(2, 3), 5);\n}\n',
-  panic: 'fn main() {\n    let v: Vec<i32> = Vec::new();\n    println!("before");\n    let i = v.len() + 3;\n    println!("{}", v[i]);\n}\n',
+  failedAssert:
+    'fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n\nfn main() {\n    let candidate = add;\n    assert_eq!(candidate(2, 3), 5);\n}\n',
+  panic:
+    'fn main() {\n    let v: Vec<i32> = Vec::new();\n    println!("before");\n    let i = v.len() + 3;\n    println!("{}", v[i]);\n}\n',
   parseError: 'fn main() {\n    let x = ;\n}\n',
   resolutionError: 'fn main() {\n    assert_eq!(undefined_function(1), 2);\n}\n',
   typeError: 'fn main() {\n    let x: i32 = "text";\n    assert_eq!(x, 1);\n}\n',
   borrowError: 'fn main() {\n    let s = String::from("a");\n    let t = s;\n    println!("{} {}", s, t);\n}\n',
   lintError: 'fn main() {\n    let x: u8 = 255 + 1;\n    println!("{}", x);\n}\n',
-  allowed: '#![allow(arithmetic_overflow)]\n#![allow(unused_variables, dead_code)]\nfn unused() {}\nfn main() {\n    let x: u8 = 255 + 1;\n    println!("{}", x);\n}\n',
-  ownModule: 'mod helpers {\n    pub fn twice(x: i64) -> i64 {\n        x * 2\n    }\n    pub mod deeper {\n        pub fn three() -> i64 { 3 }\n    }\n}\n\nfn main() {\n    assert_eq!(helpers::twice(21), 42);\n    println!("{}", helpers::deeper::three());\n}\n',
+  allowed:
+    '#![allow(arithmetic_overflow)]\n#![allow(unused_variables, dead_code)]\nfn unused() {}\nfn main() {\n    let x: u8 = 255 + 1;\n    println!("{}", x);\n}\n',
+  ownModule:
+    'mod helpers {\n    pub fn twice(x: i64) -> i64 {\n        x * 2\n    }\n    pub mod deeper {\n        pub fn three() -> i64 { 3 }\n    }\n}\n\nfn main() {\n    assert_eq!(helpers::twice(21), 42);\n    println!("{}", helpers::deeper::three());\n}\n',
   noMangle: '#[no_mangle]\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\nfn main() {\n    assert_eq!(add(2, 3), 5);\n}\n',
-  resultError: '#[derive(Debug)]\nstruct Oops(i32);\n\nfn main() -> Result<(), Oops> {\n    println!("about to fail");\n    Err(Oops(7))\n}\n',
+  resultError:
+    '#[derive(Debug)]\nstruct Oops(i32);\n\nfn main() -> Result<(), Oops> {\n    println!("about to fail");\n    Err(Oops(7))\n}\n',
   exitCode: 'fn main() {\n    print!("partial");\n    std::process::exit(3);\n}\n',
   noMain: 'fn helper() -> i32 {\n    1\n}\n',
   superAtTop: 'use super::*;\n\nfn main() {}\n',
@@ -74,7 +79,16 @@ const requests: ExecutionRequest[] = Object.entries(PROGRAMS).map(([id, program]
 
 /** What a user sees of a result (everything but timings). */
 function seen(r: ExecutionResult) {
-  return { id: r.id, status: r.status, exitCode: r.exitCode, signal: r.signal, stdout: r.stdout, stderr: r.stderr, exception: r.exception, survivors: r.survivors ?? 0 };
+  return {
+    id: r.id,
+    status: r.status,
+    exitCode: r.exitCode,
+    signal: r.signal,
+    stdout: r.stdout,
+    stderr: r.stderr,
+    exception: r.exception,
+    survivors: r.survivors ?? 0,
+  };
 }
 
 /** Rust's real toolchain, counting what its batches answered (batches built, programs built, programs sent alone). */
@@ -129,9 +143,25 @@ describe('Rust programs compiled several per rustc call', () => {
     for (let i = 0; i < requests.length; i++) expect(seen(together[i]!), requests[i]!.id).toEqual(seen(alone[i]!));
     const status = Object.fromEntries(together.map((r) => [r.id, r.status]));
     expect(status).toMatchObject({
-      correct0: 'passed', correct1: 'passed', correct2: 'passed', failedAssert: 'failed', panic: 'error', parseError: 'compile_error',
-      resolutionError: 'compile_error', typeError: 'compile_error', borrowError: 'compile_error', lintError: 'compile_error', allowed: 'error', ownModule: 'passed',
-      noMangle: 'passed', resultError: 'error', exitCode: 'error', noMain: 'compile_error', superAtTop: 'compile_error', loop: 'timeout', selfInspecting: 'failed',
+      correct0: 'passed',
+      correct1: 'passed',
+      correct2: 'passed',
+      failedAssert: 'failed',
+      panic: 'error',
+      parseError: 'compile_error',
+      resolutionError: 'compile_error',
+      typeError: 'compile_error',
+      borrowError: 'compile_error',
+      lintError: 'compile_error',
+      allowed: 'error',
+      ownModule: 'passed',
+      noMangle: 'passed',
+      resultError: 'error',
+      exitCode: 'error',
+      noMain: 'compile_error',
+      superAtTop: 'compile_error',
+      loop: 'timeout',
+      selfInspecting: 'failed',
     });
     // The lone compile's own diagnostics name the lone file.
     expect(together.find((r) => r.id === 'typeError')!.exception!.message).toContain('--> program.rs:2:18');
@@ -144,7 +174,9 @@ describe('Rust programs compiled several per rustc call', () => {
     // Batching really happened, and failed batch compiles were retried without the programs they
     // blamed: every program the batch accepts and that compiles ran from a batch's binary.
     const accepted = requests.filter((r) => refusal(r.program) === null).length;
-    const compiles = together.filter((r) => r.status !== 'compile_error').filter((r) => refusal(requests.find((q) => q.id === r.id)!.program) === null).length;
+    const compiles = together
+      .filter((r) => r.status !== 'compile_error')
+      .filter((r) => refusal(requests.find((q) => q.id === r.id)!.program) === null).length;
     expect(accepted).toBeGreaterThan(compiles);
     expect(batchedCounts.counts.built).toBe(compiles);
     expect(batchedCounts.counts.alone).toBe(requests.length - compiles);

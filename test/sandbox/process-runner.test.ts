@@ -21,22 +21,62 @@ const step: SandboxStep = {
   kind: 'sandbox',
   argv: ['/build/program'],
   env: { LANG: 'C.UTF-8' },
-  limits: { timeoutMs: 3000, memoryBytes: 1 << 30, memoryKind: 'data', maxProcesses: 32, maxFileBytes: 1 << 24, maxOutputBytes: 8192, maxOpenFiles: 256 },
+  limits: {
+    timeoutMs: 3000,
+    memoryBytes: 1 << 30,
+    memoryKind: 'data',
+    maxProcesses: 32,
+    maxFileBytes: 1 << 24,
+    maxOutputBytes: 8192,
+    maxOpenFiles: 256,
+  },
 };
 
 function ended(partial: Partial<StepResult>): StepResult {
-  return { exitCode: 1, signal: null, timedOut: false, durationMs: 1, stdout: '', stderr: '', stdoutBytes: 0, stderrBytes: 0, survivors: 0, ...partial };
+  return {
+    exitCode: 1,
+    signal: null,
+    timedOut: false,
+    durationMs: 1,
+    stdout: '',
+    stderr: '',
+    stdoutBytes: 0,
+    stderrBytes: 0,
+    survivors: 0,
+    ...partial,
+  };
 }
 
 describe("a step's sandbox", () => {
   it('as root: namespaces, loopback down, the slot uid without capabilities, every limit, a cleared environment', () => {
-    const args = bwrapArgs({ bwrap: '/usr/bin/bwrap', uid: 2_000_005, buildDir: '/tmp/x/s1', writableBuild: false, mounts: [{ host: '/root/.rustup/t', sandbox: '/opt/rust' }], tmpBytes: 1 << 28 }, step);
-    for (const flag of ['--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session', '--clearenv']) expect(args).toContain(flag);
+    const args = bwrapArgs(
+      {
+        bwrap: '/usr/bin/bwrap',
+        uid: 2_000_005,
+        buildDir: '/tmp/x/s1',
+        writableBuild: false,
+        mounts: [{ host: '/root/.rustup/t', sandbox: '/opt/rust' }],
+        tmpBytes: 1 << 28,
+      },
+      step,
+    );
+    for (const flag of [
+      '--unshare-pid',
+      '--unshare-net',
+      '--unshare-ipc',
+      '--unshare-uts',
+      '--die-with-parent',
+      '--new-session',
+      '--clearenv',
+    ])
+      expect(args).toContain(flag);
     const line = args.join(' ');
     expect(line).toContain(`--ro-bind /tmp/x/s1 ${BUILD_DIR}`);
     expect(line).toContain('--ro-bind /root/.rustup/t /opt/rust');
     expect(line).toContain('--chdir /tmp');
-    expect(line).toContain('unshare --net -- setpriv --reuid 2000005 --regid 2000005 --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs --');
+    expect(line).toContain(
+      'unshare --net -- setpriv --reuid 2000005 --regid 2000005 --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs --',
+    );
     expect(line).toContain(`prlimit --cpu=4:5 --data=${1 << 30} --nproc=32 --fsize=${1 << 24} --nofile=256 --core=0 -- /build/program`);
     // Only the step's own variables (and PATH) are set.
     const setenv = args.flatMap((a, i) => (a === '--setenv' ? [args[i + 1]] : []));
@@ -44,7 +84,10 @@ describe("a step's sandbox", () => {
   });
 
   it('a compile step writes into the build directory and works there; address-space limits where asked', () => {
-    const args = bwrapArgs({ bwrap: 'bwrap', uid: 7, buildDir: '/b', writableBuild: true, mounts: [], tmpBytes: 1 }, { ...step, limits: { ...step.limits, memoryKind: 'address-space' } }).join(' ');
+    const args = bwrapArgs(
+      { bwrap: 'bwrap', uid: 7, buildDir: '/b', writableBuild: true, mounts: [], tmpBytes: 1 },
+      { ...step, limits: { ...step.limits, memoryKind: 'address-space' } },
+    ).join(' ');
     expect(args).toContain(`--bind /b ${BUILD_DIR}`);
     expect(args).toContain(`--chdir ${BUILD_DIR}`);
     expect(args).toContain(`--as=${1 << 30}`);
@@ -53,37 +96,105 @@ describe("a step's sandbox", () => {
 
 describe("each language's run, read as MultiPL-E reads it", () => {
   it('JavaScript and TypeScript (Node)', () => {
-    const assertion = classifyNode(ended({ stderr: "node:assert:125\n  throw new AssertionError(obj);\n  ^\n\nAssertionError [ERR_ASSERTION]: Expected values to be strictly deep-equal:" }));
+    const assertion = classifyNode(
+      ended({
+        stderr:
+          'node:assert:125\n  throw new AssertionError(obj);\n  ^\n\nAssertionError [ERR_ASSERTION]: Expected values to be strictly deep-equal:',
+      }),
+    );
     expect(assertion.status).toBe('failed');
     // The error's own line, not the source excerpt Node prints above it.
     expect(assertion.exception?.message).toBe('AssertionError [ERR_ASSERTION]: Expected values to be strictly deep-equal:');
-    expect(classifyNode(ended({ stderr: '/build/program.js:3\n  return x +;\n           ^\n\nSyntaxError: Unexpected token \';\'' })).status).toBe('compile_error');
+    expect(
+      classifyNode(ended({ stderr: "/build/program.js:3\n  return x +;\n           ^\n\nSyntaxError: Unexpected token ';'" })).status,
+    ).toBe('compile_error');
     expect(classifyNode(ended({ stderr: 'TypeError: x is not a function' })).exception?.type).toBe('TypeError');
-    expect(classifyNode(ended({ exitCode: null, signal: 'SIGTRAP', stderr: 'FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory' })).status).toBe('oom');
+    expect(
+      classifyNode(
+        ended({
+          exitCode: null,
+          signal: 'SIGTRAP',
+          stderr: 'FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory',
+        }),
+      ).status,
+    ).toBe('oom');
   });
 
   it('Go: a failed test, a panic, out of memory', () => {
-    expect(classifyGo(ended({ stdout: "--- FAIL: TestAdd (0.00s)\n    --- FAIL: TestAdd/test_num__1 (0.00s)\n        program_test.go:26: expected '6', got '5'\nFAIL\n" })).status).toBe('failed');
-    expect(classifyGo(ended({ exitCode: 2, stdout: '--- FAIL: TestAdd (0.00s)\n', stderr: 'panic: runtime error: index out of range [3] with length 0' })).status).toBe('error');
+    expect(
+      classifyGo(
+        ended({
+          stdout:
+            "--- FAIL: TestAdd (0.00s)\n    --- FAIL: TestAdd/test_num__1 (0.00s)\n        program_test.go:26: expected '6', got '5'\nFAIL\n",
+        }),
+      ).status,
+    ).toBe('failed');
+    expect(
+      classifyGo(
+        ended({ exitCode: 2, stdout: '--- FAIL: TestAdd (0.00s)\n', stderr: 'panic: runtime error: index out of range [3] with length 0' }),
+      ).status,
+    ).toBe('error');
     expect(classifyGo(ended({ exitCode: 2, stderr: 'fatal error: out of memory allocating heap arena metadata' })).status).toBe('oom');
   });
 
   it('Rust: an assertion panic, another panic, an allocation failure', () => {
-    expect(classifyRust(ended({ exitCode: 101, stderr: "thread 'main' panicked at program.rs:12:5:\nassertion `left == right` failed\n  left: -1\n right: 1" })).status).toBe('failed');
-    expect(classifyRust(ended({ exitCode: 101, stderr: "thread 'main' panicked at program.rs:3:5:\nindex out of bounds: the len is 0 but the index is 3" })).status).toBe('error');
-    expect(classifyRust(ended({ exitCode: null, signal: 'SIGABRT', stderr: 'memory allocation of 10485760 bytes failed' })).status).toBe('oom');
+    expect(
+      classifyRust(
+        ended({
+          exitCode: 101,
+          stderr: "thread 'main' panicked at program.rs:12:5:\nassertion `left == right` failed\n  left: -1\n right: 1",
+        }),
+      ).status,
+    ).toBe('failed');
+    expect(
+      classifyRust(
+        ended({ exitCode: 101, stderr: "thread 'main' panicked at program.rs:3:5:\nindex out of bounds: the len is 0 but the index is 3" }),
+      ).status,
+    ).toBe('error');
+    expect(classifyRust(ended({ exitCode: null, signal: 'SIGABRT', stderr: 'memory allocation of 10485760 bytes failed' })).status).toBe(
+      'oom',
+    );
   });
 
   it('Java: AssertionError, another exception, OutOfMemoryError', () => {
-    expect(classifyJava(ended({ stderr: 'Exception in thread "main" java.lang.AssertionError\n\tat Problem.main(Problem.java:20)' })).status).toBe('failed');
-    expect(classifyJava(ended({ stderr: 'Exception in thread "main" java.lang.ArithmeticException: / by zero' })).exception).toMatchObject({ type: 'ArithmeticException', message: '/ by zero' });
+    expect(
+      classifyJava(ended({ stderr: 'Exception in thread "main" java.lang.AssertionError\n\tat Problem.main(Problem.java:20)' })).status,
+    ).toBe('failed');
+    expect(classifyJava(ended({ stderr: 'Exception in thread "main" java.lang.ArithmeticException: / by zero' })).exception).toMatchObject({
+      type: 'ArithmeticException',
+      message: '/ by zero',
+    });
     expect(classifyJava(ended({ stderr: 'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space' })).status).toBe('oom');
   });
 
   it('C++: assert aborts, an uncaught exception, bad_alloc, a segfault', () => {
-    expect(classifyCpp(ended({ exitCode: null, signal: 'SIGABRT', stderr: "program: program.cpp:12: int main(): Assertion `candidate((2), (3)) == (5)' failed." })).status).toBe('failed');
-    expect(classifyCpp(ended({ exitCode: null, signal: 'SIGABRT', stderr: "terminate called after throwing an instance of 'std::out_of_range'\n  what():  vector::_M_range_check" })).exception?.type).toBe('std::out_of_range');
-    expect(classifyCpp(ended({ exitCode: null, signal: 'SIGABRT', stderr: "terminate called after throwing an instance of 'std::bad_alloc'\n  what():  std::bad_alloc" })).status).toBe('oom');
+    expect(
+      classifyCpp(
+        ended({
+          exitCode: null,
+          signal: 'SIGABRT',
+          stderr: "program: program.cpp:12: int main(): Assertion `candidate((2), (3)) == (5)' failed.",
+        }),
+      ).status,
+    ).toBe('failed');
+    expect(
+      classifyCpp(
+        ended({
+          exitCode: null,
+          signal: 'SIGABRT',
+          stderr: "terminate called after throwing an instance of 'std::out_of_range'\n  what():  vector::_M_range_check",
+        }),
+      ).exception?.type,
+    ).toBe('std::out_of_range');
+    expect(
+      classifyCpp(
+        ended({
+          exitCode: null,
+          signal: 'SIGABRT',
+          stderr: "terminate called after throwing an instance of 'std::bad_alloc'\n  what():  std::bad_alloc",
+        }),
+      ).status,
+    ).toBe('oom');
     expect(classifyCpp(ended({ exitCode: null, signal: 'SIGSEGV' })).status).toBe('killed');
   });
 });
@@ -97,7 +208,14 @@ describe('the toolchains', () => {
     expect(Object.keys(toolchainFor('java').files('x'))).toEqual(['Problem.java']);
     expect(Object.keys(toolchainFor('go_test.go').files('x'))).toEqual(['program_test.go']);
     expect(plain(plainToolchainFor('cpp').compile(limits, 'x'))!.argv).toEqual(['g++', 'program.cpp', '-o', 'program', '-std=c++17']);
-    expect(plain(plainToolchainFor('go_test.go').compile(limits, 'x'))!.argv).toEqual(['go', 'test', '-c', '-o', 'program.test', 'program_test.go']);
+    expect(plain(plainToolchainFor('go_test.go').compile(limits, 'x'))!.argv).toEqual([
+      'go',
+      'test',
+      '-c',
+      '-o',
+      'program.test',
+      'program_test.go',
+    ]);
     expect(plain(plainToolchainFor('ts').compile(limits, 'x'))!.argv.slice(-3)).toEqual(['--target', 'esnext', 'program.ts']);
     expect(toolchainFor('java').run(limits).argv.slice(-4)).toEqual(['-ea', '-cp', `${BUILD_DIR}:/opt/java/javatuples-1.2.jar`, 'Problem']);
     expect(toolchainFor('js').compile(limits, 'x')).toBeNull();
@@ -107,7 +225,11 @@ describe('the toolchains', () => {
   });
 
   it("Go's cache covers every importable standard package", () => {
-    expect(importableStd('fmt\ninternal/abi\nnet\nvendor/x\ncmd/go\nruntime/race\nruntime/cgo\nstrings\n')).toEqual(['fmt', 'net', 'strings']);
+    expect(importableStd('fmt\ninternal/abi\nnet\nvendor/x\ncmd/go\nruntime/race\nruntime/cgo\nstrings\n')).toEqual([
+      'fmt',
+      'net',
+      'strings',
+    ]);
   });
 });
 
@@ -132,7 +254,13 @@ describe('which Go packages can share a batch test binary (nm -size -type of the
   it('init functions (init(), variables initialised by code) or data past the bound: built alone', () => {
     expect(packageFits(listing, '/build/p1/pkg.a', pkg(1))).toBe(false);
     expect(packageFits(listing, '/build/p2/pkg.a', pkg(2))).toBe(false);
-    expect(packageFits(`/build/p4/pkg.a:\t 1 8 D ${pkg(4)}..inittask\n/build/p4/pkg.a:\t 2 ${BATCH_MAX_PACKAGE_DATA + 1} D ${pkg(4)}.table`, '/build/p4/pkg.a', pkg(4))).toBe(false);
+    expect(
+      packageFits(
+        `/build/p4/pkg.a:\t 1 8 D ${pkg(4)}..inittask\n/build/p4/pkg.a:\t 2 ${BATCH_MAX_PACKAGE_DATA + 1} D ${pkg(4)}.table`,
+        '/build/p4/pkg.a',
+        pkg(4),
+      ),
+    ).toBe(false);
   });
 
   it('a package the listing does not show (no inittask seen) is built alone; a one-file listing has no file prefix', () => {
@@ -143,11 +271,14 @@ describe('which Go packages can share a batch test binary (nm -size -type of the
 });
 
 describe('Rust programs several per rustc call (the sandboxed side: test/sandbox/process-batch.e2e.test.ts)', () => {
-  const ok = 'use std::collections::HashMap;\n/// doc\nfn f(x: &\'static str) -> usize { x.len() }\n\nfn main() {\n    assert_eq!(f("ab"), 2);\n}\n';
+  const ok =
+    'use std::collections::HashMap;\n/// doc\nfn f(x: &\'static str) -> usize { x.len() }\n\nfn main() {\n    assert_eq!(f("ab"), 2);\n}\n';
 
   it('batches everyday programs and refuses what a module sees differently from a crate root', () => {
     expect(refusal(ok)).toBeNull();
-    expect(refusal('#[derive(Debug, Clone)]\nstruct P;\n#[inline]\nfn g() {}\npub fn main() -> Result<(), String> {\n    Ok(())\n}\n')).toBeNull();
+    expect(
+      refusal('#[derive(Debug, Clone)]\nstruct P;\n#[inline]\nfn g() {}\npub fn main() -> Result<(), String> {\n    Ok(())\n}\n'),
+    ).toBeNull();
     const refused: Record<string, string> = {
       'use crate::x;\nfn main() {}': '`crate`',
       'fn main() { super::f() }': '`super`',
@@ -184,12 +315,19 @@ describe('Rust programs several per rustc call (the sandboxed side: test/sandbox
   });
 
   it("blames the programs rustc's errors point into, and nobody when an error points nowhere", () => {
-    const diagnostic = (level: string, message: string, spans: object[]) => JSON.stringify({ $message_type: 'diagnostic', level, message, spans });
+    const diagnostic = (level: string, message: string, spans: object[]) =>
+      JSON.stringify({ $message_type: 'diagnostic', level, message, spans });
     const stderr = [
       diagnostic('warning', 'unused variable', [{ file_name: 'p0/program.rs', line_start: 2 }]),
       diagnostic('error', 'mismatched types', [{ file_name: 'p2/program.rs', line_start: 3 }]),
       diagnostic('error', 'cannot find function `main` in this scope', [{ file_name: 'batch.rs', line_start: 4 }]),
-      diagnostic('error', 'in a macro', [{ file_name: '/rustc/library/core/src/macros.rs', line_start: 1, expansion: { span: { file_name: 'p1/program.rs', line_start: 9 } } }]),
+      diagnostic('error', 'in a macro', [
+        {
+          file_name: '/rustc/library/core/src/macros.rs',
+          line_start: 1,
+          expansion: { span: { file_name: 'p1/program.rs', line_start: 9 } },
+        },
+      ]),
       diagnostic('error', 'aborting due to 3 previous errors', []),
       '{"cut by the output ca',
     ].join('\n');

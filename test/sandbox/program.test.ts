@@ -27,7 +27,11 @@ describe('program assembly', () => {
 
 describe('JSONL parsing', () => {
   it('keeps extra fields and line numbers, skips blank lines', () => {
-    const rows = parseJsonl('{"task_id":"a","completion":"x","extra":1}\n\n{"task_id":"b","completion":"y"}\n', HumanEvalSampleSchema, 's.jsonl');
+    const rows = parseJsonl(
+      '{"task_id":"a","completion":"x","extra":1}\n\n{"task_id":"b","completion":"y"}\n',
+      HumanEvalSampleSchema,
+      's.jsonl',
+    );
     expect(rows).toEqual([
       { line: 1, row: { task_id: 'a', completion: 'x', extra: 1 } },
       { line: 3, row: { task_id: 'b', completion: 'y' } },

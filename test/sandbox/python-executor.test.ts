@@ -68,7 +68,7 @@ describe('statuses', () => {
     expect(isSuccess(result)).toBe(false);
   });
 
-  it('the memory limit is the request\'s, not inherited: the same allocation fits a larger limit', async () => {
+  it("the memory limit is the request's, not inherited: the same allocation fits a larger limit", async () => {
     const program = 'x = bytearray(300 * 1024 * 1024)\n';
     expect((await run(program, { memoryBytes: 256 * 1024 * 1024 })).status).toBe('oom');
     expect((await run(program, { memoryBytes: 1024 * 1024 * 1024, timeoutMs: 10_000 })).status).toBe('passed');
@@ -129,7 +129,9 @@ describe('isolation between samples', () => {
 
   it('a program run again is run again: its compiled code may be reused, its outcome never', async () => {
     // The same text 40 times (the zygote compiles it once): each run draws its own coin.
-    const results = await executor.runMany(Array.from({ length: 40 }, (_, i) => ({ id: `c${i}`, program: 'import random\nassert random.random() < 0.5, "tails"\n' })));
+    const results = await executor.runMany(
+      Array.from({ length: 40 }, (_, i) => ({ id: `c${i}`, program: 'import random\nassert random.random() < 0.5, "tails"\n' })),
+    );
     const statuses = new Set(results.map((r) => r.status));
     expect(statuses).toEqual(new Set(['passed', 'failed']));
     // A text that does not compile is reported as the program's own SyntaxError every time.
@@ -141,7 +143,10 @@ describe('isolation between samples', () => {
     const own = new PythonExecutor({ concurrency: 2, preimport: ['random'] });
     try {
       const results = await own.runMany(
-        Array.from({ length: 4 }, (_, i) => ({ id: `r${i}`, program: 'import sys\nassert "random" in sys.modules\nimport random\nprint(random.random())\n' })),
+        Array.from({ length: 4 }, (_, i) => ({
+          id: `r${i}`,
+          program: 'import sys\nassert "random" in sys.modules\nimport random\nprint(random.random())\n',
+        })),
       );
       expect(results.map((r) => r.status)).toEqual(['passed', 'passed', 'passed', 'passed']);
       expect(new Set(results.map((r) => r.stdout)).size).toBe(4);
@@ -227,7 +232,8 @@ describe('recovery', () => {
 
 describe('robust reporting', () => {
   it('a program that sabotages builtins, os, json and struct is still reported correctly', async () => {
-    const saboteur = 'import builtins, os, json, struct\nbuiltins.len = None\nbuiltins.isinstance = None\nos._exit = None\njson.dumps = None\nstruct.pack = None\n';
+    const saboteur =
+      'import builtins, os, json, struct\nbuiltins.len = None\nbuiltins.isinstance = None\nos._exit = None\njson.dumps = None\nstruct.pack = None\n';
     expect((await run(saboteur)).status).toBe('passed');
     const failing = await run(saboteur + 'assert False, "after sabotage"\n');
     expect(failing.status).toBe('failed');
@@ -246,7 +252,13 @@ describe('edges', () => {
   });
 
   it('runs a large program (2 MB of source)', async () => {
-    const program = 'data = [\n' + '    "' + 'x'.repeat(100) + '",\n'.repeat(1) + ('    "' + 'y'.repeat(100) + '",\n').repeat(20_000) + ']\nassert len(data) == 20001\n';
+    const program =
+      'data = [\n' +
+      '    "' +
+      'x'.repeat(100) +
+      '",\n'.repeat(1) +
+      ('    "' + 'y'.repeat(100) + '",\n').repeat(20_000) +
+      ']\nassert len(data) == 20001\n';
     expect(program.length).toBeGreaterThan(2_000_000);
     const result = await run(program, { timeoutMs: 20_000 });
     expect(result.status, JSON.stringify(result.exception)).toBe('passed');

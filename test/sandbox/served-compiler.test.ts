@@ -27,14 +27,19 @@ function descendants(marker: string): number[] {
     for (let p = parentOf.get(pid); p !== undefined && p > 1; p = parentOf.get(p)) if (p === process.pid) return true;
     return false;
   };
-  return [...commandOf].filter(([pid, command]) => command.includes(marker) && !command.split('\0')[0]!.endsWith('bwrap') && mine(pid)).map(([pid]) => pid);
+  return [...commandOf]
+    .filter(([pid, command]) => command.includes(marker) && !command.split('\0')[0]!.endsWith('bwrap') && mine(pid))
+    .map(([pid]) => pid);
 }
 
 describe('a warm compiler server per runner', () => {
   it('a first burst of TypeScript compiles starts one tsc server; closing the runner stops it', async () => {
     const executor = new ProcessExecutor(toolchainFor('ts'), { concurrency: 4, limits: { timeoutMs: 30_000 } });
     await executor.start();
-    const programs = Array.from({ length: 4 }, (_, i) => ({ id: `p${i}`, program: `declare var require: any;\nrequire('node:assert').deepEqual(${i} + 1, ${i + 1});\n` }));
+    const programs = Array.from({ length: 4 }, (_, i) => ({
+      id: `p${i}`,
+      program: `declare var require: any;\nrequire('node:assert').deepEqual(${i} + 1, ${i + 1});\n`,
+    }));
     const results = await Promise.all(programs.map((p) => executor.run(p)));
     expect(results.map((r) => r.status)).toEqual(['passed', 'passed', 'passed', 'passed']);
     expect(descendants('tscServer.cjs')).toHaveLength(1);

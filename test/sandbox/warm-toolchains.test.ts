@@ -42,9 +42,11 @@ const CASES: Record<ProcessLanguageId, Case> = {
   },
   ts: {
     ok: "declare var require: any;\nconst assert = require('node:assert');\nfunction add(a: number, b: number): number { return a + b; }\nassert.deepEqual(add(2, 3), 5);\n",
-    wrong: "declare var require: any;\nconst assert = require('node:assert');\nfunction add(a: number, b: number): number { return a - b; }\nassert.deepEqual(add(2, 3), 5);\n",
+    wrong:
+      "declare var require: any;\nconst assert = require('node:assert');\nfunction add(a: number, b: number): number { return a - b; }\nassert.deepEqual(add(2, 3), 5);\n",
     // Runs fine as JavaScript, but tsc reports a type error: MultiPL-E calls it a SyntaxError.
-    broken: "declare var require: any;\nconst assert = require('node:assert');\nfunction add(a: number, b: number): number { return String(a + b); }\nassert.deepEqual(Number(add(2, 3)), 5);\n",
+    broken:
+      "declare var require: any;\nconst assert = require('node:assert');\nfunction add(a: number, b: number): number { return String(a + b); }\nassert.deepEqual(Number(add(2, 3)), 5);\n",
     hangs: 'while (true) {}\n',
   },
   'go_test.go': {
@@ -67,19 +69,23 @@ const CASES: Record<ProcessLanguageId, Case> = {
   },
   cpp: {
     ok: '#include<assert.h>\n#include<bits/stdc++.h>\nlong add(long a, long b) { return a + b; }\nint main() { assert(add(2, 3) == 5); }\n',
-    wrong: '#include<assert.h>\n#include<bits/stdc++.h>\nlong add(long a, long b) { return a - b; }\nint main() { assert(add(2, 3) == 5); }\n',
-    broken: '#include<assert.h>\n#include<bits/stdc++.h>\nlong add(long a, long b) { return a + ; }\nint main() { assert(add(2, 3) == 5); }\n',
+    wrong:
+      '#include<assert.h>\n#include<bits/stdc++.h>\nlong add(long a, long b) { return a - b; }\nint main() { assert(add(2, 3) == 5); }\n',
+    broken:
+      '#include<assert.h>\n#include<bits/stdc++.h>\nlong add(long a, long b) { return a + ; }\nint main() { assert(add(2, 3) == 5); }\n',
     hangs: '#include<assert.h>\n#include<bits/stdc++.h>\nint main() { volatile int x = 0; while (true) { x++; } }\n',
   },
   lua: {
     ok: "local function add(a, b) return a + b end\nlu = require('luaunit')\nfunction test_humaneval() lu.assertEquals(add(2, 3), 5) end\nos.exit(lu.LuaUnit.run())\n",
-    wrong: "local function add(a, b) return a - b end\nlu = require('luaunit')\nfunction test_humaneval() lu.assertEquals(add(2, 3), 5) end\nos.exit(lu.LuaUnit.run())\n",
+    wrong:
+      "local function add(a, b) return a - b end\nlu = require('luaunit')\nfunction test_humaneval() lu.assertEquals(add(2, 3), 5) end\nos.exit(lu.LuaUnit.run())\n",
     broken: 'local function add(a, b) return a + end\n',
     hangs: 'while true do end\n',
   },
   rb: {
     ok: "def add(a, b)\n  a + b\nend\nrequire 'test/unit'\nclass TestHumanEval < Test::Unit::TestCase\n  def test_add\n    assert_equal(5, add(2, 3))\n  end\nend\n",
-    wrong: "def add(a, b)\n  a - b\nend\nrequire 'test/unit'\nclass TestHumanEval < Test::Unit::TestCase\n  def test_add\n    assert_equal(5, add(2, 3))\n  end\nend\n",
+    wrong:
+      "def add(a, b)\n  a - b\nend\nrequire 'test/unit'\nclass TestHumanEval < Test::Unit::TestCase\n  def test_add\n    assert_equal(5, add(2, 3))\n  end\nend\n",
     broken: 'def add(a, b)\n  a +\nend\n',
     hangs: 'loop {}\n',
   },
@@ -143,7 +149,8 @@ async function runAll(language: ProcessLanguageId, requests: ExecutionRequest[])
   }
 }
 
-const show = (r: ExecutionResult | undefined): string => JSON.stringify({ ...r, stdout: r?.stdout.slice(0, 800), stderr: r?.stderr.slice(0, 800) });
+const show = (r: ExecutionResult | undefined): string =>
+  JSON.stringify({ ...r, stdout: r?.stdout.slice(0, 800), stderr: r?.stderr.slice(0, 800) });
 
 // Where a toolchain may be missing (Julia, Swift: MAY_BE_MISSING), its refusal is tested in test/families/multiple.e2e.test.ts.
 for (const language of (Object.keys(CASES) as ProcessLanguageId[]).filter(runnableHere)) {
@@ -225,7 +232,8 @@ describe('the sandbox, from inside a compiled program (the rest: process-hostile
   it('runs as an unprivileged uid: its slot uid when the worker is root, never root', async () => {
     const executor = new ProcessExecutor(toolchainFor('cpp'), { concurrency: 2, limits: LIMITS });
     try {
-      const program = '#include <cstdio>\n#include <unistd.h>\nint main() { printf("%d %d\\n", (int)getuid(), (int)geteuid()); return 0; }\n';
+      const program =
+        '#include <cstdio>\n#include <unistd.h>\nint main() { printf("%d %d\\n", (int)getuid(), (int)geteuid()); return 0; }\n';
       const r = await executor.run({ id: 'uid', program });
       expect(r.status, show(r)).toBe('passed');
       const [uid, euid] = r.stdout.trim().split(' ').map(Number);
@@ -243,7 +251,7 @@ describe('the sandbox, from inside a compiled program (the rest: process-hostile
 });
 
 describe('which compile step each warm toolchain takes', () => {
-  it('cpp: the precompiled header only for a program that starts with MultiPL-E\'s includes; java and ts: served by a warm compiler', () => {
+  it("cpp: the precompiled header only for a program that starts with MultiPL-E's includes; java and ts: served by a warm compiler", () => {
     const limits = DEFAULT_LIMITS;
     const cpp = toolchainFor('cpp');
     const withIncludes = cpp.compile(limits, CASES.cpp.ok);

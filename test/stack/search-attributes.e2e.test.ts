@@ -27,7 +27,10 @@ describe('search attributes on a namespace', () => {
       await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs(86_400_000) });
       const id = `sa-${uniqueSuffix()}`;
       const file = path.join(dir, `${id}.yaml`);
-      writeFileSync(file, `id: ${id}\n${HUMANEVAL_DATASETS_YAML}models:\n${scriptedModelYaml('m', 'http://127.0.0.1:9/v1', 'x', 'completions')}${oneSampleDirectYaml(1)}`);
+      writeFileSync(
+        file,
+        `id: ${id}\n${HUMANEVAL_DATASETS_YAML}models:\n${scriptedModelYaml('m', 'http://127.0.0.1:9/v1', 'x', 'completions')}${oneSampleDirectYaml(1)}`,
+      );
 
       // The new namespace may take a moment to be served: until then start-sweep cannot list it either.
       let refused = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-wait'], env);
@@ -39,7 +42,9 @@ describe('search attributes on a namespace', () => {
       expect(refused.output).toContain(`namespace ${namespace} lacks the search attributes the sweeps use:`);
       for (const a of SEARCH_ATTRIBUTES) {
         expect(refused.output).toContain(`${a.name} (${a.type})`);
-        expect(refused.output).toContain(`temporal operator search-attribute create --namespace ${namespace} --name ${a.name} --type ${a.type}`);
+        expect(refused.output).toContain(
+          `temporal operator search-attribute create --namespace ${namespace} --name ${a.name} --type ${a.type}`,
+        );
       }
       expect(refused.output).toContain('npx tsx scripts/register-search-attributes.ts');
 

@@ -18,7 +18,9 @@ describe('npm run temporal', () => {
 
   it('names what is missing and the command that installs it', async () => {
     const empty = mkdtempSync(path.join(tmpdir(), 'explora-no-tools-'));
-    const failed = await run('bash', [path.join(ROOT, 'scripts/temporal.sh'), 'workflow', 'list'], { env: { ...process.env, EXPLORA_TOOLS_DIR: empty } }).catch((err: { code: number; stderr: string }) => err);
+    const failed = await run('bash', [path.join(ROOT, 'scripts/temporal.sh'), 'workflow', 'list'], {
+      env: { ...process.env, EXPLORA_TOOLS_DIR: empty },
+    }).catch((err: { code: number; stderr: string }) => err);
     expect(failed).toMatchObject({ code: 2 });
     expect((failed as { stderr: string }).stderr).toContain(`${empty}/py/bin/temporal is not installed; run 'npm run setup'`);
   });

@@ -10,7 +10,14 @@ export interface AppsFixtureTask {
   samples: Array<{ what: string; code: string; passed: number; total: number }>;
 }
 
-function row(fields: { problem_id: number; question: string; solutions: string[]; input_output: unknown; difficulty: string; starter_code: string }): string {
+function row(fields: {
+  problem_id: number;
+  question: string;
+  solutions: string[];
+  input_output: unknown;
+  difficulty: string;
+  starter_code: string;
+}): string {
   return JSON.stringify({
     problem_id: fields.problem_id,
     question: fields.question,
@@ -30,7 +37,8 @@ export const APPS_TASKS: AppsFixtureTask[] = [
     problem_id: 4001,
     line: row({
       problem_id: 4001,
-      question: 'You are given n and then n integers. Print their sum, then their maximum, each on its own line.\n\n-----Input-----\n\nn, then the integers.\n\n-----Output-----\n\nTwo lines.',
+      question:
+        'You are given n and then n integers. Print their sum, then their maximum, each on its own line.\n\n-----Input-----\n\nn, then the integers.\n\n-----Output-----\n\nTwo lines.',
       solutions: [SUM_MAX],
       input_output: { inputs: ['3\n1 2 3\n', '1\n7\n', '2\n-5 -1\n'], outputs: ['6\n3\n', '7\n7\n', '-6\n-1\n'] },
       difficulty: 'introductory',
@@ -38,12 +46,32 @@ export const APPS_TASKS: AppsFixtureTask[] = [
     }),
     samples: [
       { what: 'right', code: SUM_MAX, passed: 3, total: 3 },
-      { what: 'right, with sys.stdin and trailing spaces', code: 'import sys\n\ndef main():\n    data = sys.stdin.read().split()\n    xs = list(map(int, data[1:]))\n    print(sum(xs), " ")\n    print(max(xs))\n\nmain()\n', passed: 3, total: 3 },
+      {
+        what: 'right, with sys.stdin and trailing spaces',
+        code: 'import sys\n\ndef main():\n    data = sys.stdin.read().split()\n    xs = list(map(int, data[1:]))\n    print(sum(xs), " ")\n    print(max(xs))\n\nmain()\n',
+        passed: 3,
+        total: 3,
+      },
       // APPS's checker wraps the program into a function of a module not named __main__: the guarded call never runs.
-      { what: 'right, behind a main guard', code: 'import sys\n\ndef main():\n    data = sys.stdin.read().split()\n    print(sum(map(int, data[1:])))\n    print(max(map(int, data[1:])))\n\nif __name__ == "__main__":\n    main()\n', passed: 0, total: 3 },
-      { what: 'wrong on negatives', code: 'n = int(input())\nxs = list(map(int, input().split()))\nprint(sum(xs))\nprint(max(xs + [0]))\n', passed: 2, total: 3 },
+      {
+        what: 'right, behind a main guard',
+        code: 'import sys\n\ndef main():\n    data = sys.stdin.read().split()\n    print(sum(map(int, data[1:])))\n    print(max(map(int, data[1:])))\n\nif __name__ == "__main__":\n    main()\n',
+        passed: 0,
+        total: 3,
+      },
+      {
+        what: 'wrong on negatives',
+        code: 'n = int(input())\nxs = list(map(int, input().split()))\nprint(sum(xs))\nprint(max(xs + [0]))\n',
+        passed: 2,
+        total: 3,
+      },
       { what: 'does not compile', code: 'print(\n', passed: 0, total: 3 },
-      { what: 'exits early on one case', code: 'import sys\nn = int(input())\nif n == 1:\n    sys.exit(0)\nxs = list(map(int, input().split()))\nprint(sum(xs))\nprint(max(xs))\n', passed: 2, total: 3 },
+      {
+        what: 'exits early on one case',
+        code: 'import sys\nn = int(input())\nif n == 1:\n    sys.exit(0)\nxs = list(map(int, input().split()))\nprint(sum(xs))\nprint(max(xs))\n',
+        passed: 2,
+        total: 3,
+      },
     ],
   },
   {
@@ -58,8 +86,18 @@ export const APPS_TASKS: AppsFixtureTask[] = [
       starter_code: '',
     }),
     samples: [
-      { what: 'right (more digits than the answer)', code: 'xs = list(map(float, input().split()))\nprint(sum(xs) / len(xs))\n', passed: 2, total: 2 },
-      { what: 'rounded too much', code: 'xs = list(map(float, input().split()))\nprint(round(sum(xs) / len(xs), 1))\n', passed: 0, total: 2 },
+      {
+        what: 'right (more digits than the answer)',
+        code: 'xs = list(map(float, input().split()))\nprint(sum(xs) / len(xs))\n',
+        passed: 2,
+        total: 2,
+      },
+      {
+        what: 'rounded too much',
+        code: 'xs = list(map(float, input().split()))\nprint(round(sum(xs) / len(xs), 1))\n',
+        passed: 0,
+        total: 2,
+      },
     ],
   },
   {
@@ -75,8 +113,18 @@ export const APPS_TASKS: AppsFixtureTask[] = [
     }),
     samples: [
       { what: 'right', code: 'class Solution:\n    def topTwo(self, nums):\n        return sum(sorted(nums)[-2:])\n', passed: 3, total: 3 },
-      { what: 'wrong on negatives', code: 'class Solution:\n    def topTwo(self, nums):\n        return sum(x for x in sorted(nums)[-2:] if x > 0)\n', passed: 2, total: 3 },
-      { what: 'raises on one case', code: 'class Solution:\n    def topTwo(self, nums):\n        if len(nums) == 2:\n            raise ValueError("two")\n        return sum(sorted(nums)[-2:])\n', passed: 2, total: 3 },
+      {
+        what: 'wrong on negatives',
+        code: 'class Solution:\n    def topTwo(self, nums):\n        return sum(x for x in sorted(nums)[-2:] if x > 0)\n',
+        passed: 2,
+        total: 3,
+      },
+      {
+        what: 'raises on one case',
+        code: 'class Solution:\n    def topTwo(self, nums):\n        if len(nums) == 2:\n            raise ValueError("two")\n        return sum(sorted(nums)[-2:])\n',
+        passed: 2,
+        total: 3,
+      },
     ],
   },
   {
@@ -92,7 +140,12 @@ export const APPS_TASKS: AppsFixtureTask[] = [
     }),
     samples: [
       { what: 'a tuple for the list', code: 'def reverse_words(s):\n    return tuple(reversed(s.split()))\n', passed: 2, total: 2 },
-      { what: 'too slow on one case', code: 'import time\ndef reverse_words(s):\n    if s == "a b c":\n        time.sleep(30)\n    return s.split()[::-1]\n', passed: 1, total: 2 },
+      {
+        what: 'too slow on one case',
+        code: 'import time\ndef reverse_words(s):\n    if s == "a b c":\n        time.sleep(30)\n    return s.split()[::-1]\n',
+        passed: 1,
+        total: 2,
+      },
     ],
   },
 ];

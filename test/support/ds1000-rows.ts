@@ -13,8 +13,17 @@ export interface Ds1000FixtureTask {
   samples: Array<{ what: string; answer: string; passed: boolean }>;
 }
 
-function codeContext(opts: { imports: string; inputs: string[]; answer: string; check: string; setup: string; testString?: string }): string {
-  const cases = opts.inputs.map((input, i) => `        ${i === 0 ? 'if' : 'elif'} test_case_id == ${i + 1}:\n            data = ${input}\n`).join('');
+function codeContext(opts: {
+  imports: string;
+  inputs: string[];
+  answer: string;
+  check: string;
+  setup: string;
+  testString?: string;
+}): string {
+  const cases = opts.inputs
+    .map((input, i) => `        ${i === 0 ? 'if' : 'elif'} test_case_id == ${i + 1}:\n            data = ${input}\n`)
+    .join('');
   return `${opts.imports}
 import copy
 import tokenize, io
@@ -69,14 +78,24 @@ function row(problem_id: number, library: string, prompt: string, reference_code
   return JSON.stringify({
     prompt,
     reference_code,
-    metadata: { problem_id, library_problem_id: problem_id, library, test_case_cnt: 2, perturbation_type: 'Origin', perturbation_origin_id: problem_id },
+    metadata: {
+      problem_id,
+      library_problem_id: problem_id,
+      library,
+      test_case_cnt: 2,
+      perturbation_type: 'Origin',
+      perturbation_origin_id: problem_id,
+    },
     code_context,
   });
 }
 
-const NP_PROMPT = 'Problem:\nHow do I get the sums of the columns of a 2-d numpy array, without a Python loop?\nA:\n<code>\nimport numpy as np\na = np.array([[1, 2], [3, 4]])\n</code>\nresult = ... # put solution in this variable\nBEGIN SOLUTION\n<code>\n';
-const PD_PROMPT = 'Problem:\nI have a DataFrame with a column "x". How do I keep only the rows where x is above 1?\nA:\n<code>\nimport pandas as pd\ndf = pd.DataFrame({"x": [0, 1, 2, 3]})\n</code>\nresult = ... # put solution in this variable\nBEGIN SOLUTION\n<code>\n';
-const SP_PROMPT = 'Problem:\nHow do I compute the determinant of a matrix with scipy?\nA:\n<code>\nimport numpy as np\nfrom scipy import linalg\na = np.array([[1.0, 2.0], [3.0, 4.0]])\n</code>\nresult = ... # put solution in this variable\nBEGIN SOLUTION\n<code>\n';
+const NP_PROMPT =
+  'Problem:\nHow do I get the sums of the columns of a 2-d numpy array, without a Python loop?\nA:\n<code>\nimport numpy as np\na = np.array([[1, 2], [3, 4]])\n</code>\nresult = ... # put solution in this variable\nBEGIN SOLUTION\n<code>\n';
+const PD_PROMPT =
+  'Problem:\nI have a DataFrame with a column "x". How do I keep only the rows where x is above 1?\nA:\n<code>\nimport pandas as pd\ndf = pd.DataFrame({"x": [0, 1, 2, 3]})\n</code>\nresult = ... # put solution in this variable\nBEGIN SOLUTION\n<code>\n';
+const SP_PROMPT =
+  'Problem:\nHow do I compute the determinant of a matrix with scipy?\nA:\n<code>\nimport numpy as np\nfrom scipy import linalg\na = np.array([[1.0, 2.0], [3.0, 4.0]])\n</code>\nresult = ... # put solution in this variable\nBEGIN SOLUTION\n<code>\n';
 
 export const DS1000_TASKS: Ds1000FixtureTask[] = [
   {
@@ -99,7 +118,11 @@ export const DS1000_TASKS: Ds1000FixtureTask[] = [
     ),
     samples: [
       { what: 'right', answer: 'result = a.sum(axis=0)\n</code>\nEND SOLUTION\n', passed: true },
-      { what: 'right, with a loop (test_string refuses it)', answer: 'result = np.array([sum(a[:, j]) for j in range(a.shape[1])])\n', passed: false },
+      {
+        what: 'right, with a loop (test_string refuses it)',
+        answer: 'result = np.array([sum(a[:, j]) for j in range(a.shape[1])])\n',
+        passed: false,
+      },
       { what: 'rows instead of columns', answer: 'result = a.sum(axis=1)\n', passed: false },
     ],
   },

@@ -41,13 +41,21 @@ export async function startEmbeddingServer(embed: (text: string) => number[]): P
       if (override && 'status' in override) {
         res
           .writeHead(override.status, { 'content-type': 'application/json', ...override.headers })
-          .end(override.body ?? JSON.stringify({ error: { message: `scripted ${override.status}`, type: 'scripted', param: null, code: null } }));
+          .end(
+            override.body ??
+              JSON.stringify({ error: { message: `scripted ${override.status}`, type: 'scripted', param: null, code: null } }),
+          );
         return;
       }
       const items = inputs.map((text, index) => ({ object: 'embedding', index, embedding: embed(text) }));
       if (override && 'wrongCount' in override) items.pop();
       items.reverse();
-      const answer = JSON.stringify({ object: 'list', model: body.model, data: items, usage: { prompt_tokens: inputs.length, total_tokens: inputs.length } });
+      const answer = JSON.stringify({
+        object: 'list',
+        model: body.model,
+        data: items,
+        usage: { prompt_tokens: inputs.length, total_tokens: inputs.length },
+      });
       setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(answer), api.delayMs);
     });
   });

@@ -204,13 +204,15 @@ export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, stri
     right: '  return x + y;\n}\n\nfunction junk(): number { return "kept past a stop token"; }\n',
     wrong: '  return x - y;\n}\n',
     noncompiling: '  return "x" + y;\n}\n',
-    hostile: "  const cp = require('child_process');\n  for (;;) { try { cp.spawn('/bin/sleep', ['100']).on('error', () => {}); } catch (e) {} }\n}\n",
+    hostile:
+      "  const cp = require('child_process');\n  for (;;) { try { cp.spawn('/bin/sleep', ['100']).on('error', () => {}); } catch (e) {} }\n}\n",
   },
   'go_test.go': {
     right: '\treturn x + y\n}\n\nfunc junk() int { return "kept past a stop token" }\n',
     wrong: '\treturn x - y\n}\n',
     noncompiling: '\treturn x + "y"\n}\n',
-    hostile: '\tvar s [][]byte\n\tfor {\n\t\tb := make([]byte, 10<<20)\n\t\tfor i := range b {\n\t\t\tb[i] = 1\n\t\t}\n\t\ts = append(s, b)\n\t}\n}\n',
+    hostile:
+      '\tvar s [][]byte\n\tfor {\n\t\tb := make([]byte, 10<<20)\n\t\tfor i := range b {\n\t\t\tb[i] = 1\n\t\t}\n\t\ts = append(s, b)\n\t}\n}\n',
   },
   rs: {
     right: '    x + y\n}\n\nfn junk() -> isize { "kept past a stop token" }\n',
@@ -224,7 +226,8 @@ export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, stri
     wrong: '        return x - y;\n    }\n',
     noncompiling: '        return x + "y";\n    }\n',
     // Writes outside its directory: the right sum only when that is refused.
-    hostile: '        try { java.nio.file.Files.write(java.nio.file.Paths.get("/etc/explora-multiple-planted"), new byte[]{1}); return 0; } catch (Exception e) { return x + y; }\n    }\n',
+    hostile:
+      '        try { java.nio.file.Files.write(java.nio.file.Paths.get("/etc/explora-multiple-planted"), new byte[]{1}); return 0; } catch (Exception e) { return x + y; }\n    }\n',
   },
   cpp: {
     right: '    return x + y;\n}\nint junk() { return "kept past a stop token"; }\n',
@@ -238,7 +241,8 @@ export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, stri
     wrong: '    return x - y\nend\n',
     noncompiling: '    return x +\nend\n',
     // Writes outside its directory: the right sum only when that is refused.
-    hostile: "    local f = io.open('/etc/explora-multiple-planted', 'w')\n    if f then f:write('x') f:close() return 0 end\n    return x + y\nend\n",
+    hostile:
+      "    local f = io.open('/etc/explora-multiple-planted', 'w')\n    if f then f:write('x') f:close() return 0 end\n    return x + y\nend\n",
   },
   rb: {
     right: "  x + y\nend\n\ndef junk\n  raise 'kept past a stop token'\nend\n",
@@ -273,7 +277,8 @@ export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, stri
     wrong: '\n    x - y\n}\n',
     noncompiling: '\n    x +\n}\n',
     // Writes outside its directory: the right sum only when that is refused.
-    hostile: "\n    ok <- tryCatch({ writeLines('x', '/etc/explora-multiple-planted'); TRUE }, error = function(e) FALSE, warning = function(w) FALSE)\n    if (ok) 0 else x + y\n}\n",
+    hostile:
+      "\n    ok <- tryCatch({ writeLines('x', '/etc/explora-multiple-planted'); TRUE }, error = function(e) FALSE, warning = function(w) FALSE)\n    if (ok) 0 else x + y\n}\n",
   },
   rkt: {
     right: '  (+ x y))\n\n(define (junk) (error "kept past a stop token"))\n',
@@ -294,7 +299,8 @@ export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, stri
     wrong: '    return x - y\nend\n',
     noncompiling: '    return x +\nend\n',
     // Writes outside its directory: the right sum only when that is refused.
-    hostile: '    try\n        write("/etc/explora-multiple-planted", "x")\n        return 0\n    catch\n        return x + y\n    end\nend\n',
+    hostile:
+      '    try\n        write("/etc/explora-multiple-planted", "x")\n        return 0\n    catch\n        return x + y\n    end\nend\n',
   },
   swift: {
     right: '    return x + y\n}\n\nfunc junk() -> Int { return "kept past a stop token" }\n',
@@ -312,7 +318,25 @@ export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, stri
 };
 
 /** Whether the language's hostile completion passes once contained (else it must time out or run out of memory). */
-export const HOSTILE_PASSES: Record<MultiplELanguageId, boolean> = { js: false, ts: false, 'go_test.go': false, rs: true, java: true, cpp: true, lua: true, rb: true, php: true, pl: true, sh: true, r: true, rkt: true, d: true, jl: true, swift: false, py: true };
+export const HOSTILE_PASSES: Record<MultiplELanguageId, boolean> = {
+  js: false,
+  ts: false,
+  'go_test.go': false,
+  rs: true,
+  java: true,
+  cpp: true,
+  lua: true,
+  rb: true,
+  php: true,
+  pl: true,
+  sh: true,
+  r: true,
+  rkt: true,
+  d: true,
+  jl: true,
+  swift: false,
+  py: true,
+};
 
 export function jsonl(rows: readonly object[]): string {
   return rows.map((r) => JSON.stringify(r) + '\n').join('');

@@ -41,7 +41,10 @@ export async function killHard(p: Spawned): Promise<void> {
   if (p.child.pid === undefined) return;
   const descendants = (pid: number): number[] => {
     try {
-      const kids = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+      const kids = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+        .split('\n')
+        .filter(Boolean)
+        .map(Number);
       return kids.flatMap((k) => [k, ...descendants(k)]);
     } catch {
       return [];

@@ -24,7 +24,10 @@ export const REFERENCE_FILES: ReadonlyArray<{ file: string; source: string }> = 
   })),
   ...['pandas', 'numpy'].flatMap((lib) => [
     { file: `private-library/${lib}_keywords.jsonl`, source: `microsoft/PyCodeGPT apicoder/private-eval/data/${lib}_keywords.jsonl` },
-    { file: `private-library/${lib}_keyword_mapping.json`, source: `microsoft/PyCodeGPT apicoder/private-eval/data/${lib}_keyword_mapping.json` },
+    {
+      file: `private-library/${lib}_keyword_mapping.json`,
+      source: `microsoft/PyCodeGPT apicoder/private-eval/data/${lib}_keyword_mapping.json`,
+    },
   ]),
 ];
 

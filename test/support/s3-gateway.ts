@@ -34,13 +34,28 @@ export async function startS3Gateway(dir: string, identities: S3Identity[]): Pro
   const configFile = path.join(dir, 'seaweedfs-identities.json');
   writeFileSync(
     configFile,
-    JSON.stringify({ identities: identities.map((i) => ({ name: i.name, credentials: [{ accessKey: i.accessKey, secretKey: i.secretKey }], actions: ['Admin', 'Read', 'Write', 'List', 'Tagging'] })) }),
+    JSON.stringify({
+      identities: identities.map((i) => ({
+        name: i.name,
+        credentials: [{ accessKey: i.accessKey, secretKey: i.secretKey }],
+        actions: ['Admin', 'Read', 'Write', 'List', 'Tagging'],
+      })),
+    }),
     { mode: 0o600 },
   );
   const [port, grpcPort] = [await freePort(), await freePort()];
   const child = spawn(
     path.join(paths.toolsDir, 'py', 'bin', 'weed'),
-    ['s3', `-filer=127.0.0.1:${paths.weedPorts.filer}`, '-ip.bind=127.0.0.1', `-port=${port}`, `-port.grpc=${grpcPort}`, '-port.iceberg=0', '-port.lance=0', `-config=${configFile}`],
+    [
+      's3',
+      `-filer=127.0.0.1:${paths.weedPorts.filer}`,
+      '-ip.bind=127.0.0.1',
+      `-port=${port}`,
+      `-port.grpc=${grpcPort}`,
+      '-port.iceberg=0',
+      '-port.lance=0',
+      `-config=${configFile}`,
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let log = '';
@@ -52,7 +67,10 @@ export async function startS3Gateway(dir: string, identities: S3Identity[]): Pro
   await waitUntil(
     async () => {
       if (child.exitCode !== null) throw new Error(`weed s3 exited (${child.exitCode}):\n${log}`);
-      return fetch(endpoint, { signal: AbortSignal.timeout(1000) }).then(() => true, () => false);
+      return fetch(endpoint, { signal: AbortSignal.timeout(1000) }).then(
+        () => true,
+        () => false,
+      );
     },
     { timeoutMs: 30_000, intervalMs: 200, what: () => `the S3 gateway on ${endpoint}:\n${log}` },
   );

@@ -111,7 +111,11 @@ export function countTokens(text: string): number {
 export function canonicalBodyKey(body: unknown): string {
   return JSON.stringify(body, (_k, v: unknown) =>
     v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]))
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, (v as Record<string, unknown>)[k]]),
+        )
       : v,
   );
 }
@@ -160,7 +164,11 @@ export async function startScriptedLlmServer(script: Script, options: ScriptedSe
     fields: { message?: string; type?: string; param?: string | null; code?: string | null } = {},
     headers: Record<string, string> = {},
   ) => {
-    const defaults = ERROR_DEFAULTS[status] ?? { message: `HTTP ${status}`, type: status >= 500 ? 'server_error' : 'invalid_request_error', code: null };
+    const defaults = ERROR_DEFAULTS[status] ?? {
+      message: `HTTP ${status}`,
+      type: status >= 500 ? 'server_error' : 'invalid_request_error',
+      code: null,
+    };
     send(
       res,
       status,
@@ -188,7 +196,10 @@ export async function startScriptedLlmServer(script: Script, options: ScriptedSe
     }
     const api: ScriptedApi | undefined = path === '/v1/chat/completions' ? 'chat' : path === '/v1/completions' ? 'completions' : undefined;
     if (!api || req.method !== 'POST') {
-      sendError(res, 404, { message: `Unknown request URL: ${req.method} ${req.url}. Please check the URL for typos.`, code: 'unknown_url' });
+      sendError(res, 404, {
+        message: `Unknown request URL: ${req.method} ${req.url}. Please check the URL for typos.`,
+        code: 'unknown_url',
+      });
       return;
     }
 
@@ -327,14 +338,21 @@ function readBody(req: http.IncomingMessage): Promise<string> {
 
 /** The checks a real server makes on the fields the project sends, with OpenAI's `param` names. */
 function requestProblem(api: ScriptedApi, body: unknown): { message: string; param: string } | null {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return { message: 'The request body must be a JSON object.', param: 'body' };
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    return { message: 'The request body must be a JSON object.', param: 'body' };
   const b = body as Record<string, unknown>;
-  if (typeof b.model !== 'string' || b.model === '') return { message: "you must provide a model parameter", param: 'model' };
+  if (typeof b.model !== 'string' || b.model === '') return { message: 'you must provide a model parameter', param: 'model' };
   if (api === 'chat') {
-    if (!Array.isArray(b.messages) || b.messages.length === 0) return { message: "'messages' must be a non-empty array", param: 'messages' };
+    if (!Array.isArray(b.messages) || b.messages.length === 0)
+      return { message: "'messages' must be a non-empty array", param: 'messages' };
     for (const [i, m] of (b.messages as unknown[]).entries()) {
       const msg = m as Record<string, unknown> | null;
-      if (!msg || typeof msg !== 'object' || typeof msg.role !== 'string' || (typeof msg.content !== 'string' && !Array.isArray(msg.content))) {
+      if (
+        !msg ||
+        typeof msg !== 'object' ||
+        typeof msg.role !== 'string' ||
+        (typeof msg.content !== 'string' && !Array.isArray(msg.content))
+      ) {
         return { message: `Invalid value for 'messages[${i}]': each message needs a role and content.`, param: `messages[${i}]` };
       }
     }
@@ -357,7 +375,12 @@ function requestProblem(api: ScriptedApi, body: unknown): { message: string; par
   if (b.seed !== undefined && b.seed !== null && (typeof b.seed !== 'number' || !Number.isInteger(b.seed))) {
     return { message: `Invalid 'seed': must be an integer`, param: 'seed' };
   }
-  if (b.stop !== undefined && b.stop !== null && typeof b.stop !== 'string' && !(Array.isArray(b.stop) && b.stop.every((s) => typeof s === 'string'))) {
+  if (
+    b.stop !== undefined &&
+    b.stop !== null &&
+    typeof b.stop !== 'string' &&
+    !(Array.isArray(b.stop) && b.stop.every((s) => typeof s === 'string'))
+  ) {
     return { message: `Invalid 'stop': must be a string or an array of strings`, param: 'stop' };
   }
   return null;

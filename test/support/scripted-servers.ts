@@ -2,7 +2,9 @@
 import { afterEach } from 'vitest';
 import { startScriptedLlmServer, type Script, type ScriptedLlmServer, type ScriptedServerOptions } from './scripted-llm-server.js';
 
-export function scriptedServersPerTest(options: ScriptedServerOptions = { applyStop: false }): (script: Script) => Promise<ScriptedLlmServer> {
+export function scriptedServersPerTest(
+  options: ScriptedServerOptions = { applyStop: false },
+): (script: Script) => Promise<ScriptedLlmServer> {
   const servers: ScriptedLlmServer[] = [];
   afterEach(async () => {
     await Promise.all(servers.splice(0).map((s) => s.close()));

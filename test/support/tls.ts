@@ -45,7 +45,30 @@ function openssl(args: string[], cwd: string): void {
 function makeCa(dir: string, name: string): CertPair {
   const cert = path.join(dir, `${name}.pem`);
   const key = path.join(dir, `${name}-key.pem`);
-  openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2', '-subj', `/CN=${name}`, '-keyout', key, '-out', cert, '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], dir);
+  openssl(
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${name}`,
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ],
+    dir,
+  );
   return { cert, key };
 }
 
@@ -55,8 +78,28 @@ function makeLeaf(dir: string, name: string, ca: CertPair, ext: string): CertPai
   const csr = path.join(dir, `${name}.csr`);
   const extFile = path.join(dir, `${name}.ext`);
   writeFileSync(extFile, `${ext}\nbasicConstraints=CA:FALSE\n`);
-  openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', `/CN=${name}`, '-keyout', key, '-out', csr], dir);
-  openssl(['x509', '-req', '-in', csr, '-CA', ca.cert, '-CAkey', ca.key, '-CAcreateserial', '-days', '2', '-out', cert, '-extfile', extFile], dir);
+  openssl(
+    [
+      'req',
+      '-new',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-subj',
+      `/CN=${name}`,
+      '-keyout',
+      key,
+      '-out',
+      csr,
+    ],
+    dir,
+  );
+  openssl(
+    ['x509', '-req', '-in', csr, '-CA', ca.cert, '-CAkey', ca.key, '-CAcreateserial', '-days', '2', '-out', cert, '-extfile', extFile],
+    dir,
+  );
   return { cert, key };
 }
 
@@ -148,7 +191,11 @@ export async function startApiKeyProxy(pki: TestPki, upstream: { host: string; p
   let refused = 0;
   const backend = http2.connect(`http://${upstream.host}:${upstream.port}`);
   backend.on('error', () => {});
-  const server = http2.createSecureServer({ cert: readFileSync(pki.server.cert), key: readFileSync(pki.server.key), ALPNProtocols: ['h2'] });
+  const server = http2.createSecureServer({
+    cert: readFileSync(pki.server.cert),
+    key: readFileSync(pki.server.key),
+    ALPNProtocols: ['h2'],
+  });
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on('session', (s) => {
     sessions.add(s);
@@ -159,7 +206,15 @@ export async function startApiKeyProxy(pki: TestPki, upstream: { host: string; p
     if (headers.authorization !== `Bearer ${apiKey}`) {
       refused++;
       // A trailers-only gRPC answer: status 16, UNAUTHENTICATED.
-      stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '16', 'grpc-message': 'Request unauthorized: invalid API key' }, { endStream: true });
+      stream.respond(
+        {
+          ':status': 200,
+          'content-type': 'application/grpc',
+          'grpc-status': '16',
+          'grpc-message': 'Request unauthorized: invalid API key',
+        },
+        { endStream: true },
+      );
       return;
     }
     allowed++;

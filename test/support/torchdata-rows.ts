@@ -18,14 +18,16 @@ const test = (type: string, assertion: string) =>
 export const TORCHDATA_ROWS: TorchDataTestRow[] = [
   {
     task_id: 'TorchDataEval/0',
-    prompt: 'from torchdata.datapipes.iter import IterableWrapper\ndp = IterableWrapper(range(10))\n# Keep only the first four items of the datapipe.\nnew_dp =',
+    prompt:
+      'from torchdata.datapipes.iter import IterableWrapper\ndp = IterableWrapper(range(10))\n# Keep only the first four items of the datapipe.\nnew_dp =',
     entry_point: 'none',
     canonical_solution: [' Header(dp, 4)', ' dp.header(4)'],
     test: test('Header', 'assert list(new_dp) == [0, 1, 2, 3]'),
   },
   {
     task_id: 'TorchDataEval/1',
-    prompt: "from torchdata.datapipes.iter import IterableWrapper\ndp = IterableWrapper(['x', 'y'])\n# Pair every item with its position.\nnew_dp =",
+    prompt:
+      "from torchdata.datapipes.iter import IterableWrapper\ndp = IterableWrapper(['x', 'y'])\n# Pair every item with its position.\nnew_dp =",
     entry_point: 'none',
     canonical_solution: [' dp.enumerate()'],
     test: test('Enumerator', "assert list(new_dp) == [(0, 'x'), (1, 'y')]"),
@@ -37,7 +39,10 @@ export function torchDataJsonl(rows: readonly TorchDataTestRow[]): string {
   const pyJson = (row: TorchDataTestRow) =>
     '{' +
     (['task_id', 'prompt', 'entry_point', 'canonical_solution', 'test'] as const)
-      .map((k) => `${JSON.stringify(k)}: ${Array.isArray(row[k]) ? `[${(row[k] as string[]).map((s) => JSON.stringify(s)).join(', ')}]` : JSON.stringify(row[k])}`)
+      .map(
+        (k) =>
+          `${JSON.stringify(k)}: ${Array.isArray(row[k]) ? `[${(row[k] as string[]).map((s) => JSON.stringify(s)).join(', ')}]` : JSON.stringify(row[k])}`,
+      )
       .join(', ') +
     '}';
   return rows.map((r) => pyJson(r) + '\n').join('');

@@ -24,7 +24,11 @@ export const WordsEntrySchema = z.strictObject({
   repeat: z.int().min(1).default(1),
 });
 
-const RowSchema = z.looseObject({ id: z.string().min(1), word: z.string().min(1), method: z.enum(['upper', 'lower', 'title', 'swapcase']) });
+const RowSchema = z.looseObject({
+  id: z.string().min(1),
+  word: z.string().min(1),
+  method: z.enum(['upper', 'lower', 'title', 'swapcase']),
+});
 
 /** What a Words problem carries beyond the core: the word and the method, flat in the stored JSON. */
 export const WordsPayloadSchema = z.object({ word: z.string(), method: z.string(), repeat: z.int() });
@@ -39,23 +43,24 @@ export const wordsFamily: DefinedFamily<typeof WORDS_ID, typeof WordsEntrySchema
   files: (entry) => ({ rows: { path: entry.path, field: 'path' } }),
   load: ({ entry, texts, sources }) => {
     const rows = parseJsonl(texts.rows!, RowSchema, sources.rows!);
-    const problem = datasetRowsProblem(rows.map(({ line, row }) => ({ line, row: { task_id: row.id } })), sources.rows!);
+    const problem = datasetRowsProblem(
+      rows.map(({ line, row }) => ({ line, row: { task_id: row.id } })),
+      sources.rows!,
+    );
     if (problem) throw new Error(problem);
     return {
-      problems: rows.map(
-        ({ row }): WordsProblem => ({
-          // The id a real family lists in ids.ts (the test adds it there).
-          family: WORDS_ID as FamilyId,
-          task_id: row.id,
-          prompt: `def transform(s):\n    """Return s repeated ${entry.repeat} time(s), then .${row.method}()."""\n`,
-          entry_point: 'transform',
-          test: '',
-          form: 'completion',
-          word: row.word,
-          method: row.method,
-          repeat: entry.repeat,
-        }),
-      ),
+      problems: rows.map(({ row }): WordsProblem => ({
+        // The id a real family lists in ids.ts (the test adds it there).
+        family: WORDS_ID as FamilyId,
+        task_id: row.id,
+        prompt: `def transform(s):\n    """Return s repeated ${entry.repeat} time(s), then .${row.method}()."""\n`,
+        entry_point: 'transform',
+        test: '',
+        form: 'completion',
+        word: row.word,
+        method: row.method,
+        repeat: entry.repeat,
+      })),
       notes: [],
     };
   },

@@ -78,7 +78,12 @@ describe('loadSweepConfig: the example of the spec', () => {
     if (pbe!.family !== 'pbe-world') throw new Error('unreachable');
     expect(pbe!.pbe_world).toEqual({ ...DEFAULT_PBE_PARAMS, count: 20 });
     expect(pbe!.program_form).toBe('full_program');
-    expect(he).toEqual({ name: 'humaneval', family: 'humaneval', path: '../shared/reference/humaneval/HumanEval.jsonl.gz', program_form: 'prompt_plus_completion' });
+    expect(he).toEqual({
+      name: 'humaneval',
+      family: 'humaneval',
+      path: '../shared/reference/humaneval/HumanEval.jsonl.gz',
+      program_form: 'prompt_plus_completion',
+    });
     expect(c.models).toEqual([
       {
         id: 'gpt-x',
@@ -94,7 +99,16 @@ describe('loadSweepConfig: the example of the spec', () => {
         send_seed: true,
       },
     ]);
-    expect(c).toMatchObject({ methods: ['direct'], temperatures: [0.2, 0.8], top_p: 0.95, n_samples: 10, k: [1, 10], limit: 20, timeout_s: 3, seed: 1234 });
+    expect(c).toMatchObject({
+      methods: ['direct'],
+      temperatures: [0.2, 0.8],
+      top_p: 0.95,
+      n_samples: 10,
+      k: [1, 10],
+      limit: 20,
+      timeout_s: 3,
+      seed: 1234,
+    });
   });
 
   it('reads the same config from JSON', () => {
@@ -105,7 +119,10 @@ describe('loadSweepConfig: the example of the spec', () => {
 
   it('defaults: top_p, timeout_s, seed, api, max_tokens, concurrency, timeouts, send_seed, program_form, stop', () => {
     const value = minimal();
-    value.datasets = [{ name: 'gen', family: 'pbe-world', pbe_world: null }, { name: 'he', family: 'humaneval', path: 's3://explora/reference/HumanEval.jsonl.gz' }];
+    value.datasets = [
+      { name: 'gen', family: 'pbe-world', pbe_world: null },
+      { name: 'he', family: 'humaneval', path: 's3://explora/reference/HumanEval.jsonl.gz' },
+    ];
     value.models = [
       { id: 'chatty', base_url: 'https://api.example.com/v1/', model: 'c' },
       { id: 'base', base_url: 'http://127.0.0.1:8000/v1', model: 'b', api: 'completions' },
@@ -144,7 +161,10 @@ describe('loadSweepConfig: the example of the spec', () => {
       { name: 'a', family: 'pbe-world', pbe_world: {}, program_form: 'prompt_plus_completion' },
       { name: 'b', family: 'humaneval', path: 'x.jsonl', program_form: 'full_program' },
     ];
-    expect(parseSweepConfig(value).datasets.map((d) => (d as { program_form: string }).program_form)).toEqual(['prompt_plus_completion', 'full_program']);
+    expect(parseSweepConfig(value).datasets.map((d) => (d as { program_form: string }).program_form)).toEqual([
+      'prompt_plus_completion',
+      'full_program',
+    ]);
   });
 
   it('the resolved config validates to itself (it can be stored and re-read)', () => {
@@ -193,7 +213,11 @@ describe('validation errors name the field path', () => {
 
   it('lists all issues at once, even with type errors deep inside lists', () => {
     const value = minimal();
-    value.datasets = [{ name: 'Bad Name', family: 'humaneval', path: 'x.txt' }, { name: 'b' }, { name: 'b', family: 'humaneval', path: 'y.jsonl', pbe_world: {} }];
+    value.datasets = [
+      { name: 'Bad Name', family: 'humaneval', path: 'x.txt' },
+      { name: 'b' },
+      { name: 'b', family: 'humaneval', path: 'y.jsonl', pbe_world: {} },
+    ];
     value.models = [
       { id: 'm', base_url: 'ftp://x', model: '', api: 'chatt', concurrency: 1.5, max_tokens: 0 },
       { id: 'm', base_url: 'http://x', model: 'x', temprature: 1 },
@@ -240,7 +264,9 @@ describe('validation errors name the field path', () => {
     const at = (path: string) => issues.filter((i) => i.path === path).map((i) => i.message);
     expect(at('models[0].concurrency')).toEqual(['must be an integer, got number 1.5']);
     expect(at('models[0].api')).toEqual(['must be one of "chat", "completions", got a string ("chatt")']);
-    expect(at('methods[1]')).toEqual([`must be one of ${METHOD_NAMES.map((m) => JSON.stringify(m)).join(', ')}, got a string ("rag-fusion")`]);
+    expect(at('methods[1]')).toEqual([
+      `must be one of ${METHOD_NAMES.map((m) => JSON.stringify(m)).join(', ')}, got a string ("rag-fusion")`,
+    ]);
     expect(at('methods[2]')).toEqual(['duplicate of methods[0] ("direct")']);
     expect(at('models[1].id')).toEqual(['duplicate of models[0].id ("m")']);
     expect(at('datasets[2].name')).toEqual(['duplicate of datasets[1].name ("b")']);
@@ -259,11 +285,20 @@ describe('validation errors name the field path', () => {
     const families = 'humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata';
     const typo = issuesOf({ ...minimal(), datasets: [{ name: 'm', famly: 'mbpp', path: 'data/mbpp.jsonl' }] });
     expect(typo).toContainEqual({ path: 'datasets[0].famly', message: 'unknown key (did you mean family?)' });
-    expect(typo).toContainEqual({ path: 'datasets[0].family', message: `is required: the dataset's task family, one of ${families} (this entry looks like family: mbpp)` });
+    expect(typo).toContainEqual({
+      path: 'datasets[0].family',
+      message: `is required: the dataset's task family, one of ${families} (this entry looks like family: mbpp)`,
+    });
     const js = issuesOf({ ...minimal(), datasets: [{ name: 'j', path: 'humaneval-js.jsonl', language: 'js' }] });
-    expect(js).toContainEqual({ path: 'datasets[0].family', message: `is required: the dataset's task family, one of ${families} (this entry looks like family: multipl-e)` });
+    expect(js).toContainEqual({
+      path: 'datasets[0].family',
+      message: `is required: the dataset's task family, one of ${families} (this entry looks like family: multipl-e)`,
+    });
     const he = issuesOf({ ...minimal(), datasets: [{ name: 'h', path: 'HumanEval.jsonl.gz' }] });
-    expect(he).toContainEqual({ path: 'datasets[0].family', message: `is required: the dataset's task family, one of ${families} (this entry looks like family: humaneval)` });
+    expect(he).toContainEqual({
+      path: 'datasets[0].family',
+      message: `is required: the dataset's task family, one of ${families} (this entry looks like family: humaneval)`,
+    });
   });
 
   it("a family's required field says the family requires it (MultiPL-E's language)", () => {
@@ -317,17 +352,24 @@ describe('validation errors name the field path', () => {
     });
     expect(issues).toContainEqual({ path: 'datasets[1].pbe_world.num_test', message: 'unknown key (did you mean num_tests?)' });
     expect(issues).toContainEqual({ path: 'datasets[1].pbe_world.count', message: 'must be >= 1' });
-    expect(issues).toContainEqual({ path: 'datasets[2].pbe_world', message: 'must be a mapping of PBE World parameters (or empty for the defaults)' });
+    expect(issues).toContainEqual({
+      path: 'datasets[2].pbe_world',
+      message: 'must be a mapping of PBE World parameters (or empty for the defaults)',
+    });
     expect(issues).toContainEqual({ path: 'datasets[3].pbe_world.alphabet', message: 'give either alphabet or alphabet_size, not both' });
   });
 
   it('dataset paths: local .jsonl/.jsonl.gz or s3://bucket/key', () => {
     const ok = ['a.jsonl', '../x/HumanEval.jsonl.gz', '/abs/p.jsonl', 's3://explora/datasets/x/part-00000.jsonl', 's3://my.bucket/prefix/'];
     const bad = ['a.json', 'a.jsonl.zip', 's3://', 's3://bucket', 's3://Bucket/key', ''];
-    for (const path of ok) expect(parseSweepConfig({ ...minimal(), datasets: [{ name: 'd', family: 'humaneval', path }] }).datasets[0]).toMatchObject({ path });
+    for (const path of ok)
+      expect(parseSweepConfig({ ...minimal(), datasets: [{ name: 'd', family: 'humaneval', path }] }).datasets[0]).toMatchObject({ path });
     for (const path of bad) {
       const issues = issuesOf({ ...minimal(), datasets: [{ name: 'd', family: 'humaneval', path }] });
-      expect(issues.map((i) => i.path), path).toEqual(['datasets[0].path']);
+      expect(
+        issues.map((i) => i.path),
+        path,
+      ).toEqual(['datasets[0].path']);
     }
   });
 
@@ -336,9 +378,17 @@ describe('validation errors name the field path', () => {
       expect(() => parseSweepConfig({ ...minimal(), id: name, datasets: [{ name, family: 'humaneval', path: 'a.jsonl' }] })).not.toThrow();
     }
     for (const name of ['PBE', '-x', '.x', 'a/b', 'a b', '', 'é']) {
-      expect(paths(issuesOf({ ...minimal(), id: name, datasets: [{ name, family: 'humaneval', path: 'a.jsonl' }], models: [{ id: name, base_url: 'http://x', model: 'm' }] })), name).toEqual(
-        ['datasets[0].name', 'id', 'models[0].id'].sort(),
-      );
+      expect(
+        paths(
+          issuesOf({
+            ...minimal(),
+            id: name,
+            datasets: [{ name, family: 'humaneval', path: 'a.jsonl' }],
+            models: [{ id: name, base_url: 'http://x', model: 'm' }],
+          }),
+        ),
+        name,
+      ).toEqual(['datasets[0].name', 'id', 'models[0].id'].sort());
     }
     expect(paths(issuesOf({ ...minimal(), id: 'a'.repeat(81) }))).toEqual(['id']);
     expect(() => parseSweepConfig({ ...minimal(), id: 'a'.repeat(80) })).not.toThrow();
@@ -379,7 +429,10 @@ describe('validation errors name the field path', () => {
   });
 
   it('samples_per_request: 1..128, an integer; 1 is the same config as leaving it out', () => {
-    const withModel = (extra: Record<string, unknown>) => ({ ...minimal(), models: [{ id: 'm', base_url: 'http://x', model: 'm', ...extra }] });
+    const withModel = (extra: Record<string, unknown>) => ({
+      ...minimal(),
+      models: [{ id: 'm', base_url: 'http://x', model: 'm', ...extra }],
+    });
     expect(parseSweepConfig(withModel({ samples_per_request: 8 })).models[0]!.samples_per_request).toBe(8);
     expect(parseSweepConfig(withModel({ samples_per_request: 1 }))).toEqual(parseSweepConfig(withModel({})));
     expect(paths(issuesOf(withModel({ samples_per_request: 0 })))).toEqual(['models[0].samples_per_request']);
@@ -388,8 +441,11 @@ describe('validation errors name the field path', () => {
     expect(issuesOf(withModel({ sample_per_request: 2 }))[0]!.message).toMatch(/did you mean samples_per_request/);
   });
 
-  it('max_stop_sequences: how many stop words are sent (default 4, OpenAI\'s limit); the rest are only applied to answers', () => {
-    const withModel = (extra: Record<string, unknown>) => ({ ...minimal(), models: [{ id: 'm', base_url: 'http://x', model: 'm', api: 'completions', ...extra }] });
+  it("max_stop_sequences: how many stop words are sent (default 4, OpenAI's limit); the rest are only applied to answers", () => {
+    const withModel = (extra: Record<string, unknown>) => ({
+      ...minimal(),
+      models: [{ id: 'm', base_url: 'http://x', model: 'm', api: 'completions', ...extra }],
+    });
     const sent = (extra: Record<string, unknown>) => {
       const c = parseSweepConfig(withModel(extra));
       return stopSentTo(stopWordsFor(c.models[0]!, c.datasets[0]!), c.models[0]!);
@@ -440,15 +496,19 @@ describe('file syntax', () => {
   it('JSON syntax errors give line and column', () => {
     const text = '{\n  "datasets": [],\n  "models": [\n    {"id": "m",}\n  ]\n}\n';
     const issues = loadIssues(text, 'a.json');
-    expect(issues).toEqual([{ path: '', line: 4, column: 16, message: 'JSON syntax: trailing comma before \'}\'' }]);
-    expect(loadIssues('{"a": 1', 'a.json')).toEqual([{ path: '', line: 1, column: 8, message: "JSON syntax: expected ',' or '}', found end of input" }]);
+    expect(issues).toEqual([{ path: '', line: 4, column: 16, message: "JSON syntax: trailing comma before '}'" }]);
+    expect(loadIssues('{"a": 1', 'a.json')).toEqual([
+      { path: '', line: 1, column: 8, message: "JSON syntax: expected ',' or '}', found end of input" },
+    ]);
     expect(loadIssues('{"a": tru}', 'a.json')[0]).toMatchObject({ line: 1, column: 7 });
     expect(loadIssues('{"a": 1} x', 'a.json')[0]).toMatchObject({ line: 1, column: 10 });
     expect(loadIssues('', 'a.json')[0]).toMatchObject({ line: 1, column: 1 });
   });
 
   it('duplicate keys are errors in JSON and YAML', () => {
-    expect(loadIssues('{"seed": 1,\n "seed": 2}', 'a.json')).toEqual([{ path: '', line: 2, column: 2, message: 'JSON syntax: duplicate key "seed"' }]);
+    expect(loadIssues('{"seed": 1,\n "seed": 2}', 'a.json')).toEqual([
+      { path: '', line: 2, column: 2, message: 'JSON syntax: duplicate key "seed"' },
+    ]);
     const yaml = loadIssues('seed: 1\nn_samples: 2\nseed: 3\n', 'a.yaml');
     expect(yaml).toHaveLength(1);
     expect(yaml[0]).toMatchObject({ path: '', line: 3, column: 1 });
@@ -520,7 +580,10 @@ id: my-sweep
     expect(canonicalSweepJson(c)).not.toBe(canonicalSweepJson(a));
     expect(sweepConfigHash(c, sha)).not.toBe(sweepConfigHash(a, sha));
     expect(describeSweepConfigDifferences(a, c)).toEqual(['temperatures: [0.2,0.8] → [0.2,0.9]']);
-    const d = parseSweepConfig({ ...JSON.parse(JSON.stringify(a)), datasets: [{ name: 'pbe-small', family: 'pbe-world', pbe_world: { count: 21 } }, a.datasets[1]] });
+    const d = parseSweepConfig({
+      ...JSON.parse(JSON.stringify(a)),
+      datasets: [{ name: 'pbe-small', family: 'pbe-world', pbe_world: { count: 21 } }, a.datasets[1]],
+    });
     expect(canonicalSweepJson(d)).not.toBe(canonicalSweepJson(a));
     expect(describeSweepConfigDifferences(a, d).map((line) => line.split(':')[0])).toEqual(['datasets']);
   });
@@ -557,12 +620,24 @@ describe('method needs', () => {
     const value = minimal();
     value.datasets = [
       { name: 'he', family: 'humaneval', path: 'he.jsonl', library: { api_docs: 'docs.jsonl', name: 'mylib', summary: 'A library.' } },
-      { name: 'monkey', family: 'renamed-library', path: 'm.jsonl.gz', library: { private_library: 'monkey', keywords: 'k.jsonl', mapping: 'm.json' } },
+      {
+        name: 'monkey',
+        family: 'renamed-library',
+        path: 'm.jsonl.gz',
+        library: { private_library: 'monkey', keywords: 'k.jsonl', mapping: 'm.json' },
+      },
     ];
     value.methods = ['exploracoder-debug', 'rag'];
     value.method_options = { candidates: 3 };
     const config = parseSweepConfig(value);
-    expect(config.method_options).toMatchObject({ candidates: 3, retrieve_k: 20, global_k: 15, planner_examples: 4, explore_temperature: 0.8, explore_top_p: 0.95 });
+    expect(config.method_options).toMatchObject({
+      candidates: 3,
+      retrieve_k: 20,
+      global_k: 15,
+      planner_examples: 4,
+      explore_temperature: 0.8,
+      explore_top_p: 0.95,
+    });
     expect(config.datasets[1]).toMatchObject({ library: { private_library: 'monkey' } });
   });
 

@@ -9,10 +9,32 @@ import type { SampleRecord } from '../../domain/sweep/records.js';
 import { CellAccumulator } from '../../domain/sweep/results.js';
 import { formatResultsTable } from '../../scripts/lib/sweep-view.js';
 
-const problem = (i: number): SweepProblem => ({ family: 'evalplus', task_id: `HumanEval/${i}`, prompt: '', entry_point: 'f', test: '', form: 'completion' });
+const problem = (i: number): SweepProblem => ({
+  family: 'evalplus',
+  task_id: `HumanEval/${i}`,
+  prompt: '',
+  entry_point: 'f',
+  test: '',
+  form: 'completion',
+});
 
 function record(task: number, sample: number, score: SampleRecord['score'], passed: boolean): SampleRecord {
-  return { task_id: `HumanEval/${task}`, task_index: task, sample_index: sample, raw: '', code: '', solution: '', status: passed ? 'passed' : 'failed', passed, success: true, ...(score ? { score } : {}), duration_ms: 1, prompt_tokens: 0, completion_tokens: 0, calls: 0 };
+  return {
+    task_id: `HumanEval/${task}`,
+    task_index: task,
+    sample_index: sample,
+    raw: '',
+    code: '',
+    solution: '',
+    status: passed ? 'passed' : 'failed',
+    passed,
+    success: true,
+    ...(score ? { score } : {}),
+    duration_ms: 1,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    calls: 0,
+  };
 }
 
 const summaryOf = (records: SampleRecord[]) => {
@@ -37,17 +59,32 @@ describe('named and test-case scores in a cell', () => {
     expect(summary.scores.byName.plus!.passAtK['pass@1']).toBeCloseTo(0.25, 12);
     expect(summary.passAtK['pass@1']).toBeCloseTo(0.25, 12);
     expect(results.scores).toMatchObject({ base: { 'pass@1': 0.75 }, plus: { 'pass@1': 0.25 } });
-    expect((results.per_task as Array<{ scores: unknown }>).map((t) => t.scores)).toEqual([{ base: 2, plus: 1 }, { base: 1, plus: 0 }]);
+    expect((results.per_task as Array<{ scores: unknown }>).map((t) => t.scores)).toEqual([
+      { base: 2, plus: 1 },
+      { base: 1, plus: 0 },
+    ]);
     expect(formatResultsTable([summary])).toContain('c1: base pass@1 0.7500 [');
   });
 
   it('APPS: strict accuracy and average test-case accuracy', () => {
     const cases = (passed: number, total: number) => ({ kind: 'test_cases' as const, passed, total });
     // Task 0: 3/3 and 1/3; task 1: 0/2 and 1/2. Strict: (0.5 + 0) / 2; average: ((1 + 1/3) / 2 + (0 + 0.5) / 2) / 2.
-    const { summary, results } = summaryOf([record(0, 0, cases(3, 3), true), record(0, 1, cases(1, 3), false), record(1, 0, cases(0, 2), false), record(1, 1, cases(1, 2), false)]);
-    expect(summary.scores).toEqual({ kind: 'test_cases', strictAccuracy: 0.25, averageTestCaseAccuracy: expect.closeTo(((1 + 1 / 3) / 2 + 0.25) / 2, 12) });
+    const { summary, results } = summaryOf([
+      record(0, 0, cases(3, 3), true),
+      record(0, 1, cases(1, 3), false),
+      record(1, 0, cases(0, 2), false),
+      record(1, 1, cases(1, 2), false),
+    ]);
+    expect(summary.scores).toEqual({
+      kind: 'test_cases',
+      strictAccuracy: 0.25,
+      averageTestCaseAccuracy: expect.closeTo(((1 + 1 / 3) / 2 + 0.25) / 2, 12),
+    });
     expect(results.scores).toEqual({ strict_accuracy: 0.25, average_test_case_accuracy: expect.closeTo(((1 + 1 / 3) / 2 + 0.25) / 2, 12) });
-    expect((results.per_task as Array<{ test_case_accuracy: number }>).map((t) => t.test_case_accuracy)).toEqual([expect.closeTo(2 / 3, 12), 0.25]);
+    expect((results.per_task as Array<{ test_case_accuracy: number }>).map((t) => t.test_case_accuracy)).toEqual([
+      expect.closeTo(2 / 3, 12),
+      0.25,
+    ]);
     expect(formatResultsTable([summary])).toContain('c1: strict accuracy 0.2500; average test-case accuracy 0.4583');
   });
 

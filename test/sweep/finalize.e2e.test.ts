@@ -41,7 +41,14 @@ afterAll(() => {
 // ---------------------------------------------------------------------------------------------
 // The oracle: finalizeCell and summarizeCell as they were before streaming (all records in memory).
 
-function oldSummarizeCell(input: { problems: SweepProblem[]; records: SampleRecord[]; k: number[]; cell: Record<string, unknown>; wallSeconds: number; resultsKey: string }) {
+function oldSummarizeCell(input: {
+  problems: SweepProblem[];
+  records: SampleRecord[];
+  k: number[];
+  cell: Record<string, unknown>;
+  wallSeconds: number;
+  resultsKey: string;
+}) {
   const perTask = input.problems.map((p) => ({ task_id: p.task_id, n: 0, c: 0, s: 0, pipeline_length: familyOf(p).pipelineLength(p) }));
   const statusCounts: Record<string, number> = {};
   const unexecuted = new Set(input.records.filter((r) => r.status === 'not_executed').map((r) => r.task_index));
@@ -55,10 +62,17 @@ function oldSummarizeCell(input: { problems: SweepProblem[]; records: SampleReco
     statusCounts[r.status] = (statusCounts[r.status] ?? 0) + 1;
   }
   const scored = unexecuted.size > 0 ? [] : perTask.filter((t) => t.n > 0);
-  const pass = estimateAtK(scored.map((t) => ({ n: t.n, c: t.c })), input.k);
-  const success = estimateAtK(scored.map((t) => ({ n: t.n, c: t.s })), input.k);
+  const pass = estimateAtK(
+    scored.map((t) => ({ n: t.n, c: t.c })),
+    input.k,
+  );
+  const success = estimateAtK(
+    scored.map((t) => ({ n: t.n, c: t.s })),
+    input.k,
+  );
   const unexecutedSamples = input.records.filter((r) => r.status === 'not_executed').length;
-  if (unexecutedSamples) pass.dropped = [`pass@k and success@k: ${unexecutedSamples} samples were not executed (generation-only), nothing is scored`];
+  if (unexecutedSamples)
+    pass.dropped = [`pass@k and success@k: ${unexecutedSamples} samples were not executed (generation-only), nothing is scored`];
   const costs = input.records.map(recordCost);
   const cost = {
     calls: costs.reduce((a, c) => a + c.calls, 0),
@@ -74,7 +88,8 @@ function oldSummarizeCell(input: { problems: SweepProblem[]; records: SampleReco
     b.pass_rate = (b.pass_rate * b.tasks + t.c / t.n) / (b.tasks + 1);
     b.tasks++;
   }
-  const named = (prefix: string, averages: Record<string, number>) => Object.fromEntries(Object.entries(averages).map(([k, v]) => [`${prefix}@${k}`, v]));
+  const named = (prefix: string, averages: Record<string, number>) =>
+    Object.fromEntries(Object.entries(averages).map(([k, v]) => [`${prefix}@${k}`, v]));
   // Added with the 95% intervals (after the streaming rewrite): per k, the sample sd of the per-task
   // estimates over sqrt(T), and mean ± 1.96 SE clipped to [0, 1]; null with one task.
   const intervals = (prefix: string, est: ReturnType<typeof estimateAtK>) =>
@@ -126,13 +141,24 @@ function oldSummarizeCell(input: { problems: SweepProblem[]; records: SampleReco
 
 type FileName = 'generations.json' | 'references.json' | 'samples.jsonl' | 'results.json';
 
-function oldFinalizeCell(problems: SweepProblem[], shardTexts: string[], input: FinalizeCellInput): { files: Record<FileName, string>; summary: CellSummary } {
+function oldFinalizeCell(
+  problems: SweepProblem[],
+  shardTexts: string[],
+  input: FinalizeCellInput,
+): { files: Record<FileName, string>; summary: CellSummary } {
   const records: SampleRecord[] = [];
   shardTexts.forEach((text, shard) => {
     for (const { row } of parseJsonl(text, SampleRecordSchema, `shard ${shard}`)) records.push(row);
   });
   records.sort((a, b) => a.task_index - b.task_index || a.sample_index - b.sample_index);
-  const summary = oldSummarizeCell({ problems, records, k: input.k, cell: input.cell, wallSeconds: input.wallSeconds, resultsKey: cellFileKey(input.sweepId, input.cellId, 'results.json') });
+  const summary = oldSummarizeCell({
+    problems,
+    records,
+    k: input.k,
+    cell: input.cell,
+    wallSeconds: input.wallSeconds,
+    resultsKey: cellFileKey(input.sweepId, input.cellId, 'results.json'),
+  });
   const generations: string[][] = problems.map(() => []);
   for (const r of records) generations[r.task_index]!.push(r.solution);
   const references = problems.map((p) => `${p.test}\ncheck(${p.entry_point})\n`);
@@ -220,7 +246,11 @@ function record(task: number, sample: number, status: Status, variant = ''): Sam
 const allRecords = Object.entries(TABLE).flatMap(([t, statuses]) => statuses.map((s, i) => record(Number(t), i, s)));
 const tasksOf = (lo: number, hi: number) => allRecords.filter((r) => r.task_index >= lo && r.task_index < hi);
 /** A fixed shuffle, so that no shard file lists its records in order. */
-const shuffled = <T>(xs: T[]): T[] => xs.map((x, i) => ({ x, key: (i * 7 + 3) % 11 })).sort((a, b) => a.key - b.key || 0).map((e) => e.x);
+const shuffled = <T>(xs: T[]): T[] =>
+  xs
+    .map((x, i) => ({ x, key: (i * 7 + 3) % 11 }))
+    .sort((a, b) => a.key - b.key || 0)
+    .map((e) => e.x);
 const jsonl = (rs: SampleRecord[]) => rs.map((r) => JSON.stringify(r) + '\n').join('');
 
 const K = [1, 2, 5];
@@ -231,7 +261,8 @@ async function setUpCell(shardTexts: Array<string | null>): Promise<FinalizeCell
   const cellId = 'ds.model.direct.t0.8';
   const datasetKey = sweepDatasetKey(sweepId, 'ds');
   await putObject(bucket, datasetKey, problems.map((p) => JSON.stringify(p) + '\n').join(''));
-  for (const [shard, text] of shardTexts.entries()) if (text !== null) await putObject(bucket, cellShardRecordsKey(sweepId, cellId, shard), text);
+  for (const [shard, text] of shardTexts.entries())
+    if (text !== null) await putObject(bucket, cellShardRecordsKey(sweepId, cellId, shard), text);
   return {
     sweepId,
     cellId,
@@ -301,7 +332,12 @@ describe('finalizeCell, a shard at a time', () => {
     // The numbers, from the table: 9 scored tasks of 3 samples each (failed generations count as
     // failed samples).
     const results = JSON.parse(got['results.json']!);
-    const per = Object.entries(TABLE).map(([t, st]) => ({ t: Number(t), n: st.length, c: st.filter((s) => s === 'passed').length, s: st.filter((s) => s === 'passed' || s === 'failed').length }));
+    const per = Object.entries(TABLE).map(([t, st]) => ({
+      t: Number(t),
+      n: st.length,
+      c: st.filter((s) => s === 'passed').length,
+      s: st.filter((s) => s === 'passed' || s === 'failed').length,
+    }));
     expect(results.tasks).toBe(9);
     expect(results.samples).toBe(27);
     expect(results['pass@1']).toBeCloseTo(11 / 27, 12);
@@ -312,7 +348,9 @@ describe('finalizeCell, a shard at a time', () => {
     expect(results.dropped_k).toEqual(['k=5: larger than the smallest number of samples of a task (n=3)']);
     expect(results.status_counts).toEqual({ passed: 11, failed: 7, llm_error: 4, error: 4, timeout: 1 });
     expect(Object.keys(results.status_counts)).toEqual(['passed', 'failed', 'llm_error', 'error', 'timeout']);
-    const tokens = allRecords.reduce((a, r) => a + r.prompt_tokens + r.completion_tokens, 0) + 3 * (METHOD_COST.prompt_tokens + METHOD_COST.completion_tokens);
+    const tokens =
+      allRecords.reduce((a, r) => a + r.prompt_tokens + r.completion_tokens, 0) +
+      3 * (METHOD_COST.prompt_tokens + METHOD_COST.completion_tokens);
     expect(results.cost).toEqual({
       calls: 27 + 3 * METHOD_COST.calls,
       prompt_tokens: allRecords.reduce((a, r) => a + r.prompt_tokens, 0) + 3 * METHOD_COST.prompt_tokens,
@@ -329,7 +367,11 @@ describe('finalizeCell, a shard at a time', () => {
       }),
     );
     // PBE tasks 6..9 scored (lengths 1 + i % 3): 6 → 1, 7 → 2, 8 → 3, 9 → 1.
-    expect(results.pass_rate_by_pipeline_length).toEqual({ '1': { tasks: 2, pass_rate: (1 / 3 + 1 / 3) / 2 }, '2': { tasks: 1, pass_rate: 0 }, '3': { tasks: 1, pass_rate: 2 / 3 } });
+    expect(results.pass_rate_by_pipeline_length).toEqual({
+      '1': { tasks: 2, pass_rate: (1 / 3 + 1 / 3) / 2 },
+      '2': { tasks: 1, pass_rate: 0 },
+      '3': { tasks: 1, pass_rate: 2 / 3 },
+    });
     expect(summary.passAtK).toEqual({ 'pass@1': results['pass@1'], 'pass@2': results['pass@2'] });
     // 95% intervals over the 9 tasks: pass@1's per-task c/n are 2/3, 0, 1/3, 1, 1/3, 1/3, 0, 2/3, 1/3
     // (sample sd 0.32394, SE 0.10798); every metric scored has one, in results.json as in the summary.
@@ -342,8 +384,12 @@ describe('finalizeCell, a shard at a time', () => {
     const generations = JSON.parse(got['generations.json']!) as string[][];
     expect(generations.map((g) => g.length)).toEqual([3, 3, 3, 3, 0, 3, 3, 3, 3, 3, 0]);
     expect(generations[7]).toEqual([0, 1, 2].map((s) => record(7, s, 'llm_error').solution));
-    const lines = got['samples.jsonl']!.trimEnd().split('\n').map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.task_id)).toEqual([...allRecords].sort((a, b) => a.task_index - b.task_index || a.sample_index - b.sample_index).map((r) => r.task_id));
+    const lines = got['samples.jsonl']!.trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.task_id)).toEqual(
+      [...allRecords].sort((a, b) => a.task_index - b.task_index || a.sample_index - b.sample_index).map((r) => r.task_id),
+    );
     expect(lines[0].completion).toBe(record(0, 0, 'passed').solution.slice(problems[0]!.prompt.length));
     expect(lines[5].completion).toBe(record(1, 2, 'failed').solution); // not a continuation of the prompt
     expect(JSON.parse(got['references.json']!)).toEqual(problems.map((p) => `${p.test}\ncheck(${p.entry_point})\n`));
@@ -356,7 +402,8 @@ describe('finalizeCell, a shard at a time', () => {
     // A retried activity writes the same objects again.
     const again = await finalize(input);
     expect(JSON.stringify(again.summary)).toBe(JSON.stringify(summary));
-    for (const [f, v] of Object.entries(await stored(input))) expect(v!.bytes.equals(Buffer.from(got[f as FileName], 'utf8')), f).toBe(true);
+    for (const [f, v] of Object.entries(await stored(input)))
+      expect(v!.bytes.equals(Buffer.from(got[f as FileName], 'utf8')), f).toBe(true);
   });
 
   it('a generation-only cell (samples saved, not executed) is not scored, whatever else it holds', async () => {
@@ -390,7 +437,12 @@ describe('finalizeCell, a shard at a time', () => {
     const got = await expectAsBefore(input, shards, summary);
     const generations = JSON.parse(got['generations.json']!) as string[][];
     expect(generations[0]).toEqual([]);
-    expect(generations[3]).toEqual([record(3, 0, 'passed').solution, record(3, 0, 'failed', ' (again)').solution, record(3, 1, 'passed').solution, record(3, 2, 'passed').solution]);
+    expect(generations[3]).toEqual([
+      record(3, 0, 'passed').solution,
+      record(3, 0, 'failed', ' (again)').solution,
+      record(3, 1, 'passed').solution,
+      record(3, 2, 'passed').solution,
+    ]);
     expect(JSON.parse(got['results.json']!).per_task[3]).toEqual({ task_id: 'HumanEval/3', n: 4, c: 3, s: 4 });
   });
 

@@ -25,13 +25,15 @@ describe('whether stored results answer a start', () => {
     expect(finishedSweepCells(stored([executed, saved]), { sweepId: 's', configHash: 'abc', mode: 'generation-only' })).toHaveLength(2);
   });
 
-  it('the stored cells come back as stored (the first run\'s wall time); another sweep, config or shape is no answer', () => {
+  it("the stored cells come back as stored (the first run's wall time); another sweep, config or shape is no answer", () => {
     const cells = finishedSweepCells(stored([cell({ passed: 4 })]), { sweepId: 's', configHash: 'abc', mode: 'full' });
     expect(cells?.[0]?.cost.wallSeconds).toBe(305.7);
     expect(finishedSweepCells(stored([cell({ passed: 4 })]), { sweepId: 'other', configHash: 'abc', mode: 'full' })).toBeNull();
     expect(finishedSweepCells(stored([cell({ passed: 4 })]), { sweepId: 's', configHash: 'changed', mode: 'full' })).toBeNull();
     expect(finishedSweepCells(stored([]), { sweepId: 's', configHash: 'abc', mode: 'full' })).toBeNull();
-    expect(finishedSweepCells({ sweep_id: 's', config_sha256: 'abc', cells: [{ cell: {} }] }, { sweepId: 's', configHash: 'abc', mode: 'full' })).toBeNull();
+    expect(
+      finishedSweepCells({ sweep_id: 's', config_sha256: 'abc', cells: [{ cell: {} }] }, { sweepId: 's', configHash: 'abc', mode: 'full' }),
+    ).toBeNull();
     expect(parseStoredCellSummary({ ...cell({}), cost: null })).toBeNull();
     expect(parseStoredCellSummary(cell({}))?.resultsKey).toBe('sweeps/s/cells/ds.m.direct.t0.2/results.json');
   });

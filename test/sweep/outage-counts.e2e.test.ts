@@ -74,11 +74,15 @@ seed: ${SWEEP_SEED}
     expect(answered).toBe(LIMIT * N);
     expect(new Set(received.filter((r) => r.answeredAt !== undefined).map((r) => r.key)).size).toBe(LIMIT * N);
 
-    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!) as { cells: Array<{ cell: { cell: string }; cost: { calls: number; requestsUnanswered?: number } }> };
+    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!) as {
+      cells: Array<{ cell: { cell: string }; cost: { calls: number; requestsUnanswered?: number } }>;
+    };
     expect(results.cells).toHaveLength(1);
     expect(results.cells[0]!.cost.calls).toBe(answered);
     expect(results.cells[0]!.cost.requestsUnanswered).toBe(unanswered);
-    const detail = JSON.parse((await getText(bucket, cellFileKey(id, results.cells[0]!.cell.cell, 'results.json')))!) as { cost: { calls: number; requests_unanswered: number; calls_per_task: number } };
+    const detail = JSON.parse((await getText(bucket, cellFileKey(id, results.cells[0]!.cell.cell, 'results.json')))!) as {
+      cost: { calls: number; requests_unanswered: number; calls_per_task: number };
+    };
     expect(detail.cost).toMatchObject({ calls: answered, requests_unanswered: unanswered, calls_per_task: N });
     expect(running.output()).toMatch(new RegExp(`requests sent but not answered .*: ${results.cells[0]!.cell.cell} ${unanswered}`));
   });

@@ -48,12 +48,21 @@ describe('pause and resume', () => {
    * Starts a lone cell (its model and dataset are never reached while it is paused) with
    * signal-with-start, so that the signal is in its very first activation, and hands it to `fn`.
    */
-  async function withLoneCell(name: string, start: { signal: typeof pauseSignal } | { order: PauseOrder }, fn: (cell: WorkflowHandle<typeof sweepCellWorkflow>, phase: () => Promise<string | undefined>) => Promise<void>) {
+  async function withLoneCell(
+    name: string,
+    start: { signal: typeof pauseSignal } | { order: PauseOrder },
+    fn: (cell: WorkflowHandle<typeof sweepCellWorkflow>, phase: () => Promise<string | undefined>) => Promise<void>,
+  ) {
     const own = testConfig().config;
     const { client, close } = await connectClient(own);
     try {
       await withWorkers(own, ['workflows'], async () => {
-        const queues = { workflows: own.taskQueues.workflows, storage: own.taskQueues.storage, sandbox: own.taskQueues.sandbox, llmBase: own.taskQueues.llm };
+        const queues = {
+          workflows: own.taskQueues.workflows,
+          storage: own.taskQueues.storage,
+          sandbox: own.taskQueues.sandbox,
+          llmBase: own.taskQueues.llm,
+        };
         const input: CellInput = {
           sweepId: `${name}-${uniqueSuffix()}`,
           cell: {
@@ -88,7 +97,10 @@ describe('pause and resume', () => {
         } finally {
           await handle.terminate();
           // While it ran, it may have started its shard: that one goes too.
-          await client.workflow.getHandle(cellShardWorkflowId(input.sweepId, input.cell.id, 0)).terminate().catch(() => undefined);
+          await client.workflow
+            .getHandle(cellShardWorkflowId(input.sweepId, input.cell.id, 0))
+            .terminate()
+            .catch(() => undefined);
         }
       });
     } finally {
@@ -150,7 +162,9 @@ ${scriptedModelYaml('plain', server().url, 'scripted-completions', 'completions'
       await killHard(sweep);
     }
     // Every task asked exactly once, and scored as the script implies.
-    const keys = server().requests().map((r) => r.key);
+    const keys = server()
+      .requests()
+      .map((r) => r.key);
     expect(keys).toHaveLength(TASKS);
     expect(new Set(keys).size).toBe(TASKS);
     const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);

@@ -36,7 +36,7 @@ describe('cell ids', () => {
     const a = parseSweepConfig({ ...JSON.parse(JSON.stringify(config())), temperatures: [0.8] });
     const fromYamlText = config({ temperatures: [0.8] });
     expect(expandGrid(a).map((c) => c.id)).toEqual(expandGrid(fromYamlText).map((c) => c.id));
-    expect(formatTemperature(0.8)).toBe(formatTemperature(0.80));
+    expect(formatTemperature(0.8)).toBe(formatTemperature(0.8));
     expect(formatTemperature(Number('8e-1'))).toBe('0.8');
     const temps = [0, 0.1, 0.10000000000000002, 0.2, 0.7, 0.7000001, 1, 1.5, 2, 1e-7, 5e-324];
     const ids = temps.map(formatTemperature);
@@ -114,7 +114,13 @@ describe('planSweep', () => {
       estimate: false,
       shared: [],
     });
-    expect(byId.get('humaneval.qwen2.5-coder.direct.t0.8')).toMatchObject({ tasks: 100, samples: 1000, llmRequests: 1000, sandboxRuns: 1000, maxCompletionTokens: 1000 * 512 });
+    expect(byId.get('humaneval.qwen2.5-coder.direct.t0.8')).toMatchObject({
+      tasks: 100,
+      samples: 1000,
+      llmRequests: 1000,
+      sandboxRuns: 1000,
+      maxCompletionTokens: 1000 * 512,
+    });
     expect(plan.totals).toEqual({
       cells: 8,
       samples: 2 * 2 * (200 + 1000),
@@ -129,8 +135,12 @@ describe('planSweep', () => {
     expect(plan.estimate).toBe(false);
   });
 
-  it('generation-only: the same requests, no final executions (a method\'s own sandbox runs stay)', () => {
-    const grid = config({ methods: ['direct', 'exploracoder'], models: [{ id: 'gpt-x', base_url: 'http://127.0.0.1:8080/v1', model: 'a' }], datasets: [{ name: 'pbe-small', family: 'pbe-world', pbe_world: { count: 20 } }] });
+  it("generation-only: the same requests, no final executions (a method's own sandbox runs stay)", () => {
+    const grid = config({
+      methods: ['direct', 'exploracoder'],
+      models: [{ id: 'gpt-x', base_url: 'http://127.0.0.1:8080/v1', model: 'a' }],
+      datasets: [{ name: 'pbe-small', family: 'pbe-world', pbe_world: { count: 20 } }],
+    });
     const full = planSweep(grid, { 'pbe-small': 20 });
     const gen = planSweep(grid, { 'pbe-small': 20 }, 'generation-only');
     expect(gen.mode).toBe('generation-only');
@@ -157,7 +167,9 @@ describe('planSweep', () => {
   it('without a limit every task is used; with one, at most limit per dataset', () => {
     expect(planSweep(config(), { 'pbe-small': 20, humaneval: 164 }).datasets.map((d) => d.tasks)).toEqual([20, 164]);
     expect(planSweep(config({ limit: 5 }), { 'pbe-small': 20, humaneval: 164 }).datasets.map((d) => d.tasks)).toEqual([5, 5]);
-    expect(planSweep(config({ limit: 5 }), { 'pbe-small': 0, humaneval: 3 }).cells.map((c) => c.samples)).toEqual([0, 0, 0, 0, 30, 30, 30, 30]);
+    expect(planSweep(config({ limit: 5 }), { 'pbe-small': 0, humaneval: 3 }).cells.map((c) => c.samples)).toEqual([
+      0, 0, 0, 0, 30, 30, 30, 30,
+    ]);
   });
 
   it('direct costs exactly one request and one sandbox run per sample', () => {
@@ -174,7 +186,17 @@ describe('planSweep', () => {
   it('samples_per_request: one-prompt steps send ceil(n / it) requests per task, answers (and the token bound) stay one per sample', () => {
     const models = [{ id: 'batched', base_url: 'http://127.0.0.1:8080/v1', model: 'a', max_tokens: 100, samples_per_request: 4 }];
     const methods = ['direct', 'rag', 'exploracoder', 'self-repair'];
-    const plan = planSweep(config({ n_samples: 10, k: [1], temperatures: [0.2], methods, models, datasets: [{ name: 'pbe-small', family: 'pbe-world', pbe_world: { count: 20 } }] }), { 'pbe-small': 7 });
+    const plan = planSweep(
+      config({
+        n_samples: 10,
+        k: [1],
+        temperatures: [0.2],
+        methods,
+        models,
+        datasets: [{ name: 'pbe-small', family: 'pbe-world', pbe_world: { count: 20 } }],
+      }),
+      { 'pbe-small': 7 },
+    );
     const cell = (method: string) => plan.cells.find((c) => c.method === method)!;
     expect(cell('direct')).toMatchObject({ samples: 70, llmRequests: 7 * 3, sandboxRuns: 70, maxCompletionTokens: 70 * 100 });
     expect(cell('rag')).toMatchObject({ samples: 70, llmRequests: 7 * 3, sandboxRuns: 70, maxCompletionTokens: 70 * 100 });
@@ -191,7 +213,17 @@ describe('planSweep', () => {
   });
 
   it('exploring methods are estimated per task: plan, reranks, m snippets per subtask, n finals', () => {
-    const plan = planSweep(config({ n_samples: 3, k: [1], methods: ['exploracoder', 'rag'], temperatures: [0.2], models: [{ id: 'gpt-x', base_url: 'http://127.0.0.1:8080/v1', model: 'a' }], datasets: [{ name: 'pbe-small', family: 'pbe-world', pbe_world: { count: 20 } }] }), { 'pbe-small': 7 });
+    const plan = planSweep(
+      config({
+        n_samples: 3,
+        k: [1],
+        methods: ['exploracoder', 'rag'],
+        temperatures: [0.2],
+        models: [{ id: 'gpt-x', base_url: 'http://127.0.0.1:8080/v1', model: 'a' }],
+        datasets: [{ name: 'pbe-small', family: 'pbe-world', pbe_world: { count: 20 } }],
+      }),
+      { 'pbe-small': 7 },
+    );
     const explora = plan.cells.find((c) => c.method === 'exploracoder')!;
     // 7 tasks x (1 plan + 4 reranks + 1 global + 4 subtasks x 5 candidates + 3 finals)
     expect(explora.llmRequests).toBe(7 * (1 + 4 + 1 + 20 + 3));
@@ -208,7 +240,17 @@ describe('planSweep', () => {
       { id: 'other', base_url: 'http://127.0.0.1:8081/v1', model: 'b', max_tokens: 10 },
     ];
     const methods = ['exploracoder', 'exploracoder-debug', 'exploracoder-debug-no-summary', 'self-repair', 'rag', 'direct'];
-    const plan = planSweep(config({ n_samples: 3, k: [1], methods, temperatures: [0.2, 0.8], models, datasets: [{ name: 'pbe-small', family: 'pbe-world', pbe_world: { count: 20 } }] }), { 'pbe-small': 7 });
+    const plan = planSweep(
+      config({
+        n_samples: 3,
+        k: [1],
+        methods,
+        temperatures: [0.2, 0.8],
+        models,
+        datasets: [{ name: 'pbe-small', family: 'pbe-world', pbe_world: { count: 20 } }],
+      }),
+      { 'pbe-small': 7 },
+    );
     const t = 7;
     const plans = t;
     const reranks = t * 5;
@@ -234,13 +276,25 @@ describe('planSweep', () => {
     expect(one.llmRequests).toBe(plans + reranks + explore + finals);
     expect(sum(plan.cells.map((c) => c.llmRequests))).toBeGreaterThan(plan.totals.llmRequests);
     const alone = sum(plan.cells.map((c) => c.llmRequests));
-    expect(formatPlan(plan)).toContain(`add up to ${alone.toLocaleString('en-US')}; ${(alone - plan.totals.llmRequests).toLocaleString('en-US')} of them are requests another cell sends too`);
+    expect(formatPlan(plan)).toContain(
+      `add up to ${alone.toLocaleString('en-US')}; ${(alone - plan.totals.llmRequests).toLocaleString('en-US')} of them are requests another cell sends too`,
+    );
   });
 
-  it('the CAPIR family shares ExploraCoder\'s plan and per-subtask reranks, and CAPIR + Self-Repair CAPIR\'s answers', () => {
+  it("the CAPIR family shares ExploraCoder's plan and per-subtask reranks, and CAPIR + Self-Repair CAPIR's answers", () => {
     const models = [{ id: 'gpt-x', base_url: 'http://127.0.0.1:8080/v1', model: 'a', max_tokens: 100 }];
     const methods = ['exploracoder', 'capir', 'capir-self-repair', 'epigen'];
-    const plan = planSweep(config({ n_samples: 3, k: [1], methods, temperatures: [0.8], models, datasets: [{ name: 'pbe-small', family: 'pbe-world', pbe_world: { count: 20 } }] }), { 'pbe-small': 7 });
+    const plan = planSweep(
+      config({
+        n_samples: 3,
+        k: [1],
+        methods,
+        temperatures: [0.8],
+        models,
+        datasets: [{ name: 'pbe-small', family: 'pbe-world', pbe_world: { count: 20 } }],
+      }),
+      { 'pbe-small': 7 },
+    );
     const t = 7;
     const exploracoder = t * (1 + 4 + 1 + 20 + 3);
     const capirAnswers = t * 3;
@@ -255,7 +309,9 @@ describe('planSweep', () => {
     expect(() => planSweep(config(), { 'pbe-small': 20 })).toThrow(/"humaneval"/);
     expect(() => planSweep(config(), { 'pbe-small': 20, humaneval: -1 })).toThrow(/"humaneval".*-1/);
     expect(() => planSweep(config(), { 'pbe-small': 2.5, humaneval: 1 })).toThrow(/"pbe-small"/);
-    expect(() => planSweep(config({ datasets: [{ name: 'constructor', family: 'humaneval', path: 'a.jsonl' }] }), {})).toThrow(/"constructor"/);
+    expect(() => planSweep(config({ datasets: [{ name: 'constructor', family: 'humaneval', path: 'a.jsonl' }] }), {})).toThrow(
+      /"constructor"/,
+    );
   });
 
   it('is pure: the config is not modified', () => {

@@ -26,21 +26,31 @@ describe('progress that tells the truth', () => {
     const { config, env } = testConfig({ EXPLORA_TASK_QUEUE_PREFIX: prefix });
     const id = `unserved-${uniqueSuffix()}`;
     const file = path.join(dir, `${id}.yaml`);
-    writeFileSync(file, `id: ${id}\n${HUMANEVAL_DATASETS_YAML}models:\n${scriptedModelYaml('m', 'http://127.0.0.1:9/v1', 'x', 'completions')}${oneSampleDirectYaml(1)}`);
+    writeFileSync(
+      file,
+      `id: ${id}\n${HUMANEVAL_DATASETS_YAML}models:\n${scriptedModelYaml('m', 'http://127.0.0.1:9/v1', 'x', 'completions')}${oneSampleDirectYaml(1)}`,
+    );
     const p = spawnTs('scripts/start-sweep.ts', ['--config', file, '--worker', 'external', '--no-progress'], env);
     try {
-      const output = await waitUntil(() => (/no worker serves/.test(p.output()) ? p.output() : undefined), { timeoutMs: 60_000, intervalMs: 500, what: () => `the warning, in:\n${p.output()}` });
+      const output = await waitUntil(() => (/no worker serves/.test(p.output()) ? p.output() : undefined), {
+        timeoutMs: 60_000,
+        intervalMs: 500,
+        what: () => `the warning, in:\n${p.output()}`,
+      });
       expect(output).toContain(`no worker serves ${prefix}-workflows, ${prefix}-storage, ${prefix}-sandbox, ${prefix}-llm-`);
       expect(output).toMatch(/npm run worker -- --queues workflows,storage,sandbox,llm --sweep-config \S+\.yaml/);
     } finally {
       await killHard(p);
       const connection = await Connection.connect({ address: config.temporal.address });
-      await new Client({ connection, namespace: config.temporal.namespace }).workflow.getHandle(sweepWorkflowId(id)).terminate('test done').catch(() => undefined);
+      await new Client({ connection, namespace: config.temporal.namespace }).workflow
+        .getHandle(sweepWorkflowId(id))
+        .terminate('test done')
+        .catch(() => undefined);
       await connection.close();
     }
   });
 
-  it("answers are counted while the shard still generates, apart from the executed samples", async () => {
+  it('answers are counted while the shard still generates, apart from the executed samples', async () => {
     const { env } = testConfig();
     const problems = humanEvalProblems(8);
     const server = await startScriptedLlmServer(scriptedAnswers(problems, new Map(), 400));
@@ -58,7 +68,10 @@ describe('progress that tells the truth', () => {
       const { code } = await p.exited;
       const output = p.output();
       expect(code, output).toBe(0);
-      const seen = [...output.matchAll(/executed (\d+)\/16 running answered (\d+)\/16/g)].map((m): [number, number] => [Number(m[1]), Number(m[2])]);
+      const seen = [...output.matchAll(/executed (\d+)\/16 running answered (\d+)\/16/g)].map((m): [number, number] => [
+        Number(m[1]),
+        Number(m[2]),
+      ]);
       // Some answers were counted while nothing had run yet, and the count grew.
       const whileGenerating = seen.filter(([executed, answered]) => executed === 0 && answered > 0 && answered < 16);
       expect(whileGenerating.length, output).toBeGreaterThan(0);
@@ -77,11 +90,17 @@ describe('progress that tells the truth', () => {
     const spy = vi.spyOn(console, 'error').mockImplementation((line: unknown) => void said.push(String(line)));
     try {
       const view = showSweepProgress(client, 'nowhere', true);
-      await waitUntil(() => said.some((l) => l.includes('cannot query its progress')), { timeoutMs: 20_000, intervalMs: 200, what: 'the unreachable notice' });
+      await waitUntil(() => said.some((l) => l.includes('cannot query its progress')), {
+        timeoutMs: 20_000,
+        intervalMs: 200,
+        what: 'the unreachable notice',
+      });
       await new Promise((r) => setTimeout(r, 2500));
       await view.stop();
       expect(said.filter((l) => l.includes('cannot query its progress'))).toHaveLength(1);
-      expect(said[0]).toMatch(/^sweep nowhere: cannot query its progress \(.+\); retrying every second\. The sweep carries on wherever workers serve it\.$/);
+      expect(said[0]).toMatch(
+        /^sweep nowhere: cannot query its progress \(.+\); retrying every second\. The sweep carries on wherever workers serve it\.$/,
+      );
     } finally {
       spy.mockRestore();
       await connection.close();

@@ -24,8 +24,13 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-prompt-template-'));
 const LIMIT = 3;
 const problems = humanEvalProblems(LIMIT);
 
-const INSTRUCT = { prefix: '# prefix\n', instruction: 'Complete the function.', tokens: ['### Instruction:\n', '\n', '### Response:\n'] as const };
-const instructPrompt = (prompt: string) => `${INSTRUCT.prefix}${INSTRUCT.tokens[0]}${INSTRUCT.instruction}${INSTRUCT.tokens[1]}${INSTRUCT.tokens[2]}${prompt}`;
+const INSTRUCT = {
+  prefix: '# prefix\n',
+  instruction: 'Complete the function.',
+  tokens: ['### Instruction:\n', '\n', '### Response:\n'] as const,
+};
+const instructPrompt = (prompt: string) =>
+  `${INSTRUCT.prefix}${INSTRUCT.tokens[0]}${INSTRUCT.instruction}${INSTRUCT.tokens[1]}${INSTRUCT.tokens[2]}${prompt}`;
 const CHAT = { system: 'You write Python: "quoted", and \\ kept.', instruction: 'Write this function, please.' };
 const chatMessages = (prompt: string) => [
   { role: 'system', content: CHAT.system },
@@ -45,7 +50,9 @@ beforeAll(async () => {
     }
     const messages = JSON.stringify(req.body.messages);
     const p = problems.find((x) => messages === JSON.stringify(chatMessages(x.prompt)));
-    return { content: p ? `Here:\n\`\`\`python\n${p.prompt}${p.canonical_solution}\`\`\`\n` : '```python\ndef nothing():\n    return None\n```\n' };
+    return {
+      content: p ? `Here:\n\`\`\`python\n${p.prompt}${p.canonical_solution}\`\`\`\n` : '```python\ndef nothing():\n    return None\n```\n',
+    };
   });
 });
 afterAll(async () => {
@@ -103,7 +110,11 @@ describe('a sweep with prompt templates, against a scripted server', () => {
     expect(byModel.get('instruct')!.passAtK['pass@1']).toBe(1);
     expect(byModel.get('chat')!.passAtK['pass@1']).toBe(1);
     expect(byModel.get('plain')!.passAtK['pass@1']).toBe(0);
-    expect(byModel.get('instruct')!.cell.prompt_template).toEqual({ prefix: INSTRUCT.prefix, instruction: INSTRUCT.instruction, instruction_tokens: [...INSTRUCT.tokens] });
+    expect(byModel.get('instruct')!.cell.prompt_template).toEqual({
+      prefix: INSTRUCT.prefix,
+      instruction: INSTRUCT.instruction,
+      instruction_tokens: [...INSTRUCT.tokens],
+    });
     expect(byModel.get('chat')!.cell.prompt_template).toEqual(CHAT);
     expect(byModel.get('plain')!.cell.prompt_template).toBe('default');
 
@@ -131,7 +142,10 @@ describe('a sweep with prompt templates, against a scripted server', () => {
         models: [{ id: 'completer', base_url: server.url, model: 'scripted-axis', api: 'completions', concurrency: 2 }],
         methods: ['direct'],
         temperatures: [0],
-        prompts: [{ name: 'default' }, { name: 'instruct', prefix: INSTRUCT.prefix, instruction: INSTRUCT.instruction, instruction_tokens: INSTRUCT.tokens }],
+        prompts: [
+          { name: 'default' },
+          { name: 'instruct', prefix: INSTRUCT.prefix, instruction: INSTRUCT.instruction, instruction_tokens: INSTRUCT.tokens },
+        ],
         n_samples: 1,
         k: [1],
         limit: LIMIT,
@@ -148,7 +162,11 @@ describe('a sweep with prompt templates, against a scripted server', () => {
     expect(prompts.sort()).toEqual([...problems.map((p) => p.prompt), ...problems.map((p) => instructPrompt(p.prompt))].sort());
 
     const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
-    const cells = results.cells.map((c: { cell: Record<string, unknown>; passAtK: Record<string, number> }) => [c.cell.cell, c.cell.prompt, c.passAtK['pass@1']]);
+    const cells = results.cells.map((c: { cell: Record<string, unknown>; passAtK: Record<string, number> }) => [
+      c.cell.cell,
+      c.cell.prompt,
+      c.passAtK['pass@1'],
+    ]);
     expect(cells).toEqual([
       ['humaneval.completer.direct.t0.p-default', 'default', 0],
       ['humaneval.completer.direct.t0.p-instruct', 'instruct', 1],

@@ -8,7 +8,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
-import { cellFileKey, cellPrefix, cellShardRecordsKey, cellShardWorkflowId, cellSummaryKey, cellWorkflowId, sweepPrefix, sweepResultsKey, sweepWorkflowId } from '../../domain/sweep/keys.js';
+import {
+  cellFileKey,
+  cellPrefix,
+  cellShardRecordsKey,
+  cellShardWorkflowId,
+  cellSummaryKey,
+  cellWorkflowId,
+  sweepPrefix,
+  sweepResultsKey,
+  sweepWorkflowId,
+} from '../../domain/sweep/keys.js';
 import type { CellSummary } from '../../domain/sweep/results.js';
 import { getBytes, getText, headMetadata, putObject } from '../../infra/s3.js';
 import { sweepCellWorkflow } from '../../workflows/sweepCell.js';
@@ -66,7 +76,8 @@ seed: ${SWEEP_SEED}
 /** Every object under the prefix: its last-modified time and its bytes. */
 async function snapshot(prefix: string): Promise<Map<string, { modifiedMs: number; bytes: string }>> {
   const out = new Map<string, { modifiedMs: number; bytes: string }>();
-  for (const [key, modifiedMs] of await lastModifiedUnder(bucket, prefix)) out.set(key, { modifiedMs, bytes: Buffer.from((await getBytes(bucket, key))!).toString('base64') });
+  for (const [key, modifiedMs] of await lastModifiedUnder(bucket, prefix))
+    out.set(key, { modifiedMs, bytes: Buffer.from((await getBytes(bucket, key))!).toString('base64') });
   return out;
 }
 
@@ -116,7 +127,11 @@ describe('start-sweep on a sweep that was started before', () => {
     const slow = 'humaneval.slow.direct.t0.2';
     const first = spawnTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
     spawned.push(first);
-    await waitUntil(() => headMetadata(bucket, cellSummaryKey(id, fast)), { timeoutMs: 120_000, intervalMs: 250, what: () => `cell ${fast} to finish\n${first.output()}` });
+    await waitUntil(() => headMetadata(bucket, cellSummaryKey(id, fast)), {
+      timeoutMs: 120_000,
+      intervalMs: 250,
+      what: () => `cell ${fast} to finish\n${first.output()}`,
+    });
     expect(await headMetadata(bucket, cellSummaryKey(id, slow))).toBeNull();
     const { client, close } = await connectClient(config);
     try {
@@ -139,7 +154,9 @@ describe('start-sweep on a sweep that was started before', () => {
     expect(await runIdOf(cellWorkflowId(id, fast))).toBe(fastRunId);
     expect(await snapshot(cellPrefix(id, fast))).toEqual(fastBefore);
     expect(fastRequests()).toBe(LIMIT * N);
-    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!) as { cells: Array<{ cell: { cell: string }; samples: number; cost: { wallSeconds: number } }> };
+    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!) as {
+      cells: Array<{ cell: { cell: string }; samples: number; cost: { wallSeconds: number } }>;
+    };
     expect(results.cells.map((c) => [c.cell.cell, c.samples])).toEqual([
       [fast, LIMIT * N],
       [slow, LIMIT * N],
@@ -154,16 +171,38 @@ describe('start-sweep on a sweep that was started before', () => {
     const sweepId = `rerun-shards-${uniqueSuffix()}`;
     const cellId = 'ds.loaded';
     // Three one-task shards run one at a time; the last one's program takes 6 s, time to stop the cell.
-    const problem = (i: number) => ({ family: 'humaneval', task_id: `T/${i}`, prompt: `def f${i}(x):\n`, entry_point: `f${i}`, test: `def check(f):\n    assert f(${i}) == ${i}\n`, form: 'full' }) as SweepProblem;
+    const problem = (i: number) =>
+      ({
+        family: 'humaneval',
+        task_id: `T/${i}`,
+        prompt: `def f${i}(x):\n`,
+        entry_point: `f${i}`,
+        test: `def check(f):\n    assert f(${i}) == ${i}\n`,
+        form: 'full',
+      }) as SweepProblem;
     const code = (i: number) => `def f${i}(x):\n    import time\n    time.sleep(${i === 2 ? 6 : 0})\n    return x\n`;
     const datasetKey = `${sweepPrefix(sweepId)}datasets/ds.jsonl`;
     await putObject(bucket, datasetKey, [0, 1, 2].map((i) => JSON.stringify(problem(i)) + '\n').join(''));
     const savedKey = `${sweepPrefix(sweepId)}inputs/generations.json`;
     await putObject(bucket, savedKey, JSON.stringify([0, 1, 2].map((i) => [code(i)])));
-    const queues = { workflows: own.taskQueues.workflows, storage: own.taskQueues.storage, sandbox: own.taskQueues.sandbox, llmBase: own.taskQueues.llm };
+    const queues = {
+      workflows: own.taskQueues.workflows,
+      storage: own.taskQueues.storage,
+      sandbox: own.taskQueues.sandbox,
+      llmBase: own.taskQueues.llm,
+    };
     const input: CellInput = {
       sweepId,
-      cell: { id: cellId, dataset: 'ds', model: 'loaded', method: 'loaded', temperature: 0, endpoint: { id: 'loaded', baseUrl: 'http://127.0.0.1:9/v1', model: 'loaded', api: 'completions', requestTimeoutS: 1 }, sampling: { model: 'loaded', temperature: 0, top_p: 1, max_tokens: 1 }, stop: [] },
+      cell: {
+        id: cellId,
+        dataset: 'ds',
+        model: 'loaded',
+        method: 'loaded',
+        temperature: 0,
+        endpoint: { id: 'loaded', baseUrl: 'http://127.0.0.1:9/v1', model: 'loaded', api: 'completions', requestTimeoutS: 1 },
+        sampling: { model: 'loaded', temperature: 0, top_p: 1, max_tokens: 1 },
+        stop: [],
+      },
       mode: 'evaluate-only',
       datasetKey,
       savedGenerationsKey: savedKey,
@@ -181,11 +220,20 @@ describe('start-sweep on a sweep that was started before', () => {
     try {
       await withWorkers(own, ['workflows', 'storage', 'sandbox'], async () => {
         const first = await client.workflow.start(sweepCellWorkflow, { workflowId, taskQueue: queues.workflows, args: [input] });
-        await waitUntil(() => headMetadata(bucket, cellShardRecordsKey(sweepId, cellId, 1)), { timeoutMs: 120_000, intervalMs: 200, what: 'shards 0 and 1 to finish' });
+        await waitUntil(() => headMetadata(bucket, cellShardRecordsKey(sweepId, cellId, 1)), {
+          timeoutMs: 120_000,
+          intervalMs: 200,
+          what: 'shards 0 and 1 to finish',
+        });
         expect(await headMetadata(bucket, cellShardRecordsKey(sweepId, cellId, 2))).toBeNull();
         await first.terminate('the test stops the cell midway');
-        await client.workflow.getHandle(cellShardWorkflowId(sweepId, cellId, 2)).terminate().catch(() => undefined);
-        const shardRuns = await Promise.all([0, 1].map(async (i) => (await client.workflow.getHandle(cellShardWorkflowId(sweepId, cellId, i)).describe()).runId));
+        await client.workflow
+          .getHandle(cellShardWorkflowId(sweepId, cellId, 2))
+          .terminate()
+          .catch(() => undefined);
+        const shardRuns = await Promise.all(
+          [0, 1].map(async (i) => (await client.workflow.getHandle(cellShardWorkflowId(sweepId, cellId, i)).describe()).runId),
+        );
         const records = await snapshot(`${cellPrefix(sweepId, cellId)}records/`);
         expect(records.size).toBe(2);
         await sleep(1100);
@@ -194,7 +242,11 @@ describe('start-sweep on a sweep that was started before', () => {
         const summary = (await again.result()) as CellSummary;
         expect([summary.samples, summary.tasks, summary.passAtK['pass@1']]).toEqual([3, 3, 1]);
         // The finished shards: no new run, their records as they were; the stopped one ran again.
-        expect(await Promise.all([0, 1].map(async (i) => (await client.workflow.getHandle(cellShardWorkflowId(sweepId, cellId, i)).describe()).runId))).toEqual(shardRuns);
+        expect(
+          await Promise.all(
+            [0, 1].map(async (i) => (await client.workflow.getHandle(cellShardWorkflowId(sweepId, cellId, i)).describe()).runId),
+          ),
+        ).toEqual(shardRuns);
         const after = await snapshot(`${cellPrefix(sweepId, cellId)}records/`);
         for (const [key, v] of records) expect(after.get(key), key).toEqual(v);
         expect(after.has(cellShardRecordsKey(sweepId, cellId, 2))).toBe(true);

@@ -81,7 +81,10 @@ describe('a cell’s 95% intervals over tasks', () => {
   it('are null with one task, not 0', () => {
     const { summary, results } = summarize([['passed', 'failed']]);
     expect(summary.passAtK['pass@1']).toBe(0.5);
-    expect(summary.passAtKCI).toEqual({ 'pass@1': { stderr: null, low: null, high: null }, 'pass@2': { stderr: null, low: null, high: null } });
+    expect(summary.passAtKCI).toEqual({
+      'pass@1': { stderr: null, low: null, high: null },
+      'pass@2': { stderr: null, low: null, high: null },
+    });
     expect((results.ci95 as Record<string, unknown>)['success@1']).toEqual({ stderr: null, low: null, high: null });
   });
 });

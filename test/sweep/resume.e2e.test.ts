@@ -97,7 +97,12 @@ async function runInterrupted(id: string, model: string, interrupt: (file: strin
     const results = JSON.parse((await getText({ s3, name: config.s3.bucket }, sweepResultsKey(id)))!);
     const details = [];
     for (const c of results.cells) details.push(JSON.parse((await getText({ s3, name: config.s3.bucket }, c.resultsKey))!));
-    return details.map((d) => ({ cell: String(d.cell).replace(/^[^.]+\./, ''), perTask: d.per_task, pass: d['pass@1'], pass3: d['pass@3'] }));
+    return details.map((d) => ({
+      cell: String(d.cell).replace(/^[^.]+\./, ''),
+      perTask: d.per_task,
+      pass: d['pass@1'],
+      pass3: d['pass@3'],
+    }));
   } finally {
     s3.destroy();
   }
@@ -125,7 +130,11 @@ function expectExactlyOnce(model: string, inFlightAtKill: Set<string> = new Set(
 
 /** Requests sent by `time` and not answered: in flight when the worker died. */
 function inFlightAt(model: string, time: number): Set<string> {
-  return new Set(requestsFor(model).filter((r) => r.time <= time && r.answeredAt === undefined).map((r) => r.key));
+  return new Set(
+    requestsFor(model)
+      .filter((r) => r.time <= time && r.answeredAt === undefined)
+      .map((r) => r.key),
+  );
 }
 
 /**
@@ -135,7 +144,11 @@ function inFlightAt(model: string, time: number): Set<string> {
  */
 function answeredJustBefore(model: string, killStartedAt: number, killedAt: number): Set<string> {
   const from = killStartedAt - LINGER_MS - 100;
-  return new Set(requestsFor(model).filter((r) => r.answeredAt !== undefined && r.answeredAt >= from && r.answeredAt <= killedAt).map((r) => r.key));
+  return new Set(
+    requestsFor(model)
+      .filter((r) => r.answeredAt !== undefined && r.answeredAt >= from && r.answeredAt <= killedAt)
+      .map((r) => r.key),
+  );
 }
 
 describe('a sweep survives its infrastructure dying', () => {
@@ -147,7 +160,8 @@ describe('a sweep survives its infrastructure dying', () => {
       startWorker(file);
     });
     const expected = expectedCounts(problems, N);
-    for (const cell of baseline) expect(cell.perTask.map((t: { c: number; s: number }) => [t.c, t.s])).toEqual(expected.map((e) => [e.c, e.s]));
+    for (const cell of baseline)
+      expect(cell.perTask.map((t: { c: number; s: number }) => [t.c, t.s])).toEqual(expected.map((e) => [e.c, e.s]));
     expectExactlyOnce(model);
     for (const w of workers.splice(0)) await killHard(w);
   });
@@ -158,7 +172,11 @@ describe('a sweep survives its infrastructure dying', () => {
     let unstored = new Set<string>();
     const results = await runInterrupted(`kill-${uniqueSuffix()}`, model, async (file) => {
       const first = startWorker(file);
-      await waitUntil(() => requestsFor(model).length >= (2 * LIMIT * N) / 3, { what: 'a third of the requests', timeoutMs: 120_000, intervalMs: 50 });
+      await waitUntil(() => requestsFor(model).length >= (2 * LIMIT * N) / 3, {
+        what: 'a third of the requests',
+        timeoutMs: 120_000,
+        intervalMs: 50,
+      });
       const killStartedAt = Date.now();
       await killHard(first);
       inFlight = inFlightAt(model, Date.now());
@@ -177,12 +195,20 @@ describe('a sweep survives its infrastructure dying', () => {
     const model = `restart-${uniqueSuffix()}`;
     const results = await runInterrupted(`restart-${uniqueSuffix()}`, model, async (file) => {
       startWorker(file);
-      await waitUntil(() => requestsFor(model).length >= (2 * LIMIT * N) / 4, { what: 'a quarter of the requests', timeoutMs: 120_000, intervalMs: 50 });
+      await waitUntil(() => requestsFor(model).length >= (2 * LIMIT * N) / 4, {
+        what: 'a quarter of the requests',
+        timeoutMs: 120_000,
+        intervalMs: 50,
+      });
       await stackDown(config, () => {}, paths, ['temporal']);
       await sleep(2000);
       await stackUp(config, () => {}, paths);
       const atRestart = requestsFor(model).length;
-      await waitUntil(() => requestsFor(model).length >= Math.min(2 * LIMIT * N, atRestart + 8), { what: 'more requests after the Temporal restart', timeoutMs: 120_000, intervalMs: 50 });
+      await waitUntil(() => requestsFor(model).length >= Math.min(2 * LIMIT * N, atRestart + 8), {
+        what: 'more requests after the Temporal restart',
+        timeoutMs: 120_000,
+        intervalMs: 50,
+      });
       await stackDown(config, () => {}, paths, ['seaweedfs']);
       await sleep(2000);
       await stackUp(config, () => {}, paths);

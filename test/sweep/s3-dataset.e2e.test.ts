@@ -19,12 +19,18 @@ import { HUMANEVAL, oneSampleDirectYaml, scriptedModelYaml } from './support.js'
 const { config, env } = testConfig();
 const bucket = testBucket(config);
 const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-s3-dataset-'));
-const rows = gunzipSync(readFileSync(HUMANEVAL)).toString('utf8').trim().split('\n').map((l) => JSON.parse(l) as { prompt: string; canonical_solution: string });
+const rows = gunzipSync(readFileSync(HUMANEVAL))
+  .toString('utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l) as { prompt: string; canonical_solution: string });
 const canonical = new Map(rows.map((r) => [r.prompt, r.canonical_solution]));
 let server: ScriptedLlmServer;
 
 beforeAll(async () => {
-  server = await startScriptedLlmServer((req) => ({ content: canonical.get(String(req.body.prompt)) ?? '    pass\n' }), { applyStop: false });
+  server = await startScriptedLlmServer((req) => ({ content: canonical.get(String(req.body.prompt)) ?? '    pass\n' }), {
+    applyStop: false,
+  });
 });
 afterAll(async () => {
   await server.close();

@@ -31,9 +31,13 @@ describe('selectTasks', () => {
     ]);
     expect(selectionProblem({ tasks: ['a', 'c'] }, datasets)).toBeNull();
     expect(selectionProblem({ tasks: ['a', 'x', 'c', 'y'] }, datasets)).toBe('tasks: "x", "y" in no dataset of the sweep');
-    expect(selectionProblem({ tasks: ['a'] }, datasets)).toBe('dataset two: tasks selects none of its tasks (list some of its ids, or give it a sweep of its own)');
+    expect(selectionProblem({ tasks: ['a'] }, datasets)).toBe(
+      'dataset two: tasks selects none of its tasks (list some of its ids, or give it a sweep of its own)',
+    );
     expect(selectionProblem({ start: 1 }, datasets)).toBe('limit_start: 1 is past the last of the 1 tasks of dataset two');
-    expect(selectionProblem({ tasks: ['a', 'b', 'c'], start: 1 }, datasets)).toBe('limit_start: 1 is past the last of the 1 selected tasks of dataset two');
+    expect(selectionProblem({ tasks: ['a', 'b', 'c'], start: 1 }, datasets)).toBe(
+      'limit_start: 1 is past the last of the 1 selected tasks of dataset two',
+    );
   });
 });
 
@@ -46,8 +50,12 @@ describe('tasks and limit_start in a sweep config', () => {
   });
 
   it('refuses an empty list, a repeated id (11 and "11" are one), a negative start', () => {
-    expect(sweepConfigIssues({ ...minimalSweepConfig(), tasks: [] })).toEqual([{ path: 'tasks', message: 'needs at least one task id (or leave tasks out for all)' }]);
-    expect(sweepConfigIssues({ ...minimalSweepConfig(), tasks: [11, '11'] })).toEqual([{ path: 'tasks[1]', message: 'duplicate of tasks[0] ("11")' }]);
+    expect(sweepConfigIssues({ ...minimalSweepConfig(), tasks: [] })).toEqual([
+      { path: 'tasks', message: 'needs at least one task id (or leave tasks out for all)' },
+    ]);
+    expect(sweepConfigIssues({ ...minimalSweepConfig(), tasks: [11, '11'] })).toEqual([
+      { path: 'tasks[1]', message: 'duplicate of tasks[0] ("11")' },
+    ]);
     expect(sweepConfigIssues({ ...minimalSweepConfig(), limit_start: -1 }).map((i) => i.path)).toEqual(['limit_start']);
   });
 });

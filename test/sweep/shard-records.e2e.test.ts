@@ -26,7 +26,14 @@ afterAll(async () => {
 });
 
 const problem = (i: number): SweepProblem =>
-  ({ family: 'humaneval', task_id: `T/${i}`, prompt: `def f${i}(x):\n`, entry_point: `f${i}`, test: `def check(f):\n    assert f(${i}) == ${i}\n`, form: 'full' }) as SweepProblem;
+  ({
+    family: 'humaneval',
+    task_id: `T/${i}`,
+    prompt: `def f${i}(x):\n`,
+    entry_point: `f${i}`,
+    test: `def check(f):\n    assert f(${i}) == ${i}\n`,
+    form: 'full',
+  }) as SweepProblem;
 const right = (i: number, sleepS = 0) => `def f${i}(x):\n    import time\n    time.sleep(${sleepS})\n    return x\n`;
 const wrong = (i: number) => `def f${i}(x):\n    return -1\n`;
 
@@ -36,7 +43,18 @@ async function shard(generations: string[][], tasks: number): Promise<ExecuteSha
   await putObject(bucket, datasetKey, Array.from({ length: tasks }, (_, i) => JSON.stringify(problem(i)) + '\n').join(''));
   const savedKey = `sweeps/${sweepId}/inputs/generations.json`;
   await putObject(bucket, savedKey, JSON.stringify(generations));
-  return { sweepId, cellId: 'ds.loaded', shardIndex: 0, datasetKey, taskStart: 0, taskEnd: tasks, nSamples: generations[0]!.length, timeoutS: 10, generations: { kind: 'saved', key: savedKey }, execute: true };
+  return {
+    sweepId,
+    cellId: 'ds.loaded',
+    shardIndex: 0,
+    datasetKey,
+    taskStart: 0,
+    taskEnd: tasks,
+    nSamples: generations[0]!.length,
+    timeoutS: 10,
+    generations: { kind: 'saved', key: savedKey },
+    execute: true,
+  };
 }
 
 async function keysUnder(prefix: string): Promise<string[]> {
@@ -45,13 +63,17 @@ async function keysUnder(prefix: string): Promise<string[]> {
   return out;
 }
 
-const run = (input: ExecuteShardInput) => new MockActivityEnvironment().run(createSandboxActivities(bucket, sandboxes).executeShard, input) as Promise<ShardOutcome>;
+const run = (input: ExecuteShardInput) =>
+  new MockActivityEnvironment().run(createSandboxActivities(bucket, sandboxes).executeShard, input) as Promise<ShardOutcome>;
 
-describe('a shard\'s records as they finish', () => {
+describe("a shard's records as they finish", () => {
   it('are in S3 in parts while the shard runs, and the parts are gone once its records file is stored', async () => {
     // Samples of ~1 s each, three rounds of the sandbox's slots: ~3 s in all, whatever the machine.
     const perTask = defaultSandboxConcurrency();
-    const input = await shard(Array.from({ length: 3 }, (_, i) => Array.from({ length: perTask }, () => right(i, 1))), 3);
+    const input = await shard(
+      Array.from({ length: 3 }, (_, i) => Array.from({ length: perTask }, () => right(i, 1))),
+      3,
+    );
     const prefix = cellShardPartsPrefix(input.sweepId, input.cellId, 0);
     let running = true;
     const outcome = run(input).finally(() => (running = false));
@@ -64,7 +86,12 @@ describe('a shard\'s records as they finish', () => {
         const text = await getText(bucket, key);
         if (text === null || !running) continue;
         read.add(key);
-        early.push(...text.trim().split('\n').map((l) => JSON.parse(l) as SampleRecord));
+        early.push(
+          ...text
+            .trim()
+            .split('\n')
+            .map((l) => JSON.parse(l) as SampleRecord),
+        );
       }
       await sleep(100);
     }
@@ -80,18 +107,43 @@ describe('a shard\'s records as they finish', () => {
 
   it('run again after a crash, a shard keeps the records its parts hold and runs only the others', async () => {
     // Task 1's sample 1 is wrong; a part from the crashed attempt says it passed: kept, not run again.
-    const input = await shard([[right(0), right(0)], [right(1), wrong(1)]], 2);
+    const input = await shard(
+      [
+        [right(0), right(0)],
+        [right(1), wrong(1)],
+      ],
+      2,
+    );
     const prefix = cellShardPartsPrefix(input.sweepId, input.cellId, 0);
     const kept: SampleRecord = {
-      task_id: 'T/1', task_index: 1, sample_index: 1, raw: 'from the crashed attempt', code: 'x', solution: 'x',
-      status: 'passed', passed: true, success: true, duration_ms: 12345, prompt_tokens: 0, completion_tokens: 0, calls: 0,
+      task_id: 'T/1',
+      task_index: 1,
+      sample_index: 1,
+      raw: 'from the crashed attempt',
+      code: 'x',
+      solution: 'x',
+      status: 'passed',
+      passed: true,
+      success: true,
+      duration_ms: 12345,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      calls: 0,
     };
     await putObject(bucket, `${prefix}part-crashed-00000.jsonl`, JSON.stringify(kept) + '\n');
     const result = await run(input);
-    expect(result.tasks.map((t) => [t.n, t.c])).toEqual([[2, 2], [2, 2]]);
-    const records = (await getText(bucket, cellShardRecordsKey(input.sweepId, input.cellId, 0)))!.trim().split('\n').map((l) => JSON.parse(l) as SampleRecord);
+    expect(result.tasks.map((t) => [t.n, t.c])).toEqual([
+      [2, 2],
+      [2, 2],
+    ]);
+    const records = (await getText(bucket, cellShardRecordsKey(input.sweepId, input.cellId, 0)))!
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as SampleRecord);
     expect(records.find((r) => r.task_index === 1 && r.sample_index === 1)).toEqual(kept);
-    expect(records.filter((r) => r.raw !== 'from the crashed attempt').every((r) => r.status === 'passed' && r.duration_ms < 12345)).toBe(true);
+    expect(records.filter((r) => r.raw !== 'from the crashed attempt').every((r) => r.status === 'passed' && r.duration_ms < 12345)).toBe(
+      true,
+    );
     expect(await keysUnder(prefix)).toEqual([]);
   });
 

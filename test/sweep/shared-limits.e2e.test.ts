@@ -23,7 +23,6 @@ const CONCURRENCY = 2;
 const RATE = 5;
 const { bucket, dir, problems, server } = scriptedSweepFixture(config, 'shared-limits', TASKS, ANSWER_MS);
 
-
 /** The identities of the workers that ran activities on `taskQueue` anywhere under the workflow (children followed). */
 async function activityWorkers(client: Client, workflowId: string, taskQueue: string, runId?: string): Promise<Set<string>> {
   const out = new Set<string>();
@@ -90,7 +89,10 @@ ${oneSampleDirectYaml(TASKS)}`,
     // Each worker on the whole rate, as before, would send ~2 x RATE per second.
     const times = requests.map((r) => r.time).sort((a, b) => a - b);
     for (let i = 0; i < times.length; i++) {
-      for (let j = i + 1; j < times.length; j++) expect(j - i, `requests ${i}..${j} within ${times[j]! - times[i]!} ms`).toBeLessThanOrEqual(((times[j]! - times[i]! + 50) / 1000) * RATE + 4);
+      for (let j = i + 1; j < times.length; j++)
+        expect(j - i, `requests ${i}..${j} within ${times[j]! - times[i]!} ms`).toBeLessThanOrEqual(
+          ((times[j]! - times[i]! + 50) / 1000) * RATE + 4,
+        );
     }
     const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
     const detail = JSON.parse((await getText(bucket, results.cells[0].resultsKey))!);

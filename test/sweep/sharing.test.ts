@@ -8,7 +8,9 @@ import { METHOD_NAMES } from '../../domain/methods/registry.js';
 import { nextStartableCell, sharedRequestFamilies, type SharingCell } from '../../domain/sweep/sharing.js';
 
 function grid(datasets: string[], models: string[], methods: string[], temperatures: number[]): SharingCell[] {
-  return datasets.flatMap((dataset) => models.flatMap((model) => methods.flatMap((method) => temperatures.map((temperature) => ({ dataset, model, method, temperature })))));
+  return datasets.flatMap((dataset) =>
+    models.flatMap((model) => methods.flatMap((method) => temperatures.map((temperature) => ({ dataset, model, method, temperature })))),
+  );
 }
 
 const shares = (a: SharingCell, b: SharingCell) => sharedRequestFamilies(a).some((f) => sharedRequestFamilies(b).includes(f));
@@ -30,7 +32,8 @@ function simulate(cells: SharingCell[], maxParallel: number, finish: (running: n
       continue;
     }
     const [i] = pending.splice(next, 1) as [number];
-    for (const other of running) expect(shares(cells[i]!, cells[other]!), `${JSON.stringify(cells[i])} with ${JSON.stringify(cells[other])}`).toBe(false);
+    for (const other of running)
+      expect(shares(cells[i]!, cells[other]!), `${JSON.stringify(cells[i])} with ${JSON.stringify(cells[other])}`).toBe(false);
     for (const f of families[i]!) held.add(f);
     running.push(i);
     started.push(i);
@@ -72,7 +75,10 @@ describe('cells that send the same requests', () => {
     ] as const) {
       for (const maxParallel of [1, 3, 4, 16]) {
         const { started, maxRunning } = simulate(cells, maxParallel, finish);
-        expect([...started].sort((a, b) => a - b), `${name}, ${maxParallel} at once`).toEqual(cells.map((_, i) => i));
+        expect(
+          [...started].sort((a, b) => a - b),
+          `${name}, ${maxParallel} at once`,
+        ).toEqual(cells.map((_, i) => i));
         // Direct cells and rag at another temperature can always fill the slots early in the grid.
         if (maxParallel <= 4) expect(maxRunning, `${name}, ${maxParallel} at once`).toBe(maxParallel);
         else expect(maxRunning, `${name}, ${maxParallel} at once`).toBeGreaterThan(4);

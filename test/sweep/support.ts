@@ -43,7 +43,15 @@ export function humanEvalProblems(limit: number): KnownProblem[] {
     .slice(0, limit)
     .map((l, index) => {
       const r = JSON.parse(l);
-      return { dataset: 'humaneval', index, task_id: r.task_id, prompt: r.prompt, entry_point: r.entry_point, canonical_solution: r.canonical_solution, full: false };
+      return {
+        dataset: 'humaneval',
+        index,
+        task_id: r.task_id,
+        prompt: r.prompt,
+        entry_point: r.entry_point,
+        canonical_solution: r.canonical_solution,
+        full: false,
+      };
     });
 }
 
@@ -52,7 +60,16 @@ export function pbeProblems(params: PbeParams, dataset = 'pbe'): KnownProblem[] 
     const t = generateTask(params, index);
     const problem = normalizeRow(t as never, 'full', 'pbe-world');
     const library = params.library === 'private' ? privateApiLibrary(privateLibrary(params.seed)) : PYTHON_STR_LIBRARY;
-    return { dataset, index, task_id: t.task_id, prompt: t.prompt, entry_point: t.entry_point, canonical_solution: t.canonical_solution, full: true, requirement: taskRequirement(problem, library) };
+    return {
+      dataset,
+      index,
+      task_id: t.task_id,
+      prompt: t.prompt,
+      entry_point: t.entry_point,
+      canonical_solution: t.canonical_solution,
+      full: true,
+      requirement: taskRequirement(problem, library),
+    };
   });
 }
 
@@ -73,8 +90,17 @@ function pbeBody(solution: string): string {
 
 function fullFunction(p: KnownProblem, kind: AnswerKind): string {
   if (kind === 'correct') return p.full ? p.canonical_solution : p.prompt + p.canonical_solution;
-  const sig = p.full ? p.canonical_solution.split('\n')[0]! : (p.prompt.split('\n').find((l) => l.startsWith(`def ${p.entry_point}(`)) ?? `def ${p.entry_point}(*args):`);
-  return `${p.full ? '' : p.prompt.split('\n').filter((l) => /^(from|import) /.test(l)).join('\n') + '\n'}${sig}\n    ${kind === 'raises' ? "raise ValueError('scripted crash')" : 'return None'}\n`;
+  const sig = p.full
+    ? p.canonical_solution.split('\n')[0]!
+    : (p.prompt.split('\n').find((l) => l.startsWith(`def ${p.entry_point}(`)) ?? `def ${p.entry_point}(*args):`);
+  return `${
+    p.full
+      ? ''
+      : p.prompt
+          .split('\n')
+          .filter((l) => /^(from|import) /.test(l))
+          .join('\n') + '\n'
+  }${sig}\n    ${kind === 'raises' ? "raise ValueError('scripted crash')" : 'return None'}\n`;
 }
 
 function continuation(p: KnownProblem, kind: AnswerKind): string {
@@ -86,7 +112,13 @@ function continuation(p: KnownProblem, kind: AnswerKind): string {
 /** Which problem and sample a request is for: the prompt text names the task, the seed the sample. */
 export function identify(req: ScriptedRequest, problems: KnownProblem[]): { problem: KnownProblem; sample: number } {
   const text = req.api === 'chat' ? JSON.stringify(req.body.messages) : String(req.body.prompt);
-  const candidates = problems.filter((p) => (req.api === 'chat' ? text.includes(JSON.stringify(p.prompt).slice(1, -1)) : p.full ? p.prompt.startsWith(text.trimEnd()) : text === p.prompt));
+  const candidates = problems.filter((p) =>
+    req.api === 'chat'
+      ? text.includes(JSON.stringify(p.prompt).slice(1, -1))
+      : p.full
+        ? p.prompt.startsWith(text.trimEnd())
+        : text === p.prompt,
+  );
   if (candidates.length !== 1) throw new Error(`request matches ${candidates.length} problems`);
   return { problem: candidates[0]!, sample: Number(req.body.seed) - SWEEP_SEED };
 }

@@ -9,7 +9,17 @@ import { testConfig, uniqueSuffix } from '../support/config.js';
 import { runTs } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
-import { expectedCounts, humanEvalProblems, HUMANEVAL, pbeProblems, scriptedAnswers, scriptedSweepYaml, SMALL_PBE, SWEEP_SEED, type Fault } from './support.js';
+import {
+  expectedCounts,
+  humanEvalProblems,
+  HUMANEVAL,
+  pbeProblems,
+  scriptedAnswers,
+  scriptedSweepYaml,
+  SMALL_PBE,
+  SWEEP_SEED,
+  type Fault,
+} from './support.js';
 
 const { config, env } = testConfig();
 const bucket = testBucket(config);
@@ -65,7 +75,10 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
     expect(dry.output).toMatch(new RegExp(`total\\s+${4 * LIMIT * N}\\s+${4 * LIMIT * N}\\s+${4 * LIMIT * N}`));
 
     const bad = path.join(dir, 'bad.yaml');
-    writeFileSync(bad, 'datasets: []\nmodels:\n  - id: x\n    base_url: not-a-url\n    model: m\nmethods: [direct]\ntemperatures: [0.2]\nn_samples: 2\nk: [1, 5]\n');
+    writeFileSync(
+      bad,
+      'datasets: []\nmodels:\n  - id: x\n    base_url: not-a-url\n    model: m\nmethods: [direct]\ntemperatures: [0.2]\nn_samples: 2\nk: [1, 5]\n',
+    );
     const res = await runTs('scripts/start-sweep.ts', ['--config', bad, '--dry-run'], env);
     expect(res.code).not.toBe(0);
     expect(res.output).toMatch(/models\[0\]\.base_url/);
@@ -76,7 +89,9 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
   it('an endpoint refusing the key stops the sweep with a message naming the model and the fix; fixed, the same command finishes it', async () => {
     let refusing = true;
     const answers = scriptedAnswers(problems);
-    const gatekeeper = await startScriptedLlmServer((req) => (refusing ? { status: 401, message: 'Incorrect API key provided.' } : answers(req)));
+    const gatekeeper = await startScriptedLlmServer((req) =>
+      refusing ? { status: 401, message: 'Incorrect API key provided.' } : answers(req),
+    );
     try {
       const refusedId = `e2e-401-${uniqueSuffix()}`;
       const file = path.join(dir, `${refusedId}.yaml`);
@@ -96,7 +111,13 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
   });
 
   it('bad inputs are refused before anything starts, each naming the problem', async () => {
-    const row = { task_id: 'T/0', prompt: 'def f(x):\n', entry_point: 'f', canonical_solution: '    return x\n', test: 'def check(f):\n    assert f(1) == 1\n' };
+    const row = {
+      task_id: 'T/0',
+      prompt: 'def f(x):\n',
+      entry_point: 'f',
+      canonical_solution: '    return x\n',
+      test: 'def check(f):\n    assert f(1) == 1\n',
+    };
     const dup = path.join(dir, 'dup.jsonl');
     writeFileSync(dup, `${JSON.stringify(row)}\n${JSON.stringify({ ...row, prompt: 'def f(y):\n' })}\n`);
     const yaml = (datasetPath: string) =>
@@ -115,12 +136,25 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
     await refused(['--config', good, '--id', 'BAD_ID!'], /--id: sweep id "BAD_ID!": must be 1-80 of a-z 0-9/);
     await refused(['--config', write('syntax.yaml', yaml(HUMANEVAL).replace('n_samples: 1', 'n_samples: [1'))], /line \d+, column \d+/);
     await refused(['--config', write('dup.yaml', yaml(dup))], /datasets\[he\] .*dup\.jsonl:2: duplicate task_id T\/0 \(first on line 1\)/);
-    await refused(['--config', write('s3.yaml', yaml(`s3://no-such-bucket-${uniqueSuffix()}/he.jsonl`))], /datasets\[he\]\.path: s3:\/\/no-such-bucket-\S+ does not exist/);
-    await refused(['--config', good, '--evaluate-only', '--load-generations', path.join(dir, 'missing.json')], /--load-generations .*missing\.json: no such file/);
+    await refused(
+      ['--config', write('s3.yaml', yaml(`s3://no-such-bucket-${uniqueSuffix()}/he.jsonl`))],
+      /datasets\[he\]\.path: s3:\/\/no-such-bucket-\S+ does not exist/,
+    );
+    await refused(
+      ['--config', good, '--evaluate-only', '--load-generations', path.join(dir, 'missing.json')],
+      /--load-generations .*missing\.json: no such file/,
+    );
     // A good evaluate-only plan: one cell of loaded generations, no model asked.
-    await refused(['--config', good, '--evaluate-only', '--load-generations', write('short.json', JSON.stringify([['    return x\n']]))], /--load-generations .*short\.json: 1 tasks, but dataset he has 164/);
+    await refused(
+      ['--config', good, '--evaluate-only', '--load-generations', write('short.json', JSON.stringify([['    return x\n']]))],
+      /--load-generations .*short\.json: 1 tasks, but dataset he has 164/,
+    );
     const generations = write('gens.json', JSON.stringify(Array.from({ length: 164 }, () => ['    return x\n'])));
-    const dry = await runTs('scripts/start-sweep.ts', ['--config', good, '--evaluate-only', '--load-generations', generations, '--dry-run'], env);
+    const dry = await runTs(
+      'scripts/start-sweep.ts',
+      ['--config', good, '--evaluate-only', '--load-generations', generations, '--dry-run'],
+      env,
+    );
     expect(dry.code, dry.output).toBe(0);
     expect(dry.output).toMatch(/evaluate-only: the loaded generations of 1 dataset, one cell each; no model is asked/);
     expect(dry.output).toMatch(/he\.loaded\s+164\s+164\s+0\s+164/);
@@ -141,13 +175,25 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
       const detail = JSON.parse((await getText(bucket, cell.resultsKey))!);
       const perTask = detail.per_task as Array<{ task_id: string; n: number; c: number; s: number }>;
       const expected = expectedCounts(tasks, N, new Set(['pbe#3#1']));
-      for (const [i, e] of expected.entries()) expect({ id: perTask[i]!.task_id, ...perTask[i]!, pipeline_length: undefined }).toMatchObject({ id: tasks[i]!.task_id, n: e.n, c: e.c, s: e.s });
+      for (const [i, e] of expected.entries())
+        expect({ id: perTask[i]!.task_id, ...perTask[i]!, pipeline_length: undefined }).toMatchObject({
+          id: tasks[i]!.task_id,
+          n: e.n,
+          c: e.c,
+          s: e.s,
+        });
       const counted = perTask.map((t) => ({ n: t.n, c: t.c }));
       const want = estimateAtK(counted, [1, 2]);
       expect(cell.passAtK['pass@1']).toBeCloseTo(want.averages['1']!, 12);
       expect(cell.passAtK['pass@2']).toBeCloseTo(want.averages['2']!, 12);
       expect(cell.passAtK['pass@4']).toBeCloseTo(estimateAtK(counted, [4]).averages['4']!, 12);
-      expect(detail['success@1']).toBeCloseTo(estimateAtK(perTask.map((t) => ({ n: t.n, c: t.s })), [1]).averages['1']!, 12);
+      expect(detail['success@1']).toBeCloseTo(
+        estimateAtK(
+          perTask.map((t) => ({ n: t.n, c: t.s })),
+          [1],
+        ).averages['1']!,
+        12,
+      );
       if (dataset === 'pbe') {
         expect(cell.statusCounts.llm_error).toBe(1);
         expect(detail.pass_rate_by_pipeline_length).toBeDefined();
@@ -160,7 +206,10 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
       for (const g of generations) expect(g).toHaveLength(N);
       const references = JSON.parse((await getText(bucket, cellFileKey(id, cellId, 'references.json')))!);
       expect(references).toHaveLength(LIMIT);
-      const samples = (await getText(bucket, cellFileKey(id, cellId, 'samples.jsonl')))!.trim().split('\n').map((l) => JSON.parse(l));
+      const samples = (await getText(bucket, cellFileKey(id, cellId, 'samples.jsonl')))!
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(samples).toHaveLength(LIMIT * N);
       expect(samples.filter((s) => s.passed).length).toBe(perTask.reduce((a, t) => a + t.c, 0));
     }
@@ -175,7 +224,10 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
     // The retry after a 429 waited for Retry-After (1 s).
     const byKey = new Map<string, number[]>();
     for (const r of server.requests()) byKey.set(r.key, [...(byKey.get(r.key) ?? []), r.time]);
-    const rateLimited = server.requests().filter((r) => r.attempt === 2).map((r) => byKey.get(r.key)!);
+    const rateLimited = server
+      .requests()
+      .filter((r) => r.attempt === 2)
+      .map((r) => byKey.get(r.key)!);
     expect(rateLimited.some(([a, b]) => b! - a! >= 950)).toBe(true);
 
     // Run again: nothing is sent, the results are the same.
@@ -270,9 +322,19 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
     writeFileSync(genFile, saved!);
     const evalId = `eval-${uniqueSuffix()}`;
     const evalConfig = path.join(dir, `${evalId}.yaml`);
-    writeFileSync(evalConfig, (await import('node:fs')).readFileSync(file, 'utf8').replace(`id: ${genId}`, `id: ${evalId}`).replace(/ {2}- name: humaneval\n {4}family: humaneval\n {4}path: .*\n/, ''));
+    writeFileSync(
+      evalConfig,
+      (await import('node:fs'))
+        .readFileSync(file, 'utf8')
+        .replace(`id: ${genId}`, `id: ${evalId}`)
+        .replace(/ {2}- name: humaneval\n {4}family: humaneval\n {4}path: .*\n/, ''),
+    );
     const requestsBefore = server.requests().length;
-    const ev = await runTs('scripts/start-sweep.ts', ['--config', evalConfig, '--evaluate-only', '--load-generations', genFile, '--no-progress'], env);
+    const ev = await runTs(
+      'scripts/start-sweep.ts',
+      ['--config', evalConfig, '--evaluate-only', '--load-generations', genFile, '--no-progress'],
+      env,
+    );
     expect(ev.code, ev.output).toBe(0);
     expect(server.requests().length).toBe(requestsBefore); // no model was asked anything
     const evalSweep = sweepIdIn(ev.output);
@@ -289,16 +351,28 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
     // evaluation's records).
     const broken = path.join(dir, 'generations-broken.json');
     writeFileSync(broken, JSON.stringify((JSON.parse(saved!) as string[][]).map((g) => g.map(() => 'raise SystemExit(3)\n'))));
-    const ev2 = await runTs('scripts/start-sweep.ts', ['--config', evalConfig, '--evaluate-only', '--load-generations', broken, '--no-progress'], env);
+    const ev2 = await runTs(
+      'scripts/start-sweep.ts',
+      ['--config', evalConfig, '--evaluate-only', '--load-generations', broken, '--no-progress'],
+      env,
+    );
     expect(ev2.code, ev2.output).toBe(0);
     expect(sweepIdIn(ev2.output)).not.toBe(evalSweep);
     const ev2Results = JSON.parse((await getText(bucket, sweepResultsKey(sweepIdIn(ev2.output))))!);
     expect(ev2Results.cells[0].passAtK['pass@1']).toBe(0);
     // Naming the first evaluation's id for the other generations is refused, saying why.
-    const clash = await runTs('scripts/start-sweep.ts', ['--config', evalConfig, '--evaluate-only', '--load-generations', broken, '--id', evalSweep, '--no-progress'], env);
+    const clash = await runTs(
+      'scripts/start-sweep.ts',
+      ['--config', evalConfig, '--evaluate-only', '--load-generations', broken, '--id', evalSweep, '--no-progress'],
+      env,
+    );
     expect(clash.code).not.toBe(0);
     expect(clash.output).toMatch(/was started as evaluate-only on generations .*; this start is evaluate-only on generations/);
-    const dryClash = await runTs('scripts/start-sweep.ts', ['--config', evalConfig, '--evaluate-only', '--load-generations', broken, '--id', evalSweep, '--dry-run'], env);
+    const dryClash = await runTs(
+      'scripts/start-sweep.ts',
+      ['--config', evalConfig, '--evaluate-only', '--load-generations', broken, '--id', evalSweep, '--dry-run'],
+      env,
+    );
     expect(dryClash.code).toBe(1);
     expect(dryClash.output).toMatch(/was started as evaluate-only on generations/);
   });

@@ -87,7 +87,7 @@ const OutcomeSchema = z.object({ results: z.array(z.union([z.boolean(), z.number
 // Typed here: its evaluate step loads through it.
 export const appsFamily: DefinedFamily<'apps', typeof AppsEntrySchema, z.output<typeof AppsPayloadSchema>> = defineFamily({
   id: 'apps',
-  description: "APPS (codeparrot/apps rows): call-based and standard-input tasks, each test case scored (strict and test-case accuracy)",
+  description: 'APPS (codeparrot/apps rows): call-based and standard-input tasks, each test case scored (strict and test-case accuracy)',
   entrySchema: AppsEntrySchema,
   payloadSchema: AppsPayloadSchema,
   bringsLibrary: () => false,
@@ -132,13 +132,25 @@ export const appsFamily: DefinedFamily<'apps', typeof AppsEntrySchema, z.output<
           test: '',
           ...(solutions[0] !== undefined ? { canonical_solution: solutions[0] } : {}),
           form: 'full',
-          oracle: { kind: 'apps', input_output: row.input_output, test_time_limit: entry.test_time_limit, program_time_limit: entry.program_time_limit, stdin_form: entry.stdin_form },
+          oracle: {
+            kind: 'apps',
+            input_output: row.input_output,
+            test_time_limit: entry.test_time_limit,
+            program_time_limit: entry.program_time_limit,
+            stdin_form: entry.stdin_form,
+          },
         },
       });
     }
     if (untested) notes.push(`${source}: ${untested} rows without test cases (empty input_output) left out`);
-    const problem = datasetRowsProblem(problems.map(({ line, row }) => ({ line, row })), source);
-    if (problem) throw new Error(entry.difficulty && problems.length === 0 ? `${source}: no task of difficulty ${entry.difficulty.join(', ')}` : problem);
+    const problem = datasetRowsProblem(
+      problems.map(({ line, row }) => ({ line, row })),
+      source,
+    );
+    if (problem)
+      throw new Error(
+        entry.difficulty && problems.length === 0 ? `${source}: no task of difficulty ${entry.difficulty.join(', ')}` : problem,
+      );
     return { problems: problems.map(({ row }) => row), notes };
   },
   stopWords: () => APPS_STOP_WORDS,
@@ -149,7 +161,8 @@ export const appsFamily: DefinedFamily<'apps', typeof AppsEntrySchema, z.output<
       ? 'Write a Python program that solves the problem below, reading its input from standard input and printing its answer to standard output. Reply with the whole program in one ```python code block.'
       : `Write the Python code that solves the problem below, with the function \`${problem.entry_point}\` (completing the starter code if there is one). Reply with the code in one \`\`\`python code block.`,
   // bigcode keeps what follows "\nANSWER:" when a generation repeats the prompt.
-  solution: (_problem, api, code) => (api === 'completions' && code.includes('\nANSWER:') ? code.split('\nANSWER:').slice(1).join('\nANSWER:') : code),
+  solution: (_problem, api, code) =>
+    api === 'completions' && code.includes('\nANSWER:') ? code.split('\nANSWER:').slice(1).join('\nANSWER:') : code,
   referenceSolution: (problem) => problem.canonical_solution ?? null,
   embedSolution: (_problem, solution) => embeddedSolution(solution),
   requirements: () => [],
@@ -165,7 +178,8 @@ export const appsFamily: DefinedFamily<'apps', typeof AppsEntrySchema, z.output<
     const parsed = line === null ? null : OutcomeSchema.safeParse(JSON.parse(line));
     if (!parsed?.success) {
       // The sample never reported (killed, out of time or memory): every test case failed, as apps_metric counts it.
-      const total = (JSON.parse(problem.oracle.input_output.replace(/\bNaN\b|-?\bInfinity\b/g, 'null')) as { inputs: unknown[] }).inputs.length;
+      const total = (JSON.parse(problem.oracle.input_output.replace(/\bNaN\b|-?\bInfinity\b/g, 'null')) as { inputs: unknown[] }).inputs
+        .length;
       return { kind: 'test_cases', passed: false, success: false, testCases: { passed: 0, total } };
     }
     const passed = parsed.data.results.filter((r) => r === true).length;
@@ -180,7 +194,12 @@ export const appsFamily: DefinedFamily<'apps', typeof AppsEntrySchema, z.output<
     form: 'full',
     problems: ({ text, source, options }) => {
       const path = source.endsWith('.gz') || source.endsWith('.jsonl') ? source : 'rows.jsonl';
-      const entry = AppsEntrySchema.parse({ name: 'evaluate', family: 'apps', path, ...(options.appsStdinForm ? { stdin_form: options.appsStdinForm } : {}) });
+      const entry = AppsEntrySchema.parse({
+        name: 'evaluate',
+        family: 'apps',
+        path,
+        ...(options.appsStdinForm ? { stdin_form: options.appsStdinForm } : {}),
+      });
       return appsFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;
     },
   },

@@ -49,7 +49,7 @@ const RowSchema = z.looseObject({
   prompt: z.string().min(1),
   reference_code: z.string(),
   metadata: z.looseObject({ problem_id: z.int().nonnegative(), library: z.enum(LIBRARY_NAMES) }),
-  code_context: z.string().regex(/\bdef test_execution\s*\(/, 'must define test_execution(solution), as DS-1000\'s harness does'),
+  code_context: z.string().regex(/\bdef test_execution\s*\(/, "must define test_execution(solution), as DS-1000's harness does"),
 });
 
 /** DS-1000's official postprocessing of an answer (test_ds1000.py's postprocess). */
@@ -79,22 +79,26 @@ export const ds1000Family: DefinedFamily<'ds1000', typeof Ds1000EntrySchema> = d
   bringsLibrary: () => false,
   files: (entry) => ({ rows: { path: entry.path, field: 'path' } }),
   load: ({ entry, texts, sources }) => {
-    const rows = parseJsonl(texts.rows!, RowSchema, sources.rows!).filter(({ row }) => !entry.libraries || entry.libraries.includes(row.metadata.library));
-    const problem = datasetRowsProblem(rows.map(({ line, row }) => ({ line, row: { task_id: String(row.metadata.problem_id) } })), sources.rows!);
-    if (problem) throw new Error(entry.libraries && rows.length === 0 ? `${sources.rows}: no task of ${entry.libraries.join(', ')}` : problem);
+    const rows = parseJsonl(texts.rows!, RowSchema, sources.rows!).filter(
+      ({ row }) => !entry.libraries || entry.libraries.includes(row.metadata.library),
+    );
+    const problem = datasetRowsProblem(
+      rows.map(({ line, row }) => ({ line, row: { task_id: String(row.metadata.problem_id) } })),
+      sources.rows!,
+    );
+    if (problem)
+      throw new Error(entry.libraries && rows.length === 0 ? `${sources.rows}: no task of ${entry.libraries.join(', ')}` : problem);
     return {
-      problems: rows.map(
-        ({ row }): SweepProblem => ({
-          family: 'ds1000',
-          task_id: String(row.metadata.problem_id),
-          prompt: row.prompt,
-          // DS-1000 tasks call no function: the entry point records the task's library.
-          entry_point: row.metadata.library,
-          test: row.code_context,
-          canonical_solution: row.reference_code,
-          form: 'completion',
-        }),
-      ),
+      problems: rows.map(({ row }): SweepProblem => ({
+        family: 'ds1000',
+        task_id: String(row.metadata.problem_id),
+        prompt: row.prompt,
+        // DS-1000 tasks call no function: the entry point records the task's library.
+        entry_point: row.metadata.library,
+        test: row.code_context,
+        canonical_solution: row.reference_code,
+        form: 'completion',
+      })),
       notes: [],
     };
   },
@@ -107,8 +111,10 @@ export const ds1000Family: DefinedFamily<'ds1000', typeof Ds1000EntrySchema> = d
   referenceSolution: (problem) => problem.canonical_solution ?? null,
   ...selfChecking,
   // The official program: the context, then the solution as a string its harness executes.
-  embedSolution: (problem, solution) => `${problem.test}\ncode = __import__("base64").b64decode(${JSON.stringify(b64(solution))}).decode("utf-8")\n`,
-  tests: (problem, _reference) => (problem.test.includes('test_string(') ? 'test_execution(code)\ntest_string(code)\n' : 'test_execution(code)\n'),
+  embedSolution: (problem, solution) =>
+    `${problem.test}\ncode = __import__("base64").b64decode(${JSON.stringify(b64(solution))}).decode("utf-8")\n`,
+  tests: (problem, _reference) =>
+    problem.test.includes('test_string(') ? 'test_execution(code)\ntest_string(code)\n' : 'test_execution(code)\n',
   // The sweep's timeout_s (DS-1000's official evaluation gives a program 120 s).
   limits: (_problem, _reference, timeoutMs) => ({ timeoutMs }),
   requirements: (problem) => {
@@ -117,7 +123,11 @@ export const ds1000Family: DefinedFamily<'ds1000', typeof Ds1000EntrySchema> = d
   },
   evaluate: {
     kind: 'reads',
-    recognize: { rank: 30, test: (row) => 'code_context' in row && 'reference_code' in row, fields: "DS-1000's prompt, reference_code, metadata, code_context" },
+    recognize: {
+      rank: 30,
+      test: (row) => 'code_context' in row && 'reference_code' in row,
+      fields: "DS-1000's prompt, reference_code, metadata, code_context",
+    },
     options: [],
     form: 'completion',
     problems: ({ text, source }) => {

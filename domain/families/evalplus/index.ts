@@ -35,7 +35,7 @@ export const EvalplusEntrySchema = z.strictObject({
   /** HumanEvalPlus.jsonl(.gz) or MbppPlus.jsonl(.gz), local or s3://. */
   path: JsonlFileSchema,
   /** Which benchmark the rows are (its prompts' stop words and evalplus's per-benchmark rules); every task id must match. */
-  variant: z.enum(['humaneval', 'mbpp'], "must be humaneval (HumanEval+) or mbpp (MBPP+)"),
+  variant: z.enum(['humaneval', 'mbpp'], 'must be humaneval (HumanEval+) or mbpp (MBPP+)'),
   /** evalplus's --gt-time-limit-factor: a per-input limit is this times the reference's time (at least min_time_limit). */
   time_limit_factor: z.number().positive().default(EVALPLUS_DEFAULTS.time_limit_factor),
   /** evalplus's --min-time-limit, seconds. */
@@ -94,7 +94,10 @@ export function readEvalplusRows(text: string, source: string): EvalplusRow[] {
       raw: { base_input: parsed.raw.base_input!, plus_input: parsed.raw.plus_input! },
     });
   }
-  const problem = datasetRowsProblem(rows.map((row) => ({ line: row.line, row })), source);
+  const problem = datasetRowsProblem(
+    rows.map((row) => ({ line: row.line, row })),
+    source,
+  );
   if (problem) throw new Error(problem);
   return rows;
 }
@@ -161,17 +164,24 @@ function spec(problem: EvalplusProblem, reference: z.infer<typeof ReferenceOutpu
 }
 
 function parseReference(problem: Pick<SweepProblem, 'task_id'>, reference: string | null) {
-  if (reference === null) throw new Error(`evalplus task ${problem.task_id}: samples cannot be checked before the reference outputs are computed`);
+  if (reference === null)
+    throw new Error(`evalplus task ${problem.task_id}: samples cannot be checked before the reference outputs are computed`);
   return ReferenceOutputsSchema.parse(JSON.parse(reference));
 }
 
 /** A phase's time in the worst case: min(cap, sum of its per-input limits) + 1 s, as evalplus's untrusted_check. */
 function phaseSeconds(o: Oracle, times: number[]): number {
-  return Math.min(o.task_time_limit, times.reduce((a, t) => a + Math.max(o.min_time_limit, o.time_limit_factor * t), 0)) + 1;
+  return (
+    Math.min(
+      o.task_time_limit,
+      times.reduce((a, t) => a + Math.max(o.min_time_limit, o.time_limit_factor * t), 0),
+    ) + 1
+  );
 }
 
 /** evalplus's instruction to chat models (its codegen's). */
-export const EVALPLUS_CHAT_INSTRUCTION = 'Please provide a self-contained Python script that solves the following problem in a markdown code block.';
+export const EVALPLUS_CHAT_INSTRUCTION =
+  'Please provide a self-contained Python script that solves the following problem in a markdown code block.';
 
 // Typed here: its evaluate step loads through it.
 export const evalplusFamily: DefinedFamily<'evalplus', typeof EvalplusEntrySchema, z.output<typeof EvalplusPayloadSchema>> = defineFamily({
@@ -184,29 +194,30 @@ export const evalplusFamily: DefinedFamily<'evalplus', typeof EvalplusEntrySchem
   load: ({ entry, texts, sources }) => {
     const rows = readEvalplusRows(texts.rows!, sources.rows!);
     const other = rows.find((r) => variantOf(r.task_id) !== entry.variant);
-    if (other) throw new Error(`${sources.rows}:${other.line}: task_id: ${other.task_id} is not a ${entry.variant === 'mbpp' ? 'MBPP+' : 'HumanEval+'} task (the entry says variant: ${entry.variant})`);
+    if (other)
+      throw new Error(
+        `${sources.rows}:${other.line}: task_id: ${other.task_id} is not a ${entry.variant === 'mbpp' ? 'MBPP+' : 'HumanEval+'} task (the entry says variant: ${entry.variant})`,
+      );
     return {
-      problems: rows.map(
-        (r): EvalplusProblem => ({
-          family: 'evalplus',
-          task_id: r.task_id,
-          prompt: r.prompt,
-          entry_point: r.entry_point,
-          test: '',
-          canonical_solution: r.canonical_solution,
-          form: 'completion',
-          oracle: {
-            kind: 'evalplus',
-            dataset: entry.variant,
-            base_input: r.raw.base_input,
-            plus_input: r.raw.plus_input,
-            atol: r.atol,
-            min_time_limit: entry.min_time_limit,
-            time_limit_factor: entry.time_limit_factor,
-            task_time_limit: entry.task_time_limit,
-          },
-        }),
-      ),
+      problems: rows.map((r): EvalplusProblem => ({
+        family: 'evalplus',
+        task_id: r.task_id,
+        prompt: r.prompt,
+        entry_point: r.entry_point,
+        test: '',
+        canonical_solution: r.canonical_solution,
+        form: 'completion',
+        oracle: {
+          kind: 'evalplus',
+          dataset: entry.variant,
+          base_input: r.raw.base_input,
+          plus_input: r.raw.plus_input,
+          atol: r.atol,
+          min_time_limit: entry.min_time_limit,
+          time_limit_factor: entry.time_limit_factor,
+          task_time_limit: entry.task_time_limit,
+        },
+      })),
       notes: [],
     };
   },
@@ -227,7 +238,16 @@ export const evalplusFamily: DefinedFamily<'evalplus', typeof EvalplusEntrySchem
     program: problem.prompt + problem.canonical_solution + referenceHarness(spec(problem, null)),
     limits: { timeoutMs: 280_000, maxOutputBytes: 16 * 1024 * 1024 },
     // What the outputs depend on: the solution, the inputs, and how they are read (the harness).
-    cacheKey: JSON.stringify(['evalplus-reference-v1', problem.task_id, problem.prompt, problem.canonical_solution, problem.entry_point, problem.oracle.dataset, problem.oracle.base_input, problem.oracle.plus_input]),
+    cacheKey: JSON.stringify([
+      'evalplus-reference-v1',
+      problem.task_id,
+      problem.prompt,
+      problem.canonical_solution,
+      problem.entry_point,
+      problem.oracle.dataset,
+      problem.oracle.base_input,
+      problem.oracle.plus_input,
+    ]),
     parse: (result) => {
       const line = markedLine(result.stdout, EVALPLUS_REFERENCE_MARKER);
       if (result.status !== 'passed' || line === null) {
@@ -235,7 +255,9 @@ export const evalplusFamily: DefinedFamily<'evalplus', typeof EvalplusEntrySchem
         return { ok: false, error: `the canonical solution of ${problem.task_id} did not run through its inputs: ${why}`.slice(0, 2000) };
       }
       const parsed = ReferenceOutputsSchema.safeParse(JSON.parse(line));
-      return parsed.success ? { ok: true, outputs: line } : { ok: false, error: `the reference run of ${problem.task_id} printed an unreadable result` };
+      return parsed.success
+        ? { ok: true, outputs: line }
+        : { ok: false, error: `the reference run of ${problem.task_id} printed an unreadable result` };
     },
   }),
   tests: (problem, reference) => checkHarness(spec(problem, parseReference(problem, reference))),
@@ -256,7 +278,11 @@ export const evalplusFamily: DefinedFamily<'evalplus', typeof EvalplusEntrySchem
   },
   evaluate: {
     kind: 'reads',
-    recognize: { rank: 10, test: (row) => 'base_input' in row && 'plus_input' in row, fields: "evalplus's task_id, prompt, entry_point, canonical_solution, base_input, plus_input" },
+    recognize: {
+      rank: 10,
+      test: (row) => 'base_input' in row && 'plus_input' in row,
+      fields: "evalplus's task_id, prompt, entry_point, canonical_solution, base_input, plus_input",
+    },
     options: ['minTimeLimit', 'gtTimeLimitFactor'],
     form: 'completion',
     problems: ({ text, source, options }) => {

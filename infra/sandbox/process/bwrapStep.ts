@@ -53,8 +53,19 @@ export function bwrapArgs(sandbox: StepSandbox, step: SandboxStep): string[] {
   if (sandbox.uid !== undefined) {
     const uid = String(sandbox.uid);
     args.push(
-      'unshare', '--net', '--',
-      'setpriv', '--reuid', uid, '--regid', uid, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--',
+      'unshare',
+      '--net',
+      '--',
+      'setpriv',
+      '--reuid',
+      uid,
+      '--regid',
+      uid,
+      '--clear-groups',
+      '--inh-caps=-all',
+      '--bounding-set=-all',
+      '--no-new-privs',
+      '--',
     );
   }
   const cpuS = Math.ceil(limits.timeoutMs / 1000) + 1;
@@ -91,7 +102,23 @@ class Capture {
   }
 }
 
-const SIGNALS: Record<number, string> = { 1: 'SIGHUP', 2: 'SIGINT', 4: 'SIGILL', 5: 'SIGTRAP', 6: 'SIGABRT', 7: 'SIGBUS', 8: 'SIGFPE', 9: 'SIGKILL', 11: 'SIGSEGV', 13: 'SIGPIPE', 14: 'SIGALRM', 15: 'SIGTERM', 24: 'SIGXCPU', 25: 'SIGXFSZ', 31: 'SIGSYS' };
+const SIGNALS: Record<number, string> = {
+  1: 'SIGHUP',
+  2: 'SIGINT',
+  4: 'SIGILL',
+  5: 'SIGTRAP',
+  6: 'SIGABRT',
+  7: 'SIGBUS',
+  8: 'SIGFPE',
+  9: 'SIGKILL',
+  11: 'SIGSEGV',
+  13: 'SIGPIPE',
+  14: 'SIGALRM',
+  15: 'SIGTERM',
+  24: 'SIGXCPU',
+  25: 'SIGXFSZ',
+  31: 'SIGSYS',
+};
 
 /** Live (not zombie, not dead) processes of a uid, each SIGKILLed; returns how many there were. */
 export function killProcessesOf(uid: number): number {
@@ -168,7 +195,18 @@ export function runStep(sandbox: StepSandbox, step: SandboxStep): Promise<StepRe
   return new Promise<StepResult>((resolve, reject) => {
     child.once('error', (error) => {
       clearTimeout(timer);
-      resolve({ exitCode: null, signal: null, timedOut: false, durationMs: performance.now() - started, stdout: '', stderr: '', stdoutBytes: 0, stderrBytes: 0, survivors: 0, sandboxError: `could not start bwrap: ${error.message}` });
+      resolve({
+        exitCode: null,
+        signal: null,
+        timedOut: false,
+        durationMs: performance.now() - started,
+        stdout: '',
+        stderr: '',
+        stdoutBytes: 0,
+        stderrBytes: 0,
+        survivors: 0,
+        sandboxError: `could not start bwrap: ${error.message}`,
+      });
     });
     // 'close': the process has exited and every holder of its output pipes is gone, i.e. the
     // whole pid namespace has been torn down.

@@ -97,7 +97,11 @@ export class ProcessExecutor {
   private readonly freeSlots: number[];
   private readonly waiting: Array<() => void> = [];
   /** `run` requests waiting for a slot, to be compiled together (see dispatch). */
-  private readonly queued: Array<{ request: ExecutionRequest; resolve: (result: ExecutionResult) => void; reject: (error: unknown) => void }> = [];
+  private readonly queued: Array<{
+    request: ExecutionRequest;
+    resolve: (result: ExecutionResult) => void;
+    reject: (error: unknown) => void;
+  }> = [];
   private root: string | undefined;
   private started: Promise<void> | undefined;
   private closed = false;
@@ -134,7 +138,10 @@ export class ProcessExecutor {
     if (this.closed) return Promise.reject(new Error('ProcessExecutor is closed'));
     this.started ??= (async () => {
       const check = this.toolchain.check();
-      if (!check.ok) throw new ToolchainMissingError(`${this.toolchain.name} (language ${this.toolchain.language}): ${check.missing} is missing; ${check.install}`);
+      if (!check.ok)
+        throw new ToolchainMissingError(
+          `${this.toolchain.name} (language ${this.toolchain.language}): ${check.missing} is missing; ${check.install}`,
+        );
       if (!findBwrap()) throw new Error('bwrap is not installed: run scripts/install-sandbox.sh');
       await this.toolchain.prepare?.();
       this.root = mkdtempSync(join(tmpdir(), `explora-${this.toolchain.language.replace(/[^a-z0-9]/g, '')}-`));
@@ -181,7 +188,7 @@ export class ProcessExecutor {
       // Spread over the free slots, at most batchSize a batch.
       const size = Math.min(this.batchSize, Math.ceil(alike / this.freeSlots.length));
       const taken: typeof this.queued = [];
-      for (let i = 0; i < this.queued.length && taken.length < size; ) {
+      for (let i = 0; i < this.queued.length && taken.length < size;) {
         if (limitsKey(this.limits, this.queued[i]!.request) === key) taken.push(...this.queued.splice(i, 1));
         else i++;
       }
@@ -222,7 +229,8 @@ export class ProcessExecutor {
       // At most batchSize a batch, and as many batches as slots where there are programs enough
       // (two at least a batch): the slots compile side by side rather than waiting for one batch.
       const count = Math.max(Math.ceil(members.length / this.batchSize), Math.min(this.concurrency, Math.floor(members.length / 2)));
-      for (let b = 0; b < count; b++) batches.push(members.slice(Math.floor((b * members.length) / count), Math.floor(((b + 1) * members.length) / count)));
+      for (let b = 0; b < count; b++)
+        batches.push(members.slice(Math.floor((b * members.length) / count), Math.floor(((b + 1) * members.length) / count)));
     }
     await Promise.all(
       batches.map(async (members) => {
@@ -242,7 +250,12 @@ export class ProcessExecutor {
   /** A batch run in one process (SharedRun): what it vouches for, as its lone runs would end; the rest alone. */
   private async runShared(batch: readonly ExecutionRequest[]): Promise<PromiseSettledResult<ExecutionResult>[]> {
     const limits = { ...this.limits, ...batch[0]!.limits };
-    const plan = this.planned(`a shared process for ${batch.length} programs`, () => this.toolchain.runTogether!(limits, batch.map((r) => r.program)));
+    const plan = this.planned(`a shared process for ${batch.length} programs`, () =>
+      this.toolchain.runTogether!(
+        limits,
+        batch.map((r) => r.program),
+      ),
+    );
     if (!plan) return Promise.allSettled(batch.map((r) => this.runAlone(r)));
     const slot = await this.takeSlot();
     const uid = this.uidOf(slot);
@@ -256,7 +269,8 @@ export class ProcessExecutor {
       const ran = await runStep(sandbox, plan.step);
       if (ran.sandboxError) throw new Error(ran.sandboxError);
       outcomes = plan.read(ran);
-      if (outcomes.length !== batch.length) throw new Error(`a shared process of ${batch.length} programs answered ${outcomes.length} outcomes`);
+      if (outcomes.length !== batch.length)
+        throw new Error(`a shared process of ${batch.length} programs answered ${outcomes.length} outcomes`);
     } catch (error) {
       // The shared process's own failure is no program's: each runs alone.
       process.emitWarning(`${this.toolchain.name}: a shared process of ${batch.length} programs failed, each runs alone: ${String(error)}`);
@@ -278,7 +292,12 @@ export class ProcessExecutor {
   /** Compiled together in one slot, each program then run alone. */
   private async compileTogether(batch: readonly ExecutionRequest[]): Promise<PromiseSettledResult<ExecutionResult>[]> {
     const limits = { ...this.limits, ...batch[0]!.limits };
-    const plan = this.planned(`a batch of ${batch.length} programs`, () => this.toolchain.compileBatch!(limits, batch.map((r) => r.program)));
+    const plan = this.planned(`a batch of ${batch.length} programs`, () =>
+      this.toolchain.compileBatch!(
+        limits,
+        batch.map((r) => r.program),
+      ),
+    );
     if (!plan) return Promise.allSettled(batch.map((r) => this.runAlone(r)));
     const slot = await this.takeSlot();
     const uid = this.uidOf(slot);
@@ -293,14 +312,16 @@ export class ProcessExecutor {
         write: (files) => {
           for (const [name, text] of Object.entries(files)) {
             const path = join(batchDir, name);
-            for (let dir = dirname(path); dir.length > batchDir.length; dir = dirname(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+            for (let dir = dirname(path); dir.length > batchDir.length; dir = dirname(dir))
+              mkdirSync(dir, { recursive: true, mode: 0o700 });
             writeFileSync(path, text, { mode: 0o644 });
           }
           if (uid !== undefined) chownTree(batchDir, uid);
         },
         run: (step) => runStep(sandbox, step),
       });
-      if (outcomes.length !== batch.length) throw new Error(`${this.toolchain.name}: a batch of ${batch.length} programs answered ${outcomes.length} outcomes`);
+      if (outcomes.length !== batch.length)
+        throw new Error(`${this.toolchain.name}: a batch of ${batch.length} programs answered ${outcomes.length} outcomes`);
     } catch (error) {
       // The batch's own failure is no program's: each is compiled alone.
       process.emitWarning(`${this.toolchain.name}: a batch of ${batch.length} programs failed, each is compiled alone: ${String(error)}`);
@@ -308,7 +329,11 @@ export class ProcessExecutor {
     }
     // The programs ask for their slots before the batch's is given back: their runs come before
     // the next batch's compile.
-    const runs = Promise.allSettled(batch.map((r, k) => (outcomes[k]!.kind === 'built' ? this.runBuilt(r, outcomes[k] as Extract<BatchOutcome, { kind: 'built' }>) : this.runAlone(r))));
+    const runs = Promise.allSettled(
+      batch.map((r, k) =>
+        outcomes[k]!.kind === 'built' ? this.runBuilt(r, outcomes[k] as Extract<BatchOutcome, { kind: 'built' }>) : this.runAlone(r),
+      ),
+    );
     this.freeSlot(slot);
     try {
       return await runs;
@@ -366,7 +391,14 @@ export class ProcessExecutor {
   }
 
   private sandbox(uid: number | undefined, buildDir: string, writableBuild: boolean) {
-    return { bwrap: findBwrap()!, uid, buildDir, mounts: this.toolchain.mounts(), tmpBytes: this.options.tmpBytes ?? 256 * 1024 * 1024, writableBuild };
+    return {
+      bwrap: findBwrap()!,
+      uid,
+      buildDir,
+      mounts: this.toolchain.mounts(),
+      tmpBytes: this.options.tmpBytes ?? 256 * 1024 * 1024,
+      writableBuild,
+    };
   }
 
   private freeSlot(slot: number): void {
@@ -392,14 +424,22 @@ export class ProcessExecutor {
       const compile = this.toolchain.compile(limits, program);
       let compileMs = 0;
       if (compile) {
-        const compiled = compile.kind === 'served' ? await compile.serve({ buildDir, uid }) : await runStep({ ...sandbox, writableBuild: true }, compile);
+        const compiled =
+          compile.kind === 'served' ? await compile.serve({ buildDir, uid }) : await runStep({ ...sandbox, writableBuild: true }, compile);
         compileMs = compiled.durationMs;
         if (compiled.sandboxError) return sandboxFailure(id, compiled);
-        if (compiled.timedOut || compiled.exitCode !== 0) return { ...compileFailure(id, compiled, compile.limits.timeoutMs), compileMs: round(compileMs) };
+        if (compiled.timedOut || compiled.exitCode !== 0)
+          return { ...compileFailure(id, compiled, compile.limits.timeoutMs), compileMs: round(compileMs) };
       }
       const ran = await runStep(sandbox, this.toolchain.run(limits));
       if (ran.sandboxError) return sandboxFailure(id, ran);
-      return { id, ...this.outcome(ran), ...common(ran), durationMs: round(ran.durationMs), ...(compile ? { compileMs: round(compileMs) } : {}) };
+      return {
+        id,
+        ...this.outcome(ran),
+        ...common(ran),
+        durationMs: round(ran.durationMs),
+        ...(compile ? { compileMs: round(compileMs) } : {}),
+      };
     } finally {
       rmSync(buildDir, { recursive: true, force: true });
     }
@@ -432,7 +472,11 @@ function round(ms: number): number {
 }
 
 function clip(exception: { type: string; message: string; traceback?: string }) {
-  return { ...exception, message: exception.message.slice(0, MESSAGE_CHARS), ...(exception.traceback ? { traceback: exception.traceback.slice(-4000) } : {}) };
+  return {
+    ...exception,
+    message: exception.message.slice(0, MESSAGE_CHARS),
+    ...(exception.traceback ? { traceback: exception.traceback.slice(-4000) } : {}),
+  };
 }
 
 function common(step: StepResult) {
@@ -454,7 +498,13 @@ function compileFailure(id: string, compiled: StepResult, timeoutMs: number): Ex
     : compiled.signal
       ? `the compiler was killed by ${compiled.signal}${diagnostics ? `: ${diagnostics}` : ''}`
       : diagnostics || `the compiler exited with code ${compiled.exitCode}`;
-  return { id, status: 'compile_error', exception: { type: 'CompileError', message: message.slice(0, MESSAGE_CHARS) }, ...common(compiled), durationMs: 0 };
+  return {
+    id,
+    status: 'compile_error',
+    exception: { type: 'CompileError', message: message.slice(0, MESSAGE_CHARS) },
+    ...common(compiled),
+    durationMs: 0,
+  };
 }
 
 function sandboxFailure(id: string, step: StepResult): ExecutionResult {

@@ -28,7 +28,19 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 
-const VET_FLAGS = ['-atomic', '-bool', '-buildtags', '-directive', '-errorsas', '-ifaceassert', '-nilfunc', '-printf', '-slog', '-stringintconv', '-tests'];
+const VET_FLAGS = [
+  '-atomic',
+  '-bool',
+  '-buildtags',
+  '-directive',
+  '-errorsas',
+  '-ifaceassert',
+  '-nilfunc',
+  '-printf',
+  '-slog',
+  '-stringintconv',
+  '-tests',
+];
 const TESTMAIN_IMPORTS = ['os', 'testing', 'testing/internal/testdeps'];
 const NM_BINARY = 'explora-nm';
 
@@ -153,7 +165,13 @@ interface ImportSet {
 }
 
 function goOutput(args: string[], cwd?: string): string {
-  return execFileSync('go', args, { encoding: 'utf8', cwd, env: { ...process.env, GOFLAGS: '', GO111MODULE: 'auto' }, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+  return execFileSync('go', args, {
+    encoding: 'utf8',
+    cwd,
+    env: { ...process.env, GOFLAGS: '', GO111MODULE: 'auto' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 64 << 20,
+  });
 }
 
 /** `import "x"` and `import ( "x"; y "z" )`, as written in a test file. */
@@ -225,7 +243,16 @@ export class GoDirectRoute {
     const known = this.sets.get(key);
     if (known) return known;
     const exports = new Map<string, string>();
-    const lines = goOutput(['list', '-export', '-f', '{{.ImportPath}}={{.Export}}', '-deps', ...new Set([...imports, ...TESTMAIN_IMPORTS, 'runtime'])]).trim().split('\n');
+    const lines = goOutput([
+      'list',
+      '-export',
+      '-f',
+      '{{.ImportPath}}={{.Export}}',
+      '-deps',
+      ...new Set([...imports, ...TESTMAIN_IMPORTS, 'runtime']),
+    ])
+      .trim()
+      .split('\n');
     for (const line of lines) {
       const [path, file] = line.split('=');
       if (path && file) exports.set(path, this.copyIn(file));
@@ -240,7 +267,12 @@ export class GoDirectRoute {
       // exits; a second run names them in the build cache.
       for (let attempt = 0; attempt < 3 && vetx.size === 0; attempt++) {
         writeFileSync(join(stubDir, 'stub_test.go'), `${stub}// ${attempt} ${Date.now()} ${Math.random()}\n`);
-        const log = execFileSync('sh', ['-c', 'go vet -x ./stub_test.go 2>&1 || true'], { cwd: stubDir, encoding: 'utf8', env: { ...process.env, GOFLAGS: '' }, maxBuffer: 64 << 20 });
+        const log = execFileSync('sh', ['-c', 'go vet -x ./stub_test.go 2>&1 || true'], {
+          cwd: stubDir,
+          encoding: 'utf8',
+          env: { ...process.env, GOFLAGS: '' },
+          maxBuffer: 64 << 20,
+        });
         const found = new Map<string, string>();
         for (const block of log.split(/vet\.cfg << 'EOF' # internal\n/).slice(1)) {
           const cfg = JSON.parse(block.slice(0, block.indexOf('\nEOF'))) as { ImportPath: string; PackageVetx?: Record<string, string> };
@@ -292,7 +324,12 @@ export class GoDirectRoute {
    * its source recorded as `recordedDir`/program_test.go (trimpath), so that its panics and test
    * failures name the file a lone build names. Undefined when the direct route does not cover it.
    */
-  private packagePlan(program: string, jobPath: string, cachePath: string, options: { pkgPath?: string; recordedDir?: string } = {}): PackagePlan | undefined {
+  private packagePlan(
+    program: string,
+    jobPath: string,
+    cachePath: string,
+    options: { pkgPath?: string; recordedDir?: string } = {},
+  ): PackagePlan | undefined {
     const imports = goImports(program);
     const names = goTestNames(program);
     const pkg = /^package\s+(\w+)/m.exec(program)?.[1];
@@ -302,10 +339,25 @@ export class GoDirectRoute {
     const pkgPath = options.pkgPath ?? (pkg.endsWith('_test') ? 'command-line-arguments_test' : 'command-line-arguments');
     const importcfg = [...set.exports].map(([p, f]) => `packagefile ${p}=${at(f)}`).join('\n') + '\n';
     const vetCfg = {
-      ID: pkgPath, Compiler: 'gc', Dir: jobPath, ImportPath: pkgPath, GoFiles: [`${jobPath}/program_test.go`], NonGoFiles: [], IgnoredFiles: [],
-      ModulePath: '', ModuleVersion: '', ImportMap: Object.fromEntries(imports.map((i) => [i, i])), PackageFile: Object.fromEntries(imports.flatMap((i) => (set.exports.has(i) ? [[i, at(set.exports.get(i)!)]] : []))),
-      Standard: Object.fromEntries(imports.map((i) => [i, true])), PackageVetx: Object.fromEntries(imports.flatMap((i) => (set.vetx.has(i) ? [[i, at(set.vetx.get(i)!)]] : []))),
-      VetxOnly: false, VetxOutput: `${jobPath}/vet.out`, Stdout: `${jobPath}/vet.stdout`, GoVersion: this.env.version, FixArchive: '', SucceedOnTypecheckFailure: false,
+      ID: pkgPath,
+      Compiler: 'gc',
+      Dir: jobPath,
+      ImportPath: pkgPath,
+      GoFiles: [`${jobPath}/program_test.go`],
+      NonGoFiles: [],
+      IgnoredFiles: [],
+      ModulePath: '',
+      ModuleVersion: '',
+      ImportMap: Object.fromEntries(imports.map((i) => [i, i])),
+      PackageFile: Object.fromEntries(imports.flatMap((i) => (set.exports.has(i) ? [[i, at(set.exports.get(i)!)]] : []))),
+      Standard: Object.fromEntries(imports.map((i) => [i, true])),
+      PackageVetx: Object.fromEntries(imports.flatMap((i) => (set.vetx.has(i) ? [[i, at(set.vetx.get(i)!)]] : []))),
+      VetxOnly: false,
+      VetxOutput: `${jobPath}/vet.out`,
+      Stdout: `${jobPath}/vet.stdout`,
+      GoVersion: this.env.version,
+      FixArchive: '',
+      SucceedOnTypecheckFailure: false,
     };
     const t = this.env.tooldir;
     const j = jobPath;
@@ -345,7 +397,10 @@ export class GoDirectRoute {
   batchPlan(programs: readonly string[], jobPath: string, cachePath: string, timeoutS: number): BatchPlan {
     const units = programs.map((program, i) => {
       const dir = `p${i}`;
-      const unit = this.packagePlan(program, `${jobPath}/${dir}`, cachePath, { pkgPath: `${dir}/command-line-arguments_test`, recordedDir: jobPath });
+      const unit = this.packagePlan(program, `${jobPath}/${dir}`, cachePath, {
+        pkgPath: `${dir}/command-line-arguments_test`,
+        recordedDir: jobPath,
+      });
       return unit && unit.packageName.endsWith('_test') && !unit.imports.includes('unsafe') ? { ...unit, dir } : undefined;
     });
     const files: Record<string, string> = {};
@@ -355,11 +410,17 @@ export class GoDirectRoute {
       for (const [name, text] of Object.entries(unit.files)) files[`${unit.dir}/${name}`] = text;
       // Each program's compile and vet within its own lone time limit; its status and diagnostics apart.
       const d = `${jobPath}/${unit.dir}`;
-      lines.push(`timeout -s KILL ${timeoutS} /bin/sh -c ${shellQuote(`${unit.compile} && ${unit.vet}`)} > ${d}/log 2>&1; echo $? > ${d}/status`);
+      lines.push(
+        `timeout -s KILL ${timeoutS} /bin/sh -c ${shellQuote(`${unit.compile} && ${unit.vet}`)} > ${d}/log 2>&1; echo $? > ${d}/status`,
+      );
     }
     // What each built package would do in another program's binary: its init work and its data.
     const dirs = units.flatMap((u) => (u ? [u.dir] : [])).join(' ');
-    if (dirs) lines.push(`set --; for d in ${dirs}; do [ "$(cat ${jobPath}/$d/status)" = 0 ] && set -- "$@" ${jobPath}/$d/pkg.a; done`, `[ $# -eq 0 ] || ${cachePath}/${NM_BINARY} -size -type "$@" > ${jobPath}/nm.out 2> ${jobPath}/nm.err`);
+    if (dirs)
+      lines.push(
+        `set --; for d in ${dirs}; do [ "$(cat ${jobPath}/$d/status)" = 0 ] && set -- "$@" ${jobPath}/$d/pkg.a; done`,
+        `[ $# -eq 0 ] || ${cachePath}/${NM_BINARY} -size -type "$@" > ${jobPath}/nm.out 2> ${jobPath}/nm.err`,
+      );
     return {
       programs: units.map((u) => (u ? { dir: u.dir, pkgPath: u.pkgPath, tests: u.tests } : undefined)),
       files,
@@ -368,12 +429,18 @@ export class GoDirectRoute {
         const j = jobPath;
         const exports = new Map<string, string>();
         for (const k of members) for (const [p, f] of units[k]!.exports) exports.set(p, f);
-        const importcfg = [...exports].map(([p, f]) => `packagefile ${p}=${cachePath + f.slice(this.cache.length)}`).join('\n') + '\n' + members.map((k) => `packagefile ${units[k]!.pkgPath}=${j}/${units[k]!.dir}/pkg.a\n`).join('');
+        const importcfg =
+          [...exports].map(([p, f]) => `packagefile ${p}=${cachePath + f.slice(this.cache.length)}`).join('\n') +
+          '\n' +
+          members.map((k) => `packagefile ${units[k]!.pkgPath}=${j}/${units[k]!.dir}/pkg.a\n`).join('');
         return {
           files: {
             'importcfg.main': importcfg,
             'importcfg.link': importcfg + `packagefile main=${j}/main.a\n`,
-            'main.go': testMain(members.map((k) => ({ alias: `_p${k}`, pkgPath: units[k]!.pkgPath, tests: units[k]!.tests })), true),
+            'main.go': testMain(
+              members.map((k) => ({ alias: `_p${k}`, pkgPath: units[k]!.pkgPath, tests: units[k]!.tests })),
+              true,
+            ),
           },
           script: `${this.compileMain(j)} || exit 103\n${this.link(j)} || exit 104\n`,
         };

@@ -60,7 +60,19 @@ export function jailArgv(spec: JailSpec, command: string[]): string[] {
     ...readOnlyMountArgs(roots.map((root) => ({ host: root, sandbox: root }))),
   ];
   args.push('--bind', spec.jobDir, '/job', '--chdir', '/job');
-  if (process.getuid?.() === 0) args.push('--cap-drop', 'ALL', '--cap-add', 'CAP_SYS_ADMIN', '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_DAC_OVERRIDE');
+  if (process.getuid?.() === 0)
+    args.push(
+      '--cap-drop',
+      'ALL',
+      '--cap-add',
+      'CAP_SYS_ADMIN',
+      '--cap-add',
+      'CAP_SETUID',
+      '--cap-add',
+      'CAP_SETGID',
+      '--cap-add',
+      'CAP_DAC_OVERRIDE',
+    );
   args.push(...environmentArgs({ LANG: 'C.UTF-8', HOME: '/job' }));
   args.push('--', '/usr/bin/unshare', '--net');
   if (process.getuid?.() === 0) {

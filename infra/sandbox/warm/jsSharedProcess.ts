@@ -94,9 +94,18 @@ export function jsRunTogether(limits: ExecutionLimits, programs: readonly string
   if (members.length < 2) return null;
   const perProgramMs = Math.min(limits.timeoutMs, SHARED_TIMEOUT_CAP_MS);
   const files = Object.fromEntries(members.map((index, k) => [`p${k}.js`, programs[index]!]));
-  const argv = [...nodeArgs(limits, `${RUNNER_IN_SANDBOX}/sharedProcess.cjs`), BUILD_DIR, String(members.length), String(perProgramMs), String(limits.maxOutputBytes)];
+  const argv = [
+    ...nodeArgs(limits, `${RUNNER_IN_SANDBOX}/sharedProcess.cjs`),
+    BUILD_DIR,
+    String(members.length),
+    String(perProgramMs),
+    String(limits.maxOutputBytes),
+  ];
   // Each line: a program's output (at most the cap, JSON-escaped: up to 6 bytes a byte) and its fields.
-  const stepLimits = runLimits(limits, 'data', { timeoutMs: START_MS + members.length * perProgramMs, maxOutputBytes: 4096 + members.length * (12 * limits.maxOutputBytes + 4096) });
+  const stepLimits = runLimits(limits, 'data', {
+    timeoutMs: START_MS + members.length * perProgramMs,
+    maxOutputBytes: 4096 + members.length * (12 * limits.maxOutputBytes + 4096),
+  });
   // Each line carries it (sharedProcess.cjs reads it on stdin): a program that reached the runner's
   // own objects could print lines, but not this.
   const nonce = randomBytes(16).toString('hex');

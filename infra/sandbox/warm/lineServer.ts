@@ -61,7 +61,8 @@ export class LineServer {
           this.child = undefined;
           this.ready = undefined;
         }
-        if (!banner) reject(new Error(`compiler server ${this.command.join(' ')} exited (${code ?? signal}) before it was ready: ${this.stderr}`));
+        if (!banner)
+          reject(new Error(`compiler server ${this.command.join(' ')} exited (${code ?? signal}) before it was ready: ${this.stderr}`));
         for (const [id, waiting] of this.pending) {
           clearTimeout(waiting.timer);
           waiting.reject(new ServerRestarted(`compiler server exited (${code ?? signal})`));

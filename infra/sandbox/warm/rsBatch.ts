@@ -66,11 +66,25 @@ const MARKER_PREFIX = 'EXPLORA-BATCH-ENTRY-';
 
 /** Attributes a program may carry into a batch: none changes linkage, lint levels upward, or paths. */
 const PLAIN_ATTRIBUTES = new Set([
-  'derive', 'allow', 'warn', 'inline', 'cold', 'cfg', 'test', 'doc', 'repr', 'must_use', 'non_exhaustive',
-  'track_caller', 'deprecated', 'rustfmt::skip', 'automatically_derived',
+  'derive',
+  'allow',
+  'warn',
+  'inline',
+  'cold',
+  'cfg',
+  'test',
+  'doc',
+  'repr',
+  'must_use',
+  'non_exhaustive',
+  'track_caller',
+  'deprecated',
+  'rustfmt::skip',
+  'automatically_derived',
 ]);
 
-const REFUSED_WORDS = /\b(crate|super|extern|include|include_str|include_bytes|module_path|type_name|type_name_of_val|asm|global_asm|naked_asm)\b/;
+const REFUSED_WORDS =
+  /\b(crate|super|extern|include|include_str|include_bytes|module_path|type_name|type_name_of_val|asm|global_asm|naked_asm)\b/;
 const FILE_MODULE = /\bmod\s+[A-Za-z_]\w*\s*;/;
 /** A `//` comment that is not a doc comment (`///` attaches to the next item, `//!` is an inner attribute). */
 const PLAIN_COMMENT = /^\s*\/\/(?!\/(?!\/)|!)/;
@@ -197,7 +211,10 @@ let scopeSupported: boolean | undefined;
 function remapScopeSupported(rustc: string): boolean {
   if (scopeSupported === undefined) {
     try {
-      execFileSync(rustc, ['--remap-path-scope=object', '--print', 'sysroot'], { stdio: 'ignore', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' } });
+      execFileSync(rustc, ['--remap-path-scope=object', '--print', 'sysroot'], {
+        stdio: 'ignore',
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' },
+      });
       scopeSupported = true;
     } catch {
       scopeSupported = false;
@@ -217,13 +234,17 @@ export interface RustBatchOptions {
 
 /** The batch's compile step: the lone command on batch.rs, limits scaled for the batch. */
 export function batchCompileStep(lone: SandboxStep, count: number): SandboxStep {
-  const argv = lone.argv.map((arg, i) => (arg === 'program.rs' ? 'batch.rs' : arg === 'program' && lone.argv[i - 1] === '-o' ? 'batch' : arg));
-  if (!argv.includes('batch.rs') || !argv.includes('batch')) throw new Error(`the Rust batch cannot reuse the lone compile command ${lone.argv.join(' ')}`);
+  const argv = lone.argv.map((arg, i) =>
+    arg === 'program.rs' ? 'batch.rs' : arg === 'program' && lone.argv[i - 1] === '-o' ? 'batch' : arg,
+  );
+  if (!argv.includes('batch.rs') || !argv.includes('batch'))
+    throw new Error(`the Rust batch cannot reuse the lone compile command ${lone.argv.join(' ')}`);
   return {
     ...lone,
     argv: [
       ...argv,
-      '--crate-name', 'program',
+      '--crate-name',
+      'program',
       '--remap-path-scope=object',
       ...Array.from({ length: count }, (_, i) => ['--remap-path-prefix', `p${i}/=`]).flat(),
       '--error-format=json',
@@ -282,7 +303,12 @@ export function rsCompileBatch(options: RustBatchOptions): (limits: ExecutionLim
               mkdirSync(out, { recursive: true, mode: 0o755 });
               writeFileSync(join(out, 'program'), built[k]!, { mode: 0o755 });
               writeFileSync(join(out, 'program.rs'), programs[i]!, { mode: 0o644 });
-              outcomes[i] = { kind: 'built', files: { program: join(out, 'program'), 'program.rs': join(out, 'program.rs') }, run: options.run(limits), compileMs: compiled.durationMs / texts.length };
+              outcomes[i] = {
+                kind: 'built',
+                files: { program: join(out, 'program'), 'program.rs': join(out, 'program.rs') },
+                run: options.run(limits),
+                compileMs: compiled.durationMs / texts.length,
+              };
             });
             return outcomes;
           }

@@ -118,7 +118,6 @@ export function warmRsToolchain(): Toolchain {
   };
 }
 
-
 export function warmGoToolchain(): Toolchain {
   const base = goToolchain();
   const go = new GoDirectRoute();
@@ -139,7 +138,8 @@ export function warmGoToolchain(): Toolchain {
       await base.close?.();
     },
     mounts: () => [...base.mounts(), ...(go.stdCopy ? [{ host: go.stdCopy, sandbox: GO_STD_IN_SANDBOX }] : [])],
-    files: (program: string) => (go.stdCopy ? go.directPlan(program, BUILD_DIR, GO_STD_IN_SANDBOX)?.files : undefined) ?? base.files(program),
+    files: (program: string) =>
+      (go.stdCopy ? go.directPlan(program, BUILD_DIR, GO_STD_IN_SANDBOX)?.files : undefined) ?? base.files(program),
     compile: (limits: ExecutionLimits, program: string) => {
       const plan = go.stdCopy ? go.directPlan(program, BUILD_DIR, GO_STD_IN_SANDBOX) : undefined;
       const step = base.compile(limits, program);
@@ -170,7 +170,12 @@ function goBatch(go: GoDirectRoute, base: Toolchain, limits: ExecutionLimits, pr
       const alone: BatchOutcome[] = programs.map(() => ({ kind: 'alone' }));
       batch.write(plan.files);
       // Limits scaled for the batch: each program keeps its own time limit inside (timeout), the step as a whole n of them.
-      const first = await batch.run({ kind: 'sandbox', argv: ['/bin/sh', '-c', plan.script], env, limits: { ...lone.limits, timeoutMs: lone.limits.timeoutMs * taken.length + 5_000 } });
+      const first = await batch.run({
+        kind: 'sandbox',
+        argv: ['/bin/sh', '-c', plan.script],
+        env,
+        limits: { ...lone.limits, timeoutMs: lone.limits.timeoutMs * taken.length + 5_000 },
+      });
       if (first.sandboxError || first.timedOut || first.signal) return alone;
       const nm = readSmall(join(batch.buildDir, 'nm.out'));
       const members = taken.filter((i) => {
@@ -185,7 +190,12 @@ function goBatch(go: GoDirectRoute, base: Toolchain, limits: ExecutionLimits, pr
       const compileMs = (first.durationMs + second.durationMs) / members.length;
       const run = base.run(limits);
       for (const [position, i] of members.entries()) {
-        alone[i] = { kind: 'built', files: { 'program.test': join(batch.buildDir, 'program.test') }, run: { ...run, argv: [run.argv[0]!, String(position), ...run.argv.slice(1)] }, compileMs };
+        alone[i] = {
+          kind: 'built',
+          files: { 'program.test': join(batch.buildDir, 'program.test') },
+          run: { ...run, argv: [run.argv[0]!, String(position), ...run.argv.slice(1)] },
+          compileMs,
+        };
       }
       return alone;
     },
@@ -195,7 +205,9 @@ function goBatch(go: GoDirectRoute, base: Toolchain, limits: ExecutionLimits, pr
 /** A small file a batch step wrote ('' if it did not); at most 8 MiB is read. */
 function readSmall(path: string): string {
   try {
-    return readFileSync(path).subarray(0, 8 << 20).toString('utf8');
+    return readFileSync(path)
+      .subarray(0, 8 << 20)
+      .toString('utf8');
   } catch {
     return '';
   }
@@ -225,7 +237,11 @@ class ServedCompiler {
       const old = this.server;
       const { argv, readOnly } = this.command(root);
       this.root = root;
-      this.server = new LineServer({ jobDir: root, uid: SERVER_UID, limits: COMPILE_LIMITS, readOnly }, argv, (line) => this.parse(line).id);
+      this.server = new LineServer(
+        { jobDir: root, uid: SERVER_UID, limits: COMPILE_LIMITS, readOnly },
+        argv,
+        (line) => this.parse(line).id,
+      );
       await old?.close();
     }
     const started = performance.now();
@@ -250,17 +266,37 @@ class ServedCompiler {
 }
 
 function result(exitCode: number | null, timedOut: boolean, diagnostics: string, durationMs: number): StepResult {
-  return { exitCode, signal: null, timedOut, durationMs, stdout: '', stderr: diagnostics, stdoutBytes: 0, stderrBytes: Buffer.byteLength(diagnostics), survivors: 0 };
+  return {
+    exitCode,
+    signal: null,
+    timedOut,
+    durationMs,
+    stdout: '',
+    stderr: diagnostics,
+    stdoutBytes: 0,
+    stderrBytes: Buffer.byteLength(diagnostics),
+    survivors: 0,
+  };
 }
 
 export function warmJavaToolchain(): Toolchain {
   const base = javaToolchain();
   const jar = JAVATUPLES_JAR;
   const serverClasses = join(WARM_TOOLS_DIR, 'javac-server');
-  const javaHome = (): string => dirname(dirname(execFileSync('sh', ['-c', 'readlink -f "$(command -v javac)"'], { encoding: 'utf8' }).trim()));
+  const javaHome = (): string =>
+    dirname(dirname(execFileSync('sh', ['-c', 'readlink -f "$(command -v javac)"'], { encoding: 'utf8' }).trim()));
   const served = new ServedCompiler(
     () => ({
-      argv: [join(javaHome(), 'bin/java'), '-XX:+UseSerialGC', '-Xmx768m', '-cp', serverClasses, 'JavacServer', jar, String(Math.max(2, availableParallelism()))],
+      argv: [
+        join(javaHome(), 'bin/java'),
+        '-XX:+UseSerialGC',
+        '-Xmx768m',
+        '-cp',
+        serverClasses,
+        'JavacServer',
+        jar,
+        String(Math.max(2, availableParallelism())),
+      ],
       readOnly: [serverClasses, dirname(jar), javaHome()],
     }),
     (id, dir) => `${id}\t${dir}/Problem.java\t${dir}`,
@@ -274,7 +310,8 @@ export function warmJavaToolchain(): Toolchain {
     check: () => {
       const plain = base.check();
       if (!plain.ok) return plain;
-      if (!existsSync(join(serverClasses, 'JavacServer.class'))) return { ok: false, missing: `the warm javac server (${serverClasses})`, install: 'run `bash scripts/install-warm-compilers.sh`' };
+      if (!existsSync(join(serverClasses, 'JavacServer.class')))
+        return { ok: false, missing: `the warm javac server (${serverClasses})`, install: 'run `bash scripts/install-warm-compilers.sh`' };
       return plain;
     },
     compile: () => served.step(),
@@ -289,11 +326,18 @@ export function warmTsToolchain(): Toolchain {
   const base = tsToolchain();
   const typescriptDir = dirname(createRequire(import.meta.url).resolve('typescript/package.json'));
   const served = new ServedCompiler(
-    () => ({ argv: [process.execPath, '--max-old-space-size=1024', join(HERE, 'ts/tscServer.cjs'), typescriptDir], readOnly: [typescriptDir, join(HERE, 'ts')] }),
+    () => ({
+      argv: [process.execPath, '--max-old-space-size=1024', join(HERE, 'ts/tscServer.cjs'), typescriptDir],
+      readOnly: [typescriptDir, join(HERE, 'ts')],
+    }),
     (id, dir) => JSON.stringify({ id, file: `${dir}/program.ts` }),
     (line) => {
       const answer = JSON.parse(line) as { id?: unknown; ok?: boolean; diagnostics?: string };
-      return { id: answer.id === undefined || answer.id === null ? undefined : String(answer.id), ok: answer.ok === true, diagnostics: answer.diagnostics ?? '' };
+      return {
+        id: answer.id === undefined || answer.id === null ? undefined : String(answer.id),
+        ok: answer.ok === true,
+        diagnostics: answer.diagnostics ?? '',
+      };
     },
   );
   return {

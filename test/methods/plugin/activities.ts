@@ -28,7 +28,11 @@ export function createSecondLookActivities(deps: MethodActivityDeps) {
         if (!first) throw new Error(`LLM record ${input.firstKey} is missing`);
         messages.push({ role: 'assistant', content: first.text }, { role: 'user', content: LOOK_AGAIN });
       }
-      const { summary, text } = await ask(ref.endpoint, chatBody(finalSampling(ref.sampling), messages, input.sampleIndex), input.sampleIndex);
+      const { summary, text } = await ask(
+        ref.endpoint,
+        chatBody(finalSampling(ref.sampling), messages, input.sampleIndex),
+        input.sampleIndex,
+      );
       return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
     },
   };

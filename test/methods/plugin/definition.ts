@@ -17,7 +17,10 @@ export const secondLookMethod = {
   promptTemplateScope: 'none of its requests',
   optionsRead: [],
   names: {
-    'second-look': { description: "each sample's first answer is shown to the model again; the second is final", variant: { lookAgain: true } },
+    'second-look': {
+      description: "each sample's first answer is shown to the model again; the second is final",
+      variant: { lookAgain: true },
+    },
   },
   estimateCost: (variant, ctx) => {
     const answers = ctx.tasks * ctx.n * (variant.lookAgain ? 2 : 1);

@@ -9,10 +9,18 @@ import type { Bucket } from '../../../infra/s3.js';
 export function createSecondLookTraceActivities(bucket: Bucket) {
   const { answer, stages, store } = createTraceParts(bucket);
   return {
-    async writeSecondLookTrace(input: { ref: TraceTaskRef; method: string; firstKeys: string[]; finalKeys: string[]; cost: MethodCost; promptTemplate?: PromptTemplate }): Promise<string> {
+    async writeSecondLookTrace(input: {
+      ref: TraceTaskRef;
+      method: string;
+      firstKeys: string[];
+      finalKeys: string[];
+      cost: MethodCost;
+      promptTemplate?: PromptTemplate;
+    }): Promise<string> {
       const problem = (await loadProblems(bucket, input.ref.datasetKey))[input.ref.taskIndex]!;
       const finals = [];
-      for (const [s, key] of input.finalKeys.entries()) finals.push({ sample_index: s, llm_key: key, code: await answer(key, problem.entry_point) });
+      for (const [s, key] of input.finalKeys.entries())
+        finals.push({ sample_index: s, llm_key: key, code: await answer(key, problem.entry_point) });
       return store(
         input.ref,
         {

@@ -23,7 +23,9 @@ export async function secondLookTaskWorkflow(input: SecondLookTaskInput): Promis
   const storage = storageActivitiesOf<ReturnType<typeof createSecondLookTraceActivities>>(input.queues.storage);
   const samples = Array.from({ length: input.nSamples }, (_, s) => s);
   const firsts = await Promise.all(samples.map((s) => llm.secondLookAnswer({ ref, sampleIndex: s })));
-  const finals = input.lookAgain ? await Promise.all(firsts.map((f, s) => llm.secondLookAnswer({ ref, sampleIndex: s, firstKey: f.llmKey }))) : firsts;
+  const finals = input.lookAgain
+    ? await Promise.all(firsts.map((f, s) => llm.secondLookAnswer({ ref, sampleIndex: s, firstKey: f.llmKey })))
+    : firsts;
   // The final answers are counted in their sample records; the first looks are the method's overhead.
   const cost = input.lookAgain ? firsts.reduce((c, f) => addCost(c, f.cost), ZERO_COST) : ZERO_COST;
   const finalKeys = finals.map((f) => f.llmKey);

@@ -32,17 +32,28 @@ export function runLimits(limits: ExecutionLimits, memoryKind: MemoryLimitKind, 
 const versions = new Map<string, ToolchainCheck>();
 
 /** Runs `command args` once per process; its first output line is the version, a failure says what is missing. */
-export function probeVersion(command: string, args: string[], missing: string, install: string, env: Record<string, string> = {}): ToolchainCheck {
+export function probeVersion(
+  command: string,
+  args: string[],
+  missing: string,
+  install: string,
+  env: Record<string, string> = {},
+): ToolchainCheck {
   const key = [command, ...args].join(' ');
   let check = versions.get(key);
   if (!check) {
     try {
-      const out = execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env } });
+      const out = execFileSync(command, args, {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env },
+      });
       check = { ok: true, version: out.trim().split('\n')[0] ?? '' };
     } catch (error) {
       const e = error as { stderr?: string; code?: string };
       // java -version writes to stderr
-      if (e.code !== 'ENOENT' && typeof e.stderr === 'string' && e.stderr.trim() && args.includes('-version')) check = { ok: true, version: e.stderr.trim().split('\n')[0]! };
+      if (e.code !== 'ENOENT' && typeof e.stderr === 'string' && e.stderr.trim() && args.includes('-version'))
+        check = { ok: true, version: e.stderr.trim().split('\n')[0]! };
       else check = { ok: false, missing, install };
     }
     versions.set(key, check);
@@ -52,15 +63,31 @@ export function probeVersion(command: string, args: string[], missing: string, i
 
 /** The first line of `text` matching, trimmed, or undefined. */
 export function firstLine(text: string, pattern: RegExp): string | undefined {
-  return text.split('\n').find((line) => pattern.test(line))?.trim();
+  return text
+    .split('\n')
+    .find((line) => pattern.test(line))
+    ?.trim();
 }
 
 /** A run that ended by a signal no toolchain-specific rule explained. */
 export function killedBy(run: StepResult): RunOutcome {
-  return { status: 'killed', exception: { type: run.signal ?? 'Signal', message: `the program was killed by ${run.signal}${run.stderr ? `: ${run.stderr.trim().slice(-1000)}` : ''}` } };
+  return {
+    status: 'killed',
+    exception: {
+      type: run.signal ?? 'Signal',
+      message: `the program was killed by ${run.signal}${run.stderr ? `: ${run.stderr.trim().slice(-1000)}` : ''}`,
+    },
+  };
 }
 
 /** A non-zero exit no toolchain-specific rule explained. */
 export function exitedWith(run: StepResult, type = 'NonZeroExit'): RunOutcome {
-  return { status: 'error', exception: { type, message: `the program exited with code ${run.exitCode}${run.stderr ? `: ${run.stderr.trim().slice(-1500)}` : ''}`, traceback: run.stderr.slice(-4000) } };
+  return {
+    status: 'error',
+    exception: {
+      type,
+      message: `the program exited with code ${run.exitCode}${run.stderr ? `: ${run.stderr.trim().slice(-1500)}` : ''}`,
+      traceback: run.stderr.slice(-4000),
+    },
+  };
 }

@@ -10,8 +10,13 @@ import { COMPILE_LIMITS, exitedWith, firstLine, killedBy, probeVersion, runLimit
 
 export function classifyCpp(run: StepResult): RunOutcome {
   const text = run.stderr;
-  if (/std::bad_alloc|cannot allocate memory/.test(text)) return { status: 'oom', exception: { type: 'std::bad_alloc', message: firstLine(text, /bad_alloc|allocate/) ?? 'out of memory' } };
-  if (run.signal === 'SIGABRT' && /Assertion .* failed/.test(text)) return { status: 'failed', exception: { type: 'AssertionError', message: (firstLine(text, /Assertion .* failed/) ?? '').slice(0, 2000) } };
+  if (/std::bad_alloc|cannot allocate memory/.test(text))
+    return { status: 'oom', exception: { type: 'std::bad_alloc', message: firstLine(text, /bad_alloc|allocate/) ?? 'out of memory' } };
+  if (run.signal === 'SIGABRT' && /Assertion .* failed/.test(text))
+    return {
+      status: 'failed',
+      exception: { type: 'AssertionError', message: (firstLine(text, /Assertion .* failed/) ?? '').slice(0, 2000) },
+    };
   const uncaught = /terminate called after throwing an instance of '([^']+)'\n?\s*(?:what\(\):\s*(.*))?/.exec(text);
   if (uncaught) return { status: 'error', exception: { type: uncaught[1]!, message: uncaught[2] ?? '' } };
   if (run.signal) return killedBy(run);
@@ -25,8 +30,18 @@ export function cppToolchain(): Toolchain {
     check: () => probeVersion('g++', ['--version'], 'g++', 'install g++ (Debian: apt-get install g++)'),
     mounts: () => [],
     files: (program) => ({ 'program.cpp': program }),
-    compile: () => ({ kind: 'sandbox', argv: ['g++', 'program.cpp', '-o', 'program', '-std=c++17'], env: { HOME: '/tmp', LANG: 'C.UTF-8' }, limits: COMPILE_LIMITS }),
-    run: (limits) => ({ kind: 'sandbox', argv: [`${BUILD_DIR}/program`], env: { LANG: 'C.UTF-8' }, limits: runLimits(limits, 'address-space') }),
+    compile: () => ({
+      kind: 'sandbox',
+      argv: ['g++', 'program.cpp', '-o', 'program', '-std=c++17'],
+      env: { HOME: '/tmp', LANG: 'C.UTF-8' },
+      limits: COMPILE_LIMITS,
+    }),
+    run: (limits) => ({
+      kind: 'sandbox',
+      argv: [`${BUILD_DIR}/program`],
+      env: { LANG: 'C.UTF-8' },
+      limits: runLimits(limits, 'address-space'),
+    }),
     classify: classifyCpp,
   };
 }

@@ -16,11 +16,24 @@ export const D_INSTALL = 'run bash scripts/install-toolchains.sh (Debian: apt-ge
 export function classifyD(run: StepResult): RunOutcome {
   // D's runtime reports a failed unittest on stdout, its summary and uncaught throwables on stderr.
   const text = `${run.stdout}\n${run.stderr}`;
-  if (/OutOfMemoryError|Memory allocation failed/.test(text)) return { status: 'oom', exception: { type: 'OutOfMemoryError', message: firstLine(text, /Memory|OutOfMemory/) ?? 'out of memory' } };
+  if (/OutOfMemoryError|Memory allocation failed/.test(text))
+    return { status: 'oom', exception: { type: 'OutOfMemoryError', message: firstLine(text, /Memory|OutOfMemory/) ?? 'out of memory' } };
   if (run.signal) return killedBy(run);
-  if (/\[unittest\] Assertion failure|AssertError/.test(text)) return { status: 'failed', exception: { type: 'AssertError', message: (firstLine(text, /Assertion failure|AssertError/) ?? 'assertion failure').slice(0, 2000), traceback: text.slice(-4000) } };
+  if (/\[unittest\] Assertion failure|AssertError/.test(text))
+    return {
+      status: 'failed',
+      exception: {
+        type: 'AssertError',
+        message: (firstLine(text, /Assertion failure|AssertError/) ?? 'assertion failure').slice(0, 2000),
+        traceback: text.slice(-4000),
+      },
+    };
   const thrown = /^\S+?\(\d+\): \[unittest\] (.*)$|^([\w.]+(?:Exception|Error))@\S+: ?(.*)$/m.exec(text);
-  if (thrown) return { status: 'error', exception: { type: thrown[2] ?? 'Exception', message: (thrown[1] ?? thrown[3] ?? '').slice(0, 2000), traceback: text.slice(-4000) } };
+  if (thrown)
+    return {
+      status: 'error',
+      exception: { type: thrown[2] ?? 'Exception', message: (thrown[1] ?? thrown[3] ?? '').slice(0, 2000), traceback: text.slice(-4000) },
+    };
   return exitedWith(run);
 }
 
@@ -31,8 +44,18 @@ export function dToolchain(): Toolchain {
     check: () => probeVersion('ldc2', ['--version'], 'ldc2', D_INSTALL),
     mounts: () => [],
     files: (program) => ({ 'program.d': program }),
-    compile: () => ({ kind: 'sandbox', argv: ['ldc2', '-unittest', 'program.d', '-of=program'], env: { HOME: '/tmp', LANG: 'C.UTF-8' }, limits: COMPILE_LIMITS }),
-    run: (limits) => ({ kind: 'sandbox', argv: [`${BUILD_DIR}/program`], env: { LANG: 'C.UTF-8' }, limits: runLimits(limits, 'address-space') }),
+    compile: () => ({
+      kind: 'sandbox',
+      argv: ['ldc2', '-unittest', 'program.d', '-of=program'],
+      env: { HOME: '/tmp', LANG: 'C.UTF-8' },
+      limits: COMPILE_LIMITS,
+    }),
+    run: (limits) => ({
+      kind: 'sandbox',
+      argv: [`${BUILD_DIR}/program`],
+      env: { LANG: 'C.UTF-8' },
+      limits: runLimits(limits, 'address-space'),
+    }),
     classify: classifyD,
   };
 }

@@ -40,11 +40,23 @@ export function importableStd(list: string): string[] {
 
 /** A test file importing every package of the list, whose `go test -c` fills the cache with their compiled code and vet facts. */
 export function warmProgram(packages: readonly string[]): string {
-  return `package warm_test\n\nimport (\n${packages.filter((p) => p !== 'testing').map((p) => `\t_ ${JSON.stringify(p)}\n`).join('')}\t"testing"\n)\n\nfunc TestWarm(t *testing.T) {}\n`;
+  return `package warm_test\n\nimport (\n${packages
+    .filter((p) => p !== 'testing')
+    .map((p) => `\t_ ${JSON.stringify(p)}\n`)
+    .join('')}\t"testing"\n)\n\nfunc TestWarm(t *testing.T) {}\n`;
 }
 
 function goEnv(cache: string): Record<string, string> {
-  return { GOCACHE: cache, HOME: '/tmp', GOPATH: '/tmp/gopath', GOTOOLCHAIN: 'local', GOPROXY: 'off', GOTELEMETRY: 'off', GOFLAGS: '-mod=mod', LANG: 'C.UTF-8' };
+  return {
+    GOCACHE: cache,
+    HOME: '/tmp',
+    GOPATH: '/tmp/gopath',
+    GOTOOLCHAIN: 'local',
+    GOPROXY: 'off',
+    GOTELEMETRY: 'off',
+    GOFLAGS: '-mod=mod',
+    LANG: 'C.UTF-8',
+  };
 }
 
 let goRoot: string | undefined;
@@ -71,7 +83,11 @@ export function warmGoCache(): Promise<void> {
     try {
       const { stdout } = await promisify(execFile)('go', ['list', 'std'], { cwd: dir, env });
       writeFileSync(join(dir, 'warm_test.go'), warmProgram(importableStd(stdout)));
-      await promisify(execFile)('go', ['test', '-c', '-o', join(dir, 'warm.test'), 'warm_test.go'], { cwd: dir, env, maxBuffer: 16 * 1024 * 1024 });
+      await promisify(execFile)('go', ['test', '-c', '-o', join(dir, 'warm.test'), 'warm_test.go'], {
+        cwd: dir,
+        env,
+        maxBuffer: 16 * 1024 * 1024,
+      });
       writeFileSync(join(GO_CACHE_DIR, STAMP), new Date().toISOString() + '\n');
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -86,12 +102,23 @@ export function warmGoCache(): Promise<void> {
 export function classifyGo(run: StepResult): RunOutcome {
   const text = run.stdout + '\n' + run.stderr;
   // The heap's own failure, or a thread or mapping the memory limit refused (ENOMEM, errno 12).
-  if (/fatal error: (runtime: )?out of memory|cannot allocate memory|errno=12\b/.test(text)) return { status: 'oom', exception: { type: 'OutOfMemory', message: firstLine(text, /out of memory|cannot allocate|errno=12/) ?? 'out of memory' } };
+  if (/fatal error: (runtime: )?out of memory|cannot allocate memory|errno=12\b/.test(text))
+    return {
+      status: 'oom',
+      exception: { type: 'OutOfMemory', message: firstLine(text, /out of memory|cannot allocate|errno=12/) ?? 'out of memory' },
+    };
   if (run.signal) return killedBy(run);
   const panic = /^panic: (.*)$/m.exec(text);
   if (panic) return { status: 'error', exception: { type: 'panic', message: panic[1]!, traceback: text.slice(-4000) } };
   if (/^--- FAIL/m.test(text) || (run.exitCode === 1 && /^FAIL/m.test(text))) {
-    return { status: 'failed', exception: { type: 'TestFailure', message: (firstLine(run.stdout, /_test\.go:\d+:/) ?? firstLine(run.stdout, /FAIL/) ?? 'FAIL').slice(0, 2000), traceback: run.stdout.slice(-4000) } };
+    return {
+      status: 'failed',
+      exception: {
+        type: 'TestFailure',
+        message: (firstLine(run.stdout, /_test\.go:\d+:/) ?? firstLine(run.stdout, /FAIL/) ?? 'FAIL').slice(0, 2000),
+        traceback: run.stdout.slice(-4000),
+      },
+    };
   }
   return exitedWith(run);
 }
@@ -113,7 +140,12 @@ export function goToolchain(): Toolchain {
       env: { PATH: `${goRootDir()}/bin:/usr/local/bin:/usr/bin:/bin`, ...goEnv(CACHE_IN_SANDBOX) },
       limits: COMPILE_LIMITS,
     }),
-    run: (limits) => ({ kind: 'sandbox', argv: [`${BUILD_DIR}/program.test`], env: { LANG: 'C.UTF-8', GOTRACEBACK: 'single' }, limits: runLimits(limits, 'data', { maxProcesses: Math.max(limits.maxProcesses, 32) }) }),
+    run: (limits) => ({
+      kind: 'sandbox',
+      argv: [`${BUILD_DIR}/program.test`],
+      env: { LANG: 'C.UTF-8', GOTRACEBACK: 'single' },
+      limits: runLimits(limits, 'data', { maxProcesses: Math.max(limits.maxProcesses, 32) }),
+    }),
     classify: classifyGo,
   };
 }

@@ -24,11 +24,17 @@ const JVM_FLAGS = ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-XX:-UsePerfD
 
 export function classifyJava(run: StepResult): RunOutcome {
   const text = run.stderr;
-  if (/java\.lang\.OutOfMemoryError/.test(text)) return { status: 'oom', exception: { type: 'OutOfMemoryError', message: firstLine(text, /OutOfMemoryError/) ?? '' } };
+  if (/java\.lang\.OutOfMemoryError/.test(text))
+    return { status: 'oom', exception: { type: 'OutOfMemoryError', message: firstLine(text, /OutOfMemoryError/) ?? '' } };
   if (run.signal) return killedBy(run);
-  if (/java\.lang\.AssertionError/.test(text)) return { status: 'failed', exception: { type: 'AssertionError', message: firstLine(text, /AssertionError/) ?? '', traceback: text.slice(-4000) } };
+  if (/java\.lang\.AssertionError/.test(text))
+    return {
+      status: 'failed',
+      exception: { type: 'AssertionError', message: firstLine(text, /AssertionError/) ?? '', traceback: text.slice(-4000) },
+    };
   const thrown = /Exception in thread "[^"]*" ([\w.$]+)(?::\s*(.*))?/.exec(text);
-  if (thrown) return { status: 'error', exception: { type: thrown[1]!.split('.').pop()!, message: thrown[2] ?? '', traceback: text.slice(-4000) } };
+  if (thrown)
+    return { status: 'error', exception: { type: thrown[1]!.split('.').pop()!, message: thrown[2] ?? '', traceback: text.slice(-4000) } };
   return exitedWith(run);
 }
 
@@ -41,20 +47,45 @@ export function javaToolchain(): Toolchain {
       if (!javac.ok) return javac;
       const java = probeVersion('java', ['-version'], 'java', JDK_INSTALL);
       if (!java.ok) return java;
-      if (!existsSync(JAVATUPLES_JAR)) return { ok: false, missing: `javatuples 1.2 (${JAVATUPLES_JAR})`, install: 'run `bash scripts/install-warm-compilers.sh` (it fetches org.javatuples:javatuples:1.2 from Maven Central, sha-256 pinned)' };
+      if (!existsSync(JAVATUPLES_JAR))
+        return {
+          ok: false,
+          missing: `javatuples 1.2 (${JAVATUPLES_JAR})`,
+          install:
+            'run `bash scripts/install-warm-compilers.sh` (it fetches org.javatuples:javatuples:1.2 from Maven Central, sha-256 pinned)',
+        };
       return javac;
     },
     mounts: () => [{ host: JAVATUPLES_JAR, sandbox: JAR_IN_SANDBOX }],
     files: (program) => ({ 'Problem.java': program }),
     compile: () => ({
       kind: 'sandbox',
-      argv: ['javac', ...JVM_FLAGS.map((f) => `-J${f}`), '-J-Xmx1g', '-encoding', 'UTF8', '-cp', JAR_IN_SANDBOX, '-d', BUILD_DIR, 'Problem.java'],
+      argv: [
+        'javac',
+        ...JVM_FLAGS.map((f) => `-J${f}`),
+        '-J-Xmx1g',
+        '-encoding',
+        'UTF8',
+        '-cp',
+        JAR_IN_SANDBOX,
+        '-d',
+        BUILD_DIR,
+        'Problem.java',
+      ],
       env: { HOME: '/tmp', LANG: 'C.UTF-8' },
       limits: COMPILE_LIMITS,
     }),
     run: (limits) => ({
       kind: 'sandbox',
-      argv: ['java', ...JVM_FLAGS, `-Xmx${Math.max(32, Math.floor(limits.memoryBytes / 2 / 1024 / 1024))}m`, '-ea', '-cp', `${BUILD_DIR}:${JAR_IN_SANDBOX}`, 'Problem'],
+      argv: [
+        'java',
+        ...JVM_FLAGS,
+        `-Xmx${Math.max(32, Math.floor(limits.memoryBytes / 2 / 1024 / 1024))}m`,
+        '-ea',
+        '-cp',
+        `${BUILD_DIR}:${JAR_IN_SANDBOX}`,
+        'Problem',
+      ],
       env: { HOME: '/tmp', LANG: 'C.UTF-8' },
       limits: runLimits(limits, 'data', { maxProcesses: Math.max(limits.maxProcesses, 64), maxOpenFiles: 1024 }),
     }),

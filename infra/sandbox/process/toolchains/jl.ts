@@ -11,16 +11,31 @@ import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
 import { exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
 
-export const JULIA_INSTALL = 'install Julia (not packaged in Debian bookworm): curl -fsSL https://install.julialang.org | sh, or a release from julialang.org/downloads, so that `julia` is on PATH';
+export const JULIA_INSTALL =
+  'install Julia (not packaged in Debian bookworm): curl -fsSL https://install.julialang.org | sh, or a release from julialang.org/downloads, so that `julia` is on PATH';
 
 export function classifyJulia(run: StepResult): RunOutcome {
   const text = `${run.stdout}\n${run.stderr}`;
-  if (/OutOfMemoryError/.test(text)) return { status: 'oom', exception: { type: 'OutOfMemoryError', message: firstLine(text, /OutOfMemoryError/) ?? 'out of memory' } };
+  if (/OutOfMemoryError/.test(text))
+    return { status: 'oom', exception: { type: 'OutOfMemoryError', message: firstLine(text, /OutOfMemoryError/) ?? 'out of memory' } };
   if (run.signal) return killedBy(run);
-  if (/ParseError|LoadError: syntax:|^ERROR: syntax:/m.test(text)) return { status: 'compile_error', exception: { type: 'ParseError', message: firstLine(text, /ParseError|syntax:/) ?? 'parse error', traceback: text.slice(-4000) } };
-  if (/Test Failed|Some tests did not pass/.test(text)) return { status: 'failed', exception: { type: 'TestFailure', message: (firstLine(text, /Test Failed|Expression:/) ?? 'a @test failed').slice(0, 2000), traceback: text.slice(-4000) } };
+  if (/ParseError|LoadError: syntax:|^ERROR: syntax:/m.test(text))
+    return {
+      status: 'compile_error',
+      exception: { type: 'ParseError', message: firstLine(text, /ParseError|syntax:/) ?? 'parse error', traceback: text.slice(-4000) },
+    };
+  if (/Test Failed|Some tests did not pass/.test(text))
+    return {
+      status: 'failed',
+      exception: {
+        type: 'TestFailure',
+        message: (firstLine(text, /Test Failed|Expression:/) ?? 'a @test failed').slice(0, 2000),
+        traceback: text.slice(-4000),
+      },
+    };
   const thrown = /^ERROR: (?:LoadError: )?(\w+)(?:\((.*)\))?/m.exec(text);
-  if (thrown) return { status: 'error', exception: { type: thrown[1]!, message: (thrown[2] ?? '').slice(0, 2000), traceback: text.slice(-4000) } };
+  if (thrown)
+    return { status: 'error', exception: { type: thrown[1]!, message: (thrown[2] ?? '').slice(0, 2000), traceback: text.slice(-4000) } };
   return exitedWith(run);
 }
 
@@ -32,7 +47,12 @@ export function jlToolchain(): Toolchain {
     mounts: () => [],
     files: (program) => ({ 'program.jl': program }),
     compile: () => null,
-    run: (limits) => ({ kind: 'sandbox', argv: ['julia', `${BUILD_DIR}/program.jl`], env: { LANG: 'C.UTF-8', HOME: '/tmp', JULIA_DEPOT_PATH: '/tmp/julia-depot:' }, limits: runLimits(limits, 'data') }),
+    run: (limits) => ({
+      kind: 'sandbox',
+      argv: ['julia', `${BUILD_DIR}/program.jl`],
+      env: { LANG: 'C.UTF-8', HOME: '/tmp', JULIA_DEPOT_PATH: '/tmp/julia-depot:' },
+      limits: runLimits(limits, 'data'),
+    }),
     classify: classifyJulia,
   };
 }

@@ -20,12 +20,25 @@ export function nodeArgs(limits: ExecutionLimits, script: string): string[] {
 /** Node's end, read as MultiPL-E would (ERR_ASSERTION is a failed test) and finer. */
 export function classifyNode(run: StepResult): RunOutcome {
   const text = run.stderr;
-  if (/heap out of memory|Allocation failed|Reached heap limit|FATAL ERROR: .*Out of memory|Fatal process (out of memory|OOM)/i.test(text)) return { status: 'oom', exception: { type: 'OutOfMemory', message: firstLine(text, /memory/i) ?? 'out of memory' } };
+  if (/heap out of memory|Allocation failed|Reached heap limit|FATAL ERROR: .*Out of memory|Fatal process (out of memory|OOM)/i.test(text))
+    return { status: 'oom', exception: { type: 'OutOfMemory', message: firstLine(text, /memory/i) ?? 'out of memory' } };
   if (run.signal) return killedBy(run);
   // MultiPL-E's eval_javascript.py: a SyntaxError in the output is its SyntaxError (the program did
   // not parse): our compile_error.
-  if (/^SyntaxError\b/m.test(text)) return { status: 'compile_error', exception: { type: 'SyntaxError', message: firstLine(text, /^SyntaxError/) ?? 'SyntaxError', traceback: text.slice(-4000) } };
-  if (/ERR_ASSERTION|AssertionError/.test(text)) return { status: 'failed', exception: { type: 'AssertionError', message: (firstLine(text, /^AssertionError\b/) ?? firstLine(text, /AssertionError/) ?? 'assertion failed').slice(0, 2000), traceback: text.slice(-4000) } };
+  if (/^SyntaxError\b/m.test(text))
+    return {
+      status: 'compile_error',
+      exception: { type: 'SyntaxError', message: firstLine(text, /^SyntaxError/) ?? 'SyntaxError', traceback: text.slice(-4000) },
+    };
+  if (/ERR_ASSERTION|AssertionError/.test(text))
+    return {
+      status: 'failed',
+      exception: {
+        type: 'AssertionError',
+        message: (firstLine(text, /^AssertionError\b/) ?? firstLine(text, /AssertionError/) ?? 'assertion failed').slice(0, 2000),
+        traceback: text.slice(-4000),
+      },
+    };
   const thrown = /^(\w*(?:Error|Exception))\b:?\s*(.*)$/m.exec(text);
   if (thrown) return { status: 'error', exception: { type: thrown[1]!, message: thrown[2] ?? '', traceback: text.slice(-4000) } };
   return exitedWith(run);
@@ -39,7 +52,12 @@ export function jsToolchain(): Toolchain {
     mounts: () => [],
     files: (program) => ({ 'program.js': program }),
     compile: () => null,
-    run: (limits) => ({ kind: 'sandbox', argv: nodeArgs(limits, `${BUILD_DIR}/program.js`), env: { LANG: 'C.UTF-8' }, limits: runLimits(limits, 'data') }),
+    run: (limits) => ({
+      kind: 'sandbox',
+      argv: nodeArgs(limits, `${BUILD_DIR}/program.js`),
+      env: { LANG: 'C.UTF-8' },
+      limits: runLimits(limits, 'data'),
+    }),
     classify: classifyNode,
   };
 }

@@ -9,18 +9,40 @@ import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
 import { exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
 
-export const LUA_INSTALL = 'run bash scripts/install-toolchains.sh (Debian: apt-get install lua5.4 lua-unit) so that `lua` and luaunit are there';
+export const LUA_INSTALL =
+  'run bash scripts/install-toolchains.sh (Debian: apt-get install lua5.4 lua-unit) so that `lua` and luaunit are there';
 
 export function classifyLua(run: StepResult): RunOutcome {
   const text = `${run.stdout}\n${run.stderr}`;
-  if (/not enough memory/.test(text)) return { status: 'oom', exception: { type: 'OutOfMemory', message: firstLine(text, /not enough memory/) ?? 'not enough memory' } };
+  if (/not enough memory/.test(text))
+    return { status: 'oom', exception: { type: 'OutOfMemory', message: firstLine(text, /not enough memory/) ?? 'not enough memory' } };
   if (run.signal) return killedBy(run);
   // luaunit's summary: "Ran 1 tests in 0.000 seconds, 0 successes, 1 failure[, 1 error]".
   const summary = /Ran \d+ tests in [\d.]+ seconds, \d+ successes?(?:, (\d+) failures?)?(?:, (\d+) errors?)?/.exec(run.stdout);
-  if (summary && Number(summary[1] ?? 0) > 0) return { status: 'failed', exception: { type: 'AssertionError', message: (firstLine(run.stdout, /expected:|failed/i) ?? summary[0]).slice(0, 2000), traceback: run.stdout.slice(-4000) } };
-  if (summary) return { status: 'error', exception: { type: 'LuaError', message: (firstLine(run.stdout, /:\d+: /) ?? summary[0]).slice(0, 2000), traceback: run.stdout.slice(-4000) } };
+  if (summary && Number(summary[1] ?? 0) > 0)
+    return {
+      status: 'failed',
+      exception: {
+        type: 'AssertionError',
+        message: (firstLine(run.stdout, /expected:|failed/i) ?? summary[0]).slice(0, 2000),
+        traceback: run.stdout.slice(-4000),
+      },
+    };
+  if (summary)
+    return {
+      status: 'error',
+      exception: {
+        type: 'LuaError',
+        message: (firstLine(run.stdout, /:\d+: /) ?? summary[0]).slice(0, 2000),
+        traceback: run.stdout.slice(-4000),
+      },
+    };
   // lua's own report of a chunk that did not load: "lua: program.lua:3: unexpected symbol near 'end'", no traceback.
-  if (/^lua[\d.]*: .*:\d+: .*near /m.test(run.stderr) && !/stack traceback/.test(run.stderr)) return { status: 'compile_error', exception: { type: 'SyntaxError', message: firstLine(run.stderr, /near /) ?? 'syntax error', traceback: run.stderr.slice(-4000) } };
+  if (/^lua[\d.]*: .*:\d+: .*near /m.test(run.stderr) && !/stack traceback/.test(run.stderr))
+    return {
+      status: 'compile_error',
+      exception: { type: 'SyntaxError', message: firstLine(run.stderr, /near /) ?? 'syntax error', traceback: run.stderr.slice(-4000) },
+    };
   return exitedWith(run);
 }
 
@@ -29,11 +51,22 @@ export function luaToolchain(): Toolchain {
     language: 'lua',
     name: 'Lua (lua, luaunit)',
     // One probe for both: the interpreter and the test framework MultiPL-E's tests require.
-    check: () => probeVersion('lua', ['-e', "local lu = require('luaunit'); print(_VERSION .. ', luaunit ' .. lu.VERSION)"], 'lua or luaunit', LUA_INSTALL),
+    check: () =>
+      probeVersion(
+        'lua',
+        ['-e', "local lu = require('luaunit'); print(_VERSION .. ', luaunit ' .. lu.VERSION)"],
+        'lua or luaunit',
+        LUA_INSTALL,
+      ),
     mounts: () => [],
     files: (program) => ({ 'program.lua': program }),
     compile: () => null,
-    run: (limits) => ({ kind: 'sandbox', argv: ['lua', `${BUILD_DIR}/program.lua`], env: { LANG: 'C.UTF-8' }, limits: runLimits(limits, 'address-space') }),
+    run: (limits) => ({
+      kind: 'sandbox',
+      argv: ['lua', `${BUILD_DIR}/program.lua`],
+      env: { LANG: 'C.UTF-8' },
+      limits: runLimits(limits, 'address-space'),
+    }),
     classify: classifyLua,
   };
 }

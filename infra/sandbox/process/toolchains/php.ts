@@ -14,12 +14,22 @@ export const PHP_INSTALL = 'run bash scripts/install-toolchains.sh (Debian: apt-
 
 export function classifyPhp(run: StepResult): RunOutcome {
   const text = `${run.stdout}\n${run.stderr}`;
-  if (/Out of memory|Allowed memory size of \d+ bytes exhausted/.test(text)) return { status: 'oom', exception: { type: 'OutOfMemory', message: firstLine(text, /memory/i) ?? 'out of memory' } };
+  if (/Out of memory|Allowed memory size of \d+ bytes exhausted/.test(text))
+    return { status: 'oom', exception: { type: 'OutOfMemory', message: firstLine(text, /memory/i) ?? 'out of memory' } };
   if (run.signal) return killedBy(run);
-  if (/PHP Parse error|^Parse error:/m.test(text)) return { status: 'compile_error', exception: { type: 'ParseError', message: firstLine(text, /Parse error/) ?? 'parse error', traceback: text.slice(-4000) } };
-  if (/Uncaught Exception: Test failed!/.test(text)) return { status: 'failed', exception: { type: 'AssertionError', message: firstLine(text, /Test failed!/)!.slice(0, 2000), traceback: text.slice(-4000) } };
+  if (/PHP Parse error|^Parse error:/m.test(text))
+    return {
+      status: 'compile_error',
+      exception: { type: 'ParseError', message: firstLine(text, /Parse error/) ?? 'parse error', traceback: text.slice(-4000) },
+    };
+  if (/Uncaught Exception: Test failed!/.test(text))
+    return {
+      status: 'failed',
+      exception: { type: 'AssertionError', message: firstLine(text, /Test failed!/)!.slice(0, 2000), traceback: text.slice(-4000) },
+    };
   const uncaught = /Uncaught (\w+): (.*)$/m.exec(text);
-  if (uncaught) return { status: 'error', exception: { type: uncaught[1]!, message: uncaught[2]!.slice(0, 2000), traceback: text.slice(-4000) } };
+  if (uncaught)
+    return { status: 'error', exception: { type: uncaught[1]!, message: uncaught[2]!.slice(0, 2000), traceback: text.slice(-4000) } };
   return exitedWith(run);
 }
 
@@ -31,7 +41,12 @@ export function phpToolchain(): Toolchain {
     mounts: () => [],
     files: (program) => ({ 'program.php': program }),
     compile: () => null,
-    run: (limits) => ({ kind: 'sandbox', argv: ['php', `${BUILD_DIR}/program.php`], env: { LANG: 'C.UTF-8' }, limits: runLimits(limits, 'address-space') }),
+    run: (limits) => ({
+      kind: 'sandbox',
+      argv: ['php', `${BUILD_DIR}/program.php`],
+      env: { LANG: 'C.UTF-8' },
+      limits: runLimits(limits, 'address-space'),
+    }),
     classify: classifyPhp,
   };
 }

@@ -13,11 +13,32 @@ export const R_INSTALL = 'run bash scripts/install-toolchains.sh (Debian: apt-ge
 
 export function classifyR(run: StepResult): RunOutcome {
   const text = run.stderr;
-  if (/cannot allocate (vector|memory)|memory exhausted/i.test(text)) return { status: 'oom', exception: { type: 'OutOfMemory', message: firstLine(text, /allocate|memory/i) ?? 'out of memory' } };
+  if (/cannot allocate (vector|memory)|memory exhausted/i.test(text))
+    return { status: 'oom', exception: { type: 'OutOfMemory', message: firstLine(text, /allocate|memory/i) ?? 'out of memory' } };
   if (run.signal) return killedBy(run);
-  if (/^Error: unexpected /m.test(text)) return { status: 'compile_error', exception: { type: 'SyntaxError', message: firstLine(text, /^Error: unexpected/) ?? 'unexpected input', traceback: text.slice(-4000) } };
-  if (/(is|are) not (all )?TRUE/.test(text)) return { status: 'failed', exception: { type: 'AssertionError', message: (firstLine(text, /not (all )?TRUE/) ?? 'a stopifnot was not TRUE').slice(0, 2000), traceback: text.slice(-4000) } };
-  if (/^Error/m.test(text)) return { status: 'error', exception: { type: 'RError', message: (firstLine(text, /^Error/) ?? '').slice(0, 2000), traceback: text.slice(-4000) } };
+  if (/^Error: unexpected /m.test(text))
+    return {
+      status: 'compile_error',
+      exception: {
+        type: 'SyntaxError',
+        message: firstLine(text, /^Error: unexpected/) ?? 'unexpected input',
+        traceback: text.slice(-4000),
+      },
+    };
+  if (/(is|are) not (all )?TRUE/.test(text))
+    return {
+      status: 'failed',
+      exception: {
+        type: 'AssertionError',
+        message: (firstLine(text, /not (all )?TRUE/) ?? 'a stopifnot was not TRUE').slice(0, 2000),
+        traceback: text.slice(-4000),
+      },
+    };
+  if (/^Error/m.test(text))
+    return {
+      status: 'error',
+      exception: { type: 'RError', message: (firstLine(text, /^Error/) ?? '').slice(0, 2000), traceback: text.slice(-4000) },
+    };
   return exitedWith(run);
 }
 
@@ -29,7 +50,12 @@ export function rToolchain(): Toolchain {
     mounts: () => [],
     files: (program) => ({ 'program.r': program }),
     compile: () => null,
-    run: (limits) => ({ kind: 'sandbox', argv: ['Rscript', `${BUILD_DIR}/program.r`], env: { LANG: 'C.UTF-8', HOME: '/tmp' }, limits: runLimits(limits, 'data') }),
+    run: (limits) => ({
+      kind: 'sandbox',
+      argv: ['Rscript', `${BUILD_DIR}/program.r`],
+      env: { LANG: 'C.UTF-8', HOME: '/tmp' },
+      limits: runLimits(limits, 'data'),
+    }),
     classify: classifyR,
   };
 }

@@ -11,18 +11,36 @@ import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
 import { exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
 
-export const RACKET_INSTALL = 'run bash scripts/install-toolchains.sh (Debian: apt-get install racket) so that `racket` and rackunit are there';
+export const RACKET_INSTALL =
+  'run bash scripts/install-toolchains.sh (Debian: apt-get install racket) so that `racket` and rackunit are there';
 
 /** racket, then its stderr passed on; a clean exit with something on stderr becomes exit 1 (eval_racket.py's rule). */
 const WRAPPER = `racket ${BUILD_DIR}/program.rkt 2>racket.stderr; s=$?; cat racket.stderr >&2; if [ "$s" -eq 0 ] && [ -s racket.stderr ]; then exit 1; fi; exit "$s"`;
 
 export function classifyRacket(run: StepResult): RunOutcome {
   const text = run.stderr;
-  if (/out of memory/i.test(text)) return { status: 'oom', exception: { type: 'OutOfMemory', message: firstLine(text, /out of memory/i) ?? 'out of memory' } };
+  if (/out of memory/i.test(text))
+    return { status: 'oom', exception: { type: 'OutOfMemory', message: firstLine(text, /out of memory/i) ?? 'out of memory' } };
   if (run.signal) return killedBy(run);
-  if (/read-syntax/.test(text)) return { status: 'compile_error', exception: { type: 'SyntaxError', message: firstLine(text, /read-syntax/) ?? 'read-syntax', traceback: text.slice(-4000) } };
-  if (/^FAILURE$/m.test(text)) return { status: 'failed', exception: { type: 'CheckFailure', message: (firstLine(text, /^(actual|name):/) ?? 'a rackunit check failed').slice(0, 2000), traceback: text.slice(-4000) } };
-  if (text.trim()) return { status: 'error', exception: { type: 'RacketError', message: text.trim().split('\n')[0]!.slice(0, 2000), traceback: text.slice(-4000) } };
+  if (/read-syntax/.test(text))
+    return {
+      status: 'compile_error',
+      exception: { type: 'SyntaxError', message: firstLine(text, /read-syntax/) ?? 'read-syntax', traceback: text.slice(-4000) },
+    };
+  if (/^FAILURE$/m.test(text))
+    return {
+      status: 'failed',
+      exception: {
+        type: 'CheckFailure',
+        message: (firstLine(text, /^(actual|name):/) ?? 'a rackunit check failed').slice(0, 2000),
+        traceback: text.slice(-4000),
+      },
+    };
+  if (text.trim())
+    return {
+      status: 'error',
+      exception: { type: 'RacketError', message: text.trim().split('\n')[0]!.slice(0, 2000), traceback: text.slice(-4000) },
+    };
   return exitedWith(run);
 }
 
@@ -30,11 +48,17 @@ export function rktToolchain(): Toolchain {
   return {
     language: 'rkt',
     name: 'Racket (racket, rackunit)',
-    check: () => probeVersion('racket', ['-l', 'racket/base', '-l', 'rackunit', '-e', '(displayln (version))'], 'racket or rackunit', RACKET_INSTALL),
+    check: () =>
+      probeVersion('racket', ['-l', 'racket/base', '-l', 'rackunit', '-e', '(displayln (version))'], 'racket or rackunit', RACKET_INSTALL),
     mounts: () => [],
     files: (program) => ({ 'program.rkt': program }),
     compile: () => null,
-    run: (limits) => ({ kind: 'sandbox', argv: ['/bin/sh', '-c', WRAPPER], env: { LANG: 'C.UTF-8', HOME: '/tmp' }, limits: runLimits(limits, 'data') }),
+    run: (limits) => ({
+      kind: 'sandbox',
+      argv: ['/bin/sh', '-c', WRAPPER],
+      env: { LANG: 'C.UTF-8', HOME: '/tmp' },
+      limits: runLimits(limits, 'data'),
+    }),
     classify: classifyRacket,
   };
 }

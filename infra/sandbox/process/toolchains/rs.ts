@@ -21,12 +21,19 @@ function rustSysroot(): string {
 
 export function classifyRust(run: StepResult): RunOutcome {
   const text = run.stderr;
-  if (/memory allocation of \d+ bytes failed|capacity overflow/.test(text)) return { status: 'oom', exception: { type: 'OutOfMemory', message: firstLine(text, /memory allocation|capacity overflow/) ?? 'out of memory' } };
+  if (/memory allocation of \d+ bytes failed|capacity overflow/.test(text))
+    return {
+      status: 'oom',
+      exception: { type: 'OutOfMemory', message: firstLine(text, /memory allocation|capacity overflow/) ?? 'out of memory' },
+    };
   const panic = /panicked at [^\n]*:\n?(.*)$/m.exec(text) ?? /panicked at '([^\n]*)'/m.exec(text);
   if (panic) {
     const message = panic[1] ?? '';
     const assertion = /assertion/.test(message) || /assertion/.test(firstLine(text, /panicked/) ?? '');
-    return { status: assertion ? 'failed' : 'error', exception: { type: assertion ? 'AssertionFailed' : 'panic', message: message.slice(0, 2000), traceback: text.slice(-4000) } };
+    return {
+      status: assertion ? 'failed' : 'error',
+      exception: { type: assertion ? 'AssertionFailed' : 'panic', message: message.slice(0, 2000), traceback: text.slice(-4000) },
+    };
   }
   if (run.signal) return killedBy(run);
   return exitedWith(run);
@@ -46,9 +53,19 @@ export function rsToolchain(): Toolchain {
     files: (program) => ({ 'program.rs': program }),
     compile: () => {
       const bin = rustSysroot().startsWith('/usr') ? 'rustc' : `${SYSROOT_IN_SANDBOX}/bin/rustc`;
-      return { kind: 'sandbox', argv: [bin, '--edition', '2021', '-o', 'program', 'program.rs'], env: { HOME: '/tmp', LANG: 'C.UTF-8' }, limits: COMPILE_LIMITS };
+      return {
+        kind: 'sandbox',
+        argv: [bin, '--edition', '2021', '-o', 'program', 'program.rs'],
+        env: { HOME: '/tmp', LANG: 'C.UTF-8' },
+        limits: COMPILE_LIMITS,
+      };
     },
-    run: (limits) => ({ kind: 'sandbox', argv: [`${BUILD_DIR}/program`], env: { LANG: 'C.UTF-8' }, limits: runLimits(limits, 'address-space') }),
+    run: (limits) => ({
+      kind: 'sandbox',
+      argv: [`${BUILD_DIR}/program`],
+      env: { LANG: 'C.UTF-8' },
+      limits: runLimits(limits, 'address-space'),
+    }),
     classify: classifyRust,
   };
 }

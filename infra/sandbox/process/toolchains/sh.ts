@@ -12,10 +12,16 @@ export const BASH_INSTALL = 'run bash scripts/install-toolchains.sh (Debian: apt
 
 export function classifyBash(run: StepResult): RunOutcome {
   const text = run.stderr;
-  if (/cannot allocate|xmalloc|out of memory/i.test(text)) return { status: 'oom', exception: { type: 'OutOfMemory', message: firstLine(text, /allocate|memory/i) ?? 'out of memory' } };
+  if (/cannot allocate|xmalloc|out of memory/i.test(text))
+    return { status: 'oom', exception: { type: 'OutOfMemory', message: firstLine(text, /allocate|memory/i) ?? 'out of memory' } };
   if (run.signal) return killedBy(run);
-  if (/syntax error/.test(text)) return { status: 'compile_error', exception: { type: 'SyntaxError', message: firstLine(text, /syntax error/) ?? 'syntax error', traceback: text.slice(-4000) } };
-  if (run.exitCode === 1 && !text.trim()) return { status: 'failed', exception: { type: 'TestFailure', message: 'a [[ ... ]] comparison of the tests was false (set -e)' } };
+  if (/syntax error/.test(text))
+    return {
+      status: 'compile_error',
+      exception: { type: 'SyntaxError', message: firstLine(text, /syntax error/) ?? 'syntax error', traceback: text.slice(-4000) },
+    };
+  if (run.exitCode === 1 && !text.trim())
+    return { status: 'failed', exception: { type: 'TestFailure', message: 'a [[ ... ]] comparison of the tests was false (set -e)' } };
   return exitedWith(run);
 }
 
@@ -27,7 +33,12 @@ export function shToolchain(): Toolchain {
     mounts: () => [],
     files: (program) => ({ 'program.sh': program }),
     compile: () => null,
-    run: (limits) => ({ kind: 'sandbox', argv: ['bash', `${BUILD_DIR}/program.sh`], env: { LANG: 'C.UTF-8' }, limits: runLimits(limits, 'address-space') }),
+    run: (limits) => ({
+      kind: 'sandbox',
+      argv: ['bash', `${BUILD_DIR}/program.sh`],
+      env: { LANG: 'C.UTF-8' },
+      limits: runLimits(limits, 'address-space'),
+    }),
     classify: classifyBash,
   };
 }

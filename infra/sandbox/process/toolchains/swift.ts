@@ -11,11 +11,20 @@ import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
 import { COMPILE_LIMITS, exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
 
-export const SWIFT_INSTALL = 'install a Swift toolchain (not packaged in Debian bookworm): swift.org/install/linux, so that `swiftc` is on PATH';
+export const SWIFT_INSTALL =
+  'install a Swift toolchain (not packaged in Debian bookworm): swift.org/install/linux, so that `swiftc` is on PATH';
 
 export function classifySwift(run: StepResult): RunOutcome {
   const text = `${run.stdout}\n${run.stderr}`;
-  if (/Assertion failed/.test(text)) return { status: 'failed', exception: { type: 'AssertionError', message: (firstLine(text, /Assertion failed/) ?? 'assertion failed').slice(0, 2000), traceback: text.slice(-4000) } };
+  if (/Assertion failed/.test(text))
+    return {
+      status: 'failed',
+      exception: {
+        type: 'AssertionError',
+        message: (firstLine(text, /Assertion failed/) ?? 'assertion failed').slice(0, 2000),
+        traceback: text.slice(-4000),
+      },
+    };
   if (run.signal) return killedBy(run);
   return exitedWith(run);
 }
@@ -27,8 +36,18 @@ export function swiftToolchain(): Toolchain {
     check: () => probeVersion('swiftc', ['--version'], 'swiftc', SWIFT_INSTALL),
     mounts: () => [],
     files: (program) => ({ 'program.swift': program }),
-    compile: () => ({ kind: 'sandbox', argv: ['swiftc', 'program.swift', '-o', 'program'], env: { HOME: '/tmp', LANG: 'C.UTF-8' }, limits: COMPILE_LIMITS }),
-    run: (limits) => ({ kind: 'sandbox', argv: [`${BUILD_DIR}/program`], env: { LANG: 'C.UTF-8' }, limits: runLimits(limits, 'address-space') }),
+    compile: () => ({
+      kind: 'sandbox',
+      argv: ['swiftc', 'program.swift', '-o', 'program'],
+      env: { HOME: '/tmp', LANG: 'C.UTF-8' },
+      limits: COMPILE_LIMITS,
+    }),
+    run: (limits) => ({
+      kind: 'sandbox',
+      argv: [`${BUILD_DIR}/program`],
+      env: { LANG: 'C.UTF-8' },
+      limits: runLimits(limits, 'address-space'),
+    }),
     classify: classifySwift,
   };
 }

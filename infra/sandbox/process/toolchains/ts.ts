@@ -29,7 +29,12 @@ export function tsToolchain(): Toolchain {
       const node = jsToolchain().check();
       if (!node.ok) return node;
       const dir = typescriptDir();
-      if (!dir) return { ok: false, missing: "TypeScript's compiler (the npm package typescript)", install: 'run `npm install` in the repository (typescript is a dependency)' };
+      if (!dir)
+        return {
+          ok: false,
+          missing: "TypeScript's compiler (the npm package typescript)",
+          install: 'run `npm install` in the repository (typescript is a dependency)',
+        };
       return probeVersion('node', [`${dir}/bin/tsc`, '--version'], "TypeScript's compiler", 'run `npm install` in the repository');
     },
     mounts: () => [{ host: typescriptDir()!, sandbox: TSC_IN_SANDBOX }],

@@ -56,7 +56,11 @@ const ASSERT_IDS = new Set(['assert', 'node:assert', 'assert/strict', 'node:asse
 const bareNames = new Set(vm.runInContext('Object.getOwnPropertyNames(globalThis)', vm.createContext()));
 const GUARDED = [
   ...Object.getOwnPropertyNames(globalThis).filter((name) => !bareNames.has(name)),
-  'Promise', 'WebAssembly', 'Atomics', 'WeakRef', 'FinalizationRegistry',
+  'Promise',
+  'WebAssembly',
+  'Atomics',
+  'WeakRef',
+  'FinalizationRegistry',
 ];
 
 /** Objects of this process that a program could change: their own properties are compared after each program. */
@@ -76,7 +80,11 @@ function watched() {
 function snapshot(objects) {
   return objects.map((o) => {
     const keys = Reflect.ownKeys(o);
-    return { extensible: Object.isExtensible(o), proto: Object.getPrototypeOf(o), props: keys.map((k) => [k, Object.getOwnPropertyDescriptor(o, k)]) };
+    return {
+      extensible: Object.isExtensible(o),
+      proto: Object.getPrototypeOf(o),
+      props: keys.map((k) => [k, Object.getOwnPropertyDescriptor(o, k)]),
+    };
   });
 }
 
@@ -88,7 +96,16 @@ function sameSnapshot(a, b) {
     for (let j = 0; j < x.props.length; j++) {
       const [kx, dx] = x.props[j];
       const [ky, dy] = y.props[j];
-      if (kx !== ky || !Object.is(dx.value, dy.value) || dx.get !== dy.get || dx.set !== dy.set || dx.writable !== dy.writable || dx.enumerable !== dy.enumerable || dx.configurable !== dy.configurable) return false;
+      if (
+        kx !== ky ||
+        !Object.is(dx.value, dy.value) ||
+        dx.get !== dy.get ||
+        dx.set !== dy.set ||
+        dx.writable !== dy.writable ||
+        dx.enumerable !== dy.enumerable ||
+        dx.configurable !== dy.configurable
+      )
+        return false;
     }
   }
   return true;
@@ -118,20 +135,39 @@ function runOne(i) {
     throw new Error(`not here: require(${String(id)})`);
   });
   const module = vm.runInContext('({ exports: {} })', context);
-  const write = (stream) => (...args) => {
-    // Past the cap the program goes alone anyway: nothing more is kept.
-    if (state.touched) return;
-    const text = util.format(...args) + '\n';
-    state[stream] += text;
-    state[`${stream}Bytes`] += Buffer.byteLength(text);
-    if (state[`${stream}Bytes`] > OUTPUT_BYTES) mark('output past the cap');
+  const write =
+    (stream) =>
+    (...args) => {
+      // Past the cap the program goes alone anyway: nothing more is kept.
+      if (state.touched) return;
+      const text = util.format(...args) + '\n';
+      state[stream] += text;
+      state[`${stream}Bytes`] += Buffer.byteLength(text);
+      if (state[`${stream}Bytes`] > OUTPUT_BYTES) mark('output past the cap');
+    };
+  const consoleMethods = {
+    log: write('stdout'),
+    info: write('stdout'),
+    debug: write('stdout'),
+    error: write('stderr'),
+    warn: write('stderr'),
   };
-  const consoleMethods = { log: write('stdout'), info: write('stdout'), debug: write('stdout'), error: write('stderr'), warn: write('stderr') };
-  const makeConsole = vm.runInContext('(methods, mark) => new Proxy({}, { get(_, key) { if (Object.prototype.hasOwnProperty.call(methods, key)) return (...args) => methods[key](...args); mark("console." + String(key)); return undefined; } })', context);
-  const guard = vm.runInContext('(name, mark) => ({ configurable: true, enumerable: false, get() { mark(name); throw new ReferenceError(name + " is not here"); }, set() { mark(name); } })', context);
+  const makeConsole = vm.runInContext(
+    '(methods, mark) => new Proxy({}, { get(_, key) { if (Object.prototype.hasOwnProperty.call(methods, key)) return (...args) => methods[key](...args); mark("console." + String(key)); return undefined; } })',
+    context,
+  );
+  const guard = vm.runInContext(
+    '(name, mark) => ({ configurable: true, enumerable: false, get() { mark(name); throw new ReferenceError(name + " is not here"); }, set() { mark(name); } })',
+    context,
+  );
   const global = vm.runInContext('globalThis', context);
   for (const name of GUARDED) Object.defineProperty(global, name, guard(name, mark));
-  Object.defineProperty(global, 'console', { configurable: true, enumerable: false, writable: true, value: makeConsole(consoleMethods, mark) });
+  Object.defineProperty(global, 'console', {
+    configurable: true,
+    enumerable: false,
+    writable: true,
+    value: makeConsole(consoleMethods, mark),
+  });
 
   let fn;
   try {
@@ -144,13 +180,22 @@ function runOne(i) {
   // Called from a script of the context's own, so that its time limit and its microtasks apply.
   Object.defineProperty(global, '__explora_start', {
     configurable: true,
-    value: vm.runInContext('(fn, args) => () => fn.apply(args[0], args)', context)(fn, [module.exports, require, module, FILENAME, DIRNAME]),
+    value: vm.runInContext('(fn, args) => () => fn.apply(args[0], args)', context)(fn, [
+      module.exports,
+      require,
+      module,
+      FILENAME,
+      DIRNAME,
+    ]),
   });
   const start = performance.now();
   let thrown = null;
   let threw = false;
   try {
-    new vm.Script('(() => { const start = globalThis.__explora_start; delete globalThis.__explora_start; start(); })()').runInContext(context, { timeout: TIMEOUT_MS });
+    new vm.Script('(() => { const start = globalThis.__explora_start; delete globalThis.__explora_start; start(); })()').runInContext(
+      context,
+      { timeout: TIMEOUT_MS },
+    );
   } catch (error) {
     threw = true;
     thrown = error;
@@ -160,13 +205,17 @@ function runOne(i) {
   const out = { ms, stdout: state.stdout, stdoutBytes: state.stdoutBytes };
   if (!threw) return { kind: 'done', ended: 'returned', ...out, stderr: state.stderr, stderrBytes: state.stderrBytes };
   if (thrown === null || typeof thrown !== 'object') return { kind: 'alone', why: 'threw a non-Error' };
-  if (thrown.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT' || thrown.code === 'ERR_SCRIPT_EXECUTION_INTERRUPTED') return { kind: 'alone', why: 'out of time' };
+  if (thrown.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT' || thrown.code === 'ERR_SCRIPT_EXECUTION_INTERRUPTED')
+    return { kind: 'alone', why: 'out of time' };
   // Node's AssertionError (the shared module's), or an Error of the program's own context.
-  if (!(thrown instanceof assertModule.AssertionError) && !(thrown instanceof vm.runInContext('Error', context))) return { kind: 'alone', why: 'threw an object of another realm' };
+  if (!(thrown instanceof assertModule.AssertionError) && !(thrown instanceof vm.runInContext('Error', context)))
+    return { kind: 'alone', why: 'threw an object of another realm' };
   if (thrown.name === 'RangeError' && /call stack/.test(String(thrown.message))) return { kind: 'alone', why: 'a stack overflow' };
   if (thrown.name === 'SyntaxError') return { kind: 'alone', why: 'a SyntaxError at run time' };
   const text = uncaught(thrown);
-  return text === null ? { kind: 'alone', why: 'an error util.inspect could not print' } : { kind: 'done', ended: 'threw', ...out, ...withStderr(state, text) };
+  return text === null
+    ? { kind: 'alone', why: 'an error util.inspect could not print' }
+    : { kind: 'done', ended: 'threw', ...out, ...withStderr(state, text) };
 }
 
 /** What Node prints of an uncaught error: the source excerpt it decorated the error with, util.inspect, its version; this runner's frames left out. */
@@ -177,7 +226,9 @@ function uncaught(error) {
   } catch {
     return null;
   }
-  const lines = text.split('\n').filter((line) => !(/^\s+at /.test(line) && /evalmachine\.<anonymous>|sharedProcess\.cjs|node:vm:/.test(line)));
+  const lines = text
+    .split('\n')
+    .filter((line) => !(/^\s+at /.test(line) && /evalmachine\.<anonymous>|sharedProcess\.cjs|node:vm:/.test(line)));
   return `${lines.join('\n')}\n\nNode.js ${process.version}\n`;
 }
 

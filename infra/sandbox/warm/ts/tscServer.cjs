@@ -52,7 +52,9 @@ function topLevelNames(sourceFile) {
   const names = [];
   for (const statement of sourceFile.statements) {
     if (ts.isVariableStatement(statement)) {
-      for (const d of statement.declarationList.declarations) if (ts.isIdentifier(d.name)) names.push(d.name.text); else names.push('*');
+      for (const d of statement.declarationList.declarations)
+        if (ts.isIdentifier(d.name)) names.push(d.name.text);
+        else names.push('*');
     } else if (ts.isModuleDeclaration(statement)) {
       names.push(ts.isIdentifier(statement.name) ? statement.name.text : '*');
       if (statement.flags & ts.NodeFlags.GlobalAugmentation) names.push('*');
@@ -79,7 +81,11 @@ function check(file) {
         libGlobals = new Set();
         for (const f of libFiles) for (const name of f.locals ? f.locals.keys() : []) libGlobals.add(name);
       }
-      const isolated = root && !ts.isExternalModule(root) && libFiles.every((f) => program.isSourceFileDefaultLibrary(f)) && !topLevelNames(root).some((n) => n === '*' || libGlobals.has(n));
+      const isolated =
+        root &&
+        !ts.isExternalModule(root) &&
+        libFiles.every((f) => program.isSourceFileDefaultLibrary(f)) &&
+        !topLevelNames(root).some((n) => n === '*' || libGlobals.has(n));
       if (isolated) {
         if (!libDiagnostics) libDiagnostics = libFiles.flatMap((f) => program.getSemanticDiagnostics(f));
         all.push(...libDiagnostics, ...program.getSemanticDiagnostics(root));
