@@ -204,7 +204,25 @@ describe('the toolchains', () => {
     const limits = DEFAULT_LIMITS;
     // The plain modules (toolchainFor serves the warm ones where a language has one: infra/sandbox/warm/warmToolchains.ts).
     const plain = (step: SandboxStep | ServedStep | null): SandboxStep | null => (step && step.kind === 'sandbox' ? step : null);
-    expect(Object.keys(TOOLCHAINS)).toEqual(['js', 'ts', 'go_test.go', 'rs', 'java', 'cpp']);
+    // One toolchain per process-run language, in the languages' order (MultiPL-E's first six, then the rest).
+    expect(Object.keys(TOOLCHAINS)).toEqual([
+      'js',
+      'ts',
+      'go_test.go',
+      'rs',
+      'java',
+      'cpp',
+      'lua',
+      'rb',
+      'php',
+      'pl',
+      'sh',
+      'r',
+      'rkt',
+      'd',
+      'jl',
+      'swift',
+    ]);
     expect(Object.keys(toolchainFor('java').files('x'))).toEqual(['Problem.java']);
     expect(Object.keys(toolchainFor('go_test.go').files('x'))).toEqual(['program_test.go']);
     expect(plain(plainToolchainFor('cpp').compile(limits, 'x'))!.argv).toEqual(['g++', 'program.cpp', '-o', 'program', '-std=c++17']);
