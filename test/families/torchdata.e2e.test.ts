@@ -10,7 +10,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { startScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { sweepConfigKey } from '../../domain/sweep/keys.js';
 import { getText } from '../../infra/s3.js';
 import { resolvePythonExecutable } from '../../infra/sandbox/python.js';
@@ -50,10 +51,13 @@ describe('TorchDataEval without torchdata in the sandbox', () => {
   it('a sweep is refused before it starts, naming the module and the install command', async () => {
     const id = `torchdata-missing-${uniqueSuffix()}`;
     const file = path.join(dir, 'sweep.yaml');
+    // An endpoint that answers: start-sweep checks the model before anything else is refused.
+    const llm = await startScriptedLlmServer(() => ({ content: '' }));
+    onTestFinished(() => llm.close());
     writeFileSync(
       file,
       `id: ${id}\ndatasets:\n  - name: torchdata\n    family: torchdata\n    path: real_torchdata_eval_v3.jsonl\n    api_docs: torchdata-api-docs.jsonl\n` +
-        `models:\n  - id: m\n    base_url: http://127.0.0.1:9/v1\n    model: m\nmethods: [direct, exploracoder]\ntemperatures: [0]\nn_samples: 1\nk: [1]\n`,
+        `models:\n  - id: m\n    base_url: ${llm.url}\n    model: m\nmethods: [direct, exploracoder]\ntemperatures: [0]\nn_samples: 1\nk: [1]\n`,
     );
     const python = path.join(bare, 'bin', 'python');
     const result = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], { ...env, EXPLORA_PYTHON: python });

@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+import { startScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { SEARCH_ATTRIBUTES } from '../../domain/config/searchAttributes.js';
 import { sweepWorkflowId } from '../../domain/sweep/keys.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
@@ -27,9 +28,12 @@ describe('search attributes on a namespace', () => {
       await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs(86_400_000) });
       const id = `sa-${uniqueSuffix()}`;
       const file = path.join(dir, `${id}.yaml`);
+      // An endpoint that answers: start-sweep checks the model before it starts anything.
+      const llm = await startScriptedLlmServer(() => ({ content: '' }));
+      onTestFinished(() => llm.close());
       writeFileSync(
         file,
-        `id: ${id}\n${HUMANEVAL_DATASETS_YAML}models:\n${scriptedModelYaml('m', 'http://127.0.0.1:9/v1', 'x', 'completions')}${oneSampleDirectYaml(1)}`,
+        `id: ${id}\n${HUMANEVAL_DATASETS_YAML}models:\n${scriptedModelYaml('m', llm.url, 'x', 'completions')}${oneSampleDirectYaml(1)}`,
       );
 
       // The new namespace may take a moment to be served: until then start-sweep cannot list it either.

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { sweepWorkflowId } from '../../domain/sweep/keys.js';
 import { showSweepProgress } from '../../scripts/lib/sweep-view.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
@@ -26,10 +26,13 @@ describe('progress that tells the truth', () => {
     const { config, env } = testConfig({ EXPLORA_TASK_QUEUE_PREFIX: prefix });
     const id = `unserved-${uniqueSuffix()}`;
     const file = path.join(dir, `${id}.yaml`);
+    // An endpoint that answers: start-sweep checks the model before it starts anything.
+    const llm = await startScriptedLlmServer(() => ({ content: '' }));
     writeFileSync(
       file,
-      `id: ${id}\n${HUMANEVAL_DATASETS_YAML}models:\n${scriptedModelYaml('m', 'http://127.0.0.1:9/v1', 'x', 'completions')}${oneSampleDirectYaml(1)}`,
+      `id: ${id}\n${HUMANEVAL_DATASETS_YAML}models:\n${scriptedModelYaml('m', llm.url, 'x', 'completions')}${oneSampleDirectYaml(1)}`,
     );
+    onTestFinished(() => llm.close());
     const p = spawnTs('scripts/start-sweep.ts', ['--config', file, '--worker', 'external', '--no-progress'], env);
     try {
       const output = await waitUntil(() => (/no worker serves/.test(p.output()) ? p.output() : undefined), {
