@@ -24,7 +24,7 @@ export interface MethodTaskInput {
   method: string;
 }
 
-/** What a task's generation leaves: the answers' keys, and for multi-step kinds their cost and trace. */
+/** What a task's generation leaves: the answers' keys, what they cost (for live progress), and for multi-step kinds their trace. */
 export type TaskGeneration = Pick<MethodTaskOutcome, 'finalKeys'> & Partial<Omit<MethodTaskOutcome, 'finalKeys'>>;
 
 export interface MethodStepContext<Variant> {

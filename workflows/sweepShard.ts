@@ -19,11 +19,18 @@ import type { ShardInput } from './sweepTypes.js';
 /** Tasks of a shard whose generation runs at once: enough to keep a model's workers busy. */
 export const TASK_WINDOW = 8;
 
-/** A shard's own progress: how many of its samples have their answer, before any of them runs. */
+/**
+ * A shard's own progress: how many of its samples have their answer, before any of them runs, and
+ * what the answers cost so far (the cell counts a shard's cost once it has run, from its records).
+ * Cost fields are absent from shards started before they existed.
+ */
 export interface ShardProgress {
   phase: 'generating' | 'executing';
   answered: number;
   samples: number;
+  calls?: number;
+  promptTokens?: number;
+  completionTokens?: number;
 }
 export const shardProgressQuery = defineQuery<ShardProgress>('shard-progress');
 
@@ -32,10 +39,13 @@ export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcom
   takePauseOrders(localSeq(), (p) => void (paused = p));
   const samples = (input.taskEnd - input.taskStart) * input.nSamples;
   // Loaded generations are all there from the start.
-  const progress: ShardProgress = {
+  const progress: Required<ShardProgress> = {
     phase: input.mode === 'evaluate-only' ? 'executing' : 'generating',
     answered: input.mode === 'evaluate-only' ? samples : 0,
     samples,
+    calls: 0,
+    promptTokens: 0,
+    completionTokens: 0,
   };
   setHandler(shardProgressQuery, () => progress);
   // Shards started before the window existed schedule every task at once, as they did.
@@ -45,7 +55,12 @@ export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcom
     if (!input.savedGenerationsKey) throw ApplicationFailure.nonRetryable('evaluate-only needs loaded generations', 'InvalidSweep');
     return sandbox.executeShard({ ...common(input), generations: { kind: 'saved', key: input.savedGenerationsKey }, execute: true });
   }
-  const tasks = await generate(input, taskWindow, () => void (progress.answered += input.nSamples));
+  const tasks = await generate(input, taskWindow, (generation) => {
+    progress.answered += input.nSamples;
+    progress.calls += generation.cost?.calls ?? 0;
+    progress.promptTokens += generation.cost?.prompt_tokens ?? 0;
+    progress.completionTokens += generation.cost?.completion_tokens ?? 0;
+  });
   progress.phase = 'executing';
   return sandbox.executeShard({
     ...common(input),
@@ -75,13 +90,17 @@ function common(input: ShardInput) {
 }
 
 /** The method step of every task of the shard (workflows/methodSteps.ts), in the task window. */
-async function generate(input: ShardInput, taskWindow: TaskWindow | null, taskAnswered: () => void): Promise<TaskGeneration[]> {
+async function generate(
+  input: ShardInput,
+  taskWindow: TaskWindow | null,
+  taskAnswered: (generation: TaskGeneration) => void,
+): Promise<TaskGeneration[]> {
   const step = methodStepFor(input.cell.method);
   if (!step) throw ApplicationFailure.nonRetryable(`method ${input.cell.method} has no workflow step`, 'UnknownMethod');
   const taskIndices = Array.from({ length: input.taskEnd - input.taskStart }, (_, i) => input.taskStart + i);
   const run = async (t: number) => {
     const generation = await step(input, t);
-    taskAnswered();
+    taskAnswered(generation);
     return generation;
   };
   return taskWindow ? windowed(taskIndices, taskWindow, run) : Promise.all(taskIndices.map(run));

@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { AtKInterval, CellSummary } from '../../domain/sweep/results.js';
 import { sweepWorkflowId } from '../../domain/sweep/keys.js';
 import { cellProgressQuery, type CellProgress } from '../../workflows/sweepCell.js';
-import { shardProgressQuery } from '../../workflows/sweepShard.js';
+import { shardProgressQuery, type ShardProgress } from '../../workflows/sweepShard.js';
 import { sweepProgressQuery, type SweepProgress } from '../../workflows/sweep.js';
 
 /**
@@ -99,10 +99,21 @@ function extraScoreLines(cells: CellSummary[]): string[] {
   });
 }
 
-/** A cell's progress, with the answers its running shards already hold (CellProgress counts a shard's samples once it has run them). */
+/**
+ * A cell's progress, with what its running shards already hold: their answers and what those cost
+ * (CellProgress counts a shard's samples and cost once it has run them), so calls and tokens grow
+ * as answers arrive, not when a shard ends.
+ */
 export interface CellView extends CellProgress {
   answered: number;
 }
+
+const NO_SHARD: Required<Pick<ShardProgress, 'answered' | 'calls' | 'promptTokens' | 'completionTokens'>> = {
+  answered: 0,
+  calls: 0,
+  promptTokens: 0,
+  completionTokens: 0,
+};
 
 export async function sweepSnapshot(client: Client, sweepId: string): Promise<{ sweep: SweepProgress; cells: Map<string, CellView> }> {
   const sweep = await client.workflow.getHandle(sweepWorkflowId(sweepId)).query(sweepProgressQuery);
@@ -124,23 +135,46 @@ export async function sweepSnapshot(client: Client, sweepId: string): Promise<{ 
               .getHandle(id)
               .query(shardProgressQuery)
               .then(
-                (s) => s.answered,
-                () => 0,
+                (s) => ({ ...NO_SHARD, ...s }),
+                () => NO_SHARD,
               ),
           ),
         );
-        cells.set(c.id, { ...cell, answered: Math.min(cell.samplesTotal, cell.samplesDone + shards.reduce((a, b) => a + b, 0)) });
+        const sum = (field: keyof typeof NO_SHARD) => shards.reduce((a, s) => a + s[field], 0);
+        cells.set(c.id, {
+          ...cell,
+          answered: Math.min(cell.samplesTotal, cell.samplesDone + sum('answered')),
+          calls: cell.calls + sum('calls'),
+          promptTokens: cell.promptTokens + sum('promptTokens'),
+          completionTokens: cell.completionTokens + sum('completionTokens'),
+        });
       }),
   );
   return { sweep, cells };
 }
 
-function cellLine(p: CellView): string {
-  const elapsed = (Date.now() - p.startedAtMs) / 1000;
-  const rate = p.samplesDone / Math.max(elapsed, 1e-3);
-  const eta = p.samplesDone > 0 && p.samplesDone < p.samplesTotal ? `${Math.round((p.samplesTotal - p.samplesDone) / rate)}s` : '-';
-  return `${p.phase} answered ${p.answered}/${p.samplesTotal} pass@1 ${p.passAt1SoFar === null ? '-' : p.passAt1SoFar.toFixed(3)} ETA ${eta} calls ${p.calls} tokens ${p.promptTokens + p.completionTokens}`;
+/**
+ * Seconds left: while answers are still coming, at the rate they come (the executions follow them
+ * closely); once every sample has its answer, at the rate samples are executed. '-' until a rate is known.
+ */
+export function etaSeconds(p: Pick<CellView, 'answered' | 'samplesDone' | 'samplesTotal' | 'startedAtMs'>, nowMs: number): number | null {
+  const elapsed = Math.max((nowMs - p.startedAtMs) / 1000, 1e-3);
+  const [done, total] = p.answered < p.samplesTotal ? [p.answered, p.samplesTotal] : [p.samplesDone, p.samplesTotal];
+  if (done <= 0 || done >= total) return done >= total && p.samplesDone >= total ? 0 : null;
+  return Math.round((total - done) / (done / elapsed));
 }
+
+export function cellLine(p: CellView, nowMs = Date.now()): string {
+  const eta = etaSeconds(p, nowMs);
+  return (
+    `${p.phase} answered ${p.answered}/${p.samplesTotal} executed ${p.samplesDone}/${p.samplesTotal} ` +
+    `pass@1 ${p.passAt1SoFar === null ? '-' : p.passAt1SoFar.toFixed(3)} ETA ${eta === null ? '-' : `${eta}s`} ` +
+    `calls ${p.calls} tokens ${p.promptTokens + p.completionTokens}`
+  );
+}
+
+/** How far a bar is: a sample counts half once answered and whole once executed, so the bar moves on answers. */
+const barValue = (p: CellView) => p.answered + p.samplesDone;
 
 /** Live bars per cell until the sweep's workflow completes (the caller awaits the result). */
 export function showSweepProgress(client: Client, sweepId: string, enabled: boolean): { stop: () => Promise<void> } {
@@ -148,7 +182,7 @@ export function showSweepProgress(client: Client, sweepId: string, enabled: bool
   const tty = process.stderr.isTTY;
   const multi = tty
     ? new cliProgress.MultiBar(
-        { format: '{cell} [{bar}] {value}/{total} {extra}', stream: process.stderr, hideCursor: true, clearOnComplete: false },
+        { format: '{cell} [{bar}] {percentage}% {extra}', stream: process.stderr, hideCursor: true, clearOnComplete: false },
         cliProgress.Presets.shades_classic,
       )
     : undefined;
@@ -181,15 +215,15 @@ export function showSweepProgress(client: Client, sweepId: string, enabled: bool
         for (const [id, p] of cells) {
           if (multi) {
             let bar = bars.get(id);
-            if (!bar) bars.set(id, (bar = multi.create(p.samplesTotal, p.samplesDone, { cell: id, extra: cellLine(p) })));
-            bar.setTotal(p.samplesTotal);
-            bar.update(p.samplesDone, { cell: id, extra: cellLine(p) });
+            if (!bar) bars.set(id, (bar = multi.create(2 * p.samplesTotal, barValue(p), { cell: id, extra: cellLine(p) })));
+            bar.setTotal(2 * p.samplesTotal);
+            bar.update(barValue(p), { cell: id, extra: cellLine(p) });
           } else {
             const tenth = (n: number) => Math.floor((n / Math.max(1, p.samplesTotal)) * 10);
             const decile = `${p.phase}:${tenth(p.samplesDone)}:${tenth(p.answered)}`;
             if (lastLogged.get(id) !== decile) {
               lastLogged.set(id, decile);
-              console.error(`${id}: executed ${p.samplesDone}/${p.samplesTotal} ${cellLine(p)}`);
+              console.error(`${id}: ${cellLine(p)}`);
             }
           }
         }

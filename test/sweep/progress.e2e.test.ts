@@ -71,14 +71,21 @@ describe('progress that tells the truth', () => {
       const { code } = await p.exited;
       const output = p.output();
       expect(code, output).toBe(0);
-      const seen = [...output.matchAll(/executed (\d+)\/16 running answered (\d+)\/16/g)].map((m): [number, number] => [
-        Number(m[1]),
-        Number(m[2]),
-      ]);
+      const seen = [...output.matchAll(/running answered (\d+)\/16 executed (\d+)\/16 pass@1 \S+ ETA (\S+) calls (\d+) tokens (\d+)/g)].map(
+        (m) => ({ answered: Number(m[1]), executed: Number(m[2]), eta: m[3]!, calls: Number(m[4]), tokens: Number(m[5]) }),
+      );
       // Some answers were counted while nothing had run yet, and the count grew.
-      const whileGenerating = seen.filter(([executed, answered]) => executed === 0 && answered > 0 && answered < 16);
+      const whileGenerating = seen.filter((l) => l.executed === 0 && l.answered > 0 && l.answered < 16);
       expect(whileGenerating.length, output).toBeGreaterThan(0);
-      expect(new Set(whileGenerating.map(([, a]) => a)).size, output).toBeGreaterThan(1);
+      expect(new Set(whileGenerating.map((l) => l.answered)).size, output).toBeGreaterThan(1);
+      // Calls and tokens grow with the answers, before the shard ends; the ETA comes from the answer
+      // rate then (one answer a request here: calls = answered).
+      for (const l of whileGenerating) {
+        expect(l.calls, output).toBe(l.answered);
+        expect(l.tokens, output).toBeGreaterThan(0);
+        expect(l.eta, output).toMatch(/^\d+s$/);
+      }
+      expect(Math.max(...whileGenerating.map((l) => l.calls)), output).toBeGreaterThan(Math.min(...whileGenerating.map((l) => l.calls)));
       // The sweep then ran and scored all of them.
       expect(output).toMatch(/humaneval\.m\.direct\.t0\.2\s+8\s+16\s/);
     } finally {
