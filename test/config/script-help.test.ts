@@ -17,6 +17,7 @@ const READS: Record<string, readonly EnvGroup[]> = {
   'paper-analyses': ['s3'],
   report: ['s3'],
   'check-references': ['s3', 'sandbox'],
+  stack: ['temporal', 's3'],
 };
 
 describe('--help lists the environment a script reads', () => {
