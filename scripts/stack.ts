@@ -7,7 +7,7 @@ import { stackDown, stackPaths, stackStatus, stackUp } from '../stack/local-stac
 const STACK_ENV = [
   ['EXPLORA_TOOLS_DIR', '.tools', 'where install-tools.sh put the binaries and the model'],
   ['EXPLORA_DATA_DIR', '.data', "the services' data and logs"],
-  ['EXPLORA_WEED_MASTER_PORT', '9333', "SeaweedFS master's port (also _FILER_ 8888, _VOLUME_ 9340, _ADMIN_ 23646)"],
+  ['EXPLORA_WEED_MASTER_PORT', '9333', "SeaweedFS master's port (also _FILER_ 8888, _VOLUME_ 9340, _ADMIN_ 9346)"],
   ['EXPLORA_STACK_MODEL', 'on', 'off: no embedded model server'],
   ['EXPLORA_MODEL_PORT', '8090', "the embedded model server's port"],
   ['EXPLORA_MODEL_PATH', 'the installed GGUF', "the embedded model's weights"],

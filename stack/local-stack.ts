@@ -47,7 +47,7 @@ export function stackPaths(env: Record<string, string | undefined> = process.env
       master: portFromEnv(env, 'EXPLORA_WEED_MASTER_PORT', 9333),
       filer: portFromEnv(env, 'EXPLORA_WEED_FILER_PORT', 8888),
       volume: portFromEnv(env, 'EXPLORA_WEED_VOLUME_PORT', 9340),
-      admin: portFromEnv(env, 'EXPLORA_WEED_ADMIN_PORT', 23646),
+      admin: portFromEnv(env, 'EXPLORA_WEED_ADMIN_PORT', 9346),
     },
     model: env.EXPLORA_STACK_MODEL === 'off' ? null : { port: portFromEnv(env, 'EXPLORA_MODEL_PORT', 8090), path: modelPathFromEnv(env) },
   };

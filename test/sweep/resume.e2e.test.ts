@@ -30,7 +30,7 @@ const env: Record<string, string> = {
   EXPLORA_WEED_MASTER_PORT: '9633',
   EXPLORA_WEED_FILER_PORT: '9188',
   EXPLORA_WEED_VOLUME_PORT: '9640',
-  EXPLORA_WEED_ADMIN_PORT: '23946',
+  EXPLORA_WEED_ADMIN_PORT: '9646',
   EXPLORA_STACK_MODEL: 'off',
   EXPLORA_TASK_QUEUE_PREFIX: 'resume',
   // The private stack's server creates the tests' namespace; set here because config reads env alone.
