@@ -10,7 +10,7 @@ import { visibleLibrary } from '../../domain/apidocs/masking.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import type { ChatMessage, LlmBody, LlmCallSummary, LlmEndpoint } from '../../domain/llm/request.js';
 import { costOfCalls, type MethodCost } from '../../domain/methods/artifacts.js';
-import type { ChatSampling } from '../../domain/methods/chat.js';
+import { chatBody, type ChatSampling } from '../../domain/methods/chat.js';
 import type { Sampling } from '../../domain/methods/sampling.js';
 import type { MethodTaskRef } from '../../domain/methods/taskRef.js';
 import { loadDatasetLibrary } from '../../infra/library.js';
@@ -116,6 +116,15 @@ export function methodContext({ bucket, llm }: MethodActivityDeps) {
     return { summary: summary!, text: record?.text ?? null };
   }
 
+  /**
+   * A step that asks for one chat answer and returns it as the step's result. `index` is the
+   * sample (or candidate) the answer is for: it keys the cache and seeds the request.
+   */
+  async function answerStep(endpoint: LlmEndpoint, sampling: ChatSampling, messages: ChatMessage[], index: number): Promise<LlmStepResult> {
+    const { summary, text } = await ask(endpoint, chatBody(sampling, messages, index), index);
+    return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
+  }
+
   /** The task's problem and the docs every method sees (masked for unseen libraries, unless told otherwise). */
   async function context(ref: MethodTaskRef): Promise<{ problem: SweepProblem; library: DatasetLibrary }> {
     const [problems, stored] = await Promise.all([loadProblems(bucket, ref.datasetKey), loadDatasetLibrary(bucket, ref.libraryKey)]);
@@ -140,7 +149,7 @@ export function methodContext({ bucket, llm }: MethodActivityDeps) {
     return request.body.messages;
   }
 
-  return { ask, context, readJson, mustRead, messagesOf };
+  return { ask, answerStep, context, readJson, mustRead, messagesOf };
 }
 
 export type MethodContext = ReturnType<typeof methodContext>;

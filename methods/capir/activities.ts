@@ -12,7 +12,6 @@ import { docsByPath } from '../../infra/library.js';
 import { laidOut } from '../../infra/llm/llm.js';
 import {
   chatOnly,
-  costOf,
   defineMethodActivities,
   finalSampling,
   methodContext,
@@ -23,7 +22,7 @@ import { capirMessages, feedbackMessages, repairFromFeedbackMessages } from './p
 import { createCapirTraceActivities } from './trace.js';
 
 export function createCapirActivities(deps: MethodActivityDeps) {
-  const { ask, context, mustRead, messagesOf } = methodContext(deps);
+  const { answerStep, context, mustRead, messagesOf } = methodContext(deps);
   const { llm } = deps;
   return {
     /**
@@ -68,12 +67,7 @@ export function createCapirActivities(deps: MethodActivityDeps) {
       const firstMessages = await messagesOf(input.firstKey);
       const run = await mustRead(input.runKey, SnippetRunSchema, 'example-input run');
       const messages = feedbackMessages(firstMessages, problem, run.code, run.error ?? run.status, ref.options.observation_chars);
-      const { summary, text } = await ask(
-        ref.endpoint,
-        chatBody(finalSampling(ref.sampling), messages, input.sampleIndex),
-        input.sampleIndex,
-      );
-      return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
+      return answerStep(ref.endpoint, finalSampling(ref.sampling), messages, input.sampleIndex);
     },
 
     /** CAPIR + Self-Repair, stage 2: the code, from the stage-1 request and its feedback. */
@@ -84,12 +78,7 @@ export function createCapirActivities(deps: MethodActivityDeps) {
       if (!record) throw new Error(`LLM record ${input.feedbackKey} is missing`);
       const feedbackPrompt = await messagesOf(input.feedbackKey);
       const messages = repairFromFeedbackMessages(feedbackPrompt, stripThinking(record.text), problem);
-      const { summary, text } = await ask(
-        ref.endpoint,
-        chatBody(finalSampling(ref.sampling), messages, input.sampleIndex),
-        input.sampleIndex,
-      );
-      return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
+      return answerStep(ref.endpoint, finalSampling(ref.sampling), messages, input.sampleIndex);
     },
   };
 }

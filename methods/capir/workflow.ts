@@ -10,6 +10,7 @@ import { addCost, costOfCalls, type MethodTaskOutcome, type RepairRound } from '
 import { llmTaskQueue } from '../../domain/sweep/keys.js';
 import { llmActivities, sandboxActivities, storageActivitiesOf } from '../../workflows/activityOptions.js';
 import { defineMethodWorkflow, runTaskChain, type MethodTaskInput } from '../../workflows/methodKit.js';
+import { repairRounds } from '../../workflows/repairRounds.js';
 import { traceTarget } from '../../workflows/traceTarget.js';
 import type { ExploracoderActivities } from '../exploracoder/activities.js';
 import type { CapirActivities } from './activities.js';
@@ -56,38 +57,25 @@ export async function capirTaskWorkflow(input: CapirTaskInput): Promise<MethodTa
   const samples = await Promise.all(
     allSamples.map(async (s): Promise<RepairRound[]> => {
       const first = firsts[s]!;
-      const rounds: RepairRound[] = [];
-      let current = { llmKey: first.key, ok: first.status === 'ok', cost: costOfCalls([first]) };
-      for (let round = 0; variant.repair; round++) {
-        const run = current.ok
-          ? await sandbox.runVisible({
-              datasetKey: ref.datasetKey,
-              libraryKey: ref.libraryKey,
-              taskIndex: ref.taskIndex,
-              llmKey: current.llmKey,
-              timeoutS: input.timeoutS,
-              label: `${ref.cellId}/${ref.taskIndex}/${s}/r${round}`,
-              check: ref.options.repair_check ?? 'runtime-errors',
-            })
-          : null;
-        if (run?.runKey) cost = addCost(cost, { sandbox_runs: 1 });
-        rounds.push({ llmKey: current.llmKey, ...(run?.runKey ? { runKey: run.runKey } : {}), ok: run?.ok ?? false, cost: current.cost });
-        if (run?.ok || !run?.runKey || round >= budget) return rounds;
-        const feedback = await llm.repairFeedback({
-          ref,
-          sampleIndex: s,
-          firstKey: first.key,
-          previousKey: current.llmKey,
-          runKey: run.runKey,
-          round: round + 1,
-        });
-        cost = addCost(cost, feedback.cost);
-        feedbackKeys.push(feedback.llmKey);
-        if (!feedback.ok) return rounds;
-        const fixed = await llm.repairFromFeedback({ ref, sampleIndex: s, feedbackKey: feedback.llmKey });
-        current = { llmKey: fixed.llmKey, ok: fixed.ok, cost: fixed.cost };
-      }
-      return [{ llmKey: current.llmKey, ok: current.ok, cost: current.cost }];
+      if (!variant.repair) return [{ llmKey: first.key, ok: first.status === 'ok', cost: costOfCalls([first]) }];
+      return repairRounds({
+        sandbox,
+        ref,
+        sampleIndex: s,
+        first,
+        budget,
+        timeoutS: input.timeoutS,
+        check: ref.options.repair_check ?? 'runtime-errors',
+        onRun: () => (cost = addCost(cost, { sandbox_runs: 1 })),
+        // CAPIR's repair is two calls: feedback on the failed run, then code from that feedback.
+        repair: async ({ round, previousKey, runKey }) => {
+          const feedback = await llm.repairFeedback({ ref, sampleIndex: s, firstKey: first.key, previousKey, runKey, round });
+          cost = addCost(cost, feedback.cost);
+          feedbackKeys.push(feedback.llmKey);
+          if (!feedback.ok) return null;
+          return llm.repairFromFeedback({ ref, sampleIndex: s, feedbackKey: feedback.llmKey });
+        },
+      });
     }),
   );
   const finalKeys = samples.map((rounds) => rounds[rounds.length - 1]!.llmKey);

@@ -70,7 +70,7 @@ export function observationOf(run: SnippetRun): Observation {
 }
 
 export function createExploracoderActivities(deps: MethodActivityDeps) {
-  const { ask, context, readJson, mustRead } = methodContext(deps);
+  const { ask, answerStep, context, readJson, mustRead } = methodContext(deps);
   const { llm, embeddings } = deps;
 
   /** The CoAE prompt of one subtask (the same for each of its m candidates). */
@@ -246,8 +246,7 @@ export function createExploracoderActivities(deps: MethodActivityDeps) {
     }): Promise<LlmStepResult> {
       const { ref } = input;
       const messages = await exploreMessagesOf(input);
-      const { summary, text } = await ask(ref.endpoint, chatBody(exploring(ref), messages, input.candidate), input.candidate);
-      return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
+      return answerStep(ref.endpoint, exploring(ref), messages, input.candidate);
     },
 
     /**
@@ -300,8 +299,7 @@ export function createExploracoderActivities(deps: MethodActivityDeps) {
         ...exploring(ref),
         ...(ref.options.debug_temperature !== undefined ? { temperature: ref.options.debug_temperature } : {}),
       };
-      const { summary, text } = await ask(ref.endpoint, chatBody(sampling, messages, input.candidate), input.candidate);
-      return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
+      return answerStep(ref.endpoint, sampling, messages, input.candidate);
     },
 
     /**

@@ -1,11 +1,9 @@
 /** self-repair's own LLM-queue activity (its first answers are rag's, its budget ExploraCoder's plan). */
 import { ApplicationFailure } from '@temporalio/common';
 import { SnippetRunSchema } from '../../domain/methods/artifacts.js';
-import { chatBody } from '../../domain/methods/chat.js';
 import type { MethodTaskRef } from '../../domain/methods/taskRef.js';
 import {
   chatOnly,
-  costOf,
   defineMethodActivities,
   finalSampling,
   methodContext,
@@ -16,7 +14,7 @@ import { repairMessages } from './prompts.js';
 import { createSelfRepairTraceActivities } from './trace.js';
 
 export function createSelfRepairActivities(deps: MethodActivityDeps) {
-  const { ask, context, mustRead } = methodContext(deps);
+  const { answerStep, context, mustRead } = methodContext(deps);
   const { llm } = deps;
   return {
     /** self-repair: a fixed version of sample `sampleIndex`'s last answer, from its visible-example run. */
@@ -48,12 +46,7 @@ export function createSelfRepairActivities(deps: MethodActivityDeps) {
         `${feedback}\n(repair round ${input.round} of at most ${input.budget})`,
         ref.options.observation_chars,
       );
-      const { summary, text } = await ask(
-        ref.endpoint,
-        chatBody(finalSampling(ref.sampling), messages, input.sampleIndex),
-        input.sampleIndex,
-      );
-      return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
+      return answerStep(ref.endpoint, finalSampling(ref.sampling), messages, input.sampleIndex);
     },
   };
 }

@@ -6,10 +6,11 @@
  * planner makes for the task (the paper's equal-budget comparison; the plan is the same cached call).
  */
 import { patched, setCurrentDetails } from '@temporalio/workflow';
-import { addCost, costOfCalls, type MethodTaskOutcome, type RepairRound } from '../../domain/methods/artifacts.js';
+import { addCost, type MethodTaskOutcome, type RepairRound } from '../../domain/methods/artifacts.js';
 import { llmTaskQueue } from '../../domain/sweep/keys.js';
 import { llmActivities, sandboxActivities, storageActivitiesOf } from '../../workflows/activityOptions.js';
 import { defineMethodWorkflow, runTaskChain, type MethodTaskInput } from '../../workflows/methodKit.js';
+import { repairRounds } from '../../workflows/repairRounds.js';
 import { traceTarget } from '../../workflows/traceTarget.js';
 import type { ExploracoderActivities } from '../exploracoder/activities.js';
 import type { RagActivities } from '../rag/activities.js';
@@ -45,35 +46,18 @@ export async function selfRepairTaskWorkflow(input: MethodTaskInput): Promise<Me
   const samples = await Promise.all(
     allSamples.map(async (s): Promise<RepairRound[]> => {
       const [first] = firsts ? [firsts[s]] : await llm.generateRag({ ref, sampleIndices: [s] });
-      const rounds: RepairRound[] = [];
-      let current = { llmKey: first!.key, ok: first!.status === 'ok', cost: costOfCalls([first!]) };
-      for (let round = 0; ; round++) {
-        const run = current.ok
-          ? await sandbox.runVisible({
-              datasetKey: ref.datasetKey,
-              libraryKey: ref.libraryKey,
-              taskIndex: ref.taskIndex,
-              llmKey: current.llmKey,
-              timeoutS: input.timeoutS,
-              label: `${ref.cellId}/${ref.taskIndex}/${s}/r${round}`,
-              check: ref.options.repair_check ?? 'outputs',
-            })
-          : null;
-        if (run?.runKey) cost = addCost(cost, { sandbox_runs: 1 });
-        rounds.push({ llmKey: current.llmKey, ...(run?.runKey ? { runKey: run.runKey } : {}), ok: run?.ok ?? false, cost: current.cost });
-        if (run?.ok || !run?.runKey || round >= budget) break;
-        const fixed = await llm.repairSample({
-          ref,
-          sampleIndex: s,
-          firstKey: first!.key,
-          previousKey: current.llmKey,
-          runKey: run.runKey,
-          round: round + 1,
-          budget,
-        });
-        current = { llmKey: fixed.llmKey, ok: fixed.ok, cost: fixed.cost };
-      }
-      return rounds;
+      return repairRounds({
+        sandbox,
+        ref,
+        sampleIndex: s,
+        first: first!,
+        budget,
+        timeoutS: input.timeoutS,
+        check: ref.options.repair_check ?? 'outputs',
+        onRun: () => (cost = addCost(cost, { sandbox_runs: 1 })),
+        repair: ({ round, previousKey, runKey }) =>
+          llm.repairSample({ ref, sampleIndex: s, firstKey: first!.key, previousKey, runKey, round, budget }),
+      });
     }),
   );
 

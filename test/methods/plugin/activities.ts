@@ -1,9 +1,7 @@
 /** second-look's LLM-queue activity: one answer of one sample, the first or the second look. */
 import type { ChatMessage } from '../../../domain/llm/request.js';
-import { chatBody } from '../../../domain/methods/chat.js';
 import type { MethodTaskRef } from '../../../domain/methods/taskRef.js';
 import {
-  costOf,
   defineMethodActivities,
   finalSampling,
   methodContext,
@@ -14,7 +12,7 @@ import { LOOK_AGAIN } from './definition.js';
 import { createSecondLookTraceActivities } from './trace.js';
 
 export function createSecondLookActivities(deps: MethodActivityDeps) {
-  const { ask, context } = methodContext(deps);
+  const { answerStep, context } = methodContext(deps);
   return {
     async secondLookAnswer(input: { ref: MethodTaskRef; sampleIndex: number; firstKey?: string }): Promise<LlmStepResult> {
       const { ref } = input;
@@ -28,12 +26,7 @@ export function createSecondLookActivities(deps: MethodActivityDeps) {
         if (!first) throw new Error(`LLM record ${input.firstKey} is missing`);
         messages.push({ role: 'assistant', content: first.text }, { role: 'user', content: LOOK_AGAIN });
       }
-      const { summary, text } = await ask(
-        ref.endpoint,
-        chatBody(finalSampling(ref.sampling), messages, input.sampleIndex),
-        input.sampleIndex,
-      );
-      return { llmKey: summary.key, ok: text !== null, cost: costOf(summary) };
+      return answerStep(ref.endpoint, finalSampling(ref.sampling), messages, input.sampleIndex);
     },
   };
 }
