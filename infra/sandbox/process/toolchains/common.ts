@@ -4,7 +4,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ExecutionLimits } from '../../../../domain/execution/types.js';
 import { MULTIPLE_COMPILE_LIMITS } from '../../../../domain/languages/multiple.js';
-import type { MemoryLimitKind, RunOutcome, StepLimits, StepResult, ToolchainCheck } from '../contract.js';
+import {
+  BUILD_DIR,
+  type MemoryLimitKind,
+  type RunOutcome,
+  type SandboxStep,
+  type StepLimits,
+  type StepResult,
+  type ToolchainCheck,
+} from '../contract.js';
 
 /** The repository's root (tools installed by scripts/install-toolchains.sh live in its .tools/). */
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
@@ -27,6 +35,16 @@ export function runLimits(limits: ExecutionLimits, memoryKind: MemoryLimitKind, 
     maxOpenFiles: 256,
     ...overrides,
   };
+}
+
+/** A compiler run in the sandbox on the build dir, with the compile limits. */
+export function sandboxCompile(argv: string[]): SandboxStep {
+  return { kind: 'sandbox', argv, env: { HOME: '/tmp', LANG: 'C.UTF-8' }, limits: COMPILE_LIMITS };
+}
+
+/** The native binary a compile step left as `program`, under RLIMIT_AS (a native binary reserves what it uses). */
+export function runNativeProgram(limits: ExecutionLimits): SandboxStep {
+  return { kind: 'sandbox', argv: [`${BUILD_DIR}/program`], env: { LANG: 'C.UTF-8' }, limits: runLimits(limits, 'address-space') };
 }
 
 const versions = new Map<string, ToolchainCheck>();

@@ -5,8 +5,7 @@
  * signals (SIGSEGV...) `killed`. Memory: RLIMIT_AS.
  */
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
-import { BUILD_DIR } from '../contract.js';
-import { COMPILE_LIMITS, exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
+import { exitedWith, firstLine, killedBy, probeVersion, runNativeProgram, sandboxCompile } from './common.js';
 
 export function classifyCpp(run: StepResult): RunOutcome {
   const text = run.stderr;
@@ -30,18 +29,8 @@ export function cppToolchain(): Toolchain {
     check: () => probeVersion('g++', ['--version'], 'g++', 'install g++ (Debian: apt-get install g++)'),
     mounts: () => [],
     files: (program) => ({ 'program.cpp': program }),
-    compile: () => ({
-      kind: 'sandbox',
-      argv: ['g++', 'program.cpp', '-o', 'program', '-std=c++17'],
-      env: { HOME: '/tmp', LANG: 'C.UTF-8' },
-      limits: COMPILE_LIMITS,
-    }),
-    run: (limits) => ({
-      kind: 'sandbox',
-      argv: [`${BUILD_DIR}/program`],
-      env: { LANG: 'C.UTF-8' },
-      limits: runLimits(limits, 'address-space'),
-    }),
+    compile: () => sandboxCompile(['g++', 'program.cpp', '-o', 'program', '-std=c++17']),
+    run: runNativeProgram,
     classify: classifyCpp,
   };
 }

@@ -8,8 +8,7 @@
  * OutOfMemoryError `oom`. Memory: RLIMIT_AS (a native binary).
  */
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
-import { BUILD_DIR } from '../contract.js';
-import { COMPILE_LIMITS, exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
+import { exitedWith, firstLine, killedBy, probeVersion, runNativeProgram, sandboxCompile } from './common.js';
 
 export const D_INSTALL = 'run bash scripts/install-toolchains.sh (Debian: apt-get install ldc) so that `ldc2` is on PATH';
 
@@ -44,18 +43,8 @@ export function dToolchain(): Toolchain {
     check: () => probeVersion('ldc2', ['--version'], 'ldc2', D_INSTALL),
     mounts: () => [],
     files: (program) => ({ 'program.d': program }),
-    compile: () => ({
-      kind: 'sandbox',
-      argv: ['ldc2', '-unittest', 'program.d', '-of=program'],
-      env: { HOME: '/tmp', LANG: 'C.UTF-8' },
-      limits: COMPILE_LIMITS,
-    }),
-    run: (limits) => ({
-      kind: 'sandbox',
-      argv: [`${BUILD_DIR}/program`],
-      env: { LANG: 'C.UTF-8' },
-      limits: runLimits(limits, 'address-space'),
-    }),
+    compile: () => sandboxCompile(['ldc2', '-unittest', 'program.d', '-of=program']),
+    run: runNativeProgram,
     classify: classifyD,
   };
 }

@@ -6,8 +6,7 @@
  * rustc links with the system's `cc`. Memory: RLIMIT_AS for the binary.
  */
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
-import { BUILD_DIR } from '../contract.js';
-import { COMPILE_LIMITS, exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
+import { exitedWith, firstLine, killedBy, probeVersion, runNativeProgram, sandboxCompile } from './common.js';
 
 const RUST_INSTALL = 'install Rust with rustup (rustup.rs: `curl ... | sh`, or Debian: apt-get install rustc) so that `rustc` is on PATH';
 const SYSROOT_IN_SANDBOX = '/opt/rust';
@@ -53,19 +52,9 @@ export function rsToolchain(): Toolchain {
     files: (program) => ({ 'program.rs': program }),
     compile: () => {
       const bin = rustSysroot().startsWith('/usr') ? 'rustc' : `${SYSROOT_IN_SANDBOX}/bin/rustc`;
-      return {
-        kind: 'sandbox',
-        argv: [bin, '--edition', '2021', '-o', 'program', 'program.rs'],
-        env: { HOME: '/tmp', LANG: 'C.UTF-8' },
-        limits: COMPILE_LIMITS,
-      };
+      return sandboxCompile([bin, '--edition', '2021', '-o', 'program', 'program.rs']);
     },
-    run: (limits) => ({
-      kind: 'sandbox',
-      argv: [`${BUILD_DIR}/program`],
-      env: { LANG: 'C.UTF-8' },
-      limits: runLimits(limits, 'address-space'),
-    }),
+    run: runNativeProgram,
     classify: classifyRust,
   };
 }

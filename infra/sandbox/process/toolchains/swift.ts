@@ -8,8 +8,7 @@
  * Memory: RLIMIT_AS (a native binary).
  */
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
-import { BUILD_DIR } from '../contract.js';
-import { COMPILE_LIMITS, exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
+import { exitedWith, firstLine, killedBy, probeVersion, runNativeProgram, sandboxCompile } from './common.js';
 
 export const SWIFT_INSTALL =
   'install a Swift toolchain (not packaged in Debian bookworm): swift.org/install/linux, so that `swiftc` is on PATH';
@@ -36,18 +35,8 @@ export function swiftToolchain(): Toolchain {
     check: () => probeVersion('swiftc', ['--version'], 'swiftc', SWIFT_INSTALL),
     mounts: () => [],
     files: (program) => ({ 'program.swift': program }),
-    compile: () => ({
-      kind: 'sandbox',
-      argv: ['swiftc', 'program.swift', '-o', 'program'],
-      env: { HOME: '/tmp', LANG: 'C.UTF-8' },
-      limits: COMPILE_LIMITS,
-    }),
-    run: (limits) => ({
-      kind: 'sandbox',
-      argv: [`${BUILD_DIR}/program`],
-      env: { LANG: 'C.UTF-8' },
-      limits: runLimits(limits, 'address-space'),
-    }),
+    compile: () => sandboxCompile(['swiftc', 'program.swift', '-o', 'program']),
+    run: runNativeProgram,
     classify: classifySwift,
   };
 }
