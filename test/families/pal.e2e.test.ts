@@ -27,13 +27,15 @@ const run = promisify(execFile);
 /** A completion continuing the prompt: a solution() returning `value`, then what follows the stop word. */
 const completion = (value: string) => `def solution():\n    return ${value}\n\n\nQ: a question the model went on to ask`;
 
-/** Each task's five samples' return values, by question; the comments give bigcode's two choices. */
+/**
+ * Each task's five samples' return values, by question (GSM-HARD's robe question is GSM8K's, the
+ * same prompt: it gets the same samples); the comments give bigcode's two choices.
+ */
 const SAMPLES = new Map<string, string[]>([
   [GSM8K_ROWS[0]!.question, ['18', '17', '17', '18', '17']], // greedy 18 (right), vote 17
   [GSM8K_ROWS[1]!.question, ['1 / 0', '3', '3', '4', '4']], // greedy 3 (the failed run skipped), vote 3 (first of a tie)
   [GSM8K_ROWS[2]!.question, ['70000.0', 'None', '69999', '70000', '69999']], // greedy right, vote 69999
   [GSM_HARD_ROWS[0]!.input, ['-9867630.0', '-9867630', '1', '2', '3']], // both right (-9867630.0 and -9867630 are two answers)
-  [GSM_HARD_ROWS[1]!.input, ['1 / 0', '1 / 0', '1 / 0', '1 / 0', '1 / 0']], // no answer: a failed execution
 ]);
 
 describe('PAL through a sweep and evaluate.ts', () => {
@@ -96,7 +98,7 @@ timeout_s: 10
     // GSM-HARD's rows carry their PAL program: each answers its target. GSM8K's have none.
     expect(sweep.output).toContain(`pal-gsmhard: ${GSM_HARD_ROWS.length} of ${GSM_HARD_ROWS.length} references pass`);
     expect(sweep.output).toContain('accuracy greedy 1.0000 (0 failed), majority voting 0.3333 (0 failed)');
-    expect(sweep.output).toContain('accuracy greedy 0.5000 (1 failed), majority voting 0.5000 (1 failed)');
+    expect(sweep.output).toContain('accuracy greedy 1.0000 (0 failed), majority voting 1.0000 (0 failed)');
     for (const s of stops) expect(s).toEqual(PAL_STOP_WORDS);
 
     const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
@@ -110,12 +112,12 @@ timeout_s: 10
     });
     expect(hard.scores).toEqual({
       kind: 'voting',
-      greedy: { accuracy: 0.5, numFailedExecution: 1 },
-      majorityVoting: { accuracy: 0.5, numFailedExecution: 1 },
+      greedy: { accuracy: 1, numFailedExecution: 0 },
+      majorityVoting: { accuracy: 1, numFailedExecution: 0 },
     });
-    // pass@1: the share of right samples (18 twice; 3 twice; 70000.0 and 70000), then GSM-HARD's two of five and none.
+    // pass@1: the share of right samples (18 twice; 3 twice; 70000.0 and 70000), then GSM-HARD's two of five, twice.
     expect(gsm8k.passAtK['pass@1']).toBeCloseTo(2 / 5, 12);
-    expect(hard.passAtK['pass@1']).toBeCloseTo(1 / 5, 12);
+    expect(hard.passAtK['pass@1']).toBeCloseTo(2 / 5, 12);
 
     const cellId = String(gsm8k.cell.cell);
     const cellResults = JSON.parse((await getText(bucket, cellFileKey(id, cellId, 'results.json')))!);
