@@ -132,7 +132,7 @@ timeout_s: 10
     // The saved programs are bigcode's postprocessed generations; the references its answers.
     const generations = JSON.parse(readFileSync(path.join(outDir, cellId, 'generations.json'), 'utf8')) as string[][];
     expect(generations[0]![0]).toBe('def solution():\n    return 18\nprint(solution())');
-    expect(readFileSync(path.join(outDir, cellId, 'references.json'), 'utf8')).toContain('reference answer: 70000');
+    expect(readFileSync(path.join(outDir, cellId, 'references.json'), 'utf8')).toContain('__explora_pal_run(__explora_pal_source, 70000)');
     // bigcode's metric file: several samples per task, so pal-*-majority_voting's figures lead.
     const metrics = JSON.parse(readFileSync(path.join(outDir, cellId, 'evaluation_results.json'), 'utf8'));
     expect(metrics['pal-gsm8k']).toMatchObject({

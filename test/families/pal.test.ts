@@ -101,10 +101,14 @@ describe('PAL programs in the sandbox', () => {
   const [robe] = load(palJsonl(GSM8K_ROWS.slice(1, 2)));
   const [eggs] = load(palJsonl(GSM_HARD_ROWS.slice(0, 1)), 'gsmhardv2.jsonl');
 
-  async function run(problem: SweepProblem, solution: string, timeoutMs = 3000): Promise<{ status: string; score: TaskScore }> {
+  async function run(
+    problem: SweepProblem,
+    solution: string,
+    timeoutMs = 3000,
+  ): Promise<{ status: string; score: TaskScore; exception: string | undefined }> {
     const program = LANGUAGES.python.assemble({ solution: palFamily.embedSolution(problem, solution), tests: palFamily.tests(problem, null) });
     const result = await executor.run({ id: 'pal', program, limits: palFamily.limits(problem, null, timeoutMs) });
-    return { status: result.status, score: familyOf(problem).score(problem, result) };
+    return { status: result.status, score: familyOf(problem).score(problem, result), exception: result.exception?.message };
   }
   const body = (lines: string) => `def solution():\n${lines}\nprint(solution())`;
 
@@ -113,10 +117,11 @@ describe('PAL programs in the sandbox', () => {
     ['within 1e-3 of it', body('    return 3.0009'), 'passed', '3.0009', true],
     // |3.001 - 3| is 0.000999... in floating point: within, as in bigcode.
     ['3.001, in floating point', body('    return 3.001'), 'passed', '3.001', true],
-    ['just beyond', body('    return 3.0011'), 'passed', '3.0011', false],
+    // A wrong answer fails the run (an AssertionError naming both), after the harness reported it.
+    ['just beyond', body('    return 3.0011'), 'failed', '3.0011', false],
     ['its last line, after debug output', `print("thinking")\n${body('    return 3')}`, 'passed', '3', true],
-    ['standard error shares the stream', `${body('    return 3')}\nimport sys\nprint("warning", file=sys.stderr)`, 'passed', 'warning', false],
-    ['a text answer is no number', body('    return "three"'), 'passed', 'three', false],
+    ['standard error shares the stream', `${body('    return 3')}\nimport sys\nprint("warning", file=sys.stderr)`, 'failed', 'warning', false],
+    ['a text answer is no number', body('    return "three"'), 'failed', 'three', false],
     ['__name__ is not "__main__"', `${body('    return 3')}\nif __name__ == "__main__":\n    print(4)`, 'passed', '3', true],
     ['a raised exception gives no answer', body('    return 1 / 0'), 'error', null, false],
     ['sys.exit() gives no answer', `import sys\nprint(3)\nsys.exit(0)`, 'error', null, false],
@@ -130,6 +135,8 @@ describe('PAL programs in the sandbox', () => {
   it("GSM-HARD's reference program answers its target; a run out of time gives no answer", async () => {
     const reference = await run(eggs!, palFamily.referenceSolution(eggs!)!);
     expect(reference.score).toEqual({ kind: 'answer', passed: true, success: true, answer: '-9867630', comparable: true });
+    const wrong = await run(eggs!, body('    return -9867631'));
+    expect(wrong).toMatchObject({ status: 'failed', exception: "answer '-9867631', reference -9867630" });
     const slow = await run(eggs!, body('    while True:\n        pass'), 500);
     expect(slow.status).toBe('timeout');
     expect(slow.score).toEqual({ kind: 'answer', passed: false, success: false, answer: null, comparable: false });

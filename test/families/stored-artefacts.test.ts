@@ -228,11 +228,11 @@ const PINNED: Array<{ stored: string; behaviour: string }> = [
   },  // pal (GSM8K, GSM-HARD)
   {
     stored: 'f8b097fe11d4293ebf54f07a00f09c98e0bc2a8f481f957c9c867427d8371a86',
-    behaviour: '151e41abae258080803a685bcb680ada5a6ee672aa20435a6a2e66085c43294c',
+    behaviour: 'd953caffefdc6889f5ca3ff2b083356f71904096eefba812a014f7023e544363',
   },
   {
     stored: '4723ba98b46e246e2dee07cf1ce92d5a6e8f195725cb13863dd1a101cd22375d',
-    behaviour: '827043057bf0b969afceb96e02484f1cf8512a9e12d6224e08e8c7860db51c8d',
+    behaviour: '79a6e59c18e138eba2a4f838fcf5b0eac2e36bcce28bdd702880d1dbd90e71a4',
   },
 ];
 const PINNED_OLD = '570f835e08cfe38f6536ad03de477137d000ae6e91130b598cf989cf47277f16';

@@ -5,14 +5,17 @@
  * one buffer; its answer is that buffer's last line (readlines()[-1]), stripped. One line on the
  * real standard output reports it, after a marker: the answer as JSON, or null when the program
  * raised (SystemExit too) or printed nothing, and then the harness fails the run the same way
- * (bigcode's "failed: ..." answers), so the run's status says what happened. A run killed for
- * time or memory reports nothing: no answer.
+ * (bigcode's "failed: ..." answers). An answer that is not within 1e-3 of the reference (or that
+ * float() refuses) fails the run with an AssertionError naming both, so that a run's status says
+ * what happened: `passed` right, `failed` wrong, `error` no answer. The family's score reads the
+ * reported answer and compares it itself (domain/metrics/pal.ts); the status is for people. A run
+ * killed for time or memory reports nothing: no answer.
  */
 
 export const PAL_ANSWER_MARKER = '__explora_pal_answer__ ';
 
 const RUN = String.raw`
-def __explora_pal_run(source_b64):
+def __explora_pal_run(source_b64, target):
     import base64, contextlib, io, json, os
     source = base64.b64decode(source_b64).decode("utf-8")
     report = os.fdopen(os.dup(1), "w", encoding="utf-8")
@@ -27,10 +30,17 @@ def __explora_pal_run(source_b64):
     lines = buffer.readlines()
     if failure is None and not lines:
         failure = RuntimeError("the program printed nothing (bigcode: failed: list index out of range)")
-    report.write("${PAL_ANSWER_MARKER}" + json.dumps(None if failure is not None else lines[-1].strip()) + "\n")
+    answer = None if failure is not None else lines[-1].strip()
+    report.write("${PAL_ANSWER_MARKER}" + json.dumps(answer) + "\n")
     report.flush()
     if failure is not None:
         raise failure
+    try:
+        right = abs(float(answer) - float(target)) < 1e-3
+    except (ValueError, TypeError, OverflowError):
+        right = False
+    if not right:
+        raise AssertionError("answer %r, reference %r" % (answer, target))
 `;
 
 function b64(text: string): string {
@@ -45,9 +55,9 @@ export function palHarness(program: string): string {
   return `${RUN}\n__explora_pal_source = ${JSON.stringify(b64(program))}\n`;
 }
 
-/** What runs after it: the call (with the reference as a comment, for references.json's reader). */
+/** What runs after it: the call, with the reference (a JSON number or string is a Python literal). */
 export function palRunCall(target: number | string): string {
-  return `__explora_pal_run(__explora_pal_source)  # reference answer: ${JSON.stringify(target)}`;
+  return `__explora_pal_run(__explora_pal_source, ${JSON.stringify(target)})`;
 }
 
 /**

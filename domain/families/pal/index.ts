@@ -116,7 +116,8 @@ export const palFamily: DefinedFamily<'pal', typeof PalEntrySchema, z.output<typ
   tests: (problem) => palRunCall(problem.target),
   limits: (_problem, _reference, timeoutMs) => ({ timeoutMs }),
   score: (problem, outcome): TaskScore => {
-    const answer = outcome.status === 'passed' ? reportedAnswer(outcome.stdout) : null;
+    // The harness fails a run whose answer is wrong (`failed`) after reporting it.
+    const answer = outcome.status === 'passed' || outcome.status === 'failed' ? reportedAnswer(outcome.stdout) : null;
     // bigcode scores a task whose answer or reference float() refuses as 0, counted as a failed execution.
     const score = answer === null ? undefined : palScore(answer, problem.target);
     const kept = answer === null || answer.length <= MAX_KEPT_ANSWER ? answer : `${pyStrip(answer.slice(0, MAX_KEPT_ANSWER))}…`;
