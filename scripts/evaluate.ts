@@ -422,7 +422,8 @@ async function main(): Promise<void> {
     const mean = (f: (t: { n: number; strict: number; credit: number }) => number) => tasks.reduce((a, t) => a + f(t), 0) / tasks.length;
     Object.assign(metrics, { strict_accuracy: mean((t) => t.strict / t.n), average_test_case_accuracy: mean((t) => t.credit / t.n) });
   }
-  if (scores[0]?.kind === 'answer') Object.assign(metrics, palMetrics(rows.map((row, i) => ({ taskId: String(row.task_id), score: scores[i]! }))));
+  if (scores[0]?.kind === 'answer')
+    Object.assign(metrics, palMetrics(rows.map((row, i) => ({ taskId: String(row.task_id), score: scores[i]! }))));
   process.stdout.write(JSON.stringify(metrics) + '\n');
 }
 

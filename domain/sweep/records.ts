@@ -64,7 +64,11 @@ export function scoreFields(score: TaskScore): Pick<SampleRecord, 'passed' | 'su
     case 'test_cases':
       return { passed: score.passed, success: score.success, score: { kind: 'test_cases', ...score.testCases } };
     case 'answer':
-      return { passed: score.passed, success: score.success, score: { kind: 'answer', answer: score.answer, comparable: score.comparable } };
+      return {
+        passed: score.passed,
+        success: score.success,
+        score: { kind: 'answer', answer: score.answer, comparable: score.comparable },
+      };
   }
 }
 

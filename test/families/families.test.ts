@@ -33,7 +33,8 @@ describe('family entries in a sweep config', () => {
     expect(issuesOf(minimal([{ name: 'd', family: 'ds-2000', path: 'a.jsonl' }]))).toEqual([
       {
         path: 'datasets[0].family',
-        message: 'must be one of humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata, pal, got "ds-2000"',
+        message:
+          'must be one of humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata, pal, got "ds-2000"',
       },
     ]);
   });

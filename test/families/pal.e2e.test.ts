@@ -93,7 +93,11 @@ timeout_s: 10
 `,
     );
     const outDir = path.join(dir, 'out');
-    const sweep = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress', '--check-references', '--output-dir', outDir], env);
+    const sweep = await runTs(
+      'scripts/start-sweep.ts',
+      ['--config', file, '--no-progress', '--check-references', '--output-dir', outDir],
+      env,
+    );
     expect(sweep.code, sweep.output).toBe(0);
     // GSM-HARD's rows carry their PAL program: each answers its target. GSM8K's have none.
     expect(sweep.output).toContain(`pal-gsmhard: ${GSM_HARD_ROWS.length} of ${GSM_HARD_ROWS.length} references pass`);
@@ -152,14 +156,24 @@ timeout_s: 10
     const problems = path.join(dir, 'gsm8k-2.jsonl');
     writeFileSync(problems, palJsonl(GSM8K_ROWS.slice(0, 2)));
     const saved = path.join(dir, 'saved.jsonl');
-    writeFileSync(saved, BIGCODE_SAVED_GENERATIONS.map((completion, i) => JSON.stringify({ task_id: String(i), completion }) + '\n').join(''));
+    writeFileSync(
+      saved,
+      BIGCODE_SAVED_GENERATIONS.map((completion, i) => JSON.stringify({ task_id: String(i), completion }) + '\n').join(''),
+    );
     const evaluate = (samples: string, extra: string[] = []) =>
-      run(process.execPath, ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', problems, '--samples', samples, '--k', '1', ...extra], {
-        timeout: 120_000,
-      });
+      run(
+        process.execPath,
+        ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', problems, '--samples', samples, '--k', '1', ...extra],
+        {
+          timeout: 120_000,
+        },
+      );
     const greedy = JSON.parse((await evaluate(saved)).stdout.trim().split('\n').at(-1)!);
     expect(greedy).toMatchObject({ 'pass@1': 1, accuracy: 1, num_failed_execution: 0 });
-    const rows = readFileSync(`${saved}_results.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const rows = readFileSync(`${saved}_results.jsonl`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rows.map((r) => [r.answer, r.passed])).toEqual([
       ['18', true],
       ['3.0', true],

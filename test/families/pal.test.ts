@@ -53,7 +53,11 @@ describe('PAL rows', () => {
     const gsm8k = palJsonl(GSM8K_ROWS).split('\n');
     const hard = palJsonl(GSM_HARD_ROWS).split('\n');
     const cases: Array<[string, string, string | RegExp]> = [
-      ['test.jsonl', `${gsm8k[0]}\n${JSON.stringify({ ...GSM8K_ROWS[1]!, answer: 'It takes 3' })}\n`, /^test\.jsonl:2: answer: must end with "#### /],
+      [
+        'test.jsonl',
+        `${gsm8k[0]}\n${JSON.stringify({ ...GSM8K_ROWS[1]!, answer: 'It takes 3' })}\n`,
+        /^test\.jsonl:2: answer: must end with "#### /,
+      ],
       ['test.jsonl', `${gsm8k[0]}\n\n${JSON.stringify({ answer: '#### 3' })}\n`, /^test\.jsonl:3: question: /],
       ['gsmhardv2.jsonl', `${hard[0]}\n${JSON.stringify({ ...GSM_HARD_ROWS[1]!, target: '3' })}\n`, /^gsmhardv2\.jsonl:2: target: /],
       ['gsmhardv2.jsonl', `${hard[0]}\n${JSON.stringify(GSM8K_ROWS[1])}\n`, /^gsmhardv2\.jsonl:2: input: /],
@@ -67,7 +71,11 @@ describe('PAL rows', () => {
     const prompt = palPrompt('test');
     expect(prompt.length).toBe(4101);
     expect(createHash('sha256').update(prompt).digest('hex')).toBe('dce6308ca2407dd632af747d71b57724d1e1142bd765146f2bb95c78e8684be4');
-    expect(prompt.startsWith('Q: Olivia has $23. She bought five bagels for $3 each. How much money does she have left?\n\n# solution in Python:\n\n\ndef solution():\n')).toBe(true);
+    expect(
+      prompt.startsWith(
+        'Q: Olivia has $23. She bought five bagels for $3 each. How much money does she have left?\n\n# solution in Python:\n\n\ndef solution():\n',
+      ),
+    ).toBe(true);
     expect(prompt.endsWith('    return result\n\n\n\n\n\nQ: test\n\n# solution in Python:\n\n\n')).toBe(true);
     expect(palFamily.stopWords(entry)).toEqual(['\n\n\n']);
   });
@@ -106,7 +114,10 @@ describe('PAL programs in the sandbox', () => {
     solution: string,
     timeoutMs = 3000,
   ): Promise<{ status: string; score: TaskScore; exception: string | undefined }> {
-    const program = LANGUAGES.python.assemble({ solution: palFamily.embedSolution(problem, solution), tests: palFamily.tests(problem, null) });
+    const program = LANGUAGES.python.assemble({
+      solution: palFamily.embedSolution(problem, solution),
+      tests: palFamily.tests(problem, null),
+    });
     const result = await executor.run({ id: 'pal', program, limits: palFamily.limits(problem, null, timeoutMs) });
     return { status: result.status, score: familyOf(problem).score(problem, result), exception: result.exception?.message };
   }
@@ -120,7 +131,13 @@ describe('PAL programs in the sandbox', () => {
     // A wrong answer fails the run (an AssertionError naming both), after the harness reported it.
     ['just beyond', body('    return 3.0011'), 'failed', '3.0011', false],
     ['its last line, after debug output', `print("thinking")\n${body('    return 3')}`, 'passed', '3', true],
-    ['standard error shares the stream', `${body('    return 3')}\nimport sys\nprint("warning", file=sys.stderr)`, 'failed', 'warning', false],
+    [
+      'standard error shares the stream',
+      `${body('    return 3')}\nimport sys\nprint("warning", file=sys.stderr)`,
+      'failed',
+      'warning',
+      false,
+    ],
     ['a text answer is no number', body('    return "three"'), 'failed', 'three', false],
     ['__name__ is not "__main__"', `${body('    return 3')}\nif __name__ == "__main__":\n    print(4)`, 'passed', '3', true],
     ['a raised exception gives no answer', body('    return 1 / 0'), 'error', null, false],
@@ -129,7 +146,12 @@ describe('PAL programs in the sandbox', () => {
   ])('%s', async (_what, solution, status, answer, passed) => {
     const { status: ran, score } = await run(robe!, solution);
     expect(ran).toBe(status);
-    expect(score).toMatchObject({ kind: 'answer', answer, passed, comparable: answer !== null && answer !== 'three' && answer !== 'warning' });
+    expect(score).toMatchObject({
+      kind: 'answer',
+      answer,
+      passed,
+      comparable: answer !== null && answer !== 'three' && answer !== 'warning',
+    });
   });
 
   it("GSM-HARD's reference program answers its target; a run out of time gives no answer", async () => {
@@ -144,7 +166,14 @@ describe('PAL programs in the sandbox', () => {
 });
 
 describe("a cell's greedy and majority-voting accuracy", () => {
-  const problem = (i: number): SweepProblem => ({ family: 'pal', task_id: String(i), prompt: '', entry_point: 'solution', test: '', form: 'completion' });
+  const problem = (i: number): SweepProblem => ({
+    family: 'pal',
+    task_id: String(i),
+    prompt: '',
+    entry_point: 'solution',
+    test: '',
+    form: 'completion',
+  });
   const references = [9, 5, 2, 7, 6];
   /** Each task's samples' answers in sample order; null: the run gave none. */
   const answers: Array<Array<string | null>> = [
@@ -159,7 +188,13 @@ describe("a cell's greedy and majority-voting accuracy", () => {
     return answers.flatMap((list, task) =>
       list.map((answer, sample) => {
         const correct = answer !== null && Math.abs(Number(answer) - references[task]!) < 1e-3;
-        const score: TaskScore = { kind: 'answer', passed: correct, success: answer !== null, answer, comparable: answer !== null && !Number.isNaN(Number(answer)) };
+        const score: TaskScore = {
+          kind: 'answer',
+          passed: correct,
+          success: answer !== null,
+          answer,
+          comparable: answer !== null && !Number.isNaN(Number(answer)),
+        };
         return {
           task_id: String(task),
           task_index: task,
@@ -178,10 +213,15 @@ describe("a cell's greedy and majority-voting accuracy", () => {
     );
   }
 
-  it('matches palScores (bigcode pal_code_exec) on the same answers, and shows in results, the table and bigcode\'s file', () => {
+  it("matches palScores (bigcode pal_code_exec) on the same answers, and shows in results, the table and bigcode's file", () => {
     const acc = new CellAccumulator(references.map((_, i) => problem(i)));
     for (const r of records()) acc.add(r);
-    const { summary, results } = acc.summary({ k: [1], cell: { cell: 'c1', dataset: 'pal-gsm8k', n_samples: 5 }, wallSeconds: 1, resultsKey: 'k' });
+    const { summary, results } = acc.summary({
+      k: [1],
+      cell: { cell: 'c1', dataset: 'pal-gsm8k', n_samples: 5 },
+      wallSeconds: 1,
+      resultsKey: 'k',
+    });
     const oracle = (mode: PalMode) =>
       palScores(
         answers.map((list, task) => ({ reference: references[task]!, answers: list.map((a) => a ?? 'failed: error') })),
@@ -194,7 +234,10 @@ describe("a cell's greedy and majority-voting accuracy", () => {
       greedy: { accuracy: oracle('greedy').accuracy, numFailedExecution: oracle('greedy').num_failed_execution },
       majorityVoting: { accuracy: oracle('majority_voting').accuracy, numFailedExecution: oracle('majority_voting').num_failed_execution },
     });
-    expect(results.scores).toEqual({ greedy: { accuracy: 0.6, num_failed_execution: 2 }, majority_voting: { accuracy: 0.2, num_failed_execution: 2 } });
+    expect(results.scores).toEqual({
+      greedy: { accuracy: 0.6, num_failed_execution: 2 },
+      majority_voting: { accuracy: 0.2, num_failed_execution: 2 },
+    });
     expect((results.per_task as Array<{ answers: unknown }>)[1]!.answers).toEqual([
       { answer: '5.0', votes: 1 },
       { answer: '4', votes: 2 },

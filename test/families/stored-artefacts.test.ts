@@ -225,7 +225,8 @@ const PINNED: Array<{ stored: string; behaviour: string }> = [
   {
     stored: '1924c87e4fe81ddf8ac8a64306ee4d5d0bbb856a79d15ea29e74161c60c01c3b',
     behaviour: 'a5a61cb19a6124e58e4c1aa7310fe880f0bc751eff5c3bbfe72aa435aa5e6e6d',
-  },  // pal (GSM8K, GSM-HARD)
+  },
+  // pal (GSM8K, GSM-HARD)
   {
     stored: 'f8b097fe11d4293ebf54f07a00f09c98e0bc2a8f481f957c9c867427d8371a86',
     behaviour: 'd953caffefdc6889f5ca3ff2b083356f71904096eefba812a014f7023e544363',

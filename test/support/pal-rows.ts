@@ -45,7 +45,10 @@ export function palJsonl(rows: ReadonlyArray<Record<string, unknown>>): string {
   const ascii = (s: string) => s.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   const dumps = (row: Record<string, unknown>) =>
     `{${Object.entries(row)
-      .map(([k, v]) => `${JSON.stringify(k)}: ${typeof v === 'number' && Number.isInteger(v) && k === 'target' ? v.toFixed(1) : ascii(JSON.stringify(v))}`)
+      .map(
+        ([k, v]) =>
+          `${JSON.stringify(k)}: ${typeof v === 'number' && Number.isInteger(v) && k === 'target' ? v.toFixed(1) : ascii(JSON.stringify(v))}`,
+      )
       .join(', ')}}`;
   return rows.map((r) => dumps(r) + '\n').join('');
 }

@@ -109,7 +109,8 @@ export const palFamily: DefinedFamily<'pal', typeof PalEntrySchema, z.output<typ
     'Answer the last question below the way the examples do: write a Python function `solution()` that computes ' +
     'the answer and returns it. Reply with the function in one ```python code block.',
   // bigcode's generation is the prompt and the completion; a chat answer's code stands alone.
-  solution: (problem, api, code) => (api === 'saved' ? savedProgram(code) : palProgram(api === 'completions' ? problem.prompt + code : code)),
+  solution: (problem, api, code) =>
+    api === 'saved' ? savedProgram(code) : palProgram(api === 'completions' ? problem.prompt + code : code),
   referenceSolution: (problem) => (problem.canonical_solution === undefined ? null : palProgram(problem.canonical_solution)),
   embedSolution: (_problem, solution) => palHarness(solution),
   checking: () => ({ kind: 'tests' }),

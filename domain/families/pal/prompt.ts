@@ -20,7 +20,8 @@ export const PAL_EXAMPLES: ReadonlyArray<{ question: string; body: string }> = O
     ].join('\n'),
   },
   {
-    question: 'Michael had 58 golf balls. On tuesday, he lost 23 golf balls. On wednesday, he lost 2 more. How many golf balls did he have at the end of wednesday?',
+    question:
+      'Michael had 58 golf balls. On tuesday, he lost 23 golf balls. On wednesday, he lost 2 more. How many golf balls did he have at the end of wednesday?',
     body: [
       '    golf_balls_initial = 58',
       '    golf_balls_lost_tuesday = 23',
@@ -31,7 +32,8 @@ export const PAL_EXAMPLES: ReadonlyArray<{ question: string; body: string }> = O
     ].join('\n'),
   },
   {
-    question: 'There were nine computers in the server room. Five more computers were installed each day, from monday to thursday. How many computers are now in the server room?',
+    question:
+      'There were nine computers in the server room. Five more computers were installed each day, from monday to thursday. How many computers are now in the server room?',
     body: [
       '    computers_initial = 9',
       '    computers_per_day = 5',
@@ -55,7 +57,8 @@ export const PAL_EXAMPLES: ReadonlyArray<{ question: string; body: string }> = O
     ].join('\n'),
   },
   {
-    question: 'Jason had 20 lollipops. He gave Denny some lollipops. Now Jason has 12 lollipops. How many lollipops did Jason give to Denny?',
+    question:
+      'Jason had 20 lollipops. He gave Denny some lollipops. Now Jason has 12 lollipops. How many lollipops did Jason give to Denny?',
     body: [
       '    jason_lollipops_initial = 20',
       '    jason_lollipops_after = 12',
@@ -87,7 +90,8 @@ export const PAL_EXAMPLES: ReadonlyArray<{ question: string; body: string }> = O
     ].join('\n'),
   },
   {
-    question: 'There are 15 trees in the grove. Grove workers will plant trees in the grove today. After they are done, there will be 21 trees. How many trees did the grove workers plant today?',
+    question:
+      'There are 15 trees in the grove. Grove workers will plant trees in the grove today. After they are done, there will be 21 trees. How many trees did the grove workers plant today?',
     body: [
       '    trees_initial = 15',
       '    trees_after = 21',
