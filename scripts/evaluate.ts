@@ -5,7 +5,7 @@
  * programs run on the process runner of the rows' language, whose toolchain is checked first):
  *
  *   npx tsx scripts/evaluate.ts --problems FILE --samples samples.jsonl [--k 1,10,100]
- *       [--timeout 3] [--workers N] [--ignore-incomplete] [--family humaneval|mbpp|pbe-world|evalplus|apps|ds1000|multipl-e|torchdata]
+ *       [--timeout 3] [--workers N] [--ignore-incomplete] [--family humaneval|mbpp|pbe-world|evalplus|apps|ds1000|multipl-e|torchdata|pal]
  *       [--form completion|full] [--split all|test|validation|train|prompt] [--out FILE]
  *       [--min-time-limit 4] [--gt-time-limit-factor 4] [--cache-dir DIR] [--python PATH] [--share-process]
  *       [--apps-stdin-form testing-util|as-written]
@@ -26,6 +26,11 @@
  *
  * APPS rows: each results row gets `test_cases` ({passed, total}); `passed` is every case passing;
  * the last line adds APPS's `strict_accuracy` and `average_test_case_accuracy` to pass@k.
+ *
+ * PAL rows (GSM8K, GSM-HARD): each results row gets `answer` (what the program printed last; null
+ * when it gave none); `passed` is the answer being right; the last line adds bigcode's `accuracy`
+ * and `num_failed_execution` (majority voting with several samples per task, else greedy) and
+ * both evaluation types under `greedy` and `majority_voting`.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
@@ -33,6 +38,7 @@ import { z } from 'zod';
 import type { SweepProblem } from '../domain/datasets/problems.js';
 import { JsonlRowError } from '../domain/datasets/jsonl.js';
 import type { ExecutionResult } from '../domain/execution/types.js';
+import { chooseAnswer, type PalMode } from '../domain/metrics/pal.js';
 import { estimateAtK } from '../domain/metrics/passAtK.js';
 import type { EvaluateOptions, TaskScore } from '../domain/families/types.js';
 import { diskReferenceOutputs, ReferenceOutputs } from '../infra/referenceOutputs.js';
@@ -362,6 +368,7 @@ async function main(): Promise<void> {
     passed: scores[i]!.passed,
     ...(scores[i]!.kind === 'named' ? { scores: scores[i]!.scores } : {}),
     ...(scores[i]!.kind === 'test_cases' ? { test_cases: scores[i]!.testCases } : {}),
+    ...(scores[i]!.kind === 'answer' ? { answer: scores[i]!.answer } : {}),
   }));
   writeFileSync(outFile, rows.map((r) => JSON.stringify(r) + '\n').join(''));
   process.stderr.write(`evaluate: wrote ${outFile}\n`);
@@ -415,7 +422,34 @@ async function main(): Promise<void> {
     const mean = (f: (t: { n: number; strict: number; credit: number }) => number) => tasks.reduce((a, t) => a + f(t), 0) / tasks.length;
     Object.assign(metrics, { strict_accuracy: mean((t) => t.strict / t.n), average_test_case_accuracy: mean((t) => t.credit / t.n) });
   }
+  if (scores[0]?.kind === 'answer')
+    Object.assign(metrics, palMetrics(rows.map((row, i) => ({ taskId: String(row.task_id), score: scores[i]! }))));
   process.stdout.write(JSON.stringify(metrics) + '\n');
+}
+
+/**
+ * PAL's figures as bigcode's pal_code_exec computes them, from each task's answers in sample order:
+ * `accuracy` and `num_failed_execution` of majority voting when a task has several samples
+ * (bigcode's pal-*-majority_voting), of greedy with one (pal-*-greedy); both under their names.
+ */
+function palMetrics(samples: ReadonlyArray<{ taskId: string; score: TaskScore }>): Record<string, unknown> {
+  const byTask = new Map<string, Array<Extract<TaskScore, { kind: 'answer' }>>>();
+  for (const { taskId, score } of samples) if (score.kind === 'answer') byTask.set(taskId, [...(byTask.get(taskId) ?? []), score]);
+  const figures = (mode: PalMode) => {
+    let correct = 0;
+    let failed = 0;
+    for (const answers of byTask.values()) {
+      const given = answers.flatMap((a) => (a.answer === null ? [] : [a.answer]));
+      const chosen = given.length ? answers.find((a) => a.answer === chooseAnswer(given, mode)) : undefined;
+      if (!chosen?.comparable) failed += 1;
+      else if (chosen.passed) correct += 1;
+    }
+    return { accuracy: correct / byTask.size, num_failed_execution: failed };
+  };
+  const greedy = figures('greedy');
+  const majority = figures('majority_voting');
+  const several = [...byTask.values()].some((answers) => answers.length > 1);
+  return { ...(several ? majority : greedy), greedy, majority_voting: majority };
 }
 
 main().catch((error: unknown) => {

@@ -125,6 +125,11 @@ const CellSummarySchema = z.object({
         ),
       }),
       z.object({ kind: z.literal('test_cases'), strictAccuracy: z.number(), averageTestCaseAccuracy: z.number() }),
+      z.object({
+        kind: z.literal('voting'),
+        greedy: z.object({ accuracy: z.number(), numFailedExecution: z.number() }),
+        majorityVoting: z.object({ accuracy: z.number(), numFailedExecution: z.number() }),
+      }),
     ])
     .optional(),
 });

@@ -16,6 +16,7 @@ import { humanevalFamily } from './humaneval/index.js';
 import { FAMILY_IDS, type FamilyId } from './ids.js';
 import { mbppFamily } from './mbpp/index.js';
 import { multiplEFamily } from './multipl-e/index.js';
+import { palFamily } from './pal/index.js';
 import { pbeWorldFamily } from './pbe-world/index.js';
 import { renamedLibraryFamily } from './renamed-library/index.js';
 import { torchdataFamily } from './torchdata/index.js';
@@ -31,6 +32,7 @@ export const FAMILIES = {
   ds1000: ds1000Family,
   'multipl-e': multiplEFamily,
   torchdata: torchdataFamily,
+  pal: palFamily,
 } as const;
 
 /** A family's dataset entry, as its schema resolves it. */

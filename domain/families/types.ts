@@ -43,12 +43,17 @@ export interface LoadedDataset<Problem extends SweepProblem = SweepProblem> {
  * - `status`: the program's own tests decide, from its status alone (HumanEval, MBPP, ...);
  * - `named`: several pass/fail scores per sample, each with its own pass@k (evalplus: `base`, the
  *   original tests, and `plus`, base and the added ones; `passed` is the family's headline score);
- * - `test_cases`: per-test-case credit, what APPS's average test-case accuracy is made of.
+ * - `test_cases`: per-test-case credit, what APPS's average test-case accuracy is made of;
+ * - `answer`: the answer the sample's program gave (PAL), voted on per task: `passed` is the
+ *   answer being right, `answer` null when the run gave none (bigcode's "failed: ..."), and
+ *   `comparable` whether float() takes both the answer and the reference (bigcode counts a
+ *   task whose chosen answer is not in num_failed_execution).
  */
 export type TaskScore =
   | { kind: 'status'; passed: boolean; success: boolean }
   | { kind: 'named'; passed: boolean; success: boolean; scores: Record<string, boolean> }
-  | { kind: 'test_cases'; passed: boolean; success: boolean; testCases: { passed: number; total: number } };
+  | { kind: 'test_cases'; passed: boolean; success: boolean; testCases: { passed: number; total: number } }
+  | { kind: 'answer'; passed: boolean; success: boolean; answer: string | null; comparable: boolean };
 
 /** What a family scores a run from: its status, and what it printed (a family's harness reports there). */
 export type RunOutcome = Pick<ExecutionResult, 'status' | 'stdout'>;

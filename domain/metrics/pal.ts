@@ -58,8 +58,23 @@ export function chooseAnswer(answers: readonly string[], mode: PalMode): string 
   if (mode === 'greedy') return valid[0]!;
   const counts = new Map<string, number>();
   for (const a of valid) counts.set(a, (counts.get(a) ?? 0) + 1);
-  let best = valid[0]!;
-  for (const [answer, count] of counts) if (count > counts.get(best)!) best = answer;
+  return majorityOf(counts)!;
+}
+
+/**
+ * Counter.most_common()[0] of answers counted in sample order (a Map keeps first-seen order): the
+ * most common, the first seen among equals; undefined for no answer. A cell's vote uses it on its
+ * per-task tallies, so that it needs the distinct answers only, never every sample.
+ */
+export function majorityOf(counts: ReadonlyMap<string, number>): string | undefined {
+  let best: string | undefined;
+  let bestCount = 0;
+  for (const [answer, count] of counts) {
+    if (count > bestCount) {
+      best = answer;
+      bestCount = count;
+    }
+  }
   return best;
 }
 

@@ -358,8 +358,8 @@ ${dropped.length ? `<p class="note">Not scored: ${dropped.map(esc).join('; ')}</
 
 /**
  * The scores beyond pass@k of the families that have several: each named score's pass@k (evalplus:
- * base, the original tests; plus, base and the added ones), and APPS's strict and average
- * test-case accuracy. Empty when no cell has any.
+ * base, the original tests; plus, base and the added ones), APPS's strict and average
+ * test-case accuracy, and PAL's greedy and majority-voting accuracy. Empty when no cell has any.
  */
 function renderExtraScores(cells: readonly ReportCell[]): string {
   const ks = scoredKs(cells);
@@ -388,6 +388,19 @@ ${rows.join('\n')}
     );
     parts.push(`<p>APPS's two figures: <b>strict accuracy</b>, the share of samples passing every test case (averaged over tasks); <b>average test-case accuracy</b>, the share of test cases passed (averaged over samples, then tasks).</p>
 <table class="grid metrics" id="test-case-scores-table"><thead><tr><th>dataset</th><th>model</th><th>method</th><th>T</th><th>strict accuracy</th><th>test-case accuracy</th></tr></thead><tbody>
+${rows.join('\n')}
+</tbody></table>`);
+  }
+  const voting = cells.filter((c) => c.scores?.kind === 'voting');
+  if (voting.length) {
+    const rows = voting.map((c) =>
+      c.scores?.kind === 'voting'
+        ? `<tr>${label(c)}<td class="num">${pct(c.scores.greedy.accuracy)}</td><td class="num">${int(c.scores.greedy.numFailedExecution)}</td>` +
+          `<td class="num">${pct(c.scores.majorityVoting.accuracy)}</td><td class="num">${int(c.scores.majorityVoting.numFailedExecution)}</td></tr>`
+        : '',
+    );
+    parts.push(`<p>PAL's accuracy, as bigcode computes it: each task's answer is its first sample's (<b>greedy</b>) or its samples' most common (<b>majority voting</b>), runs that gave no answer left out; <b>failed</b> counts the tasks whose chosen answer is not a number (bigcode's num_failed_execution).</p>
+<table class="grid metrics" id="voting-scores-table"><thead><tr><th>dataset</th><th>model</th><th>method</th><th>T</th><th>greedy accuracy</th><th>failed</th><th>majority-voting accuracy</th><th>failed</th></tr></thead><tbody>
 ${rows.join('\n')}
 </tbody></table>`);
   }

@@ -2,20 +2,27 @@
  * The files the peer harnesses write for a run, made from a finished cell's own files, so that a
  * user's scripts that read them keep working:
  * - bigcode-evaluation-harness's metric file (`--metric_output_path`, `evaluation_results.json`):
- *   `{"<task>": {"pass@1": ...}, "config": {...}}`, the task named by the cell's dataset;
+ *   `{"<task>": {"pass@1": ...}, "config": {...}}`, the task named by the cell's dataset (PAL's
+ *   cells add bigcode's `accuracy` and `num_failed_execution`, and both evaluation types');
  * - evalplus's `eval_results.json` for evalplus cells: per task, each sample's solution and its
  *   base and plus status, and `pass_at_k` for both.
  */
-import type { CellSummary } from './results.js';
+import { votingJson, type CellSummary } from './results.js';
 
 /** bigcode's metric JSON for one cell: its scores under the dataset's name, and the settings it ran with. */
 export function bigcodeMetricsJson(summary: CellSummary): string {
   const cell = summary.cell;
-  const metrics: Record<string, number> = { ...summary.passAtK };
+  const metrics: Record<string, unknown> = { ...summary.passAtK };
   if (summary.scores?.kind === 'test_cases') {
     // APPS in bigcode reports these two beside pass@k.
     metrics.strict_accuracy = summary.scores.strictAccuracy;
     metrics.avg_accuracy = summary.scores.averageTestCaseAccuracy;
+  }
+  if (summary.scores?.kind === 'voting') {
+    // PAL: bigcode's pal-*-greedy runs one sample per task, pal-*-majority_voting several; both are kept.
+    const { greedy, majorityVoting } = summary.scores;
+    const headline = Number(cell.n_samples) > 1 ? majorityVoting : greedy;
+    Object.assign(metrics, { accuracy: headline.accuracy, num_failed_execution: headline.numFailedExecution }, votingJson(summary.scores));
   }
   // bigcode's own names for the settings it records, where explora has them.
   const config = {

@@ -23,13 +23,14 @@ export const SampleRecordSchema = z.object({
   success: z.boolean(),
   /**
    * The scores beyond `passed` of a family that has several (see TaskScore): evalplus's named
-   * scores, APPS's test cases. Absent for the families scored from the status alone, and in
+   * scores, APPS's test cases, PAL's answer. Absent for the families scored from the status alone, and in
    * records stored before it existed.
    */
   score: z
     .discriminatedUnion('kind', [
       z.object({ kind: z.literal('named'), scores: z.record(z.string(), z.boolean()) }),
       z.object({ kind: z.literal('test_cases'), passed: z.number().int().nonnegative(), total: z.number().int().nonnegative() }),
+      z.object({ kind: z.literal('answer'), answer: z.string().nullable(), comparable: z.boolean() }),
     ])
     .optional(),
   exception: ExceptionInfoSchema.optional(),
@@ -62,6 +63,12 @@ export function scoreFields(score: TaskScore): Pick<SampleRecord, 'passed' | 'su
       return { passed: score.passed, success: score.success, score: { kind: 'named', scores: score.scores } };
     case 'test_cases':
       return { passed: score.passed, success: score.success, score: { kind: 'test_cases', ...score.testCases } };
+    case 'answer':
+      return {
+        passed: score.passed,
+        success: score.success,
+        score: { kind: 'answer', answer: score.answer, comparable: score.comparable },
+      };
   }
 }
 

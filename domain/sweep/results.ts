@@ -5,6 +5,7 @@
  */
 import type { SweepProblem } from '../datasets/problems.js';
 import { familyOf } from '../families/registry.js';
+import { majorityOf } from '../metrics/pal.js';
 import { estimateAtK, type MeanInterval } from '../metrics/passAtK.js';
 import { recordCost, type SampleRecord } from './records.js';
 
@@ -52,11 +53,25 @@ export interface CellScores {
  * - `named`: pass@k and its interval per named score (evalplus: `base`, `plus`);
  * - `test_cases`: APPS's two: strict accuracy (the mean over tasks of the fraction of samples that
  *   pass every test case; with one sample per task, APPS's strict accuracy) and average test-case
- *   accuracy (the mean over tasks of the mean over samples of the fraction of test cases passed).
+ *   accuracy (the mean over tasks of the mean over samples of the fraction of test cases passed);
+ * - `voting`: PAL's accuracy as bigcode computes it, both ways it chooses a task's answer from
+ *   its samples' answers (runs that gave none left out): `greedy`, the first sample's answer;
+ *   `majorityVoting`, the most common one. Each with bigcode's num_failed_execution, the tasks
+ *   whose chosen answer (none: "") float() does not take.
  */
 export type CellExtraScores =
   | { kind: 'named'; byName: Record<string, { passAtK: Record<string, number>; passAtKCI: Record<string, AtKInterval> }> }
-  | { kind: 'test_cases'; strictAccuracy: number; averageTestCaseAccuracy: number };
+  | { kind: 'test_cases'; strictAccuracy: number; averageTestCaseAccuracy: number }
+  | { kind: 'voting'; greedy: VotingScore; majorityVoting: VotingScore };
+
+/** bigcode's PAL figures for one way of choosing each task's answer. */
+export interface VotingScore {
+  accuracy: number;
+  numFailedExecution: number;
+}
+
+/** A task's distinct answers (families with `answer` scores), in first-seen order: how many samples gave each, and how it scores. */
+type AnswerTally = Map<string, { votes: number; correct: boolean; comparable: boolean }>;
 
 /** A metric's standard error over tasks and its 95% interval (normal approximation); null with one task. */
 export type AtKInterval = Pick<MeanInterval, 'stderr' | 'low' | 'high'>;
@@ -103,6 +118,8 @@ export class CellAccumulator {
     named?: Record<string, number>;
     /** Sum over samples of the fraction of test cases passed (families with test cases). */
     testCaseCredit?: number;
+    /** The task's answers (families with `answer` scores): its size is the distinct answers, not the samples. */
+    answers?: AnswerTally;
   }>;
   /** Samples saved but not executed (generation-only): a cell holding any is not scored at all. */
   private unexecuted = 0;
@@ -134,6 +151,13 @@ export class CellAccumulator {
         for (const [name, passed] of Object.entries(r.score.scores)) named[name] = (named[name] ?? 0) + (passed ? 1 : 0);
       } else if (r.score?.kind === 'test_cases') {
         t.testCaseCredit = (t.testCaseCredit ?? 0) + (r.score.total > 0 ? r.score.passed / r.score.total : 0);
+      } else if (r.score?.kind === 'answer') {
+        const answers = (t.answers ??= new Map());
+        if (r.score.answer !== null) {
+          const tally = answers.get(r.score.answer);
+          if (tally) tally.votes++;
+          else answers.set(r.score.answer, { votes: 1, correct: r.passed, comparable: r.score.comparable });
+        }
       }
     }
     this.statusCounts[r.status] = (this.statusCounts[r.status] ?? 0) + 1;
@@ -217,11 +241,12 @@ export class CellAccumulator {
       },
       ...(Object.keys(byLength).length ? { pass_rate_by_pipeline_length: byLength } : {}),
       ...(extra ? { scores: extraScoresJson(extra) } : {}),
-      per_task: perTask.map(({ pipeline_length, named, testCaseCredit, ...t }) => ({
+      per_task: perTask.map(({ pipeline_length, named, testCaseCredit, answers, ...t }) => ({
         ...t,
         ...(pipeline_length !== undefined ? { pipeline_length } : {}),
         ...(named ? { scores: named } : {}),
         ...(testCaseCredit !== undefined ? { test_case_accuracy: t.n ? testCaseCredit / t.n : 0 } : {}),
+        ...(answers ? { answers: [...answers].map(([answer, { votes }]) => ({ answer, votes })) } : {}),
       })),
     };
     return { summary, results };
@@ -230,7 +255,7 @@ export class CellAccumulator {
 
 /** The cell's extra scores from its tasks' counts; undefined for families scored from the status alone. */
 function extraScores(
-  tasks: ReadonlyArray<{ n: number; c: number; named?: Record<string, number>; testCaseCredit?: number }>,
+  tasks: ReadonlyArray<{ n: number; c: number; named?: Record<string, number>; testCaseCredit?: number; answers?: AnswerTally }>,
   k: number[],
 ): CellExtraScores | undefined {
   const names = [...new Set(tasks.flatMap((t) => Object.keys(t.named ?? {})))];
@@ -256,7 +281,28 @@ function extraScores(
       averageTestCaseAccuracy: mean(tasks.map((t) => (t.testCaseCredit ?? 0) / t.n)),
     };
   }
+  if (tasks.some((t) => t.answers !== undefined)) {
+    const answersOf = tasks.map((t) => t.answers ?? (new Map() as AnswerTally));
+    return {
+      kind: 'voting',
+      greedy: votingScore(answersOf, (answers) => answers.keys().next().value),
+      majorityVoting: votingScore(answersOf, (answers) => majorityOf(new Map([...answers].map(([a, { votes }]) => [a, votes])))),
+    };
+  }
   return undefined;
+}
+
+/** bigcode's pal_code_exec over the tasks' tallies: a task without an answer answers "", which float() refuses. */
+function votingScore(tasks: readonly AnswerTally[], choose: (answers: AnswerTally) => string | undefined): VotingScore {
+  let correct = 0;
+  let failed = 0;
+  for (const answers of tasks) {
+    const chosen = choose(answers);
+    const tally = chosen === undefined ? undefined : answers.get(chosen);
+    if (!tally?.comparable) failed++;
+    else if (tally.correct) correct++;
+  }
+  return { accuracy: tasks.length ? correct / tasks.length : 0, numFailedExecution: failed };
 }
 
 /** The extra scores as results.json writes them. */
@@ -264,7 +310,14 @@ export function extraScoresJson(extra: CellExtraScores): Record<string, unknown>
   if (extra.kind === 'named') {
     return Object.fromEntries(Object.entries(extra.byName).map(([name, s]) => [name, { ...s.passAtK, ci95: s.passAtKCI }]));
   }
+  if (extra.kind === 'voting') return votingJson(extra);
   return { strict_accuracy: extra.strictAccuracy, average_test_case_accuracy: extra.averageTestCaseAccuracy };
+}
+
+/** PAL's figures under bigcode's names: its two evaluation types, each {accuracy, num_failed_execution}. */
+export function votingJson(extra: Extract<CellExtraScores, { kind: 'voting' }>): Record<string, unknown> {
+  const json = (s: VotingScore) => ({ accuracy: s.accuracy, num_failed_execution: s.numFailedExecution });
+  return { greedy: json(extra.greedy), majority_voting: json(extra.majorityVoting) };
 }
 
 export function summarizeCell(input: CellSummaryInput & { problems: SweepProblem[]; records: SampleRecord[] }): {

@@ -93,6 +93,13 @@ function extraScoreLines(cells: CellSummary[]): string[] {
         return [
           `${cell}: strict accuracy ${c.scores.strictAccuracy.toFixed(4)}; average test-case accuracy ${c.scores.averageTestCaseAccuracy.toFixed(4)}`,
         ];
+      case 'voting': {
+        const { greedy, majorityVoting } = c.scores;
+        return [
+          `${cell}: accuracy greedy ${greedy.accuracy.toFixed(4)} (${greedy.numFailedExecution} failed), ` +
+            `majority voting ${majorityVoting.accuracy.toFixed(4)} (${majorityVoting.numFailedExecution} failed)`,
+        ];
+      }
       default:
         return [];
     }

@@ -21,6 +21,7 @@ import { DS1000_SCIPY_TASK, DS1000_TASKS, ds1000Jsonl } from '../support/ds1000-
 import { HUMANEVAL_PLUS_TASKS, MBPP_PLUS_TASKS, jsonl as evalplusJsonl } from '../support/evalplus-rows.js';
 import { addRow, jsonl as multiplEJsonl } from '../support/multiple-rows.js';
 import { TORCHDATA_ROWS, torchDataJsonl } from '../support/torchdata-rows.js';
+import { GSM8K_ROWS, GSM_HARD_ROWS, palJsonl } from '../support/pal-rows.js';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const REF = path.join(import.meta.dirname, '..', '..', '..', 'shared', 'reference');
@@ -123,6 +124,9 @@ function fixtures(): Array<{ family: FamilyId; entry: unknown; texts: Record<str
     },
     { family: 'multipl-e', entry: entry('js'), texts: { rows: multiplEJsonl([addRow('js', 1), addRow('js', 2)]) } },
     { family: 'torchdata', entry: entry('td'), texts: { rows: torchDataJsonl(TORCHDATA_ROWS), api_docs: DOCS } },
+    // Families added after CONFIG was pinned: their entries here, so that its hash stays.
+    { family: 'pal', entry: { name: 'gsm8k', family: 'pal', path: 'test.jsonl' }, texts: { rows: palJsonl(GSM8K_ROWS) } },
+    { family: 'pal', entry: { name: 'gsm-hard', family: 'pal', path: 'gsmhardv2.jsonl' }, texts: { rows: palJsonl(GSM_HARD_ROWS) } },
   ];
 }
 
@@ -221,6 +225,15 @@ const PINNED: Array<{ stored: string; behaviour: string }> = [
   {
     stored: '1924c87e4fe81ddf8ac8a64306ee4d5d0bbb856a79d15ea29e74161c60c01c3b',
     behaviour: 'a5a61cb19a6124e58e4c1aa7310fe880f0bc751eff5c3bbfe72aa435aa5e6e6d',
+  },
+  // pal (GSM8K, GSM-HARD)
+  {
+    stored: 'f8b097fe11d4293ebf54f07a00f09c98e0bc2a8f481f957c9c867427d8371a86',
+    behaviour: 'd953caffefdc6889f5ca3ff2b083356f71904096eefba812a014f7023e544363',
+  },
+  {
+    stored: '4723ba98b46e246e2dee07cf1ce92d5a6e8f195725cb13863dd1a101cd22375d',
+    behaviour: '79a6e59c18e138eba2a4f838fcf5b0eac2e36bcce28bdd702880d1dbd90e71a4',
   },
 ];
 const PINNED_OLD = '570f835e08cfe38f6536ad03de477137d000ae6e91130b598cf989cf47277f16';
