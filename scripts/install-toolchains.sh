@@ -82,6 +82,11 @@ apt_install rkt "racket -l racket/base -l rackunit -e 1" racket
 apt_install d "ldc2 --version" ldc
 if have java; then
   apt_install scala "scalac -version" scala
+  # Its warm compiler is built by install-warm-compilers.sh, which runs before this script: once
+  # scalac is here, build it (a no-op when built).
+  if have scalac && [ ! -f "$tools/multiple/scalac-server/ScalacServer.class" ]; then
+    bash "$root/scripts/install-warm-compilers.sh" || echo "install-toolchains: the warm scalac server was not built; Scala compiles with scalac per program" >&2
+  fi
 else
   say_missing "scala" "a JDK (java)" "apt-get install openjdk-17-jdk-headless, then run this script again (Scala runs on it)"
 fi

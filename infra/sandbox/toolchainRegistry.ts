@@ -32,6 +32,7 @@ import {
   warmJavaToolchain,
   warmJsToolchain,
   warmRsToolchain,
+  warmScalaToolchain,
   warmTsToolchain,
 } from './warm/warmToolchains.js';
 
@@ -62,7 +63,7 @@ export const TOOLCHAINS = {
   d: { plain: dToolchain },
   jl: { plain: jlToolchain },
   swift: { plain: swiftToolchain },
-  scala: { plain: scalaToolchain },
+  scala: { plain: scalaToolchain, warm: warmScalaToolchain },
   cs: { plain: csToolchain },
 } as const satisfies ToolchainTable<ProcessLanguageId>;
 
