@@ -91,6 +91,9 @@ else
   say_missing "scala" "a JDK (java)" "apt-get install openjdk-17-jdk-headless, then run this script again (Scala runs on it)"
 fi
 apt_install cs "mcs --version && mono --version && test -f /usr/lib/mono/4.5/System.Numerics.dll" mono-mcs mono-runtime libmono-system-numerics4.0-cil
+if have mcs && [ ! -f "$tools/multiple/mcs-server/McsServer.exe" ]; then
+  bash "$root/scripts/install-warm-compilers.sh" || echo "install-toolchains: the warm mcs server was not built; C# compiles with mcs per program" >&2
+fi
 # Julia and Swift are not in Debian bookworm (its swift package is OpenStack's client): named, not installed.
 have julia || say_missing "jl" "julia" "install Julia: curl -fsSL https://install.julialang.org | sh (julialang.org)"
 have swiftc || say_missing "swift" "swiftc" "install a Swift toolchain from swift.org/install/linux"

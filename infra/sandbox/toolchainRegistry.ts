@@ -28,6 +28,7 @@ import { swiftToolchain } from './process/toolchains/swift.js';
 import { tsToolchain } from './process/toolchains/ts.js';
 import {
   warmCppToolchain,
+  warmCsToolchain,
   warmGoToolchain,
   warmJavaToolchain,
   warmJsToolchain,
@@ -64,7 +65,7 @@ export const TOOLCHAINS = {
   jl: { plain: jlToolchain },
   swift: { plain: swiftToolchain },
   scala: { plain: scalaToolchain, warm: warmScalaToolchain },
-  cs: { plain: csToolchain },
+  cs: { plain: csToolchain, warm: warmCsToolchain },
 } as const satisfies ToolchainTable<ProcessLanguageId>;
 
 export class ToolchainNotRegisteredError extends Error {

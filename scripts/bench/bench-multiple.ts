@@ -406,6 +406,7 @@ const LEVERS: Partial<Record<ProcessLanguageId, string>> = {
   java: 'javac per program',
   cpp: 'g++ without the PCH',
   scala: 'scalac per program',
+  cs: 'mcs per program',
 };
 
 /** Untimed programs first (distinct from the timed ones): a worker's compilers are warm before most samples. */

@@ -263,7 +263,7 @@ describe('the sandbox, from inside a compiled program (the rest: process-hostile
 });
 
 describe('which compile step each warm toolchain takes', () => {
-  it("cpp: the precompiled header only for a program that starts with MultiPL-E's includes; java, ts and scala: served by a warm compiler", () => {
+  it("cpp: the precompiled header only for a program that starts with MultiPL-E's includes; java, ts, scala and cs: served by a warm compiler", () => {
     const limits = DEFAULT_LIMITS;
     const cpp = toolchainFor('cpp');
     const withIncludes = cpp.compile(limits, CASES.cpp.ok);
@@ -274,5 +274,6 @@ describe('which compile step each warm toolchain takes', () => {
     expect(toolchainFor('ts').compile(limits, CASES.ts.ok)?.kind).toBe('served');
     // scala: served once scripts/install-warm-compilers.sh has built the server (the test setup runs it).
     if (runnableHere('scala')) expect(toolchainFor('scala').compile(limits, CASES.scala.ok)?.kind).toBe('served');
+    if (runnableHere('cs')) expect(toolchainFor('cs').compile(limits, CASES.cs.ok)?.kind).toBe('served');
   });
 });

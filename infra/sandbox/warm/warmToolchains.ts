@@ -30,6 +30,9 @@
  *               (scala/ScalacServer.scala: a fresh compiler per program, the JVM start, class loading and
  *               JIT warm-up paid once), its class path the jars the `scalac` script puts on its own.
  *               Until scripts/install-warm-compilers.sh has built the server, the plain step.
+ *   cs          a ServedStep as java's: MultiPL-E's options (`-d:DEBUG -r:System.Numerics.dll`) through
+ *               mcs's in-process entry point in one Mono process (cs/McsServer.cs: Mono's start and
+ *               the compiler's loading and JIT paid once). Until built, the plain step.
  *   js          nothing to compile: the plain module, plus `runTogether` (jsSharedProcess.ts), used
  *               only when a runner is asked to share processes: several programs per Node
  *               process, each in a V8 context of its own.
@@ -44,6 +47,7 @@ import type { ExecutionLimits } from '../../../domain/execution/types.js';
 import { BUILD_DIR, type BatchCompile, type BatchOutcome, type ServedStep, type StepResult, type Toolchain } from '../process/contract.js';
 import { COMPILE_LIMITS as STEP_COMPILE_LIMITS, WARM_TOOLS_DIR } from '../process/toolchains/common.js';
 import { cppToolchain } from '../process/toolchains/cpp.js';
+import { csToolchain } from '../process/toolchains/cs.js';
 import { goToolchain } from '../process/toolchains/go.js';
 import { JAVATUPLES_JAR, javaToolchain } from '../process/toolchains/java.js';
 import { rsToolchain } from '../process/toolchains/rs.js';
@@ -369,6 +373,29 @@ export function warmScalaToolchain(): Toolchain {
     // Until scripts/install-warm-compilers.sh has built the server (it needs scalac, which
     // install-toolchains.sh may install later), the plain compile step: the same outcomes.
     compile: (limits, program) => (existsSync(join(serverClasses, 'ScalacServer.class')) ? served.step() : base.compile(limits, program)),
+    close: async () => {
+      await served.close();
+      await base.close?.();
+    },
+  };
+}
+
+export function warmCsToolchain(): Toolchain {
+  const base = csToolchain();
+  const serverDir = join(WARM_TOOLS_DIR, 'mcs-server');
+  const server = join(serverDir, 'McsServer.exe');
+  const served = new ServedCompiler(
+    () => ({ argv: ['/usr/bin/env', 'mono', server], readOnly: [serverDir] }),
+    (id, dir) => `${id}\t${dir}/program.cs\t${dir}/program.exe`,
+    (line) => {
+      const [id, code, text = ''] = line.split('\t');
+      return { id, ok: code === '0', diagnostics: text.replace(/\\n/g, '\n').replace(/\\t/g, '\t').replace(/\\\\/g, '\\') };
+    },
+  );
+  return {
+    ...base,
+    // Until scripts/install-warm-compilers.sh has built the server, the plain compile step: the same outcomes.
+    compile: (limits, program) => (existsSync(server) ? served.step() : base.compile(limits, program)),
     close: async () => {
       await served.close();
       await base.close?.();
