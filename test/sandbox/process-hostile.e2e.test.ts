@@ -251,7 +251,9 @@ function programs(port: number): Record<ProcessLanguageId, Record<Kind, string>>
       writeOutside: scala(
         `        for (p <- List(${TARGETS.map((t) => JSON.stringify(t)).join(', ')})) {\n            try { Files.write(Paths.get(p), Array[Byte](120)); println("WROTE " + p) } catch { case e: Exception => println("refused " + p) }\n        }`,
       ),
-      daemon: scala('        val p = new ProcessBuilder("/usr/bin/setsid", "/bin/sleep", "30").start()\n        println("spawned " + p.pid())'),
+      daemon: scala(
+        '        val p = new ProcessBuilder("/usr/bin/setsid", "/bin/sleep", "30").start()\n        println("spawned " + p.pid())',
+      ),
     },
     cs: {
       loop: cs('        while (true) {}'),

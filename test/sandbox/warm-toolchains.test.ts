@@ -139,14 +139,17 @@ const CASES: Record<ProcessLanguageId, Case> = {
   },
   scala: {
     ok: 'object Problem {\n    def add(a : Long, b : Long) : Long = a + b\n    def main(args: Array[String]) = {\n    assert(add(2l, 3l) == 5l);\n    }\n}\n',
-    wrong: 'object Problem {\n    def add(a : Long, b : Long) : Long = a - b\n    def main(args: Array[String]) = {\n    assert(add(2l, 3l) == 5l);\n    }\n}\n',
+    wrong:
+      'object Problem {\n    def add(a : Long, b : Long) : Long = a - b\n    def main(args: Array[String]) = {\n    assert(add(2l, 3l) == 5l);\n    }\n}\n',
     broken: 'object Problem {\n    def add(a : Long, b : Long) : Long = a + "b"\n    def main(args: Array[String]) = {}\n}\n',
     hangs: 'object Problem {\n    def main(args: Array[String]) = { while (true) {} }\n}\n',
   },
   cs: {
     ok: 'using System.Diagnostics;\nclass Problem {\n    public static long Add(long a, long b) { return a + b; }\n    public static void Main(string[] args) {\n    Debug.Assert(Add(2L, 3L) == 5L);\n    }\n}\n',
-    wrong: 'using System.Diagnostics;\nclass Problem {\n    public static long Add(long a, long b) { return a - b; }\n    public static void Main(string[] args) {\n    Debug.Assert(Add(2L, 3L) == 5L);\n    }\n}\n',
-    broken: 'class Problem {\n    public static long Add(long a, long b) { return a + "b"; }\n    public static void Main(string[] args) {}\n}\n',
+    wrong:
+      'using System.Diagnostics;\nclass Problem {\n    public static long Add(long a, long b) { return a - b; }\n    public static void Main(string[] args) {\n    Debug.Assert(Add(2L, 3L) == 5L);\n    }\n}\n',
+    broken:
+      'class Problem {\n    public static long Add(long a, long b) { return a + "b"; }\n    public static void Main(string[] args) {}\n}\n',
     hangs: 'class Problem {\n    public static void Main(string[] args) { while (true) {} }\n}\n',
   },
 };

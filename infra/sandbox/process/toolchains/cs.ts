@@ -34,7 +34,10 @@ const WRAPPER = `mono ${BUILD_DIR}/program.exe 2>mono.stderr; s=$?; cat mono.std
 export function classifyCs(run: StepResult): RunOutcome {
   const text = run.stderr;
   if (/OutOfMemoryException|Out of memory/.test(text))
-    return { status: 'oom', exception: { type: 'OutOfMemoryException', message: firstLine(text, /OutOfMemory|Out of memory/) ?? 'out of memory' } };
+    return {
+      status: 'oom',
+      exception: { type: 'OutOfMemoryException', message: firstLine(text, /OutOfMemory|Out of memory/) ?? 'out of memory' },
+    };
   if (run.signal) return killedBy(run);
   if (new RegExp(FAILED_ASSERT).test(text))
     return {

@@ -22,7 +22,7 @@ import { classifyJava } from './java.js';
 import { COMPILE_LIMITS, exitedWith, probeVersion, runLimits } from './common.js';
 
 export const SCALA_INSTALL =
-  'run bash scripts/install-toolchains.sh (Debian: apt-get install scala, Scala 2.11 as in MultiPL-E\'s image) so that `scalac` is on PATH, with a JDK';
+  "run bash scripts/install-toolchains.sh (Debian: apt-get install scala, Scala 2.11 as in MultiPL-E's image) so that `scalac` is on PATH, with a JDK";
 const LIBRARY_IN_SANDBOX = '/opt/scala/scala-library.jar';
 const JVM_FLAGS = ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-XX:-UsePerfData', '-Xshare:auto'];
 
@@ -46,8 +46,7 @@ function wrapper(argv: string[]): string {
 export function classifyScala(run: StepResult): RunOutcome {
   const outcome = classifyJava(run);
   // A clean exit that wrote to stderr (the wrapper's exit 1): MultiPL-E's Exception.
-  if (outcome.status === 'error' && run.exitCode === 1 && !/Exception in thread/.test(run.stderr))
-    return exitedWith(run, 'StderrOutput');
+  if (outcome.status === 'error' && run.exitCode === 1 && !/Exception in thread/.test(run.stderr)) return exitedWith(run, 'StderrOutput');
   return outcome;
 }
 
@@ -67,7 +66,8 @@ export function scalaToolchain(): Toolchain {
       if (!scalac.ok) return scalac;
       const java = probeVersion('java', ['-version'], 'java', SCALA_INSTALL);
       if (!java.ok) return java;
-      if (!scalaInstallation()) return { ok: false, missing: "Scala's library (lib/scala-library.jar beside scalac)", install: SCALA_INSTALL };
+      if (!scalaInstallation())
+        return { ok: false, missing: "Scala's library (lib/scala-library.jar beside scalac)", install: SCALA_INSTALL };
       return scalac;
     },
     mounts,
