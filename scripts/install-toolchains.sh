@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Checks the toolchains of the process-run languages (MultiPL-E's js, ts, go_test.go, rs, java,
-# cpp, lua, rb, php, pl, sh, r, rkt, d, jl, swift) and installs what the project itself provides for them:
+# cpp, lua, rb, php, pl, sh, r, rkt, d, jl, swift, scala, cs) and installs what the project itself provides for them:
 #   - the interpreters and test libraries of MultiPL-E's scripting languages, from Debian packages
 #     (apt-get, when run as root on Debian; elsewhere it names the packages): lua5.4 + lua-unit,
-#     ruby + ruby-test-unit, php-cli, perl + libtest-deep-perl, bash, r-base-core, racket, ldc (D);
+#     ruby + ruby-test-unit, php-cli, perl + libtest-deep-perl, bash, r-base-core, racket, ldc (D),
+#     scala (Scala 2.11, as in MultiPL-E's image; it runs on the JDK), mono-mcs + mono-runtime +
+#     libmono-system-numerics4.0-cil (C#: Mono's compiler and runtime, and System.Numerics, which
+#     MultiPL-E's C# prompts use);
 #   - (javatuples 1.2, which MultiPL-E's Java prompts import, is fetched by install-warm-compilers.sh,
 #     sha-256 pinned; this script only checks it is there);
 #   - a read-only Go build cache of the standard library (.tools/go-cache), so that a sandboxed
@@ -77,12 +80,26 @@ apt_install sh "bash --version" bash
 apt_install r "Rscript --version" r-base-core
 apt_install rkt "racket -l racket/base -l rackunit -e 1" racket
 apt_install d "ldc2 --version" ldc
+if have java; then
+  apt_install scala "scalac -version" scala
+  # Its warm compiler is built by install-warm-compilers.sh, which runs before this script: once
+  # scalac is here, build it (a no-op when built).
+  if have scalac && [ ! -f "$tools/multiple/scalac-server/ScalacServer.class" ]; then
+    bash "$root/scripts/install-warm-compilers.sh" || echo "install-toolchains: the warm scalac server was not built; Scala compiles with scalac per program" >&2
+  fi
+else
+  say_missing "scala" "a JDK (java)" "apt-get install openjdk-17-jdk-headless, then run this script again (Scala runs on it)"
+fi
+apt_install cs "mcs --version && mono --version && test -f /usr/lib/mono/4.5/System.Numerics.dll" mono-mcs mono-runtime libmono-system-numerics4.0-cil
+if have mcs && [ ! -f "$tools/multiple/mcs-server/McsServer.exe" ]; then
+  bash "$root/scripts/install-warm-compilers.sh" || echo "install-toolchains: the warm mcs server was not built; C# compiles with mcs per program" >&2
+fi
 # Julia and Swift are not in Debian bookworm (its swift package is OpenStack's client): named, not installed.
 have julia || say_missing "jl" "julia" "install Julia: curl -fsSL https://install.julialang.org | sh (julialang.org)"
 have swiftc || say_missing "swift" "swiftc" "install a Swift toolchain from swift.org/install/linux"
 
 if [ "$missing" -eq 0 ]; then
-  echo "install-toolchains: every process-run language's toolchain is there (js, ts, go_test.go, rs, java, cpp, lua, rb, php, pl, sh, r, rkt, d, jl, swift)" >&2
+  echo "install-toolchains: every process-run language's toolchain is there (js, ts, go_test.go, rs, java, cpp, lua, rb, php, pl, sh, r, rkt, d, jl, swift, scala, cs)" >&2
 else
   echo "install-toolchains: $missing toolchain part(s) missing: their languages are refused until installed (Python and the others run)" >&2
 fi

@@ -5,6 +5,8 @@
 # each step says what it skipped and why.
 #   - javatuples 1.2 from Maven Central (MultiPL-E's Java tests import org.javatuples), sha-256 pinned;
 #   - the warm javac server (infra/sandbox/warm/java/JavacServer.java), compiled with the machine's javac;
+#   - the warm scalac server (infra/sandbox/warm/scala/ScalacServer.scala), compiled with the machine's scalac;
+#   - the warm mcs server (infra/sandbox/warm/cs/McsServer.cs), compiled against the machine's mcs.exe (copied beside it);
 #   - the C++ precompiled header of MultiPL-E's shared includes (<bits/stdc++.h>), for the machine's g++.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -43,6 +45,36 @@ else
   say "no javac on PATH: skipped the warm javac server (Java is refused until a JDK is installed: apt-get install -y default-jdk-headless)"
 fi
 
+if command -v scalac >/dev/null 2>&1; then
+  src="$root/infra/sandbox/warm/scala/ScalacServer.scala"
+  stamp="$dir/scalac-server/.stamp"
+  want="$(sha256sum "$src" | cut -c1-64) $(scalac -version 2>&1)"
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    say "compiling the warm scalac server (once; scalac takes a few seconds)"
+    rm -rf "$dir/scalac-server" && mkdir -p "$dir/scalac-server"
+    scalac -d "$dir/scalac-server" "$src"
+    echo "$want" >"$stamp"
+  fi
+else
+  say "no scalac on PATH: skipped the warm scalac server (Scala is refused until installed: bash scripts/install-toolchains.sh)"
+fi
+
+# mcs's own launcher names its assembly: `exec /usr/bin/mono $MONO_OPTIONS /usr/lib/mono/4.5/mcs.exe "$@"`.
+mcs_exe="$(command -v mcs >/dev/null 2>&1 && grep -o '[^ ]*/mcs\.exe' "$(command -v mcs)" | head -1 || true)"
+if [ -n "$mcs_exe" ] && [ -f "$mcs_exe" ]; then
+  src="$root/infra/sandbox/warm/cs/McsServer.cs"
+  stamp="$dir/mcs-server/.stamp"
+  want="$(sha256sum "$src" "$mcs_exe" | cut -c1-64 | tr '\n' ' ')"
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    rm -rf "$dir/mcs-server" && mkdir -p "$dir/mcs-server"
+    cp "$mcs_exe" "$dir/mcs-server/mcs.exe"   # beside the server: Mono loads a referenced assembly from the app's directory
+    mcs -r:"$dir/mcs-server/mcs.exe" "$src" -out:"$dir/mcs-server/McsServer.exe"
+    echo "$want" >"$stamp"
+  fi
+else
+  say "no mcs on PATH: skipped the warm mcs server (C# is refused until installed: bash scripts/install-toolchains.sh)"
+fi
+
 if command -v g++ >/dev/null 2>&1; then
   # The header and its .gch side by side: g++ uses X.gch for `-include X` when the .gch was built
   # with the same compiler and flags (-std=c++17, no optimisation: MultiPL-E's own flags).
@@ -58,4 +90,4 @@ if command -v g++ >/dev/null 2>&1; then
 else
   say "no g++ on PATH: skipped the C++ precompiled header (C++ is refused until g++ is installed: apt-get install -y g++)"
 fi
-say "ok: $jar$(command -v javac >/dev/null && echo ", javac server")$(command -v g++ >/dev/null && echo ", C++ PCH")"
+say "ok: $jar$(command -v javac >/dev/null && echo ", javac server")$(command -v scalac >/dev/null && echo ", scalac server")$([ -n "$mcs_exe" ] && echo ", mcs server")$(command -v g++ >/dev/null && echo ", C++ PCH")"

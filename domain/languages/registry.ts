@@ -1,4 +1,5 @@
 import { cpp } from './cpp/index.js';
+import { cs } from './cs/index.js';
 import { d } from './d/index.js';
 import { go } from './go/index.js';
 import { java } from './java/index.js';
@@ -12,6 +13,7 @@ import { r } from './r/index.js';
 import { rb } from './rb/index.js';
 import { rkt } from './rkt/index.js';
 import { rs } from './rs/index.js';
+import { scala } from './scala/index.js';
 import { runnerOf } from './runner.js';
 import { sh } from './sh/index.js';
 import { swift } from './swift/index.js';
@@ -36,6 +38,8 @@ export const LANGUAGES = {
   d,
   jl,
   swift,
+  scala,
+  cs,
 } as const;
 
 export type LanguageId = keyof typeof LANGUAGES;

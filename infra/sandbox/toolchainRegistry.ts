@@ -9,6 +9,7 @@
 import { type ProcessLanguageId } from '../../domain/languages/registry.js';
 import type { Toolchain } from './process/contract.js';
 import { cppToolchain } from './process/toolchains/cpp.js';
+import { csToolchain } from './process/toolchains/cs.js';
 import { dToolchain } from './process/toolchains/d.js';
 import { goToolchain } from './process/toolchains/go.js';
 import { javaToolchain } from './process/toolchains/java.js';
@@ -22,14 +23,17 @@ import { plToolchain } from './process/toolchains/pl.js';
 import { shToolchain } from './process/toolchains/sh.js';
 import { rktToolchain } from './process/toolchains/rkt.js';
 import { rsToolchain } from './process/toolchains/rs.js';
+import { scalaToolchain } from './process/toolchains/scala.js';
 import { swiftToolchain } from './process/toolchains/swift.js';
 import { tsToolchain } from './process/toolchains/ts.js';
 import {
   warmCppToolchain,
+  warmCsToolchain,
   warmGoToolchain,
   warmJavaToolchain,
   warmJsToolchain,
   warmRsToolchain,
+  warmScalaToolchain,
   warmTsToolchain,
 } from './warm/warmToolchains.js';
 
@@ -60,6 +64,8 @@ export const TOOLCHAINS = {
   d: { plain: dToolchain },
   jl: { plain: jlToolchain },
   swift: { plain: swiftToolchain },
+  scala: { plain: scalaToolchain, warm: warmScalaToolchain },
+  cs: { plain: csToolchain, warm: warmCsToolchain },
 } as const satisfies ToolchainTable<ProcessLanguageId>;
 
 export class ToolchainNotRegisteredError extends Error {

@@ -3,7 +3,7 @@
  * step in its sandbox) with the warm toolchains (infra/sandbox/warm/warmToolchains.ts), against
  * MultiPL-E's own evaluator, on the same machine, in one run, with the same concurrency.
  *
- *   npx tsx scripts/bench/bench-multiple.ts [--programs 40] [--workers 2] [--languages js,ts,go_test.go,rs,java,cpp,lua,rb,php,pl,sh,r,rkt,d]
+ *   npx tsx scripts/bench/bench-multiple.ts [--programs 40] [--workers 2] [--languages js,ts,go_test.go,rs,java,cpp,lua,rb,php,pl,sh,r,rkt,d,scala,cs]
  *                                          [--rounds 1] [--levers] [--skip-peer] [--floor] [--batch-size 16] [--in-flight N]
  *
  * Workload: the correct MultiPL-E-style rows of scripts/bench/data/multiple-correct.jsonl (three
@@ -24,7 +24,10 @@
  * (safe_subprocess.run); eval_lua `lua F` (safe_subprocess.run) and
  * eval_ruby `ruby F` (subprocess.run, 5 s), these two reconstructed after the other
  * evaluators' pattern (their files were not in the reference index); eval_dlang's
- * `rdmd -unittest -main F` as `ldc2 -unittest F` then `B` (no dmd here). Same toolchains as ours (tsc
+ * `rdmd -unittest -main F` as `ldc2 -unittest F` then `B` (no dmd here); eval_scala `scalac -d D F` then
+ * `scala -cp D Problem` (safe_subprocess.run; any stderr an Exception); eval_cs `csc /d:DEBUG
+ * -r:System.Numerics.dll F /out:B.exe` (as Debian's `mcs`: no Roslyn here) then `mono B.exe` (subprocess.run,
+ * 5 s; a failed Debug.Assert or unhandled exception in stderr an Exception). Same toolchains as ours (tsc
  * is the project's typescript package; javatuples is .tools/multiple's).
  * Ours: 8 untimed programs first (distinct texts: the warm compilers' start and JIT warm-up, paid
  * once per worker), then the timed ones. --levers also runs the same programs through the same
@@ -257,8 +260,31 @@ def eval_d(path):
     os.remove(binary)
     return "Timeout" if r.timeout else "OK" if r.exit_code == 0 else "Exception"
 
+def eval_scala(path):
+    # eval_scala: scalac -d D F (45 s), then scala -cp D Problem; OK only on exit 0 with an empty stderr.
+    with tempfile.TemporaryDirectory() as outdir:
+        b = safe_run(["scalac", "-d", outdir, str(path)], timeout_seconds=45)
+        if b.exit_code != 0: return "SyntaxError"
+        r = safe_run(["scala", "-cp", outdir, "Problem"])
+        return "Timeout" if r.timeout else "OK" if r.exit_code == 0 and r.stderr == "" else "Exception"
+def eval_cs(path):
+    # eval_cs: csc /d:DEBUG -r:System.Numerics.dll F /out:B.exe (Debian's Mono has mcs, same options), then mono B.exe
+    # with MONO_TRACE_LISTENER=Console.Error (5 s); a failed Debug.Assert or an unhandled exception in stderr is an Exception.
+    binary = ".".join(str(path).split(".")[:-1]) + ".exe"
+    b = subprocess.run(["mcs", "/d:DEBUG", "-r:System.Numerics.dll", str(path), f"/out:{binary}"], capture_output=True)
+    if b.returncode != 0: return "SyntaxError"
+    try:
+        o = subprocess.run(["mono", binary], env={"PATH": os.getenv("PATH"), "MONO_TRACE_LISTENER": "Console.Error"}, capture_output=True, timeout=5 * scale)
+        err = str(o.stderr, "utf-8")
+        status = "Exception" if "System.Diagnostics.DefaultTraceListener.Fail" in err or "Unhandled Exception" in err else "OK"
+    except subprocess.TimeoutExpired:
+        status = "Timeout"
+    os.remove(binary)
+    return status
+
 EVALUATORS = {"js": (eval_js, ".js"), "ts": (eval_ts, ".ts"), "go_test.go": (eval_go, "_test.go"), "rs": (eval_rust, ".rs"), "java": (eval_java, ".java"), "cpp": (eval_cpp, ".cpp"),
-              "lua": (eval_lua, ".lua"), "rb": (eval_ruby, ".rb"), "php": (eval_php, ".php"), "pl": (eval_pl, ".pl"), "sh": (eval_sh, ".sh"), "r": (eval_r, ".r"), "rkt": (eval_racket, ".rkt"), "d": (eval_d, ".d")}
+              "lua": (eval_lua, ".lua"), "rb": (eval_ruby, ".rb"), "php": (eval_php, ".php"), "pl": (eval_pl, ".pl"), "sh": (eval_sh, ".sh"), "r": (eval_r, ".r"), "rkt": (eval_racket, ".rkt"), "d": (eval_d, ".d"),
+              "scala": (eval_scala, ".scala"), "cs": (eval_cs, ".cs")}
 evaluate, ext = EVALUATORS[language]
 
 def eval_string_script(program):
@@ -379,6 +405,8 @@ const LEVERS: Partial<Record<ProcessLanguageId, string>> = {
   rs: 'rustc without the flags',
   java: 'javac per program',
   cpp: 'g++ without the PCH',
+  scala: 'scalac per program',
+  cs: 'mcs per program',
 };
 
 /** Untimed programs first (distinct from the timed ones): a worker's compilers are warm before most samples. */

@@ -77,7 +77,7 @@ describe('bad MultiPL-E input is refused, naming the file, the line and the fiel
 
   it('an unknown language, in a row or in the dataset entry', () => {
     expect(() => load('js', jsonl([addRow('js', 1), { ...addRow('js', 2), language: 'cobol' }]), 'h.jsonl')).toThrow(
-      `h.jsonl:2: language: "cobol" is not one of MultiPL-E's languages explora runs (js, ts, go_test.go, rs, java, cpp, lua, rb, php, pl, sh, r, rkt, d, jl, swift, py)`,
+      `h.jsonl:2: language: "cobol" is not one of MultiPL-E's languages explora runs (js, ts, go_test.go, rs, java, cpp, lua, rb, php, pl, sh, r, rkt, d, jl, swift, scala, cs, py)`,
     );
     expect(() => load('js', jsonl([addRow('rs', 1)]), 'h.jsonl')).toThrow(
       /h\.jsonl:1: language: "rs" differs from the dataset entry's language js/,
@@ -85,7 +85,7 @@ describe('bad MultiPL-E input is refused, naming the file, the line and the fiel
     const parsed = family.entrySchema.safeParse({ name: 'm', family: 'multipl-e', path: 'h.jsonl', language: 'cobol' });
     expect(parsed.success).toBe(false);
     expect(JSON.stringify(parsed.error?.issues)).toContain(
-      "must be one of MultiPL-E's language ids: js, ts, go_test.go, rs, java, cpp, lua, rb, php, pl, sh, r, rkt, d, jl, swift, py",
+      "must be one of MultiPL-E's language ids: js, ts, go_test.go, rs, java, cpp, lua, rb, php, pl, sh, r, rkt, d, jl, swift, scala, cs, py",
     );
   });
 

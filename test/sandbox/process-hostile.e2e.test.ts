@@ -1,6 +1,6 @@
 /**
  * Hostile programs in every process-run language (MultiPL-E's js, ts, go_test.go, rs, java, cpp and
- * its further languages lua, rb, php, pl, sh, r, rkt, d, jl, swift), on the real toolchains and the real sandbox: an
+ * its further languages lua, rb, php, pl, sh, r, rkt, d, jl, swift, scala, cs), on the real toolchains and the real sandbox: an
  * infinite loop, a spawn bomb, a memory bomb, a gigabyte of output, a connection to loopback
  * ports, reading the worker's environment, writing outside its directory, a child that outlives
  * the program. Each must be contained and reported,
@@ -58,6 +58,10 @@ function programs(port: number): Record<ProcessLanguageId, Record<Kind, string>>
   const java = (body: string) =>
     `import java.util.*;\nimport java.io.*;\nimport java.net.*;\nimport java.nio.file.*;\nclass Problem {\n    public static void main(String[] args) throws Exception {\n${body}\n    }\n}\n`;
   const rs = (body: string) => `#![allow(unused)]\nuse std::io::Write;\nfn main() {\n${body}\n}\n`;
+  const scala = (body: string) =>
+    `import java.io._\nimport java.net._\nimport java.nio.file._\nobject Problem {\n    def main(args: Array[String]) : Unit = {\n${body}\n    }\n}\n`;
+  const cs = (body: string) =>
+    `using System;\nusing System.IO;\nusing System.Collections.Generic;\nusing System.Diagnostics;\nclass Problem {\n    public static void Main(string[] args) {\n${body}\n    }\n}\n`;
   const cpp = (body: string) =>
     `#include <bits/stdc++.h>\n#include <unistd.h>\n#include <sys/socket.h>\n#include <netinet/in.h>\n#include <arpa/inet.h>\nextern char **environ;\nint main() {\n${body}\n}\n`;
   return {
@@ -231,6 +235,44 @@ function programs(port: number): Record<ProcessLanguageId, Record<Kind, string>>
       daemon:
         'import std.process, std.stdio;\nvoid main() { auto pid = spawnProcess(["/usr/bin/setsid", "/bin/sleep", "30"]); writeln("spawned ", pid.processID); }',
     },
+    scala: {
+      loop: scala('        while (true) {}'),
+      spawnBomb: scala('        while (true) { try { new ProcessBuilder("/bin/sleep", "100").start() } catch { case e: Exception => } }'),
+      memoryBomb: scala('        val l = new java.util.ArrayList[Array[Long]]()\n        while (true) l.add(new Array[Long](1 << 20))'),
+      output: scala(
+        '        val b = Array.fill[Byte](1 << 20)(120)\n        val out = new FileOutputStream(FileDescriptor.out)\n        for (i <- 0 until 1024) out.write(b)',
+      ),
+      network: scala(
+        `        for (p <- List(${port}, 7233, 8333)) {\n            try { val s = new Socket(); s.connect(new InetSocketAddress("127.0.0.1", p), 1000); println(p + " CONNECTED"); s.close() }\n            catch { case e: IOException => println(p + " " + e) }\n        }`,
+      ),
+      environment: scala(
+        '        println(System.getenv())\n        try { println(new String(Files.readAllBytes(Paths.get("/proc/1/environ")))) } catch { case e: IOException => }',
+      ),
+      writeOutside: scala(
+        `        for (p <- List(${TARGETS.map((t) => JSON.stringify(t)).join(', ')})) {\n            try { Files.write(Paths.get(p), Array[Byte](120)); println("WROTE " + p) } catch { case e: Exception => println("refused " + p) }\n        }`,
+      ),
+      daemon: scala(
+        '        val p = new ProcessBuilder("/usr/bin/setsid", "/bin/sleep", "30").start()\n        println("spawned " + p.pid())',
+      ),
+    },
+    cs: {
+      loop: cs('        while (true) {}'),
+      spawnBomb: cs('        while (true) { try { Process.Start("/bin/sleep", "100"); } catch (Exception) {} }'),
+      memoryBomb: cs('        var l = new List<long[]>();\n        while (true) l.Add(new long[1 << 20]);'),
+      output: cs(
+        '        var b = new byte[1 << 20];\n        for (int i = 0; i < b.Length; i++) b[i] = 120;\n        var o = Console.OpenStandardOutput();\n        for (int i = 0; i < 1024; i++) o.Write(b, 0, b.Length);',
+      ),
+      network: cs(
+        `        foreach (var p in new[] { ${port}, 7233, 8333 }) {\n            try { var c = new System.Net.Sockets.TcpClient(); c.Connect("127.0.0.1", p); Console.WriteLine(p + " CONNECTED"); c.Close(); }\n            catch (Exception e) { Console.WriteLine(p + " " + e.Message); }\n        }`,
+      ),
+      environment: cs(
+        '        foreach (System.Collections.DictionaryEntry e in Environment.GetEnvironmentVariables()) Console.WriteLine(e.Key + "=" + e.Value);\n        try { Console.WriteLine(File.ReadAllText("/proc/1/environ")); } catch (Exception) {}',
+      ),
+      writeOutside: cs(
+        `        foreach (var p in new[] { ${TARGETS.map((t) => JSON.stringify(t)).join(', ')} }) {\n            try { File.WriteAllText(p, "x"); Console.WriteLine("WROTE " + p); } catch (Exception) { Console.WriteLine("refused " + p); }\n        }`,
+      ),
+      daemon: cs('        var p = Process.Start("/usr/bin/setsid", "/bin/sleep 30");\n        Console.WriteLine("spawned " + p.Id);'),
+    },
     jl: {
       loop: 'while true end',
       spawnBomb: 'while true\n    try run(`/bin/sleep 100`, wait=false) catch end\nend',
@@ -403,6 +445,8 @@ describe('after every hostile program', () => {
       d: 'unittest { assert(1 + 1 == 2); }\nvoid main() {}',
       jl: 'using Test\n@test 1 + 1 == 2',
       swift: 'assert(1 + 1 == 2)',
+      scala: 'object Problem {\n    def main(args: Array[String]) = { assert(1 + 1 == 2); }\n}\n',
+      cs: 'using System.Diagnostics;\nclass Problem {\n    public static void Main(string[] args) { Debug.Assert(1 + 1 == 2); }\n}\n',
     };
     const after = await Promise.all(LANGUAGES.map((l) => executors.get(l)!.run({ id: `${l}/ok`, program: ok[l], limits: AMPLE })));
     for (const r of after) expect(r.status, JSON.stringify(r)).toBe('passed');

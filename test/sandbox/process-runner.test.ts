@@ -222,6 +222,8 @@ describe('the toolchains', () => {
       'd',
       'jl',
       'swift',
+      'scala',
+      'cs',
     ]);
     expect(Object.keys(toolchainFor('java').files('x'))).toEqual(['Problem.java']);
     expect(Object.keys(toolchainFor('go_test.go').files('x'))).toEqual(['program_test.go']);

@@ -137,6 +137,21 @@ const CASES: Record<ProcessLanguageId, Case> = {
     broken: 'func add(a: Int, b: Int) -> Int { return a + "b" }\n',
     hangs: 'while true {}\n',
   },
+  scala: {
+    ok: 'object Problem {\n    def add(a : Long, b : Long) : Long = a + b\n    def main(args: Array[String]) = {\n    assert(add(2l, 3l) == 5l);\n    }\n}\n',
+    wrong:
+      'object Problem {\n    def add(a : Long, b : Long) : Long = a - b\n    def main(args: Array[String]) = {\n    assert(add(2l, 3l) == 5l);\n    }\n}\n',
+    broken: 'object Problem {\n    def add(a : Long, b : Long) : Long = a + "b"\n    def main(args: Array[String]) = {}\n}\n',
+    hangs: 'object Problem {\n    def main(args: Array[String]) = { while (true) {} }\n}\n',
+  },
+  cs: {
+    ok: 'using System.Diagnostics;\nclass Problem {\n    public static long Add(long a, long b) { return a + b; }\n    public static void Main(string[] args) {\n    Debug.Assert(Add(2L, 3L) == 5L);\n    }\n}\n',
+    wrong:
+      'using System.Diagnostics;\nclass Problem {\n    public static long Add(long a, long b) { return a - b; }\n    public static void Main(string[] args) {\n    Debug.Assert(Add(2L, 3L) == 5L);\n    }\n}\n',
+    broken:
+      'class Problem {\n    public static long Add(long a, long b) { return a + "b"; }\n    public static void Main(string[] args) {}\n}\n',
+    hangs: 'class Problem {\n    public static void Main(string[] args) { while (true) {} }\n}\n',
+  },
 };
 
 /** Runs the requests through one executor over the language's production toolchain, then closes it. */
@@ -251,7 +266,7 @@ describe('the sandbox, from inside a compiled program (the rest: process-hostile
 });
 
 describe('which compile step each warm toolchain takes', () => {
-  it("cpp: the precompiled header only for a program that starts with MultiPL-E's includes; java and ts: served by a warm compiler", () => {
+  it("cpp: the precompiled header only for a program that starts with MultiPL-E's includes; java, ts, scala and cs: served by a warm compiler", () => {
     const limits = DEFAULT_LIMITS;
     const cpp = toolchainFor('cpp');
     const withIncludes = cpp.compile(limits, CASES.cpp.ok);
@@ -260,5 +275,8 @@ describe('which compile step each warm toolchain takes', () => {
     expect(without?.kind === 'sandbox' && !without.argv.includes('-include')).toBe(true);
     expect(toolchainFor('java').compile(limits, CASES.java.ok)?.kind).toBe('served');
     expect(toolchainFor('ts').compile(limits, CASES.ts.ok)?.kind).toBe('served');
+    // scala: served once scripts/install-warm-compilers.sh has built the server (the test setup runs it).
+    if (runnableHere('scala')) expect(toolchainFor('scala').compile(limits, CASES.scala.ok)?.kind).toBe('served');
+    if (runnableHere('cs')) expect(toolchainFor('cs').compile(limits, CASES.cs.ok)?.kind).toBe('served');
   });
 });

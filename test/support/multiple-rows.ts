@@ -175,6 +175,22 @@ export function addRow(language: MultiplELanguageId, n = 53): MultiplERowFixture
         `}\n\n\n${CASES.map(([a, b, c]) => `assert(add(x: ${a}, y: ${b}) == ${c})\n`).join('')}`,
         ['\n}'],
       );
+    case 'scala':
+      return row(
+        language,
+        n,
+        `import scala.math._\nimport scala.collection.mutable._\nobject Problem {\n    // Add two numbers x and y ${task}\n    // >>> add((2l), (3l))\n    // (5l)\n    // >>> add((5l), (7l))\n    // (12l)\n    def add(x : Long, y : Long) : Long = {\n`,
+        `    }\n    def main(args: Array[String]) = {\n${CASES.map(([a, b, c]) => `    assert(add((${a}l), (${b}l)) == (${c}l));\n`).join('')}    }\n\n}\n`,
+        ['\n    }\n'],
+      );
+    case 'cs':
+      return row(
+        language,
+        n,
+        `using System;\nusing System.Numerics;\nusing System.Diagnostics;\nusing System.Collections.Generic;\nusing System.Linq;\nusing System.Text;\nusing System.Security.Cryptography;\nclass Problem {\n    // Add two numbers x and y ${task}\n    // >>> Add((2L), (3L))\n    // (5L)\n    // >>> Add((5L), (7L))\n    // (12L)\n    public static long Add(long x, long y) {\n`,
+        `    }\n    public static void Main(string[] args) {\n${CASES.map(([a, b, c]) => `    Debug.Assert(Add((${a}L), (${b}L)) == (${c}L));\n`).join('')}    }\n\n}\n`,
+        ['\n    }\n'],
+      );
     case 'py':
       return row(
         language,
@@ -308,6 +324,22 @@ export const COMPLETIONS: Record<MultiplELanguageId, Record<CompletionKind, stri
     noncompiling: '    return x + "y"\n}\n',
     hostile: '    while true {}\n}\n',
   },
+  scala: {
+    right: '        x + y\n    }\n    def junk() : Long = "kept past a stop token"\n',
+    wrong: '        x - y\n    }\n',
+    noncompiling: '        x + "y"\n    }\n',
+    // Reads the worker's environment: the right sum only when it sees none of it.
+    hostile: '        if (sys.env.keys.exists(k => k.contains("EXPLORA") || k.contains("TEMPORAL"))) 0l else x + y\n    }\n',
+  },
+  cs: {
+    right: '        return x + y;\n    }\n    public static long Junk() { return "kept past a stop token"; }\n',
+    wrong: '        return x - y;\n    }\n',
+    noncompiling: '        return x + "y";\n    }\n',
+    // Connects to Temporal's port (Mono's TcpClient(host, port) swallows a refusal; Connect throws it):
+    // the right sum only when the connection is refused.
+    hostile:
+      '        try { new System.Net.Sockets.TcpClient().Connect("127.0.0.1", 7233); return 0; } catch (Exception) { return x + y; }\n    }\n',
+  },
   py: {
     right: '    return x + y\n\ndef junk():\n    raise AssertionError("kept past a stop token")\n',
     wrong: '    return x - y\n',
@@ -335,6 +367,8 @@ export const HOSTILE_PASSES: Record<MultiplELanguageId, boolean> = {
   d: true,
   jl: true,
   swift: false,
+  scala: true,
+  cs: true,
   py: true,
 };
 

@@ -26,12 +26,19 @@
  *               javac's loading and warm-up are paid once). ts: MultiPL-E's `tsc --target esnext
  *               FILE` (a type error too is a SyntaxError, our compile_error) and its emit, in a warm
  *               Node process (ts/tscServer.cjs).
+ *   scala       a ServedStep as java's: MultiPL-E's `scalac -d DIR FILE` in one JVM
+ *               (scala/ScalacServer.scala: a fresh compiler per program, the JVM start, class loading and
+ *               JIT warm-up paid once), its class path the jars the `scalac` script puts on its own.
+ *               Until scripts/install-warm-compilers.sh has built the server, the plain step.
+ *   cs          a ServedStep as java's: MultiPL-E's options (`-d:DEBUG -r:System.Numerics.dll`) through
+ *               mcs's in-process entry point in one Mono process (cs/McsServer.cs: Mono's start and
+ *               the compiler's loading and JIT paid once). Until built, the plain step.
  *   js          nothing to compile: the plain module, plus `runTogether` (jsSharedProcess.ts), used
  *               only when a runner is asked to share processes: several programs per Node
  *               process, each in a V8 context of its own.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
@@ -40,9 +47,11 @@ import type { ExecutionLimits } from '../../../domain/execution/types.js';
 import { BUILD_DIR, type BatchCompile, type BatchOutcome, type ServedStep, type StepResult, type Toolchain } from '../process/contract.js';
 import { COMPILE_LIMITS as STEP_COMPILE_LIMITS, WARM_TOOLS_DIR } from '../process/toolchains/common.js';
 import { cppToolchain } from '../process/toolchains/cpp.js';
+import { csToolchain } from '../process/toolchains/cs.js';
 import { goToolchain } from '../process/toolchains/go.js';
 import { JAVATUPLES_JAR, javaToolchain } from '../process/toolchains/java.js';
 import { rsToolchain } from '../process/toolchains/rs.js';
+import { scalaInstallation, scalaToolchain } from '../process/toolchains/scala.js';
 import { tsToolchain } from '../process/toolchains/ts.js';
 import { GoDirectRoute, packageFits } from './go.js';
 import { chownTree } from '../bwrapPolicy.js';
@@ -315,6 +324,78 @@ export function warmJavaToolchain(): Toolchain {
       return plain;
     },
     compile: () => served.step(),
+    close: async () => {
+      await served.close();
+      await base.close?.();
+    },
+  };
+}
+
+export function warmScalaToolchain(): Toolchain {
+  const base = scalaToolchain();
+  const serverClasses = join(WARM_TOOLS_DIR, 'scalac-server');
+  const javaHome = (): string =>
+    dirname(dirname(execFileSync('sh', ['-c', 'readlink -f "$(command -v java)"'], { encoding: 'utf8' }).trim()));
+  // The jars the scalac script puts on its class path (every one in the Scala home's lib/), read where they are.
+  const jars = (): string[] => {
+    const home = scalaInstallation()?.home;
+    if (!home) throw new Error('scala: no scalac on PATH (the toolchain check refuses the language first)');
+    const lib = join(home, 'lib');
+    return readdirSync(lib)
+      .filter((f) => f.endsWith('.jar'))
+      .sort()
+      .map((f) => join(lib, f));
+  };
+  const served = new ServedCompiler(
+    () => {
+      const classPath = jars();
+      return {
+        argv: [
+          join(javaHome(), 'bin/java'),
+          '-XX:+UseSerialGC',
+          '-Xss4m',
+          '-Xmx768m',
+          '-cp',
+          [...classPath, serverClasses].join(':'),
+          'ScalacServer',
+        ],
+        readOnly: [serverClasses, javaHome(), ...classPath],
+      };
+    },
+    (id, dir) => `${id}\t${dir}/program.scala\t${dir}`,
+    (line) => {
+      const [id, code, text = ''] = line.split('\t');
+      return { id, ok: code === '0', diagnostics: text.replace(/\\n/g, '\n').replace(/\\t/g, '\t').replace(/\\\\/g, '\\') };
+    },
+  );
+  return {
+    ...base,
+    // Until scripts/install-warm-compilers.sh has built the server (it needs scalac, which
+    // install-toolchains.sh may install later), the plain compile step: the same outcomes.
+    compile: (limits, program) => (existsSync(join(serverClasses, 'ScalacServer.class')) ? served.step() : base.compile(limits, program)),
+    close: async () => {
+      await served.close();
+      await base.close?.();
+    },
+  };
+}
+
+export function warmCsToolchain(): Toolchain {
+  const base = csToolchain();
+  const serverDir = join(WARM_TOOLS_DIR, 'mcs-server');
+  const server = join(serverDir, 'McsServer.exe');
+  const served = new ServedCompiler(
+    () => ({ argv: ['/usr/bin/env', 'mono', server], readOnly: [serverDir] }),
+    (id, dir) => `${id}\t${dir}/program.cs\t${dir}/program.exe`,
+    (line) => {
+      const [id, code, text = ''] = line.split('\t');
+      return { id, ok: code === '0', diagnostics: text.replace(/\\n/g, '\n').replace(/\\t/g, '\t').replace(/\\\\/g, '\\') };
+    },
+  );
+  return {
+    ...base,
+    // Until scripts/install-warm-compilers.sh has built the server, the plain compile step: the same outcomes.
+    compile: (limits, program) => (existsSync(server) ? served.step() : base.compile(limits, program)),
     close: async () => {
       await served.close();
       await base.close?.();
