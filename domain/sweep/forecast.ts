@@ -100,6 +100,10 @@ export interface CellForecast {
   promptTokens: number | null;
   /** True when promptTokens is an estimate (characters, or a method whose later prompts carry more). */
   promptEstimate: boolean;
+  /** How the prompts of one request were measured: counted by the model's tokenizer, from characters, or not at all. */
+  promptBasis: 'counted' | 'estimated' | 'unknown';
+  /** The method sends prompts other than the direct one (docs, plans, earlier answers), counted as that one. */
+  otherPrompts: boolean;
   maxCompletionTokens: number;
   /** Null without earlier answers of the model. */
   expectedCompletionTokens: number | null;
@@ -181,6 +185,8 @@ export function forecastSweep(inputs: ForecastInputs): Forecast {
       requests: c.llmRequests,
       promptTokens,
       promptEstimate: !size || size.how === 'estimated' || c.method !== 'direct' || c.estimate,
+      promptBasis: size ? size.how : 'unknown',
+      otherPrompts: c.method !== 'direct',
       maxCompletionTokens: c.maxCompletionTokens,
       expectedCompletionTokens: expected,
       maxCost: priced(c.model, promptTokens, c.maxCompletionTokens),
@@ -354,10 +360,11 @@ export function formatForecast(forecast: Forecast, notes: ForecastNotes): string
   ];
   const lines: string[] = [];
   for (const c of notes.counted) lines.push(`prompt tokens of ${c.model}: counted with its own tokenizer (${c.tokenizer})`);
-  if (forecast.cells.some((c) => c.promptEstimate))
+  if (forecast.cells.some((c) => c.promptBasis === 'estimated'))
+    lines.push(`~ prompt tokens: ESTIMATED from characters (${CHARS_PER_TOKEN} per token): explora has no tokenizer of the model`);
+  if (forecast.cells.some((c) => c.otherPrompts && c.promptBasis !== 'unknown'))
     lines.push(
-      `~ prompt tokens: ESTIMATED, from characters (${CHARS_PER_TOKEN} per token) where no tokenizer of the model is at hand; ` +
-        "for methods other than direct, each request counted as the task's direct prompt (their later prompts add docs, plans, earlier answers)",
+      "~ prompt tokens of methods other than direct: each request counted as the task's direct prompt (ESTIMATED: their later prompts add docs, plans, earlier answers)",
     );
   if (totals.unknownPromptCells > 0)
     lines.push(`? prompt tokens: unknown for ${totals.unknownPromptCells} cell(s) of a generated dataset (made when the sweep runs); left out of the totals and the cost`);
@@ -368,11 +375,13 @@ export function formatForecast(forecast: Forecast, notes: ForecastNotes): string
         `in the LLM cache (${c.source === 'own-requests' ? "to this sweep's own first prompts" : 'a sample of its answers to other prompts'})`,
     );
   if (notes.cacheProblem) lines.push(`expected completion tokens: the LLM cache was not read (${notes.cacheProblem})`);
+  else if (totals.expectedCompletionTokens === null && forecast.cells.length > 0)
+    lines.push('expected completion tokens: none, no answers of these models in the LLM cache yet');
   else if (totals.cellsWithoutExpected > 0)
     lines.push(`expected completion tokens: none for ${totals.cellsWithoutExpected} cell(s), whose model has no answers in the LLM cache yet; the total counts the others`);
   if (totals.unpricedModels.length > 0)
     lines.push(`cost: no price for ${totals.unpricedModels.join(', ')} (models[i].price: {input_per_mtok, output_per_mtok, currency}); left out of the cost`);
-  if (forecast.cells.some((c) => c.requests > 0))
+  if (forecast.cells.reduce((a, c) => a + c.requests, 0) !== totals.requests)
     lines.push('the total counts requests several cells share once (the first cell pays, the others find them cached)');
   return [...out, ...lines].join('\n') + '\n';
 }

@@ -95,7 +95,7 @@ describe('start-sweep --dry-run: tokens, money and power', () => {
     expect(qwen[2]).toMatch(/^[\d,]+$/); // counted with the model's own tokenizer: no ~
     expect(gpt[2]).toMatch(/^~[\d,]+$/); // estimated from characters
     expect(out).toMatch(/prompt tokens of qwen: counted with its own tokenizer \(.*qwen2\.5-coder-0\.5b-instruct\.gguf\)/);
-    expect(out).toMatch(/~ prompt tokens: ESTIMATED, from characters/);
+    expect(out).toMatch(/~ prompt tokens: ESTIMATED from characters \(3\.3 per token\): explora has no tokenizer of the model/);
     expect(num(qwen[3]!)).toBe(6 * 512);
     expect(num(gpt[3]!)).toBe(6 * 300);
     expect(qwen[4]).toBe(`~${6 * perAnswer}`);
