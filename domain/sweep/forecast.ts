@@ -367,7 +367,10 @@ export function formatForecast(forecast: Forecast, notes: ForecastNotes): string
       "~ prompt tokens of methods other than direct: each request counted as the task's direct prompt (ESTIMATED: their later prompts add docs, plans, earlier answers)",
     );
   if (totals.unknownPromptCells > 0)
-    lines.push(`? prompt tokens: unknown for ${totals.unknownPromptCells} cell(s) of a generated dataset (made when the sweep runs); left out of the totals and the cost`);
+    lines.push(
+      `? prompt tokens: unknown for ${totals.unknownPromptCells} cell(s) (a generated dataset, made when the sweep runs, ` +
+        'or prompts the dry run could not build); left out of the totals and the cost',
+    );
   const cached = Object.entries(notes.cachedAnswers);
   for (const [model, c] of cached)
     lines.push(

@@ -121,13 +121,20 @@ async function measurePrompts(
         const tokenizer = await tokenizerOf(cell.model.model);
         let total = 0;
         let counted = tokenizer !== null;
-        for (const problem of tasks) {
-          const text = requestTextOf(cell.model.api, firstRequestBody(problem, cell, config));
-          const exact = !tokenizer ? null : text.kind === 'chat' ? tokenizer.chatTokens(text.messages) : tokenizer.completionTokens(text.prompt);
-          if (exact === null) counted = false;
-          total += exact ?? estimatePromptTokens(text);
+        try {
+          for (const problem of tasks) {
+            const text = requestTextOf(cell.model.api, firstRequestBody(problem, cell, config));
+            const exact = !tokenizer ? null : text.kind === 'chat' ? tokenizer.chatTokens(text.messages) : tokenizer.completionTokens(text.prompt);
+            if (exact === null) counted = false;
+            total += exact ?? estimatePromptTokens(text);
+          }
+          measured.set(key, { perRequest: total / tasks.length, how: counted ? 'counted' : 'estimated' });
+        } catch (err) {
+          // A request the dry run cannot build the way the sweep will: unknown, never a guess.
+          log(`start-sweep: note: the prompts of ${cell.id} were not measured (${(err as Error).message}); its prompt tokens show ?`);
+          measured.set(key, null);
+          continue;
         }
-        measured.set(key, { perRequest: total / tasks.length, how: counted ? 'counted' : 'estimated' });
         if (counted && tokenizer && !notes.counted.some((c) => c.model === cell.model.id))
           notes.counted.push({ model: cell.model.id, tokenizer: tokenizer.file });
       }
@@ -153,7 +160,12 @@ function ownGroups(cells: Cell[], problems: Record<string, SweepProblem[] | null
     const perCell = Math.max(1, Math.ceil(MAX_OWN_GROUPS / Math.max(1, mine.length)));
     for (const cell of mine) {
       for (const problem of problems[cell.dataset.name]!.slice(0, perCell)) {
-        const body = firstRequestBody(problem, cell, config);
+        let body;
+        try {
+          body = firstRequestBody(problem, cell, config);
+        } catch {
+          break; // said by measurePrompts
+        }
         const endpoint = { id: model.id, baseUrl: model.base_url, model: model.model, api: model.api, requestTimeoutS: model.request_timeout_s };
         groups.push(callGroup({ endpoint, body, sampleIndex: 0 }));
       }

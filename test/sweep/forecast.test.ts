@@ -87,7 +87,7 @@ describe('forecastSweep', () => {
     // A generated dataset: no prompts to measure, so unknown prompt tokens and no money.
     const f = forecastSweep({ plan, promptSizes: {}, cachedAnswers: {}, prices: {}, maxTokens });
     expect(f.totals.unknownPromptCells).toBe(2);
-    expect(formatForecast(f, { counted: [], cachedAnswers: {} })).toMatch(/\? prompt tokens: unknown for 2 cell\(s\) of a generated dataset/);
+    expect(formatForecast(f, { counted: [], cachedAnswers: {} })).toMatch(/\? prompt tokens: unknown for 2 cell\(s\) \(a generated dataset/);
   });
 
   it('estimates prompt tokens from characters, with the chat messages’ overhead', () => {
