@@ -17,7 +17,6 @@ import {
   type SweepConfig,
 } from '../domain/sweep/config.js';
 import { defaultSweepId, llmTaskQueue, sweepWorkflowId, type SweepRun } from '../domain/sweep/keys.js';
-import { formatPlan, planSweep } from '../domain/sweep/plan.js';
 import { s3ClientFor, sha256Hex, type Bucket } from '../infra/s3.js';
 import { missingSearchAttributes, searchAttributeCommands } from '../infra/temporal/searchAttributes.js';
 import { sweepWorkflow } from '../workflows/sweep.js';
@@ -37,6 +36,7 @@ import {
   writeSweepRecord,
 } from './lib/sweep-input.js';
 import { checkSweepReferences, formatReferenceChecks } from './lib/references.js';
+import { dryRunText } from './lib/dry-run.js';
 import { writeCellFiles } from './lib/cell-files.js';
 import { findFinishedSweep, type FinishedSweep } from './lib/finished-sweep.js';
 import { warnWhileUnserved, type WatchedQueue } from './lib/queue-pollers.js';
@@ -55,6 +55,18 @@ interface Flags {
   checkReferences: boolean;
   outputDir?: string;
   shareProcess: boolean;
+  baseline: number;
+  minDifference: number;
+  cacheForecast: boolean;
+}
+
+/** A rate flag's value: a number strictly between 0 and 1, or an error naming the flag. */
+function rateFlag(flag: string): (value: string) => number {
+  return (value) => {
+    const x = Number(value);
+    if (value.trim() === '' || !Number.isFinite(x) || x <= 0 || x >= 1) throw new Error(`${flag} ${value}: must be a number between 0 and 1 (exclusive), e.g. 0.3`);
+    return x;
+  };
 }
 
 function loadConfig(file: string): SweepConfig {
@@ -91,7 +103,19 @@ const program = new Command('start-sweep')
     (v: string, acc: string[]) => [...acc, v],
     [] as string[],
   )
-  .option('--dry-run', 'validate the config and print the plan; start nothing', false)
+  .option(
+    '--dry-run',
+    'validate the config and print the plan, what it will cost (tokens, money at models[i].price) and the power of its comparisons; start nothing',
+    false,
+  )
+  .option('--baseline <rate>', "with --dry-run: the pass@1 the power of the grid's comparisons is computed from", rateFlag('--baseline'), 0.5)
+  .option(
+    '--min-difference <d>',
+    'with --dry-run: the difference of pass@1 the comparisons should decide (80% power); smaller ones get a warning',
+    rateFlag('--min-difference'),
+    0.05,
+  )
+  .option('--no-cache-forecast', "with --dry-run: do not read the LLM cache for the expected completion tokens")
   .addOption(
     new Option('--worker <mode>', 'in-process: also serve the queues while waiting; external: rely on `npm run worker`')
       .choices(['in-process', 'external'])
@@ -113,6 +137,11 @@ const program = new Command('start-sweep')
 
 program.action(async (flags: Flags) => {
   const config = loadConfig(flags.config);
+  if (!flags.dryRun) {
+    const given = (['baseline', 'minDifference', 'cacheForecast'] as const).filter((f) => program.getOptionValueSource(f) === 'cli');
+    if (given.length)
+      throw new Error(`${given.map((f) => ({ baseline: '--baseline', minDifference: '--min-difference', cacheForecast: '--no-cache-forecast' })[f]).join(', ')}: only with --dry-run`);
+  }
   if (flags.generationOnly && flags.evaluateOnly) throw new Error('--generation-only and --evaluate-only exclude each other');
   if (flags.evaluateOnly !== flags.loadGenerations.length > 0) throw new Error('--evaluate-only and --load-generations go together');
   const mode: SweepMode = flags.evaluateOnly ? 'evaluate-only' : flags.generationOnly ? 'generation-only' : 'full';
@@ -173,7 +202,13 @@ program.action(async (flags: Flags) => {
       const counts = await countTasks(bucket, flags.config, config);
       for (const [dataset, file] of Object.entries(generations))
         loadGenerations(file, dataset, Math.min(config.limit ?? Infinity, counts[dataset]!), config.n_samples);
-      console.log(formatPlan(planSweep({ ...config, id: sweepId }, counts, mode)));
+      console.log(
+        await dryRunText(bucket, flags.config, { ...config, id: sweepId }, mode, {
+          power: { baseline: flags.baseline, target: flags.minDifference },
+          readCache: flags.cacheForecast,
+          log: (line) => console.error(line),
+        }),
+      );
       return;
     }
     // A finished sweep started again shows its stored results and starts (and writes) nothing.

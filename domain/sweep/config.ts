@@ -13,6 +13,7 @@ import { MethodOptionsSchema, type MethodOptions } from '../methods/options.js';
 import type { PromptTemplate } from '../methods/promptTemplate.js';
 import { configFormatOf, parseConfigText } from './text.js';
 import { EXPECTED_NAMES, unknownKeyMessage } from './configMessages.js';
+import { PRICE_KEYS, PriceSchema, type Price } from './price.js';
 
 // ---------------------------------------------------------------------------------------------
 // Types of the resolved config
@@ -60,6 +61,8 @@ export interface SweepModelConfig {
    * (kept absent, so configs written before templates existed hash as they did).
    */
   prompt?: PromptTemplate;
+  /** What the model's tokens cost (domain/sweep/price.ts); absent: money is not forecast or capped. */
+  price?: Price;
 }
 
 /** OpenAI's API takes at most 4 stop sequences and refuses a request with more (400). */
@@ -221,6 +224,7 @@ const ModelSchema = z
     send_seed: z.boolean().default(true),
     samples_per_request: z.int().min(1).max(128).optional(),
     prompt: PromptTemplateSchema.optional(),
+    price: PriceSchema.optional(),
   })
   .transform(({ samples_per_request, max_stop_sequences, ...m }): SweepModelConfig => ({
     ...m,
@@ -515,6 +519,7 @@ const MODEL_KEYS = [
   'send_seed',
   'samples_per_request',
   'prompt',
+  'price',
 ];
 
 function knownKeysAt(path: readonly PropertyKey[], input: unknown): readonly string[] {
@@ -525,6 +530,7 @@ function knownKeysAt(path: readonly PropertyKey[], input: unknown): readonly str
   }
   if (path.length === 2 && path[0] === 'models') return MODEL_KEYS;
   if (path.length === 3 && path[0] === 'models' && path[2] === 'prompt') return PROMPT_TEMPLATE_KEYS;
+  if (path.length === 3 && path[0] === 'models' && path[2] === 'price') return PRICE_KEYS;
   if (path.length === 2 && path[0] === 'prompts') return ['name', ...PROMPT_TEMPLATE_KEYS];
   if (path.length === 1 && path[0] === 'method_options') return Object.keys(MethodOptionsSchema.shape);
   return [];
@@ -653,7 +659,17 @@ export function loadSweepConfig(text: string, fileName: string): SweepConfig {
  * config before calling this.
  */
 export function canonicalSweepJson(config: SweepConfig): string {
-  return canonicalJson(config);
+  return canonicalJson(experimentOf(config));
+}
+
+/**
+ * The config without what only prices the sweep (models' `price`): a price changes no request and no
+ * result, so setting or updating one neither renames a sweep (its default id is the hash) nor makes
+ * a running one "another config".
+ */
+function experimentOf(config: SweepConfig): SweepConfig {
+  if (!config.models.some((m) => m.price !== undefined)) return config;
+  return { ...config, models: config.models.map(({ price: _price, ...m }) => m) };
 }
 
 /** Hash of canonicalSweepJson; the hasher is passed in (node:crypto is unavailable in workflows). */
@@ -664,9 +680,10 @@ export function sweepConfigHash(config: SweepConfig, sha256Hex: (s: string) => s
 /** The top-level fields on which two resolved configs differ, for a refusal a person can act on. */
 export function describeSweepConfigDifferences(a: SweepConfig, b: SweepConfig): string[] {
   const out: string[] = [];
+  const [ea, eb] = [experimentOf(a), experimentOf(b)];
   for (const key of TOP_LEVEL_KEYS) {
-    const x = canonicalJson((a as unknown as Record<string, unknown>)[key]);
-    const y = canonicalJson((b as unknown as Record<string, unknown>)[key]);
+    const x = canonicalJson((ea as unknown as Record<string, unknown>)[key]);
+    const y = canonicalJson((eb as unknown as Record<string, unknown>)[key]);
     if (x !== y) out.push(`${key}: ${x ?? '(unset)'} → ${y ?? '(unset)'}`);
   }
   return out;

@@ -375,7 +375,7 @@ function sum(values: number[]): number {
 }
 
 /** 1234567 → "1,234,567" (independent of the locale). */
-function group(n: number): string {
+export function group(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
@@ -386,7 +386,7 @@ function formatDuration(seconds: number): string {
 }
 
 /** First column left-aligned, the others right-aligned; a rule above the last row when `totalRow`. */
-function table(header: string[], rows: string[][], totalRow = false): string {
+export function table(header: string[], rows: string[][], totalRow = false): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
     cells

@@ -10,6 +10,7 @@ import { familyOf } from '../../domain/families/registry.js';
 import { requirementsProblem } from './requirements.js';
 import { missingToolchains } from '../../infra/sandbox/toolchainCheck.js';
 import type { LoadedDataset } from '../../domain/families/types.js';
+import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { generateLines } from '../../domain/pbe/generate.js';
 import { selectionOf, selectionProblem, selectTasks } from '../../domain/sweep/selection.js';
 import type { LlmEndpoint } from '../../domain/llm/request.js';
@@ -153,6 +154,23 @@ async function selectedTasks(bucket: Bucket, configFile: string, config: SweepCo
 /** Tasks per dataset (after `tasks` and `limit_start`, before `limit`), validating every row of file datasets. */
 export async function countTasks(bucket: Bucket, configFile: string, config: SweepConfig): Promise<Record<string, number>> {
   return (await selectedTasks(bucket, configFile, config)).counts;
+}
+
+/**
+ * For the dry run: tasks per dataset (as countTasks) and, for file datasets, the problems the sweep
+ * will run (after `tasks`, `limit_start` and `limit`); null for a generated dataset (made when the
+ * sweep runs).
+ */
+export async function plannedProblems(
+  bucket: Bucket,
+  configFile: string,
+  config: SweepConfig,
+): Promise<{ counts: Record<string, number>; problems: Record<string, SweepProblem[] | null> }> {
+  const { datasets, counts } = await selectedTasks(bucket, configFile, config);
+  const selection = selectionOf(config);
+  const problems: Record<string, SweepProblem[] | null> = {};
+  for (const [name, d] of datasets) problems[name] = d.loaded ? selectTasks(d.loaded.problems, selection, (p) => p.task_id) : null;
+  return { counts, problems };
 }
 
 /**
