@@ -145,23 +145,26 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
     publish();
     await forward(progress.paused);
   };
-  const reconsiderBudget = async () => {
+  /**
+   * Holds when a cap is reached, lets go when none is. The reason stays as it was when the hold
+   * began (what was spent then), unless the caps change while it holds.
+   */
+  const reconsiderBudget = async (capsChanged: boolean) => {
     const next = progress.budget ? budgetHold(progress.budget, progress.spentByModel ?? {}, input.prices ?? {}) : null;
-    const changed = (next === null) !== (hold === null);
+    if ((next === null) === (hold === null) && !(capsChanged && next)) return;
     hold = next;
-    if (changed) await applyPause();
-    else if (hold) progress.pausedFor = pausedFor();
+    await applyPause();
   };
   setHandler(spendSignal, async (spend) => {
     if (!budgeting) return;
     const spent = progress.spentByModel!;
     spent[spend.model] = addSpend(spent[spend.model] ?? NO_SPEND, { ...spend, tasks: 1 });
-    await reconsiderBudget();
+    await reconsiderBudget(false);
   });
   setHandler(setBudgetSignal, async (budget) => {
     if (!budgeting) return;
     progress.budget = budget;
-    await reconsiderBudget();
+    await reconsiderBudget(true);
   });
   setHandler(pauseSignal, () => setPaused(true));
   setHandler(resumeSignal, () => setPaused(false));
@@ -226,7 +229,7 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
       });
     }
   }
-  if (budgeting && Object.keys(kept).length) await reconsiderBudget();
+  if (budgeting && Object.keys(kept).length) await reconsiderBudget(false);
   if (Object.keys(kept).length) publish();
   const pending = input.cells.map((_, i) => i).filter((i) => !kept[input.cells[i]!.id]);
   while (pending.length > 0) {
