@@ -10,6 +10,7 @@
  * every task of every running shard.
  */
 import { ApplicationFailure, condition, defineQuery, patched, setHandler } from '@temporalio/workflow';
+import { addCost, ZERO_COST } from '../domain/methods/artifacts.js';
 import type { ShardOutcome } from '../domain/sweep/records.js';
 import { sandboxActivities } from './activityOptions.js';
 import { methodStepFor, type TaskGeneration } from './methodSteps.js';
@@ -59,16 +60,18 @@ export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcom
   // A budgeted sweep counts every task's cost as it ends (workflows/spendReports.ts).
   const reporting = input.reportsSpend === true && patched('shard-reports-spend');
   const tasks = await generate(input, taskWindow, async (generation) => {
+    // A multi-step chain's cost is its work beyond the final answers; theirs comes apart.
+    const paid = addCost(generation.cost ?? ZERO_COST, generation.finalCost ?? {});
     progress.answered += input.nSamples;
-    progress.calls += generation.cost?.calls ?? 0;
-    progress.promptTokens += generation.cost?.prompt_tokens ?? 0;
-    progress.completionTokens += generation.cost?.completion_tokens ?? 0;
+    progress.calls += paid.calls;
+    progress.promptTokens += paid.prompt_tokens;
+    progress.completionTokens += paid.completion_tokens;
     if (reporting)
       await reportSpend(input.sweepId, {
         model: input.cell.model,
-        calls: generation.cost?.calls ?? 0,
-        promptTokens: generation.cost?.prompt_tokens ?? 0,
-        completionTokens: generation.cost?.completion_tokens ?? 0,
+        calls: paid.calls,
+        promptTokens: paid.prompt_tokens,
+        completionTokens: paid.completion_tokens,
       });
   });
   progress.phase = 'executing';
