@@ -156,10 +156,7 @@ export function budgetConfigChecks(
 }
 
 /** A config's caps as the sweep workflow takes them; null when it has none. */
-export function sweepBudgetsOf(config: {
-  budget?: Budget;
-  models: ReadonlyArray<{ id: string; budget?: Budget }>;
-}): SweepBudgets | null {
+export function sweepBudgetsOf(config: { budget?: Budget; models: ReadonlyArray<{ id: string; budget?: Budget }> }): SweepBudgets | null {
   const models: SweepBudgets['models'] = {};
   config.models.forEach((m, i) => {
     if (m.budget) models[m.id] = { path: `models[${i}].budget`, budget: m.budget };

@@ -13,12 +13,11 @@ import { sweepResultsKey, sweepWorkflowId } from '../../domain/sweep/keys.js';
 import { SA_PAUSED_FOR } from '../../domain/config/searchAttributes.js';
 import { TASK_WINDOW } from '../../workflows/sweepShard.js';
 import { sweepProgressQuery } from '../../workflows/sweep.js';
-import { testConfig } from '../support/config.js';
+import { testConfig, uniqueSuffix } from '../support/config.js';
 import { sleep, waitUntil } from '../support/poll.js';
 import { killHard, runTs, spawnTs } from '../support/processes.js';
 import { connectClient } from '../support/temporal.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
-import { uniqueSuffix } from '../support/config.js';
 import { HUMANEVAL_DATASETS_YAML, oneSampleDirectYaml, scriptedAnswers, scriptedModelYaml, scriptedSweepFixture } from './support.js';
 
 const { config, env } = testConfig();
@@ -123,7 +122,7 @@ describe('budgets', () => {
       const { code } = await sweep.exited;
       expect(code, sweep.output()).toBe(0);
       expect(sweep.output()).toContain(`sweep ${id}: paused for ${heldFor}`);
-      expect(attributesAfter(await handle.describe())).toBe('');
+      expect((await handle.describe()).typedSearchAttributes.get(SA_PAUSED_FOR)).toBe('');
     } finally {
       await killHard(sweep);
       await close();
@@ -142,7 +141,3 @@ describe('budgets', () => {
     expect(unbudgeted.detail.provenance.model).not.toHaveProperty('system_fingerprints');
   });
 });
-
-function attributesAfter(d: { typedSearchAttributes: { get: (k: typeof SA_PAUSED_FOR) => string | undefined } }) {
-  return d.typedSearchAttributes.get(SA_PAUSED_FOR);
-}

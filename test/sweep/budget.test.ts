@@ -125,7 +125,7 @@ describe('spend so far and forecast remaining', () => {
     // spent: 1500 prompt at 3/M + 750 completion at 15/M = 0.0045 + 0.01125
     expect(f.spent.money![0]!.amount).toBeCloseTo(0.01575, 12);
     // remaining: 25 samples x (100 prompt, 50 completion)
-    expect(f.remaining!.money![0]!.amount).toBeCloseTo(25 * (100 * 3 + 50 * 15) / 1e6, 12);
+    expect(f.remaining!.money![0]!.amount).toBeCloseTo((25 * (100 * 3 + 50 * 15)) / 1e6, 12);
     expect(formatSpendForecast(f)).toBe('spent 0.02 USD (2,250 tokens); forecast remaining ~0.03 USD (~3,750 tokens)');
   });
 });
