@@ -19,7 +19,8 @@ import {
 import { defaultSweepId, llmTaskQueue, sweepWorkflowId, type SweepRun } from '../domain/sweep/keys.js';
 import { s3ClientFor, sha256Hex, type Bucket } from '../infra/s3.js';
 import { missingSearchAttributes, searchAttributeCommands } from '../infra/temporal/searchAttributes.js';
-import { sweepWorkflow } from '../workflows/sweep.js';
+import { sweepProgressQuery, sweepSetBudgetSignal, sweepWorkflow } from '../workflows/sweep.js';
+import { describeBudgets, type SweepBudgets } from '../domain/sweep/budget.js';
 import type { SweepMode } from '../workflows/sweepTypes.js';
 import { SHARE_PROCESS_HELP } from '../infra/sandbox/process/contract.js';
 import { createWorkers, inFlight, installRuntime, stopWorkers } from '../workers/runWorkers.js';
@@ -260,6 +261,7 @@ program.action(async (flags: Flags) => {
         args: [input],
       });
       console.error(`sweep ${sweepId}: ${workflowUiLink(env, workflowId)}`);
+      if (status === 'RUNNING') await updateBudgets(client, sweepId, input.budget ?? null);
       if (!flags.wait) return;
       // SIGINT (Ctrl-C) or SIGTERM detaches: the sweep lives on the server and carries on wherever
       // workers serve it. The in-process workers stop gracefully first (their tasks in flight finish
@@ -353,6 +355,29 @@ async function printResults(
   console.log(`results: s3://${env.s3.bucket}/${result.resultsKey}`);
   console.log(`report: s3://${env.s3.bucket}/${result.reportKey} (locally: npx tsx scripts/report.ts ${sweepId})`);
   console.log(`Web UI: ${workflowUiLink(env, sweepWorkflowId(sweepId))}`);
+}
+
+/**
+ * A running sweep joined again takes the config's budgets (docs/sweeps.md#budgets): raising the one
+ * it is held at resumes it. A sweep started without a budget counts no spend, so none can be added.
+ */
+async function updateBudgets(client: Client, sweepId: string, budget: SweepBudgets | null): Promise<void> {
+  const handle = client.workflow.getHandle<typeof sweepWorkflow>(sweepWorkflowId(sweepId));
+  const progress = await handle.query(sweepProgressQuery).catch(() => null);
+  if (!progress || progress.pausedFor === undefined) {
+    if (budget) console.error(`start-sweep: note: sweep ${sweepId} started before budgets existed; its budget: is not applied`);
+    return;
+  }
+  if (!progress.countsSpend) {
+    if (budget)
+      console.error(
+        `start-sweep: note: sweep ${sweepId} started without a budget, so it counts no spend; ` +
+          'its budget: applies only when started anew (after it ends)',
+      );
+    return;
+  }
+  await handle.signal(sweepSetBudgetSignal, budget);
+  console.error(`sweep ${sweepId}: budgets set to the config's (${budget ? describeBudgets(budget) : 'none'})`);
 }
 
 /**

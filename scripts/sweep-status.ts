@@ -10,7 +10,7 @@ import { sweepResultsKey, sweepWorkflowId } from '../domain/sweep/keys.js';
 import type { CellSummary } from '../domain/sweep/results.js';
 import { getText, s3ClientFor } from '../infra/s3.js';
 import { workflowUiLink } from './lib/dataset-remote.js';
-import { formatResultsTable, showSweepProgress, sweepSnapshot } from './lib/sweep-view.js';
+import { formatResultsTable, showSweepProgress, spendLines, sweepSnapshot } from './lib/sweep-view.js';
 import { sweepPauseSignal, sweepResumeSignal, type sweepWorkflow } from '../workflows/sweep.js';
 
 new Command('sweep-status')
@@ -73,6 +73,7 @@ new Command('sweep-status')
         } else {
           const { sweep, cells } = await sweepSnapshot(client, sweepId);
           console.log(`phase: ${sweep.phase}${sweep.paused ? ' (paused)' : ''}`);
+          for (const line of spendLines(sweep, cells)) console.log(line);
           for (const c of sweep.cells) {
             const p = cells.get(c.id);
             console.log(

@@ -12,7 +12,9 @@ import {
   upsertSearchAttributes,
   ParentClosePolicy,
 } from '@temporalio/workflow';
-import { SA_KIND, SA_NAME, SA_DONE, SA_TOTAL } from '../domain/config/searchAttributes.js';
+import { SA_KIND, SA_NAME, SA_DONE, SA_TOTAL, SA_PAUSED_FOR } from '../domain/config/searchAttributes.js';
+import { addSpend, budgetHold, describeHold, NO_SPEND, type Spend, type SweepBudgets } from '../domain/sweep/budget.js';
+import type { Price } from '../domain/sweep/price.js';
 import { datasetWorkflowId, DEFAULT_SHARD_SIZE } from '../domain/datasets/layout.js';
 import { cellWorkflowId } from '../domain/sweep/keys.js';
 import { nextStartableCell, sharedRequestFamilies } from '../domain/sweep/sharing.js';
@@ -22,16 +24,39 @@ import { startChildPatiently } from './startChildPatiently.js';
 import { generateDatasetWorkflow } from './generateDataset.js';
 import { localSeq, pauseSignal, resumeSignal, sendLegacyPause, sendPauseOrder } from './pauseOrders.js';
 import { sweepCellWorkflow } from './sweepCell.js';
+import { setBudgetSignal, spendSignal } from './spendReports.js';
 import type { SweepInput } from './sweepTypes.js';
 
 /** The user's pause and resume of a whole sweep (scripts/sweep-status.ts --pause / --resume). */
 export { pauseSignal as sweepPauseSignal, resumeSignal as sweepResumeSignal } from './pauseOrders.js';
+/** Replaces a sweep's spend caps (null lifts them): raising a cap the sweep is held at resumes it. */
+export { setBudgetSignal as sweepSetBudgetSignal } from './spendReports.js';
 
 export interface SweepProgress {
   sweepId: string;
   phase: 'datasets' | 'cells' | 'finalizing' | 'done';
   paused: boolean;
-  cells: Array<{ id: string; workflowId: string; state: 'pending' | 'running' | 'done'; summary: CellSummary | null }>;
+  /**
+   * Why it is paused: 'user' (sweep-status --pause), or the budget it reached (describeHold); null
+   * while it runs. Absent from sweeps started before budgets.
+   */
+  pausedFor?: string | null;
+  /** What each model's answers cost so far, as the shards reported it (budgets count it). */
+  spentByModel?: Record<string, Spend>;
+  budget?: SweepBudgets | null;
+  /** True when its shards report each task's cost (it started with a budget): only then do budgets hold it. */
+  countsSpend?: boolean;
+  prices?: Record<string, Price>;
+  cells: Array<{
+    id: string;
+    workflowId: string;
+    state: 'pending' | 'running' | 'done';
+    summary: CellSummary | null;
+    /** The cell's model id (absent from sweeps started before budgets). */
+    model?: string;
+    /** Its samples, once its dataset is prepared (null before). */
+    samplesTotal?: number | null;
+  }>;
   resultsKey: string | null;
   reportKey: string | null;
 }
@@ -50,21 +75,44 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
     sweepId: input.sweepId,
     phase: 'datasets',
     paused: false,
-    cells: input.cells.map((c) => ({ id: c.id, workflowId: cellWorkflowId(input.sweepId, c.id), state: 'pending', summary: null })),
+    cells: input.cells.map((c) => ({
+      id: c.id,
+      workflowId: cellWorkflowId(input.sweepId, c.id),
+      state: 'pending',
+      summary: null,
+      model: c.model,
+      samplesTotal: null,
+    })),
     resultsKey: null,
     reportKey: null,
   };
   setHandler(sweepProgressQuery, () => progress);
+  // Budgets (domain/sweep/budget.ts): the shards report each task's cost here, so the sum is one
+  // whatever the number of workers; the sweep holds (pauses) when the next task would pass a cap.
+  const budgeting = patched('sweep-budget');
+  let userPaused = false;
+  let hold: ReturnType<typeof budgetHold> = null;
+  if (budgeting) {
+    progress.pausedFor = null;
+    progress.spentByModel = {};
+    progress.budget = input.budget ?? null;
+    progress.countsSpend = input.budget !== undefined;
+    if (input.prices) progress.prices = input.prices;
+  }
+  const pausedFor = () => (hold ? describeHold(hold) : userPaused ? 'user' : null);
   const publish = () => {
     const done = progress.cells.filter((c) => c.state === 'done').length;
     setCurrentDetails(
-      `**${progress.phase}${progress.paused ? ' (paused)' : ''}** sweep \`${input.sweepId}\`: ${done}/${progress.cells.length} cells done`,
+      `**${progress.phase}${progress.paused ? ' (paused)' : ''}** sweep \`${input.sweepId}\`: ${done}/${progress.cells.length} cells done` +
+        (budgeting && progress.pausedFor ? `\n\npaused for ${progress.pausedFor}` : ''),
     );
     upsertSearchAttributes([
       { key: SA_KIND, value: 'sweep' },
       { key: SA_NAME, value: input.sweepId },
       { key: SA_DONE, value: done },
       { key: SA_TOTAL, value: progress.cells.length },
+      // '' while running: a Web UI column, and a list filter (ExploraPausedFor STARTS_WITH "budget").
+      ...(budgeting ? [{ key: SA_PAUSED_FOR, value: progress.pausedFor ?? '' }] : []),
     ]);
   };
   // Pause orders to cells are numbered (sweepTypes.ts): a pause and a resume sent at once may
@@ -81,10 +129,43 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
     await Promise.all(running.map((c) => sendLegacyPause(c.workflowId, paused)));
   };
   const setPaused = async (paused: boolean) => {
-    progress.paused = paused;
-    publish();
-    await forward(paused);
+    if (!budgeting) {
+      progress.paused = paused;
+      publish();
+      await forward(paused);
+      return;
+    }
+    userPaused = paused;
+    await applyPause();
   };
+  /** The sweep is paused while the user or a budget holds it; forwarded to the cells on every change of either. */
+  const applyPause = async () => {
+    progress.paused = userPaused || hold !== null;
+    progress.pausedFor = pausedFor();
+    publish();
+    await forward(progress.paused);
+  };
+  /**
+   * Holds when a cap is reached, lets go when none is. The reason stays as it was when the hold
+   * began (what was spent then), unless the caps change while it holds.
+   */
+  const reconsiderBudget = async (capsChanged: boolean) => {
+    const next = progress.budget ? budgetHold(progress.budget, progress.spentByModel ?? {}, input.prices ?? {}) : null;
+    if ((next === null) === (hold === null) && !(capsChanged && next)) return;
+    hold = next;
+    await applyPause();
+  };
+  setHandler(spendSignal, async (spend) => {
+    if (!budgeting) return;
+    const spent = progress.spentByModel!;
+    spent[spend.model] = addSpend(spent[spend.model] ?? NO_SPEND, { ...spend, tasks: 1 });
+    await reconsiderBudget(false);
+  });
+  setHandler(setBudgetSignal, async (budget) => {
+    if (!budgeting) return;
+    progress.budget = budget;
+    await reconsiderBudget(true);
+  });
   setHandler(pauseSignal, () => setPaused(true));
   setHandler(resumeSignal, () => setPaused(false));
   publish();
@@ -115,6 +196,8 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
     );
   }
 
+  for (const [i, entry] of progress.cells.entries())
+    entry.samplesTotal = (prepared.get(input.cells[i]!.dataset)?.tasks ?? 0) * input.nSamples;
   progress.phase = 'cells';
   publish();
   const maxParallel = input.maxParallelCells ?? 4;
@@ -129,12 +212,24 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
   const kept: Record<string, CellSummary> = patched('keep-finished-cells')
     ? await storage.finishedCells({ sweepId: input.sweepId, cellIds: input.cells.map((c) => c.id), mode: input.mode })
     : {};
-  for (const entry of progress.cells) {
+  for (const [i, entry] of progress.cells.entries()) {
     const summary = kept[entry.id];
     if (!summary) continue;
     entry.state = 'done';
     entry.summary = summary;
+    // What finished cells cost counts against the budgets as if their shards had reported it.
+    if (budgeting) {
+      const model = input.cells[i]!.model;
+      const { calls, promptTokens, completionTokens } = summary.cost;
+      progress.spentByModel![model] = addSpend(progress.spentByModel![model] ?? NO_SPEND, {
+        calls,
+        promptTokens,
+        completionTokens,
+        tasks: summary.tasks,
+      });
+    }
   }
+  if (budgeting && Object.keys(kept).length) await reconsiderBudget(false);
   if (Object.keys(kept).length) publish();
   const pending = input.cells.map((_, i) => i).filter((i) => !kept[input.cells[i]!.id]);
   while (pending.length > 0) {
@@ -165,6 +260,8 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
           ...(ds.savedGenerationsKey ? { savedGenerationsKey: ds.savedGenerationsKey } : {}),
           ...(data.libraryKey ? { libraryKey: data.libraryKey } : {}),
           ...(input.methodOptions ? { methodOptions: input.methodOptions } : {}),
+          // Only budgeted sweeps hear of every task (a signal each, in this workflow's history).
+          ...(budgeting && input.budget ? { reportsSpend: true as const } : {}),
           tasks: data.tasks,
           nSamples: input.nSamples,
           k: input.k,

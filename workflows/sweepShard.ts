@@ -10,10 +10,12 @@
  * every task of every running shard.
  */
 import { ApplicationFailure, condition, defineQuery, patched, setHandler } from '@temporalio/workflow';
+import { addCost, ZERO_COST } from '../domain/methods/artifacts.js';
 import type { ShardOutcome } from '../domain/sweep/records.js';
 import { sandboxActivities } from './activityOptions.js';
 import { methodStepFor, type TaskGeneration } from './methodSteps.js';
 import { localSeq, takePauseOrders } from './pauseOrders.js';
+import { reportSpend } from './spendReports.js';
 import type { ShardInput } from './sweepTypes.js';
 
 /** Tasks of a shard whose generation runs at once: enough to keep a model's workers busy. */
@@ -55,11 +57,22 @@ export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcom
     if (!input.savedGenerationsKey) throw ApplicationFailure.nonRetryable('evaluate-only needs loaded generations', 'InvalidSweep');
     return sandbox.executeShard({ ...common(input), generations: { kind: 'saved', key: input.savedGenerationsKey }, execute: true });
   }
-  const tasks = await generate(input, taskWindow, (generation) => {
+  // A budgeted sweep counts every task's cost as it ends (workflows/spendReports.ts).
+  const reporting = input.reportsSpend === true && patched('shard-reports-spend');
+  const tasks = await generate(input, taskWindow, async (generation) => {
+    // A multi-step chain's cost is its work beyond the final answers; theirs comes apart.
+    const paid = addCost(generation.cost ?? ZERO_COST, generation.finalCost ?? {});
     progress.answered += input.nSamples;
-    progress.calls += generation.cost?.calls ?? 0;
-    progress.promptTokens += generation.cost?.prompt_tokens ?? 0;
-    progress.completionTokens += generation.cost?.completion_tokens ?? 0;
+    progress.calls += paid.calls;
+    progress.promptTokens += paid.prompt_tokens;
+    progress.completionTokens += paid.completion_tokens;
+    if (reporting)
+      await reportSpend(input.sweepId, {
+        model: input.cell.model,
+        calls: paid.calls,
+        promptTokens: paid.prompt_tokens,
+        completionTokens: paid.completion_tokens,
+      });
   });
   progress.phase = 'executing';
   return sandbox.executeShard({
@@ -93,14 +106,14 @@ function common(input: ShardInput) {
 async function generate(
   input: ShardInput,
   taskWindow: TaskWindow | null,
-  taskAnswered: (generation: TaskGeneration) => void,
+  taskAnswered: (generation: TaskGeneration) => Promise<void>,
 ): Promise<TaskGeneration[]> {
   const step = methodStepFor(input.cell.method);
   if (!step) throw ApplicationFailure.nonRetryable(`method ${input.cell.method} has no workflow step`, 'UnknownMethod');
   const taskIndices = Array.from({ length: input.taskEnd - input.taskStart }, (_, i) => input.taskStart + i);
   const run = async (t: number) => {
     const generation = await step(input, t);
-    taskAnswered(generation);
+    await taskAnswered(generation);
     return generation;
   };
   return taskWindow ? windowed(taskIndices, taskWindow, run) : Promise.all(taskIndices.map(run));

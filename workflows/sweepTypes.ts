@@ -6,6 +6,8 @@ import type { LlmEndpoint } from '../domain/llm/request.js';
 import type { Sampling } from '../domain/methods/sampling.js';
 import type { MethodOptions } from '../domain/methods/options.js';
 import type { SweepMode } from '../domain/sweep/plan.js';
+import type { SweepBudgets } from '../domain/sweep/budget.js';
+import type { Price } from '../domain/sweep/price.js';
 
 export type { SweepMode };
 
@@ -61,6 +63,10 @@ export interface SweepInput {
   maxParallelShards?: number;
   /** Continue as new after this many history events (tests lower it). */
   maxHistoryEvents?: number;
+  /** The config's spend caps (domain/sweep/budget.ts); absent: none. A `set-budget` signal replaces them. */
+  budget?: SweepBudgets;
+  /** The models' prices by id, for money spent and forecast; absent: no model has one. */
+  prices?: Record<string, Price>;
 }
 
 /** What a cell and each of its shards work on. */
@@ -72,6 +78,8 @@ interface CellScope {
   savedGenerationsKey?: string;
   libraryKey?: string;
   methodOptions?: MethodOptions;
+  /** Each task's cost goes to the sweep workflow as a `spend` signal (its budgets count them). */
+  reportsSpend?: true;
 }
 
 export interface CellInput extends CellScope {

@@ -13,6 +13,7 @@ import {
   recordCost,
   SampleRecordSchema,
   scoreFields,
+  systemFingerprintOf,
   type SampleRecord,
   type ShardOutcome,
   type TaskCounts,
@@ -236,6 +237,7 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
           calls: g.llm?.calls ?? 0,
           ...(g.llm?.requestsUnanswered ? { requests_unanswered: g.llm.requestsUnanswered } : {}),
           ...(g.llm ? { llm_key: g.llm.key } : {}),
+          ...fingerprintField(g.llm?.response),
           ...methodFields(methodTasks?.[taskIndex - input.taskStart], sampleIndex),
         };
         if (g.llm?.status === 'error') {
@@ -284,4 +286,10 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
       }
     },
   };
+}
+
+/** The record's `system_fingerprint` field, when the answer's response has one. */
+function fingerprintField(response: unknown): Pick<SampleRecord, 'system_fingerprint'> {
+  const fingerprint = systemFingerprintOf(response);
+  return fingerprint ? { system_fingerprint: fingerprint } : {};
 }

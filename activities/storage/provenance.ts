@@ -74,6 +74,8 @@ export interface ProvenanceInput {
   modelId: string;
   /** The cell's prompt template record; undefined for loaded generations. */
   promptTemplate: unknown;
+  /** The distinct `system_fingerprint`s of the cell's answers (none when the server sends none). */
+  systemFingerprints: string[];
 }
 
 export async function cellProvenance(bucket: Bucket, input: ProvenanceInput): Promise<CellProvenance> {
@@ -86,7 +88,14 @@ export async function cellProvenance(bucket: Bucket, input: ProvenanceInput): Pr
     ...(await workerProvenance()),
     config_sha256: stored?.config_sha256 ?? null,
     dataset_sha256: dataset === null ? null : sha256Hex(dataset),
-    model: model?.base_url && model.model ? { endpoint: model.base_url, name: model.model } : null,
+    model:
+      model?.base_url && model.model
+        ? {
+            endpoint: model.base_url,
+            name: model.model,
+            ...(input.systemFingerprints.length ? { system_fingerprints: input.systemFingerprints } : {}),
+          }
+        : null,
     prompt_template_sha256: input.promptTemplate === undefined ? null : sha256Hex(JSON.stringify(input.promptTemplate)),
   };
 }

@@ -145,6 +145,8 @@ export function createSweepStorageActivities(bucket: Bucket) {
         }
         return rows;
       };
+      // The model servers' fingerprints of the answers (provenance), as the records carry them.
+      const fingerprints = new Set<string>();
       const dir = await mkdtemp(path.join(tmpdir(), 'explora-finalize-'));
       try {
         // The files' text so far, from records given in (task, sample) order, a sorted batch at a time.
@@ -178,6 +180,7 @@ export function createSweepStorageActivities(bucket: Bucket) {
               const s: string[] = [];
               for (const r of batch) {
                 cell.add(r);
+                if (r.system_fingerprint) fingerprints.add(r.system_fingerprint);
                 g.push(json.add(r.task_index, r.solution));
                 s.push(sampleLine(problems[r.task_index]!, r));
               }
@@ -277,6 +280,7 @@ export function createSweepStorageActivities(bucket: Bucket) {
           datasetKey: input.datasetKey,
           modelId: String(input.cell.model ?? ''),
           promptTemplate: input.cell.prompt_template,
+          systemFingerprints: [...fingerprints].sort(),
         });
         await putFile(bucket, fileKey('generations.json'), out.paths.generations, { contentType: 'application/json' });
         await putFile(bucket, fileKey('references.json'), referencesPath, { contentType: 'application/json' });

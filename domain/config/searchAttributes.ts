@@ -11,6 +11,8 @@ export const SA_DONE = defineSearchAttributeKey('ExploraDone', SearchAttributeTy
 export const SA_TOTAL = defineSearchAttributeKey('ExploraTotal', SearchAttributeType.INT);
 export const SA_CELL = defineSearchAttributeKey('ExploraCell', SearchAttributeType.KEYWORD);
 export const SA_PASS_AT_1 = defineSearchAttributeKey('ExploraPassAt1', SearchAttributeType.DOUBLE);
+/** Why a sweep is paused: 'user', or the budget it reached ('budget: ...'); '' while it runs. */
+export const SA_PAUSED_FOR = defineSearchAttributeKey('ExploraPausedFor', SearchAttributeType.KEYWORD);
 
 export const SEARCH_ATTRIBUTES: ReadonlyArray<{ name: string; type: 'Keyword' | 'Int' | 'Double' }> = [
   { name: SA_KIND.name, type: 'Keyword' },
@@ -19,4 +21,5 @@ export const SEARCH_ATTRIBUTES: ReadonlyArray<{ name: string; type: 'Keyword' | 
   { name: SA_TOTAL.name, type: 'Int' },
   { name: SA_CELL.name, type: 'Keyword' },
   { name: SA_PASS_AT_1.name, type: 'Double' },
+  { name: SA_PAUSED_FOR.name, type: 'Keyword' },
 ];

@@ -133,6 +133,11 @@ export interface MethodTaskOutcome {
   finalKeys: string[];
   /** Everything but the final answers: planning, retrieval, exploration, repairs. */
   cost: MethodCost;
+  /**
+   * What the final answers cost (their samples' records count it); for live progress and budgets,
+   * which see a task only as it ends. Absent from outcomes of chains that ended before it existed.
+   */
+  finalCost?: MethodCost;
   traceKey: string;
   wallMs: number;
 }

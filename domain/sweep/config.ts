@@ -14,6 +14,7 @@ import type { PromptTemplate } from '../methods/promptTemplate.js';
 import { configFormatOf, parseConfigText } from './text.js';
 import { EXPECTED_NAMES, unknownKeyMessage } from './configMessages.js';
 import { PRICE_KEYS, PriceSchema, type Price } from './price.js';
+import { BUDGET_KEYS, budgetConfigChecks, BudgetSchema, type Budget } from './budget.js';
 
 // ---------------------------------------------------------------------------------------------
 // Types of the resolved config
@@ -63,6 +64,8 @@ export interface SweepModelConfig {
   prompt?: PromptTemplate;
   /** What the model's tokens cost (domain/sweep/price.ts); absent: money is not forecast or capped. */
   price?: Price;
+  /** This model's spend cap (domain/sweep/budget.ts); absent: none. */
+  budget?: Budget;
 }
 
 /** OpenAI's API takes at most 4 stop sequences and refuses a request with more (400). */
@@ -101,6 +104,8 @@ export interface SweepConfig {
    * ends in `.p-<name>`). Absent: no such axis, each model's own `prompt` (or the defaults).
    */
   prompts?: NamedPromptTemplate[];
+  /** The whole sweep's spend cap (domain/sweep/budget.ts); absent: none. */
+  budget?: Budget;
 }
 
 /** One point of the `prompts:` axis: a name, and its template (absent: the named default prompts). */
@@ -225,6 +230,7 @@ const ModelSchema = z
     samples_per_request: z.int().min(1).max(128).optional(),
     prompt: PromptTemplateSchema.optional(),
     price: PriceSchema.optional(),
+    budget: BudgetSchema.optional(),
   })
   .transform(({ samples_per_request, max_stop_sequences, ...m }): SweepModelConfig => ({
     ...m,
@@ -258,6 +264,7 @@ const TOP_LEVEL_KEYS = [
   'limit',
   'timeout_s',
   'seed',
+  'budget',
 ] as const;
 
 export const SweepConfigSchema = z
@@ -281,6 +288,7 @@ export const SweepConfigSchema = z
     limit: z.int().min(1).optional(),
     timeout_s: z.number().min(0.1).max(600).default(3),
     seed: z.int().min(0).max(0xffff_ffff).default(0),
+    budget: BudgetSchema.optional(),
   })
   // Zod skips this after a type error anywhere inside (even with `when`, for errors nested in
   // lists), so parseSweepConfig also runs these checks on the raw input when parsing fails: every
@@ -348,6 +356,7 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
   });
 
   promptTemplateChecks(list('models'), list('prompts'), add);
+  budgetConfigChecks(c.budget, list('models'), add);
 
   const n = c.n_samples;
   if (typeof n === 'number' && Number.isInteger(n) && n >= 1) {
@@ -520,6 +529,7 @@ const MODEL_KEYS = [
   'samples_per_request',
   'prompt',
   'price',
+  'budget',
 ];
 
 function knownKeysAt(path: readonly PropertyKey[], input: unknown): readonly string[] {
@@ -531,6 +541,8 @@ function knownKeysAt(path: readonly PropertyKey[], input: unknown): readonly str
   if (path.length === 2 && path[0] === 'models') return MODEL_KEYS;
   if (path.length === 3 && path[0] === 'models' && path[2] === 'prompt') return PROMPT_TEMPLATE_KEYS;
   if (path.length === 3 && path[0] === 'models' && path[2] === 'price') return PRICE_KEYS;
+  if (path.length === 3 && path[0] === 'models' && path[2] === 'budget') return BUDGET_KEYS;
+  if (path.length === 1 && path[0] === 'budget') return BUDGET_KEYS;
   if (path.length === 2 && path[0] === 'prompts') return ['name', ...PROMPT_TEMPLATE_KEYS];
   if (path.length === 1 && path[0] === 'method_options') return Object.keys(MethodOptionsSchema.shape);
   return [];
@@ -663,13 +675,15 @@ export function canonicalSweepJson(config: SweepConfig): string {
 }
 
 /**
- * The config without what only prices the sweep (models' `price`): a price changes no request and no
- * result, so setting or updating one neither renames a sweep (its default id is the hash) nor makes
- * a running one "another config".
+ * The config without what only prices or caps the sweep (models' `price`, the `budget`s): neither
+ * changes a request or a result, so setting or updating one neither renames a sweep (its default id
+ * is the hash) nor makes a running one "another config" (raising a budget resumes the sweep).
  */
 function experimentOf(config: SweepConfig): SweepConfig {
-  if (!config.models.some((m) => m.price !== undefined)) return config;
-  return { ...config, models: config.models.map(({ price: _price, ...m }) => m) };
+  const spendOnly = config.budget !== undefined || config.models.some((m) => m.price !== undefined || m.budget !== undefined);
+  if (!spendOnly) return config;
+  const { budget: _budget, ...rest } = config;
+  return { ...rest, models: config.models.map(({ price: _price, budget: _modelBudget, ...m }) => m) };
 }
 
 /** Hash of canonicalSweepJson; the hasher is passed in (node:crypto is unavailable in workflows). */

@@ -14,7 +14,17 @@ export const CellProvenanceSchema = z.object({
   /** sha256 of the sweep's copy of the dataset (sweeps/<id>/datasets/<name>.jsonl): the tasks as run. */
   dataset_sha256: z.string().nullable(),
   /** The model's endpoint and the name sent to it; null when the config does not name them (loaded generations). */
-  model: z.object({ endpoint: z.string(), name: z.string() }).nullable(),
+  model: z
+    .object({
+      endpoint: z.string(),
+      name: z.string(),
+      /**
+       * The distinct `system_fingerprint`s the server sent with the cell's answers (OpenAI's names its
+       * backend configuration); absent when it sent none. Several: the backend changed mid-cell.
+       */
+      system_fingerprints: z.array(z.string()).optional(),
+    })
+    .nullable(),
   /** sha256 of the prompt template record (the model's template, or "default"); null for loaded generations. */
   prompt_template_sha256: z.string().nullable(),
   /**
@@ -36,6 +46,8 @@ export function provenanceFields(p: CellProvenance): Record<string, string> {
     'model.name': p.model?.name ?? '-',
     prompt_template_sha256: p.prompt_template_sha256 ?? '-',
   };
+  // Only where the server sent one: most local servers send none.
+  if (p.model?.system_fingerprints?.length) out['model.system_fingerprint'] = p.model.system_fingerprints.join(', ');
   for (const [tool, version] of Object.entries(p.runtime)) out[`runtime.${tool}`] = version;
   return out;
 }
@@ -43,7 +55,7 @@ export function provenanceFields(p: CellProvenance): Record<string, string> {
 /** The fields a change of each compared factor is expected to change. */
 const EXPLAINED_BY: Record<string, readonly string[]> = {
   dataset: ['dataset_sha256'],
-  model: ['model.endpoint', 'model.name', 'prompt_template_sha256'],
+  model: ['model.endpoint', 'model.name', 'model.system_fingerprint', 'prompt_template_sha256'],
   prompt: ['prompt_template_sha256'],
 };
 

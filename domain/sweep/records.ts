@@ -44,6 +44,8 @@ export const SampleRecordSchema = z.object({
   /** The final call's requests sent without an answer (LlmRecord.requestsUnanswered); absent: none. */
   requests_unanswered: z.number().int().positive().optional(),
   llm_key: z.string().optional(),
+  /** The model server's `system_fingerprint` in the answer's response, when it sent one (OpenAI's). */
+  system_fingerprint: z.string().optional(),
   /**
    * The task's method work beyond final answers (planning, retrieval, exploration, repairs), shared
    * by its samples and recorded once, on sample 0, so that sums over records are the cell's cost.
@@ -140,4 +142,11 @@ export function recordCost(r: SampleRecord): MethodCost {
     sandbox_runs: ran + (r.method_cost?.sandbox_runs ?? 0),
     requests_unanswered: (r.requests_unanswered ?? 0) + (r.method_cost?.requests_unanswered ?? 0),
   };
+}
+
+/** The `system_fingerprint` of a stored response (OpenAI's chat and completions carry one), or undefined. */
+export function systemFingerprintOf(response: unknown): string | undefined {
+  if (!response || typeof response !== 'object') return undefined;
+  const f = (response as { system_fingerprint?: unknown }).system_fingerprint;
+  return typeof f === 'string' && f.length > 0 ? f : undefined;
 }

@@ -6,7 +6,7 @@
  * subtasks (the paper's budget).
  */
 import { setCurrentDetails } from '@temporalio/workflow';
-import { addCost, costOfCalls, type MethodTaskOutcome, type RepairRound } from '../../domain/methods/artifacts.js';
+import { addCost, costOfCalls, ZERO_COST, type MethodTaskOutcome, type RepairRound } from '../../domain/methods/artifacts.js';
 import { llmTaskQueue } from '../../domain/sweep/keys.js';
 import { llmActivities, sandboxActivities, storageActivitiesOf } from '../../workflows/activityOptions.js';
 import { defineMethodWorkflow, runTaskChain, type MethodTaskInput } from '../../workflows/methodKit.js';
@@ -93,5 +93,6 @@ export async function capirTaskWorkflow(input: CapirTaskInput): Promise<MethodTa
     feedbackKeys,
     cost,
   });
-  return { finalKeys, cost, traceKey, wallMs: Date.now() - started };
+  const finalCost = samples.reduce((c, rounds) => addCost(c, rounds[rounds.length - 1]!.cost), ZERO_COST);
+  return { finalKeys, cost, finalCost, traceKey, wallMs: Date.now() - started };
 }

@@ -9,6 +9,7 @@ import { defineQuery, patched, setCurrentDetails, setHandler, upsertSearchAttrib
 import { SA_CELL, SA_DONE, SA_KIND, SA_NAME, SA_TOTAL } from '../../domain/config/searchAttributes.js';
 import {
   addCost,
+  costOfCalls,
   ZERO_COST,
   type CandidateRef,
   type ExperienceRef,
@@ -182,7 +183,13 @@ export async function exploracoderTaskWorkflow(input: ExploracoderTaskInput): Pr
   });
   progress.phase = 'done';
   show();
-  return { finalKeys: finals.map((f) => f.key), cost: progress.cost, traceKey, wallMs: Date.now() - started };
+  return {
+    finalKeys: finals.map((f) => f.key),
+    cost: progress.cost,
+    finalCost: costOfCalls(finals),
+    traceKey,
+    wallMs: Date.now() - started,
+  };
 
   async function runAll(
     generated: Array<{ llmKey: string; ok: boolean; cost: MethodCost }>,

@@ -6,7 +6,7 @@
  * planner makes for the task (the paper's equal-budget comparison; the plan is the same cached call).
  */
 import { patched, setCurrentDetails } from '@temporalio/workflow';
-import { addCost, type MethodTaskOutcome, type RepairRound } from '../../domain/methods/artifacts.js';
+import { addCost, ZERO_COST, type MethodTaskOutcome, type RepairRound } from '../../domain/methods/artifacts.js';
 import { llmTaskQueue } from '../../domain/sweep/keys.js';
 import { llmActivities, sandboxActivities, storageActivitiesOf } from '../../workflows/activityOptions.js';
 import { defineMethodWorkflow, runTaskChain, type MethodTaskInput } from '../../workflows/methodKit.js';
@@ -72,5 +72,6 @@ export async function selfRepairTaskWorkflow(input: MethodTaskInput): Promise<Me
     samples,
     cost,
   });
-  return { finalKeys, cost, traceKey, wallMs: Date.now() - started };
+  const finalCost = samples.reduce((c, rounds) => addCost(c, rounds[rounds.length - 1]!.cost), ZERO_COST);
+  return { finalKeys, cost, finalCost, traceKey, wallMs: Date.now() - started };
 }

@@ -17,6 +17,7 @@ import type { LlmEndpoint } from '../../domain/llm/request.js';
 import { stopSentTo, stopWordsFor, sweepConfigHash, type SweepConfig, type SweepDatasetConfig } from '../../domain/sweep/config.js';
 import { sweepConfigKey, sweepInputKey, sweepRunConflict, type S3Ref, type SweepRun } from '../../domain/sweep/keys.js';
 import { expandGrid, loadedCellId } from '../../domain/sweep/plan.js';
+import { pricesOf, sweepBudgetsOf } from '../../domain/sweep/budget.js';
 import { decodeMaybeGzip } from '../../infra/problems.js';
 import { getBytes, putObject, putObjectOnce, sha256Hex, type Bucket } from '../../infra/s3.js';
 import type { SweepCellInput, SweepDatasetInput, SweepInput, SweepMode } from '../../workflows/sweepTypes.js';
@@ -349,7 +350,15 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
     k: config.k,
     timeoutS: config.timeout_s,
     queues: opts.queues,
+    ...spendInputs(config),
   };
+}
+
+/** The sweep's caps and its models' prices, when the config gives any (the workflow input leaves them out otherwise). */
+export function spendInputs(config: SweepConfig): Pick<SweepInput, 'budget' | 'prices'> {
+  const budget = sweepBudgetsOf(config);
+  const prices = pricesOf(config.models);
+  return { ...(budget ? { budget } : {}), ...(prices ? { prices } : {}) };
 }
 
 export function queuesOf(config: ExploraConfig): SweepInput['queues'] {

@@ -6,6 +6,8 @@ import { sweepWorkflowId } from '../../domain/sweep/keys.js';
 import { cellProgressQuery, type CellProgress } from '../../workflows/sweepCell.js';
 import { shardProgressQuery, type ShardProgress } from '../../workflows/sweepShard.js';
 import { sweepProgressQuery, type SweepProgress } from '../../workflows/sweep.js';
+import { describeBudgets } from '../../domain/sweep/budget.js';
+import { formatSpendForecast, spendForecast, type CellSpendView } from '../../domain/sweep/spendForecast.js';
 
 /**
  * A metric's value (4 decimals) and, when there is one, its 95% interval over tasks: `0.5120 [0.469, 0.555]`.
@@ -180,6 +182,34 @@ export function cellLine(p: CellView, nowMs = Date.now()): string {
   );
 }
 
+/**
+ * The sweep's spend so far and forecast remaining (money at the models' prices, else tokens), from
+ * finished cells' summaries and running cells' live answers; its budgets, and why it is paused.
+ */
+export function spendLines(sweep: SweepProgress, cells: ReadonlyMap<string, CellView>): string[] {
+  const views: CellSpendView[] = sweep.cells.map((entry): CellSpendView => {
+    const model = entry.model ?? '';
+    if (entry.summary) {
+      const { promptTokens, completionTokens } = entry.summary.cost;
+      return { model, samplesTotal: entry.summary.samples, answered: entry.summary.samples, promptTokens, completionTokens };
+    }
+    const live = cells.get(entry.id);
+    if (live) {
+      const { samplesTotal, answered, promptTokens, completionTokens } = live;
+      return { model, samplesTotal, answered, promptTokens, completionTokens };
+    }
+    return { model, samplesTotal: entry.samplesTotal ?? 0, answered: 0, promptTokens: 0, completionTokens: 0 };
+  });
+  const budget = sweep.budget && sweep.countsSpend ? `; budgets ${describeBudgets(sweep.budget)}` : '';
+  return [
+    `${formatSpendForecast(spendForecast(views, sweep.prices ?? {}))}${budget}`,
+    ...(sweep.pausedFor ? [`paused for ${sweep.pausedFor}${sweep.pausedFor.startsWith('budget') ? BUDGET_HINT : ''}`] : []),
+  ];
+}
+
+const BUDGET_HINT =
+  ': raise it in the config and run start-sweep again (or send the set-budget signal); nothing is lost (docs/sweeps.md#budgets)';
+
 /** How far a bar is: a sample counts half once answered and whole once executed, so the bar moves on answers. */
 const barValue = (p: CellView) => p.answered + p.samplesDone;
 
@@ -195,6 +225,8 @@ export function showSweepProgress(client: Client, sweepId: string, enabled: bool
     : undefined;
   const bars = new Map<string, cliProgress.SingleBar>();
   const lastLogged = new Map<string, string>();
+  let spendBar: cliProgress.SingleBar | undefined;
+  let lastPausedFor: string | null = null;
   // One snapshot at a time, awaited by stop(): a query still retrying after the caller closed the
   // connection would throw outside any handler.
   // A tick while a snapshot is still under way (a slow or unreachable server) starts none: they
@@ -214,11 +246,22 @@ export function showSweepProgress(client: Client, sweepId: string, enabled: bool
     // A deadline, not a race: the call itself ends, with no retries left running behind it.
     client
       .withDeadline(Date.now() + 5000, () => sweepSnapshot(client, sweepId))
-      .then(({ cells }) => {
+      .then(({ sweep, cells }) => {
         if (failing !== null) {
           say(`sweep ${sweepId}: Temporal answers again`);
           failing = null;
         }
+        const [spend, paused] = spendLines(sweep, cells);
+        if (multi) {
+          spendBar ??= multi.create(1, 0, { line: spend }, { format: '{line}' });
+          spendBar.update(0, { line: spend });
+        }
+        // A pause (the user's, a budget's) is said once when it comes, and its end too.
+        if ((sweep.pausedFor ?? null) !== lastPausedFor) {
+          lastPausedFor = sweep.pausedFor ?? null;
+          say(`sweep ${sweepId}: ${paused ?? 'running again'}`);
+        }
+        let logged = false;
         for (const [id, p] of cells) {
           if (multi) {
             let bar = bars.get(id);
@@ -231,9 +274,11 @@ export function showSweepProgress(client: Client, sweepId: string, enabled: bool
             if (lastLogged.get(id) !== decile) {
               lastLogged.set(id, decile);
               console.error(`${id}: ${cellLine(p)}`);
+              logged = true;
             }
           }
         }
+        if (logged && spend) console.error(`sweep ${sweepId}: ${spend}`);
       })
       .catch((err: Error) => {
         const reason = err.message.split('\n')[0] ?? String(err);

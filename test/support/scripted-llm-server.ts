@@ -85,6 +85,8 @@ export interface ScriptedServerOptions {
   maxChoices?: number;
   /** Listen on this port (default: any free one): a server started again where one was stopped. */
   port?: number;
+  /** Sent as every answer's `system_fingerprint`, as OpenAI's servers do (default: none, as most local servers). */
+  systemFingerprint?: string;
 }
 
 export interface ScriptedLlmServer {
@@ -279,6 +281,7 @@ export async function startScriptedLlmServer(script: Script, options: ScriptedSe
         object: api === 'chat' ? 'chat.completion' : 'text_completion',
         created: Math.floor(Date.now() / 1000),
         model: b.model,
+        ...(options.systemFingerprint ? { system_fingerprint: options.systemFingerprint } : {}),
         choices,
         usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
       });

@@ -1,6 +1,8 @@
-/** The progress line's ETA: from the answer rate while answers come, from the execution rate after. */
+/** The progress line's ETA (from the answer rate while answers come, from the execution rate after) and its spend line. */
 import { describe, expect, it } from 'vitest';
-import { etaSeconds } from '../../scripts/lib/sweep-view.js';
+import { etaSeconds, spendLines, type CellView } from '../../scripts/lib/sweep-view.js';
+import type { CellSummary } from '../../domain/sweep/results.js';
+import type { SweepProgress } from '../../workflows/sweep.js';
 
 const at = (seconds: number) => 1_000_000 + seconds * 1000;
 const cell = (answered: number, samplesDone: number) => ({ answered, samplesDone, samplesTotal: 100, startedAtMs: at(0) });
@@ -20,5 +22,38 @@ describe('etaSeconds', () => {
     expect(etaSeconds(cell(0, 0), at(5))).toBeNull();
     expect(etaSeconds(cell(100, 0), at(5))).toBeNull();
     expect(etaSeconds(cell(100, 100), at(5))).toBe(0);
+  });
+});
+
+describe('spendLines', () => {
+  const summary = { samples: 10, cost: { promptTokens: 1000, completionTokens: 500 } } as unknown as CellSummary;
+  const sweep = (extra: Partial<SweepProgress>): SweepProgress => ({
+    sweepId: 's',
+    phase: 'cells',
+    paused: false,
+    resultsKey: null,
+    reportKey: null,
+    cells: [
+      { id: 'done', workflowId: 'w1', state: 'done', summary, model: 'a', samplesTotal: 10 },
+      { id: 'running', workflowId: 'w2', state: 'running', summary: null, model: 'a', samplesTotal: 10 },
+      { id: 'pending', workflowId: 'w3', state: 'pending', summary: null, model: 'a', samplesTotal: 20 },
+    ],
+    ...extra,
+  });
+  // The running cell, as its live view: 5 of 10 answered for 750 tokens.
+  const live = new Map([['running', { samplesTotal: 10, answered: 5, promptTokens: 500, completionTokens: 250 } as CellView]]);
+
+  it('spend so far and the forecast, in tokens, then money with prices; a budget hold and how to lift it', () => {
+    expect(spendLines(sweep({}), live)).toEqual(['spent 2,250 tokens; forecast remaining ~3,750 tokens']);
+    const priced = sweep({
+      prices: { a: { input_per_mtok: 3, output_per_mtok: 15, currency: 'USD' } },
+      budget: { sweep: { tokens: 3000 }, models: {} },
+      countsSpend: true,
+      paused: true,
+      pausedFor: 'budget: budget.tokens 2250 of 3000 spent (a task costs ~150)',
+    });
+    const [spend, paused] = spendLines(priced, live);
+    expect(spend).toBe('spent 0.02 USD (2,250 tokens); forecast remaining ~0.03 USD (~3,750 tokens); budgets budget.tokens 3000');
+    expect(paused).toMatch(/^paused for budget: budget\.tokens 2250 of 3000 spent \(a task costs ~150\): raise it in the config/);
   });
 });

@@ -1,0 +1,143 @@
+/**
+ * Budgets on the real stack: a sweep whose token budget runs out mid-sweep pauses itself (the
+ * sweep's progress, sweep-status and the ExploraPausedFor search attribute say why), asks nothing
+ * more once its task window drains, stays paused on a user's resume, and resumes when start-sweep is
+ * run again with a raised budget; every request is then sent once, and the results are those of the
+ * same sweep without a budget. Cells record the server's system_fingerprint.
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { getText } from '../../infra/s3.js';
+import { sweepResultsKey, sweepWorkflowId } from '../../domain/sweep/keys.js';
+import { SA_PAUSED_FOR } from '../../domain/config/searchAttributes.js';
+import { TASK_WINDOW } from '../../workflows/sweepShard.js';
+import { sweepProgressQuery } from '../../workflows/sweep.js';
+import { testConfig, uniqueSuffix } from '../support/config.js';
+import { sleep, waitUntil } from '../support/poll.js';
+import { killHard, runTs, spawnTs } from '../support/processes.js';
+import { connectClient } from '../support/temporal.js';
+import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { HUMANEVAL_DATASETS_YAML, oneSampleDirectYaml, scriptedAnswers, scriptedModelYaml, scriptedSweepFixture } from './support.js';
+
+const { config, env } = testConfig();
+const TASKS = 30;
+const ANSWER_MS = 300;
+const FINGERPRINT = 'fp_scripted_42';
+// The fixture's server answers the unbudgeted sweep; the budgeted one asks a server of its own (another
+// base URL: nothing of the first is in its cache).
+const { bucket, dir, problems, server } = scriptedSweepFixture(config, 'budget', TASKS, ANSWER_MS);
+
+function writeConfig(id: string, url: string, budget: string): string {
+  const file = path.join(dir, `${id}.yaml`);
+  writeFileSync(
+    file,
+    `id: ${id}
+${HUMANEVAL_DATASETS_YAML}models:
+${scriptedModelYaml('plain', url, 'scripted-completions', 'completions')}${oneSampleDirectYaml(TASKS)}${budget}`,
+  );
+  return file;
+}
+
+async function cellResults(id: string) {
+  const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
+  const detail = JSON.parse((await getText(bucket, results.cells[0].resultsKey))!);
+  return { summary: results.cells[0], detail };
+}
+
+/** Waits until no request has arrived for `quietMs`; returns the count then. */
+async function settled(s: ScriptedLlmServer, quietMs: number, maxMs: number): Promise<number> {
+  let count = s.requests().length;
+  let since = Date.now();
+  return waitUntil(
+    () => {
+      const now = s.requests().length;
+      if (now !== count) {
+        count = now;
+        since = Date.now();
+        return undefined;
+      }
+      return Date.now() - since >= quietMs && count;
+    },
+    { what: () => `the requests to stop (${count} so far)`, timeoutMs: maxMs, intervalMs: 100 },
+  );
+}
+
+describe('budgets', () => {
+  it('a budget reached mid-sweep pauses it, says why, and raising it resumes it with every request sent once', async () => {
+    const plainId = `budget-plain-${uniqueSuffix()}`;
+    const plain = await runTs('scripts/start-sweep.ts', ['--config', writeConfig(plainId, server().url, ''), '--no-progress'], env);
+    expect(plain.code, plain.output).toBe(0);
+    const unbudgeted = await cellResults(plainId);
+    const allTokens = unbudgeted.summary.cost.promptTokens + unbudgeted.summary.cost.completionTokens;
+    expect(allTokens).toBeGreaterThan(0);
+
+    const own = await startScriptedLlmServer(scriptedAnswers(problems, new Map(), ANSWER_MS), {
+      systemFingerprint: FINGERPRINT,
+    });
+    const { client, close } = await connectClient(config);
+    const id = `budget-${uniqueSuffix()}`;
+    // A third of what the whole sweep costs: the sweep stops about a third of the way.
+    const cap = Math.round(allTokens / 3);
+    const file = writeConfig(id, own.url, `budget:\n  tokens: ${cap}\n`);
+    // With progress (not a TTY: lines), which says when the sweep is paused and why.
+    const sweep = spawnTs('scripts/start-sweep.ts', ['--config', file], env);
+    try {
+      const handle = client.workflow.getHandle(sweepWorkflowId(id));
+      const heldFor = await waitUntil(
+        async () => {
+          const p = await handle.query(sweepProgressQuery).catch(() => null);
+          return p?.pausedFor?.startsWith('budget') ? p.pausedFor : undefined;
+        },
+        { what: () => `the sweep to hold on its budget:\n${sweep.output()}`, timeoutMs: 120_000, intervalMs: 100 },
+      );
+      const atHold = own.requests().length;
+      expect(heldFor).toMatch(new RegExp(`^budget: budget\\.tokens \\d+ of ${cap} spent \\(a task costs ~\\d+\\)$`));
+      // What was in the task window finishes; nothing else starts.
+      const afterDrain = await settled(own, 3 * ANSWER_MS, 30_000);
+      expect(afterDrain).toBeLessThanOrEqual(atHold + TASK_WINDOW);
+      expect(afterDrain).toBeLessThan(TASKS);
+      await sleep(1500);
+      expect(own.requests().length).toBe(afterDrain);
+
+      // The reason is a search attribute (a Web UI column), and sweep-status says it.
+      const attributes = (await handle.describe()).typedSearchAttributes;
+      expect(attributes.get(SA_PAUSED_FOR)).toBe(heldFor);
+      const status = await runTs('scripts/sweep-status.ts', [id], env);
+      expect(status.output).toMatch(/\(paused\)/);
+      expect(status.output).toContain(`paused for ${heldFor}`);
+      expect(status.output).toMatch(/spent [\d,]+ tokens; forecast remaining ~[\d,]+ tokens; budgets budget\.tokens \d+/);
+      // A user's resume does not lift a budget's hold.
+      const resume = await runTs('scripts/sweep-status.ts', [id, '--resume'], env);
+      expect(resume.code, resume.output).toBe(0);
+      await sleep(1500);
+      expect(own.requests().length).toBe(afterDrain);
+      expect((await handle.query(sweepProgressQuery)).pausedFor).toBe(heldFor);
+
+      // Raised in the config, start-sweep run again (the same sweep: a budget is not in its hash).
+      writeConfig(id, own.url, `budget:\n  tokens: ${allTokens * 10}\n`);
+      const again = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-wait', '--worker', 'external'], env);
+      expect(again.code, again.output).toBe(0);
+      expect(again.output).toContain(`budgets set to the config's (budget.tokens ${allTokens * 10})`);
+      const { code } = await sweep.exited;
+      expect(code, sweep.output()).toBe(0);
+      expect(sweep.output()).toContain(`sweep ${id}: paused for ${heldFor}`);
+      expect((await handle.describe()).typedSearchAttributes.get(SA_PAUSED_FOR)).toBe('');
+    } finally {
+      await killHard(sweep);
+      await close();
+      await own.close();
+    }
+    // Every task asked exactly once, and the results are the unbudgeted sweep's.
+    const keys = own.requests().map((r) => r.key);
+    expect(keys).toHaveLength(TASKS);
+    expect(new Set(keys).size).toBe(TASKS);
+    const budgeted = await cellResults(id);
+    expect(budgeted.detail.per_task).toEqual(unbudgeted.detail.per_task);
+    expect(budgeted.summary.passAtK).toEqual(unbudgeted.summary.passAtK);
+    expect(budgeted.summary.cost.promptTokens + budgeted.summary.cost.completionTokens).toBe(allTokens);
+    // The server's fingerprint is the cell's provenance; the first server sent none.
+    expect(budgeted.detail.provenance.model.system_fingerprints).toEqual([FINGERPRINT]);
+    expect(unbudgeted.detail.provenance.model).not.toHaveProperty('system_fingerprints');
+  });
+});
