@@ -5,9 +5,15 @@
  * scikit-learn in the test venv).
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ClassificationEntrySchema, classificationFamily } from '../../domain/families/classification/index.js';
 import { classificationCellScores } from '../../domain/families/classification/metrics.js';
+import { CorpusFold, corpusMetricOf, textCheckingOf } from '../../domain/sweep/textScores.js';
+import { datasetText } from '../../infra/datasetText.js';
+import { chatUserMessage } from '../../methods/direct/request.js';
+import { loadEvaluateProblems, recognizeFamily } from '../../scripts/lib/evaluate-problems.js';
 import {
   parseComplexityAnswer,
   readClassificationRows,
@@ -16,6 +22,7 @@ import {
   type ClassificationTask,
 } from '../../domain/families/classification/tasks.js';
 import { CLONE_ROWS, COMPLEXITY_ROWS, DEFECT_ROWS, jsonl } from '../support/classification-rows.js';
+import { minimalSweepConfig, sweepConfigIssues } from '../support/sweep-config.js';
 
 const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -185,5 +192,68 @@ print(json.dumps({
     expect(scores.accuracy).toBeCloseTo(4 / 7, 12);
     expect(scores.accuracy).toBeCloseTo(sklearn.complexity.accuracy, 12);
     expect(scores.f1_macro).toBeCloseTo(sklearn.complexity.f1_macro, 12);
+  });
+});
+
+describe('the family: entries, problems, requests and the corpus metric', () => {
+  const load = (task: ClassificationTask, text: string, path = `${task}.jsonl`) =>
+    classificationFamily.load({
+      entry: ClassificationEntrySchema.parse({ name: task, family: 'classification', task, path }),
+      texts: { rows: text },
+      sources: { rows: path },
+    }).problems;
+
+  it('an entry names its task and a JSON Lines or Parquet file; anything else is refused naming the field', () => {
+    const issues = sweepConfigIssues({
+      ...minimalSweepConfig(),
+      datasets: [
+        { name: 'a', family: 'classification', task: 'defects', path: 'test.parquet' },
+        { name: 'b', family: 'classification', task: 'clone', path: 'test.csv' },
+        { name: 'c', family: 'classification', path: 'data.jsonl' },
+      ],
+    });
+    expect(issues.map((i) => i.path)).toEqual(['datasets[0].task', 'datasets[1].path', 'datasets[2].task']);
+    expect(issues[1]!.message).toBe('must be a local .jsonl, .jsonl.gz or .parquet file, or an s3://bucket/key URI');
+  });
+
+  it("completion models get bigcode's prompt and stop word; chat models the question and the code, fenced", () => {
+    const [clone] = load('clone', jsonl(CLONE_ROWS));
+    expect(classificationFamily.stopWords(ClassificationEntrySchema.parse({ name: 'c', family: 'classification', task: 'clone', path: 'c.jsonl' }))).toEqual(['\n']);
+    expect(classificationFamily.completionPrompt(clone!)).toBe(TASK_SPECS.clone.prompt([CLONE_ROWS[0].func1, CLONE_ROWS[0].func2]));
+    const chat = chatUserMessage(clone!);
+    expect(chat.startsWith(`${TASK_SPECS.clone.chatInstruction}\n\n\`\`\`java\n// Code1\n${CLONE_ROWS[0].func1}\n// Code2\n${CLONE_ROWS[0].func2}`)).toBe(true);
+    const [defect] = load('defect', jsonl(DEFECT_ROWS));
+    expect(chatUserMessage(defect!)).toBe(`${TASK_SPECS.defect.chatInstruction}\n\n\`\`\`cpp\n${DEFECT_ROWS[0].func}\`\`\`\n`);
+  });
+
+  it("each task's reference answer scores every figure 1; wrong and unparseable answers lower them", () => {
+    for (const [task, rows] of [
+      ['complexity', COMPLEXITY_ROWS],
+      ['clone', CLONE_ROWS],
+      ['defect', DEFECT_ROWS],
+    ] as const) {
+      const problems = load(task, jsonl(rows));
+      const metric = corpusMetricOf(problems, task)!;
+      expect(metric.id).toBe(`${task}-classification`);
+      const fold = new CorpusFold(metric);
+      for (const p of problems) fold.add(textCheckingOf(p)!.stats(classificationFamily.referenceSolution(p)!), true);
+      expect(fold.result()!.figures).toMatchObject({ accuracy: 1, f1_macro: 1, unparseable: 0, answers: 4 });
+      const wrong = new CorpusFold(metric);
+      problems.forEach((p, i) => wrong.add(textCheckingOf(p)!.stats(i === 0 ? ' Perhaps.' : classificationFamily.referenceSolution(p)!), true));
+      // The second sample of a task is not scored (bigcode's gen[0]).
+      wrong.add(textCheckingOf(problems[1]!)!.stats('garbage'), false);
+      expect(wrong.result()!.figures).toMatchObject({ accuracy: 0.75, unparseable: 1, answers: 4 });
+    }
+  });
+
+  it("evaluate.ts tells each set from its rows and reads it, Parquet's rows included", async () => {
+    expect(recognizeFamily(jsonl(COMPLEXITY_ROWS), 'data.jsonl')).toBe('classification');
+    const parquet = path.join(PROJECT_ROOT, 'test/support/parquet/clone-test-00000-of-00001.parquet');
+    const text = await datasetText(readFileSync(parquet), parquet);
+    expect(recognizeFamily(text, parquet)).toBe('classification');
+    const loaded = loadEvaluateProblems({ text, source: parquet });
+    expect(loaded.form).toBe('full');
+    expect(loaded.problems.map((p) => p.task_id)).toEqual(['bigclonebench/0', 'bigclonebench/1', 'bigclonebench/2', 'bigclonebench/3']);
+    expect(loadEvaluateProblems({ text: jsonl(DEFECT_ROWS), source: 'x.jsonl' }).problems[0]!.task_id).toBe('devign/0');
   });
 });

@@ -22,6 +22,7 @@ import { DS1000_SCIPY_TASK, DS1000_TASKS, ds1000Jsonl } from '../support/ds1000-
 import { HUMANEVAL_PLUS_TASKS, MBPP_PLUS_TASKS, jsonl as evalplusJsonl } from '../support/evalplus-rows.js';
 import { addRow, jsonl as multiplEJsonl } from '../support/multiple-rows.js';
 import { TORCHDATA_ROWS, torchDataJsonl } from '../support/torchdata-rows.js';
+import { CLONE_ROWS, COMPLEXITY_ROWS, DEFECT_ROWS, jsonl as classificationJsonl } from '../support/classification-rows.js';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const REF = path.join(import.meta.dirname, '..', '..', '..', 'shared', 'reference');
@@ -124,6 +125,18 @@ function fixtures(): Array<{ family: FamilyId; entry: unknown; texts: Record<str
     },
     { family: 'multipl-e', entry: entry('js'), texts: { rows: multiplEJsonl([addRow('js', 1), addRow('js', 2)]) } },
     { family: 'torchdata', entry: entry('td'), texts: { rows: torchDataJsonl(TORCHDATA_ROWS), api_docs: DOCS } },
+    // Not in CONFIG (whose hash is pinned): the entries as the config would resolve them.
+    ...(
+      [
+        ['complexity', COMPLEXITY_ROWS],
+        ['clone', CLONE_ROWS],
+        ['defect', DEFECT_ROWS],
+      ] as const
+    ).map(([task, rows]) => ({
+      family: 'classification' as const,
+      entry: { name: task, family: 'classification', task, path: `${task}.jsonl` },
+      texts: { rows: classificationJsonl(rows) },
+    })),
   ];
 }
 
@@ -240,6 +253,19 @@ const PINNED: Array<{ stored: string; behaviour: string }> = [
   {
     stored: '1924c87e4fe81ddf8ac8a64306ee4d5d0bbb856a79d15ea29e74161c60c01c3b',
     behaviour: 'a5a61cb19a6124e58e4c1aa7310fe880f0bc751eff5c3bbfe72aa435aa5e6e6d',
+  },
+  // classification: complexity, clone, defect
+  {
+    stored: '07f7fb74271ffc247d971676b7f14858a1490821e48acb6cd40f15d4d6ed44eb',
+    behaviour: '96f8e524a0caa59e24a756c3c8e2c7abeebc1546e0476ddb75a55c7efaae1d2c',
+  },
+  {
+    stored: 'd5833929810c6ce7108f715c875a1fe8ca589a93fd23c364ed0d67894cde51ef',
+    behaviour: 'a9106f86136a7846b05a086be0e562e1cb0508542c0097b0269d6da57b571a6c',
+  },
+  {
+    stored: 'caba7f5ddc9b0454b590bb5cd338af32096a04a0ddc1bf70cfe9e74b1703e9f9',
+    behaviour: 'bc56d56416e5d0bb70a52ea0c9608322b23fa03bdda9aeac4fe8fef61bdb712c',
   },
 ];
 const PINNED_OLD = '570f835e08cfe38f6536ad03de477137d000ae6e91130b598cf989cf47277f16';

@@ -15,7 +15,8 @@ import { z } from 'zod';
 import { firstRow } from '../../datasets/jsonl.js';
 import { defineFamily } from '../define.js';
 import { DatasetEntryNameSchema, RowsFileSchema } from '../entry.js';
-import type { CorpusMetric, DefinedFamily, ProblemOf, TaskScore, TextStats } from '../types.js';
+import { TEXT_SCORED_STEPS } from '../textScored.js';
+import type { CorpusMetric, DefinedFamily, ProblemOf, TextStats } from '../types.js';
 import { classificationCellScores } from './metrics.js';
 import {
   CLASSIFICATION_TASKS,
@@ -133,17 +134,13 @@ export const classificationFamily: DefinedFamily<
   // The answer as the model gave it (a completion cut at the stop word): the parser reads it.
   solution: (_problem, _api, code) => code,
   referenceSolution: (problem) => problem.canonical_solution ?? null,
-  embedSolution: (_problem, solution) => solution,
+  ...TEXT_SCORED_STEPS,
   checking: (problem) => ({
     kind: 'text',
     metric: METRICS[problem.classification.task],
+    reference: problem.classification.label,
     stats: (answer: string) => answerStats(problem, answer),
   }),
-  tests: () => '',
-  limits: () => ({}),
-  // Never asked (text checking); an answer is never a pass.
-  score: (): TaskScore => ({ kind: 'status', passed: false, success: false }),
-  requirements: () => [],
   evaluate: {
     kind: 'reads',
     recognize: {
