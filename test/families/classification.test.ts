@@ -210,9 +210,11 @@ describe('the family: entries, problems, requests and the corpus metric', () => 
         { name: 'a', family: 'classification', task: 'defects', path: 'test.parquet' },
         { name: 'b', family: 'classification', task: 'clone', path: 'test.csv' },
         { name: 'c', family: 'classification', path: 'data.jsonl' },
+        { name: 'd', task: 'clone', path: 'test.parquet' },
       ],
     });
-    expect(issues.map((i) => i.path)).toEqual(['datasets[0].task', 'datasets[1].path', 'datasets[2].task']);
+    expect(issues.map((i) => i.path)).toEqual(['datasets[0].task', 'datasets[1].path', 'datasets[2].task', 'datasets[3].family']);
+    expect(issues[3]!.message).toMatch(/\(this entry looks like family: classification\)$/);
     expect(issues[1]!.message).toBe('must be a local .jsonl, .jsonl.gz or .parquet file, or an s3://bucket/key URI');
   });
 
