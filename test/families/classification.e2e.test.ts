@@ -170,8 +170,14 @@ timeout_s: 10
 `,
     );
     const outDir = path.join(dir, 'out');
-    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress', '--output-dir', outDir], env);
+    const run = await runTs(
+      'scripts/start-sweep.ts',
+      ['--config', file, '--no-progress', '--check-references', '--output-dir', outDir],
+      env,
+    );
     expect(run.code, run.output).toBe(0);
+    // Nothing to run: --check-references finds no reference to run, and says so.
+    expect(run.output).toContain('defect: 0 of 0 references pass; 4 tasks have none');
     const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
     expect(results.cells).toHaveLength(6);
     for (const cell of results.cells) {

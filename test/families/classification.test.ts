@@ -238,10 +238,10 @@ describe('the family: entries, problems, requests and the corpus metric', () => 
       const metric = corpusMetricOf(problems, task)!;
       expect(metric.id).toBe(`${task}-classification`);
       const fold = new CorpusFold(metric);
-      for (const p of problems) fold.add(textCheckingOf(p)!.stats(classificationFamily.referenceSolution(p)!), true);
+      for (const p of problems) fold.add(textCheckingOf(p)!.stats(p.canonical_solution!), true);
       expect(fold.result()!.figures).toMatchObject({ accuracy: 1, f1_macro: 1, unparseable: 0, answers: 4 });
       const wrong = new CorpusFold(metric);
-      problems.forEach((p, i) => wrong.add(textCheckingOf(p)!.stats(i === 0 ? ' Perhaps.' : classificationFamily.referenceSolution(p)!), true));
+      problems.forEach((p, i) => wrong.add(textCheckingOf(p)!.stats(i === 0 ? ' Perhaps.' : p.canonical_solution!), true));
       // The second sample of a task is not scored (bigcode's gen[0]).
       wrong.add(textCheckingOf(problems[1]!)!.stats('garbage'), false);
       expect(wrong.result()!.figures).toMatchObject({ accuracy: 0.75, unparseable: 1, answers: 4 });

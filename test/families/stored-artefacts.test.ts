@@ -257,15 +257,15 @@ const PINNED: Array<{ stored: string; behaviour: string }> = [
   // classification: complexity, clone, defect
   {
     stored: '07f7fb74271ffc247d971676b7f14858a1490821e48acb6cd40f15d4d6ed44eb',
-    behaviour: '96f8e524a0caa59e24a756c3c8e2c7abeebc1546e0476ddb75a55c7efaae1d2c',
+    behaviour: 'f8016c739ead040276461cae1b25df6c3353227b1253493946e8c8201e349e24',
   },
   {
     stored: 'd5833929810c6ce7108f715c875a1fe8ca589a93fd23c364ed0d67894cde51ef',
-    behaviour: 'a9106f86136a7846b05a086be0e562e1cb0508542c0097b0269d6da57b571a6c',
+    behaviour: '641e06fe7775c8d31b1dbdbc5ae375127352ec9c930af43d7400241b1b8c62d6',
   },
   {
     stored: 'caba7f5ddc9b0454b590bb5cd338af32096a04a0ddc1bf70cfe9e74b1703e9f9',
-    behaviour: 'bc56d56416e5d0bb70a52ea0c9608322b23fa03bdda9aeac4fe8fef61bdb712c',
+    behaviour: 'e29cabddbd0ad3b9cdec1dc6e12c1bc017c04bb5b6251eefd5c045e6ed5b81fb',
   },
 ];
 const PINNED_OLD = '570f835e08cfe38f6536ad03de477137d000ae6e91130b598cf989cf47277f16';

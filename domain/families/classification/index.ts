@@ -133,7 +133,9 @@ export const classificationFamily: DefinedFamily<
   chatInstruction: (problem) => TASK_SPECS[problem.classification.task].chatInstruction,
   // The answer as the model gave it (a completion cut at the stop word): the parser reads it.
   solution: (_problem, _api, code) => code,
-  referenceSolution: (problem) => problem.canonical_solution ?? null,
+  // Nothing to run (check-references runs references): the reference answer is the problem's
+  // canonical_solution, which the tests score as its label.
+  referenceSolution: () => null,
   ...TEXT_SCORED_STEPS,
   checking: (problem) => ({
     kind: 'text',
