@@ -17,7 +17,10 @@ const fixture = (name: string) => path.join(dir, `${name}-test-00000-of-00001.pa
 
 describe('Parquet rows as JSON Lines', () => {
   it("reads pyarrow's files of CodeXGLUE's sets back to their rows, row i on line i + 1", async () => {
-    for (const [name, rows] of [['clone', CLONE_ROWS], ['defect', DEFECT_ROWS]] as const) {
+    for (const [name, rows] of [
+      ['clone', CLONE_ROWS],
+      ['defect', DEFECT_ROWS],
+    ] as const) {
       const bytes = readFileSync(fixture(name));
       expect(isParquet(bytes)).toBe(true);
       const text = await datasetText(bytes, fixture(name));
@@ -37,7 +40,9 @@ describe('Parquet rows as JSON Lines', () => {
       'test.parquet: not a Parquet file (no PAR1 mark at its start and end; cut short?)',
     );
     const bytes = readFileSync(fixture('clone'));
-    await expect(datasetText(bytes.subarray(0, bytes.length - 100), 'clone.parquet')).rejects.toThrow(/^clone\.parquet: not a Parquet file/);
+    await expect(datasetText(bytes.subarray(0, bytes.length - 100), 'clone.parquet')).rejects.toThrow(
+      /^clone\.parquet: not a Parquet file/,
+    );
     // Both marks there, the footer garbled.
     const garbled = Buffer.from(bytes);
     garbled.fill(0xff, garbled.length - 60, garbled.length - 8);

@@ -94,7 +94,10 @@ describe('scripts/evaluate.ts on a Parquet problems file', () => {
     expect(metrics.accuracy).toBeCloseTo(EXPECTED.defect.accuracy, 12);
     expect(metrics.f1).toBeCloseTo(EXPECTED.defect.f1, 12);
     expect(metrics).toMatchObject({ unparseable: 1, answers: 4 });
-    const results = readFileSync(`${samples}_results.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const results = readFileSync(`${samples}_results.jsonl`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(results).toHaveLength(8);
     expect(results[0]).toMatchObject({ task_id: 'devign/0', result: 'scored', stats: { '1->1': 1 } });
     expect(results[4]).toMatchObject({ task_id: 'devign/2', stats: { '-1->1': 1 } });
@@ -109,7 +112,9 @@ describe('scripts/evaluate.ts on a Parquet problems file', () => {
     writeFileSync(samples, jsonl([{ task_id: 'codecomplex/0', completion: ' constant' }]));
     const res = await evaluate(['--problems', problems, '--samples', samples]);
     expect(res.code).toBe(2);
-    expect(res.stderr).toContain(`${problems}:2: complexity: unknown label "O(n^2)" (known: constant, logn, linear, nlogn, quadratic, cubic, np)`);
+    expect(res.stderr).toContain(
+      `${problems}:2: complexity: unknown label "O(n^2)" (known: constant, logn, linear, nlogn, quadratic, cubic, np)`,
+    );
     expect(existsSync(`${samples}_results.jsonl`)).toBe(false);
   });
 });
@@ -185,12 +190,15 @@ timeout_s: 10
       const scores = cell.scores as Record<string, unknown>;
       expect(scores, `${cell.cell.cell}`).toMatchObject({ kind: 'text', metric: `${dataset}-classification`, samples: 4 });
       const figures = scores.figures as Record<string, number>;
-      for (const [name, value] of Object.entries(EXPECTED[dataset])) expect(figures[name], `${cell.cell.cell} ${name}`).toBeCloseTo(value, 10);
+      for (const [name, value] of Object.entries(EXPECTED[dataset]))
+        expect(figures[name], `${cell.cell.cell} ${name}`).toBeCloseTo(value, 10);
       // Nothing ran: no pass@k.
       expect(cell.passAtK).toEqual({});
       const cellId = String(cell.cell.cell);
       for (const f of ['generations.json', 'references.json', 'results.json', 'samples.jsonl'] as const) {
-        expect(readFileSync(path.join(outDir, cellId, f), 'utf8'), `${cellId}/${f}`).toBe(await getText(bucket, cellFileKey(id, cellId, f)));
+        expect(readFileSync(path.join(outDir, cellId, f), 'utf8'), `${cellId}/${f}`).toBe(
+          await getText(bucket, cellFileKey(id, cellId, f)),
+        );
       }
       const cellResults = JSON.parse(readFileSync(path.join(outDir, cellId, 'results.json'), 'utf8')) as Record<string, unknown>;
       expect(JSON.stringify(cellResults)).toContain('"unparseable"');

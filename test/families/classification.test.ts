@@ -38,7 +38,7 @@ describe('rows as their owners publish them', () => {
     expect(rows[1]!.row.code).toEqual([COMPLEXITY_ROWS[1].src]);
   });
 
-  it("CodeXGLUE's BigCloneBench and Devign rows: their ids, both snippets, booleans as bigcode's \"1\"/\"0\"", () => {
+  it('CodeXGLUE\'s BigCloneBench and Devign rows: their ids, both snippets, booleans as bigcode\'s "1"/"0"', () => {
     const clone = readClassificationRows('clone', jsonl(CLONE_ROWS), 'test.jsonl');
     expect(clone.map((r) => [r.row.task_id, r.row.label])).toEqual([
       ['bigclonebench/0', '1'],
@@ -99,7 +99,9 @@ describe("prompts: bigcode's instruct tasks, and CodeComplex's in their form", (
       'Question: Code1: void a() {}.\nCode2: void b() {}.\nIs there a clone relation between the Code1 and Code2, and respond to YES or NO.\n\nAnswer:',
     );
     const complexity = TASK_SPECS.complexity.prompt(['class A {}']);
-    expect(complexity).toMatch(/^Question: class A \{\}\nWhat is the worst-case time complexity of the Code\? Respond with one of constant/);
+    expect(complexity).toMatch(
+      /^Question: class A \{\}\nWhat is the worst-case time complexity of the Code\? Respond with one of constant/,
+    );
     expect(complexity.endsWith('np (exponential).\n\nAnswer:')).toBe(true);
   });
 });
@@ -171,7 +173,9 @@ print(json.dumps({
   "complexity": {"accuracy": accuracy_score(ct, cp), "f1_macro": f1_score(ct, cp, labels=classes, average="macro")},
 }))`;
     const python = path.join(PROJECT_ROOT, '.tools/test-python/bin/python');
-    sklearn = JSON.parse(execFileSync(python, ['-c', script], { input: JSON.stringify({ binary: BINARY, complexity: COMPLEXITY }) }).toString());
+    sklearn = JSON.parse(
+      execFileSync(python, ['-c', script], { input: JSON.stringify({ binary: BINARY, complexity: COMPLEXITY }) }).toString(),
+    );
   }, 600_000);
 
   it('binary: accuracy (unparseable is wrong), F1 of the positive class, bigcode\'s macro F1 with "-1" as a class', () => {
@@ -220,10 +224,18 @@ describe('the family: entries, problems, requests and the corpus metric', () => 
 
   it("completion models get bigcode's prompt and stop word; chat models the question and the code, fenced", () => {
     const [clone] = load('clone', jsonl(CLONE_ROWS));
-    expect(classificationFamily.stopWords(ClassificationEntrySchema.parse({ name: 'c', family: 'classification', task: 'clone', path: 'c.jsonl' }))).toEqual(['\n']);
+    expect(
+      classificationFamily.stopWords(
+        ClassificationEntrySchema.parse({ name: 'c', family: 'classification', task: 'clone', path: 'c.jsonl' }),
+      ),
+    ).toEqual(['\n']);
     expect(classificationFamily.completionPrompt(clone!)).toBe(TASK_SPECS.clone.prompt([CLONE_ROWS[0].func1, CLONE_ROWS[0].func2]));
     const chat = chatUserMessage(clone!);
-    expect(chat.startsWith(`${TASK_SPECS.clone.chatInstruction}\n\n\`\`\`java\n// Code1\n${CLONE_ROWS[0].func1}\n// Code2\n${CLONE_ROWS[0].func2}`)).toBe(true);
+    expect(
+      chat.startsWith(
+        `${TASK_SPECS.clone.chatInstruction}\n\n\`\`\`java\n// Code1\n${CLONE_ROWS[0].func1}\n// Code2\n${CLONE_ROWS[0].func2}`,
+      ),
+    ).toBe(true);
     const [defect] = load('defect', jsonl(DEFECT_ROWS));
     expect(chatUserMessage(defect!)).toBe(`${TASK_SPECS.defect.chatInstruction}\n\n\`\`\`cpp\n${DEFECT_ROWS[0].func}\`\`\`\n`);
   });

@@ -88,7 +88,10 @@ function classificationMetric(task: ClassificationTask): CorpusMetric {
     },
   };
 }
-const METRICS = Object.fromEntries(CLASSIFICATION_TASKS.map((t) => [t, classificationMetric(t)])) as Record<ClassificationTask, CorpusMetric>;
+const METRICS = Object.fromEntries(CLASSIFICATION_TASKS.map((t) => [t, classificationMetric(t)])) as Record<
+  ClassificationTask,
+  CorpusMetric
+>;
 
 /** A scored answer's statistics: one count under its (predicted, true) label pair. */
 export function answerStats(problem: ClassificationProblem, answer: string): TextStats {
@@ -117,7 +120,7 @@ export const classificationFamily: DefinedFamily<
 > = defineFamily({
   id: 'classification',
   description:
-    'CodeComplex, BigCloneBench, Devign (bigcode\'s downstream classification sets), prompted: the answer\'s label scored by accuracy and F1',
+    "CodeComplex, BigCloneBench, Devign (bigcode's downstream classification sets), prompted: the answer's label scored by accuracy and F1",
   entrySchema: ClassificationEntrySchema,
   payloadSchema: ClassificationPayloadSchema,
   bringsLibrary: () => false,

@@ -31,7 +31,13 @@ export function classificationCellScores(
   const unparseable = predictions.filter((p) => p === UNPARSEABLE).length;
   const positive = TASK_SPECS[task].positive;
   if (positive !== null) {
-    return { answers: pairs.length, accuracy: scores.accuracy, f1: scores.f1_by_label[positive] ?? 0, f1_macro: scores.f1_macro, unparseable };
+    return {
+      answers: pairs.length,
+      accuracy: scores.accuracy,
+      f1: scores.f1_by_label[positive] ?? 0,
+      f1_macro: scores.f1_macro,
+      unparseable,
+    };
   }
   const classes = Object.keys(scores.f1_by_label).filter((l) => l !== UNPARSEABLE);
   const macro = classes.length === 0 ? 0 : classes.reduce((sum, l) => sum + scores.f1_by_label[l]!, 0) / classes.length;

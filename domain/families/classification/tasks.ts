@@ -37,7 +37,8 @@ export interface ClassificationRow {
 /** A label field's value, refused naming it (and the labels the set knows) when it is not one. */
 function labelField<T extends string>(known: Readonly<Record<string, T>>, knownText: string) {
   return z.unknown().transform((value, ctx): T => {
-    const key = typeof value === 'string' ? `s:${value}` : typeof value === 'boolean' || typeof value === 'number' ? `v:${String(value)}` : '';
+    const key =
+      typeof value === 'string' ? `s:${value}` : typeof value === 'boolean' || typeof value === 'number' ? `v:${String(value)}` : '';
     const label = Object.prototype.hasOwnProperty.call(known, key) ? known[key] : undefined;
     if (label === undefined) {
       ctx.addIssue({ code: 'custom', message: `unknown label ${JSON.stringify(value) ?? String(value)} (known: ${knownText})` });
@@ -187,7 +188,9 @@ export function readClassificationRows(task: ClassificationTask, text: string, s
   if (first && typeof first.row === 'object' && first.row !== null) {
     const looks = taskOfRow(first.row as Record<string, unknown>);
     if (looks !== null && looks !== task) {
-      throw new Error(`${source}:${first.line}: task ${task} needs ${ROW_FIELDS[task]}; this row has ${ROW_FIELDS[looks]} (task: ${looks}?)`);
+      throw new Error(
+        `${source}:${first.line}: task ${task} needs ${ROW_FIELDS[task]}; this row has ${ROW_FIELDS[looks]} (task: ${looks}?)`,
+      );
     }
   }
   const rows = parseJsonl(text, ROW_SCHEMAS[task] as z.ZodType<unknown>, source).map(({ line, row }, index) => ({
