@@ -130,6 +130,15 @@ const CellSummarySchema = z.object({
         greedy: z.object({ accuracy: z.number(), numFailedExecution: z.number() }),
         majorityVoting: z.object({ accuracy: z.number(), numFailedExecution: z.number() }),
       }),
+      // A text-scored family's corpus metric (CorpusScore).
+      z.object({
+        kind: z.literal('text'),
+        metric: z.string(),
+        headline: z.string(),
+        samplesScored: z.enum(['first', 'all']),
+        samples: z.number().int(),
+        figures: z.record(z.string(), z.union([z.number(), z.array(z.number())])),
+      }),
     ])
     .optional(),
 });

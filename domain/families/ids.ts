@@ -16,6 +16,7 @@ export const FAMILY_IDS = [
   'multipl-e',
   'torchdata',
   'pal',
+  'classification',
 ] as const;
 export const FamilyIdSchema = z.enum(FAMILY_IDS);
 export type FamilyId = z.infer<typeof FamilyIdSchema>;

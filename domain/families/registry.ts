@@ -10,6 +10,7 @@ import type { SweepProblem } from '../datasets/problems.js';
 import { LANGUAGES, type LanguageId } from '../languages/registry.js';
 import type { Language } from '../languages/types.js';
 import { appsFamily } from './apps/index.js';
+import { classificationFamily } from './classification/index.js';
 import { ds1000Family } from './ds1000/index.js';
 import { evalplusFamily } from './evalplus/index.js';
 import { humanevalFamily } from './humaneval/index.js';
@@ -33,6 +34,7 @@ export const FAMILIES = {
   'multipl-e': multiplEFamily,
   torchdata: torchdataFamily,
   pal: palFamily,
+  classification: classificationFamily,
 } as const;
 
 /** A family's dataset entry, as its schema resolves it. */

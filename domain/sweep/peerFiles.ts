@@ -13,7 +13,10 @@ import { votingJson, type CellSummary } from './results.js';
 export function bigcodeMetricsJson(summary: CellSummary): string {
   const cell = summary.cell;
   const metrics: Record<string, unknown> = { ...summary.passAtK };
-  if (summary.scores?.kind === 'test_cases') {
+  if (summary.scores?.kind === 'text') {
+    // A task scored from its text: bigcode's file holds the metric's figures ({"conala": {"bleu": ...}}), no pass@k.
+    Object.assign(metrics, summary.scores.figures);
+  } else if (summary.scores?.kind === 'test_cases') {
     // APPS in bigcode reports these two beside pass@k.
     metrics.strict_accuracy = summary.scores.strictAccuracy;
     metrics.avg_accuracy = summary.scores.averageTestCaseAccuracy;

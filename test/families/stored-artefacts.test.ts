@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { SweepProblemSchema, type SweepProblem } from '../../domain/datasets/problems.js';
 import { parseJsonl } from '../../domain/datasets/jsonl.js';
 import { FAMILIES, FAMILY_IDS, familyOf, type FamilyId } from '../../domain/families/registry.js';
+import type { TaskChecking } from '../../domain/families/types.js';
 import { generateLines } from '../../domain/pbe/generate.js';
 import { resolvePbeParams } from '../../domain/pbe/params.js';
 import { parseSweepConfig, sweepConfigHash } from '../../domain/sweep/config.js';
@@ -22,6 +23,7 @@ import { HUMANEVAL_PLUS_TASKS, MBPP_PLUS_TASKS, jsonl as evalplusJsonl } from '.
 import { addRow, jsonl as multiplEJsonl } from '../support/multiple-rows.js';
 import { TORCHDATA_ROWS, torchDataJsonl } from '../support/torchdata-rows.js';
 import { GSM8K_ROWS, GSM_HARD_ROWS, palJsonl } from '../support/pal-rows.js';
+import { CLONE_ROWS, COMPLEXITY_ROWS, DEFECT_ROWS, jsonl as classificationJsonl } from '../support/classification-rows.js';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const REF = path.join(import.meta.dirname, '..', '..', '..', 'shared', 'reference');
@@ -127,6 +129,18 @@ function fixtures(): Array<{ family: FamilyId; entry: unknown; texts: Record<str
     // Families added after CONFIG was pinned: their entries here, so that its hash stays.
     { family: 'pal', entry: { name: 'gsm8k', family: 'pal', path: 'test.jsonl' }, texts: { rows: palJsonl(GSM8K_ROWS) } },
     { family: 'pal', entry: { name: 'gsm-hard', family: 'pal', path: 'gsmhardv2.jsonl' }, texts: { rows: palJsonl(GSM_HARD_ROWS) } },
+    // Not in CONFIG (whose hash is pinned): the entries as the config would resolve them.
+    ...(
+      [
+        ['complexity', COMPLEXITY_ROWS],
+        ['clone', CLONE_ROWS],
+        ['defect', DEFECT_ROWS],
+      ] as const
+    ).map(([task, rows]) => ({
+      family: 'classification' as const,
+      entry: { name: task, family: 'classification', task, path: `${task}.jsonl` },
+      texts: { rows: classificationJsonl(rows) },
+    })),
   ];
 }
 
@@ -135,6 +149,29 @@ function storedBytes(family: FamilyId, entry: unknown, texts: Record<string, str
   const sources = Object.fromEntries(Object.keys(texts).map((role) => [role, `fixture ${role}`]));
   const loaded = (FAMILIES[family] as unknown as { load(input: unknown): { problems: unknown[] } }).load({ entry, texts, sources });
   return loaded.problems.map((p) => JSON.stringify(p) + '\n').join('');
+}
+
+/** What a problem's checking makes of it: a run's program parts and score, or a text score (no run, nothing else asked). */
+function checkingArtefacts(
+  family: ReturnType<typeof familyOf>,
+  problem: SweepProblem,
+  checking: TaskChecking,
+  outcome: { status: 'passed'; stdout: string },
+): Record<string, unknown> {
+  switch (checking.kind) {
+    case 'tests':
+      return { checking, tests: family.tests(problem, null), limits: family.limits(problem, null, 3000), score: family.score(problem, outcome) };
+    case 'reference-outputs':
+      return {
+        checking: { kind: checking.kind, program: checking.program, limits: checking.limits, cacheKey: checking.cacheKey },
+        score: family.score(problem, outcome),
+      };
+    case 'text':
+      return {
+        checking: { kind: checking.kind, metric: checking.metric.id, reference: checking.reference },
+        score: [checking.reference, 'def f(x):\n    return x\n', ''].map((text) => checking.stats(text)),
+      };
+  }
 }
 
 /** What every step makes of a stored problem once read back: prompts, solutions, programs' parts, limits, scores. */
@@ -159,12 +196,7 @@ function behaviour(problem: SweepProblem): unknown {
     solutions: (['completions', 'chat', 'saved'] as const).map((api) => family.solution(problem, api, 'def f(x):\n    return x\n')),
     reference: family.referenceSolution(problem),
     embedded: family.embedSolution(problem, 'SOLUTION\n'),
-    checking:
-      checking.kind === 'tests'
-        ? checking
-        : { kind: checking.kind, program: checking.program, limits: checking.limits, cacheKey: checking.cacheKey },
-    ...(checking.kind === 'tests' ? { tests: family.tests(problem, null), limits: family.limits(problem, null, 3000) } : {}),
-    score: family.score(problem, outcome),
+    ...checkingArtefacts(family, problem, checking, outcome),
     requirements: family.requirements(problem),
   };
 }
@@ -234,6 +266,19 @@ const PINNED: Array<{ stored: string; behaviour: string }> = [
   {
     stored: '4723ba98b46e246e2dee07cf1ce92d5a6e8f195725cb13863dd1a101cd22375d',
     behaviour: '79a6e59c18e138eba2a4f838fcf5b0eac2e36bcce28bdd702880d1dbd90e71a4',
+  },
+  // classification: complexity, clone, defect
+  {
+    stored: '07f7fb74271ffc247d971676b7f14858a1490821e48acb6cd40f15d4d6ed44eb',
+    behaviour: 'f8016c739ead040276461cae1b25df6c3353227b1253493946e8c8201e349e24',
+  },
+  {
+    stored: 'd5833929810c6ce7108f715c875a1fe8ca589a93fd23c364ed0d67894cde51ef',
+    behaviour: '641e06fe7775c8d31b1dbdbc5ae375127352ec9c930af43d7400241b1b8c62d6',
+  },
+  {
+    stored: 'caba7f5ddc9b0454b590bb5cd338af32096a04a0ddc1bf70cfe9e74b1703e9f9',
+    behaviour: 'e29cabddbd0ad3b9cdec1dc6e12c1bc017c04bb5b6251eefd5c045e6ed5b81fb',
   },
 ];
 const PINNED_OLD = '570f835e08cfe38f6536ad03de477137d000ae6e91130b598cf989cf47277f16';
