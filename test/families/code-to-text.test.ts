@@ -1,0 +1,236 @@
+/**
+ * CodeXGLUE code-to-text (bigcode's codexglue_code_to_text-<language> and -python-left): rows in
+ * google/code_x_glue_ct_code_to_text's format, bigcode's prompts (written out here from its task
+ * file, per subset), its stop words and post-processing, bad rows named by file, line and field;
+ * then the references and the BLEU against the Python packages bigcode calls (mosestokenizer 1.2.1's
+ * MosesDetokenizer("en") and CodeXGLUE's bleu.py as lm-eval 0.4.5 ships it: its splitPuncts and NIST
+ * normalisation, max order 4, add-one smoothing on orders 2..4, MOSES brevity penalty, the mean of
+ * the sentence scores x 100), in the test venv .tools/test-python, to 1e-9.
+ */
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  codeToTextPostprocess,
+  codeToTextPrompt,
+  codeToTextReference,
+  codeToTextStopWords,
+  standardizeDocstringPrompt,
+  type CodeToTextSubset,
+} from '../../domain/families/code-to-text/bigcode.js';
+import { codeToTextTasks } from '../../domain/families/code-to-text/rows.js';
+import { mosesDetokenizeEnglish } from '../../domain/metrics/mosesDetokenizer.js';
+import { codexglueBleu } from '../../domain/metrics/smoothedBleu.js';
+import { PROJECT_ROOT } from '../../stack/local-stack.js';
+import { CODE_TO_TEXT_ROWS, codeToTextJsonl, type CodeXGlueRow } from '../support/code-to-text-rows.js';
+
+const PYTHON = path.join(PROJECT_ROOT, '.tools/test-python/bin/python');
+const TOL = 1e-9;
+const SUFFIX = {
+  python: '\n""" The goal of this function is to:\n',
+  ruby: '\n=begin The goal of this function is to:\n',
+  other: '\n/* The goal of this function is to:\n',
+};
+const tasks = (subset: CodeToTextSubset, rows: readonly CodeXGlueRow[]) => codeToTextTasks(codeToTextJsonl(rows), subset, 'test.jsonl');
+
+describe("bigcode's prompts", () => {
+  const [youtube, sina] = CODE_TO_TEXT_ROWS.python;
+
+  it('python: the function without its docstring or its quotes, then the suffix', () => {
+    expect(tasks('python', CODE_TO_TEXT_ROWS.python).map((t) => t.prompt)).toEqual([
+      'def get_vid_from_url(url):\n' +
+        '        \n' +
+        "        return match1(url, r'youtu\\.be/([^?/]+)') or \\\n" +
+        "          match1(url, r'youtube\\.com/embed/([^/?]+)') or \\\n" +
+        "          parse_query_param(url, 'v')" +
+        SUFFIX.python,
+      // r''' docstrings keep their r: the prefix is cut at ''' and stripped.
+      'def sina_xml_to_url_list(xml_data):\n    r\n    \n    rawurl = []\n    dom = parseString(xml_data)\n' +
+        "    for node in dom.getElementsByTagName('durl'):\n        url = node.getElementsByTagName('url')[0]\n" +
+        '        rawurl.append(url.childNodes[0].data)\n    return rawurl' +
+        SUFFIX.python,
+    ]);
+  });
+
+  it('python-left: the signature, up to the docstring, and """', () => {
+    expect(tasks('python-left', [youtube!, sina!]).map((t) => t.prompt)).toEqual([
+      'def get_vid_from_url(url):\n        """',
+      'def sina_xml_to_url_list(xml_data):\n    r"""',
+    ]);
+  });
+
+  it("the other languages: the code as it is (it holds no docstring), then /* or Ruby's =begin", () => {
+    for (const language of ['go', 'java', 'javascript', 'php'] as const) {
+      const row = CODE_TO_TEXT_ROWS[language][0]!;
+      expect(tasks(language, [row])[0]!.prompt).toBe(row.code + SUFFIX.other);
+    }
+    const ruby = CODE_TO_TEXT_ROWS.ruby[0]!;
+    expect(tasks('ruby', [ruby])[0]!.prompt).toBe(ruby.code + SUFFIX.ruby);
+  });
+
+  it('standardize_docstring_prompt: cut at the first delimiter, a lone quote at the end goes with the character before it', () => {
+    expect(standardizeDocstringPrompt('def f():\n    """x"""\n    """')).toBe('def f():\n    """');
+    expect(standardizeDocstringPrompt("def f():\n    '''")).toBe('def f():\n    """');
+    expect(standardizeDocstringPrompt("def f():\n    u'  \n")).toBe('def f():\n    """');
+    expect(standardizeDocstringPrompt('def f():\n    "')).toBe('def f():\n   """');
+    // Both quotes: the single quote's rule first, then the double's on what is left.
+    expect(standardizeDocstringPrompt('x = a"b\'')).toBe('x = """');
+    // A quote after a quote is not lone.
+    expect(standardizeDocstringPrompt("x = ''")).toBe("x = ''\"\"\"");
+    // Python's whitespace, not JavaScript's: U+001F counts, U+FEFF does not.
+    expect(standardizeDocstringPrompt("a b'\u001f")).toBe('a """');
+    expect(standardizeDocstringPrompt("a b'\ufeff")).toBe("a b'\ufeff\"\"\"");
+  });
+
+  it('stop words: the closing quotes for Python (and python-left), the end of the line for the others', () => {
+    expect(codeToTextStopWords('python')).toEqual(["'''", '"""']);
+    expect(codeToTextStopWords('python-left')).toEqual(["'''", '"""']);
+    for (const language of ['go', 'ruby', 'java', 'javascript', 'php'] as const) expect(codeToTextStopWords(language)).toEqual(['\n']);
+  });
+});
+
+describe("bigcode's post-processing: the first line", () => {
+  it('a language: the stripped text after the suffix, first line', () => {
+    const prompt = tasks('go', CODE_TO_TEXT_ROWS.go)[0]!.prompt;
+    expect(codeToTextPostprocess('go', `${prompt}  Creates a new store.\nmore */`)).toBe('Creates a new store.');
+    expect(codeToTextPostprocess('go', `${prompt}\n\n  Creates it. \n`)).toBe('Creates it.');
+    expect(codeToTextPostprocess('go', `${prompt}\n\n  Creates it. \nmore`)).toBe('Creates it. ');
+    expect(codeToTextPostprocess('ruby', `x${SUFFIX.ruby}Camelizes.\n=end`)).toBe('Camelizes.');
+    expect(codeToTextPostprocess('python', `x${SUFFIX.python}Gets the id.`)).toBe('Gets the id.');
+    expect(codeToTextPostprocess('java', `x${SUFFIX.other}`)).toBe('');
+    // A second suffix in the completion ends the answer there.
+    expect(codeToTextPostprocess('php', `x${SUFFIX.other}a${SUFFIX.other}b`)).toBe('a');
+    expect(() => codeToTextPostprocess('php', 'no suffix')).toThrow("the generation does not hold the prompt's closing line");
+  });
+
+  it('python-left: after the first """ (then the first \'\'\' of the rest), first line, cut at the delimiter', () => {
+    const prompt = 'def f(x):\n    """';
+    expect(codeToTextPostprocess('python-left', `${prompt}Returns x.\n    """\n    return x`)).toBe('Returns x.');
+    expect(codeToTextPostprocess('python-left', `${prompt}  Returns x."""`)).toBe('Returns x.');
+    expect(codeToTextPostprocess('python-left', `${prompt}\n\n   Returns x.  \n`)).toBe('Returns x.');
+    expect(codeToTextPostprocess('python-left', `${prompt}Uses '''raw''' text.`)).toBe('raw');
+    // No delimiter at all (a saved completion alone): its first line, stripped.
+    expect(codeToTextPostprocess('python-left', '  Returns x.\nmore')).toBe('Returns x.');
+  });
+});
+
+describe('rows: refused naming file, line and field', () => {
+  const good = CODE_TO_TEXT_ROWS.python[0]!;
+  const line = (fields: Record<string, unknown>) => JSON.stringify({ ...good, id: 7, ...fields });
+  const cases: Array<[string, string, string | RegExp]> = [
+    ['another language', line({ language: 'go' }), "test.jsonl:2: language: go, but the entry's subset python reads python rows"],
+    ['not a CodeXGLUE language', line({ language: 'kotlin' }), /^test\.jsonl:2: language: /],
+    ['a docstring not in the code', line({ docstring: 'Not in the code.' }), "test.jsonl:2: docstring: not found in code (bigcode's Python prompts cut the code at its docstring)"],
+    ['no docstring tokens', line({ docstring_tokens: [] }), "test.jsonl:2: docstring_tokens: must not be empty (bigcode's reference is made of them)"],
+    ['empty docstring tokens', line({ docstring_tokens: [''] }), "test.jsonl:2: docstring_tokens: join to an empty docstring (bigcode's reference needs one)"],
+    ['no code', line({ code: undefined }), /^test\.jsonl:2: code: /],
+    ['docstring tokens as a string', line({ docstring_tokens: 'Extracts video' }), /^test\.jsonl:2: docstring_tokens: /],
+    ['a repeated id', line({ id: 0 }), 'test.jsonl:2: duplicate task_id 0 (first on line 1)'],
+    ['not JSON', '{"code": ', /^test\.jsonl:2: not valid JSON/],
+  ];
+  it.each(cases)('%s', (_what, second, message) => {
+    expect(() => codeToTextTasks(`${JSON.stringify(good)}\n${second}\n`, 'python', 'test.jsonl')).toThrow(message);
+  });
+
+  it("CodeXGLUE's own rows (no id) are numbered by their place; the other fields are not needed", () => {
+    const { id: _id, ...withoutId } = CODE_TO_TEXT_ROWS.java[0]!;
+    const text = `${JSON.stringify(withoutId)}\n\n${JSON.stringify({ ...withoutId, func_name: 'g' })}\n`;
+    expect(codeToTextTasks(text, 'java', 'test.jsonl').map((t) => [t.taskId, t.line, t.funcName])).toEqual([
+      ['0', 1, 'StringUtils.isBlank'],
+      ['1', 3, 'g'],
+    ]);
+    expect(() => codeToTextTasks('', 'java', 'test.jsonl')).toThrow('test.jsonl has no tasks');
+  });
+});
+
+// A small seeded generator (mulberry32): the same token lists on every run.
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Tokens where the detokenizer's rules differ: punctuation either side, currencies, quotes and
+// possessives, contractions, CJK, escapes, @-@, tags, non-ASCII letters and digits.
+const TOKENS = [
+  'Returns', 'the', 'value', 'of', 'x', 'list', 'users', 'class', 'It', 'is', 'Jones', 'boss', 'don', "'t", "'s", "'ll", "'",
+  '"', '``', "''", '`', '„', '“', '”', ',', '.', '?', '!', ':', ';', '%', ')', ']', '}', '(', '[', '{', '$', '€', '£', '¿', '¡',
+  '\\', '-', '--', '@-@', '&amp;', '&lt;', '&gt;', '&quot;', '&apos;', '&#124;', '&bar;', '&#91;', '&#93;', '<p>', '</p>', '<',
+  '>', '/', '中文', '日本', 'テスト', '한국', 'abc中', '中abc', 'café', 'naïve', 'İstanbul', '٣', 'x1', '42', '3.14', 'e.g.',
+  '=', '+', '->', '...', '_', '#', 'r', 'rtype', '1st', "'a", "'1",
+];
+
+function tokenLists(count: number): string[][] {
+  const random = rng(2802);
+  const pick = () => TOKENS[Math.floor(random() * TOKENS.length)]!;
+  const lists: string[][] = [];
+  for (let i = 0; i < count; i++) {
+    const n = 1 + Math.floor(random() * 12);
+    lists.push(Array.from({ length: n }, pick));
+  }
+  // A line that is one tag, and tags around words, as the script passes them through.
+  lists.push(['<p>'], ['<b>', 'bold', '</b>'], ['<', 'x', '>'], ['a', '<b>']);
+  return lists;
+}
+
+// Generations a model could give per task, post-processed as bigcode does, over every row.
+function samples(): Array<{ subset: CodeToTextSubset; rows: CodeXGlueRow[]; predictions: string[] }> {
+  const answers = ['Extracts video ID from URL.', 'returns the list of urls', '', 'Checks if a CharSequence is blank (whitespace).', "Limit the string's width.\tsecond"];
+  const out: Array<{ subset: CodeToTextSubset; rows: CodeXGlueRow[]; predictions: string[] }> = [];
+  for (const subset of ['python', 'python-left', 'go', 'ruby', 'java', 'javascript', 'php'] as const) {
+    const rows = CODE_TO_TEXT_ROWS[subset === 'python-left' ? 'python' : subset];
+    const loaded = tasks(subset, rows);
+    answers.forEach((answer, a) => {
+      const predictions = loaded.map((task, i) => {
+        const completion = a === 0 ? rows[i]!.docstring_tokens.join(' ') : `${answers[(a + i) % answers.length]}\nnext line`;
+        return codeToTextPostprocess(subset, task.prompt + ' ' + completion);
+      });
+      out.push({ subset, rows, predictions });
+    });
+  }
+  return out;
+}
+
+describe('references and BLEU against the Python packages bigcode calls', () => {
+  const lists = tokenLists(160);
+  const corpora = samples();
+  let reference: { detokenized: string[]; corpora: Array<{ references: string[]; bleu: number }> };
+
+  beforeAll(() => {
+    execFileSync('bash', [path.join(PROJECT_ROOT, 'scripts/install-test-python.sh')], { stdio: 'inherit' });
+    const input = {
+      detokenize: lists,
+      corpora: corpora.map((c) => ({ docstring_tokens: c.rows.map((r) => r.docstring_tokens), predictions: c.predictions })),
+    };
+    const script = path.join(PROJECT_ROOT, 'test/families/code_to_text_reference.py');
+    reference = JSON.parse(execFileSync(PYTHON, [script], { input: JSON.stringify(input), maxBuffer: 1 << 26 }).toString());
+  }, 600_000);
+
+  it("Moses' English detokenizer, as mosestokenizer runs it, on 164 token lists", () => {
+    expect(lists.length).toBeGreaterThanOrEqual(100);
+    lists.forEach((tokens, i) => expect(mosesDetokenizeEnglish(tokens), JSON.stringify(tokens)).toBe(reference.detokenized[i]));
+  });
+
+  it("every row's reference is bigcode's get_reference (a leading r dropped, a tag-like line kept as it is)", () => {
+    corpora.forEach((c, k) =>
+      c.rows.forEach((row, i) => expect(codeToTextReference(row.docstring_tokens), `${k}/${i}`).toBe(reference.corpora[k]!.references[i])),
+    );
+    expect(codeToTextReference(CODE_TO_TEXT_ROWS.python[1]!.docstring_tokens)).toBe('str - > list Convert XML to URL List. From Biligrab.');
+    expect(codeToTextReference(['returns', 'it'])).toBe('eturns it');
+  });
+
+  it('BLEU of the post-processed samples of every subset equals bigcode compute_codexglue_code_to_text_bleu', () => {
+    corpora.forEach((c, k) => {
+      const references = c.rows.map((r) => codeToTextReference(r.docstring_tokens));
+      const ours = codexglueBleu(references.map((r, i) => ({ reference: r, prediction: c.predictions[i]! })));
+      expect(Math.abs(ours - reference.corpora[k]!.bleu), `${c.subset} #${k}: ${ours} vs ${reference.corpora[k]!.bleu}`).toBeLessThan(TOL);
+    });
+    // Exact answers score high, and not every corpus scores alike (the data can tell BLEU apart).
+    expect(new Set(reference.corpora.map((c) => c.bleu.toFixed(6))).size).toBeGreaterThan(10);
+  });
+});
