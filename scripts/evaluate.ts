@@ -42,7 +42,8 @@ import { defaultSandboxConcurrency, PythonExecutor } from '../infra/sandbox/pyth
 import { resolveSandboxPython } from '../infra/sandbox/python.js';
 import type { ProcessExecutor } from '../infra/sandbox/process/processExecutor.js';
 import { SHARE_PROCESS_HELP } from '../infra/sandbox/process/contract.js';
-import { JsonlFileError, readJsonlText } from '../infra/sandbox/jsonlFile.js';
+import { JsonlFileError } from '../infra/sandbox/jsonlFile.js';
+import { readRowsText } from '../infra/datasetText.js';
 import { FAMILY_IDS } from '../domain/families/ids.js';
 import { readSamples, SamplesError, type Sample } from './lib/evaluate-samples.js';
 import { installedHumanEval } from './lib/installed-datasets.js';
@@ -144,9 +145,9 @@ function withHumanEvalSpellings(opts: Record<string, unknown>, positional: strin
   return { ...rest, samples, problems, workers };
 }
 
-function readInput(flag: string, file: string): string {
+async function readInput(flag: string, file: string): Promise<string> {
   try {
-    return readJsonlText(file);
+    return await readRowsText(file);
   } catch (err) {
     if (err instanceof JsonlFileError) throw new UsageError(`${flag} ${err.message}`);
     throw err;
@@ -207,7 +208,7 @@ async function main(): Promise<void> {
   if (!options.success) throw new UsageError(options.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('\n'));
   const opts = options.data;
 
-  const problemsText = readInput('--problems', opts.problems);
+  const problemsText = await readInput('--problems', opts.problems);
   if (!existsSync(opts.samples)) throw new UsageError(`--samples ${opts.samples}: no such file`);
 
   // The sandbox starts while the families are imported and the rows read and checked (start-up:
