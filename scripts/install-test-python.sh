@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Python that tests check explora against: a venv at .tools/test-python with pinned
 # SciPy and statsmodels (the comparison statistics); sacrebleu, lm-eval's copy of CodeXGLUE's bleu.py,
-# scikit-learn and sqlparse (the scores of the generation benchmarks, issue 28), mosestokenizer (the
-# Moses detokenizer bigcode runs over code-to-text references), all from PyPI.
+# scikit-learn and sqlparse (the scores of the generation benchmarks, issue 28), all from PyPI; and
+# beside it, .tools/test-python-moses: mosestokenizer (the Moses detokenizer bigcode runs over
+# code-to-text references), for PYTHONPATH.
 # Test-only: the sandbox's venv (install-sandbox-python.sh) and the product never use it.
 # Idempotent: with the same pins and base interpreter, a second run only checks a stamp.
 set -euo pipefail
@@ -37,28 +38,54 @@ scikit-learn==1.5.2
 joblib==1.4.2
 threadpoolctl==3.5.0
 sqlparse==0.5.2
-wheel==0.45.1
-'
-# Published as source only (pure Python; mosestokenizer bundles Moses' Perl scripts and runs them
-# with the system's perl): built with the venv's setuptools and wheel, without network builds.
-sdists='mosestokenizer==1.2.1
-docopt==0.6.2
-openfile==0.0.7
-toolwrapper==2.1.0
-uctools==1.3.0
 '
 
 # The real interpreter, not the pyenv shim (~80 ms per start).
 base="$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null || true)"
 [ -n "$base" ] || fail "no python3 on PATH; the test venv is made from it"
 
-stamp_text="$(printf '%s\n%s\n%s\n' "$base" "$requirements" "$sdists" | sha256sum | cut -d' ' -f1)"
+# mosestokenizer and its helpers are published as source only (pure Python; mosestokenizer bundles
+# Moses' Perl scripts and runs them with the system's perl): built by pip into a folder of their
+# own with its own stamp, so that a venv rebuilt for other pins (or by an older copy of this
+# script) neither loses them nor rebuilds for them.
+moses_dir="$tools/test-python-moses"
+moses_pins='mosestokenizer==1.2.1 docopt==0.6.2 openfile==0.0.7 toolwrapper==2.1.0 uctools==1.3.0'
+ensure_moses() {
+  if [ -f "$moses_dir/.installed" ] && [ "$(cat "$moses_dir/.installed")" = "$moses_pins" ]; then
+    return 0
+  fi
+  command -v perl >/dev/null || fail "no perl on PATH: mosestokenizer runs Moses' detokenizer.perl with it"
+  local partial="$moses_dir.partial.$$" moses_log="$tools/pip-test-python-moses.log"
+  rm -rf "$partial"
+  # shellcheck disable=SC2086 # the pins are words
+  if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+      --no-deps --target "$partial" $moses_pins >"$moses_log" 2>&1; then
+    rm -rf "$partial"
+    echo "install-test-python: pip could not build $moses_pins; it said:" >&2
+    tail -n 20 "$moses_log" >&2
+    exit 1
+  fi
+  local probe
+  probe="$(PYTHONPATH="$partial" "$venv/bin/python" -c 'from mosestokenizer import MosesDetokenizer
+with MosesDetokenizer("en") as d: print(d(["a", "(", "b", ")", "."]))' 2>>"$moses_log" || true)"
+  if [ "$probe" != "a (b)." ]; then
+    rm -rf "$partial"
+    fail "mosestokenizer installed but its detokenizer does not run (see $moses_log)"
+  fi
+  echo "$moses_pins" >"$partial/.installed"
+  rm -rf "$moses_dir"
+  mv "$partial" "$moses_dir"
+  echo "install-test-python: mosestokenizer 1.2.1 in $moses_dir" >&2
+}
+
+stamp_text="$(printf '%s\n%s\n' "$base" "$requirements" | sha256sum | cut -d' ' -f1)"
 stamp="$venv/.installed"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$stamp_text" ] && [ -x "$venv/bin/python" ]; then
+  ensure_moses
   exit 0
 fi
 
-echo "install-test-python: creating $venv from $base with scipy, statsmodels, sacrebleu, lm-eval, scikit-learn, sqlparse, mosestokenizer" >&2
+echo "install-test-python: creating $venv from $base with scipy, statsmodels, sacrebleu, lm-eval, scikit-learn, sqlparse" >&2
 # Built beside the final place and moved in whole: two test runs starting together never see a half venv.
 tmp="$venv.partial.$$"
 rm -rf "$tmp"
@@ -74,20 +101,6 @@ if ! "$tmp/bin/python" -m pip install --quiet --disable-pip-version-check --no-i
   tail -n 20 "$log" >&2
   exit 1
 fi
-sdist_file="$(mktemp)"
-printf '%s' "$sdists" >"$sdist_file"
-if ! "$tmp/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
-    --no-deps --no-build-isolation -r "$sdist_file" >>"$log" 2>&1; then
-  rm -f "$sdist_file"
-  echo "install-test-python: pip could not build the pinned source packages; it said:" >&2
-  tail -n 20 "$log" >&2
-  exit 1
-fi
-rm -f "$sdist_file"
-command -v perl >/dev/null || fail "no perl on PATH: mosestokenizer runs Moses' detokenizer.perl with it"
-[ "$("$tmp/bin/python" -c 'from mosestokenizer import MosesDetokenizer
-with MosesDetokenizer("en") as d: print(d(["a", "(", "b", ")", "."]))')" = "a (b)." ] \
-  || fail "mosestokenizer 1.2.1 installed but its detokenizer does not run (see $log)"
 versions="$("$tmp/bin/python" -c 'import scipy, statsmodels, sacrebleu, sklearn, sqlparse
 print(scipy.__version__, statsmodels.__version__, sacrebleu.__version__, sklearn.__version__)')" \
   || fail "the venv installed but scipy/statsmodels/sacrebleu/sklearn do not import (see $log)"
@@ -101,4 +114,5 @@ purelib="$("$tmp/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["
 echo "$stamp_text" >"$tmp/.installed"
 rm -rf "$venv"
 mv "$tmp" "$venv"
-echo "install-test-python: scipy 1.14.1, statsmodels 0.14.4, sacrebleu 2.4.3, lm-eval 0.4.5, scikit-learn 1.5.2, mosestokenizer 1.2.1 in $venv" >&2
+ensure_moses
+echo "install-test-python: scipy 1.14.1, statsmodels 0.14.4, sacrebleu 2.4.3, lm-eval 0.4.5, scikit-learn 1.5.2 in $venv" >&2

@@ -1,13 +1,15 @@
 /**
  * CodeXGLUE code-to-text (bigcode's codexglue_code_to_text-<language> and -python-left): rows in
- * google/code_x_glue_ct_code_to_text's format, bigcode's prompts (written out here from its task
- * file, per subset), its stop words and post-processing, bad rows named by file, line and field;
- * then the references and the BLEU against the Python packages bigcode calls (mosestokenizer 1.2.1's
- * MosesDetokenizer("en") and CodeXGLUE's bleu.py as lm-eval 0.4.5 ships it: its splitPuncts and NIST
- * normalisation, max order 4, add-one smoothing on orders 2..4, MOSES brevity penalty, the mean of
- * the sentence scores x 100), in the test venv .tools/test-python, to 1e-9.
+ * google/code_x_glue_ct_code_to_text's format (JSON Lines and its Parquet files), bigcode's prompts
+ * (written out here from its task file, per subset), its stop words and post-processing, bad rows
+ * named by file, line and field; then the references and the BLEU against the Python packages
+ * bigcode calls, to 1e-9: mosestokenizer 1.2.1's MosesDetokenizer("en") (beside the test venv, in
+ * .tools/test-python-moses) and CodeXGLUE's bleu.py as lm-eval 0.4.5 ships it (in the test venv
+ * .tools/test-python: its splitPuncts and NIST normalisation, max order 4, add-one smoothing on
+ * orders 2..4, MOSES brevity penalty, the mean of the sentence scores x 100).
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -21,10 +23,13 @@ import {
 import { codeToTextTasks } from '../../domain/families/code-to-text/rows.js';
 import { mosesDetokenizeEnglish } from '../../domain/metrics/mosesDetokenizer.js';
 import { codexglueBleu } from '../../domain/metrics/smoothedBleu.js';
+import { datasetText } from '../../infra/datasetText.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import { CODE_TO_TEXT_ROWS, codeToTextJsonl, type CodeXGlueRow } from '../support/code-to-text-rows.js';
 
 const PYTHON = path.join(PROJECT_ROOT, '.tools/test-python/bin/python');
+// mosestokenizer sits beside the venv (scripts/install-test-python.sh says why).
+const MOSES = path.join(PROJECT_ROOT, '.tools/test-python-moses');
 const TOL = 1e-9;
 const SUFFIX = {
   python: '\n""" The goal of this function is to:\n',
@@ -143,6 +148,32 @@ describe('rows: refused naming file, line and field', () => {
   });
 });
 
+describe("Hugging Face's Parquet files", () => {
+  const fixture = (language: string) =>
+    path.join(PROJECT_ROOT, `test/support/parquet/code-to-text-${language}-test-00000-of-00001.parquet`);
+
+  it('read as their rows: the same tasks as the rows written as JSON Lines', async () => {
+    for (const [language, subsets] of [
+      ['python', ['python', 'python-left']],
+      ['go', ['go']],
+    ] as const) {
+      const text = await datasetText(readFileSync(fixture(language)), fixture(language));
+      for (const subset of subsets) {
+        const fromParquet = codeToTextTasks(text, subset, 'test.parquet');
+        expect(fromParquet, subset).toEqual(tasks(subset, CODE_TO_TEXT_ROWS[language]));
+        expect(fromParquet.map((t) => t.line)).toEqual(CODE_TO_TEXT_ROWS[language].map((_, i) => i + 1));
+      }
+    }
+  });
+
+  it("a split of another language is refused naming the file, the row's line and the field", async () => {
+    const text = await datasetText(readFileSync(fixture('go')), 'go/test-00000-of-00001.parquet');
+    expect(() => codeToTextTasks(text, 'python-left', 'go/test-00000-of-00001.parquet')).toThrow(
+      "go/test-00000-of-00001.parquet:1: language: go, but the entry's subset python-left reads python rows",
+    );
+  });
+});
+
 // A small seeded generator (mulberry32): the same token lists on every run.
 function rng(seed: number): () => number {
   let a = seed >>> 0;
@@ -208,7 +239,8 @@ describe('references and BLEU against the Python packages bigcode calls', () => 
       corpora: corpora.map((c) => ({ docstring_tokens: c.rows.map((r) => r.docstring_tokens), predictions: c.predictions })),
     };
     const script = path.join(PROJECT_ROOT, 'test/families/code_to_text_reference.py');
-    reference = JSON.parse(execFileSync(PYTHON, [script], { input: JSON.stringify(input), maxBuffer: 1 << 26 }).toString());
+    const env = { ...process.env, PYTHONPATH: MOSES };
+    reference = JSON.parse(execFileSync(PYTHON, [script], { input: JSON.stringify(input), maxBuffer: 1 << 26, env }).toString());
   }, 600_000);
 
   it("Moses' English detokenizer, as mosestokenizer runs it, on 164 token lists", () => {

@@ -1,6 +1,7 @@
 """The independent side of test/families/code-to-text.test.ts: bigcode's references for CodeXGLUE
 code-to-text and its BLEU, computed by the Python packages bigcode calls, on the JSON on stdin; JSON
-on stdout. Run with the test venv (scripts/install-test-python.sh), never the product's.
+on stdout. Run with the test venv (scripts/install-test-python.sh), never the product's, with
+.tools/test-python-moses on PYTHONPATH.
 
 - References: bigcode's get_reference (docstring_tokens joined by spaces, newlines dropped, a leading
   "r" dropped; four lines, repeated here) over mosestokenizer 1.2.1's MosesDetokenizer("en"), the
