@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { LanguageId } from '../../languages/registry.js';
 import type { LlmApi } from '../../llm/request.js';
 import { codexglueSentenceBleu } from '../../metrics/smoothedBleu.js';
-import { DatasetEntryNameSchema, localOrS3File } from '../entry.js';
+import { DatasetEntryNameSchema, RowsFileSchema } from '../entry.js';
 import { defineFamily } from '../define.js';
 import type { CorpusMetric, DefinedFamily, ProblemOf, TaskScore } from '../types.js';
 import {
@@ -30,7 +30,7 @@ export const CodeToTextEntrySchema = z.strictObject({
   name: DatasetEntryNameSchema,
   family: z.literal('code-to-text'),
   /** One language's split (`<language>/test-00000-of-00001.parquet`), or its rows as JSON Lines; local or s3://. */
-  path: localOrS3File('.parquet, .jsonl or .jsonl.gz', /\.(parquet|jsonl(\.gz)?)$/),
+  path: RowsFileSchema,
   /** bigcode's task `codexglue_code_to_text-<subset>`: the rows' language, or python-left (Python rows, the signature only). */
   subset: z.enum(CODE_TO_TEXT_SUBSETS),
 });
