@@ -10,6 +10,7 @@ import type { SweepProblem } from '../datasets/problems.js';
 import { LANGUAGES, type LanguageId } from '../languages/registry.js';
 import type { Language } from '../languages/types.js';
 import { appsFamily } from './apps/index.js';
+import { codeToTextFamily } from './code-to-text/index.js';
 import { ds1000Family } from './ds1000/index.js';
 import { evalplusFamily } from './evalplus/index.js';
 import { humanevalFamily } from './humaneval/index.js';
@@ -31,6 +32,7 @@ export const FAMILIES = {
   ds1000: ds1000Family,
   'multipl-e': multiplEFamily,
   torchdata: torchdataFamily,
+  'code-to-text': codeToTextFamily,
 } as const;
 
 /** A family's dataset entry, as its schema resolves it. */

@@ -21,6 +21,9 @@ import {
   type CodeToTextSubset,
 } from '../../domain/families/code-to-text/bigcode.js';
 import { codeToTextTasks } from '../../domain/families/code-to-text/rows.js';
+import { CodeToTextEntrySchema, CODEXGLUE_BLEU_METRIC, codeToTextFamily } from '../../domain/families/code-to-text/index.js';
+import { CorpusFold, textCheckingOf, textScore } from '../../domain/sweep/textScores.js';
+import { loadEvaluateProblems } from '../../scripts/lib/evaluate-problems.js';
 import { mosesDetokenizeEnglish } from '../../domain/metrics/mosesDetokenizer.js';
 import { codexglueBleu } from '../../domain/metrics/smoothedBleu.js';
 import { datasetText } from '../../infra/datasetText.js';
@@ -170,6 +173,86 @@ describe("Hugging Face's Parquet files", () => {
     const text = await datasetText(readFileSync(fixture('go')), 'go/test-00000-of-00001.parquet');
     expect(() => codeToTextTasks(text, 'python-left', 'go/test-00000-of-00001.parquet')).toThrow(
       "go/test-00000-of-00001.parquet:1: language: go, but the entry's subset python-left reads python rows",
+    );
+  });
+});
+
+describe('the family: entries, stored problems, answers, scores', () => {
+  const load = (subset: CodeToTextSubset, rows: readonly CodeXGlueRow[]) =>
+    codeToTextFamily.load({
+      entry: CodeToTextEntrySchema.parse({ name: 'ctt', family: 'code-to-text', path: 'python/test-00000-of-00001.parquet', subset }),
+      texts: { rows: codeToTextJsonl(rows) },
+      sources: { rows: 'test.parquet' },
+    }).problems;
+
+  it("an entry names bigcode's subset and a .parquet, .jsonl or .jsonl.gz file", () => {
+    const parse = (extra: Record<string, unknown>) =>
+      CodeToTextEntrySchema.safeParse({ name: 'c', family: 'code-to-text', path: 'go/test.parquet', subset: 'go', ...extra }).success;
+    expect(parse({})).toBe(true);
+    expect(parse({ path: 'test.jsonl.gz' })).toBe(true);
+    expect(parse({ path: 'test.csv' })).toBe(false);
+    expect(parse({ subset: 'kotlin' })).toBe(false);
+    expect(parse({ subset: undefined })).toBe(false);
+    expect(parse({ language: 'go' })).toBe(false);
+  });
+
+  it('stored problems carry the prompt, the function name and the reference; nothing to run', () => {
+    const [problem] = load('go', CODE_TO_TEXT_ROWS.go);
+    expect(problem).toMatchObject({
+      family: 'code-to-text',
+      task_id: '0',
+      prompt: CODE_TO_TEXT_ROWS.go[0]!.code + SUFFIX.other,
+      entry_point: 'NewAuthStore',
+      form: 'completion',
+      code_to_text: { subset: 'go', reference: 'NewAuthStore creates a new AuthStore.' },
+    });
+    expect(codeToTextFamily.language(problem!)).toBe('go_test.go');
+    expect(codeToTextFamily.referenceSolution(problem!)).toBeNull();
+    expect(codeToTextFamily.stopWords(CodeToTextEntrySchema.parse({ name: 'c', family: 'code-to-text', path: 'a.jsonl', subset: 'go' }))).toEqual(['\n']);
+    expect(() => codeToTextFamily.tests(problem!, null)).toThrow(/never run/);
+  });
+
+  it("a completion, a chat answer and a saved generation become bigcode's answer", () => {
+    const [go] = load('go', CODE_TO_TEXT_ROWS.go);
+    const [left] = load('python-left', CODE_TO_TEXT_ROWS.python);
+    expect(codeToTextFamily.solution(go!, 'completions', ' Creates a store.\nmore')).toBe('Creates a store.');
+    expect(codeToTextFamily.solution(go!, 'chat', 'Creates a store.\n\nIt also...')).toBe('Creates a store.');
+    // A chat answer that repeats the prompt's closing line is read after it.
+    expect(codeToTextFamily.solution(go!, 'chat', `${SUFFIX.other.trim()}\nCreates a store.`)).toBe('Creates a store.');
+    expect(codeToTextFamily.solution(go!, 'saved', 'Creates a store.')).toBe('Creates a store.');
+    expect(codeToTextFamily.solution(left!, 'completions', 'Extracts the id.\n        ')).toBe('Extracts the id.');
+    expect(codeToTextFamily.solution(left!, 'chat', '  Extracts the id.')).toBe('Extracts the id.');
+  });
+
+  it("a cell's score is bigcode's blue: each task's first sample, the mean sentence BLEU x 100", () => {
+    const problems = load('python', CODE_TO_TEXT_ROWS.python);
+    const answers = [
+      ['Extracts video ID from URL.', 'Nothing alike.'],
+      ['Convert XML to URL list.', 'str - > list Convert XML to URL List. From Biligrab.'],
+    ];
+    const fold = new CorpusFold(CODEXGLUE_BLEU_METRIC);
+    problems.forEach((problem, t) =>
+      answers[t]!.forEach((answer, i) => fold.add(textScore(textCheckingOf(problem)!, answer).stats, i === 0)),
+    );
+    const expected = codexglueBleu(problems.map((p, t) => ({ reference: p.code_to_text.reference, prediction: answers[t]![0]! })));
+    expect(fold.result()).toMatchObject({ metric: 'codexglue-bleu', headline: 'blue', samples: 2, figures: { blue: expected } });
+    expect(expected).toBeGreaterThan(50);
+    expect(expected).toBeLessThan(100);
+  });
+
+  it('evaluate.ts recognises the rows, takes the subset from their language, python-left from --subset', () => {
+    const text = codeToTextJsonl(CODE_TO_TEXT_ROWS.python);
+    const plain = loadEvaluateProblems({ text, source: 'test.jsonl' });
+    expect(plain.family).toBe('code-to-text');
+    expect(plain.form).toBe('completion');
+    expect(plain.problems.map((p) => p.prompt)).toEqual(tasks('python', CODE_TO_TEXT_ROWS.python).map((t) => t.prompt));
+    const left = loadEvaluateProblems({ text, source: 'test.jsonl', options: { subset: 'python-left' } });
+    expect(left.problems.map((p) => p.prompt)).toEqual(tasks('python-left', CODE_TO_TEXT_ROWS.python).map((t) => t.prompt));
+    expect(() => loadEvaluateProblems({ text, source: 'test.jsonl', options: { subset: 'cobol' } })).toThrow(
+      '--subset: "cobol" is not one of python, go, ruby, java, javascript, php, python-left',
+    );
+    expect(() => loadEvaluateProblems({ text, source: 'test.jsonl', options: { subset: 'go' } })).toThrow(
+      "test.jsonl:1: language: python, but the entry's subset go reads go rows",
     );
   });
 });

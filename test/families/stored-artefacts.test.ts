@@ -22,6 +22,8 @@ import { DS1000_SCIPY_TASK, DS1000_TASKS, ds1000Jsonl } from '../support/ds1000-
 import { HUMANEVAL_PLUS_TASKS, MBPP_PLUS_TASKS, jsonl as evalplusJsonl } from '../support/evalplus-rows.js';
 import { addRow, jsonl as multiplEJsonl } from '../support/multiple-rows.js';
 import { TORCHDATA_ROWS, torchDataJsonl } from '../support/torchdata-rows.js';
+import { CODE_TO_TEXT_ROWS, codeToTextJsonl } from '../support/code-to-text-rows.js';
+import { CodeToTextEntrySchema } from '../../domain/families/code-to-text/index.js';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const REF = path.join(import.meta.dirname, '..', '..', '..', 'shared', 'reference');
@@ -124,6 +126,12 @@ function fixtures(): Array<{ family: FamilyId; entry: unknown; texts: Record<str
     },
     { family: 'multipl-e', entry: entry('js'), texts: { rows: multiplEJsonl([addRow('js', 1), addRow('js', 2)]) } },
     { family: 'torchdata', entry: entry('td'), texts: { rows: torchDataJsonl(TORCHDATA_ROWS), api_docs: DOCS } },
+    // Families added after the config's hash was pinned: their entries outside CONFIG.
+    ...(['python', 'python-left', 'go'] as const).map((subset) => ({
+      family: 'code-to-text' as const,
+      entry: CodeToTextEntrySchema.parse({ name: 'ctt', family: 'code-to-text', path: 'test.parquet', subset }),
+      texts: { rows: codeToTextJsonl(CODE_TO_TEXT_ROWS[subset === 'go' ? 'go' : 'python']) },
+    })),
   ];
 }
 
@@ -240,6 +248,19 @@ const PINNED: Array<{ stored: string; behaviour: string }> = [
   {
     stored: '1924c87e4fe81ddf8ac8a64306ee4d5d0bbb856a79d15ea29e74161c60c01c3b',
     behaviour: 'a5a61cb19a6124e58e4c1aa7310fe880f0bc751eff5c3bbfe72aa435aa5e6e6d',
+  },
+  // code-to-text: python, python-left, go.
+  {
+    stored: 'f82fbc8a7c1e85d28ab5c318556973f7c24a31a014ad80e424fb43a54b016e1e',
+    behaviour: 'dbe4a3ea35dd557f54fb47b24d78046251d335dd6010da5882d833bda5398cfd',
+  },
+  {
+    stored: 'a09dacc31aaf209c82ec1fb158a911338ec99f3d6a1d8e9f71352cad1a157a9d',
+    behaviour: 'ea2fdfbfe60bfd129ef8b1a1915d022cb74fedd931306d6d67a7dce1c81916ea',
+  },
+  {
+    stored: '1d7d80e9500dda25eeab8010bfb0547f2ca556b1c1102d3559c1478281e1c609',
+    behaviour: 'b20fcaa8d6989f920558088b279c17aef317eb41762b8a01292f21a4a45983db',
   },
 ];
 const PINNED_OLD = '570f835e08cfe38f6536ad03de477137d000ae6e91130b598cf989cf47277f16';

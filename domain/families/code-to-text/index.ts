@@ -10,10 +10,12 @@
 import { z } from 'zod';
 import type { LanguageId } from '../../languages/registry.js';
 import type { LlmApi } from '../../llm/request.js';
+import { pyStrip } from '../../metrics/pythonText.js';
 import { codexglueSentenceBleu } from '../../metrics/smoothedBleu.js';
 import { DatasetEntryNameSchema, RowsFileSchema } from '../entry.js';
 import { defineFamily } from '../define.js';
-import type { CorpusMetric, DefinedFamily, ProblemOf, TaskScore } from '../types.js';
+import { TEXT_SCORED_STEPS } from '../textScored.js';
+import type { CorpusMetric, DefinedFamily, ProblemOf } from '../types.js';
 import {
   CODE_TO_TEXT_LANGUAGES,
   CODE_TO_TEXT_SUBSETS,
@@ -71,25 +73,26 @@ export const CODEXGLUE_BLEU_METRIC: CorpusMetric = {
   id: 'codexglue-bleu',
   samples: 'first',
   headline: 'blue',
-  figures: (sums, count) => ({ blue: ((sums.sentence_bleu ?? 0) * 100) / count }),
+  figures: (sums, count) => ({ blue: ((sums.bleu ?? 0) * 100) / count }),
 };
 
 /**
  * The answer a generation stands for. A completion continues the prompt: bigcode's post-processing
- * of prompt + completion. A chat answer is read the same way, as the prompt's continuation (or as
- * a whole generation when it repeats the prompt's closing line). A saved generation (bigcode's
+ * of prompt + completion. A chat answer is read the same way, as the prompt's continuation (from
+ * after the prompt's closing line when the answer repeats it). A saved generation (bigcode's
  * generations.json) is already post-processed.
  */
 function answerOf(problem: CodeToTextProblem, api: LlmApi | 'saved', text: string): string {
   if (api === 'saved') return text;
   const { subset } = problem.code_to_text;
-  const repeated = subset !== 'python-left' && text.includes(promptSuffix(subsetLanguage(subset)));
-  return codeToTextPostprocess(subset, repeated ? text : problem.prompt + text);
+  let continuation = text;
+  if (api === 'chat' && subset !== 'python-left') {
+    const closing = pyStrip(promptSuffix(subsetLanguage(subset)));
+    const at = text.indexOf(closing);
+    if (at >= 0) continuation = text.slice(at + closing.length);
+  }
+  return codeToTextPostprocess(subset, problem.prompt + continuation);
 }
-
-const noRun = (): TaskScore => {
-  throw new Error('code-to-text samples are scored from their text, never run');
-};
 
 // Typed here: its evaluate step loads through it.
 export const codeToTextFamily: DefinedFamily<'code-to-text', typeof CodeToTextEntrySchema, z.output<typeof CodeToTextPayloadSchema>> =
@@ -120,18 +123,15 @@ export const codeToTextFamily: DefinedFamily<'code-to-text', typeof CodeToTextEn
       `Write the first line of the documentation of the ${LANGUAGE_NAMES[subsetLanguage(problem.code_to_text.subset)]} function ` +
       'below: one sentence saying what it does. Reply with that sentence only, on one line, without code.',
     solution: answerOf,
-    referenceSolution: (problem) => problem.code_to_text.reference,
-    embedSolution: (_problem, solution) => solution,
+    // The docstring is the reference the samples are scored against (references.json), not a program to run.
+    referenceSolution: () => null,
+    ...TEXT_SCORED_STEPS,
     checking: (problem) => ({
       kind: 'text',
       metric: CODEXGLUE_BLEU_METRIC,
       reference: problem.code_to_text.reference,
-      stats: (solution) => ({ sentence_bleu: codexglueSentenceBleu(problem.code_to_text.reference, solution) }),
+      stats: (solution) => ({ bleu: codexglueSentenceBleu(problem.code_to_text.reference, solution) }),
     }),
-    tests: () => '',
-    limits: (_problem, _reference, timeoutMs) => ({ timeoutMs }),
-    score: noRun,
-    requirements: () => [],
     evaluate: {
       kind: 'reads',
       recognize: {
@@ -139,19 +139,30 @@ export const codeToTextFamily: DefinedFamily<'code-to-text', typeof CodeToTextEn
         test: (row) => 'docstring_tokens' in row && 'code' in row && 'language' in row,
         fields: "CodeXGLUE's code, docstring, docstring_tokens, language",
       },
-      options: [],
+      options: ['subset'],
       form: 'completion',
-      problems: ({ text, source }) => {
-        const subset = subsetOfRows(text);
+      problems: ({ text, source, options }) => {
+        const subset = options.subset === undefined ? subsetOfRows(text) : evaluateSubset(options.subset);
         const entry = CodeToTextEntrySchema.parse({ name: 'evaluate', family: 'code-to-text', path: 'rows.jsonl', subset });
         return codeToTextFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;
       },
     },
   });
 
-/** The subset a rows file reads as, without a flag: its first row's language (the other rows must agree). */
+/** The subset a rows file reads as, without --subset: its first row's language (loading checks that every row agrees). */
 function subsetOfRows(text: string): CodeToTextSubset {
-  const first = text.split('\n').find((line) => line.trim() !== '');
-  const language = first ? (JSON.parse(first) as { language?: unknown }).language : undefined;
+  let language: unknown;
+  try {
+    const first = text.split('\n').find((line) => line.trim() !== '');
+    language = first === undefined ? undefined : (JSON.parse(first) as { language?: unknown }).language;
+  } catch {
+    // Not JSON: loading names the line.
+  }
   return (CODE_TO_TEXT_LANGUAGES as readonly unknown[]).includes(language) ? (language as CodeToTextLanguage) : 'python';
+}
+
+function evaluateSubset(subset: string): CodeToTextSubset {
+  const known = CODE_TO_TEXT_SUBSETS as readonly string[];
+  if (!known.includes(subset)) throw new Error(`--subset: ${JSON.stringify(subset)} is not one of ${known.join(', ')}`);
+  return subset as CodeToTextSubset;
 }
