@@ -42,7 +42,10 @@ async function evaluate(args: string[]): Promise<{ code: number; stdout: string;
 function expectedBlue(subset: CodeToTextSubset, rows: readonly CodeXGlueRow[], completions: ReadonlyMap<string, string>): number {
   const tasks = codeToTextTasks(codeToTextJsonl(rows), subset, 'rows');
   return codexglueBleu(
-    tasks.map((t) => ({ reference: codeToTextReference(rows[Number(t.taskId)]!.docstring_tokens), prediction: codeToTextPostprocess(subset, t.prompt + completions.get(t.taskId)!) })),
+    tasks.map((t) => ({
+      reference: codeToTextReference(rows[Number(t.taskId)]!.docstring_tokens),
+      prediction: codeToTextPostprocess(subset, t.prompt + completions.get(t.taskId)!),
+    })),
   );
 }
 
@@ -74,7 +77,10 @@ describe('evaluate.ts on code-to-text rows', () => {
     const expected = expectedBlue('python', CODE_TO_TEXT_ROWS.python, completions);
     expect(Math.abs(metrics.blue! - expected)).toBeLessThan(1e-9);
     expect(expected).toBeGreaterThan(10);
-    const rows = readFileSync(`${samples}_results.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const rows = readFileSync(`${samples}_results.jsonl`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(rows.map((r) => r.result)).toEqual(['scored', 'scored', 'scored']);
     expect((rows[2]!.stats as { bleu: number }).bleu).toBeGreaterThan((rows[0]!.stats as { bleu: number }).bleu);
   });
@@ -86,7 +92,10 @@ describe('evaluate.ts on code-to-text rows', () => {
       ['0', 'Extracts video ID from URL.\n        """\n        return match1(url)'],
       ['1', "str->list\n    Convert XML to URL List.\n    '''"],
     ]);
-    const samples = samplesFile('left.jsonl', [...completions].map(([task_id, completion]) => ({ task_id, completion })));
+    const samples = samplesFile(
+      'left.jsonl',
+      [...completions].map(([task_id, completion]) => ({ task_id, completion })),
+    );
     const left = await evaluate(['--problems', rows, '--samples', samples, '--subset', 'python-left']);
     expect(left.code, left.stderr).toBe(0);
     const blue = (JSON.parse(left.stdout.trim().split('\n').at(-1)!) as { blue: number }).blue;
@@ -186,7 +195,10 @@ timeout_s: 10
         tasks.map((t, i) => ({
           reference: t.reference,
           // The completions model's text after the stop words cut it, as bigcode post-processes it.
-          prediction: codeToTextPostprocess(d.subset, t.prompt + (cell.cell.model === 'base' ? ` ${answer(d.rows[i]!, i)}` : answer(d.rows[i]!, i))),
+          prediction: codeToTextPostprocess(
+            d.subset,
+            t.prompt + (cell.cell.model === 'base' ? ` ${answer(d.rows[i]!, i)}` : answer(d.rows[i]!, i)),
+          ),
         })),
       );
       expect(cell.tasks).toBe(d.rows.length);
@@ -195,20 +207,26 @@ timeout_s: 10
       expect(cell.passAtK).toEqual({});
       const cellId = String(cell.cell.cell);
       for (const f of ['generations.json', 'references.json', 'results.json', 'samples.jsonl'] as const) {
-        expect(readFileSync(path.join(outDir, cellId, f), 'utf8'), `${cellId}/${f}`).toBe(await getText(bucket, cellFileKey(id, cellId, f)));
+        expect(readFileSync(path.join(outDir, cellId, f), 'utf8'), `${cellId}/${f}`).toBe(
+          await getText(bucket, cellFileKey(id, cellId, f)),
+        );
       }
       // bigcode's files: the references are the detokenized docstrings; the metric file holds blue.
       // (The core ends each reference with a newline, as for run tasks; bigcode's have none: asked in CORE.md.)
       const references = JSON.parse(readFileSync(path.join(outDir, cellId, 'references.json'), 'utf8')) as string[];
       expect(references.map((r) => r.replace(/\n$/, ''))).toEqual(tasks.map((t) => t.reference));
-      const metrics = JSON.parse(readFileSync(path.join(outDir, cellId, 'evaluation_results.json'), 'utf8')) as Record<string, Record<string, number>>;
+      const metrics = JSON.parse(readFileSync(path.join(outDir, cellId, 'evaluation_results.json'), 'utf8')) as Record<
+        string,
+        Record<string, number>
+      >;
       expect(metrics[d.name]!.blue).toBeCloseTo(expected, 9);
     }
     // Even rows are answered with their docstring: Go's only row scores 100.
-    expect(results.cells.filter((c: { cell: { dataset: string } }) => c.cell.dataset === 'ctt-go').map((c: { scores: { figures: { blue: number } } }) => c.scores.figures.blue)).toEqual([
-      expect.closeTo(100, 9),
-      expect.closeTo(100, 9),
-    ]);
+    expect(
+      results.cells
+        .filter((c: { cell: { dataset: string } }) => c.cell.dataset === 'ctt-go')
+        .map((c: { scores: { figures: { blue: number } } }) => c.scores.figures.blue),
+    ).toEqual([expect.closeTo(100, 9), expect.closeTo(100, 9)]);
     // The sweep's report (stored beside its results) shows the metric per test set.
     const html = (await getText(bucket, sweepReportKey(id)))!;
     expect(html).toContain('text-scores-table');

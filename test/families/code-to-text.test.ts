@@ -14,7 +14,6 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   codeToTextPostprocess,
-  codeToTextPrompt,
   codeToTextReference,
   codeToTextStopWords,
   standardizeDocstringPrompt,
@@ -84,10 +83,10 @@ describe("bigcode's prompts", () => {
     // Both quotes: the single quote's rule first, then the double's on what is left.
     expect(standardizeDocstringPrompt('x = a"b\'')).toBe('x = """');
     // A quote after a quote is not lone.
-    expect(standardizeDocstringPrompt("x = ''")).toBe("x = ''\"\"\"");
+    expect(standardizeDocstringPrompt("x = ''")).toBe('x = \'\'"""');
     // Python's whitespace, not JavaScript's: U+001F counts, U+FEFF does not.
     expect(standardizeDocstringPrompt("a b'\u001f")).toBe('a """');
-    expect(standardizeDocstringPrompt("a b'\ufeff")).toBe("a b'\ufeff\"\"\"");
+    expect(standardizeDocstringPrompt("a b'\ufeff")).toBe('a b\'\ufeff"""');
   });
 
   it('stop words: the closing quotes for Python (and python-left), the end of the line for the others', () => {
@@ -128,9 +127,21 @@ describe('rows: refused naming file, line and field', () => {
   const cases: Array<[string, string, string | RegExp]> = [
     ['another language', line({ language: 'go' }), "test.jsonl:2: language: go, but the entry's subset python reads python rows"],
     ['not a CodeXGLUE language', line({ language: 'kotlin' }), /^test\.jsonl:2: language: /],
-    ['a docstring not in the code', line({ docstring: 'Not in the code.' }), "test.jsonl:2: docstring: not found in code (bigcode's Python prompts cut the code at its docstring)"],
-    ['no docstring tokens', line({ docstring_tokens: [] }), "test.jsonl:2: docstring_tokens: must not be empty (bigcode's reference is made of them)"],
-    ['empty docstring tokens', line({ docstring_tokens: [''] }), "test.jsonl:2: docstring_tokens: join to an empty docstring (bigcode's reference needs one)"],
+    [
+      'a docstring not in the code',
+      line({ docstring: 'Not in the code.' }),
+      "test.jsonl:2: docstring: not found in code (bigcode's Python prompts cut the code at its docstring)",
+    ],
+    [
+      'no docstring tokens',
+      line({ docstring_tokens: [] }),
+      "test.jsonl:2: docstring_tokens: must not be empty (bigcode's reference is made of them)",
+    ],
+    [
+      'empty docstring tokens',
+      line({ docstring_tokens: [''] }),
+      "test.jsonl:2: docstring_tokens: join to an empty docstring (bigcode's reference needs one)",
+    ],
     ['no code', line({ code: undefined }), /^test\.jsonl:2: code: /],
     ['docstring tokens as a string', line({ docstring_tokens: 'Extracts video' }), /^test\.jsonl:2: docstring_tokens: /],
     ['a repeated id', line({ id: 0 }), 'test.jsonl:2: duplicate task_id 0 (first on line 1)'],
@@ -208,7 +219,9 @@ describe('the family: entries, stored problems, answers, scores', () => {
     });
     expect(codeToTextFamily.language(problem!)).toBe('go_test.go');
     expect(codeToTextFamily.referenceSolution(problem!)).toBeNull();
-    expect(codeToTextFamily.stopWords(CodeToTextEntrySchema.parse({ name: 'c', family: 'code-to-text', path: 'a.jsonl', subset: 'go' }))).toEqual(['\n']);
+    expect(
+      codeToTextFamily.stopWords(CodeToTextEntrySchema.parse({ name: 'c', family: 'code-to-text', path: 'a.jsonl', subset: 'go' })),
+    ).toEqual(['\n']);
     expect(() => codeToTextFamily.tests(problem!, null)).toThrow(/never run/);
   });
 
@@ -234,7 +247,9 @@ describe('the family: entries, stored problems, answers, scores', () => {
     problems.forEach((problem, t) =>
       answers[t]!.forEach((answer, i) => fold.add(textScore(textCheckingOf(problem)!, answer).stats, i === 0)),
     );
-    const expected = codexglueBleu(problems.map((p, t) => ({ reference: p.code_to_text.reference, prediction: answers[t]![0]! })));
+    const expected = codexglueBleu(
+      problems.map((p, t) => ({ reference: codeToTextFamily.read(p).code_to_text.reference, prediction: answers[t]![0]! })),
+    );
     expect(fold.result()).toMatchObject({ metric: 'codexglue-bleu', headline: 'blue', samples: 2, figures: { blue: expected } });
     expect(expected).toBeGreaterThan(50);
     expect(expected).toBeLessThan(100);
@@ -272,11 +287,91 @@ function rng(seed: number): () => number {
 // Tokens where the detokenizer's rules differ: punctuation either side, currencies, quotes and
 // possessives, contractions, CJK, escapes, @-@, tags, non-ASCII letters and digits.
 const TOKENS = [
-  'Returns', 'the', 'value', 'of', 'x', 'list', 'users', 'class', 'It', 'is', 'Jones', 'boss', 'don', "'t", "'s", "'ll", "'",
-  '"', '``', "''", '`', '„', '“', '”', ',', '.', '?', '!', ':', ';', '%', ')', ']', '}', '(', '[', '{', '$', '€', '£', '¿', '¡',
-  '\\', '-', '--', '@-@', '&amp;', '&lt;', '&gt;', '&quot;', '&apos;', '&#124;', '&bar;', '&#91;', '&#93;', '<p>', '</p>', '<',
-  '>', '/', '中文', '日本', 'テスト', '한국', 'abc中', '中abc', 'café', 'naïve', 'İstanbul', '٣', 'x1', '42', '3.14', 'e.g.',
-  '=', '+', '->', '...', '_', '#', 'r', 'rtype', '1st', "'a", "'1",
+  'Returns',
+  'the',
+  'value',
+  'of',
+  'x',
+  'list',
+  'users',
+  'class',
+  'It',
+  'is',
+  'Jones',
+  'boss',
+  'don',
+  "'t",
+  "'s",
+  "'ll",
+  "'",
+  '"',
+  '``',
+  "''",
+  '`',
+  '„',
+  '“',
+  '”',
+  ',',
+  '.',
+  '?',
+  '!',
+  ':',
+  ';',
+  '%',
+  ')',
+  ']',
+  '}',
+  '(',
+  '[',
+  '{',
+  '$',
+  '€',
+  '£',
+  '¿',
+  '¡',
+  '\\',
+  '-',
+  '--',
+  '@-@',
+  '&amp;',
+  '&lt;',
+  '&gt;',
+  '&quot;',
+  '&apos;',
+  '&#124;',
+  '&bar;',
+  '&#91;',
+  '&#93;',
+  '<p>',
+  '</p>',
+  '<',
+  '>',
+  '/',
+  '中文',
+  '日本',
+  'テスト',
+  '한국',
+  'abc中',
+  '中abc',
+  'café',
+  'naïve',
+  'İstanbul',
+  '٣',
+  'x1',
+  '42',
+  '3.14',
+  'e.g.',
+  '=',
+  '+',
+  '->',
+  '...',
+  '_',
+  '#',
+  'r',
+  'rtype',
+  '1st',
+  "'a",
+  "'1",
 ];
 
 function tokenLists(count: number): string[][] {
@@ -294,7 +389,13 @@ function tokenLists(count: number): string[][] {
 
 // Generations a model could give per task, post-processed as bigcode does, over every row.
 function samples(): Array<{ subset: CodeToTextSubset; rows: CodeXGlueRow[]; predictions: string[] }> {
-  const answers = ['Extracts video ID from URL.', 'returns the list of urls', '', 'Checks if a CharSequence is blank (whitespace).', "Limit the string's width.\tsecond"];
+  const answers = [
+    'Extracts video ID from URL.',
+    'returns the list of urls',
+    '',
+    'Checks if a CharSequence is blank (whitespace).',
+    "Limit the string's width.\tsecond",
+  ];
   const out: Array<{ subset: CodeToTextSubset; rows: CodeXGlueRow[]; predictions: string[] }> = [];
   for (const subset of ['python', 'python-left', 'go', 'ruby', 'java', 'javascript', 'php'] as const) {
     const rows = CODE_TO_TEXT_ROWS[subset === 'python-left' ? 'python' : subset];

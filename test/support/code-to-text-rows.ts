@@ -21,7 +21,11 @@ export interface CodeXGlueRow {
   url: string;
 }
 
-function row(id: number, language: CodeToTextLanguage, fields: Pick<CodeXGlueRow, 'repo' | 'path' | 'func_name' | 'code' | 'docstring' | 'docstring_tokens'>): CodeXGlueRow {
+function row(
+  id: number,
+  language: CodeToTextLanguage,
+  fields: Pick<CodeXGlueRow, 'repo' | 'path' | 'func_name' | 'code' | 'docstring' | 'docstring_tokens'>,
+): CodeXGlueRow {
   const sha = 'b746ac01c9f39de94cac2d56f665285b0523b974';
   return {
     id,
@@ -88,8 +92,29 @@ export const CODE_TO_TEXT_ROWS: Record<CodeToTextLanguage, CodeXGlueRow[]> = {
       path: 'activesupport/lib/active_support/inflector/methods.rb',
       func_name: 'ActiveSupport.Inflector.camelize',
       code: 'def camelize(term, uppercase_first_letter = true)\n      string = term.to_s\n      string\n    end',
-      docstring: "Converts strings to UpperCamelCase.\n If the +uppercase_first_letter+ parameter is set to false, then produces\n lowerCamelCase.",
-      docstring_tokens: ['Converts', 'strings', 'to', 'UpperCamelCase', '.', 'If', 'the', '+', 'uppercase_first_letter', '+', 'parameter', 'is', 'set', 'to', 'false', 'then', 'produces', 'lowerCamelCase', '.'],
+      docstring:
+        'Converts strings to UpperCamelCase.\n If the +uppercase_first_letter+ parameter is set to false, then produces\n lowerCamelCase.',
+      docstring_tokens: [
+        'Converts',
+        'strings',
+        'to',
+        'UpperCamelCase',
+        '.',
+        'If',
+        'the',
+        '+',
+        'uppercase_first_letter',
+        '+',
+        'parameter',
+        'is',
+        'set',
+        'to',
+        'false',
+        'then',
+        'produces',
+        'lowerCamelCase',
+        '.',
+      ],
     }),
   ],
   java: [
@@ -105,7 +130,29 @@ export const CODE_TO_TEXT_ROWS: Record<CodeToTextLanguage, CodeXGlueRow[]> = {
         '            if (!Character.isWhitespace(cs.charAt(i))) {\n                return false;\n            }\n        }\n' +
         '        return true;\n    }',
       docstring: '<p>Checks if a CharSequence is empty (""), null or whitespace only.</p>',
-      docstring_tokens: ['<p', '>', 'Checks', 'if', 'a', 'CharSequence', 'is', 'empty', '(', '"', '"', ')', 'null', 'or', 'whitespace', 'only', '.', '<', '/', 'p', '>'],
+      docstring_tokens: [
+        '<p',
+        '>',
+        'Checks',
+        'if',
+        'a',
+        'CharSequence',
+        'is',
+        'empty',
+        '(',
+        '"',
+        '"',
+        ')',
+        'null',
+        'or',
+        'whitespace',
+        'only',
+        '.',
+        '<',
+        '/',
+        'p',
+        '>',
+      ],
     }),
   ],
   javascript: [
@@ -129,7 +176,7 @@ export const CODE_TO_TEXT_ROWS: Record<CodeToTextLanguage, CodeXGlueRow[]> = {
       func_name: 'Str.limit',
       code:
         "public static function limit($value, $limit = 100, $end = '...')\n    {\n" +
-        '        if (mb_strwidth($value, \'UTF-8\') <= $limit) {\n            return $value;\n        }\n\n' +
+        "        if (mb_strwidth($value, 'UTF-8') <= $limit) {\n            return $value;\n        }\n\n" +
         "        return rtrim(mb_strimwidth($value, 0, $limit, '', 'UTF-8')).$end;\n    }",
       docstring: 'Limit the number of characters in a string.',
       docstring_tokens: ['Limit', 'the', 'number', 'of', 'characters', 'in', 'a', 'string', '.'],

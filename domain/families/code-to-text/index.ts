@@ -95,59 +95,62 @@ function answerOf(problem: CodeToTextProblem, api: LlmApi | 'saved', text: strin
 }
 
 // Typed here: its evaluate step loads through it.
-export const codeToTextFamily: DefinedFamily<'code-to-text', typeof CodeToTextEntrySchema, z.output<typeof CodeToTextPayloadSchema>> =
-  defineFamily({
-    id: 'code-to-text',
-    description: "CodeXGLUE code-to-text (bigcode's codexglue_code_to_text-*): a function's first line of documentation, BLEU-scored",
-    entrySchema: CodeToTextEntrySchema,
-    payloadSchema: CodeToTextPayloadSchema,
-    bringsLibrary: () => false,
-    files: (entry) => ({ rows: { path: entry.path, field: 'path' } }),
-    load: ({ entry, texts, sources }) => ({
-      problems: codeToTextTasks(texts.rows!, entry.subset, sources.rows!).map((task) => ({
-        family: 'code-to-text' as const,
-        task_id: task.taskId,
-        prompt: task.prompt,
-        // No function is called: the entry point names the documented function.
-        entry_point: task.funcName || '(unnamed)',
-        test: '',
-        form: 'completion' as const,
-        code_to_text: { subset: entry.subset, reference: task.reference },
-      })),
-      notes: [],
-    }),
-    stopWords: (entry) => codeToTextStopWords(entry.subset),
-    language: (problem) => LANGUAGE_IDS[subsetLanguage(problem.code_to_text.subset)],
-    completionPrompt: (problem) => problem.prompt,
-    chatInstruction: (problem) =>
-      `Write the first line of the documentation of the ${LANGUAGE_NAMES[subsetLanguage(problem.code_to_text.subset)]} function ` +
-      'below: one sentence saying what it does. Reply with that sentence only, on one line, without code.',
-    solution: answerOf,
-    // The docstring is the reference the samples are scored against (references.json), not a program to run.
-    referenceSolution: () => null,
-    ...TEXT_SCORED_STEPS,
-    checking: (problem) => ({
-      kind: 'text',
-      metric: CODEXGLUE_BLEU_METRIC,
-      reference: problem.code_to_text.reference,
-      stats: (solution) => ({ bleu: codexglueSentenceBleu(problem.code_to_text.reference, solution) }),
-    }),
-    evaluate: {
-      kind: 'reads',
-      recognize: {
-        rank: 40,
-        test: (row) => 'docstring_tokens' in row && 'code' in row && 'language' in row,
-        fields: "CodeXGLUE's code, docstring, docstring_tokens, language",
-      },
-      options: ['subset'],
-      form: 'completion',
-      problems: ({ text, source, options }) => {
-        const subset = options.subset === undefined ? subsetOfRows(text) : evaluateSubset(options.subset);
-        const entry = CodeToTextEntrySchema.parse({ name: 'evaluate', family: 'code-to-text', path: 'rows.jsonl', subset });
-        return codeToTextFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;
-      },
+export const codeToTextFamily: DefinedFamily<
+  'code-to-text',
+  typeof CodeToTextEntrySchema,
+  z.output<typeof CodeToTextPayloadSchema>
+> = defineFamily({
+  id: 'code-to-text',
+  description: "CodeXGLUE code-to-text (bigcode's codexglue_code_to_text-*): a function's first line of documentation, BLEU-scored",
+  entrySchema: CodeToTextEntrySchema,
+  payloadSchema: CodeToTextPayloadSchema,
+  bringsLibrary: () => false,
+  files: (entry) => ({ rows: { path: entry.path, field: 'path' } }),
+  load: ({ entry, texts, sources }) => ({
+    problems: codeToTextTasks(texts.rows!, entry.subset, sources.rows!).map((task) => ({
+      family: 'code-to-text' as const,
+      task_id: task.taskId,
+      prompt: task.prompt,
+      // No function is called: the entry point names the documented function.
+      entry_point: task.funcName || '(unnamed)',
+      test: '',
+      form: 'completion' as const,
+      code_to_text: { subset: entry.subset, reference: task.reference },
+    })),
+    notes: [],
+  }),
+  stopWords: (entry) => codeToTextStopWords(entry.subset),
+  language: (problem) => LANGUAGE_IDS[subsetLanguage(problem.code_to_text.subset)],
+  completionPrompt: (problem) => problem.prompt,
+  chatInstruction: (problem) =>
+    `Write the first line of the documentation of the ${LANGUAGE_NAMES[subsetLanguage(problem.code_to_text.subset)]} function ` +
+    'below: one sentence saying what it does. Reply with that sentence only, on one line, without code.',
+  solution: answerOf,
+  // The docstring is the reference the samples are scored against (references.json), not a program to run.
+  referenceSolution: () => null,
+  ...TEXT_SCORED_STEPS,
+  checking: (problem) => ({
+    kind: 'text',
+    metric: CODEXGLUE_BLEU_METRIC,
+    reference: problem.code_to_text.reference,
+    stats: (solution) => ({ bleu: codexglueSentenceBleu(problem.code_to_text.reference, solution) }),
+  }),
+  evaluate: {
+    kind: 'reads',
+    recognize: {
+      rank: 40,
+      test: (row) => 'docstring_tokens' in row && 'code' in row && 'language' in row,
+      fields: "CodeXGLUE's code, docstring, docstring_tokens, language",
     },
-  });
+    options: ['subset'],
+    form: 'completion',
+    problems: ({ text, source, options }) => {
+      const subset = options.subset === undefined ? subsetOfRows(text) : evaluateSubset(options.subset);
+      const entry = CodeToTextEntrySchema.parse({ name: 'evaluate', family: 'code-to-text', path: 'rows.jsonl', subset });
+      return codeToTextFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;
+    },
+  },
+});
 
 /** The subset a rows file reads as, without --subset: its first row's language (loading checks that every row agrees). */
 function subsetOfRows(text: string): CodeToTextSubset {
