@@ -8,7 +8,7 @@
  *       [--timeout 3] [--workers N] [--ignore-incomplete] [--family humaneval|mbpp|pbe-world|evalplus|apps|ds1000|multipl-e|torchdata|pal|classification]
  *       [--form completion|full] [--split all|test|validation|train|prompt] [--out FILE]
  *       [--min-time-limit 4] [--gt-time-limit-factor 4] [--cache-dir DIR] [--python PATH] [--share-process]
- *       [--apps-stdin-form testing-util|as-written]
+ *       [--apps-stdin-form testing-util|as-written] [--subset python-left]
  *
  * The problems file (.jsonl, .jsonl.gz, a .json array, or Hugging Face's .parquet) is read by its family, recognised from
  * its rows unless `--family` names it (scripts/lib/evaluate-problems.ts: how each family's
@@ -89,6 +89,7 @@ const OptionsSchema = z.object({
   cacheDir: z.string().min(1).optional(),
   shareProcess: z.boolean(),
   appsStdinForm: z.enum(['testing-util', 'as-written']).optional(),
+  subset: z.string().min(1).optional(),
 });
 
 /** Where reference outputs are kept between runs by default. */
@@ -196,6 +197,10 @@ async function main(): Promise<void> {
       '--apps-stdin-form <form>',
       "APPS only: how a standard-input program runs: testing-util (as APPS's checker: wrapped into a function, default) or as-written (a script per test case)",
     )
+    .option(
+      '--subset <subset>',
+      "code-to-text only: bigcode's subset (python, go, ruby, java, javascript, php, python-left; default: the rows' language)",
+    )
     .option('--share-process', SHARE_PROCESS_HELP, false)
     .option('--verbose', 'start-up timing on stderr (ms since this node process started)', false)
     .option('--min-time-limit <seconds>', "evalplus only: the least time limit of an input (evalplus's flag; default 4)")
@@ -250,6 +255,7 @@ async function main(): Promise<void> {
           ...(opts.minTimeLimit !== undefined ? { minTimeLimit: opts.minTimeLimit } : {}),
           ...(opts.gtTimeLimitFactor !== undefined ? { gtTimeLimitFactor: opts.gtTimeLimitFactor } : {}),
           ...(opts.appsStdinForm ? { appsStdinForm: opts.appsStdinForm } : {}),
+          ...(opts.subset ? { subset: opts.subset } : {}),
         },
       });
     } catch (error) {

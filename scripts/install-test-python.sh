@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Python that tests check explora against: a venv at .tools/test-python with pinned
 # SciPy and statsmodels (the comparison statistics); sacrebleu, lm-eval's copy of CodeXGLUE's bleu.py,
-# scikit-learn and sqlparse (the scores of the generation benchmarks, issue 28), all from PyPI.
+# scikit-learn and sqlparse (the scores of the generation benchmarks, issue 28), all from PyPI; and
+# beside it, .tools/test-python-moses: mosestokenizer (the Moses detokenizer bigcode runs over
+# code-to-text references), for PYTHONPATH.
 # Test-only: the sandbox's venv (install-sandbox-python.sh) and the product never use it.
 # Idempotent: with the same pins and base interpreter, a second run only checks a stamp.
 set -euo pipefail
@@ -42,9 +44,44 @@ sqlparse==0.5.2
 base="$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null || true)"
 [ -n "$base" ] || fail "no python3 on PATH; the test venv is made from it"
 
+# mosestokenizer and its helpers are published as source only (pure Python; mosestokenizer bundles
+# Moses' Perl scripts and runs them with the system's perl): built by pip into a folder of their
+# own with its own stamp, so that a venv rebuilt for other pins (or by an older copy of this
+# script) neither loses them nor rebuilds for them.
+moses_dir="$tools/test-python-moses"
+moses_pins='mosestokenizer==1.2.1 docopt==0.6.2 openfile==0.0.7 toolwrapper==2.1.0 uctools==1.3.0'
+ensure_moses() {
+  if [ -f "$moses_dir/.installed" ] && [ "$(cat "$moses_dir/.installed")" = "$moses_pins" ]; then
+    return 0
+  fi
+  command -v perl >/dev/null || fail "no perl on PATH: mosestokenizer runs Moses' detokenizer.perl with it"
+  local partial="$moses_dir.partial.$$" moses_log="$tools/pip-test-python-moses.log"
+  rm -rf "$partial"
+  # shellcheck disable=SC2086 # the pins are words
+  if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+      --no-deps --target "$partial" $moses_pins >"$moses_log" 2>&1; then
+    rm -rf "$partial"
+    echo "install-test-python: pip could not build $moses_pins; it said:" >&2
+    tail -n 20 "$moses_log" >&2
+    exit 1
+  fi
+  local probe
+  probe="$(PYTHONPATH="$partial" "$venv/bin/python" -c 'from mosestokenizer import MosesDetokenizer
+with MosesDetokenizer("en") as d: print(d(["a", "(", "b", ")", "."]))' 2>>"$moses_log" || true)"
+  if [ "$probe" != "a (b)." ]; then
+    rm -rf "$partial"
+    fail "mosestokenizer installed but its detokenizer does not run (see $moses_log)"
+  fi
+  echo "$moses_pins" >"$partial/.installed"
+  rm -rf "$moses_dir"
+  mv "$partial" "$moses_dir"
+  echo "install-test-python: mosestokenizer 1.2.1 in $moses_dir" >&2
+}
+
 stamp_text="$(printf '%s\n%s\n' "$base" "$requirements" | sha256sum | cut -d' ' -f1)"
 stamp="$venv/.installed"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$stamp_text" ] && [ -x "$venv/bin/python" ]; then
+  ensure_moses
   exit 0
 fi
 
@@ -77,4 +114,5 @@ purelib="$("$tmp/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["
 echo "$stamp_text" >"$tmp/.installed"
 rm -rf "$venv"
 mv "$tmp" "$venv"
+ensure_moses
 echo "install-test-python: scipy 1.14.1, statsmodels 0.14.4, sacrebleu 2.4.3, lm-eval 0.4.5, scikit-learn 1.5.2 in $venv" >&2

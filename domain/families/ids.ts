@@ -17,6 +17,10 @@ export const FAMILY_IDS = [
   'torchdata',
   'pal',
   'classification',
+  'conala',
+  'concode',
+  'spider',
+  'code-to-text',
 ] as const;
 export const FamilyIdSchema = z.enum(FAMILY_IDS);
 export type FamilyId = z.infer<typeof FamilyIdSchema>;

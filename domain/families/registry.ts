@@ -11,6 +11,7 @@ import { LANGUAGES, type LanguageId } from '../languages/registry.js';
 import type { Language } from '../languages/types.js';
 import { appsFamily } from './apps/index.js';
 import { classificationFamily } from './classification/index.js';
+import { codeToTextFamily } from './code-to-text/index.js';
 import { ds1000Family } from './ds1000/index.js';
 import { evalplusFamily } from './evalplus/index.js';
 import { humanevalFamily } from './humaneval/index.js';
@@ -21,6 +22,9 @@ import { palFamily } from './pal/index.js';
 import { pbeWorldFamily } from './pbe-world/index.js';
 import { renamedLibraryFamily } from './renamed-library/index.js';
 import { torchdataFamily } from './torchdata/index.js';
+import { conalaFamily } from './conala/index.js';
+import { concodeFamily } from './concode/index.js';
+import { spiderFamily } from './spider/index.js';
 import type { DatasetEntryBase, EntrySchema, EvaluateSupport, TaskFamily } from './types.js';
 
 export const FAMILIES = {
@@ -35,6 +39,10 @@ export const FAMILIES = {
   torchdata: torchdataFamily,
   pal: palFamily,
   classification: classificationFamily,
+  conala: conalaFamily,
+  concode: concodeFamily,
+  spider: spiderFamily,
+  'code-to-text': codeToTextFamily,
 } as const;
 
 /** A family's dataset entry, as its schema resolves it. */

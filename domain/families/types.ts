@@ -146,6 +146,8 @@ export interface EvaluateOptions {
   gtTimeLimitFactor?: number;
   /** `--apps-stdin-form` (APPS's AppsEntry.stdin_form). */
   appsStdinForm?: 'testing-util' | 'as-written';
+  /** `--subset` (code-to-text's bigcode task suffix, `python-left` for signature-only prompts); the family checks the name. */
+  subset?: string;
 }
 
 /**

@@ -67,11 +67,16 @@ function prepare(text: string): string {
   return splitPuncts(pyStrip(pySplit(pyStrip(text), '\t')[0]!).toLowerCase());
 }
 
+/** One pair's term of compute_codexglue_code_to_text_bleu: its smoothed sentence BLEU in [0, 1], both texts prepared as bigcode does. */
+export function codexglueSentenceBleu(reference: string, prediction: string): number {
+  return smoothedSentenceBleu([prepare(reference)], prepare(prediction));
+}
+
 /** bigcode's compute_codexglue_code_to_text_bleu: the mean smoothed sentence BLEU, times 100. */
 export function codexglueBleu(pairs: ReadonlyArray<{ reference: string; prediction: string }>): number {
   if (pairs.length === 0) throw new RangeError('code-to-text BLEU of no pairs');
   let sum = 0;
-  for (const { reference, prediction } of pairs) sum += smoothedSentenceBleu([prepare(reference)], prepare(prediction));
+  for (const { reference, prediction } of pairs) sum += codexglueSentenceBleu(reference, prediction);
   return (sum * 100) / pairs.length;
 }
 

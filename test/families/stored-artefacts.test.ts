@@ -24,6 +24,9 @@ import { addRow, jsonl as multiplEJsonl } from '../support/multiple-rows.js';
 import { TORCHDATA_ROWS, torchDataJsonl } from '../support/torchdata-rows.js';
 import { GSM8K_ROWS, GSM_HARD_ROWS, palJsonl } from '../support/pal-rows.js';
 import { CLONE_ROWS, COMPLEXITY_ROWS, DEFECT_ROWS, jsonl as classificationJsonl } from '../support/classification-rows.js';
+import { CONALA_ROWS, CONCODE_ROWS, jsonl as oneLineJsonl, SPIDER_ROWS } from '../support/oneline-rows.js';
+import { CODE_TO_TEXT_ROWS, codeToTextJsonl } from '../support/code-to-text-rows.js';
+import { CodeToTextEntrySchema } from '../../domain/families/code-to-text/index.js';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const REF = path.join(import.meta.dirname, '..', '..', '..', 'shared', 'reference');
@@ -140,6 +143,17 @@ function fixtures(): Array<{ family: FamilyId; entry: unknown; texts: Record<str
       family: 'classification' as const,
       entry: { name: task, family: 'classification', task, path: `${task}.jsonl` },
       texts: { rows: classificationJsonl(rows) },
+    })),
+    // Families added after CONFIG was pinned: their entries are parsed apart, so its hash stays.
+    ...(['conala', 'concode', 'spider'] as const).map((family) => ({
+      family,
+      entry: parseSweepConfig({ ...CONFIG, datasets: [{ name: family, family, path: `${family}.parquet` }] }).datasets[0]!,
+      texts: { rows: oneLineJsonl({ conala: CONALA_ROWS, concode: CONCODE_ROWS, spider: SPIDER_ROWS }[family]) },
+    })),
+    ...(['python', 'python-left', 'go'] as const).map((subset) => ({
+      family: 'code-to-text' as const,
+      entry: CodeToTextEntrySchema.parse({ name: 'ctt', family: 'code-to-text', path: 'test.parquet', subset }),
+      texts: { rows: codeToTextJsonl(CODE_TO_TEXT_ROWS[subset === 'go' ? 'go' : 'python']) },
     })),
   ];
 }
@@ -279,6 +293,32 @@ const PINNED: Array<{ stored: string; behaviour: string }> = [
   {
     stored: 'caba7f5ddc9b0454b590bb5cd338af32096a04a0ddc1bf70cfe9e74b1703e9f9',
     behaviour: 'e29cabddbd0ad3b9cdec1dc6e12c1bc017c04bb5b6251eefd5c045e6ed5b81fb',
+  },
+  // conala, concode, spider
+  {
+    stored: 'd0db73a0a9e5b228b80a8cb56ed317c12f2aa1abb76c4dc9628be1a3c303e7bb',
+    behaviour: 'b2a3ca78b24f69ebb06f89a68ba8317caebc233134e54c86a56b2572d549f773',
+  },
+  {
+    stored: '02dc4db5157ebc11e38112e947af1bbdc5a14db005cb6d72bcea38cbdaa45a66',
+    behaviour: '61b220dfa6cc4953537714810f45ec360e73ea5798e45759e78b4c449ac8a239',
+  },
+  {
+    stored: '6dd2170c44343349643d2717b93487029b94acb5fdf6fc15b871938dc6dab2de',
+    behaviour: '804b3e5f959076a0b6aeb5ba840006d9e0cb220b5da0c9835c31507baf736de3',
+  },
+  // code-to-text: python, python-left, go.
+  {
+    stored: 'f82fbc8a7c1e85d28ab5c318556973f7c24a31a014ad80e424fb43a54b016e1e',
+    behaviour: 'dbe4a3ea35dd557f54fb47b24d78046251d335dd6010da5882d833bda5398cfd',
+  },
+  {
+    stored: 'a09dacc31aaf209c82ec1fb158a911338ec99f3d6a1d8e9f71352cad1a157a9d',
+    behaviour: 'ea2fdfbfe60bfd129ef8b1a1915d022cb74fedd931306d6d67a7dce1c81916ea',
+  },
+  {
+    stored: '1d7d80e9500dda25eeab8010bfb0547f2ca556b1c1102d3559c1478281e1c609',
+    behaviour: 'b20fcaa8d6989f920558088b279c17aef317eb41762b8a01292f21a4a45983db',
   },
 ];
 const PINNED_OLD = '570f835e08cfe38f6536ad03de477137d000ae6e91130b598cf989cf47277f16';
