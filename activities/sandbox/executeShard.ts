@@ -36,7 +36,7 @@ import { getBytes, getText, putObject, type Bucket } from '../../infra/s3.js';
 import { ReferenceOutputs, ReferenceOutputsError } from '../../infra/referenceOutputs.js';
 import { s3ReferenceOutputs } from '../../infra/referenceOutputsS3.js';
 import { parseJsonl } from '../../domain/datasets/jsonl.js';
-import { textCheckingOf, textScore } from '../../domain/sweep/textScores.js';
+import { answerCode, textCheckingOf, textScore } from '../../domain/sweep/textScores.js';
 
 export interface ExecuteShardInput {
   sweepId: string;
@@ -136,12 +136,7 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
     if (!key) throw new Error(`no LLM key for task ${taskIndex} sample ${sampleIndex}`);
     const llm = await records.read(key);
     if (llm === null) throw new Error(`LLM record ${key} is missing`);
-    const code = languageOf(problem).extractCode({
-      api: input.generations.api,
-      raw: llm.text,
-      entryPoint: problem.entry_point,
-      stop: input.generations.stop ?? [],
-    });
+    const code = answerCode(problem, input.generations.api, llm.text, input.generations.stop ?? []);
     return { raw: llm.text, code, api: input.generations.api, llm: { ...llm, key } };
   }
 

@@ -340,7 +340,8 @@ export async function loadSweepReportData(bucket: Bucket, sweepId: string, opts:
       statusCounts: summary.statusCounts,
       ...(summary.scores ? { scores: summary.scores } : {}),
       cost: summary.cost,
-      perTask: detail?.per_task ?? [],
+      // A text-scored cell's per-task counts pass nothing by design: no pass@k curves, outcomes or comparisons of them.
+      perTask: summary.scores?.kind === 'text' ? [] : (detail?.per_task ?? []),
       ...(detail?.pass_rate_by_pipeline_length ? { passRateByPipelineLength: detail.pass_rate_by_pipeline_length } : {}),
       ...(detail?.provenance ? { provenance: detail.provenance } : {}),
       // The same loader and computation as scripts/paper-analyses.ts.

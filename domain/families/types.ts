@@ -112,6 +112,12 @@ export type TaskChecking =
       metric: CorpusMetric;
       /** What the samples are compared with (bigcode's get_reference; references.json holds it). */
       reference: string;
+      /**
+       * What a chat model's answer gives `solution`: absent, the language's code extracted from it
+       * (its fenced block); `reply`, the whole reply with its thinking stripped (prose answers:
+       * "YES", a class name). Completions are cut at the stop words either way.
+       */
+      answer?: 'reply';
       /** The sample's statistics, from its solution (the family's post-processed generation) and the task's reference. */
       stats(solution: string): TextStats;
     }

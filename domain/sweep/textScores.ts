@@ -4,7 +4,8 @@
  * memory that does not grow with the samples. Shared by the sweep's cells and scripts/evaluate.ts.
  */
 import type { SweepProblem } from '../datasets/problems.js';
-import { familyOf } from '../families/registry.js';
+import { familyOf, languageOf } from '../families/registry.js';
+import { stripThinking, type ExtractApi } from '../llm/extract.js';
 import type { CorpusMetric, TaskChecking, TextScore, TextStats } from '../families/types.js';
 import type { CorpusScore } from './corpusScore.js';
 
@@ -79,4 +80,15 @@ export class CorpusFold {
 /** Why a text-scored set has no pass@k: one line for results and reports. */
 export function noPassAtKReason(metric: CorpusMetric): string {
   return `pass@k and success@k: the samples are scored from their text by ${metric.id}, not run; see scores`;
+}
+
+/**
+ * The code a model's answer gives a task's `solution`: the language's extraction (completions cut
+ * at the stop words, a chat reply's fenced block), except that a text-scored family whose answers
+ * are prose (`answer: 'reply'`) reads a chat reply whole, its thinking stripped.
+ */
+export function answerCode(problem: SweepProblem, api: ExtractApi, raw: string, stop: readonly string[]): string {
+  const checking = familyOf(problem).checking(problem);
+  if (api === 'chat' && checking.kind === 'text' && checking.answer === 'reply') return stripThinking(raw);
+  return languageOf(problem).extractCode({ api, raw, entryPoint: problem.entry_point, stop });
 }

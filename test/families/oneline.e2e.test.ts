@@ -191,4 +191,57 @@ timeout_s: 10
     expect(html).toContain('id="text-scores-table"');
     expect(html).toMatch(/<li><b>spider<\/b>: [^<]*, bleu 0\.\d{4}<\/li>/);
   }, 600_000);
+
+  it("evaluate-only scores bigcode's saved generations; generation-only scores too (nothing to run)", async () => {
+    const conala = path.join(PARQUET, 'conala-test-00000-of-00001.parquet');
+    const config = (id: string) => `id: ${id}
+datasets:
+  - name: conala
+    family: conala
+    path: ${conala}
+models:
+  - id: base
+    base_url: ${server.url}
+    model: scripted-base
+    api: completions
+methods: [direct]
+temperatures: [0.2]
+n_samples: 1
+k: [1]
+`;
+    // bigcode's generations.json: per task its post-processed generations (gen[0] is scored).
+    const generations = path.join(dir, 'generations.json');
+    const saved = CONALA_ROWS.map((_, i) => [answerFor('conala', 3 - i), answerFor('conala', i)]);
+    writeFileSync(generations, JSON.stringify(saved));
+    const evalId = `oneline-eval-${uniqueSuffix()}`;
+    writeFileSync(path.join(dir, 'eval.yaml'), config(evalId));
+    const evaluated = await runTs(
+      'scripts/start-sweep.ts',
+      ['--config', path.join(dir, 'eval.yaml'), '--no-progress', '--evaluate-only', '--load-generations', generations],
+      env,
+    );
+    expect(evaluated.code, evaluated.output).toBe(0);
+    // An evaluate-only sweep's id adds the generations' hash to the config's.
+    const evalSweep = /^sweep (\S+): http/m.exec(evaluated.output)![1]!;
+    expect(evalSweep).toMatch(new RegExp(`^${evalId}-eval-[0-9a-f]{10}$`));
+    const [cell] = JSON.parse((await getText(bucket, sweepResultsKey(evalSweep)))!).cells;
+    const firsts = saved.map((g) => g[0]!);
+    expect(cell.scores.figures.bleu).toBeCloseTo(bigcodeBleu(firsts, referencesOf('conala')).bleu, 12);
+    // n_samples 1: each task's first saved generation is its sample.
+    expect(cell.statusCounts).toEqual({ scored: 4 });
+
+    const genId = `oneline-gen-${uniqueSuffix()}`;
+    writeFileSync(path.join(dir, 'gen.yaml'), config(genId));
+    const generated = await runTs('scripts/start-sweep.ts', ['--config', path.join(dir, 'gen.yaml'), '--no-progress', '--generation-only'], env);
+    expect(generated.code, generated.output).toBe(0);
+    const [genCell] = JSON.parse((await getText(bucket, sweepResultsKey(genId)))!).cells;
+    expect(genCell.statusCounts).toEqual({ scored: 4 });
+    expect(genCell.scores.figures.bleu).toBeCloseTo(
+      bigcodeBleu(
+        CONALA_ROWS.map((_, i) => answerFor('conala', i)),
+        referencesOf('conala'),
+      ).bleu,
+      12,
+    );
+  }, 600_000);
 });

@@ -21,9 +21,10 @@ export const PhrasesEntrySchema = z.strictObject({
   path: JsonlFileSchema,
 });
 
-const RowSchema = z.looseObject({ id: z.string().min(1), intent: z.string().min(1), snippet: z.string() });
+const RowSchema = z.looseObject({ id: z.string().min(1), intent: z.string().min(1), snippet: z.string(), prose: z.boolean().optional() });
 
-export const PhrasesPayloadSchema = z.object({ snippet: z.string() });
+/** `prose`: the answer is prose, read from a chat reply whole (TaskChecking `answer: 'reply'`). */
+export const PhrasesPayloadSchema = z.object({ snippet: z.string(), prose: z.boolean() });
 type PhrasesProblem = ProblemOf<z.output<typeof PhrasesPayloadSchema>>;
 
 export const phrasesFamily: DefinedFamily<typeof PHRASES_ID, typeof PhrasesEntrySchema, z.output<typeof PhrasesPayloadSchema>> =
@@ -50,6 +51,7 @@ export const phrasesFamily: DefinedFamily<typeof PHRASES_ID, typeof PhrasesEntry
           test: '',
           form: 'full',
           snippet: row.snippet,
+          prose: row.prose ?? false,
         })),
         notes: [],
       };
@@ -67,6 +69,7 @@ export const phrasesFamily: DefinedFamily<typeof PHRASES_ID, typeof PhrasesEntry
       metric: BIGCODE_BLEU,
       reference: problem.snippet,
       stats: (solution) => bigcodeBleuStats(solution, problem.snippet),
+      ...(problem.prose ? { answer: 'reply' as const } : {}),
     }),
     evaluate: {
       kind: 'reads',

@@ -24,7 +24,7 @@ const { bigcodeBleu } = await import('../../domain/metrics/bleu.js');
 const { familyOf } = await import('../../domain/families/registry.js');
 const { scoreFields, totalsOfRecords } = await import('../../domain/sweep/records.js');
 const { CellAccumulator, referenceOf, sampleLine } = await import('../../domain/sweep/results.js');
-const { corpusMetricOf, textCheckingOf, textScore } = await import('../../domain/sweep/textScores.js');
+const { answerCode, corpusMetricOf, textCheckingOf, textScore } = await import('../../domain/sweep/textScores.js');
 const { bigcodeMetricsJson } = await import('../../domain/sweep/peerFiles.js');
 const { formatResultsTable } = await import('../../scripts/lib/sweep-view.js');
 const { evaluateText } = await import('../../scripts/lib/evaluate-text.js');
@@ -38,7 +38,8 @@ const ROWS = [
   { id: 'p/1', intent: 'reverse a string', snippet: "s[::-1]" },
   { id: 'p/2', intent: 'join words with commas', snippet: "', '.join(words)" },
 ];
-const rowsText = ROWS.map((r) => JSON.stringify(r) + '\n').join('');
+const jsonl = (rows: readonly object[]) => rows.map((r) => JSON.stringify(r) + '\n').join('');
+const rowsText = jsonl(ROWS);
 const { phrasesFamily } = await import('../support/phrases-family.js');
 const problems: SweepProblem[] = phrasesFamily.load({
   entry: { name: 'ph', family: 'phrases', path: 'rows.jsonl' },
@@ -164,6 +165,27 @@ describe('a text-scored family in a cell', () => {
       'cell: task HumanEval/0 is run in the sandbox, others are scored by bleu from their text; not in one cell',
     );
     expect(() => familyOf(problems[0]!).tests(problems[0]!, null)).toThrow(/scored from its text, never run/);
+  });
+});
+
+describe("a model's answer as a text-scored task reads it", () => {
+  it("code families take the language's extraction; prose families (answer: 'reply') a chat reply whole, thinking stripped", () => {
+    const [code] = phrasesFamily.load({
+      entry: { name: 'ph', family: 'phrases', path: 'rows.jsonl' },
+      texts: { rows: jsonl([ROWS[0]!, { ...ROWS[1]!, prose: true }]) },
+      sources: { rows: 'rows.jsonl' },
+    }).problems;
+    const prose = phrasesFamily.load({
+      entry: { name: 'ph', family: 'phrases', path: 'rows.jsonl' },
+      texts: { rows: jsonl([{ ...ROWS[1]!, prose: true }]) },
+      sources: { rows: 'rows.jsonl' },
+    }).problems[0]!;
+    const reply = '<think>hmm</think>\nThe code:\n```python\nx = 1\n```\nYES, it does.';
+    expect(answerCode(code!, 'chat', reply, [])).toBe('x = 1');
+    expect(answerCode(prose, 'chat', reply, [])).toBe('\nThe code:\n```python\nx = 1\n```\nYES, it does.');
+    // Completions are cut at the stop words either way.
+    expect(answerCode(prose, 'completions', 'YES\nmore', ['\n'])).toBe('YES');
+    expect(answerCode(code!, 'completions', 'a.sort()\nmore', ['\n'])).toBe('a.sort()');
   });
 });
 
