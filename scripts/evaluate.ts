@@ -8,7 +8,7 @@
  *       [--timeout 3] [--workers N] [--ignore-incomplete] [--family humaneval|mbpp|pbe-world|evalplus|apps|ds1000|multipl-e|torchdata]
  *       [--form completion|full] [--split all|test|validation|train|prompt] [--out FILE]
  *       [--min-time-limit 4] [--gt-time-limit-factor 4] [--cache-dir DIR] [--python PATH] [--share-process]
- *       [--apps-stdin-form testing-util|as-written]
+ *       [--apps-stdin-form testing-util|as-written] [--ds1000-mode completion|insertion]
  *
  * The problems file (.jsonl, .jsonl.gz or a .json array) is read by its family, recognised from
  * its rows unless `--family` names it (scripts/lib/evaluate-problems.ts: how each family's
@@ -78,6 +78,7 @@ const OptionsSchema = z.object({
   cacheDir: z.string().min(1).optional(),
   shareProcess: z.boolean(),
   appsStdinForm: z.enum(['testing-util', 'as-written']).optional(),
+  ds1000Mode: z.enum(['completion', 'insertion']).optional(),
 });
 
 /** Where reference outputs are kept between runs by default. */
@@ -185,6 +186,10 @@ async function main(): Promise<void> {
       '--apps-stdin-form <form>',
       "APPS only: how a standard-input program runs: testing-util (as APPS's checker: wrapped into a function, default) or as-written (a script per test case)",
     )
+    .option(
+      '--ds1000-mode <mode>',
+      "DS-1000 only: completion (default) or insertion (bigcode's ds1000-*-insertion: each completion is the middle, rows' prompts hold [insert])",
+    )
     .option('--share-process', SHARE_PROCESS_HELP, false)
     .option('--verbose', 'start-up timing on stderr (ms since this node process started)', false)
     .option('--min-time-limit <seconds>', "evalplus only: the least time limit of an input (evalplus's flag; default 4)")
@@ -239,6 +244,7 @@ async function main(): Promise<void> {
           ...(opts.minTimeLimit !== undefined ? { minTimeLimit: opts.minTimeLimit } : {}),
           ...(opts.gtTimeLimitFactor !== undefined ? { gtTimeLimitFactor: opts.gtTimeLimitFactor } : {}),
           ...(opts.appsStdinForm ? { appsStdinForm: opts.appsStdinForm } : {}),
+          ...(opts.ds1000Mode ? { ds1000Mode: opts.ds1000Mode } : {}),
         },
       });
     } catch (error) {
