@@ -65,9 +65,9 @@ export class ReferenceOutputs {
     private readonly run: (request: ExecutionRequest) => Promise<ExecutionResult>,
   ) {}
 
-  /** The outputs `checking` (the problem's family's) asks for, or null when its programs carry their own tests. */
+  /** The outputs `checking` (the problem's family's) asks for, or null when its programs carry their own tests or nothing runs. */
   async for(problem: SweepProblem, checking: TaskChecking): Promise<string | null> {
-    if (checking.kind === 'tests') return null;
+    if (checking.kind !== 'reference-outputs') return null;
     const hash = createHash('sha256').update(checking.cacheKey).digest('hex');
     let outputs = this.pending.get(hash);
     if (!outputs) {

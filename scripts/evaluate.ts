@@ -26,6 +26,11 @@
  *
  * APPS rows: each results row gets `test_cases` ({passed, total}); `passed` is every case passing;
  * the last line adds APPS's `strict_accuracy` and `average_test_case_accuracy` to pass@k.
+ *
+ * Problems scored from their text (CoNaLa, Concode, Spider's BLEU, ...): nothing runs (no sandbox
+ * starts); each results row gets `result: "scored"` and the sample's `stats`, and the last line is
+ * the family's metric as bigcode reports it (CoNaLa: {"bleu": ..., "precisions": [...], ...}),
+ * over each task's first sample in the file where the metric takes only those (bigcode's gen[0]).
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
@@ -42,7 +47,8 @@ import { defaultSandboxConcurrency, PythonExecutor } from '../infra/sandbox/pyth
 import { resolveSandboxPython } from '../infra/sandbox/python.js';
 import type { ProcessExecutor } from '../infra/sandbox/process/processExecutor.js';
 import { SHARE_PROCESS_HELP } from '../infra/sandbox/process/contract.js';
-import { JsonlFileError, readJsonlText } from '../infra/sandbox/jsonlFile.js';
+import { JsonlFileError } from '../infra/sandbox/jsonlFile.js';
+import { readRowsText } from '../infra/datasetText.js';
 import { FAMILY_IDS } from '../domain/families/ids.js';
 import { readSamples, SamplesError, type Sample } from './lib/evaluate-samples.js';
 import { installedHumanEval } from './lib/installed-datasets.js';
@@ -145,9 +151,9 @@ function withHumanEvalSpellings(opts: Record<string, unknown>, positional: strin
   return { ...rest, samples, problems, workers };
 }
 
-function readInput(flag: string, file: string): string {
+async function readInput(flag: string, file: string): Promise<string> {
   try {
-    return readJsonlText(file);
+    return await readRowsText(file);
   } catch (err) {
     if (err instanceof JsonlFileError) throw new UsageError(`${flag} ${err.message}`);
     throw err;
@@ -212,7 +218,7 @@ async function main(): Promise<void> {
   if (!options.success) throw new UsageError(options.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('\n'));
   const opts = options.data;
 
-  const problemsText = readInput('--problems', opts.problems);
+  const problemsText = await readInput('--problems', opts.problems);
   if (!existsSync(opts.samples)) throw new UsageError(`--samples ${opts.samples}: no such file`);
 
   // The sandbox starts while the families are imported and the rows read and checked (start-up:
@@ -281,6 +287,28 @@ async function main(): Promise<void> {
       throw new UsageError(
         `${missing.length} of ${problems.size} problems have no sample (e.g. ${missing.slice(0, 5).join(', ')}); pass --ignore-incomplete to score the others`,
       );
+    }
+
+    // Problems scored from their text (CoNaLa's BLEU, ...) run nothing: no sandbox, no toolchain.
+    const { corpusMetricOf } = await import('../domain/sweep/textScores.js');
+    let metric: ReturnType<typeof corpusMetricOf>;
+    try {
+      metric = corpusMetricOf([...attempted].map((id) => problems.get(id)!), opts.problems);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    if (metric) {
+      await pythonExecutor.close();
+      const { evaluateText } = await import('./lib/evaluate-text.js');
+      const scored = evaluateText(samples, problems, loaded.form, metric);
+      const outFile = opts.out ?? `${opts.samples}_results.jsonl`;
+      writeFileSync(outFile, scored.rows.map((r) => JSON.stringify(r) + '\n').join(''));
+      process.stderr.write(
+        `evaluate: scored ${samples.length} samples of ${attempted.size} ${loaded.family} problems from their text ` +
+          `(${metric.id}, ${metric.samples === 'first' ? "each task's first sample" : 'every sample'}: ${scored.scored}); wrote ${outFile}\n`,
+      );
+      process.stdout.write(JSON.stringify(scored.figures ?? {}) + '\n');
+      return;
     }
 
     // A language's runner kind says where its programs run: the Python sandbox started above, or the

@@ -35,6 +35,7 @@ import { getBytes, getText, putObject, type Bucket } from '../../infra/s3.js';
 import { ReferenceOutputs, ReferenceOutputsError } from '../../infra/referenceOutputs.js';
 import { s3ReferenceOutputs } from '../../infra/referenceOutputsS3.js';
 import { parseJsonl } from '../../domain/datasets/jsonl.js';
+import { textCheckingOf, textScore } from '../../domain/sweep/textScores.js';
 
 export interface ExecuteShardInput {
   sweepId: string;
@@ -60,12 +61,16 @@ export interface ExecuteShardInput {
 
 const SavedGenerationsSchema = z.array(z.array(z.string()));
 
-/** Per task n, c, s; none when the shard did not execute (generation-only), as CellAccumulator scores. */
+/**
+ * Per task n, c, s; none when the shard did not execute (generation-only), as CellAccumulator
+ * scores, nor for samples scored from their text (they pass nothing: pass@1 so far stays "-").
+ */
 function countsOf(records: SampleRecord[], taskStart: number, taskEnd: number, executed: boolean): TaskCounts[] {
   const byTask = new Map<number, TaskCounts>();
   for (let t = taskStart; t < taskEnd; t++) byTask.set(t, { taskIndex: t, n: 0, c: 0, s: 0 });
   if (!executed) return [...byTask.values()];
   for (const r of records) {
+    if (r.score?.kind === 'text') continue;
     const c = byTask.get(r.task_index)!;
     c.n++;
     if (r.passed) c.c++;
@@ -176,7 +181,9 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
       const runtime = input.libraryKey ? (await loadDatasetLibrary(bucket, input.libraryKey)).library.runtime : undefined;
       // Generation-only runs execute nothing: no sandbox to start for them. Otherwise the runner of
       // each language the shard's tasks are written in (Python's sandbox, or a process runner).
-      const runners = input.execute ? await runnersFor(problems.slice(input.taskStart, input.taskEnd), runtime) : undefined;
+      // Tasks scored from their text run nothing either: a shard of only those starts no runner.
+      const toRun = problems.slice(input.taskStart, input.taskEnd).filter((p) => textCheckingOf(p) === null);
+      const runners = input.execute && toRun.length > 0 ? await runnersFor(toRun, runtime) : undefined;
       const executor = runners ? [...runners.values()][0] : undefined;
       const methodTasks = input.generations.kind === 'llm' ? input.generations.methodTasks : undefined;
       const jobs: Array<{ taskIndex: number; sampleIndex: number }> = [];
@@ -238,21 +245,28 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
           ...(g.llm ? { llm_key: g.llm.key } : {}),
           ...methodFields(methodTasks?.[taskIndex - input.taskStart], sampleIndex),
         };
+        const family = familyOf(problem);
+        const checking = family.checking(problem);
         if (g.llm?.status === 'error') {
           return {
             ...base,
             status: 'llm_error',
-            passed: false,
-            success: false,
+            // A text-scored task's sample without an answer is an empty prediction: its corpus
+            // metric (bigcode's, over every task) counts it, as a model that wrote nothing.
+            ...(checking.kind === 'text' ? scoreFields(textScore(checking, base.solution)) : { passed: false, success: false }),
             duration_ms: 0,
             llm_error: g.llm.error?.message ?? 'error',
           };
         }
+        if (checking.kind === 'text') {
+          // Scored from its text, whatever the mode: nothing runs, so generation-only loses nothing by it.
+          heartbeat(++done);
+          return { ...base, status: 'scored', ...scoreFields(textScore(checking, base.solution)), duration_ms: 0 };
+        }
         if (!executor) return { ...base, status: 'not_executed', passed: false, success: false, duration_ms: 0 };
-        const family = familyOf(problem);
         let reference: string | null;
         try {
-          reference = (await references?.for(problem, family.checking(problem))) ?? null;
+          reference = (await references?.for(problem, checking)) ?? null;
         } catch (error) {
           // Without the reference's outputs no sample of the task can be checked: a dataset problem, not a transient one.
           if (error instanceof ReferenceOutputsError) throw ApplicationFailure.nonRetryable(error.message, 'ReferenceOutputsFailed');

@@ -125,6 +125,15 @@ const CellSummarySchema = z.object({
         ),
       }),
       z.object({ kind: z.literal('test_cases'), strictAccuracy: z.number(), averageTestCaseAccuracy: z.number() }),
+      // A text-scored family's corpus metric (CorpusScore).
+      z.object({
+        kind: z.literal('text'),
+        metric: z.string(),
+        headline: z.string(),
+        samplesScored: z.enum(['first', 'all']),
+        samples: z.number().int(),
+        figures: z.record(z.string(), z.union([z.number(), z.array(z.number())])),
+      }),
     ])
     .optional(),
 });

@@ -30,6 +30,7 @@ import {
 import { parseStoredCellSummary, summaryCoversMode } from '../../domain/sweep/finished.js';
 import type { SweepMode } from '../../domain/sweep/plan.js';
 import { SampleRecordSchema, totalsOfRecords, type SampleRecord, type ShardTotals } from '../../domain/sweep/records.js';
+import { datasetText } from '../../infra/datasetText.js';
 import { decodeMaybeGzip, loadProblems } from '../../infra/problems.js';
 import { getBytes, getText, headMetadata, listKeys, putFile, putObject, type Bucket } from '../../infra/s3.js';
 import { familyOf, type DatasetEntry } from '../../domain/families/registry.js';
@@ -102,8 +103,8 @@ export function createSweepStorageActivities(bucket: Bucket) {
         const bytes = await getBytes(from, ref.key);
         if (bytes === null)
           throw ApplicationFailure.nonRetryable(`dataset ${input.dataset}: s3://${from.name}/${ref.key} does not exist`, 'DatasetMissing');
-        texts[role] = decodeMaybeGzip(bytes);
         sources[role] = `dataset ${input.dataset} (${files[role]?.path ?? role})`;
+        texts[role] = await datasetText(bytes, files[role]?.path ?? ref.key);
       }
       if (input.generated !== undefined) {
         texts.rows = await generatedRows(input.generated, input.dataset, rowsNeeded(input.selection));

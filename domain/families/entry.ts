@@ -19,6 +19,9 @@ export function localOrS3File(what: string, ending: RegExp) {
 
 export const JsonlFileSchema = localOrS3File('.jsonl or .jsonl.gz', /\.jsonl(\.gz)?$/);
 
+/** Rows as JSON Lines or as Parquet (Hugging Face's files), which is read as JSON Lines of its rows (infra/datasetText.ts). */
+export const RowsFileSchema = localOrS3File('.jsonl, .jsonl.gz or .parquet', /\.(jsonl(\.gz)?|parquet)$/);
+
 export function programFormSchema(fallback: DatasetProgramForm) {
   return z.enum(DATASET_PROGRAM_FORMS).default(fallback);
 }

@@ -49,7 +49,44 @@ export interface LoadedDataset<Problem extends SweepProblem = SweepProblem> {
 export type TaskScore =
   | { kind: 'status'; passed: boolean; success: boolean }
   | { kind: 'named'; passed: boolean; success: boolean; scores: Record<string, boolean> }
-  | { kind: 'test_cases'; passed: boolean; success: boolean; testCases: { passed: number; total: number } };
+  | { kind: 'test_cases'; passed: boolean; success: boolean; testCases: { passed: number; total: number } }
+  | TextScore;
+
+/**
+ * The score of a sample scored from its text (TaskChecking `text`): nothing ran, so nothing passed
+ * (`passed` and `success` are false and mean nothing; pass@k is not reported for such cells); the
+ * sample's statistics, which the family's corpus metric sums over a cell.
+ */
+export type TextScore = { kind: 'text'; passed: false; success: false; stats: TextStats };
+
+/**
+ * A text-scored sample's numeric statistics, named by its family's metric: what the metric needs of
+ * one sample so that summing them over samples gives the corpus figures (BLEU: matches and
+ * candidates per n-gram order and the two lengths; a mean: the sample's value; accuracy and F1:
+ * a count of 1 under the sample's (predicted, reference) label pair).
+ */
+export type TextStats = Record<string, number>;
+
+/** A corpus metric's figures as the peer harness reports them (bigcode's keys; HF bleu's `precisions` is a list). */
+export type MetricFigures = Record<string, number | number[]>;
+
+/**
+ * A metric over a cell's text-scored samples, computed from the sum of their statistics (so a cell
+ * is folded one record at a time, in memory that does not grow with it).
+ */
+export interface CorpusMetric {
+  /** Its name in messages, the report and the results (`bleu`, `codexglue-bleu`, `exact-match`). */
+  id: string;
+  /**
+   * Which samples of a task it scores: `first`, the task's sample 0 only (bigcode's BLEU tasks
+   * score `gen[0]` of each task, whatever n is); `all`, every sample (a mean over samples).
+   */
+  samples: 'first' | 'all';
+  /** The figure the report's tables, the best-per-dataset line and the progress headline show. */
+  headline: string;
+  /** The figures from the statistics summed over `count` scored samples (count >= 1). */
+  figures(sums: Readonly<TextStats>, count: number): MetricFigures;
+}
 
 /** What a family scores a run from: its status, and what it printed (a family's harness reports there). */
 export type RunOutcome = Pick<ExecutionResult, 'status' | 'stdout'>;
@@ -57,12 +94,23 @@ export type RunOutcome = Pick<ExecutionResult, 'status' | 'stdout'>;
 /**
  * How a task's samples are checked:
  * - `tests`: by the tests the program carries (`tests(problem, null)`);
+ * - `text`: from the sample's text against the task's reference, nothing run (CoNaLa's BLEU): the
+ *   record's status is `scored`, its score a TextScore, and the cell's scores the metric's figures
+ *   over the cell (`tests`, `limits` and `score` are not asked; no sandbox starts for such tasks);
  * - `reference-outputs`: against the outputs of the dataset's own solution, which runs first, once
  *   per content (`cacheKey` names what the outputs depend on; callers cache them by its hash), and
  *   whose result `parse` turns into the text `tests` and `limits` are given.
  */
 export type TaskChecking =
   | { kind: 'tests' }
+  | {
+      kind: 'text';
+      metric: CorpusMetric;
+      /** What the samples are compared with (bigcode's get_reference; references.json holds it). */
+      reference: string;
+      /** The sample's statistics, from its solution (the family's post-processed generation) and the task's reference. */
+      stats(solution: string): TextStats;
+    }
   | {
       kind: 'reference-outputs';
       program: string;

@@ -68,36 +68,49 @@ export interface CorpusBleu {
   reference_length: number;
 }
 
-/** nmt's compute_bleu over already tokenized text: each translation has one or more references. */
-export function corpusBleuOfTokens(
-  references: ReadonlyArray<ReadonlyArray<readonly string[]>>,
-  translations: ReadonlyArray<readonly string[]>,
-  { maxOrder = 4, smooth = false }: BleuOptions = {},
-): CorpusBleu {
-  if (references.length !== translations.length) {
-    throw new RangeError(`BLEU needs one reference set per prediction (${references.length} vs ${translations.length})`);
-  }
+/**
+ * What nmt's compute_bleu sums over a corpus, for one translation or many: clipped n-gram matches
+ * and candidate n-grams per order (index 0: unigrams), and the two lengths (the shortest reference's).
+ * Sums of these over pairs are the corpus's, so a corpus can be scored a pair at a time.
+ */
+export interface BleuStatistics {
+  matches: number[];
+  possible: number[];
+  translationLength: number;
+  referenceLength: number;
+}
+
+/** One translation's statistics against its references (already tokenized). */
+export function bleuStatistics(
+  references: ReadonlyArray<readonly string[]>,
+  translation: readonly string[],
+  maxOrder = 4,
+): BleuStatistics {
+  if (references.length === 0) throw new RangeError('a prediction has no reference');
   const matches = new Array<number>(maxOrder).fill(0);
   const possible = new Array<number>(maxOrder).fill(0);
-  let referenceLength = 0;
-  let translationLength = 0;
-  translations.forEach((translation, i) => {
-    const refs = references[i]!;
-    if (refs.length === 0) throw new RangeError(`prediction ${i} has no reference`);
-    referenceLength += Math.min(...refs.map((r) => r.length));
-    translationLength += translation.length;
-    const merged = new Map<string, number>();
-    for (const ref of refs) {
-      for (const [key, { count }] of ngramCounts(ref, maxOrder)) merged.set(key, Math.max(merged.get(key) ?? 0, count));
-    }
-    for (const [key, { order, count }] of ngramCounts(translation, maxOrder)) {
-      matches[order - 1]! += Math.min(count, merged.get(key) ?? 0);
-    }
-    for (let order = 1; order <= maxOrder; order++) {
-      const candidates = translation.length - order + 1;
-      if (candidates > 0) possible[order - 1]! += candidates;
-    }
-  });
+  const merged = new Map<string, number>();
+  for (const ref of references) {
+    for (const [key, { count }] of ngramCounts(ref, maxOrder)) merged.set(key, Math.max(merged.get(key) ?? 0, count));
+  }
+  for (const [key, { order, count }] of ngramCounts(translation, maxOrder)) {
+    matches[order - 1]! += Math.min(count, merged.get(key) ?? 0);
+  }
+  for (let order = 1; order <= maxOrder; order++) {
+    const candidates = translation.length - order + 1;
+    if (candidates > 0) possible[order - 1]! += candidates;
+  }
+  return {
+    matches,
+    possible,
+    translationLength: translation.length,
+    referenceLength: Math.min(...references.map((r) => r.length)),
+  };
+}
+
+/** nmt's compute_bleu from a corpus's summed statistics (max order: their length). */
+export function bleuOfStatistics({ matches, possible, translationLength, referenceLength }: BleuStatistics, smooth = false): CorpusBleu {
+  const maxOrder = matches.length;
   const precisions = matches.map((m, i) => {
     if (smooth) return (m + 1) / (possible[i]! + 1);
     return possible[i]! > 0 ? m / possible[i]! : 0;
@@ -121,6 +134,34 @@ export function corpusBleuOfTokens(
     translation_length: translationLength,
     reference_length: referenceLength,
   };
+}
+
+/** nmt's compute_bleu over already tokenized text: each translation has one or more references. */
+export function corpusBleuOfTokens(
+  references: ReadonlyArray<ReadonlyArray<readonly string[]>>,
+  translations: ReadonlyArray<readonly string[]>,
+  { maxOrder = 4, smooth = false }: BleuOptions = {},
+): CorpusBleu {
+  if (references.length !== translations.length) {
+    throw new RangeError(`BLEU needs one reference set per prediction (${references.length} vs ${translations.length})`);
+  }
+  const sums: BleuStatistics = {
+    matches: new Array<number>(maxOrder).fill(0),
+    possible: new Array<number>(maxOrder).fill(0),
+    translationLength: 0,
+    referenceLength: 0,
+  };
+  translations.forEach((translation, i) => {
+    if (references[i]!.length === 0) throw new RangeError(`prediction ${i} has no reference`);
+    const one = bleuStatistics(references[i]!, translation, maxOrder);
+    for (let k = 0; k < maxOrder; k++) {
+      sums.matches[k]! += one.matches[k]!;
+      sums.possible[k]! += one.possible[k]!;
+    }
+    sums.translationLength += one.translationLength;
+    sums.referenceLength += one.referenceLength;
+  });
+  return bleuOfStatistics(sums, smooth);
 }
 
 /** bigcode's CoNaLa / Concode score: HF bleu on the strings, 13a tokens, max order 4, smoothed. */

@@ -18,6 +18,13 @@ import { reportComparisons, REPORT_BOOTSTRAP_RESAMPLES } from './comparisons.js'
 import { isSignificant, type MetricComparison, type PairComparison } from '../compare/compare.js';
 import { formatP } from '../compare/format.js';
 import { provenanceFields } from '../sweep/provenance.js';
+import { corpusScoreLine, type CorpusScore } from '../sweep/corpusScore.js';
+
+/** A corpus score's headline figure, when it is a number. */
+function headlineOf(score: CorpusScore): number | undefined {
+  const v = score.figures[score.headline];
+  return typeof v === 'number' ? v : undefined;
+}
 
 export interface RenderOptions {
   /** Source of Chart.js's UMD build (dist/chart.umd.min.js), inlined into the page. */
@@ -102,7 +109,7 @@ function colorsFor(cells: readonly ReportCell[]): Map<string, string> {
   return out;
 }
 
-const STATUS_ORDER = ['passed', 'failed', 'error', 'timeout', 'oom', 'killed', 'compile_error', 'llm_error', 'not_executed'];
+const STATUS_ORDER = ['passed', 'failed', 'error', 'timeout', 'oom', 'killed', 'compile_error', 'llm_error', 'not_executed', 'scored'];
 const STATUS_COLORS: Record<string, string> = {
   passed: '#59a14f',
   failed: '#f28e2b',
@@ -112,6 +119,7 @@ const STATUS_COLORS: Record<string, string> = {
   killed: '#5f6b6d',
   llm_error: '#ff9da7',
   not_executed: '#bab0ac',
+  scored: '#4e79a7',
 };
 const STATUS_HELP: Record<string, string> = {
   passed: 'ran to the end of the test',
@@ -122,6 +130,7 @@ const STATUS_HELP: Record<string, string> = {
   killed: 'ended by a signal',
   llm_error: 'the model call failed; nothing was run',
   not_executed: 'generated only, not run',
+  scored: "scored from its text against the task's reference (BLEU, exact match, ...); nothing was run",
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -193,6 +202,14 @@ function renderSummary(data: SweepReportData): string {
   const total = (f: (c: ReportCell) => number) => cells.reduce((a, c) => a + f(c), 0);
   const datasets = datasetsOf(cells);
   const best = datasets.map((d) => {
+    // A text-scored dataset has no pass@1: its best is by its metric's headline figure.
+    const text = cells.filter((c) => c.dataset === d && c.scores?.kind === 'text');
+    if (text.length) {
+      const value = (c: ReportCell) => (c.scores?.kind === 'text' ? headlineOf(c.scores) : undefined);
+      const top = text.reduce<ReportCell | undefined>((b, c) => (b === undefined || (value(c) ?? -Infinity) > (value(b) ?? -Infinity) ? c : b), undefined)!;
+      const headline = top.scores?.kind === 'text' ? top.scores.headline : '';
+      return `<li><b>${esc(d)}</b>: ${esc(cellLabel(top))}, ${esc(headline)} ${dec(value(top) ?? NaN, 4)}</li>`;
+    }
     const mine = cells.filter((c) => c.dataset === d && c.passAtK['pass@1'] !== undefined);
     const top = mine.reduce<ReportCell | undefined>(
       (b, c) => (b === undefined || c.passAtK['pass@1']! > b.passAtK['pass@1']! ? c : b),
@@ -213,7 +230,7 @@ function renderSummary(data: SweepReportData): string {
   ${card('tokens (prompt + completion)', int(total((c) => c.cost.promptTokens + c.cost.completionTokens)))}
   ${card('sandbox runs', int(total((c) => c.cost.sandboxRuns)))}
 </div>
-${best.length ? `<p>Best pass@1 per dataset:</p><ul class="best">${best.join('')}</ul>` : ''}
+${best.length ? `<p>Best pass@1 per dataset (a dataset scored from text: its metric):</p><ul class="best">${best.join('')}</ul>` : ''}
 ${(data.notes ?? []).map((n) => `<p class="note">${esc(n)}</p>`).join('\n')}
 </section>`;
 }
@@ -367,7 +384,19 @@ function renderExtraScores(cells: readonly ReportCell[]): string {
     `<td>${esc(c.dataset)}</td><td>${esc(c.model)}</td><td>${esc(c.method)}</td><td class="num">${esc(c.temperature)}</td>`;
   const named = cells.filter((c) => c.scores?.kind === 'named');
   const testCases = cells.filter((c) => c.scores?.kind === 'test_cases');
+  const text = cells.filter((c) => c.scores?.kind === 'text');
   const parts: string[] = [];
+  if (text.length) {
+    const rows = text.map((c) =>
+      c.scores?.kind === 'text'
+        ? `<tr>${label(c)}<td>${esc(c.scores.metric)}</td><td class="num">${dec(headlineOf(c.scores) ?? NaN, 4)}</td><td>${esc(corpusScoreLine(c.scores))}</td></tr>`
+        : '',
+    );
+    parts.push(`<p>Datasets scored from the generations' text against each task's reference, nothing run (pass@k does not apply): the family's metric as its peer harness reports it (CoNaLa, Concode: bigcode's corpus BLEU over each task's first sample).</p>
+<table class="grid metrics" id="text-scores-table"><thead><tr><th>dataset</th><th>model</th><th>method</th><th>T</th><th>metric</th><th>headline</th><th>figures</th></tr></thead><tbody>
+${rows.join('\n')}
+</tbody></table>`);
+  }
   if (named.length) {
     const rows = named.flatMap((c) =>
       Object.entries(c.scores?.kind === 'named' ? c.scores.byName : {}).map(

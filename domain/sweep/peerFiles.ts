@@ -11,8 +11,11 @@ import type { CellSummary } from './results.js';
 /** bigcode's metric JSON for one cell: its scores under the dataset's name, and the settings it ran with. */
 export function bigcodeMetricsJson(summary: CellSummary): string {
   const cell = summary.cell;
-  const metrics: Record<string, number> = { ...summary.passAtK };
-  if (summary.scores?.kind === 'test_cases') {
+  const metrics: Record<string, number | number[]> = { ...summary.passAtK };
+  if (summary.scores?.kind === 'text') {
+    // A task scored from its text: bigcode's file holds the metric's figures ({"conala": {"bleu": ...}}), no pass@k.
+    Object.assign(metrics, summary.scores.figures);
+  } else if (summary.scores?.kind === 'test_cases') {
     // APPS in bigcode reports these two beside pass@k.
     metrics.strict_accuracy = summary.scores.strictAccuracy;
     metrics.avg_accuracy = summary.scores.averageTestCaseAccuracy;

@@ -4,7 +4,12 @@ import { ExceptionInfoSchema, ExecutionStatusSchema } from '../execution/types.j
 import type { TaskScore } from '../families/types.js';
 import { MethodCostSchema, type MethodCost } from '../methods/artifacts.js';
 
-export const SampleStatusSchema = z.union([ExecutionStatusSchema, z.enum(['llm_error', 'not_executed'])]);
+/**
+ * How a sample ended: a run's status; `llm_error` (no answer); `not_executed` (saved, not run:
+ * generation-only); `scored` (a task scored from its text, TaskChecking `text`: nothing ran, and
+ * `passed` / `success` are false and mean nothing; its score is the record's `score.stats`).
+ */
+export const SampleStatusSchema = z.union([ExecutionStatusSchema, z.enum(['llm_error', 'not_executed', 'scored'])]);
 export type SampleStatus = z.infer<typeof SampleStatusSchema>;
 
 export const SampleRecordSchema = z.object({
@@ -30,6 +35,8 @@ export const SampleRecordSchema = z.object({
     .discriminatedUnion('kind', [
       z.object({ kind: z.literal('named'), scores: z.record(z.string(), z.boolean()) }),
       z.object({ kind: z.literal('test_cases'), passed: z.number().int().nonnegative(), total: z.number().int().nonnegative() }),
+      // A text-scored sample's statistics (TextStats), what its family's corpus metric sums.
+      z.object({ kind: z.literal('text'), stats: z.record(z.string(), z.number()) }),
     ])
     .optional(),
   exception: ExceptionInfoSchema.optional(),
@@ -62,6 +69,8 @@ export function scoreFields(score: TaskScore): Pick<SampleRecord, 'passed' | 'su
       return { passed: score.passed, success: score.success, score: { kind: 'named', scores: score.scores } };
     case 'test_cases':
       return { passed: score.passed, success: score.success, score: { kind: 'test_cases', ...score.testCases } };
+    case 'text':
+      return { passed: false, success: false, score: { kind: 'text', stats: score.stats } };
   }
 }
 
@@ -102,7 +111,7 @@ export interface ShardTotals {
   requestsUnanswered: number;
 }
 
-/** A shard's totals from its stored records (samples not executed score nothing, as in a cell). */
+/** A shard's totals from its stored records (samples not executed, or scored from their text, pass nothing, as in a cell). */
 export function totalsOfRecords(shardIndex: number, records: readonly SampleRecord[]): ShardTotals {
   const byTask = new Map<number, { n: number; c: number }>();
   const cost = { calls: 0, promptTokens: 0, completionTokens: 0, sandboxRuns: 0, requestsUnanswered: 0 };
@@ -113,7 +122,8 @@ export function totalsOfRecords(shardIndex: number, records: readonly SampleReco
     cost.completionTokens += c.completion_tokens;
     cost.sandboxRuns += c.sandbox_runs;
     cost.requestsUnanswered += c.requests_unanswered ?? 0;
-    if (r.status === 'not_executed') continue;
+    // Text-scored samples pass nothing: their tasks stay out of pass@1 so far (shown as "-").
+    if (r.status === 'not_executed' || r.score?.kind === 'text') continue;
     const t = byTask.get(r.task_index) ?? { n: 0, c: 0 };
     t.n++;
     if (r.passed) t.c++;
@@ -125,7 +135,7 @@ export function totalsOfRecords(shardIndex: number, records: readonly SampleReco
 
 /** A record's whole cost: its final call, plus the task's method work when it carries it. */
 export function recordCost(r: SampleRecord): MethodCost {
-  const ran = r.status !== 'llm_error' && r.status !== 'not_executed' ? 1 : 0;
+  const ran = r.status !== 'llm_error' && r.status !== 'not_executed' && r.status !== 'scored' ? 1 : 0;
   return {
     calls: r.calls + (r.method_cost?.calls ?? 0),
     prompt_tokens: r.prompt_tokens + (r.method_cost?.prompt_tokens ?? 0),

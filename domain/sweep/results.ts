@@ -7,6 +7,9 @@ import type { SweepProblem } from '../datasets/problems.js';
 import { familyOf } from '../families/registry.js';
 import { estimateAtK, type MeanInterval } from '../metrics/passAtK.js';
 import { recordCost, type SampleRecord } from './records.js';
+import { CorpusFold, noPassAtKReason, textCheckingOf } from './textScores.js';
+import type { CorpusScore } from './corpusScore.js';
+import type { CorpusMetric } from '../families/types.js';
 
 /** What a cell cost: LLM calls and tokens, sandbox runs, wall time. */
 export interface CellCost {
@@ -52,11 +55,14 @@ export interface CellScores {
  * - `named`: pass@k and its interval per named score (evalplus: `base`, `plus`);
  * - `test_cases`: APPS's two: strict accuracy (the mean over tasks of the fraction of samples that
  *   pass every test case; with one sample per task, APPS's strict accuracy) and average test-case
- *   accuracy (the mean over tasks of the mean over samples of the fraction of test cases passed).
+ *   accuracy (the mean over tasks of the mean over samples of the fraction of test cases passed);
+ * - `text`: the family's corpus metric over the cell's text-scored samples (TaskChecking `text`):
+ *   its figures (CoNaLa: HF bleu's), which samples it took and how many; pass@k is absent then.
  */
 export type CellExtraScores =
   | { kind: 'named'; byName: Record<string, { passAtK: Record<string, number>; passAtKCI: Record<string, AtKInterval> }> }
-  | { kind: 'test_cases'; strictAccuracy: number; averageTestCaseAccuracy: number };
+  | { kind: 'test_cases'; strictAccuracy: number; averageTestCaseAccuracy: number }
+  | ({ kind: 'text' } & CorpusScore);
 
 /** A metric's standard error over tasks and its 95% interval (normal approximation); null with one task. */
 export type AtKInterval = Pick<MeanInterval, 'stderr' | 'low' | 'high'>;
@@ -113,8 +119,10 @@ export class CellAccumulator {
   private promptTokens = 0;
   private completionTokens = 0;
   private sandboxRuns = 0;
+  /** The cell's corpus metric and its fold, from its first text-scored record (its tasks are scored from their text). */
+  private text: { metric: CorpusMetric; fold: CorpusFold } | null = null;
 
-  constructor(problems: readonly SweepProblem[]) {
+  constructor(private readonly problems: readonly SweepProblem[]) {
     this.perTask = problems.map((p) => ({ task_id: p.task_id, n: 0, c: 0, s: 0, pipeline_length: familyOf(p).pipelineLength(p) }));
   }
 
@@ -134,6 +142,8 @@ export class CellAccumulator {
         for (const [name, passed] of Object.entries(r.score.scores)) named[name] = (named[name] ?? 0) + (passed ? 1 : 0);
       } else if (r.score?.kind === 'test_cases') {
         t.testCaseCredit = (t.testCaseCredit ?? 0) + (r.score.total > 0 ? r.score.passed / r.score.total : 0);
+      } else if (r.score?.kind === 'text') {
+        this.textFold(r).add(r.score.stats, r.sample_index === 0);
       }
     }
     this.statusCounts[r.status] = (this.statusCounts[r.status] ?? 0) + 1;
@@ -144,6 +154,16 @@ export class CellAccumulator {
     this.promptTokens += cost.prompt_tokens;
     this.completionTokens += cost.completion_tokens;
     this.sandboxRuns += cost.sandbox_runs;
+  }
+
+  /** The fold of the cell's text scores: its task's metric (the family's; one per cell). */
+  private textFold(r: SampleRecord): CorpusFold {
+    const checking = textCheckingOf(this.problems[r.task_index]!);
+    if (checking === null) throw new Error(`record of task ${r.task_id} has a text score, but its task is run`);
+    this.text ??= { metric: checking.metric, fold: new CorpusFold(checking.metric) };
+    if (this.text.metric.id !== checking.metric.id)
+      throw new Error(`task ${r.task_id} is scored by ${checking.metric.id}, the cell's others by ${this.text.metric.id}`);
+    return this.text.fold;
   }
 
   /** The cell's summary and its results.json content, from the records added so far. */
@@ -161,6 +181,14 @@ export class CellAccumulator {
     );
     if (this.unexecuted > 0)
       pass.dropped = [`pass@k and success@k: ${this.unexecuted} samples were not executed (generation-only), nothing is scored`];
+    else if (this.text) {
+      // Nothing ran: a pass@k of zeros would read as a score.
+      pass.averages = {};
+      pass.intervals = {};
+      success.averages = {};
+      success.intervals = {};
+      pass.dropped = [noPassAtKReason(this.text.metric)];
+    }
     const cost = {
       calls: this.calls,
       // Only when some request went unanswered: cells of sweeps without an outage store what they did before.
@@ -192,7 +220,8 @@ export class CellAccumulator {
       cost,
       resultsKey: input.resultsKey,
     };
-    const extra = extraScores(scored, input.k);
+    const corpus = this.unexecuted > 0 ? null : (this.text?.fold.result() ?? null);
+    const extra = corpus ? ({ kind: 'text', ...corpus } as const) : extraScores(scored, input.k);
     if (extra) summary.scores = extra;
     const summaryMetrics = () => ({ ...summary.passAtK, ...summary.successAtK });
     const results = {
@@ -264,6 +293,9 @@ export function extraScoresJson(extra: CellExtraScores): Record<string, unknown>
   if (extra.kind === 'named') {
     return Object.fromEntries(Object.entries(extra.byName).map(([name, s]) => [name, { ...s.passAtK, ci95: s.passAtKCI }]));
   }
+  if (extra.kind === 'text') {
+    return { metric: extra.metric, samples_scored: extra.samplesScored, samples: extra.samples, ...extra.figures };
+  }
   return { strict_accuracy: extra.strictAccuracy, average_test_case_accuracy: extra.averageTestCaseAccuracy };
 }
 
@@ -285,8 +317,16 @@ export function resultsJson(results: Record<string, unknown>): string {
 /** The reference bigcode's references.json holds for a task: what runs after the solution. */
 export function referenceOf(p: SweepProblem): string {
   const checking = familyOf(p).checking(p);
-  // A task checked against its reference's outputs: the reference program (solution and inputs) is what decides.
-  return `${checking.kind === 'tests' ? familyOf(p).tests(p, null) : checking.program}\n`;
+  switch (checking.kind) {
+    case 'tests':
+      return `${familyOf(p).tests(p, null)}\n`;
+    // A task checked against its reference's outputs: the reference program (solution and inputs) is what decides.
+    case 'reference-outputs':
+      return `${checking.program}\n`;
+    // A text-scored task's reference is the text its samples are compared with (bigcode's get_reference).
+    case 'text':
+      return `${checking.reference}\n`;
+  }
 }
 
 /**

@@ -9,7 +9,8 @@ import { toolchainFor } from './toolchainRegistry.js';
 
 /** The process languages the problems use that cannot run here, each with why; empty when all can. */
 export function missingToolchains(problems: readonly SweepProblem[]): Array<{ language: string; message: string }> {
-  const languages = new Set(problems.map((p) => familyOf(p).language(p)));
+  // Tasks scored from their text run nothing: their language needs no toolchain here.
+  const languages = new Set(problems.filter((p) => familyOf(p).checking(p).kind !== 'text').map((p) => familyOf(p).language(p)));
   const missing: Array<{ language: string; message: string }> = [];
   for (const language of [...languages].sort()) {
     const runner = languageRunner(language);

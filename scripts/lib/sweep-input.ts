@@ -16,7 +16,7 @@ import type { LlmEndpoint } from '../../domain/llm/request.js';
 import { stopSentTo, stopWordsFor, sweepConfigHash, type SweepConfig, type SweepDatasetConfig } from '../../domain/sweep/config.js';
 import { sweepConfigKey, sweepInputKey, sweepRunConflict, type S3Ref, type SweepRun } from '../../domain/sweep/keys.js';
 import { expandGrid, loadedCellId } from '../../domain/sweep/plan.js';
-import { decodeMaybeGzip } from '../../infra/problems.js';
+import { datasetText } from '../../infra/datasetText.js';
 import { getBytes, putObject, putObjectOnce, sha256Hex, type Bucket } from '../../infra/s3.js';
 import type { SweepCellInput, SweepDatasetInput, SweepInput, SweepMode } from '../../workflows/sweepTypes.js';
 
@@ -32,7 +32,7 @@ export function resolveDatasetPath(configFile: string, p: string): string {
   return path.isAbsolute(p) ? p : path.resolve(path.dirname(configFile), p);
 }
 
-/** A file named in the config (local, relative to the config file, or s3://), gunzipped if need be. */
+/** A file named in the config (local, relative to the config file, or s3://), gunzipped if need be, a Parquet file's rows as JSON Lines. */
 async function readInputText(bucket: Bucket, configFile: string, p: string, field: string): Promise<string> {
   const s3 = parseS3Uri(p);
   if (s3) {
@@ -43,18 +43,18 @@ async function readInputText(bucket: Bucket, configFile: string, p: string, fiel
       throw new SweepInputError(`${field}: cannot read ${p}: ${describeS3Error(err)}`);
     }
     if (bytes === null) throw new SweepInputError(`${field}: ${p} does not exist`);
-    return decodeNamed(bytes, field, p);
+    return await decodeNamed(bytes, field, p);
   }
   const file = resolveDatasetPath(configFile, p);
   if (!existsSync(file)) throw new SweepInputError(`${field}: ${file} does not exist`);
-  return decodeNamed(readFileSync(file), field, file);
+  return await decodeNamed(readFileSync(file), field, file);
 }
 
-function decodeNamed(bytes: Uint8Array, field: string, where: string): string {
+async function decodeNamed(bytes: Uint8Array, field: string, where: string): Promise<string> {
   try {
-    return decodeMaybeGzip(bytes);
+    return await datasetText(bytes, where);
   } catch (err) {
-    throw new SweepInputError(`${field}: ${where} is not readable as text or gzip: ${(err as Error).message}`);
+    throw new SweepInputError(`${field}: ${where} is not readable as text, gzip or Parquet: ${(err as Error).message}`);
   }
 }
 
@@ -174,7 +174,7 @@ async function uploadEntryFiles(
       continue;
     }
     const bytes = readFileSync(resolveDatasetPath(configFile, f.path));
-    const ending = /\.jsonl\.gz$|\.jsonl$|\.json$/.exec(f.path)?.[0] ?? '';
+    const ending = /\.jsonl\.gz$|\.jsonl$|\.json$|\.parquet$/.exec(f.path)?.[0] ?? '';
     const key = sweepInputKey(sweepId, `${entry.name}-${role}-${sha256Hex(bytes).slice(0, 16)}${ending}`);
     await putObjectOnce(bucket, key, bytes);
     refs[role] = { key };

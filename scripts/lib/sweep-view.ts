@@ -1,6 +1,7 @@
 /** How a sweep looks in a terminal: live progress per cell, and the results table. */
 import cliProgress from 'cli-progress';
 import type { Client } from '@temporalio/client';
+import { corpusScoreLine } from '../../domain/sweep/corpusScore.js';
 import type { AtKInterval, CellSummary } from '../../domain/sweep/results.js';
 import { sweepWorkflowId } from '../../domain/sweep/keys.js';
 import { cellProgressQuery, type CellProgress } from '../../workflows/sweepCell.js';
@@ -72,7 +73,7 @@ export function formatResultsTable(cells: CellSummary[]): string {
   ].join('\n');
 }
 
-/** The scores beyond pass@k of the cells that have them (evalplus's base and plus, APPS's accuracies), a line per cell. */
+/** The scores beyond pass@k of the cells that have them (evalplus's base and plus, APPS's accuracies, a text-scored family's metric), a line per cell. */
 function extraScoreLines(cells: CellSummary[]): string[] {
   return cells.flatMap((c) => {
     const cell = String(c.cell.cell ?? '');
@@ -93,6 +94,8 @@ function extraScoreLines(cells: CellSummary[]): string[] {
         return [
           `${cell}: strict accuracy ${c.scores.strictAccuracy.toFixed(4)}; average test-case accuracy ${c.scores.averageTestCaseAccuracy.toFixed(4)}`,
         ];
+      case 'text':
+        return [`${cell}: ${corpusScoreLine(c.scores)}`];
       default:
         return [];
     }

@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { SweepProblemSchema, type SweepProblem } from '../../domain/datasets/problems.js';
 import { parseJsonl } from '../../domain/datasets/jsonl.js';
 import { FAMILIES, FAMILY_IDS, familyOf, type FamilyId } from '../../domain/families/registry.js';
+import type { TaskChecking } from '../../domain/families/types.js';
 import { generateLines } from '../../domain/pbe/generate.js';
 import { resolvePbeParams } from '../../domain/pbe/params.js';
 import { parseSweepConfig, sweepConfigHash } from '../../domain/sweep/config.js';
@@ -133,6 +134,29 @@ function storedBytes(family: FamilyId, entry: unknown, texts: Record<string, str
   return loaded.problems.map((p) => JSON.stringify(p) + '\n').join('');
 }
 
+/** What a problem's checking makes of it: a run's program parts and score, or a text score (no run, nothing else asked). */
+function checkingArtefacts(
+  family: ReturnType<typeof familyOf>,
+  problem: SweepProblem,
+  checking: TaskChecking,
+  outcome: { status: 'passed'; stdout: string },
+): Record<string, unknown> {
+  switch (checking.kind) {
+    case 'tests':
+      return { checking, tests: family.tests(problem, null), limits: family.limits(problem, null, 3000), score: family.score(problem, outcome) };
+    case 'reference-outputs':
+      return {
+        checking: { kind: checking.kind, program: checking.program, limits: checking.limits, cacheKey: checking.cacheKey },
+        score: family.score(problem, outcome),
+      };
+    case 'text':
+      return {
+        checking: { kind: checking.kind, metric: checking.metric.id, reference: checking.reference },
+        score: [checking.reference, 'def f(x):\n    return x\n', ''].map((text) => checking.stats(text)),
+      };
+  }
+}
+
 /** What every step makes of a stored problem once read back: prompts, solutions, programs' parts, limits, scores. */
 function behaviour(problem: SweepProblem): unknown {
   const family = familyOf(problem);
@@ -155,12 +179,7 @@ function behaviour(problem: SweepProblem): unknown {
     solutions: (['completions', 'chat', 'saved'] as const).map((api) => family.solution(problem, api, 'def f(x):\n    return x\n')),
     reference: family.referenceSolution(problem),
     embedded: family.embedSolution(problem, 'SOLUTION\n'),
-    checking:
-      checking.kind === 'tests'
-        ? checking
-        : { kind: checking.kind, program: checking.program, limits: checking.limits, cacheKey: checking.cacheKey },
-    ...(checking.kind === 'tests' ? { tests: family.tests(problem, null), limits: family.limits(problem, null, 3000) } : {}),
-    score: family.score(problem, outcome),
+    ...checkingArtefacts(family, problem, checking, outcome),
     requirements: family.requirements(problem),
   };
 }

@@ -1,0 +1,82 @@
+/**
+ * The scores of samples scored from their text (TaskChecking `text`): a sample's statistics, and
+ * the fold of a cell's (or an evaluate.ts run's) statistics into its family's corpus metric, in
+ * memory that does not grow with the samples. Shared by the sweep's cells and scripts/evaluate.ts.
+ */
+import type { SweepProblem } from '../datasets/problems.js';
+import { familyOf } from '../families/registry.js';
+import type { CorpusMetric, TaskChecking, TextScore, TextStats } from '../families/types.js';
+import type { CorpusScore } from './corpusScore.js';
+
+export type { CorpusScore };
+
+export type TextChecking = Extract<TaskChecking, { kind: 'text' }>;
+
+/** The text checking of a problem, or null when its samples are run. */
+export function textCheckingOf(problem: SweepProblem): TextChecking | null {
+  const checking = familyOf(problem).checking(problem);
+  return checking.kind === 'text' ? checking : null;
+}
+
+/** A sample's text score. */
+export function textScore(checking: TextChecking, solution: string): TextScore {
+  return { kind: 'text', passed: false, success: false, stats: checking.stats(solution) };
+}
+
+/**
+ * The one corpus metric of a set of problems (a cell's, an evaluate.ts run's), or null when none is
+ * text-scored. A set mixing metrics, or text-scored problems with run ones, has no one score: refused.
+ */
+export function corpusMetricOf(problems: readonly SweepProblem[], what: string): CorpusMetric | null {
+  let metric: CorpusMetric | null = null;
+  let run: string | undefined;
+  for (const p of problems) {
+    const checking = textCheckingOf(p);
+    if (checking === null) {
+      run ??= p.task_id;
+      continue;
+    }
+    if (metric !== null && metric.id !== checking.metric.id)
+      throw new Error(`${what}: task ${p.task_id} is scored by ${checking.metric.id}, others by ${metric.id}; one metric per cell`);
+    metric = checking.metric;
+  }
+  if (metric !== null && run !== undefined)
+    throw new Error(`${what}: task ${run} is run in the sandbox, others are scored by ${metric.id} from their text; not in one cell`);
+  return metric;
+}
+
+
+/**
+ * The statistics of a set's text-scored samples, summed as the metric scores them: with `first`,
+ * only each task's sample 0 (what bigcode's `gen[0]` is); with `all`, every one.
+ */
+export class CorpusFold {
+  private readonly sums: TextStats = {};
+  private count = 0;
+
+  constructor(private readonly metric: CorpusMetric) {}
+
+  /** Adds a sample's statistics; `first` says whether it is its task's first sample. */
+  add(stats: Readonly<TextStats>, first: boolean): void {
+    if (this.metric.samples === 'first' && !first) return;
+    for (const [key, value] of Object.entries(stats)) this.sums[key] = (this.sums[key] ?? 0) + value;
+    this.count++;
+  }
+
+  /** The figures so far; null before any sample is scored. */
+  result(): CorpusScore | null {
+    if (this.count === 0) return null;
+    return {
+      metric: this.metric.id,
+      headline: this.metric.headline,
+      samplesScored: this.metric.samples,
+      samples: this.count,
+      figures: this.metric.figures(this.sums, this.count),
+    };
+  }
+}
+
+/** Why a text-scored set has no pass@k: one line for results and reports. */
+export function noPassAtKReason(metric: CorpusMetric): string {
+  return `pass@k and success@k: the samples are scored from their text by ${metric.id}, not run; see scores`;
+}
