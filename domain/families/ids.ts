@@ -15,6 +15,7 @@ export const FAMILY_IDS = [
   'ds1000',
   'multipl-e',
   'torchdata',
+  'santacoder-fim',
 ] as const;
 export const FamilyIdSchema = z.enum(FAMILY_IDS);
 export type FamilyId = z.infer<typeof FamilyIdSchema>;

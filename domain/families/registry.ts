@@ -18,6 +18,7 @@ import { mbppFamily } from './mbpp/index.js';
 import { multiplEFamily } from './multipl-e/index.js';
 import { pbeWorldFamily } from './pbe-world/index.js';
 import { renamedLibraryFamily } from './renamed-library/index.js';
+import { santaCoderFimFamily } from './santacoder-fim/index.js';
 import { torchdataFamily } from './torchdata/index.js';
 import type { DatasetEntryBase, EntrySchema, EvaluateSupport, TaskFamily } from './types.js';
 
@@ -31,6 +32,7 @@ export const FAMILIES = {
   ds1000: ds1000Family,
   'multipl-e': multiplEFamily,
   torchdata: torchdataFamily,
+  'santacoder-fim': santaCoderFimFamily,
 } as const;
 
 /** A family's dataset entry, as its schema resolves it. */

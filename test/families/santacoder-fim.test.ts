@@ -16,6 +16,9 @@ import {
 import { FIM_PRESETS, fimPrompt, type FimTokens } from '../../domain/llm/fim.js';
 import { fimExactMatch } from '../../domain/metrics/exactMatch.js';
 import { FIM_ROWS, fimJsonl } from '../support/santacoder-fim-rows.js';
+import { FIM_EXACT_MATCH, santaCoderFimFamily, SantaCoderFimEntrySchema } from '../../domain/families/santacoder-fim/index.js';
+import { parseSweepConfig } from '../../domain/sweep/config.js';
+import { directRequestBody } from '../../methods/direct/request.js';
 
 const PYTHON = '/root/.pyenv/versions/3.11.7/bin/python3';
 
@@ -89,5 +92,70 @@ describe('SantaCoder FIM rows, prompts and exact match', () => {
       { language: 'js', reference: FIM_ROWS[2]!.canonical_solution, samples: ['let n = 0;\n', 'let n = 0;', 'var n = 0;'] },
     ];
     expect(fimExactMatch(tasks)).toEqual({ 'py Exact Match': 0.5, 'js Exact Match': 2 / 3, 'java Exact Match': 0 });
+  });
+});
+
+describe('the SantaCoder FIM family', () => {
+  const load = (extra: Record<string, unknown> = {}) =>
+    santaCoderFimFamily.load({
+      entry: SantaCoderFimEntrySchema.parse({ name: 'fim', family: 'santacoder-fim', path: 'fim.parquet', ...extra }),
+      texts: { rows: fimJsonl(FIM_ROWS) },
+      sources: { rows: 'fim.parquet' },
+    }).problems;
+
+  it('problems: the row name as task id, the FIM prompt of prompt and suffix with the model tokens, languages filtered', () => {
+    const problems = load();
+    expect(problems.map((p) => p.task_id)).toEqual(FIM_ROWS.map((r) => r.name));
+    const body = directRequestBody(problems[0]!, 'completions', { model: 'm', temperature: 0, top_p: 1, max_tokens: 8, fim: FIM_PRESETS.santacoder }, 0);
+    expect('prompt' in body && body.prompt).toBe(`<fim-prefix>${FIM_ROWS[0]!.prompt}<fim-suffix>${FIM_ROWS[0]!.suffix}<fim-middle>`);
+    expect(problems.map((p) => santaCoderFimFamily.language(p))).toContain('java');
+    expect(load({ languages: ['js'] }).map((p) => p.task_id)).toEqual(FIM_ROWS.filter((r) => r.language === 'js').map((r) => r.name));
+    expect(santaCoderFimFamily.stopWords(SantaCoderFimEntrySchema.parse({ name: 'f', family: 'santacoder-fim', path: 'f.jsonl' }))).toEqual(
+      SANTACODER_FIM_STOP_WORDS,
+    );
+  });
+
+  it("each sample's statistics, summed, give bigcode's per-language exact match (fimExactMatch)", () => {
+    const problems = load();
+    const answers = ['total = x + y\n', '<|endoftext|>', '    let n = 0;<|filename|>x', 'return n;', '        return a;', '  }  '];
+    const tasks = problems.map((p, i) => ({ problem: p, samples: [answers[i % answers.length]!, FIM_ROWS[i]!.canonical_solution] }));
+    const sums: Record<string, number> = {};
+    for (const { problem, samples } of tasks) {
+      const checking = santaCoderFimFamily.checking(problem);
+      if (checking.kind !== 'text') throw new Error('not text-scored');
+      expect(checking.metric).toBe(FIM_EXACT_MATCH);
+      expect(checking.reference).toBe(problem.canonical_solution);
+      for (const sample of samples) {
+        for (const [k, v] of Object.entries(checking.stats(santaCoderFimFamily.solution(problem, 'completions', sample))))
+          sums[k] = (sums[k] ?? 0) + v;
+      }
+    }
+    const want = fimExactMatch(
+      tasks.map(({ problem, samples }, i) => ({
+        language: FIM_ROWS[i]!.language,
+        reference: problem.canonical_solution!,
+        samples: samples.map((s) => santaCoderFimPostprocess(s)),
+      })),
+    );
+    const figures = FIM_EXACT_MATCH.figures(sums, 2 * tasks.length);
+    expect(Object.fromEntries(Object.entries(figures).filter(([k]) => k !== 'Exact Match'))).toEqual(want);
+    expect(want['py Exact Match']).toBeGreaterThan(0.5);
+    expect(want['js Exact Match']).toBeLessThan(1);
+    const rightAll = tasks.flatMap(({ problem, samples }) => samples.map((s) => exactlyMatches(santaCoderFimPostprocess(s), problem.canonical_solution!)));
+    expect(figures['Exact Match']).toBeCloseTo(rightAll.filter(Boolean).length / rightAll.length, 12);
+  });
+
+  it('a sweep config refuses chat models and completion models without FIM tokens for it', () => {
+    const config = (model: Record<string, unknown>) => ({
+      datasets: [{ name: 'fim', family: 'santacoder-fim', path: 'fim.parquet' }],
+      models: [{ id: 'm', base_url: 'http://127.0.0.1:8080/v1', model: 'x', ...model }],
+      methods: ['direct'],
+      temperatures: [0.2],
+      n_samples: 1,
+      k: [1],
+    });
+    expect(() => parseSweepConfig(config({ api: 'chat' }))).toThrow('models[0].api: datasets[0] (fim) fills in the middle: a chat model cannot take it');
+    expect(() => parseSweepConfig(config({ api: 'completions' }))).toThrow('models[0].fim: datasets[0] (fim) fills in the middle');
+    expect(parseSweepConfig(config({ api: 'completions', fim: 'starcoder' })).models[0]!.fim).toEqual(FIM_PRESETS.starcoder);
   });
 });
