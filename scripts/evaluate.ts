@@ -5,7 +5,7 @@
  * programs run on the process runner of the rows' language, whose toolchain is checked first):
  *
  *   npx tsx scripts/evaluate.ts --problems FILE --samples samples.jsonl [--k 1,10,100]
- *       [--timeout 3] [--workers N] [--ignore-incomplete] [--family humaneval|mbpp|pbe-world|evalplus|apps|ds1000|multipl-e|torchdata]
+ *       [--timeout 3] [--workers N] [--ignore-incomplete] [--family humaneval|mbpp|pbe-world|evalplus|apps|ds1000|multipl-e|torchdata|santacoder-fim]
  *       [--form completion|full] [--split all|test|validation|train|prompt] [--out FILE]
  *       [--min-time-limit 4] [--gt-time-limit-factor 4] [--cache-dir DIR] [--python PATH] [--share-process]
  *       [--apps-stdin-form testing-util|as-written] [--ds1000-mode completion|insertion]
