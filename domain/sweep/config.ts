@@ -402,6 +402,11 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
  * (direct).
  */
 function fillInTheMiddleChecks(datasets: unknown[], models: unknown[], methods: unknown[], add: AddIssue): void {
+  models.forEach((x, xi) => {
+    const model = x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : null;
+    if (model && model.fim !== undefined && (model.api ?? 'chat') !== 'completions')
+      add(['models', xi, 'fim'], 'FIM tokens go into completion prompts: give api: completions, or leave fim out');
+  });
   const fimDatasets = datasets.flatMap((d, di) => {
     if (!d || typeof d !== 'object' || Array.isArray(d) || familyProblem(d as Record<string, unknown>)) return [];
     const family = familyOf(d as DatasetEntry);

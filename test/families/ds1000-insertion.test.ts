@@ -158,6 +158,9 @@ describe('the sweep config and fill-in-the-middle datasets', () => {
       'models[0].fim: must be one of starcoder, santacoder, qwen2.5-coder, or {prefix, suffix, middle}',
     );
     expect(issues(config({ mode: 'infill' }, [{ api: 'completions' }]))).toContain('datasets[0].mode');
+    expect(issues(config({}, [{ fim: 'starcoder' }]))).toContain(
+      'models[0].fim: FIM tokens go into completion prompts: give api: completions, or leave fim out',
+    );
     // Completion mode asks nothing of the models.
     expect(() => parseSweepConfig(config({}, [{ api: 'chat' }]))).not.toThrow();
   });
