@@ -15,6 +15,9 @@ export const FAMILY_IDS = [
   'ds1000',
   'multipl-e',
   'torchdata',
+  'conala',
+  'concode',
+  'spider',
   'santacoder-fim',
 ] as const;
 export const FamilyIdSchema = z.enum(FAMILY_IDS);

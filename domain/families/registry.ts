@@ -20,6 +20,9 @@ import { pbeWorldFamily } from './pbe-world/index.js';
 import { renamedLibraryFamily } from './renamed-library/index.js';
 import { santaCoderFimFamily } from './santacoder-fim/index.js';
 import { torchdataFamily } from './torchdata/index.js';
+import { conalaFamily } from './conala/index.js';
+import { concodeFamily } from './concode/index.js';
+import { spiderFamily } from './spider/index.js';
 import type { DatasetEntryBase, EntrySchema, EvaluateSupport, TaskFamily } from './types.js';
 
 export const FAMILIES = {
@@ -32,6 +35,9 @@ export const FAMILIES = {
   ds1000: ds1000Family,
   'multipl-e': multiplEFamily,
   torchdata: torchdataFamily,
+  conala: conalaFamily,
+  concode: concodeFamily,
+  spider: spiderFamily,
   'santacoder-fim': santaCoderFimFamily,
 } as const;
 

@@ -323,9 +323,9 @@ export function referenceOf(p: SweepProblem): string {
     // A task checked against its reference's outputs: the reference program (solution and inputs) is what decides.
     case 'reference-outputs':
       return `${checking.program}\n`;
-    // A text-scored task's reference is the text its samples are compared with (bigcode's get_reference).
+    // A text-scored task's reference is the text its samples are compared with, as is (bigcode's get_reference).
     case 'text':
-      return `${checking.reference}\n`;
+      return checking.reference;
   }
 }
 

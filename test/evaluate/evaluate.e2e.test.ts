@@ -208,7 +208,7 @@ describe('evaluate', () => {
       const unknown = await evaluate(['--problems', PROBLEM, '--samples', samples, '--family', 'mbpp-plus']);
       expect(unknown.code).toBe(2);
       expect(unknown.stderr).toContain(
-        '--family: expected one of humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata, santacoder-fim, got "mbpp-plus"',
+        '--family: expected one of humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata, conala, concode, spider, santacoder-fim, got "mbpp-plus"',
       );
       const renamed = await evaluate(['--problems', PROBLEM, '--samples', samples, '--family', 'renamed-library']);
       expect(renamed.code).toBe(2);

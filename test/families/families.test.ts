@@ -33,7 +33,7 @@ describe('family entries in a sweep config', () => {
     expect(issuesOf(minimal([{ name: 'd', family: 'ds-2000', path: 'a.jsonl' }]))).toEqual([
       {
         path: 'datasets[0].family',
-        message: 'must be one of humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata, santacoder-fim, got "ds-2000"',
+        message: 'must be one of humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata, conala, concode, spider, santacoder-fim, got "ds-2000"',
       },
     ]);
   });
@@ -147,7 +147,7 @@ describe('prompts, programs and references through the family and the language',
 
   it('a problem of an unknown family is an error naming it, not a silent default', () => {
     expect(() => familyOf({ family: 'nope' } as never)).toThrow(
-      'unknown task family "nope" (known: humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata, santacoder-fim)',
+      'unknown task family "nope" (known: humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata, conala, concode, spider, santacoder-fim)',
     );
   });
 

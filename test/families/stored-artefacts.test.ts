@@ -25,6 +25,7 @@ import { FIM_ROWS, fimJsonl } from '../support/santacoder-fim-rows.js';
 import { HUMANEVAL_PLUS_TASKS, MBPP_PLUS_TASKS, jsonl as evalplusJsonl } from '../support/evalplus-rows.js';
 import { addRow, jsonl as multiplEJsonl } from '../support/multiple-rows.js';
 import { TORCHDATA_ROWS, torchDataJsonl } from '../support/torchdata-rows.js';
+import { CONALA_ROWS, CONCODE_ROWS, jsonl as oneLineJsonl, SPIDER_ROWS } from '../support/oneline-rows.js';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const REF = path.join(import.meta.dirname, '..', '..', '..', 'shared', 'reference');
@@ -127,7 +128,13 @@ function fixtures(): Array<{ family: FamilyId; entry: unknown; texts: Record<str
     },
     { family: 'multipl-e', entry: entry('js'), texts: { rows: multiplEJsonl([addRow('js', 1), addRow('js', 2)]) } },
     { family: 'torchdata', entry: entry('td'), texts: { rows: torchDataJsonl(TORCHDATA_ROWS), api_docs: DOCS } },
-    // Added after the pins above were computed: their own pins follow.
+    // Families added after CONFIG was pinned: their entries are parsed apart, so its hash stays.
+    ...(['conala', 'concode', 'spider'] as const).map((family) => ({
+      family,
+      entry: parseSweepConfig({ ...CONFIG, datasets: [{ name: family, family, path: `${family}.parquet` }] }).datasets[0]!,
+      texts: { rows: oneLineJsonl({ conala: CONALA_ROWS, concode: CONCODE_ROWS, spider: SPIDER_ROWS }[family]) },
+    })),
+    // DS-1000 in insertion mode and SantaCoder FIM, added after CONFIG was pinned.
     {
       family: 'ds1000',
       entry: Ds1000EntrySchema.parse({ name: 'ds-ins', family: 'ds1000', path: 'ds1000.jsonl', mode: 'insertion' }),
@@ -254,6 +261,19 @@ const PINNED: Array<{ stored: string; behaviour: string }> = [
   {
     stored: '1924c87e4fe81ddf8ac8a64306ee4d5d0bbb856a79d15ea29e74161c60c01c3b',
     behaviour: 'a5a61cb19a6124e58e4c1aa7310fe880f0bc751eff5c3bbfe72aa435aa5e6e6d',
+  },
+  // conala, concode, spider
+  {
+    stored: 'd0db73a0a9e5b228b80a8cb56ed317c12f2aa1abb76c4dc9628be1a3c303e7bb',
+    behaviour: 'b2a3ca78b24f69ebb06f89a68ba8317caebc233134e54c86a56b2572d549f773',
+  },
+  {
+    stored: '02dc4db5157ebc11e38112e947af1bbdc5a14db005cb6d72bcea38cbdaa45a66',
+    behaviour: '61b220dfa6cc4953537714810f45ec360e73ea5798e45759e78b4c449ac8a239',
+  },
+  {
+    stored: '6dd2170c44343349643d2717b93487029b94acb5fdf6fc15b871938dc6dab2de',
+    behaviour: '804b3e5f959076a0b6aeb5ba840006d9e0cb220b5da0c9835c31507baf736de3',
   },
   // DS-1000 in insertion mode.
   {

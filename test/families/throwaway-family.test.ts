@@ -49,7 +49,7 @@ describe('a family added with its folder and one registry line', () => {
       { path: 'datasets[0].repet', message: 'unknown key (did you mean repeat?)' },
     ]);
     expect(sweepConfigIssues(withDatasets([{ name: 'w', family: 'word', path: 'words.jsonl' }]))[0]!.message).toMatch(
-      /, torchdata, santacoder-fim, words, got "word"$/,
+      /, spider, santacoder-fim, words, got "word"$/,
     );
   });
 

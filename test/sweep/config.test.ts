@@ -272,7 +272,7 @@ describe('validation errors name the field path', () => {
     expect(at('datasets[2].name')).toEqual(['duplicate of datasets[1].name ("b")']);
     expect(at('datasets[2].pbe_world')).toEqual(['unknown key (allowed: name, family, path, program_form, library)']);
     expect(at('datasets[1].family')).toEqual([
-      "is required: the dataset's task family, one of humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata, santacoder-fim",
+      "is required: the dataset's task family, one of humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata, conala, concode, spider, santacoder-fim",
     ]);
     expect(at('temperatures[1]')).toEqual(['must be <= 2, got 2.5']);
     expect(at('temperatures[3]')).toEqual(['duplicate of temperatures[0] (0.2)']);
@@ -282,7 +282,7 @@ describe('validation errors name the field path', () => {
   });
 
   it('an entry without family: its misspelt key is named with the correction, the hint comes from its keys and file', () => {
-    const families = 'humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata, santacoder-fim';
+    const families = 'humaneval, pbe-world, renamed-library, mbpp, evalplus, apps, ds1000, multipl-e, torchdata, conala, concode, spider, santacoder-fim';
     const typo = issuesOf({ ...minimal(), datasets: [{ name: 'm', famly: 'mbpp', path: 'data/mbpp.jsonl' }] });
     expect(typo).toContainEqual({ path: 'datasets[0].famly', message: 'unknown key (did you mean family?)' });
     expect(typo).toContainEqual({

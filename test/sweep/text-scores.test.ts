@@ -133,7 +133,7 @@ describe('a text-scored family in a cell', () => {
     expect(line).toMatchObject({ task_id: 'p/0', completion: 'a.sort()', result: 'scored', passed: false, score: { kind: 'text' } });
     // 13a: "a . sort ( )"
     expect(line.score.stats).toMatchObject({ matches_1: 5, possible_1: 5, translation_length: 5, reference_length: 5 });
-    expect(referenceOf(problems[1]!)).toBe('s[::-1]\n');
+    expect(referenceOf(problems[1]!)).toBe('s[::-1]');
     const { summary } = summarize(records);
     const bigcode = JSON.parse(bigcodeMetricsJson(summary));
     expect(Object.keys(bigcode.ph).sort()).toEqual(

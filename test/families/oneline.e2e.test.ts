@@ -1,0 +1,194 @@
+/**
+ * CoNaLa, Concode and Spider (BLEU) end to end: scripts/evaluate.ts on the owners' files (Parquet,
+ * JSON Lines) with samples {task_id, completion}, scoring each task's first sample with bigcode's
+ * BLEU and starting no sandbox; and a sweep through Temporal against the scripted server (a
+ * completions model and a chat model, two samples per task) whose cells report BLEU, not pass@k,
+ * in results.json, the sweep's results, the report and --output-dir's evaluation_results.json,
+ * with every sample `scored` and no sandbox run.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAMILIES } from '../../domain/families/registry.js';
+import { bigcodeBleu } from '../../domain/metrics/bleu.js';
+import { cellFileKey, sweepResultsKey } from '../../domain/sweep/keys.js';
+import { textCheckingOf } from '../../domain/sweep/textScores.js';
+import { getText } from '../../infra/s3.js';
+import { testConfig, uniqueSuffix } from '../support/config.js';
+import { CONALA_ROWS, CONCODE_ROWS, jsonl, SPIDER_ROWS } from '../support/oneline-rows.js';
+import { runTs } from '../support/processes.js';
+import { testBucket } from '../support/s3.js';
+import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+
+const run = promisify(execFile);
+const PARQUET = path.resolve(import.meta.dirname, '../support/parquet');
+const ROWS = { conala: CONALA_ROWS, concode: CONCODE_ROWS, spider: SPIDER_ROWS } as const;
+type Id = keyof typeof ROWS;
+const problemsOf = (id: Id) =>
+  FAMILIES[id].load({ entry: { name: id, family: id, path: 'x.jsonl' } as never, texts: { rows: jsonl(ROWS[id]) }, sources: { rows: id } })
+    .problems;
+const referencesOf = (id: Id) => problemsOf(id).map((p) => textCheckingOf(p)!.reference);
+
+/** The model's one line for each task: the reference for even tasks, a near miss for odd ones. */
+function answerFor(id: Id, index: number): string {
+  const reference = referencesOf(id)[index]!;
+  return index % 2 === 0 ? reference : reference.split(' ').slice(0, -2).join(' ');
+}
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-oneline-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('evaluate.ts on the owners files', () => {
+  it("scores each task's first sample in the file by bigcode's BLEU, rows marked scored, no sandbox started", async () => {
+    const problems = path.join(PARQUET, 'conala-test-00000-of-00001.parquet');
+    const samples = path.join(dir, 'conala_samples.jsonl');
+    const firsts = CONALA_ROWS.map((_, i) => answerFor('conala', i));
+    // Second samples first in the file for task 1: the file's first row of a task is its gen[0].
+    const rows = [
+      { task_id: 'CoNaLa/1', completion: ` ${firsts[1]}\n` },
+      ...firsts.flatMap((c, i) => (i === 1 ? [] : [{ task_id: `CoNaLa/${i}`, completion: c }])),
+      { task_id: 'CoNaLa/0', completion: 'something else' },
+      { task_id: 'CoNaLa/1', completion: 'something else' },
+    ];
+    writeFileSync(samples, jsonl(rows));
+    // An interpreter that does not exist: nothing may need it.
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', problems, '--samples', samples, '--python', '/nonexistent/python'],
+      { timeout: 120_000 },
+    );
+    const metrics = JSON.parse(stdout.trim().split('\n').at(-1)!);
+    const expected = bigcodeBleu(firsts, referencesOf('conala'));
+    expect(metrics.bleu).toBeCloseTo(expected.bleu, 12);
+    expect(metrics).toEqual({ ...expected, bleu: metrics.bleu });
+    expect(stderr).toContain("scored 6 samples of 4 conala problems from their text (bleu, each task's first sample: 4)");
+    const results = readFileSync(`${samples}_results.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(results.map((r) => [r.task_id, r.result])).toEqual(rows.map((r) => [r.task_id, 'scored']));
+    expect(results[0].stats).toHaveProperty('matches_1');
+    expect(results[0]).not.toHaveProperty('passed');
+  }, 180_000);
+
+  it('Concode (JSON Lines, Java, no toolchain asked) and a bad row refused naming file, line and field (exit 2)', async () => {
+    const problems = path.join(dir, 'dev.jsonl');
+    writeFileSync(problems, jsonl(CONCODE_ROWS));
+    const samples = path.join(dir, 'concode_samples.jsonl');
+    const answers = CONCODE_ROWS.map((_, i) => answerFor('concode', i));
+    writeFileSync(samples, jsonl(answers.map((completion, i) => ({ task_id: `Concode/${i}`, completion }))));
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', problems, '--samples', samples], {
+      timeout: 120_000,
+      env: { ...process.env, PATH: '/nonexistent' },
+    });
+    expect(JSON.parse(stdout.trim().split('\n').at(-1)!).bleu).toBeCloseTo(bigcodeBleu(answers, referencesOf('concode')).bleu, 12);
+
+    writeFileSync(problems, jsonl([CONCODE_ROWS[0], { ...CONCODE_ROWS[1], code: null }]));
+    const refused = await run(process.execPath, ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', problems, '--samples', samples], {
+      timeout: 120_000,
+    }).catch((e: { code: number; stderr: string }) => e);
+    expect(refused).toMatchObject({ code: 2 });
+    expect((refused as { stderr: string }).stderr).toMatch(new RegExp(`${problems.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: code: `));
+  }, 180_000);
+});
+
+describe('a sweep over CoNaLa, Concode and Spider against a scripted server', () => {
+  const { config, env } = testConfig();
+  const bucket = testBucket(config);
+  let server: ScriptedLlmServer;
+  const stops: unknown[] = [];
+  const byPrompt = new Map<string, string>();
+  for (const id of Object.keys(ROWS) as Id[]) problemsOf(id).forEach((p, i) => byPrompt.set(p.prompt, answerFor(id, i)));
+
+  beforeAll(async () => {
+    server = await startScriptedLlmServer((req) => {
+      if (req.api === 'completions') {
+        stops.push(req.body.stop);
+        // What follows the newline is cut at the stop word.
+        return { content: `${byPrompt.get(String(req.body.prompt)) ?? 'none'}\nInstruction:\nmore` };
+      }
+      const user = (req.body.messages as Array<{ role: string; content: string }>).find((m) => m.role === 'user')!.content;
+      const answer = [...byPrompt.entries()].find(([prompt]) => user.includes(prompt))?.[1] ?? 'none';
+      return { content: `Here:\n\`\`\`sql\n${answer}\n\`\`\`\n` };
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+    bucket.s3.destroy();
+  });
+
+  it('each cell reports BLEU over each task\'s first sample, and no pass@k; every sample scored, nothing run', async () => {
+    const id = `oneline-${uniqueSuffix()}`;
+    const file = path.join(dir, 'sweep.yaml');
+    const spiderJson = path.join(dir, 'dev.json');
+    writeFileSync(spiderJson, JSON.stringify(SPIDER_ROWS, null, 2));
+    const concodeJsonl = path.join(dir, 'concode.jsonl');
+    writeFileSync(concodeJsonl, jsonl(CONCODE_ROWS));
+    writeFileSync(
+      file,
+      `id: ${id}
+datasets:
+  - name: conala
+    family: conala
+    path: ${path.join(PARQUET, 'conala-test-00000-of-00001.parquet')}
+  - name: concode
+    family: concode
+    path: ${concodeJsonl}
+  - name: spider
+    family: spider
+    path: ${spiderJson}
+models:
+  - id: base
+    base_url: ${server.url}
+    model: scripted-base
+    api: completions
+  - id: chat
+    base_url: ${server.url}
+    model: scripted-chat
+methods: [direct]
+temperatures: [0.2]
+n_samples: 2
+k: [1]
+timeout_s: 10
+`,
+    );
+    const outDir = path.join(dir, 'out');
+    const sweep = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress', '--output-dir', outDir], env);
+    expect(sweep.code, sweep.output).toBe(0);
+    expect(sweep.output).toMatch(/: bleu 0\.\d{4}; precisions/);
+    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
+    expect(results.cells).toHaveLength(6);
+    for (const cell of results.cells) {
+      const dataset = cell.cell.dataset as Id;
+      const expected = bigcodeBleu(
+        ROWS[dataset].map((_, i) => answerFor(dataset, i)),
+        referencesOf(dataset),
+      );
+      expect(expected.bleu).toBeGreaterThan(0);
+      expect(expected.bleu).toBeLessThan(1);
+      expect(cell.scores).toMatchObject({ kind: 'text', metric: 'bleu', samplesScored: 'first', samples: ROWS[dataset].length });
+      expect(cell.scores.figures.bleu, `${cell.cell.cell}`).toBeCloseTo(expected.bleu, 12);
+      expect(cell.passAtK).toEqual({});
+      expect(cell.statusCounts).toEqual({ scored: 2 * ROWS[dataset].length });
+      expect(cell.cost.sandboxRuns).toBe(0);
+      const cellId = String(cell.cell.cell);
+      const cellResults = JSON.parse((await getText(bucket, cellFileKey(id, cellId, 'results.json')))!);
+      expect(cellResults.scores).toMatchObject({ metric: 'bleu', samples_scored: 'first', bleu: cell.scores.figures.bleu });
+      expect(cellResults).not.toHaveProperty('pass@1');
+      // bigcode's metric file: {"<dataset>": {bleu, precisions, ...}, config}.
+      const metrics = JSON.parse(readFileSync(path.join(outDir, cellId, 'evaluation_results.json'), 'utf8'));
+      expect(metrics[dataset]).toEqual(cell.scores.figures);
+      expect(JSON.parse(readFileSync(path.join(outDir, cellId, 'references.json'), 'utf8'))).toEqual(referencesOf(dataset));
+      const samples = readFileSync(path.join(outDir, cellId, 'samples.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      expect(samples.every((s) => s.result === 'scored' && s.score.kind === 'text')).toBe(true);
+    }
+    for (const s of stops) expect(s).toEqual(['\n']);
+    expect(stops.length).toBeGreaterThan(0);
+
+    const report = await runTs('scripts/report.ts', [id, '--out', dir], env);
+    expect(report.code, report.output).toBe(0);
+    const html = readFileSync(path.join(dir, `report-${id}.html`), 'utf8');
+    expect(html).toContain('id="text-scores-table"');
+    expect(html).toMatch(/<li><b>spider<\/b>: [^<]*, bleu 0\.\d{4}<\/li>/);
+  }, 600_000);
+});
