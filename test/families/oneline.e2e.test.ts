@@ -83,7 +83,7 @@ describe('evaluate.ts on the owners files', () => {
     });
     expect(JSON.parse(stdout.trim().split('\n').at(-1)!).bleu).toBeCloseTo(bigcodeBleu(answers, referencesOf('concode')).bleu, 12);
 
-    writeFileSync(problems, jsonl([CONCODE_ROWS[0], { ...CONCODE_ROWS[1], code: null }]));
+    writeFileSync(problems, jsonl([CONCODE_ROWS[0]!, { ...CONCODE_ROWS[1], code: null }]));
     const refused = await run(process.execPath, ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', problems, '--samples', samples], {
       timeout: 120_000,
     }).catch((e: { code: number; stderr: string }) => e);
