@@ -5,10 +5,10 @@
  * programs run on the process runner of the rows' language, whose toolchain is checked first):
  *
  *   npx tsx scripts/evaluate.ts --problems FILE --samples samples.jsonl [--k 1,10,100]
- *       [--timeout 3] [--workers N] [--ignore-incomplete] [--family humaneval|mbpp|pbe-world|evalplus|apps|ds1000|multipl-e|torchdata|pal|classification|conala|concode|spider|code-to-text]
+ *       [--timeout 3] [--workers N] [--ignore-incomplete] [--family humaneval|mbpp|pbe-world|evalplus|apps|ds1000|multipl-e|torchdata|pal|classification|conala|concode|spider|code-to-text|santacoder-fim]
  *       [--form completion|full] [--split all|test|validation|train|prompt] [--out FILE]
  *       [--min-time-limit 4] [--gt-time-limit-factor 4] [--cache-dir DIR] [--python PATH] [--share-process]
- *       [--apps-stdin-form testing-util|as-written] [--subset python-left]
+ *       [--apps-stdin-form testing-util|as-written] [--subset python-left] [--ds1000-mode completion|insertion]
  *
  * The problems file (.jsonl, .jsonl.gz, a .json array, or Hugging Face's .parquet) is read by its family, recognised from
  * its rows unless `--family` names it (scripts/lib/evaluate-problems.ts: how each family's
@@ -90,6 +90,7 @@ const OptionsSchema = z.object({
   shareProcess: z.boolean(),
   appsStdinForm: z.enum(['testing-util', 'as-written']).optional(),
   subset: z.string().min(1).optional(),
+  ds1000Mode: z.enum(['completion', 'insertion']).optional(),
 });
 
 /** Where reference outputs are kept between runs by default. */
@@ -201,6 +202,10 @@ async function main(): Promise<void> {
       '--subset <subset>',
       "code-to-text only: bigcode's subset (python, go, ruby, java, javascript, php, python-left; default: the rows' language)",
     )
+    .option(
+      '--ds1000-mode <mode>',
+      "DS-1000 only: completion (default) or insertion (bigcode's ds1000-*-insertion: each completion is the middle, rows' prompts hold [insert])",
+    )
     .option('--share-process', SHARE_PROCESS_HELP, false)
     .option('--verbose', 'start-up timing on stderr (ms since this node process started)', false)
     .option('--min-time-limit <seconds>', "evalplus only: the least time limit of an input (evalplus's flag; default 4)")
@@ -256,6 +261,7 @@ async function main(): Promise<void> {
           ...(opts.gtTimeLimitFactor !== undefined ? { gtTimeLimitFactor: opts.gtTimeLimitFactor } : {}),
           ...(opts.appsStdinForm ? { appsStdinForm: opts.appsStdinForm } : {}),
           ...(opts.subset ? { subset: opts.subset } : {}),
+          ...(opts.ds1000Mode ? { ds1000Mode: opts.ds1000Mode } : {}),
         },
       });
     } catch (error) {

@@ -12,6 +12,7 @@ import type { DefinedFamily, EntrySchema, FamilyDefinition, ProblemOf, TaskFamil
 const PROBLEM_STEPS = [
   'language',
   'completionPrompt',
+  'infill',
   'chatInstruction',
   'solution',
   'referenceSolution',

@@ -21,6 +21,7 @@ export const FAMILY_IDS = [
   'concode',
   'spider',
   'code-to-text',
+  'santacoder-fim',
 ] as const;
 export const FamilyIdSchema = z.enum(FAMILY_IDS);
 export type FamilyId = z.infer<typeof FamilyIdSchema>;

@@ -21,6 +21,7 @@ import { multiplEFamily } from './multipl-e/index.js';
 import { palFamily } from './pal/index.js';
 import { pbeWorldFamily } from './pbe-world/index.js';
 import { renamedLibraryFamily } from './renamed-library/index.js';
+import { santaCoderFimFamily } from './santacoder-fim/index.js';
 import { torchdataFamily } from './torchdata/index.js';
 import { conalaFamily } from './conala/index.js';
 import { concodeFamily } from './concode/index.js';
@@ -43,6 +44,7 @@ export const FAMILIES = {
   concode: concodeFamily,
   spider: spiderFamily,
   'code-to-text': codeToTextFamily,
+  'santacoder-fim': santaCoderFimFamily,
 } as const;
 
 /** A family's dataset entry, as its schema resolves it. */

@@ -9,6 +9,7 @@ import type { DatasetLibrary } from '../apidocs/library.js';
 import type { SweepProblem } from '../datasets/problems.js';
 import type { ExecutionLimits, ExecutionResult } from '../execution/types.js';
 import type { LanguageId } from '../languages/registry.js';
+import type { InfillParts } from '../llm/fim.js';
 import type { LlmApi } from '../llm/request.js';
 
 /** What every dataset entry of a sweep config has, whatever its family. */
@@ -154,6 +155,8 @@ export interface EvaluateOptions {
   appsStdinForm?: 'testing-util' | 'as-written';
   /** `--subset` (code-to-text's bigcode task suffix, `python-left` for signature-only prompts); the family checks the name. */
   subset?: string;
+  /** `--ds1000-mode` (Ds1000Entry.mode). */
+  ds1000Mode?: 'completion' | 'insertion';
 }
 
 /**
@@ -244,6 +247,14 @@ export interface FamilySteps<Entry, Problem extends SweepProblem> {
   language(problem: Problem): LanguageId;
   /** The text a completion model continues. */
   completionPrompt(problem: Problem): string;
+  /**
+   * Fill-in-the-middle families only (absent: none is): whether the entry's tasks are asked as a
+   * gap to fill (DS-1000's insertion mode), which only completion models with FIM tokens can take
+   * (the config refuses other models), and each task's text before and after the gap (undefined:
+   * the task is asked left to right, with `completionPrompt`).
+   */
+  fillsInTheMiddle?(entry: Entry): boolean;
+  infill?(problem: Problem): InfillParts | undefined;
   /** What a chat model is asked to write (before the prompt's code). */
   chatInstruction(problem: Problem): string;
   /** The solution a generation stands for: the program without its tests (bigcode's saved generation). */

@@ -3,6 +3,7 @@
  * out over requests of several choices (the API's `n`) so that a sample's request, and so its cache
  * identity, never depends on which samples an attempt asks for.
  */
+import type { FimTokens } from '../llm/fim.js';
 import type { LlmBody } from '../llm/request.js';
 import type { PromptTemplate } from './promptTemplate.js';
 
@@ -21,6 +22,11 @@ export interface Sampling {
    * and chatBody leave it out).
    */
   prompt?: PromptTemplate;
+  /**
+   * The model's FIM tokens (`models[i].fim`), given to the cells of fill-in-the-middle datasets
+   * only: their completion prompts are FIM prompts (domain/llm/fim.ts). Never sent as a field.
+   */
+  fim?: FimTokens;
 }
 
 /**

@@ -11,6 +11,7 @@ import { cellId } from './ids.js';
 import { findMethod, methodNames, type MethodName, type MethodSpec } from '../methods/registry.js';
 import { MethodOptionsSchema, type MethodOptions } from '../methods/options.js';
 import type { PromptTemplate } from '../methods/promptTemplate.js';
+import { FIM_FIELD_HINT, FimTokensSchema, type FimTokens } from '../llm/fim.js';
 import { configFormatOf, parseConfigText } from './text.js';
 import { EXPECTED_NAMES, unknownKeyMessage } from './configMessages.js';
 import { PRICE_KEYS, PriceSchema, type Price } from './price.js';
@@ -66,6 +67,11 @@ export interface SweepModelConfig {
   price?: Price;
   /** This model's spend cap (domain/sweep/budget.ts); absent: none. */
   budget?: Budget;
+  /**
+   * The model's fill-in-the-middle tokens (a preset's, or as given), for fill-in-the-middle datasets
+   * (DS-1000's insertion mode). Absent: the model takes none (configs without it hash as before).
+   */
+  fim?: FimTokens;
 }
 
 /** OpenAI's API takes at most 4 stop sequences and refuses a request with more (400). */
@@ -231,6 +237,7 @@ const ModelSchema = z
     prompt: PromptTemplateSchema.optional(),
     price: PriceSchema.optional(),
     budget: BudgetSchema.optional(),
+    fim: FimTokensSchema.optional(),
   })
   .transform(({ samples_per_request, max_stop_sequences, ...m }): SweepModelConfig => ({
     ...m,
@@ -357,6 +364,7 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
 
   promptTemplateChecks(list('models'), list('prompts'), add);
   budgetConfigChecks(c.budget, list('models'), add);
+  fillInTheMiddleChecks(list('datasets'), list('models'), list('methods'), add);
 
   const n = c.n_samples;
   if (typeof n === 'number' && Number.isInteger(n) && n >= 1) {
@@ -397,6 +405,44 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
         });
       });
     });
+  });
+}
+
+/**
+ * Datasets whose tasks are gaps to fill (a family's fillsInTheMiddle, e.g. DS-1000's mode:
+ * insertion) against the models and methods: every model of the sweep meets every dataset, so each
+ * must be a completion model with FIM tokens, and the method must ask with the task's own prompt
+ * (direct).
+ */
+function fillInTheMiddleChecks(datasets: unknown[], models: unknown[], methods: unknown[], add: AddIssue): void {
+  models.forEach((x, xi) => {
+    const model = x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : null;
+    if (model && model.fim !== undefined && (model.api ?? 'chat') !== 'completions')
+      add(['models', xi, 'fim'], 'FIM tokens go into completion prompts: give api: completions, or leave fim out');
+  });
+  const fimDatasets = datasets.flatMap((d, di) => {
+    if (!d || typeof d !== 'object' || Array.isArray(d) || familyProblem(d as Record<string, unknown>)) return [];
+    const family = familyOf(d as DatasetEntry);
+    const entry = family.entrySchema.safeParse(d);
+    if (!entry.success || !family.fillsInTheMiddle?.(entry.data)) return [];
+    const name = (d as Record<string, unknown>).name;
+    return [`datasets[${di}]${typeof name === 'string' ? ` (${name})` : ''}`];
+  });
+  if (fimDatasets.length === 0) return;
+  const which = `${fimDatasets.join(', ')} ${fimDatasets.length > 1 ? 'fill' : 'fills'} in the middle`;
+  models.forEach((x, xi) => {
+    if (!x || typeof x !== 'object' || Array.isArray(x)) return;
+    const model = x as Record<string, unknown>;
+    if ((model.api ?? 'chat') !== 'completions') {
+      add(['models', xi, 'api'], `${which}: a chat model cannot take it; ${FIM_FIELD_HINT}, or list this model in another sweep`);
+    } else if (model.fim === undefined) {
+      add(['models', xi, 'fim'], `${which}: the model needs its FIM tokens; ${FIM_FIELD_HINT}`);
+    }
+  });
+  methods.forEach((m, mi) => {
+    if (typeof m === 'string' && findMethod(m) && findMethod(m)!.kind !== 'direct') {
+      add(['methods', mi], `${which}: method ${m} has no fill-in-the-middle prompts; use direct, or list the dataset in another sweep`);
+    }
   });
 }
 

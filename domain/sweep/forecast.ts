@@ -6,6 +6,7 @@
  * reads the cache hands its findings in (scripts/lib/dry-run.ts).
  */
 import type { SweepProblem } from '../datasets/problems.js';
+import { familyOf } from '../families/registry.js';
 import type { ChatBody, CompletionBody, LlmBody } from '../llm/request.js';
 import { stopSentTo, stopWordsFor, type ModelApi, type SweepConfig } from './config.js';
 import { directRequestBody } from '../../methods/direct/request.js';
@@ -44,6 +45,8 @@ export function firstRequestBody(
     ...(stop.length ? { stop } : {}),
     ...(cell.model.send_seed ? { seed: config.seed } : {}),
     ...(cell.promptTemplate ? { prompt: cell.promptTemplate } : {}),
+    // As the sweep's own requests (scripts/lib/sweep-input.ts): a fill-in-the-middle dataset's prompt has the model's FIM tokens.
+    ...(cell.model.fim && familyOf(cell.dataset).fillsInTheMiddle?.(cell.dataset) ? { fim: cell.model.fim } : {}),
   };
   return directRequestBody(problem, cell.model.api, sampling, 0, Math.min(cell.model.samples_per_request ?? 1, config.n_samples));
 }

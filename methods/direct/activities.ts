@@ -22,9 +22,16 @@ export function createDirectActivities({ bucket, llm }: MethodActivityDeps) {
       const problems = await loadProblems(bucket, input.datasetKey);
       const problem = problems[input.taskIndex];
       if (!problem) throw ApplicationFailure.nonRetryable(`task index ${input.taskIndex} is out of range`, 'InvalidTask');
-      const calls = laidOut(input.endpoint, input.sampleIndices, (first, choices) =>
-        directRequestBody(problem, input.endpoint.api, input.sampling, first, choices),
-      );
+      let calls: ReturnType<typeof laidOut>;
+      try {
+        calls = laidOut(input.endpoint, input.sampleIndices, (first, choices) =>
+          directRequestBody(problem, input.endpoint.api, input.sampling, first, choices),
+        );
+      } catch (error) {
+        // A request is a pure function of the stored task and the cell's settings: one that cannot be
+        // built now (a FIM task for a model without FIM tokens) never can, so no retry.
+        throw ApplicationFailure.nonRetryable((error as Error).message, 'InvalidRequest');
+      }
       return llm.callLlm({ endpoint: input.endpoint, calls });
     },
   };

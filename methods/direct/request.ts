@@ -6,6 +6,7 @@
  */
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { familyOf, languageOf } from '../../domain/families/registry.js';
+import { fimPrompt } from '../../domain/llm/fim.js';
 import type { LlmApi, LlmBody } from '../../domain/llm/request.js';
 import { chatInstructionOf, chatMessagesOf, completionPromptOf, type PromptTemplate } from '../../domain/methods/promptTemplate.js';
 import { samplingFields, type Sampling } from '../../domain/methods/sampling.js';
@@ -23,5 +24,17 @@ export function directRequestBody(problem: SweepProblem, api: LlmApi, sampling: 
   const common = { ...samplingFields(sampling, sampleIndex), ...(choices > 1 ? { n: choices } : {}) };
   return api === 'chat'
     ? { ...common, messages: chatMessagesOf(problem, chatUserMessage(problem, sampling.prompt), sampling.prompt) }
-    : { ...common, prompt: completionPromptOf(familyOf(problem).completionPrompt(problem), sampling.prompt) };
+    : { ...common, prompt: completionPrompt(problem, sampling) };
+}
+
+/**
+ * The completion model's prompt: the family's, continued left to right; or, for a task asked as a
+ * gap to fill, the FIM prompt of its parts with the model's FIM tokens, the template's prefix and
+ * instruction before the task's prefix (where bigcode puts its --prefix).
+ */
+function completionPrompt(problem: SweepProblem, sampling: Sampling): string {
+  const parts = familyOf(problem).infill?.(problem);
+  if (!parts) return completionPromptOf(familyOf(problem).completionPrompt(problem), sampling.prompt);
+  if (!sampling.fim) throw new Error(`task ${problem.task_id} fills in the middle: its model needs FIM tokens (models[i].fim)`);
+  return fimPrompt(sampling.fim, { prefix: completionPromptOf(parts.prefix, sampling.prompt), suffix: parts.suffix });
 }

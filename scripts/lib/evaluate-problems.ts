@@ -50,6 +50,7 @@ const FLAGS: Record<keyof EvaluateOptions, string> = {
   gtTimeLimitFactor: '--gt-time-limit-factor',
   appsStdinForm: '--apps-stdin-form',
   subset: '--subset',
+  ds1000Mode: '--ds1000-mode',
 };
 
 /** The problems of the file through its family's `evaluate` step; errors name the file, the line and the field. */

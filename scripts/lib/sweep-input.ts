@@ -333,6 +333,8 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
           ...(stopSentTo(stop, c.model).length ? { stop: stopSentTo(stop, c.model) } : {}),
           ...(c.model.send_seed ? { seed: config.seed } : {}),
           ...(c.promptTemplate ? { prompt: c.promptTemplate } : {}),
+          // Only the cells of fill-in-the-middle datasets: other cells' inputs stay as they were.
+          ...(c.model.fim && familyOf(c.dataset).fillsInTheMiddle?.(c.dataset) ? { fim: c.model.fim } : {}),
         },
         stop,
       };

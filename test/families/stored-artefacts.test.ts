@@ -18,7 +18,10 @@ import { generateLines } from '../../domain/pbe/generate.js';
 import { resolvePbeParams } from '../../domain/pbe/params.js';
 import { parseSweepConfig, sweepConfigHash } from '../../domain/sweep/config.js';
 import { APPS_TASKS, appsJsonl } from '../support/apps-rows.js';
-import { DS1000_SCIPY_TASK, DS1000_TASKS, ds1000Jsonl } from '../support/ds1000-rows.js';
+import { DS1000_SCIPY_TASK, DS1000_TASKS, ds1000InsertionJsonl, ds1000Jsonl } from '../support/ds1000-rows.js';
+import { Ds1000EntrySchema } from '../../domain/families/ds1000/index.js';
+import { SantaCoderFimEntrySchema } from '../../domain/families/santacoder-fim/index.js';
+import { FIM_ROWS, fimJsonl } from '../support/santacoder-fim-rows.js';
 import { HUMANEVAL_PLUS_TASKS, MBPP_PLUS_TASKS, jsonl as evalplusJsonl } from '../support/evalplus-rows.js';
 import { addRow, jsonl as multiplEJsonl } from '../support/multiple-rows.js';
 import { TORCHDATA_ROWS, torchDataJsonl } from '../support/torchdata-rows.js';
@@ -155,6 +158,17 @@ function fixtures(): Array<{ family: FamilyId; entry: unknown; texts: Record<str
       entry: CodeToTextEntrySchema.parse({ name: 'ctt', family: 'code-to-text', path: 'test.parquet', subset }),
       texts: { rows: codeToTextJsonl(CODE_TO_TEXT_ROWS[subset === 'go' ? 'go' : 'python']) },
     })),
+    // DS-1000 in insertion mode and SantaCoder FIM, added after CONFIG was pinned.
+    {
+      family: 'ds1000',
+      entry: Ds1000EntrySchema.parse({ name: 'ds-ins', family: 'ds1000', path: 'ds1000.jsonl', mode: 'insertion' }),
+      texts: { rows: ds1000InsertionJsonl(DS1000_TASKS) },
+    },
+    {
+      family: 'santacoder-fim',
+      entry: SantaCoderFimEntrySchema.parse({ name: 'fim', family: 'santacoder-fim', path: 'fim.parquet' }),
+      texts: { rows: fimJsonl(FIM_ROWS) },
+    },
   ];
 }
 
@@ -319,6 +333,16 @@ const PINNED: Array<{ stored: string; behaviour: string }> = [
   {
     stored: '1d7d80e9500dda25eeab8010bfb0547f2ca556b1c1102d3559c1478281e1c609',
     behaviour: 'b20fcaa8d6989f920558088b279c17aef317eb41762b8a01292f21a4a45983db',
+  },
+  // DS-1000 in insertion mode.
+  {
+    stored: '758a73cfc7ff7b8f2123757271dc422765db1a1058085e231f6924eba8030e2c',
+    behaviour: 'cea93c5ce1c074a84c5fef7e5b4d27289c78b311c5538b4fb39cc55a07decfef',
+  },
+  // SantaCoder FIM.
+  {
+    stored: 'b956e4a529fd08ec0b0ecac8d58baa13b57452630f0f543d139bada68eade800',
+    behaviour: '6a9cb415ce0465135f4cbf260cedfdecef0ed11e332b0d81da52546374fc45ab',
   },
 ];
 const PINNED_OLD = '570f835e08cfe38f6536ad03de477137d000ae6e91130b598cf989cf47277f16';

@@ -8,6 +8,7 @@ import OpenAI, { APIError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep, waitUntil } from '../support/poll.js';
 import { ChatResponseSchema, CompletionResponseSchema } from '../../domain/llm/request.js';
+import { FIM_PRESETS, fimPrompt } from '../../domain/llm/fim.js';
 import { startModelServer, type ModelServer } from '../../stack/model-server/index.js';
 import { expectApiError, get, installedModelPath, post, type Answer } from './support.js';
 
@@ -107,6 +108,23 @@ describe('model server: routes and shapes', () => {
     // A single string works too (the API accepts both).
     const single = await completion({ prompt, max_tokens: 12, temperature: 0, stop });
     expect(single.body.choices[0].text).toBe(stopped.body.choices[0].text);
+  });
+
+  it("completions: a FIM prompt's special tokens are read as such (one token each), and the model fills the gap", async () => {
+    const { prefix, suffix, middle } = FIM_PRESETS['qwen2.5-coder'];
+    const one = await completion({ prompt: prefix, max_tokens: 1, temperature: 0 });
+    expect(one.body.usage.prompt_tokens).toBe(1);
+    // Another model's FIM token is plain text to Qwen's tokenizer: several tokens.
+    const other = await completion({ prompt: FIM_PRESETS.starcoder.prefix, max_tokens: 1, temperature: 0 });
+    expect(other.body.usage.prompt_tokens).toBeGreaterThan(1);
+    const fim = await completion({
+      prompt: fimPrompt(FIM_PRESETS['qwen2.5-coder'], { prefix: 'def add(a, b):\n    ', suffix: '\n\nprint(add(1, 2))\n' }),
+      max_tokens: 6,
+      temperature: 0,
+    });
+    expect(fim.body.choices[0].text).toMatch(/^return a \+ b/);
+    expect(fim.body.choices[0].text).not.toContain(middle);
+    expect(fim.body.choices[0].text).not.toContain(suffix);
   });
 
   it('embeddings: one vector per input, deterministic, float or base64', async () => {

@@ -175,3 +175,37 @@ export const DS1000_SCIPY_TASK: Ds1000FixtureTask = {
 export function ds1000Jsonl(tasks: Ds1000FixtureTask[]): string {
   return tasks.map((t) => t.line + '\n').join('');
 }
+
+/**
+ * The insertion form of a task: its row with the prompt DS-1000's original format has for
+ * insertion (ds1000_data/<Library>/Insertion/q<N>/prompt.txt: the code before the gap, `[insert]`,
+ * the code after it), written here in that shape for the tasks above.
+ */
+export function insertionPrompt(task: Ds1000FixtureTask): string {
+  return `${task.prompt}[insert]\n</code>\nEND SOLUTION\n<code>\nprint(result)\n</code>\n`;
+}
+
+export function ds1000InsertionJsonl(tasks: Ds1000FixtureTask[]): string {
+  return tasks.map((t) => JSON.stringify({ ...JSON.parse(t.line), prompt: insertionPrompt(t) }) + '\n').join('');
+}
+
+/** A Matplotlib row, which insertion mode leaves out (bigcode: DS-1000 has no insertion prompt for it). */
+export const DS1000_MATPLOTLIB_LINE = row(
+  3,
+  'Matplotlib',
+  'Problem:\nPlot y over x.\nA:\n<code>\nimport matplotlib.pyplot as plt\nx = [1, 2]\ny = [3, 4]\n</code>\n# SOLUTION START\n',
+  'plt.plot(x, y)\n',
+  'def test_execution(solution: str):\n    pass\n',
+);
+
+/** What each insertion sample of the tasks above is (the middle a FIM model writes), and whether it passes. */
+export const DS1000_INSERTION_SAMPLES: Record<number, Array<{ what: string; answer: string; passed: boolean }>> = {
+  0: [
+    { what: 'right, cut at </code>', answer: 'result = a.sum(axis=0)\n</code>\nEND SOLUTION', passed: true },
+    { what: 'rows instead of columns', answer: '\n  result = a.sum(axis=1)\n', passed: false },
+  ],
+  1: [
+    { what: 'right, indented (stripped)', answer: '    result = df[df.x > 1]   \n', passed: true },
+    { what: 'raises', answer: 'result = df["y"]', passed: false },
+  ],
+};
