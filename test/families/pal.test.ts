@@ -26,6 +26,15 @@ const load = (text: string, source = 'test.jsonl') =>
   palFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems.map((p) => palFamily.read(p));
 
 describe('PAL rows', () => {
+  it("entries name JSON Lines or Hugging Face's Parquet export; another file is refused naming the field", () => {
+    expect(PalEntrySchema.parse({ name: 'gsm8k', family: 'pal', path: 'main/test-00000-of-00001.parquet' }).path).toBe(
+      'main/test-00000-of-00001.parquet',
+    );
+    const refused = PalEntrySchema.safeParse({ name: 'gsm8k', family: 'pal', path: 'test.csv' });
+    expect(refused.success).toBe(false);
+    expect(refused.error!.issues[0]!.path).toEqual(['path']);
+  });
+
   it("GSM8K: a task per row, ids by index, the reference after '#### ' (commas dropped), no reference program", () => {
     const problems = load(palJsonl(GSM8K_ROWS));
     expect(problems.map((p) => [p.task_id, p.dataset, p.target])).toEqual([

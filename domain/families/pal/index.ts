@@ -20,7 +20,7 @@ import { firstRow, parseJsonl } from '../../datasets/jsonl.js';
 import { datasetRowsProblem, type SweepProblem } from '../../datasets/problems.js';
 import { gsm8kReference, palProgram, palScore } from '../../metrics/pal.js';
 import { pyStrip } from '../../metrics/pythonText.js';
-import { DatasetEntryNameSchema, JsonlFileSchema } from '../entry.js';
+import { DatasetEntryNameSchema, RowsFileSchema } from '../entry.js';
 import { defineFamily } from '../define.js';
 import type { DefinedFamily, ProblemOf, TaskScore } from '../types.js';
 import { palHarness, palRunCall, reportedAnswer } from './harness.js';
@@ -32,7 +32,7 @@ export const PalEntrySchema = z.strictObject({
   name: DatasetEntryNameSchema,
   family: z.literal('pal'),
   /** GSM8K's test.jsonl or GSM-HARD's gsmhardv2.jsonl (or .jsonl.gz), local or s3://. */
-  path: JsonlFileSchema,
+  path: RowsFileSchema,
 });
 export type PalEntry = z.output<typeof PalEntrySchema>;
 
