@@ -4,8 +4,7 @@
  * (bubblewrap, the database folder mounted read-only), results compared as Spider's evaluator does
  * (spiderExec.ts); the refusals of a missing database; Spider without databases still scored by BLEU.
  */
-import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,33 +14,14 @@ import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { PythonExecutor } from '../../infra/sandbox/pythonExecutor.js';
 import { loadEvaluateProblems } from '../../scripts/lib/evaluate-problems.js';
 import { requirementsProblem } from '../../scripts/lib/requirements.js';
-
-const PYTHON = '/root/.pyenv/versions/3.11.7/bin/python3';
-
-/** A small concert database: singers (id, name, country, age) and concerts. */
-const SCHEMA = `
-import sqlite3, sys
-c = sqlite3.connect(sys.argv[1])
-c.executescript("""
-CREATE TABLE singer (singer_id INTEGER PRIMARY KEY, name TEXT, country TEXT, age INTEGER, net_worth REAL);
-INSERT INTO singer VALUES (1, 'Joe', 'Netherlands', 52, 30.0), (2, 'Timbaland', 'United States', 32, 5.5),
-  (3, 'Justin', 'France', 29, 12.0), (4, 'Rose', 'France', 41, 30.0), (5, 'John', 'United States', 43, 1.25);
-CREATE TABLE concert (concert_id INTEGER PRIMARY KEY, singer_id INTEGER, year TEXT);
-INSERT INTO concert VALUES (1, 1, '2014'), (2, 2, '2014'), (3, 2, '2015'), (4, 4, '2015');
-""")
-c.commit()
-`;
+import { makeSpiderDatabases, singerCount } from '../support/spider-db.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-spider-exec-'));
 const databases = path.join(dir, 'database');
 let executor: PythonExecutor;
 
 beforeAll(async () => {
-  // Samples run as their slot's uid: the folders must be traversable and the file readable by others.
-  chmodSync(dir, 0o755);
-  mkdirSync(path.join(databases, 'concert_singer'), { recursive: true, mode: 0o755 });
-  execFileSync(PYTHON, ['-c', SCHEMA, path.join(databases, 'concert_singer', 'concert_singer.sqlite')]);
-  chmodSync(path.join(databases, 'concert_singer', 'concert_singer.sqlite'), 0o644);
+  makeSpiderDatabases(dir);
   executor = new PythonExecutor({ concurrency: 2, readableDirs: [databases], limits: { timeoutMs: 5_000 } });
   await executor.start();
 }, 60_000);
@@ -129,13 +109,7 @@ describe('Spider execution accuracy in the sandbox', () => {
   });
 
   it('the database file on the host is the same after the runs', () => {
-    const count = execFileSync(PYTHON, [
-      '-c',
-      'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from singer").fetchone()[0])',
-      path.join(databases, 'concert_singer', 'concert_singer.sqlite'),
-    ]);
-    expect(count.toString().trim()).toBe('5');
-    expect(readFileSync(path.join(databases, 'concert_singer', 'concert_singer.sqlite')).length).toBeGreaterThan(0);
+    expect(singerCount(databases)).toBe(5);
   });
 });
 

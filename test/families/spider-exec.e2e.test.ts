@@ -1,0 +1,92 @@
+/**
+ * Spider's execution accuracy through scripts/evaluate.ts: Spider's rows (JSON Lines as its dev.json
+ * has them) and samples {task_id, completion}, --spider-databases naming a real database/ folder
+ * made here; pass@1 is execution accuracy; a missing folder or database file is refused (exit 2)
+ * naming it before anything runs; without the flag the same files are scored by BLEU.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonl } from '../support/oneline-rows.js';
+import { makeSpiderDatabases, singerCount } from '../support/spider-db.js';
+
+const run = promisify(execFile);
+const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-spider-evaluate-'));
+let databases: string;
+const problems = path.join(dir, 'dev.jsonl');
+const samples = path.join(dir, 'samples.jsonl');
+
+const ROWS = [
+  { db_id: 'concert_singer', query: 'SELECT count(*) FROM singer', question: 'How many singers do we have?' },
+  { db_id: 'concert_singer', query: 'SELECT name ,  age FROM singer ORDER BY age DESC', question: 'Names and ages, oldest first.' },
+  { db_id: 'concert_singer', query: "SELECT name FROM singer WHERE country  =  'France'", question: 'Singers from France?' },
+  { db_id: 'concert_singer', query: 'SELECT DISTINCT year FROM concert', question: 'Years with concerts?' },
+];
+// Completions continue the two-shot prompt; the saved form below takes each as the query itself.
+const SAMPLES = [
+  { task_id: 'Spider/0', completion: 'SELECT COUNT(*) FROM singer' }, // right
+  { task_id: 'Spider/1', completion: 'SELECT name, age FROM singer ORDER BY age' }, // wrong order
+  { task_id: 'Spider/2', completion: "SELECT name FROM singer WHERE country = 'France' ORDER BY name" }, // right, another order
+  // Right: the evaluator drops DISTINCT from both (a GROUP BY year would be wrong against the gold's 4 rows then).
+  { task_id: 'Spider/3', completion: 'SELECT distinct year FROM concert' },
+  { task_id: 'Spider/3', completion: 'SELECT yeer FROM concert' }, // an error
+];
+
+beforeAll(() => {
+  databases = makeSpiderDatabases(dir);
+  writeFileSync(problems, jsonl(ROWS));
+  writeFileSync(samples, jsonl(SAMPLES));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const evaluate = (...args: string[]) =>
+  run(process.execPath, ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', problems, '--samples', samples, '--k', '1', ...args], {
+    timeout: 120_000,
+  });
+
+describe('evaluate.ts --spider-databases', () => {
+  it('runs every sample and the gold query on the database in the sandbox: pass@1 is execution accuracy', async () => {
+    const { stdout, stderr } = await evaluate('--spider-databases', databases);
+    expect(stderr).toContain('running 5 samples of 4 spider problems');
+    const metrics = JSON.parse(stdout.trim().split('\n').at(-1)!);
+    // Per task: 1, 0, 1, 1/2.
+    expect(metrics['pass@1']).toBeCloseTo((1 + 0 + 1 + 0.5) / 4, 12);
+    const results = readFileSync(`${samples}_results.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(results.map((r) => r.passed)).toEqual([true, false, true, true, false]);
+    expect(results[4].result).toContain('no such column: yeer');
+    expect(singerCount(databases)).toBe(5);
+  }, 180_000);
+
+  it('without the flag, the same files are scored by BLEU from their text', async () => {
+    const { stdout, stderr } = await evaluate();
+    expect(stderr).toContain('from their text (bleu');
+    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toHaveProperty('bleu');
+  }, 180_000);
+
+  it('a missing folder or database file is refused before anything runs, naming it', async () => {
+    const missingDir = evaluate('--spider-databases', path.join(dir, 'nowhere'));
+    await expect(missingDir).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining(`--spider-databases ${path.join(dir, 'nowhere')}: no such folder`) });
+    const other = path.join(dir, 'other.jsonl');
+    writeFileSync(other, jsonl([...ROWS, { db_id: 'pets_1', query: 'SELECT count(*) FROM pets', question: 'How many pets?' }]));
+    const missingFile = run(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', other, '--samples', samples, '--ignore-incomplete', '--spider-databases', databases],
+      { timeout: 120_000 },
+    );
+    // The pets task has no sample: only attempted tasks' databases are needed.
+    await expect(missingFile).resolves.toBeDefined();
+    writeFileSync(samples + '.pets', jsonl([...SAMPLES, { task_id: 'Spider/4', completion: 'SELECT 1' }]));
+    const needsPets = run(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', other, '--samples', samples + '.pets', '--spider-databases', databases],
+      { timeout: 120_000 },
+    );
+    await expect(needsPets).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(`need the file ${databases}/pets_1/pets_1.sqlite, which is missing or unreadable; check --spider-databases`),
+    });
+  }, 300_000);
+});
