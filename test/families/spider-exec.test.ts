@@ -72,10 +72,12 @@ describe('Spider execution accuracy in the sandbox', () => {
     expect((await runSample(gold, 'SELECT name, age FROM singer ORDER BY age DESC')).score.passed).toBe(true);
   });
 
-  it('permuted columns, 1 = 1.0 and the evaluator dropping DISTINCT all match; other results do not', async () => {
+  it('permuted columns, 1 = 1.0, the evaluator dropping DISTINCT and its YEAR(CURDATE()) all match; other results do not', async () => {
     expect((await runSample('SELECT name, age FROM singer', 'SELECT age, name FROM singer')).score.passed).toBe(true);
     expect((await runSample('SELECT max(net_worth) FROM singer', 'SELECT 30 FROM singer LIMIT 1')).score.passed).toBe(true);
     expect((await runSample('SELECT DISTINCT country FROM singer', 'SELECT country FROM singer')).score.passed).toBe(true);
+    // MySQL's YEAR(CURDATE()) runs as 2020, as in the evaluator.
+    expect((await runSample('SELECT name FROM singer WHERE age < year(curdate()) - 1990', "SELECT 'Justin'")).score.passed).toBe(true);
     const wrong = await runSample('SELECT count(*) FROM singer', 'SELECT count(*) FROM concert');
     expect(wrong.result.status).toBe('passed');
     expect(wrong.score).toEqual({ kind: 'status', passed: false, success: true });

@@ -12,7 +12,7 @@
  * (the evaluator asserts it does not) fails the run too, its exception saying it was the gold one.
  */
 import { orderMatters, sameDenotation, type SqlRow, type SqlValue } from '../../metrics/spiderExec.js';
-import { spiderPrepareQuery } from '../../metrics/spiderQuery.js';
+import { replaceCurYear, spiderPrepareQuery } from '../../metrics/spiderQuery.js';
 
 export const SPIDER_RESULT_MARKER = '__explora_spider_results__ ';
 
@@ -38,7 +38,7 @@ def __explora_spider_run(database, gold, predicted):
         connection = sqlite3.connect(uri, uri=True)
         try:
             connection.text_factory = lambda b: b.decode(errors="ignore")
-            return [[value(v) for v in row] for row in connection.execute(query.replace("YEAR(CURDATE())", "2020")).fetchall()]
+            return [[value(v) for v in row] for row in connection.execute(query).fetchall()]
         finally:
             connection.close()
     try:
@@ -50,14 +50,19 @@ def __explora_spider_run(database, gold, predicted):
     report.flush()
 `;
 
+/** A query as the evaluator executes it: prepared, then MySQL's YEAR(CURDATE()) as 2020. */
+function executed(query: string): string {
+  return replaceCurYear(spiderPrepareQuery(query));
+}
+
 /** The predicted query (the sample's solution), prepared, as the program carries it. */
 export function spiderEmbed(predicted: string): string {
-  return `${RUN}\n__explora_spider_predicted = ${JSON.stringify(spiderPrepareQuery(predicted))}\n`;
+  return `${RUN}\n__explora_spider_predicted = ${JSON.stringify(executed(predicted))}\n`;
 }
 
 /** What runs after it: both queries on the task's database (JSON strings are Python literals). */
 export function spiderRunCall(database: string, gold: string): string {
-  return `__explora_spider_run(${JSON.stringify(database)}, ${JSON.stringify(spiderPrepareQuery(gold))}, __explora_spider_predicted)`;
+  return `__explora_spider_run(${JSON.stringify(database)}, ${JSON.stringify(executed(gold))}, __explora_spider_predicted)`;
 }
 
 function sqlValue(tagged: unknown): SqlValue {
