@@ -151,6 +151,8 @@ export type Requirement =
       why: string;
       /** Where it comes from (the flag or field that named its folder). */
       from: string;
+      /** The folder (absolute) the sandbox mounts read-only at its own path for the programs to open it. */
+      readableDir: string;
     };
 
 /** How a sample's completion becomes the solution in evaluate.ts: it continues the prompt, or it is the whole solution. */

@@ -2,7 +2,9 @@
  * Spider's execution accuracy through scripts/evaluate.ts: Spider's rows (JSON Lines as its dev.json
  * has them) and samples {task_id, completion}, --spider-databases naming a real database/ folder
  * made here; pass@1 is execution accuracy; a missing folder or database file is refused (exit 2)
- * naming it before anything runs; without the flag the same files are scored by BLEU.
+ * naming it before anything runs; without the flag the same files are scored by BLEU. Then a sweep
+ * through Temporal against the scripted server whose Spider entry names the databases: its cell
+ * reports pass@1 (execution accuracy), the queries run in the sandbox workers' jail.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,7 +12,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spiderPrompt } from '../../domain/families/spider/index.js';
+import { sweepResultsKey } from '../../domain/sweep/keys.js';
+import { getText } from '../../infra/s3.js';
+import { testConfig, uniqueSuffix } from '../support/config.js';
 import { jsonl } from '../support/oneline-rows.js';
+import { runTs } from '../support/processes.js';
+import { testBucket } from '../support/s3.js';
+import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { makeSpiderDatabases, singerCount } from '../support/spider-db.js';
 
 const run = promisify(execFile);
@@ -89,4 +98,89 @@ describe('evaluate.ts --spider-databases', () => {
       stderr: expect.stringContaining(`need the file ${databases}/pets_1/pets_1.sqlite, which is missing or unreadable; check --spider-databases`),
     });
   }, 300_000);
+});
+
+describe('a sweep whose Spider entry names the databases', () => {
+  const { config, env } = testConfig();
+  const bucket = testBucket(config);
+  let server: ScriptedLlmServer;
+  // Two samples per task: right/right, wrong order/right, right/error, right/wrong.
+  const ANSWERS = new Map<string, string[]>([
+    [spiderPrompt(ROWS[0]!.question), ['SELECT count(*) FROM singer', 'SELECT COUNT(*) FROM singer']],
+    [spiderPrompt(ROWS[1]!.question), ['SELECT name, age FROM singer ORDER BY age', 'SELECT name, age FROM singer ORDER BY age DESC']],
+    [spiderPrompt(ROWS[2]!.question), ["SELECT name FROM singer WHERE country = 'France'", 'SELECT nome FROM singer']],
+    [spiderPrompt(ROWS[3]!.question), ['SELECT DISTINCT year FROM concert', 'SELECT 2014']],
+  ]);
+  const asked = new Map<string, number>();
+
+  beforeAll(async () => {
+    server = await startScriptedLlmServer((req) => {
+      const prompt = String(req.body.prompt);
+      const i = asked.get(prompt) ?? 0;
+      asked.set(prompt, i + 1);
+      return { content: `${ANSWERS.get(prompt)?.[i % 2] ?? 'none'}\nInstruction:\nmore` };
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+    bucket.s3.destroy();
+  });
+
+  it('each sample and the gold query run on the database in the sandbox; the cell reports pass@1', async () => {
+    const id = `spider-exec-${uniqueSuffix()}`;
+    const file = path.join(dir, 'sweep.yaml');
+    writeFileSync(
+      file,
+      `id: ${id}
+datasets:
+  - name: spider
+    family: spider
+    path: ${problems}
+    databases: ${databases}
+models:
+  - id: base
+    base_url: ${server.url}
+    model: scripted-base
+    api: completions
+methods: [direct]
+temperatures: [0.2]
+n_samples: 2
+k: [1]
+timeout_s: 10
+`,
+    );
+    const sweep = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+    expect(sweep.code, sweep.output).toBe(0);
+    const [cell] = JSON.parse((await getText(bucket, sweepResultsKey(id)))!).cells;
+    // Per task: 2, 1, 1 and 1 right of 2.
+    expect(cell.passAtK['pass@1']).toBeCloseTo((1 + 0.5 + 0.5 + 0.5) / 4, 12);
+    expect(cell.statusCounts).toEqual({ passed: 7, error: 1 });
+    expect(singerCount(databases)).toBe(5);
+  }, 600_000);
+
+  it('a missing databases folder in the entry is refused before anything starts, naming the file', async () => {
+    const file = path.join(dir, 'bad.yaml');
+    writeFileSync(
+      file,
+      `id: spider-bad-${uniqueSuffix()}
+datasets:
+  - name: spider
+    family: spider
+    path: ${problems}
+    databases: ${path.join(dir, 'nowhere')}
+models:
+  - id: base
+    base_url: ${server.url}
+    model: scripted-base
+    api: completions
+methods: [direct]
+temperatures: [0.2]
+n_samples: 1
+k: [1]
+`,
+    );
+    const sweep = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+    expect(sweep.code).not.toBe(0);
+    expect(sweep.output).toContain(`need the file ${path.join(dir, 'nowhere')}/concert_singer/concert_singer.sqlite, which is missing`);
+  }, 120_000);
 });

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spiderFamily } from '../../domain/families/spider/index.js';
+import { SpiderEntrySchema, spiderFamily } from '../../domain/families/spider/index.js';
 import { LANGUAGES } from '../../domain/languages/registry.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { PythonExecutor } from '../../infra/sandbox/pythonExecutor.js';
@@ -121,9 +121,17 @@ describe('refusals', () => {
     const message = requirementsProblem([{ name: 'dev.jsonl', family: 'spider', problems }], (p) => spiderFamily.requirements(spiderFamily.read(p)));
     expect(message).toBe(
       `datasets[dev.jsonl] (family spider): 2 Spider's pets_1 task(s) need the file ${databases}/pets_1/pets_1.sqlite, ` +
-        'which is missing or unreadable; check --spider-databases',
+        'which is missing or unreadable; check --spider-databases or the dataset\'s databases',
     );
     expect(requirementsProblem([{ name: 'd', family: 'spider', problems: problems.slice(0, 1) }], (p) => spiderFamily.requirements(spiderFamily.read(p)))).toBeNull();
+  });
+
+  it("a sweep entry's databases must be an absolute path", () => {
+    const entry = { name: 'spider', family: 'spider', path: 'dev.json' };
+    expect(SpiderEntrySchema.safeParse({ ...entry, databases: databases }).success).toBe(true);
+    const relative = SpiderEntrySchema.safeParse({ ...entry, databases: 'spider/database' });
+    expect(relative.success).toBe(false);
+    expect(relative.error?.issues[0]).toMatchObject({ path: ['databases'], message: expect.stringContaining('an absolute path') });
   });
 
   it('--spider-databases on another family is refused naming the flag', () => {

@@ -48,6 +48,14 @@ export const SpiderEntrySchema = z.strictObject({
   family: z.literal('spider'),
   /** The validation split: Hugging Face's Parquet, JSON Lines, or Spider's dev.json; local or s3://. */
   path: OneLineRowsFileSchema,
+  /**
+   * Spider's `database/` folder (`<db_id>/<db_id>.sqlite`), an absolute path on the sandbox
+   * workers' machines: given, the tasks are scored by execution accuracy (pass@k) instead of BLEU.
+   */
+  databases: z
+    .string()
+    .refine((dir) => dir.startsWith('/'), 'an absolute path (the sandbox workers open the databases there)')
+    .optional(),
 });
 
 const RowSchema = z.looseObject({ db_id: z.string().min(1), query: z.string(), question: z.string() });
@@ -66,6 +74,11 @@ export function spiderPrompt(question: string): string {
 /** Spider's database/ layout: `<dir>/<db_id>/<db_id>.sqlite`. */
 export function spiderDatabaseFile(databases: string, dbId: string): string {
   return `${databases.replace(/\/+$/, '')}/${dbId}/${dbId}.sqlite`;
+}
+
+/** The databases folder a database file is in (spiderDatabaseFile's `databases`). */
+function databasesDirOf(file: string): string {
+  return file.split('/').slice(0, -2).join('/');
 }
 
 // The output a run may write: both results on one line (beyond it the sample counts wrong).
@@ -111,7 +124,7 @@ export const spiderFamily: DefinedFamily<'spider', typeof SpiderEntrySchema, z.o
   payloadSchema: SpiderPayloadSchema,
   bringsLibrary: () => false,
   files: (entry) => ({ rows: { path: entry.path, field: 'path' } }),
-  load: ({ texts, sources }) => ({ problems: load(texts.rows!, sources.rows!), notes: [] }),
+  load: ({ entry, texts, sources }) => ({ problems: load(texts.rows!, sources.rows!, entry.databases), notes: [] }),
   stopWords: () => ONE_LINE_STOP_WORDS,
   // Prompts and answer extraction are Python's (chat answers' fenced block, whatever its tag); nothing is run.
   language: () => 'python',
@@ -129,7 +142,15 @@ export const spiderFamily: DefinedFamily<'spider', typeof SpiderEntrySchema, z.o
   requirements: (problem) =>
     problem.database === undefined
       ? []
-      : [{ kind: 'file', path: problem.database, why: `Spider's ${problem.db_id} tasks`, from: '--spider-databases' }],
+      : [
+          {
+            kind: 'file',
+            path: problem.database,
+            why: `Spider's ${problem.db_id} tasks`,
+            from: "--spider-databases or the dataset's databases",
+            readableDir: databasesDirOf(problem.database),
+          },
+        ],
   evaluate: {
     kind: 'reads',
     recognize: { rank: 47, test: (row) => 'db_id' in row && 'query' in row && 'question' in row, fields: "Spider's db_id, query, question" },
