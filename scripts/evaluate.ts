@@ -9,6 +9,7 @@
  *       [--form completion|full] [--split all|test|validation|train|prompt] [--out FILE]
  *       [--min-time-limit 4] [--gt-time-limit-factor 4] [--cache-dir DIR] [--python PATH] [--share-process]
  *       [--apps-stdin-form testing-util|as-written] [--subset python-left] [--ds1000-mode completion|insertion]
+ *       [--spider-databases DIR]
  *
  * The problems file (.jsonl, .jsonl.gz, a .json array, or Hugging Face's .parquet) is read by its family, recognised from
  * its rows unless `--family` names it (scripts/lib/evaluate-problems.ts: how each family's
@@ -36,7 +37,7 @@
  * the family's metric as bigcode reports it (CoNaLa: {"bleu": ..., "precisions": [...], ...}),
  * over each task's first sample in the file where the metric takes only those (bigcode's gen[0]).
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { z } from 'zod';
 import type { SweepProblem } from '../domain/datasets/problems.js';
@@ -47,7 +48,7 @@ import { estimateAtK } from '../domain/metrics/passAtK.js';
 import type { EvaluateOptions, TaskScore } from '../domain/families/types.js';
 import { diskReferenceOutputs, ReferenceOutputs } from '../infra/referenceOutputs.js';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { defaultSandboxConcurrency, PythonExecutor } from '../infra/sandbox/pythonExecutor.js';
 import { resolveSandboxPython } from '../infra/sandbox/python.js';
 import type { ProcessExecutor } from '../infra/sandbox/process/processExecutor.js';
@@ -91,6 +92,7 @@ const OptionsSchema = z.object({
   appsStdinForm: z.enum(['testing-util', 'as-written']).optional(),
   subset: z.string().min(1).optional(),
   ds1000Mode: z.enum(['completion', 'insertion']).optional(),
+  spiderDatabases: z.string().min(1).optional(),
 });
 
 /** Where reference outputs are kept between runs by default. */
@@ -206,6 +208,10 @@ async function main(): Promise<void> {
       '--ds1000-mode <mode>',
       "DS-1000 only: completion (default) or insertion (bigcode's ds1000-*-insertion: each completion is the middle, rows' prompts hold [insert])",
     )
+    .option(
+      '--spider-databases <dir>',
+      "Spider only: its database/ folder (<db_id>/<db_id>.sqlite): queries run there and are scored by execution accuracy (pass@k)",
+    )
     .option('--share-process', SHARE_PROCESS_HELP, false)
     .option('--verbose', 'start-up timing on stderr (ms since this node process started)', false)
     .option('--min-time-limit <seconds>', "evalplus only: the least time limit of an input (evalplus's flag; default 4)")
@@ -229,6 +235,9 @@ async function main(): Promise<void> {
   const opts = options.data;
 
   const problemsText = await readInput('--problems', opts.problems);
+  const spiderDatabases = opts.spiderDatabases === undefined ? undefined : resolve(opts.spiderDatabases);
+  if (spiderDatabases !== undefined && !statSync(spiderDatabases, { throwIfNoEntry: false })?.isDirectory())
+    throw new UsageError(`--spider-databases ${opts.spiderDatabases}: no such folder`);
   if (!existsSync(opts.samples)) throw new UsageError(`--samples ${opts.samples}: no such file`);
 
   // The sandbox starts while the families are imported and the rows read and checked (start-up:
@@ -237,6 +246,8 @@ async function main(): Promise<void> {
     concurrency: opts.workers,
     limits: { timeoutMs: Math.round(opts.timeout * 1000) },
     ...(opts.python ? { python: opts.python } : {}),
+    // Spider's databases are opened where they are, read-only, by the programs that query them.
+    ...(spiderDatabases !== undefined ? { readableDirs: [spiderDatabases] } : {}),
   });
   const sandboxAt = performance.now();
   let executor: PythonExecutor | ProcessExecutor = pythonExecutor;
@@ -262,6 +273,7 @@ async function main(): Promise<void> {
           ...(opts.appsStdinForm ? { appsStdinForm: opts.appsStdinForm } : {}),
           ...(opts.subset ? { subset: opts.subset } : {}),
           ...(opts.ds1000Mode ? { ds1000Mode: opts.ds1000Mode } : {}),
+          ...(spiderDatabases !== undefined ? { spiderDatabases } : {}),
         },
       });
     } catch (error) {

@@ -143,11 +143,15 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
   /** The runner of each language of the problems; a missing toolchain fails the activity for good, naming it. */
   async function runnersFor(problems: SweepProblem[], runtime: LibraryRuntime | undefined): Promise<Map<string, ProgramRunner>> {
     const runners = new Map<string, ProgramRunner>();
+    // Folders the programs open where they are (Spider's databases), mounted read-only in their sandbox.
+    const readableDirs = [
+      ...new Set(problems.flatMap((p) => familyOf(p).requirements(p)).flatMap((r) => (r.kind === 'file' ? [r.readableDir] : []))),
+    ];
     for (const problem of problems) {
       const language = languageOf(problem);
       if (runners.has(language.id)) continue;
       try {
-        runners.set(language.id, await sandboxes.forLanguage(language.id, runtime));
+        runners.set(language.id, await sandboxes.forLanguage(language.id, runtime, readableDirs));
       } catch (error) {
         if (error instanceof ToolchainMissingError) throw ApplicationFailure.nonRetryable(error.message, 'ToolchainMissing');
         // A language no runner can take (only possible past the types): a retry would fail alike.

@@ -130,15 +130,30 @@ export type TaskChecking =
       parse(result: ExecutionResult): { ok: true; outputs: string } | { ok: false; error: string };
     };
 
-/** Something the sandbox must provide for a task: a Python module importable by the sandbox's interpreter. */
-export interface Requirement {
-  kind: 'python-module';
-  module: string;
-  /** Which tasks need it, for the message. */
-  why: string;
-  /** The command that installs it. */
-  install: string;
-}
+/**
+ * Something the sandbox must provide for a task: a Python module importable by the sandbox's
+ * interpreter, or a file its programs open (Spider's databases), present on this machine.
+ */
+export type Requirement =
+  | {
+      kind: 'python-module';
+      module: string;
+      /** Which tasks need it, for the message. */
+      why: string;
+      /** The command that installs it. */
+      install: string;
+    }
+  | {
+      kind: 'file';
+      /** Its absolute path. */
+      path: string;
+      /** Which tasks need it, for the message. */
+      why: string;
+      /** Where it comes from (the flag or field that named its folder). */
+      from: string;
+      /** The folder (absolute) the sandbox mounts read-only at its own path for the programs to open it. */
+      readableDir: string;
+    };
 
 /** How a sample's completion becomes the solution in evaluate.ts: it continues the prompt, or it is the whole solution. */
 export type SampleForm = 'completion' | 'full';
@@ -157,6 +172,8 @@ export interface EvaluateOptions {
   subset?: string;
   /** `--ds1000-mode` (Ds1000Entry.mode). */
   ds1000Mode?: 'completion' | 'insertion';
+  /** `--spider-databases` (absolute): Spider's `database/` folder, `<db_id>/<db_id>.sqlite` each; its queries are run. */
+  spiderDatabases?: string;
 }
 
 /**

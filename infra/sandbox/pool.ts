@@ -46,11 +46,11 @@ export class SandboxPool {
    * The runner of a language's programs (a Python language's on `runtime`): chosen by the
    * language's runner kind, every kind handled, none falling back to another.
    */
-  forLanguage(language: LanguageId, runtime?: LibraryRuntime): Promise<ProgramRunner> {
+  forLanguage(language: LanguageId, runtime?: LibraryRuntime, readableDirs: readonly string[] = []): Promise<ProgramRunner> {
     const runner = languageRunner(language);
     switch (runner.kind) {
       case 'python-zygote':
-        return this.forRuntime(runtime);
+        return this.withPreimports(runtime?.kind === 'renamed' ? [runtime.original] : [], readableDirs);
       case 'process':
         return this.forProcessLanguage(runner.language);
     }
@@ -61,15 +61,24 @@ export class SandboxPool {
     return this.withPreimports(runtime?.kind === 'renamed' ? [runtime.original] : []);
   }
 
-  /** The sandbox whose zygote has imported these modules besides the common ones. */
-  withPreimports(extra: readonly string[]): Promise<PythonExecutor> {
+  /**
+   * The sandbox whose zygote has imported these modules besides the common ones, and mounts these
+   * host folders read-only (Spider's databases; a zygote's mounts are fixed at its start, so each
+   * set of folders has its own).
+   */
+  withPreimports(extra: readonly string[], readableDirs: readonly string[] = []): Promise<PythonExecutor> {
     if (this.closed) return Promise.reject(new Error('SandboxPool is closed'));
     const modules = [...new Set(extra)].filter((m) => !DEFAULT_PREIMPORTS.includes(m)).sort();
-    const key = modules.join(',');
+    const dirs = [...new Set(readableDirs)].sort();
+    const key = dirs.length === 0 ? modules.join(',') : `${modules.join(',')}\n${dirs.join('\n')}`;
     let started = this.executors.get(key);
     if (!started) {
       const { shareProcess: _processRunnersOnly, ...options } = this.options;
-      const executor = new PythonExecutor({ ...options, preimport: [...DEFAULT_PREIMPORTS, ...modules] });
+      const executor = new PythonExecutor({
+        ...options,
+        preimport: [...DEFAULT_PREIMPORTS, ...modules],
+        ...(dirs.length > 0 ? { readableDirs: dirs } : {}),
+      });
       started = executor.start().then(() => executor);
       // A sandbox that failed to start is started afresh by the next caller.
       started.catch(() => {

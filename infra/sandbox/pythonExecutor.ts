@@ -125,6 +125,13 @@ export interface PythonExecutorOptions {
   uidBase?: number;
   /** Size of the sandbox /tmp (bwrap backend). */
   tmpBytes?: number;
+  /**
+   * Host directories (absolute) the programs may read, mounted read-only at their own paths (bwrap
+   * backend; the none backend sees the host anyway): data a family's programs open where they are,
+   * too large to carry in the program (Spider's databases). Samples run as their slot's uid: the
+   * files must be readable by others.
+   */
+  readableDirs?: readonly string[];
   /** Give up starting the zygote after this long. */
   startTimeoutMs?: number;
   /** Forward the zygote's stderr (its own log, never sample output) to this process's stderr. */
@@ -307,6 +314,7 @@ export class PythonExecutor {
         zygoteConfig: JSON.stringify(zygoteConfig),
         tmpBytes: this.options.tmpBytes ?? 1024 * 1024 * 1024,
         eagerBinding: this.options.eagerBinding ?? true,
+        readableDirs: this.options.readableDirs ?? [],
       });
     } else {
       hostTmp = mkdtempSync(join(tmpdir(), 'explora-sandbox-'));

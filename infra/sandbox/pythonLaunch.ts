@@ -121,6 +121,8 @@ export interface BwrapLaunchOptions {
   tmpBytes: number;
   /** Bind the interpreter's shared-library symbols at start (see EAGER_BINDING). */
   eagerBinding: boolean;
+  /** Host directories mounted read-only at their own paths (PythonExecutorOptions.readableDirs). */
+  readableDirs?: readonly string[];
 }
 
 /**
@@ -153,6 +155,7 @@ export function bwrapLaunch(options: BwrapLaunchOptions): LaunchCommand {
       ...mounts.roots.map((root) => ({ host: root, sandbox: root })),
       ...(mounts.venv ? [{ host: mounts.venv, sandbox: SANDBOX_VENV_PATH }] : []),
       { host: options.zygoteScript, sandbox: SANDBOX_ZYGOTE_PATH },
+      ...(options.readableDirs ?? []).map((dir) => ({ host: dir, sandbox: dir })),
     ]),
   ];
   if (process.getuid?.() === 0) {

@@ -51,6 +51,7 @@ const FLAGS: Record<keyof EvaluateOptions, string> = {
   appsStdinForm: '--apps-stdin-form',
   subset: '--subset',
   ds1000Mode: '--ds1000-mode',
+  spiderDatabases: '--spider-databases',
 };
 
 /** The problems of the file through its family's `evaluate` step; errors name the file, the line and the field. */

@@ -1,10 +1,11 @@
 /**
- * What the tasks of a sweep need from the sandbox (TaskFamily.requirements: DS-1000's libraries),
+ * What the tasks of a sweep need from the sandbox (TaskFamily.requirements: DS-1000's libraries, Spider's databases),
  * checked before anything starts against the interpreter the sandbox runs programs with: a task
  * whose library is missing would only fail, sample after sample. With `--worker external` the
  * workers' machines are not this one: the check is of this machine's sandbox interpreter.
  */
 import { execFileSync } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import type { Requirement } from '../../domain/families/types.js';
 import { resolveSandboxPython } from '../../infra/sandbox/python.js';
@@ -27,7 +28,7 @@ export function missingPythonModules(modules: readonly string[], python = resolv
   return JSON.parse(out) as string[];
 }
 
-/** Why the datasets' tasks cannot run in this sandbox (each missing module: which tasks, how to install it), or null. */
+/** Why the datasets' tasks cannot run in this sandbox (each missing module or file: which tasks, how to get it), or null. */
 export function requirementsProblem(
   datasets: ReadonlyArray<{ name: string; family: string; problems: readonly SweepProblem[] }>,
   requirementsOf: (problem: SweepProblem) => readonly Requirement[],
@@ -37,7 +38,7 @@ export function requirementsProblem(
   for (const d of datasets) {
     for (const p of d.problems) {
       for (const r of requirementsOf(p)) {
-        const key = `${r.module}\n${r.why}`;
+        const key = `${r.kind === 'file' ? r.path : r.module}\n${r.why}`;
         const need = needs.get(key) ?? { requirement: r, tasks: 0, datasets: new Set<string>() };
         need.tasks++;
         need.datasets.add(`datasets[${d.name}] (family ${d.family})`);
@@ -45,12 +46,24 @@ export function requirementsProblem(
       }
     }
   }
-  const missing = new Set(missingPythonModules([...new Set([...needs.values()].map((n) => n.requirement.module))], python));
-  const lines = [...needs.values()]
-    .filter((n) => missing.has(n.requirement.module))
-    .map(
-      (n) =>
-        `${[...n.datasets].join(', ')}: ${n.tasks} ${n.requirement.why.replace(/ tasks$/, '')} task(s) need the Python module ${n.requirement.module}, which the sandbox's Python (${python}) lacks; install it with: ${n.requirement.install}`,
-    );
+  const modules = [...needs.values()].flatMap((n) => (n.requirement.kind === 'python-module' ? [n.requirement.module] : []));
+  const missing = new Set(missingPythonModules([...new Set(modules)], python));
+  const lines = [...needs.values()].flatMap((n) => {
+    const r = n.requirement;
+    const where = `${[...n.datasets].join(', ')}: ${n.tasks} ${r.why.replace(/ tasks$/, '')} task(s)`;
+    if (r.kind === 'file')
+      return isReadableFile(r.path) ? [] : [`${where} need the file ${r.path}, which is missing or unreadable; check ${r.from}`];
+    if (!missing.has(r.module)) return [];
+    return [`${where} need the Python module ${r.module}, which the sandbox's Python (${python}) lacks; install it with: ${r.install}`];
+  });
   return lines.length ? lines.join('\n') : null;
+}
+
+function isReadableFile(path: string): boolean {
+  try {
+    accessSync(path, constants.R_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }

@@ -8,6 +8,12 @@
  * the question stripped, bigcode's corpus BLEU (max order 4, smoothed, 13a tokens) of each task's
  * first sample against the row's `query`. Each problem keeps its `db_id` (the database its query
  * runs on).
+ *
+ * Beyond bigcode: given Spider's databases (evaluate.ts --spider-databases), the official metric,
+ * execution accuracy (execution.ts): every sample's query and the gold one run in the sandbox on
+ * the task's SQLite file, and a sample passes when their results agree, so the task is checked by
+ * running (`tests`) and pass@k applies (pass@1 with one sample per task is execution accuracy);
+ * BLEU is then not computed (the same samples without the databases give it).
  */
 import { z } from 'zod';
 import { defineFamily } from '../define.js';
@@ -23,7 +29,8 @@ import {
 } from '../oneLine.js';
 import { pyStrip } from '../../metrics/pythonText.js';
 import { TEXT_SCORED_STEPS } from '../textScored.js';
-import type { DefinedFamily, ProblemOf } from '../types.js';
+import type { DefinedFamily, ProblemOf, TaskChecking, TaskScore } from '../types.js';
+import { sameExecution, spiderEmbed, spiderRunCall } from './execution.js';
 
 /** bigcode's few_shot_examples/spider_few_shot_prompts.json (removed from its tree in Dec 2022 with the other unused prompts). */
 export const SPIDER_EXAMPLES = {
@@ -41,19 +48,62 @@ export const SpiderEntrySchema = z.strictObject({
   family: z.literal('spider'),
   /** The validation split: Hugging Face's Parquet, JSON Lines, or Spider's dev.json; local or s3://. */
   path: OneLineRowsFileSchema,
+  /**
+   * Spider's `database/` folder (`<db_id>/<db_id>.sqlite`), an absolute path on the sandbox
+   * workers' machines: given, the tasks are scored by execution accuracy (pass@k) instead of BLEU.
+   */
+  databases: z
+    .string()
+    .refine((dir) => dir.startsWith('/'), 'an absolute path (the sandbox workers open the databases there)')
+    .optional(),
 });
 
 const RowSchema = z.looseObject({ db_id: z.string().min(1), query: z.string(), question: z.string() });
 
-/** What a Spider problem carries beyond the core: the database its query runs on. */
-export const SpiderPayloadSchema = z.object({ db_id: z.string() });
+/**
+ * What a Spider problem carries beyond the core: the database its query runs on, and, when the
+ * databases were given, that database's file (absolute): its samples are then run, not read.
+ */
+export const SpiderPayloadSchema = z.object({ db_id: z.string(), database: z.string().optional() });
 type SpiderProblem = ProblemOf<z.output<typeof SpiderPayloadSchema>>;
 
 export function spiderPrompt(question: string): string {
   return twoShotPrompt(SPIDER_INSTRUCTION, pyStrip(question), SPIDER_EXAMPLES);
 }
 
-function load(text: string, source: string): SpiderProblem[] {
+/** Spider's database/ layout: `<dir>/<db_id>/<db_id>.sqlite`. */
+export function spiderDatabaseFile(databases: string, dbId: string): string {
+  return `${databases.replace(/\/+$/, '')}/${dbId}/${dbId}.sqlite`;
+}
+
+/** The databases folder a database file is in (spiderDatabaseFile's `databases`). */
+function databasesDirOf(file: string): string {
+  return file.split('/').slice(0, -2).join('/');
+}
+
+// The output a run may write: both results on one line (beyond it the sample counts wrong).
+const RESULTS_OUTPUT_BYTES = 4 * 1024 * 1024;
+
+function databaseOf(problem: SpiderProblem): string {
+  if (problem.database === undefined) throw new Error(`task ${problem.task_id}: Spider without databases runs nothing`);
+  return problem.database;
+}
+
+function goldOf(problem: SpiderProblem): string {
+  if (problem.canonical_solution === undefined) throw new Error(`task ${problem.task_id}: no gold query (canonical_solution)`);
+  return problem.canonical_solution;
+}
+
+function checking(problem: SpiderProblem): TaskChecking {
+  return problem.database === undefined ? oneLineChecking(problem) : { kind: 'tests' };
+}
+
+function score(problem: SpiderProblem, stdout: string): TaskScore {
+  const { ran, right } = sameExecution(goldOf(problem), stdout);
+  return { kind: 'status', passed: right, success: ran };
+}
+
+function load(text: string, source: string, databases?: string): SpiderProblem[] {
   const rows = oneLineRows(text, RowSchema, source);
   const problems = oneLineProblems(
     'spider',
@@ -61,7 +111,10 @@ function load(text: string, source: string): SpiderProblem[] {
     rows.map(({ line, row }) => ({ line, row: { prompt: spiderPrompt(row.question), reference: row.query } })),
     source,
   );
-  return problems.map((p, i) => ({ ...p, db_id: rows[i]!.row.db_id }));
+  return problems.map((p, i) => {
+    const dbId = rows[i]!.row.db_id;
+    return { ...p, db_id: dbId, ...(databases === undefined ? {} : { database: spiderDatabaseFile(databases, dbId) }) };
+  });
 }
 
 export const spiderFamily: DefinedFamily<'spider', typeof SpiderEntrySchema, z.output<typeof SpiderPayloadSchema>> = defineFamily({
@@ -71,7 +124,7 @@ export const spiderFamily: DefinedFamily<'spider', typeof SpiderEntrySchema, z.o
   payloadSchema: SpiderPayloadSchema,
   bringsLibrary: () => false,
   files: (entry) => ({ rows: { path: entry.path, field: 'path' } }),
-  load: ({ texts, sources }) => ({ problems: load(texts.rows!, sources.rows!), notes: [] }),
+  load: ({ entry, texts, sources }) => ({ problems: load(texts.rows!, sources.rows!, entry.databases), notes: [] }),
   stopWords: () => ONE_LINE_STOP_WORDS,
   // Prompts and answer extraction are Python's (chat answers' fenced block, whatever its tag); nothing is run.
   language: () => 'python',
@@ -80,12 +133,29 @@ export const spiderFamily: DefinedFamily<'spider', typeof SpiderEntrySchema, z.o
   solution: oneLineSolution,
   referenceSolution: () => null,
   ...TEXT_SCORED_STEPS,
-  checking: oneLineChecking,
+  checking,
+  // With the databases (execution accuracy): the sample's query and the gold one, run on the task's database.
+  embedSolution: (problem, solution) => (problem.database === undefined ? solution : spiderEmbed(solution)),
+  tests: (problem) => spiderRunCall(databaseOf(problem), goldOf(problem)),
+  limits: (_problem, _reference, timeoutMs) => ({ timeoutMs, maxOutputBytes: RESULTS_OUTPUT_BYTES }),
+  score: (problem, outcome) => score(problem, outcome.stdout),
+  requirements: (problem) =>
+    problem.database === undefined
+      ? []
+      : [
+          {
+            kind: 'file',
+            path: problem.database,
+            why: `Spider's ${problem.db_id} tasks`,
+            from: "--spider-databases or the dataset's databases",
+            readableDir: databasesDirOf(problem.database),
+          },
+        ],
   evaluate: {
     kind: 'reads',
     recognize: { rank: 47, test: (row) => 'db_id' in row && 'query' in row && 'question' in row, fields: "Spider's db_id, query, question" },
-    options: [],
+    options: ['spiderDatabases'],
     form: 'full',
-    problems: ({ text, source }) => load(text, source),
+    problems: ({ text, source, options }) => load(text, source, options.spiderDatabases),
   },
 });

@@ -1,0 +1,186 @@
+/**
+ * Spider's execution accuracy through scripts/evaluate.ts: Spider's rows (JSON Lines as its dev.json
+ * has them) and samples {task_id, completion}, --spider-databases naming a real database/ folder
+ * made here; pass@1 is execution accuracy; a missing folder or database file is refused (exit 2)
+ * naming it before anything runs; without the flag the same files are scored by BLEU. Then a sweep
+ * through Temporal against the scripted server whose Spider entry names the databases: its cell
+ * reports pass@1 (execution accuracy), the queries run in the sandbox workers' jail.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spiderPrompt } from '../../domain/families/spider/index.js';
+import { sweepResultsKey } from '../../domain/sweep/keys.js';
+import { getText } from '../../infra/s3.js';
+import { testConfig, uniqueSuffix } from '../support/config.js';
+import { jsonl } from '../support/oneline-rows.js';
+import { runTs } from '../support/processes.js';
+import { testBucket } from '../support/s3.js';
+import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { makeSpiderDatabases, singerCount } from '../support/spider-db.js';
+
+const run = promisify(execFile);
+const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-spider-evaluate-'));
+let databases: string;
+const problems = path.join(dir, 'dev.jsonl');
+const samples = path.join(dir, 'samples.jsonl');
+
+const ROWS = [
+  { db_id: 'concert_singer', query: 'SELECT count(*) FROM singer', question: 'How many singers do we have?' },
+  { db_id: 'concert_singer', query: 'SELECT name ,  age FROM singer ORDER BY age DESC', question: 'Names and ages, oldest first.' },
+  { db_id: 'concert_singer', query: "SELECT name FROM singer WHERE country  =  'France'", question: 'Singers from France?' },
+  { db_id: 'concert_singer', query: 'SELECT DISTINCT year FROM concert', question: 'Years with concerts?' },
+];
+// Completions continue the two-shot prompt; the saved form below takes each as the query itself.
+const SAMPLES = [
+  { task_id: 'Spider/0', completion: 'SELECT COUNT(*) FROM singer' }, // right
+  { task_id: 'Spider/1', completion: 'SELECT name, age FROM singer ORDER BY age' }, // wrong order
+  { task_id: 'Spider/2', completion: "SELECT name FROM singer WHERE country = 'France' ORDER BY name" }, // right, another order
+  // Right: the evaluator drops DISTINCT from both (a GROUP BY year would be wrong against the gold's 4 rows then).
+  { task_id: 'Spider/3', completion: 'SELECT distinct year FROM concert' },
+  { task_id: 'Spider/3', completion: 'SELECT yeer FROM concert' }, // an error
+];
+
+beforeAll(() => {
+  databases = makeSpiderDatabases(dir);
+  writeFileSync(problems, jsonl(ROWS));
+  writeFileSync(samples, jsonl(SAMPLES));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const evaluate = (...args: string[]) =>
+  run(process.execPath, ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', problems, '--samples', samples, '--k', '1', ...args], {
+    timeout: 120_000,
+  });
+
+describe('evaluate.ts --spider-databases', () => {
+  it('runs every sample and the gold query on the database in the sandbox: pass@1 is execution accuracy', async () => {
+    const { stdout, stderr } = await evaluate('--spider-databases', databases);
+    expect(stderr).toContain('running 5 samples of 4 spider problems');
+    const metrics = JSON.parse(stdout.trim().split('\n').at(-1)!);
+    // Per task: 1, 0, 1, 1/2.
+    expect(metrics['pass@1']).toBeCloseTo((1 + 0 + 1 + 0.5) / 4, 12);
+    const results = readFileSync(`${samples}_results.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(results.map((r) => r.passed)).toEqual([true, false, true, true, false]);
+    expect(results[4].result).toContain('no such column: yeer');
+    expect(singerCount(databases)).toBe(5);
+  }, 180_000);
+
+  it('without the flag, the same files are scored by BLEU from their text', async () => {
+    const { stdout, stderr } = await evaluate();
+    expect(stderr).toContain('from their text (bleu');
+    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toHaveProperty('bleu');
+  }, 180_000);
+
+  it('a missing folder or database file is refused before anything runs, naming it', async () => {
+    const missingDir = evaluate('--spider-databases', path.join(dir, 'nowhere'));
+    await expect(missingDir).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining(`--spider-databases ${path.join(dir, 'nowhere')}: no such folder`) });
+    const other = path.join(dir, 'other.jsonl');
+    writeFileSync(other, jsonl([...ROWS, { db_id: 'pets_1', query: 'SELECT count(*) FROM pets', question: 'How many pets?' }]));
+    const missingFile = run(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', other, '--samples', samples, '--ignore-incomplete', '--spider-databases', databases],
+      { timeout: 120_000 },
+    );
+    // The pets task has no sample: only attempted tasks' databases are needed.
+    await expect(missingFile).resolves.toBeDefined();
+    writeFileSync(samples + '.pets', jsonl([...SAMPLES, { task_id: 'Spider/4', completion: 'SELECT 1' }]));
+    const needsPets = run(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', other, '--samples', samples + '.pets', '--spider-databases', databases],
+      { timeout: 120_000 },
+    );
+    await expect(needsPets).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(`need the file ${databases}/pets_1/pets_1.sqlite, which is missing or unreadable; check --spider-databases`),
+    });
+  }, 300_000);
+});
+
+describe('a sweep whose Spider entry names the databases', () => {
+  const { config, env } = testConfig();
+  const bucket = testBucket(config);
+  let server: ScriptedLlmServer;
+  // Two samples per task: right/right, wrong order/right, right/error, right/wrong.
+  const ANSWERS = new Map<string, string[]>([
+    [spiderPrompt(ROWS[0]!.question), ['SELECT count(*) FROM singer', 'SELECT COUNT(*) FROM singer']],
+    [spiderPrompt(ROWS[1]!.question), ['SELECT name, age FROM singer ORDER BY age', 'SELECT name, age FROM singer ORDER BY age DESC']],
+    [spiderPrompt(ROWS[2]!.question), ["SELECT name FROM singer WHERE country = 'France'", 'SELECT nome FROM singer']],
+    [spiderPrompt(ROWS[3]!.question), ['SELECT DISTINCT year FROM concert', 'SELECT 2014']],
+  ]);
+  const asked = new Map<string, number>();
+
+  beforeAll(async () => {
+    server = await startScriptedLlmServer((req) => {
+      const prompt = String(req.body.prompt);
+      const i = asked.get(prompt) ?? 0;
+      asked.set(prompt, i + 1);
+      return { content: `${ANSWERS.get(prompt)?.[i % 2] ?? 'none'}\nInstruction:\nmore` };
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+    bucket.s3.destroy();
+  });
+
+  it('each sample and the gold query run on the database in the sandbox; the cell reports pass@1', async () => {
+    const id = `spider-exec-${uniqueSuffix()}`;
+    const file = path.join(dir, 'sweep.yaml');
+    writeFileSync(
+      file,
+      `id: ${id}
+datasets:
+  - name: spider
+    family: spider
+    path: ${problems}
+    databases: ${databases}
+models:
+  - id: base
+    base_url: ${server.url}
+    model: scripted-base
+    api: completions
+methods: [direct]
+temperatures: [0.2]
+n_samples: 2
+k: [1]
+timeout_s: 10
+`,
+    );
+    const sweep = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+    expect(sweep.code, sweep.output).toBe(0);
+    const [cell] = JSON.parse((await getText(bucket, sweepResultsKey(id)))!).cells;
+    // Per task: 2, 1, 1 and 1 right of 2.
+    expect(cell.passAtK['pass@1']).toBeCloseTo((1 + 0.5 + 0.5 + 0.5) / 4, 12);
+    expect(cell.statusCounts).toEqual({ passed: 7, error: 1 });
+    expect(singerCount(databases)).toBe(5);
+  }, 600_000);
+
+  it('a missing databases folder in the entry is refused before anything starts, naming the file', async () => {
+    const file = path.join(dir, 'bad.yaml');
+    writeFileSync(
+      file,
+      `id: spider-bad-${uniqueSuffix()}
+datasets:
+  - name: spider
+    family: spider
+    path: ${problems}
+    databases: ${path.join(dir, 'nowhere')}
+models:
+  - id: base
+    base_url: ${server.url}
+    model: scripted-base
+    api: completions
+methods: [direct]
+temperatures: [0.2]
+n_samples: 1
+k: [1]
+`,
+    );
+    const sweep = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+    expect(sweep.code).not.toBe(0);
+    expect(sweep.output).toContain(`need the file ${path.join(dir, 'nowhere')}/concert_singer/concert_singer.sqlite, which is missing`);
+  }, 120_000);
+});
