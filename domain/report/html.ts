@@ -440,6 +440,7 @@ const TEST_TEXT: Record<MetricComparison['test'], string> = {
   'mcnemar-exact': 'McNemar exact',
   'permutation-exact': 'permutation, exact',
   'permutation-monte-carlo': 'permutation, Monte Carlo',
+  'paired-bootstrap': 'paired bootstrap (corpus metric)',
 };
 
 function pairFlips(pair: PairComparison, labels: Record<string, string>, max: number): string {
