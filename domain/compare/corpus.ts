@@ -63,7 +63,7 @@ function figureOf(tasks: Dense, idx: ArrayLike<number>, figure: CorpusFigure): n
   for (let i = 0; i < idx.length; i++) {
     const at = idx[i]!;
     samples += tasks.samples[at]!;
-    for (let k = 0, o = at * width; k < width; k++, o++) acc[k] += tasks.values[o]!;
+    for (let k = 0, o = at * width; k < width; k++, o++) acc[k]! += tasks.values[o]!;
   }
   const sums: TextStats = {};
   tasks.keys.forEach((key, k) => (sums[key] = acc[k]!));
