@@ -28,7 +28,12 @@ const SweepResultsSchema = z.object({
   ),
 });
 
-const CellResultsSchema = z.looseObject({ per_task: z.array(ComparedTaskSchema), provenance: CellProvenanceSchema.optional() });
+const CellResultsSchema = z.looseObject({
+  per_task: z.array(ComparedTaskSchema),
+  provenance: CellProvenanceSchema.optional(),
+  /** A text-scored cell's scores name its corpus metric (domain/sweep/results.ts, extraScoresJson). */
+  scores: z.looseObject({ metric: z.string().optional() }).optional(),
+});
 
 /** A stored file that is not what explora writes. */
 export class CompareInputError extends Error {}
@@ -81,6 +86,7 @@ export async function loadComparedCells(bucket: Bucket, refs: readonly CellRef[]
       k: Object.keys(summary.passAtK).map((k) => Number(k.split('@')[1])),
       tasks: cell.per_task,
       ...(cell.provenance ? { provenance: cell.provenance } : {}),
+      ...(cell.scores?.metric !== undefined ? { corpusMetric: cell.scores.metric } : {}),
     });
   }
   return out;

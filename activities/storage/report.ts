@@ -18,6 +18,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { SweepProblemSchema } from '../../domain/datasets/problems.js';
 import { familyOf } from '../../domain/families/registry.js';
+import { ComparedTaskSchema } from '../../domain/compare/compare.js';
 import { datasetOutcomes, datasetsOf, selectDrillTasks, selectSamples } from '../../domain/report/analysis.js';
 import { renderSweepReport, type RenderOptions } from '../../domain/report/html.js';
 import { hasPaperAnalyses } from '../../domain/report/paperAnalyses.js';
@@ -159,6 +160,8 @@ const CellResultsSchema = z.looseObject({
       pipeline_length: z.number().int().optional(),
       scores: z.record(z.string(), z.number().int()).optional(),
       test_case_accuracy: z.number().optional(),
+      answers: ComparedTaskSchema.shape.answers,
+      text: ComparedTaskSchema.shape.text,
     }),
   ),
   pass_rate_by_pipeline_length: z.record(z.string(), z.object({ tasks: z.number(), pass_rate: z.number() })).optional(),
@@ -342,6 +345,7 @@ export async function loadSweepReportData(bucket: Bucket, sweepId: string, opts:
       cost: summary.cost,
       // A text-scored cell's per-task counts pass nothing by design: no pass@k curves, outcomes or comparisons of them.
       perTask: summary.scores?.kind === 'text' ? [] : (detail?.per_task ?? []),
+      ...(summary.scores?.kind === 'text' && detail ? { textPerTask: detail.per_task } : {}),
       ...(detail?.pass_rate_by_pipeline_length ? { passRateByPipelineLength: detail.pass_rate_by_pipeline_length } : {}),
       ...(detail?.provenance ? { provenance: detail.provenance } : {}),
       // The same loader and computation as scripts/paper-analyses.ts.

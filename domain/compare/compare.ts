@@ -4,7 +4,10 @@
  * cells' per-task counts come in (from results.json, read by activities/storage/compare.ts).
  */
 import { z } from 'zod';
+import { corpusMetricById } from '../families/corpusMetrics.js';
+import { majorityOf } from '../metrics/pal.js';
 import { passAtK } from '../metrics/passAtK.js';
+import { headlineFigure, pairedCorpusBootstrap, type CorpusFigure, type TaskStats } from './corpus.js';
 import { unexplainedDifferences, type CellProvenance } from '../sweep/provenance.js';
 import {
   DEFAULT_BOOTSTRAP_RESAMPLES,
@@ -29,6 +32,10 @@ export const ComparedTaskSchema = z.object({
   scores: z.record(z.string(), z.number().int().nonnegative()).optional(),
   /** Mean over samples of the fraction of test cases passed (APPS). */
   test_case_accuracy: z.number().min(0).max(1).optional(),
+  /** The task's distinct answers (PAL); `correct` is absent from results stored before comparisons scored votes. */
+  answers: z.array(z.object({ answer: z.string(), votes: z.number().int().positive(), correct: z.boolean().optional() })).optional(),
+  /** Text-scored families: the statistics of the samples the cell's corpus metric scores, summed. */
+  text: z.object({ samples: z.number().int().positive(), stats: z.record(z.string(), z.number()) }).optional(),
 });
 export type ComparedTask = z.infer<typeof ComparedTaskSchema>;
 
@@ -47,6 +54,11 @@ export interface ComparedCell {
   tasks: ComparedTask[];
   /** From the cell's results.json; absent from results stored before it was recorded. */
   provenance?: CellProvenance;
+  /**
+   * The corpus metric's id (results.json `scores.metric`) for a cell scored from its samples' text:
+   * it has no pass@k and is compared on that metric only.
+   */
+  corpusMetric?: string;
 }
 
 /** The factors two compared cells may differ in; a pair differing in more than one is confounded. */
@@ -57,6 +69,9 @@ export type CompareSelection =
 
 /** Why cells cannot be compared; the message names the tasks. */
 export class TaskMismatchError extends Error {}
+
+/** Why two cells have no score in common (one is run and one scored from its text, two corpus metrics...). */
+export class IncomparableCellsError extends Error {}
 
 /** A cell's scored tasks: those with samples (a task without any is no evidence either way). */
 const scoredIds = (c: ComparedCell) => c.tasks.filter((t) => t.n > 0).map((t) => t.task_id);
@@ -100,8 +115,11 @@ export interface MetricComparison {
   diff: number;
   normal: NormalInterval | null;
   bootstrap: Interval | null;
-  /** McNemar exact when every value is 0 or 1 (one sample per task), else the paired permutation test. */
-  test: 'mcnemar-exact' | 'permutation-exact' | 'permutation-monte-carlo';
+  /**
+   * McNemar exact when every value is 0 or 1 (one sample per task), else the paired permutation test;
+   * a corpus metric (BLEU...), which is no mean of per-task values: the paired bootstrap's p (corpus.ts).
+   */
+  test: 'mcnemar-exact' | 'permutation-exact' | 'permutation-monte-carlo' | 'paired-bootstrap';
   p: number;
   /** p adjusted by Holm over all pairs compared, for this metric. */
   pHolm: number;
@@ -159,8 +177,49 @@ function metricValues(a: ComparedTask[], b: ComparedTask[], ks: number[]): Map<s
   if (a.every((t) => t.test_case_accuracy !== undefined) && b.every((t) => t.test_case_accuracy !== undefined)) {
     put('test-case accuracy', (t) => t.test_case_accuracy!);
   }
+  // PAL: whether the answer a vote picks is right, 0 or 1 per task (results stored before `correct` have none).
+  const voted = (t: ComparedTask) => t.answers !== undefined && t.answers.every((x) => x.correct !== undefined);
+  if (a.every(voted) && b.every(voted)) {
+    const scoreOf = (t: ComparedTask, answer: string | undefined) => (t.answers!.find((x) => x.answer === answer)?.correct ? 1 : 0);
+    put('majority-voting accuracy', (t) => scoreOf(t, majorityOf(new Map(t.answers!.map((x) => [x.answer, x.votes])))));
+    put('greedy accuracy', (t) => scoreOf(t, t.answers![0]?.answer));
+  }
   return out;
 }
+
+/** A text-scored cell's corpus figure, or why it cannot be compared. */
+function corpusOf(cell: ComparedCell): { id: string; headline: string; figure: CorpusFigure } {
+  const metric = corpusMetricById(cell.corpusMetric!);
+  if (!metric) throw new IncomparableCellsError(`cell ${cell.ref} is scored by ${cell.corpusMetric}, a metric no family has`);
+  if (!cell.tasks.some((t) => t.text !== undefined)) {
+    throw new IncomparableCellsError(
+      `cell ${cell.ref} is scored by ${metric.id} but its results.json has no per-task statistics ` +
+        '(stored before comparisons of text-scored cells existed); finalize the cell again to compare it',
+    );
+  }
+  return { id: metric.id, headline: metric.headline, figure: headlineFigure((s, n) => metric.figures(s, n), metric.headline) };
+}
+
+/** The one row of two text-scored cells: their corpus metric's headline, by the paired bootstrap over tasks. */
+function compareCorpus(
+  cellA: ComparedCell,
+  cellB: ComparedCell,
+  a: ComparedTask[],
+  b: ComparedTask[],
+  opts: CompareOptions,
+): Omit<MetricComparison, 'pHolm'> {
+  const [ma, mb] = [corpusOf(cellA), corpusOf(cellB)];
+  if (ma.id !== mb.id) {
+    throw new IncomparableCellsError(`cell ${cellA.ref} is scored by ${ma.id}, ${cellB.ref} by ${mb.id}: no score in common`);
+  }
+  // A task none of whose scored samples has statistics (its generation failed) adds nothing to the corpus.
+  const statsOf = (t: ComparedTask): TaskStats => t.text ?? { samples: 0, stats: {} };
+  const r = pairedCorpusBootstrap(a.map(statsOf), b.map(statsOf), ma.figure, opts.bootstrap);
+  return { metric: ma.headline, a: r.a, b: r.b, diff: r.diff, normal: null, bootstrap: r.interval, test: 'paired-bootstrap', p: r.p };
+}
+
+/** How a cell is scored, for messages: by its corpus metric or by running its samples. */
+const scoredBy = (c: ComparedCell) => (c.corpusMetric ? `scored by ${c.corpusMetric} from its text` : 'run (pass@k)');
 
 const isBinary = (xs: number[]) => xs.every((x) => x === 0 || x === 1);
 
@@ -186,7 +245,9 @@ function compareMetric(metric: string, av: number[], bv: number[], opts: Compare
 
 /**
  * Every pair of `cells` (in the order given, A before B), compared on the matched tasks: each score
- * both have, at every k both can score (k <= every task's n). Throws TaskMismatchError when the task
+ * both have, at every k both can score (k <= every task's n); two text-scored cells on their corpus
+ * metric's headline instead (never their pass@k, zeros by design). Throws IncomparableCellsError when
+ * a pair has no score in common (a run cell and a text-scored one, two corpus metrics), TaskMismatchError when the task
  * sets differ (see matchTasks).
  */
 export function compareCells(cells: readonly ComparedCell[], opts: CompareOptions = {}): Comparison {
@@ -201,6 +262,12 @@ export function compareCells(cells: readonly ComparedCell[], opts: CompareOption
   for (let i = 0; i < cells.length; i++) {
     for (let j = i + 1; j < cells.length; j++) {
       const [a, b] = [tasksOf(i), tasksOf(j)];
+      if ((cells[i]!.corpusMetric === undefined) !== (cells[j]!.corpusMetric === undefined)) {
+        throw new IncomparableCellsError(
+          `cell ${cells[i]!.ref} is ${scoredBy(cells[i]!)}, ${cells[j]!.ref} is ${scoredBy(cells[j]!)}: no score in common`,
+        );
+      }
+      const text = cells[i]!.corpusMetric !== undefined;
       const minN = Math.min(...a.map((t) => t.n), ...b.map((t) => t.n));
       const ks = [...new Set([...cells[i]!.k, ...cells[j]!.k])].filter((k) => k <= minN).sort((x, y) => x - y);
       const values = metricValues(a, b, ks.length ? ks : [1]);
@@ -209,7 +276,10 @@ export function compareCells(cells: readonly ComparedCell[], opts: CompareOption
         a: cells[i]!.ref,
         b: cells[j]!.ref,
         tasks: a.length,
-        metrics: [...values].map(([metric, [av, bv]]) => compareMetric(metric, av, bv, opts)),
+        // A text-scored cell passes nothing by design: its pass@k of zeros would compare as a tie.
+        metrics: text
+          ? [compareCorpus(cells[i]!, cells[j]!, a, b, opts)]
+          : [...values].map(([metric, [av, bv]]) => compareMetric(metric, av, bv, opts)),
         flips: {
           aOnly: a.flatMap((t, x) => (t.c > 0 && b[x]!.c === 0 ? [flip(t, b[x]!)] : [])),
           bOnly: a.flatMap((t, x) => (t.c === 0 && b[x]!.c > 0 ? [flip(t, b[x]!)] : [])),

@@ -5,6 +5,7 @@ const TEST_NAMES: Record<MetricComparison['test'], string> = {
   'mcnemar-exact': 'McNemar exact',
   'permutation-exact': 'permutation (exact)',
   'permutation-monte-carlo': 'permutation (Monte Carlo)',
+  'paired-bootstrap': 'paired bootstrap',
 };
 
 const signed = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(4)}`;
@@ -49,8 +50,11 @@ export function formatComparison(cmp: Comparison, opts: { maxFlips: number }): s
       formatP(m.pHolm) + (isSignificant(m, cmp.alpha) ? ' *' : '  '),
     ]);
     out.push(...table(['score', 'A', 'B', 'A - B', '95% bootstrap', '95% normal', 'test', 'p', 'p Holm'], rows).map((l) => `  ${l}`));
-    out.push('  tasks solved (a passing sample) by one cell only:');
-    out.push(flipLine('  A only', pair.flips.aOnly, opts.maxFlips), flipLine('  B only', pair.flips.bOnly, opts.maxFlips));
+    // A text-scored pair passes nothing: its rows are its corpus metric's, and no task flips.
+    if (!pair.metrics.every((m) => m.test === 'paired-bootstrap')) {
+      out.push('  tasks solved (a passing sample) by one cell only:');
+      out.push(flipLine('  A only', pair.flips.aOnly, opts.maxFlips), flipLine('  B only', pair.flips.bOnly, opts.maxFlips));
+    }
     if (pair.confounded.length) {
       out.push(`  warning: the cells differ in ${pair.confounded.join(' and ')}; the difference is not the effect of one of them alone`);
     }
@@ -62,5 +66,8 @@ export function formatComparison(cmp: Comparison, opts: { maxFlips: number }): s
     `* significant at ${cmp.alpha * 100}% after Holm's adjustment over the ${m} pair${m === 1 ? '' : 's'} (per score).`,
     `Intervals are paired, over tasks: bootstrap percentile (${cmp.bootstrap.resamples} resamples, seed ${cmp.bootstrap.seed}) and normal approximation.`,
   );
+  if (cmp.pairs.some((p) => p.metrics.some((m) => m.test === 'paired-bootstrap'))) {
+    out.push('A corpus metric (BLEU...) is recomputed from the resampled tasks for both cells; its p is the paired bootstrap\'s.');
+  }
   return out.join('\n');
 }

@@ -30,16 +30,20 @@ function asCompared(sweepId: string, c: ReportCell): ComparedCell {
     nSamples: c.nSamples,
     ...(c.promptName !== undefined ? { prompt: c.promptName } : {}),
     k: Object.keys(c.passAtK).map((k) => Number(k.split('@')[1])),
-    tasks: c.perTask,
+    tasks: comparedTasks(c),
     ...(c.provenance ? { provenance: c.provenance } : {}),
+    ...(c.scores?.kind === 'text' ? { corpusMetric: c.scores.metric } : {}),
   };
 }
+
+/** The tasks a cell is compared on: a text-scored cell's statistics, else its counts. */
+const comparedTasks = (c: ReportCell) => c.textPerTask ?? c.perTask;
 
 /** Each dataset with at least two cells that have per-task counts. */
 export function reportComparisons(sweepId: string, cells: readonly ReportCell[], label: (c: ReportCell) => string): DatasetComparison[] {
   const out: DatasetComparison[] = [];
   for (const dataset of datasetsOf(cells)) {
-    const mine = cells.filter((c) => c.dataset === dataset && c.perTask.some((t) => t.n > 0));
+    const mine = cells.filter((c) => c.dataset === dataset && comparedTasks(c).some((t) => t.n > 0));
     if (mine.length < 2) continue;
     const pairs = (mine.length * (mine.length - 1)) / 2;
     if (pairs > MAX_REPORT_PAIRS) {

@@ -440,6 +440,7 @@ const TEST_TEXT: Record<MetricComparison['test'], string> = {
   'mcnemar-exact': 'McNemar exact',
   'permutation-exact': 'permutation, exact',
   'permutation-monte-carlo': 'permutation, Monte Carlo',
+  'paired-bootstrap': 'paired bootstrap (corpus metric)',
 };
 
 function pairFlips(pair: PairComparison, labels: Record<string, string>, max: number): string {
@@ -465,13 +466,18 @@ function renderComparisons(data: SweepReportData, opts: Required<RenderOptions>)
   const compared = reportComparisons(data.sweepId, data.cells, cellLabel);
   if (!compared.length) return '';
   const signedPct = (v: number) => `${v >= 0 ? '+' : '−'}${(Math.abs(v) * 100).toFixed(1)}`;
-  const range = (i: { low: number; high: number } | null) => (i ? `[${signedPct(i.low)}, ${signedPct(i.high)}]` : '–');
+  // A corpus metric keeps its own units (CodeXGLUE's BLEU is already x 100).
+  const signedRaw = (v: number) => `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(4)}`;
+  const rangeOf = (show: (v: number) => string) => (i: { low: number; high: number } | null) =>
+    i ? `[${show(i.low)}, ${show(i.high)}]` : '–';
   const parts = compared.map((d, di) => {
     if (d.kind === 'skipped') return `<h3>${esc(d.dataset)}</h3><p class="note">Not compared: ${esc(d.reason)}</p>`;
     const { comparison: cmp, labels } = d;
     const rows = cmp.pairs.flatMap((pair) =>
       pair.metrics.map((m, mi) => {
         const sig = isSignificant(m, cmp.alpha);
+        const show = m.test === 'paired-bootstrap' ? signedRaw : signedPct;
+        const range = rangeOf(show);
         const head =
           mi === 0
             ? `<td rowspan="${pair.metrics.length}">${esc(labels[pair.a])}</td><td rowspan="${pair.metrics.length}">${esc(labels[pair.b])}</td><td class="num" rowspan="${pair.metrics.length}">${int(pair.tasks)}</td>`
@@ -480,7 +486,7 @@ function renderComparisons(data: SweepReportData, opts: Required<RenderOptions>)
           mi === 0
             ? `<td rowspan="${pair.metrics.length}">${pairFlips(pair, labels, opts.maxListedTasks)}${pair.confounded.length ? `<div class="muted">differ in ${esc(pair.confounded.join(' and '))}</div>` : ''}${pair.provenance.map((p) => `<div class="provenance-warning">⚠ ${esc(p.field)} differs: ${esc(p.a)} vs ${esc(p.b)}</div>`).join('')}</td>`
             : '';
-        return `<tr class="${mi === 0 ? 'pair-start' : ''}${sig ? ' significant' : ''}" data-a="${esc(pair.a)}" data-b="${esc(pair.b)}" data-metric="${esc(m.metric)}" data-diff="${m.diff}" data-p="${m.p}" data-p-holm="${m.pHolm}">${head}<td>${esc(m.metric)}</td><td class="num">${signedPct(m.diff)}</td><td class="num nowrap">${range(m.bootstrap)}</td><td class="num nowrap">${range(m.normal)}</td><td>${TEST_TEXT[m.test]}</td><td class="num">${formatP(m.p)}</td><td class="num">${formatP(m.pHolm)}${sig ? ' <span class="sig" title="significant after Holm">★</span>' : ''}</td>${tail}</tr>`;
+        return `<tr class="${mi === 0 ? 'pair-start' : ''}${sig ? ' significant' : ''}" data-a="${esc(pair.a)}" data-b="${esc(pair.b)}" data-metric="${esc(m.metric)}" data-diff="${m.diff}" data-p="${m.p}" data-p-holm="${m.pHolm}">${head}<td>${esc(m.metric)}</td><td class="num">${show(m.diff)}</td><td class="num nowrap">${range(m.bootstrap)}</td><td class="num nowrap">${range(m.normal)}</td><td>${TEST_TEXT[m.test]}</td><td class="num">${formatP(m.p)}</td><td class="num">${formatP(m.pHolm)}${sig ? ' <span class="sig" title="significant after Holm">★</span>' : ''}</td>${tail}</tr>`;
       }),
     );
     const dropped =
@@ -493,7 +499,7 @@ ${rows.join('\n')}
 </tbody></table>`;
   });
   return `<section id="compare"><h2>Pairwise comparisons</h2>
-<p>Every two cells of a dataset, compared on the same tasks. <b>A − B</b>: the mean over tasks of the per-task difference, in percentage points. Its 95% intervals are <b>paired</b> (each task keeps its two values): the bootstrap percentile interval (${int(REPORT_BOOTSTRAP_RESAMPLES)} resamples of the tasks, fixed seed) and the normal approximation (mean ± 1.96 standard errors of the differences). The test: McNemar's exact test when each task has one sample (pass or fail), else the paired permutation test on the per-task values. <b>p, Holm</b>: the p-value adjusted for the number of pairs compared in the dataset (Holm); <span class="sig">★</span> and a green row: below 5%. The last column: tasks only one of the two solved (a passing sample), either way; open it for their ids. See docs/sweeps.md, “Comparing”.</p>
+<p>Every two cells of a dataset, compared on the same tasks. <b>A − B</b>: the mean over tasks of the per-task difference, in percentage points. Its 95% intervals are <b>paired</b> (each task keeps its two values): the bootstrap percentile interval (${int(REPORT_BOOTSTRAP_RESAMPLES)} resamples of the tasks, fixed seed) and the normal approximation (mean ± 1.96 standard errors of the differences). The test: McNemar's exact test when each task has one sample (pass or fail), else the paired permutation test on the per-task values. Cells scored from their text (BLEU, exact match, accuracy) are compared on their metric, in its own units: the tasks are resampled and the metric recomputed for both cells from the resampled tasks (paired bootstrap), its p the share of resampled differences at least as far from the observed one as it is from 0. <b>p, Holm</b>: the p-value adjusted for the number of pairs compared in the dataset (Holm); <span class="sig">★</span> and a green row: below 5%. The last column: tasks only one of the two solved (a passing sample), either way; open it for their ids. See docs/sweeps.md, “Comparing”.</p>
 ${parts.join('\n')}
 </section>`;
 }

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { SampleRecordSchema } from '../sweep/records.js';
 import type { CellScores } from '../sweep/results.js';
+import type { ComparedTask } from '../compare/compare.js';
 import type { PaperAnalyses } from './paperAnalyses.js';
 import type { CellProvenance } from '../sweep/provenance.js';
 import { ExplorationTraceSchema } from './trace.js';
@@ -30,6 +31,10 @@ export interface PerTaskCounts {
   scores?: Record<string, number>;
   /** Mean over samples of the fraction of test cases passed (APPS); absent for other families. */
   test_case_accuracy?: number;
+  /** The task's distinct answers and whether each is right (PAL); absent for other families. */
+  answers?: ComparedTask['answers'];
+  /** A text-scored task's summed statistics (see ReportCell.textPerTask). */
+  text?: ComparedTask['text'];
 }
 
 export interface ReportCell extends CellScores {
@@ -41,6 +46,11 @@ export interface ReportCell extends CellScores {
   nSamples: number;
   /** Indexed by task index (the order of the sweep's copy of the dataset). */
   perTask: PerTaskCounts[];
+  /**
+   * A text-scored cell's per-task statistics, for the pairwise comparisons only: its perTask is empty
+   * (it passes nothing by design, so no curves or outcomes). Absent for other cells.
+   */
+  textPerTask?: PerTaskCounts[];
   /**
    * The prompts the cell was asked with: its model's template, or 'default' for the named default
    * prompts. Absent for loaded generations and for results stored before templates were recorded.

@@ -10,7 +10,7 @@ import { estimateAtK, type MeanInterval } from '../metrics/passAtK.js';
 import { recordCost, type SampleRecord } from './records.js';
 import { CorpusFold, noPassAtKReason, textCheckingOf } from './textScores.js';
 import type { CorpusScore } from './corpusScore.js';
-import type { CorpusMetric } from '../families/types.js';
+import type { CorpusMetric, TextStats } from '../families/types.js';
 
 /** What a cell cost: LLM calls and tokens, sandbox runs, wall time. */
 export interface CellCost {
@@ -126,6 +126,8 @@ export class CellAccumulator {
     testCaseCredit?: number;
     /** The task's answers (families with `answer` scores): its size is the distinct answers, not the samples. */
     answers?: AnswerTally;
+    /** The statistics of the task's samples its cell's corpus metric scores (text-scored families), summed, and how many. */
+    text?: { samples: number; stats: TextStats };
   }>;
   /** Samples saved but not executed (generation-only): a cell holding any is not scored at all. */
   private unexecuted = 0;
@@ -167,7 +169,14 @@ export class CellAccumulator {
           else answers.set(r.score.answer, { votes: 1, correct: r.passed, comparable: r.score.comparable });
         }
       } else if (r.score?.kind === 'text') {
-        this.textFold(r).add(r.score.stats, r.sample_index === 0);
+        const fold = this.textFold(r);
+        fold.add(r.score.stats, r.sample_index === 0);
+        // Per task as well: a paired comparison resamples tasks and recomputes the corpus metric from their sums.
+        if (this.text!.metric.samples === 'all' || r.sample_index === 0) {
+          const text = (t.text ??= { samples: 0, stats: {} });
+          text.samples++;
+          for (const [key, value] of Object.entries(r.score.stats)) text.stats[key] = (text.stats[key] ?? 0) + value;
+        }
       }
     }
     this.statusCounts[r.status] = (this.statusCounts[r.status] ?? 0) + 1;
@@ -270,12 +279,16 @@ export class CellAccumulator {
       },
       ...(Object.keys(byLength).length ? { pass_rate_by_pipeline_length: byLength } : {}),
       ...(extra ? { scores: extraScoresJson(extra) } : {}),
-      per_task: perTask.map(({ pipeline_length, named, testCaseCredit, answers, ...t }) => ({
+      per_task: perTask.map(({ pipeline_length, named, testCaseCredit, answers, text, ...t }) => ({
         ...t,
         ...(pipeline_length !== undefined ? { pipeline_length } : {}),
         ...(named ? { scores: named } : {}),
         ...(testCaseCredit !== undefined ? { test_case_accuracy: t.n ? testCaseCredit / t.n : 0 } : {}),
-        ...(answers ? { answers: [...answers].map(([answer, { votes }]) => ({ answer, votes })) } : {}),
+        // `correct`: the answer scores (is right and comparable), so that a comparison can score the task's vote.
+        ...(answers
+          ? { answers: [...answers].map(([answer, { votes, correct, comparable }]) => ({ answer, votes, correct: correct && comparable })) }
+          : {}),
+        ...(text ? { text } : {}),
       })),
     };
     return { summary, results };

@@ -52,6 +52,32 @@ describe("the report's Pairwise comparisons section", () => {
     }
   });
 
+  it("text-scored cells: one row per pair, their metric in its own units by the paired bootstrap, never pass@k", () => {
+    const data = synthReport();
+    // CodeXGLUE's BLEU (x 100): per task, one first sample's smoothed sentence BLEU.
+    const textCell = (model: string, bleus: number[]) => {
+      const textPerTask = bleus.map((bleu, i) => ({ task_id: `t/${i}`, n: 1, c: 0, s: 0, text: { samples: 1, stats: { bleu } } }));
+      const figure = (100 * bleus.reduce((x, y) => x + y, 0)) / bleus.length;
+      return {
+        ...synthCell({ dataset: 'code-to-text-go', model, method: 'direct', perTask: [] }),
+        passAtK: {},
+        textPerTask,
+        scores: { kind: 'text' as const, metric: 'codexglue-bleu', headline: 'blue', samplesScored: 'first' as const, samples: bleus.length, figures: { blue: figure } },
+      };
+    };
+    const a = textCell('alpha', [0.9, 0.8, 0.95, 0.7, 0.85, 0.9, 0.8, 0.75]);
+    const b = textCell('beta', [0.1, 0.2, 0.15, 0.3, 0.05, 0.1, 0.2, 0.25]);
+    data.cells = [...data.cells, a, b];
+    const html = renderSweepReport(data, { chartLibrary: FAKE_LIB });
+    const body = section(html, 'compare')!;
+    const rows = [...body.matchAll(/data-metric="blue" data-diff="([^"]+)" data-p="([^"]+)"/g)];
+    expect(rows).toHaveLength(1);
+    expect(Number(rows[0]![1])).toBeCloseTo(100 * (6.65 - 1.35) / 8, 9);
+    expect(Number(rows[0]![2])).toBe(1 / 2001); // every resampled difference is positive and near the observed one
+    expect(body).toContain('+66.2500');
+    expect(body).toMatch(/<h3>code-to-text-go<\/h3>\s*<table/);
+  });
+
   it('no section when no dataset has two cells', () => {
     const one = synthCell({
       dataset: 'mini',

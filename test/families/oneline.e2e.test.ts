@@ -190,6 +190,13 @@ timeout_s: 10
     const html = readFileSync(path.join(dir, `report-${id}.html`), 'utf8');
     expect(html).toContain('id="text-scores-table"');
     expect(html).toMatch(/<li><b>spider<\/b>: [^<]*, bleu 0\.\d{4}<\/li>/);
+    // Both models answer alike: compared on BLEU (paired bootstrap over tasks), never on pass@k's zeros.
+    expect(html).toMatch(/data-metric="bleu" data-diff="0" data-p="1"/);
+    const compared = await runTs('scripts/compare.ts', [`${id}/conala.base.direct.t0.2`, `${id}/conala.chat.direct.t0.2`, '--json'], env);
+    expect(compared.code, compared.output).toBe(0);
+    const cmp = JSON.parse(compared.output.slice(compared.output.indexOf('{')));
+    expect(cmp.pairs[0].metrics).toMatchObject([{ metric: 'bleu', test: 'paired-bootstrap', diff: 0, p: 1, bootstrap: { low: 0, high: 0 } }]);
+    expect(cmp.pairs[0].metrics[0].a).toBeCloseTo(bigcodeBleu(ROWS.conala.map((_, i) => answerFor('conala', i)), referencesOf('conala')).bleu, 12);
   }, 600_000);
 
   it("evaluate-only scores bigcode's saved generations; generation-only scores too (nothing to run)", async () => {

@@ -130,8 +130,8 @@ timeout_s: 10
       majority_voting: { accuracy: expect.closeTo(1 / 3, 12), num_failed_execution: 0 },
     });
     expect(cellResults.per_task[0].answers).toEqual([
-      { answer: '18', votes: 2 },
-      { answer: '17', votes: 3 },
+      { answer: '18', votes: 2, correct: true },
+      { answer: '17', votes: 3, correct: false },
     ]);
     // The saved programs are bigcode's postprocessed generations; the references its answers.
     const generations = JSON.parse(readFileSync(path.join(outDir, cellId, 'generations.json'), 'utf8')) as string[][];

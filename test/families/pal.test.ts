@@ -7,6 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { compareCells, ComparedTaskSchema } from '../../domain/compare/compare.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { palFamily, PalEntrySchema, palPrompt } from '../../domain/families/pal/index.js';
 import { familyOf } from '../../domain/families/registry.js';
@@ -248,10 +250,19 @@ describe("a cell's greedy and majority-voting accuracy", () => {
       majority_voting: { accuracy: 0.2, num_failed_execution: 2 },
     });
     expect((results.per_task as Array<{ answers: unknown }>)[1]!.answers).toEqual([
-      { answer: '5.0', votes: 1 },
-      { answer: '4', votes: 2 },
-      { answer: '5', votes: 1 },
+      { answer: '5.0', votes: 1, correct: true },
+      { answer: '4', votes: 2, correct: false },
+      { answer: '5', votes: 1, correct: true },
     ]);
+    // A comparison scores each task's vote from per_task alone: the same accuracies as the cell's.
+    const tasks = z.array(ComparedTaskSchema).parse(results.per_task);
+    const compared = { dataset: 'pal-gsm8k', model: 'm', method: 'direct', temperature: 0, nSamples: 5, k: [1], tasks };
+    const metrics = compareCells([
+      { ref: 's/a', ...compared },
+      { ref: 's/b', ...compared },
+    ]).pairs[0]!.metrics;
+    expect(metrics.find((m) => m.metric === 'majority-voting accuracy')).toMatchObject({ a: 0.2, b: 0.2, diff: 0, p: 1 });
+    expect(metrics.find((m) => m.metric === 'greedy accuracy')).toMatchObject({ a: 0.6, b: 0.6, diff: 0, p: 1 });
     // pass@1: the share of right samples, per task then averaged.
     expect(summary.passAtK['pass@1']).toBeCloseTo((2 / 5 + 2 / 5 + 0 + 1 / 3 + 2 / 4) / 5, 12);
     expect(formatResultsTable([summary])).toContain('c1: accuracy greedy 0.6000 (2 failed), majority voting 0.2000 (2 failed)');

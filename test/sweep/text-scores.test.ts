@@ -8,6 +8,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { compareCells, ComparedTaskSchema } from '../../domain/compare/compare.js';
 
 vi.mock('../../domain/families/ids.js', async (importOriginal) => {
   const ids = await importOriginal<typeof import('../../domain/families/ids.js')>();
@@ -108,6 +109,16 @@ describe('a text-scored family in a cell', () => {
     expect(summary.droppedK).toEqual(['pass@k and success@k: the samples are scored from their text by bleu, not run; see scores']);
     expect(results).toMatchObject({ scores: { metric: 'bleu', samples_scored: 'first', samples: 3, bleu: expected.bleu } });
     expect(results).not.toHaveProperty('pass@1');
+    // Per task, the statistics the metric scored (the first sample's): a comparison recomputes the same figure from them.
+    const tasks = z.array(ComparedTaskSchema).parse(results.per_task);
+    expect(tasks.map((t) => t.text?.samples)).toEqual([1, 1, 1]);
+    const compared = { dataset: 'ph', model: 'm', method: 'direct', temperature: 0.2, nSamples: 2, k: [1], corpusMetric: 'bleu', tasks };
+    const [m] = compareCells([
+      { ref: 's/a', ...compared },
+      { ref: 's/b', ...compared },
+    ]).pairs[0]!.metrics;
+    expect(m).toMatchObject({ metric: 'bleu', test: 'paired-bootstrap', diff: 0, p: 1 });
+    expect(m!.a).toBeCloseTo(expected.bleu, 12);
   });
 
   it('the figures do not depend on the order samples come in, nor on the other samples', () => {

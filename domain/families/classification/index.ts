@@ -92,6 +92,8 @@ const METRICS = Object.fromEntries(CLASSIFICATION_TASKS.map((t) => [t, classific
   ClassificationTask,
   CorpusMetric
 >;
+/** The sets' corpus metrics, for readers of stored results that know a metric by its id (compare.ts). */
+export { METRICS as CLASSIFICATION_METRICS };
 
 /** A scored answer's statistics: one count under its (predicted, true) label pair. */
 export function answerStats(problem: ClassificationProblem, answer: string): TextStats {
