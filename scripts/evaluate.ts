@@ -58,6 +58,7 @@ import { readRowsText } from '../infra/datasetText.js';
 import { FAMILY_IDS } from '../domain/families/ids.js';
 import { readSamples, SamplesError, type Sample } from './lib/evaluate-samples.js';
 import { installedHumanEval } from './lib/installed-datasets.js';
+import { processLanguageHint } from './lib/evaluate-early-runner.js';
 
 /** What `--split` accepts (MBPP's task ranges). */
 const MBPP_SPLIT_NAMES = ['all', 'test', 'validation', 'train', 'prompt'] as const satisfies ReadonlyArray<
@@ -241,17 +242,25 @@ async function main(): Promise<void> {
   if (!existsSync(opts.samples)) throw new UsageError(`--samples ${opts.samples}: no such file`);
 
   // The sandbox starts while the families are imported and the rows read and checked (start-up:
-  // docs/benchmarks.md); it runs nothing until they are, and is closed if they are refused.
-  const pythonExecutor = new PythonExecutor({
-    concurrency: opts.workers,
-    limits: { timeoutMs: Math.round(opts.timeout * 1000) },
-    ...(opts.python ? { python: opts.python } : {}),
-    // Spider's databases are opened where they are, read-only, by the programs that query them.
-    ...(spiderDatabases !== undefined ? { readableDirs: [spiderDatabases] } : {}),
-  });
+  // docs/benchmarks.md); it runs nothing until they are, and is closed if they are refused. Which
+  // one: the process runner of the language a MultiPL-E file's first row names, else Python's.
+  const runnerOptions = { concurrency: opts.workers, limits: { timeoutMs: Math.round(opts.timeout * 1000) } };
+  const pythonExecutorFor = () =>
+    new PythonExecutor({
+      ...runnerOptions,
+      ...(opts.python ? { python: opts.python } : {}),
+      // Spider's databases are opened where they are, read-only, by the programs that query them.
+      ...(spiderDatabases !== undefined ? { readableDirs: [spiderDatabases] } : {}),
+    });
+  const processExecutorFor = async (language: string) =>
+    (await import('./lib/evaluate-process.js')).processExecutorFor(language, { ...runnerOptions, shareProcess: opts.shareProcess });
+  const hint = processLanguageHint(problemsText, opts.family);
+  // A toolchain that cannot run here is refused below, with the problems named; until then Python's.
+  const early = hint ? await processExecutorFor(hint).catch(() => undefined) : undefined;
+  let executor: PythonExecutor | ProcessExecutor = early ?? pythonExecutorFor();
+  let executorLanguage = early ? hint : 'python';
   const sandboxAt = performance.now();
-  let executor: PythonExecutor | ProcessExecutor = pythonExecutor;
-  let started = pythonExecutor.start();
+  let started = executor.start();
   started.catch(() => undefined); // awaited below, once the input is known to be good
   let results: ExecutionResult[];
   let lib: typeof import('./lib/evaluate-problems.js');
@@ -321,7 +330,7 @@ async function main(): Promise<void> {
       throw new UsageError((error as Error).message);
     }
     if (metric) {
-      await pythonExecutor.close();
+      await executor.close();
       const { evaluateText } = await import('./lib/evaluate-text.js');
       const scored = evaluateText(samples, problems, loaded.form, metric);
       const outFile = opts.out ?? `${opts.samples}_results.jsonl`;
@@ -344,18 +353,18 @@ async function main(): Promise<void> {
     const { isLanguageId, languageRunner } = await import('../domain/languages/registry.js');
     if (!isLanguageId(language)) throw new UsageError(`${opts.problems}: language ${language} is not one of domain/languages/registry.ts`);
     const runsOn = languageRunner(language);
-    if (runsOn.kind === 'process') {
-      const processRunner = await import('./lib/evaluate-process.js');
-      await pythonExecutor.close();
-      try {
-        executor = processRunner.processExecutorFor(runsOn.language, {
-          concurrency: opts.workers,
-          limits: { timeoutMs: Math.round(opts.timeout * 1000) },
-          shareProcess: opts.shareProcess,
-        });
-      } catch (error) {
-        throw new UsageError(`${opts.problems}: ${(error as Error).message}`);
-      }
+    const needed = runsOn.kind === 'process' ? runsOn.language : 'python';
+    if (needed !== executorLanguage) {
+      // The early guess was wrong (or there was none for this language): the right runner now.
+      await executor.close();
+      if (runsOn.kind === 'process') {
+        try {
+          executor = await processExecutorFor(runsOn.language);
+        } catch (error) {
+          throw new UsageError(`${opts.problems}: ${(error as Error).message}`);
+        }
+      } else executor = pythonExecutorFor();
+      executorLanguage = needed;
       started = executor.start();
     }
     const checkedAt = performance.now();
@@ -386,7 +395,9 @@ async function main(): Promise<void> {
     if (opts.verbose) {
       const ms = (t: number) => `${t.toFixed(0)} ms`;
       process.stderr.write(
-        `evaluate: start-up: modules loaded at ${ms(mainAt)}, sandbox started at ${ms(sandboxAt)}, input checked at ${ms(checkedAt)}, ` +
+        `evaluate: start-up: modules loaded at ${ms(mainAt)}, sandbox started at ${ms(sandboxAt)} ` +
+          `(${executorLanguage === hint ? `${hint}'s process runner, from the first row` : `${executorLanguage}'s runner`}), ` +
+          `input checked at ${ms(checkedAt)}, ` +
           `sandbox ready and first program sent at ${ms(performance.now())} (since this node process started)\n`,
       );
     }

@@ -4,7 +4,7 @@
  * MultiPL-E's own evaluator, on the same machine, in one run, with the same concurrency.
  *
  *   npx tsx scripts/bench/bench-multiple.ts [--programs 40] [--workers 2] [--languages js,ts,go_test.go,rs,java,cpp,lua,rb,php,pl,sh,r,rkt,d,scala,cs]
- *                                          [--rounds 1] [--levers] [--skip-peer] [--floor] [--batch-size 16] [--in-flight N]
+ *                                          [--rounds 1] [--levers] [--skip-peer] [--skip-whole-command] [--floor] [--batch-size 16] [--in-flight N]
  *
  * Workload: the correct MultiPL-E-style rows of scripts/bench/data/multiple-correct.jsonl (three
  * HumanEval problems per language (PHP: add for strlen, which redeclares a PHP builtin in
@@ -46,8 +46,19 @@
  * --in-flight N|shard: ours calls `run` per program with N in flight instead of one `runMany` over
  * all of them; `shard`: as many as a sweep's shard keeps (the runner's inFlightCapacity: a batch
  * per slot where the toolchain batches, else two per slot).
+ *
+ * Two figures per side. STEADY STATE (the columns above): the runner already started and warm
+ * (8 untimed programs), the clock around the timed programs only; MultiPL-E's clock starts inside
+ * its Python process, after the interpreter's start. WHOLE COMMAND (unless --skip-whole-command):
+ * the same programs as a user runs each evaluator, a fresh process timed from spawn to exit with
+ * nothing warmed: ours is `node bin/evaluate.mjs --problems P --samples S --k 1 --verbose`
+ * (scripts/evaluate.ts with its own defaults: --workers cpu+2, 4 here, and --timeout 3; module load,
+ * sandbox and toolchain start, reading the rows, writing the results), MultiPL-E's is its Python
+ * process from the interpreter's start, with the same worker count. The programs are the same
+ * texts: one MultiPL-E row per program (name HumanEval_<i>_<function>, the distinct suffix in its
+ * tests) and one sample each, the row's completion.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -59,6 +70,7 @@ import { mapLimit } from '../../infra/mapLimit.js';
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
 import type { ProcessLanguageId } from '../../domain/languages/registry.js';
 import { plainToolchainFor, TOOLCHAINS, toolchainFor } from '../../infra/sandbox/toolchainRegistry.js';
+import { defaultSandboxConcurrency } from '../../infra/sandbox/pythonExecutor.js';
 
 /** MultiPL-E's process-run languages, in the order of TOOLCHAINS. */
 const LANGUAGES = Object.keys(TOOLCHAINS) as ProcessLanguageId[];
@@ -77,6 +89,7 @@ const program = new Command()
   .option('--rounds <n>', 'alternate the two sides this many times', '1')
   .option('--levers', 'also run each language with its lever off (the plain toolchain module)')
   .option('--skip-peer', 'measure ours only')
+  .option('--skip-whole-command', 'steady state only: no whole-command runs of either evaluator')
   .option('--floor', 'js: also time bare `node F` per program (no Python, no sandbox), the floor of a process per program')
   .option(
     '--in-flight <n|shard>',
@@ -109,6 +122,7 @@ const opts = z
     rounds: z.coerce.number().int().positive(),
     levers: z.boolean().optional(),
     skipPeer: z.boolean().optional(),
+    skipWholeCommand: z.boolean().optional(),
     floor: z.boolean().optional(),
     shareProcess: z.boolean().optional(),
     batchSize: z.coerce.number().int().positive().optional(),
@@ -117,7 +131,14 @@ const opts = z
   })
   .parse(program.opts());
 
-const RowSchema = z.object({ name: z.string(), language: z.string(), prompt: z.string(), completion: z.string(), tests: z.string() });
+const RowSchema = z.object({
+  name: z.string(),
+  language: z.string(),
+  prompt: z.string(),
+  completion: z.string(),
+  tests: z.string(),
+  stop_tokens: z.array(z.string()),
+});
 const rows = readFileSync(ROWS, 'utf8')
   .split('\n')
   .filter((l) => l.trim())
@@ -126,14 +147,19 @@ const rows = readFileSync(ROWS, 'utf8')
 /** A line comment, where the language's is not `//`. */
 const COMMENT: Partial<Record<ProcessLanguageId, string>> = { lua: '--', rb: '#', pl: '#', sh: '#', r: '#', rkt: ';' };
 
-function programsFor(language: ProcessLanguageId, n: number): string[] {
+/** The rows behind programsFor's programs: each row's tests carry the program's distinct suffix. */
+function rowsFor(language: ProcessLanguageId, n: number): Array<z.infer<typeof RowSchema>> {
   const own = rows.filter((r) => r.language === language);
   if (own.length === 0) throw new Error(`${ROWS}: no rows for ${language}`);
   return Array.from({ length: n }, (_, i) => {
     const r = own[i % own.length]!;
     const unique = language === 'go_test.go' ? `\nvar _ = ${i}\n` : `\n${COMMENT[language] ?? '//'} bench program ${i}\n`;
-    return r.prompt + r.completion + '\n' + r.tests + unique;
+    return { ...r, tests: r.tests + unique };
   });
+}
+
+function programsFor(language: ProcessLanguageId, n: number): string[] {
+  return rowsFor(language, n).map((r) => r.prompt + r.completion + '\n' + r.tests);
 }
 
 /** MultiPL-E's evaluator, re-created from evaluation/src (see the header). */
@@ -309,11 +335,12 @@ function realPython(): string {
   return execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
 }
 
-function runPeer(language: ProcessLanguageId, programs: string[]): SideResult {
+/** MultiPL-E's way; `wallSeconds`: its Python process from spawn to exit (the whole command). */
+function runPeer(language: ProcessLanguageId, programs: string[], workers = opts.workers): SideResult & { wallSeconds: number } {
   const spec = {
     language,
     programs,
-    workers: opts.workers,
+    workers,
     timeoutScale: opts.peerTimeoutScale,
     tsc: join(ROOT, 'node_modules/.bin/tsc'),
     javatuples: join(TOOLS, 'javatuples-1.2.jar'),
@@ -332,8 +359,51 @@ function runPeer(language: ProcessLanguageId, programs: string[]): SideResult {
     LANG: 'C.UTF-8',
     PYTHONDONTWRITEBYTECODE: '1',
   };
-  const out = execFileSync(realPython(), ['-c', PEER_DRIVER, specFile], { encoding: 'utf8', maxBuffer: 64 << 20, env, cwd });
-  return z.object({ seconds: z.number(), statuses: z.array(z.string()) }).parse(JSON.parse(out.trim().split('\n').pop()!));
+  const python = realPython();
+  const spawned = performance.now();
+  const out = execFileSync(python, ['-c', PEER_DRIVER, specFile], { encoding: 'utf8', maxBuffer: 64 << 20, env, cwd });
+  const wallSeconds = (performance.now() - spawned) / 1000;
+  rmSync(cwd, { recursive: true, force: true });
+  const parsed = z.object({ seconds: z.number(), statuses: z.array(z.string()) }).parse(JSON.parse(out.trim().split('\n').pop()!));
+  return { ...parsed, wallSeconds };
+}
+
+/**
+ * scripts/evaluate.ts as a user runs it: a fresh `node bin/evaluate.mjs` on a MultiPL-E rows file and
+ * its samples, with evaluate's own defaults (workers, --timeout), timed from spawn to exit.
+ * `firstProgramSeconds`: when it sent its first program, by its own --verbose clock (since its
+ * process started).
+ */
+function runWholeCommand(language: ProcessLanguageId, n: number): SideResult & { firstProgramSeconds: number } {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-whole-'));
+  try {
+    const own = rowsFor(language, n).map((r, i) => ({ ...r, name: r.name.replace(/^HumanEval_\d+_/, `HumanEval_${i}_`) }));
+    const problems = join(dir, 'problems.jsonl');
+    const samples = join(dir, 'samples.jsonl');
+    writeFileSync(problems, own.map(({ completion: _, ...row }) => JSON.stringify(row) + '\n').join(''));
+    writeFileSync(samples, own.map((r) => JSON.stringify({ task_id: r.name, completion: r.completion }) + '\n').join(''));
+    // The peer's plain environment, plus where the project's tools are (a worktree's .tools is a link).
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', LANG: 'C.UTF-8' };
+    for (const [key, value] of Object.entries(process.env)) if (key.startsWith('EXPLORA_') && value !== undefined) env[key] = value;
+    const spawned = performance.now();
+    const run = spawnSync(
+      process.execPath,
+      [join(ROOT, 'bin/evaluate.mjs'), '--problems', problems, '--samples', samples, '--k', '1', '--verbose'],
+      { encoding: 'utf8', env, cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 << 20 },
+    );
+    const seconds = (performance.now() - spawned) / 1000;
+    const stderr = run.stderr;
+    if (run.status !== 0) throw new Error(`${language}: evaluate.ts exited ${run.status ?? run.signal}:\n${stderr}`);
+    const first = /first program sent at (\d+) ms/.exec(stderr);
+    if (!first) throw new Error(`${language}: evaluate.ts printed no start-up line:\n${stderr}`);
+    const results = readFileSync(`${samples}_results.jsonl`, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => z.object({ passed: z.boolean(), result: z.string() }).parse(JSON.parse(l)));
+    return { seconds, statuses: results.map((r) => (r.passed ? 'OK' : r.result)), firstProgramSeconds: Number(first[1]) / 1000 };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -424,6 +494,12 @@ const table: string[] = [
   '| language | round | MultiPL-E (programs/s) | ours (programs/s) | ratio | ours: compile + run ms per program | lever off (programs/s) | floor: bare process per program (programs/s) |',
   '| --- | --- | --- | --- | --- | --- | --- | --- |',
 ];
+/** evaluate.ts's own default, which MultiPL-E's side gets too for the whole-command figure. */
+const wholeCommandWorkers = defaultSandboxConcurrency();
+const wholeTable: string[] = [
+  '| language | round | MultiPL-E whole command (s) | ours: evaluate.ts whole command (s) | ratio | ours: first program sent at (s) |',
+  '| --- | --- | --- | --- | --- | --- |',
+];
 for (const language of opts.languages) {
   const programs = programsFor(language, opts.programs);
   let peerSeconds = 0;
@@ -456,5 +532,24 @@ for (const language of opts.languages) {
     table.push(
       `| ${language} | all | ${rate(programs.length * opts.rounds, peerSeconds)} | ${rate(programs.length * opts.rounds, ourSeconds)} | **${(peerSeconds / ourSeconds).toFixed(1)}x** | | | |`,
     );
+  if (opts.skipWholeCommand) continue;
+  for (let round = 1; round <= opts.rounds; round++) {
+    const ours = runWholeCommand(language, opts.programs);
+    if (okCount(ours.statuses) !== programs.length)
+      throw new Error(
+        `${language}: evaluate.ts passed ${okCount(ours.statuses)}/${programs.length}: ${[...new Set(ours.statuses)].join(', ')}`,
+      );
+    const peer = opts.skipPeer ? undefined : runPeer(language, programs, wholeCommandWorkers);
+    if (peer && okCount(peer.statuses) !== programs.length)
+      throw new Error(`${language}: MultiPL-E's way (whole command) passed ${okCount(peer.statuses)}/${programs.length}`);
+    const line = `| ${language} | ${round} | ${peer ? peer.wallSeconds.toFixed(2) : '-'} | ${ours.seconds.toFixed(2)} | ${peer ? `${(peer.wallSeconds / ours.seconds).toFixed(2)}x` : '-'} | ${ours.firstProgramSeconds.toFixed(2)} |`;
+    wholeTable.push(line);
+    console.log(`whole command: ${line}`);
+  }
 }
-console.log('\n' + table.join('\n'));
+console.log('\nSteady state (runner started and warm, clock around the programs only):\n' + table.join('\n'));
+if (!opts.skipWholeCommand)
+  console.log(
+    `\nWhole command (a fresh process from spawn to exit, nothing warmed; ${wholeCommandWorkers} workers on both sides, evaluate.ts's default):\n` +
+      wholeTable.join('\n'),
+  );

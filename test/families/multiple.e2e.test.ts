@@ -185,8 +185,10 @@ describe('scripts/evaluate.ts on MultiPL-E rows', () => {
       { task_id: 'HumanEval_3_add', completion: COMPLETIONS.rs.noncompiling, model: 'm' },
     ];
     writeFileSync(samples, jsonl(rows));
-    const r = await evaluate(['--problems', problems, '--samples', samples, '--k', '1,2']);
+    const r = await evaluate(['--problems', problems, '--samples', samples, '--k', '1,2', '--verbose']);
     expect(r.code, r.stderr).toBe(0);
+    // The rows' runner starts at once, read from the first row, not the Python sandbox first.
+    expect(r.stderr).toMatch(/sandbox started at \d+ ms \(rs's process runner, from the first row\)/);
     const results = readFileSync(`${samples}_results.jsonl`, 'utf8')
       .trim()
       .split('\n')

@@ -6,11 +6,14 @@
  * non-compiling, vet-failing, hostile, two programs defining the same names, programs whose
  * package would run code or weigh in another's binary (init work, big data).
  */
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionResult } from '../../domain/execution/types.js';
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
 import { toolchainFor } from '../../infra/sandbox/toolchainRegistry.js';
+import { GoDirectRoute } from '../../infra/sandbox/warm/go.js';
+import { WARM_TOOLS_DIR } from '../../infra/sandbox/process/toolchains/common.js';
 
 const LIMITS = { timeoutMs: 4_000, maxProcesses: 16, maxOutputBytes: 8192, memoryBytes: 512 * 1024 * 1024 };
 
@@ -171,6 +174,25 @@ describe('batch sizes', () => {
       expect(results.map((r) => r.status)).toEqual(programs.map((_, i) => (i % 2 ? 'passed' : 'failed')));
     } finally {
       await executor.close();
+    }
+  }, 120_000);
+});
+
+describe("what Go's direct route prepares once per Go installation", () => {
+  it('start() keeps the std list and its nm build under .tools for the next run; a route that finds them batches', async () => {
+    const first = new GoDirectRoute();
+    await first.start();
+    await first.close();
+    const kept = readdirSync(join(WARM_TOOLS_DIR, 'go-direct')).map((d) => join(WARM_TOOLS_DIR, 'go-direct', d));
+    const dir = kept.find((d) => existsSync(join(d, 'std.txt')) && existsSync(join(d, 'explora-nm')));
+    expect(dir, `in ${kept.join(', ')}`).toBeDefined();
+    expect(readFileSync(join(dir!, 'std.txt'), 'utf8').split('\n')).toEqual(expect.arrayContaining(['fmt', 'testing', 'net/http']));
+    const second = new GoDirectRoute();
+    try {
+      await second.start();
+      expect(second.batches).toBe(true);
+    } finally {
+      await second.close();
     }
   }, 120_000);
 });

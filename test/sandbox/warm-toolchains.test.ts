@@ -11,6 +11,7 @@
  * environment; no writes outside; spawn bombs contained) is test/sandbox/process-hostile.e2e.test.ts,
  * for every one of these languages; here only the uid a compiled program runs as.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS, type ExecutionRequest, type ExecutionResult } from '../../domain/execution/types.js';
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
@@ -279,4 +280,56 @@ describe('which compile step each warm toolchain takes', () => {
     if (runnableHere('scala')) expect(toolchainFor('scala').compile(limits, CASES.scala.ok)?.kind).toBe('served');
     if (runnableHere('cs')) expect(toolchainFor('cs').compile(limits, CASES.cs.ok)?.kind).toBe('served');
   });
+});
+
+/** Processes under this one whose command line holds `marker` (the jail's bwrap and what it runs). */
+function descendantsWith(marker: string): number[] {
+  const parent = new Map<number, number>();
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      // The parent pid is the second field after the parenthesised command name.
+      parent.set(pid, Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]));
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker)) found.push(pid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const under = (pid: number): boolean => {
+    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) if (p === process.pid) return true;
+    return false;
+  };
+  return found.filter(under);
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 600 && !condition(); i++) await new Promise((r) => setTimeout(r, 100));
+  if (!condition()) throw new Error(`never: ${what}`);
+}
+
+describe('warm compilers start with the runner, not at its first program', () => {
+  for (const [language, marker] of [
+    ['ts', 'tscServer.cjs'],
+    ['java', 'JavacServer'],
+  ] as const) {
+    it(`${language}: start() starts ${marker} before any program is sent; close() stops it; programs still get their outcomes`, async () => {
+      const executor = new ProcessExecutor(toolchainFor(language), { concurrency: 2, limits: LIMITS });
+      try {
+        expect(descendantsWith(marker)).toEqual([]);
+        await executor.start();
+        await until(() => descendantsWith(marker).length > 0, `${marker} running after start()`);
+        const [ok, broken] = await executor.runMany([
+          { id: 'ok', program: CASES[language].ok },
+          { id: 'broken', program: CASES[language].broken },
+        ]);
+        expect(ok!.status, show(ok)).toBe('passed');
+        expect(broken!.status, show(broken)).toBe('compile_error');
+      } finally {
+        await executor.close();
+      }
+      await until(() => descendantsWith(marker).length === 0, `${marker} gone after close()`);
+    }, 120_000);
+  }
 });

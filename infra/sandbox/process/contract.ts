@@ -183,6 +183,12 @@ export interface Toolchain {
   check(): ToolchainCheck;
   mounts(): Mount[];
   prepare?(): Promise<void>;
+  /**
+   * Starts a warm compiler for the runner's directory `root` in the background, not awaited: it
+   * loads while the runner's caller reads its input rather than at the first compile. Changes no
+   * outcome; a failure is met by the first compile as if this had not been called.
+   */
+  startServers?(root: string): void;
   close?(): Promise<void>;
   /** The build directory's files, by name (relative, no slashes). */
   files(program: string): Record<string, string>;

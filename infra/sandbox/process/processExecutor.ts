@@ -147,6 +147,7 @@ export class ProcessExecutor {
       this.root = mkdtempSync(join(tmpdir(), `explora-${this.toolchain.language.replace(/[^a-z0-9]/g, '')}-`));
       // Samples' uids reach their own directory only.
       chmodSync(this.root, 0o711);
+      this.toolchain.startServers?.(this.root);
     })();
     this.started.catch(() => {
       this.started = undefined;

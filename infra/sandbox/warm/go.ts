@@ -24,9 +24,11 @@
  * program's run (init work, big data, unsafe) are built alone (packageFits).
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { WARM_TOOLS_DIR } from '../process/toolchains/common.js';
 
 const VET_FLAGS = [
   '-atomic',
@@ -164,6 +166,24 @@ interface ImportSet {
   vetx: Map<string, string>;
 }
 
+/**
+ * `file` as an earlier run left it, else made by `make` at a temporary name and renamed into place
+ * (runs that race each rename a whole file); false when it can be neither (a read-only .tools).
+ */
+function reused(file: string, make: (tmp: string) => void): boolean {
+  if (existsSync(file)) return true;
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    make(tmp);
+    renameSync(tmp, file);
+    return true;
+  } catch {
+    rmSync(tmp, { force: true });
+    return false;
+  }
+}
+
 function goOutput(args: string[], cwd?: string): string {
   return execFileSync('go', args, {
     encoding: 'utf8',
@@ -211,16 +231,29 @@ export class GoDirectRoute {
   async start(): Promise<void> {
     const [goroot, tooldir, version] = goOutput(['env', 'GOROOT', 'GOTOOLDIR', 'GOVERSION']).trim().split('\n');
     this.env = { goroot: goroot!, tooldir: tooldir!, version: version!, lang: /^go\d+\.\d+/.exec(version!)![0] };
-    this.std = new Set(goOutput(['list', 'std']).trim().split('\n'));
+    // What depends on this Go installation alone is kept between runs (start-up: docs/benchmarks.md).
+    const prepared = join(
+      WARM_TOOLS_DIR,
+      'go-direct',
+      createHash('sha256').update(`${goroot}\n${tooldir}\n${version}`).digest('hex').slice(0, 16),
+    );
+    const stdList = join(prepared, 'std.txt');
+    const std = reused(stdList, (tmp) => writeFileSync(tmp, goOutput(['list', 'std']))) ? readFileSync(stdList, 'utf8') : goOutput(['list', 'std']);
+    this.std = new Set(std.trim().split('\n'));
     if (!this.cache) this.cache = mkdtempSync(join(tmpdir(), 'explora-gostd-'));
     mkdirSync(this.cache, { recursive: true });
     chmodSync(this.cache, 0o755); // read by every slot's uid
     this.importSet(['fmt', 'testing']);
     // `go tool nm` is built on demand by the go command (not shipped since Go 1.24), which a
     // sandbox cannot do: the batches' check of their packages uses our own build of it.
-    if (!existsSync(join(this.cache, NM_BINARY))) {
+    const nm = join(this.cache, NM_BINARY);
+    if (!existsSync(nm)) {
+      const kept = join(prepared, NM_BINARY);
       try {
-        goOutput(['build', '-o', join(this.cache, NM_BINARY), 'cmd/nm'], this.cache);
+        if (reused(kept, (tmp) => goOutput(['build', '-o', tmp, 'cmd/nm'], this.cache))) {
+          copyFileSync(kept, nm);
+          chmodSync(nm, 0o755);
+        } else goOutput(['build', '-o', nm, 'cmd/nm'], this.cache);
       } catch (error) {
         process.emitWarning(`Go batches are off (each program builds alone): go build cmd/nm failed: ${String(error)}`);
       }

@@ -238,26 +238,37 @@ class ServedCompiler {
     return { kind: 'served', limits: STEP_COMPILE_LIMITS, serve: (build) => this.serve(build.buildDir, build.uid) };
   }
 
+  /**
+   * Starts the server for the runner's directory `root` now, in the background (the runner's
+   * startServers): its JVM or Node loads while the caller reads its input. A failure is left to the
+   * first compile, which starts it again and reports it as before.
+   */
+  startIn(root: string): void {
+    const server = this.serverFor(root);
+    void server.server.start().catch(() => undefined);
+    void server.retired?.catch(() => undefined);
+  }
+
+  /** The server of `root`, made when there is none (or one of another directory, which is closed). */
+  private serverFor(root: string): { server: LineServer; retired: Promise<void> | undefined } {
+    if (this.server && this.root === root) return { server: this.server, retired: undefined };
+    // Set before any await: compiles that arrive together (a runner's first burst) must find
+    // this server, not each make one (the others would be left running, never closed).
+    const old = this.server;
+    const { argv, readOnly } = this.command(root);
+    this.root = root;
+    this.server = new LineServer({ jobDir: root, uid: SERVER_UID, limits: COMPILE_LIMITS, readOnly }, argv, (line) => this.parse(line).id);
+    return { server: this.server, retired: old?.close() };
+  }
+
   private async serve(buildDir: string, uid: number | undefined): Promise<StepResult> {
-    const root = dirname(buildDir);
-    if (!this.server || this.root !== root) {
-      // Set before any await: compiles that arrive together (a runner's first burst) must find
-      // this server, not each make one (the others would be left running, never closed).
-      const old = this.server;
-      const { argv, readOnly } = this.command(root);
-      this.root = root;
-      this.server = new LineServer(
-        { jobDir: root, uid: SERVER_UID, limits: COMPILE_LIMITS, readOnly },
-        argv,
-        (line) => this.parse(line).id,
-      );
-      await old?.close();
-    }
+    const { server, retired } = this.serverFor(dirname(buildDir));
+    await retired;
     const started = performance.now();
     chownTree(buildDir, SERVER_UID);
     const id = String(this.next++);
     try {
-      const line = await this.server.request(id, this.requestLine(id, `/job/${basename(buildDir)}`), STEP_COMPILE_LIMITS.timeoutMs);
+      const line = await server.request(id, this.requestLine(id, `/job/${basename(buildDir)}`), STEP_COMPILE_LIMITS.timeoutMs);
       const answer = this.parse(line);
       return result(answer.ok ? 0 : 1, false, answer.diagnostics, performance.now() - started);
     } catch (error) {
@@ -323,6 +334,7 @@ export function warmJavaToolchain(): Toolchain {
         return { ok: false, missing: `the warm javac server (${serverClasses})`, install: 'run `bash scripts/install-warm-compilers.sh`' };
       return plain;
     },
+    startServers: (root) => served.startIn(root),
     compile: () => served.step(),
     close: async () => {
       await served.close();
@@ -423,6 +435,7 @@ export function warmTsToolchain(): Toolchain {
   );
   return {
     ...base,
+    startServers: (root) => served.startIn(root),
     compile: () => served.step(),
     close: async () => {
       await served.close();

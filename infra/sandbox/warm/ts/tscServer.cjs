@@ -120,4 +120,42 @@ lines.on('line', (line) => {
   }
   process.stdout.write(JSON.stringify(answer) + '\n');
 });
+/**
+ * The library's part of the first program's work, done before any program arrives (the runner
+ * starts this server while its caller still reads the rows): an empty script is as isolated as a
+ * program can be, so the library's files are parsed and bound, their globals listed and their
+ * diagnostics computed exactly as the first isolated program would. Requests wait in the pipe
+ * meanwhile, and the first one's clock runs as it did when that program did this work itself.
+ */
+function warmUp() {
+  const name = '/explora-warm-up/empty.ts';
+  const warmHost = {
+    ...host,
+    fileExists: (f) => f === name || host.fileExists(f),
+    getSourceFile: (f, languageVersionOrOptions, ...rest) =>
+      f === name ? ts.createSourceFile(f, '', languageVersionOrOptions) : host.getSourceFile(f, languageVersionOrOptions, ...rest),
+  };
+  const program = ts.createProgram({ rootNames: [name], options, host: warmHost });
+  const root = program.getSourceFile(name);
+  const libFiles = program.getSourceFiles().filter((f) => f !== root);
+  const clean =
+    root &&
+    program.getConfigFileParsingDiagnostics().length === 0 &&
+    program.getSyntacticDiagnostics().length === 0 &&
+    program.getOptionsDiagnostics().length === 0 &&
+    program.getGlobalDiagnostics().length === 0 &&
+    libFiles.every((f) => program.isSourceFileDefaultLibrary(f));
+  // Anything unexpected: leave it all to the first program, as before.
+  if (!clean) return;
+  libGlobals = new Set();
+  for (const f of libFiles) for (const n of f.locals ? f.locals.keys() : []) libGlobals.add(n);
+  libDiagnostics = libFiles.flatMap((f) => program.getSemanticDiagnostics(f));
+}
+
 process.stdout.write(JSON.stringify({ ready: true, version: ts.version }) + '\n');
+try {
+  warmUp();
+} catch {
+  libGlobals = undefined;
+  libDiagnostics = undefined;
+}
