@@ -211,7 +211,7 @@ async function main(): Promise<void> {
     )
     .option(
       '--spider-databases <dir>',
-      "Spider only: its database/ folder (<db_id>/<db_id>.sqlite): queries run there and are scored by execution accuracy (pass@k)",
+      'Spider only: its database/ folder (<db_id>/<db_id>.sqlite): queries run there and are scored by execution accuracy (pass@k)',
     )
     .option('--share-process', SHARE_PROCESS_HELP, false)
     .option('--verbose', 'start-up timing on stderr (ms since this node process started)', false)
@@ -325,7 +325,10 @@ async function main(): Promise<void> {
     const { corpusMetricOf } = await import('../domain/sweep/textScores.js');
     let metric: ReturnType<typeof corpusMetricOf>;
     try {
-      metric = corpusMetricOf([...attempted].map((id) => problems.get(id)!), opts.problems);
+      metric = corpusMetricOf(
+        [...attempted].map((id) => problems.get(id)!),
+        opts.problems,
+      );
     } catch (error) {
       throw new UsageError((error as Error).message);
     }

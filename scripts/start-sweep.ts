@@ -65,7 +65,8 @@ interface Flags {
 function rateFlag(flag: string): (value: string) => number {
   return (value) => {
     const x = Number(value);
-    if (value.trim() === '' || !Number.isFinite(x) || x <= 0 || x >= 1) throw new Error(`${flag} ${value}: must be a number between 0 and 1 (exclusive), e.g. 0.3`);
+    if (value.trim() === '' || !Number.isFinite(x) || x <= 0 || x >= 1)
+      throw new Error(`${flag} ${value}: must be a number between 0 and 1 (exclusive), e.g. 0.3`);
     return x;
   };
 }
@@ -109,14 +110,19 @@ const program = new Command('start-sweep')
     'validate the config and print the plan, what it will cost (tokens, money at models[i].price) and the power of its comparisons; start nothing',
     false,
   )
-  .option('--baseline <rate>', "with --dry-run: the pass@1 the power of the grid's comparisons is computed from", rateFlag('--baseline'), 0.5)
+  .option(
+    '--baseline <rate>',
+    "with --dry-run: the pass@1 the power of the grid's comparisons is computed from",
+    rateFlag('--baseline'),
+    0.5,
+  )
   .option(
     '--min-difference <d>',
     'with --dry-run: the difference of pass@1 the comparisons should decide (80% power); smaller ones get a warning',
     rateFlag('--min-difference'),
     0.05,
   )
-  .option('--no-cache-forecast', "with --dry-run: do not read the LLM cache for the expected completion tokens")
+  .option('--no-cache-forecast', 'with --dry-run: do not read the LLM cache for the expected completion tokens')
   .addOption(
     new Option('--worker <mode>', 'in-process: also serve the queues while waiting; external: rely on `npm run worker`')
       .choices(['in-process', 'external'])
@@ -141,7 +147,9 @@ program.action(async (flags: Flags) => {
   if (!flags.dryRun) {
     const given = (['baseline', 'minDifference', 'cacheForecast'] as const).filter((f) => program.getOptionValueSource(f) === 'cli');
     if (given.length)
-      throw new Error(`${given.map((f) => ({ baseline: '--baseline', minDifference: '--min-difference', cacheForecast: '--no-cache-forecast' })[f]).join(', ')}: only with --dry-run`);
+      throw new Error(
+        `${given.map((f) => ({ baseline: '--baseline', minDifference: '--min-difference', cacheForecast: '--no-cache-forecast' })[f]).join(', ')}: only with --dry-run`,
+      );
   }
   if (flags.generationOnly && flags.evaluateOnly) throw new Error('--generation-only and --evaluate-only exclude each other');
   if (flags.evaluateOnly !== flags.loadGenerations.length > 0) throw new Error('--evaluate-only and --load-generations go together');

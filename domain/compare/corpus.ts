@@ -7,7 +7,14 @@
  * uncertainty of the difference.
  */
 import type { MetricFigures, TextStats } from '../families/types.js';
-import { bootstrapResampler, DEFAULT_BOOTSTRAP_RESAMPLES, DEFAULT_SEED, percentileSorted, type BootstrapOptions, type Interval } from './stats.js';
+import {
+  bootstrapResampler,
+  DEFAULT_BOOTSTRAP_RESAMPLES,
+  DEFAULT_SEED,
+  percentileSorted,
+  type BootstrapOptions,
+  type Interval,
+} from './stats.js';
 
 /** A task's share of a corpus metric: its scored samples' statistics, summed, and how many samples. */
 export interface TaskStats {

@@ -67,7 +67,7 @@ export function formatComparison(cmp: Comparison, opts: { maxFlips: number }): s
     `Intervals are paired, over tasks: bootstrap percentile (${cmp.bootstrap.resamples} resamples, seed ${cmp.bootstrap.seed}) and normal approximation.`,
   );
   if (cmp.pairs.some((p) => p.metrics.some((m) => m.test === 'paired-bootstrap'))) {
-    out.push('A corpus metric (BLEU...) is recomputed from the resampled tasks for both cells; its p is the paired bootstrap\'s.');
+    out.push("A corpus metric (BLEU...) is recomputed from the resampled tasks for both cells; its p is the paired bootstrap's.");
   }
   return out.join('\n');
 }

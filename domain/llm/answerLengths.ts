@@ -26,7 +26,11 @@ interface StoredRequest {
  * Adds the records' answered requests to the tallies of the models they are of (by id): only requests
  * the endpoint answered with usage (a server that reports none says nothing about lengths).
  */
-export function tallyAnswers(records: Iterable<Pick<LlmRecord, 'status' | 'calls' | 'promptTokens' | 'completionTokens' | 'request'>>, models: readonly CachedModelKey[], into: Map<string, AnswerTally>): void {
+export function tallyAnswers(
+  records: Iterable<Pick<LlmRecord, 'status' | 'calls' | 'promptTokens' | 'completionTokens' | 'request'>>,
+  models: readonly CachedModelKey[],
+  into: Map<string, AnswerTally>,
+): void {
   for (const r of records) {
     if (r.status !== 'ok' || r.calls < 1 || r.promptTokens <= 0) continue;
     const request = (r.request ?? {}) as StoredRequest;

@@ -35,7 +35,10 @@ const token = z.string().min(1, 'must not be empty');
  * so a resolved config says exactly what its requests carry.
  */
 export const FimTokensSchema = z.union(
-  [z.enum(PRESET_NAMES).transform((name): FimTokens => ({ ...FIM_PRESETS[name] })), z.strictObject({ prefix: token, suffix: token, middle: token })],
+  [
+    z.enum(PRESET_NAMES).transform((name): FimTokens => ({ ...FIM_PRESETS[name] })),
+    z.strictObject({ prefix: token, suffix: token, middle: token }),
+  ],
   { error: `must be one of ${PRESET_NAMES.join(', ')}, or {prefix, suffix, middle}: the model's FIM tokens` },
 );
 

@@ -81,11 +81,7 @@ export interface BleuStatistics {
 }
 
 /** One translation's statistics against its references (already tokenized). */
-export function bleuStatistics(
-  references: ReadonlyArray<readonly string[]>,
-  translation: readonly string[],
-  maxOrder = 4,
-): BleuStatistics {
+export function bleuStatistics(references: ReadonlyArray<readonly string[]>, translation: readonly string[], maxOrder = 4): BleuStatistics {
   if (references.length === 0) throw new RangeError('a prediction has no reference');
   const matches = new Array<number>(maxOrder).fill(0);
   const possible = new Array<number>(maxOrder).fill(0);

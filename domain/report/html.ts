@@ -206,7 +206,10 @@ function renderSummary(data: SweepReportData): string {
     const text = cells.filter((c) => c.dataset === d && c.scores?.kind === 'text');
     if (text.length) {
       const value = (c: ReportCell) => (c.scores?.kind === 'text' ? headlineOf(c.scores) : undefined);
-      const top = text.reduce<ReportCell | undefined>((b, c) => (b === undefined || (value(c) ?? -Infinity) > (value(b) ?? -Infinity) ? c : b), undefined)!;
+      const top = text.reduce<ReportCell | undefined>(
+        (b, c) => (b === undefined || (value(c) ?? -Infinity) > (value(b) ?? -Infinity) ? c : b),
+        undefined,
+      )!;
       const headline = top.scores?.kind === 'text' ? top.scores.headline : '';
       return `<li><b>${esc(d)}</b>: ${esc(cellLabel(top))}, ${esc(headline)} ${dec(value(top) ?? NaN, 4)}</li>`;
     }

@@ -17,7 +17,8 @@ export interface CorpusScore {
 
 /** A corpus score in one line: the headline first, then the other figures ("bleu 0.3124; precisions 0.61 0.40 ..."). */
 export function corpusScoreLine(score: CorpusScore): string {
-  const show = (v: number | number[]) => (Array.isArray(v) ? v.map((x) => x.toFixed(4)).join(' ') : Number.isInteger(v) ? String(v) : v.toFixed(4));
+  const show = (v: number | number[]) =>
+    Array.isArray(v) ? v.map((x) => x.toFixed(4)).join(' ') : Number.isInteger(v) ? String(v) : v.toFixed(4);
   const rest = Object.entries(score.figures).filter(([k]) => k !== score.headline);
   const which = score.samplesScored === 'first' ? "each task's first sample" : 'every sample';
   return [

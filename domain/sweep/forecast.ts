@@ -354,13 +354,7 @@ export function formatForecast(forecast: Forecast, notes: ForecastNotes): string
     moneys(totals.maxCost),
     totals.expectedCost.length === 0 ? '-' : `~${moneys(totals.expectedCost)}`,
   ]);
-  const out = [
-    table(
-      ['cell', 'requests', 'prompt tokens', 'completion tokens max', 'expected', 'cost max', 'expected'],
-      rows,
-      true,
-    ),
-  ];
+  const out = [table(['cell', 'requests', 'prompt tokens', 'completion tokens max', 'expected', 'cost max', 'expected'], rows, true)];
   const lines: string[] = [];
   for (const c of notes.counted) lines.push(`prompt tokens of ${c.model}: counted with its own tokenizer (${c.tokenizer})`);
   if (forecast.cells.some((c) => c.promptBasis === 'estimated'))
@@ -384,9 +378,13 @@ export function formatForecast(forecast: Forecast, notes: ForecastNotes): string
   else if (totals.expectedCompletionTokens === null && forecast.cells.length > 0)
     lines.push('expected completion tokens: none, no answers of these models in the LLM cache yet');
   else if (totals.cellsWithoutExpected > 0)
-    lines.push(`expected completion tokens: none for ${totals.cellsWithoutExpected} cell(s), whose model has no answers in the LLM cache yet; the total counts the others`);
+    lines.push(
+      `expected completion tokens: none for ${totals.cellsWithoutExpected} cell(s), whose model has no answers in the LLM cache yet; the total counts the others`,
+    );
   if (totals.unpricedModels.length > 0)
-    lines.push(`cost: no price for ${totals.unpricedModels.join(', ')} (models[i].price: {input_per_mtok, output_per_mtok, currency}); left out of the cost`);
+    lines.push(
+      `cost: no price for ${totals.unpricedModels.join(', ')} (models[i].price: {input_per_mtok, output_per_mtok, currency}); left out of the cost`,
+    );
   if (forecast.cells.reduce((a, c) => a + c.requests, 0) !== totals.requests)
     lines.push('the total counts requests several cells share once (the first cell pays, the others find them cached)');
   return [...out, ...lines].join('\n') + '\n';

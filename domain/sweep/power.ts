@@ -34,7 +34,7 @@ function erfcNonNegative(x: number): number {
       term *= (2 * x * x) / (2 * n + 1);
       sum += term;
     }
-    return 1 - ((2 / SQRT_PI) * Math.exp(-x * x) * sum);
+    return 1 - (2 / SQRT_PI) * Math.exp(-x * x) * sum;
   }
   // erfc(x) = e^(-x^2)/sqrt(pi) * 1/(x + (1/2)/(x + 1/(x + (3/2)/(x + 2/(x + ...))))).
   const tiny = 1e-300;
@@ -71,7 +71,9 @@ export function normalQuantile(p: number): number {
   let x: number;
   if (p < low) {
     const q = Math.sqrt(-2 * Math.log(p));
-    x = (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) / ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
+    x =
+      (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) /
+      ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
   } else if (p <= 1 - low) {
     const q = p - 0.5;
     const r = q * q;
@@ -80,7 +82,9 @@ export function normalQuantile(p: number): number {
       (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1);
   } else {
     const q = Math.sqrt(-2 * Math.log(1 - p));
-    x = -(((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) / ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
+    x =
+      -(((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) /
+      ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
   }
   for (let i = 0; i < 2; i++) x -= (normalCdf(x) - p) / (Math.exp((-x * x) / 2) / Math.sqrt(2 * Math.PI));
   return x;

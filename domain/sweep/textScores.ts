@@ -46,7 +46,6 @@ export function corpusMetricOf(problems: readonly SweepProblem[], what: string):
   return metric;
 }
 
-
 /**
  * The statistics of a set's text-scored samples, summed as the metric scores them: with `first`,
  * only each task's sample 0 (what bigcode's `gen[0]` is); with `all`, every one.

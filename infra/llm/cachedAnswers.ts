@@ -23,7 +23,12 @@ export interface CachedAnswersLimits {
   deadlineMs: number;
 }
 
-export const DEFAULT_CACHED_ANSWERS_LIMITS: CachedAnswersLimits = { maxKeys: 20_000, maxSegments: 200, enoughAnswers: 2_000, deadlineMs: 8_000 };
+export const DEFAULT_CACHED_ANSWERS_LIMITS: CachedAnswersLimits = {
+  maxKeys: 20_000,
+  maxSegments: 200,
+  enoughAnswers: 2_000,
+  deadlineMs: 8_000,
+};
 
 /** Groups of a model's own planned requests read at most (one LIST, and a GET per segment, each). */
 export const MAX_OWN_GROUPS = 64;
@@ -50,7 +55,11 @@ export async function readCachedAnswers(
     const groups = [...new Set(ownGroups.get(m.id) ?? [])].slice(0, MAX_OWN_GROUPS);
     const found = await Promise.all(groups.map((g) => readGroup(bucket, g)));
     const tally = new Map<string, AnswerTally>();
-    tallyAnswers(found.flatMap((f) => [...f.records.values()]), [m], tally);
+    tallyAnswers(
+      found.flatMap((f) => [...f.records.values()]),
+      [m],
+      tally,
+    );
     const t = tally.get(m.id);
     if (t && t.answers > 0) {
       byModel.set(m.id, t);
@@ -58,12 +67,16 @@ export async function readCachedAnswers(
     }
   }
   const rest = models.filter((m) => !byModel.has(m.id));
-  if (rest.length > 0) for (const [id, t] of (await sampleCache(bucket, rest, limits))) byModel.set(id, t);
+  if (rest.length > 0) for (const [id, t] of await sampleCache(bucket, rest, limits)) byModel.set(id, t);
   return { byModel, ownRequests };
 }
 
 /** Answers of these models in the most recent segments of a bounded listing of the cache. */
-async function sampleCache(bucket: Bucket, models: readonly CachedModelKey[], limits: CachedAnswersLimits): Promise<Map<string, AnswerTally>> {
+async function sampleCache(
+  bucket: Bucket,
+  models: readonly CachedModelKey[],
+  limits: CachedAnswersLimits,
+): Promise<Map<string, AnswerTally>> {
   const started = Date.now();
   const segments: Array<{ key: string; modifiedMs: number }> = [];
   let listed = 0;

@@ -37,7 +37,13 @@ export interface DryRunOptions {
 }
 
 /** The dry run's whole text: plan, forecast, power. `config.id` is the sweep id. */
-export async function dryRunText(bucket: Bucket, configFile: string, config: SweepConfig, mode: SweepMode, opts: DryRunOptions): Promise<string> {
+export async function dryRunText(
+  bucket: Bucket,
+  configFile: string,
+  config: SweepConfig,
+  mode: SweepMode,
+  opts: DryRunOptions,
+): Promise<string> {
   const { counts, problems } = await plannedProblems(bucket, configFile, config);
   const plan = planSweep(config, counts, mode);
   const out = [formatPlan(plan)];
@@ -104,7 +110,9 @@ async function measurePrompts(
       try {
         tokenizer = await openModelTokenizer(file);
       } catch (err) {
-        log(`start-sweep: note: the tokenizer of ${model} (${file}) did not open (${(err as Error).message}); its prompt tokens are estimated`);
+        log(
+          `start-sweep: note: the tokenizer of ${model} (${file}) did not open (${(err as Error).message}); its prompt tokens are estimated`,
+        );
       }
     }
     tokenizers.set(model, tokenizer);
@@ -124,7 +132,11 @@ async function measurePrompts(
         try {
           for (const problem of tasks) {
             const text = requestTextOf(cell.model.api, firstRequestBody(problem, cell, config));
-            const exact = !tokenizer ? null : text.kind === 'chat' ? tokenizer.chatTokens(text.messages) : tokenizer.completionTokens(text.prompt);
+            const exact = !tokenizer
+              ? null
+              : text.kind === 'chat'
+                ? tokenizer.chatTokens(text.messages)
+                : tokenizer.completionTokens(text.prompt);
             if (exact === null) counted = false;
             total += exact ?? estimatePromptTokens(text);
           }
@@ -166,7 +178,13 @@ function ownGroups(cells: Cell[], problems: Record<string, SweepProblem[] | null
         } catch {
           break; // said by measurePrompts
         }
-        const endpoint = { id: model.id, baseUrl: model.base_url, model: model.model, api: model.api, requestTimeoutS: model.request_timeout_s };
+        const endpoint = {
+          id: model.id,
+          baseUrl: model.base_url,
+          model: model.model,
+          api: model.api,
+          requestTimeoutS: model.request_timeout_s,
+        };
         groups.push(callGroup({ endpoint, body, sampleIndex: 0 }));
       }
     }

@@ -33,7 +33,8 @@ export function evaluateText(
     const checking = textCheckingOf(problem);
     if (checking === null) throw new Error(`${where}: task ${taskId} is run, not scored from its text`);
     // A `solution` is taken whole, as for run families.
-    const solution = row.solution !== undefined ? sampleSolution(problem, 'full', row.solution) : sampleSolution(problem, form, row.completion!);
+    const solution =
+      row.solution !== undefined ? sampleSolution(problem, 'full', row.solution) : sampleSolution(problem, form, row.completion!);
     const { stats } = textScore(checking, solution);
     fold.add(stats, !seen.has(taskId));
     seen.add(taskId);

@@ -20,7 +20,9 @@ const BLEU = headlineFigure(BIGCODE_BLEU.figures, BIGCODE_BLEU.headline);
 
 // 30 tasks: references, A's predictions close to them, B's further off. Deterministic.
 const WORDS = 'return the sum of all values in a list sorted by key with its index reversed'.split(' ');
-const references = Array.from({ length: 30 }, (_, i) => Array.from({ length: 6 + (i % 7) }, (_, j) => WORDS[(i * 3 + j * 5) % WORDS.length]).join(' '));
+const references = Array.from({ length: 30 }, (_, i) =>
+  Array.from({ length: 6 + (i % 7) }, (_, j) => WORDS[(i * 3 + j * 5) % WORDS.length]).join(' '),
+);
 const perturb = (s: string, every: number, shift: number) =>
   s
     .split(' ')
@@ -123,13 +125,17 @@ describe('compareCells on text-scored and PAL cells', () => {
     expect(() => compareCells([textCell('s/a', predA), run])).toThrow(/s\/run is run \(pass@k\)/);
     const other = textCell('s/b', predB, { corpusMetric: 'exact-match' });
     expect(() => compareCells([textCell('s/a', predA), other])).toThrow(/scored by bleu, s\/b by exact-match/);
-    expect(() => compareCells([textCell('s/a', predA), textCell('s/b', predB, { corpusMetric: 'nope' })])).toThrow(/nope, a metric no family has/);
+    expect(() => compareCells([textCell('s/a', predA), textCell('s/b', predB, { corpusMetric: 'nope' })])).toThrow(
+      /nope, a metric no family has/,
+    );
   });
 
   it('refuses a text-scored cell stored without per-task statistics', () => {
     const old = textCell('s/old', predB);
     old.tasks = old.tasks.map(({ text: _, ...t }) => t);
-    expect(() => compareCells([textCell('s/a', predA), old])).toThrow(/s\/old is scored by bleu but its results.json has no per-task statistics/);
+    expect(() => compareCells([textCell('s/a', predA), old])).toThrow(
+      /s\/old is scored by bleu but its results.json has no per-task statistics/,
+    );
   });
 
   it("PAL: majority-voting and greedy accuracy per task, by McNemar's exact test", () => {

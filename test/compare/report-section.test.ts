@@ -52,7 +52,7 @@ describe("the report's Pairwise comparisons section", () => {
     }
   });
 
-  it("text-scored cells: one row per pair, their metric in its own units by the paired bootstrap, never pass@k", () => {
+  it('text-scored cells: one row per pair, their metric in its own units by the paired bootstrap, never pass@k', () => {
     const data = synthReport();
     // CodeXGLUE's BLEU (x 100): per task, one first sample's smoothed sentence BLEU.
     const textCell = (model: string, bleus: number[]) => {
@@ -62,7 +62,14 @@ describe("the report's Pairwise comparisons section", () => {
         ...synthCell({ dataset: 'code-to-text-go', model, method: 'direct', perTask: [] }),
         passAtK: {},
         textPerTask,
-        scores: { kind: 'text' as const, metric: 'codexglue-bleu', headline: 'blue', samplesScored: 'first' as const, samples: bleus.length, figures: { blue: figure } },
+        scores: {
+          kind: 'text' as const,
+          metric: 'codexglue-bleu',
+          headline: 'blue',
+          samplesScored: 'first' as const,
+          samples: bleus.length,
+          figures: { blue: figure },
+        },
       };
     };
     const a = textCell('alpha', [0.9, 0.8, 0.95, 0.7, 0.85, 0.9, 0.8, 0.75]);
@@ -72,7 +79,7 @@ describe("the report's Pairwise comparisons section", () => {
     const body = section(html, 'compare')!;
     const rows = [...body.matchAll(/data-metric="blue" data-diff="([^"]+)" data-p="([^"]+)"/g)];
     expect(rows).toHaveLength(1);
-    expect(Number(rows[0]![1])).toBeCloseTo(100 * (6.65 - 1.35) / 8, 9);
+    expect(Number(rows[0]![1])).toBeCloseTo((100 * (6.65 - 1.35)) / 8, 9);
     expect(Number(rows[0]![2])).toBe(1 / 2001); // every resampled difference is positive and near the observed one
     expect(body).toContain('+66.2500');
     expect(body).toMatch(/<h3>code-to-text-go<\/h3>\s*<table/);

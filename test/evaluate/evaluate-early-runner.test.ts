@@ -15,7 +15,9 @@ describe('processLanguageHint', () => {
   it("names nothing for Python rows, other families' rows, another --family, JSON arrays and bad lines", () => {
     expect(processLanguageHint(row('py'), undefined)).toBeUndefined();
     expect(processLanguageHint(row('js'), 'humaneval')).toBeUndefined();
-    expect(processLanguageHint(JSON.stringify({ task_id: 'HumanEval/0', prompt: 'p', test: 't', entry_point: 'f' }), undefined)).toBeUndefined();
+    expect(
+      processLanguageHint(JSON.stringify({ task_id: 'HumanEval/0', prompt: 'p', test: 't', entry_point: 'f' }), undefined),
+    ).toBeUndefined();
     expect(processLanguageHint(`[${row('js')}]`, undefined)).toBeUndefined();
     expect(processLanguageHint('{"name": "x", "language": "js", "tests": ', undefined)).toBeUndefined();
     expect(processLanguageHint(row('cobol'), undefined)).toBeUndefined();

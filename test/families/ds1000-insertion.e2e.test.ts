@@ -85,7 +85,9 @@ timeout_s: 60
     expect(unknownPrompts).toEqual([]);
     expect(result.output).toContain(`ds1000-ins: ${DS1000_TASKS.length} of ${DS1000_TASKS.length} references pass`);
     const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
-    const want = DS1000_TASKS.map((t) => Array.from({ length: N }, (_, i) => samplesOf(t.problem_id)[i]!.passed).filter(Boolean).length / N);
+    const want = DS1000_TASKS.map(
+      (t) => Array.from({ length: N }, (_, i) => samplesOf(t.problem_id)[i]!.passed).filter(Boolean).length / N,
+    );
     expect(results.cells[0].passAtK['pass@1']).toBeCloseTo(want.reduce((a, x) => a + x, 0) / want.length, 10);
   });
 

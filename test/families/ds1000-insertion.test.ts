@@ -76,8 +76,15 @@ describe('DS-1000 insertion rows and prompts', () => {
     expect(ds1000InsertionParts('a\n  [insert]  \nb')).toEqual({ prefix: 'a\n', suffix: '\nb\n' });
     expect(ds1000InsertionPostprocess('  x = 1\n# SOLUTION END\ny')).toBe('x = 1');
     // A template's prefix goes after the FIM prefix token, where bigcode puts its --prefix.
-    const withPrefix = directRequestBody(problems[0]!, 'completions', { ...sampling(FIM_PRESETS.starcoder), prompt: { prefix: '# P\n' } }, 0);
-    expect('prompt' in withPrefix && withPrefix.prompt).toBe(fimPrompt(FIM_PRESETS.starcoder, ds1000InsertionParts(problems[0]!.prompt), '# P\n'));
+    const withPrefix = directRequestBody(
+      problems[0]!,
+      'completions',
+      { ...sampling(FIM_PRESETS.starcoder), prompt: { prefix: '# P\n' } },
+      0,
+    );
+    expect('prompt' in withPrefix && withPrefix.prompt).toBe(
+      fimPrompt(FIM_PRESETS.starcoder, ds1000InsertionParts(problems[0]!.prompt), '# P\n'),
+    );
   });
 
   it('completion mode is as before: the prompt continued, no payload stored; the same rows give other prompts', () => {
@@ -132,7 +139,9 @@ describe('the sweep config and fill-in-the-middle datasets', () => {
 
   it('mode: completion hashes as a config without the option; fim presets resolve to their tokens', () => {
     const base = parseSweepConfig(config({}, [{ api: 'completions' }]));
-    expect(sweepConfigHash(parseSweepConfig(config({ mode: 'completion' }, [{ api: 'completions' }])), sha)).toBe(sweepConfigHash(base, sha));
+    expect(sweepConfigHash(parseSweepConfig(config({ mode: 'completion' }, [{ api: 'completions' }])), sha)).toBe(
+      sweepConfigHash(base, sha),
+    );
     expect(base.models[0]).not.toHaveProperty('fim');
     const fim = parseSweepConfig(config({ mode: 'insertion' }, [{ api: 'completions', fim: 'qwen2.5-coder' }]));
     expect(fim.models[0]!.fim).toEqual({ prefix: '<|fim_prefix|>', suffix: '<|fim_suffix|>', middle: '<|fim_middle|>' });
@@ -145,13 +154,19 @@ describe('the sweep config and fill-in-the-middle datasets', () => {
 
   it('refuses chat models, completion models without FIM tokens, other methods and bad tokens, naming the field', () => {
     const message = issues(
-      config({ mode: 'insertion' }, [{ api: 'chat' }, { api: 'completions' }, { api: 'completions', fim: 'starcoder' }], ['direct', 'self-repair']),
+      config(
+        { mode: 'insertion' },
+        [{ api: 'chat' }, { api: 'completions' }, { api: 'completions', fim: 'starcoder' }],
+        ['direct', 'self-repair'],
+      ),
     );
     expect(message).toContain(
       'models[0].api: datasets[0] (ds) fills in the middle: a chat model cannot take it; give the model api: completions and ' +
         'fim: starcoder | santacoder | qwen2.5-coder (or fim: {prefix, suffix, middle}, its FIM tokens), or list this model in another sweep',
     );
-    expect(message).toContain('models[1].fim: datasets[0] (ds) fills in the middle: the model needs its FIM tokens; give the model api: completions');
+    expect(message).toContain(
+      'models[1].fim: datasets[0] (ds) fills in the middle: the model needs its FIM tokens; give the model api: completions',
+    );
     expect(message).not.toMatch(/models\[2\]\.(fim|api): datasets/);
     expect(message).toContain('methods[1]: datasets[0] (ds) fills in the middle: method self-repair has no fill-in-the-middle prompts');
     expect(issues(config({ mode: 'insertion' }, [{ api: 'completions', fim: 'codex' }]))).toContain(

@@ -32,7 +32,10 @@ const IDS = Object.keys(CASES) as Id[];
 const load = (id: Id, text: string, source = 'rows.jsonl') =>
   FAMILIES[id].load({ entry: { name: 'd', family: id, path: source } as never, texts: { rows: text }, sources: { rows: source } }).problems;
 
-let reference: Record<Id, { prompts: string[]; predictions: string[]; bleu: { bleu: number; precisions: number[]; brevity_penalty: number } }>;
+let reference: Record<
+  Id,
+  { prompts: string[]; predictions: string[]; bleu: { bleu: number; precisions: number[]; brevity_penalty: number } }
+>;
 
 beforeAll(() => {
   execFileSync('bash', [path.join(PROJECT_ROOT, 'scripts/install-test-python.sh')], { stdio: 'inherit' });
@@ -41,7 +44,9 @@ beforeAll(() => {
     IDS.map((id) => [
       id,
       JSON.parse(
-        execFileSync(PYTHON, [script], { input: JSON.stringify({ family: id, rows: CASES[id].rows, generations: ONE_LINE_GENERATIONS[id] }) }).toString(),
+        execFileSync(PYTHON, [script], {
+          input: JSON.stringify({ family: id, rows: CASES[id].rows, generations: ONE_LINE_GENERATIONS[id] }),
+        }).toString(),
       ),
     ]),
   ) as typeof reference;

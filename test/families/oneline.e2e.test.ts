@@ -65,7 +65,10 @@ describe('evaluate.ts on the owners files', () => {
     expect(metrics.bleu).toBeCloseTo(expected.bleu, 12);
     expect(metrics).toEqual({ ...expected, bleu: metrics.bleu });
     expect(stderr).toContain("scored 6 samples of 4 conala problems from their text (bleu, each task's first sample: 4)");
-    const results = readFileSync(`${samples}_results.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const results = readFileSync(`${samples}_results.jsonl`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(results.map((r) => [r.task_id, r.result])).toEqual(rows.map((r) => [r.task_id, 'scored']));
     expect(results[0].stats).toHaveProperty('matches_1');
     expect(results[0]).not.toHaveProperty('passed');
@@ -77,10 +80,14 @@ describe('evaluate.ts on the owners files', () => {
     const samples = path.join(dir, 'concode_samples.jsonl');
     const answers = CONCODE_ROWS.map((_, i) => answerFor('concode', i));
     writeFileSync(samples, jsonl(answers.map((completion, i) => ({ task_id: `Concode/${i}`, completion }))));
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', problems, '--samples', samples], {
-      timeout: 120_000,
-      env: { ...process.env, PATH: '/nonexistent' },
-    });
+    const { stdout } = await run(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', problems, '--samples', samples],
+      {
+        timeout: 120_000,
+        env: { ...process.env, PATH: '/nonexistent' },
+      },
+    );
     expect(JSON.parse(stdout.trim().split('\n').at(-1)!).bleu).toBeCloseTo(bigcodeBleu(answers, referencesOf('concode')).bleu, 12);
 
     writeFileSync(problems, jsonl([CONCODE_ROWS[0]!, { ...CONCODE_ROWS[1], code: null }]));
@@ -117,7 +124,7 @@ describe('a sweep over CoNaLa, Concode and Spider against a scripted server', ()
     bucket.s3.destroy();
   });
 
-  it('each cell reports BLEU over each task\'s first sample, and no pass@k; every sample scored, nothing run', async () => {
+  it("each cell reports BLEU over each task's first sample, and no pass@k; every sample scored, nothing run", async () => {
     const id = `oneline-${uniqueSuffix()}`;
     const file = path.join(dir, 'sweep.yaml');
     const spiderJson = path.join(dir, 'dev.json');
@@ -179,7 +186,10 @@ timeout_s: 10
       const metrics = JSON.parse(readFileSync(path.join(outDir, cellId, 'evaluation_results.json'), 'utf8'));
       expect(metrics[dataset]).toEqual(cell.scores.figures);
       expect(JSON.parse(readFileSync(path.join(outDir, cellId, 'references.json'), 'utf8'))).toEqual(referencesOf(dataset));
-      const samples = readFileSync(path.join(outDir, cellId, 'samples.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const samples = readFileSync(path.join(outDir, cellId, 'samples.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(samples.every((s) => s.result === 'scored' && s.score.kind === 'text')).toBe(true);
     }
     for (const s of stops) expect(s).toEqual(['\n']);
@@ -195,8 +205,16 @@ timeout_s: 10
     const compared = await runTs('scripts/compare.ts', [`${id}/conala.base.direct.t0.2`, `${id}/conala.chat.direct.t0.2`, '--json'], env);
     expect(compared.code, compared.output).toBe(0);
     const cmp = JSON.parse(compared.output.slice(compared.output.indexOf('{')));
-    expect(cmp.pairs[0].metrics).toMatchObject([{ metric: 'bleu', test: 'paired-bootstrap', diff: 0, p: 1, bootstrap: { low: 0, high: 0 } }]);
-    expect(cmp.pairs[0].metrics[0].a).toBeCloseTo(bigcodeBleu(ROWS.conala.map((_, i) => answerFor('conala', i)), referencesOf('conala')).bleu, 12);
+    expect(cmp.pairs[0].metrics).toMatchObject([
+      { metric: 'bleu', test: 'paired-bootstrap', diff: 0, p: 1, bootstrap: { low: 0, high: 0 } },
+    ]);
+    expect(cmp.pairs[0].metrics[0].a).toBeCloseTo(
+      bigcodeBleu(
+        ROWS.conala.map((_, i) => answerFor('conala', i)),
+        referencesOf('conala'),
+      ).bleu,
+      12,
+    );
   }, 600_000);
 
   it("evaluate-only scores bigcode's saved generations; generation-only scores too (nothing to run)", async () => {
@@ -239,7 +257,11 @@ k: [1]
 
     const genId = `oneline-gen-${uniqueSuffix()}`;
     writeFileSync(path.join(dir, 'gen.yaml'), config(genId));
-    const generated = await runTs('scripts/start-sweep.ts', ['--config', path.join(dir, 'gen.yaml'), '--no-progress', '--generation-only'], env);
+    const generated = await runTs(
+      'scripts/start-sweep.ts',
+      ['--config', path.join(dir, 'gen.yaml'), '--no-progress', '--generation-only'],
+      env,
+    );
     expect(generated.code, generated.output).toBe(0);
     const [genCell] = JSON.parse((await getText(bucket, sweepResultsKey(genId)))!).cells;
     expect(genCell.statusCounts).toEqual({ scored: 4 });

@@ -111,7 +111,10 @@ k: [1]
     const figures = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, number>;
     expect(figures).toMatchObject(EXPECTED);
     expect(figures['Exact Match']).toBeCloseTo(OVERALL, 12);
-    const results = readFileSync(`${samples}_results.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const results = readFileSync(`${samples}_results.jsonl`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(results.map((r: { result: string }) => r.result)).toEqual(rows.map(() => 'scored'));
   });
 });

@@ -106,7 +106,12 @@ describe('the SantaCoder FIM family', () => {
   it('problems: the row name as task id, the FIM prompt of prompt and suffix with the model tokens, languages filtered', () => {
     const problems = load();
     expect(problems.map((p) => p.task_id)).toEqual(FIM_ROWS.map((r) => r.name));
-    const body = directRequestBody(problems[0]!, 'completions', { model: 'm', temperature: 0, top_p: 1, max_tokens: 8, fim: FIM_PRESETS.santacoder }, 0);
+    const body = directRequestBody(
+      problems[0]!,
+      'completions',
+      { model: 'm', temperature: 0, top_p: 1, max_tokens: 8, fim: FIM_PRESETS.santacoder },
+      0,
+    );
     expect('prompt' in body && body.prompt).toBe(`<fim-prefix>${FIM_ROWS[0]!.prompt}<fim-suffix>${FIM_ROWS[0]!.suffix}<fim-middle>`);
     expect(problems.map((p) => santaCoderFimFamily.language(p))).toContain('java');
     expect(load({ languages: ['js'] }).map((p) => p.task_id)).toEqual(FIM_ROWS.filter((r) => r.language === 'js').map((r) => r.name));
@@ -141,7 +146,9 @@ describe('the SantaCoder FIM family', () => {
     expect(Object.fromEntries(Object.entries(figures).filter(([k]) => k !== 'Exact Match'))).toEqual(want);
     expect(want['py Exact Match']).toBeGreaterThan(0.5);
     expect(want['js Exact Match']).toBeLessThan(1);
-    const rightAll = tasks.flatMap(({ problem, samples }) => samples.map((s) => exactlyMatches(santaCoderFimPostprocess(s), problem.canonical_solution!)));
+    const rightAll = tasks.flatMap(({ problem, samples }) =>
+      samples.map((s) => exactlyMatches(santaCoderFimPostprocess(s), problem.canonical_solution!)),
+    );
     expect(figures['Exact Match']).toBeCloseTo(rightAll.filter(Boolean).length / rightAll.length, 12);
   });
 
@@ -154,7 +161,9 @@ describe('the SantaCoder FIM family', () => {
       n_samples: 1,
       k: [1],
     });
-    expect(() => parseSweepConfig(config({ api: 'chat' }))).toThrow('models[0].api: datasets[0] (fim) fills in the middle: a chat model cannot take it');
+    expect(() => parseSweepConfig(config({ api: 'chat' }))).toThrow(
+      'models[0].api: datasets[0] (fim) fills in the middle: a chat model cannot take it',
+    );
     expect(() => parseSweepConfig(config({ api: 'completions' }))).toThrow('models[0].fim: datasets[0] (fim) fills in the middle');
     expect(parseSweepConfig(config({ api: 'completions', fim: 'starcoder' })).models[0]!.fim).toEqual(FIM_PRESETS.starcoder);
   });

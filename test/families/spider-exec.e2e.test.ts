@@ -63,7 +63,10 @@ describe('evaluate.ts --spider-databases', () => {
     const metrics = JSON.parse(stdout.trim().split('\n').at(-1)!);
     // Per task: 1, 0, 1, 1/2.
     expect(metrics['pass@1']).toBeCloseTo((1 + 0 + 1 + 0.5) / 4, 12);
-    const results = readFileSync(`${samples}_results.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const results = readFileSync(`${samples}_results.jsonl`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(results.map((r) => r.passed)).toEqual([true, false, true, true, false]);
     expect(results[4].result).toContain('no such column: yeer');
     expect(singerCount(databases)).toBe(5);
@@ -77,12 +80,26 @@ describe('evaluate.ts --spider-databases', () => {
 
   it('a missing folder or database file is refused before anything runs, naming it', async () => {
     const missingDir = evaluate('--spider-databases', path.join(dir, 'nowhere'));
-    await expect(missingDir).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining(`--spider-databases ${path.join(dir, 'nowhere')}: no such folder`) });
+    await expect(missingDir).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(`--spider-databases ${path.join(dir, 'nowhere')}: no such folder`),
+    });
     const other = path.join(dir, 'other.jsonl');
     writeFileSync(other, jsonl([...ROWS, { db_id: 'pets_1', query: 'SELECT count(*) FROM pets', question: 'How many pets?' }]));
     const missingFile = run(
       process.execPath,
-      ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', other, '--samples', samples, '--ignore-incomplete', '--spider-databases', databases],
+      [
+        '--import',
+        'tsx',
+        'scripts/evaluate.ts',
+        '--problems',
+        other,
+        '--samples',
+        samples,
+        '--ignore-incomplete',
+        '--spider-databases',
+        databases,
+      ],
       { timeout: 120_000 },
     );
     // The pets task has no sample: only attempted tasks' databases are needed.
@@ -95,7 +112,9 @@ describe('evaluate.ts --spider-databases', () => {
     );
     await expect(needsPets).rejects.toMatchObject({
       code: 2,
-      stderr: expect.stringContaining(`need the file ${databases}/pets_1/pets_1.sqlite, which is missing or unreadable; check --spider-databases`),
+      stderr: expect.stringContaining(
+        `need the file ${databases}/pets_1/pets_1.sqlite, which is missing or unreadable; check --spider-databases`,
+      ),
     });
   }, 300_000);
 });

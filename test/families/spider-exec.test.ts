@@ -68,7 +68,11 @@ describe('Spider execution accuracy in the sandbox', () => {
 
   it('with ORDER BY in the gold query, the order counts', async () => {
     const gold = 'SELECT name ,  age FROM singer ORDER BY age DESC';
-    expect((await runSample(gold, 'SELECT name, age FROM singer ORDER BY age')).score).toEqual({ kind: 'status', passed: false, success: true });
+    expect((await runSample(gold, 'SELECT name, age FROM singer ORDER BY age')).score).toEqual({
+      kind: 'status',
+      passed: false,
+      success: true,
+    });
     expect((await runSample(gold, 'SELECT name, age FROM singer ORDER BY age DESC')).score.passed).toBe(true);
   });
 
@@ -118,12 +122,18 @@ describe('Spider execution accuracy in the sandbox', () => {
 describe('refusals', () => {
   it('a task whose database file is missing is named before anything runs', () => {
     const problems = [problemOf('SELECT 1', 'concert_singer'), problemOf('SELECT 1', 'pets_1'), problemOf('SELECT 2', 'pets_1')];
-    const message = requirementsProblem([{ name: 'dev.jsonl', family: 'spider', problems }], (p) => spiderFamily.requirements(spiderFamily.read(p)));
+    const message = requirementsProblem([{ name: 'dev.jsonl', family: 'spider', problems }], (p) =>
+      spiderFamily.requirements(spiderFamily.read(p)),
+    );
     expect(message).toBe(
       `datasets[dev.jsonl] (family spider): 2 Spider's pets_1 task(s) need the file ${databases}/pets_1/pets_1.sqlite, ` +
-        'which is missing or unreadable; check --spider-databases or the dataset\'s databases',
+        "which is missing or unreadable; check --spider-databases or the dataset's databases",
     );
-    expect(requirementsProblem([{ name: 'd', family: 'spider', problems: problems.slice(0, 1) }], (p) => spiderFamily.requirements(spiderFamily.read(p)))).toBeNull();
+    expect(
+      requirementsProblem([{ name: 'd', family: 'spider', problems: problems.slice(0, 1) }], (p) =>
+        spiderFamily.requirements(spiderFamily.read(p)),
+      ),
+    ).toBeNull();
   });
 
   it("a sweep entry's databases must be an absolute path", () => {
@@ -135,7 +145,14 @@ describe('refusals', () => {
   });
 
   it('--spider-databases on another family is refused naming the flag', () => {
-    const mbpp = JSON.stringify({ task_id: 1, text: 't', code: 'def f():\n    return 1', test_list: ['assert f() == 1'], test_setup_code: '', challenge_test_list: [] });
+    const mbpp = JSON.stringify({
+      task_id: 1,
+      text: 't',
+      code: 'def f():\n    return 1',
+      test_list: ['assert f() == 1'],
+      test_setup_code: '',
+      challenge_test_list: [],
+    });
     expect(() => loadEvaluateProblems({ text: mbpp + '\n', source: 'mbpp.jsonl', options: { spiderDatabases: databases } })).toThrow(
       /--spider-databases: only spider problems read it, and mbpp.jsonl is read as mbpp/,
     );

@@ -188,7 +188,12 @@ function checkingArtefacts(
 ): Record<string, unknown> {
   switch (checking.kind) {
     case 'tests':
-      return { checking, tests: family.tests(problem, null), limits: family.limits(problem, null, 3000), score: family.score(problem, outcome) };
+      return {
+        checking,
+        tests: family.tests(problem, null),
+        limits: family.limits(problem, null, 3000),
+        score: family.score(problem, outcome),
+      };
     case 'reference-outputs':
       return {
         checking: { kind: checking.kind, program: checking.program, limits: checking.limits, cacheKey: checking.cacheKey },

@@ -19,7 +19,12 @@ let tokenizer: ModelTokenizer;
 beforeAll(async () => {
   const modelPath = installedModelPath();
   const stack = modelBaseUrl(stackPaths());
-  const up = stack ? await fetch(`${stack.replace(/\/v1$/, '')}/health`).then((r) => r.ok, () => false) : false;
+  const up = stack
+    ? await fetch(`${stack.replace(/\/v1$/, '')}/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    : false;
   if (stack && up) url = stack;
   else {
     own = await startModelServer({ host: '127.0.0.1', port: 0, modelPath, slots: 1 });

@@ -10,12 +10,12 @@ export const CONALA_ROWS = [
     question_id: 41067960,
     intent: 'How to convert a list of multiple integers into a single integer?',
     rewritten_intent: "concatenate elements of a list 'x' of multiple integers to a single integer",
-    snippet: "sum(d * 10 ** i for i, d in enumerate(x[::-1]))",
+    snippet: 'sum(d * 10 ** i for i, d in enumerate(x[::-1]))',
   },
   {
     question_id: 41067960,
     intent: 'How to convert a list of multiple integers into a single integer?',
-    rewritten_intent: "convert a list of integers into a single integer",
+    rewritten_intent: 'convert a list of integers into a single integer',
     snippet: "r = int(''.join(map(str, x)))",
   },
   {
@@ -27,8 +27,8 @@ export const CONALA_ROWS = [
   {
     question_id: 29565452,
     intent: 'Averaging the values in a dictionary based on the key',
-    rewritten_intent: "get the average of a list values for each key in dictionary `d`)",
-    snippet: "[(i, sum(j) / len(j)) for i, j in list(d.items())]",
+    rewritten_intent: 'get the average of a list values for each key in dictionary `d`)',
+    snippet: '[(i, sum(j) / len(j)) for i, j in list(d.items())]',
   },
 ];
 
@@ -65,11 +65,31 @@ export const SPIDER_ROWS = [
     question: 'Show name, country, age for all singers ordered by age from the oldest to the youngest.',
     query_toks: ['SELECT', 'name', ',', 'country', ',', 'age', 'FROM', 'singer', 'ORDER', 'BY', 'age', 'DESC'],
     query_toks_no_value: ['select', 'name', ',', 'country', ',', 'age', 'from', 'singer', 'order', 'by', 'age', 'desc'],
-    question_toks: ['Show', 'name', ',', 'country', ',', 'age', 'for', 'all', 'singers', 'ordered', 'by', 'age', 'from', 'the', 'oldest', 'to', 'the', 'youngest', '.'],
+    question_toks: [
+      'Show',
+      'name',
+      ',',
+      'country',
+      ',',
+      'age',
+      'for',
+      'all',
+      'singers',
+      'ordered',
+      'by',
+      'age',
+      'from',
+      'the',
+      'oldest',
+      'to',
+      'the',
+      'youngest',
+      '.',
+    ],
   },
   {
     db_id: 'pets_1',
-    query: "SELECT count(*) FROM student WHERE age  >  20 ",
+    query: 'SELECT count(*) FROM student WHERE age  >  20 ',
     question: ' Find the number of students whose age is older than 20. ',
     query_toks: ['SELECT', 'count', '(', '*', ')', 'FROM', 'student', 'WHERE', 'age', '>', '20'],
     query_toks_no_value: ['select', 'count', '(', '*', ')', 'from', 'student', 'where', 'age', '>', 'value'],
@@ -83,7 +103,7 @@ export const jsonl = (rows: readonly object[]): string => rows.map((r) => JSON.s
 /** Per task, the generations a test's model gives (sample 0 first): exact, near and wrong answers. */
 export const ONE_LINE_GENERATIONS = {
   conala: [
-    ["sum(d * 10 ** i for i, d in enumerate(x[::-1]))", 'int(x)'],
+    ['sum(d * 10 ** i for i, d in enumerate(x[::-1]))', 'int(x)'],
     ["int(''.join(str(i) for i in x))", "r = int(''.join(map(str, x)))"],
     ["datetime.datetime.strptime(s, '%Y-%m-%d %H:%M:%S.%f')", 'no'],
     ['{k: sum(v) / len(v) for k, v in d.items()}', ''],

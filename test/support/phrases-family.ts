@@ -27,58 +27,61 @@ const RowSchema = z.looseObject({ id: z.string().min(1), intent: z.string().min(
 export const PhrasesPayloadSchema = z.object({ snippet: z.string(), prose: z.boolean() });
 type PhrasesProblem = ProblemOf<z.output<typeof PhrasesPayloadSchema>>;
 
-export const phrasesFamily: DefinedFamily<typeof PHRASES_ID, typeof PhrasesEntrySchema, z.output<typeof PhrasesPayloadSchema>> =
-  defineFamily({
-    id: PHRASES_ID,
-    description: 'Phrases (a test family): one line of Python per intent, scored by BLEU',
-    entrySchema: PhrasesEntrySchema,
-    payloadSchema: PhrasesPayloadSchema,
-    bringsLibrary: () => false,
-    files: (entry) => ({ rows: { path: entry.path, field: 'path' } }),
-    load: ({ texts, sources }) => {
-      const rows = parseJsonl(texts.rows!, RowSchema, sources.rows!);
-      const problem = datasetRowsProblem(
-        rows.map(({ line, row }) => ({ line, row: { task_id: row.id } })),
-        sources.rows!,
-      );
-      if (problem) throw new Error(problem);
-      return {
-        problems: rows.map(({ row }): PhrasesProblem => ({
-          family: PHRASES_ID as FamilyId,
-          task_id: row.id,
-          prompt: `Answer in one line of Python:\n${row.intent}\nSolution:\n`,
-          entry_point: 'none',
-          test: '',
-          form: 'full',
-          snippet: row.snippet,
-          prose: row.prose ?? false,
-        })),
-        notes: [],
-      };
+export const phrasesFamily: DefinedFamily<
+  typeof PHRASES_ID,
+  typeof PhrasesEntrySchema,
+  z.output<typeof PhrasesPayloadSchema>
+> = defineFamily({
+  id: PHRASES_ID,
+  description: 'Phrases (a test family): one line of Python per intent, scored by BLEU',
+  entrySchema: PhrasesEntrySchema,
+  payloadSchema: PhrasesPayloadSchema,
+  bringsLibrary: () => false,
+  files: (entry) => ({ rows: { path: entry.path, field: 'path' } }),
+  load: ({ texts, sources }) => {
+    const rows = parseJsonl(texts.rows!, RowSchema, sources.rows!);
+    const problem = datasetRowsProblem(
+      rows.map(({ line, row }) => ({ line, row: { task_id: row.id } })),
+      sources.rows!,
+    );
+    if (problem) throw new Error(problem);
+    return {
+      problems: rows.map(({ row }): PhrasesProblem => ({
+        family: PHRASES_ID as FamilyId,
+        task_id: row.id,
+        prompt: `Answer in one line of Python:\n${row.intent}\nSolution:\n`,
+        entry_point: 'none',
+        test: '',
+        form: 'full',
+        snippet: row.snippet,
+        prose: row.prose ?? false,
+      })),
+      notes: [],
+    };
+  },
+  stopWords: () => ['\n'],
+  language: () => 'python',
+  completionPrompt: (problem) => problem.prompt,
+  chatInstruction: () => 'Answer with one line of Python.',
+  // The prediction: the generation stripped (a saved or completed line alike).
+  solution: (_problem, _api, code) => code.trim(),
+  referenceSolution: () => null,
+  ...TEXT_SCORED_STEPS,
+  checking: (problem) => ({
+    kind: 'text',
+    metric: BIGCODE_BLEU,
+    reference: problem.snippet,
+    stats: (solution) => bigcodeBleuStats(solution, problem.snippet),
+    ...(problem.prose ? { answer: 'reply' as const } : {}),
+  }),
+  evaluate: {
+    kind: 'reads',
+    recognize: { rank: 5, test: (row) => 'intent' in row && 'snippet' in row, fields: "Phrases' id, intent, snippet" },
+    options: [],
+    form: 'full',
+    problems: ({ text, source }) => {
+      const entry = PhrasesEntrySchema.parse({ name: 'evaluate', family: PHRASES_ID, path: 'rows.jsonl' });
+      return phrasesFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;
     },
-    stopWords: () => ['\n'],
-    language: () => 'python',
-    completionPrompt: (problem) => problem.prompt,
-    chatInstruction: () => 'Answer with one line of Python.',
-    // The prediction: the generation stripped (a saved or completed line alike).
-    solution: (_problem, _api, code) => code.trim(),
-    referenceSolution: () => null,
-    ...TEXT_SCORED_STEPS,
-    checking: (problem) => ({
-      kind: 'text',
-      metric: BIGCODE_BLEU,
-      reference: problem.snippet,
-      stats: (solution) => bigcodeBleuStats(solution, problem.snippet),
-      ...(problem.prose ? { answer: 'reply' as const } : {}),
-    }),
-    evaluate: {
-      kind: 'reads',
-      recognize: { rank: 5, test: (row) => 'intent' in row && 'snippet' in row, fields: "Phrases' id, intent, snippet" },
-      options: [],
-      form: 'full',
-      problems: ({ text, source }) => {
-        const entry = PhrasesEntrySchema.parse({ name: 'evaluate', family: PHRASES_ID, path: 'rows.jsonl' });
-        return phrasesFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;
-      },
-    },
-  });
+  },
+});

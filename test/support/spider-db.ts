@@ -36,6 +36,10 @@ export function makeSpiderDatabases(parent: string): string {
 /** How many singers the file holds (to see it unchanged after runs). */
 export function singerCount(databases: string): number {
   const file = path.join(databases, 'concert_singer', 'concert_singer.sqlite');
-  const out = execFileSync(PYTHON, ['-c', 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from singer").fetchone()[0])', file]);
+  const out = execFileSync(PYTHON, [
+    '-c',
+    'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from singer").fetchone()[0])',
+    file,
+  ]);
   return Number(out.toString().trim());
 }

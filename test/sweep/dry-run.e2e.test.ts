@@ -100,7 +100,9 @@ describe('start-sweep --dry-run: tokens, money and power', () => {
     expect(num(gpt[3]!)).toBe(6 * 300);
     expect(qwen[4]).toBe(`~${6 * perAnswer}`);
     expect(gpt[4]).toBe(`~${6 * perAnswer}`);
-    expect(out).toContain(`expected completion tokens of qwen: ${perAnswer.toFixed(1)} per answer, the mean of 3 earlier answers in the LLM cache (to this sweep's own first prompts)`);
+    expect(out).toContain(
+      `expected completion tokens of qwen: ${perAnswer.toFixed(1)} per answer, the mean of 3 earlier answers in the LLM cache (to this sweep's own first prompts)`,
+    );
 
     // Money: tokens x price per million, each model in its own currency.
     const usd = (prompt: number, completion: number) => (prompt * 0.15 + completion * 0.6) / 1e6;
@@ -114,11 +116,15 @@ describe('start-sweep --dry-run: tokens, money and power', () => {
     expect(num(total[2]!)).toBe(pq + pg);
     expect(num(total[3]!)).toBe(6 * 512 + 6 * 300);
     expect(total[4]).toBe(`~${12 * perAnswer}`);
-    expect(total[5]).toBe(`${formatMoney({ amount: usd(pq, 6 * 512), currency: 'USD' })} + ${formatMoney({ amount: eur(pg, 6 * 300), currency: 'EUR' })}`);
+    expect(total[5]).toBe(
+      `${formatMoney({ amount: usd(pq, 6 * 512), currency: 'USD' })} + ${formatMoney({ amount: eur(pg, 6 * 300), currency: 'EUR' })}`,
+    );
 
     // Power: 6 tasks x 1 sample cannot decide the model comparison the grid implies.
     expect(out).toMatch(/he\s+6\s+1\s+none\s+1/);
-    expect(out).toMatch(/warning: dataset he: 1 model comparison \(e\.g\. he\.qwen\.direct\.t0 vs he\.gpt\.direct\.t0\) cannot decide a difference of 10\.0 points at 6 tasks x n = 1/);
+    expect(out).toMatch(
+      /warning: dataset he: 1 model comparison \(e\.g\. he\.qwen\.direct\.t0 vs he\.gpt\.direct\.t0\) cannot decide a difference of 10\.0 points at 6 tasks x n = 1/,
+    );
 
     // Nothing was sent or stored.
     expect(server.requests().length).toBe(sent);

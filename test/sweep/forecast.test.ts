@@ -40,18 +40,33 @@ describe('forecastSweep', () => {
     const f = forecastSweep({
       plan,
       promptSizes: sizes,
-      cachedAnswers: { a: { answers: 40, meanCompletionTokens: 30, source: 'sample' }, b: { answers: 5, meanCompletionTokens: 80, source: 'sample' } },
+      cachedAnswers: {
+        a: { answers: 40, meanCompletionTokens: 30, source: 'sample' },
+        b: { answers: 5, meanCompletionTokens: 80, source: 'sample' },
+      },
       prices: { a: USD },
       maxTokens: { a: 100, b: 50 },
     });
     const a = f.cells.find((c) => c.id === 'humaneval.a.direct.t0.2')!;
     // 10 tasks x 3 samples = 30 requests of 200 prompt tokens; 30 answers of at most 100, expected 30.
-    expect(a).toMatchObject({ requests: 30, promptTokens: 6000, promptEstimate: false, maxCompletionTokens: 3000, expectedCompletionTokens: 900 });
+    expect(a).toMatchObject({
+      requests: 30,
+      promptTokens: 6000,
+      promptEstimate: false,
+      maxCompletionTokens: 3000,
+      expectedCompletionTokens: 900,
+    });
     expect(a.maxCost!.amount).toBeCloseTo((6000 * 3 + 3000 * 15) / 1e6, 12);
     expect(a.expectedCost!.amount).toBeCloseTo((6000 * 3 + 900 * 15) / 1e6, 12);
     const b = f.cells.find((c) => c.id === 'humaneval.b.direct.t0.8')!;
     // b's earlier answers averaged 80 tokens, but this sweep cuts them at its max_tokens of 50.
-    expect(b).toMatchObject({ promptTokens: 3600, promptEstimate: true, expectedCompletionTokens: 1500, maxCost: null, expectedCost: null });
+    expect(b).toMatchObject({
+      promptTokens: 3600,
+      promptEstimate: true,
+      expectedCompletionTokens: 1500,
+      maxCost: null,
+      expectedCost: null,
+    });
     expect(f.totals).toMatchObject({
       requests: 120,
       promptTokens: 2 * 6000 + 2 * 3600,
@@ -87,7 +102,9 @@ describe('forecastSweep', () => {
     // A generated dataset: no prompts to measure, so unknown prompt tokens and no money.
     const f = forecastSweep({ plan, promptSizes: {}, cachedAnswers: {}, prices: {}, maxTokens });
     expect(f.totals.unknownPromptCells).toBe(2);
-    expect(formatForecast(f, { counted: [], cachedAnswers: {} })).toMatch(/\? prompt tokens: unknown for 2 cell\(s\) \(a generated dataset/);
+    expect(formatForecast(f, { counted: [], cachedAnswers: {} })).toMatch(
+      /\? prompt tokens: unknown for 2 cell\(s\) \(a generated dataset/,
+    );
   });
 
   it('estimates prompt tokens from characters, with the chat messages’ overhead', () => {
@@ -123,7 +140,9 @@ describe('the comparisons a grid implies, and their power', () => {
     expect(he!.detectable).toBeLessThan(0.17);
     expect(he!.wouldTake!.tasks).toBeGreaterThan(1000);
     const text = formatPower([he!], opts);
-    expect(text).toMatch(/warning: dataset humaneval: 2 temperature comparisons, 2 model comparisons .* cannot decide a difference of 5\.0 points at 164 tasks x n = 1/);
+    expect(text).toMatch(
+      /warning: dataset humaneval: 2 temperature comparisons, 2 model comparisons .* cannot decide a difference of 5\.0 points at 164 tasks x n = 1/,
+    );
     // A target within reach: no warning.
     const [easy] = sweepPower(plan, { baseline: 0.5, target: 0.2 });
     expect(easy!.wouldTake).toBeUndefined();

@@ -9,13 +9,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { mcnemarExact, pairedPermutationTest, seededUniform } from '../../domain/compare/stats.js';
-import {
-  detectableDifference,
-  mcnemarExactPower,
-  normalApproximationPower,
-  normalCdf,
-  normalQuantile,
-} from '../../domain/sweep/power.js';
+import { detectableDifference, mcnemarExactPower, normalApproximationPower, normalCdf, normalQuantile } from '../../domain/sweep/power.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 
 const PYTHON = path.join(PROJECT_ROOT, '.tools/test-python/bin/python');
@@ -53,7 +47,14 @@ let reference: {
 
 beforeAll(() => {
   execFileSync('bash', [path.join(PROJECT_ROOT, 'scripts/install-test-python.sh')], { stdio: 'inherit' });
-  const input = { cdf: CDF, quantile: QUANTILE, mcnemar: MCNEMAR, normal: NORMAL, detectable_normal: DETECTABLE_NORMAL, detectable_mcnemar: DETECTABLE_MCNEMAR };
+  const input = {
+    cdf: CDF,
+    quantile: QUANTILE,
+    mcnemar: MCNEMAR,
+    normal: NORMAL,
+    detectable_normal: DETECTABLE_NORMAL,
+    detectable_mcnemar: DETECTABLE_MCNEMAR,
+  };
   reference = JSON.parse(
     execFileSync(PYTHON, [path.join(PROJECT_ROOT, 'test/sweep/power_reference.py')], { input: JSON.stringify(input) }).toString(),
   );

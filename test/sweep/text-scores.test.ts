@@ -36,7 +36,7 @@ type SweepProblem = import('../../domain/datasets/problems.js').SweepProblem;
 
 const ROWS = [
   { id: 'p/0', intent: 'sort a list', snippet: 'a.sort()' },
-  { id: 'p/1', intent: 'reverse a string', snippet: "s[::-1]" },
+  { id: 'p/1', intent: 'reverse a string', snippet: 's[::-1]' },
   { id: 'p/2', intent: 'join words with commas', snippet: "', '.join(words)" },
 ];
 const jsonl = (rows: readonly object[]) => rows.map((r) => JSON.stringify(r) + '\n').join('');
@@ -81,7 +81,12 @@ const records = GENERATIONS.flatMap((gens, t) => gens.map((g, s) => record(t, s,
 function summarize(rs: SampleRecord[]) {
   const acc = new CellAccumulator(problems);
   for (const r of rs) acc.add(r);
-  return acc.summary({ k: [1, 2], cell: { cell: 'c1', dataset: 'ph', model: 'm', method: 'direct', temperature: 0.2, n_samples: 2 }, wallSeconds: 1, resultsKey: 'k' });
+  return acc.summary({
+    k: [1, 2],
+    cell: { cell: 'c1', dataset: 'ph', model: 'm', method: 'direct', temperature: 0.2, n_samples: 2 },
+    wallSeconds: 1,
+    resultsKey: 'k',
+  });
 }
 
 describe('a text-scored family in a cell', () => {
@@ -131,12 +136,15 @@ describe('a text-scored family in a cell', () => {
   it("a sample without an answer (llm_error) is the task's empty prediction, as a model that wrote nothing", () => {
     const failed = records.map((r) => (r.task_index === 1 && r.sample_index === 0 ? record(1, 0, '', 'llm_error') : r));
     const { summary } = summarize(failed);
-    const expected = bigcodeBleu(['a.sort()', '', "'-'.join(w)"], ROWS.map((r) => r.snippet));
+    const expected = bigcodeBleu(
+      ['a.sort()', '', "'-'.join(w)"],
+      ROWS.map((r) => r.snippet),
+    );
     expect(summary.scores?.kind === 'text' && summary.scores.figures.bleu).toBeCloseTo(expected.bleu, 12);
     expect(summary.statusCounts).toEqual({ scored: 5, llm_error: 1 });
   });
 
-  it("progress counts no pass for them (pass@1 so far: no task done)", () => {
+  it('progress counts no pass for them (pass@1 so far: no task done)', () => {
     expect(totalsOfRecords(0, records)).toMatchObject({ samples: 6, tasksDone: 0, passSum: 0, sandboxRuns: 0, calls: 6 });
   });
 
@@ -169,7 +177,14 @@ describe('a text-scored family in a cell', () => {
   });
 
   it('a set mixing text-scored and run tasks has no one score: refused by name', () => {
-    const humaneval: SweepProblem = { family: 'humaneval', task_id: 'HumanEval/0', prompt: '', entry_point: 'f', test: '', form: 'completion' };
+    const humaneval: SweepProblem = {
+      family: 'humaneval',
+      task_id: 'HumanEval/0',
+      prompt: '',
+      entry_point: 'f',
+      test: '',
+      form: 'completion',
+    };
     expect(corpusMetricOf(problems, 'cell')?.id).toBe('bleu');
     expect(corpusMetricOf([humaneval], 'cell')).toBeNull();
     expect(() => corpusMetricOf([...problems, humaneval], 'cell')).toThrow(

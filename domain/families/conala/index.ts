@@ -69,8 +69,7 @@ export const conalaFamily: DefinedFamily<'conala', typeof ConalaEntrySchema> = d
   stopWords: () => ONE_LINE_STOP_WORDS,
   language: () => 'python',
   completionPrompt: (problem) => problem.prompt,
-  chatInstruction: () =>
-    'Answer the last instruction below in one line of Python code, as the examples do. Reply with that line only.',
+  chatInstruction: () => 'Answer the last instruction below in one line of Python code, as the examples do. Reply with that line only.',
   solution: oneLineSolution,
   referenceSolution: () => null,
   ...TEXT_SCORED_STEPS,

@@ -68,8 +68,7 @@ export const concodeFamily: DefinedFamily<'concode', typeof ConcodeEntrySchema> 
   stopWords: () => ONE_LINE_STOP_WORDS,
   language: () => 'java',
   completionPrompt: (problem) => problem.prompt,
-  chatInstruction: () =>
-    'Answer the last instruction below in one line of Java code, as the examples do. Reply with that line only.',
+  chatInstruction: () => 'Answer the last instruction below in one line of Java code, as the examples do. Reply with that line only.',
   solution: oneLineSolution,
   referenceSolution: () => null,
   ...TEXT_SCORED_STEPS,

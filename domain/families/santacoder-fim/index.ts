@@ -14,13 +14,7 @@ import type { CorpusMetric, DefinedFamily, MetricFigures, ProblemOf, TextStats }
 import type { FamilyId } from '../ids.js';
 import type { LanguageId } from '../../languages/registry.js';
 import { FIM_LANGUAGES } from '../../metrics/exactMatch.js';
-import {
-  exactlyMatches,
-  readSantaCoderFimRows,
-  santaCoderFimPostprocess,
-  SANTACODER_FIM_STOP_WORDS,
-  type FimLanguage,
-} from './rows.js';
+import { exactlyMatches, readSantaCoderFimRows, santaCoderFimPostprocess, SANTACODER_FIM_STOP_WORDS, type FimLanguage } from './rows.js';
 
 export const SantaCoderFimEntrySchema = z.strictObject({
   name: DatasetEntryNameSchema,
@@ -62,67 +56,68 @@ export const FIM_EXACT_MATCH: CorpusMetric = {
   },
 };
 
-export const santaCoderFimFamily: DefinedFamily<'santacoder-fim', typeof SantaCoderFimEntrySchema, z.output<typeof PayloadSchema>> =
-  defineFamily({
-    id: 'santacoder-fim',
-    description: "SantaCoder FIM (bigcode's santacoder_fim / starcoder_fim): one line to fill in, scored by exact match",
-    entrySchema: SantaCoderFimEntrySchema,
-    payloadSchema: PayloadSchema,
-    bringsLibrary: () => false,
-    files: (entry) => ({ rows: { path: entry.path, field: 'path' } }),
-    load: ({ entry, texts, sources }) => {
-      const rows = readSantaCoderFimRows(texts.rows!, sources.rows!).filter(
-        ({ row }) => !entry.languages || entry.languages.includes(row.language),
-      );
-      if (rows.length === 0) throw new Error(`${sources.rows}: no task of ${entry.languages!.join(', ')}`);
-      return {
-        problems: rows.map(
-          ({ row }): FimProblem => ({
-            family: 'santacoder-fim' as FamilyId,
-            task_id: row.name,
-            prompt: row.prompt,
-            entry_point: 'none',
-            test: '',
-            canonical_solution: row.canonical_solution,
-            form: 'completion',
-            language: row.language,
-            suffix: row.suffix,
-          }),
-        ),
-        notes: [],
-      };
-    },
-    stopWords: () => SANTACODER_FIM_STOP_WORDS,
-    language: (problem) => LANGUAGE_OF[problem.language],
-    completionPrompt: (problem) => problem.prompt,
-    fillsInTheMiddle: () => true,
-    infill: (problem) => ({ prefix: problem.prompt, suffix: problem.suffix }),
-    // Never asked: the config refuses chat models for fill-in-the-middle datasets.
-    chatInstruction: () => 'Write the one line of code that goes where the gap is.',
-    solution: (_problem, _api, code) => santaCoderFimPostprocess(code),
-    referenceSolution: () => null,
-    ...TEXT_SCORED_STEPS,
-    checking: (problem) => ({
-      kind: 'text',
-      metric: FIM_EXACT_MATCH,
-      reference: problem.canonical_solution!,
-      stats: (solution) => ({
-        [`${problem.language}.right`]: exactlyMatches(solution, problem.canonical_solution!) ? 1 : 0,
-        [`${problem.language}.count`]: 1,
-      }),
+export const santaCoderFimFamily: DefinedFamily<
+  'santacoder-fim',
+  typeof SantaCoderFimEntrySchema,
+  z.output<typeof PayloadSchema>
+> = defineFamily({
+  id: 'santacoder-fim',
+  description: "SantaCoder FIM (bigcode's santacoder_fim / starcoder_fim): one line to fill in, scored by exact match",
+  entrySchema: SantaCoderFimEntrySchema,
+  payloadSchema: PayloadSchema,
+  bringsLibrary: () => false,
+  files: (entry) => ({ rows: { path: entry.path, field: 'path' } }),
+  load: ({ entry, texts, sources }) => {
+    const rows = readSantaCoderFimRows(texts.rows!, sources.rows!).filter(
+      ({ row }) => !entry.languages || entry.languages.includes(row.language),
+    );
+    if (rows.length === 0) throw new Error(`${sources.rows}: no task of ${entry.languages!.join(', ')}`);
+    return {
+      problems: rows.map(({ row }): FimProblem => ({
+        family: 'santacoder-fim' as FamilyId,
+        task_id: row.name,
+        prompt: row.prompt,
+        entry_point: 'none',
+        test: '',
+        canonical_solution: row.canonical_solution,
+        form: 'completion',
+        language: row.language,
+        suffix: row.suffix,
+      })),
+      notes: [],
+    };
+  },
+  stopWords: () => SANTACODER_FIM_STOP_WORDS,
+  language: (problem) => LANGUAGE_OF[problem.language],
+  completionPrompt: (problem) => problem.prompt,
+  fillsInTheMiddle: () => true,
+  infill: (problem) => ({ prefix: problem.prompt, suffix: problem.suffix }),
+  // Never asked: the config refuses chat models for fill-in-the-middle datasets.
+  chatInstruction: () => 'Write the one line of code that goes where the gap is.',
+  solution: (_problem, _api, code) => santaCoderFimPostprocess(code),
+  referenceSolution: () => null,
+  ...TEXT_SCORED_STEPS,
+  checking: (problem) => ({
+    kind: 'text',
+    metric: FIM_EXACT_MATCH,
+    reference: problem.canonical_solution!,
+    stats: (solution) => ({
+      [`${problem.language}.right`]: exactlyMatches(solution, problem.canonical_solution!) ? 1 : 0,
+      [`${problem.language}.count`]: 1,
     }),
-    evaluate: {
-      kind: 'reads',
-      recognize: {
-        rank: 35,
-        test: (row) => 'suffix' in row && 'canonical_solution' in row && 'name' in row,
-        fields: "SantaCoder FIM's name, language, prompt, suffix, canonical_solution",
-      },
-      options: [],
-      form: 'completion',
-      problems: ({ text, source }) => {
-        const entry = SantaCoderFimEntrySchema.parse({ name: 'evaluate', family: 'santacoder-fim', path: 'rows.jsonl' });
-        return santaCoderFimFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;
-      },
+  }),
+  evaluate: {
+    kind: 'reads',
+    recognize: {
+      rank: 35,
+      test: (row) => 'suffix' in row && 'canonical_solution' in row && 'name' in row,
+      fields: "SantaCoder FIM's name, language, prompt, suffix, canonical_solution",
     },
-  });
+    options: [],
+    form: 'completion',
+    problems: ({ text, source }) => {
+      const entry = SantaCoderFimEntrySchema.parse({ name: 'evaluate', family: 'santacoder-fim', path: 'rows.jsonl' });
+      return santaCoderFimFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;
+    },
+  },
+});

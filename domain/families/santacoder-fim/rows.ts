@@ -28,8 +28,7 @@ export type FimLanguage = (typeof FIM_LANGUAGES)[number];
  */
 export const SANTACODER_FIM_STOP_WORDS: readonly string[] = Object.freeze(['<|endoftext|>', '<|filename|>', '<file_sep>']);
 
-const MISSING =
-  'missing: a row of bigcode/santacoder-fim-task has name, language, prompt, suffix, canonical_solution and tests';
+const MISSING = 'missing: a row of bigcode/santacoder-fim-task has name, language, prompt, suffix, canonical_solution and tests';
 const missing = (issue: { input: unknown }) => (issue.input === undefined ? MISSING : undefined);
 
 export const SantaCoderFimRowSchema = z.looseObject({

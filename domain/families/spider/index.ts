@@ -153,7 +153,11 @@ export const spiderFamily: DefinedFamily<'spider', typeof SpiderEntrySchema, z.o
         ],
   evaluate: {
     kind: 'reads',
-    recognize: { rank: 47, test: (row) => 'db_id' in row && 'query' in row && 'question' in row, fields: "Spider's db_id, query, question" },
+    recognize: {
+      rank: 47,
+      test: (row) => 'db_id' in row && 'query' in row && 'question' in row,
+      fields: "Spider's db_id, query, question",
+    },
     options: ['spiderDatabases'],
     form: 'full',
     problems: ({ text, source, options }) => load(text, source, options.spiderDatabases),

@@ -238,7 +238,9 @@ export class GoDirectRoute {
       createHash('sha256').update(`${goroot}\n${tooldir}\n${version}`).digest('hex').slice(0, 16),
     );
     const stdList = join(prepared, 'std.txt');
-    const std = reused(stdList, (tmp) => writeFileSync(tmp, goOutput(['list', 'std']))) ? readFileSync(stdList, 'utf8') : goOutput(['list', 'std']);
+    const std = reused(stdList, (tmp) => writeFileSync(tmp, goOutput(['list', 'std'])))
+      ? readFileSync(stdList, 'utf8')
+      : goOutput(['list', 'std']);
     this.std = new Set(std.trim().split('\n'));
     if (!this.cache) this.cache = mkdtempSync(join(tmpdir(), 'explora-gostd-'));
     mkdirSync(this.cache, { recursive: true });
