@@ -69,6 +69,9 @@ describe('a sweep over MultiPL-E rows in every language, against a scripted comp
     rmSync(dir, { recursive: true, force: true });
   });
 
+  // A JVM language's right answer (Scala's scala-library on the JVM) can take several seconds to run
+  // on a loaded machine: the limit leaves it room, hostile programs still end at it.
+  const RUN_TIMEOUT_S = 10;
   it('right answers pass, wrong ones fail, non-compiling ones are compile errors, hostile ones are contained', async () => {
     const id = `multiple-${uniqueSuffix()}`;
     const file = path.join(dir, 'sweep.yaml');
@@ -77,7 +80,7 @@ describe('a sweep over MultiPL-E rows in every language, against a scripted comp
     ).join('');
     writeFileSync(
       file,
-      `id: ${id}\ndatasets:\n${datasets}models:\n  - id: base\n    base_url: ${server.url}\n    model: scripted-base\n    api: completions\nmethods: [direct]\ntemperatures: [0]\nn_samples: 1\nk: [1]\ntimeout_s: 4\n`,
+      `id: ${id}\ndatasets:\n${datasets}models:\n  - id: base\n    base_url: ${server.url}\n    model: scripted-base\n    api: completions\nmethods: [direct]\ntemperatures: [0]\nn_samples: 1\nk: [1]\ntimeout_s: ${RUN_TIMEOUT_S}\n`,
     );
     const outDir = path.join(dir, 'out');
     const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress', '--output-dir', outDir], env);
