@@ -51,7 +51,7 @@ import { cppToolchain } from '../process/toolchains/cpp.js';
 import { csToolchain } from '../process/toolchains/cs.js';
 import { goToolchain } from '../process/toolchains/go.js';
 import { JAVATUPLES_JAR, javaToolchain } from '../process/toolchains/java.js';
-import { rsToolchain } from '../process/toolchains/rs.js';
+import { rsToolchain, rustSysroot } from '../process/toolchains/rs.js';
 import { scalaInstallation, scalaToolchain } from '../process/toolchains/scala.js';
 import { tsToolchain } from '../process/toolchains/ts.js';
 import { GoDirectRoute, packageFits } from './go.js';
@@ -96,7 +96,7 @@ export function warmRsToolchain(): Toolchain {
   let libDir: string | undefined;
   const stdLibInSandbox = (): string => {
     if (libDir) return libDir;
-    const sysroot = execFileSync('rustc', ['--print', 'sysroot'], { encoding: 'utf8' }).trim();
+    const sysroot = rustSysroot();
     const host = /^host: (\S+)$/m.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))?.[1] ?? 'x86_64-unknown-linux-gnu';
     // The plain module mounts a sysroot outside /usr at /opt/rust.
     libDir = `${sysroot.startsWith('/usr') ? sysroot : '/opt/rust'}/lib/rustlib/${host}/lib`;
