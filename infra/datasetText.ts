@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { parquetReadObjects, type Compressors } from 'hyparquet';
-import { decodeMaybeGzip } from './problems.js';
+import type { Compressors } from 'hyparquet';
+import { decodeMaybeGzip } from './gzipText.js';
 import { JsonlFileError, readJsonlText } from './sandbox/jsonlFile.js';
 
 const MAGIC = [0x50, 0x41, 0x52, 0x31]; // "PAR1", at both ends of a Parquet file
@@ -33,6 +33,8 @@ function jsonValue(_key: string, value: unknown): unknown {
 /** The rows of a Parquet file as JSON Lines; `source` names the file in errors. */
 export async function parquetAsJsonl(bytes: Uint8Array, source: string): Promise<string> {
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  // Loaded only for a Parquet file (most inputs are JSON Lines; start-up: docs/benchmarks.md).
+  const { parquetReadObjects } = await import('hyparquet');
   let rows: Array<Record<string, unknown>>;
   try {
     rows = await parquetReadObjects({ file: buffer, compressors: COMPRESSORS });

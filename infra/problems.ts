@@ -1,13 +1,10 @@
 /** Reading a sweep's problems from S3, kept in memory per worker process (a sweep reads them often). */
-import { gunzipSync } from 'node:zlib';
+import { decodeMaybeGzip } from './gzipText.js';
 import { parseJsonl } from '../domain/datasets/jsonl.js';
 import { SweepProblemSchema, type SweepProblem } from '../domain/datasets/problems.js';
 import { getBytes, type Bucket } from './s3.js';
 
-export function decodeMaybeGzip(bytes: Uint8Array): string {
-  const buf = Buffer.from(bytes);
-  return (buf[0] === 0x1f && buf[1] === 0x8b ? gunzipSync(buf) : buf).toString('utf8');
-}
+export { decodeMaybeGzip };
 
 const cache = new Map<string, Promise<SweepProblem[]>>();
 const MAX_CACHED = 8;

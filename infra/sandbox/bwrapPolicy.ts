@@ -20,10 +20,11 @@ import { join } from 'node:path';
 /** The PATH inside every sandbox. */
 export const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin';
 
-/** A host path mounted read-only at a path in the sandbox. */
+/** A host path mounted read-only at a path in the sandbox (read-write where `writable`: the warm compilers' kept results only). */
 export interface Mount {
   host: string;
   sandbox: string;
+  writable?: boolean;
 }
 
 export interface IsolationOptions {
@@ -78,7 +79,7 @@ export function readOnlyMountArgs(mounts: readonly Mount[]): string[] {
   const args: string[] = [];
   for (const dir of mountPointParents(mounts.map((m) => m.sandbox)))
     if (!providedByIsolation(dir)) args.push('--perms', '0755', '--dir', dir);
-  for (const mount of mounts) args.push('--ro-bind', mount.host, mount.sandbox);
+  for (const mount of mounts) args.push(mount.writable ? '--bind' : '--ro-bind', mount.host, mount.sandbox);
   return args;
 }
 

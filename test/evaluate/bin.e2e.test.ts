@@ -4,7 +4,7 @@
  * script does.
  */
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -32,4 +32,54 @@ describe('bin/evaluate.mjs', () => {
       .map((l) => JSON.parse(l) as { passed: boolean });
     expect(rows.map((r) => r.passed)).toEqual([false, false, false, true, true, true]);
   });
+
+  it('loads the bundle a previous run made while the files it was made from are unchanged, and makes it again when one changed or the manifest is bad', async () => {
+    const bundles = resolve('node_modules/.cache', `explora-evaluate-test-${process.pid}`);
+    rmSync(bundles, { recursive: true, force: true });
+    const env = { ...process.env, EXPLORA_EVALUATE_BUNDLE_DIR: bundles };
+    const evaluate = async () => {
+      const samples = join(dir, 'bundle_samples.jsonl');
+      copyFileSync(join(REFERENCE, 'example_samples.jsonl'), samples);
+      const { stdout } = await run(BIN, ['--problems', join(REFERENCE, 'example_problem.jsonl'), '--samples', samples], {
+        cwd: dir,
+        env,
+        timeout: 120_000,
+      });
+      return JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    };
+    const manifestFile = join(bundles, 'manifest.json');
+    type Manifest = { bundle: string; inputs: Record<string, unknown> };
+    const manifest = (): Manifest => JSON.parse(readFileSync(manifestFile, 'utf8')) as Manifest;
+    try {
+      expect((await evaluate())['pass@1']).toBeCloseTo(0.5, 12);
+      const made = manifest();
+      const script = resolve('scripts/evaluate.ts');
+      expect(Object.keys(made.inputs)).toContain(script);
+      // A planted bundle under the kept manifest is what runs: the kept bundle is used as it is.
+      mkdirSync(join(bundles, 'planted'), { recursive: true });
+      writeFileSync(join(bundles, 'planted', 'evaluate.mjs'), 'process.stdout.write(JSON.stringify({ planted: true }) + "\\n");\n');
+      writeFileSync(manifestFile, JSON.stringify({ ...made, bundle: 'planted/evaluate.mjs' }));
+      expect(await evaluate()).toEqual({ planted: true });
+      // One of its files changed since (another size or mtime): made again from the sources.
+      writeFileSync(
+        manifestFile,
+        JSON.stringify({ ...made, bundle: 'planted/evaluate.mjs', inputs: { ...made.inputs, [script]: [1, 0] } }),
+      );
+      expect((await evaluate())['pass@1']).toBeCloseTo(0.5, 12);
+      expect(manifest().inputs[script]).toEqual(made.inputs[script]);
+      // A partial manifest: made again too.
+      writeFileSync(manifestFile, '{"entry": ');
+      expect((await evaluate())['pass@1']).toBeCloseTo(0.5, 12);
+      expect(manifest().bundle).toBe(made.bundle);
+      // Without the bundle (tsx's loader), the same figures.
+      const { stdout } = await run(BIN, ['--problems', join(REFERENCE, 'example_problem.jsonl'), '--samples', 'example_samples.jsonl'], {
+        cwd: dir,
+        env: { ...env, EXPLORA_EVALUATE_BUNDLE: '0' },
+        timeout: 120_000,
+      });
+      expect(JSON.parse(stdout.trim().split('\n').at(-1)!)['pass@1']).toBeCloseTo(0.5, 12);
+    } finally {
+      rmSync(bundles, { recursive: true, force: true });
+    }
+  }, 300_000);
 });

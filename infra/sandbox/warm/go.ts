@@ -23,12 +23,27 @@
  * first argument picks the package, and one link; packages whose presence would change another
  * program's run (init work, big data, unsafe) are built alone (packageFits).
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { z } from 'zod';
 import { WARM_TOOLS_DIR } from '../process/toolchains/common.js';
+import { keep, readKept } from '../process/toolchains/keptBetweenRuns.js';
 
 const VET_FLAGS = [
   '-atomic',
@@ -184,6 +199,19 @@ function reused(file: string, make: (tmp: string) => void): boolean {
   }
 }
 
+/** Copies `from` to `to` under a temporary name, renamed into place with its mode set (a concurrent run sees the whole file or none). */
+function copyInto(from: string, to: string, mode: number): void {
+  const tmp = `${to}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    copyFileSync(from, tmp);
+    chmodSync(tmp, mode);
+    renameSync(tmp, to);
+  } catch (error) {
+    rmSync(tmp, { force: true });
+    throw error;
+  }
+}
+
 function goOutput(args: string[], cwd?: string): string {
   return execFileSync('go', args, {
     encoding: 'utf8',
@@ -220,77 +248,180 @@ export function goTestNames(source: string): { tests: string[]; special: boolean
   return { tests, special };
 }
 
-/** The direct route: its std copy and import sets are made by start() and kept until close(). */
+/** A command of the go tool's, as importSetSteps asks for it (run by runSync or runAsync). */
+interface GoCommand {
+  file: string;
+  args: string[];
+  cwd?: string;
+  env: NodeJS.ProcessEnv;
+}
+
+const GO_OUTPUT_OPTIONS = { encoding: 'utf8' as const, maxBuffer: 64 << 20 };
+
+function goCommand(args: string[], cwd?: string): GoCommand {
+  return { file: 'go', args, ...(cwd ? { cwd } : {}), env: { ...process.env, GOFLAGS: '', GO111MODULE: 'auto' } };
+}
+
+/** Drives a generator of go commands synchronously (a program's compile step asks for its imports' set there and then). */
+function runSync<T>(steps: Generator<GoCommand, T, string>): T {
+  let next = steps.next();
+  while (!next.done) {
+    const { file, args, cwd, env } = next.value;
+    let output: string;
+    try {
+      output = execFileSync(file, args, { ...GO_OUTPUT_OPTIONS, stdio: ['ignore', 'pipe', 'pipe'], cwd, env });
+    } catch (error) {
+      steps.return(undefined as never); // its finally blocks (temporary directories) run
+      throw error;
+    }
+    next = steps.next(output);
+  }
+  return next.value;
+}
+
+/** The same, without blocking Node's event loop (the runner's start: other work goes on meanwhile). */
+async function runAsync<T>(steps: Generator<GoCommand, T, string>): Promise<T> {
+  let next = steps.next();
+  while (!next.done) {
+    const { file, args, cwd, env } = next.value;
+    let output: string;
+    try {
+      output = (await promisify(execFile)(file, args, { ...GO_OUTPUT_OPTIONS, cwd, env })).stdout;
+    } catch (error) {
+      steps.return(undefined as never);
+      throw error;
+    }
+    next = steps.next(output);
+  }
+  return next.value;
+}
+
+/** What is kept of an import set between runs: the file names (in the std copy) of its export data and vet facts. */
+const KeptImportSet = z.object({ exports: z.record(z.string(), z.string()), vetx: z.record(z.string(), z.string()) });
+
+/**
+ * The direct route: its std copy and import sets are made by start(). The std copy is kept between
+ * runs under the tools directory (its files are Go's build cache entries, named by their content,
+ * each copied in under a temporary name and renamed), with a record per import set; where the
+ * tools directory cannot be written, a temporary copy is made for this run and removed by close().
+ */
 export class GoDirectRoute {
   private env!: GoEnv;
   private std = new Set<string>();
   private readonly sets = new Map<string, ImportSet>();
   /** Our copy of the std export data and vet facts, mounted read-only in the build sandboxes; made by start(). */
   private cache = '';
+  private cacheIsTemporary = false;
+  /** Where this Go installation's kept files are (start()). */
+  private prepared = '';
+
+  /** `keptDir`: where what depends on the Go installation alone is kept (tests give their own). */
+  constructor(private readonly keptDir: string = join(WARM_TOOLS_DIR, 'go-direct')) {}
 
   async start(): Promise<void> {
-    const [goroot, tooldir, version] = goOutput(['env', 'GOROOT', 'GOTOOLDIR', 'GOVERSION']).trim().split('\n');
+    const { stdout: goEnvOut } = await promisify(execFile)('go', ['env', 'GOROOT', 'GOTOOLDIR', 'GOVERSION'], {
+      ...GO_OUTPUT_OPTIONS,
+      env: goCommand([]).env,
+    });
+    const [goroot, tooldir, version] = goEnvOut.trim().split('\n');
     this.env = { goroot: goroot!, tooldir: tooldir!, version: version!, lang: /^go\d+\.\d+/.exec(version!)![0] };
     // What depends on this Go installation alone is kept between runs (start-up: docs/benchmarks.md).
-    const prepared = join(
-      WARM_TOOLS_DIR,
-      'go-direct',
-      createHash('sha256').update(`${goroot}\n${tooldir}\n${version}`).digest('hex').slice(0, 16),
-    );
+    const prepared = join(this.keptDir, createHash('sha256').update(`${goroot}\n${tooldir}\n${version}`).digest('hex').slice(0, 16));
+    this.prepared = prepared;
     const stdList = join(prepared, 'std.txt');
     const std = reused(stdList, (tmp) => writeFileSync(tmp, goOutput(['list', 'std'])))
       ? readFileSync(stdList, 'utf8')
       : goOutput(['list', 'std']);
     this.std = new Set(std.trim().split('\n'));
-    if (!this.cache) this.cache = mkdtempSync(join(tmpdir(), 'explora-gostd-'));
-    mkdirSync(this.cache, { recursive: true });
+    if (!this.cache) {
+      const kept = join(prepared, 'std-copy');
+      try {
+        mkdirSync(kept, { recursive: true, mode: 0o755 });
+        accessSync(kept, constants.W_OK);
+        this.cache = kept;
+      } catch {
+        this.cache = mkdtempSync(join(tmpdir(), 'explora-gostd-'));
+        this.cacheIsTemporary = true;
+      }
+    }
     chmodSync(this.cache, 0o755); // read by every slot's uid
-    this.importSet(['fmt', 'testing']);
+    const first = ['fmt', 'testing'];
+    if (!this.keptImportSet(first)) this.sets.set(first.join(','), this.recordImportSet(first, await runAsync(this.importSetSteps(first))));
     // `go tool nm` is built on demand by the go command (not shipped since Go 1.24), which a
     // sandbox cannot do: the batches' check of their packages uses our own build of it.
     const nm = join(this.cache, NM_BINARY);
     if (!existsSync(nm)) {
       const kept = join(prepared, NM_BINARY);
       try {
-        if (reused(kept, (tmp) => goOutput(['build', '-o', tmp, 'cmd/nm'], this.cache))) {
-          copyFileSync(kept, nm);
-          chmodSync(nm, 0o755);
-        } else goOutput(['build', '-o', nm, 'cmd/nm'], this.cache);
+        if (reused(kept, (tmp) => goOutput(['build', '-o', tmp, 'cmd/nm'], this.cache))) copyInto(kept, nm, 0o755);
+        else goOutput(['build', '-o', nm, 'cmd/nm'], this.cache);
       } catch (error) {
         process.emitWarning(`Go batches are off (each program builds alone): go build cmd/nm failed: ${String(error)}`);
       }
     }
   }
 
+  /** `host` (a file of Go's build cache) in our std copy, under its own name (Go names them by content). */
   private copyIn(host: string): string {
-    const name = basename(host);
-    const target = join(this.cache, name);
-    if (!existsSync(target)) {
-      copyFileSync(host, target);
-      chmodSync(target, 0o644);
-    }
+    const target = join(this.cache, basename(host));
+    if (!existsSync(target)) copyInto(host, target, 0o644);
     return target;
   }
 
-  /** Export data and vet facts for a set of imports, from the host's go command, once per set. */
-  private importSet(imports: string[]): ImportSet {
+  /** The set an earlier run kept, when every file it names is still in the std copy. */
+  private keptImportSet(imports: string[]): ImportSet | undefined {
     const key = imports.join(',');
     const known = this.sets.get(key);
     if (known) return known;
+    if (this.cacheIsTemporary) return undefined;
+    const kept = readKept(join(this.prepared, 'import-sets'), { importSet: 1, imports }, KeptImportSet);
+    if (!kept) return undefined;
+    const inCopy = (names: Record<string, string>): Map<string, string> | undefined => {
+      const files = new Map(Object.entries(names).map(([path, name]) => [path, join(this.cache, basename(name))] as const));
+      return [...files.values()].every((f) => existsSync(f)) ? files : undefined;
+    };
+    const exports = inCopy(kept.exports);
+    const vetx = inCopy(kept.vetx);
+    if (!exports || !vetx) return undefined;
+    const set = { exports, vetx };
+    this.sets.set(key, set);
+    return set;
+  }
+
+  /** Copies a set's files (host paths in Go's build cache) into the std copy, and keeps the set's record. */
+  private recordImportSet(imports: string[], found: { exports: Map<string, string>; vetx: Map<string, string> }): ImportSet {
+    const exports = new Map([...found.exports].map(([path, file]) => [path, this.copyIn(file)] as const));
+    const vetx = new Map([...found.vetx].map(([path, file]) => [path, this.copyIn(file)] as const));
+    if (!this.cacheIsTemporary) {
+      const names = (files: Map<string, string>) => Object.fromEntries([...files].map(([path, file]) => [path, basename(file)]));
+      keep(join(this.prepared, 'import-sets'), { importSet: 1, imports }, { exports: names(exports), vetx: names(vetx) });
+    }
+    return { exports, vetx };
+  }
+
+  /** Export data and vet facts for a set of imports: kept, or from the host's go command (once per set). */
+  private importSet(imports: string[]): ImportSet {
+    const kept = this.keptImportSet(imports);
+    if (kept) return kept;
+    const set = this.recordImportSet(imports, runSync(this.importSetSteps(imports)));
+    this.sets.set(imports.join(','), set);
+    return set;
+  }
+
+  /** The go commands that find a set's files in Go's build cache (host paths), as a generator of commands (runSync, runAsync). */
+  private *importSetSteps(imports: string[]): Generator<GoCommand, { exports: Map<string, string>; vetx: Map<string, string> }, string> {
     const exports = new Map<string, string>();
-    const lines = goOutput([
+    const listed: string = yield goCommand([
       'list',
       '-export',
       '-f',
       '{{.ImportPath}}={{.Export}}',
       '-deps',
       ...new Set([...imports, ...TESTMAIN_IMPORTS, 'runtime']),
-    ])
-      .trim()
-      .split('\n');
-    for (const line of lines) {
+    ]);
+    for (const line of listed.trim().split('\n')) {
       const [path, file] = line.split('=');
-      if (path && file) exports.set(path, this.copyIn(file));
+      if (path && file) exports.set(path, file);
     }
     // The vet facts of the direct imports: what `go vet` hands the analyzers of a file importing them.
     const stubDir = mkdtempSync(join(tmpdir(), 'explora-govet-'));
@@ -302,26 +433,24 @@ export class GoDirectRoute {
       // exits; a second run names them in the build cache.
       for (let attempt = 0; attempt < 3 && vetx.size === 0; attempt++) {
         writeFileSync(join(stubDir, 'stub_test.go'), `${stub}// ${attempt} ${Date.now()} ${Math.random()}\n`);
-        const log = execFileSync('sh', ['-c', 'go vet -x ./stub_test.go 2>&1 || true'], {
+        const log: string = yield {
+          file: 'sh',
+          args: ['-c', 'go vet -x ./stub_test.go 2>&1 || true'],
           cwd: stubDir,
-          encoding: 'utf8',
           env: { ...process.env, GOFLAGS: '' },
-          maxBuffer: 64 << 20,
-        });
+        };
         const found = new Map<string, string>();
         for (const block of log.split(/vet\.cfg << 'EOF' # internal\n/).slice(1)) {
           const cfg = JSON.parse(block.slice(0, block.indexOf('\nEOF'))) as { ImportPath: string; PackageVetx?: Record<string, string> };
           if (cfg.ImportPath.endsWith('_test')) for (const [path, file] of Object.entries(cfg.PackageVetx ?? {})) found.set(path, file);
         }
-        if ([...found.values()].every((file) => existsSync(file))) for (const [path, file] of found) vetx.set(path, this.copyIn(file));
+        if ([...found.values()].every((file) => existsSync(file))) for (const [path, file] of found) vetx.set(path, file);
       }
       if (vetx.size === 0 && imports.length > 0) throw new Error(`go vet -x named no facts files for the imports ${imports.join(', ')}`);
     } finally {
       rmSync(stubDir, { recursive: true, force: true });
     }
-    const set = { exports, vetx };
-    this.sets.set(key, set);
-    return set;
+    return { exports, vetx };
   }
 
   /**
@@ -494,8 +623,10 @@ export class GoDirectRoute {
   }
 
   async close(): Promise<void> {
-    if (this.cache) rmSync(this.cache, { recursive: true, force: true });
+    // A kept std copy stays for the next run; a temporary one goes.
+    if (this.cache && this.cacheIsTemporary) rmSync(this.cache, { recursive: true, force: true });
     this.cache = '';
+    this.cacheIsTemporary = false;
     this.sets.clear();
   }
 }

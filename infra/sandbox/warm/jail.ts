@@ -35,6 +35,11 @@ export interface JailSpec {
   jobDir: string;
   /** Host paths mounted read-only at the same path (toolchains outside /usr). */
   readOnly?: string[];
+  /**
+   * Host directories mounted read-write at the same path, outside /job: where a server keeps what a
+   * later run can reuse (tscServer.cjs's library check). Owned by the server's uid when we are root.
+   */
+  readWrite?: string[];
   /** The uid it runs as (when we are root); the caller chowns what it is to read and write to it. */
   uid: number;
   limits: JailLimits;
@@ -57,7 +62,10 @@ export function jailArgv(spec: JailSpec, command: string[]): string[] {
   const args = [
     findBwrapBinary(),
     ...isolationArgs({ tmpBytes: 256 << 20, tmpWorldWritable: true, ownUserNamespace: false }),
-    ...readOnlyMountArgs(roots.map((root) => ({ host: root, sandbox: root }))),
+    ...readOnlyMountArgs([
+      ...roots.map((root) => ({ host: root, sandbox: root })),
+      ...[...new Set((spec.readWrite ?? []).map((p) => realpathSync(p)))].map((p) => ({ host: p, sandbox: p, writable: true })),
+    ]),
   ];
   args.push('--bind', spec.jobDir, '/job', '--chdir', '/job');
   if (process.getuid?.() === 0)

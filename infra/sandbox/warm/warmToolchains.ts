@@ -38,7 +38,7 @@
  *               process, each in a V8 context of its own.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { accessSync, chownSync, constants, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
@@ -46,11 +46,12 @@ import { fileURLToPath } from 'node:url';
 import type { ExecutionLimits } from '../../../domain/execution/types.js';
 import { BUILD_DIR, type BatchCompile, type BatchOutcome, type ServedStep, type StepResult, type Toolchain } from '../process/contract.js';
 import { COMPILE_LIMITS as STEP_COMPILE_LIMITS, WARM_TOOLS_DIR } from '../process/toolchains/common.js';
+import { binaryIdentity } from '../process/toolchains/keptBetweenRuns.js';
 import { cppToolchain } from '../process/toolchains/cpp.js';
 import { csToolchain } from '../process/toolchains/cs.js';
 import { goToolchain } from '../process/toolchains/go.js';
 import { JAVATUPLES_JAR, javaToolchain } from '../process/toolchains/java.js';
-import { rsToolchain } from '../process/toolchains/rs.js';
+import { rsToolchain, rustSysroot } from '../process/toolchains/rs.js';
 import { scalaInstallation, scalaToolchain } from '../process/toolchains/scala.js';
 import { tsToolchain } from '../process/toolchains/ts.js';
 import { GoDirectRoute, packageFits } from './go.js';
@@ -95,7 +96,7 @@ export function warmRsToolchain(): Toolchain {
   let libDir: string | undefined;
   const stdLibInSandbox = (): string => {
     if (libDir) return libDir;
-    const sysroot = execFileSync('rustc', ['--print', 'sysroot'], { encoding: 'utf8' }).trim();
+    const sysroot = rustSysroot();
     const host = /^host: (\S+)$/m.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))?.[1] ?? 'x86_64-unknown-linux-gnu';
     // The plain module mounts a sysroot outside /usr at /opt/rust.
     libDir = `${sysroot.startsWith('/usr') ? sysroot : '/opt/rust'}/lib/rustlib/${host}/lib`;
@@ -229,7 +230,7 @@ class ServedCompiler {
   private next = 0;
 
   constructor(
-    private readonly command: (root: string) => { argv: string[]; readOnly: string[] },
+    private readonly command: (root: string) => { argv: string[]; readOnly: string[]; readWrite?: string[] },
     private readonly requestLine: (id: string, dir: string) => string,
     private readonly parse: (line: string) => { id: string | undefined; ok: boolean; diagnostics: string },
   ) {}
@@ -255,9 +256,13 @@ class ServedCompiler {
     // Set before any await: compiles that arrive together (a runner's first burst) must find
     // this server, not each make one (the others would be left running, never closed).
     const old = this.server;
-    const { argv, readOnly } = this.command(root);
+    const { argv, readOnly, readWrite } = this.command(root);
     this.root = root;
-    this.server = new LineServer({ jobDir: root, uid: SERVER_UID, limits: COMPILE_LIMITS, readOnly }, argv, (line) => this.parse(line).id);
+    this.server = new LineServer(
+      { jobDir: root, uid: SERVER_UID, limits: COMPILE_LIMITS, readOnly, readWrite },
+      argv,
+      (line) => this.parse(line).id,
+    );
     return { server: this.server, retired: old?.close() };
   }
 
@@ -303,8 +308,12 @@ export function warmJavaToolchain(): Toolchain {
   const base = javaToolchain();
   const jar = JAVATUPLES_JAR;
   const serverClasses = join(WARM_TOOLS_DIR, 'javac-server');
-  const javaHome = (): string =>
-    dirname(dirname(execFileSync('sh', ['-c', 'readlink -f "$(command -v javac)"'], { encoding: 'utf8' }).trim()));
+  // The JDK javac runs from, found as the shell would find it (no shell started for it).
+  const javaHome = (): string => {
+    const javac = binaryIdentity('javac', process.env.PATH ?? '/usr/bin:/bin');
+    if (!javac) throw new Error('java: no javac on PATH (the toolchain check refuses the language first)');
+    return dirname(dirname(javac.file));
+  };
   const served = new ServedCompiler(
     () => ({
       argv: [
@@ -415,14 +424,34 @@ export function warmCsToolchain(): Toolchain {
   };
 }
 
-export function warmTsToolchain(): Toolchain {
+/** Where the tsc server keeps its library check between runs (tscServer.cjs: keyed by TypeScript's version and options). */
+export const TSC_LIBRARY_CHECKS_DIR = join(WARM_TOOLS_DIR, 'tsc-library-checks');
+
+/** A directory the warm servers (SERVER_UID) can write, or undefined when it cannot be made (a read-only tools directory). */
+function serverWritableDir(dir: string): string | undefined {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o755 });
+    if (process.getuid?.() === 0) chownSync(dir, SERVER_UID, SERVER_UID);
+    else accessSync(dir, constants.W_OK);
+    return dir;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `libraryChecksDir`: where the server keeps its library check (tests give their own). */
+export function warmTsToolchain(options: { libraryChecksDir?: string } = {}): Toolchain {
   const base = tsToolchain();
   const typescriptDir = dirname(createRequire(import.meta.url).resolve('typescript/package.json'));
   const served = new ServedCompiler(
-    () => ({
-      argv: [process.execPath, '--max-old-space-size=1024', join(HERE, 'ts/tscServer.cjs'), typescriptDir],
-      readOnly: [typescriptDir, join(HERE, 'ts')],
-    }),
+    () => {
+      const kept = serverWritableDir(options.libraryChecksDir ?? TSC_LIBRARY_CHECKS_DIR);
+      return {
+        argv: [process.execPath, '--max-old-space-size=1024', join(HERE, 'ts/tscServer.cjs'), typescriptDir, ...(kept ? [kept] : [])],
+        readOnly: [typescriptDir, join(HERE, 'ts')],
+        readWrite: kept ? [kept] : [],
+      };
+    },
     (id, dir) => JSON.stringify({ id, file: `${dir}/program.ts` }),
     (line) => {
       const answer = JSON.parse(line) as { id?: unknown; ok?: boolean; diagnostics?: string };

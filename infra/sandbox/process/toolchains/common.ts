@@ -2,6 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
 import type { ExecutionLimits } from '../../../../domain/execution/types.js';
 import { MULTIPLE_COMPILE_LIMITS } from '../../../../domain/languages/multiple.js';
 import {
@@ -13,6 +14,7 @@ import {
   type StepResult,
   type ToolchainCheck,
 } from '../contract.js';
+import { binaryIdentity, keep, readKept } from './keptBetweenRuns.js';
 
 /** The repository's root (tools installed by scripts/install-toolchains.sh live in its .tools/). */
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
@@ -48,35 +50,52 @@ export function runNativeProgram(limits: ExecutionLimits): SandboxStep {
 }
 
 const versions = new Map<string, ToolchainCheck>();
+/** Where probes marked `keepBetweenRuns` keep their answers (keptBetweenRuns.ts). */
+export const PROBES_DIR = join(WARM_TOOLS_DIR, 'probes');
+const KeptCheck = z.object({ ok: z.literal(true), version: z.string() });
 
-/** Runs `command args` once per process; its first output line is the version, a failure says what is missing. */
+/**
+ * Runs `command args` once per process; its first output line is the version, a failure says what is missing.
+ * `keepBetweenRuns`: a successful answer is also kept on disk for later runs, keyed by the real
+ * binary `command` names (path, inode, size, mtime) with the arguments and environment: for
+ * commands that are the toolchain itself (a JVM start per `java -version` is ~0.3 s), not for
+ * shells or proxies (rustup's rustc) whose answer depends on files the key does not see.
+ */
 export function probeVersion(
   command: string,
   args: string[],
   missing: string,
   install: string,
   env: Record<string, string> = {},
+  options: { keepBetweenRuns?: boolean } = {},
 ): ToolchainCheck {
   const key = [command, ...args].join(' ');
   let check = versions.get(key);
   if (!check) {
-    try {
-      const out = execFileSync(command, args, {
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env },
-      });
-      check = { ok: true, version: out.trim().split('\n')[0] ?? '' };
-    } catch (error) {
-      const e = error as { stderr?: string; code?: string };
-      // java -version writes to stderr
-      if (e.code !== 'ENOENT' && typeof e.stderr === 'string' && e.stderr.trim() && args.includes('-version'))
-        check = { ok: true, version: e.stderr.trim().split('\n')[0]! };
-      else check = { ok: false, missing, install };
+    const probeEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env };
+    const binary = options.keepBetweenRuns ? binaryIdentity(command, probeEnv.PATH) : undefined;
+    const what = binary ? { probe: 1, binary, args, env } : undefined;
+    check = what ? readKept(PROBES_DIR, what, KeptCheck) : undefined;
+    if (!check) {
+      check = runProbe(command, args, missing, install, probeEnv);
+      if (what && check.ok) keep(PROBES_DIR, what, check);
     }
     versions.set(key, check);
   }
   return check;
+}
+
+function runProbe(command: string, args: string[], missing: string, install: string, env: Record<string, string>): ToolchainCheck {
+  try {
+    const out = execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env });
+    return { ok: true, version: out.trim().split('\n')[0] ?? '' };
+  } catch (error) {
+    const e = error as { stderr?: string; code?: string };
+    // java -version writes to stderr
+    if (e.code !== 'ENOENT' && typeof e.stderr === 'string' && e.stderr.trim() && args.includes('-version'))
+      return { ok: true, version: e.stderr.trim().split('\n')[0]! };
+    return { ok: false, missing, install };
+  }
 }
 
 /** The first line of `text` matching, trimmed, or undefined. */

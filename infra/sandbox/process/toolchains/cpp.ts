@@ -26,7 +26,7 @@ export function cppToolchain(): Toolchain {
   return {
     language: 'cpp',
     name: 'C++ (g++)',
-    check: () => probeVersion('g++', ['--version'], 'g++', 'install g++ (Debian: apt-get install g++)'),
+    check: () => probeVersion('g++', ['--version'], 'g++', 'install g++ (Debian: apt-get install g++)', {}, { keepBetweenRuns: true }),
     mounts: () => [],
     files: (program) => ({ 'program.cpp': program }),
     compile: () => sandboxCompile(['g++', 'program.cpp', '-o', 'program', '-std=c++17']),

@@ -61,7 +61,7 @@ function goEnv(cache: string): Record<string, string> {
 
 let goRoot: string | undefined;
 function goRootDir(): string {
-  const check = probeVersion('go', ['env', 'GOROOT'], 'go', GO_INSTALL);
+  const check = probeVersion('go', ['env', 'GOROOT'], 'go', GO_INSTALL, {}, { keepBetweenRuns: true });
   goRoot ??= check.ok ? check.version : '/usr/local/go';
   return goRoot;
 }
@@ -127,7 +127,7 @@ export function goToolchain(): Toolchain {
   return {
     language: 'go_test.go',
     name: 'Go',
-    check: () => probeVersion('go', ['version'], 'go', GO_INSTALL),
+    check: () => probeVersion('go', ['version'], 'go', GO_INSTALL, {}, { keepBetweenRuns: true }),
     mounts: () => [
       ...(goRootDir().startsWith('/usr/') ? [] : [{ host: goRootDir(), sandbox: goRootDir() }]),
       { host: GO_CACHE_DIR, sandbox: CACHE_IN_SANDBOX },

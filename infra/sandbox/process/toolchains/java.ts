@@ -43,9 +43,9 @@ export function javaToolchain(): Toolchain {
     language: 'java',
     name: 'Java',
     check: () => {
-      const javac = probeVersion('javac', ['-version'], 'javac', JDK_INSTALL);
+      const javac = probeVersion('javac', ['-version'], 'javac', JDK_INSTALL, {}, { keepBetweenRuns: true });
       if (!javac.ok) return javac;
-      const java = probeVersion('java', ['-version'], 'java', JDK_INSTALL);
+      const java = probeVersion('java', ['-version'], 'java', JDK_INSTALL, {}, { keepBetweenRuns: true });
       if (!java.ok) return java;
       if (!existsSync(JAVATUPLES_JAR))
         return {

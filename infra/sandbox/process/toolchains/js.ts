@@ -48,7 +48,7 @@ export function jsToolchain(): Toolchain {
   return {
     language: 'js',
     name: 'JavaScript (Node.js)',
-    check: () => probeVersion('node', ['--version'], 'node', NODE_INSTALL),
+    check: () => probeVersion('node', ['--version'], 'node', NODE_INSTALL, {}, { keepBetweenRuns: true }),
     mounts: () => [],
     files: (program) => ({ 'program.js': program }),
     compile: () => null,

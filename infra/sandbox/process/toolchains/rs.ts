@@ -12,7 +12,8 @@ const RUST_INSTALL = 'install Rust with rustup (rustup.rs: `curl ... | sh`, or D
 const SYSROOT_IN_SANDBOX = '/opt/rust';
 
 let sysroot: string | undefined;
-function rustSysroot(): string {
+/** rustc's sysroot (asked once per process: the warm toolchain's library path uses it too). */
+export function rustSysroot(): string {
   const check = probeVersion('rustc', ['--print', 'sysroot'], 'rustc', RUST_INSTALL);
   sysroot ??= check.ok ? check.version : '/usr';
   return sysroot;
@@ -45,7 +46,16 @@ export function rsToolchain(): Toolchain {
     check: () => {
       const version = probeVersion('rustc', ['--version'], 'rustc', RUST_INSTALL);
       if (!version.ok) return version;
-      const cc = probeVersion('cc', ['--version'], 'a C linker (cc)', 'install gcc (Debian: apt-get install gcc): rustc links with cc');
+      const cc = probeVersion(
+        'cc',
+        ['--version'],
+        'a C linker (cc)',
+        'install gcc (Debian: apt-get install gcc): rustc links with cc',
+        {},
+        {
+          keepBetweenRuns: true,
+        },
+      );
       return cc.ok ? version : cc;
     },
     mounts: () => (rustSysroot().startsWith('/usr') ? [] : [{ host: rustSysroot(), sandbox: SYSROOT_IN_SANDBOX }]),

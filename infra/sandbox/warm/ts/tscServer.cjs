@@ -15,8 +15,13 @@
  * request per line on stdin `{"id", "file"}`, one JSON answer per line on stdout
  * `{"id", "ok", "diagnostics"}`; the emitted `.js` is written beside the `.ts`, as tsc does.
  */
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const path = require('node:path');
 const readline = require('node:readline');
 const ts = require(process.argv[2]);
+/** Where the library's check is kept between runs (optional: warmToolchains.ts mounts it read-write). */
+const keptDir = process.argv[3];
 
 const libCache = new Map();
 const parsed = ts.parseCommandLine(['--target', 'esnext', '/job/placeholder.ts']);
@@ -149,7 +154,72 @@ function warmUp() {
   if (!clean) return;
   libGlobals = new Set();
   for (const f of libFiles) for (const n of f.locals ? f.locals.keys() : []) libGlobals.add(n);
+  // The library's diagnostics depend on TypeScript's version and options alone (its files are the
+  // package's): an earlier run's are reused rather than the whole library checked again.
+  const what = { libraryCheck: 1, typescript: ts.version, options, libFiles: libFiles.map((f) => f.fileName) };
+  const kept = readKept(what, program);
+  if (kept) {
+    libDiagnostics = kept;
+    return;
+  }
   libDiagnostics = libFiles.flatMap((f) => program.getSemanticDiagnostics(f));
+  keep(what, libDiagnostics);
+}
+
+/**
+ * The kept record of `what` (the same layout as infra/sandbox/process/toolchains/keptBetweenRuns.ts:
+ * a file named by a hash of `what`, holding `what` and the value), its diagnostics tied to this
+ * program's library files; undefined when there is none, or it is unreadable, partial or made for
+ * anything else.
+ */
+function keptFile(what) {
+  return path.join(keptDir, crypto.createHash('sha256').update(JSON.stringify(what)).digest('hex').slice(0, 24) + '.json');
+}
+function readKept(what, program) {
+  if (!keptDir) return undefined;
+  try {
+    const record = JSON.parse(fs.readFileSync(keptFile(what), 'utf8'));
+    if (JSON.stringify(record.what) !== JSON.stringify(what)) return undefined;
+    const kept = record.value && record.value.diagnostics;
+    if (!Array.isArray(kept)) return undefined;
+    const diagnostics = [];
+    for (const d of kept) {
+      if (typeof d !== 'object' || d === null || typeof d.code !== 'number' || typeof d.category !== 'number') return undefined;
+      const file = d.fileName === null ? undefined : program.getSourceFile(d.fileName);
+      if (d.fileName !== null && !file) return undefined;
+      if (typeof d.messageText !== 'string' && (typeof d.messageText !== 'object' || d.messageText === null)) return undefined;
+      diagnostics.push({ file, start: d.start, length: d.length, messageText: d.messageText, category: d.category, code: d.code });
+    }
+    return diagnostics;
+  } catch {
+    return undefined;
+  }
+}
+/** Keeps the diagnostics for `what`: a temporary file renamed into place (concurrent runs each replace a whole file). */
+function keep(what, diagnostics) {
+  if (!keptDir) return;
+  const file = keptFile(what);
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  const value = {
+    diagnostics: diagnostics.map((d) => ({
+      fileName: d.file ? d.file.fileName : null,
+      start: d.start,
+      length: d.length,
+      messageText: d.messageText,
+      category: d.category,
+      code: d.code,
+    })),
+  };
+  try {
+    fs.writeFileSync(tmp, JSON.stringify({ what, value }) + '\n');
+    fs.renameSync(tmp, file);
+  } catch {
+    try {
+      fs.unlinkSync(tmp);
+    } catch {
+      // never written
+    }
+  }
 }
 
 process.stdout.write(JSON.stringify({ ready: true, version: ts.version }) + '\n');

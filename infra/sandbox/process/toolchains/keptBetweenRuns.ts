@@ -1,0 +1,72 @@
+/**
+ * What a run of the toolchains computes once and a later run can reuse (start-up:
+ * docs/benchmarks.md#start-up-of-multipl-es-languages): small JSON records under the tools
+ * directory, each named by a hash of what it depends on and holding that description too, so that
+ * a record is used only for exactly what made it. A record that cannot be read or does not parse
+ * is ignored (and written again by whoever computes it); records are written to a temporary name
+ * and renamed, so that concurrent runs each replace a whole file and none reads half of one.
+ */
+import { createHash } from 'node:crypto';
+import { accessSync, constants, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { delimiter, dirname, isAbsolute, join } from 'node:path';
+import type { z } from 'zod';
+
+/** The file a record of `what` is kept in, under `dir`. */
+export function keptFile(dir: string, what: unknown): string {
+  return join(dir, `${createHash('sha256').update(JSON.stringify(what)).digest('hex').slice(0, 24)}.json`);
+}
+
+/** The record kept for `what` in `dir`, if there is one made for exactly `what` and it parses. */
+export function readKept<T>(dir: string, what: unknown, schema: z.ZodType<T>): T | undefined {
+  let text: string;
+  try {
+    text = readFileSync(keptFile(dir, what), 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    const record = JSON.parse(text) as { what?: unknown; value?: unknown };
+    if (JSON.stringify(record.what) !== JSON.stringify(what)) return undefined;
+    const parsed = schema.safeParse(record.value);
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Keeps `value` for `what` in `dir` (temporary file, then rename); false when it cannot (a read-only tools directory). */
+export function keep(dir: string, what: unknown, value: unknown): boolean {
+  const file = keptFile(dir, what);
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(tmp, JSON.stringify({ what, value }) + '\n');
+    renameSync(tmp, file);
+    return true;
+  } catch {
+    rmSync(tmp, { force: true });
+    return false;
+  }
+}
+
+/**
+ * The real file `command` runs (looked up on `path` as execvp does), with what changes when the
+ * file is replaced or rewritten: its path, inode, size and modification time. Undefined when it is
+ * not found.
+ */
+export function binaryIdentity(command: string, path: string): { file: string; ino: number; size: number; mtimeMs: number } | undefined {
+  const candidates = command.includes('/') ? [command] : path.split(delimiter).map((dir) => join(dir || '.', command));
+  for (const candidate of candidates) {
+    if (!isAbsolute(candidate) && !command.includes('/')) continue;
+    try {
+      accessSync(candidate, constants.X_OK);
+      const file = realpathSync(candidate);
+      const stat = statSync(file);
+      if (!stat.isFile()) continue;
+      return { file, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
+    } catch {
+      continue;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,208 @@
+/**
+ * What the toolchains keep between runs to start faster (docs/benchmarks.md, start-up of
+ * MultiPL-E's languages): version probes, the tsc server's library check, Go's import sets. Each
+ * must be used only for exactly what made it (a changed binary or version is probed again), a
+ * corrupt or partial record must be ignored and written again, and concurrent writers must never
+ * leave half a file.
+ */
+import { execFile } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { keep, keptFile, readKept } from '../../infra/sandbox/process/toolchains/keptBetweenRuns.js';
+import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
+import { warmTsToolchain } from '../../infra/sandbox/warm/warmToolchains.js';
+import { GoDirectRoute } from '../../infra/sandbox/warm/go.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'explora-kept-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const Value = z.object({ n: z.number() });
+
+describe('kept records', () => {
+  it('are read back only for exactly what made them; a corrupt or partial one is ignored and written again', () => {
+    const dir = tempDir();
+    expect(readKept(dir, { a: 1 }, Value)).toBeUndefined();
+    expect(keep(dir, { a: 1 }, { n: 1 })).toBe(true);
+    expect(readKept(dir, { a: 1 }, Value)).toEqual({ n: 1 });
+    expect(readKept(dir, { a: 2 }, Value)).toBeUndefined();
+    // A record at the right name made for something else (a hash collision, a hand edit) is not used.
+    writeFileSync(keptFile(dir, { a: 1 }), JSON.stringify({ what: { a: 3 }, value: { n: 1 } }));
+    expect(readKept(dir, { a: 1 }, Value)).toBeUndefined();
+    for (const broken of ['{"what": {"a": 1}, "val', '', '{"what": {"a": 1}, "value": {"n": "one"}}']) {
+      writeFileSync(keptFile(dir, { a: 1 }), broken);
+      expect(readKept(dir, { a: 1 }, Value)).toBeUndefined();
+    }
+    expect(keep(dir, { a: 1 }, { n: 2 })).toBe(true);
+    expect(readKept(dir, { a: 1 }, Value)).toEqual({ n: 2 });
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('concurrent writers each replace a whole file: a reader never sees half of one', async () => {
+    const dir = tempDir();
+    const big = 'x'.repeat(200_000);
+    const writer = `import { keep } from ${JSON.stringify(join(ROOT, 'infra/sandbox/process/toolchains/keptBetweenRuns.ts'))};
+for (let i = 0; i < 100; i++) keep(${JSON.stringify(dir)}, { shared: 1 }, { n: i, big: 'x'.repeat(200000) });`;
+    const writers = Array.from({ length: 3 }, () =>
+      promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', writer], { cwd: ROOT }),
+    );
+    let done = false;
+    const all = Promise.all(writers).finally(() => (done = true));
+    while (!done) {
+      const text = (() => {
+        try {
+          return readFileSync(keptFile(dir, { shared: 1 }), 'utf8');
+        } catch {
+          return undefined;
+        }
+      })();
+      if (text !== undefined) {
+        expect(() => JSON.parse(text)).not.toThrow();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    await all;
+    expect(readKept(dir, { shared: 1 }, z.object({ n: z.number(), big: z.string() }))?.big).toBe(big);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  }, 120_000);
+});
+
+describe('version probes kept between runs', () => {
+  /** probeVersion in a fresh process (a run of its own), with the tools directory `tools`. */
+  async function probeInFreshProcess(tools: string, bin: string): Promise<unknown> {
+    const script = `import { probeVersion } from ${JSON.stringify(join(ROOT, 'infra/sandbox/process/toolchains/common.ts'))};
+process.stdout.write(JSON.stringify(probeVersion('fake-compiler', ['-version'], 'fake', 'install it', {}, { keepBetweenRuns: true })));`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: ROOT,
+      env: { ...process.env, EXPLORA_TOOLS_DIR: tools, PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}` },
+    });
+    return JSON.parse(stdout);
+  }
+
+  it("a second run reuses the first one's answer; a changed binary is probed again; a corrupt record is probed again and rewritten", async () => {
+    const tools = tempDir();
+    const bin = tempDir();
+    const calls = join(bin, 'calls');
+    const compiler = join(bin, 'fake-compiler');
+    const writeCompiler = (version: string) => {
+      writeFileSync(compiler, `#!/bin/sh\necho probed >> ${calls}\necho '${version}'\n`);
+      chmodSync(compiler, 0o755);
+    };
+    const probes = () => readFileSync(calls, 'utf8').split('\n').filter(Boolean).length;
+    writeCompiler('fake 1.0');
+    expect(await probeInFreshProcess(tools, bin)).toEqual({ ok: true, version: 'fake 1.0' });
+    expect(await probeInFreshProcess(tools, bin)).toEqual({ ok: true, version: 'fake 1.0' });
+    expect(probes()).toBe(1);
+    // An upgrade replaces the binary (another size, inode and mtime): probed again.
+    rmSync(compiler);
+    writeCompiler('fake 2.0.1');
+    expect(await probeInFreshProcess(tools, bin)).toEqual({ ok: true, version: 'fake 2.0.1' });
+    expect(probes()).toBe(2);
+    const probesDir = join(tools, 'multiple', 'probes');
+    for (const f of readdirSync(probesDir)) writeFileSync(join(probesDir, f), '{"what":');
+    expect(await probeInFreshProcess(tools, bin)).toEqual({ ok: true, version: 'fake 2.0.1' });
+    expect(probes()).toBe(3);
+    expect(await probeInFreshProcess(tools, bin)).toEqual({ ok: true, version: 'fake 2.0.1' });
+    expect(probes()).toBe(3);
+  }, 120_000);
+});
+
+describe("the tsc server's library check, kept between runs", () => {
+  const program = "declare var require: any;\nrequire('node:assert').deepEqual(1 + 1, 2);\n";
+  async function runOnce(dir: string) {
+    const executor = new ProcessExecutor(warmTsToolchain({ libraryChecksDir: dir }), { concurrency: 1, limits: { timeoutMs: 30_000 } });
+    try {
+      await executor.start();
+      return await executor.run({ id: 'p', program });
+    } finally {
+      await executor.close();
+    }
+  }
+  const KeptRecord = z.object({
+    what: z.object({ typescript: z.string(), libFiles: z.array(z.string()) }).passthrough(),
+    value: z.object({ diagnostics: z.array(z.unknown()) }),
+  });
+
+  it("a later server uses the kept diagnostics (they reach the program's verdict); a corrupt or foreign record is ignored and rewritten", async () => {
+    const dir = tempDir();
+    expect((await runOnce(dir)).status).toBe('passed');
+    const [name] = readdirSync(dir).filter((f) => f.endsWith('.json'));
+    expect(name).toBeDefined();
+    const file = join(dir, name!);
+    // Rewritten from the raw JSON (a schema's output may reorder the keys, and a record is used only for exactly its `what`).
+    const raw = JSON.parse(readFileSync(file, 'utf8')) as { what: Record<string, unknown>; value: unknown };
+    const record = KeptRecord.parse(raw);
+    // A diagnostic planted in the kept record is reported as the library's: the record is what the next server used.
+    const planted = { fileName: record.what.libFiles[0], start: 0, length: 1, messageText: 'planted by the test', category: 1, code: 9999 };
+    writeFileSync(file, JSON.stringify({ what: raw.what, value: { diagnostics: [planted] } }));
+    const withPlanted = await runOnce(dir);
+    expect(withPlanted.status).toBe('compile_error');
+    expect(JSON.stringify(withPlanted)).toContain('planted by the test');
+    // The same record for another TypeScript version: not used (the library is checked again, and the record rewritten).
+    writeFileSync(file, JSON.stringify({ what: { ...raw.what, typescript: '0.0.1' }, value: { diagnostics: [planted] } }));
+    expect((await runOnce(dir)).status).toBe('passed');
+    expect(KeptRecord.parse(JSON.parse(readFileSync(file, 'utf8'))).what.typescript).toBe(record.what.typescript);
+    writeFileSync(file, '{"what": {"libraryCheck"');
+    expect((await runOnce(dir)).status).toBe('passed');
+    expect(KeptRecord.parse(JSON.parse(readFileSync(file, 'utf8'))).value.diagnostics).toEqual(record.value.diagnostics);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  }, 600_000);
+});
+
+describe("Go's direct route, its import sets kept between runs", () => {
+  const program = 'package add_test\n\nimport (\n\t"fmt"\n\t"testing"\n)\n\nfunc TestAdd(t *testing.T) { fmt.Println(1) }\n';
+
+  it('a later route uses the kept set; a set whose files are gone or whose record is corrupt is made again', async () => {
+    const kept = tempDir();
+    const first = new GoDirectRoute(kept);
+    await first.start();
+    const importcfg = first.directPlan(program, '/job', '/opt/std')!.files.importcfg!;
+    expect(importcfg).toMatch(/^packagefile fmt=\/opt\/std\/\S+$/m);
+    await first.close();
+    const [installation] = readdirSync(kept);
+    const setsDir = join(kept, installation!, 'import-sets');
+    const copy = join(kept, installation!, 'std-copy');
+    const [setFile] = readdirSync(setsDir).filter((f) => f.endsWith('.json'));
+    const record = JSON.parse(readFileSync(join(setsDir, setFile!), 'utf8')) as {
+      what: unknown;
+      value: { exports: Record<string, string> };
+    };
+    // Point fmt's export data at another file of the copy: the next route's importcfg names it.
+    const fmtFile = record.value.exports.fmt!;
+    const other = record.value.exports.errors!;
+    writeFileSync(
+      join(setsDir, setFile!),
+      JSON.stringify({ ...record, value: { ...record.value, exports: { ...record.value.exports, fmt: other } } }),
+    );
+    const second = new GoDirectRoute(kept);
+    await second.start();
+    expect(second.directPlan(program, '/job', '/opt/std')!.files.importcfg).toContain(`packagefile fmt=/opt/std/${other}\n`);
+    await second.close();
+    // A corrupt record: the set is made again from the go command, and kept again.
+    writeFileSync(join(setsDir, setFile!), '{"what": ');
+    const third = new GoDirectRoute(kept);
+    await third.start();
+    expect(third.directPlan(program, '/job', '/opt/std')!.files.importcfg).toContain(`packagefile fmt=/opt/std/${fmtFile}\n`);
+    await third.close();
+    expect((JSON.parse(readFileSync(join(setsDir, setFile!), 'utf8')) as typeof record).value.exports.fmt).toBe(fmtFile);
+    // A file of the set gone from the copy: the set is made again (and the file copied back).
+    rmSync(join(copy, fmtFile));
+    const fourth = new GoDirectRoute(kept);
+    await fourth.start();
+    expect(fourth.directPlan(program, '/job', '/opt/std')!.files.importcfg).toContain(`packagefile fmt=/opt/std/${fmtFile}\n`);
+    expect(readdirSync(copy)).toContain(fmtFile);
+    await fourth.close();
+    expect(readdirSync(copy).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  }, 600_000);
+});
