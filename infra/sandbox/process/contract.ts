@@ -24,7 +24,9 @@
  *                       each program still runs alone in its own sandbox (see BatchCompile);
  *   8. `runTogether()`  optional, used only when the runner is asked to (`shareProcess`): several
  *                       programs run in one sandboxed process, each where the others cannot
- *                       change what it sees (see SharedRun).
+ *                       change what it sees (see SharedRun);
+ *   9. `forkServer()`   optional, used only when the runner is asked to (`forkServer`): a warm
+ *                       interpreter per slot forks each program's process (warm/forkServer.ts).
  *
  * Steps run inside bubblewrap (bwrapStep.ts) as the sample's slot uid: the compile step with the
  * build directory writable at BUILD_DIR and its cwd there; the run step with it read-only and a
@@ -39,6 +41,7 @@
  */
 import type { ExecutionLimits, ExecutionStatus, ExceptionInfo } from '../../../domain/execution/types.js';
 import type { Mount } from '../bwrapPolicy.js';
+import type { ForkServerSpec } from '../warm/forkServer.js';
 
 /** Where the build directory appears inside the sandbox. */
 export const BUILD_DIR = '/build';
@@ -202,5 +205,11 @@ export interface Toolchain {
   compileBatch?(limits: ExecutionLimits, programs: readonly string[]): BatchCompile | null;
   /** Optional (see SharedRun): one process for several programs with the same limits, or null when none of them can share. */
   runTogether?(limits: ExecutionLimits, programs: readonly string[]): SharedRun | null;
+  /**
+   * Optional, used only when the runner is asked to (`forkServer`): a warm interpreter per slot
+   * with the test library loaded that forks one child per program (warm/forkServer.ts says what
+   * it isolates); any doubt runs the program alone.
+   */
+  forkServer?(): ForkServerSpec;
   classify(run: StepResult): RunOutcome;
 }
