@@ -30,11 +30,12 @@ type Case =
   | 'daemon'
   | 'pastCap'
   | 'killsParent'
-  | 'stackOverflow';
+  | 'ownKind';
 
 const RB_TEST = (assertion: string) =>
   `require 'test/unit'\n\nclass TestHumanEval < Test::Unit::TestCase\n  def test_candidate\n    ${assertion}\n  end\nend\n`;
 
+/** ownKind: a failure of the language's own kind (Ruby: a stack overflow; Perl: strict's compile error). */
 const PROGRAMS: Partial<Record<ProcessLanguageId, Record<Case, string>>> = {
   rb: {
     passes: `def add(a, b)\n  a + b\nend\n${RB_TEST('assert_equal(3, add(1, 2))')}`,
@@ -50,7 +51,23 @@ const PROGRAMS: Partial<Record<ProcessLanguageId, Record<Case, string>>> = {
     daemon: "pid = Process.spawn('/usr/bin/setsid', '/bin/sleep', '30')\nputs \"spawned #{pid}\"",
     pastCap: "b = 'x' * (1 << 20)\n8.times { $stdout.write(b) }",
     killsParent: 'Process.kill(:KILL, Process.ppid)',
-    stackOverflow: 'def f(n)\n  f(n + 1) + 1\nend\nf(0)\n',
+    ownKind: 'def f(n)\n  f(n + 1) + 1\nend\nf(0)\n',
+  },
+  pl: {
+    passes: `use Test::Deep;\nsub add { my ($a, $b) = @_; return $a + $b; }\nsub testhumaneval {\n    my $candidate = \\&add;\n    if (eq_deeply($candidate->(1, 2), 3)) {\n    } else {\n        exit 1;\n    }\n}\ntesthumaneval();\n`,
+    fails: `use Test::Deep;\nsub add { my ($a, $b) = @_; return $a - $b; }\nif (eq_deeply(add(1, 2), 3)) { } else { exit 1; }\n`,
+    raises: 'sub f { die "boom" }\nf();\n',
+    syntax: 'sub f {\n  my $x = ;\n}\n',
+    output: 'print "hello\\n";\nprint STDERR "to stderr\\n";\nwarn "a warning";\n',
+    exitZero: 'print "bye\\n";\nexit 0;\n',
+    exitThree: 'exit 3;\n',
+    loop: '1 while 1;',
+    memoryBomb: "my @a;\npush @a, 'x' x (10 << 20) while 1;",
+    spawnBomb: "while (1) { my $p = fork(); if (defined $p && $p == 0) { exec('/bin/sleep', '100'); } }",
+    daemon: "my $c = fork();\nif ($c == 0) { exec('/usr/bin/setsid', '/bin/sleep', '30'); }\nprint \"spawned $c\\n\";",
+    pastCap: "my $b = 'x' x (1 << 20);\nsyswrite(STDOUT, $b) for 1 .. 8;",
+    killsParent: 'kill("KILL", getppid()) or die "cannot: $!";\n',
+    ownKind: 'use strict;\n$x = 1;\n',
   },
 };
 
@@ -60,6 +77,12 @@ const PROBES: Partial<Record<ProcessLanguageId, { leaves: string; looks: string 
     leaves: "File.write('/tmp/left-behind', 'x')\nProcess.spawn('/usr/bin/setsid', '/bin/sleep', '30')\nputs 'left'",
     looks:
       "puts \"uid=#{Process.uid} euid=#{Process.euid}\"\nputs File.read('/proc/self/status')[/^CapEff:.*$/]\nputs \"tmp=#{Dir.children('/tmp').sort.join(',')}\"\nputs \"sleeps=#{Dir.children('/proc').grep(/\\A\\d+\\z/).count { |p| (File.read(\"/proc/#{p}/cmdline\") rescue '').start_with?('/bin/sleep') }}\"",
+  },
+  pl: {
+    leaves:
+      "open(my $f, '>', '/tmp/left-behind') or die;\nmy $c = fork();\nif ($c == 0) { exec('/usr/bin/setsid', '/bin/sleep', '30'); }\nprint \"left\\n\";",
+    looks:
+      'print "uid=$< euid=$>\\n";\nopen(my $s, "<", "/proc/self/status");\nprint grep { /^CapEff:/ } <$s>;\nopendir(my $t, "/tmp");\nprint "tmp=", join(",", sort grep { !/^\\./ } readdir($t)), "\\n";\nopendir(my $p, "/proc");\nmy $n = grep { /^\\d+$/ && do { open(my $c, "<", "/proc/$_/cmdline") && (<$c> // "") =~ m{^/bin/sleep} } } readdir($p);\nprint "sleeps=$n\\n";',
   },
 };
 
@@ -138,8 +161,32 @@ describe.each(LANGUAGES)('%s: a forked program ends as its lone run does', (lang
       const next = await one.run({ id: 'next', program: PROGRAMS[language]!.passes });
       expect(next.status).toBe('passed');
       expect(next.forked).toBe(true);
+      // An exit status of an earlier program does not leak into a later one's (Perl's die takes $? into its exit code).
+      await one.run({ id: 'exits', program: PROGRAMS[language]!.exitThree });
+      const [after, lone] = await Promise.all([
+        one.run({ id: 'raises', program: PROGRAMS[language]!.raises }),
+        alone.run({ id: 'raises', program: PROGRAMS[language]!.raises }),
+      ]);
+      expect(after.forked).toBe(true);
+      expect(comparable(after)).toEqual(comparable(lone));
     } finally {
       await one.close();
+    }
+  }, 60_000);
+});
+
+describe('pl: what the Perl server screens out runs alone', () => {
+  it('top-level caller (true under do FILE) and a DATA section: alone, with the lone outcome', async () => {
+    const executor = new ProcessExecutor(toolchainFor('pl'), { concurrency: 1, limits: LIMITS, forkServer: true });
+    try {
+      const viaCaller = await executor.run({ id: 'caller', program: 'exit 3 unless caller;\nprint "library\\n";\n' });
+      expect(viaCaller.forked).toBeUndefined();
+      expect(viaCaller.exitCode).toBe(3);
+      const viaData = await executor.run({ id: 'data', program: 'print <DATA>;\n__DATA__\nfrom data\n' });
+      expect(viaData.forked).toBeUndefined();
+      expect(viaData.stdout).toBe('from data\n');
+    } finally {
+      await executor.close();
     }
   }, 60_000);
 });

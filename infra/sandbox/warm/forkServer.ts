@@ -1,6 +1,6 @@
 /**
  * Fork servers (opt-in, ProcessExecutorOptions.forkServer; docs/sandbox.md#fork-servers): for a
- * scripted language whose interpreter can fork (Ruby, fork/rb.rb), one warm interpreter per slot,
+ * scripted language whose interpreter can fork (Ruby, fork/rb.rb; Perl, fork/pl.pl), one warm interpreter per slot,
  * with the test library already loaded, that per program forks a child which becomes the program.
  * Each program is still a fresh process (its own pid, its slot's uid, the lone run's limits); what
  * it saves is the interpreter's start with its test library (ruby + test/unit: ~115 ms) and the
@@ -27,8 +27,9 @@
  *     and network namespace and one /tmp (emptied, not fresh) one after the other; a child sees
  *     the server in /proc (not its memory: another uid); SysV IPC objects a program leaves under
  *     its uid are not removed.
- * Any doubt runs the program alone (the runner's lone path): the server's death, a malformed or
- * late answer (it is then killed and started afresh for the next program), a rootless runner (no
+ * Any doubt runs the program alone (the runner's lone path): the server's screen (a program its
+ * child could not run as the interpreter would, e.g. Perl's top-level `caller`), the server's
+ * death, a malformed or late answer (it is then killed and started afresh for the next program), a rootless runner (no
  * uids to drop to).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -59,6 +60,8 @@ const AnswerSchema = z.object({
   stdoutBytes: z.number().int(),
   stderrBytes: z.number().int(),
 });
+
+const AloneSchema = z.object({ alone: z.literal(true) });
 
 /** How long past a program's wall time the server may take to answer before it counts as hung. */
 const ANSWER_GRACE_MS = 5_000;
@@ -137,7 +140,12 @@ class SlotServer {
       const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), limits.timeoutMs + ANSWER_GRACE_MS)));
       const next = await Promise.race([lines.next(), late]);
       if (!next || next.done) throw new Error(next ? 'the fork server ended' : 'the fork server did not answer in time');
-      const answer = AnswerSchema.parse(JSON.parse(next.value));
+      const parsed: unknown = JSON.parse(next.value);
+      // The server's screen: a program it cannot run as the interpreter would (it says why in its script).
+      if (AloneSchema.safeParse(parsed).success) return null;
+      const answer = AnswerSchema.parse(parsed);
+      // A process that neither exited nor was killed: the server's fault, not the program's.
+      if (answer.exitCode === null && answer.signal === null) throw new Error('the fork server answered no exit status');
       return {
         ...answer,
         stdout: Buffer.from(answer.stdout, 'base64').toString('utf8'),
