@@ -42,7 +42,8 @@
  * (ProcessExecutor's shareProcess, infra/sandbox/warm/jsSharedProcess.ts); outcomes must still all
  * be passes, and the shared runs are counted.
  * --fork-server: rb and pl programs forked by a warm interpreter per slot with its test library
- * loaded (ProcessExecutor's forkServer, infra/sandbox/warm/forkServer.ts); outcomes must still all
+ * loaded; php, lua, sh, r, rkt and js programs exec'd (their lone command) by a warm sandbox per
+ * slot (ProcessExecutor's forkServer, infra/sandbox/warm/forkServer.ts); outcomes must still all
  * be passes, and the forked runs are counted.
  * --batch-size: most programs per compile batch where the toolchain batches (Go, Rust; 1: none),
  * the runner's default otherwise (ProcessExecutor's DEFAULT_BATCH_SIZE).
@@ -99,7 +100,10 @@ const program = new Command()
     "ours: `run` per program with this many in flight instead of one runMany; 'shard': as many as a sweep's shard keeps",
   )
   .option('--share-process', "js: several programs per sandboxed Node process, each in its own V8 context (the runner's shareProcess)")
-  .option('--fork-server', "rb, pl: each program forked by a warm interpreter per slot (the runner's forkServer)")
+  .option(
+    '--fork-server',
+    "rb, pl: each program forked by a warm interpreter per slot; php, lua, sh, r, rkt, js: exec'd by a warm sandbox per slot (the runner's forkServer)",
+  )
   .option('--batch-size <n>', "most programs per compile batch where the toolchain batches (1: none); default the runner's")
   .option(
     '--peer-timeout-scale <x>',

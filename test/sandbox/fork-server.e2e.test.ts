@@ -69,6 +69,58 @@ const PROGRAMS: Partial<Record<ProcessLanguageId, Record<Case, string>>> = {
     killsParent: 'kill("KILL", getppid()) or die "cannot: $!";\n',
     ownKind: 'use strict;\n$x = 1;\n',
   },
+  sh: {
+    passes: 'add() { echo $(($1 + $2)); }\n[ "$(add 1 2)" = 3 ] || exit 1\n',
+    fails: 'add() { echo $(($1 - $2)); }\n[ "$(add 1 2)" = 3 ] || exit 1\n',
+    raises: 'set -e\nfalse_command_that_does_not_exist\necho after\n',
+    syntax: 'f() {\n  if then\n}\n',
+    output: 'echo hello\necho to stderr >&2\nprintf "%s" "$HOME"\n',
+    exitZero: 'echo bye\nexit 0\n',
+    exitThree: 'exit 3\n',
+    loop: 'while :; do :; done',
+    memoryBomb: 'a=x\nwhile :; do a=$a$a; done',
+    spawnBomb: 'while :; do /bin/sleep 100 & done',
+    daemon: 'setsid /bin/sleep 30 > /dev/null 2>&1 &\necho "spawned $!"',
+    pastCap: "head -c 8388608 /dev/zero | tr '\\0' x",
+    killsParent: 'kill -9 $PPID',
+    ownKind: 'echo $((1 / 0))\n',
+  },
+  php: {
+    passes:
+      '<?php\nfunction add($a, $b) { return $a + $b; }\nfunction candidate(...$args) { return add(...$args); }\nfunction test(): void {\n    if (candidate(1, 2) !== 3) { throw new Exception("Test failed!"); }\n}\ntest();\n',
+    fails: '<?php\nfunction add($a, $b) { return $a - $b; }\nif (add(1, 2) !== 3) { throw new Exception("Test failed!"); }\n',
+    raises: '<?php\nfunction f($x) { return $x->foo(); }\nf(null);\n',
+    syntax: '<?php\nfunction f( {\n',
+    output: '<?php\necho "hello\\n";\nfwrite(STDERR, "to stderr\\n");\n',
+    exitZero: '<?php\necho "bye\\n";\nexit(0);\n',
+    exitThree: '<?php\nexit(3);\n',
+    loop: '<?php\nwhile (true) {}',
+    memoryBomb: "<?php\n$a = [];\nwhile (true) $a[] = str_repeat('x', 10 << 20);",
+    spawnBomb: "<?php\nwhile (true) { @exec('/bin/sleep 100 > /dev/null 2>&1 &'); }",
+    daemon: '<?php\n$pid = trim(shell_exec(\'setsid /bin/sleep 30 > /dev/null 2>&1 & echo $!\'));\necho "spawned $pid\\n";',
+    pastCap: "<?php\n$b = str_repeat('x', 1 << 20);\nfor ($i = 0; $i < 8; $i++) fwrite(STDOUT, $b);",
+    killsParent: '<?php\nvar_dump(posix_kill(posix_getppid(), 9));\nexit(posix_get_last_error() ? 1 : 0);\n',
+    ownKind: '<?php\nfunction f(int $x): int { return $x; }\nf("abc");\n',
+  },
+  lua: {
+    passes:
+      "local lu = require('luaunit')\nlocal function add(a, b) return a + b end\nfunction test_humaneval()\n  lu.assertEquals(add(1, 2), 3)\nend\nos.exit(lu.LuaUnit.run())\n",
+    fails:
+      "local lu = require('luaunit')\nlocal function add(a, b) return a - b end\nfunction test_humaneval()\n  lu.assertEquals(add(1, 2), 3)\nend\nos.exit(lu.LuaUnit.run())\n",
+    raises:
+      "local lu = require('luaunit')\nfunction test_humaneval()\n  local x = nil\n  lu.assertEquals(x.y, 3)\nend\nos.exit(lu.LuaUnit.run())\n",
+    syntax: 'local function f(\n  return 1\nend\n',
+    output: "print('hello')\nio.stderr:write('to stderr\\n')\n",
+    exitZero: "print('bye')\nos.exit(0)\n",
+    exitThree: 'os.exit(3)\n',
+    loop: 'while true do end',
+    memoryBomb: "local t = {}\nwhile true do t[#t + 1] = string.rep('x', 10 * 1024 * 1024) .. #t end",
+    spawnBomb: "while true do os.execute('/bin/sleep 100 &') end",
+    daemon: "print('spawned ' .. io.popen('setsid /bin/sleep 30 > /dev/null 2>&1 & echo $!'):read('l'))",
+    pastCap: "local b = string.rep('x', 1 << 20)\nfor i = 1, 8 do io.stdout:write(b) end",
+    killsParent: "local ok = os.execute('kill -9 $PPID')\nos.exit(ok and 0 or 1)\n",
+    ownKind: 'error({code = 1})\n',
+  },
 };
 
 /** A child's view of itself and of what an earlier program left: its uid, capabilities, /tmp, processes. */
@@ -84,9 +136,15 @@ const PROBES: Partial<Record<ProcessLanguageId, { leaves: string; looks: string 
     looks:
       'print "uid=$< euid=$>\\n";\nopen(my $s, "<", "/proc/self/status");\nprint grep { /^CapEff:/ } <$s>;\nopendir(my $t, "/tmp");\nprint "tmp=", join(",", sort grep { !/^\\./ } readdir($t)), "\\n";\nopendir(my $p, "/proc");\nmy $n = grep { /^\\d+$/ && do { open(my $c, "<", "/proc/$_/cmdline") && (<$c> // "") =~ m{^/bin/sleep} } } readdir($p);\nprint "sleeps=$n\\n";',
   },
+  sh: {
+    leaves: 'echo x > /tmp/left-behind\nsetsid /bin/sleep 30 > /dev/null 2>&1 &\necho left',
+    looks:
+      'echo "uid=$(id -u) euid=$(id -u)"\ngrep ^CapEff: /proc/self/status\necho "tmp=$(ls -A /tmp | sort | paste -sd,)"\necho "sleeps=$(grep -l "^/bin/sleep" /proc/[0-9]*/cmdline 2>/dev/null | wc -l)"',
+  },
 };
 
 const LANGUAGES = Object.keys(PROGRAMS) as ProcessLanguageId[];
+const PROBED = Object.keys(PROBES) as ProcessLanguageId[];
 
 /** What must match between the two runs, digits aside (pids, timings). */
 function comparable(r: ExecutionResult) {
@@ -134,25 +192,6 @@ describe.each(LANGUAGES)('%s: a forked program ends as its lone run does', (lang
     expect(byId.pastCap!.stdout.length).toBe(LIMITS.maxOutputBytes);
   }, 120_000);
 
-  it("a program's files and processes are gone for the next one; it runs as its slot's uid, without capabilities", async () => {
-    const probe = PROBES[language]!;
-    // One slot: the second program is forked by the server that forked the first.
-    const one = new ProcessExecutor(toolchainFor(language), { concurrency: 1, limits: LIMITS, forkServer: true });
-    try {
-      const left = await one.run({ id: 'leaves', program: probe.leaves });
-      expect(left.stdout).toContain('left');
-      const look = await one.run({ id: 'looks', program: probe.looks });
-      expect(look.forked).toBe(true);
-      const [uid] = one.uidRange;
-      expect(look.stdout).toContain(`uid=${uid} euid=${uid}`);
-      expect(look.stdout).toMatch(/CapEff:\s+0+\n/);
-      expect(look.stdout).toContain('tmp=\n');
-      expect(look.stdout).toContain('sleeps=0');
-    } finally {
-      await one.close();
-    }
-  }, 60_000);
-
   it('a program that tries to kill its server fails as alone, and the next program is still forked', async () => {
     const one = new ProcessExecutor(toolchainFor(language), { concurrency: 1, limits: LIMITS, forkServer: true });
     try {
@@ -187,6 +226,27 @@ describe('pl: what the Perl server screens out runs alone', () => {
       expect(viaData.stdout).toBe('from data\n');
     } finally {
       await executor.close();
+    }
+  }, 60_000);
+});
+
+describe.each(PROBED)('%s: what a forked program leaves does not reach the next one', (language) => {
+  it("a program's files and processes are gone for the next one; it runs as its slot's uid, without capabilities", async () => {
+    const probe = PROBES[language]!;
+    // One slot: the second program is forked by the server that forked the first.
+    const one = new ProcessExecutor(toolchainFor(language), { concurrency: 1, limits: LIMITS, forkServer: true });
+    try {
+      const left = await one.run({ id: 'leaves', program: probe.leaves });
+      expect(left.stdout).toContain('left');
+      const look = await one.run({ id: 'looks', program: probe.looks });
+      expect(look.forked).toBe(true);
+      const [uid] = one.uidRange;
+      expect(look.stdout).toContain(`uid=${uid} euid=${uid}`);
+      expect(look.stdout).toMatch(/CapEff:\s+0+\n/);
+      expect(look.stdout).toContain('tmp=\n');
+      expect(look.stdout).toContain('sleeps=0');
+    } finally {
+      await one.close();
     }
   }, 60_000);
 });

@@ -3,8 +3,12 @@
  * scripted language whose interpreter can fork (Ruby, fork/rb.rb; Perl, fork/pl.pl), one warm interpreter per slot,
  * with the test library already loaded, that per program forks a child which becomes the program.
  * Each program is still a fresh process (its own pid, its slot's uid, the lone run's limits); what
- * it saves is the interpreter's start with its test library (ruby + test/unit: ~115 ms) and the
- * sandbox's (a bwrap per step).
+ * it saves is the interpreter's start with its test library (ruby + test/unit: ~115 ms, perl +
+ * Test::Deep: ~40 ms) and the sandbox's (a bwrap per step). Exec mode (execForkServer: PHP, Lua,
+ * bash, R, Racket, Node): the same server and child, but the child execs the lone run's own
+ * command, a fresh interpreter: only the sandbox's start is saved, and the program runs exactly
+ * the lone command (PHP has pcntl and Lua could have lua-posix, but a fork inside them would
+ * only save an interpreter start of 3-10 ms; Racket CS and Node cannot fork).
  *
  * Isolation, against the lone run's (process/bwrapStep.ts):
  *   - the server lives in a sandbox of the same policy (../bwrapPolicy.ts: namespaces, read-only
@@ -37,6 +41,7 @@ import { chownSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { environmentArgs, findBwrap, isolationArgs, readOnlyMountArgs, SANDBOX_PATH, type Mount } from '../bwrapPolicy.js';
 import type { SandboxStep, StepResult } from '../process/contract.js';
@@ -48,6 +53,16 @@ export interface ForkServerSpec {
   script: string;
   /** The server's argv, given the script's sandbox path. */
   argv(script: string): string[];
+  /**
+   * Exec mode: the child execs the run step's own argv (a fresh interpreter, as the lone run's)
+   * rather than becoming the program inside the warm interpreter; saves the sandbox's start only.
+   */
+  exec?: boolean;
+}
+
+/** Exec mode for a language: Perl's server (fork/pl.pl) forks, drops to the slot's uid and execs the lone run's command. */
+export function execForkServer(): ForkServerSpec {
+  return { script: fileURLToPath(new URL('./fork/pl.pl', import.meta.url)), argv: (script) => ['perl', script], exec: true };
 }
 
 const AnswerSchema = z.object({
@@ -121,6 +136,7 @@ class SlotServer {
     const { limits } = step;
     const cpu = Math.ceil(limits.timeoutMs / 1000) + 1;
     const request = {
+      ...(this.spec.exec ? { argv: step.argv } : {}),
       uid: this.uid,
       cap: limits.maxOutputBytes,
       timeoutMs: limits.timeoutMs,

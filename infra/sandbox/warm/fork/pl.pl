@@ -5,6 +5,8 @@
 # own sandbox; each child drops to the slot's uid, with the lone run's limits, in a /tmp emptied
 # before it starts. A program the child cannot run as perl would (see SCREEN) is answered
 # {"alone":true}: the runner runs it alone.
+# Exec mode (a request with `argv`: PHP, Lua, bash, R): the child execs the lone run's command
+# instead, a fresh interpreter; what is saved is the sandbox's start, not the interpreter's.
 package ForkServer;
 use strict;
 use warnings;
@@ -92,6 +94,14 @@ sub run_child {
     POSIX::setgid($uid) or POSIX::_exit(120);
     POSIX::setuid($uid) or POSIX::_exit(120);
     POSIX::_exit(120) unless $< == $uid && $> == $uid;
+    if ($req->{argv}) {
+        # Exec mode (any language): the child becomes the lone run's command, in this warm sandbox.
+        $SIG{CHLD} = 'DEFAULT';
+        my @argv = @{ $req->{argv} };
+        exec { $argv[0] } @argv;
+        print STDERR "fork server: cannot run $argv[0]: $!\n";
+        POSIX::_exit(127);
+    }
     $0 = $PROGRAM;
     # How the program's last die ended: perl's own exit code for it, and whether it was a parse
     # error (no die handler called, or no frame of the program on the stack) rather than a die
@@ -125,7 +135,7 @@ while (my $line = <$CTL_IN>) {
     my $text = '';
     # sysread, not <$f>: a die's message names the last handle read with <> ("<$f> line 1").
     if (open(my $f, '<:raw', $PROGRAM)) { 1 while sysread($f, $text, 65536, length $text); close($f); }
-    if ($text =~ $SCREEN) {
+    if (!$req->{argv} && $text =~ $SCREEN) {
         print $CTL_OUT $json->encode({ alone => JSON::PP::true }), "\n";
         next;
     }
