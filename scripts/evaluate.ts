@@ -7,7 +7,7 @@
  *   npx tsx scripts/evaluate.ts --problems FILE --samples samples.jsonl [--k 1,10,100]
  *       [--timeout 3] [--workers N] [--ignore-incomplete] [--family humaneval|mbpp|pbe-world|evalplus|apps|ds1000|multipl-e|torchdata|pal|classification|conala|concode|spider|code-to-text|santacoder-fim]
  *       [--form completion|full] [--split all|test|validation|train|prompt] [--out FILE]
- *       [--min-time-limit 4] [--gt-time-limit-factor 4] [--cache-dir DIR] [--python PATH] [--share-process]
+ *       [--min-time-limit 4] [--gt-time-limit-factor 4] [--cache-dir DIR] [--python PATH] [--share-process] [--fork-server]
  *       [--apps-stdin-form testing-util|as-written] [--subset python-left] [--ds1000-mode completion|insertion]
  *       [--spider-databases DIR]
  *
@@ -52,7 +52,7 @@ import { join, resolve } from 'node:path';
 import { defaultSandboxConcurrency, PythonExecutor } from '../infra/sandbox/pythonExecutor.js';
 import { resolveSandboxPython } from '../infra/sandbox/python.js';
 import type { ProcessExecutor } from '../infra/sandbox/process/processExecutor.js';
-import { SHARE_PROCESS_HELP } from '../infra/sandbox/process/contract.js';
+import { FORK_SERVER_HELP, SHARE_PROCESS_HELP } from '../infra/sandbox/process/contract.js';
 import { JsonlFileError } from '../infra/sandbox/jsonlFile.js';
 import { readRowsText } from '../infra/datasetText.js';
 import { FAMILY_IDS } from '../domain/families/ids.js';
@@ -90,6 +90,7 @@ const OptionsSchema = z.object({
   gtTimeLimitFactor: z.coerce.number().positive().optional(),
   cacheDir: z.string().min(1).optional(),
   shareProcess: z.boolean(),
+  forkServer: z.boolean(),
   appsStdinForm: z.enum(['testing-util', 'as-written']).optional(),
   subset: z.string().min(1).optional(),
   ds1000Mode: z.enum(['completion', 'insertion']).optional(),
@@ -214,6 +215,7 @@ async function main(): Promise<void> {
       'Spider only: its database/ folder (<db_id>/<db_id>.sqlite): queries run there and are scored by execution accuracy (pass@k)',
     )
     .option('--share-process', SHARE_PROCESS_HELP, false)
+    .option('--fork-server', FORK_SERVER_HELP, false)
     .option('--verbose', 'start-up timing on stderr (ms since this node process started)', false)
     .option('--min-time-limit <seconds>', "evalplus only: the least time limit of an input (evalplus's flag; default 4)")
     .option(
@@ -253,7 +255,11 @@ async function main(): Promise<void> {
       ...(spiderDatabases !== undefined ? { readableDirs: [spiderDatabases] } : {}),
     });
   const processExecutorFor = async (language: string) =>
-    (await import('./lib/evaluate-process.js')).processExecutorFor(language, { ...runnerOptions, shareProcess: opts.shareProcess });
+    (await import('./lib/evaluate-process.js')).processExecutorFor(language, {
+      ...runnerOptions,
+      shareProcess: opts.shareProcess,
+      forkServer: opts.forkServer,
+    });
   const hint = processLanguageHint(problemsText, opts.family);
   // A toolchain that cannot run here is refused below, with the problems named; until then Python's.
   const early = hint ? await processExecutorFor(hint).catch(() => undefined) : undefined;

@@ -84,6 +84,11 @@ export const ExecutionResultSchema = z.object({
    * and ended as its lone run would have. Absent: it ran in a process of its own.
    */
   sharedProcess: z.literal(true).optional(),
+  /**
+   * The program's process was forked by its slot's warm interpreter (opt-in fork servers, see
+   * infra/sandbox/warm/forkServer.ts) rather than started in a sandbox of its own.
+   */
+  forked: z.literal(true).optional(),
 });
 export type ExecutionResult = z.infer<typeof ExecutionResultSchema>;
 

@@ -41,6 +41,10 @@
  * --share-process: js programs several to a sandboxed Node process, each in its own V8 context
  * (ProcessExecutor's shareProcess, infra/sandbox/warm/jsSharedProcess.ts); outcomes must still all
  * be passes, and the shared runs are counted.
+ * --fork-server: rb and pl programs forked by a warm interpreter per slot with its test library
+ * loaded; php, lua, sh, r, rkt and js programs exec'd (their lone command) by a warm sandbox per
+ * slot (ProcessExecutor's forkServer, infra/sandbox/warm/forkServer.ts); outcomes must still all
+ * be passes, and the forked runs are counted.
  * --batch-size: most programs per compile batch where the toolchain batches (Go, Rust; 1: none),
  * the runner's default otherwise (ProcessExecutor's DEFAULT_BATCH_SIZE).
  * --in-flight N|shard: ours calls `run` per program with N in flight instead of one `runMany` over
@@ -96,6 +100,10 @@ const program = new Command()
     "ours: `run` per program with this many in flight instead of one runMany; 'shard': as many as a sweep's shard keeps",
   )
   .option('--share-process', "js: several programs per sandboxed Node process, each in its own V8 context (the runner's shareProcess)")
+  .option(
+    '--fork-server',
+    "rb, pl: each program forked by a warm interpreter per slot; php, lua, sh, r, rkt, js: exec'd by a warm sandbox per slot (the runner's forkServer)",
+  )
   .option('--batch-size <n>', "most programs per compile batch where the toolchain batches (1: none); default the runner's")
   .option(
     '--peer-timeout-scale <x>',
@@ -125,6 +133,7 @@ const opts = z
     skipWholeCommand: z.boolean().optional(),
     floor: z.boolean().optional(),
     shareProcess: z.boolean().optional(),
+    forkServer: z.boolean().optional(),
     batchSize: z.coerce.number().int().positive().optional(),
     inFlight: z.union([z.literal('shard'), z.coerce.number().int().positive()]).optional(),
     peerTimeoutScale: z.coerce.number().positive(),
@@ -440,12 +449,13 @@ async function runOurs(
   toolchain: Toolchain,
   programs: string[],
   warmups: string[],
-): Promise<SideResult & { compileMs: number; runMs: number; shared: number }> {
+): Promise<SideResult & { compileMs: number; runMs: number; shared: number; forked: number }> {
   const executor = new ProcessExecutor(toolchain, {
     concurrency: opts.workers,
     limits: { timeoutMs: 15_000 },
     ...(opts.batchSize ? { batchSize: opts.batchSize } : {}),
     ...(opts.shareProcess ? { shareProcess: true } : {}),
+    ...(opts.forkServer ? { forkServer: true } : {}),
   });
   try {
     await executor.start();
@@ -463,6 +473,7 @@ async function runOurs(
       compileMs: results.reduce((sum, r) => sum + (r.compileMs ?? 0), 0),
       runMs: results.reduce((sum, r) => sum + r.durationMs, 0),
       shared: results.filter((r) => r.sharedProcess).length,
+      forked: results.filter((r) => r.forked).length,
     };
   } finally {
     await executor.close();
@@ -524,7 +535,7 @@ for (const language of opts.languages) {
     peerSeconds += peer?.seconds ?? 0;
     ourSeconds += ours.seconds;
     const ratio = peer ? `${(peer.seconds / ours.seconds).toFixed(1)}x` : '-';
-    const line = `| ${language} | ${round} | ${peer ? rate(programs.length, peer.seconds) : '-'} | ${rate(programs.length, ours.seconds)}${ours.shared ? ` (${ours.shared} in shared processes)` : ''} | ${ratio} | ${(ours.compileMs / programs.length).toFixed(0)} + ${(ours.runMs / programs.length).toFixed(0)} | ${off ? `${rate(programs.length, off.seconds)} (${lever})` : '-'} | ${floor ? `${rate(programs.length, floor.seconds)}${peer ? ` (MultiPL-E at ${(floor.seconds / peer.seconds).toFixed(2)}x of it)` : ''}` : '-'} |`;
+    const line = `| ${language} | ${round} | ${peer ? rate(programs.length, peer.seconds) : '-'} | ${rate(programs.length, ours.seconds)}${ours.shared ? ` (${ours.shared} in shared processes)` : ''}${ours.forked ? ` (${ours.forked} forked)` : ''} | ${ratio} | ${(ours.compileMs / programs.length).toFixed(0)} + ${(ours.runMs / programs.length).toFixed(0)} | ${off ? `${rate(programs.length, off.seconds)} (${lever})` : '-'} | ${floor ? `${rate(programs.length, floor.seconds)}${peer ? ` (MultiPL-E at ${(floor.seconds / peer.seconds).toFixed(2)}x of it)` : ''}` : '-'} |`;
     table.push(line);
     console.log(line);
   }

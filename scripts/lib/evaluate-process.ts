@@ -10,7 +10,7 @@ import { toolchainFor } from '../../infra/sandbox/toolchainRegistry.js';
 
 export function processExecutorFor(
   language: string,
-  options: { concurrency: number; limits: Partial<ExecutionLimits>; shareProcess?: boolean },
+  options: { concurrency: number; limits: Partial<ExecutionLimits>; shareProcess?: boolean; forkServer?: boolean },
 ): ProcessExecutor {
   if (!isProcessLanguageId(language)) throw new Error(`language ${language} has no process runner`);
   const toolchain = toolchainFor(language);

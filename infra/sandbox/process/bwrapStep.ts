@@ -148,7 +148,7 @@ const CLEANUP_POLL_MS = 5;
  * soon as the program does; its pid namespace (and with it every process the program left) is
  * torn down by the kernel just after. Processes still alive when the grace ends are survivors.
  */
-async function reapUid(uid: number): Promise<number> {
+export async function reapUid(uid: number): Promise<number> {
   const deadline = performance.now() + CLEANUP_GRACE_MS;
   for (;;) {
     const alive = killProcessesOf(uid);

@@ -24,7 +24,9 @@
  *                       each program still runs alone in its own sandbox (see BatchCompile);
  *   8. `runTogether()`  optional, used only when the runner is asked to (`shareProcess`): several
  *                       programs run in one sandboxed process, each where the others cannot
- *                       change what it sees (see SharedRun).
+ *                       change what it sees (see SharedRun);
+ *   9. `forkServer()`   optional, used only when the runner is asked to (`forkServer`): a warm
+ *                       interpreter per slot forks each program's process (warm/forkServer.ts).
  *
  * Steps run inside bubblewrap (bwrapStep.ts) as the sample's slot uid: the compile step with the
  * build directory writable at BUILD_DIR and its cwd there; the run step with it read-only and a
@@ -39,6 +41,7 @@
  */
 import type { ExecutionLimits, ExecutionStatus, ExceptionInfo } from '../../../domain/execution/types.js';
 import type { Mount } from '../bwrapPolicy.js';
+import type { ForkServerSpec } from '../warm/forkServer.js';
 
 /** Where the build directory appears inside the sandbox. */
 export const BUILD_DIR = '/build';
@@ -164,6 +167,10 @@ export interface SharedRun {
 export const SHARE_PROCESS_HELP =
   'JavaScript programs several to a sandboxed Node process, each in its own V8 context (weaker isolation between them; outcomes as lone runs; docs/sandbox.md#shared-processes-javascript-opt-in)';
 
+/** What the CLIs' `--fork-server` does (evaluate, bench-multiple). */
+export const FORK_SERVER_HELP =
+  "scripted languages' programs forked by a warm server per slot: rb and pl inside a warm interpreter with the test library loaded, php, lua, sh, r, rkt and js exec'd from a warm sandbox (root runners; weaker isolation between a slot's programs; outcomes as lone runs; docs/sandbox.md#fork-servers-scripted-languages-opt-in)";
+
 export type SharedOutcome = { kind: 'done'; run: StepResult } | { kind: 'alone' };
 
 export type ToolchainCheck = { ok: true; version: string } | { ok: false; missing: string; install: string };
@@ -202,5 +209,11 @@ export interface Toolchain {
   compileBatch?(limits: ExecutionLimits, programs: readonly string[]): BatchCompile | null;
   /** Optional (see SharedRun): one process for several programs with the same limits, or null when none of them can share. */
   runTogether?(limits: ExecutionLimits, programs: readonly string[]): SharedRun | null;
+  /**
+   * Optional, used only when the runner is asked to (`forkServer`): a warm interpreter per slot
+   * with the test library loaded that forks one child per program (warm/forkServer.ts says what
+   * it isolates); any doubt runs the program alone.
+   */
+  forkServer?(): ForkServerSpec;
   classify(run: StepResult): RunOutcome;
 }

@@ -44,7 +44,8 @@ import {
 } from '../../../domain/execution/types.js';
 import { chownTree, findBwrap } from '../bwrapPolicy.js';
 import type { BatchOutcome, SharedOutcome, StepResult, Toolchain } from './contract.js';
-import { runStep } from './bwrapStep.js';
+import { reapUid, runStep } from './bwrapStep.js';
+import { ForkServers } from '../warm/forkServer.js';
 
 export interface ProcessExecutorOptions {
   /** Samples running at once; default: cores + 2 (as the Python sandbox). */
@@ -67,6 +68,13 @@ export interface ProcessExecutorOptions {
    * a process per program.
    */
   shareProcess?: boolean;
+  /**
+   * Run each program as a child forked by a warm server of its slot where the toolchain has one
+   * (`forkServer`: Ruby and Perl fork a warm interpreter; PHP, Lua, bash, R, Racket and Node exec
+   * their lone command from a warm sandbox), root runners only; weaker isolation between a slot's
+   * programs than a sandbox each (warm/forkServer.ts says what). Default false.
+   */
+  forkServer?: boolean;
 }
 
 /** How the runner groups programs: compiled together, run together in one process, or neither. */
@@ -107,6 +115,8 @@ export class ProcessExecutor {
   private closed = false;
   private sequence = 0;
   private dispatchScheduled = false;
+  /** The slots' fork servers (options.forkServer, a toolchain that has one, a root runner). */
+  private forks: ForkServers | undefined;
 
   constructor(
     readonly toolchain: Toolchain,
@@ -148,6 +158,8 @@ export class ProcessExecutor {
       // Samples' uids reach their own directory only.
       chmodSync(this.root, 0o711);
       this.toolchain.startServers?.(this.root);
+      if (this.options.forkServer && this.toolchain.forkServer && process.getuid?.() === 0)
+        this.forks = new ForkServers(this.toolchain.forkServer(), this.toolchain.mounts(), this.options.tmpBytes ?? 256 * 1024 * 1024);
     })();
     this.started.catch(() => {
       this.started = undefined;
@@ -373,6 +385,7 @@ export class ProcessExecutor {
   async close(): Promise<void> {
     this.closed = true;
     await this.toolchain.close?.();
+    this.forks?.close();
     if (this.root) rmSync(this.root, { recursive: true, force: true });
   }
 
@@ -432,7 +445,10 @@ export class ProcessExecutor {
         if (compiled.timedOut || compiled.exitCode !== 0)
           return { ...compileFailure(id, compiled, compile.limits.timeoutMs), compileMs: round(compileMs) };
       }
-      const ran = await runStep(sandbox, this.toolchain.run(limits));
+      const step = this.toolchain.run(limits);
+      const forked = this.forks && uid !== undefined && step.stdin === undefined ? await this.forks.run(uid, buildDir, step) : null;
+      // A forked program's uid is reaped as a lone step's is; the server already killed what it left.
+      const ran = forked ? { ...forked, survivors: await reapUid(uid!) } : await runStep(sandbox, step);
       if (ran.sandboxError) return sandboxFailure(id, ran);
       return {
         id,
@@ -440,6 +456,7 @@ export class ProcessExecutor {
         ...common(ran),
         durationMs: round(ran.durationMs),
         ...(compile ? { compileMs: round(compileMs) } : {}),
+        ...(forked ? { forked: true as const } : {}),
       };
     } finally {
       rmSync(buildDir, { recursive: true, force: true });

@@ -6,6 +6,7 @@
  * One difference: eval_pl.py also calls an exit 0 with "ERROR" in the output an Exception; here
  * exit 0 is a pass for every language (the process runner's rule), and the tests never print it.
  */
+import { fileURLToPath } from 'node:url';
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
 import { exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
@@ -60,6 +61,8 @@ export function plToolchain(): Toolchain {
       env: { LANG: 'C.UTF-8' },
       limits: runLimits(limits, 'address-space'),
     }),
+    // A warm perl with Test::Deep loaded forks each program (opt-in: ../../warm/forkServer.ts).
+    forkServer: () => ({ script: fileURLToPath(new URL('../../warm/fork/pl.pl', import.meta.url)), argv: (script) => ['perl', script] }),
     classify: classifyPerl,
   };
 }

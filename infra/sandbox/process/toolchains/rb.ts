@@ -5,6 +5,7 @@
  * parse ("syntax error", before any test runs) `compile_error`; NoMemoryError `oom`. Memory:
  * RLIMIT_DATA, as for the other runtimes with their own heap (its arenas and thread stacks are address space it may never touch).
  */
+import { fileURLToPath } from 'node:url';
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
 import { exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
@@ -70,6 +71,8 @@ export function rbToolchain(): Toolchain {
       env: { LANG: 'C.UTF-8', HOME: '/tmp' },
       limits: runLimits(limits, 'data'),
     }),
+    // A warm ruby with test/unit loaded forks each program (opt-in: ../../warm/forkServer.ts).
+    forkServer: () => ({ script: fileURLToPath(new URL('../../warm/fork/rb.rb', import.meta.url)), argv: (script) => ['ruby', script] }),
     classify: classifyRuby,
   };
 }

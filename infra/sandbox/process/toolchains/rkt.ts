@@ -10,6 +10,7 @@
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
 import { exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
+import { execForkServer } from '../../warm/forkServer.js';
 
 export const RACKET_INSTALL =
   'run bash scripts/install-toolchains.sh (Debian: apt-get install racket) so that `racket` and rackunit are there';
@@ -59,6 +60,8 @@ export function rktToolchain(): Toolchain {
       env: { LANG: 'C.UTF-8', HOME: '/tmp' },
       limits: runLimits(limits, 'data'),
     }),
+    // Opt-in (forkServer): one warm sandbox per slot execs this run step's command per program (../../warm/forkServer.ts).
+    forkServer: execForkServer,
     classify: classifyRacket,
   };
 }

@@ -7,6 +7,7 @@
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
 import { exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
+import { execForkServer } from '../../warm/forkServer.js';
 
 export const BASH_INSTALL = 'run bash scripts/install-toolchains.sh (Debian: apt-get install bash) so that `bash` is on PATH';
 
@@ -39,6 +40,8 @@ export function shToolchain(): Toolchain {
       env: { LANG: 'C.UTF-8' },
       limits: runLimits(limits, 'address-space'),
     }),
+    // Opt-in (forkServer): one warm sandbox per slot execs this run step's command per program (../../warm/forkServer.ts).
+    forkServer: execForkServer,
     classify: classifyBash,
   };
 }

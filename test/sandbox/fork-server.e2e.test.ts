@@ -1,0 +1,252 @@
+/**
+ * Fork servers (infra/sandbox/warm/forkServer.ts, opt-in): on the real sandbox and the real
+ * interpreters, every program of a varied set (passes, failed assertions, runtime and syntax
+ * errors, output, exit calls, a loop, a memory bomb, a spawn bomb, a daemon, output past the cap)
+ * runs twice, forked by its slot's warm interpreter and alone, and must end the same way (status,
+ * exception, stdout, stderr, exit code, signal; digits aside: pids and test/unit's timings differ
+ * from run to run). Then what one forked program does must not reach a later one: its files in
+ * /tmp, its processes, an attempt on the server; and a child runs as the slot's uid without
+ * capabilities.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ExecutionResult } from '../../domain/execution/types.js';
+import type { ProcessLanguageId } from '../../domain/languages/registry.js';
+import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
+import { toolchainFor } from '../../infra/sandbox/toolchainRegistry.js';
+
+const LIMITS = { timeoutMs: 2_000, maxProcesses: 16, maxOutputBytes: 4096, memoryBytes: 256 * 1024 * 1024 };
+
+type Case =
+  | 'passes'
+  | 'fails'
+  | 'raises'
+  | 'syntax'
+  | 'output'
+  | 'exitZero'
+  | 'exitThree'
+  | 'loop'
+  | 'memoryBomb'
+  | 'spawnBomb'
+  | 'daemon'
+  | 'pastCap'
+  | 'killsParent'
+  | 'ownKind';
+
+const RB_TEST = (assertion: string) =>
+  `require 'test/unit'\n\nclass TestHumanEval < Test::Unit::TestCase\n  def test_candidate\n    ${assertion}\n  end\nend\n`;
+
+/** ownKind: a failure of the language's own kind (Ruby: a stack overflow; Perl: strict's compile error). */
+const PROGRAMS: Partial<Record<ProcessLanguageId, Record<Case, string>>> = {
+  rb: {
+    passes: `def add(a, b)\n  a + b\nend\n${RB_TEST('assert_equal(3, add(1, 2))')}`,
+    fails: `def add(a, b)\n  a - b\nend\n${RB_TEST('assert_equal(3, add(1, 2))')}`,
+    raises: `def f(x)\n  x.foo\nend\n${RB_TEST('assert_equal(1, f(nil))')}`,
+    syntax: 'def f(x\n  x +\nend\n',
+    output: "puts 'hello'\n$stderr.puts 'to stderr'\nprint [1, 2].inspect\n",
+    exitZero: "puts 'bye'\nexit 0\n",
+    exitThree: "warn 'leaving'\nexit 3\n",
+    loop: 'loop {}',
+    memoryBomb: "a = []\nloop { a << 'x' * (10 << 20) }",
+    spawnBomb: "loop do\n  begin\n    Process.spawn('/bin/sleep', '100')\n  rescue StandardError\n  end\nend",
+    daemon: "pid = Process.spawn('/usr/bin/setsid', '/bin/sleep', '30')\nputs \"spawned #{pid}\"",
+    pastCap: "b = 'x' * (1 << 20)\n8.times { $stdout.write(b) }",
+    killsParent: 'Process.kill(:KILL, Process.ppid)',
+    ownKind: 'def f(n)\n  f(n + 1) + 1\nend\nf(0)\n',
+  },
+  pl: {
+    passes: `use Test::Deep;\nsub add { my ($a, $b) = @_; return $a + $b; }\nsub testhumaneval {\n    my $candidate = \\&add;\n    if (eq_deeply($candidate->(1, 2), 3)) {\n    } else {\n        exit 1;\n    }\n}\ntesthumaneval();\n`,
+    fails: `use Test::Deep;\nsub add { my ($a, $b) = @_; return $a - $b; }\nif (eq_deeply(add(1, 2), 3)) { } else { exit 1; }\n`,
+    raises: 'sub f { die "boom" }\nf();\n',
+    syntax: 'sub f {\n  my $x = ;\n}\n',
+    output: 'print "hello\\n";\nprint STDERR "to stderr\\n";\nwarn "a warning";\n',
+    exitZero: 'print "bye\\n";\nexit 0;\n',
+    exitThree: 'exit 3;\n',
+    loop: '1 while 1;',
+    memoryBomb: "my @a;\npush @a, 'x' x (10 << 20) while 1;",
+    spawnBomb: "while (1) { my $p = fork(); if (defined $p && $p == 0) { exec('/bin/sleep', '100'); } }",
+    daemon: "my $c = fork();\nif ($c == 0) { exec('/usr/bin/setsid', '/bin/sleep', '30'); }\nprint \"spawned $c\\n\";",
+    pastCap: "my $b = 'x' x (1 << 20);\nsyswrite(STDOUT, $b) for 1 .. 8;",
+    killsParent: 'kill("KILL", getppid()) or die "cannot: $!";\n',
+    ownKind: 'use strict;\n$x = 1;\n',
+  },
+  sh: {
+    passes: 'add() { echo $(($1 + $2)); }\n[ "$(add 1 2)" = 3 ] || exit 1\n',
+    fails: 'add() { echo $(($1 - $2)); }\n[ "$(add 1 2)" = 3 ] || exit 1\n',
+    raises: 'set -e\nfalse_command_that_does_not_exist\necho after\n',
+    syntax: 'f() {\n  if then\n}\n',
+    output: 'echo hello\necho to stderr >&2\nprintf "%s" "$HOME"\n',
+    exitZero: 'echo bye\nexit 0\n',
+    exitThree: 'exit 3\n',
+    loop: 'while :; do :; done',
+    memoryBomb: 'a=x\nwhile :; do a=$a$a; done',
+    spawnBomb: 'while :; do /bin/sleep 100 & done',
+    daemon: 'setsid /bin/sleep 30 > /dev/null 2>&1 &\necho "spawned $!"',
+    pastCap: "head -c 8388608 /dev/zero | tr '\\0' x",
+    killsParent: 'kill -9 $PPID',
+    ownKind: 'echo $((1 / 0))\n',
+  },
+  php: {
+    passes:
+      '<?php\nfunction add($a, $b) { return $a + $b; }\nfunction candidate(...$args) { return add(...$args); }\nfunction test(): void {\n    if (candidate(1, 2) !== 3) { throw new Exception("Test failed!"); }\n}\ntest();\n',
+    fails: '<?php\nfunction add($a, $b) { return $a - $b; }\nif (add(1, 2) !== 3) { throw new Exception("Test failed!"); }\n',
+    raises: '<?php\nfunction f($x) { return $x->foo(); }\nf(null);\n',
+    syntax: '<?php\nfunction f( {\n',
+    output: '<?php\necho "hello\\n";\nfwrite(STDERR, "to stderr\\n");\n',
+    exitZero: '<?php\necho "bye\\n";\nexit(0);\n',
+    exitThree: '<?php\nexit(3);\n',
+    loop: '<?php\nwhile (true) {}',
+    memoryBomb: "<?php\n$a = [];\nwhile (true) $a[] = str_repeat('x', 10 << 20);",
+    spawnBomb: "<?php\nwhile (true) { @exec('/bin/sleep 100 > /dev/null 2>&1 &'); }",
+    daemon: '<?php\n$pid = trim(shell_exec(\'setsid /bin/sleep 30 > /dev/null 2>&1 & echo $!\'));\necho "spawned $pid\\n";',
+    pastCap: "<?php\n$b = str_repeat('x', 1 << 20);\nfor ($i = 0; $i < 8; $i++) fwrite(STDOUT, $b);",
+    killsParent: '<?php\nvar_dump(posix_kill(posix_getppid(), 9));\nexit(posix_get_last_error() ? 1 : 0);\n',
+    ownKind: '<?php\nfunction f(int $x): int { return $x; }\nf("abc");\n',
+  },
+  lua: {
+    passes:
+      "local lu = require('luaunit')\nlocal function add(a, b) return a + b end\nfunction test_humaneval()\n  lu.assertEquals(add(1, 2), 3)\nend\nos.exit(lu.LuaUnit.run())\n",
+    fails:
+      "local lu = require('luaunit')\nlocal function add(a, b) return a - b end\nfunction test_humaneval()\n  lu.assertEquals(add(1, 2), 3)\nend\nos.exit(lu.LuaUnit.run())\n",
+    raises:
+      "local lu = require('luaunit')\nfunction test_humaneval()\n  local x = nil\n  lu.assertEquals(x.y, 3)\nend\nos.exit(lu.LuaUnit.run())\n",
+    syntax: 'local function f(\n  return 1\nend\n',
+    output: "print('hello')\nio.stderr:write('to stderr\\n')\n",
+    exitZero: "print('bye')\nos.exit(0)\n",
+    exitThree: 'os.exit(3)\n',
+    loop: 'while true do end',
+    memoryBomb: "local t = {}\nwhile true do t[#t + 1] = string.rep('x', 10 * 1024 * 1024) .. #t end",
+    spawnBomb: "while true do os.execute('/bin/sleep 100 &') end",
+    daemon: "print('spawned ' .. io.popen('setsid /bin/sleep 30 > /dev/null 2>&1 & echo $!'):read('l'))",
+    pastCap: "local b = string.rep('x', 1 << 20)\nfor i = 1, 8 do io.stdout:write(b) end",
+    killsParent: "local ok = os.execute('kill -9 $PPID')\nos.exit(ok and 0 or 1)\n",
+    ownKind: 'error({code = 1})\n',
+  },
+};
+
+/** A child's view of itself and of what an earlier program left: its uid, capabilities, /tmp, processes. */
+const PROBES: Partial<Record<ProcessLanguageId, { leaves: string; looks: string }>> = {
+  rb: {
+    leaves: "File.write('/tmp/left-behind', 'x')\nProcess.spawn('/usr/bin/setsid', '/bin/sleep', '30')\nputs 'left'",
+    looks:
+      "puts \"uid=#{Process.uid} euid=#{Process.euid}\"\nputs File.read('/proc/self/status')[/^CapEff:.*$/]\nputs \"tmp=#{Dir.children('/tmp').sort.join(',')}\"\nputs \"sleeps=#{Dir.children('/proc').grep(/\\A\\d+\\z/).count { |p| (File.read(\"/proc/#{p}/cmdline\") rescue '').start_with?('/bin/sleep') }}\"",
+  },
+  pl: {
+    leaves:
+      "open(my $f, '>', '/tmp/left-behind') or die;\nmy $c = fork();\nif ($c == 0) { exec('/usr/bin/setsid', '/bin/sleep', '30'); }\nprint \"left\\n\";",
+    looks:
+      'print "uid=$< euid=$>\\n";\nopen(my $s, "<", "/proc/self/status");\nprint grep { /^CapEff:/ } <$s>;\nopendir(my $t, "/tmp");\nprint "tmp=", join(",", sort grep { !/^\\./ } readdir($t)), "\\n";\nopendir(my $p, "/proc");\nmy $n = grep { /^\\d+$/ && do { open(my $c, "<", "/proc/$_/cmdline") && (<$c> // "") =~ m{^/bin/sleep} } } readdir($p);\nprint "sleeps=$n\\n";',
+  },
+  sh: {
+    leaves: 'echo x > /tmp/left-behind\nsetsid /bin/sleep 30 > /dev/null 2>&1 &\necho left',
+    looks:
+      'echo "uid=$(id -u) euid=$(id -u)"\ngrep ^CapEff: /proc/self/status\necho "tmp=$(ls -A /tmp | sort | paste -sd,)"\necho "sleeps=$(grep -l "^/bin/sleep" /proc/[0-9]*/cmdline 2>/dev/null | wc -l)"',
+  },
+};
+
+const LANGUAGES = Object.keys(PROGRAMS) as ProcessLanguageId[];
+const PROBED = Object.keys(PROBES) as ProcessLanguageId[];
+
+/** What must match between the two runs, digits aside (pids, timings). */
+function comparable(r: ExecutionResult) {
+  const digits = (s: string | undefined) => s?.replace(/\d+/g, 'N');
+  return {
+    status: r.status,
+    type: r.exception?.type,
+    message: digits(r.exception?.message),
+    stdout: digits(r.stdout),
+    stderr: digits(r.stderr),
+    exitCode: r.exitCode,
+    signal: r.signal,
+  };
+}
+
+describe.each(LANGUAGES)('%s: a forked program ends as its lone run does', (language) => {
+  let forked: ProcessExecutor;
+  let alone: ProcessExecutor;
+  beforeAll(() => {
+    forked = new ProcessExecutor(toolchainFor(language), { concurrency: 2, limits: LIMITS, forkServer: true });
+    alone = new ProcessExecutor(toolchainFor(language), { concurrency: 2, limits: LIMITS });
+  });
+  afterAll(async () => {
+    await forked.close();
+    await alone.close();
+  });
+
+  it('every program of the set: the same outcome both ways, and forked', async () => {
+    const cases = Object.entries(PROGRAMS[language]!);
+    const [viaFork, lone] = await Promise.all([
+      Promise.all(cases.map(([id, program]) => forked.run({ id, program }))),
+      Promise.all(cases.map(([id, program]) => alone.run({ id, program }))),
+    ]);
+    cases.forEach(([id], k) => {
+      expect({ id, ...comparable(viaFork[k]!) }).toEqual({ id, ...comparable(lone[k]!) });
+      expect(viaFork[k]!.forked, id).toBe(true);
+      expect(lone[k]!.forked, id).toBeUndefined();
+    });
+    const byId = Object.fromEntries(cases.map(([id], k) => [id, viaFork[k]!]));
+    expect(byId.passes!.status).toBe('passed');
+    expect(byId.fails!.status).toBe('failed');
+    expect(byId.syntax!.status).toBe('compile_error');
+    expect(byId.loop!.status).toBe('timeout');
+    expect(byId.pastCap!.stdoutBytes).toBe(8 << 20);
+    expect(byId.pastCap!.stdout.length).toBe(LIMITS.maxOutputBytes);
+  }, 120_000);
+
+  it('a program that tries to kill its server fails as alone, and the next program is still forked', async () => {
+    const one = new ProcessExecutor(toolchainFor(language), { concurrency: 1, limits: LIMITS, forkServer: true });
+    try {
+      const attempt = await one.run({ id: 'kills', program: PROGRAMS[language]!.killsParent });
+      expect(attempt.status).not.toBe('passed');
+      const next = await one.run({ id: 'next', program: PROGRAMS[language]!.passes });
+      expect(next.status).toBe('passed');
+      expect(next.forked).toBe(true);
+      // An exit status of an earlier program does not leak into a later one's (Perl's die takes $? into its exit code).
+      await one.run({ id: 'exits', program: PROGRAMS[language]!.exitThree });
+      const [after, lone] = await Promise.all([
+        one.run({ id: 'raises', program: PROGRAMS[language]!.raises }),
+        alone.run({ id: 'raises', program: PROGRAMS[language]!.raises }),
+      ]);
+      expect(after.forked).toBe(true);
+      expect(comparable(after)).toEqual(comparable(lone));
+    } finally {
+      await one.close();
+    }
+  }, 60_000);
+});
+
+describe('pl: what the Perl server screens out runs alone', () => {
+  it('top-level caller (true under do FILE) and a DATA section: alone, with the lone outcome', async () => {
+    const executor = new ProcessExecutor(toolchainFor('pl'), { concurrency: 1, limits: LIMITS, forkServer: true });
+    try {
+      const viaCaller = await executor.run({ id: 'caller', program: 'exit 3 unless caller;\nprint "library\\n";\n' });
+      expect(viaCaller.forked).toBeUndefined();
+      expect(viaCaller.exitCode).toBe(3);
+      const viaData = await executor.run({ id: 'data', program: 'print <DATA>;\n__DATA__\nfrom data\n' });
+      expect(viaData.forked).toBeUndefined();
+      expect(viaData.stdout).toBe('from data\n');
+    } finally {
+      await executor.close();
+    }
+  }, 60_000);
+});
+
+describe.each(PROBED)('%s: what a forked program leaves does not reach the next one', (language) => {
+  it("a program's files and processes are gone for the next one; it runs as its slot's uid, without capabilities", async () => {
+    const probe = PROBES[language]!;
+    // One slot: the second program is forked by the server that forked the first.
+    const one = new ProcessExecutor(toolchainFor(language), { concurrency: 1, limits: LIMITS, forkServer: true });
+    try {
+      const left = await one.run({ id: 'leaves', program: probe.leaves });
+      expect(left.stdout).toContain('left');
+      const look = await one.run({ id: 'looks', program: probe.looks });
+      expect(look.forked).toBe(true);
+      const [uid] = one.uidRange;
+      expect(look.stdout).toContain(`uid=${uid} euid=${uid}`);
+      expect(look.stdout).toMatch(/CapEff:\s+0+\n/);
+      expect(look.stdout).toContain('tmp=\n');
+      expect(look.stdout).toContain('sleeps=0');
+    } finally {
+      await one.close();
+    }
+  }, 60_000);
+});
