@@ -1,11 +1,11 @@
 /**
  * MultiPL-E rows for tests, written here in the exact shape MultiPL-E's dataset builder publishes
  * (`{name, language, prompt, doctests, original, prompt_terminology, tests, stop_tokens}`): its
- * HumanEval_53_add ("Add two numbers x and y") in each language. Racket, D, Scala and C#: the rows
- * MultiPL-E's own translators make (TRANSLATED below); the other languages: written here with the
- * prompts and tests laid out as those translators lay them out. `addRow(language, n)` makes the task
- * under the name HumanEval_<n>_add with `(task n)` in its comment, so that several rows of one file
- * differ.
+ * HumanEval_53_add ("Add two numbers x and y") in each language. JavaScript, Lua, Ruby, Racket, D,
+ * Scala, C# and Python: the rows MultiPL-E's own translators make (TRANSLATED below); the other
+ * languages: written here with the prompts and tests laid out as those translators lay them out.
+ * `addRow(language, n)` makes the task under the name HumanEval_<n>_add with `(task n)` in its
+ * comment, so that several rows of one file differ.
  *
  * For each language, completions as a completion model would return them (running past the stop
  * tokens, which must cut them): right, wrong, one that does not compile, and a hostile one.
@@ -52,6 +52,31 @@ function row(language: MultiplELanguageId, n: number, prompt: string, tests: str
  * docs/datasets.md#multipl-e): prompt, tests and stop tokens byte for byte.
  */
 const TRANSLATED: Partial<Record<MultiplELanguageId, { prompt: string; tests: string; stop: string[] }>> = {
+  js: {
+    prompt: '//Add two numbers x and y\n// >>> add(2, 3)\n// 5\n// >>> add(5, 7)\n// 12\nfunction add(x, y){\n',
+    tests:
+      "const assert = require('node:assert');\n\n\nfunction test() {\n  let candidate = add;\n  assert.deepEqual(candidate(0, 1),1);\n  assert.deepEqual(candidate(1, 0),1);\n  assert.deepEqual(candidate(2, 3),5);\n  assert.deepEqual(candidate(5, 7),12);\n  assert.deepEqual(candidate(7, 5),12);\n}\n\ntest();",
+    stop: ['\nfunction ', '\n/*', '\n//', '\nconsole.log'],
+  },
+  lua: {
+    prompt: '-- Add two numbers x and y\n--     >>> add(2, 3)\n--     5\n--     >>> add(5, 7)\n--     12\nlocal function add(x, y)\n',
+    tests:
+      "lu = require('luaunit')\n\nfunction test_humaneval()\nlocal candidate = add\n    lu.assertEquals(candidate(0, 1), 1)\n    lu.assertEquals(candidate(1, 0), 1)\n    lu.assertEquals(candidate(2, 3), 5)\n    lu.assertEquals(candidate(5, 7), 12)\n    lu.assertEquals(candidate(7, 5), 12)\nend\n\nos.exit(lu.LuaUnit.run())",
+    stop: ['\nlocal', '\nfunction', '\n--', '\n\n'],
+  },
+  rb: {
+    prompt: '# Add two numbers x and y\n# >>> add.call(2, 3)\n# 5\n# >>> add.call(5, 7)\n# 12\ndef add(x, y)\n',
+    tests:
+      "require 'test/unit'\nclass TestHumanEval < Test::Unit::TestCase\n  def test_add\n    candidate = method(:add)\n    assert_equal(1, candidate.call(0, 1))\n    assert_equal(1, candidate.call(1, 0))\n    assert_equal(5, candidate.call(2, 3))\n    assert_equal(12, candidate.call(5, 7))\n    assert_equal(12, candidate.call(7, 5))\n  end\nend\n",
+    stop: ['\nclass', '\ndef', '\n#', '\n\n'],
+  },
+  py: {
+    prompt:
+      'def add(x: int, y: int) -> int:\n    """Add two numbers x and y\n    >>> add(2, 3)\n    5\n    >>> add(5, 7)\n    12\n    """\n',
+    tests:
+      'def check(candidate):\n    assert candidate(0, 1) == 1\n    assert candidate(1, 0) == 1\n    assert candidate(2, 3) == 5\n    assert candidate(5, 7) == 12\n    assert candidate(7, 5) == 12\n\ndef test_check():\n    check(add)\n\ntest_check()\n',
+    stop: ['\ndef', '\n#', '\nif', '\nclass'],
+  },
   rkt: {
     prompt:
       '#lang racket\n\n;; Add two numbers x and y\n;;     >>> (add 2 3)\n;;     5\n;;     >>> (add 5 7)\n;;     12\n(define (add x y)\n',
@@ -99,14 +124,6 @@ export function addRow(language: MultiplELanguageId, n = 53): MultiplERowFixture
   if (translated) return translated;
   const task = `(task ${n})`;
   switch (language) {
-    case 'js':
-      return row(
-        language,
-        n,
-        `//Add two numbers x and y ${task}\n// >>> add(2, 3)\n// 5\n// >>> add(5, 7)\n// 12\nfunction add(x, y){\n`,
-        `const assert = require('node:assert');\n\n\nfunction test() {\n  let candidate = add;\n${CASES.map(([a, b, c]) => `  assert.deepEqual(candidate(${a}, ${b}),${c});\n`).join('')}}\n\ntest();`,
-        ['\nfunction ', '\n/*', '\n//', '\nconsole.log'],
-      );
     case 'ts':
       return row(
         language,
@@ -146,22 +163,6 @@ export function addRow(language: MultiplELanguageId, n = 53): MultiplERowFixture
         `#include<assert.h>\n#include<bits/stdc++.h>\n// Add two numbers x and y ${task}\n// >>> add((2), (3))\n// (5)\n// >>> add((5), (7))\n// (12)\nlong add(long x, long y) {\n`,
         `}\nint main() {\n    auto candidate = add;\n${CASES.map(([a, b, c]) => `    assert(candidate((${a}), (${b})) == (${c}));\n`).join('')}}\n`,
         ['\n}'],
-      );
-    case 'lua':
-      return row(
-        language,
-        n,
-        `-- Add two numbers x and y ${task}\n-- >>> add(2, 3)\n-- 5\n-- >>> add(5, 7)\n-- 12\nlocal function add(x, y)\n`,
-        `lu = require('luaunit')\n\nfunction test_humaneval()\nlocal candidate = add\n${CASES.map(([a, b, c]) => `    lu.assertEquals(candidate(${a}, ${b}), ${c})\n`).join('')}end\n\nos.exit(lu.LuaUnit.run())`,
-        ['\nlocal', '\nfunction', '\n--', '\n\n'],
-      );
-    case 'rb':
-      return row(
-        language,
-        n,
-        `# Add two numbers x and y ${task}\n# >>> add.call(2, 3)\n# 5\n# >>> add.call(5, 7)\n# 12\ndef add(x, y)\n`,
-        `require 'test/unit'\nclass TestHumanEval < Test::Unit::TestCase\n  def test_add\n    candidate = method(:add)\n${CASES.map(([a, b, c]) => `    assert_equal(${c}, candidate.call(${a}, ${b}))\n`).join('')}  end\nend\n`,
-        ['\nclass', '\ndef', '\n#', '\n\n'],
       );
     case 'php':
       return row(
@@ -210,14 +211,6 @@ export function addRow(language: MultiplELanguageId, n = 53): MultiplERowFixture
         `\n/// Add two numbers x and y ${task}\n/// >>> add(x: 2, y: 3)\n/// 5\n/// >>> add(x: 5, y: 7)\n/// 12\nfunc add(x: Int, y: Int) -> Int {\n`,
         `}\n\n\n${CASES.map(([a, b, c]) => `assert(add(x: ${a}, y: ${b}) == ${c})\n`).join('')}`,
         ['\n}'],
-      );
-    case 'py':
-      return row(
-        language,
-        n,
-        `def add(x: int, y: int) -> int:\n    """ Add two numbers x and y ${task}\n    >>> add(2, 3)\n    5\n    >>> add(5, 7)\n    12\n    """\n`,
-        `def check(candidate):\n${CASES.map(([a, b, c]) => `    assert candidate(${a}, ${b}) == ${c}\n`).join('')}\ndef test_check():\n    check(add)\n\ntest_check()\n`,
-        ['\ndef', '\n#', '\nif', '\nclass'],
       );
     default:
       throw new Error(`addRow: no row for ${language}`);
