@@ -1,9 +1,10 @@
 /**
  * MultiPL-E rows for tests, written here in the exact shape MultiPL-E's dataset builder publishes
  * (`{name, language, prompt, doctests, original, prompt_terminology, tests, stop_tokens}`): its
- * HumanEval_53_add ("Add two numbers x and y") in each language. JavaScript, Lua, Ruby, Racket, D,
- * Scala, C# and Python: the rows MultiPL-E's own translators make (TRANSLATED below); the other
- * languages: written here with the prompts and tests laid out as those translators lay them out.
+ * HumanEval_53_add ("Add two numbers x and y") in each language. JavaScript, TypeScript, Lua, Ruby,
+ * Racket, D, Scala, C# and Python: the rows MultiPL-E's own translators make (TRANSLATED below);
+ * the other languages: written here with the prompts and tests laid out as those translators lay
+ * them out.
  * `addRow(language, n)` makes the task under the name HumanEval_<n>_add with `(task n)` in its
  * comment, so that several rows of one file differ.
  *
@@ -52,6 +53,12 @@ function row(language: MultiplELanguageId, n: number, prompt: string, tests: str
  * docs/datasets.md#multipl-e): prompt, tests and stop tokens byte for byte.
  */
 const TRANSLATED: Partial<Record<MultiplELanguageId, { prompt: string; tests: string; stop: string[] }>> = {
+  ts: {
+    prompt: '//Add two numbers x and y\n// >>> add(2, 3)\n// 5\n// >>> add(5, 7)\n// 12\nfunction add(x: number, y: number): number {\n',
+    tests:
+      "declare var require: any;\nconst assert = require('node:assert');\n\n\nfunction test() {\n  let candidate = add;\n  assert.deepEqual(candidate(0, 1),1);\n  assert.deepEqual(candidate(1, 0),1);\n  assert.deepEqual(candidate(2, 3),5);\n  assert.deepEqual(candidate(5, 7),12);\n  assert.deepEqual(candidate(7, 5),12);\n}\n\ntest();",
+    stop: ['\nfunction ', '\n/*', '\n//', '\nclass'],
+  },
   js: {
     prompt: '//Add two numbers x and y\n// >>> add(2, 3)\n// 5\n// >>> add(5, 7)\n// 12\nfunction add(x, y){\n',
     tests:
@@ -124,14 +131,6 @@ export function addRow(language: MultiplELanguageId, n = 53): MultiplERowFixture
   if (translated) return translated;
   const task = `(task ${n})`;
   switch (language) {
-    case 'ts':
-      return row(
-        language,
-        n,
-        `//Add two numbers x and y ${task}\n// >>> add(2, 3)\n// 5\n// >>> add(5, 7)\n// 12\nfunction add(x: number, y: number): number {\n`,
-        `declare var require: any;\nconst assert = require('node:assert');\n\n\nfunction test() {\n  let candidate = add;\n${CASES.map(([a, b, c]) => `  assert.deepEqual(candidate(${a}, ${b}),${c});\n`).join('')}}\n\ntest();`,
-        ['\nfunction ', '\n/*', '\n//', '\nclass'],
-      );
     case 'go_test.go':
       return row(
         language,
