@@ -1,10 +1,10 @@
 /**
  * MultiPL-E rows for tests, written here in the exact shape MultiPL-E's dataset builder publishes
  * (`{name, language, prompt, doctests, original, prompt_terminology, tests, stop_tokens}`): its
- * HumanEval_53_add ("Add two numbers x and y") in each language. JavaScript, TypeScript, Lua, Ruby,
- * Racket, D, Scala, C# and Python: the rows MultiPL-E's own translators make (TRANSLATED below);
- * the other languages: written here with the prompts and tests laid out as those translators lay
- * them out.
+ * HumanEval_53_add ("Add two numbers x and y") in each language. JavaScript, TypeScript, C++, Lua,
+ * Ruby, Racket, D, Scala, C# and Python: the rows MultiPL-E's own translators make (TRANSLATED
+ * below); the other languages: written here with the prompts and tests laid out as those
+ * translators lay them out.
  * `addRow(language, n)` makes the task under the name HumanEval_<n>_add with `(task n)` in its
  * comment, so that several rows of one file differ.
  *
@@ -53,6 +53,13 @@ function row(language: MultiplELanguageId, n: number, prompt: string, tests: str
  * docs/datasets.md#multipl-e): prompt, tests and stop tokens byte for byte.
  */
 const TRANSLATED: Partial<Record<MultiplELanguageId, { prompt: string; tests: string; stop: string[] }>> = {
+  cpp: {
+    prompt:
+      '#include<assert.h>\n#include<bits/stdc++.h>\n// Add two numbers x and y\n// >>> add((2), (3))\n// (5)\n// >>> add((5), (7))\n// (12)\nlong add(long x, long y) {\n',
+    tests:
+      '}\nint main() {\n    auto candidate = add;\n    assert(candidate((0), (1)) == (1));\n    assert(candidate((1), (0)) == (1));\n    assert(candidate((2), (3)) == (5));\n    assert(candidate((5), (7)) == (12));\n    assert(candidate((7), (5)) == (12));\n}\n',
+    stop: ['\n}'],
+  },
   ts: {
     prompt: '//Add two numbers x and y\n// >>> add(2, 3)\n// 5\n// >>> add(5, 7)\n// 12\nfunction add(x: number, y: number): number {\n',
     tests:
@@ -154,14 +161,6 @@ export function addRow(language: MultiplELanguageId, n = 53): MultiplERowFixture
         `import java.util.*;\nimport java.lang.reflect.*;\nimport org.javatuples.*;\nimport java.security.*;\nimport java.math.*;\nimport java.io.*;\nimport java.util.stream.*;\nclass Problem {\n    // Add two numbers x and y ${task}\n    // >>> add((2l), (3l))\n    // (5l)\n    // >>> add((5l), (7l))\n    // (12l)\n    public static long add(long x, long y) {\n`,
         `    }\n    public static void main(String[] args) {\n${CASES.map(([a, b, c]) => `    assert(add((${a}l), (${b}l)) == (${c}l));\n`).join('')}    }\n\n}\n`,
         ['\n    }\n'],
-      );
-    case 'cpp':
-      return row(
-        language,
-        n,
-        `#include<assert.h>\n#include<bits/stdc++.h>\n// Add two numbers x and y ${task}\n// >>> add((2), (3))\n// (5)\n// >>> add((5), (7))\n// (12)\nlong add(long x, long y) {\n`,
-        `}\nint main() {\n    auto candidate = add;\n${CASES.map(([a, b, c]) => `    assert(candidate((${a}), (${b})) == (${c}));\n`).join('')}}\n`,
-        ['\n}'],
       );
     case 'php':
       return row(
