@@ -1,9 +1,12 @@
 /**
  * MultiPL-E rows for tests, written here in the exact shape MultiPL-E's dataset builder publishes
  * (`{name, language, prompt, doctests, original, prompt_terminology, tests, stop_tokens}`): its
- * HumanEval_53_add ("Add two numbers x and y") in each language, with the prompts and tests laid
- * out as MultiPL-E's translators lay them out. `addRow(language, n)` makes the task under the name
- * HumanEval_<n>_add with `(task n)` in its comment, so that several rows of one file differ.
+ * HumanEval_53_add ("Add two numbers x and y") in each language. JavaScript, TypeScript, C++, Lua,
+ * Ruby, Racket, D, Scala, C# and Python: the rows MultiPL-E's own translators make (TRANSLATED
+ * below); the other languages: written here with the prompts and tests laid out as those
+ * translators lay them out.
+ * `addRow(language, n)` makes the task under the name HumanEval_<n>_add with `(task n)` in its
+ * comment, so that several rows of one file differ.
  *
  * For each language, completions as a completion model would return them (running past the stop
  * tokens, which must cut them): right, wrong, one that does not compile, and a hostile one.
@@ -44,25 +47,97 @@ function row(language: MultiplELanguageId, n: number, prompt: string, tests: str
   };
 }
 
+/**
+ * HumanEval_53_add as MultiPL-E's own translators write it (dataset_builder/humaneval_to_<lang>.py run by
+ * prepare_prompts_json.py with `--doctests transform --prompt-terminology reworded`; how in
+ * docs/datasets.md#multipl-e): prompt, tests and stop tokens byte for byte.
+ */
+const TRANSLATED: Partial<Record<MultiplELanguageId, { prompt: string; tests: string; stop: string[] }>> = {
+  cpp: {
+    prompt:
+      '#include<assert.h>\n#include<bits/stdc++.h>\n// Add two numbers x and y\n// >>> add((2), (3))\n// (5)\n// >>> add((5), (7))\n// (12)\nlong add(long x, long y) {\n',
+    tests:
+      '}\nint main() {\n    auto candidate = add;\n    assert(candidate((0), (1)) == (1));\n    assert(candidate((1), (0)) == (1));\n    assert(candidate((2), (3)) == (5));\n    assert(candidate((5), (7)) == (12));\n    assert(candidate((7), (5)) == (12));\n}\n',
+    stop: ['\n}'],
+  },
+  ts: {
+    prompt: '//Add two numbers x and y\n// >>> add(2, 3)\n// 5\n// >>> add(5, 7)\n// 12\nfunction add(x: number, y: number): number {\n',
+    tests:
+      "declare var require: any;\nconst assert = require('node:assert');\n\n\nfunction test() {\n  let candidate = add;\n  assert.deepEqual(candidate(0, 1),1);\n  assert.deepEqual(candidate(1, 0),1);\n  assert.deepEqual(candidate(2, 3),5);\n  assert.deepEqual(candidate(5, 7),12);\n  assert.deepEqual(candidate(7, 5),12);\n}\n\ntest();",
+    stop: ['\nfunction ', '\n/*', '\n//', '\nclass'],
+  },
+  js: {
+    prompt: '//Add two numbers x and y\n// >>> add(2, 3)\n// 5\n// >>> add(5, 7)\n// 12\nfunction add(x, y){\n',
+    tests:
+      "const assert = require('node:assert');\n\n\nfunction test() {\n  let candidate = add;\n  assert.deepEqual(candidate(0, 1),1);\n  assert.deepEqual(candidate(1, 0),1);\n  assert.deepEqual(candidate(2, 3),5);\n  assert.deepEqual(candidate(5, 7),12);\n  assert.deepEqual(candidate(7, 5),12);\n}\n\ntest();",
+    stop: ['\nfunction ', '\n/*', '\n//', '\nconsole.log'],
+  },
+  lua: {
+    prompt: '-- Add two numbers x and y\n--     >>> add(2, 3)\n--     5\n--     >>> add(5, 7)\n--     12\nlocal function add(x, y)\n',
+    tests:
+      "lu = require('luaunit')\n\nfunction test_humaneval()\nlocal candidate = add\n    lu.assertEquals(candidate(0, 1), 1)\n    lu.assertEquals(candidate(1, 0), 1)\n    lu.assertEquals(candidate(2, 3), 5)\n    lu.assertEquals(candidate(5, 7), 12)\n    lu.assertEquals(candidate(7, 5), 12)\nend\n\nos.exit(lu.LuaUnit.run())",
+    stop: ['\nlocal', '\nfunction', '\n--', '\n\n'],
+  },
+  rb: {
+    prompt: '# Add two numbers x and y\n# >>> add.call(2, 3)\n# 5\n# >>> add.call(5, 7)\n# 12\ndef add(x, y)\n',
+    tests:
+      "require 'test/unit'\nclass TestHumanEval < Test::Unit::TestCase\n  def test_add\n    candidate = method(:add)\n    assert_equal(1, candidate.call(0, 1))\n    assert_equal(1, candidate.call(1, 0))\n    assert_equal(5, candidate.call(2, 3))\n    assert_equal(12, candidate.call(5, 7))\n    assert_equal(12, candidate.call(7, 5))\n  end\nend\n",
+    stop: ['\nclass', '\ndef', '\n#', '\n\n'],
+  },
+  py: {
+    prompt:
+      'def add(x: int, y: int) -> int:\n    """Add two numbers x and y\n    >>> add(2, 3)\n    5\n    >>> add(5, 7)\n    12\n    """\n',
+    tests:
+      'def check(candidate):\n    assert candidate(0, 1) == 1\n    assert candidate(1, 0) == 1\n    assert candidate(2, 3) == 5\n    assert candidate(5, 7) == 12\n    assert candidate(7, 5) == 12\n\ndef test_check():\n    check(add)\n\ntest_check()\n',
+    stop: ['\ndef', '\n#', '\nif', '\nclass'],
+  },
+  rkt: {
+    prompt:
+      '#lang racket\n\n;; Add two numbers x and y\n;;     >>> (add 2 3)\n;;     5\n;;     >>> (add 5 7)\n;;     12\n(define (add x y)\n',
+    tests:
+      '(require rackunit)\n\n(define (test-humaneval) \n\n  (let (( candidate add))\n    (check-within (candidate 0 1) 1 0.001)\n    (check-within (candidate 1 0) 1 0.001)\n    (check-within (candidate 2 3) 5 0.001)\n    (check-within (candidate 5 7) 12 0.001)\n    (check-within (candidate 7 5) 12 0.001)\n))\n\n(test-humaneval)',
+    stop: ['\n(define ', '\n#|', '\n;', '\n('],
+  },
+  d: {
+    prompt:
+      'import std.math;\n/*\nAdd two numbers x and y\n    >>> add(2L, 3L)\n    5L\n    >>> add(5L, 7L)\n    12L\n    \n*/\nlong add(long x, long y) \n',
+    tests:
+      'unittest\n{\n    alias candidate = add;\n\n    assert(candidate(0L, 1L) == 1L);\n    assert(candidate(1L, 0L) == 1L);\n    assert(candidate(2L, 3L) == 5L);\n    assert(candidate(5L, 7L) == 12L);\n    assert(candidate(7L, 5L) == 12L);\n}\nvoid main(){}',
+    stop: ['\n\n', '\nvoid', '\nbool', '\nint'],
+  },
+  scala: {
+    prompt:
+      'import scala.math._\nimport scala.collection.mutable._\nobject Problem {\n    // Add two numbers x and y\n    // >>> add((2l), (3l))\n    // (5l)\n    // >>> add((5l), (7l))\n    // (12l)\n    def add(x : Long, y : Long) : Long = {\n',
+    tests:
+      '    }\n    def main(args: Array[String]) = {\n    assert(add((0l), (1l)) == (1l));\n    assert(add((1l), (0l)) == (1l));\n    assert(add((2l), (3l)) == (5l));\n    assert(add((5l), (7l)) == (12l));\n    assert(add((7l), (5l)) == (12l));\n    }\n\n}\n',
+    stop: ['\n    }\n'],
+  },
+  cs: {
+    prompt:
+      'using System;\nusing System.Numerics;\nusing System.Diagnostics;\nusing System.Collections.Generic;\nusing System.Linq;\nusing System.Text;\nusing System.Security.Cryptography;\nclass Problem {\n    // Add two numbers x and y\n    // >>> Add((2L), (3L))\n    // (5L)\n    // >>> Add((5L), (7L))\n    // (12L)\n    public static long Add(long x, long y) {\n',
+    tests:
+      '    }\n    public static void Main(string[] args) {\n    Debug.Assert(Add((0L), (1L)) == (1L));\n    Debug.Assert(Add((1L), (0L)) == (1L));\n    Debug.Assert(Add((2L), (3L)) == (5L));\n    Debug.Assert(Add((5L), (7L)) == (12L));\n    Debug.Assert(Add((7L), (5L)) == (12L));\n    }\n\n}\n',
+    stop: ['\n    }\n'],
+  },
+};
+
+/**
+ * Rows several of one file: each task is HumanEval_<n>_add, and (n != 53) a translator-made prompt
+ * gets ` (task n)` after its first line's text, so that every row's prompt differs; n = 53 is the
+ * translator's row as it is.
+ */
+function translatedRow(language: MultiplELanguageId, n: number): MultiplERowFixture | undefined {
+  const made = TRANSLATED[language];
+  if (!made) return undefined;
+  const prompt = n === 53 ? made.prompt : made.prompt.replace('Add two numbers x and y', `Add two numbers x and y (task ${n})`);
+  return row(language, n, prompt, made.tests, made.stop);
+}
+
 export function addRow(language: MultiplELanguageId, n = 53): MultiplERowFixture {
+  const translated = translatedRow(language, n);
+  if (translated) return translated;
   const task = `(task ${n})`;
   switch (language) {
-    case 'js':
-      return row(
-        language,
-        n,
-        `//Add two numbers x and y ${task}\n// >>> add(2, 3)\n// 5\n// >>> add(5, 7)\n// 12\nfunction add(x, y){\n`,
-        `const assert = require('node:assert');\n\n\nfunction test() {\n  let candidate = add;\n${CASES.map(([a, b, c]) => `  assert.deepEqual(candidate(${a}, ${b}),${c});\n`).join('')}}\n\ntest();`,
-        ['\nfunction ', '\n/*', '\n//', '\nconsole.log'],
-      );
-    case 'ts':
-      return row(
-        language,
-        n,
-        `//Add two numbers x and y ${task}\n// >>> add(2, 3)\n// 5\n// >>> add(5, 7)\n// 12\nfunction add(x: number, y: number): number {\n`,
-        `declare var require: any;\nconst assert = require('node:assert');\n\n\nfunction test() {\n  let candidate = add;\n${CASES.map(([a, b, c]) => `  assert.deepEqual(candidate(${a}, ${b}),${c});\n`).join('')}}\n\ntest();`,
-        ['\nfunction ', '\n/*', '\n//', '\nclass'],
-      );
     case 'go_test.go':
       return row(
         language,
@@ -86,30 +161,6 @@ export function addRow(language: MultiplELanguageId, n = 53): MultiplERowFixture
         `import java.util.*;\nimport java.lang.reflect.*;\nimport org.javatuples.*;\nimport java.security.*;\nimport java.math.*;\nimport java.io.*;\nimport java.util.stream.*;\nclass Problem {\n    // Add two numbers x and y ${task}\n    // >>> add((2l), (3l))\n    // (5l)\n    // >>> add((5l), (7l))\n    // (12l)\n    public static long add(long x, long y) {\n`,
         `    }\n    public static void main(String[] args) {\n${CASES.map(([a, b, c]) => `    assert(add((${a}l), (${b}l)) == (${c}l));\n`).join('')}    }\n\n}\n`,
         ['\n    }\n'],
-      );
-    case 'cpp':
-      return row(
-        language,
-        n,
-        `#include<assert.h>\n#include<bits/stdc++.h>\n// Add two numbers x and y ${task}\n// >>> add((2), (3))\n// (5)\n// >>> add((5), (7))\n// (12)\nlong add(long x, long y) {\n`,
-        `}\nint main() {\n    auto candidate = add;\n${CASES.map(([a, b, c]) => `    assert(candidate((${a}), (${b})) == (${c}));\n`).join('')}}\n`,
-        ['\n}'],
-      );
-    case 'lua':
-      return row(
-        language,
-        n,
-        `-- Add two numbers x and y ${task}\n-- >>> add(2, 3)\n-- 5\n-- >>> add(5, 7)\n-- 12\nlocal function add(x, y)\n`,
-        `lu = require('luaunit')\n\nfunction test_humaneval()\nlocal candidate = add\n${CASES.map(([a, b, c]) => `    lu.assertEquals(candidate(${a}, ${b}), ${c})\n`).join('')}end\n\nos.exit(lu.LuaUnit.run())`,
-        ['\nlocal', '\nfunction', '\n--', '\n\n'],
-      );
-    case 'rb':
-      return row(
-        language,
-        n,
-        `# Add two numbers x and y ${task}\n# >>> add.call(2, 3)\n# 5\n# >>> add.call(5, 7)\n# 12\ndef add(x, y)\n`,
-        `require 'test/unit'\nclass TestHumanEval < Test::Unit::TestCase\n  def test_add\n    candidate = method(:add)\n${CASES.map(([a, b, c]) => `    assert_equal(${c}, candidate.call(${a}, ${b}))\n`).join('')}  end\nend\n`,
-        ['\nclass', '\ndef', '\n#', '\n\n'],
       );
     case 'php':
       return row(
@@ -143,22 +194,6 @@ export function addRow(language: MultiplELanguageId, n = 53): MultiplERowFixture
         `test_humaneval <- function() {\n    candidate <- add\n${CASES.map(([a, b, c]) => `    stopifnot(isTRUE(all.equal(candidate(${a}, ${b}), ${c})))\n`).join('')}}\ntest_humaneval()`,
         ['\n#', '\n```'],
       );
-    case 'rkt':
-      return row(
-        language,
-        n,
-        `#lang racket\n\n;; Add two numbers x and y ${task}\n;; >>> (add 2 3)\n;; 5\n;; >>> (add 5 7)\n;; 12\n(define (add x y)\n`,
-        `(require rackunit)\n\n(define (test-humaneval) \n\n  (let (( candidate add))\n${CASES.map(([a, b, c]) => `    (check-within (candidate ${a} ${b}) ${c} 0.001)\n`).join('')}))\n\n(test-humaneval)`,
-        ['\n(define ', '\n#|', '\n;', '\n('],
-      );
-    case 'd':
-      return row(
-        language,
-        n,
-        `import std.math;\n/*\nAdd two numbers x and y ${task}\n    >>> add(2L, 3L)\n    5L\n    >>> add(5L, 7L)\n    12L\n    \n*/\nlong add(long x, long y) \n`,
-        `unittest\n{\n    alias candidate = add;\n\n${CASES.map(([a, b, c]) => `    assert(candidate(${a}L, ${b}L) == ${c}L);\n`).join('')}}\nvoid main(){}`,
-        ['\n\n', '\nvoid', '\nbool', '\nint'],
-      );
     case 'jl':
       return row(
         language,
@@ -175,30 +210,8 @@ export function addRow(language: MultiplELanguageId, n = 53): MultiplERowFixture
         `}\n\n\n${CASES.map(([a, b, c]) => `assert(add(x: ${a}, y: ${b}) == ${c})\n`).join('')}`,
         ['\n}'],
       );
-    case 'scala':
-      return row(
-        language,
-        n,
-        `import scala.math._\nimport scala.collection.mutable._\nobject Problem {\n    // Add two numbers x and y ${task}\n    // >>> add((2l), (3l))\n    // (5l)\n    // >>> add((5l), (7l))\n    // (12l)\n    def add(x : Long, y : Long) : Long = {\n`,
-        `    }\n    def main(args: Array[String]) = {\n${CASES.map(([a, b, c]) => `    assert(add((${a}l), (${b}l)) == (${c}l));\n`).join('')}    }\n\n}\n`,
-        ['\n    }\n'],
-      );
-    case 'cs':
-      return row(
-        language,
-        n,
-        `using System;\nusing System.Numerics;\nusing System.Diagnostics;\nusing System.Collections.Generic;\nusing System.Linq;\nusing System.Text;\nusing System.Security.Cryptography;\nclass Problem {\n    // Add two numbers x and y ${task}\n    // >>> Add((2L), (3L))\n    // (5L)\n    // >>> Add((5L), (7L))\n    // (12L)\n    public static long Add(long x, long y) {\n`,
-        `    }\n    public static void Main(string[] args) {\n${CASES.map(([a, b, c]) => `    Debug.Assert(Add((${a}L), (${b}L)) == (${c}L));\n`).join('')}    }\n\n}\n`,
-        ['\n    }\n'],
-      );
-    case 'py':
-      return row(
-        language,
-        n,
-        `def add(x: int, y: int) -> int:\n    """ Add two numbers x and y ${task}\n    >>> add(2, 3)\n    5\n    >>> add(5, 7)\n    12\n    """\n`,
-        `def check(candidate):\n${CASES.map(([a, b, c]) => `    assert candidate(${a}, ${b}) == ${c}\n`).join('')}\ndef test_check():\n    check(add)\n\ntest_check()\n`,
-        ['\ndef', '\n#', '\nif', '\nclass'],
-      );
+    default:
+      throw new Error(`addRow: no row for ${language}`);
   }
 }
 
