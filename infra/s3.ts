@@ -276,12 +276,12 @@ export async function deleteObject(b: Bucket, key: string): Promise<void> {
   }
 }
 
-/** Every object under `prefix`, with its last-modified time (S3's clock), page by page. */
-export async function* listObjects(b: Bucket, prefix: string): AsyncGenerator<{ key: string; modifiedMs: number }> {
+/** Every object under `prefix`, with its last-modified time (S3's clock) and size, page by page. */
+export async function* listObjects(b: Bucket, prefix: string): AsyncGenerator<{ key: string; modifiedMs: number; bytes: number }> {
   let token: string | undefined;
   do {
     const out = await b.s3.send(new ListObjectsV2Command({ Bucket: b.name, Prefix: prefix, ContinuationToken: token }));
-    for (const o of out.Contents ?? []) if (o.Key) yield { key: o.Key, modifiedMs: o.LastModified?.getTime() ?? 0 };
+    for (const o of out.Contents ?? []) if (o.Key) yield { key: o.Key, modifiedMs: o.LastModified?.getTime() ?? 0, bytes: o.Size ?? 0 };
     token = out.IsTruncated ? out.NextContinuationToken : undefined;
   } while (token);
 }

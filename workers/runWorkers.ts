@@ -3,7 +3,7 @@
  * separate processes (or machines) is how each kind of work is scaled on its own.
  */
 import { fileURLToPath } from 'node:url';
-import { DefaultLogger, Runtime, Worker, type LogLevel } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker, type LogLevel, type WorkflowBundle } from '@temporalio/worker';
 import { logLevelFrom, type ExploraConfig } from '../domain/config/env.js';
 import { createDatasetActivities } from '../activities/storage/datasets.js';
 import { createReportActivities } from '../activities/storage/report.js';
@@ -14,6 +14,7 @@ import { createTraceActivities } from '../activities/storage/traces.js';
 import { SandboxPool } from '../infra/sandbox/pool.js';
 import { checkS3Access, s3ClientFor, supportsConditionalWrites } from '../infra/s3.js';
 import { connectTemporalWorker } from '../infra/temporal/connection.js';
+import { keptWorkflowBundle, workflowBundleDir } from '../infra/temporal/workflowBundle.js';
 import { createSweepStorageActivities } from '../activities/storage/sweepFiles.js';
 import { createSandboxActivities } from '../activities/sandbox/executeShard.js';
 import { llmTaskQueue } from '../domain/sweep/keys.js';
@@ -96,6 +97,12 @@ export function inFlight(workers: readonly Worker[]): string {
 
 const defaultWorkflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
+/** The kept bundle of this version of the code (infra/temporal/workflowBundle.ts), else the entry for the worker to bundle. */
+async function workflowCode(workflowsPath: string): Promise<{ workflowBundle: WorkflowBundle } | { workflowsPath: string }> {
+  const bundle = await keptWorkflowBundle(workflowsPath, workflowBundleDir(), Runtime.instance().logger);
+  return bundle ? { workflowBundle: bundle } : { workflowsPath };
+}
+
 export async function createWorkers(
   config: ExploraConfig,
   options: WorkerOptions,
@@ -128,7 +135,7 @@ export async function createWorkers(
               connection,
               namespace: config.temporal.namespace,
               taskQueue: config.taskQueues.workflows,
-              workflowsPath: options.workflowsPath ?? defaultWorkflowsPath,
+              ...(await workflowCode(options.workflowsPath ?? defaultWorkflowsPath)),
               shutdownGraceTime: STOP_GRACE_MS,
             }),
           );

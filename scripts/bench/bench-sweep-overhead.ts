@@ -1,14 +1,16 @@
 /**
- * `tsx scripts/bench/bench-sweep-overhead.ts [--samples 20000] [--samples-per-request 1]`: the cost of durability. The same
+ * `tsx scripts/bench/bench-sweep-overhead.ts [--samples 20000] [--samples-per-request 1] [--no-small] [--no-bare]
+ * [--cpu-prof-dir DIR]`: the cost of durability. The same
  * HumanEval samples (canonical solutions, answered instantly by a scripted OpenAI-compatible server)
  * go through a full sweep (Temporal, S3 cache and records, sandbox activities, workers in one
  * child process) and through `scripts/evaluate.ts` (the bare executor, before and after the sweep,
  * since other work on a shared machine comes and goes), in one run. Prints both throughputs and
  * their ratio, the CPU each spends per sample and where (a figure other load disturbs less), the
- * largest history any workflow run reached, and the sweep process's RSS at a fifth of the size and
- * over the full-size run (memory should not grow with the sweep). Needs the local stack
- * (`npm run stack:up`).
- */
+ * largest history any workflow run reached, the S3 objects and bytes the sweep left per sample, and
+ * the RSS over the run of each process (the sweep's, the sandbox's, the stack's Temporal and
+ * SeaweedFS): memory should not grow with the sweep. `--no-small --no-bare` runs the sweep alone
+ * (the million-sample run); `--cpu-prof-dir` keeps V8 CPU profiles of the sweep's process. Needs the
+ * local stack (`npm run stack:up`). */
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,6 +21,7 @@ import { Command, Option } from 'commander';
 import { resolvePythonExecutable } from '../../infra/sandbox/python.js';
 import type { ExploraConfig } from '../../domain/config/env.js';
 import { loadConfig } from '../../infra/config.js';
+import { listObjects, s3ClientFor, type Bucket } from '../../infra/s3.js';
 import { connectTemporal } from '../../infra/temporal/connection.js';
 import { startScriptedLlmServer } from '../../test/support/scripted-llm-server.js';
 import { PROJECT_ROOT, stackStatus } from '../../stack/local-stack.js';
@@ -70,6 +73,7 @@ def is_zygote(pid):
     except OSError:
         return False
     return b'python' in args[0].rsplit(b'/', 1)[-1] and any(a.endswith(b'zygote.py') for a in args[1:])
+extra_pids = [(n, int(p)) for n, p in (e.split(':') for e in os.environ.get('MEASURE_PIDS', '').split(',') if e)]
 log = tempfile.TemporaryFile()
 t0 = time.perf_counter()
 p = subprocess.Popen(sys.argv[1:], stdout=log, stderr=log, stdin=subprocess.DEVNULL)
@@ -80,7 +84,6 @@ timeline = []
 own, reaped, supervisor_of, supervisor_reaped = {}, {}, {}, {}
 while p.poll() is None:
     pids = descendants(p.pid)
-    timeline.append([time.perf_counter() - t0, max(rss_kib(pid) for pid in pids)])
     zygotes = {}
     for pid in pids:
         if is_zygote(pid):
@@ -88,6 +91,13 @@ while p.poll() is None:
                 zygotes[pid] = stat_fields(pid)
             except (OSError, IndexError, ValueError):
                 pass
+    # Each role's RSS: the command's own processes (Node: the sweep and its workers), the sandbox's
+    # processes (summed: the forker, the supervisor and the samples running then), and the
+    # processes named in MEASURE_PIDS (the stack's Temporal and SeaweedFS).
+    roles = {'command': max([rss_kib(pid) for pid in pids if pid not in zygotes] or [0]), 'sandbox': sum(rss_kib(pid) for pid in zygotes)}
+    for name, pid in extra_pids:
+        roles[name] = rss_kib(pid)
+    timeline.append([time.perf_counter() - t0, max(rss_kib(pid) for pid in pids), roles])
     for pid, f in zygotes.items():
         if int(f[1]) in zygotes:
             continue
@@ -123,13 +133,16 @@ interface Measured {
   sandboxOwnCpuSeconds: number;
   /** [seconds since start, largest RSS of one process in MiB], twice a second. */
   timeline: Array<[number, number]>;
+  /** RSS in MiB by role (command, sandbox, and the MEASURE_PIDS), twice a second. */
+  roles: Array<[number, Record<string, number>]>;
 }
 
 /** Asynchronous: the scripted server lives in this process and must keep answering meanwhile. */
-async function measure(cmd: string[]): Promise<Measured> {
+async function measure(cmd: string[], pids: Record<string, number | undefined> = {}): Promise<Measured> {
+  const measured = Object.entries(pids).flatMap(([name, pid]) => (pid === undefined ? [] : [`${name}:${pid}`]));
   const { stdout } = await promisify(execFile)(resolvePythonExecutable(), ['-c', MEASURE, ...cmd], {
     encoding: 'utf8',
-    env: process.env,
+    env: { ...process.env, MEASURE_PIDS: measured.join(',') },
     maxBuffer: 64 * 1024 * 1024,
   });
   const r = JSON.parse(stdout.trim().split('\n').pop()!);
@@ -140,6 +153,10 @@ async function measure(cmd: string[]): Promise<Measured> {
     sandboxCpuSeconds: r.sandbox_cpu_seconds,
     sandboxOwnCpuSeconds: r.sandbox_own_cpu_seconds,
     timeline: r.timeline.map(([t, kib]: [number, number]) => [t, kib / 1024]),
+    roles: r.timeline.map(([t, , roles]: [number, number, Record<string, number>]) => [
+      t,
+      Object.fromEntries(Object.entries(roles).map(([name, kib]) => [name, kib / 1024])),
+    ]),
   };
 }
 
@@ -148,6 +165,40 @@ function rssOverTime(m: Measured): string {
   const at = (f: number) => Math.max(0, ...m.timeline.filter(([t]) => t <= f * m.seconds).map(([, mib]) => mib));
   const peak = m.timeline.reduce((a, b) => (b[1] > a[1] ? b : a), [0, 0]);
   return `${[0.25, 0.5, 0.75, 1].map((f) => `${at(f).toFixed(0)}`).join(' / ')} MiB up to 25/50/75/100% of the run (peak at ${((peak[0] / m.seconds) * 100).toFixed(0)}%)`;
+}
+
+/**
+ * Each role's RSS over the run (MiB): its mean over each tenth of the run, then its peak, and when
+ * it came. Flat after warm-up means the later tenths stay level.
+ */
+function rssCurves(m: Measured): string[] {
+  const names = [...new Set(m.roles.flatMap(([, r]) => Object.keys(r)))];
+  return names.map((name) => {
+    const tenths = Array.from({ length: 10 }, (_, i) => {
+      const vals = m.roles.filter(([t]) => t >= (i / 10) * m.seconds && t < ((i + 1) / 10) * m.seconds).map(([, r]) => r[name] ?? 0);
+      return vals.length ? (vals.reduce((a, b) => a + b, 0) / vals.length).toFixed(0) : '-';
+    });
+    const peak = m.roles.reduce<[number, number]>((a, [t, r]) => ((r[name] ?? 0) > a[1] ? [t, r[name]!] : a), [0, 0]);
+    return `  ${name}: ${tenths.join(' ')} MiB (mean per tenth of the run); peak ${peak[1].toFixed(0)} MiB at ${((peak[0] / m.seconds) * 100).toFixed(0)}%`;
+  });
+}
+
+/** Objects and bytes in the bucket (the sweep's share is the difference; other users of the stack add to it). */
+async function bucketUsage(bucket: Bucket): Promise<{ objects: number; bytes: number }> {
+  let objects = 0;
+  let bytes = 0;
+  for await (const o of listObjects(bucket, '')) {
+    objects++;
+    bytes += o.bytes;
+  }
+  return { objects, bytes };
+}
+
+/** The stack's Temporal server and SeaweedFS processes, for their RSS over a run. */
+function stackPids(config: ExploraConfig): Record<string, number | undefined> {
+  const out: Record<string, number | undefined> = {};
+  for (const { name, pid } of stackStatus(config)) if (name === 'temporal' || name === 'seaweedfs') out[name] = pid;
+  return out;
 }
 
 /**
@@ -192,7 +243,15 @@ new Command('bench-sweep-overhead')
       "the model's samples_per_request: samples of a task asked for in one request (the API's n)",
     ).default('1'),
   )
-  .action(async (opts: { samples: string; samplesPerRequest: string }) => {
+  .addOption(
+    new Option(
+      '--cpu-prof-dir <dir>',
+      "write V8 CPU profiles of the large sweep's process (its main thread and the workflow threads: node --cpu-prof) to this folder",
+    ),
+  )
+  .addOption(new Option('--no-small', 'skip the small sweep (a fifth of the size) run first'))
+  .addOption(new Option('--no-bare', 'skip the bare executor runs (a sweep alone: memory, history, S3 and wall time)'))
+  .action(async (opts: { samples: string; samplesPerRequest: string; cpuProfDir?: string; small: boolean; bare: boolean }) => {
     const perRequest = Number(opts.samplesPerRequest);
     if (!Number.isInteger(perRequest) || perRequest < 1 || perRequest > 128)
       throw new Error(`--samples-per-request must be an integer from 1 to 128, got ${opts.samplesPerRequest}`);
@@ -204,12 +263,14 @@ new Command('bench-sweep-overhead')
     const canonical = new Map(problems.map((p) => [p.prompt, p.canonical_solution]));
     const server = await startScriptedLlmServer((req) => ({ content: canonical.get(String(req.body.prompt)) ?? '    pass\n' }), {
       applyStop: false,
+      keepRequests: false,
     });
     const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-overhead-'));
     const env = loadConfig(process.env);
+    const bucket: Bucket = { s3: s3ClientFor(env), name: env.s3.bucket };
     const stamp = Date.now().toString(36);
     try {
-      const runSweep = async (n: number) => {
+      const runSweep = async (n: number, profile = false) => {
         const id = `overhead-${stamp}-n${n}`;
         const file = path.join(dir, `${id}.yaml`);
         // A model name of its own per run: the LLM cache must not answer for the server.
@@ -217,14 +278,30 @@ new Command('bench-sweep-overhead')
           file,
           `id: ${id}\ndatasets:\n  - name: humaneval\n    family: humaneval\n    path: ${HUMANEVAL}\nmodels:\n  - id: instant\n    base_url: ${server.url}\n    model: canonical-${id}\n    api: completions\n    stop: []\n    concurrency: 8\n    samples_per_request: ${perRequest}\nmethods: [direct]\ntemperatures: [0.8]\nn_samples: ${n}\nk: [1]\nseed: 1\n`,
         );
+        const s3Before = await bucketUsage(bucket);
         const stackBefore = stackCpuSeconds(env);
         const ownBefore = process.cpuUsage();
         const machineBefore = machineCpuSeconds();
-        const m = await measure([TSX, path.join(PROJECT_ROOT, 'scripts/start-sweep.ts'), '--config', file, '--no-progress']);
+        // node --cpu-prof is refused in NODE_OPTIONS: the profiled run loads tsx itself.
+        const startSweep = [path.join(PROJECT_ROOT, 'scripts/start-sweep.ts'), '--config', file, '--no-progress'];
+        const m = await measure(
+          profile && opts.cpuProfDir
+            ? [
+                process.execPath,
+                '--cpu-prof',
+                `--cpu-prof-dir=${path.resolve(opts.cpuProfDir)}`,
+                '--import',
+                import.meta.resolve('tsx'),
+                ...startSweep,
+              ]
+            : [TSX, ...startSweep],
+          stackPids(env),
+        );
         const machine = machineCpuSeconds();
         const own = process.cpuUsage(ownBefore);
         const stackAfter = stackCpuSeconds(env);
         const serverCpuSeconds = (own.user + own.system) / 1e6;
+        const s3After = await bucketUsage(bucket);
         const temporalCpuSeconds = stackAfter.temporal - stackBefore.temporal;
         const seaweedCpuSeconds = stackAfter.seaweedfs - stackBefore.seaweedfs;
         return {
@@ -240,6 +317,7 @@ new Command('bench-sweep-overhead')
             (m.cpuSeconds + m.sandboxCpuSeconds + m.sandboxOwnCpuSeconds + temporalCpuSeconds + seaweedCpuSeconds + serverCpuSeconds),
           stealSeconds: machine.steal - machineBefore.steal,
           load: os.loadavg()[0]!,
+          s3: { objects: s3After.objects - s3Before.objects, bytes: s3After.bytes - s3Before.bytes },
         };
       };
 
@@ -250,14 +328,15 @@ new Command('bench-sweep-overhead')
         `machine: ${os.cpus().length} cores; HumanEval ${problems.length} tasks; sweep sizes n=${nSmall} and n=${nLarge}; load average ${os.loadavg()[0]!.toFixed(2)}`,
       );
       const samplesFile = path.join(dir, 'samples.jsonl');
-      writeFileSync(
-        samplesFile,
-        problems
-          .flatMap((p) =>
-            Array.from({ length: nLarge }, () => JSON.stringify({ task_id: p.task_id, completion: p.canonical_solution }) + '\n'),
-          )
-          .join(''),
-      );
+      if (opts.bare)
+        writeFileSync(
+          samplesFile,
+          problems
+            .flatMap((p) =>
+              Array.from({ length: nLarge }, () => JSON.stringify({ task_id: p.task_id, completion: p.canonical_solution }) + '\n'),
+            )
+            .join(''),
+        );
       const runBare = async () => {
         const machineBefore = machineCpuSeconds();
         const m = await measure([
@@ -283,22 +362,22 @@ new Command('bench-sweep-overhead')
         `other processes meanwhile ${m.otherCpuSeconds.toFixed(1)} CPU-s (${((m.otherCpuSeconds / m.seconds) * 100).toFixed(0)}% of a core), stolen by the hypervisor ${m.stealSeconds.toFixed(1)} s`;
       const rate = (m: { seconds: number }) => `${(samples / m.seconds).toFixed(0)} samples/s`;
 
-      const small = await runSweep(nSmall);
+      const small = opts.small ? await runSweep(nSmall) : null;
       // The bare executor before and after the sweep: other work on the machine comes and goes.
-      const bareBefore = await runBare();
-      console.log(
-        `evaluate ${samples} samples: ${bareBefore.seconds.toFixed(1)} s, ${rate(bareBefore)} (bare executor, before the sweep; load ${bareBefore.load.toFixed(2)}; ${meanwhile(bareBefore)})`,
-      );
-      const large = await runSweep(nLarge);
+      const bareBefore = opts.bare ? await runBare() : null;
+      if (bareBefore)
+        console.log(
+          `evaluate ${samples} samples: ${bareBefore.seconds.toFixed(1)} s, ${rate(bareBefore)} (bare executor, before the sweep; load ${bareBefore.load.toFixed(2)}; ${meanwhile(bareBefore)})`,
+        );
+      const large = await runSweep(nLarge, true);
       console.log(
         `sweep    ${samples} samples: ${large.seconds.toFixed(1)} s, ${rate(large)} (${perRequest === 1 ? 'one LLM request per sample' : `LLM requests of ${perRequest} samples`} + S3 cache + sandbox + records, through Temporal; load ${large.load.toFixed(2)}; ${meanwhile(large)})`,
       );
-      const bareAfter = await runBare();
-      console.log(
-        `evaluate ${samples} samples: ${bareAfter.seconds.toFixed(1)} s, ${rate(bareAfter)} (bare executor, after the sweep; load ${bareAfter.load.toFixed(2)}; ${meanwhile(bareAfter)})`,
-      );
-      const bareSeconds = (bareBefore.seconds + bareAfter.seconds) / 2;
-      console.log(`ratio sweep/bare: ${(bareSeconds / large.seconds).toFixed(2)} (bare: mean of both runs)`);
+      const bareAfter = opts.bare ? await runBare() : null;
+      if (bareAfter)
+        console.log(
+          `evaluate ${samples} samples: ${bareAfter.seconds.toFixed(1)} s, ${rate(bareAfter)} (bare executor, after the sweep; load ${bareAfter.load.toFixed(2)}; ${meanwhile(bareAfter)})`,
+        );
 
       const ms = (seconds: number) => ((seconds * 1000) / samples).toFixed(1);
       const sweepCpu =
@@ -308,22 +387,30 @@ new Command('bench-sweep-overhead')
         large.temporalCpuSeconds +
         large.seaweedCpuSeconds +
         large.serverCpuSeconds;
-      const bareCpu =
-        (bareBefore.cpuSeconds +
-          bareBefore.sandboxCpuSeconds +
-          bareBefore.sandboxOwnCpuSeconds +
-          bareAfter.cpuSeconds +
-          bareAfter.sandboxCpuSeconds +
-          bareAfter.sandboxOwnCpuSeconds) /
-        2;
-      console.log(
-        `CPU per sample: sweep ${ms(sweepCpu)} ms = workers ${ms(large.cpuSeconds)} + sandboxed programs ${ms(large.sandboxCpuSeconds)} + sandbox's forker and supervisor ${ms(large.sandboxOwnCpuSeconds)} + Temporal server ${ms(large.temporalCpuSeconds)} + SeaweedFS ${ms(large.seaweedCpuSeconds)} + scripted server ${ms(large.serverCpuSeconds)}; ` +
-          `evaluate ${ms(bareCpu)} ms = evaluate.ts ${ms((bareBefore.cpuSeconds + bareAfter.cpuSeconds) / 2)} + sandboxed programs ${ms((bareBefore.sandboxCpuSeconds + bareAfter.sandboxCpuSeconds) / 2)} + forker and supervisor ${ms((bareBefore.sandboxOwnCpuSeconds + bareAfter.sandboxOwnCpuSeconds) / 2)}; ratio ${(bareCpu / sweepCpu).toFixed(2)} ` +
-          '(Temporal and SeaweedFS count whatever else uses the stack meanwhile)',
-      );
-      console.log(
-        `small sweep ${small.samples} samples: ${small.seconds.toFixed(1)} s, ${(small.samples / small.seconds).toFixed(0)} samples/s (start-up included, as in every figure here)`,
-      );
+      const sweepCpuLine = `sweep ${ms(sweepCpu)} ms = workers ${ms(large.cpuSeconds)} + sandboxed programs ${ms(large.sandboxCpuSeconds)} + sandbox's forker and supervisor ${ms(large.sandboxOwnCpuSeconds)} + Temporal server ${ms(large.temporalCpuSeconds)} + SeaweedFS ${ms(large.seaweedCpuSeconds)} + scripted server ${ms(large.serverCpuSeconds)}`;
+      if (bareBefore && bareAfter) {
+        const bareSeconds = (bareBefore.seconds + bareAfter.seconds) / 2;
+        console.log(`ratio sweep/bare: ${(bareSeconds / large.seconds).toFixed(2)} (bare: mean of both runs)`);
+        const bareCpu =
+          (bareBefore.cpuSeconds +
+            bareBefore.sandboxCpuSeconds +
+            bareBefore.sandboxOwnCpuSeconds +
+            bareAfter.cpuSeconds +
+            bareAfter.sandboxCpuSeconds +
+            bareAfter.sandboxOwnCpuSeconds) /
+          2;
+        console.log(
+          `CPU per sample: ${sweepCpuLine}; ` +
+            `evaluate ${ms(bareCpu)} ms = evaluate.ts ${ms((bareBefore.cpuSeconds + bareAfter.cpuSeconds) / 2)} + sandboxed programs ${ms((bareBefore.sandboxCpuSeconds + bareAfter.sandboxCpuSeconds) / 2)} + forker and supervisor ${ms((bareBefore.sandboxOwnCpuSeconds + bareAfter.sandboxOwnCpuSeconds) / 2)}; ratio ${(bareCpu / sweepCpu).toFixed(2)} ` +
+            '(Temporal and SeaweedFS count whatever else uses the stack meanwhile)',
+        );
+      } else {
+        console.log(`CPU per sample: ${sweepCpuLine} (Temporal and SeaweedFS count whatever else uses the stack meanwhile)`);
+      }
+      if (small)
+        console.log(
+          `small sweep ${small.samples} samples: ${small.seconds.toFixed(1)} s, ${(small.samples / small.seconds).toFixed(0)} samples/s (start-up included, as in every figure here)`,
+        );
 
       const { connection, client } = await connectTemporal(env);
       let maxEvents = 0;
@@ -338,11 +425,22 @@ new Command('bench-sweep-overhead')
       }
       console.log(`workflow runs: ${runs}, largest history: ${maxEvents} events`);
       console.log(
-        `peak RSS of the sweep process (workers included): ${small.rssMiB.toFixed(0)} MiB at ${small.samples} samples, ${large.rssMiB.toFixed(0)} MiB at ${large.samples} samples`,
+        `S3 written by the sweep: ${large.s3.objects} objects, ${(large.s3.bytes / 2 ** 20).toFixed(1)} MiB; per sample ${(large.s3.objects / samples).toFixed(3)} objects, ${(large.s3.bytes / samples).toFixed(0)} bytes (objects kept at the end: the LLM cache's segments, the shards' records, results and report)`,
       );
-      console.log(`RSS of the sweep process at ${small.samples} samples: ${rssOverTime(small)}`);
+      if (small)
+        console.log(
+          `peak RSS of the sweep process (workers included): ${small.rssMiB.toFixed(0)} MiB at ${small.samples} samples, ${large.rssMiB.toFixed(0)} MiB at ${large.samples} samples`,
+        );
+      if (small) console.log(`RSS of the sweep process at ${small.samples} samples: ${rssOverTime(small)}`);
       console.log(`RSS of the sweep process at ${large.samples} samples: ${rssOverTime(large)}`);
-      console.log(`scripted server received ${server.requests().length} requests for ${small.samples + large.samples} samples`);
+      console.log(
+        `RSS by process over the ${large.samples}-sample sweep (command: the sweep's Node process with its workers; sandbox: its processes summed):`,
+      );
+      for (const line of rssCurves(large)) console.log(line);
+      const received = server.received();
+      console.log(
+        `scripted server received ${received.requests} requests (${received.repeats} repeating an earlier one) for ${(small?.samples ?? 0) + large.samples} samples`,
+      );
     } finally {
       await server.close();
       rmSync(dir, { recursive: true, force: true });

@@ -9,6 +9,7 @@
  *   ...
  *   await server.close();
  */
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -87,14 +88,22 @@ export interface ScriptedServerOptions {
   port?: number;
   /** Sent as every answer's `system_fingerprint`, as OpenAI's servers do (default: none, as most local servers). */
   systemFingerprint?: string;
+  /**
+   * Keep every request for requests() and countByKey() (default true). False keeps only counts (a
+   * digest per distinct body, for `attempt` and received()): a million-request benchmark would
+   * otherwise hold every body in memory.
+   */
+  keepRequests?: boolean;
 }
 
 export interface ScriptedLlmServer {
   /** Base URL ending in /v1, e.g. http://127.0.0.1:41234/v1 */
   url: string;
   port: number;
-  /** Every API request received, in arrival order (copies). */
+  /** Every API request received, in arrival order (copies); empty when keepRequests is false. */
   requests(): RecordedRequest[];
+  /** How many API requests arrived, and how many of them repeated an earlier body. */
+  received(): { requests: number; repeats: number };
   /** How many times each distinct request (by canonical body) arrived. */
   countByKey(): Map<string, number>;
   /** Requests being processed right now, and the most there ever were at once. */
@@ -139,6 +148,8 @@ export async function startScriptedLlmServer(script: Script, options: ScriptedSe
   const sockets = new Set<import('node:net').Socket>();
   const timers = new Set<NodeJS.Timeout>();
   let requestCount = 0;
+  let repeats = 0;
+  const keepRequests = options.keepRequests ?? true;
   let inFlight = 0;
   let maxInFlight = 0;
   let closing = false;
@@ -220,10 +231,12 @@ export async function startScriptedLlmServer(script: Script, options: ScriptedSe
     }
     const b = body as Record<string, unknown>;
     const key = canonicalBodyKey(b);
-    const attempt = (attempts.get(key) ?? 0) + 1;
-    attempts.set(key, attempt);
+    const attemptKey = keepRequests ? key : createHash('sha256').update(key).digest('base64');
+    const attempt = (attempts.get(attemptKey) ?? 0) + 1;
+    attempts.set(attemptKey, attempt);
+    if (attempt > 1) repeats++;
     const record: RecordedRequest = { requestNumber: ++requestCount, time: Date.now(), api, body: b, key, attempt, headers: req.headers };
-    recorded.push(record);
+    if (keepRequests) recorded.push(record);
 
     inFlight++;
     maxInFlight = Math.max(maxInFlight, inFlight);
@@ -312,6 +325,7 @@ export async function startScriptedLlmServer(script: Script, options: ScriptedSe
     url: `http://127.0.0.1:${port}/v1`,
     port,
     requests: () => recorded.map((r) => ({ ...r })),
+    received: () => ({ requests: requestCount, repeats }),
     countByKey: () => {
       const counts = new Map<string, number>();
       for (const r of recorded) counts.set(r.key, (counts.get(r.key) ?? 0) + 1);
