@@ -43,7 +43,7 @@
  * be passes, and the shared runs are counted.
  * --fork-server: rb and pl programs forked by a warm interpreter per slot with its test library
  * loaded; php, lua, sh, r, rkt and js programs exec'd (their lone command) by a warm sandbox per
- * slot (ProcessExecutor's forkServer, infra/sandbox/warm/forkServer.ts); outcomes must still all
+ * slot (ProcessExecutor's forkServer, infra/sandbox/process/forkServer.ts); outcomes must still all
  * be passes, and the forked runs are counted.
  * --batch-size: most programs per compile batch where the toolchain batches (Go, Rust; 1: none),
  * the runner's default otherwise (ProcessExecutor's DEFAULT_BATCH_SIZE).

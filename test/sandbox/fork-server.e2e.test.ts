@@ -1,5 +1,5 @@
 /**
- * Fork servers (infra/sandbox/warm/forkServer.ts, opt-in): on the real sandbox and the real
+ * Fork servers (infra/sandbox/process/forkServer.ts, opt-in): on the real sandbox and the real
  * interpreters, every program of a varied set (passes, failed assertions, runtime and syntax
  * errors, output, exit calls, a loop, a memory bomb, a spawn bomb, a daemon, output past the cap)
  * runs twice, forked by its slot's warm interpreter and alone, and must end the same way (status,

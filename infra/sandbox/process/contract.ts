@@ -26,7 +26,7 @@
  *                       programs run in one sandboxed process, each where the others cannot
  *                       change what it sees (see SharedRun);
  *   9. `forkServer()`   optional, used only when the runner is asked to (`forkServer`): a warm
- *                       interpreter per slot forks each program's process (warm/forkServer.ts).
+ *                       interpreter per slot forks each program's process (forkServer.ts).
  *
  * Steps run inside bubblewrap (bwrapStep.ts) as the sample's slot uid: the compile step with the
  * build directory writable at BUILD_DIR and its cwd there; the run step with it read-only and a
@@ -41,7 +41,6 @@
  */
 import type { ExecutionLimits, ExecutionStatus, ExceptionInfo } from '../../../domain/execution/types.js';
 import type { Mount } from '../bwrapPolicy.js';
-import type { ForkServerSpec } from '../warm/forkServer.js';
 
 /** Where the build directory appears inside the sandbox. */
 export const BUILD_DIR = '/build';
@@ -211,9 +210,22 @@ export interface Toolchain {
   runTogether?(limits: ExecutionLimits, programs: readonly string[]): SharedRun | null;
   /**
    * Optional, used only when the runner is asked to (`forkServer`): a warm interpreter per slot
-   * with the test library loaded that forks one child per program (warm/forkServer.ts says what
+   * with the test library loaded that forks one child per program (forkServer.ts says what
    * it isolates); any doubt runs the program alone.
    */
   forkServer?(): ForkServerSpec;
   classify(run: StepResult): RunOutcome;
+}
+
+/** What a toolchain says of its fork server. */
+export interface ForkServerSpec {
+  /** Host path of the server script, mounted read-only at /fork/<its name>. */
+  script: string;
+  /** The server's argv, given the script's sandbox path. */
+  argv(script: string): string[];
+  /**
+   * Exec mode: the child execs the run step's own argv (a fresh interpreter, as the lone run's)
+   * rather than becoming the program inside the warm interpreter; saves the sandbox's start only.
+   */
+  exec?: boolean;
 }

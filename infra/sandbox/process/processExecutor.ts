@@ -45,7 +45,7 @@ import {
 import { chownTree, findBwrap } from '../bwrapPolicy.js';
 import type { BatchOutcome, SharedOutcome, StepResult, Toolchain } from './contract.js';
 import { reapUid, runStep } from './bwrapStep.js';
-import { ForkServers } from '../warm/forkServer.js';
+import { ForkServers } from './forkServer.js';
 
 export interface ProcessExecutorOptions {
   /** Samples running at once; default: cores + 2 (as the Python sandbox). */
@@ -72,7 +72,7 @@ export interface ProcessExecutorOptions {
    * Run each program as a child forked by a warm server of its slot where the toolchain has one
    * (`forkServer`: Ruby and Perl fork a warm interpreter; PHP, Lua, bash, R, Racket and Node exec
    * their lone command from a warm sandbox), root runners only; weaker isolation between a slot's
-   * programs than a sandbox each (warm/forkServer.ts says what). Default false.
+   * programs than a sandbox each (forkServer.ts says what). Default false.
    */
   forkServer?: boolean;
 }

@@ -10,7 +10,7 @@ import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
 import { exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
 import type { ExecutionLimits } from '../../../../domain/execution/types.js';
-import { execForkServer } from '../../warm/forkServer.js';
+import { execForkServer } from '../forkServer.js';
 
 export const NODE_INSTALL = 'install Node.js 20 or later (Debian: apt-get install nodejs; or from nodejs.org) so that `node` is on PATH';
 
@@ -59,7 +59,7 @@ export function jsToolchain(): Toolchain {
       env: { LANG: 'C.UTF-8' },
       limits: runLimits(limits, 'data'),
     }),
-    // Opt-in (forkServer): one warm sandbox per slot execs this run step's command per program (../../warm/forkServer.ts).
+    // Opt-in (forkServer): one warm sandbox per slot execs this run step's command per program (../forkServer.ts).
     forkServer: execForkServer,
     classify: classifyNode,
   };

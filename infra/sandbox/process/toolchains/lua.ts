@@ -8,7 +8,7 @@
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
 import { exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
-import { execForkServer } from '../../warm/forkServer.js';
+import { execForkServer } from '../forkServer.js';
 
 export const LUA_INSTALL =
   'run bash scripts/install-toolchains.sh (Debian: apt-get install lua5.4 lua-unit) so that `lua` and luaunit are there';
@@ -68,7 +68,7 @@ export function luaToolchain(): Toolchain {
       env: { LANG: 'C.UTF-8' },
       limits: runLimits(limits, 'address-space'),
     }),
-    // Opt-in (forkServer): one warm sandbox per slot execs this run step's command per program (../../warm/forkServer.ts).
+    // Opt-in (forkServer): one warm sandbox per slot execs this run step's command per program (../forkServer.ts).
     forkServer: execForkServer,
     classify: classifyLua,
   };

@@ -9,7 +9,7 @@
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
 import { exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
-import { execForkServer } from '../../warm/forkServer.js';
+import { execForkServer } from '../forkServer.js';
 
 export const PHP_INSTALL = 'run bash scripts/install-toolchains.sh (Debian: apt-get install php-cli) so that `php` is on PATH';
 
@@ -48,7 +48,7 @@ export function phpToolchain(): Toolchain {
       env: { LANG: 'C.UTF-8' },
       limits: runLimits(limits, 'address-space'),
     }),
-    // Opt-in (forkServer): one warm sandbox per slot execs this run step's command per program (../../warm/forkServer.ts).
+    // Opt-in (forkServer): one warm sandbox per slot execs this run step's command per program (../forkServer.ts).
     forkServer: execForkServer,
     classify: classifyPhp,
   };

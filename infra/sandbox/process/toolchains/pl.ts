@@ -61,8 +61,8 @@ export function plToolchain(): Toolchain {
       env: { LANG: 'C.UTF-8' },
       limits: runLimits(limits, 'address-space'),
     }),
-    // A warm perl with Test::Deep loaded forks each program (opt-in: ../../warm/forkServer.ts).
-    forkServer: () => ({ script: fileURLToPath(new URL('../../warm/fork/pl.pl', import.meta.url)), argv: (script) => ['perl', script] }),
+    // A warm perl with Test::Deep loaded forks each program (opt-in: ../forkServer.ts).
+    forkServer: () => ({ script: fileURLToPath(new URL('../fork/pl.pl', import.meta.url)), argv: (script) => ['perl', script] }),
     classify: classifyPerl,
   };
 }

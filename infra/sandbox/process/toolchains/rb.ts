@@ -71,8 +71,8 @@ export function rbToolchain(): Toolchain {
       env: { LANG: 'C.UTF-8', HOME: '/tmp' },
       limits: runLimits(limits, 'data'),
     }),
-    // A warm ruby with test/unit loaded forks each program (opt-in: ../../warm/forkServer.ts).
-    forkServer: () => ({ script: fileURLToPath(new URL('../../warm/fork/rb.rb', import.meta.url)), argv: (script) => ['ruby', script] }),
+    // A warm ruby with test/unit loaded forks each program (opt-in: ../forkServer.ts).
+    forkServer: () => ({ script: fileURLToPath(new URL('../fork/rb.rb', import.meta.url)), argv: (script) => ['ruby', script] }),
     classify: classifyRuby,
   };
 }

@@ -10,7 +10,7 @@
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
 import { exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
-import { execForkServer } from '../../warm/forkServer.js';
+import { execForkServer } from '../forkServer.js';
 
 export const RACKET_INSTALL =
   'run bash scripts/install-toolchains.sh (Debian: apt-get install racket) so that `racket` and rackunit are there';
@@ -60,7 +60,7 @@ export function rktToolchain(): Toolchain {
       env: { LANG: 'C.UTF-8', HOME: '/tmp' },
       limits: runLimits(limits, 'data'),
     }),
-    // Opt-in (forkServer): one warm sandbox per slot execs this run step's command per program (../../warm/forkServer.ts).
+    // Opt-in (forkServer): one warm sandbox per slot execs this run step's command per program (../forkServer.ts).
     forkServer: execForkServer,
     classify: classifyRacket,
   };

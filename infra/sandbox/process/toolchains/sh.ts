@@ -7,7 +7,7 @@
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
 import { exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
-import { execForkServer } from '../../warm/forkServer.js';
+import { execForkServer } from '../forkServer.js';
 
 export const BASH_INSTALL = 'run bash scripts/install-toolchains.sh (Debian: apt-get install bash) so that `bash` is on PATH';
 
@@ -40,7 +40,7 @@ export function shToolchain(): Toolchain {
       env: { LANG: 'C.UTF-8' },
       limits: runLimits(limits, 'address-space'),
     }),
-    // Opt-in (forkServer): one warm sandbox per slot execs this run step's command per program (../../warm/forkServer.ts).
+    // Opt-in (forkServer): one warm sandbox per slot execs this run step's command per program (../forkServer.ts).
     forkServer: execForkServer,
     classify: classifyBash,
   };

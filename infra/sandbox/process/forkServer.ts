@@ -44,21 +44,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { environmentArgs, findBwrap, isolationArgs, readOnlyMountArgs, SANDBOX_PATH, type Mount } from '../bwrapPolicy.js';
-import type { SandboxStep, StepResult } from '../process/contract.js';
-import { BUILD_DIR } from '../process/contract.js';
-
-/** What a toolchain says of its fork server. */
-export interface ForkServerSpec {
-  /** Host path of the server script, mounted read-only at /fork/<its name>. */
-  script: string;
-  /** The server's argv, given the script's sandbox path. */
-  argv(script: string): string[];
-  /**
-   * Exec mode: the child execs the run step's own argv (a fresh interpreter, as the lone run's)
-   * rather than becoming the program inside the warm interpreter; saves the sandbox's start only.
-   */
-  exec?: boolean;
-}
+import type { ForkServerSpec, SandboxStep, StepResult } from './contract.js';
+import { BUILD_DIR } from './contract.js';
 
 /** Exec mode for a language: Perl's server (fork/pl.pl) forks, drops to the slot's uid and execs the lone run's command. */
 export function execForkServer(): ForkServerSpec {
