@@ -22,7 +22,7 @@ import { missingSearchAttributes, searchAttributeCommands } from '../infra/tempo
 import { sweepProgressQuery, sweepSetBudgetSignal, sweepWorkflow } from '../workflows/sweep.js';
 import { describeBudgets, type SweepBudgets } from '../domain/sweep/budget.js';
 import type { SweepMode } from '../workflows/sweepTypes.js';
-import { SHARE_PROCESS_HELP } from '../infra/sandbox/process/contract.js';
+import { FORK_SERVER_HELP, SHARE_PROCESS_HELP } from '../infra/sandbox/process/contract.js';
 import { createWorkers, inFlight, installRuntime, stopWorkers } from '../workers/runWorkers.js';
 import { rootCauseMessage } from './lib/errors.js';
 import { workflowUiLink } from './lib/dataset-remote.js';
@@ -56,6 +56,7 @@ interface Flags {
   checkReferences: boolean;
   outputDir?: string;
   shareProcess: boolean;
+  forkServer: boolean;
   baseline: number;
   minDifference: number;
   cacheForecast: boolean;
@@ -136,6 +137,7 @@ const program = new Command('start-sweep')
     false,
   )
   .option('--share-process', `in-process worker: ${SHARE_PROCESS_HELP}`, false)
+  .option('--fork-server', `in-process worker: ${FORK_SERVER_HELP}`, false)
   .option(
     '--output-dir <dir>',
     "when the sweep ends, also write each cell's generations.json, references.json, results.json and samples.jsonl to DIR/<cell>/, with bigcode's evaluation_results.json (and evalplus's eval_results.json for evalplus cells)",
@@ -169,10 +171,12 @@ program.action(async (flags: Flags) => {
     if (problem) throw new Error(`--id: ${problem}`);
   }
   const sweepId = flags.id ?? defaultSweepId(config.id, sweepConfigHash(config, sha256Hex), run, sha256Hex);
-  if (flags.shareProcess && flags.worker === 'external')
-    throw new Error(
-      '--share-process applies to the in-process worker; with --worker external, give it to the workers: npm run worker -- --share-process',
-    );
+  for (const [given, flag] of [
+    [flags.shareProcess, '--share-process'],
+    [flags.forkServer, '--fork-server'],
+  ] as const)
+    if (given && flags.worker === 'external')
+      throw new Error(`${flag} applies to the in-process worker; with --worker external, give it to the workers: npm run worker -- ${flag}`);
   if (flags.outputDir !== undefined && !flags.wait)
     throw new Error('--output-dir needs to wait for the sweep: drop --no-wait (or run sweep-status later)');
   const env = loadExploraConfig(process.env);
@@ -289,6 +293,7 @@ program.action(async (flags: Flags) => {
           roles: ['workflows', 'storage', 'sandbox', 'llm'],
           llmModels: config.models.map((m) => ({ id: m.id, concurrency: m.concurrency })),
           ...(flags.shareProcess ? { shareProcess: true } : {}),
+          ...(flags.forkServer ? { forkServer: true } : {}),
         });
         // A signal while they started: they stop before serving.
         if (!signals.received()) running = Promise.all(inProcess.workers.map((w) => w.run()));

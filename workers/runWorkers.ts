@@ -46,6 +46,8 @@ export interface WorkerOptions {
   sandboxConcurrency?: number;
   /** JavaScript programs several to a sandboxed process (SandboxPoolOptions.shareProcess). */
   shareProcess?: boolean;
+  /** Scripted languages' programs forked from a warm server per slot (SandboxPoolOptions.forkServer). */
+  forkServer?: boolean;
   /** The methods whose activities are served (default: every method of methods/activities.ts). */
   methods?: readonly MethodActivities[];
   /**
@@ -162,6 +164,7 @@ export async function createWorkers(
           sandboxes = new SandboxPool({
             ...(options.sandboxConcurrency ? { concurrency: options.sandboxConcurrency } : {}),
             ...(options.shareProcess ? { shareProcess: true } : {}),
+            ...(options.forkServer ? { forkServer: true } : {}),
           });
           await sandboxes.forRuntime(); // the plain sandbox at once; those with a library on first need
           workers.push(

@@ -295,6 +295,7 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
           ...(result.exception ? { exception: { type: result.exception.type, message: result.exception.message.slice(0, 2000) } } : {}),
           duration_ms: result.durationMs,
           ...(result.sharedProcess ? { shared_process: true as const } : {}),
+          ...(result.forked ? { forked: true as const } : {}),
         };
       }
     },

@@ -45,6 +45,8 @@ export const SampleRecordSchema = z.object({
   duration_ms: z.number().nonnegative(),
   /** Ran in a process shared with other programs, each in its own space, ending as alone (a worker's --share-process; ExecutionResult.sharedProcess). */
   shared_process: z.literal(true).optional(),
+  /** Forked from a warm server of its slot rather than started in a sandbox of its own (a worker's --fork-server; ExecutionResult.forked). */
+  forked: z.literal(true).optional(),
   prompt_tokens: z.number().int().nonnegative(),
   completion_tokens: z.number().int().nonnegative(),
   calls: z.number().int().nonnegative(),

@@ -8,6 +8,8 @@ import { toolchainFor } from './toolchainRegistry.js';
 export interface SandboxPoolOptions extends Omit<PythonExecutorOptions, 'preimport'> {
   /** The process runners share processes where their toolchain can (JavaScript; ProcessExecutorOptions.shareProcess). */
   shareProcess?: boolean;
+  /** The process runners fork scripted languages' programs from a warm server per slot (ProcessExecutorOptions.forkServer). */
+  forkServer?: boolean;
 }
 
 /** What runs programs: the Python sandbox, or the process runner of one language. */
@@ -73,7 +75,7 @@ export class SandboxPool {
     const key = dirs.length === 0 ? modules.join(',') : `${modules.join(',')}\n${dirs.join('\n')}`;
     let started = this.executors.get(key);
     if (!started) {
-      const { shareProcess: _processRunnersOnly, ...options } = this.options;
+      const { shareProcess: _processRunnersOnly, forkServer: _processRunnersToo, ...options } = this.options;
       const executor = new PythonExecutor({
         ...options,
         preimport: [...DEFAULT_PREIMPORTS, ...modules],
@@ -98,6 +100,7 @@ export class SandboxPool {
         ...(this.options.concurrency ? { concurrency: this.options.concurrency } : {}),
         ...(this.options.limits ? { limits: this.options.limits } : {}),
         ...(this.options.shareProcess ? { shareProcess: true } : {}),
+        ...(this.options.forkServer ? { forkServer: true } : {}),
       });
       started = executor.start().then(() => executor);
       started.catch(() => {

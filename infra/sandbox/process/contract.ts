@@ -166,7 +166,7 @@ export interface SharedRun {
 export const SHARE_PROCESS_HELP =
   'JavaScript programs several to a sandboxed Node process, each in its own V8 context (weaker isolation between them; outcomes as lone runs; docs/sandbox.md#shared-processes-javascript-opt-in)';
 
-/** What the CLIs' `--fork-server` does (evaluate, bench-multiple). */
+/** What the CLIs' `--fork-server` does (worker, start-sweep, evaluate, bench-multiple). */
 export const FORK_SERVER_HELP =
   "scripted languages' programs forked by a warm server per slot: rb and pl inside a warm interpreter with the test library loaded, php, lua, sh, r, rkt and js exec'd from a warm sandbox (root runners; weaker isolation between a slot's programs; outcomes as lone runs; docs/sandbox.md#fork-servers-scripted-languages-opt-in)";
 
