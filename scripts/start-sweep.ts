@@ -176,7 +176,9 @@ program.action(async (flags: Flags) => {
     [flags.forkServer, '--fork-server'],
   ] as const)
     if (given && flags.worker === 'external')
-      throw new Error(`${flag} applies to the in-process worker; with --worker external, give it to the workers: npm run worker -- ${flag}`);
+      throw new Error(
+        `${flag} applies to the in-process worker; with --worker external, give it to the workers: npm run worker -- ${flag}`,
+      );
   if (flags.outputDir !== undefined && !flags.wait)
     throw new Error('--output-dir needs to wait for the sweep: drop --no-wait (or run sweep-status later)');
   const env = loadExploraConfig(process.env);
