@@ -158,6 +158,7 @@ export function oneLineFamily<const Id extends string, Schema extends EntrySchem
     referenceSolution: () => null,
     ...TEXT_SCORED_STEPS,
     checking: oneLineChecking,
+    corpusMetrics: [BIGCODE_BLEU],
     evaluate,
   };
 }

@@ -212,6 +212,8 @@ export interface TaskFamily<Id extends string, Entry> extends FamilySteps<Entry,
   pipelineLength(problem: SweepProblem): number | undefined;
   /** How scripts/evaluate.ts reads the family's problems files. */
   evaluate: EvaluateSupport;
+  /** FamilyDefinition.corpusMetrics. */
+  corpusMetrics?: readonly CorpusMetric[];
 }
 
 /**
@@ -233,6 +235,13 @@ export interface FamilyDefinition<Id extends string, Schema extends EntrySchema,
   /** PBE World's breakdown (TaskFamily.pipelineLength); absent: none. */
   pipelineLength?(problem: ProblemOf<Payload>): number | undefined;
   evaluate: EvaluateSupport;
+  /**
+   * Every corpus metric its text-scored tasks are scored by (TaskChecking `text`); absent: none.
+   * Stored results name a cell's metric by its id only, and a comparison recomputes it from
+   * resampled tasks: the registry finds it by that id among the families' declarations
+   * (registry.ts corpusMetricById), and a task scored by an undeclared metric is refused.
+   */
+  corpusMetrics?: readonly CorpusMetric[];
 }
 
 /** What a family's entry schema is: a strict object (its keys are the entry's keys), `family: z.literal(<id>)` among them. */
