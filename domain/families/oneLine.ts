@@ -62,7 +62,7 @@ function referenceOf(problem: SweepProblem): string {
 }
 
 /** bigcode's BLEU of a sample against the task's reference. */
-export function oneLineChecking(problem: SweepProblem): TaskChecking {
+export function oneLineChecking(problem: SweepProblem): Extract<TaskChecking, { kind: 'text' }> {
   const reference = referenceOf(problem);
   return { kind: 'text', metric: BIGCODE_BLEU, reference, stats: (solution) => bigcodeBleuStats(solution, reference) };
 }

@@ -13,13 +13,15 @@
  * execution accuracy (execution.ts): every sample's query and the gold one run in the sandbox on
  * the task's SQLite file, and a sample passes when their results agree, so the task is checked by
  * running (`tests`) and pass@k applies (pass@1 with one sample per task is execution accuracy);
- * BLEU is then not computed (the same samples without the databases give it).
+ * a query that ran with a wrong result fails (its record reads `failed`, the result sets differing),
+ * and BLEU is scored beside it from the same samples' text (`alsoText`: evaluate.ts reports both;
+ * a sweep's cell, pass@k only so far).
  */
 import { z } from 'zod';
 import { defineFamily } from '../define.js';
 import { oneLineChecking, oneLineEntrySchema, oneLineFamily, oneLineProblems, oneLineRows, twoShotPrompt } from '../oneLine.js';
 import { pyStrip } from '../../metrics/pythonText.js';
-import type { DefinedFamily, ProblemOf, TaskChecking, TaskScore } from '../types.js';
+import type { DefinedFamily, ProblemOf, RunOutcome, TaskChecking, TaskScore } from '../types.js';
 import { sameExecution, spiderEmbed, spiderRunCall } from './execution.js';
 
 /** bigcode's few_shot_examples/spider_few_shot_prompts.json (removed from its tree in Dec 2022 with the other unused prompts). */
@@ -81,13 +83,17 @@ function goldOf(problem: SpiderProblem): string {
   return problem.canonical_solution;
 }
 
+/** BLEU from the text without the databases; with them, execution accuracy by running, and BLEU beside it. */
 function checking(problem: SpiderProblem): TaskChecking {
-  return problem.database === undefined ? oneLineChecking(problem) : { kind: 'tests' };
+  const bleu = oneLineChecking(problem);
+  return problem.database === undefined ? bleu : { kind: 'tests', alsoText: bleu };
 }
 
-function score(problem: SpiderProblem, stdout: string): TaskScore {
-  const { ran, right } = sameExecution(goldOf(problem), stdout);
-  return { kind: 'status', passed: right, success: ran };
+/** The run's score; a run that ended well with a wrong result fails, saying why (the record reads `failed`, not `passed`). */
+function score(problem: SpiderProblem, outcome: RunOutcome): TaskScore {
+  const { ran, right, why } = sameExecution(goldOf(problem), outcome.stdout);
+  const wrongThoughRan = outcome.status === 'passed' && !right;
+  return { kind: 'status', passed: right, success: ran, ...(wrongThoughRan ? { failure: { type: 'WrongResult', message: why! } } : {}) };
 }
 
 function load(text: string, source: string, databases?: string): SpiderProblem[] {
@@ -124,7 +130,7 @@ export const spiderFamily: DefinedFamily<'spider', typeof SpiderEntrySchema, z.o
   embedSolution: (problem, solution) => (problem.database === undefined ? solution : spiderEmbed(solution)),
   tests: (problem) => spiderRunCall(databaseOf(problem), goldOf(problem)),
   limits: (_problem, _reference, timeoutMs) => ({ timeoutMs, maxOutputBytes: RESULTS_OUTPUT_BYTES }),
-  score: (problem, outcome) => score(problem, outcome.stdout),
+  score,
   requirements: (problem) =>
     problem.database === undefined
       ? []
