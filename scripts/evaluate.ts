@@ -45,7 +45,7 @@ import { JsonlRowError } from '../domain/datasets/jsonl.js';
 import type { ExecutionResult } from '../domain/execution/types.js';
 import { chooseAnswer, type PalMode } from '../domain/metrics/pal.js';
 import { estimateAtK } from '../domain/metrics/passAtK.js';
-import type { EvaluateOptions, TaskScore } from '../domain/families/types.js';
+import type { EvaluateOptions, SampleForm, TaskScore } from '../domain/families/types.js';
 import { diskReferenceOutputs, ReferenceOutputs } from '../infra/referenceOutputs.js';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -272,6 +272,7 @@ async function main(): Promise<void> {
   let lib: typeof import('./lib/evaluate-problems.js');
   let problems: Map<string, SweepProblem>;
   let samples: Sample[];
+  let sampleForm: SampleForm;
   try {
     lib = await import('./lib/evaluate-problems.js');
     let loaded: ReturnType<typeof lib.loadEvaluateProblems>;
@@ -295,6 +296,7 @@ async function main(): Promise<void> {
       throw new UsageError((error as Error).message);
     }
     problems = new Map(loaded.problems.map((p) => [p.task_id, p]));
+    sampleForm = loaded.form;
     try {
       samples = readSamples(
         opts.samples,
@@ -433,14 +435,23 @@ async function main(): Promise<void> {
     );
   const outFile = opts.out ?? `${opts.samples}_results.jsonl`;
   const scores: TaskScore[] = samples.map(({ row }, i) => lib.sampleScore(problems.get(String(row.task_id))!, results[i]!));
+  const { recordedRun } = await import('../domain/sweep/records.js');
+  // Run problems also scored from their text (Spider's BLEU beside execution accuracy): each row's stats, and the figures.
+  const alsoText = (await import('./lib/evaluate-text.js')).alsoTextScores(samples, problems, sampleForm);
   const rows = samples.map(({ row }, i) => ({
     ...row,
-    result: humanEvalResult(results[i]!),
+    // A run its family scored wrong though it ended well (Spider's differing results) reads failed, with the family's reason.
+    result: humanEvalResult({ ...results[i]!, ...recordedRun(results[i]!, scores[i]!) }),
     passed: scores[i]!.passed,
     ...(scores[i]!.kind === 'named' ? { scores: scores[i]!.scores } : {}),
     ...(scores[i]!.kind === 'test_cases' ? { test_cases: scores[i]!.testCases } : {}),
     ...(scores[i]!.kind === 'answer' ? { answer: scores[i]!.answer } : {}),
+    ...(alsoText ? { stats: alsoText.stats[i] } : {}),
   }));
+  if (alsoText)
+    process.stderr.write(
+      `evaluate: also scored from their text (${alsoText.metric.id}, ${alsoText.metric.samples === 'first' ? "each task's first sample" : 'every sample'}: ${alsoText.scored})\n`,
+    );
   writeFileSync(outFile, rows.map((r) => JSON.stringify(r) + '\n').join(''));
   process.stderr.write(`evaluate: wrote ${outFile}\n`);
 
@@ -495,6 +506,7 @@ async function main(): Promise<void> {
   }
   if (scores[0]?.kind === 'answer')
     Object.assign(metrics, palMetrics(rows.map((row, i) => ({ taskId: String(row.task_id), score: scores[i]! }))));
+  if (alsoText) Object.assign(metrics, alsoText.figures);
   process.stdout.write(JSON.stringify(metrics) + '\n');
 }
 

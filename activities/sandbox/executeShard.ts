@@ -11,6 +11,7 @@ import type { LlmApi } from '../../domain/llm/request.js';
 import { cellShardPartsPrefix, cellShardRecordsKey } from '../../domain/sweep/keys.js';
 import {
   recordCost,
+  recordedRun,
   SampleRecordSchema,
   scoreFields,
   systemFingerprintOf,
@@ -288,11 +289,13 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
           limits: family.limits(problem, reference, Math.round(input.timeoutS * 1000)),
         });
         heartbeat(++done);
+        const score = family.score(problem, result);
+        const run = recordedRun(result, score);
         return {
           ...base,
-          status: result.status,
-          ...scoreFields(family.score(problem, result)),
-          ...(result.exception ? { exception: { type: result.exception.type, message: result.exception.message.slice(0, 2000) } } : {}),
+          status: run.status,
+          ...scoreFields(score),
+          ...(run.exception ? { exception: { type: run.exception.type, message: run.exception.message.slice(0, 2000) } } : {}),
           duration_ms: result.durationMs,
           ...(result.sharedProcess ? { shared_process: true as const } : {}),
           ...(result.forked ? { forked: true as const } : {}),

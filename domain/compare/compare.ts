@@ -4,7 +4,7 @@
  * cells' per-task counts come in (from results.json, read by activities/storage/compare.ts).
  */
 import { z } from 'zod';
-import { corpusMetricById } from '../families/corpusMetrics.js';
+import { corpusMetricById } from '../families/registry.js';
 import { majorityOf } from '../metrics/pal.js';
 import { passAtK } from '../metrics/passAtK.js';
 import { headlineFigure, pairedCorpusBootstrap, type CorpusFigure, type TaskStats } from './corpus.js';

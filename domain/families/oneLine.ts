@@ -9,9 +9,10 @@ import { isJsonArray, jsonArrayAsJsonl, parseJsonl, type Sourced } from '../data
 import { datasetRowsProblem, type SweepProblem } from '../datasets/problems.js';
 import type { LlmApi } from '../llm/request.js';
 import { pySplit, pyStrip } from '../metrics/pythonText.js';
-import { localOrS3File } from './entry.js';
-import { BIGCODE_BLEU, bigcodeBleuStats } from './textScored.js';
-import type { TaskChecking } from './types.js';
+import type { LanguageId } from '../languages/registry.js';
+import { DatasetEntryNameSchema, localOrS3File } from './entry.js';
+import { BIGCODE_BLEU, TEXT_SCORED_STEPS, bigcodeBleuStats } from './textScored.js';
+import type { DatasetFiles, EntrySchema, EvaluateSupport, LoadInput, TaskChecking } from './types.js';
 
 /** bigcode's stop words for these tasks: the answer is one line. */
 export const ONE_LINE_STOP_WORDS: readonly string[] = Object.freeze(['\n']);
@@ -61,7 +62,7 @@ function referenceOf(problem: SweepProblem): string {
 }
 
 /** bigcode's BLEU of a sample against the task's reference. */
-export function oneLineChecking(problem: SweepProblem): TaskChecking {
+export function oneLineChecking(problem: SweepProblem): Extract<TaskChecking, { kind: 'text' }> {
   const reference = referenceOf(problem);
   return { kind: 'text', metric: BIGCODE_BLEU, reference, stats: (solution) => bigcodeBleuStats(solution, reference) };
 }
@@ -100,4 +101,64 @@ export function oneLineProblems<F extends SweepProblem['family']>(
   );
   if (problem) throw new Error(problem);
   return problems.map(({ problem: p }) => p);
+}
+
+/** A one-line family's dataset entry: its name, its `family:` tag and its rows file. */
+export function oneLineEntrySchema<const Id extends string>(id: Id) {
+  return z.strictObject({
+    name: DatasetEntryNameSchema,
+    family: z.literal(id),
+    /** The split's rows: Hugging Face's Parquet, JSON Lines, or the owners' JSON; local or s3://. */
+    path: OneLineRowsFileSchema,
+  });
+}
+
+/** What differs between bigcode's one-line families: the rest of their definition is oneLineFamily's. */
+export interface OneLineSpec<Id extends string, Schema extends EntrySchema> {
+  id: Id;
+  description: string;
+  entrySchema: Schema;
+  /** The language of the prompts and of a chat answer's fenced block (nothing is run). */
+  language: LanguageId;
+  chatInstruction: string;
+  /** How evaluate.ts tells the family's rows from the first row (EvaluateSupport.recognize). */
+  recognize: { rank: number; test(row: Readonly<Record<string, unknown>>): boolean; fields: string };
+  /** The problems of a rows file's text (errors name `source`, the line and the field). */
+  problems(text: string, source: string): SweepProblem[];
+}
+
+/**
+ * A one-line family's definition (for defineFamily): two-shot prompts, stopped at a newline,
+ * bigcode's post-processing, scored by BLEU against the reference, the rows read by evaluate.ts as
+ * saved generations. A family with more (Spider's databases) spreads it and overrides its steps.
+ */
+export function oneLineFamily<const Id extends string, Schema extends EntrySchema & z.ZodType<{ path: string }>>(
+  spec: OneLineSpec<Id, Schema>,
+) {
+  const evaluate: Extract<EvaluateSupport, { kind: 'reads' }> = {
+    kind: 'reads',
+    recognize: spec.recognize,
+    options: [],
+    // bigcode's saved generations are the post-processed answers.
+    form: 'full',
+    problems: ({ text, source }) => spec.problems(text, source),
+  };
+  return {
+    id: spec.id,
+    description: spec.description,
+    entrySchema: spec.entrySchema,
+    bringsLibrary: () => false,
+    files: (entry: { path: string }): DatasetFiles => ({ rows: { path: entry.path, field: 'path' } }),
+    load: ({ texts, sources }: LoadInput<unknown>) => ({ problems: spec.problems(texts.rows!, sources.rows!), notes: [] }),
+    stopWords: () => ONE_LINE_STOP_WORDS,
+    language: (): LanguageId => spec.language,
+    completionPrompt: (problem: SweepProblem) => problem.prompt,
+    chatInstruction: () => spec.chatInstruction,
+    solution: oneLineSolution,
+    referenceSolution: () => null,
+    ...TEXT_SCORED_STEPS,
+    checking: oneLineChecking,
+    corpusMetrics: [BIGCODE_BLEU],
+    evaluate,
+  };
 }

@@ -26,7 +26,7 @@ import { torchdataFamily } from './torchdata/index.js';
 import { conalaFamily } from './conala/index.js';
 import { concodeFamily } from './concode/index.js';
 import { spiderFamily } from './spider/index.js';
-import type { DatasetEntryBase, EntrySchema, EvaluateSupport, TaskFamily } from './types.js';
+import type { CorpusMetric, DatasetEntryBase, EntrySchema, EvaluateSupport, TaskFamily } from './types.js';
 
 export const FAMILIES = {
   humaneval: humanevalFamily,
@@ -75,8 +75,22 @@ export function createRegistry(families: Readonly<Record<string, AnyFamily>>) {
     if (!family) throw new Error(`unknown task family ${JSON.stringify(subject.family)} (known: ${ids().join(', ')})`);
     return family;
   }
+  // The corpus metrics by id, as the families declare them: one metric per id across the families.
+  const metricsById = new Map<string, CorpusMetric>();
+  for (const family of Object.values(families))
+    for (const metric of family.corpusMetrics ?? []) {
+      const known = metricsById.get(metric.id);
+      if (known && known !== metric)
+        throw new Error(`family ${family.id} declares a corpus metric ${metric.id}, another family's metric's id`);
+      metricsById.set(metric.id, metric);
+    }
   return {
     findFamily,
+    /**
+     * The corpus metric with this id among the families' declarations (FamilyDefinition.corpusMetrics),
+     * or undefined when no family declares one: what a comparison recomputes a stored cell's metric with.
+     */
+    corpusMetricById: (id: string): CorpusMetric | undefined => metricsById.get(id),
     /** Every family, in registry order. */
     allFamilies: (): AnyFamily[] => Object.values(families),
     familyOf,
@@ -96,7 +110,7 @@ export function createRegistry(families: Readonly<Record<string, AnyFamily>>) {
 }
 
 // Every family of FAMILIES is a TaskFamily of its own entry (checked above); seen from the steps, its entry is the union's member of its tag.
-export const { findFamily, allFamilies, familyOf, languageOf, recognizingFamilies, DatasetEntrySchema } = createRegistry(
+export const { findFamily, corpusMetricById, allFamilies, familyOf, languageOf, recognizingFamilies, DatasetEntrySchema } = createRegistry(
   FAMILIES as unknown as Record<FamilyId, AnyFamily>,
 );
 

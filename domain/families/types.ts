@@ -41,7 +41,8 @@ export interface LoadedDataset<Problem extends SweepProblem = SweepProblem> {
 /**
  * How a run of a sample counts, as a tagged union every family shares: `passed` (what pass@k counts)
  * and `success` (success@k) always; families with several scores add theirs:
- * - `status`: the program's own tests decide, from its status alone (HumanEval, MBPP, ...);
+ * - `status`: the program's own tests decide, from its status alone (HumanEval, MBPP, ...), or the
+ *   family from what it printed (Spider), saying why a run that ended well is wrong (`failure`);
  * - `named`: several pass/fail scores per sample, each with its own pass@k (evalplus: `base`, the
  *   original tests, and `plus`, base and the added ones; `passed` is the family's headline score);
  * - `test_cases`: per-test-case credit, what APPS's average test-case accuracy is made of;
@@ -51,7 +52,17 @@ export interface LoadedDataset<Problem extends SweepProblem = SweepProblem> {
  *   task whose chosen answer is not in num_failed_execution).
  */
 export type TaskScore =
-  | { kind: 'status'; passed: boolean; success: boolean }
+  | {
+      kind: 'status';
+      passed: boolean;
+      success: boolean;
+      /**
+       * Why a run that ended well is wrong all the same, when the family's comparison and not the
+       * program decides (Spider's execution accuracy: the query ran, its result is not the gold's):
+       * the record then reads `failed`, with this as its exception (records.ts recordedRun).
+       */
+      failure?: { type: string; message: string };
+    }
   | { kind: 'named'; passed: boolean; success: boolean; scores: Record<string, boolean> }
   | { kind: 'test_cases'; passed: boolean; success: boolean; testCases: { passed: number; total: number } }
   | { kind: 'answer'; passed: boolean; success: boolean; answer: string | null; comparable: boolean }
@@ -107,7 +118,14 @@ export type RunOutcome = Pick<ExecutionResult, 'status' | 'stdout'>;
  *   whose result `parse` turns into the text `tests` and `limits` are given.
  */
 export type TaskChecking =
-  | { kind: 'tests' }
+  | {
+      kind: 'tests';
+      /**
+       * Also scored from its text (Spider with its databases: execution accuracy by running, and
+       * bigcode's BLEU of the same samples): `evaluate.ts` reports the metric's figures beside pass@k.
+       */
+      alsoText?: Extract<TaskChecking, { kind: 'text' }>;
+    }
   | {
       kind: 'text';
       metric: CorpusMetric;
@@ -212,6 +230,8 @@ export interface TaskFamily<Id extends string, Entry> extends FamilySteps<Entry,
   pipelineLength(problem: SweepProblem): number | undefined;
   /** How scripts/evaluate.ts reads the family's problems files. */
   evaluate: EvaluateSupport;
+  /** FamilyDefinition.corpusMetrics. */
+  corpusMetrics?: readonly CorpusMetric[];
 }
 
 /**
@@ -233,6 +253,13 @@ export interface FamilyDefinition<Id extends string, Schema extends EntrySchema,
   /** PBE World's breakdown (TaskFamily.pipelineLength); absent: none. */
   pipelineLength?(problem: ProblemOf<Payload>): number | undefined;
   evaluate: EvaluateSupport;
+  /**
+   * Every corpus metric its text-scored tasks are scored by (TaskChecking `text`); absent: none.
+   * Stored results name a cell's metric by its id only, and a comparison recomputes it from
+   * resampled tasks: the registry finds it by that id among the families' declarations
+   * (registry.ts corpusMetricById), and a task scored by an undeclared metric is refused.
+   */
+  corpusMetrics?: readonly CorpusMetric[];
 }
 
 /** What a family's entry schema is: a strict object (its keys are the entry's keys), `family: z.literal(<id>)` among them. */

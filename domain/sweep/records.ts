@@ -1,6 +1,6 @@
 /** The per-sample record a sweep keeps, and the per-task counts pass@k is computed from. */
 import { z } from 'zod';
-import { ExceptionInfoSchema, ExecutionStatusSchema } from '../execution/types.js';
+import { ExceptionInfoSchema, ExecutionStatusSchema, type ExceptionInfo, type ExecutionStatus } from '../execution/types.js';
 import type { TaskScore } from '../families/types.js';
 import { MethodCostSchema, type MethodCost } from '../methods/artifacts.js';
 
@@ -83,6 +83,20 @@ export function scoreFields(score: TaskScore): Pick<SampleRecord, 'passed' | 'su
     case 'text':
       return { passed: false, success: false, score: { kind: 'text', stats: score.stats } };
   }
+}
+
+/**
+ * What a record says of a run: its status and exception as the sandbox reported them, except that a
+ * run its family scored wrong though it ended well (TaskScore `failure`: Spider's query ran, its
+ * result is not the gold's) reads `failed`, the family's reason as its exception, so that no wrong
+ * sample reads "passed" (records, results files, the report's status counts, evaluate.ts's rows).
+ */
+export function recordedRun(
+  result: { status: ExecutionStatus; exception?: ExceptionInfo },
+  score: TaskScore,
+): { status: ExecutionStatus; exception?: ExceptionInfo } {
+  if (score.kind === 'status' && score.failure && result.status === 'passed') return { status: 'failed', exception: score.failure };
+  return { status: result.status, ...(result.exception ? { exception: result.exception } : {}) };
 }
 
 export interface TaskCounts {

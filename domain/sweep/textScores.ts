@@ -4,7 +4,7 @@
  * memory that does not grow with the samples. Shared by the sweep's cells and scripts/evaluate.ts.
  */
 import type { SweepProblem } from '../datasets/problems.js';
-import { familyOf, languageOf } from '../families/registry.js';
+import { corpusMetricById, familyOf, languageOf } from '../families/registry.js';
 import { stripThinking, type ExtractApi } from '../llm/extract.js';
 import type { CorpusMetric, TaskChecking, TextScore, TextStats } from '../families/types.js';
 import type { CorpusScore } from './corpusScore.js';
@@ -13,10 +13,18 @@ export type { CorpusScore };
 
 export type TextChecking = Extract<TaskChecking, { kind: 'text' }>;
 
-/** The text checking of a problem, or null when its samples are run. */
+/**
+ * The text checking of a problem, or null when its samples are run. Its metric must be one its
+ * family declares (corpusMetrics): stored results name it by id, and a comparison finds it so.
+ */
 export function textCheckingOf(problem: SweepProblem): TextChecking | null {
   const checking = familyOf(problem).checking(problem);
-  return checking.kind === 'text' ? checking : null;
+  if (checking.kind !== 'text') return null;
+  if (corpusMetricById(checking.metric.id) !== checking.metric)
+    throw new Error(
+      `task ${problem.task_id}: family ${problem.family} scores it by ${checking.metric.id}, a metric no family declares as that id (the family's corpusMetrics)`,
+    );
+  return checking;
 }
 
 /** A sample's text score. */

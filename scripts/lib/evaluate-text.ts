@@ -7,6 +7,7 @@
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import type { CorpusMetric, MetricFigures, SampleForm, TextStats } from '../../domain/families/types.js';
 import { CorpusFold, textCheckingOf, textScore } from '../../domain/sweep/textScores.js';
+import { familyOf } from '../../domain/families/registry.js';
 import { sampleSolution } from './evaluate-problems.js';
 import type { Sample } from './evaluate-samples.js';
 
@@ -42,4 +43,40 @@ export function evaluateText(
   });
   const result = fold.result();
   return { rows, figures: result?.figures ?? null, scored: result?.samples ?? 0 };
+}
+
+/**
+ * The metric run problems are also scored by from their text (TaskChecking `tests` with `alsoText`:
+ * Spider's BLEU beside its execution accuracy): each sample's statistics, in the input's order, and
+ * the metric's figures; null when no problem has one.
+ */
+export function alsoTextScores(
+  samples: readonly Sample[],
+  problems: ReadonlyMap<string, SweepProblem>,
+  form: SampleForm,
+): { metric: CorpusMetric; stats: TextStats[]; figures: MetricFigures; scored: number } | null {
+  const checkings = samples.map(({ row }) => {
+    const problem = problems.get(String(row.task_id))!;
+    const checking = familyOf(problem).checking(problem);
+    return checking.kind === 'tests' ? checking.alsoText : undefined;
+  });
+  const metric = checkings.find((c) => c !== undefined)?.metric;
+  if (metric === undefined) return null;
+  const fold = new CorpusFold(metric);
+  const seen = new Set<string>();
+  const stats = samples.map(({ where, row }, i) => {
+    const taskId = String(row.task_id);
+    const checking = checkings[i];
+    if (checking?.metric.id !== metric.id)
+      throw new Error(`${where}: task ${taskId} is not also scored by ${metric.id}, as the others are`);
+    const problem = problems.get(taskId)!;
+    const solution =
+      row.solution !== undefined ? sampleSolution(problem, 'full', row.solution) : sampleSolution(problem, form, row.completion!);
+    const { stats: sampleStats } = textScore(checking, solution);
+    fold.add(sampleStats, !seen.has(taskId));
+    seen.add(taskId);
+    return sampleStats;
+  });
+  const result = fold.result()!;
+  return { metric, stats, figures: result.figures, scored: result.samples };
 }

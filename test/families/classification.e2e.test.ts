@@ -15,11 +15,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAMILIES } from '../../domain/families/registry.js';
 import type { ClassificationEntry } from '../../domain/families/classification/index.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
-import { cellFileKey, sweepPrefix, sweepResultsKey } from '../../domain/sweep/keys.js';
+import { sweepPrefix } from '../../domain/sweep/keys.js';
 import { datasetText } from '../../infra/datasetText.js';
 import { getText } from '../../infra/s3.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
-import { runTs } from '../support/processes.js';
+import { expectCellFilesAsStored, outputJson, scriptedModelsYaml, sweepWithOutputDir } from '../support/sweep-output.js';
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { COMPLEXITY_ROWS, jsonl } from '../support/classification-rows.js';
@@ -156,34 +156,26 @@ describe('a sweep over the three sets, against a scripted server', () => {
 
   it("each cell's accuracy, F1 and unparseable count are the scripted answers'; results, report and --output-dir carry them", async () => {
     const id = `classification-${uniqueSuffix()}`;
-    const file = path.join(dir, 'sweep.yaml');
-    writeFileSync(
-      file,
-      `id: ${id}
+    const { output, outDir, results } = await sweepWithOutputDir({
+      dir,
+      id,
+      env,
+      bucket,
+      flags: ['--check-references'],
+      yaml: `id: ${id}
 datasets:
   - { name: defect, family: classification, task: defect, path: ${FILES.defect} }
   - { name: clone, family: classification, task: clone, path: ${FILES.clone} }
   - { name: complexity, family: classification, task: complexity, path: ${complexityFile} }
-models:
-  - { id: base, base_url: ${server.url}, model: scripted-base, api: completions }
-  - { id: chat, base_url: ${server.url}, model: scripted-chat }
-methods: [direct]
+${scriptedModelsYaml(server.url)}methods: [direct]
 temperatures: [0]
 n_samples: 1
 k: [1]
 timeout_s: 10
 `,
-    );
-    const outDir = path.join(dir, 'out');
-    const run = await runTs(
-      'scripts/start-sweep.ts',
-      ['--config', file, '--no-progress', '--check-references', '--output-dir', outDir],
-      env,
-    );
-    expect(run.code, run.output).toBe(0);
+    });
     // Nothing to run: --check-references finds no reference to run, and says so.
-    expect(run.output).toContain('defect: 0 of 0 references pass; 4 tasks have none');
-    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
+    expect(output).toContain('defect: 0 of 0 references pass; 4 tasks have none');
     expect(results.cells).toHaveLength(6);
     for (const cell of results.cells) {
       const dataset = cell.cell.dataset as keyof typeof EXPECTED;
@@ -195,12 +187,8 @@ timeout_s: 10
       // Nothing ran: no pass@k.
       expect(cell.passAtK).toEqual({});
       const cellId = String(cell.cell.cell);
-      for (const f of ['generations.json', 'references.json', 'results.json', 'samples.jsonl'] as const) {
-        expect(readFileSync(path.join(outDir, cellId, f), 'utf8'), `${cellId}/${f}`).toBe(
-          await getText(bucket, cellFileKey(id, cellId, f)),
-        );
-      }
-      const cellResults = JSON.parse(readFileSync(path.join(outDir, cellId, 'results.json'), 'utf8')) as Record<string, unknown>;
+      await expectCellFilesAsStored(bucket, id, outDir, cellId);
+      const cellResults = outputJson(outDir, cellId, 'results.json') as Record<string, unknown>;
       expect(JSON.stringify(cellResults)).toContain('"unparseable"');
     }
     // The report's table of text scores shows each set's headline figure.

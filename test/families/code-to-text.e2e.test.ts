@@ -15,12 +15,11 @@ import { codeToTextPostprocess, codeToTextReference, type CodeToTextSubset } fro
 import { codeToTextTasks } from '../../domain/families/code-to-text/rows.js';
 import { codexglueBleu } from '../../domain/metrics/smoothedBleu.js';
 import { sweepReportKey } from '../../domain/report/model.js';
-import { cellFileKey, sweepResultsKey } from '../../domain/sweep/keys.js';
 import { getText } from '../../infra/s3.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { CODE_TO_TEXT_ROWS, codeToTextJsonl, type CodeXGlueRow } from '../support/code-to-text-rows.js';
-import { runTs } from '../support/processes.js';
+import { expectCellFilesAsStored, outputJson, scriptedModelsYaml, sweepWithOutputDir } from '../support/sweep-output.js';
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 
@@ -162,31 +161,21 @@ describe('a sweep over code-to-text datasets, against a scripted server', () => 
 
   it("blue per cell is bigcode's for the answers; results, report and --output-dir files; completions stop at bigcode's stop words", async () => {
     const id = `code-to-text-${uniqueSuffix()}`;
-    const file = path.join(dir, 'sweep.yaml');
     for (const d of datasets) copyFileSync(d.file, path.join(dir, `${d.name}.parquet`));
-    writeFileSync(
-      file,
-      `id: ${id}
+    const { outDir, results } = await sweepWithOutputDir({
+      dir,
+      id,
+      env,
+      bucket,
+      yaml: `id: ${id}
 datasets:
-${datasets.map((d) => `  - name: ${d.name}\n    family: code-to-text\n    path: ${d.name}.parquet\n    subset: ${d.subset}\n`).join('')}models:
-  - id: base
-    base_url: ${server.url}
-    model: scripted-base
-    api: completions
-  - id: chat
-    base_url: ${server.url}
-    model: scripted-chat
-methods: [direct]
+${datasets.map((d) => `  - name: ${d.name}\n    family: code-to-text\n    path: ${d.name}.parquet\n    subset: ${d.subset}\n`).join('')}${scriptedModelsYaml(server.url)}methods: [direct]
 temperatures: [0]
 n_samples: 1
 k: [1]
 timeout_s: 10
 `,
-    );
-    const outDir = path.join(dir, 'out');
-    const started = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress', '--output-dir', outDir], env);
-    expect(started.code, started.output).toBe(0);
-    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
+    });
     expect(results.cells).toHaveLength(6);
     for (const cell of results.cells) {
       const d = datasets.find((x) => x.name === cell.cell.dataset)!;
@@ -206,17 +195,10 @@ timeout_s: 10
       expect(Math.abs(cell.scores.figures.blue - expected), `${d.name}/${cell.cell.model}`).toBeLessThan(1e-9);
       expect(cell.passAtK).toEqual({});
       const cellId = String(cell.cell.cell);
-      for (const f of ['generations.json', 'references.json', 'results.json', 'samples.jsonl'] as const) {
-        expect(readFileSync(path.join(outDir, cellId, f), 'utf8'), `${cellId}/${f}`).toBe(
-          await getText(bucket, cellFileKey(id, cellId, f)),
-        );
-      }
+      await expectCellFilesAsStored(bucket, id, outDir, cellId);
       // bigcode's files: the references are the detokenized docstrings; the metric file holds blue.
-      expect(JSON.parse(readFileSync(path.join(outDir, cellId, 'references.json'), 'utf8'))).toEqual(tasks.map((t) => t.reference));
-      const metrics = JSON.parse(readFileSync(path.join(outDir, cellId, 'evaluation_results.json'), 'utf8')) as Record<
-        string,
-        Record<string, number>
-      >;
+      expect(outputJson(outDir, cellId, 'references.json')).toEqual(tasks.map((t) => t.reference));
+      const metrics = outputJson(outDir, cellId, 'evaluation_results.json') as Record<string, Record<string, number>>;
       expect(metrics[d.name]!.blue).toBeCloseTo(expected, 9);
     }
     // Even rows are answered with their docstring: Go's only row scores 100.

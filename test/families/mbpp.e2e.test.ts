@@ -4,7 +4,7 @@
  * OpenAI-compatible server, a completions model and a chat model, whose pass@1 is what the script
  * implies and whose requests carry MBPP's stop words.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,12 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAMILIES } from '../../domain/families/registry.js';
 import { MBPP_BIGCODE_STOP_WORDS, type MbppEntry } from '../../domain/families/mbpp/index.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
-import { cellFileKey, sweepResultsKey } from '../../domain/sweep/keys.js';
-import { getText } from '../../infra/s3.js';
 import { SandboxPool } from '../../infra/sandbox/pool.js';
 import { checkReferences } from '../../infra/sandbox/referenceCheck.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
-import { runTs } from '../support/processes.js';
+import { expectCellFilesAsStored, outputJson, scriptedModelsYaml, sweepWithOutputDir } from '../support/sweep-output.js';
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 
@@ -93,10 +91,13 @@ describe('a sweep over both MBPP files, against a scripted server', () => {
 
   it('pass@1 is the share of tasks answered right, for both files and both APIs; completions stop at MBPP stop words', async () => {
     const id = `mbpp-${uniqueSuffix()}`;
-    const file = path.join(dir, 'sweep.yaml');
-    writeFileSync(
-      file,
-      `id: ${id}
+    const { output, outDir, results } = await sweepWithOutputDir({
+      dir,
+      id,
+      env,
+      bucket,
+      flags: ['--check-references'],
+      yaml: `id: ${id}
 datasets:
   - name: mbpp
     family: mbpp
@@ -104,46 +105,23 @@ datasets:
   - name: mbpp-sanitized
     family: mbpp
     path: ${FILES.sanitized}
-models:
-  - id: base
-    base_url: ${server.url}
-    model: scripted-base
-    api: completions
-  - id: chat
-    base_url: ${server.url}
-    model: scripted-chat
-methods: [direct]
+${scriptedModelsYaml(server.url)}methods: [direct]
 temperatures: [0]
 n_samples: 1
 k: [1]
 limit: ${LIMIT}
 timeout_s: 10
 `,
-    );
-    const outDir = path.join(dir, 'out');
-    const run = await runTs(
-      'scripts/start-sweep.ts',
-      ['--config', file, '--no-progress', '--check-references', '--output-dir', outDir],
-      env,
-    );
-    expect(run.code, run.output).toBe(0);
+    });
     // The references of the selected tasks ran first, and every one passed.
-    expect(run.output).toContain(`mbpp: ${LIMIT} of ${LIMIT} references pass`);
-    expect(run.output).toContain(`mbpp-sanitized: ${LIMIT} of ${LIMIT} references pass`);
-    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
+    expect(output).toContain(`mbpp: ${LIMIT} of ${LIMIT} references pass`);
+    expect(output).toContain(`mbpp-sanitized: ${LIMIT} of ${LIMIT} references pass`);
     // --output-dir: each cell's four files on disk, byte for byte those in S3.
     for (const cell of results.cells) {
       const cellId = String(cell.cell.cell);
-      for (const f of ['generations.json', 'references.json', 'results.json', 'samples.jsonl'] as const) {
-        expect(readFileSync(path.join(outDir, cellId, f), 'utf8'), `${cellId}/${f}`).toBe(
-          await getText(bucket, cellFileKey(id, cellId, f)),
-        );
-      }
+      await expectCellFilesAsStored(bucket, id, outDir, cellId);
       // bigcode's metric file beside them: the cell's pass@k under its dataset's name, and its settings.
-      const metrics = JSON.parse(readFileSync(path.join(outDir, cellId, 'evaluation_results.json'), 'utf8')) as Record<
-        string,
-        Record<string, unknown>
-      >;
+      const metrics = outputJson(outDir, cellId, 'evaluation_results.json') as Record<string, Record<string, unknown>>;
       expect(Object.keys(metrics)).toEqual([cell.cell.dataset, 'config']);
       expect(metrics[cell.cell.dataset as string]).toEqual(cell.passAtK);
       expect(metrics.config).toMatchObject({

@@ -20,6 +20,7 @@ import { getText } from '../../infra/s3.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { CONALA_ROWS, CONCODE_ROWS, jsonl, SPIDER_ROWS } from '../support/oneline-rows.js';
 import { runTs } from '../support/processes.js';
+import { outputJson, scriptedModelsYaml, sweepWithOutputDir } from '../support/sweep-output.js';
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 
@@ -126,14 +127,16 @@ describe('a sweep over CoNaLa, Concode and Spider against a scripted server', ()
 
   it("each cell reports BLEU over each task's first sample, and no pass@k; every sample scored, nothing run", async () => {
     const id = `oneline-${uniqueSuffix()}`;
-    const file = path.join(dir, 'sweep.yaml');
     const spiderJson = path.join(dir, 'dev.json');
     writeFileSync(spiderJson, JSON.stringify(SPIDER_ROWS, null, 2));
     const concodeJsonl = path.join(dir, 'concode.jsonl');
     writeFileSync(concodeJsonl, jsonl(CONCODE_ROWS));
-    writeFileSync(
-      file,
-      `id: ${id}
+    const { output, outDir, results } = await sweepWithOutputDir({
+      dir,
+      id,
+      env,
+      bucket,
+      yaml: `id: ${id}
 datasets:
   - name: conala
     family: conala
@@ -144,26 +147,14 @@ datasets:
   - name: spider
     family: spider
     path: ${spiderJson}
-models:
-  - id: base
-    base_url: ${server.url}
-    model: scripted-base
-    api: completions
-  - id: chat
-    base_url: ${server.url}
-    model: scripted-chat
-methods: [direct]
+${scriptedModelsYaml(server.url)}methods: [direct]
 temperatures: [0.2]
 n_samples: 2
 k: [1]
 timeout_s: 10
 `,
-    );
-    const outDir = path.join(dir, 'out');
-    const sweep = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress', '--output-dir', outDir], env);
-    expect(sweep.code, sweep.output).toBe(0);
-    expect(sweep.output).toMatch(/: bleu 0\.\d{4}; precisions/);
-    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
+    });
+    expect(output).toMatch(/: bleu 0\.\d{4}; precisions/);
     expect(results.cells).toHaveLength(6);
     for (const cell of results.cells) {
       const dataset = cell.cell.dataset as Id;
@@ -183,9 +174,9 @@ timeout_s: 10
       expect(cellResults.scores).toMatchObject({ metric: 'bleu', samples_scored: 'first', bleu: cell.scores.figures.bleu });
       expect(cellResults).not.toHaveProperty('pass@1');
       // bigcode's metric file: {"<dataset>": {bleu, precisions, ...}, config}.
-      const metrics = JSON.parse(readFileSync(path.join(outDir, cellId, 'evaluation_results.json'), 'utf8'));
+      const metrics = outputJson(outDir, cellId, 'evaluation_results.json');
       expect(metrics[dataset]).toEqual(cell.scores.figures);
-      expect(JSON.parse(readFileSync(path.join(outDir, cellId, 'references.json'), 'utf8'))).toEqual(referencesOf(dataset));
+      expect(outputJson(outDir, cellId, 'references.json')).toEqual(referencesOf(dataset));
       const samples = readFileSync(path.join(outDir, cellId, 'samples.jsonl'), 'utf8')
         .trim()
         .split('\n')

@@ -14,10 +14,11 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAL_STOP_WORDS } from '../../domain/families/pal/index.js';
-import { cellFileKey, sweepResultsKey } from '../../domain/sweep/keys.js';
+import { cellFileKey } from '../../domain/sweep/keys.js';
 import { getText } from '../../infra/s3.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { runTs } from '../support/processes.js';
+import { outputJson, scriptedModelsYaml, sweepWithOutputDir } from '../support/sweep-output.js';
 import { testBucket } from '../support/s3.js';
 import { BIGCODE_SAVED_GENERATIONS, GSM8K_ROWS, GSM_HARD_ROWS, palJsonl } from '../support/pal-rows.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
@@ -69,10 +70,13 @@ describe('PAL through a sweep and evaluate.ts', () => {
 
   it('greedy and majority-voting accuracy are what the samples imply, in results, report and bigcode files', async () => {
     const id = `pal-${uniqueSuffix()}`;
-    const file = path.join(dir, 'sweep.yaml');
-    writeFileSync(
-      file,
-      `id: ${id}
+    const { output, outDir, results } = await sweepWithOutputDir({
+      dir,
+      id,
+      env,
+      bucket,
+      flags: ['--check-references'],
+      yaml: `id: ${id}
 datasets:
   - name: pal-gsm8k
     family: pal
@@ -80,32 +84,19 @@ datasets:
   - name: pal-gsmhard
     family: pal
     path: gsmhardv2.jsonl
-models:
-  - id: base
-    base_url: ${server.url}
-    model: scripted-base
-    api: completions
-methods: [direct]
+${scriptedModelsYaml(server.url, { chat: false })}methods: [direct]
 temperatures: [0.8]
 n_samples: ${N}
 k: [1]
 timeout_s: 10
 `,
-    );
-    const outDir = path.join(dir, 'out');
-    const sweep = await runTs(
-      'scripts/start-sweep.ts',
-      ['--config', file, '--no-progress', '--check-references', '--output-dir', outDir],
-      env,
-    );
-    expect(sweep.code, sweep.output).toBe(0);
+    });
     // GSM-HARD's rows carry their PAL program: each answers its target. GSM8K's have none.
-    expect(sweep.output).toContain(`pal-gsmhard: ${GSM_HARD_ROWS.length} of ${GSM_HARD_ROWS.length} references pass`);
-    expect(sweep.output).toContain('accuracy greedy 1.0000 (0 failed), majority voting 0.3333 (0 failed)');
-    expect(sweep.output).toContain('accuracy greedy 1.0000 (0 failed), majority voting 1.0000 (0 failed)');
+    expect(output).toContain(`pal-gsmhard: ${GSM_HARD_ROWS.length} of ${GSM_HARD_ROWS.length} references pass`);
+    expect(output).toContain('accuracy greedy 1.0000 (0 failed), majority voting 0.3333 (0 failed)');
+    expect(output).toContain('accuracy greedy 1.0000 (0 failed), majority voting 1.0000 (0 failed)');
     for (const s of stops) expect(s).toEqual(PAL_STOP_WORDS);
 
-    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
     const byDataset = (name: string) => results.cells.find((c: { cell: { dataset: string } }) => c.cell.dataset === name);
     const gsm8k = byDataset('pal-gsm8k');
     const hard = byDataset('pal-gsmhard');
@@ -134,11 +125,11 @@ timeout_s: 10
       { answer: '17', votes: 3, correct: false },
     ]);
     // The saved programs are bigcode's postprocessed generations; the references its answers.
-    const generations = JSON.parse(readFileSync(path.join(outDir, cellId, 'generations.json'), 'utf8')) as string[][];
+    const generations = outputJson(outDir, cellId, 'generations.json') as string[][];
     expect(generations[0]![0]).toBe('def solution():\n    return 18\nprint(solution())');
     expect(readFileSync(path.join(outDir, cellId, 'references.json'), 'utf8')).toContain('__explora_pal_run(__explora_pal_source, 70000)');
     // bigcode's metric file: several samples per task, so pal-*-majority_voting's figures lead.
-    const metrics = JSON.parse(readFileSync(path.join(outDir, cellId, 'evaluation_results.json'), 'utf8'));
+    const metrics = outputJson(outDir, cellId, 'evaluation_results.json');
     expect(metrics['pal-gsm8k']).toMatchObject({
       accuracy: expect.closeTo(1 / 3, 12),
       num_failed_execution: 0,

@@ -68,15 +68,26 @@ describe('evaluate.ts --spider-databases', () => {
       .split('\n')
       .map((l) => JSON.parse(l));
     expect(results.map((r) => r.passed)).toEqual([true, false, true, true, false]);
+    // A query that ran with a wrong result reads failed, saying why; one that raised names its exception.
+    expect(results.map((r) => r.result.split(':')[0])).toEqual(['passed', 'failed', 'passed', 'passed', 'failed']);
+    expect(results[1].result).toBe(
+      'failed: the result sets differ: the predicted query returned 5 rows, the gold query 5 rows, compared in order (the gold query has ORDER BY)',
+    );
     expect(results[4].result).toContain('no such column: yeer');
     expect(singerCount(databases)).toBe(5);
-  }, 180_000);
-
-  it('without the flag, the same files are scored by BLEU from their text', async () => {
-    const { stdout, stderr } = await evaluate();
-    expect(stderr).toContain('from their text (bleu');
-    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toHaveProperty('bleu');
-  }, 180_000);
+    // BLEU beside execution accuracy: the figures the same samples get from their text alone, each row with its statistics.
+    expect(stderr).toContain("also scored from their text (bleu, each task's first sample: 4)");
+    const textOnly = await evaluate();
+    expect(textOnly.stderr).toContain('from their text (bleu');
+    const bleu = JSON.parse(textOnly.stdout.trim().split('\n').at(-1)!);
+    expect(bleu.bleu).toBeGreaterThan(0);
+    expect(metrics).toEqual({ 'pass@1': metrics['pass@1'], ...bleu });
+    const textRows = readFileSync(`${samples}_results.jsonl`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(results.map((r) => r.stats)).toEqual(textRows.map((r) => r.stats));
+  }, 240_000);
 
   it('a missing folder or database file is refused before anything runs, naming it', async () => {
     const missingDir = evaluate('--spider-databases', path.join(dir, 'nowhere'));
@@ -173,7 +184,8 @@ timeout_s: 10
     const [cell] = JSON.parse((await getText(bucket, sweepResultsKey(id)))!).cells;
     // Per task: 2, 1, 1 and 1 right of 2.
     expect(cell.passAtK['pass@1']).toBeCloseTo((1 + 0.5 + 0.5 + 0.5) / 4, 12);
-    expect(cell.statusCounts).toEqual({ passed: 7, error: 1 });
+    // Wrong results read failed (the query ran; its result is not the gold's), not passed.
+    expect(cell.statusCounts).toEqual({ passed: 5, failed: 2, error: 1 });
     expect(singerCount(databases)).toBe(5);
   }, 600_000);
 

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SpiderEntrySchema, spiderFamily } from '../../domain/families/spider/index.js';
 import { LANGUAGES } from '../../domain/languages/registry.js';
+import { recordedRun } from '../../domain/sweep/records.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { PythonExecutor } from '../../infra/sandbox/pythonExecutor.js';
 import { loadEvaluateProblems } from '../../scripts/lib/evaluate-problems.js';
@@ -64,6 +65,7 @@ describe('Spider execution accuracy in the sandbox', () => {
     );
     expect(result.status).toBe('passed');
     expect(score).toEqual({ kind: 'status', passed: true, success: true });
+    expect(recordedRun(result, score)).toEqual({ status: 'passed' });
   });
 
   it('with ORDER BY in the gold query, the order counts', async () => {
@@ -72,6 +74,11 @@ describe('Spider execution accuracy in the sandbox', () => {
       kind: 'status',
       passed: false,
       success: true,
+      failure: {
+        type: 'WrongResult',
+        message:
+          'the result sets differ: the predicted query returned 5 rows, the gold query 5 rows, compared in order (the gold query has ORDER BY)',
+      },
     });
     expect((await runSample(gold, 'SELECT name, age FROM singer ORDER BY age DESC')).score.passed).toBe(true);
   });
@@ -82,9 +89,12 @@ describe('Spider execution accuracy in the sandbox', () => {
     expect((await runSample('SELECT DISTINCT country FROM singer', 'SELECT country FROM singer')).score.passed).toBe(true);
     // MySQL's YEAR(CURDATE()) runs as 2020, as in the evaluator.
     expect((await runSample('SELECT name FROM singer WHERE age < year(curdate()) - 1990', "SELECT 'Justin'")).score.passed).toBe(true);
-    const wrong = await runSample('SELECT count(*) FROM singer', 'SELECT count(*) FROM concert');
+    const wrong = await runSample('SELECT count(*) FROM singer', 'SELECT name FROM singer LIMIT 2');
+    // The program ran to its end; the comparison says it is wrong, and the record reads failed, saying why.
     expect(wrong.result.status).toBe('passed');
-    expect(wrong.score).toEqual({ kind: 'status', passed: false, success: true });
+    const failure = { type: 'WrongResult', message: 'the result sets differ: the predicted query returned 2 rows, the gold query 1 row' };
+    expect(wrong.score).toEqual({ kind: 'status', passed: false, success: true, failure });
+    expect(recordedRun(wrong.result, wrong.score)).toEqual({ status: 'failed', exception: failure });
   });
 
   it('a predicted query that fails, writes or runs forever is wrong, with its status saying why', async () => {
@@ -92,6 +102,8 @@ describe('Spider execution accuracy in the sandbox', () => {
     expect(error.result.status).toBe('error');
     expect(error.result.exception?.message).toContain('no such table: singers');
     expect(error.score).toEqual({ kind: 'status', passed: false, success: false });
+    // A run that failed keeps its own status and exception in the record.
+    expect(recordedRun(error.result, error.score)).toEqual({ status: 'error', exception: error.result.exception });
 
     const write = await runSample('SELECT count(*) FROM singer', 'DELETE FROM singer');
     expect(write.result.status).toBe('error');

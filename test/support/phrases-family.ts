@@ -1,7 +1,8 @@
 /**
  * A throwaway text-scored family (TaskChecking `text`), written as docs/extending.md says one is:
  * "Phrases": each row has an intent and a one-line snippet; the model writes the line, which is
- * scored by bigcode's BLEU against the snippet, nothing run. Its id is not in ids.ts: the tests
+ * scored by bigcode's BLEU against the snippet, nothing run (a prose row: by a metric of its own,
+ * PHRASES_EXACT_MATCH). Its id is not in ids.ts: the tests
  * that use it add it there and to the registry, as a real family's folder would.
  */
 import { z } from 'zod';
@@ -11,9 +12,20 @@ import { defineFamily } from '../../domain/families/define.js';
 import { DatasetEntryNameSchema, JsonlFileSchema } from '../../domain/families/entry.js';
 import type { FamilyId } from '../../domain/families/ids.js';
 import { BIGCODE_BLEU, bigcodeBleuStats, TEXT_SCORED_STEPS } from '../../domain/families/textScored.js';
-import type { DefinedFamily, ProblemOf } from '../../domain/families/types.js';
+import type { CorpusMetric, DefinedFamily, ProblemOf } from '../../domain/families/types.js';
 
 export const PHRASES_ID = 'phrases' as const;
+
+/**
+ * A metric no other family has (prose answers: the share of samples equal to the snippet), declared
+ * in the family's corpusMetrics: plugging the family in is all a comparison needs to recompute it.
+ */
+export const PHRASES_EXACT_MATCH: CorpusMetric = {
+  id: 'phrases-exact',
+  samples: 'all',
+  headline: 'exact_match',
+  figures: (sums, count) => ({ exact_match: (sums.exact ?? 0) / count }),
+};
 
 export const PhrasesEntrySchema = z.strictObject({
   name: DatasetEntryNameSchema,
@@ -67,13 +79,23 @@ export const phrasesFamily: DefinedFamily<
   solution: (_problem, _api, code) => code.trim(),
   referenceSolution: () => null,
   ...TEXT_SCORED_STEPS,
-  checking: (problem) => ({
-    kind: 'text',
-    metric: BIGCODE_BLEU,
-    reference: problem.snippet,
-    stats: (solution) => bigcodeBleuStats(solution, problem.snippet),
-    ...(problem.prose ? { answer: 'reply' as const } : {}),
-  }),
+  checking: (problem) =>
+    problem.prose
+      ? {
+          kind: 'text',
+          metric: PHRASES_EXACT_MATCH,
+          reference: problem.snippet,
+          stats: (solution) => ({ exact: solution === problem.snippet ? 1 : 0 }),
+          answer: 'reply' as const,
+        }
+      : {
+          kind: 'text',
+          metric: BIGCODE_BLEU,
+          reference: problem.snippet,
+          stats: (solution) => bigcodeBleuStats(solution, problem.snippet),
+        },
+  // Its metrics, the new one included: what a comparison finds by the id its results store.
+  corpusMetrics: [BIGCODE_BLEU, PHRASES_EXACT_MATCH],
   evaluate: {
     kind: 'reads',
     recognize: { rank: 5, test: (row) => 'intent' in row && 'snippet' in row, fields: "Phrases' id, intent, snippet" },

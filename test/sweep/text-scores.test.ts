@@ -17,12 +17,13 @@ vi.mock('../../domain/families/ids.js', async (importOriginal) => {
 });
 vi.mock('../../domain/families/registry.js', async (importOriginal) => {
   const registry = await importOriginal<typeof import('../../domain/families/registry.js')>();
-  const { phrasesFamily } = await import('../support/phrases-family.js');
+  const { PHRASES_EXACT_MATCH, phrasesFamily } = await import('../support/phrases-family.js');
   return { ...registry, ...registry.createRegistry({ ...registry.FAMILIES, phrases: phrasesFamily as never }) };
 });
 
 const { bigcodeBleu } = await import('../../domain/metrics/bleu.js');
-const { familyOf } = await import('../../domain/families/registry.js');
+const { corpusMetricById, createRegistry, familyOf, FAMILIES } = await import('../../domain/families/registry.js');
+const { BIGCODE_BLEU } = await import('../../domain/families/textScored.js');
 const { scoreFields, totalsOfRecords } = await import('../../domain/sweep/records.js');
 const { CellAccumulator, referenceOf, sampleLine } = await import('../../domain/sweep/results.js');
 const { answerCode, corpusMetricOf, textCheckingOf, textScore } = await import('../../domain/sweep/textScores.js');
@@ -41,7 +42,7 @@ const ROWS = [
 ];
 const jsonl = (rows: readonly object[]) => rows.map((r) => JSON.stringify(r) + '\n').join('');
 const rowsText = jsonl(ROWS);
-const { phrasesFamily } = await import('../support/phrases-family.js');
+const { PHRASES_EXACT_MATCH, phrasesFamily } = await import('../support/phrases-family.js');
 const problems: SweepProblem[] = phrasesFamily.load({
   entry: { name: 'ph', family: 'phrases', path: 'rows.jsonl' },
   texts: { rows: rowsText },
@@ -191,6 +192,41 @@ describe('a text-scored family in a cell', () => {
       'cell: task HumanEval/0 is run in the sandbox, others are scored by bleu from their text; not in one cell',
     );
     expect(() => familyOf(problems[0]!).tests(problems[0]!, null)).toThrow(/scored from its text, never run/);
+  });
+});
+
+describe("a family's own corpus metric", () => {
+  const prose = phrasesFamily.load({
+    entry: { name: 'ph', family: 'phrases', path: 'rows.jsonl' },
+    texts: { rows: jsonl(ROWS.map((r) => ({ ...r, prose: true }))) },
+    sources: { rows: 'rows.jsonl' },
+  }).problems;
+
+  it("is found by the id results store, from the family's declaration alone: a comparison recomputes it", () => {
+    expect(corpusMetricOf(prose, 'cell')?.id).toBe('phrases-exact');
+    expect(corpusMetricById('phrases-exact')).toBe(PHRASES_EXACT_MATCH);
+    // Two cells of three tasks: a scores 3 of 6 samples right, b 6 of 6.
+    const tasks = (right: number[]) => right.map((r, i) => ({ task_id: `p/${i}`, n: 2, c: 0, text: { samples: 2, stats: { exact: r } } }));
+    const cell = { dataset: 'ph', model: 'm', method: 'direct', temperature: 0.2, nSamples: 2, k: [1], corpusMetric: 'phrases-exact' };
+    const [m] = compareCells([
+      { ref: 's/a', ...cell, tasks: tasks([1, 1, 1]) },
+      { ref: 's/b', ...cell, tasks: tasks([2, 2, 2]) },
+    ]).pairs[0]!.metrics;
+    expect(m).toMatchObject({ metric: 'exact_match', a: 0.5, b: 1 });
+  });
+
+  it('is unknown without the declaration, and two families may not give one id two metrics', () => {
+    const undeclared = createRegistry({ ...FAMILIES, phrases: { ...phrasesFamily, corpusMetrics: [BIGCODE_BLEU] } as never });
+    expect(undeclared.corpusMetricById('phrases-exact')).toBeUndefined();
+    expect(undeclared.corpusMetricById('bleu')).toBe(BIGCODE_BLEU);
+    const twin = { ...PHRASES_EXACT_MATCH };
+    expect(() =>
+      createRegistry({
+        ...FAMILIES,
+        phrases: phrasesFamily as never,
+        twin: { ...phrasesFamily, id: 'twin', corpusMetrics: [twin] } as never,
+      }),
+    ).toThrow("family twin declares a corpus metric phrases-exact, another family's metric's id");
   });
 });
 

@@ -148,6 +148,7 @@ export const classificationFamily: DefinedFamily<
     reference: problem.classification.label,
     stats: (answer: string) => answerStats(problem, answer),
   }),
+  corpusMetrics: Object.values(METRICS),
   evaluate: {
     kind: 'reads',
     recognize: {

@@ -135,6 +135,7 @@ export const codeToTextFamily: DefinedFamily<
     reference: problem.code_to_text.reference,
     stats: (solution) => ({ bleu: codexglueSentenceBleu(problem.code_to_text.reference, solution) }),
   }),
+  corpusMetrics: [CODEXGLUE_BLEU_METRIC],
   evaluate: {
     kind: 'reads',
     recognize: {

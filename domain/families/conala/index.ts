@@ -8,18 +8,8 @@
  */
 import { z } from 'zod';
 import { defineFamily } from '../define.js';
-import { DatasetEntryNameSchema } from '../entry.js';
-import {
-  ONE_LINE_STOP_WORDS,
-  OneLineRowsFileSchema,
-  oneLineChecking,
-  oneLineProblems,
-  oneLineRows,
-  oneLineSolution,
-  twoShotPrompt,
-} from '../oneLine.js';
+import { oneLineEntrySchema, oneLineFamily, oneLineProblems, oneLineRows, twoShotPrompt } from '../oneLine.js';
 import { pyStrip } from '../../metrics/pythonText.js';
-import { TEXT_SCORED_STEPS } from '../textScored.js';
 import type { DefinedFamily } from '../types.js';
 
 /** bigcode's few_shot_examples/conala_few_shot_prompts.json. */
@@ -32,12 +22,8 @@ export const CONALA_EXAMPLES = {
 
 export const CONALA_INSTRUCTION = 'Answer the following instructions in one line of Python code:\n';
 
-export const ConalaEntrySchema = z.strictObject({
-  name: DatasetEntryNameSchema,
-  family: z.literal('conala'),
-  /** The test split: Hugging Face's Parquet, JSON Lines, or conala-test.json; local or s3://. */
-  path: OneLineRowsFileSchema,
-});
+/** The test split: Hugging Face's Parquet, JSON Lines, or conala-test.json; local or s3://. */
+export const ConalaEntrySchema = oneLineEntrySchema('conala');
 
 const RowSchema = z.looseObject({
   intent: z.string(),
@@ -59,27 +45,14 @@ function load(text: string, source: string) {
   return oneLineProblems('conala', 'CoNaLa', rows, source);
 }
 
-export const conalaFamily: DefinedFamily<'conala', typeof ConalaEntrySchema> = defineFamily({
-  id: 'conala',
-  description: "CoNaLa (bigcode's conala): one line of Python per intent, two-shot, scored by corpus BLEU against the snippet",
-  entrySchema: ConalaEntrySchema,
-  bringsLibrary: () => false,
-  files: (entry) => ({ rows: { path: entry.path, field: 'path' } }),
-  load: ({ texts, sources }) => ({ problems: load(texts.rows!, sources.rows!), notes: [] }),
-  stopWords: () => ONE_LINE_STOP_WORDS,
-  language: () => 'python',
-  completionPrompt: (problem) => problem.prompt,
-  chatInstruction: () => 'Answer the last instruction below in one line of Python code, as the examples do. Reply with that line only.',
-  solution: oneLineSolution,
-  referenceSolution: () => null,
-  ...TEXT_SCORED_STEPS,
-  checking: oneLineChecking,
-  evaluate: {
-    kind: 'reads',
+export const conalaFamily: DefinedFamily<'conala', typeof ConalaEntrySchema> = defineFamily(
+  oneLineFamily({
+    id: 'conala',
+    description: "CoNaLa (bigcode's conala): one line of Python per intent, two-shot, scored by corpus BLEU against the snippet",
+    entrySchema: ConalaEntrySchema,
+    language: 'python',
+    chatInstruction: 'Answer the last instruction below in one line of Python code, as the examples do. Reply with that line only.',
     recognize: { rank: 45, test: (row) => 'intent' in row && 'snippet' in row, fields: "CoNaLa's intent, rewritten_intent, snippet" },
-    options: [],
-    // bigcode's saved generations are the post-processed answers.
-    form: 'full',
-    problems: ({ text, source }) => load(text, source),
-  },
-});
+    problems: load,
+  }),
+);

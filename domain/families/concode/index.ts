@@ -9,18 +9,8 @@
  */
 import { z } from 'zod';
 import { defineFamily } from '../define.js';
-import { DatasetEntryNameSchema } from '../entry.js';
-import {
-  ONE_LINE_STOP_WORDS,
-  OneLineRowsFileSchema,
-  oneLineChecking,
-  oneLineProblems,
-  oneLineRows,
-  oneLineSolution,
-  twoShotPrompt,
-} from '../oneLine.js';
+import { oneLineEntrySchema, oneLineFamily, oneLineProblems, oneLineRows, twoShotPrompt } from '../oneLine.js';
 import { pySplit, pyStrip } from '../../metrics/pythonText.js';
-import { TEXT_SCORED_STEPS } from '../textScored.js';
 import type { DefinedFamily } from '../types.js';
 
 /** bigcode's few_shot_examples/concode_few_shot_prompts.json. */
@@ -34,12 +24,8 @@ export const CONCODE_EXAMPLES = {
 
 export const CONCODE_INSTRUCTION = 'Answer the following instructions in a one line of Java code:\n';
 
-export const ConcodeEntrySchema = z.strictObject({
-  name: DatasetEntryNameSchema,
-  family: z.literal('concode'),
-  /** The validation split (the test split has no code): Hugging Face's Parquet, or CodeXGLUE's dev.json lines; local or s3://. */
-  path: OneLineRowsFileSchema,
-});
+/** The validation split (the test split has no code): Hugging Face's Parquet, or CodeXGLUE's dev.json lines; local or s3://. */
+export const ConcodeEntrySchema = oneLineEntrySchema('concode');
 
 const RowSchema = z.looseObject({ nl: z.string(), code: z.string() });
 
@@ -58,26 +44,14 @@ function load(text: string, source: string) {
   return oneLineProblems('concode', 'Concode', rows, source);
 }
 
-export const concodeFamily: DefinedFamily<'concode', typeof ConcodeEntrySchema> = defineFamily({
-  id: 'concode',
-  description: "Concode (bigcode's concode): one line of Java per description, two-shot, scored by corpus BLEU against the code",
-  entrySchema: ConcodeEntrySchema,
-  bringsLibrary: () => false,
-  files: (entry) => ({ rows: { path: entry.path, field: 'path' } }),
-  load: ({ texts, sources }) => ({ problems: load(texts.rows!, sources.rows!), notes: [] }),
-  stopWords: () => ONE_LINE_STOP_WORDS,
-  language: () => 'java',
-  completionPrompt: (problem) => problem.prompt,
-  chatInstruction: () => 'Answer the last instruction below in one line of Java code, as the examples do. Reply with that line only.',
-  solution: oneLineSolution,
-  referenceSolution: () => null,
-  ...TEXT_SCORED_STEPS,
-  checking: oneLineChecking,
-  evaluate: {
-    kind: 'reads',
+export const concodeFamily: DefinedFamily<'concode', typeof ConcodeEntrySchema> = defineFamily(
+  oneLineFamily({
+    id: 'concode',
+    description: "Concode (bigcode's concode): one line of Java per description, two-shot, scored by corpus BLEU against the code",
+    entrySchema: ConcodeEntrySchema,
+    language: 'java',
+    chatInstruction: 'Answer the last instruction below in one line of Java code, as the examples do. Reply with that line only.',
     recognize: { rank: 46, test: (row) => 'nl' in row && 'code' in row, fields: "Concode's nl, code" },
-    options: [],
-    form: 'full',
-    problems: ({ text, source }) => load(text, source),
-  },
-});
+    problems: load,
+  }),
+);

@@ -106,6 +106,7 @@ export const santaCoderFimFamily: DefinedFamily<
       [`${problem.language}.count`]: 1,
     }),
   }),
+  corpusMetrics: [FIM_EXACT_MATCH],
   evaluate: {
     kind: 'reads',
     recognize: {

@@ -6,7 +6,8 @@
  * result is the gold's denotation (spiderExec.ts: order counts only when the gold query says ORDER
  * BY). The program opens the database where it is, read-only (the sandbox mounts the databases'
  * folder read-only at its own path), and reports both results on one marker line of its standard
- * output; the comparison is the family's score, here, not the program's. A predicted query that
+ * output; the comparison is the family's score, here, not the program's: a wrong result makes the
+ * record read `failed`, the result sets differing its reason (TaskScore `failure`). A predicted query that
  * raises fails the run (status `error`, the exception named); one that runs past the time limit is
  * killed (`timeout`); either way the sample is wrong, as in the evaluator. A gold query that raises
  * (the evaluator asserts it does not) fails the run too, its exception saying it was the gold one.
@@ -100,9 +101,21 @@ export function reportedResults(stdout: string): { gold: SqlRow[]; predicted: Sq
   }
 }
 
-/** Whether the run's predicted result is the gold query's denotation (eval_exec_match's 1). */
-export function sameExecution(gold: string, stdout: string): { ran: boolean; right: boolean } {
+/**
+ * Whether the run's predicted result is the gold query's denotation (eval_exec_match's 1), and,
+ * when it is not though both queries ran, why (the record's reason: the result sets differ).
+ */
+export function sameExecution(gold: string, stdout: string): { ran: boolean; right: boolean; why?: string } {
   const results = reportedResults(stdout);
-  if (!results) return { ran: false, right: false };
-  return { ran: true, right: sameDenotation(results.gold, results.predicted, orderMatters(spiderPrepareQuery(gold))) };
+  if (!results) return { ran: false, right: false, why: 'no results reported (both results past the output limit count wrong)' };
+  const ordered = orderMatters(spiderPrepareQuery(gold));
+  if (sameDenotation(results.gold, results.predicted, ordered)) return { ran: true, right: true };
+  const rows = (n: number) => `${n} row${n === 1 ? '' : 's'}`;
+  return {
+    ran: true,
+    right: false,
+    why:
+      `the result sets differ: the predicted query returned ${rows(results.predicted.length)}, the gold query ${rows(results.gold.length)}` +
+      (ordered ? ', compared in order (the gold query has ORDER BY)' : ''),
+  };
 }

@@ -13,23 +13,15 @@
  * execution accuracy (execution.ts): every sample's query and the gold one run in the sandbox on
  * the task's SQLite file, and a sample passes when their results agree, so the task is checked by
  * running (`tests`) and pass@k applies (pass@1 with one sample per task is execution accuracy);
- * BLEU is then not computed (the same samples without the databases give it).
+ * a query that ran with a wrong result fails (its record reads `failed`, the result sets differing),
+ * and BLEU is scored beside it from the same samples' text (`alsoText`: evaluate.ts reports both;
+ * a sweep's cell, pass@k only so far).
  */
 import { z } from 'zod';
 import { defineFamily } from '../define.js';
-import { DatasetEntryNameSchema } from '../entry.js';
-import {
-  ONE_LINE_STOP_WORDS,
-  OneLineRowsFileSchema,
-  oneLineChecking,
-  oneLineProblems,
-  oneLineRows,
-  oneLineSolution,
-  twoShotPrompt,
-} from '../oneLine.js';
+import { oneLineChecking, oneLineEntrySchema, oneLineFamily, oneLineProblems, oneLineRows, twoShotPrompt } from '../oneLine.js';
 import { pyStrip } from '../../metrics/pythonText.js';
-import { TEXT_SCORED_STEPS } from '../textScored.js';
-import type { DefinedFamily, ProblemOf, TaskChecking, TaskScore } from '../types.js';
+import type { DefinedFamily, ProblemOf, RunOutcome, TaskChecking, TaskScore } from '../types.js';
 import { sameExecution, spiderEmbed, spiderRunCall } from './execution.js';
 
 /** bigcode's few_shot_examples/spider_few_shot_prompts.json (removed from its tree in Dec 2022 with the other unused prompts). */
@@ -43,11 +35,8 @@ export const SPIDER_EXAMPLES = {
 /** The instruction bigcode's docs give for its one-line SQL task. */
 export const SPIDER_INSTRUCTION = 'Answer the following instructions in a one line SQL query:\n';
 
-export const SpiderEntrySchema = z.strictObject({
-  name: DatasetEntryNameSchema,
-  family: z.literal('spider'),
-  /** The validation split: Hugging Face's Parquet, JSON Lines, or Spider's dev.json; local or s3://. */
-  path: OneLineRowsFileSchema,
+/** The validation split (Hugging Face's Parquet, JSON Lines, or Spider's dev.json; local or s3://), and the databases. */
+export const SpiderEntrySchema = oneLineEntrySchema('spider').extend({
   /**
    * Spider's `database/` folder (`<db_id>/<db_id>.sqlite`), an absolute path on the sandbox
    * workers' machines: given, the tasks are scored by execution accuracy (pass@k) instead of BLEU.
@@ -94,13 +83,17 @@ function goldOf(problem: SpiderProblem): string {
   return problem.canonical_solution;
 }
 
+/** BLEU from the text without the databases; with them, execution accuracy by running, and BLEU beside it. */
 function checking(problem: SpiderProblem): TaskChecking {
-  return problem.database === undefined ? oneLineChecking(problem) : { kind: 'tests' };
+  const bleu = oneLineChecking(problem);
+  return problem.database === undefined ? bleu : { kind: 'tests', alsoText: bleu };
 }
 
-function score(problem: SpiderProblem, stdout: string): TaskScore {
-  const { ran, right } = sameExecution(goldOf(problem), stdout);
-  return { kind: 'status', passed: right, success: ran };
+/** The run's score; a run that ended well with a wrong result fails, saying why (the record reads `failed`, not `passed`). */
+function score(problem: SpiderProblem, outcome: RunOutcome): TaskScore {
+  const { ran, right, why } = sameExecution(goldOf(problem), outcome.stdout);
+  const wrongThoughRan = outcome.status === 'passed' && !right;
+  return { kind: 'status', passed: right, success: ran, ...(wrongThoughRan ? { failure: { type: 'WrongResult', message: why! } } : {}) };
 }
 
 function load(text: string, source: string, databases?: string): SpiderProblem[] {
@@ -117,28 +110,27 @@ function load(text: string, source: string, databases?: string): SpiderProblem[]
   });
 }
 
-export const spiderFamily: DefinedFamily<'spider', typeof SpiderEntrySchema, z.output<typeof SpiderPayloadSchema>> = defineFamily({
+const oneLine = oneLineFamily({
   id: 'spider',
   description: 'Spider: one SQL query per question, two-shot as bigcode documents it, scored by corpus BLEU against the gold query',
   entrySchema: SpiderEntrySchema,
+  // Prompts and answer extraction are Python's (chat answers' fenced block, whatever its tag); SQL runs only with the databases.
+  language: 'python',
+  chatInstruction: 'Answer the last instruction below with one line of SQL, as the examples do. Reply with that query only.',
+  recognize: { rank: 47, test: (row) => 'db_id' in row && 'query' in row && 'question' in row, fields: "Spider's db_id, query, question" },
+  problems: (text, source) => load(text, source),
+});
+
+export const spiderFamily: DefinedFamily<'spider', typeof SpiderEntrySchema, z.output<typeof SpiderPayloadSchema>> = defineFamily({
+  ...oneLine,
   payloadSchema: SpiderPayloadSchema,
-  bringsLibrary: () => false,
-  files: (entry) => ({ rows: { path: entry.path, field: 'path' } }),
   load: ({ entry, texts, sources }) => ({ problems: load(texts.rows!, sources.rows!, entry.databases), notes: [] }),
-  stopWords: () => ONE_LINE_STOP_WORDS,
-  // Prompts and answer extraction are Python's (chat answers' fenced block, whatever its tag); nothing is run.
-  language: () => 'python',
-  completionPrompt: (problem) => problem.prompt,
-  chatInstruction: () => 'Answer the last instruction below with one line of SQL, as the examples do. Reply with that query only.',
-  solution: oneLineSolution,
-  referenceSolution: () => null,
-  ...TEXT_SCORED_STEPS,
   checking,
   // With the databases (execution accuracy): the sample's query and the gold one, run on the task's database.
   embedSolution: (problem, solution) => (problem.database === undefined ? solution : spiderEmbed(solution)),
   tests: (problem) => spiderRunCall(databaseOf(problem), goldOf(problem)),
   limits: (_problem, _reference, timeoutMs) => ({ timeoutMs, maxOutputBytes: RESULTS_OUTPUT_BYTES }),
-  score: (problem, outcome) => score(problem, outcome.stdout),
+  score,
   requirements: (problem) =>
     problem.database === undefined
       ? []
@@ -152,14 +144,8 @@ export const spiderFamily: DefinedFamily<'spider', typeof SpiderEntrySchema, z.o
           },
         ],
   evaluate: {
-    kind: 'reads',
-    recognize: {
-      rank: 47,
-      test: (row) => 'db_id' in row && 'query' in row && 'question' in row,
-      fields: "Spider's db_id, query, question",
-    },
+    ...oneLine.evaluate,
     options: ['spiderDatabases'],
-    form: 'full',
     problems: ({ text, source, options }) => load(text, source, options.spiderDatabases),
   },
 });
