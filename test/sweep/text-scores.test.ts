@@ -17,7 +17,7 @@ vi.mock('../../domain/families/ids.js', async (importOriginal) => {
 });
 vi.mock('../../domain/families/registry.js', async (importOriginal) => {
   const registry = await importOriginal<typeof import('../../domain/families/registry.js')>();
-  const { PHRASES_EXACT_MATCH, phrasesFamily } = await import('../support/phrases-family.js');
+  const { phrasesFamily } = await import('../support/phrases-family.js');
   return { ...registry, ...registry.createRegistry({ ...registry.FAMILIES, phrases: phrasesFamily as never }) };
 });
 
