@@ -24,6 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Command, InvalidArgumentError } from 'commander';
+import { seededUniform } from '../../domain/compare/stats.js';
 
 const SETS = ['defect', 'clone', 'complexity', 'fim'] as const;
 type SetName = (typeof SETS)[number];
@@ -50,18 +51,7 @@ const opts = new Command()
   .parse()
   .opts<{ rows: number; runs: number; sets: SetName[]; peer?: string }>();
 
-/** mulberry32: the same rows on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = rng(28);
+const rand = seededUniform(28);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
 
 const C_LINES = [

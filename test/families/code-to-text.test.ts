@@ -28,6 +28,7 @@ import { codexglueBleu } from '../../domain/metrics/smoothedBleu.js';
 import { datasetText } from '../../infra/datasetText.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import { CODE_TO_TEXT_ROWS, codeToTextJsonl, type CodeXGlueRow } from '../support/code-to-text-rows.js';
+import { seededUniform } from '../../domain/compare/stats.js';
 
 const PYTHON = path.join(PROJECT_ROOT, '.tools/test-python/bin/python');
 // mosestokenizer sits beside the venv (scripts/install-test-python.sh says why).
@@ -272,18 +273,6 @@ describe('the family: entries, stored problems, answers, scores', () => {
   });
 });
 
-// A small seeded generator (mulberry32): the same token lists on every run.
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 // Tokens where the detokenizer's rules differ: punctuation either side, currencies, quotes and
 // possessives, contractions, CJK, escapes, @-@, tags, non-ASCII letters and digits.
 const TOKENS = [
@@ -375,7 +364,7 @@ const TOKENS = [
 ];
 
 function tokenLists(count: number): string[][] {
-  const random = rng(2802);
+  const random = seededUniform(2802);
   const pick = () => TOKENS[Math.floor(random() * TOKENS.length)]!;
   const lists: string[][] = [];
   for (let i = 0; i < count; i++) {

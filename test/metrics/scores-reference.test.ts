@@ -22,21 +22,10 @@ import { classificationScores } from '../../domain/metrics/classification.js';
 import { removeDistinct, spiderPrepareQuery } from '../../domain/metrics/spiderQuery.js';
 import { codexglueBleu, smoothedSentenceBleu, splitPuncts } from '../../domain/metrics/smoothedBleu.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
+import { seededUniform } from '../../domain/compare/stats.js';
 
 const PYTHON = path.join(PROJECT_ROOT, '.tools/test-python/bin/python');
 const TOL = 1e-9;
-
-// A small seeded generator (mulberry32): the same pairs on every run.
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SNIPPETS = [
   "df.groupby('a')['b'].sum()",
@@ -61,7 +50,7 @@ function words(text: string): string[] {
 }
 
 function makePairs(count: number): Array<{ prediction: string; reference: string }> {
-  const random = rng(28);
+  const random = seededUniform(28);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
   const pairs: Array<{ prediction: string; reference: string }> = [];
   for (let i = 0; i < count; i++) {
@@ -96,7 +85,7 @@ const PAIRS = makePairs(160);
 const CHUNKS = Array.from({ length: 20 }, (_, i) => PAIRS.slice(i * 8, i * 8 + 8));
 const CORPORA = [PAIRS, ...CHUNKS, ...PAIRS.map((p) => [p])];
 const CLASSIFICATION = Array.from({ length: 6 }, (_, c) => {
-  const random = rng(100 + c);
+  const random = seededUniform(100 + c);
   const n = 30 + c * 17;
   const references = Array.from({ length: n }, () => (random() < 0.2 + c * 0.1 ? '1' : '0'));
   const predictions = references.map((r) => {
