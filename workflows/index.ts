@@ -3,5 +3,6 @@ export { generateDatasetWorkflow } from './generateDataset.js';
 export { sweepWorkflow } from './sweep.js';
 export { sweepCellWorkflow } from './sweepCell.js';
 export { sweepShardWorkflow } from './sweepShard.js';
+export { spendLedgerWorkflow } from './spendLedger.js';
 // Each method's task workflows (exploracoderTaskWorkflow, selfRepairTaskWorkflow, capirTaskWorkflow).
 export * from '../methods/workflows.js';

@@ -1,12 +1,12 @@
 /**
- * What a sweep's budgets are counted from, and how they change: each shard tells the sweep workflow
+ * What a sweep's budgets are counted from, and how they change: each shard tells the sweep's spend
+ * ledger (workflows/spendLedger.ts; the sweep workflow itself for sweeps started before the ledger)
  * what every task's answers cost (`spend`), as the task ends, so the sum is kept in one place
- * whatever the number of workers; `set-budget` replaces the caps (start-sweep sends it when run
- * again on a running sweep; the Web UI or `temporal workflow signal` can too).
+ * whatever the number of workers; `set-budget` replaces the caps (start-sweep sends it to the sweep
+ * when run again on a running sweep; the Web UI or `temporal workflow signal` can too).
  */
-import { defineSignal, getExternalWorkflowHandle } from '@temporalio/workflow';
-import type { SweepBudgets } from '../domain/sweep/budget.js';
-import { sweepWorkflowId } from '../domain/sweep/keys.js';
+import { defineQuery, defineSignal, getExternalWorkflowHandle } from '@temporalio/workflow';
+import type { BudgetHold, Spend, SweepBudgets } from '../domain/sweep/budget.js';
 
 export interface TaskSpend {
   model: string;
@@ -20,12 +20,35 @@ export const spendSignal = defineSignal<[TaskSpend]>('spend');
 export const setBudgetSignal = defineSignal<[SweepBudgets | null]>('set-budget');
 
 /**
- * Tells the sweep what one task cost. Awaited by the shard before its lane starts another task, so
- * the sweep has heard of every finished task's cost before more is asked. A sweep that is gone is
- * no error (it was terminated; the shard goes with it).
+ * The ledger's verdict, sent to the sweep whenever it changes. Numbered: two verdicts sent close
+ * together may arrive in either order, and the sweep keeps the newest.
  */
-export async function reportSpend(sweepId: string, spend: TaskSpend): Promise<void> {
-  await getExternalWorkflowHandle(sweepWorkflowId(sweepId))
+export interface HoldVerdict {
+  seq: number;
+  hold: BudgetHold | null;
+}
+export const budgetHoldSignal = defineSignal<[HoldVerdict]>('budget-hold');
+
+/** The sweep's cells are all done: the ledger ends, returning what was spent. */
+export const closeLedgerSignal = defineSignal('close-ledger');
+
+export interface LedgerState {
+  spentByModel: Record<string, Spend>;
+  budget: SweepBudgets | null;
+  hold: BudgetHold | null;
+  /** The seq of the last verdict sent. */
+  seq: number;
+}
+export const spendLedgerQuery = defineQuery<LedgerState>('ledger');
+
+/**
+ * Tells the workflow that counts the spend (`to`: the ledger's id, or the sweep's for sweeps started
+ * before the ledger) what one task cost. Awaited by the shard before its lane starts another task,
+ * so the count has every finished task's cost before more is asked. A counter that is gone is no
+ * error (the sweep was terminated; the shard goes with it).
+ */
+export async function reportSpend(to: string, spend: TaskSpend): Promise<void> {
+  await getExternalWorkflowHandle(to)
     .signal(spendSignal, spend)
     .catch(() => undefined);
 }

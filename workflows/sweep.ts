@@ -11,12 +11,13 @@ import {
   setHandler,
   upsertSearchAttributes,
   ParentClosePolicy,
+  type ChildWorkflowHandle,
 } from '@temporalio/workflow';
 import { SA_KIND, SA_NAME, SA_DONE, SA_TOTAL, SA_PAUSED_FOR } from '../domain/config/searchAttributes.js';
-import { addSpend, budgetHold, describeHold, NO_SPEND, type Spend, type SweepBudgets } from '../domain/sweep/budget.js';
+import { addSpend, budgetHold, describeHold, holdChanges, NO_SPEND, type Spend, type SweepBudgets } from '../domain/sweep/budget.js';
 import type { Price } from '../domain/sweep/price.js';
 import { datasetWorkflowId, DEFAULT_SHARD_SIZE } from '../domain/datasets/layout.js';
-import { cellWorkflowId } from '../domain/sweep/keys.js';
+import { cellWorkflowId, spendLedgerWorkflowId, sweepWorkflowId } from '../domain/sweep/keys.js';
 import { nextStartableCell, sharedRequestFamilies } from '../domain/sweep/sharing.js';
 import type { CellSummary } from '../domain/sweep/results.js';
 import { storageActivities } from './activityOptions.js';
@@ -24,7 +25,8 @@ import { startChildPatiently } from './startChildPatiently.js';
 import { generateDatasetWorkflow } from './generateDataset.js';
 import { localSeq, pauseSignal, resumeSignal, sendLegacyPause, sendPauseOrder } from './pauseOrders.js';
 import { sweepCellWorkflow } from './sweepCell.js';
-import { setBudgetSignal, spendSignal } from './spendReports.js';
+import { budgetHoldSignal, closeLedgerSignal, setBudgetSignal, spendSignal } from './spendReports.js';
+import { spendLedgerWorkflow } from './spendLedger.js';
 import type { SweepInput } from './sweepTypes.js';
 
 /** The user's pause and resume of a whole sweep (scripts/sweep-status.ts --pause / --resume). */
@@ -46,6 +48,13 @@ export interface SweepProgress {
   budget?: SweepBudgets | null;
   /** True when its shards report each task's cost (it started with a budget): only then do budgets hold it. */
   countsSpend?: boolean;
+  /**
+   * The workflow that counts the spend (workflows/spendLedger.ts) once the sweep has started it;
+   * absent from sweeps that count it themselves (started before the ledger) or count none. While
+   * it runs, `spentByModel` here is what finished cells cost, and the ledger's `ledger` query has
+   * the live sum; at the end it is the ledger's final sum.
+   */
+  spendLedger?: string;
   prices?: Record<string, Price>;
   cells: Array<{
     id: string;
@@ -151,20 +160,32 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
    */
   const reconsiderBudget = async (capsChanged: boolean) => {
     const next = progress.budget ? budgetHold(progress.budget, progress.spentByModel ?? {}, input.prices ?? {}) : null;
-    if ((next === null) === (hold === null) && !(capsChanged && next)) return;
+    if (!holdChanges(hold, next, capsChanged)) return;
     hold = next;
     await applyPause();
   };
+  // Sweeps started before the ledger count the spend here, from their shards' signals.
   setHandler(spendSignal, async (spend) => {
     if (!budgeting) return;
     const spent = progress.spentByModel!;
     spent[spend.model] = addSpend(spent[spend.model] ?? NO_SPEND, { ...spend, tasks: 1 });
     await reconsiderBudget(false);
   });
+  // Once started, the ledger (a child) counts the spend and decides; the sweep passes the caps on
+  // and applies the ledger's verdicts, the newest one only.
+  let ledger: ChildWorkflowHandle<typeof spendLedgerWorkflow> | null = null;
+  let lastVerdict = 0;
   setHandler(setBudgetSignal, async (budget) => {
     if (!budgeting) return;
     progress.budget = budget;
-    await reconsiderBudget(true);
+    if (ledger) await ledger.signal(setBudgetSignal, budget);
+    else await reconsiderBudget(true);
+  });
+  setHandler(budgetHoldSignal, async (verdict) => {
+    if (verdict.seq <= lastVerdict) return;
+    lastVerdict = verdict.seq;
+    hold = verdict.hold;
+    await applyPause();
   });
   setHandler(pauseSignal, () => setPaused(true));
   setHandler(resumeSignal, () => setPaused(false));
@@ -229,7 +250,26 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
       });
     }
   }
-  if (budgeting && Object.keys(kept).length) await reconsiderBudget(false);
+  // A budgeted sweep's spend is counted by its ledger, whose history continues as new: one signal
+  // per task here would make this history (which cannot) grow with the sweep's tasks.
+  if (budgeting && input.budget !== undefined && patched('spend-ledger')) {
+    // Caps the user set before this point (set-budget during the datasets) are progress.budget.
+    const state = { spentByModel: progress.spentByModel ?? {}, budget: progress.budget ?? null, hold: null, seq: 0 };
+    ledger = await startChildPatiently(spendLedgerWorkflow, {
+      workflowId: spendLedgerWorkflowId(input.sweepId),
+      taskQueue: input.queues.workflows,
+      parentClosePolicy: ParentClosePolicy.TERMINATE,
+      args: [
+        {
+          sweepWorkflowId: sweepWorkflowId(input.sweepId),
+          prices: input.prices ?? {},
+          maxHistoryEvents: input.maxHistoryEvents ?? 8_000,
+          state,
+        },
+      ],
+    });
+    progress.spendLedger = ledger.workflowId;
+  } else if (budgeting && Object.keys(kept).length) await reconsiderBudget(false);
   if (Object.keys(kept).length) publish();
   const pending = input.cells.map((_, i) => i).filter((i) => !kept[input.cells[i]!.id]);
   while (pending.length > 0) {
@@ -261,7 +301,7 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
           ...(data.libraryKey ? { libraryKey: data.libraryKey } : {}),
           ...(input.methodOptions ? { methodOptions: input.methodOptions } : {}),
           // Only budgeted sweeps hear of every task (a signal each, in this workflow's history).
-          ...(budgeting && input.budget ? { reportsSpend: true as const } : {}),
+          ...(ledger ? { spendLedger: ledger.workflowId } : budgeting && input.budget ? { reportsSpend: true as const } : {}),
           tasks: data.tasks,
           nSamples: input.nSamples,
           k: input.k,
@@ -288,6 +328,10 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
     running.add(p);
   }
   await Promise.all(running);
+  if (ledger) {
+    await ledger.signal(closeLedgerSignal);
+    progress.spentByModel = (await ledger.result()).spentByModel;
+  }
 
   progress.phase = 'finalizing';
   publish();

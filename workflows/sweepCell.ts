@@ -178,7 +178,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
             ...(input.savedGenerationsKey ? { savedGenerationsKey: input.savedGenerationsKey } : {}),
             ...(input.libraryKey ? { libraryKey: input.libraryKey } : {}),
             ...(input.methodOptions ? { methodOptions: input.methodOptions } : {}),
-            ...(input.reportsSpend ? { reportsSpend: true as const } : {}),
+            ...(input.spendLedger ? { spendLedger: input.spendLedger } : input.reportsSpend ? { reportsSpend: true as const } : {}),
             shardIndex,
             taskStart,
             taskEnd: Math.min(input.tasks, taskStart + input.tasksPerShard),

@@ -16,6 +16,7 @@ import { sandboxActivities } from './activityOptions.js';
 import { methodStepFor, type TaskGeneration } from './methodSteps.js';
 import { localSeq, takePauseOrders } from './pauseOrders.js';
 import { reportSpend } from './spendReports.js';
+import { sweepWorkflowId } from '../domain/sweep/keys.js';
 import type { ShardInput } from './sweepTypes.js';
 
 /** Tasks of a shard whose generation runs at once: enough to keep a model's workers busy. */
@@ -58,7 +59,8 @@ export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcom
     return sandbox.executeShard({ ...common(input), generations: { kind: 'saved', key: input.savedGenerationsKey }, execute: true });
   }
   // A budgeted sweep counts every task's cost as it ends (workflows/spendReports.ts).
-  const reporting = input.reportsSpend === true && patched('shard-reports-spend');
+  const spendTo = input.spendLedger ?? (input.reportsSpend === true ? sweepWorkflowId(input.sweepId) : null);
+  const reporting = spendTo !== null && patched('shard-reports-spend');
   const tasks = await generate(input, taskWindow, async (generation) => {
     // A multi-step chain's cost is its work beyond the final answers; theirs comes apart.
     const paid = addCost(generation.cost ?? ZERO_COST, generation.finalCost ?? {});
@@ -67,7 +69,7 @@ export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcom
     progress.promptTokens += paid.prompt_tokens;
     progress.completionTokens += paid.completion_tokens;
     if (reporting)
-      await reportSpend(input.sweepId, {
+      await reportSpend(spendTo, {
         model: input.cell.model,
         calls: paid.calls,
         promptTokens: paid.prompt_tokens,

@@ -78,7 +78,12 @@ interface CellScope {
   savedGenerationsKey?: string;
   libraryKey?: string;
   methodOptions?: MethodOptions;
-  /** Each task's cost goes to the sweep workflow as a `spend` signal (its budgets count them). */
+  /**
+   * Where each task's cost goes as a `spend` signal: the sweep's spend ledger (its workflow id), or
+   * (`reportsSpend`, cells and shards of sweeps started before the ledger) the sweep workflow.
+   * Neither: the sweep has no budget and counts nothing.
+   */
+  spendLedger?: string;
   reportsSpend?: true;
 }
 

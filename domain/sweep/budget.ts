@@ -1,7 +1,7 @@
 /**
  * Spend caps (`budget:` of a sweep config, for the whole sweep and per model) and the rule that
- * holds a sweep: the sweep workflow adds up what each task's answers cost (reported by the shards)
- * and pauses itself when the next task, at the average cost of the tasks so far, would pass a cap.
+ * holds a sweep: its spend ledger adds up what each task's answers cost (reported by the shards), and
+ * the sweep pauses when the next task, at the average cost of the tasks so far, would pass a cap.
  * Pure: the workflow, the CLIs and the config checks share it.
  */
 import { z } from 'zod';
@@ -108,6 +108,15 @@ export function budgetHold(budgets: SweepBudgets, spentByModel: Record<string, S
     if (hold) return hold;
   }
   return null;
+}
+
+/**
+ * Whether a newly computed hold replaces the current one: when the sweep starts or stops holding,
+ * or when the caps changed while it holds (the reason then names the new caps). Otherwise the
+ * reason stays as it was when the hold began (what was spent then).
+ */
+export function holdChanges(current: BudgetHold | null, next: BudgetHold | null, capsChanged: boolean): boolean {
+  return (next === null) !== (current === null) || (capsChanged && next !== null);
 }
 
 function amount(v: number, currency: string | undefined): string {

@@ -24,6 +24,8 @@ export const cellSummaryKey = (sweepId: string, cellId: string) => `${cellPrefix
 export const sweepWorkflowId = (sweepId: string) => `explora-sweep/${sweepId}`;
 export const cellWorkflowId = (sweepId: string, cellId: string) => `explora-sweep/${sweepId}/${cellId}`;
 export const cellShardWorkflowId = (sweepId: string, cellId: string, shard: number) => `explora-sweep/${sweepId}/${cellId}/shard-${shard}`;
+/** A budgeted sweep's spend ledger (workflows/spendLedger.ts); no cell id is free of dots, so none clashes. */
+export const spendLedgerWorkflowId = (sweepId: string) => `explora-sweep/${sweepId}/spend-ledger`;
 
 /** Each model has its own LLM queue, so its concurrency and rate are set by the workers serving it. */
 export const llmTaskQueue = (llmQueueBase: string, modelId: string) => `${llmQueueBase}-${modelId}`;

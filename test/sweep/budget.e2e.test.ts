@@ -9,10 +9,11 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getText } from '../../infra/s3.js';
-import { sweepResultsKey, sweepWorkflowId } from '../../domain/sweep/keys.js';
+import { spendLedgerWorkflowId, sweepResultsKey, sweepWorkflowId } from '../../domain/sweep/keys.js';
 import { SA_PAUSED_FOR } from '../../domain/config/searchAttributes.js';
 import { TASK_WINDOW } from '../../workflows/sweepShard.js';
 import { sweepProgressQuery } from '../../workflows/sweep.js';
+import type { spendLedgerWorkflow } from '../../workflows/spendLedger.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { sleep, waitUntil } from '../support/poll.js';
 import { killHard, runTs, spawnTs } from '../support/processes.js';
@@ -123,6 +124,15 @@ describe('budgets', () => {
       expect(code, sweep.output()).toBe(0);
       expect(sweep.output()).toContain(`sweep ${id}: paused for ${heldFor}`);
       expect((await handle.describe()).typedSearchAttributes.get(SA_PAUSED_FOR)).toBe('');
+
+      // The tasks' costs went to the sweep's ledger, not into the sweep's own history: the sweep
+      // heard only the ledger's two verdicts (the hold and its release).
+      const signals = (await handle.fetchHistory()).events!.flatMap((e) => e.workflowExecutionSignaledEventAttributes?.signalName ?? []);
+      expect(signals).not.toContain('spend');
+      expect(signals.filter((name) => name === 'budget-hold')).toHaveLength(2);
+      const ledger = await client.workflow.getHandle<typeof spendLedgerWorkflow>(spendLedgerWorkflowId(id)).result();
+      expect(ledger.spentByModel.plain).toMatchObject({ tasks: TASKS });
+      expect(ledger.spentByModel.plain!.promptTokens + ledger.spentByModel.plain!.completionTokens).toBe(allTokens);
     } finally {
       await killHard(sweep);
       await close();

@@ -1,0 +1,96 @@
+/**
+ * A budgeted sweep's spend ledger on the real Temporal server: it adds up every task's `spend`
+ * signal exactly once across its continue-as-new runs (the history is split into runs however fast
+ * the signals come), keeps its verdict across them, and tells the sweep only when the
+ * verdict changes: when a cap would be passed, and when raised caps let go.
+ */
+import type { temporal } from '@temporalio/proto';
+import { describe, expect, it } from 'vitest';
+import { spendLedgerWorkflow } from '../../workflows/spendLedger.js';
+import { closeLedgerSignal, setBudgetSignal, spendLedgerQuery, spendSignal, type HoldVerdict } from '../../workflows/spendReports.js';
+import { testConfig, uniqueSuffix } from '../support/config.js';
+import { connectClient, withWorkers } from '../support/temporal.js';
+
+const MAX_EVENTS = 40;
+const TASKS = 200;
+// Each task costs 10 tokens: a cap of 455 is passed by the next task once 450 are spent (45 tasks).
+const CAP = 455;
+
+const signalsNamed = (events: temporal.api.history.v1.IHistoryEvent[], name: string) =>
+  events
+    .map((e) => e.workflowExecutionSignaledEventAttributes)
+    .filter((a) => a?.signalName === name)
+    .map((a) => JSON.parse(Buffer.from(a!.input!.payloads![0]!.data!).toString()) as HoldVerdict);
+
+describe('spend ledger', () => {
+  it('counts every task once across continue-as-new runs and tells the sweep each change of its verdict', async () => {
+    const { config } = testConfig();
+    const { client, close } = await connectClient(config);
+    try {
+      await withWorkers(config, ['workflows'], async () => {
+        const suffix = uniqueSuffix();
+        const taskQueue = config.taskQueues.workflows;
+        // The verdicts go to a workflow that only keeps them in its history: another ledger, which
+        // has no handler for them.
+        const listener = await client.workflow.start(spendLedgerWorkflow, {
+          workflowId: `explora-test/ledger-listener-${suffix}`,
+          taskQueue,
+          args: [
+            {
+              sweepWorkflowId: 'nobody',
+              prices: {},
+              maxHistoryEvents: 8_000,
+              state: { spentByModel: {}, budget: null, hold: null, seq: 0 },
+            },
+          ],
+        });
+        const ledger = await client.workflow.start(spendLedgerWorkflow, {
+          workflowId: `explora-test/ledger-${suffix}`,
+          taskQueue,
+          args: [
+            {
+              sweepWorkflowId: listener.workflowId,
+              prices: {},
+              maxHistoryEvents: MAX_EVENTS,
+              state: { spentByModel: {}, budget: { sweep: { tokens: CAP }, models: {} }, hold: null, seq: 0 },
+            },
+          ],
+        });
+        const spend = { model: 'm', calls: 1, promptTokens: 4, completionTokens: 6 };
+        for (let t = 0; t < 50; t++) await ledger.signal(spendSignal, spend);
+        const held = await ledger.query(spendLedgerQuery);
+        expect(held.hold).toMatchObject({ field: 'budget.tokens', limit: CAP, spent: 450, nextTask: 10 });
+        await ledger.signal(setBudgetSignal, { sweep: { tokens: 10 * CAP }, models: {} });
+        for (let t = 50; t < TASKS; t++) await ledger.signal(spendSignal, spend);
+        await ledger.signal(closeLedgerSignal);
+        const final = await ledger.result();
+
+        expect(final.spentByModel).toEqual({ m: { calls: TASKS, promptTokens: 4 * TASKS, completionTokens: 6 * TASKS, tasks: TASKS } });
+        expect(final.hold).toBeNull();
+        expect(final.seq).toBe(2);
+        // The runs continued as new. Signals that keep coming make the server refuse a run's ending
+        // until they are handled, so a run can pass the limit; none holds most of the history.
+        const runs: number[] = [];
+        let runId: string | undefined = ledger.firstExecutionRunId;
+        while (runId) {
+          const { events } = await client.workflow.getHandle(ledger.workflowId, runId).fetchHistory();
+          runs.push(events!.length);
+          runId = events!.at(-1)!.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+        }
+        const total = runs.reduce((a, b) => a + b, 0);
+        expect(runs.length, `run lengths ${runs.join(', ')}`).toBeGreaterThan(2);
+        for (const length of runs) expect(length, `run lengths ${runs.join(', ')}`).toBeLessThan(total / 2);
+
+        // The sweep heard two verdicts, the hold at 450 tokens and the release, once each.
+        const { events } = await listener.fetchHistory();
+        const verdicts = signalsNamed(events!, 'budget-hold');
+        expect(verdicts.map((v) => v.seq)).toEqual([1, 2]);
+        expect(verdicts[0]!.hold).toMatchObject({ field: 'budget.tokens', spent: 450 });
+        expect(verdicts[1]!.hold).toBeNull();
+        await listener.terminate();
+      });
+    } finally {
+      await close();
+    }
+  });
+});
