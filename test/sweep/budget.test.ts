@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { describeSweepConfigDifferences, parseSweepConfig, sweepConfigHash } from '../../domain/sweep/config.js';
-import { budgetHold, describeHold, sweepBudgetsOf, type Spend, type SweepBudgets } from '../../domain/sweep/budget.js';
+import { budgetHold, describeHold, holdChanges, sweepBudgetsOf, type Spend, type SweepBudgets } from '../../domain/sweep/budget.js';
 import { formatSpendForecast, spendForecast } from '../../domain/sweep/spendForecast.js';
 import { provenanceFields, type CellProvenance } from '../../domain/sweep/provenance.js';
 import { minimalSweepConfig, sweepConfigIssues } from '../support/sweep-config.js';
@@ -100,6 +100,22 @@ describe('budgetHold: the next task must not pass a cap', () => {
     // A raised cap lifts the hold.
     const raised = { models: { b: { path: 'models[1].budget', budget: { money: 1 } } } };
     expect(budgetHold(raised, { b: spend(1000, 400, 2) }, { b: USD })).toBeNull();
+  });
+});
+
+describe('holdChanges: when a new verdict goes to the sweep', () => {
+  const hold = { field: 'budget.tokens', limit: 1000, spent: 901, nextTask: 100 };
+  const later = { ...hold, spent: 1001 };
+  it('on starting and stopping to hold, and on new caps while holding; not on more spend while holding', () => {
+    expect(holdChanges(null, hold, false)).toBe(true);
+    expect(holdChanges(hold, null, false)).toBe(true);
+    expect(holdChanges(hold, null, true)).toBe(true);
+    // The reason stays as it was when the hold began...
+    expect(holdChanges(hold, later, false)).toBe(false);
+    // ...unless the caps changed: it then names the new ones.
+    expect(holdChanges(hold, later, true)).toBe(true);
+    expect(holdChanges(null, null, true)).toBe(false);
+    expect(holdChanges(null, null, false)).toBe(false);
   });
 });
 
