@@ -231,12 +231,7 @@ datasets:
     family: spider
     path: ${problems}
     databases: ${path.join(dir, 'nowhere')}
-models:
-  - id: base
-    base_url: ${server.url}
-    model: scripted-base
-    api: completions
-methods: [direct]
+${scriptedModelsYaml(server.url, { chat: false })}methods: [direct]
 temperatures: [0.2]
 n_samples: 1
 k: [1]
