@@ -37,7 +37,7 @@ import { getBytes, getText, putObject, type Bucket } from '../../infra/s3.js';
 import { ReferenceOutputs, ReferenceOutputsError } from '../../infra/referenceOutputs.js';
 import { s3ReferenceOutputs } from '../../infra/referenceOutputsS3.js';
 import { parseJsonl } from '../../domain/datasets/jsonl.js';
-import { answerCode, textCheckingOf, textScore } from '../../domain/sweep/textScores.js';
+import { alsoTextCheckingOf, answerCode, textCheckingOf, textScore } from '../../domain/sweep/textScores.js';
 
 export interface ExecuteShardInput {
   sweepId: string;
@@ -249,10 +249,15 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
         };
         const family = familyOf(problem);
         const checking = family.checking(problem);
+        // A run task also scored from its text (Spider's BLEU beside execution accuracy): the
+        // sample's statistics, whatever its run gives (an unanswered one is an empty prediction).
+        const alsoText = alsoTextCheckingOf(problem);
+        const textStats = alsoText ? { text_stats: alsoText.stats(base.solution) } : {};
         if (g.llm?.status === 'error') {
           return {
             ...base,
             status: 'llm_error',
+            ...textStats,
             // A text-scored task's sample without an answer is an empty prediction: its corpus
             // metric (bigcode's, over every task) counts it, as a model that wrote nothing.
             ...(checking.kind === 'text' ? scoreFields(textScore(checking, base.solution)) : { passed: false, success: false }),
@@ -281,7 +286,7 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
         );
         if (!prepared.ok) {
           // The runtime refused the program (e.g. it calls an original name of a renamed library): a runtime error.
-          return { ...base, status: 'error', passed: false, success: false, exception: prepared.error, duration_ms: 0 };
+          return { ...base, status: 'error', ...textStats, passed: false, success: false, exception: prepared.error, duration_ms: 0 };
         }
         const result: ExecutionResult = await runners!.get(languageOf(problem).id)!.run({
           id: `${input.cellId}/${taskIndex}/${sampleIndex}`,
@@ -295,6 +300,7 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
           ...base,
           status: run.status,
           ...scoreFields(score),
+          ...textStats,
           ...(run.exception ? { exception: { type: run.exception.type, message: run.exception.message.slice(0, 2000) } } : {}),
           duration_ms: result.durationMs,
           ...(result.sharedProcess ? { shared_process: true as const } : {}),

@@ -82,6 +82,15 @@ const IntervalsSchema = z
 /** A cell's prompt template as results record it (models[i].prompt, or "default"). */
 const PromptTemplateRecordSchema = z.union([z.literal('default'), StoredPromptTemplateSchema]);
 
+/** A corpus metric's result (CorpusScore). */
+const CorpusScoreSchema = z.object({
+  metric: z.string(),
+  headline: z.string(),
+  samplesScored: z.enum(['first', 'all']),
+  samples: z.number().int(),
+  figures: z.record(z.string(), z.union([z.number(), z.array(z.number())])),
+});
+
 const CellSummarySchema = z.object({
   cell: z.looseObject({
     cell: z.string(),
@@ -132,16 +141,11 @@ const CellSummarySchema = z.object({
         majorityVoting: z.object({ accuracy: z.number(), numFailedExecution: z.number() }),
       }),
       // A text-scored family's corpus metric (CorpusScore).
-      z.object({
-        kind: z.literal('text'),
-        metric: z.string(),
-        headline: z.string(),
-        samplesScored: z.enum(['first', 'all']),
-        samples: z.number().int(),
-        figures: z.record(z.string(), z.union([z.number(), z.array(z.number())])),
-      }),
+      CorpusScoreSchema.extend({ kind: z.literal('text') }),
     ])
     .optional(),
+  /** A run cell's samples also scored from their text (Spider: BLEU beside execution accuracy); absent for the others. */
+  alsoText: CorpusScoreSchema.optional(),
 });
 
 const SweepResultsSchema = z.object({
@@ -342,6 +346,7 @@ export async function loadSweepReportData(bucket: Bucket, sweepId: string, opts:
       droppedK: summary.droppedK,
       statusCounts: summary.statusCounts,
       ...(summary.scores ? { scores: summary.scores } : {}),
+      ...(summary.alsoText ? { alsoText: summary.alsoText } : {}),
       cost: summary.cost,
       // A text-scored cell's per-task counts pass nothing by design: no pass@k curves, outcomes or comparisons of them.
       perTask: summary.scores?.kind === 'text' ? [] : (detail?.per_task ?? []),

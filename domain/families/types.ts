@@ -122,7 +122,8 @@ export type TaskChecking =
       kind: 'tests';
       /**
        * Also scored from its text (Spider with its databases: execution accuracy by running, and
-       * bigcode's BLEU of the same samples): `evaluate.ts` reports the metric's figures beside pass@k.
+       * bigcode's BLEU of the same samples): `evaluate.ts` and a sweep's cell (CellScores.alsoText)
+       * report the metric's figures beside pass@k. Its metric is one the family declares (corpusMetrics).
        */
       alsoText?: Extract<TaskChecking, { kind: 'text' }>;
     }

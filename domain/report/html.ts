@@ -379,7 +379,8 @@ ${dropped.length ? `<p class="note">Not scored: ${dropped.map(esc).join('; ')}</
 /**
  * The scores beyond pass@k of the families that have several: each named score's pass@k (evalplus:
  * base, the original tests; plus, base and the added ones), APPS's strict and average
- * test-case accuracy, and PAL's greedy and majority-voting accuracy. Empty when no cell has any.
+ * test-case accuracy, PAL's greedy and majority-voting accuracy, and the text metric of run cells
+ * also scored from their text (Spider's BLEU). Empty when no cell has any.
  */
 function renderExtraScores(cells: readonly ReportCell[]): string {
   const ks = scoredKs(cells);
@@ -420,6 +421,18 @@ ${rows.join('\n')}
     );
     parts.push(`<p>APPS's two figures: <b>strict accuracy</b>, the share of samples passing every test case (averaged over tasks); <b>average test-case accuracy</b>, the share of test cases passed (averaged over samples, then tasks).</p>
 <table class="grid metrics" id="test-case-scores-table"><thead><tr><th>dataset</th><th>model</th><th>method</th><th>T</th><th>strict accuracy</th><th>test-case accuracy</th></tr></thead><tbody>
+${rows.join('\n')}
+</tbody></table>`);
+  }
+  const alsoText = cells.filter((c) => c.alsoText !== undefined);
+  if (alsoText.length) {
+    const rows = alsoText.map((c) =>
+      c.alsoText
+        ? `<tr>${label(c)}<td class="num">${pct(c.passAtK['pass@1'])}</td><td>${esc(c.alsoText.metric)}</td><td class="num">${dec(headlineOf(c.alsoText) ?? NaN, 4)}</td><td>${esc(corpusScoreLine(c.alsoText))}</td></tr>`
+        : '',
+    );
+    parts.push(`<p>Datasets run and also scored from the same generations' text (Spider with its databases: execution accuracy, its pass@1, and bigcode's corpus BLEU of each task's first sample against the gold query).</p>
+<table class="grid metrics" id="also-text-scores-table"><thead><tr><th>dataset</th><th>model</th><th>method</th><th>T</th><th>pass@1</th><th>metric</th><th>headline</th><th>figures</th></tr></thead><tbody>
 ${rows.join('\n')}
 </tbody></table>`);
   }

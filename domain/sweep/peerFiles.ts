@@ -3,7 +3,8 @@
  * user's scripts that read them keep working:
  * - bigcode-evaluation-harness's metric file (`--metric_output_path`, `evaluation_results.json`):
  *   `{"<task>": {"pass@1": ...}, "config": {...}}`, the task named by the cell's dataset (PAL's
- *   cells add bigcode's `accuracy` and `num_failed_execution`, and both evaluation types');
+ *   cells add bigcode's `accuracy` and `num_failed_execution`, and both evaluation types'; Spider's
+ *   with its databases, its BLEU figures beside pass@1, its execution accuracy);
  * - evalplus's `eval_results.json` for evalplus cells: per task, each sample's solution and its
  *   base and plus status, and `pass_at_k` for both.
  */
@@ -21,6 +22,8 @@ export function bigcodeMetricsJson(summary: CellSummary): string {
     metrics.strict_accuracy = summary.scores.strictAccuracy;
     metrics.avg_accuracy = summary.scores.averageTestCaseAccuracy;
   }
+  // A run cell also scored from its text (Spider: BLEU beside execution accuracy), as evaluate.ts prints them: both on one line.
+  if (summary.alsoText) Object.assign(metrics, summary.alsoText.figures);
   if (summary.scores?.kind === 'voting') {
     // PAL: bigcode's pal-*-greedy runs one sample per task, pal-*-majority_voting several; both are kept.
     const { greedy, majorityVoting } = summary.scores;

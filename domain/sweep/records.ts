@@ -40,6 +40,12 @@ export const SampleRecordSchema = z.object({
       z.object({ kind: z.literal('text'), stats: z.record(z.string(), z.number()) }),
     ])
     .optional(),
+  /**
+   * A run sample's statistics for the metric its family also scores it by from its text
+   * (TaskChecking `tests` with `alsoText`: Spider's BLEU beside execution accuracy), what that
+   * metric sums over the cell. Absent for other samples, and in records stored before it existed.
+   */
+  text_stats: z.record(z.string(), z.number()).optional(),
   exception: ExceptionInfoSchema.optional(),
   llm_error: z.string().optional(),
   duration_ms: z.number().nonnegative(),

@@ -8,7 +8,7 @@ import { familyOf } from '../families/registry.js';
 import { majorityOf } from '../metrics/pal.js';
 import { estimateAtK, type MeanInterval } from '../metrics/passAtK.js';
 import { recordCost, type SampleRecord } from './records.js';
-import { CorpusFold, noPassAtKReason, textCheckingOf } from './textScores.js';
+import { alsoTextCheckingOf, CorpusFold, noPassAtKReason, textCheckingOf } from './textScores.js';
 import type { CorpusScore } from './corpusScore.js';
 import type { CorpusMetric, TextStats } from '../families/types.js';
 
@@ -49,6 +49,12 @@ export interface CellScores {
   cost: CellCost;
   /** The cell's scores beyond pass@k, for the families that have them (see CellExtraScores); absent otherwise. */
   scores?: CellExtraScores;
+  /**
+   * A run cell's samples also scored from their text (TaskChecking `tests` with `alsoText`: Spider's
+   * BLEU beside execution accuracy, which is its pass@1): the metric's figures over them. Absent
+   * otherwise, and from summaries stored before it existed.
+   */
+  alsoText?: CorpusScore;
 }
 
 /**
@@ -140,6 +146,8 @@ export class CellAccumulator {
   private sandboxRuns = 0;
   /** The cell's corpus metric and its fold, from its first text-scored record (its tasks are scored from their text). */
   private text: { metric: CorpusMetric; fold: CorpusFold } | null = null;
+  /** The metric its run samples are also scored by from their text, and its fold, from its first record with `text_stats`. */
+  private alsoText: { metric: CorpusMetric; fold: CorpusFold } | null = null;
 
   constructor(private readonly problems: readonly SweepProblem[]) {
     this.perTask = problems.map((p) => ({ task_id: p.task_id, n: 0, c: 0, s: 0, pipeline_length: familyOf(p).pipelineLength(p) }));
@@ -178,6 +186,7 @@ export class CellAccumulator {
           for (const [key, value] of Object.entries(r.score.stats)) text.stats[key] = (text.stats[key] ?? 0) + value;
         }
       }
+      if (r.text_stats) this.alsoTextFold(r).add(r.text_stats, r.sample_index === 0);
     }
     this.statusCounts[r.status] = (this.statusCounts[r.status] ?? 0) + 1;
     this.samples++;
@@ -197,6 +206,17 @@ export class CellAccumulator {
     if (this.text.metric.id !== checking.metric.id)
       throw new Error(`task ${r.task_id} is scored by ${checking.metric.id}, the cell's others by ${this.text.metric.id}`);
     return this.text.fold;
+  }
+
+  /** The fold of the cell's run samples also scored from their text: its tasks' metric (the family's; one per cell). */
+  private alsoTextFold(r: SampleRecord): CorpusFold {
+    const checking = alsoTextCheckingOf(this.problems[r.task_index]!);
+    if (checking === null)
+      throw new Error(`record of task ${r.task_id} has text statistics, but its task is not also scored from its text`);
+    this.alsoText ??= { metric: checking.metric, fold: new CorpusFold(checking.metric) };
+    if (this.alsoText.metric.id !== checking.metric.id)
+      throw new Error(`task ${r.task_id} is also scored by ${checking.metric.id}, the cell's others by ${this.alsoText.metric.id}`);
+    return this.alsoText.fold;
   }
 
   /** The cell's summary and its results.json content, from the records added so far. */
@@ -256,6 +276,8 @@ export class CellAccumulator {
     const corpus = this.unexecuted > 0 ? null : (this.text?.fold.result() ?? null);
     const extra = corpus ? ({ kind: 'text', ...corpus } as const) : extraScores(scored, input.k);
     if (extra) summary.scores = extra;
+    const alsoText = this.unexecuted > 0 ? null : (this.alsoText?.fold.result() ?? null);
+    if (alsoText) summary.alsoText = alsoText;
     const summaryMetrics = () => ({ ...summary.passAtK, ...summary.successAtK });
     const results = {
       ...input.cell,
@@ -279,6 +301,8 @@ export class CellAccumulator {
       },
       ...(Object.keys(byLength).length ? { pass_rate_by_pipeline_length: byLength } : {}),
       ...(extra ? { scores: extraScoresJson(extra) } : {}),
+      // Beside pass@k (Spider's execution accuracy): the same samples' text metric (bigcode's BLEU).
+      ...(alsoText ? { also_text: corpusScoreJson(alsoText) } : {}),
       per_task: perTask.map(({ pipeline_length, named, testCaseCredit, answers, text, ...t }) => ({
         ...t,
         ...(pipeline_length !== undefined ? { pipeline_length } : {}),
@@ -353,10 +377,13 @@ export function extraScoresJson(extra: CellExtraScores): Record<string, unknown>
     return Object.fromEntries(Object.entries(extra.byName).map(([name, s]) => [name, { ...s.passAtK, ci95: s.passAtKCI }]));
   }
   if (extra.kind === 'voting') return votingJson(extra);
-  if (extra.kind === 'text') {
-    return { metric: extra.metric, samples_scored: extra.samplesScored, samples: extra.samples, ...extra.figures };
-  }
+  if (extra.kind === 'text') return corpusScoreJson(extra);
   return { strict_accuracy: extra.strictAccuracy, average_test_case_accuracy: extra.averageTestCaseAccuracy };
+}
+
+/** A corpus score as results.json writes it: the metric, which samples and how many, then its figures. */
+export function corpusScoreJson(score: CorpusScore): Record<string, unknown> {
+  return { metric: score.metric, samples_scored: score.samplesScored, samples: score.samples, ...score.figures };
 }
 
 /** PAL's figures under bigcode's names: its two evaluation types, each {accuracy, num_failed_execution}. */

@@ -27,6 +27,21 @@ export function textCheckingOf(problem: SweepProblem): TextChecking | null {
   return checking;
 }
 
+/**
+ * The text checking a run problem is also scored by (TaskChecking `tests` with `alsoText`: Spider's
+ * BLEU beside its execution accuracy), or null when it has none. Its metric must be one its family
+ * declares, as textCheckingOf's.
+ */
+export function alsoTextCheckingOf(problem: SweepProblem): TextChecking | null {
+  const checking = familyOf(problem).checking(problem);
+  if (checking.kind !== 'tests' || checking.alsoText === undefined) return null;
+  if (corpusMetricById(checking.alsoText.metric.id) !== checking.alsoText.metric)
+    throw new Error(
+      `task ${problem.task_id}: family ${problem.family} also scores it by ${checking.alsoText.metric.id}, a metric no family declares as that id (the family's corpusMetrics)`,
+    );
+  return checking.alsoText;
+}
+
 /** A sample's text score. */
 export function textScore(checking: TextChecking, solution: string): TextScore {
   return { kind: 'text', passed: false, success: false, stats: checking.stats(solution) };

@@ -77,38 +77,46 @@ export function formatResultsTable(cells: CellSummary[]): string {
 
 /** The scores beyond pass@k of the cells that have them (evalplus's base and plus, APPS's accuracies, a text-scored family's metric), a line per cell. */
 function extraScoreLines(cells: CellSummary[]): string[] {
-  return cells.flatMap((c) => {
-    const cell = String(c.cell.cell ?? '');
-    switch (c.scores?.kind) {
-      case 'named':
-        return [
-          `${cell}: ` +
-            Object.entries(c.scores.byName)
-              .map(
-                ([name, s]) =>
-                  `${name} ${Object.entries(s.passAtK)
-                    .map(([k, v]) => `${k} ${formatMetric(v, s.passAtKCI[k])}`)
-                    .join(', ')}`,
-              )
-              .join('; '),
-        ];
-      case 'test_cases':
-        return [
-          `${cell}: strict accuracy ${c.scores.strictAccuracy.toFixed(4)}; average test-case accuracy ${c.scores.averageTestCaseAccuracy.toFixed(4)}`,
-        ];
-      case 'voting': {
-        const { greedy, majorityVoting } = c.scores;
-        return [
-          `${cell}: accuracy greedy ${greedy.accuracy.toFixed(4)} (${greedy.numFailedExecution} failed), ` +
-            `majority voting ${majorityVoting.accuracy.toFixed(4)} (${majorityVoting.numFailedExecution} failed)`,
-        ];
-      }
-      case 'text':
-        return [`${cell}: ${corpusScoreLine(c.scores)}`];
-      default:
-        return [];
+  return cells.flatMap((c) => [...kindLines(c), ...alsoTextLines(c)]);
+}
+
+/** A run cell's samples also scored from their text (Spider: BLEU beside execution accuracy, its pass@1). */
+function alsoTextLines(c: CellSummary): string[] {
+  return c.alsoText ? [`${String(c.cell.cell ?? '')}: also from the text: ${corpusScoreLine(c.alsoText)}`] : [];
+}
+
+/** The scores beyond pass@k of a cell's family's kind. */
+function kindLines(c: CellSummary): string[] {
+  const cell = String(c.cell.cell ?? '');
+  switch (c.scores?.kind) {
+    case 'named':
+      return [
+        `${cell}: ` +
+          Object.entries(c.scores.byName)
+            .map(
+              ([name, s]) =>
+                `${name} ${Object.entries(s.passAtK)
+                  .map(([k, v]) => `${k} ${formatMetric(v, s.passAtKCI[k])}`)
+                  .join(', ')}`,
+            )
+            .join('; '),
+      ];
+    case 'test_cases':
+      return [
+        `${cell}: strict accuracy ${c.scores.strictAccuracy.toFixed(4)}; average test-case accuracy ${c.scores.averageTestCaseAccuracy.toFixed(4)}`,
+      ];
+    case 'voting': {
+      const { greedy, majorityVoting } = c.scores;
+      return [
+        `${cell}: accuracy greedy ${greedy.accuracy.toFixed(4)} (${greedy.numFailedExecution} failed), ` +
+          `majority voting ${majorityVoting.accuracy.toFixed(4)} (${majorityVoting.numFailedExecution} failed)`,
+      ];
     }
-  });
+    case 'text':
+      return [`${cell}: ${corpusScoreLine(c.scores)}`];
+    default:
+      return [];
+  }
 }
 
 /**

@@ -1,22 +1,21 @@
 /**
  * APPS end to end: a sweep over APPS rows (written by hand in codeparrot/apps's format,
  * test/support/apps-rows.ts) against a scripted completions server whose samples pass all, some or
- * none of a task's test cases: results.json, the sweep's results and the report carry strict
- * accuracy (= pass@1) and average test-case accuracy as the samples imply; requests stop at
- * bigcode's APPS stop words.
+ * none of a task's test cases: results.json (in --output-dir, as stored in S3), the sweep's
+ * results and the report carry strict accuracy (= pass@1) and average test-case accuracy as the
+ * samples imply; requests stop at bigcode's APPS stop words.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APPS_STOP_WORDS } from '../../domain/families/apps/index.js';
-import { cellFileKey, sweepResultsKey } from '../../domain/sweep/keys.js';
-import { getText } from '../../infra/s3.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { runTs } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
 import { APPS_TASKS, appsJsonl, type AppsFixtureTask } from '../support/apps-rows.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { expectCellFilesAsStored, outputJson, scriptedModelsYaml, sweepWithOutputDir } from '../support/sweep-output.js';
 
 const N = 3;
 const sampleOf = (task: AppsFixtureTask, i: number) => task.samples[i % task.samples.length]!;
@@ -52,37 +51,32 @@ describe('a sweep over APPS rows, against a scripted server', () => {
 
   it('strict accuracy and average test-case accuracy are what the samples imply', async () => {
     const id = `apps-${uniqueSuffix()}`;
-    const file = path.join(dir, 'sweep.yaml');
-    writeFileSync(
-      file,
-      `id: ${id}
+    const { output, outDir, results } = await sweepWithOutputDir({
+      dir,
+      id,
+      env,
+      bucket,
+      flags: ['--check-references'],
+      yaml: `id: ${id}
 datasets:
   - name: apps
     family: apps
     path: test.jsonl
     test_time_limit: 1
-models:
-  - id: base
-    base_url: ${server.url}
-    model: scripted-base
-    api: completions
-methods: [direct]
+${scriptedModelsYaml(server.url, { chat: false })}methods: [direct]
 temperatures: [0.8]
 n_samples: ${N}
 k: [1]
 timeout_s: 10
 `,
-    );
-    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress', '--check-references'], env);
-    expect(run.code, run.output).toBe(0);
-    expect(run.output).toContain(`apps: ${APPS_TASKS.length} of ${APPS_TASKS.length} references pass`);
+    });
+    expect(output).toContain(`apps: ${APPS_TASKS.length} of ${APPS_TASKS.length} references pass`);
     const strict = mean(
       APPS_TASKS.map((t) => Array.from({ length: N }, (_, i) => sampleOf(t, i)).filter((s) => s.passed === s.total).length / N),
     );
     const average = mean(APPS_TASKS.map((t) => mean(Array.from({ length: N }, (_, i) => sampleOf(t, i).passed / sampleOf(t, i).total))));
     expect(average).toBeGreaterThan(strict);
 
-    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
     const [cell] = results.cells;
     expect(cell.passAtK['pass@1']).toBeCloseTo(strict, 10);
     expect(cell.scores).toEqual({
@@ -90,7 +84,9 @@ timeout_s: 10
       strictAccuracy: expect.closeTo(strict, 10),
       averageTestCaseAccuracy: expect.closeTo(average, 10),
     });
-    const cellResults = JSON.parse((await getText(bucket, cellFileKey(id, String(cell.cell.cell), 'results.json')))!);
+    const cellId = String(cell.cell.cell);
+    await expectCellFilesAsStored(bucket, id, outDir, cellId);
+    const cellResults = outputJson(outDir, cellId, 'results.json');
     expect(cellResults.scores.average_test_case_accuracy).toBeCloseTo(average, 10);
     for (const t of cellResults.per_task) {
       const task = APPS_TASKS.find((a) => String(a.problem_id) === t.task_id)!;

@@ -1,7 +1,7 @@
 /**
  * DS-1000 end to end: a sweep over its numpy and pandas tasks (rows written by hand in the release
  * format, test/support/ds1000-rows.ts) against a scripted completions server, pass@1 as the answers
- * imply; a sweep naming a task whose library the sandbox's Python lacks is refused before anything
+ * imply (the sweep's results, and the --output-dir files as stored); a sweep naming a task whose library the sandbox's Python lacks is refused before anything
  * starts, naming the library and the install command; and scripts/evaluate.ts on the same rows.
  */
 import { execFile, execFileSync } from 'node:child_process';
@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sweepConfigKey, sweepResultsKey } from '../../domain/sweep/keys.js';
+import { sweepConfigKey } from '../../domain/sweep/keys.js';
 import { getText } from '../../infra/s3.js';
 import { resolvePythonExecutable } from '../../infra/sandbox/python.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
@@ -18,6 +18,7 @@ import { runTs } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
 import { DS1000_SCIPY_TASK, DS1000_TASKS, ds1000Jsonl, type Ds1000FixtureTask } from '../support/ds1000-rows.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { expectCellFilesAsStored, outputJson, scriptedModelsYaml, sweepWithOutputDir } from '../support/sweep-output.js';
 
 const N = 3;
 const sampleOf = (task: Ds1000FixtureTask, i: number) => task.samples[i % task.samples.length]!;
@@ -58,12 +59,7 @@ datasets:
   - name: ds1000
     family: ds1000
     path: ${file}
-models:
-  - id: base
-    base_url: ${server.url}
-    model: scripted-base
-    api: completions
-methods: [direct]
+${scriptedModelsYaml(server.url, { chat: false })}methods: [direct]
 temperatures: [0.8]
 n_samples: ${N}
 k: [1]
@@ -72,14 +68,23 @@ timeout_s: 60
 
   it('pass@1 over the numpy and pandas tasks is what the answers imply; references pass', async () => {
     const id = `ds1000-${uniqueSuffix()}`;
-    const file = path.join(dir, 'sweep.yaml');
-    writeFileSync(file, yaml(id, 'ds1000.jsonl'));
-    const result = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress', '--check-references'], env);
-    expect(result.code, result.output).toBe(0);
-    expect(result.output).toContain(`ds1000: ${DS1000_TASKS.length} of ${DS1000_TASKS.length} references pass`);
-    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
+    const { output, outDir, results } = await sweepWithOutputDir({
+      dir,
+      id,
+      env,
+      bucket,
+      flags: ['--check-references'],
+      yaml: yaml(id, 'ds1000.jsonl'),
+    });
+    expect(output).toContain(`ds1000: ${DS1000_TASKS.length} of ${DS1000_TASKS.length} references pass`);
     const want = DS1000_TASKS.map((t) => Array.from({ length: N }, (_, i) => sampleOf(t, i).passed).filter(Boolean).length / N);
-    expect(results.cells[0].passAtK['pass@1']).toBeCloseTo(want.reduce((a, x) => a + x, 0) / want.length, 10);
+    const passAt1 = want.reduce((a, x) => a + x, 0) / want.length;
+    const [cell] = results.cells;
+    expect(cell.passAtK['pass@1']).toBeCloseTo(passAt1, 10);
+    // --output-dir: the cell's files as stored, bigcode's metric file with the same pass@1 under the dataset's name.
+    const cellId = String(cell.cell.cell);
+    await expectCellFilesAsStored(bucket, id, outDir, cellId);
+    expect(outputJson(outDir, cellId, 'evaluation_results.json').ds1000['pass@1']).toBeCloseTo(passAt1, 10);
   });
 
   it("a task whose library the sandbox's Python lacks is refused before the sweep starts, naming the library and the command", async () => {

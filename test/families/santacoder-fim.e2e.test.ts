@@ -5,19 +5,17 @@
  * per-language figures; and scripts/evaluate.ts on the same rows and samples.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIM_PRESETS, fimPrompt } from '../../domain/llm/fim.js';
-import { sweepResultsKey } from '../../domain/sweep/keys.js';
-import { getText } from '../../infra/s3.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
-import { runTs } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
 import { FIM_ROWS, fimJsonl, type FimFixtureRow } from '../support/santacoder-fim-rows.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { expectCellFilesAsStored, outputJson, sweepWithOutputDir } from '../support/sweep-output.js';
 
 const N = 2;
 const run = promisify(execFile);
@@ -63,11 +61,13 @@ describe('SantaCoder FIM through a sweep and evaluate.ts', () => {
 
   it('exact match per language as bigcode reports it, from the text; the server saw only FIM prompts', async () => {
     const id = `santacoder-fim-${uniqueSuffix()}`;
-    const file = path.join(dir, 'sweep.yaml');
-    const outDir = path.join(dir, 'out');
-    writeFileSync(
-      file,
-      `id: ${id}
+    const { outDir, results } = await sweepWithOutputDir({
+      dir,
+      id,
+      env,
+      bucket,
+      // A FIM model: scriptedModelsYaml's two have no `fim:`.
+      yaml: `id: ${id}
 datasets:
   - name: fim
     family: santacoder-fim
@@ -83,19 +83,15 @@ temperatures: [0.2]
 n_samples: ${N}
 k: [1]
 `,
-    );
-    const result = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress', '--output-dir', outDir], env);
-    expect(result.code, result.output).toBe(0);
+    });
     expect(unknownPrompts).toEqual([]);
-    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
     const cell = JSON.stringify(results.cells[0]);
     for (const [key, value] of Object.entries(EXPECTED)) expect(cell).toContain(`"${key}":${value}`);
     expect(cell).toContain(`"Exact Match":${OVERALL}`);
-    // --output-dir: bigcode's evaluation_results.json of the cell holds its figures under the dataset's name.
-    const evaluation = readdirSync(outDir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('evaluation_results.json'));
-    expect(evaluation).toHaveLength(1);
-    const figures = JSON.parse(readFileSync(path.join(outDir, evaluation[0]!), 'utf8')).fim as Record<string, number>;
-    expect(figures).toMatchObject(EXPECTED);
+    // --output-dir: the cell's files as stored; bigcode's evaluation_results.json holds its figures under the dataset's name.
+    const cellId = String(results.cells[0].cell.cell);
+    await expectCellFilesAsStored(bucket, id, outDir, cellId);
+    expect(outputJson(outDir, cellId, 'evaluation_results.json').fim).toMatchObject(EXPECTED);
   });
 
   it('evaluate.ts: the samples file scored from its text, figures on the last line', async () => {

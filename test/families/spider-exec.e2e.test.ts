@@ -4,7 +4,8 @@
  * made here; pass@1 is execution accuracy; a missing folder or database file is refused (exit 2)
  * naming it before anything runs; without the flag the same files are scored by BLEU. Then a sweep
  * through Temporal against the scripted server whose Spider entry names the databases: its cell
- * reports pass@1 (execution accuracy), the queries run in the sandbox workers' jail.
+ * reports pass@1 (execution accuracy), the queries run in the sandbox workers' jail, and bigcode's
+ * BLEU of the same samples beside it (results.json, evaluation_results.json, the report, sweep-status).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,12 +14,12 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spiderPrompt } from '../../domain/families/spider/index.js';
-import { sweepResultsKey } from '../../domain/sweep/keys.js';
-import { getText } from '../../infra/s3.js';
+import { bigcodeBleu } from '../../domain/metrics/bleu.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { jsonl } from '../support/oneline-rows.js';
 import { runTs } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
+import { expectCellFilesAsStored, outputJson, scriptedModelsYaml, sweepWithOutputDir } from '../support/sweep-output.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { makeSpiderDatabases, singerCount } from '../support/spider-db.js';
 
@@ -156,37 +157,68 @@ describe('a sweep whose Spider entry names the databases', () => {
     bucket.s3.destroy();
   });
 
-  it('each sample and the gold query run on the database in the sandbox; the cell reports pass@1', async () => {
+  it('each sample and the gold query run on the database in the sandbox; the cell reports pass@1, and BLEU beside it', async () => {
     const id = `spider-exec-${uniqueSuffix()}`;
-    const file = path.join(dir, 'sweep.yaml');
-    writeFileSync(
-      file,
-      `id: ${id}
+    const sweepDir = mkdtempSync(path.join(dir, 'sweep-'));
+    const { output, outDir, results } = await sweepWithOutputDir({
+      dir: sweepDir,
+      id,
+      env,
+      bucket,
+      yaml: `id: ${id}
 datasets:
   - name: spider
     family: spider
     path: ${problems}
     databases: ${databases}
-models:
-  - id: base
-    base_url: ${server.url}
-    model: scripted-base
-    api: completions
-methods: [direct]
+${scriptedModelsYaml(server.url, { chat: false })}methods: [direct]
 temperatures: [0.2]
 n_samples: 2
 k: [1]
 timeout_s: 10
 `,
-    );
-    const sweep = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
-    expect(sweep.code, sweep.output).toBe(0);
-    const [cell] = JSON.parse((await getText(bucket, sweepResultsKey(id)))!).cells;
+    });
+    const [cell] = results.cells;
     // Per task: 2, 1, 1 and 1 right of 2.
     expect(cell.passAtK['pass@1']).toBeCloseTo((1 + 0.5 + 0.5 + 0.5) / 4, 12);
     // Wrong results read failed (the query ran; its result is not the gold's), not passed.
     expect(cell.statusCounts).toEqual({ passed: 5, failed: 2, error: 1 });
     expect(singerCount(databases)).toBe(5);
+
+    // BLEU beside it: bigcode's corpus BLEU of each task's first sample (generations.json, in sample order) against the gold.
+    const cellId = String(cell.cell.cell);
+    await expectCellFilesAsStored(bucket, id, outDir, cellId);
+    const generations = outputJson(outDir, cellId, 'generations.json') as string[][];
+    const expected = bigcodeBleu(
+      generations.map((g) => g[0]!),
+      ROWS.map((r) => r.query),
+    );
+    expect(expected.bleu).toBeGreaterThan(0);
+    expect(expected.bleu).toBeLessThan(1);
+    expect(cell.alsoText).toMatchObject({ metric: 'bleu', headline: 'bleu', samplesScored: 'first', samples: ROWS.length });
+    expect(cell.alsoText.figures.bleu).toBeCloseTo(expected.bleu, 12);
+    // Still a run cell: pass@k is its score, BLEU is beside it (not the text-scored cells' `scores`).
+    expect(cell.scores).toBeUndefined();
+    const cellResults = outputJson(outDir, cellId, 'results.json');
+    expect(cellResults['pass@1']).toBe(cell.passAtK['pass@1']);
+    expect(cellResults.also_text).toEqual({ metric: 'bleu', samples_scored: 'first', samples: ROWS.length, ...cell.alsoText.figures });
+    // bigcode's metric file: both on one line, as evaluate.ts prints them.
+    expect(outputJson(outDir, cellId, 'evaluation_results.json').spider).toEqual({
+      'pass@1': cell.passAtK['pass@1'],
+      ...cell.alsoText.figures,
+    });
+    const bleuLine = new RegExp(
+      `${cellId.replaceAll('.', '\\.')}: also from the text: bleu ${cell.alsoText.figures.bleu.toFixed(4)}; precisions`,
+    );
+    expect(output).toMatch(bleuLine);
+    const status = await runTs('scripts/sweep-status.ts', [id], env);
+    expect(status.code, status.output).toBe(0);
+    expect(status.output).toMatch(bleuLine);
+    const report = await runTs('scripts/report.ts', [id, '--out', sweepDir], env);
+    expect(report.code, report.output).toBe(0);
+    const html = readFileSync(path.join(sweepDir, `report-${id}.html`), 'utf8');
+    expect(html).toContain('id="also-text-scores-table"');
+    expect(html).toContain(`<td>bleu</td><td class="num">${cell.alsoText.figures.bleu.toFixed(4)}</td>`);
   }, 600_000);
 
   it('a missing databases folder in the entry is refused before anything starts, naming the file', async () => {
@@ -199,12 +231,7 @@ datasets:
     family: spider
     path: ${problems}
     databases: ${path.join(dir, 'nowhere')}
-models:
-  - id: base
-    base_url: ${server.url}
-    model: scripted-base
-    api: completions
-methods: [direct]
+${scriptedModelsYaml(server.url, { chat: false })}methods: [direct]
 temperatures: [0.2]
 n_samples: 1
 k: [1]

@@ -1,10 +1,8 @@
 /**
- * MultiPL-E rows for tests, written here in the exact shape MultiPL-E's dataset builder publishes
+ * MultiPL-E rows for tests, in the exact shape MultiPL-E's dataset builder publishes
  * (`{name, language, prompt, doctests, original, prompt_terminology, tests, stop_tokens}`): its
- * HumanEval_53_add ("Add two numbers x and y") in each language. JavaScript, TypeScript, C++, Lua,
- * Ruby, Racket, D, Scala, C# and Python: the rows MultiPL-E's own translators make (TRANSLATED
- * below); the other languages: written here with the prompts and tests laid out as those
- * translators lay them out.
+ * HumanEval_53_add ("Add two numbers x and y") in each of the 19 languages, as MultiPL-E's own
+ * translators make it (TRANSLATED below).
  * `addRow(language, n)` makes the task under the name HumanEval_<n>_add with `(task n)` in its
  * comment, so that several rows of one file differ.
  *
@@ -26,14 +24,6 @@ export interface MultiplERowFixture {
   stop_tokens: string[];
 }
 
-const CASES: Array<[number, number, number]> = [
-  [0, 1, 1],
-  [1, 0, 1],
-  [2, 3, 5],
-  [5, 7, 12],
-  [7, 5, 12],
-];
-
 function row(language: MultiplELanguageId, n: number, prompt: string, tests: string, stop: string[]): MultiplERowFixture {
   return {
     name: `HumanEval_${n}_add`,
@@ -48,11 +38,12 @@ function row(language: MultiplELanguageId, n: number, prompt: string, tests: str
 }
 
 /**
- * HumanEval_53_add as MultiPL-E's own translators write it (dataset_builder/humaneval_to_<lang>.py run by
- * prepare_prompts_json.py with `--doctests transform --prompt-terminology reworded`; how in
- * docs/datasets.md#multipl-e): prompt, tests and stop tokens byte for byte.
+ * HumanEval_53_add as MultiPL-E's own translators write it, in every language
+ * (dataset_builder/humaneval_to_<lang>.py run by prepare_prompts_json.py with
+ * `--doctests transform --prompt-terminology reworded`; how in docs/datasets.md#multipl-e):
+ * prompt, tests and stop tokens byte for byte.
  */
-const TRANSLATED: Partial<Record<MultiplELanguageId, { prompt: string; tests: string; stop: string[] }>> = {
+const TRANSLATED: Record<MultiplELanguageId, { prompt: string; tests: string; stop: string[] }> = {
   cpp: {
     prompt:
       '#include<assert.h>\n#include<bits/stdc++.h>\n// Add two numbers x and y\n// >>> add((2), (3))\n// (5)\n// >>> add((5), (7))\n// (12)\nlong add(long x, long y) {\n',
@@ -119,100 +110,76 @@ const TRANSLATED: Partial<Record<MultiplELanguageId, { prompt: string; tests: st
       '    }\n    public static void Main(string[] args) {\n    Debug.Assert(Add((0L), (1L)) == (1L));\n    Debug.Assert(Add((1L), (0L)) == (1L));\n    Debug.Assert(Add((2L), (3L)) == (5L));\n    Debug.Assert(Add((5L), (7L)) == (12L));\n    Debug.Assert(Add((7L), (5L)) == (12L));\n    }\n\n}\n',
     stop: ['\n    }\n'],
   },
+  'go_test.go': {
+    prompt:
+      'package add_test\n\nimport (\n    "testing"\n    "fmt"\n)\n\n// Add two numbers x and y\n// >>> add(2, 3)\n// 5\n// >>> add(5, 7)\n// 12\nfunc add(x int, y int) int {\n',
+    tests:
+      'func TestAdd(t *testing.T) {\n  candidate := add\n\ttype test struct {\n\t\tactual   interface{}\n\t\texpected interface{}\n\t}\n   tests := []test{\n     { actual: candidate(0, 1), expected: 1 },\n     { actual: candidate(1, 0), expected: 1 },\n     { actual: candidate(2, 3), expected: 5 },\n     { actual: candidate(5, 7), expected: 12 },\n     { actual: candidate(7, 5), expected: 12 },\n   }\n\n\tfor i, tc := range tests {\n\t\tt.Run(fmt.Sprintf("test num % d", i), func(t *testing.T) {\n\t\t\tif fmt.Sprintf("%v", tc.actual) != fmt.Sprintf("%v", tc.expected) {\n\t\t\t\tt.Errorf("expected \'%s\', got \'%s\'", tc.expected, tc.actual)\n\t\t\t}\n\t\t})\n\t}\n}\n',
+    stop: ['\nfunc', 'struct', '\n// '],
+  },
+  rs: {
+    prompt: '/// Add two numbers x and y\n/// >>> add(2, 3)\n/// 5\n/// >>> add(5, 7)\n/// 12\nfn add(x: isize, y: isize) -> isize {\n',
+    tests:
+      '}\n\nfn main() {\n    let candidate = add;\n    assert_eq!(candidate(0, 1), 1);\n    assert_eq!(candidate(1, 0), 1);\n    assert_eq!(candidate(2, 3), 5);\n    assert_eq!(candidate(5, 7), 12);\n    assert_eq!(candidate(7, 5), 12);\n}\n',
+    stop: ['\n}'],
+  },
+  java: {
+    prompt:
+      'import java.util.*;\nimport java.lang.reflect.*;\nimport org.javatuples.*;\nimport java.security.*;\nimport java.math.*;\nimport java.io.*;\nimport java.util.stream.*;\nclass Problem {\n    // Add two numbers x and y\n    // >>> add((2l), (3l))\n    // (5l)\n    // >>> add((5l), (7l))\n    // (12l)\n    public static long add(long x, long y) {\n',
+    tests:
+      '    }\n    public static void main(String[] args) {\n    assert(add((0l), (1l)) == (1l));\n    assert(add((1l), (0l)) == (1l));\n    assert(add((2l), (3l)) == (5l));\n    assert(add((5l), (7l)) == (12l));\n    assert(add((7l), (5l)) == (12l));\n    }\n\n}\n',
+    stop: ['\n    }\n'],
+  },
+  php: {
+    prompt: '<?php\n// Add two numbers x and y\n// >>> add(2, 3)\n// 5\n// >>> add(5, 7)\n// 12\nfunction add($x, $y) {\n',
+    tests:
+      'function candidate(...$args) {\n    return add(...$args);\n}\n\nfunction test(): void {\n    if (candidate(0, 1) !== 1) { throw new Exception("Test failed!"); }\n    if (candidate(1, 0) !== 1) { throw new Exception("Test failed!"); }\n    if (candidate(2, 3) !== 5) { throw new Exception("Test failed!"); }\n    if (candidate(5, 7) !== 12) { throw new Exception("Test failed!"); }\n    if (candidate(7, 5) !== 12) { throw new Exception("Test failed!"); }\n}\n\ntest();',
+    stop: ['\nfunction', '\n?>', '\n//', '\n#'],
+  },
+  pl: {
+    prompt: '# Add two numbers x and y\n# >>> add(2, 3)\n# 5\n# >>> add(5, 7)\n# 12\nsub add {\n    my($x, $y) = @_;\n',
+    tests:
+      'use Test::Deep;\n\n\nsub testhumaneval {\n    my $candidate = \\&add;\n        if(eq_deeply($candidate->(0, 1),1)) {\n        print "ok!" }else{\n        exit 1;\n        }\n        if(eq_deeply($candidate->(1, 0),1)) {\n        print "ok!" }else{\n        exit 1;\n        }\n        if(eq_deeply($candidate->(2, 3),5)) {\n        print "ok!" }else{\n        exit 1;\n        }\n        if(eq_deeply($candidate->(5, 7),12)) {\n        print "ok!" }else{\n        exit 1;\n        }\n        if(eq_deeply($candidate->(7, 5),12)) {\n        print "ok!" }else{\n        exit 1;\n        }\n}\n\ntesthumaneval();',
+    stop: ['\nsub', '\n#', '\n\n'],
+  },
+  sh: {
+    prompt:
+      '#!/bin/bash\n# Add two numbers x and y\n# >>> $(add "2" "3")\n# "5"\n# >>> $(add "5" "7")\n# "12"\n#\n# $1 is an integer\n# $2 is an integer\nadd() {\n',
+    tests:
+      '}\n\ncandidate() {\n    add "$@"\n}\n\nset -e\nrun_test() {\n    [[ $(candidate "0" "1") = "1" ]]\n    [[ $(candidate "1" "0") = "1" ]]\n    [[ $(candidate "2" "3") = "5" ]]\n    [[ $(candidate "5" "7") = "12" ]]\n    [[ $(candidate "7" "5") = "12" ]]\n}\n\nrun_test',
+    stop: ['\n}'],
+  },
+  r: {
+    prompt: '# Add two numbers x and y\n#     >>> add(2, 3)\n#     5\n#     >>> add(5, 7)\n#     12\nadd <- function(x, y) {',
+    tests:
+      'test_humaneval <- function() {\n    candidate <- add\n    stopifnot(isTRUE(all.equal(candidate(0, 1), 1)))\n    stopifnot(isTRUE(all.equal(candidate(1, 0), 1)))\n    stopifnot(isTRUE(all.equal(candidate(2, 3), 5)))\n    stopifnot(isTRUE(all.equal(candidate(5, 7), 12)))\n    stopifnot(isTRUE(all.equal(candidate(7, 5), 12)))\n}\ntest_humaneval()',
+    stop: ['\n#', '\n```'],
+  },
+  jl: {
+    prompt:
+      '"""Add two numbers x and y\n    >>> add(2, 3)\n    5\n    >>> add(5, 7)\n    12\n    """\nfunction add(x::Int64, y::Int64)::Int64 \n',
+    tests:
+      'using Test\n\n@testset begin\n\ncandidate = add;\n\t@test(candidate(0, 1) == 1)\n\t@test(candidate(1, 0) == 1)\n\t@test(candidate(2, 3) == 5)\n\t@test(candidate(5, 7) == 12)\n\t@test(candidate(7, 5) == 12)\nend\n',
+    stop: ['\nfunction', '\nmacro', '\n\n'],
+  },
+  swift: {
+    prompt:
+      '\n/// Add two numbers x and y\n/// >>> add(x: 2, y: 3)\n/// 5\n/// >>> add(x: 5, y: 7)\n/// 12\nfunc add(x: Int, y: Int) -> Int {\n',
+    tests:
+      '}\n\n\nfunc ==(left: [(Int, Int)], right: [(Int, Int)]) -> Bool {\n    if left.count != right.count {\n        return false\n    }\n    for (l, r) in zip(left, right) {\n        if l != r {\n            return false\n        }\n    }\n    return true\n}\n            \nassert(add(x: 0, y: 1) == 1)\nassert(add(x: 1, y: 0) == 1)\nassert(add(x: 2, y: 3) == 5)\nassert(add(x: 5, y: 7) == 12)\nassert(add(x: 7, y: 5) == 12)',
+    stop: ['\n}'],
+  },
 };
 
 /**
- * Rows several of one file: each task is HumanEval_<n>_add, and (n != 53) a translator-made prompt
+ * Rows several of one file: each task is HumanEval_<n>_add, and (n != 53) the translator's prompt
  * gets ` (task n)` after its first line's text, so that every row's prompt differs; n = 53 is the
  * translator's row as it is.
  */
-function translatedRow(language: MultiplELanguageId, n: number): MultiplERowFixture | undefined {
+export function addRow(language: MultiplELanguageId, n = 53): MultiplERowFixture {
   const made = TRANSLATED[language];
-  if (!made) return undefined;
   const prompt = n === 53 ? made.prompt : made.prompt.replace('Add two numbers x and y', `Add two numbers x and y (task ${n})`);
   return row(language, n, prompt, made.tests, made.stop);
-}
-
-export function addRow(language: MultiplELanguageId, n = 53): MultiplERowFixture {
-  const translated = translatedRow(language, n);
-  if (translated) return translated;
-  const task = `(task ${n})`;
-  switch (language) {
-    case 'go_test.go':
-      return row(
-        language,
-        n,
-        `package add_test\n\nimport (\n    "testing"\n    "fmt"\n)\n\n// Add two numbers x and y ${task}\n// >>> add(2, 3)\n// 5\n// >>> add(5, 7)\n// 12\nfunc add(x int, y int) int {\n`,
-        `func TestAdd(t *testing.T) {\n  candidate := add\n\ttype test struct {\n\t\tactual   interface{}\n\t\texpected interface{}\n\t}\n   tests := []test{\n${CASES.map(([a, b, c]) => `     { actual: candidate(${a}, ${b}), expected: ${c} },\n`).join('')}   }\n\n\tfor i, tc := range tests {\n\t\tt.Run(fmt.Sprintf("test num % d", i), func(t *testing.T) {\n\t\t\tif fmt.Sprintf("%v", tc.actual) != fmt.Sprintf("%v", tc.expected) {\n\t\t\t\tt.Errorf("expected '%s', got '%s'", tc.expected, tc.actual)\n\t\t\t}\n\t\t})\n\t}\n}\n`,
-        ['\nfunc', 'struct', '\n// '],
-      );
-    case 'rs':
-      return row(
-        language,
-        n,
-        `/// Add two numbers x and y ${task}\n/// >>> add(2, 3)\n/// 5\n/// >>> add(5, 7)\n/// 12\nfn add(x: isize, y: isize) -> isize {\n`,
-        `}\n\nfn main() {\n    let candidate = add;\n${CASES.map(([a, b, c]) => `    assert_eq!(candidate(${a}, ${b}), ${c});\n`).join('')}}\n`,
-        ['\n}'],
-      );
-    case 'java':
-      return row(
-        language,
-        n,
-        `import java.util.*;\nimport java.lang.reflect.*;\nimport org.javatuples.*;\nimport java.security.*;\nimport java.math.*;\nimport java.io.*;\nimport java.util.stream.*;\nclass Problem {\n    // Add two numbers x and y ${task}\n    // >>> add((2l), (3l))\n    // (5l)\n    // >>> add((5l), (7l))\n    // (12l)\n    public static long add(long x, long y) {\n`,
-        `    }\n    public static void main(String[] args) {\n${CASES.map(([a, b, c]) => `    assert(add((${a}l), (${b}l)) == (${c}l));\n`).join('')}    }\n\n}\n`,
-        ['\n    }\n'],
-      );
-    case 'php':
-      return row(
-        language,
-        n,
-        `<?php\n// Add two numbers x and y ${task}\n// >>> add(2, 3)\n// 5\n// >>> add(5, 7)\n// 12\nfunction add($x, $y) {\n`,
-        `function candidate(...$args) {\n    return add(...$args);\n}\n\nfunction test(): void {\n${CASES.map(([a, b, c]) => `    if (candidate(${a}, ${b}) !== ${c}) { throw new Exception("Test failed!"); }\n`).join('')}}\n\ntest();`,
-        ['\nfunction', '\n?>', '\n//', '\n#'],
-      );
-    case 'pl':
-      return row(
-        language,
-        n,
-        `# Add two numbers x and y ${task}\n# >>> add(2, 3)\n# 5\n# >>> add(5, 7)\n# 12\nsub add {\n    my($x, $y) = @_;\n`,
-        `use Test::Deep;\n\n\nsub testhumaneval {\n    my $candidate = \\&add;\n${CASES.map(([a, b, c]) => `        if(eq_deeply($candidate->(${a}, ${b}),${c})) {\n        print "ok!" }else{\n        exit 1;\n        }\n`).join('')}}\n\ntesthumaneval();`,
-        ['\nsub', '\n#', '\n\n'],
-      );
-    case 'sh':
-      return row(
-        language,
-        n,
-        `#!/bin/bash\n# Add two numbers x and y ${task}\n# >>> $(add "2" "3")\n# "5"\n# >>> $(add "5" "7")\n# "12"\n#\n# $1 is an integer\n# $2 is an integer\nadd() {\n`,
-        `}\n\ncandidate() {\n    add "$@"\n}\n\nset -e\nrun_test() {\n${CASES.map(([a, b, c]) => `    [[ $(candidate "${a}" "${b}") = "${c}" ]]\n`).join('')}}\n\nrun_test`,
-        ['\n}'],
-      );
-    case 'r':
-      return row(
-        language,
-        n,
-        `# Add two numbers x and y ${task}\n# >>> add(2, 3)\n# 5\n# >>> add(5, 7)\n# 12\nadd <- function(x, y) {`,
-        `test_humaneval <- function() {\n    candidate <- add\n${CASES.map(([a, b, c]) => `    stopifnot(isTRUE(all.equal(candidate(${a}, ${b}), ${c})))\n`).join('')}}\ntest_humaneval()`,
-        ['\n#', '\n```'],
-      );
-    case 'jl':
-      return row(
-        language,
-        n,
-        `"""Add two numbers x and y ${task}\n    >>> add(2, 3)\n    5\n    >>> add(5, 7)\n    12\n    """\nfunction add(x::Int64, y::Int64)::Int64 \n`,
-        `using Test\n\n@testset begin\n\ncandidate = add;\n${CASES.map(([a, b, c]) => `\t@test(candidate(${a}, ${b}) == ${c})\n`).join('')}end\n`,
-        ['\nfunction', '\nmacro', '\n\n'],
-      );
-    case 'swift':
-      return row(
-        language,
-        n,
-        `\n/// Add two numbers x and y ${task}\n/// >>> add(x: 2, y: 3)\n/// 5\n/// >>> add(x: 5, y: 7)\n/// 12\nfunc add(x: Int, y: Int) -> Int {\n`,
-        `}\n\n\n${CASES.map(([a, b, c]) => `assert(add(x: ${a}, y: ${b}) == ${c})\n`).join('')}`,
-        ['\n}'],
-      );
-    default:
-      throw new Error(`addRow: no row for ${language}`);
-  }
 }
 
 export type CompletionKind = 'right' | 'wrong' | 'noncompiling' | 'hostile';

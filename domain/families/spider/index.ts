@@ -14,8 +14,9 @@
  * the task's SQLite file, and a sample passes when their results agree, so the task is checked by
  * running (`tests`) and pass@k applies (pass@1 with one sample per task is execution accuracy);
  * a query that ran with a wrong result fails (its record reads `failed`, the result sets differing),
- * and BLEU is scored beside it from the same samples' text (`alsoText`: evaluate.ts reports both;
- * a sweep's cell, pass@k only so far).
+ * and BLEU is scored beside it from the same samples' text (`alsoText`: evaluate.ts reports both,
+ * and so does a sweep's cell: results.json's `also_text`, evaluation_results.json, the report and
+ * sweep-status).
  */
 import { z } from 'zod';
 import { defineFamily } from '../define.js';
