@@ -104,7 +104,10 @@ class SlotServer {
       '--',
       ...this.spec.argv(script),
     ];
-    const child = spawn(findBwrap()!, args, { env: { PATH: SANDBOX_PATH }, stdio: ['pipe', 'pipe', 'ignore'], detached: true });
+    // stderr a pipe (drained) rather than /dev/null: Node's pipes are socket pairs, and a lone run's
+    // stderr is one; PHP opens STDERR as a socket stream on a socket (fork/php.php).
+    const child = spawn(findBwrap()!, args, { env: { PATH: SANDBOX_PATH }, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    child.stderr!.resume();
     child.on('error', () => undefined);
     child.stdin!.on('error', () => undefined);
     this.child = child;
