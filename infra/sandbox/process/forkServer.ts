@@ -1,14 +1,16 @@
 /**
  * Fork servers (opt-in, ProcessExecutorOptions.forkServer; docs/sandbox.md#fork-servers): for a
- * scripted language whose interpreter can fork (Ruby, fork/rb.rb; Perl, fork/pl.pl), one warm interpreter per slot,
- * with the test library already loaded, that per program forks a child which becomes the program.
+ * scripted language whose interpreter can fork (Ruby, fork/rb.rb; Perl, fork/pl.pl; PHP,
+ * fork/php.php), one warm interpreter per slot, with the test library already loaded (Ruby's,
+ * Perl's; PHP's tests need none), that per program forks a child which becomes the program.
  * Each program is still a fresh process (its own pid, its slot's uid, the lone run's limits); what
  * it saves is the interpreter's start with its test library (ruby + test/unit: ~115 ms, perl +
- * Test::Deep: ~40 ms) and the sandbox's (a bwrap per step). Exec mode (execForkServer: PHP, Lua,
- * bash, R, Racket, Node): the same server and child, but the child execs the lone run's own
+ * Test::Deep: ~40 ms, php: ~10 ms) and the sandbox's (a bwrap per step). Exec mode (execForkServer:
+ * Lua, bash, R, Racket, Node): the same server and child, but the child execs the lone run's own
  * command, a fresh interpreter: only the sandbox's start is saved, and the program runs exactly
- * the lone command (PHP has pcntl and Lua could have lua-posix, but a fork inside them would
- * only save an interpreter start of 3-10 ms; Racket CS and Node cannot fork).
+ * the lone command (Debian 12's lua-posix is built for Lua 5.1-5.3, not the 5.4 that runs here;
+ * base R cannot drop to a uid, set rlimits or move fds in a child of parallel's mcfork; Racket CS
+ * and Node cannot fork).
  *
  * Isolation, against the lone run's (process/bwrapStep.ts):
  *   - the server lives in a sandbox of the same policy (../bwrapPolicy.ts: namespaces, read-only
@@ -19,7 +21,8 @@
  *     listener dies with the program);
  *   - its /build is a directory of its own (read-only inside) into which the runner copies each
  *     program's build directory before the request: the child sees its own program only;
- *   - each child: its own session, stdin /dev/null, stdout/stderr on fresh pipes the server caps
+ *   - each child: its own session, stdin /dev/null, stdout/stderr on fresh pipes (PHP: socket
+ *     pairs, as Node gives a lone run, since PHP fixes its STDOUT's kind at start) the server caps
  *     as the lone run does, cwd /tmp (emptied by the server before each fork), the lone run's
  *     rlimits (CPU, AS or DATA, NPROC, FSIZE, NOFILE, no core), then no groups and the slot's uid
  *     (real, effective, saved: every capability gone; bwrap's no_new_privs stays): it cannot
@@ -46,6 +49,7 @@ import { z } from 'zod';
 import { environmentArgs, findBwrap, isolationArgs, readOnlyMountArgs, SANDBOX_PATH, type Mount } from '../bwrapPolicy.js';
 import type { ForkServerSpec, SandboxStep, StepResult } from './contract.js';
 import { BUILD_DIR } from './contract.js';
+import { asBwrapReports } from './bwrapStep.js';
 
 /** Exec mode for a language: Perl's server (fork/pl.pl) forks, drops to the slot's uid and execs the lone run's command. */
 export function execForkServer(): ForkServerSpec {
@@ -154,6 +158,7 @@ class SlotServer {
       if (answer.exitCode === null && answer.signal === null) throw new Error('the fork server answered no exit status');
       return {
         ...answer,
+        ...asBwrapReports(answer.exitCode, answer.signal),
         stdout: Buffer.from(answer.stdout, 'base64').toString('utf8'),
         stderr: Buffer.from(answer.stderr, 'base64').toString('utf8'),
         survivors: 0,
