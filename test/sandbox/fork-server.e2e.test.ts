@@ -10,12 +10,14 @@
  * js exec their lone command from a warm sandbox (exec mode), and pass the same set. A server that
  * dies while its program runs leaves that program to its lone run, with the lone outcome.
  */
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionResult } from '../../domain/execution/types.js';
 import type { ProcessLanguageId } from '../../domain/languages/registry.js';
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
 import { toolchainFor } from '../../infra/sandbox/toolchainRegistry.js';
+import { findBwrap, isolationArgs, readOnlyMountArgs, SANDBOX_PATH } from '../../infra/sandbox/bwrapPolicy.js';
 
 const LIMITS = { timeoutMs: 2_000, maxProcesses: 16, maxOutputBytes: 4096, memoryBytes: 256 * 1024 * 1024 };
 /** Interpreters whose start alone can take seconds on a loaded machine (Rscript, racket, node): more wall time, same outcomes. */
@@ -344,6 +346,8 @@ const PHP_SCRIPT_LIKE: Record<string, string> = {
   notice: '<?php\necho $undefined ?? "none", "\\n";\necho $undefined, "\\n";\n$a = [];\necho $a["k"], "\\n";\nreturn 5;',
   fatal: '<?php\nfunction f(): int { return "x"; }\necho "before\\n";\nf();',
   topLevelThrow: '<?php\nthrow new Exception("Test failed!");',
+  // Nothing of the server's is open in the child: its descriptors are the lone run's (0, 1, 2 and scandir's own).
+  fds: '<?php\necho count(scandir("/proc/self/fd")), " ", getmypid() > 1 ? "pid" : "no pid", "\\n";',
 };
 
 describe('php: an included program sees what a main script sees', () => {
@@ -438,4 +442,33 @@ describe.each([
       await alone.close();
     }
   }, 120_000);
+});
+
+describe.each(['rb', 'pl', 'php'] as const)('%s: the fork server refuses to start unless bwrap is its pid 1', (language) => {
+  it('in a sandbox whose pid 1 is a shell: it says why, exits non-zero, and /tmp keeps its files', () => {
+    const spec = toolchainFor(language).forkServer!();
+    const script = `/fork/${spec.script.split('/').pop()}`;
+    // Still inside a sandbox of its own (a fresh tmpfs /tmp), never on the host: only pid 1 differs.
+    const argv = spec
+      .argv(script)
+      .map((a) => `'${a.replace(/'/g, "'\\''")}'`)
+      .join(' ');
+    const shell = `echo kept > /tmp/marker; echo '{}' | ${argv}; echo "status=$?"; ls /tmp`;
+    const run = spawnSync(
+      findBwrap()!,
+      [
+        ...isolationArgs({ tmpBytes: 16 << 20, tmpWorldWritable: true, ownUserNamespace: false }),
+        ...readOnlyMountArgs([...toolchainFor(language).mounts(), { host: spec.script, sandbox: script }]),
+        '--as-pid-1',
+        '--',
+        '/bin/sh',
+        '-c',
+        shell,
+      ],
+      { env: { PATH: SANDBOX_PATH }, encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(run.stderr).toMatch(/fork server runs only in its sandbox \(bwrap as pid 1\)/);
+    expect(run.stdout).toMatch(/status=[1-9]\d*\n/);
+    expect(run.stdout).toContain('marker');
+  }, 60_000);
 });

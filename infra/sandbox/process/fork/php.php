@@ -22,6 +22,13 @@ if (@file_get_contents('/proc/1/comm') !== "bwrap\n") {
     exit(1);
 }
 
+// What the child needs (pcntl, posix, FFI: a php.ini may disable FFI): without it the server ends
+// at once, and the runner runs each program alone.
+if (!function_exists('pcntl_fork') || !function_exists('posix_setrlimit') || !class_exists(\FFI::class, false)) {
+    fwrite(STDERR, "the PHP fork server needs pcntl, posix and FFI\n");
+    exit(1);
+}
+
 function libc(): \FFI
 {
     static $libc = null;
@@ -212,7 +219,7 @@ function serveOne(array $req, $control): ?array
 function serve(): array
 {
     $control = fopen('php://fd/3', 'r'); // a dup of fd 3
-    libc()->close(3);
+    libc()->close(3); // FFI refused (ffi.enable off) ends the server here, before any program
     while (($line = fgets($control)) !== false) {
         $req = serveOne(json_decode($line, true, 16, JSON_THROW_ON_ERROR), $control);
         if ($req !== null) return $req;
