@@ -1,11 +1,11 @@
 <?php
 // The PHP fork server (../forkServer.ts says what it is for and how it is isolated): a warm php
-// that, per request (one JSON line on fd 0), forks one child that becomes the program
+// that, per request (one JSON line on fd 3), forks one child that becomes the program
 // (/build/program.php) as `php /build/program.php` would run it, and answers one JSON line on
 // fd 1, as fork/rb.rb and fork/pl.pl do. It runs as root in its own sandbox; each child drops to
 // the slot's uid, with the lone run's limits (posix_setrlimit), in a /tmp emptied before it
-// starts. What PHP has no function for (pipe, dup2, setgroups) goes through FFI to libc (the CLI
-// allows FFI: ffi.enable=preload).
+// starts. What PHP has no function for (socketpair, dup2, setgroups) goes through FFI to libc
+// (the CLI allows FFI: ffi.enable=preload).
 //
 // The child includes the program at the global scope (its variables are globals, as a main
 // script's), from this file's own namespace (the program's functions cannot clash with the
@@ -51,6 +51,7 @@ function socketPair(): array
 function uidPids(int $uid): array
 {
     $pids = [];
+    clearstatcache(); // fileowner() would answer a pid number seen before from PHP's stat cache
     foreach (scandir('/proc') ?: [] as $e) {
         if (ctype_digit($e) && @fileowner("/proc/$e") === $uid) $pids[] = (int) $e;
     }
