@@ -210,6 +210,11 @@ const PROBES: Partial<Record<ProcessLanguageId, { leaves: string; looks: string 
     looks:
       'echo "uid=$(id -u) euid=$(id -u)"\ngrep ^CapEff: /proc/self/status\necho "tmp=$(ls -A /tmp | sort | paste -sd,)"\necho "sleeps=$(grep -l "^/bin/sleep" /proc/[0-9]*/cmdline 2>/dev/null | wc -l)"',
   },
+  r: {
+    leaves: "writeLines('x', '/tmp/left-behind')\ninvisible(system('setsid /bin/sleep 30 > /dev/null 2>&1 &'))\ncat('left\\n')",
+    looks:
+      "ids <- system('id -u; id -G', intern = TRUE)\ncat(sprintf('uid=%s euid=%s\\n', ids[1], ids[1]))\ncat(grep('^CapEff:', readLines('/proc/self/status'), value = TRUE), '\\n', sep = '')\ncat('tmp=', paste(sort(list.files('/tmp', all.files = TRUE, no.. = TRUE)), collapse = ','), '\\n', sep = '')\nn <- sum(vapply(list.files('/proc', pattern = '^[0-9]+$', full.names = TRUE), function(p) { x <- tryCatch(readBin(file.path(p, 'cmdline'), 'raw', 200), error = function(e) raw(0)); startsWith(rawToChar(x[x != as.raw(0)]), '/bin/sleep') }, logical(1)))\ncat('sleeps=', n, '\\n', sep = '')\ncat('groups=', if (ids[2] == ids[1]) '' else ids[2], '\\n', sep = '')",
+  },
   php: {
     leaves: "<?php\nfile_put_contents('/tmp/left-behind', 'x');\nshell_exec('setsid /bin/sleep 30 > /dev/null 2>&1 &');\necho \"left\\n\";",
     looks:
@@ -412,6 +417,7 @@ function runsAs(uid: number): boolean {
 describe.each([
   ['php', 'php.php', '<?php\nusleep(1500000);\necho "done\\n";\nexit(2);\n'],
   ['pl', 'pl.pl', 'select(undef, undef, undef, 1.5);\nprint "done\\n";\nexit 2;\n'],
+  ['r', 'r.R', "Sys.sleep(1.5)\ncat('done\\n')\nquit(status = 2)\n"],
 ] as const)('%s: a server that dies while its program runs', (language, script, program) => {
   it('the program falls back to its lone run, with the lone outcome; the next program is forked by a fresh server', async () => {
     const one = new ProcessExecutor(toolchainFor(language), { concurrency: 1, limits: { ...LIMITS, timeoutMs: 10_000 }, forkServer: true });
@@ -444,7 +450,7 @@ describe.each([
   }, 120_000);
 });
 
-describe.each(['rb', 'pl', 'php'] as const)('%s: the fork server refuses to start unless bwrap is its pid 1', (language) => {
+describe.each(['rb', 'pl', 'php', 'r'] as const)('%s: the fork server refuses to start unless bwrap is its pid 1', (language) => {
   it('in a sandbox whose pid 1 is a shell: it says why, exits non-zero, and /tmp keeps its files', () => {
     const spec = toolchainFor(language).forkServer!();
     const script = `/fork/${spec.script.split('/').pop()}`;
@@ -458,7 +464,7 @@ describe.each(['rb', 'pl', 'php'] as const)('%s: the fork server refuses to star
       findBwrap()!,
       [
         ...isolationArgs({ tmpBytes: 16 << 20, tmpWorldWritable: true, ownUserNamespace: false }),
-        ...readOnlyMountArgs([...toolchainFor(language).mounts(), { host: spec.script, sandbox: script }]),
+        ...readOnlyMountArgs([...toolchainFor(language).mounts(), ...(spec.mounts ?? []), { host: spec.script, sandbox: script }]),
         '--as-pid-1',
         '--',
         '/bin/sh',
@@ -471,4 +477,48 @@ describe.each(['rb', 'pl', 'php'] as const)('%s: the fork server refuses to star
     expect(run.stdout).toMatch(/status=[1-9]\d*\n/);
     expect(run.stdout).toContain('marker');
   }, 60_000);
+});
+
+/**
+ * What an R program read by a forked Rscript's console could see otherwise than Rscript's file:
+ * top-level auto-printing, output before a later parse error (one expression at a time), warnings,
+ * deep recursion, the global environment, search path, options, stdin.
+ */
+const R_SCRIPT_LIKE: Record<string, string> = {
+  autoPrint: 'x <- c(a = 1, b = 2)\nx\nlist(1, "two")\ninvisible(3)\nmatrix(1:4, 2)\n',
+  laterParseError: 'cat("first\\n")\ny <- 1 +\n  2\ny\nz <- (1 +\n}\ncat("never\\n")\n',
+  warnings: 'f <- function() { warning("w1"); warning("w2"); 1 }\nf()\nas.integer("x")\nfor (i in 1:12) warning(paste("many", i))\n',
+  recursion: 'f <- function(n) f(n + 1)\nf(0)\n',
+  globals:
+    'cat(ls(globalenv(), all.names = TRUE), "\\n")\ncounter <- 0\nbump <- function() counter <<- counter + 1\nbump(); bump()\ncat(counter, interactive(), exists(".Random.seed"), "\\n")\nprint(search())\n',
+  options:
+    'o <- options()\ncat(o$warn, o$digits, o$keep.source, o$echo, o$OutDec, o$encoding, "\\n")\ncat(nchar(Sys.getenv("R_HOME")) > 0, Sys.getenv("HOME"), getwd(), "\\n")\n',
+  stdin: 'print(readLines(file("stdin")))\nprint(readline())\n',
+  stopInFunction:
+    'g <- function(x) { if (x > 1) stop("too big: ", x) ; x }\nh <- function() g(5)\ntryCatch(h(), error = function(e) print(conditionCall(e)))\nh()\n',
+};
+
+describe("r: a program read by a forked Rscript console sees what Rscript's file sees", () => {
+  it('auto-print, a later parse error, warnings, recursion, globals, options, stdin: the same outcome both ways, and forked', async () => {
+    const forked = new ProcessExecutor(toolchainFor('r'), { concurrency: 2, limits: limitsFor('r'), forkServer: true });
+    const alone = new ProcessExecutor(toolchainFor('r'), { concurrency: 2, limits: limitsFor('r') });
+    try {
+      const cases = Object.entries(R_SCRIPT_LIKE);
+      const [viaFork, lone] = await Promise.all([
+        Promise.all(cases.map(([id, program]) => forked.run({ id, program }))),
+        Promise.all(cases.map(([id, program]) => alone.run({ id, program }))),
+      ]);
+      cases.forEach(([id], k) => {
+        expect({ id, ...comparable(viaFork[k]!) }).toEqual({ id, ...comparable(lone[k]!) });
+        expect(viaFork[k]!.forked, id).toBe(true);
+      });
+      const byId = Object.fromEntries(cases.map(([id], k) => [id, viaFork[k]!]));
+      expect(byId.laterParseError!.stdout).toContain('first');
+      expect(byId.laterParseError!.stdout).not.toContain('never');
+      expect(byId.autoPrint!.stdout).toContain('[1] "two"');
+    } finally {
+      await forked.close();
+      await alone.close();
+    }
+  }, 300_000);
 });

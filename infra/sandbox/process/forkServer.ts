@@ -1,16 +1,16 @@
 /**
  * Fork servers (opt-in, ProcessExecutorOptions.forkServer; docs/sandbox.md#fork-servers): for a
  * scripted language whose interpreter can fork (Ruby, fork/rb.rb; Perl, fork/pl.pl; PHP,
- * fork/php.php), one warm interpreter per slot, with the test library already loaded (Ruby's,
- * Perl's; PHP's tests need none), that per program forks a child which becomes the program.
+ * fork/php.php; R, fork/r.R with its native loop fork/rfork.c, ./rForkServer.ts), one warm
+ * interpreter per slot, with the test library already loaded (Ruby's, Perl's; PHP's and R's tests
+ * need none), that per program forks a child which becomes the program.
  * Each program is still a fresh process (its own pid, its slot's uid, the lone run's limits); what
  * it saves is the interpreter's start with its test library (ruby + test/unit: ~115 ms, perl +
- * Test::Deep: ~40 ms, php: ~10 ms) and the sandbox's (a bwrap per step). Exec mode (execForkServer:
- * Lua, bash, R, Racket, Node): the same server and child, but the child execs the lone run's own
- * command, a fresh interpreter: only the sandbox's start is saved, and the program runs exactly
- * the lone command (Debian 12's lua-posix is built for Lua 5.1-5.3, not the 5.4 that runs here;
- * base R cannot drop to a uid, set rlimits or move fds in a child of parallel's mcfork; Racket CS
- * and Node cannot fork).
+ * Test::Deep: ~40 ms, php: ~10 ms, Rscript: ~170 ms) and the sandbox's (a bwrap per step). Exec
+ * mode (execForkServer: Lua, bash, Racket, Node): the same server and child, but the child execs
+ * the lone run's own command, a fresh interpreter: only the sandbox's start is saved, and the
+ * program runs exactly the lone command (Debian 12's lua-posix is built for Lua 5.1-5.3, not the
+ * 5.4 that runs here; Racket CS and Node cannot fork).
  *
  * Isolation, against the lone run's (process/bwrapStep.ts):
  *   - the server lives in a sandbox of the same policy (../bwrapPolicy.ts: namespaces, read-only
@@ -21,7 +21,7 @@
  *     listener dies with the program);
  *   - its /build is a directory of its own (read-only inside) into which the runner copies each
  *     program's build directory before the request: the child sees its own program only;
- *   - each child: its own session, stdin /dev/null, stdout/stderr on fresh pipes (PHP: socket
+ *   - each child: its own session, stdin /dev/null, stdout/stderr on fresh pipes (PHP, R: socket
  *     pairs, as Node gives a lone run, since PHP fixes its STDOUT's kind at start) the server caps
  *     as the lone run does, cwd /tmp (emptied by the server before each fork), the lone run's
  *     rlimits (CPU, AS or DATA, NPROC, FSIZE, NOFILE, no core), then no groups and the slot's uid
@@ -95,7 +95,7 @@ class SlotServer {
     const script = `/fork/${this.spec.script.split('/').pop()}`;
     const args = [
       ...isolationArgs({ tmpBytes: this.tmpBytes, tmpWorldWritable: true, ownUserNamespace: false }),
-      ...readOnlyMountArgs([...this.mounts, { host: this.spec.script, sandbox: script }]),
+      ...readOnlyMountArgs([...this.mounts, ...(this.spec.mounts ?? []), { host: this.spec.script, sandbox: script }]),
       '--ro-bind',
       join(this.dir, 'build'),
       BUILD_DIR,
