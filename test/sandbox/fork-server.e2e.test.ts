@@ -482,7 +482,7 @@ describe.each(['rb', 'pl', 'php', 'r'] as const)('%s: the fork server refuses to
 /**
  * What an R program read by a forked Rscript's console could see otherwise than Rscript's file:
  * top-level auto-printing, output before a later parse error (one expression at a time), warnings,
- * deep recursion, the global environment, search path, options, stdin.
+ * deep recursion, the global environment, search path, options, stdin, R's session directory.
  */
 const R_SCRIPT_LIKE: Record<string, string> = {
   autoPrint: 'x <- c(a = 1, b = 2)\nx\nlist(1, "two")\ninvisible(3)\nmatrix(1:4, 2)\n',
@@ -494,12 +494,15 @@ const R_SCRIPT_LIKE: Record<string, string> = {
   options:
     'o <- options()\ncat(o$warn, o$digits, o$keep.source, o$echo, o$OutDec, o$encoding, "\\n")\ncat(nchar(Sys.getenv("R_HOME")) > 0, Sys.getenv("HOME"), getwd(), "\\n")\n',
   stdin: 'print(readLines(file("stdin")))\nprint(readline())\n',
+  // R's session directory (tempdir(), made at R's start under /tmp, which the server empties before each program).
+  tempfiles:
+    'f <- tempfile()\nwriteLines("in a temp file", f)\ncat(readLines(f), dir.exists(tempdir()), file.access(tempdir(), 2) == 0, "\\n")\nprint(file.info(tempdir())$mode)\n',
   stopInFunction:
     'g <- function(x) { if (x > 1) stop("too big: ", x) ; x }\nh <- function() g(5)\ntryCatch(h(), error = function(e) print(conditionCall(e)))\nh()\n',
 };
 
 describe("r: a program read by a forked Rscript console sees what Rscript's file sees", () => {
-  it('auto-print, a later parse error, warnings, recursion, globals, options, stdin: the same outcome both ways, and forked', async () => {
+  it('auto-print, a later parse error, warnings, recursion, globals, options, stdin, tempdir: the same outcome both ways, and forked', async () => {
     const forked = new ProcessExecutor(toolchainFor('r'), { concurrency: 2, limits: limitsFor('r'), forkServer: true });
     const alone = new ProcessExecutor(toolchainFor('r'), { concurrency: 2, limits: limitsFor('r') });
     try {

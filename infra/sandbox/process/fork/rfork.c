@@ -6,7 +6,8 @@
  * forks one child and answers one JSON line on fd 1 (exit code or signal, time-out, the first
  * `cap` bytes of stdout and stderr in base64, their sizes). It returns only in a child, which has
  * then its own session, stdout and stderr on fresh socket pairs (a lone run's are Node's socket
- * pairs), cwd /tmp (emptied before the fork), the lone run's rlimits, no groups and the slot's uid.
+ * pairs), cwd /tmp (emptied before the fork), the lone run's rlimits, no groups and the slot's uid,
+ * and R's session directory (tempdir(), under the emptied /tmp) made again as that uid.
  * Last, the child puts /build/program.r on the descriptor R's --file reads the server script from:
  * that script ends with the .C call, so R's console, which has read the whole script and nothing
  * past it, goes on reading the program, one top-level expression at a time, exactly as
@@ -121,6 +122,9 @@ static int script_fd(void) {
   return found;
 }
 
+/* R's session directory (tempdir(), made under /tmp at R's start): the server empties /tmp before each fork. */
+static char session_dir[4096];
+
 /* In the child: what a lone run's program has, then the program in place of the rest of the script. */
 static void become_program(const struct request *r, int out_w, int err_w) {
   int script = script_fd();
@@ -139,6 +143,8 @@ static void become_program(const struct request *r, int out_w, int err_w) {
   uid_t uid = (uid_t)r->uid;
   if (setgroups(0, NULL) != 0 || setresgid(uid, uid, uid) != 0 || setresuid(uid, uid, uid) != 0) _exit(120);
   if (getuid() != uid || geteuid() != uid || getgid() != uid) _exit(120);
+  /* Made again by the slot's uid, with R's mode (mkdtemp's 0700), as a lone Rscript makes its own. */
+  if (session_dir[0] && mkdir(session_dir, 0700) != 0) _exit(120);
   /* Opened as the slot's uid, as Rscript opens its file. */
   int program = open(PROGRAM, O_RDONLY | O_CLOEXEC);
   if (program < 0 || dup2(program, script) != script) _exit(120);
@@ -267,8 +273,8 @@ static int serve_one(const struct request *r) {
   return 0;
 }
 
-/* Called once by fork/r.R through .C: the server's loop; returns only in a forked child. */
-void explora_fork_serve(void) {
+/* Called once by fork/r.R through .C with R's tempdir(): the server's loop; returns only in a forked child. */
+void explora_fork_serve(char **tempdir) {
   /* It empties /tmp before each program: only ever inside its own sandbox (bwrap is its pid 1). */
   char comm[64] = {0};
   int c = open("/proc/1/comm", O_RDONLY);
@@ -278,6 +284,8 @@ void explora_fork_serve(void) {
     _exit(1);
   }
   close(c);
+  if (tempdir && tempdir[0] && strlen(tempdir[0]) < sizeof session_dir && strncmp(tempdir[0], "/tmp/", 5) == 0)
+    strcpy(session_dir, tempdir[0]);
   static char line[4096];
   size_t have = 0;
   for (;;) {
