@@ -213,7 +213,7 @@ const PROBES: Partial<Record<ProcessLanguageId, { leaves: string; looks: string 
   r: {
     leaves: "writeLines('x', '/tmp/left-behind')\ninvisible(system('setsid /bin/sleep 30 > /dev/null 2>&1 &'))\ncat('left\\n')",
     looks:
-      "ids <- system('id -u; id -G', intern = TRUE)\ncat(sprintf('uid=%s euid=%s\\n', ids[1], ids[1]))\ncat(grep('^CapEff:', readLines('/proc/self/status'), value = TRUE), '\\n', sep = '')\ncat('tmp=', paste(sort(list.files('/tmp', all.files = TRUE, no.. = TRUE)), collapse = ','), '\\n', sep = '')\nn <- sum(vapply(list.files('/proc', pattern = '^[0-9]+$', full.names = TRUE), function(p) { x <- tryCatch(readBin(file.path(p, 'cmdline'), 'raw', 200), error = function(e) raw(0)); startsWith(rawToChar(x[x != as.raw(0)]), '/bin/sleep') }, logical(1)))\ncat('sleeps=', n, '\\n', sep = '')\ncat('groups=', if (ids[2] == ids[1]) '' else ids[2], '\\n', sep = '')",
+      "ids <- system('id -u; id -G', intern = TRUE)\ncat(sprintf('uid=%s euid=%s\\n', ids[1], ids[1]))\ncat(grep('^CapEff:', readLines('/proc/self/status'), value = TRUE), '\\n', sep = '')\ncat('tmp=', paste(sort(setdiff(list.files('/tmp', all.files = TRUE, no.. = TRUE), basename(tempdir()))), collapse = ','), '\\n', sep = '')\nn <- sum(vapply(list.files('/proc', pattern = '^[0-9]+$', full.names = TRUE), function(p) { x <- tryCatch(readBin(file.path(p, 'cmdline'), 'raw', 200), error = function(e) raw(0)); startsWith(rawToChar(x[x != as.raw(0)]), '/bin/sleep') }, logical(1)))\ncat('sleeps=', n, '\\n', sep = '')\ncat('groups=', if (ids[2] == ids[1]) '' else ids[2], '\\n', sep = '')",
   },
   php: {
     leaves: "<?php\nfile_put_contents('/tmp/left-behind', 'x');\nshell_exec('setsid /bin/sleep 30 > /dev/null 2>&1 &');\necho \"left\\n\";",
