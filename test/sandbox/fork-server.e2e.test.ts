@@ -6,15 +6,26 @@
  * exception, stdout, stderr, exit code, signal; digits aside: pids and test/unit's timings differ
  * from run to run). Then what one forked program does must not reach a later one: its files in
  * /tmp, its processes, an attempt on the server; and a child runs as the slot's uid without
- * capabilities.
+ * capabilities. PHP forks inside a warm php (fork/php.php), as Ruby and Perl do; sh, lua, r, rkt and
+ * js exec their lone command from a warm sandbox (exec mode), and pass the same set. A server that
+ * dies while its program runs leaves that program to its lone run, with the lone outcome.
  */
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionResult } from '../../domain/execution/types.js';
 import type { ProcessLanguageId } from '../../domain/languages/registry.js';
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
 import { toolchainFor } from '../../infra/sandbox/toolchainRegistry.js';
+import { findBwrap, isolationArgs, readOnlyMountArgs, SANDBOX_PATH } from '../../infra/sandbox/bwrapPolicy.js';
 
 const LIMITS = { timeoutMs: 2_000, maxProcesses: 16, maxOutputBytes: 4096, memoryBytes: 256 * 1024 * 1024 };
+/** Interpreters whose start alone can take seconds on a loaded machine (Rscript, racket, node): more wall time, same outcomes. */
+const SLOW_START: readonly ProcessLanguageId[] = ['r', 'rkt', 'js'];
+const limitsFor = (language: ProcessLanguageId) => (SLOW_START.includes(language) ? { ...LIMITS, timeoutMs: 10_000 } : LIMITS);
+/** A memory bomb ends at its memory limit, not its wall time: given ample time, so that a loaded machine does not turn it into a time-out on one side only. */
+const MEMORY_BOMB_LIMITS = { ...LIMITS, timeoutMs: 60_000 };
+const requestFor = (id: string, program: string) => ({ id, program, ...(id === 'memoryBomb' ? { limits: MEMORY_BOMB_LIMITS } : {}) });
 
 type Case =
   | 'passes'
@@ -121,6 +132,64 @@ const PROGRAMS: Partial<Record<ProcessLanguageId, Record<Case, string>>> = {
     killsParent: "local ok = os.execute('kill -9 $PPID')\nos.exit(ok and 0 or 1)\n",
     ownKind: 'error({code = 1})\n',
   },
+  js: {
+    passes:
+      "const assert = require('node:assert');\nfunction add(a, b) { return a + b; }\nconst test = () => {\n  const candidate = add;\n  assert.deepEqual(candidate(1, 2), 3);\n};\ntest();\n",
+    fails:
+      "const assert = require('node:assert');\nfunction add(a, b) { return a - b; }\nconst test = () => {\n  const candidate = add;\n  assert.deepEqual(candidate(1, 2), 3);\n};\ntest();\n",
+    raises: 'function f(x) {\n  return x.foo;\n}\nf(null);\n',
+    syntax: 'function f( {\n',
+    output: "console.log('hello');\nconsole.error('to stderr');\nprocess.stdout.write(JSON.stringify([1, 2]));\n",
+    exitZero: "console.log('bye');\nprocess.exit(0);\n",
+    exitThree: "console.error('leaving');\nprocess.exit(3);\n",
+    loop: 'while (true) {}',
+    memoryBomb: 'const a = [];\nfor (;;) a.push(new Array(1e6).fill(1.5));',
+    // Spawning from a timer (a tight loop piles up failed spawns until V8 aborts, each time at another place).
+    spawnBomb:
+      "const cp = require('child_process');\nsetInterval(() => { try { cp.spawn('/bin/sleep', ['100']).on('error', () => {}); } catch (e) {} }, 1);",
+    daemon:
+      "const cp = require('child_process');\nconst c = cp.spawn('/usr/bin/setsid', ['/bin/sleep', '30'], { detached: true, stdio: 'ignore' });\nc.unref();\nconsole.log('spawned ' + c.pid);",
+    pastCap: "const b = Buffer.alloc(1 << 20, 120);\nconst fs = require('fs');\nfor (let i = 0; i < 8; i++) fs.writeSync(1, b);",
+    killsParent: "try {\n  process.kill(process.ppid, 'SIGKILL');\n} catch (e) {\n  console.log(e.code);\n  process.exit(1);\n}\n",
+    ownKind: "Promise.reject(new TypeError('later'));\n",
+  },
+  r: {
+    passes:
+      'add <- function(a, b) {\n  a + b\n}\ntest_humaneval <- function() {\n  candidate <- add\n  stopifnot(isTRUE(all.equal(candidate(1, 2), 3)))\n}\ntest_humaneval()\n',
+    fails:
+      'add <- function(a, b) {\n  a - b\n}\ntest_humaneval <- function() {\n  candidate <- add\n  stopifnot(isTRUE(all.equal(candidate(1, 2), 3)))\n}\ntest_humaneval()\n',
+    raises: "f <- function(x) stop('boom')\nf(1)\n",
+    syntax: 'f <- function(x {\n  x\n}\n',
+    output: "cat('hello\\n')\nmessage('to stderr')\nprint(c(1, 2))\n",
+    exitZero: "cat('bye\\n')\nquit(status = 0)\n",
+    exitThree: "message('leaving')\nquit(status = 3)\n",
+    loop: 'repeat {}',
+    memoryBomb: 'a <- list()\ni <- 0\nrepeat { i <- i + 1; a[[i]] <- numeric(1e7) + i }',
+    spawnBomb: "repeat { try(system('/bin/sleep 100', wait = FALSE), silent = TRUE) }",
+    daemon: "invisible(system('setsid /bin/sleep 30 > /dev/null 2>&1 & echo spawned $!'))",
+    pastCap: "b <- strrep('x', 2^20)\nfor (i in 1:8) cat(b)",
+    killsParent: "quit(status = system('kill -9 $PPID'))\n",
+    ownKind: "warning('late')\nx <- log(-1)\nstopifnot(is.finite(x))\n",
+  },
+  rkt: {
+    passes:
+      '#lang racket\n(require rackunit)\n(define (add a b) (+ a b))\n(define (test-humaneval)\n  (let ((candidate add))\n    (check-equal? (candidate 1 2) 3)))\n(test-humaneval)\n',
+    fails:
+      '#lang racket\n(require rackunit)\n(define (add a b) (- a b))\n(define (test-humaneval)\n  (let ((candidate add))\n    (check-equal? (candidate 1 2) 3)))\n(test-humaneval)\n',
+    raises: '#lang racket\n(define (f x) (car x))\n(f 1)\n',
+    syntax: '#lang racket\n(define (f x)\n',
+    output: '#lang racket\n(displayln "hello")\n(eprintf "to stderr~n")\n(write (list 1 2))\n',
+    exitZero: '#lang racket\n(displayln "bye")\n(exit 0)\n',
+    exitThree: '#lang racket\n(exit 3)\n',
+    loop: '#lang racket\n(let loop () (loop))',
+    memoryBomb: '#lang racket\n(define v (box (list)))\n(let loop () (set-box! v (cons (make-bytes (* 10 1024 1024) 1) (unbox v))) (loop))',
+    spawnBomb: '#lang racket\n(let loop () (with-handlers ([exn:fail? void]) (process "/bin/sleep 100")) (loop))',
+    daemon:
+      '#lang racket\n(define-values (sp out in err) (subprocess #f #f #f "/usr/bin/setsid" "/bin/sleep" "30"))\n(printf "spawned ~a\\n" (subprocess-pid sp))',
+    pastCap: '#lang racket\n(define b (make-bytes (* 1024 1024) 120))\n(for ([i 8]) (write-bytes b))',
+    killsParent: '#lang racket\n(exit (if (system "kill -9 $PPID") 0 1))\n',
+    ownKind: '#lang racket\n(define x 1)\n(set! y 2)\n',
+  },
 };
 
 /** A child's view of itself and of what an earlier program left: its uid, capabilities, /tmp, processes. */
@@ -141,14 +210,24 @@ const PROBES: Partial<Record<ProcessLanguageId, { leaves: string; looks: string 
     looks:
       'echo "uid=$(id -u) euid=$(id -u)"\ngrep ^CapEff: /proc/self/status\necho "tmp=$(ls -A /tmp | sort | paste -sd,)"\necho "sleeps=$(grep -l "^/bin/sleep" /proc/[0-9]*/cmdline 2>/dev/null | wc -l)"',
   },
+  r: {
+    leaves: "writeLines('x', '/tmp/left-behind')\ninvisible(system('setsid /bin/sleep 30 > /dev/null 2>&1 &'))\ncat('left\\n')",
+    looks:
+      "ids <- system('id -u; id -G', intern = TRUE)\ncat(sprintf('uid=%s euid=%s\\n', ids[1], ids[1]))\ncat(grep('^CapEff:', readLines('/proc/self/status'), value = TRUE), '\\n', sep = '')\ncat('tmp=', paste(sort(setdiff(list.files('/tmp', all.files = TRUE, no.. = TRUE), basename(tempdir()))), collapse = ','), '\\n', sep = '')\nn <- sum(vapply(list.files('/proc', pattern = '^[0-9]+$', full.names = TRUE), function(p) { x <- tryCatch(readBin(file.path(p, 'cmdline'), 'raw', 200), error = function(e) raw(0)); startsWith(rawToChar(x[x != as.raw(0)]), '/bin/sleep') }, logical(1)))\ncat('sleeps=', n, '\\n', sep = '')\ncat('groups=', if (ids[2] == ids[1]) '' else ids[2], '\\n', sep = '')",
+  },
+  php: {
+    leaves: "<?php\nfile_put_contents('/tmp/left-behind', 'x');\nshell_exec('setsid /bin/sleep 30 > /dev/null 2>&1 &');\necho \"left\\n\";",
+    looks:
+      "<?php\necho 'uid=' . posix_getuid() . ' euid=' . posix_geteuid() . \"\\n\";\npreg_match('/^CapEff:.*$/m', file_get_contents('/proc/self/status'), $m);\necho $m[0], \"\\n\";\necho 'tmp=' . implode(',', array_diff(scandir('/tmp'), ['.', '..'])) . \"\\n\";\n$n = 0;\nforeach (glob('/proc/[0-9]*/cmdline') as $c) if (str_starts_with((string) @file_get_contents($c), '/bin/sleep')) $n++;\necho \"sleeps=$n\\n\";\necho 'groups=' . implode(',', posix_getgroups()) . \"\\n\";",
+  },
 };
 
 const LANGUAGES = Object.keys(PROGRAMS) as ProcessLanguageId[];
 const PROBED = Object.keys(PROBES) as ProcessLanguageId[];
 
-/** What must match between the two runs, digits aside (pids, timings). */
+/** What must match between the two runs, digits aside (pids, timings, V8's isolate addresses). */
 function comparable(r: ExecutionResult) {
-  const digits = (s: string | undefined) => s?.replace(/\d+/g, 'N');
+  const digits = (s: string | undefined) => s?.replace(/0x[0-9a-f]+/gi, '0xN').replace(/\d+/g, 'N');
   return {
     status: r.status,
     type: r.exception?.type,
@@ -164,8 +243,8 @@ describe.each(LANGUAGES)('%s: a forked program ends as its lone run does', (lang
   let forked: ProcessExecutor;
   let alone: ProcessExecutor;
   beforeAll(() => {
-    forked = new ProcessExecutor(toolchainFor(language), { concurrency: 2, limits: LIMITS, forkServer: true });
-    alone = new ProcessExecutor(toolchainFor(language), { concurrency: 2, limits: LIMITS });
+    forked = new ProcessExecutor(toolchainFor(language), { concurrency: 2, limits: limitsFor(language), forkServer: true });
+    alone = new ProcessExecutor(toolchainFor(language), { concurrency: 2, limits: limitsFor(language) });
   });
   afterAll(async () => {
     await forked.close();
@@ -175,8 +254,8 @@ describe.each(LANGUAGES)('%s: a forked program ends as its lone run does', (lang
   it('every program of the set: the same outcome both ways, and forked', async () => {
     const cases = Object.entries(PROGRAMS[language]!);
     const [viaFork, lone] = await Promise.all([
-      Promise.all(cases.map(([id, program]) => forked.run({ id, program }))),
-      Promise.all(cases.map(([id, program]) => alone.run({ id, program }))),
+      Promise.all(cases.map(([id, program]) => forked.run(requestFor(id, program)))),
+      Promise.all(cases.map(([id, program]) => alone.run(requestFor(id, program)))),
     ]);
     cases.forEach(([id], k) => {
       expect({ id, ...comparable(viaFork[k]!) }).toEqual({ id, ...comparable(lone[k]!) });
@@ -190,10 +269,10 @@ describe.each(LANGUAGES)('%s: a forked program ends as its lone run does', (lang
     expect(byId.loop!.status).toBe('timeout');
     expect(byId.pastCap!.stdoutBytes).toBe(8 << 20);
     expect(byId.pastCap!.stdout.length).toBe(LIMITS.maxOutputBytes);
-  }, 120_000);
+  }, 300_000);
 
   it('a program that tries to kill its server fails as alone, and the next program is still forked', async () => {
-    const one = new ProcessExecutor(toolchainFor(language), { concurrency: 1, limits: LIMITS, forkServer: true });
+    const one = new ProcessExecutor(toolchainFor(language), { concurrency: 1, limits: limitsFor(language), forkServer: true });
     try {
       const attempt = await one.run({ id: 'kills', program: PROGRAMS[language]!.killsParent });
       expect(attempt.status).not.toBe('passed');
@@ -211,7 +290,7 @@ describe.each(LANGUAGES)('%s: a forked program ends as its lone run does', (lang
     } finally {
       await one.close();
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('pl: what the Perl server screens out runs alone', () => {
@@ -245,8 +324,204 @@ describe.each(PROBED)('%s: what a forked program leaves does not reach the next 
       expect(look.stdout).toMatch(/CapEff:\s+0+\n/);
       expect(look.stdout).toContain('tmp=\n');
       expect(look.stdout).toContain('sleeps=0');
+      // The probes that print supplementary groups: none, as setpriv --clear-groups leaves a lone run.
+      if (probe.looks.includes('groups=')) expect(look.stdout).toContain('groups=\n');
     } finally {
       await one.close();
     }
   }, 60_000);
+});
+
+/**
+ * What a PHP program included by a warm php could see otherwise than a main script: its globals,
+ * argv and $_SERVER's script entries, names the server uses, the kinds of STDIN/STDOUT/STDERR,
+ * an uncaught exception's trace (with a previous one), output buffers and shutdown functions.
+ */
+const PHP_SCRIPT_LIKE: Record<string, string> = {
+  globals: '<?php\n$total = 5;\nfunction bump() { global $total; $total++; return $total; }\necho bump(), " ", $GLOBALS["total"], "\\n";',
+  argv: '<?php\necho json_encode([$argc, $argv, $_SERVER["argv"], $_SERVER["SCRIPT_NAME"], $_SERVER["PHP_SELF"], __FILE__, __LINE__, getcwd()]), "\\n";',
+  serverNames:
+    '<?php\nconst PROGRAM = 1;\nfunction serve() { return 2; }\nfunction libc() { return 3; }\nfunction serveOne() { return 4; }\necho PROGRAM + serve() + libc() + serveOne(), "\\n";',
+  streams:
+    '<?php\nforeach ([STDIN, STDOUT, STDERR] as $s) { $m = stream_get_meta_data($s); echo $m["stream_type"], " ", $m["mode"], " ", json_encode($m["blocked"]), "\\n"; }\nvar_dump(fgets(STDIN), feof(STDIN), file_get_contents("php://stdin"));',
+  trace:
+    '<?php\nclass Thing { function go($n) { if ($n === 0) throw new RuntimeException("inner", 7); return $this->go($n - 1); } }\nfunction outer() { try { (new Thing())->go(2); } catch (Exception $e) { throw new LogicException("outer", 0, $e); } }\narray_map(fn ($x) => outer(), [1]);',
+  buffered:
+    '<?php\nob_start();\necho "kept in a buffer\\n";\nregister_shutdown_function(function () { echo "at shutdown\\n"; exit(4); });\nclass D { function __destruct() { echo "destructed\\n"; } }\n$d = new D();',
+  notice: '<?php\necho $undefined ?? "none", "\\n";\necho $undefined, "\\n";\n$a = [];\necho $a["k"], "\\n";\nreturn 5;',
+  fatal: '<?php\nfunction f(): int { return "x"; }\necho "before\\n";\nf();',
+  topLevelThrow: '<?php\nthrow new Exception("Test failed!");',
+  // Nothing of the server's is open in the child: its descriptors are the lone run's (0, 1, 2 and scandir's own).
+  fds: '<?php\necho count(scandir("/proc/self/fd")), " ", getmypid() > 1 ? "pid" : "no pid", "\\n";',
+};
+
+describe('php: an included program sees what a main script sees', () => {
+  it('globals, argv, names, streams, traces, buffers, notices: the same outcome both ways, and forked', async () => {
+    const forked = new ProcessExecutor(toolchainFor('php'), { concurrency: 2, limits: LIMITS, forkServer: true });
+    const alone = new ProcessExecutor(toolchainFor('php'), { concurrency: 2, limits: LIMITS });
+    try {
+      const cases = Object.entries(PHP_SCRIPT_LIKE);
+      const [viaFork, lone] = await Promise.all([
+        Promise.all(cases.map(([id, program]) => forked.run({ id, program }))),
+        Promise.all(cases.map(([id, program]) => alone.run({ id, program }))),
+      ]);
+      cases.forEach(([id], k) => {
+        expect({ id, ...comparable(viaFork[k]!) }).toEqual({ id, ...comparable(lone[k]!) });
+        expect(viaFork[k]!.forked, id).toBe(true);
+      });
+      const byId = Object.fromEntries(cases.map(([id], k) => [id, viaFork[k]!]));
+      expect(byId.globals!.stdout).toBe('6 6\n');
+      expect(byId.serverNames!.stdout).toBe('10\n');
+      expect(byId.trace!.stderr).toContain('Next LogicException: outer');
+      expect(byId.trace!.stderr).not.toContain('/fork/');
+      expect(byId.buffered!.exitCode).toBe(4);
+    } finally {
+      await forked.close();
+      await alone.close();
+    }
+  }, 120_000);
+});
+
+/** Host pids of the processes under this test process whose command line names a fork server script. */
+function ourServers(script: string): number[] {
+  const parentOf = (pid: number) => Number(/^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  const ours = (pid: number) => {
+    for (let p = pid, hops = 0; p > 1 && hops < 20; p = parentOf(p), hops++) if (p === process.pid) return true;
+    return false;
+  };
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (argv.some((a) => a.endsWith(script)) && !argv.includes('--') && ours(Number(entry))) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+/** Whether a process of the uid runs (the program, forked by the server). */
+function runsAs(uid: number): boolean {
+  return readdirSync('/proc').some((e) => {
+    if (!/^\d+$/.test(e)) return false;
+    try {
+      return statSync(`/proc/${e}`).uid === uid;
+    } catch {
+      return false;
+    }
+  });
+}
+
+describe.each([
+  ['php', 'php.php', '<?php\nusleep(1500000);\necho "done\\n";\nexit(2);\n'],
+  ['pl', 'pl.pl', 'select(undef, undef, undef, 1.5);\nprint "done\\n";\nexit 2;\n'],
+  ['r', 'r.R', "Sys.sleep(1.5)\ncat('done\\n')\nquit(status = 2)\n"],
+] as const)('%s: a server that dies while its program runs', (language, script, program) => {
+  it('the program falls back to its lone run, with the lone outcome; the next program is forked by a fresh server', async () => {
+    const one = new ProcessExecutor(toolchainFor(language), { concurrency: 1, limits: { ...LIMITS, timeoutMs: 10_000 }, forkServer: true });
+    const alone = new ProcessExecutor(toolchainFor(language), { concurrency: 1, limits: { ...LIMITS, timeoutMs: 10_000 } });
+    try {
+      // A first program starts the slot's server.
+      expect((await one.run({ id: 'warm', program: PROGRAMS[language]!.exitZero })).forked).toBe(true);
+      const [server] = ourServers(`/fork/${script}`);
+      expect(server).toBeGreaterThan(0);
+      const [uid] = one.uidRange;
+      const running = one.run({ id: 'slow', program });
+      // Killed once its child runs the program (a process of the slot's uid exists).
+      const deadline = Date.now() + 8_000;
+      while (!runsAs(uid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(runsAs(uid)).toBe(true);
+      process.kill(server!, 'SIGKILL');
+      const [result, lone] = await Promise.all([running, alone.run({ id: 'slow', program })]);
+      expect(result.forked).toBeUndefined();
+      expect(comparable(result)).toEqual(comparable(lone));
+      expect(result.stdout).toBe('done\n');
+      expect(result.exitCode).toBe(2);
+      const next = await one.run({ id: 'next', program: PROGRAMS[language]!.passes });
+      expect(next.forked).toBe(true);
+      expect(next.status).toBe('passed');
+      expect(ourServers(`/fork/${script}`)).not.toContain(server);
+    } finally {
+      await one.close();
+      await alone.close();
+    }
+  }, 120_000);
+});
+
+describe.each(['rb', 'pl', 'php', 'r'] as const)('%s: the fork server refuses to start unless bwrap is its pid 1', (language) => {
+  it('in a sandbox whose pid 1 is a shell: it says why, exits non-zero, and /tmp keeps its files', () => {
+    const spec = toolchainFor(language).forkServer!();
+    const script = `/fork/${spec.script.split('/').pop()}`;
+    // Still inside a sandbox of its own (a fresh tmpfs /tmp), never on the host: only pid 1 differs.
+    const argv = spec
+      .argv(script)
+      .map((a) => `'${a.replace(/'/g, "'\\''")}'`)
+      .join(' ');
+    const shell = `echo kept > /tmp/marker; echo '{}' | ${argv}; echo "status=$?"; ls /tmp`;
+    const run = spawnSync(
+      findBwrap()!,
+      [
+        ...isolationArgs({ tmpBytes: 16 << 20, tmpWorldWritable: true, ownUserNamespace: false }),
+        ...readOnlyMountArgs([...toolchainFor(language).mounts(), ...(spec.mounts ?? []), { host: spec.script, sandbox: script }]),
+        '--as-pid-1',
+        '--',
+        '/bin/sh',
+        '-c',
+        shell,
+      ],
+      { env: { PATH: SANDBOX_PATH }, encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(run.stderr).toMatch(/fork server runs only in its sandbox \(bwrap as pid 1\)/);
+    expect(run.stdout).toMatch(/status=[1-9]\d*\n/);
+    expect(run.stdout).toContain('marker');
+  }, 60_000);
+});
+
+/**
+ * What an R program read by a forked Rscript's console could see otherwise than Rscript's file:
+ * top-level auto-printing, output before a later parse error (one expression at a time), warnings,
+ * deep recursion, the global environment, search path, options, stdin, R's session directory.
+ */
+const R_SCRIPT_LIKE: Record<string, string> = {
+  autoPrint: 'x <- c(a = 1, b = 2)\nx\nlist(1, "two")\ninvisible(3)\nmatrix(1:4, 2)\n',
+  laterParseError: 'cat("first\\n")\ny <- 1 +\n  2\ny\nz <- (1 +\n}\ncat("never\\n")\n',
+  warnings: 'f <- function() { warning("w1"); warning("w2"); 1 }\nf()\nas.integer("x")\nfor (i in 1:12) warning(paste("many", i))\n',
+  recursion: 'f <- function(n) f(n + 1)\nf(0)\n',
+  globals:
+    'cat(ls(globalenv(), all.names = TRUE), "\\n")\ncounter <- 0\nbump <- function() counter <<- counter + 1\nbump(); bump()\ncat(counter, interactive(), exists(".Random.seed"), "\\n")\nprint(search())\n',
+  options:
+    'o <- options()\ncat(o$warn, o$digits, o$keep.source, o$echo, o$OutDec, o$encoding, "\\n")\ncat(nchar(Sys.getenv("R_HOME")) > 0, Sys.getenv("HOME"), getwd(), "\\n")\n',
+  stdin: 'print(readLines(file("stdin")))\nprint(readline())\n',
+  // R's session directory (tempdir(), made at R's start under /tmp, which the server empties before each program).
+  tempfiles:
+    'f <- tempfile()\nwriteLines("in a temp file", f)\ncat(readLines(f), dir.exists(tempdir()), file.access(tempdir(), 2) == 0, "\\n")\nprint(file.info(tempdir())$mode)\n',
+  stopInFunction:
+    'g <- function(x) { if (x > 1) stop("too big: ", x) ; x }\nh <- function() g(5)\ntryCatch(h(), error = function(e) print(conditionCall(e)))\nh()\n',
+};
+
+describe("r: a program read by a forked Rscript console sees what Rscript's file sees", () => {
+  it('auto-print, a later parse error, warnings, recursion, globals, options, stdin, tempdir: the same outcome both ways, and forked', async () => {
+    const forked = new ProcessExecutor(toolchainFor('r'), { concurrency: 2, limits: limitsFor('r'), forkServer: true });
+    const alone = new ProcessExecutor(toolchainFor('r'), { concurrency: 2, limits: limitsFor('r') });
+    try {
+      const cases = Object.entries(R_SCRIPT_LIKE);
+      const [viaFork, lone] = await Promise.all([
+        Promise.all(cases.map(([id, program]) => forked.run({ id, program }))),
+        Promise.all(cases.map(([id, program]) => alone.run({ id, program }))),
+      ]);
+      cases.forEach(([id], k) => {
+        expect({ id, ...comparable(viaFork[k]!) }).toEqual({ id, ...comparable(lone[k]!) });
+        expect(viaFork[k]!.forked, id).toBe(true);
+      });
+      const byId = Object.fromEntries(cases.map(([id], k) => [id, viaFork[k]!]));
+      expect(byId.laterParseError!.stdout).toContain('first');
+      expect(byId.laterParseError!.stdout).not.toContain('never');
+      expect(byId.autoPrint!.stdout).toContain('[1] "two"');
+    } finally {
+      await forked.close();
+      await alone.close();
+    }
+  }, 300_000);
 });

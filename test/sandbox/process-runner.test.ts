@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BUILD_DIR, type SandboxStep, type ServedStep, type StepResult } from '../../infra/sandbox/process/contract.js';
-import { bwrapArgs } from '../../infra/sandbox/process/bwrapStep.js';
+import { asBwrapReports, bwrapArgs } from '../../infra/sandbox/process/bwrapStep.js';
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
 import { classifyCpp } from '../../infra/sandbox/process/toolchains/cpp.js';
 import { classifyGo, importableStd } from '../../infra/sandbox/process/toolchains/go.js';
@@ -386,5 +386,18 @@ describe("how many samples a sweep's shard keeps in flight for a process runner"
     // Go compiles together whatever shareProcess says.
     expect(new ProcessExecutor(toolchainFor('go_test.go'), { concurrency: 4, shareProcess: true }).batching).toBe('compile');
     expect(new ProcessExecutor(plainToolchainFor('go_test.go'), { concurrency: 4 }).inFlightCapacity).toBe(8);
+  });
+});
+
+describe('asBwrapReports: a fork server answer read as a lone step reads bwrap', () => {
+  it('a code of 129-192 is the signal 128 below it; a signal keeps the lone table; other codes stay', () => {
+    // A shell that exits 134 after its child aborted: the lone run cannot tell it from SIGABRT.
+    expect(asBwrapReports(134, null)).toEqual({ exitCode: null, signal: 'SIGABRT' });
+    expect(asBwrapReports(null, 'SIGSEGV')).toEqual({ exitCode: null, signal: 'SIGSEGV' });
+    // Named as the lone run names a signal outside its table.
+    expect(asBwrapReports(null, 'SIGUSR1')).toEqual({ exitCode: null, signal: 'SIG10' });
+    expect(asBwrapReports(3, null)).toEqual({ exitCode: 3, signal: null });
+    expect(asBwrapReports(128, null)).toEqual({ exitCode: 128, signal: null });
+    expect(asBwrapReports(255, null)).toEqual({ exitCode: 255, signal: null });
   });
 });

@@ -25,6 +25,7 @@
  * counted and dropped. stdin is /dev/null, or the step's `stdin` text.
  */
 import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { environmentArgs, isolationArgs, readOnlyMountArgs, SANDBOX_PATH } from '../bwrapPolicy.js';
 import { BUILD_DIR, type Mount, type SandboxStep, type StepResult } from './contract.js';
@@ -120,6 +121,23 @@ const SIGNALS: Record<number, string> = {
   31: 'SIGSYS',
 };
 
+/**
+ * A program's end as a lone step reports it: bwrap exits with the program's code, or 128 + the
+ * signal that ended it, so a code of 129-192 reads as that signal (a shell's `exit 134` after its
+ * child aborted included). The fork servers' answers go through it too, so that a forked program
+ * ends as its lone run reads.
+ */
+export function asBwrapReports(code: number | null, signal: string | null): { exitCode: number | null; signal: string | null } {
+  const number = signal === null ? undefined : (constants.signals as Record<string, number | undefined>)[signal];
+  return fromBwrapExit(number === undefined ? code : 128 + number, number === undefined ? signal : null);
+}
+
+/** bwrap's own end (its exit code, or the signal that killed bwrap itself) as the program's. */
+function fromBwrapExit(code: number | null, signal: string | null): { exitCode: number | null; signal: string | null } {
+  if (code !== null && code > 128 && code < 128 + 65) return { exitCode: null, signal: SIGNALS[code - 128] ?? `SIG${code - 128}` };
+  return { exitCode: code, signal };
+}
+
 /** Live (not zombie, not dead) processes of a uid, each SIGKILLed; returns how many there were. */
 export function killProcessesOf(uid: number): number {
   let alive = 0;
@@ -214,13 +232,7 @@ export function runStep(sandbox: StepSandbox, step: SandboxStep): Promise<StepRe
       clearTimeout(timer);
       const durationMs = performance.now() - started;
       const survivors = sandbox.uid === undefined ? 0 : await reapUid(sandbox.uid);
-      // bwrap exits with the program's code, or 128 + the signal that ended it.
-      let exitCode: number | null = code;
-      let signalName: string | null = signal;
-      if (code !== null && code > 128 && code < 128 + 65) {
-        signalName = SIGNALS[code - 128] ?? `SIG${code - 128}`;
-        exitCode = null;
-      }
+      const { exitCode, signal: signalName } = fromBwrapExit(code, signal);
       const launcherFailed = !timedOut && code === 1 && LAUNCHER_FAILURE.exec(head);
       resolve({
         exitCode,

@@ -223,6 +223,8 @@ export interface ForkServerSpec {
   script: string;
   /** The server's argv, given the script's sandbox path. */
   argv(script: string): string[];
+  /** Further host files the server needs (read-only), e.g. R's native library. */
+  mounts?: readonly Mount[];
   /**
    * Exec mode: the child execs the run step's own argv (a fresh interpreter, as the lone run's)
    * rather than becoming the program inside the warm interpreter; saves the sandbox's start only.

@@ -1,14 +1,16 @@
 /**
  * Fork servers (opt-in, ProcessExecutorOptions.forkServer; docs/sandbox.md#fork-servers): for a
- * scripted language whose interpreter can fork (Ruby, fork/rb.rb; Perl, fork/pl.pl), one warm interpreter per slot,
- * with the test library already loaded, that per program forks a child which becomes the program.
+ * scripted language whose interpreter can fork (Ruby, fork/rb.rb; Perl, fork/pl.pl; PHP,
+ * fork/php.php; R, fork/r.R with its native loop fork/rfork.c, ./rForkServer.ts), one warm
+ * interpreter per slot, with the test library already loaded (Ruby's, Perl's; PHP's and R's tests
+ * need none), that per program forks a child which becomes the program.
  * Each program is still a fresh process (its own pid, its slot's uid, the lone run's limits); what
  * it saves is the interpreter's start with its test library (ruby + test/unit: ~115 ms, perl +
- * Test::Deep: ~40 ms) and the sandbox's (a bwrap per step). Exec mode (execForkServer: PHP, Lua,
- * bash, R, Racket, Node): the same server and child, but the child execs the lone run's own
- * command, a fresh interpreter: only the sandbox's start is saved, and the program runs exactly
- * the lone command (PHP has pcntl and Lua could have lua-posix, but a fork inside them would
- * only save an interpreter start of 3-10 ms; Racket CS and Node cannot fork).
+ * Test::Deep: ~40 ms, php: ~10 ms, Rscript: ~170 ms) and the sandbox's (a bwrap per step). Exec
+ * mode (execForkServer: Lua, bash, Racket, Node): the same server and child, but the child execs
+ * the lone run's own command, a fresh interpreter: only the sandbox's start is saved, and the
+ * program runs exactly the lone command (Debian 12's lua-posix is built for Lua 5.1-5.3, not the
+ * 5.4 that runs here; Racket CS and Node cannot fork).
  *
  * Isolation, against the lone run's (process/bwrapStep.ts):
  *   - the server lives in a sandbox of the same policy (../bwrapPolicy.ts: namespaces, read-only
@@ -19,7 +21,8 @@
  *     listener dies with the program);
  *   - its /build is a directory of its own (read-only inside) into which the runner copies each
  *     program's build directory before the request: the child sees its own program only;
- *   - each child: its own session, stdin /dev/null, stdout/stderr on fresh pipes the server caps
+ *   - each child: its own session, stdin /dev/null, stdout/stderr on fresh pipes (PHP, R: socket
+ *     pairs, as Node gives a lone run, since PHP fixes its STDOUT's kind at start) the server caps
  *     as the lone run does, cwd /tmp (emptied by the server before each fork), the lone run's
  *     rlimits (CPU, AS or DATA, NPROC, FSIZE, NOFILE, no core), then no groups and the slot's uid
  *     (real, effective, saved: every capability gone; bwrap's no_new_privs stays): it cannot
@@ -46,6 +49,7 @@ import { z } from 'zod';
 import { environmentArgs, findBwrap, isolationArgs, readOnlyMountArgs, SANDBOX_PATH, type Mount } from '../bwrapPolicy.js';
 import type { ForkServerSpec, SandboxStep, StepResult } from './contract.js';
 import { BUILD_DIR } from './contract.js';
+import { asBwrapReports } from './bwrapStep.js';
 
 /** Exec mode for a language: Perl's server (fork/pl.pl) forks, drops to the slot's uid and execs the lone run's command. */
 export function execForkServer(): ForkServerSpec {
@@ -91,7 +95,7 @@ class SlotServer {
     const script = `/fork/${this.spec.script.split('/').pop()}`;
     const args = [
       ...isolationArgs({ tmpBytes: this.tmpBytes, tmpWorldWritable: true, ownUserNamespace: false }),
-      ...readOnlyMountArgs([...this.mounts, { host: this.spec.script, sandbox: script }]),
+      ...readOnlyMountArgs([...this.mounts, ...(this.spec.mounts ?? []), { host: this.spec.script, sandbox: script }]),
       '--ro-bind',
       join(this.dir, 'build'),
       BUILD_DIR,
@@ -104,7 +108,10 @@ class SlotServer {
       '--',
       ...this.spec.argv(script),
     ];
-    const child = spawn(findBwrap()!, args, { env: { PATH: SANDBOX_PATH }, stdio: ['pipe', 'pipe', 'ignore'], detached: true });
+    // stderr a pipe (drained) rather than /dev/null: Node's pipes are socket pairs, and a lone run's
+    // stderr is one; PHP opens STDERR as a socket stream on a socket (fork/php.php).
+    const child = spawn(findBwrap()!, args, { env: { PATH: SANDBOX_PATH }, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    child.stderr!.resume();
     child.on('error', () => undefined);
     child.stdin!.on('error', () => undefined);
     this.child = child;
@@ -151,6 +158,7 @@ class SlotServer {
       if (answer.exitCode === null && answer.signal === null) throw new Error('the fork server answered no exit status');
       return {
         ...answer,
+        ...asBwrapReports(answer.exitCode, answer.signal),
         stdout: Buffer.from(answer.stdout, 'base64').toString('utf8'),
         stderr: Buffer.from(answer.stderr, 'base64').toString('utf8'),
         survivors: 0,

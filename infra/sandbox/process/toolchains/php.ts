@@ -6,10 +6,10 @@
  * Memory: RLIMIT_AS (PHP's own memory_limit is off in the CLI); "Out of memory" / "Allowed memory
  * size ... exhausted" are `oom`.
  */
+import { fileURLToPath } from 'node:url';
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
 import { exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
-import { execForkServer } from '../forkServer.js';
 
 export const PHP_INSTALL = 'run bash scripts/install-toolchains.sh (Debian: apt-get install php-cli) so that `php` is on PATH';
 
@@ -48,8 +48,12 @@ export function phpToolchain(): Toolchain {
       env: { LANG: 'C.UTF-8' },
       limits: runLimits(limits, 'address-space'),
     }),
-    // Opt-in (forkServer): one warm sandbox per slot execs this run step's command per program (../forkServer.ts).
-    forkServer: execForkServer,
+    // A warm php per slot forks each program (opt-in: ../forkServer.ts). Its requests come on fd 3 and
+    // its stdin is /dev/null from the start, as a lone run's: PHP fixes STDIN's kind of stream at start.
+    forkServer: () => ({
+      script: fileURLToPath(new URL('../fork/php.php', import.meta.url)),
+      argv: (script) => ['sh', '-c', 'exec php "$0" 3<&0 0</dev/null', script],
+    }),
     classify: classifyPhp,
   };
 }

@@ -8,7 +8,7 @@
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
 import { exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
-import { execForkServer } from '../forkServer.js';
+import { rForkServer } from '../rForkServer.js';
 
 export const R_INSTALL = 'run bash scripts/install-toolchains.sh (Debian: apt-get install r-base-core) so that `Rscript` is on PATH';
 
@@ -57,8 +57,8 @@ export function rToolchain(): Toolchain {
       env: { LANG: 'C.UTF-8', HOME: '/tmp' },
       limits: runLimits(limits, 'data'),
     }),
-    // Opt-in (forkServer): one warm sandbox per slot execs this run step's command per program (../forkServer.ts).
-    forkServer: execForkServer,
+    // A warm Rscript per slot forks each program (opt-in: ../forkServer.ts, ../rForkServer.ts).
+    forkServer: rForkServer,
     classify: classifyR,
   };
 }
