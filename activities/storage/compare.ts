@@ -1,32 +1,33 @@
 /**
  * Reads the cells a comparison names from S3: each sweep's results.json (the cell's factors and
- * scored k) and the cell's own results.json (its per-task counts). Every reference is checked before
- * any statistics are computed; a missing sweep or cell is named, with the cells the sweep does have.
+ * scored k) and the cell's own results.json (its per-task counts). A sweep still running has no
+ * results.json yet: its finished cells are read from their own summary.json, which a cell stores
+ * when it ends, so a long sweep's first cells can be compared before the last ones end. Every
+ * reference is checked before any statistics are computed; a missing sweep or cell is named, with
+ * the cells the sweep does have.
  */
 import { z } from 'zod';
 import { ComparedTaskSchema, type ComparedCell } from '../../domain/compare/compare.js';
 import type { CellRef } from '../../domain/compare/refs.js';
 import { CellProvenanceSchema } from '../../domain/sweep/provenance.js';
-import { cellFileKey, sweepResultsKey } from '../../domain/sweep/keys.js';
+import { cellFileKey, cellSummaryKey, sweepResultsKey } from '../../domain/sweep/keys.js';
 import { getText, s3Uri, type Bucket } from '../../infra/s3.js';
 
-const SweepResultsSchema = z.object({
-  cells: z.array(
-    z.looseObject({
-      cell: z.looseObject({
-        cell: z.string(),
-        dataset: z.string(),
-        model: z.string(),
-        method: z.string(),
-        temperature: z.number(),
-        n_samples: z.number().int(),
-        prompt: z.string().optional(),
-      }),
-      passAtK: z.record(z.string(), z.number()),
-      resultsKey: z.string().optional(),
-    }),
-  ),
+const CellSummarySchema = z.looseObject({
+  cell: z.looseObject({
+    cell: z.string(),
+    dataset: z.string(),
+    model: z.string(),
+    method: z.string(),
+    temperature: z.number(),
+    n_samples: z.number().int(),
+    prompt: z.string().optional(),
+  }),
+  passAtK: z.record(z.string(), z.number()),
+  resultsKey: z.string().optional(),
 });
+type StoredCellSummary = z.infer<typeof CellSummarySchema>;
+const SweepResultsSchema = z.object({ cells: z.array(CellSummarySchema) });
 
 const CellResultsSchema = z.looseObject({
   per_task: z.array(ComparedTaskSchema),
@@ -54,22 +55,30 @@ function parse<T>(text: string, schema: z.ZodType<T>, where: string): T {
 
 /** The cells, in the order named, with their per-task counts. */
 export async function loadComparedCells(bucket: Bucket, refs: readonly CellRef[]): Promise<ComparedCell[]> {
-  const sweeps = new Map<string, z.infer<typeof SweepResultsSchema>>();
+  // A finished sweep's results.json, or null while the sweep runs (its cells are then read one by one).
+  const sweeps = new Map<string, z.infer<typeof SweepResultsSchema> | null>();
   for (const { sweepId } of refs) {
     if (sweeps.has(sweepId)) continue;
     const key = sweepResultsKey(sweepId);
     const text = await getText(bucket, key);
-    if (text === null)
-      throw new CompareInputError(`sweep ${sweepId} has no results: ${s3Uri(bucket.name, key)} does not exist (has the sweep finished?)`);
-    sweeps.set(sweepId, parse(text, SweepResultsSchema, s3Uri(bucket.name, key)));
+    sweeps.set(sweepId, text === null ? null : parse(text, SweepResultsSchema, s3Uri(bucket.name, key)));
   }
-  const out: ComparedCell[] = [];
+  const summaries: StoredCellSummary[] = [];
   for (const { sweepId, cellId } of refs) {
     const results = sweeps.get(sweepId)!;
+    if (results === null) {
+      summaries.push(await finishedCellOfRunningSweep(bucket, sweepId, cellId));
+      continue;
+    }
     const summary = results.cells.find((c) => c.cell.cell === cellId);
     if (!summary) {
       throw new CompareInputError(`sweep ${sweepId} has no cell ${cellId}; its cells: ${results.cells.map((c) => c.cell.cell).join(', ')}`);
     }
+    summaries.push(summary);
+  }
+  const out: ComparedCell[] = [];
+  for (const [i, { sweepId, cellId }] of refs.entries()) {
+    const summary = summaries[i]!;
     const key = summary.resultsKey || cellFileKey(sweepId, cellId, 'results.json');
     const text = await getText(bucket, key);
     if (text === null) throw new CompareInputError(`cell ${sweepId}/${cellId}: ${s3Uri(bucket.name, key)} does not exist`);
@@ -90,4 +99,17 @@ export async function loadComparedCells(bucket: Bucket, refs: readonly CellRef[]
     });
   }
   return out;
+}
+
+/** A cell's own summary.json: there once the cell has ended, whether or not its sweep has. */
+async function finishedCellOfRunningSweep(bucket: Bucket, sweepId: string, cellId: string): Promise<StoredCellSummary> {
+  const key = cellSummaryKey(sweepId, cellId);
+  const text = await getText(bucket, key);
+  if (text === null) {
+    throw new CompareInputError(
+      `cell ${sweepId}/${cellId} has not finished: the sweep has no results yet (${s3Uri(bucket.name, sweepResultsKey(sweepId))}) ` +
+        `and the cell no summary (${s3Uri(bucket.name, key)}); check the ids (sweep-status ${sweepId} lists its cells) or wait for the cell to end`,
+    );
+  }
+  return parse(text, CellSummarySchema, s3Uri(bucket.name, key));
 }

@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Comparison } from '../../domain/compare/compare.js';
 import { holmAdjust, mcnemarExact } from '../../domain/compare/stats.js';
 import type { CellProvenance } from '../../domain/sweep/provenance.js';
-import { cellFileKey, sweepDatasetKey, sweepResultsKey } from '../../domain/sweep/keys.js';
-import { getBytes, getText, sha256Hex } from '../../infra/s3.js';
+import { cellFileKey, cellSummaryKey, sweepDatasetKey, sweepResultsKey } from '../../domain/sweep/keys.js';
+import { getBytes, getText, putObject, sha256Hex } from '../../infra/s3.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { runTs, spawnTs } from '../support/processes.js';
@@ -204,6 +204,28 @@ describe('scripts/compare.ts on real sweeps', () => {
     const help = await compare(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('EXPLORA_S3_BUCKET');
+  });
+
+  it('compares the finished cells of a sweep still running, and names a cell that has not finished', async () => {
+    // A running sweep with two cells ended has their summaries in S3 (each cell stores its own as it
+    // ends) and no results.json yet: the finished sweep's summaries, copied under another sweep id.
+    const running = `compare-running-${uniqueSuffix()}`;
+    for (const model of ['strong', 'weak']) {
+      const id = `humaneval.${model}.direct.t0.2`;
+      await putObject(bucket, cellSummaryKey(running, id), (await getText(bucket, cellSummaryKey(sweepId, id)))!);
+    }
+    expect(await getText(bucket, sweepResultsKey(running))).toBeNull();
+    const res = await compare([cell(running, 'strong'), cell(running, 'weak'), '--json']);
+    expect(res.code, res.output).toBe(0);
+    const [pair] = (JSON.parse(res.stdout) as Comparison).pairs;
+    // The same numbers as from the finished sweep's results.json; Holm's adjustment is over this one pair.
+    const withoutHolm = (ms: Comparison['pairs'][number]['metrics']) => ms.map(({ pHolm, ...m }) => (void pHolm, m));
+    expect(withoutHolm(pair!.metrics)).toEqual(withoutHolm(cmp.pairs[0]!.metrics));
+    for (const m of pair!.metrics) expect(m.pHolm).toBe(m.p);
+    expect(pair!.flips).toEqual(cmp.pairs[0]!.flips);
+    const unfinished = await compare([cell(running, 'strong'), cell(running, 'twin')]);
+    expect(unfinished.code).toBe(1);
+    expect(unfinished.output).toContain(`cell ${running}/humaneval.twin.direct.t0.2 has not finished`);
   });
 
   it("records each cell's provenance in its results.json: commit, dataset bytes, endpoint, template, versions", async () => {
