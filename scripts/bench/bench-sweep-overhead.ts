@@ -150,11 +150,11 @@ interface Measured {
 }
 
 /** Asynchronous: the scripted server lives in this process and must keep answering meanwhile. */
-async function measure(cmd: string[], pids: Record<string, number | undefined> = {}): Promise<Measured> {
+async function measure(cmd: string[], pids: Record<string, number | undefined> = {}, env: Record<string, string> = {}): Promise<Measured> {
   const measured = Object.entries(pids).flatMap(([name, pid]) => (pid === undefined ? [] : [`${name}:${pid}`]));
   const { stdout } = await promisify(execFile)(resolvePythonExecutable(), ['-c', MEASURE, ...cmd], {
     encoding: 'utf8',
-    env: { ...process.env, MEASURE_PIDS: measured.join(',') },
+    env: { ...process.env, ...env, MEASURE_PIDS: measured.join(',') },
     maxBuffer: 64 * 1024 * 1024,
   });
   const r = JSON.parse(stdout.trim().split('\n').pop()!);
@@ -331,6 +331,9 @@ new Command('bench-sweep-overhead')
               ]
             : [TSX, ...startSweep],
           stackPids(env),
+          // Task queues of this run's own: on a stack that other sweeps use, their workers would
+          // take some of this sweep's tasks (its CPU then counted nowhere) and this one's theirs.
+          { EXPLORA_TASK_QUEUE_PREFIX: `overhead-${stamp}-n${n}` },
         ).finally(() => clearInterval(watch));
         const machine = machineCpuSeconds();
         const own = process.cpuUsage(ownBefore);
