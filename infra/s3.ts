@@ -29,6 +29,13 @@ export function s3ClientFor(config: ExploraConfig): S3Client {
     ...(c.kind === 'static' ? { credentials: { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey } } : {}),
     // Temporal owns the retries of activities; SDK retries would hide an outage inside one attempt.
     maxAttempts: 1,
+    // Checksums only where the API requires them (the SDK's behaviour before 3.729): by default
+    // the SDK adds a CRC32 to every PUT, which the store then verifies, and checks one on every
+    // GET that carries it; a sweep makes a request every few samples, and that CPU lands on the
+    // same cores as the programs. What travels is still covered by TCP's checksum and, off this
+    // machine, by TLS's integrity check, as it was before the SDK's default changed.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
   });
 }
 

@@ -227,9 +227,46 @@ export class GroupWriter {
   }
 }
 
+/** Bytes of segment text kept per S3 client (writtenSegments): a few hundred tasks' answers. */
+const WRITTEN_SEGMENT_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The segments this process stored last, as stored, per S3 client (one client talks to one store),
+ * oldest first. A task's answers are read right after its LLM activity stored them: by the shard's
+ * executeShard, and by a multi-step method's next step, usually in the same worker process; they
+ * are read from here instead of fetched again (a GET is ~0.6 ms of the worker's CPU and more of
+ * the store's). Only a writer's own completed writes land here, and a segment is only ever
+ * rewritten by its writer with more records, so the text kept is the object's content.
+ */
+const writtenSegments = new WeakMap<Bucket['s3'], { texts: Map<string, string>; bytes: number }>();
+
+/** Keeps the text of a segment this process has just stored (see writtenSegments). */
+export function rememberWrittenSegment(bucket: Bucket, key: string, text: string): void {
+  let kept = writtenSegments.get(bucket.s3);
+  if (!kept) writtenSegments.set(bucket.s3, (kept = { texts: new Map(), bytes: 0 }));
+  const id = `${bucket.name}/${key}`;
+  const earlier = kept.texts.get(id);
+  if (earlier !== undefined) {
+    kept.texts.delete(id);
+    kept.bytes -= earlier.length;
+  }
+  kept.texts.set(id, text);
+  kept.bytes += text.length;
+  for (const [oldest, t] of kept.texts) {
+    if (kept.bytes <= WRITTEN_SEGMENT_BYTES) break;
+    kept.texts.delete(oldest);
+    kept.bytes -= t.length;
+  }
+}
+
+function writtenSegment(bucket: Bucket, key: string): string | undefined {
+  return writtenSegments.get(bucket.s3)?.texts.get(`${bucket.name}/${key}`);
+}
+
 /**
  * Reads records by key, each segment object once per reader (a shard reads a task's samples from a
- * handful of segments). Keys without `#` are whole-object records of the earlier layout.
+ * handful of segments), from this process's own recent writes when it has them. Keys without `#`
+ * are whole-object records of the earlier layout.
  */
 export class LlmRecordReader {
   private readonly objects = new Map<string, Promise<Map<string, LlmRecord> | LlmRecord | null>>();
@@ -240,7 +277,8 @@ export class LlmRecordReader {
     const { object, identity } = splitRef(key);
     let entry = this.objects.get(object);
     if (!entry) {
-      entry = getText(this.bucket, object).then((text) =>
+      const written = identity === undefined ? undefined : writtenSegment(this.bucket, object);
+      entry = (written !== undefined ? Promise.resolve(written) : getText(this.bucket, object)).then((text) =>
         text === null ? null : identity === undefined ? parseSingle(object, text) : parseSegment(object, text),
       );
       entry.catch(() => this.objects.delete(object));

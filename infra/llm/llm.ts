@@ -22,7 +22,17 @@ import { remainingChoicesBody, sampleCalls, SampleLayoutError, type SampleCall }
 import { throttledHeartbeat } from '../heartbeat.js';
 import { OpenAiClients } from './openaiClients.js';
 import { LEASE_MS } from '../../domain/llm/inflight.js';
-import { callGroup, callIdentity, failuresKey, GroupWriter, inflightKey, readGroup, readLlmRecordAt, type GroupContents } from './cache.js';
+import {
+  callGroup,
+  callIdentity,
+  failuresKey,
+  GroupWriter,
+  inflightKey,
+  readGroup,
+  readLlmRecordAt,
+  rememberWrittenSegment,
+  type GroupContents,
+} from './cache.js';
 import { activityHolderName, InflightEntry } from './inflightLedger.js';
 import { ModelGate, type WorkersOn } from './modelGate.js';
 import { getText, putObject, type Bucket } from '../s3.js';
@@ -548,7 +558,10 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
           stores.set(group, {
             group,
             found,
-            writer: new GroupWriter(group, (key, body) => putPatiently(bucket, key, body)),
+            writer: new GroupWriter(group, async (key, body) => {
+              await putPatiently(bucket, key, body);
+              rememberWrittenSegment(bucket, key, body);
+            }),
             inflight: new InflightEntry(bucket, inflightKey(group), holder, found.inflightListed),
           });
         }),

@@ -5,7 +5,8 @@
  * go through a full sweep (Temporal, S3 cache and records, sandbox activities, workers in one
  * child process) and through `scripts/evaluate.ts` (the bare executor, before and after the sweep,
  * since other work on a shared machine comes and goes), in one run. Prints both throughputs and
- * their ratio, the CPU each spends per sample and where (a figure other load disturbs less), the
+ * their ratio, the CPU each spends per sample and where (a figure other load disturbs less; the
+ * workers' start-up, their CPU before the first LLM request, apart from what follows), the
  * largest history any workflow run reached, the S3 objects and bytes the sweep left per sample, and
  * the RSS over the run of each process (the sweep's, the sandbox's, the stack's Temporal and
  * SeaweedFS): memory should not grow with the sweep. `--no-small --no-bare` runs the sweep alone
@@ -81,7 +82,7 @@ timeline = []
 # The sandbox's own processes: the forker (the zygote bwrap started) and the supervisor (its child;
 # the samples are its other children, with the same command line). Their own CPU, and what
 # the forker reaped (the samples, and the supervisor at the very end: then counted once).
-own, reaped, supervisor_of, supervisor_reaped = {}, {}, {}, {}
+own, reaped, supervisor_of, supervisor_reaped, command_cpu = {}, {}, {}, {}, {}
 while p.poll() is None:
     pids = descendants(p.pid)
     zygotes = {}
@@ -97,7 +98,16 @@ while p.poll() is None:
     roles = {'command': max([rss_kib(pid) for pid in pids if pid not in zygotes] or [0]), 'sandbox': sum(rss_kib(pid) for pid in zygotes)}
     for name, pid in extra_pids:
         roles[name] = rss_kib(pid)
-    timeline.append([time.perf_counter() - t0, max(rss_kib(pid) for pid in pids), roles])
+    # The command's CPU so far (its processes' own and what they reaped; exited ones keep their
+    # last reading), so that start-up can be told from the run.
+    for pid in pids:
+        if pid not in zygotes:
+            try:
+                f = stat_fields(pid)
+                command_cpu[pid] = sum(int(x) for x in f[11:15]) / TICKS
+            except (OSError, IndexError, ValueError):
+                pass
+    timeline.append([time.perf_counter() - t0, max(rss_kib(pid) for pid in pids), roles, sum(command_cpu.values())])
     for pid, f in zygotes.items():
         if int(f[1]) in zygotes:
             continue
@@ -135,14 +145,16 @@ interface Measured {
   timeline: Array<[number, number]>;
   /** RSS in MiB by role (command, sandbox, and the MEASURE_PIDS), twice a second. */
   roles: Array<[number, Record<string, number>]>;
+  /** [seconds since start, CPU seconds of the command's processes so far], twice a second. */
+  commandCpu: Array<[number, number]>;
 }
 
 /** Asynchronous: the scripted server lives in this process and must keep answering meanwhile. */
-async function measure(cmd: string[], pids: Record<string, number | undefined> = {}): Promise<Measured> {
+async function measure(cmd: string[], pids: Record<string, number | undefined> = {}, env: Record<string, string> = {}): Promise<Measured> {
   const measured = Object.entries(pids).flatMap(([name, pid]) => (pid === undefined ? [] : [`${name}:${pid}`]));
   const { stdout } = await promisify(execFile)(resolvePythonExecutable(), ['-c', MEASURE, ...cmd], {
     encoding: 'utf8',
-    env: { ...process.env, MEASURE_PIDS: measured.join(',') },
+    env: { ...process.env, ...env, MEASURE_PIDS: measured.join(',') },
     maxBuffer: 64 * 1024 * 1024,
   });
   const r = JSON.parse(stdout.trim().split('\n').pop()!);
@@ -157,7 +169,21 @@ async function measure(cmd: string[], pids: Record<string, number | undefined> =
       t,
       Object.fromEntries(Object.entries(roles).map(([name, kib]) => [name, kib / 1024])),
     ]),
+    commandCpu: r.timeline.map(([t, , , cpu]: [number, number, unknown, number]) => [t, cpu]),
   };
+}
+
+/**
+ * The command's CPU seconds up to `at` seconds into the run, interpolated between the two readings
+ * around it (they are half a second apart).
+ */
+function commandCpuAt(m: Measured, at: number): number {
+  const after = m.commandCpu.findIndex(([t]) => t >= at);
+  if (after < 0) return m.commandCpu.at(-1)?.[1] ?? 0;
+  if (after === 0) return m.commandCpu[0]![1] * (at / Math.max(m.commandCpu[0]![0], 1e-9));
+  const [t0, c0] = m.commandCpu[after - 1]!;
+  const [t1, c1] = m.commandCpu[after]!;
+  return c0 + ((c1 - c0) * (at - t0)) / Math.max(t1 - t0, 1e-9);
 }
 
 /** The largest RSS seen up to each quarter of the run, and when the peak came. */
@@ -284,6 +310,15 @@ new Command('bench-sweep-overhead')
         const machineBefore = machineCpuSeconds();
         // node --cpu-prof is refused in NODE_OPTIONS: the profiled run loads tsx itself.
         const startSweep = [path.join(PROJECT_ROOT, 'scripts/start-sweep.ts'), '--config', file, '--no-progress'];
+        // When the sweep's first LLM request arrives: what the workers spent before it is start-up
+        // (loading the code, connecting, the sandbox), which weighs per sample only on small sweeps.
+        const requestsBefore = server.received().requests;
+        const startedAt = performance.now();
+        let firstRequestS: number | undefined;
+        const watch = setInterval(() => {
+          if (firstRequestS === undefined && server.received().requests > requestsBefore)
+            firstRequestS = (performance.now() - startedAt) / 1000;
+        }, 50);
         const m = await measure(
           profile && opts.cpuProfDir
             ? [
@@ -296,7 +331,10 @@ new Command('bench-sweep-overhead')
               ]
             : [TSX, ...startSweep],
           stackPids(env),
-        );
+          // Task queues of this run's own: on a stack that other sweeps use, their workers would
+          // take some of this sweep's tasks (its CPU then counted nowhere) and this one's theirs.
+          { EXPLORA_TASK_QUEUE_PREFIX: `overhead-${stamp}-n${n}` },
+        ).finally(() => clearInterval(watch));
         const machine = machineCpuSeconds();
         const own = process.cpuUsage(ownBefore);
         const stackAfter = stackCpuSeconds(env);
@@ -308,6 +346,7 @@ new Command('bench-sweep-overhead')
           id,
           samples: n * problems.length,
           ...m,
+          startupCpuSeconds: firstRequestS === undefined ? null : commandCpuAt(m, firstRequestS),
           temporalCpuSeconds,
           seaweedCpuSeconds,
           serverCpuSeconds,
@@ -387,7 +426,12 @@ new Command('bench-sweep-overhead')
         large.temporalCpuSeconds +
         large.seaweedCpuSeconds +
         large.serverCpuSeconds;
-      const sweepCpuLine = `sweep ${ms(sweepCpu)} ms = workers ${ms(large.cpuSeconds)} + sandboxed programs ${ms(large.sandboxCpuSeconds)} + sandbox's forker and supervisor ${ms(large.sandboxOwnCpuSeconds)} + Temporal server ${ms(large.temporalCpuSeconds)} + SeaweedFS ${ms(large.seaweedCpuSeconds)} + scripted server ${ms(large.serverCpuSeconds)}`;
+      const startup = large.startupCpuSeconds;
+      const workersCpu =
+        startup === null
+          ? ms(large.cpuSeconds)
+          : `${ms(large.cpuSeconds)} (start-up ${startup.toFixed(1)} CPU-s before the first LLM request, then ${ms(large.cpuSeconds - startup)} ms per sample)`;
+      const sweepCpuLine = `sweep ${ms(sweepCpu)} ms = workers ${workersCpu} + sandboxed programs ${ms(large.sandboxCpuSeconds)} + sandbox's forker and supervisor ${ms(large.sandboxOwnCpuSeconds)} + Temporal server ${ms(large.temporalCpuSeconds)} + SeaweedFS ${ms(large.seaweedCpuSeconds)} + scripted server ${ms(large.serverCpuSeconds)}`;
       if (bareBefore && bareAfter) {
         const bareSeconds = (bareBefore.seconds + bareAfter.seconds) / 2;
         console.log(`ratio sweep/bare: ${(bareSeconds / large.seconds).toFixed(2)} (bare: mean of both runs)`);

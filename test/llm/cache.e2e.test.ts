@@ -163,6 +163,41 @@ describe('callLlm with the S3 cache', () => {
     );
   });
 
+  it("answers are read back from this process's own writes without fetching them; the store holds the same records", async () => {
+    const server = await serve(({ body }) => ({ content: answerFor(body) }));
+    const endpoint = endpointOf(server);
+    const calls = taskCalls(endpoint, 3, SEGMENT_RECORDS + 3);
+    // A client of its own, whose GETs are counted.
+    const own = testBucket(config);
+    const gets: string[] = [];
+    own.s3.middlewareStack.add(
+      (next, context) => (args) => {
+        if (context.commandName === 'GetObjectCommand') gets.push(String((args.input as { Key?: string }).Key));
+        return next(args);
+      },
+      { step: 'initialize', name: 'countGets' },
+    );
+    try {
+      const summaries = await callLlm(createLlmActivities(own), { endpoint, calls });
+      gets.length = 0;
+      const reader = new LlmRecordReader(own);
+      const kept = await Promise.all(summaries.map((s) => reader.read(s.key)));
+      expect(gets).toEqual([]);
+      // Another client (another worker) fetches them from the store: the same records.
+      const stored = await Promise.all(summaries.map((s) => readLlmRecordAt(bucket, s.key)));
+      expect(kept).toEqual(stored);
+      expect(kept.map((r) => r!.text)).toEqual(calls.map((c) => answerFor(c.body as Record<string, unknown>)));
+      // A segment this process did not write (a copy stored by a plain put) is fetched.
+      const [segment, identity] = summaries[0]!.key.split('#');
+      const copy = `${segment!.slice(0, -'.jsonl'.length)}-copy.jsonl`;
+      await putObject(own, copy, (await getText(bucket, segment!))!);
+      expect(await new LlmRecordReader(own).read(`${copy}#${identity!}`)).toEqual(stored[0]);
+      expect(gets).toEqual([copy]);
+    } finally {
+      own.s3.destroy();
+    }
+  });
+
   it('a repeated batch (another worker, another attempt) sends nothing and returns the same keys', async () => {
     const server = await serve(({ body }) => ({ content: answerFor(body) }));
     const endpoint = endpointOf(server);
