@@ -2,7 +2,8 @@
 # Checks the toolchains of the process-run languages (MultiPL-E's js, ts, go_test.go, rs, java,
 # cpp, lua, rb, php, pl, sh, r, rkt, d, jl, swift, scala, cs) and installs what the project itself provides for them:
 #   - the interpreters and test libraries of MultiPL-E's scripting languages, from Debian packages
-#     (apt-get, when run as root on Debian; elsewhere it names the packages): lua5.4 + lua-unit,
+#     (apt-get, when run as root on Debian; elsewhere it names the packages): lua5.4 + lua-unit
+#     (+ liblua5.4-dev, the headers the Lua fork server's C module is built with),
 #     ruby + ruby-test-unit, php-cli, perl + libtest-deep-perl, bash, r-base-core, racket, ldc (D),
 #     scala (Scala 2.11, as in MultiPL-E's image; it runs on the JDK), mono-mcs + mono-runtime +
 #     libmono-system-numerics4.0-cil (C#: Mono's compiler and runtime, and System.Numerics, which
@@ -73,6 +74,9 @@ apt_install() {  # language, probe command (exit 0 when present), Debian package
   say_missing "$language" "$*" "apt-get install $* (Debian), or the same from your distribution"
 }
 apt_install lua "lua -e \"require('luaunit')\"" lua5.4 lua-unit
+# Lua 5.4's headers, for the Lua fork server's C module (infra/sandbox/process/fork/luafork.c):
+# without them lua runs, and its opt-in fork server stays in exec mode.
+apt_install "lua (fork server)" "test -f /usr/include/lua5.4/lua.h" liblua5.4-dev
 apt_install rb "ruby -e \"require 'test/unit/version'\"" ruby ruby-test-unit
 apt_install php "php --version" php-cli
 apt_install pl "perl -MTest::Deep -e 1" perl libtest-deep-perl

@@ -215,6 +215,11 @@ const PROBES: Partial<Record<ProcessLanguageId, { leaves: string; looks: string 
     looks:
       "ids <- system('id -u; id -G', intern = TRUE)\ncat(sprintf('uid=%s euid=%s\\n', ids[1], ids[1]))\ncat(grep('^CapEff:', readLines('/proc/self/status'), value = TRUE), '\\n', sep = '')\ncat('tmp=', paste(sort(setdiff(list.files('/tmp', all.files = TRUE, no.. = TRUE), basename(tempdir()))), collapse = ','), '\\n', sep = '')\nn <- sum(vapply(list.files('/proc', pattern = '^[0-9]+$', full.names = TRUE), function(p) { x <- tryCatch(readBin(file.path(p, 'cmdline'), 'raw', 200), error = function(e) raw(0)); startsWith(rawToChar(x[x != as.raw(0)]), '/bin/sleep') }, logical(1)))\ncat('sleeps=', n, '\\n', sep = '')\ncat('groups=', if (ids[2] == ids[1]) '' else ids[2], '\\n', sep = '')",
   },
+  lua: {
+    leaves: "io.open('/tmp/left-behind', 'w'):write('x'):close()\nos.execute('setsid /bin/sleep 30 > /dev/null 2>&1 &')\nprint('left')",
+    looks:
+      "local function sh(c) local p = io.popen(c) local s = p:read('a') p:close() return s end\nlocal uid = sh('id -u'):gsub('%s', '')\nprint('uid=' .. uid .. ' euid=' .. sh('id -u'):gsub('%s', ''))\nfor l in io.lines('/proc/self/status') do if l:match('^CapEff:') then print(l) end end\nprint('tmp=' .. sh('ls -A /tmp | sort | paste -sd,'):gsub('%s', ''))\nprint('sleeps=' .. sh('grep -l ^/bin/sleep /proc/[0-9]*/cmdline 2>/dev/null | wc -l'):gsub('%s', ''))\nlocal g = sh('id -G'):gsub('%s', '')\nprint('groups=' .. (g == uid and '' or g))",
+  },
   php: {
     leaves: "<?php\nfile_put_contents('/tmp/left-behind', 'x');\nshell_exec('setsid /bin/sleep 30 > /dev/null 2>&1 &');\necho \"left\\n\";",
     looks:
@@ -418,6 +423,7 @@ describe.each([
   ['php', 'php.php', '<?php\nusleep(1500000);\necho "done\\n";\nexit(2);\n'],
   ['pl', 'pl.pl', 'select(undef, undef, undef, 1.5);\nprint "done\\n";\nexit 2;\n'],
   ['r', 'r.R', "Sys.sleep(1.5)\ncat('done\\n')\nquit(status = 2)\n"],
+  ['lua', 'lua.lua', "os.execute('sleep 1.5')\nprint('done')\nos.exit(2)\n"],
 ] as const)('%s: a server that dies while its program runs', (language, script, program) => {
   it('the program falls back to its lone run, with the lone outcome; the next program is forked by a fresh server', async () => {
     const one = new ProcessExecutor(toolchainFor(language), { concurrency: 1, limits: { ...LIMITS, timeoutMs: 10_000 }, forkServer: true });
@@ -450,7 +456,7 @@ describe.each([
   }, 120_000);
 });
 
-describe.each(['rb', 'pl', 'php', 'r'] as const)('%s: the fork server refuses to start unless bwrap is its pid 1', (language) => {
+describe.each(['rb', 'pl', 'php', 'r', 'lua'] as const)('%s: the fork server refuses to start unless bwrap is its pid 1', (language) => {
   it('in a sandbox whose pid 1 is a shell: it says why, exits non-zero, and /tmp keeps its files', () => {
     const spec = toolchainFor(language).forkServer!();
     const script = `/fork/${spec.script.split('/').pop()}`;
@@ -524,4 +530,69 @@ describe("r: a program read by a forked Rscript console sees what Rscript's file
       await alone.close();
     }
   }, 300_000);
+});
+
+/**
+ * What a Lua program run by a forked lua (fork/luafork.c) could see otherwise than `lua program.lua`:
+ * the traceback's frames (none of the server's), error objects that are not strings, `arg` and
+ * `...`, the globals, a stack overflow and a C stack overflow (their depth), finalizers and
+ * to-be-closed variables at the end, stdin, the descriptors it inherits.
+ */
+const LUA_SCRIPT_LIKE: Record<string, string> = {
+  traceback: "local function inner(x) error('boom: ' .. x) end\nlocal function outer() inner(1) end\nouter()\n",
+  errorObject: "error(setmetatable({}, { __tostring = function() return 'custom object' end }))\n",
+  errorTable: 'error({ code = 1 })\n',
+  errorNil: 'error()\n',
+  args: "print(#arg, arg[0], arg[-1], arg[1], select('#', ...))\n",
+  globals:
+    "local names = {}\nfor k in pairs(_G) do names[#names + 1] = tostring(k) end\ntable.sort(names)\nprint(table.concat(names, ' '))\n",
+  recursion: 'local function f(n) return 1 + f(n + 1) end\nprint(f(0))\n',
+  cStack: "local t = setmetatable({}, { __index = function(t, k) return t[k .. 'x'] end })\nprint(t.x)\n",
+  atClose:
+    "setmetatable({}, { __gc = function() print('finalized at close') end })\nlocal x <close> = setmetatable({}, { __close = function() print('closed') end })\nprint('end')\n",
+  closeOnError: "local x <close> = setmetatable({}, { __close = function() print('closed') end })\nerror('after')\n",
+  stdin: "print(io.read('l'), io.read('a'))\n",
+  fds: "local p = io.popen('ls -l /proc/$$/fd')\nprint(p:read('a'))\np:close()\n",
+  luaunitArgs: "local lu = require('luaunit')\nfunction test_one() lu.assertTrue(true) end\nos.exit(lu.LuaUnit.run('-v'))\n",
+};
+
+describe('lua: a program run by a forked lua sees what `lua program.lua` sees', () => {
+  it('tracebacks, error objects, arg, globals, stack overflows, closing, stdin, descriptors: the same outcome both ways, and forked', async () => {
+    const forked = new ProcessExecutor(toolchainFor('lua'), { concurrency: 2, limits: LIMITS, forkServer: true });
+    const alone = new ProcessExecutor(toolchainFor('lua'), { concurrency: 2, limits: LIMITS });
+    try {
+      const cases = Object.entries(LUA_SCRIPT_LIKE);
+      const [viaFork, lone] = await Promise.all([
+        Promise.all(cases.map(([id, program]) => forked.run({ id, program }))),
+        Promise.all(cases.map(([id, program]) => alone.run({ id, program }))),
+      ]);
+      cases.forEach(([id], k) => {
+        expect({ id, ...comparable(viaFork[k]!) }).toEqual({ id, ...comparable(lone[k]!) });
+        expect(viaFork[k]!.forked, id).toBe(true);
+      });
+      const byId = Object.fromEntries(cases.map(([id], k) => [id, viaFork[k]!]));
+      expect(byId.traceback!.stderr).toMatch(/^lua: \/build\/program\.lua:1: boom: 1\nstack traceback:\n/);
+      expect(byId.traceback!.stderr).toMatch(/in main chunk\n\t\[C\]: in \?\n$/);
+      expect(byId.traceback!.stderr).not.toContain('/fork/');
+      expect(byId.errorTable!.stderr).toContain('lua: (error object is a table value)');
+      expect(byId.atClose!.stdout).toBe('end\nclosed\nfinalized at close\n');
+      expect(byId.args!.stdout).toBe('0\t/build/program.lua\tlua\tnil\t0\n');
+    } finally {
+      await forked.close();
+      await alone.close();
+    }
+  }, 120_000);
+
+  it('a program that sets what luaunit reads when it loads runs alone, with the lone outcome', async () => {
+    const executor = new ProcessExecutor(toolchainFor('lua'), { concurrency: 1, limits: LIMITS, forkServer: true });
+    try {
+      const program =
+        "EXPORT_ASSERT_TO_GLOBALS = true\nlocal lu = require('luaunit')\nfunction test_one() assertEquals(1, 1) end\nos.exit(lu.LuaUnit.run())\n";
+      const result = await executor.run({ id: 'exports', program });
+      expect(result.forked).toBeUndefined();
+      expect(result.status).toBe('passed');
+    } finally {
+      await executor.close();
+    }
+  }, 60_000);
 });

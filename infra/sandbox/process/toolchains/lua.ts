@@ -8,7 +8,7 @@
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
 import { exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
-import { execForkServer } from '../forkServer.js';
+import { luaForkServer } from '../luaForkServer.js';
 
 export const LUA_INSTALL =
   'run bash scripts/install-toolchains.sh (Debian: apt-get install lua5.4 lua-unit) so that `lua` and luaunit are there';
@@ -68,8 +68,8 @@ export function luaToolchain(): Toolchain {
       env: { LANG: 'C.UTF-8' },
       limits: runLimits(limits, 'address-space'),
     }),
-    // Opt-in (forkServer): one warm sandbox per slot execs this run step's command per program (../forkServer.ts).
-    forkServer: execForkServer,
+    // A warm lua with luaunit loaded per slot forks each program (opt-in: ../forkServer.ts, ../luaForkServer.ts).
+    forkServer: luaForkServer,
     classify: classifyLua,
   };
 }
