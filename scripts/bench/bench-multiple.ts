@@ -41,8 +41,8 @@
  * --share-process: js programs several to a sandboxed Node process, each in its own V8 context
  * (ProcessExecutor's shareProcess, infra/sandbox/warm/jsSharedProcess.ts); outcomes must still all
  * be passes, and the shared runs are counted.
- * --fork-server: rb, pl, php and r programs forked by a warm interpreter per slot (rb, pl: with its
- * test library loaded); lua, sh, rkt and js programs exec'd (their lone command) by a warm sandbox per
+ * --fork-server: rb, pl, php, r and lua programs forked by a warm interpreter per slot (rb, pl, lua:
+ * with its test library loaded); sh, rkt and js programs exec'd (their lone command) by a warm sandbox per
  * slot (ProcessExecutor's forkServer, infra/sandbox/process/forkServer.ts); outcomes must still all
  * be passes, and the forked runs are counted.
  * --batch-size: most programs per compile batch where the toolchain batches (Go, Rust; 1: none),
@@ -102,7 +102,7 @@ const program = new Command()
   .option('--share-process', "js: several programs per sandboxed Node process, each in its own V8 context (the runner's shareProcess)")
   .option(
     '--fork-server',
-    "rb, pl, php, r: each program forked by a warm interpreter per slot; lua, sh, rkt, js: exec'd by a warm sandbox per slot (the runner's forkServer)",
+    "rb, pl, php, r, lua: each program forked by a warm interpreter per slot; sh, rkt, js: exec'd by a warm sandbox per slot (the runner's forkServer)",
   )
   .option('--batch-size <n>', "most programs per compile batch where the toolchain batches (1: none); default the runner's")
   .option(

@@ -6,7 +6,8 @@
  * exception, stdout, stderr, exit code, signal; digits aside: pids and test/unit's timings differ
  * from run to run). Then what one forked program does must not reach a later one: its files in
  * /tmp, its processes, an attempt on the server; and a child runs as the slot's uid without
- * capabilities. PHP forks inside a warm php (fork/php.php), as Ruby and Perl do; sh, lua, r, rkt and
+ * capabilities. PHP forks inside a warm php (fork/php.php), as Ruby and Perl do, and R and Lua
+ * inside a warm Rscript and lua through a native loop (fork/rfork.c, fork/luafork.c); sh, rkt and
  * js exec their lone command from a warm sandbox (exec mode), and pass the same set. A server that
  * dies while its program runs leaves that program to its lone run, with the lone outcome.
  */
@@ -577,6 +578,10 @@ describe('lua: a program run by a forked lua sees what `lua program.lua` sees', 
       expect(byId.errorTable!.stderr).toContain('lua: (error object is a table value)');
       expect(byId.atClose!.stdout).toBe('end\nclosed\nfinalized at close\n');
       expect(byId.args!.stdout).toBe('0\t/build/program.lua\tlua\tnil\t0\n');
+      // Digits too: a stack overflow's traceback counts the levels it skips, the same depth both ways.
+      const loneById = Object.fromEntries(cases.map(([id], k) => [id, lone[k]!]));
+      for (const id of ['recursion', 'cStack']) expect(byId[id]!.stderr, id).toBe(loneById[id]!.stderr);
+      expect(byId.recursion!.stderr).toMatch(/stack overflow[\s\S]*skipping \d+ levels/);
     } finally {
       await forked.close();
       await alone.close();

@@ -1,16 +1,18 @@
 /**
  * Fork servers (opt-in, ProcessExecutorOptions.forkServer; docs/sandbox.md#fork-servers): for a
  * scripted language whose interpreter can fork (Ruby, fork/rb.rb; Perl, fork/pl.pl; PHP,
- * fork/php.php; R, fork/r.R with its native loop fork/rfork.c, ./rForkServer.ts), one warm
- * interpreter per slot, with the test library already loaded (Ruby's, Perl's; PHP's and R's tests
- * need none), that per program forks a child which becomes the program.
+ * fork/php.php; R, fork/r.R with its native loop fork/rfork.c, ./rForkServer.ts; Lua, fork/lua.lua
+ * with its native module fork/luafork.c, ./luaForkServer.ts; both native parts share
+ * fork/forkserve.h's loop), one warm interpreter per slot, with the test library already loaded
+ * (Ruby's, Perl's, Lua's luaunit; PHP's and R's tests need none), that per program forks a child
+ * which becomes the program.
  * Each program is still a fresh process (its own pid, its slot's uid, the lone run's limits); what
  * it saves is the interpreter's start with its test library (ruby + test/unit: ~115 ms, perl +
- * Test::Deep: ~40 ms, php: ~10 ms, Rscript: ~170 ms) and the sandbox's (a bwrap per step). Exec
- * mode (execForkServer: Lua, bash, Racket, Node): the same server and child, but the child execs
- * the lone run's own command, a fresh interpreter: only the sandbox's start is saved, and the
- * program runs exactly the lone command (Debian 12's lua-posix is built for Lua 5.1-5.3, not the
- * 5.4 that runs here; Racket CS and Node cannot fork).
+ * Test::Deep: ~40 ms, php: ~10 ms, Rscript: ~170 ms, lua + luaunit: ~3 ms) and the sandbox's (a
+ * bwrap per step). Exec mode (execForkServer: bash, Racket, Node; R and Lua where their native part
+ * cannot be built): the same server and child, but the child execs the lone run's own command, a
+ * fresh interpreter: only the sandbox's start is saved, and the program runs exactly the lone
+ * command (Racket CS and Node cannot fork).
  *
  * Isolation, against the lone run's (process/bwrapStep.ts):
  *   - the server lives in a sandbox of the same policy (../bwrapPolicy.ts: namespaces, read-only

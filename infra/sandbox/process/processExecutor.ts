@@ -70,7 +70,7 @@ export interface ProcessExecutorOptions {
   shareProcess?: boolean;
   /**
    * Run each program as a child forked by a warm server of its slot where the toolchain has one
-   * (`forkServer`: Ruby, Perl, PHP and R fork a warm interpreter; Lua, bash, Racket and Node exec
+   * (`forkServer`: Ruby, Perl, PHP, R and Lua fork a warm interpreter; bash, Racket and Node exec
    * their lone command from a warm sandbox), root runners only; weaker isolation between a slot's
    * programs than a sandbox each (forkServer.ts says what). Default false.
    */

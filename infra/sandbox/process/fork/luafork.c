@@ -99,7 +99,10 @@ static int serve(lua_State *L) {
   reseed(L);
   lua_State *program = lua_newthread(L);
   lua_pushcfunction(program, program_main);
-  int status = lua_pcall(program, 0, 1, 0);
+  /* lua.c calls pmain with argc and argv: the same two slots taken, the program's stack overflows at the same depth. */
+  lua_pushinteger(program, 2);
+  lua_pushlightuserdata(program, NULL);
+  int status = lua_pcall(program, 2, 1, 0);
   int ran = lua_toboolean(program, -1);
   report(program, status);
   lua_close(L);
