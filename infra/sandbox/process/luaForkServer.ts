@@ -22,10 +22,10 @@ export function luaForkLibrary(dir = join(WARM_TOOLS_DIR, 'fork')): string | nul
 
 /**
  * Lua's server: `lua /fork/lua.lua`, as a lone run is `lua /build/program.lua` (the same
- * interpreter start: libraries, generational GC), with its requests moved to fd 3 and stdin /dev/null.
+ * interpreter start: libraries, generational GC), with its requests moved to fd 3 and stdin /dev/null;
+ * exec mode when the module could not be built (`library` null).
  */
-export function luaForkServer(): ForkServerSpec {
-  const library = luaForkLibrary();
+export function luaForkServer(library = luaForkLibrary()): ForkServerSpec {
   if (!library) return execForkServer();
   return {
     script: SCRIPT,
