@@ -10,7 +10,8 @@
  * whose first frame is a C function, as pmain is a lone run's: its tracebacks end with
  * "[C]: in ?" and hold no frame of the server's.
  * What differs from a lone run: the string hash seed is the server's (pairs' order over the same
- * keys is the same for every program of one server; a lone run draws it per run); math.random is
+ * keys is the same for every program of one server; a lone run draws it per run), and
+ * coroutine.running() at the top level names a thread that is not the main one; math.random is
  * seeded per child here, as lua draws a seed per run. A program that names EXPORT_ASSERT_TO_GLOBALS
  * (read by luaunit when it loads, here before the program) is answered "alone".
  */
