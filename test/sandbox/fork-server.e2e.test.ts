@@ -245,6 +245,31 @@ function comparable(r: ExecutionResult) {
   };
 }
 
+/**
+ * Every program run forked and alone at once: the same outcome both ways (digits aside), each one
+ * forked. Returns both runs' results by program id.
+ */
+async function sameBothWays(language: ProcessLanguageId, programs: Record<string, string>) {
+  const forked = new ProcessExecutor(toolchainFor(language), { concurrency: 2, limits: limitsFor(language), forkServer: true });
+  const alone = new ProcessExecutor(toolchainFor(language), { concurrency: 2, limits: limitsFor(language) });
+  try {
+    const cases = Object.entries(programs);
+    const [viaFork, lone] = await Promise.all([
+      Promise.all(cases.map(([id, program]) => forked.run({ id, program }))),
+      Promise.all(cases.map(([id, program]) => alone.run({ id, program }))),
+    ]);
+    cases.forEach(([id], k) => {
+      expect({ id, ...comparable(viaFork[k]!) }).toEqual({ id, ...comparable(lone[k]!) });
+      expect(viaFork[k]!.forked, id).toBe(true);
+    });
+    const byId = (results: ExecutionResult[]) => Object.fromEntries(cases.map(([id], k) => [id, results[k]!]));
+    return { forked: byId(viaFork), lone: byId(lone) };
+  } finally {
+    await forked.close();
+    await alone.close();
+  }
+}
+
 describe.each(LANGUAGES)('%s: a forked program ends as its lone run does', (language) => {
   let forked: ProcessExecutor;
   let alone: ProcessExecutor;
@@ -363,28 +388,12 @@ const PHP_SCRIPT_LIKE: Record<string, string> = {
 
 describe('php: an included program sees what a main script sees', () => {
   it('globals, argv, names, streams, traces, buffers, notices: the same outcome both ways, and forked', async () => {
-    const forked = new ProcessExecutor(toolchainFor('php'), { concurrency: 2, limits: LIMITS, forkServer: true });
-    const alone = new ProcessExecutor(toolchainFor('php'), { concurrency: 2, limits: LIMITS });
-    try {
-      const cases = Object.entries(PHP_SCRIPT_LIKE);
-      const [viaFork, lone] = await Promise.all([
-        Promise.all(cases.map(([id, program]) => forked.run({ id, program }))),
-        Promise.all(cases.map(([id, program]) => alone.run({ id, program }))),
-      ]);
-      cases.forEach(([id], k) => {
-        expect({ id, ...comparable(viaFork[k]!) }).toEqual({ id, ...comparable(lone[k]!) });
-        expect(viaFork[k]!.forked, id).toBe(true);
-      });
-      const byId = Object.fromEntries(cases.map(([id], k) => [id, viaFork[k]!]));
-      expect(byId.globals!.stdout).toBe('6 6\n');
-      expect(byId.serverNames!.stdout).toBe('10\n');
-      expect(byId.trace!.stderr).toContain('Next LogicException: outer');
-      expect(byId.trace!.stderr).not.toContain('/fork/');
-      expect(byId.buffered!.exitCode).toBe(4);
-    } finally {
-      await forked.close();
-      await alone.close();
-    }
+    const { forked: byId } = await sameBothWays('php', PHP_SCRIPT_LIKE);
+    expect(byId.globals!.stdout).toBe('6 6\n');
+    expect(byId.serverNames!.stdout).toBe('10\n');
+    expect(byId.trace!.stderr).toContain('Next LogicException: outer');
+    expect(byId.trace!.stderr).not.toContain('/fork/');
+    expect(byId.buffered!.exitCode).toBe(4);
   }, 120_000);
 });
 
@@ -510,26 +519,10 @@ const R_SCRIPT_LIKE: Record<string, string> = {
 
 describe("r: a program read by a forked Rscript console sees what Rscript's file sees", () => {
   it('auto-print, a later parse error, warnings, recursion, globals, options, stdin, tempdir: the same outcome both ways, and forked', async () => {
-    const forked = new ProcessExecutor(toolchainFor('r'), { concurrency: 2, limits: limitsFor('r'), forkServer: true });
-    const alone = new ProcessExecutor(toolchainFor('r'), { concurrency: 2, limits: limitsFor('r') });
-    try {
-      const cases = Object.entries(R_SCRIPT_LIKE);
-      const [viaFork, lone] = await Promise.all([
-        Promise.all(cases.map(([id, program]) => forked.run({ id, program }))),
-        Promise.all(cases.map(([id, program]) => alone.run({ id, program }))),
-      ]);
-      cases.forEach(([id], k) => {
-        expect({ id, ...comparable(viaFork[k]!) }).toEqual({ id, ...comparable(lone[k]!) });
-        expect(viaFork[k]!.forked, id).toBe(true);
-      });
-      const byId = Object.fromEntries(cases.map(([id], k) => [id, viaFork[k]!]));
-      expect(byId.laterParseError!.stdout).toContain('first');
-      expect(byId.laterParseError!.stdout).not.toContain('never');
-      expect(byId.autoPrint!.stdout).toContain('[1] "two"');
-    } finally {
-      await forked.close();
-      await alone.close();
-    }
+    const { forked: byId } = await sameBothWays('r', R_SCRIPT_LIKE);
+    expect(byId.laterParseError!.stdout).toContain('first');
+    expect(byId.laterParseError!.stdout).not.toContain('never');
+    expect(byId.autoPrint!.stdout).toContain('[1] "two"');
   }, 300_000);
 });
 
@@ -559,33 +552,16 @@ const LUA_SCRIPT_LIKE: Record<string, string> = {
 
 describe('lua: a program run by a forked lua sees what `lua program.lua` sees', () => {
   it('tracebacks, error objects, arg, globals, stack overflows, closing, stdin, descriptors: the same outcome both ways, and forked', async () => {
-    const forked = new ProcessExecutor(toolchainFor('lua'), { concurrency: 2, limits: LIMITS, forkServer: true });
-    const alone = new ProcessExecutor(toolchainFor('lua'), { concurrency: 2, limits: LIMITS });
-    try {
-      const cases = Object.entries(LUA_SCRIPT_LIKE);
-      const [viaFork, lone] = await Promise.all([
-        Promise.all(cases.map(([id, program]) => forked.run({ id, program }))),
-        Promise.all(cases.map(([id, program]) => alone.run({ id, program }))),
-      ]);
-      cases.forEach(([id], k) => {
-        expect({ id, ...comparable(viaFork[k]!) }).toEqual({ id, ...comparable(lone[k]!) });
-        expect(viaFork[k]!.forked, id).toBe(true);
-      });
-      const byId = Object.fromEntries(cases.map(([id], k) => [id, viaFork[k]!]));
-      expect(byId.traceback!.stderr).toMatch(/^lua: \/build\/program\.lua:1: boom: 1\nstack traceback:\n/);
-      expect(byId.traceback!.stderr).toMatch(/in main chunk\n\t\[C\]: in \?\n$/);
-      expect(byId.traceback!.stderr).not.toContain('/fork/');
-      expect(byId.errorTable!.stderr).toContain('lua: (error object is a table value)');
-      expect(byId.atClose!.stdout).toBe('end\nclosed\nfinalized at close\n');
-      expect(byId.args!.stdout).toBe('0\t/build/program.lua\tlua\tnil\t0\n');
-      // Digits too: a stack overflow's traceback counts the levels it skips, the same depth both ways.
-      const loneById = Object.fromEntries(cases.map(([id], k) => [id, lone[k]!]));
-      for (const id of ['recursion', 'cStack']) expect(byId[id]!.stderr, id).toBe(loneById[id]!.stderr);
-      expect(byId.recursion!.stderr).toMatch(/stack overflow[\s\S]*skipping \d+ levels/);
-    } finally {
-      await forked.close();
-      await alone.close();
-    }
+    const { forked: byId, lone: loneById } = await sameBothWays('lua', LUA_SCRIPT_LIKE);
+    expect(byId.traceback!.stderr).toMatch(/^lua: \/build\/program\.lua:1: boom: 1\nstack traceback:\n/);
+    expect(byId.traceback!.stderr).toMatch(/in main chunk\n\t\[C\]: in \?\n$/);
+    expect(byId.traceback!.stderr).not.toContain('/fork/');
+    expect(byId.errorTable!.stderr).toContain('lua: (error object is a table value)');
+    expect(byId.atClose!.stdout).toBe('end\nclosed\nfinalized at close\n');
+    expect(byId.args!.stdout).toBe('0\t/build/program.lua\tlua\tnil\t0\n');
+    // Digits too: a stack overflow's traceback counts the levels it skips, the same depth both ways.
+    for (const id of ['recursion', 'cStack']) expect(byId[id]!.stderr, id).toBe(loneById[id]!.stderr);
+    expect(byId.recursion!.stderr).toMatch(/stack overflow[\s\S]*skipping \d+ levels/);
   }, 120_000);
 
   it('a program that sets what luaunit reads when it loads runs alone, with the lone outcome', async () => {
