@@ -28,6 +28,8 @@ export const ComparedTaskSchema = z.object({
   task_id: z.string(),
   n: z.number().int().nonnegative(),
   c: z.number().int().nonnegative(),
+  /** Samples that ran without a runtime error (success@k, the ExploraCoder paper's second metric); absent from text-scored cells. */
+  s: z.number().int().nonnegative().optional(),
   /** Passes per named score (evalplus: base, plus). */
   scores: z.record(z.string(), z.number().int().nonnegative()).optional(),
   /** Mean over samples of the fraction of test cases passed (APPS). */
@@ -169,6 +171,8 @@ function metricValues(a: ComparedTask[], b: ComparedTask[], ks: number[]): Map<s
   const out = new Map<string, [number[], number[]]>();
   const put = (name: string, f: (t: ComparedTask) => number) => out.set(name, [a.map(f), b.map(f)]);
   for (const k of ks) put(`pass@${k}`, (t) => passAtK(t.n, t.c, k));
+  // A method that makes programs run without error more often can differ here where pass@k ties.
+  if ([...a, ...b].every((t) => t.s !== undefined)) for (const k of ks) put(`success@${k}`, (t) => passAtK(t.n, t.s!, k));
   const names = (ts: ComparedTask[]) => new Set(ts.flatMap((t) => Object.keys(t.scores ?? {})));
   const bNames = names(b);
   for (const name of [...names(a)].filter((n) => bNames.has(n)).sort()) {

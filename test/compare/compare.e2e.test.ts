@@ -119,7 +119,15 @@ describe('scripts/compare.ts on real sweeps', () => {
     ]);
     const [sw, st, wt] = cmp.pairs;
     expect(sw!.tasks).toBe(TASKS);
-    expect(sw!.metrics.map((m) => m.metric)).toEqual(['pass@1', 'pass@2']);
+    expect(sw!.metrics.map((m) => m.metric)).toEqual(['pass@1', 'pass@2', 'success@1', 'success@2']);
+    // success@1: the share of samples that ran without a runtime error, as each cell's results.json counts them.
+    const success1 = async (model: string) => {
+      const { per_task } = JSON.parse((await getText(bucket, cellFileKey(sweepId, `humaneval.${model}.direct.t0.2`, 'results.json')))!);
+      return (per_task as Array<{ n: number; s: number }>).reduce((sum, t) => sum + t.s / t.n, 0) / per_task.length;
+    };
+    expect(sw!.metrics[2]!.a).toBeCloseTo(await success1('strong'), 12);
+    expect(sw!.metrics[2]!.b).toBeCloseTo(await success1('weak'), 12);
+    expect(sw!.metrics[2]!.diff).toBeCloseTo(sw!.metrics[2]!.a - sw!.metrics[2]!.b, 12);
     const pass1 = sw!.metrics[0]!;
     expect(pass1.a).toBe(1);
     expect(pass1.b).toBeCloseTo(1.5 / 10, 12);
@@ -283,15 +291,16 @@ describe('scripts/compare.ts on real sweeps', () => {
         };
       }),
     );
-    // Three pairs, two scores each; the same tests and adjusted p-values as compare.ts's.
-    expect(rows.map((r) => `${r.a} ${r.b} ${r.metric}`)).toEqual(
-      cmp.pairs.flatMap((p) => p.metrics.map((m) => `${p.a} ${p.b} ${m.metric}`)),
-    );
-    rows.forEach((r, i) => expect(r.pHolm).toBeCloseTo(cmp.pairs[Math.floor(i / 2)]!.metrics[i % 2]!.pHolm, 12));
-    expect(rows.map((r) => r.significant)).toEqual([true, true, false, false, true, true]);
-    expect(rows[0]!.text).toContain('+85.0');
-    expect(rows[0]!.text).toContain('★');
-    expect(rows[2]!.text).not.toContain('★');
+    // Three pairs, four scores each (pass@1, pass@2, success@1, success@2); the same tests and adjusted p-values as compare.ts's.
+    const metrics = cmp.pairs.flatMap((p) => p.metrics.map((m) => ({ ...m, pair: `${p.a} ${p.b}` })));
+    expect(rows.map((r) => `${r.a} ${r.b} ${r.metric}`)).toEqual(metrics.map((m) => `${m.pair} ${m.metric}`));
+    rows.forEach((r, i) => expect(r.pHolm).toBeCloseTo(metrics[i]!.pHolm, 12));
+    expect(rows.map((r) => r.significant)).toEqual(metrics.map((m) => m.pHolm < cmp.alpha));
+    const passRows = rows.filter((r) => r.metric?.startsWith('pass@'));
+    expect(passRows.map((r) => r.significant)).toEqual([true, true, false, false, true, true]);
+    expect(passRows[0]!.text).toContain('+85.0');
+    expect(passRows[0]!.text).toContain('★');
+    expect(passRows[2]!.text).not.toContain('★');
     // The flips: 8 / 0, opened to show the tasks strong alone solved.
     const flips = page.locator('#compare tr[data-metric="pass@1"] details.flips').first();
     expect(await flips.locator('summary').textContent()).toBe('8 / 0');

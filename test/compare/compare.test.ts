@@ -87,6 +87,20 @@ describe('compareCells', () => {
     expect(pair!.confounded).toEqual([]);
   });
 
+  it('success@k (ran without a runtime error) beside pass@k when both cells count it: where pass@1 ties, success can differ', () => {
+    // 12 tasks: neither passes any; a ran without error on 2 of them, b on 10 (the 2 of a's among them).
+    const tasks = (runs: number) => ids(12).map((task_id, i) => ({ task_id, n: 1, c: 0, s: i < runs ? 1 : 0 }));
+    const none = ids(12).map((t): [string, number, number] => [t, 1, 0]);
+    const [pair] = compareCells([cell('s/a', none, { tasks: tasks(2) }), cell('s/b', none, { tasks: tasks(10) })]).pairs;
+    expect(pair!.metrics.map((m) => m.metric)).toEqual(['pass@1', 'success@1']);
+    expect(pair!.metrics[0]).toMatchObject({ diff: 0, p: 1 });
+    expect(pair!.metrics[1]).toMatchObject({ test: 'mcnemar-exact', a: 2 / 12, b: 10 / 12 });
+    expect(pair!.metrics[1]!.p).toBe(mcnemarExact(0, 8));
+    // A cell that does not count it (text-scored, or stored without s): pass@k only.
+    const [plain] = compareCells([cell('s/a', none, { tasks: tasks(2) }), cell('s/c', none)]).pairs;
+    expect(plain!.metrics.map((m) => m.metric)).toEqual(['pass@1']);
+  });
+
   it('the same numbers on every run (the bootstrap has a fixed seed, which the comparison records)', () => {
     const one = compareCells([A, B]);
     expect(compareCells([A, B])).toEqual(one);
