@@ -38,7 +38,7 @@ describe('method registrations', () => {
     ]);
   });
 
-  it('export the workflow types of before the split from the bundle entry', () => {
+  it('export the workflow types of before the split, and the spend ledger, from the bundle entry', () => {
     const types = Object.entries(bundle)
       .filter(([, v]) => typeof v === 'function')
       .map(([k]) => k);
@@ -51,6 +51,8 @@ describe('method registrations', () => {
         'exploracoderTaskWorkflow',
         'selfRepairTaskWorkflow',
         'capirTaskWorkflow',
+        // Budgeted sweeps' spend ledger (2026-11-26): its type name is in their histories too.
+        'spendLedgerWorkflow',
       ].sort(),
     );
   });
