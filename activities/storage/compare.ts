@@ -12,17 +12,10 @@ import type { CellRef } from '../../domain/compare/refs.js';
 import { CellProvenanceSchema } from '../../domain/sweep/provenance.js';
 import { cellFileKey, cellSummaryKey, sweepResultsKey } from '../../domain/sweep/keys.js';
 import { getText, s3Uri, type Bucket } from '../../infra/s3.js';
+import { StoredCellFactorsSchema } from './storedCellFactors.js';
 
 const CellSummarySchema = z.looseObject({
-  cell: z.looseObject({
-    cell: z.string(),
-    dataset: z.string(),
-    model: z.string(),
-    method: z.string(),
-    temperature: z.number(),
-    n_samples: z.number().int(),
-    prompt: z.string().optional(),
-  }),
+  cell: StoredCellFactorsSchema,
   passAtK: z.record(z.string(), z.number()),
   resultsKey: z.string().optional(),
 });

@@ -23,8 +23,8 @@ import { datasetOutcomes, datasetsOf, selectDrillTasks, selectSamples } from '..
 import { renderSweepReport, type RenderOptions } from '../../domain/report/html.js';
 import { hasPaperAnalyses } from '../../domain/report/paperAnalyses.js';
 import { ExplorationTraceSchema, type ExplorationTrace } from '../../domain/report/trace.js';
-import { StoredPromptTemplateSchema } from '../../domain/methods/storedPromptTemplate.js';
 import { CellProvenanceSchema } from '../../domain/sweep/provenance.js';
+import { StoredCellFactorsSchema } from './storedCellFactors.js';
 import {
   ReportSampleSchema,
   sweepReportKey,
@@ -80,7 +80,6 @@ const IntervalsSchema = z
   .optional();
 
 /** A cell's prompt template as results record it (models[i].prompt, or "default"). */
-const PromptTemplateRecordSchema = z.union([z.literal('default'), StoredPromptTemplateSchema]);
 
 /** A corpus metric's result (CorpusScore). */
 const CorpusScoreSchema = z.object({
@@ -92,16 +91,7 @@ const CorpusScoreSchema = z.object({
 });
 
 const CellSummarySchema = z.object({
-  cell: z.looseObject({
-    cell: z.string(),
-    dataset: z.string(),
-    model: z.string(),
-    method: z.string(),
-    temperature: z.number(),
-    n_samples: z.number().int(),
-    prompt: z.string().optional(),
-    prompt_template: PromptTemplateRecordSchema.optional(),
-  }),
+  cell: StoredCellFactorsSchema,
   tasks: z.number().int(),
   samples: z.number().int(),
   passAtK: z.record(z.string(), z.number()),
