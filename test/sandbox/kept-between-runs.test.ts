@@ -6,7 +6,7 @@
  * leave half a file.
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -115,6 +115,73 @@ process.stdout.write(JSON.stringify(probeVersion('fake-compiler', ['-version'], 
     expect(probes()).toBe(3);
     expect(await probeInFreshProcess(tools, bin)).toEqual({ ok: true, version: 'fake 2.0.1' });
     expect(probes()).toBe(3);
+  }, 120_000);
+
+  it("rustup's proxy: reused while rustup's choice stands; a new default, a rust-toolchain file or an updated toolchain is probed again", async () => {
+    const tools = tempDir();
+    const bin = tempDir();
+    const home = tempDir();
+    const project = join(tempDir(), 'project');
+    mkdirSync(project);
+    const calls = join(bin, 'calls');
+    const rustupHome = join(home, '.rustup');
+    // A stand-in for rustup as its proxy works: the toolchain named by the nearest rust-toolchain
+    // file, else settings.toml's default, answers with what its own bin/rustc prints.
+    writeFileSync(
+      join(bin, 'rustup'),
+      `#!/bin/sh
+echo probed >> ${calls}
+dir=$PWD; name=
+while :; do
+  if [ -f "$dir/rust-toolchain" ]; then name=$(cat "$dir/rust-toolchain"); break; fi
+  [ "$dir" = / ] && break; dir=$(dirname "$dir")
+done
+[ -n "$name" ] || name=$(sed -n 's/^default_toolchain = "\\(.*\\)"/\\1/p' "$HOME/.rustup/settings.toml")
+exec "$HOME/.rustup/toolchains/$name/bin/rustc" "$@"
+`,
+    );
+    chmodSync(join(bin, 'rustup'), 0o755);
+    symlinkSync('rustup', join(bin, 'rustc'));
+    const installToolchain = (name: string, version: string) => {
+      const dir = join(rustupHome, 'toolchains', name, 'bin');
+      mkdirSync(dir, { recursive: true });
+      rmSync(join(dir, 'rustc'), { force: true });
+      writeFileSync(join(dir, 'rustc'), `#!/bin/sh\necho '${version}'\n`);
+      chmodSync(join(dir, 'rustc'), 0o755);
+    };
+    const setDefault = (name: string) =>
+      writeFileSync(join(rustupHome, 'settings.toml'), `version = "12"\ndefault_toolchain = "${name}"\n`);
+    installToolchain('stable', 'rustc 1.80.0');
+    installToolchain('nightly', 'rustc 1.83.0-nightly');
+    setDefault('stable');
+    const probe = async () => {
+      const script = `import { probeVersion } from ${JSON.stringify(join(ROOT, 'infra/sandbox/process/toolchains/common.ts'))};
+process.stdout.write(JSON.stringify(probeVersion('rustc', ['--version'], 'rustc', 'install it', {}, { keepBetweenRuns: true })));`;
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['--import', join(ROOT, 'node_modules/tsx/dist/loader.mjs'), '--input-type=module', '-e', script],
+        {
+          cwd: project,
+          env: { ...process.env, HOME: home, EXPLORA_TOOLS_DIR: tools, PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}` },
+        },
+      );
+      return (JSON.parse(stdout) as { version: string }).version;
+    };
+    const probes = () => readFileSync(calls, 'utf8').split('\n').filter(Boolean).length;
+
+    expect(await probe()).toBe('rustc 1.80.0');
+    expect(await probe()).toBe('rustc 1.80.0');
+    expect(probes()).toBe(1);
+    setDefault('nightly');
+    expect(await probe()).toBe('rustc 1.83.0-nightly');
+    expect(probes()).toBe(2);
+    writeFileSync(join(project, 'rust-toolchain'), 'stable');
+    expect(await probe()).toBe('rustc 1.80.0');
+    expect(await probe()).toBe('rustc 1.80.0');
+    expect(probes()).toBe(3);
+    installToolchain('stable', 'rustc 1.81.0');
+    expect(await probe()).toBe('rustc 1.81.0');
+    expect(probes()).toBe(4);
   }, 120_000);
 });
 

@@ -52,11 +52,11 @@
  * their output or results (the build directory is read-only to runs).
  */
 import { createHash } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExecutionLimits } from '../../../domain/execution/types.js';
 import type { BatchCompile, BatchOutcome, SandboxStep } from '../process/contract.js';
+import { probeVersion } from '../process/toolchains/common.js';
 
 /** Largest loaded image (all PT_LOAD segments) of a usable batch binary. */
 export const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
@@ -209,17 +209,15 @@ export function blameRustc(stderr: string, count: number): number[] | null {
 let scopeSupported: boolean | undefined;
 /** `--remap-path-scope` is stable since Rust 1.87; an older rustc compiles every program alone. */
 function remapScopeSupported(rustc: string): boolean {
-  if (scopeSupported === undefined) {
-    try {
-      execFileSync(rustc, ['--remap-path-scope=object', '--print', 'sysroot'], {
-        stdio: 'ignore',
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' },
-      });
-      scopeSupported = true;
-    } catch {
-      scopeSupported = false;
-    }
-  }
+  // A rustc too old for the flag fails the probe (not kept: asked again by the next run).
+  scopeSupported ??= probeVersion(
+    rustc,
+    ['--remap-path-scope=object', '--print', 'sysroot'],
+    'rustc',
+    'install Rust',
+    {},
+    { keepBetweenRuns: true },
+  ).ok;
   return scopeSupported;
 }
 

@@ -14,7 +14,7 @@ import {
   type StepResult,
   type ToolchainCheck,
 } from '../contract.js';
-import { binaryIdentity, keep, readKept } from './keptBetweenRuns.js';
+import { binaryIdentity, keep, readKept, rustupContext } from './keptBetweenRuns.js';
 
 /** The repository's root (tools installed by scripts/install-toolchains.sh live in its .tools/). */
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
@@ -55,11 +55,12 @@ export const PROBES_DIR = join(WARM_TOOLS_DIR, 'probes');
 const KeptCheck = z.object({ ok: z.literal(true), version: z.string() });
 
 /**
- * Runs `command args` once per process; its first output line is the version, a failure says what is missing.
+ * Runs `command args` once per process; its first output line (or the first matching `line`) is
+ * the version, a failure says what is missing.
  * `keepBetweenRuns`: a successful answer is also kept on disk for later runs, keyed by the real
- * binary `command` names (path, inode, size, mtime) with the arguments and environment: for
- * commands that are the toolchain itself (a JVM start per `java -version` is ~0.3 s), not for
- * shells or proxies (rustup's rustc) whose answer depends on files the key does not see.
+ * binary `command` names (path, inode, size, mtime) with the arguments and environment, and for
+ * rustup's proxies by what rustup reads to choose the toolchain (rustupContext). Not for shells or
+ * other wrappers whose answer depends on files the key does not see.
  */
 export function probeVersion(
   command: string,
@@ -67,17 +68,20 @@ export function probeVersion(
   missing: string,
   install: string,
   env: Record<string, string> = {},
-  options: { keepBetweenRuns?: boolean } = {},
+  options: { keepBetweenRuns?: boolean; line?: RegExp } = {},
 ): ToolchainCheck {
   const key = [command, ...args].join(' ');
   let check = versions.get(key);
   if (!check) {
     const probeEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env };
     const binary = options.keepBetweenRuns ? binaryIdentity(command, probeEnv.PATH) : undefined;
-    const what = binary ? { probe: 1, binary, args, env } : undefined;
+    const rustup = binary && rustupContext(binary.file, probeEnv.HOME, process.cwd());
+    const what = binary
+      ? { probe: 1, binary, args, env, ...(options.line ? { line: options.line.source } : {}), ...(rustup ? { rustup } : {}) }
+      : undefined;
     check = what ? readKept(PROBES_DIR, what, KeptCheck) : undefined;
     if (!check) {
-      check = runProbe(command, args, missing, install, probeEnv);
+      check = runProbe(command, args, missing, install, probeEnv, options.line);
       if (what && check.ok) keep(PROBES_DIR, what, check);
     }
     versions.set(key, check);
@@ -85,10 +89,18 @@ export function probeVersion(
   return check;
 }
 
-function runProbe(command: string, args: string[], missing: string, install: string, env: Record<string, string>): ToolchainCheck {
+function runProbe(
+  command: string,
+  args: string[],
+  missing: string,
+  install: string,
+  env: Record<string, string>,
+  line?: RegExp,
+): ToolchainCheck {
   try {
     const out = execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env });
-    return { ok: true, version: out.trim().split('\n')[0] ?? '' };
+    const lines = out.trim().split('\n');
+    return { ok: true, version: (line ? lines.find((l) => line.test(l)) : lines[0]) ?? '' };
   } catch (error) {
     const e = error as { stderr?: string; code?: string };
     // java -version writes to stderr

@@ -7,8 +7,20 @@
  * and renamed, so that concurrent runs each replace a whole file and none reads half of one.
  */
 import { createHash } from 'node:crypto';
-import { accessSync, constants, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { delimiter, dirname, isAbsolute, join } from 'node:path';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, delimiter, dirname, isAbsolute, join, parse } from 'node:path';
 import type { z } from 'zod';
 
 /** The file a record of `what` is kept in, under `dir`. */
@@ -69,4 +81,46 @@ export function binaryIdentity(command: string, path: string): { file: string; i
     }
   }
   return undefined;
+}
+
+const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
+
+/**
+ * What rustup's proxy (`rustc` as a link to `rustup`) consults before it runs a toolchain's rustc,
+ * for a probe run with `home` as HOME in `cwd`: its settings file (the default toolchain, the
+ * directory overrides), the `rust-toolchain` files from `cwd` up, and every installed toolchain's
+ * rustc (`rustup update` replaces it). With these in a kept probe's key, a change to any of them is
+ * probed again, as a replaced binary is. Undefined when `binary` is not rustup: the binary alone is
+ * then the key. RUSTUP_HOME and RUSTUP_TOOLCHAIN are not read: probes run without them.
+ */
+export function rustupContext(binary: string, home: string, cwd: string): Record<string, unknown> | undefined {
+  if (!/^rustup(-init)?$/.test(basename(binary))) return undefined;
+  const rustupHome = join(home, '.rustup');
+  const contentOf = (file: string) => {
+    try {
+      return sha256(readFileSync(file));
+    } catch {
+      return null;
+    }
+  };
+  const toolchainFiles: Array<[string, string | null]> = [];
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    for (const name of ['rust-toolchain', 'rust-toolchain.toml']) {
+      const file = join(dir, name);
+      if (existsSync(file)) toolchainFiles.push([file, contentOf(file)]);
+    }
+    if (dir === parse(dir).root) break;
+  }
+  let toolchains: string[] = [];
+  try {
+    toolchains = readdirSync(join(rustupHome, 'toolchains')).sort();
+  } catch {
+    // no toolchain installed: rustup's own answer (an error) is not kept anyway
+  }
+  return {
+    rustupHome,
+    settings: contentOf(join(rustupHome, 'settings.toml')),
+    toolchainFiles,
+    toolchains: toolchains.map((name) => [name, binaryIdentity(join(rustupHome, 'toolchains', name, 'bin', 'rustc'), '') ?? null]),
+  };
 }

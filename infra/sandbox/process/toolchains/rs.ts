@@ -12,9 +12,9 @@ const RUST_INSTALL = 'install Rust with rustup (rustup.rs: `curl ... | sh`, or D
 const SYSROOT_IN_SANDBOX = '/opt/rust';
 
 let sysroot: string | undefined;
-/** rustc's sysroot (asked once per process: the warm toolchain's library path uses it too). */
+/** rustc's sysroot (asked once per process and kept between runs: the warm toolchain's library path uses it too). */
 export function rustSysroot(): string {
-  const check = probeVersion('rustc', ['--print', 'sysroot'], 'rustc', RUST_INSTALL);
+  const check = probeVersion('rustc', ['--print', 'sysroot'], 'rustc', RUST_INSTALL, {}, { keepBetweenRuns: true });
   sysroot ??= check.ok ? check.version : '/usr';
   return sysroot;
 }
@@ -44,7 +44,8 @@ export function rsToolchain(): Toolchain {
     language: 'rs',
     name: 'Rust',
     check: () => {
-      const version = probeVersion('rustc', ['--version'], 'rustc', RUST_INSTALL);
+      // rustup's proxy takes ~0.1 s per probe; kept, keyed by what rustup reads (rustupContext).
+      const version = probeVersion('rustc', ['--version'], 'rustc', RUST_INSTALL, {}, { keepBetweenRuns: true });
       if (!version.ok) return version;
       const cc = probeVersion(
         'cc',
