@@ -24,9 +24,17 @@ const LIMITS = { timeoutMs: 2_000, maxProcesses: 16, maxOutputBytes: 4096, memor
 /** Interpreters whose start alone can take seconds on a loaded machine (Rscript, racket, node): more wall time, same outcomes. */
 const SLOW_START: readonly ProcessLanguageId[] = ['r', 'rkt', 'js'];
 const limitsFor = (language: ProcessLanguageId) => (SLOW_START.includes(language) ? { ...LIMITS, timeoutMs: 10_000 } : LIMITS);
-/** A memory bomb ends at its memory limit, not its wall time: given ample time, so that a loaded machine does not turn it into a time-out on one side only. */
-const MEMORY_BOMB_LIMITS = { ...LIMITS, timeoutMs: 60_000 };
-const requestFor = (id: string, program: string) => ({ id, program, ...(id === 'memoryBomb' ? { limits: MEMORY_BOMB_LIMITS } : {}) });
+/**
+ * A memory bomb ends at its memory limit and 8 MiB past the output cap end when written, not at
+ * the wall time: given ample time, so that a loaded machine does not turn one of them into a
+ * time-out on one side only (sh's `head | tr` of 8 MiB once took over 2 s alone in CI).
+ */
+const ENDS_BY_ITSELF_LIMITS = { ...LIMITS, timeoutMs: 60_000 };
+const requestFor = (id: string, program: string) => ({
+  id,
+  program,
+  ...(id === 'memoryBomb' || id === 'pastCap' ? { limits: ENDS_BY_ITSELF_LIMITS } : {}),
+});
 
 type Case =
   | 'passes'
