@@ -82,13 +82,15 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const ROWS = join(ROOT, 'scripts/bench/data/multiple-correct.jsonl');
 const TOOLS = join(ROOT, '.tools/multiple');
 
+// Every language's check, side by side: the default list and the refusals below read them.
+const checks = Object.fromEntries(await Promise.all(LANGUAGES.map(async (l) => [l, await toolchainFor(l).check()] as const)));
 const program = new Command()
   .option('--programs <n>', 'programs per language on each side', '40')
   .option('--workers <n>', "concurrency of both sides (MultiPL-E's default --max-workers is cpu_count - 1)", '2')
   .option(
     '--languages <list>',
     'comma-separated MultiPL-E language ids (default: every one whose toolchain is here)',
-    LANGUAGES.filter((l) => toolchainFor(l).check().ok).join(','),
+    LANGUAGES.filter((l) => checks[l]!.ok).join(','),
   )
   .option('--rounds <n>', 'alternate the two sides this many times', '1')
   .option('--levers', 'also run each language with its lever off (the plain toolchain module)')
@@ -121,7 +123,7 @@ const opts = z
         if (!(LANGUAGES as readonly string[]).includes(l))
           ctx.addIssue({ code: 'custom', message: `--languages: unknown language ${l} (known: ${LANGUAGES.join(', ')})` });
       for (const l of list.filter((x) => (LANGUAGES as readonly string[]).includes(x))) {
-        const check = toolchainFor(l as ProcessLanguageId).check();
+        const check = checks[l]!;
         if (!check.ok)
           ctx.addIssue({ code: 'custom', message: `--languages: ${l} cannot run here: ${check.missing} is missing; ${check.install}` });
       }

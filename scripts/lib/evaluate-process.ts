@@ -8,13 +8,13 @@ import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js'
 import { isProcessLanguageId } from '../../domain/languages/registry.js';
 import { toolchainFor } from '../../infra/sandbox/toolchainRegistry.js';
 
-export function processExecutorFor(
+export async function processExecutorFor(
   language: string,
   options: { concurrency: number; limits: Partial<ExecutionLimits>; shareProcess?: boolean; forkServer?: boolean },
-): ProcessExecutor {
+): Promise<ProcessExecutor> {
   if (!isProcessLanguageId(language)) throw new Error(`language ${language} has no process runner`);
   const toolchain = toolchainFor(language);
-  const check = toolchain.check();
+  const check = await toolchain.check();
   if (!check.ok) throw new Error(`language ${language} (${toolchain.name}) cannot run here: ${check.missing} is missing; ${check.install}`);
   return new ProcessExecutor(toolchain, options);
 }

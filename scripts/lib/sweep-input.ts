@@ -255,10 +255,12 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
   const { datasets: loadedSets, counts } = await selectedTasks(bucket, opts.configFile, config);
   // A language whose toolchain is absent is refused here, before anything starts.
   if (opts.mode !== 'generation-only') {
-    for (const [name, d] of loadedSets) {
-      const missing = missingToolchains(d.loaded?.problems ?? []);
-      if (missing.length) throw new SweepInputError(missing.map((m) => `datasets[${name}]: ${m.message}`).join('\n'));
-    }
+    const missing = await Promise.all(
+      [...loadedSets].map(async ([name, d]) =>
+        (await missingToolchains(d.loaded?.problems ?? [])).map((m) => `datasets[${name}]: ${m.message}`),
+      ),
+    );
+    if (missing.flat().length) throw new SweepInputError(missing.flat().join('\n'));
   }
   const selection = selectionOf(config);
   // Tasks whose libraries the sandbox lacks (DS-1000's) are refused now, not failed sample by sample.

@@ -14,15 +14,15 @@ import { MULTIPLE_LANGUAGE_IDS, type MultiplELanguageId } from '../../domain/fam
 import { cellShardRecordsKey, sweepResultsKey } from '../../domain/sweep/keys.js';
 import { getText } from '../../infra/s3.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
-import { addRow, COMPLETIONS, HOSTILE_PASSES, jsonl, MAY_BE_MISSING, runnableHere, type CompletionKind } from '../support/multiple-rows.js';
+import { addRow, COMPLETIONS, HOSTILE_PASSES, jsonl, MAY_BE_MISSING, runnableOf, type CompletionKind } from '../support/multiple-rows.js';
 import { runTs } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 
 const KINDS: CompletionKind[] = ['right', 'wrong', 'noncompiling', 'hostile'];
 /** The languages this machine runs (every one but those MAY_BE_MISSING lacks a toolchain; a test below checks). */
-const HERE = MULTIPLE_LANGUAGE_IDS.filter(runnableHere);
-const NOT_HERE = MULTIPLE_LANGUAGE_IDS.filter((l) => !runnableHere(l));
+const HERE = await runnableOf(MULTIPLE_LANGUAGE_IDS);
+const NOT_HERE = MULTIPLE_LANGUAGE_IDS.filter((l) => !HERE.includes(l));
 const PLANTED = '/etc/explora-multiple-planted';
 
 /** Task n of each file is answered with completion KINDS[n - 1]. */

@@ -82,7 +82,7 @@ describe('version probes kept between runs', () => {
   /** probeVersion in a fresh process (a run of its own), with the tools directory `tools`. */
   async function probeInFreshProcess(tools: string, bin: string): Promise<unknown> {
     const script = `import { probeVersion } from ${JSON.stringify(join(ROOT, 'infra/sandbox/process/toolchains/common.ts'))};
-process.stdout.write(JSON.stringify(probeVersion('fake-compiler', ['-version'], 'fake', 'install it', {}, { keepBetweenRuns: true })));`;
+process.stdout.write(JSON.stringify(await probeVersion('fake-compiler', ['-version'], 'fake', 'install it', {}, { keepBetweenRuns: true })));`;
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
       cwd: ROOT,
       env: { ...process.env, EXPLORA_TOOLS_DIR: tools, PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}` },
@@ -156,7 +156,7 @@ exec "$HOME/.rustup/toolchains/$name/bin/rustc" "$@"
     setDefault('stable');
     const probe = async () => {
       const script = `import { probeVersion } from ${JSON.stringify(join(ROOT, 'infra/sandbox/process/toolchains/common.ts'))};
-process.stdout.write(JSON.stringify(probeVersion('rustc', ['--version'], 'rustc', 'install it', {}, { keepBetweenRuns: true })));`;
+process.stdout.write(JSON.stringify(await probeVersion('rustc', ['--version'], 'rustc', 'install it', {}, { keepBetweenRuns: true })));`;
       const { stdout } = await promisify(execFile)(
         process.execPath,
         ['--import', join(ROOT, 'node_modules/tsx/dist/loader.mjs'), '--input-type=module', '-e', script],

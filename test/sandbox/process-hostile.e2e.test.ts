@@ -17,7 +17,7 @@ import type { ExecutionResult } from '../../domain/execution/types.js';
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
 import type { ProcessLanguageId } from '../../domain/languages/registry.js';
 import { toolchainFor, TOOLCHAINS } from '../../infra/sandbox/toolchainRegistry.js';
-import { MAY_BE_MISSING, runnableHere } from '../support/multiple-rows.js';
+import { MAY_BE_MISSING, runnableOf } from '../support/multiple-rows.js';
 
 const SECRET_NAME = 'EXPLORA_PROCESS_HOSTILE_SECRET';
 const SECRET = `s3cr3t-${randomBytes(12).toString('hex')}`;
@@ -299,7 +299,7 @@ function programs(port: number): Record<ProcessLanguageId, Record<Kind, string>>
 }
 
 /** Every process-run language whose toolchain is here (test/support/multiple-rows.ts's MAY_BE_MISSING says which may not be). */
-const LANGUAGES = (Object.keys(TOOLCHAINS) as ProcessLanguageId[]).filter(runnableHere);
+const LANGUAGES = await runnableOf(Object.keys(TOOLCHAINS) as ProcessLanguageId[]);
 const executors = new Map<ProcessLanguageId, ProcessExecutor>();
 const results = new Map<string, ExecutionResult>();
 let connections = 0;

@@ -17,7 +17,7 @@ import { DEFAULT_LIMITS, type ExecutionRequest, type ExecutionResult } from '../
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
 import type { ProcessLanguageId } from '../../domain/languages/registry.js';
 import { toolchainFor } from '../../infra/sandbox/toolchainRegistry.js';
-import { runnableHere } from '../support/multiple-rows.js';
+import { runnableHere, runnableOf } from '../support/multiple-rows.js';
 
 /** Short enough for a hanging program, ample for the others on a loaded machine. */
 const HANG_LIMITS = { timeoutMs: 2_000 };
@@ -169,7 +169,7 @@ const show = (r: ExecutionResult | undefined): string =>
   JSON.stringify({ ...r, stdout: r?.stdout.slice(0, 800), stderr: r?.stderr.slice(0, 800) });
 
 // Where a toolchain may be missing (Julia, Swift: MAY_BE_MISSING), its refusal is tested in test/families/multiple.e2e.test.ts.
-for (const language of (Object.keys(CASES) as ProcessLanguageId[]).filter(runnableHere)) {
+for (const language of await runnableOf(Object.keys(CASES) as ProcessLanguageId[])) {
   describe(`${language}: MultiPL-E's statuses through the process runner's warm toolchain`, () => {
     let results: Record<keyof Case, ExecutionResult>;
     beforeAll(async () => {
@@ -267,7 +267,7 @@ describe('the sandbox, from inside a compiled program (the rest: process-hostile
 });
 
 describe('which compile step each warm toolchain takes', () => {
-  it("cpp: the precompiled header only for a program that starts with MultiPL-E's includes; java, ts, scala and cs: served by a warm compiler", () => {
+  it("cpp: the precompiled header only for a program that starts with MultiPL-E's includes; java, ts, scala and cs: served by a warm compiler", async () => {
     const limits = DEFAULT_LIMITS;
     const cpp = toolchainFor('cpp');
     const withIncludes = cpp.compile(limits, CASES.cpp.ok);
@@ -277,8 +277,8 @@ describe('which compile step each warm toolchain takes', () => {
     expect(toolchainFor('java').compile(limits, CASES.java.ok)?.kind).toBe('served');
     expect(toolchainFor('ts').compile(limits, CASES.ts.ok)?.kind).toBe('served');
     // scala: served once scripts/install-warm-compilers.sh has built the server (the test setup runs it).
-    if (runnableHere('scala')) expect(toolchainFor('scala').compile(limits, CASES.scala.ok)?.kind).toBe('served');
-    if (runnableHere('cs')) expect(toolchainFor('cs').compile(limits, CASES.cs.ok)?.kind).toBe('served');
+    if (await runnableHere('scala')) expect(toolchainFor('scala').compile(limits, CASES.scala.ok)?.kind).toBe('served');
+    if (await runnableHere('cs')) expect(toolchainFor('cs').compile(limits, CASES.cs.ok)?.kind).toBe('served');
   });
 });
 

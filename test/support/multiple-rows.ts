@@ -364,6 +364,12 @@ export function jsonl(rows: readonly object[]): string {
 export const MAY_BE_MISSING: readonly MultiplELanguageId[] = ['jl', 'swift'];
 
 /** Whether the language's toolchain is there (py's is the Python sandbox, always). */
-export function runnableHere(language: MultiplELanguageId): boolean {
-  return !isProcessLanguageId(language) || toolchainFor(language).check().ok;
+export async function runnableHere(language: MultiplELanguageId): Promise<boolean> {
+  return !isProcessLanguageId(language) || (await toolchainFor(language).check()).ok;
+}
+
+/** The languages of `languages` whose toolchains are there, checked side by side. */
+export async function runnableOf<L extends MultiplELanguageId>(languages: readonly L[]): Promise<L[]> {
+  const here = await Promise.all(languages.map(runnableHere));
+  return languages.filter((_, k) => here[k]);
 }

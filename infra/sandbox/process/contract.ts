@@ -186,7 +186,8 @@ export interface Toolchain {
   language: string;
   /** Human name, for messages. */
   name: string;
-  check(): ToolchainCheck;
+  /** Whether the toolchain is there; asynchronous, so that several languages' checks run side by side. */
+  check(): Promise<ToolchainCheck>;
   mounts(): Mount[];
   prepare?(): Promise<void>;
   /**

@@ -147,7 +147,7 @@ export class ProcessExecutor {
   start(): Promise<void> {
     if (this.closed) return Promise.reject(new Error('ProcessExecutor is closed'));
     this.started ??= (async () => {
-      const check = this.toolchain.check();
+      const check = await this.toolchain.check();
       if (!check.ok)
         throw new ToolchainMissingError(
           `${this.toolchain.name} (language ${this.toolchain.language}): ${check.missing} is missing; ${check.install}`,

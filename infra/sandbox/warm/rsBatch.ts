@@ -56,7 +56,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExecutionLimits } from '../../../domain/execution/types.js';
 import type { BatchCompile, BatchOutcome, SandboxStep } from '../process/contract.js';
-import { probeVersion } from '../process/toolchains/common.js';
+import { probeVersionSync } from '../process/toolchains/common.js';
 
 /** Largest loaded image (all PT_LOAD segments) of a usable batch binary. */
 export const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
@@ -210,7 +210,7 @@ let scopeSupported: boolean | undefined;
 /** `--remap-path-scope` is stable since Rust 1.87; an older rustc compiles every program alone. */
 function remapScopeSupported(rustc: string): boolean {
   // A rustc too old for the flag fails the probe (not kept: asked again by the next run).
-  scopeSupported ??= probeVersion(
+  scopeSupported ??= probeVersionSync(
     rustc,
     ['--remap-path-scope=object', '--print', 'sysroot'],
     'rustc',

@@ -45,7 +45,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ExecutionLimits } from '../../../domain/execution/types.js';
 import { BUILD_DIR, type BatchCompile, type BatchOutcome, type ServedStep, type StepResult, type Toolchain } from '../process/contract.js';
-import { COMPILE_LIMITS as STEP_COMPILE_LIMITS, probeVersion, WARM_TOOLS_DIR } from '../process/toolchains/common.js';
+import { COMPILE_LIMITS as STEP_COMPILE_LIMITS, probeVersionSync, WARM_TOOLS_DIR } from '../process/toolchains/common.js';
 import { binaryIdentity } from '../process/toolchains/keptBetweenRuns.js';
 import { cppToolchain } from '../process/toolchains/cpp.js';
 import { csToolchain } from '../process/toolchains/cs.js';
@@ -97,7 +97,7 @@ export function warmRsToolchain(): Toolchain {
   const stdLibInSandbox = (): string => {
     if (libDir) return libDir;
     const sysroot = rustSysroot();
-    const hostLine = probeVersion('rustc', ['-vV'], 'rustc', 'install Rust', {}, { keepBetweenRuns: true, line: /^host: / });
+    const hostLine = probeVersionSync('rustc', ['-vV'], 'rustc', 'install Rust', {}, { keepBetweenRuns: true, line: /^host: / });
     const host = (hostLine.ok && /^host: (\S+)$/.exec(hostLine.version)?.[1]) || 'x86_64-unknown-linux-gnu';
     // The plain module mounts a sysroot outside /usr at /opt/rust.
     libDir = `${sysroot.startsWith('/usr') ? sysroot : '/opt/rust'}/lib/rustlib/${host}/lib`;
@@ -337,8 +337,8 @@ export function warmJavaToolchain(): Toolchain {
   );
   return {
     ...base,
-    check: () => {
-      const plain = base.check();
+    check: async () => {
+      const plain = await base.check();
       if (!plain.ok) return plain;
       if (!existsSync(join(serverClasses, 'JavacServer.class')))
         return { ok: false, missing: `the warm javac server (${serverClasses})`, install: 'run `bash scripts/install-warm-compilers.sh`' };

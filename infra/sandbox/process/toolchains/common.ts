@@ -1,5 +1,5 @@
 /** What the toolchain modules share: limit presets, version probes, outcome helpers. */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -49,18 +49,72 @@ export function runNativeProgram(limits: ExecutionLimits): SandboxStep {
   return { kind: 'sandbox', argv: [`${BUILD_DIR}/program`], env: { LANG: 'C.UTF-8' }, limits: runLimits(limits, 'address-space') };
 }
 
+/** Answers this process already has, and probes under way (a second asker waits for the first's). */
 const versions = new Map<string, ToolchainCheck>();
+const probing = new Map<string, Promise<ToolchainCheck>>();
 /** Where probes marked `keepBetweenRuns` keep their answers (keptBetweenRuns.ts). */
 export const PROBES_DIR = join(WARM_TOOLS_DIR, 'probes');
 const KeptCheck = z.object({ ok: z.literal(true), version: z.string() });
 
+export interface ProbeOptions {
+  /**
+   * Keep a successful answer on disk for later runs, keyed by the real binary `command` names
+   * (path, inode, size, mtime) with the arguments and environment, and for rustup's proxies by what
+   * rustup reads to choose the toolchain (rustupContext). Not for shells or other wrappers whose
+   * answer depends on files the key does not see.
+   */
+  keepBetweenRuns?: boolean;
+  /** The version is the first output line matching this (default: the first line). */
+  line?: RegExp;
+}
+
+interface Probe {
+  key: string;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  /** What a kept answer is filed under; undefined when it is not kept. */
+  kept?: unknown;
+}
+
+function probeOf(command: string, args: string[], env: Record<string, string>, options: ProbeOptions): Probe {
+  const probeEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env };
+  const binary = options.keepBetweenRuns ? binaryIdentity(command, probeEnv.PATH) : undefined;
+  const rustup = binary && rustupContext(binary.file, probeEnv.HOME, process.cwd());
+  const kept = binary
+    ? { probe: 1, binary, args, env, ...(options.line ? { line: options.line.source } : {}), ...(rustup ? { rustup } : {}) }
+    : undefined;
+  return { key: [command, ...args].join(' '), command, args, env: probeEnv, kept };
+}
+
+/** The probe's output read as a check: the version line on success, else what is missing. */
+function answer(
+  probe: Probe,
+  result: { ok: true; stdout: string } | { ok: false; stderr?: string; code?: string },
+  missing: string,
+  install: string,
+  line?: RegExp,
+): ToolchainCheck {
+  if (result.ok) {
+    const lines = result.stdout.trim().split('\n');
+    return { ok: true, version: (line ? lines.find((l) => line.test(l)) : lines[0]) ?? '' };
+  }
+  // java -version writes to stderr
+  if (result.code !== 'ENOENT' && result.stderr?.trim() && probe.args.includes('-version'))
+    return { ok: true, version: result.stderr.trim().split('\n')[0]! };
+  return { ok: false, missing, install };
+}
+
+function remember(probe: Probe, check: ToolchainCheck): ToolchainCheck {
+  if (probe.kept !== undefined && check.ok) keep(PROBES_DIR, probe.kept, check);
+  versions.set(probe.key, check);
+  return check;
+}
+
 /**
- * Runs `command args` once per process; its first output line (or the first matching `line`) is
- * the version, a failure says what is missing.
- * `keepBetweenRuns`: a successful answer is also kept on disk for later runs, keyed by the real
- * binary `command` names (path, inode, size, mtime) with the arguments and environment, and for
- * rustup's proxies by what rustup reads to choose the toolchain (rustupContext). Not for shells or
- * other wrappers whose answer depends on files the key does not see.
+ * Runs `command args` once per process, without blocking: its first output line (or the first
+ * matching `options.line`) is the version, a failure says what is missing. Toolchains' checks
+ * call it, so that the checks of several languages (and the probes of one) run side by side.
  */
 export function probeVersion(
   command: string,
@@ -68,46 +122,58 @@ export function probeVersion(
   missing: string,
   install: string,
   env: Record<string, string> = {},
-  options: { keepBetweenRuns?: boolean; line?: RegExp } = {},
-): ToolchainCheck {
+  options: ProbeOptions = {},
+): Promise<ToolchainCheck> {
   const key = [command, ...args].join(' ');
-  let check = versions.get(key);
-  if (!check) {
-    const probeEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env };
-    const binary = options.keepBetweenRuns ? binaryIdentity(command, probeEnv.PATH) : undefined;
-    const rustup = binary && rustupContext(binary.file, probeEnv.HOME, process.cwd());
-    const what = binary
-      ? { probe: 1, binary, args, env, ...(options.line ? { line: options.line.source } : {}), ...(rustup ? { rustup } : {}) }
-      : undefined;
-    check = what ? readKept(PROBES_DIR, what, KeptCheck) : undefined;
-    if (!check) {
-      check = runProbe(command, args, missing, install, probeEnv, options.line);
-      if (what && check.ok) keep(PROBES_DIR, what, check);
-    }
-    versions.set(key, check);
+  const known = versions.get(key);
+  if (known) return Promise.resolve(known);
+  let running = probing.get(key);
+  if (!running) {
+    const probe = probeOf(command, args, env, options);
+    const kept = probe.kept !== undefined ? readKept(PROBES_DIR, probe.kept, KeptCheck) : undefined;
+    running = kept
+      ? Promise.resolve(remember(probe, kept))
+      : new Promise<ToolchainCheck>((resolve) => {
+          const child = execFile(command, args, { encoding: 'utf8', env: probe.env }, (error, stdout, stderr) => {
+            const result = error ? { ok: false as const, stderr, code: (error as { code?: string }).code } : { ok: true as const, stdout };
+            resolve(remember(probe, answer(probe, result, missing, install, options.line)));
+          });
+          child.stdin?.end();
+        });
+    probing.set(key, running);
+    void running.finally(() => probing.delete(key));
   }
-  return check;
+  return running;
 }
 
-function runProbe(
+/**
+ * probeVersion for a caller that cannot wait (a sandbox's mounts, a run step's environment): the
+ * same answer, shared with it and kept the same way, found by blocking when nobody asked before.
+ */
+export function probeVersionSync(
   command: string,
   args: string[],
   missing: string,
   install: string,
-  env: Record<string, string>,
-  line?: RegExp,
+  env: Record<string, string> = {},
+  options: ProbeOptions = {},
 ): ToolchainCheck {
+  const probe = probeOf(command, args, env, options);
+  const known = versions.get(probe.key) ?? (probe.kept !== undefined ? readKept(PROBES_DIR, probe.kept, KeptCheck) : undefined);
+  if (known) return remember(probe, known);
+  let result: Parameters<typeof answer>[1];
   try {
-    const out = execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env });
-    const lines = out.trim().split('\n');
-    return { ok: true, version: (line ? lines.find((l) => line.test(l)) : lines[0]) ?? '' };
+    result = { ok: true, stdout: execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: probe.env }) };
   } catch (error) {
     const e = error as { stderr?: string; code?: string };
-    // java -version writes to stderr
-    if (e.code !== 'ENOENT' && typeof e.stderr === 'string' && e.stderr.trim() && args.includes('-version'))
-      return { ok: true, version: e.stderr.trim().split('\n')[0]! };
-    return { ok: false, missing, install };
+    result = { ok: false, stderr: typeof e.stderr === 'string' ? e.stderr : undefined, code: e.code };
   }
+  return remember(probe, answer(probe, result, missing, install, options.line));
+}
+
+/** The first check that failed, else the first one: a toolchain's verdict from its probes run side by side. */
+export function firstFailed(checks: readonly ToolchainCheck[]): ToolchainCheck {
+  return checks.find((c) => !c.ok) ?? checks[0]!;
 }
 
 /** The first line of `text` matching, trimmed, or undefined. */

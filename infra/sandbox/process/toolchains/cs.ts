@@ -57,10 +57,12 @@ export function csToolchain(): Toolchain {
   return {
     language: 'cs',
     name: 'C# (Mono: mcs, mono)',
-    check: () => {
-      const mcs = probeVersion('mcs', ['--version'], 'mcs', CS_INSTALL);
+    check: async () => {
+      const [mcs, mono] = await Promise.all([
+        probeVersion('mcs', ['--version'], 'mcs', CS_INSTALL),
+        probeVersion('mono', ['--version'], 'mono', CS_INSTALL),
+      ]);
       if (!mcs.ok) return mcs;
-      const mono = probeVersion('mono', ['--version'], 'mono', CS_INSTALL);
       if (!mono.ok) return mono;
       // mcs resolves -r:System.Numerics.dll in its profile directory (Debian's libmono-system-numerics4.0-cil).
       if (!NUMERICS.some((p) => existsSync(p))) return { ok: false, missing: 'System.Numerics.dll (Mono)', install: CS_INSTALL };

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
-import { COMPILE_LIMITS, exitedWith, firstLine, killedBy, probeVersion, runLimits, TOOLS_DIR } from './common.js';
+import { COMPILE_LIMITS, exitedWith, firstLine, killedBy, probeVersion, probeVersionSync, runLimits, TOOLS_DIR } from './common.js';
 
 const GO_INSTALL = 'install Go 1.21 or later (from go.dev/dl, or Debian: apt-get install golang) so that `go` is on PATH';
 const CACHE_IN_SANDBOX = '/opt/gocache';
@@ -61,7 +61,7 @@ function goEnv(cache: string): Record<string, string> {
 
 let goRoot: string | undefined;
 function goRootDir(): string {
-  const check = probeVersion('go', ['env', 'GOROOT'], 'go', GO_INSTALL, {}, { keepBetweenRuns: true });
+  const check = probeVersionSync('go', ['env', 'GOROOT'], 'go', GO_INSTALL, {}, { keepBetweenRuns: true });
   goRoot ??= check.ok ? check.version : '/usr/local/go';
   return goRoot;
 }

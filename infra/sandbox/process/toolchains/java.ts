@@ -42,10 +42,12 @@ export function javaToolchain(): Toolchain {
   return {
     language: 'java',
     name: 'Java',
-    check: () => {
-      const javac = probeVersion('javac', ['-version'], 'javac', JDK_INSTALL, {}, { keepBetweenRuns: true });
+    check: async () => {
+      const [javac, java] = await Promise.all([
+        probeVersion('javac', ['-version'], 'javac', JDK_INSTALL, {}, { keepBetweenRuns: true }),
+        probeVersion('java', ['-version'], 'java', JDK_INSTALL, {}, { keepBetweenRuns: true }),
+      ]);
       if (!javac.ok) return javac;
-      const java = probeVersion('java', ['-version'], 'java', JDK_INSTALL, {}, { keepBetweenRuns: true });
       if (!java.ok) return java;
       if (!existsSync(JAVATUPLES_JAR))
         return {

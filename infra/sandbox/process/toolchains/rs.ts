@@ -6,7 +6,16 @@
  * rustc links with the system's `cc`. Memory: RLIMIT_AS for the binary.
  */
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
-import { exitedWith, firstLine, killedBy, probeVersion, runNativeProgram, sandboxCompile } from './common.js';
+import {
+  exitedWith,
+  firstFailed,
+  firstLine,
+  killedBy,
+  probeVersion,
+  probeVersionSync,
+  runNativeProgram,
+  sandboxCompile,
+} from './common.js';
 
 const RUST_INSTALL = 'install Rust with rustup (rustup.rs: `curl ... | sh`, or Debian: apt-get install rustc) so that `rustc` is on PATH';
 const SYSROOT_IN_SANDBOX = '/opt/rust';
@@ -14,7 +23,7 @@ const SYSROOT_IN_SANDBOX = '/opt/rust';
 let sysroot: string | undefined;
 /** rustc's sysroot (asked once per process and kept between runs: the warm toolchain's library path uses it too). */
 export function rustSysroot(): string {
-  const check = probeVersion('rustc', ['--print', 'sysroot'], 'rustc', RUST_INSTALL, {}, { keepBetweenRuns: true });
+  const check = probeVersionSync('rustc', ['--print', 'sysroot'], 'rustc', RUST_INSTALL, {}, { keepBetweenRuns: true });
   sysroot ??= check.ok ? check.version : '/usr';
   return sysroot;
 }
@@ -43,22 +52,21 @@ export function rsToolchain(): Toolchain {
   return {
     language: 'rs',
     name: 'Rust',
-    check: () => {
-      // rustup's proxy takes ~0.1 s per probe; kept, keyed by what rustup reads (rustupContext).
-      const version = probeVersion('rustc', ['--version'], 'rustc', RUST_INSTALL, {}, { keepBetweenRuns: true });
-      if (!version.ok) return version;
-      const cc = probeVersion(
-        'cc',
-        ['--version'],
-        'a C linker (cc)',
-        'install gcc (Debian: apt-get install gcc): rustc links with cc',
-        {},
-        {
-          keepBetweenRuns: true,
-        },
-      );
-      return cc.ok ? version : cc;
-    },
+    check: async () =>
+      firstFailed(
+        await Promise.all([
+          // rustup's proxy takes ~0.1 s per probe; kept, keyed by what rustup reads (rustupContext).
+          probeVersion('rustc', ['--version'], 'rustc', RUST_INSTALL, {}, { keepBetweenRuns: true }),
+          probeVersion(
+            'cc',
+            ['--version'],
+            'a C linker (cc)',
+            'install gcc (Debian: apt-get install gcc): rustc links with cc',
+            {},
+            { keepBetweenRuns: true },
+          ),
+        ]),
+      ),
     mounts: () => (rustSysroot().startsWith('/usr') ? [] : [{ host: rustSysroot(), sandbox: SYSROOT_IN_SANDBOX }]),
     files: (program) => ({ 'program.rs': program }),
     compile: () => {

@@ -61,10 +61,12 @@ export function scalaToolchain(): Toolchain {
   return {
     language: 'scala',
     name: 'Scala 2 (scalac, JDK)',
-    check: () => {
-      const scalac = probeVersion('sh', ['-c', 'scalac -version 2>&1'], 'scalac', SCALA_INSTALL);
+    check: async () => {
+      const [scalac, java] = await Promise.all([
+        probeVersion('sh', ['-c', 'scalac -version 2>&1'], 'scalac', SCALA_INSTALL),
+        probeVersion('java', ['-version'], 'java', SCALA_INSTALL),
+      ]);
       if (!scalac.ok) return scalac;
-      const java = probeVersion('java', ['-version'], 'java', SCALA_INSTALL);
       if (!java.ok) return java;
       if (!scalaInstallation())
         return { ok: false, missing: "Scala's library (lib/scala-library.jar beside scalac)", install: SCALA_INSTALL };

@@ -26,8 +26,8 @@ export function tsToolchain(): Toolchain {
   return {
     language: 'ts',
     name: 'TypeScript (tsc + Node.js)',
-    check: () => {
-      const node = jsToolchain().check();
+    check: async () => {
+      const node = await jsToolchain().check();
       if (!node.ok) return node;
       const dir = typescriptDir();
       if (!dir)
