@@ -117,6 +117,36 @@ process.stdout.write(JSON.stringify(await probeVersion('fake-compiler', ['-versi
     expect(probes()).toBe(3);
   }, 120_000);
 
+  it('a launcher script: kept with what it loads, so a replaced library is probed again; a version on stderr is read there', async () => {
+    const tools = tempDir();
+    const bin = tempDir();
+    const calls = join(bin, 'calls');
+    const jar = join(bin, 'compiler.jar');
+    const launcher = join(bin, 'fake-scalac');
+    // As scalac's script: the version comes from the jar it loads, on stderr, exit 0.
+    writeFileSync(launcher, `#!/bin/sh\necho probed >> ${calls}\ncat ${jar} >&2\n`);
+    chmodSync(launcher, 0o755);
+    const probe = async () => {
+      const script = `import { probeVersion } from ${JSON.stringify(join(ROOT, 'infra/sandbox/process/toolchains/common.ts'))};
+import { fileIdentity } from ${JSON.stringify(join(ROOT, 'infra/sandbox/process/toolchains/keptBetweenRuns.ts'))};
+process.stdout.write(JSON.stringify(await probeVersion(${JSON.stringify(launcher)}, ['-version'], 'scalac', 'install it', {}, { keepBetweenRuns: true, versionOnStderr: true, alsoDependsOn: () => fileIdentity(${JSON.stringify(jar)}) })));`;
+      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        cwd: ROOT,
+        env: { ...process.env, EXPLORA_TOOLS_DIR: tools },
+      });
+      return (JSON.parse(stdout) as { version: string }).version;
+    };
+    const probes = () => readFileSync(calls, 'utf8').split('\n').filter(Boolean).length;
+    writeFileSync(jar, 'Scala compiler version 2.11.12\n');
+    expect(await probe()).toBe('Scala compiler version 2.11.12');
+    expect(await probe()).toBe('Scala compiler version 2.11.12');
+    expect(probes()).toBe(1);
+    rmSync(jar);
+    writeFileSync(jar, 'Scala compiler version 2.13.14 (upgraded)\n');
+    expect(await probe()).toBe('Scala compiler version 2.13.14 (upgraded)');
+    expect(probes()).toBe(2);
+  }, 120_000);
+
   it("rustup's proxy: reused while rustup's choice stands; a new default, a rust-toolchain file or an updated toolchain is probed again", async () => {
     const tools = tempDir();
     const bin = tempDir();

@@ -1,5 +1,5 @@
 /** What the toolchain modules share: limit presets, version probes, outcome helpers. */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -66,6 +66,13 @@ export interface ProbeOptions {
   keepBetweenRuns?: boolean;
   /** The version is the first output line matching this (default: the first line). */
   line?: RegExp;
+  /** The command writes its version on stderr (and exits 0): read it there. */
+  versionOnStderr?: boolean;
+  /**
+   * For a kept answer: what else it depends on beside the binary (e.g. the jars a launcher script
+   * loads, as identities), part of the key, so that a change to any of it is probed again.
+   */
+  alsoDependsOn?: () => unknown;
 }
 
 interface Probe {
@@ -82,7 +89,16 @@ function probeOf(command: string, args: string[], env: Record<string, string>, o
   const binary = options.keepBetweenRuns ? binaryIdentity(command, probeEnv.PATH) : undefined;
   const rustup = binary && rustupContext(binary.file, probeEnv.HOME, process.cwd());
   const kept = binary
-    ? { probe: 1, binary, args, env, ...(options.line ? { line: options.line.source } : {}), ...(rustup ? { rustup } : {}) }
+    ? {
+        probe: 1,
+        binary,
+        args,
+        env,
+        ...(options.line ? { line: options.line.source } : {}),
+        ...(options.versionOnStderr ? { versionOnStderr: true } : {}),
+        ...(rustup ? { rustup } : {}),
+        ...(options.alsoDependsOn ? { alsoDependsOn: options.alsoDependsOn() } : {}),
+      }
     : undefined;
   return { key: [command, ...args].join(' '), command, args, env: probeEnv, kept };
 }
@@ -135,7 +151,9 @@ export function probeVersion(
       ? Promise.resolve(remember(probe, kept))
       : new Promise<ToolchainCheck>((resolve) => {
           const child = execFile(command, args, { encoding: 'utf8', env: probe.env }, (error, stdout, stderr) => {
-            const result = error ? { ok: false as const, stderr, code: (error as { code?: string }).code } : { ok: true as const, stdout };
+            const result = error
+              ? { ok: false as const, stderr, code: (error as { code?: string }).code }
+              : { ok: true as const, stdout: options.versionOnStderr ? stderr : stdout };
             resolve(remember(probe, answer(probe, result, missing, install, options.line)));
           });
           child.stdin?.end();
@@ -161,13 +179,11 @@ export function probeVersionSync(
   const probe = probeOf(command, args, env, options);
   const known = versions.get(probe.key) ?? (probe.kept !== undefined ? readKept(PROBES_DIR, probe.kept, KeptCheck) : undefined);
   if (known) return remember(probe, known);
-  let result: Parameters<typeof answer>[1];
-  try {
-    result = { ok: true, stdout: execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: probe.env }) };
-  } catch (error) {
-    const e = error as { stderr?: string; code?: string };
-    result = { ok: false, stderr: typeof e.stderr === 'string' ? e.stderr : undefined, code: e.code };
-  }
+  const run = spawnSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: probe.env });
+  const result: Parameters<typeof answer>[1] =
+    run.error || run.status !== 0
+      ? { ok: false, stderr: run.stderr ?? undefined, code: (run.error as NodeJS.ErrnoException | undefined)?.code }
+      : { ok: true, stdout: options.versionOnStderr ? run.stderr : run.stdout };
   return remember(probe, answer(probe, result, missing, install, options.line));
 }
 

@@ -61,6 +61,17 @@ export function keep(dir: string, what: unknown, value: unknown): boolean {
   }
 }
 
+/** A file's identity after symlinks (path, inode, size, mtime): what changes when it is replaced or rewritten. Undefined when absent. */
+export function fileIdentity(file: string): { file: string; ino: number; size: number; mtimeMs: number } | undefined {
+  try {
+    const real = realpathSync(file);
+    const stat = statSync(real);
+    return stat.isFile() ? { file: real, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The real file `command` runs (looked up on `path` as execvp does), with what changes when the
  * file is replaced or rewritten: its path, inode, size and modification time. Undefined when it is

@@ -14,12 +14,13 @@
  * Memory: RLIMIT_DATA with the heap at half of it, and at least 64 processes (the JVM's threads),
  * as for Java. The compiler runs on C1 only (a short-lived JVM: faster, the same classes).
  */
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import type { Mount, RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
 import { classifyJava } from './java.js';
 import { COMPILE_LIMITS, exitedWith, probeVersion, runLimits } from './common.js';
+import { binaryIdentity, fileIdentity } from './keptBetweenRuns.js';
 
 export const SCALA_INSTALL =
   "run bash scripts/install-toolchains.sh (Debian: apt-get install scala, Scala 2.11 as in MultiPL-E's image) so that `scalac` is on PATH, with a JDK";
@@ -36,6 +37,22 @@ export function scalaInstallation(): { home: string; library: string } | undefin
     if (existsSync(library)) return { home, library: realpathSync(library) };
   }
   return undefined;
+}
+
+/** What `scalac -version` reads beside its script: the installation's jars and the JVM on PATH. */
+function scalacDependsOn(): unknown {
+  const scala = scalaInstallation();
+  const lib = scala ? join(scala.home, 'lib') : undefined;
+  const jars =
+    lib && existsSync(lib)
+      ? readdirSync(lib)
+          .filter((f) => f.endsWith('.jar'))
+          .sort()
+      : [];
+  return {
+    jars: jars.map((jar) => [jar, fileIdentity(join(lib!, jar)) ?? null]),
+    java: binaryIdentity('java', process.env.PATH ?? '/usr/bin:/bin') ?? null,
+  };
 }
 
 /** java, then its stderr passed on; a clean exit with something on stderr becomes exit 1 (eval_scala.py's rule). */
@@ -63,8 +80,16 @@ export function scalaToolchain(): Toolchain {
     name: 'Scala 2 (scalac, JDK)',
     check: async () => {
       const [scalac, java] = await Promise.all([
-        probeVersion('sh', ['-c', 'scalac -version 2>&1'], 'scalac', SCALA_INSTALL),
-        probeVersion('java', ['-version'], 'java', SCALA_INSTALL),
+        // A JVM start (~0.5 s): kept, keyed also by the jars scalac's script loads and the java it runs.
+        probeVersion(
+          'scalac',
+          ['-version'],
+          'scalac',
+          SCALA_INSTALL,
+          {},
+          { keepBetweenRuns: true, versionOnStderr: true, alsoDependsOn: scalacDependsOn },
+        ),
+        probeVersion('java', ['-version'], 'java', SCALA_INSTALL, {}, { keepBetweenRuns: true }),
       ]);
       if (!scalac.ok) return scalac;
       if (!java.ok) return java;
