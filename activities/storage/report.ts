@@ -79,8 +79,6 @@ const IntervalsSchema = z
   .record(z.string(), z.object({ stderr: z.number().nullable(), low: z.number().nullable(), high: z.number().nullable() }))
   .optional();
 
-/** A cell's prompt template as results record it (models[i].prompt, or "default"). */
-
 /** A corpus metric's result (CorpusScore). */
 const CorpusScoreSchema = z.object({
   metric: z.string(),

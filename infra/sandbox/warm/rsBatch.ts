@@ -206,11 +206,10 @@ export function blameRustc(stderr: string, count: number): number[] | null {
   return blamed.size ? [...blamed].sort((a, b) => a - b) : null;
 }
 
-let scopeSupported: boolean | undefined;
 /** `--remap-path-scope` is stable since Rust 1.87; an older rustc compiles every program alone. */
 function remapScopeSupported(rustc: string): boolean {
-  // A rustc too old for the flag fails the probe (not kept: asked again by the next run).
-  scopeSupported ??= probeVersionSync(
+  // Asked once per process; a rustc too old for the flag fails the probe (not kept: asked again by the next run).
+  return probeVersionSync(
     rustc,
     ['--remap-path-scope=object', '--print', 'sysroot'],
     'rustc',
@@ -218,7 +217,6 @@ function remapScopeSupported(rustc: string): boolean {
     {},
     { keepBetweenRuns: true },
   ).ok;
-  return scopeSupported;
 }
 
 export interface RustBatchOptions {

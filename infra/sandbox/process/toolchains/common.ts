@@ -80,11 +80,24 @@ interface Probe {
   command: string;
   args: string[];
   env: Record<string, string>;
+  missing: string;
+  install: string;
+  options: ProbeOptions;
   /** What a kept answer is filed under; undefined when it is not kept. */
   kept?: unknown;
 }
 
-function probeOf(command: string, args: string[], env: Record<string, string>, options: ProbeOptions): Probe {
+/** The in-process cache's key of `command args`. */
+const keyOf = (command: string, args: string[]) => [command, ...args].join(' ');
+
+function probeOf(
+  command: string,
+  args: string[],
+  missing: string,
+  install: string,
+  env: Record<string, string>,
+  options: ProbeOptions,
+): Probe {
   const probeEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env };
   const binary = options.keepBetweenRuns ? binaryIdentity(command, probeEnv.PATH) : undefined;
   const rustup = binary && rustupContext(binary.file, probeEnv.HOME, process.cwd());
@@ -100,28 +113,32 @@ function probeOf(command: string, args: string[], env: Record<string, string>, o
         ...(options.alsoDependsOn ? { alsoDependsOn: options.alsoDependsOn() } : {}),
       }
     : undefined;
-  return { key: [command, ...args].join(' '), command, args, env: probeEnv, kept };
+  return { key: keyOf(command, args), command, args, env: probeEnv, missing, install, options, kept };
 }
 
-/** The probe's output read as a check: the version line on success, else what is missing. */
-function answer(
+/** An answer an earlier run kept for exactly this probe, now this process's too; undefined when there is none. */
+function keptAnswer(probe: Probe): ToolchainCheck | undefined {
+  const kept = probe.kept !== undefined ? readKept(PROBES_DIR, probe.kept, KeptCheck) : undefined;
+  if (kept) versions.set(probe.key, kept);
+  return kept;
+}
+
+/** The probe's run read as a check (the version line on success, else what is missing), remembered and, if asked, kept. */
+function answered(
   probe: Probe,
-  result: { ok: true; stdout: string } | { ok: false; stderr?: string; code?: string },
-  missing: string,
-  install: string,
-  line?: RegExp,
+  run: { ok: true; stdout: string; stderr: string } | { ok: false; stderr?: string; code?: string },
 ): ToolchainCheck {
-  if (result.ok) {
-    const lines = result.stdout.trim().split('\n');
-    return { ok: true, version: (line ? lines.find((l) => line.test(l)) : lines[0]) ?? '' };
+  const { line, versionOnStderr } = probe.options;
+  let check: ToolchainCheck;
+  if (run.ok) {
+    const lines = (versionOnStderr ? run.stderr : run.stdout).trim().split('\n');
+    check = { ok: true, version: (line ? lines.find((l) => line.test(l)) : lines[0]) ?? '' };
+  } else if (run.code !== 'ENOENT' && run.stderr?.trim() && probe.args.includes('-version')) {
+    // java -version writes to stderr
+    check = { ok: true, version: run.stderr.trim().split('\n')[0]! };
+  } else {
+    check = { ok: false, missing: probe.missing, install: probe.install };
   }
-  // java -version writes to stderr
-  if (result.code !== 'ENOENT' && result.stderr?.trim() && probe.args.includes('-version'))
-    return { ok: true, version: result.stderr.trim().split('\n')[0]! };
-  return { ok: false, missing, install };
-}
-
-function remember(probe: Probe, check: ToolchainCheck): ToolchainCheck {
   if (probe.kept !== undefined && check.ok) keep(PROBES_DIR, probe.kept, check);
   versions.set(probe.key, check);
   return check;
@@ -140,22 +157,19 @@ export function probeVersion(
   env: Record<string, string> = {},
   options: ProbeOptions = {},
 ): Promise<ToolchainCheck> {
-  const key = [command, ...args].join(' ');
+  const key = keyOf(command, args);
   const known = versions.get(key);
   if (known) return Promise.resolve(known);
   let running = probing.get(key);
   if (!running) {
-    const probe = probeOf(command, args, env, options);
-    const kept = probe.kept !== undefined ? readKept(PROBES_DIR, probe.kept, KeptCheck) : undefined;
+    const probe = probeOf(command, args, missing, install, env, options);
+    const kept = keptAnswer(probe);
     running = kept
-      ? Promise.resolve(remember(probe, kept))
+      ? Promise.resolve(kept)
       : new Promise<ToolchainCheck>((resolve) => {
-          const child = execFile(command, args, { encoding: 'utf8', env: probe.env }, (error, stdout, stderr) => {
-            const result = error
-              ? { ok: false as const, stderr, code: (error as { code?: string }).code }
-              : { ok: true as const, stdout: options.versionOnStderr ? stderr : stdout };
-            resolve(remember(probe, answer(probe, result, missing, install, options.line)));
-          });
+          const child = execFile(command, args, { encoding: 'utf8', env: probe.env }, (error, stdout, stderr) =>
+            resolve(answered(probe, error ? { ok: false, stderr, code: (error as { code?: string }).code } : { ok: true, stdout, stderr })),
+          );
           child.stdin?.end();
         });
     probing.set(key, running);
@@ -176,15 +190,18 @@ export function probeVersionSync(
   env: Record<string, string> = {},
   options: ProbeOptions = {},
 ): ToolchainCheck {
-  const probe = probeOf(command, args, env, options);
-  const known = versions.get(probe.key) ?? (probe.kept !== undefined ? readKept(PROBES_DIR, probe.kept, KeptCheck) : undefined);
-  if (known) return remember(probe, known);
+  const known = versions.get(keyOf(command, args));
+  if (known) return known;
+  const probe = probeOf(command, args, missing, install, env, options);
+  const kept = keptAnswer(probe);
+  if (kept) return kept;
   const run = spawnSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: probe.env });
-  const result: Parameters<typeof answer>[1] =
+  return answered(
+    probe,
     run.error || run.status !== 0
       ? { ok: false, stderr: run.stderr ?? undefined, code: (run.error as NodeJS.ErrnoException | undefined)?.code }
-      : { ok: true, stdout: options.versionOnStderr ? run.stderr : run.stdout };
-  return remember(probe, answer(probe, result, missing, install, options.line));
+      : { ok: true, stdout: run.stdout, stderr: run.stderr },
+  );
 }
 
 /** The first check that failed, else the first one: a toolchain's verdict from its probes run side by side. */

@@ -20,7 +20,7 @@
 import { existsSync } from 'node:fs';
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
-import { COMPILE_LIMITS, exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
+import { COMPILE_LIMITS, exitedWith, firstFailed, firstLine, killedBy, probeVersion, runLimits } from './common.js';
 
 export const CS_INSTALL =
   'run bash scripts/install-toolchains.sh (Debian: apt-get install mono-mcs mono-runtime libmono-system-numerics4.0-cil) so that `mcs` and `mono` are on PATH';
@@ -62,8 +62,8 @@ export function csToolchain(): Toolchain {
         probeVersion('mcs', ['--version'], 'mcs', CS_INSTALL),
         probeVersion('mono', ['--version'], 'mono', CS_INSTALL),
       ]);
-      if (!mcs.ok) return mcs;
-      if (!mono.ok) return mono;
+      const probed = firstFailed([mcs, mono]);
+      if (!probed.ok) return probed;
       // mcs resolves -r:System.Numerics.dll in its profile directory (Debian's libmono-system-numerics4.0-cil).
       if (!NUMERICS.some((p) => existsSync(p))) return { ok: false, missing: 'System.Numerics.dll (Mono)', install: CS_INSTALL };
       return mcs;

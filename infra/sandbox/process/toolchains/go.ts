@@ -59,11 +59,10 @@ function goEnv(cache: string): Record<string, string> {
   };
 }
 
-let goRoot: string | undefined;
+/** Go's GOROOT (asked once per process and kept between runs). */
 function goRootDir(): string {
   const check = probeVersionSync('go', ['env', 'GOROOT'], 'go', GO_INSTALL, {}, { keepBetweenRuns: true });
-  goRoot ??= check.ok ? check.version : '/usr/local/go';
-  return goRoot;
+  return check.ok ? check.version : '/usr/local/go';
 }
 
 let warming: Promise<void> | undefined;

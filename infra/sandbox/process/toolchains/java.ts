@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
-import { COMPILE_LIMITS, exitedWith, firstLine, killedBy, probeVersion, runLimits, WARM_TOOLS_DIR } from './common.js';
+import { COMPILE_LIMITS, exitedWith, firstFailed, firstLine, killedBy, probeVersion, runLimits, WARM_TOOLS_DIR } from './common.js';
 
 /** Fetched (sha-256 pinned) by scripts/install-warm-compilers.sh; the plain and the warm Java toolchains share it. */
 export const JAVATUPLES_JAR = join(WARM_TOOLS_DIR, 'javatuples-1.2.jar');
@@ -47,8 +47,8 @@ export function javaToolchain(): Toolchain {
         probeVersion('javac', ['-version'], 'javac', JDK_INSTALL, {}, { keepBetweenRuns: true }),
         probeVersion('java', ['-version'], 'java', JDK_INSTALL, {}, { keepBetweenRuns: true }),
       ]);
-      if (!javac.ok) return javac;
-      if (!java.ok) return java;
+      const probed = firstFailed([javac, java]);
+      if (!probed.ok) return probed;
       if (!existsSync(JAVATUPLES_JAR))
         return {
           ok: false,

@@ -61,8 +61,15 @@ export function keep(dir: string, what: unknown, value: unknown): boolean {
   }
 }
 
+export interface FileIdentity {
+  file: string;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
 /** A file's identity after symlinks (path, inode, size, mtime): what changes when it is replaced or rewritten. Undefined when absent. */
-export function fileIdentity(file: string): { file: string; ino: number; size: number; mtimeMs: number } | undefined {
+export function fileIdentity(file: string): FileIdentity | undefined {
   try {
     const real = realpathSync(file);
     const stat = statSync(real);
@@ -77,19 +84,17 @@ export function fileIdentity(file: string): { file: string; ino: number; size: n
  * file is replaced or rewritten: its path, inode, size and modification time. Undefined when it is
  * not found.
  */
-export function binaryIdentity(command: string, path: string): { file: string; ino: number; size: number; mtimeMs: number } | undefined {
+export function binaryIdentity(command: string, path: string): FileIdentity | undefined {
   const candidates = command.includes('/') ? [command] : path.split(delimiter).map((dir) => join(dir || '.', command));
   for (const candidate of candidates) {
     if (!isAbsolute(candidate) && !command.includes('/')) continue;
     try {
       accessSync(candidate, constants.X_OK);
-      const file = realpathSync(candidate);
-      const stat = statSync(file);
-      if (!stat.isFile()) continue;
-      return { file, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
     } catch {
       continue;
     }
+    const identity = fileIdentity(candidate);
+    if (identity) return identity;
   }
   return undefined;
 }

@@ -20,12 +20,10 @@ import {
 const RUST_INSTALL = 'install Rust with rustup (rustup.rs: `curl ... | sh`, or Debian: apt-get install rustc) so that `rustc` is on PATH';
 const SYSROOT_IN_SANDBOX = '/opt/rust';
 
-let sysroot: string | undefined;
 /** rustc's sysroot (asked once per process and kept between runs: the warm toolchain's library path uses it too). */
 export function rustSysroot(): string {
   const check = probeVersionSync('rustc', ['--print', 'sysroot'], 'rustc', RUST_INSTALL, {}, { keepBetweenRuns: true });
-  sysroot ??= check.ok ? check.version : '/usr';
-  return sysroot;
+  return check.ok ? check.version : '/usr';
 }
 
 export function classifyRust(run: StepResult): RunOutcome {

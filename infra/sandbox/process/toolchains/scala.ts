@@ -19,7 +19,7 @@ import { delimiter, dirname, join } from 'node:path';
 import type { Mount, RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
 import { classifyJava } from './java.js';
-import { COMPILE_LIMITS, exitedWith, probeVersion, runLimits } from './common.js';
+import { COMPILE_LIMITS, exitedWith, firstFailed, probeVersion, runLimits } from './common.js';
 import { binaryIdentity, fileIdentity } from './keptBetweenRuns.js';
 
 export const SCALA_INSTALL =
@@ -91,8 +91,8 @@ export function scalaToolchain(): Toolchain {
         ),
         probeVersion('java', ['-version'], 'java', SCALA_INSTALL, {}, { keepBetweenRuns: true }),
       ]);
-      if (!scalac.ok) return scalac;
-      if (!java.ok) return java;
+      const probed = firstFailed([scalac, java]);
+      if (!probed.ok) return probed;
       if (!scalaInstallation())
         return { ok: false, missing: "Scala's library (lib/scala-library.jar beside scalac)", install: SCALA_INSTALL };
       return scalac;
