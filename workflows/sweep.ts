@@ -19,6 +19,7 @@ import type { Price } from '../domain/sweep/price.js';
 import { datasetWorkflowId, DEFAULT_SHARD_SIZE } from '../domain/datasets/layout.js';
 import { cellWorkflowId, spendLedgerWorkflowId, sweepWorkflowId } from '../domain/sweep/keys.js';
 import { nextStartableCell, sharedRequestFamilies } from '../domain/sweep/sharing.js';
+import { tasksPerShard } from '../domain/sweep/sharding.js';
 import type { CellSummary } from '../domain/sweep/results.js';
 import { storageActivities } from './activityOptions.js';
 import { startChildPatiently } from './startChildPatiently.js';
@@ -307,7 +308,12 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
           k: input.k,
           timeoutS: input.timeoutS,
           queues: input.queues,
-          tasksPerShard: Math.max(1, Math.floor((input.shardSamples ?? 200) / input.nSamples)),
+          tasksPerShard: tasksPerShard({
+            tasks: data.tasks,
+            nSamples: input.nSamples,
+            shardSamples: input.shardSamples,
+            maxParallelShards: input.maxParallelShards ?? 8,
+          }),
           maxParallelShards: input.maxParallelShards ?? 8,
           maxHistoryEvents: input.maxHistoryEvents ?? 8_000,
         },

@@ -17,6 +17,7 @@ import {
 } from '@temporalio/workflow';
 import { SA_CELL, SA_DONE, SA_KIND, SA_NAME, SA_PASS_AT_1, SA_TOTAL } from '../domain/config/searchAttributes.js';
 import { cellShardWorkflowId } from '../domain/sweep/keys.js';
+import { shardTaskRange } from '../domain/sweep/sharding.js';
 import type { ShardOutcome, ShardTotals } from '../domain/sweep/records.js';
 import type { CellSummary } from '../domain/sweep/results.js';
 import { storageActivities } from './activityOptions.js';
@@ -150,6 +151,8 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
       from: state.nextShard,
       shards,
       execute: input.mode !== 'generation-only',
+      // A stored shard is kept only if it holds this sharding's tasks (an earlier run may have sharded otherwise).
+      sharding: { tasksPerShard: input.tasksPerShard, tasks: input.tasks, nSamples: input.nSamples },
     });
     for (const t of stored) finished.set(t.shardIndex, t);
   }
@@ -164,7 +167,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
   while (launched < shards || inFlight.size > 0) {
     while (inFlight.size < input.maxParallelShards && launched < shards && !historyIsLarge() && !state.paused) {
       const shardIndex = launched++;
-      const taskStart = shardIndex * input.tasksPerShard;
+      const tasks = shardTaskRange(shardIndex, input.tasksPerShard, input.tasks);
       const child = await startChildPatiently(sweepShardWorkflow, {
         workflowId: cellShardWorkflowId(input.sweepId, input.cell.id, shardIndex),
         taskQueue: input.queues.workflows,
@@ -180,8 +183,8 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
             ...(input.methodOptions ? { methodOptions: input.methodOptions } : {}),
             ...(input.spendLedger ? { spendLedger: input.spendLedger } : input.reportsSpend ? { reportsSpend: true as const } : {}),
             shardIndex,
-            taskStart,
-            taskEnd: Math.min(input.tasks, taskStart + input.tasksPerShard),
+            taskStart: tasks.start,
+            taskEnd: tasks.end,
             nSamples: input.nSamples,
             timeoutS: input.timeoutS,
             queues: input.queues,

@@ -57,7 +57,7 @@ export interface SweepInput {
   k: number[];
   timeoutS: number;
   queues: SweepQueues;
-  /** Samples per shard workflow (tasks per shard = max(1, floor(this / n_samples))). */
+  /** Samples a shard workflow holds (domain/sweep/sharding.ts); absent in sweeps started before 2026-11-29, which keep the legacy sharding. */
   shardSamples?: number;
   maxParallelCells?: number;
   maxParallelShards?: number;

@@ -38,6 +38,7 @@ import { ReferenceOutputs, ReferenceOutputsError } from '../../infra/referenceOu
 import { s3ReferenceOutputs } from '../../infra/referenceOutputsS3.js';
 import { parseJsonl } from '../../domain/datasets/jsonl.js';
 import { alsoTextCheckingOf, answerCode, textCheckingOf, textScore } from '../../domain/sweep/textScores.js';
+import { holdsShard } from '../../domain/sweep/sharding.js';
 
 export interface ExecuteShardInput {
   sweepId: string;
@@ -171,8 +172,10 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
       const existing = await getText(bucket, recordsKey);
       if (existing !== null) {
         const rows = parseJsonl(existing, SampleRecordSchema, recordsKey).map((r) => r.row);
-        // Records of a generation-only run are redone when the same sweep later executes.
-        if (!input.execute || !rows.some((r) => r.status === 'not_executed')) {
+        // Records of a generation-only run are redone when the same sweep later executes, and so
+        // are those of another sharding (an earlier run of the cell grouped its tasks otherwise).
+        const ours = holdsShard(rows, { start: input.taskStart, end: input.taskEnd }, input.nSamples);
+        if (ours && (!input.execute || !rows.some((r) => r.status === 'not_executed'))) {
           // An attempt that stored the file and died before deleting its parts left them behind.
           await deleteLeftoverParts(bucket, cellShardPartsPrefix(input.sweepId, input.cellId, input.shardIndex));
           return outcomeOf(input.shardIndex, rows, input.taskStart, input.taskEnd, input.execute);

@@ -30,6 +30,7 @@ import {
 import { parseStoredCellSummary, summaryCoversMode } from '../../domain/sweep/finished.js';
 import type { SweepMode } from '../../domain/sweep/plan.js';
 import { SampleRecordSchema, totalsOfRecords, type SampleRecord, type ShardTotals } from '../../domain/sweep/records.js';
+import { holdsShard, shardTaskRange } from '../../domain/sweep/sharding.js';
 import { datasetText } from '../../infra/datasetText.js';
 import { decodeMaybeGzip, loadProblems } from '../../infra/problems.js';
 import { getBytes, getText, headMetadata, listKeys, putFile, putObject, type Bucket } from '../../infra/s3.js';
@@ -328,6 +329,8 @@ export function createSweepStorageActivities(bucket: Bucket) {
       from: number;
       shards: number;
       execute: boolean;
+      /** The cell's sharding: a stored shard whose records are not exactly its tasks' samples is not kept (absent: cells started before this check). */
+      sharding?: { tasksPerShard: number; tasks: number; nSamples: number };
     }): Promise<ShardTotals[]> {
       const stored = new Set<string>();
       for await (const key of listKeys(bucket, cellRecordsPrefix(input.sweepId, input.cellId))) stored.add(key);
@@ -339,6 +342,11 @@ export function createSweepStorageActivities(bucket: Bucket) {
         if (text === null) continue;
         const rows = parseJsonl(text, SampleRecordSchema, key).map((r) => r.row);
         if (input.execute && rows.some((r) => r.status === 'not_executed')) continue;
+        if (
+          input.sharding &&
+          !holdsShard(rows, shardTaskRange(shard, input.sharding.tasksPerShard, input.sharding.tasks), input.sharding.nSamples)
+        )
+          continue; // stored under another sharding (or cut short): the shard runs again and replaces it
         out.push(totalsOfRecords(shard, rows));
         Context.current().heartbeat(shard);
       }

@@ -21,6 +21,7 @@ import { pricesOf, sweepBudgetsOf } from '../../domain/sweep/budget.js';
 import { datasetText } from '../../infra/datasetText.js';
 import { getBytes, putObject, putObjectOnce, sha256Hex, type Bucket } from '../../infra/s3.js';
 import type { SweepCellInput, SweepDatasetInput, SweepInput, SweepMode } from '../../workflows/sweepTypes.js';
+import { DEFAULT_SHARD_SAMPLES } from '../../domain/sweep/sharding.js';
 
 export class SweepInputError extends Error {}
 
@@ -354,6 +355,7 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
     k: config.k,
     timeoutS: config.timeout_s,
     queues: opts.queues,
+    shardSamples: DEFAULT_SHARD_SAMPLES,
     ...spendInputs(config),
   };
 }

@@ -166,7 +166,7 @@ describe('start-sweep on a sweep that was started before', () => {
     expect(results.cells[0]!.cost.wallSeconds).toBe(storedFast.cost.wallSeconds);
   });
 
-  it('a cell started again keeps the shards an earlier run finished: not run again, their records not rewritten', async () => {
+  it('a cell started again keeps the shards an earlier run finished: not run again, their records not rewritten; sharded otherwise, it keeps none', async () => {
     const own = testConfig().config;
     const sweepId = `rerun-shards-${uniqueSuffix()}`;
     const cellId = 'ds.loaded';
@@ -250,6 +250,24 @@ describe('start-sweep on a sweep that was started before', () => {
         const after = await snapshot(`${cellPrefix(sweepId, cellId)}records/`);
         for (const [key, v] of records) expect(after.get(key), key).toEqual(v);
         expect(after.has(cellShardRecordsKey(sweepId, cellId, 2))).toBe(true);
+
+        // Started again sharded otherwise (two tasks a shard, as newer code may shard a restarted
+        // sweep): the stored shards hold other tasks than shards 0 and 1 now do, so neither is
+        // kept; both run and replace them, and every task is counted once.
+        await sleep(1100);
+        const resharded = await client.workflow.start(sweepCellWorkflow, {
+          workflowId,
+          taskQueue: queues.workflows,
+          args: [{ ...input, tasksPerShard: 2 }],
+        });
+        const regrouped = (await resharded.result()) as CellSummary;
+        expect([regrouped.samples, regrouped.tasks, regrouped.passAtK['pass@1']]).toEqual([3, 3, 1]);
+        const tasksOf = async (shard: number) =>
+          (await getText(bucket, cellShardRecordsKey(sweepId, cellId, shard)))!
+            .trim()
+            .split('\n')
+            .map((line) => (JSON.parse(line) as { task_index: number }).task_index);
+        expect([await tasksOf(0), await tasksOf(1)]).toEqual([[0, 1], [2]]);
       });
     } finally {
       await close();

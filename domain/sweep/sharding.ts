@@ -1,0 +1,61 @@
+/**
+ * How many of a cell's tasks one shard workflow holds. A shard's fixed cost (its child workflow,
+ * its sandbox activity, its records file, the cell reading them back) is paid per shard whatever its
+ * size, so shards of a sample or a few tasks each spend more on orchestration than on samples: at
+ * n = 122, one task a shard cost the Temporal server 1.0 ms of CPU per sample, sixteen tasks a shard
+ * 0.4 ms, and the sweep ran 19% faster (docs/benchmarks.md#sweep-overhead). Larger shards must not
+ * cost parallelism either: a shard generates at most its task window at once, and a cell runs at
+ * most `maxParallelShards` shards, so a shard grows only while the cell keeps that many shards.
+ */
+
+/** Samples a shard holds by default, where the rules below let it (start-sweep puts it in the sweep's input). */
+export const DEFAULT_SHARD_SAMPLES = 2000;
+
+/** The samples of sweeps whose input has no `shardSamples` (started before it existed): their cells keep this sharding. */
+export const LEGACY_SHARD_SAMPLES = 200;
+
+/** Each task adds an activity or a child workflow (~4-6 events) to its shard's history, which must stay far below Temporal's limits. */
+export const MAX_TASKS_PER_SHARD = 200;
+
+export interface ShardingInput {
+  tasks: number;
+  nSamples: number;
+  /** The sweep input's `shardSamples`; absent: LEGACY_SHARD_SAMPLES, the sharding such a sweep started with. */
+  shardSamples: number | undefined;
+  maxParallelShards: number;
+}
+
+/**
+ * Tasks per shard: never fewer than the legacy rule gave (⌊200 / n⌋, at least one), so a small
+ * sweep is sharded as before; otherwise up to ⌊shardSamples / n⌋ tasks, as long as the cell still
+ * has `maxParallelShards` shards to run side by side, and never over MAX_TASKS_PER_SHARD.
+ */
+export function tasksPerShard(input: ShardingInput): number {
+  const legacy = Math.max(1, Math.floor(LEGACY_SHARD_SAMPLES / input.nSamples));
+  if (input.shardSamples === undefined) return legacy;
+  const bySamples = Math.max(1, Math.floor(input.shardSamples / input.nSamples));
+  const keepingParallelism = Math.max(1, Math.ceil(input.tasks / input.maxParallelShards));
+  const grown = Math.min(MAX_TASKS_PER_SHARD, bySamples, Math.max(legacy, keepingParallelism));
+  return Math.max(legacy, grown);
+}
+
+/** The tasks shard `shardIndex` holds, [start, end). */
+export function shardTaskRange(shardIndex: number, perShard: number, tasks: number): { start: number; end: number } {
+  const start = shardIndex * perShard;
+  return { start, end: Math.min(tasks, start + perShard) };
+}
+
+/** Whether a shard's stored records are exactly one per (task, sample) of its range: tasks [start, end) x samples [0, n). */
+export function holdsShard(
+  rows: readonly { task_index: number; sample_index: number }[],
+  range: { start: number; end: number },
+  nSamples: number,
+): boolean {
+  if (rows.length !== (range.end - range.start) * nSamples) return false;
+  const seen = new Set<number>();
+  for (const r of rows) {
+    if (r.task_index < range.start || r.task_index >= range.end || r.sample_index >= nSamples) return false;
+    seen.add((r.task_index - range.start) * nSamples + r.sample_index);
+  }
+  return seen.size === rows.length;
+}

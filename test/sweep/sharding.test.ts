@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SHARD_SAMPLES, holdsShard, MAX_TASKS_PER_SHARD, shardTaskRange, tasksPerShard } from '../../domain/sweep/sharding.js';
+
+/** `legacy`: a sweep input without shardSamples. */
+const shards = (tasks: number, nSamples: number, legacy?: 'legacy') => {
+  const shardSamples = legacy ? undefined : DEFAULT_SHARD_SAMPLES;
+  const perShard = tasksPerShard({ tasks, nSamples, shardSamples, maxParallelShards: 8 });
+  return { perShard, shards: Math.ceil(tasks / perShard) };
+};
+
+describe('tasks per shard', () => {
+  it('a sweep started before shardSamples existed keeps its sharding: floor(200 / n), at least one task', () => {
+    expect(shards(164, 1, 'legacy')).toEqual({ perShard: 200, shards: 1 });
+    expect(shards(164, 5, 'legacy')).toEqual({ perShard: 40, shards: 5 });
+    expect(shards(164, 122, 'legacy')).toEqual({ perShard: 1, shards: 164 });
+    expect(shards(164, 6098, 'legacy')).toEqual({ perShard: 1, shards: 164 });
+  });
+
+  it('many samples a task: shards grow to ~2000 samples, while the cell keeps 8 shards to run at once', () => {
+    // The bench's 20,000 samples: 16 tasks (1,952 samples) a shard instead of one.
+    expect(shards(164, 122)).toEqual({ perShard: 16, shards: 11 });
+    // MultiPL-E's n = 200: 10 tasks (2,000 samples) a shard.
+    expect(shards(161, 200)).toEqual({ perShard: 10, shards: 17 });
+    // n = 20 on HumanEval: 2000 / 20 = 100 tasks would leave 2 shards; 21 keep 8.
+    expect(shards(164, 20)).toEqual({ perShard: 21, shards: 8 });
+    // More samples than a shard's worth in one task: one task a shard, as before.
+    expect(shards(164, 6098)).toEqual({ perShard: 1, shards: 164 });
+  });
+
+  it('never fewer tasks a shard than before, so small sweeps are sharded as they were', () => {
+    for (const tasks of [1, 4, 40, 164, 1000, 100_000])
+      for (const n of [1, 2, 3, 5, 10, 20, 50, 122, 200, 1000]) {
+        const legacy = shards(tasks, n, 'legacy').perShard;
+        const now = shards(tasks, n).perShard;
+        expect(now, `${tasks} tasks, n = ${n}`).toBeGreaterThanOrEqual(legacy);
+        expect(now, `${tasks} tasks, n = ${n}`).toBeLessThanOrEqual(Math.max(legacy, MAX_TASKS_PER_SHARD));
+        // Parallelism: at least as many shards as 8, or as the legacy rule gave, whichever is fewer.
+        expect(Math.ceil(tasks / now), `${tasks} tasks, n = ${n}`).toBeGreaterThanOrEqual(Math.min(8, Math.ceil(tasks / legacy), tasks));
+      }
+    expect(shards(4, 2)).toEqual({ perShard: 100, shards: 1 });
+    expect(shards(100_000, 1)).toEqual({ perShard: 200, shards: 500 });
+  });
+
+  it("a shard's tasks: [k * perShard, ...), the last one cut at the cell's end", () => {
+    expect(shardTaskRange(0, 16, 164)).toEqual({ start: 0, end: 16 });
+    expect(shardTaskRange(10, 16, 164)).toEqual({ start: 160, end: 164 });
+  });
+});
+
+describe('a stored shard holds its tasks', () => {
+  const rows = (pairs: [number, number][]) => pairs.map(([task_index, sample_index]) => ({ task_index, sample_index }));
+  it('exactly one record per task and sample of its range', () => {
+    expect(
+      holdsShard(
+        rows([
+          [2, 0],
+          [2, 1],
+          [3, 1],
+          [3, 0],
+        ]),
+        { start: 2, end: 4 },
+        2,
+      ),
+    ).toBe(true);
+  });
+  it('not a shard of another sharding, a short one, or one with a sample twice', () => {
+    // Shard 0 of one task a shard, read as shard 0 of two tasks a shard.
+    expect(holdsShard(rows([[0, 0]]), { start: 0, end: 2 }, 1)).toBe(false);
+    // Shard 1 of one task a shard (task 1), read as shard 1 of two (tasks 2-3), same size.
+    expect(
+      holdsShard(
+        rows([
+          [1, 0],
+          [1, 1],
+        ]),
+        { start: 2, end: 3 },
+        2,
+      ),
+    ).toBe(false);
+    expect(
+      holdsShard(
+        rows([
+          [2, 0],
+          [2, 0],
+        ]),
+        { start: 2, end: 3 },
+        2,
+      ),
+    ).toBe(false);
+    expect(
+      holdsShard(
+        rows([
+          [2, 0],
+          [2, 2],
+        ]),
+        { start: 2, end: 3 },
+        2,
+      ),
+    ).toBe(false);
+  });
+});
