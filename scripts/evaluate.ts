@@ -7,7 +7,7 @@
  *   npx tsx scripts/evaluate.ts --problems FILE --samples samples.jsonl [--k 1,10,100]
  *       [--timeout 3] [--workers N] [--ignore-incomplete] [--family humaneval|mbpp|pbe-world|evalplus|apps|ds1000|multipl-e|torchdata|pal|classification|conala|concode|spider|code-to-text|santacoder-fim]
  *       [--form completion|full] [--split all|test|validation|train|prompt] [--out FILE]
- *       [--min-time-limit 4] [--gt-time-limit-factor 4] [--cache-dir DIR] [--python PATH] [--share-process] [--fork-server]
+ *       [--min-time-limit 4] [--gt-time-limit-factor 4] [--cache-dir DIR] [--python PATH] [--share-process] [--no-fork-server]
  *       [--apps-stdin-form testing-util|as-written] [--subset python-left] [--ds1000-mode completion|insertion]
  *       [--spider-databases DIR]
  *
@@ -52,7 +52,7 @@ import { join, resolve } from 'node:path';
 import { defaultSandboxConcurrency, PythonExecutor } from '../infra/sandbox/pythonExecutor.js';
 import { resolveSandboxPython } from '../infra/sandbox/python.js';
 import type { ProcessExecutor } from '../infra/sandbox/process/processExecutor.js';
-import { FORK_SERVER_HELP, SHARE_PROCESS_HELP } from '../infra/sandbox/process/contract.js';
+import { FORK_SERVER_HELP, NO_FORK_SERVER_HELP, SHARE_PROCESS_HELP } from '../infra/sandbox/process/contract.js';
 import { JsonlFileError } from '../infra/sandbox/jsonlFile.js';
 import { readRowsText } from '../infra/datasetText.js';
 import { FAMILY_IDS } from '../domain/families/ids.js';
@@ -215,7 +215,8 @@ async function main(): Promise<void> {
       'Spider only: its database/ folder (<db_id>/<db_id>.sqlite): queries run there and are scored by execution accuracy (pass@k)',
     )
     .option('--share-process', SHARE_PROCESS_HELP, false)
-    .option('--fork-server', FORK_SERVER_HELP, false)
+    .option('--fork-server', FORK_SERVER_HELP, true)
+    .option('--no-fork-server', NO_FORK_SERVER_HELP)
     .option('--verbose', 'start-up timing on stderr (ms since this node process started)', false)
     .option('--min-time-limit <seconds>', "evalplus only: the least time limit of an input (evalplus's flag; default 4)")
     .option(

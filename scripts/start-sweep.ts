@@ -22,7 +22,7 @@ import { missingSearchAttributes, searchAttributeCommands } from '../infra/tempo
 import { sweepProgressQuery, sweepSetBudgetSignal, sweepWorkflow } from '../workflows/sweep.js';
 import { describeBudgets, type SweepBudgets } from '../domain/sweep/budget.js';
 import type { SweepMode } from '../workflows/sweepTypes.js';
-import { FORK_SERVER_HELP, SHARE_PROCESS_HELP } from '../infra/sandbox/process/contract.js';
+import { FORK_SERVER_HELP, NO_FORK_SERVER_HELP, SHARE_PROCESS_HELP } from '../infra/sandbox/process/contract.js';
 import { createWorkers, inFlight, installRuntime, stopWorkers } from '../workers/runWorkers.js';
 import { rootCauseMessage } from './lib/errors.js';
 import { workflowUiLink } from './lib/dataset-remote.js';
@@ -137,7 +137,8 @@ const program = new Command('start-sweep')
     false,
   )
   .option('--share-process', `in-process worker: ${SHARE_PROCESS_HELP}`, false)
-  .option('--fork-server', `in-process worker: ${FORK_SERVER_HELP}`, false)
+  .option('--fork-server', `in-process worker: ${FORK_SERVER_HELP}`, true)
+  .option('--no-fork-server', `in-process worker: ${NO_FORK_SERVER_HELP}`)
   .option(
     '--output-dir <dir>',
     "when the sweep ends, also write each cell's generations.json, references.json, results.json and samples.jsonl to DIR/<cell>/, with bigcode's evaluation_results.json (and evalplus's eval_results.json for evalplus cells)",
@@ -171,9 +172,11 @@ program.action(async (flags: Flags) => {
     if (problem) throw new Error(`--id: ${problem}`);
   }
   const sweepId = flags.id ?? defaultSweepId(config.id, sweepConfigHash(config, sha256Hex), run, sha256Hex);
+  // Given on the command line, not defaulted: the fork servers are on unless --no-fork-server.
+  const forkServerFlag = flags.forkServer ? '--fork-server' : '--no-fork-server';
   for (const [given, flag] of [
     [flags.shareProcess, '--share-process'],
-    [flags.forkServer, '--fork-server'],
+    [program.getOptionValueSource('forkServer') === 'cli', forkServerFlag],
   ] as const)
     if (given && flags.worker === 'external')
       throw new Error(
@@ -295,7 +298,7 @@ program.action(async (flags: Flags) => {
           roles: ['workflows', 'storage', 'sandbox', 'llm'],
           llmModels: config.models.map((m) => ({ id: m.id, concurrency: m.concurrency })),
           ...(flags.shareProcess ? { shareProcess: true } : {}),
-          ...(flags.forkServer ? { forkServer: true } : {}),
+          forkServer: flags.forkServer,
         });
         // A signal while they started: they stop before serving.
         if (!signals.received()) running = Promise.all(inProcess.workers.map((w) => w.run()));

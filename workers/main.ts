@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { loadConfig } from '../infra/config.js';
 import { describeTemporalConnection } from '../domain/config/temporalConnection.js';
 import { loadSweepConfig } from '../domain/sweep/config.js';
-import { FORK_SERVER_HELP, SHARE_PROCESS_HELP } from '../infra/sandbox/process/contract.js';
+import { FORK_SERVER_HELP, NO_FORK_SERVER_HELP, SHARE_PROCESS_HELP } from '../infra/sandbox/process/contract.js';
 import { QUEUE_ROLES, runWorkers, type QueueRole } from './runWorkers.js';
 
 const program = new Command('worker')
@@ -18,7 +18,8 @@ const program = new Command('worker')
   .addOption(new Option('--sweep-config <file>', 'serve the LLM queues of the models in this sweep config (role llm)'))
   .addOption(new Option('--sandbox-concurrency <n>', 'programs the sandbox runs at once (default: cores + 2)'))
   .addOption(new Option('--share-process', SHARE_PROCESS_HELP))
-  .addOption(new Option('--fork-server', FORK_SERVER_HELP))
+  .addOption(new Option('--fork-server', FORK_SERVER_HELP).default(true))
+  .addOption(new Option('--no-fork-server', NO_FORK_SERVER_HELP))
   .action(
     async (opts: {
       queues: string;
@@ -55,7 +56,7 @@ const program = new Command('worker')
           llmModels,
           ...(opts.sandboxConcurrency ? { sandboxConcurrency: Number(opts.sandboxConcurrency) } : {}),
           ...(opts.shareProcess ? { shareProcess: true } : {}),
-          ...(opts.forkServer ? { forkServer: true } : {}),
+          forkServer: opts.forkServer !== false,
         },
         // Said once connected and checked (Temporal, S3 credentials, the sandbox): "serving" is true.
         () => console.error(`worker: serving ${queues} on ${describeTemporalConnection(config.temporal.connection)}`),

@@ -46,7 +46,7 @@ export interface WorkerOptions {
   sandboxConcurrency?: number;
   /** JavaScript programs several to a sandboxed process (SandboxPoolOptions.shareProcess). */
   shareProcess?: boolean;
-  /** Scripted languages' programs forked from a warm server per slot (SandboxPoolOptions.forkServer). */
+  /** Scripted languages' programs forked from a warm server per slot (SandboxPoolOptions.forkServer; default true). */
   forkServer?: boolean;
   /** The methods whose activities are served (default: every method of methods/activities.ts). */
   methods?: readonly MethodActivities[];
@@ -164,7 +164,7 @@ export async function createWorkers(
           sandboxes = new SandboxPool({
             ...(options.sandboxConcurrency ? { concurrency: options.sandboxConcurrency } : {}),
             ...(options.shareProcess ? { shareProcess: true } : {}),
-            ...(options.forkServer ? { forkServer: true } : {}),
+            ...(options.forkServer !== undefined ? { forkServer: options.forkServer } : {}),
           });
           await sandboxes.forRuntime(); // the plain sandbox at once; those with a library on first need
           workers.push(

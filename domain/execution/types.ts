@@ -85,7 +85,7 @@ export const ExecutionResultSchema = z.object({
    */
   sharedProcess: z.literal(true).optional(),
   /**
-   * The program's process was forked by its slot's warm interpreter (opt-in fork servers, see
+   * The program's process was forked by its slot's warm interpreter (the fork servers, see
    * infra/sandbox/process/forkServer.ts) rather than started in a sandbox of its own.
    */
   forked: z.literal(true).optional(),

@@ -51,7 +51,7 @@ export const SampleRecordSchema = z.object({
   duration_ms: z.number().nonnegative(),
   /** Ran in a process shared with other programs, each in its own space, ending as alone (a worker's --share-process; ExecutionResult.sharedProcess). */
   shared_process: z.literal(true).optional(),
-  /** Forked from a warm server of its slot rather than started in a sandbox of its own (a worker's --fork-server; ExecutionResult.forked). */
+  /** Forked from a warm server of its slot rather than started in a sandbox of its own (a worker's fork servers, on unless --no-fork-server; ExecutionResult.forked). */
   forked: z.literal(true).optional(),
   prompt_tokens: z.number().int().nonnegative(),
   completion_tokens: z.number().int().nonnegative(),

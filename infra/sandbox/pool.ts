@@ -8,7 +8,7 @@ import { toolchainFor } from './toolchainRegistry.js';
 export interface SandboxPoolOptions extends Omit<PythonExecutorOptions, 'preimport'> {
   /** The process runners share processes where their toolchain can (JavaScript; ProcessExecutorOptions.shareProcess). */
   shareProcess?: boolean;
-  /** The process runners fork scripted languages' programs from a warm server per slot (ProcessExecutorOptions.forkServer). */
+  /** The process runners fork scripted languages' programs from a warm server per slot (ProcessExecutorOptions.forkServer; default true). */
   forkServer?: boolean;
 }
 
@@ -100,7 +100,7 @@ export class SandboxPool {
         ...(this.options.concurrency ? { concurrency: this.options.concurrency } : {}),
         ...(this.options.limits ? { limits: this.options.limits } : {}),
         ...(this.options.shareProcess ? { shareProcess: true } : {}),
-        ...(this.options.forkServer ? { forkServer: true } : {}),
+        ...(this.options.forkServer !== undefined ? { forkServer: this.options.forkServer } : {}),
       });
       started = executor.start().then(() => executor);
       started.catch(() => {

@@ -41,7 +41,7 @@
  * --share-process: js programs several to a sandboxed Node process, each in its own V8 context
  * (ProcessExecutor's shareProcess, infra/sandbox/warm/jsSharedProcess.ts); outcomes must still all
  * be passes, and the shared runs are counted.
- * --fork-server: rb, pl, php, r and lua programs forked by a warm interpreter per slot (rb, pl, lua:
+ * --fork-server (the default; --no-fork-server: every program alone): rb, pl, php, r and lua programs forked by a warm interpreter per slot (rb, pl, lua:
  * with its test library loaded); sh, rkt and js programs exec'd (their lone command) by a warm sandbox per
  * slot (ProcessExecutor's forkServer, infra/sandbox/process/forkServer.ts); outcomes must still all
  * be passes, and the forked runs are counted.
@@ -104,8 +104,10 @@ const program = new Command()
   .option('--share-process', "js: several programs per sandboxed Node process, each in its own V8 context (the runner's shareProcess)")
   .option(
     '--fork-server',
-    "rb, pl, php, r, lua: each program forked by a warm interpreter per slot; sh, rkt, js: exec'd by a warm sandbox per slot (the runner's forkServer)",
+    "the default: rb, pl, php, r, lua: each program forked by a warm interpreter per slot; sh, rkt, js: exec'd by a warm sandbox per slot (the runner's forkServer)",
+    true,
   )
+  .option('--no-fork-server', 'ours: a sandbox and an interpreter of its own for every program (the lone path)')
   .option('--batch-size <n>', "most programs per compile batch where the toolchain batches (1: none); default the runner's")
   .option(
     '--peer-timeout-scale <x>',
@@ -399,7 +401,11 @@ function runWholeCommand(language: ProcessLanguageId, n: number): SideResult & {
     const spawned = performance.now();
     const run = spawnSync(
       process.execPath,
-      [join(ROOT, 'bin/evaluate.mjs'), '--problems', problems, '--samples', samples, '--k', '1', '--verbose'],
+      [
+        join(ROOT, 'bin/evaluate.mjs'),
+        ...['--problems', problems, '--samples', samples, '--k', '1', '--verbose'],
+        ...(opts.forkServer === false ? ['--no-fork-server'] : []),
+      ],
       { encoding: 'utf8', env, cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 << 20 },
     );
     const seconds = (performance.now() - spawned) / 1000;
@@ -457,7 +463,7 @@ async function runOurs(
     limits: { timeoutMs: 15_000 },
     ...(opts.batchSize ? { batchSize: opts.batchSize } : {}),
     ...(opts.shareProcess ? { shareProcess: true } : {}),
-    ...(opts.forkServer ? { forkServer: true } : {}),
+    forkServer: opts.forkServer !== false,
   });
   try {
     await executor.start();

@@ -138,40 +138,47 @@ describe('a sweep over MultiPL-E rows in every language, against a scripted comp
     expect(records.filter((r) => r.shared_process).length).toBeGreaterThan(0);
   }, 180_000);
 
-  it('with --fork-server, Ruby and Perl samples are forked from warm interpreters: the same statuses, and the records say which', async () => {
-    const id = `multiple-forked-${uniqueSuffix()}`;
-    const file = path.join(dir, 'forked.yaml');
-    const datasets = (['rb', 'pl'] as const)
-      .map(
-        (language) =>
-          `  - name: humaneval-${language}\n    family: multipl-e\n    path: humaneval-${language}.jsonl\n    language: ${language}\n`,
-      )
-      .join('');
-    writeFileSync(
-      file,
-      `id: ${id}\ndatasets:\n${datasets}models:\n  - id: base\n    base_url: ${server.url}\n    model: scripted-base\n    api: completions\nmethods: [direct]\ntemperatures: [0.8]\nn_samples: 2\nk: [1]\ntimeout_s: ${RUN_TIMEOUT_S}\n`,
-    );
-    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress', '--fork-server'], env);
-    expect(run.code, run.output).toBe(0);
-    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!) as { cells: { cell: { cell: string } }[] };
-    expect(results.cells).toHaveLength(2);
-    for (const cell of results.cells) {
-      const language = /humaneval-(\w+)\./.exec(cell.cell.cell)![1] as 'rb' | 'pl';
-      const records = (await getText(bucket, cellShardRecordsKey(id, cell.cell.cell, 0)))!
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as { task_id: string; status: string; forked?: true });
-      const kindOf = (taskId: string) => KINDS[Number(/^HumanEval_(\d+)_add$/.exec(taskId)![1]) - 1]!;
-      const status = (kind: string) => records.filter((r) => kindOf(r.task_id) === kind).map((r) => r.status);
-      expect(status('right'), language).toEqual(['passed', 'passed']);
-      expect(status('wrong'), language).toEqual(['failed', 'failed']);
-      expect(status('noncompiling'), language).toEqual(['compile_error', 'compile_error']);
-      for (const s of status('hostile')) expect(HOSTILE_PASSES[language] ? ['passed'] : ['timeout', 'oom'], language).toContain(s);
-      // Forked from the slot's warm interpreter, not started in a sandbox each: the records say so.
-      expect(records.filter((r) => r.forked).length, language).toBeGreaterThan(0);
-    }
-    expect(leftoverSleepers()).toEqual([]);
-  }, 240_000);
+  // The fork servers are the default (docs/sandbox.md#fork-servers-scripted-languages); --no-fork-server runs every program alone.
+  for (const [flags, forked] of [
+    [[], true],
+    [['--no-fork-server'], false],
+  ] as const)
+    it(`${flags.length ? flags.join(' ') : 'by default'}: Ruby and Perl samples ${forked ? 'are forked from warm interpreters' : 'each run alone'}, with the same statuses, and the records say which`, async () => {
+      const id = `multiple-forked-${forked ? 'yes' : 'no'}-${uniqueSuffix()}`;
+      const file = path.join(dir, `forked-${forked}.yaml`);
+      const datasets = (['rb', 'pl'] as const)
+        .map(
+          (language) =>
+            `  - name: humaneval-${language}\n    family: multipl-e\n    path: humaneval-${language}.jsonl\n    language: ${language}\n`,
+        )
+        .join('');
+      writeFileSync(
+        file,
+        `id: ${id}\ndatasets:\n${datasets}models:\n  - id: base\n    base_url: ${server.url}\n    model: scripted-base\n    api: completions\nmethods: [direct]\ntemperatures: [0.8]\nn_samples: 2\nk: [1]\ntimeout_s: ${RUN_TIMEOUT_S}\n`,
+      );
+      const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress', ...flags], env);
+      expect(run.code, run.output).toBe(0);
+      const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!) as { cells: { cell: { cell: string } }[] };
+      expect(results.cells).toHaveLength(2);
+      for (const cell of results.cells) {
+        const language = /humaneval-(\w+)\./.exec(cell.cell.cell)![1] as 'rb' | 'pl';
+        const records = (await getText(bucket, cellShardRecordsKey(id, cell.cell.cell, 0)))!
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as { task_id: string; status: string; forked?: true });
+        const kindOf = (taskId: string) => KINDS[Number(/^HumanEval_(\d+)_add$/.exec(taskId)![1]) - 1]!;
+        const status = (kind: string) => records.filter((r) => kindOf(r.task_id) === kind).map((r) => r.status);
+        expect(status('right'), language).toEqual(['passed', 'passed']);
+        expect(status('wrong'), language).toEqual(['failed', 'failed']);
+        expect(status('noncompiling'), language).toEqual(['compile_error', 'compile_error']);
+        for (const s of status('hostile')) expect(HOSTILE_PASSES[language] ? ['passed'] : ['timeout', 'oom'], language).toContain(s);
+        // Forked from the slot's warm interpreter, or started in a sandbox each: the records say which.
+        const forkedCount = records.filter((r) => r.forked).length;
+        if (forked) expect(forkedCount, language).toBeGreaterThan(0);
+        else expect(forkedCount, language).toBe(0);
+      }
+      expect(leftoverSleepers()).toEqual([]);
+    }, 240_000);
 
   it('a sweep whose language has no toolchain here is refused before it starts, naming the dataset, the language and the install', async () => {
     const id = `multiple-missing-${uniqueSuffix()}`;

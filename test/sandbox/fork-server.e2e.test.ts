@@ -1,5 +1,5 @@
 /**
- * Fork servers (infra/sandbox/process/forkServer.ts, opt-in): on the real sandbox and the real
+ * Fork servers (infra/sandbox/process/forkServer.ts, the default): on the real sandbox and the real
  * interpreters, every program of a varied set (passes, failed assertions, runtime and syntax
  * errors, output, exit calls, a loop, a memory bomb, a spawn bomb, a daemon, output past the cap)
  * runs twice, forked by its slot's warm interpreter and alone, and must end the same way (status,
@@ -21,8 +21,12 @@ import { toolchainFor } from '../../infra/sandbox/toolchainRegistry.js';
 import { findBwrap, isolationArgs, readOnlyMountArgs, SANDBOX_PATH } from '../../infra/sandbox/bwrapPolicy.js';
 
 const LIMITS = { timeoutMs: 2_000, maxProcesses: 16, maxOutputBytes: 4096, memoryBytes: 256 * 1024 * 1024 };
-/** Interpreters whose start alone can take seconds on a loaded machine (Rscript, racket, node): more wall time, same outcomes. */
-const SLOW_START: readonly ProcessLanguageId[] = ['r', 'rkt', 'js'];
+/**
+ * Interpreters whose start alone can take seconds on a loaded machine (Rscript, racket, node; ruby
+ * with test/unit, whose lone run of a failing test passed 2 s beside the hostile suite): more wall
+ * time, same outcomes.
+ */
+const SLOW_START: readonly ProcessLanguageId[] = ['r', 'rkt', 'js', 'rb'];
 const limitsFor = (language: ProcessLanguageId) => (SLOW_START.includes(language) ? { ...LIMITS, timeoutMs: 10_000 } : LIMITS);
 /**
  * A memory bomb ends at its memory limit and 8 MiB past the output cap end when written, not at
@@ -50,6 +54,7 @@ type Case =
   | 'daemon'
   | 'pastCap'
   | 'killsParent'
+  | 'ownProc'
   | 'ownKind';
 
 const RB_TEST = (assertion: string) =>
@@ -64,6 +69,9 @@ const PROGRAMS: Partial<Record<ProcessLanguageId, Record<Case, string>>> = {
     syntax: 'def f(x\n  x +\nend\n',
     output: "puts 'hello'\n$stderr.puts 'to stderr'\nprint [1, 2].inspect\n",
     exitZero: "puts 'bye'\nexit 0\n",
+    // Its own /proc/self: a child that changed uid is dumpable again, as a program exec'd as the uid is.
+    ownProc:
+      "begin\n  File.read('/proc/self/environ')\n  puts 'environ readable'\nrescue SystemCallError => e\n  puts \"environ: #{e.class}\"\nend\n",
     exitThree: "warn 'leaving'\nexit 3\n",
     loop: 'loop {}',
     memoryBomb: "a = []\nloop { a << 'x' * (10 << 20) }",
@@ -80,6 +88,8 @@ const PROGRAMS: Partial<Record<ProcessLanguageId, Record<Case, string>>> = {
     syntax: 'sub f {\n  my $x = ;\n}\n',
     output: 'print "hello\\n";\nprint STDERR "to stderr\\n";\nwarn "a warning";\n',
     exitZero: 'print "bye\\n";\nexit 0;\n',
+    // Its own /proc/self: a child that changed uid is dumpable again, as a program exec'd as the uid is.
+    ownProc: 'print(open(my $f, \'<\', \'/proc/self/environ\') ? "environ readable\\n" : "environ: $!\\n");\n',
     exitThree: 'exit 3;\n',
     loop: '1 while 1;',
     memoryBomb: "my @a;\npush @a, 'x' x (10 << 20) while 1;",
@@ -96,6 +106,8 @@ const PROGRAMS: Partial<Record<ProcessLanguageId, Record<Case, string>>> = {
     syntax: 'f() {\n  if then\n}\n',
     output: 'echo hello\necho to stderr >&2\nprintf "%s" "$HOME"\n',
     exitZero: 'echo bye\nexit 0\n',
+    // Its own /proc/self: a child that changed uid is dumpable again, as a program exec'd as the uid is.
+    ownProc: 'if (: < /proc/$$/environ) 2>/dev/null; then echo environ readable; else echo environ unreadable; fi\n',
     exitThree: 'exit 3\n',
     loop: 'while :; do :; done',
     memoryBomb: 'a=x\nwhile :; do a=$a$a; done',
@@ -113,6 +125,8 @@ const PROGRAMS: Partial<Record<ProcessLanguageId, Record<Case, string>>> = {
     syntax: '<?php\nfunction f( {\n',
     output: '<?php\necho "hello\\n";\nfwrite(STDERR, "to stderr\\n");\n',
     exitZero: '<?php\necho "bye\\n";\nexit(0);\n',
+    // Its own /proc/self: a child that changed uid is dumpable again, as a program exec'd as the uid is.
+    ownProc: '<?php\necho @file_get_contents(\'/proc/self/environ\') === false ? "environ unreadable\\n" : "environ readable\\n";\n',
     exitThree: '<?php\nexit(3);\n',
     loop: '<?php\nwhile (true) {}',
     memoryBomb: "<?php\n$a = [];\nwhile (true) $a[] = str_repeat('x', 10 << 20);",
@@ -132,6 +146,8 @@ const PROGRAMS: Partial<Record<ProcessLanguageId, Record<Case, string>>> = {
     syntax: 'local function f(\n  return 1\nend\n',
     output: "print('hello')\nio.stderr:write('to stderr\\n')\n",
     exitZero: "print('bye')\nos.exit(0)\n",
+    // Its own /proc/self: a child that changed uid is dumpable again, as a program exec'd as the uid is.
+    ownProc: "local f = io.open('/proc/self/environ')\nprint(f and 'environ readable' or 'environ unreadable')\n",
     exitThree: 'os.exit(3)\n',
     loop: 'while true do end',
     memoryBomb: "local t = {}\nwhile true do t[#t + 1] = string.rep('x', 10 * 1024 * 1024) .. #t end",
@@ -150,6 +166,9 @@ const PROGRAMS: Partial<Record<ProcessLanguageId, Record<Case, string>>> = {
     syntax: 'function f( {\n',
     output: "console.log('hello');\nconsole.error('to stderr');\nprocess.stdout.write(JSON.stringify([1, 2]));\n",
     exitZero: "console.log('bye');\nprocess.exit(0);\n",
+    // Its own /proc/self: a child that changed uid is dumpable again, as a program exec'd as the uid is.
+    ownProc:
+      "try {\n  require('fs').readFileSync('/proc/self/environ');\n  console.log('environ readable');\n} catch (e) {\n  console.log('environ: ' + e.code);\n}\n",
     exitThree: "console.error('leaving');\nprocess.exit(3);\n",
     loop: 'while (true) {}',
     memoryBomb: 'const a = [];\nfor (;;) a.push(new Array(1e6).fill(1.5));',
@@ -171,6 +190,9 @@ const PROGRAMS: Partial<Record<ProcessLanguageId, Record<Case, string>>> = {
     syntax: 'f <- function(x {\n  x\n}\n',
     output: "cat('hello\\n')\nmessage('to stderr')\nprint(c(1, 2))\n",
     exitZero: "cat('bye\\n')\nquit(status = 0)\n",
+    // Its own /proc/self: a child that changed uid is dumpable again, as a program exec'd as the uid is.
+    ownProc:
+      "x <- tryCatch({ readBin('/proc/self/environ', 'raw', 100000); 'environ readable' }, error = function(e) 'environ unreadable', warning = function(w) 'environ unreadable')\ncat(x, '\\n')\n",
     exitThree: "message('leaving')\nquit(status = 3)\n",
     loop: 'repeat {}',
     memoryBomb: 'a <- list()\ni <- 0\nrepeat { i <- i + 1; a[[i]] <- numeric(1e7) + i }',
@@ -189,6 +211,9 @@ const PROGRAMS: Partial<Record<ProcessLanguageId, Record<Case, string>>> = {
     syntax: '#lang racket\n(define (f x)\n',
     output: '#lang racket\n(displayln "hello")\n(eprintf "to stderr~n")\n(write (list 1 2))\n',
     exitZero: '#lang racket\n(displayln "bye")\n(exit 0)\n',
+    // Its own /proc/self: a child that changed uid is dumpable again, as a program exec'd as the uid is.
+    ownProc:
+      '#lang racket\n(with-handlers ([exn:fail? (lambda (e) (displayln "environ unreadable"))])\n  (call-with-input-file "/proc/self/environ" (lambda (p) (read-bytes 100000 p)))\n  (displayln "environ readable"))\n',
     exitThree: '#lang racket\n(exit 3)\n',
     loop: '#lang racket\n(let loop () (loop))',
     memoryBomb: '#lang racket\n(define v (box (list)))\n(let loop () (set-box! v (cons (make-bytes (* 10 1024 1024) 1) (unbox v))) (loop))',
@@ -268,7 +293,7 @@ function comparable(r: ExecutionResult, id?: string) {
  */
 async function sameBothWays(language: ProcessLanguageId, programs: Record<string, string>) {
   const forked = new ProcessExecutor(toolchainFor(language), { concurrency: 2, limits: limitsFor(language), forkServer: true });
-  const alone = new ProcessExecutor(toolchainFor(language), { concurrency: 2, limits: limitsFor(language) });
+  const alone = new ProcessExecutor(toolchainFor(language), { concurrency: 2, limits: limitsFor(language), forkServer: false });
   try {
     const cases = Object.entries(programs);
     const [viaFork, lone] = await Promise.all([
@@ -292,7 +317,7 @@ describe.each(LANGUAGES)('%s: a forked program ends as its lone run does', (lang
   let alone: ProcessExecutor;
   beforeAll(() => {
     forked = new ProcessExecutor(toolchainFor(language), { concurrency: 2, limits: limitsFor(language), forkServer: true });
-    alone = new ProcessExecutor(toolchainFor(language), { concurrency: 2, limits: limitsFor(language) });
+    alone = new ProcessExecutor(toolchainFor(language), { concurrency: 2, limits: limitsFor(language), forkServer: false });
   });
   afterAll(async () => {
     await forked.close();
@@ -317,6 +342,7 @@ describe.each(LANGUAGES)('%s: a forked program ends as its lone run does', (lang
     expect(byId.loop!.status).toBe('timeout');
     expect(byId.pastCap!.stdoutBytes).toBe(8 << 20);
     expect(byId.pastCap!.stdout.length).toBe(LIMITS.maxOutputBytes);
+    expect(byId.ownProc!.stdout.trim()).toBe('environ readable');
   }, 300_000);
 
   it('a program that tries to kill its server fails as alone, and the next program is still forked', async () => {
@@ -454,7 +480,11 @@ describe.each([
 ] as const)('%s: a server that dies while its program runs', (language, script, program) => {
   it('the program falls back to its lone run, with the lone outcome; the next program is forked by a fresh server', async () => {
     const one = new ProcessExecutor(toolchainFor(language), { concurrency: 1, limits: { ...LIMITS, timeoutMs: 10_000 }, forkServer: true });
-    const alone = new ProcessExecutor(toolchainFor(language), { concurrency: 1, limits: { ...LIMITS, timeoutMs: 10_000 } });
+    const alone = new ProcessExecutor(toolchainFor(language), {
+      concurrency: 1,
+      limits: { ...LIMITS, timeoutMs: 10_000 },
+      forkServer: false,
+    });
     try {
       // A first program starts the slot's server.
       expect((await one.run({ id: 'warm', program: PROGRAMS[language]!.exitZero })).forked).toBe(true);

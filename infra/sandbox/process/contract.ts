@@ -166,9 +166,11 @@ export interface SharedRun {
 export const SHARE_PROCESS_HELP =
   'JavaScript programs several to a sandboxed Node process, each in its own V8 context (weaker isolation between them; outcomes as lone runs; docs/sandbox.md#shared-processes-javascript-opt-in)';
 
-/** What the CLIs' `--fork-server` does (worker, start-sweep, evaluate, bench-multiple). */
-export const FORK_SERVER_HELP =
-  "scripted languages' programs forked by a warm server per slot: rb and pl inside a warm interpreter with the test library loaded, php, lua, sh, r, rkt and js exec'd from a warm sandbox (root runners; weaker isolation between a slot's programs; outcomes as lone runs; docs/sandbox.md#fork-servers-scripted-languages-opt-in)";
+/** What the CLIs' `--no-fork-server` does (worker, start-sweep, evaluate, bench-multiple). */
+export const NO_FORK_SERVER_HELP =
+  "a sandbox and an interpreter of its own for every program of a scripted language, instead of the default: a warm server per slot that forks rb, pl, php, r and lua programs from an interpreter with the test library loaded and execs sh, rkt and js ones from a warm sandbox (root runners; the Python zygote's isolation; outcomes as lone runs; docs/sandbox.md#fork-servers-scripted-languages)";
+/** `--fork-server`, the default, kept so that older command lines still parse. */
+export const FORK_SERVER_HELP = 'the default (see --no-fork-server)';
 
 export type SharedOutcome = { kind: 'done'; run: StepResult } | { kind: 'alone' };
 

@@ -1,5 +1,5 @@
 /**
- * Fork servers (opt-in, ProcessExecutorOptions.forkServer; docs/sandbox.md#fork-servers): for a
+ * Fork servers (the default, ProcessExecutorOptions.forkServer; docs/sandbox.md#fork-servers-scripted-languages): for a
  * scripted language whose interpreter can fork (Ruby, fork/rb.rb; Perl, fork/pl.pl; PHP,
  * fork/php.php; R, fork/r.R with its native loop fork/rfork.c, ./rForkServer.ts; Lua, fork/lua.lua
  * with its native module fork/luafork.c, ./luaForkServer.ts; both native parts share
@@ -32,7 +32,7 @@
  *   - wall time: the server kills every process of the slot's uid at the deadline, and after the
  *     child's exit (a daemon it left dies as the lone run's pid namespace would take it); the
  *     runner then reaps the uid as after a lone step (survivors are counted);
- *   - what is weaker than the lone run, hence opt-in: the programs of one slot share one pid, IPC
+ *   - what is weaker than the lone run (the Python zygote's level; --no-fork-server for the lone run's): the programs of one slot share one pid, IPC
  *     and network namespace and one /tmp (emptied, not fresh) one after the other; a child sees
  *     the server in /proc (not its memory: another uid); SysV IPC objects a program leaves under
  *     its uid are not removed.

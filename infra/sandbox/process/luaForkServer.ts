@@ -1,5 +1,5 @@
 /**
- * Lua's fork server (opt-in, forkServer.ts): a warm `lua` running fork/lua.lua, with luaunit
+ * Lua's fork server (forkServer.ts): a warm `lua` running fork/lua.lua, with luaunit
  * loaded, which calls fork/luafork.c's module (the server loop; Debian 12's lua-posix does not
  * support Lua 5.4) whose child runs the program as `lua /build/program.lua` would. Without a
  * compiler or Lua 5.4's headers (Debian: liblua5.4-dev) Lua stays in exec mode (execForkServer).

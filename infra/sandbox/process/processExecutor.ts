@@ -72,7 +72,9 @@ export interface ProcessExecutorOptions {
    * Run each program as a child forked by a warm server of its slot where the toolchain has one
    * (`forkServer`: Ruby, Perl, PHP, R and Lua fork a warm interpreter; bash, Racket and Node exec
    * their lone command from a warm sandbox), root runners only; weaker isolation between a slot's
-   * programs than a sandbox each (forkServer.ts says what). Default false.
+   * programs than a sandbox each: the Python zygote's level (forkServer.ts says what). Default
+   * true: MultiPL-E's scripted languages spend most of a lone run starting the interpreter and its
+   * test library (docs/sandbox.md#fork-servers-scripted-languages); false runs every program alone.
    */
   forkServer?: boolean;
 }
@@ -158,7 +160,7 @@ export class ProcessExecutor {
       // Samples' uids reach their own directory only.
       chmodSync(this.root, 0o711);
       this.toolchain.startServers?.(this.root);
-      if (this.options.forkServer && this.toolchain.forkServer && process.getuid?.() === 0)
+      if (this.options.forkServer !== false && this.toolchain.forkServer && process.getuid?.() === 0)
         this.forks = new ForkServers(this.toolchain.forkServer(), this.toolchain.mounts(), this.options.tmpBytes ?? 256 * 1024 * 1024);
     })();
     this.started.catch(() => {

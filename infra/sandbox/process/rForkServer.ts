@@ -1,5 +1,5 @@
 /**
- * R's fork server (opt-in, forkServer.ts): a warm Rscript running fork/r.R, which loads
+ * R's fork server (forkServer.ts): a warm Rscript running fork/r.R, which loads
  * fork/rfork.c's library (the server loop; base R cannot drop to a uid, set rlimits or move file
  * descriptors) and hands the child's console over to the program. Without a compiler R stays in
  * exec mode (execForkServer).

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -116,6 +117,9 @@ static void fork_become_child(const struct fork_request *r, int out_w, int err_w
   uid_t uid = (uid_t)r->uid;
   if (setgroups(0, NULL) != 0 || setresgid(uid, uid, uid) != 0 || setresuid(uid, uid, uid) != 0) _exit(120);
   if (getuid() != uid || geteuid() != uid || getgid() != uid) _exit(120);
+  // Changing uid left the child non-dumpable, its /proc/self owned by root: a lone run's program,
+  // exec'd as the uid, reads its own /proc/self/environ, status and fds, and so does this one.
+  if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0) _exit(120);
 }
 
 struct capture {

@@ -32,7 +32,7 @@ if (!function_exists('pcntl_fork') || !function_exists('posix_setrlimit') || !cl
 function libc(): \FFI
 {
     static $libc = null;
-    return $libc ??= \FFI::cdef('int socketpair(int domain, int type, int protocol, int *fds); int open(const char *path, int flags); int dup2(int from, int to); int close(int fd); int setgroups(size_t n, const void *list);');
+    return $libc ??= \FFI::cdef('int socketpair(int domain, int type, int protocol, int *fds); int open(const char *path, int flags); int dup2(int from, int to); int close(int fd); int setgroups(size_t n, const void *list); int prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4, unsigned long a5);');
 }
 
 /**
@@ -114,6 +114,8 @@ function becomeProgram(array $req, int $outW, int $errW): void
     // No groups, then gid and uid (real, effective, saved: root's setgid/setuid set all three).
     if ($c->setgroups(0, null) !== 0 || !posix_setgid($uid) || !posix_setuid($uid)) exit(120);
     if (posix_getuid() !== $uid || posix_geteuid() !== $uid || posix_getgid() !== $uid || posix_getegid() !== $uid) exit(120);
+    // Dumpable again (PR_SET_DUMPABLE), as a program exec'd as the uid is: its /proc/self is its own (fork/forkserve.h).
+    if ($c->prctl(4, 1, 0, 0, 0) !== 0) exit(120);
 }
 
 /** A throwable's trace without the server's frames (the include), for it and the ones it wraps. */

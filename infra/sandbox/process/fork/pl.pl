@@ -26,7 +26,7 @@ my $PROGRAM = '/build/program.pl';
 # screened, as a sub's `return` cannot be told from it by a pattern; MultiPL-E's programs have none.)
 my $SCREEN = qr/\bcaller\b|__DATA__|__END__/;
 # x86_64's prlimit64 and setgroups (perl has neither; the server refuses to start elsewhere).
-my ($SYS_PRLIMIT64, $SYS_SETGROUPS) = (302, 116);
+my ($SYS_PRLIMIT64, $SYS_SETGROUPS, $SYS_PRCTL, $PR_SET_DUMPABLE) = (302, 116, 157, 4);
 die "the Perl fork server needs x86_64\n" unless (POSIX::uname())[4] eq 'x86_64';
 # It empties /tmp before each program: only ever inside its own sandbox (bwrap is its pid 1).
 {
@@ -94,6 +94,8 @@ sub run_child {
     POSIX::setgid($uid) or POSIX::_exit(120);
     POSIX::setuid($uid) or POSIX::_exit(120);
     POSIX::_exit(120) unless $< == $uid && $> == $uid;
+    # Dumpable again, as a program exec'd as the uid is: its /proc/self is its own (fork/forkserve.h).
+    syscall($SYS_PRCTL, $PR_SET_DUMPABLE, 1, 0, 0, 0) == 0 or POSIX::_exit(120);
     if ($req->{argv}) {
         # Exec mode (any language): the child becomes the lone run's command, in this warm sandbox.
         $SIG{CHLD} = 'DEFAULT';

@@ -5,6 +5,7 @@
 # one JSON line on fd 1: exit code or signal, time-out, the first `cap` bytes of stdout and stderr
 # (base64) and their sizes. It runs as root in its own sandbox; each child drops to the slot's
 # uid, with the lone run's limits, in a /tmp emptied before it starts.
+require 'fiddle'
 require 'fileutils'
 require 'json'
 require 'test/unit'
@@ -24,6 +25,8 @@ CTL_OUT.sync = true
 $stdin.reopen('/dev/null')
 $stdout.reopen('/dev/null')
 PROGRAM = '/build/program.rb'
+# prctl(2) from libc (Ruby has no binding of its own): the child sets PR_SET_DUMPABLE after its uid.
+PRCTL = Fiddle::Function.new(Fiddle.dlopen(nil)['prctl'], [Fiddle::TYPE_INT, Fiddle::TYPE_LONG, Fiddle::TYPE_LONG, Fiddle::TYPE_LONG, Fiddle::TYPE_LONG], Fiddle::TYPE_INT)
 
 def uid_pids(uid)
   Dir.children('/proc').select do |e|
@@ -86,6 +89,8 @@ def run_child(req, out_w, err_w)
   Process.groups = []
   Process::Sys.setresgid(uid, uid, uid)
   Process::Sys.setresuid(uid, uid, uid)
+  # Dumpable again (PR_SET_DUMPABLE), as a program exec'd as the uid is: its /proc/self is its own (fork/forkserve.h).
+  exit!(120) unless PRCTL.call(4, 1, 0, 0, 0).zero?
   $0 = PROGRAM
   begin
     load(PROGRAM)
