@@ -229,35 +229,39 @@ const PROGRAMS: Partial<Record<ProcessLanguageId, Record<Case, string>>> = {
 /** A child's view of itself and of what an earlier program left: its uid, capabilities, /tmp, processes. */
 const PROBES: Partial<Record<ProcessLanguageId, { leaves: string; looks: string }>> = {
   rb: {
-    leaves: "File.write('/tmp/left-behind', 'x')\nProcess.spawn('/usr/bin/setsid', '/bin/sleep', '30')\nputs 'left'",
+    leaves:
+      "File.write('/tmp/left-behind', 'x')\nProcess.spawn('/usr/bin/setsid', '/bin/sleep', '30')\nsystem('ipcmk', '-M', '4096')\nputs 'left'",
     looks:
-      "puts \"uid=#{Process.uid} euid=#{Process.euid}\"\nputs File.read('/proc/self/status')[/^CapEff:.*$/]\nputs \"tmp=#{Dir.children('/tmp').sort.join(',')}\"\nputs \"sleeps=#{Dir.children('/proc').grep(/\\A\\d+\\z/).count { |p| (File.read(\"/proc/#{p}/cmdline\") rescue '').start_with?('/bin/sleep') }}\"",
+      "puts \"uid=#{Process.uid} euid=#{Process.euid}\"\nputs File.read('/proc/self/status')[/^CapEff:.*$/]\nputs \"tmp=#{Dir.children('/tmp').sort.join(',')}\"\nputs \"sleeps=#{Dir.children('/proc').grep(/\\A\\d+\\z/).count { |p| (File.read(\"/proc/#{p}/cmdline\") rescue '').start_with?('/bin/sleep') }}\"\nputs \"ipc=#{File.readlines('/proc/sysvipc/shm').size - 1}\"",
   },
   pl: {
     leaves:
-      "open(my $f, '>', '/tmp/left-behind') or die;\nmy $c = fork();\nif ($c == 0) { exec('/usr/bin/setsid', '/bin/sleep', '30'); }\nprint \"left\\n\";",
+      "open(my $f, '>', '/tmp/left-behind') or die;\nmy $c = fork();\nif ($c == 0) { exec('/usr/bin/setsid', '/bin/sleep', '30'); }\nsystem('ipcmk', '-M', '4096');\nprint \"left\\n\";",
     looks:
-      'print "uid=$< euid=$>\\n";\nopen(my $s, "<", "/proc/self/status");\nprint grep { /^CapEff:/ } <$s>;\nopendir(my $t, "/tmp");\nprint "tmp=", join(",", sort grep { !/^\\./ } readdir($t)), "\\n";\nopendir(my $p, "/proc");\nmy $n = grep { /^\\d+$/ && do { open(my $c, "<", "/proc/$_/cmdline") && (<$c> // "") =~ m{^/bin/sleep} } } readdir($p);\nprint "sleeps=$n\\n";',
+      'print "uid=$< euid=$>\\n";\nopen(my $s, "<", "/proc/self/status");\nprint grep { /^CapEff:/ } <$s>;\nopendir(my $t, "/tmp");\nprint "tmp=", join(",", sort grep { !/^\\./ } readdir($t)), "\\n";\nopendir(my $p, "/proc");\nmy $n = grep { /^\\d+$/ && do { open(my $c, "<", "/proc/$_/cmdline") && (<$c> // "") =~ m{^/bin/sleep} } } readdir($p);\nprint "sleeps=$n\\n";\nopen(my $i, "<", "/proc/sysvipc/shm");\nmy @l = <$i>;\nprint "ipc=", scalar(@l) - 1, "\\n";',
   },
   sh: {
-    leaves: 'echo x > /tmp/left-behind\nsetsid /bin/sleep 30 > /dev/null 2>&1 &\necho left',
+    leaves: 'echo x > /tmp/left-behind\nsetsid /bin/sleep 30 > /dev/null 2>&1 &\nipcmk -M 4096\necho left',
     looks:
-      'echo "uid=$(id -u) euid=$(id -u)"\ngrep ^CapEff: /proc/self/status\necho "tmp=$(ls -A /tmp | sort | paste -sd,)"\necho "sleeps=$(grep -l "^/bin/sleep" /proc/[0-9]*/cmdline 2>/dev/null | wc -l)"',
+      'echo "uid=$(id -u) euid=$(id -u)"\ngrep ^CapEff: /proc/self/status\necho "tmp=$(ls -A /tmp | sort | paste -sd,)"\necho "sleeps=$(grep -l "^/bin/sleep" /proc/[0-9]*/cmdline 2>/dev/null | wc -l)"\necho "ipc=$(tail -n +2 /proc/sysvipc/shm | wc -l)"',
   },
   r: {
-    leaves: "writeLines('x', '/tmp/left-behind')\ninvisible(system('setsid /bin/sleep 30 > /dev/null 2>&1 &'))\ncat('left\\n')",
+    leaves:
+      "writeLines('x', '/tmp/left-behind')\ninvisible(system('setsid /bin/sleep 30 > /dev/null 2>&1 &'))\ninvisible(system('ipcmk -M 4096'))\ncat('left\\n')",
     looks:
-      "ids <- system('id -u; id -G', intern = TRUE)\ncat(sprintf('uid=%s euid=%s\\n', ids[1], ids[1]))\ncat(grep('^CapEff:', readLines('/proc/self/status'), value = TRUE), '\\n', sep = '')\ncat('tmp=', paste(sort(setdiff(list.files('/tmp', all.files = TRUE, no.. = TRUE), basename(tempdir()))), collapse = ','), '\\n', sep = '')\nn <- sum(vapply(list.files('/proc', pattern = '^[0-9]+$', full.names = TRUE), function(p) { x <- tryCatch(readBin(file.path(p, 'cmdline'), 'raw', 200), error = function(e) raw(0)); startsWith(rawToChar(x[x != as.raw(0)]), '/bin/sleep') }, logical(1)))\ncat('sleeps=', n, '\\n', sep = '')\ncat('groups=', if (ids[2] == ids[1]) '' else ids[2], '\\n', sep = '')",
+      "ids <- system('id -u; id -G', intern = TRUE)\ncat(sprintf('uid=%s euid=%s\\n', ids[1], ids[1]))\ncat(grep('^CapEff:', readLines('/proc/self/status'), value = TRUE), '\\n', sep = '')\ncat('tmp=', paste(sort(setdiff(list.files('/tmp', all.files = TRUE, no.. = TRUE), basename(tempdir()))), collapse = ','), '\\n', sep = '')\nn <- sum(vapply(list.files('/proc', pattern = '^[0-9]+$', full.names = TRUE), function(p) { x <- tryCatch(readBin(file.path(p, 'cmdline'), 'raw', 200), error = function(e) raw(0)); startsWith(rawToChar(x[x != as.raw(0)]), '/bin/sleep') }, logical(1)))\ncat('sleeps=', n, '\\n', sep = '')\ncat('groups=', if (ids[2] == ids[1]) '' else ids[2], '\\n', sep = '')\ncat('ipc=', length(readLines('/proc/sysvipc/shm')) - 1, '\\n', sep = '')",
   },
   lua: {
-    leaves: "io.open('/tmp/left-behind', 'w'):write('x'):close()\nos.execute('setsid /bin/sleep 30 > /dev/null 2>&1 &')\nprint('left')",
+    leaves:
+      "io.open('/tmp/left-behind', 'w'):write('x'):close()\nos.execute('setsid /bin/sleep 30 > /dev/null 2>&1 &')\nos.execute('ipcmk -M 4096')\nprint('left')",
     looks:
-      "local function sh(c) local p = io.popen(c) local s = p:read('a') p:close() return s end\nlocal uid = sh('id -u'):gsub('%s', '')\nprint('uid=' .. uid .. ' euid=' .. sh('id -u'):gsub('%s', ''))\nfor l in io.lines('/proc/self/status') do if l:match('^CapEff:') then print(l) end end\nprint('tmp=' .. sh('ls -A /tmp | sort | paste -sd,'):gsub('%s', ''))\nprint('sleeps=' .. sh('grep -l ^/bin/sleep /proc/[0-9]*/cmdline 2>/dev/null | wc -l'):gsub('%s', ''))\nlocal g = sh('id -G'):gsub('%s', '')\nprint('groups=' .. (g == uid and '' or g))",
+      "local function sh(c) local p = io.popen(c) local s = p:read('a') p:close() return s end\nlocal uid = sh('id -u'):gsub('%s', '')\nprint('uid=' .. uid .. ' euid=' .. sh('id -u'):gsub('%s', ''))\nfor l in io.lines('/proc/self/status') do if l:match('^CapEff:') then print(l) end end\nprint('tmp=' .. sh('ls -A /tmp | sort | paste -sd,'):gsub('%s', ''))\nprint('sleeps=' .. sh('grep -l ^/bin/sleep /proc/[0-9]*/cmdline 2>/dev/null | wc -l'):gsub('%s', ''))\nlocal g = sh('id -G'):gsub('%s', '')\nprint('groups=' .. (g == uid and '' or g))\nprint('ipc=' .. sh('tail -n +2 /proc/sysvipc/shm | wc -l'):gsub('%s', ''))",
   },
   php: {
-    leaves: "<?php\nfile_put_contents('/tmp/left-behind', 'x');\nshell_exec('setsid /bin/sleep 30 > /dev/null 2>&1 &');\necho \"left\\n\";",
+    leaves:
+      "<?php\nfile_put_contents('/tmp/left-behind', 'x');\nshell_exec('setsid /bin/sleep 30 > /dev/null 2>&1 &');\necho shell_exec('ipcmk -M 4096');\necho \"left\\n\";",
     looks:
-      "<?php\necho 'uid=' . posix_getuid() . ' euid=' . posix_geteuid() . \"\\n\";\npreg_match('/^CapEff:.*$/m', file_get_contents('/proc/self/status'), $m);\necho $m[0], \"\\n\";\necho 'tmp=' . implode(',', array_diff(scandir('/tmp'), ['.', '..'])) . \"\\n\";\n$n = 0;\nforeach (glob('/proc/[0-9]*/cmdline') as $c) if (str_starts_with((string) @file_get_contents($c), '/bin/sleep')) $n++;\necho \"sleeps=$n\\n\";\necho 'groups=' . implode(',', posix_getgroups()) . \"\\n\";",
+      "<?php\necho 'uid=' . posix_getuid() . ' euid=' . posix_geteuid() . \"\\n\";\npreg_match('/^CapEff:.*$/m', file_get_contents('/proc/self/status'), $m);\necho $m[0], \"\\n\";\necho 'tmp=' . implode(',', array_diff(scandir('/tmp'), ['.', '..'])) . \"\\n\";\n$n = 0;\nforeach (glob('/proc/[0-9]*/cmdline') as $c) if (str_starts_with((string) @file_get_contents($c), '/bin/sleep')) $n++;\necho \"sleeps=$n\\n\";\necho 'groups=' . implode(',', posix_getgroups()) . \"\\n\";\necho 'ipc=' . (count(file('/proc/sysvipc/shm')) - 1) . \"\\n\";",
   },
 };
 
@@ -384,13 +388,15 @@ describe('pl: what the Perl server screens out runs alone', () => {
 });
 
 describe.each(PROBED)('%s: what a forked program leaves does not reach the next one', (language) => {
-  it("a program's files and processes are gone for the next one; it runs as its slot's uid, without capabilities", async () => {
+  it("a program's files, processes and SysV IPC objects are gone for the next one; it runs as its slot's uid, without capabilities", async () => {
     const probe = PROBES[language]!;
     // One slot: the second program is forked by the server that forked the first.
     const one = new ProcessExecutor(toolchainFor(language), { concurrency: 1, limits: LIMITS, forkServer: true });
     try {
       const left = await one.run({ id: 'leaves', program: probe.leaves });
       expect(left.stdout).toContain('left');
+      // A SysV shared memory segment it made (ipcmk), which its server's IPC namespace outlives.
+      expect(left.stdout).toContain('Shared memory id:');
       const look = await one.run({ id: 'looks', program: probe.looks });
       expect(look.forked).toBe(true);
       const [uid] = one.uidRange;
@@ -398,6 +404,7 @@ describe.each(PROBED)('%s: what a forked program leaves does not reach the next 
       expect(look.stdout).toMatch(/CapEff:\s+0+\n/);
       expect(look.stdout).toContain('tmp=\n');
       expect(look.stdout).toContain('sleeps=0');
+      expect(look.stdout).toContain('ipc=0\n');
       // The probes that print supplementary groups: none, as setpriv --clear-groups leaves a lone run.
       if (probe.looks.includes('groups=')) expect(look.stdout).toContain('groups=\n');
     } finally {

@@ -34,8 +34,9 @@
  *     runner then reaps the uid as after a lone step (survivors are counted);
  *   - what is weaker than the lone run (the Python zygote's level; --no-fork-server for the lone run's): the programs of one slot share one pid, IPC
  *     and network namespace and one /tmp (emptied, not fresh) one after the other; a child sees
- *     the server in /proc (not its memory: another uid); SysV IPC objects a program leaves under
- *     its uid are not removed.
+ *     the server in /proc (not its memory: another uid). The SysV IPC objects a program leaves
+ *     (the lone run's IPC namespace ends with it) are removed before the next fork, by `ipcrm
+ *     --all` as the slot's uid (fork/forkserve.h remove_ipc, and its like in each server).
  * Any doubt runs the program alone (the runner's lone path): the server's screen (a program its
  * child could not run as the interpreter would, e.g. Perl's top-level `caller`), the server's
  * death, a malformed or late answer (it is then killed and started afresh for the next program), a rootless runner (no

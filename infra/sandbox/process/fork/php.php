@@ -89,6 +89,27 @@ function emptyTmp(): void
     }
 }
 
+/**
+ * SysV IPC objects earlier programs left (a lone run's IPC namespace ends with it): removed by
+ * `ipcrm --all` as the slot's uid, which owns them, when /proc/sysvipc lists any (fork/forkserve.h).
+ */
+function removeIpc(int $uid): void
+{
+    $left = false;
+    foreach (['shm', 'sem', 'msg'] as $kind) $left = $left || count(@file("/proc/sysvipc/$kind") ?: []) > 1;
+    if (!$left) return;
+    $pid = pcntl_fork();
+    if ($pid === 0) {
+        if (libc()->setgroups(0, null) !== 0 || !posix_setgid($uid) || !posix_setuid($uid)) exit(120);
+        $null = libc()->open('/dev/null', 1);
+        libc()->dup2($null, 1);
+        libc()->dup2($null, 2);
+        pcntl_exec('/usr/bin/ipcrm', ['--all']);
+        exit(127);
+    }
+    if ($pid > 0) pcntl_waitpid($pid, $status);
+}
+
 /** In the child: its fds, session, cwd, limits and uid, as the lone run's program has them. */
 function becomeProgram(array $req, int $outW, int $errW): void
 {
@@ -140,6 +161,7 @@ function serveOne(array $req, $control): ?array
     $uid = $req['uid'];
     $cap = $req['cap'];
     emptyTmp();
+    removeIpc($uid);
     [$outR, $outW] = socketPair();
     [$errR, $errW] = socketPair();
     $started = hrtime(true);
