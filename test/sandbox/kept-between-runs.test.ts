@@ -16,6 +16,7 @@ import { keep, keptFile, readKept } from '../../infra/sandbox/process/toolchains
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
 import { warmTsToolchain } from '../../infra/sandbox/warm/warmToolchains.js';
 import { GoDirectRoute } from '../../infra/sandbox/warm/go.js';
+import { rDependsOn } from '../../infra/sandbox/process/toolchains/r.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const dirs: string[] = [];
@@ -213,6 +214,38 @@ process.stdout.write(JSON.stringify(await probeVersion('rustc', ['--version'], '
     expect(await probe()).toBe('rustc 1.81.0');
     expect(probes()).toBe(4);
   }, 120_000);
+});
+
+describe("R's check, kept with the R installation it starts", () => {
+  it('R_HOME from the launcher script beside Rscript, or the environment; a replaced libR.so or base package changes the key', () => {
+    const dir = tempDir();
+    const bin = join(dir, 'bin');
+    const home = join(dir, 'lib', 'R');
+    for (const d of [bin, join(home, 'bin', 'exec'), join(home, 'lib'), join(home, 'etc'), join(home, 'library', 'base')])
+      mkdirSync(d, { recursive: true });
+    // As Debian's /usr/bin/R: a shell script that names the R_HOME its build was made for.
+    writeFileSync(
+      join(bin, 'R'),
+      `#!/bin/bash\n# Shell wrapper for R executable.\n\nR_HOME_DIR=${home}\nexec "\${R_HOME_DIR}/bin/exec/R" "$@"\n`,
+    );
+    chmodSync(join(bin, 'R'), 0o755);
+    for (const f of ['bin/exec/R', 'lib/libR.so', 'etc/Renviron', 'library/base/DESCRIPTION']) writeFileSync(join(home, f), 'R 4.2.2\n');
+    const key = (env: NodeJS.ProcessEnv = {}) => JSON.stringify(rDependsOn(bin, env));
+    const first = key();
+    expect(first).toContain(home);
+    expect(JSON.parse(first).files).toHaveLength(4);
+    expect(key()).toBe(first);
+    // An upgraded R: its library rewritten (another size), then its base package.
+    writeFileSync(join(home, 'lib', 'libR.so'), 'R 4.4.1, a longer library\n');
+    const upgraded = key();
+    expect(upgraded).not.toBe(first);
+    writeFileSync(join(home, 'library', 'base', 'DESCRIPTION'), 'Package: base, another version\n');
+    expect(key()).not.toBe(upgraded);
+    // R_HOME in the environment is the R Rscript starts, whatever the launcher says.
+    expect(JSON.parse(key({ R_HOME: join(dir, 'elsewhere') })).home).toBe(join(dir, 'elsewhere'));
+    // No R at all: nothing to key on but that.
+    expect(JSON.parse(JSON.stringify(rDependsOn(join(dir, 'nowhere'), {})))).toEqual({ launcher: null, home: null, files: [] });
+  });
 });
 
 describe("the tsc server's library check, kept between runs", () => {

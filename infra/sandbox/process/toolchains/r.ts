@@ -7,7 +7,10 @@
  */
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
+import { binaryIdentity, fileIdentity } from './keptBetweenRuns.js';
 import { rForkServer } from '../rForkServer.js';
 
 export const R_INSTALL = 'run bash scripts/install-toolchains.sh (Debian: apt-get install r-base-core) so that `Rscript` is on PATH';
@@ -43,11 +46,46 @@ export function classifyR(run: StepResult): RunOutcome {
   return exitedWith(run);
 }
 
+/** The files of R_HOME that Rscript's answer comes from: the R it starts, its library, its environment file and the base package. */
+const R_HOME_FILES = ['bin/exec/R', 'lib/libR.so', 'etc/Renviron', 'library/base/DESCRIPTION'];
+
+/**
+ * What the check's answer depends on beyond Rscript's own binary (which the kept probe covers):
+ * the R installation Rscript starts. Rscript finds it through R_HOME, else the directory its build
+ * names, which the `R` launcher script beside it spells out (`R_HOME_DIR=...`); a replaced or
+ * upgraded R changes one of these files, and the probe runs again. Read without starting R: that
+ * start (~0.2 s) is what keeping the answer saves.
+ */
+export function rDependsOn(path: string = process.env.PATH ?? '/usr/bin:/bin', env: NodeJS.ProcessEnv = process.env): unknown {
+  const launcher = binaryIdentity('R', path)?.file;
+  let home = env.R_HOME || undefined;
+  if (!home && launcher) {
+    try {
+      home = /^R_HOME_DIR=(\S+)$/m.exec(readFileSync(launcher, 'utf8').slice(0, 4096))?.[1];
+    } catch {
+      home = undefined;
+    }
+  }
+  return {
+    launcher: launcher ?? null,
+    home: home ?? null,
+    files: home ? R_HOME_FILES.map((f) => [f, fileIdentity(join(home, f)) ?? null]) : [],
+  };
+}
+
 export function rToolchain(): Toolchain {
   return {
     language: 'r',
     name: 'R (Rscript)',
-    check: () => probeVersion('Rscript', ['-e', 'cat(R.version.string, "\\n")'], 'Rscript', R_INSTALL),
+    check: () =>
+      probeVersion(
+        'Rscript',
+        ['-e', 'cat(R.version.string, "\\n")'],
+        'Rscript',
+        R_INSTALL,
+        {},
+        { keepBetweenRuns: true, alsoDependsOn: rDependsOn },
+      ),
     mounts: () => [],
     files: (program) => ({ 'program.r': program }),
     compile: () => null,
