@@ -6,7 +6,7 @@
  * leave half a file.
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,6 +17,7 @@ import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js'
 import { warmTsToolchain } from '../../infra/sandbox/warm/warmToolchains.js';
 import { GoDirectRoute } from '../../infra/sandbox/warm/go.js';
 import { rDependsOn } from '../../infra/sandbox/process/toolchains/r.js';
+import { rktDependsOn } from '../../infra/sandbox/process/toolchains/rkt.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const dirs: string[] = [];
@@ -245,6 +246,48 @@ describe("R's check, kept with the R installation it starts", () => {
     expect(JSON.parse(key({ R_HOME: join(dir, 'elsewhere') })).home).toBe(join(dir, 'elsewhere'));
     // No R at all: nothing to key on but that.
     expect(JSON.parse(JSON.stringify(rDependsOn(join(dir, 'nowhere'), {})))).toEqual({ launcher: null, home: null, files: [] });
+  });
+});
+
+describe("Racket's check, kept with where racket finds its packages", () => {
+  it("the installation's config names its directories; a package installed or removed, or the user's add-on directory, changes the key", () => {
+    const dir = tempDir();
+    const prefix = join(dir, 'opt', 'racket');
+    const bin = join(prefix, 'bin');
+    const share = join(dir, 'share');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'racket'), '#!/bin/sh\n');
+    chmodSync(join(bin, 'racket'), 0o755);
+    // A tarball install: <prefix>/etc/config.rktd naming where it put the rest.
+    mkdirSync(join(prefix, 'etc'));
+    writeFileSync(join(prefix, 'etc', 'config.rktd'), `#hash((share-dir . "${share}") (pkgs-dir . "${join(share, 'pkgs')}"))\n`);
+    for (const d of ['collects', 'pkgs/rackunit-lib']) mkdirSync(join(share, d), { recursive: true });
+    writeFileSync(join(share, 'links.rktd'), '()\n');
+    const home = join(dir, 'home');
+    mkdirSync(home);
+    // A directory's mtime moves with its entries, at the file system's clock resolution: make each change visible.
+    const later = (path: string) => utimesSync(path, new Date(), new Date(Date.now() + 5_000 * ++ticks));
+    let ticks = 0;
+    const key = (env: NodeJS.ProcessEnv = { HOME: home }) => JSON.stringify(rktDependsOn(bin, env));
+    const first = key();
+    expect(JSON.parse(first).rackunit.file).toBe(join(share, 'pkgs', 'rackunit-lib'));
+    expect(key()).toBe(first);
+    // rackunit removed: its package directory is gone, and the packages' directory changed.
+    rmSync(join(share, 'pkgs', 'rackunit-lib'), { recursive: true });
+    later(join(share, 'pkgs'));
+    const removed = key();
+    expect(removed).not.toBe(first);
+    expect(JSON.parse(removed).rackunit).toBeNull();
+    // A package installed in the user's scope.
+    mkdirSync(join(home, '.local', 'share', 'racket'), { recursive: true });
+    writeFileSync(join(home, '.local', 'share', 'racket', 'links.rktd'), '(("rackunit" "elsewhere"))\n');
+    const user = key();
+    expect(user).not.toBe(removed);
+    expect(JSON.parse(user).addonLinks).not.toBeNull();
+    // PLTCOLLECTS moves the collections whatever the files say.
+    expect(key({ HOME: home, PLTCOLLECTS: '/elsewhere' })).not.toBe(user);
+    // No racket at all.
+    expect(rktDependsOn(join(dir, 'nowhere'), {})).toBeNull();
   });
 });
 

@@ -80,6 +80,21 @@ export function fileIdentity(file: string): FileIdentity | undefined {
 }
 
 /**
+ * A directory's identity after symlinks (path, inode, mtime): its mtime changes when an entry is
+ * added, removed or renamed in it (a package installed or removed), not when a file deep inside is
+ * rewritten. Undefined when absent.
+ */
+export function directoryIdentity(dir: string): Omit<FileIdentity, 'size'> | undefined {
+  try {
+    const real = realpathSync(dir);
+    const stat = statSync(real);
+    return stat.isDirectory() ? { file: real, ino: stat.ino, mtimeMs: stat.mtimeMs } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The real file `command` runs (looked up on `path` as execvp does), with what changes when the
  * file is replaced or rewritten: its path, inode, size and modification time. Undefined when it is
  * not found.

@@ -9,7 +9,10 @@
  */
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
+import { binaryIdentity, directoryIdentity, fileIdentity } from './keptBetweenRuns.js';
 import { execForkServer } from '../forkServer.js';
 
 export const RACKET_INSTALL =
@@ -45,12 +48,61 @@ export function classifyRacket(run: StepResult): RunOutcome {
   return exitedWith(run);
 }
 
+/**
+ * What the check's answer (racket/base and rackunit load) depends on beyond racket's own binary:
+ * where racket finds its collections and packages, read without starting racket (~0.3 s, what
+ * keeping the answer saves). The installation's config.rktd (a tarball install: <prefix>/etc;
+ * Debian's, under /usr: /etc/racket) names its share, package and compiled-file directories; the key holds
+ * their identities (a package installed or removed changes the package directory's), rackunit's
+ * own package directory, the installation's and the user's links files, the user's add-on
+ * directory, and the PLT variables that move any of these.
+ */
+export function rktDependsOn(path: string = process.env.PATH ?? '/usr/bin:/bin', env: NodeJS.ProcessEnv = process.env): unknown {
+  const racket = binaryIdentity('racket', path)?.file;
+  if (!racket) return null;
+  const prefix = dirname(dirname(racket));
+  // Debian's racket (under /usr) reads /etc/racket; an installation elsewhere, its own <prefix>/etc.
+  const configs = [join(prefix, 'etc', 'config.rktd'), join(prefix, 'etc', 'racket', 'config.rktd')];
+  if (prefix === '/usr') configs.push('/etc/racket/config.rktd');
+  const configFile = configs.find((f) => fileIdentity(f) !== undefined);
+  let config = '';
+  try {
+    config = configFile ? readFileSync(configFile, 'utf8') : '';
+  } catch {
+    config = '';
+  }
+  const configured = (name: string) => new RegExp(`\\(${name} \\. "([^"]+)"\\)`).exec(config)?.[1];
+  const share = configured('share-dir') ?? join(prefix, 'share', 'racket');
+  const pkgs = configured('pkgs-dir') ?? join(share, 'pkgs');
+  const lib = configured('lib-dir') ?? join(prefix, 'lib', 'racket');
+  const home = env.PLTUSERHOME || env.HOME || '/';
+  const addon = env.PLTADDONDIR || join(home, '.local', 'share', 'racket');
+  return {
+    config: configFile ? fileIdentity(configFile) : null,
+    links: fileIdentity(join(share, 'links.rktd')) ?? null,
+    collects: directoryIdentity(join(share, 'collects')) ?? null,
+    pkgs: directoryIdentity(pkgs) ?? null,
+    rackunit: directoryIdentity(join(pkgs, 'rackunit-lib')) ?? null,
+    compiled: directoryIdentity(join(lib, 'compiled')) ?? null,
+    addon: directoryIdentity(addon) ?? null,
+    addonLinks: fileIdentity(join(addon, 'links.rktd')) ?? null,
+    env: ['PLTCOLLECTS', 'PLTADDONDIR', 'PLTUSERHOME', 'PLTCOMPILEDROOTS', 'PLT_ZO_COMPILE'].map((k) => [k, env[k] ?? null]),
+  };
+}
+
 export function rktToolchain(): Toolchain {
   return {
     language: 'rkt',
     name: 'Racket (racket, rackunit)',
     check: () =>
-      probeVersion('racket', ['-l', 'racket/base', '-l', 'rackunit', '-e', '(displayln (version))'], 'racket or rackunit', RACKET_INSTALL),
+      probeVersion(
+        'racket',
+        ['-l', 'racket/base', '-l', 'rackunit', '-e', '(displayln (version))'],
+        'racket or rackunit',
+        RACKET_INSTALL,
+        {},
+        { keepBetweenRuns: true, alsoDependsOn: rktDependsOn },
+      ),
     mounts: () => [],
     files: (program) => ({ 'program.rkt': program }),
     compile: () => null,
