@@ -66,36 +66,22 @@ describe('a stored shard holds its tasks', () => {
   it('not a shard of another sharding, a short one, or one with a sample twice', () => {
     // Shard 0 of one task a shard, read as shard 0 of two tasks a shard.
     expect(holdsShard(rows([[0, 0]]), { start: 0, end: 2 }, 1)).toBe(false);
-    // Shard 1 of one task a shard (task 1), read as shard 1 of two (tasks 2-3), same size.
-    expect(
-      holdsShard(
-        rows([
-          [1, 0],
-          [1, 1],
-        ]),
-        { start: 2, end: 3 },
-        2,
-      ),
-    ).toBe(false);
-    expect(
-      holdsShard(
-        rows([
-          [2, 0],
-          [2, 0],
-        ]),
-        { start: 2, end: 3 },
-        2,
-      ),
-    ).toBe(false);
-    expect(
-      holdsShard(
-        rows([
-          [2, 0],
-          [2, 2],
-        ]),
-        { start: 2, end: 3 },
-        2,
-      ),
-    ).toBe(false);
+    const notTask2: [number, number][][] = [
+      // Shard 1 of one task a shard (task 1), read as shard 1 of two (task 2 here), same size.
+      [
+        [1, 0],
+        [1, 1],
+      ],
+      // A sample twice, and one beyond n.
+      [
+        [2, 0],
+        [2, 0],
+      ],
+      [
+        [2, 0],
+        [2, 2],
+      ],
+    ];
+    for (const pairs of notTask2) expect(holdsShard(rows(pairs), { start: 2, end: 3 }, 2), JSON.stringify(pairs)).toBe(false);
   });
 });
