@@ -375,9 +375,13 @@ describe('model server: concurrency', () => {
     // Two had to wait for a slot, as the header says.
     expect(answers.filter((a) => Number(a.headers.get('x-explora-queue-ms')) > 0).length).toBeGreaterThanOrEqual(2);
     for (const a of answers) expect(Number(a.headers.get('x-explora-first-token-ms'))).toBeGreaterThan(0);
-    // Seeded requests answered in a crowd are the same as answered alone.
+    // A seeded request answered in a crowd is the same as answered alone only where llama.cpp's
+    // kernels round a prompt the same whatever other prompts share its batch (the 2026-11-26 VMs);
+    // on the 2026-11-29 AMD VM (AVX2) they do not, and the sampled text can differ (docs/model.md).
+    // What holds on every CPU: the same request alone gives the same text again, after the crowd.
     const alone = await completion(bodies[1]!);
-    expect(alone.body.choices).toEqual(answers[1]!.body.choices);
+    expect(alone.body.choices[0].text.length).toBeGreaterThan(0);
+    expect((await completion(bodies[1]!)).body.choices).toEqual(alone.body.choices);
   });
 
   it('a client that gives up while waiting for a slot leaves the queue; the server goes on', async () => {
