@@ -3,7 +3,7 @@
  * its sandbox activity, its records file, the cell reading them back) is paid per shard whatever its
  * size, so shards of a sample or a few tasks each spend more on orchestration than on samples: at
  * n = 122, one task a shard cost the Temporal server 1.0 ms of CPU per sample, sixteen tasks a shard
- * 0.4 ms, and the sweep ran 19% faster (docs/benchmarks.md#sweep-overhead). Larger shards must not
+ * 0.3 ms, and the sweep ran 29% faster (docs/benchmarks.md#sweep-overhead). Larger shards must not
  * cost parallelism either: a shard generates at most its task window at once, and a cell runs at
  * most `maxParallelShards` shards, so a shard grows only while the cell keeps that many shards.
  */

@@ -95,6 +95,9 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 
 static void empty_tmp(void) { nftw("/tmp", remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT); }
 
+/* No supplementary groups, then the slot's uid as real, effective and saved uid and gid: 0 when done. */
+static int drop_to(uid_t uid) { return setgroups(0, NULL) != 0 || setresgid(uid, uid, uid) != 0 || setresuid(uid, uid, uid) != 0; }
+
 /* Whether /proc/sysvipc lists any shared memory, semaphore set or message queue (a line past its header). */
 static int ipc_left(void) {
   static const char *const lists[] = {"/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg"};
@@ -117,7 +120,7 @@ static void remove_ipc(uid_t uid) {
   if (!ipc_left()) return;
   pid_t p = fork();
   if (p == 0) {
-    if (setgroups(0, NULL) != 0 || setresgid(uid, uid, uid) != 0 || setresuid(uid, uid, uid) != 0) _exit(120);
+    if (drop_to(uid)) _exit(120);
     int devnull = open("/dev/null", O_WRONLY);
     if (devnull >= 0) {
       dup2(devnull, 1);
@@ -151,7 +154,7 @@ static void fork_become_child(const struct fork_request *r, int out_w, int err_w
   set_limit(RLIMIT_NOFILE, r->open_files, r->open_files);
   set_limit(RLIMIT_CORE, 0, 0);
   uid_t uid = (uid_t)r->uid;
-  if (setgroups(0, NULL) != 0 || setresgid(uid, uid, uid) != 0 || setresuid(uid, uid, uid) != 0) _exit(120);
+  if (drop_to(uid)) _exit(120);
   if (getuid() != uid || geteuid() != uid || getgid() != uid) _exit(120);
   // Changing uid left the child non-dumpable, its /proc/self owned by root: a lone run's program,
   // exec'd as the uid, reads its own /proc/self/environ, status and fds, and so does this one.
