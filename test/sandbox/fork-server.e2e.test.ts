@@ -280,10 +280,10 @@ function comparable(r: ExecutionResult, id?: string) {
           .filter((line, i, all) => line !== all[i - 1])
           .join('\n')
       : s;
-  // And where those lines passed the output cap, the cap cuts the last one at a place that moves
-  // with the pids' lengths: only whole lines count.
-  const whole = (s: string, total: number) =>
-    id === 'spawnBomb' && total > Buffer.byteLength(s) ? s.slice(0, s.lastIndexOf('\n') + 1) : s;
+  // And its last line can be cut, by the output cap (at a place that moves with the pids' lengths)
+  // or by the time limit's kill between a shell's two writes of one message ("sh: N: ", then
+  // "Cannot fork"): only whole lines count.
+  const whole = (s: string) => (id === 'spawnBomb' ? s.slice(0, s.lastIndexOf('\n') + 1) : s);
   // Node's out-of-memory report lists its last few collections, how many and padded how wide
   // depending on timing: they are left out, the report's other lines compared.
   const gcs = (s: string | undefined) => (id === 'memoryBomb' ? s?.replace(/^\[N:NxN\] +N ms: .*\n/gm, '') : s);
@@ -291,8 +291,8 @@ function comparable(r: ExecutionResult, id?: string) {
     status: r.status,
     type: r.exception?.type,
     message: digits(r.exception?.message),
-    stdout: once(digits(whole(r.stdout, r.stdoutBytes))),
-    stderr: gcs(once(digits(whole(r.stderr, r.stderrBytes)))),
+    stdout: once(digits(whole(r.stdout))),
+    stderr: gcs(once(digits(whole(r.stderr)))),
     exitCode: r.exitCode,
     signal: r.signal,
   };
