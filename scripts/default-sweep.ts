@@ -7,7 +7,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { modelBaseUrl, PROJECT_ROOT, stackPaths } from '../stack/local-stack.js';
 import { modelIdFor, modelPathFromEnv } from '../stack/model-server/location.js';
 import { installedHumanEval } from './lib/installed-datasets.js';
@@ -59,10 +58,9 @@ console.error(`default-sweep: config in ${file}`);
 // start-sweep stops on its own signals (it detaches: the sweep carries on). A Ctrl-C reaches it
 // from the terminal directly; a SIGTERM sent to this process is passed on once. This one waits for
 // it and exits as it does: it never kills it mid-stop.
-const tsxLoader = pathToFileURL(path.join(PROJECT_ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
 const child = spawn(
   process.execPath,
-  ['--import', tsxLoader, path.join(PROJECT_ROOT, 'scripts/start-sweep.ts'), '--config', file, ...process.argv.slice(2)],
+  [path.join(PROJECT_ROOT, 'bin/run.mjs'), path.join(PROJECT_ROOT, 'scripts/start-sweep.ts'), '--config', file, ...process.argv.slice(2)],
   { stdio: 'inherit' },
 );
 let relayed = false;

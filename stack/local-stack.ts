@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { modelPathFromEnv } from './model-server/location.js';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
@@ -167,18 +167,9 @@ function serviceSpecs(config: ExploraConfig, paths: StackPaths): ServiceSpec[] {
     const script = path.join(PROJECT_ROOT, 'scripts/model-server.ts');
     services.push({
       name: 'model',
-      // node with tsx's loader, so that the pid we keep is the server itself.
+      // node on bin/run.mjs, which runs the script in its own process: the pid we keep is the server itself.
       binary: process.execPath,
-      args: [
-        '--import',
-        pathToFileURL(path.join(PROJECT_ROOT, 'node_modules/tsx/dist/loader.mjs')).href,
-        script,
-        '--port',
-        String(paths.model.port),
-        '--model',
-        paths.model.path,
-        '--quiet',
-      ],
+      args: [path.join(PROJECT_ROOT, 'bin/run.mjs'), script, '--port', String(paths.model.port), '--model', paths.model.path, '--quiet'],
       marker: script,
       requires: {
         file: paths.model.path,

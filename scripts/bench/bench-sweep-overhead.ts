@@ -28,7 +28,9 @@ import { startScriptedLlmServer } from '../../test/support/scripted-llm-server.j
 import { PROJECT_ROOT, stackStatus } from '../../stack/local-stack.js';
 
 const HUMANEVAL = path.resolve(PROJECT_ROOT, '../shared/reference/humaneval/HumanEval.jsonl.gz');
-const TSX = path.join(PROJECT_ROOT, 'node_modules/.bin/tsx');
+/** How a user starts each side: `npm run sweep` (bin/run.mjs) and bin/evaluate.mjs, from their kept bundles. */
+const RUN = path.join(PROJECT_ROOT, 'bin/run.mjs');
+const EVALUATE = path.join(PROJECT_ROOT, 'bin/evaluate.mjs');
 
 /**
  * Runs a command and reports its wall time, its process tree's CPU (getrusage), and, sampled twice a
@@ -308,7 +310,7 @@ new Command('bench-sweep-overhead')
         const stackBefore = stackCpuSeconds(env);
         const ownBefore = process.cpuUsage();
         const machineBefore = machineCpuSeconds();
-        // node --cpu-prof is refused in NODE_OPTIONS: the profiled run loads tsx itself.
+        // node --cpu-prof is refused in NODE_OPTIONS: the profiled run is node's own.
         const startSweep = [path.join(PROJECT_ROOT, 'scripts/start-sweep.ts'), '--config', file, '--no-progress'];
         // When the sweep's first LLM request arrives: what the workers spent before it is start-up
         // (loading the code, connecting, the sandbox), which weighs per sample only on small sweeps.
@@ -321,15 +323,8 @@ new Command('bench-sweep-overhead')
         }, 50);
         const m = await measure(
           profile && opts.cpuProfDir
-            ? [
-                process.execPath,
-                '--cpu-prof',
-                `--cpu-prof-dir=${path.resolve(opts.cpuProfDir)}`,
-                '--import',
-                import.meta.resolve('tsx'),
-                ...startSweep,
-              ]
-            : [TSX, ...startSweep],
+            ? [process.execPath, '--cpu-prof', `--cpu-prof-dir=${path.resolve(opts.cpuProfDir)}`, RUN, ...startSweep]
+            : [process.execPath, RUN, ...startSweep],
           stackPids(env),
           // Task queues of this run's own: on a stack that other sweeps use, their workers would
           // take some of this sweep's tasks (its CPU then counted nowhere) and this one's theirs.
@@ -378,16 +373,7 @@ new Command('bench-sweep-overhead')
         );
       const runBare = async () => {
         const machineBefore = machineCpuSeconds();
-        const m = await measure([
-          TSX,
-          path.join(PROJECT_ROOT, 'scripts/evaluate.ts'),
-          '--problems',
-          HUMANEVAL,
-          '--samples',
-          samplesFile,
-          '--k',
-          '1',
-        ]);
+        const m = await measure([process.execPath, EVALUATE, '--problems', HUMANEVAL, '--samples', samplesFile, '--k', '1']);
         const machine = machineCpuSeconds();
         return {
           ...m,

@@ -23,7 +23,7 @@ const READS: Record<string, readonly EnvGroup[]> = {
 describe('--help lists the environment a script reads', () => {
   for (const [script, groups] of Object.entries(READS)) {
     it(script, async () => {
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', `scripts/${script}.ts`, '--help'], { cwd: ROOT });
+      const { stdout } = await run(process.execPath, ['bin/run.mjs', `scripts/${script}.ts`, '--help'], { cwd: ROOT });
       const section = stdout.slice(stdout.indexOf('\nEnvironment'));
       expect(section.length).toBeGreaterThan(1);
       for (const [name, , , group] of ENV_DOC) {

@@ -148,13 +148,13 @@ describe('the example deployment', () => {
     }
   });
 
-  it("long-lived processes run without a signal relay that can kill them: npm scripts exec node with tsx's loader", () => {
+  it('long-lived processes run without a signal relay that can kill them: npm scripts exec node on bin/run.mjs', () => {
     const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     for (const name of ['worker', 'sweep', 'generate', 'model-server', 'stack:up', 'stack:down', 'stack:status']) {
       // exec: npm's `sh -c` would otherwise take the SIGTERM npm passes on and die, the process never seeing it.
-      expect(pkg.scripts[name], name).toMatch(/^exec node --import tsx \S+\.ts\b/);
+      expect(pkg.scripts[name], name).toMatch(/^exec node bin\/run\.mjs \S+\.ts\b/);
     }
-    expect(pkg.scripts.start).toMatch(/&& exec node --import tsx scripts\/default-sweep\.ts$/);
+    expect(pkg.scripts.start).toMatch(/&& exec node bin\/run\.mjs scripts\/default-sweep\.ts$/);
     for (const [name, script] of Object.entries(pkg.scripts)) expect(script, name).not.toMatch(/(^|&&\s*|;\s*)(npx )?tsx /);
     // Nor do the commands that start others (default-sweep starts start-sweep); benchmarks aside.
     for (const dir of ['scripts', 'scripts/lib', 'stack', 'stack/model-server', 'bin', 'workers']) {
@@ -176,8 +176,7 @@ describe('the example deployment', () => {
       '/usr/bin/tini',
       '--',
       'node',
-      '--import',
-      'tsx',
+      'bin/run.mjs',
       'workers/main.ts',
     ]);
     checkWorkerArgs(JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]!), 'CMD');

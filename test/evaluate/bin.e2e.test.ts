@@ -4,7 +4,7 @@
  * script does.
  */
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 const run = promisify(execFile);
 const REFERENCE = resolve('../shared/reference/humaneval');
 const BIN = resolve('bin/evaluate.mjs');
+const RUN = resolve('bin/run.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'explora-evaluate-bin-'));
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -78,6 +79,36 @@ describe('bin/evaluate.mjs', () => {
         timeout: 120_000,
       });
       expect(JSON.parse(stdout.trim().split('\n').at(-1)!)['pass@1']).toBeCloseTo(0.5, 12);
+    } finally {
+      rmSync(bundles, { recursive: true, force: true });
+    }
+  }, 300_000);
+});
+
+describe('bin/run.mjs', () => {
+  it('runs an entry named relative to the project from any directory, from its bundle, as tsx does; refuses a missing entry', async () => {
+    const bundles = resolve('node_modules/.cache', `explora-run-test-${process.pid}`);
+    rmSync(bundles, { recursive: true, force: true });
+    const help = async (bundle: '0' | '1') =>
+      (
+        await run(process.execPath, [RUN, 'scripts/generate-dataset.ts', '--help'], {
+          cwd: dir,
+          env: { ...process.env, EXPLORA_BUNDLE: bundle, EXPLORA_BUNDLE_DIR: bundles },
+          timeout: 120_000,
+        })
+      ).stdout;
+    try {
+      const bundled = await help('1');
+      // The entry saw its own path and the arguments after it: commander names the script and read --help.
+      expect(bundled).toMatch(/^Usage: generate-dataset /);
+      expect(bundled).toBe(await help('0'));
+      const [made] = readdirSync(bundles);
+      expect(made).toMatch(/^generate-dataset-[0-9a-f]{16}$/);
+      const manifest = JSON.parse(readFileSync(join(bundles, made!, 'manifest.json'), 'utf8')) as { entry: string; inputs: object };
+      expect(manifest.entry).toBe(resolve('scripts/generate-dataset.ts'));
+      expect(Object.keys(manifest.inputs)).toContain(resolve('domain/config/env.ts'));
+      const refused = await run(process.execPath, [RUN, 'scripts/no-such-script.ts'], { cwd: dir }).catch((e: unknown) => e);
+      expect(refused).toMatchObject({ code: 2, stderr: expect.stringContaining(`no entry point ${resolve('scripts/no-such-script.ts')}`) });
     } finally {
       rmSync(bundles, { recursive: true, force: true });
     }

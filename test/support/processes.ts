@@ -3,10 +3,10 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 
 /**
- * As npm's scripts and the image run them: node with tsx's loader, no `tsx` CLI in between (it
- * relays a stop signal and kills its child 30 ms later).
+ * As npm's scripts and the image run them: node on bin/run.mjs (the entry's kept bundle, in the same
+ * process), no `tsx` CLI in between (it relays a stop signal and kills its child 30 ms later).
  */
-const NODE_WITH_TSX = [process.execPath, '--import', 'tsx'] as const;
+const NODE_RUN = [process.execPath, path.join(PROJECT_ROOT, 'bin/run.mjs')] as const;
 
 export interface Spawned {
   child: ChildProcess;
@@ -16,7 +16,7 @@ export interface Spawned {
 
 /** Runs a project TypeScript entry point (a script or worker) as a real child process. */
 export function spawnTs(entry: string, args: string[], env: Record<string, string>): Spawned {
-  const child = spawn(NODE_WITH_TSX[0], [...NODE_WITH_TSX.slice(1), path.join(PROJECT_ROOT, entry), ...args], {
+  const child = spawn(NODE_RUN[0], [...NODE_RUN.slice(1), path.join(PROJECT_ROOT, entry), ...args], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
