@@ -10,4 +10,5 @@ const entry = join(ROOT, 'scripts', 'evaluate.ts');
 await launch(entry, {
   bundled: process.env.EXPLORA_EVALUATE_BUNDLE !== '0',
   dir: process.env.EXPLORA_EVALUATE_BUNDLE_DIR ?? bundleDirOf(entry),
+  dirSetting: `EXPLORA_EVALUATE_BUNDLE_DIR=${process.env.EXPLORA_EVALUATE_BUNDLE_DIR}`,
 });

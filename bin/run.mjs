@@ -3,7 +3,8 @@
 // scripts/, the worker in workers/), run in this process from its kept bundle (bin/lib/launch.mjs),
 // as npm's scripts, the container image and the tests run them. The entry sees its own path as
 // process.argv[1] and the arguments after it, as if started directly. EXPLORA_BUNDLE=0 runs it
-// through tsx's loader instead; EXPLORA_BUNDLE_DIR names the directory its bundles are kept under.
+// through tsx's loader instead; EXPLORA_BUNDLE_DIR names the directory, inside the project, its bundles
+// are kept under.
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import console from 'node:console';
@@ -24,5 +25,7 @@ if (!existsSync(entry)) {
 process.argv = [process.argv[0], entry, ...args];
 await launch(entry, {
   bundled: process.env.EXPLORA_BUNDLE !== '0',
-  ...(process.env.EXPLORA_BUNDLE_DIR ? { dir: bundleDirOf(entry, process.env.EXPLORA_BUNDLE_DIR) } : {}),
+  ...(process.env.EXPLORA_BUNDLE_DIR
+    ? { dir: bundleDirOf(entry, process.env.EXPLORA_BUNDLE_DIR), dirSetting: `EXPLORA_BUNDLE_DIR=${process.env.EXPLORA_BUNDLE_DIR}` }
+    : {}),
 });

@@ -1,9 +1,9 @@
 // Runs one of the project's TypeScript entry points (a script, the worker) in this process, fast.
 //
-// Start-up (docs/benchmarks.md, start-up of the commands): loading an entry's hundreds of TypeScript
-// modules through tsx's loader costs seconds of CPU at every start (its hooks run on a thread of their
-// own, one round trip per module; the main thread mostly waits): `start-sweep --dry-run` took 4-6 s
-// that way, 1.4 s from a bundle. So the entry is bundled once into plain ES modules (esbuild, which
+// Start-up (docs/benchmarks.md, every command from its bundle): loading an entry's hundreds of
+// TypeScript modules through tsx's loader costs seconds of CPU at every start (its hooks run on a
+// thread of their own, one round trip per module; the main thread mostly waits): `start-sweep
+// --dry-run` took 5.2-6.8 CPU-s that way, 3.1-4.1 from a bundle. So the entry is bundled once into plain ES modules (esbuild, which
 // tsx itself uses; packages stay imports of node_modules) and that bundle is loaded directly by later
 // runs, for as long as none of the files it was made from has changed (each one's size and mtime,
 // checked at every start). Each module's own `import.meta.url` is kept (the code finds its Python
@@ -11,7 +11,8 @@
 // loader, as does a run with the bundle turned off (the caller's switch).
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, extname, join, relative } from 'node:path';
+import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
+import console from 'node:console';
 import process from 'node:process';
 import { fileURLToPath, pathToFileURL, URL } from 'node:url';
 
@@ -136,7 +137,15 @@ export function bundleDirOf(entry, root = join(ROOT, 'node_modules', '.cache', '
  * own handlers): from its kept or new bundle, or through tsx's loader when `bundled` is false or no
  * bundle can be had.
  */
-export async function launch(entry, { bundled = true, dir = bundleDirOf(entry) } = {}) {
+export async function launch(entry, { bundled = true, dir = bundleDirOf(entry), dirSetting = `the bundle directory ${dir}` } = {}) {
+  // A bundle imports its packages by name, found from where it lies: in a folder outside the
+  // project, no node_modules is above it, and every start would fail after the bundle was made.
+  if (bundled && !resolve(dir).startsWith(ROOT + sep)) {
+    console.error(
+      `${dirSetting} is outside the project (${ROOT}): a bundle kept there cannot find node_modules; name a folder inside it, or leave it unset`,
+    );
+    process.exit(2);
+  }
   let file;
   if (bundled) {
     try {

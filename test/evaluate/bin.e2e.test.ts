@@ -4,7 +4,7 @@
  * script does.
  */
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -109,6 +109,17 @@ describe('bin/run.mjs', () => {
       expect(Object.keys(manifest.inputs)).toContain(resolve('domain/config/env.ts'));
       const refused = await run(process.execPath, [RUN, 'scripts/no-such-script.ts'], { cwd: dir }).catch((e: unknown) => e);
       expect(refused).toMatchObject({ code: 2, stderr: expect.stringContaining(`no entry point ${resolve('scripts/no-such-script.ts')}`) });
+      // Bundles kept outside the project could not import its packages: refused before anything is made.
+      const outside = join(dir, 'bundles');
+      const refusedDir = await run(process.execPath, [RUN, 'scripts/generate-dataset.ts', '--help'], {
+        cwd: dir,
+        env: { ...process.env, EXPLORA_BUNDLE_DIR: outside },
+      }).catch((e: unknown) => e);
+      expect(refusedDir).toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining(`EXPLORA_BUNDLE_DIR=${outside} is outside the project`),
+      });
+      expect(existsSync(outside)).toBe(false);
     } finally {
       rmSync(bundles, { recursive: true, force: true });
     }

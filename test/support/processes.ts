@@ -6,7 +6,7 @@ import { PROJECT_ROOT } from '../../stack/local-stack.js';
  * As npm's scripts and the image run them: node on bin/run.mjs (the entry's kept bundle, in the same
  * process), no `tsx` CLI in between (it relays a stop signal and kills its child 30 ms later).
  */
-const NODE_RUN = [process.execPath, path.join(PROJECT_ROOT, 'bin/run.mjs')] as const;
+const RUN = path.join(PROJECT_ROOT, 'bin/run.mjs');
 
 export interface Spawned {
   child: ChildProcess;
@@ -16,7 +16,7 @@ export interface Spawned {
 
 /** Runs a project TypeScript entry point (a script or worker) as a real child process. */
 export function spawnTs(entry: string, args: string[], env: Record<string, string>): Spawned {
-  const child = spawn(NODE_RUN[0], [...NODE_RUN.slice(1), path.join(PROJECT_ROOT, entry), ...args], {
+  const child = spawn(process.execPath, [RUN, path.join(PROJECT_ROOT, entry), ...args], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
