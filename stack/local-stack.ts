@@ -152,6 +152,11 @@ function serviceSpecs(config: ExploraConfig, paths: StackPaths): ServiceSpec[] {
         `-filer.port=${weed.filer}`,
         `-volume.port=${weed.volume}`,
         `-admin.port=${weed.admin}`,
+        // A restarted single master replays its Raft log, whose first entry joins the master to its
+        // own cluster: it then heartbeats itself for as long as it runs, 5-6% of a core on the
+        // 2-core VMs (0.5-0.8% without; docs/benchmarks.md#the-local-stacks-idle-cpu). Its state is
+        // the volumes' highest id, which the volume server reports again at once.
+        '-master.resumeState=false',
       ],
       ports: [
         { port: s3Port, what: 'SeaweedFS S3' },

@@ -54,6 +54,9 @@ it('comes up, is idempotent, keeps S3 objects and workflows across a stop and a 
   const again = await stackUp(config, () => {}, paths);
   expect(again.started.sort()).toEqual(['seaweedfs', 'temporal']);
   expect(await getText(bucket, 'probe/hello.txt')).toBe('survives');
+  // The master starts without its earlier Raft state (local-stack.ts): it must still place new writes.
+  await putObject(bucket, 'probe/after.txt', 'written after the restart');
+  expect(await getText(bucket, 'probe/after.txt')).toBe('written after the restart');
   temporal = await connectClient(config);
   const described = await temporal.client.workflow.getHandle('survivor').describe();
   expect(described.status.name).toBe('RUNNING');
