@@ -329,7 +329,7 @@ program.action(async (flags: Flags) => {
           await finished.catch(() => {});
           console.error(
             `\ndetached from sweep ${sweepId}; it keeps running on the server.\n` +
-              `  follow it:  npx tsx scripts/sweep-status.ts ${sweepId} --watch   (needs a worker: npm run worker -- --sweep-config ${flags.config})\n` +
+              `  follow it:  node bin/run.mjs scripts/sweep-status.ts ${sweepId} --watch   (needs a worker: npm run worker -- --sweep-config ${flags.config})\n` +
               `  or resume serving it here:  npm run sweep -- --config ${flags.config} --id ${sweepId}`,
           );
           return;
@@ -371,7 +371,7 @@ async function printResults(
   console.log(formatResultsTable(result.cells));
   if (outputDir !== undefined) console.log(`cell files: ${await writeCellFiles(bucket, sweepId, result.cells, outputDir)}`);
   console.log(`results: s3://${env.s3.bucket}/${result.resultsKey}`);
-  console.log(`report: s3://${env.s3.bucket}/${result.reportKey} (locally: npx tsx scripts/report.ts ${sweepId})`);
+  console.log(`report: s3://${env.s3.bucket}/${result.reportKey} (locally: node bin/run.mjs scripts/report.ts ${sweepId})`);
   console.log(`Web UI: ${workflowUiLink(env, sweepWorkflowId(sweepId))}`);
 }
 
@@ -416,7 +416,7 @@ async function requireSearchAttributes(connection: Connection, namespace: string
   if (!missing.length) return;
   throw new Error(
     `namespace ${namespace} lacks the search attributes the sweeps use: ${missing.map((a) => `${a.name} (${a.type})`).join(', ')}. ` +
-      `Register them with \`npx tsx scripts/register-search-attributes.ts\` (same TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE), or have an operator run:\n` +
+      `Register them with \`node bin/run.mjs scripts/register-search-attributes.ts\` (same TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE), or have an operator run:\n` +
       searchAttributeCommands(namespace, missing)
         .map((c) => `  ${c} --address ${address}`)
         .join('\n'),

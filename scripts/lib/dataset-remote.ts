@@ -38,7 +38,7 @@ export async function generateDatasetRemotely(config: ExploraConfig, req: Remote
       if (missing.length) {
         throw new Error(
           `namespace ${config.temporal.namespace} lacks the search attributes the workflows use: ${missing.map((a) => a.name).join(', ')}; ` +
-            'register them with `npx tsx scripts/register-search-attributes.ts`',
+            'register them with `node bin/run.mjs scripts/register-search-attributes.ts`',
         );
       }
     });

@@ -50,7 +50,7 @@ describe('search attributes on a namespace', () => {
           `temporal operator search-attribute create --namespace ${namespace} --name ${a.name} --type ${a.type}`,
         );
       }
-      expect(refused.output).toContain('npx tsx scripts/register-search-attributes.ts');
+      expect(refused.output).toContain('node bin/run.mjs scripts/register-search-attributes.ts');
 
       const registered = await runTs('scripts/register-search-attributes.ts', [], env);
       expect(registered.code, registered.output).toBe(0);
