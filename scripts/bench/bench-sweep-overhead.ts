@@ -1,5 +1,5 @@
 /**
- * `tsx scripts/bench/bench-sweep-overhead.ts [--samples 20000] [--samples-per-request 1] [--no-small] [--no-bare]
+ * `tsx scripts/bench/bench-sweep-overhead.ts [--samples 20000] [--tasks 164] [--samples-per-request 1] [--no-small] [--no-bare]
  * [--cpu-prof-dir DIR]`: the cost of durability. The same
  * HumanEval samples (canonical solutions, answered instantly by a scripted OpenAI-compatible server)
  * go through a full sweep (Temporal, S3 cache and records, sandbox activities, workers in one
@@ -263,8 +263,23 @@ function machineCpuSeconds(): { busy: number; steal: number } {
   return { busy: (user! + nice! + system! + irq! + softirq!) / ticks, steal: (steal ?? 0) / ticks };
 }
 
+interface BenchOptions {
+  samples: string;
+  tasks: string;
+  samplesPerRequest: string;
+  cpuProfDir?: string;
+  small: boolean;
+  bare: boolean;
+}
+
 new Command('bench-sweep-overhead')
-  .addOption(new Option('--samples <n>', 'samples in the large sweep (164 HumanEval tasks x n)').default('20000'))
+  .addOption(new Option('--samples <n>', 'samples in the large sweep (the tasks x n)').default('20000'))
+  .addOption(
+    new Option(
+      '--tasks <n>',
+      "tasks in the sweeps: HumanEval's 164, or more, its tasks again under other ids and prompts (a comment line before each), so that a million samples come as many tasks of a few hundred samples, as in a grid of models x languages",
+    ).default('164'),
+  )
   .addOption(
     new Option(
       '--samples-per-request <n>',
@@ -279,15 +294,25 @@ new Command('bench-sweep-overhead')
   )
   .addOption(new Option('--no-small', 'skip the small sweep (a fifth of the size) run first'))
   .addOption(new Option('--no-bare', 'skip the bare executor runs (a sweep alone: memory, history, S3 and wall time)'))
-  .action(async (opts: { samples: string; samplesPerRequest: string; cpuProfDir?: string; small: boolean; bare: boolean }) => {
+  .action(async (opts: BenchOptions) => {
     const perRequest = Number(opts.samplesPerRequest);
     if (!Number.isInteger(perRequest) || perRequest < 1 || perRequest > 128)
       throw new Error(`--samples-per-request must be an integer from 1 to 128, got ${opts.samplesPerRequest}`);
-    const problems = gunzipSync(readFileSync(HUMANEVAL))
+    const humaneval = gunzipSync(readFileSync(HUMANEVAL))
       .toString('utf8')
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { task_id: string; prompt: string; canonical_solution: string });
+      .map((l) => JSON.parse(l) as { task_id: string; prompt: string; canonical_solution: string; [field: string]: unknown });
+    const taskCount = Number(opts.tasks);
+    if (!Number.isInteger(taskCount) || taskCount < humaneval.length)
+      throw new Error(`--tasks must be an integer of at least ${humaneval.length} (HumanEval's tasks), got ${opts.tasks}`);
+    // Copies differ in their prompt, so that each is a request of its own (the LLM cache would
+    // otherwise answer a copy from its original's answers, and nothing would be sent).
+    const problems = Array.from({ length: taskCount }, (_, i) => {
+      const p = humaneval[i % humaneval.length]!;
+      const copy = Math.floor(i / humaneval.length);
+      return copy === 0 ? p : { ...p, task_id: `${p.task_id}/copy-${copy}`, prompt: `# copy ${copy}\n${p.prompt}` };
+    });
     const canonical = new Map(problems.map((p) => [p.prompt, p.canonical_solution]));
     const server = await startScriptedLlmServer((req) => ({ content: canonical.get(String(req.body.prompt)) ?? '    pass\n' }), {
       applyStop: false,
@@ -297,6 +322,8 @@ new Command('bench-sweep-overhead')
     const env = loadConfig(process.env);
     const bucket: Bucket = { s3: s3ClientFor(env), name: env.s3.bucket };
     const stamp = Date.now().toString(36);
+    const dataset = taskCount === humaneval.length ? HUMANEVAL : path.join(dir, 'tasks.jsonl');
+    if (dataset !== HUMANEVAL) writeFileSync(dataset, problems.map((p) => JSON.stringify(p) + '\n').join(''));
     try {
       const runSweep = async (n: number, profile = false) => {
         const id = `overhead-${stamp}-n${n}`;
@@ -304,7 +331,7 @@ new Command('bench-sweep-overhead')
         // A model name of its own per run: the LLM cache must not answer for the server.
         writeFileSync(
           file,
-          `id: ${id}\ndatasets:\n  - name: humaneval\n    family: humaneval\n    path: ${HUMANEVAL}\nmodels:\n  - id: instant\n    base_url: ${server.url}\n    model: canonical-${id}\n    api: completions\n    stop: []\n    concurrency: 8\n    samples_per_request: ${perRequest}\nmethods: [direct]\ntemperatures: [0.8]\nn_samples: ${n}\nk: [1]\nseed: 1\n`,
+          `id: ${id}\ndatasets:\n  - name: humaneval\n    family: humaneval\n    path: ${dataset}\nmodels:\n  - id: instant\n    base_url: ${server.url}\n    model: canonical-${id}\n    api: completions\n    stop: []\n    concurrency: 8\n    samples_per_request: ${perRequest}\nmethods: [direct]\ntemperatures: [0.8]\nn_samples: ${n}\nk: [1]\nseed: 1\n`,
         );
         const s3Before = await bucketUsage(bucket);
         const stackBefore = stackCpuSeconds(env);
@@ -359,7 +386,7 @@ new Command('bench-sweep-overhead')
       const nSmall = Math.max(1, Math.round(nLarge / 5));
       const samples = nLarge * problems.length;
       console.log(
-        `machine: ${os.cpus().length} cores; HumanEval ${problems.length} tasks; sweep sizes n=${nSmall} and n=${nLarge}; load average ${os.loadavg()[0]!.toFixed(2)}`,
+        `machine: ${os.cpus().length} cores; ${problems.length} tasks (HumanEval's ${humaneval.length}${problems.length > humaneval.length ? ', then copies' : ''}); sweep sizes n=${nSmall} and n=${nLarge}; load average ${os.loadavg()[0]!.toFixed(2)}`,
       );
       const samplesFile = path.join(dir, 'samples.jsonl');
       if (opts.bare)
@@ -373,7 +400,7 @@ new Command('bench-sweep-overhead')
         );
       const runBare = async () => {
         const machineBefore = machineCpuSeconds();
-        const m = await measure([process.execPath, EVALUATE, '--problems', HUMANEVAL, '--samples', samplesFile, '--k', '1']);
+        const m = await measure([process.execPath, EVALUATE, '--problems', dataset, '--samples', samplesFile, '--k', '1']);
         const machine = machineCpuSeconds();
         return {
           ...m,
