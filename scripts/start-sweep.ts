@@ -21,6 +21,7 @@ import { s3ClientFor, sha256Hex, type Bucket } from '../infra/s3.js';
 import { missingSearchAttributes, searchAttributeCommands } from '../infra/temporal/searchAttributes.js';
 import { sweepProgressQuery, sweepSetBudgetSignal, sweepWorkflow } from '../workflows/sweep.js';
 import { describeBudgets, type SweepBudgets } from '../domain/sweep/budget.js';
+import { generatedSamplesProblem } from '../domain/sweep/sharding.js';
 import type { SweepMode } from '../workflows/sweepTypes.js';
 import { FORK_SERVER_HELP, NO_FORK_SERVER_HELP, SHARE_PROCESS_HELP } from '../infra/sandbox/process/contract.js';
 import { createWorkers, inFlight, installRuntime, stopWorkers } from '../workers/runWorkers.js';
@@ -157,6 +158,8 @@ program.action(async (flags: Flags) => {
   if (flags.generationOnly && flags.evaluateOnly) throw new Error('--generation-only and --evaluate-only exclude each other');
   if (flags.evaluateOnly !== flags.loadGenerations.length > 0) throw new Error('--evaluate-only and --load-generations go together');
   const mode: SweepMode = flags.evaluateOnly ? 'evaluate-only' : flags.generationOnly ? 'generation-only' : 'full';
+  const tooMany = generatedSamplesProblem(config.n_samples, mode);
+  if (tooMany) throw new Error(`${flags.config}: ${tooMany}`);
   const generations = generationsByDataset(flags.loadGenerations, config);
   if (mode === 'evaluate-only') {
     const missing = config.datasets.filter((d) => !generations[d.name]).map((d) => d.name);

@@ -8,6 +8,8 @@
  * most `maxParallelShards` shards, so a shard grows only while the cell keeps that many shards.
  */
 
+import type { SweepMode } from './plan.js';
+
 /** Samples a shard holds by default, where the rules below let it (start-sweep puts it in the sweep's input). */
 export const DEFAULT_SHARD_SAMPLES = 2000;
 
@@ -16,6 +18,25 @@ export const LEGACY_SHARD_SAMPLES = 200;
 
 /** Each task adds an activity or a child workflow (~4-6 events) to its shard's history, which must stay far below Temporal's limits. */
 export const MAX_TASKS_PER_SHARD = 200;
+
+/**
+ * The most samples of one task a sweep may ask a model for. A task's answers are one activity's
+ * result (a key and a cost per sample, ~254 bytes each), and Temporal refuses a payload over 2 MiB
+ * (its default `limit.blobSize.error`). Tried with n = 9,000 on the local stack: every request was
+ * sent and paid, then the 2,287,995-byte result was refused at each attempt, and the sweep stood
+ * there for good. Loaded generations (evaluate-only) travel as one S3 key, whatever their count.
+ */
+export const MAX_GENERATED_SAMPLES_PER_TASK = 5000;
+
+/** Why n_samples cannot be generated in this mode, or null when it can. */
+export function generatedSamplesProblem(nSamples: number, mode: SweepMode): string | null {
+  if (mode === 'evaluate-only' || nSamples <= MAX_GENERATED_SAMPLES_PER_TASK) return null;
+  return (
+    `n_samples: ${nSamples} is over the ${MAX_GENERATED_SAMPLES_PER_TASK} samples of one task a sweep can ask a model for ` +
+    "(one task's answer keys travel through one activity's result, which Temporal caps at 2 MiB); " +
+    'run several sweeps with other seeds, or generate elsewhere and use --evaluate-only'
+  );
+}
 
 export interface ShardingInput {
   tasks: number;

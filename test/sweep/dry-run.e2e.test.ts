@@ -6,12 +6,13 @@
  * cached answers of each model), money in each model's currency, and the power of the grid's model
  * comparison with its warning; it sends nothing and stores nothing.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepConfigKey } from '../../domain/sweep/keys.js';
 import { formatMoney } from '../../domain/sweep/price.js';
+import { MAX_GENERATED_SAMPLES_PER_TASK } from '../../domain/sweep/sharding.js';
 import { getText } from '../../infra/s3.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { runTs } from '../support/processes.js';
@@ -128,6 +129,21 @@ describe('start-sweep --dry-run: tokens, money and power', () => {
 
     // Nothing was sent or stored.
     expect(server.requests().length).toBe(sent);
+    expect(await getText(bucket, sweepConfigKey(id))).toBeNull();
+  });
+
+  it('refuses n_samples over what one task can generate before any work, naming the file and the field; sends and stores nothing', async () => {
+    const id = `many-${uniqueSuffix()}`;
+    const file = write(id, 1);
+    const n = MAX_GENERATED_SAMPLES_PER_TASK + 1;
+    writeFileSync(file, readFileSync(file, 'utf8').replace('n_samples: 1\n', `n_samples: ${n}\n`));
+    const sentBefore = server.requests().length;
+    for (const flags of [['--dry-run'], ['--no-progress'], ['--generation-only', '--no-progress']]) {
+      const refused = await runTs('scripts/start-sweep.ts', ['--config', file, ...flags], env);
+      expect(refused.code, refused.output).not.toBe(0);
+      expect(refused.output).toContain(`${file}: n_samples: ${n} is over the ${MAX_GENERATED_SAMPLES_PER_TASK} samples of one task`);
+    }
+    expect(server.requests().length).toBe(sentBefore);
     expect(await getText(bucket, sweepConfigKey(id))).toBeNull();
   });
 

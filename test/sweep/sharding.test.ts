@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SHARD_SAMPLES, holdsShard, MAX_TASKS_PER_SHARD, shardTaskRange, tasksPerShard } from '../../domain/sweep/sharding.js';
+import {
+  DEFAULT_SHARD_SAMPLES,
+  generatedSamplesProblem,
+  holdsShard,
+  MAX_GENERATED_SAMPLES_PER_TASK,
+  MAX_TASKS_PER_SHARD,
+  shardTaskRange,
+  tasksPerShard,
+} from '../../domain/sweep/sharding.js';
 
 /** `legacy`: a sweep input without shardSamples. */
 const shards = (tasks: number, nSamples: number, legacy?: 'legacy') => {
@@ -83,5 +91,22 @@ describe('a stored shard holds its tasks', () => {
       ],
     ];
     for (const pairs of notTask2) expect(holdsShard(rows(pairs), { start: 2, end: 3 }, 2), JSON.stringify(pairs)).toBe(false);
+  });
+});
+
+describe('samples of one task a sweep may generate', () => {
+  it('refuses more than MAX_GENERATED_SAMPLES_PER_TASK when a model is asked, naming n_samples, the limit and a way out', () => {
+    expect(generatedSamplesProblem(MAX_GENERATED_SAMPLES_PER_TASK, 'full')).toBeNull();
+    expect(generatedSamplesProblem(200, 'generation-only')).toBeNull();
+    for (const mode of ['full', 'generation-only'] as const) {
+      const problem = generatedSamplesProblem(MAX_GENERATED_SAMPLES_PER_TASK + 1, mode);
+      expect(problem).toContain(`n_samples: ${MAX_GENERATED_SAMPLES_PER_TASK + 1}`);
+      expect(problem).toContain(`${MAX_GENERATED_SAMPLES_PER_TASK} samples of one task`);
+      expect(problem).toContain('--evaluate-only');
+    }
+  });
+
+  it('loaded generations (evaluate-only) are not limited: they travel as one S3 key', () => {
+    expect(generatedSamplesProblem(1_000_000, 'evaluate-only')).toBeNull();
   });
 });
