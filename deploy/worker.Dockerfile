@@ -54,5 +54,8 @@ RUN node bin/run.mjs workers/main.ts --help > /dev/null
 # node itself runs the worker (bin/run.mjs imports it in-process), not the `tsx` CLI: the CLI relays
 # SIGTERM and SIGKILLs the worker 30 ms later, before the tasks in flight finish and its leases are
 # removed (docs/deploy.md).
-ENTRYPOINT ["/usr/bin/tini", "--", "node", "bin/run.mjs", "workers/main.ts"]
+# V8's young generation at 64 MiB semi-spaces instead of 16: fewer scavenges of the many short-lived
+# objects each LLM call and S3 request makes (docs/benchmarks.md#v8s-young-generation); the same flag
+# as `npm run worker`.
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "--max-semi-space-size=64", "bin/run.mjs", "workers/main.ts"]
 CMD ["--queues", "sandbox"]

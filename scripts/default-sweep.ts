@@ -10,6 +10,7 @@ import path from 'node:path';
 import { modelBaseUrl, PROJECT_ROOT, stackPaths } from '../stack/local-stack.js';
 import { modelIdFor, modelPathFromEnv } from '../stack/model-server/location.js';
 import { installedHumanEval } from './lib/installed-datasets.js';
+import { npmScriptNodeFlags } from './lib/node-flags.js';
 
 const paths = stackPaths();
 const baseUrl = modelBaseUrl(paths);
@@ -60,7 +61,15 @@ console.error(`default-sweep: config in ${file}`);
 // it and exits as it does: it never kills it mid-stop.
 const child = spawn(
   process.execPath,
-  [path.join(PROJECT_ROOT, 'bin/run.mjs'), path.join(PROJECT_ROOT, 'scripts/start-sweep.ts'), '--config', file, ...process.argv.slice(2)],
+  // With the node flags `npm run sweep` gives start-sweep (package.json): it hosts the workers.
+  [
+    ...npmScriptNodeFlags('sweep', 'scripts/start-sweep.ts'),
+    path.join(PROJECT_ROOT, 'bin/run.mjs'),
+    path.join(PROJECT_ROOT, 'scripts/start-sweep.ts'),
+    '--config',
+    file,
+    ...process.argv.slice(2),
+  ],
   { stdio: 'inherit' },
 );
 let relayed = false;

@@ -96,7 +96,7 @@ new Command('sweep-status')
           (err: unknown) => rootCauseMessage(err),
         );
         console.log(
-          `${why ? `why: ${why}\n` : ''}what is done is kept: start it again with the same --id to resume (node bin/run.mjs scripts/start-sweep.ts --config FILE --id ${sweepId})`,
+          `${why ? `why: ${why}\n` : ''}what is done is kept: start it again with the same --id to resume (npm run sweep -- --config FILE --id ${sweepId})`,
         );
         return;
       }

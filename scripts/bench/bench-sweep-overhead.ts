@@ -26,9 +26,10 @@ import { listObjects, s3ClientFor, type Bucket } from '../../infra/s3.js';
 import { connectTemporal } from '../../infra/temporal/connection.js';
 import { startScriptedLlmServer } from '../../test/support/scripted-llm-server.js';
 import { PROJECT_ROOT, stackStatus } from '../../stack/local-stack.js';
+import { npmScriptNodeFlags } from '../lib/node-flags.js';
 
 const HUMANEVAL = path.resolve(PROJECT_ROOT, '../shared/reference/humaneval/HumanEval.jsonl.gz');
-/** How a user starts each side: `npm run sweep` (bin/run.mjs) and bin/evaluate.mjs, from their kept bundles. */
+/** How a user starts each side: `npm run sweep` (bin/run.mjs, with the script's node flags) and bin/evaluate.mjs, from their kept bundles. */
 const RUN = path.join(PROJECT_ROOT, 'bin/run.mjs');
 const EVALUATE = path.join(PROJECT_ROOT, 'bin/evaluate.mjs');
 
@@ -323,8 +324,9 @@ new Command('bench-sweep-overhead')
     const bucket: Bucket = { s3: s3ClientFor(env), name: env.s3.bucket };
     const stamp = Date.now().toString(36);
     const dataset = taskCount === humaneval.length ? HUMANEVAL : path.join(dir, 'tasks.jsonl');
-    if (dataset !== HUMANEVAL) writeFileSync(dataset, problems.map((p) => JSON.stringify(p) + '\n').join(''));
     try {
+      // Inside the try: a failed write (a full disk) still removes the folder and stops the server.
+      if (dataset !== HUMANEVAL) writeFileSync(dataset, problems.map((p) => JSON.stringify(p) + '\n').join(''));
       const runSweep = async (n: number, profile = false) => {
         const id = `overhead-${stamp}-n${n}`;
         const file = path.join(dir, `${id}.yaml`);
@@ -339,6 +341,8 @@ new Command('bench-sweep-overhead')
         const machineBefore = machineCpuSeconds();
         // node --cpu-prof is refused in NODE_OPTIONS: the profiled run is node's own.
         const startSweep = [path.join(PROJECT_ROOT, 'scripts/start-sweep.ts'), '--config', file, '--no-progress'];
+        // With the node flags `npm run sweep` gives it (package.json), as a user runs it.
+        const sweepFlags = npmScriptNodeFlags('sweep', 'scripts/start-sweep.ts');
         // When the sweep's first LLM request arrives: what the workers spent before it is start-up
         // (loading the code, connecting, the sandbox), which weighs per sample only on small sweeps.
         const requestsBefore = server.received().requests;
@@ -350,8 +354,8 @@ new Command('bench-sweep-overhead')
         }, 50);
         const m = await measure(
           profile && opts.cpuProfDir
-            ? [process.execPath, '--cpu-prof', `--cpu-prof-dir=${path.resolve(opts.cpuProfDir)}`, RUN, ...startSweep]
-            : [process.execPath, RUN, ...startSweep],
+            ? [process.execPath, ...sweepFlags, '--cpu-prof', `--cpu-prof-dir=${path.resolve(opts.cpuProfDir)}`, RUN, ...startSweep]
+            : [process.execPath, ...sweepFlags, RUN, ...startSweep],
           stackPids(env),
           // Task queues of this run's own: on a stack that other sweeps use, their workers would
           // take some of this sweep's tasks (its CPU then counted nowhere) and this one's theirs.

@@ -12,6 +12,7 @@ import { ENV_DOC } from '../../domain/config/env.js';
 import { TEMPORAL_ENV_VARS } from '../../domain/config/temporalConnection.js';
 import { loadSweepConfig } from '../../domain/sweep/config.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
+import { npmScriptNodeFlags } from '../../scripts/lib/node-flags.js';
 import { QUEUE_ROLES, STOP_GRACE_MS } from '../../workers/runWorkers.js';
 
 const deploy = path.join(PROJECT_ROOT, 'deploy');
@@ -152,9 +153,9 @@ describe('the example deployment', () => {
     const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     for (const name of ['worker', 'sweep', 'generate', 'model-server', 'stack:up', 'stack:down', 'stack:status']) {
       // exec: npm's `sh -c` would otherwise take the SIGTERM npm passes on and die, the process never seeing it.
-      expect(pkg.scripts[name], name).toMatch(/^exec node bin\/run\.mjs \S+\.ts\b/);
+      expect(pkg.scripts[name], name).toMatch(/^exec node (--\S+ )*bin\/run\.mjs \S+\.ts\b/);
     }
-    expect(pkg.scripts.start).toMatch(/&& exec node bin\/run\.mjs scripts\/default-sweep\.ts$/);
+    expect(pkg.scripts.start).toMatch(/&& exec node (--\S+ )*bin\/run\.mjs scripts\/default-sweep\.ts$/);
     for (const [name, script] of Object.entries(pkg.scripts)) expect(script, name).not.toMatch(/(^|&&\s*|;\s*)(npx )?tsx /);
     // Nor do the commands that start others (default-sweep starts start-sweep); benchmarks aside.
     for (const dir of ['scripts', 'scripts/lib', 'stack', 'stack/model-server', 'bin', 'workers']) {
@@ -172,10 +173,13 @@ describe('the example deployment', () => {
     for (const m of dockerfile.matchAll(/bash (scripts\/\S+\.sh)/g)) expect(existsSync(path.join(PROJECT_ROOT, m[1]!)), m[1]).toBe(true);
     // node itself runs the worker, under tini: no `tsx` CLI, which relays SIGTERM and kills its child
     // 30 ms later, before the tasks in flight finish and the leases are removed.
+    // With the node flags `npm run worker` gives it (V8's young generation), so the image's worker
+    // runs as an operator's does.
     expect(JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)![1]!)).toEqual([
       '/usr/bin/tini',
       '--',
       'node',
+      ...npmScriptNodeFlags('worker', 'workers/main.ts'),
       'bin/run.mjs',
       'workers/main.ts',
     ]);
