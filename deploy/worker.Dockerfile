@@ -55,7 +55,7 @@ RUN node bin/run.mjs workers/main.ts --help > /dev/null
 # SIGTERM and SIGKILLs the worker 30 ms later, before the tasks in flight finish and its leases are
 # removed (docs/deploy.md).
 # V8's young generation at 64 MiB semi-spaces instead of 16: fewer scavenges of the many short-lived
-# objects each LLM call and S3 request makes (docs/benchmarks.md#v8s-young-generation); the same flag
+# objects each LLM call and S3 request makes (docs/benchmarks.md, "V8's young generation"); the same flag
 # as `npm run worker`.
 ENTRYPOINT ["/usr/bin/tini", "--", "node", "--max-semi-space-size=64", "bin/run.mjs", "workers/main.ts"]
 CMD ["--queues", "sandbox"]

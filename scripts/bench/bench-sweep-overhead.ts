@@ -323,6 +323,8 @@ new Command('bench-sweep-overhead')
     const env = loadConfig(process.env);
     const bucket: Bucket = { s3: s3ClientFor(env), name: env.s3.bucket };
     const stamp = Date.now().toString(36);
+    // The sweep runs with the node flags `npm run sweep` gives it (package.json), as a user runs it.
+    const sweepFlags = npmScriptNodeFlags('sweep', 'scripts/start-sweep.ts');
     const dataset = taskCount === humaneval.length ? HUMANEVAL : path.join(dir, 'tasks.jsonl');
     try {
       // Inside the try: a failed write (a full disk) still removes the folder and stops the server.
@@ -341,8 +343,6 @@ new Command('bench-sweep-overhead')
         const machineBefore = machineCpuSeconds();
         // node --cpu-prof is refused in NODE_OPTIONS: the profiled run is node's own.
         const startSweep = [path.join(PROJECT_ROOT, 'scripts/start-sweep.ts'), '--config', file, '--no-progress'];
-        // With the node flags `npm run sweep` gives it (package.json), as a user runs it.
-        const sweepFlags = npmScriptNodeFlags('sweep', 'scripts/start-sweep.ts');
         // When the sweep's first LLM request arrives: what the workers spent before it is start-up
         // (loading the code, connecting, the sandbox), which weighs per sample only on small sweeps.
         const requestsBefore = server.received().requests;

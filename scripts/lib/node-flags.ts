@@ -18,5 +18,5 @@ export function npmScriptNodeFlags(name: string, entry: string, root: string = P
   const escaped = entry.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const m = new RegExp(`(?:^|&& )exec node((?: --[^\\s]+)*) bin/run\\.mjs ${escaped}$`).exec(script);
   if (!m) throw new Error(`${file}: the npm script "${name}" does not end in "exec node [--flags] bin/run.mjs ${entry}": ${script}`);
-  return m[1]!.trim() === '' ? [] : m[1]!.trim().split(' ');
+  return m[1]!.split(' ').filter((flag) => flag !== '');
 }

@@ -1,7 +1,8 @@
 /**
  * The long-lived commands that host workers (the worker, a sweep, dataset generation; `npm start`'s
- * default sweep starts a sweep with the sweep's flags) run node with one set of flags, read from package.json by npmScriptNodeFlags (which the sweep
- * benchmark and the image's test use); a script of another shape is refused by name.
+ * default sweep starts a sweep with the sweep's flags) run node with one set of flags, read from
+ * package.json by npmScriptNodeFlags (which the sweep benchmark and the image's test use); a
+ * script of another shape is refused by name.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
