@@ -9,11 +9,11 @@ import { connectTemporal } from '../infra/temporal/connection.js';
 import { SEARCH_ATTRIBUTES } from '../domain/config/searchAttributes.js';
 import { registerSearchAttributes, searchAttributeCommands, waitForSearchAttributes } from '../infra/temporal/searchAttributes.js';
 
-const { connection, namespace, address } = await (async () => {
+const { connection, close, namespace, address } = await (async () => {
   try {
     const env = loadConfig(process.env);
-    const { connection } = await connectTemporal(env, { connectTimeout: 5000 });
-    return { connection, namespace: env.temporal.namespace, address: env.temporal.address };
+    const { connection, close } = await connectTemporal(env, { connectTimeout: 5000 });
+    return { connection, close, namespace: env.temporal.namespace, address: env.temporal.address };
   } catch (err) {
     console.error(`register-search-attributes: ${(err as Error).message}`);
     process.exit(1);
@@ -37,5 +37,5 @@ try {
   for (const line of searchAttributeCommands(namespace, SEARCH_ATTRIBUTES)) console.error(`  ${line} --address ${address}`);
   process.exitCode = 1;
 } finally {
-  await connection.close();
+  await close();
 }

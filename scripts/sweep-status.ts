@@ -1,5 +1,5 @@
 /** `tsx scripts/sweep-status.ts ID [--watch]`: progress and results of a running or finished sweep. */
-import type { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { Command } from 'commander';
 import { environmentHelp } from '../domain/config/env.js';
 import { loadConfig } from '../infra/config.js';
@@ -27,10 +27,10 @@ new Command('sweep-status')
     const s3 = s3ClientFor(env);
     const storedResults = () => getText({ s3, name: env.s3.bucket }, sweepResultsKey(sweepId));
     const printStored = (stored: string) => console.log(formatResultsTable((JSON.parse(stored) as { cells: CellSummary[] }).cells));
-    let connection: Connection;
+    let closeTemporal: () => Promise<void>;
     let client: Client;
     try {
-      ({ connection, client } = await connectTemporal(env, { connectTimeout: '5s' }));
+      ({ client, close: closeTemporal } = await connectTemporal(env, { connectTimeout: '5s' }));
     } catch (err) {
       try {
         // A finished sweep's results are in S3 alone: show them even with Temporal down.
@@ -107,7 +107,7 @@ new Command('sweep-status')
       }
     } finally {
       s3.destroy();
-      await connection.close();
+      await closeTemporal();
     }
   })
   .parseAsync()

@@ -14,6 +14,7 @@ import { createTraceActivities } from '../activities/storage/traces.js';
 import { SandboxPool } from '../infra/sandbox/pool.js';
 import { checkS3Access, s3ClientFor, supportsConditionalWrites } from '../infra/s3.js';
 import { connectTemporalWorker } from '../infra/temporal/connection.js';
+import { payloadStorageFor } from '../infra/temporal/payloadStorage.js';
 import { keptWorkflowBundle, workflowBundleDir } from '../infra/temporal/workflowBundle.js';
 import { createSweepStorageActivities } from '../activities/storage/sweepFiles.js';
 import { createSandboxActivities } from '../activities/sandbox/executeShard.js';
@@ -125,6 +126,8 @@ export async function createWorkers(
   });
   const workers: Worker[] = [];
   const bucket = { s3, name: config.s3.bucket };
+  // Payloads over config.temporal.offloadBytes (a task's thousands of answer keys) live in S3, their histories holding a claim.
+  const dataConverter = { externalStorage: payloadStorageFor(config, () => s3).externalStorage };
   const methods = options.methods ?? METHOD_ACTIVITIES;
   let sandboxes: SandboxPool | undefined;
   let leases: WorkerLeases | undefined;
@@ -136,6 +139,7 @@ export async function createWorkers(
             await Worker.create({
               connection,
               namespace: config.temporal.namespace,
+              dataConverter,
               taskQueue: config.taskQueues.workflows,
               ...(await workflowCode(options.workflowsPath ?? defaultWorkflowsPath)),
               shutdownGraceTime: STOP_GRACE_MS,
@@ -147,6 +151,7 @@ export async function createWorkers(
             await Worker.create({
               connection,
               namespace: config.temporal.namespace,
+              dataConverter,
               taskQueue: config.taskQueues.storage,
               activities: {
                 ...createDatasetActivities(bucket),
@@ -171,6 +176,7 @@ export async function createWorkers(
             await Worker.create({
               connection,
               namespace: config.temporal.namespace,
+              dataConverter,
               taskQueue: config.taskQueues.sandbox,
               activities: { ...createSandboxActivities(bucket, sandboxes), ...createSnippetActivities(bucket, sandboxes) },
               // Shards and single snippets queue for the executor's own pool of slots; this only
@@ -199,6 +205,7 @@ export async function createWorkers(
               await Worker.create({
                 connection,
                 namespace: config.temporal.namespace,
+                dataConverter,
                 taskQueue,
                 activities: llmQueueActivities(methods, { bucket, llm, embeddings }),
                 // One task's samples run one after another inside an activity; the requests then

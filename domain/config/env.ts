@@ -2,6 +2,14 @@ import { z } from 'zod';
 import { resolveTemporalConnection, TemporalSettingsError, type TemporalConnectionSettings } from './temporalConnection.js';
 
 /**
+ * Temporal payloads (workflow and activity inputs and results, heartbeat details) larger than this
+ * go to S3 and travel through histories as a claim (infra/temporal/payloadStorage.ts). The SDK's
+ * default; Temporal warns from 512 KiB and refuses over 2 MiB per payload.
+ */
+export const DEFAULT_OFFLOAD_BYTES = 256 * 1024;
+const MAX_OFFLOAD_BYTES = 1024 * 1024;
+
+/**
  * Every setting the project reads from the environment, with the defaults of the local stack
  * (`npm run stack:up`). Pointing at a real Temporal cluster and real S3 is a matter of setting these.
  */
@@ -11,6 +19,12 @@ const EnvSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash, underscore only')
     .default('explora'),
+  EXPLORA_TEMPORAL_OFFLOAD_BYTES: z
+    .string()
+    .regex(/^\d+$/, 'a whole number of bytes (0: every payload)')
+    .transform(Number)
+    .refine((n) => n <= MAX_OFFLOAD_BYTES, `at most ${MAX_OFFLOAD_BYTES} (Temporal refuses payloads over 2 MiB)`)
+    .default(DEFAULT_OFFLOAD_BYTES),
   EXPLORA_S3_ENDPOINT: z.union([z.url(), z.literal('aws')]).default('http://127.0.0.1:8333'),
   EXPLORA_S3_REGION: z.string().min(1).optional(),
   AWS_REGION: z.string().min(1).optional(),
@@ -41,6 +55,8 @@ export interface ExploraConfig {
     uiUrl: string;
     /** Everything needed to open a connection (infra/temporal/connection.ts builds it). */
     connection: TemporalConnectionSettings;
+    /** Payloads over this many bytes are stored in S3, their histories holding a claim (EXPLORA_TEMPORAL_OFFLOAD_BYTES). */
+    offloadBytes: number;
   };
   taskQueues: TaskQueues;
   s3: {
@@ -102,7 +118,13 @@ export function parseConfig(
   const e = parsed.data;
   const endpoint = e.EXPLORA_S3_ENDPOINT === 'aws' ? undefined : e.EXPLORA_S3_ENDPOINT;
   return {
-    temporal: { address: connection.address, namespace: connection.namespace, uiUrl: e.EXPLORA_TEMPORAL_UI.replace(/\/$/, ''), connection },
+    temporal: {
+      address: connection.address,
+      namespace: connection.namespace,
+      uiUrl: e.EXPLORA_TEMPORAL_UI.replace(/\/$/, ''),
+      connection,
+      offloadBytes: e.EXPLORA_TEMPORAL_OFFLOAD_BYTES,
+    },
     taskQueues: taskQueuesFor(e.EXPLORA_TASK_QUEUE_PREFIX),
     s3: {
       endpoint,
@@ -169,6 +191,12 @@ export const ENV_DOC: ReadonlyArray<readonly [name: string, fallback: string, wh
   ['TEMPORAL_TLS_CLIENT_KEY_PATH', '-', 'mTLS client key (or ..._DATA)', 'temporal'],
   ['TEMPORAL_API_KEY', '-', 'Temporal Cloud API key (turns TLS on)', 'temporal'],
   ['EXPLORA_TEMPORAL_UI', 'http://127.0.0.1:8233', 'base URL of the Temporal Web UI, for links', 'temporal'],
+  [
+    'EXPLORA_TEMPORAL_OFFLOAD_BYTES',
+    String(DEFAULT_OFFLOAD_BYTES),
+    'Temporal payloads larger than this are kept in S3, their histories holding a claim (0: all)',
+    'temporal',
+  ],
   ['EXPLORA_TASK_QUEUE_PREFIX', 'explora', 'prefix of the task queues <p>-workflows, -storage, -llm, -sandbox', 'temporal'],
   ['EXPLORA_S3_ENDPOINT', 'http://127.0.0.1:8333', "S3 endpoint URL, or 'aws' for AWS's own", 's3'],
   ['EXPLORA_S3_REGION', 'AWS_REGION, else us-east-1', 'S3 region', 's3'],

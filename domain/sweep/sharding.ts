@@ -20,20 +20,22 @@ export const LEGACY_SHARD_SAMPLES = 200;
 export const MAX_TASKS_PER_SHARD = 200;
 
 /**
- * The most samples of one task a sweep may ask a model for. A task's answers are one activity's
- * result (a key and a cost per sample, ~254 bytes each), and Temporal refuses a payload over 2 MiB
- * (its default `limit.blobSize.error`). Tried with n = 9,000 on the local stack: every request was
- * sent and paid, then the 2,287,995-byte result was refused at each attempt, and the sweep stood
- * there for good. Loaded generations (evaluate-only) travel as one S3 key, whatever their count.
+ * The most samples of one task a sweep may ask a model for. A task's samples are one activity's
+ * work and their answer keys one payload (a key and a cost per sample, ~254 bytes each), which a
+ * shard workflow holds and hands on. Over EXPLORA_TEMPORAL_OFFLOAD_BYTES that payload is kept in S3
+ * (infra/temporal/payloadStorage.ts), so Temporal's 2 MiB per payload no longer bounds it (before,
+ * n = 9,000 was sent and paid, then its 2,287,995-byte result was refused at each attempt); what
+ * bounds it now is memory: ~25 MB of keys at this limit, in the workflow and in the activity.
+ * Loaded generations (evaluate-only) travel as one S3 key, whatever their count.
  */
-export const MAX_GENERATED_SAMPLES_PER_TASK = 5000;
+export const MAX_GENERATED_SAMPLES_PER_TASK = 100_000;
 
 /** Why n_samples cannot be generated in this mode, or null when it can. */
 export function generatedSamplesProblem(nSamples: number, mode: SweepMode): string | null {
   if (mode === 'evaluate-only' || nSamples <= MAX_GENERATED_SAMPLES_PER_TASK) return null;
   return (
     `n_samples: ${nSamples} is over the ${MAX_GENERATED_SAMPLES_PER_TASK} samples of one task a sweep can ask a model for ` +
-    "(one task's answer keys travel through one activity's result, which Temporal caps at 2 MiB); " +
+    "(one task's samples are one activity's work, and its answer keys are held in a workflow's memory); " +
     'run several sweeps with other seeds, or generate elsewhere and use --evaluate-only'
   );
 }

@@ -13,6 +13,8 @@ import tls from 'node:tls';
 import { Client, Connection, type TLSConfig } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { ExploraConfig } from '../../domain/config/env.js';
+import { payloadStorageFor } from './payloadStorage.js';
+import { s3ClientFor } from '../s3.js';
 import { describeTemporalConnection, type PemSource, type TemporalConnectionSettings } from '../../domain/config/temporalConnection.js';
 
 export class TemporalConnectionError extends Error {}
@@ -260,7 +262,16 @@ export async function connectTemporal(
     await connection.close();
     throw err;
   }
-  return { connection, client: new Client({ connection, namespace: s.namespace }), close: () => connection.close() };
+  // Large payloads (a task's thousands of answer keys) are kept in S3; the client must read their claims.
+  const storage = payloadStorageFor(config, () => s3ClientFor(config));
+  return {
+    connection,
+    client: new Client({ connection, namespace: s.namespace, dataConverter: { externalStorage: storage.externalStorage } }),
+    close: async () => {
+      storage.close();
+      await connection.close();
+    },
+  };
 }
 
 /** A worker connection, with the namespace checked. */

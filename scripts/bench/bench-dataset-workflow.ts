@@ -22,7 +22,8 @@ new Command('bench-dataset-workflow')
     const params = resolvePbeParams({ count: Number(opts.count) });
     const { workers, close } = await createWorkers(config, { roles: ['workflows', 'storage'] });
     const running = Promise.all(workers.map((w) => w.run()));
-    const { connection, client } = await connectTemporal(config);
+    const temporal = await connectTemporal(config);
+    const { client } = temporal;
     try {
       const t0 = performance.now();
       const summary = await client.workflow.execute(generateDatasetWorkflow, {
@@ -46,7 +47,7 @@ new Command('bench-dataset-workflow')
       for (const w of workers) w.shutdown();
       await running;
       await close();
-      await connection.close();
+      await temporal.close();
     }
   })
   .parseAsync()

@@ -34,6 +34,18 @@ describe('environment configuration', () => {
     );
   });
 
+  it('EXPLORA_TEMPORAL_OFFLOAD_BYTES: the SDK default, 0 for every payload, a bad or too large value refused by name', () => {
+    expect(parseConfig({}).temporal.offloadBytes).toBe(256 * 1024);
+    expect(parseConfig({ EXPLORA_TEMPORAL_OFFLOAD_BYTES: '0' }).temporal.offloadBytes).toBe(0);
+    expect(parseConfig({ EXPLORA_TEMPORAL_OFFLOAD_BYTES: '65536' }).temporal.offloadBytes).toBe(65536);
+    expect(() => parseConfig({ EXPLORA_TEMPORAL_OFFLOAD_BYTES: '64k' })).toThrow(
+      'EXPLORA_TEMPORAL_OFFLOAD_BYTES="64k": a whole number of bytes (0: every payload)',
+    );
+    expect(() => parseConfig({ EXPLORA_TEMPORAL_OFFLOAD_BYTES: '2097152' })).toThrow(
+      'EXPLORA_TEMPORAL_OFFLOAD_BYTES="2097152": at most 1048576 (Temporal refuses payloads over 2 MiB)',
+    );
+  });
+
   it('documents every variable it reads', () => {
     const documented = ENV_DOC.map(([name]) => name);
     for (const name of [
@@ -43,6 +55,7 @@ describe('environment configuration', () => {
       'EXPLORA_S3_BUCKET',
       'EXPLORA_LOG_LEVEL',
       'EXPLORA_PYTHON',
+      'EXPLORA_TEMPORAL_OFFLOAD_BYTES',
     ])
       expect(documented).toContain(name);
   });
