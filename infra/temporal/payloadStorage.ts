@@ -40,6 +40,28 @@ const ClaimSchema = z.object({
 });
 type Claim = z.infer<typeof ClaimSchema>;
 
+/**
+ * Waits between attempts at one S3 request (the client itself tries once: infra/s3.ts). A failed
+ * store fails what it completes: a workflow task (retried by the server; its timeout is 10 s, so the
+ * waits stay under it) or an activity's result, and then the whole activity runs again, a shard's
+ * thousands of programs with it. So an S3 blip is waited out here first.
+ */
+export const S3_RETRY_DELAYS_MS: readonly number[] = [250, 500, 1000, 2000, 4000];
+
+/** A failure that trying again cannot mend (the object is gone, or holds something else). */
+class PayloadClaimError extends Error {}
+
+async function patiently<T>(attempt: () => Promise<T>, delaysMs: readonly number[], signal: AbortSignal | undefined): Promise<T> {
+  for (let i = 0; ; i++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (err instanceof PayloadClaimError || i >= delaysMs.length || signal?.aborted) throw err;
+      await new Promise((resolve) => setTimeout(resolve, delaysMs[i]));
+    }
+  }
+}
+
 export class S3PayloadDriver implements StorageDriver {
   readonly name = 'explora-s3';
   readonly type = 'explora.s3';
@@ -48,40 +70,45 @@ export class S3PayloadDriver implements StorageDriver {
   constructor(
     private readonly s3: () => S3Client,
     private readonly bucket: string,
+    private readonly retryDelaysMs: readonly number[] = S3_RETRY_DELAYS_MS,
   ) {}
 
-  async store(_context: StorageDriverStoreContext, payloads: Payload[]): Promise<StorageDriverClaim[]> {
+  async store(context: StorageDriverStoreContext, payloads: Payload[]): Promise<StorageDriverClaim[]> {
     const bucket: Bucket = { s3: this.s3(), name: this.bucket };
     return Promise.all(
       payloads.map(async (payload) => {
         const bytes = proto.temporal.api.common.v1.Payload.encode(payload).finish();
         const sha256 = sha256Hex(bytes);
         const claim: Claim = { bucket: this.bucket, key: `${PAYLOAD_PREFIX}${sha256}`, sha256 };
-        await putObjectOnce(bucket, claim.key, bytes);
+        await patiently(() => putObjectOnce(bucket, claim.key, bytes), this.retryDelaysMs, context.abortSignal);
         return new StorageDriverClaim(claim);
       }),
     );
   }
 
-  async retrieve(_context: StorageDriverRetrieveContext, claims: StorageDriverClaim[]): Promise<Payload[]> {
+  async retrieve(context: StorageDriverRetrieveContext, claims: StorageDriverClaim[]): Promise<Payload[]> {
     return Promise.all(
       claims.map(async ({ claimData }) => {
         const parsed = ClaimSchema.safeParse(claimData);
         if (!parsed.success) {
-          throw new Error(
+          throw new PayloadClaimError(
             `a Temporal payload's claim is not one explora wrote: ${JSON.stringify(claimData)} (${parsed.error.issues[0]!.message})`,
           );
         }
         const claim = parsed.data;
         const where = s3Uri(claim.bucket, claim.key);
-        const bytes = await getBytes({ s3: this.s3(), name: claim.bucket }, claim.key);
+        const bytes = await patiently(
+          () => getBytes({ s3: this.s3(), name: claim.bucket }, claim.key),
+          this.retryDelaysMs,
+          context.abortSignal,
+        );
         if (bytes === null) {
-          throw new Error(
+          throw new PayloadClaimError(
             `the Temporal payload ${where} is gone: a history still refers to it (was it deleted, or expired by a lifecycle rule shorter than the namespace's retention?)`,
           );
         }
         if (sha256Hex(bytes) !== claim.sha256)
-          throw new Error(`the Temporal payload ${where} does not hold what its claim names (sha256 differs)`);
+          throw new PayloadClaimError(`the Temporal payload ${where} does not hold what its claim names (sha256 differs)`);
         return proto.temporal.api.common.v1.Payload.decode(bytes);
       }),
     );

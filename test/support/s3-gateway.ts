@@ -21,7 +21,7 @@ export interface S3Gateway {
   close: () => Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
@@ -29,7 +29,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startS3Gateway(dir: string, identities: S3Identity[]): Promise<S3Gateway> {
+/** `port`: where to serve (default a free one): a test can point a client at it before the gateway is up. */
+export async function startS3Gateway(dir: string, identities: S3Identity[], opts: { port?: number } = {}): Promise<S3Gateway> {
   const paths = stackPaths();
   const configFile = path.join(dir, 'seaweedfs-identities.json');
   writeFileSync(
@@ -43,7 +44,7 @@ export async function startS3Gateway(dir: string, identities: S3Identity[]): Pro
     }),
     { mode: 0o600 },
   );
-  const [port, grpcPort] = [await freePort(), await freePort()];
+  const [port, grpcPort] = [opts.port ?? (await freePort()), await freePort()];
   const child = spawn(
     path.join(paths.toolsDir, 'py', 'bin', 'weed'),
     [

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { StorageDriverClaim, type Payload } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +17,7 @@ import { sweepResultsKey } from '../../domain/sweep/keys.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { runTs } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
+import { freePort, startS3Gateway, type S3Gateway } from '../support/s3-gateway.js';
 import { connectClient } from '../support/temporal.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { expectedCounts, humanEvalProblems, HUMANEVAL, scriptedAnswers, SWEEP_SEED } from './support.js';
@@ -117,6 +118,54 @@ describe('large payloads through S3 (EXPLORA_TEMPORAL_OFFLOAD_BYTES)', () => {
       expect(text(payload.metadata.encoding)).toMatch(/^json\/plain|binary\/null$/);
     }
   });
+
+  it('an S3 endpoint down when a payload is stored: the store waits for it (up to its retry delays), then the claim reads back', async () => {
+    const identity = { name: 'payloads', accessKey: 'payloads-key', secretKey: 'payloads-secret-key' };
+    const port = await freePort();
+    const s3 = new S3Client({
+      endpoint: `http://127.0.0.1:${port}`,
+      region: config.s3.region,
+      forcePathStyle: true,
+      credentials: { accessKeyId: identity.accessKey, secretAccessKey: identity.secretKey },
+      maxAttempts: 1,
+    });
+    // Generous delays: the gateway takes a few seconds to start on a loaded machine.
+    const driver = new S3PayloadDriver(() => s3, config.s3.bucket, [500, 1000, 2000, 4000, 8000, 8000]);
+    const payload: Payload = {
+      metadata: { encoding: new TextEncoder().encode('json/plain') },
+      data: new TextEncoder().encode(`"${uniqueSuffix()}"`),
+    };
+    let gateway: S3Gateway | undefined;
+    let storedAt = 0;
+    const storing = driver.store({}, [payload]).finally(() => (storedAt = Date.now()));
+    try {
+      // Nothing listens on the port yet: the first attempts are refused.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(storedAt).toBe(0);
+      gateway = await startS3Gateway(dir, [identity], { port });
+      const [claim] = await storing;
+      const [back] = await driver.retrieve({}, [claim!]);
+      expect(text(back!.data)).toBe(text(payload.data));
+    } finally {
+      await storing.catch(() => undefined);
+      s3.destroy();
+      await gateway?.close();
+    }
+    // Without waits, the same outage fails the store at once, naming the refused connection.
+    const impatient = new S3PayloadDriver(
+      () =>
+        new S3Client({
+          endpoint: `http://127.0.0.1:${port}`,
+          region: 'us-east-1',
+          forcePathStyle: true,
+          credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+          maxAttempts: 1,
+        }),
+      config.s3.bucket,
+      [],
+    );
+    await expect(impatient.store({}, [payload])).rejects.toThrow(/ECONNREFUSED/);
+  }, 90_000);
 
   it('the driver reads back what it stored, and refuses a missing object, a changed one and a claim it did not write, naming each', async () => {
     const driver = new S3PayloadDriver(() => bucket.s3, config.s3.bucket);
