@@ -48,15 +48,12 @@ type Claim = z.infer<typeof ClaimSchema>;
  */
 export const S3_RETRY_DELAYS_MS: readonly number[] = [250, 500, 1000, 2000, 4000];
 
-/** A failure that trying again cannot mend (the object is gone, or holds something else). */
-class PayloadClaimError extends Error {}
-
 async function patiently<T>(attempt: () => Promise<T>, delaysMs: readonly number[], signal: AbortSignal | undefined): Promise<T> {
   for (let i = 0; ; i++) {
     try {
       return await attempt();
     } catch (err) {
-      if (err instanceof PayloadClaimError || i >= delaysMs.length || signal?.aborted) throw err;
+      if (i >= delaysMs.length || signal?.aborted) throw err;
       await new Promise((resolve) => setTimeout(resolve, delaysMs[i]));
     }
   }
@@ -91,7 +88,7 @@ export class S3PayloadDriver implements StorageDriver {
       claims.map(async ({ claimData }) => {
         const parsed = ClaimSchema.safeParse(claimData);
         if (!parsed.success) {
-          throw new PayloadClaimError(
+          throw new Error(
             `a Temporal payload's claim is not one explora wrote: ${JSON.stringify(claimData)} (${parsed.error.issues[0]!.message})`,
           );
         }
@@ -103,12 +100,12 @@ export class S3PayloadDriver implements StorageDriver {
           context.abortSignal,
         );
         if (bytes === null) {
-          throw new PayloadClaimError(
+          throw new Error(
             `the Temporal payload ${where} is gone: a history still refers to it (was it deleted, or expired by a lifecycle rule shorter than the namespace's retention?)`,
           );
         }
         if (sha256Hex(bytes) !== claim.sha256)
-          throw new PayloadClaimError(`the Temporal payload ${where} does not hold what its claim names (sha256 differs)`);
+          throw new Error(`the Temporal payload ${where} does not hold what its claim names (sha256 differs)`);
         return proto.temporal.api.common.v1.Payload.decode(bytes);
       }),
     );
