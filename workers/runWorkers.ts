@@ -17,6 +17,7 @@ import { connectTemporalWorker } from '../infra/temporal/connection.js';
 import { payloadStorageFor } from '../infra/temporal/payloadStorage.js';
 import { keptWorkflowBundle, workflowBundleDir } from '../infra/temporal/workflowBundle.js';
 import { createSweepStorageActivities } from '../activities/storage/sweepFiles.js';
+import { createShardSliceActivities } from '../activities/storage/shardSlices.js';
 import { createSandboxActivities } from '../activities/sandbox/executeShard.js';
 import { llmTaskQueue } from '../domain/sweep/keys.js';
 import { WorkerLeases } from '../infra/llm/workerLeases.js';
@@ -156,6 +157,7 @@ export async function createWorkers(
               activities: {
                 ...createDatasetActivities(bucket),
                 ...createSweepStorageActivities(bucket),
+                ...createShardSliceActivities(bucket),
                 ...createReportActivities(bucket),
                 ...createTraceActivities(bucket),
                 ...storageQueueActivities(methods, bucket),

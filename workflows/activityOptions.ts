@@ -7,12 +7,14 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { createDatasetActivities } from '../activities/storage/datasets.js';
 import type { createReportActivities } from '../activities/storage/report.js';
 import type { createSweepStorageActivities } from '../activities/storage/sweepFiles.js';
+import type { ShardSliceActivities } from '../activities/storage/shardSlices.js';
 import type { createSandboxActivities } from '../activities/sandbox/executeShard.js';
 import type { SnippetActivities } from '../activities/sandbox/snippets.js';
 import type { createTraceActivities } from '../activities/storage/traces.js';
 
 type StorageActivities = ReturnType<typeof createDatasetActivities> &
   ReturnType<typeof createSweepStorageActivities> &
+  ShardSliceActivities &
   ReturnType<typeof createReportActivities> &
   ReturnType<typeof createTraceActivities>;
 

@@ -9,8 +9,10 @@ import type { MethodTaskOutcome } from '../domain/methods/artifacts.js';
 import type { MethodTaskRef } from '../domain/methods/taskRef.js';
 import type { MethodDefinition } from '../domain/methods/types.js';
 import { cellTaskWorkflowId, llmTaskQueue } from '../domain/sweep/keys.js';
+import { sampleSlices, type IndexRange } from '../domain/sweep/sharding.js';
 import { llmActivities } from './activityOptions.js';
 import { startChildPatiently } from './startChildPatiently.js';
+import { windowed } from './windowed.js';
 import type { ShardInput, SweepQueues } from './sweepTypes.js';
 
 /** The input of a multi-step method's child workflow for one task (its kind's switches beside). */
@@ -67,9 +69,22 @@ export function isMethodWorkflow(value: unknown): value is MethodWorkflow {
   return typeof value === 'object' && value !== null && (value as { role?: unknown }).role === 'method-workflow';
 }
 
-/** Sample indices 0..n-1 of the shard's tasks. */
-export function allSamples(shard: ShardInput): number[] {
-  return Array.from({ length: shard.nSamples }, (_, i) => i);
+/** Slices of one task's samples whose LLM activities run at once, on any of the model queue's workers. */
+export const ANSWER_SLICE_WINDOW = 8;
+
+/**
+ * A single-call method's answers for one task, one per sample in sample order: one LLM activity for
+ * all of them, or, for a task of more samples than the shard's samples per activity, one activity
+ * per slice of them (domain/sweep/sharding.ts sampleSlices), ANSWER_SLICE_WINDOW at once. Each
+ * slice is then any worker's work, within the 2 hours an activity may take, and an answer already
+ * cached is not asked again whichever slice asks.
+ */
+export async function answerInSlices<T>(shard: ShardInput, answer: (sampleIndices: number[]) => Promise<T[]>): Promise<T[]> {
+  const slices = sampleSlices(shard.nSamples, 1, shard.samplesPerActivity);
+  const indices = ({ start, end }: IndexRange) => Array.from({ length: end - start }, (_, i) => start + i);
+  if (slices.length === 1) return answer(indices(slices[0]!));
+  const answered = await windowed(slices, { width: ANSWER_SLICE_WINDOW }, (slice) => answer(indices(slice)));
+  return answered.flat();
 }
 
 /** The LLM activities of the shard's model queue, typed by the method's activities. */

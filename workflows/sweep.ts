@@ -314,6 +314,7 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
             shardSamples: input.shardSamples,
             maxParallelShards: input.maxParallelShards ?? 8,
           }),
+          ...(input.shardSamples !== undefined ? { samplesPerActivity: input.shardSamples } : {}),
           maxParallelShards: input.maxParallelShards ?? 8,
           maxHistoryEvents: input.maxHistoryEvents ?? 8_000,
         },

@@ -186,6 +186,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
             taskStart: tasks.start,
             taskEnd: tasks.end,
             nSamples: input.nSamples,
+            ...(input.samplesPerActivity !== undefined ? { samplesPerActivity: input.samplesPerActivity } : {}),
             timeoutS: input.timeoutS,
             queues: input.queues,
           },

@@ -9,18 +9,24 @@
  * the sweep's pause): a pause then stops the spending within the window's tasks, instead of after
  * every task of every running shard.
  */
-import { ApplicationFailure, condition, defineQuery, patched, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, defineQuery, patched, setHandler } from '@temporalio/workflow';
 import { addCost, ZERO_COST } from '../domain/methods/artifacts.js';
 import type { ShardOutcome } from '../domain/sweep/records.js';
-import { sandboxActivities } from './activityOptions.js';
+import { sandboxActivities, storageActivities } from './activityOptions.js';
+import { windowed, type Window } from './windowed.js';
 import { methodStepFor, type TaskGeneration } from './methodSteps.js';
 import { localSeq, takePauseOrders } from './pauseOrders.js';
 import { reportSpend } from './spendReports.js';
 import { sweepWorkflowId } from '../domain/sweep/keys.js';
+import { sampleSlices, type IndexRange } from '../domain/sweep/sharding.js';
+import type { ExecuteShardInput } from '../activities/sandbox/executeShard.js';
 import type { ShardInput } from './sweepTypes.js';
 
 /** Tasks of a shard whose generation runs at once: enough to keep a model's workers busy. */
 export const TASK_WINDOW = 8;
+
+/** Slices of a sliced shard (sampleSlices) whose sandbox activities run at once, on any of the queue's workers. */
+export const SLICE_WINDOW = 8;
 
 /**
  * A shard's own progress: how many of its samples have their answer, before any of them runs, and
@@ -53,10 +59,10 @@ export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcom
   setHandler(shardProgressQuery, () => progress);
   // Shards started before the window existed schedule every task at once, as they did.
   const taskWindow = patched('shard-task-window') ? { width: TASK_WINDOW, open: () => !paused } : null;
-  const sandbox = sandboxActivities(input.queues.sandbox, input.timeoutS);
   if (input.mode === 'evaluate-only') {
     if (!input.savedGenerationsKey) throw ApplicationFailure.nonRetryable('evaluate-only needs loaded generations', 'InvalidSweep');
-    return sandbox.executeShard({ ...common(input), generations: { kind: 'saved', key: input.savedGenerationsKey }, execute: true });
+    const saved = { kind: 'saved' as const, key: input.savedGenerationsKey };
+    return execute(input, () => saved, true);
   }
   // A budgeted sweep counts every task's cost as it ends (workflows/spendReports.ts).
   const spendTo = input.spendLedger ?? (input.reportsSpend === true ? sweepWorkflowId(input.sweepId) : null);
@@ -77,16 +83,47 @@ export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcom
       });
   });
   progress.phase = 'executing';
-  return sandbox.executeShard({
-    ...common(input),
-    generations: {
-      kind: 'llm',
-      api: input.cell.endpoint.api,
-      stop: input.cell.stop,
-      keys: tasks.map((t) => t.finalKeys),
-      methodTasks: tasks.map((t) => (t.traceKey && t.cost ? { cost: t.cost, traceKey: t.traceKey } : null)),
-    },
-    execute: input.mode !== 'generation-only',
+  const methodTasks = tasks.map((t) => (t.traceKey && t.cost ? { cost: t.cost, traceKey: t.traceKey } : null));
+  const answers = (samples: IndexRange): ExecuteShardInput['generations'] => ({
+    kind: 'llm',
+    api: input.cell.endpoint.api,
+    stop: input.cell.stop,
+    keys: tasks.map((t) =>
+      samples.start === 0 && samples.end === input.nSamples ? t.finalKeys : t.finalKeys.slice(samples.start, samples.end),
+    ),
+    methodTasks,
+  });
+  return execute(input, answers, input.mode !== 'generation-only');
+}
+
+/**
+ * Runs (or records) the shard's samples: in one sandbox activity, or, for a shard over its samples
+ * per activity (sampleSlices), one per slice, SLICE_WINDOW at once, whose records are then joined
+ * into the shard's one file.
+ */
+async function execute(
+  input: ShardInput,
+  generations: (samples: IndexRange) => ExecuteShardInput['generations'],
+  run: boolean,
+): Promise<ShardOutcome> {
+  const sandbox = sandboxActivities(input.queues.sandbox, input.timeoutS);
+  const slices = sampleSlices(input.nSamples, input.taskEnd - input.taskStart, input.samplesPerActivity);
+  if (slices.length === 1) return sandbox.executeShard({ ...common(input), generations: generations(slices[0]!), execute: run });
+  await windowed(
+    slices.map((samples, index) => ({ index, samples })),
+    { width: SLICE_WINDOW },
+    ({ index, samples }) =>
+      sandbox.executeShard({ ...common(input), generations: generations(samples), execute: run, slice: { index, ...samples } }),
+  );
+  return storageActivities(input.queues.storage).joinShardSlices({
+    sweepId: input.sweepId,
+    cellId: input.cell.id,
+    shardIndex: input.shardIndex,
+    taskStart: input.taskStart,
+    taskEnd: input.taskEnd,
+    nSamples: input.nSamples,
+    slices,
+    execute: run,
   });
 }
 
@@ -107,7 +144,7 @@ function common(input: ShardInput) {
 /** The method step of every task of the shard (workflows/methodSteps.ts), in the task window. */
 async function generate(
   input: ShardInput,
-  taskWindow: TaskWindow | null,
+  taskWindow: Window | null,
   taskAnswered: (generation: TaskGeneration) => Promise<void>,
 ): Promise<TaskGeneration[]> {
   const step = methodStepFor(input.cell.method);
@@ -119,26 +156,4 @@ async function generate(
     return generation;
   };
   return taskWindow ? windowed(taskIndices, taskWindow, run) : Promise.all(taskIndices.map(run));
-}
-
-interface TaskWindow {
-  width: number;
-  /** False while paused: no task starts. */
-  open: () => boolean;
-}
-
-/** run(item) for every item, in order, at most `width` at once and none while the window is shut. */
-async function windowed<T>(items: readonly number[], gate: TaskWindow, run: (item: number) => Promise<T>): Promise<T[]> {
-  const out = new Array<T>(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      if (!gate.open()) await condition(gate.open);
-      if (next >= items.length) return;
-      const i = next++;
-      out[i] = await run(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(gate.width, items.length) }, lane));
-  return out;
 }

@@ -94,6 +94,8 @@ export interface CellInput extends CellScope {
   timeoutS: number;
   queues: SweepQueues;
   tasksPerShard: number;
+  /** The most samples one activity of a shard takes (the sweep's `shardSamples`; sharding.ts sampleSlices); absent in cells started before slices: one activity a task. */
+  samplesPerActivity?: number;
   maxParallelShards: number;
   maxHistoryEvents: number;
   /** Carried across continue-as-new. */
@@ -124,6 +126,8 @@ export interface ShardInput extends CellScope {
   taskStart: number;
   taskEnd: number;
   nSamples: number;
+  /** As its cell's: over this many samples, a task's answers and the shard's runs are cut into slices, an activity each. */
+  samplesPerActivity?: number;
   timeoutS: number;
   queues: SweepQueues;
 }

@@ -8,16 +8,15 @@ import { type SweepProblem } from '../../domain/datasets/problems.js';
 import { familyOf, languageOf } from '../../domain/families/registry.js';
 import type { ExecutionResult } from '../../domain/execution/types.js';
 import type { LlmApi } from '../../domain/llm/request.js';
-import { cellShardPartsPrefix, cellShardRecordsKey } from '../../domain/sweep/keys.js';
+import { cellShardPartsPrefix, cellShardRecordsKey, cellShardSlicePartsPrefix, cellShardSliceRecordsKey } from '../../domain/sweep/keys.js';
 import {
-  recordCost,
   recordedRun,
   SampleRecordSchema,
   scoreFields,
+  shardOutcomeOf,
   systemFingerprintOf,
   type SampleRecord,
   type ShardOutcome,
-  type TaskCounts,
 } from '../../domain/sweep/records.js';
 import type { MethodCost } from '../../domain/methods/artifacts.js';
 import { prepareProgram } from '../../domain/apidocs/runtime.js';
@@ -38,7 +37,7 @@ import { ReferenceOutputs, ReferenceOutputsError } from '../../infra/referenceOu
 import { s3ReferenceOutputs } from '../../infra/referenceOutputsS3.js';
 import { parseJsonl } from '../../domain/datasets/jsonl.js';
 import { alsoTextCheckingOf, answerCode, textCheckingOf, textScore } from '../../domain/sweep/textScores.js';
-import { holdsShard } from '../../domain/sweep/sharding.js';
+import { holdsSamples, type IndexRange } from '../../domain/sweep/sharding.js';
 
 export interface ExecuteShardInput {
   sweepId: string;
@@ -60,41 +59,34 @@ export interface ExecuteShardInput {
     | { kind: 'saved'; key: string };
   /** generation-only: record the samples without running them. */
   execute: boolean;
+  /**
+   * One slice of the shard's samples (domain/sweep/sharding.ts sampleSlices): only samples
+   * [start, end) of each task, stored as the slice's own records file for the shard to join; LLM keys
+   * are then the slice's (keys[task][sample - start]). Absent: every sample, into the shard's file.
+   */
+  slice?: { index: number } & IndexRange;
+}
+
+/** Where an activity's records go and which samples they are: the shard's, or one slice's of it. */
+function scopeOf(input: ExecuteShardInput) {
+  const tasks = { start: input.taskStart, end: input.taskEnd };
+  if (!input.slice)
+    return {
+      tasks,
+      samples: { start: 0, end: input.nSamples },
+      recordsKey: cellShardRecordsKey(input.sweepId, input.cellId, input.shardIndex),
+      partsPrefix: cellShardPartsPrefix(input.sweepId, input.cellId, input.shardIndex),
+    };
+  const { index, start, end } = input.slice;
+  return {
+    tasks,
+    samples: { start, end },
+    recordsKey: cellShardSliceRecordsKey(input.sweepId, input.cellId, input.shardIndex, index),
+    partsPrefix: cellShardSlicePartsPrefix(input.sweepId, input.cellId, input.shardIndex, index),
+  };
 }
 
 const SavedGenerationsSchema = z.array(z.array(z.string()));
-
-/**
- * Per task n, c, s; none when the shard did not execute (generation-only), as CellAccumulator
- * scores, nor for samples scored from their text (they pass nothing: pass@1 so far stays "-").
- */
-function countsOf(records: SampleRecord[], taskStart: number, taskEnd: number, executed: boolean): TaskCounts[] {
-  const byTask = new Map<number, TaskCounts>();
-  for (let t = taskStart; t < taskEnd; t++) byTask.set(t, { taskIndex: t, n: 0, c: 0, s: 0 });
-  if (!executed) return [...byTask.values()];
-  for (const r of records) {
-    if (r.score?.kind === 'text') continue;
-    const c = byTask.get(r.task_index)!;
-    c.n++;
-    if (r.passed) c.c++;
-    if (r.success) c.s++;
-  }
-  return [...byTask.values()];
-}
-
-function outcomeOf(shardIndex: number, records: SampleRecord[], taskStart: number, taskEnd: number, executed: boolean): ShardOutcome {
-  const costs = records.map(recordCost);
-  return {
-    shardIndex,
-    tasks: countsOf(records, taskStart, taskEnd, executed),
-    samples: records.length,
-    sandboxRuns: costs.reduce((a, c) => a + c.sandbox_runs, 0),
-    calls: costs.reduce((a, c) => a + c.calls, 0),
-    promptTokens: costs.reduce((a, c) => a + c.prompt_tokens, 0),
-    completionTokens: costs.reduce((a, c) => a + c.completion_tokens, 0),
-    requestsUnanswered: costs.reduce((a, c) => a + (c.requests_unanswered ?? 0), 0),
-  };
-}
 
 const savedCache = new Map<string, Promise<string[][]>>();
 function loadSaved(bucket: Bucket, key: string): Promise<string[][]> {
@@ -134,7 +126,7 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
         );
       return { raw, code: raw, api: 'saved' as const, llm: undefined };
     }
-    const key = input.generations.keys[taskIndex - input.taskStart]?.[sampleIndex];
+    const key = input.generations.keys[taskIndex - input.taskStart]?.[sampleIndex - (input.slice?.start ?? 0)];
     if (!key) throw new Error(`no LLM key for task ${taskIndex} sample ${sampleIndex}`);
     const llm = await records.read(key);
     if (llm === null) throw new Error(`LLM record ${key} is missing`);
@@ -165,21 +157,38 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
     return runners;
   }
 
+  /**
+   * Records an earlier attempt stored for exactly this activity's samples, when this run may keep
+   * them: those of a generation-only run are redone when the same sweep later executes, and so are
+   * those of another sharding (an earlier run of the cell grouped its tasks otherwise). A slice
+   * whose shard has joined its slices already takes its records from the shard's file.
+   */
+  async function keptRecords(input: ExecuteShardInput, scope: ReturnType<typeof scopeOf>): Promise<SampleRecord[] | null> {
+    const usable = (rows: SampleRecord[]) => !input.execute || !rows.some((r) => r.status === 'not_executed');
+    const existing = await getText(bucket, scope.recordsKey);
+    if (existing !== null) {
+      const rows = parseJsonl(existing, SampleRecordSchema, scope.recordsKey).map((r) => r.row);
+      if (holdsSamples(rows, scope.tasks, scope.samples) && usable(rows)) return rows;
+    }
+    if (!input.slice) return null;
+    const shardKey = cellShardRecordsKey(input.sweepId, input.cellId, input.shardIndex);
+    const joined = await getText(bucket, shardKey);
+    if (joined === null) return null;
+    const rows = parseJsonl(joined, SampleRecordSchema, shardKey).map((r) => r.row);
+    if (!holdsSamples(rows, scope.tasks, { start: 0, end: input.nSamples }) || !usable(rows)) return null;
+    return rows.filter((r) => r.sample_index >= scope.samples.start && r.sample_index < scope.samples.end);
+  }
+
   return {
-    /** Runs (or, generation-only, records) every sample of tasks [taskStart, taskEnd) of one cell. */
+    /** Runs (or, generation-only, records) every sample of tasks [taskStart, taskEnd) of one cell, or of one slice of them. */
     async executeShard(input: ExecuteShardInput): Promise<ShardOutcome> {
-      const recordsKey = cellShardRecordsKey(input.sweepId, input.cellId, input.shardIndex);
-      const existing = await getText(bucket, recordsKey);
-      if (existing !== null) {
-        const rows = parseJsonl(existing, SampleRecordSchema, recordsKey).map((r) => r.row);
-        // Records of a generation-only run are redone when the same sweep later executes, and so
-        // are those of another sharding (an earlier run of the cell grouped its tasks otherwise).
-        const ours = holdsShard(rows, { start: input.taskStart, end: input.taskEnd }, input.nSamples);
-        if (ours && (!input.execute || !rows.some((r) => r.status === 'not_executed'))) {
-          // An attempt that stored the file and died before deleting its parts left them behind.
-          await deleteLeftoverParts(bucket, cellShardPartsPrefix(input.sweepId, input.cellId, input.shardIndex));
-          return outcomeOf(input.shardIndex, rows, input.taskStart, input.taskEnd, input.execute);
-        }
+      const scope = scopeOf(input);
+      const { recordsKey, partsPrefix } = scope;
+      const kept = await keptRecords(input, scope);
+      if (kept) {
+        // An attempt that stored the file and died before deleting its parts left them behind.
+        await deleteLeftoverParts(bucket, partsPrefix);
+        return shardOutcomeOf(input.shardIndex, kept, input.taskStart, input.taskEnd, input.execute);
       }
       const problems = await loadProblems(bucket, input.datasetKey);
       const runtime = input.libraryKey ? (await loadDatasetLibrary(bucket, input.libraryKey)).library.runtime : undefined;
@@ -192,14 +201,13 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
       const methodTasks = input.generations.kind === 'llm' ? input.generations.methodTasks : undefined;
       const jobs: Array<{ taskIndex: number; sampleIndex: number }> = [];
       for (let t = input.taskStart; t < input.taskEnd; t++)
-        for (let s = 0; s < input.nSamples; s++) jobs.push({ taskIndex: t, sampleIndex: s });
+        for (let s = scope.samples.start; s < scope.samples.end; s++) jobs.push({ taskIndex: t, sampleIndex: s });
       let done = 0;
       // A task's answers sit together in a few segment objects: each is read once for the shard.
       const llmRecords = new LlmRecordReader(bucket);
       const heartbeat = throttledHeartbeat();
       // Records of an earlier attempt, stored as its samples finished: not run again (unless they
       // were only saved, and this run executes).
-      const partsPrefix = cellShardPartsPrefix(input.sweepId, input.cellId, input.shardIndex);
       const earlier = await readParts(bucket, partsPrefix);
       const parts = new PartWriter(bucket, partsPrefix);
       // What families that check against their dataset's solution compare with (cached in the bucket).
@@ -216,7 +224,10 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
       const records = await mapLimit(jobs, inFlight, async ({ taskIndex, sampleIndex }): Promise<SampleRecord> => {
         const kept = partRecordFor(earlier.records, taskIndex, sampleIndex);
         // Kept only if made from the answer this run would use (the cache may prefer another since).
-        const answerKey = input.generations.kind === 'llm' ? input.generations.keys[taskIndex - input.taskStart]?.[sampleIndex] : undefined;
+        const answerKey =
+          input.generations.kind === 'llm'
+            ? input.generations.keys[taskIndex - input.taskStart]?.[sampleIndex - scope.samples.start]
+            : undefined;
         if (kept && kept.llm_key === answerKey && (!input.execute || kept.status !== 'not_executed')) {
           heartbeat(++done);
           return kept;
@@ -230,7 +241,7 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
       });
       await putObject(bucket, recordsKey, records.map((r) => JSON.stringify(r) + '\n').join(''), { contentType: 'application/x-ndjson' });
       await deleteParts(bucket, [...earlier.keys, ...parts.written]);
-      return outcomeOf(input.shardIndex, records, input.taskStart, input.taskEnd, input.execute);
+      return shardOutcomeOf(input.shardIndex, records, input.taskStart, input.taskEnd, input.execute);
 
       async function sampleRecord(taskIndex: number, sampleIndex: number): Promise<SampleRecord> {
         const problem = problems[taskIndex]!;

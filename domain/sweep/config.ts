@@ -112,6 +112,11 @@ export interface SweepConfig {
   prompts?: NamedPromptTemplate[];
   /** The whole sweep's spend cap (domain/sweep/budget.ts); absent: none. */
   budget?: Budget;
+  /**
+   * Samples a shard holds, and the most one activity takes: a task of more is cut into slices, an
+   * activity each (domain/sweep/sharding.ts). Absent: DEFAULT_SHARD_SAMPLES.
+   */
+  shard_samples?: number;
 }
 
 /** One point of the `prompts:` axis: a name, and its template (absent: the named default prompts). */
@@ -272,6 +277,7 @@ const TOP_LEVEL_KEYS = [
   'timeout_s',
   'seed',
   'budget',
+  'shard_samples',
 ] as const;
 
 export const SweepConfigSchema = z
@@ -296,6 +302,7 @@ export const SweepConfigSchema = z
     timeout_s: z.number().min(0.1).max(600).default(3),
     seed: z.int().min(0).max(0xffff_ffff).default(0),
     budget: BudgetSchema.optional(),
+    shard_samples: z.int().min(1).max(1_000_000).optional(),
   })
   // Zod skips this after a type error anywhere inside (even with `when`, for errors nested in
   // lists), so parseSweepConfig also runs these checks on the raw input when parsing fails: every
@@ -721,14 +728,15 @@ export function canonicalSweepJson(config: SweepConfig): string {
 }
 
 /**
- * The config without what only prices or caps the sweep (models' `price`, the `budget`s): neither
- * changes a request or a result, so setting or updating one neither renames a sweep (its default id
- * is the hash) nor makes a running one "another config" (raising a budget resumes the sweep).
+ * The config without what only prices or caps the sweep (models' `price`, the `budget`s) or lays
+ * out its work (`shard_samples`): none changes a request or a result, so setting or updating one
+ * neither renames a sweep (its default id is the hash) nor makes a running one "another config"
+ * (raising a budget resumes the sweep).
  */
 function experimentOf(config: SweepConfig): SweepConfig {
   const spendOnly = config.budget !== undefined || config.models.some((m) => m.price !== undefined || m.budget !== undefined);
-  if (!spendOnly) return config;
-  const { budget: _budget, ...rest } = config;
+  if (!spendOnly && config.shard_samples === undefined) return config;
+  const { budget: _budget, shard_samples: _layout, ...rest } = config;
   return { ...rest, models: config.models.map(({ price: _price, budget: _modelBudget, ...m }) => m) };
 }
 

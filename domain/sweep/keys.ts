@@ -13,6 +13,12 @@ export const cellShardRecordsKey = (sweepId: string, cellId: string, shard: numb
 /** A shard's records written while its samples run, before its one records file exists. */
 export const cellShardPartsPrefix = (sweepId: string, cellId: string, shard: number) =>
   `${cellPrefix(sweepId, cellId)}records-in-progress/shard-${String(shard).padStart(5, '0')}/`;
+/** One slice's records (domain/sweep/sharding.ts sampleSlices), until the shard's records file joins them. */
+export const cellShardSliceRecordsKey = (sweepId: string, cellId: string, shard: number, slice: number) =>
+  `${cellPrefix(sweepId, cellId)}records-slices/shard-${String(shard).padStart(5, '0')}/slice-${String(slice).padStart(5, '0')}.jsonl`;
+/** One slice's records written while its samples run, before its slice file exists. */
+export const cellShardSlicePartsPrefix = (sweepId: string, cellId: string, shard: number, slice: number) =>
+  `${cellPrefix(sweepId, cellId)}records-in-progress/shard-${String(shard).padStart(5, '0')}-slice-${String(slice).padStart(5, '0')}/`;
 export const cellFileKey = (
   sweepId: string,
   cellId: string,

@@ -127,6 +127,45 @@ export interface ShardOutcome {
   requestsUnanswered?: number;
 }
 
+/**
+ * Per task n, c, s; none when the shard did not execute (generation-only), as CellAccumulator
+ * scores, nor for samples scored from their text (they pass nothing: pass@1 so far stays "-").
+ */
+function countsOf(records: readonly SampleRecord[], taskStart: number, taskEnd: number, executed: boolean): TaskCounts[] {
+  const byTask = new Map<number, TaskCounts>();
+  for (let t = taskStart; t < taskEnd; t++) byTask.set(t, { taskIndex: t, n: 0, c: 0, s: 0 });
+  if (!executed) return [...byTask.values()];
+  for (const r of records) {
+    if (r.score?.kind === 'text') continue;
+    const c = byTask.get(r.task_index)!;
+    c.n++;
+    if (r.passed) c.c++;
+    if (r.success) c.s++;
+  }
+  return [...byTask.values()];
+}
+
+/** What a shard's records say to its cell: per task n, c, s (countsOf), and the samples' costs. */
+export function shardOutcomeOf(
+  shardIndex: number,
+  records: readonly SampleRecord[],
+  taskStart: number,
+  taskEnd: number,
+  executed: boolean,
+): ShardOutcome {
+  const costs = records.map(recordCost);
+  return {
+    shardIndex,
+    tasks: countsOf(records, taskStart, taskEnd, executed),
+    samples: records.length,
+    sandboxRuns: costs.reduce((a, c) => a + c.sandbox_runs, 0),
+    calls: costs.reduce((a, c) => a + c.calls, 0),
+    promptTokens: costs.reduce((a, c) => a + c.prompt_tokens, 0),
+    completionTokens: costs.reduce((a, c) => a + c.completion_tokens, 0),
+    requestsUnanswered: costs.reduce((a, c) => a + (c.requests_unanswered ?? 0), 0),
+  };
+}
+
 /** What a cell's progress takes from a finished shard: its totals, not its per-task counts. */
 export interface ShardTotals {
   shardIndex: number;

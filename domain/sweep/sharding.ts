@@ -63,22 +63,54 @@ export function tasksPerShard(input: ShardingInput): number {
 }
 
 /** The tasks shard `shardIndex` holds, [start, end). */
-export function shardTaskRange(shardIndex: number, perShard: number, tasks: number): { start: number; end: number } {
+export function shardTaskRange(shardIndex: number, perShard: number, tasks: number): IndexRange {
   const start = shardIndex * perShard;
   return { start, end: Math.min(tasks, start + perShard) };
 }
 
+/** A half-open range [start, end) of task or sample indices. */
+export interface IndexRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * The sample ranges of a shard that are each one activity's work, for shards of `tasks` tasks of
+ * `nSamples` each. A task of more samples than one activity should hold (a task of 100,000 samples
+ * was one LLM activity and one sandbox activity: on one worker, under one activity's 2-hour limit, at
+ * that worker's share of its model's concurrency) is cut into as few even slices as hold about
+ * `samplesPerActivity` samples of the shard each, each its own activity, which any worker of the
+ * queue may take. Absent
+ * (shards of sweeps started before slices) or when everything fits: one range, [0, n).
+ */
+export function sampleSlices(nSamples: number, tasks: number, samplesPerActivity: number | undefined): IndexRange[] {
+  if (samplesPerActivity === undefined || tasks * nSamples <= samplesPerActivity) return [{ start: 0, end: nSamples }];
+  // Evened out: 2,001 samples are two slices of 1,001 and 1,000, not 2,000 and 1.
+  const count = Math.min(nSamples, Math.ceil((tasks * nSamples) / samplesPerActivity));
+  const width = Math.ceil(nSamples / count);
+  const slices: IndexRange[] = [];
+  for (let start = 0; start < nSamples; start += width) slices.push({ start, end: Math.min(nSamples, start + width) });
+  return slices;
+}
+
 /** Whether a shard's stored records are exactly one per (task, sample) of its range: tasks [start, end) x samples [0, n). */
-export function holdsShard(
+export function holdsShard(rows: readonly { task_index: number; sample_index: number }[], range: IndexRange, nSamples: number): boolean {
+  return holdsSamples(rows, range, { start: 0, end: nSamples });
+}
+
+/** Whether records are exactly one per (task, sample) of tasks [start, end) x the sample range. */
+export function holdsSamples(
   rows: readonly { task_index: number; sample_index: number }[],
-  range: { start: number; end: number },
-  nSamples: number,
+  tasks: IndexRange,
+  samples: IndexRange,
 ): boolean {
-  if (rows.length !== (range.end - range.start) * nSamples) return false;
+  const width = samples.end - samples.start;
+  if (rows.length !== (tasks.end - tasks.start) * width) return false;
   const seen = new Set<number>();
   for (const r of rows) {
-    if (r.task_index < range.start || r.task_index >= range.end || r.sample_index >= nSamples) return false;
-    seen.add((r.task_index - range.start) * nSamples + r.sample_index);
+    if (r.task_index < tasks.start || r.task_index >= tasks.end || r.sample_index < samples.start || r.sample_index >= samples.end)
+      return false;
+    seen.add((r.task_index - tasks.start) * width + (r.sample_index - samples.start));
   }
   return seen.size === rows.length;
 }

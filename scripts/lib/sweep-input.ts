@@ -355,7 +355,7 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
     k: config.k,
     timeoutS: config.timeout_s,
     queues: opts.queues,
-    shardSamples: DEFAULT_SHARD_SAMPLES,
+    shardSamples: config.shard_samples ?? DEFAULT_SHARD_SAMPLES,
     ...spendInputs(config),
   };
 }

@@ -212,6 +212,20 @@ describe('validation errors name the field path', () => {
     }
   });
 
+  it('shard_samples: a whole number of samples at least 1; it lays out work, so it changes neither the hash nor the config', () => {
+    expect(issuesOf({ ...minimal(), shard_samples: 0 })).toEqual([{ path: 'shard_samples', message: 'must be >= 1, got 0' }]);
+    expect(issuesOf({ ...minimal(), shard_samples: 2.5 })).toEqual([{ path: 'shard_samples', message: expect.stringMatching(/integer/) }]);
+    expect(issuesOf({ ...minimal(), shard_samples: 1_000_001 })).toEqual([
+      { path: 'shard_samples', message: 'must be <= 1000000, got 1000001' },
+    ]);
+    const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+    const plain = parseSweepConfig(minimal());
+    const small = parseSweepConfig({ ...minimal(), shard_samples: 50 });
+    expect(small.shard_samples).toBe(50);
+    expect(sweepConfigHash(small, sha)).toBe(sweepConfigHash(plain, sha));
+    expect(describeSweepConfigDifferences(plain, small)).toEqual([]);
+  });
+
   it('lists all issues at once, even with type errors deep inside lists', () => {
     const value = minimal();
     value.datasets = [

@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_SHARD_SAMPLES,
   generatedSamplesProblem,
+  holdsSamples,
   holdsShard,
   MAX_GENERATED_SAMPLES_PER_TASK,
   MAX_TASKS_PER_SHARD,
+  sampleSlices,
   shardTaskRange,
   tasksPerShard,
 } from '../../domain/sweep/sharding.js';
@@ -91,6 +93,60 @@ describe('a stored shard holds its tasks', () => {
       ],
     ];
     for (const pairs of notTask2) expect(holdsShard(rows(pairs), { start: 2, end: 3 }, 2), JSON.stringify(pairs)).toBe(false);
+  });
+});
+
+describe('slices of a large shard, an activity each', () => {
+  const widths = (slices: { start: number; end: number }[]) => slices.map((s) => s.end - s.start);
+
+  it('a shard within its samples per activity, or of a sweep started before slices, is one slice of every sample', () => {
+    expect(sampleSlices(122, 16, DEFAULT_SHARD_SAMPLES)).toEqual([{ start: 0, end: 122 }]);
+    expect(sampleSlices(2000, 1, 2000)).toEqual([{ start: 0, end: 2000 }]);
+    expect(sampleSlices(100_000, 1, undefined)).toEqual([{ start: 0, end: 100_000 }]);
+  });
+
+  it('a task of more samples is cut into as few even slices as hold about that many, covering [0, n) in order', () => {
+    expect(sampleSlices(2001, 1, 2000)).toEqual([
+      { start: 0, end: 1001 },
+      { start: 1001, end: 2001 },
+    ]);
+    expect(widths(sampleSlices(100_000, 1, 2000))).toEqual(new Array(50).fill(2000));
+    expect(widths(sampleSlices(10, 1, 4))).toEqual([4, 4, 2]);
+    for (const [n, tasks, per] of [
+      [7, 1, 3],
+      [1000, 3, 250],
+      [5, 4, 3],
+      [100_001, 1, 2000],
+    ] as const) {
+      const slices = sampleSlices(n, tasks, per);
+      expect(slices[0]!.start, `${n} ${tasks} ${per}`).toBe(0);
+      expect(slices.at(-1)!.end).toBe(n);
+      for (let i = 1; i < slices.length; i++) expect(slices[i]!.start).toBe(slices[i - 1]!.end);
+      // Every slice non-empty, and none wider than an even share.
+      for (const s of slices) {
+        expect(s.end).toBeGreaterThan(s.start);
+        expect(s.end - s.start).toBeLessThanOrEqual(Math.ceil(n / slices.length));
+      }
+      expect(slices.length).toBe(Math.min(n, Math.ceil((tasks * n) / per)));
+    }
+  });
+
+  it("a slice's stored records are exactly its samples of each of the shard's tasks", () => {
+    const rows = (pairs: [number, number][]) => pairs.map(([task_index, sample_index]) => ({ task_index, sample_index }));
+    const slice = { start: 2, end: 4 };
+    const tasks = { start: 5, end: 7 };
+    const ok: [number, number][] = [
+      [5, 2],
+      [5, 3],
+      [6, 3],
+      [6, 2],
+    ];
+    expect(holdsSamples(rows(ok), tasks, slice)).toBe(true);
+    // Another slice's samples, the same sample twice, a sample of another task, one short.
+    expect(holdsSamples(rows(ok.map(([t, s]) => [t, s - 2])), tasks, slice)).toBe(false);
+    expect(holdsSamples(rows([...ok.slice(0, 3), [6, 3]]), tasks, slice)).toBe(false);
+    expect(holdsSamples(rows([...ok.slice(0, 3), [7, 2]]), tasks, slice)).toBe(false);
+    expect(holdsSamples(rows(ok.slice(1)), tasks, slice)).toBe(false);
   });
 });
 
