@@ -6,10 +6,13 @@
  * group (callGroup), and a group's answers are stored together:
  *
  *   llm-cache/<group>/<writer>-<n>.jsonl     one LlmRecord per line, up to SEGMENT_RECORDS of them
+ *   llm-cache/<group>/r<a>-<b>_<writer>-<n>.jsonl   the same, written by an activity whose calls are
+ *                                            samples [a, b) only (a slice of a large task's)
  *   llm-cache/<group>/<identity>.failures    retryable failures of one call so far (a number)
  *   llm-cache/<group>/inflight.json          calls being asked right now, and by whom
  *
- * so the cache check of a task is one LIST (plus a GET per segment when something is cached), and a
+ * so the cache check of a task is one LIST (plus a GET per segment when something is cached; a
+ * slice of a task's samples reads only the segments whose samples may meet its own), and a
  * writer rewrites its open segment with everything it holds each time it flushes, quick answers
  * together. A record is named by
  * `<segment key>#<identity>`; a key without `#` is a record object of its own (the earlier
@@ -92,14 +95,47 @@ export interface GroupContents {
   inflightListed: boolean;
 }
 
-export async function readGroup(bucket: Bucket, group: string): Promise<GroupContents> {
+/** The samples [start, end) a batch of calls asks for; a segment's writer may name them in its key. */
+export interface SampleSpan {
+  start: number;
+  end: number;
+}
+
+const SPAN_TAG = /^r(\d+)-(\d+)_/;
+
+/** The samples a segment's name says it holds, or null for a segment that names none (any sample). */
+export function segmentSpan(group: string, key: string): SampleSpan | null {
+  const m = SPAN_TAG.exec(key.slice(groupPrefix(group).length));
+  return m ? { start: Number(m[1]), end: Number(m[2]) } : null;
+}
+
+/** The span of the calls' samples, [lowest, highest + 1). */
+export function spanOf(sampleIndices: Iterable<number>): SampleSpan | undefined {
+  let start = Infinity;
+  let end = -Infinity;
+  for (const i of sampleIndices) {
+    start = Math.min(start, i);
+    end = Math.max(end, i + 1);
+  }
+  return end > start ? { start, end } : undefined;
+}
+
+/**
+ * What the group holds; with `only`, the answers of those samples at least: segments whose name
+ * says they hold other samples only are not read. Without that, the slices of a task of 100,000
+ * samples (domain/sweep/sharding.ts) each read every slice's answers before them: 50 slices, 1,250
+ * segment reads each on average, the later ones the slower.
+ */
+export async function readGroup(bucket: Bucket, group: string, only?: SampleSpan): Promise<GroupContents> {
   const prefix = groupPrefix(group);
   const segments: string[] = [];
   const failures = new Set<string>();
   let inflightListed = false;
   for await (const key of listKeys(bucket, prefix)) {
-    if (key.endsWith('.jsonl')) segments.push(key);
-    else if (key.endsWith('.failures')) failures.add(key.slice(prefix.length, -'.failures'.length));
+    if (key.endsWith('.jsonl')) {
+      const span = only && segmentSpan(group, key);
+      if (!span || (span.start < only.end && only.start < span.end)) segments.push(key);
+    } else if (key.endsWith('.failures')) failures.add(key.slice(prefix.length, -'.failures'.length));
     else if (key === `${prefix}${INFLIGHT_OBJECT}`) inflightListed = true;
   }
   const records = new Map<string, LlmRecord>();
@@ -138,14 +174,20 @@ export class GroupWriter {
     private readonly group: string,
     /** Stores one object, retrying as long as it is worth it (the answers in it are paid for). */
     private readonly put: (key: string, body: string) => Promise<void>,
+    /** The samples every record added will be of, named in the segments' keys (readGroup's `only`); absent: any. */
+    private readonly span?: SampleSpan,
   ) {}
 
   private segmentKey(n: number): string {
-    return `${groupPrefix(this.group)}${this.writer}-${n}.jsonl`;
+    const tag = this.span ? `r${this.span.start}-${this.span.end}_` : '';
+    return `${groupPrefix(this.group)}${tag}${this.writer}-${n}.jsonl`;
   }
 
   /** Queues the record (its `key` is set here) for storage and returns that key. */
-  add(identity: string, record: Omit<LlmRecord, 'key'>): string {
+  add(identity: string, record: Omit<LlmRecord, 'key'>, sampleIndex?: number): string {
+    // A record outside the span its segments name would be missed by readers of its sample.
+    if (this.span && sampleIndex !== undefined && (sampleIndex < this.span.start || sampleIndex >= this.span.end))
+      throw new Error(`sample ${sampleIndex} is outside this writer's samples [${this.span.start}, ${this.span.end})`);
     let n = this.segments.length - 1;
     const open = this.segments[n];
     if (!open || open.lines.length >= SEGMENT_RECORDS || open.bytes >= SEGMENT_BYTES) {

@@ -29,6 +29,8 @@ import {
   GroupWriter,
   inflightKey,
   readGroup,
+  spanOf,
+  type SampleSpan,
   readLlmRecordAt,
   rememberWrittenSegment,
   type GroupContents,
@@ -260,6 +262,8 @@ async function putPatiently(bucket: Bucket, key: string, body: string): Promise<
 
 interface Store {
   group: string;
+  /** The samples the batch asks of this group (its segments are named by them). */
+  span: SampleSpan | undefined;
   found: GroupContents;
   writer: GroupWriter;
   inflight: InflightEntry;
@@ -528,7 +532,7 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
             request: requestOf(slot, choice),
             response: null,
           };
-      const key = store.writer.add(identities[request.members[slot]!]!, record);
+      const key = store.writer.add(identities[request.members[slot]!]!, record, calls[request.members[slot]!]!.sampleIndex);
       firstKey ??= key;
       out[slot] = summaryOf(key, record, false);
       answered.add(slot);
@@ -554,14 +558,21 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
       const stores = new Map<string, Store>();
       await Promise.all(
         [...new Set(groups)].map(async (group) => {
-          const found = await readGroup(bucket, group);
+          // The samples this batch asks of the group: its segments say so, and it reads only those that may hold them.
+          const span = spanOf(batch.calls.flatMap((c, i) => (groups[i] === group ? [c.sampleIndex] : [])));
+          const found = await readGroup(bucket, group, span);
           stores.set(group, {
             group,
+            span,
             found,
-            writer: new GroupWriter(group, async (key, body) => {
-              await putPatiently(bucket, key, body);
-              rememberWrittenSegment(bucket, key, body);
-            }),
+            writer: new GroupWriter(
+              group,
+              async (key, body) => {
+                await putPatiently(bucket, key, body);
+                rememberWrittenSegment(bucket, key, body);
+              },
+              span,
+            ),
             inflight: new InflightEntry(bucket, inflightKey(group), holder, found.inflightListed),
           });
         }),
@@ -586,7 +597,7 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
             const elsewhere = await store.inflight.enter(wanted);
             // Read again now that the calls are ours: an activity that held them until a moment
             // ago has stored their answers since the first read (it stores before it leaves).
-            store.found = await readGroup(bucket, store.group);
+            store.found = await readGroup(bucket, store.group, store.span);
             for (const r of pending) if (storeOf(r) === store && missingOf(r).some((id) => elsewhere.has(id))) blocked.add(r);
           }
           const sendable = pending.filter((r) => !blocked.has(r));

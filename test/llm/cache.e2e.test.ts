@@ -15,8 +15,10 @@ import {
   GroupWriter,
   LINGER_MS,
   LlmRecordReader,
+  readGroup,
   readLlmRecordAt,
   SEGMENT_RECORDS,
+  spanOf,
 } from '../../infra/llm/cache.js';
 import { getText, listKeys, putObject } from '../../infra/s3.js';
 import {
@@ -702,6 +704,50 @@ describe('GroupWriter: when answers are written', () => {
     await expect(writer.drain()).rejects.toThrow('S3 is gone');
     expect(writer.failed).toBe(true);
     expect(writer.pending).toBe(1);
+  });
+});
+
+describe('segments named by the samples they hold', () => {
+  const record: Omit<LlmRecord, 'key'> = {
+    status: 'ok',
+    text: 'x',
+    finishReason: 'stop',
+    promptTokens: 1,
+    completionTokens: 1,
+    calls: 1,
+    durationMs: 1,
+    createdAt: new Date().toISOString(),
+    request: {},
+    response: {},
+  };
+
+  it("a slice's cache check reads only segments that may hold its samples (and those that name none)", async () => {
+    const group = `span-${uniqueSuffix()}`;
+    const put = (key: string, body: string) => putObject(bucket, key, body);
+    const first = new GroupWriter(group, put, { start: 0, end: 3 });
+    const second = new GroupWriter(group, put, { start: 3, end: 6 });
+    const untagged = new GroupWriter(group, put);
+    for (let s = 0; s < 3; s++) first.add(`id${s}`, record, s);
+    for (let s = 3; s < 6; s++) second.add(`id${s}`, record, s);
+    untagged.add('old', record);
+    await Promise.all([first.drain(), second.drain(), untagged.drain()]);
+    const keys: string[] = [];
+    for await (const k of listKeys(bucket, `llm-cache/${group}/`)) keys.push(k.slice(`llm-cache/${group}/`.length));
+    expect(keys.filter((k) => k.startsWith('r0-3_'))).toHaveLength(1);
+    expect(keys.filter((k) => k.startsWith('r3-6_'))).toHaveLength(1);
+
+    const ids = async (only?: { start: number; end: number }) => [...(await readGroup(bucket, group, only)).records.keys()].sort();
+    expect(await ids()).toEqual(['id0', 'id1', 'id2', 'id3', 'id4', 'id5', 'old']);
+    expect(await ids({ start: 3, end: 6 })).toEqual(['id3', 'id4', 'id5', 'old']);
+    expect(await ids({ start: 6, end: 9 })).toEqual(['old']);
+    expect(await ids({ start: 2, end: 4 })).toEqual(['id0', 'id1', 'id2', 'id3', 'id4', 'id5', 'old']);
+    // A record of another sample would hide in a segment its readers skip: refused.
+    expect(() => second.add('id6', record, 6)).toThrow("sample 6 is outside this writer's samples [3, 6)");
+  });
+
+  it('spanOf: the samples [lowest, highest + 1) of a batch, none for no calls', () => {
+    expect(spanOf([4, 2, 3])).toEqual({ start: 2, end: 5 });
+    expect(spanOf([])).toBeUndefined();
   });
 });
 

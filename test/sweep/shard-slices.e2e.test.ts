@@ -143,6 +143,13 @@ describe('a task of more samples than one activity takes', () => {
     );
     expect(await keysUnder(`${cellPrefix(id, cellId)}records-slices/`)).toEqual([]);
     expect(await keysUnder(`${cellPrefix(id, cellId)}records-in-progress/`)).toEqual([]);
+    // Each answer sits in a cache segment named by its slice's samples, which a slice's cache check reads alone.
+    const sliceOf = (s: number) => answerSlices.find((slice) => slice.includes(s))!;
+    for (const r of stored) {
+      const segment = r.llm_key!.split('#')[0]!.split('/').at(-1)!;
+      const slice = sliceOf(r.sample_index);
+      expect(segment, `sample ${r.sample_index}`).toMatch(new RegExp(`^r${slice[0]}-${slice.at(-1)! + 1}_`));
+    }
   }, 240_000);
 });
 
