@@ -20,9 +20,9 @@ export const LEGACY_SHARD_SAMPLES = 200;
 export const MAX_TASKS_PER_SHARD = 200;
 
 /**
- * The most samples of one task a sweep may ask a model for. A task's samples are one activity's
- * work and their answer keys one payload (a key and a cost per sample, ~254 bytes each), which a
- * shard workflow holds and hands on. Over EXPLORA_TEMPORAL_OFFLOAD_BYTES that payload is kept in S3
+ * The most samples of one task a sweep may ask a model for. A task's samples are one shard's (in
+ * slices of activities, sampleSlices), and their answer keys (a key and a cost per sample, ~254
+ * bytes each) are held by that shard's workflow and handed on. Over EXPLORA_TEMPORAL_OFFLOAD_BYTES that payload is kept in S3
  * (infra/temporal/payloadStorage.ts), so Temporal's 2 MiB per payload no longer bounds it (before,
  * n = 9,000 was sent and paid, then its 2,287,995-byte result was refused at each attempt); what
  * bounds it now is memory: ~25 MB of keys at this limit, in the workflow and in the activity.
@@ -35,7 +35,7 @@ export function generatedSamplesProblem(nSamples: number, mode: SweepMode): stri
   if (mode === 'evaluate-only' || nSamples <= MAX_GENERATED_SAMPLES_PER_TASK) return null;
   return (
     `n_samples: ${nSamples} is over the ${MAX_GENERATED_SAMPLES_PER_TASK} samples of one task a sweep can ask a model for ` +
-    "(one task's samples are one activity's work, and its answer keys are held in a workflow's memory); " +
+    "(one task's samples are one shard's, and its answer keys are held in that workflow's memory); " +
     'run several sweeps with other seeds, or generate elsewhere and use --evaluate-only'
   );
 }
