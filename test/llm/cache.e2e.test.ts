@@ -639,19 +639,22 @@ describe('requests of several choices (samples_per_request)', () => {
   });
 });
 
+/** An answer of one word that took the model `durationMs`. */
+const answered = (durationMs: number): Omit<LlmRecord, 'key'> => ({
+  status: 'ok',
+  text: 'x',
+  finishReason: 'stop',
+  promptTokens: 1,
+  completionTokens: 1,
+  calls: 1,
+  durationMs,
+  createdAt: new Date().toISOString(),
+  request: {},
+  response: {},
+});
+
 describe('GroupWriter: when answers are written', () => {
-  const record = (durationMs: number): Omit<LlmRecord, 'key'> => ({
-    status: 'ok',
-    text: 'x',
-    finishReason: 'stop',
-    promptTokens: 1,
-    completionTokens: 1,
-    calls: 1,
-    durationMs,
-    createdAt: new Date().toISOString(),
-    request: {},
-    response: {},
-  });
+  const record = answered;
 
   function recordingWriter() {
     const puts: Array<{ key: string; lines: number; at: number }> = [];
@@ -708,18 +711,7 @@ describe('GroupWriter: when answers are written', () => {
 });
 
 describe('segments named by the samples they hold', () => {
-  const record: Omit<LlmRecord, 'key'> = {
-    status: 'ok',
-    text: 'x',
-    finishReason: 'stop',
-    promptTokens: 1,
-    completionTokens: 1,
-    calls: 1,
-    durationMs: 1,
-    createdAt: new Date().toISOString(),
-    request: {},
-    response: {},
-  };
+  const record = answered(1);
 
   it("a slice's cache check reads only segments that may hold its samples (and those that name none)", async () => {
     const group = `span-${uniqueSuffix()}`;

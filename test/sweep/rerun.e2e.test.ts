@@ -7,7 +7,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SweepProblem } from '../../domain/datasets/problems.js';
 import {
   cellFileKey,
   cellPrefix,
@@ -30,6 +29,7 @@ import { lastModifiedUnder, testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { connectClient, withWorkers } from '../support/temporal.js';
 import { HUMANEVAL_DATASETS_YAML, humanEvalProblems, scriptedAnswers, scriptedModelYaml, SWEEP_SEED } from './support.js';
+import { rightAnswer, tinyProblem } from './saved-shard.js';
 
 const { config, env } = testConfig();
 const bucket = testBucket(config);
@@ -171,18 +171,9 @@ describe('start-sweep on a sweep that was started before', () => {
     const sweepId = `rerun-shards-${uniqueSuffix()}`;
     const cellId = 'ds.loaded';
     // Three one-task shards run one at a time; the last one's program takes 6 s, time to stop the cell.
-    const problem = (i: number) =>
-      ({
-        family: 'humaneval',
-        task_id: `T/${i}`,
-        prompt: `def f${i}(x):\n`,
-        entry_point: `f${i}`,
-        test: `def check(f):\n    assert f(${i}) == ${i}\n`,
-        form: 'full',
-      }) as SweepProblem;
-    const code = (i: number) => `def f${i}(x):\n    import time\n    time.sleep(${i === 2 ? 6 : 0})\n    return x\n`;
+    const code = (i: number) => rightAnswer(i, i === 2 ? 6 : 0);
     const datasetKey = `${sweepPrefix(sweepId)}datasets/ds.jsonl`;
-    await putObject(bucket, datasetKey, [0, 1, 2].map((i) => JSON.stringify(problem(i)) + '\n').join(''));
+    await putObject(bucket, datasetKey, [0, 1, 2].map((i) => JSON.stringify(tinyProblem(i)) + '\n').join(''));
     const savedKey = `${sweepPrefix(sweepId)}inputs/generations.json`;
     await putObject(bucket, savedKey, JSON.stringify([0, 1, 2].map((i) => [code(i)])));
     const queues = {

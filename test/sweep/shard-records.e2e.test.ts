@@ -11,11 +11,11 @@ import { defaultSandboxConcurrency } from '../../infra/sandbox/pythonExecutor.js
 import { SandboxPool } from '../../infra/sandbox/pool.js';
 import { getText, listKeys, putObject } from '../../infra/s3.js';
 import { createSandboxActivities, type ExecuteShardInput } from '../../activities/sandbox/executeShard.js';
-import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { cellShardPartsPrefix, cellShardRecordsKey } from '../../domain/sweep/keys.js';
 import type { SampleRecord, ShardOutcome } from '../../domain/sweep/records.js';
-import { testConfig, uniqueSuffix } from '../support/config.js';
+import { testConfig } from '../support/config.js';
 import { testBucket } from '../support/s3.js';
+import { rightAnswer, savedShard, wrongAnswer } from './saved-shard.js';
 
 const { config } = testConfig();
 const bucket = testBucket(config);
@@ -25,37 +25,9 @@ afterAll(async () => {
   bucket.s3.destroy();
 });
 
-const problem = (i: number): SweepProblem =>
-  ({
-    family: 'humaneval',
-    task_id: `T/${i}`,
-    prompt: `def f${i}(x):\n`,
-    entry_point: `f${i}`,
-    test: `def check(f):\n    assert f(${i}) == ${i}\n`,
-    form: 'full',
-  }) as SweepProblem;
-const right = (i: number, sleepS = 0) => `def f${i}(x):\n    import time\n    time.sleep(${sleepS})\n    return x\n`;
-const wrong = (i: number) => `def f${i}(x):\n    return -1\n`;
-
-async function shard(generations: string[][], tasks: number): Promise<ExecuteShardInput> {
-  const sweepId = `parts-${uniqueSuffix()}`;
-  const datasetKey = `sweeps/${sweepId}/datasets/ds.jsonl`;
-  await putObject(bucket, datasetKey, Array.from({ length: tasks }, (_, i) => JSON.stringify(problem(i)) + '\n').join(''));
-  const savedKey = `sweeps/${sweepId}/inputs/generations.json`;
-  await putObject(bucket, savedKey, JSON.stringify(generations));
-  return {
-    sweepId,
-    cellId: 'ds.loaded',
-    shardIndex: 0,
-    datasetKey,
-    taskStart: 0,
-    taskEnd: tasks,
-    nSamples: generations[0]!.length,
-    timeoutS: 10,
-    generations: { kind: 'saved', key: savedKey },
-    execute: true,
-  };
-}
+const right = rightAnswer;
+const wrong = wrongAnswer;
+const shard = (generations: string[][], tasks: number) => savedShard(bucket, generations, tasks);
 
 async function keysUnder(prefix: string): Promise<string[]> {
   const out: string[] = [];

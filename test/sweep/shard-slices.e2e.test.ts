@@ -4,14 +4,12 @@
  * sandbox activity a slice, each any worker's work, then joined into the shard's one records file.
  * On the real Temporal, S3 and sandbox, with a scripted model.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createSandboxActivities, type ExecuteShardInput } from '../../activities/sandbox/executeShard.js';
 import { createShardSliceActivities } from '../../activities/storage/shardSlices.js';
-import type { SweepProblem } from '../../domain/datasets/problems.js';
 import {
   cellPrefix,
   cellShardRecordsKey,
@@ -25,30 +23,17 @@ import { getText, listKeys, putObject } from '../../infra/s3.js';
 import { SandboxPool } from '../../infra/sandbox/pool.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { runTs } from '../support/processes.js';
-import { testBucket } from '../support/s3.js';
-import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { connectClient } from '../support/temporal.js';
-import { expectedCounts, humanEvalProblems, HUMANEVAL, scriptedAnswers, SWEEP_SEED } from './support.js';
+import { rightAnswer, savedShard, wrongAnswer } from './saved-shard.js';
+import { expectedCounts, HUMANEVAL, scriptedSweepFixture, SWEEP_SEED } from './support.js';
 
 const { config, env } = testConfig();
-const bucket = testBucket(config);
-const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-slices-'));
-const sandboxes = new SandboxPool();
 const N = 7;
 const LIMIT = 2;
 const SHARD_SAMPLES = 3;
-const problems = humanEvalProblems(LIMIT);
-let server: ScriptedLlmServer;
-
-beforeAll(async () => {
-  server = await startScriptedLlmServer(scriptedAnswers(problems));
-});
-afterAll(async () => {
-  await server.close();
-  await sandboxes.close();
-  bucket.s3.destroy();
-  rmSync(dir, { recursive: true, force: true });
-});
+const { bucket, dir, problems, server } = scriptedSweepFixture(config, 'slices', LIMIT, 0);
+const sandboxes = new SandboxPool();
+afterAll(() => sandboxes.close());
 
 async function keysUnder(prefix: string): Promise<string[]> {
   const out: string[] = [];
@@ -82,15 +67,15 @@ describe('a task of more samples than one activity takes', () => {
     writeFileSync(
       file,
       `id: ${id}\ndatasets:\n  - name: humaneval\n    family: humaneval\n    path: ${HUMANEVAL}\n` +
-        `models:\n  - id: plain\n    base_url: ${server.url}\n    model: scripted-completions\n    api: completions\n    concurrency: 4\n` +
+        `models:\n  - id: plain\n    base_url: ${server().url}\n    model: scripted-completions\n    api: completions\n    concurrency: 4\n` +
         `methods: [direct]\ntemperatures: [0.2]\nn_samples: ${N}\nk: [1, 5]\nlimit: ${LIMIT}\nseed: ${SWEEP_SEED}\n` +
         `shard_samples: ${SHARD_SAMPLES}\n`,
     );
-    const before = server.received();
+    const before = server().received();
     const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
     expect(run.code, run.output).toBe(0);
     // Every sample asked once, whichever slice asked it.
-    const after = server.received();
+    const after = server().received();
     expect(after.requests - before.requests).toBe(LIMIT * N);
     expect(after.repeats - before.repeats).toBe(0);
 
@@ -155,38 +140,9 @@ describe('a task of more samples than one activity takes', () => {
 
 // ----------------------------------------------------------------- the activities, one by one
 
-const problem = (i: number): SweepProblem =>
-  ({
-    family: 'humaneval',
-    task_id: `T/${i}`,
-    prompt: `def f${i}(x):\n`,
-    entry_point: `f${i}`,
-    test: `def check(f):\n    assert f(${i}) == ${i}\n`,
-    form: 'full',
-  }) as SweepProblem;
-const right = (i: number) => `def f${i}(x):\n    return x\n`;
-const wrong = (i: number) => `def f${i}(x):\n    return -1\n`;
-
-/** A shard of saved generations (generations[task][sample]) over tasks [0, tasks). */
-async function savedShard(generations: string[][]): Promise<Omit<ExecuteShardInput, 'slice'>> {
-  const sweepId = `slices-${uniqueSuffix()}`;
-  const datasetKey = `sweeps/${sweepId}/datasets/ds.jsonl`;
-  await putObject(bucket, datasetKey, generations.map((_, i) => JSON.stringify(problem(i)) + '\n').join(''));
-  const savedKey = `sweeps/${sweepId}/inputs/generations.json`;
-  await putObject(bucket, savedKey, JSON.stringify(generations));
-  return {
-    sweepId,
-    cellId: 'ds.loaded',
-    shardIndex: 0,
-    datasetKey,
-    taskStart: 0,
-    taskEnd: generations.length,
-    nSamples: generations[0]!.length,
-    timeoutS: 10,
-    generations: { kind: 'saved', key: savedKey },
-    execute: true,
-  };
-}
+const right = (i: number) => rightAnswer(i);
+const wrong = wrongAnswer;
+const savedShardOf = (generations: string[][]) => savedShard(bucket, generations);
 
 const execute = (input: ExecuteShardInput) =>
   new MockActivityEnvironment().run(createSandboxActivities(bucket, sandboxes).executeShard, input) as Promise<ShardOutcome>;
@@ -197,7 +153,7 @@ describe('slices of a shard, activity by activity', () => {
   // Two tasks of five samples; task 1's samples 3 and 4 are wrong.
   const generations = [Array.from({ length: 5 }, () => right(0)), [right(1), right(1), right(1), wrong(1), wrong(1)]];
   const slices = sampleSlices(5, 2, 4);
-  const joinInput = (shard: Omit<ExecuteShardInput, 'slice'>) => ({
+  const joinInput = (shard: ExecuteShardInput) => ({
     sweepId: shard.sweepId,
     cellId: shard.cellId,
     shardIndex: 0,
@@ -209,7 +165,7 @@ describe('slices of a shard, activity by activity', () => {
   });
 
   it('each slice runs its samples only, into its own file; the join makes the shard file, and again after a retry', async () => {
-    const shard = await savedShard(generations);
+    const shard = await savedShardOf(generations);
     expect(slices).toEqual([
       { start: 0, end: 2 },
       { start: 2, end: 4 },
@@ -266,7 +222,7 @@ describe('slices of a shard, activity by activity', () => {
   }, 60_000);
 
   it('a join whose slice file is missing, or holds another slice, fails for good, naming the file', async () => {
-    const shard = await savedShard(generations);
+    const shard = await savedShardOf(generations);
     await execute({ ...shard, slice: { index: 0, ...slices[0]! } });
     await execute({ ...shard, slice: { index: 2, ...slices[2]! } });
     const missing = cellShardSliceRecordsKey(shard.sweepId, shard.cellId, 0, 1);
