@@ -20,3 +20,19 @@ export async function withWorkers<T>(config: ExploraConfig, roles: QueueRole[], 
     await close();
   }
 }
+
+/** The identities of the workers that ran activities on `taskQueue` anywhere under the workflow (children followed). */
+export async function activityWorkers(client: Client, workflowId: string, taskQueue: string, runId?: string): Promise<Set<string>> {
+  const out = new Set<string>();
+  const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+  const queueOf = new Map<string, string>();
+  for (const event of history.events ?? []) {
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    if (scheduled) queueOf.set(String(event.eventId), scheduled.taskQueue?.name ?? '');
+    const started = event.activityTaskStartedEventAttributes;
+    if (started && queueOf.get(String(started.scheduledEventId)) === taskQueue && started.identity) out.add(started.identity);
+    const child = event.childWorkflowExecutionStartedEventAttributes?.workflowExecution;
+    if (child?.workflowId) for (const w of await activityWorkers(client, child.workflowId, taskQueue, child.runId ?? undefined)) out.add(w);
+  }
+  return out;
+}

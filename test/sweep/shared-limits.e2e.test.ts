@@ -5,7 +5,6 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Client } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { WorkerLeases } from '../../infra/llm/workerLeases.js';
 import { getText } from '../../infra/s3.js';
@@ -13,7 +12,7 @@ import { llmTaskQueue, sweepResultsKey, sweepWorkflowId } from '../../domain/swe
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { waitUntil } from '../support/poll.js';
 import { killHard, runTs, spawnTs, type Spawned } from '../support/processes.js';
-import { connectClient } from '../support/temporal.js';
+import { activityWorkers, connectClient } from '../support/temporal.js';
 import { expectedCounts, HUMANEVAL_DATASETS_YAML, oneSampleDirectYaml, scriptedSweepFixture } from './support.js';
 
 const { config, env } = testConfig();
@@ -22,22 +21,6 @@ const ANSWER_MS = 300;
 const CONCURRENCY = 2;
 const RATE = 5;
 const { bucket, dir, problems, server } = scriptedSweepFixture(config, 'shared-limits', TASKS, ANSWER_MS);
-
-/** The identities of the workers that ran activities on `taskQueue` anywhere under the workflow (children followed). */
-async function activityWorkers(client: Client, workflowId: string, taskQueue: string, runId?: string): Promise<Set<string>> {
-  const out = new Set<string>();
-  const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
-  const queueOf = new Map<string, string>();
-  for (const event of history.events ?? []) {
-    const scheduled = event.activityTaskScheduledEventAttributes;
-    if (scheduled) queueOf.set(String(event.eventId), scheduled.taskQueue?.name ?? '');
-    const started = event.activityTaskStartedEventAttributes;
-    if (started && queueOf.get(String(started.scheduledEventId)) === taskQueue && started.identity) out.add(started.identity);
-    const child = event.childWorkflowExecutionStartedEventAttributes?.workflowExecution;
-    if (child?.workflowId) for (const w of await activityWorkers(client, child.workflowId, taskQueue, child.runId ?? undefined)) out.add(w);
-  }
-  return out;
-}
 
 describe("a model's limits with two workers", () => {
   it('two worker processes together keep to the concurrency and the rate of the model', async () => {
