@@ -34,13 +34,15 @@ export interface MethodStepContext<Variant> {
   /** The cell's named method: its name and its kind's switches. */
   spec: { name: string; kind: string; variant: Variant };
   taskIndex: number;
+  /** False while the shard is paused: a step of several activities starts no more of them. */
+  open: () => boolean;
 }
 
 /** How a shard turns one task into one cached LLM answer per sample. */
 export type MethodStep<Variant> = (ctx: MethodStepContext<Variant>) => Promise<TaskGeneration>;
 
 /** How the shard runs one task of the named method. */
-export type BoundStep = (shard: ShardInput, taskIndex: number) => Promise<TaskGeneration>;
+export type BoundStep = (shard: ShardInput, taskIndex: number, open?: () => boolean) => Promise<TaskGeneration>;
 
 /** A method's workflow face: its kind, and its shard step for each name its definition answers to. */
 export interface MethodWorkflow<Kind extends string = string> {
@@ -60,7 +62,7 @@ export function defineMethodWorkflow<Kind extends string, Variant>(
     stepFor(name) {
       if (!Object.prototype.hasOwnProperty.call(definition.names, name)) return undefined;
       const spec = { name, kind: definition.kind, variant: definition.names[name]!.variant };
-      return (shard, taskIndex) => step({ shard, spec, taskIndex });
+      return (shard, taskIndex, open = () => true) => step({ shard, spec, taskIndex, open });
     },
   };
 }
@@ -75,15 +77,20 @@ export const ANSWER_SLICE_WINDOW = 8;
 /**
  * A single-call method's answers for one task, one per sample in sample order: one LLM activity for
  * all of them, or, for a task of more samples than the shard's samples per activity, one activity
- * per slice of them (domain/sweep/sharding.ts sampleSlices), ANSWER_SLICE_WINDOW at once. Each
- * slice is then any worker's work, within the 2 hours an activity may take, and an answer already
- * cached is not asked again whichever slice asks.
+ * per slice of them (domain/sweep/sharding.ts sampleSlices), ANSWER_SLICE_WINDOW at once and none
+ * while the shard is paused (`open`), so a pause stops a large task's spending within the slices
+ * in flight. Each slice is then any worker's work, within the 2 hours an activity may take, and an
+ * answer already cached is not asked again whichever slice asks.
  */
-export async function answerInSlices<T>(shard: ShardInput, answer: (sampleIndices: number[]) => Promise<T[]>): Promise<T[]> {
+export async function answerInSlices<T>(
+  shard: ShardInput,
+  open: () => boolean,
+  answer: (sampleIndices: number[]) => Promise<T[]>,
+): Promise<T[]> {
   const slices = sampleSlices(shard.nSamples, 1, shard.samplesPerActivity);
   const indices = ({ start, end }: IndexRange) => Array.from({ length: end - start }, (_, i) => start + i);
   if (slices.length === 1) return answer(indices(slices[0]!));
-  const answered = await windowed(slices, { width: ANSWER_SLICE_WINDOW }, (slice) => answer(indices(slice)));
+  const answered = await windowed(slices, { width: ANSWER_SLICE_WINDOW, open }, (slice) => answer(indices(slice)));
   return answered.flat();
 }
 

@@ -151,7 +151,8 @@ async function generate(
   if (!step) throw ApplicationFailure.nonRetryable(`method ${input.cell.method} has no workflow step`, 'UnknownMethod');
   const taskIndices = Array.from({ length: input.taskEnd - input.taskStart }, (_, i) => input.taskStart + i);
   const run = async (t: number) => {
-    const generation = await step(input, t);
+    // A large task's slices of answers stop starting while the shard is paused, as its tasks do.
+    const generation = await step(input, t, taskWindow?.open);
     await taskAnswered(generation);
     return generation;
   };

@@ -17,7 +17,15 @@ import { killHard, runTs, spawnTs } from '../support/processes.js';
 import { connectClient, withWorkers } from '../support/temporal.js';
 import { cellProgressQuery, pauseSignal, sweepCellWorkflow } from '../../workflows/sweepCell.js';
 import { pauseOrderSignal, type CellInput, type PauseOrder } from '../../workflows/sweepTypes.js';
-import { expectedCounts, HUMANEVAL_DATASETS_YAML, oneSampleDirectYaml, scriptedModelYaml, scriptedSweepFixture } from './support.js';
+import { ANSWER_SLICE_WINDOW } from '../../workflows/methodKit.js';
+import {
+  expectedCounts,
+  HUMANEVAL_DATASETS_YAML,
+  oneSampleDirectYaml,
+  scriptedModelYaml,
+  scriptedSweepFixture,
+  SWEEP_SEED,
+} from './support.js';
 
 const { config, env } = testConfig();
 // One shard of 40 one-sample tasks (a shard holds ~200 samples), answered slowly, two at a time.
@@ -170,5 +178,63 @@ ${scriptedModelYaml('plain', server().url, 'scripted-completions', 'completions'
     const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
     const detail = JSON.parse((await getText(bucket, results.cells[0].resultsKey))!);
     expect(detail.per_task.map((t: { n: number; c: number }) => [t.n, t.c])).toEqual(expectedCounts(problems, 1).map((e) => [e.n, e.c]));
+  });
+
+  it("a paused sweep stops one large task's answers within the slices in flight; resumed, it finishes with each request sent once", async () => {
+    const id = `pause-slices-${uniqueSuffix()}`;
+    const file = path.join(dir, `${id}.yaml`);
+    // One task of 40 samples in slices of one sample (an activity each), answered slowly, two at a
+    // time; at another temperature than the test before, whose first task's first answer would be cached.
+    const n = 40;
+    writeFileSync(
+      file,
+      `id: ${id}
+${HUMANEVAL_DATASETS_YAML}models:
+${scriptedModelYaml('plain', server().url, 'scripted-completions', 'completions')}methods: [direct]
+temperatures: [0.4]
+n_samples: ${n}
+k: [1]
+limit: 1
+seed: ${SWEEP_SEED}
+shard_samples: 1
+`,
+    );
+    const before = server().requests().length;
+    const asked = () => server().requests().length - before;
+    const sweep = spawnTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+    try {
+      await waitUntil(() => asked() >= 2, {
+        what: () => `the sweep's first requests:\n${sweep.output()}`,
+        timeoutMs: 60_000,
+        intervalMs: 50,
+      });
+      const pause = await runTs('scripts/sweep-status.ts', [id, '--pause'], env);
+      expect(pause.code, pause.output).toBe(0);
+      const atPause = asked();
+      // The slices that had started finish; no other starts (before, the task's one activity asked all 40).
+      const afterDrain = (await settled(3 * ANSWER_MS, 30_000)) - before;
+      expect(afterDrain).toBeLessThanOrEqual(atPause + ANSWER_SLICE_WINDOW);
+      expect(afterDrain).toBeLessThan(n);
+      await sleep(2000);
+      expect(asked()).toBe(afterDrain);
+
+      const resume = await runTs('scripts/sweep-status.ts', [id, '--resume'], env);
+      expect(resume.code, resume.output).toBe(0);
+      const { code } = await sweep.exited;
+      expect(code, sweep.output()).toBe(0);
+    } finally {
+      await killHard(sweep);
+    }
+    const keys = server()
+      .requests()
+      .slice(before)
+      .map((r) => r.key);
+    expect(keys).toHaveLength(n);
+    expect(new Set(keys).size).toBe(n);
+    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
+    const detail = JSON.parse((await getText(bucket, results.cells[0].resultsKey))!);
+    expect(detail.per_task.map((t: { n: number; c: number }) => [t.n, t.c])).toEqual(
+      expectedCounts(problems.slice(0, 1), n).map((e) => [e.n, e.c]),
+    );
   });
 });
