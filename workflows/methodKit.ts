@@ -5,7 +5,8 @@
  * activityOptions.ts, the trace's target in traceTarget.ts. Workflow-sandbox code: no I/O here.
  */
 import { ApplicationFailure, ParentClosePolicy } from '@temporalio/workflow';
-import type { MethodTaskOutcome } from '../domain/methods/artifacts.js';
+import { costOfCalls, type MethodCost, type MethodTaskOutcome } from '../domain/methods/artifacts.js';
+import type { LlmCallSummary } from '../domain/llm/request.js';
 import type { MethodTaskRef } from '../domain/methods/taskRef.js';
 import type { MethodDefinition } from '../domain/methods/types.js';
 import { cellTaskWorkflowId, llmTaskQueue } from '../domain/sweep/keys.js';
@@ -34,15 +35,23 @@ export interface MethodStepContext<Variant> {
   /** The cell's named method: its name and its kind's switches. */
   spec: { name: string; kind: string; variant: Variant };
   taskIndex: number;
+  /** What the shard wants to hear while a task is answered in slices. */
+  hooks: StepHooks;
+}
+
+/** The shard's side of a step of several activities. */
+export interface StepHooks {
   /** False while the shard is paused: a step of several activities starts no more of them. */
-  open: () => boolean;
+  open?: () => boolean;
+  /** A slice of a large task's answers is in: how many samples, and what they cost (progress, budgets). */
+  sliceAnswered?: (samples: number, cost: MethodCost) => Promise<void>;
 }
 
 /** How a shard turns one task into one cached LLM answer per sample. */
 export type MethodStep<Variant> = (ctx: MethodStepContext<Variant>) => Promise<TaskGeneration>;
 
 /** How the shard runs one task of the named method. */
-export type BoundStep = (shard: ShardInput, taskIndex: number, open?: () => boolean) => Promise<TaskGeneration>;
+export type BoundStep = (shard: ShardInput, taskIndex: number, hooks?: StepHooks) => Promise<TaskGeneration>;
 
 /** A method's workflow face: its kind, and its shard step for each name its definition answers to. */
 export interface MethodWorkflow<Kind extends string = string> {
@@ -62,7 +71,7 @@ export function defineMethodWorkflow<Kind extends string, Variant>(
     stepFor(name) {
       if (!Object.prototype.hasOwnProperty.call(definition.names, name)) return undefined;
       const spec = { name, kind: definition.kind, variant: definition.names[name]!.variant };
-      return (shard, taskIndex, open = () => true) => step({ shard, spec, taskIndex, open });
+      return (shard, taskIndex, hooks = {}) => step({ shard, spec, taskIndex, hooks });
     },
   };
 }
@@ -82,15 +91,20 @@ export const ANSWER_SLICE_WINDOW = 8;
  * in flight. Each slice is then any worker's work, within the 2 hours an activity may take, and an
  * answer already cached is not asked again whichever slice asks.
  */
-export async function answerInSlices<T>(
+export async function answerInSlices(
   shard: ShardInput,
-  open: () => boolean,
-  answer: (sampleIndices: number[]) => Promise<T[]>,
-): Promise<T[]> {
+  hooks: StepHooks,
+  answer: (sampleIndices: number[]) => Promise<LlmCallSummary[]>,
+): Promise<LlmCallSummary[]> {
   const slices = sampleSlices(shard.nSamples, 1, shard.samplesPerActivity);
   const indices = ({ start, end }: IndexRange) => Array.from({ length: end - start }, (_, i) => start + i);
   if (slices.length === 1) return answer(indices(slices[0]!));
-  const answered = await windowed(slices, { width: ANSWER_SLICE_WINDOW, open }, (slice) => answer(indices(slice)));
+  // Each slice is counted as it comes in (live progress, the budget's spend), not only at the task's end.
+  const answered = await windowed(slices, { width: ANSWER_SLICE_WINDOW, ...(hooks.open ? { open: hooks.open } : {}) }, async (slice) => {
+    const answers = await answer(indices(slice));
+    await hooks.sliceAnswered?.(answers.length, costOfCalls(answers));
+    return answers;
+  });
   return answered.flat();
 }
 

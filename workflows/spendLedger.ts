@@ -39,7 +39,7 @@ export async function spendLedgerWorkflow(input: SpendLedgerInput): Promise<Ledg
       .catch(() => undefined);
   };
   setHandler(spendSignal, async (spend) => {
-    state.spentByModel[spend.model] = addSpend(state.spentByModel[spend.model] ?? NO_SPEND, { ...spend, tasks: 1 });
+    state.spentByModel[spend.model] = addSpend(state.spentByModel[spend.model] ?? NO_SPEND, { ...spend, tasks: spend.tasks ?? 1 });
     await reconsider(false);
   });
   setHandler(setBudgetSignal, async (budget) => {

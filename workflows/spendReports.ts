@@ -13,6 +13,11 @@ export interface TaskSpend {
   calls: number;
   promptTokens: number;
   completionTokens: number;
+  /**
+   * How much of a task this is: a large task's slices report their share of its samples as they
+   * are answered (domain/sweep/sharding.ts sampleSlices), its end the rest. Absent: one whole task.
+   */
+  tasks?: number;
 }
 export const spendSignal = defineSignal<[TaskSpend]>('spend');
 

@@ -169,7 +169,7 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
   setHandler(spendSignal, async (spend) => {
     if (!budgeting) return;
     const spent = progress.spentByModel!;
-    spent[spend.model] = addSpend(spent[spend.model] ?? NO_SPEND, { ...spend, tasks: 1 });
+    spent[spend.model] = addSpend(spent[spend.model] ?? NO_SPEND, { ...spend, tasks: spend.tasks ?? 1 });
     await reconsiderBudget(false);
   });
   // Once started, the ledger (a child) counts the spend and decides; the sweep passes the caps on

@@ -10,7 +10,7 @@
  * every task of every running shard.
  */
 import { ApplicationFailure, defineQuery, patched, setHandler } from '@temporalio/workflow';
-import { addCost, ZERO_COST } from '../domain/methods/artifacts.js';
+import { addCost, subtractCost, ZERO_COST, type MethodCost } from '../domain/methods/artifacts.js';
 import type { ShardOutcome } from '../domain/sweep/records.js';
 import { sandboxActivities, storageActivities } from './activityOptions.js';
 import { windowed, type Window } from './windowed.js';
@@ -64,13 +64,12 @@ export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcom
     const saved = { kind: 'saved' as const, key: input.savedGenerationsKey };
     return execute(input, () => saved, true);
   }
-  // A budgeted sweep counts every task's cost as it ends (workflows/spendReports.ts).
+  // A budgeted sweep counts every task's cost as it ends, a large task's slice by slice (workflows/spendReports.ts).
   const spendTo = input.spendLedger ?? (input.reportsSpend === true ? sweepWorkflowId(input.sweepId) : null);
   const reporting = spendTo !== null && patched('shard-reports-spend');
-  const tasks = await generate(input, taskWindow, async (generation) => {
-    // A multi-step chain's cost is its work beyond the final answers; theirs comes apart.
-    const paid = addCost(generation.cost ?? ZERO_COST, generation.finalCost ?? {});
-    progress.answered += input.nSamples;
+  /** Counts answers and their cost in the shard's progress, and, budgeted, tells the spend ledger (`tasks`: how much of a task). */
+  const count = async (samples: number, paid: MethodCost, tasks?: number) => {
+    progress.answered += samples;
     progress.calls += paid.calls;
     progress.promptTokens += paid.prompt_tokens;
     progress.completionTokens += paid.completion_tokens;
@@ -80,7 +79,23 @@ export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcom
         calls: paid.calls,
         promptTokens: paid.prompt_tokens,
         completionTokens: paid.completion_tokens,
+        ...(tasks === undefined ? {} : { tasks }),
       });
+  };
+  const tasks = await generate(input, taskWindow, {
+    // A large task's slices, as each is answered: its share of the task.
+    sliceAnswered: (samples, cost) => count(samples, cost, samples / input.nSamples),
+    // A multi-step chain's cost is its work beyond the final answers; theirs comes apart. What
+    // slices counted already is taken off: the rest, and the rest of the task.
+    taskAnswered: (generation, counted) => {
+      const paid = addCost(generation.cost ?? ZERO_COST, generation.finalCost ?? {});
+      if (counted.samples === 0) return count(input.nSamples, paid);
+      const rest = subtractCost(paid, counted.cost);
+      // Every answer came by slices, and they counted it all: nothing is left to tell.
+      if (counted.samples === input.nSamples && rest.calls === 0 && rest.prompt_tokens === 0 && rest.completion_tokens === 0)
+        return Promise.resolve();
+      return count(input.nSamples - counted.samples, rest, 1 - counted.samples / input.nSamples);
+    },
   });
   progress.phase = 'executing';
   const methodTasks = tasks.map((t) => (t.traceKey && t.cost ? { cost: t.cost, traceKey: t.traceKey } : null));
@@ -141,19 +156,29 @@ function common(input: ShardInput) {
   };
 }
 
+interface Counting {
+  sliceAnswered: (samples: number, cost: MethodCost) => Promise<void>;
+  /** `counted`: what the task's slices counted already. */
+  taskAnswered: (generation: TaskGeneration, counted: { samples: number; cost: MethodCost }) => Promise<void>;
+}
+
 /** The method step of every task of the shard (workflows/methodSteps.ts), in the task window. */
-async function generate(
-  input: ShardInput,
-  taskWindow: Window | null,
-  taskAnswered: (generation: TaskGeneration) => Promise<void>,
-): Promise<TaskGeneration[]> {
+async function generate(input: ShardInput, taskWindow: Window | null, counting: Counting): Promise<TaskGeneration[]> {
   const step = methodStepFor(input.cell.method);
   if (!step) throw ApplicationFailure.nonRetryable(`method ${input.cell.method} has no workflow step`, 'UnknownMethod');
   const taskIndices = Array.from({ length: input.taskEnd - input.taskStart }, (_, i) => input.taskStart + i);
   const run = async (t: number) => {
-    // A large task's slices of answers stop starting while the shard is paused, as its tasks do.
-    const generation = await step(input, t, taskWindow?.open);
-    await taskAnswered(generation);
+    const counted = { samples: 0, cost: ZERO_COST };
+    const generation = await step(input, t, {
+      // A large task's slices of answers stop starting while the shard is paused, as its tasks do.
+      ...(taskWindow ? { open: taskWindow.open } : {}),
+      sliceAnswered: async (samples, cost) => {
+        counted.samples += samples;
+        counted.cost = addCost(counted.cost, cost);
+        await counting.sliceAnswered(samples, cost);
+      },
+    });
+    await counting.taskAnswered(generation, counted);
     return generation;
   };
   return taskWindow ? windowed(taskIndices, taskWindow, run) : Promise.all(taskIndices.map(run));

@@ -30,6 +30,18 @@ export function addCost(a: MethodCost, b: Partial<MethodCost>): MethodCost {
 }
 
 /** What a batch of LLM calls cost (calls and tokens; no sandbox runs). */
+/** a - b: what is left of a cost once part of it was counted (never below zero). */
+export function subtractCost(a: MethodCost, b: MethodCost): MethodCost {
+  const unanswered = Math.max(0, (a.requests_unanswered ?? 0) - (b.requests_unanswered ?? 0));
+  return {
+    calls: Math.max(0, a.calls - b.calls),
+    prompt_tokens: Math.max(0, a.prompt_tokens - b.prompt_tokens),
+    completion_tokens: Math.max(0, a.completion_tokens - b.completion_tokens),
+    sandbox_runs: Math.max(0, a.sandbox_runs - b.sandbox_runs),
+    ...(unanswered ? { requests_unanswered: unanswered } : {}),
+  };
+}
+
 export function costOfCalls(
   summaries: ReadonlyArray<Pick<LlmCallSummary, 'calls' | 'promptTokens' | 'completionTokens' | 'requestsUnanswered'>>,
 ): MethodCost {

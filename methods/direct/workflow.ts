@@ -4,9 +4,9 @@ import { answerInSlices, defineMethodWorkflow, shardLlm } from '../../workflows/
 import type { DirectActivities } from './activities.js';
 import { directMethod } from './definition.js';
 
-export const directWorkflow = defineMethodWorkflow(directMethod, async ({ shard, taskIndex, open }) => {
+export const directWorkflow = defineMethodWorkflow(directMethod, async ({ shard, taskIndex, hooks }) => {
   const llm = shardLlm<DirectActivities>(shard);
-  const answers = await answerInSlices(shard, open, (sampleIndices) =>
+  const answers = await answerInSlices(shard, hooks, (sampleIndices) =>
     llm.generateDirect({
       endpoint: shard.cell.endpoint,
       sampling: shard.cell.sampling,

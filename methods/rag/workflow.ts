@@ -4,10 +4,10 @@ import { answerInSlices, defineMethodWorkflow, shardLlm, taskRef } from '../../w
 import type { RagActivities } from './activities.js';
 import { ragMethod } from './definition.js';
 
-export const ragWorkflow = defineMethodWorkflow(ragMethod, async ({ shard, taskIndex, open }) => {
+export const ragWorkflow = defineMethodWorkflow(ragMethod, async ({ shard, taskIndex, hooks }) => {
   const llm = shardLlm<RagActivities>(shard);
   const ref = taskRef(shard, taskIndex);
-  const answers = await answerInSlices(shard, open, (sampleIndices) => llm.generateRag({ ref, sampleIndices }));
+  const answers = await answerInSlices(shard, hooks, (sampleIndices) => llm.generateRag({ ref, sampleIndices }));
   // The cost travels with the keys for the shard's live progress (no command changes: replay-safe).
   return { finalKeys: answers.map((s) => s.key), cost: costOfCalls(answers) };
 });
