@@ -103,3 +103,9 @@ export async function deleteLeftoverParts(bucket: Bucket, prefix: string): Promi
   }
   await deleteParts(bucket, keys);
 }
+
+/** The records of a stored records file (a shard's or a slice's), or null when there is none. */
+export async function readRecordsFile(bucket: Bucket, key: string): Promise<SampleRecord[] | null> {
+  const text = await getText(bucket, key);
+  return text === null ? null : parseJsonl(text, SampleRecordSchema, key).map((r) => r.row);
+}

@@ -11,7 +11,7 @@ import type { LlmApi } from '../../domain/llm/request.js';
 import { cellShardPartsPrefix, cellShardRecordsKey, cellShardSlicePartsPrefix, cellShardSliceRecordsKey } from '../../domain/sweep/keys.js';
 import {
   recordedRun,
-  SampleRecordSchema,
+  recordsServe,
   scoreFields,
   shardOutcomeOf,
   systemFingerprintOf,
@@ -31,11 +31,10 @@ import { ToolchainNotRegisteredError } from '../../infra/sandbox/toolchainRegist
 import { UnknownRunnerError } from '../../domain/languages/runner.js';
 import type { LibraryRuntime } from '../../domain/apidocs/library.js';
 import { mapLimit } from '../../infra/mapLimit.js';
-import { deleteLeftoverParts, deleteParts, PartWriter, partRecordFor, readParts } from '../../infra/recordParts.js';
-import { getBytes, getText, putObject, type Bucket } from '../../infra/s3.js';
+import { deleteLeftoverParts, deleteParts, PartWriter, partRecordFor, readParts, readRecordsFile } from '../../infra/recordParts.js';
+import { getBytes, putObject, type Bucket } from '../../infra/s3.js';
 import { ReferenceOutputs, ReferenceOutputsError } from '../../infra/referenceOutputs.js';
 import { s3ReferenceOutputs } from '../../infra/referenceOutputsS3.js';
-import { parseJsonl } from '../../domain/datasets/jsonl.js';
 import { alsoTextCheckingOf, answerCode, textCheckingOf, textScore } from '../../domain/sweep/textScores.js';
 import { holdsSamples, type IndexRange } from '../../domain/sweep/sharding.js';
 
@@ -164,19 +163,13 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
    * whose shard has joined its slices already takes its records from the shard's file.
    */
   async function keptRecords(input: ExecuteShardInput, scope: ReturnType<typeof scopeOf>): Promise<SampleRecord[] | null> {
-    const usable = (rows: SampleRecord[]) => !input.execute || !rows.some((r) => r.status === 'not_executed');
-    const existing = await getText(bucket, scope.recordsKey);
-    if (existing !== null) {
-      const rows = parseJsonl(existing, SampleRecordSchema, scope.recordsKey).map((r) => r.row);
-      if (holdsSamples(rows, scope.tasks, scope.samples) && usable(rows)) return rows;
-    }
+    const own = await readRecordsFile(bucket, scope.recordsKey);
+    if (own && holdsSamples(own, scope.tasks, scope.samples) && recordsServe(own, input.execute)) return own;
     if (!input.slice) return null;
-    const shardKey = cellShardRecordsKey(input.sweepId, input.cellId, input.shardIndex);
-    const joined = await getText(bucket, shardKey);
-    if (joined === null) return null;
-    const rows = parseJsonl(joined, SampleRecordSchema, shardKey).map((r) => r.row);
-    if (!holdsSamples(rows, scope.tasks, { start: 0, end: input.nSamples }) || !usable(rows)) return null;
-    return rows.filter((r) => r.sample_index >= scope.samples.start && r.sample_index < scope.samples.end);
+    const joined = await readRecordsFile(bucket, cellShardRecordsKey(input.sweepId, input.cellId, input.shardIndex));
+    if (!joined || !holdsSamples(joined, scope.tasks, { start: 0, end: input.nSamples }) || !recordsServe(joined, input.execute))
+      return null;
+    return joined.filter((r) => r.sample_index >= scope.samples.start && r.sample_index < scope.samples.end);
   }
 
   return {
@@ -228,7 +221,7 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
           input.generations.kind === 'llm'
             ? input.generations.keys[taskIndex - input.taskStart]?.[sampleIndex - scope.samples.start]
             : undefined;
-        if (kept && kept.llm_key === answerKey && (!input.execute || kept.status !== 'not_executed')) {
+        if (kept && kept.llm_key === answerKey && recordsServe([kept], input.execute)) {
           heartbeat(++done);
           return kept;
         }

@@ -6,12 +6,11 @@
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { parseJsonl } from '../../domain/datasets/jsonl.js';
 import { cellShardRecordsKey, cellShardSliceRecordsKey } from '../../domain/sweep/keys.js';
-import { SampleRecordSchema, shardOutcomeOf, type SampleRecord, type ShardOutcome } from '../../domain/sweep/records.js';
+import { recordsServe, shardOutcomeOf, type SampleRecord, type ShardOutcome } from '../../domain/sweep/records.js';
 import { holdsSamples, holdsShard, type IndexRange } from '../../domain/sweep/sharding.js';
-import { deleteParts } from '../../infra/recordParts.js';
-import { getText, putObject, type Bucket } from '../../infra/s3.js';
+import { deleteParts, readRecordsFile } from '../../infra/recordParts.js';
+import { putObject, type Bucket } from '../../infra/s3.js';
 
 export interface JoinShardSlicesInput {
   sweepId: string;
@@ -26,32 +25,26 @@ export interface JoinShardSlicesInput {
   execute: boolean;
 }
 
-async function readRecords(bucket: Bucket, key: string): Promise<SampleRecord[] | null> {
-  const text = await getText(bucket, key);
-  return text === null ? null : parseJsonl(text, SampleRecordSchema, key).map((r) => r.row);
-}
-
 export function createShardSliceActivities(bucket: Bucket) {
   return {
     async joinShardSlices(input: JoinShardSlicesInput): Promise<ShardOutcome> {
       const tasks = { start: input.taskStart, end: input.taskEnd };
       const shardKey = cellShardRecordsKey(input.sweepId, input.cellId, input.shardIndex);
       const sliceKeys = input.slices.map((_, i) => cellShardSliceRecordsKey(input.sweepId, input.cellId, input.shardIndex, i));
-      const stored = await readRecords(bucket, shardKey);
-      const usable = (rows: SampleRecord[]) => !input.execute || !rows.some((r) => r.status === 'not_executed');
-      if (stored && holdsShard(stored, tasks, input.nSamples) && usable(stored)) {
+      const stored = await readRecordsFile(bucket, shardKey);
+      if (stored && holdsShard(stored, tasks, input.nSamples) && recordsServe(stored, input.execute)) {
         // An attempt that stored the shard's file and died before deleting the slices left them behind.
         await deleteParts(bucket, sliceKeys);
         return shardOutcomeOf(input.shardIndex, stored, input.taskStart, input.taskEnd, input.execute);
       }
       const records: SampleRecord[] = [];
       for (const [i, key] of sliceKeys.entries()) {
-        const rows = await readRecords(bucket, key);
+        const rows = await readRecordsFile(bucket, key);
         // The shard ran this slice's activity just before: a file missing or not this slice's was
         // removed or changed since, and joining again cannot bring it back.
         if (rows === null)
           throw ApplicationFailure.nonRetryable(`slice ${i} of shard ${input.shardIndex} has no records file ${key}`, 'ShardSliceMissing');
-        if (!holdsSamples(rows, tasks, input.slices[i]!) || !usable(rows))
+        if (!holdsSamples(rows, tasks, input.slices[i]!) || !recordsServe(rows, input.execute))
           throw ApplicationFailure.nonRetryable(
             `${key} does not hold slice ${i} of shard ${input.shardIndex} (samples ${input.slices[i]!.start}-${input.slices[i]!.end - 1} of tasks ${input.taskStart}-${input.taskEnd - 1}${input.execute ? ', all executed' : ''})`,
             'ShardSliceMissing',

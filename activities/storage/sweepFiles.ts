@@ -29,9 +29,10 @@ import {
 } from '../../domain/sweep/keys.js';
 import { parseStoredCellSummary, summaryCoversMode } from '../../domain/sweep/finished.js';
 import type { SweepMode } from '../../domain/sweep/plan.js';
-import { SampleRecordSchema, totalsOfRecords, type SampleRecord, type ShardTotals } from '../../domain/sweep/records.js';
+import { recordsServe, SampleRecordSchema, totalsOfRecords, type SampleRecord, type ShardTotals } from '../../domain/sweep/records.js';
 import { holdsShard, shardTaskRange } from '../../domain/sweep/sharding.js';
 import { datasetText } from '../../infra/datasetText.js';
+import { readRecordsFile } from '../../infra/recordParts.js';
 import { decodeMaybeGzip, loadProblems } from '../../infra/problems.js';
 import { getBytes, getText, headMetadata, listKeys, putFile, putObject, type Bucket } from '../../infra/s3.js';
 import { familyOf, type DatasetEntry } from '../../domain/families/registry.js';
@@ -338,10 +339,8 @@ export function createSweepStorageActivities(bucket: Bucket) {
       for (let shard = input.from; shard < input.shards; shard++) {
         const key = cellShardRecordsKey(input.sweepId, input.cellId, shard);
         if (!stored.has(key)) continue;
-        const text = await getText(bucket, key);
-        if (text === null) continue;
-        const rows = parseJsonl(text, SampleRecordSchema, key).map((r) => r.row);
-        if (input.execute && rows.some((r) => r.status === 'not_executed')) continue;
+        const rows = await readRecordsFile(bucket, key);
+        if (rows === null || !recordsServe(rows, input.execute)) continue;
         if (
           input.sharding &&
           !holdsShard(rows, shardTaskRange(shard, input.sharding.tasksPerShard, input.sharding.tasks), input.sharding.nSamples)

@@ -166,6 +166,11 @@ export function shardOutcomeOf(
   };
 }
 
+/** Whether stored records can stand for a run's samples: a run that executes redoes those only saved (generation-only). */
+export function recordsServe(rows: readonly Pick<SampleRecord, 'status'>[], execute: boolean): boolean {
+  return !execute || !rows.some((r) => r.status === 'not_executed');
+}
+
 /** What a cell's progress takes from a finished shard: its totals, not its per-task counts. */
 export interface ShardTotals {
   shardIndex: number;
