@@ -23,6 +23,7 @@ import { canonicalJson } from '../../domain/datasets/manifest.js';
 import { parseJsonl } from '../../domain/datasets/jsonl.js';
 import { LlmRecordSchema, preferredRecord, type LlmCall, type LlmRecord } from '../../domain/llm/request.js';
 import { getText, listKeys, sha256Hex, type Bucket } from '../s3.js';
+import type { IndexRange } from '../../domain/sweep/sharding.js';
 
 /**
  * Records per segment object: bounds both the bytes one write carries and the objects a task has
@@ -95,11 +96,8 @@ export interface GroupContents {
   inflightListed: boolean;
 }
 
-/** The samples [start, end) a batch of calls asks for; a segment's writer may name them in its key. */
-export interface SampleSpan {
-  start: number;
-  end: number;
-}
+/** The samples [start, end) a batch of calls asks for (the range of sharding's slices); a segment's writer may name them in its key. */
+export type SampleSpan = IndexRange;
 
 const SPAN_TAG = /^r(\d+)-(\d+)_/;
 
