@@ -21,8 +21,9 @@ import {
 } from '../../domain/families/code-to-text/bigcode.js';
 import { codeToTextTasks } from '../../domain/families/code-to-text/rows.js';
 import { CodeToTextEntrySchema, CODEXGLUE_BLEU_METRIC, codeToTextFamily } from '../../domain/families/code-to-text/index.js';
-import { CorpusFold, textCheckingOf, textScore } from '../../domain/sweep/textScores.js';
-import { loadEvaluateProblems } from '../../scripts/lib/evaluate-problems.js';
+import { answerCode, CorpusFold, textCheckingOf, textScore } from '../../domain/sweep/textScores.js';
+import { loadEvaluateProblems, sampleSolution } from '../../scripts/lib/evaluate-problems.js';
+import { stopSentTo, stopWordsFor } from '../../domain/sweep/config.js';
 import { mosesDetokenizeEnglish } from '../../domain/metrics/mosesDetokenizer.js';
 import { codexglueBleu } from '../../domain/metrics/smoothedBleu.js';
 import { datasetText } from '../../infra/datasetText.js';
@@ -91,6 +92,11 @@ describe("bigcode's prompts", () => {
   });
 
   it('stop words: the closing quotes for Python (and python-left), the end of the line for the others', () => {
+    // bigcode keeps the quotes it stops at and an API drops them: the Python tasks' requests carry none.
+    const entry = (subset: CodeToTextSubset) => CodeToTextEntrySchema.parse({ name: 'c', family: 'code-to-text', path: 'a.jsonl', subset });
+    expect(codeToTextFamily.stopWords(entry('python'))).toEqual([]);
+    expect(codeToTextFamily.stopWords(entry('python-left'))).toEqual([]);
+    expect(codeToTextFamily.stopWords(entry('ruby'))).toEqual(['\n']);
     expect(codeToTextStopWords('python')).toEqual(["'''", '"""']);
     expect(codeToTextStopWords('python-left')).toEqual(["'''", '"""']);
     for (const language of ['go', 'ruby', 'java', 'javascript', 'php'] as const) expect(codeToTextStopWords(language)).toEqual(['\n']);
@@ -400,16 +406,50 @@ function samples(): Array<{ subset: CodeToTextSubset; rows: CodeXGlueRow[]; pred
   return out;
 }
 
+// Completions as a model writes them, stop words and what follows included: the answer line closed by
+// the docstring's quotes (bigcode keeps them), closed on a later line, the other quotes first, none.
+const COMPLETIONS = [
+  'Returns the sum."""\n    return a + b',
+  ' Gets the video id of a URL.\n    """\n    return x',
+  `Converts XML.''' and more""" text`,
+  '\n\n  Builds a list."""',
+  'Splits the string into words',
+  '   """',
+  "Parses it.'''",
+];
+
+/** One sample per (subset, row, completion), as a sweep's model would answer it and evaluate.ts would read it. */
+function answeredTasks() {
+  const out: Array<{ subset: CodeToTextSubset; row: CodeXGlueRow; completion: string }> = [];
+  for (const subset of ['python', 'python-left', 'go'] as const) {
+    const rows = CODE_TO_TEXT_ROWS[subset === 'python-left' ? 'python' : subset];
+    for (const row of rows) for (const completion of COMPLETIONS) out.push({ subset, row, completion });
+  }
+  return out;
+}
+
 describe('references and BLEU against the Python packages bigcode calls', () => {
   const lists = tokenLists(160);
   const corpora = samples();
-  let reference: { detokenized: string[]; corpora: Array<{ references: string[]; bleu: number }> };
+  const answered = answeredTasks();
+  let reference: {
+    detokenized: string[];
+    corpora: Array<{ references: string[]; bleu: number }>;
+    answers: string[];
+    answers_bleu: number;
+  };
 
   beforeAll(() => {
     execFileSync('bash', [path.join(PROJECT_ROOT, 'scripts/install-test-python.sh')], { stdio: 'inherit' });
     const input = {
       detokenize: lists,
       corpora: corpora.map((c) => ({ docstring_tokens: c.rows.map((r) => r.docstring_tokens), predictions: c.predictions })),
+      answers: answered.map((a) => ({
+        subset: a.subset,
+        prompt: tasks(a.subset, [a.row])[0]!.prompt,
+        completion: a.completion,
+        docstring_tokens: a.row.docstring_tokens,
+      })),
     };
     const script = path.join(PROJECT_ROOT, 'test/families/code_to_text_reference.py');
     const env = { ...process.env, PYTHONPATH: MOSES };
@@ -437,5 +477,32 @@ describe('references and BLEU against the Python packages bigcode calls', () => 
     });
     // Exact answers score high, and not every corpus scores alike (the data can tell BLEU apart).
     expect(new Set(reference.corpora.map((c) => c.bleu.toFixed(6))).size).toBeGreaterThan(10);
+  });
+
+  it("a completion's answer is bigcode's, its stop word kept, through a sweep's request and cut and through evaluate.ts", () => {
+    const sweepAnswers: string[] = [];
+    const evaluateAnswers: string[] = [];
+    for (const a of answered) {
+      const entry = CodeToTextEntrySchema.parse({ name: 'c', family: 'code-to-text', path: 'a.jsonl', subset: a.subset });
+      const rows = codeToTextJsonl([a.row]);
+      const [problem] = codeToTextFamily.load({ entry, texts: { rows }, sources: { rows: 'a.jsonl' } }).problems;
+      // A sweep: the API stops at the request's stop words and drops the one it stops at; the cell then cuts the text.
+      const stop = stopWordsFor({ api: 'completions' }, entry);
+      const stopsAt = stopSentTo(stop, {})
+        .map((s) => a.completion.indexOf(s))
+        .filter((at) => at >= 0);
+      const served = a.completion.slice(0, Math.min(a.completion.length, ...stopsAt));
+      sweepAnswers.push(codeToTextFamily.solution(problem!, 'completions', answerCode(problem!, 'completions', served, stop)));
+      // evaluate.ts: the completion as saved, stop word and all.
+      const [read] = loadEvaluateProblems({ text: rows, source: 'a.jsonl', options: { subset: a.subset } }).problems;
+      evaluateAnswers.push(sampleSolution(read!, 'completion', a.completion));
+    }
+    expect(sweepAnswers).toEqual(reference.answers);
+    expect(evaluateAnswers).toEqual(reference.answers);
+    // The data tells the readings apart: some of bigcode's answers end with the quotes it stopped at.
+    expect(reference.answers.filter((answer) => /("""|''')$/.test(answer)).length).toBeGreaterThan(2);
+    const references = answered.map((a) => codeToTextReference(a.row.docstring_tokens));
+    const ours = codexglueBleu(references.map((r, i) => ({ reference: r, prediction: sweepAnswers[i]! })));
+    expect(Math.abs(ours - reference.answers_bleu)).toBeLessThan(TOL);
   });
 });

@@ -46,6 +46,49 @@ def bleu(pairs):
     return CODEXGLUE.bleuFromMaps(gold_map, predicted_map)[0]
 
 
+# bigcode's stop words (GeneralCodeToText.__init__), its stopping criterion (utils.py's
+# EndOfFunctionCriteria: generation ends once a stop word is in the decoded completion, which keeps
+# it; here to the end of the first stop word completed) and both post-processings, repeated here.
+TRIPLE_QUOTE = '"""'
+SINGLE_TRIPLE_QUOTE = "'''"
+SUFFIX_PROMPT = {
+    "python": '\n""" The goal of this function is to:\n',
+    "ruby": "\n=begin The goal of this function is to:\n",
+    "other": "\n/* The goal of this function is to:\n",
+}
+
+
+def stop_words(language):
+    return ["'''", '"""'] if language == "python" else ["\n"]
+
+
+def stopped(completion, stops):
+    ends = [completion.index(s) + len(s) for s in stops if s in completion]
+    return completion[: min(ends)] if ends else completion
+
+
+def postprocess(subset, generation):
+    if subset == "python-left":
+        output = generation.strip().split("\n")[0].strip()
+        for delimiter in [TRIPLE_QUOTE, SINGLE_TRIPLE_QUOTE]:
+            if delimiter in generation:
+                generation = generation[generation.index(delimiter) + 3 :]
+                output = generation.strip().split("\n")[0].strip()
+                output = output.split(delimiter, 1)[0]
+        return output
+    delimiter = SUFFIX_PROMPT.get(subset, SUFFIX_PROMPT["other"])
+    return generation.split(delimiter)[1].strip().split("\n")[0]
+
+
+def answers(tasks):
+    out = []
+    for task in tasks:
+        language = "python" if task["subset"] == "python-left" else task["subset"]
+        completion = stopped(task["completion"], stop_words(language))
+        out.append(postprocess(task["subset"], task["prompt"] + completion))
+    return out
+
+
 def main():
     data = json.load(sys.stdin)
     with MosesDetokenizer("en") as detokenize:
@@ -54,7 +97,10 @@ def main():
         for corpus in data["corpora"]:
             references = [reference(detokenize, row) for row in corpus["docstring_tokens"]]
             corpora.append({"references": references, "bleu": bleu(list(zip(references, corpus["predictions"])))})
-    json.dump({"detokenized": detokenized, "corpora": corpora}, sys.stdout)
+        answered = answers(data["answers"])
+        answered_references = [reference(detokenize, task["docstring_tokens"]) for task in data["answers"]]
+    answered_bleu = bleu(list(zip(answered_references, answered)))
+    json.dump({"detokenized": detokenized, "corpora": corpora, "answers": answered, "answers_bleu": answered_bleu}, sys.stdout)
 
 
 if __name__ == "__main__":

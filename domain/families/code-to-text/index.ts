@@ -20,8 +20,10 @@ import {
   CODE_TO_TEXT_LANGUAGES,
   CODE_TO_TEXT_SUBSETS,
   codeToTextPostprocess,
+  codeToTextRequestStopWords,
   codeToTextStopWords,
   promptSuffix,
+  stopAfterStopWord,
   subsetLanguage,
   type CodeToTextLanguage,
   type CodeToTextSubset,
@@ -78,14 +80,15 @@ export const CODEXGLUE_BLEU_METRIC: CorpusMetric = {
 
 /**
  * The answer a generation stands for. A completion continues the prompt: bigcode's post-processing
- * of prompt + completion. A chat answer is read the same way, as the prompt's continuation (from
+ * of prompt + completion, the completion ended as bigcode's stopping criterion ends it (its stop
+ * word kept: the Python tasks' requests carry none, codeToTextRequestStopWords). A chat answer is read the same way, as the prompt's continuation (from
  * after the prompt's closing line when the answer repeats it). A saved generation (bigcode's
  * generations.json) is already post-processed.
  */
 function answerOf(problem: CodeToTextProblem, api: LlmApi | 'saved', text: string): string {
   if (api === 'saved') return text;
   const { subset } = problem.code_to_text;
-  let continuation = text;
+  let continuation = api === 'completions' ? stopAfterStopWord(text, codeToTextStopWords(subset)) : text;
   if (api === 'chat' && subset !== 'python-left') {
     const closing = pyStrip(promptSuffix(subsetLanguage(subset)));
     const at = text.indexOf(closing);
@@ -119,7 +122,7 @@ export const codeToTextFamily: DefinedFamily<
     })),
     notes: [],
   }),
-  stopWords: (entry) => codeToTextStopWords(entry.subset),
+  stopWords: (entry) => codeToTextRequestStopWords(entry.subset),
   language: (problem) => LANGUAGE_IDS[subsetLanguage(problem.code_to_text.subset)],
   completionPrompt: (problem) => problem.prompt,
   chatInstruction: (problem) =>
