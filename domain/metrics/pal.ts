@@ -51,9 +51,17 @@ export function palAnswer(run: PalRun): string {
   return pyStrip(last);
 }
 
+/**
+ * Whether bigcode counts an answer as a failed run, left out of the vote: what run_program returns
+ * for a run that gave none, and equally a program's own last line when it starts with "failed:".
+ */
+export function isFailedAnswer(answer: string): boolean {
+  return answer.startsWith(FAILED);
+}
+
 /** The answer bigcode scores for one task, from its samples' answers in sample order. */
 export function chooseAnswer(answers: readonly string[], mode: PalMode): string {
-  const valid = answers.filter((a) => !a.startsWith(FAILED));
+  const valid = answers.filter((a) => !isFailedAnswer(a));
   if (valid.length === 0) return '';
   if (mode === 'greedy') return valid[0]!;
   const counts = new Map<string, number>();

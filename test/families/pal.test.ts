@@ -154,6 +154,8 @@ describe('PAL programs in the sandbox', () => {
     ['a raised exception gives no answer', body('    return 1 / 0'), 'error', null, false],
     ['sys.exit() gives no answer', `import sys\nprint(3)\nsys.exit(0)`, 'error', null, false],
     ['printing nothing gives no answer', 'def solution():\n    return 3', 'error', null, false],
+    // bigcode cannot tell it from its own "failed: <error>": a failed run, out of the vote.
+    ['a last line "failed: ..." is a failed run', body('    return "failed: no idea"'), 'failed', null, false],
   ])('%s', async (_what, solution, status, answer, passed) => {
     const { status: ran, score } = await run(robe!, solution);
     expect(ran).toBe(status);
@@ -272,6 +274,57 @@ describe("a cell's greedy and majority-voting accuracy", () => {
       num_failed_execution: 2,
       greedy: { accuracy: 0.6, num_failed_execution: 2 },
       majority_voting: { accuracy: 0.2, num_failed_execution: 2 },
+    });
+  });
+
+  it('a program that prints "failed: ..." is out of the vote in a cell, as in bigcode and evaluate.ts', () => {
+    // What each sample's program printed last; null: it raised. Task 0's "failed:" lines outnumber its answer.
+    const printed: Array<Array<string | null>> = [
+      ['failed: try again', 'failed: try again', '9'],
+      ['failed: x', null],
+      ['5', 'failed: 5', '4', '4'],
+    ];
+    const targets = [9, 5, 4];
+    const tasks = targets.map((target, i) => ({ ...problem(i), dataset: 'gsm8k' as const, target }));
+    const acc = new CellAccumulator(tasks);
+    printed.forEach((list, task) =>
+      list.forEach((line, sample) => {
+        const stdout = line === null ? '' : `__explora_pal_answer__ ${JSON.stringify(line)}\n`;
+        const right = line !== null && Number(line) === targets[task];
+        const score = palFamily.score(palFamily.read(tasks[task]!), {
+          status: line === null ? 'error' : right ? 'passed' : 'failed',
+          stdout,
+        });
+        acc.add({
+          task_id: String(task),
+          task_index: task,
+          sample_index: sample,
+          raw: '',
+          code: '',
+          solution: '',
+          status: right ? 'passed' : line === null ? 'error' : 'failed',
+          ...scoreFields(score),
+          duration_ms: 1,
+          prompt_tokens: 0,
+          completion_tokens: 0,
+          calls: 0,
+        });
+      }),
+    );
+    const { results } = acc.summary({ k: [1], cell: { cell: 'c1', dataset: 'pal-gsm8k', n_samples: 4 }, wallSeconds: 1, resultsKey: 'k' });
+    // bigcode's pal_code_exec (palScores, checked against it in test/metrics/) on what the programs printed.
+    const oracle = (mode: PalMode) =>
+      palScores(
+        printed.map((list, task) => ({ reference: targets[task]!, answers: list.map((a) => a ?? 'failed: error') })),
+        mode,
+      );
+    expect(oracle('majority_voting')).toMatchObject({ accuracy: 2 / 3, num_failed_execution: 1 });
+    expect(results.scores).toEqual({
+      greedy: { accuracy: oracle('greedy').accuracy, num_failed_execution: oracle('greedy').num_failed_execution },
+      majority_voting: {
+        accuracy: oracle('majority_voting').accuracy,
+        num_failed_execution: oracle('majority_voting').num_failed_execution,
+      },
     });
   });
 });

@@ -18,7 +18,7 @@
 import { z } from 'zod';
 import { firstRow, parseJsonl } from '../../datasets/jsonl.js';
 import { datasetRowsProblem, type SweepProblem } from '../../datasets/problems.js';
-import { gsm8kReference, palProgram, palScore } from '../../metrics/pal.js';
+import { gsm8kReference, isFailedAnswer, palProgram, palScore } from '../../metrics/pal.js';
 import { pyStrip } from '../../metrics/pythonText.js';
 import { DatasetEntryNameSchema, RowsFileSchema } from '../entry.js';
 import { defineFamily } from '../define.js';
@@ -118,7 +118,9 @@ export const palFamily: DefinedFamily<'pal', typeof PalEntrySchema, z.output<typ
   limits: (_problem, _reference, timeoutMs) => ({ timeoutMs }),
   score: (problem, outcome): TaskScore => {
     // The harness fails a run whose answer is wrong (`failed`) after reporting it.
-    const answer = outcome.status === 'passed' || outcome.status === 'failed' ? reportedAnswer(outcome.stdout) : null;
+    const reported = outcome.status === 'passed' || outcome.status === 'failed' ? reportedAnswer(outcome.stdout) : null;
+    // A last line that reads "failed: ..." is a failed run to bigcode (left out of the vote), whoever printed it.
+    const answer = reported === null || isFailedAnswer(reported) ? null : reported;
     // bigcode scores a task whose answer or reference float() refuses as 0, counted as a failed execution.
     const score = answer === null ? undefined : palScore(answer, problem.target);
     const kept = answer === null || answer.length <= MAX_KEPT_ANSWER ? answer : `${pyStrip(answer.slice(0, MAX_KEPT_ANSWER))}…`;
