@@ -6,6 +6,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { type SweepProblem } from '../../domain/datasets/problems.js';
 import { familyOf, languageOf } from '../../domain/families/registry.js';
+import { DatasetProblemError } from '../../domain/families/datasetProblem.js';
+import type { TaskScore } from '../../domain/families/types.js';
 import type { ExecutionResult } from '../../domain/execution/types.js';
 import type { LlmApi } from '../../domain/llm/request.js';
 import { cellShardPartsPrefix, cellShardRecordsKey, cellShardSlicePartsPrefix, cellShardSliceRecordsKey } from '../../domain/sweep/keys.js';
@@ -301,7 +303,7 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
           limits: family.limits(problem, reference, Math.round(input.timeoutS * 1000)),
         });
         heartbeat(++done);
-        const score = family.score(problem, result);
+        const score = scoreOf(problem, result);
         const run = recordedRun(result, score);
         return {
           ...base,
@@ -316,6 +318,16 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
       }
     },
   };
+}
+
+/** The family's score of a run; a task the dataset gets wrong (its gold query fails) fails the shard for good, naming it. */
+function scoreOf(problem: SweepProblem, result: ExecutionResult): TaskScore {
+  try {
+    return familyOf(problem).score(problem, result);
+  } catch (error) {
+    if (error instanceof DatasetProblemError) throw ApplicationFailure.nonRetryable(error.message, 'DatasetProblem');
+    throw error;
+  }
 }
 
 /** The record's `system_fingerprint` field, when the answer's response has one. */

@@ -15,7 +15,8 @@ import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { PythonExecutor } from '../../infra/sandbox/pythonExecutor.js';
 import { loadEvaluateProblems } from '../../scripts/lib/evaluate-problems.js';
 import { requirementsProblem } from '../../scripts/lib/requirements.js';
-import { makeSpiderDatabases, singerCount } from '../support/spider-db.js';
+import { makeSpiderDatabases, makeTestSuiteDatabase, singerCount } from '../support/spider-db.js';
+import { DatasetProblemError } from '../../domain/families/datasetProblem.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-spider-exec-'));
 const databases = path.join(dir, 'database');
@@ -23,6 +24,7 @@ let executor: PythonExecutor;
 
 beforeAll(async () => {
   makeSpiderDatabases(dir);
+  makeTestSuiteDatabase(databases, 'suite_db');
   executor = new PythonExecutor({ concurrency: 2, readableDirs: [databases], limits: { timeoutMs: 5_000 } });
   await executor.start();
 }, 60_000);
@@ -38,8 +40,8 @@ function problemOf(gold: string, db_id = 'concert_singer'): SweepProblem {
   return loaded.problems[0]!;
 }
 
-async function runSample(gold: string, predicted: string, timeoutMs = 5_000) {
-  const problem = spiderFamily.read(problemOf(gold));
+async function runSample(gold: string, predicted: string, timeoutMs = 5_000, db_id = 'concert_singer') {
+  const problem = spiderFamily.read(problemOf(gold, db_id));
   const program = LANGUAGES.python.assemble({
     solution: spiderFamily.embedSolution(problem, spiderFamily.solution(problem, 'saved', predicted)),
     tests: spiderFamily.tests(problem, null),
@@ -119,11 +121,51 @@ describe('Spider execution accuracy in the sandbox', () => {
     expect(forever.score).toEqual({ kind: 'status', passed: false, success: false });
   }, 30_000);
 
-  it('a gold query that fails says so', async () => {
-    const { result, score } = await runSample('SELECT nothing FROM singer', 'SELECT 1');
+  it('a gold query that fails is a problem with the dataset, not a wrong sample: the score refuses the task', async () => {
+    const problem = spiderFamily.read(problemOf('SELECT nothing FROM singer'));
+    const program = LANGUAGES.python.assemble({
+      solution: spiderFamily.embedSolution(problem, 'SELECT 1'),
+      tests: spiderFamily.tests(problem, null),
+    });
+    const result = await executor.run({ id: 'x', program, limits: { ...spiderFamily.limits(problem, null, 5_000) } });
     expect(result.status).toBe('error');
     expect(result.exception?.message).toContain('the gold query failed');
-    expect(score.passed).toBe(false);
+    expect(() => spiderFamily.score(problem, result)).toThrow(DatasetProblemError);
+    expect(() => spiderFamily.score(problem, result)).toThrow(
+      /^task Spider\/0: the gold query fails on .*\/concert_singer\/concert_singer\.sqlite \(OperationalError: .*\); a problem with the dataset/,
+    );
+  });
+
+  describe("a test-suite folder: every file whose name holds '.sqlite' is run, as the evaluator runs them", () => {
+    it('a query right on the first file only is wrong, naming the file where the results differ', async () => {
+      const { result, score } = await runSample('SELECT count(*) FROM singer', 'SELECT 5', 5_000, 'suite_db');
+      expect(result.status).toBe('passed');
+      expect(score).toEqual({
+        kind: 'status',
+        passed: false,
+        success: true,
+        failure: {
+          type: 'WrongResult',
+          message: 'the result sets differ: the predicted query returned 1 row, the gold query 1 row on suite_db_b.sqlite',
+        },
+      });
+    });
+
+    it('a query with the gold denotation on every file is right', async () => {
+      expect((await runSample('SELECT count(*) FROM singer', 'SELECT count(singer_id) FROM singer', 5_000, 'suite_db')).score).toEqual({
+        kind: 'status',
+        passed: true,
+        success: true,
+      });
+    });
+
+    it('a gold query that fails on one file of the suite refuses the task, naming that file', async () => {
+      const attempt = runSample('SELECT count(*) FROM concert', 'SELECT 4', 5_000, 'suite_db');
+      await expect(attempt).rejects.toThrow(DatasetProblemError);
+      await expect(attempt).rejects.toThrow(
+        /the gold query fails on .*\/suite_db\/suite_db_b\.sqlite \(OperationalError: no such table: concert\)/,
+      );
+    });
   });
 
   it('the database file on the host is the same after the runs', () => {

@@ -43,3 +43,27 @@ export function singerCount(databases: string): number {
   ]);
   return Number(out.toString().trim());
 }
+
+/**
+ * Makes a test-suite database folder beside concert_singer (as test-suite-sql-eval's databases are
+ * laid out): `<databases>/<dbId>/<dbId>.sqlite`, a copy of concert_singer's file, and
+ * `<dbId>/<dbId>_b.sqlite`, the same with a sixth singer and no concert table; and a file that is no
+ * database (`schema.sql`), which the evaluator does not open.
+ */
+export function makeTestSuiteDatabase(databases: string, dbId: string): void {
+  const folder = path.join(databases, dbId);
+  mkdirSync(folder, { recursive: true, mode: 0o755 });
+  const source = path.join(databases, 'concert_singer', 'concert_singer.sqlite');
+  const variant = `
+import shutil, sqlite3, sys
+shutil.copyfile(sys.argv[1], sys.argv[2])
+shutil.copyfile(sys.argv[1], sys.argv[3])
+c = sqlite3.connect(sys.argv[3])
+c.executescript("INSERT INTO singer VALUES (6, 'Ann', 'France', 35, 2.0); DROP TABLE concert;")
+c.commit()
+open(sys.argv[4], "w").write("CREATE TABLE singer (singer_id INTEGER);\\n")
+`;
+  const files = [`${dbId}.sqlite`, `${dbId}_b.sqlite`, 'schema.sql'].map((name) => path.join(folder, name));
+  execFileSync(PYTHON, ['-c', variant, source, ...files]);
+  for (const file of files) chmodSync(file, 0o644);
+}

@@ -92,7 +92,7 @@ function checking(problem: SpiderProblem): TaskChecking {
 
 /** The run's score; a run that ended well with a wrong result fails, saying why (the record reads `failed`, not `passed`). */
 function score(problem: SpiderProblem, outcome: RunOutcome): TaskScore {
-  const { ran, right, why } = sameExecution(goldOf(problem), outcome.stdout);
+  const { ran, right, why } = sameExecution(problem.task_id, goldOf(problem), outcome.stdout);
   const wrongThoughRan = outcome.status === 'passed' && !right;
   return { kind: 'status', passed: right, success: ran, ...(wrongThoughRan ? { failure: { type: 'WrongResult', message: why! } } : {}) };
 }
