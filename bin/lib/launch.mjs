@@ -1,6 +1,6 @@
 // Runs one of the project's TypeScript entry points (a script, the worker) in this process, fast.
 //
-// Start-up (docs/benchmarks.md, every command from its bundle): loading an entry's hundreds of
+// Start-up (docs/benchmarks.md#command-start-up): loading an entry's hundreds of
 // TypeScript modules through tsx's loader costs seconds of CPU at every start (its hooks run on a
 // thread of their own, one round trip per module; the main thread mostly waits): `start-sweep
 // --dry-run` took 5.2-6.8 CPU-s that way, 3.1-4.1 from a bundle. So the entry is bundled once into plain ES modules (esbuild, which
