@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Python that tests check explora against: a venv at .tools/test-python with pinned
 # SciPy and statsmodels (the comparison statistics); sacrebleu, lm-eval's copy of CodeXGLUE's bleu.py,
-# scikit-learn and sqlparse (the scores of the generation benchmarks, issue 28), all from PyPI; and
+# scikit-learn and sqlparse (the scores of the generation benchmarks, issue 28); DuckDB (reads back
+# the exported Parquet tables), all from PyPI; and
 # beside it, .tools/test-python-moses: mosestokenizer (the Moses detokenizer bigcode runs over
 # code-to-text references), for PYTHONPATH.
 # Test-only: the sandbox's venv (install-sandbox-python.sh) and the product never use it.
@@ -38,6 +39,7 @@ scikit-learn==1.5.2
 joblib==1.4.2
 threadpoolctl==3.5.0
 sqlparse==0.5.2
+duckdb==1.1.3
 '
 
 # The real interpreter, not the pyenv shim (~80 ms per start).
