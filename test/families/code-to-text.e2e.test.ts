@@ -3,7 +3,8 @@
  * JSON Lines rows (samples {task_id, completion}; bigcode's `blue` on the metrics line, nothing
  * run), python-left through --subset, a bad row refused; and a sweep through Temporal against the
  * scripted server (a completions model and a chat model) with results, report and --output-dir
- * files, whose requests carry bigcode's stop words.
+ * files, whose requests carry bigcode's stop words (none for the Python subsets, whose closing quotes
+ * bigcode keeps: the answers that close the docstring on their line are scored with the quotes).
  */
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -133,10 +134,14 @@ describe('a sweep over code-to-text datasets, against a scripted server', () => 
     { name: 'ctt-left', subset: 'python-left' as const, file: PARQUET('python'), rows: CODE_TO_TEXT_ROWS.python },
     { name: 'ctt-go', subset: 'go' as const, file: PARQUET('go'), rows: CODE_TO_TEXT_ROWS.go },
   ];
-  const byPrompt = new Map<string, string>();
+  const byPrompt = new Map<string, { text: string; python: boolean }>();
   for (const d of datasets) {
-    codeToTextTasks(codeToTextJsonl(d.rows), d.subset, 'rows').forEach((t, i) => byPrompt.set(t.prompt, answer(d.rows[i]!, i)));
+    codeToTextTasks(codeToTextJsonl(d.rows), d.subset, 'rows').forEach((t, i) =>
+      byPrompt.set(t.prompt, { text: answer(d.rows[i]!, i), python: d.subset !== 'go' }),
+    );
   }
+  // A Python completion closes the docstring on its answer line (bigcode keeps those quotes); Go's ends the line.
+  const completionOf = (text: string, python: boolean) => (python ? ` ${text}"""\nsecond line` : ` ${text}\n"""\nsecond line`);
   let server: ScriptedLlmServer;
   const stops: unknown[] = [];
 
@@ -144,13 +149,13 @@ describe('a sweep over code-to-text datasets, against a scripted server', () => 
     server = await startScriptedLlmServer((req) => {
       if (req.api === 'completions') {
         stops.push(req.body.stop);
-        const text = byPrompt.get(String(req.body.prompt));
-        // Past the stop words, as a model goes on: the request's stop words must cut it.
-        return { content: text === undefined ? 'unknown' : ` ${text}\n"""\nsecond line` };
+        const known = byPrompt.get(String(req.body.prompt));
+        // Past the stop words, as a model goes on: the cell cuts it as bigcode's stopping does.
+        return { content: known === undefined ? 'unknown' : completionOf(known.text, known.python) };
       }
       const user = (req.body.messages as Array<{ role: string; content: string }>).find((m) => m.role === 'user')!.content;
       const found = [...byPrompt.entries()].find(([prompt]) => user.includes(prompt.trim()))?.[1];
-      return { content: found ?? 'no idea' };
+      return { content: found?.text ?? 'no idea' };
     });
   });
   afterAll(async () => {
@@ -183,10 +188,10 @@ timeout_s: 10
       const expected = codexglueBleu(
         tasks.map((t, i) => ({
           reference: t.reference,
-          // The completions model's text after the stop words cut it, as bigcode post-processes it.
+          // The completions model's text as bigcode's stopping ends it (the quotes kept), post-processed as bigcode does.
           prediction: codeToTextPostprocess(
             d.subset,
-            t.prompt + (cell.cell.model === 'base' ? ` ${answer(d.rows[i]!, i)}` : answer(d.rows[i]!, i)),
+            t.prompt + (cell.cell.model === 'base' ? ` ${answer(d.rows[i]!, i)}${d.subset === 'go' ? '' : '"""'}` : answer(d.rows[i]!, i)),
           ),
         })),
       );
@@ -212,10 +217,16 @@ timeout_s: 10
     expect(html).toContain('text-scores-table');
     expect(html).toContain('ctt-left');
     expect(html).toContain('blue');
-    // Completions requests (one per task: 2 python, 2 python-left, 1 go) carry bigcode's stop words per subset.
-    const count = (stop: string[]) => stops.filter((s) => JSON.stringify(s) === JSON.stringify(stop)).length;
-    expect(count(["'''", '"""'])).toBe(4);
-    expect(count(['\n'])).toBe(1);
+    // Completions requests (one per task: 2 python, 2 python-left, 1 go): Go's carry bigcode's stop word; Python's
+    // none, since an API drops the stop sequence it stops at and bigcode scores the quotes.
+    expect(stops.filter((s) => s === undefined)).toHaveLength(4);
+    expect(stops.filter((s) => JSON.stringify(s) === JSON.stringify(['\n']))).toHaveLength(1);
     expect(stops).toHaveLength(5);
+    // The Python answers that closed their docstring on their line kept the quotes, as bigcode's do.
+    const python = results.cells.find(
+      (c: { cell: { dataset: string; model: string } }) => c.cell.dataset === 'ctt-python' && c.cell.model === 'base',
+    );
+    const generations = outputJson(outDir, String(python.cell.cell), 'generations.json') as string[][];
+    expect(generations.flat().every((g) => g.endsWith('"""'))).toBe(true);
   });
 });
