@@ -7,9 +7,10 @@
  * toolchain table typed against that table's process-run ids, the runner chosen by runnerOf, and
  * its programs run by the real process runner in the real sandbox (bubblewrap). Its fixtures are
  * found as a folder's are, and the generic tests take them with no edit of their own: the check
- * that every language has its fixtures names it until it has them, and the generic statuses suite
- * (test/support/status-suite.ts, which test/sandbox/warm-toolchains.test.ts runs for every language)
- * runs its four programs. The type-level half is checked by `npx tsc --noEmit` (npm test runs it):
+ * that every language has its fixtures names it until it has them, and the generic suites run its
+ * programs: its four statuses (test/support/status-suite.ts, which test/sandbox/warm-toolchains.test.ts
+ * runs for every language) and its eight hostile programs (test/support/hostile-suite.ts, which
+ * test/sandbox/process-hostile.e2e.test.ts runs for every language). The type-level half is checked by `npx tsc --noEmit` (npm test runs it):
  * each `@ts-expect-error` below must be an error, or the type check fails.
  */
 import { afterAll, describe, expect, it } from 'vitest';
@@ -23,6 +24,7 @@ import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js'
 import { exitedWith, killedBy, probeVersion, runLimits } from '../../infra/sandbox/process/toolchains/common.js';
 import { TOOLCHAINS, toolchainFrom, ToolchainNotRegisteredError, type ToolchainTable } from '../../infra/sandbox/toolchainRegistry.js';
 import { LANGUAGE_FIXTURES, missingFixtures, processFixturesOf, type FixturesTable } from '../support/language-fixtures.js';
+import { describeHostile } from '../support/hostile-suite.js';
 import { describeStatuses } from '../support/status-suite.js';
 
 // --- What domain/languages/demo-sh/index.ts would hold.
@@ -38,6 +40,9 @@ const demoSh = multiplELanguage({
 // --- What infra/sandbox/process/toolchains/demo-sh.ts would hold.
 function classifyDemoSh(run: StepResult): RunOutcome {
   if (run.signal) return killedBy(run);
+  // A tool the script runs that ran out of memory says so (awk: "run time error: out of memory").
+  if (/out of memory|cannot allocate/i.test(run.stderr))
+    return { status: 'oom', exception: { type: 'OutOfMemory', message: run.stderr.trim() } };
   // dash's "program.sh: 3: Syntax error: ...": the program does not parse, MultiPL-E's SyntaxError.
   if (/Syntax error/.test(run.stderr)) return { status: 'compile_error', exception: { type: 'SyntaxError', message: run.stderr.trim() } };
   // The tests' own way of saying a wrong answer.
@@ -92,7 +97,9 @@ const demoShFixtures: LanguageFixtures<'demo-sh'> = {
     hostile: ({ port, targets }) => ({
       loop: 'while :; do :; done',
       spawnBomb: 'while :; do /bin/sleep 100 & done',
-      memoryBomb: 'a=x\nwhile :; do a=$a$a; done',
+      // dash itself dies of SIGSEGV when an allocation fails, saying nothing (the generic suite caught it
+      // as `killed`): the string grows in awk, which reports running out of memory.
+      memoryBomb: 'awk \'BEGIN { s = "x"; while (1) s = s s }\'',
       output: "head -c 1073741824 /dev/zero | tr '\\0' x",
       // dash has no /dev/tcp: through bash's, as Lua's do.
       network: `for p in ${port} 7233 8333; do\n  if bash -c "exec 3<>/dev/tcp/127.0.0.1/$p" 2>/dev/null; then echo "$p CONNECTED"; else echo "$p refused"; fi\ndone`,
@@ -201,7 +208,7 @@ describe('a throwaway language, defined by its folder and its toolchain entry', 
   });
 });
 
-// The generic statuses suite, as test/sandbox/warm-toolchains.test.ts runs it for every language of LANGUAGES.
+// The generic suites, as test/sandbox/warm-toolchains.test.ts and process-hostile.e2e.test.ts run them for every language of LANGUAGES.
 describeStatuses(
   'demo-sh',
   toolchainFrom(TOOLCHAINS_WITH_DEMO, 'demo-sh'),
@@ -211,3 +218,11 @@ describeStatuses(
     timeoutMs: 2_000,
   },
 );
+describeHostile([
+  {
+    language: 'demo-sh',
+    toolchain: toolchainFrom(TOOLCHAINS_WITH_DEMO, 'demo-sh'),
+    hostile: processFixturesOf('demo-sh', FIXTURES_WITH_DEMO).hostile,
+    wellBehaved: processFixturesOf('demo-sh', FIXTURES_WITH_DEMO).wellBehaved,
+  },
+]);
