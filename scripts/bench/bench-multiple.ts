@@ -6,11 +6,12 @@
  *   npx tsx scripts/bench/bench-multiple.ts [--programs 40] [--workers 2] [--languages js,ts,go_test.go,rs,java,cpp,lua,rb,php,pl,sh,r,rkt,d,scala,cs]
  *                                          [--rounds 1] [--levers] [--skip-peer] [--skip-whole-command] [--floor] [--batch-size 16] [--in-flight N]
  *
- * Workload: the correct MultiPL-E-style rows of scripts/bench/data/multiple-correct.jsonl (three
- * HumanEval problems per language (PHP: add for strlen, which redeclares a PHP builtin in
- * MultiPL-E's own row), in MultiPL-E's format: the program is prompt + completion +
- * "\n" + tests), repeated to --programs per language; every program is made distinct (a comment,
- * and in Go a distinct `var _ = i`, since Go's compile output ignores comments) so that neither
+ * Workload: the correct MultiPL-E-style rows each language carries in its folder (its fixtures'
+ * `bench.rows`, domain/languages/<folder>/fixtures.ts): three HumanEval problems per language
+ * (PHP: add for strlen, which redeclares a PHP builtin in MultiPL-E's own row), in MultiPL-E's
+ * format (the program is prompt + completion + "\n" + tests), repeated to --programs per language;
+ * every program is made distinct (its fixtures' `bench.distinct`: a comment, and in Go a distinct
+ * `var _ = i`, since Go's compile output ignores comments) so that neither
  * MultiPL-E's cache of program texts nor any build cache returns an earlier result.
  * Peer: MultiPL-E's evaluation/src as published (main.py's ThreadPoolExecutor of --workers over
  * containerized_eval's eval_string_script: a NamedTemporaryFile per program and the language's
@@ -75,11 +76,11 @@ import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js'
 import type { ProcessLanguageId } from '../../domain/languages/registry.js';
 import { plainToolchainFor, TOOLCHAINS, toolchainFor } from '../../infra/sandbox/toolchainRegistry.js';
 import { defaultSandboxConcurrency } from '../../infra/sandbox/pythonExecutor.js';
+import { fixturesOf, processFixturesOf } from '../../test/support/language-fixtures.js';
 
 /** MultiPL-E's process-run languages, in the order of TOOLCHAINS. */
 const LANGUAGES = Object.keys(TOOLCHAINS) as ProcessLanguageId[];
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const ROWS = join(ROOT, 'scripts/bench/data/multiple-correct.jsonl');
 const TOOLS = join(ROOT, '.tools/multiple');
 
 // Every language's check, side by side: the default list and the refusals below read them.
@@ -144,30 +145,23 @@ const opts = z
   })
   .parse(program.opts());
 
-const RowSchema = z.object({
-  name: z.string(),
-  language: z.string(),
-  prompt: z.string(),
-  completion: z.string(),
-  tests: z.string(),
-  stop_tokens: z.array(z.string()),
-});
-const rows = readFileSync(ROWS, 'utf8')
-  .split('\n')
-  .filter((l) => l.trim())
-  .map((l) => RowSchema.parse(JSON.parse(l)));
+interface BenchProgramRow {
+  name: string;
+  language: ProcessLanguageId;
+  prompt: string;
+  completion: string;
+  tests: string;
+  stop_tokens: string[];
+}
 
-/** A line comment, where the language's is not `//`. */
-const COMMENT: Partial<Record<ProcessLanguageId, string>> = { lua: '--', rb: '#', pl: '#', sh: '#', r: '#', rkt: ';' };
-
-/** The rows behind programsFor's programs: each row's tests carry the program's distinct suffix. */
-function rowsFor(language: ProcessLanguageId, n: number): Array<z.infer<typeof RowSchema>> {
-  const own = rows.filter((r) => r.language === language);
-  if (own.length === 0) throw new Error(`${ROWS}: no rows for ${language}`);
+/** The rows behind programsFor's programs (the language's fixtures' bench rows): each row's tests carry the program's distinct suffix. */
+function rowsFor(language: ProcessLanguageId, n: number): BenchProgramRow[] {
+  const { bench } = processFixturesOf(language);
+  const stop = fixturesOf(language).multiple.row.stop;
+  if (bench.rows.length === 0) throw new Error(`${language}: its fixtures have no bench rows`);
   return Array.from({ length: n }, (_, i) => {
-    const r = own[i % own.length]!;
-    const unique = language === 'go_test.go' ? `\nvar _ = ${i}\n` : `\n${COMMENT[language] ?? '//'} bench program ${i}\n`;
-    return { ...r, tests: r.tests + unique };
+    const r = bench.rows[i % bench.rows.length]!;
+    return { name: r.name, language, prompt: r.prompt, completion: r.completion, tests: r.tests + bench.distinct(i), stop_tokens: stop };
   });
 }
 
@@ -488,15 +482,8 @@ async function runOurs(
   }
 }
 
-const LEVERS: Partial<Record<ProcessLanguageId, string>> = {
-  ts: 'tsc per program',
-  'go_test.go': '`go test -c` per program',
-  rs: 'rustc without the flags',
-  java: 'javac per program',
-  cpp: 'g++ without the PCH',
-  scala: 'scalac per program',
-  cs: 'mcs per program',
-};
+/** What each language's lever is, where it has one (its fixtures' bench.lever). */
+const LEVERS = (language: ProcessLanguageId): string | undefined => processFixturesOf(language).bench.lever;
 
 /** Untimed programs first (distinct from the timed ones): a worker's compilers are warm before most samples. */
 const WARMUPS = 8;
@@ -527,7 +514,7 @@ for (const language of opts.languages) {
     const peer = opts.skipPeer ? undefined : runPeer(language, programs);
     const warmups = programsFor(language, opts.programs + WARMUPS).slice(opts.programs);
     const ours = await runOurs(toolchainFor(language), programs, warmups);
-    const lever = opts.levers ? LEVERS[language] : undefined;
+    const lever = opts.levers ? LEVERS(language) : undefined;
     const off = lever ? await runOurs(plainToolchainFor(language), programs, warmups) : undefined;
     const floor = opts.floor && language === 'js' ? await runBareNode(programs) : undefined;
     if (floor && okCount(floor.statuses) !== programs.length)

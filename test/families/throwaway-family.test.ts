@@ -3,8 +3,11 @@
  * stored problems name it): a throwaway family (test/support/words-family.ts, written with
  * defineFamily) is added here exactly so, and runs through the generic paths a sweep and
  * evaluate.ts use: the config's entry (unknown keys named), loading (file, line and field named),
- * the stored problem read back, prompts, program assembly, a real sandbox run and its score.
+ * the stored problem read back, prompts, program assembly, a real sandbox run and its score. Its
+ * stored-problem pins (test/support/words-family-pins.ts, what its folder's pins.ts would hold) are
+ * found and checked by the same code that checks every family's (test/support/stored-pins.ts).
  */
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 
@@ -29,6 +32,8 @@ const { referenceOf } = await import('../../domain/sweep/results.js');
 const { PythonExecutor } = await import('../../infra/sandbox/pythonExecutor.js');
 const { loadEvaluateProblems, sampleLimits, sampleProgram, sampleScore } = await import('../../scripts/lib/evaluate-problems.js');
 const { minimalSweepConfig, sweepConfigIssues } = await import('../support/sweep-config.js');
+const { allFamilies } = await import('../../domain/families/registry.js');
+const { missingPins, pinnedHashes, pinsInFolder, storedPinsOf } = await import('../support/stored-pins.js');
 
 const ROWS = [
   { id: 'w/0', word: 'abc', method: 'upper' },
@@ -103,5 +108,20 @@ describe('a family added with its folder and one registry line', () => {
       { kind: 'status', passed: false, success: true },
       { kind: 'status', passed: false, success: true },
     ]);
+  });
+
+  it("its stored-problem pins are found as a folder's are and checked as every family's; without them the check names the file", async () => {
+    const wordsPins = fileURLToPath(new URL('../support/words-family-pins.ts', import.meta.url));
+    const locate = (family: string) => (family === 'words' ? wordsPins : pinsInFolder(family));
+    const ids = allFamilies().map((f) => f.id as string);
+    expect(ids).toContain('words');
+    expect(missingPins(ids, locate)).toEqual([]);
+    expect(missingPins(ids)).toEqual([
+      'family "words" has no stored-problem pins: domain/families/words/pins.ts must export `storedPins: StoredProblemPin[]` (domain/families/pins.ts)',
+    ]);
+    const pins = await storedPinsOf('words', locate);
+    const actual = pins.map((pin) => pinnedHashes('words', pin));
+    if (process.env.PRINT_PINNED) console.log(JSON.stringify(actual));
+    expect(actual).toEqual(pins.map(({ stored, behaviour }) => ({ stored, behaviour })));
   });
 });

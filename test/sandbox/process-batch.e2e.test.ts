@@ -8,22 +8,15 @@
  * exit code, a timeout, and a hostile program printing what it can see of itself (argv, its
  * environment, its build directory, its own file name, a panic's location).
  */
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionRequest, ExecutionResult } from '../../domain/execution/types.js';
 import type { Toolchain } from '../../infra/sandbox/process/contract.js';
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
 import { toolchainFor } from '../../infra/sandbox/toolchainRegistry.js';
 import { refusal } from '../../infra/sandbox/warm/rsBatch.js';
+import { processFixturesOf } from '../support/language-fixtures.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const rows = readFileSync(join(ROOT, 'scripts/bench/data/multiple-correct.jsonl'), 'utf8')
-  .split('\n')
-  .filter((l) => l.trim())
-  .map((l) => JSON.parse(l) as { language: string; prompt: string; completion: string; tests: string })
-  .filter((r) => r.language === 'rs');
+const rows = processFixturesOf('rs').bench.rows;
 const multiple = rows.map((r) => `${r.prompt}${r.completion}\n${r.tests}`);
 
 const PROGRAMS: Record<string, string> = {

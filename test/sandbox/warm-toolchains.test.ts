@@ -12,190 +12,35 @@
  * for every one of these languages; here only the uid a compiled program runs as.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS, type ExecutionRequest, type ExecutionResult } from '../../domain/execution/types.js';
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
-import type { ProcessLanguageId } from '../../domain/languages/registry.js';
+import type { StatusPrograms } from '../../domain/languages/fixtures.js';
+import { isProcessLanguageId, LANGUAGES, type ProcessLanguageId } from '../../domain/languages/registry.js';
 import { toolchainFor } from '../../infra/sandbox/toolchainRegistry.js';
+import { processFixturesOf } from '../support/language-fixtures.js';
 import { runnableHere, runnableOf } from '../support/multiple-rows.js';
+import { describeStatuses, runWith, show } from '../support/status-suite.js';
 
 /** Short enough for a hanging program, ample for the others on a loaded machine. */
 const HANG_LIMITS = { timeoutMs: 2_000 };
 const LIMITS = { timeoutMs: 10_000 };
-interface Case {
-  ok: string;
-  wrong: string;
-  broken: string;
-  hangs: string;
-}
+/** Each process-run language's programs for the four statuses, from its folder (domain/languages/<folder>/fixtures.ts). */
+const CASES = (id: ProcessLanguageId): StatusPrograms => processFixturesOf(id).statuses;
+const PROCESS_LANGUAGES = Object.keys(LANGUAGES).filter(isProcessLanguageId);
 
-const JAVA_HEAD = 'import java.util.*;\nimport org.javatuples.*;\nclass Problem {\n';
+/** Runs the requests through one executor over the language's production toolchain, then closes it. */
+const runAll = (language: ProcessLanguageId, requests: ExecutionRequest[]): Promise<ExecutionResult[]> =>
+  runWith(toolchainFor(language), requests, LIMITS);
+
 const GO_HEAD = 'package add_test\n\nimport (\n    "testing"\n    "fmt"\n)\n\n';
+/** A Go test file as MultiPL-E's (domain/languages/go/fixtures.ts builds its statuses the same way). */
 const goTest = (body: string, expected: string): string =>
   `${GO_HEAD}func add(a int, b int) int {\n${body}\n}\n\nfunc TestAdd(t *testing.T) {\n  if fmt.Sprintf("%v", add(2, 3)) != fmt.Sprintf("%v", ${expected}) {\n    t.Errorf("expected '%v', got '%v'", ${expected}, add(2, 3))\n  }\n}\n`;
 
-const CASES: Record<ProcessLanguageId, Case> = {
-  js: {
-    ok: "const assert = require('node:assert');\nfunction add(a, b) { return a + b; }\nassert.deepEqual(add(2, 3), 5);\n",
-    wrong: "const assert = require('node:assert');\nfunction add(a, b) { return a - b; }\nassert.deepEqual(add(2, 3), 5);\n",
-    broken: 'function add(a, b) { return a + ; }\n',
-    hangs: 'while (true) {}\n',
-  },
-  ts: {
-    ok: "declare var require: any;\nconst assert = require('node:assert');\nfunction add(a: number, b: number): number { return a + b; }\nassert.deepEqual(add(2, 3), 5);\n",
-    wrong:
-      "declare var require: any;\nconst assert = require('node:assert');\nfunction add(a: number, b: number): number { return a - b; }\nassert.deepEqual(add(2, 3), 5);\n",
-    // Runs fine as JavaScript, but tsc reports a type error: MultiPL-E calls it a SyntaxError.
-    broken:
-      "declare var require: any;\nconst assert = require('node:assert');\nfunction add(a: number, b: number): number { return String(a + b); }\nassert.deepEqual(Number(add(2, 3)), 5);\n",
-    hangs: 'while (true) {}\n',
-  },
-  'go_test.go': {
-    ok: goTest('  return a + b', '5'),
-    wrong: goTest('  return a - b', '5'),
-    broken: goTest('  return a + "b"', '5'),
-    hangs: goTest('  for {}', '5'),
-  },
-  rs: {
-    ok: 'fn add(a: isize, b: isize) -> isize { a + b }\nfn main() { assert_eq!(add(2, 3), 5); }\n',
-    wrong: 'fn add(a: isize, b: isize) -> isize { a - b }\nfn main() { assert_eq!(add(2, 3), 5); }\n',
-    broken: 'fn add(a: isize, b: isize) -> isize { a + "b" }\nfn main() { assert_eq!(add(2, 3), 5); }\n',
-    hangs: 'fn main() { loop {} }\n',
-  },
-  java: {
-    ok: `${JAVA_HEAD}    public static long add(long a, long b) { return a + b; }\n    public static void main(String[] args) {\n    assert(add(2l, 3l) == 5l);\n    assert(Pair.with(1, 2).getValue1() == 2);\n    }\n}\n`,
-    wrong: `${JAVA_HEAD}    public static long add(long a, long b) { return a - b; }\n    public static void main(String[] args) {\n    assert(add(2l, 3l) == 5l);\n    }\n}\n`,
-    broken: `${JAVA_HEAD}    public static long add(long a, long b) { return a + "b"; }\n    public static void main(String[] args) {\n    assert(add(2l, 3l) == 5l);\n    }\n}\n`,
-    hangs: `${JAVA_HEAD}    public static void main(String[] args) {\n    while (true) {}\n    }\n}\n`,
-  },
-  cpp: {
-    ok: '#include<assert.h>\n#include<bits/stdc++.h>\nlong add(long a, long b) { return a + b; }\nint main() { assert(add(2, 3) == 5); }\n',
-    wrong:
-      '#include<assert.h>\n#include<bits/stdc++.h>\nlong add(long a, long b) { return a - b; }\nint main() { assert(add(2, 3) == 5); }\n',
-    broken:
-      '#include<assert.h>\n#include<bits/stdc++.h>\nlong add(long a, long b) { return a + ; }\nint main() { assert(add(2, 3) == 5); }\n',
-    hangs: '#include<assert.h>\n#include<bits/stdc++.h>\nint main() { volatile int x = 0; while (true) { x++; } }\n',
-  },
-  lua: {
-    ok: "local function add(a, b) return a + b end\nlu = require('luaunit')\nfunction test_humaneval() lu.assertEquals(add(2, 3), 5) end\nos.exit(lu.LuaUnit.run())\n",
-    wrong:
-      "local function add(a, b) return a - b end\nlu = require('luaunit')\nfunction test_humaneval() lu.assertEquals(add(2, 3), 5) end\nos.exit(lu.LuaUnit.run())\n",
-    broken: 'local function add(a, b) return a + end\n',
-    hangs: 'while true do end\n',
-  },
-  rb: {
-    ok: "def add(a, b)\n  a + b\nend\nrequire 'test/unit'\nclass TestHumanEval < Test::Unit::TestCase\n  def test_add\n    assert_equal(5, add(2, 3))\n  end\nend\n",
-    wrong:
-      "def add(a, b)\n  a - b\nend\nrequire 'test/unit'\nclass TestHumanEval < Test::Unit::TestCase\n  def test_add\n    assert_equal(5, add(2, 3))\n  end\nend\n",
-    broken: 'def add(a, b)\n  a +\nend\n',
-    hangs: 'loop {}\n',
-  },
-  php: {
-    ok: '<?php\nfunction add($a, $b) { return $a + $b; }\nif (add(2, 3) !== 5) { throw new Exception("Test failed!"); }\n',
-    wrong: '<?php\nfunction add($a, $b) { return $a - $b; }\nif (add(2, 3) !== 5) { throw new Exception("Test failed!"); }\n',
-    broken: '<?php\nfunction add($a, $b) { return $a + ; }\n',
-    hangs: '<?php\nwhile (true) {}\n',
-  },
-  pl: {
-    ok: 'sub add { my($a, $b) = @_; return $a + $b; }\nuse Test::Deep;\nif (eq_deeply(add(2, 3), 5)) { print "ok!" } else { exit 1; }\n',
-    wrong: 'sub add { my($a, $b) = @_; return $a - $b; }\nuse Test::Deep;\nif (eq_deeply(add(2, 3), 5)) { print "ok!" } else { exit 1; }\n',
-    broken: 'sub add { my($a, $b) = @_; return $a + ; }\n',
-    hangs: '1 while 1;\n',
-  },
-  sh: {
-    ok: 'add() {\n    echo $(( $1 + $2 ))\n}\nset -e\n[[ $(add 2 3) = 5 ]]\n',
-    wrong: 'add() {\n    echo $(( $1 - $2 ))\n}\nset -e\n[[ $(add 2 3) = 5 ]]\n',
-    broken: 'add() {\n    if (( $1 )); then\n}\n',
-    hangs: 'while :; do :; done\n',
-  },
-  r: {
-    ok: 'add <- function(a, b) {\n    a + b\n}\nstopifnot(isTRUE(all.equal(add(2, 3), 5)))\n',
-    wrong: 'add <- function(a, b) {\n    a - b\n}\nstopifnot(isTRUE(all.equal(add(2, 3), 5)))\n',
-    broken: 'add <- function(a, b) {\n    a +\n}\n',
-    hangs: 'repeat {}\n',
-  },
-  rkt: {
-    ok: '#lang racket\n(require rackunit)\n(define (add a b) (+ a b))\n(check-within (add 2 3) 5 0.001)\n',
-    wrong: '#lang racket\n(require rackunit)\n(define (add a b) (- a b))\n(check-within (add 2 3) 5 0.001)\n',
-    broken: '#lang racket\n(define (add a b) (+ a b)\n',
-    hangs: '#lang racket\n(let loop () (loop))\n',
-  },
-  d: {
-    ok: 'long add(long a, long b) { return a + b; }\nunittest { assert(add(2, 3) == 5); }\nvoid main(){}\n',
-    wrong: 'long add(long a, long b) { return a - b; }\nunittest { assert(add(2, 3) == 5); }\nvoid main(){}\n',
-    broken: 'long add(long a, long b) { return a + "b"; }\nvoid main(){}\n',
-    hangs: 'void main() { while (true) {} }\n',
-  },
-  jl: {
-    ok: 'using Test\nadd(a, b) = a + b\n@testset begin\n@test(add(2, 3) == 5)\nend\n',
-    wrong: 'using Test\nadd(a, b) = a - b\n@testset begin\n@test(add(2, 3) == 5)\nend\n',
-    broken: 'add(a, b) = a +\n',
-    hangs: 'while true end\n',
-  },
-  swift: {
-    ok: 'func add(a: Int, b: Int) -> Int { return a + b }\nassert(add(a: 2, b: 3) == 5)\n',
-    wrong: 'func add(a: Int, b: Int) -> Int { return a - b }\nassert(add(a: 2, b: 3) == 5)\n',
-    broken: 'func add(a: Int, b: Int) -> Int { return a + "b" }\n',
-    hangs: 'while true {}\n',
-  },
-  scala: {
-    ok: 'object Problem {\n    def add(a : Long, b : Long) : Long = a + b\n    def main(args: Array[String]) = {\n    assert(add(2l, 3l) == 5l);\n    }\n}\n',
-    wrong:
-      'object Problem {\n    def add(a : Long, b : Long) : Long = a - b\n    def main(args: Array[String]) = {\n    assert(add(2l, 3l) == 5l);\n    }\n}\n',
-    broken: 'object Problem {\n    def add(a : Long, b : Long) : Long = a + "b"\n    def main(args: Array[String]) = {}\n}\n',
-    hangs: 'object Problem {\n    def main(args: Array[String]) = { while (true) {} }\n}\n',
-  },
-  cs: {
-    ok: 'using System.Diagnostics;\nclass Problem {\n    public static long Add(long a, long b) { return a + b; }\n    public static void Main(string[] args) {\n    Debug.Assert(Add(2L, 3L) == 5L);\n    }\n}\n',
-    wrong:
-      'using System.Diagnostics;\nclass Problem {\n    public static long Add(long a, long b) { return a - b; }\n    public static void Main(string[] args) {\n    Debug.Assert(Add(2L, 3L) == 5L);\n    }\n}\n',
-    broken:
-      'class Problem {\n    public static long Add(long a, long b) { return a + "b"; }\n    public static void Main(string[] args) {}\n}\n',
-    hangs: 'class Problem {\n    public static void Main(string[] args) { while (true) {} }\n}\n',
-  },
-};
-
-/** Runs the requests through one executor over the language's production toolchain, then closes it. */
-async function runAll(language: ProcessLanguageId, requests: ExecutionRequest[]): Promise<ExecutionResult[]> {
-  const executor = new ProcessExecutor(toolchainFor(language), { concurrency: 2, limits: LIMITS });
-  try {
-    return await executor.runMany(requests);
-  } finally {
-    await executor.close();
-  }
-}
-
-const show = (r: ExecutionResult | undefined): string =>
-  JSON.stringify({ ...r, stdout: r?.stdout.slice(0, 800), stderr: r?.stderr.slice(0, 800) });
-
 // Where a toolchain may be missing (Julia, Swift: MAY_BE_MISSING), its refusal is tested in test/families/multiple.e2e.test.ts.
-for (const language of await runnableOf(Object.keys(CASES) as ProcessLanguageId[])) {
-  describe(`${language}: MultiPL-E's statuses through the process runner's warm toolchain`, () => {
-    let results: Record<keyof Case, ExecutionResult>;
-    beforeAll(async () => {
-      const cases = CASES[language];
-      const [ok, wrong, broken, hangs] = await runAll(language, [
-        { id: 'ok', program: cases.ok },
-        { id: 'wrong', program: cases.wrong },
-        { id: 'broken', program: cases.broken },
-        { id: 'hangs', program: cases.hangs, limits: HANG_LIMITS },
-      ]);
-      results = { ok: ok!, wrong: wrong!, broken: broken!, hangs: hangs! };
-    }, 120_000);
-    it('a correct program: passed (OK)', () => {
-      expect(results.ok.status, show(results.ok)).toBe('passed');
-    });
-    it('a wrong program: failed or error (Exception)', () => {
-      expect(['failed', 'error'], show(results.wrong)).toContain(results.wrong.status);
-    });
-    it('a program that does not compile: compile_error (SyntaxError), never a pass', () => {
-      expect(results.broken.status, show(results.broken)).toBe('compile_error');
-    });
-    it('a program that never ends: timeout (Timeout)', () => {
-      expect(results.hangs.status, show(results.hangs)).toBe('timeout');
-    });
-  });
-}
+for (const language of await runnableOf(PROCESS_LANGUAGES))
+  describeStatuses(language, toolchainFor(language), CASES(language), LIMITS, HANG_LIMITS);
 
 describe('where a lever could change an outcome, it does not', () => {
   it("go: a vet finding fails the build, as under go test ([build failed]: compile_error); a file the direct route does not cover gets go test's verdicts", async () => {
@@ -270,15 +115,15 @@ describe('which compile step each warm toolchain takes', () => {
   it("cpp: the precompiled header only for a program that starts with MultiPL-E's includes; java, ts, scala and cs: served by a warm compiler", async () => {
     const limits = DEFAULT_LIMITS;
     const cpp = toolchainFor('cpp');
-    const withIncludes = cpp.compile(limits, CASES.cpp.ok);
+    const withIncludes = cpp.compile(limits, CASES('cpp').ok);
     const without = cpp.compile(limits, 'int main() { return 0; }\n');
     expect(withIncludes?.kind === 'sandbox' && withIncludes.argv.includes('-include')).toBe(true);
     expect(without?.kind === 'sandbox' && !without.argv.includes('-include')).toBe(true);
-    expect(toolchainFor('java').compile(limits, CASES.java.ok)?.kind).toBe('served');
-    expect(toolchainFor('ts').compile(limits, CASES.ts.ok)?.kind).toBe('served');
+    expect(toolchainFor('java').compile(limits, CASES('java').ok)?.kind).toBe('served');
+    expect(toolchainFor('ts').compile(limits, CASES('ts').ok)?.kind).toBe('served');
     // scala: served once scripts/install-warm-compilers.sh has built the server (the test setup runs it).
-    if (await runnableHere('scala')) expect(toolchainFor('scala').compile(limits, CASES.scala.ok)?.kind).toBe('served');
-    if (await runnableHere('cs')) expect(toolchainFor('cs').compile(limits, CASES.cs.ok)?.kind).toBe('served');
+    if (await runnableHere('scala')) expect(toolchainFor('scala').compile(limits, CASES('scala').ok)?.kind).toBe('served');
+    if (await runnableHere('cs')) expect(toolchainFor('cs').compile(limits, CASES('cs').ok)?.kind).toBe('served');
   });
 });
 
@@ -321,8 +166,8 @@ describe('warm compilers start with the runner, not at its first program', () =>
         await executor.start();
         await until(() => descendantsWith(marker).length > 0, `${marker} running after start()`);
         const [ok, broken] = await executor.runMany([
-          { id: 'ok', program: CASES[language].ok },
-          { id: 'broken', program: CASES[language].broken },
+          { id: 'ok', program: CASES(language).ok },
+          { id: 'broken', program: CASES(language).broken },
         ]);
         expect(ok!.status, show(ok)).toBe('passed');
         expect(broken!.status, show(broken)).toBe('compile_error');
