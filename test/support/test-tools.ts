@@ -52,11 +52,15 @@ export function missingTestTools(
   return missing;
 }
 
-export default function setup(): void {
-  const missing = missingTestTools();
+/** Throws, naming each missing tool and the command that installs them, when any is missing. */
+export function requireTestTools(missing: readonly string[] = missingTestTools()): void {
   if (missing.length === 0) return;
   throw new Error(
     `the tests need tools that are not installed:\n${missing.map((m) => `  ${m}`).join('\n')}\n` +
       `Install them with \`${TEST_SETUP_COMMAND}\` (\`npm test\` runs it first); no test ran.`,
   );
+}
+
+export default function setup(): void {
+  requireTestTools();
 }
