@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { isProcessLanguageId, LANGUAGES } from '../../domain/languages/registry.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import { missingTestTools, requireTestTools } from '../support/test-tools.js';
 
@@ -84,6 +85,17 @@ describe('npm run setup', () => {
     // --only: nothing of the default set was installed.
     expect(existsSync(path.join(tools, 'py'))).toBe(false);
     expect(existsSync(path.join(tools, 'sandbox-python'))).toBe(false);
+  });
+});
+
+describe('the languages the set-up knows', () => {
+  it('are the process-run languages of the registry, in both scripts', () => {
+    const processLanguages = Object.keys(LANGUAGES).filter(isProcessLanguageId).sort();
+    for (const script of ['install-tools.sh', 'install-toolchains.sh']) {
+      const text = readFileSync(path.join(PROJECT_ROOT, 'scripts', script), 'utf8');
+      const list = /^ALL_LANGUAGES=\(([^)]*)\)$/m.exec(text)?.[1]?.split(/\s+/).sort();
+      expect(list, script).toEqual(processLanguages);
+    }
   });
 });
 
