@@ -45,8 +45,9 @@ have() { command -v "$1" >/dev/null 2>&1; }
 say_missing() {  # language, what, how
   echo "install-toolchains: language $1: $2 is missing; $3" >&2
   missing=$((missing + 1))
-  # shellcheck disable=SC2207 # "lua (fork server)" is lua's; "js, ts" both
-  missing_languages+=($(echo "$1" | sed 's/ (.*)//; s/,//g'))
+  # An optional part ("lua (fork server)": lua runs without it) refuses no language; "js, ts": both.
+  # shellcheck disable=SC2207 # ids have no spaces
+  [[ "$1" == *"("* ]] || missing_languages+=($(echo "$1" | sed 's/,//g'))
 }
 
 if wants js ts; then
@@ -140,8 +141,8 @@ if wants java && have javac && [ ! -f "$tools/multiple/javatuples-1.2.jar" ]; th
   say_missing "java" "javatuples 1.2 ($tools/multiple/javatuples-1.2.jar)" "run bash scripts/install-warm-compilers.sh java (it fetches it from Maven Central, sha-256 pinned)"
 fi
 
-if [ "$missing" -eq 0 ]; then
-  echo "install-toolchains: ready: $*" >&2
+if [ ${#missing_languages[@]} -eq 0 ]; then
+  echo "install-toolchains: ready: $*${missing:+$([ "$missing" -gt 0 ] && echo " ($missing optional part(s) missing, named above)")}" >&2
   exit 0
 fi
 # shellcheck disable=SC2207 # ids have no spaces

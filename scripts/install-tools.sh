@@ -132,6 +132,7 @@ finish() {
 what="what the default sweep needs"
 [ "$only" -eq 1 ] && what=""
 [ ${#languages[@]} -gt 0 ] && what="${what:+$what, }the toolchains of ${languages[*]}"
+[ ${#languages[@]} -eq ${#ALL_LANGUAGES[@]} ] && what="${what%the toolchains of *}the toolchains of every MultiPL-E language"
 [ "$tests" -eq 1 ] && what="$what, the tests' Python and Chromium"
 echo "setup: installing into $tools (once; a line per step as it ends): $what" >&2
 
@@ -147,7 +148,9 @@ if [ "$only" -eq 0 ]; then
 fi
 if [ ${#languages[@]} -gt 0 ]; then
   # One step, not one per language: apt installs one package set at a time.
-  step toolchains "toolchains: ${languages[*]}" bash "$root/scripts/install-toolchains.sh" "${languages[@]}"
+  label="toolchains: ${languages[*]}"
+  [ ${#languages[@]} -eq ${#ALL_LANGUAGES[@]} ] && label="toolchains: every MultiPL-E language's"
+  step toolchains "$label" bash "$root/scripts/install-toolchains.sh" "${languages[@]}"
 fi
 if [ "$tests" -eq 1 ]; then
   step test-python "the tests' Python (SciPy, statsmodels, sacrebleu, ...)" bash "$root/scripts/install-test-python.sh"
