@@ -21,8 +21,9 @@ export default defineConfig({
           name: 'unit',
           include: ['test/**/*.test.ts'],
           exclude: ['test/**/*.e2e.test.ts'],
-          // Missing reference data (../shared/reference) is named once, before any test runs.
-          globalSetup: ['test/support/reference-data.ts'],
+          // Missing reference data (../shared/reference) or tools (`npm run setup -- --tests`) are
+          // named once, before any test runs.
+          globalSetup: ['test/support/reference-data.ts', 'test/support/test-tools.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },
@@ -32,7 +33,7 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/**/*.e2e.test.ts'],
-          globalSetup: ['test/support/reference-data.ts', 'test/support/global-stack.ts'],
+          globalSetup: ['test/support/reference-data.ts', 'test/support/test-tools.ts', 'test/support/global-stack.ts'],
           env: { ...TEST_ENV },
           testTimeout: 600_000,
           hookTimeout: 600_000,

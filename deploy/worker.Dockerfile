@@ -32,6 +32,7 @@ COPY domain ./domain
 COPY activities ./activities
 COPY workflows ./workflows
 COPY infra ./infra
+COPY methods ./methods
 COPY workers ./workers
 COPY schemas ./schemas
 COPY scripts ./scripts

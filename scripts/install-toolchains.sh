@@ -15,44 +15,73 @@
 # The compilers themselves come from the machine (Node.js, Go, Rust, a JDK, g++): for each one
 # missing this names it and how to get it. A missing toolchain does not fail the install (Python
 # needs none of them); a sweep or evaluate run that uses its language is refused before it starts.
+#
+#   bash scripts/install-toolchains.sh [LANGUAGE...]   (`npm run setup -- --languages ...` calls it)
+# With no language, every one. Exit 0 when every named language can run, 3 when some part is
+# missing (each named on its own line, its language refused until installed), 2 on a bad argument.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 tools="${EXPLORA_TOOLS_DIR:-$root/.tools}"
 missing=0
+missing_languages=()
+
+ALL_LANGUAGES=(js ts go_test.go rs java cpp lua rb php pl sh r rkt d jl swift scala cs)
+if [ $# -eq 0 ]; then set -- "${ALL_LANGUAGES[@]}"; fi
+for l in "$@"; do
+  if [[ " ${ALL_LANGUAGES[*]} " != *" $l "* ]]; then
+    echo "install-toolchains: unknown language '$l'; known: ${ALL_LANGUAGES[*]}" >&2
+    exit 2
+  fi
+done
+wanted=" $* "
+# Whether any of the languages named is one this run is for.
+wants() {
+  local l
+  for l in "$@"; do [[ "$wanted" == *" $l "* ]] && return 0; done
+  return 1
+}
 
 have() { command -v "$1" >/dev/null 2>&1; }
 say_missing() {  # language, what, how
   echo "install-toolchains: language $1: $2 is missing; $3" >&2
   missing=$((missing + 1))
+  # An optional part ("lua (fork server)": lua runs without it) refuses no language; "js, ts": both.
+  # shellcheck disable=SC2207 # ids have no spaces
+  [[ "$1" == *"("* ]] || missing_languages+=($(echo "$1" | sed 's/,//g'))
 }
 
-have node || say_missing "js, ts" "node" "install Node.js 20 or later (Debian: apt-get install nodejs)"
-if [ ! -f "$root/node_modules/typescript/bin/tsc" ]; then
+if wants js ts; then
+  have node || say_missing "js, ts" "node" "install Node.js 20 or later (Debian: apt-get install nodejs)"
+fi
+if wants ts && [ ! -f "$root/node_modules/typescript/bin/tsc" ]; then
   say_missing "ts" "TypeScript's compiler" "run npm install in $root (typescript is a dependency)"
 fi
-have g++ || say_missing "cpp" "g++" "apt-get install g++"
-if have rustc; then
-  have cc || say_missing "rs" "a C linker (cc)" "apt-get install gcc"
-else
-  say_missing "rs" "rustc" "install Rust with rustup (rustup.rs) or apt-get install rustc"
+if wants cpp; then
+  have g++ || say_missing "cpp" "g++" "apt-get install g++"
 fi
-if have go; then
-  if [ ! -f "$tools/go-cache/.explora-warm-std" ]; then
-    if [ -x "$root/node_modules/.bin/tsx" ]; then
-      echo "install-toolchains: building Go's standard library into $tools/go-cache (once; a minute or two)" >&2
-      EXPLORA_TOOLS_DIR="$tools" "$root/node_modules/.bin/tsx" "$root/scripts/warm-go-cache.ts" \
-        || echo "install-toolchains: the Go cache will be built on the first Go run instead" >&2
-    else
-      echo "install-toolchains: npm install first; the Go cache will be built on the first Go run" >&2
-    fi
+if wants rs; then
+  if have rustc; then
+    have cc || say_missing "rs" "a C linker (cc)" "apt-get install gcc"
+  else
+    say_missing "rs" "rustc" "install Rust with rustup (rustup.rs) or apt-get install rustc"
   fi
-else
-  say_missing "go_test.go" "go" "install Go 1.21 or later (go.dev/dl, or apt-get install golang)"
 fi
-if have javac && have java; then
-  jar="$tools/multiple/javatuples-1.2.jar"
-  [ -f "$jar" ] || say_missing "java" "javatuples 1.2 ($jar)" "run bash scripts/install-warm-compilers.sh (it fetches it from Maven Central, sha-256 pinned)"
-else
+if wants go_test.go; then
+  if have go; then
+    if [ ! -f "$tools/go-cache/.explora-warm-std" ]; then
+      if [ -x "$root/node_modules/.bin/tsx" ]; then
+        echo "install-toolchains: building Go's standard library into $tools/go-cache (once; a minute or two)" >&2
+        EXPLORA_TOOLS_DIR="$tools" "$root/node_modules/.bin/tsx" "$root/scripts/warm-go-cache.ts" \
+          || echo "install-toolchains: the Go cache will be built on the first Go run instead" >&2
+      else
+        echo "install-toolchains: npm install first; the Go cache will be built on the first Go run" >&2
+      fi
+    fi
+  else
+    say_missing "go_test.go" "go" "install Go 1.21 or later (go.dev/dl, or apt-get install golang)"
+  fi
+fi
+if wants java && ! { have javac && have java; }; then
   say_missing "java" "a JDK (javac and java)" "apt-get install openjdk-17-jdk-headless"
 fi
 
@@ -61,6 +90,7 @@ apt_updated=0
 apt_install() {  # language, probe command (exit 0 when present), Debian packages...
   local language="$1" probe="$2"
   shift 2
+  wants "${language%% *}" || return 0
   bash -c "$probe" >/dev/null 2>&1 && return 0
   if [ "$(id -u)" -eq 0 ] && have apt-get; then
     if [ "$apt_updated" -eq 0 ]; then
@@ -84,27 +114,38 @@ apt_install sh "bash --version" bash
 apt_install r "Rscript --version" r-base-core
 apt_install rkt "racket -l racket/base -l rackunit -e 1" racket
 apt_install d "ldc2 --version" ldc
-if have java; then
-  apt_install scala "scalac -version" scala
-  # Its warm compiler is built by install-warm-compilers.sh, which runs before this script: once
-  # scalac is here, build it (a no-op when built).
-  if have scalac && [ ! -f "$tools/multiple/scalac-server/ScalacServer.class" ]; then
-    bash "$root/scripts/install-warm-compilers.sh" || echo "install-toolchains: the warm scalac server was not built; Scala compiles with scalac per program" >&2
+if wants scala; then
+  if have java; then
+    apt_install scala "scalac -version" scala
+  else
+    say_missing "scala" "a JDK (java)" "apt-get install openjdk-17-jdk-headless, then run this script again (Scala runs on it)"
   fi
-else
-  say_missing "scala" "a JDK (java)" "apt-get install openjdk-17-jdk-headless, then run this script again (Scala runs on it)"
 fi
 apt_install cs "mcs --version && mono --version && test -f /usr/lib/mono/4.5/System.Numerics.dll" mono-mcs mono-runtime libmono-system-numerics4.0-cil
-if have mcs && [ ! -f "$tools/multiple/mcs-server/McsServer.exe" ]; then
-  bash "$root/scripts/install-warm-compilers.sh" || echo "install-toolchains: the warm mcs server was not built; C# compiles with mcs per program" >&2
-fi
 # Julia and Swift are not in Debian bookworm (its swift package is OpenStack's client): named, not installed.
-have julia || say_missing "jl" "julia" "install Julia: curl -fsSL https://install.julialang.org | sh (julialang.org)"
-have swiftc || say_missing "swift" "swiftc" "install a Swift toolchain from swift.org/install/linux"
-
-if [ "$missing" -eq 0 ]; then
-  echo "install-toolchains: every process-run language's toolchain is there (js, ts, go_test.go, rs, java, cpp, lua, rb, php, pl, sh, r, rkt, d, jl, swift, scala, cs)" >&2
-else
-  echo "install-toolchains: $missing toolchain part(s) missing: their languages are refused until installed (Python and the others run)" >&2
+if wants jl; then
+  have julia || say_missing "jl" "julia" "install Julia: curl -fsSL https://install.julialang.org | sh (julialang.org)"
 fi
-exit 0
+if wants swift; then
+  have swiftc || say_missing "swift" "swiftc" "install a Swift toolchain from swift.org/install/linux"
+fi
+
+# What the project builds beside the compilers (javatuples, the warm javac, scalac and mcs servers,
+# the C++ PCH), now that the compilers are here: a no-op when built.
+warm=()
+for l in java scala cs cpp; do wants "$l" && warm+=("$l"); done
+if [ ${#warm[@]} -gt 0 ]; then
+  bash "$root/scripts/install-warm-compilers.sh" "${warm[@]}" || say_missing "${warm[*]}" "a warm compiler or javatuples" "see the lines above"
+fi
+if wants java && have javac && [ ! -f "$tools/multiple/javatuples-1.2.jar" ]; then
+  say_missing "java" "javatuples 1.2 ($tools/multiple/javatuples-1.2.jar)" "run bash scripts/install-warm-compilers.sh java (it fetches it from Maven Central, sha-256 pinned)"
+fi
+
+if [ ${#missing_languages[@]} -eq 0 ]; then
+  echo "install-toolchains: ready: $*${missing:+$([ "$missing" -gt 0 ] && echo " ($missing optional part(s) missing, named above)")}" >&2
+  exit 0
+fi
+# shellcheck disable=SC2207 # ids have no spaces
+refused=($(printf '%s\n' "${missing_languages[@]}" | awk '!seen[$0]++'))
+echo "install-toolchains: ${#refused[@]} language(s) cannot run here until installed: ${refused[*]}" >&2
+exit 3

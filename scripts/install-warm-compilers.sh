@@ -8,6 +8,7 @@
 #   - the warm scalac server (infra/sandbox/warm/scala/ScalacServer.scala), compiled with the machine's scalac;
 #   - the warm mcs server (infra/sandbox/warm/cs/McsServer.cs), compiled against the machine's mcs.exe (copied beside it);
 #   - the C++ precompiled header of MultiPL-E's shared includes (<bits/stdc++.h>), for the machine's g++.
+#   bash scripts/install-warm-compilers.sh [java|scala|cs|cpp ...]   (none named: all four)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 tools="${EXPLORA_TOOLS_DIR:-$root/.tools}"
@@ -20,8 +21,15 @@ JAVATUPLES_URL="https://repo1.maven.org/maven2/org/javatuples/javatuples/$JAVATU
 jar="$dir/javatuples-$JAVATUPLES_VERSION.jar"
 
 say() { echo "install-warm-compilers: $*" >&2; }
+if [ $# -eq 0 ]; then set -- java scala cs cpp; fi
+for l in "$@"; do
+  case "$l" in java | scala | cs | cpp) ;; *) say "unknown language '$l' (expected java, scala, cs, cpp)"; exit 2 ;; esac
+done
+wanted=" $* "
+wants() { [[ "$wanted" == *" $1 "* ]]; }
+done_parts=()
 
-if [ ! -f "$jar" ] || ! echo "$JAVATUPLES_SHA256  $jar" | sha256sum --check --status; then
+if wants java && { [ ! -f "$jar" ] || ! echo "$JAVATUPLES_SHA256  $jar" | sha256sum --check --status; }; then
   say "downloading javatuples $JAVATUPLES_VERSION from Maven Central"
   curl -fsSL --retry 3 -o "$jar.part" "$JAVATUPLES_URL" || { say "could not download $JAVATUPLES_URL"; exit 1; }
   if ! echo "$JAVATUPLES_SHA256  $jar.part" | sha256sum --check --status; then
@@ -32,7 +40,9 @@ if [ ! -f "$jar" ] || ! echo "$JAVATUPLES_SHA256  $jar" | sha256sum --check --st
   mv "$jar.part" "$jar"
 fi
 
-if command -v javac >/dev/null 2>&1; then
+if ! wants java; then
+  :
+elif command -v javac >/dev/null 2>&1; then
   src="$root/infra/sandbox/warm/java/JavacServer.java"
   stamp="$dir/javac-server/.stamp"
   want="$(sha256sum "$src" | cut -c1-64) $(javac -version 2>&1)"
@@ -41,11 +51,14 @@ if command -v javac >/dev/null 2>&1; then
     javac -encoding UTF8 -d "$dir/javac-server" "$src"
     echo "$want" >"$stamp"
   fi
+  done_parts+=("javatuples" "javac server")
 else
   say "no javac on PATH: skipped the warm javac server (Java is refused until a JDK is installed: apt-get install -y default-jdk-headless)"
 fi
 
-if command -v scalac >/dev/null 2>&1; then
+if ! wants scala; then
+  :
+elif command -v scalac >/dev/null 2>&1; then
   src="$root/infra/sandbox/warm/scala/ScalacServer.scala"
   stamp="$dir/scalac-server/.stamp"
   want="$(sha256sum "$src" | cut -c1-64) $(scalac -version 2>&1)"
@@ -55,12 +68,13 @@ if command -v scalac >/dev/null 2>&1; then
     scalac -d "$dir/scalac-server" "$src"
     echo "$want" >"$stamp"
   fi
+  done_parts+=("scalac server")
 else
-  say "no scalac on PATH: skipped the warm scalac server (Scala is refused until installed: bash scripts/install-toolchains.sh)"
+  say "no scalac on PATH: skipped the warm scalac server (Scala is refused until installed: npm run setup -- --languages scala)"
 fi
 
 # mcs's own launcher names its assembly: `exec /usr/bin/mono $MONO_OPTIONS /usr/lib/mono/4.5/mcs.exe "$@"`.
-mcs_exe="$(command -v mcs >/dev/null 2>&1 && grep -o '[^ ]*/mcs\.exe' "$(command -v mcs)" | head -1 || true)"
+mcs_exe="$(wants cs && command -v mcs >/dev/null 2>&1 && grep -o '[^ ]*/mcs\.exe' "$(command -v mcs)" | head -1 || true)"
 if [ -n "$mcs_exe" ] && [ -f "$mcs_exe" ]; then
   src="$root/infra/sandbox/warm/cs/McsServer.cs"
   stamp="$dir/mcs-server/.stamp"
@@ -71,11 +85,14 @@ if [ -n "$mcs_exe" ] && [ -f "$mcs_exe" ]; then
     mcs -r:"$dir/mcs-server/mcs.exe" "$src" -out:"$dir/mcs-server/McsServer.exe"
     echo "$want" >"$stamp"
   fi
-else
-  say "no mcs on PATH: skipped the warm mcs server (C# is refused until installed: bash scripts/install-toolchains.sh)"
+  done_parts+=("mcs server")
+elif wants cs; then
+  say "no mcs on PATH: skipped the warm mcs server (C# is refused until installed: npm run setup -- --languages cs)"
 fi
 
-if command -v g++ >/dev/null 2>&1; then
+if ! wants cpp; then
+  :
+elif command -v g++ >/dev/null 2>&1; then
   # The header and its .gch side by side: g++ uses X.gch for `-include X` when the .gch was built
   # with the same compiler and flags (-std=c++17, no optimisation: MultiPL-E's own flags).
   pch="$dir/cpp-pch"
@@ -87,7 +104,8 @@ if command -v g++ >/dev/null 2>&1; then
     g++ -std=c++17 -x c++-header "$pch/multiple.h" -o "$pch/multiple.h.gch"
     echo "$want" >"$stamp"
   fi
+  done_parts+=("C++ PCH")
 else
   say "no g++ on PATH: skipped the C++ precompiled header (C++ is refused until g++ is installed: apt-get install -y g++)"
 fi
-say "ok: $jar$(command -v javac >/dev/null && echo ", javac server")$(command -v scalac >/dev/null && echo ", scalac server")$([ -n "$mcs_exe" ] && echo ", mcs server")$(command -v g++ >/dev/null && echo ", C++ PCH")"
+say "ok: $(IFS=,; echo "${done_parts[*]:-nothing to build}" | sed 's/,/, /g')"

@@ -9,6 +9,7 @@ import type { ExploraConfig } from '../../domain/config/env.js';
 import { familyOf } from '../../domain/families/registry.js';
 import { requirementsProblem } from './requirements.js';
 import { missingToolchains } from '../../infra/sandbox/toolchainCheck.js';
+import { installToolchains } from './toolchain-install.js';
 import type { LoadedDataset } from '../../domain/families/types.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { generateLines } from '../../domain/pbe/generate.js';
@@ -254,14 +255,25 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
   // Loaded here to check every row and the task selection before anything starts, and to say what
   // the loader noticed; the storage activity loads the uploaded files again with the same code.
   const { datasets: loadedSets, counts } = await selectedTasks(bucket, opts.configFile, config);
-  // A language whose toolchain is absent is refused here, before anything starts.
+  // A language whose toolchain is absent is installed now when this project can (once, for every
+  // dataset), else refused here, before anything starts.
   if (opts.mode !== 'generation-only') {
-    const missing = await Promise.all(
-      [...loadedSets].map(async ([name, d]) =>
-        (await missingToolchains(d.loaded?.problems ?? [])).map((m) => `datasets[${name}]: ${m.message}`),
-      ),
-    );
-    if (missing.flat().length) throw new SweepInputError(missing.flat().join('\n'));
+    const missingNow = () =>
+      Promise.all(
+        [...loadedSets].map(async ([name, d]) =>
+          (await missingToolchains(d.loaded?.problems ?? [])).map((m) => ({ ...m, message: `datasets[${name}]: ${m.message}` })),
+        ),
+      ).then((lists) => lists.flat());
+    let missing = await missingNow();
+    if (
+      missing.length &&
+      (await installToolchains(
+        missing.map((m) => m.language),
+        (line) => (opts.log ?? console.error)(line),
+      ))
+    )
+      missing = await missingNow();
+    if (missing.length) throw new SweepInputError(missing.map((m) => m.message).join('\n'));
   }
   const selection = selectionOf(config);
   // Tasks whose libraries the sandbox lacks (DS-1000's) are refused now, not failed sample by sample.

@@ -1,10 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
 import { HeadBucketCommand } from '@aws-sdk/client-s3';
 import { Connection } from '@temporalio/client';
 import { parseConfig, type ExploraConfig } from '../../domain/config/env.js';
 import { isNotFound, s3ClientFor } from '../../infra/s3.js';
-import { ensureBucket, ensureNamespace, modelBaseUrl, PROJECT_ROOT, stackDown, stackPaths, stackUp } from '../../stack/local-stack.js';
+import { ensureBucket, ensureNamespace, modelBaseUrl, stackDown, stackPaths, stackUp } from '../../stack/local-stack.js';
 import { TEST_BUCKET, TEST_ENV } from './config.js';
 
 /** Whether Temporal, S3 and the embedded model (unless EXPLORA_STACK_MODEL=off) all answer. */
@@ -34,10 +32,10 @@ async function stackAnswers(config: ExploraConfig): Promise<boolean> {
  * as it is; otherwise this clone's is brought up, and down again afterwards if this started it.
  * Tests then run in a namespace and a bucket of their own (TEST_ENV, set by vitest.config.ts for
  * every test file and inherited by the processes they spawn), so the user's namespace and bucket
- * see none of their workflows and objects.
+ * see none of their workflows and objects. What the stack runs is installed by the test command's
+ * set-up (`npm run setup -- --tests`), checked by test-tools.ts before this runs.
  */
 export default async function setup(): Promise<() => Promise<void>> {
-  execFileSync('bash', [path.join(PROJECT_ROOT, 'scripts/install-tools.sh')], { stdio: 'inherit' });
   const config = parseConfig({ ...process.env, ...TEST_ENV });
   const log = (line: string) => console.error(`[test stack] ${line}`);
   let started: string[] = [];

@@ -341,7 +341,7 @@ export function warmJavaToolchain(): Toolchain {
       const plain = await base.check();
       if (!plain.ok) return plain;
       if (!existsSync(join(serverClasses, 'JavacServer.class')))
-        return { ok: false, missing: `the warm javac server (${serverClasses})`, install: 'run `bash scripts/install-warm-compilers.sh`' };
+        return { ok: false, missing: `the warm javac server (${serverClasses})`, install: 'run `npm run setup -- --languages java`' };
       return plain;
     },
     startServers: (root) => served.startIn(root),

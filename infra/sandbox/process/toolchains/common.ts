@@ -123,6 +123,14 @@ function keptAnswer(probe: Probe): ToolchainCheck | undefined {
   return kept;
 }
 
+/**
+ * Forgets this process's failed answers, so that the next check probes again: after a toolchain
+ * was installed while the process runs (a sweep or `evaluate` installing a language it needs).
+ */
+export function forgetFailedProbes(): void {
+  for (const [key, check] of versions) if (!check.ok) versions.delete(key);
+}
+
 /** The probe's run read as a check (the version line on success, else what is missing), remembered and, if asked, kept. */
 function answered(
   probe: Probe,

@@ -23,7 +23,7 @@ import { BUILD_DIR } from '../contract.js';
 import { COMPILE_LIMITS, exitedWith, firstFailed, firstLine, killedBy, probeVersion, runLimits } from './common.js';
 
 export const CS_INSTALL =
-  'run bash scripts/install-toolchains.sh (Debian: apt-get install mono-mcs mono-runtime libmono-system-numerics4.0-cil) so that `mcs` and `mono` are on PATH';
+  'run `npm run setup -- --languages cs` (Debian: apt-get install mono-mcs mono-runtime libmono-system-numerics4.0-cil) so that `mcs` and `mono` are on PATH';
 
 const NUMERICS = ['/usr/lib/mono/4.5/System.Numerics.dll', '/usr/local/lib/mono/4.5/System.Numerics.dll'];
 const FAILED_ASSERT = 'DefaultTraceListener\\.Fail';

@@ -10,7 +10,7 @@
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { exitedWith, firstLine, killedBy, probeVersion, runNativeProgram, sandboxCompile } from './common.js';
 
-export const D_INSTALL = 'run bash scripts/install-toolchains.sh (Debian: apt-get install ldc) so that `ldc2` is on PATH';
+export const D_INSTALL = 'run `npm run setup -- --languages d` (Debian: apt-get install ldc) so that `ldc2` is on PATH';
 
 export function classifyD(run: StepResult): RunOutcome {
   // D's runtime reports a failed unittest on stdout, its summary and uncaught throwables on stderr.

@@ -53,8 +53,7 @@ export function javaToolchain(): Toolchain {
         return {
           ok: false,
           missing: `javatuples 1.2 (${JAVATUPLES_JAR})`,
-          install:
-            'run `bash scripts/install-warm-compilers.sh` (it fetches org.javatuples:javatuples:1.2 from Maven Central, sha-256 pinned)',
+          install: 'run `npm run setup -- --languages java` (it fetches org.javatuples:javatuples:1.2 from Maven Central, sha-256 pinned)',
         };
       return javac;
     },

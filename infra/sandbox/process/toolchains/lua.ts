@@ -11,7 +11,7 @@ import { exitedWith, firstLine, killedBy, probeVersion, runLimits } from './comm
 import { luaForkServer } from '../luaForkServer.js';
 
 export const LUA_INSTALL =
-  'run bash scripts/install-toolchains.sh (Debian: apt-get install lua5.4 lua-unit) so that `lua` and luaunit are there';
+  'run `npm run setup -- --languages lua` (Debian: apt-get install lua5.4 lua-unit) so that `lua` and luaunit are there';
 
 export function classifyLua(run: StepResult): RunOutcome {
   const text = `${run.stdout}\n${run.stderr}`;

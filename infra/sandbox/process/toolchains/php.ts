@@ -11,7 +11,7 @@ import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
 import { exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
 
-export const PHP_INSTALL = 'run bash scripts/install-toolchains.sh (Debian: apt-get install php-cli) so that `php` is on PATH';
+export const PHP_INSTALL = 'run `npm run setup -- --languages php` (Debian: apt-get install php-cli) so that `php` is on PATH';
 
 export function classifyPhp(run: StepResult): RunOutcome {
   const text = `${run.stdout}\n${run.stderr}`;

@@ -12,7 +12,7 @@ import { BUILD_DIR } from '../contract.js';
 import { exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
 
 export const PERL_INSTALL =
-  'run bash scripts/install-toolchains.sh (Debian: apt-get install perl libtest-deep-perl) so that `perl` and Test::Deep are there';
+  'run `npm run setup -- --languages pl` (Debian: apt-get install perl libtest-deep-perl) so that `perl` and Test::Deep are there';
 
 export function classifyPerl(run: StepResult): RunOutcome {
   const text = run.stderr;

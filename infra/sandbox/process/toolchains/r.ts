@@ -13,7 +13,7 @@ import { exitedWith, firstLine, killedBy, probeVersion, runLimits } from './comm
 import { binaryIdentity, fileIdentity } from './keptBetweenRuns.js';
 import { rForkServer } from '../rForkServer.js';
 
-export const R_INSTALL = 'run bash scripts/install-toolchains.sh (Debian: apt-get install r-base-core) so that `Rscript` is on PATH';
+export const R_INSTALL = 'run `npm run setup -- --languages r` (Debian: apt-get install r-base-core) so that `Rscript` is on PATH';
 
 export function classifyR(run: StepResult): RunOutcome {
   const text = run.stderr;

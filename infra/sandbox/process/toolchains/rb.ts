@@ -11,7 +11,7 @@ import { BUILD_DIR } from '../contract.js';
 import { exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
 
 export const RUBY_INSTALL =
-  'run bash scripts/install-toolchains.sh (Debian: apt-get install ruby ruby-test-unit) so that `ruby` and test/unit are there';
+  'run `npm run setup -- --languages rb` (Debian: apt-get install ruby ruby-test-unit) so that `ruby` and test/unit are there';
 
 export function classifyRuby(run: StepResult): RunOutcome {
   const text = `${run.stdout}\n${run.stderr}`;

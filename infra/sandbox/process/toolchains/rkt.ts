@@ -16,7 +16,7 @@ import { binaryIdentity, directoryIdentity, fileIdentity } from './keptBetweenRu
 import { execForkServer } from '../forkServer.js';
 
 export const RACKET_INSTALL =
-  'run bash scripts/install-toolchains.sh (Debian: apt-get install racket) so that `racket` and rackunit are there';
+  'run `npm run setup -- --languages rkt` (Debian: apt-get install racket) so that `racket` and rackunit are there';
 
 /** racket, then its stderr passed on; a clean exit with something on stderr becomes exit 1 (eval_racket.py's rule). */
 const WRAPPER = `racket ${BUILD_DIR}/program.rkt 2>racket.stderr; s=$?; cat racket.stderr >&2; if [ "$s" -eq 0 ] && [ -s racket.stderr ]; then exit 1; fi; exit "$s"`;

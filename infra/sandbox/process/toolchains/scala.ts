@@ -23,7 +23,7 @@ import { COMPILE_LIMITS, exitedWith, firstFailed, probeVersion, runLimits } from
 import { binaryIdentity, fileIdentity } from './keptBetweenRuns.js';
 
 export const SCALA_INSTALL =
-  "run bash scripts/install-toolchains.sh (Debian: apt-get install scala, Scala 2.11 as in MultiPL-E's image) so that `scalac` is on PATH, with a JDK";
+  "run `npm run setup -- --languages scala` (Debian: apt-get install scala, Scala 2.11 as in MultiPL-E's image) so that `scalac` is on PATH, with a JDK";
 const LIBRARY_IN_SANDBOX = '/opt/scala/scala-library.jar';
 const JVM_FLAGS = ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-XX:-UsePerfData', '-Xshare:auto'];
 

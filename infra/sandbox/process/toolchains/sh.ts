@@ -9,7 +9,7 @@ import { BUILD_DIR } from '../contract.js';
 import { exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
 import { execForkServer } from '../forkServer.js';
 
-export const BASH_INSTALL = 'run bash scripts/install-toolchains.sh (Debian: apt-get install bash) so that `bash` is on PATH';
+export const BASH_INSTALL = 'run `npm run setup -- --languages sh` (Debian: apt-get install bash) so that `bash` is on PATH';
 
 export function classifyBash(run: StepResult): RunOutcome {
   const text = run.stderr;
