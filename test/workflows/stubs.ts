@@ -85,11 +85,16 @@ export class Holds {
   }
 }
 
+/** Calls cancelled while held. */
+export interface Cancellations {
+  count: number;
+}
+
 /**
  * Waits for `holds` to let the call go, heartbeating meanwhile so that a cancellation of the
  * activity reaches it: then it throws the cancellation, after counting it in `cancelled`.
  */
-async function passHeartbeating(holds: Holds, cancelled: { count: number }): Promise<void> {
+async function passHeartbeating(holds: Holds, cancelled: Cancellations): Promise<void> {
   const ctx = Context.current();
   const beat = setInterval(() => ctx.heartbeat(), 100);
   try {
@@ -105,7 +110,7 @@ async function passHeartbeating(holds: Holds, cancelled: { count: number }): Pro
 /** The direct method's LLM activity: one cached answer per sample, each costing the stub's tokens. */
 export function stubLlm(holds?: Holds) {
   const calls: Array<{ taskIndex: number; sampleIndices: number[] }> = [];
-  const cancelled = { count: 0 };
+  const cancelled: Cancellations = { count: 0 };
   let inFlight = 0;
   let mostInFlight = 0;
   const activities = {
@@ -161,7 +166,7 @@ export function stubStorage(options: StorageStubOptions = {}) {
   const executed: ExecuteShardInput[] = [];
   const joined: Array<{ shardIndex: number; slices: unknown[] }> = [];
   const finishedAsked: Array<{ from: number; shards: number }> = [];
-  const cancelled = { count: 0 };
+  const cancelled: Cancellations = { count: 0 };
   let inFlight = 0;
   let mostInFlight = 0;
   let failures = options.failures ?? 0;

@@ -54,6 +54,12 @@ async function startSweep(input: SweepInput) {
   });
 }
 
+/** The ids of the child workflows a workflow started, in order. */
+async function childrenStarted(handle: WorkflowHandle): Promise<string[]> {
+  const { events } = await handle.fetchHistory();
+  return (events ?? []).flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []);
+}
+
 async function signalsOf(handle: WorkflowHandle): Promise<string[]> {
   const { events } = await handle.fetchHistory();
   return (events ?? []).flatMap((e) => e.workflowExecutionSignaledEventAttributes?.signalName ?? []);
@@ -100,6 +106,42 @@ describe("a sweep's pause", () => {
     });
     expect(m1.calls.map((c) => c.taskIndex).sort((a, b) => a - b)).toEqual(range(0, 20));
     expect(m2.calls.map((c) => c.taskIndex).sort((a, b) => a - b)).toEqual(range(0, 20));
+  });
+
+  it('started paused, it starts no cell; resumed, it runs them', async () => {
+    const queues = testQueues();
+    const llm = stubLlm();
+    const storage = stubStorage({ tasks: 2 });
+    const input = sweepInput(queues, ['m']);
+    await withStubWorkers(env, queues, { activities: storage.activities, llm: { m: llm.activities } }, async () => {
+      const sweep = await env.client.workflow.signalWithStart(sweepWorkflow, {
+        workflowId: sweepWorkflowId(input.sweepId),
+        taskQueue: queues.workflows,
+        args: [input],
+        signal: sweepPauseSignal,
+        signalArgs: [],
+      });
+      // The workflow task after its last activity before the cells (finishedCells) is where it would start one.
+      await waitUntil(
+        async () => {
+          const events = (await sweep.fetchHistory()).events ?? [];
+          const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'finishedCells');
+          if (!scheduled) return false;
+          const done = events.findIndex(
+            (e) =>
+              e.activityTaskCompletedEventAttributes &&
+              String(e.activityTaskCompletedEventAttributes.scheduledEventId) === String(scheduled.eventId),
+          );
+          return done >= 0 && events.slice(done).some((e) => e.workflowTaskCompletedEventAttributes);
+        },
+        { what: 'the sweep to reach its cells', timeoutMs: 30_000, intervalMs: 50 },
+      );
+      expect(await childrenStarted(sweep)).toEqual([]);
+      expect((await sweep.query(sweepProgressQuery)).cells.map((c) => c.state)).toEqual(['pending']);
+      await sweep.signal(sweepResumeSignal);
+      await sweep.result();
+    });
+    expect(llm.calls.map((c) => c.taskIndex).sort()).toEqual([0, 1]);
   });
 });
 
@@ -212,6 +254,11 @@ describe('a cancelled sweep', () => {
         timeoutMs: 30_000,
         intervalMs: 50,
       });
+      // Their shards asked it (rather than leave them running until they found their shard gone).
+      for (const shard of [0, 1]) {
+        const { events } = await env.client.workflow.getHandle(cellShardWorkflowId(input.sweepId, cellId, shard)).fetchHistory();
+        expect((events ?? []).filter((e) => e.activityTaskCancelRequestedEventAttributes)).toHaveLength(2);
+      }
     });
     expect(storage.executed).toEqual([]);
   });
