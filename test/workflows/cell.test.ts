@@ -1,6 +1,6 @@
 /**
  * The cell workflow's logic on Temporal's test environment with stub activities: shards an earlier
- * run finished are counted, not run again; a pause starts no shard and reaches the running ones, in
+ * run finished are counted, not run again, and one it left running is waited for; a pause starts no shard and reaches the running ones, in
  * the order of its orders; a cancelled cell cancels its shards and their activities.
  */
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
@@ -11,11 +11,12 @@ import { cellShardWorkflowId, cellWorkflowId } from '../../domain/sweep/keys.js'
 import type { ShardTotals } from '../../domain/sweep/records.js';
 import { pauseOrderSignal, pauseSignal } from '../../workflows/pauseOrders.js';
 import { cellProgressQuery, sweepCellWorkflow } from '../../workflows/sweepCell.js';
+import { sweepShardWorkflow } from '../../workflows/sweepShard.js';
 import type { CellInput, SweepQueues } from '../../workflows/sweepTypes.js';
 import { uniqueSuffix } from '../support/config.js';
 import { waitUntil } from '../support/poll.js';
 import { startWorkflowEnv, testQueues, withStubWorkers } from '../support/workflow-env.js';
-import { cellInput, Holds, stubLlm, stubStorage } from './stubs.js';
+import { cellInput, Holds, shardInput, stubLlm, stubStorage } from './stubs.js';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -83,6 +84,38 @@ describe('a cell run again', () => {
     expect(storage.finishedAsked).toEqual([{ from: 0, shards: 4 }]);
     // Finished shards' totals and the run shards' outcomes (every sample passes: c/n = 1).
     expect(progress).toMatchObject({ phase: 'done', samplesDone: 8, tasksDone: 4, passSum: 3, sandboxRuns: 8 });
+  });
+});
+
+describe('a cell whose shard an earlier run left running', () => {
+  it('waits for that shard to end, then starts it again', async () => {
+    const queues = testQueues();
+    const runs = new Holds();
+    const storage = stubStorage({ holds: runs });
+    await withStubWorkers(env, queues, { activities: storage.activities, llm: { m: stubLlm().activities } }, async () => {
+      const input = cellInput(`wft-cell-${uniqueSuffix()}`, queues, { tasks: 1 });
+      // The earlier run's shard 0, still running its samples.
+      const earlier = await env.client.workflow.start(sweepShardWorkflow, {
+        workflowId: cellShardWorkflowId(input.sweepId, input.cell.id, 0),
+        taskQueue: queues.workflows,
+        args: [shardInput(input.sweepId, queues)],
+      });
+      await held(runs, 1, 'runs');
+      const cell = await env.client.workflow.start(sweepCellWorkflow, {
+        workflowId: cellWorkflowId(input.sweepId, input.cell.id),
+        taskQueue: queues.workflows,
+        args: [input],
+      });
+      await waitUntil(
+        async () => ((await cell.fetchHistory()).events ?? []).some((e) => e.startChildWorkflowExecutionFailedEventAttributes),
+        { what: "the cell's start of shard 0 to find it running", timeoutMs: 30_000, intervalMs: 50 },
+      );
+      runs.open();
+      await earlier.result();
+      await cell.result();
+      expect(await childrenStarted(cell)).toEqual([earlier.workflowId, earlier.workflowId]);
+    });
+    expect(storage.executed).toHaveLength(2);
   });
 });
 
