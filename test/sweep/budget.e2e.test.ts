@@ -3,7 +3,9 @@
  * sweep's progress, sweep-status and the ExploraPausedFor search attribute say why), asks nothing
  * more once its task window drains, stays paused on a user's resume, and resumes when start-sweep is
  * run again with a raised budget; every request is then sent once, and the results are those of the
- * same sweep without a budget. Cells record the server's system_fingerprint.
+ * same sweep without a budget. Cells record the server's system_fingerprint. The workflows' side of
+ * it (the ledger's count of whole tasks and of a large task's slices, the hold within the tasks in
+ * flight, a resume that does not lift it) is test/workflows/*.test.ts's.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,15 +21,7 @@ import { sleep, waitUntil } from '../support/poll.js';
 import { killHard, runTs, spawnTs } from '../support/processes.js';
 import { connectClient } from '../support/temporal.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
-import { ANSWER_SLICE_WINDOW } from '../../workflows/methodKit.js';
-import {
-  HUMANEVAL_DATASETS_YAML,
-  oneSampleDirectYaml,
-  scriptedAnswers,
-  scriptedModelYaml,
-  scriptedSweepFixture,
-  SWEEP_SEED,
-} from './support.js';
+import { HUMANEVAL_DATASETS_YAML, oneSampleDirectYaml, scriptedAnswers, scriptedModelYaml, scriptedSweepFixture } from './support.js';
 
 const { config, env } = testConfig();
 const TASKS = 30;
@@ -157,60 +151,5 @@ describe('budgets', () => {
     // The server's fingerprint is the cell's provenance; the first server sent none.
     expect(budgeted.detail.provenance.model.system_fingerprints).toEqual([FINGERPRINT]);
     expect(unbudgeted.detail.provenance.model).not.toHaveProperty('system_fingerprints');
-  });
-
-  it("a large task's slices count as they are answered: a cap holds the task within its slices in flight, not at its end", async () => {
-    const own = await startScriptedLlmServer(scriptedAnswers(problems, new Map(), ANSWER_MS));
-    const { client, close } = await connectClient(config);
-    const id = `budget-slices-${uniqueSuffix()}`;
-    // One task of 40 samples in slices of one (an activity each); a cap its first answer passes.
-    const n = 40;
-    const sliced = (budget: string) =>
-      `methods: [direct]\ntemperatures: [0.2]\nn_samples: ${n}\nk: [1]\nlimit: 1\nseed: ${SWEEP_SEED}\nshard_samples: 1\n${budget}`;
-    const file = path.join(dir, `${id}.yaml`);
-    const write = (budget: string) =>
-      writeFileSync(
-        file,
-        `id: ${id}\n${HUMANEVAL_DATASETS_YAML}models:\n${scriptedModelYaml('plain', own.url, 'scripted-completions', 'completions')}${sliced(budget)}`,
-      );
-    write('budget:\n  tokens: 1\n');
-    const sweep = spawnTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
-    try {
-      const handle = client.workflow.getHandle(sweepWorkflowId(id));
-      await waitUntil(
-        async () => {
-          const p = await handle.query(sweepProgressQuery).catch(() => null);
-          return p?.pausedFor?.startsWith('budget') ? true : undefined;
-        },
-        { what: () => `the sweep to hold on its budget:\n${sweep.output()}`, timeoutMs: 120_000, intervalMs: 100 },
-      );
-      const atHold = own.requests().length;
-      // The slices in flight finish; no other starts (before, the task's end was the first the budget heard of it).
-      const afterDrain = await settled(own, 3 * ANSWER_MS, 30_000);
-      expect(afterDrain).toBeLessThanOrEqual(atHold + ANSWER_SLICE_WINDOW);
-      expect(afterDrain).toBeLessThan(n);
-      await sleep(1500);
-      expect(own.requests().length).toBe(afterDrain);
-
-      write('budget:\n  tokens: 100000000\n');
-      const again = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-wait', '--worker', 'external'], env);
-      expect(again.code, again.output).toBe(0);
-      const { code } = await sweep.exited;
-      expect(code, sweep.output()).toBe(0);
-      // The ledger heard the task in parts that make one task, and every token of it once.
-      const ledger = await client.workflow.getHandle<typeof spendLedgerWorkflow>(spendLedgerWorkflowId(id)).result();
-      expect(ledger.spentByModel.plain!.tasks).toBeCloseTo(1, 9);
-      const { summary } = await cellResults(id);
-      expect(ledger.spentByModel.plain!.promptTokens + ledger.spentByModel.plain!.completionTokens).toBe(
-        summary.cost.promptTokens + summary.cost.completionTokens,
-      );
-    } finally {
-      await killHard(sweep);
-      await close();
-      await own.close();
-    }
-    const keys = own.requests().map((r) => r.key);
-    expect(keys).toHaveLength(n);
-    expect(new Set(keys).size).toBe(n);
   });
 });

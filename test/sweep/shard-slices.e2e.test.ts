@@ -2,7 +2,9 @@
  * A task of more samples than one activity takes (`shard_samples`) is cut into slices
  * (domain/sweep/sharding.ts sampleSlices): its answers are one LLM activity a slice, its runs one
  * sandbox activity a slice, each any worker's work, then joined into the shard's one records file.
- * On the real Temporal, S3 and sandbox, with a scripted model.
+ * On the real Temporal, S3 and sandbox, with a scripted model. The shard's scheduling of the slices
+ * (each its own activity, 8 at once, none while paused) is test/workflows/shard.test.ts's; that two
+ * worker processes both take a model queue's activities, test/sweep/shared-limits.e2e.test.ts's.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -15,19 +17,15 @@ import {
   cellShardRecordsKey,
   cellShardSliceRecordsKey,
   cellShardWorkflowId,
-  llmTaskQueue,
   sweepResultsKey,
-  sweepWorkflowId,
 } from '../../domain/sweep/keys.js';
 import type { SampleRecord, ShardOutcome } from '../../domain/sweep/records.js';
 import { sampleSlices } from '../../domain/sweep/sharding.js';
 import { getText, listKeys, putObject } from '../../infra/s3.js';
 import { SandboxPool } from '../../infra/sandbox/pool.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
-import { activityWorkers, connectClient } from '../support/temporal.js';
-import { killHard, runTs, spawnTs, type Spawned } from '../support/processes.js';
-import { waitUntil } from '../support/poll.js';
-import { WorkerLeases } from '../../infra/llm/workerLeases.js';
+import { connectClient } from '../support/temporal.js';
+import { runTs } from '../support/processes.js';
 import { rightAnswer, savedShard, wrongAnswer } from './saved-shard.js';
 import { expectedCounts, HUMANEVAL, scriptedSweepFixture, SWEEP_SEED } from './support.js';
 
@@ -139,44 +137,6 @@ describe('a task of more samples than one activity takes', () => {
       const slice = sliceOf(r.sample_index);
       expect(segment, `sample ${r.sample_index}`).toMatch(new RegExp(`^r${slice[0]}-${slice.at(-1)! + 1}_`));
     }
-  }, 240_000);
-});
-
-describe('the slices of one task on two worker processes', () => {
-  it('both run some of its answers and some of its programs', async () => {
-    const id = `e2e-slices-two-${uniqueSuffix()}`;
-    const file = path.join(dir, `${id}.yaml`);
-    const n = 40;
-    writeFileSync(
-      file,
-      `id: ${id}\ndatasets:\n  - name: humaneval\n    family: humaneval\n    path: ${HUMANEVAL}\n` +
-        `models:\n  - id: plain\n    base_url: ${server().url}\n    model: scripted-completions\n    api: completions\n    concurrency: 4\n` +
-        `methods: [direct]\ntemperatures: [0.2]\nn_samples: ${n}\nk: [1]\nlimit: 1\nseed: ${SWEEP_SEED}\nshard_samples: 4\n`,
-    );
-    const llmQueue = llmTaskQueue(config.taskQueues.llm, 'plain');
-    const workers: Spawned[] = [];
-    const { client, close } = await connectClient(config);
-    try {
-      for (let i = 0; i < 2; i++) workers.push(spawnTs('workers/main.ts', ['--sweep-config', file, '--sandbox-concurrency', '2'], env));
-      // Both serve the model's queue (each holds its lease) before the sweep starts; their other queues are up by then too.
-      const leases = new WorkerLeases(bucket, { refreshMs: 0 });
-      await waitUntil(async () => (await leases.count(llmQueue)) >= 2, {
-        what: () => `both workers' leases on ${llmQueue}:\n${workers.map((w) => w.output()).join('\n---\n')}`,
-        timeoutMs: 90_000,
-        intervalMs: 250,
-      });
-      const sweep = await runTs('scripts/start-sweep.ts', ['--config', file, '--worker', 'external', '--no-progress'], env);
-      expect(sweep.code, sweep.output).toBe(0);
-      // One task, ten slices of each kind: before slices, one worker took the whole task.
-      expect((await activityWorkers(client, sweepWorkflowId(id), llmQueue)).size).toBe(2);
-      expect((await activityWorkers(client, sweepWorkflowId(id), config.taskQueues.sandbox)).size).toBe(2);
-    } finally {
-      await Promise.all(workers.map(killHard));
-      await close();
-    }
-    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
-    const perTask = JSON.parse((await getText(bucket, results.cells[0].resultsKey))!).per_task as Array<{ n: number; c: number }>;
-    expect(perTask.map((t) => [t.n, t.c])).toEqual(expectedCounts(problems.slice(0, 1), n).map((e) => [e.n, e.c]));
   }, 240_000);
 });
 
