@@ -5,7 +5,8 @@
  * bigcode's GeneralHumanEval written out in Python (test/families/humaneval_prompt_reference.py):
  * the prompts, the stop words, the solutions of raw completions (prompt + completion cut at the
  * first stop word) and the programs run equal bigcode's with strip_prompt=False, and differ from
- * its stripped prompts on every row.
+ * its stripped prompts on every row. The entry's `strip_prompt: true` is bigcode's `humaneval`:
+ * the same checks against strip_prompt=True.
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
@@ -24,11 +25,19 @@ const rows = text
   .split('\n')
   .filter((l) => l.trim() !== '')
   .map((l) => JSON.parse(l) as { prompt: string; test: string; entry_point: string; canonical_solution: string });
-const problems = humanevalFamily.load({
-  entry: { name: 'he', family: 'humaneval', path: FILE, program_form: 'prompt_plus_completion' },
-  texts: { rows: text },
-  sources: { rows: FILE },
-}).problems;
+const loadProblems = (strip_prompt?: boolean) =>
+  humanevalFamily.load({
+    entry: {
+      name: 'he',
+      family: 'humaneval',
+      path: FILE,
+      program_form: 'prompt_plus_completion',
+      ...(strip_prompt === undefined ? {} : { strip_prompt }),
+    },
+    texts: { rows: text },
+    sources: { rows: FILE },
+  }).problems;
+const problems = loadProblems();
 
 /** A raw completion per task: the canonical body, then what a model writes on (every stop word, in turn, ends it). */
 const STOPPERS = [
@@ -82,9 +91,47 @@ describe("the humaneval family is bigcode's humaneval-unstripped", () => {
     expect(humanevalFamily.checking(problems[0]!)).toEqual({ kind: 'tests' });
   });
 
+  it('strip_prompt: false is the default', () => {
+    expect(loadProblems(false)).toEqual(problems);
+  });
+
   it('saved generations (bigcode saves prompt + completion) are the solution as they are', () => {
     problems.slice(0, 5).forEach((p, i) => {
       expect(humanevalFamily.solution(p, 'saved', reference.unstripped.solutions[i]!)).toBe(reference.unstripped.solutions[i]);
     });
+  });
+});
+
+describe("strip_prompt: true is bigcode's humaneval", () => {
+  const stripped = loadProblems(true);
+
+  it("prompts, solutions of raw completions and programs are bigcode's with strip_prompt=True", () => {
+    expect(stripped.map((p) => humanevalFamily.completionPrompt(p))).toEqual(reference.stripped.prompts);
+    const stops = humanevalFamily.stopWords({} as never);
+    const solutions = stripped.map((p, i) => humanevalFamily.solution(p, 'completions', truncateAtStopWords(generations[i]!, stops)));
+    expect(solutions).toEqual(reference.stripped.solutions);
+    const programs = stripped.map((p, i) =>
+      LANGUAGES.python.assemble({ solution: humanevalFamily.embedSolution(p, solutions[i]!), tests: humanevalFamily.tests(p, null) }),
+    );
+    expect(programs.map((program, i) => program.replace(`\n${stripped[i]!.test}`, `\n\n${stripped[i]!.test}`))).toEqual(
+      reference.stripped.programs,
+    );
+  });
+
+  it('the stored problem says so; chat answers, saved generations and the reference solution are read as without it', () => {
+    expect(stripped.every((p) => (p as { strip_prompt?: unknown }).strip_prompt === true)).toBe(true);
+    expect(problems.some((p) => 'strip_prompt' in p)).toBe(false);
+    const chat = '```python\ndef f():\n    return 1\n```';
+    stripped.slice(0, 10).forEach((p, i) => {
+      expect(humanevalFamily.solution(p, 'chat', '    return 1\n')).toBe(humanevalFamily.solution(problems[i]!, 'chat', '    return 1\n'));
+      expect(humanevalFamily.solution(p, 'saved', chat)).toBe(chat);
+      expect(humanevalFamily.referenceSolution(p)).toBe(humanevalFamily.referenceSolution(problems[i]!));
+    });
+  });
+
+  it('a strip_prompt that is not a boolean is refused naming the field', () => {
+    const parsed = humanevalFamily.entrySchema.safeParse({ name: 'he', family: 'humaneval', path: 'he.jsonl', strip_prompt: 'yes' });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error!.issues[0]!.path).toEqual(['strip_prompt']);
   });
 });
