@@ -22,6 +22,7 @@ export const FAMILY_IDS = [
   'spider',
   'code-to-text',
   'santacoder-fim',
+  'text-to-text',
 ] as const;
 export const FamilyIdSchema = z.enum(FAMILY_IDS);
 export type FamilyId = z.infer<typeof FamilyIdSchema>;

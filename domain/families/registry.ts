@@ -26,6 +26,7 @@ import { torchdataFamily } from './torchdata/index.js';
 import { conalaFamily } from './conala/index.js';
 import { concodeFamily } from './concode/index.js';
 import { spiderFamily } from './spider/index.js';
+import { textToTextFamily } from './text-to-text/index.js';
 import type { CorpusMetric, DatasetEntryBase, EntrySchema, EvaluateSupport, TaskFamily } from './types.js';
 
 export const FAMILIES = {
@@ -45,6 +46,7 @@ export const FAMILIES = {
   spider: spiderFamily,
   'code-to-text': codeToTextFamily,
   'santacoder-fim': santaCoderFimFamily,
+  'text-to-text': textToTextFamily,
 } as const;
 
 /** A family's dataset entry, as its schema resolves it. */

@@ -285,7 +285,7 @@ describe('validation errors name the field path', () => {
     expect(at('methods[2]')).toEqual(['duplicate of methods[0] ("direct")']);
     expect(at('models[1].id')).toEqual(['duplicate of models[0].id ("m")']);
     expect(at('datasets[2].name')).toEqual(['duplicate of datasets[1].name ("b")']);
-    expect(at('datasets[2].pbe_world')).toEqual(['unknown key (allowed: name, family, path, program_form, library)']);
+    expect(at('datasets[2].pbe_world')).toEqual(['unknown key (allowed: name, family, path, program_form, strip_prompt, library)']);
     expect(at('datasets[1].family')).toEqual([`is required: the dataset's task family, one of ${FAMILY_IDS.join(', ')}`]);
     expect(at('temperatures[1]')).toEqual(['must be <= 2, got 2.5']);
     expect(at('temperatures[3]')).toEqual(['duplicate of temperatures[0] (0.2)']);

@@ -30,4 +30,15 @@ export const storedPins: StoredProblemPin[] = [
     stored: '47274f707731bb368b5ade6d6d32dedc11f362631a57816f7cedc7d1a9a4d7fc',
     behaviour: '24121e4bba1f686abfeefb281f890792cfd2ec5de6636c424277b04a1f7cfc88',
   },
+  {
+    case: 'strip_prompt (bigcode humaneval)',
+    entry: { name: 'he', family: 'humaneval', path: 'he.jsonl', strip_prompt: true },
+    texts: {
+      rows: jsonLines([
+        '{"task_id":"T/0","prompt":"\\ndef f(x):\\n    \\"\\"\\"Twice x.\\"\\"\\"\\n","entry_point":"f","test":"def check(c):\\n    assert c(1) == 2\\n","canonical_solution":"    return 2 * x\\n"}',
+      ]),
+    },
+    stored: 'b307c7a401dcff094d487a8067c29095a503013329cab7d397c9ac62db7e54c3',
+    behaviour: '60c50b6413bb43e3fd5bde9c03c93ad2cf3443dd9861d009506efd9ffb4d7bf0',
+  },
 ];
