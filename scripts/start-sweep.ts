@@ -16,11 +16,23 @@ import {
   sweepIdProblem,
   type SweepConfig,
 } from '../domain/sweep/config.js';
-import { defaultSweepId, llmTaskQueue, sweepWorkflowId, type SweepRun } from '../domain/sweep/keys.js';
+import { defaultSweepId, llmTaskQueue, spendLedgerWorkflowId, sweepWorkflowId, type SweepRun } from '../domain/sweep/keys.js';
 import { s3ClientFor, sha256Hex, type Bucket } from '../infra/s3.js';
 import { missingSearchAttributes, searchAttributeCommands } from '../infra/temporal/searchAttributes.js';
 import { sweepProgressQuery, sweepSetBudgetSignal, sweepWorkflow } from '../workflows/sweep.js';
-import { describeBudgets, type SweepBudgets } from '../domain/sweep/budget.js';
+import {
+  addSpend,
+  capUses,
+  describeBudgets,
+  describeSpentAgainstCaps,
+  NO_SPEND,
+  pricesOf,
+  sweepBudgetsOf,
+  type Spend,
+  type SweepBudgets,
+} from '../domain/sweep/budget.js';
+import type { CellSummary } from '../domain/sweep/results.js';
+import { TASK_WINDOW } from '../workflows/sweepShard.js';
 import { generatedSamplesProblem } from '../domain/sweep/sharding.js';
 import type { SweepMode } from '../workflows/sweepTypes.js';
 import { FORK_SERVER_HELP, NO_FORK_SERVER_HELP, SHARE_PROCESS_HELP } from '../infra/sandbox/process/contract.js';
@@ -239,7 +251,7 @@ program.action(async (flags: Flags) => {
       console.error(
         `sweep ${sweepId} has finished: its stored results follow; nothing was started (docs/sweeps.md#running-a-finished-sweep-again)`,
       );
-      await printResults(env, bucket, sweepId, finished, flags.outputDir);
+      await printResults(env, config, bucket, sweepId, finished, flags.outputDir);
       return;
     }
     const input = await buildSweepInput(config, bucket, {
@@ -281,8 +293,13 @@ program.action(async (flags: Flags) => {
         args: [input],
       });
       console.error(`sweep ${sweepId}: ${workflowUiLink(env, workflowId)}`);
-      if (status === 'RUNNING') await updateBudgets(client, sweepId, input.budget ?? null);
-      if (!flags.wait) return;
+      // A running sweep takes the config's budgets. Asked once this command's own workers serve it
+      // (below), when it has any: a paused sweep nobody serves answers no query.
+      const budgetsToRunning = status === 'RUNNING' ? () => updateBudgets(client, sweepId, input.budget ?? null) : null;
+      if (!flags.wait) {
+        await budgetsToRunning?.();
+        return;
+      }
       // SIGINT (Ctrl-C) or SIGTERM detaches: the sweep lives on the server and carries on wherever
       // workers serve it. The in-process workers stop gracefully first (their tasks in flight finish
       // or are handed back, their leases are removed); later signals do not cut that short.
@@ -306,6 +323,7 @@ program.action(async (flags: Flags) => {
         // A signal while they started: they stop before serving.
         if (!signals.received()) running = Promise.all(inProcess.workers.map((w) => w.run()));
       }
+      await budgetsToRunning?.();
       // With external workers, a queue nobody serves would leave the sweep waiting in silence.
       const unserved =
         flags.worker === 'external'
@@ -342,7 +360,7 @@ program.action(async (flags: Flags) => {
         unserved?.stop();
         await view.stop();
       }
-      await printResults(env, bucket, sweepId, result, flags.outputDir);
+      await printResults(env, config, bucket, sweepId, result, flags.outputDir);
     } catch (err) {
       if (err instanceof WorkflowFailedError) throw new Error(`sweep failed: ${rootCauseMessage(err)}`);
       throw err;
@@ -366,16 +384,38 @@ program.action(async (flags: Flags) => {
 /** A finished sweep's results table, its --output-dir files and where its results and report are. */
 async function printResults(
   env: ExploraConfig,
+  config: SweepConfig,
   bucket: Bucket,
   sweepId: string,
   result: FinishedSweep,
   outputDir: string | undefined,
 ): Promise<void> {
   console.log(formatResultsTable(result.cells));
+  for (const line of spentAgainstCaps(config, result.cells)) console.log(line);
   if (outputDir !== undefined) console.log(`cell files: ${await writeCellFiles(bucket, sweepId, result.cells, outputDir)}`);
   console.log(`results: s3://${env.s3.bucket}/${result.resultsKey}`);
   console.log(`report: s3://${env.s3.bucket}/${result.reportKey} (locally: node bin/run.mjs scripts/report.ts ${sweepId})`);
   console.log(`Web UI: ${workflowUiLink(env, sweepWorkflowId(sweepId))}`);
+}
+
+/**
+ * What the sweep's cells spent against each of the config's caps, said at the end: a cap can be
+ * passed by the tasks that were running when it was reached, and a sweep that did so says by how much.
+ */
+function spentAgainstCaps(config: SweepConfig, cells: readonly CellSummary[]): string[] {
+  const budgets = sweepBudgetsOf(config);
+  if (!budgets) return [];
+  const spent: Record<string, Spend> = {};
+  for (const c of cells) {
+    const model = String(c.cell.model);
+    spent[model] = addSpend(spent[model] ?? NO_SPEND, {
+      calls: c.cost.calls,
+      promptTokens: c.cost.promptTokens,
+      completionTokens: c.cost.completionTokens,
+      tasks: c.tasks,
+    });
+  }
+  return describeSpentAgainstCaps(capUses(budgets, spent, pricesOf(config.models) ?? {}), TASK_WINDOW).map((l) => `budget ${l}`);
 }
 
 /**
@@ -384,7 +424,28 @@ async function printResults(
  */
 async function updateBudgets(client: Client, sweepId: string, budget: SweepBudgets | null): Promise<void> {
   const handle = client.workflow.getHandle<typeof sweepWorkflow>(sweepWorkflowId(sweepId));
-  const progress = await handle.query(sweepProgressQuery).catch(() => null);
+  // A sweep whose spend ledger runs counts spend: told without a query, which needs a worker.
+  const ledger = await client.workflow
+    .getHandle(spendLedgerWorkflowId(sweepId))
+    .describe()
+    .then(
+      (d) => d.status.name,
+      () => null,
+    );
+  if (ledger === 'RUNNING') {
+    await handle.signal(sweepSetBudgetSignal, budget);
+    console.error(`sweep ${sweepId}: budgets set to the config's (${budget ? describeBudgets(budget) : 'none'})`);
+    return;
+  }
+  const progress = await handle.query(sweepProgressQuery).catch((err: unknown) => {
+    if (budget)
+      console.error(
+        `start-sweep: note: sweep ${sweepId} did not say whether it counts spend (${(err as Error).message.split('\n')[0]}); ` +
+          'its budget: was not sent (a worker must serve the sweep: run this again without --no-wait, or with a worker running)',
+      );
+    return undefined;
+  });
+  if (progress === undefined) return;
   if (!progress || progress.pausedFor === undefined) {
     if (budget) console.error(`start-sweep: note: sweep ${sweepId} started before budgets existed; its budget: is not applied`);
     return;

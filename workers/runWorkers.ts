@@ -19,6 +19,7 @@ import { keptWorkflowBundle, workflowBundleDir } from '../infra/temporal/workflo
 import { createSweepStorageActivities } from '../activities/storage/sweepFiles.js';
 import { createShardSliceActivities } from '../activities/storage/shardSlices.js';
 import { createSandboxActivities } from '../activities/sandbox/executeShard.js';
+import { createBudgetActivities } from '../activities/budget/spendHold.js';
 import { llmTaskQueue } from '../domain/sweep/keys.js';
 import { WorkerLeases } from '../infra/llm/workerLeases.js';
 import type { MethodActivities } from '../activities/llm/methodKit.js';
@@ -143,6 +144,8 @@ export async function createWorkers(
               dataConverter,
               taskQueue: config.taskQueues.workflows,
               ...(await workflowCode(options.workflowsPath ?? defaultWorkflowsPath)),
+              // Local activities of the workflows: a shard asks its sweep's spend ledger before each task.
+              activities: createBudgetActivities(),
               shutdownGraceTime: STOP_GRACE_MS,
             }),
           );
