@@ -56,6 +56,9 @@ import { findFinishedSweep, type FinishedSweep } from './lib/finished-sweep.js';
 import { warnWhileUnserved, type WatchedQueue } from './lib/queue-pollers.js';
 import { formatResultsTable, showSweepProgress } from './lib/sweep-view.js';
 
+/** How long the in-process workers let tasks in flight finish after Ctrl-C: the command returns within 10 s. */
+const IN_PROCESS_STOP_GRACE_MS = 5_000;
+
 interface Flags {
   config: string;
   id?: string;
@@ -316,6 +319,9 @@ program.action(async (flags: Flags) => {
         installRuntime(logLevelFrom(process.env, 'ERROR'));
         inProcess = await createWorkers(env, {
           roles: ['workflows', 'storage', 'sandbox', 'llm'],
+          // A detach returns in seconds: what is in flight then is cancelled (its answers so far
+          // kept) and taken up by whichever worker serves the sweep next.
+          stopGraceMs: IN_PROCESS_STOP_GRACE_MS,
           llmModels: config.models.map((m) => ({ id: m.id, concurrency: m.concurrency })),
           ...(flags.shareProcess ? { shareProcess: true } : {}),
           forkServer: flags.forkServer,
