@@ -187,6 +187,15 @@ describe('budgets', () => {
       sweep.child.kill('SIGINT');
       const detached = await sweep.exited;
       expect(detached.code, sweep.output()).toBe(0);
+      // sweep-status without a worker: the progress Temporal and S3 hold, why it is paused, how to resume.
+      const status = await runTs('scripts/sweep-status.ts', [id], env);
+      expect(status.code, status.output).toBe(0);
+      expect(status.output).toMatch(/no worker answers for it/);
+      expect(status.output).toMatch(/^cells: 0\/1 done \(paused\)$/m);
+      expect(status.output).toMatch(/^paused for budget: budget\.tokens \d+ of 10 spent/m);
+      expect(status.output).toMatch(/^ {2}humaneval\.plain\.direct\.t0\.2: running/m);
+      expect(status.output).toContain(`npm run sweep -- --config <its config file> --id ${id}`);
+      expect(status.output).toMatch(/raise budget: in the config first/);
 
       // Raised, and the same command again: it resumes the sweep and follows it to the end.
       writeConfig(id, own.url, `budget:\n  tokens: 100000000\n`);
