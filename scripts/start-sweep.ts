@@ -39,7 +39,7 @@ import { FORK_SERVER_HELP, NO_FORK_SERVER_HELP, SHARE_PROCESS_HELP } from '../in
 import { createWorkers, inFlight, installRuntime, stopWorkers } from '../workers/runWorkers.js';
 import { rootCauseMessage } from './lib/errors.js';
 import { workflowUiLink } from './lib/dataset-remote.js';
-import { connectBeforeWriting, unansweredModels, type TemporalClient } from './lib/preflight.js';
+import { connectBeforeWriting, unansweredModels, unknownModelNames, type TemporalClient } from './lib/preflight.js';
 import {
   buildSweepInput,
   checkSweepRecord,
@@ -507,11 +507,23 @@ async function requireModelEndpoints(client: Client, sweepId: string, config: Sw
     );
   if (status === 'COMPLETED') return;
   const unanswered = await unansweredModels(config.models);
-  if (!unanswered.length) return;
-  throw new Error(
-    unanswered.map((u) => `models[${u.model}].base_url ${u.baseUrl}: nothing answers (${u.reason})`).join('\n') +
-      '\n  start the model server (or fix base_url) and run this again; nothing was started',
-  );
+  if (unanswered.length)
+    throw new Error(
+      unanswered.map((u) => `models[${u.model}].base_url ${u.baseUrl}: nothing answers (${u.reason})`).join('\n') +
+        '\n  start the model server (or fix base_url) and run this again; nothing was started',
+    );
+  // A name the endpoint does not serve would fail every request (a 404), after the start.
+  const unknown = await unknownModelNames(config.models);
+  if (unknown.length)
+    throw new Error(
+      unknown
+        .map(
+          (u) =>
+            `models[${u.index}].model ${u.model} (model ${u.id}): ${u.baseUrl} serves no model of that name; ` +
+            `it serves ${u.served.slice(0, 20).join(', ')}${u.served.length > 20 ? `, ... (${u.served.length} in all)` : ''} (GET ${u.baseUrl}/models)`,
+        )
+        .join('\n') + '\n  fix the model name and run this again; nothing was started',
+    );
 }
 
 /** The queues a sweep's workflows and activities run on: its roles' and each model's LLM queue. */
