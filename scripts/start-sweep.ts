@@ -4,7 +4,7 @@
  * does only what is missing.
  */
 import { readFileSync, existsSync } from 'node:fs';
-import { WorkflowFailedError, WorkflowNotFoundError, type Client, type Connection } from '@temporalio/client';
+import { isGrpcServiceError, WorkflowFailedError, WorkflowNotFoundError, type Client, type Connection } from '@temporalio/client';
 import { Command, Option } from 'commander';
 import { environmentHelp, logLevelFrom, type ExploraConfig } from '../domain/config/env.js';
 import { loadConfig as loadExploraConfig } from '../infra/config.js';
@@ -17,7 +17,7 @@ import {
   type SweepConfig,
 } from '../domain/sweep/config.js';
 import { defaultSweepId, llmTaskQueue, spendLedgerWorkflowId, sweepWorkflowId, type SweepRun } from '../domain/sweep/keys.js';
-import { s3ClientFor, sha256Hex, type Bucket } from '../infra/s3.js';
+import { checkS3Access, s3ClientFor, sha256Hex, type Bucket } from '../infra/s3.js';
 import { missingSearchAttributes, searchAttributeCommands } from '../infra/temporal/searchAttributes.js';
 import { sweepProgressQuery, sweepSetBudgetSignal, sweepWorkflow } from '../workflows/sweep.js';
 import {
@@ -209,12 +209,17 @@ program.action(async (flags: Flags) => {
   try {
     // Every connection is checked before the first write (the inputs' upload, the record): a start
     // refused for a setting leaves nothing behind. A dry run writes nothing and needs no Temporal.
+    // A finished sweep (by its stored results, even when its history has expired) is shown from S3
+    // alone: it needs no Temporal and asks no model.
+    let finishedBefore: FinishedSweep | null = null;
     if (!flags.dryRun) {
+      await checkS3Access(env, s3);
+      finishedBefore = await findFinishedSweep(bucket, { sweepId, configHash: sweepConfigHash(config, sha256Hex), mode });
+    }
+    if (!flags.dryRun && !finishedBefore) {
       temporal = await connectBeforeWriting(env, s3, async ({ connection, client }) => {
         await requireSearchAttributes(connection, env.temporal.namespace, env.temporal.address);
-        // A finished sweep (by its stored results, even when its history has expired) asks no model.
-        const finishedAlready = await findFinishedSweep(bucket, { sweepId, configHash: sweepConfigHash(config, sha256Hex), mode });
-        if (mode !== 'evaluate-only' && !finishedAlready) await requireModelEndpoints(client, sweepId, config);
+        if (mode !== 'evaluate-only') await requireModelEndpoints(client, sweepId, config);
       });
     }
     if (flags.checkReferences) {
@@ -248,7 +253,7 @@ program.action(async (flags: Flags) => {
       return;
     }
     // A finished sweep started again shows its stored results and starts (and writes) nothing.
-    const finished = await findFinishedSweep(bucket, { sweepId, configHash: sweepConfigHash(config, sha256Hex), mode });
+    const finished = finishedBefore;
     if (finished) {
       console.error(`sweep ${sweepId}: ${workflowUiLink(env, sweepWorkflowId(sweepId))}`);
       console.error(
@@ -346,9 +351,7 @@ program.action(async (flags: Flags) => {
       // On a detach the wait for the result is cancelled before the connection closes: a long poll
       // cut by the close is retried by the SDK on the closed channel, which throws outside any handler.
       const waiting = new AbortController();
-      const finished = client.connection.withAbortSignal(waiting.signal, () =>
-        client.workflow.getHandle<typeof sweepWorkflow>(workflowId).result(),
-      );
+      const finished = resultPatiently(client, workflowId, waiting.signal, env.temporal.address);
       try {
         const outcome = await Promise.race([finished, detached]);
         if (outcome === 'detached') {
@@ -363,7 +366,7 @@ program.action(async (flags: Flags) => {
         }
         result = outcome;
       } finally {
-        unserved?.stop();
+        await unserved?.stop();
         await view.stop();
       }
       await printResults(env, config, bucket, sweepId, result, flags.outputDir);
@@ -402,6 +405,46 @@ async function printResults(
   console.log(`results: s3://${env.s3.bucket}/${result.resultsKey}`);
   console.log(`report: s3://${env.s3.bucket}/${result.reportKey} (locally: node bin/run.mjs scripts/report.ts ${sweepId})`);
   console.log(`Web UI: ${workflowUiLink(env, sweepWorkflowId(sweepId))}`);
+}
+
+/** gRPC codes of a Temporal that does not answer (UNAVAILABLE, DEADLINE_EXCEEDED): an outage, waited out. */
+const OUTAGE_CODES = new Set([14, 4]);
+
+function isOutage(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 4; e = (e as { cause?: unknown }).cause, depth++)
+    if (isGrpcServiceError(e) && OUTAGE_CODES.has(e.code)) return true;
+  return false;
+}
+
+/**
+ * The sweep's result, waiting through Temporal outages: following a sweep is no reason to fail when
+ * the server restarts (the sweep carries on where workers serve it). Said once when it stops
+ * answering and once when it answers again.
+ */
+async function resultPatiently(client: Client, workflowId: string, signal: AbortSignal, address: string) {
+  let down = false;
+  for (;;) {
+    try {
+      const result = await client.connection.withAbortSignal(signal, () =>
+        client.workflow.getHandle<typeof sweepWorkflow>(workflowId).result(),
+      );
+      if (down) console.error(`start-sweep: Temporal at ${address} answers again`);
+      return result;
+    } catch (err) {
+      if (signal.aborted || !isOutage(err)) throw err;
+      if (!down)
+        console.error(
+          `start-sweep: Temporal at ${address} does not answer (${(err as Error).message.split('\n')[0]}); ` +
+            'waiting for it, retrying every 2 s (the sweep carries on wherever workers serve it; Ctrl-C detaches)',
+        );
+      down = true;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 2_000);
+        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      });
+      if (signal.aborted) throw new Error('detached');
+    }
+  }
 }
 
 /**
