@@ -4,6 +4,7 @@
  * does only what is missing.
  */
 import { readFileSync, existsSync } from 'node:fs';
+import { setMaxListeners } from 'node:events';
 import { isGrpcServiceError, WorkflowFailedError, WorkflowNotFoundError, type Client, type Connection } from '@temporalio/client';
 import { Command, Option } from 'commander';
 import { environmentHelp, logLevelFrom, type ExploraConfig } from '../domain/config/env.js';
@@ -351,6 +352,10 @@ program.action(async (flags: Flags) => {
       // On a detach the wait for the result is cancelled before the connection closes: a long poll
       // cut by the close is retried by the SDK on the closed channel, which throws outside any handler.
       const waiting = new AbortController();
+      // The SDK adds an abort listener to it for every RPC it makes under it, and never removes
+      // it: one per long poll of the history (~20 s), which warned MaxListenersExceededWarning in
+      // every longer sweep. A closure per poll is no leak worth the warning.
+      setMaxListeners(0, waiting.signal);
       const finished = resultPatiently(client, workflowId, waiting.signal, env.temporal.address);
       try {
         const outcome = await Promise.race([finished, detached]);
@@ -439,8 +444,13 @@ async function resultPatiently(client: Client, workflowId: string, signal: Abort
         );
       down = true;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, 2_000);
-        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+        const done = () => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', done);
+          resolve();
+        };
+        const timer = setTimeout(done, 2_000);
+        signal.addEventListener('abort', done, { once: true });
       });
       if (signal.aborted) throw new Error('detached');
     }
