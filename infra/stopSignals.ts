@@ -15,7 +15,7 @@ export const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
  * reaches both npm and its child, and npm passes it on again a few milliseconds later. It is taken
  * silently; later ones are said (and ignored, as every later one is).
  */
-export const SAME_STOP_MS = 1_000;
+export const SAME_STOP_MS = 300;
 export type StopSignal = (typeof STOP_SIGNALS)[number];
 
 export interface StopSignals {
