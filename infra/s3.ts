@@ -83,8 +83,35 @@ export async function checkS3Access(config: ExploraConfig, s3: S3Client): Promis
     }
     // A missing bucket is created by those who need it; other errors show up where they happen.
     if (isNotFound(err)) return;
+    const unreachable = unreachableS3(config, err);
+    if (unreachable) throw new S3AccessError(unreachable);
     throw err;
   }
+}
+
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH']);
+
+/**
+ * A connection to S3 that failed, said naming the service and its address (`connect ECONNREFUSED
+ * 127.0.0.1:8333` alone leaves a user to guess what listens there); null for any other error.
+ */
+export function unreachableS3(config: Pick<ExploraConfig, 's3'>, err: unknown): string | null {
+  let code: string | undefined;
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
+    const c = (e as { code?: unknown }).code;
+    if (typeof c === 'string' && CONNECTION_CODES.has(c)) {
+      code = c;
+      break;
+    }
+  }
+  if (!code) return null;
+  const endpoint = config.s3.endpoint ?? 'aws';
+  const local = endpoint === 'http://127.0.0.1:8333' || endpoint === 'http://localhost:8333';
+  const what = code === 'ECONNREFUSED' ? 'refused the connection' : `could not be reached (${code})`;
+  return (
+    `S3${local ? ' (SeaweedFS, the local stack)' : ''} at ${endpoint} ${what}: ` +
+    (local ? 'start the stack (npm run stack:up)' : 'check EXPLORA_S3_ENDPOINT and that the store is up')
+  );
 }
 
 export function isNotFound(err: unknown): boolean {

@@ -9,6 +9,13 @@
  * activities finish. SIGKILL remains the way to stop at once.
  */
 export const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+
+/**
+ * A second signal of the same kind this soon after the first is the same stop: a terminal's Ctrl-C
+ * reaches both npm and its child, and npm passes it on again a few milliseconds later. It is taken
+ * silently; later ones are said (and ignored, as every later one is).
+ */
+export const SAME_STOP_MS = 300;
 export type StopSignal = (typeof STOP_SIGNALS)[number];
 
 export interface StopSignals {
@@ -35,15 +42,18 @@ export interface StopSignalOptions {
 export function onStopSignals(name: string, options: StopSignalOptions = {}): StopSignals {
   const log = options.log ?? ((line: string) => console.error(line));
   let received: StopSignal | undefined;
+  let receivedAt = 0;
   let resolveFirst: (signal: StopSignal) => void = () => {};
   const first = new Promise<StopSignal>((resolve) => (resolveFirst = resolve));
   const handler = (signal: StopSignal) => {
     if (received === undefined) {
       received = signal;
+      receivedAt = Date.now();
       resolveFirst(signal);
       options.onFirst?.(signal);
       return;
     }
+    if (signal === received && Date.now() - receivedAt < SAME_STOP_MS) return;
     const waiting = options.waitingFor?.();
     log(
       `${name}: ${signal} ignored: already stopping (on ${received})${waiting ? `, waiting for ${waiting}` : ''}; SIGKILL stops at once, losing that work`,

@@ -28,7 +28,7 @@ if (!existsSync(humanEval)) {
 }
 const config = `# The default sweep (scripts/default-sweep.ts): small enough to finish in minutes on 2 cores.
 # The first 4 tasks of a generated PBE World dataset and of HumanEval, one sample each.
-id: default-${modelIdFor(modelPathFromEnv())}
+id: default-${modelIdFor(modelPathFromEnv())}-t512
 datasets:
   - name: pbe
     family: pbe-world
@@ -41,7 +41,9 @@ models:
     base_url: ${baseUrl}
     model: ${modelIdFor(modelPathFromEnv())}
     api: chat
-    max_tokens: 160
+    # 512: the model's answers end on their own (at 160 every failing answer was cut short, a
+    # broken function scored as the model's failure); the results table's "cut" column says.
+    max_tokens: 512
     concurrency: 1
     request_timeout_s: 300
 methods: [direct]

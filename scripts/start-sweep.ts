@@ -4,7 +4,8 @@
  * does only what is missing.
  */
 import { readFileSync, existsSync } from 'node:fs';
-import { WorkflowFailedError, WorkflowNotFoundError, type Client, type Connection } from '@temporalio/client';
+import { setMaxListeners } from 'node:events';
+import { isGrpcServiceError, WorkflowFailedError, WorkflowNotFoundError, type Client, type Connection } from '@temporalio/client';
 import { Command, Option } from 'commander';
 import { environmentHelp, logLevelFrom, type ExploraConfig } from '../domain/config/env.js';
 import { loadConfig as loadExploraConfig } from '../infra/config.js';
@@ -16,18 +17,30 @@ import {
   sweepIdProblem,
   type SweepConfig,
 } from '../domain/sweep/config.js';
-import { defaultSweepId, llmTaskQueue, sweepWorkflowId, type SweepRun } from '../domain/sweep/keys.js';
-import { s3ClientFor, sha256Hex, type Bucket } from '../infra/s3.js';
+import { defaultSweepId, llmTaskQueue, spendLedgerWorkflowId, sweepWorkflowId, type SweepRun } from '../domain/sweep/keys.js';
+import { checkS3Access, s3ClientFor, sha256Hex, type Bucket } from '../infra/s3.js';
 import { missingSearchAttributes, searchAttributeCommands } from '../infra/temporal/searchAttributes.js';
 import { sweepProgressQuery, sweepSetBudgetSignal, sweepWorkflow } from '../workflows/sweep.js';
-import { describeBudgets, type SweepBudgets } from '../domain/sweep/budget.js';
+import {
+  addSpend,
+  capUses,
+  describeBudgets,
+  describeSpentAgainstCaps,
+  NO_SPEND,
+  pricesOf,
+  sweepBudgetsOf,
+  type Spend,
+  type SweepBudgets,
+} from '../domain/sweep/budget.js';
+import type { CellSummary } from '../domain/sweep/results.js';
+import { TASK_WINDOW } from '../workflows/sweepShard.js';
 import { generatedSamplesProblem } from '../domain/sweep/sharding.js';
 import type { SweepMode } from '../workflows/sweepTypes.js';
 import { FORK_SERVER_HELP, NO_FORK_SERVER_HELP, SHARE_PROCESS_HELP } from '../infra/sandbox/process/contract.js';
 import { createWorkers, inFlight, installRuntime, stopWorkers } from '../workers/runWorkers.js';
 import { rootCauseMessage } from './lib/errors.js';
 import { workflowUiLink } from './lib/dataset-remote.js';
-import { connectBeforeWriting, unansweredModels, type TemporalClient } from './lib/preflight.js';
+import { connectBeforeWriting, unansweredModels, unknownModelNames, type TemporalClient } from './lib/preflight.js';
 import {
   buildSweepInput,
   checkSweepRecord,
@@ -43,6 +56,9 @@ import { writeCellFiles } from './lib/cell-files.js';
 import { findFinishedSweep, type FinishedSweep } from './lib/finished-sweep.js';
 import { warnWhileUnserved, type WatchedQueue } from './lib/queue-pollers.js';
 import { formatResultsTable, showSweepProgress } from './lib/sweep-view.js';
+
+/** How long the in-process workers let tasks in flight finish after Ctrl-C: the command returns within 10 s. */
+const IN_PROCESS_STOP_GRACE_MS = 5_000;
 
 interface Flags {
   config: string;
@@ -194,12 +210,17 @@ program.action(async (flags: Flags) => {
   try {
     // Every connection is checked before the first write (the inputs' upload, the record): a start
     // refused for a setting leaves nothing behind. A dry run writes nothing and needs no Temporal.
+    // A finished sweep (by its stored results, even when its history has expired) is shown from S3
+    // alone: it needs no Temporal and asks no model.
+    let finishedBefore: FinishedSweep | null = null;
     if (!flags.dryRun) {
+      await checkS3Access(env, s3);
+      finishedBefore = await findFinishedSweep(bucket, { sweepId, configHash: sweepConfigHash(config, sha256Hex), mode });
+    }
+    if (!flags.dryRun && !finishedBefore) {
       temporal = await connectBeforeWriting(env, s3, async ({ connection, client }) => {
         await requireSearchAttributes(connection, env.temporal.namespace, env.temporal.address);
-        // A finished sweep (by its stored results, even when its history has expired) asks no model.
-        const finishedAlready = await findFinishedSweep(bucket, { sweepId, configHash: sweepConfigHash(config, sha256Hex), mode });
-        if (mode !== 'evaluate-only' && !finishedAlready) await requireModelEndpoints(client, sweepId, config);
+        if (mode !== 'evaluate-only') await requireModelEndpoints(client, sweepId, config);
       });
     }
     if (flags.checkReferences) {
@@ -233,13 +254,13 @@ program.action(async (flags: Flags) => {
       return;
     }
     // A finished sweep started again shows its stored results and starts (and writes) nothing.
-    const finished = await findFinishedSweep(bucket, { sweepId, configHash: sweepConfigHash(config, sha256Hex), mode });
+    const finished = finishedBefore;
     if (finished) {
       console.error(`sweep ${sweepId}: ${workflowUiLink(env, sweepWorkflowId(sweepId))}`);
       console.error(
         `sweep ${sweepId} has finished: its stored results follow; nothing was started (docs/sweeps.md#running-a-finished-sweep-again)`,
       );
-      await printResults(env, bucket, sweepId, finished, flags.outputDir);
+      await printResults(env, config, bucket, sweepId, finished, flags.outputDir);
       return;
     }
     const input = await buildSweepInput(config, bucket, {
@@ -281,8 +302,13 @@ program.action(async (flags: Flags) => {
         args: [input],
       });
       console.error(`sweep ${sweepId}: ${workflowUiLink(env, workflowId)}`);
-      if (status === 'RUNNING') await updateBudgets(client, sweepId, input.budget ?? null);
-      if (!flags.wait) return;
+      // A running sweep takes the config's budgets. Asked once this command's own workers serve it
+      // (below), when it has any: a paused sweep nobody serves answers no query.
+      const budgetsToRunning = status === 'RUNNING' ? () => updateBudgets(client, sweepId, input.budget ?? null) : null;
+      if (!flags.wait) {
+        await budgetsToRunning?.();
+        return;
+      }
       // SIGINT (Ctrl-C) or SIGTERM detaches: the sweep lives on the server and carries on wherever
       // workers serve it. The in-process workers stop gracefully first (their tasks in flight finish
       // or are handed back, their leases are removed); later signals do not cut that short.
@@ -299,6 +325,9 @@ program.action(async (flags: Flags) => {
         installRuntime(logLevelFrom(process.env, 'ERROR'));
         inProcess = await createWorkers(env, {
           roles: ['workflows', 'storage', 'sandbox', 'llm'],
+          // A detach returns in seconds: what is in flight then is cancelled (its answers so far
+          // kept) and taken up by whichever worker serves the sweep next.
+          stopGraceMs: IN_PROCESS_STOP_GRACE_MS,
           llmModels: config.models.map((m) => ({ id: m.id, concurrency: m.concurrency })),
           ...(flags.shareProcess ? { shareProcess: true } : {}),
           forkServer: flags.forkServer,
@@ -306,6 +335,7 @@ program.action(async (flags: Flags) => {
         // A signal while they started: they stop before serving.
         if (!signals.received()) running = Promise.all(inProcess.workers.map((w) => w.run()));
       }
+      await budgetsToRunning?.();
       // With external workers, a queue nobody serves would leave the sweep waiting in silence.
       const unserved =
         flags.worker === 'external'
@@ -322,9 +352,11 @@ program.action(async (flags: Flags) => {
       // On a detach the wait for the result is cancelled before the connection closes: a long poll
       // cut by the close is retried by the SDK on the closed channel, which throws outside any handler.
       const waiting = new AbortController();
-      const finished = client.connection.withAbortSignal(waiting.signal, () =>
-        client.workflow.getHandle<typeof sweepWorkflow>(workflowId).result(),
-      );
+      // The SDK adds an abort listener to it for every RPC it makes under it, and never removes
+      // it: one per long poll of the history (~20 s), which warned MaxListenersExceededWarning in
+      // every longer sweep. A closure per poll is no leak worth the warning.
+      setMaxListeners(0, waiting.signal);
+      const finished = resultPatiently(client, workflowId, waiting.signal, env.temporal.address);
       try {
         const outcome = await Promise.race([finished, detached]);
         if (outcome === 'detached') {
@@ -339,10 +371,10 @@ program.action(async (flags: Flags) => {
         }
         result = outcome;
       } finally {
-        unserved?.stop();
+        await unserved?.stop();
         await view.stop();
       }
-      await printResults(env, bucket, sweepId, result, flags.outputDir);
+      await printResults(env, config, bucket, sweepId, result, flags.outputDir);
     } catch (err) {
       if (err instanceof WorkflowFailedError) throw new Error(`sweep failed: ${rootCauseMessage(err)}`);
       throw err;
@@ -366,16 +398,83 @@ program.action(async (flags: Flags) => {
 /** A finished sweep's results table, its --output-dir files and where its results and report are. */
 async function printResults(
   env: ExploraConfig,
+  config: SweepConfig,
   bucket: Bucket,
   sweepId: string,
   result: FinishedSweep,
   outputDir: string | undefined,
 ): Promise<void> {
   console.log(formatResultsTable(result.cells));
+  for (const line of spentAgainstCaps(config, result.cells)) console.log(line);
   if (outputDir !== undefined) console.log(`cell files: ${await writeCellFiles(bucket, sweepId, result.cells, outputDir)}`);
   console.log(`results: s3://${env.s3.bucket}/${result.resultsKey}`);
   console.log(`report: s3://${env.s3.bucket}/${result.reportKey} (locally: node bin/run.mjs scripts/report.ts ${sweepId})`);
   console.log(`Web UI: ${workflowUiLink(env, sweepWorkflowId(sweepId))}`);
+}
+
+/** gRPC codes of a Temporal that does not answer (UNAVAILABLE, DEADLINE_EXCEEDED): an outage, waited out. */
+const OUTAGE_CODES = new Set([14, 4]);
+
+function isOutage(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 4; e = (e as { cause?: unknown }).cause, depth++)
+    if (isGrpcServiceError(e) && OUTAGE_CODES.has(e.code)) return true;
+  return false;
+}
+
+/**
+ * The sweep's result, waiting through Temporal outages: following a sweep is no reason to fail when
+ * the server restarts (the sweep carries on where workers serve it). Said once when it stops
+ * answering and once when it answers again.
+ */
+async function resultPatiently(client: Client, workflowId: string, signal: AbortSignal, address: string) {
+  let down = false;
+  for (;;) {
+    try {
+      const result = await client.connection.withAbortSignal(signal, () =>
+        client.workflow.getHandle<typeof sweepWorkflow>(workflowId).result(),
+      );
+      if (down) console.error(`start-sweep: Temporal at ${address} answers again`);
+      return result;
+    } catch (err) {
+      if (signal.aborted || !isOutage(err)) throw err;
+      if (!down)
+        console.error(
+          `start-sweep: Temporal at ${address} does not answer (${(err as Error).message.split('\n')[0]}); ` +
+            'waiting for it, retrying every 2 s (the sweep carries on wherever workers serve it; Ctrl-C detaches)',
+        );
+      down = true;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', done);
+          resolve();
+        };
+        const timer = setTimeout(done, 2_000);
+        signal.addEventListener('abort', done, { once: true });
+      });
+      if (signal.aborted) throw new Error('detached');
+    }
+  }
+}
+
+/**
+ * What the sweep's cells spent against each of the config's caps, said at the end: a cap can be
+ * passed by the tasks that were running when it was reached, and a sweep that did so says by how much.
+ */
+function spentAgainstCaps(config: SweepConfig, cells: readonly CellSummary[]): string[] {
+  const budgets = sweepBudgetsOf(config);
+  if (!budgets) return [];
+  const spent: Record<string, Spend> = {};
+  for (const c of cells) {
+    const model = String(c.cell.model);
+    spent[model] = addSpend(spent[model] ?? NO_SPEND, {
+      calls: c.cost.calls,
+      promptTokens: c.cost.promptTokens,
+      completionTokens: c.cost.completionTokens,
+      tasks: c.tasks,
+    });
+  }
+  return describeSpentAgainstCaps(capUses(budgets, spent, pricesOf(config.models) ?? {}), TASK_WINDOW).map((l) => `budget ${l}`);
 }
 
 /**
@@ -384,7 +483,28 @@ async function printResults(
  */
 async function updateBudgets(client: Client, sweepId: string, budget: SweepBudgets | null): Promise<void> {
   const handle = client.workflow.getHandle<typeof sweepWorkflow>(sweepWorkflowId(sweepId));
-  const progress = await handle.query(sweepProgressQuery).catch(() => null);
+  // A sweep whose spend ledger runs counts spend: told without a query, which needs a worker.
+  const ledger = await client.workflow
+    .getHandle(spendLedgerWorkflowId(sweepId))
+    .describe()
+    .then(
+      (d) => d.status.name,
+      () => null,
+    );
+  if (ledger === 'RUNNING') {
+    await handle.signal(sweepSetBudgetSignal, budget);
+    console.error(`sweep ${sweepId}: budgets set to the config's (${budget ? describeBudgets(budget) : 'none'})`);
+    return;
+  }
+  const progress = await handle.query(sweepProgressQuery).catch((err: unknown) => {
+    if (budget)
+      console.error(
+        `start-sweep: note: sweep ${sweepId} did not say whether it counts spend (${(err as Error).message.split('\n')[0]}); ` +
+          'its budget: was not sent (a worker must serve the sweep: run this again without --no-wait, or with a worker running)',
+      );
+    return undefined;
+  });
+  if (progress === undefined) return;
   if (!progress || progress.pausedFor === undefined) {
     if (budget) console.error(`start-sweep: note: sweep ${sweepId} started before budgets existed; its budget: is not applied`);
     return;
@@ -440,11 +560,23 @@ async function requireModelEndpoints(client: Client, sweepId: string, config: Sw
     );
   if (status === 'COMPLETED') return;
   const unanswered = await unansweredModels(config.models);
-  if (!unanswered.length) return;
-  throw new Error(
-    unanswered.map((u) => `models[${u.model}].base_url ${u.baseUrl}: nothing answers (${u.reason})`).join('\n') +
-      '\n  start the model server (or fix base_url) and run this again; nothing was started',
-  );
+  if (unanswered.length)
+    throw new Error(
+      unanswered.map((u) => `models[${u.model}].base_url ${u.baseUrl}: nothing answers (${u.reason})`).join('\n') +
+        '\n  start the model server (or fix base_url) and run this again; nothing was started',
+    );
+  // A name the endpoint does not serve would fail every request (a 404), after the start.
+  const unknown = await unknownModelNames(config.models);
+  if (unknown.length)
+    throw new Error(
+      unknown
+        .map(
+          (u) =>
+            `models[${u.index}].model ${u.model} (model ${u.id}): ${u.baseUrl} serves no model of that name; ` +
+            `it serves ${u.served.slice(0, 20).join(', ')}${u.served.length > 20 ? `, ... (${u.served.length} in all)` : ''} (GET ${u.baseUrl}/models)`,
+        )
+        .join('\n') + '\n  fix the model name and run this again; nothing was started',
+    );
 }
 
 /** The queues a sweep's workflows and activities run on: its roles' and each model's LLM queue. */

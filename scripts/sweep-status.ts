@@ -12,6 +12,11 @@ import { getText, s3ClientFor } from '../infra/s3.js';
 import { workflowUiLink } from './lib/dataset-remote.js';
 import { formatResultsTable, showSweepProgress, spendLines, sweepSnapshot } from './lib/sweep-view.js';
 import { sweepPauseSignal, sweepResumeSignal, type sweepWorkflow } from '../workflows/sweep.js';
+import { offlineSweepLines } from './lib/sweep-offline.js';
+import { queuesWithoutRecentPollers } from './lib/queue-pollers.js';
+
+/** How long a progress query may take before the status is read from search attributes and S3. */
+const QUERY_DEADLINE_MS = 5_000;
 
 new Command('sweep-status')
   .argument('<id>', 'sweep id')
@@ -71,7 +76,25 @@ new Command('sweep-status')
             await view.stop();
           }
         } else {
-          const { sweep, cells } = await sweepSnapshot(client, sweepId);
+          // A sweep no worker serves (the state a Ctrl-C leaves) answers no query: read what
+          // Temporal and S3 hold instead of waiting for the query to time out.
+          const unserved = await queuesWithoutRecentPollers(client, env.temporal.namespace, [
+            { name: description.taskQueue, kind: 'workflow' },
+          ]).catch(() => []);
+          const snapshot = unserved.length
+            ? (`no worker polls its task queue ${description.taskQueue}` as const)
+            : await client.connection
+                .withDeadline(Date.now() + QUERY_DEADLINE_MS, () => sweepSnapshot(client, sweepId))
+                .catch(
+                  (err: unknown) =>
+                    `its progress query got no answer in ${QUERY_DEADLINE_MS / 1000} s: ${(err as Error).message.split('\n')[0]}`,
+                );
+          if (typeof snapshot === 'string') {
+            for (const line of await offlineSweepLines(client, { s3, name: env.s3.bucket }, sweepId, description, snapshot))
+              console.log(line);
+            return;
+          }
+          const { sweep, cells } = snapshot;
           console.log(`phase: ${sweep.phase}${sweep.paused ? ' (paused)' : ''}`);
           for (const line of spendLines(sweep, cells)) console.log(line);
           for (const c of sweep.cells) {

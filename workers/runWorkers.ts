@@ -19,6 +19,7 @@ import { keptWorkflowBundle, workflowBundleDir } from '../infra/temporal/workflo
 import { createSweepStorageActivities } from '../activities/storage/sweepFiles.js';
 import { createShardSliceActivities } from '../activities/storage/shardSlices.js';
 import { createSandboxActivities } from '../activities/sandbox/executeShard.js';
+import { createBudgetActivities } from '../activities/budget/spendHold.js';
 import { llmTaskQueue } from '../domain/sweep/keys.js';
 import { WorkerLeases } from '../infra/llm/workerLeases.js';
 import type { MethodActivities } from '../activities/llm/methodKit.js';
@@ -50,6 +51,8 @@ export interface WorkerOptions {
   shareProcess?: boolean;
   /** Scripted languages' programs forked from a warm server per slot (SandboxPoolOptions.forkServer; default true). */
   forkServer?: boolean;
+  /** How long a stop lets activities in flight finish before cancelling them (default STOP_GRACE_MS). */
+  stopGraceMs?: number;
   /** The methods whose activities are served (default: every method of methods/activities.ts). */
   methods?: readonly MethodActivities[];
   /**
@@ -130,6 +133,7 @@ export async function createWorkers(
   // Payloads over config.temporal.offloadBytes (a task's thousands of answer keys) live in S3, their histories holding a claim.
   const dataConverter = { externalStorage: payloadStorageFor(config, () => s3).externalStorage };
   const methods = options.methods ?? METHOD_ACTIVITIES;
+  const stopGraceMs = options.stopGraceMs ?? STOP_GRACE_MS;
   let sandboxes: SandboxPool | undefined;
   let leases: WorkerLeases | undefined;
   try {
@@ -143,7 +147,9 @@ export async function createWorkers(
               dataConverter,
               taskQueue: config.taskQueues.workflows,
               ...(await workflowCode(options.workflowsPath ?? defaultWorkflowsPath)),
-              shutdownGraceTime: STOP_GRACE_MS,
+              // Local activities of the workflows: a shard asks its sweep's spend ledger before each task.
+              activities: createBudgetActivities(),
+              shutdownGraceTime: stopGraceMs,
             }),
           );
           break;
@@ -163,7 +169,7 @@ export async function createWorkers(
                 ...storageQueueActivities(methods, bucket),
               },
               maxConcurrentActivityTaskExecutions: options.storageConcurrency ?? 2,
-              shutdownGraceTime: STOP_GRACE_MS,
+              shutdownGraceTime: stopGraceMs,
             }),
           );
           break;
@@ -184,7 +190,7 @@ export async function createWorkers(
               // Shards and single snippets queue for the executor's own pool of slots; this only
               // bounds how many wait at once.
               maxConcurrentActivityTaskExecutions: 16,
-              shutdownGraceTime: STOP_GRACE_MS,
+              shutdownGraceTime: stopGraceMs,
             }),
           );
           break;
@@ -198,12 +204,14 @@ export async function createWorkers(
           // Each worker takes its share of a model's limits: the workers holding a lease on its
           // queue share them.
           leases = new WorkerLeases(bucket);
-          const llm = createLlmActivities(bucket, process.env, leases.count);
+          // Stopping (stopWorkers), a worker starts no more requests: its tasks are handed back.
+          const llmWorkers: Worker[] = [];
+          const llm = createLlmActivities(bucket, process.env, leases.count, () => llmWorkers.some((w) => w.getState() !== 'RUNNING'));
           const embeddings = createEmbeddingClient(bucket);
           for (const model of options.llmModels ?? []) {
             const taskQueue = llmTaskQueue(config.taskQueues.llm, model.id);
             await leases.join(taskQueue);
-            workers.push(
+            llmWorkers.push(
               await Worker.create({
                 connection,
                 namespace: config.temporal.namespace,
@@ -213,10 +221,11 @@ export async function createWorkers(
                 // One task's samples run one after another inside an activity; the requests then
                 // wait for this worker's share of the model's limits.
                 maxConcurrentActivityTaskExecutions: model.concurrency,
-                shutdownGraceTime: STOP_GRACE_MS,
+                shutdownGraceTime: stopGraceMs,
               }),
             );
           }
+          workers.push(...llmWorkers);
           break;
         }
       }

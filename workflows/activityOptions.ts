@@ -3,7 +3,8 @@
  * unlimited for infrastructure faults (an LLM endpoint or S3 may be down for hours: the sweep waits
  * and resumes), while errors that retrying cannot fix are non-retryable by type.
  */
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import type { createBudgetActivities } from '../activities/budget/spendHold.js';
 import type { createDatasetActivities } from '../activities/storage/datasets.js';
 import type { createReportActivities } from '../activities/storage/report.js';
 import type { createSweepStorageActivities } from '../activities/storage/sweepFiles.js';
@@ -72,5 +73,16 @@ export function sandboxActivities(taskQueue: string, timeoutS: number) {
       maximumInterval: '30 seconds',
       nonRetryableErrorTypes: ['InvalidGenerations', 'ZodError'],
     },
+  });
+}
+
+/**
+ * The workflow worker's own activities, run as local activities (no task queue, one marker in
+ * history): a query of the spend ledger, which the same worker serves.
+ */
+export function budgetLocalActivities() {
+  return proxyLocalActivities<ReturnType<typeof createBudgetActivities>>({
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds' },
   });
 }

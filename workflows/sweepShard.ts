@@ -9,10 +9,10 @@
  * the sweep's pause): a pause then stops the spending within the window's tasks, instead of after
  * every task of every running shard.
  */
-import { ApplicationFailure, defineQuery, patched, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, condition, defineQuery, patched, setHandler } from '@temporalio/workflow';
 import { addCost, subtractCost, ZERO_COST, type MethodCost } from '../domain/methods/artifacts.js';
 import type { ShardOutcome } from '../domain/sweep/records.js';
-import { sandboxActivities, storageActivities } from './activityOptions.js';
+import { budgetLocalActivities, sandboxActivities, storageActivities } from './activityOptions.js';
 import { windowed, type Window } from './windowed.js';
 import { methodStepFor, type TaskGeneration } from './methodSteps.js';
 import { localSeq, takePauseOrders } from './pauseOrders.js';
@@ -82,7 +82,22 @@ export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcom
         ...(tasks === undefined ? {} : { tasks }),
       });
   };
-  const tasks = await generate(input, taskWindow, {
+  // A budgeted sweep's shard asks the ledger before each task: the cap stops the starts as soon as
+  // it is reached, not once the pause has come down from the sweep (TASK_WINDOW bounds the rest).
+  const mayStart =
+    input.spendLedger && taskWindow && patched('shard-asks-ledger')
+      ? async () => {
+          const ledgerWorkflowId = input.spendLedger!;
+          for (;;) {
+            if (paused) await condition(() => !paused);
+            if (!(await budgetLocalActivities().spendHold({ ledgerWorkflowId }))) return;
+            // Held: the sweep's pause is on its way; once it came, its resume lets the task ask
+            // again. A hold lifted before the pause got here is seen a minute later at most.
+            await condition(() => paused, '1 minute');
+          }
+        }
+      : null;
+  const tasks = await generate(input, taskWindow, mayStart, {
     // A large task's slices, as each is answered: its share of the task.
     sliceAnswered: (samples, cost) => count(samples, cost, samples / input.nSamples),
     // A multi-step chain's cost is its work beyond the final answers; theirs comes apart. What
@@ -163,11 +178,17 @@ interface Counting {
 }
 
 /** The method step of every task of the shard (workflows/methodSteps.ts), in the task window. */
-async function generate(input: ShardInput, taskWindow: Window | null, counting: Counting): Promise<TaskGeneration[]> {
+async function generate(
+  input: ShardInput,
+  taskWindow: Window | null,
+  mayStart: (() => Promise<void>) | null,
+  counting: Counting,
+): Promise<TaskGeneration[]> {
   const step = methodStepFor(input.cell.method);
   if (!step) throw ApplicationFailure.nonRetryable(`method ${input.cell.method} has no workflow step`, 'UnknownMethod');
   const taskIndices = Array.from({ length: input.taskEnd - input.taskStart }, (_, i) => input.taskStart + i);
   const run = async (t: number) => {
+    await mayStart?.();
     const counted = { samples: 0, cost: ZERO_COST };
     const generation = await step(input, t, {
       // A large task's slices of answers stop starting while the shard is paused, as its tasks do.

@@ -98,6 +98,8 @@ const CellSummarySchema = z.object({
   successAtKCI: IntervalsSchema,
   droppedK: z.array(z.string()).default([]),
   statusCounts: z.record(z.string(), z.number()),
+  /** Absent when no answer was cut, and from summaries stored before it existed. */
+  cutAtMaxTokens: z.number().int().positive().optional(),
   cost: z.object({
     calls: z.number(),
     promptTokens: z.number(),
@@ -333,6 +335,7 @@ export async function loadSweepReportData(bucket: Bucket, sweepId: string, opts:
       ...(summary.successAtKCI ? { successAtKCI: summary.successAtKCI } : {}),
       droppedK: summary.droppedK,
       statusCounts: summary.statusCounts,
+      ...(summary.cutAtMaxTokens ? { cutAtMaxTokens: summary.cutAtMaxTokens } : {}),
       ...(summary.scores ? { scores: summary.scores } : {}),
       ...(summary.alsoText ? { alsoText: summary.alsoText } : {}),
       cost: summary.cost,

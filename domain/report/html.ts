@@ -732,9 +732,17 @@ function renderStatus(cells: readonly ReportCell[], charts: ChartSpec[]): string
   };
   charts.push(spec);
   const legend = statuses.map((s) => `<li><span class="st st-${slug(s)}">${esc(s)}</span> ${esc(STATUS_HELP[s] ?? '')}</li>`).join('');
+  // Answers cut at max_tokens mostly fail as broken programs: said, or pass@k reads as the model's ability.
+  const cut = cells.filter((c) => c.cutAtMaxTokens);
+  const cutNote = cut.length
+    ? `<p class="note" id="cut-at-max-tokens">Answers cut at max_tokens (finish_reason length), counted as failures when they break the program: ${cut
+        .map((c) => `${esc(cellLabel(c))} (${esc(c.dataset)}) ${c.cutAtMaxTokens} of ${c.samples}`)
+        .join('; ')}. Raise the model's max_tokens to score the model rather than the limit.</p>`
+    : '';
   return `<section id="status"><h2>How the samples ended</h2>
 ${chartBox(spec, Math.max(200, 60 + 34 * cells.length))}
 <ul class="status-help">${legend}</ul>
+${cutNote}
 </section>`;
 }
 

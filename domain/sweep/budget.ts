@@ -73,41 +73,91 @@ function amountOf(field: BudgetField, s: Spend, price: Price | undefined): numbe
   }
 }
 
+/** One cap and what the models it covers come to (spent so far, or forecast). */
+interface CapAmount {
+  /** The cap's field in the config, e.g. `budget.tokens` or `models[1].budget.money`. */
+  field: string;
+  limit: number;
+  amount: number;
+  tasks: number;
+  /** Set for money: the currency of the amounts. */
+  currency?: string;
+}
+
+/** Every cap of `budgets` (the sweep's, then each model's, in config order) with its models' amount. */
+function capAmounts(budgets: SweepBudgets, spentByModel: Record<string, Spend>, prices: Record<string, Price>): CapAmount[] {
+  const out: CapAmount[] = [];
+  const add = (path: string, budget: Budget, models: string[]) => {
+    for (const field of BUDGET_KEYS) {
+      const limit = budget[field];
+      if (limit === undefined) continue;
+      let amount = 0;
+      let tasks = 0;
+      for (const m of models) {
+        const s = spentByModel[m] ?? NO_SPEND;
+        amount += amountOf(field, s, prices[m]) ?? 0;
+        tasks += s.tasks;
+      }
+      const currency = field === 'money' ? models.map((m) => prices[m]?.currency).find(Boolean) : undefined;
+      out.push({ field: `${path}.${field}`, limit, amount, tasks, ...(currency ? { currency } : {}) });
+    }
+  };
+  if (budgets.sweep) add('budget', budgets.sweep, [...new Set([...Object.keys(budgets.models), ...Object.keys(spentByModel)])]);
+  for (const [model, { path, budget }] of Object.entries(budgets.models)) add(path, budget, [model]);
+  return out;
+}
+
 /**
  * The first cap (the sweep's, then each model's in config order) that the next task would pass:
  * spent + the average cost of a task so far > the cap. Null when none would. Money is counted from
  * the models' prices; a model without one adds no money (the config refuses such a money cap).
  */
 export function budgetHold(budgets: SweepBudgets, spentByModel: Record<string, Spend>, prices: Record<string, Price>): BudgetHold | null {
-  const check = (path: string, budget: Budget, models: string[]): BudgetHold | null => {
-    for (const field of BUDGET_KEYS) {
-      const limit = budget[field];
-      if (limit === undefined) continue;
-      let spent = 0;
-      let tasks = 0;
-      for (const m of models) {
-        const s = spentByModel[m] ?? NO_SPEND;
-        spent += amountOf(field, s, prices[m]) ?? 0;
-        tasks += s.tasks;
-      }
-      const nextTask = tasks > 0 ? spent / tasks : 0;
-      if (spent + nextTask > limit) {
-        const currency = field === 'money' ? models.map((m) => prices[m]?.currency).find(Boolean) : undefined;
-        return { field: `${path}.${field}`, limit, spent, nextTask, ...(currency ? { currency } : {}) };
-      }
-    }
-    return null;
-  };
-  const all = [...new Set([...Object.keys(budgets.models), ...Object.keys(spentByModel)])];
-  if (budgets.sweep) {
-    const hold = check('budget', budgets.sweep, all);
-    if (hold) return hold;
-  }
-  for (const [model, { path, budget }] of Object.entries(budgets.models)) {
-    const hold = check(path, budget, [model]);
-    if (hold) return hold;
+  for (const cap of capAmounts(budgets, spentByModel, prices)) {
+    const nextTask = cap.tasks > 0 ? cap.amount / cap.tasks : 0;
+    if (cap.amount + nextTask > cap.limit)
+      return {
+        field: cap.field,
+        limit: cap.limit,
+        spent: cap.amount,
+        nextTask,
+        ...(cap.currency ? { currency: cap.currency } : {}),
+      };
   }
   return null;
+}
+
+/** A cap against what was spent (or is forecast): `field`, its `limit`, the `amount`. */
+export interface CapUse {
+  field: string;
+  limit: number;
+  amount: number;
+  currency?: string;
+}
+
+/** Every cap against what its models come to in `spentByModel` (money at the prices). */
+export function capUses(budgets: SweepBudgets, spentByModel: Record<string, Spend>, prices: Record<string, Price>): CapUse[] {
+  return capAmounts(budgets, spentByModel, prices).map(({ field, limit, amount, currency }) => ({
+    field,
+    limit,
+    amount,
+    ...(currency ? { currency } : {}),
+  }));
+}
+
+/**
+ * What a finished sweep spent against each cap, one line each, saying when it passed one and why
+ * that can happen: `budget.tokens: spent 1,064 of 250, over by 814 (...)`.
+ */
+export function describeSpentAgainstCaps(uses: readonly CapUse[], taskWindow: number): string[] {
+  return uses.map((u) => {
+    const spent = `${u.field}: spent ${amount(u.amount, u.currency, true)} of ${amount(u.limit, u.currency, true)}`;
+    if (u.amount <= u.limit) return `${spent} (${Math.round((100 * u.amount) / u.limit)}%)`;
+    return (
+      `${spent}: OVER the cap by ${amount(u.amount - u.limit, u.currency, true)} ` +
+      `(the tasks already started when it was reached finish, up to ${taskWindow} per running shard: docs/sweeps.md#budgets)`
+    );
+  });
 }
 
 /**
@@ -119,8 +169,9 @@ export function holdChanges(current: BudgetHold | null, next: BudgetHold | null,
   return (next === null) !== (current === null) || (capsChanged && next !== null);
 }
 
-function amount(v: number, currency: string | undefined): string {
-  return currency ? `${v.toFixed(v >= 100 ? 0 : 4).replace(/\.?0+$/, '')} ${currency}` : String(Math.round(v));
+function amount(v: number, currency: string | undefined, grouped = false): string {
+  if (currency) return `${v.toFixed(v >= 100 ? 0 : 4).replace(/\.?0+$/, '')} ${currency}`;
+  return grouped ? Math.round(v).toLocaleString('en-US') : String(Math.round(v));
 }
 
 /** One line for people and the search attribute: `budget: budget.tokens 1052 of 1000 spent (a task costs ~105)`. */
@@ -185,4 +236,49 @@ export function describeBudgets(b: SweepBudgets): string {
   const parts = (path: string, budget: Budget) =>
     BUDGET_KEYS.flatMap((k) => (budget[k] === undefined ? [] : [`${path}.${k} ${budget[k]}`]));
   return [...(b.sweep ? parts('budget', b.sweep) : []), ...Object.values(b.models).flatMap((m) => parts(m.path, m.budget))].join(', ');
+}
+
+/** A dry run's forecast by model: at most (every answer max_tokens long), and as expected (null: no figure for some model). */
+export interface SpendForecastByModel {
+  max: Record<string, Spend>;
+  expected: Record<string, Spend> | null;
+}
+
+/**
+ * What the caps will stop, said before the sweep starts: a warning per cap the forecast passes,
+ * with about how far the sweep gets before it holds there.
+ */
+export function budgetForecastWarnings(
+  budgets: SweepBudgets,
+  forecast: SpendForecastByModel,
+  prices: Record<string, Price>,
+  taskWindow: number,
+): string[] {
+  const max = capUses(budgets, forecast.max, prices);
+  const expected = forecast.expected ? capUses(budgets, forecast.expected, prices) : null;
+  const out: string[] = [];
+  max.forEach((m, i) => {
+    if (m.amount <= m.limit) return;
+    const e = expected?.[i];
+    const cap = `${m.field} ${amount(m.limit, m.currency, true)}`;
+    const upTo = `at most ${amount(m.amount, m.currency, true)}`;
+    const after = (whole: number) => `after about ${Math.max(1, Math.floor((100 * m.limit) / whole))}% of its answers`;
+    const resume = `raise it and run start-sweep again to resume; the tasks running then finish, up to ${taskWindow} per running shard`;
+    if (e && e.amount > e.limit)
+      out.push(
+        `warning: ${cap}: the sweep is forecast to pass it (~${amount(e.amount, e.currency, true)} expected, ${upTo}): ` +
+          `it will pause there, ${after(e.amount)} (${resume})`,
+      );
+    else if (e)
+      out.push(
+        `warning: ${cap}: below the forecast's maximum (${upTo}; ~${amount(e.amount, e.currency, true)} expected): ` +
+          `if answers run longer than the cache's, the sweep pauses there (${resume})`,
+      );
+    else
+      out.push(
+        `warning: ${cap}: below the forecast's maximum (${upTo}; no expected figure: no earlier answers in the cache): ` +
+          `the sweep may pause there, ${after(m.amount)} at the earliest (${resume})`,
+      );
+  });
+  return out;
 }

@@ -131,6 +131,11 @@ export interface ForecastTotals {
   expectedCost: Money[];
   /** Models with requests and no price: their cells are left out of the money. */
   unpricedModels: string[];
+  /**
+   * By model id, what its cells send that no earlier cell did (as the totals): the budgets are
+   * checked against it. expectedCompletionTokens is null when any of its cells has no expected figure.
+   */
+  byModel: Record<string, { promptTokens: number; maxCompletionTokens: number; expectedCompletionTokens: number | null; tasks: number }>;
 }
 
 export interface Forecast {
@@ -207,6 +212,7 @@ export function forecastSweep(inputs: ForecastInputs): Forecast {
   const maxCost: Money[] = [];
   const expectedCost: Money[] = [];
   const unpriced = new Set<string>();
+  const byModel: ForecastTotals['byModel'] = {};
   for (const c of modelCells) {
     const own = sent.get(c.id)!;
     if (own.requests === 0 && own.answers === 0) continue;
@@ -222,6 +228,12 @@ export function forecastSweep(inputs: ForecastInputs): Forecast {
       anyExpected = true;
       expectedCompletion += expected;
     }
+    const mine = (byModel[c.model] ??= { promptTokens: 0, maxCompletionTokens: 0, expectedCompletionTokens: 0, tasks: 0 });
+    mine.promptTokens += prompt ?? 0;
+    mine.maxCompletionTokens += maxTok;
+    mine.expectedCompletionTokens =
+      expected === null || mine.expectedCompletionTokens === null ? null : mine.expectedCompletionTokens + expected;
+    mine.tasks += c.tasks;
     if (!prices[c.model]) unpriced.add(c.model);
     const m = priced(c.model, prompt, maxTok);
     if (m) maxCost.push(m);
@@ -241,6 +253,7 @@ export function forecastSweep(inputs: ForecastInputs): Forecast {
       maxCost: sumMoney(maxCost),
       expectedCost: sumMoney(expectedCost),
       unpricedModels: [...unpriced],
+      byModel,
     },
   };
 }

@@ -59,6 +59,11 @@ export const SampleRecordSchema = z.object({
   /** The final call's requests sent without an answer (LlmRecord.requestsUnanswered); absent: none. */
   requests_unanswered: z.number().int().positive().optional(),
   llm_key: z.string().optional(),
+  /**
+   * Why the model stopped writing the answer, as its endpoint said (`stop`, `length`: cut at
+   * max_tokens, ...). Absent for loaded generations, answers without one, and records stored before it existed.
+   */
+  finish_reason: z.string().optional(),
   /** The model server's `system_fingerprint` in the answer's response, when it sent one (OpenAI's). */
   system_fingerprint: z.string().optional(),
   /**

@@ -13,6 +13,9 @@ import type { CorpusScore } from './corpusScore.js';
 import type { CorpusMetric, TextStats } from '../families/types.js';
 
 /** What a cell cost: LLM calls and tokens, sandbox runs, wall time. */
+/** The finish reason of an answer cut at max_tokens (OpenAI's API, vLLM, llama.cpp). */
+export const FINISH_LENGTH = 'length';
+
 export interface CellCost {
   /** Requests the endpoint answered (LlmRecord.calls): what was paid for. */
   calls: number;
@@ -47,6 +50,12 @@ export interface CellScores {
   droppedK: string[];
   statusCounts: Record<string, number>;
   cost: CellCost;
+  /**
+   * Answers the endpoint cut at max_tokens (finish_reason `length`): a cut answer is usually a
+   * broken program, so pass@k then measures max_tokens as much as the model. Absent when none were
+   * (and from summaries stored before it existed).
+   */
+  cutAtMaxTokens?: number;
   /** The cell's scores beyond pass@k, for the families that have them (see CellExtraScores); absent otherwise. */
   scores?: CellExtraScores;
   /**
@@ -138,6 +147,8 @@ export class CellAccumulator {
   /** Samples saved but not executed (generation-only): a cell holding any is not scored at all. */
   private unexecuted = 0;
   private readonly statusCounts: Record<string, number> = {};
+  /** Answers the endpoint cut at max_tokens (finish_reason `length`). */
+  private cutAtMaxTokens = 0;
   private samples = 0;
   private calls = 0;
   private requestsUnanswered = 0;
@@ -189,6 +200,7 @@ export class CellAccumulator {
       if (r.text_stats) this.alsoTextFold(r).add(r.text_stats, r.sample_index === 0);
     }
     this.statusCounts[r.status] = (this.statusCounts[r.status] ?? 0) + 1;
+    if (r.finish_reason === FINISH_LENGTH) this.cutAtMaxTokens++;
     this.samples++;
     const cost = recordCost(r);
     this.calls += cost.calls;
@@ -278,6 +290,8 @@ export class CellAccumulator {
     if (extra) summary.scores = extra;
     const alsoText = this.unexecuted > 0 ? null : (this.alsoText?.fold.result() ?? null);
     if (alsoText) summary.alsoText = alsoText;
+    // Only when some were: cells whose answers all ended on their own store what they did before.
+    if (this.cutAtMaxTokens > 0) summary.cutAtMaxTokens = this.cutAtMaxTokens;
     const summaryMetrics = () => ({ ...summary.passAtK, ...summary.successAtK });
     const results = {
       ...input.cell,
@@ -288,6 +302,7 @@ export class CellAccumulator {
       ci95: { ...summary.passAtKCI, ...summary.successAtKCI },
       dropped_k: pass.dropped,
       status_counts: statusCounts,
+      ...(this.cutAtMaxTokens > 0 ? { answers_cut_at_max_tokens: this.cutAtMaxTokens } : {}),
       cost: {
         calls: cost.calls,
         ...(cost.requestsUnanswered ? { requests_unanswered: cost.requestsUnanswered } : {}),

@@ -7,7 +7,7 @@
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import OpenAI, { APIConnectionTimeoutError, APIError } from 'openai';
+import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import {
   ChatResponseSchema,
   CompletionResponseSchema,
@@ -291,7 +291,16 @@ async function waitForOthers(
  * waits for this worker's share of the model's concurrency and rate (ModelGate). Without it the
  * worker takes the whole of them.
  */
-export function createLlmActivities(bucket: Bucket, env: Record<string, string | undefined> = process.env, workersOn?: WorkersOn) {
+export function createLlmActivities(
+  bucket: Bucket,
+  env: Record<string, string | undefined> = process.env,
+  workersOn?: WorkersOn,
+  /**
+   * True once the worker is stopping: no request starts after that (those in flight finish, or are
+   * cancelled at the worker's grace), and the activity is handed back for the rest.
+   */
+  stopping: () => boolean = () => false,
+) {
   const clients = new OpenAiClients(env);
   const gate = new ModelGate(workersOn);
   const clientFor = (endpoint: LlmEndpoint): OpenAI => clients.for(endpoint, `model ${endpoint.id}`);
@@ -299,13 +308,28 @@ export function createLlmActivities(bucket: Bucket, env: Record<string, string |
   async function send(endpoint: LlmEndpoint, body: LlmBody): Promise<Answer> {
     const client = clientFor(endpoint);
     const n = body.n ?? 1;
+    // The activity's cancellation (a stopping worker's grace run out, the workflow's cancel) ends
+    // the request in flight: a stop is bounded by the grace, not by request_timeout_s.
+    const signal = Context.current().cancellationSignal;
+    if (stopping() || signal.aborted)
+      throw new RetryableLlmError('LlmUnavailable', `not sent to ${endpoint.id}: this worker is stopping; handed back`, 'not-sent');
     let response: unknown;
     try {
       response =
         endpoint.api === 'chat'
-          ? await client.chat.completions.create({ ...(body as OpenAI.ChatCompletionCreateParamsNonStreaming), n, stream: false })
-          : await client.completions.create({ ...(body as OpenAI.CompletionCreateParamsNonStreaming), n, stream: false });
+          ? await client.chat.completions.create(
+              { ...(body as OpenAI.ChatCompletionCreateParamsNonStreaming), n, stream: false },
+              { signal },
+            )
+          : await client.completions.create({ ...(body as OpenAI.CompletionCreateParamsNonStreaming), n, stream: false }, { signal });
     } catch (err) {
+      // Sent and cut before its answer: counted as unanswered, asked again by the next attempt.
+      if (err instanceof APIUserAbortError)
+        throw new RetryableLlmError(
+          'LlmUnavailable',
+          `request to ${endpoint.id} cancelled in flight (${String(signal.reason ?? 'cancelled')})`,
+          'unanswered',
+        );
       if (err instanceof APIConnectionTimeoutError) {
         throw new RetryableLlmError(
           'LlmTimeout',

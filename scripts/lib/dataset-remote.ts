@@ -1,4 +1,5 @@
 /** The Temporal path of generate-dataset: start (or attach to) the workflow, follow it, report. */
+import { setMaxListeners } from 'node:events';
 import { WorkflowFailedError } from '@temporalio/client';
 import { onStopSignals, type StopSignals } from '../../infra/stopSignals.js';
 import { logLevelFrom, type ExploraConfig } from '../../domain/config/env.js';
@@ -121,6 +122,9 @@ export async function generateDatasetRemotely(config: ExploraConfig, req: Remote
     try {
       // On a detach the wait is cancelled before the connection closes (start-sweep.ts says why).
       const waiting = new AbortController();
+      // The SDK adds an abort listener per RPC under it (each long poll of the history) and never
+      // removes it: no leak worth MaxListenersExceededWarning.
+      setMaxListeners(0, waiting.signal);
       const finished = connection.withAbortSignal(waiting.signal, () => handle.result());
       const outcome = await Promise.race([finished, signals.first.then(() => 'detached' as const)]);
       if (outcome === 'detached') {

@@ -22,6 +22,8 @@ import {
 } from '../../domain/sweep/forecast.js';
 import { expandGrid, formatPlan, planSweep, type Cell, type SweepMode } from '../../domain/sweep/plan.js';
 import type { Price } from '../../domain/sweep/price.js';
+import { budgetForecastWarnings, describeBudgets, sweepBudgetsOf, type Spend } from '../../domain/sweep/budget.js';
+import { TASK_WINDOW } from '../../workflows/sweepShard.js';
 import { callGroup } from '../../infra/llm/cache.js';
 import { MAX_OWN_GROUPS, readCachedAnswers } from '../../infra/llm/cachedAnswers.js';
 import type { Bucket } from '../../infra/s3.js';
@@ -85,6 +87,25 @@ export async function dryRunText(
     maxTokens: Object.fromEntries(config.models.map((m) => [m.id, m.max_tokens])),
   });
   out.push(formatForecast(forecast, notes));
+  const budgets = sweepBudgetsOf(config);
+  if (budgets) {
+    const spend = (completion: (m: (typeof forecast.totals.byModel)[string]) => number | null) => {
+      const out: Record<string, Spend> = {};
+      for (const [model, f] of Object.entries(forecast.totals.byModel)) {
+        const c = completion(f);
+        if (c === null) return null;
+        out[model] = { calls: 0, promptTokens: f.promptTokens, completionTokens: c, tasks: f.tasks };
+      }
+      return out;
+    };
+    const warnings = budgetForecastWarnings(
+      budgets,
+      { max: spend((f) => f.maxCompletionTokens)!, expected: spend((f) => f.expectedCompletionTokens) },
+      prices,
+      TASK_WINDOW,
+    );
+    out.push(warnings.length ? warnings.join('\n') : `budgets: the forecast stays within ${describeBudgets(budgets)}`);
+  }
   out.push(formatPower(sweepPower(plan, opts.power), opts.power));
   return out.join('\n');
 }

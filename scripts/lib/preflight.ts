@@ -60,3 +60,60 @@ export async function unansweredModels(models: ReadonlyArray<{ id: string; base_
   );
   return out.filter((u): u is Unanswered => u !== undefined);
 }
+
+/** A model name its endpoint does not serve, by the endpoint's own list. */
+export interface UnknownModelName {
+  /** The model's index in the config's `models`. */
+  index: number;
+  id: string;
+  model: string;
+  baseUrl: string;
+  served: string[];
+}
+
+/**
+ * The models whose `model` their endpoint's `GET /models` does not list. Only endpoints that list
+ * some models are checked: one without a list (404, not JSON, a key refused, an empty list; some
+ * servers, as llama.cpp's, take any name) passes, and its requests say what is wrong.
+ */
+export async function unknownModelNames(
+  models: ReadonlyArray<{ id: string; base_url: string; model: string; api_key_env?: string | undefined }>,
+  env: Record<string, string | undefined> = process.env,
+  timeoutMs = 10_000,
+): Promise<UnknownModelName[]> {
+  const lists = new Map<string, Promise<string[] | null>>();
+  const listOf = (baseUrl: string, key: string | undefined): Promise<string[] | null> => {
+    const cacheKey = `${baseUrl}\n${key ?? ''}`;
+    if (!lists.has(cacheKey))
+      lists.set(
+        cacheKey,
+        (async () => {
+          try {
+            const res = await fetch(`${baseUrl}/models`, {
+              signal: AbortSignal.timeout(timeoutMs),
+              ...(key ? { headers: { authorization: `Bearer ${key}` } } : {}),
+            });
+            if (!res.ok) {
+              await res.body?.cancel();
+              return null;
+            }
+            const body = (await res.json()) as { data?: unknown };
+            if (!Array.isArray(body.data)) return null;
+            const ids = body.data.flatMap((m) =>
+              m && typeof m === 'object' && typeof (m as { id?: unknown }).id === 'string' ? [(m as { id: string }).id] : [],
+            );
+            return ids.length ? ids : null;
+          } catch {
+            return null;
+          }
+        })(),
+      );
+    return lists.get(cacheKey)!;
+  };
+  const out: UnknownModelName[] = [];
+  for (const [index, m] of models.entries()) {
+    const served = await listOf(m.base_url, m.api_key_env ? env[m.api_key_env] : undefined);
+    if (served && !served.includes(m.model)) out.push({ index, id: m.id, model: m.model, baseUrl: m.base_url, served });
+  }
+  return out;
+}

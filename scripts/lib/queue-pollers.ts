@@ -45,12 +45,17 @@ export function warnWhileUnserved(
   namespace: string,
   queues: readonly WatchedQueue[],
   opts: { graceMs: number; everyMs: number; hint: (missing: WatchedQueue[]) => string; log: (line: string) => void },
-): { stop: () => void } {
+): { stop: () => Promise<void> } {
   let last = '';
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  // The check under way, awaited by stop(): a call still retrying (Temporal down) after the
+  // caller closed the connection would throw outside any handler. A deadline ends its retries.
+  let checking: Promise<void> = Promise.resolve();
   const check = async () => {
-    const missing = await queuesWithoutRecentPollers(client, namespace, queues).catch(() => null);
+    const missing = await client
+      .withDeadline(Date.now() + 10_000, () => queuesWithoutRecentPollers(client, namespace, queues))
+      .catch(() => null);
     if (stopped || missing === null) return;
     const names = missing.map((q) => q.name).join(', ');
     if (names !== last) {
@@ -61,13 +66,16 @@ export function warnWhileUnserved(
     }
   };
   const schedule = (ms: number) => {
-    timer = setTimeout(() => void check().finally(() => !stopped && schedule(opts.everyMs)), ms);
+    timer = setTimeout(() => {
+      checking = check().finally(() => !stopped && schedule(opts.everyMs));
+    }, ms);
   };
   schedule(opts.graceMs);
   return {
-    stop: () => {
+    stop: async () => {
       stopped = true;
       if (timer) clearTimeout(timer);
+      await checking;
     },
   };
 }

@@ -44,6 +44,7 @@ export function formatResultsTable(cells: CellSummary[]): string {
     'tok/task',
     'sandbox runs',
     'wall s',
+    'cut',
   ];
   const perTask = (v: number, c: CellSummary) => (c.tasks ? (v / c.tasks).toFixed(1) : '-');
   const rows = cells.map((c) => [
@@ -59,6 +60,7 @@ export function formatResultsTable(cells: CellSummary[]): string {
     perTask(c.cost.promptTokens + c.cost.completionTokens, c),
     String(c.cost.sandboxRuns),
     c.cost.wallSeconds.toFixed(1),
+    String(c.cutAtMaxTokens ?? 0),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((v, i) => (i === 0 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ');
@@ -70,9 +72,23 @@ export function formatResultsTable(cells: CellSummary[]): string {
     ...rows.map(line),
     ...(anyInterval ? ['[low, high]: 95% interval over tasks (mean ± 1.96 standard errors of the per-task estimates)'] : []),
     ...(dropped.length ? [`not scored: ${dropped.join('; ')}`] : []),
+    'cut: answers the endpoint cut at max_tokens (finish_reason length)',
+    ...cutLines(cells),
     ...unansweredLines(cells),
     ...extraScoreLines(cells),
   ].join('\n');
+}
+
+/** A warning per cell with answers cut at max_tokens: its pass@k counts them as failures. */
+export function cutLines(cells: readonly CellSummary[]): string[] {
+  return cells.flatMap((c) =>
+    c.cutAtMaxTokens
+      ? [
+          `warning: ${String(c.cell.cell ?? '')}: ${c.cutAtMaxTokens} of ${c.samples} answers were cut at max_tokens; ` +
+            `they mostly fail as broken programs, so its pass@k measures max_tokens as much as the model: raise the model's max_tokens`,
+        ]
+      : [],
+  );
 }
 
 /** The scores beyond pass@k of the cells that have them (evalplus's base and plus, APPS's accuracies, a text-scored family's metric), a line per cell. */

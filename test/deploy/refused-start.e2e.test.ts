@@ -17,6 +17,7 @@ import { listObjects } from '../../infra/s3.js';
 import { connectTemporal } from '../../infra/temporal/connection.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { runTs } from '../support/processes.js';
+import { unknownModelNames } from '../../scripts/lib/preflight.js';
 import { testBucket } from '../support/s3.js';
 import { startS3Gateway, type S3Gateway } from '../support/s3-gateway.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
@@ -174,6 +175,28 @@ describe('a refused start writes nothing', () => {
       expect(run.output, c.what).toMatch(c.says);
       expect(run.output, c.what).not.toMatch(/Unknown\)/);
       await expectNothingOf(sweepPrefix(id), sweepWorkflowId(id), `${c.what}:\n${run.output}`);
+    }
+  });
+
+  it('start-sweep: a model name its endpoint does not list is refused, naming it and the models served', async () => {
+    const listing = await startScriptedLlmServer(() => ({ content: '    pass\n' }), { models: ['served-a', 'served-b'] });
+    try {
+      const id = `refused-model-name-${uniqueSuffix()}`;
+      const file = sweepFile(id, listing.url);
+      const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--worker', 'external', '--no-progress'], baseEnv);
+      expect(run.code, run.output).toBe(1);
+      expect(run.output).toContain(
+        `models[0].model scripted (model m): ${listing.url} serves no model of that name; it serves served-a, served-b (GET ${listing.url}/models)`,
+      );
+      expect(run.output).toMatch(/nothing was started/);
+      expect(listing.requests()).toEqual([]);
+      await expectNothingOf(sweepPrefix(id), sweepWorkflowId(id), run.output);
+      // A name it lists passes; so does any name at an endpoint that lists none.
+      const model = { id: 'm', base_url: listing.url, model: 'served-b' };
+      expect(await unknownModelNames([model])).toEqual([]);
+      expect(await unknownModelNames([{ ...model, base_url: server.url, model: 'anything' }])).toEqual([]);
+    } finally {
+      await listing.close();
     }
   });
 

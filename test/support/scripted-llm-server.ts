@@ -70,7 +70,10 @@ export interface RecordedRequest {
 }
 
 export interface ScriptedServerOptions {
-  /** Model ids listed by GET /v1/models (default ['scripted-model']). */
+  /**
+   * Model ids listed by GET /v1/models (default none: a server that takes any model name, whose
+   * names start-sweep then does not check).
+   */
   models?: string[];
   /** When set, requests without `Authorization: Bearer <this>` get the API's 401. */
   apiKey?: string;
@@ -141,7 +144,7 @@ const ERROR_DEFAULTS: Record<number, { message: string; type: string; code: stri
 };
 
 export async function startScriptedLlmServer(script: Script, options: ScriptedServerOptions = {}): Promise<ScriptedLlmServer> {
-  const models = options.models ?? ['scripted-model'];
+  const models = options.models ?? [];
   const applyStop = options.applyStop ?? true;
   const recorded: RecordedRequest[] = [];
   const attempts = new Map<string, number>();

@@ -152,4 +152,89 @@ describe('budgets', () => {
     expect(budgeted.detail.provenance.model.system_fingerprints).toEqual([FINGERPRINT]);
     expect(unbudgeted.detail.provenance.model).not.toHaveProperty('system_fingerprints');
   });
+
+  it('a tiny cap holds within the task window, a paused sweep left by Ctrl-C resumes when its budget is raised, and the end says what was spent', async () => {
+    const own = await startScriptedLlmServer(scriptedAnswers(problems, new Map(), ANSWER_MS));
+    const { client, close } = await connectClient(config);
+    const id = `budget-tiny-${uniqueSuffix()}`;
+    const file = writeConfig(id, own.url, 'budget:\n  tokens: 10\n');
+    const sweep = spawnTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+    let again: ReturnType<typeof spawnTs> | undefined;
+    try {
+      const handle = client.workflow.getHandle(sweepWorkflowId(id));
+      await waitUntil(
+        async () => {
+          const p = await handle.query(sweepProgressQuery).catch(() => null);
+          return p?.pausedFor?.startsWith('budget') ? true : undefined;
+        },
+        { what: () => `the sweep to hold on its budget:\n${sweep.output()}`, timeoutMs: 120_000, intervalMs: 100 },
+      );
+      // The first answer passes the cap: only the tasks of the window, started before it, are
+      // answered (before the shard asked the ledger, those its lanes started while the pause came
+      // down were too: 12-14 of them).
+      const answered = await settled(own, 3 * ANSWER_MS, 30_000);
+      expect(answered).toBeLessThanOrEqual(TASK_WINDOW);
+      await sleep(1500);
+      expect(own.requests().length).toBe(answered);
+
+      // Ctrl-C: no worker serves the paused sweep any more.
+      sweep.child.kill('SIGINT');
+      const detached = await sweep.exited;
+      expect(detached.code, sweep.output()).toBe(0);
+      // sweep-status without a worker: the progress Temporal and S3 hold, why it is paused, how to resume.
+      const status = await runTs('scripts/sweep-status.ts', [id], env);
+      expect(status.code, status.output).toBe(0);
+      expect(status.output).toMatch(/no worker answers for it/);
+      expect(status.output).toMatch(/^cells: 0\/1 done \(paused\)$/m);
+      expect(status.output).toMatch(/^paused for budget: budget\.tokens \d+ of 10 spent/m);
+      expect(status.output).toMatch(/^ {2}humaneval\.plain\.direct\.t0\.2: running/m);
+      expect(status.output).toContain(`npm run sweep -- --config <its config file> --id ${id}`);
+      expect(status.output).toMatch(/raise budget: in the config first/);
+
+      // Raised, and the same command again: it resumes the sweep and follows it to the end.
+      writeConfig(id, own.url, `budget:\n  tokens: 100000000\n`);
+      again = spawnTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+      let exit: { code: number | null } | undefined;
+      void again.exited.then((e) => (exit = e));
+      const ended = await waitUntil(() => exit, {
+        what: () => `the resumed sweep to end:\n${again!.output()}`,
+        timeoutMs: 180_000,
+      });
+      expect(ended.code, again.output()).toBe(0);
+      expect(again.output()).toContain("budgets set to the config's (budget.tokens 100000000)");
+      expect(again.output()).not.toContain('started before budgets existed');
+      expect(again.output()).toMatch(/^budget budget\.tokens: spent [\d,]+ of 100,000,000 \(0%\)$/m);
+    } finally {
+      await killHard(sweep);
+      if (again) await killHard(again);
+      await close();
+      await own.close();
+    }
+    const keys = own.requests().map((r) => r.key);
+    expect(keys).toHaveLength(TASKS);
+    expect(new Set(keys).size).toBe(TASKS);
+  });
+
+  it('a sweep that passed its cap with the tasks already started says so at its end', async () => {
+    const own = await startScriptedLlmServer(scriptedAnswers(problems, new Map(), ANSWER_MS));
+    const id = `budget-over-${uniqueSuffix()}`;
+    const tasks = 6;
+    // Six tasks all start at once (the window is 8), before any has cost anything: the cap is passed.
+    const file = path.join(dir, `${id}.yaml`);
+    writeFileSync(
+      file,
+      `id: ${id}\n${HUMANEVAL_DATASETS_YAML}models:\n${scriptedModelYaml('plain', own.url, 'scripted-completions', 'completions')}${oneSampleDirectYaml(tasks)}budget:\n  tokens: 1\n`,
+    );
+    try {
+      const dry = await runTs('scripts/start-sweep.ts', ['--config', file, '--dry-run', '--no-cache-forecast'], env);
+      expect(dry.code, dry.output).toBe(0);
+      expect(dry.output).toMatch(/^warning: budget\.tokens 1: below the forecast's maximum \(at most [\d,]+; no expected figure/m);
+      const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+      expect(run.code, run.output).toBe(0);
+      expect(run.output).toMatch(/^budget budget\.tokens: spent [\d,]+ of 1: OVER the cap by [\d,]+ \(the tasks already started/m);
+    } finally {
+      await own.close();
+    }
+    expect(own.requests()).toHaveLength(tasks);
+  });
 });

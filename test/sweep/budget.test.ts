@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { describeSweepConfigDifferences, parseSweepConfig, sweepConfigHash } from '../../domain/sweep/config.js';
-import { budgetHold, describeHold, holdChanges, sweepBudgetsOf, type Spend, type SweepBudgets } from '../../domain/sweep/budget.js';
+import {
+  budgetForecastWarnings,
+  budgetHold,
+  capUses,
+  describeHold,
+  describeSpentAgainstCaps,
+  holdChanges,
+  sweepBudgetsOf,
+  type Spend,
+  type SweepBudgets,
+} from '../../domain/sweep/budget.js';
 import { formatSpendForecast, spendForecast } from '../../domain/sweep/spendForecast.js';
 import { provenanceFields, type CellProvenance } from '../../domain/sweep/provenance.js';
 import { minimalSweepConfig, sweepConfigIssues } from '../support/sweep-config.js';
@@ -100,6 +110,43 @@ describe('budgetHold: the next task must not pass a cap', () => {
     // A raised cap lifts the hold.
     const raised = { models: { b: { path: 'models[1].budget', budget: { money: 1 } } } };
     expect(budgetHold(raised, { b: spend(1000, 400, 2) }, { b: USD })).toBeNull();
+  });
+});
+
+describe('what a cap stops: before the sweep (the dry run) and after it (spent against the caps)', () => {
+  const budgets: SweepBudgets = { sweep: { tokens: 250 }, models: { b: { path: 'models[1].budget', budget: { money: 1 } } } };
+  it('says what a finished sweep spent against each cap, and by how much it passed one', () => {
+    const uses = capUses(budgets, { a: spend(600, 464, 6), b: spend(100, 0, 1) }, { b: USD });
+    expect(uses.map((u) => [u.field, u.limit, u.amount])).toEqual([
+      ['budget.tokens', 250, 1164],
+      ['models[1].budget.money', 1, 0.0003],
+    ]);
+    const lines = describeSpentAgainstCaps(uses, 8);
+    expect(lines[0]).toBe(
+      'budget.tokens: spent 1,164 of 250: OVER the cap by 914 (the tasks already started when it was reached finish, up to 8 per running shard: docs/sweeps.md#budgets)',
+    );
+    expect(lines[1]).toBe('models[1].budget.money: spent 0.0003 USD of 1 USD (0%)');
+    expect(describeSpentAgainstCaps(capUses({ models: {}, sweep: { tokens: 2000 } }, { a: spend(500, 500, 3) }, {}), 8)).toEqual([
+      'budget.tokens: spent 1,000 of 2,000 (50%)',
+    ]);
+  });
+
+  it('warns before the start when the forecast passes a cap, and how far the sweep gets', () => {
+    const tokens: SweepBudgets = { sweep: { tokens: 250 }, models: {} };
+    const max = { a: spend(500, 1500, 6) };
+    // Expected past the cap: it will pause, at about an eighth of its answers.
+    const expected = budgetForecastWarnings(tokens, { max, expected: { a: spend(500, 1500, 6) } }, {}, 8);
+    expect(expected).toEqual([
+      'warning: budget.tokens 250: the sweep is forecast to pass it (~2,000 expected, at most 2,000): it will pause there, after about 12% of its answers (raise it and run start-sweep again to resume; the tasks running then finish, up to 8 per running shard)',
+    ]);
+    // Only the maximum passes it.
+    expect(budgetForecastWarnings({ sweep: { tokens: 1000 }, models: {} }, { max, expected: { a: spend(500, 300, 6) } }, {}, 8)[0]).toMatch(
+      /^warning: budget\.tokens 1,000: below the forecast's maximum \(at most 2,000; ~800 expected\)/,
+    );
+    // No expected figure: the maximum says when at the earliest.
+    expect(budgetForecastWarnings(tokens, { max, expected: null }, {}, 8)[0]).toMatch(/after about 12% of its answers at the earliest/);
+    // Within every cap: nothing to say.
+    expect(budgetForecastWarnings({ sweep: { tokens: 5000 }, models: {} }, { max, expected: null }, {}, 8)).toEqual([]);
   });
 });
 

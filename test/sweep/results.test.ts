@@ -112,3 +112,29 @@ describe('formatResultsTable', () => {
     expect(table).not.toContain('[');
   });
 });
+
+describe('answers cut at max_tokens', () => {
+  it('are counted per cell from the records’ finish reasons, in the summary, results.json and the table, with a warning', () => {
+    const acc = new CellAccumulator(TABLE.map((_, i) => problem(i)));
+    TABLE.forEach((statuses, t) =>
+      statuses.forEach((s, i) => acc.add({ ...record(t, i, s), finish_reason: s === 'error' || (t === 2 && i === 1) ? 'length' : 'stop' })),
+    );
+    const { summary, results } = acc.summary(input);
+    expect(summary.cutAtMaxTokens).toBe(2);
+    expect(results.answers_cut_at_max_tokens).toBe(2);
+    const table = formatResultsTable([summary]);
+    const [header, , row] = table.split('\n');
+    expect(header).toMatch(/\scut$/);
+    expect(row).toMatch(/\s2$/);
+    expect(table).toContain(
+      'warning: ds.m.direct.t0.8: 2 of 8 answers were cut at max_tokens; they mostly fail as broken programs, so its pass@k measures max_tokens as much as the model',
+    );
+  });
+
+  it('leave a cell without cut answers (or without finish reasons: loaded generations, older records) as it was', () => {
+    const { summary, results } = summarize(TABLE);
+    expect(summary).not.toHaveProperty('cutAtMaxTokens');
+    expect(results).not.toHaveProperty('answers_cut_at_max_tokens');
+    expect(formatResultsTable([summary])).not.toMatch(/warning/);
+  });
+});
