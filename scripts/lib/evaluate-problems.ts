@@ -7,10 +7,8 @@
  */
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { firstRow } from '../../domain/datasets/jsonl.js';
-import type { ExecutionLimits } from '../../domain/execution/types.js';
 import { allFamilies, familyOf, recognizingFamilies, type AnyFamily, type FamilyId } from '../../domain/families/registry.js';
-import type { EvaluateOptions, RunOutcome, SampleForm, TaskScore } from '../../domain/families/types.js';
-import { LANGUAGES } from '../../domain/languages/registry.js';
+import type { EvaluateOptions, SampleForm } from '../../domain/families/types.js';
 
 export { familyOf };
 
@@ -29,11 +27,6 @@ export function recognizeFamily(text: string, source: string): FamilyId {
     `${source}:${line}: cannot tell the family of this row (fields ${Object.keys(fields).join(', ') || 'none'}): ` +
       `expected ${expected.slice(0, -1).join(', ')}, or ${expected.at(-1)}; name it with --family`,
   );
-}
-
-/** The language the problems' programs are written in (one per problems file). */
-export function problemsLanguage(problems: readonly SweepProblem[]): string {
-  return problems.length ? familyOf(problems[0]!).language(problems[0]!) : 'python';
 }
 
 export interface EvaluateProblems {
@@ -87,22 +80,4 @@ export function loadEvaluateProblems(input: {
  */
 export function sampleSolution(problem: SweepProblem, form: SampleForm, completion: string): string {
   return familyOf(problem).solution(problem, form === 'completion' ? 'completions' : 'saved', completion);
-}
-
-/** The program a sample runs: its solution, then the family's tests (given the reference's outputs, for families checked against them), as the problem's language puts them together. */
-export function sampleProgram(problem: SweepProblem, form: SampleForm, completion: string, reference: string | null): string {
-  return LANGUAGES[familyOf(problem).language(problem)].assemble({
-    solution: familyOf(problem).embedSolution(problem, sampleSolution(problem, form, completion)),
-    tests: familyOf(problem).tests(problem, reference),
-  });
-}
-
-/** The limits of a sample's run, as the family sets them from the timeout. */
-export function sampleLimits(problem: SweepProblem, reference: string | null, timeoutMs: number): Partial<ExecutionLimits> {
-  return familyOf(problem).limits(problem, reference, timeoutMs);
-}
-
-/** How a run of the sample counts, as the family scores it. */
-export function sampleScore(problem: SweepProblem, outcome: RunOutcome): TaskScore {
-  return familyOf(problem).score(problem, outcome);
 }
