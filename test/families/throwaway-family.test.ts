@@ -30,6 +30,8 @@ const { SandboxPool } = await import('../../infra/sandbox/pool.js');
 const { memoryReferenceOutputs } = await import('../../infra/referenceOutputs.js');
 const { scoreAnswers } = await import('../../infra/scoring/scoreAnswers.js');
 const { loadEvaluateProblems } = await import('../../scripts/lib/evaluate-problems.js');
+const { evaluateFlags } = await import('../../domain/families/registry.js');
+const { evaluateCommand, familyOptionValues } = await import('../../scripts/lib/evaluate-cli.js');
 const { minimalSweepConfig, sweepConfigIssues } = await import('../support/sweep-config.js');
 
 const ROWS = [
@@ -114,5 +116,24 @@ describe('a family added with its folder and one registry line', () => {
       ['failed', false, true],
       ['failed', false, true],
     ]);
+  });
+
+  it("evaluate.ts takes its own flag, declared in its folder: in --help, parsed, given to its problems, refused for others' files", () => {
+    const command = evaluateCommand(evaluateFlags());
+    expect(command.helpInformation()).toMatch(/--words-repeat <n>\s+words only: how many times each word is repeated/);
+    command.exitOverride().parse(['--samples', 's.jsonl', '--words-repeat', '3'], { from: 'user' });
+    const options = familyOptionValues(evaluateFlags(), command.opts());
+    expect(options).toEqual({ wordsRepeat: 3 });
+    const loaded = loadEvaluateProblems({ text: rowsText, source: 'words.jsonl', options });
+    expect(loaded.problems.map((p) => familyOf(p).referenceSolution(p))).toEqual([
+      'def transform(s):\n    return (s * 3).upper()\n',
+      'def transform(s):\n    return (s * 3).swapcase()\n',
+    ]);
+    expect(() => familyOptionValues(evaluateFlags(), { wordsRepeat: '0' })).toThrow(/^--words-repeat: /);
+    const mbpp =
+      '{"task_id": 1, "text": "t", "code": "def f():\\n    return 1", "test_list": ["assert f() == 1"], "test_setup_code": "", "challenge_test_list": []}\n';
+    expect(() => loadEvaluateProblems({ text: mbpp, source: 'mbpp.jsonl', options })).toThrow(
+      '--words-repeat: only words problems read it, and mbpp.jsonl is read as mbpp',
+    );
   });
 });

@@ -67,7 +67,6 @@ export const humanevalFamily = defineFamily({
       test: (row) => 'entry_point' in row || 'test' in row,
       fields: "HumanEval's task_id, prompt, entry_point, test",
     },
-    options: [],
     form: 'completion',
     problems: ({ text, source }) =>
       humanEvalProblems(isJsonArray(text) ? jsonArrayAsJsonl(text, source) : text, source, 'completion', 'humaneval'),

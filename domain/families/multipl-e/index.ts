@@ -162,7 +162,6 @@ export const multiplEFamily: DefinedFamily<'multipl-e', typeof MultiplEEntrySche
       test: (row) => 'stop_tokens' in row || ('tests' in row && 'name' in row && 'language' in row),
       fields: "MultiPL-E's name, language, prompt, tests, stop_tokens",
     },
-    options: [],
     form: 'completion',
     problems: ({ text, source }) => {
       const entry = { name: 'evaluate', family: 'multipl-e' as const, path: source, language: fileLanguage(text, source) };

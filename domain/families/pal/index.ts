@@ -133,7 +133,6 @@ export const palFamily: DefinedFamily<'pal', typeof PalEntrySchema, z.output<typ
       test: (row) => ('question' in row && 'answer' in row) || ('input' in row && 'target' in row),
       fields: "GSM8K's question, answer or GSM-HARD's input, target",
     },
-    options: [],
     // bigcode's saved generations are whole programs (a sample without the final print is postprocessed first).
     form: 'full',
     problems: ({ text, source }) => readPalProblems(text, source),

@@ -114,7 +114,6 @@ export const santaCoderFimFamily: DefinedFamily<
       test: (row) => 'suffix' in row && 'canonical_solution' in row && 'name' in row,
       fields: "SantaCoder FIM's name, language, prompt, suffix, canonical_solution",
     },
-    options: [],
     form: 'completion',
     problems: ({ text, source }) => {
       const entry = SantaCoderFimEntrySchema.parse({ name: 'evaluate', family: 'santacoder-fim', path: 'rows.jsonl' });

@@ -1,0 +1,32 @@
+/**
+ * How a family says scripts/evaluate.ts reads its problems files, with its own options typed: the
+ * family declares its options' schema (EvaluateOptionsSchema, each with `.meta(FlagMeta)`) and its
+ * `problems` sees their parsed values. evaluate.ts parses them by that schema before asking.
+ */
+import type { z } from 'zod';
+import type { SweepProblem } from '../datasets/problems.js';
+import type { EvaluateSupport, FlagMeta, SampleForm } from './types.js';
+
+type Reads = Extract<EvaluateSupport, { kind: 'reads' }>;
+
+export function readsProblemsFiles<Shape extends z.ZodRawShape = Record<never, never>>(support: {
+  recognize?: Reads['recognize'];
+  options?: z.ZodObject<Shape, z.core.$strict>;
+  form: SampleForm;
+  problems: (input: { text: string; source: string; options: z.output<z.ZodObject<Shape, z.core.$strict>> }) => SweepProblem[];
+}): Reads {
+  const { options, problems, ...rest } = support;
+  return {
+    kind: 'reads',
+    ...rest,
+    ...(options ? { options: options as unknown as NonNullable<Reads['options']> } : {}),
+    // The values were parsed by `options` (loadEvaluateProblems): their type is its output.
+    problems: ({ text, source, options: values }) =>
+      problems({ text, source, options: values as z.output<z.ZodObject<Shape, z.core.$strict>> }),
+  };
+}
+
+/** A flag's help, value name and kind, for `.meta()` of an option's schema. */
+export function flag(meta: FlagMeta): FlagMeta {
+  return meta;
+}
