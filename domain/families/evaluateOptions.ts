@@ -11,6 +11,7 @@ type Reads = Extract<EvaluateSupport, { kind: 'reads' }>;
 
 export function readsProblemsFiles<Shape extends z.ZodRawShape = Record<never, never>>(support: {
   recognize?: Reads['recognize'];
+  bigcodeTasks?: Reads['bigcodeTasks'];
   options?: z.ZodObject<Shape, z.core.$strict>;
   form: SampleForm;
   problems: (input: { text: string; source: string; options: z.output<z.ZodObject<Shape, z.core.$strict>> }) => SweepProblem[];
@@ -27,6 +28,11 @@ export function readsProblemsFiles<Shape extends z.ZodRawShape = Record<never, n
 }
 
 /** A flag's help, value name and kind, for `.meta()` of an option's schema. */
+/** bigcode task names that are exactly these. */
+export function bigcodeNames(...names: string[]): NonNullable<Reads['bigcodeTasks']> {
+  return { names: names.join(', '), read: (task) => (names.includes(task) ? {} : null) };
+}
+
 export function flag(meta: FlagMeta): FlagMeta {
   return meta;
 }

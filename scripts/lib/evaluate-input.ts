@@ -46,6 +46,10 @@ export function readEvaluateInput(input: {
   options: EvaluateOptionValues;
   ignoreIncomplete: boolean;
   python?: string;
+  /** bigcode's --limit: only the file's first `limit` tasks (and their samples). */
+  limit?: number;
+  /** bigcode's --n_samples: only each task's first `nSamples` samples. */
+  nSamples?: number;
 }): EvaluateInput {
   const source = input.problemsFile;
   let loaded: ReturnType<typeof loadEvaluateProblems>;
@@ -61,6 +65,7 @@ export function readEvaluateInput(input: {
     throw new UsageError((error as Error).message);
   }
   const indexOf = new Map(loaded.problems.map((p, i) => [p.task_id, i]));
+  const problems = input.limit === undefined ? loaded.problems : loaded.problems.slice(0, input.limit);
   let samples: Sample[];
   try {
     samples = readSamples(
@@ -73,14 +78,20 @@ export function readEvaluateInput(input: {
   }
   if (samples.length === 0) throw new UsageError(`--samples ${input.samplesFile}: no samples in it; nothing to score`);
   const perTask = new Map<number, number>();
-  const answers = samples.map(({ where, row }) => {
+  const kept: Sample[] = [];
+  const answers: SavedAnswer[] = [];
+  for (const sample of samples) {
+    const { where, row } = sample;
     const taskIndex = indexOf.get(String(row.task_id));
     if (taskIndex === undefined) throw new UsageError(`${where}: task_id ${JSON.stringify(row.task_id)} is not in ${source}`);
     const sampleIndex = perTask.get(taskIndex) ?? 0;
+    // bigcode's --limit and --n_samples: its first tasks, each task's first samples.
+    if (taskIndex >= problems.length || (input.nSamples !== undefined && sampleIndex >= input.nSamples)) continue;
     perTask.set(taskIndex, sampleIndex + 1);
-    return { taskIndex, sampleIndex, generation: generationOf(row, loaded.form) };
-  });
-  const attempted = [...perTask.keys()].sort((a, b) => a - b).map((t) => loaded.problems[t]!);
+    kept.push(sample);
+    answers.push({ taskIndex, sampleIndex, generation: generationOf(row, loaded.form) });
+  }
+  const attempted = [...perTask.keys()].sort((a, b) => a - b).map((t) => problems[t]!);
   // Tasks whose libraries the sandbox's Python lacks (DS-1000's) are refused before anything runs.
   const missingLibraries = requirementsProblem(
     [{ name: source, family: loaded.family, problems: attempted }],
@@ -88,10 +99,10 @@ export function readEvaluateInput(input: {
     input.python ?? resolveSandboxPython(),
   );
   if (missingLibraries) throw new UsageError(missingLibraries.replace(`datasets[${source}] (family ${loaded.family}): `, `${source}: `));
-  const missing = loaded.problems.filter((_, t) => !perTask.has(t)).map((p) => p.task_id);
+  const missing = problems.filter((_, t) => !perTask.has(t)).map((p) => p.task_id);
   if (missing.length > 0 && !input.ignoreIncomplete) {
     throw new UsageError(
-      `${missing.length} of ${loaded.problems.length} problems have no sample (e.g. ${missing.slice(0, 5).join(', ')}); pass --ignore-incomplete to score the others`,
+      `${missing.length} of ${problems.length} problems have no sample (e.g. ${missing.slice(0, 5).join(', ')}); pass --ignore-incomplete to score the others`,
     );
   }
   // One way of scoring per set: problems scored from their text by one metric, or all run.
@@ -100,5 +111,5 @@ export function readEvaluateInput(input: {
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  return { family: loaded.family, problems: loaded.problems, form: loaded.form, samples, answers, attempted };
+  return { family: loaded.family, problems, form: loaded.form, samples: kept, answers, attempted };
 }

@@ -9,7 +9,7 @@
  * passes: `passed`, so pass@k) and average test-case accuracy.
  */
 import { z } from 'zod';
-import { flag, readsProblemsFiles } from '../evaluateOptions.js';
+import { bigcodeNames, flag, readsProblemsFiles } from '../evaluateOptions.js';
 import { datasetRowsProblem } from '../../datasets/problems.js';
 import { parseJsonl } from '../../datasets/jsonl.js';
 import { DatasetEntryNameSchema, JsonlFileSchema } from '../entry.js';
@@ -189,6 +189,7 @@ export const appsFamily: DefinedFamily<'apps', typeof AppsEntrySchema, z.output<
   },
   // A sample's completion is the whole program (bigcode's generation).
   evaluate: readsProblemsFiles({
+    bigcodeTasks: bigcodeNames('apps-introductory', 'apps-interview', 'apps-competition'),
     recognize: { rank: 20, test: (row) => 'input_output' in row && 'question' in row, fields: "APPS's problem_id, question, input_output" },
     options: z.strictObject({
       appsStdinForm: z

@@ -138,6 +138,14 @@ export const codeToTextFamily: DefinedFamily<
   }),
   corpusMetrics: [CODEXGLUE_BLEU_METRIC],
   evaluate: readsProblemsFiles({
+    // bigcode's codexglue_code_to_text-<subset>.
+    bigcodeTasks: {
+      names: 'codexglue_code_to_text-<python|go|ruby|java|javascript|php|python-left>',
+      read: (task) => {
+        const subset = /^codexglue_code_to_text-(.+)$/.exec(task)?.[1];
+        return subset === undefined ? null : { options: { subset } };
+      },
+    },
     recognize: {
       rank: 40,
       test: (row) => 'docstring_tokens' in row && 'code' in row && 'language' in row,

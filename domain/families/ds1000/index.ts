@@ -193,6 +193,14 @@ export const ds1000Family: DefinedFamily<'ds1000', typeof Ds1000EntrySchema, Ds1
     return [{ kind: 'python-module', module: library.module, why: `DS-1000's ${libraryOf(problem)} tasks`, install: library.install }];
   },
   evaluate: readsProblemsFiles({
+    // bigcode's ds1000-<library|all>-<completion|insertion>.
+    bigcodeTasks: {
+      names: 'ds1000-<all|numpy|pandas|...>-<completion|insertion>',
+      read: (task) => {
+        const mode = /^ds1000-[a-z]+-(completion|insertion)$/i.exec(task)?.[1];
+        return mode === undefined ? null : { options: { ds1000Mode: mode } };
+      },
+    },
     recognize: {
       rank: 30,
       test: (row) => 'code_context' in row && 'reference_code' in row,

@@ -15,7 +15,7 @@
  * phase as its EVALPLUS_TIMEOUT_PER_TASK) and configurable per dataset entry.
  */
 import { z } from 'zod';
-import { flag, readsProblemsFiles } from '../evaluateOptions.js';
+import { bigcodeNames, flag, readsProblemsFiles } from '../evaluateOptions.js';
 import { datasetRowsProblem, type SweepProblem } from '../../datasets/problems.js';
 import { parsePythonJsonObject } from '../../datasets/pythonJson.js';
 import { BIGCODE_HUMANEVAL_STOP_WORDS } from '../../llm/extract.js';
@@ -278,6 +278,7 @@ export const evalplusFamily: DefinedFamily<'evalplus', typeof EvalplusEntrySchem
     return { kind: 'named', passed: plus, success: line !== null, scores: { base, plus } };
   },
   evaluate: readsProblemsFiles({
+    bigcodeTasks: bigcodeNames('humanevalplus', 'mbppplus'),
     recognize: {
       rank: 10,
       test: (row) => 'base_input' in row && 'plus_input' in row,

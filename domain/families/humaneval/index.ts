@@ -3,6 +3,7 @@
  * canonical_solution): the model continues the prompt, `check(entry_point)` runs the tests. An
  * optional API-doc corpus makes the dataset usable by the library-using methods.
  */
+import { bigcodeNames } from '../evaluateOptions.js';
 import { z } from 'zod';
 import { isJsonArray, jsonArrayAsJsonl } from '../../datasets/jsonl.js';
 import { parseApiDocsJsonl } from '../../apidocs/corpus.js';
@@ -61,6 +62,7 @@ export const humanevalFamily = defineFamily({
   },
   evaluate: {
     kind: 'reads',
+    bigcodeTasks: bigcodeNames('humaneval', 'humaneval-unstripped'),
     // The fallback: other families' rows with an entry point or a test rank before it.
     recognize: {
       rank: 100,

@@ -185,6 +185,8 @@ export const mbppFamily: DefinedFamily<'mbpp', typeof MbppEntrySchema> = defineF
   ...selfChecking,
   // bigcode saves the whole program (its docstring prompt and the generation): the completion is the solution as it stands.
   evaluate: readsProblemsFiles({
+    // bigcode scores MBPP's test split (tasks 11-510).
+    bigcodeTasks: { names: 'mbpp', read: (task) => (task === 'mbpp' ? { options: { split: 'test' } } : null) },
     recognize: {
       rank: 50,
       test: (row) => 'test_list' in row || ('text' in row && !('entry_point' in row)),

@@ -157,6 +157,14 @@ export const multiplEFamily: DefinedFamily<'multipl-e', typeof MultiplEEntrySche
   tests: (problem) => problem.test,
   evaluate: {
     kind: 'reads',
+    // bigcode's multiple-<language>: the rows name their language.
+    bigcodeTasks: {
+      names: `multiple-<language> (${MULTIPLE_LANGUAGE_IDS.join(', ')})`,
+      read: (task) => {
+        const language = /^multiple-(.+)$/.exec(task)?.[1];
+        return language !== undefined && (MULTIPLE_LANGUAGE_IDS as readonly string[]).includes(language) ? {} : null;
+      },
+    },
     recognize: {
       rank: 40,
       test: (row) => 'stop_tokens' in row || ('tests' in row && 'name' in row && 'language' in row),

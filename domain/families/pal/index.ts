@@ -127,6 +127,14 @@ export const palFamily: DefinedFamily<'pal', typeof PalEntrySchema, z.output<typ
   requirements: () => [],
   evaluate: {
     kind: 'reads',
+    // bigcode's pal-<gsm8k|gsmhard>-<greedy|majority_voting>: which evaluation type's figures lead.
+    bigcodeTasks: {
+      names: 'pal-gsm8k-greedy, pal-gsm8k-majority_voting, pal-gsmhard-greedy, pal-gsmhard-majority_voting',
+      read: (task) => {
+        const type = /^pal-(?:gsm8k|gsmhard)-(greedy|majority_voting)$/.exec(task)?.[1];
+        return type === undefined ? null : type === 'greedy' ? { cell: { n_samples: 1 } } : {};
+      },
+    },
     recognize: {
       // After APPS, whose rows have a question too.
       rank: 25,
