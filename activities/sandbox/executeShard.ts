@@ -5,23 +5,11 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { type SweepProblem } from '../../domain/datasets/problems.js';
-import { familyOf, languageOf } from '../../domain/families/registry.js';
 import { DatasetProblemError } from '../../domain/families/datasetProblem.js';
-import type { TaskScore } from '../../domain/families/types.js';
-import type { ExecutionResult } from '../../domain/execution/types.js';
 import type { LlmApi } from '../../domain/llm/request.js';
 import { cellShardPartsPrefix, cellShardRecordsKey, cellShardSlicePartsPrefix, cellShardSliceRecordsKey } from '../../domain/sweep/keys.js';
-import {
-  recordedRun,
-  recordsServe,
-  scoreFields,
-  shardOutcomeOf,
-  systemFingerprintOf,
-  type SampleRecord,
-  type ShardOutcome,
-} from '../../domain/sweep/records.js';
+import { recordsServe, shardOutcomeOf, systemFingerprintOf, type SampleRecord, type ShardOutcome } from '../../domain/sweep/records.js';
 import type { MethodCost } from '../../domain/methods/artifacts.js';
-import { prepareProgram } from '../../domain/apidocs/runtime.js';
 import { loadDatasetLibrary } from '../../infra/library.js';
 import { LlmRecordReader } from '../../infra/llm/cache.js';
 import { throttledHeartbeat } from '../../infra/heartbeat.js';
@@ -35,9 +23,12 @@ import type { LibraryRuntime } from '../../domain/apidocs/library.js';
 import { mapLimit } from '../../infra/mapLimit.js';
 import { deleteLeftoverParts, deleteParts, PartWriter, partRecordFor, readParts, readRecordsFile } from '../../infra/recordParts.js';
 import { getBytes, putObject, type Bucket } from '../../infra/s3.js';
-import { ReferenceOutputs, ReferenceOutputsError } from '../../infra/referenceOutputs.js';
+import { ReferenceOutputsError } from '../../infra/referenceOutputs.js';
 import { s3ReferenceOutputs } from '../../infra/referenceOutputsS3.js';
-import { alsoTextCheckingOf, answerCode, textCheckingOf, textScore } from '../../domain/sweep/textScores.js';
+import { answerCode } from '../../domain/sweep/textScores.js';
+import { generationFields } from '../../domain/scoring/sampleRecord.js';
+import { SampleScorer } from '../../infra/scoring/sampleScorer.js';
+import type { LanguageId } from '../../domain/languages/registry.js';
 import { holdsSamples, type IndexRange } from '../../domain/sweep/sharding.js';
 
 export interface ExecuteShardInput {
@@ -135,27 +126,21 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
     return { raw: llm.text, code, api: input.generations.api, llm: { ...llm, key } };
   }
 
-  /** The runner of each language of the problems; a missing toolchain fails the activity for good, naming it. */
-  async function runnersFor(problems: SweepProblem[], runtime: LibraryRuntime | undefined): Promise<Map<string, ProgramRunner>> {
-    const runners = new Map<string, ProgramRunner>();
-    // Folders the programs open where they are (Spider's databases), mounted read-only in their sandbox.
-    const readableDirs = [
-      ...new Set(problems.flatMap((p) => familyOf(p).requirements(p)).flatMap((r) => (r.kind === 'file' ? [r.readableDir] : []))),
-    ];
-    for (const problem of problems) {
-      const language = languageOf(problem);
-      if (runners.has(language.id)) continue;
-      try {
-        runners.set(language.id, await sandboxes.forLanguage(language.id, runtime, readableDirs));
-      } catch (error) {
-        if (error instanceof ToolchainMissingError) throw ApplicationFailure.nonRetryable(error.message, 'ToolchainMissing');
-        // A language no runner can take (only possible past the types): a retry would fail alike.
-        if (error instanceof ToolchainNotRegisteredError || error instanceof UnknownRunnerError)
-          throw ApplicationFailure.nonRetryable(error.message, 'NoRunner');
-        throw error;
-      }
+  /** The runner of a language (SandboxPool.forLanguage); a missing toolchain fails the activity for good, naming it. */
+  async function runnerFor(
+    language: LanguageId,
+    runtime: LibraryRuntime | undefined,
+    readableDirs: readonly string[],
+  ): Promise<ProgramRunner> {
+    try {
+      return await sandboxes.forLanguage(language, runtime, readableDirs);
+    } catch (error) {
+      if (error instanceof ToolchainMissingError) throw ApplicationFailure.nonRetryable(error.message, 'ToolchainMissing');
+      // A language no runner can take (only possible past the types): a retry would fail alike.
+      if (error instanceof ToolchainNotRegisteredError || error instanceof UnknownRunnerError)
+        throw ApplicationFailure.nonRetryable(error.message, 'NoRunner');
+      throw error;
     }
-    return runners;
   }
 
   /**
@@ -190,9 +175,16 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
       // Generation-only runs execute nothing: no sandbox to start for them. Otherwise the runner of
       // each language the shard's tasks are written in (Python's sandbox, or a process runner).
       // Tasks scored from their text run nothing either: a shard of only those starts no runner.
-      const toRun = problems.slice(input.taskStart, input.taskEnd).filter((p) => textCheckingOf(p) === null);
-      const runners = input.execute && toRun.length > 0 ? await runnersFor(toRun, runtime) : undefined;
-      const executor = runners ? [...runners.values()][0] : undefined;
+      const scorer = new SampleScorer({
+        problems: problems.slice(input.taskStart, input.taskEnd),
+        runnerFor,
+        // What families that check against their dataset's solution compare with (cached in the bucket).
+        references: s3ReferenceOutputs(bucket),
+        ...(runtime ? { runtime } : {}),
+        timeoutMs: Math.round(input.timeoutS * 1000),
+        execute: input.execute,
+      });
+      const runners = await scorer.start();
       const methodTasks = input.generations.kind === 'llm' ? input.generations.methodTasks : undefined;
       const jobs: Array<{ taskIndex: number; sampleIndex: number }> = [];
       for (let t = input.taskStart; t < input.taskEnd; t++)
@@ -205,17 +197,12 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
       // were only saved, and this run executes).
       const earlier = await readParts(bucket, partsPrefix);
       const parts = new PartWriter(bucket, partsPrefix);
-      // What families that check against their dataset's solution compare with (cached in the bucket).
-      const references = executor ? new ReferenceOutputs(s3ReferenceOutputs(bucket), (request) => executor.run(request)) : undefined;
       // A run may outlast the sweep's timeout that the heartbeat timeout is sized from (evalplus's
       // limits come from its reference's times; a reference run comes first): beat while anything runs
       // (and a compiled language's compile step, up to a minute, comes before each run).
       const keepAlive = setInterval(() => heartbeat(done), 5000);
       // As many samples in flight as the busiest runner can use (batching runners: a batch per slot).
-      const inFlight = Math.max(
-        defaultSandboxConcurrency() * 2,
-        ...[...(runners?.values() ?? [])].map((r) => r.inFlightCapacity ?? r.concurrency * 2),
-      );
+      const inFlight = Math.max(defaultSandboxConcurrency() * 2, ...runners.map((r) => r.inFlightCapacity ?? r.concurrency * 2));
       const records = await mapLimit(jobs, inFlight, async ({ taskIndex, sampleIndex }): Promise<SampleRecord> => {
         const kept = partRecordFor(earlier.records, taskIndex, sampleIndex);
         // Kept only if made from the answer this run would use (the cache may prefer another since).
@@ -242,12 +229,7 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
         const problem = problems[taskIndex]!;
         const g = await codeFor(input, llmRecords, problem, taskIndex, sampleIndex);
         const base = {
-          task_id: problem.task_id,
-          task_index: taskIndex,
-          sample_index: sampleIndex,
-          raw: g.raw,
-          code: g.code,
-          solution: familyOf(problem).solution(problem, g.api, g.code),
+          ...generationFields(problem, taskIndex, sampleIndex, g),
           prompt_tokens: g.llm?.promptTokens ?? 0,
           completion_tokens: g.llm?.completionTokens ?? 0,
           calls: g.llm?.calls ?? 0,
@@ -257,78 +239,26 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
           ...fingerprintField(g.llm?.response),
           ...methodFields(methodTasks?.[taskIndex - input.taskStart], sampleIndex),
         };
-        const family = familyOf(problem);
-        const checking = family.checking(problem);
-        // A run task also scored from its text (Spider's BLEU beside execution accuracy): the
-        // sample's statistics, whatever its run gives (an unanswered one is an empty prediction).
-        const alsoText = alsoTextCheckingOf(problem);
-        const textStats = alsoText ? { text_stats: alsoText.stats(base.solution) } : {};
-        if (g.llm?.status === 'error') {
-          return {
-            ...base,
-            status: 'llm_error',
-            ...textStats,
-            // A text-scored task's sample without an answer is an empty prediction: its corpus
-            // metric (bigcode's, over every task) counts it, as a model that wrote nothing.
-            ...(checking.kind === 'text' ? scoreFields(textScore(checking, base.solution)) : { passed: false, success: false }),
-            duration_ms: 0,
-            llm_error: g.llm.error?.message ?? 'error',
-          };
-        }
-        if (checking.kind === 'text') {
-          // Scored from its text, whatever the mode: nothing runs, so generation-only loses nothing by it.
-          heartbeat(++done);
-          return { ...base, status: 'scored', ...scoreFields(textScore(checking, base.solution)), duration_ms: 0 };
-        }
-        if (!executor) return { ...base, status: 'not_executed', passed: false, success: false, duration_ms: 0 };
-        let reference: string | null;
+        let scored;
         try {
-          reference = (await references?.for(problem, checking)) ?? null;
+          scored = await scorer.score(
+            problem,
+            base,
+            `${input.cellId}/${taskIndex}/${sampleIndex}`,
+            g.llm?.status === 'error' ? (g.llm.error?.message ?? 'error') : undefined,
+          );
         } catch (error) {
           // Without the reference's outputs no sample of the task can be checked: a dataset problem, not a transient one.
           if (error instanceof ReferenceOutputsError) throw ApplicationFailure.nonRetryable(error.message, 'ReferenceOutputsFailed');
+          // A task the dataset gets wrong (its gold query fails): no sample of it can be scored, whichever worker tries.
+          if (error instanceof DatasetProblemError) throw ApplicationFailure.nonRetryable(error.message, 'DatasetProblem');
           throw error;
         }
-        const prepared = prepareProgram(
-          runtime,
-          { solution: family.embedSolution(problem, base.solution), rest: family.tests(problem, reference) },
-          languageOf(problem).assemble,
-        );
-        if (!prepared.ok) {
-          // The runtime refused the program (e.g. it calls an original name of a renamed library): a runtime error.
-          return { ...base, status: 'error', ...textStats, passed: false, success: false, exception: prepared.error, duration_ms: 0 };
-        }
-        const result: ExecutionResult = await runners!.get(languageOf(problem).id)!.run({
-          id: `${input.cellId}/${taskIndex}/${sampleIndex}`,
-          program: prepared.program,
-          limits: family.limits(problem, reference, Math.round(input.timeoutS * 1000)),
-        });
-        heartbeat(++done);
-        const score = scoreOf(problem, result);
-        const run = recordedRun(result, score);
-        return {
-          ...base,
-          status: run.status,
-          ...scoreFields(score),
-          ...textStats,
-          ...(run.exception ? { exception: { type: run.exception.type, message: run.exception.message.slice(0, 2000) } } : {}),
-          duration_ms: result.durationMs,
-          ...(result.sharedProcess ? { shared_process: true as const } : {}),
-          ...(result.forked ? { forked: true as const } : {}),
-        };
+        if (scored.run || scored.record.status === 'scored') heartbeat(++done);
+        return scored.record;
       }
     },
   };
-}
-
-/** The family's score of a run; a task the dataset gets wrong (its gold query fails) fails the shard for good, naming it. */
-function scoreOf(problem: SweepProblem, result: ExecutionResult): TaskScore {
-  try {
-    return familyOf(problem).score(problem, result);
-  } catch (error) {
-    if (error instanceof DatasetProblemError) throw ApplicationFailure.nonRetryable(error.message, 'DatasetProblem');
-    throw error;
-  }
 }
 
 /** The record's `system_fingerprint` field, when the answer's response has one. */

@@ -138,7 +138,8 @@ export function oneLineFamily<const Id extends string, Schema extends EntrySchem
   const evaluate: Extract<EvaluateSupport, { kind: 'reads' }> = {
     kind: 'reads',
     recognize: spec.recognize,
-    options: [],
+    // bigcode's task of the family is named as it is.
+    bigcodeTasks: { names: spec.id, read: (task) => (task === spec.id ? {} : null) },
     // bigcode's saved generations are the post-processed answers.
     form: 'full',
     problems: ({ text, source }) => spec.problems(text, source),

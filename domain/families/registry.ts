@@ -27,7 +27,7 @@ import { conalaFamily } from './conala/index.js';
 import { concodeFamily } from './concode/index.js';
 import { spiderFamily } from './spider/index.js';
 import { textToTextFamily } from './text-to-text/index.js';
-import type { CorpusMetric, DatasetEntryBase, EntrySchema, EvaluateSupport, TaskFamily } from './types.js';
+import type { CorpusMetric, DatasetEntryBase, EntrySchema, EvaluateSupport, FlagMeta, TaskFamily } from './types.js';
 
 export const FAMILIES = {
   humaneval: humanevalFamily,
@@ -63,6 +63,21 @@ export type AnyFamily = TaskFamily<FamilyId, DatasetEntry>;
 /** A family that scripts/evaluate.ts recognises problems files of (EvaluateSupport.recognize). */
 export type RecognizingFamily = { id: FamilyId; recognize: NonNullable<Extract<EvaluateSupport, { kind: 'reads' }>['recognize']> };
 
+/** A family option of scripts/evaluate.ts, as the registry collects them (EvaluateOptionsSchema). */
+export interface EvaluateFlag {
+  /** Its key in the family's schema (and commander's name of the flag's value). */
+  key: string;
+  /** `--` and the key in kebab case. */
+  flag: string;
+  value: string;
+  help: string;
+  folder: boolean;
+  /** Parses the flag's text (or a value given in code). */
+  schema: z.ZodType;
+  /** The families that read it. */
+  families: string[];
+}
+
 /**
  * What every step asks of the registry, over a set of families: FAMILIES below, or in a test that
  * proves a new family plugs in with one more line (test/families/throwaway-family.test.ts).
@@ -86,7 +101,51 @@ export function createRegistry(families: Readonly<Record<string, AnyFamily>>) {
         throw new Error(`family ${family.id} declares a corpus metric ${metric.id}, another family's metric's id`);
       metricsById.set(metric.id, metric);
     }
+  // Every family's own evaluate.ts options by key: one declaration per key (the same help) across the families.
+  const flags = new Map<string, EvaluateFlag>();
+  for (const family of Object.values(families)) {
+    const schema = family.evaluate.kind === 'reads' ? family.evaluate.options : undefined;
+    for (const [key, option] of Object.entries(schema?.shape ?? {})) {
+      const meta = (option as z.ZodType).meta() as FlagMeta | undefined;
+      if (!meta?.description || !meta.value)
+        throw new Error(`family ${family.id}: evaluate option ${key} has no .meta({ description, value }) (FlagMeta)`);
+      const known = flags.get(key);
+      if (known && known.help !== meta.description)
+        throw new Error(`family ${family.id} declares evaluate option ${key}, as ${known.families.join(', ')} do, with another help`);
+      if (known) known.families.push(family.id);
+      else
+        flags.set(key, {
+          key,
+          flag: `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+          value: meta.value,
+          help: meta.description,
+          folder: meta.folder === true,
+          schema: option as z.ZodType,
+          families: [family.id],
+        });
+    }
+  }
   return {
+    /**
+     * The family that reads a bigcode-evaluation-harness task name (`--tasks`), with the options and
+     * cell settings the name implies; undefined for a name no family declares (EvaluateSupport bigcodeTasks).
+     */
+    bigcodeTask: (
+      task: string,
+    ): { family: FamilyId; options: Readonly<Record<string, unknown>>; cell: Readonly<Record<string, unknown>> } | undefined => {
+      for (const family of Object.values(families)) {
+        const read = family.evaluate.kind === 'reads' ? family.evaluate.bigcodeTasks?.read(task) : null;
+        if (read) return { family: family.id, options: read.options ?? {}, cell: read.cell ?? {} };
+      }
+      return undefined;
+    },
+    /** Every family's bigcode task names, for messages. */
+    bigcodeTaskNames: (): string[] =>
+      Object.values(families).flatMap((f) =>
+        f.evaluate.kind === 'reads' && f.evaluate.bigcodeTasks ? [f.evaluate.bigcodeTasks.names] : [],
+      ),
+    /** The families' own options of scripts/evaluate.ts (EvaluateSupport `options`), in registry order: its flags. */
+    evaluateFlags: (): EvaluateFlag[] => [...flags.values()],
     findFamily,
     /**
      * The corpus metric with this id among the families' declarations (FamilyDefinition.corpusMetrics),
@@ -112,8 +171,17 @@ export function createRegistry(families: Readonly<Record<string, AnyFamily>>) {
 }
 
 // Every family of FAMILIES is a TaskFamily of its own entry (checked above); seen from the steps, its entry is the union's member of its tag.
-export const { findFamily, corpusMetricById, allFamilies, familyOf, languageOf, recognizingFamilies, DatasetEntrySchema } = createRegistry(
-  FAMILIES as unknown as Record<FamilyId, AnyFamily>,
-);
+export const {
+  bigcodeTask,
+  bigcodeTaskNames,
+  evaluateFlags,
+  findFamily,
+  corpusMetricById,
+  allFamilies,
+  familyOf,
+  languageOf,
+  recognizingFamilies,
+  DatasetEntrySchema,
+} = createRegistry(FAMILIES as unknown as Record<FamilyId, AnyFamily>);
 
 export { FAMILY_IDS, type FamilyId };

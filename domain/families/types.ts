@@ -177,27 +177,39 @@ export type Requirement =
 /** How a sample's completion becomes the solution in evaluate.ts: it continues the prompt, or it is the whole solution. */
 export type SampleForm = 'completion' | 'full';
 
-/** The family-specific flags of scripts/evaluate.ts, as it parsed them; a family reads those it lists. */
-export interface EvaluateOptions {
-  /** `--split` (MBPP's task ranges). */
-  split?: 'all' | 'test' | 'validation' | 'train' | 'prompt';
-  /** `--min-time-limit` (evalplus's). */
-  minTimeLimit?: number;
-  /** `--gt-time-limit-factor` (evalplus's). */
-  gtTimeLimitFactor?: number;
-  /** `--apps-stdin-form` (APPS's AppsEntry.stdin_form). */
-  appsStdinForm?: 'testing-util' | 'as-written';
-  /** `--subset` (code-to-text's bigcode task suffix, `python-left` for signature-only prompts); the family checks the name. */
-  subset?: string;
-  /** `--ds1000-mode` (Ds1000Entry.mode). */
-  ds1000Mode?: 'completion' | 'insertion';
-  /** `--spider-databases` (absolute): Spider's `database/` folder, `<db_id>/<db_id>.sqlite` each; its queries are run. */
-  spiderDatabases?: string;
+/**
+ * A family's own options of scripts/evaluate.ts, declared in its folder (evaluateOptions.ts
+ * readsProblemsFiles): a strict zod object, each key an option whose flag is the key in kebab case
+ * (`minTimeLimit` is `--min-time-limit`), each schema optional and parsing the flag's text
+ * (z.coerce for numbers), with `.meta(FlagMeta)`: its help line, its value's name, and whether it
+ * names a folder. evaluate.ts's flags, its checks and its `--help` come from these (registry.ts
+ * evaluateFlags); two families may declare the same option only with the same help.
+ */
+export type EvaluateOptionsSchema = z.ZodObject<z.ZodRawShape, z.core.$strict>;
+
+/** What a family option's `.meta()` says (EvaluateOptionsSchema). */
+export type FlagMeta = {
+  /** The help line. */
+  description: string;
+  /** The value's name in `--help` (`--min-time-limit <seconds>`). */
+  value: string;
+  /** A folder: evaluate.ts resolves it from the working directory and refuses one that does not exist. */
+  folder?: boolean;
+};
+
+/** A family's bigcode task names (EvaluateSupport `bigcodeTasks`). */
+export interface BigcodeTasks {
+  names: string;
+  read: (task: string) => { options?: EvaluateOptionValues; cell?: Readonly<Record<string, unknown>> } | null;
 }
+
+/** The options a family's `problems` is given: its schema's output for the flags given. */
+export type EvaluateOptionValues = Readonly<Record<string, unknown>>;
 
 /**
  * How scripts/evaluate.ts reads a problems file of the family (samples scored without a sweep):
- * - `reads`: `problems` turns the file's text into problems, reading the flags in `options` only;
+ * - `reads`: `problems` turns the file's text into problems, reading the family's own flags, `options`
+ *   (EvaluateOptionsSchema; absent: none);
  *   `recognize` (absent: only with `--family`) tells the family from the file's first row: the
  *   families are asked by ascending `rank` and the first that says yes reads the file (so a
  *   family whose rows are another's with more fields ranks before it);
@@ -207,10 +219,17 @@ export type EvaluateSupport =
   | {
       kind: 'reads';
       recognize?: { rank: number; test(row: Readonly<Record<string, unknown>>): boolean; fields: string };
-      options: ReadonlyArray<keyof EvaluateOptions>;
+      options?: EvaluateOptionsSchema;
       /** How completions become solutions unless `--form` says. */
       form: SampleForm;
-      problems(input: { text: string; source: string; options: EvaluateOptions }): SweepProblem[];
+      /**
+       * bigcode-evaluation-harness's task names the family reads (`--tasks`): `names` for messages
+       * (`multiple-<language>`), `read` the family options and the cell settings a name implies
+       * (PAL's `-greedy`: one sample's figures lead), or null for a name not its own.
+       */
+      bigcodeTasks?: BigcodeTasks;
+      /** The problems, given the options parsed by `options` (readsProblemsFiles types them). */
+      problems(input: { text: string; source: string; options: EvaluateOptionValues }): SweepProblem[];
     }
   | { kind: 'refused'; why: string };
 

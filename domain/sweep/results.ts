@@ -487,3 +487,21 @@ export class GenerationsJson {
     return parts.join('');
   }
 }
+
+/**
+ * A cell's own files from all its records at once (sorted here, compareRecords): generations.json,
+ * references.json and samples.jsonl, the text finalizeCell streams a shard at a time; for a set of
+ * records that fits in memory (scripts/evaluate.ts's).
+ */
+export function cellFileTexts(
+  problems: readonly SweepProblem[],
+  records: readonly SampleRecord[],
+): { 'generations.json': string; 'references.json': string; 'samples.jsonl': string } {
+  const sorted = [...records].sort(compareRecords);
+  const generations = new GenerationsJson(problems.length);
+  return {
+    'generations.json': generations.start() + sorted.map((r) => generations.add(r.task_index, r.solution)).join('') + generations.end(),
+    'references.json': JSON.stringify(problems.map(referenceOf)),
+    'samples.jsonl': sorted.map((r) => sampleLine(problems[r.task_index]!, r)).join(''),
+  };
+}

@@ -8,7 +8,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { cellFileKey } from '../../domain/sweep/keys.js';
-import { bigcodeMetricsJson, evalplusEvalResults, type SampleOutcome } from '../../domain/sweep/peerFiles.js';
+import { evalplusDate, peerFiles, type SampleOutcome } from '../../domain/sweep/peerFiles.js';
 import type { CellSummary } from '../../domain/sweep/results.js';
 import { getBytes, type Bucket } from '../../infra/s3.js';
 
@@ -29,18 +29,12 @@ export async function writeCellFiles(bucket: Bucket, sweepId: string, cells: rea
       await writeFile(path.join(out, file), bytes);
       text[file] = Buffer.from(bytes).toString('utf8');
     }
-    await writeFile(path.join(out, 'evaluation_results.json'), bigcodeMetricsJson(cell));
     const samples = text['samples.jsonl']!.split('\n')
       .filter((l) => l.trim() !== '')
       .map((l) => JSON.parse(l) as SampleOutcome);
-    const evalplus = evalplusEvalResults(cell, JSON.parse(text['generations.json']!) as string[][], samples, evalplusDate(new Date()));
-    if (evalplus !== null) await writeFile(path.join(out, 'eval_results.json'), evalplus);
+    const generations = JSON.parse(text['generations.json']!) as string[][];
+    for (const [name, body] of Object.entries(peerFiles(cell, generations, samples, evalplusDate(new Date()))))
+      await writeFile(path.join(out, name), body);
   }
   return root;
-}
-
-/** evalplus's date format: "%Y-%m-%d %H:%M", local time. */
-function evalplusDate(d: Date): string {
-  const two = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}`;
 }

@@ -7,10 +7,9 @@
  */
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { firstRow } from '../../domain/datasets/jsonl.js';
-import type { ExecutionLimits } from '../../domain/execution/types.js';
-import { allFamilies, familyOf, recognizingFamilies, type AnyFamily, type FamilyId } from '../../domain/families/registry.js';
-import type { EvaluateOptions, RunOutcome, SampleForm, TaskScore } from '../../domain/families/types.js';
-import { LANGUAGES } from '../../domain/languages/registry.js';
+import { z } from 'zod';
+import { evaluateFlags, familyOf, recognizingFamilies, type FamilyId } from '../../domain/families/registry.js';
+import type { EvaluateOptionValues, SampleForm } from '../../domain/families/types.js';
 
 export { familyOf };
 
@@ -31,11 +30,6 @@ export function recognizeFamily(text: string, source: string): FamilyId {
   );
 }
 
-/** The language the problems' programs are written in (one per problems file). */
-export function problemsLanguage(problems: readonly SweepProblem[]): string {
-  return problems.length ? familyOf(problems[0]!).language(problems[0]!) : 'python';
-}
-
 export interface EvaluateProblems {
   family: FamilyId;
   problems: SweepProblem[];
@@ -43,42 +37,35 @@ export interface EvaluateProblems {
   form: SampleForm;
 }
 
-/** evaluate.ts's flag of each family option, for the message when the file's family does not read it. */
-const FLAGS: Record<keyof EvaluateOptions, string> = {
-  split: '--split',
-  minTimeLimit: '--min-time-limit',
-  gtTimeLimitFactor: '--gt-time-limit-factor',
-  appsStdinForm: '--apps-stdin-form',
-  subset: '--subset',
-  ds1000Mode: '--ds1000-mode',
-  spiderDatabases: '--spider-databases',
-};
-
 /** The problems of the file through its family's `evaluate` step; errors name the file, the line and the field. */
 export function loadEvaluateProblems(input: {
   text: string;
   source: string;
   family?: FamilyId;
   form?: SampleForm;
-  options?: EvaluateOptions;
+  /** The family options given (EvaluateOptionsSchema keys), as flags' text or values. */
+  options?: EvaluateOptionValues;
 }): EvaluateProblems {
   const { text, source } = input;
   const family = input.family ?? recognizeFamily(text, source);
   const support = familyOf({ family }).evaluate;
   if (support.kind === 'refused') throw new Error(`--family: ${support.why}`);
   const options = input.options ?? {};
-  const given = (Object.keys(options) as Array<keyof EvaluateOptions>).filter((o) => options[o] !== undefined);
-  const unread = given.filter((o) => !support.options.includes(o));
+  const given = Object.keys(options).filter((o) => options[o] !== undefined);
+  const flags = new Map(evaluateFlags().map((f) => [f.key, f]));
+  const unknown = given.filter((o) => !flags.has(o));
+  if (unknown.length > 0) throw new Error(`${unknown.join(', ')}: no family has such an option`);
+  const unread = given.filter((o) => !(o in (support.options?.shape ?? {})));
   if (unread.length > 0) {
-    const readOptions = (f: AnyFamily) => (f.evaluate.kind === 'reads' ? f.evaluate.options : []);
-    const readers = allFamilies()
-      .filter((f) => unread.some((o) => readOptions(f).includes(o)))
-      .map((f) => f.id);
+    const readers = [...new Set(unread.flatMap((o) => flags.get(o)!.families))];
     throw new Error(
-      `${unread.map((o) => FLAGS[o]).join(', ')}: only ${readers.join(', ')} problems read ${unread.length > 1 ? 'them' : 'it'}, and ${source} is read as ${family}`,
+      `${unread.map((o) => flags.get(o)!.flag).join(', ')}: only ${readers.join(', ')} problems read ${unread.length > 1 ? 'them' : 'it'}, and ${source} is read as ${family}`,
     );
   }
-  return { family, problems: support.problems({ text, source, options }), form: input.form ?? support.form };
+  const parsed = (support.options ?? z.strictObject({})).safeParse(Object.fromEntries(given.map((o) => [o, options[o]])));
+  if (!parsed.success)
+    throw new Error(parsed.error.issues.map((i) => `${flags.get(String(i.path[0]))?.flag ?? String(i.path[0])}: ${i.message}`).join('\n'));
+  return { family, problems: support.problems({ text, source, options: parsed.data }), form: input.form ?? support.form };
 }
 
 /**
@@ -87,22 +74,4 @@ export function loadEvaluateProblems(input: {
  */
 export function sampleSolution(problem: SweepProblem, form: SampleForm, completion: string): string {
   return familyOf(problem).solution(problem, form === 'completion' ? 'completions' : 'saved', completion);
-}
-
-/** The program a sample runs: its solution, then the family's tests (given the reference's outputs, for families checked against them), as the problem's language puts them together. */
-export function sampleProgram(problem: SweepProblem, form: SampleForm, completion: string, reference: string | null): string {
-  return LANGUAGES[familyOf(problem).language(problem)].assemble({
-    solution: familyOf(problem).embedSolution(problem, sampleSolution(problem, form, completion)),
-    tests: familyOf(problem).tests(problem, reference),
-  });
-}
-
-/** The limits of a sample's run, as the family sets them from the timeout. */
-export function sampleLimits(problem: SweepProblem, reference: string | null, timeoutMs: number): Partial<ExecutionLimits> {
-  return familyOf(problem).limits(problem, reference, timeoutMs);
-}
-
-/** How a run of the sample counts, as the family scores it. */
-export function sampleScore(problem: SweepProblem, outcome: RunOutcome): TaskScore {
-  return familyOf(problem).score(problem, outcome);
 }

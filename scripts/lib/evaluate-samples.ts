@@ -137,18 +137,38 @@ function multiplESamples(value: z.infer<typeof MultiplECompletionsSchema>, sourc
 
 /** MultiPL-E's completions directory: `<name>.json.gz` (or `.json`) per problem; its `.results.json.gz` files are not samples. */
 function readMultiplEDirectory(dir: string): Sample[] {
+  const samples: Sample[] = [];
+  for (const { file, value } of multiplECompletionFiles(dir)) samples.push(...multiplESamples(value, file, samples.length + 1));
+  return samples;
+}
+
+/** Whether `file` is a directory (MultiPL-E's completions directory, when it holds completion files). */
+export function isSamplesDirectory(file: string): boolean {
+  return isDirectory(file);
+}
+
+/**
+ * The completion files of MultiPL-E's completions directory, in name order: each carries its
+ * problem (name, language, prompt, tests, stop_tokens) beside its completions.
+ */
+export function multiplECompletionFiles(dir: string): Array<{ file: string; value: z.infer<typeof MultiplECompletionsSchema> }> {
   const files = readdirSync(dir)
     .filter((f) => /\.json(\.gz)?$/.test(f) && !/\.results\.json(\.gz)?$/.test(f))
     .sort();
   if (files.length === 0) throw new SamplesError(`${dir}: a directory with no MultiPL-E completion files (<name>.json.gz)`);
-  const samples: Sample[] = [];
-  for (const f of files) {
+  return files.map((f) => {
     const file = path.join(dir, f);
     const value = parseWhole(readJsonlText(file));
     if (value === undefined || !isMultiplE(value)) {
       throw new SamplesError(`${file}: not a MultiPL-E completion file (a JSON object with name and a list of completions)`);
     }
-    samples.push(...multiplESamples(value, file, samples.length + 1));
-  }
-  return samples;
+    return { file, value };
+  });
+}
+
+/** The problems of a completions directory as MultiPL-E rows (JSON Lines): each file's fields but its completions. */
+export function multiplERowsOfDirectory(dir: string): string {
+  return multiplECompletionFiles(dir)
+    .map(({ value: { completions: _completions, ...row } }) => JSON.stringify(row) + '\n')
+    .join('');
 }

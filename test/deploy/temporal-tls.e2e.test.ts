@@ -35,6 +35,8 @@ const rows = gunzipSync(readFileSync(HUMANEVAL))
 const canonical = new Map(rows.map((r) => [r.prompt, r.canonical_solution]));
 const sweepId = `tls-${uniqueSuffix()}`;
 const sweepFile = path.join(dir, 'sweep.yaml');
+// A sweep not yet started: a finished one is found in S3 without Temporal, so the refusals start this one.
+const unstartedFile = path.join(dir, 'unstarted.yaml');
 const connectionFile = path.join(dir, 'temporal.toml');
 let server: ScriptedLlmServer;
 let pki: TestPki;
@@ -67,10 +69,10 @@ beforeAll(async () => {
     TEMPORAL_ADDRESS: '',
     TEMPORAL_NAMESPACE: '',
   };
-  writeFileSync(
-    sweepFile,
-    `id: ${sweepId}\ndatasets:\n  - name: he\n    family: humaneval\n    path: ${HUMANEVAL}\nmodels:\n${scriptedModelYaml('m', server.url, 'canonical', 'completions')}${oneSampleDirectYaml(3)}`,
-  );
+  const sweepYaml = (id: string) =>
+    `id: ${id}\ndatasets:\n  - name: he\n    family: humaneval\n    path: ${HUMANEVAL}\nmodels:\n${scriptedModelYaml('m', server.url, 'canonical', 'completions')}${oneSampleDirectYaml(3)}`;
+  writeFileSync(sweepFile, sweepYaml(sweepId));
+  writeFileSync(unstartedFile, sweepYaml(`${sweepId}-unstarted`));
 });
 afterAll(async () => {
   await proxy?.close();
@@ -123,7 +125,7 @@ describe('Temporal behind TLS with client certificates required', () => {
   it('a wrong certificate, a missing key and a wrong namespace each fail naming the problem; the sweep is untouched', async () => {
     const refusedBefore = proxy.refused();
     const startSweep = (env: Record<string, string>) =>
-      runTs('scripts/start-sweep.ts', ['--config', sweepFile, '--worker', 'external', '--no-progress'], { ...secureEnv, ...env });
+      runTs('scripts/start-sweep.ts', ['--config', unstartedFile, '--worker', 'external', '--no-progress'], { ...secureEnv, ...env });
 
     const [rogue, noKeyProfile, keyGone, wrongNamespace] = await Promise.all([
       // A client certificate of another CA: the server refuses it.

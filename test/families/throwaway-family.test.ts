@@ -8,7 +8,7 @@
  * found and checked by the same code that checks every family's (test/support/stored-pins.ts).
  */
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 
 // The two lines a new family adds: its id in ids.ts, its definition in the registry.
@@ -29,8 +29,12 @@ const { familyOf } = await import('../../domain/families/registry.js');
 const { chatUserMessage, directRequestBody } = await import('../../methods/direct/request.js');
 const { parseSweepConfig } = await import('../../domain/sweep/config.js');
 const { referenceOf } = await import('../../domain/sweep/results.js');
-const { PythonExecutor } = await import('../../infra/sandbox/pythonExecutor.js');
-const { loadEvaluateProblems, sampleLimits, sampleProgram, sampleScore } = await import('../../scripts/lib/evaluate-problems.js');
+const { SandboxPool } = await import('../../infra/sandbox/pool.js');
+const { memoryReferenceOutputs } = await import('../../infra/referenceOutputs.js');
+const { scoreAnswers } = await import('../../infra/scoring/scoreAnswers.js');
+const { loadEvaluateProblems } = await import('../../scripts/lib/evaluate-problems.js');
+const { evaluateFlags } = await import('../../domain/families/registry.js');
+const { evaluateCommand, familyOptionValues } = await import('../../scripts/lib/evaluate-cli.js');
 const { minimalSweepConfig, sweepConfigIssues } = await import('../support/sweep-config.js');
 const { allFamilies } = await import('../../domain/families/registry.js');
 const { missingPins, pinnedHashes, pinsInFolder, storedPinsOf } = await import('../support/stored-pins.js');
@@ -41,10 +45,9 @@ const ROWS = [
 ];
 const rowsText = ROWS.map((r) => JSON.stringify(r) + '\n').join('');
 const withDatasets = (datasets: unknown[]) => ({ ...minimalSweepConfig(), datasets });
-const executor = new PythonExecutor({ concurrency: 2 });
+const sandboxes = new SandboxPool({ concurrency: 2 });
 
-beforeAll(() => executor.start());
-afterAll(() => executor.close());
+afterAll(() => sandboxes.close());
 
 describe('a family added with its folder and one registry line', () => {
   it("a sweep config's dataset entry: validated by the family's schema, unknown keys named with the family's own", () => {
@@ -88,25 +91,35 @@ describe('a family added with its folder and one registry line', () => {
   it('evaluate.ts recognises its rows, assembles programs that run in the real sandbox, and scores them', async () => {
     const loaded = loadEvaluateProblems({ text: rowsText, source: 'words.jsonl' });
     expect(loaded).toMatchObject({ family: 'words', form: 'completion' });
+    // The path a sweep's shard and evaluate.ts score saved answers by (infra/scoring/scoreAnswers.ts).
     const run = async (completion: string) =>
-      Promise.all(
-        loaded.problems.map(async (problem) => {
-          const result = await executor.run({
-            id: problem.task_id,
-            program: sampleProgram(problem, 'completion', completion, null),
-            limits: sampleLimits(problem, null, 10_000),
-          });
-          return sampleScore(problem, result);
-        }),
-      );
+      (
+        await scoreAnswers(
+          {
+            problems: loaded.problems,
+            answers: loaded.problems.map((_, taskIndex) => ({
+              taskIndex,
+              sampleIndex: 0,
+              generation: { raw: completion, code: completion, api: 'completions' as const },
+            })),
+            k: [1],
+            cell: { dataset: 'w', n_samples: 1 },
+            runnerFor: (language, runtime, dirs) => sandboxes.forLanguage(language, runtime, dirs),
+            references: memoryReferenceOutputs(),
+            timeoutMs: 10_000,
+            inFlight: 2,
+          },
+          'now',
+        )
+      ).scored.map((s) => s.record);
     const right = await run(
       '    return {"upper": s.upper, "swapcase": s.swapcase}[METHOD]()\n'.replace('[METHOD]', '["upper" if s.islower() else "swapcase"]'),
     );
     expect(right.map((s) => s.passed)).toEqual([true, true]);
     const wrong = await run('    return s\n');
-    expect(wrong).toEqual([
-      { kind: 'status', passed: false, success: true },
-      { kind: 'status', passed: false, success: true },
+    expect(wrong.map((r) => [r.status, r.passed, r.success])).toEqual([
+      ['failed', false, true],
+      ['failed', false, true],
     ]);
   });
 
@@ -123,5 +136,24 @@ describe('a family added with its folder and one registry line', () => {
     const actual = pins.map((pin) => pinnedHashes('words', pin));
     if (process.env.PRINT_PINNED) console.log(JSON.stringify(actual));
     expect(actual).toEqual(pins.map(({ stored, behaviour }) => ({ stored, behaviour })));
+  });
+
+  it("evaluate.ts takes its own flag, declared in its folder: in --help, parsed, given to its problems, refused for others' files", () => {
+    const command = evaluateCommand(evaluateFlags());
+    expect(command.helpInformation()).toMatch(/--words-repeat <n>\s+words only: how many times each word is repeated/);
+    command.exitOverride().parse(['--samples', 's.jsonl', '--words-repeat', '3'], { from: 'user' });
+    const options = familyOptionValues(evaluateFlags(), command.opts());
+    expect(options).toEqual({ wordsRepeat: 3 });
+    const loaded = loadEvaluateProblems({ text: rowsText, source: 'words.jsonl', options });
+    expect(loaded.problems.map((p) => familyOf(p).referenceSolution(p))).toEqual([
+      'def transform(s):\n    return (s * 3).upper()\n',
+      'def transform(s):\n    return (s * 3).swapcase()\n',
+    ]);
+    expect(() => familyOptionValues(evaluateFlags(), { wordsRepeat: '0' })).toThrow(/^--words-repeat: /);
+    const mbpp =
+      '{"task_id": 1, "text": "t", "code": "def f():\\n    return 1", "test_list": ["assert f() == 1"], "test_setup_code": "", "challenge_test_list": []}\n';
+    expect(() => loadEvaluateProblems({ text: mbpp, source: 'mbpp.jsonl', options })).toThrow(
+      '--words-repeat: only words problems read it, and mbpp.jsonl is read as mbpp',
+    );
   });
 });

@@ -99,7 +99,6 @@ export const phrasesFamily: DefinedFamily<
   evaluate: {
     kind: 'reads',
     recognize: { rank: 5, test: (row) => 'intent' in row && 'snippet' in row, fields: "Phrases' id, intent, snippet" },
-    options: [],
     form: 'full',
     problems: ({ text, source }) => {
       const entry = PhrasesEntrySchema.parse({ name: 'evaluate', family: PHRASES_ID, path: 'rows.jsonl' });

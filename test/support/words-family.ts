@@ -6,6 +6,7 @@
  * and to the registry (one line each), as a real family's folder would.
  */
 import { z } from 'zod';
+import { flag, readsProblemsFiles } from '../../domain/families/evaluateOptions.js';
 import { parseJsonl } from '../../domain/datasets/jsonl.js';
 import { datasetRowsProblem } from '../../domain/datasets/problems.js';
 import { defineFamily } from '../../domain/families/define.js';
@@ -80,14 +81,26 @@ export const wordsFamily: DefinedFamily<typeof WORDS_ID, typeof WordsEntrySchema
   limits: (_problem, _reference, timeoutMs) => ({ timeoutMs }),
   score: statusScore,
   requirements: () => [],
-  evaluate: {
-    kind: 'reads',
+  // evaluate.ts's own flag of the family, declared here alone: `--words-repeat <n>` (the entry's `repeat`).
+  evaluate: readsProblemsFiles({
     recognize: { rank: 5, test: (row) => 'word' in row && 'method' in row, fields: "Words' id, word, method" },
-    options: [],
+    options: z.strictObject({
+      wordsRepeat: z.coerce
+        .number()
+        .int()
+        .min(1)
+        .optional()
+        .meta(flag({ description: 'how many times each word is repeated before its method applies (default 1)', value: 'n' })),
+    }),
     form: 'completion',
-    problems: ({ text, source }) => {
-      const entry = WordsEntrySchema.parse({ name: 'evaluate', family: WORDS_ID, path: 'rows.jsonl' });
+    problems: ({ text, source, options }) => {
+      const entry = WordsEntrySchema.parse({
+        name: 'evaluate',
+        family: WORDS_ID,
+        path: 'rows.jsonl',
+        ...(options.wordsRepeat !== undefined ? { repeat: options.wordsRepeat } : {}),
+      });
       return wordsFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;
     },
-  },
+  }),
 });

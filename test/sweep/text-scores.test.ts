@@ -27,9 +27,11 @@ const { BIGCODE_BLEU } = await import('../../domain/families/textScored.js');
 const { scoreFields, totalsOfRecords } = await import('../../domain/sweep/records.js');
 const { CellAccumulator, referenceOf, sampleLine } = await import('../../domain/sweep/results.js');
 const { answerCode, corpusMetricOf, textCheckingOf, textScore } = await import('../../domain/sweep/textScores.js');
-const { bigcodeMetricsJson } = await import('../../domain/sweep/peerFiles.js');
+const { bigcodeMetricsJson, cellFigures } = await import('../../domain/sweep/peerFiles.js');
 const { formatResultsTable } = await import('../../scripts/lib/sweep-view.js');
-const { evaluateText } = await import('../../scripts/lib/evaluate-text.js');
+const { scoreAnswers } = await import('../../infra/scoring/scoreAnswers.js');
+const { memoryReferenceOutputs } = await import('../../infra/referenceOutputs.js');
+const { humanEvalRow } = await import('../../domain/scoring/sampleRecord.js');
 const { renderSweepReport } = await import('../../domain/report/html.js');
 const { synthReport } = await import('../report/support.js');
 type SampleRecord = import('../../domain/sweep/records.js').SampleRecord;
@@ -252,23 +254,44 @@ describe("a model's answer as a text-scored task reads it", () => {
 });
 
 describe('evaluate.ts on a text-scored family', () => {
-  it("scores each task's first sample in the file, whatever the order of the rows, and keeps every row", () => {
-    const byId = new Map(problems.map((p) => [p.task_id, p]));
-    const samples = [
-      { index: 1, where: 's.jsonl:1', row: { task_id: 'p/1', completion: 's[::-1] ' } },
-      { index: 2, where: 's.jsonl:2', row: { task_id: 'p/0', completion: 'a.sort()' } },
-      { index: 3, where: 's.jsonl:3', row: { task_id: 'p/1', completion: 'reversed(s)' } },
-      { index: 4, where: 's.jsonl:4', row: { task_id: 'p/2', completion: "'-'.join(w)" } },
+  it("scores each task's first sample in the file, whatever the order of the rows, and keeps every row; no runner starts", async () => {
+    const rows = [
+      { task_id: 'p/1', completion: 's[::-1] ' },
+      { task_id: 'p/0', completion: 'a.sort()' },
+      { task_id: 'p/1', completion: 'reversed(s)' },
+      { task_id: 'p/2', completion: "'-'.join(w)" },
     ];
-    const out = evaluateText(samples, byId, 'full', corpusMetricOf(problems, 'x')!);
-    expect(out.scored).toBe(3);
-    expect(out.figures).toEqual({ ...bigcodeBleu(['s[::-1]', 'a.sort()', "'-'.join(w)"], ['s[::-1]', 'a.sort()', "', '.join(words)"]) });
-    expect(out.rows.map((r) => [r.task_id, r.result])).toEqual([
+    const seen = new Map<number, number>();
+    const answers = rows.map((row) => {
+      const taskIndex = problems.findIndex((p) => p.task_id === row.task_id);
+      const sampleIndex = seen.get(taskIndex) ?? 0;
+      seen.set(taskIndex, sampleIndex + 1);
+      return { taskIndex, sampleIndex, generation: { raw: row.completion, code: row.completion, api: 'saved' as const } };
+    });
+    const out = await scoreAnswers(
+      {
+        problems,
+        answers,
+        k: [1],
+        cell: { dataset: 'ph', n_samples: 2 },
+        runnerFor: () => Promise.reject(new Error('no runner for text-scored samples')),
+        references: memoryReferenceOutputs(),
+        timeoutMs: 1000,
+        inFlight: 4,
+      },
+      'now',
+    );
+    expect(out.summary.scores).toMatchObject({ kind: 'text', samples: 3 });
+    expect(cellFigures(out.summary, 'evaluate')).toEqual({
+      ...bigcodeBleu(['s[::-1]', 'a.sort()', "'-'.join(w)"], ['s[::-1]', 'a.sort()', "', '.join(words)"]),
+    });
+    const humanEval = rows.map((row, i) => humanEvalRow(row, out.scored[i]!.record, out.scored[i]!.run));
+    expect(humanEval.map((r) => [r.task_id, r.result])).toEqual([
       ['p/1', 'scored'],
       ['p/0', 'scored'],
       ['p/1', 'scored'],
       ['p/2', 'scored'],
     ]);
-    expect(out.rows[2]!.stats.matches_1).toBe(1);
+    expect((humanEval[2]!.stats as Record<string, number>).matches_1).toBe(1);
   });
 });

@@ -9,6 +9,7 @@
  * passes: `passed`, so pass@k) and average test-case accuracy.
  */
 import { z } from 'zod';
+import { bigcodeNames, flag, readsProblemsFiles } from '../evaluateOptions.js';
 import { datasetRowsProblem } from '../../datasets/problems.js';
 import { parseJsonl } from '../../datasets/jsonl.js';
 import { DatasetEntryNameSchema, JsonlFileSchema } from '../entry.js';
@@ -187,10 +188,21 @@ export const appsFamily: DefinedFamily<'apps', typeof AppsEntrySchema, z.output<
     return { kind: 'test_cases', passed: total > 0 && passed === total, success: true, testCases: { passed, total } };
   },
   // A sample's completion is the whole program (bigcode's generation).
-  evaluate: {
-    kind: 'reads',
+  evaluate: readsProblemsFiles({
+    bigcodeTasks: bigcodeNames('apps-introductory', 'apps-interview', 'apps-competition'),
     recognize: { rank: 20, test: (row) => 'input_output' in row && 'question' in row, fields: "APPS's problem_id, question, input_output" },
-    options: ['appsStdinForm'],
+    options: z.strictObject({
+      appsStdinForm: z
+        .enum(['testing-util', 'as-written'])
+        .optional()
+        .meta(
+          flag({
+            description:
+              "how a standard-input program runs: testing-util (as APPS's checker: wrapped into a function, default) or as-written (a script per test case)",
+            value: 'form',
+          }),
+        ),
+    }),
     form: 'full',
     problems: ({ text, source, options }) => {
       const path = source.endsWith('.gz') || source.endsWith('.jsonl') ? source : 'rows.jsonl';
@@ -202,5 +214,5 @@ export const appsFamily: DefinedFamily<'apps', typeof AppsEntrySchema, z.output<
       });
       return appsFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;
     },
-  },
+  }),
 });

@@ -156,7 +156,6 @@ export const classificationFamily: DefinedFamily<
       test: (row) => taskOfRow(row) !== null,
       fields: `${ROW_FIELDS.complexity}, ${ROW_FIELDS.clone} or ${ROW_FIELDS.defect}`,
     },
-    options: [],
     // A sample's completion is the answer.
     form: 'full',
     problems: ({ text, source }) => {

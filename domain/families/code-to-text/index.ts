@@ -8,6 +8,7 @@
  * Rows: google/code_x_glue_ct_code_to_text (rows.ts); prompts and post-processing: bigcode.ts.
  */
 import { z } from 'zod';
+import { bigcodeSubsetOption, readsProblemsFiles } from '../evaluateOptions.js';
 import type { LanguageId } from '../../languages/registry.js';
 import type { LlmApi } from '../../llm/request.js';
 import { pyStrip } from '../../metrics/pythonText.js';
@@ -139,21 +140,30 @@ export const codeToTextFamily: DefinedFamily<
     stats: (solution) => ({ bleu: codexglueSentenceBleu(problem.code_to_text.reference, solution) }),
   }),
   corpusMetrics: [CODEXGLUE_BLEU_METRIC],
-  evaluate: {
-    kind: 'reads',
+  evaluate: readsProblemsFiles({
+    // bigcode's codexglue_code_to_text-<subset>.
+    bigcodeTasks: {
+      names: 'codexglue_code_to_text-<python|go|ruby|java|javascript|php|python-left>',
+      read: (task) => {
+        const subset = /^codexglue_code_to_text-(.+)$/.exec(task)?.[1];
+        return subset === undefined ? null : { options: { subset } };
+      },
+    },
     recognize: {
       rank: 40,
       test: (row) => 'docstring_tokens' in row && 'code' in row && 'language' in row,
       fields: "CodeXGLUE's code, docstring, docstring_tokens, language",
     },
-    options: ['subset'],
+    options: z.strictObject({
+      subset: bigcodeSubsetOption,
+    }),
     form: 'completion',
     problems: ({ text, source, options }) => {
       const subset = options.subset === undefined ? subsetOfRows(text) : evaluateSubset(options.subset);
       const entry = CodeToTextEntrySchema.parse({ name: 'evaluate', family: 'code-to-text', path: 'rows.jsonl', subset });
       return codeToTextFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;
     },
-  },
+  }),
 });
 
 /** The subset a rows file reads as, without --subset: its first row's language (loading checks that every row agrees). */

@@ -21,6 +21,7 @@
  * does, its tasks are left out in insertion mode.
  */
 import { z } from 'zod';
+import { flag, readsProblemsFiles } from '../evaluateOptions.js';
 import { datasetRowsProblem, type SweepProblem } from '../../datasets/problems.js';
 import { parseJsonl } from '../../datasets/jsonl.js';
 import { DatasetEntryNameSchema, JsonlFileSchema } from '../entry.js';
@@ -191,19 +192,37 @@ export const ds1000Family: DefinedFamily<'ds1000', typeof Ds1000EntrySchema, Ds1
     const library = DS1000_LIBRARIES[libraryOf(problem)];
     return [{ kind: 'python-module', module: library.module, why: `DS-1000's ${libraryOf(problem)} tasks`, install: library.install }];
   },
-  evaluate: {
-    kind: 'reads',
+  evaluate: readsProblemsFiles({
+    // bigcode's ds1000-<library|all>-<completion|insertion>.
+    bigcodeTasks: {
+      names: 'ds1000-<all|numpy|pandas|...>-<completion|insertion>',
+      read: (task) => {
+        const mode = /^ds1000-[a-z]+-(completion|insertion)$/i.exec(task)?.[1];
+        return mode === undefined ? null : { options: { ds1000Mode: mode } };
+      },
+    },
     recognize: {
       rank: 30,
       test: (row) => 'code_context' in row && 'reference_code' in row,
       fields: "DS-1000's prompt, reference_code, metadata, code_context",
     },
-    options: ['ds1000Mode'],
+    options: z.strictObject({
+      ds1000Mode: z
+        .enum(['completion', 'insertion'])
+        .optional()
+        .meta(
+          flag({
+            description:
+              "completion (default) or insertion (bigcode's ds1000-*-insertion: each completion is the middle, rows' prompts hold [insert])",
+            value: 'mode',
+          }),
+        ),
+    }),
     form: 'completion',
     problems: ({ text, source, options }) => {
       const mode = options.ds1000Mode;
       const entry = Ds1000EntrySchema.parse({ name: 'evaluate', family: 'ds1000', path: 'rows.jsonl', ...(mode ? { mode } : {}) });
       return ds1000Family.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;
     },
-  },
+  }),
 });

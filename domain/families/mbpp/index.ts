@@ -15,6 +15,7 @@
  * fail whatever the model writes).
  */
 import { z } from 'zod';
+import { flag, readsProblemsFiles } from '../evaluateOptions.js';
 import { parseJsonArray, parseJsonl, type Sourced } from '../../datasets/jsonl.js';
 import type { SweepProblem } from '../../datasets/problems.js';
 import { datasetRowsProblem } from '../../datasets/problems.js';
@@ -26,6 +27,8 @@ import type { DefinedFamily } from '../types.js';
 /** The task-id ranges of MBPP's README: 1-10 for prompting, 11-510 test, 511-600 validation, 601-974 train. */
 export const MBPP_SPLITS = { prompt: [1, 10], test: [11, 510], validation: [511, 600], train: [601, 974] } as const;
 export type MbppSplit = keyof typeof MBPP_SPLITS | 'all';
+/** Every split's name, `all` first: what `--split` takes. */
+const MBPP_SPLIT_NAMES = ['all', 'test', 'validation', 'train', 'prompt'] as const satisfies readonly MbppSplit[];
 
 /** bigcode-evaluation-harness's MBPP stop words. */
 export const MBPP_BIGCODE_STOP_WORDS: readonly string[] = Object.freeze([
@@ -181,18 +184,24 @@ export const mbppFamily: DefinedFamily<'mbpp', typeof MbppEntrySchema> = defineF
   tests: (problem) => problem.test.replace(/\n$/, ''),
   ...selfChecking,
   // bigcode saves the whole program (its docstring prompt and the generation): the completion is the solution as it stands.
-  evaluate: {
-    kind: 'reads',
+  evaluate: readsProblemsFiles({
+    // bigcode scores MBPP's test split (tasks 11-510).
+    bigcodeTasks: { names: 'mbpp', read: (task) => (task === 'mbpp' ? { options: { split: 'test' } } : null) },
     recognize: {
       rank: 50,
       test: (row) => 'test_list' in row || ('text' in row && !('entry_point' in row)),
       fields: "MBPP's task_id, text (or prompt), test_list",
     },
-    options: ['split'],
+    options: z.strictObject({
+      split: z
+        .enum(MBPP_SPLIT_NAMES)
+        .optional()
+        .meta(flag({ description: `the tasks of one of MBPP's splits (${MBPP_SPLIT_NAMES.join(', ')}; default all)`, value: 'split' })),
+    }),
     form: 'full',
     problems: ({ text, source, options }) => {
       const entry = { name: 'evaluate', family: 'mbpp' as const, path: source, split: options.split ?? 'all', prompt: 'bigcode' as const };
       return mbppFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;
     },
-  },
+  }),
 });

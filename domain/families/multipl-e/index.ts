@@ -157,12 +157,19 @@ export const multiplEFamily: DefinedFamily<'multipl-e', typeof MultiplEEntrySche
   tests: (problem) => problem.test,
   evaluate: {
     kind: 'reads',
+    // bigcode's multiple-<language>: the rows name their language.
+    bigcodeTasks: {
+      names: `multiple-<language> (${MULTIPLE_LANGUAGE_IDS.join(', ')})`,
+      read: (task) => {
+        const language = /^multiple-(.+)$/.exec(task)?.[1];
+        return language !== undefined && (MULTIPLE_LANGUAGE_IDS as readonly string[]).includes(language) ? {} : null;
+      },
+    },
     recognize: {
       rank: 40,
       test: (row) => 'stop_tokens' in row || ('tests' in row && 'name' in row && 'language' in row),
       fields: "MultiPL-E's name, language, prompt, tests, stop_tokens",
     },
-    options: [],
     form: 'completion',
     problems: ({ text, source }) => {
       const entry = { name: 'evaluate', family: 'multipl-e' as const, path: source, language: fileLanguage(text, source) };

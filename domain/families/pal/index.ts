@@ -129,13 +129,20 @@ export const palFamily: DefinedFamily<'pal', typeof PalEntrySchema, z.output<typ
   requirements: () => [],
   evaluate: {
     kind: 'reads',
+    // bigcode's pal-<gsm8k|gsmhard>-<greedy|majority_voting>: which evaluation type's figures lead.
+    bigcodeTasks: {
+      names: 'pal-gsm8k-greedy, pal-gsm8k-majority_voting, pal-gsmhard-greedy, pal-gsmhard-majority_voting',
+      read: (task) => {
+        const type = /^pal-(?:gsm8k|gsmhard)-(greedy|majority_voting)$/.exec(task)?.[1];
+        return type === undefined ? null : type === 'greedy' ? { cell: { n_samples: 1 } } : {};
+      },
+    },
     recognize: {
       // After APPS, whose rows have a question too.
       rank: 25,
       test: (row) => ('question' in row && 'answer' in row) || ('input' in row && 'target' in row),
       fields: "GSM8K's question, answer or GSM-HARD's input, target",
     },
-    options: [],
     // bigcode's saved generations are whole programs (a sample without the final print is postprocessed first).
     form: 'full',
     problems: ({ text, source }) => readPalProblems(text, source),

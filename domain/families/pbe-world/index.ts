@@ -81,7 +81,6 @@ export const pbeWorldFamily = defineFamily({
   // Its rows are HumanEval-format rows (recognised as humaneval's); its generations are whole functions.
   evaluate: {
     kind: 'reads',
-    options: [],
     form: 'full',
     problems: ({ text, source }) =>
       readHumanEvalRows(isJsonArray(text) ? jsonArrayAsJsonl(text, source) : text, source).map((row) =>

@@ -6,6 +6,7 @@
  * the text, nothing run: exact match after strip(), per language as bigcode reports it, plus the
  * share over all the cell's samples (explora's, the headline).
  */
+import { bigcodeNames } from '../evaluateOptions.js';
 import { z } from 'zod';
 import { DatasetEntryNameSchema, RowsFileSchema } from '../entry.js';
 import { defineFamily } from '../define.js';
@@ -109,12 +110,12 @@ export const santaCoderFimFamily: DefinedFamily<
   corpusMetrics: [FIM_EXACT_MATCH],
   evaluate: {
     kind: 'reads',
+    bigcodeTasks: bigcodeNames('santacoder_fim', 'starcoder_fim'),
     recognize: {
       rank: 35,
       test: (row) => 'suffix' in row && 'canonical_solution' in row && 'name' in row,
       fields: "SantaCoder FIM's name, language, prompt, suffix, canonical_solution",
     },
-    options: [],
     form: 'completion',
     problems: ({ text, source }) => {
       const entry = SantaCoderFimEntrySchema.parse({ name: 'evaluate', family: 'santacoder-fim', path: 'rows.jsonl' });

@@ -19,6 +19,7 @@
  * sweep-status).
  */
 import { z } from 'zod';
+import { flag, readsProblemsFiles } from '../evaluateOptions.js';
 import { defineFamily } from '../define.js';
 import { oneLineChecking, oneLineEntrySchema, oneLineFamily, oneLineProblems, oneLineRows, twoShotPrompt } from '../oneLine.js';
 import { pyStrip } from '../../metrics/pythonText.js';
@@ -144,9 +145,21 @@ export const spiderFamily: DefinedFamily<'spider', typeof SpiderEntrySchema, z.o
             readableDir: databasesDirOf(problem.database),
           },
         ],
-  evaluate: {
+  evaluate: readsProblemsFiles({
     ...oneLine.evaluate,
-    options: ['spiderDatabases'],
+    options: z.strictObject({
+      spiderDatabases: z
+        .string()
+        .min(1)
+        .optional()
+        .meta(
+          flag({
+            description: 'its database/ folder (<db_id>/<db_id>.sqlite): queries run there and are scored by execution accuracy (pass@k)',
+            value: 'dir',
+            folder: true,
+          }),
+        ),
+    }),
     problems: ({ text, source, options }) => load(text, source, options.spiderDatabases),
-  },
+  }),
 });

@@ -14,6 +14,7 @@ import type { LlmApi } from '../../llm/request.js';
 import { pySplit, pyStrip } from '../../metrics/pythonText.js';
 import { defineFamily } from '../define.js';
 import { DatasetEntryNameSchema } from '../entry.js';
+import { bigcodeSubsetOption, readsProblemsFiles } from '../evaluateOptions.js';
 import { OneLineRowsFileSchema, oneLineFamily, oneLineProblems, oneLineRows, oneLineSolution } from '../oneLine.js';
 import type { DefinedFamily, EvaluateSupport } from '../types.js';
 
@@ -133,11 +134,21 @@ const base = oneLineFamily({
   problems: () => [],
 });
 
-const evaluate: Extract<EvaluateSupport, { kind: 'reads' }> = {
-  ...base.evaluate,
-  options: ['subset'],
+const evaluate: Extract<EvaluateSupport, { kind: 'reads' }> = readsProblemsFiles({
+  recognize: { rank: 48, test: (row) => 'source' in row && 'target' in row, fields: "CodeXGLUE text-to-text's id, source, target" },
+  // bigcode's codexglue_text_to_text-<pair>.
+  bigcodeTasks: {
+    names: 'codexglue_text_to_text-<da_en|lv_en|no_en|zh_en>',
+    read: (task) => {
+      const subset = /^codexglue_text_to_text-(.+)$/.exec(task)?.[1];
+      return subset === undefined ? null : { options: { subset } };
+    },
+  },
+  options: z.strictObject({ subset: bigcodeSubsetOption }),
+  // As the other one-line families: a sample is bigcode's saved generation (the prompt included, or the line alone).
+  form: 'full',
   problems: ({ text, source, options }) => textToTextProblems(text, evaluatePair(options.subset), source),
-};
+});
 
 export const textToTextFamily: DefinedFamily<'text-to-text', typeof TextToTextEntrySchema> = defineFamily({
   ...base,

@@ -242,7 +242,6 @@ export const torchdataFamily = defineFamily({
       test: (row) => 'entry_point' in row && String(row.task_id).startsWith('TorchDataEval/'),
       fields: "TorchDataEval's HumanEval fields with TorchDataEval/ task ids",
     },
-    options: [],
     form: 'completion',
     // The API docs are for the methods; scoring needs only the rows.
     problems: ({ text, source }) => torchDataProblems(text, source, 'completion').problems,
