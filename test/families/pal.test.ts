@@ -178,6 +178,24 @@ describe('PAL programs in the sandbox', () => {
   });
 });
 
+/** A sample's record as a shard stores it, with the run's status and score and nothing else of note. */
+function sampleRecord(task: number, sample: number, status: SampleRecord['status'], score: TaskScore): SampleRecord {
+  return {
+    task_id: String(task),
+    task_index: task,
+    sample_index: sample,
+    raw: '',
+    code: '',
+    solution: '',
+    status,
+    ...scoreFields(score),
+    duration_ms: 1,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    calls: 0,
+  };
+}
+
 describe("a cell's greedy and majority-voting accuracy", () => {
   const problem = (i: number): SweepProblem => ({
     family: 'pal',
@@ -208,20 +226,7 @@ describe("a cell's greedy and majority-voting accuracy", () => {
           answer,
           comparable: answer !== null && !Number.isNaN(Number(answer)),
         };
-        return {
-          task_id: String(task),
-          task_index: task,
-          sample_index: sample,
-          raw: '',
-          code: '',
-          solution: '',
-          status: answer === null ? 'error' : 'passed',
-          ...scoreFields(score),
-          duration_ms: 1,
-          prompt_tokens: 0,
-          completion_tokens: 0,
-          calls: 0,
-        };
+        return sampleRecord(task, sample, answer === null ? 'error' : 'passed', score);
       }),
     );
   }
@@ -295,20 +300,7 @@ describe("a cell's greedy and majority-voting accuracy", () => {
           status: line === null ? 'error' : right ? 'passed' : 'failed',
           stdout,
         });
-        acc.add({
-          task_id: String(task),
-          task_index: task,
-          sample_index: sample,
-          raw: '',
-          code: '',
-          solution: '',
-          status: right ? 'passed' : line === null ? 'error' : 'failed',
-          ...scoreFields(score),
-          duration_ms: 1,
-          prompt_tokens: 0,
-          completion_tokens: 0,
-          calls: 0,
-        });
+        acc.add(sampleRecord(task, sample, right ? 'passed' : line === null ? 'error' : 'failed', score));
       }),
     );
     const { results } = acc.summary({ k: [1], cell: { cell: 'c1', dataset: 'pal-gsm8k', n_samples: 4 }, wallSeconds: 1, resultsKey: 'k' });
