@@ -13,6 +13,7 @@ import {
   TABLES_SCHEMA_VERSION,
   type CellContext,
   type CellRow,
+  sampleRow,
   type SampleRow,
 } from '../../domain/export/tables.js';
 import { PriceSchema, type Price } from '../../domain/sweep/price.js';
@@ -125,7 +126,7 @@ export async function exportSweepTables(
         for (const key of keys.sort()) {
           const records = await readRecordsFile(bucket, key);
           if (records === null) throw new ExportInputError(`${s3Uri(bucket.name, key)} vanished while it was read`);
-          for (const record of records) await samples.add({ context, record });
+          for (const record of records) await samples.add(sampleRow(context, record));
         }
         await cells.add({
           context,

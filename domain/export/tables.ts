@@ -7,6 +7,7 @@
  * new score kind needs no new column.
  */
 import type { SampleRecord } from '../sweep/records.js';
+import type { MethodCost } from '../methods/artifacts.js';
 import { recordCost } from '../sweep/records.js';
 import { tokenCost, type Price } from '../sweep/price.js';
 
@@ -43,13 +44,17 @@ export interface CellContext {
 export interface SampleRow {
   context: CellContext;
   record: SampleRecord;
+  /** The record's cost, its method's steps included (recordCost), computed once for the row's four cost columns. */
+  cost: MethodCost;
 }
 
-const cost = (row: SampleRow): number | null => {
-  if (!row.context.price) return null;
-  const c = recordCost(row.record);
-  return tokenCost(row.context.price, c.prompt_tokens, c.completion_tokens).amount;
-};
+/** A sample's row of the samples table. */
+export function sampleRow(context: CellContext, record: SampleRecord): SampleRow {
+  return { context, record, cost: recordCost(record) };
+}
+
+const cost = (row: SampleRow): number | null =>
+  row.context.price ? tokenCost(row.context.price, row.cost.prompt_tokens, row.cost.completion_tokens).amount : null;
 
 /** The factors of a cell, first in both tables. */
 function cellColumns<Row>(context: (row: Row) => CellContext): Array<Column<Row>> {
@@ -135,21 +140,21 @@ export const SAMPLE_COLUMNS: ReadonlyArray<Column<SampleRow>> = [
     type: 'INT64',
     nullable: false,
     doc: "LLM calls, the task's method steps included on sample 0",
-    value: (r) => recordCost(r.record).calls,
+    value: (r) => r.cost.calls,
   },
   {
     name: 'prompt_tokens',
     type: 'INT64',
     nullable: false,
     doc: 'prompt tokens, method steps included on sample 0',
-    value: (r) => recordCost(r.record).prompt_tokens,
+    value: (r) => r.cost.prompt_tokens,
   },
   {
     name: 'completion_tokens',
     type: 'INT64',
     nullable: false,
     doc: 'completion tokens, method steps included on sample 0',
-    value: (r) => recordCost(r.record).completion_tokens,
+    value: (r) => r.cost.completion_tokens,
   },
   { name: 'cost', type: 'DOUBLE', nullable: true, doc: "the tokens at the model's price, when the config names one", value: cost },
   {

@@ -27,13 +27,17 @@ export const BIGCODE_HUMANEVAL_STOP_WORDS: readonly string[] = Object.freeze([
  * The prefix of `text` that ends at the earliest occurrence of any stop word (the stop word itself
  * excluded), like the harness's `Task._stop_at_stop_token`. Text without a stop word is returned
  * whole. Empty stop words are ignored (in Python `s.find('')` is 0 and would cut everything).
+ *
+ * With `keepStopWord`, bigcode's stopping criterion on a completion (EndOfFunctionCriteria) instead:
+ * generation ends at the first stop word to be completed, which is kept, so the cut is at the
+ * earliest end of a stop word, not its earliest start.
  */
-export function truncateAtStopWords(text: string, stops: readonly string[]): string {
+export function truncateAtStopWords(text: string, stops: readonly string[], { keepStopWord = false } = {}): string {
   let end = text.length;
   for (const stop of stops) {
     if (stop === '') continue;
     const at = text.indexOf(stop);
-    if (at !== -1 && at < end) end = at;
+    if (at !== -1) end = Math.min(end, keepStopWord ? at + stop.length : at);
   }
   return text.slice(0, end);
 }

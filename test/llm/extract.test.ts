@@ -37,6 +37,16 @@ describe('truncateAtStopWords', () => {
     }
   });
 
+  it("keepStopWord keeps the first stop word to be completed, as bigcode's stopping criterion", () => {
+    const docStops = ["'''", '"""'];
+    expect(truncateAtStopWords('Returns the sum.""" more\n', docStops, { keepStopWord: true })).toBe('Returns the sum."""');
+    expect(truncateAtStopWords('no stop word here', docStops, { keepStopWord: true })).toBe('no stop word here');
+    // The stop word that ends first wins, though another one starts earlier.
+    expect(truncateAtStopWords('a<LONG-STOP>', ['<LONG-STOP>', 'NG'], { keepStopWord: true })).toBe('a<LONG');
+    expect(truncateAtStopWords('a<LONG-STOP>', ['<LONG-STOP>', 'NG'])).toBe('a');
+    expect(truncateAtStopWords('text', [''], { keepStopWord: true })).toBe('text');
+  });
+
   it('indented lookalikes do not cut (only top-level statements)', () => {
     const completion = '    if x:\n        print(x)\n    # comment\n    def inner():\n        pass\n    return inner';
     expect(truncateAtStopWords(completion, stops)).toBe(completion);

@@ -39,26 +39,12 @@ export function codeToTextStopWords(subset: CodeToTextSubset): readonly string[]
  * The stop words an API request carries. bigcode's stopping criterion ends a generation at the
  * token where a stop word appears and keeps it, and its Python post-processing does not cut it (an
  * answer line `Returns the sum."""` is scored with its quotes). An API drops the stop sequence it
- * stops at, so the Python tasks send none and the completion is cut here (stopAfterStopWord): this
+ * stops at, so the Python tasks send none and the completion is cut where bigcode's criterion stops (truncateAtStopWords with keepStopWord): this
  * costs the tokens after the quotes, up to max_tokens. The other languages' `\n` is dropped by
  * bigcode's first-line cut anyway, so it is sent.
  */
 export function codeToTextRequestStopWords(subset: CodeToTextSubset): readonly string[] {
   return subsetLanguage(subset) === 'python' ? [] : codeToTextStopWords(subset);
-}
-
-/**
- * bigcode's stopping criterion on a completion (EndOfFunctionCriteria): the text up to the end of
- * the first stop word to be completed, that stop word kept; the whole text when none occurs.
- */
-export function stopAfterStopWord(text: string, stops: readonly string[]): string {
-  let end = text.length;
-  for (const stop of stops) {
-    if (stop === '') continue;
-    const at = text.indexOf(stop);
-    if (at >= 0) end = Math.min(end, at + stop.length);
-  }
-  return text.slice(0, end);
 }
 
 // A lone quote (not part of a triple) ending the text, whitespace after it allowed: Python's re.search,

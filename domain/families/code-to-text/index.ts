@@ -12,6 +12,7 @@ import { bigcodeSubsetOption, readsProblemsFiles } from '../evaluateOptions.js';
 import type { LanguageId } from '../../languages/registry.js';
 import type { LlmApi } from '../../llm/request.js';
 import { pyStrip } from '../../metrics/pythonText.js';
+import { truncateAtStopWords } from '../../llm/extract.js';
 import { codexglueSentenceBleu } from '../../metrics/smoothedBleu.js';
 import { DatasetEntryNameSchema, RowsFileSchema } from '../entry.js';
 import { defineFamily } from '../define.js';
@@ -24,7 +25,6 @@ import {
   codeToTextRequestStopWords,
   codeToTextStopWords,
   promptSuffix,
-  stopAfterStopWord,
   subsetLanguage,
   type CodeToTextLanguage,
   type CodeToTextSubset,
@@ -89,7 +89,7 @@ export const CODEXGLUE_BLEU_METRIC: CorpusMetric = {
 function answerOf(problem: CodeToTextProblem, api: LlmApi | 'saved', text: string): string {
   if (api === 'saved') return text;
   const { subset } = problem.code_to_text;
-  let continuation = api === 'completions' ? stopAfterStopWord(text, codeToTextStopWords(subset)) : text;
+  let continuation = api === 'completions' ? truncateAtStopWords(text, codeToTextStopWords(subset), { keepStopWord: true }) : text;
   if (api === 'chat' && subset !== 'python-left') {
     const closing = pyStrip(promptSuffix(subsetLanguage(subset)));
     const at = text.indexOf(closing);
