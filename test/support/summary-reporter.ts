@@ -1,8 +1,12 @@
 import type { Reporter, TestModule } from 'vitest/node';
 
+/** How many of the slowest files the summary names: the suite must stay within 15 minutes on 2 cores. */
+const SLOWEST_SHOWN = 8;
+
 /**
  * Ends the run with one plain line, `tests: N passed, N failed`, which CI reads to tell a run
- * that tested something from one that ran nothing.
+ * that tested something from one that ran nothing; before it, the slowest files, so a run that
+ * grew longer says where.
  */
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
@@ -18,6 +22,12 @@ export default class SummaryReporter implements Reporter {
       }
       if (mod.state() === 'failed' && [...mod.children.allTests()].length === 0) failed++; // a file that failed to load
     }
+    const slowest = [...testModules]
+      .map((mod) => ({ file: mod.relativeModuleId, seconds: mod.diagnostic().duration / 1000 }))
+      .sort((a, b) => b.seconds - a.seconds)
+      .slice(0, SLOWEST_SHOWN);
+    if (testModules.length > SLOWEST_SHOWN)
+      process.stdout.write(`\nslowest files: ${slowest.map((m) => `${m.file} ${m.seconds.toFixed(0)} s`).join(', ')}\n`);
     process.stdout.write(`\ntests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
   }
 }
