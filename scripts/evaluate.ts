@@ -44,6 +44,7 @@ import { join } from 'node:path';
 import { CommanderError } from 'commander';
 import { z } from 'zod';
 import { JsonlRowError } from '../domain/datasets/jsonl.js';
+import type { CorpusScore } from '../domain/sweep/corpusScore.js';
 import { FAMILY_IDS } from '../domain/families/ids.js';
 import { diskReferenceOutputs } from '../infra/referenceOutputs.js';
 import { defaultSandboxConcurrency } from '../infra/sandbox/pythonExecutor.js';
@@ -230,6 +231,7 @@ async function main(): Promise<void> {
       { bigcodeEvaluationResults, cellFigures, evalplusDate },
       { humanEvalRow },
       { resultsJson },
+      { kindOfCell },
     ] = await Promise.all([
       import('./lib/evaluate-input.js'),
       import('../domain/sweep/textScores.js'),
@@ -238,6 +240,7 @@ async function main(): Promise<void> {
       import('../domain/sweep/peerFiles.js'),
       import('../domain/scoring/sampleRecord.js'),
       import('../domain/sweep/results.js'),
+      import('../domain/scoring/scoreKinds.js'),
     ]);
     const input = readEvaluateInput({
       problemsText,
@@ -298,8 +301,10 @@ async function main(): Promise<void> {
     const rows = samples.map(({ row }, i) => humanEvalRow(row, scored[i]!.record, scored[i]!.run));
     writeFileSync(outFile, rows.map((r) => JSON.stringify(r) + '\n').join(''));
     const which = (score: { samplesScored: string }) => (score.samplesScored === 'first' ? "each task's first sample" : 'every sample');
-    if (summary.scores?.kind === 'text') {
-      const text = summary.scores;
+    // Scored from their text (a corpus metric): nothing ran.
+    const corpus = summary.scores && kindOfCell(summary.scores).corpusMetric ? (summary.scores as unknown as CorpusScore) : undefined;
+    if (corpus) {
+      const text = corpus;
       process.stderr.write(
         `evaluate: scored ${samples.length} samples of ${attempted.length} ${input.family} problems from their text ` +
           `(${text.metric}, ${which(text)}: ${text.samples}); wrote ${outFile}\n`,

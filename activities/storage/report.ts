@@ -18,7 +18,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { SweepProblemSchema } from '../../domain/datasets/problems.js';
 import { familyOf } from '../../domain/families/registry.js';
-import { ComparedTaskSchema } from '../../domain/compare/compare.js';
+import { CellKindScoresSchema, kindOfCell, perTaskShape } from '../../domain/scoring/scoreKinds.js';
 import { datasetOutcomes, datasetsOf, selectDrillTasks, selectSamples } from '../../domain/report/analysis.js';
 import { renderSweepReport, type RenderOptions } from '../../domain/report/html.js';
 import { hasPaperAnalyses } from '../../domain/report/paperAnalyses.js';
@@ -108,32 +108,8 @@ const CellSummarySchema = z.object({
     wallSeconds: z.number(),
   }),
   resultsKey: z.string(),
-  /** Families with several scores (CellExtraScores); absent for the others. */
-  scores: z
-    .discriminatedUnion('kind', [
-      z.object({
-        kind: z.literal('named'),
-        byName: z.record(
-          z.string(),
-          z.object({
-            passAtK: z.record(z.string(), z.number()),
-            passAtKCI: z.record(
-              z.string(),
-              z.object({ stderr: z.number().nullable(), low: z.number().nullable(), high: z.number().nullable() }),
-            ),
-          }),
-        ),
-      }),
-      z.object({ kind: z.literal('test_cases'), strictAccuracy: z.number(), averageTestCaseAccuracy: z.number() }),
-      z.object({
-        kind: z.literal('voting'),
-        greedy: z.object({ accuracy: z.number(), numFailedExecution: z.number() }),
-        majorityVoting: z.object({ accuracy: z.number(), numFailedExecution: z.number() }),
-      }),
-      // A text-scored family's corpus metric (CorpusScore).
-      CorpusScoreSchema.extend({ kind: z.literal('text') }),
-    ])
-    .optional(),
+  /** A cell's score kind's figures (CellExtraScores), validated by the kind's schema (ScoreKind.cellSchema); absent for the others. */
+  scores: CellKindScoresSchema.optional(),
   /** A run cell's samples also scored from their text (Spider: BLEU beside execution accuracy); absent for the others. */
   alsoText: CorpusScoreSchema.optional(),
 });
@@ -152,10 +128,8 @@ const CellResultsSchema = z.looseObject({
       c: z.number().int(),
       s: z.number().int(),
       pipeline_length: z.number().int().optional(),
-      scores: z.record(z.string(), z.number().int()).optional(),
-      test_case_accuracy: z.number().optional(),
-      answers: ComparedTaskSchema.shape.answers,
-      text: ComparedTaskSchema.shape.text,
+      // The fields of the cell's score kind (ScoreKind.perTaskShape).
+      ...perTaskShape(),
     }),
   ),
   pass_rate_by_pipeline_length: z.record(z.string(), z.object({ tasks: z.number(), pass_rate: z.number() })).optional(),
@@ -318,6 +292,8 @@ export async function loadSweepReportData(bucket: Bucket, sweepId: string, opts:
     const text = await getText(bucket, key);
     if (text === null) notes.push(`Cell ${id}: ${key} is missing; its per-task outcomes and curves are left out.`);
     const detail = text === null ? null : parseJson(text, CellResultsSchema, key);
+    // A cell whose samples do not run (scored from their text) passes nothing by design: no pass@k curves, outcomes or comparisons of its counts.
+    const runs = summary.scores === undefined || kindOfCell(summary.scores).runs;
     cells.push({
       id,
       dataset: summary.cell.dataset,
@@ -339,9 +315,8 @@ export async function loadSweepReportData(bucket: Bucket, sweepId: string, opts:
       ...(summary.scores ? { scores: summary.scores } : {}),
       ...(summary.alsoText ? { alsoText: summary.alsoText } : {}),
       cost: summary.cost,
-      // A text-scored cell's per-task counts pass nothing by design: no pass@k curves, outcomes or comparisons of them.
-      perTask: summary.scores?.kind === 'text' ? [] : (detail?.per_task ?? []),
-      ...(summary.scores?.kind === 'text' && detail ? { textPerTask: detail.per_task } : {}),
+      perTask: runs ? (detail?.per_task ?? []) : [],
+      ...(!runs && detail ? { textPerTask: detail.per_task } : {}),
       ...(detail?.pass_rate_by_pipeline_length ? { passRateByPipelineLength: detail.pass_rate_by_pipeline_length } : {}),
       ...(detail?.provenance ? { provenance: detail.provenance } : {}),
       // The same loader and computation as scripts/paper-analyses.ts.

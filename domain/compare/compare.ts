@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 import { corpusMetricById } from '../families/registry.js';
-import { majorityOf } from '../metrics/pal.js';
+import { perTaskShape, scoreKinds } from '../scoring/scoreKinds.js';
+import type { PerTaskRow } from '../scoring/scoreKind.js';
 import { passAtK } from '../metrics/passAtK.js';
 import { headlineFigure, pairedCorpusBootstrap, type CorpusFigure, type TaskStats } from './corpus.js';
 import { unexplainedDifferences, type CellProvenance } from '../sweep/provenance.js';
@@ -30,16 +31,10 @@ export const ComparedTaskSchema = z.object({
   c: z.number().int().nonnegative(),
   /** Samples that ran without a runtime error (success@k, the ExploraCoder paper's second metric); absent from text-scored cells. */
   s: z.number().int().nonnegative().optional(),
-  /** Passes per named score (evalplus: base, plus). */
-  scores: z.record(z.string(), z.number().int().nonnegative()).optional(),
-  /** Mean over samples of the fraction of test cases passed (APPS). */
-  test_case_accuracy: z.number().min(0).max(1).optional(),
-  /** The task's distinct answers (PAL); `correct` is absent from results stored before comparisons scored votes. */
-  answers: z.array(z.object({ answer: z.string(), votes: z.number().int().positive(), correct: z.boolean().optional() })).optional(),
-  /** Text-scored families: the statistics of the samples the cell's corpus metric scores, summed. */
-  text: z.object({ samples: z.number().int().positive(), stats: z.record(z.string(), z.number()) }).optional(),
+  /** The fields of the cell's score kind (ScoreKind.perTaskShape: evalplus's `scores`, APPS's `test_case_accuracy`, PAL's `answers`, a text-scored task's `text`). */
+  ...perTaskShape(),
 });
-export type ComparedTask = z.infer<typeof ComparedTaskSchema>;
+export type ComparedTask = z.infer<typeof ComparedTaskSchema> & PerTaskRow & { text?: TaskStats };
 
 /** One cell as a comparison sees it: where it comes from, its factors, and its per-task counts. */
 export interface ComparedCell {
@@ -173,21 +168,8 @@ function metricValues(a: ComparedTask[], b: ComparedTask[], ks: number[]): Map<s
   for (const k of ks) put(`pass@${k}`, (t) => passAtK(t.n, t.c, k));
   // A method that makes programs run without error more often can differ here where pass@k ties.
   if ([...a, ...b].every((t) => t.s !== undefined)) for (const k of ks) put(`success@${k}`, (t) => passAtK(t.n, t.s!, k));
-  const names = (ts: ComparedTask[]) => new Set(ts.flatMap((t) => Object.keys(t.scores ?? {})));
-  const bNames = names(b);
-  for (const name of [...names(a)].filter((n) => bNames.has(n)).sort()) {
-    for (const k of ks) put(`${name} pass@${k}`, (t) => passAtK(t.n, t.scores?.[name] ?? 0, k));
-  }
-  if (a.every((t) => t.test_case_accuracy !== undefined) && b.every((t) => t.test_case_accuracy !== undefined)) {
-    put('test-case accuracy', (t) => t.test_case_accuracy!);
-  }
-  // PAL: whether the answer a vote picks is right, 0 or 1 per task (results stored before `correct` have none).
-  const voted = (t: ComparedTask) => t.answers !== undefined && t.answers.every((x) => x.correct !== undefined);
-  if (a.every(voted) && b.every(voted)) {
-    const scoreOf = (t: ComparedTask, answer: string | undefined) => (t.answers!.find((x) => x.answer === answer)?.correct ? 1 : 0);
-    put('majority-voting accuracy', (t) => scoreOf(t, majorityOf(new Map(t.answers!.map((x) => [x.answer, x.votes])))));
-    put('greedy accuracy', (t) => scoreOf(t, t.answers![0]?.answer));
-  }
+  // Each score kind's own per-task scores both cells have (ScoreKind.compare: evalplus's named pass@k, APPS's test-case accuracy, PAL's votes).
+  for (const kind of scoreKinds()) for (const [name, value] of kind.compare?.(a, b, ks) ?? []) put(name, value);
   return out;
 }
 

@@ -27,6 +27,7 @@ import { conalaFamily } from './conala/index.js';
 import { concodeFamily } from './concode/index.js';
 import { spiderFamily } from './spider/index.js';
 import { textToTextFamily } from './text-to-text/index.js';
+import type { AnyScoreKind } from '../scoring/scoreKind.js';
 import type { CorpusMetric, DatasetEntryBase, EntrySchema, EvaluateSupport, FlagMeta, TaskFamily } from './types.js';
 
 export const FAMILIES = {
@@ -101,6 +102,16 @@ export function createRegistry(families: Readonly<Record<string, AnyFamily>>) {
         throw new Error(`family ${family.id} declares a corpus metric ${metric.id}, another family's metric's id`);
       metricsById.set(metric.id, metric);
     }
+  // The score kinds the families declare (FamilyDefinition.scoreKinds): one declaration per kind's name across the families.
+  const scoreKinds: AnyScoreKind[] = [];
+  for (const family of Object.values(families))
+    for (const kind of family.scoreKinds ?? []) {
+      if (scoreKinds.includes(kind)) continue;
+      const known = scoreKinds.find((k) => k.sampleKind === kind.sampleKind || k.cellKind === kind.cellKind);
+      if (known)
+        throw new Error(`family ${family.id} declares a score kind ${kind.sampleKind} (${kind.cellKind}), another declaration's name`);
+      scoreKinds.push(kind);
+    }
   // Every family's own evaluate.ts options by key: one declaration per key (the same help) across the families.
   const flags = new Map<string, EvaluateFlag>();
   for (const family of Object.values(families)) {
@@ -152,6 +163,8 @@ export function createRegistry(families: Readonly<Record<string, AnyFamily>>) {
      * or undefined when no family declares one: what a comparison recomputes a stored cell's metric with.
      */
     corpusMetricById: (id: string): CorpusMetric | undefined => metricsById.get(id),
+    /** The score kinds the families declare, each once, in registry order (domain/scoring/scoreKinds.ts adds the shared ones). */
+    declaredScoreKinds: (): readonly AnyScoreKind[] => scoreKinds,
     /** Every family, in registry order. */
     allFamilies: (): AnyFamily[] => Object.values(families),
     familyOf,
@@ -177,6 +190,7 @@ export const {
   evaluateFlags,
   findFamily,
   corpusMetricById,
+  declaredScoreKinds,
   allFamilies,
   familyOf,
   languageOf,

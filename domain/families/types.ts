@@ -11,6 +11,7 @@ import type { ExecutionLimits, ExecutionResult } from '../execution/types.js';
 import type { LanguageId } from '../languages/registry.js';
 import type { InfillParts } from '../llm/fim.js';
 import type { LlmApi } from '../llm/request.js';
+import type { AnyScoreKind, KindTaskScore } from '../scoring/scoreKind.js';
 
 /** What every dataset entry of a sweep config has, whatever its family. */
 export interface DatasetEntryBase<Family extends string> {
@@ -39,34 +40,28 @@ export interface LoadedDataset<Problem extends SweepProblem = SweepProblem> {
 }
 
 /**
- * How a run of a sample counts, as a tagged union every family shares: `passed` (what pass@k counts)
- * and `success` (success@k) always; families with several scores add theirs:
+ * How a run of a sample counts: `passed` (what pass@k counts) and `success` (success@k) always, and
+ * its kind:
  * - `status`: the program's own tests decide, from its status alone (HumanEval, MBPP, ...), or the
  *   family from what it printed (Spider), saying why a run that ended well is wrong (`failure`);
- * - `named`: several pass/fail scores per sample, each with its own pass@k (evalplus: `base`, the
- *   original tests, and `plus`, base and the added ones; `passed` is the family's headline score);
- * - `test_cases`: per-test-case credit, what APPS's average test-case accuracy is made of;
- * - `answer`: the answer the sample's program gave (PAL), voted on per task: `passed` is the
- *   answer being right, `answer` null when the run gave none (bigcode's "failed: ..."), and
- *   `comparable` whether float() takes both the answer and the reference (bigcode counts a
- *   task whose chosen answer is not in num_failed_execution).
+ * - any other: a score kind the family declares (FamilyDefinition.scoreKinds; domain/scoring/scoreKind.ts),
+ *   which says what the record keeps of the score's other fields and how a cell folds them
+ *   (evalplus's `named`, APPS's `test_cases`, PAL's `answer`), or the shared `text` (TextScore).
  */
-export type TaskScore =
-  | {
-      kind: 'status';
-      passed: boolean;
-      success: boolean;
-      /**
-       * Why a run that ended well is wrong all the same, when the family's comparison and not the
-       * program decides (Spider's execution accuracy: the query ran, its result is not the gold's):
-       * the record then reads `failed`, with this as its exception (records.ts recordedRun).
-       */
-      failure?: { type: string; message: string };
-    }
-  | { kind: 'named'; passed: boolean; success: boolean; scores: Record<string, boolean> }
-  | { kind: 'test_cases'; passed: boolean; success: boolean; testCases: { passed: number; total: number } }
-  | { kind: 'answer'; passed: boolean; success: boolean; answer: string | null; comparable: boolean }
-  | TextScore;
+export type TaskScore = StatusScore | TextScore | KindTaskScore;
+
+/** A score from the run's status (TaskScore `status`). */
+export interface StatusScore {
+  kind: 'status';
+  passed: boolean;
+  success: boolean;
+  /**
+   * Why a run that ended well is wrong all the same, when the family's comparison and not the
+   * program decides (Spider's execution accuracy: the query ran, its result is not the gold's):
+   * the record then reads `failed`, with this as its exception (records.ts recordedRun).
+   */
+  failure?: { type: string; message: string };
+}
 
 /**
  * The score of a sample scored from its text (TaskChecking `text`): nothing ran, so nothing passed
@@ -252,6 +247,8 @@ export interface TaskFamily<Id extends string, Entry> extends FamilySteps<Entry,
   evaluate: EvaluateSupport;
   /** FamilyDefinition.corpusMetrics. */
   corpusMetrics?: readonly CorpusMetric[];
+  /** FamilyDefinition.scoreKinds. */
+  scoreKinds?: readonly AnyScoreKind[];
 }
 
 /**
@@ -280,6 +277,12 @@ export interface FamilyDefinition<Id extends string, Schema extends EntrySchema,
    * (registry.ts corpusMetricById), and a task scored by an undeclared metric is refused.
    */
   corpusMetrics?: readonly CorpusMetric[];
+  /**
+   * The kinds of the scores its `score` returns beyond `status` (domain/scoring/scoreKind.ts):
+   * declared in its folder, they say what a record keeps, how a cell aggregates it, how results,
+   * the report, the progress view and the peer files show it and how compare tests it. Absent: none.
+   */
+  scoreKinds?: readonly AnyScoreKind[];
 }
 
 /** What a family's entry schema is: a strict object (its keys are the entry's keys), `family: z.literal(<id>)` among them. */

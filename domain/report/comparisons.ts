@@ -5,6 +5,7 @@
 import { compareCells, type ComparedCell, type Comparison } from '../compare/compare.js';
 import { datasetsOf } from './analysis.js';
 import type { ReportCell } from './model.js';
+import { kindOfCell } from '../scoring/scoreKinds.js';
 
 /** Fewer resamples than the CLI's 10,000: a grid of many cells has many pairs, and the page is built in one activity. */
 export const REPORT_BOOTSTRAP_RESAMPLES = 2_000;
@@ -32,8 +33,14 @@ function asCompared(sweepId: string, c: ReportCell): ComparedCell {
     k: Object.keys(c.passAtK).map((k) => Number(k.split('@')[1])),
     tasks: comparedTasks(c),
     ...(c.provenance ? { provenance: c.provenance } : {}),
-    ...(c.scores?.kind === 'text' ? { corpusMetric: c.scores.metric } : {}),
+    ...corpusMetricOf(c),
   };
+}
+
+/** The corpus metric a cell is compared by, when its score kind has one (a text-scored cell's). */
+function corpusMetricOf(c: ReportCell): { corpusMetric?: string } {
+  const metric = c.scores ? kindOfCell(c.scores).corpusMetric?.(c.scores) : undefined;
+  return metric === undefined ? {} : { corpusMetric: metric };
 }
 
 /** The tasks a cell is compared on: a text-scored cell's statistics, else its counts. */

@@ -18,13 +18,10 @@ import { reportComparisons, REPORT_BOOTSTRAP_RESAMPLES } from './comparisons.js'
 import { isSignificant, type MetricComparison, type PairComparison } from '../compare/compare.js';
 import { formatP } from '../compare/format.js';
 import { provenanceFields } from '../sweep/provenance.js';
-import { corpusScoreLine, type CorpusScore } from '../sweep/corpusScore.js';
-
-/** A corpus score's headline figure, when it is a number. */
-function headlineOf(score: CorpusScore): number | undefined {
-  const v = score.figures[score.headline];
-  return typeof v === 'number' ? v : undefined;
-}
+import { corpusScoreLine } from '../sweep/corpusScore.js';
+import { kindOfCell, scoreKinds } from '../scoring/scoreKinds.js';
+import { headlineOf } from '../scoring/textScoreKind.js';
+import type { AnyScoreKind, ReportFormat } from '../scoring/scoreKind.js';
 
 export interface RenderOptions {
   /** Source of Chart.js's UMD build (dist/chart.umd.min.js), inlined into the page. */
@@ -202,15 +199,19 @@ function renderSummary(data: SweepReportData): string {
   const total = (f: (c: ReportCell) => number) => cells.reduce((a, c) => a + f(c), 0);
   const datasets = datasetsOf(cells);
   const best = datasets.map((d) => {
-    // A text-scored dataset has no pass@1: its best is by its metric's headline figure.
-    const text = cells.filter((c) => c.dataset === d && c.scores?.kind === 'text');
+    // A dataset whose samples do not run (scored from their text) has no pass@1: its best is by its kind's headline figure.
+    const headlineOfCell = (c: ReportCell) => {
+      const kind = c.scores ? kindOfCell(c.scores) : undefined;
+      return kind && !kind.runs && kind.headline ? kind.headline(c.scores!) : undefined;
+    };
+    const text = cells.filter((c) => c.dataset === d && headlineOfCell(c) !== undefined);
     if (text.length) {
-      const value = (c: ReportCell) => (c.scores?.kind === 'text' ? headlineOf(c.scores) : undefined);
+      const value = (c: ReportCell) => headlineOfCell(c)?.value;
       const top = text.reduce<ReportCell | undefined>(
         (b, c) => (b === undefined || (value(c) ?? -Infinity) > (value(b) ?? -Infinity) ? c : b),
         undefined,
       )!;
-      const headline = top.scores?.kind === 'text' ? top.scores.headline : '';
+      const headline = headlineOfCell(top)?.name ?? '';
       return `<li><b>${esc(d)}</b>: ${esc(cellLabel(top))}, ${esc(headline)} ${dec(value(top) ?? NaN, 4)}</li>`;
     }
     const mine = cells.filter((c) => c.dataset === d && c.passAtK['pass@1'] !== undefined);
@@ -376,79 +377,56 @@ ${dropped.length ? `<p class="note">Not scored: ${dropped.map(esc).join('; ')}</
 </section>`;
 }
 
+/** The report's formatting, as a score kind's table uses it. */
+const REPORT_FORMAT: ReportFormat = { esc, pct, dec, int, ci: ciText };
+
+/** Where the table of run cells also scored from their text stands among the kinds' tables (ScoreKind.report.order). */
+const ALSO_TEXT_ORDER = 40;
+
 /**
- * The scores beyond pass@k of the families that have several: each named score's pass@k (evalplus:
- * base, the original tests; plus, base and the added ones), APPS's strict and average
- * test-case accuracy, PAL's greedy and majority-voting accuracy, and the text metric of run cells
- * also scored from their text (Spider's BLEU). Empty when no cell has any.
+ * The scores beyond pass@k: a table per score kind the cells have (ScoreKind.report, in its order:
+ * a text-scored family's metric, evalplus's named scores' pass@k, APPS's accuracies, PAL's greedy
+ * and majority-voting accuracy, ...), and the text metric of run cells also scored from their text
+ * (Spider's BLEU). Empty when no cell has any.
  */
 function renderExtraScores(cells: readonly ReportCell[]): string {
   const ks = scoredKs(cells);
   const label = (c: ReportCell) =>
     `<td>${esc(c.dataset)}</td><td>${esc(c.model)}</td><td>${esc(c.method)}</td><td class="num">${esc(c.temperature)}</td>`;
-  const named = cells.filter((c) => c.scores?.kind === 'named');
-  const testCases = cells.filter((c) => c.scores?.kind === 'test_cases');
-  const text = cells.filter((c) => c.scores?.kind === 'text');
-  const parts: string[] = [];
-  if (text.length) {
-    const rows = text.map((c) =>
-      c.scores?.kind === 'text'
-        ? `<tr>${label(c)}<td>${esc(c.scores.metric)}</td><td class="num">${dec(headlineOf(c.scores) ?? NaN, 4)}</td><td>${esc(corpusScoreLine(c.scores))}</td></tr>`
-        : '',
-    );
-    parts.push(`<p>Datasets scored from the generations' text against each task's reference, nothing run (pass@k does not apply): the family's metric as its peer harness reports it (CoNaLa, Concode: bigcode's corpus BLEU over each task's first sample).</p>
-<table class="grid metrics" id="text-scores-table"><thead><tr><th>dataset</th><th>model</th><th>method</th><th>T</th><th>metric</th><th>headline</th><th>figures</th></tr></thead><tbody>
+  const table = (intro: string, id: string, headers: string[], rows: string[]) => `<p>${intro}</p>
+<table class="grid metrics" id="${id}"><thead><tr><th>dataset</th><th>model</th><th>method</th><th>T</th>${headers.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>
 ${rows.join('\n')}
-</tbody></table>`);
-  }
-  if (named.length) {
-    const rows = named.flatMap((c) =>
-      Object.entries(c.scores?.kind === 'named' ? c.scores.byName : {}).map(
-        ([name, s]) =>
-          `<tr>${label(c)}<td>${esc(name)}</td>${ks.map((k) => `<td class="num">${pct(s.passAtK[`pass@${k}`])}${ciText(s.passAtKCI[`pass@${k}`])}</td>`).join('')}</tr>`,
-      ),
+</tbody></table>`;
+  const kindTable = (kind: AnyScoreKind): string | undefined => {
+    const mine = cells.filter((c) => c.scores !== undefined && kindOfCell(c.scores) === kind);
+    if (!mine.length) return undefined;
+    const rows = mine.flatMap((c) =>
+      kind.report
+        .rows(c.scores, ks, REPORT_FORMAT)
+        .map((row) => `<tr>${label(c)}${row.map((cell) => `<td${cell.num ? ' class="num"' : ''}>${cell.html}</td>`).join('')}</tr>`),
     );
-    parts.push(`<p>pass@k of each score the dataset defines (evalplus: <b>base</b>, the original tests' inputs; <b>plus</b>, base and evalplus's added inputs, the pass@k of the table above).</p>
-<table class="grid metrics" id="named-scores-table"><thead><tr><th>dataset</th><th>model</th><th>method</th><th>T</th><th>score</th>${ks.map((k) => `<th>pass@${k}</th>`).join('')}</tr></thead><tbody>
-${rows.join('\n')}
-</tbody></table>`);
-  }
-  if (testCases.length) {
-    const rows = testCases.map((c) =>
-      c.scores?.kind === 'test_cases'
-        ? `<tr>${label(c)}<td class="num">${pct(c.scores.strictAccuracy)}</td><td class="num">${pct(c.scores.averageTestCaseAccuracy)}</td></tr>`
-        : '',
-    );
-    parts.push(`<p>APPS's two figures: <b>strict accuracy</b>, the share of samples passing every test case (averaged over tasks); <b>average test-case accuracy</b>, the share of test cases passed (averaged over samples, then tasks).</p>
-<table class="grid metrics" id="test-case-scores-table"><thead><tr><th>dataset</th><th>model</th><th>method</th><th>T</th><th>strict accuracy</th><th>test-case accuracy</th></tr></thead><tbody>
-${rows.join('\n')}
-</tbody></table>`);
-  }
-  const alsoText = cells.filter((c) => c.alsoText !== undefined);
-  if (alsoText.length) {
+    return table(kind.report.intro, kind.report.tableId, kind.report.headers(ks), rows);
+  };
+  const alsoTextTable = (): string | undefined => {
+    const alsoText = cells.filter((c) => c.alsoText !== undefined);
+    if (!alsoText.length) return undefined;
     const rows = alsoText.map((c) =>
       c.alsoText
         ? `<tr>${label(c)}<td class="num">${pct(c.passAtK['pass@1'])}</td><td>${esc(c.alsoText.metric)}</td><td class="num">${dec(headlineOf(c.alsoText) ?? NaN, 4)}</td><td>${esc(corpusScoreLine(c.alsoText))}</td></tr>`
         : '',
     );
-    parts.push(`<p>Datasets run and also scored from the same generations' text (Spider with its databases: execution accuracy, its pass@1, and bigcode's corpus BLEU of each task's first sample against the gold query).</p>
-<table class="grid metrics" id="also-text-scores-table"><thead><tr><th>dataset</th><th>model</th><th>method</th><th>T</th><th>pass@1</th><th>metric</th><th>headline</th><th>figures</th></tr></thead><tbody>
-${rows.join('\n')}
-</tbody></table>`);
-  }
-  const voting = cells.filter((c) => c.scores?.kind === 'voting');
-  if (voting.length) {
-    const rows = voting.map((c) =>
-      c.scores?.kind === 'voting'
-        ? `<tr>${label(c)}<td class="num">${pct(c.scores.greedy.accuracy)}</td><td class="num">${int(c.scores.greedy.numFailedExecution)}</td>` +
-          `<td class="num">${pct(c.scores.majorityVoting.accuracy)}</td><td class="num">${int(c.scores.majorityVoting.numFailedExecution)}</td></tr>`
-        : '',
+    return table(
+      "Datasets run and also scored from the same generations' text (Spider with its databases: execution accuracy, its pass@1, and bigcode's corpus BLEU of each task's first sample against the gold query).",
+      'also-text-scores-table',
+      ['pass@1', 'metric', 'headline', 'figures'],
+      rows,
     );
-    parts.push(`<p>PAL's accuracy, as bigcode computes it: each task's answer is its first sample's (<b>greedy</b>) or its samples' most common (<b>majority voting</b>), runs that gave no answer left out; <b>failed</b> counts the tasks whose chosen answer is not a number (bigcode's num_failed_execution).</p>
-<table class="grid metrics" id="voting-scores-table"><thead><tr><th>dataset</th><th>model</th><th>method</th><th>T</th><th>greedy accuracy</th><th>failed</th><th>majority-voting accuracy</th><th>failed</th></tr></thead><tbody>
-${rows.join('\n')}
-</tbody></table>`);
-  }
+  };
+  const sections = [
+    ...scoreKinds().map((kind) => ({ order: kind.report.order, render: () => kindTable(kind) })),
+    { order: ALSO_TEXT_ORDER, render: alsoTextTable },
+  ].sort((a, b) => a.order - b.order);
+  const parts = sections.flatMap((section) => section.render() ?? []);
   return parts.length ? `<section id="scores"><h2>Scores by test set</h2>\n${parts.join('\n')}\n</section>` : '';
 }
 

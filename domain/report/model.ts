@@ -5,7 +5,6 @@
 import { z } from 'zod';
 import { SampleRecordSchema } from '../sweep/records.js';
 import type { CellScores } from '../sweep/results.js';
-import type { ComparedTask } from '../compare/compare.js';
 import type { PaperAnalyses } from './paperAnalyses.js';
 import type { CellProvenance } from '../sweep/provenance.js';
 import { ExplorationTraceSchema } from './trace.js';
@@ -27,14 +26,8 @@ export interface PerTaskCounts {
   /** succeeded (ran to the end of the test or stopped on an assertion) */
   s: number;
   pipeline_length?: number;
-  /** Passes per named score (evalplus: base, plus); absent for other families. */
-  scores?: Record<string, number>;
-  /** Mean over samples of the fraction of test cases passed (APPS); absent for other families. */
-  test_case_accuracy?: number;
-  /** The task's distinct answers and whether each is right (PAL); absent for other families. */
-  answers?: ComparedTask['answers'];
-  /** A text-scored task's summed statistics (see ReportCell.textPerTask). */
-  text?: ComparedTask['text'];
+  /** The fields of the cell's score kind (ScoreKind.perTaskShape: evalplus's `scores`, PAL's `answers`, a text-scored task's `text`...). */
+  [kindField: string]: unknown;
 }
 
 export interface ReportCell extends CellScores {

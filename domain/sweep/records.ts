@@ -1,7 +1,9 @@
 /** The per-sample record a sweep keeps, and the per-task counts pass@k is computed from. */
 import { z } from 'zod';
 import { ExceptionInfoSchema, ExecutionStatusSchema, type ExceptionInfo, type ExecutionStatus } from '../execution/types.js';
-import type { TaskScore } from '../families/types.js';
+import type { StatusScore, TaskScore } from '../families/types.js';
+import { kindOfSample, SampleScoreSchema, scoreRuns } from '../scoring/scoreKinds.js';
+import type { KindTaskScore } from '../scoring/scoreKind.js';
 import { MethodCostSchema, type MethodCost } from '../methods/artifacts.js';
 
 /**
@@ -27,19 +29,12 @@ export const SampleRecordSchema = z.object({
   /** Ran to the end of the test or stopped only on a test assertion. */
   success: z.boolean(),
   /**
-   * The scores beyond `passed` of a family that has several (see TaskScore): evalplus's named
-   * scores, APPS's test cases, PAL's answer. Absent for the families scored from the status alone, and in
-   * records stored before it existed.
+   * The scores beyond `passed` of a family that has several (see TaskScore): a score kind's fields,
+   * as its declaration keeps them (ScoreKind.sampleSchema: evalplus's named scores, APPS's test
+   * cases, PAL's answer, a text-scored sample's statistics). Absent for the families scored from
+   * the status alone, and in records stored before it existed.
    */
-  score: z
-    .discriminatedUnion('kind', [
-      z.object({ kind: z.literal('named'), scores: z.record(z.string(), z.boolean()) }),
-      z.object({ kind: z.literal('test_cases'), passed: z.number().int().nonnegative(), total: z.number().int().nonnegative() }),
-      z.object({ kind: z.literal('answer'), answer: z.string().nullable(), comparable: z.boolean() }),
-      // A text-scored sample's statistics (TextStats), what its family's corpus metric sums.
-      z.object({ kind: z.literal('text'), stats: z.record(z.string(), z.number()) }),
-    ])
-    .optional(),
+  score: SampleScoreSchema.optional(),
   /**
    * A run sample's statistics for the metric its family also scores it by from its text
    * (TaskChecking `tests` with `alsoText`: Spider's BLEU beside execution accuracy), what that
@@ -76,24 +71,10 @@ export const SampleRecordSchema = z.object({
 });
 export type SampleRecord = z.infer<typeof SampleRecordSchema>;
 
-/** A family's score of a run as a record's fields: `passed`, `success`, and `score` when the family has more. */
+/** A family's score of a run as a record's fields: `passed`, `success`, and `score` when the family has more (its kind's record score). */
 export function scoreFields(score: TaskScore): Pick<SampleRecord, 'passed' | 'success' | 'score'> {
-  switch (score.kind) {
-    case 'status':
-      return { passed: score.passed, success: score.success };
-    case 'named':
-      return { passed: score.passed, success: score.success, score: { kind: 'named', scores: score.scores } };
-    case 'test_cases':
-      return { passed: score.passed, success: score.success, score: { kind: 'test_cases', ...score.testCases } };
-    case 'answer':
-      return {
-        passed: score.passed,
-        success: score.success,
-        score: { kind: 'answer', answer: score.answer, comparable: score.comparable },
-      };
-    case 'text':
-      return { passed: false, success: false, score: { kind: 'text', stats: score.stats } };
-  }
+  if (score.kind === 'status') return { passed: score.passed, success: score.success };
+  return { passed: score.passed, success: score.success, score: kindOfSample(score).recordScore(score as KindTaskScore) };
 }
 
 /**
@@ -106,7 +87,8 @@ export function recordedRun(
   result: { status: ExecutionStatus; exception?: ExceptionInfo },
   score: TaskScore,
 ): { status: ExecutionStatus; exception?: ExceptionInfo } {
-  if (score.kind === 'status' && score.failure && result.status === 'passed') return { status: 'failed', exception: score.failure };
+  const failure = score.kind === 'status' ? (score as StatusScore).failure : undefined;
+  if (failure && result.status === 'passed') return { status: 'failed', exception: failure };
   return { status: result.status, ...(result.exception ? { exception: result.exception } : {}) };
 }
 
@@ -141,7 +123,7 @@ function countsOf(records: readonly SampleRecord[], taskStart: number, taskEnd: 
   for (let t = taskStart; t < taskEnd; t++) byTask.set(t, { taskIndex: t, n: 0, c: 0, s: 0 });
   if (!executed) return [...byTask.values()];
   for (const r of records) {
-    if (r.score?.kind === 'text') continue;
+    if (!scoreRuns(r.score)) continue;
     const c = byTask.get(r.task_index)!;
     c.n++;
     if (r.passed) c.c++;
@@ -203,7 +185,7 @@ export function totalsOfRecords(shardIndex: number, records: readonly SampleReco
     cost.sandboxRuns += c.sandbox_runs;
     cost.requestsUnanswered += c.requests_unanswered ?? 0;
     // Text-scored samples pass nothing: their tasks stay out of pass@1 so far (shown as "-").
-    if (r.status === 'not_executed' || r.score?.kind === 'text') continue;
+    if (r.status === 'not_executed' || !scoreRuns(r.score)) continue;
     const t = byTask.get(r.task_index) ?? { n: 0, c: 0 };
     t.n++;
     if (r.passed) t.c++;

@@ -5,12 +5,16 @@
  */
 import type { SweepProblem } from '../datasets/problems.js';
 import { familyOf } from '../families/registry.js';
-import { majorityOf } from '../metrics/pal.js';
-import { estimateAtK, type MeanInterval } from '../metrics/passAtK.js';
+import { estimateAtK } from '../metrics/passAtK.js';
+import { kindOfCell, kindOfSample } from '../scoring/scoreKinds.js';
+import { corpusScoreJson } from '../scoring/textScoreKind.js';
+import { namedIntervals, type AnyScoreKind, type AtKInterval, type CellKindScores } from '../scoring/scoreKind.js';
 import { recordCost, type SampleRecord } from './records.js';
-import { alsoTextCheckingOf, CorpusFold, noPassAtKReason, textCheckingOf } from './textScores.js';
+import { alsoTextCheckingOf, CorpusFold } from './textScores.js';
 import type { CorpusScore } from './corpusScore.js';
-import type { CorpusMetric, TextStats } from '../families/types.js';
+import type { CorpusMetric } from '../families/types.js';
+
+export { corpusScoreJson, namedIntervals, type AtKInterval };
 
 /** What a cell cost: LLM calls and tokens, sandbox runs, wall time. */
 /** The finish reason of an answer cut at max_tokens (OpenAI's API, vLLM, llama.cpp). */
@@ -67,40 +71,11 @@ export interface CellScores {
 }
 
 /**
- * A cell's scores beyond pass@k and success@k, by the kind of its family's TaskScore:
- * - `named`: pass@k and its interval per named score (evalplus: `base`, `plus`);
- * - `test_cases`: APPS's two: strict accuracy (the mean over tasks of the fraction of samples that
- *   pass every test case; with one sample per task, APPS's strict accuracy) and average test-case
- *   accuracy (the mean over tasks of the mean over samples of the fraction of test cases passed);
- * - `voting`: PAL's accuracy as bigcode computes it, both ways it chooses a task's answer from
- *   its samples' answers (runs that gave none left out): `greedy`, the first sample's answer;
- *   `majorityVoting`, the most common one. Each with bigcode's num_failed_execution, the tasks
- *   whose chosen answer (none: "") float() does not take.
- * - `text`: the family's corpus metric over the cell's text-scored samples (TaskChecking `text`):
- *   its figures (CoNaLa: HF bleu's), which samples it took and how many; pass@k is absent then.
+ * A cell's scores beyond pass@k and success@k: the figures of its samples' score kind (ScoreKind,
+ * declared by the family that owns it: evalplus's `named`, APPS's `test_cases`, PAL's `voting`, the
+ * shared `text`), tagged with the kind's `cellKind`.
  */
-export type CellExtraScores =
-  | { kind: 'named'; byName: Record<string, { passAtK: Record<string, number>; passAtKCI: Record<string, AtKInterval> }> }
-  | { kind: 'test_cases'; strictAccuracy: number; averageTestCaseAccuracy: number }
-  | { kind: 'voting'; greedy: VotingScore; majorityVoting: VotingScore }
-  | ({ kind: 'text' } & CorpusScore);
-
-/** bigcode's PAL figures for one way of choosing each task's answer. */
-export interface VotingScore {
-  accuracy: number;
-  numFailedExecution: number;
-}
-
-/** A task's distinct answers (families with `answer` scores), in first-seen order: how many samples gave each, and how it scores. */
-type AnswerTally = Map<string, { votes: number; correct: boolean; comparable: boolean }>;
-
-/** A metric's standard error over tasks and its 95% interval (normal approximation); null with one task. */
-export type AtKInterval = Pick<MeanInterval, 'stderr' | 'low' | 'high'>;
-
-/** The intervals of an estimate's averages, keyed `<prefix>@<k>`. */
-export function namedIntervals(prefix: string, intervals: Record<string, MeanInterval>): Record<string, AtKInterval> {
-  return Object.fromEntries(Object.entries(intervals).map(([k, { stderr, low, high }]) => [`${prefix}@${k}`, { stderr, low, high }]));
-}
+export type CellExtraScores = CellKindScores;
 
 export interface CellSummary extends CellScores {
   cell: Record<string, unknown>;
@@ -135,14 +110,8 @@ export class CellAccumulator {
     c: number;
     s: number;
     pipeline_length: number | undefined;
-    /** Passes per named score (families with named scores). */
-    named?: Record<string, number>;
-    /** Sum over samples of the fraction of test cases passed (families with test cases). */
-    testCaseCredit?: number;
-    /** The task's answers (families with `answer` scores): its size is the distinct answers, not the samples. */
-    answers?: AnswerTally;
-    /** The statistics of the task's samples its cell's corpus metric scores (text-scored families), summed, and how many. */
-    text?: { samples: number; stats: TextStats };
+    /** The task's state of the cell's score kind (absent: none of its samples had a score). */
+    kind?: unknown;
   }>;
   /** Samples saved but not executed (generation-only): a cell holding any is not scored at all. */
   private unexecuted = 0;
@@ -155,8 +124,8 @@ export class CellAccumulator {
   private promptTokens = 0;
   private completionTokens = 0;
   private sandboxRuns = 0;
-  /** The cell's corpus metric and its fold, from its first text-scored record (its tasks are scored from their text). */
-  private text: { metric: CorpusMetric; fold: CorpusFold } | null = null;
+  /** The kind of the cell's scores, and the cell's state of it, from its first record with a score (one kind per cell). */
+  private kind: { kind: AnyScoreKind; cell: unknown } | null = null;
   /** The metric its run samples are also scored by from their text, and its fold, from its first record with `text_stats`. */
   private alsoText: { metric: CorpusMetric; fold: CorpusFold } | null = null;
 
@@ -175,27 +144,14 @@ export class CellAccumulator {
       t.n++;
       if (r.passed) t.c++;
       if (r.success) t.s++;
-      if (r.score?.kind === 'named') {
-        const named = (t.named ??= {});
-        for (const [name, passed] of Object.entries(r.score.scores)) named[name] = (named[name] ?? 0) + (passed ? 1 : 0);
-      } else if (r.score?.kind === 'test_cases') {
-        t.testCaseCredit = (t.testCaseCredit ?? 0) + (r.score.total > 0 ? r.score.passed / r.score.total : 0);
-      } else if (r.score?.kind === 'answer') {
-        const answers = (t.answers ??= new Map());
-        if (r.score.answer !== null) {
-          const tally = answers.get(r.score.answer);
-          if (tally) tally.votes++;
-          else answers.set(r.score.answer, { votes: 1, correct: r.passed, comparable: r.score.comparable });
-        }
-      } else if (r.score?.kind === 'text') {
-        const fold = this.textFold(r);
-        fold.add(r.score.stats, r.sample_index === 0);
-        // Per task as well: a paired comparison resamples tasks and recomputes the corpus metric from their sums.
-        if (this.text!.metric.samples === 'all' || r.sample_index === 0) {
-          const text = (t.text ??= { samples: 0, stats: {} });
-          text.samples++;
-          for (const [key, value] of Object.entries(r.score.stats)) text.stats[key] = (text.stats[key] ?? 0) + value;
-        }
+      if (r.score) {
+        const kind = this.kindOf(r);
+        t.kind = kind.kind.add(kind.cell, t.kind, r.score, {
+          problem: this.problems[r.task_index]!,
+          taskId: r.task_id,
+          sampleIndex: r.sample_index,
+          passed: r.passed,
+        });
       }
       if (r.text_stats) this.alsoTextFold(r).add(r.text_stats, r.sample_index === 0);
     }
@@ -210,14 +166,13 @@ export class CellAccumulator {
     this.sandboxRuns += cost.sandbox_runs;
   }
 
-  /** The fold of the cell's text scores: its task's metric (the family's; one per cell). */
-  private textFold(r: SampleRecord): CorpusFold {
-    const checking = textCheckingOf(this.problems[r.task_index]!);
-    if (checking === null) throw new Error(`record of task ${r.task_id} has a text score, but its task is run`);
-    this.text ??= { metric: checking.metric, fold: new CorpusFold(checking.metric) };
-    if (this.text.metric.id !== checking.metric.id)
-      throw new Error(`task ${r.task_id} is scored by ${checking.metric.id}, the cell's others by ${this.text.metric.id}`);
-    return this.text.fold;
+  /** The cell's score kind, from its first record with a score: its records' scores are all of it. */
+  private kindOf(r: SampleRecord): { kind: AnyScoreKind; cell: unknown } {
+    const kind = kindOfSample(r.score!);
+    this.kind ??= { kind, cell: kind.newCell() };
+    if (this.kind.kind !== kind)
+      throw new Error(`record of task ${r.task_id} has a score of kind ${kind.sampleKind}, the cell's others ${this.kind.kind.sampleKind}`);
+    return this.kind;
   }
 
   /** The fold of the cell's run samples also scored from their text: its tasks' metric (the family's; one per cell). */
@@ -246,13 +201,15 @@ export class CellAccumulator {
     );
     if (this.unexecuted > 0)
       pass.dropped = [`pass@k and success@k: ${this.unexecuted} samples were not executed (generation-only), nothing is scored`];
-    else if (this.text) {
+    else if (this.kind && !this.kind.kind.runs) {
       // Nothing ran: a pass@k of zeros would read as a score.
       pass.averages = {};
       pass.intervals = {};
       success.averages = {};
       success.intervals = {};
-      pass.dropped = [noPassAtKReason(this.text.metric)];
+      pass.dropped = [
+        this.kind.kind.noPassAtK?.(this.kind.cell) ?? `pass@k and success@k: the samples' ${this.kind.kind.cellKind} scores are not runs`,
+      ];
     }
     const cost = {
       calls: this.calls,
@@ -285,8 +242,12 @@ export class CellAccumulator {
       cost,
       resultsKey: input.resultsKey,
     };
-    const corpus = this.unexecuted > 0 ? null : (this.text?.fold.result() ?? null);
-    const extra = corpus ? ({ kind: 'text', ...corpus } as const) : extraScores(scored, input.k);
+    const kind = this.unexecuted > 0 ? null : this.kind;
+    const extra = kind?.kind.figures(
+      kind.cell,
+      scored.map((t) => ({ n: t.n, c: t.c, state: t.kind })),
+      input.k,
+    );
     if (extra) summary.scores = extra;
     const alsoText = this.unexecuted > 0 ? null : (this.alsoText?.fold.result() ?? null);
     if (alsoText) summary.alsoText = alsoText;
@@ -318,93 +279,19 @@ export class CellAccumulator {
       ...(extra ? { scores: extraScoresJson(extra) } : {}),
       // Beside pass@k (Spider's execution accuracy): the same samples' text metric (bigcode's BLEU).
       ...(alsoText ? { also_text: corpusScoreJson(alsoText) } : {}),
-      per_task: perTask.map(({ pipeline_length, named, testCaseCredit, answers, text, ...t }) => ({
+      per_task: perTask.map(({ pipeline_length, kind, ...t }) => ({
         ...t,
         ...(pipeline_length !== undefined ? { pipeline_length } : {}),
-        ...(named ? { scores: named } : {}),
-        ...(testCaseCredit !== undefined ? { test_case_accuracy: t.n ? testCaseCredit / t.n : 0 } : {}),
-        // `correct`: the answer scores (is right and comparable), so that a comparison can score the task's vote.
-        ...(answers
-          ? { answers: [...answers].map(([answer, { votes, correct, comparable }]) => ({ answer, votes, correct: correct && comparable })) }
-          : {}),
-        ...(text ? { text } : {}),
+        ...(kind !== undefined && this.kind ? this.kind.kind.perTaskJson(kind, t.n) : {}),
       })),
     };
     return { summary, results };
   }
 }
 
-/** The cell's extra scores from its tasks' counts; undefined for families scored from the status alone. */
-function extraScores(
-  tasks: ReadonlyArray<{ n: number; c: number; named?: Record<string, number>; testCaseCredit?: number; answers?: AnswerTally }>,
-  k: number[],
-): CellExtraScores | undefined {
-  const names = [...new Set(tasks.flatMap((t) => Object.keys(t.named ?? {})))];
-  if (names.length > 0) {
-    const byName: Extract<CellExtraScores, { kind: 'named' }>['byName'] = {};
-    for (const name of names) {
-      const estimate = estimateAtK(
-        tasks.map((t) => ({ n: t.n, c: t.named?.[name] ?? 0 })),
-        k,
-      );
-      byName[name] = {
-        passAtK: Object.fromEntries(Object.entries(estimate.averages).map(([kk, v]) => [`pass@${kk}`, v])),
-        passAtKCI: namedIntervals('pass', estimate.intervals),
-      };
-    }
-    return { kind: 'named', byName };
-  }
-  if (tasks.some((t) => t.testCaseCredit !== undefined)) {
-    const mean = (xs: number[]) => (xs.length ? xs.reduce((a, x) => a + x, 0) / xs.length : 0);
-    return {
-      kind: 'test_cases',
-      strictAccuracy: mean(tasks.map((t) => t.c / t.n)),
-      averageTestCaseAccuracy: mean(tasks.map((t) => (t.testCaseCredit ?? 0) / t.n)),
-    };
-  }
-  if (tasks.some((t) => t.answers !== undefined)) {
-    const answersOf = tasks.map((t) => t.answers ?? (new Map() as AnswerTally));
-    return {
-      kind: 'voting',
-      greedy: votingScore(answersOf, (answers) => answers.keys().next().value),
-      majorityVoting: votingScore(answersOf, (answers) => majorityOf(new Map([...answers].map(([a, { votes }]) => [a, votes])))),
-    };
-  }
-  return undefined;
-}
-
-/** bigcode's pal_code_exec over the tasks' tallies: a task without an answer answers "", which float() refuses. */
-function votingScore(tasks: readonly AnswerTally[], choose: (answers: AnswerTally) => string | undefined): VotingScore {
-  let correct = 0;
-  let failed = 0;
-  for (const answers of tasks) {
-    const chosen = choose(answers);
-    const tally = chosen === undefined ? undefined : answers.get(chosen);
-    if (!tally?.comparable) failed++;
-    else if (tally.correct) correct++;
-  }
-  return { accuracy: tasks.length ? correct / tasks.length : 0, numFailedExecution: failed };
-}
-
-/** The extra scores as results.json writes them. */
+/** The extra scores as results.json writes them (their kind's resultsJson). */
 export function extraScoresJson(extra: CellExtraScores): Record<string, unknown> {
-  if (extra.kind === 'named') {
-    return Object.fromEntries(Object.entries(extra.byName).map(([name, s]) => [name, { ...s.passAtK, ci95: s.passAtKCI }]));
-  }
-  if (extra.kind === 'voting') return votingJson(extra);
-  if (extra.kind === 'text') return corpusScoreJson(extra);
-  return { strict_accuracy: extra.strictAccuracy, average_test_case_accuracy: extra.averageTestCaseAccuracy };
-}
-
-/** A corpus score as results.json writes it: the metric, which samples and how many, then its figures. */
-export function corpusScoreJson(score: CorpusScore): Record<string, unknown> {
-  return { metric: score.metric, samples_scored: score.samplesScored, samples: score.samples, ...score.figures };
-}
-
-/** PAL's figures under bigcode's names: its two evaluation types, each {accuracy, num_failed_execution}. */
-export function votingJson(extra: Extract<CellExtraScores, { kind: 'voting' }>): Record<string, unknown> {
-  const json = (s: VotingScore) => ({ accuracy: s.accuracy, num_failed_execution: s.numFailedExecution });
-  return { greedy: json(extra.greedy), majority_voting: json(extra.majorityVoting) };
+  return kindOfCell(extra).resultsJson(extra);
 }
 
 export function summarizeCell(input: CellSummaryInput & { problems: SweepProblem[]; records: SampleRecord[] }): {

@@ -2,6 +2,7 @@
 import cliProgress from 'cli-progress';
 import type { Client } from '@temporalio/client';
 import { corpusScoreLine } from '../../domain/sweep/corpusScore.js';
+import { kindOfCell } from '../../domain/scoring/scoreKinds.js';
 import type { AtKInterval, CellSummary } from '../../domain/sweep/results.js';
 import { sweepWorkflowId } from '../../domain/sweep/keys.js';
 import { cellProgressQuery, type CellProgress } from '../../workflows/sweepCell.js';
@@ -101,38 +102,9 @@ function alsoTextLines(c: CellSummary): string[] {
   return c.alsoText ? [`${String(c.cell.cell ?? '')}: also from the text: ${corpusScoreLine(c.alsoText)}`] : [];
 }
 
-/** The scores beyond pass@k of a cell's family's kind. */
+/** The scores beyond pass@k of a cell's score kind (ScoreKind.progressLine). */
 function kindLines(c: CellSummary): string[] {
-  const cell = String(c.cell.cell ?? '');
-  switch (c.scores?.kind) {
-    case 'named':
-      return [
-        `${cell}: ` +
-          Object.entries(c.scores.byName)
-            .map(
-              ([name, s]) =>
-                `${name} ${Object.entries(s.passAtK)
-                  .map(([k, v]) => `${k} ${formatMetric(v, s.passAtKCI[k])}`)
-                  .join(', ')}`,
-            )
-            .join('; '),
-      ];
-    case 'test_cases':
-      return [
-        `${cell}: strict accuracy ${c.scores.strictAccuracy.toFixed(4)}; average test-case accuracy ${c.scores.averageTestCaseAccuracy.toFixed(4)}`,
-      ];
-    case 'voting': {
-      const { greedy, majorityVoting } = c.scores;
-      return [
-        `${cell}: accuracy greedy ${greedy.accuracy.toFixed(4)} (${greedy.numFailedExecution} failed), ` +
-          `majority voting ${majorityVoting.accuracy.toFixed(4)} (${majorityVoting.numFailedExecution} failed)`,
-      ];
-    }
-    case 'text':
-      return [`${cell}: ${corpusScoreLine(c.scores)}`];
-    default:
-      return [];
-  }
+  return c.scores ? [`${String(c.cell.cell ?? '')}: ${kindOfCell(c.scores).progressLine(c.scores)}`] : [];
 }
 
 /**

@@ -171,7 +171,13 @@ describe('compareCells on text-scored and PAL cells', () => {
     expect(mv.test).toBe('mcnemar-exact');
     expect(mv.p).toBe(mcnemarExact(8, 0));
     // Results stored before `correct` was recorded: no vote rows, pass@k only.
-    const old = { ...b, tasks: b.tasks.map((t) => ({ ...t, answers: t.answers!.map(({ answer, votes }) => ({ answer, votes })) })) };
+    const old = {
+      ...b,
+      tasks: b.tasks.map((t) => ({
+        ...t,
+        answers: (t.answers as Array<{ answer: string; votes: number }>).map(({ answer, votes }) => ({ answer, votes })),
+      })),
+    };
     expect(compareCells([a, old]).pairs[0]!.metrics.map((m) => m.metric)).toEqual(['pass@1']);
   });
 });

@@ -74,7 +74,7 @@ describe("a standard-input program, as APPS's checker runs it (testing-util) and
     const result = await executor.run({ id: 'apps', program, limits: appsFamily.limits(problem!, null, 3000) });
     const score = appsFamily.score(problem!, result);
     if (score.kind !== 'test_cases') throw new Error('APPS scores are test cases');
-    return score.testCases.passed;
+    return (score.testCases as { passed: number }).passed;
   }
 
   it('testing-util is the default', () => {

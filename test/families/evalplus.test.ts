@@ -144,7 +144,7 @@ describe("evalplus's comparison, in the sandbox", () => {
     const result = await executor.run({ id: 'sample', program, limits: evalplusFamily.limits(problem!, reference, 3000) });
     const score = evalplusFamily.score(problem!, result);
     if (score.kind !== 'named') throw new Error('evalplus scores are named');
-    return { ...score.scores, status: result.status, message: result.exception?.message };
+    return { ...(score.scores as Record<string, boolean>), status: result.status, message: result.exception?.message };
   }
 
   it('floats: within atol; atol 0 means 1e-6 for float outputs; no tolerance for ints', async () => {

@@ -55,8 +55,9 @@ describe('named and test-case scores in a cell', () => {
     ]);
     expect(summary.scores?.kind).toBe('named');
     if (summary.scores?.kind !== 'named') return;
-    expect(summary.scores.byName.base!.passAtK['pass@1']).toBeCloseTo(0.75, 12);
-    expect(summary.scores.byName.plus!.passAtK['pass@1']).toBeCloseTo(0.25, 12);
+    const byName = summary.scores.byName as Record<string, { passAtK: Record<string, number> }>;
+    expect(byName.base!.passAtK['pass@1']).toBeCloseTo(0.75, 12);
+    expect(byName.plus!.passAtK['pass@1']).toBeCloseTo(0.25, 12);
     expect(summary.passAtK['pass@1']).toBeCloseTo(0.25, 12);
     expect(results.scores).toMatchObject({ base: { 'pass@1': 0.75 }, plus: { 'pass@1': 0.25 } });
     expect((results.per_task as Array<{ scores: unknown }>).map((t) => t.scores)).toEqual([

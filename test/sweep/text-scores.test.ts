@@ -104,9 +104,9 @@ describe('a text-scored family in a cell', () => {
     expect(summary.scores).toMatchObject({ metric: 'bleu', headline: 'bleu', samplesScored: 'first', samples: 3 });
     expect(expected.bleu).toBeGreaterThan(0.1);
     expect(expected.bleu).toBeLessThan(0.9);
-    expect(summary.scores.figures.bleu).toBeCloseTo(expected.bleu, 12);
-    expect(summary.scores.figures.precisions).toEqual(expected.precisions);
-    expect(summary.scores.figures).toEqual({ ...expected });
+    expect((summary.scores.figures as Record<string, unknown>).bleu).toBeCloseTo(expected.bleu, 12);
+    expect((summary.scores.figures as Record<string, unknown>).precisions).toEqual(expected.precisions);
+    expect(summary.scores.figures as Record<string, unknown>).toEqual({ ...expected });
     // Every sample is counted as a sample; none is a pass.
     expect(summary.statusCounts).toEqual({ scored: 6 });
     expect(summary.samples).toBe(6);
@@ -119,7 +119,7 @@ describe('a text-scored family in a cell', () => {
     expect(results).not.toHaveProperty('pass@1');
     // Per task, the statistics the metric scored (the first sample's): a comparison recomputes the same figure from them.
     const tasks = z.array(ComparedTaskSchema).parse(results.per_task);
-    expect(tasks.map((t) => t.text?.samples)).toEqual([1, 1, 1]);
+    expect(tasks.map((t) => ((t as Record<string, unknown>).text as { samples: number } | undefined)?.samples)).toEqual([1, 1, 1]);
     const compared = { dataset: 'ph', model: 'm', method: 'direct', temperature: 0.2, nSamples: 2, k: [1], corpusMetric: 'bleu', tasks };
     const [m] = compareCells([
       { ref: 's/a', ...compared },
@@ -143,7 +143,7 @@ describe('a text-scored family in a cell', () => {
       ['a.sort()', '', "'-'.join(w)"],
       ROWS.map((r) => r.snippet),
     );
-    expect(summary.scores?.kind === 'text' && summary.scores.figures.bleu).toBeCloseTo(expected.bleu, 12);
+    expect(summary.scores?.kind === 'text' && (summary.scores.figures as Record<string, unknown>).bleu).toBeCloseTo(expected.bleu, 12);
     expect(summary.statusCounts).toEqual({ scored: 5, llm_error: 1 });
   });
 
@@ -173,7 +173,7 @@ describe('a text-scored family in a cell', () => {
     const { summary } = summarize(records);
     const cell = { ...data.cells[0]!, ...summary, id: 'c1', dataset: 'ph', perTask: [] };
     const html = renderSweepReport({ ...data, cells: [...data.cells, cell], drilldown: [] }, { chartLibrary: '' });
-    const bleu = summary.scores?.kind === 'text' ? (summary.scores.figures.bleu as number) : NaN;
+    const bleu = summary.scores?.kind === 'text' ? ((summary.scores.figures as Record<string, unknown>).bleu as number) : NaN;
     expect(html).toMatch(/<table class="grid metrics" id="text-scores-table">[\s\S]*<td>bleu<\/td><td class="num">0\.\d{4}<\/td>/);
     expect(html).toContain(`<li><b>ph</b>: ${cell.model} · ${cell.method} · t${cell.temperature}, bleu ${bleu.toFixed(4)}</li>`);
     expect(html).toContain('scored from its text');

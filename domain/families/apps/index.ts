@@ -17,6 +17,7 @@ import { defineFamily } from '../define.js';
 import type { DefinedFamily, ProblemOf, TaskScore } from '../types.js';
 import { APPS_RESULT_MARKER, appsHarness, embeddedSolution } from './harness.js';
 import { issuesLine } from '../../datasets/issues.js';
+import { TEST_CASE_SCORES } from './testCaseScores.js';
 
 export const APPS_DIFFICULTIES = ['introductory', 'interview', 'competition'] as const;
 /** bigcode's APPS stop words. */
@@ -173,6 +174,7 @@ export const appsFamily: DefinedFamily<'apps', typeof AppsEntrySchema, z.output<
     return appsHarness({ input_output: o.input_output, test_time_limit: o.test_time_limit, stdin_form: o.stdin_form });
   },
   limits: (problem) => ({ timeoutMs: Math.round(problem.oracle.program_time_limit * 1000), maxOutputBytes: 1024 * 1024 }),
+  scoreKinds: [TEST_CASE_SCORES],
   score: (problem, outcome): TaskScore => {
     const at = outcome.stdout.lastIndexOf(APPS_RESULT_MARKER);
     const line = at < 0 ? null : outcome.stdout.slice(at + APPS_RESULT_MARKER.length).split('\n')[0]!;

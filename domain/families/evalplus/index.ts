@@ -26,6 +26,7 @@ import { defineFamily } from '../define.js';
 import type { DefinedFamily, ProblemOf, TaskScore } from '../types.js';
 import { checkHarness, EVALPLUS_REFERENCE_MARKER, EVALPLUS_RESULT_MARKER, referenceHarness, specJson } from './harness.js';
 import { issuesLine } from '../../datasets/issues.js';
+import { NAMED_SCORES } from './namedScores.js';
 
 /** evalplus's defaults (evalplus/config.py): a per-input limit of max(4 s, 4 x the reference's time). */
 export const EVALPLUS_DEFAULTS = { time_limit_factor: 4.0, min_time_limit: 4.0, task_time_limit: 60 } as const;
@@ -269,6 +270,7 @@ export const evalplusFamily: DefinedFamily<'evalplus', typeof EvalplusEntrySchem
     const seconds = phaseSeconds(o, time.base) + phaseSeconds(o, time.plus) + 5;
     return { timeoutMs: Math.min(600_000, Math.ceil(seconds * 1000)), maxOutputBytes: 1024 * 1024 };
   },
+  scoreKinds: [NAMED_SCORES],
   score: (_problem, outcome): TaskScore => {
     const line = markedLine(outcome.stdout, EVALPLUS_RESULT_MARKER);
     const parsed = line === null ? null : OutcomeSchema.safeParse(JSON.parse(line));

@@ -25,6 +25,7 @@ import { defineFamily } from '../define.js';
 import type { DefinedFamily, ProblemOf, TaskScore } from '../types.js';
 import { palHarness, palRunCall, reportedAnswer } from './harness.js';
 import { PAL_STOP_WORDS, palPrompt } from './prompt.js';
+import { VOTING_SCORES } from './votingScores.js';
 
 export { PAL_STOP_WORDS, palPrompt } from './prompt.js';
 
@@ -116,6 +117,7 @@ export const palFamily: DefinedFamily<'pal', typeof PalEntrySchema, z.output<typ
   checking: () => ({ kind: 'tests' }),
   tests: (problem) => palRunCall(problem.target),
   limits: (_problem, _reference, timeoutMs) => ({ timeoutMs }),
+  scoreKinds: [VOTING_SCORES],
   score: (problem, outcome): TaskScore => {
     // The harness fails a run whose answer is wrong (`failed`) after reporting it.
     const reported = outcome.status === 'passed' || outcome.status === 'failed' ? reportedAnswer(outcome.stdout) : null;
