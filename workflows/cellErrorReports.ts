@@ -18,8 +18,8 @@ export interface ShardErrorReport {
 }
 export const cellErrorsSignal = defineSignal<[ShardErrorReport]>('cell-errors');
 
-/** Lets a held cell go on, counting from zero with `stop` (the config's limits now; null: never hold again). */
-export const releaseErrorHoldSignal = defineSignal<[{ stop: CellErrorStop | null }]>('release-error-hold');
+/** Lets a held cell go on, counting from zero, with `stop` if given (the config's limits now; null: never hold again). */
+export const releaseErrorHoldSignal = defineSignal<[{ stop?: CellErrorStop | null }]>('release-error-hold');
 
 /** The cell's hold (null: none); the name is also activities/budget/spendHold.ts's. */
 export const cellErrorHoldQuery = defineQuery<CellErrorHold | null>('error-hold');

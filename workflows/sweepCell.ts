@@ -125,8 +125,8 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
   });
   setHandler(releaseErrorHoldSignal, async ({ stop }) => {
     if (!stopsOnErrors) return;
-    // Counted from zero, with the limits of the config now.
-    state.errorStop = stop;
+    // Counted from zero, with the limits of the config now (if given).
+    if (stop !== undefined) state.errorStop = stop;
     delete state.errorCount;
     attemptedByShard.clear();
     if (!state.errorHold) return;
