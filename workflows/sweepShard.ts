@@ -153,8 +153,11 @@ export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcom
   return execute(input, answers, input.mode !== 'generation-only', errors);
 }
 
-/** Sandbox failures of a worker's setup, not of the program run: they count as the cell's errors. */
-const SETUP_FAILURES = new Set(['ToolchainMissing', 'NoRunner', 'ReferenceOutputsFailed']);
+/**
+ * Sandbox failures of a worker's setup, not of the program run nor of the dataset (whose problems,
+ * `DatasetProblem`, `ReferenceOutputsFailed`, no retry mends): they count as the cell's errors.
+ */
+const SETUP_FAILURES = new Set(['ToolchainMissing']);
 
 /**
  * What a shard of a cell that stops on errors tells it: samples that ended in an error, with the

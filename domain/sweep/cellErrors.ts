@@ -12,7 +12,7 @@
  *   the sweep: 401, 403, 404, no API key; a request that cannot be built), nothing recorded: each of
  *   its samples counts, and the task is asked again later;
  * - a sandbox setup failure: the run of a shard's samples failed for good for a reason of the
- *   worker's setup (a toolchain or runner missing, reference outputs that cannot be computed).
+ *   worker's setup (a language's toolchain missing on the sandbox worker).
  * Not errors: failed tests, a program's time-out or crash (records `failed`, `timeout`, `error`...),
  * and outages (5xx, 429, no connection), which are retried without end and cost nothing.
  */
