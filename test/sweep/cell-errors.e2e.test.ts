@@ -3,8 +3,9 @@
  * sits behind an endpoint that refuses every request (a 404). That cell holds after
  * stop_cell_on_errors.max_errors, having sent no more than its task window of requests; the other
  * cell goes on to its end; the progress, sweep-status and the cell's ExploraPausedFor say which cell,
- * how many errors and the last one. Once the endpoint is fixed, start-sweep run again releases it and
- * the sweep completes, every answer asked for once. The workflows' side (no task starts after the
+ * how many errors and the last one (sweep-status too when no worker serves the sweep, after a
+ * Ctrl-C). Once the endpoint is fixed, start-sweep run again releases it and the sweep completes,
+ * every answer asked for once. The workflows' side (no task starts after the
  * limit, errors recorded as answers, sandbox setup failures, wrong answers) is
  * test/workflows/cell-errors.test.ts's.
  */
@@ -73,6 +74,7 @@ ${scriptedModelYaml('plain', server().url, 'scripted-completions', 'completions'
     const brokenCell = 'humaneval.broken.direct.t0.2';
     // With progress (not a TTY: lines), which says when a cell holds and why.
     const sweep = spawnTs('scripts/start-sweep.ts', ['--config', file], env);
+    let again: ReturnType<typeof spawnTs> | undefined;
     try {
       const cell = client.workflow.getHandle(cellWorkflowId(id, brokenCell));
       const hold = await waitUntil(async () => (await cell.query(cellProgressQuery).catch(() => null))?.errorHold, {
@@ -109,16 +111,27 @@ ${scriptedModelYaml('plain', server().url, 'scripted-completions', 'completions'
       expect(sweep.output()).toMatch(reason);
 
       // Fixed, and the same command again: the cell is released and the sweep completes.
+      // Ctrl-C: no worker serves the sweep; sweep-status still says why, from the search attributes.
+      sweep.child.kill('SIGINT');
+      const detached = await sweep.exited;
+      expect(detached.code, sweep.output()).toBe(0);
+      const offline = await runTs('scripts/sweep-status.ts', [id], env);
+      expect(offline.code, offline.output).toBe(0);
+      expect(offline.output).toMatch(/no worker answers for it/);
+      expect(offline.output).toMatch(reason);
+
+      // Fixed, and the same command again: once its workers serve the sweep, it releases the cell,
+      // and follows the sweep to its end.
       broken = false;
-      const again = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-wait', '--worker', 'external'], env);
-      expect(again.code, again.output).toBe(0);
-      expect(again.output).toContain(`sweep ${id}: cell ${brokenCell} released (it held for errors: cell ${brokenCell} stopped after`);
-      const { code } = await sweep.exited;
-      expect(code, sweep.output()).toBe(0);
-      expect(sweep.output()).toContain(`${brokenCell}: going on again`);
+      again = spawnTs('scripts/start-sweep.ts', ['--config', file], env);
+      const { code } = await again.exited;
+      expect(code, again.output()).toBe(0);
+      expect(again.output()).toContain(`sweep ${id}: cell ${brokenCell} released (it held for errors: cell ${brokenCell} stopped after`);
       expect((await cell.describe()).typedSearchAttributes.get(SA_PAUSED_FOR)).toBe('');
+      expect(own.requests().length - refused).toBe(TASKS);
     } finally {
       await killHard(sweep);
+      if (again) await killHard(again);
       await close();
       await own.close();
     }
