@@ -56,7 +56,7 @@ import { writeCellFiles } from './lib/cell-files.js';
 import { findFinishedSweep, type FinishedSweep } from './lib/finished-sweep.js';
 import { warnWhileUnserved, type WatchedQueue } from './lib/queue-pollers.js';
 import { formatResultsTable, showSweepProgress } from './lib/sweep-view.js';
-import { releaseHeldCells } from './lib/cell-holds.js';
+import { heldOnErrorsLines, releaseHeldCells } from './lib/cell-holds.js';
 import { describeCellErrorHold, type CellErrorStop } from '../domain/sweep/cellErrors.js';
 
 /** How long the in-process workers let tasks in flight finish after Ctrl-C: the command returns within 10 s. */
@@ -419,7 +419,7 @@ async function printResults(
   outputDir: string | undefined,
 ): Promise<void> {
   console.log(formatResultsTable(result.cells));
-  for (const line of spentAgainstCaps(config, result.cells)) console.log(line);
+  for (const line of [...heldOnErrorsLines(result.cells), ...spentAgainstCaps(config, result.cells)]) console.log(line);
   if (outputDir !== undefined) console.log(`cell files: ${await writeCellFiles(bucket, sweepId, result.cells, outputDir)}`);
   console.log(`results: s3://${env.s3.bucket}/${result.resultsKey}`);
   console.log(`report: s3://${env.s3.bucket}/${result.reportKey} (locally: node bin/run.mjs scripts/report.ts ${sweepId})`);

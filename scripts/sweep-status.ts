@@ -12,7 +12,7 @@ import { getText, s3ClientFor } from '../infra/s3.js';
 import { workflowUiLink } from './lib/dataset-remote.js';
 import { formatResultsTable, showSweepProgress, spendLines, sweepSnapshot } from './lib/sweep-view.js';
 import { sweepPauseSignal, sweepProgressQuery, sweepResumeSignal, type sweepWorkflow } from '../workflows/sweep.js';
-import { cellHoldLine, releaseHeldCells } from './lib/cell-holds.js';
+import { cellHoldLine, heldOnErrorsLines, releaseHeldCells } from './lib/cell-holds.js';
 import { offlineSweepLines } from './lib/sweep-offline.js';
 import { queuesWithoutRecentPollers } from './lib/queue-pollers.js';
 
@@ -137,6 +137,7 @@ new Command('sweep-status')
       if (description.status.name === 'COMPLETED' || flags.watch) {
         const result = await handle.result();
         console.log(formatResultsTable(result.cells));
+        for (const line of heldOnErrorsLines(result.cells)) console.log(line);
         console.log(`results: s3://${env.s3.bucket}/${result.resultsKey}`);
       }
     } finally {

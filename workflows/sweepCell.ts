@@ -121,6 +121,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
     const hold = cellErrorHold(input.cell.id, state.errorStop, { errors: count.errors, attempted, lastError: count.lastError });
     if (!hold) return;
     state.errorHold = hold;
+    state.errorHolds = { count: (state.errorHolds?.count ?? 0) + 1, last: describeCellErrorHold(hold) };
     await setPaused(state.paused);
   });
   setHandler(releaseErrorHoldSignal, async ({ stop }) => {
@@ -284,6 +285,8 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
       // The prompts the cell was asked with: its model's template, or the named defaults. Loaded
       // generations (evaluate-only) were asked by no one here.
       ...(input.mode === 'evaluate-only' ? {} : { prompt_template: input.cell.sampling.prompt ?? 'default' }),
+      // A cell that held on errors says so in its results (docs/sweeps.md#cells-that-only-fail).
+      ...(state.errorHolds ? { error_holds: state.errorHolds } : {}),
     },
   });
   phase = 'done';

@@ -133,6 +133,8 @@ export interface CellProgressState {
   errorHold?: CellErrorHold | null;
   /** The limits now: the input's, until a release brings the config's (null: none). */
   errorStop?: CellErrorStop | null;
+  /** How many times it held on errors, and the last reason (its results say it); absent: never. */
+  errorHolds?: { count: number; last: string };
 }
 
 export interface ShardInput extends CellScope {

@@ -6,6 +6,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { CELL_HOLD_HINT, describeCellErrorHold, type CellErrorHold, type CellErrorStop } from '../../domain/sweep/cellErrors.js';
 import { cellWorkflowId } from '../../domain/sweep/keys.js';
+import type { CellSummary } from '../../domain/sweep/results.js';
 import { cellErrorHoldQuery, releaseErrorHoldSignal } from '../../workflows/cellErrorReports.js';
 
 /** A held cell's line: why it holds, and what to do. */
@@ -42,4 +43,13 @@ export async function releaseHeldCells(
     }),
   );
   return told.filter((t) => t !== null);
+}
+
+/** A line per finished cell that held on errors on its way (its `cell.error_holds`): how often, and the last reason. */
+export function heldOnErrorsLines(cells: readonly CellSummary[]): string[] {
+  return cells.flatMap((c) => {
+    const holds = c.cell.error_holds as { count?: unknown; last?: unknown } | undefined;
+    if (!holds || typeof holds.count !== 'number') return [];
+    return [`held on errors: ${String(c.cell.cell ?? '')} ${holds.count} time(s), the last: ${String(holds.last)}`];
+  });
 }

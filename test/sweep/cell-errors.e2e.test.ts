@@ -75,6 +75,10 @@ ${scriptedModelYaml('plain', server().url, 'scripted-completions', 'completions'
     // With progress (not a TTY: lines), which says when a cell holds and why.
     const sweep = spawnTs('scripts/start-sweep.ts', ['--config', file], env);
     let again: ReturnType<typeof spawnTs> | undefined;
+    let finalOutput: string | undefined;
+    const reason = new RegExp(
+      `errors: cell ${brokenCell.replaceAll('.', '\\.')} stopped after \\d+ errors in \\d+ samples \\(\\d+%\\), over stop_cell_on_errors\\.max_errors ${MAX_ERRORS}; last error: model broken: .* answered 404`,
+    );
     try {
       const cell = client.workflow.getHandle(cellWorkflowId(id, brokenCell));
       const hold = await waitUntil(async () => (await cell.query(cellProgressQuery).catch(() => null))?.errorHold, {
@@ -100,9 +104,6 @@ ${scriptedModelYaml('plain', server().url, 'scripted-completions', 'completions'
       expect(own.requests()).toHaveLength(refused);
 
       // Why: sweep-status, the cell's search attribute, the progress lines.
-      const reason = new RegExp(
-        `errors: cell ${brokenCell.replaceAll('.', '\\.')} stopped after \\d+ errors in \\d+ samples \\(\\d+%\\), over stop_cell_on_errors\\.max_errors ${MAX_ERRORS}; last error: model broken: .* answered 404`,
-      );
       const status = await runTs('scripts/sweep-status.ts', [id], env);
       expect(status.code, status.output).toBe(0);
       expect(status.output).toMatch(reason);
@@ -126,6 +127,7 @@ ${scriptedModelYaml('plain', server().url, 'scripted-completions', 'completions'
       again = spawnTs('scripts/start-sweep.ts', ['--config', file], env);
       const { code } = await again.exited;
       expect(code, again.output()).toBe(0);
+      finalOutput = again.output();
       expect(again.output()).toContain(`sweep ${id}: cell ${brokenCell} released (it held for errors: cell ${brokenCell} stopped after`);
       expect((await cell.describe()).typedSearchAttributes.get(SA_PAUSED_FOR)).toBe('');
       expect(own.requests().length - refused).toBe(TASKS);
@@ -144,5 +146,12 @@ ${scriptedModelYaml('plain', server().url, 'scripted-completions', 'completions'
     expect(fixed.samples).toBe(TASKS);
     expect(fixed.cost.calls).toBe(TASKS);
     expect(fixed.passAtK).toEqual(plain.passAtK);
+    // Its results say it held, and why; the other cell's say nothing of it.
+    expect(fixed.cell.error_holds).toMatchObject({ count: 1 });
+    expect(fixed.cell.error_holds.last).toMatch(reason);
+    expect(plain.cell).not.toHaveProperty('error_holds');
+    expect(finalOutput ?? '').toMatch(
+      new RegExp(`^held on errors: ${brokenCell.replaceAll('.', '\\.')} 1 time\\(s\\), the last: errors: cell`, 'm'),
+    );
   });
 });
