@@ -294,18 +294,23 @@ async function generate(
     await mayStart?.();
     const counted = { samples: 0, cost: ZERO_COST };
     // A task whose activity (or chain) fails for good, in a cell that stops on errors, counts its
-    // samples as errors and is asked again once the cell is released, or a minute later.
-    const generation = await untilNotFailing(errors, input.nSamples, undefined, () =>
-      step(input, t, {
+    // samples as errors and is asked again once the cell is released, or a minute later. Slices
+    // are counted as they come in the first attempt only: a later one brings those again (from the
+    // cache), and the task's end counts what they did not.
+    let attempts = 0;
+    const generation = await untilNotFailing(errors, input.nSamples, undefined, () => {
+      const first = attempts++ === 0;
+      return step(input, t, {
         // A large task's slices of answers stop starting while the shard is paused, as its tasks do.
         ...(taskWindow ? { open: taskWindow.open } : {}),
         sliceAnswered: async (samples, cost) => {
+          if (!first) return;
           counted.samples += samples;
           counted.cost = addCost(counted.cost, cost);
           await counting.sliceAnswered(samples, cost);
         },
-      }),
-    );
+      });
+    });
     await counting.taskAnswered(generation, counted);
     await errors?.ended(input.nSamples, generation.freshErrors?.count ?? 0, generation.freshErrors?.last ?? '');
     return generation;

@@ -48,14 +48,14 @@ function startCell(queues: SweepQueues, shape: Partial<CellInput>, sweepId = `wf
  * written now (`modeOf` may say otherwise for some tasks); a call waits for its task's `holdsOf`
  * first, if given. Every call is recorded.
  */
-function llmEndpoint(options: { holdsOf?: (task: number) => Holds; modeOf?: (task: number) => Mode | undefined } = {}) {
+function llmEndpoint(options: { holdsOf?: (task: number) => Holds; modeOf?: (task: number, samples: number[]) => Mode | undefined } = {}) {
   const state = { mode: 'refuses' as Mode };
   const calls: number[] = [];
   const activities = {
     async generateDirect(input: { taskIndex: number; sampleIndices: number[] }): Promise<LlmCallSummary[]> {
       calls.push(input.taskIndex);
       await options.holdsOf?.(input.taskIndex).pass();
-      const mode = options.modeOf?.(input.taskIndex) ?? state.mode;
+      const mode = options.modeOf?.(input.taskIndex, input.sampleIndices) ?? state.mode;
       if (mode === 'refuses')
         throw ApplicationFailure.nonRetryable('model m: http://x/v1 answered 404 (model not found)', 'LlmConfigError');
       return input.sampleIndices.map((s) => ({
@@ -181,6 +181,32 @@ describe('a cell whose endpoint fails every request with an error recorded as th
       await cell.result();
       expect(await cell.query(cellProgressQuery)).toMatchObject({ phase: 'done', passSum: 0 });
       expect((await cell.query(cellProgressQuery)).errorHold ?? null).toBeNull();
+    });
+  });
+});
+
+describe("a large task's slices", () => {
+  it('are counted once when one of them was refused and the task asked again', async () => {
+    const queues = testQueues();
+    const storage = stubStorage();
+    // Samples 2-3 (the second slice) are refused until the release; samples 0-1 are answered both times.
+    let refusing = true;
+    const llm = llmEndpoint({ modeOf: (_task, samples) => (refusing && samples[0] === 2 ? 'refuses' : 'answers') });
+    await withStubWorkers(env, queues, { activities: storage.activities, llm: { m: llm.activities } }, async () => {
+      const sweepId = `wft-cerr-${uniqueSuffix()}`;
+      const cell = await startCell(queues, { tasks: 1, nSamples: 4, samplesPerActivity: 2, errorStop: atCount(1) }, sweepId);
+      await waitUntil(async () => (await cell.query(cellProgressQuery)).errorHold, {
+        what: 'the cell to hold on errors',
+        timeoutMs: 30_000,
+        intervalMs: 50,
+      });
+      refusing = false;
+      await cell.signal(releaseErrorHoldSignal, {});
+      await cell.result();
+      const shard = await env.client.workflow.getHandle(cellShardWorkflowId(sweepId, CELL, 0)).query(shardProgressQuery);
+      // Both slices asked twice; each answer counted once.
+      expect(llm.calls).toHaveLength(4);
+      expect(shard).toMatchObject({ answered: 4, calls: 4, promptTokens: 28, completionTokens: 12 });
     });
   });
 });
