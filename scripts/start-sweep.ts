@@ -56,6 +56,8 @@ import { writeCellFiles } from './lib/cell-files.js';
 import { findFinishedSweep, type FinishedSweep } from './lib/finished-sweep.js';
 import { warnWhileUnserved, type WatchedQueue } from './lib/queue-pollers.js';
 import { formatResultsTable, showSweepProgress } from './lib/sweep-view.js';
+import { heldOnErrorsLines, releaseHeldCells } from './lib/cell-holds.js';
+import { describeCellErrorHold, type CellErrorStop } from '../domain/sweep/cellErrors.js';
 
 /** How long the in-process workers let tasks in flight finish after Ctrl-C: the command returns within 10 s. */
 const IN_PROCESS_STOP_GRACE_MS = 5_000;
@@ -302,9 +304,21 @@ program.action(async (flags: Flags) => {
         args: [input],
       });
       console.error(`sweep ${sweepId}: ${workflowUiLink(env, workflowId)}`);
-      // A running sweep takes the config's budgets. Asked once this command's own workers serve it
-      // (below), when it has any: a paused sweep nobody serves answers no query.
-      const budgetsToRunning = status === 'RUNNING' ? () => updateBudgets(client, sweepId, input.budget ?? null) : null;
+      // A running sweep takes the config's budgets, and its cells held on errors are released with
+      // the config's limits. Asked once this command's own workers serve it (below), when it has
+      // any: a paused sweep nobody serves answers no query.
+      const budgetsToRunning =
+        status === 'RUNNING'
+          ? async () => {
+              await updateBudgets(client, sweepId, input.budget ?? null);
+              await releaseCells(
+                client,
+                sweepId,
+                input.cells.map((c) => c.id),
+                input.cellErrorStop ?? null,
+              );
+            }
+          : null;
       if (!flags.wait) {
         await budgetsToRunning?.();
         return;
@@ -405,7 +419,7 @@ async function printResults(
   outputDir: string | undefined,
 ): Promise<void> {
   console.log(formatResultsTable(result.cells));
-  for (const line of spentAgainstCaps(config, result.cells)) console.log(line);
+  for (const line of [...heldOnErrorsLines(result.cells), ...spentAgainstCaps(config, result.cells)]) console.log(line);
   if (outputDir !== undefined) console.log(`cell files: ${await writeCellFiles(bucket, sweepId, result.cells, outputDir)}`);
   console.log(`results: s3://${env.s3.bucket}/${result.resultsKey}`);
   console.log(`report: s3://${env.s3.bucket}/${result.reportKey} (locally: node bin/run.mjs scripts/report.ts ${sweepId})`);
@@ -519,6 +533,12 @@ async function updateBudgets(client: Client, sweepId: string, budget: SweepBudge
   }
   await handle.signal(sweepSetBudgetSignal, budget);
   console.error(`sweep ${sweepId}: budgets set to the config's (${budget ? describeBudgets(budget) : 'none'})`);
+}
+
+/** A running sweep joined again releases its cells held on errors (docs/sweeps.md#cells-that-only-fail), saying which. */
+async function releaseCells(client: Client, sweepId: string, cellIds: string[], stop: CellErrorStop | null): Promise<void> {
+  for (const { id, hold } of await releaseHeldCells(client, sweepId, cellIds, stop))
+    if (hold) console.error(`sweep ${sweepId}: cell ${id} released (it held for ${describeCellErrorHold(hold)})`);
 }
 
 /**

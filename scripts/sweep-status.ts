@@ -11,7 +11,8 @@ import type { CellSummary } from '../domain/sweep/results.js';
 import { getText, s3ClientFor } from '../infra/s3.js';
 import { workflowUiLink } from './lib/dataset-remote.js';
 import { formatResultsTable, showSweepProgress, spendLines, sweepSnapshot } from './lib/sweep-view.js';
-import { sweepPauseSignal, sweepResumeSignal, type sweepWorkflow } from '../workflows/sweep.js';
+import { sweepPauseSignal, sweepProgressQuery, sweepResumeSignal, type sweepWorkflow } from '../workflows/sweep.js';
+import { cellHoldLine, heldOnErrorsLines, releaseHeldCells } from './lib/cell-holds.js';
 import { offlineSweepLines } from './lib/sweep-offline.js';
 import { queuesWithoutRecentPollers } from './lib/queue-pollers.js';
 
@@ -65,6 +66,15 @@ new Command('sweep-status')
         if (description.status.name !== 'RUNNING') throw new Error(`sweep ${sweepId} is ${description.status.name}, not running`);
         await handle.signal(flags.pause ? sweepPauseSignal : sweepResumeSignal);
         console.log(`sweep ${sweepId}: ${flags.pause ? 'pause' : 'resume'} requested`);
+        // A resume also lets the cells held on errors go on (with the limits they had).
+        if (flags.resume) {
+          const cells = await client.connection
+            .withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query(sweepProgressQuery))
+            .then((p) => p.cells.filter((c) => c.state === 'running').map((c) => c.id))
+            .catch(() => []);
+          for (const { id, hold } of await releaseHeldCells(client, sweepId, cells, undefined))
+            if (hold) console.log(`sweep ${sweepId}: cell ${id} released from its hold on errors`);
+        }
       }
       console.log(`sweep ${sweepId}: ${description.status.name} — ${workflowUiLink(env, sweepWorkflowId(sweepId))}`);
       if (description.status.name === 'RUNNING') {
@@ -102,6 +112,7 @@ new Command('sweep-status')
             console.log(
               `  ${c.id}: ${c.state}${p ? ` answered ${p.answered}/${p.samplesTotal}, executed ${p.samplesDone}/${p.samplesTotal} samples, pass@1 so far ${p.passAt1SoFar?.toFixed(3) ?? '-'}, ${p.calls} calls` : ''}`,
             );
+            if (p?.errorHold) console.log(`    ${cellHoldLine(p.errorHold)}`);
           }
           const finished = sweep.cells.flatMap((c) => (c.summary ? [c.summary] : []));
           if (finished.length) console.log(`\nfinished cells:\n${formatResultsTable(finished)}`);
@@ -126,6 +137,7 @@ new Command('sweep-status')
       if (description.status.name === 'COMPLETED' || flags.watch) {
         const result = await handle.result();
         console.log(formatResultsTable(result.cells));
+        for (const line of heldOnErrorsLines(result.cells)) console.log(line);
         console.log(`results: s3://${env.s3.bucket}/${result.resultsKey}`);
       }
     } finally {

@@ -27,8 +27,26 @@ export interface MethodTaskInput {
   method: string;
 }
 
-/** What a task's generation leaves: the answers' keys, what they cost (for live progress), and for multi-step kinds their trace. */
-export type TaskGeneration = Pick<MethodTaskOutcome, 'finalKeys'> & Partial<Omit<MethodTaskOutcome, 'finalKeys'>>;
+/**
+ * What a task's generation leaves: the answers' keys, what they cost (for live progress), for
+ * multi-step kinds their trace, and for single-call kinds the answers the endpoint failed now
+ * (`freshErrors`: a cell that stops on errors counts them, domain/sweep/cellErrors.ts).
+ */
+export type TaskGeneration = Pick<MethodTaskOutcome, 'finalKeys'> &
+  Partial<Omit<MethodTaskOutcome, 'finalKeys'>> & { freshErrors?: FreshErrors };
+
+/** Answers the endpoint failed for good now (not read from the cache), and the last one's reason. */
+export interface FreshErrors {
+  count: number;
+  last: string;
+}
+
+/** The fresh errors among a task's answers; undefined when there are none. */
+export function freshErrorsOf(answers: readonly LlmCallSummary[]): FreshErrors | undefined {
+  const failed = answers.filter((a) => a.status === 'error' && !a.cached);
+  if (!failed.length) return undefined;
+  return { count: failed.length, last: failed[failed.length - 1]!.error ?? 'the endpoint failed the request' };
+}
 
 export interface MethodStepContext<Variant> {
   shard: ShardInput;

@@ -317,6 +317,7 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
           ...(input.shardSamples !== undefined ? { samplesPerActivity: input.shardSamples } : {}),
           maxParallelShards: input.maxParallelShards ?? 8,
           maxHistoryEvents: input.maxHistoryEvents ?? 8_000,
+          ...(input.cellErrorStop ? { errorStop: input.cellErrorStop } : {}),
         },
       ],
     });

@@ -15,7 +15,9 @@ import {
   workflowInfo,
   ParentClosePolicy,
 } from '@temporalio/workflow';
-import { SA_CELL, SA_DONE, SA_KIND, SA_NAME, SA_PASS_AT_1, SA_TOTAL } from '../domain/config/searchAttributes.js';
+import { SA_CELL, SA_DONE, SA_KIND, SA_NAME, SA_PASS_AT_1, SA_PAUSED_FOR, SA_TOTAL } from '../domain/config/searchAttributes.js';
+import { cellErrorHold, describeCellErrorHold } from '../domain/sweep/cellErrors.js';
+import { cellErrorHoldQuery, cellErrorsSignal, releaseErrorHoldSignal } from './cellErrorReports.js';
 import { cellShardWorkflowId } from '../domain/sweep/keys.js';
 import { shardTaskRange } from '../domain/sweep/sharding.js';
 import type { ShardOutcome, ShardTotals } from '../domain/sweep/records.js';
@@ -56,7 +58,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
     paused: false,
     run: 1,
   };
-  let phase: CellProgress['phase'] = state.paused ? 'paused' : 'running';
+  let phase: CellProgress['phase'] = state.paused || state.errorHold ? 'paused' : 'running';
   let summary: CellSummary | null = null;
   // The shards running now, declared before any handler can run (a query or a signal may come
   // before this run's first task ends).
@@ -77,10 +79,16 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
   // Before any handler: a signal that came before this run's first task is handled inside setHandler,
   // and its handler publishes.
   let lastPublished = -1;
+  // A cell that stops on errors (domain/sweep/cellErrors.ts) holds once its shards' errors pass
+  // its limit: as paused, with the reason in its progress, until released.
+  const stopsOnErrors = input.errorStop !== undefined && patched('cell-error-stop');
+  if (stopsOnErrors && state.errorStop === undefined) state.errorStop = input.errorStop!;
+  /** Paused by the user, or held on errors: no shard or task starts. */
+  const held = () => state.paused || Boolean(state.errorHold);
   // Running shards pause too (they start no more tasks).
   const shardOrders: SeqStore = { get: () => state.shardPauseSeq, set: (s) => void (state.shardPauseSeq = s) };
   /** Tells shard `i` the cell's pause state now, numbered after every earlier order (pauseOrders.ts). */
-  const orderShard = (i: number) => sendPauseOrder(shardOrders, shardId(i), state.paused);
+  const orderShard = (i: number) => sendPauseOrder(shardOrders, shardId(i), held());
   const forward = async (paused: boolean) => {
     if (!patched('cell-forwards-pause')) return;
     if (patched('ordered-pause')) {
@@ -91,18 +99,48 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
   };
   const setPaused = async (paused: boolean) => {
     state.paused = paused;
-    if (paused && phase === 'running') phase = 'paused';
-    if (!paused && phase === 'paused') phase = 'running';
+    if (held() && phase === 'running') phase = 'paused';
+    if (!held() && phase === 'paused') phase = 'running';
     publish(true);
-    await forward(paused);
+    await forward(held());
   };
   takePauseOrders({ get: () => state.pauseSeq, set: (s) => void (state.pauseSeq = s) }, setPaused);
+  // Samples running shards attempted, as their error reports said (the finished ones' are in samplesDone).
+  const attemptedByShard = new Map<number, number>();
+  setHandler(cellErrorHoldQuery, () => state.errorHold ?? null);
+  setHandler(cellErrorsSignal, async (report) => {
+    if (!stopsOnErrors) return;
+    const count = state.errorCount ?? { errors: 0, lastError: '', samplesBase: state.samplesDone };
+    count.errors += report.errors;
+    count.lastError = report.message;
+    state.errorCount = count;
+    attemptedByShard.set(report.shardIndex, (attemptedByShard.get(report.shardIndex) ?? 0) + report.attempted);
+    if (state.errorHold || !state.errorStop) return;
+    let attempted = state.samplesDone - count.samplesBase;
+    for (const a of attemptedByShard.values()) attempted += a;
+    const hold = cellErrorHold(input.cell.id, state.errorStop, { errors: count.errors, attempted, lastError: count.lastError });
+    if (!hold) return;
+    state.errorHold = hold;
+    state.errorHolds = { count: (state.errorHolds?.count ?? 0) + 1, last: describeCellErrorHold(hold) };
+    await setPaused(state.paused);
+  });
+  setHandler(releaseErrorHoldSignal, async ({ stop }) => {
+    if (!stopsOnErrors) return;
+    // Counted from zero, with the limits of the config now (if given).
+    if (stop !== undefined) state.errorStop = stop;
+    delete state.errorCount;
+    attemptedByShard.clear();
+    if (!state.errorHold) return;
+    state.errorHold = null;
+    await setPaused(state.paused);
+  });
 
   function publish(force = false) {
     const p = progress();
     setCurrentDetails(
       `**${p.phase}** cell \`${input.cell.id}\`: ${p.samplesDone}/${p.samplesTotal} samples, ` +
-        `pass@1 so far ${p.passAt1SoFar === null ? '-' : p.passAt1SoFar.toFixed(3)}, ${p.calls} LLM calls, ${p.promptTokens + p.completionTokens} tokens`,
+        `pass@1 so far ${p.passAt1SoFar === null ? '-' : p.passAt1SoFar.toFixed(3)}, ${p.calls} LLM calls, ${p.promptTokens + p.completionTokens} tokens` +
+        (state.errorHold ? `\n\n${describeCellErrorHold(state.errorHold)}` : ''),
     );
     const now = Date.now();
     if (force || now - lastPublished >= 1000) {
@@ -114,6 +152,8 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
         { key: SA_DONE, value: p.samplesDone },
         { key: SA_TOTAL, value: p.samplesTotal },
         { key: SA_PASS_AT_1, value: p.passAt1SoFar ?? 0 },
+        // '' while it goes on: a list filter (ExploraPausedFor STARTS_WITH "errors") finds held cells.
+        ...(stopsOnErrors ? [{ key: SA_PAUSED_FOR, value: state.errorHold ? describeCellErrorHold(state.errorHold) : '' }] : []),
       ]);
     }
   }
@@ -165,7 +205,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
   skipFinished();
   if (finished.size) publish(true);
   while (launched < shards || inFlight.size > 0) {
-    while (inFlight.size < input.maxParallelShards && launched < shards && !historyIsLarge() && !state.paused) {
+    while (inFlight.size < input.maxParallelShards && launched < shards && !historyIsLarge() && !held()) {
       const shardIndex = launched++;
       const tasks = shardTaskRange(shardIndex, input.tasksPerShard, input.tasks);
       const child = await startChildPatiently(sweepShardWorkflow, {
@@ -182,6 +222,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
             ...(input.libraryKey ? { libraryKey: input.libraryKey } : {}),
             ...(input.methodOptions ? { methodOptions: input.methodOptions } : {}),
             ...(input.spendLedger ? { spendLedger: input.spendLedger } : input.reportsSpend ? { reportsSpend: true as const } : {}),
+            ...(stopsOnErrors ? { reportsErrors: true as const } : {}),
             shardIndex,
             taskStart: tasks.start,
             taskEnd: tasks.end,
@@ -196,20 +237,21 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
         shardIndex,
         child.result().then((o) => {
           inFlight.delete(shardIndex);
+          attemptedByShard.delete(shardIndex);
           absorb(o);
           publish();
         }),
       );
       // A pause that came while the shard was being started missed it: tell it now.
-      if (state.paused && patched('forward-pause-after-start')) {
+      if (held() && patched('forward-pause-after-start')) {
         if (patched('ordered-pause')) await orderShard(shardIndex);
         else await child.signal(pauseSignal).catch(() => undefined);
       }
       skipFinished();
     }
     if (inFlight.size === 0) {
-      if (state.paused && launched < shards) {
-        await condition(() => !state.paused);
+      if (held() && launched < shards) {
+        await condition(() => !held());
         continue;
       }
       break;
@@ -243,6 +285,8 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
       // The prompts the cell was asked with: its model's template, or the named defaults. Loaded
       // generations (evaluate-only) were asked by no one here.
       ...(input.mode === 'evaluate-only' ? {} : { prompt_template: input.cell.sampling.prompt ?? 'default' }),
+      // A cell that held on errors says so in its results (docs/sweeps.md#cells-that-only-fail).
+      ...(state.errorHolds ? { error_holds: state.errorHolds } : {}),
     },
   });
   phase = 'done';

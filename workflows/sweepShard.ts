@@ -9,7 +9,16 @@
  * the sweep's pause): a pause then stops the spending within the window's tasks, instead of after
  * every task of every running shard.
  */
-import { ApplicationFailure, condition, defineQuery, patched, setHandler } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  ChildWorkflowFailure,
+  condition,
+  defineQuery,
+  isCancellation,
+  patched,
+  setHandler,
+} from '@temporalio/workflow';
 import { addCost, subtractCost, ZERO_COST, type MethodCost } from '../domain/methods/artifacts.js';
 import type { ShardOutcome } from '../domain/sweep/records.js';
 import { budgetLocalActivities, sandboxActivities, storageActivities } from './activityOptions.js';
@@ -17,7 +26,9 @@ import { windowed, type Window } from './windowed.js';
 import { methodStepFor, type TaskGeneration } from './methodSteps.js';
 import { localSeq, takePauseOrders } from './pauseOrders.js';
 import { reportSpend } from './spendReports.js';
-import { sweepWorkflowId } from '../domain/sweep/keys.js';
+import { cellWorkflowId, sweepWorkflowId } from '../domain/sweep/keys.js';
+import { errorLine } from '../domain/sweep/cellErrors.js';
+import { reportCellErrors } from './cellErrorReports.js';
 import { sampleSlices, type IndexRange } from '../domain/sweep/sharding.js';
 import type { ExecuteShardInput } from '../activities/sandbox/executeShard.js';
 import type { ShardInput } from './sweepTypes.js';
@@ -59,10 +70,21 @@ export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcom
   setHandler(shardProgressQuery, () => progress);
   // Shards started before the window existed schedule every task at once, as they did.
   const taskWindow = patched('shard-task-window') ? { width: TASK_WINDOW, open: () => !paused } : null;
+  // A cell that stops on errors hears of them from its shards (domain/sweep/cellErrors.ts). What
+  // failed for good is tried again once the cell's hold is released, or a minute later if it holds not.
+  let mayStart: (() => Promise<void>) | null = null;
+  const errors =
+    input.reportsErrors && patched('cell-error-stop')
+      ? errorReports(input, async () => {
+          await condition(() => paused, '1 minute');
+          if (paused) await condition(() => !paused);
+          await mayStart?.();
+        })
+      : null;
   if (input.mode === 'evaluate-only') {
     if (!input.savedGenerationsKey) throw ApplicationFailure.nonRetryable('evaluate-only needs loaded generations', 'InvalidSweep');
     const saved = { kind: 'saved' as const, key: input.savedGenerationsKey };
-    return execute(input, () => saved, true);
+    return execute(input, () => saved, true, errors);
   }
   // A budgeted sweep counts every task's cost as it ends, a large task's slice by slice (workflows/spendReports.ts).
   const spendTo = input.spendLedger ?? (input.reportsSpend === true ? sweepWorkflowId(input.sweepId) : null);
@@ -84,20 +106,25 @@ export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcom
   };
   // A budgeted sweep's shard asks the ledger before each task: the cap stops the starts as soon as
   // it is reached, not once the pause has come down from the sweep (TASK_WINDOW bounds the rest).
-  const mayStart =
-    input.spendLedger && taskWindow && patched('shard-asks-ledger')
-      ? async () => {
-          const ledgerWorkflowId = input.spendLedger!;
-          for (;;) {
-            if (paused) await condition(() => !paused);
-            if (!(await budgetLocalActivities().spendHold({ ledgerWorkflowId }))) return;
-            // Held: the sweep's pause is on its way; once it came, its resume lets the task ask
-            // again. A hold lifted before the pause got here is seen a minute later at most.
-            await condition(() => paused, '1 minute');
-          }
+  // A cell that stops on errors is asked too, for the same reason (domain/sweep/cellErrors.ts).
+  const asksLedger = input.spendLedger && taskWindow && patched('shard-asks-ledger');
+  const holds: Array<() => Promise<unknown>> = [];
+  if (asksLedger) holds.push(() => budgetLocalActivities().spendHold({ ledgerWorkflowId: input.spendLedger! }));
+  if (errors && taskWindow) holds.push(() => budgetLocalActivities().cellErrorHold({ cellWorkflowId: errors.cellWorkflowId }));
+  mayStart = holds.length
+    ? async () => {
+        for (;;) {
+          if (paused) await condition(() => !paused);
+          let held = false;
+          for (const hold of holds) if ((held = Boolean(await hold()))) break;
+          if (!held) return;
+          // Held: the pause is on its way (from the sweep, or the cell); once it came, its resume
+          // lets the task ask again. A hold lifted before the pause got here is seen a minute later at most.
+          await condition(() => paused, '1 minute');
         }
-      : null;
-  const tasks = await generate(input, taskWindow, mayStart, {
+      }
+    : null;
+  const tasks = await generate(input, taskWindow, mayStart, errors, {
     // A large task's slices, as each is answered: its share of the task.
     sliceAnswered: (samples, cost) => count(samples, cost, samples / input.nSamples),
     // A multi-step chain's cost is its work beyond the final answers; theirs comes apart. What
@@ -123,7 +150,73 @@ export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcom
     ),
     methodTasks,
   });
-  return execute(input, answers, input.mode !== 'generation-only');
+  return execute(input, answers, input.mode !== 'generation-only', errors);
+}
+
+/**
+ * Sandbox failures of a worker's setup, not of the program run nor of the dataset (whose problems,
+ * `DatasetProblem`, `ReferenceOutputsFailed`, no retry mends): they count as the cell's errors.
+ */
+const SETUP_FAILURES = new Set(['ToolchainMissing']);
+
+/**
+ * What a shard of a cell that stops on errors tells it: samples that ended in an error, with the
+ * samples attempted since the last report (domain/sweep/cellErrors.ts).
+ */
+interface ErrorReports {
+  cellWorkflowId: string;
+  /** A task (or a run) that ended: its samples, and those of them that ended in an error. */
+  ended(samples: number, errors: number, message: string): Promise<void>;
+  /** Waits for the next attempt of what failed for good. */
+  afterFailure: () => Promise<void>;
+}
+
+function errorReports(input: ShardInput, afterFailure: () => Promise<void>): ErrorReports {
+  const cell = cellWorkflowId(input.sweepId, input.cell.id);
+  let unreported = 0;
+  return {
+    cellWorkflowId: cell,
+    async ended(samples, errors, message) {
+      unreported += samples;
+      if (errors === 0) return;
+      const attempted = unreported;
+      unreported = 0;
+      await reportCellErrors(cell, { shardIndex: input.shardIndex, errors, attempted, message });
+    },
+    afterFailure,
+  };
+}
+
+/**
+ * The message of a failure for good of an activity or a child workflow (its deepest cause), or null
+ * for anything else: a cancellation, or a failure of the workflow's own code, which fail the shard.
+ */
+function failedForGood(err: unknown, types?: ReadonlySet<string>): string | null {
+  if (isCancellation(err)) return null;
+  if (!(err instanceof ActivityFailure) && !(err instanceof ChildWorkflowFailure)) return null;
+  let root: Error = err;
+  while (root.cause instanceof Error) root = root.cause;
+  if (types && !(root instanceof ApplicationFailure && root.type && types.has(root.type))) return null;
+  return errorLine(root.message || String(root));
+}
+
+/** `call`, and again after the cell's release (or a minute) each time it fails for good with one of `types` (all errors when counting the task's). */
+async function untilNotFailing<T>(
+  errors: ErrorReports | null,
+  samples: number,
+  types: ReadonlySet<string> | undefined,
+  call: () => Promise<T>,
+): Promise<T> {
+  for (;;) {
+    try {
+      return await call();
+    } catch (err) {
+      const message = errors ? failedForGood(err, types) : null;
+      if (message === null) throw err;
+      await errors!.ended(samples, samples, message);
+      await errors!.afterFailure();
+    }
+  }
 }
 
 /**
@@ -135,15 +228,24 @@ async function execute(
   input: ShardInput,
   generations: (samples: IndexRange) => ExecuteShardInput['generations'],
   run: boolean,
+  errors: ErrorReports | null = null,
 ): Promise<ShardOutcome> {
   const sandbox = sandboxActivities(input.queues.sandbox, input.timeoutS);
   const slices = sampleSlices(input.nSamples, input.taskEnd - input.taskStart, input.samplesPerActivity);
-  if (slices.length === 1) return sandbox.executeShard({ ...common(input), generations: generations(slices[0]!), execute: run });
+  const tasks = input.taskEnd - input.taskStart;
+  // A run that fails for a reason of the worker's setup counts its samples as the cell's errors and
+  // is tried again once the cell is released (or a minute later), instead of failing the sweep.
+  const setupGuarded = (samples: IndexRange, call: () => Promise<ShardOutcome>) =>
+    untilNotFailing(errors, tasks * (samples.end - samples.start), SETUP_FAILURES, call);
+  if (slices.length === 1)
+    return setupGuarded(slices[0]!, () => sandbox.executeShard({ ...common(input), generations: generations(slices[0]!), execute: run }));
   await windowed(
     slices.map((samples, index) => ({ index, samples })),
     { width: SLICE_WINDOW },
     ({ index, samples }) =>
-      sandbox.executeShard({ ...common(input), generations: generations(samples), execute: run, slice: { index, ...samples } }),
+      setupGuarded(samples, () =>
+        sandbox.executeShard({ ...common(input), generations: generations(samples), execute: run, slice: { index, ...samples } }),
+      ),
   );
   return storageActivities(input.queues.storage).joinShardSlices({
     sweepId: input.sweepId,
@@ -182,6 +284,7 @@ async function generate(
   input: ShardInput,
   taskWindow: Window | null,
   mayStart: (() => Promise<void>) | null,
+  errors: ErrorReports | null,
   counting: Counting,
 ): Promise<TaskGeneration[]> {
   const step = methodStepFor(input.cell.method);
@@ -190,16 +293,26 @@ async function generate(
   const run = async (t: number) => {
     await mayStart?.();
     const counted = { samples: 0, cost: ZERO_COST };
-    const generation = await step(input, t, {
-      // A large task's slices of answers stop starting while the shard is paused, as its tasks do.
-      ...(taskWindow ? { open: taskWindow.open } : {}),
-      sliceAnswered: async (samples, cost) => {
-        counted.samples += samples;
-        counted.cost = addCost(counted.cost, cost);
-        await counting.sliceAnswered(samples, cost);
-      },
+    // A task whose activity (or chain) fails for good, in a cell that stops on errors, counts its
+    // samples as errors and is asked again once the cell is released, or a minute later. Slices
+    // are counted as they come in the first attempt only: a later one brings those again (from the
+    // cache), and the task's end counts what they did not.
+    let attempts = 0;
+    const generation = await untilNotFailing(errors, input.nSamples, undefined, () => {
+      const first = attempts++ === 0;
+      return step(input, t, {
+        // A large task's slices of answers stop starting while the shard is paused, as its tasks do.
+        ...(taskWindow ? { open: taskWindow.open } : {}),
+        sliceAnswered: async (samples, cost) => {
+          if (!first) return;
+          counted.samples += samples;
+          counted.cost = addCost(counted.cost, cost);
+          await counting.sliceAnswered(samples, cost);
+        },
+      });
     });
     await counting.taskAnswered(generation, counted);
+    await errors?.ended(input.nSamples, generation.freshErrors?.count ?? 0, generation.freshErrors?.last ?? '');
     return generation;
   };
   return taskWindow ? windowed(taskIndices, taskWindow, run) : Promise.all(taskIndices.map(run));

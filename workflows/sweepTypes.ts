@@ -8,6 +8,7 @@ import type { MethodOptions } from '../domain/methods/options.js';
 import type { SweepMode } from '../domain/sweep/plan.js';
 import type { SweepBudgets } from '../domain/sweep/budget.js';
 import type { Price } from '../domain/sweep/price.js';
+import type { CellErrorCount, CellErrorHold, CellErrorStop } from '../domain/sweep/cellErrors.js';
 
 export type { SweepMode };
 
@@ -67,6 +68,8 @@ export interface SweepInput {
   budget?: SweepBudgets;
   /** The models' prices by id, for money spent and forecast; absent: no model has one. */
   prices?: Record<string, Price>;
+  /** When a cell stops on errors (domain/sweep/cellErrors.ts); absent: never (sweeps started before it, or the config's `false`). */
+  cellErrorStop?: CellErrorStop;
 }
 
 /** What a cell and each of its shards work on. */
@@ -98,6 +101,8 @@ export interface CellInput extends CellScope {
   samplesPerActivity?: number;
   maxParallelShards: number;
   maxHistoryEvents: number;
+  /** When the cell stops on errors (domain/sweep/cellErrors.ts); absent: never. */
+  errorStop?: CellErrorStop;
   /** Carried across continue-as-new. */
   resume?: CellProgressState;
 }
@@ -119,6 +124,17 @@ export interface CellProgressState {
   pauseSeq?: number;
   /** The last pause order sent to this cell's shards. */
   shardPauseSeq?: number;
+  /**
+   * Errors counted since the cell started or was last released (domain/sweep/cellErrors.ts), and
+   * `samplesBase`: samplesDone then. Absent: none yet, or a cell that does not stop on errors.
+   */
+  errorCount?: Omit<CellErrorCount, 'attempted'> & { samplesBase: number };
+  /** Why the cell holds (it starts nothing until released); null or absent: it does not. */
+  errorHold?: CellErrorHold | null;
+  /** The limits now: the input's, until a release brings the config's (null: none). */
+  errorStop?: CellErrorStop | null;
+  /** How many times it held on errors, and the last reason (its results say it); absent: never. */
+  errorHolds?: { count: number; last: string };
 }
 
 export interface ShardInput extends CellScope {
@@ -130,4 +146,6 @@ export interface ShardInput extends CellScope {
   samplesPerActivity?: number;
   timeoutS: number;
   queues: SweepQueues;
+  /** Its cell stops on errors: the shard reports them, asks the cell before each task, and retries a task that failed for good. */
+  reportsErrors?: true;
 }

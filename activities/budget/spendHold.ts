@@ -8,6 +8,7 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { BudgetHold } from '../../domain/sweep/budget.js';
+import type { CellErrorHold } from '../../domain/sweep/cellErrors.js';
 
 export interface SpendHoldInput {
   /** The ledger's workflow id (domain/sweep/keys.ts spendLedgerWorkflowId). */
@@ -16,6 +17,8 @@ export interface SpendHoldInput {
 
 /** The name of the ledger's query (workflows/spendReports.ts spendLedgerQuery); activities do not import workflow code. */
 const LEDGER_QUERY = 'ledger';
+/** The cell's query of its error hold (workflows/cellErrorReports.ts cellErrorHoldQuery). */
+const CELL_ERROR_HOLD_QUERY = 'error-hold';
 
 export function createBudgetActivities() {
   return {
@@ -26,6 +29,18 @@ export function createBudgetActivities() {
           .client.workflow.getHandle(input.ledgerWorkflowId)
           .query<{ hold: BudgetHold | null }>(LEDGER_QUERY);
         return state.hold;
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return null;
+        throw err;
+      }
+    },
+    /**
+     * Whether a shard's cell holds on errors (domain/sweep/cellErrors.ts): asked before each task
+     * starts, for the same reason as spendHold. A cell that is gone holds nothing.
+     */
+    async cellErrorHold(input: { cellWorkflowId: string }): Promise<CellErrorHold | null> {
+      try {
+        return await Context.current().client.workflow.getHandle(input.cellWorkflowId).query<CellErrorHold | null>(CELL_ERROR_HOLD_QUERY);
       } catch (err) {
         if (err instanceof WorkflowNotFoundError) return null;
         throw err;

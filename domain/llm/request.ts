@@ -141,4 +141,6 @@ export interface LlmCallSummary {
   calls: number;
   /** LlmRecord.requestsUnanswered; absent: none. */
   requestsUnanswered?: number;
+  /** A fresh error's message (status error, not cached), cut to 300 characters; absent otherwise. */
+  error?: string;
 }

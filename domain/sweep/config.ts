@@ -16,6 +16,7 @@ import { configFormatOf, parseConfigText } from './text.js';
 import { EXPECTED_NAMES, unknownKeyMessage } from './configMessages.js';
 import { PRICE_KEYS, PriceSchema, type Price } from './price.js';
 import { BUDGET_KEYS, budgetConfigChecks, BudgetSchema, type Budget } from './budget.js';
+import { CELL_ERROR_KEYS, CellErrorStopConfigSchema, type CellErrorStopConfig } from './cellErrors.js';
 
 // ---------------------------------------------------------------------------------------------
 // Types of the resolved config
@@ -117,6 +118,8 @@ export interface SweepConfig {
    * activity each (domain/sweep/sharding.ts). Absent: DEFAULT_SHARD_SAMPLES.
    */
   shard_samples?: number;
+  /** When a cell stops on errors (domain/sweep/cellErrors.ts); absent: its defaults; false: never. */
+  stop_cell_on_errors?: CellErrorStopConfig;
 }
 
 /** One point of the `prompts:` axis: a name, and its template (absent: the named default prompts). */
@@ -278,6 +281,7 @@ const TOP_LEVEL_KEYS = [
   'seed',
   'budget',
   'shard_samples',
+  'stop_cell_on_errors',
 ] as const;
 
 export const SweepConfigSchema = z
@@ -303,6 +307,7 @@ export const SweepConfigSchema = z
     seed: z.int().min(0).max(0xffff_ffff).default(0),
     budget: BudgetSchema.optional(),
     shard_samples: z.int().min(1).max(1_000_000).optional(),
+    stop_cell_on_errors: CellErrorStopConfigSchema.optional(),
   })
   // Zod skips this after a type error anywhere inside (even with `when`, for errors nested in
   // lists), so parseSweepConfig also runs these checks on the raw input when parsing fails: every
@@ -596,6 +601,7 @@ function knownKeysAt(path: readonly PropertyKey[], input: unknown): readonly str
   if (path.length === 3 && path[0] === 'models' && path[2] === 'price') return PRICE_KEYS;
   if (path.length === 3 && path[0] === 'models' && path[2] === 'budget') return BUDGET_KEYS;
   if (path.length === 1 && path[0] === 'budget') return BUDGET_KEYS;
+  if (path.length === 1 && path[0] === 'stop_cell_on_errors') return CELL_ERROR_KEYS;
   if (path.length === 2 && path[0] === 'prompts') return ['name', ...PROMPT_TEMPLATE_KEYS];
   if (path.length === 1 && path[0] === 'method_options') return Object.keys(MethodOptionsSchema.shape);
   return [];
@@ -728,15 +734,15 @@ export function canonicalSweepJson(config: SweepConfig): string {
 }
 
 /**
- * The config without what only prices or caps the sweep (models' `price`, the `budget`s) or lays
- * out its work (`shard_samples`): none changes a request or a result, so setting or updating one
+ * The config without what only prices or caps the sweep (models' `price`, the `budget`s, when a
+ * cell stops on errors) or lays out its work (`shard_samples`): none changes a request or a result, so setting or updating one
  * neither renames a sweep (its default id is the hash) nor makes a running one "another config"
  * (raising a budget resumes the sweep).
  */
 function experimentOf(config: SweepConfig): SweepConfig {
   const spendOnly = config.budget !== undefined || config.models.some((m) => m.price !== undefined || m.budget !== undefined);
-  if (!spendOnly && config.shard_samples === undefined) return config;
-  const { budget: _budget, shard_samples: _layout, ...rest } = config;
+  if (!spendOnly && config.shard_samples === undefined && config.stop_cell_on_errors === undefined) return config;
+  const { budget: _budget, shard_samples: _layout, stop_cell_on_errors: _stop, ...rest } = config;
   return { ...rest, models: config.models.map(({ price: _price, budget: _modelBudget, ...m }) => m) };
 }
 

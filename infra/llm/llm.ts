@@ -389,7 +389,7 @@ export function createLlmActivities(
 
   const summaryOf = (
     key: string,
-    r: Pick<LlmRecord, 'status' | 'promptTokens' | 'completionTokens' | 'calls' | 'requestsUnanswered'>,
+    r: Pick<LlmRecord, 'status' | 'promptTokens' | 'completionTokens' | 'calls' | 'requestsUnanswered' | 'error'>,
     cached: boolean,
   ): LlmCallSummary => ({
     key,
@@ -399,6 +399,8 @@ export function createLlmActivities(
     completionTokens: r.completionTokens,
     calls: r.calls,
     ...(r.requestsUnanswered ? { requestsUnanswered: r.requestsUnanswered } : {}),
+    // A fresh error's reason, for a cell that stops on errors to name (domain/sweep/cellErrors.ts).
+    ...(r.status === 'error' && !cached && r.error ? { error: r.error.message.slice(0, 300) } : {}),
   });
 
   /**

@@ -19,6 +19,7 @@ import { stopSentTo, stopWordsFor, sweepConfigHash, type SweepConfig, type Sweep
 import { sweepConfigKey, sweepInputKey, sweepRunConflict, type S3Ref, type SweepRun } from '../../domain/sweep/keys.js';
 import { expandGrid, loadedCellId } from '../../domain/sweep/plan.js';
 import { pricesOf, sweepBudgetsOf } from '../../domain/sweep/budget.js';
+import { cellErrorStopOf } from '../../domain/sweep/cellErrors.js';
 import { datasetText } from '../../infra/datasetText.js';
 import { getBytes, putObject, putObjectOnce, sha256Hex, type Bucket } from '../../infra/s3.js';
 import type { SweepCellInput, SweepDatasetInput, SweepInput, SweepMode } from '../../workflows/sweepTypes.js';
@@ -369,7 +370,14 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
     queues: opts.queues,
     shardSamples: config.shard_samples ?? DEFAULT_SHARD_SAMPLES,
     ...spendInputs(config),
+    ...cellErrorStopInput(config),
   };
+}
+
+/** When a cell stops on errors (domain/sweep/cellErrors.ts): the config's limits, or the defaults; left out when it says false. */
+export function cellErrorStopInput(config: SweepConfig): Pick<SweepInput, 'cellErrorStop'> {
+  const cellErrorStop = cellErrorStopOf(config);
+  return cellErrorStop ? { cellErrorStop } : {};
 }
 
 /** The sweep's caps and its models' prices, when the config gives any (the workflow input leaves them out otherwise). */

@@ -11,6 +11,7 @@ import { cellSummaryKey } from '../../domain/sweep/keys.js';
 import type { CellSummary } from '../../domain/sweep/results.js';
 import { getText, type Bucket } from '../../infra/s3.js';
 import { formatResultsTable } from './sweep-view.js';
+import { CELL_HOLD_HINT } from '../../domain/sweep/cellErrors.js';
 
 interface CellAttributes {
   cellId: string;
@@ -19,6 +20,8 @@ interface CellAttributes {
   done: number | undefined;
   total: number | undefined;
   passAt1: number | undefined;
+  /** Why it holds on errors (docs/sweeps.md#cells-that-only-fail); '' or undefined: it does not. */
+  heldFor: string | undefined;
 }
 
 /** The cells' latest runs (a cell continues as new: one visibility row per run), by cell id. */
@@ -35,6 +38,7 @@ async function cellsOf(client: Client, sweepId: string): Promise<CellAttributes[
       done: wf.typedSearchAttributes.get(SA_DONE),
       total: wf.typedSearchAttributes.get(SA_TOTAL),
       passAt1: wf.typedSearchAttributes.get(SA_PASS_AT_1),
+      heldFor: wf.typedSearchAttributes.get(SA_PAUSED_FOR),
     };
     const seen = latest.get(cellId);
     if (!seen || row.startMs > seen.startMs) latest.set(cellId, row);
@@ -66,6 +70,7 @@ export async function offlineSweepLines(
     const state = summary ? 'done' : c.status === 'RUNNING' ? 'running' : c.status.toLowerCase();
     const executed = c.total ? `, executed ${c.done ?? 0}/${c.total} samples, pass@1 so far ${(c.passAt1 ?? 0).toFixed(3)}` : '';
     out.push(`  ${c.cellId}: ${state}${executed}`);
+    if (c.heldFor && state === 'running') out.push(`    ${c.heldFor}\n    ${CELL_HOLD_HINT}`);
   }
   if (finished.length) out.push('', 'finished cells:', formatResultsTable(finished));
   out.push('', 'to resume it, serve it: npm run sweep -- --config <its config file> --id ' + sweepId);

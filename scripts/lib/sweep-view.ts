@@ -10,6 +10,7 @@ import { shardProgressQuery, type ShardProgress } from '../../workflows/sweepSha
 import { sweepProgressQuery, type SweepProgress } from '../../workflows/sweep.js';
 import { describeBudgets } from '../../domain/sweep/budget.js';
 import { formatSpendForecast, spendForecast, type CellSpendView } from '../../domain/sweep/spendForecast.js';
+import { cellHoldLine } from './cell-holds.js';
 
 /**
  * A metric's value (4 decimals) and, when there is one, its 95% interval over tasks: `0.5120 [0.469, 0.555]`.
@@ -226,6 +227,8 @@ export function showSweepProgress(client: Client, sweepId: string, enabled: bool
   const lastLogged = new Map<string, string>();
   let spendBar: cliProgress.SingleBar | undefined;
   let lastPausedFor: string | null = null;
+  // Each cell's hold on errors is said once when it comes, and its end too.
+  const cellHolds = new Map<string, string>();
   // One snapshot at a time, awaited by stop(): a query still retrying after the caller closed the
   // connection would throw outside any handler.
   // A tick while a snapshot is still under way (a slow or unreachable server) starts none: they
@@ -262,6 +265,11 @@ export function showSweepProgress(client: Client, sweepId: string, enabled: bool
         }
         let logged = false;
         for (const [id, p] of cells) {
+          const hold = p.errorHold ? cellHoldLine(p.errorHold) : '';
+          if (hold !== (cellHolds.get(id) ?? '')) {
+            cellHolds.set(id, hold);
+            say(hold || `${id}: going on again`);
+          }
           if (multi) {
             let bar = bars.get(id);
             if (!bar) bars.set(id, (bar = multi.create(2 * p.samplesTotal, barValue(p), { cell: id, extra: cellLine(p) })));

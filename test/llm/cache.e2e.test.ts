@@ -310,8 +310,14 @@ describe('callLlm with the S3 cache', () => {
     expect(out.map((s) => s.status)).toEqual(['ok', 'error', 'ok']);
     const record = (await readLlmRecordAt(bucket, out[1]!.key))!;
     expect(record.error).toEqual({ status: 400, message: expect.stringContaining('prompt too long') });
-    await callLlm(llm, { endpoint, calls }, 2);
+    // A fresh error's summary names it (a cell that stops on errors says it); the answers carry none.
+    expect(out[1]!.error).toContain('prompt too long');
+    expect(out.filter((s) => s.error !== undefined)).toHaveLength(1);
+    const again = await callLlm(llm, { endpoint, calls }, 2);
     expect(server.requests()).toHaveLength(3);
+    // Read from the cache it cost nothing now: no error to count.
+    expect(again[1]).toMatchObject({ status: 'error', cached: true });
+    expect(again[1]).not.toHaveProperty('error');
   });
 
   it.each([

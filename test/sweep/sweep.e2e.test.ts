@@ -86,7 +86,8 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
     expect(res.output).toMatch(/k/);
   });
 
-  it('an endpoint refusing the key stops the sweep with a message naming the model and the fix; fixed, the same command finishes it', async () => {
+  // With stop_cell_on_errors (the default) the refusing cell holds instead: test/sweep/cell-errors.e2e.test.ts.
+  it('with stop_cell_on_errors: false, an endpoint refusing the key stops the sweep naming the model and the fix; fixed, the same command finishes it', async () => {
     let refusing = true;
     const answers = scriptedAnswers(problems);
     const gatekeeper = await startScriptedLlmServer((req) =>
@@ -95,7 +96,7 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
     try {
       const refusedId = `e2e-401-${uniqueSuffix()}`;
       const file = path.join(dir, `${refusedId}.yaml`);
-      writeFileSync(file, `id: ${refusedId}\n${scriptedSweepYaml(gatekeeper.url, 4, 2)}`);
+      writeFileSync(file, `id: ${refusedId}\n${scriptedSweepYaml(gatekeeper.url, 4, 2)}stop_cell_on_errors: false\n`);
       const failed = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
       expect(failed.code).toBe(1);
       expect(failed.output).toMatch(/sweep failed: model (chatty|plain): http:\/\/127\.0\.0\.1:\d+\/v1 answered 401 .*check the API key/);
