@@ -33,6 +33,10 @@
  *   cs          a ServedStep as java's: MultiPL-E's options (`-d:DEBUG -r:System.Numerics.dll`) through
  *               mcs's in-process entry point in one Mono process (cs/McsServer.cs: Mono's start and
  *               the compiler's loading and JIT paid once). Until built, the plain step.
+ *   d           MultiPL-E: `rdmd -unittest -main FILE` (here, as the plain module, `ldc2 -unittest`
+ *               then the binary). Ours: the plain steps, and batches that compile several programs
+ *               per ldc2 call into one binary, each program run alone from a copy of it that runs
+ *               only its own unittests (dBatch.ts).
  *   js          nothing to compile: the plain module, plus `runTogether` (jsSharedProcess.ts), used
  *               only when a runner is asked to share processes: several programs per Node
  *               process, each in a V8 context of its own.
@@ -49,6 +53,7 @@ import { COMPILE_LIMITS as STEP_COMPILE_LIMITS, probeVersionSync, WARM_TOOLS_DIR
 import { binaryIdentity } from '../process/toolchains/keptBetweenRuns.js';
 import { cppToolchain } from '../process/toolchains/cpp.js';
 import { csToolchain } from '../process/toolchains/cs.js';
+import { dToolchain } from '../process/toolchains/d.js';
 import { goToolchain } from '../process/toolchains/go.js';
 import { JAVATUPLES_JAR, javaToolchain } from '../process/toolchains/java.js';
 import { rsToolchain, rustSysroot } from '../process/toolchains/rs.js';
@@ -59,6 +64,7 @@ import { chownTree } from '../bwrapPolicy.js';
 import { COMPILE_LIMITS, SERVER_UID } from './jail.js';
 import { LineServer, ServerTimeout } from './lineServer.js';
 import { rsCompileBatch } from './rsBatch.js';
+import { dCompileBatch } from './dBatch.js';
 import { jsRunTogether, SHARED_RUNNER_MOUNT } from './jsSharedProcess.js';
 import { jsToolchain } from '../process/toolchains/js.js';
 
@@ -125,6 +131,22 @@ export function warmRsToolchain(): Toolchain {
       },
       run,
       hostRustc: 'rustc',
+    }),
+  };
+}
+
+export function warmDToolchain(): Toolchain {
+  const base = dToolchain();
+  return {
+    ...base,
+    // The batch's command is the lone step's own and its programs run with the lone run step.
+    compileBatch: dCompileBatch({
+      lone: (limits, program) => {
+        const step = base.compile(limits, program);
+        if (step?.kind !== 'sandbox') throw new Error('the D compile step is a sandboxed ldc2');
+        return step;
+      },
+      run: (limits) => base.run(limits),
     }),
   };
 }
