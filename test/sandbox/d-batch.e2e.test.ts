@@ -2,7 +2,7 @@
  * Several D programs per ldc2 call (infra/sandbox/warm/dBatch.ts through the process runner's
  * runMany and queued run calls), on the real ldc2 and the real sandbox: every program's result —
  * status, exit code, signal, stdout, stderr, exception — must be exactly what the same program gives
- * compiled alone (batchSize 1), side by side, whatever else shares its batch: correct programs,
+ * compiled and run alone (batchSize 1, no fork server), side by side, whatever else shares its batch: correct programs,
  * failing asserts (druntime's short `[unittest]` line), a throwable's trace (its frames; only the
  * addresses differ between any two runs, lone ones too), compile errors of several phases, a
  * program without unittests, refused ones (a class, a static constructor, a main that runs), an
@@ -110,7 +110,8 @@ const loneCounts = counted();
 beforeAll(async () => {
   batched = new ProcessExecutor(batchedCounts.toolchain, { concurrency: 2, batchSize: 32 });
   queued = new ProcessExecutor(queuedCounts.toolchain, { concurrency: 1, batchSize: 32 });
-  lone = new ProcessExecutor(loneCounts.toolchain, { concurrency: 2, batchSize: 1 });
+  // The lone path in full: its own compile, and a sandbox of its own for the run (no fork server).
+  lone = new ProcessExecutor(loneCounts.toolchain, { concurrency: 2, batchSize: 1, forkServer: false });
   await Promise.all([batched.start(), queued.start(), lone.start()]);
   alone = await lone.runMany(requests);
   expect(loneCounts.counts.batches).toBe(0);
@@ -147,6 +148,9 @@ describe('D programs compiled several per ldc2 call', () => {
       selfInspecting: 'error',
     });
     const byId = (id: string) => together.find((r) => r.id === id)!;
+    // Built programs run from the slots' warm sandboxes (the runner's default fork servers, exec mode).
+    expect(byId('correct0').forked).toBe(true);
+    expect(alone.some((r) => r.forked)).toBe(false);
     // druntime's own short line for an assert of the program's module, and its summary.
     expect(byId('failedAssert').stdout).toContain('program.d(4): [unittest] Assertion failure');
     expect(byId('failedAssert').stderr).toContain('1/1 modules FAILED unittests');

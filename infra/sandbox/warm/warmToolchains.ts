@@ -67,6 +67,7 @@ import { rsCompileBatch } from './rsBatch.js';
 import { dCompileBatch } from './dBatch.js';
 import { jsRunTogether, SHARED_RUNNER_MOUNT } from './jsSharedProcess.js';
 import { jsToolchain } from '../process/toolchains/js.js';
+import { execForkServer } from '../process/forkServer.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const PCH_IN_SANDBOX = '/opt/explora-pch';
@@ -139,6 +140,8 @@ export function warmDToolchain(): Toolchain {
   const base = dToolchain();
   return {
     ...base,
+    // The runner's fork servers (its default): a warm sandbox per slot execs each program's lone run command.
+    forkServer: execForkServer,
     // The batch's command is the lone step's own and its programs run with the lone run step.
     compileBatch: dCompileBatch({
       lone: (limits, program) => {
