@@ -29,6 +29,7 @@ import { tsToolchain } from './process/toolchains/ts.js';
 import {
   warmCppToolchain,
   warmCsToolchain,
+  warmDToolchain,
   warmGoToolchain,
   warmJavaToolchain,
   warmJsToolchain,
@@ -61,7 +62,7 @@ export const TOOLCHAINS = {
   sh: { plain: shToolchain },
   r: { plain: rToolchain },
   rkt: { plain: rktToolchain },
-  d: { plain: dToolchain },
+  d: { plain: dToolchain, warm: warmDToolchain },
   jl: { plain: jlToolchain },
   swift: { plain: swiftToolchain },
   scala: { plain: scalaToolchain, warm: warmScalaToolchain },

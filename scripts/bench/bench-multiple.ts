@@ -46,7 +46,7 @@
  * with its test library loaded); sh, rkt and js programs exec'd (their lone command) by a warm sandbox per
  * slot (ProcessExecutor's forkServer, infra/sandbox/process/forkServer.ts); outcomes must still all
  * be passes, and the forked runs are counted.
- * --batch-size: most programs per compile batch where the toolchain batches (Go, Rust; 1: none),
+ * --batch-size: most programs per compile batch where the toolchain batches (Go, Rust, D; 1: none),
  * the runner's default otherwise (ProcessExecutor's DEFAULT_BATCH_SIZE).
  * --in-flight N|shard: ours calls `run` per program with N in flight instead of one `runMany` over
  * all of them; `shard`: as many as a sweep's shard keeps (the runner's inFlightCapacity: a batch

@@ -158,6 +158,7 @@ describe('warm compilers start with the runner, not at its first program', () =>
   for (const [language, marker] of [
     ['ts', 'tscServer.cjs'],
     ['java', 'JavacServer'],
+    ['cs', 'McsServer'],
   ] as const) {
     it(`${language}: start() starts ${marker} before any program is sent; close() stops it; programs still get their outcomes`, async () => {
       const executor = new ProcessExecutor(toolchainFor(language), { concurrency: 2, limits: LIMITS });

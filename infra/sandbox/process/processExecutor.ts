@@ -18,8 +18,8 @@
  * and `runMany` gets several requests with the same limits, they are compiled in batches of at
  * most `batchSize`, spread over the slots (a batch: one slot, one build directory, the batch's
  * own steps); each program the batch built then runs alone in a fresh build directory of its own,
- * in its own sandbox, as its slot's uid, with its own run limits, exactly as a lone program's run
- * step; each program the batch did not build (its compile failed, or anything went wrong) is
+ * in its own sandbox (or its slot's fork server, as a lone run would), as its slot's uid, with its
+ * own run limits, exactly as a lone program's run step; each program the batch did not build (its compile failed, or anything went wrong) is
  * compiled and run alone, so that its outcome and diagnostics are the lone ones. `run` batches
  * too, what it can: requests wait in a queue; the requests made in one turn of the event loop (a
  * shard's first burst) are spread over the free slots as batches, and when a slot frees, the
@@ -70,7 +70,7 @@ export interface ProcessExecutorOptions {
   shareProcess?: boolean;
   /**
    * Run each program as a child forked by a warm server of its slot where the toolchain has one
-   * (`forkServer`: Ruby, Perl, PHP, R and Lua fork a warm interpreter; bash, Racket and Node exec
+   * (`forkServer`: Ruby, Perl, PHP, R and Lua fork a warm interpreter; bash, Racket, Node, D and C# exec
    * their lone command from a warm sandbox), root runners only; weaker isolation between a slot's
    * programs than a sandbox each: the Python zygote's level (forkServer.ts says what). Default
    * true: MultiPL-E's scripted languages spend most of a lone run starting the interpreter and its
@@ -375,9 +375,19 @@ export class ProcessExecutor {
       }
       if (uid !== undefined) chownSync(buildDir, uid, uid);
       const sandbox = this.sandbox(uid, buildDir, false);
-      const ran = await runStep(sandbox, built.run);
+      const forked =
+        this.forks && uid !== undefined && built.run.stdin === undefined ? await this.forks.run(uid, buildDir, built.run) : null;
+      // As runInSlot's: a forked program's uid is reaped as a lone step's is.
+      const ran = forked ? { ...forked, survivors: await reapUid(uid!) } : await runStep(sandbox, built.run);
       if (ran.sandboxError) return sandboxFailure(request.id, ran);
-      return { id: request.id, ...this.outcome(ran), ...common(ran), durationMs: round(ran.durationMs), compileMs: round(built.compileMs) };
+      return {
+        id: request.id,
+        ...this.outcome(ran),
+        ...common(ran),
+        durationMs: round(ran.durationMs),
+        compileMs: round(built.compileMs),
+        ...(forked ? { forked: true as const } : {}),
+      };
     } finally {
       rmSync(buildDir, { recursive: true, force: true });
       this.freeSlot(slot);

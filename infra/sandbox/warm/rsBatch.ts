@@ -155,8 +155,12 @@ export function batchRoot(programs: readonly string[]): string {
   ].join('\n');
 }
 
-/** Sum of the PT_LOAD segments' sizes in memory of an ELF64 little-endian file, or null. */
-export function loadedImageBytes(elf: Buffer): number | null {
+/** ELF program header types: a loadable segment, and the thread-local storage template (allocated per thread). */
+export const PT_LOAD = 1;
+export const PT_TLS = 7;
+
+/** Sum of the sizes in memory of an ELF64 little-endian file's segments of these types (PT_LOAD by default), or null. */
+export function loadedImageBytes(elf: Buffer, types: readonly number[] = [PT_LOAD]): number | null {
   if (elf.length < 64 || elf.readUInt32BE(0) !== 0x7f454c46 || elf[4] !== 2 || elf[5] !== 1) return null;
   const phoff = Number(elf.readBigUInt64LE(0x20));
   const phentsize = elf.readUInt16LE(0x36);
@@ -165,7 +169,7 @@ export function loadedImageBytes(elf: Buffer): number | null {
   for (let i = 0; i < phnum; i++) {
     const at = phoff + i * phentsize;
     if (at + 0x30 > elf.length) return null;
-    if (elf.readUInt32LE(at) === 1) total += Number(elf.readBigUInt64LE(at + 0x28));
+    if (types.includes(elf.readUInt32LE(at))) total += Number(elf.readBigUInt64LE(at + 0x28));
   }
   return total;
 }

@@ -32,7 +32,13 @@
  *               Until scripts/install-warm-compilers.sh has built the server, the plain step.
  *   cs          a ServedStep as java's: MultiPL-E's options (`-d:DEBUG -r:System.Numerics.dll`) through
  *               mcs's in-process entry point in one Mono process (cs/McsServer.cs: Mono's start and
- *               the compiler's loading and JIT paid once). Until built, the plain step.
+ *               the compiler's loading and JIT paid once), a server per core (mcs compiles one program at a
+ *               time), started with the runner; runs exec'd from the slot's warm sandbox (the
+ *               runner's fork servers). Until built, the plain step.
+ *   d           MultiPL-E: `rdmd -unittest -main FILE` (here, as the plain module, `ldc2 -unittest`
+ *               then the binary). Ours: the plain steps, and batches that compile several programs
+ *               per ldc2 call into one binary, each program run alone from a copy of it that runs
+ *               only its own unittests (dBatch.ts).
  *   js          nothing to compile: the plain module, plus `runTogether` (jsSharedProcess.ts), used
  *               only when a runner is asked to share processes: several programs per Node
  *               process, each in a V8 context of its own.
@@ -49,6 +55,7 @@ import { COMPILE_LIMITS as STEP_COMPILE_LIMITS, probeVersionSync, WARM_TOOLS_DIR
 import { binaryIdentity } from '../process/toolchains/keptBetweenRuns.js';
 import { cppToolchain } from '../process/toolchains/cpp.js';
 import { csToolchain } from '../process/toolchains/cs.js';
+import { dToolchain } from '../process/toolchains/d.js';
 import { goToolchain } from '../process/toolchains/go.js';
 import { JAVATUPLES_JAR, javaToolchain } from '../process/toolchains/java.js';
 import { rsToolchain, rustSysroot } from '../process/toolchains/rs.js';
@@ -59,8 +66,10 @@ import { chownTree } from '../bwrapPolicy.js';
 import { COMPILE_LIMITS, SERVER_UID } from './jail.js';
 import { LineServer, ServerTimeout } from './lineServer.js';
 import { rsCompileBatch } from './rsBatch.js';
+import { dCompileBatch } from './dBatch.js';
 import { jsRunTogether, SHARED_RUNNER_MOUNT } from './jsSharedProcess.js';
 import { jsToolchain } from '../process/toolchains/js.js';
+import { execForkServer } from '../process/forkServer.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const PCH_IN_SANDBOX = '/opt/explora-pch';
@@ -125,6 +134,24 @@ export function warmRsToolchain(): Toolchain {
       },
       run,
       hostRustc: 'rustc',
+    }),
+  };
+}
+
+export function warmDToolchain(): Toolchain {
+  const base = dToolchain();
+  return {
+    ...base,
+    // The runner's fork servers (its default): a warm sandbox per slot execs each program's lone run command.
+    forkServer: execForkServer,
+    // The batch's command is the lone step's own and its programs run with the lone run step.
+    compileBatch: dCompileBatch({
+      lone: (limits, program) => {
+        const step = base.compile(limits, program);
+        if (step?.kind !== 'sandbox') throw new Error('the D compile step is a sandboxed ldc2');
+        return step;
+      },
+      run: (limits) => base.run(limits),
     }),
   };
 }
@@ -291,6 +318,42 @@ class ServedCompiler {
   }
 }
 
+/**
+ * Copies of a compiler server that compiles one program at a time (mcs), each compile sent to the
+ * least busy: the runner's slots compile side by side, as a compiler process each would.
+ */
+class ServedPool {
+  private readonly busy: number[];
+
+  constructor(private readonly servers: readonly ServedCompiler[]) {
+    this.busy = servers.map(() => 0);
+  }
+
+  step(): ServedStep {
+    return {
+      kind: 'served',
+      limits: STEP_COMPILE_LIMITS,
+      serve: async (build) => {
+        const i = this.busy.indexOf(Math.min(...this.busy));
+        this.busy[i]!++;
+        try {
+          return await this.servers[i]!.step().serve(build);
+        } finally {
+          this.busy[i]!--;
+        }
+      },
+    };
+  }
+
+  startIn(root: string): void {
+    for (const server of this.servers) server.startIn(root);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.servers.map((server) => server.close()));
+  }
+}
+
 function result(exitCode: number | null, timedOut: boolean, diagnostics: string, durationMs: number): StepResult {
   return {
     exitCode,
@@ -406,16 +469,29 @@ export function warmCsToolchain(): Toolchain {
   const base = csToolchain();
   const serverDir = join(WARM_TOOLS_DIR, 'mcs-server');
   const server = join(serverDir, 'McsServer.exe');
-  const served = new ServedCompiler(
-    () => ({ argv: ['/usr/bin/env', 'mono', server], readOnly: [serverDir] }),
-    (id, dir) => `${id}\t${dir}/program.cs\t${dir}/program.exe`,
-    (line) => {
-      const [id, code, text = ''] = line.split('\t');
-      return { id, ok: code === '0', diagnostics: text.replace(/\\n/g, '\n').replace(/\\t/g, '\t').replace(/\\\\/g, '\\') };
-    },
+  // mcs compiles one program at a time: a server per core (each a Mono process of ~100 MB).
+  const served = new ServedPool(
+    Array.from(
+      { length: Math.max(1, Math.min(4, availableParallelism())) },
+      () =>
+        new ServedCompiler(
+          () => ({ argv: ['/usr/bin/env', 'mono', server], readOnly: [serverDir] }),
+          (id, dir) => `${id}\t${dir}/program.cs\t${dir}/program.exe`,
+          (line) => {
+            const [id, code, text = ''] = line.split('\t');
+            return { id, ok: code === '0', diagnostics: text.replace(/\\n/g, '\n').replace(/\\t/g, '\t').replace(/\\\\/g, '\\') };
+          },
+        ),
+    ),
   );
   return {
     ...base,
+    // Mono's start and mcs's JIT warm-up while the runner's caller reads its input, as java's and ts's.
+    startServers: (root) => {
+      if (existsSync(server)) served.startIn(root);
+    },
+    // The runner's fork servers (its default): a warm sandbox per slot execs each program's lone run command.
+    forkServer: execForkServer,
     // Until scripts/install-warm-compilers.sh has built the server, the plain compile step: the same outcomes.
     compile: (limits, program) => (existsSync(server) ? served.step() : base.compile(limits, program)),
     close: async () => {
