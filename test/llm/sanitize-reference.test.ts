@@ -1,0 +1,76 @@
+/**
+ * explora's evalplus sanitizer (domain/llm/evalplusSanitize.ts) against evalplus 0.3.1's own
+ * `sanitize`, run in the tests' Python (scripts/install-test-python.sh installs it, without its
+ * dependencies, in .tools/test-python-evalplus), byte for byte on the chat answers of
+ * sanitize-answers.ts; and explora's stand-in for CPython's `ast.parse` (`isPythonSyntax`) against
+ * evalplus's `syntax_check` on every run of lines evalplus's `code_extract` tries in them.
+ */
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import type { Parser } from 'web-tree-sitter';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { isPythonSyntax, sanitizeEvalplus } from '../../domain/llm/evalplusSanitize.js';
+import { loadPythonParser } from '../../infra/pythonParser.js';
+import { PROJECT_ROOT } from '../../stack/local-stack.js';
+import { CHAT_ANSWERS } from './sanitize-answers.js';
+
+const PYTHON = path.join(PROJECT_ROOT, '.tools/test-python/bin/python');
+const EVALPLUS = path.join(PROJECT_ROOT, '.tools/test-python-evalplus');
+
+let reference: { sanitized: string[]; syntax: boolean[][] };
+let parser: Parser;
+
+beforeAll(async () => {
+  execFileSync('bash', [path.join(PROJECT_ROOT, 'scripts/install-test-python.sh')], { stdio: 'inherit' });
+  const out = execFileSync(PYTHON, [path.join(import.meta.dirname, 'sanitize_reference.py')], {
+    input: JSON.stringify(CHAT_ANSWERS.map(({ answer, entryPoint }) => ({ answer, entryPoint }))),
+    env: { ...process.env, PYTHONPATH: EVALPLUS },
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  reference = JSON.parse(out) as typeof reference;
+  parser = await loadPythonParser();
+}, 300_000);
+
+describe('sanitizeEvalplus', () => {
+  it('the corpus covers what evalplus does: kept and dropped definitions, the fallback, no code', () => {
+    expect(CHAT_ANSWERS.length).toBeGreaterThanOrEqual(30);
+    expect(reference.sanitized).toHaveLength(CHAT_ANSWERS.length);
+    const outcomes = CHAT_ANSWERS.map((c, k) => ({ ...c, out: reference.sanitized[k]! }));
+    // Some answers lose definitions to the entry point's reachability, some fall back to the
+    // longest valid code, some keep nothing useful: the corpus is not one of identities.
+    expect(outcomes.filter((o) => o.out !== '' && !o.answer.includes(o.out)).length).toBeGreaterThan(5);
+    expect(outcomes.filter((o) => o.out === '').length).toBeGreaterThan(0);
+  });
+
+  for (const [k, c] of CHAT_ANSWERS.entries()) {
+    it(`as evalplus: ${c.what}`, () => {
+      expect(sanitizeEvalplus(parser, c.answer, c.entryPoint)).toBe(reference.sanitized[k]);
+    });
+  }
+
+  it("without an entry point, '' and null are the same (evalplus tests its truthiness)", () => {
+    const answer = CHAT_ANSWERS.find((c) => c.entryPoint === null)!.answer;
+    expect(sanitizeEvalplus(parser, answer, '')).toBe(sanitizeEvalplus(parser, answer, null));
+  });
+});
+
+describe('isPythonSyntax', () => {
+  it("agrees with evalplus's syntax_check (CPython's ast.parse) on every run of lines code_extract tries", () => {
+    let runs = 0;
+    let valid = 0;
+    for (const [k, c] of CHAT_ANSWERS.entries()) {
+      const lines = c.answer.split('\n');
+      const mine: boolean[] = [];
+      for (let i = 0; i < lines.length; i++)
+        for (let j = i + 1; j < lines.length; j++) mine.push(isPythonSyntax(parser, lines.slice(i, j + 1).join('\n')));
+      expect(mine, c.what).toEqual(reference.syntax[k]);
+      runs += mine.length;
+      valid += mine.filter(Boolean).length;
+    }
+    // Both answers occur often enough for the comparison to mean something.
+    expect(runs).toBeGreaterThan(1000);
+    expect(valid).toBeGreaterThan(runs / 10);
+    expect(valid).toBeLessThan(runs - runs / 10);
+  });
+});
