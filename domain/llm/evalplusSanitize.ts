@@ -6,7 +6,7 @@
  *    the answer, the one with the most non-blank lines that is valid Python (ties: the earliest
  *    start, then the earliest end). Markdown fences and prose are not read as such; they are lines
  *    that do not parse. evalplus asks CPython's `ast.parse` whether a run is valid Python; here
- *    tree-sitter's tree stands in for it (`isPythonSyntax` lists where the two differ and how).
+ *    tree-sitter's tree and CPython 3.11's rules stand in for it (pythonSyntax.ts).
  * 2. On that code, the top-level imports (all kept), classes, functions that contain a `return`
  *    somewhere, and assignments `name = ...` (the first definition of each name); with an entry
  *    point, only the definitions it reaches through the identifiers they contain. Decorated
@@ -17,6 +17,9 @@
  * see infra/pythonParser.ts).
  */
 import type { Node, Parser } from 'web-tree-sitter';
+import { isPythonSyntax } from './pythonSyntax.js';
+
+export { isPythonSyntax };
 
 /** Python's `str.isspace()` characters, which `str.strip()` removes (JS `\s` differs: \x1c-\x1f, \x85, \ufeff). */
 const PY_SPACE = '\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
@@ -27,131 +30,12 @@ export function pyStrip(s: string): string {
   return s.replace(PY_STRIP, '');
 }
 
-/** Statements tree-sitter-python accepts for Python 2's sake, which Python 3 rejects. */
-const PYTHON2_ONLY = new Set(['print_statement', 'exec_statement']);
-
-/**
- * Whether CPython's `ast.parse` accepts `code` (evalplus's `syntax_check`), as far as
- * tree-sitter-python's tree tells: no ERROR or MISSING node, no Python 2 `print`/`exec`
- * statement, no compound statement without a body, no `try` without `except` or `finally`, no
- * parameter without a default after one with a default, and the indentation CPython's tokenizer
- * requires (`indentationIsValid`); tree-sitter lets these through. Not checked (the tree does not
- * show them): an assignment to a keyword, f-string quotes Python 3.11 rejects, and the like;
- * evalplus's choice may differ on such answers.
- */
-export function isPythonSyntax(parser: Parser, code: string): boolean {
-  const tree = parser.parse(code);
-  if (!tree) throw new Error('tree-sitter returned no tree (was the parser given a language?)');
-  try {
-    const root = tree.rootNode;
-    if (root.hasError) return false;
-    if (root.descendantsOfType([...PYTHON2_ONLY]).length > 0) return false;
-    // A header at the end of the code ('def f():') gets an empty block: "expected an indented block".
-    if (root.descendantsOfType('block').some((b) => b && !b.namedChildren.some((c) => c?.type !== 'comment'))) return false;
-    const handlers = ['except_clause', 'except_group_clause', 'finally_clause'];
-    if (root.descendantsOfType('try_statement').some((t) => t && !t.namedChildren.some((c) => c && handlers.includes(c.type))))
-      return false;
-    if (root.descendantsOfType(['parameters', 'lambda_parameters']).some((p) => p && !parameterOrderIsValid(p))) return false;
-    return indentationIsValid(root, code);
-  } finally {
-    tree.delete();
-  }
-}
-
-/**
- * "non-default argument follows default argument": before the first `*`, `*args` or `**kwargs`, a
- * parameter without a default may not follow one with a default (the `/` marker changes nothing).
- */
-function parameterOrderIsValid(parameters: Node): boolean {
-  let sawDefault = false;
-  for (const p of parameters.namedChildren) {
-    if (!p) continue;
-    const splat =
-      p.type === 'typed_parameter' &&
-      p.namedChildren.some((c) => c?.type === 'list_splat_pattern' || c?.type === 'dictionary_splat_pattern');
-    if (splat || ['list_splat_pattern', 'dictionary_splat_pattern', 'keyword_separator'].includes(p.type)) return true;
-    if (p.type === 'default_parameter' || p.type === 'typed_default_parameter') sawDefault = true;
-    else if (p.type !== 'positional_separator' && p.type !== 'comment' && sawDefault) return false;
-  }
-  return true;
-}
-
-/** Nodes that begin a logical line of their own when they come first on a line. */
-const LINE_STARTS = new Set([
-  'decorator',
-  'else_clause',
-  'elif_clause',
-  'except_clause',
-  'except_group_clause',
-  'finally_clause',
-  'case_clause',
-]);
-
-/**
- * CPython's tokenizer on the lines that begin a statement or a clause: a line indented deeper than
- * the one before only as the first line of a block ("unexpected indent"), a dedent only to a level
- * of the enclosing blocks ("unindent does not match any outer indentation level"), and tabs that
- * give the same order counted as 8 columns or as 1 (TabError). Comment lines do not count.
- */
-function indentationIsValid(root: Node, code: string): boolean {
-  const starts: Array<{ at: number; opensBlock: boolean }> = [];
-  const visit = (node: Node, parent: Node | null): void => {
-    if (node.type !== 'comment' && parent) {
-      const statement = parent.type === 'module' || parent.type === 'block';
-      const afterDecorator = parent.type === 'decorated_definition' && node.type !== 'decorator';
-      if (statement || afterDecorator || LINE_STARTS.has(node.type)) {
-        const opensBlock = parent.type === 'block' && parent.namedChildren.find((c) => c?.type !== 'comment')?.id === node.id;
-        starts.push({ at: node.startIndex, opensBlock });
-      }
-    }
-    for (const child of node.namedChildren) if (child) visit(child, node);
-  };
-  visit(root, null);
-  const levels: Array<[number, number]> = [[0, 0]];
-  let lastLine = -1;
-  for (const { at, opensBlock } of starts) {
-    const lineStart = code.lastIndexOf('\n', at - 1) + 1;
-    const prefix = code.slice(lineStart, at);
-    if (!/^[ \t\f]*$/.test(prefix) || lineStart === lastLine) continue; // not first on its line
-    lastLine = lineStart;
-    const [col, altcol] = indentationOf(prefix);
-    const [topCol, topAlt] = levels.at(-1)!;
-    if (col > topCol) {
-      if (!opensBlock || altcol <= topAlt) return false;
-      levels.push([col, altcol]);
-      continue;
-    }
-    while (levels.length > 1 && col < levels.at(-1)![0]) levels.pop();
-    const [c, a] = levels.at(-1)!;
-    if (col !== c || altcol !== a) return false;
-  }
-  return true;
-}
-
-/** A line's indentation as CPython's tokenizer counts it: tabs to the next multiple of 8, and tabs as 1. */
-function indentationOf(prefix: string): [number, number] {
-  let col = 0;
-  let altcol = 0;
-  for (const ch of prefix) {
-    if (ch === ' ') {
-      col++;
-      altcol++;
-    } else if (ch === '\t') {
-      col = (Math.floor(col / 8) + 1) * 8;
-      altcol++;
-    } else {
-      col = 0;
-      altcol = 0;
-    }
-  }
-  return [col, altcol];
-}
-
 /**
  * evalplus's `code_extract`: the lines i..j (j > i) of `text` split at '\n' that are valid Python
  * and have the most non-blank lines; the first line alone when no run is valid. Searched from the
- * longest end down for each start, skipping runs that could not beat the best so far: the same
- * choice as evalplus's loop over every (i, j), with fewer parses.
+ * longest end down for each start, skipping runs that could not beat the best so far or that reach
+ * a line no continuation can mend (firstBrokenLine): the same choice as evalplus's loop over every
+ * (i, j), with far fewer parses (a chat answer's prose and fences end most runs early).
  */
 export function longestValidCode(parser: Parser, text: string): string {
   const lines = text.split('\n');
@@ -164,7 +48,7 @@ export function longestValidCode(parser: Parser, text: string): string {
   for (let i = 0; i < lines.length; i++) {
     let found = -1;
     let foundCount = 0;
-    for (let j = lines.length - 1; j > i; j--) {
+    for (let j = firstBrokenLine(lines, i) - 1; j > i; j--) {
       const c = count(i, j);
       if (c <= best || (found !== -1 && c < foundCount)) break;
       if (isPythonSyntax(parser, lines.slice(i, j + 1).join('\n'))) {
@@ -179,6 +63,61 @@ export function longestValidCode(parser: Parser, text: string): string {
     }
   }
   return lines.slice(pair[0], pair[1] + 1).join('\n');
+}
+
+/** Characters that are an error anywhere outside a string or a comment. */
+const NEVER_CODE = new Set(['`', '$', '?']);
+
+/**
+ * The first line, from line `start` on, at which Python's tokenizer fails whatever follows, reading
+ * from `start`: a backtick, `$`, `?` or a `!` not before `=` outside strings and comments, a
+ * single-quoted string the line leaves open, or the first code line indented ("unexpected
+ * indent"); `lines.length` if none. Every run from `start` that reaches it is invalid, so
+ * longestValidCode need not parse it. (Strings are read as 3.11 reads them: an f-string ends at
+ * its quote, whatever its braces hold.)
+ */
+function firstBrokenLine(lines: readonly string[], start: number): number {
+  let open: { quote: string } | null = null;
+  let sawCode = false;
+  for (let k = start; k < lines.length; k++) {
+    const line = lines[k]!;
+    let c = 0;
+    if (!open && !sawCode) {
+      const code = line.trimStart();
+      if (code !== '' && !code.startsWith('#')) {
+        if (code.length !== line.length) return k;
+        sawCode = true;
+      }
+    }
+    let continued = false;
+    while (c < line.length) {
+      const ch = line[c]!;
+      if (open) {
+        if (ch === '\\') {
+          if (c === line.length - 1) continued = true;
+          c += 2;
+        } else if (line.startsWith(open.quote, c)) {
+          c += open.quote.length;
+          open = null;
+        } else c++;
+        continue;
+      }
+      if (ch === '#') break;
+      if (ch === '"' || ch === "'") {
+        const triple = line.startsWith(ch.repeat(3), c);
+        open = { quote: triple ? ch.repeat(3) : ch };
+        c += triple ? 3 : 1;
+        continue;
+      }
+      if (NEVER_CODE.has(ch) || (ch === '!' && line[c + 1] !== '=')) return k;
+      if (ch === '\\' && c === line.length - 1) continued = true;
+      c++;
+    }
+    // A single-quoted string ends on its line unless a backslash carries it on.
+    if (open && open.quote.length === 1 && !continued) return k;
+    if (!sawCode && continued) sawCode = true;
+  }
+  return lines.length;
 }
 
 /** The name a definition binds: its first `identifier` child (none for `a, b = ...` or `x.y = ...`). */

@@ -264,4 +264,178 @@ export const CHAT_ANSWERS: readonly ChatAnswerCase[] = [
     entryPoint: 'ok',
     answer: `${F}python\nbad = lambda a=1, b: a\n\ndef ok(x, /, y=1, *, z):\n    return x + y + z\n${F}`,
   },
+  {
+    what: 'an f-string with a backslash in its expression (Python 3.11 rejects it)',
+    entryPoint: 'show_lines',
+    answer: `${F}python\ndef join_lines(xs):\n    return "\\n".join(xs)\n\ndef show_lines(xs):\n    return f"{'\\n'.join(xs)}"\n${F}`,
+  },
 ];
+
+/**
+ * Snippets where tree-sitter-python and CPython 3.11's `ast.parse` may disagree (Python 2 and 3.12
+ * syntax, targets, argument and parameter order, literals, f-strings before 3.12, indentation):
+ * isPythonSyntax is compared with evalplus's `syntax_check` on each.
+ */
+export const PYTHON_SNIPPETS: readonly string[] = [
+  'f() = 1',
+  '1 = x',
+  'a + b = c',
+  'x := 1',
+  '(x := 1)',
+  'async = 1',
+  'await = 2',
+  'def f(a, a): pass',
+  '*a = 1',
+  '*a, b = [1]',
+  'del f()',
+  'del (a, b)',
+  'nonlocal x',
+  'x = yield 1',
+  'return 5',
+  'break',
+  'f(**a, *b)',
+  'f(a=1, b)',
+  'f(x for x in y, 1)',
+  "print 'x'",
+  "exec 'x'",
+  'print >>f, x',
+  'x = `1`',
+  'a <> b',
+  '0777',
+  '1_000',
+  '0x_1',
+  '1__0',
+  "u'x' b'y'",
+  "'a' b'b'",
+  "f'{x!z}'",
+  "f'{x' '}'",
+  'f"{x["a"]}"',
+  "f'{}'",
+  'lambda: (yield)',
+  'class A(x for x in y): pass',
+  'def f[T](x): return x',
+  'type X = int',
+  'match = 1',
+  'case = 2',
+  'with (a as b, c as d): pass',
+  'try:\n    pass\nexcept* E:\n    pass',
+  'try:\n    pass\nexcept:\n    pass\nexcept E:\n    pass',
+  'x = 1 if y',
+  'for x in 1, 2: pass',
+  'import a.b as c.d',
+  'from . import *',
+  'from x import (a, b,)',
+  'from x import a, b,',
+  'global x, y',
+  'assert x, y, z',
+  'raise E from',
+  'x: int = 1, 2',
+  'x.y: int',
+  '(x): int = 1',
+  '(x, y): int',
+  'a, b += 1',
+  'x = *a, *b',
+  'print(*a, **b, c)',
+  'def f(*, a): pass',
+  'def f(*): pass',
+  'def f(**a, b): pass',
+  'def f(a, /, b, *, c): pass',
+  'def f(/, a): pass',
+  'if x:\npass',
+  'if x: pass\nelse: pass',
+  '\tx = 1\n',
+  'x = 1\n  y = 2',
+  'x = (1,\n2)',
+  'x = [\n  1,\n]\n  y = 2',
+  'if x:\n    a\n  b',
+  "def f():\n    '''doc'''",
+  'class A: ...',
+  'x = 1; y = 2;',
+  'x = 1;;',
+  ';',
+  '@x\nclass A: pass',
+  '@x\n\nx = 1',
+  '@x.y[0](1)\ndef f(): pass',
+  'with a as (b, c): pass',
+  'for x, in y: pass',
+  "x = {**a, 'b': 1}",
+  '{*a}',
+  'x = [*a for a in b]',
+  'not x = 1',
+  'x = not',
+  'import',
+  '\\\nx = 1',
+  'x = 1 \\\n + 2',
+  'x = 1 \\',
+  "'''abc",
+  '# only comment',
+  '',
+  '   ',
+  '\n\n',
+  "x = 'abc\\\ndef'",
+  'x = 1e',
+  'x = 1j + 2J',
+  'x = 0b102',
+  'None = 1',
+  'True += 1',
+  '__debug__ = 1',
+  'f(x) += 1',
+  '[a, b] += c',
+  'del x + 1',
+  '(yield)',
+  'await x',
+  'async def f():\n    async with a: pass\n    async for x in y: pass\n    await z',
+  'def f():\n    async with a: pass',
+  'x = lambda *, a: a',
+  'x = lambda a=1, *b, c: 1',
+  'def f(a=1, *, b, c=2, d): pass',
+  'global x\nx = 1',
+  'if x:\n    pass\nelif:\n    pass',
+  'while x:\n    pass\nelse:\n    pass',
+  'x = [i for i in range(3) if i if i]',
+  'x = (i for i in 1, 2)',
+  'x = 1 if 2 else 3 if 4 else 5',
+  "print(f'{x = }')",
+  "print(f'{x:{y}}')",
+  "x = r'\\'",
+  "x = b'é'",
+  'def f(a, b=1, /, c): pass',
+  'def f(a=1, /, b=2, *, c): pass',
+  'f"{\'\\n\'.join(a)}"',
+  "f'{x # c}'",
+  "f'''{x[\"a\"]}'''",
+  "f'{x!r:>{w}}'",
+  'class A[T]: pass',
+  'x: List[int] = []',
+  '(x): int = 1',
+  'def f(*, **k): pass',
+  'def f(a, *, b=1, **k): pass',
+  'f(*a, *b, k=1, *c, **d)',
+  '07j',
+  '00',
+  '0_0',
+];
+
+/**
+ * `count` answers spliced from the corpus's lines at random (seeded): runs of 1-8 consecutive lines
+ * of random answers, end to end, so that fences, prose, code and broken code meet in orders nobody
+ * wrote; each with the entry point of an answer it took lines from.
+ */
+export function splicedAnswers(count: number, random: () => number): ChatAnswerCase[] {
+  const sources = CHAT_ANSWERS.filter((c) => c.answer !== '');
+  const out: ChatAnswerCase[] = [];
+  for (let n = 0; n < count; n++) {
+    const parts: string[] = [];
+    let entryPoint: string | null = null;
+    const pieces = 1 + Math.floor(random() * 5);
+    for (let p = 0; p < pieces; p++) {
+      const source = sources[Math.floor(random() * sources.length)]!;
+      const lines = source.answer.split('\n');
+      const from = Math.floor(random() * lines.length);
+      parts.push(...lines.slice(from, from + 1 + Math.floor(random() * 8)));
+      if (entryPoint === null || random() < 0.3) entryPoint = source.entryPoint;
+    }
+    out.push({ what: `spliced answer ${n}`, answer: parts.join('\n'), entryPoint });
+  }
+  return out;
+}

@@ -3,7 +3,8 @@
  * `sanitize`, run in the tests' Python (scripts/install-test-python.sh installs it, without its
  * dependencies, in .tools/test-python-evalplus), byte for byte on the chat answers of
  * sanitize-answers.ts; and explora's stand-in for CPython's `ast.parse` (`isPythonSyntax`) against
- * evalplus's `syntax_check` on every run of lines evalplus's `code_extract` tries in them.
+ * evalplus's `syntax_check` on every run of lines evalplus's `code_extract` tries in them, and on
+ * snippets where tree-sitter and CPython 3.11 may disagree.
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
@@ -12,18 +13,22 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { isPythonSyntax, sanitizeEvalplus } from '../../domain/llm/evalplusSanitize.js';
 import { loadPythonParser } from '../../infra/pythonParser.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
-import { CHAT_ANSWERS } from './sanitize-answers.js';
+import { seededUniform } from '../../domain/compare/stats.js';
+import { CHAT_ANSWERS, PYTHON_SNIPPETS, splicedAnswers } from './sanitize-answers.js';
+
+/** The written answers, then 300 spliced from their lines. */
+const ANSWERS = [...CHAT_ANSWERS, ...splicedAnswers(300, seededUniform(43))];
 
 const PYTHON = path.join(PROJECT_ROOT, '.tools/test-python/bin/python');
 const EVALPLUS = path.join(PROJECT_ROOT, '.tools/test-python-evalplus');
 
-let reference: { sanitized: string[]; syntax: boolean[][] };
+let reference: { sanitized: string[]; syntax: boolean[][]; snippets: boolean[] };
 let parser: Parser;
 
 beforeAll(async () => {
   execFileSync('bash', [path.join(PROJECT_ROOT, 'scripts/install-test-python.sh')], { stdio: 'inherit' });
   const out = execFileSync(PYTHON, [path.join(import.meta.dirname, 'sanitize_reference.py')], {
-    input: JSON.stringify(CHAT_ANSWERS.map(({ answer, entryPoint }) => ({ answer, entryPoint }))),
+    input: JSON.stringify({ answers: ANSWERS.map(({ answer, entryPoint }) => ({ answer, entryPoint })), snippets: PYTHON_SNIPPETS }),
     env: { ...process.env, PYTHONPATH: EVALPLUS },
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
@@ -35,7 +40,7 @@ beforeAll(async () => {
 describe('sanitizeEvalplus', () => {
   it('the corpus covers what evalplus does: kept and dropped definitions, the fallback, no code', () => {
     expect(CHAT_ANSWERS.length).toBeGreaterThanOrEqual(30);
-    expect(reference.sanitized).toHaveLength(CHAT_ANSWERS.length);
+    expect(reference.sanitized).toHaveLength(ANSWERS.length);
     const outcomes = CHAT_ANSWERS.map((c, k) => ({ ...c, out: reference.sanitized[k]! }));
     // Some answers lose definitions to the entry point's reachability, some fall back to the
     // longest valid code, some keep nothing useful: the corpus is not one of identities.
@@ -49,6 +54,14 @@ describe('sanitizeEvalplus', () => {
     });
   }
 
+  it('as evalplus on 300 answers spliced from the corpus at random', () => {
+    const spliced = ANSWERS.slice(CHAT_ANSWERS.length);
+    const differ = spliced.filter(
+      (c, k) => sanitizeEvalplus(parser, c.answer, c.entryPoint) !== reference.sanitized[CHAT_ANSWERS.length + k],
+    );
+    expect(differ.map((c) => c.answer)).toEqual([]);
+  });
+
   it("without an entry point, '' and null are the same (evalplus tests its truthiness)", () => {
     const answer = CHAT_ANSWERS.find((c) => c.entryPoint === null)!.answer;
     expect(sanitizeEvalplus(parser, answer, '')).toBe(sanitizeEvalplus(parser, answer, null));
@@ -59,7 +72,7 @@ describe('isPythonSyntax', () => {
   it("agrees with evalplus's syntax_check (CPython's ast.parse) on every run of lines code_extract tries", () => {
     let runs = 0;
     let valid = 0;
-    for (const [k, c] of CHAT_ANSWERS.entries()) {
+    for (const [k, c] of ANSWERS.entries()) {
       const lines = c.answer.split('\n');
       const mine: boolean[] = [];
       for (let i = 0; i < lines.length; i++)
@@ -72,5 +85,13 @@ describe('isPythonSyntax', () => {
     expect(runs).toBeGreaterThan(1000);
     expect(valid).toBeGreaterThan(runs / 10);
     expect(valid).toBeLessThan(runs - runs / 10);
+  });
+
+  it('agrees with syntax_check where tree-sitter and CPython 3.11 may disagree', () => {
+    const mine = PYTHON_SNIPPETS.map((s) => isPythonSyntax(parser, s));
+    const differ = PYTHON_SNIPPETS.filter((_, k) => mine[k] !== reference.snippets[k]);
+    expect(differ).toEqual([]);
+    // Most of them are refused by CPython: each is a rule isPythonSyntax adds to tree-sitter's.
+    expect(reference.snippets.filter((ok) => !ok).length).toBeGreaterThan(40);
   });
 });

@@ -1,8 +1,9 @@
 """The independent side of test/llm/sanitize-reference.test.ts: evalplus 0.3.1's own `sanitize`
 (evalplus/sanitize.py, with tree-sitter 0.25.2 and tree-sitter-python 0.25.0) on the chat answers
-given as JSON on stdin ([{"answer": str, "entryPoint": str | null}, ...]); on stdout, JSON:
-{"sanitized": [str, ...], "syntax": [[bool, ...], ...]}, where syntax[k] is evalplus's
-`syntax_check` on every run of lines code_extract tries in answer k (lines i..j, j > i, in its order). Run with the test venv (scripts/install-test-python.sh), never the
+given as JSON on stdin ({"answers": [{"answer": str, "entryPoint": str | null}, ...],
+"snippets": [str, ...]}); on stdout, JSON: {"sanitized": [str, ...], "syntax": [[bool, ...], ...],
+"snippets": [bool, ...]}, where syntax[k] is evalplus's `syntax_check` on every run of lines
+code_extract tries in answer k (lines i..j, j > i, in its order), and snippets[k] on snippet k. Run with the test venv (scripts/install-test-python.sh), never the
 product's.
 
 evalplus is installed without its dependencies: `evalplus.data` (which sanitize.py imports for its
@@ -32,11 +33,13 @@ def runs_syntax(text):
     ]
 
 
-cases = json.load(sys.stdin)
+given = json.load(sys.stdin)
+cases = given["answers"]
 json.dump(
     {
         "sanitized": [sanitize(c["answer"], c["entryPoint"]) for c in cases],
         "syntax": [runs_syntax(c["answer"]) for c in cases],
+        "snippets": [syntax_check(s) for s in given["snippets"]],
     },
     sys.stdout,
 )
