@@ -2,7 +2,8 @@
  * A model's `sanitize: evalplus` through a whole sweep (Temporal, S3, the sandbox) against the
  * scripted server: the same chat answers (the function, then an example run that fails) score 0
  * read by the fenced-block rule and 1 read by evalplus's sanitizer, which keeps only the entry
- * point and what it uses.
+ * point and what it uses. A dataset in another language than the sanitizer's is refused before
+ * anything is sent.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -15,6 +16,7 @@ import { runTs } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { HUMANEVAL, humanEvalProblems, identify, oneSampleDirectYaml, scriptedModelYaml } from './support.js';
+import { addRow, jsonl } from '../support/multiple-rows.js';
 
 const F = '```';
 const TASKS = 3;
@@ -59,5 +61,22 @@ describe('sanitize: evalplus in a sweep', () => {
     expect(byModel.get('plain')!.passAtK['pass@1']).toBe(0);
     expect(byModel.get('sane')!.tasks).toBe(TASKS);
     expect(byModel.get('sane')!.passAtK['pass@1']).toBe(1);
+  });
+
+  it('refuses a dataset in another language, naming the model and the dataset, before sending anything', async () => {
+    const id = `sanitize-js-${uniqueSuffix()}`;
+    writeFileSync(path.join(dir, 'humaneval-js.jsonl'), jsonl([addRow('js')]));
+    const file = path.join(dir, `${id}.yaml`);
+    writeFileSync(
+      file,
+      `id: ${id}\ndatasets:\n  - name: he\n    family: humaneval\n    path: ${HUMANEVAL}\n  - name: js\n    family: multipl-e\n    path: humaneval-js.jsonl\n    language: js\nmodels:\n` +
+        `${scriptedModelYaml('sane', server.url, 'scripted', 'chat')}    sanitize: evalplus\n` +
+        oneSampleDirectYaml(1),
+    );
+    const sent = server.requests().length;
+    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+    expect(run.code, run.output).not.toBe(0);
+    expect(run.output).toContain('models[0].sanitize (sane): evalplus reads python answers, but datasets[js] has js problems');
+    expect(server.requests().length).toBe(sent);
   });
 });
