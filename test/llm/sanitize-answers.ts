@@ -269,6 +269,11 @@ export const CHAT_ANSWERS: readonly ChatAnswerCase[] = [
     entryPoint: 'show_lines',
     answer: `${F}python\ndef join_lines(xs):\n    return "\\n".join(xs)\n\ndef show_lines(xs):\n    return f"{'\\n'.join(xs)}"\n${F}`,
   },
+  {
+    what: 'prose with ?, $ and !, a shell line, a string left open by a backslash',
+    entryPoint: 'price',
+    answer: `Why does it cost $5? Let's see!\n!pip install numpy\n${F}python\nNOTE = 'a long \\\n  note'\n\ndef price(x):\n    return x != 0 and NOTE\n${F}\nDone?`,
+  },
 ];
 
 /**
