@@ -274,6 +274,37 @@ export const CHAT_ANSWERS: readonly ChatAnswerCase[] = [
     entryPoint: 'price',
     answer: `Why does it cost $5? Let's see!\n!pip install numpy\n${F}python\nNOTE = 'a long \\\n  note'\n\ndef price(x):\n    return x != 0 and NOTE\n${F}\nDone?`,
   },
+  // The shapes of evalplus's own tests (tests/test_treesitter_sanitizer.py), written anew.
+  {
+    what: "evalplus's code_extract example: prose lines between code lines",
+    entryPoint: null,
+    answer: `Here is some python code generated\nimport math as m\nOops, that was wrong, once more\nfrom math import sqrt, floor, ceil\n\ndef up(x):\n    return ceil(x)\nAs you can see above\n    `,
+  },
+  {
+    what: "evalplus's code_extract example: blank lines, then prose, then code",
+    entryPoint: null,
+    answer: `import math as m\n\n\nimport random\nWait, let me redo that\nfrom math import sqrt, floor, ceil\ndef up(x):\n    return ceil(x)\n`,
+  },
+  {
+    what: "evalplus's example: no entry point, a redefinition, a function without return, a top-level assert",
+    entryPoint: null,
+    answer: `The code:\n${F}python\nimport math as m\nfrom math import sqrt, floor\n\ndef p(x):\n    return m.ceil(x)\n\ndef q(x):\n    return floor(p(x))\n\ndef q(x):\n    return sqrt(p(x))\n\ndef r(x):\n    assert 2 == 2\n\nassert q(1) == 1\n${F}\n`,
+  },
+  {
+    what: "evalplus's example: a class whose name a function uses, no entry point",
+    entryPoint: null,
+    answer: `The code:\n${F}python\nimport math as m\nfrom math import sqrt, floor\nclass q():\n    def greet():\n        return 1\ndef p(x):\n    print(q.greet())\n    return m.ceil(x)\n${F}\n`,
+  },
+  {
+    what: "evalplus's example: entry point through a chain of calls to a class defined twice",
+    entryPoint: 'q',
+    answer: `The code:\n${F}python\nimport math as m\nfrom math import sqrt, floor\n\ndef p(x):\n    return r(x)\nassert p(2) == 6\ndef q(x):\n    return floor(p(x))\n\ndef r(x):\n    made = k()\n    return x\n\nclass k():\n    def greet():\n        return 1\n\nclass k():\n    def part():\n        return 1\n\n\nassert q(1) == 1\n${F}\n`,
+  },
+  {
+    what: "evalplus's example: the entry point reaches a constant through a class",
+    entryPoint: 'q',
+    answer: `The code:\n${F}python\nimport math as m\nfrom math import sqrt, floor\n\nLIMIT = 7\n\ndef p(x):\n    return r(x)\nassert p(2) == 6\ndef q(x):\n    return floor(p(x))\n\ndef r(x):\n    made = k()\n    return x\n\nclass k():\n    def greet():\n        return LIMIT\n\ndef s(x):\n    return q(x)\n\n# checks\nassert q(1) == 1\nprint(q(5))\nres = q(9)\n${F}\n`,
+  },
 ];
 
 /**

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import type { Parser } from 'web-tree-sitter';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { isPythonSyntax, sanitizeEvalplus } from '../../domain/llm/evalplusSanitize.js';
+import { isPythonSyntax, longestValidCode, sanitizeEvalplus } from '../../domain/llm/evalplusSanitize.js';
 import { loadPythonParser } from '../../infra/pythonParser.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import { seededUniform } from '../../domain/compare/stats.js';
@@ -22,7 +22,7 @@ const ANSWERS = [...CHAT_ANSWERS, ...splicedAnswers(300, seededUniform(43))];
 const PYTHON = path.join(PROJECT_ROOT, '.tools/test-python/bin/python');
 const EVALPLUS = path.join(PROJECT_ROOT, '.tools/test-python-evalplus');
 
-let reference: { sanitized: string[]; syntax: boolean[][]; snippets: boolean[] };
+let reference: { sanitized: string[]; extracted: string[]; syntax: boolean[][]; snippets: boolean[] };
 let parser: Parser;
 
 beforeAll(async () => {
@@ -60,6 +60,11 @@ describe('sanitizeEvalplus', () => {
       (c, k) => sanitizeEvalplus(parser, c.answer, c.entryPoint) !== reference.sanitized[CHAT_ANSWERS.length + k],
     );
     expect(differ.map((c) => c.answer)).toEqual([]);
+  });
+
+  it("longestValidCode is evalplus's code_extract on every answer", () => {
+    const differ = ANSWERS.filter((c, k) => longestValidCode(parser, c.answer) !== reference.extracted[k]);
+    expect(differ.map((c) => c.what)).toEqual([]);
   });
 
   it("without an entry point, '' and null are the same (evalplus tests its truthiness)", () => {
