@@ -58,6 +58,7 @@ import { evaluateCommand, familyOptionValues } from './lib/evaluate-cli.js';
 import { installedHumanEval } from './lib/installed-datasets.js';
 import { processLanguageHint } from './lib/evaluate-early-runner.js';
 import { toolchainProblem } from './lib/evaluate-process.js';
+import { answerSanitizer, SANITIZERS, type AnswerSanitizer, type Sanitizer } from '../domain/llm/sanitizer.js';
 
 const OptionsSchema = z.object({
   problems: z.string().min(1).optional(),
@@ -76,6 +77,7 @@ const OptionsSchema = z.object({
     .enum(FAMILY_IDS, { error: (issue) => `expected one of ${FAMILY_IDS.join(', ')}, got ${JSON.stringify(issue.input)}` })
     .optional(),
   form: z.enum(['completion', 'full']).optional(),
+  sanitize: z.enum(SANITIZERS, { error: `expected one of ${SANITIZERS.join(', ')}` }).optional(),
   out: z.string().optional(),
   outputDir: z.string().min(1).optional(),
   verbose: z.boolean(),
@@ -92,6 +94,12 @@ const OptionsSchema = z.object({
   nSamples: z.coerce.number().int().positive().optional(),
   limit: z.coerce.number().int().positive().optional(),
 });
+
+/** --sanitize's reader, its parser loaded only then. */
+async function sanitizerOf(name: Sanitizer): Promise<AnswerSanitizer> {
+  const { loadPythonParser } = await import('../infra/pythonParser.js');
+  return answerSanitizer(name, await loadPythonParser());
+}
 
 /** Where reference outputs are kept between runs by default. */
 function defaultCacheDir(): string {
@@ -250,6 +258,7 @@ async function main(): Promise<void> {
       ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
       ...(opts.nSamples !== undefined ? { nSamples: opts.nSamples } : {}),
       ...(opts.form ? { form: opts.form } : {}),
+      ...(opts.sanitize ? { sanitize: { name: opts.sanitize, answers: await sanitizerOf(opts.sanitize) } } : {}),
       options: familyOptions,
       ignoreIncomplete: opts.ignoreIncomplete,
       ...(opts.python ? { python: opts.python } : {}),

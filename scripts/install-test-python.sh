@@ -4,7 +4,8 @@
 # scikit-learn and sqlparse (the scores of the generation benchmarks, issue 28); DuckDB (reads back
 # the exported Parquet tables), all from PyPI; and
 # beside it, .tools/test-python-moses: mosestokenizer (the Moses detokenizer bigcode runs over
-# code-to-text references), for PYTHONPATH.
+# code-to-text references), for PYTHONPATH; and .tools/test-python-evalplus: evalplus 0.3.1 without
+# its dependencies, with tree-sitter (what evalplus's sanitizer runs on), for PYTHONPATH.
 # Test-only: the sandbox's venv (install-sandbox-python.sh) and the product never use it.
 # Idempotent: with the same pins and base interpreter, a second run only checks a stamp.
 set -euo pipefail
@@ -80,10 +81,43 @@ with MosesDetokenizer("en") as d: print(d(["a", "(", "b", ")", "."]))' 2>>"$mose
   echo "install-test-python: mosestokenizer 1.2.1 in $moses_dir" >&2
 }
 
+# evalplus's sanitizer (the chat answers' extraction explora repeats) imports tree-sitter and, through
+# evalplus.data, Hugging Face datasets: evalplus is installed without its dependencies, with what
+# sanitize.py itself needs, in a folder of its own (as mosestokenizer, above); the tests stand in for
+# evalplus.data (test/llm/sanitize_reference.py).
+evalplus_dir="$tools/test-python-evalplus"
+evalplus_pins='evalplus==0.3.1 tree-sitter==0.25.2 tree-sitter-python==0.25.0 termcolor==2.5.0 tqdm==4.67.1'
+ensure_evalplus() {
+  if [ -f "$evalplus_dir/.installed" ] && [ "$(cat "$evalplus_dir/.installed")" = "$evalplus_pins" ]; then
+    return 0
+  fi
+  local partial="$evalplus_dir.partial.$$" evalplus_log="$tools/pip-test-python-evalplus.log"
+  rm -rf "$partial"
+  # shellcheck disable=SC2086 # the pins are words
+  if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+      --only-binary=:all: --no-deps --target "$partial" $evalplus_pins >"$evalplus_log" 2>&1; then
+    rm -rf "$partial"
+    echo "install-test-python: pip could not install $evalplus_pins; it said:" >&2
+    tail -n 20 "$evalplus_log" >&2
+    exit 1
+  fi
+  if ! PYTHONPATH="$partial" "$venv/bin/python" -c 'import tree_sitter, tree_sitter_python
+tree_sitter.Parser(tree_sitter.Language(tree_sitter_python.language())).parse(b"x = 1")' 2>>"$evalplus_log" \
+      || [ ! -f "$partial/evalplus/sanitize.py" ]; then
+    rm -rf "$partial"
+    fail "evalplus and tree-sitter installed but do not import (see $evalplus_log)"
+  fi
+  echo "$evalplus_pins" >"$partial/.installed"
+  rm -rf "$evalplus_dir"
+  mv "$partial" "$evalplus_dir"
+  echo "install-test-python: evalplus 0.3.1 and tree-sitter 0.25.2 in $evalplus_dir" >&2
+}
+
 stamp_text="$(printf '%s\n%s\n' "$base" "$requirements" | sha256sum | cut -d' ' -f1)"
 stamp="$venv/.installed"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$stamp_text" ] && [ -x "$venv/bin/python" ]; then
   ensure_moses
+  ensure_evalplus
   exit 0
 fi
 
@@ -117,4 +151,5 @@ echo "$stamp_text" >"$tmp/.installed"
 rm -rf "$venv"
 mv "$tmp" "$venv"
 ensure_moses
+ensure_evalplus
 echo "install-test-python: scipy 1.14.1, statsmodels 0.14.4, sacrebleu 2.4.3, lm-eval 0.4.5, scikit-learn 1.5.2 in $venv" >&2

@@ -145,6 +145,7 @@ export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcom
     kind: 'llm',
     api: input.cell.endpoint.api,
     stop: input.cell.stop,
+    ...(input.cell.sanitize ? { sanitize: input.cell.sanitize } : {}),
     keys: tasks.map((t) =>
       samples.start === 0 && samples.end === input.nSamples ? t.finalKeys : t.finalKeys.slice(samples.start, samples.end),
     ),

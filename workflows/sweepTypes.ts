@@ -9,6 +9,7 @@ import type { SweepMode } from '../domain/sweep/plan.js';
 import type { SweepBudgets } from '../domain/sweep/budget.js';
 import type { Price } from '../domain/sweep/price.js';
 import type { CellErrorCount, CellErrorHold, CellErrorStop } from '../domain/sweep/cellErrors.js';
+import type { Sanitizer } from '../domain/llm/sanitizer.js';
 
 export type { SweepMode };
 
@@ -45,6 +46,8 @@ export interface SweepCellInput {
   endpoint: LlmEndpoint;
   sampling: Sampling;
   stop: string[];
+  /** How the chat answers are read (the model's `sanitize`); absent: the fenced-block extraction. */
+  sanitize?: Sanitizer;
 }
 
 export interface SweepInput {

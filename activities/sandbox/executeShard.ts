@@ -26,6 +26,8 @@ import { getBytes, putObject, type Bucket } from '../../infra/s3.js';
 import { ReferenceOutputsError } from '../../infra/referenceOutputs.js';
 import { s3ReferenceOutputs } from '../../infra/referenceOutputsS3.js';
 import { answerCode } from '../../domain/sweep/textScores.js';
+import { answerSanitizer, type Sanitizer } from '../../domain/llm/sanitizer.js';
+import { loadPythonParser } from '../../infra/pythonParser.js';
 import { generationFields } from '../../domain/scoring/sampleRecord.js';
 import { SampleScorer } from '../../infra/scoring/sampleScorer.js';
 import type { LanguageId } from '../../domain/languages/registry.js';
@@ -47,7 +49,15 @@ export interface ExecuteShardInput {
    * methods add per task their cost and trace) or saved generations.
    */
   generations:
-    | { kind: 'llm'; api: LlmApi; stop?: string[]; keys: string[][]; methodTasks?: Array<{ cost: MethodCost; traceKey: string } | null> }
+    | {
+        kind: 'llm';
+        api: LlmApi;
+        stop?: string[];
+        /** The model's sanitizer of chat answers; absent: the fenced-block extraction. */
+        sanitize?: Sanitizer;
+        keys: string[][];
+        methodTasks?: Array<{ cost: MethodCost; traceKey: string } | null>;
+      }
     | { kind: 'saved'; key: string };
   /** generation-only: record the samples without running them. */
   execute: boolean;
@@ -122,7 +132,9 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
     if (!key) throw new Error(`no LLM key for task ${taskIndex} sample ${sampleIndex}`);
     const llm = await records.read(key);
     if (llm === null) throw new Error(`LLM record ${key} is missing`);
-    const code = answerCode(problem, input.generations.api, llm.text, input.generations.stop ?? []);
+    const sanitizer = input.generations.sanitize;
+    const sanitize = sanitizer ? answerSanitizer(sanitizer, await loadPythonParser()) : undefined;
+    const code = answerCode(problem, input.generations.api, llm.text, input.generations.stop ?? [], sanitize);
     return { raw: llm.text, code, api: input.generations.api, llm: { ...llm, key } };
   }
 

@@ -12,6 +12,7 @@ import { findMethod, methodNames, type MethodName, type MethodSpec } from '../me
 import { MethodOptionsSchema, type MethodOptions } from '../methods/options.js';
 import type { PromptTemplate } from '../methods/promptTemplate.js';
 import { FIM_FIELD_HINT, FimTokensSchema, type FimTokens } from '../llm/fim.js';
+import { SANITIZERS, type Sanitizer } from '../llm/sanitizer.js';
 import { configFormatOf, parseConfigText } from './text.js';
 import { EXPECTED_NAMES, unknownKeyMessage } from './configMessages.js';
 import { PRICE_KEYS, PriceSchema, type Price } from './price.js';
@@ -73,6 +74,8 @@ export interface SweepModelConfig {
    * (DS-1000's insertion mode). Absent: the model takes none (configs without it hash as before).
    */
   fim?: FimTokens;
+  /** How its chat answers are read (domain/llm/sanitizer.ts); absent: the fenced-block extraction (configs without it hash as before). */
+  sanitize?: Sanitizer;
 }
 
 /** OpenAI's API takes at most 4 stop sequences and refuses a request with more (400). */
@@ -246,6 +249,7 @@ const ModelSchema = z
     price: PriceSchema.optional(),
     budget: BudgetSchema.optional(),
     fim: FimTokensSchema.optional(),
+    sanitize: z.enum(SANITIZERS).optional(),
   })
   .transform(({ samples_per_request, max_stop_sequences, ...m }): SweepModelConfig => ({
     ...m,
@@ -377,6 +381,7 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
   promptTemplateChecks(list('models'), list('prompts'), add);
   budgetConfigChecks(c.budget, list('models'), add);
   fillInTheMiddleChecks(list('datasets'), list('models'), list('methods'), add);
+  sanitizeChecks(list('models'), add);
 
   const n = c.n_samples;
   if (typeof n === 'number' && Number.isInteger(n) && n >= 1) {
@@ -417,6 +422,18 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
         });
       });
     });
+  });
+}
+
+/** A sanitizer reads chat answers; a completion is cut at stop words instead. */
+function sanitizeChecks(models: unknown[], add: AddIssue): void {
+  models.forEach((x, xi) => {
+    const model = x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : null;
+    if (model && model.sanitize !== undefined && (model.api ?? 'chat') !== 'chat')
+      add(
+        ['models', xi, 'sanitize'],
+        'a sanitizer reads chat answers (a completion is cut at stop words): give api: chat, or leave sanitize out',
+      );
   });
 }
 
@@ -588,6 +605,7 @@ const MODEL_KEYS = [
   'prompt',
   'price',
   'budget',
+  'sanitize',
 ];
 
 function knownKeysAt(path: readonly PropertyKey[], input: unknown): readonly string[] {

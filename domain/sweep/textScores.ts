@@ -3,9 +3,10 @@
  * the fold of a cell's (or an evaluate.ts run's) statistics into its family's corpus metric, in
  * memory that does not grow with the samples. Shared by the sweep's cells and scripts/evaluate.ts.
  */
-import type { SweepProblem } from '../datasets/problems.js';
+import { isStatementTask, type SweepProblem } from '../datasets/problems.js';
 import { corpusMetricById, familyOf, languageOf } from '../families/registry.js';
 import { stripThinking, type ExtractApi } from '../llm/extract.js';
+import type { AnswerSanitizer } from '../llm/sanitizer.js';
 import type { CorpusMetric, TaskChecking, TextScore, TextStats } from '../families/types.js';
 import type { CorpusScore } from './corpusScore.js';
 
@@ -106,11 +107,19 @@ export function noPassAtKReason(metric: CorpusMetric): string {
 
 /**
  * The code a model's answer gives a task's `solution`: the language's extraction (completions cut
- * at the stop words, a chat reply's fenced block), except that a text-scored family whose answers
- * are prose (`answer: 'reply'`) reads a chat reply whole, its thinking stripped.
+ * at the stop words, a chat reply's fenced block) or, for a chat reply, the model's sanitizer
+ * (domain/llm/sanitizer.ts); except that a text-scored family whose answers are prose
+ * (`answer: 'reply'`) reads a chat reply whole, its thinking stripped.
  */
-export function answerCode(problem: SweepProblem, api: ExtractApi, raw: string, stop: readonly string[]): string {
+export function answerCode(
+  problem: SweepProblem,
+  api: ExtractApi,
+  raw: string,
+  stop: readonly string[],
+  sanitize?: AnswerSanitizer,
+): string {
   const checking = familyOf(problem).checking(problem);
   if (api === 'chat' && checking.kind === 'text' && checking.answer === 'reply') return stripThinking(raw);
+  if (api === 'chat' && sanitize) return sanitize(raw, isStatementTask(problem) ? null : problem.entry_point);
   return languageOf(problem).extractCode({ api, raw, entryPoint: problem.entry_point, stop });
 }

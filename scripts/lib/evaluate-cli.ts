@@ -12,6 +12,7 @@ import type { EvaluateFlag } from '../../domain/families/registry.js';
 import { defaultSandboxConcurrency } from '../../infra/sandbox/pythonExecutor.js';
 import { FORK_SERVER_HELP, NO_FORK_SERVER_HELP, SHARE_PROCESS_HELP } from '../../infra/sandbox/process/contract.js';
 import { UsageError } from './evaluate-usage.js';
+import { SANITIZERS } from '../../domain/llm/sanitizer.js';
 
 /** The command, with the families' flags after evaluate.ts's own, each saying which families read it. */
 export function evaluateCommand(flags: readonly EvaluateFlag[]): Command {
@@ -44,6 +45,10 @@ export function evaluateCommand(flags: readonly EvaluateFlag[]): Command {
     .option(
       '--form <form>',
       '"completion": the completion continues the prompt (default for humaneval); "full": the completion is the whole solution (default for mbpp, as bigcode saves it, and pbe-world)',
+    )
+    .option(
+      '--sanitize <sanitizer>',
+      `${SANITIZERS.join(', ')}: each sample's code read by the sanitizer before it is scored, as evalplus's sanitize command does (a completion after its prompt; Python problems only)`,
     )
     .option('--out <file>', 'results file (default: <samples>_results.jsonl)')
     .option(

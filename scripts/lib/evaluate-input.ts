@@ -5,7 +5,9 @@
  * the checks that make a bad input a usage error naming the file, the line or the flag: unknown
  * task ids, problems without samples, a set mixing ways of scoring, libraries the sandbox lacks.
  */
-import type { SweepProblem } from '../../domain/datasets/problems.js';
+import { isStatementTask, type SweepProblem } from '../../domain/datasets/problems.js';
+import { languageOf } from '../../domain/families/registry.js';
+import { SANITIZER_LANGUAGE, type AnswerSanitizer, type Sanitizer } from '../../domain/llm/sanitizer.js';
 import type { EvaluateOptionValues, SampleForm } from '../../domain/families/types.js';
 import type { FamilyId } from '../../domain/families/ids.js';
 import type { Generation } from '../../domain/scoring/sampleRecord.js';
@@ -31,8 +33,18 @@ export interface EvaluateInput {
   attempted: SweepProblem[];
 }
 
-/** How a sample row's text becomes a generation: a `solution` is the whole program (evalplus's), a `completion` as `form` says. */
-function generationOf(row: Sample['row'], form: SampleForm): Generation {
+/**
+ * How a sample row's text becomes a generation: a `solution` is the whole program (evalplus's), a
+ * `completion` as `form` says. With a sanitizer, the code is what it keeps of the solution, or of
+ * the prompt, a newline and the completion (evalplus's sanitize command: `--form full`, of the
+ * completion alone), as a whole program.
+ */
+function generationOf(row: Sample['row'], form: SampleForm, problem: SweepProblem, sanitize?: AnswerSanitizer): Generation {
+  if (sanitize) {
+    const raw = row.solution ?? row.completion!;
+    const program = row.solution !== undefined || form === 'full' ? raw : `${problem.prompt}\n${raw}`;
+    return { raw, code: sanitize(program, isStatementTask(problem) ? null : problem.entry_point), api: 'saved' };
+  }
   if (row.solution !== undefined) return { raw: row.solution, code: row.solution, api: 'saved' };
   return { raw: row.completion!, code: row.completion!, api: form === 'completion' ? 'completions' : 'saved' };
 }
@@ -50,6 +62,8 @@ export function readEvaluateInput(input: {
   limit?: number;
   /** bigcode's --n_samples: only each task's first `nSamples` samples. */
   nSamples?: number;
+  /** --sanitize: the sanitizer, and its reading of a sample's code. */
+  sanitize?: { name: Sanitizer; answers: AnswerSanitizer };
 }): EvaluateInput {
   const source = input.problemsFile;
   let loaded: ReturnType<typeof loadEvaluateProblems>;
@@ -89,9 +103,17 @@ export function readEvaluateInput(input: {
     if (taskIndex >= problems.length || (input.nSamples !== undefined && sampleIndex >= input.nSamples)) continue;
     perTask.set(taskIndex, sampleIndex + 1);
     kept.push(sample);
-    answers.push({ taskIndex, sampleIndex, generation: generationOf(row, loaded.form) });
+    answers.push({ taskIndex, sampleIndex, generation: generationOf(row, loaded.form, problems[taskIndex]!, input.sanitize?.answers) });
   }
   const attempted = [...perTask.keys()].sort((a, b) => a - b).map((t) => problems[t]!);
+  if (input.sanitize) {
+    const reads = SANITIZER_LANGUAGE[input.sanitize.name];
+    const other = attempted.find((p) => languageOf(p).id !== reads);
+    if (other)
+      throw new UsageError(
+        `--sanitize ${input.sanitize.name} reads ${reads}, but ${other.task_id} of ${source} is ${languageOf(other).id}`,
+      );
+  }
   // Tasks whose libraries the sandbox's Python lacks (DS-1000's) are refused before anything runs.
   const missingLibraries = requirementsProblem(
     [{ name: source, family: loaded.family, problems: attempted }],

@@ -6,7 +6,8 @@
 import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import type { ExploraConfig } from '../../domain/config/env.js';
-import { familyOf } from '../../domain/families/registry.js';
+import { familyOf, languageOf } from '../../domain/families/registry.js';
+import { sanitizerLanguageProblems } from '../../domain/llm/sanitizer.js';
 import { requirementsProblem } from './requirements.js';
 import { missingToolchains } from '../../infra/sandbox/toolchainCheck.js';
 import { installToolchains } from './toolchain-install.js';
@@ -276,6 +277,14 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
       missing = await missingNow();
     if (missing.length) throw new SweepInputError(missing.map((m) => m.message).join('\n'));
   }
+  const unreadable = sanitizerLanguageProblems(
+    config.models,
+    config.datasets.map((d) => ({
+      name: d.name,
+      languages: new Set((loadedSets.get(d.name)?.loaded?.problems ?? []).map((p) => languageOf(p).id)),
+    })),
+  );
+  if (unreadable.length) throw new SweepInputError(unreadable.join('\n'));
   const selection = selectionOf(config);
   // Tasks whose libraries the sandbox lacks (DS-1000's) are refused now, not failed sample by sample.
   if (opts.mode !== 'generation-only') {
@@ -353,6 +362,7 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
           ...(c.model.fim && familyOf(c.dataset).fillsInTheMiddle?.(c.dataset) ? { fim: c.model.fim } : {}),
         },
         stop,
+        ...(c.model.sanitize ? { sanitize: c.model.sanitize } : {}),
       };
     });
   }
