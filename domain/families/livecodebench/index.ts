@@ -85,7 +85,7 @@ const dayStart = (day: string) => `${day}T00:00:00.000000`;
 
 /** The window in words, for notes and messages. */
 export function windowText(entry: Pick<LiveCodeBenchEntry, 'release_after' | 'release_before'>): string {
-  if (!entry.release_after && !entry.release_before) return 'all release dates (no contamination window)';
+  if (!entry.release_after && !entry.release_before) return 'of every release date (no contamination window)';
   const parts = [
     ...(entry.release_after ? [`from ${entry.release_after}`] : []),
     ...(entry.release_before ? [`to ${entry.release_before} 00:00`] : []),
