@@ -137,6 +137,25 @@ describe('code_generation_lite rows', () => {
     for (const [second, message] of cases) expect(() => load(`${good}\n${second}\n`), second).toThrow(message);
   });
 
+  it("tests too large for the sandbox's program are left out by name; the global timeout stays within the sandbox's", () => {
+    const row = JSON.parse(LCB_TASKS[0]!.line) as Record<string, unknown>;
+    const huge = JSON.stringify({
+      ...row,
+      question_id: 'huge',
+      private_test_cases: JSON.stringify([{ input: 'x'.repeat(6_500_000), output: '1', testtype: 'stdin' }]),
+    });
+    const many = JSON.stringify({
+      ...row,
+      question_id: 'many',
+      private_test_cases: JSON.stringify(Array.from({ length: 100 }, () => ({ input: '1\n1\n', output: '1\n1\n', testtype: 'stdin' }))),
+    });
+    const loaded = load(`${LCB_TASKS[0]!.line}\n${huge}\n${many}\n`, { timeout: 6 });
+    expect(loaded.problems.map((p) => p.task_id)).toEqual(['abc300_a', 'many']);
+    expect(loaded.notes).toContain("test5.jsonl: 1 problems left out, their tests too large for the sandbox's 8 MiB program: huge");
+    // (6 + 1) x 3 + 5 s, as LiveCodeBench's; (6 + 1) x 101 + 5 s is past the sandbox's 600 s.
+    expect(loaded.problems.map((p) => liveCodeBenchFamily.limits(p, null, 3000).timeoutMs)).toEqual([26_000, 600_000]);
+  });
+
   it('evaluate.ts recognises the rows and reads --release-after / --release-before', () => {
     expect(recognizeFamily(lcbJsonl(LCB_TASKS), 'test5.jsonl')).toBe('livecodebench');
     const { problems } = loadEvaluateProblems({

@@ -22,6 +22,19 @@ import { embeddedSolution, LCB_RESULT_MARKER, lcbHarness } from './harness.js';
 import { privateTestsJson } from './privateTests.js';
 import { lcbFencedCode, lcbInstruction, lcbUserMessage } from './prompt.js';
 
+/** The sandbox's longest run (ExecutionLimitsSchema). */
+const LIMITS_MAX_TIMEOUT_MS = 600_000;
+/** The sandbox's largest program (ExecutionRequestSchema): the harness carries the tests in it. */
+const PROGRAM_MAX_BYTES = 8 * 1024 * 1024;
+/** What the tests may take of it, the harness and the sample's code having the rest. */
+export const MAX_EMBEDDED_TESTS_BYTES = PROGRAM_MAX_BYTES - 512 * 1024;
+
+/** The bytes of the tests as the harness embeds them (base64 of their JSON). */
+function embeddedTestsBytes(tests: ReadonlyArray<{ input: string; output: string }>, fnName: string | null, timeout: number): number {
+  const json = JSON.stringify({ tests: tests.map(({ input, output }) => ({ input, output })), fn_name: fnName, timeout });
+  return Math.ceil(new TextEncoder().encode(json).length / 3) * 4;
+}
+
 export const LCB_PLATFORMS = ['leetcode', 'codeforces', 'atcoder'] as const;
 export const LCB_DIFFICULTIES = ['easy', 'medium', 'hard'] as const;
 
@@ -153,6 +166,7 @@ export function liveCodeBenchProblems(
   const rows = parseJsonl(text, RowSchema, source);
   const kept: Array<{ line: number; row: LiveCodeBenchProblem }> = [];
   let outside = 0;
+  const tooLarge: string[] = [];
   for (const { line, row } of rows) {
     const at = `${source}:${line}`;
     const instant = contestInstant(row.contest_date);
@@ -187,6 +201,10 @@ export function liveCodeBenchProblems(
     if (fnName !== null && functional !== all.length)
       throw new Error(`${at}: metadata names func_name ${fnName} but ${all.length - functional} tests are stdin tests`);
     if (fnName === null && functional > 0) throw new Error(`${at}: ${functional} functional tests but metadata has no func_name`);
+    if (embeddedTestsBytes(all, fnName, entry.timeout) > MAX_EMBEDDED_TESTS_BYTES) {
+      tooLarge.push(row.question_id);
+      continue;
+    }
     kept.push({
       line,
       row: {
@@ -217,6 +235,11 @@ export function liveCodeBenchProblems(
   const problem = datasetRowsProblem(kept, source);
   if (problem) throw new Error(problem);
   const notes = [`${source}: ${kept.length} problems ${windowText(entry)}${outside ? `; ${outside} outside the window left out` : ''}`];
+  if (tooLarge.length)
+    notes.push(
+      `${source}: ${tooLarge.length} problems left out, their tests too large for the sandbox's ${PROGRAM_MAX_BYTES / 1024 / 1024} MiB program: ` +
+        tooLarge.join(', '),
+    );
   return { problems: kept.map(({ row }) => row), notes };
 }
 
@@ -245,9 +268,10 @@ export const liveCodeBenchFamily: DefinedFamily<
   requirements: () => [],
   checking: () => ({ kind: 'tests' }),
   tests: (problem) => lcbHarness({ tests: problem.oracle.tests, fn_name: problem.oracle.fn_name, timeout: problem.oracle.timeout }),
-  // LiveCodeBench's global timeout of a sample: (timeout + 1) per test, and 5 s.
+  // LiveCodeBench's global timeout of a sample, (timeout + 1) per test and 5 s, within the sandbox's
+  // 10 minutes (reached only by a sample passing 85 tests of 6 s each: the first failure ends it).
   limits: (problem) => ({
-    timeoutMs: ((problem.oracle.timeout + 1) * problem.oracle.tests.length + 5) * 1000,
+    timeoutMs: Math.min(((problem.oracle.timeout + 1) * problem.oracle.tests.length + 5) * 1000, LIMITS_MAX_TIMEOUT_MS),
     maxOutputBytes: 1024 * 1024,
   }),
   score: (_problem, outcome): TaskScore => {
