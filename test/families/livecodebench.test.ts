@@ -284,6 +284,11 @@ describe("graded in the sandbox as LiveCodeBench's evaluator grades", () => {
     });
   }, 300_000);
 
+  it("the cases cover every verdict of LiveCodeBench's evaluator (True, False, -2, -3, -4)", () => {
+    const verdicts = new Set(Object.values(theirs.graded).flatMap((samples) => samples.flat()));
+    expect([...verdicts].sort()).toEqual([-2, -3, -4, false, true].sort());
+  });
+
   async function ours(kind: 'stdin' | 'functional', code: string): Promise<{ results: Array<boolean | number>; passed: boolean }> {
     const [problem] = load(kind === 'stdin' ? stdinRow : functionalRow).problems;
     const program = LANGUAGES.python.assemble({
