@@ -97,7 +97,6 @@ describe('a sweep over LiveCodeBench rows, with and without a window, against a 
   const { config, env } = testConfig();
   const bucket = testBucket(config);
   let server: ScriptedLlmServer;
-  const served = new Map<string, number>();
   const systems = new Set<string>();
 
   beforeAll(async () => {
@@ -109,7 +108,6 @@ describe('a sweep over LiveCodeBench rows, with and without a window, against a 
       if (!task) return { content: 'no task' };
       // Sample i is sent with seed 0 + i (the sweep's seed): it gets the task's sample i.
       const i = Number(req.body.seed ?? 0);
-      served.set(user, (served.get(user) ?? 0) + 1);
       return { content: `Here it is:\n\`\`\`python\n${task.samples[i % task.samples.length]!.code}\n\`\`\`\n` };
     });
   });
