@@ -5,7 +5,8 @@
  * (test/families/livecodebench_reference.py, test venv); and a sweep through Temporal against a
  * scripted chat server, one dataset without a window and one with it, whose cells' pass@1 are
  * what the samples imply on each dataset's problems, with the window in the sweep's output and
- * the report's config, and the cells' files in --output-dir as stored.
+ * the report's config, and the cells' files in --output-dir as stored; start-sweep.ts refuses a
+ * dataset whose window starts before a model's training_cutoff.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -92,6 +93,33 @@ it("evaluate.ts: pass@1 and pass@2 are LiveCodeBench's, over all problems and ov
   expect(refused).toMatchObject({ code: 2 });
   expect((refused as { stderr: string }).stderr).toContain('--release-after');
 }, 600_000);
+
+it("start-sweep.ts refuses a LiveCodeBench dataset whose window starts before a model's training cut-off", async () => {
+  const file = path.join(dir, 'cutoff.yaml');
+  writeFileSync(
+    file,
+    `datasets:
+  - name: lcb
+    family: livecodebench
+    path: ${rowsFile}
+    release_after: '2024-05-01'
+models:
+  - id: late
+    base_url: http://127.0.0.1:1/v1
+    model: m
+    training_cutoff: '2024-06-30'
+methods: [direct]
+temperatures: [0.2]
+n_samples: 1
+k: [1]
+`,
+  );
+  const refused = await runTs('scripts/start-sweep.ts', ['--config', file, '--dry-run'], {});
+  expect(refused.code, refused.output).not.toBe(0);
+  expect(refused.output).toContain(
+    "datasets[0].release_after: model late (models[0]) has training_cutoff 2024-06-30: problems released up to it may be in its training data; set release_after: '2024-07-01' or later",
+  );
+}, 120_000);
 
 describe('a sweep over LiveCodeBench rows, with and without a window, against a scripted chat server', () => {
   const { config, env } = testConfig();

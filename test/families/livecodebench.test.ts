@@ -23,6 +23,7 @@ import {
 import { privateTestsJson } from '../../domain/families/livecodebench/privateTests.js';
 import { LCB_SYSTEM_MESSAGE } from '../../domain/families/livecodebench/prompt.js';
 import { LANGUAGES } from '../../domain/languages/registry.js';
+import { parseSweepConfig, SweepConfigError } from '../../domain/sweep/config.js';
 import { chatUserMessage } from '../../methods/direct/request.js';
 import { PythonExecutor } from '../../infra/sandbox/pythonExecutor.js';
 import { loadEvaluateProblems, recognizeFamily } from '../../scripts/lib/evaluate-problems.js';
@@ -154,6 +155,41 @@ describe('code_generation_lite rows', () => {
     expect(loaded.notes).toContain("test5.jsonl: 1 problems left out, their tests too large for the sandbox's 8 MiB program: huge");
     // (6 + 1) x 3 + 5 s, as LiveCodeBench's; (6 + 1) x 101 + 5 s is past the sandbox's 600 s.
     expect(loaded.problems.map((p) => liveCodeBenchFamily.limits(p, null, 3000).timeoutMs)).toEqual([26_000, 600_000]);
+  });
+
+  it("a model's training_cutoff must fall before the window of every LiveCodeBench dataset of the sweep", () => {
+    const config = (lcb: Record<string, unknown>, cutoff = '2024-04-30') => ({
+      datasets: [
+        { name: 'lcb', family: 'livecodebench', path: 'test5.jsonl', ...lcb },
+        { name: 'he', family: 'humaneval', path: 'HumanEval.jsonl.gz' },
+      ],
+      models: [
+        { id: 'old', base_url: 'http://127.0.0.1:1/v1', model: 'm' },
+        { id: 'new', base_url: 'http://127.0.0.1:1/v1', model: 'm', training_cutoff: cutoff },
+      ],
+      methods: ['direct'],
+      temperatures: [0.2],
+      n_samples: 1,
+      k: [1],
+    });
+    const issues = (value: unknown) => {
+      try {
+        parseSweepConfig(value);
+        return [];
+      } catch (error) {
+        if (!(error instanceof SweepConfigError)) throw error;
+        return error.issues.map((i) => `${i.path}: ${i.message}`);
+      }
+    };
+    expect(issues(config({ release_after: '2024-05-01' }))).toEqual([]);
+    expect(parseSweepConfig(config({ release_after: '2024-05-01' })).models[1]!.training_cutoff).toBe('2024-04-30');
+    const tooEarly =
+      "datasets[0].release_after: model new (models[1]) has training_cutoff 2024-04-30: problems released up to it may be in its training data; set release_after: '2024-05-01' or later, or list the model in another sweep";
+    expect(issues(config({ release_after: '2024-04-30' }))).toEqual([tooEarly]);
+    expect(issues(config({}))).toEqual([tooEarly]);
+    expect(issues(config({ release_after: '2024-05-01' }, 'April 2024'))).toEqual([
+      'models[1].training_cutoff: must be a day YYYY-MM-DD (the last day of the training data)',
+    ]);
   });
 
   it('evaluate.ts recognises the rows and reads --release-after / --release-before', () => {

@@ -258,6 +258,7 @@ export const liveCodeBenchFamily: DefinedFamily<
   files: (entry) => ({ rows: { path: entry.path, field: 'path' } }),
   load: ({ entry, texts, sources }) => liveCodeBenchProblems(texts.rows!, entry, sources.rows!),
   // A completion model gets LiveCodeBench's chat user message and answers with a fenced block.
+  releaseWindow: (entry) => ({ from: entry.release_after ?? null, field: 'release_after' }),
   stopWords: () => [],
   language: () => 'python',
   completionPrompt: (problem) => lcbUserMessage(problem.oracle.question_content, problem.oracle.starter_code),
