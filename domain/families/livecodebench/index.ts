@@ -291,12 +291,12 @@ export const liveCodeBenchFamily: DefinedFamily<
     options: z.strictObject({
       releaseAfter: DaySchema.optional().meta(
         flag({
-          description: 'LiveCodeBench: score only problems released on or after this day (--start_date; a training cut-off)',
-          value: 'YYYY-MM-DD',
+          description: 'score only problems released on or after this day, YYYY-MM-DD (its --start_date; a training cut-off)',
+          value: 'day',
         }),
       ),
       releaseBefore: DaySchema.optional().meta(
-        flag({ description: "LiveCodeBench: score only problems released up to this day's 00:00 (--end_date)", value: 'YYYY-MM-DD' }),
+        flag({ description: "score only problems released up to this day's 00:00, YYYY-MM-DD (its --end_date)", value: 'day' }),
       ),
     }),
     form: 'full',
