@@ -28,6 +28,7 @@ import { concodeFamily } from './concode/index.js';
 import { spiderFamily } from './spider/index.js';
 import { textToTextFamily } from './text-to-text/index.js';
 import type { AnyScoreKind } from '../scoring/scoreKind.js';
+import { liveCodeBenchFamily } from './livecodebench/index.js';
 import type { CorpusMetric, DatasetEntryBase, EntrySchema, EvaluateSupport, FlagMeta, TaskFamily } from './types.js';
 
 export const FAMILIES = {
@@ -48,6 +49,7 @@ export const FAMILIES = {
   'code-to-text': codeToTextFamily,
   'santacoder-fim': santaCoderFimFamily,
   'text-to-text': textToTextFamily,
+  livecodebench: liveCodeBenchFamily,
 } as const;
 
 /** A family's dataset entry, as its schema resolves it. */

@@ -322,6 +322,12 @@ export interface FamilySteps<Entry, Problem extends SweepProblem> {
    */
   fillsInTheMiddle?(entry: Entry): boolean;
   infill?(problem: Problem): InfillParts | undefined;
+  /**
+   * Families whose problems carry release dates (LiveCodeBench) only: the first day the entry
+   * keeps problems from (its contamination window's start; null: every date) and the entry's field
+   * that sets it. A model's `training_cutoff` must fall before it (config.ts trainingCutoffChecks).
+   */
+  releaseWindow?(entry: Entry): { from: string | null; field: string };
   /** What a chat model is asked to write (before the prompt's code). */
   chatInstruction(problem: Problem): string;
   /** The solution a generation stands for: the program without its tests (bigcode's saved generation). */

@@ -76,6 +76,11 @@ export interface SweepModelConfig {
   fim?: FimTokens;
   /** How its chat answers are read (domain/llm/sanitizer.ts); absent: the fenced-block extraction (configs without it hash as before). */
   sanitize?: Sanitizer;
+  /**
+   * The last day of the model's training data (YYYY-MM-DD): datasets whose problems carry release
+   * dates (LiveCodeBench) must keep only problems released after it (trainingCutoffChecks).
+   */
+  training_cutoff?: string;
 }
 
 /** OpenAI's API takes at most 4 stop sequences and refuses a request with more (400). */
@@ -250,6 +255,10 @@ const ModelSchema = z
     budget: BudgetSchema.optional(),
     fim: FimTokensSchema.optional(),
     sanitize: z.enum(SANITIZERS).optional(),
+    training_cutoff: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a day YYYY-MM-DD (the last day of the training data)')
+      .optional(),
   })
   .transform(({ samples_per_request, max_stop_sequences, ...m }): SweepModelConfig => ({
     ...m,
@@ -382,6 +391,7 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
   budgetConfigChecks(c.budget, list('models'), add);
   fillInTheMiddleChecks(list('datasets'), list('models'), list('methods'), add);
   sanitizeChecks(list('models'), add);
+  trainingCutoffChecks(list('datasets'), list('models'), add);
 
   const n = c.n_samples;
   if (typeof n === 'number' && Number.isInteger(n) && n >= 1) {
@@ -471,6 +481,37 @@ function fillInTheMiddleChecks(datasets: unknown[], models: unknown[], methods: 
   methods.forEach((m, mi) => {
     if (typeof m === 'string' && findMethod(m) && findMethod(m)!.kind !== 'direct') {
       add(['methods', mi], `${which}: method ${m} has no fill-in-the-middle prompts; use direct, or list the dataset in another sweep`);
+    }
+  });
+}
+
+/**
+ * Models' training cut-offs against datasets whose problems carry release dates (a family's
+ * releaseWindow, LiveCodeBench's release_after): every model meets every dataset, so each such
+ * dataset must keep only problems released after every model's cut-off, or its figures would
+ * count problems the model may have seen.
+ */
+function trainingCutoffChecks(datasets: unknown[], models: unknown[], add: AddIssue): void {
+  const cutoffs = models.flatMap((x, xi) => {
+    const model = x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : null;
+    const day = model?.training_cutoff;
+    return typeof day === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(day) ? [{ xi, id: String(model!.id), day }] : [];
+  });
+  if (cutoffs.length === 0) return;
+  datasets.forEach((d, di) => {
+    if (!d || typeof d !== 'object' || Array.isArray(d) || familyProblem(d as Record<string, unknown>)) return;
+    const family = familyOf(d as DatasetEntry);
+    const entry = family.entrySchema.safeParse(d);
+    if (!entry.success || !family.releaseWindow) return;
+    const window = family.releaseWindow(entry.data);
+    for (const c of cutoffs) {
+      if (window.from !== null && window.from > c.day) continue;
+      const next = new Date(Date.parse(`${c.day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+      add(
+        ['datasets', di, window.field],
+        `model ${c.id} (models[${c.xi}]) has training_cutoff ${c.day}: problems released up to it may be in its training data; ` +
+          `set ${window.field}: '${next}' or later, or list the model in another sweep`,
+      );
     }
   });
 }
@@ -606,6 +647,7 @@ const MODEL_KEYS = [
   'price',
   'budget',
   'sanitize',
+  'training_cutoff',
 ];
 
 function knownKeysAt(path: readonly PropertyKey[], input: unknown): readonly string[] {

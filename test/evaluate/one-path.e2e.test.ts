@@ -30,6 +30,7 @@ import { CODE_TO_TEXT_ROWS, codeToTextJsonl } from '../support/code-to-text-rows
 import { TEXT_TO_TEXT_ROWS } from '../support/text-to-text-rows.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { DS1000_TASKS, ds1000Jsonl } from '../support/ds1000-rows.js';
+import { LCB_TASKS, lcbJsonl } from '../support/livecodebench-rows.js';
 import { HUMANEVAL_PLUS_TASKS, jsonl as evalplusJsonl } from '../support/evalplus-rows.js';
 import { addRow, COMPLETIONS, jsonl as multiplEJsonl } from '../support/multiple-rows.js';
 import { CONALA_ROWS, CONCODE_ROWS, jsonl, SPIDER_ROWS } from '../support/oneline-rows.js';
@@ -119,6 +120,9 @@ function fixtureOf(family: FamilyId): Fixture | undefined {
       return { text: fimJsonl(FIM_ROWS) };
     case 'text-to-text':
       return { text: jsonl(TEXT_TO_TEXT_ROWS.da_en), flags: ['--subset', 'da_en'], options: { subset: 'da_en' } };
+    case 'livecodebench':
+      // No dataset solution: each task's own samples (one passes, one fails).
+      return { text: lcbJsonl(LCB_TASKS.slice(2, 4)), generations: () => LCB_TASKS.slice(2, 4).map((t) => t.samples.map((s) => s.code)) };
     default:
       return undefined;
   }

@@ -1,0 +1,200 @@
+/**
+ * LiveCodeBench end to end: scripts/evaluate.ts on code_generation_lite rows with samples
+ * {task_id, completion}, with and without a contamination window (--release-after), whose pass@k
+ * is what LiveCodeBench's own code computes on the same rows and samples
+ * (test/families/livecodebench_reference.py, test venv); and a sweep through Temporal against a
+ * scripted chat server, one dataset without a window and one with it, whose cells' pass@1 are
+ * what the samples imply on each dataset's problems, with the window in the sweep's output and
+ * the report's config, and the cells' files in --output-dir as stored; start-sweep.ts refuses a
+ * dataset whose window starts before a model's training_cutoff.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LCB_SYSTEM_MESSAGE } from '../../domain/families/livecodebench/prompt.js';
+import { PROJECT_ROOT } from '../../stack/local-stack.js';
+import { testConfig, uniqueSuffix } from '../support/config.js';
+import { LCB_TASKS, lcbJsonl, type LcbFixtureTask } from '../support/livecodebench-rows.js';
+import { runTs } from '../support/processes.js';
+import { testBucket } from '../support/s3.js';
+import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { expectCellFilesAsStored, outputJson, sweepWithOutputDir } from '../support/sweep-output.js';
+
+const run = promisify(execFile);
+const PYTHON = path.join(PROJECT_ROOT, '.tools/test-python/bin/python');
+const WINDOW_START = '2024-05-01';
+const inWindow = (t: LcbFixtureTask) => t.contest_date >= WINDOW_START;
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-lcb-'));
+const rowsFile = path.join(dir, 'test5.jsonl');
+beforeAll(() => {
+  execFileSync('bash', [path.join(PROJECT_ROOT, 'scripts/install-test-python.sh')], { stdio: 'inherit' });
+  writeFileSync(rowsFile, lcbJsonl(LCB_TASKS));
+}, 600_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** LiveCodeBench's pass@k of the samples, from its own code. */
+function lcbMetrics(tasks: readonly LcbFixtureTask[], k: number[], startDate?: string): Record<string, number> {
+  const input = {
+    rows: tasks.map((t) => t.line),
+    timeout: 6,
+    k,
+    ...(startDate ? { start_date: startDate } : {}),
+    samples: Object.fromEntries(tasks.map((t) => [t.question_id, t.samples.map((s) => s.code)])),
+  };
+  const out = execFileSync(PYTHON, [path.resolve(import.meta.dirname, 'livecodebench_reference.py')], { input: JSON.stringify(input) });
+  return (JSON.parse(out.toString()) as { metrics: Record<string, number> }).metrics;
+}
+
+async function evaluate(samples: readonly LcbFixtureTask[], flags: string[]) {
+  const samplesFile = path.join(dir, `samples-${flags.length}.jsonl`);
+  writeFileSync(
+    samplesFile,
+    samples.flatMap((t) => t.samples.map((s) => JSON.stringify({ task_id: t.question_id, completion: s.code }) + '\n')).join(''),
+  );
+  const { stdout, stderr } = await run(
+    process.execPath,
+    ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', rowsFile, '--samples', samplesFile, '--k', '1,2', ...flags],
+    { timeout: 300_000 },
+  );
+  return { metrics: JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, number>, stderr };
+}
+
+// The out-of-window tasks get two right answers: the window changes the figure.
+const TASKS: LcbFixtureTask[] = LCB_TASKS.map((t) =>
+  inWindow(t) ? t : { ...t, samples: [t.samples[0]!, { ...t.samples[0]!, what: 'right again' }] },
+);
+
+it("evaluate.ts: pass@1 and pass@2 are LiveCodeBench's, over all problems and over the window", async () => {
+  const all = await evaluate(TASKS, []);
+  const theirsAll = lcbMetrics(TASKS, [1, 2]);
+  expect(all.metrics['pass@1']).toBeCloseTo(theirsAll['pass@1']!, 12);
+  expect(all.metrics['pass@2']).toBeCloseTo(theirsAll['pass@2']!, 12);
+  expect(all.metrics['pass@1']).toBeCloseTo(7 / 10, 12);
+
+  // Samples of the window's problems, the problems file whole: its other rows are left out.
+  const windowed = await evaluate(
+    TASKS.filter((t) => inWindow(t)),
+    ['--release-after', WINDOW_START],
+  );
+  const theirsWindow = lcbMetrics(TASKS, [1, 2], WINDOW_START);
+  expect(windowed.metrics['pass@1']).toBeCloseTo(theirsWindow['pass@1']!, 12);
+  expect(windowed.metrics['pass@1']).toBeCloseTo(1 / 2, 12);
+  expect(windowed.metrics['pass@2']).toBeCloseTo(theirsWindow['pass@2']!, 12);
+
+  const refused = await run(
+    process.execPath,
+    ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', rowsFile, '--samples', rowsFile, '--release-after', '2024-5-1'],
+    { timeout: 120_000 },
+  ).catch((e: { code: number; stderr: string }) => e);
+  expect(refused).toMatchObject({ code: 2 });
+  expect((refused as { stderr: string }).stderr).toContain('--release-after');
+}, 600_000);
+
+it("start-sweep.ts refuses a LiveCodeBench dataset whose window starts before a model's training cut-off", async () => {
+  const file = path.join(dir, 'cutoff.yaml');
+  writeFileSync(
+    file,
+    `datasets:
+  - name: lcb
+    family: livecodebench
+    path: ${rowsFile}
+    release_after: '2024-05-01'
+models:
+  - id: late
+    base_url: http://127.0.0.1:1/v1
+    model: m
+    training_cutoff: '2024-06-30'
+methods: [direct]
+temperatures: [0.2]
+n_samples: 1
+k: [1]
+`,
+  );
+  const refused = await runTs('scripts/start-sweep.ts', ['--config', file, '--dry-run'], {});
+  expect(refused.code, refused.output).not.toBe(0);
+  expect(refused.output).toContain(
+    "datasets[0].release_after: model late (models[0]) has training_cutoff 2024-06-30: problems released up to it may be in its training data; set release_after: '2024-07-01' or later",
+  );
+}, 120_000);
+
+describe('a sweep over LiveCodeBench rows, with and without a window, against a scripted chat server', () => {
+  const { config, env } = testConfig();
+  const bucket = testBucket(config);
+  let server: ScriptedLlmServer;
+  const systems = new Set<string>();
+
+  beforeAll(async () => {
+    server = await startScriptedLlmServer((req) => {
+      const messages = req.body.messages as Array<{ role: string; content: string }>;
+      for (const m of messages) if (m.role === 'system') systems.add(m.content);
+      const user = messages.find((m) => m.role === 'user')!.content;
+      const task = TASKS.find((t) => user.includes(JSON.parse(t.line).question_content as string));
+      if (!task) return { content: 'no task' };
+      // Sample i is sent with seed 0 + i (the sweep's seed): it gets the task's sample i.
+      const i = Number(req.body.seed ?? 0);
+      return { content: `Here it is:\n\`\`\`python\n${task.samples[i % task.samples.length]!.code}\n\`\`\`\n` };
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+    bucket.s3.destroy();
+  });
+
+  it("each dataset's pass@1 is over its problems; the window is in the output and the report's config", async () => {
+    const id = `lcb-${uniqueSuffix()}`;
+    const { output, outDir, results } = await sweepWithOutputDir({
+      dir,
+      id,
+      env,
+      bucket,
+      yaml: `id: ${id}
+datasets:
+  - name: lcb-all
+    family: livecodebench
+    path: ${rowsFile}
+  - name: lcb-after-2024-05
+    family: livecodebench
+    path: ${rowsFile}
+    release_after: '${WINDOW_START}'
+models:
+  - id: chat
+    base_url: ${server.url}
+    model: scripted-chat
+    prompt:
+      system: ${JSON.stringify(LCB_SYSTEM_MESSAGE)}
+methods: [direct]
+temperatures: [0.2]
+n_samples: 2
+k: [1, 2]
+timeout_s: 10
+`,
+    });
+    expect(output).toContain(`${rowsFile}: 5 problems of every release date (no contamination window)`);
+    expect(output).toContain(`${rowsFile}: 3 problems released from ${WINDOW_START}; 2 outside the window left out`);
+    expect([...systems]).toEqual([LCB_SYSTEM_MESSAGE]);
+    const byDataset = new Map(results.cells.map((c) => [String(c.cell.dataset), c]));
+    expect(byDataset.get('lcb-all').passAtK['pass@1']).toBeCloseTo(7 / 10, 12);
+    expect(byDataset.get('lcb-after-2024-05').passAtK['pass@1']).toBeCloseTo(1 / 2, 12);
+    expect(byDataset.get('lcb-after-2024-05').passAtK['pass@2']).toBeCloseTo(1, 12);
+    for (const cell of results.cells) {
+      const cellId = String(cell.cell.cell);
+      await expectCellFilesAsStored(bucket, id, outDir, cellId);
+      const tasks = (outputJson(outDir, cellId, 'results.json') as { per_task: Array<{ task_id: string }> }).per_task.map((t) => t.task_id);
+      expect(tasks.sort()).toEqual(
+        TASKS.filter((t) => cell.cell.dataset === 'lcb-all' || inWindow(t))
+          .map((t) => t.question_id)
+          .sort(),
+      );
+    }
+
+    const report = await runTs('scripts/report.ts', [id, '--out', dir], env);
+    expect(report.code, report.output).toBe(0);
+    const html = readFileSync(path.join(dir, `report-${id}.html`), 'utf8');
+    expect(html).toContain(`release_after`);
+    expect(html).toContain(WINDOW_START);
+  }, 600_000);
+});
