@@ -23,6 +23,9 @@ export const FAMILY_IDS = [
   'code-to-text',
   'santacoder-fim',
   'text-to-text',
+  'quixbugs',
+  'parity',
+  'python-bugs',
 ] as const;
 export const FamilyIdSchema = z.enum(FAMILY_IDS);
 export type FamilyId = z.infer<typeof FamilyIdSchema>;

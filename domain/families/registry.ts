@@ -27,6 +27,9 @@ import { conalaFamily } from './conala/index.js';
 import { concodeFamily } from './concode/index.js';
 import { spiderFamily } from './spider/index.js';
 import { textToTextFamily } from './text-to-text/index.js';
+import { quixBugsFamily } from './quixbugs/index.js';
+import { parityFamily } from './parity/index.js';
+import { pythonBugsFamily } from './python-bugs/index.js';
 import type { CorpusMetric, DatasetEntryBase, EntrySchema, EvaluateSupport, FlagMeta, TaskFamily } from './types.js';
 
 export const FAMILIES = {
@@ -47,6 +50,9 @@ export const FAMILIES = {
   'code-to-text': codeToTextFamily,
   'santacoder-fim': santaCoderFimFamily,
   'text-to-text': textToTextFamily,
+  quixbugs: quixBugsFamily,
+  parity: parityFamily,
+  'python-bugs': pythonBugsFamily,
 } as const;
 
 /** A family's dataset entry, as its schema resolves it. */
