@@ -28,6 +28,7 @@ import { appsJsonl, APPS_TASKS } from '../support/apps-rows.js';
 import { COMPLEXITY_ROWS, jsonl as classificationJsonl } from '../support/classification-rows.js';
 import { CODE_TO_TEXT_ROWS, codeToTextJsonl } from '../support/code-to-text-rows.js';
 import { TEXT_TO_TEXT_ROWS } from '../support/text-to-text-rows.js';
+import { jsonl as repairJsonl, PARITY_BUGS, PYTHON_BUGS_ROWS, QUIXBUGS_ROWS } from '../support/repair-rows.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { DS1000_TASKS, ds1000Jsonl } from '../support/ds1000-rows.js';
 import { HUMANEVAL_PLUS_TASKS, jsonl as evalplusJsonl } from '../support/evalplus-rows.js';
@@ -119,6 +120,15 @@ function fixtureOf(family: FamilyId): Fixture | undefined {
       return { text: fimJsonl(FIM_ROWS) };
     case 'text-to-text':
       return { text: jsonl(TEXT_TO_TEXT_ROWS.da_en), flags: ['--subset', 'da_en'], options: { subset: 'da_en' } };
+    case 'quixbugs':
+      return { text: repairJsonl(QUIXBUGS_ROWS) };
+    case 'parity':
+      return {
+        text: repairJsonl(PARITY_BUGS.slice(0, 2)),
+        generations: (problems) => problems.map((p) => [ownAnswer(p), 'def parity(b1,b2,b3,b4):\n    return 0']),
+      };
+    case 'python-bugs':
+      return { text: repairJsonl(PYTHON_BUGS_ROWS) };
     default:
       return undefined;
   }
