@@ -26,6 +26,7 @@ export const FAMILY_IDS = [
   'quixbugs',
   'parity',
   'python-bugs',
+  'instruct-wizard-humaneval',
 ] as const;
 export const FamilyIdSchema = z.enum(FAMILY_IDS);
 export type FamilyId = z.infer<typeof FamilyIdSchema>;

@@ -30,6 +30,7 @@ import { textToTextFamily } from './text-to-text/index.js';
 import { quixBugsFamily } from './quixbugs/index.js';
 import { parityFamily } from './parity/index.js';
 import { pythonBugsFamily } from './python-bugs/index.js';
+import { instructWizardHumanEvalFamily } from './instruct-wizard-humaneval/index.js';
 import type { CorpusMetric, DatasetEntryBase, EntrySchema, EvaluateSupport, FlagMeta, TaskFamily } from './types.js';
 
 export const FAMILIES = {
@@ -53,6 +54,7 @@ export const FAMILIES = {
   quixbugs: quixBugsFamily,
   parity: parityFamily,
   'python-bugs': pythonBugsFamily,
+  'instruct-wizard-humaneval': instructWizardHumanEvalFamily,
 } as const;
 
 /** A family's dataset entry, as its schema resolves it. */

@@ -129,6 +129,8 @@ function fixtureOf(family: FamilyId): Fixture | undefined {
       };
     case 'python-bugs':
       return { text: repairJsonl(PYTHON_BUGS_ROWS) };
+    case 'instruct-wizard-humaneval':
+      return { text: humanEvalLines() };
     default:
       return undefined;
   }
