@@ -78,6 +78,9 @@ it("evaluate.ts --tasks instruct_wizard_humaneval: every sample's program and ou
       '3',
       '--output-dir',
       out,
+      // bigcode's metric file, which --tasks writes (by default in the working directory).
+      '--metric_output_path',
+      path.join(dir, 'evaluation_results.json'),
     ],
     { timeout: 300_000 },
   );

@@ -69,7 +69,11 @@ async function evaluate(name: string, rows: string, samples: unknown[], args: st
   writeFileSync(samplesFile, jsonl(samples));
   const { stdout, stderr } = await run(
     process.execPath,
-    ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', rowsFile, '--samples', samplesFile, '--output-dir', out, ...args],
+    [
+      ...['--import', 'tsx', 'scripts/evaluate.ts', '--problems', rowsFile, '--samples', samplesFile, '--output-dir', out, ...args],
+      // bigcode's metric file, which --tasks writes (by default in the working directory).
+      ...['--metric_output_path', path.join(dir, `${name}-evaluation_results.json`)],
+    ],
     { timeout: 300_000 },
   );
   const lines = readFileSync(path.join(out, 'samples.jsonl'), 'utf8')
