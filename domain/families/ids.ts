@@ -27,6 +27,7 @@ export const FAMILY_IDS = [
   'parity',
   'python-bugs',
   'instruct-wizard-humaneval',
+  'instruct-humaneval',
 ] as const;
 export const FamilyIdSchema = z.enum(FAMILY_IDS);
 export type FamilyId = z.infer<typeof FamilyIdSchema>;

@@ -31,6 +31,7 @@ import { quixBugsFamily } from './quixbugs/index.js';
 import { parityFamily } from './parity/index.js';
 import { pythonBugsFamily } from './python-bugs/index.js';
 import { instructWizardHumanEvalFamily } from './instruct-wizard-humaneval/index.js';
+import { instructHumanEvalFamily } from './instruct-humaneval/index.js';
 import type { CorpusMetric, DatasetEntryBase, EntrySchema, EvaluateSupport, FlagMeta, TaskFamily } from './types.js';
 
 export const FAMILIES = {
@@ -55,6 +56,7 @@ export const FAMILIES = {
   parity: parityFamily,
   'python-bugs': pythonBugsFamily,
   'instruct-wizard-humaneval': instructWizardHumanEvalFamily,
+  'instruct-humaneval': instructHumanEvalFamily,
 } as const;
 
 /** A family's dataset entry, as its schema resolves it. */

@@ -28,6 +28,7 @@ import { appsJsonl, APPS_TASKS } from '../support/apps-rows.js';
 import { COMPLEXITY_ROWS, jsonl as classificationJsonl } from '../support/classification-rows.js';
 import { CODE_TO_TEXT_ROWS, codeToTextJsonl } from '../support/code-to-text-rows.js';
 import { TEXT_TO_TEXT_ROWS } from '../support/text-to-text-rows.js';
+import { INSTRUCT_ROWS, STARCHAT_TOKENS } from '../support/instruct-humaneval-rows.js';
 import { jsonl as repairJsonl, PARITY_BUGS, PYTHON_BUGS_ROWS, QUIXBUGS_ROWS } from '../support/repair-rows.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { DS1000_TASKS, ds1000Jsonl } from '../support/ds1000-rows.js';
@@ -131,6 +132,12 @@ function fixtureOf(family: FamilyId): Fixture | undefined {
       return { text: repairJsonl(PYTHON_BUGS_ROWS) };
     case 'instruct-wizard-humaneval':
       return { text: humanEvalLines() };
+    case 'instruct-humaneval':
+      return {
+        text: repairJsonl(INSTRUCT_ROWS),
+        flags: ['--instruction-tokens', STARCHAT_TOKENS.join(',')],
+        options: { instructionTokens: STARCHAT_TOKENS.join(',') },
+      };
     default:
       return undefined;
   }
