@@ -24,6 +24,11 @@ export const FAMILY_IDS = [
   'santacoder-fim',
   'text-to-text',
   'livecodebench',
+  'quixbugs',
+  'parity',
+  'python-bugs',
+  'instruct-wizard-humaneval',
+  'instruct-humaneval',
 ] as const;
 export const FamilyIdSchema = z.enum(FAMILY_IDS);
 export type FamilyId = z.infer<typeof FamilyIdSchema>;

@@ -29,6 +29,11 @@ import { spiderFamily } from './spider/index.js';
 import { textToTextFamily } from './text-to-text/index.js';
 import type { AnyScoreKind } from '../scoring/scoreKind.js';
 import { liveCodeBenchFamily } from './livecodebench/index.js';
+import { quixBugsFamily } from './quixbugs/index.js';
+import { parityFamily } from './parity/index.js';
+import { pythonBugsFamily } from './python-bugs/index.js';
+import { instructWizardHumanEvalFamily } from './instruct-wizard-humaneval/index.js';
+import { instructHumanEvalFamily } from './instruct-humaneval/index.js';
 import type { CorpusMetric, DatasetEntryBase, EntrySchema, EvaluateSupport, FlagMeta, TaskFamily } from './types.js';
 
 export const FAMILIES = {
@@ -50,6 +55,11 @@ export const FAMILIES = {
   'santacoder-fim': santaCoderFimFamily,
   'text-to-text': textToTextFamily,
   livecodebench: liveCodeBenchFamily,
+  quixbugs: quixBugsFamily,
+  parity: parityFamily,
+  'python-bugs': pythonBugsFamily,
+  'instruct-wizard-humaneval': instructWizardHumanEvalFamily,
+  'instruct-humaneval': instructHumanEvalFamily,
 } as const;
 
 /** A family's dataset entry, as its schema resolves it. */

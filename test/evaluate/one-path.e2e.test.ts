@@ -28,6 +28,8 @@ import { appsJsonl, APPS_TASKS } from '../support/apps-rows.js';
 import { COMPLEXITY_ROWS, jsonl as classificationJsonl } from '../support/classification-rows.js';
 import { CODE_TO_TEXT_ROWS, codeToTextJsonl } from '../support/code-to-text-rows.js';
 import { TEXT_TO_TEXT_ROWS } from '../support/text-to-text-rows.js';
+import { INSTRUCT_ROWS, STARCHAT_TOKENS } from '../support/instruct-humaneval-rows.js';
+import { jsonl as repairJsonl, PARITY_BUGS, PYTHON_BUGS_ROWS, QUIXBUGS_ROWS } from '../support/repair-rows.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { DS1000_TASKS, ds1000Jsonl } from '../support/ds1000-rows.js';
 import { LCB_TASKS, lcbJsonl } from '../support/livecodebench-rows.js';
@@ -123,6 +125,23 @@ function fixtureOf(family: FamilyId): Fixture | undefined {
     case 'livecodebench':
       // No dataset solution: each task's own samples (one passes, one fails).
       return { text: lcbJsonl(LCB_TASKS.slice(2, 4)), generations: () => LCB_TASKS.slice(2, 4).map((t) => t.samples.map((s) => s.code)) };
+    case 'quixbugs':
+      return { text: repairJsonl(QUIXBUGS_ROWS) };
+    case 'parity':
+      return {
+        text: repairJsonl(PARITY_BUGS.slice(0, 2)),
+        generations: (problems) => problems.map((p) => [ownAnswer(p), 'def parity(b1,b2,b3,b4):\n    return 0']),
+      };
+    case 'python-bugs':
+      return { text: repairJsonl(PYTHON_BUGS_ROWS) };
+    case 'instruct-wizard-humaneval':
+      return { text: humanEvalLines() };
+    case 'instruct-humaneval':
+      return {
+        text: repairJsonl(INSTRUCT_ROWS),
+        flags: ['--instruction-tokens', STARCHAT_TOKENS.join(',')],
+        options: { instructionTokens: STARCHAT_TOKENS.join(',') },
+      };
     default:
       return undefined;
   }

@@ -1,0 +1,98 @@
+/**
+ * The string steps bigcode's program-repair tasks (quixbugs.py, parity.py, python_bugs.py) post-process
+ * generations with, in Python's semantics: a split at any of the stop words (re.split over the
+ * escaped words joined by `|`: leftmost match first, and at one place the first word in the list),
+ * the text before its last or its first match, Python's rstrip(), and a prefix of n code points
+ * (Python's str slicing; JavaScript's counts UTF-16 units).
+ */
+import { z } from 'zod';
+import { PY_SPACE_CLASS } from '../metrics/pythonText.js';
+import { flag } from './evaluateOptions.js';
+
+const escape = (word: string) => word.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/** Where re.split("|".join(re.escape(w) for w in stops), text) cuts: each match's start, in order. */
+function stopMatches(text: string, stops: readonly string[]): number[] {
+  const pattern = new RegExp(stops.map(escape).join('|'), 'gu');
+  return [...text.matchAll(pattern)].map((m) => m.index);
+}
+
+/**
+ * bigcode's QuixBugs remove_last_block: "".join(re.split("(stops)", text)[:-2]), the text before
+ * the last stop word; the empty string when no stop word occurs (the list then has one piece).
+ */
+export function removeLastBlock(text: string, stops: readonly string[]): string {
+  const at = stopMatches(text, stops).at(-1);
+  return at === undefined ? '' : text.slice(0, at);
+}
+
+const TRAILING = new RegExp(`[${PY_SPACE_CLASS}]+$`, 'u');
+
+/** Python's str.rstrip() without arguments. */
+export function pyRstrip(text: string): string {
+  return text.replace(TRAILING, '');
+}
+
+/** bigcode's Parity first_block: re.split("stops", text)[0].rstrip(), the text before the first stop word. */
+export function firstBlock(text: string, stops: readonly string[]): string {
+  const at = stopMatches(text, stops)[0];
+  return pyRstrip(at === undefined ? text : text.slice(0, at));
+}
+
+/** Python's text[:n]: the first n code points. */
+export function codePointPrefix(text: string, n: number): string {
+  let units = 0;
+  let points = 0;
+  for (const ch of text) {
+    if (points === n) break;
+    units += ch.length;
+    points++;
+  }
+  return text.slice(0, units);
+}
+
+/** Python's len(text): its code points. */
+export function codePointLength(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+/**
+ * evaluate.ts's `--prompt`: bigcode's `--prompt` (the prompt format of its repair tasks), read by
+ * QuixBugs, Parity and Python Bugs, each checking it against its own formats. One declaration, since
+ * a flag several families read has one help line.
+ */
+export const bigcodePromptOption = z
+  .string()
+  .min(1)
+  .optional()
+  .meta(
+    flag({
+      description:
+        "bigcode's --prompt for its repair tasks (quixbugs: prompt, edit or prompt_codex; parity: prompt, prompt_carper, " +
+        'edit or diff; python_bugs: prompt, prompt_carper or edit; default prompt)',
+      value: 'format',
+    }),
+  );
+
+/** A `--prompt` value checked against a family's formats; the message names the flag and the choices. */
+export function promptChoice<const T extends string>(value: string | undefined, choices: readonly T[], task: string, why = ''): T {
+  if (value === undefined) return 'prompt' as T;
+  if ((choices as readonly string[]).includes(value)) return value as T;
+  throw new Error(`--prompt: ${JSON.stringify(value)} is not a ${task} prompt bigcode runs (${choices.join(', ')})${why}`);
+}
+
+/**
+ * bigcode's stopping criterion on one sequence (EndOfFunctionCriteria): generation ends once the
+ * text after the prompt holds a stop word, so the text runs to the end of the first stop word to
+ * appear, that stop word kept; the whole text when none does.
+ */
+export function endAfterFirstStopWord(text: string, stops: readonly string[]): string {
+  let end = text.length;
+  for (const stop of stops) {
+    const at = text.indexOf(stop);
+    if (at >= 0) end = Math.min(end, at + stop.length);
+  }
+  return text.slice(0, end);
+}
