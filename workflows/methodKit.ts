@@ -27,8 +27,17 @@ export interface MethodTaskInput {
   method: string;
 }
 
-/** What a task's generation leaves: the answers' keys, what they cost (for live progress), and for multi-step kinds their trace. */
-export type TaskGeneration = Pick<MethodTaskOutcome, 'finalKeys'> & Partial<Omit<MethodTaskOutcome, 'finalKeys'>>;
+/**
+ * What a task's generation leaves: the answers' keys, what they cost (for live progress), and for
+ * multi-step kinds their trace. `cut`: its answers cut at max_tokens, where the step knows (the
+ * single-call methods), for the live progress.
+ */
+export type TaskGeneration = Pick<MethodTaskOutcome, 'finalKeys'> & Partial<Omit<MethodTaskOutcome, 'finalKeys'>> & { cut?: number };
+
+/** How many of a step's answers were cut at max_tokens. */
+export function cutAnswers(answers: readonly Pick<LlmCallSummary, 'cut'>[]): number {
+  return answers.filter((a) => a.cut).length;
+}
 
 export interface MethodStepContext<Variant> {
   shard: ShardInput;

@@ -119,6 +119,10 @@ export interface CellProgressState {
   pauseSeq?: number;
   /** The last pause order sent to this cell's shards. */
   shardPauseSeq?: number;
+  /** Tasks of its finished shards, executed or not (progress only; absent in states older than it). */
+  tasksAnswered?: number;
+  /** Answers of its finished shards cut at max_tokens (progress only; absent in states older than it). */
+  cutAtMaxTokens?: number;
 }
 
 export interface ShardInput extends CellScope {

@@ -71,9 +71,11 @@ describe('progress that tells the truth', () => {
       const { code } = await p.exited;
       const output = p.output();
       expect(code, output).toBe(0);
-      const seen = [...output.matchAll(/running answered (\d+)\/16 executed (\d+)\/16 pass@1 \S+ ETA (\S+) calls (\d+) tokens (\d+)/g)].map(
-        (m) => ({ answered: Number(m[1]), executed: Number(m[2]), eta: m[3]!, calls: Number(m[4]), tokens: Number(m[5]) }),
-      );
+      const seen = [
+        ...output.matchAll(
+          /running samples answered (\d+)\/16 executed (\d+)\/16 tasks \d+\/8 cut 0 pass@1 \S+ ETA (\S+) calls (\d+) tokens (\d+)/g,
+        ),
+      ].map((m) => ({ answered: Number(m[1]), executed: Number(m[2]), eta: m[3]!, calls: Number(m[4]), tokens: Number(m[5]) }));
       // Some answers were counted while nothing had run yet, and the count grew.
       const whileGenerating = seen.filter((l) => l.executed === 0 && l.answered > 0 && l.answered < 16);
       expect(whileGenerating.length, output).toBeGreaterThan(0);
@@ -88,6 +90,41 @@ describe('progress that tells the truth', () => {
       expect(Math.max(...whileGenerating.map((l) => l.calls)), output).toBeGreaterThan(Math.min(...whileGenerating.map((l) => l.calls)));
       // The sweep then ran and scored all of them.
       expect(output).toMatch(/humaneval\.m\.direct\.t0\.2\s+8\s+16\s/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("a task's samples count as each is answered, before the task is; answers cut at max_tokens are counted and warned of", async () => {
+    const { env } = testConfig();
+    const problems = humanEvalProblems(1);
+    const answers = scriptedAnswers(problems, new Map(), 800);
+    // Every answer stops at max_tokens, as the endpoint says.
+    const server = await startScriptedLlmServer((req) => ({ ...answers(req), finishReason: 'length' }));
+    try {
+      const id = `per-sample-${uniqueSuffix()}`;
+      const file = path.join(dir, `${id}.yaml`);
+      // One task of 10 samples, one request at a time, 0.8 s each: one LLM activity of ~8 s.
+      writeFileSync(
+        file,
+        `id: ${id}\n${HUMANEVAL_DATASETS_YAML}models:\n${scriptedModelYaml('m', server.url, 'scripted', 'completions').replace('concurrency: 2', 'concurrency: 1')}` +
+          'methods: [direct]\ntemperatures: [0.2]\nn_samples: 10\nk: [1]\nlimit: 1\ntimeout_s: 5\n',
+      );
+      const p = spawnTs('scripts/start-sweep.ts', ['--config', file], env);
+      const { code } = await p.exited;
+      const output = p.output();
+      expect(code, output).toBe(0);
+      const seen = [...output.matchAll(/running samples answered (\d+)\/10 executed 0\/10 tasks 0\/1 cut (\d+) /g)].map((m) => ({
+        answered: Number(m[1]),
+        cut: Number(m[2]),
+      }));
+      // Answers of the one task were counted while it was still being answered, and so were the cut ones.
+      const within = seen.filter((l) => l.answered > 0 && l.answered < 10);
+      expect(within.length, output).toBeGreaterThan(0);
+      for (const l of within) expect(l.cut, output).toBe(l.answered);
+      expect(output).toMatch(/warning: humaneval\.m\.direct\.t0\.2: \d+ of \d+ answers so far were cut at max_tokens/);
+      // The results say so too.
+      expect(output).toMatch(/warning: humaneval\.m\.direct\.t0\.2: 10 of 10 answers were cut at max_tokens/);
     } finally {
       await server.close();
     }
