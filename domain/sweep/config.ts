@@ -117,6 +117,11 @@ export interface SweepConfig {
    * activity each (domain/sweep/sharding.ts). Absent: DEFAULT_SHARD_SAMPLES.
    */
   shard_samples?: number;
+  /**
+   * Cells that run at once (absent: 4). 1 runs them one after another: on a model that answers one
+   * request at a time, the first cell's results come after its own answers, not after everyone's.
+   */
+  max_parallel_cells?: number;
 }
 
 /** One point of the `prompts:` axis: a name, and its template (absent: the named default prompts). */
@@ -278,6 +283,7 @@ const TOP_LEVEL_KEYS = [
   'seed',
   'budget',
   'shard_samples',
+  'max_parallel_cells',
 ] as const;
 
 export const SweepConfigSchema = z
@@ -303,6 +309,7 @@ export const SweepConfigSchema = z
     seed: z.int().min(0).max(0xffff_ffff).default(0),
     budget: BudgetSchema.optional(),
     shard_samples: z.int().min(1).max(1_000_000).optional(),
+    max_parallel_cells: z.int().min(1).max(64).optional(),
   })
   // Zod skips this after a type error anywhere inside (even with `when`, for errors nested in
   // lists), so parseSweepConfig also runs these checks on the raw input when parsing fails: every
@@ -729,14 +736,14 @@ export function canonicalSweepJson(config: SweepConfig): string {
 
 /**
  * The config without what only prices or caps the sweep (models' `price`, the `budget`s) or lays
- * out its work (`shard_samples`): none changes a request or a result, so setting or updating one
+ * out its work (`shard_samples`, `max_parallel_cells`): none changes a request or a result, so setting or updating one
  * neither renames a sweep (its default id is the hash) nor makes a running one "another config"
  * (raising a budget resumes the sweep).
  */
 function experimentOf(config: SweepConfig): SweepConfig {
   const spendOnly = config.budget !== undefined || config.models.some((m) => m.price !== undefined || m.budget !== undefined);
-  if (!spendOnly && config.shard_samples === undefined) return config;
-  const { budget: _budget, shard_samples: _layout, ...rest } = config;
+  if (!spendOnly && config.shard_samples === undefined && config.max_parallel_cells === undefined) return config;
+  const { budget: _budget, shard_samples: _layout, max_parallel_cells: _cells, ...rest } = config;
   return { ...rest, models: config.models.map(({ price: _price, budget: _modelBudget, ...m }) => m) };
 }
 

@@ -290,6 +290,18 @@ const BUDGET_HINT =
 /** How far a bar is: a sample counts half once answered and whole once executed, so the bar moves on answers. */
 const barValue = (p: CellView) => p.answered + p.samplesDone;
 
+/**
+ * The results of cells that finished while others still run, each once (`shown` keeps which): the
+ * first results come when the first cell ends, not with the last. The table at the end has them all.
+ */
+export function finishedCellLines(sweep: Pick<SweepProgress, 'cells'>, shown: Set<string>): string[] {
+  if (sweep.cells.every((c) => c.state === 'done')) return [];
+  const fresh = sweep.cells.filter((c) => c.summary && !shown.has(c.id));
+  if (!fresh.length) return [];
+  for (const c of fresh) shown.add(c.id);
+  return [`finished while the sweep goes on:\n${formatResultsTable(fresh.map((c) => c.summary!))}`];
+}
+
 /** Live bars per cell until the sweep's workflow completes (the caller awaits the result). */
 export function showSweepProgress(client: Client, sweepId: string, enabled: boolean): { stop: () => Promise<void> } {
   if (!enabled) return { stop: async () => {} };
@@ -303,6 +315,7 @@ export function showSweepProgress(client: Client, sweepId: string, enabled: bool
   const bars = new Map<string, cliProgress.SingleBar>();
   const lastLogged = new Map<string, string>();
   const warned = new Set<string>();
+  const resultsShown = new Set<string>();
   let spendBar: cliProgress.SingleBar | undefined;
   let lastPausedFor: string | null = null;
   // One snapshot at a time, awaited by stop(): a query still retrying after the caller closed the
@@ -339,6 +352,7 @@ export function showSweepProgress(client: Client, sweepId: string, enabled: bool
           lastPausedFor = sweep.pausedFor ?? null;
           say(`sweep ${sweepId}: ${paused ?? 'running again'}`);
         }
+        for (const line of finishedCellLines(sweep, resultsShown)) say(line);
         let logged = false;
         for (const [id, p] of cells) {
           // Said once a cell has any; its line counts on.

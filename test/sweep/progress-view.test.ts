@@ -1,6 +1,6 @@
 /** The progress line's ETA (from the answer rate while answers come, from the execution rate after) and its spend line. */
 import { describe, expect, it } from 'vitest';
-import { cellLine, etaSeconds, liveCutWarning, spendLines, type CellView } from '../../scripts/lib/sweep-view.js';
+import { cellLine, etaSeconds, finishedCellLines, liveCutWarning, spendLines, type CellView } from '../../scripts/lib/sweep-view.js';
 import type { CellSummary } from '../../domain/sweep/results.js';
 import type { SweepProgress } from '../../workflows/sweep.js';
 
@@ -87,5 +87,36 @@ describe('cellLine and the cut warning', () => {
     expect(liveCutWarning('c', view({ cut: 2 }))).toMatch(
       /^warning: c: 2 of 37 answers so far were cut at max_tokens; .*raise the model's max_tokens$/,
     );
+  });
+});
+
+describe('finishedCellLines', () => {
+  const summary = (cell: string) =>
+    ({
+      cell: { cell },
+      tasks: 4,
+      samples: 4,
+      passAtK: { 'pass@1': 0.75 },
+      successAtK: { 'success@1': 1 },
+      droppedK: [],
+      cost: { calls: 4, promptTokens: 400, completionTokens: 300, sandboxRuns: 4, wallSeconds: 12.5 },
+    }) as unknown as CellSummary;
+  const entry = (id: string, state: 'pending' | 'running' | 'done') => ({
+    id,
+    workflowId: `w-${id}`,
+    state,
+    summary: state === 'done' ? summary(id) : null,
+  });
+
+  it("shows a cell's results once, as soon as it ends while others run; none when all are done", () => {
+    const shown = new Set<string>();
+    expect(finishedCellLines({ cells: [entry('a', 'running'), entry('b', 'running')] }, shown)).toEqual([]);
+    const [first] = finishedCellLines({ cells: [entry('a', 'done'), entry('b', 'running')] }, shown);
+    expect(first).toMatch(/^finished while the sweep goes on:\ncell\s+tasks/);
+    expect(first).toMatch(/\na\s+4\s+4\s+0\.7500\s/);
+    expect(first).not.toMatch(/\nb\s/);
+    expect(finishedCellLines({ cells: [entry('a', 'done'), entry('b', 'running')] }, shown)).toEqual([]);
+    // The last cell's results come with the sweep's whole table.
+    expect(finishedCellLines({ cells: [entry('a', 'done'), entry('b', 'done')] }, shown)).toEqual([]);
   });
 });

@@ -130,6 +130,42 @@ describe('progress that tells the truth', () => {
     }
   });
 
+  it("a cell's results are shown as soon as it ends, while the others still run", async () => {
+    const { env } = testConfig();
+    const problems = humanEvalProblems(2);
+    const fast = await startScriptedLlmServer(scriptedAnswers(problems));
+    const slow = await startScriptedLlmServer(scriptedAnswers(problems, new Map(), 4000));
+    try {
+      const id = `first-results-${uniqueSuffix()}`;
+      const file = path.join(dir, `${id}.yaml`);
+      // Two cells one after another (max_parallel_cells: 1): the fast model's answers at once, then
+      // the slow one's, 4 s each (two tasks: 8 s or more).
+      writeFileSync(
+        file,
+        `id: ${id}\n${HUMANEVAL_DATASETS_YAML}models:\n${scriptedModelYaml('fast', fast.url, 'scripted', 'completions')}` +
+          `${scriptedModelYaml('slow', slow.url, 'scripted', 'completions').replace('concurrency: 2', 'concurrency: 1')}${oneSampleDirectYaml(2)}` +
+          'max_parallel_cells: 1\n',
+      );
+      const p = spawnTs('scripts/start-sweep.ts', ['--config', file], env);
+      const { code } = await p.exited;
+      const output = p.output();
+      expect(code, output).toBe(0);
+      const early = output.indexOf('finished while the sweep goes on:');
+      expect(early, output).toBeGreaterThanOrEqual(0);
+      // The fast cell's row, before the slow cell is done; the slow one's only in the final table.
+      // The table ends with its footnote on cut answers.
+      const block = output.slice(early, output.indexOf('cut: answers the endpoint cut', early));
+      expect(block, output).toMatch(/\nhumaneval\.fast\.direct\.t0\.2\s+2\s+2\s/);
+      expect(block, output).not.toMatch(/humaneval\.slow/);
+      // The slow cell started only once the fast one was done: no line of it before the block.
+      expect(output.slice(0, early), output).not.toMatch(/humaneval\.slow\.direct\.t0\.2: running/);
+      expect(output.lastIndexOf('humaneval.slow.direct.t0.2 ')).toBeGreaterThan(early);
+    } finally {
+      await fast.close();
+      await slow.close();
+    }
+  });
+
   it('a Temporal that does not answer: the display says so, once, instead of freezing', async () => {
     const connection = Connection.lazy({ address: '127.0.0.1:1' });
     const client = new Client({ connection, namespace: 'default' });
