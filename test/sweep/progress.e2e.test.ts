@@ -17,6 +17,8 @@ import { HUMANEVAL_DATASETS_YAML, humanEvalProblems, oneSampleDirectYaml, script
 import { startScriptedLlmServer } from '../support/scripted-llm-server.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-progress-'));
+/** A sweep seed no earlier run used: its requests are new to the LLM cache, so the scripted server answers them. */
+const freshSeed = () => Math.floor(Math.random() * 0xffff_fff0);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('progress that tells the truth', () => {
@@ -108,7 +110,8 @@ describe('progress that tells the truth', () => {
       writeFileSync(
         file,
         `id: ${id}\n${HUMANEVAL_DATASETS_YAML}models:\n${scriptedModelYaml('m', server.url, 'scripted', 'completions').replace('concurrency: 2', 'concurrency: 1')}` +
-          'methods: [direct]\ntemperatures: [0.2]\nn_samples: 10\nk: [1]\nlimit: 1\ntimeout_s: 5\n',
+          // A seed of its own: no answer of an earlier run (a server on the same port) is in the LLM cache.
+          `methods: [direct]\ntemperatures: [0.2]\nn_samples: 10\nk: [1]\nlimit: 1\ntimeout_s: 5\nseed: ${freshSeed()}\n`,
       );
       const p = spawnTs('scripts/start-sweep.ts', ['--config', file], env);
       const { code } = await p.exited;
@@ -143,8 +146,8 @@ describe('progress that tells the truth', () => {
       writeFileSync(
         file,
         `id: ${id}\n${HUMANEVAL_DATASETS_YAML}models:\n${scriptedModelYaml('fast', fast.url, 'scripted', 'completions')}` +
-          `${scriptedModelYaml('slow', slow.url, 'scripted', 'completions').replace('concurrency: 2', 'concurrency: 1')}${oneSampleDirectYaml(2)}` +
-          'max_parallel_cells: 1\n',
+          `${scriptedModelYaml('slow', slow.url, 'scripted', 'completions').replace('concurrency: 2', 'concurrency: 1')}` +
+          `${oneSampleDirectYaml(2).replace(/^seed: .*$/m, `seed: ${freshSeed()}`)}max_parallel_cells: 1\n`,
       );
       const p = spawnTs('scripts/start-sweep.ts', ['--config', file], env);
       const { code } = await p.exited;
