@@ -1,7 +1,7 @@
 /**
  * `node --import tsx scripts/default-sweep.ts` (`npm start`): the README's main job. A small sweep
- * on the local stack against the embedded model: a generated PBE World dataset and HumanEval's first
- * tasks, the `direct` method, one sample per task. The config is written to .data/default-sweep.yaml,
+ * on the local stack against the embedded model: HumanEval's first tasks and a generated PBE World
+ * dataset, the `direct` method, one sample per task. The config is written to .data/default-sweep.yaml,
  * so it can be read, edited and run again with scripts/start-sweep.ts.
  */
 import { spawn } from 'node:child_process';
@@ -27,15 +27,17 @@ if (!existsSync(humanEval)) {
   process.exit(1);
 }
 const config = `# The default sweep (scripts/default-sweep.ts): small enough to finish in minutes on 2 cores.
-# The first 4 tasks of a generated PBE World dataset and of HumanEval, one sample each.
-id: default-${modelIdFor(modelPathFromEnv())}-t512
+# The first 4 tasks of HumanEval and of a generated PBE World dataset, one sample each. One cell
+# after the other (max_parallel_cells: 1), HumanEval's first, its answers the shorter: its results
+# show as soon as it ends, after its own 4 answers, instead of when both cells' 8 are in.
+id: default-${modelIdFor(modelPathFromEnv())}-t512-he
 datasets:
-  - name: pbe
-    family: pbe-world
-    pbe_world: { count: 4, seed: 1 }
   - name: humaneval
     family: humaneval
     path: ${humanEval}
+  - name: pbe
+    family: pbe-world
+    pbe_world: { count: 4, seed: 1 }
 models:
   - id: local
     base_url: ${baseUrl}
@@ -53,6 +55,7 @@ k: [1]
 limit: 4
 timeout_s: 3
 seed: 7
+max_parallel_cells: 1
 `;
 mkdirSync(paths.dataDir, { recursive: true });
 const file = path.join(paths.dataDir, 'default-sweep.yaml');

@@ -265,6 +265,26 @@ program.action(async (flags: Flags) => {
       await printResults(env, config, bucket, sweepId, finished, flags.outputDir);
       return;
     }
+    // The in-process workers get ready (their workflow bundle, sandbox, connections and leases:
+    // seconds) while the sweep's input is uploaded and its workflow started, so they take its first
+    // task at once. Every check that refuses a start has passed by now; if the start fails anyway,
+    // they are closed unused (their leases removed).
+    let workersStarting: ReturnType<typeof createWorkers> | undefined;
+    if (flags.wait && flags.worker === 'in-process') {
+      installRuntime(logLevelFrom(process.env, 'ERROR'));
+      workersStarting = createWorkers(env, {
+        roles: ['workflows', 'storage', 'sandbox', 'llm'],
+        // A detach returns in seconds: what is in flight then is cancelled (its answers so far
+        // kept) and taken up by whichever worker serves the sweep next.
+        stopGraceMs: IN_PROCESS_STOP_GRACE_MS,
+        llmModels: config.models.map((m) => ({ id: m.id, concurrency: m.concurrency })),
+        ...(flags.shareProcess ? { shareProcess: true } : {}),
+        forkServer: flags.forkServer,
+      });
+      // Its failure is reported where it is awaited (below), not as an unhandled rejection before.
+      workersStarting.catch(() => {});
+    }
+    const closeUnused = () => workersStarting?.then((w) => w.close()).catch(() => {});
     const input = await buildSweepInput(config, bucket, {
       sweepId,
       configFile: flags.config,
@@ -272,6 +292,9 @@ program.action(async (flags: Flags) => {
       generations,
       queues: queuesOf(env),
       log: (line) => console.error(line),
+    }).catch(async (err: unknown) => {
+      await closeUnused();
+      throw err;
     });
 
     const { client } = temporal!;
@@ -335,17 +358,8 @@ program.action(async (flags: Flags) => {
         },
         waitingFor: () => (inProcess ? `the in-process workers (${inFlight(inProcess.workers)})` : 'the detach'),
       });
-      if (flags.worker === 'in-process') {
-        installRuntime(logLevelFrom(process.env, 'ERROR'));
-        inProcess = await createWorkers(env, {
-          roles: ['workflows', 'storage', 'sandbox', 'llm'],
-          // A detach returns in seconds: what is in flight then is cancelled (its answers so far
-          // kept) and taken up by whichever worker serves the sweep next.
-          stopGraceMs: IN_PROCESS_STOP_GRACE_MS,
-          llmModels: config.models.map((m) => ({ id: m.id, concurrency: m.concurrency })),
-          ...(flags.shareProcess ? { shareProcess: true } : {}),
-          forkServer: flags.forkServer,
-        });
+      if (workersStarting) {
+        inProcess = await workersStarting;
         // A signal while they started: they stop before serving.
         if (!signals.received()) running = Promise.all(inProcess.workers.map((w) => w.run()));
       }
@@ -393,6 +407,7 @@ program.action(async (flags: Flags) => {
       if (err instanceof WorkflowFailedError) throw new Error(`sweep failed: ${rootCauseMessage(err)}`);
       throw err;
     } finally {
+      if (!inProcess) await closeUnused();
       if (inProcess) {
         stopWorkers(inProcess.workers);
         await running?.catch(() => {});

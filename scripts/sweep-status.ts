@@ -110,7 +110,7 @@ new Command('sweep-status')
           for (const c of sweep.cells) {
             const p = cells.get(c.id);
             console.log(
-              `  ${c.id}: ${c.state}${p ? ` answered ${p.answered}/${p.samplesTotal}, executed ${p.samplesDone}/${p.samplesTotal} samples, pass@1 so far ${p.passAt1SoFar?.toFixed(3) ?? '-'}, ${p.calls} calls` : ''}`,
+              `  ${c.id}: ${c.state}${p ? ` answered ${p.answered}/${p.samplesTotal}, executed ${p.samplesDone}/${p.samplesTotal} samples, tasks ${p.tasksAnswered}/${p.tasksTotal}, cut ${p.cut}, pass@1 so far ${p.passAt1SoFar?.toFixed(3) ?? '-'}, ${p.calls} calls` : ''}`,
             );
             if (p?.errorHold) console.log(`    ${cellHoldLine(p.errorHold)}`);
           }

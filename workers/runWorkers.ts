@@ -221,6 +221,9 @@ export async function createWorkers(
                 // One task's samples run one after another inside an activity; the requests then
                 // wait for this worker's share of the model's limits.
                 maxConcurrentActivityTaskExecutions: model.concurrency,
+                // The heartbeats carry the answers so far (the live progress reads them): at most
+                // every 5 s, not every 24 s (0.8 of the LLM activities' heartbeat timeout).
+                maxHeartbeatThrottleInterval: '5 seconds',
                 shutdownGraceTime: stopGraceMs,
               }),
             );

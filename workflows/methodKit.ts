@@ -30,10 +30,11 @@ export interface MethodTaskInput {
 /**
  * What a task's generation leaves: the answers' keys, what they cost (for live progress), for
  * multi-step kinds their trace, and for single-call kinds the answers the endpoint failed now
- * (`freshErrors`: a cell that stops on errors counts them, domain/sweep/cellErrors.ts).
+ * (`freshErrors`: a cell that stops on errors counts them, domain/sweep/cellErrors.ts). `cut`: its
+ * answers cut at max_tokens, where the step knows (the single-call methods), for the live progress.
  */
 export type TaskGeneration = Pick<MethodTaskOutcome, 'finalKeys'> &
-  Partial<Omit<MethodTaskOutcome, 'finalKeys'>> & { freshErrors?: FreshErrors };
+  Partial<Omit<MethodTaskOutcome, 'finalKeys'>> & { freshErrors?: FreshErrors; cut?: number };
 
 /** Answers the endpoint failed for good now (not read from the cache), and the last one's reason. */
 export interface FreshErrors {
@@ -46,6 +47,11 @@ export function freshErrorsOf(answers: readonly LlmCallSummary[]): FreshErrors |
   const failed = answers.filter((a) => a.status === 'error' && !a.cached);
   if (!failed.length) return undefined;
   return { count: failed.length, last: failed[failed.length - 1]!.error ?? 'the endpoint failed the request' };
+}
+
+/** How many of a step's answers were cut at max_tokens. */
+export function cutAnswers(answers: readonly Pick<LlmCallSummary, 'cut'>[]): number {
+  return answers.filter((a) => a.cut).length;
 }
 
 export interface MethodStepContext<Variant> {

@@ -160,7 +160,15 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
   publish(true);
 
   const historyIsLarge = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= input.maxHistoryEvents;
+  // The answered tasks and cut answers of finished shards are counts for the progress query only:
+  // no command depends on them, so no patched() is needed.
+  const absorbAnswered = (shardIndex: number, cut: number | undefined) => {
+    const range = shardTaskRange(shardIndex, input.tasksPerShard, input.tasks);
+    state.tasksAnswered = (state.tasksAnswered ?? 0) + (range.end - range.start);
+    state.cutAtMaxTokens = (state.cutAtMaxTokens ?? 0) + (cut ?? 0);
+  };
   const absorb = (o: ShardOutcome) => {
+    absorbAnswered(o.shardIndex, o.cutAtMaxTokens);
     state.samplesDone += o.samples;
     for (const t of o.tasks) {
       if (t.n === 0) continue;
@@ -173,6 +181,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
     state.sandboxRuns += o.sandboxRuns;
   };
   const absorbTotals = (t: ShardTotals) => {
+    absorbAnswered(t.shardIndex, t.cutAtMaxTokens);
     state.samplesDone += t.samples;
     state.tasksDone += t.tasksDone;
     state.passSum += t.passSum;

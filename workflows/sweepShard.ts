@@ -51,6 +51,10 @@ export interface ShardProgress {
   calls?: number;
   promptTokens?: number;
   completionTokens?: number;
+  /** Tasks whose samples all have their answer (absent from shards started before it). */
+  tasksAnswered?: number;
+  /** Answers cut at max_tokens so far, where the method says (direct, rag); absent from shards started before it. */
+  cut?: number;
 }
 export const shardProgressQuery = defineQuery<ShardProgress>('shard-progress');
 
@@ -66,6 +70,8 @@ export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcom
     calls: 0,
     promptTokens: 0,
     completionTokens: 0,
+    tasksAnswered: input.mode === 'evaluate-only' ? input.taskEnd - input.taskStart : 0,
+    cut: 0,
   };
   setHandler(shardProgressQuery, () => progress);
   // Shards started before the window existed schedule every task at once, as they did.
@@ -130,6 +136,9 @@ export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcom
     // A multi-step chain's cost is its work beyond the final answers; theirs comes apart. What
     // slices counted already is taken off: the rest, and the rest of the task.
     taskAnswered: (generation, counted) => {
+      // Progress only (a query's state): no command changes, so no patched() is needed.
+      progress.tasksAnswered++;
+      progress.cut += generation.cut ?? 0;
       const paid = addCost(generation.cost ?? ZERO_COST, generation.finalCost ?? {});
       if (counted.samples === 0) return count(input.nSamples, paid);
       const rest = subtractCost(paid, counted.cost);

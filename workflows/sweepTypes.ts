@@ -138,6 +138,10 @@ export interface CellProgressState {
   errorStop?: CellErrorStop | null;
   /** How many times it held on errors, and the last reason (its results say it); absent: never. */
   errorHolds?: { count: number; last: string };
+  /** Tasks of its finished shards, executed or not (progress only; absent in states older than it). */
+  tasksAnswered?: number;
+  /** Answers of its finished shards cut at max_tokens (progress only; absent in states older than it). */
+  cutAtMaxTokens?: number;
 }
 
 export interface ShardInput extends CellScope {

@@ -143,4 +143,24 @@ export interface LlmCallSummary {
   requestsUnanswered?: number;
   /** A fresh error's message (status error, not cached), cut to 300 characters; absent otherwise. */
   error?: string;
+  /** The answer was cut at max_tokens (finish_reason `length`); absent: it was not, or summaries from before. */
+  cut?: true;
 }
+
+/** The finish reason of an answer cut at max_tokens (OpenAI's API, vLLM, llama.cpp). */
+export const FINISH_LENGTH = 'length';
+
+/**
+ * What an LLM activity's heartbeats say while it runs: its samples answered so far (cached ones
+ * too), how many of those were cut at max_tokens, and what they cost (LlmCallSummary's counts). The
+ * live progress reads it from the running shards' pending activities, so a task of many samples
+ * shows each answer as it comes.
+ */
+export const LlmHeartbeatSchema = z.object({
+  answered: z.number().int().nonnegative(),
+  cut: z.number().int().nonnegative(),
+  calls: z.number().int().nonnegative(),
+  promptTokens: z.number().int().nonnegative(),
+  completionTokens: z.number().int().nonnegative(),
+});
+export type LlmHeartbeat = z.infer<typeof LlmHeartbeatSchema>;

@@ -966,11 +966,13 @@ ${parts.join('\n') || '<p class="muted">No samples to show.</p>'}
 const STYLE = `
 :root { --fg:#1d2329; --muted:#68727d; --line:#d9dee3; --bg:#ffffff; --soft:#f5f7f9; --accent:#2f6f9f; }
 * { box-sizing: border-box; }
+/* Every jump (a nav link, a task's or a template's link) lands below the sticky nav: one line high (below), so 56 px clears it. */
+html { scroll-padding-top:56px; }
 body { margin:0; font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif; color:var(--fg); background:var(--bg); }
 header { background:#22313f; color:#fff; padding:18px 28px 12px; }
 header h1 { margin:0 0 4px; font-size:22px; }
 header .meta { color:#c9d3dc; font-size:13px; }
-nav { position:sticky; top:0; z-index:5; background:#fff; border-bottom:1px solid var(--line); padding:8px 28px; }
+nav { position:sticky; top:0; z-index:5; background:#fff; border-bottom:1px solid var(--line); padding:8px 28px; white-space:nowrap; overflow-x:auto; }
 nav a { margin-right:16px; color:var(--accent); text-decoration:none; font-weight:600; }
 main { max-width:1280px; margin:0 auto; padding:8px 28px 60px; }
 h2 { margin:32px 0 8px; font-size:20px; border-bottom:2px solid var(--line); padding-bottom:4px; }
@@ -1009,7 +1011,6 @@ ${Object.entries(STATUS_COLORS)
 .status-help { columns:2; font-size:13px; }
 .scroll { max-height:520px; overflow:auto; }
 details > summary { cursor:pointer; }
-section, details.task, details.sample { scroll-margin-top:48px; }
 details.task { border:1px solid var(--line); border-radius:6px; margin:6px 0; background:#fff; }
 details.task > summary { padding:6px 10px; background:var(--soft); }
 details.task[open] > summary { border-bottom:1px solid var(--line); }
@@ -1039,6 +1040,15 @@ table.comparisons tr.significant > td:not([rowspan]) { background:#eaf4e6; }
 .flip-list { font-size:12px; margin:2px 0; max-width:420px; }
 td.nowrap { white-space:nowrap; }
 .provenance-warning { font-size:12px; color:#8a5a00; }
+/* Provenance: a cell's fields wrap as "name: value" chips instead of a grid of a column per field
+   (a dozen runtime versions made it scroll sideways at 1280 px). */
+#provenance .scroll { overflow-x:hidden; }
+#provenance-table, #provenance-table tbody { display:block; width:100%; }
+#provenance-table thead { display:none; }
+#provenance-table tr { display:flex; flex-wrap:wrap; gap:3px 6px; padding:6px 0; border-top:1px solid var(--line); }
+#provenance-table td { display:block; border:none; padding:1px 6px; border-radius:3px; background:var(--soft); max-width:100%; overflow-wrap:anywhere; }
+#provenance-table td:first-child { flex-basis:100%; background:none; padding-left:0; font-weight:600; }
+#provenance-table td[data-field]::before { content:attr(data-field) ": "; color:var(--muted); }
 `;
 
 /** The whole report page. */

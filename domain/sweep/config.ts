@@ -128,6 +128,11 @@ export interface SweepConfig {
   shard_samples?: number;
   /** When a cell stops on errors (domain/sweep/cellErrors.ts); absent: its defaults; false: never. */
   stop_cell_on_errors?: CellErrorStopConfig;
+  /**
+   * Cells that run at once (absent: 4). 1 runs them one after another: on a model that answers one
+   * request at a time, the first cell's results come after its own answers, not after everyone's.
+   */
+  max_parallel_cells?: number;
 }
 
 /** One point of the `prompts:` axis: a name, and its template (absent: the named default prompts). */
@@ -295,6 +300,7 @@ const TOP_LEVEL_KEYS = [
   'budget',
   'shard_samples',
   'stop_cell_on_errors',
+  'max_parallel_cells',
 ] as const;
 
 export const SweepConfigSchema = z
@@ -321,6 +327,7 @@ export const SweepConfigSchema = z
     budget: BudgetSchema.optional(),
     shard_samples: z.int().min(1).max(1_000_000).optional(),
     stop_cell_on_errors: CellErrorStopConfigSchema.optional(),
+    max_parallel_cells: z.int().min(1).max(64).optional(),
   })
   // Zod skips this after a type error anywhere inside (even with `when`, for errors nested in
   // lists), so parseSweepConfig also runs these checks on the raw input when parsing fails: every
@@ -795,14 +802,20 @@ export function canonicalSweepJson(config: SweepConfig): string {
 
 /**
  * The config without what only prices or caps the sweep (models' `price`, the `budget`s, when a
- * cell stops on errors) or lays out its work (`shard_samples`): none changes a request or a result, so setting or updating one
+ * cell stops on errors) or lays out its work (`shard_samples`, `max_parallel_cells`): none changes a request or a result, so setting or updating one
  * neither renames a sweep (its default id is the hash) nor makes a running one "another config"
  * (raising a budget resumes the sweep).
  */
 function experimentOf(config: SweepConfig): SweepConfig {
   const spendOnly = config.budget !== undefined || config.models.some((m) => m.price !== undefined || m.budget !== undefined);
-  if (!spendOnly && config.shard_samples === undefined && config.stop_cell_on_errors === undefined) return config;
-  const { budget: _budget, shard_samples: _layout, stop_cell_on_errors: _stop, ...rest } = config;
+  if (
+    !spendOnly &&
+    config.shard_samples === undefined &&
+    config.stop_cell_on_errors === undefined &&
+    config.max_parallel_cells === undefined
+  )
+    return config;
+  const { budget: _budget, shard_samples: _layout, stop_cell_on_errors: _stop, max_parallel_cells: _cells, ...rest } = config;
   return { ...rest, models: config.models.map(({ price: _price, budget: _modelBudget, ...m }) => m) };
 }
 

@@ -4,6 +4,7 @@ import { ExceptionInfoSchema, ExecutionStatusSchema, type ExceptionInfo, type Ex
 import type { StatusScore, TaskScore } from '../families/types.js';
 import { kindOfSample, SampleScoreSchema, scoreRuns } from '../scoring/scoreKinds.js';
 import type { KindTaskScore } from '../scoring/scoreKind.js';
+import { FINISH_LENGTH } from '../llm/request.js';
 import { MethodCostSchema, type MethodCost } from '../methods/artifacts.js';
 
 /**
@@ -112,6 +113,8 @@ export interface ShardOutcome {
   completionTokens: number;
   /** Absent from outcomes stored before it existed. */
   requestsUnanswered?: number;
+  /** Answers cut at max_tokens (finish_reason `length`); absent: none, or outcomes from before it. */
+  cutAtMaxTokens?: number;
 }
 
 /**
@@ -150,7 +153,14 @@ export function shardOutcomeOf(
     promptTokens: costs.reduce((a, c) => a + c.prompt_tokens, 0),
     completionTokens: costs.reduce((a, c) => a + c.completion_tokens, 0),
     requestsUnanswered: costs.reduce((a, c) => a + (c.requests_unanswered ?? 0), 0),
+    ...cutOf(records),
   };
+}
+
+/** `{ cutAtMaxTokens }` when some records' answers were cut at max_tokens, else nothing. */
+function cutOf(records: readonly Pick<SampleRecord, 'finish_reason'>[]): { cutAtMaxTokens?: number } {
+  const cut = records.filter((r) => r.finish_reason === FINISH_LENGTH).length;
+  return cut ? { cutAtMaxTokens: cut } : {};
 }
 
 /** Whether stored records can stand for a run's samples: a run that executes redoes those only saved (generation-only). */
@@ -171,6 +181,8 @@ export interface ShardTotals {
   completionTokens: number;
   sandboxRuns: number;
   requestsUnanswered: number;
+  /** Answers cut at max_tokens; absent: none. */
+  cutAtMaxTokens?: number;
 }
 
 /** A shard's totals from its stored records (samples not executed, or scored from their text, pass nothing, as in a cell). */
@@ -192,7 +204,14 @@ export function totalsOfRecords(shardIndex: number, records: readonly SampleReco
     byTask.set(r.task_index, t);
   }
   const tasks = [...byTask.values()];
-  return { shardIndex, samples: records.length, tasksDone: tasks.length, passSum: tasks.reduce((a, t) => a + t.c / t.n, 0), ...cost };
+  return {
+    shardIndex,
+    samples: records.length,
+    tasksDone: tasks.length,
+    passSum: tasks.reduce((a, t) => a + t.c / t.n, 0),
+    ...cost,
+    ...cutOf(records),
+  };
 }
 
 /** A record's whole cost: its final call, plus the task's method work when it carries it. */

@@ -11,15 +11,16 @@ import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from '
 import {
   ChatResponseSchema,
   CompletionResponseSchema,
+  FINISH_LENGTH,
   type LlmBody,
   type LlmCallSummary,
   type LlmEndpoint,
+  type LlmHeartbeat,
   type LlmRecord,
   usableRecord,
 } from '../../domain/llm/request.js';
 import { canonicalJson } from '../../domain/datasets/manifest.js';
 import { remainingChoicesBody, sampleCalls, SampleLayoutError, type SampleCall } from '../../domain/methods/sampling.js';
-import { throttledHeartbeat } from '../heartbeat.js';
 import { OpenAiClients } from './openaiClients.js';
 import { LEASE_MS } from '../../domain/llm/inflight.js';
 import {
@@ -246,6 +247,23 @@ function retryAfterMs(headers: Headers | undefined): number | undefined {
  * The answer is paid for: storing it is retried inside the activity for a while (S3 restarting),
  * because failing the activity now would send the same request again on retry.
  */
+/**
+ * Each running LLM activity's answers so far (LlmHeartbeat). Every heartbeat of the activity carries
+ * them: one without details would erase them from what the live progress reads.
+ */
+const answeredSoFar = new WeakMap<Context, LlmHeartbeat>();
+
+function progressOf(context: Context): LlmHeartbeat {
+  let p = answeredSoFar.get(context);
+  if (!p) answeredSoFar.set(context, (p = { answered: 0, cut: 0, calls: 0, promptTokens: 0, completionTokens: 0 }));
+  return p;
+}
+
+/** Heartbeats the current activity with its answers so far. */
+function beat(context: Context = Context.current()): void {
+  context.heartbeat(progressOf(context));
+}
+
 async function putPatiently(bucket: Bucket, key: string, body: string): Promise<void> {
   const deadline = Date.now() + 5 * 60_000;
   for (let delay = 250; ; delay = Math.min(delay * 2, 10_000)) {
@@ -254,7 +272,7 @@ async function putPatiently(bucket: Bucket, key: string, body: string): Promise<
       return;
     } catch (err) {
       if (Date.now() + delay > deadline) throw err;
-      Context.current().heartbeat();
+      beat();
       await new Promise((r) => setTimeout(r, delay));
     }
   }
@@ -278,7 +296,7 @@ async function waitForOthers(
   const byStore = new Map<Store, string[]>();
   for (const r of requests) byStore.set(storeOf(r), [...(byStore.get(storeOf(r)) ?? []), ...missingOf(r)]);
   for (let delay = 250; ; delay = Math.min(delay * 2, 5_000)) {
-    Context.current().heartbeat();
+    beat();
     await Context.current().sleep(delay);
     let held = false;
     for (const [store, ids] of byStore) held ||= await store.inflight.othersHold(ids);
@@ -389,7 +407,7 @@ export function createLlmActivities(
 
   const summaryOf = (
     key: string,
-    r: Pick<LlmRecord, 'status' | 'promptTokens' | 'completionTokens' | 'calls' | 'requestsUnanswered' | 'error'>,
+    r: Pick<LlmRecord, 'status' | 'promptTokens' | 'completionTokens' | 'calls' | 'requestsUnanswered' | 'error' | 'finishReason'>,
     cached: boolean,
   ): LlmCallSummary => ({
     key,
@@ -401,6 +419,7 @@ export function createLlmActivities(
     ...(r.requestsUnanswered ? { requestsUnanswered: r.requestsUnanswered } : {}),
     // A fresh error's reason, for a cell that stops on errors to name (domain/sweep/cellErrors.ts).
     ...(r.status === 'error' && !cached && r.error ? { error: r.error.message.slice(0, 300) } : {}),
+    ...(r.finishReason === FINISH_LENGTH ? { cut: true as const } : {}),
   });
 
   /**
@@ -462,7 +481,7 @@ export function createLlmActivities(
     const end = await gate.enter(
       context.info.taskQueue,
       { concurrency: endpoint.concurrency, requestsPerSecond: endpoint.requestsPerSecond },
-      { beat: () => context.heartbeat(), signal: context.cancellationSignal },
+      { beat: () => beat(context), signal: context.cancellationSignal },
     );
     const started = Date.now();
     const n = body.n ?? 1;
@@ -479,10 +498,10 @@ export function createLlmActivities(
     let recordedFailure: FailureCounts | undefined;
     // Heartbeat while the model thinks, so a dead worker is noticed in seconds, not after a
     // whole request timeout.
-    const beat = setInterval(() => Context.current().heartbeat(), 5_000);
+    const beating = setInterval(() => beat(context), 5_000);
     try {
       answer = await send(endpoint, body).finally(() => {
-        clearInterval(beat);
+        clearInterval(beating);
         end();
       });
     } catch (err) {
@@ -610,7 +629,9 @@ export function createLlmActivities(
       };
       const missingOf = (request: PlannedRequest) => request.members.map((i) => identities[i]!).filter((id) => !answered(request, id));
       const out = new Array<LlmCallSummary | undefined>(batch.calls.length);
-      const heartbeat = throttledHeartbeat();
+      const context = Context.current();
+      const soFar = progressOf(context);
+      let lastBeat = 0;
       try {
         let pending = requests;
         for (;;) {
@@ -634,8 +655,22 @@ export function createLlmActivities(
               const request = sendable[next++]!;
               try {
                 const summaries = await one(batch.endpoint, batch.calls, request, identities, storeOf(request));
-                for (const [choice, i] of request.members.entries()) out[i] = summaries[choice];
-                heartbeat();
+                for (const [choice, i] of request.members.entries()) {
+                  const summary = summaries[choice];
+                  out[i] = summary;
+                  if (!summary) continue;
+                  soFar.answered++;
+                  if (summary.cut) soFar.cut++;
+                  soFar.calls += summary.calls;
+                  soFar.promptTokens += summary.promptTokens;
+                  soFar.completionTokens += summary.completionTokens;
+                }
+                // Once a second at most (each call costs an encoding and a call into the core; a
+                // cached batch answers thousands at once); the 5 s beats while sending carry the rest.
+                if (Date.now() - lastBeat >= 1000) {
+                  lastBeat = Date.now();
+                  beat(context);
+                }
               } catch (err) {
                 if (!(err instanceof RetryableLlmError)) throw err;
                 if (!retryable || (err.retryAfterMs ?? 0) > (retryable.retryAfterMs ?? 0)) retryable = err;

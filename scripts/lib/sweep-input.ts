@@ -379,6 +379,7 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
     timeoutS: config.timeout_s,
     queues: opts.queues,
     shardSamples: config.shard_samples ?? DEFAULT_SHARD_SAMPLES,
+    ...(config.max_parallel_cells !== undefined ? { maxParallelCells: config.max_parallel_cells } : {}),
     ...spendInputs(config),
     ...cellErrorStopInput(config),
   };

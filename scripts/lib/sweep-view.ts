@@ -1,6 +1,8 @@
 /** How a sweep looks in a terminal: live progress per cell, and the results table. */
 import cliProgress from 'cli-progress';
 import type { Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { LlmHeartbeatSchema, type LlmHeartbeat } from '../../domain/llm/request.js';
 import { corpusScoreLine } from '../../domain/sweep/corpusScore.js';
 import { kindOfCell } from '../../domain/scoring/scoreKinds.js';
 import type { AtKInterval, CellSummary } from '../../domain/sweep/results.js';
@@ -114,15 +116,39 @@ function kindLines(c: CellSummary): string[] {
  * as answers arrive, not when a shard ends.
  */
 export interface CellView extends CellProgress {
+  /** Samples with their answer: of finished shards, of running shards' finished tasks, and those the running LLM activities have. */
   answered: number;
+  /** Tasks whose samples all have their answer. */
+  tasksAnswered: number;
+  /** Answers cut at max_tokens so far (where known while answering: direct, rag; every method once executed). */
+  cut: number;
 }
 
-const NO_SHARD: Required<Pick<ShardProgress, 'answered' | 'calls' | 'promptTokens' | 'completionTokens'>> = {
+const NO_SHARD: Required<Pick<ShardProgress, 'answered' | 'calls' | 'promptTokens' | 'completionTokens' | 'tasksAnswered' | 'cut'>> = {
   answered: 0,
   calls: 0,
   promptTokens: 0,
   completionTokens: 0,
+  tasksAnswered: 0,
+  cut: 0,
 };
+
+/**
+ * What a running shard's LLM activities have answered so far (their heartbeats' LlmHeartbeat), so a
+ * task of many samples counts each answer as it comes, not all of them when the task ends.
+ */
+async function answeringNow(client: Client, shardWorkflowId: string): Promise<LlmHeartbeat> {
+  const { raw } = await client.workflow.getHandle(shardWorkflowId).describe();
+  const sum: LlmHeartbeat = { answered: 0, cut: 0, calls: 0, promptTokens: 0, completionTokens: 0 };
+  for (const a of raw.pendingActivities ?? []) {
+    const payload = a.heartbeatDetails?.payloads?.[0];
+    if (!payload) continue;
+    const beat = LlmHeartbeatSchema.safeParse(defaultPayloadConverter.fromPayload(payload));
+    if (!beat.success) continue; // another activity's heartbeat (a sandbox run's count)
+    for (const field of Object.keys(sum) as (keyof LlmHeartbeat)[]) sum[field] += beat.data[field];
+  }
+  return sum;
+}
 
 export async function sweepSnapshot(client: Client, sweepId: string): Promise<{ sweep: SweepProgress; cells: Map<string, CellView> }> {
   const sweep = await client.workflow.getHandle(sweepWorkflowId(sweepId)).query(sweepProgressQuery);
@@ -139,20 +165,34 @@ export async function sweepSnapshot(client: Client, sweepId: string): Promise<{ 
         }
         // Cells that started before shards reported their answers have no list of running shards.
         const shards = await Promise.all(
-          (cell.runningShards ?? []).map((id) =>
-            client.workflow
-              .getHandle(id)
-              .query(shardProgressQuery)
-              .then(
-                (s) => ({ ...NO_SHARD, ...s }),
-                () => NO_SHARD,
-              ),
-          ),
+          (cell.runningShards ?? []).map(async (id) => {
+            const [progress, now] = await Promise.all([
+              client.workflow
+                .getHandle(id)
+                .query(shardProgressQuery)
+                .catch(() => null),
+              answeringNow(client, id).catch(() => null),
+            ]);
+            if (!progress) return NO_SHARD;
+            // Answers of tasks still being answered (gone from `now` once their activity ended and the shard counted them).
+            const s = { ...NO_SHARD, ...progress };
+            if (progress.phase !== 'generating' || !now) return s;
+            return {
+              ...s,
+              answered: s.answered + now.answered,
+              cut: s.cut + now.cut,
+              calls: s.calls + now.calls,
+              promptTokens: s.promptTokens + now.promptTokens,
+              completionTokens: s.completionTokens + now.completionTokens,
+            };
+          }),
         );
         const sum = (field: keyof typeof NO_SHARD) => shards.reduce((a, s) => a + s[field], 0);
         cells.set(c.id, {
           ...cell,
           answered: Math.min(cell.samplesTotal, cell.samplesDone + sum('answered')),
+          tasksAnswered: Math.min(cell.tasksTotal, (cell.tasksAnswered ?? cell.tasksDone) + sum('tasksAnswered')),
+          cut: (cell.cutAtMaxTokens ?? 0) + sum('cut'),
           calls: cell.calls + sum('calls'),
           promptTokens: cell.promptTokens + sum('promptTokens'),
           completionTokens: cell.completionTokens + sum('completionTokens'),
@@ -176,9 +216,19 @@ export function etaSeconds(p: Pick<CellView, 'answered' | 'samplesDone' | 'sampl
 export function cellLine(p: CellView, nowMs = Date.now()): string {
   const eta = etaSeconds(p, nowMs);
   return (
-    `${p.phase} answered ${p.answered}/${p.samplesTotal} executed ${p.samplesDone}/${p.samplesTotal} ` +
+    `${p.phase} samples answered ${p.answered}/${p.samplesTotal} executed ${p.samplesDone}/${p.samplesTotal} ` +
+    `tasks ${p.tasksAnswered}/${p.tasksTotal} cut ${p.cut} ` +
     `pass@1 ${p.passAt1SoFar === null ? '-' : p.passAt1SoFar.toFixed(3)} ETA ${eta === null ? '-' : `${eta}s`} ` +
     `calls ${p.calls} tokens ${p.promptTokens + p.completionTokens}`
+  );
+}
+
+/** The live warning for a cell with answers cut at max_tokens, else null. */
+export function liveCutWarning(id: string, p: Pick<CellView, 'cut' | 'answered'>): string | null {
+  if (p.cut <= 0) return null;
+  return (
+    `warning: ${id}: ${p.cut} of ${p.answered} answers so far were cut at max_tokens; ` +
+    `they mostly fail as broken programs, so its pass@k will measure max_tokens as much as the model: raise the model's max_tokens`
   );
 }
 
@@ -213,6 +263,18 @@ const BUDGET_HINT =
 /** How far a bar is: a sample counts half once answered and whole once executed, so the bar moves on answers. */
 const barValue = (p: CellView) => p.answered + p.samplesDone;
 
+/**
+ * The results of cells that finished while others still run, each once (`shown` keeps which): the
+ * first results come when the first cell ends, not with the last. The table at the end has them all.
+ */
+export function finishedCellLines(sweep: Pick<SweepProgress, 'cells'>, shown: Set<string>): string[] {
+  if (sweep.cells.every((c) => c.state === 'done')) return [];
+  const fresh = sweep.cells.filter((c) => c.summary && !shown.has(c.id));
+  if (!fresh.length) return [];
+  for (const c of fresh) shown.add(c.id);
+  return [`finished while the sweep goes on:\n${formatResultsTable(fresh.map((c) => c.summary!))}`];
+}
+
 /** Live bars per cell until the sweep's workflow completes (the caller awaits the result). */
 export function showSweepProgress(client: Client, sweepId: string, enabled: boolean): { stop: () => Promise<void> } {
   if (!enabled) return { stop: async () => {} };
@@ -225,6 +287,8 @@ export function showSweepProgress(client: Client, sweepId: string, enabled: bool
     : undefined;
   const bars = new Map<string, cliProgress.SingleBar>();
   const lastLogged = new Map<string, string>();
+  const warned = new Set<string>();
+  const resultsShown = new Set<string>();
   let spendBar: cliProgress.SingleBar | undefined;
   let lastPausedFor: string | null = null;
   // Each cell's hold on errors is said once when it comes, and its end too.
@@ -263,12 +327,19 @@ export function showSweepProgress(client: Client, sweepId: string, enabled: bool
           lastPausedFor = sweep.pausedFor ?? null;
           say(`sweep ${sweepId}: ${paused ?? 'running again'}`);
         }
+        for (const line of finishedCellLines(sweep, resultsShown)) say(line);
         let logged = false;
         for (const [id, p] of cells) {
           const hold = p.errorHold ? cellHoldLine(p.errorHold) : '';
           if (hold !== (cellHolds.get(id) ?? '')) {
             cellHolds.set(id, hold);
             say(hold || `${id}: going on again`);
+          }
+          // Said once a cell has any; its line counts on.
+          const warning = liveCutWarning(id, p);
+          if (warning && !warned.has(id)) {
+            warned.add(id);
+            say(warning);
           }
           if (multi) {
             let bar = bars.get(id);

@@ -258,6 +258,79 @@ describe('the report of a real sweep', () => {
     expect(errors).toEqual([]);
   });
 
+  it('at 1280 px: a jump lands below the sticky nav, and a wide provenance fits the page (synthetic data)', async () => {
+    const { page, errors } = browser;
+    const data = synthReport();
+    // Every field a worker records, with the long values of a remote endpoint and a dozen compilers.
+    const runtime = Object.fromEntries(
+      ['node', 'python', 'go', 'rustc', 'javac', 'g++', 'ruby', 'php', 'lua', 'perl', 'Rscript', 'racket', 'ldc2', 'scala', 'mono'].map(
+        (t) => [t, `${t} version 1.23.4 (build 2026-11-30, x86_64-unknown-linux-gnu)`],
+      ),
+    );
+    for (const c of data.cells)
+      c.provenance = {
+        explora: { version: '0.42.0', commit: 'c0ffee'.repeat(6) + 'abcd' },
+        config_sha256: 'ab'.repeat(32),
+        dataset_sha256: 'cd'.repeat(32),
+        model: {
+          endpoint: 'https://inference.example.org/v1/deployments/a-rather-long-deployment-name',
+          name: 'org/model-name-34b-instruct-v0.3',
+          system_fingerprints: ['fp_0123456789'],
+        },
+        prompt_template_sha256: 'ef'.repeat(32),
+        runtime,
+      };
+    const file = path.join(dir, 'layout.html');
+    writeFileSync(file, renderSweepReport(data, { chartLibrary: chartJsSource() }));
+    // At 1280 px, and at 700 px, where the nav used to wrap onto a second line taller than the jump's margin.
+    for (const width of [700, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(`file://${file}`);
+      const links = await page.locator('nav a').evaluateAll((as) => as.map((a) => a.getAttribute('href')!));
+      expect(links).toContain('#provenance');
+      // The nav's sections, and the links inside the page (a task's drill-down, a prompt template).
+      const inPage = await page.locator('main a[href^="#"]').evaluateAll((as) => as.map((a) => a.getAttribute('href')!));
+      expect(inPage.length).toBeGreaterThan(0);
+      for (const href of [...links, ...new Set(inPage)]) {
+        await page.evaluate(() => (globalThis as unknown as PageGlobals).scrollTo(0, 0));
+        await page.locator(`a[href="${href}"]`).first().click();
+        // The jump's scroll is instant (no smooth scrolling in the page's CSS).
+        const { navBottom, targetTop, scrollY } = await page.evaluate((id) => {
+          const g = globalThis as unknown as { document: any; scrollY: number };
+          const target = g.document.getElementById(id);
+          return {
+            navBottom: g.document.querySelector('nav').getBoundingClientRect().bottom as number,
+            // A section's first line is its heading.
+            targetTop: (target.querySelector(':scope > h2') ?? target).getBoundingClientRect().top as number,
+            scrollY: g.scrollY,
+          };
+        }, href.slice(1));
+        // Jumped (the page scrolled), and the first line is below the nav, not under it.
+        expect(scrollY, `${width} px ${href}`).toBeGreaterThan(0);
+        expect(targetTop, `${width} px ${href}`).toBeGreaterThanOrEqual(navBottom);
+      }
+    }
+    const widths = await page.evaluate(() => {
+      const g = globalThis as unknown as { document: any };
+      const table = g.document.getElementById('provenance-table');
+      const box = table.parentElement;
+      const root = g.document.documentElement;
+      return {
+        table: [table.scrollWidth, table.clientWidth],
+        box: [box.scrollWidth, box.clientWidth],
+        page: [root.scrollWidth, root.clientWidth],
+      };
+    });
+    // Nothing scrolls sideways: not the table, not its box, not the page.
+    expect(widths.table[0], JSON.stringify(widths)).toBeLessThanOrEqual(widths.table[1]);
+    expect(widths.box[0], JSON.stringify(widths)).toBeLessThanOrEqual(widths.box[1]);
+    expect(widths.page[0], JSON.stringify(widths)).toBeLessThanOrEqual(widths.page[1]);
+    // Every field is still there, named.
+    expect(await page.locator('#provenance-table td[data-field="runtime.mono"]').count()).toBe(data.cells.length);
+    await page.locator('#provenance').screenshot({ path: path.join(SHOTS, 'provenance-1280.png') });
+    expect(errors).toEqual([]);
+  });
+
   it('shows an exploration trace subtask by subtask, and hostile text stays text (synthetic data)', async () => {
     const { page, errors, external } = browser;
     const file = path.join(dir, 'synthetic.html');

@@ -226,6 +226,17 @@ describe('validation errors name the field path', () => {
     expect(describeSweepConfigDifferences(plain, small)).toEqual([]);
   });
 
+  it('max_parallel_cells: a whole number from 1 to 64; it lays out work, so it changes neither the hash nor the config', () => {
+    expect(issuesOf({ ...minimal(), max_parallel_cells: 0 })).toEqual([{ path: 'max_parallel_cells', message: 'must be >= 1, got 0' }]);
+    expect(issuesOf({ ...minimal(), max_parallel_cells: 65 })).toEqual([{ path: 'max_parallel_cells', message: 'must be <= 64, got 65' }]);
+    const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+    const plain = parseSweepConfig(minimal());
+    const serial = parseSweepConfig({ ...minimal(), max_parallel_cells: 1 });
+    expect(serial.max_parallel_cells).toBe(1);
+    expect(sweepConfigHash(serial, sha)).toBe(sweepConfigHash(plain, sha));
+    expect(describeSweepConfigDifferences(plain, serial)).toEqual([]);
+  });
+
   it('lists all issues at once, even with type errors deep inside lists', () => {
     const value = minimal();
     value.datasets = [

@@ -1,6 +1,6 @@
 /** The progress line's ETA (from the answer rate while answers come, from the execution rate after) and its spend line. */
 import { describe, expect, it } from 'vitest';
-import { etaSeconds, spendLines, type CellView } from '../../scripts/lib/sweep-view.js';
+import { cellLine, etaSeconds, finishedCellLines, liveCutWarning, spendLines, type CellView } from '../../scripts/lib/sweep-view.js';
 import type { CellSummary } from '../../domain/sweep/results.js';
 import type { SweepProgress } from '../../workflows/sweep.js';
 
@@ -55,5 +55,68 @@ describe('spendLines', () => {
     const [spend, paused] = spendLines(priced, live);
     expect(spend).toBe('spent 0.02 USD (2,250 tokens); forecast remaining ~0.03 USD (~3,750 tokens); budgets budget.tokens 3000');
     expect(paused).toMatch(/^paused for budget: budget\.tokens 2250 of 3000 spent \(a task costs ~150\): raise it in the config/);
+  });
+});
+
+describe('cellLine and the cut warning', () => {
+  const view = (extra: Partial<CellView>): CellView =>
+    ({
+      phase: 'running',
+      answered: 37,
+      samplesDone: 0,
+      samplesTotal: 120,
+      tasksAnswered: 5,
+      tasksTotal: 6,
+      cut: 0,
+      passAt1SoFar: null,
+      startedAtMs: at(0),
+      calls: 37,
+      promptTokens: 3700,
+      completionTokens: 1000,
+      ...extra,
+    }) as CellView;
+
+  it('counts samples as they are answered, the tasks whose answers are all in, and the cut answers', () => {
+    expect(cellLine(view({ cut: 2 }), at(37))).toBe(
+      'running samples answered 37/120 executed 0/120 tasks 5/6 cut 2 pass@1 - ETA 83s calls 37 tokens 4700',
+    );
+  });
+
+  it('warns of a cell with cut answers only', () => {
+    expect(liveCutWarning('c', view({}))).toBeNull();
+    expect(liveCutWarning('c', view({ cut: 2 }))).toMatch(
+      /^warning: c: 2 of 37 answers so far were cut at max_tokens; .*raise the model's max_tokens$/,
+    );
+  });
+});
+
+describe('finishedCellLines', () => {
+  const summary = (cell: string) =>
+    ({
+      cell: { cell },
+      tasks: 4,
+      samples: 4,
+      passAtK: { 'pass@1': 0.75 },
+      successAtK: { 'success@1': 1 },
+      droppedK: [],
+      cost: { calls: 4, promptTokens: 400, completionTokens: 300, sandboxRuns: 4, wallSeconds: 12.5 },
+    }) as unknown as CellSummary;
+  const entry = (id: string, state: 'pending' | 'running' | 'done') => ({
+    id,
+    workflowId: `w-${id}`,
+    state,
+    summary: state === 'done' ? summary(id) : null,
+  });
+
+  it("shows a cell's results once, as soon as it ends while others run; none when all are done", () => {
+    const shown = new Set<string>();
+    expect(finishedCellLines({ cells: [entry('a', 'running'), entry('b', 'running')] }, shown)).toEqual([]);
+    const [first] = finishedCellLines({ cells: [entry('a', 'done'), entry('b', 'running')] }, shown);
+    expect(first).toMatch(/^finished while the sweep goes on:\ncell\s+tasks/);
+    expect(first).toMatch(/\na\s+4\s+4\s+0\.7500\s/);
+    expect(first).not.toMatch(/\nb\s/);
+    expect(finishedCellLines({ cells: [entry('a', 'done'), entry('b', 'running')] }, shown)).toEqual([]);
+    // The last cell's results come with the sweep's whole table.
+    expect(finishedCellLines({ cells: [entry('a', 'done'), entry('b', 'done')] }, shown)).toEqual([]);
   });
 });

@@ -17,6 +17,8 @@ import { HUMANEVAL_DATASETS_YAML, humanEvalProblems, oneSampleDirectYaml, script
 import { startScriptedLlmServer } from '../support/scripted-llm-server.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-progress-'));
+/** A sweep seed no earlier run used: its requests are new to the LLM cache, so the scripted server answers them. */
+const freshSeed = () => Math.floor(Math.random() * 0xffff_fff0);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('progress that tells the truth', () => {
@@ -71,9 +73,11 @@ describe('progress that tells the truth', () => {
       const { code } = await p.exited;
       const output = p.output();
       expect(code, output).toBe(0);
-      const seen = [...output.matchAll(/running answered (\d+)\/16 executed (\d+)\/16 pass@1 \S+ ETA (\S+) calls (\d+) tokens (\d+)/g)].map(
-        (m) => ({ answered: Number(m[1]), executed: Number(m[2]), eta: m[3]!, calls: Number(m[4]), tokens: Number(m[5]) }),
-      );
+      const seen = [
+        ...output.matchAll(
+          /running samples answered (\d+)\/16 executed (\d+)\/16 tasks \d+\/8 cut 0 pass@1 \S+ ETA (\S+) calls (\d+) tokens (\d+)/g,
+        ),
+      ].map((m) => ({ answered: Number(m[1]), executed: Number(m[2]), eta: m[3]!, calls: Number(m[4]), tokens: Number(m[5]) }));
       // Some answers were counted while nothing had run yet, and the count grew.
       const whileGenerating = seen.filter((l) => l.executed === 0 && l.answered > 0 && l.answered < 16);
       expect(whileGenerating.length, output).toBeGreaterThan(0);
@@ -90,6 +94,78 @@ describe('progress that tells the truth', () => {
       expect(output).toMatch(/humaneval\.m\.direct\.t0\.2\s+8\s+16\s/);
     } finally {
       await server.close();
+    }
+  });
+
+  it("a task's samples count as each is answered, before the task is; answers cut at max_tokens are counted and warned of", async () => {
+    const { env } = testConfig();
+    const problems = humanEvalProblems(1);
+    const answers = scriptedAnswers(problems, new Map(), 800);
+    // Every answer stops at max_tokens, as the endpoint says.
+    const server = await startScriptedLlmServer((req) => ({ ...answers(req), finishReason: 'length' }));
+    try {
+      const id = `per-sample-${uniqueSuffix()}`;
+      const file = path.join(dir, `${id}.yaml`);
+      // One task of 10 samples, one request at a time, 0.8 s each: one LLM activity of ~8 s.
+      writeFileSync(
+        file,
+        `id: ${id}\n${HUMANEVAL_DATASETS_YAML}models:\n${scriptedModelYaml('m', server.url, 'scripted', 'completions').replace('concurrency: 2', 'concurrency: 1')}` +
+          // A seed of its own: no answer of an earlier run (a server on the same port) is in the LLM cache.
+          `methods: [direct]\ntemperatures: [0.2]\nn_samples: 10\nk: [1]\nlimit: 1\ntimeout_s: 5\nseed: ${freshSeed()}\n`,
+      );
+      const p = spawnTs('scripts/start-sweep.ts', ['--config', file], env);
+      const { code } = await p.exited;
+      const output = p.output();
+      expect(code, output).toBe(0);
+      const seen = [...output.matchAll(/running samples answered (\d+)\/10 executed 0\/10 tasks 0\/1 cut (\d+) /g)].map((m) => ({
+        answered: Number(m[1]),
+        cut: Number(m[2]),
+      }));
+      // Answers of the one task were counted while it was still being answered, and so were the cut ones.
+      const within = seen.filter((l) => l.answered > 0 && l.answered < 10);
+      expect(within.length, output).toBeGreaterThan(0);
+      for (const l of within) expect(l.cut, output).toBe(l.answered);
+      expect(output).toMatch(/warning: humaneval\.m\.direct\.t0\.2: \d+ of \d+ answers so far were cut at max_tokens/);
+      // The results say so too.
+      expect(output).toMatch(/warning: humaneval\.m\.direct\.t0\.2: 10 of 10 answers were cut at max_tokens/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("a cell's results are shown as soon as it ends, while the others still run", async () => {
+    const { env } = testConfig();
+    const problems = humanEvalProblems(2);
+    const fast = await startScriptedLlmServer(scriptedAnswers(problems));
+    const slow = await startScriptedLlmServer(scriptedAnswers(problems, new Map(), 4000));
+    try {
+      const id = `first-results-${uniqueSuffix()}`;
+      const file = path.join(dir, `${id}.yaml`);
+      // Two cells one after another (max_parallel_cells: 1): the fast model's answers at once, then
+      // the slow one's, 4 s each (two tasks: 8 s or more).
+      writeFileSync(
+        file,
+        `id: ${id}\n${HUMANEVAL_DATASETS_YAML}models:\n${scriptedModelYaml('fast', fast.url, 'scripted', 'completions')}` +
+          `${scriptedModelYaml('slow', slow.url, 'scripted', 'completions').replace('concurrency: 2', 'concurrency: 1')}` +
+          `${oneSampleDirectYaml(2).replace(/^seed: .*$/m, `seed: ${freshSeed()}`)}max_parallel_cells: 1\n`,
+      );
+      const p = spawnTs('scripts/start-sweep.ts', ['--config', file], env);
+      const { code } = await p.exited;
+      const output = p.output();
+      expect(code, output).toBe(0);
+      const early = output.indexOf('finished while the sweep goes on:');
+      expect(early, output).toBeGreaterThanOrEqual(0);
+      // The fast cell's row, before the slow cell is done; the slow one's only in the final table.
+      // The table ends with its footnote on cut answers.
+      const block = output.slice(early, output.indexOf('cut: answers the endpoint cut', early));
+      expect(block, output).toMatch(/\nhumaneval\.fast\.direct\.t0\.2\s+2\s+2\s/);
+      expect(block, output).not.toMatch(/humaneval\.slow/);
+      // The slow cell started only once the fast one was done: no line of it before the block.
+      expect(output.slice(0, early), output).not.toMatch(/humaneval\.slow\.direct\.t0\.2: running/);
+      expect(output.lastIndexOf('humaneval.slow.direct.t0.2 ')).toBeGreaterThan(early);
+    } finally {
+      await fast.close();
+      await slow.close();
     }
   });
 

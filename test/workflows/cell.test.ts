@@ -65,7 +65,8 @@ describe('a cell run again', () => {
       sandboxRuns: 2,
       requestsUnanswered: 0,
     });
-    const storage = stubStorage({ finished: [finished(0), finished(2)] });
+    // One answer of shard 2 was cut at max_tokens.
+    const storage = stubStorage({ finished: [finished(0), { ...finished(2), cutAtMaxTokens: 1 }] });
     const llm = stubLlm();
     const { progress, children } = await withStubWorkers(
       env,
@@ -84,6 +85,8 @@ describe('a cell run again', () => {
     expect(storage.finishedAsked).toEqual([{ from: 0, shards: 4 }]);
     // Finished shards' totals and the run shards' outcomes (every sample passes: c/n = 1).
     expect(progress).toMatchObject({ phase: 'done', samplesDone: 8, tasksDone: 4, passSum: 3, sandboxRuns: 8 });
+    // Every task's answers are in, and the cut answer is counted.
+    expect(progress).toMatchObject({ tasksAnswered: 4, cutAtMaxTokens: 1 });
   });
 });
 

@@ -137,6 +137,32 @@ describe('a shard of tasks of more samples than one activity takes', () => {
   });
 });
 
+describe("a shard's live progress", () => {
+  it('counts each task as its answers are all in, and the answers cut at max_tokens', async () => {
+    const queues = testQueues();
+    const answers = new Holds();
+    // Task 1's second sample and task 2's both were cut.
+    const llm = stubLlm(answers, (t, s) => (t === 1 && s === 1) || t === 2);
+    const storage = stubStorage();
+    await withStubWorkers(env, queues, { activities: storage.activities, llm: { m: llm.activities } }, async () => {
+      const shard = await startShard(queues, { taskStart: 0, taskEnd: 3, nSamples: 2 });
+      await held(answers, 3, 'tasks');
+      expect(await shard.query(shardProgressQuery)).toMatchObject({ answered: 0, tasksAnswered: 0, cut: 0 });
+      answers.release(1);
+      await waitUntil(async () => (await shard.query(shardProgressQuery)).tasksAnswered === 1, {
+        what: 'the first task to be answered',
+        timeoutMs: 30_000,
+        intervalMs: 50,
+      });
+      const one = await shard.query(shardProgressQuery);
+      expect(one.answered).toBe(2);
+      answers.open();
+      await shard.result();
+      expect(await shard.query(shardProgressQuery)).toMatchObject({ answered: 6, tasksAnswered: 3, cut: 3 });
+    });
+  });
+});
+
 describe("a shard's pause", () => {
   it('starts no task while paused, once those in flight are answered; resumed, it asks each task once', async () => {
     const queues = testQueues();

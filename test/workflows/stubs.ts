@@ -107,8 +107,11 @@ async function passHeartbeating(holds: Holds, cancelled: Cancellations): Promise
   }
 }
 
-/** The direct method's LLM activity: one cached answer per sample, each costing the stub's tokens. */
-export function stubLlm(holds?: Holds) {
+/**
+ * The direct method's LLM activity: one cached answer per sample, each costing the stub's tokens;
+ * `cut` says which answers the endpoint cut at max_tokens.
+ */
+export function stubLlm(holds?: Holds, cut: (taskIndex: number, sample: number) => boolean = () => false) {
   const calls: Array<{ taskIndex: number; sampleIndices: number[] }> = [];
   const cancelled: Cancellations = { count: 0 };
   let inFlight = 0;
@@ -129,6 +132,7 @@ export function stubLlm(holds?: Holds) {
         promptTokens: PROMPT_TOKENS,
         completionTokens: COMPLETION_TOKENS,
         calls: 1,
+        ...(cut(input.taskIndex, s) ? { cut: true as const } : {}),
       }));
     },
   };
