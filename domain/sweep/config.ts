@@ -16,6 +16,7 @@ import { configFormatOf, parseConfigText } from './text.js';
 import { EXPECTED_NAMES, unknownKeyMessage } from './configMessages.js';
 import { PRICE_KEYS, PriceSchema, type Price } from './price.js';
 import { BUDGET_KEYS, budgetConfigChecks, BudgetSchema, type Budget } from './budget.js';
+import { BATCH_KEYS, BATCH_METHOD_KINDS, BatchModeConfigSchema, type BatchModeConfig } from '../llm/batchMode.js';
 
 // ---------------------------------------------------------------------------------------------
 // Types of the resolved config
@@ -72,6 +73,11 @@ export interface SweepModelConfig {
    * (DS-1000's insertion mode). Absent: the model takes none (configs without it hash as before).
    */
   fim?: FimTokens;
+  /**
+   * Batch mode (domain/llm/batchMode.ts): the model's requests go through the provider's Batch API
+   * first, at its batch price. Absent: live requests only.
+   */
+  batch?: BatchModeConfig;
 }
 
 /** OpenAI's API takes at most 4 stop sequences and refuses a request with more (400). */
@@ -243,6 +249,7 @@ const ModelSchema = z
     price: PriceSchema.optional(),
     budget: BudgetSchema.optional(),
     fim: FimTokensSchema.optional(),
+    batch: BatchModeConfigSchema.optional(),
   })
   .transform(({ samples_per_request, max_stop_sequences, ...m }): SweepModelConfig => ({
     ...m,
@@ -372,6 +379,7 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
   promptTemplateChecks(list('models'), list('prompts'), add);
   budgetConfigChecks(c.budget, list('models'), add);
   fillInTheMiddleChecks(list('datasets'), list('models'), list('methods'), add);
+  batchModeChecks(list('models'), list('methods'), add);
 
   const n = c.n_samples;
   if (typeof n === 'number' && Number.isInteger(n) && n >= 1) {
@@ -450,6 +458,36 @@ function fillInTheMiddleChecks(datasets: unknown[], models: unknown[], methods: 
     if (typeof m === 'string' && findMethod(m) && findMethod(m)!.kind !== 'direct') {
       add(['methods', mi], `${which}: method ${m} has no fill-in-the-middle prompts; use direct, or list the dataset in another sweep`);
     }
+  });
+}
+
+/**
+ * Models in batch mode against the methods (batch mode answers one-request-per-sample methods only
+ * so far) and against their own price (a batch price is a discount on a listed price).
+ */
+function batchModeChecks(models: unknown[], methods: unknown[], add: AddIssue): void {
+  models.forEach((x, xi) => {
+    const model = x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : null;
+    const batch = model?.batch;
+    if (!batch || typeof batch !== 'object' || Array.isArray(batch)) return;
+    methods.forEach((m, mi) => {
+      const kind = typeof m === 'string' ? findMethod(m)?.kind : undefined;
+      if (kind !== undefined && !BATCH_METHOD_KINDS.includes(kind))
+        add(
+          ['models', xi, 'batch'],
+          `batch mode answers the ${BATCH_METHOD_KINDS.join(', ')} method only so far; methods[${mi}] (${String(m)}) is ${kind}: leave batch out, or list ${String(m)} in another sweep`,
+        );
+    });
+    const batchPrice = (batch as Record<string, unknown>).price;
+    const price = model.price;
+    if (batchPrice && typeof batchPrice === 'object' && !price)
+      add(['models', xi, 'batch', 'price'], `needs models[${xi}].price too: the batch price is what the listed price costs in batches`);
+    const currency = (p: unknown) => (p && typeof p === 'object' ? (p as Record<string, unknown>).currency : undefined);
+    if (price && batchPrice && currency(price) !== currency(batchPrice))
+      add(
+        ['models', xi, 'batch', 'price', 'currency'],
+        `must be the model's price's currency (${String(currency(price))}), got ${String(currency(batchPrice))}`,
+      );
   });
 }
 
@@ -583,6 +621,8 @@ const MODEL_KEYS = [
   'prompt',
   'price',
   'budget',
+  'fim',
+  'batch',
 ];
 
 function knownKeysAt(path: readonly PropertyKey[], input: unknown): readonly string[] {
@@ -595,6 +635,8 @@ function knownKeysAt(path: readonly PropertyKey[], input: unknown): readonly str
   if (path.length === 3 && path[0] === 'models' && path[2] === 'prompt') return PROMPT_TEMPLATE_KEYS;
   if (path.length === 3 && path[0] === 'models' && path[2] === 'price') return PRICE_KEYS;
   if (path.length === 3 && path[0] === 'models' && path[2] === 'budget') return BUDGET_KEYS;
+  if (path.length === 3 && path[0] === 'models' && path[2] === 'batch') return BATCH_KEYS;
+  if (path.length === 4 && path[0] === 'models' && path[2] === 'batch' && path[3] === 'price') return PRICE_KEYS;
   if (path.length === 1 && path[0] === 'budget') return BUDGET_KEYS;
   if (path.length === 2 && path[0] === 'prompts') return ['name', ...PROMPT_TEMPLATE_KEYS];
   if (path.length === 1 && path[0] === 'method_options') return Object.keys(MethodOptionsSchema.shape);
@@ -734,10 +776,12 @@ export function canonicalSweepJson(config: SweepConfig): string {
  * (raising a budget resumes the sweep).
  */
 function experimentOf(config: SweepConfig): SweepConfig {
-  const spendOnly = config.budget !== undefined || config.models.some((m) => m.price !== undefined || m.budget !== undefined);
+  const spendOnly =
+    config.budget !== undefined || config.models.some((m) => m.price !== undefined || m.budget !== undefined || m.batch !== undefined);
   if (!spendOnly && config.shard_samples === undefined) return config;
   const { budget: _budget, shard_samples: _layout, ...rest } = config;
-  return { ...rest, models: config.models.map(({ price: _price, budget: _modelBudget, ...m }) => m) };
+  // Batch mode asks the same requests another way: the same answers, the same sweep.
+  return { ...rest, models: config.models.map(({ price: _price, budget: _modelBudget, batch: _batch, ...m }) => m) };
 }
 
 /** Hash of canonicalSweepJson; the hasher is passed in (node:crypto is unavailable in workflows). */
