@@ -9,7 +9,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createBatchActivities, type BatchStatus } from '../../activities/llm/batch.js';
 import { isFinalBatchState } from '../../domain/llm/batchLines.js';
-import type { LlmEndpoint, LlmRecord } from '../../domain/llm/request.js';
+import type { LlmCallSummary, LlmEndpoint, LlmRecord } from '../../domain/llm/request.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { laidOut, createLlmActivities } from '../../infra/llm/llm.js';
 import { planOf, storeRequestSets, uncachedOf, type RequestSet } from '../../infra/llm/batchPlan.js';
@@ -120,7 +120,7 @@ describe('batch mode activities', () => {
     // The live path finds every answer cached and sends nothing more.
     const live = createLlmActivities(bucket, {});
     const env = new MockActivityEnvironment();
-    const summaries = await Promise.all(perTask.map((calls) => env.run(live.callLlm, { endpoint, calls })));
+    const summaries = await Promise.all(perTask.map((calls) => env.run(live.callLlm, { endpoint, calls }) as Promise<LlmCallSummary[]>));
     expect(summaries.flat().every((s) => s.cached && s.status === 'ok')).toBe(true);
     expect(await uncachedOf(bucket, endpoint, plan)).toEqual([]);
     expect(llm.received()).toEqual({ requests: 8, repeats: 0 });
@@ -128,7 +128,7 @@ describe('batch mode activities', () => {
     // The same requests answered live (another base URL, so other cache identities): the same records but for how they came.
     const liveEndpoint = endpointOf(llm.url, model, false);
     const liveSummaries = await Promise.all(
-      callsOf(liveEndpoint, 2, 4).map((calls) => env.run(live.callLlm, { endpoint: liveEndpoint, calls })),
+      callsOf(liveEndpoint, 2, 4).map((calls) => env.run(live.callLlm, { endpoint: liveEndpoint, calls }) as Promise<LlmCallSummary[]>),
     );
     const essence = (r: LlmRecord | null) => ({
       text: r?.text,
