@@ -43,17 +43,31 @@ export interface BatchAnswersOutcome {
   completionTokens: number;
 }
 
+const RETRY = {
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '1 minute',
+  nonRetryableErrorTypes: ['LlmConfigError', 'InvalidBatch', 'ZodError'],
+};
+
+/**
+ * Submitting and collecting move files of up to 200 MB and heartbeat meanwhile; polling and
+ * cancelling are one small request each. Either way a worker killed mid-call is noticed in a minute.
+ */
 function batchActivities(taskQueue: string) {
-  return proxyActivities<BatchActivities>({
+  const transfers = proxyActivities<BatchActivities>({
     taskQueue,
     startToCloseTimeout: '30 minutes',
-    retry: {
-      initialInterval: '1 second',
-      backoffCoefficient: 2,
-      maximumInterval: '1 minute',
-      nonRetryableErrorTypes: ['LlmConfigError', 'InvalidBatch', 'ZodError'],
-    },
+    heartbeatTimeout: '1 minute',
+    retry: RETRY,
   });
+  const calls = proxyActivities<BatchActivities>({ taskQueue, startToCloseTimeout: '1 minute', retry: RETRY });
+  return {
+    submitBatch: transfers.submitBatch,
+    collectBatch: transfers.collectBatch,
+    pollBatch: calls.pollBatch,
+    cancelBatch: calls.cancelBatch,
+  };
 }
 
 export async function batchAnswersWorkflow(input: BatchAnswersInput): Promise<BatchAnswersOutcome> {

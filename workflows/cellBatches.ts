@@ -39,6 +39,7 @@ export async function answerCellInBatches(
   const { prepareDirectBatch } = proxyActivities<DirectActivities>({
     taskQueue: llmQueue,
     startToCloseTimeout: '30 minutes',
+    heartbeatTimeout: '1 minute',
     retry: {
       initialInterval: '1 second',
       backoffCoefficient: 2,

@@ -4,6 +4,7 @@
  * it. The provider's batch id and a few counts travel through history; requests and answers stay
  * in S3 and the provider's files.
  */
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import OpenAI, { APIError, toFile } from 'openai';
 import { BatchOutputLineSchema, batchUrl, inputLine, isFinalBatchState, type BatchOutputLine } from '../../domain/llm/batchLines.js';
@@ -54,6 +55,19 @@ export interface CollectedBatch {
 /** Uploads can be large and the provider slow to take them: at least this long per API call. */
 const BATCH_API_TIMEOUT_S = 600;
 
+/**
+ * Heartbeats every few seconds while `work` runs (an upload or a download of up to 200 MB), so a
+ * worker killed meanwhile is noticed within the heartbeat timeout, not the activity's 30 minutes.
+ */
+async function beating<T>(work: () => Promise<T>): Promise<T> {
+  const beat = setInterval(() => Context.current().heartbeat(), 5_000);
+  try {
+    return await work();
+  } finally {
+    clearInterval(beat);
+  }
+}
+
 function failureOf(endpoint: LlmEndpoint, what: string, err: unknown): unknown {
   if (err instanceof APIError && (err.status === 401 || err.status === 403 || err.status === 404))
     return ApplicationFailure.nonRetryable(
@@ -82,39 +96,69 @@ export function createBatchActivities(bucket: Bucket, env: Record<string, string
     return out;
   }
 
+  async function submit(input: SubmitBatchInput): Promise<{ batchId: string; created: boolean }> {
+    const { endpoint, set } = input;
+    const client = clientFor(endpoint);
+    try {
+      for await (const b of client.batches.list({ limit: 100 })) {
+        if (b.created_at < input.notBeforeS) break; // newest first: the rest are older still
+        if (b.metadata?.[BATCH_SET_METADATA] === set.setId) return { batchId: b.id, created: false };
+      }
+      const plan = await readPlan(bucket, set.planKey);
+      const text = plan.map((l) => inputLine(endpoint.api, l)).join('\n') + '\n';
+      const file = await client.files.create({
+        file: await toFile(Buffer.from(text), `explora-${set.setId}.jsonl`, { type: 'application/jsonl' }),
+        purpose: 'batch',
+      });
+      const batch = await client.batches.create({
+        input_file_id: file.id,
+        endpoint: batchUrl(endpoint.api),
+        completion_window: '24h',
+        metadata: {
+          [BATCH_SET_METADATA]: set.setId,
+          explora_sweep: input.sweepId.slice(0, 512),
+          explora_cell: input.cellId.slice(0, 512),
+        },
+      });
+      return { batchId: batch.id, created: true };
+    } catch (err) {
+      throw failureOf(endpoint, 'a batch submission', err);
+    }
+  }
+
+  async function collect(input: CollectBatchInput): Promise<CollectedBatch> {
+    const { endpoint, batchId } = input;
+    const client = clientFor(endpoint);
+    try {
+      const b = await client.batches.retrieve(batchId);
+      if (!isFinalBatchState(b.status))
+        throw ApplicationFailure.nonRetryable(`batch ${batchId} is ${b.status}, not finished: nothing to collect yet`, 'InvalidBatch');
+      const lines = [
+        ...(await outputLines(client, b.output_file_id, `batch ${batchId} output file`)),
+        ...(await outputLines(client, b.error_file_id, `batch ${batchId} error file`)),
+      ];
+      const plan = await readPlan(bucket, input.set.planKey);
+      const stored = await storeBatchAnswers(bucket, endpoint, plan, lines, batchId);
+      const [left] = stored.left.length > 0 ? await storeRequestSets(bucket, endpoint, stored.left, input.prefix) : [];
+      return {
+        samples: stored.samples,
+        requests: stored.requests,
+        promptTokens: stored.promptTokens,
+        completionTokens: stored.completionTokens,
+        ...(left ? { left } : {}),
+      };
+    } catch (err) {
+      throw failureOf(endpoint, `batch ${batchId}`, err);
+    }
+  }
+
   return {
     /**
      * The set's batch: one the provider already has for it (its metadata names the set: created by
      * an attempt that crashed before reporting it), else a new one from an uploaded input file.
      */
     async submitBatch(input: SubmitBatchInput): Promise<{ batchId: string; created: boolean }> {
-      const { endpoint, set } = input;
-      const client = clientFor(endpoint);
-      try {
-        for await (const b of client.batches.list({ limit: 100 })) {
-          if (b.created_at < input.notBeforeS) break; // newest first: the rest are older still
-          if (b.metadata?.[BATCH_SET_METADATA] === set.setId) return { batchId: b.id, created: false };
-        }
-        const plan = await readPlan(bucket, set.planKey);
-        const text = plan.map((l) => inputLine(endpoint.api, l)).join('\n') + '\n';
-        const file = await client.files.create({
-          file: await toFile(Buffer.from(text), `explora-${set.setId}.jsonl`, { type: 'application/jsonl' }),
-          purpose: 'batch',
-        });
-        const batch = await client.batches.create({
-          input_file_id: file.id,
-          endpoint: batchUrl(endpoint.api),
-          completion_window: '24h',
-          metadata: {
-            [BATCH_SET_METADATA]: set.setId,
-            explora_sweep: input.sweepId.slice(0, 512),
-            explora_cell: input.cellId.slice(0, 512),
-          },
-        });
-        return { batchId: batch.id, created: true };
-      } catch (err) {
-        throw failureOf(endpoint, 'a batch submission', err);
-      }
+      return beating(() => submit(input));
     },
 
     async pollBatch(input: { endpoint: LlmEndpoint; batchId: string }): Promise<BatchStatus> {
@@ -134,31 +178,8 @@ export function createBatchActivities(bucket: Bucket, env: Record<string, string
 
     /** Stores a finished batch's answers in the LLM cache; the requests it left are a new request set. */
     async collectBatch(input: CollectBatchInput): Promise<CollectedBatch> {
-      const { endpoint, batchId } = input;
-      const client = clientFor(endpoint);
-      try {
-        const b = await client.batches.retrieve(batchId);
-        if (!isFinalBatchState(b.status))
-          throw ApplicationFailure.nonRetryable(`batch ${batchId} is ${b.status}, not finished: nothing to collect yet`, 'InvalidBatch');
-        const lines = [
-          ...(await outputLines(client, b.output_file_id, `batch ${batchId} output file`)),
-          ...(await outputLines(client, b.error_file_id, `batch ${batchId} error file`)),
-        ];
-        const plan = await readPlan(bucket, input.set.planKey);
-        const stored = await storeBatchAnswers(bucket, endpoint, plan, lines, batchId);
-        const [left] = stored.left.length > 0 ? await storeRequestSets(bucket, endpoint, stored.left, input.prefix) : [];
-        return {
-          samples: stored.samples,
-          requests: stored.requests,
-          promptTokens: stored.promptTokens,
-          completionTokens: stored.completionTokens,
-          ...(left ? { left } : {}),
-        };
-      } catch (err) {
-        throw failureOf(endpoint, `batch ${batchId}`, err);
-      }
+      return beating(() => collect(input));
     },
-
     /** Asks the provider to stop a batch (a cancelled sweep, or live_after_s passed); one already finished is left as it is. */
     async cancelBatch(input: { endpoint: LlmEndpoint; batchId: string }): Promise<void> {
       try {

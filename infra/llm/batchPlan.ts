@@ -12,6 +12,9 @@ import type { SampleCall } from '../../domain/methods/sampling.js';
 import { callGroup, callIdentity, GroupWriter, readGroup, rememberWrittenSegment } from './cache.js';
 import { getText, putObject, putObjectOnce, sha256Hex, type Bucket } from '../s3.js';
 
+/** Groups whose cached answers are read at once. */
+const GROUP_READS = 16;
+
 /** A request set as it travels through workflow history: where its plan is, and how much it holds. */
 export interface RequestSet {
   /** The plan file in S3 (one BatchPlanLine a line). */
@@ -56,7 +59,15 @@ export function planOf(endpoint: LlmEndpoint, calls: readonly SampleCall[]): Bat
 export async function uncachedOf(bucket: Bucket, endpoint: LlmEndpoint, plan: readonly BatchPlanLine[]): Promise<BatchPlanLine[]> {
   const groups = [...new Set(plan.map((l) => l.group))];
   const cached = new Map<string, Map<string, LlmRecord>>();
-  await Promise.all(groups.map(async (g) => cached.set(g, (await readGroup(bucket, g)).records)));
+  // A cell's tasks are a group each: read a few at a time, not thousands at once.
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(GROUP_READS, groups.length) }, async () => {
+    while (next < groups.length) {
+      const g = groups[next++]!;
+      cached.set(g, (await readGroup(bucket, g)).records);
+    }
+  });
+  await Promise.all(lanes);
   const answered = (l: BatchPlanLine, identity: string) => {
     const record = cached.get(l.group)!.get(identity);
     return record !== undefined && usableRecord(record, endpoint.requestTimeoutS);

@@ -1,5 +1,7 @@
 /** The `direct` method's LLM activity, on each model's queue (cached answers are not sent again). */
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import { throttledHeartbeat } from '../../infra/heartbeat.js';
 import type { LlmCallSummary, LlmEndpoint } from '../../domain/llm/request.js';
 import { directRequestBody } from './request.js';
 import { type Sampling } from '../../domain/methods/sampling.js';
@@ -57,7 +59,9 @@ export function createDirectActivities({ bucket, llm }: MethodActivityDeps) {
       const problems = await loadProblems(bucket, input.datasetKey);
       const samples = Array.from({ length: input.nSamples }, (_, i) => i);
       const plan = [];
+      const heartbeat = throttledHeartbeat();
       for (let t = input.taskStart; t < input.taskEnd; t++) {
+        heartbeat();
         const problem = problems[t];
         if (!problem) throw ApplicationFailure.nonRetryable(`task index ${t} is out of range`, 'InvalidTask');
         let calls: ReturnType<typeof laidOut>;
@@ -72,7 +76,9 @@ export function createDirectActivities({ bucket, llm }: MethodActivityDeps) {
         }
         plan.push(...planOf(input.endpoint, calls));
       }
-      return storeRequestSets(bucket, input.endpoint, await uncachedOf(bucket, input.endpoint, plan), input.prefix);
+      const uncached = await uncachedOf(bucket, input.endpoint, plan);
+      Context.current().heartbeat();
+      return storeRequestSets(bucket, input.endpoint, uncached, input.prefix);
     },
   };
 }

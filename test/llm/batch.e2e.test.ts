@@ -73,7 +73,18 @@ function callsOf(endpoint: LlmEndpoint, tasks: number, samples: number) {
   );
 }
 
-const acts = createBatchActivities(bucket);
+/** The activities as a worker runs them (they heartbeat while files move). */
+const real = createBatchActivities(bucket);
+const inActivity =
+  <I, O>(fn: (input: I) => Promise<O>) =>
+  (input: I): Promise<O> =>
+    new MockActivityEnvironment().run(fn, input) as Promise<O>;
+const acts = {
+  submitBatch: inActivity(real.submitBatch),
+  pollBatch: inActivity(real.pollBatch),
+  collectBatch: inActivity(real.collectBatch),
+  cancelBatch: inActivity(real.cancelBatch),
+};
 
 async function finish(endpoint: LlmEndpoint, batchId: string): Promise<BatchStatus> {
   for (;;) {

@@ -37,6 +37,8 @@ export interface ScriptedBatchServerOptions {
   expire?: { batchNumber: number; answered: number };
   /** Batches of these numbers fail their validation (status failed, nothing answered). */
   failValidation?: number[];
+  /** Start held: no batch gets past in_progress until release(). */
+  held?: boolean;
 }
 
 interface StoredFile {
@@ -74,6 +76,8 @@ export interface ScriptedBatchServer {
   uploads(): number;
   /** Lines sent upstream for batches (not live requests). */
   linesAnswered(): number;
+  /** Lets batches finish (they stay in_progress while held). */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -83,6 +87,7 @@ export async function startScriptedBatchServer(options: ScriptedBatchServerOptio
   let fileCount = 0;
   let uploads = 0;
   let linesAnswered = 0;
+  let held = options.held ?? false;
   let clock = Math.floor(Date.now() / 1000);
   // Strictly increasing creation times: "newest first" is then well defined.
   const now = () => (clock = Math.max(clock + 1, Math.floor(Date.now() / 1000)));
@@ -207,7 +212,7 @@ export async function startScriptedBatchServer(options: ScriptedBatchServerOptio
       }
       b.status = 'in_progress';
     }
-    if (b.polls < (options.pollsToFinish ?? 2)) return;
+    if (held || b.polls < (options.pollsToFinish ?? 2)) return;
     await run(b, options.expire?.batchNumber === b.number ? 'expired' : 'completed');
   }
 
@@ -328,6 +333,7 @@ export async function startScriptedBatchServer(options: ScriptedBatchServerOptio
       })),
     uploads: () => uploads,
     linesAnswered: () => linesAnswered,
+    release: () => void (held = false),
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();
