@@ -94,6 +94,7 @@ export async function batchAnswersWorkflow(input: BatchAnswersInput): Promise<Ba
       const { batchId } = await acts.submitBatch({
         endpoint: input.endpoint,
         set,
+        round,
         sweepId: input.sweepId,
         cellId: input.cellId,
         notBeforeS,

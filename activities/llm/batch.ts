@@ -13,12 +13,18 @@ import { readPlan, storeBatchAnswers, storeRequestSets, type RequestSet } from '
 import { OpenAiClients } from '../../infra/llm/openaiClients.js';
 import type { Bucket } from '../../infra/s3.js';
 
-/** The metadata key naming a batch's request set: a restarted worker finds a batch it created by it. */
+/** The metadata key naming a batch's request set and round: a restarted worker finds a batch it created by it. */
 export const BATCH_SET_METADATA = 'explora_set';
+export const batchSetTag = (setId: string, round: number) => `${setId}/r${round}`;
 
 export interface SubmitBatchInput {
   endpoint: LlmEndpoint;
   set: RequestSet;
+  /**
+   * Which round of the workflow's batches this is: a batch that answered nothing leaves a set equal
+   * to its own, and the next round's batch must be a new one.
+   */
+  round: number;
   sweepId: string;
   cellId: string;
   /** Batches created before this (epoch seconds) are not looked through: they are older than the asking workflow. */
@@ -99,10 +105,11 @@ export function createBatchActivities(bucket: Bucket, env: Record<string, string
   async function submit(input: SubmitBatchInput): Promise<{ batchId: string; created: boolean }> {
     const { endpoint, set } = input;
     const client = clientFor(endpoint);
+    const tag = batchSetTag(set.setId, input.round);
     try {
       for await (const b of client.batches.list({ limit: 100 })) {
         if (b.created_at < input.notBeforeS) break; // newest first: the rest are older still
-        if (b.metadata?.[BATCH_SET_METADATA] === set.setId) return { batchId: b.id, created: false };
+        if (b.metadata?.[BATCH_SET_METADATA] === tag) return { batchId: b.id, created: false };
       }
       const plan = await readPlan(bucket, set.planKey);
       const text = plan.map((l) => inputLine(endpoint.api, l)).join('\n') + '\n';
@@ -115,7 +122,7 @@ export function createBatchActivities(bucket: Bucket, env: Record<string, string
         endpoint: batchUrl(endpoint.api),
         completion_window: '24h',
         metadata: {
-          [BATCH_SET_METADATA]: set.setId,
+          [BATCH_SET_METADATA]: tag,
           explora_sweep: input.sweepId.slice(0, 512),
           explora_cell: input.cellId.slice(0, 512),
         },

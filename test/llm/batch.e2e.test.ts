@@ -93,8 +93,8 @@ async function finish(endpoint: LlmEndpoint, batchId: string): Promise<BatchStat
   }
 }
 
-async function submitAndCollect(endpoint: LlmEndpoint, set: RequestSet, prefix: string) {
-  const { batchId } = await acts.submitBatch({ endpoint, set, sweepId: 's', cellId: 'c', notBeforeS: 0 });
+async function submitAndCollect(endpoint: LlmEndpoint, set: RequestSet, prefix: string, round = 1) {
+  const { batchId } = await acts.submitBatch({ endpoint, set, round, sweepId: 's', cellId: 'c', notBeforeS: 0 });
   const status = await finish(endpoint, batchId);
   return { status, collected: await acts.collectBatch({ endpoint, batchId, set, prefix }) };
 }
@@ -112,9 +112,9 @@ describe('batch mode activities', () => {
     expect(sets.map((s) => s.requests)).toEqual([3, 3, 2]);
 
     for (const set of sets) {
-      const first = await acts.submitBatch({ endpoint, set, sweepId: 's', cellId: 'c', notBeforeS: 0 });
+      const first = await acts.submitBatch({ endpoint, set, round: 1, sweepId: 's', cellId: 'c', notBeforeS: 0 });
       // A retried submission (its report lost) finds the batch by its metadata: no second upload, no second batch.
-      const again = await acts.submitBatch({ endpoint, set, sweepId: 's', cellId: 'c', notBeforeS: 0 });
+      const again = await acts.submitBatch({ endpoint, set, round: 1, sweepId: 's', cellId: 'c', notBeforeS: 0 });
       expect(first.created).toBe(true);
       expect(again).toEqual({ batchId: first.batchId, created: false });
       expect((await finish(endpoint, first.batchId)).status).toBe('completed');
@@ -170,7 +170,7 @@ describe('batch mode activities', () => {
     expect(first.status.status).toBe('expired');
     expect(first.collected.requests).toBe(2);
     expect(first.collected.left?.requests).toBe(4);
-    const second = await submitAndCollect(endpoint, first.collected.left!, prefix);
+    const second = await submitAndCollect(endpoint, first.collected.left!, prefix, 2);
     expect(second.status.status).toBe('completed');
     expect(second.collected.requests).toBe(4);
     expect(second.collected.left).toBeUndefined();
@@ -186,7 +186,7 @@ describe('batch mode activities', () => {
     const prefix = `test-batch/${uniqueSuffix()}/`;
     const plan = callsOf(endpoint, 1, 2).flatMap((calls) => planOf(endpoint, calls));
     const [set] = await storeRequestSets(bucket, endpoint, plan, prefix);
-    const { batchId } = await acts.submitBatch({ endpoint, set: set!, sweepId: 's', cellId: 'c', notBeforeS: 0 });
+    const { batchId } = await acts.submitBatch({ endpoint, set: set!, round: 1, sweepId: 's', cellId: 'c', notBeforeS: 0 });
     await acts.cancelBatch({ endpoint, batchId });
     expect((await finish(endpoint, batchId)).status).toBe('cancelled');
     // Cancelling a finished batch is no error: there is nothing to stop.

@@ -38,7 +38,7 @@ const setOf = (setId: string, requests: number): RequestSet => ({ planKey: `plan
  * `answered(set, round)` of its set's requests; the rest are left as a set of their own.
  */
 function stubProvider(options: { pollsToFinish?: number; answered?: (set: RequestSet) => number; sets?: RequestSet[] } = {}) {
-  const batches: Array<{ id: string; setId: string; polls: number; status: string }> = [];
+  const batches: Array<{ id: string; tag: string; setId: string; polls: number; status: string }> = [];
   const log: string[] = [];
   const activities = {
     async prepareDirectBatch(): Promise<RequestSet[]> {
@@ -46,10 +46,11 @@ function stubProvider(options: { pollsToFinish?: number; answered?: (set: Reques
       return options.sets ?? [];
     },
     async submitBatch(input: SubmitBatchInput): Promise<{ batchId: string; created: boolean }> {
-      const found = batches.find((b) => b.setId === input.set.setId);
+      const tag = `${input.set.setId}/r${input.round}`;
+      const found = batches.find((b) => b.tag === tag);
       if (found) return { batchId: found.id, created: false };
       const id = `batch_${batches.length + 1}`;
-      batches.push({ id, setId: input.set.setId, polls: 0, status: 'validating' });
+      batches.push({ id, tag, setId: input.set.setId, polls: 0, status: 'validating' });
       log.push(`submit ${input.set.setId}`);
       return { batchId: id, created: true };
     },
@@ -71,7 +72,8 @@ function stubProvider(options: { pollsToFinish?: number; answered?: (set: Reques
         requests: answered,
         promptTokens: answered * 5,
         completionTokens: answered * 2,
-        ...(leftCount > 0 ? { left: setOf(`${input.set.setId}-left`, leftCount) } : {}),
+        // What is left of a set nothing of which was answered is that set again (content-addressed).
+        ...(leftCount > 0 ? { left: setOf(answered === 0 ? input.set.setId : `${input.set.setId}-left`, leftCount) } : {}),
       };
     },
     async cancelBatch(input: { batchId: string }): Promise<void> {
@@ -170,6 +172,20 @@ describe('a request set in batches', () => {
       { batchId: 'batch_2', status: 'completed' },
     ]);
     expect(outcome).toMatchObject({ samplesAnswered: 3, samplesLeft: 1, requests: 3, promptTokens: 15, completionTokens: 6 });
+  });
+
+  it('a batch that answered nothing is followed by a new batch of the same set, not found again', async () => {
+    const queues = testQueues();
+    const provider = stubProvider({ answered: () => 0 });
+    const outcome = await withStubWorkers(env, queues, { activities: {}, llm: { m: provider.activities } }, () =>
+      env.client.workflow.execute(batchAnswersWorkflow, {
+        workflowId: `wft-batch-${uniqueSuffix()}`,
+        taskQueue: queues.workflows,
+        args: [batchInput(queues, setOf('same', 2), { retryRounds: 2 })],
+      }),
+    );
+    expect(provider.batches.map((b) => b.tag)).toEqual(['same/r1', 'same/r2', 'same/r3']);
+    expect(outcome).toMatchObject({ samplesAnswered: 0, samplesLeft: 2 });
   });
 
   it('past live_after_s cancels the batch, keeps what it answered and sends no further round', async () => {
