@@ -156,6 +156,46 @@ describe('batch mode activities', () => {
     expect(liveRecords.every((r) => r?.batchId === undefined)).toBe(true);
   });
 
+  it('a request of several choices (samples_per_request) answers each of its samples, as live', async () => {
+    const llm = await serve(({ body }) => {
+      const n = typeof body.n === 'number' ? body.n : 1;
+      return { content: Array.from({ length: n }, (_, j) => `    return ${Number(body.seed) + j}  # choice ${j} of ${n}`) };
+    });
+    const batches = await startScriptedBatchServer({ upstream: llm.url });
+    batchServers.push(batches);
+    const model = `m-${uniqueSuffix()}`;
+    const endpoint = { ...endpointOf(batches.url, model), samplesPerRequest: 2 };
+    const prefix = `test-batch/${uniqueSuffix()}/`;
+    const [calls] = callsOf(endpoint, 1, 4);
+    const plan = planOf(endpoint, calls!);
+    expect(plan.map((l) => l.members.map((m) => m.sampleIndex))).toEqual([
+      [0, 1],
+      [2, 3],
+    ]);
+    const [set] = await storeRequestSets(bucket, endpoint, plan, prefix);
+    const { collected } = await submitAndCollect(endpoint, set!, prefix);
+    expect([collected.requests, collected.samples, collected.left]).toEqual([2, 4, undefined]);
+
+    const env = new MockActivityEnvironment();
+    const live = createLlmActivities(bucket, {});
+    const batched = (await env.run(live.callLlm, { endpoint, calls: calls! })) as LlmCallSummary[];
+    expect(batched.every((s) => s.cached)).toBe(true);
+    expect(llm.received().requests).toBe(2);
+    const liveEndpoint = { ...endpointOf(llm.url, model, false), samplesPerRequest: 2 };
+    const [liveCalls] = callsOf(liveEndpoint, 1, 4);
+    const asked = (await env.run(live.callLlm, { endpoint: liveEndpoint, calls: liveCalls! })) as LlmCallSummary[];
+    const texts = async (summaries: LlmCallSummary[]) =>
+      Promise.all(summaries.map(async (s) => (await readLlmRecordAt(bucket, s.key))?.text));
+    expect(await texts(batched)).toEqual(await texts(asked));
+    expect(await texts(batched)).toEqual([
+      '    return 7  # choice 0 of 2',
+      '    return 8  # choice 1 of 2',
+      '    return 9  # choice 0 of 2',
+      '    return 10  # choice 1 of 2',
+    ]);
+    expect(batched.map((s) => s.calls)).toEqual([1, 0, 1, 0]);
+  });
+
   it('a batch that fails lines and expires half-done leaves those requests as a set of their own, answered by the next', async () => {
     // Batch 1: line 1 fails (500), lines from 3 on expire; batch 2 answers the rest.
     const { llm, batches } = await servers({
