@@ -9,6 +9,7 @@ import { createDatasetActivities } from '../activities/storage/datasets.js';
 import { createReportActivities } from '../activities/storage/report.js';
 import { createLlmActivities } from '../infra/llm/llm.js';
 import { createEmbeddingClient } from '../infra/llm/embeddings.js';
+import { createBatchActivities } from '../activities/llm/batch.js';
 import { createSnippetActivities } from '../activities/sandbox/snippets.js';
 import { createTraceActivities } from '../activities/storage/traces.js';
 import { SandboxPool } from '../infra/sandbox/pool.js';
@@ -208,6 +209,7 @@ export async function createWorkers(
           const llmWorkers: Worker[] = [];
           const llm = createLlmActivities(bucket, process.env, leases.count, () => llmWorkers.some((w) => w.getState() !== 'RUNNING'));
           const embeddings = createEmbeddingClient(bucket);
+          const batchActivities = createBatchActivities(bucket);
           for (const model of options.llmModels ?? []) {
             const taskQueue = llmTaskQueue(config.taskQueues.llm, model.id);
             await leases.join(taskQueue);
@@ -217,7 +219,8 @@ export async function createWorkers(
                 namespace: config.temporal.namespace,
                 dataConverter,
                 taskQueue,
-                activities: llmQueueActivities(methods, { bucket, llm, embeddings }),
+                // Batch mode's activities (activities/llm/batch.ts) beside the methods': they need the model's key too.
+                activities: { ...llmQueueActivities(methods, { bucket, llm, embeddings }), ...batchActivities },
                 // One task's samples run one after another inside an activity; the requests then
                 // wait for this worker's share of the model's limits.
                 maxConcurrentActivityTaskExecutions: model.concurrency,

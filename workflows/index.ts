@@ -6,3 +6,4 @@ export { sweepShardWorkflow } from './sweepShard.js';
 export { spendLedgerWorkflow } from './spendLedger.js';
 // Each method's task workflows (exploracoderTaskWorkflow, selfRepairTaskWorkflow, capirTaskWorkflow).
 export * from '../methods/workflows.js';
+export { batchAnswersWorkflow } from './batchAnswers.js';

@@ -26,6 +26,7 @@ import { storageActivities } from './activityOptions.js';
 import { startChildPatiently } from './startChildPatiently.js';
 import { pauseSignal, sendLegacyPause, sendPauseOrder, takePauseOrders, type SeqStore } from './pauseOrders.js';
 import { sweepShardWorkflow } from './sweepShard.js';
+import { answerCellInBatches, answersInBatches } from './cellBatches.js';
 import type { CellInput, CellProgressState } from './sweepTypes.js';
 
 export { pauseSignal, resumeSignal } from './pauseOrders.js';
@@ -40,6 +41,8 @@ export interface CellProgress extends CellProgressState {
   summary: CellSummary | null;
   /** Workflow ids of the shards running now (their own progress: shardProgressQuery). */
   runningShards: string[];
+  /** Batch mode: the workflow ids of the cell's batches while it waits for them (their progress: batchAnswersProgressQuery). */
+  batches?: string[];
 }
 export const cellProgressQuery = defineQuery<CellProgress>('progress');
 
@@ -63,6 +66,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
   // The shards running now, declared before any handler can run (a query or a signal may come
   // before this run's first task ends).
   const inFlight = new Map<number, Promise<void>>();
+  let batchIds: string[] = [];
   const shardId = (i: number) => cellShardWorkflowId(input.sweepId, input.cell.id, i);
   const progress = (): CellProgress => ({
     ...state,
@@ -74,6 +78,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
     passAt1SoFar: state.tasksDone ? state.passSum / state.tasksDone : null,
     summary,
     runningShards: [...inFlight.keys()].map(shardId),
+    ...(batchIds.length > 0 ? { batches: batchIds } : {}),
   });
   setHandler(cellProgressQuery, progress);
   // Before any handler: a signal that came before this run's first task is handled inside setHandler,
@@ -213,6 +218,11 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
   };
   skipFinished();
   if (finished.size) publish(true);
+  // Batch mode: the cell's requests go to the provider's Batch API before its shards ask live (cellBatches.ts).
+  if (input.resume === undefined && launched < shards && answersInBatches(input) && patched('cell-batch-answers')) {
+    await answerCellInBatches(input, (ids) => void (batchIds = ids));
+    batchIds = [];
+  }
   while (launched < shards || inFlight.size > 0) {
     while (inFlight.size < input.maxParallelShards && launched < shards && !historyIsLarge() && !held()) {
       const shardIndex = launched++;

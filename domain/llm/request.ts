@@ -4,6 +4,7 @@
  * never paid for twice, while sample 3 and sample 4 of one task stay different calls.
  */
 import { z } from 'zod';
+import { BatchEndpointSchema } from './batchMode.js';
 
 export const LlmApiSchema = z.enum(['chat', 'completions']);
 export type LlmApi = z.infer<typeof LlmApiSchema>;
@@ -25,6 +26,8 @@ export const LlmEndpointSchema = z.object({
    * prompt for several samples: the endpoint bills and computes the prompt once. Absent: one each.
    */
   samplesPerRequest: z.int().min(2).optional(),
+  /** The model is answered in provider batches first (batchMode.ts); absent: live only. Not part of a call's identity. */
+  batch: BatchEndpointSchema.optional(),
 });
 export type LlmEndpoint = z.infer<typeof LlmEndpointSchema>;
 
@@ -108,6 +111,8 @@ export const LlmRecordSchema = z.object({
   createdAt: z.string(),
   request: z.unknown(),
   response: z.unknown(),
+  /** Answered in this provider batch (batch mode), not by a live request. Absent: live. */
+  batchId: z.string().optional(),
 });
 export type LlmRecord = z.infer<typeof LlmRecordSchema>;
 

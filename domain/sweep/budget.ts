@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { tokenCost, type Price } from './price.js';
+import { effectivePrice } from '../llm/batchMode.js';
 
 export const BUDGET_KEYS = ['tokens', 'prompt_tokens', 'completion_tokens', 'money'] as const;
 export type BudgetField = (typeof BUDGET_KEYS)[number];
@@ -225,10 +226,10 @@ export function sweepBudgetsOf(config: { budget?: Budget; models: ReadonlyArray<
   return { ...(config.budget ? { sweep: config.budget } : {}), models };
 }
 
-/** The models' prices by id; null when no model has one. */
-export function pricesOf(models: ReadonlyArray<{ id: string; price?: Price }>): Record<string, Price> | null {
-  const priced = models.filter((m) => m.price);
-  return priced.length ? Object.fromEntries(priced.map((m) => [m.id, m.price!])) : null;
+/** The models' prices by id (a model in batch mode: its batch price, batchMode.ts); null when no model has one. */
+export function pricesOf(models: ReadonlyArray<{ id: string; price?: Price; batch?: { price?: Price } }>): Record<string, Price> | null {
+  const priced = models.filter((m) => effectivePrice(m));
+  return priced.length ? Object.fromEntries(priced.map((m) => [m.id, effectivePrice(m)!])) : null;
 }
 
 /** `budget.tokens 2000, models[1].budget.money 5` */

@@ -18,6 +18,7 @@ import { EXPECTED_NAMES, unknownKeyMessage } from './configMessages.js';
 import { PRICE_KEYS, PriceSchema, type Price } from './price.js';
 import { BUDGET_KEYS, budgetConfigChecks, BudgetSchema, type Budget } from './budget.js';
 import { CELL_ERROR_KEYS, CellErrorStopConfigSchema, type CellErrorStopConfig } from './cellErrors.js';
+import { BATCH_KEYS, BATCH_METHOD_KINDS, BatchModeConfigSchema, type BatchModeConfig } from '../llm/batchMode.js';
 
 // ---------------------------------------------------------------------------------------------
 // Types of the resolved config
@@ -81,6 +82,11 @@ export interface SweepModelConfig {
    * dates (LiveCodeBench) must keep only problems released after it (trainingCutoffChecks).
    */
   training_cutoff?: string;
+  /**
+   * Batch mode (domain/llm/batchMode.ts): the model's requests go through the provider's Batch API
+   * first, at its batch price. Absent: live requests only.
+   */
+  batch?: BatchModeConfig;
 }
 
 /** OpenAI's API takes at most 4 stop sequences and refuses a request with more (400). */
@@ -264,6 +270,7 @@ const ModelSchema = z
       .string()
       .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a day YYYY-MM-DD (the last day of the training data)')
       .optional(),
+    batch: BatchModeConfigSchema.optional(),
   })
   .transform(({ samples_per_request, max_stop_sequences, ...m }): SweepModelConfig => ({
     ...m,
@@ -399,6 +406,7 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
   fillInTheMiddleChecks(list('datasets'), list('models'), list('methods'), add);
   sanitizeChecks(list('models'), add);
   trainingCutoffChecks(list('datasets'), list('models'), add);
+  batchModeChecks(list('models'), list('methods'), add);
 
   const n = c.n_samples;
   if (typeof n === 'number' && Number.isInteger(n) && n >= 1) {
@@ -520,6 +528,36 @@ function trainingCutoffChecks(datasets: unknown[], models: unknown[], add: AddIs
           `set ${window.field}: '${next}' or later, or list the model in another sweep`,
       );
     }
+  });
+}
+
+/**
+ * Models in batch mode against the methods (batch mode answers one-request-per-sample methods only
+ * so far) and against their own price (a batch price is a discount on a listed price).
+ */
+function batchModeChecks(models: unknown[], methods: unknown[], add: AddIssue): void {
+  models.forEach((x, xi) => {
+    const model = x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : null;
+    const batch = model?.batch;
+    if (!batch || typeof batch !== 'object' || Array.isArray(batch)) return;
+    methods.forEach((m, mi) => {
+      const kind = typeof m === 'string' ? findMethod(m)?.kind : undefined;
+      if (kind !== undefined && !BATCH_METHOD_KINDS.includes(kind))
+        add(
+          ['models', xi, 'batch'],
+          `batch mode answers the ${BATCH_METHOD_KINDS.join(', ')} method only so far; methods[${mi}] (${String(m)}) is ${kind}: leave batch out, or list ${String(m)} in another sweep`,
+        );
+    });
+    const batchPrice = (batch as Record<string, unknown>).price;
+    const price = model.price;
+    if (batchPrice && typeof batchPrice === 'object' && !price)
+      add(['models', xi, 'batch', 'price'], `needs models[${xi}].price too: the batch price is what the listed price costs in batches`);
+    const currency = (p: unknown) => (p && typeof p === 'object' ? (p as Record<string, unknown>).currency : undefined);
+    if (price && batchPrice && currency(price) !== currency(batchPrice))
+      add(
+        ['models', xi, 'batch', 'price', 'currency'],
+        `must be the model's price's currency (${String(currency(price))}), got ${String(currency(batchPrice))}`,
+      );
   });
 }
 
@@ -655,6 +693,8 @@ const MODEL_KEYS = [
   'budget',
   'sanitize',
   'training_cutoff',
+  'fim',
+  'batch',
 ];
 
 function knownKeysAt(path: readonly PropertyKey[], input: unknown): readonly string[] {
@@ -667,6 +707,8 @@ function knownKeysAt(path: readonly PropertyKey[], input: unknown): readonly str
   if (path.length === 3 && path[0] === 'models' && path[2] === 'prompt') return PROMPT_TEMPLATE_KEYS;
   if (path.length === 3 && path[0] === 'models' && path[2] === 'price') return PRICE_KEYS;
   if (path.length === 3 && path[0] === 'models' && path[2] === 'budget') return BUDGET_KEYS;
+  if (path.length === 3 && path[0] === 'models' && path[2] === 'batch') return BATCH_KEYS;
+  if (path.length === 4 && path[0] === 'models' && path[2] === 'batch' && path[3] === 'price') return PRICE_KEYS;
   if (path.length === 1 && path[0] === 'budget') return BUDGET_KEYS;
   if (path.length === 1 && path[0] === 'stop_cell_on_errors') return CELL_ERROR_KEYS;
   if (path.length === 2 && path[0] === 'prompts') return ['name', ...PROMPT_TEMPLATE_KEYS];
@@ -807,7 +849,8 @@ export function canonicalSweepJson(config: SweepConfig): string {
  * (raising a budget resumes the sweep).
  */
 function experimentOf(config: SweepConfig): SweepConfig {
-  const spendOnly = config.budget !== undefined || config.models.some((m) => m.price !== undefined || m.budget !== undefined);
+  const spendOnly =
+    config.budget !== undefined || config.models.some((m) => m.price !== undefined || m.budget !== undefined || m.batch !== undefined);
   if (
     !spendOnly &&
     config.shard_samples === undefined &&
@@ -816,7 +859,8 @@ function experimentOf(config: SweepConfig): SweepConfig {
   )
     return config;
   const { budget: _budget, shard_samples: _layout, stop_cell_on_errors: _stop, max_parallel_cells: _cells, ...rest } = config;
-  return { ...rest, models: config.models.map(({ price: _price, budget: _modelBudget, ...m }) => m) };
+  // Batch mode asks the same requests another way: the same answers, the same sweep.
+  return { ...rest, models: config.models.map(({ price: _price, budget: _modelBudget, batch: _batch, ...m }) => m) };
 }
 
 /** Hash of canonicalSweepJson; the hasher is passed in (node:crypto is unavailable in workflows). */

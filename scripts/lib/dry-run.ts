@@ -22,7 +22,7 @@ import {
 } from '../../domain/sweep/forecast.js';
 import { expandGrid, formatPlan, planSweep, type Cell, type SweepMode } from '../../domain/sweep/plan.js';
 import type { Price } from '../../domain/sweep/price.js';
-import { budgetForecastWarnings, describeBudgets, sweepBudgetsOf, type Spend } from '../../domain/sweep/budget.js';
+import { budgetForecastWarnings, describeBudgets, pricesOf, sweepBudgetsOf, type Spend } from '../../domain/sweep/budget.js';
 import { TASK_WINDOW } from '../../workflows/sweepShard.js';
 import { callGroup } from '../../infra/llm/cache.js';
 import { MAX_OWN_GROUPS, readCachedAnswers } from '../../infra/llm/cachedAnswers.js';
@@ -77,8 +77,8 @@ export async function dryRunText(
   } else {
     notes.cacheProblem = '--no-cache-forecast';
   }
-  const prices: Record<string, Price> = {};
-  for (const m of config.models) if (m.price) prices[m.id] = m.price;
+  // A model in batch mode at its batch price (domain/llm/batchMode.ts).
+  const prices: Record<string, Price> = pricesOf(config.models) ?? {};
   const forecast = forecastSweep({
     plan,
     promptSizes,

@@ -21,6 +21,7 @@ import { sweepConfigKey, sweepInputKey, sweepRunConflict, type S3Ref, type Sweep
 import { expandGrid, loadedCellId } from '../../domain/sweep/plan.js';
 import { pricesOf, sweepBudgetsOf } from '../../domain/sweep/budget.js';
 import { cellErrorStopOf } from '../../domain/sweep/cellErrors.js';
+import { batchEndpointOf } from '../../domain/llm/batchMode.js';
 import { datasetText } from '../../infra/datasetText.js';
 import { getBytes, putObject, putObjectOnce, sha256Hex, type Bucket } from '../../infra/s3.js';
 import type { SweepCellInput, SweepDatasetInput, SweepInput, SweepMode } from '../../workflows/sweepTypes.js';
@@ -348,6 +349,7 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
           concurrency: c.model.concurrency,
           ...(c.model.requests_per_second ? { requestsPerSecond: c.model.requests_per_second } : {}),
           ...(c.model.samples_per_request ? { samplesPerRequest: c.model.samples_per_request } : {}),
+          ...(c.model.batch ? { batch: batchEndpointOf(c.model.batch) } : {}),
         },
         sampling: {
           model: c.model.model,

@@ -18,6 +18,8 @@ describe('method registrations', () => {
     expect(Object.keys(llmQueueActivities(METHOD_ACTIVITIES, deps)).sort()).toEqual(
       [
         'generateDirect',
+        // Batch mode (issue 44): direct's requests as request sets.
+        'prepareDirectBatch',
         'generateRag',
         'planTask',
         'recommendApis',
@@ -53,6 +55,8 @@ describe('method registrations', () => {
         'capirTaskWorkflow',
         // Budgeted sweeps' spend ledger (2026-11-26): its type name is in their histories too.
         'spendLedgerWorkflow',
+        // Batch mode (issue 44): one request set's provider batches.
+        'batchAnswersWorkflow',
       ].sort(),
     );
   });

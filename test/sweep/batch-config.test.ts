@@ -1,0 +1,76 @@
+/** models[i].batch in the sweep config: its defaults, its errors naming the field, its price, and the hash it leaves alone. */
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, batchEndpointOf } from '../../domain/llm/batchMode.js';
+import { pricesOf } from '../../domain/sweep/budget.js';
+import { parseSweepConfig, sweepConfigHash } from '../../domain/sweep/config.js';
+import { minimalSweepConfig, sweepConfigIssues } from '../support/sweep-config.js';
+
+const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+const withModel = (extra: Record<string, unknown>, top: Record<string, unknown> = {}) => {
+  const c = { ...minimalSweepConfig(), ...top };
+  c.models = [{ ...(minimalSweepConfig().models as Array<Record<string, unknown>>)[0], ...extra }];
+  return c;
+};
+const PRICE = { input_per_mtok: 2, output_per_mtok: 8, currency: 'USD' };
+const BATCH_PRICE = { input_per_mtok: 1, output_per_mtok: 4, currency: 'USD' };
+
+describe('models[i].batch', () => {
+  it("fills in OpenAI's limits and the polling defaults, and the endpoint carries them", () => {
+    const model = parseSweepConfig(withModel({ batch: {} })).models[0]!;
+    expect(model.batch).toEqual({
+      max_requests: BATCH_MAX_REQUESTS,
+      max_bytes: BATCH_MAX_BYTES,
+      retry_rounds: 1,
+      poll_s: 30,
+      max_poll_s: 600,
+    });
+    expect(batchEndpointOf({ ...model.batch!, live_after_s: 3600 })).toEqual({
+      maxRequests: BATCH_MAX_REQUESTS,
+      maxBytes: BATCH_MAX_BYTES,
+      liveAfterS: 3600,
+      retryRounds: 1,
+      pollS: 30,
+      maxPollS: 600,
+    });
+  });
+
+  it('refuses limits beyond the provider’s, unknown keys and a poll back-off shorter than its start, naming the field', () => {
+    expect(sweepConfigIssues(withModel({ batch: { max_requests: 50_001 } }))).toEqual([
+      { path: 'models[0].batch.max_requests', message: 'must be <= 50000, got 50001' },
+    ]);
+    expect(sweepConfigIssues(withModel({ batch: { max_request: 10 } }))).toContainEqual({
+      path: 'models[0].batch.max_request',
+      message: 'unknown key (did you mean max_requests?)',
+    });
+    expect(sweepConfigIssues(withModel({ batch: { poll_s: 60, max_poll_s: 10 } }))).toEqual([
+      { path: 'models[0].batch.max_poll_s', message: 'max_poll_s must be at least poll_s' },
+    ]);
+  });
+
+  it('refuses methods of several steps, naming models[i].batch and the method', () => {
+    const issues = sweepConfigIssues(withModel({ batch: {} }, { methods: ['direct', 'self-repair'] }));
+    const batch = issues.filter((i) => i.path === 'models[0].batch');
+    expect(batch).toHaveLength(1);
+    expect(batch[0]!.message).toContain('methods[1] (self-repair)');
+    // direct alone is fine.
+    expect(parseSweepConfig(withModel({ batch: {} })).models[0]!.batch).toBeDefined();
+  });
+
+  it('prices the model at its batch price, which needs a listed price of the same currency', () => {
+    const config = parseSweepConfig(withModel({ price: PRICE, batch: { price: BATCH_PRICE } }));
+    expect(pricesOf(config.models)).toEqual({ [config.models[0]!.id]: BATCH_PRICE });
+    expect(sweepConfigIssues(withModel({ batch: { price: BATCH_PRICE } }))).toEqual([
+      { path: 'models[0].batch.price', message: 'needs models[0].price too: the batch price is what the listed price costs in batches' },
+    ]);
+    expect(sweepConfigIssues(withModel({ price: PRICE, batch: { price: { ...BATCH_PRICE, currency: 'EUR' } } }))).toEqual([
+      { path: 'models[0].batch.price.currency', message: "must be the model's price's currency (USD), got EUR" },
+    ]);
+  });
+
+  it('leaves the config hash as it was: the same requests, answered another way', () => {
+    const plain = parseSweepConfig(withModel({}));
+    const batched = parseSweepConfig(withModel({ batch: { max_requests: 10 } }));
+    expect(sweepConfigHash(batched, sha)).toBe(sweepConfigHash(plain, sha));
+  });
+});

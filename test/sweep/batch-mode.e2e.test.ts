@@ -1,0 +1,199 @@
+/**
+ * Batch mode end to end on the shared stack: a HumanEval sweep answered in batches
+ * (models[i].batch, against the scripted Batch API server in front of a scripted LLM server) gives
+ * the results and samples of the same sweep answered live, every request reaching the model once:
+ * in batches of at most max_requests with nothing live after them; with its worker killed while a
+ * batch is in flight (the batch is not created again); and with a batch that expires half-done
+ * (the rest sent live).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cellFileKey, sweepResultsKey } from '../../domain/sweep/keys.js';
+import { parseJsonl } from '../../domain/datasets/jsonl.js';
+import { getText } from '../../infra/s3.js';
+import { testConfig, uniqueSuffix } from '../support/config.js';
+import { sleep, waitUntil } from '../support/poll.js';
+import { killHard, runTs, spawnTs, type Spawned } from '../support/processes.js';
+import { testBucket } from '../support/s3.js';
+import { startScriptedBatchServer, type ScriptedBatchServer, type ScriptedBatchServerOptions } from '../support/scripted-batch-server.js';
+import { canonicalBodyKey, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { HUMANEVAL_DATASETS_YAML, humanEvalProblems, scriptedAnswers, SWEEP_SEED } from './support.js';
+import { z } from 'zod';
+
+const { config, env } = testConfig();
+const bucket = testBucket(config);
+const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-batch-mode-'));
+const LIMIT = 3;
+const N = 2;
+const problems = humanEvalProblems(LIMIT);
+// One model name for every sweep here: the same request bodies, so the same answers.
+const MODEL = `scripted-${uniqueSuffix()}`;
+const servers: Array<{ close: () => Promise<void> }> = [];
+const spawned: Spawned[] = [];
+let liveId: string;
+
+beforeAll(async () => {
+  const llm = await startScriptedLlmServer(scriptedAnswers(problems));
+  servers.push(llm);
+  liveId = `batch-live-${uniqueSuffix()}`;
+  const live = await runTs('scripts/start-sweep.ts', ['--config', writeConfig(liveId, llm.url, ''), '--no-progress'], env);
+  expect(live.code, live.output).toBe(0);
+  expect([...requestCounts(llm).values()]).toEqual(Array.from({ length: LIMIT * N }, () => 1));
+});
+afterAll(async () => {
+  for (const p of spawned) if (p.child.exitCode === null && p.child.signalCode === null) await killHard(p);
+  await Promise.all(servers.map((s) => s.close()));
+  bucket.s3.destroy();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A scripted LLM server of the test's own (its own URL: no answer cached by another test), and a Batch API server before it. */
+async function batchServers(options: Omit<ScriptedBatchServerOptions, 'upstream'> = {}) {
+  const llm = await startScriptedLlmServer(scriptedAnswers(problems));
+  const batches = await startScriptedBatchServer({ upstream: llm.url, ...options });
+  servers.push(batches, llm);
+  return { llm, batches };
+}
+
+function writeConfig(id: string, baseUrl: string, batch: string): string {
+  const file = path.join(dir, `${id}.yaml`);
+  writeFileSync(
+    file,
+    `id: ${id}
+${HUMANEVAL_DATASETS_YAML}models:
+  - id: m
+    base_url: ${baseUrl}
+    model: ${MODEL}
+    api: completions
+    concurrency: 2
+    request_timeout_s: 10
+${batch}methods: [direct]
+temperatures: [0.2]
+n_samples: ${N}
+k: [1, 2]
+limit: ${LIMIT}
+timeout_s: 5
+seed: ${SWEEP_SEED}
+`,
+  );
+  return file;
+}
+
+const batchYaml = (fields: string) => `    batch:
+      poll_s: 0.2
+      max_poll_s: 0.5
+${fields}`;
+
+const CELL = 'humaneval.m.direct.t0.2';
+
+/**
+ * How often each request reached the model, by its body as the method made it: the live path adds
+ * the defaults `n: 1` and `stream: false`, a batch line sends the body as it is.
+ */
+function requestCounts(llm: ScriptedLlmServer): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const r of llm.requests()) {
+    const { stream: _stream, n, ...rest } = r.body;
+    const key = canonicalBodyKey(n === 1 ? rest : { ...rest, n });
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/**
+ * What a cell's results and samples say, without what differs between any two runs (times, keys)
+ * and the provenance (the two sweeps' configs and endpoints differ: the batch server's URL).
+ */
+async function cellOutcome(sweepId: string) {
+  const results = JSON.parse((await getText(bucket, cellFileKey(sweepId, CELL, 'results.json')))!) as Record<string, unknown>;
+  const samplesText = (await getText(bucket, cellFileKey(sweepId, CELL, 'samples.jsonl')))!;
+  const samples = parseJsonl(samplesText, z.record(z.string(), z.unknown()), 'samples.jsonl').map((r) => r.row);
+  return { results: withoutRunFields(results), samples: samples.map(withoutRunFields) };
+}
+
+const RUN_FIELD = /(^|_)(ms|seconds|key|keys|at|time|started|finished|wall|duration|llm_key)$|Ms$|Seconds$|Key$|At$/i;
+function withoutRunFields(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutRunFields);
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([k]) => !RUN_FIELD.test(k) && k !== 'provenance')
+        .map(([k, v]) => [k, withoutRunFields(v)]),
+    );
+  return value;
+}
+
+/** The batch sweep's outcome equals the live one's, and its pass@k in the sweep's results too. */
+async function expectSameAsLive(batchId: string) {
+  const [liveOutcome, batchOutcome] = await Promise.all([cellOutcome(liveId), cellOutcome(batchId)]);
+  expect(batchOutcome.samples).toHaveLength(LIMIT * N);
+  expect(batchOutcome).toEqual(liveOutcome);
+  const passAtK = async (id: string) =>
+    (JSON.parse((await getText(bucket, sweepResultsKey(id)))!) as { cells: Array<{ passAtK: unknown }> }).cells.map((c) => c.passAtK);
+  expect(await passAtK(batchId)).toEqual(await passAtK(liveId));
+}
+
+const once = () => Array.from({ length: LIMIT * N }, () => 1);
+const statuses = (batches: ScriptedBatchServer) =>
+  batches
+    .batches()
+    .map((b) => `${b.status} ${b.request_counts.total}`)
+    .sort();
+
+describe('a sweep in batch mode', () => {
+  it('gives the results and samples of the same sweep answered live, each request answered once, in batches', async () => {
+    const { llm, batches } = await batchServers();
+    const id = `batch-mode-${uniqueSuffix()}`;
+    const run = await runTs(
+      'scripts/start-sweep.ts',
+      ['--config', writeConfig(id, batches.url, batchYaml('      max_requests: 4\n')), '--no-progress'],
+      env,
+    );
+    expect(run.code, run.output).toBe(0);
+    // 6 requests in sets of 4 and 2 (their batches run at once: in either order), nothing live after.
+    expect([...requestCounts(llm).values()]).toEqual(once());
+    expect(batches.linesAnswered()).toBe(LIMIT * N);
+    expect(statuses(batches)).toEqual(['completed 2', 'completed 4']);
+    expect(batches.uploads()).toBe(2);
+    await expectSameAsLive(id);
+  });
+
+  it('with its worker killed while a batch is in flight: resumed, the batch is not created again', async () => {
+    const { llm, batches } = await batchServers({ held: true });
+    const id = `batch-kill-${uniqueSuffix()}`;
+    const file = writeConfig(id, batches.url, batchYaml(''));
+    const first = spawnTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+    spawned.push(first);
+    await waitUntil(() => batches.batches()[0]?.status === 'in_progress' || undefined, {
+      timeoutMs: 120_000,
+      intervalMs: 100,
+      what: () => `the batch in progress\n${first.output()}`,
+    });
+    await sleep(500); // a poll or two more
+    await killHard(first);
+    batches.release();
+    const again = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+    expect(again.code, again.output).toBe(0);
+    expect(batches.batches().map((b) => b.status)).toEqual(['completed']);
+    expect(batches.uploads()).toBe(1);
+    expect([...requestCounts(llm).values()]).toEqual(once());
+    await expectSameAsLive(id);
+  });
+
+  it('with a batch that expires half-done and retry_rounds 0: the rest is sent live, each request once', async () => {
+    const { llm, batches } = await batchServers({ expire: { batchNumber: 1, answered: 2 } });
+    const id = `batch-expire-${uniqueSuffix()}`;
+    const run = await runTs(
+      'scripts/start-sweep.ts',
+      ['--config', writeConfig(id, batches.url, batchYaml('      retry_rounds: 0\n')), '--no-progress'],
+      env,
+    );
+    expect(run.code, run.output).toBe(0);
+    expect(statuses(batches)).toEqual(['expired 6']);
+    expect(batches.linesAnswered()).toBe(2);
+    expect([...requestCounts(llm).values()]).toEqual(once());
+    await expectSameAsLive(id);
+  });
+});

@@ -1,0 +1,230 @@
+/**
+ * Batch mode's workflow logic on Temporal's test environment with stub activities standing in for
+ * the provider: a cell in batch mode answers its request sets in batches before its shards start;
+ * requests a batch left go in a new batch up to retry_rounds, the rest to the live path;
+ * live_after_s cancels a batch that takes too long and keeps what it answered; a cancelled
+ * workflow cancels its batch in flight.
+ */
+import { WorkflowFailedError } from '@temporalio/client';
+import { CancelledFailure } from '@temporalio/common';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BatchStatus, CollectBatchInput, CollectedBatch, SubmitBatchInput } from '../../activities/llm/batch.js';
+import type { BatchEndpoint } from '../../domain/llm/batchMode.js';
+import { cellWorkflowId, llmTaskQueue } from '../../domain/sweep/keys.js';
+import type { RequestSet } from '../../infra/llm/batchPlan.js';
+import { batchAnswersProgressQuery, batchAnswersWorkflow, type BatchAnswersInput } from '../../workflows/batchAnswers.js';
+import { sweepCellWorkflow } from '../../workflows/sweepCell.js';
+import type { SweepQueues } from '../../workflows/sweepTypes.js';
+import { uniqueSuffix } from '../support/config.js';
+import { waitUntil } from '../support/poll.js';
+import { startWorkflowEnv, testQueues, withStubWorkers } from '../support/workflow-env.js';
+import { cellInput, directCell, stubLlm, stubStorage } from './stubs.js';
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await startWorkflowEnv();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
+
+const SETTINGS: BatchEndpoint = { maxRequests: 100, maxBytes: 1 << 20, retryRounds: 1, pollS: 0.05, maxPollS: 0.2 };
+
+const setOf = (setId: string, requests: number): RequestSet => ({ planKey: `plan/${setId}`, setId, requests, samples: requests });
+
+/**
+ * A provider in memory: a batch finishes after `pollsToFinish` polls (never: Infinity) and answers
+ * `answered(set, round)` of its set's requests; the rest are left as a set of their own.
+ */
+function stubProvider(options: { pollsToFinish?: number; answered?: (set: RequestSet) => number; sets?: RequestSet[] } = {}) {
+  const batches: Array<{ id: string; tag: string; setId: string; polls: number; status: string }> = [];
+  const log: string[] = [];
+  const activities = {
+    async prepareDirectBatch(): Promise<RequestSet[]> {
+      log.push('prepare');
+      return options.sets ?? [];
+    },
+    async submitBatch(input: SubmitBatchInput): Promise<{ batchId: string; created: boolean }> {
+      const tag = `${input.set.setId}/r${input.round}`;
+      const found = batches.find((b) => b.tag === tag);
+      if (found) return { batchId: found.id, created: false };
+      const id = `batch_${batches.length + 1}`;
+      batches.push({ id, tag, setId: input.set.setId, polls: 0, status: 'validating' });
+      log.push(`submit ${input.set.setId}`);
+      return { batchId: id, created: true };
+    },
+    async pollBatch(input: { batchId: string }): Promise<BatchStatus> {
+      const b = batches.find((x) => x.id === input.batchId)!;
+      b.polls++;
+      if (b.status === 'cancelling') b.status = 'cancelled';
+      else if (b.status === 'validating') b.status = 'in_progress';
+      else if (b.status === 'in_progress' && b.polls >= (options.pollsToFinish ?? 2)) b.status = 'completed';
+      return { batchId: b.id, status: b.status, total: 1, completed: 0, failed: 0 };
+    },
+    async collectBatch(input: CollectBatchInput): Promise<CollectedBatch> {
+      log.push(`collect ${input.batchId}`);
+      const b = batches.find((x) => x.id === input.batchId)!;
+      const answered = b.status === 'cancelled' ? 0 : (options.answered?.(input.set) ?? input.set.requests);
+      const leftCount = input.set.requests - answered;
+      return {
+        samples: answered,
+        requests: answered,
+        promptTokens: answered * 5,
+        completionTokens: answered * 2,
+        // What is left of a set nothing of which was answered is that set again (content-addressed).
+        ...(leftCount > 0 ? { left: setOf(answered === 0 ? input.set.setId : `${input.set.setId}-left`, leftCount) } : {}),
+      };
+    },
+    async cancelBatch(input: { batchId: string }): Promise<void> {
+      log.push(`cancel ${input.batchId}`);
+      const b = batches.find((x) => x.id === input.batchId)!;
+      if (b.status === 'validating' || b.status === 'in_progress') b.status = 'cancelling';
+    },
+  };
+  return { activities, batches, log };
+}
+
+function batchInput(queues: SweepQueues, set: RequestSet, settings: Partial<BatchEndpoint> = {}): BatchAnswersInput {
+  const cell = directCell();
+  return {
+    sweepId: `wft-batch-${uniqueSuffix()}`,
+    cellId: cell.id,
+    endpoint: { ...cell.endpoint, batch: { ...SETTINGS, ...settings } },
+    llmQueue: llmTaskQueue(queues.llmBase, cell.model),
+    set,
+    prefix: 'batches/',
+  };
+}
+
+const startBatch = (queues: SweepQueues, input: BatchAnswersInput) =>
+  env.client.workflow.start(batchAnswersWorkflow, {
+    workflowId: `wft-batch-${uniqueSuffix()}`,
+    taskQueue: queues.workflows,
+    args: [input],
+  });
+
+describe('a cell in batch mode', () => {
+  it('answers its request sets in batches, each submitted once, before its first shard asks live', async () => {
+    const queues = testQueues();
+    const provider = stubProvider({ sets: [setOf('a', 3), setOf('b', 2)] });
+    const llm = stubLlm();
+    const input = cellInput(`wft-cell-${uniqueSuffix()}`, queues, {
+      cell: { ...directCell(), endpoint: { ...directCell().endpoint, batch: SETTINGS } },
+      tasks: 2,
+    });
+    const wrapped = {
+      ...llm.activities,
+      generateDirect: async (i: { taskIndex: number; sampleIndices: number[] }) => {
+        provider.log.push(`live ${i.taskIndex}`);
+        return llm.activities.generateDirect(i);
+      },
+    };
+    await withStubWorkers(env, queues, { activities: stubStorage().activities, llm: { m: { ...provider.activities, ...wrapped } } }, () =>
+      env.client.workflow.execute(sweepCellWorkflow, {
+        workflowId: cellWorkflowId(input.sweepId, input.cell.id),
+        taskQueue: queues.workflows,
+        args: [input],
+      }),
+    );
+    expect(provider.batches.map((b) => b.setId).sort()).toEqual(['a', 'b']);
+    const firstLive = provider.log.findIndex((l) => l.startsWith('live'));
+    expect(provider.log.slice(0, firstLive).sort()).toEqual(['collect batch_1', 'collect batch_2', 'prepare', 'submit a', 'submit b']);
+    expect(provider.log.filter((l) => l.startsWith('live')).sort()).toEqual(['live 0', 'live 1']);
+  });
+
+  it('a cell whose cache answers everything makes no batch', async () => {
+    const queues = testQueues();
+    const provider = stubProvider({ sets: [] });
+    const input = cellInput(`wft-cell-${uniqueSuffix()}`, queues, {
+      cell: { ...directCell(), endpoint: { ...directCell().endpoint, batch: SETTINGS } },
+    });
+    await withStubWorkers(
+      env,
+      queues,
+      { activities: stubStorage().activities, llm: { m: { ...provider.activities, ...stubLlm().activities } } },
+      () =>
+        env.client.workflow.execute(sweepCellWorkflow, {
+          workflowId: cellWorkflowId(input.sweepId, input.cell.id),
+          taskQueue: queues.workflows,
+          args: [input],
+        }),
+    );
+    expect(provider.log).toEqual(['prepare']);
+  });
+});
+
+describe('a request set in batches', () => {
+  it('sends what a batch left in a new batch, retry_rounds times, and leaves the rest to the live path', async () => {
+    const queues = testQueues();
+    // Every batch answers all but one of its requests: 3 of 4, then none of the 1 left.
+    const provider = stubProvider({ answered: (set) => set.requests - 1 });
+    const outcome = await withStubWorkers(env, queues, { activities: {}, llm: { m: provider.activities } }, () =>
+      env.client.workflow.execute(batchAnswersWorkflow, {
+        workflowId: `wft-batch-${uniqueSuffix()}`,
+        taskQueue: queues.workflows,
+        args: [batchInput(queues, setOf('s', 4), { retryRounds: 1 })],
+      }),
+    );
+    expect(provider.batches.map((b) => b.setId)).toEqual(['s', 's-left']);
+    expect(outcome.batches).toEqual([
+      { batchId: 'batch_1', status: 'completed' },
+      { batchId: 'batch_2', status: 'completed' },
+    ]);
+    expect(outcome).toMatchObject({ samplesAnswered: 3, samplesLeft: 1, requests: 3, promptTokens: 15, completionTokens: 6 });
+  });
+
+  it('a batch that answered nothing is followed by a new batch of the same set, not found again', async () => {
+    const queues = testQueues();
+    const provider = stubProvider({ answered: () => 0 });
+    const outcome = await withStubWorkers(env, queues, { activities: {}, llm: { m: provider.activities } }, () =>
+      env.client.workflow.execute(batchAnswersWorkflow, {
+        workflowId: `wft-batch-${uniqueSuffix()}`,
+        taskQueue: queues.workflows,
+        args: [batchInput(queues, setOf('same', 2), { retryRounds: 2 })],
+      }),
+    );
+    expect(provider.batches.map((b) => b.tag)).toEqual(['same/r1', 'same/r2', 'same/r3']);
+    expect(outcome).toMatchObject({ samplesAnswered: 0, samplesLeft: 2 });
+  });
+
+  it('past live_after_s cancels the batch, keeps what it answered and sends no further round', async () => {
+    const queues = testQueues();
+    const provider = stubProvider({ pollsToFinish: Infinity });
+    const outcome = await withStubWorkers(env, queues, { activities: {}, llm: { m: provider.activities } }, () =>
+      env.client.workflow.execute(batchAnswersWorkflow, {
+        workflowId: `wft-batch-${uniqueSuffix()}`,
+        taskQueue: queues.workflows,
+        args: [batchInput(queues, setOf('slow', 2), { liveAfterS: 0.3, retryRounds: 3 })],
+      }),
+    );
+    expect(provider.log).toEqual(['submit slow', 'cancel batch_1', 'collect batch_1']);
+    expect(outcome).toMatchObject({ batches: [{ batchId: 'batch_1', status: 'cancelled' }], samplesAnswered: 0, samplesLeft: 2 });
+  });
+
+  it('cancelled, it cancels its batch in flight, and its progress shows the batch', async () => {
+    const queues = testQueues();
+    const provider = stubProvider({ pollsToFinish: Infinity });
+    await withStubWorkers(env, queues, { activities: {}, llm: { m: provider.activities } }, async () => {
+      const handle = await startBatch(queues, batchInput(queues, setOf('c', 2)));
+      await waitUntil(() => provider.batches[0]?.status === 'in_progress', {
+        what: 'the batch in progress',
+        timeoutMs: 30_000,
+        intervalMs: 20,
+      });
+      const progress = await handle.query(batchAnswersProgressQuery);
+      expect(progress).toMatchObject({
+        round: 1,
+        samples: 2,
+        samplesAnswered: 0,
+        batches: [{ batchId: 'batch_1', status: 'in_progress' }],
+      });
+      await handle.cancel();
+      const failure = await handle.result().catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(WorkflowFailedError);
+      expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    });
+    expect(provider.log).toEqual(['submit c', 'cancel batch_1']);
+    expect(provider.batches[0]!.status).toBe('cancelling');
+  });
+});

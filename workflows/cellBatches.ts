@@ -1,0 +1,71 @@
+/**
+ * A cell's batch phase (batch mode, domain/llm/batchMode.ts): before its shards start, the requests
+ * its method would send that the LLM cache does not answer yet are stored as request sets, and each
+ * is answered by a batchAnswersWorkflow child (a deterministic id from the sweep, the cell and the
+ * set). Its shards then find those answers cached and send live only what is left.
+ */
+import { ApplicationFailure, ParentClosePolicy, proxyActivities } from '@temporalio/workflow';
+import type { DirectActivities } from '../methods/direct/activities.js';
+import type { RequestSet } from '../infra/llm/batchPlan.js';
+import { BATCH_METHOD_KINDS } from '../domain/llm/batchMode.js';
+import { findMethod } from '../domain/methods/registry.js';
+import { cellPrefix, cellWorkflowId, llmTaskQueue } from '../domain/sweep/keys.js';
+import { batchAnswersWorkflow, type BatchAnswersOutcome } from './batchAnswers.js';
+import { startChildPatiently } from './startChildPatiently.js';
+import type { CellInput } from './sweepTypes.js';
+
+export const cellBatchPrefix = (sweepId: string, cellId: string) => `${cellPrefix(sweepId, cellId)}batches/`;
+export const cellBatchWorkflowId = (sweepId: string, cellId: string, setId: string) => `${cellWorkflowId(sweepId, cellId)}/batch-${setId}`;
+
+/** Whether the cell answers in batches first: its model is in batch mode and it generates. */
+export function answersInBatches(input: Pick<CellInput, 'cell' | 'mode'>): boolean {
+  return input.cell.endpoint.batch !== undefined && input.mode !== 'evaluate-only';
+}
+
+/** Runs the cell's batch phase; returns each request set's outcome (empty when the cache answers every request). */
+export async function answerCellInBatches(
+  input: CellInput,
+  started: (workflowIds: string[]) => void = () => {},
+): Promise<BatchAnswersOutcome[]> {
+  const kind = findMethod(input.cell.method)?.kind;
+  // The config refuses other kinds in batch mode (models[i].batch); a sweep started otherwise stops here, naming it.
+  if (kind === undefined || !BATCH_METHOD_KINDS.includes(kind))
+    throw ApplicationFailure.nonRetryable(
+      `cell ${input.cell.id}: batch mode answers the ${BATCH_METHOD_KINDS.join(', ')} method only so far, not ${input.cell.method} (models[i].batch)`,
+      'InvalidSweep',
+    );
+  const llmQueue = llmTaskQueue(input.queues.llmBase, input.cell.model);
+  const prefix = cellBatchPrefix(input.sweepId, input.cell.id);
+  const { prepareDirectBatch } = proxyActivities<DirectActivities>({
+    taskQueue: llmQueue,
+    startToCloseTimeout: '30 minutes',
+    heartbeatTimeout: '1 minute',
+    retry: {
+      initialInterval: '1 second',
+      backoffCoefficient: 2,
+      maximumInterval: '1 minute',
+      nonRetryableErrorTypes: ['InvalidTask', 'ZodError'],
+    },
+  });
+  const sets: RequestSet[] = await prepareDirectBatch({
+    endpoint: input.cell.endpoint,
+    sampling: input.cell.sampling,
+    datasetKey: input.datasetKey,
+    taskStart: 0,
+    taskEnd: input.tasks,
+    nSamples: input.nSamples,
+    prefix,
+  });
+  const children = await Promise.all(
+    sets.map((set) =>
+      startChildPatiently(batchAnswersWorkflow, {
+        workflowId: cellBatchWorkflowId(input.sweepId, input.cell.id, set.setId),
+        taskQueue: input.queues.workflows,
+        parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+        args: [{ sweepId: input.sweepId, cellId: input.cell.id, endpoint: input.cell.endpoint, llmQueue, set, prefix }],
+      }),
+    ),
+  );
+  started(children.map((c) => c.workflowId));
+  return Promise.all(children.map((c) => c.result()));
+}
