@@ -1,7 +1,8 @@
 /**
  * Import rules between the project's folders, checked in CI (`npm run check:deps`):
  * - domain/ is pure: it imports only domain/, the methods' pure files (and libraries), never I/O or
- *   orchestration;
+ *   orchestration; but a family's test fixtures (domain/families/<id>/fixtures.ts, imported by tests
+ *   alone) may use test/support/'s rows, and nothing outside test/ imports them;
  * - a method's folder methods/<kind>/ has three faces, by file name: `workflow.ts` (runs in the
  *   workflow sandbox), `activities.ts` and `trace.ts` (run in a worker, do I/O), and every other
  *   file pure (definition, prompts, parsing: importable by the planner without Temporal or I/O);
@@ -17,6 +18,7 @@
 const METHOD_PURE = '^methods/[^/]+/(?!(workflow|activities|trace)\\.ts$)[^/]+$';
 const METHOD_WORKFLOW = '^methods/([^/]+/workflow|workflows)\\.ts$';
 const METHOD_WORKER = '^methods/([^/]+/(activities|trace)|activities)\\.ts$';
+const FAMILY_FIXTURES = '^domain/families/[^/]+/fixtures\\.ts$';
 
 module.exports = {
   forbidden: [
@@ -24,8 +26,22 @@ module.exports = {
       name: 'domain-is-pure',
       comment: "domain/ imports only domain/, the methods' pure files and npm packages",
       severity: 'error',
-      from: { path: '^domain/' },
+      from: { path: '^domain/', pathNot: FAMILY_FIXTURES },
       to: { pathNot: ['^domain/', METHOD_PURE, 'node_modules'], dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'family-fixtures-use-test-support',
+      comment: "a family's test fixtures import domain/, test/support/ and libraries",
+      severity: 'error',
+      from: { path: FAMILY_FIXTURES },
+      to: { pathNot: ['^domain/', '^test/support/', 'node_modules'], dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'family-fixtures-for-tests-only',
+      comment: "only tests import a family's test fixtures: the product's bundles never hold them",
+      severity: 'error',
+      from: { pathNot: ['^test/', FAMILY_FIXTURES] },
+      to: { path: FAMILY_FIXTURES },
     },
     {
       name: 'method-pure-files-are-pure',

@@ -7,7 +7,8 @@
  * the cells the sweep does have.
  */
 import { z } from 'zod';
-import { ComparedTaskSchema, type ComparedCell } from '../../domain/compare/compare.js';
+import { ComparedTaskSchema, comparedBy, type ComparedCell } from '../../domain/compare/compare.js';
+import { CellKindScoresSchema } from '../../domain/scoring/scoreKinds.js';
 import type { CellRef } from '../../domain/compare/refs.js';
 import { CellProvenanceSchema } from '../../domain/sweep/provenance.js';
 import { cellFileKey, cellSummaryKey, sweepResultsKey } from '../../domain/sweep/keys.js';
@@ -18,6 +19,8 @@ const CellSummarySchema = z.looseObject({
   cell: StoredCellFactorsSchema,
   passAtK: z.record(z.string(), z.number()),
   resultsKey: z.string().optional(),
+  /** The cell's score kind's figures (CellExtraScores): its kind names the statistic the cell is compared by. */
+  scores: CellKindScoresSchema.optional(),
 });
 type StoredCellSummary = z.infer<typeof CellSummarySchema>;
 const SweepResultsSchema = z.object({ cells: z.array(CellSummarySchema) });
@@ -25,8 +28,6 @@ const SweepResultsSchema = z.object({ cells: z.array(CellSummarySchema) });
 const CellResultsSchema = z.looseObject({
   per_task: z.array(ComparedTaskSchema),
   provenance: CellProvenanceSchema.optional(),
-  /** A text-scored cell's scores name its corpus metric (domain/sweep/results.ts, extraScoresJson). */
-  scores: z.looseObject({ metric: z.string().optional() }).optional(),
 });
 
 /** A stored file that is not what explora writes. */
@@ -88,7 +89,7 @@ export async function loadComparedCells(bucket: Bucket, refs: readonly CellRef[]
       k: Object.keys(summary.passAtK).map((k) => Number(k.split('@')[1])),
       tasks: cell.per_task,
       ...(cell.provenance ? { provenance: cell.provenance } : {}),
-      ...(cell.scores?.metric !== undefined ? { corpusMetric: cell.scores.metric } : {}),
+      ...comparedBy(summary.scores),
     });
   }
   return out;

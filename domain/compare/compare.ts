@@ -5,8 +5,8 @@
  */
 import { z } from 'zod';
 import { corpusMetricById } from '../families/registry.js';
-import { perTaskShape, scoreKinds } from '../scoring/scoreKinds.js';
-import type { PerTaskRow } from '../scoring/scoreKind.js';
+import { kindOfCell, perTaskShape, scoreKinds } from '../scoring/scoreKinds.js';
+import { DEFAULT_PAIRED_STATISTIC, type CellKindScores, type PairedStatistic, type PerTaskRow } from '../scoring/scoreKind.js';
 import { passAtK } from '../metrics/passAtK.js';
 import { headlineFigure, pairedCorpusBootstrap, type CorpusFigure, type TaskStats } from './corpus.js';
 import { unexplainedDifferences, type CellProvenance } from '../sweep/provenance.js';
@@ -52,10 +52,26 @@ export interface ComparedCell {
   /** From the cell's results.json; absent from results stored before it was recorded. */
   provenance?: CellProvenance;
   /**
-   * The corpus metric's id (results.json `scores.metric`) for a cell scored from its samples' text:
-   * it has no pass@k and is compared on that metric only.
+   * The corpus metric's id for a cell whose score kind is compared by `corpus-bootstrap` (a cell
+   * scored from its samples' text): it has no pass@k and is compared on that metric only (comparedBy).
    */
   corpusMetric?: string;
+}
+
+/**
+ * What a cell's score kind (its summary's `scores`) says it is compared by: its corpus metric when
+ * the kind's statistic is `corpus-bootstrap`, else its per-task values (none: nothing to add).
+ */
+export function comparedBy(scores: CellKindScores | undefined): { corpusMetric?: string } {
+  if (scores === undefined) return {};
+  const kind = kindOfCell(scores);
+  if ((kind.statistic ?? DEFAULT_PAIRED_STATISTIC) !== 'corpus-bootstrap') return {};
+  if (!kind.corpusMetric) {
+    throw new IncomparableCellsError(
+      `score kind ${kind.cellKind} is compared by corpus-bootstrap but names no corpus metric (ScoreKind.corpusMetric)`,
+    );
+  }
+  return { corpusMetric: kind.corpusMetric(scores) };
 }
 
 /** The factors two compared cells may differ in; a pair differing in more than one is confounded. */
@@ -113,8 +129,9 @@ export interface MetricComparison {
   normal: NormalInterval | null;
   bootstrap: Interval | null;
   /**
-   * McNemar exact when every value is 0 or 1 (one sample per task), else the paired permutation test;
-   * a corpus metric (BLEU...), which is no mean of per-task values: the paired bootstrap's p (corpus.ts).
+   * By the statistic the score's kind names (ScoreKind.statistic; pass@k's: McNemar exact when every
+   * value is 0 or 1, one sample per task, else the paired permutation test); a corpus metric (BLEU...),
+   * which is no mean of per-task values: the paired bootstrap's p (corpus.ts).
    */
   test: 'mcnemar-exact' | 'permutation-exact' | 'permutation-monte-carlo' | 'paired-bootstrap';
   p: number;
@@ -161,15 +178,31 @@ export interface CompareOptions {
   permutation?: PermutationOptions;
 }
 
+/** A score's per-task values in each cell, and the statistic that tests their differences. */
+interface PairedValues {
+  a: number[];
+  b: number[];
+  statistic: PairedStatistic;
+}
+
 /** Per-task values of each score both cells have, keyed by metric name. */
-function metricValues(a: ComparedTask[], b: ComparedTask[], ks: number[]): Map<string, [number[], number[]]> {
-  const out = new Map<string, [number[], number[]]>();
-  const put = (name: string, f: (t: ComparedTask) => number) => out.set(name, [a.map(f), b.map(f)]);
+function metricValues(a: ComparedTask[], b: ComparedTask[], ks: number[]): Map<string, PairedValues> {
+  const out = new Map<string, PairedValues>();
+  const put = (name: string, f: (t: ComparedTask) => number, statistic = DEFAULT_PAIRED_STATISTIC) =>
+    out.set(name, { a: a.map(f), b: b.map(f), statistic });
   for (const k of ks) put(`pass@${k}`, (t) => passAtK(t.n, t.c, k));
   // A method that makes programs run without error more often can differ here where pass@k ties.
   if ([...a, ...b].every((t) => t.s !== undefined)) for (const k of ks) put(`success@${k}`, (t) => passAtK(t.n, t.s!, k));
-  // Each score kind's own per-task scores both cells have (ScoreKind.compare: evalplus's named pass@k, APPS's test-case accuracy, PAL's votes).
-  for (const kind of scoreKinds()) for (const [name, value] of kind.compare?.(a, b, ks) ?? []) put(name, value);
+  // Each score kind's own per-task scores both cells have (ScoreKind.compare: evalplus's named pass@k, APPS's test-case accuracy, PAL's votes), by its statistic.
+  for (const kind of scoreKinds()) {
+    const rows = kind.compare?.(a, b, ks) ?? [];
+    if (rows.length && kind.statistic === 'corpus-bootstrap') {
+      throw new IncomparableCellsError(
+        `score kind ${kind.cellKind} is compared by corpus-bootstrap, which tests no per-task rows (ScoreKind.compare)`,
+      );
+    }
+    for (const [name, value] of rows) put(name, value, kind.statistic);
+  }
   return out;
 }
 
@@ -209,7 +242,7 @@ const scoredBy = (c: ComparedCell) => (c.corpusMetric ? `scored by ${c.corpusMet
 
 const isBinary = (xs: number[]) => xs.every((x) => x === 0 || x === 1);
 
-function compareMetric(metric: string, av: number[], bv: number[], opts: CompareOptions): Omit<MetricComparison, 'pHolm'> {
+function compareMetric(metric: string, { a: av, b: bv, statistic }: PairedValues, opts: CompareOptions): Omit<MetricComparison, 'pHolm'> {
   const diffs = av.map((x, i) => x - bv[i]!);
   const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
   const base = {
@@ -220,7 +253,7 @@ function compareMetric(metric: string, av: number[], bv: number[], opts: Compare
     normal: pairedNormalInterval(diffs),
     bootstrap: pairedBootstrapInterval(diffs, opts.bootstrap),
   };
-  if (isBinary(av) && isBinary(bv)) {
+  if (statistic === 'mcnemar-or-permutation' && isBinary(av) && isBinary(bv)) {
     const onlyA = diffs.filter((d) => d > 0).length;
     const onlyB = diffs.filter((d) => d < 0).length;
     return { ...base, test: 'mcnemar-exact', p: mcnemarExact(onlyA, onlyB) };
@@ -265,7 +298,7 @@ export function compareCells(cells: readonly ComparedCell[], opts: CompareOption
         // A text-scored cell passes nothing by design: its pass@k of zeros would compare as a tie.
         metrics: text
           ? [compareCorpus(cells[i]!, cells[j]!, a, b, opts)]
-          : [...values].map(([metric, [av, bv]]) => compareMetric(metric, av, bv, opts)),
+          : [...values].map(([metric, paired]) => compareMetric(metric, paired, opts)),
         flips: {
           aOnly: a.flatMap((t, x) => (t.c > 0 && b[x]!.c === 0 ? [flip(t, b[x]!)] : [])),
           bOnly: a.flatMap((t, x) => (t.c === 0 && b[x]!.c > 0 ? [flip(t, b[x]!)] : [])),

@@ -2,10 +2,9 @@
  * The report's pairwise comparisons: within each dataset, every pair of its cells compared task by
  * task (domain/compare), p-values Holm-adjusted over that dataset's pairs.
  */
-import { compareCells, type ComparedCell, type Comparison } from '../compare/compare.js';
+import { compareCells, comparedBy, type ComparedCell, type Comparison } from '../compare/compare.js';
 import { datasetsOf } from './analysis.js';
 import type { ReportCell } from './model.js';
-import { kindOfCell } from '../scoring/scoreKinds.js';
 
 /** Fewer resamples than the CLI's 10,000: a grid of many cells has many pairs, and the page is built in one activity. */
 export const REPORT_BOOTSTRAP_RESAMPLES = 2_000;
@@ -33,14 +32,8 @@ function asCompared(sweepId: string, c: ReportCell): ComparedCell {
     k: Object.keys(c.passAtK).map((k) => Number(k.split('@')[1])),
     tasks: comparedTasks(c),
     ...(c.provenance ? { provenance: c.provenance } : {}),
-    ...corpusMetricOf(c),
+    ...comparedBy(c.scores),
   };
-}
-
-/** The corpus metric a cell is compared by, when its score kind has one (a text-scored cell's). */
-function corpusMetricOf(c: ReportCell): { corpusMetric?: string } {
-  const metric = c.scores ? kindOfCell(c.scores).corpusMetric?.(c.scores) : undefined;
-  return metric === undefined ? {} : { corpusMetric: metric };
 }
 
 /** The tasks a cell is compared on: a text-scored cell's statistics, else its counts. */

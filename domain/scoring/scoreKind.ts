@@ -72,6 +72,23 @@ export interface ReportCellHtml {
 /** A paired per-task score compare tests: its row's name and a task's value. */
 export type PerTaskMetric = readonly [name: string, value: (task: PerTaskRow) => number];
 
+/**
+ * The paired statistics compare implements (domain/compare/compare.ts), of which a kind names the
+ * one its cells are compared by (ScoreKind.statistic).
+ */
+export const PAIRED_STATISTICS = [
+  /** McNemar's exact test when every per-task value of both cells is 0 or 1 (one sample per task), else the paired permutation test. */
+  'mcnemar-or-permutation',
+  /** The paired permutation test on the per-task differences, whatever the values. */
+  'permutation',
+  /** The cell's corpus metric (ScoreKind.corpusMetric), recomputed from tasks resampled in pairs: the paired bootstrap's p. */
+  'corpus-bootstrap',
+] as const;
+export type PairedStatistic = (typeof PAIRED_STATISTICS)[number];
+
+/** What a kind that names none is compared by, as pass@k and success@k are. */
+export const DEFAULT_PAIRED_STATISTIC: PairedStatistic = 'mcnemar-or-permutation';
+
 export interface ScoreKind<
   Sample extends SampleScore = SampleScore,
   Task = unknown,
@@ -140,7 +157,13 @@ export interface ScoreKind<
    * the comparison's rows), tested paired over tasks; absent or empty: not compared.
    */
   compare?(a: readonly PerTaskRow[], b: readonly PerTaskRow[], ks: readonly number[]): PerTaskMetric[];
-  /** The corpus metric a cell of it is compared by (recomputed from resampled tasks) instead of per-task values. */
+  /**
+   * The paired statistic its cells are compared by (absent: DEFAULT_PAIRED_STATISTIC): that of its
+   * `compare` rows, or `corpus-bootstrap`, by which a cell is compared on its corpus metric alone
+   * (resampled tasks, the metric recomputed), never on its rows or pass@k.
+   */
+  statistic?: PairedStatistic;
+  /** The corpus metric a cell of it is compared by (its statistic `corpus-bootstrap`). */
   corpusMetric?(figures: Figures): string;
 }
 

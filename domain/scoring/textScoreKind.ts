@@ -91,5 +91,6 @@ export const TEXT_SCORES = declareScoreKind<z.output<typeof TextSampleSchema>, T
       ],
     ],
   },
+  statistic: 'corpus-bootstrap',
   corpusMetric: (figures) => figures.metric,
 });

@@ -44,7 +44,8 @@ export async function storedPinsOf(family: string, locate: PinsLocator = pinsInF
   return storedPins;
 }
 
-function textOf(text: PinText): string {
+/** A pin's text (or a fixture's): written out, or read from the reference data. */
+export function textOf(text: PinText): string {
   if (typeof text === 'string') return text;
   const bytes = readFileSync(path.join(REF, text.reference));
   const whole = (text.reference.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');

@@ -72,6 +72,8 @@ export const LENGTH_RATIO = declareScoreKind<z.output<typeof LengthSampleSchema>
     const has = (t: PerTaskRow) => typeof t.length_ratio === 'number';
     return a.every(has) && b.every(has) ? [['length ratio', (t) => t.length_ratio as number] as const] : [];
   },
+  // A ratio of 0 or 1 on every task is still a ratio, not a pass: never McNemar's test.
+  statistic: 'permutation',
 });
 
 /** The answer's length over the reference's, from the line the tests print; null when none was printed (the answer raised). */
