@@ -114,16 +114,22 @@ export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcom
   // it is reached, not once the pause has come down from the sweep (TASK_WINDOW bounds the rest).
   // A cell that stops on errors is asked too, for the same reason (domain/sweep/cellErrors.ts).
   const asksLedger = input.spendLedger && taskWindow && patched('shard-asks-ledger');
-  const holds: Array<() => Promise<unknown>> = [];
-  if (asksLedger) holds.push(() => budgetLocalActivities().spendHold({ ledgerWorkflowId: input.spendLedger! }));
-  if (errors && taskWindow) holds.push(() => budgetLocalActivities().cellErrorHold({ cellWorkflowId: errors.cellWorkflowId }));
-  mayStart = holds.length
+  // One local activity per task, never two in a row: the LLM activity's sequence number must not
+  // depend on the order in which the lanes' local activities complete (a replay would not match).
+  const asksCell = errors && taskWindow ? errors.cellWorkflowId : null;
+  const hold: (() => Promise<unknown>) | null =
+    asksLedger && asksCell
+      ? () => budgetLocalActivities().spendOrErrorHold({ ledgerWorkflowId: input.spendLedger!, cellWorkflowId: asksCell })
+      : asksLedger
+        ? () => budgetLocalActivities().spendHold({ ledgerWorkflowId: input.spendLedger! })
+        : asksCell
+          ? () => budgetLocalActivities().cellErrorHold({ cellWorkflowId: asksCell })
+          : null;
+  mayStart = hold
     ? async () => {
         for (;;) {
           if (paused) await condition(() => !paused);
-          let held = false;
-          for (const hold of holds) if ((held = Boolean(await hold()))) break;
-          if (!held) return;
+          if (!(await hold())) return;
           // Held: the pause is on its way (from the sweep, or the cell); once it came, its resume
           // lets the task ask again. A hold lifted before the pause got here is seen a minute later at most.
           await condition(() => paused, '1 minute');

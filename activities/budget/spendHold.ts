@@ -20,31 +20,49 @@ const LEDGER_QUERY = 'ledger';
 /** The cell's query of its error hold (workflows/cellErrorReports.ts cellErrorHoldQuery). */
 const CELL_ERROR_HOLD_QUERY = 'error-hold';
 
+/** The ledger's hold (null: none, or the ledger is gone: its sweep ended or was terminated). */
+async function spendHoldOf(ledgerWorkflowId: string): Promise<BudgetHold | null> {
+  try {
+    const state = await Context.current().client.workflow.getHandle(ledgerWorkflowId).query<{ hold: BudgetHold | null }>(LEDGER_QUERY);
+    return state.hold;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return null;
+    throw err;
+  }
+}
+
+/** The cell's error hold (null: none, or the cell is gone). */
+async function cellErrorHoldOf(cellWorkflowId: string): Promise<CellErrorHold | null> {
+  try {
+    return await Context.current().client.workflow.getHandle(cellWorkflowId).query<CellErrorHold | null>(CELL_ERROR_HOLD_QUERY);
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return null;
+    throw err;
+  }
+}
+
 export function createBudgetActivities() {
   return {
     /** The ledger's hold (null: none). A ledger that is gone holds nothing: its sweep ended or was terminated. */
     async spendHold(input: SpendHoldInput): Promise<BudgetHold | null> {
-      try {
-        const state = await Context.current()
-          .client.workflow.getHandle(input.ledgerWorkflowId)
-          .query<{ hold: BudgetHold | null }>(LEDGER_QUERY);
-        return state.hold;
-      } catch (err) {
-        if (err instanceof WorkflowNotFoundError) return null;
-        throw err;
-      }
+      return spendHoldOf(input.ledgerWorkflowId);
     },
     /**
      * Whether a shard's cell holds on errors (domain/sweep/cellErrors.ts): asked before each task
      * starts, for the same reason as spendHold. A cell that is gone holds nothing.
      */
     async cellErrorHold(input: { cellWorkflowId: string }): Promise<CellErrorHold | null> {
-      try {
-        return await Context.current().client.workflow.getHandle(input.cellWorkflowId).query<CellErrorHold | null>(CELL_ERROR_HOLD_QUERY);
-      } catch (err) {
-        if (err instanceof WorkflowNotFoundError) return null;
-        throw err;
-      }
+      return cellErrorHoldOf(input.cellWorkflowId);
+    },
+    /**
+     * Both holds in one local activity, for a budgeted shard of a cell that stops on errors: each
+     * task then asks one local activity before its LLM activity, as a budgeted shard always did.
+     * Two in a row per task made the activities' sequence numbers depend on the order in which the
+     * tasks' local activities completed, which a replay does not reproduce (a nondeterminism error
+     * when a worker picked up a paused sweep).
+     */
+    async spendOrErrorHold(input: SpendHoldInput & { cellWorkflowId: string }): Promise<BudgetHold | CellErrorHold | null> {
+      return (await spendHoldOf(input.ledgerWorkflowId)) ?? (await cellErrorHoldOf(input.cellWorkflowId));
     },
   };
 }

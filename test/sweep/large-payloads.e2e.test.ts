@@ -104,10 +104,14 @@ describe('large payloads through S3 (EXPLORA_TEMPORAL_OFFLOAD_BYTES)', () => {
       await close();
     }
     // Threshold 0: every payload a workflow or activity sent went to S3; search attributes (the
-    // server indexes them) and the SDK's own patch markers stay inline by design.
+    // server indexes them) and the SDK's own marker bookkeeping stay inline by design: a patch
+    // marker's id, a local activity marker's `data` (its sequence number, attempt and times; its
+    // `result` is the activity's payload, which goes to S3).
     expect(references.length).toBeGreaterThan(10);
     expect(
-      [...inline].filter((at) => !/searchAttributes\.indexedFields|^\.markerRecordedEventAttributes\.details\.patch-data/.test(at)),
+      [...inline].filter(
+        (at) => !/searchAttributes\.indexedFields|^\.markerRecordedEventAttributes\.details\.(patch-data|data)\b/.test(at),
+      ),
     ).toEqual([]);
     for (const claim of references) {
       expect(claim.key).toBe(`${PAYLOAD_PREFIX}${claim.sha256}`);
