@@ -190,6 +190,8 @@ export type FlagMeta = {
   value: string;
   /** A folder: evaluate.ts resolves it from the working directory and refuses one that does not exist. */
   folder?: boolean;
+  /** The flag without `--`, when it is not the key in kebab case (familyOptions.ts `option`'s `flag`). */
+  flag?: string;
 };
 
 /** A family's bigcode task names (EvaluateSupport `bigcodeTasks`). */
