@@ -21,9 +21,6 @@ const HAND_WRITTEN: Record<string, string> = {
   'instruct-humaneval: instructVariant': 'the entry says context: true/false, the flag the bigcode variant',
   'code-to-text: subset': 'the flag defaults to the rows language; shared help with text-to-text',
   'text-to-text: subset': 'shared help with code-to-text',
-  'quixbugs: prompt': "the flag's message is bigcode's (promptChoice), the entry's zod's",
-  'parity: prompt': "the flag's message is bigcode's (promptChoice), the entry's zod's",
-  'python-bugs: prompt': "the flag's message is bigcode's (promptChoice), the entry's zod's",
 };
 
 describe("a family's options, declared once", () => {
