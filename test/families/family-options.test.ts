@@ -19,8 +19,6 @@ const HAND_WRITTEN: Record<string, string> = {
   'spider: spiderDatabases': 'the entry names its database folder in another field',
   'instruct-humaneval: instructionTokens': 'the entry takes a list, the flag comma-separated text',
   'instruct-humaneval: instructVariant': 'the entry says context: true/false, the flag the bigcode variant',
-  'code-to-text: subset': 'the flag defaults to the rows language; shared help with text-to-text',
-  'text-to-text: subset': 'shared help with code-to-text',
 };
 
 describe("a family's options, declared once", () => {
