@@ -15,8 +15,6 @@ import { issueMessage } from '../../domain/sweep/configMessages.js';
 
 /** Flags declared by hand, not (yet) one declaration with an entry field: `family: key`, and why. */
 const HAND_WRITTEN: Record<string, string> = {
-  'mbpp: split': "the flag's splits (default all) are not the entry's (default test)",
-  'spider: spiderDatabases': 'the entry names its database folder in another field',
   'instruct-humaneval: instructionTokens': 'the entry takes a list, the flag comma-separated text',
   'instruct-humaneval: instructVariant': 'the entry says context: true/false, the flag the bigcode variant',
 };
