@@ -12,8 +12,8 @@ import { z } from 'zod';
 import { issueMessage } from '../sweep/configMessages.js';
 import type { FlagMeta } from './types.js';
 
-/** How a flag's text becomes the value the schema parses: as it is, a number, or a comma-separated list. */
-export type FlagText = 'string' | 'number' | 'list';
+/** How a flag's text becomes the value the schema parses: as it is, a number, a comma-separated list, or the family's own reading. */
+export type FlagText = 'string' | 'number' | 'list' | ((text: string) => unknown);
 
 export interface FamilyOption<S extends z.ZodType = z.ZodType> {
   /** The entry field's schema, and the flag's once its text is read (`text`). */
@@ -37,6 +37,7 @@ export function option<S extends z.ZodType>(
 }
 
 function fromText(text: FlagText): (value: unknown) => unknown {
+  if (typeof text === 'function') return (value) => (typeof value === 'string' ? text(value) : value);
   // Only a flag's text is read; a value given in code (a bigcode task's options) is parsed as it is.
   if (text === 'number') return (value) => (typeof value === 'string' && value.trim() !== '' ? Number(value) : value);
   if (text === 'list') return (value) => (typeof value === 'string' ? value.split(',').map((part) => part.trim()) : value);
@@ -69,6 +70,11 @@ export function familyOptions<const O extends Record<string, FamilyOption>>(opti
     ) as unknown as EvaluateShape<O>,
   );
   return { options, entry, evaluate };
+}
+
+/** The value a flag's text stands for, before the option's schema parses it. */
+export function flagTextValue(option: FamilyOption, text: string): unknown {
+  return fromText(option.text)(text);
 }
 
 const declarations = new WeakMap<z.ZodType, FamilyOption>();
