@@ -36,21 +36,3 @@ export function bigcodeNames(...names: string[]): NonNullable<Reads['bigcodeTask
 export function flag(meta: FlagMeta): FlagMeta {
   return meta;
 }
-
-/**
- * `--subset`: the suffix of a bigcode task name that picks a part of its data, which each family
- * that reads it checks (code-to-text's language, text-to-text's language pair). One declaration,
- * since a flag several families read has one help line.
- */
-export const bigcodeSubsetOption = z
-  .string()
-  .min(1)
-  .optional()
-  .meta(
-    flag({
-      description:
-        "bigcode's task subset, the suffix of its task name (code-to-text: python, go, ruby, java, javascript, php or " +
-        "python-left, default the rows' language; text-to-text: da_en, lv_en, no_en or zh_en, required)",
-      value: 'subset',
-    }),
-  );

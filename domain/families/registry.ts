@@ -78,17 +78,25 @@ export type RecognizingFamily = { id: FamilyId; recognize: NonNullable<Extract<E
 
 /** A family option of scripts/evaluate.ts, as the registry collects them (EvaluateOptionsSchema). */
 export interface EvaluateFlag {
-  /** Its key in the family's schema (and commander's name of the flag's value). */
+  /** Its key in the families' schemas (their entries' field, when declared by familyOptions). */
   key: string;
-  /** `--` and the key in kebab case. */
+  /** `--` and the key in kebab case (or the declaration's `flag`). */
   flag: string;
+  /** commander's name of the flag's value (the flag in camel case). */
+  attribute: string;
   value: string;
+  /** The help line: the families that read it and its help (`a, b only: ...`), or each family's (`a: ...; b: ...`). */
   help: string;
   folder: boolean;
-  /** Parses the flag's text (or a value given in code). */
-  schema: z.ZodType;
+  /** Parses the flag's text (or a value given in code): the families' one schema; undefined when they differ (each family's parses it). */
+  schema: z.ZodType | undefined;
   /** The families that read it. */
   families: string[];
+}
+
+/** A key's flag: `--` and the key in kebab case (`minTimeLimit`, `min_time_limit`: `--min-time-limit`). */
+function flagOf(key: string, meta: FlagMeta): string {
+  return `--${meta.flag ?? key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`).replaceAll('_', '-')}`;
 }
 
 /**
@@ -124,30 +132,47 @@ export function createRegistry(families: Readonly<Record<string, AnyFamily>>) {
         throw new Error(`family ${family.id} declares a score kind ${kind.sampleKind} (${kind.cellKind}), another declaration's name`);
       scoreKinds.push(kind);
     }
-  // Every family's own evaluate.ts options by key: one declaration per key (the same help) across the families.
-  const flags = new Map<string, EvaluateFlag>();
+  // Every family's own evaluate.ts options by key: one flag and value name per key across the families; their
+  // schemas and helps may differ (`--subset` is a language for one family, a language pair for another).
+  const flags = new Map<string, EvaluateFlag & { helps: Map<string, string[]> }>();
   for (const family of Object.values(families)) {
     const schema = family.evaluate.kind === 'reads' ? family.evaluate.options : undefined;
     for (const [key, option] of Object.entries(schema?.shape ?? {})) {
       const meta = (option as z.ZodType).meta() as FlagMeta | undefined;
       if (!meta?.description || !meta.value)
         throw new Error(`family ${family.id}: evaluate option ${key} has no .meta({ description, value }) (FlagMeta)`);
+      const flag = flagOf(key, meta);
       const known = flags.get(key);
-      if (known && known.help !== meta.description)
-        throw new Error(`family ${family.id} declares evaluate option ${key}, as ${known.families.join(', ')} do, with another help`);
-      if (known) known.families.push(family.id);
-      else
+      if (known && (known.flag !== flag || known.value !== meta.value || known.folder !== (meta.folder === true)))
+        throw new Error(
+          `family ${family.id} declares evaluate option ${key} as ${flag} <${meta.value}>, which ${known.families.join(', ')} declare as ${known.flag} <${known.value}>` +
+            `${known.folder !== (meta.folder === true) ? ' (a folder for one, not for the other)' : ''}`,
+        );
+      if (known) {
+        known.families.push(family.id);
+        known.helps.set(meta.description, [...(known.helps.get(meta.description) ?? []), family.id]);
+        if (known.schema !== option) known.schema = undefined;
+      } else
         flags.set(key, {
           key,
-          flag: `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+          flag,
+          attribute: flag.slice(2).replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase()),
           value: meta.value,
           help: meta.description,
           folder: meta.folder === true,
           schema: option as z.ZodType,
           families: [family.id],
+          helps: new Map([[meta.description, [family.id]]]),
         });
     }
   }
+  const evaluateFlagList: EvaluateFlag[] = [...flags.values()].map(({ helps, ...flag }) => ({
+    ...flag,
+    help:
+      helps.size === 1
+        ? `${flag.families.join(', ')} only: ${flag.help}`
+        : [...helps].map(([help, ids]) => `${ids.join(', ')}: ${help}`).join('; '),
+  }));
   return {
     /**
      * The family that reads a bigcode-evaluation-harness task name (`--tasks`), with the options and
@@ -168,7 +193,7 @@ export function createRegistry(families: Readonly<Record<string, AnyFamily>>) {
         f.evaluate.kind === 'reads' && f.evaluate.bigcodeTasks ? [f.evaluate.bigcodeTasks.names] : [],
       ),
     /** The families' own options of scripts/evaluate.ts (EvaluateSupport `options`), in registry order: its flags. */
-    evaluateFlags: (): EvaluateFlag[] => [...flags.values()],
+    evaluateFlags: (): EvaluateFlag[] => evaluateFlagList,
     findFamily,
     /**
      * The corpus metric with this id among the families' declarations (FamilyDefinition.corpusMetrics),

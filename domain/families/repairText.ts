@@ -5,9 +5,7 @@
  * the text before its last or its first match, Python's rstrip(), and a prefix of n code points
  * (Python's str slicing; JavaScript's counts UTF-16 units).
  */
-import { z } from 'zod';
 import { PY_SPACE_CLASS } from '../metrics/pythonText.js';
-import { flag } from './evaluateOptions.js';
 
 const escape = (word: string) => word.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
@@ -56,31 +54,6 @@ export function codePointLength(text: string): number {
   let n = 0;
   for (const _ of text) n++;
   return n;
-}
-
-/**
- * evaluate.ts's `--prompt`: bigcode's `--prompt` (the prompt format of its repair tasks), read by
- * QuixBugs, Parity and Python Bugs, each checking it against its own formats. One declaration, since
- * a flag several families read has one help line.
- */
-export const bigcodePromptOption = z
-  .string()
-  .min(1)
-  .optional()
-  .meta(
-    flag({
-      description:
-        "bigcode's --prompt for its repair tasks (quixbugs: prompt, edit or prompt_codex; parity: prompt, prompt_carper, " +
-        'edit or diff; python_bugs: prompt, prompt_carper or edit; default prompt)',
-      value: 'format',
-    }),
-  );
-
-/** A `--prompt` value checked against a family's formats; the message names the flag and the choices. */
-export function promptChoice<const T extends string>(value: string | undefined, choices: readonly T[], task: string, why = ''): T {
-  if (value === undefined) return 'prompt' as T;
-  if ((choices as readonly string[]).includes(value)) return value as T;
-  throw new Error(`--prompt: ${JSON.stringify(value)} is not a ${task} prompt bigcode runs (${choices.join(', ')})${why}`);
 }
 
 /**

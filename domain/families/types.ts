@@ -173,12 +173,13 @@ export type Requirement =
 export type SampleForm = 'completion' | 'full';
 
 /**
- * A family's own options of scripts/evaluate.ts, declared in its folder (evaluateOptions.ts
- * readsProblemsFiles): a strict zod object, each key an option whose flag is the key in kebab case
- * (`minTimeLimit` is `--min-time-limit`), each schema optional and parsing the flag's text
- * (z.coerce for numbers), with `.meta(FlagMeta)`: its help line, its value's name, and whether it
- * names a folder. evaluate.ts's flags, its checks and its `--help` come from these (registry.ts
- * evaluateFlags); two families may declare the same option only with the same help.
+ * A family's own options of scripts/evaluate.ts, declared in its folder: as a rule with
+ * familyOptions (familyOptions.ts), one declaration that is also its entry's field; a strict zod
+ * object, each key an option whose flag is the key in kebab case (`min_time_limit` is
+ * `--min-time-limit`) or its FlagMeta `flag`, each schema optional and parsing the flag's text,
+ * with `.meta(FlagMeta)`: its help line, its value's name, and whether it names a folder.
+ * evaluate.ts's flags, their checks and `--help` come from these (registry.ts evaluateFlags);
+ * families that read one flag share its spelling and value name, each with its own schema and help.
  */
 export type EvaluateOptionsSchema = z.ZodObject<z.ZodRawShape, z.core.$strict>;
 
@@ -190,6 +191,8 @@ export type FlagMeta = {
   value: string;
   /** A folder: evaluate.ts resolves it from the working directory and refuses one that does not exist. */
   folder?: boolean;
+  /** The flag without `--`, when it is not the key in kebab case (familyOptions.ts `option`'s `flag`). */
+  flag?: string;
 };
 
 /** A family's bigcode task names (EvaluateSupport `bigcodeTasks`). */

@@ -14,7 +14,7 @@ import type { PromptTemplate } from '../methods/promptTemplate.js';
 import { FIM_FIELD_HINT, FimTokensSchema, type FimTokens } from '../llm/fim.js';
 import { SANITIZERS, type Sanitizer } from '../llm/sanitizer.js';
 import { configFormatOf, parseConfigText } from './text.js';
-import { EXPECTED_NAMES, unknownKeyMessage } from './configMessages.js';
+import { issueMessage, typeName, unknownKeyMessage } from './configMessages.js';
 import { PRICE_KEYS, PriceSchema, type Price } from './price.js';
 import { BUDGET_KEYS, budgetConfigChecks, BudgetSchema, type Budget } from './budget.js';
 import { CELL_ERROR_KEYS, CellErrorStopConfigSchema, type CellErrorStopConfig } from './cellErrors.js';
@@ -716,15 +716,6 @@ function knownKeysAt(path: readonly PropertyKey[], input: unknown): readonly str
   return [];
 }
 
-function typeName(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'object') return 'a mapping';
-  if (typeof value === 'number' && Number.isNaN(value)) return 'NaN';
-  if (typeof value === 'string') return `a string (${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)})`;
-  return `${typeof value} ${String(value)}`;
-}
-
 function issuesOf(error: z.ZodError, input: unknown): SweepConfigIssue[] {
   const out: SweepConfigIssue[] = [];
   for (const issue of error.issues) {
@@ -739,7 +730,7 @@ function issuesOf(error: z.ZodError, input: unknown): SweepConfigIssue[] {
       const entry = valueAt(input, issue.path.slice(0, 2));
       if (entry && typeof entry === 'object' && familyProblem(entry as Record<string, unknown>)) continue;
     }
-    out.push({ path: formatPath(issue.path), message: withFamily(messageOf(issue, valueAt(input, issue.path)), issue.path, input) });
+    out.push({ path: formatPath(issue.path), message: withFamily(issueMessage(issue, valueAt(input, issue.path)), issue.path, input) });
   }
   return out;
 }
@@ -758,33 +749,6 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
     v = (v as Record<PropertyKey, unknown>)[part];
   }
   return v;
-}
-
-/** Zod's generic messages, reworded for a person editing a config file. Custom messages pass through. */
-function messageOf(issue: z.core.$ZodIssue, value: unknown): string {
-  switch (issue.code) {
-    case 'invalid_type': {
-      if (value === undefined) return 'is required';
-      const expected = EXPECTED_NAMES[issue.expected] ?? issue.expected;
-      // API key look-alikes are never echoed.
-      const shown = issue.path[issue.path.length - 1] === 'api_key_env' ? typeof value : typeName(value);
-      return `must be ${expected}, got ${shown}`;
-    }
-    case 'too_small':
-    case 'too_big': {
-      if (issue.message && !issue.message.startsWith('Too ')) return issue.message;
-      const op = issue.code === 'too_small' ? (issue.inclusive ? '>=' : '>') : issue.inclusive ? '<=' : '<';
-      const bound = issue.code === 'too_small' ? issue.minimum : issue.maximum;
-      if (issue.origin === 'array') return `must have ${op} ${String(bound)} item(s)`;
-      if (issue.origin === 'string') return `must have ${op} ${String(bound)} character(s)`;
-      return `must be ${op} ${String(bound)}, got ${String(value)}`;
-    }
-    case 'invalid_value':
-      if (value === undefined) return `is required: one of ${issue.values.map((v) => String(v)).join(', ')}`;
-      return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${typeName(value)}`;
-    default:
-      return issue.message;
-  }
 }
 
 // ---------------------------------------------------------------------------------------------

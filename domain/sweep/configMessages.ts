@@ -2,6 +2,7 @@
  * Wording of config problems for a person editing the file: unknown keys with a suggestion, and
  * zod's generic messages reworded. Shared by the sweep config and the dataset entries of families.
  */
+import type { z } from 'zod';
 
 /** Zod's default messages relayed by resolvePbeParams, in the wording of the other issues. */
 export function rewordZodMessage(message: string): string {
@@ -62,3 +63,40 @@ export const EXPECTED_NAMES: Record<string, string> = {
   array: 'a list',
   object: 'a mapping',
 };
+
+/** Zod's generic messages, reworded for a person editing a config file. Custom messages pass through. */
+export function issueMessage(issue: z.core.$ZodIssue, value: unknown): string {
+  switch (issue.code) {
+    case 'invalid_type': {
+      if (value === undefined) return 'is required';
+      const expected = EXPECTED_NAMES[issue.expected] ?? issue.expected;
+      // API key look-alikes are never echoed.
+      const shown = issue.path[issue.path.length - 1] === 'api_key_env' ? typeof value : typeName(value);
+      return `must be ${expected}, got ${shown}`;
+    }
+    case 'too_small':
+    case 'too_big': {
+      if (issue.message && !issue.message.startsWith('Too ')) return issue.message;
+      const op = issue.code === 'too_small' ? (issue.inclusive ? '>=' : '>') : issue.inclusive ? '<=' : '<';
+      const bound = issue.code === 'too_small' ? issue.minimum : issue.maximum;
+      if (issue.origin === 'array') return `must have ${op} ${String(bound)} item(s)`;
+      if (issue.origin === 'string') return `must have ${op} ${String(bound)} character(s)`;
+      return `must be ${op} ${String(bound)}, got ${String(value)}`;
+    }
+    case 'invalid_value':
+      if (value === undefined) return `is required: one of ${issue.values.map((v) => String(v)).join(', ')}`;
+      return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${typeName(value)}`;
+    default:
+      return issue.message;
+  }
+}
+
+/** A value as a message shows it. */
+export function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  if (typeof value === 'number' && Number.isNaN(value)) return 'NaN';
+  if (typeof value === 'string') return `a string (${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)})`;
+  return `${typeof value} ${String(value)}`;
+}

@@ -9,6 +9,7 @@ import { statSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { FAMILY_IDS } from '../../domain/families/ids.js';
 import type { EvaluateFlag } from '../../domain/families/registry.js';
+import { flagIssues } from '../../domain/families/familyOptions.js';
 import { defaultSandboxConcurrency } from '../../infra/sandbox/pythonExecutor.js';
 import { FORK_SERVER_HELP, NO_FORK_SERVER_HELP, SHARE_PROCESS_HELP } from '../../infra/sandbox/process/contract.js';
 import { UsageError } from './evaluate-usage.js';
@@ -84,22 +85,26 @@ export function evaluateCommand(flags: readonly EvaluateFlag[]): Command {
     .addOption(new Option('--n_samples <n>', "bigcode's: score only each task's first n samples").hideHelp())
     .addOption(new Option('--limit <n>', "bigcode's: score only the problems file's first n tasks").hideHelp())
     .addOption(new Option('--allow_code_execution', "bigcode's consent flag: accepted; programs always run in the sandbox").hideHelp());
-  for (const f of flags) program.option(`${f.flag} <${f.value}>`, `${f.families.join(', ')} only: ${f.help}`);
+  for (const f of flags) program.option(`${f.flag} <${f.value}>`, f.help);
   return program;
 }
 
-/** The family options given, parsed by their declarations; a folder resolved and checked. */
+/**
+ * The family options given, checked by their declarations (a flag the families read alike; one whose
+ * families parse it each their own way is checked by the family that reads the file), a folder
+ * resolved and checked. The values stay as given: the family's schema parses them (loadEvaluateProblems).
+ */
 export function familyOptionValues(flags: readonly EvaluateFlag[], given: Record<string, unknown>): Record<string, unknown> {
   const values: Record<string, unknown> = {};
   for (const f of flags) {
-    if (given[f.key] === undefined) continue;
-    const parsed = f.schema.safeParse(given[f.key]);
-    if (!parsed.success) throw new UsageError(`${f.flag}: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
-    let value = parsed.data;
+    let value = given[f.attribute];
+    if (value === undefined) continue;
+    const parsed = f.schema?.safeParse(value);
+    if (parsed && !parsed.success) throw new UsageError(flagIssues(parsed.error, value, () => f.flag, f.key));
     if (f.folder) {
       value = resolve(String(value));
       if (!statSync(String(value), { throwIfNoEntry: false })?.isDirectory())
-        throw new UsageError(`${f.flag} ${String(given[f.key])}: no such folder`);
+        throw new UsageError(`${f.flag} ${String(given[f.attribute])}: no such folder`);
     }
     values[f.key] = value;
   }

@@ -10,6 +10,7 @@ import { firstRow } from '../../domain/datasets/jsonl.js';
 import { z } from 'zod';
 import { evaluateFlags, familyOf, recognizingFamilies, type FamilyId } from '../../domain/families/registry.js';
 import type { EvaluateOptionValues, SampleForm } from '../../domain/families/types.js';
+import { flagIssues } from '../../domain/families/familyOptions.js';
 
 export { familyOf };
 
@@ -62,9 +63,9 @@ export function loadEvaluateProblems(input: {
       `${unread.map((o) => flags.get(o)!.flag).join(', ')}: only ${readers.join(', ')} problems read ${unread.length > 1 ? 'them' : 'it'}, and ${source} is read as ${family}`,
     );
   }
-  const parsed = (support.options ?? z.strictObject({})).safeParse(Object.fromEntries(given.map((o) => [o, options[o]])));
-  if (!parsed.success)
-    throw new Error(parsed.error.issues.map((i) => `${flags.get(String(i.path[0]))?.flag ?? String(i.path[0])}: ${i.message}`).join('\n'));
+  const values = Object.fromEntries(given.map((o) => [o, options[o]]));
+  const parsed = (support.options ?? z.strictObject({})).safeParse(values);
+  if (!parsed.success) throw new Error(flagIssues(parsed.error, values, (key) => flags.get(key)?.flag ?? key));
   return { family, problems: support.problems({ text, source, options: parsed.data }), form: input.form ?? support.form };
 }
 

@@ -82,7 +82,7 @@ describe('evaluate: loading the problems', () => {
     expect(() => loadEvaluateProblems({ text: EXAMPLE, source: 'p.jsonl', options: { split: 'test' } })).toThrow(
       '--split: only mbpp problems read it, and p.jsonl is read as humaneval',
     );
-    expect(() => loadEvaluateProblems({ text: EXAMPLE, source: 'p.jsonl', options: { minTimeLimit: 1, gtTimeLimitFactor: 2 } })).toThrow(
+    expect(() => loadEvaluateProblems({ text: EXAMPLE, source: 'p.jsonl', options: { min_time_limit: 1, time_limit_factor: 2 } })).toThrow(
       '--min-time-limit, --gt-time-limit-factor: only evalplus problems read them, and p.jsonl is read as humaneval',
     );
   });

@@ -119,7 +119,9 @@ describe('evaluate.ts on code-to-text rows', () => {
     expect(stderr).toContain(`${rows}:2: docstring: not found in code`);
     const subset = await evaluate(['--problems', rows, '--samples', samples, '--subset', 'cobol']);
     expect(subset.code).not.toBe(0);
-    expect(subset.stderr).toContain('--subset: "cobol" is not one of python, go, ruby, java, javascript, php, python-left');
+    expect(subset.stderr).toContain(
+      '--subset: must be one of "python", "go", "ruby", "java", "javascript", "php", "python-left", got a string ("cobol")',
+    );
   });
 });
 

@@ -271,7 +271,7 @@ describe('the family: entries, stored problems, answers, scores', () => {
     const left = loadEvaluateProblems({ text, source: 'test.jsonl', options: { subset: 'python-left' } });
     expect(left.problems.map((p) => p.prompt)).toEqual(tasks('python-left', CODE_TO_TEXT_ROWS.python).map((t) => t.prompt));
     expect(() => loadEvaluateProblems({ text, source: 'test.jsonl', options: { subset: 'cobol' } })).toThrow(
-      '--subset: "cobol" is not one of python, go, ruby, java, javascript, php, python-left',
+      '--subset: must be one of "python", "go", "ruby", "java", "javascript", "php", "python-left", got a string ("cobol")',
     );
     expect(() => loadEvaluateProblems({ text, source: 'test.jsonl', options: { subset: 'go' } })).toThrow(
       "test.jsonl:1: language: python, but the entry's subset go reads go rows",

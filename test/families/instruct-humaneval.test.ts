@@ -100,15 +100,15 @@ describe('the pieces', () => {
     const text = jsonl(INSTRUCT_ROWS);
     expect(recognizeFamily(text, 'test.jsonl')).toBe('instruct-humaneval');
     const tokens = STARCHAT_TOKENS.join(',');
-    expect(loadEvaluateProblems({ text, source: 'test.jsonl', options: { instructionTokens: tokens } }).problems).toEqual(
+    expect(loadEvaluateProblems({ text, source: 'test.jsonl', options: { instruction_tokens: tokens } }).problems).toEqual(
       load(true, STARCHAT_TOKENS),
     );
     expect(
-      loadEvaluateProblems({ text, source: 'test.jsonl', options: { instructionTokens: tokens, instructVariant: 'nocontext' } }).problems,
+      loadEvaluateProblems({ text, source: 'test.jsonl', options: { instruction_tokens: tokens, instructVariant: 'nocontext' } }).problems,
     ).toEqual(load(false, STARCHAT_TOKENS));
     expect(FAMILIES['instruct-humaneval'].evaluate).toMatchObject({ kind: 'reads' });
-    expect(() => loadEvaluateProblems({ text, source: 'test.jsonl', options: { instructionTokens: 'a,b' } })).toThrow(
-      /^--instruction-tokens: "a,b" must be exactly 3 tokens/,
+    expect(() => loadEvaluateProblems({ text, source: 'test.jsonl', options: { instruction_tokens: 'a,b' } })).toThrow(
+      /^--instruction-tokens: must be exactly 3 tokens: user, end, assistant/,
     );
     expect(() => load(true, STARCHAT_TOKENS, jsonl([{ ...INSTRUCT_ROWS[0], instruction: undefined }]), 'i.jsonl')).toThrow(
       /^i\.jsonl:1: instruction: /,

@@ -198,7 +198,7 @@ describe('code_generation_lite rows', () => {
       text: lcbJsonl(LCB_TASKS),
       source: 'test5.jsonl',
       family: 'livecodebench',
-      options: { releaseAfter: '2024-05-01', releaseBefore: '2024-08-01' },
+      options: { release_after: '2024-05-01', release_before: '2024-08-01' },
     });
     expect(problems.map((p) => p.task_id)).toEqual(['3143', '3200', '1980A']);
   });

@@ -35,7 +35,7 @@ afterAll(async () => {
 
 const row = (query: string, db_id = 'concert_singer') => JSON.stringify({ db_id, query, question: 'q?' });
 function problemOf(gold: string, db_id = 'concert_singer'): SweepProblem {
-  const loaded = loadEvaluateProblems({ text: row(gold, db_id) + '\n', source: 'dev.jsonl', options: { spiderDatabases: databases } });
+  const loaded = loadEvaluateProblems({ text: row(gold, db_id) + '\n', source: 'dev.jsonl', options: { databases } });
   expect(loaded.family).toBe('spider');
   return loaded.problems[0]!;
 }
@@ -207,7 +207,7 @@ describe('refusals', () => {
       test_setup_code: '',
       challenge_test_list: [],
     });
-    expect(() => loadEvaluateProblems({ text: mbpp + '\n', source: 'mbpp.jsonl', options: { spiderDatabases: databases } })).toThrow(
+    expect(() => loadEvaluateProblems({ text: mbpp + '\n', source: 'mbpp.jsonl', options: { databases } })).toThrow(
       /--spider-databases: only spider problems read it, and mbpp.jsonl is read as mbpp/,
     );
   });

@@ -124,7 +124,7 @@ describe('bad rows and entries are refused naming the file, the line and the fie
       /^--subset: CodeXGLUE text-to-text rows do not say their language/,
     );
     expect(() => loadEvaluateProblems({ text, source: 'test.jsonl', options: { subset: 'python' } })).toThrow(
-      '--subset: "python" is not one of da_en, zh_en, no_en, lv_en',
+      '--subset: must be one of "da_en", "zh_en", "no_en", "lv_en", got a string ("python")',
     );
   });
 });

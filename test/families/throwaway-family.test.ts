@@ -138,22 +138,32 @@ describe('a family added with its folder and one registry line', () => {
     expect(actual).toEqual(pins.map(({ stored, behaviour }) => ({ stored, behaviour })));
   });
 
-  it("evaluate.ts takes its own flag, declared in its folder: in --help, parsed, given to its problems, refused for others' files", () => {
+  it("its option, declared once in its folder: the entry's field and evaluate.ts's flag, in --help, parsed and refused alike", () => {
     const command = evaluateCommand(evaluateFlags());
-    expect(command.helpInformation()).toMatch(/--words-repeat <n>\s+words only: how many times each word is repeated/);
-    command.exitOverride().parse(['--samples', 's.jsonl', '--words-repeat', '3'], { from: 'user' });
+    expect(command.helpInformation()).toMatch(/--repeat <n>\s+words only: how many times each word is repeated/);
+    command.exitOverride().parse(['--samples', 's.jsonl', '--repeat', '3'], { from: 'user' });
     const options = familyOptionValues(evaluateFlags(), command.opts());
-    expect(options).toEqual({ wordsRepeat: 3 });
+    expect(options).toEqual({ repeat: '3' });
     const loaded = loadEvaluateProblems({ text: rowsText, source: 'words.jsonl', options });
     expect(loaded.problems.map((p) => familyOf(p).referenceSolution(p))).toEqual([
       'def transform(s):\n    return (s * 3).upper()\n',
       'def transform(s):\n    return (s * 3).swapcase()\n',
     ]);
-    expect(() => familyOptionValues(evaluateFlags(), { wordsRepeat: '0' })).toThrow(/^--words-repeat: /);
+    // Absent, the flag is the field's default.
+    const plain = loadEvaluateProblems({ text: rowsText, source: 'words.jsonl', options: {} });
+    expect(plain.problems.map((p) => familyOf(p).referenceSolution(p))[0]).toBe('def transform(s):\n    return (s * 1).upper()\n');
+    // One schema, one message: the config names the field, evaluate.ts the flag.
+    const [issue] = sweepConfigIssues(withDatasets([{ name: 'w', family: 'words', path: 'words.jsonl', repeat: 0 }]));
+    expect(issue!.path).toBe('datasets[0].repeat');
+    expect(() => familyOptionValues(evaluateFlags(), { repeat: '0' })).toThrow(`--repeat: ${issue!.message}`);
+    expect(() => loadEvaluateProblems({ text: rowsText, source: 'words.jsonl', options: { repeat: '0' } })).toThrow(
+      `--repeat: ${issue!.message}`,
+    );
+    expect(() => familyOptionValues(evaluateFlags(), { repeat: 'x' })).toThrow(/^--repeat: /);
     const mbpp =
       '{"task_id": 1, "text": "t", "code": "def f():\\n    return 1", "test_list": ["assert f() == 1"], "test_setup_code": "", "challenge_test_list": []}\n';
     expect(() => loadEvaluateProblems({ text: mbpp, source: 'mbpp.jsonl', options })).toThrow(
-      '--words-repeat: only words problems read it, and mbpp.jsonl is read as mbpp',
+      '--repeat: only words problems read it, and mbpp.jsonl is read as mbpp',
     );
   });
 });

@@ -6,7 +6,8 @@
  * and to the registry (one line each), as a real family's folder would.
  */
 import { z } from 'zod';
-import { flag, readsProblemsFiles } from '../../domain/families/evaluateOptions.js';
+import { readsProblemsFiles } from '../../domain/families/evaluateOptions.js';
+import { familyOptions, option } from '../../domain/families/familyOptions.js';
 import { parseJsonl } from '../../domain/datasets/jsonl.js';
 import { datasetRowsProblem } from '../../domain/datasets/problems.js';
 import { defineFamily } from '../../domain/families/define.js';
@@ -17,12 +18,20 @@ import type { DefinedFamily, ProblemOf } from '../../domain/families/types.js';
 
 export const WORDS_ID = 'words' as const;
 
+/** Its options, declared once: the entry's `repeat` and evaluate.ts's `--repeat <n>`. */
+const WORDS_OPTIONS = familyOptions({
+  repeat: option(z.int().min(1).default(1), {
+    help: 'how many times each word is repeated before its method applies (default 1)',
+    value: 'n',
+    text: 'number',
+  }),
+});
+
 export const WordsEntrySchema = z.strictObject({
   name: DatasetEntryNameSchema,
   family: z.literal(WORDS_ID),
   path: JsonlFileSchema,
-  /** How many times the word is repeated before the method applies. */
-  repeat: z.int().min(1).default(1),
+  ...WORDS_OPTIONS.entry,
 });
 
 const RowSchema = z.looseObject({
@@ -81,24 +90,17 @@ export const wordsFamily: DefinedFamily<typeof WORDS_ID, typeof WordsEntrySchema
   limits: (_problem, _reference, timeoutMs) => ({ timeoutMs }),
   score: statusScore,
   requirements: () => [],
-  // evaluate.ts's own flag of the family, declared here alone: `--words-repeat <n>` (the entry's `repeat`).
+  // evaluate.ts's own flag of the family, `--repeat <n>`: the entry's `repeat`, from the one declaration above.
   evaluate: readsProblemsFiles({
     recognize: { rank: 5, test: (row) => 'word' in row && 'method' in row, fields: "Words' id, word, method" },
-    options: z.strictObject({
-      wordsRepeat: z.coerce
-        .number()
-        .int()
-        .min(1)
-        .optional()
-        .meta(flag({ description: 'how many times each word is repeated before its method applies (default 1)', value: 'n' })),
-    }),
+    options: WORDS_OPTIONS.evaluate,
     form: 'completion',
     problems: ({ text, source, options }) => {
       const entry = WordsEntrySchema.parse({
         name: 'evaluate',
         family: WORDS_ID,
         path: 'rows.jsonl',
-        ...(options.wordsRepeat !== undefined ? { repeat: options.wordsRepeat } : {}),
+        repeat: options.repeat,
       });
       return wordsFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;
     },

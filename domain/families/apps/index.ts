@@ -9,7 +9,8 @@
  * passes: `passed`, so pass@k) and average test-case accuracy.
  */
 import { z } from 'zod';
-import { bigcodeNames, flag, readsProblemsFiles } from '../evaluateOptions.js';
+import { bigcodeNames, readsProblemsFiles } from '../evaluateOptions.js';
+import { familyOptions, option } from '../familyOptions.js';
 import { datasetRowsProblem } from '../../datasets/problems.js';
 import { parseJsonl } from '../../datasets/jsonl.js';
 import { DatasetEntryNameSchema, JsonlFileSchema } from '../entry.js';
@@ -23,6 +24,25 @@ export const APPS_DIFFICULTIES = ['introductory', 'interview', 'competition'] as
 /** bigcode's APPS stop words. */
 export const APPS_STOP_WORDS: readonly string[] = Object.freeze(['\nQUESTION', '\n---', '\nANSWER']);
 
+/** The entry's stdin_form and evaluate.ts's --apps-stdin-form (a flag named before the options were the family's). */
+const APPS_OPTIONS = familyOptions({
+  /**
+   * How a standard-input program runs. `testing-util` (default): as APPS's checker runs it
+   * (testing_util.py, which codeparrot's apps_metric and bigcode use): from its first line that is
+   * not an import on, the program becomes the body of `def code():`, compiled once as a module
+   * (not `__main__`), and called once per test case with sys.stdin, its read methods and open()
+   * patched as the checker patches them, its standard output captured. `as-written`: the program
+   * runs as a script per test case (`__name__ == "__main__"`, a real standard input): programs
+   * that APPS's wrapping breaks (a main guard, `global` of a top-level name) are judged on what
+   * they print; not APPS's figures.
+   */
+  stdin_form: option(z.enum(['testing-util', 'as-written']).default('testing-util'), {
+    help: "how a standard-input program runs: testing-util (as APPS's checker: wrapped into a function, default) or as-written (a script per test case)",
+    value: 'form',
+    flag: 'apps-stdin-form',
+  }),
+});
+
 export const AppsEntrySchema = z.strictObject({
   name: DatasetEntryNameSchema,
   family: z.literal('apps'),
@@ -34,17 +54,7 @@ export const AppsEntrySchema = z.strictObject({
   test_time_limit: z.number().positive().max(60).default(4),
   /** Seconds a sample may take in all (apps_metric: 10 + 1); beyond it every test case fails. */
   program_time_limit: z.number().positive().max(600).default(11),
-  /**
-   * How a standard-input program runs. `testing-util` (default): as APPS's checker runs it
-   * (testing_util.py, which codeparrot's apps_metric and bigcode use): from its first line that is
-   * not an import on, the program becomes the body of `def code():`, compiled once as a module
-   * (not `__main__`), and called once per test case with sys.stdin, its read methods and open()
-   * patched as the checker patches them, its standard output captured. `as-written`: the program
-   * runs as a script per test case (`__name__ == "__main__"`, a real standard input): programs
-   * that APPS's wrapping breaks (a main guard, `global` of a top-level name) are judged on what
-   * they print; not APPS's figures.
-   */
-  stdin_form: z.enum(['testing-util', 'as-written']).default('testing-util'),
+  ...APPS_OPTIONS.entry,
 });
 export type AppsEntry = z.output<typeof AppsEntrySchema>;
 
@@ -193,18 +203,7 @@ export const appsFamily: DefinedFamily<'apps', typeof AppsEntrySchema, z.output<
   evaluate: readsProblemsFiles({
     bigcodeTasks: bigcodeNames('apps-introductory', 'apps-interview', 'apps-competition'),
     recognize: { rank: 20, test: (row) => 'input_output' in row && 'question' in row, fields: "APPS's problem_id, question, input_output" },
-    options: z.strictObject({
-      appsStdinForm: z
-        .enum(['testing-util', 'as-written'])
-        .optional()
-        .meta(
-          flag({
-            description:
-              "how a standard-input program runs: testing-util (as APPS's checker: wrapped into a function, default) or as-written (a script per test case)",
-            value: 'form',
-          }),
-        ),
-    }),
+    options: APPS_OPTIONS.evaluate,
     form: 'full',
     problems: ({ text, source, options }) => {
       const path = source.endsWith('.gz') || source.endsWith('.jsonl') ? source : 'rows.jsonl';
@@ -212,7 +211,7 @@ export const appsFamily: DefinedFamily<'apps', typeof AppsEntrySchema, z.output<
         name: 'evaluate',
         family: 'apps',
         path,
-        ...(options.appsStdinForm ? { stdin_form: options.appsStdinForm } : {}),
+        ...(options.stdin_form ? { stdin_form: options.stdin_form } : {}),
       });
       return appsFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;
     },

@@ -8,7 +8,8 @@
  * Rows: google/code_x_glue_ct_code_to_text (rows.ts); prompts and post-processing: bigcode.ts.
  */
 import { z } from 'zod';
-import { bigcodeSubsetOption, readsProblemsFiles } from '../evaluateOptions.js';
+import { readsProblemsFiles } from '../evaluateOptions.js';
+import { familyOptions, option } from '../familyOptions.js';
 import type { LanguageId } from '../../languages/registry.js';
 import type { LlmApi } from '../../llm/request.js';
 import { pyStrip } from '../../metrics/pythonText.js';
@@ -31,13 +32,21 @@ import {
 } from './bigcode.js';
 import { codeToTextTasks } from './rows.js';
 
+/** bigcode's task `codexglue_code_to_text-<subset>`: the entry's `subset` and evaluate.ts's `--subset`. */
+const CODE_TO_TEXT_OPTIONS = familyOptions({
+  /** The rows' language, or python-left (Python rows, the signature only). */
+  subset: option(z.enum(CODE_TO_TEXT_SUBSETS), {
+    help: `bigcode's task subset, the suffix of its task name: ${CODE_TO_TEXT_SUBSETS.join(', ')} (evaluate.ts: default the rows' language)`,
+    value: 'subset',
+  }),
+});
+
 export const CodeToTextEntrySchema = z.strictObject({
   name: DatasetEntryNameSchema,
   family: z.literal('code-to-text'),
   /** One language's split (`<language>/test-00000-of-00001.parquet`), or its rows as JSON Lines; local or s3://. */
   path: RowsFileSchema,
-  /** bigcode's task `codexglue_code_to_text-<subset>`: the rows' language, or python-left (Python rows, the signature only). */
-  subset: z.enum(CODE_TO_TEXT_SUBSETS),
+  ...CODE_TO_TEXT_OPTIONS.entry,
 });
 export type CodeToTextEntry = z.output<typeof CodeToTextEntrySchema>;
 
@@ -154,12 +163,10 @@ export const codeToTextFamily: DefinedFamily<
       test: (row) => 'docstring_tokens' in row && 'code' in row && 'language' in row,
       fields: "CodeXGLUE's code, docstring, docstring_tokens, language",
     },
-    options: z.strictObject({
-      subset: bigcodeSubsetOption,
-    }),
+    options: CODE_TO_TEXT_OPTIONS.evaluate,
     form: 'completion',
     problems: ({ text, source, options }) => {
-      const subset = options.subset === undefined ? subsetOfRows(text) : evaluateSubset(options.subset);
+      const subset = options.subset ?? subsetOfRows(text);
       const entry = CodeToTextEntrySchema.parse({ name: 'evaluate', family: 'code-to-text', path: 'rows.jsonl', subset });
       return codeToTextFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;
     },
@@ -176,10 +183,4 @@ function subsetOfRows(text: string): CodeToTextSubset {
     // Not JSON: loading names the line.
   }
   return (CODE_TO_TEXT_LANGUAGES as readonly unknown[]).includes(language) ? (language as CodeToTextLanguage) : 'python';
-}
-
-function evaluateSubset(subset: string): CodeToTextSubset {
-  const known = CODE_TO_TEXT_SUBSETS as readonly string[];
-  if (!known.includes(subset)) throw new Error(`--subset: ${JSON.stringify(subset)} is not one of ${known.join(', ')}`);
-  return subset as CodeToTextSubset;
 }

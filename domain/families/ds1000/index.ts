@@ -21,7 +21,8 @@
  * does, its tasks are left out in insertion mode.
  */
 import { z } from 'zod';
-import { flag, readsProblemsFiles } from '../evaluateOptions.js';
+import { readsProblemsFiles } from '../evaluateOptions.js';
+import { familyOptions, option } from '../familyOptions.js';
 import { datasetRowsProblem, type SweepProblem } from '../../datasets/problems.js';
 import { parseJsonl } from '../../datasets/jsonl.js';
 import { DatasetEntryNameSchema, JsonlFileSchema } from '../entry.js';
@@ -46,6 +47,26 @@ const LIBRARY_NAMES = Object.keys(DS1000_LIBRARIES) as [Ds1000Library, ...Ds1000
 /** DS-1000's stop words for completion models (its official generation's). */
 export const DS1000_STOP_WORDS: readonly string[] = Object.freeze(['</code>', '# SOLUTION END']);
 
+/** The entry's mode and evaluate.ts's --ds1000-mode (its flag's name from before the family declared its options). */
+const DS1000_OPTIONS = familyOptions({
+  /**
+   * completion (left to right, the default) or insertion (fill in the middle, bigcode's
+   * ds1000-*-insertion). `completion` resolves to absent, so configs written before the option
+   * existed, and those that spell the default out, hash alike.
+   */
+  mode: option(
+    z
+      .enum(['completion', 'insertion'])
+      .optional()
+      .transform((mode) => (mode === 'insertion' ? mode : undefined)),
+    {
+      help: "completion (default) or insertion (bigcode's ds1000-*-insertion: each completion is the middle, rows' prompts hold [insert])",
+      value: 'mode',
+      flag: 'ds1000-mode',
+    },
+  ),
+});
+
 export const Ds1000EntrySchema = z.strictObject({
   name: DatasetEntryNameSchema,
   family: z.literal('ds1000'),
@@ -53,15 +74,7 @@ export const Ds1000EntrySchema = z.strictObject({
   path: JsonlFileSchema,
   /** Only the tasks of these libraries (as the metadata names them); absent: all. */
   libraries: z.array(z.enum(LIBRARY_NAMES)).min(1).optional(),
-  /**
-   * completion (left to right, the default) or insertion (fill in the middle, bigcode's
-   * ds1000-*-insertion). `completion` resolves to absent, so configs written before the option
-   * existed, and those that spell the default out, hash alike.
-   */
-  mode: z
-    .enum(['completion', 'insertion'])
-    .optional()
-    .transform((mode) => (mode === 'insertion' ? mode : undefined)),
+  ...DS1000_OPTIONS.entry,
 });
 export type Ds1000Entry = z.output<typeof Ds1000EntrySchema>;
 
@@ -198,7 +211,7 @@ export const ds1000Family: DefinedFamily<'ds1000', typeof Ds1000EntrySchema, Ds1
       names: 'ds1000-<all|numpy|pandas|...>-<completion|insertion>',
       read: (task) => {
         const mode = /^ds1000-[a-z]+-(completion|insertion)$/i.exec(task)?.[1];
-        return mode === undefined ? null : { options: { ds1000Mode: mode } };
+        return mode === undefined ? null : { options: { mode } };
       },
     },
     recognize: {
@@ -206,21 +219,10 @@ export const ds1000Family: DefinedFamily<'ds1000', typeof Ds1000EntrySchema, Ds1
       test: (row) => 'code_context' in row && 'reference_code' in row,
       fields: "DS-1000's prompt, reference_code, metadata, code_context",
     },
-    options: z.strictObject({
-      ds1000Mode: z
-        .enum(['completion', 'insertion'])
-        .optional()
-        .meta(
-          flag({
-            description:
-              "completion (default) or insertion (bigcode's ds1000-*-insertion: each completion is the middle, rows' prompts hold [insert])",
-            value: 'mode',
-          }),
-        ),
-    }),
+    options: DS1000_OPTIONS.evaluate,
     form: 'completion',
     problems: ({ text, source, options }) => {
-      const mode = options.ds1000Mode;
+      const mode = options.mode;
       const entry = Ds1000EntrySchema.parse({ name: 'evaluate', family: 'ds1000', path: 'rows.jsonl', ...(mode ? { mode } : {}) });
       return ds1000Family.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;
     },

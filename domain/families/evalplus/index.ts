@@ -15,7 +15,8 @@
  * phase as its EVALPLUS_TIMEOUT_PER_TASK) and configurable per dataset entry.
  */
 import { z } from 'zod';
-import { bigcodeNames, flag, readsProblemsFiles } from '../evaluateOptions.js';
+import { bigcodeNames, readsProblemsFiles } from '../evaluateOptions.js';
+import { familyOptions, option } from '../familyOptions.js';
 import { datasetRowsProblem, type SweepProblem } from '../../datasets/problems.js';
 import { parsePythonJsonObject } from '../../datasets/pythonJson.js';
 import { BIGCODE_HUMANEVAL_STOP_WORDS } from '../../llm/extract.js';
@@ -31,6 +32,23 @@ import { NAMED_SCORES } from './namedScores.js';
 /** evalplus's defaults (evalplus/config.py): a per-input limit of max(4 s, 4 x the reference's time). */
 export const EVALPLUS_DEFAULTS = { time_limit_factor: 4.0, min_time_limit: 4.0, task_time_limit: 60 } as const;
 
+/** evalplus's time limits: the entry's fields, and evaluate.ts's flags in evalplus's spelling. */
+const EVALPLUS_OPTIONS = familyOptions({
+  /** evalplus's --gt-time-limit-factor: a per-input limit is this times the reference's time (at least min_time_limit). */
+  time_limit_factor: option(z.number().positive().default(EVALPLUS_DEFAULTS.time_limit_factor), {
+    help: "an input's time limit is this times the canonical solution's time (evalplus's flag; default 4)",
+    value: 'x',
+    text: 'number',
+    flag: 'gt-time-limit-factor',
+  }),
+  /** evalplus's --min-time-limit, seconds. */
+  min_time_limit: option(z.number().positive().default(EVALPLUS_DEFAULTS.min_time_limit), {
+    help: "the least time limit of an input (evalplus's flag; default 4)",
+    value: 'seconds',
+    text: 'number',
+  }),
+});
+
 export const EvalplusEntrySchema = z.strictObject({
   name: DatasetEntryNameSchema,
   family: z.literal('evalplus'),
@@ -38,10 +56,7 @@ export const EvalplusEntrySchema = z.strictObject({
   path: JsonlFileSchema,
   /** Which benchmark the rows are (its prompts' stop words and evalplus's per-benchmark rules); every task id must match. */
   variant: z.enum(['humaneval', 'mbpp'], 'must be humaneval (HumanEval+) or mbpp (MBPP+)'),
-  /** evalplus's --gt-time-limit-factor: a per-input limit is this times the reference's time (at least min_time_limit). */
-  time_limit_factor: z.number().positive().default(EVALPLUS_DEFAULTS.time_limit_factor),
-  /** evalplus's --min-time-limit, seconds. */
-  min_time_limit: z.number().positive().default(EVALPLUS_DEFAULTS.min_time_limit),
+  ...EVALPLUS_OPTIONS.entry,
   /** evalplus's EVALPLUS_TIMEOUT_PER_TASK: the most a phase (base, plus) may take, seconds. */
   task_time_limit: z.number().positive().max(280).default(EVALPLUS_DEFAULTS.task_time_limit),
 });
@@ -286,23 +301,7 @@ export const evalplusFamily: DefinedFamily<'evalplus', typeof EvalplusEntrySchem
       test: (row) => 'base_input' in row && 'plus_input' in row,
       fields: "evalplus's task_id, prompt, entry_point, canonical_solution, base_input, plus_input",
     },
-    options: z.strictObject({
-      minTimeLimit: z.coerce
-        .number()
-        .positive()
-        .optional()
-        .meta(flag({ description: "the least time limit of an input (evalplus's flag; default 4)", value: 'seconds' })),
-      gtTimeLimitFactor: z.coerce
-        .number()
-        .positive()
-        .optional()
-        .meta(
-          flag({
-            description: "an input's time limit is this times the canonical solution's time (evalplus's flag; default 4)",
-            value: 'x',
-          }),
-        ),
-    }),
+    options: EVALPLUS_OPTIONS.evaluate,
     form: 'completion',
     problems: ({ text, source, options }) => {
       const entry = {
@@ -311,8 +310,8 @@ export const evalplusFamily: DefinedFamily<'evalplus', typeof EvalplusEntrySchem
         path: source,
         // The benchmark, from the first task id (HumanEval/…, Mbpp/…).
         variant: /"task_id"\s*:\s*"Mbpp\//.test(text.slice(0, 10_000)) ? ('mbpp' as const) : ('humaneval' as const),
-        time_limit_factor: options.gtTimeLimitFactor ?? EVALPLUS_DEFAULTS.time_limit_factor,
-        min_time_limit: options.minTimeLimit ?? EVALPLUS_DEFAULTS.min_time_limit,
+        time_limit_factor: options.time_limit_factor ?? EVALPLUS_DEFAULTS.time_limit_factor,
+        min_time_limit: options.min_time_limit ?? EVALPLUS_DEFAULTS.min_time_limit,
         task_time_limit: EVALPLUS_DEFAULTS.task_time_limit,
       };
       return evalplusFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;

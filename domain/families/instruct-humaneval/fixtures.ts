@@ -7,6 +7,6 @@ export const onePathFixture: OnePathFixture = {
   text: jsonl(INSTRUCT_ROWS),
   options: () => ({
     flags: ['--instruction-tokens', STARCHAT_TOKENS.join(',')],
-    values: { instructionTokens: STARCHAT_TOKENS.join(',') },
+    values: { instruction_tokens: STARCHAT_TOKENS.join(',') },
   }),
 };

@@ -14,6 +14,7 @@ import { pyStrip } from '../../metrics/pythonText.js';
 import { defineFamily } from '../define.js';
 import { DatasetEntryNameSchema, RowsFileSchema } from '../entry.js';
 import { flag, readsProblemsFiles } from '../evaluateOptions.js';
+import { familyOptions, option } from '../familyOptions.js';
 import { selfChecking } from '../humanevalStyle.js';
 import type { DefinedFamily, ProblemOf } from '../types.js';
 
@@ -102,7 +103,20 @@ export function postprocessWithoutContext(generation: string, context: string, e
   return pyStrip(prefix) + '\n' + text.slice(funcIndex, sep2 === -1 ? j : Math.min(j, sep2));
 }
 
-const TokensSchema = z.tuple([z.string(), z.string(), z.string()]);
+const TokensSchema = z
+  .array(z.string())
+  .length(3, "must be exactly 3 tokens: user, end, assistant (on the command line separated by commas, '' for an empty one)")
+  .transform((tokens) => tokens as unknown as InstructionTokens);
+
+/** bigcode's --instruction_tokens: the entry's instruction_tokens (a list) and evaluate.ts's --instruction-tokens (user,end,assistant). */
+const INSTRUCT_OPTIONS = familyOptions({
+  /** [user, end, assistant], the delimiters the model was tuned with. */
+  instruction_tokens: option(TokensSchema, {
+    help: "bigcode's --instruction_tokens, user,end,assistant (evaluate.ts's default: none, none and a newline, the prompt bigcode makes without them)",
+    value: 'csv',
+    text: (csv) => csv.split(',').map((token) => (token === "''" ? '' : token)),
+  }),
+});
 
 export const InstructHumanEvalEntrySchema = z.strictObject({
   name: DatasetEntryNameSchema,
@@ -111,8 +125,7 @@ export const InstructHumanEvalEntrySchema = z.strictObject({
   path: RowsFileSchema,
   /** false: bigcode's instruct-humaneval-nocontext (the instruction alone). */
   context: z.boolean().default(true),
-  /** bigcode's --instruction_tokens: [user, end, assistant], the delimiters the model was tuned with. */
-  instruction_tokens: TokensSchema,
+  ...INSTRUCT_OPTIONS.entry,
 });
 
 const RowSchema = z.looseObject({
@@ -168,16 +181,6 @@ export function instructSolution(problem: InstructProblem, api: LlmApi | 'saved'
 }
 
 /** evaluate.ts's --instruction-tokens: bigcode's comma-separated user,end,assistant. */
-const instructionTokensOption = z
-  .string()
-  .optional()
-  .meta(
-    flag({
-      description:
-        "bigcode's --instruction_tokens, user,end,assistant (default: none, none and a newline, the prompt bigcode makes without them)",
-      value: 'csv',
-    }),
-  );
 const instructVariantOption = z
   .enum(['context', 'nocontext'])
   .optional()
@@ -187,16 +190,6 @@ const instructVariantOption = z
       value: 'which',
     }),
   );
-
-function evaluateTokens(value: string | undefined): InstructionTokens {
-  if (value === undefined) return ['', '', '\n'];
-  const parts = value.split(',');
-  if (parts.length !== 3)
-    throw new Error(
-      `--instruction-tokens: ${JSON.stringify(value)} must be exactly 3 tokens separated by commas (user,end,assistant; '' for an empty one)`,
-    );
-  return parts.map((p) => (p === "''" ? '' : p)) as unknown as InstructionTokens;
-}
 
 export const instructHumanEvalFamily: DefinedFamily<
   'instruct-humaneval',
@@ -239,9 +232,10 @@ export const instructHumanEvalFamily: DefinedFamily<
       test: (row) => 'instruction' in row && 'context' in row && 'entry_point' in row,
       fields: "InstructHumanEval's task_id, instruction, context, entry_point, test",
     },
-    options: z.strictObject({ instructionTokens: instructionTokensOption, instructVariant: instructVariantOption }),
+    // The variant is the entry's `context` read as bigcode's task names it, so declared here alone.
+    options: INSTRUCT_OPTIONS.evaluate.extend({ instructVariant: instructVariantOption }),
     form: 'full',
     problems: ({ text, source, options }) =>
-      instructProblems(text, options.instructVariant !== 'nocontext', evaluateTokens(options.instructionTokens), source),
+      instructProblems(text, options.instructVariant !== 'nocontext', options.instruction_tokens ?? ['', '', '\n'], source),
   }),
 });

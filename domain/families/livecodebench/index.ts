@@ -16,7 +16,8 @@ import { isSuccess } from '../../execution/types.js';
 import { extractFencedCode } from '../../llm/extract.js';
 import { defineFamily } from '../define.js';
 import { DatasetEntryNameSchema, JsonlFileSchema } from '../entry.js';
-import { flag, readsProblemsFiles } from '../evaluateOptions.js';
+import { readsProblemsFiles } from '../evaluateOptions.js';
+import { familyOptions, option } from '../familyOptions.js';
 import type { DefinedFamily, ProblemOf, TaskScore } from '../types.js';
 import { embeddedSolution, LCB_RESULT_MARKER, lcbHarness } from './harness.js';
 import { privateTestsJson } from './privateTests.js';
@@ -46,18 +47,28 @@ const DaySchema = z
     message: 'must be a real day YYYY-MM-DD',
   });
 
+/**
+ * The contamination window: the entry's release_after / release_before and evaluate.ts's
+ * --release-after / --release-before. Only problems whose contest_date is at or after the start
+ * day's 00:00 (a model's training cut-off goes there) and at or before the end day's 00:00.
+ */
+const LCB_OPTIONS = familyOptions({
+  release_after: option(DaySchema.optional(), {
+    help: 'score only problems released on or after this day, YYYY-MM-DD (its --start_date; a training cut-off)',
+    value: 'day',
+  }),
+  release_before: option(DaySchema.optional(), {
+    help: "score only problems released up to this day's 00:00, YYYY-MM-DD (its --end_date)",
+    value: 'day',
+  }),
+});
+
 export const LiveCodeBenchEntrySchema = z.strictObject({
   name: DatasetEntryNameSchema,
   family: z.literal('livecodebench'),
   /** One of code_generation_lite's test.jsonl ... test6.jsonl (.jsonl.gz too), local or s3://. */
   path: JsonlFileSchema,
-  /**
-   * The contamination window's start: only problems whose contest_date is at or after this day's
-   * 00:00 (LiveCodeBench's --start_date; a model's training cut-off goes here).
-   */
-  release_after: DaySchema.optional(),
-  /** The window's end: only problems whose contest_date is at or before this day's 00:00 (LiveCodeBench's --end_date). */
-  release_before: DaySchema.optional(),
+  ...LCB_OPTIONS.entry,
   /** Which platforms (LiveCodeBench's --platform); absent: all. */
   platform: z.array(z.enum(LCB_PLATFORMS)).min(1).optional(),
   /** Which difficulties; absent: all. */
@@ -288,17 +299,7 @@ export const liveCodeBenchFamily: DefinedFamily<
       test: (row) => 'question_content' in row && 'private_test_cases' in row,
       fields: "LiveCodeBench's question_id, question_content, contest_date, public_test_cases, private_test_cases",
     },
-    options: z.strictObject({
-      releaseAfter: DaySchema.optional().meta(
-        flag({
-          description: 'score only problems released on or after this day, YYYY-MM-DD (its --start_date; a training cut-off)',
-          value: 'day',
-        }),
-      ),
-      releaseBefore: DaySchema.optional().meta(
-        flag({ description: "score only problems released up to this day's 00:00, YYYY-MM-DD (its --end_date)", value: 'day' }),
-      ),
-    }),
+    options: LCB_OPTIONS.evaluate,
     form: 'full',
     problems: ({ text, source, options }) => {
       const path = source.endsWith('.gz') || source.endsWith('.jsonl') ? source : 'rows.jsonl';
@@ -306,8 +307,8 @@ export const liveCodeBenchFamily: DefinedFamily<
         name: 'evaluate',
         family: 'livecodebench',
         path,
-        ...(options.releaseAfter ? { release_after: options.releaseAfter } : {}),
-        ...(options.releaseBefore ? { release_before: options.releaseBefore } : {}),
+        ...(options.release_after ? { release_after: options.release_after } : {}),
+        ...(options.release_before ? { release_before: options.release_before } : {}),
       });
       return liveCodeBenchFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;
     },

@@ -15,7 +15,8 @@
  * fail whatever the model writes).
  */
 import { z } from 'zod';
-import { flag, readsProblemsFiles } from '../evaluateOptions.js';
+import { readsProblemsFiles } from '../evaluateOptions.js';
+import { familyOptions, option } from '../familyOptions.js';
 import { parseJsonArray, parseJsonl, type Sourced } from '../../datasets/jsonl.js';
 import type { SweepProblem } from '../../datasets/problems.js';
 import { datasetRowsProblem } from '../../datasets/problems.js';
@@ -27,8 +28,8 @@ import type { DefinedFamily } from '../types.js';
 /** The task-id ranges of MBPP's README: 1-10 for prompting, 11-510 test, 511-600 validation, 601-974 train. */
 export const MBPP_SPLITS = { prompt: [1, 10], test: [11, 510], validation: [511, 600], train: [601, 974] } as const;
 export type MbppSplit = keyof typeof MBPP_SPLITS | 'all';
-/** Every split's name, `all` first: what `--split` takes. */
-const MBPP_SPLIT_NAMES = ['all', 'test', 'validation', 'train', 'prompt'] as const satisfies readonly MbppSplit[];
+/** Every split's name: what `split` and `--split` take. */
+const MBPP_SPLIT_NAMES = ['test', 'validation', 'train', 'prompt', 'all'] as const satisfies readonly MbppSplit[];
 
 /** bigcode-evaluation-harness's MBPP stop words. */
 export const MBPP_BIGCODE_STOP_WORDS: readonly string[] = Object.freeze([
@@ -45,13 +46,21 @@ export const MBPP_THREE_SHOT_STOP_WORDS: readonly string[] = Object.freeze(['[DO
 /** The paper's worked examples. */
 export const MBPP_THREE_SHOT_TASKS = [2, 3, 4] as const;
 
+/** The entry's `split` and evaluate.ts's `--split`. */
+const MBPP_OPTIONS = familyOptions({
+  /** Which tasks, by MBPP's id ranges; absent: `test` (11-510) for the full file, `all` for the sanitized one. */
+  split: option(z.enum(MBPP_SPLIT_NAMES).optional(), {
+    help: "the tasks of one of MBPP's splits (test, validation, train, prompt, all; evaluate.ts's default all, a sweep's test for mbpp.jsonl)",
+    value: 'split',
+  }),
+});
+
 export const MbppEntrySchema = z.strictObject({
   name: DatasetEntryNameSchema,
   family: z.literal('mbpp'),
   /** mbpp.jsonl (or .jsonl.gz) or sanitized-mbpp.json, local or s3://. */
   path: localOrS3File('.jsonl, .jsonl.gz or .json', /\.(jsonl(\.gz)?|json)$/),
-  /** Which tasks, by MBPP's id ranges; absent: `test` (11-510) for the full file, `all` for the sanitized one. */
-  split: z.enum(['test', 'validation', 'train', 'prompt', 'all']).optional(),
+  ...MBPP_OPTIONS.entry,
   prompt: z.enum(['bigcode', 'three-shot']).default('bigcode'),
 });
 export type MbppEntry = z.output<typeof MbppEntrySchema>;
@@ -192,12 +201,7 @@ export const mbppFamily: DefinedFamily<'mbpp', typeof MbppEntrySchema> = defineF
       test: (row) => 'test_list' in row || ('text' in row && !('entry_point' in row)),
       fields: "MBPP's task_id, text (or prompt), test_list",
     },
-    options: z.strictObject({
-      split: z
-        .enum(MBPP_SPLIT_NAMES)
-        .optional()
-        .meta(flag({ description: `the tasks of one of MBPP's splits (${MBPP_SPLIT_NAMES.join(', ')}; default all)`, value: 'split' })),
-    }),
+    options: MBPP_OPTIONS.evaluate,
     form: 'full',
     problems: ({ text, source, options }) => {
       const entry = { name: 'evaluate', family: 'mbpp' as const, path: source, split: options.split ?? 'all', prompt: 'bigcode' as const };

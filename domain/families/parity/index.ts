@@ -15,7 +15,8 @@ import { defineFamily } from '../define.js';
 import { DatasetEntryNameSchema, JsonlFileSchema } from '../entry.js';
 import { readsProblemsFiles } from '../evaluateOptions.js';
 import { statusScore } from '../humanevalStyle.js';
-import { bigcodePromptOption, firstBlock, promptChoice } from '../repairText.js';
+import { firstBlock } from '../repairText.js';
+import { familyOptions, option } from '../familyOptions.js';
 import type { DefinedFamily, ProblemOf, Requirement, TaskChecking } from '../types.js';
 
 export const PARITY_PROMPTS = ['prompt', 'prompt_carper', 'edit', 'diff'] as const;
@@ -71,13 +72,23 @@ export const PARITY_TESTS =
     return `(${parity} == parity(${bits.join(', ')}))`;
   }).join(' and ');
 
+/** bigcode's `--prompt` for the task: the entry's `prompt` and evaluate.ts's `--prompt`. */
+const PARITY_OPTIONS = familyOptions({
+  prompt: option(
+    z.enum(PARITY_PROMPTS, { error: `must be one of bigcode's Parity prompts: ${PARITY_PROMPTS.join(', ')}` }).default('prompt'),
+    {
+      help: "bigcode's --prompt: prompt, prompt_carper, edit or diff (default prompt)",
+      value: 'format',
+    },
+  ),
+});
+
 export const ParityEntrySchema = z.strictObject({
   name: DatasetEntryNameSchema,
   family: z.literal('parity'),
   /** bigcode's dataset, the bug counts: JSON Lines of 1..5 (`1`, `2`, ... one a line); local or s3://. */
   path: JsonlFileSchema,
-  /** bigcode's `--prompt` for the task. */
-  prompt: z.enum(PARITY_PROMPTS, { error: `must be one of bigcode's Parity prompts: ${PARITY_PROMPTS.join(', ')}` }).default('prompt'),
+  ...PARITY_OPTIONS.entry,
 });
 
 const ParityPayloadSchema = z.object({ parity: z.object({ prompt: z.enum(PARITY_PROMPTS), bugs: z.int().min(1).max(5) }) });
@@ -142,8 +153,8 @@ export const parityFamily: DefinedFamily<'parity', typeof ParityEntrySchema, z.o
   requirements: (): readonly Requirement[] => [],
   evaluate: readsProblemsFiles({
     bigcodeTasks: { names: 'parity', read: (task) => (task === 'parity' ? {} : null) },
-    options: z.strictObject({ prompt: bigcodePromptOption }),
+    options: PARITY_OPTIONS.evaluate,
     form: 'completion',
-    problems: ({ text, source, options }) => parityProblems(text, promptChoice(options.prompt, PARITY_PROMPTS, 'Parity'), source),
+    problems: ({ text, source, options }) => parityProblems(text, options.prompt ?? 'prompt', source),
   }),
 });

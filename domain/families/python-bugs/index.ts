@@ -12,7 +12,8 @@ import type { LlmApi } from '../../llm/request.js';
 import { defineFamily } from '../define.js';
 import { DatasetEntryNameSchema, RowsFileSchema } from '../entry.js';
 import { readsProblemsFiles } from '../evaluateOptions.js';
-import { bigcodePromptOption, codePointLength, codePointPrefix, endAfterFirstStopWord, promptChoice } from '../repairText.js';
+import { codePointLength, codePointPrefix, endAfterFirstStopWord } from '../repairText.js';
+import { familyOptions, option } from '../familyOptions.js';
 import { TEXT_SCORED_STEPS } from '../textScored.js';
 import type { CorpusMetric, DefinedFamily, ProblemOf } from '../types.js';
 
@@ -67,13 +68,20 @@ const PromptSchema = z
   .refine((p) => p !== 'prompt_present', { message: `prompt_present is not a Python Bugs prompt bigcode runs${PROMPT_PRESENT}` })
   .pipe(z.enum(PYTHON_BUGS_PROMPTS, { error: `must be one of bigcode's Python Bugs prompts: ${PYTHON_BUGS_PROMPTS.join(', ')}` }));
 
+/** bigcode's `--prompt` for the task: the entry's `prompt` and evaluate.ts's `--prompt`. */
+const PYTHON_BUGS_OPTIONS = familyOptions({
+  prompt: option(PromptSchema.default('prompt'), {
+    help: "bigcode's --prompt: prompt, prompt_carper or edit (default prompt)",
+    value: 'format',
+  }),
+});
+
 export const PythonBugsEntrySchema = z.strictObject({
   name: DatasetEntryNameSchema,
   family: z.literal('python-bugs'),
   /** The train split's rows: Parquet, or JSON Lines of the same rows; local or s3://. */
   path: RowsFileSchema,
-  /** bigcode's `--prompt` for the task. */
-  prompt: PromptSchema.default('prompt'),
+  ...PYTHON_BUGS_OPTIONS.entry,
 });
 
 const RowSchema = z.looseObject({
@@ -169,9 +177,8 @@ export const pythonBugsFamily: DefinedFamily<
       test: (row) => 'prompt_code' in row && 'correct_code' in row,
       fields: "Python Bugs's prompt_code, correct_code, task",
     },
-    options: z.strictObject({ prompt: bigcodePromptOption }),
+    options: PYTHON_BUGS_OPTIONS.evaluate,
     form: 'completion',
-    problems: ({ text, source, options }) =>
-      pythonBugsProblems(text, promptChoice(options.prompt, PYTHON_BUGS_PROMPTS, 'Python Bugs', PROMPT_PRESENT), source),
+    problems: ({ text, source, options }) => pythonBugsProblems(text, options.prompt ?? 'prompt', source),
   }),
 });

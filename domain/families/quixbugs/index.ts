@@ -14,7 +14,8 @@ import { defineFamily } from '../define.js';
 import { DatasetEntryNameSchema, RowsFileSchema } from '../entry.js';
 import { readsProblemsFiles } from '../evaluateOptions.js';
 import { statusScore } from '../humanevalStyle.js';
-import { bigcodePromptOption, promptChoice, removeLastBlock } from '../repairText.js';
+import { removeLastBlock } from '../repairText.js';
+import { familyOptions, option } from '../familyOptions.js';
 import type { DefinedFamily, ProblemOf, Requirement, TaskChecking } from '../types.js';
 
 /**
@@ -49,8 +50,6 @@ export function quixBugsPrompt(prompt: QuixBugsPrompt, row: { name: string; bugg
   }
 }
 
-const EDIT_OPENAI = '; edit-openai is refused by its QuixBugs constructor: no stop words for it';
-
 /** The prompt option's schema: bigcode's formats, edit-openai refused by name. */
 const PromptSchema = z
   .string()
@@ -59,13 +58,20 @@ const PromptSchema = z
   })
   .pipe(z.enum(QUIXBUGS_PROMPTS, { error: `must be one of bigcode's QuixBugs prompts: ${QUIXBUGS_PROMPTS.join(', ')}` }));
 
+/** bigcode's `--prompt` for the task: the entry's `prompt` and evaluate.ts's `--prompt`. */
+const QUIX_OPTIONS = familyOptions({
+  prompt: option(PromptSchema.default('prompt'), {
+    help: "bigcode's --prompt: prompt, edit or prompt_codex (default prompt)",
+    value: 'format',
+  }),
+});
+
 export const QuixBugsEntrySchema = z.strictObject({
   name: DatasetEntryNameSchema,
   family: z.literal('quixbugs'),
   /** quixbugs_python.jsonl, or the train split's Parquet; local or s3://. */
   path: RowsFileSchema,
-  /** bigcode's `--prompt` for the task. */
-  prompt: PromptSchema.default('prompt'),
+  ...QUIX_OPTIONS.entry,
 });
 export type QuixBugsEntry = z.output<typeof QuixBugsEntrySchema>;
 
@@ -152,9 +158,8 @@ export const quixBugsFamily: DefinedFamily<'quixbugs', typeof QuixBugsEntrySchem
       test: (row) => 'buggy_program' in row && 'tests' in row && 'name' in row,
       fields: "QuixBugs's name, buggy_program, solution, tests",
     },
-    options: z.strictObject({ prompt: bigcodePromptOption }),
+    options: QUIX_OPTIONS.evaluate,
     form: 'completion',
-    problems: ({ text, source, options }) =>
-      quixBugsProblems(text, promptChoice(options.prompt, QUIXBUGS_PROMPTS, 'QuixBugs', EDIT_OPENAI), source),
+    problems: ({ text, source, options }) => quixBugsProblems(text, options.prompt ?? 'prompt', source),
   }),
 });

@@ -7,6 +7,6 @@ export const onePathFixture: OnePathFixture = {
   text: jsonl(SPIDER_ROWS.filter((r) => r.db_id === 'concert_singer')),
   options: (dir) => {
     const databases = makeSpiderDatabases(dir);
-    return { flags: ['--spider-databases', databases], values: { spiderDatabases: databases } };
+    return { flags: ['--spider-databases', databases], values: { databases } };
   },
 };

@@ -19,7 +19,8 @@
  * sweep-status).
  */
 import { z } from 'zod';
-import { flag, readsProblemsFiles } from '../evaluateOptions.js';
+import { readsProblemsFiles } from '../evaluateOptions.js';
+import { familyOptions, option } from '../familyOptions.js';
 import { defineFamily } from '../define.js';
 import { oneLineChecking, oneLineEntrySchema, oneLineFamily, oneLineProblems, oneLineRows, twoShotPrompt } from '../oneLine.js';
 import { pyStrip } from '../../metrics/pythonText.js';
@@ -37,16 +38,30 @@ export const SPIDER_EXAMPLES = {
 /** The instruction bigcode's docs give for its one-line SQL task. */
 export const SPIDER_INSTRUCTION = 'Answer the following instructions in a one line SQL query:\n';
 
-/** The validation split (Hugging Face's Parquet, JSON Lines, or Spider's dev.json; local or s3://), and the databases. */
-export const SpiderEntrySchema = oneLineEntrySchema('spider').extend({
+/** The entry's `databases` and evaluate.ts's --spider-databases (its flag's name from before the family declared its options). */
+const SPIDER_OPTIONS = familyOptions({
   /**
    * Spider's `database/` folder (`<db_id>/<db_id>.sqlite`), an absolute path on the sandbox
-   * workers' machines: given, the tasks are scored by execution accuracy (pass@k) instead of BLEU.
+   * workers' machines (evaluate.ts resolves the flag's from the working directory): given, the
+   * tasks are scored by execution accuracy (pass@k) instead of BLEU.
    */
-  databases: z
-    .string()
-    .refine((dir) => dir.startsWith('/'), 'an absolute path (the sandbox workers open the databases there)')
-    .optional(),
+  databases: option(
+    z
+      .string()
+      .refine((dir) => dir.startsWith('/'), 'an absolute path (the sandbox workers open the databases there)')
+      .optional(),
+    {
+      help: 'its database/ folder (<db_id>/<db_id>.sqlite): queries run there and are scored by execution accuracy (pass@k)',
+      value: 'dir',
+      folder: true,
+      flag: 'spider-databases',
+    },
+  ),
+});
+
+/** The validation split (Hugging Face's Parquet, JSON Lines, or Spider's dev.json; local or s3://), and the databases. */
+export const SpiderEntrySchema = oneLineEntrySchema('spider').extend({
+  ...SPIDER_OPTIONS.entry,
 });
 
 const RowSchema = z.looseObject({ db_id: z.string().min(1), query: z.string(), question: z.string() });
@@ -147,19 +162,7 @@ export const spiderFamily: DefinedFamily<'spider', typeof SpiderEntrySchema, z.o
         ],
   evaluate: readsProblemsFiles({
     ...oneLine.evaluate,
-    options: z.strictObject({
-      spiderDatabases: z
-        .string()
-        .min(1)
-        .optional()
-        .meta(
-          flag({
-            description: 'its database/ folder (<db_id>/<db_id>.sqlite): queries run there and are scored by execution accuracy (pass@k)',
-            value: 'dir',
-            folder: true,
-          }),
-        ),
-    }),
-    problems: ({ text, source, options }) => load(text, source, options.spiderDatabases),
+    options: SPIDER_OPTIONS.evaluate,
+    problems: ({ text, source, options }) => load(text, source, options.databases),
   }),
 });

@@ -14,7 +14,8 @@ import type { LlmApi } from '../../llm/request.js';
 import { pySplit, pyStrip } from '../../metrics/pythonText.js';
 import { defineFamily } from '../define.js';
 import { DatasetEntryNameSchema } from '../entry.js';
-import { bigcodeSubsetOption, readsProblemsFiles } from '../evaluateOptions.js';
+import { readsProblemsFiles } from '../evaluateOptions.js';
+import { familyOptions, option } from '../familyOptions.js';
 import { OneLineRowsFileSchema, oneLineFamily, oneLineProblems, oneLineRows, oneLineSolution } from '../oneLine.js';
 import type { DefinedFamily, EvaluateSupport } from '../types.js';
 
@@ -92,13 +93,21 @@ export function textToTextSolution(problem: SweepProblem, api: LlmApi | 'saved',
   return afterThirdEnglish(api === 'completions' ? problem.prompt + text : text);
 }
 
+/** bigcode's task `codexglue_text_to_text-<subset>`: the entry's `subset` and evaluate.ts's `--subset`. */
+const TEXT_TO_TEXT_OPTIONS = familyOptions({
+  /** The language pair (the dataset's config); the rows do not say it, so evaluate.ts needs it too. */
+  subset: option(z.enum(TEXT_TO_TEXT_PAIRS, { error: `must be one of bigcode's pairs: ${TEXT_TO_TEXT_PAIRS.join(', ')}` }), {
+    help: `bigcode's task subset, the suffix of its task name: the language pair, ${TEXT_TO_TEXT_PAIRS.join(', ')} (required)`,
+    value: 'subset',
+  }),
+});
+
 export const TextToTextEntrySchema = z.strictObject({
   name: DatasetEntryNameSchema,
   family: z.literal('text-to-text'),
   /** One pair's test split (`<pair>/test-00000-of-00001.parquet`), JSON Lines or a JSON array; local or s3://. */
   path: OneLineRowsFileSchema,
-  /** bigcode's task `codexglue_text_to_text-<subset>`: the language pair (the dataset's config). */
-  subset: z.enum(TEXT_TO_TEXT_PAIRS, { error: `must be one of bigcode's pairs: ${TEXT_TO_TEXT_PAIRS.join(', ')}` }),
+  ...TEXT_TO_TEXT_OPTIONS.entry,
 });
 
 const RowSchema = z.looseObject({ source: z.string(), target: z.string() });
@@ -112,13 +121,11 @@ export function textToTextProblems(text: string, pair: TextToTextPair, source: s
   return oneLineProblems('text-to-text', `codexglue_text_to_text-${pair}`, rows, source);
 }
 
-/** evaluate.ts's `--subset`: the rows carry no language, so the pair must be named. */
-function evaluatePair(subset: string | undefined): TextToTextPair {
+/** evaluate.ts's `--subset` (checked by its schema): the rows carry no language, so the pair must be named. */
+function evaluatePair(subset: TextToTextPair | undefined): TextToTextPair {
   if (subset === undefined)
     throw new Error(`--subset: CodeXGLUE text-to-text rows do not say their language; name the pair (${TEXT_TO_TEXT_PAIRS.join(', ')})`);
-  if (!(TEXT_TO_TEXT_PAIRS as readonly string[]).includes(subset))
-    throw new Error(`--subset: ${JSON.stringify(subset)} is not one of ${TEXT_TO_TEXT_PAIRS.join(', ')}`);
-  return subset as TextToTextPair;
+  return subset;
 }
 
 const base = oneLineFamily({
@@ -144,7 +151,7 @@ const evaluate: Extract<EvaluateSupport, { kind: 'reads' }> = readsProblemsFiles
       return subset === undefined ? null : { options: { subset } };
     },
   },
-  options: z.strictObject({ subset: bigcodeSubsetOption }),
+  options: TEXT_TO_TEXT_OPTIONS.evaluate,
   // As the other one-line families: a sample is bigcode's saved generation (the prompt included, or the line alone).
   form: 'full',
   problems: ({ text, source, options }) => textToTextProblems(text, evaluatePair(options.subset), source),
