@@ -23,6 +23,7 @@ import { missingSearchAttributes, searchAttributeCommands } from '../infra/tempo
 import { sweepProgressQuery, sweepSetBudgetSignal, sweepWorkflow } from '../workflows/sweep.js';
 import {
   addSpend,
+  batchSpend,
   capUses,
   describeBudgets,
   describeSpentAgainstCaps,
@@ -501,6 +502,7 @@ function spentAgainstCaps(config: SweepConfig, cells: readonly CellSummary[]): s
       promptTokens: c.cost.promptTokens,
       completionTokens: c.cost.completionTokens,
       tasks: c.tasks,
+      ...batchSpend(c.cost.batchPromptTokens ?? 0, c.cost.batchCompletionTokens ?? 0),
     });
   }
   return describeSpentAgainstCaps(capUses(budgets, spent, pricesOf(config.models) ?? {}), TASK_WINDOW).map((l) => `budget ${l}`);

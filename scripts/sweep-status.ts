@@ -10,7 +10,7 @@ import { sweepResultsKey, sweepWorkflowId } from '../domain/sweep/keys.js';
 import type { CellSummary } from '../domain/sweep/results.js';
 import { getText, s3ClientFor } from '../infra/s3.js';
 import { workflowUiLink } from './lib/dataset-remote.js';
-import { formatResultsTable, showSweepProgress, spendLines, sweepSnapshot } from './lib/sweep-view.js';
+import { batchesText, formatResultsTable, showSweepProgress, spendLines, sweepSnapshot } from './lib/sweep-view.js';
 import { sweepPauseSignal, sweepProgressQuery, sweepResumeSignal, type sweepWorkflow } from '../workflows/sweep.js';
 import { cellHoldLine, heldOnErrorsLines, releaseHeldCells } from './lib/cell-holds.js';
 import { offlineSweepLines } from './lib/sweep-offline.js';
@@ -112,6 +112,7 @@ new Command('sweep-status')
             console.log(
               `  ${c.id}: ${c.state}${p ? ` answered ${p.answered}/${p.samplesTotal}, executed ${p.samplesDone}/${p.samplesTotal} samples, tasks ${p.tasksAnswered}/${p.tasksTotal}, cut ${p.cut}, pass@1 so far ${p.passAt1SoFar?.toFixed(3) ?? '-'}, ${p.calls} calls` : ''}`,
             );
+            if (p && batchesText(p)) console.log(`    ${batchesText(p)}`);
             if (p?.errorHold) console.log(`    ${cellHoldLine(p.errorHold)}`);
           }
           const finished = sweep.cells.flatMap((c) => (c.summary ? [c.summary] : []));

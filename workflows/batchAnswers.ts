@@ -6,7 +6,7 @@
  * a new batch, up to the model's retry_rounds, and what is still left goes to the live path. A
  * cancelled workflow cancels the batch in flight.
  */
-import { CancellationScope, defineQuery, isCancellation, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { CancellationScope, defineQuery, isCancellation, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { BatchActivities, BatchStatus, CollectedBatch } from '../activities/llm/batch.js';
 import { isFinalBatchState } from '../domain/llm/batchLines.js';
 import type { LlmEndpoint } from '../domain/llm/request.js';
@@ -91,7 +91,7 @@ export async function batchAnswersWorkflow(input: BatchAnswersInput): Promise<Ba
   try {
     for (let round = 1; set && round <= settings.retryRounds + 1; round++) {
       progress.round = round;
-      const { batchId } = await acts.submitBatch({
+      const submitted = await acts.submitBatch({
         endpoint: input.endpoint,
         set,
         round,
@@ -99,6 +99,11 @@ export async function batchAnswersWorkflow(input: BatchAnswersInput): Promise<Ba
         cellId: input.cellId,
         notBeforeS,
       });
+      // Nothing to send: the cache answers the set, or other activities (a live sweep on the same
+      // grid) ask the rest now; the cell's shards read or wait for those answers. Only a worker
+      // that holds requests in the in-flight ledger answers null, so older histories never see it.
+      if (submitted.batchId === null && patched('batch-holds-inflight')) break;
+      const batchId = submitted.batchId!;
       current = batchId;
       const startedMs = Date.now();
       let status: BatchStatus = { batchId, status: 'validating', total: set.requests, completed: 0, failed: 0 };
@@ -106,7 +111,7 @@ export async function batchAnswersWorkflow(input: BatchAnswersInput): Promise<Ba
       let cancelledForLive = false;
       for (let waitS = settings.pollS; !isFinalBatchState(status.status); waitS = Math.min(waitS * 2, settings.maxPollS)) {
         await sleep(waitS * 1000);
-        status = await acts.pollBatch({ endpoint: input.endpoint, batchId });
+        status = await acts.pollBatch({ endpoint: input.endpoint, batchId, set });
         progress.batches[progress.batches.length - 1] = status;
         if (
           !cancelledForLive &&

@@ -8,13 +8,13 @@
  */
 import { allHandlersFinished, condition, continueAsNew, getExternalWorkflowHandle, setHandler, workflowInfo } from '@temporalio/workflow';
 import { addSpend, budgetHold, holdChanges, NO_SPEND } from '../domain/sweep/budget.js';
-import type { Price } from '../domain/sweep/price.js';
+import type { ModelPrice } from '../domain/sweep/price.js';
 import { budgetHoldSignal, closeLedgerSignal, setBudgetSignal, spendLedgerQuery, spendSignal, type LedgerState } from './spendReports.js';
 
 export interface SpendLedgerInput {
   /** The workflow that hears the verdicts: the sweep's. */
   sweepWorkflowId: string;
-  prices: Record<string, Price>;
+  prices: Record<string, ModelPrice>;
   /** Continue as new after this many history events (tests lower it). */
   maxHistoryEvents: number;
   /** Spend, caps and last verdict so far: what finished cells cost at the start, the previous run's after. */

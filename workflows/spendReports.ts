@@ -13,6 +13,9 @@ export interface TaskSpend {
   calls: number;
   promptTokens: number;
   completionTokens: number;
+  /** Of the tokens, those answered in provider batches (at the batch price); absent: none. */
+  batchPromptTokens?: number;
+  batchCompletionTokens?: number;
   /**
    * How much of a task this is: a large task's slices report their share of its samples as they
    * are answered (domain/sweep/sharding.ts sampleSlices), its end the rest. Absent: one whole task.

@@ -14,8 +14,17 @@ import {
   type ChildWorkflowHandle,
 } from '@temporalio/workflow';
 import { SA_KIND, SA_NAME, SA_DONE, SA_TOTAL, SA_PAUSED_FOR } from '../domain/config/searchAttributes.js';
-import { addSpend, budgetHold, describeHold, holdChanges, NO_SPEND, type Spend, type SweepBudgets } from '../domain/sweep/budget.js';
-import type { Price } from '../domain/sweep/price.js';
+import {
+  addSpend,
+  batchSpend,
+  budgetHold,
+  describeHold,
+  holdChanges,
+  NO_SPEND,
+  type Spend,
+  type SweepBudgets,
+} from '../domain/sweep/budget.js';
+import type { ModelPrice } from '../domain/sweep/price.js';
 import { datasetWorkflowId, DEFAULT_SHARD_SIZE } from '../domain/datasets/layout.js';
 import { cellWorkflowId, spendLedgerWorkflowId, sweepWorkflowId } from '../domain/sweep/keys.js';
 import { nextStartableCell, sharedRequestFamilies } from '../domain/sweep/sharing.js';
@@ -56,7 +65,7 @@ export interface SweepProgress {
    * the live sum; at the end it is the ledger's final sum.
    */
   spendLedger?: string;
-  prices?: Record<string, Price>;
+  prices?: Record<string, ModelPrice>;
   cells: Array<{
     id: string;
     workflowId: string;
@@ -247,6 +256,7 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
         calls,
         promptTokens,
         completionTokens,
+        ...batchSpend(summary.cost.batchPromptTokens ?? 0, summary.cost.batchCompletionTokens ?? 0),
         tasks: summary.tasks,
       });
     }

@@ -172,6 +172,11 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
     state.tasksAnswered = (state.tasksAnswered ?? 0) + (range.end - range.start);
     state.cutAtMaxTokens = (state.cutAtMaxTokens ?? 0) + (cut ?? 0);
   };
+  const absorbBatchTokens = (t: Pick<ShardOutcome, 'batchPromptTokens' | 'batchCompletionTokens'>) => {
+    if (!t.batchPromptTokens && !t.batchCompletionTokens) return;
+    state.batchPromptTokens = (state.batchPromptTokens ?? 0) + (t.batchPromptTokens ?? 0);
+    state.batchCompletionTokens = (state.batchCompletionTokens ?? 0) + (t.batchCompletionTokens ?? 0);
+  };
   const absorb = (o: ShardOutcome) => {
     absorbAnswered(o.shardIndex, o.cutAtMaxTokens);
     state.samplesDone += o.samples;
@@ -183,6 +188,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
     state.calls += o.calls;
     state.promptTokens += o.promptTokens;
     state.completionTokens += o.completionTokens;
+    absorbBatchTokens(o);
     state.sandboxRuns += o.sandboxRuns;
   };
   const absorbTotals = (t: ShardTotals) => {
@@ -193,6 +199,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
     state.calls += t.calls;
     state.promptTokens += t.promptTokens;
     state.completionTokens += t.completionTokens;
+    absorbBatchTokens(t);
     state.sandboxRuns += t.sandboxRuns;
   };
   // Shards an earlier run of this cell finished (a failed or terminated sweep started again) keep

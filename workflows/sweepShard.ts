@@ -26,6 +26,7 @@ import { windowed, type Window } from './windowed.js';
 import { methodStepFor, type TaskGeneration } from './methodSteps.js';
 import { localSeq, takePauseOrders } from './pauseOrders.js';
 import { reportSpend } from './spendReports.js';
+import { batchSpend } from '../domain/sweep/budget.js';
 import { cellWorkflowId, sweepWorkflowId } from '../domain/sweep/keys.js';
 import { errorLine } from '../domain/sweep/cellErrors.js';
 import { reportCellErrors } from './cellErrorReports.js';
@@ -51,6 +52,9 @@ export interface ShardProgress {
   calls?: number;
   promptTokens?: number;
   completionTokens?: number;
+  /** Of the tokens, those answered in provider batches; absent: none, or shards started before it. */
+  batchPromptTokens?: number;
+  batchCompletionTokens?: number;
   /** Tasks whose samples all have their answer (absent from shards started before it). */
   tasksAnswered?: number;
   /** Answers cut at max_tokens so far, where the method says (direct, rag); absent from shards started before it. */
@@ -70,6 +74,8 @@ export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcom
     calls: 0,
     promptTokens: 0,
     completionTokens: 0,
+    batchPromptTokens: 0,
+    batchCompletionTokens: 0,
     tasksAnswered: input.mode === 'evaluate-only' ? input.taskEnd - input.taskStart : 0,
     cut: 0,
   };
@@ -101,12 +107,15 @@ export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcom
     progress.calls += paid.calls;
     progress.promptTokens += paid.prompt_tokens;
     progress.completionTokens += paid.completion_tokens;
+    progress.batchPromptTokens += paid.batch_prompt_tokens ?? 0;
+    progress.batchCompletionTokens += paid.batch_completion_tokens ?? 0;
     if (reporting)
       await reportSpend(spendTo, {
         model: input.cell.model,
         calls: paid.calls,
         promptTokens: paid.prompt_tokens,
         completionTokens: paid.completion_tokens,
+        ...batchSpend(paid.batch_prompt_tokens ?? 0, paid.batch_completion_tokens ?? 0),
         ...(tasks === undefined ? {} : { tasks }),
       });
   };

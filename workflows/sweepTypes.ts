@@ -7,7 +7,7 @@ import type { Sampling } from '../domain/methods/sampling.js';
 import type { MethodOptions } from '../domain/methods/options.js';
 import type { SweepMode } from '../domain/sweep/plan.js';
 import type { SweepBudgets } from '../domain/sweep/budget.js';
-import type { Price } from '../domain/sweep/price.js';
+import type { ModelPrice } from '../domain/sweep/price.js';
 import type { CellErrorCount, CellErrorHold, CellErrorStop } from '../domain/sweep/cellErrors.js';
 import type { Sanitizer } from '../domain/llm/sanitizer.js';
 
@@ -69,8 +69,8 @@ export interface SweepInput {
   maxHistoryEvents?: number;
   /** The config's spend caps (domain/sweep/budget.ts); absent: none. A `set-budget` signal replaces them. */
   budget?: SweepBudgets;
-  /** The models' prices by id, for money spent and forecast; absent: no model has one. */
-  prices?: Record<string, Price>;
+  /** The models' prices by id (a batch-mode model's with its batch price beside), for money spent and forecast; absent: no model has one. */
+  prices?: Record<string, ModelPrice>;
   /** When a cell stops on errors (domain/sweep/cellErrors.ts); absent: never (sweeps started before it, or the config's `false`). */
   cellErrorStop?: CellErrorStop;
 }
@@ -119,6 +119,9 @@ export interface CellProgressState {
   calls: number;
   promptTokens: number;
   completionTokens: number;
+  /** Of the tokens, those answered in provider batches; absent: none. */
+  batchPromptTokens?: number;
+  batchCompletionTokens?: number;
   sandboxRuns: number;
   startedAtMs: number;
   paused: boolean;

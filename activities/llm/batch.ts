@@ -9,7 +9,15 @@ import { ApplicationFailure } from '@temporalio/common';
 import OpenAI, { APIError, toFile } from 'openai';
 import { BatchOutputLineSchema, batchUrl, inputLine, isFinalBatchState, type BatchOutputLine } from '../../domain/llm/batchLines.js';
 import type { LlmEndpoint } from '../../domain/llm/request.js';
-import { readPlan, storeBatchAnswers, storeRequestSets, type RequestSet } from '../../infra/llm/batchPlan.js';
+import {
+  holdForBatch,
+  readPlan,
+  releaseBatchHold,
+  renewBatchHold,
+  storeBatchAnswers,
+  storeRequestSets,
+  type RequestSet,
+} from '../../infra/llm/batchPlan.js';
 import { OpenAiClients } from '../../infra/llm/openaiClients.js';
 import type { Bucket } from '../../infra/s3.js';
 
@@ -29,6 +37,12 @@ export interface SubmitBatchInput {
   cellId: string;
   /** Batches created before this (epoch seconds) are not looked through: they are older than the asking workflow. */
   notBeforeS: number;
+}
+
+/** The set's batch; `batchId` null: nothing to send (the cache answers it all, or other activities ask the rest now). */
+export interface SubmittedBatch {
+  batchId: string | null;
+  created: boolean;
 }
 
 export interface BatchStatus {
@@ -102,16 +116,24 @@ export function createBatchActivities(bucket: Bucket, env: Record<string, string
     return out;
   }
 
-  async function submit(input: SubmitBatchInput): Promise<{ batchId: string; created: boolean }> {
+  async function submit(input: SubmitBatchInput): Promise<SubmittedBatch> {
     const { endpoint, set } = input;
     const client = clientFor(endpoint);
     const tag = batchSetTag(set.setId, input.round);
     try {
       for await (const b of client.batches.list({ limit: 100 })) {
         if (b.created_at < input.notBeforeS) break; // newest first: the rest are older still
-        if (b.metadata?.[BATCH_SET_METADATA] === tag) return { batchId: b.id, created: false };
+        if (b.metadata?.[BATCH_SET_METADATA] === tag) {
+          await renewBatchHold(bucket, endpoint, set);
+          return { batchId: b.id, created: false };
+        }
       }
-      const plan = await readPlan(bucket, set.planKey);
+      // Only what no one else asks now and the cache does not answer: a live sweep on the same grid pays for nothing twice.
+      const plan = await holdForBatch(bucket, endpoint, set, await readPlan(bucket, set.planKey));
+      if (plan.length === 0) {
+        await releaseBatchHold(bucket, endpoint, set);
+        return { batchId: null, created: false };
+      }
       const text = plan.map((l) => inputLine(endpoint.api, l)).join('\n') + '\n';
       const file = await client.files.create({
         file: await toFile(Buffer.from(text), `explora-${set.setId}.jsonl`, { type: 'application/jsonl' }),
@@ -147,6 +169,8 @@ export function createBatchActivities(bucket: Bucket, env: Record<string, string
       const plan = await readPlan(bucket, input.set.planKey);
       const stored = await storeBatchAnswers(bucket, endpoint, plan, lines, batchId);
       const [left] = stored.left.length > 0 ? await storeRequestSets(bucket, endpoint, stored.left, input.prefix) : [];
+      // Its answers are stored: live activities waiting for them read them now.
+      await releaseBatchHold(bucket, endpoint, input.set);
       return {
         samples: stored.samples,
         requests: stored.requests,
@@ -164,12 +188,14 @@ export function createBatchActivities(bucket: Bucket, env: Record<string, string
      * The set's batch: one the provider already has for it (its metadata names the set: created by
      * an attempt that crashed before reporting it), else a new one from an uploaded input file.
      */
-    async submitBatch(input: SubmitBatchInput): Promise<{ batchId: string; created: boolean }> {
+    async submitBatch(input: SubmitBatchInput): Promise<SubmittedBatch> {
       return beating(() => submit(input));
     },
 
-    async pollBatch(input: { endpoint: LlmEndpoint; batchId: string }): Promise<BatchStatus> {
+    /** The batch's state; renews the hold on its requests (`set`; absent in workflows from before holds). */
+    async pollBatch(input: { endpoint: LlmEndpoint; batchId: string; set?: RequestSet }): Promise<BatchStatus> {
       try {
+        if (input.set) await renewBatchHold(bucket, input.endpoint, input.set);
         const b = await clientFor(input.endpoint).batches.retrieve(input.batchId);
         return {
           batchId: b.id,

@@ -247,6 +247,7 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
           calls: g.llm?.calls ?? 0,
           ...(g.llm?.requestsUnanswered ? { requests_unanswered: g.llm.requestsUnanswered } : {}),
           ...(g.llm ? { llm_key: g.llm.key } : {}),
+          ...(g.llm?.batchId !== undefined ? { batch_id: g.llm.batchId } : {}),
           ...(g.llm?.finishReason ? { finish_reason: g.llm.finishReason } : {}),
           ...fingerprintField(g.llm?.response),
           ...methodFields(methodTasks?.[taskIndex - input.taskStart], sampleIndex),

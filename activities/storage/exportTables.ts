@@ -16,7 +16,8 @@ import {
   sampleRow,
   type SampleRow,
 } from '../../domain/export/tables.js';
-import { PriceSchema, type Price } from '../../domain/sweep/price.js';
+import { PriceSchema, type ModelPrice } from '../../domain/sweep/price.js';
+import { pricesOf } from '../../domain/sweep/budget.js';
 import { cellRecordsPrefix, sweepConfigKey, sweepResultsKey } from '../../domain/sweep/keys.js';
 import { ParquetTableWriter } from '../../infra/parquetTable.js';
 import { readRecordsFile } from '../../infra/recordParts.js';
@@ -36,13 +37,25 @@ const CellSummarySchema = z.looseObject({
     calls: z.number(),
     promptTokens: z.number(),
     completionTokens: z.number(),
+    batchPromptTokens: z.number().optional(),
+    batchCompletionTokens: z.number().optional(),
     wallSeconds: z.number().optional(),
   }),
 });
 const SweepResultsSchema = z.looseObject({ cells: z.array(CellSummarySchema) });
 // The stored config is whatever the user wrote, checked when the sweep started: only the prices are read here.
 const StoredConfigSchema = z.looseObject({
-  config: z.looseObject({ models: z.array(z.looseObject({ id: z.string(), price: PriceSchema.optional() })).optional() }),
+  config: z.looseObject({
+    models: z
+      .array(
+        z.looseObject({
+          id: z.string(),
+          price: PriceSchema.optional(),
+          batch: z.looseObject({ price: PriceSchema.optional() }).optional(),
+        }),
+      )
+      .optional(),
+  }),
 });
 
 function parse<T>(text: string, schema: z.ZodType<T>, where: string): T {
@@ -61,7 +74,7 @@ function parse<T>(text: string, schema: z.ZodType<T>, where: string): T {
 interface LoadedSweep {
   sweepId: string;
   cells: Array<z.infer<typeof CellSummarySchema>>;
-  prices: Map<string, Price>;
+  prices: Map<string, ModelPrice>;
 }
 
 async function loadSweep(bucket: Bucket, sweepId: string): Promise<LoadedSweep> {
@@ -73,10 +86,13 @@ async function loadSweep(bucket: Bucket, sweepId: string): Promise<LoadedSweep> 
     );
   const results = parse(text, SweepResultsSchema, s3Uri(bucket.name, key));
   const configText = await getText(bucket, sweepConfigKey(sweepId));
-  const prices = new Map<string, Price>();
+  const prices = new Map<string, ModelPrice>();
   if (configText !== null)
-    for (const model of parse(configText, StoredConfigSchema, s3Uri(bucket.name, sweepConfigKey(sweepId))).config.models ?? [])
-      if (model.price) prices.set(model.id, model.price);
+    // A batch-mode model's answers cost its batch price when a batch answered them (pricesOf).
+    for (const [id, price] of Object.entries(
+      pricesOf(parse(configText, StoredConfigSchema, s3Uri(bucket.name, sweepConfigKey(sweepId))).config.models ?? []) ?? {},
+    ))
+      prices.set(id, price);
   return { sweepId, cells: results.cells, prices };
 }
 
@@ -138,6 +154,9 @@ export async function exportSweepTables(
           calls: summary.cost.calls,
           promptTokens: summary.cost.promptTokens,
           completionTokens: summary.cost.completionTokens,
+          ...(summary.cost.batchPromptTokens !== undefined
+            ? { batchPromptTokens: summary.cost.batchPromptTokens, batchCompletionTokens: summary.cost.batchCompletionTokens ?? 0 }
+            : {}),
           wallSeconds: summary.cost.wallSeconds ?? null,
         });
         progress(`${sweep.sweepId}/${factors.cell}: ${samples.count - before} samples`);

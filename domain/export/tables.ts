@@ -9,7 +9,7 @@
 import type { SampleRecord } from '../sweep/records.js';
 import type { MethodCost } from '../methods/artifacts.js';
 import { recordCost } from '../sweep/records.js';
-import { tokenCost, type Price } from '../sweep/price.js';
+import { answersCost, type ModelPrice } from '../sweep/price.js';
 
 export const TABLES_SCHEMA_VERSION = 1;
 
@@ -38,7 +38,7 @@ export interface CellContext {
   /** The prompt template's name, when the sweep has several. */
   prompt: string | null;
   /** The model's price in the sweep's config, when it names one. */
-  price: Price | null;
+  price: ModelPrice | null;
 }
 
 export interface SampleRow {
@@ -54,7 +54,14 @@ export function sampleRow(context: CellContext, record: SampleRecord): SampleRow
 }
 
 const cost = (row: SampleRow): number | null =>
-  row.context.price ? tokenCost(row.context.price, row.cost.prompt_tokens, row.cost.completion_tokens).amount : null;
+  row.context.price
+    ? answersCost(row.context.price, {
+        promptTokens: row.cost.prompt_tokens,
+        completionTokens: row.cost.completion_tokens,
+        batchPromptTokens: row.cost.batch_prompt_tokens ?? 0,
+        batchCompletionTokens: row.cost.batch_completion_tokens ?? 0,
+      }).amount
+    : null;
 
 /** The factors of a cell, first in both tables. */
 function cellColumns<Row>(context: (row: Row) => CellContext): Array<Column<Row>> {
@@ -156,7 +163,13 @@ export const SAMPLE_COLUMNS: ReadonlyArray<Column<SampleRow>> = [
     doc: 'completion tokens, method steps included on sample 0',
     value: (r) => r.cost.completion_tokens,
   },
-  { name: 'cost', type: 'DOUBLE', nullable: true, doc: "the tokens at the model's price, when the config names one", value: cost },
+  {
+    name: 'cost',
+    type: 'DOUBLE',
+    nullable: true,
+    doc: "the tokens at the model's price (those a provider batch answered at its batch price), when the config names one",
+    value: cost,
+  },
   {
     name: 'currency',
     type: 'STRING',
@@ -186,6 +199,9 @@ export interface CellRow {
   calls: number;
   promptTokens: number;
   completionTokens: number;
+  /** Of the tokens, those answered in provider batches (at the batch price); absent: none. */
+  batchPromptTokens?: number;
+  batchCompletionTokens?: number;
   wallSeconds: number | null;
 }
 
@@ -230,8 +246,8 @@ export const CELL_COLUMNS: ReadonlyArray<Column<CellRow>> = [
     name: 'cost',
     type: 'DOUBLE',
     nullable: true,
-    doc: "the tokens at the model's price, when the config names one",
-    value: (r) => (r.context.price ? tokenCost(r.context.price, r.promptTokens, r.completionTokens).amount : null),
+    doc: "the tokens at the model's price (those a provider batch answered at its batch price), when the config names one",
+    value: (r) => (r.context.price ? answersCost(r.context.price, r).amount : null),
   },
   { name: 'currency', type: 'STRING', nullable: true, doc: "the price's currency", value: (r) => r.context.price?.currency ?? null },
   { name: 'wall_seconds', type: 'DOUBLE', nullable: true, doc: "the cell's wall time", value: (r) => r.wallSeconds },

@@ -60,10 +60,12 @@ export function withHolder(
   identities: readonly string[],
   now: number,
   version: string,
+  /** How long the entry holds without renewal: LEASE_MS for an activity that renews it while it runs, longer for a batch (batch.ts). */
+  leaseMs: number = LEASE_MS,
 ): InflightLedger {
   const holders: InflightLedger['holders'] = {};
   for (const [name, entry] of Object.entries(ledger.holders)) if (name !== holder && isLive(entry, now)) holders[name] = entry;
-  if (identities.length > 0) holders[holder] = { identities: [...identities], renewedAt: now, leaseMs: LEASE_MS };
+  if (identities.length > 0) holders[holder] = { identities: [...identities], renewedAt: now, leaseMs };
   return { version, holders };
 }
 

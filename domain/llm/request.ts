@@ -150,6 +150,8 @@ export interface LlmCallSummary {
   error?: string;
   /** The answer was cut at max_tokens (finish_reason `length`); absent: it was not, or summaries from before. */
   cut?: true;
+  /** Answered through the provider's Batch API (LlmRecord.batchId): its tokens cost the batch price. */
+  batch?: true;
 }
 
 /** The finish reason of an answer cut at max_tokens (OpenAI's API, vLLM, llama.cpp). */

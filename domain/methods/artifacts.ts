@@ -13,6 +13,9 @@ export const MethodCostSchema = z.object({
   sandbox_runs: z.number().int().nonnegative(),
   /** Requests sent that brought no answer (LlmRecord.requestsUnanswered); absent: none. */
   requests_unanswered: z.number().int().nonnegative().optional(),
+  /** Of the tokens above, those answered through the provider's Batch API (priced at the batch price); absent: none. */
+  batch_prompt_tokens: z.number().int().nonnegative().optional(),
+  batch_completion_tokens: z.number().int().nonnegative().optional(),
 });
 export type MethodCost = z.infer<typeof MethodCostSchema>;
 
@@ -26,7 +29,16 @@ export function addCost(a: MethodCost, b: Partial<MethodCost>): MethodCost {
     completion_tokens: a.completion_tokens + (b.completion_tokens ?? 0),
     sandbox_runs: a.sandbox_runs + (b.sandbox_runs ?? 0),
     ...(unanswered > 0 ? { requests_unanswered: unanswered } : {}),
+    ...batchTokensOf(
+      (a.batch_prompt_tokens ?? 0) + (b.batch_prompt_tokens ?? 0),
+      (a.batch_completion_tokens ?? 0) + (b.batch_completion_tokens ?? 0),
+    ),
   };
+}
+
+/** The batch-answered token fields, present only when some tokens were answered in batches. */
+function batchTokensOf(prompt: number, completion: number): Pick<MethodCost, 'batch_prompt_tokens' | 'batch_completion_tokens'> {
+  return prompt > 0 || completion > 0 ? { batch_prompt_tokens: prompt, batch_completion_tokens: completion } : {};
 }
 
 /** What a batch of LLM calls cost (calls and tokens; no sandbox runs). */
@@ -39,11 +51,15 @@ export function subtractCost(a: MethodCost, b: MethodCost): MethodCost {
     completion_tokens: Math.max(0, a.completion_tokens - b.completion_tokens),
     sandbox_runs: Math.max(0, a.sandbox_runs - b.sandbox_runs),
     ...(unanswered ? { requests_unanswered: unanswered } : {}),
+    ...batchTokensOf(
+      Math.max(0, (a.batch_prompt_tokens ?? 0) - (b.batch_prompt_tokens ?? 0)),
+      Math.max(0, (a.batch_completion_tokens ?? 0) - (b.batch_completion_tokens ?? 0)),
+    ),
   };
 }
 
 export function costOfCalls(
-  summaries: ReadonlyArray<Pick<LlmCallSummary, 'calls' | 'promptTokens' | 'completionTokens' | 'requestsUnanswered'>>,
+  summaries: ReadonlyArray<Pick<LlmCallSummary, 'calls' | 'promptTokens' | 'completionTokens' | 'requestsUnanswered' | 'batch'>>,
 ): MethodCost {
   return summaries.reduce(
     (c, s) =>
@@ -52,6 +68,7 @@ export function costOfCalls(
         prompt_tokens: s.promptTokens,
         completion_tokens: s.completionTokens,
         requests_unanswered: s.requestsUnanswered ?? 0,
+        ...(s.batch ? { batch_prompt_tokens: s.promptTokens, batch_completion_tokens: s.completionTokens } : {}),
       }),
     ZERO_COST,
   );

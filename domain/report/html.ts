@@ -11,6 +11,8 @@
 import { atKCurve, cellLabel, datasetOutcomes, datasetsOf, scoredKs, type DatasetOutcomes, type OutcomeCategory } from './analysis.js';
 import { REPORT_CLIENT_SCRIPT } from './client.js';
 import { findMethod, optionsReadBy } from '../methods/registry.js';
+import { batchSavings, type BatchSaving } from './batchSavings.js';
+import { formatMoney, type Money } from '../sweep/price.js';
 import type { DatasetDrilldown, DrillTask, ReportCell, ReportSample, SweepReportData } from './model.js';
 import type { PaperAnalyses, PassGroup } from './paperAnalyses.js';
 import type { ExplorationTrace } from './trace.js';
@@ -569,7 +571,7 @@ const COST_METRICS: Array<{ key: string; label: string; axis: string; value: (c:
   { key: 'time', label: 'wall time of the cell (s)', axis: 'wall time of the cell (seconds)', value: (c) => c.cost.wallSeconds },
 ];
 
-function renderCost(cells: readonly ReportCell[], colors: Map<string, string>, charts: ChartSpec[]): string {
+function renderCost(cells: readonly ReportCell[], colors: Map<string, string>, charts: ChartSpec[], config: unknown): string {
   const ks = scoredKs(cells);
   const k0 = ks[0] ?? 1;
   const rows = cells
@@ -618,8 +620,24 @@ function renderCost(cells: readonly ReportCell[], colors: Map<string, string>, c
 <tbody>
 ${rows}
 </tbody></table>
+${renderBatchSavings(batchSavings(config, cells))}
 <div class="chart-row">${scatters.join('\n')}</div>
 </section>`;
+}
+
+/** Batch mode's saving per cell (batchSavings.ts); nothing when no answer came from a batch. */
+function renderBatchSavings(savings: readonly BatchSaving[]): string {
+  if (savings.length === 0) return '';
+  const money = (m: Money | null) => (m ? esc(formatMoney(m)) : '-');
+  const rows = savings.map(
+    (s) =>
+      `<tr><td>${esc(s.cell.dataset)}</td><td>${esc(cellLabel(s.cell))}</td><td class="num">${int(s.promptTokens)}</td><td class="num">${int(s.completionTokens)}</td><td class="num">${money(s.atLive)}</td><td class="num">${money(s.atBatch)}</td><td class="num">${s.atLive && s.atBatch ? money({ amount: s.atLive.amount - s.atBatch.amount, currency: s.atLive.currency }) : '-'}</td></tr>`,
+  );
+  return `<p>Answers from provider batches (batch mode), priced at the model's live price and at its batch price:</p>
+<table class="grid" id="batch-savings"><thead><tr><th>dataset</th><th>cell</th><th>batch prompt tokens</th><th>batch completion tokens</th><th>at the live price</th><th>at the batch price</th><th>saved</th></tr></thead>
+<tbody>
+${rows.join('\n')}
+</tbody></table>`;
 }
 
 /**
@@ -1068,7 +1086,7 @@ export function renderSweepReport(data: SweepReportData, options: RenderOptions)
         comparisons,
         renderProvenance(data.cells),
         renderCurves(data.cells, colors, charts),
-        renderCost(data.cells, colors, charts),
+        renderCost(data.cells, colors, charts, data.config?.config),
         renderPaperAnalyses(data.cells),
         renderStatus(data.cells, charts),
         renderPipeline(data.cells, colors, charts),

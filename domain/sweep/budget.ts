@@ -5,7 +5,7 @@
  * Pure: the workflow, the CLIs and the config checks share it.
  */
 import { z } from 'zod';
-import { tokenCost, type Price } from './price.js';
+import { answersCost, type ModelPrice, type Price } from './price.js';
 import { effectivePrice } from '../llm/batchMode.js';
 
 export const BUDGET_KEYS = ['tokens', 'prompt_tokens', 'completion_tokens', 'money'] as const;
@@ -38,6 +38,9 @@ export interface Spend {
   promptTokens: number;
   completionTokens: number;
   tasks: number;
+  /** Of the tokens, those answered in provider batches (counted at the batch price); absent: none. */
+  batchPromptTokens?: number;
+  batchCompletionTokens?: number;
 }
 export const NO_SPEND: Spend = { calls: 0, promptTokens: 0, completionTokens: 0, tasks: 0 };
 
@@ -47,7 +50,13 @@ export function addSpend(a: Spend, b: Spend): Spend {
     promptTokens: a.promptTokens + b.promptTokens,
     completionTokens: a.completionTokens + b.completionTokens,
     tasks: a.tasks + b.tasks,
+    ...batchSpend((a.batchPromptTokens ?? 0) + (b.batchPromptTokens ?? 0), (a.batchCompletionTokens ?? 0) + (b.batchCompletionTokens ?? 0)),
   };
+}
+
+/** The batch-answered token fields of a spend, present only when some tokens were. */
+export function batchSpend(prompt: number, completion: number): Pick<Spend, 'batchPromptTokens' | 'batchCompletionTokens'> {
+  return prompt > 0 || completion > 0 ? { batchPromptTokens: prompt, batchCompletionTokens: completion } : {};
 }
 
 /** Why a sweep holds: the cap reached, what was spent, and what the next task is expected to cost. */
@@ -61,7 +70,7 @@ export interface BudgetHold {
   currency?: string;
 }
 
-function amountOf(field: BudgetField, s: Spend, price: Price | undefined): number | null {
+function amountOf(field: BudgetField, s: Spend, price: ModelPrice | undefined): number | null {
   switch (field) {
     case 'tokens':
       return s.promptTokens + s.completionTokens;
@@ -70,7 +79,7 @@ function amountOf(field: BudgetField, s: Spend, price: Price | undefined): numbe
     case 'completion_tokens':
       return s.completionTokens;
     case 'money':
-      return price ? tokenCost(price, s.promptTokens, s.completionTokens).amount : null;
+      return price ? answersCost(price, s).amount : null;
   }
 }
 
@@ -86,7 +95,7 @@ interface CapAmount {
 }
 
 /** Every cap of `budgets` (the sweep's, then each model's, in config order) with its models' amount. */
-function capAmounts(budgets: SweepBudgets, spentByModel: Record<string, Spend>, prices: Record<string, Price>): CapAmount[] {
+function capAmounts(budgets: SweepBudgets, spentByModel: Record<string, Spend>, prices: Record<string, ModelPrice>): CapAmount[] {
   const out: CapAmount[] = [];
   const add = (path: string, budget: Budget, models: string[]) => {
     for (const field of BUDGET_KEYS) {
@@ -113,7 +122,11 @@ function capAmounts(budgets: SweepBudgets, spentByModel: Record<string, Spend>, 
  * spent + the average cost of a task so far > the cap. Null when none would. Money is counted from
  * the models' prices; a model without one adds no money (the config refuses such a money cap).
  */
-export function budgetHold(budgets: SweepBudgets, spentByModel: Record<string, Spend>, prices: Record<string, Price>): BudgetHold | null {
+export function budgetHold(
+  budgets: SweepBudgets,
+  spentByModel: Record<string, Spend>,
+  prices: Record<string, ModelPrice>,
+): BudgetHold | null {
   for (const cap of capAmounts(budgets, spentByModel, prices)) {
     const nextTask = cap.tasks > 0 ? cap.amount / cap.tasks : 0;
     if (cap.amount + nextTask > cap.limit)
@@ -137,7 +150,7 @@ export interface CapUse {
 }
 
 /** Every cap against what its models come to in `spentByModel` (money at the prices). */
-export function capUses(budgets: SweepBudgets, spentByModel: Record<string, Spend>, prices: Record<string, Price>): CapUse[] {
+export function capUses(budgets: SweepBudgets, spentByModel: Record<string, Spend>, prices: Record<string, ModelPrice>): CapUse[] {
   return capAmounts(budgets, spentByModel, prices).map(({ field, limit, amount, currency }) => ({
     field,
     limit,
@@ -171,7 +184,8 @@ export function holdChanges(current: BudgetHold | null, next: BudgetHold | null,
 }
 
 function amount(v: number, currency: string | undefined, grouped = false): string {
-  if (currency) return `${v.toFixed(v >= 100 ? 0 : 4).replace(/\.?0+$/, '')} ${currency}`;
+  // Trailing zeros of decimals only: 1000 USD stays 1000 USD.
+  if (currency) return `${v.toFixed(v >= 100 ? 0 : 4).replace(/\.(\d*?)0+$/, (_, kept: string) => (kept ? `.${kept}` : ''))} ${currency}`;
   return grouped ? Math.round(v).toLocaleString('en-US') : String(Math.round(v));
 }
 
@@ -226,10 +240,23 @@ export function sweepBudgetsOf(config: { budget?: Budget; models: ReadonlyArray<
   return { ...(config.budget ? { sweep: config.budget } : {}), models };
 }
 
-/** The models' prices by id (a model in batch mode: its batch price, batchMode.ts); null when no model has one. */
-export function pricesOf(models: ReadonlyArray<{ id: string; price?: Price; batch?: { price?: Price } }>): Record<string, Price> | null {
-  const priced = models.filter((m) => effectivePrice(m));
-  return priced.length ? Object.fromEntries(priced.map((m) => [m.id, effectivePrice(m)!])) : null;
+/**
+ * The models' prices by id: the live price, with the batch price beside it for a model in batch
+ * mode (batchMode.ts), so each answer is counted at the price of how it was answered; null when no
+ * model has one.
+ */
+export function pricesOf(
+  models: ReadonlyArray<{ id: string; price?: Price; batch?: { price?: Price } }>,
+): Record<string, ModelPrice> | null {
+  const priced = models.filter((m) => m.price);
+  return priced.length
+    ? Object.fromEntries(priced.map((m) => [m.id, { ...m.price!, ...(m.batch ? { batch: effectivePrice(m)! } : {}) }]))
+    : null;
+}
+
+/** The price a forecast counts a model's tokens at: its batch price in batch mode (most of its answers come from batches), else its price. */
+export function forecastPrices(prices: Record<string, ModelPrice>): Record<string, Price> {
+  return Object.fromEntries(Object.entries(prices).map(([id, { batch, ...live }]) => [id, batch ?? live]));
 }
 
 /** `budget.tokens 2000, models[1].budget.money 5` */
@@ -252,7 +279,7 @@ export interface SpendForecastByModel {
 export function budgetForecastWarnings(
   budgets: SweepBudgets,
   forecast: SpendForecastByModel,
-  prices: Record<string, Price>,
+  prices: Record<string, ModelPrice>,
   taskWindow: number,
 ): string[] {
   const max = capUses(budgets, forecast.max, prices);

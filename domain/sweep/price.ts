@@ -22,6 +22,33 @@ export type Price = z.infer<typeof PriceSchema>;
 
 export const PRICE_KEYS = ['input_per_mtok', 'output_per_mtok', 'currency'] as const;
 
+/**
+ * A model's prices as a sweep carries them: its live price, and, in batch mode, the price of the
+ * tokens answered through the provider's Batch API (the same currency: the config checks it).
+ */
+export type ModelPrice = Price & { batch?: Price };
+
+/** Tokens, of which some may have been answered in provider batches (`batch*`, absent: none). */
+export interface AnsweredTokens {
+  promptTokens: number;
+  completionTokens: number;
+  batchPromptTokens?: number;
+  batchCompletionTokens?: number;
+}
+
+/**
+ * What answers cost, each at the price of how it was answered: batch-answered tokens at the batch
+ * price, the rest at the live price. A price without `batch` (a model not in batch mode, or a sweep
+ * started before prices carried it) counts every token at itself.
+ */
+export function answersCost(price: ModelPrice, t: AnsweredTokens): Money {
+  const batchPrompt = Math.min(t.batchPromptTokens ?? 0, t.promptTokens);
+  const batchCompletion = Math.min(t.batchCompletionTokens ?? 0, t.completionTokens);
+  if (!price.batch || (batchPrompt === 0 && batchCompletion === 0)) return tokenCost(price, t.promptTokens, t.completionTokens);
+  const live = tokenCost(price, t.promptTokens - batchPrompt, t.completionTokens - batchCompletion);
+  return { amount: live.amount + tokenCost(price.batch, batchPrompt, batchCompletion).amount, currency: price.currency };
+}
+
 /** An amount of money in one currency. */
 export interface Money {
   amount: number;

@@ -55,6 +55,8 @@ export const SampleRecordSchema = z.object({
   /** The final call's requests sent without an answer (LlmRecord.requestsUnanswered); absent: none. */
   requests_unanswered: z.number().int().positive().optional(),
   llm_key: z.string().optional(),
+  /** The provider batch that answered the final call (LlmRecord.batchId): its tokens cost the batch price. Absent: answered live. */
+  batch_id: z.string().optional(),
   /**
    * Why the model stopped writing the answer, as its endpoint said (`stop`, `length`: cut at
    * max_tokens, ...). Absent for loaded generations, answers without one, and records stored before it existed.
@@ -115,6 +117,9 @@ export interface ShardOutcome {
   requestsUnanswered?: number;
   /** Answers cut at max_tokens (finish_reason `length`); absent: none, or outcomes from before it. */
   cutAtMaxTokens?: number;
+  /** Of the tokens, those answered in provider batches (batch price); absent: none. */
+  batchPromptTokens?: number;
+  batchCompletionTokens?: number;
 }
 
 /**
@@ -154,7 +159,15 @@ export function shardOutcomeOf(
     completionTokens: costs.reduce((a, c) => a + c.completion_tokens, 0),
     requestsUnanswered: costs.reduce((a, c) => a + (c.requests_unanswered ?? 0), 0),
     ...cutOf(records),
+    ...batchSums(costs),
   };
+}
+
+/** `{ batchPromptTokens, batchCompletionTokens }` when some of the costs' tokens were answered in batches, else nothing. */
+export function batchSums(costs: readonly MethodCost[]): { batchPromptTokens?: number; batchCompletionTokens?: number } {
+  const prompt = costs.reduce((a, c) => a + (c.batch_prompt_tokens ?? 0), 0);
+  const completion = costs.reduce((a, c) => a + (c.batch_completion_tokens ?? 0), 0);
+  return prompt > 0 || completion > 0 ? { batchPromptTokens: prompt, batchCompletionTokens: completion } : {};
 }
 
 /** `{ cutAtMaxTokens }` when some records' answers were cut at max_tokens, else nothing. */
@@ -183,14 +196,19 @@ export interface ShardTotals {
   requestsUnanswered: number;
   /** Answers cut at max_tokens; absent: none. */
   cutAtMaxTokens?: number;
+  /** Of the tokens, those answered in provider batches; absent: none. */
+  batchPromptTokens?: number;
+  batchCompletionTokens?: number;
 }
 
 /** A shard's totals from its stored records (samples not executed, or scored from their text, pass nothing, as in a cell). */
 export function totalsOfRecords(shardIndex: number, records: readonly SampleRecord[]): ShardTotals {
   const byTask = new Map<number, { n: number; c: number }>();
   const cost = { calls: 0, promptTokens: 0, completionTokens: 0, sandboxRuns: 0, requestsUnanswered: 0 };
+  const costs: MethodCost[] = [];
   for (const r of records) {
     const c = recordCost(r);
+    costs.push(c);
     cost.calls += c.calls;
     cost.promptTokens += c.prompt_tokens;
     cost.completionTokens += c.completion_tokens;
@@ -211,6 +229,7 @@ export function totalsOfRecords(shardIndex: number, records: readonly SampleReco
     passSum: tasks.reduce((a, t) => a + t.c / t.n, 0),
     ...cost,
     ...cutOf(records),
+    ...batchSums(costs),
   };
 }
 
@@ -223,6 +242,12 @@ export function recordCost(r: SampleRecord): MethodCost {
     completion_tokens: r.completion_tokens + (r.method_cost?.completion_tokens ?? 0),
     sandbox_runs: ran + (r.method_cost?.sandbox_runs ?? 0),
     requests_unanswered: (r.requests_unanswered ?? 0) + (r.method_cost?.requests_unanswered ?? 0),
+    ...(r.batch_id !== undefined || r.method_cost?.batch_prompt_tokens || r.method_cost?.batch_completion_tokens
+      ? {
+          batch_prompt_tokens: (r.batch_id !== undefined ? r.prompt_tokens : 0) + (r.method_cost?.batch_prompt_tokens ?? 0),
+          batch_completion_tokens: (r.batch_id !== undefined ? r.completion_tokens : 0) + (r.method_cost?.batch_completion_tokens ?? 0),
+        }
+      : {}),
   };
 }
 

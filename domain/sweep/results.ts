@@ -30,6 +30,12 @@ export interface CellCost {
   requestsUnanswered?: number;
   promptTokens: number;
   completionTokens: number;
+  /**
+   * Of the tokens, those answered through the provider's Batch API (batch mode): they cost the
+   * batch price, the rest the live price. Absent: none (or summaries stored before it existed).
+   */
+  batchPromptTokens?: number;
+  batchCompletionTokens?: number;
   sandboxRuns: number;
   wallSeconds: number;
 }
@@ -123,6 +129,8 @@ export class CellAccumulator {
   private requestsUnanswered = 0;
   private promptTokens = 0;
   private completionTokens = 0;
+  private batchPromptTokens = 0;
+  private batchCompletionTokens = 0;
   private sandboxRuns = 0;
   /** The kind of the cell's scores, and the cell's state of it, from its first record with a score (one kind per cell). */
   private kind: { kind: AnyScoreKind; cell: unknown } | null = null;
@@ -163,6 +171,8 @@ export class CellAccumulator {
     this.requestsUnanswered += cost.requests_unanswered ?? 0;
     this.promptTokens += cost.prompt_tokens;
     this.completionTokens += cost.completion_tokens;
+    this.batchPromptTokens += cost.batch_prompt_tokens ?? 0;
+    this.batchCompletionTokens += cost.batch_completion_tokens ?? 0;
     this.sandboxRuns += cost.sandbox_runs;
   }
 
@@ -217,6 +227,9 @@ export class CellAccumulator {
       ...(this.requestsUnanswered > 0 ? { requestsUnanswered: this.requestsUnanswered } : {}),
       promptTokens: this.promptTokens,
       completionTokens: this.completionTokens,
+      ...(this.batchPromptTokens > 0 || this.batchCompletionTokens > 0
+        ? { batchPromptTokens: this.batchPromptTokens, batchCompletionTokens: this.batchCompletionTokens }
+        : {}),
       sandboxRuns: this.sandboxRuns,
       wallSeconds: input.wallSeconds,
     };
@@ -269,6 +282,9 @@ export class CellAccumulator {
         ...(cost.requestsUnanswered ? { requests_unanswered: cost.requestsUnanswered } : {}),
         prompt_tokens: cost.promptTokens,
         completion_tokens: cost.completionTokens,
+        ...(cost.batchPromptTokens !== undefined
+          ? { batch_prompt_tokens: cost.batchPromptTokens, batch_completion_tokens: cost.batchCompletionTokens }
+          : {}),
         sandbox_runs: cost.sandboxRuns,
         wall_seconds: cost.wallSeconds,
         // Per task, as the paper's cost table gives them.

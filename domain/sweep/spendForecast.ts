@@ -4,7 +4,7 @@
  * model's (else the sweep's) average. Money at the models' prices when every model has one; tokens
  * otherwise. Pure: the live progress (start-sweep, sweep-status) shows it.
  */
-import { formatMoney, sumMoney, tokenCost, type Money, type Price } from './price.js';
+import { answersCost, formatMoney, sumMoney, type Money, type ModelPrice } from './price.js';
 
 export interface CellSpendView {
   model: string;
@@ -12,6 +12,9 @@ export interface CellSpendView {
   answered: number;
   promptTokens: number;
   completionTokens: number;
+  /** Of the tokens, those answered in provider batches (at the batch price); absent: none. */
+  batchPromptTokens?: number;
+  batchCompletionTokens?: number;
 }
 
 export interface SpendForecast {
@@ -23,6 +26,8 @@ export interface SpendForecast {
 interface Rate {
   prompt: number;
   completion: number;
+  batchPrompt: number;
+  batchCompletion: number;
 }
 
 function rateOf(cells: readonly CellSpendView[]): Rate | null {
@@ -31,14 +36,34 @@ function rateOf(cells: readonly CellSpendView[]): Rate | null {
   return {
     prompt: cells.reduce((a, c) => a + c.promptTokens, 0) / answered,
     completion: cells.reduce((a, c) => a + c.completionTokens, 0) / answered,
+    batchPrompt: cells.reduce((a, c) => a + (c.batchPromptTokens ?? 0), 0) / answered,
+    batchCompletion: cells.reduce((a, c) => a + (c.batchCompletionTokens ?? 0), 0) / answered,
   };
 }
 
-export function spendForecast(cells: readonly CellSpendView[], prices: Record<string, Price>): SpendForecast {
+export function spendForecast(cells: readonly CellSpendView[], prices: Record<string, ModelPrice>): SpendForecast {
   const priced = cells.length > 0 && cells.every((c) => prices[c.model]);
-  const money = (pairs: Array<{ model: string; prompt: number; completion: number }>) =>
-    priced ? sumMoney(pairs.map((p) => tokenCost(prices[p.model]!, p.prompt, p.completion))) : null;
-  const spentPairs = cells.map((c) => ({ model: c.model, prompt: c.promptTokens, completion: c.completionTokens }));
+  // Each token at the price of how it was answered (batch or live), the forecast at the rates so far.
+  const money = (pairs: Array<{ model: string; prompt: number; completion: number; batchPrompt: number; batchCompletion: number }>) =>
+    priced
+      ? sumMoney(
+          pairs.map((p) =>
+            answersCost(prices[p.model]!, {
+              promptTokens: p.prompt,
+              completionTokens: p.completion,
+              batchPromptTokens: p.batchPrompt,
+              batchCompletionTokens: p.batchCompletion,
+            }),
+          ),
+        )
+      : null;
+  const spentPairs = cells.map((c) => ({
+    model: c.model,
+    prompt: c.promptTokens,
+    completion: c.completionTokens,
+    batchPrompt: c.batchPromptTokens ?? 0,
+    batchCompletion: c.batchCompletionTokens ?? 0,
+  }));
   const spent = {
     tokens: cells.reduce((a, c) => a + c.promptTokens + c.completionTokens, 0),
     money: money(spentPairs),
@@ -48,7 +73,13 @@ export function spendForecast(cells: readonly CellSpendView[], prices: Record<st
   const remainingPairs = cells.map((c) => {
     const left = Math.max(0, c.samplesTotal - c.answered);
     const rate = rateOf([c]) ?? rateOf(cells.filter((o) => o.model === c.model)) ?? overall;
-    return { model: c.model, prompt: left * rate.prompt, completion: left * rate.completion };
+    return {
+      model: c.model,
+      prompt: left * rate.prompt,
+      completion: left * rate.completion,
+      batchPrompt: left * rate.batchPrompt,
+      batchCompletion: left * rate.batchCompletion,
+    };
   });
   return {
     spent,

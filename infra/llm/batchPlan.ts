@@ -9,7 +9,9 @@ import { parseJsonl } from '../../domain/datasets/jsonl.js';
 import { BatchPlanLineSchema, batchAnswerOf, splitPlan, type BatchOutputLine, type BatchPlanLine } from '../../domain/llm/batchLines.js';
 import { usableRecord, type LlmBody, type LlmEndpoint, type LlmRecord } from '../../domain/llm/request.js';
 import type { SampleCall } from '../../domain/methods/sampling.js';
-import { callGroup, callIdentity, GroupWriter, readGroup, rememberWrittenSegment } from './cache.js';
+import { LEASE_MS } from '../../domain/llm/inflight.js';
+import { callGroup, callIdentity, GroupWriter, inflightKey, readGroup, rememberWrittenSegment } from './cache.js';
+import { InflightEntry } from './inflightLedger.js';
 import { getText, putObject, putObjectOnce, sha256Hex, type Bucket } from '../s3.js';
 
 /** Groups whose cached answers are read at once. */
@@ -93,6 +95,74 @@ export async function storeRequestSets(
       return { planKey, setId, requests: lines.length, samples: lines.reduce((a, l) => a + l.members.length, 0) };
     }),
   );
+}
+
+/** Runs `work` on each item, `lanes` at a time. */
+async function inLanes<T>(items: readonly T[], lanes: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(lanes, items.length) }, async () => {
+      while (next < items.length) await work(items[next++]!);
+    }),
+  );
+}
+
+/**
+ * A request set's name in the groups' in-flight ledgers (inflightLedger.ts): its batch holds the
+ * requests it sends from its submission until its answers are stored, whichever activities do those.
+ */
+const batchHolder = (set: Pick<RequestSet, 'planKey'>) => `batch:${set.planKey}`;
+const holdGroupsKey = (set: Pick<RequestSet, 'planKey'>) => `${set.planKey}.groups.json`;
+
+/**
+ * How long a batch's hold lasts unrenewed: every poll renews it, and polls come at most max_poll_s
+ * apart; a batch whose workflow is gone (terminated) stops holding a few polls later.
+ */
+export function batchLeaseMs(endpoint: LlmEndpoint): number {
+  return Math.max(LEASE_MS, (3 * (endpoint.batch?.maxPollS ?? 600) + 60) * 1000);
+}
+
+const batchEntry = (bucket: Bucket, endpoint: LlmEndpoint, set: Pick<RequestSet, 'planKey'>, group: string) =>
+  new InflightEntry(bucket, inflightKey(group), batchHolder(set), true, { leaseMs: batchLeaseMs(endpoint) });
+
+/**
+ * Enters the requests of `plan` (the set's) that the cache does not answer in their groups'
+ * in-flight ledgers under the set's name, and returns those the batch may send: not answered, and
+ * not held by another activity (a live sweep on the same grid asking them now, or another batch),
+ * which answers them instead. A live activity that finds them held by the batch waits for its answers.
+ */
+export async function holdForBatch(
+  bucket: Bucket,
+  endpoint: LlmEndpoint,
+  set: RequestSet,
+  plan: readonly BatchPlanLine[],
+): Promise<BatchPlanLine[]> {
+  const uncached = await uncachedOf(bucket, endpoint, plan);
+  const byGroup = new Map<string, string[]>();
+  for (const l of uncached) byGroup.set(l.group, [...(byGroup.get(l.group) ?? []), ...l.members.map((m) => m.identity)]);
+  await putObjectOnce(bucket, holdGroupsKey(set), JSON.stringify([...byGroup.keys()].sort()), { contentType: 'application/json' });
+  const elsewhere = new Set<string>();
+  await inLanes([...byGroup], GROUP_READS, async ([group, identities]) => {
+    for (const id of await batchEntry(bucket, endpoint, set, group).enter(identities)) elsewhere.add(id);
+  });
+  // Answered between the first look and the hold (a live activity that stored its answers and left).
+  const stillUncached = await uncachedOf(bucket, endpoint, uncached);
+  return stillUncached.filter((l) => l.members.every((m) => !elsewhere.has(m.identity)));
+}
+
+async function holdGroups(bucket: Bucket, set: RequestSet): Promise<string[]> {
+  const text = await getText(bucket, holdGroupsKey(set));
+  return text === null ? [] : (JSON.parse(text) as string[]);
+}
+
+/** Renews the set's hold (each poll of its batch). */
+export async function renewBatchHold(bucket: Bucket, endpoint: LlmEndpoint, set: RequestSet): Promise<void> {
+  await inLanes(await holdGroups(bucket, set), GROUP_READS, (g) => batchEntry(bucket, endpoint, set, g).renewOwn());
+}
+
+/** Ends the set's hold (its answers are stored, or nothing was sent). */
+export async function releaseBatchHold(bucket: Bucket, endpoint: LlmEndpoint, set: RequestSet): Promise<void> {
+  await inLanes(await holdGroups(bucket, set), GROUP_READS, (g) => batchEntry(bucket, endpoint, set, g).releaseOwn());
 }
 
 export async function readPlan(bucket: Bucket, planKey: string): Promise<BatchPlanLine[]> {

@@ -47,6 +47,12 @@ export class InflightEntry {
     private readonly holder: string,
     /** Whether the ledger may exist (a listing showed it, or nobody looked); false: a listing just showed it does not, so the first write can create it without a read. */
     ledgerListed: boolean,
+    /**
+     * A holder that outlives this process (a provider batch, held from its submission to its
+     * collection by several activities): its entry lasts `leaseMs`, is not renewed on a timer here,
+     * and is renewed (`renewOwn`) and released (`releaseOwn`) by name from whichever process comes next.
+     */
+    private readonly outliving?: { leaseMs: number },
   ) {
     if (!ledgerListed) this.known = { ledger: EMPTY_LEDGER, etag: null };
   }
@@ -68,7 +74,7 @@ export class InflightEntry {
   /** Writes the ledger with this entry holding `identities`; false when another write came first. */
   private async tryWrite(identities: readonly string[], now: number): Promise<boolean> {
     const known = this.known ?? (await this.reload());
-    const next = withHolder(known.ledger, this.holder, identities, now, randomBytes(8).toString('hex'));
+    const next = withHolder(known.ledger, this.holder, identities, now, randomBytes(8).toString('hex'), this.outliving?.leaseMs);
     if (isEmpty(next)) {
       if (known.etag === null) return true;
       if (!(await deleteIfVersion(this.bucket, this.key, known.etag))) return false;
@@ -105,7 +111,7 @@ export class InflightEntry {
         const mine = [...new Set([...this.held, ...wanted.filter((i) => !others.has(i))])];
         if (!(await this.tryWrite(mine, now))) return undefined;
         this.held = mine;
-        if (!this.renewal) {
+        if (!this.renewal && !this.outliving) {
           this.renewal = setInterval(() => void this.renew(), LEASE_MS / 4);
           this.renewal.unref();
         }
@@ -131,6 +137,28 @@ export class InflightEntry {
       // The lease runs on; if S3 stays away longer than it, another activity may take these calls.
       console.warn(`renewing ${this.key} failed: ${(err as Error).message}`);
     });
+  }
+
+  /** Renews this holder's entry as the ledger has it (written by an earlier process under the same name); nothing when it has none. */
+  renewOwn(): Promise<void> {
+    return this.serial(() =>
+      this.race(async () => {
+        const { ledger } = await this.reload();
+        const own = ledger.holders[this.holder]?.identities ?? [];
+        if (own.length === 0) return true;
+        return (await this.tryWrite(own, Date.now())) ? true : undefined;
+      }),
+    ).then(() => undefined);
+  }
+
+  /** Removes this holder's entry, whichever process wrote it. */
+  releaseOwn(): Promise<void> {
+    return this.serial(() =>
+      this.race(async () => {
+        await this.reload();
+        return (await this.tryWrite([], Date.now())) ? true : undefined;
+      }),
+    ).then(() => void (this.held = []));
   }
 
   /** Removes this entry (call it once the answers of everything it held are stored). */

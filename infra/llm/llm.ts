@@ -407,7 +407,10 @@ export function createLlmActivities(
 
   const summaryOf = (
     key: string,
-    r: Pick<LlmRecord, 'status' | 'promptTokens' | 'completionTokens' | 'calls' | 'requestsUnanswered' | 'error' | 'finishReason'>,
+    r: Pick<
+      LlmRecord,
+      'status' | 'promptTokens' | 'completionTokens' | 'calls' | 'requestsUnanswered' | 'error' | 'finishReason' | 'batchId'
+    >,
     cached: boolean,
   ): LlmCallSummary => ({
     key,
@@ -420,6 +423,7 @@ export function createLlmActivities(
     // A fresh error's reason, for a cell that stops on errors to name (domain/sweep/cellErrors.ts).
     ...(r.status === 'error' && !cached && r.error ? { error: r.error.message.slice(0, 300) } : {}),
     ...(r.finishReason === FINISH_LENGTH ? { cut: true as const } : {}),
+    ...(r.batchId !== undefined ? { batch: true as const } : {}),
   });
 
   /**

@@ -22,7 +22,14 @@ import {
 } from '../../domain/sweep/forecast.js';
 import { expandGrid, formatPlan, planSweep, type Cell, type SweepMode } from '../../domain/sweep/plan.js';
 import type { Price } from '../../domain/sweep/price.js';
-import { budgetForecastWarnings, describeBudgets, pricesOf, sweepBudgetsOf, type Spend } from '../../domain/sweep/budget.js';
+import {
+  budgetForecastWarnings,
+  describeBudgets,
+  forecastPrices,
+  pricesOf,
+  sweepBudgetsOf,
+  type Spend,
+} from '../../domain/sweep/budget.js';
 import { TASK_WINDOW } from '../../workflows/sweepShard.js';
 import { callGroup } from '../../infra/llm/cache.js';
 import { MAX_OWN_GROUPS, readCachedAnswers } from '../../infra/llm/cachedAnswers.js';
@@ -78,7 +85,7 @@ export async function dryRunText(
     notes.cacheProblem = '--no-cache-forecast';
   }
   // A model in batch mode at its batch price (domain/llm/batchMode.ts).
-  const prices: Record<string, Price> = pricesOf(config.models) ?? {};
+  const prices: Record<string, Price> = forecastPrices(pricesOf(config.models) ?? {});
   const forecast = forecastSweep({
     plan,
     promptSizes,

@@ -10,6 +10,7 @@ import { sweepWorkflowId } from '../../domain/sweep/keys.js';
 import { cellProgressQuery, type CellProgress } from '../../workflows/sweepCell.js';
 import { shardProgressQuery, type ShardProgress } from '../../workflows/sweepShard.js';
 import { sweepProgressQuery, type SweepProgress } from '../../workflows/sweep.js';
+import { batchAnswersProgressQuery, type BatchAnswersProgress } from '../../workflows/batchAnswers.js';
 import { describeBudgets } from '../../domain/sweep/budget.js';
 import { formatSpendForecast, spendForecast, type CellSpendView } from '../../domain/sweep/spendForecast.js';
 import { cellHoldLine } from './cell-holds.js';
@@ -122,13 +123,29 @@ export interface CellView extends CellProgress {
   tasksAnswered: number;
   /** Answers cut at max_tokens so far (where known while answering: direct, rag; every method once executed). */
   cut: number;
+  /** Batch mode: each request set's batches as their workflows' last polls saw them, while the cell waits for them. */
+  batchProgress?: BatchAnswersProgress[];
 }
 
-const NO_SHARD: Required<Pick<ShardProgress, 'answered' | 'calls' | 'promptTokens' | 'completionTokens' | 'tasksAnswered' | 'cut'>> = {
+/** `batches: batch_abc in_progress 3/6 done 1 failed` for a cell waiting for its batches; '' otherwise. */
+export function batchesText(p: Pick<CellView, 'batchProgress'>): string {
+  const batches = (p.batchProgress ?? []).flatMap((set) => set.batches);
+  if (batches.length === 0) return p.batchProgress?.length ? 'batches: submitting' : '';
+  return `batches: ${batches.map((b) => `${b.batchId} ${b.status} ${b.completed}/${b.total} done${b.failed ? ` ${b.failed} failed` : ''}`).join(', ')}`;
+}
+
+const NO_SHARD: Required<
+  Pick<
+    ShardProgress,
+    'answered' | 'calls' | 'promptTokens' | 'completionTokens' | 'batchPromptTokens' | 'batchCompletionTokens' | 'tasksAnswered' | 'cut'
+  >
+> = {
   answered: 0,
   calls: 0,
   promptTokens: 0,
   completionTokens: 0,
+  batchPromptTokens: 0,
+  batchCompletionTokens: 0,
   tasksAnswered: 0,
   cut: 0,
 };
@@ -188,14 +205,28 @@ export async function sweepSnapshot(client: Client, sweepId: string): Promise<{ 
           }),
         );
         const sum = (field: keyof typeof NO_SHARD) => shards.reduce((a, s) => a + s[field], 0);
+        // A batch that ended between the cell's answer and this query is left out.
+        const batchProgress = (
+          await Promise.all(
+            (cell.batches ?? []).map((id) =>
+              client.workflow
+                .getHandle(id)
+                .query(batchAnswersProgressQuery)
+                .catch(() => null),
+            ),
+          )
+        ).filter((b): b is BatchAnswersProgress => b !== null);
         cells.set(c.id, {
           ...cell,
+          ...(cell.batches ? { batchProgress } : {}),
           answered: Math.min(cell.samplesTotal, cell.samplesDone + sum('answered')),
           tasksAnswered: Math.min(cell.tasksTotal, (cell.tasksAnswered ?? cell.tasksDone) + sum('tasksAnswered')),
           cut: (cell.cutAtMaxTokens ?? 0) + sum('cut'),
           calls: cell.calls + sum('calls'),
           promptTokens: cell.promptTokens + sum('promptTokens'),
           completionTokens: cell.completionTokens + sum('completionTokens'),
+          batchPromptTokens: (cell.batchPromptTokens ?? 0) + sum('batchPromptTokens'),
+          batchCompletionTokens: (cell.batchCompletionTokens ?? 0) + sum('batchCompletionTokens'),
         });
       }),
   );
@@ -219,7 +250,8 @@ export function cellLine(p: CellView, nowMs = Date.now()): string {
     `${p.phase} samples answered ${p.answered}/${p.samplesTotal} executed ${p.samplesDone}/${p.samplesTotal} ` +
     `tasks ${p.tasksAnswered}/${p.tasksTotal} cut ${p.cut} ` +
     `pass@1 ${p.passAt1SoFar === null ? '-' : p.passAt1SoFar.toFixed(3)} ETA ${eta === null ? '-' : `${eta}s`} ` +
-    `calls ${p.calls} tokens ${p.promptTokens + p.completionTokens}`
+    `calls ${p.calls} tokens ${p.promptTokens + p.completionTokens}` +
+    (batchesText(p) ? ` ${batchesText(p)}` : '')
   );
 }
 
@@ -240,13 +272,20 @@ export function spendLines(sweep: SweepProgress, cells: ReadonlyMap<string, Cell
   const views: CellSpendView[] = sweep.cells.map((entry): CellSpendView => {
     const model = entry.model ?? '';
     if (entry.summary) {
-      const { promptTokens, completionTokens } = entry.summary.cost;
-      return { model, samplesTotal: entry.summary.samples, answered: entry.summary.samples, promptTokens, completionTokens };
+      const { promptTokens, completionTokens, batchPromptTokens, batchCompletionTokens } = entry.summary.cost;
+      return {
+        model,
+        samplesTotal: entry.summary.samples,
+        answered: entry.summary.samples,
+        promptTokens,
+        completionTokens,
+        ...(batchPromptTokens !== undefined ? { batchPromptTokens, batchCompletionTokens: batchCompletionTokens ?? 0 } : {}),
+      };
     }
     const live = cells.get(entry.id);
     if (live) {
-      const { samplesTotal, answered, promptTokens, completionTokens } = live;
-      return { model, samplesTotal, answered, promptTokens, completionTokens };
+      const { samplesTotal, answered, promptTokens, completionTokens, batchPromptTokens, batchCompletionTokens } = live;
+      return { model, samplesTotal, answered, promptTokens, completionTokens, batchPromptTokens, batchCompletionTokens };
     }
     return { model, samplesTotal: entry.samplesTotal ?? 0, answered: 0, promptTokens: 0, completionTokens: 0 };
   });

@@ -94,7 +94,7 @@ async function finish(endpoint: LlmEndpoint, batchId: string): Promise<BatchStat
 }
 
 async function submitAndCollect(endpoint: LlmEndpoint, set: RequestSet, prefix: string, round = 1) {
-  const { batchId } = await acts.submitBatch({ endpoint, set, round, sweepId: 's', cellId: 'c', notBeforeS: 0 });
+  const batchId = (await acts.submitBatch({ endpoint, set, round, sweepId: 's', cellId: 'c', notBeforeS: 0 })).batchId!;
   const status = await finish(endpoint, batchId);
   return { status, collected: await acts.collectBatch({ endpoint, batchId, set, prefix }) };
 }
@@ -113,16 +113,17 @@ describe('batch mode activities', () => {
 
     for (const set of sets) {
       const first = await acts.submitBatch({ endpoint, set, round: 1, sweepId: 's', cellId: 'c', notBeforeS: 0 });
+      const firstId = first.batchId!;
       // A retried submission (its report lost) finds the batch by its metadata: no second upload, no second batch.
       const again = await acts.submitBatch({ endpoint, set, round: 1, sweepId: 's', cellId: 'c', notBeforeS: 0 });
       expect(first.created).toBe(true);
       expect(again).toEqual({ batchId: first.batchId, created: false });
-      expect((await finish(endpoint, first.batchId)).status).toBe('completed');
-      const collected = await acts.collectBatch({ endpoint, batchId: first.batchId, set, prefix });
+      expect((await finish(endpoint, firstId)).status).toBe('completed');
+      const collected = await acts.collectBatch({ endpoint, batchId: firstId, set, prefix });
       expect(collected.left).toBeUndefined();
       expect(collected.samples).toBe(set.samples);
       // Collected twice (a retried activity): nothing stored again, nothing counted again.
-      expect((await acts.collectBatch({ endpoint, batchId: first.batchId, set, prefix })).requests).toBe(0);
+      expect((await acts.collectBatch({ endpoint, batchId: firstId, set, prefix })).requests).toBe(0);
     }
     expect(batches.uploads()).toBe(3);
     expect(batches.batches()).toHaveLength(3);
@@ -226,7 +227,7 @@ describe('batch mode activities', () => {
     const prefix = `test-batch/${uniqueSuffix()}/`;
     const plan = callsOf(endpoint, 1, 2).flatMap((calls) => planOf(endpoint, calls));
     const [set] = await storeRequestSets(bucket, endpoint, plan, prefix);
-    const { batchId } = await acts.submitBatch({ endpoint, set: set!, round: 1, sweepId: 's', cellId: 'c', notBeforeS: 0 });
+    const batchId = (await acts.submitBatch({ endpoint, set: set!, round: 1, sweepId: 's', cellId: 'c', notBeforeS: 0 })).batchId!;
     await acts.cancelBatch({ endpoint, batchId });
     expect((await finish(endpoint, batchId)).status).toBe('cancelled');
     // Cancelling a finished batch is no error: there is nothing to stop.

@@ -398,3 +398,27 @@ describe('the config section', () => {
     expect(html.slice(html.indexOf('<details class="raw-config">'))).toContain('&quot;candidates&quot;: 5');
   });
 });
+
+describe('the batch savings table', () => {
+  const LIVE = { input_per_mtok: 2, output_per_mtok: 8, currency: 'USD' };
+  const BATCH = { input_per_mtok: 1, output_per_mtok: 4, currency: 'USD' };
+  function withBatchAnswers(): SweepReportData {
+    const data = synthReport();
+    const [first, ...rest] = data.cells;
+    const cells = [{ ...first!, cost: { ...first!.cost, batchPromptTokens: 300_000, batchCompletionTokens: 100_000 } }, ...rest];
+    const config = { models: [{ id: first!.model, price: LIVE, batch: { price: BATCH } }] };
+    return { ...data, cells, config: { config } };
+  }
+
+  it("gives each cell's batch-answered tokens at the live and at the batch price, and what that saved", () => {
+    const html = renderSweepReport(withBatchAnswers(), { chartLibrary: FAKE_LIB });
+    const table = /<table class="grid" id="batch-savings">([\s\S]*?)<\/table>/.exec(html)![1]!;
+    const rows = [...table.matchAll(/<tr><td>[\s\S]*?<\/tr>/g)].map((r) => [...r[0].matchAll(/<td[^>]*>([^<]*)<\/td>/g)].map((m) => m[1]));
+    // 0.3 M prompt and 0.1 M completion tokens: 0.6 + 0.8 USD live, 0.3 + 0.4 USD in batches.
+    expect(rows).toEqual([['mini', expect.any(String), '300,000', '100,000', '1.40 USD', '0.70 USD', '0.70 USD']]);
+  });
+
+  it('is left out when no answer came from a batch', () => {
+    expect(renderSweepReport(synthReport(), { chartLibrary: FAKE_LIB })).not.toContain('batch-savings');
+  });
+});

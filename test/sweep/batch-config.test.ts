@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, batchEndpointOf } from '../../domain/llm/batchMode.js';
-import { pricesOf } from '../../domain/sweep/budget.js';
+import { forecastPrices, pricesOf } from '../../domain/sweep/budget.js';
 import { parseSweepConfig, sweepConfigHash } from '../../domain/sweep/config.js';
 import { minimalSweepConfig, sweepConfigIssues } from '../support/sweep-config.js';
 
@@ -57,9 +57,15 @@ describe('models[i].batch', () => {
     expect(parseSweepConfig(withModel({ batch: {} })).models[0]!.batch).toBeDefined();
   });
 
-  it('prices the model at its batch price, which needs a listed price of the same currency', () => {
+  it('prices the model at its live price with its batch price beside, which needs a listed price of the same currency', () => {
     const config = parseSweepConfig(withModel({ price: PRICE, batch: { price: BATCH_PRICE } }));
-    expect(pricesOf(config.models)).toEqual({ [config.models[0]!.id]: BATCH_PRICE });
+    const id = config.models[0]!.id;
+    expect(pricesOf(config.models)).toEqual({ [id]: { ...PRICE, batch: BATCH_PRICE } });
+    // The dry run's forecast counts a batch-mode model at its batch price.
+    expect(forecastPrices(pricesOf(config.models)!)).toEqual({ [id]: BATCH_PRICE });
+    // Without a batch price of its own, batches cost the listed price.
+    const unpriced = parseSweepConfig(withModel({ price: PRICE, batch: {} }));
+    expect(pricesOf(unpriced.models)).toEqual({ [id]: { ...PRICE, batch: PRICE } });
     expect(sweepConfigIssues(withModel({ batch: { price: BATCH_PRICE } }))).toEqual([
       { path: 'models[0].batch.price', message: 'needs models[0].price too: the batch price is what the listed price costs in batches' },
     ]);

@@ -4,15 +4,17 @@
  * the results and samples of the same sweep answered live, every request reaching the model once:
  * in batches of at most max_requests with nothing live after them; with its worker killed while a
  * batch is in flight (the batch is not created again); and with a batch that expires half-done
- * (the rest sent live).
+ * (the rest sent live), each answer priced at the price of how it was answered.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cellFileKey, sweepResultsKey } from '../../domain/sweep/keys.js';
+import { cellFileKey, cellRecordsPrefix, sweepResultsKey } from '../../domain/sweep/keys.js';
 import { parseJsonl } from '../../domain/datasets/jsonl.js';
-import { getText } from '../../infra/s3.js';
+import { getText, listKeys } from '../../infra/s3.js';
+import { readRecordsFile } from '../../infra/recordParts.js';
+import type { SampleRecord } from '../../domain/sweep/records.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { sleep, waitUntil } from '../support/poll.js';
 import { killHard, runTs, spawnTs, type Spawned } from '../support/processes.js';
@@ -87,6 +89,9 @@ const batchYaml = (fields: string) => `    batch:
 ${fields}`;
 
 const CELL = 'humaneval.m.direct.t0.2';
+// Per million tokens: 10 cents a live token, half (prompt) and a quarter (completion) of it in batches.
+const LIVE_PRICE = { input: 100_000, output: 100_000 };
+const BATCH_PRICE = { input: 50_000, output: 25_000 };
 
 /**
  * How often each request reached the model, by its body as the method made it: the live path adds
@@ -119,7 +124,8 @@ function withoutRunFields(value: unknown): unknown {
   if (value && typeof value === 'object')
     return Object.fromEntries(
       Object.entries(value)
-        .filter(([k]) => !RUN_FIELD.test(k) && k !== 'provenance')
+        // How an answer was answered (its batch, the cell's batch-answered tokens) is not a result.
+        .filter(([k]) => !RUN_FIELD.test(k) && k !== 'provenance' && !/^batch/.test(k))
         .map(([k, v]) => [k, withoutRunFields(v)]),
     );
   return value;
@@ -182,18 +188,69 @@ describe('a sweep in batch mode', () => {
     await expectSameAsLive(id);
   });
 
-  it('with a batch that expires half-done and retry_rounds 0: the rest is sent live, each request once', async () => {
+  it('and a live sweep on the same grid while its batch is in flight: the live one waits for it, each request answered once', async () => {
+    const { llm, batches } = await batchServers({ held: true });
+    const id = `batch-shared-${uniqueSuffix()}`;
+    const batchRun = spawnTs('scripts/start-sweep.ts', ['--config', writeConfig(id, batches.url, batchYaml('')), '--no-progress'], env);
+    spawned.push(batchRun);
+    await waitUntil(() => batches.batches()[0]?.status === 'in_progress' || undefined, {
+      timeoutMs: 120_000,
+      intervalMs: 100,
+      what: () => `the batch in progress\n${batchRun.output()}`,
+    });
+    // The same grid answered live (same endpoint URL and model: the same cache identities), while the batch holds its requests.
+    const liveTwin = `batch-shared-live-${uniqueSuffix()}`;
+    const liveRun = spawnTs('scripts/start-sweep.ts', ['--config', writeConfig(liveTwin, batches.url, ''), '--no-progress'], env);
+    spawned.push(liveRun);
+    await sleep(4000); // its shards are asking by now, and wait
+    expect(llm.requests()).toHaveLength(0);
+    // sweep-status shows the batch sweep's batch, its state and counts (its batch-progress query).
+    const status = await runTs('scripts/sweep-status.ts', [id], env);
+    expect(status.output).toMatch(new RegExp(`batches: ${batches.batches()[0]!.id} in_progress 0/${LIMIT * N} done`));
+    batches.release();
+    const [batchEnd, liveEnd] = await Promise.all([batchRun.exited, liveRun.exited]);
+    expect(batchEnd.code, batchRun.output()).toBe(0);
+    expect(liveEnd.code, liveRun.output()).toBe(0);
+    expect(batches.linesAnswered()).toBe(LIMIT * N);
+    expect([...requestCounts(llm).values()]).toEqual(once());
+    await expectSameAsLive(id);
+    await expectSameAsLive(liveTwin);
+  });
+
+  it('with a batch that expires half-done and retry_rounds 0: the rest is sent live, each request once, each at its price', async () => {
     const { llm, batches } = await batchServers({ expire: { batchNumber: 1, answered: 2 } });
     const id = `batch-expire-${uniqueSuffix()}`;
-    const run = await runTs(
-      'scripts/start-sweep.ts',
-      ['--config', writeConfig(id, batches.url, batchYaml('      retry_rounds: 0\n')), '--no-progress'],
-      env,
-    );
+    // Prices of 10 cents a token and a money cap, so the sweep's closing budget line says what it spent (to 4 decimals, under 100 USD).
+    const priced =
+      `    price: { input_per_mtok: ${LIVE_PRICE.input}, output_per_mtok: ${LIVE_PRICE.output}, currency: USD }\n` +
+      batchYaml(
+        `      retry_rounds: 0\n      price: { input_per_mtok: ${BATCH_PRICE.input}, output_per_mtok: ${BATCH_PRICE.output}, currency: USD }\n`,
+      ) +
+      'budget: { money: 1000 }\n';
+    const run = await runTs('scripts/start-sweep.ts', ['--config', writeConfig(id, batches.url, priced), '--no-progress'], env);
     expect(run.code, run.output).toBe(0);
     expect(statuses(batches)).toEqual(['expired 6']);
     expect(batches.linesAnswered()).toBe(2);
     expect([...requestCounts(llm).values()]).toEqual(once());
     await expectSameAsLive(id);
+    // Two samples answered by the batch, four live; the cost is each at its own price.
+    const samples: SampleRecord[] = [];
+    for await (const key of listKeys(bucket, cellRecordsPrefix(id, CELL))) samples.push(...((await readRecordsFile(bucket, key)) ?? []));
+    expect(samples).toHaveLength(LIMIT * N);
+    const byBatch = samples.filter((r) => r.batch_id !== undefined);
+    expect(byBatch).toHaveLength(2);
+    expect(byBatch.every((r) => r.batch_id === batches.batches()[0]!.id)).toBe(true);
+    const dollars = (rows: readonly SampleRecord[], p: { input: number; output: number }) =>
+      rows.reduce((a, r) => a + (r.prompt_tokens * p.input + r.completion_tokens * p.output) / 1_000_000, 0);
+    const live = samples.filter((r) => r.batch_id === undefined);
+    const expected = dollars(byBatch, BATCH_PRICE) + dollars(live, LIVE_PRICE);
+    expect(expected).toBeLessThan(dollars(samples, LIVE_PRICE));
+    expect(expected).toBeLessThan(100);
+    expect(run.output).toContain(`budget budget.money: spent ${expected.toFixed(4).replace(/\.?0+$/, '')} USD of 1000 USD`);
+    const results = JSON.parse((await getText(bucket, cellFileKey(id, CELL, 'results.json')))!) as { cost: Record<string, number> };
+    expect(results.cost).toMatchObject({
+      batch_prompt_tokens: byBatch.reduce((a, r) => a + r.prompt_tokens, 0),
+      batch_completion_tokens: byBatch.reduce((a, r) => a + r.completion_tokens, 0),
+    });
   });
 });

@@ -6,10 +6,10 @@
  * workflow cancels its batch in flight.
  */
 import { WorkflowFailedError } from '@temporalio/client';
-import { CancelledFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BatchStatus, CollectBatchInput, CollectedBatch, SubmitBatchInput } from '../../activities/llm/batch.js';
+import type { BatchStatus, CollectBatchInput, CollectedBatch, SubmitBatchInput, SubmittedBatch } from '../../activities/llm/batch.js';
 import type { BatchEndpoint } from '../../domain/llm/batchMode.js';
 import { cellWorkflowId, llmTaskQueue } from '../../domain/sweep/keys.js';
 import type { RequestSet } from '../../infra/llm/batchPlan.js';
@@ -172,6 +172,31 @@ describe('a request set in batches', () => {
       { batchId: 'batch_2', status: 'completed' },
     ]);
     expect(outcome).toMatchObject({ samplesAnswered: 3, samplesLeft: 1, requests: 3, promptTokens: 15, completionTokens: 6 });
+  });
+
+  it('ends its rounds when submission finds nothing to send (cached, or asked by other activities now), polling nothing', async () => {
+    const queues = testQueues();
+    const provider = stubProvider();
+    const nothing = {
+      ...provider.activities,
+      async submitBatch(): Promise<SubmittedBatch> {
+        provider.log.push('submit: nothing to send');
+        return { batchId: null, created: false };
+      },
+      async pollBatch(): Promise<BatchStatus> {
+        throw ApplicationFailure.nonRetryable('polled a batch that does not exist');
+      },
+    };
+    const outcome = await withStubWorkers(env, queues, { activities: {}, llm: { m: nothing } }, () =>
+      env.client.workflow.execute(batchAnswersWorkflow, {
+        workflowId: `wft-batch-${uniqueSuffix()}`,
+        taskQueue: queues.workflows,
+        args: [batchInput(queues, setOf('held', 2), { retryRounds: 2 })],
+      }),
+    );
+    expect(provider.log).toEqual(['submit: nothing to send']);
+    // Its samples are left to the live path, which reads or waits for them.
+    expect(outcome).toMatchObject({ batches: [], samplesAnswered: 0, samplesLeft: 2 });
   });
 
   it('a batch that answered nothing is followed by a new batch of the same set, not found again', async () => {
