@@ -50,7 +50,8 @@ export const bigcodeSubsetOption = z
     flag({
       description:
         "bigcode's task subset, the suffix of its task name (code-to-text: python, go, ruby, java, javascript, php or " +
-        "python-left, default the rows' language; text-to-text: da_en, lv_en, no_en or zh_en, required)",
+        "python-left, default the rows' language; text-to-text: da_en, lv_en, no_en or zh_en, required; humanevalpack: " +
+        "<synthesize|fixtests|fixdocs>-<python|js>, default synthesize in the rows' language)",
       value: 'subset',
     }),
   );

@@ -71,7 +71,8 @@ export const bigcodePromptOption = z
     flag({
       description:
         "bigcode's --prompt for its repair tasks (quixbugs: prompt, edit or prompt_codex; parity: prompt, prompt_carper, " +
-        'edit or diff; python_bugs: prompt, prompt_carper or edit; default prompt)',
+        'edit or diff; python_bugs: prompt, prompt_carper or edit; default prompt; humanevalpack: instruct, octocoder, starchat, ' +
+        'codellama, wizardcoder, ... as bigcode names them, default instruct)',
       value: 'format',
     }),
   );
