@@ -119,6 +119,8 @@ describe("evaluate.ts with bigcode's task names, against bigcode's own scoring",
       } else {
         // Right with more code after it, wrong, a throw, empty; extra braces, printing (bigcode fails it), never closed, right.
         expect(lines.map((l) => l.passed)).toEqual([true, false, false, false, true, false, false, true]);
+        // The run that printed ended with exit code 1 (the program's first line), as bigcode fails it.
+        expect(lines[5]!.result).toBe('error');
       }
     }, 300_000);
 });

@@ -66,7 +66,9 @@ const load = (job: Omit<Job, 'rows'>) =>
 
 /** What the sandbox runs before the tests, without the JavaScript line that makes stderr fail the run. */
 const programOf = (problem: Parameters<typeof humanEvalPackFamily.embedSolution>[0], solution: string) => {
-  const code = humanEvalPackFamily.embedSolution(problem, solution).replace(/^process\.stderr\.write = .*\n/, '');
+  const code = humanEvalPackFamily
+    .embedSolution(problem, solution)
+    .replace(/^for \(const stream of \[process\.stdout, process\.stderr\]\).*\n/, '');
   return LANGUAGES[humanEvalPackFamily.language(problem)].assemble({ solution: code, tests: humanEvalPackFamily.tests(problem, null) });
 };
 

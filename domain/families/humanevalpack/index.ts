@@ -11,8 +11,8 @@
  *
  * How a run counts is code_eval_octopack's (CodeGeeX's execution): Python passes when the program
  * ends without an exception; JavaScript passes only when node writes nothing at all (its tests are
- * console.assert calls, which print and go on): the program starts by making any write to stderr
- * end it with exit code 1, and a run that printed to stdout fails.
+ * console.assert calls, which print and go on): the program starts by making any write to stdout
+ * or stderr end it with exit code 1 (and a run that printed counts as failed whatever its end).
  */
 import { z } from 'zod';
 import { isJsonArray, jsonArrayAsJsonl, parseJsonl } from '../../datasets/jsonl.js';
@@ -167,9 +167,9 @@ export function humanEvalPackSolution(problem: PackProblem, api: LlmApi | 'saved
   return code.includes(problem.entry_point) ? code : `${base}${code}`;
 }
 
-/** Makes a JavaScript program fail (exit 1) on any write to stderr, as code_eval_octopack fails it. */
-const JS_STDERR_FAILS =
-  'process.stderr.write = ((write) => (...args) => { process.exitCode = 1; return write(...args); })(process.stderr.write.bind(process.stderr));\n';
+/** Makes a JavaScript program fail (exit 1) on any write to stdout or stderr, as code_eval_octopack fails it. */
+const JS_OUTPUT_FAILS =
+  'for (const stream of [process.stdout, process.stderr]) stream.write = ((write) => (...args) => { process.exitCode = 1; return write(...args); })(stream.write.bind(stream));\n';
 
 export const humanEvalPackFamily: DefinedFamily<
   'humanevalpack',
@@ -195,7 +195,7 @@ export const humanEvalPackFamily: DefinedFamily<
   referenceSolution: (problem) => problem.canonical_solution ?? null,
   embedSolution: (problem, solution) => {
     const code = packProgramCode(problem.humanevalpack.language, solution);
-    return problem.humanevalpack.language === 'js' ? JS_STDERR_FAILS + code : code;
+    return problem.humanevalpack.language === 'js' ? JS_OUTPUT_FAILS + code : code;
   },
   checking: (): TaskChecking => ({ kind: 'tests' }),
   tests: (problem) => problem.test,

@@ -30,6 +30,6 @@ export const storedPins: StoredProblemPin[] = [
     entry: { name: 'hep', family: 'humanevalpack', path: 'humanevalpack.jsonl', language: 'js', variant: 'fixtests', prompt: 'octocoder' },
     texts: { rows: jsonLines([JS_ROW]) },
     stored: '787ab568c3cfe9d068f71f2a700470f17461ed2a998527a3ce8ecd092ca6c58f',
-    behaviour: '5b9fb7120aee1c8725a8ec64d8368fda9dae7a6cdf906f366d723a217445d118',
+    behaviour: '87852f4867f22c161de04edc0c2d5c5e4cd87848600a27008fe73306b84d5d65',
   },
 ];
