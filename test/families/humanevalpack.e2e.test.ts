@@ -170,6 +170,7 @@ describe('a sweep over HumanEvalPack in Python and JavaScript against a scripted
       id,
       env,
       bucket,
+      flags: ['--check-references'],
       yaml: `id: ${id}
 datasets:
   - name: synthesize-python
@@ -189,7 +190,9 @@ k: [1]
 timeout_s: 5
 `,
     });
-    expect(output).toContain('synthesize-python.chat.direct.t0');
+    // The references ran first, each in its language's sandbox.
+    expect(output).toContain('synthesize-python: 2 of 2 references pass');
+    expect(output).toContain('fixtests-js: 2 of 2 references pass');
     expect(results.cells).toHaveLength(4);
     for (const cell of results.cells) {
       const dataset = cell.cell.dataset as string;
