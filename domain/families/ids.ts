@@ -29,6 +29,7 @@ export const FAMILY_IDS = [
   'python-bugs',
   'instruct-wizard-humaneval',
   'instruct-humaneval',
+  'humanevalpack',
 ] as const;
 export const FamilyIdSchema = z.enum(FAMILY_IDS);
 export type FamilyId = z.infer<typeof FamilyIdSchema>;

@@ -34,6 +34,7 @@ import { parityFamily } from './parity/index.js';
 import { pythonBugsFamily } from './python-bugs/index.js';
 import { instructWizardHumanEvalFamily } from './instruct-wizard-humaneval/index.js';
 import { instructHumanEvalFamily } from './instruct-humaneval/index.js';
+import { humanEvalPackFamily } from './humanevalpack/index.js';
 import type { CorpusMetric, DatasetEntryBase, EntrySchema, EvaluateSupport, FlagMeta, TaskFamily } from './types.js';
 
 export const FAMILIES = {
@@ -60,6 +61,7 @@ export const FAMILIES = {
   'python-bugs': pythonBugsFamily,
   'instruct-wizard-humaneval': instructWizardHumanEvalFamily,
   'instruct-humaneval': instructHumanEvalFamily,
+  humanevalpack: humanEvalPackFamily,
 } as const;
 
 /** A family's dataset entry, as its schema resolves it. */

@@ -66,7 +66,9 @@ export async function checkReferences(
     if (!prepared.ok) {
       failures.push({ task_id: problem.task_id, status: 'error', message: `${prepared.error.type}: ${prepared.error.message}` });
     } else {
-      const result = await executor.run({
+      // Each reference runs where its samples run: its language's runner (HumanEvalPack's JavaScript on Node).
+      const runner = await sandboxes.forLanguage(languageOf(problem).id, runtime);
+      const result = await runner.run({
         id: `reference/${problem.task_id}`,
         program: prepared.program,
         limits: family.limits(problem, reference, Math.round(opts.timeoutS * 1000)),

@@ -16,6 +16,7 @@ import { issueMessage } from '../../domain/sweep/configMessages.js';
 /** Flags declared by hand, not (yet) one declaration with an entry field: `family: key`, and why. */
 const HAND_WRITTEN: Record<string, string> = {
   'instruct-humaneval: instructVariant': 'the entry says context: true/false, the flag the bigcode variant',
+  'humanevalpack: subset': "the flag is bigcode's task suffix <variant>-<language>, the entry says variant and language apart",
 };
 
 describe("a family's options, declared once", () => {

@@ -1,0 +1,286 @@
+/**
+ * HumanEvalPack (OctoPack, Muennighoff et al. 2023), as bigcode-evaluation-harness's
+ * humanevalpack.py runs it: the rows of Hugging Face's bigcode/humanevalpack
+ * (data/<language>/data/humanevalpack.jsonl: task_id, prompt, declaration, canonical_solution,
+ * buggy_solution, bug_type, failure_symptoms, entry_point, import, test_setup, test, example_test,
+ * signature, docstring, instruction), asked as HumanEvalSynthesize (the instruction, the prompt to
+ * continue), HumanEvalFixTests (the buggy function and its tests, the declaration to continue) or
+ * HumanEvalFixDocs (the buggy function after its docstring) in one of bigcode's `--prompt` formats
+ * (prompts.ts); the answer cut as postprocess_generation cuts it and put before the row's `test`
+ * as process_results does (postprocess.ts), pass@k. Python and JavaScript so far.
+ *
+ * How a run counts is code_eval_octopack's (CodeGeeX's execution): Python passes when the program
+ * ends without an exception; JavaScript passes only when node writes nothing at all (its tests are
+ * console.assert calls, which print and go on): the program starts by making any write to stdout
+ * or stderr end it with exit code 1 (and a run that printed counts as failed whatever its end).
+ */
+import { z } from 'zod';
+import { isJsonArray, jsonArrayAsJsonl, parseJsonl } from '../../datasets/jsonl.js';
+import { datasetRowsProblem } from '../../datasets/problems.js';
+import { isSuccess, type ExecutionLimits } from '../../execution/types.js';
+import type { LlmApi } from '../../llm/request.js';
+import { defineFamily } from '../define.js';
+import { DatasetEntryNameSchema, RowsFileSchema } from '../entry.js';
+import { flag, readsProblemsFiles } from '../evaluateOptions.js';
+import { familyOptions, option } from '../familyOptions.js';
+import type { DefinedFamily, ProblemOf, Requirement, TaskChecking, TaskScore } from '../types.js';
+import { packPostprocess, packProgramCode } from './postprocess.js';
+import {
+  PACK_LANGUAGES,
+  PACK_PROMPTS,
+  PACK_VARIANTS,
+  packPrompt,
+  packStopWords,
+  promptBase,
+  refusedPrompt,
+  RUN_LANGUAGES,
+  TASK_ID_PREFIX,
+  type PackLanguage,
+  type PackPrompt,
+  type PackVariant,
+  type RunLanguage,
+} from './prompts.js';
+
+export { PACK_PROMPTS, PACK_VARIANTS, RUN_LANGUAGES, packPrompt, packStopWords };
+
+/** bigcode's LANGUAGE_TO_TIMEOUT, in ms. */
+const TIMEOUT_MS: Record<RunLanguage, number> = { python: 10_000, js: 10_000 };
+
+const LANGUAGE_NAME: Record<RunLanguage, { name: string; fence: string }> = {
+  python: { name: 'Python', fence: 'python' },
+  js: { name: 'JavaScript', fence: 'javascript' },
+};
+
+/** The prompt option: bigcode's formats; its other `--prompt` values refused by name (refusedPrompt). */
+const PromptSchema = z
+  .string()
+  .superRefine((prompt, ctx) => {
+    if ((PACK_PROMPTS as readonly string[]).includes(prompt)) return;
+    ctx.addIssue({ code: 'custom', message: `${JSON.stringify(prompt)}: ${refusedPrompt(prompt, 'synthesize')}` });
+  })
+  .pipe(z.enum(PACK_PROMPTS));
+
+/** bigcode's `--prompt` for HumanEvalPack: the entry's `prompt` and evaluate.ts's `--prompt`. */
+const PACK_OPTIONS = familyOptions({
+  prompt: option(PromptSchema.default('instruct'), {
+    help: "bigcode's --prompt: instruct, octocoder, starchat, codellama, wizardcoder, ... as bigcode names them (default instruct)",
+    value: 'format',
+  }),
+});
+
+/**
+ * evaluate.ts's `--subset`, bigcode's task name after `humaneval`: <variant>-<language>. The entry
+ * says the two apart (`variant`, `language`), so this flag is the family's alone (parseSubset).
+ */
+const SubsetFlagSchema = z
+  .string()
+  .min(1)
+  .optional()
+  .meta(
+    flag({
+      description:
+        "humanevalpack: bigcode's task suffix <synthesize|fixtests|fixdocs>-<python|js> (default synthesize in the rows' language)",
+      value: 'subset',
+    }),
+  );
+
+export const HumanEvalPackEntrySchema = z.strictObject({
+  name: DatasetEntryNameSchema,
+  family: z.literal('humanevalpack'),
+  /** One language's humanevalpack.jsonl (or its Parquet), local or s3://. */
+  path: RowsFileSchema,
+  /** The rows' language, bigcode's: every row's task_id must start with its prefix (Python/, JavaScript/). */
+  language: z.enum(RUN_LANGUAGES, {
+    error: `must be one of the HumanEvalPack languages explora runs: ${RUN_LANGUAGES.join(', ')} (bigcode's java, go, cpp and rust are not run yet)`,
+  }),
+  /** synthesize (HumanEvalSynthesize), fixtests or fixdocs (HumanEvalFix). */
+  variant: z.enum(PACK_VARIANTS, { error: `must be one of ${PACK_VARIANTS.join(', ')}` }).default('synthesize'),
+  /** bigcode's `--prompt` (a Fix-only format with synthesize, or continue with a Fix variant, is refused when the rows load). */
+  ...PACK_OPTIONS.entry,
+});
+export type HumanEvalPackEntry = z.output<typeof HumanEvalPackEntrySchema>;
+
+const RowSchema = z.looseObject({
+  task_id: z.string().min(1),
+  prompt: z.string(),
+  declaration: z.string(),
+  canonical_solution: z.string(),
+  buggy_solution: z.string(),
+  entry_point: z.string().min(1),
+  test: z.string(),
+  instruction: z.string(),
+});
+
+const HumanEvalPackPayloadSchema = z.object({
+  humanevalpack: z.object({
+    language: z.enum(RUN_LANGUAGES),
+    variant: z.enum(PACK_VARIANTS),
+    prompt: z.enum(PACK_PROMPTS),
+    /** What post-processing puts before the kept text: the row's prompt (Synthesize), the prompt base (Fix). */
+    base: z.string(),
+  }),
+});
+type PackProblem = ProblemOf<z.output<typeof HumanEvalPackPayloadSchema>>;
+
+/** The language of rows, from the first row's task_id prefix (Python/0, JavaScript/0, ...). */
+export function rowsLanguage(text: string, source: string): PackLanguage {
+  const rows = parseRows(text, source);
+  const prefix = rows[0]!.row.task_id.split('/')[0]!;
+  const language = PACK_LANGUAGES.find((l) => TASK_ID_PREFIX[l] === prefix);
+  if (!language)
+    throw new Error(
+      `${source}:${rows[0]!.line}: task_id: ${JSON.stringify(rows[0]!.row.task_id)} names no HumanEvalPack language ` +
+        `(${PACK_LANGUAGES.map((l) => `${TASK_ID_PREFIX[l]}/`).join(', ')})`,
+    );
+  return language;
+}
+
+function parseRows(text: string, source: string) {
+  const rows = parseJsonl(isJsonArray(text) ? jsonArrayAsJsonl(text, source) : text, RowSchema, source);
+  if (rows.length === 0) throw new Error(`${source} has no tasks`);
+  return rows;
+}
+
+/** The rows as problems of one variant and prompt format: bigcode's prompt, the test as its reference. */
+export function humanEvalPackProblems(
+  text: string,
+  source: string,
+  options: { language: RunLanguage; variant: PackVariant; prompt: PackPrompt },
+): PackProblem[] {
+  const { language, variant, prompt } = options;
+  const refused = refusedPrompt(prompt, variant);
+  if (refused) throw new Error(`prompt ${JSON.stringify(prompt)}: ${refused}`);
+  const rows = parseRows(text, source);
+  const duplicate = datasetRowsProblem(rows, source);
+  if (duplicate) throw new Error(duplicate);
+  const prefix = `${TASK_ID_PREFIX[language]}/`;
+  return rows.map(({ line, row }) => {
+    if (!row.task_id.startsWith(prefix))
+      throw new Error(
+        `${source}:${line}: task_id: ${JSON.stringify(row.task_id)} is not a ${language} row (${prefix}<n>): one file per language`,
+      );
+    return {
+      family: 'humanevalpack' as const,
+      task_id: row.task_id,
+      prompt: packPrompt(variant, prompt, row, language),
+      entry_point: row.entry_point,
+      // bigcode's get_reference: the row's test after a newline (check(...) is in it).
+      test: '\n' + row.test,
+      canonical_solution: row.prompt + row.canonical_solution,
+      form: 'completion' as const,
+      humanevalpack: {
+        language,
+        variant,
+        prompt,
+        base: variant === 'synthesize' ? row.prompt : promptBase(row, language, variant === 'fixdocs'),
+      },
+    };
+  });
+}
+
+/**
+ * The solution a generation stands for: a completion is bigcode's postprocess_generation of the
+ * prompt and it (the request carried the stop words, so the text is what came back before the
+ * first one); a chat answer is the function it writes (behind the prompt base when it does not
+ * name the entry point); a saved generation (bigcode's generations.json) is already post-processed.
+ */
+export function humanEvalPackSolution(problem: PackProblem, api: LlmApi | 'saved', code: string): string {
+  const { language, prompt, base } = problem.humanevalpack;
+  if (api === 'saved') return code;
+  if (api === 'completions') return packPostprocess(code, base, language, packStopWords(language, prompt));
+  return code.includes(problem.entry_point) ? code : `${base}${code}`;
+}
+
+/** Makes a JavaScript program fail (exit 1) on any write to stdout or stderr, as code_eval_octopack fails it. */
+const JS_OUTPUT_FAILS =
+  'for (const stream of [process.stdout, process.stderr]) stream.write = ((write) => (...args) => { process.exitCode = 1; return write(...args); })(stream.write.bind(stream));\n';
+
+export const humanEvalPackFamily: DefinedFamily<
+  'humanevalpack',
+  typeof HumanEvalPackEntrySchema,
+  z.output<typeof HumanEvalPackPayloadSchema>
+> = defineFamily({
+  id: 'humanevalpack',
+  description:
+    "HumanEvalPack (bigcode's humanevalsynthesize-/humanevalfixtests-/humanevalfixdocs-<python|js>): bigcode's prompt formats, pass@k",
+  entrySchema: HumanEvalPackEntrySchema,
+  payloadSchema: HumanEvalPackPayloadSchema,
+  bringsLibrary: () => false,
+  files: (entry) => ({ rows: { path: entry.path, field: 'path' } }),
+  load: ({ entry, texts, sources }) => ({ problems: humanEvalPackProblems(texts.rows!, sources.rows!, entry), notes: [] }),
+  stopWords: (entry) => packStopWords(entry.language, entry.prompt),
+  language: (problem) => problem.humanevalpack.language,
+  completionPrompt: (problem) => problem.prompt,
+  chatInstruction: (problem) => {
+    const { name, fence } = LANGUAGE_NAME[problem.humanevalpack.language];
+    return `Answer the request below with the whole ${name} function \`${problem.entry_point}\` in one \`\`\`${fence} code block.`;
+  },
+  solution: humanEvalPackSolution,
+  referenceSolution: (problem) => problem.canonical_solution ?? null,
+  embedSolution: (problem, solution) => {
+    const code = packProgramCode(problem.humanevalpack.language, solution);
+    return problem.humanevalpack.language === 'js' ? JS_OUTPUT_FAILS + code : code;
+  },
+  checking: (): TaskChecking => ({ kind: 'tests' }),
+  tests: (problem) => problem.test,
+  limits: (problem, _reference, timeoutMs): Partial<ExecutionLimits> => ({
+    timeoutMs: Math.max(timeoutMs, TIMEOUT_MS[problem.humanevalpack.language]),
+  }),
+  score: (problem, { status, stdout }): TaskScore => {
+    const quiet = problem.humanevalpack.language !== 'js' || stdout === '';
+    return { kind: 'status', passed: status === 'passed' && quiet, success: isSuccess({ status }) };
+  },
+  // bigcode's Python import helper imports numpy before every program.
+  requirements: (problem): readonly Requirement[] =>
+    problem.humanevalpack.language === 'python'
+      ? [
+          {
+            kind: 'python-module',
+            module: 'numpy',
+            why: "HumanEvalPack's Python programs (bigcode's import helper)",
+            install: 'bash scripts/install-sandbox-python.sh',
+          },
+        ]
+      : [],
+  evaluate: readsProblemsFiles({
+    bigcodeTasks: {
+      names: 'humanevalsynthesize-<python|js>, humanevalfixtests-<python|js>, humanevalfixdocs-<python|js>',
+      read: (task) => {
+        const subset = /^humaneval((?:synthesize|fix|explain)[a-z]*-[a-z]+)$/.exec(task)?.[1];
+        return subset === undefined ? null : { options: { subset } };
+      },
+    },
+    recognize: {
+      rank: 25,
+      test: (row) => 'buggy_solution' in row && 'declaration' in row && 'instruction' in row,
+      fields: "HumanEvalPack's task_id, prompt, declaration, buggy_solution, test, instruction",
+    },
+    options: PACK_OPTIONS.evaluate.extend({ subset: SubsetFlagSchema }),
+    form: 'completion',
+    problems: ({ text, source, options }) => {
+      const fileLanguage = rowsLanguage(text, source);
+      const [variant, language] = parseSubset(options.subset, fileLanguage);
+      if (language !== fileLanguage)
+        throw new Error(`--subset ${options.subset}: ${source} holds ${fileLanguage} rows (task_id ${TASK_ID_PREFIX[fileLanguage]}/...)`);
+      if (!(RUN_LANGUAGES as readonly string[]).includes(language))
+        throw new Error(`${source}: HumanEvalPack's ${language} rows are not run by explora yet (${RUN_LANGUAGES.join(', ')})`);
+      const prompt = options.prompt ?? 'instruct';
+      const why = refusedPrompt(prompt, variant);
+      if (why) throw new Error(`--prompt ${JSON.stringify(prompt)}: ${why}`);
+      return humanEvalPackProblems(text, source, { language: language as RunLanguage, variant, prompt: prompt as PackPrompt });
+    },
+  }),
+});
+
+/** `--subset` (bigcode's task name after `humaneval`): <variant>-<language>; absent: synthesize in the rows' language. */
+function parseSubset(subset: string | undefined, fileLanguage: PackLanguage): [PackVariant, PackLanguage] {
+  if (subset === undefined) return ['synthesize', fileLanguage];
+  const match = /^(synthesize|fixtests|fixdocs)-(.+)$/.exec(subset);
+  if (!match || !(PACK_LANGUAGES as readonly string[]).includes(match[2]!)) {
+    const why = /^explain/.test(subset) ? ' (HumanEvalExplain is not run by explora yet)' : '';
+    throw new Error(
+      `--subset ${JSON.stringify(subset)}: HumanEvalPack's are <synthesize|fixtests|fixdocs>-<${PACK_LANGUAGES.join('|')}>${why}`,
+    );
+  }
+  return [match[1] as PackVariant, match[2] as PackLanguage];
+}

@@ -1,0 +1,209 @@
+/**
+ * HumanEvalPack end to end. scripts/evaluate.ts on rows in the published format
+ * (test/support/humanevalpack-rows.ts) with bigcode's task names (humanevalsynthesize-python,
+ * humanevalfixtests-js with --prompt octocoder), the samples a completions model's raw
+ * continuations become ({task_id, completion}, cut at the request's stop words): every sample's
+ * solution and outcome in the sandbox and pass@1 are those of bigcode's code
+ * (humanevalpack_reference.py: its post-processing, process_results and code_eval_octopack's
+ * execution run in the tests' Python; passes, wrong answers, a crash, a timeout, an empty answer,
+ * numpy from the import helper, JavaScript that prints). And one sweep through Temporal over both
+ * languages against the scripted server (a completions model and a chat model), whose cells
+ * report pass@1, with the cells' files, bigcode's evaluation_results.json and the report.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { humanEvalPackFamily } from '../../domain/families/humanevalpack/index.js';
+import { truncateAtStopWords } from '../../domain/llm/extract.js';
+import { PROJECT_ROOT } from '../../stack/local-stack.js';
+import { testConfig, uniqueSuffix } from '../support/config.js';
+import { JS_GENERATIONS, JS_ROWS, jsonl, PYTHON_GENERATIONS, PYTHON_ROWS } from '../support/humanevalpack-rows.js';
+import { runTs } from '../support/processes.js';
+import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { testBucket } from '../support/s3.js';
+import { expectCellFilesAsStored, outputJson, scriptedModelsYaml, sweepWithOutputDir } from '../support/sweep-output.js';
+
+const run = promisify(execFile);
+const PYTHON = path.join(PROJECT_ROOT, '.tools/test-python/bin/python');
+const SCRIPT = path.resolve(import.meta.dirname, 'humanevalpack_reference.py');
+const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-humanevalpack-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Reference {
+  solutions: string[][];
+  passed: boolean[][];
+  results: string[][];
+  'pass@1': number;
+}
+
+function bigcode(job: { language: string; variant: string; prompt: string; rows: unknown[]; generations: string[][] }): Promise<Reference> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(PYTHON, [SCRIPT], { maxBuffer: 1 << 26, timeout: 300_000 }, (error, stdout) =>
+      error ? reject(new Error(`humanevalpack_reference.py: ${error.message}`)) : resolve(JSON.parse(stdout) as Reference),
+    );
+    child.stdin!.end(JSON.stringify({ ...job, execute: true, node: process.execPath }));
+  });
+}
+
+beforeAll(() => {
+  execFileSync('bash', [path.join(PROJECT_ROOT, 'scripts/install-test-python.sh')], { stdio: 'inherit' });
+}, 600_000);
+
+/** evaluate.ts on a rows file and {task_id, completion} samples; its metrics line and every sample's line. */
+async function evaluate(name: string, rows: string, samples: unknown[], args: string[]) {
+  const rowsFile = path.join(dir, `${name}.jsonl`);
+  const samplesFile = path.join(dir, `${name}-samples.jsonl`);
+  const out = path.join(dir, `${name}-out`);
+  writeFileSync(rowsFile, rows);
+  writeFileSync(samplesFile, jsonl(samples));
+  const { stdout } = await run(
+    process.execPath,
+    [
+      ...['--import', 'tsx', 'scripts/evaluate.ts', '--problems', rowsFile, '--samples', samplesFile, '--output-dir', out, ...args],
+      ...['--metric_output_path', path.join(dir, `${name}-evaluation_results.json`)],
+    ],
+    { timeout: 300_000 },
+  );
+  const lines = readFileSync(path.join(out, 'samples.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { task_id: string; completion: string; passed: boolean; result: string });
+  return { metrics: JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, number>, lines };
+}
+
+/** The generations as a request with stop words returns them: <|endoftext|> after those no stop word ends (see humanevalpack.test.ts). */
+const endedByStopWord = (generations: readonly string[][], stops: readonly string[]) =>
+  generations.map((gens) => gens.map((g) => (stops.some((s) => g.includes(s)) ? g : `${g}<|endoftext|>`)));
+
+const cases = [
+  {
+    name: 'python',
+    task: 'humanevalsynthesize-python',
+    language: 'python',
+    variant: 'synthesize',
+    prompt: 'instruct',
+    rows: PYTHON_ROWS,
+    raw: PYTHON_GENERATIONS,
+  },
+  {
+    name: 'js',
+    task: 'humanevalfixtests-js',
+    language: 'js',
+    variant: 'fixtests',
+    prompt: 'octocoder',
+    rows: JS_ROWS,
+    raw: JS_GENERATIONS,
+  },
+] as const;
+
+describe("evaluate.ts with bigcode's task names, against bigcode's own scoring", () => {
+  for (const c of cases)
+    it(`${c.task}: every sample's solution and outcome, and pass@1, are bigcode's`, async () => {
+      const stops = humanEvalPackFamily.stopWords({ language: c.language, prompt: c.prompt } as never);
+      const generations = endedByStopWord(c.raw, stops);
+      const reference = await bigcode({ language: c.language, variant: c.variant, prompt: c.prompt, rows: [...c.rows], generations });
+      const samples = c.rows.flatMap((r, t) =>
+        generations[t]!.map((g) => ({ task_id: r.task_id, completion: truncateAtStopWords(g, stops) })),
+      );
+      const { metrics, lines } = await evaluate(c.name, jsonl(c.rows), samples, ['--tasks', c.task, '--prompt', c.prompt, '--k', '1']);
+      expect(lines.map((l) => l.completion)).toEqual(reference.solutions.flat());
+      expect(lines.map((l) => l.passed)).toEqual(reference.passed.flat());
+      expect(metrics['pass@1']).toBeCloseTo(reference['pass@1'], 12);
+      if (c.language === 'python') {
+        // Right (numpy from the import helper), wrong, a crash, empty; the loop that never ends times out.
+        expect(lines.map((l) => l.passed)).toEqual([true, false, false, false, true, true, false, false]);
+        expect(lines.at(-1)!.result).toBe('timeout');
+      } else {
+        // Right with more code after it, wrong, a throw, empty; extra braces, printing (bigcode fails it), never closed, right.
+        expect(lines.map((l) => l.passed)).toEqual([true, false, false, false, true, false, false, true]);
+        // The run that printed ended with exit code 1 (the program's first line), as bigcode fails it.
+        expect(lines[5]!.result).toBe('error');
+      }
+    }, 300_000);
+});
+
+describe('a sweep over HumanEvalPack in Python and JavaScript against a scripted server', () => {
+  const { config, env } = testConfig();
+  const bucket = testBucket(config);
+  let server: ScriptedLlmServer;
+  const load = (c: (typeof cases)[number]) =>
+    humanEvalPackFamily.load({
+      entry: { name: c.name, family: 'humanevalpack', path: 'h.jsonl', language: c.language, variant: c.variant, prompt: c.prompt },
+      texts: { rows: jsonl(c.rows) },
+      sources: { rows: 'h.jsonl' },
+    }).problems;
+  /** Each prompt's answer: the canonical body for the first task, the buggy one for the second. */
+  const bodies = new Map<string, { full: string; body: string; fence: string }>();
+  for (const c of cases)
+    load(c).forEach((p, t) => {
+      const row = c.rows[t]!;
+      const body = t === 0 ? row.canonical_solution : row.buggy_solution;
+      bodies.set(p.prompt, { body, full: row.prompt + body, fence: c.language === 'python' ? 'python' : 'javascript' });
+    });
+
+  beforeAll(async () => {
+    server = await startScriptedLlmServer((req) => {
+      if (req.api === 'completions') {
+        const answer = bodies.get(String(req.body.prompt));
+        return { content: answer ? `\n${answer.body}\nprint("more")\n` : 'pass' };
+      }
+      const user = (req.body.messages as Array<{ role: string; content: string }>).find((m) => m.role === 'user')!.content;
+      const answer = [...bodies.entries()].find(([prompt]) => user.includes(prompt))?.[1];
+      return { content: answer ? `Here:\n\`\`\`${answer.fence}\n${answer.full}\`\`\`\n` : 'no idea' };
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+    bucket.s3.destroy();
+  });
+
+  it('each cell reports pass@1 from the sandbox; files, peer files, report', async () => {
+    const id = `humanevalpack-${uniqueSuffix()}`;
+    const files = { python: path.join(dir, 'python.jsonl'), js: path.join(dir, 'js.jsonl') };
+    writeFileSync(files.python, jsonl(PYTHON_ROWS));
+    writeFileSync(files.js, jsonl(JS_ROWS));
+    const { output, outDir, results } = await sweepWithOutputDir({
+      dir,
+      id,
+      env,
+      bucket,
+      flags: ['--check-references'],
+      yaml: `id: ${id}
+datasets:
+  - name: synthesize-python
+    family: humanevalpack
+    path: ${files.python}
+    language: python
+  - name: fixtests-js
+    family: humanevalpack
+    path: ${files.js}
+    language: js
+    variant: fixtests
+    prompt: octocoder
+${scriptedModelsYaml(server.url)}methods: [direct]
+temperatures: [0]
+n_samples: 1
+k: [1]
+timeout_s: 5
+`,
+    });
+    // The references ran first, each in its language's sandbox.
+    expect(output).toContain('synthesize-python: 2 of 2 references pass');
+    expect(output).toContain('fixtests-js: 2 of 2 references pass');
+    expect(results.cells).toHaveLength(4);
+    for (const cell of results.cells) {
+      const dataset = cell.cell.dataset as string;
+      const cellId = String(cell.cell.cell);
+      await expectCellFilesAsStored(bucket, id, outDir, cellId);
+      expect(cell.passAtK['pass@1'], cellId).toBeCloseTo(1 / 2, 12);
+      const metrics = outputJson(outDir, cellId, 'evaluation_results.json') as Record<string, unknown>;
+      expect(metrics[dataset]).toEqual(cell.passAtK);
+    }
+    const report = await runTs('scripts/report.ts', [id, '--out', dir], env);
+    expect(report.code, report.output).toBe(0);
+    expect(readFileSync(path.join(dir, `report-${id}.html`), 'utf8')).toContain('fixtests-js');
+  }, 600_000);
+});

@@ -1,0 +1,178 @@
+/**
+ * HumanEvalPack (humanevalpack) on rows in its published format (test/support/humanevalpack-rows.ts)
+ * against bigcode's own code written out in test/families/humanevalpack_reference.py: for every
+ * variant (synthesize, fixtests, fixdocs), every `--prompt` format bigcode builds for it and both
+ * languages, the prompts, stop words, the solutions a model's raw continuations become (the
+ * request's stop words applied, then the family's solution) and the programs run (process_results'
+ * import helper, the test after a newline) equal bigcode's; the formats bigcode refuses or that
+ * need a patch applied are refused by name. The runs' outcomes are compared in
+ * humanevalpack.e2e.test.ts (the sandbox).
+ */
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { humanEvalPackFamily, PACK_PROMPTS, PACK_VARIANTS } from '../../domain/families/humanevalpack/index.js';
+import { packRemoveLastBlock } from '../../domain/families/humanevalpack/postprocess.js';
+import { refusedPrompt, type PackPrompt, type PackVariant } from '../../domain/families/humanevalpack/prompts.js';
+import { LANGUAGES } from '../../domain/languages/registry.js';
+import { truncateAtStopWords } from '../../domain/llm/extract.js';
+import { loadEvaluateProblems, recognizeFamily } from '../../scripts/lib/evaluate-problems.js';
+import { PROJECT_ROOT } from '../../stack/local-stack.js';
+import { JS_GENERATIONS, JS_ROWS, jsonl, PYTHON_GENERATIONS, PYTHON_ROWS } from '../support/humanevalpack-rows.js';
+
+const PYTHON = path.join(PROJECT_ROOT, '.tools/test-python/bin/python');
+const SCRIPT = path.resolve(import.meta.dirname, 'humanevalpack_reference.py');
+
+interface Job {
+  variant: PackVariant;
+  prompt: PackPrompt;
+  language: 'python' | 'js';
+  rows: unknown[];
+  generations?: string[][];
+}
+interface Reference {
+  prompts: string[];
+  stop_words: string[];
+  references: string[];
+  solutions: string[][];
+  programs: string[][];
+}
+
+const bigcode = (jobs: Job[]): Reference[] =>
+  JSON.parse(execFileSync(PYTHON, [SCRIPT], { input: JSON.stringify(jobs), maxBuffer: 1 << 28 }).toString()) as Reference[];
+
+beforeAll(() => {
+  execFileSync('bash', [path.join(PROJECT_ROOT, 'scripts/install-test-python.sh')], { stdio: 'inherit' });
+}, 600_000);
+
+const DATA = {
+  python: { rows: PYTHON_ROWS, generations: PYTHON_GENERATIONS },
+  js: { rows: JS_ROWS, generations: JS_GENERATIONS },
+} as const;
+
+const load = (job: Omit<Job, 'rows'>) =>
+  humanEvalPackFamily.load({
+    entry: {
+      name: 'hep',
+      family: 'humanevalpack',
+      path: 'humanevalpack.jsonl',
+      language: job.language,
+      variant: job.variant,
+      prompt: job.prompt,
+    },
+    texts: { rows: jsonl(DATA[job.language].rows) },
+    sources: { rows: 'humanevalpack.jsonl' },
+  }).problems;
+
+/** What the sandbox runs before the tests, without the JavaScript line that makes stderr fail the run. */
+const programOf = (problem: Parameters<typeof humanEvalPackFamily.embedSolution>[0], solution: string) => {
+  const code = humanEvalPackFamily
+    .embedSolution(problem, solution)
+    .replace(/^for \(const stream of \[process\.stdout, process\.stderr\]\).*\n/, '');
+  return LANGUAGES[humanEvalPackFamily.language(problem)].assemble({ solution: code, tests: humanEvalPackFamily.tests(problem, null) });
+};
+
+/**
+ * The generations as a request with stop words returns them: ended by a stop word (<|endoftext|>,
+ * one in every format, where none occurs). A continuation that ended otherwise (the model's end of
+ * text, the token limit) is the one place explora and bigcode differ: bigcode right-strips it, explora
+ * keeps its trailing whitespace (the same program up to trailing blank lines).
+ */
+const endedByStopWord = (generations: readonly string[][]) =>
+  generations.map((gens) => gens.map((g) => (/\n(class|def|#|@|print|if|assert)|<\|endoftext\|>/.test(g) ? g : `${g}<|endoftext|>`)));
+
+describe("HumanEvalPack against bigcode's humanevalpack.py", () => {
+  const jobs: Job[] = [];
+  for (const language of ['python', 'js'] as const)
+    for (const variant of PACK_VARIANTS)
+      for (const prompt of PACK_PROMPTS)
+        if (refusedPrompt(prompt, variant) === null)
+          jobs.push({ variant, prompt, language, rows: DATA[language].rows, generations: endedByStopWord(DATA[language].generations) });
+
+  it('covers every format bigcode builds for each variant, in both languages', () => {
+    // 19 generic formats for each variant; continue only for synthesize; file and issue only for Fix.
+    expect(jobs.length).toBe(2 * (19 + 20 + 20));
+  });
+
+  it("every prompt, stop word list, solution and program is bigcode's", () => {
+    const references = bigcode(jobs);
+    jobs.forEach((job, j) => {
+      const reference = references[j]!;
+      const problems = load(job);
+      const what = `${job.language} ${job.variant} ${job.prompt}`;
+      expect(
+        problems.map((p) => p.prompt),
+        what,
+      ).toEqual(reference.prompts);
+      const stops = humanEvalPackFamily.stopWords({ language: job.language, prompt: job.prompt } as never);
+      expect(stops, what).toEqual(reference.stop_words);
+      const solutions = problems.map((p, t) =>
+        job.generations![t]!.map((g) => humanEvalPackFamily.solution(p, 'completions', truncateAtStopWords(g, stops))),
+      );
+      expect(solutions, what).toEqual(reference.solutions);
+      const programs = problems.map((p, t) => solutions[t]!.map((s) => programOf(p, s)));
+      expect(programs, what).toEqual(reference.programs);
+      // A saved generation (bigcode's generations.json) is already post-processed: it runs as it is.
+      expect(problems.map((p, t) => humanEvalPackFamily.solution(p, 'saved', reference.solutions[t]![0]!))).toEqual(
+        reference.solutions.map((s) => s[0]),
+      );
+    });
+  }, 120_000);
+
+  it('the post-processing edge cases bigcode handles: column-0 lines, brace counting, Java’s two braces', () => {
+    // Python: the first non-indented line ends the function, with or without a stop word.
+    expect(packRemoveLastBlock('\n    return 1\nx = 2', 'python', [])).toBe('\n    return 1');
+    expect(packRemoveLastBlock('    return 1\n\n    ', 'python', [])).toBe('    return 1\n\n    ');
+    // JavaScript: cut where the function's brace closes; never closed: up to the last brace.
+    expect(packRemoveLastBlock('\n  if (a) { b }\n}\nconst c = () => {}', 'js', [])).toBe('\n  if (a) { b }\n}');
+    expect(packRemoveLastBlock('\n  if (a) { b }\n  return 1;', 'js', [])).toBe('\n  if (a) { b }');
+    expect(packRemoveLastBlock('\n  return 1;', 'js', [])).toBe('\n  return 1;');
+    // Java's class brace: two to close; a main method cut off.
+    expect(packRemoveLastBlock('\n  return 1;\n }\n}\nclass X {}', 'java', [])).toBe('\n  return 1;\n }\n}');
+    expect(packRemoveLastBlock('\n  return 1;\n }\n public static void main() {', 'java', [])).toBe('\n  return 1;\n }\n }');
+  });
+
+  it('refuses the formats it cannot run, by name, before anything runs', () => {
+    const entry = (prompt: string, variant = 'synthesize') =>
+      humanEvalPackFamily.entrySchema.safeParse({
+        name: 'h',
+        family: 'humanevalpack',
+        path: 'h.jsonl',
+        language: 'python',
+        variant,
+        prompt,
+      });
+    expect(entry('instruct').success).toBe(true);
+    expect(JSON.stringify(entry('diff').error?.issues)).toContain('patch');
+    expect(JSON.stringify(entry('edit').error?.issues)).toContain('ValueError');
+    expect(JSON.stringify(entry('octogeeex').error?.issues)).toContain("bigcode's HumanEvalPack prompts");
+    expect(
+      humanEvalPackFamily.entrySchema.safeParse({ name: 'h', family: 'humanevalpack', path: 'h.jsonl', language: 'go' }).error?.message,
+    ).toContain('not run yet');
+    expect(() => load({ language: 'python', variant: 'fixtests', prompt: 'continue' })).toThrow(/HumanEvalSynthesize only/);
+    expect(() => load({ language: 'python', variant: 'synthesize', prompt: 'issue' })).toThrow(/HumanEvalFix format/);
+  });
+});
+
+describe("evaluate.ts's reading of HumanEvalPack files", () => {
+  it('recognizes the rows, reads bigcode task names through --subset, and checks the language', () => {
+    const text = jsonl(JS_ROWS);
+    expect(recognizeFamily(text, 'h.jsonl')).toBe('humanevalpack');
+    const read = (options: Record<string, unknown>, t = text) =>
+      loadEvaluateProblems({ text: t, source: 'h.jsonl', family: 'humanevalpack', options });
+    const fix = read({ subset: 'fixtests-js', prompt: 'octocoder' }).problems;
+    expect(fix[0]!.prompt.startsWith('Question: Fix bugs in hasCloseElements.\n')).toBe(true);
+    expect(read({}).problems[0]!.prompt.startsWith('Write a JavaScript function')).toBe(true);
+    expect(() => read({ subset: 'synthesize-python' })).toThrow(/holds js rows/);
+    expect(() => read({ subset: 'explaindescribe-js' })).toThrow(/HumanEvalExplain is not run/);
+    expect(() => read({ prompt: 'diff', subset: 'fixtests-js' })).toThrow(/patch/);
+    expect(() => read({}, jsonl([{ ...JS_ROWS[0], task_id: 'Go/0' }]))).toThrow(/go rows are not run by explora yet/);
+    expect(() => read({}, jsonl([JS_ROWS[0], { ...JS_ROWS[1], task_id: 'Python/2' }]))).toThrow(
+      /h\.jsonl:2: task_id: "Python\/2" is not a js row/,
+    );
+    const task = humanEvalPackFamily.evaluate.kind === 'reads' ? humanEvalPackFamily.evaluate.bigcodeTasks! : undefined;
+    expect(task!.read('humanevalfixtests-js')).toEqual({ options: { subset: 'fixtests-js' } });
+    expect(task!.read('humanevalsynthesize-python')).toEqual({ options: { subset: 'synthesize-python' } });
+    expect(task!.read('humaneval')).toBeNull();
+  });
+});

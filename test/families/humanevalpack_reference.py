@@ -1,0 +1,290 @@
+"""The independent side of test/families/humanevalpack.test.ts and humanevalpack.e2e.test.ts:
+bigcode-evaluation-harness's HumanEvalPack tasks (bigcode_eval/tasks/humanevalpack.py at 8fc5bae):
+HumanEvalSynthesize and HumanEvalFix (tests and docs) on the JSON on stdin ({"variant", "prompt",
+"language", "rows", "generations", "execute"}; generations per task are a model's raw
+continuations of the prompt), JSON on stdout.
+
+Written here as bigcode has them: HumanEvalPack's constructor (stop words), get_prompt_base,
+get_prompt (HumanEvalPack's, HumanEvalFixBase's, HumanEvalSynthesizeBase's), get_reference,
+remove_last_block, postprocess_generation (Synthesize's and Fix's) and process_results' Python and
+JavaScript branches (the import helper); the runs as code_eval_octopack's execution does them
+(CodeGeeX's: Python exec'd in its own process under a time limit, any exception a failure;
+JavaScript written to test.js and run by node, failed on any output to stderr or stdout) and
+estimate_pass_at_k. A raw continuation becomes bigcode's generation as its EndOfFunctionCriteria
+ends it: the prompt, then the text up to the end of the first stop word to appear, else all of it
+(its check_fn's bracket heuristic stops earlier, at text remove_last_block cuts anyway).
+Run with the test venv (scripts/install-test-python.sh).
+"""
+import contextlib
+import io
+import json
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+LANGUAGE_TO_STOP_WORDS = {
+    "python": ["\nclass", "\ndef", "\n#", "\n@", "\nprint", "\nif", "\nassert"],
+    "cpp": [],
+    "js": [],
+    "go": ["\n//", "\nfunc main(", "struct", "\nfunc"],
+    "java": [],
+    "rust": [],
+}
+LANGUAGE_TO_TIMEOUT = {"python": 10, "cpp": 60, "js": 10, "java": 10, "go": 20, "rust": 300}
+LANGUAGE_TO_EXTENSION = {"python": "py", "cpp": "cpp", "js": "js", "java": "java", "go": "go", "rust": "rs"}
+PYTHON_IMPORTS = [
+    "import math", "import re", "import sys", "import copy", "import datetime", "import itertools",
+    "import collections", "import heapq", "import statistics", "import functools", "import hashlib",
+    "import numpy", "import numpy as np", "import string", "from typing import *", "from collections import *",
+]
+
+
+class Pack:
+    def __init__(self, language, prompt, variant):
+        self.DATASET_NAME = language
+        self.prompt = prompt
+        self.variant = variant
+        self.with_docs = variant in ("synthesize", "fixdocs")
+        stop_words = list(LANGUAGE_TO_STOP_WORDS[language])
+        if self.prompt.startswith("edit"):
+            stop_words.extend(["<commit_before>", "<commit_msg>", "<commit_after>"])
+        elif self.prompt == "starchat":
+            stop_words.append("<|end|>")
+        elif self.prompt == "diff":
+            stop_words = ["<commit_before>", "<commit_msg>", "<commit_after>"]
+        elif self.prompt == "diff-carper":
+            stop_words = ["<BEF>", "<MSG>", "<DFF>", "\\ No newline at end of file"]
+        elif self.prompt == "issue":
+            stop_words.append("```")
+        stop_words.append("<|endoftext|>")
+        self.stop_words = stop_words
+
+    def get_prompt_base(self, doc):
+        if self.with_docs:
+            return doc["prompt"]
+        if self.DATASET_NAME == "rust":
+            return "fn main(){}\n" + doc["declaration"]
+        return doc["declaration"]
+
+    def wrap(self, prompt_base, instruction, context=None):
+        if context is None:
+            inp = instruction
+        elif self.prompt in ["continue", "instruct"]:
+            inp = context + "\n" + instruction
+        else:
+            inp = instruction + "\n" + context
+        p = self.prompt
+        if p == "continue":
+            assert context is None
+            prompt = prompt_base
+        elif p == "instruct":
+            prompt = inp + "\n\n" + prompt_base
+        elif p == "octocoder":
+            prompt = f'Question: {inp}\n\nAnswer:\n{prompt_base}'
+        elif p == "octogeex":
+            prompt = f'Question: {inp.strip()}\n\nAnswer:\n{prompt_base}'
+        elif p == "starchat":
+            prompt = f'<|system|>\n<|end|>\n<|user|>\n{inp}<|end|>\n<|assistant|>\n{prompt_base}'
+        elif p == "starcodercommit":
+            prompt = f'<commit_before><commit_msg>{inp}<commit_after>{prompt_base}'
+        elif p == "instructcodet5p":
+            prompt = f'Below is an instruction that describes a task. Write a response that appropriately completes the request.\n\n### Instruction:\n{inp}\n\n### Response:{prompt_base}'
+        elif p == "wizardcoder":
+            prompt = f'Below is an instruction that describes a task. Write a response that appropriately completes the request.\n\n### Instruction:\n{inp}\n\n### Response:\n{prompt_base}'
+        elif p == "codellama":
+            prompt = f"[INST] {inp.strip()} [/INST] {prompt_base}"
+        elif p == "deepseek":
+            prompt = f"You are an AI programming assistant, utilizing the Deepseek Coder model, developed by Deepseek Company, and you only answer questions related to computer science. For politically sensitive questions, security and privacy issues, and other non-computer science questions, you will refuse to answer\n### Instruction:\n{inp.strip()}\n### Response:\n{prompt_base}"
+        elif p in ["tulu", "gritlm"]:
+            prompt = f"<|user|>\n{inp}\n<|assistant|>\n{prompt_base}"
+        elif p == "zephyr":
+            prompt = f"<|user|>\n{inp}</s>\n<|assistant|>\n{prompt_base}"
+        elif p in ["yi", "starchat2", "codeqwen"]:
+            prompt = f"<|im_start|>user\n{inp}<|im_end|>\n<|im_start|>assistant\n{prompt_base}"
+        elif p == "codegemma":
+            prompt = f"<start_of_turn>user\n{inp}<end_of_turn>\n<start_of_turn>model\n{prompt_base}"
+        elif p == "codellama-70b":
+            prompt = f"Source: user\n\n {inp.strip()} Source: assistant\nDestination: user \n\n{prompt_base}"
+        elif p == "aurora-m":
+            prompt = f'### Instruction:\n{inp}\n### Response:\n{prompt_base}'
+        else:
+            raise ValueError(f"The --prompt argument {p} wasn't provided or isn't supported")
+        return prompt.strip()
+
+    def get_prompt(self, doc):
+        if self.variant == "synthesize":
+            return self.wrap(self.get_prompt_base(doc), doc["instruction"].strip())
+        prompt_base = self.get_prompt_base(doc)
+        instruction = f'Fix bugs in {doc["entry_point"]}.'
+        context = prompt_base + doc["buggy_solution"]
+        if self.with_docs is False:
+            context += "\n" + doc["test"]
+        if self.prompt == "file":
+            file_name = doc["entry_point"] + "." + LANGUAGE_TO_EXTENSION[self.DATASET_NAME]
+            prompt = f"<file_name>\n{file_name}\n<commit_before>\n{context}\n<commit_msg>\n{instruction}<commit_after>\n{prompt_base}"
+        elif self.prompt == "starcodercommit":
+            prompt = f"<commit_before>{context}<commit_msg>{instruction}<commit_after>{prompt_base}"
+        elif self.prompt == "issue":
+            prompt = f"<issue_start>username_0: {instruction}\n\n```{context}```\nUpvotes: 100<issue_comment>username_1: Sure, here is the fixed code.\n\n```{prompt_base}"
+        else:
+            prompt = self.wrap(prompt_base, instruction, context)
+        return prompt.strip()
+
+    def get_reference(self, doc):
+        return "\n" + doc["test"]
+
+    def remove_last_block(self, code):
+        for w in self.stop_words:
+            if w in code:
+                code = code[:code.find(w)]
+        if self.DATASET_NAME == "python":
+            for i, line in enumerate(code.split("\n")):
+                if len(line.strip()) > 0 and line[0] != ' ' and line[0] != '\t':
+                    return "\n".join(code.split("\n")[:i])
+        elif self.DATASET_NAME in ["java", "js", "go", "cpp", "rust"]:
+            open_brackets = 2 if self.DATASET_NAME == "java" else 1
+            cut = False
+            for i, c in enumerate(code):
+                if c == '{':
+                    open_brackets += 1
+                elif c == '}':
+                    open_brackets -= 1
+                if open_brackets == 0:
+                    code = code[:i + 1]
+                    cut = True
+                    break
+            if not cut:
+                if self.DATASET_NAME == "java":
+                    main_pos = code.find("public static void main")
+                    if main_pos != -1:
+                        code = code[:main_pos] + '}'
+                    if '}' in code:
+                        code = code[:code.rfind('}')] + '}'
+                    if code.count('{') - 1 == code.count('}'):
+                        code += "\n}"
+                elif '}' in code:
+                    code = code[:code.rfind('}')] + '}'
+        return code
+
+    def postprocess_generation(self, generation, doc):
+        prompt = self.get_prompt(doc)
+        gen = self.remove_last_block(generation[len(prompt):].rstrip())
+        if self.variant == "synthesize":
+            return doc["prompt"].rstrip() + gen
+        return self.get_prompt_base(doc).rstrip() + gen
+
+    def program_codes(self, generations):
+        if self.DATASET_NAME == "python":
+            python_imports = "\n".join(PYTHON_IMPORTS)
+            return [[(python_imports + "\n" + g).strip() for g in gen] for gen in generations]
+        return generations
+
+
+def bigcode_generation(prompt, continuation, stop_words):
+    end = len(continuation)
+    for s in stop_words:
+        at = continuation.find(s)
+        if at >= 0:
+            end = min(end, at + len(s))
+    return prompt + continuation[:end]
+
+
+# --- code_eval_octopack's execution (CodeGeeX's) ------------------------------------------------
+
+class TimeoutException(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def time_limit(seconds):
+    def handler(signum, frame):
+        raise TimeoutException("Timed out!")
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.signal(signal.SIGALRM, handler)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def python_execute(program, timeout, result):
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            with time_limit(timeout):
+                exec(program, {})
+        result.append("passed")
+    except TimeoutException:
+        result.append("timed out")
+    except BaseException as e:
+        result.append(f"failed: {e}")
+
+
+def check_correctness(language, program, timeout, node):
+    if language == "python":
+        manager = multiprocessing.Manager()
+        result = manager.list()
+        p = multiprocessing.Process(target=python_execute, args=(program, timeout, result))
+        p.start()
+        p.join(timeout=timeout + 1)
+        if p.is_alive():
+            p.kill()
+        return result[0] if result else "timed out"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "test.js")
+        with open(path, "w") as f:
+            f.write(program)
+        try:
+            r = subprocess.run([node, path], timeout=timeout, capture_output=True, cwd=tmp)
+        except subprocess.TimeoutExpired:
+            return "timed out"
+        if r.stderr.decode():
+            return "failed: " + r.stderr.decode()
+        if r.stdout.decode():
+            return "failed: " + r.stdout.decode()
+        return "passed"
+
+
+def estimate_pass_at_k(n, c, k):
+    if n - c < k:
+        return 1.0
+    return 1.0 - float(np.prod(1.0 - k / np.arange(n - c + 1, n + 1)))
+
+
+def run(job):
+    task = Pack(job["language"], job["prompt"], job["variant"])
+    rows = job["rows"]
+    prompts = [task.get_prompt(doc) for doc in rows]
+    out = {"prompts": prompts, "stop_words": task.stop_words, "references": [task.get_reference(d) for d in rows]}
+    gens = job.get("generations")
+    if gens is not None:
+        solutions = [
+            [task.postprocess_generation(bigcode_generation(prompts[t], g, task.stop_words), rows[t]) for g in gens[t]]
+            for t in range(len(gens))
+        ]
+        out["solutions"] = solutions
+        codes = task.program_codes(solutions)
+        programs = [[c + "\n" + out["references"][t] for c in codes[t]] for t in range(len(codes))]
+        out["programs"] = programs
+        if job.get("execute"):
+            timeout = LANGUAGE_TO_TIMEOUT[job["language"]]
+            results = [[check_correctness(job["language"], p, timeout, job.get("node", "node")) for p in ps] for ps in programs]
+            passed = [[r == "passed" for r in rs] for rs in results]
+            out["passed"] = passed
+            out["results"] = results
+            per_task = [estimate_pass_at_k(len(p), sum(p), 1) for p in passed]
+            out["pass@1"] = float(np.mean(per_task))
+    return out
+
+
+def main():
+    jobs = json.load(sys.stdin)
+    json.dump([run(job) for job in jobs] if isinstance(jobs, list) else run(jobs), sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
