@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { canonicalJson } from '../datasets/manifest.js';
-import { allFamilies, DatasetEntrySchema, familyOf, findFamily, type DatasetEntry } from '../families/registry.js';
+import { allFamilies, DatasetEntrySchema, familyOf, findFamily, type AnyFamily, type DatasetEntry } from '../families/registry.js';
 import { cellId } from './ids.js';
 import { findMethod, methodNames, type MethodName, type MethodSpec } from '../methods/registry.js';
 import { MethodOptionsSchema, type MethodOptions } from '../methods/options.js';
@@ -189,12 +189,20 @@ function likelyFamily(d: Record<string, unknown>): string | null {
   const keys = Object.keys(d).filter((k) => k !== 'name' && k !== 'family');
   const sharedByAll = (key: string) => families.every((f) => f.entryKeys.includes(key));
   const telling = keys.filter((k) => !sharedByAll(k));
+  const file = typeof d.path === 'string' ? d.path.split('/').at(-1)!.toLowerCase() : '';
+  const named = (among: readonly AnyFamily[]) => among.filter((f) => file.includes(f.id.replace('-', '')) || file.includes(f.id));
   if (telling.length > 0) {
     const fits = families.filter((f) => telling.every((k) => f.entryKeys.includes(k)));
     if (fits.length === 1) return fits[0]!.id;
+    // Several families take these keys (multipl-e's and humanevalpack's `language`): the file name
+    // may tell them apart; else all of them are named, rather than a family the keys rule out.
+    if (fits.length > 1) {
+      const byName = named(fits);
+      if (byName.length === 1) return byName[0]!.id;
+      if (fits.length <= 3) return fits.map((f) => f.id).join(' or ');
+    }
   }
-  const file = typeof d.path === 'string' ? d.path.split('/').at(-1)!.toLowerCase() : '';
-  const byName = families.filter((f) => file.includes(f.id.replace('-', '')) || file.includes(f.id));
+  const byName = named(families);
   return byName.length === 1 ? byName[0]!.id : null;
 }
 

@@ -316,7 +316,13 @@ describe('validation errors name the field path', () => {
     const js = issuesOf({ ...minimal(), datasets: [{ name: 'j', path: 'humaneval-js.jsonl', language: 'js' }] });
     expect(js).toContainEqual({
       path: 'datasets[0].family',
-      message: `is required: the dataset's task family, one of ${families} (this entry looks like family: multipl-e)`,
+      message: `is required: the dataset's task family, one of ${families} (this entry looks like family: multipl-e or humanevalpack)`,
+    });
+    // The file name tells apart families that take the same keys.
+    const pack = issuesOf({ ...minimal(), datasets: [{ name: 'p', path: 'js/data/humanevalpack.jsonl', language: 'js' }] });
+    expect(pack).toContainEqual({
+      path: 'datasets[0].family',
+      message: `is required: the dataset's task family, one of ${families} (this entry looks like family: humanevalpack)`,
     });
     const he = issuesOf({ ...minimal(), datasets: [{ name: 'h', path: 'HumanEval.jsonl.gz' }] });
     expect(he).toContainEqual({
