@@ -330,8 +330,11 @@ export interface FamilySteps<Entry, Problem extends SweepProblem> {
   releaseWindow?(entry: Entry): { from: string | null; field: string };
   /** What a chat model is asked to write (before the prompt's code). */
   chatInstruction(problem: Problem): string;
-  /** The solution a generation stands for: the program without its tests (bigcode's saved generation). */
-  solution(problem: Problem, api: LlmApi | 'saved', code: string): string;
+  /**
+   * The solution a generation stands for: the program without its tests (bigcode's saved generation).
+   * `ending`: how a model's answer ended, when known (a sweep's; not a file's samples).
+   */
+  solution(problem: Problem, api: LlmApi | 'saved', code: string, ending?: AnswerEnding): string;
   /** The dataset's own solution as a solution (what `--check-references` runs), or null when it has none. */
   referenceSolution(problem: Problem): string | null;
   /**
@@ -353,4 +356,14 @@ export interface FamilySteps<Entry, Problem extends SweepProblem> {
   score(problem: Problem, outcome: RunOutcome): TaskScore;
   /** What the sandbox must have to run the task's programs (DS-1000: its library); checked before a sweep starts. */
   requirements(problem: Problem): readonly Requirement[];
+}
+
+/**
+ * How a model's answer ended: its raw text (the request's stop words dropped by the endpoint) and
+ * the endpoint's finish_reason (`length`: cut at max_tokens; null: not said). QuixBugs reads it: an
+ * answer cut at the token limit without a stop word is one bigcode keeps nothing of.
+ */
+export interface AnswerEnding {
+  raw: string;
+  finishReason: string | null;
 }
