@@ -11,11 +11,12 @@ import type { ExecutionLimits } from '../../execution/types.js';
 import { FINISH_LENGTH, type LlmApi } from '../../llm/request.js';
 import { pyStrip } from '../../metrics/pythonText.js';
 import { defineFamily } from '../define.js';
+import { QUIXBUGS_SCORES } from './taskScores.js';
 import { DatasetEntryNameSchema, RowsFileSchema } from '../entry.js';
 import { readsProblemsFiles } from '../evaluateOptions.js';
 import { statusScore } from '../humanevalStyle.js';
 import { bigcodePromptOption, endAfterFirstStopWord, promptChoice, removeLastBlock } from '../repairText.js';
-import type { AnswerEnding, DefinedFamily, ProblemOf, Requirement, TaskChecking } from '../types.js';
+import type { AnswerEnding, DefinedFamily, ProblemOf, Requirement, TaskChecking, TaskScore } from '../types.js';
 
 /**
  * bigcode's prompt formats for QuixBugs. `edit-openai` is not one: bigcode's constructor refuses
@@ -147,7 +148,9 @@ export const quixBugsFamily: DefinedFamily<'quixbugs', typeof QuixBugsEntrySchem
   // bigcode runs the candidate, a newline, then the tests (Python's assemble does the same).
   tests: (problem) => problem.test,
   limits: (_problem, _reference, timeoutMs): Partial<ExecutionLimits> => ({ timeoutMs: Math.max(timeoutMs, QUIXBUGS_TIMEOUT_MS) }),
-  score: statusScore,
+  scoreKinds: [QUIXBUGS_SCORES],
+  // A run's pass or fail, of the kind whose cell figures are bigcode's process_results (taskScores.ts).
+  score: (problem, outcome): TaskScore => ({ ...statusScore(problem, outcome), kind: 'quixbugs' }),
   requirements: (): readonly Requirement[] => [],
   evaluate: readsProblemsFiles({
     bigcodeTasks: { names: 'quixbugs', read: (task) => (task === 'quixbugs' ? {} : null) },
