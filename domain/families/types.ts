@@ -224,9 +224,20 @@ export type EvaluateSupport =
        */
       bigcodeTasks?: BigcodeTasks;
       /** The problems, given the options parsed by `options` (readsProblemsFiles types them). */
-      problems(input: { text: string; source: string; options: EvaluateOptionValues }): SweepProblem[];
+      problems(input: { text: string; source: string; options: EvaluateOptionValues }): SweepProblem[] | ScopedProblems;
     }
   | { kind: 'refused'; why: string };
+
+/**
+ * The problems of a file a family scores only part of (LiveCodeBench's contamination window): the
+ * rows it leaves out, whose samples evaluate.ts skips and counts (`why` says why, for its message),
+ * and the settings that say which part a number is for (the cell's results.json `cell`).
+ */
+export interface ScopedProblems {
+  problems: SweepProblem[];
+  leftOut: { taskIds: readonly string[]; why: string };
+  cell: Readonly<Record<string, unknown>>;
+}
 
 /**
  * A problem as its family reads it: the common core (SweepProblem) and the family's own payload,

@@ -202,6 +202,23 @@ describe('code_generation_lite rows', () => {
     });
     expect(problems.map((p) => p.task_id)).toEqual(['3143', '3200', '1980A']);
   });
+
+  it("evaluate.ts's problems say which rows the window leaves out, and the window for results.json", () => {
+    const { problems, leftOut, cell } = loadEvaluateProblems({
+      text: lcbJsonl(LCB_TASKS),
+      source: 'test5.jsonl',
+      family: 'livecodebench',
+      options: { releaseAfter: '2024-05-01', releaseBefore: '2024-08-01' },
+    });
+    const kept = new Set(problems.map((p) => p.task_id));
+    expect(leftOut!.taskIds).toEqual(LCB_TASKS.map((t) => t.question_id).filter((id) => !kept.has(id)));
+    expect(leftOut!.why).toContain('released from 2024-05-01 to 2024-08-01 00:00');
+    expect(cell).toEqual({
+      release_window: 'released from 2024-05-01 to 2024-08-01 00:00',
+      release_after: '2024-05-01',
+      release_before: '2024-08-01',
+    });
+  });
 });
 
 describe('private_test_cases as Python writes them', () => {

@@ -160,12 +160,12 @@ export function liveCodeBenchProblems(
   text: string,
   entry: LiveCodeBenchEntry,
   source: string,
-): { problems: LiveCodeBenchProblem[]; notes: string[] } {
+): { problems: LiveCodeBenchProblem[]; notes: string[]; outsideWindow: string[] } {
   if (entry.release_after && entry.release_before && entry.release_after > entry.release_before)
     throw new Error(`release_after ${entry.release_after} is after release_before ${entry.release_before}: the window is empty`);
   const rows = parseJsonl(text, RowSchema, source);
   const kept: Array<{ line: number; row: LiveCodeBenchProblem }> = [];
-  let outside = 0;
+  const outside: string[] = [];
   const tooLarge: string[] = [];
   for (const { line, row } of rows) {
     const at = `${source}:${line}`;
@@ -178,7 +178,7 @@ export function liveCodeBenchProblems(
       (entry.release_after && instant < dayStart(entry.release_after)) ||
       (entry.release_before && instant > dayStart(entry.release_before))
     ) {
-      outside++;
+      outside.push(row.question_id);
       continue;
     }
     const metadata = jsonField(row.metadata, 'metadata', at);
@@ -234,13 +234,29 @@ export function liveCodeBenchProblems(
     );
   const problem = datasetRowsProblem(kept, source);
   if (problem) throw new Error(problem);
-  const notes = [`${source}: ${kept.length} problems ${windowText(entry)}${outside ? `; ${outside} outside the window left out` : ''}`];
+  const notes = [
+    `${source}: ${kept.length} problems ${windowText(entry)}${outside.length ? `; ${outside.length} outside the window left out` : ''}`,
+  ];
   if (tooLarge.length)
     notes.push(
       `${source}: ${tooLarge.length} problems left out, their tests too large for the sandbox's ${PROGRAM_MAX_BYTES / 1024 / 1024} MiB program: ` +
         tooLarge.join(', '),
     );
-  return { problems: kept.map(({ row }) => row), notes };
+  return { problems: kept.map(({ row }) => row), notes, outsideWindow: outside };
+}
+
+/**
+ * The window as evaluate.ts's results.json records it, so that a number says which problems it is
+ * over: `release_window` in words, and the days given; nothing without a window (the whole file,
+ * as a sweep's cell of the same answers says).
+ */
+export function windowCell(entry: Pick<LiveCodeBenchEntry, 'release_after' | 'release_before'>): Record<string, string> {
+  if (!entry.release_after && !entry.release_before) return {};
+  return {
+    release_window: windowText(entry),
+    ...(entry.release_after ? { release_after: entry.release_after } : {}),
+    ...(entry.release_before ? { release_before: entry.release_before } : {}),
+  };
 }
 
 // Typed here: its evaluate step loads through it.
@@ -256,7 +272,10 @@ export const liveCodeBenchFamily: DefinedFamily<
   payloadSchema: LiveCodeBenchPayloadSchema,
   bringsLibrary: () => false,
   files: (entry) => ({ rows: { path: entry.path, field: 'path' } }),
-  load: ({ entry, texts, sources }) => liveCodeBenchProblems(texts.rows!, entry, sources.rows!),
+  load: ({ entry, texts, sources }) => {
+    const { problems, notes } = liveCodeBenchProblems(texts.rows!, entry, sources.rows!);
+    return { problems, notes };
+  },
   // A completion model gets LiveCodeBench's chat user message and answers with a fenced block.
   releaseWindow: (entry) => ({ from: entry.release_after ?? null, field: 'release_after' }),
   stopWords: () => [],
@@ -309,7 +328,13 @@ export const liveCodeBenchFamily: DefinedFamily<
         ...(options.releaseAfter ? { release_after: options.releaseAfter } : {}),
         ...(options.releaseBefore ? { release_before: options.releaseBefore } : {}),
       });
-      return liveCodeBenchFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;
+      // LiveCodeBench scores the window alone: samples of the problems outside it are skipped, and counted.
+      const { problems, outsideWindow } = liveCodeBenchProblems(text, entry, source);
+      return {
+        problems,
+        leftOut: { taskIds: outsideWindow, why: `their problems are outside the window (LiveCodeBench scores those ${windowText(entry)})` },
+        cell: windowCell(entry),
+      };
     },
   }),
 });
