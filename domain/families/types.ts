@@ -342,6 +342,12 @@ export interface FamilySteps<Entry, Problem extends SweepProblem> {
   /** What a chat model is asked to write (before the prompt's code). */
   chatInstruction(problem: Problem): string;
   /**
+   * The code of a chat model's answer (its thinking stripped), where the family's peer takes it its
+   * own way (LiveCodeBench: the last fenced block); absent: the language's extraction. A model's
+   * sanitizer (`sanitize:`) still reads the answer instead.
+   */
+  chatCode?(problem: Problem, answer: string): string;
+  /**
    * The solution a generation stands for: the program without its tests (bigcode's saved generation).
    * `ending`: how a model's answer ended, when known (a sweep's; not a file's samples).
    */

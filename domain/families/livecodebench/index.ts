@@ -13,11 +13,11 @@ import { z } from 'zod';
 import { datasetRowsProblem } from '../../datasets/problems.js';
 import { parseJsonl } from '../../datasets/jsonl.js';
 import { isSuccess } from '../../execution/types.js';
-import { extractFencedCode } from '../../llm/extract.js';
 import { defineFamily } from '../define.js';
 import { DatasetEntryNameSchema, JsonlFileSchema } from '../entry.js';
 import { flag, readsProblemsFiles } from '../evaluateOptions.js';
 import type { DefinedFamily, ProblemOf, TaskScore } from '../types.js';
+import { lcbExtractCode } from './extract.js';
 import { embeddedSolution, LCB_RESULT_MARKER, lcbHarness } from './harness.js';
 import { privateTestsJson } from './privateTests.js';
 import { lcbFencedCode, lcbInstruction, lcbUserMessage } from './prompt.js';
@@ -282,7 +282,9 @@ export const liveCodeBenchFamily: DefinedFamily<
   language: () => 'python',
   completionPrompt: (problem) => lcbUserMessage(problem.oracle.question_content, problem.oracle.starter_code),
   chatInstruction: (problem) => lcbInstruction(problem.oracle.question_content, problem.oracle.starter_code),
-  solution: (_problem, api, code) => (api === 'completions' ? extractFencedCode(code) : code),
+  // LiveCodeBench's extract_code: the last fenced block (extract.ts), of a chat answer and of a completion of its chat message.
+  chatCode: (_problem, answer) => lcbExtractCode(answer),
+  solution: (_problem, api, code) => (api === 'completions' ? lcbExtractCode(code) : code),
   referenceSolution: () => null,
   embedSolution: (_problem, solution) => embeddedSolution(solution),
   requirements: () => [],
