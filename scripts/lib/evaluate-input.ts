@@ -50,7 +50,10 @@ function generationOf(row: Sample['row'], form: SampleForm, problem: SweepProble
     return { raw, code: sanitize(program, isStatementTask(problem) ? null : problem.entry_point), api: 'saved' };
   }
   if (row.solution !== undefined) return { raw: row.solution, code: row.solution, api: 'saved' };
-  return { raw: row.completion!, code: row.completion!, api: form === 'completion' ? 'completions' : 'saved' };
+  if (form !== 'completion') return { raw: row.completion!, code: row.completion!, api: 'saved' };
+  // The endpoint's finish_reason, when the line gives it: how the completion ended (QuixBugs reads it).
+  const ending = row.finish_reason === undefined ? {} : { ending: { raw: row.completion!, finishReason: row.finish_reason } };
+  return { raw: row.completion!, code: row.completion!, api: 'completions', ...ending };
 }
 
 export function readEvaluateInput(input: {

@@ -100,13 +100,21 @@ const passRates = (lines: Array<{ task_id: string; passed: boolean }>, ids: stri
 
 describe("evaluate.ts with bigcode's task names, against bigcode's own scoring", () => {
   it("quixbugs: every sample's solution and outcome, each task's pass@1 and their mean are bigcode's", async () => {
-    // A continuation without any stop word is the one place explora and bigcode differ (repair.test.ts): ended here.
-    const generations = QUIXBUGS_GENERATIONS.map((gens) =>
-      gens.map((g) => (QUIXBUGS_PROMPT_STOP_WORDS.some((s) => g.includes(s)) ? g : `${g}\n#`)),
-    );
+    // Lines as a sweep's endpoint answers them: cut at the request's four stop words (dropped; the family cuts
+    // at the others), with its finish_reason, `length` for the continuation without any stop word, of which
+    // bigcode keeps nothing.
+    const generations = QUIXBUGS_GENERATIONS;
+    expect(generations.flat().some((g) => !QUIXBUGS_PROMPT_STOP_WORDS.some((s) => g.includes(s)))).toBe(true);
     const reference = await bigcode('quixbugs', QUIXBUGS_ROWS, generations, true);
     const samples = QUIXBUGS_ROWS.flatMap((r, t) =>
-      generations[t]!.map((g) => ({ task_id: `quixbugs/${r.name}`, completion: truncateAtStopWords(g, QUIXBUGS_PROMPT_STOP_WORDS) })),
+      generations[t]!.map((g) => {
+        const raw = truncateAtStopWords(g, QUIXBUGS_PROMPT_STOP_WORDS.slice(0, 4));
+        return {
+          task_id: `quixbugs/${r.name}`,
+          completion: raw,
+          finish_reason: raw.length < g.length ? 'stop' : 'length',
+        };
+      }),
     );
     const { metrics, lines, bigcodeFile } = await evaluate('quixbugs', jsonl(QUIXBUGS_ROWS), samples, ['--tasks', 'quixbugs', '--k', '1']);
     // bigcode's evaluation_results.json: per program name its pass@k, `all` their mean, `num_correct`.
@@ -115,8 +123,10 @@ describe("evaluate.ts with bigcode's task names, against bigcode's own scoring",
     expectBigcodeResults(Object.fromEntries(Object.keys(reference.metrics).map((key) => [key, metrics[key]])), reference.metrics);
     expect(lines.map((l) => l.completion)).toEqual(reference.solutions.flat());
     expect(lines.map((l) => l.passed)).toEqual(reference.passed!.flat());
-    // The edge cases ran as bigcode's: the bug left in times out (bitcount) and crashes (gcd); `def` alone and another name fail.
-    expect(lines.map((l) => l.result)).toEqual(['passed', 'timeout', 'error', 'passed', 'error', 'error', 'passed', 'passed', 'passed']);
+    // The edge cases ran as bigcode's: the bug left in times out (bitcount) and crashes (gcd); `def` alone, another name and
+    // the answer cut at max_tokens without a stop word (empty) fail.
+    expect(lines.map((l) => l.result)).toEqual(['passed', 'timeout', 'error', 'passed', 'error', 'error', 'passed', 'passed', 'error']);
+    expect(lines.at(-1)!.completion).toBe('');
     const all = reference.metrics.all as Record<string, number>;
     expect(metrics['pass@1']).toBeCloseTo(all['pass@1']!, 12);
     // Each task's pass@1: bigcode's estimator, 1 - prod(1 - 1/i), is c/n to rounding.
