@@ -135,7 +135,13 @@ export function createSandboxActivities(bucket: Bucket, sandboxes: SandboxPool) 
     const sanitizer = input.generations.sanitize;
     const sanitize = sanitizer ? answerSanitizer(sanitizer, await loadPythonParser()) : undefined;
     const code = answerCode(problem, input.generations.api, llm.text, input.generations.stop ?? [], sanitize);
-    return { raw: llm.text, code, api: input.generations.api, llm: { ...llm, key } };
+    return {
+      raw: llm.text,
+      code,
+      api: input.generations.api,
+      ending: { raw: llm.text, finishReason: llm.finishReason },
+      llm: { ...llm, key },
+    };
   }
 
   /** The runner of a language (SandboxPool.forLanguage); a missing toolchain fails the activity for good, naming it. */

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { SweepProblem } from '../datasets/problems.js';
-import type { EvaluateSupport, FlagMeta, SampleForm } from './types.js';
+import type { EvaluateSupport, FlagMeta, SampleForm, ScopedProblems } from './types.js';
 
 type Reads = Extract<EvaluateSupport, { kind: 'reads' }>;
 
@@ -14,7 +14,11 @@ export function readsProblemsFiles<Shape extends z.ZodRawShape = Record<never, n
   bigcodeTasks?: Reads['bigcodeTasks'];
   options?: z.ZodObject<Shape, z.core.$strict>;
   form: SampleForm;
-  problems: (input: { text: string; source: string; options: z.output<z.ZodObject<Shape, z.core.$strict>> }) => SweepProblem[];
+  problems: (input: {
+    text: string;
+    source: string;
+    options: z.output<z.ZodObject<Shape, z.core.$strict>>;
+  }) => SweepProblem[] | ScopedProblems;
 }): Reads {
   const { options, problems, ...rest } = support;
   return {

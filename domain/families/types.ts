@@ -227,9 +227,20 @@ export type EvaluateSupport =
        */
       bigcodeTasks?: BigcodeTasks;
       /** The problems, given the options parsed by `options` (readsProblemsFiles types them). */
-      problems(input: { text: string; source: string; options: EvaluateOptionValues }): SweepProblem[];
+      problems(input: { text: string; source: string; options: EvaluateOptionValues }): SweepProblem[] | ScopedProblems;
     }
   | { kind: 'refused'; why: string };
+
+/**
+ * The problems of a file a family scores only part of (LiveCodeBench's contamination window): the
+ * rows it leaves out, whose samples evaluate.ts skips and counts (`why` says why, for its message),
+ * and the settings that say which part a number is for (the cell's results.json `cell`).
+ */
+export interface ScopedProblems {
+  problems: SweepProblem[];
+  leftOut: { taskIds: readonly string[]; why: string };
+  cell: Readonly<Record<string, unknown>>;
+}
 
 /**
  * A problem as its family reads it: the common core (SweepProblem) and the family's own payload,
@@ -333,8 +344,17 @@ export interface FamilySteps<Entry, Problem extends SweepProblem> {
   releaseWindow?(entry: Entry): { from: string | null; field: string };
   /** What a chat model is asked to write (before the prompt's code). */
   chatInstruction(problem: Problem): string;
-  /** The solution a generation stands for: the program without its tests (bigcode's saved generation). */
-  solution(problem: Problem, api: LlmApi | 'saved', code: string): string;
+  /**
+   * The code of a chat model's answer (its thinking stripped), where the family's peer takes it its
+   * own way (LiveCodeBench: the last fenced block); absent: the language's extraction. A model's
+   * sanitizer (`sanitize:`) still reads the answer instead.
+   */
+  chatCode?(problem: Problem, answer: string): string;
+  /**
+   * The solution a generation stands for: the program without its tests (bigcode's saved generation).
+   * `ending`: how a model's answer ended, when known (a sweep's; not a file's samples).
+   */
+  solution(problem: Problem, api: LlmApi | 'saved', code: string, ending?: AnswerEnding): string;
   /** The dataset's own solution as a solution (what `--check-references` runs), or null when it has none. */
   referenceSolution(problem: Problem): string | null;
   /**
@@ -356,4 +376,14 @@ export interface FamilySteps<Entry, Problem extends SweepProblem> {
   score(problem: Problem, outcome: RunOutcome): TaskScore;
   /** What the sandbox must have to run the task's programs (DS-1000: its library); checked before a sweep starts. */
   requirements(problem: Problem): readonly Requirement[];
+}
+
+/**
+ * How a model's answer ended: its raw text (the request's stop words dropped by the endpoint) and
+ * the endpoint's finish_reason (`length`: cut at max_tokens; null: not said). QuixBugs reads it: an
+ * answer cut at the token limit without a stop word is one bigcode keeps nothing of.
+ */
+export interface AnswerEnding {
+  raw: string;
+  finishReason: string | null;
 }

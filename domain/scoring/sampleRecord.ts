@@ -8,6 +8,7 @@
 import type { SweepProblem } from '../datasets/problems.js';
 import type { ExecutionResult } from '../execution/types.js';
 import { familyOf } from '../families/registry.js';
+import type { AnswerEnding } from '../families/types.js';
 import type { LlmApi } from '../llm/request.js';
 import { recordedRun, scoreFields, type SampleRecord } from '../sweep/records.js';
 import { textScore, type TextChecking } from '../sweep/textScores.js';
@@ -19,6 +20,8 @@ export interface Generation {
   code: string;
   /** `saved`: the code is the whole solution (bigcode's saved generation); else the API that answered. */
   api: LlmApi | 'saved';
+  /** How the model's answer ended (a sweep's); absent for a file's samples and saved generations. */
+  ending?: AnswerEnding;
 }
 
 /** The record's fields a sample has before it is scored: which it is, its answer, and its family's solution. */
@@ -50,7 +53,7 @@ export function generationFields(
     sample_index: sampleIndex,
     raw: generation.raw,
     code: generation.code,
-    solution: familyOf(problem).solution(problem, generation.api, generation.code),
+    solution: familyOf(problem).solution(problem, generation.api, generation.code, generation.ending),
   };
 }
 

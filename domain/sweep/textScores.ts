@@ -107,8 +107,8 @@ export function noPassAtKReason(metric: CorpusMetric): string {
 
 /**
  * The code a model's answer gives a task's `solution`: the language's extraction (completions cut
- * at the stop words, a chat reply's fenced block) or, for a chat reply, the model's sanitizer
- * (domain/llm/sanitizer.ts); except that a text-scored family whose answers are prose
+ * at the stop words, a chat reply's fenced block), or for a chat reply the model's sanitizer
+ * (domain/llm/sanitizer.ts), else the family's own extraction (FamilySteps.chatCode); except that a text-scored family whose answers are prose
  * (`answer: 'reply'`) reads a chat reply whole, its thinking stripped.
  */
 export function answerCode(
@@ -121,5 +121,7 @@ export function answerCode(
   const checking = familyOf(problem).checking(problem);
   if (api === 'chat' && checking.kind === 'text' && checking.answer === 'reply') return stripThinking(raw);
   if (api === 'chat' && sanitize) return sanitize(raw, isStatementTask(problem) ? null : problem.entry_point);
+  const family = familyOf(problem);
+  if (api === 'chat' && family.chatCode) return family.chatCode(problem, stripThinking(raw));
   return languageOf(problem).extractCode({ api, raw, entryPoint: problem.entry_point, stop });
 }

@@ -31,6 +31,10 @@ export interface EvaluateInput {
   answers: SavedAnswer[];
   /** The problems with a sample. */
   attempted: SweepProblem[];
+  /** What evaluate.ts says on stderr before scoring (samples skipped, as the family leaves their problems out). */
+  notes: string[];
+  /** Settings saying which part of the file is scored (LiveCodeBench's window), for results.json's `cell`. */
+  cell: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -46,7 +50,10 @@ function generationOf(row: Sample['row'], form: SampleForm, problem: SweepProble
     return { raw, code: sanitize(program, isStatementTask(problem) ? null : problem.entry_point), api: 'saved' };
   }
   if (row.solution !== undefined) return { raw: row.solution, code: row.solution, api: 'saved' };
-  return { raw: row.completion!, code: row.completion!, api: form === 'completion' ? 'completions' : 'saved' };
+  if (form !== 'completion') return { raw: row.completion!, code: row.completion!, api: 'saved' };
+  // The endpoint's finish_reason, when the line gives it: how the completion ended (QuixBugs reads it).
+  const ending = row.finish_reason === undefined ? {} : { ending: { raw: row.completion!, finishReason: row.finish_reason } };
+  return { raw: row.completion!, code: row.completion!, api: 'completions', ...ending };
 }
 
 export function readEvaluateInput(input: {
@@ -94,9 +101,18 @@ export function readEvaluateInput(input: {
   const perTask = new Map<number, number>();
   const kept: Sample[] = [];
   const answers: SavedAnswer[] = [];
+  // Samples of rows the family leaves out (LiveCodeBench's window): skipped, as the peer scores only the rest.
+  const leftOut = new Set(loaded.leftOut?.taskIds ?? []);
+  const skipped = new Set<string>();
+  let skippedSamples = 0;
   for (const sample of samples) {
     const { where, row } = sample;
     const taskIndex = indexOf.get(String(row.task_id));
+    if (taskIndex === undefined && leftOut.has(String(row.task_id))) {
+      skipped.add(String(row.task_id));
+      skippedSamples++;
+      continue;
+    }
     if (taskIndex === undefined) throw new UsageError(`${where}: task_id ${JSON.stringify(row.task_id)} is not in ${source}`);
     const sampleIndex = perTask.get(taskIndex) ?? 0;
     // bigcode's --limit and --n_samples: its first tasks, each task's first samples.
@@ -105,6 +121,15 @@ export function readEvaluateInput(input: {
     kept.push(sample);
     answers.push({ taskIndex, sampleIndex, generation: generationOf(row, loaded.form, problems[taskIndex]!, input.sanitize?.answers) });
   }
+  const notes = skippedSamples
+    ? [
+        `${skippedSamples} samples of ${skipped.size} problems skipped: ${loaded.leftOut!.why} (e.g. ${[...skipped].slice(0, 5).join(', ')})`,
+      ]
+    : [];
+  if (kept.length === 0 && skippedSamples > 0)
+    throw new UsageError(
+      `--samples ${input.samplesFile}: every sample is of a problem left out: ${loaded.leftOut?.why ?? 'none scored'}; nothing to score`,
+    );
   const attempted = [...perTask.keys()].sort((a, b) => a - b).map((t) => problems[t]!);
   if (input.sanitize) {
     const reads = SANITIZER_LANGUAGE[input.sanitize.name];
@@ -133,5 +158,5 @@ export function readEvaluateInput(input: {
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  return { family: loaded.family, problems, form: loaded.form, samples: kept, answers, attempted };
+  return { family: loaded.family, problems, form: loaded.form, samples: kept, answers, attempted, notes, cell: loaded.cell ?? {} };
 }

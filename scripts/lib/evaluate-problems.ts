@@ -9,7 +9,7 @@ import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { firstRow } from '../../domain/datasets/jsonl.js';
 import { z } from 'zod';
 import { evaluateFlags, familyOf, recognizingFamilies, type FamilyId } from '../../domain/families/registry.js';
-import type { EvaluateOptionValues, SampleForm } from '../../domain/families/types.js';
+import type { EvaluateOptionValues, SampleForm, ScopedProblems } from '../../domain/families/types.js';
 import { flagIssues } from '../../domain/families/familyOptions.js';
 
 export { familyOf };
@@ -36,6 +36,10 @@ export interface EvaluateProblems {
   problems: SweepProblem[];
   /** How completions become solutions (the family's default unless `--form` named one). */
   form: SampleForm;
+  /** The file's rows the family leaves out (LiveCodeBench's window), whose samples are skipped; absent: none. */
+  leftOut?: ScopedProblems['leftOut'];
+  /** Settings saying which part of the file is scored, for results.json's `cell`; absent: the whole file. */
+  cell?: ScopedProblems['cell'];
 }
 
 /** The problems of the file through its family's `evaluate` step; errors name the file, the line and the field. */
@@ -66,7 +70,10 @@ export function loadEvaluateProblems(input: {
   const values = Object.fromEntries(given.map((o) => [o, options[o]]));
   const parsed = (support.options ?? z.strictObject({})).safeParse(values);
   if (!parsed.success) throw new Error(flagIssues(parsed.error, values, (key) => flags.get(key)?.flag ?? key));
-  return { family, problems: support.problems({ text, source, options: parsed.data }), form: input.form ?? support.form };
+  const read = support.problems({ text, source, options: parsed.data });
+  const form = input.form ?? support.form;
+  if (Array.isArray(read)) return { family, problems: read, form };
+  return { family, problems: read.problems, form, leftOut: read.leftOut, cell: read.cell };
 }
 
 /**

@@ -49,6 +49,7 @@ export async function evaluateAnswers(
     ...(opts.python ? { python: opts.python } : {}),
   });
   const { samples, attempted } = input;
+  for (const note of input.notes) process.stderr.write(`evaluate: ${note}\n`);
   const textScored = textCheckingOf(attempted[0]!) !== null;
   const checkedAt = performance.now();
   if (!textScored) {
@@ -67,7 +68,7 @@ export async function evaluateAnswers(
       problems: input.problems,
       answers: input.answers,
       k: opts.k,
-      cell: { dataset: task?.name ?? input.family, n_samples: maxPerTask, ...task?.cell },
+      cell: { dataset: task?.name ?? input.family, n_samples: maxPerTask, ...task?.cell, ...input.cell },
       runnerFor: async (language, runtime, readableDirs) => {
         const problem = await toolchainProblem(language);
         if (problem !== null) throw new UsageError(`${problemsFile}: ${problem}`);

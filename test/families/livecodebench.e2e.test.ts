@@ -75,15 +75,25 @@ it("evaluate.ts: pass@1 and pass@2 are LiveCodeBench's, over all problems and ov
   expect(all.metrics['pass@2']).toBeCloseTo(theirsAll['pass@2']!, 12);
   expect(all.metrics['pass@1']).toBeCloseTo(7 / 10, 12);
 
-  // Samples of the window's problems, the problems file whole: its other rows are left out.
-  const windowed = await evaluate(
-    TASKS.filter((t) => inWindow(t)),
-    ['--release-after', WINDOW_START],
-  );
+  // Samples of every problem with a window, as LiveCodeBench is run: those outside it are skipped and counted.
+  const outDir = path.join(dir, 'windowed-out');
+  const windowed = await evaluate(TASKS, ['--release-after', WINDOW_START, '--output-dir', outDir]);
   const theirsWindow = lcbMetrics(TASKS, [1, 2], WINDOW_START);
   expect(windowed.metrics['pass@1']).toBeCloseTo(theirsWindow['pass@1']!, 12);
   expect(windowed.metrics['pass@1']).toBeCloseTo(1 / 2, 12);
   expect(windowed.metrics['pass@2']).toBeCloseTo(theirsWindow['pass@2']!, 12);
+  const outside = TASKS.filter((t) => !inWindow(t));
+  expect(outside.length).toBeGreaterThan(0);
+  expect(windowed.stderr).toContain(
+    `evaluate: ${outside.flatMap((t) => t.samples).length} samples of ${outside.length} problems skipped: their problems are outside the window (LiveCodeBench scores those released from ${WINDOW_START})`,
+  );
+  // The cell's results.json says which window its numbers are for.
+  const results = JSON.parse(readFileSync(path.join(outDir, 'results.json'), 'utf8')) as Record<string, unknown>;
+  expect(results).toMatchObject({ release_window: `released from ${WINDOW_START}`, release_after: WINDOW_START });
+  // Only samples outside the window: nothing to score, said so.
+  const none = await evaluate(outside, ['--release-after', WINDOW_START]).catch((e: { code: number; stderr: string }) => e);
+  expect(none).toMatchObject({ code: 2 });
+  expect((none as { stderr: string }).stderr).toContain('every sample is of a problem left out');
 
   const refused = await run(
     process.execPath,

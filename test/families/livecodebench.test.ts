@@ -24,6 +24,7 @@ import { privateTestsJson } from '../../domain/families/livecodebench/privateTes
 import { LCB_SYSTEM_MESSAGE } from '../../domain/families/livecodebench/prompt.js';
 import { LANGUAGES } from '../../domain/languages/registry.js';
 import { parseSweepConfig, SweepConfigError } from '../../domain/sweep/config.js';
+import { answerCode } from '../../domain/sweep/textScores.js';
 import { chatUserMessage } from '../../methods/direct/request.js';
 import { PythonExecutor } from '../../infra/sandbox/pythonExecutor.js';
 import { loadEvaluateProblems, recognizeFamily } from '../../scripts/lib/evaluate-problems.js';
@@ -201,6 +202,59 @@ describe('code_generation_lite rows', () => {
       options: { release_after: '2024-05-01', release_before: '2024-08-01' },
     });
     expect(problems.map((p) => p.task_id)).toEqual(['3143', '3200', '1980A']);
+  });
+
+  it("evaluate.ts's problems say which rows the window leaves out, and the window for results.json", () => {
+    const { problems, leftOut, cell } = loadEvaluateProblems({
+      text: lcbJsonl(LCB_TASKS),
+      source: 'test5.jsonl',
+      family: 'livecodebench',
+      options: { releaseAfter: '2024-05-01', releaseBefore: '2024-08-01' },
+    });
+    const kept = new Set(problems.map((p) => p.task_id));
+    expect(leftOut!.taskIds).toEqual(LCB_TASKS.map((t) => t.question_id).filter((id) => !kept.has(id)));
+    expect(leftOut!.why).toContain('released from 2024-05-01 to 2024-08-01 00:00');
+    expect(cell).toEqual({
+      release_window: 'released from 2024-05-01 to 2024-08-01 00:00',
+      release_after: '2024-05-01',
+      release_before: '2024-08-01',
+    });
+  });
+});
+
+describe("the code of an answer: LiveCodeBench's extract_code (the last fenced block)", () => {
+  const ANSWERS = [
+    // Several blocks: an example call, then the solution (explora's own extraction takes the first python one).
+    'Try it:\n```python\nprint(solve(3))\n```\nThe solution:\n```python\ndef solve(n):\n    return n * 2\n```\nDone.',
+    // A python block, then one of another language: LiveCodeBench takes the last, whatever its language.
+    '```python\nx = int(input())\nprint(x)\n```\nRun it with:\n```bash\npython3 main.py\n```',
+    // No fence at all: no code.
+    'x = int(input())\nprint(x + 1)',
+    // One fence line only (an answer cut off): no code.
+    'Here:\n```python\nx = 1\nprint(x)',
+    // Three backticks inside a line count as a fence line; CRLF lines keep their \r.
+    'a\r\n```python\r\nprint(1)\r\n``` end\r\n',
+    // An empty block, and blocks one after the other.
+    '```\n```\n```python\ny = 2\n```',
+    '',
+  ];
+
+  it("the family's extraction of a chat answer and of a completion is LiveCodeBench's, on answers with several blocks and none", () => {
+    const theirs = (
+      JSON.parse(execFileSync(PYTHON, [SCRIPT], { input: JSON.stringify({ extract: ANSWERS }) }).toString()) as { extracted: string[] }
+    ).extracted;
+    expect(theirs[0]).toBe('def solve(n):\n    return n * 2');
+    expect(theirs[2]).toBe('');
+    const sweepProblem = load(lcbJsonl(LCB_TASKS)).problems[0]!;
+    // As a sweep takes a chat answer's code (its thinking stripped first), then the family's solution.
+    expect(ANSWERS.map((a) => liveCodeBenchFamily.solution(sweepProblem, 'chat', answerCode(sweepProblem, 'chat', a, [])))).toEqual(theirs);
+    expect(ANSWERS.map((a) => answerCode(sweepProblem, 'chat', `<think>\n\`\`\`\nno\n\`\`\`\n</think>${a}`, []))).toEqual(theirs);
+    // A completion model answers LiveCodeBench's chat message: the same extraction.
+    expect(
+      ANSWERS.map((a) => liveCodeBenchFamily.solution(sweepProblem, 'completions', answerCode(sweepProblem, 'completions', a, []))),
+    ).toEqual(theirs);
+    // A model's sanitizer still reads the answer instead.
+    expect(answerCode(sweepProblem, 'chat', ANSWERS[0]!, [], (raw) => `sanitized ${raw.length}`)).toBe(`sanitized ${ANSWERS[0]!.length}`);
   });
 });
 

@@ -4,6 +4,7 @@ LiveCodeBench's lcb_runner (github.com/LiveCodeBench/LiveCodeBench at 28fef95):
 - benchmarks/code_generation.py: CodeGenerationProblem.__post_init__ (private_test_cases tried as
   JSON, else base64 -> zlib -> pickle -> JSON), get_evaluation_sample (public then private tests,
   metadata's func_name), load_code_generation_dataset's --start_date / --end_date filter;
+- utils/extraction_utils.py: extract_code (input {"extract": [answer, ...]}, output {"extracted": [...]});
 - prompts/code_generation.py: PromptConstants and get_generic_question_template_answer (the
   OpenAIChat style's system and user messages);
 - evaluation/testing_util.py: run_test, grade_call_based, grade_stdio, clean_if_name,
@@ -324,8 +325,20 @@ def estimate_pass_at_k(total, correct, k):
     return np.array([estimator(int(n), int(c), k) for n, c in zip(total, correct)])
 
 
+def extract_code(model_output):
+    """utils/extraction_utils.py extract_code, the branch of every chat style but CodeLLaMa-Instruct's."""
+    outputlines = model_output.split("\n")
+    indexlines = [i for i, line in enumerate(outputlines) if "```" in line]
+    if len(indexlines) < 2:
+        return ""
+    return "\n".join(outputlines[indexlines[-2] + 1 : indexlines[-1]])
+
+
 def main():
     spec = json.load(sys.stdin)
+    if "extract" in spec:
+        json.dump({"extracted": [extract_code(answer) for answer in spec["extract"]]}, sys.stdout)
+        return
     problems = []
     for line in spec["rows"]:
         row = json.loads(line)

@@ -80,7 +80,15 @@ async function evaluate(name: string, rows: string, samples: unknown[], args: st
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l) as { task_id: string; completion: string; passed: boolean; result: string });
-  return { metrics: JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, number>, lines, stderr, out };
+  const bigcodeFile = JSON.parse(readFileSync(path.join(dir, `${name}-evaluation_results.json`), 'utf8')) as Record<string, unknown>;
+  return { metrics: JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, number>, lines, stderr, out, bigcodeFile };
+}
+
+/** bigcode's results and explora's evaluation_results.json entry: the same keys in the same order, values equal to rounding. */
+function expectBigcodeResults(mine: unknown, reference: unknown) {
+  if (typeof reference === 'number') return expect(mine as number).toBeCloseTo(reference, 12);
+  expect(Object.keys(mine as object)).toEqual(Object.keys(reference as object));
+  for (const [key, value] of Object.entries(reference as object)) expectBigcodeResults((mine as Record<string, unknown>)[key], value);
 }
 
 /** Each task's share of passing samples, in task order, from evaluate.ts's sample lines. */
@@ -92,19 +100,33 @@ const passRates = (lines: Array<{ task_id: string; passed: boolean }>, ids: stri
 
 describe("evaluate.ts with bigcode's task names, against bigcode's own scoring", () => {
   it("quixbugs: every sample's solution and outcome, each task's pass@1 and their mean are bigcode's", async () => {
-    // A continuation without any stop word is the one place explora and bigcode differ (repair.test.ts): ended here.
-    const generations = QUIXBUGS_GENERATIONS.map((gens) =>
-      gens.map((g) => (QUIXBUGS_PROMPT_STOP_WORDS.some((s) => g.includes(s)) ? g : `${g}\n#`)),
-    );
+    // Lines as a sweep's endpoint answers them: cut at the request's four stop words (dropped; the family cuts
+    // at the others), with its finish_reason, `length` for the continuation without any stop word, of which
+    // bigcode keeps nothing.
+    const generations = QUIXBUGS_GENERATIONS;
+    expect(generations.flat().some((g) => !QUIXBUGS_PROMPT_STOP_WORDS.some((s) => g.includes(s)))).toBe(true);
     const reference = await bigcode('quixbugs', QUIXBUGS_ROWS, generations, true);
     const samples = QUIXBUGS_ROWS.flatMap((r, t) =>
-      generations[t]!.map((g) => ({ task_id: `quixbugs/${r.name}`, completion: truncateAtStopWords(g, QUIXBUGS_PROMPT_STOP_WORDS) })),
+      generations[t]!.map((g) => {
+        const raw = truncateAtStopWords(g, QUIXBUGS_PROMPT_STOP_WORDS.slice(0, 4));
+        return {
+          task_id: `quixbugs/${r.name}`,
+          completion: raw,
+          finish_reason: raw.length < g.length ? 'stop' : 'length',
+        };
+      }),
     );
-    const { metrics, lines } = await evaluate('quixbugs', jsonl(QUIXBUGS_ROWS), samples, ['--tasks', 'quixbugs', '--k', '1']);
+    const { metrics, lines, bigcodeFile } = await evaluate('quixbugs', jsonl(QUIXBUGS_ROWS), samples, ['--tasks', 'quixbugs', '--k', '1']);
+    // bigcode's evaluation_results.json: per program name its pass@k, `all` their mean, `num_correct`.
+    expect(Object.keys(reference.metrics)).toEqual([...QUIXBUGS_ROWS.map((r) => r.name), 'all', 'num_correct']);
+    expectBigcodeResults(bigcodeFile.quixbugs, reference.metrics);
+    expectBigcodeResults(Object.fromEntries(Object.keys(reference.metrics).map((key) => [key, metrics[key]])), reference.metrics);
     expect(lines.map((l) => l.completion)).toEqual(reference.solutions.flat());
     expect(lines.map((l) => l.passed)).toEqual(reference.passed!.flat());
-    // The edge cases ran as bigcode's: the bug left in times out (bitcount) and crashes (gcd); `def` alone and another name fail.
-    expect(lines.map((l) => l.result)).toEqual(['passed', 'timeout', 'error', 'passed', 'error', 'error', 'passed', 'passed', 'passed']);
+    // The edge cases ran as bigcode's: the bug left in times out (bitcount) and crashes (gcd); `def` alone, another name and
+    // the answer cut at max_tokens without a stop word (empty) fail.
+    expect(lines.map((l) => l.result)).toEqual(['passed', 'timeout', 'error', 'passed', 'error', 'error', 'passed', 'passed', 'error']);
+    expect(lines.at(-1)!.completion).toBe('');
     const all = reference.metrics.all as Record<string, number>;
     expect(metrics['pass@1']).toBeCloseTo(all['pass@1']!, 12);
     // Each task's pass@1: bigcode's estimator, 1 - prod(1 - 1/i), is c/n to rounding.
@@ -123,7 +145,17 @@ describe("evaluate.ts with bigcode's task names, against bigcode's own scoring",
       PARITY_GENERATIONS[t]!.map((g) => ({ task_id: `parity/${n}-bugs`, completion: truncateAtStopWords(g, stops) })),
     );
     // bigcode's compute_code_eval default: 3 s a program.
-    const { metrics, lines } = await evaluate('parity', jsonl(PARITY_BUGS), samples, ['--tasks', 'parity', '--k', '1', '--timeout', '3']);
+    const { metrics, lines, bigcodeFile } = await evaluate('parity', jsonl(PARITY_BUGS), samples, [
+      '--tasks',
+      'parity',
+      '--k',
+      '1',
+      '--timeout',
+      '3',
+    ]);
+    // bigcode's evaluation_results.json: "<n> bugs" and its pass@1, nothing else.
+    expect(Object.keys(reference.metrics)).toEqual(PARITY_BUGS.map((n) => `${n} bugs`));
+    expectBigcodeResults(bigcodeFile.parity, reference.metrics);
     expect(lines.map((l) => l.completion)).toEqual(reference.solutions.flat());
     expect(lines.map((l) => l.passed)).toEqual(reference.passed!.flat());
     expect(lines.filter((l) => l.result === 'timeout')).toHaveLength(1);
@@ -252,7 +284,15 @@ timeout_s: 5
         expect(outputJson(outDir, cellId, 'references.json')).toEqual(PYTHON_BUGS_ROWS.map((r) => r.correct_code));
       } else {
         expect(cell.passAtK['pass@1'], cellId).toBeCloseTo(expected[dataset]!, 12);
-        expect(metrics[dataset]).toEqual(cell.passAtK);
+        // bigcode's keys, one sample a task: each task's pass@1 is its one sample's outcome.
+        const passes = dataset === 'quixbugs' ? [1, 0, 1] : [1, 0, 1, 0, 1];
+        const keys = dataset === 'quixbugs' ? QUIXBUGS_ROWS.map((r) => r.name) : PARITY_BUGS.map((n) => `${n} bugs`);
+        const perTask = Object.fromEntries(keys.map((key, i) => [key, { 'pass@1': passes[i] }]));
+        const all = { 'pass@1': 2 / 3 };
+        expectBigcodeResults(metrics[dataset], dataset === 'quixbugs' ? { ...perTask, all, num_correct: 2 } : perTask);
+        // The cell's results.json carries them too, under `scores.bigcode`.
+        const cellResults = outputJson(outDir, cellId, 'results.json') as { scores: { bigcode: unknown } };
+        expectBigcodeResults(cellResults.scores.bigcode, metrics[dataset]);
       }
     }
     // Completions carry each family's first four stop words; Python Bugs's none (bigcode's cut is the family's).

@@ -21,9 +21,11 @@ import {
 } from '../../domain/families/python-bugs/index.js';
 import { QUIXBUGS_PROMPTS, quixBugsFamily, type QuixBugsPrompt } from '../../domain/families/quixbugs/index.js';
 import { FAMILIES } from '../../domain/families/registry.js';
-import { codePointPrefix, firstBlock, removeLastBlock } from '../../domain/families/repairText.js';
+import { codePointPrefix, firstBlock } from '../../domain/families/repairText.js';
+import type { AnswerEnding } from '../../domain/families/types.js';
 import { LANGUAGES } from '../../domain/languages/registry.js';
 import { truncateAtStopWords } from '../../domain/llm/extract.js';
+import { stopSentTo } from '../../domain/sweep/config.js';
 import { CorpusFold, textCheckingOf, textScore } from '../../domain/sweep/textScores.js';
 import { loadEvaluateProblems, recognizeFamily } from '../../scripts/lib/evaluate-problems.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
@@ -58,7 +60,20 @@ beforeAll(() => {
   execFileSync('bash', [path.join(PROJECT_ROOT, 'scripts/install-test-python.sh')], { stdio: 'inherit' });
 }, 600_000);
 
-/** The family's solutions of raw continuations, as a sweep makes them: cut at the request's stop words, then the family's solution. */
+/**
+ * An endpoint's answer to a raw continuation: the text before the first of the stop words the
+ * request carries (the first four, as the API takes them), dropped, finish_reason `stop`; else the
+ * whole continuation, cut at max_tokens (`length`).
+ */
+function endpointAnswer(continuation: string, stops: readonly string[]): AnswerEnding {
+  const raw = truncateAtStopWords(continuation, stopSentTo(stops, {}));
+  return { raw, finishReason: raw.length < continuation.length ? 'stop' : 'length' };
+}
+
+/**
+ * The family's solutions of raw continuations, as a sweep makes them: the endpoint's answer, cut at
+ * the cell's stop words (the extraction), then the family's solution with how the answer ended.
+ */
 function solutionsOf(
   family: (typeof FAMILIES)['quixbugs' | 'parity' | 'python-bugs'],
   entry: never,
@@ -66,7 +81,12 @@ function solutionsOf(
   problems: never[],
 ) {
   const stops = family.stopWords(entry);
-  return problems.map((p, t) => generations[t]!.map((g) => family.solution(p, 'completions', truncateAtStopWords(g, stops))));
+  return problems.map((p, t) =>
+    generations[t]!.map((g) => {
+      const ending = endpointAnswer(g, stops);
+      return family.solution(p, 'completions', truncateAtStopWords(ending.raw, stops), ending);
+    }),
+  );
 }
 
 const program = (solution: string, tests: string) => LANGUAGES.python.assemble({ solution, tests });
@@ -88,17 +108,10 @@ describe('QuixBugs', () => {
     expect(problems.map((p) => quixBugsFamily.completionPrompt(p))).toEqual(reference.prompts);
     expect(quixBugsFamily.stopWords(entry)).toEqual(reference.stop_words);
     const solutions = solutionsOf(quixBugsFamily, entry as never, generations, problems as never[]);
-    // Where the continuation holds a stop word, bigcode's; where none (the token limit), bigcode keeps nothing and explora the text.
+    // Every solution is bigcode's, the continuation without a stop word (the token limit) included: nothing.
+    expect(solutions).toEqual(reference.solutions);
     const stops = quixBugsFamily.stopWords(entry);
-    const expected = reference.solutions.map((s, t) =>
-      s.map((solution, i) => {
-        const raw = generations[t]![i]!;
-        if (stops.some((w) => raw.includes(w))) return solution;
-        expect(solution).toBe('');
-        return (prompt === 'prompt' ? 'def' : '') + raw;
-      }),
-    );
-    expect(solutions).toEqual(expected);
+    if (prompt !== 'edit') expect(generations.flat().some((g) => !stops.some((w) => g.includes(w)))).toBe(true);
     expect(problems.map((p) => quixBugsFamily.tests(p, null))).toEqual(reference.tests);
     // bigcode runs candidate + "\n" + tests: the program Python's assemble makes.
     solutions.forEach((s, t) =>
@@ -118,14 +131,23 @@ describe('QuixBugs', () => {
     expect(codex.solutions).toEqual([[''], [''], ['']]);
   });
 
-  it('a continuation without a stop word (the token limit): bigcode keeps nothing, explora the text (the one difference, docs/datasets.md)', () => {
+  it('a continuation without a stop word: nothing when cut at max_tokens, as bigcode; kept when it ended on a stop word the endpoint dropped', () => {
     const reference = bigcode('quixbugs', 'prompt', QUIXBUGS_ROWS, QUIXBUGS_GENERATIONS);
     const [problem] = load('prompt').slice(2);
     const raw = QUIXBUGS_GENERATIONS[2]![2]!;
     expect(reference.solutions[2]![2]).toBe('');
+    expect(quixBugsFamily.solution(problem!, 'completions', raw, { raw, finishReason: 'length' })).toBe('');
+    // The same text ended by the endpoint on a stop word it dropped (`\n#`): bigcode's generation ending on it.
+    const stopped = bigcode('quixbugs', 'prompt', QUIXBUGS_ROWS, [[], [], [raw + '\n#']]);
+    expect(quixBugsFamily.solution(problem!, 'completions', raw, { raw, finishReason: 'stop' })).toBe(stopped.solutions[2]![0]);
+    expect(stopped.solutions[2]![0]).toBe('def' + raw);
+    // A stop word the request did not carry (`###`, beyond the first four) in an answer cut at max_tokens: the text before it.
+    const cut = bigcode('quixbugs', 'prompt', QUIXBUGS_ROWS, [[], [], [raw + '###more']]);
+    expect(quixBugsFamily.solution(problem!, 'completions', raw, { raw: raw + '###more', finishReason: 'length' })).toBe(
+      cut.solutions[2]![0],
+    );
+    // A file's completion (no ending known) is read as the endpoint returned it: kept.
     expect(quixBugsFamily.solution(problem!, 'completions', raw)).toBe('def' + raw);
-    // With the stop word bigcode's generation would have ended on, the two agree.
-    expect(removeLastBlock('def' + raw + '\n#', quixBugsFamily.stopWords({ prompt: 'prompt' } as never))).toBe('def' + raw);
   });
 
   it('chat answers are the fixed function; saved generations are bigcode post-processed ones; references and limits', () => {

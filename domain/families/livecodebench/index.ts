@@ -13,12 +13,12 @@ import { z } from 'zod';
 import { datasetRowsProblem } from '../../datasets/problems.js';
 import { parseJsonl } from '../../datasets/jsonl.js';
 import { isSuccess } from '../../execution/types.js';
-import { extractFencedCode } from '../../llm/extract.js';
 import { defineFamily } from '../define.js';
 import { DatasetEntryNameSchema, JsonlFileSchema } from '../entry.js';
 import { readsProblemsFiles } from '../evaluateOptions.js';
 import { familyOptions, option } from '../familyOptions.js';
 import type { DefinedFamily, ProblemOf, TaskScore } from '../types.js';
+import { lcbExtractCode } from './extract.js';
 import { embeddedSolution, LCB_RESULT_MARKER, lcbHarness } from './harness.js';
 import { privateTestsJson } from './privateTests.js';
 import { lcbFencedCode, lcbInstruction, lcbUserMessage } from './prompt.js';
@@ -171,12 +171,12 @@ export function liveCodeBenchProblems(
   text: string,
   entry: LiveCodeBenchEntry,
   source: string,
-): { problems: LiveCodeBenchProblem[]; notes: string[] } {
+): { problems: LiveCodeBenchProblem[]; notes: string[]; outsideWindow: string[] } {
   if (entry.release_after && entry.release_before && entry.release_after > entry.release_before)
     throw new Error(`release_after ${entry.release_after} is after release_before ${entry.release_before}: the window is empty`);
   const rows = parseJsonl(text, RowSchema, source);
   const kept: Array<{ line: number; row: LiveCodeBenchProblem }> = [];
-  let outside = 0;
+  const outside: string[] = [];
   const tooLarge: string[] = [];
   for (const { line, row } of rows) {
     const at = `${source}:${line}`;
@@ -189,7 +189,7 @@ export function liveCodeBenchProblems(
       (entry.release_after && instant < dayStart(entry.release_after)) ||
       (entry.release_before && instant > dayStart(entry.release_before))
     ) {
-      outside++;
+      outside.push(row.question_id);
       continue;
     }
     const metadata = jsonField(row.metadata, 'metadata', at);
@@ -245,13 +245,29 @@ export function liveCodeBenchProblems(
     );
   const problem = datasetRowsProblem(kept, source);
   if (problem) throw new Error(problem);
-  const notes = [`${source}: ${kept.length} problems ${windowText(entry)}${outside ? `; ${outside} outside the window left out` : ''}`];
+  const notes = [
+    `${source}: ${kept.length} problems ${windowText(entry)}${outside.length ? `; ${outside.length} outside the window left out` : ''}`,
+  ];
   if (tooLarge.length)
     notes.push(
       `${source}: ${tooLarge.length} problems left out, their tests too large for the sandbox's ${PROGRAM_MAX_BYTES / 1024 / 1024} MiB program: ` +
         tooLarge.join(', '),
     );
-  return { problems: kept.map(({ row }) => row), notes };
+  return { problems: kept.map(({ row }) => row), notes, outsideWindow: outside };
+}
+
+/**
+ * The window as evaluate.ts's results.json records it, so that a number says which problems it is
+ * over: `release_window` in words, and the days given; nothing without a window (the whole file,
+ * as a sweep's cell of the same answers says).
+ */
+export function windowCell(entry: Pick<LiveCodeBenchEntry, 'release_after' | 'release_before'>): Record<string, string> {
+  if (!entry.release_after && !entry.release_before) return {};
+  return {
+    release_window: windowText(entry),
+    ...(entry.release_after ? { release_after: entry.release_after } : {}),
+    ...(entry.release_before ? { release_before: entry.release_before } : {}),
+  };
 }
 
 // Typed here: its evaluate step loads through it.
@@ -267,14 +283,19 @@ export const liveCodeBenchFamily: DefinedFamily<
   payloadSchema: LiveCodeBenchPayloadSchema,
   bringsLibrary: () => false,
   files: (entry) => ({ rows: { path: entry.path, field: 'path' } }),
-  load: ({ entry, texts, sources }) => liveCodeBenchProblems(texts.rows!, entry, sources.rows!),
+  load: ({ entry, texts, sources }) => {
+    const { problems, notes } = liveCodeBenchProblems(texts.rows!, entry, sources.rows!);
+    return { problems, notes };
+  },
   // A completion model gets LiveCodeBench's chat user message and answers with a fenced block.
   releaseWindow: (entry) => ({ from: entry.release_after ?? null, field: 'release_after' }),
   stopWords: () => [],
   language: () => 'python',
   completionPrompt: (problem) => lcbUserMessage(problem.oracle.question_content, problem.oracle.starter_code),
   chatInstruction: (problem) => lcbInstruction(problem.oracle.question_content, problem.oracle.starter_code),
-  solution: (_problem, api, code) => (api === 'completions' ? extractFencedCode(code) : code),
+  // LiveCodeBench's extract_code: the last fenced block (extract.ts), of a chat answer and of a completion of its chat message.
+  chatCode: (_problem, answer) => lcbExtractCode(answer),
+  solution: (_problem, api, code) => (api === 'completions' ? lcbExtractCode(code) : code),
   referenceSolution: () => null,
   embedSolution: (_problem, solution) => embeddedSolution(solution),
   requirements: () => [],
@@ -310,7 +331,13 @@ export const liveCodeBenchFamily: DefinedFamily<
         ...(options.release_after ? { release_after: options.release_after } : {}),
         ...(options.release_before ? { release_before: options.release_before } : {}),
       });
-      return liveCodeBenchFamily.load({ entry, texts: { rows: text }, sources: { rows: source } }).problems;
+      // LiveCodeBench scores the window alone: samples of the problems outside it are skipped, and counted.
+      const { problems, outsideWindow } = liveCodeBenchProblems(text, entry, source);
+      return {
+        problems,
+        leftOut: { taskIds: outsideWindow, why: `their problems are outside the window (LiveCodeBench scores those ${windowText(entry)})` },
+        cell: windowCell(entry),
+      };
     },
   }),
 });

@@ -12,12 +12,13 @@ import { isJsonArray, jsonArrayAsJsonl, parseJsonl } from '../../datasets/jsonl.
 import type { ExecutionLimits } from '../../execution/types.js';
 import type { LlmApi } from '../../llm/request.js';
 import { defineFamily } from '../define.js';
+import { PARITY_SCORES } from './bugCountScores.js';
 import { DatasetEntryNameSchema, JsonlFileSchema } from '../entry.js';
 import { readsProblemsFiles } from '../evaluateOptions.js';
 import { statusScore } from '../humanevalStyle.js';
 import { firstBlock } from '../repairText.js';
 import { familyOptions, option } from '../familyOptions.js';
-import type { DefinedFamily, ProblemOf, Requirement, TaskChecking } from '../types.js';
+import type { DefinedFamily, ProblemOf, Requirement, TaskChecking, TaskScore } from '../types.js';
 
 export const PARITY_PROMPTS = ['prompt', 'prompt_carper', 'edit', 'diff'] as const;
 export type ParityPrompt = (typeof PARITY_PROMPTS)[number];
@@ -149,7 +150,9 @@ export const parityFamily: DefinedFamily<'parity', typeof ParityEntrySchema, z.o
   checking: (): TaskChecking => ({ kind: 'tests' }),
   tests: (problem) => problem.test,
   limits: (_problem, _reference, timeoutMs): Partial<ExecutionLimits> => ({ timeoutMs }),
-  score: statusScore,
+  scoreKinds: [PARITY_SCORES],
+  // A run's pass or fail, of the kind whose cell figures are bigcode's process_results (bugCountScores.ts).
+  score: (problem, outcome): TaskScore => ({ ...statusScore(problem, outcome), kind: 'parity' }),
   requirements: (): readonly Requirement[] => [],
   evaluate: readsProblemsFiles({
     bigcodeTasks: { names: 'parity', read: (task) => (task === 'parity' ? {} : null) },

@@ -8,15 +8,16 @@
 import { z } from 'zod';
 import { isJsonArray, jsonArrayAsJsonl, parseJsonl } from '../../datasets/jsonl.js';
 import type { ExecutionLimits } from '../../execution/types.js';
-import type { LlmApi } from '../../llm/request.js';
+import { FINISH_LENGTH, type LlmApi } from '../../llm/request.js';
 import { pyStrip } from '../../metrics/pythonText.js';
 import { defineFamily } from '../define.js';
+import { QUIXBUGS_SCORES } from './taskScores.js';
 import { DatasetEntryNameSchema, RowsFileSchema } from '../entry.js';
 import { readsProblemsFiles } from '../evaluateOptions.js';
 import { statusScore } from '../humanevalStyle.js';
-import { removeLastBlock } from '../repairText.js';
+import { endAfterFirstStopWord, removeLastBlock } from '../repairText.js';
 import { familyOptions, option } from '../familyOptions.js';
-import type { DefinedFamily, ProblemOf, Requirement, TaskChecking } from '../types.js';
+import type { AnswerEnding, DefinedFamily, ProblemOf, Requirement, TaskChecking, TaskScore } from '../types.js';
 
 /**
  * bigcode's prompt formats for QuixBugs. `edit-openai` is not one: bigcode's constructor refuses
@@ -109,20 +110,24 @@ export function quixBugsProblems(text: string, prompt: QuixBugsPrompt, source: s
 
 /**
  * The fixed function a generation stands for. A completion is bigcode's post-processing of its
- * generation: the text after the prompt (`def` put back for `prompt`), cut before the last stop
- * word. The request carried the stop words, so the text before the first one is what came back,
- * and what bigcode keeps of a generation its stopping criterion ended there; a completion that
- * holds stop words (a model whose `stop` overrides them) is cut as bigcode cuts it. A completion
- * that ended without a stop word (the token limit) is kept, where bigcode keeps nothing of it. A
- * chat answer is the fixed function; a saved generation (bigcode's generations.json) is already
+ * generation: the text after the prompt (`def` put back for `prompt`) as bigcode's stopping
+ * criterion ends it (at the end of the first stop word to appear), cut before the last stop word
+ * (remove_last_block): a generation without any stop word (the token limit hit) gives nothing. A
+ * model's answer (`ending` known) had the request's first stop words dropped by the endpoint, so
+ * its text without a stop word is what came before one, unless the endpoint cut it at max_tokens
+ * with no stop word in it: then it is one bigcode keeps nothing of. A completion from a file (no
+ * `ending`) is read as the endpoint returned it, the stop word it ended on dropped: kept. A chat
+ * answer is the fixed function; a saved generation (bigcode's generations.json) is already
  * post-processed.
  */
-export function quixBugsSolution(problem: QuixBugsProblem, api: LlmApi | 'saved', code: string): string {
+export function quixBugsSolution(problem: QuixBugsProblem, api: LlmApi | 'saved', code: string, ending?: AnswerEnding): string {
   if (api !== 'completions') return code;
   const { prompt } = problem.quixbugs;
-  const generation = (prompt === 'prompt' ? 'def' : '') + code;
   const stops = quixBugsStopWords(prompt);
-  return stops.some((s) => generation.includes(s)) ? removeLastBlock(generation, stops) : generation;
+  const generation = (prompt === 'prompt' ? 'def' : '') + endAfterFirstStopWord(code, stops);
+  if (stops.some((s) => generation.includes(s))) return removeLastBlock(generation, stops);
+  const cutWithoutStopWord = ending?.finishReason === FINISH_LENGTH && !stops.some((s) => ending.raw.includes(s));
+  return cutWithoutStopWord ? '' : generation;
 }
 
 /** bigcode's compute_code_eval timeout for QuixBugs ("Levenshtein distance is slow"). */
@@ -149,7 +154,9 @@ export const quixBugsFamily: DefinedFamily<'quixbugs', typeof QuixBugsEntrySchem
   // bigcode runs the candidate, a newline, then the tests (Python's assemble does the same).
   tests: (problem) => problem.test,
   limits: (_problem, _reference, timeoutMs): Partial<ExecutionLimits> => ({ timeoutMs: Math.max(timeoutMs, QUIXBUGS_TIMEOUT_MS) }),
-  score: statusScore,
+  scoreKinds: [QUIXBUGS_SCORES],
+  // A run's pass or fail, of the kind whose cell figures are bigcode's process_results (taskScores.ts).
+  score: (problem, outcome): TaskScore => ({ ...statusScore(problem, outcome), kind: 'quixbugs' }),
   requirements: (): readonly Requirement[] => [],
   evaluate: readsProblemsFiles({
     bigcodeTasks: { names: 'quixbugs', read: (task) => (task === 'quixbugs' ? {} : null) },
