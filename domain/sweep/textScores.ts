@@ -121,7 +121,8 @@ export function answerCode(
   const checking = familyOf(problem).checking(problem);
   if (api === 'chat' && checking.kind === 'text' && checking.answer === 'reply') return stripThinking(raw);
   if (api === 'chat' && sanitize) return sanitize(raw, isStatementTask(problem) ? null : problem.entry_point);
-  const family = familyOf(problem);
-  if (api === 'chat' && family.chatCode) return family.chatCode(problem, stripThinking(raw));
+  // A family without its own extraction answers undefined (defineFamily's steps are always functions).
+  const own = api === 'chat' ? familyOf(problem).chatCode?.(problem, stripThinking(raw)) : undefined;
+  if (own !== undefined) return own;
   return languageOf(problem).extractCode({ api, raw, entryPoint: problem.entry_point, stop });
 }
