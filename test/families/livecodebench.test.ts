@@ -209,7 +209,7 @@ describe('code_generation_lite rows', () => {
       text: lcbJsonl(LCB_TASKS),
       source: 'test5.jsonl',
       family: 'livecodebench',
-      options: { releaseAfter: '2024-05-01', releaseBefore: '2024-08-01' },
+      options: { release_after: '2024-05-01', release_before: '2024-08-01' },
     });
     const kept = new Set(problems.map((p) => p.task_id));
     expect(leftOut!.taskIds).toEqual(LCB_TASKS.map((t) => t.question_id).filter((id) => !kept.has(id)));
