@@ -160,7 +160,7 @@ describe('QuixBugs', () => {
     // bigcode gives QuixBugs 10 s; a longer sweep timeout is kept.
     expect(quixBugsFamily.limits(p!, null, 3000)).toEqual({ timeoutMs: 10_000 });
     expect(quixBugsFamily.limits(p!, null, 30_000)).toEqual({ timeoutMs: 30_000 });
-    expect(quixBugsFamily.score(p!, { status: 'passed', stdout: '' })).toEqual({ kind: 'status', passed: true, success: true });
+    expect(quixBugsFamily.score(p!, { status: 'passed', stdout: '' })).toEqual({ kind: 'quixbugs', passed: true, success: true });
     expect(quixBugsFamily.score(p!, { status: 'timeout', stdout: '' })).toMatchObject({ passed: false });
   });
 
