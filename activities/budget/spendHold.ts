@@ -31,14 +31,35 @@ async function spendHoldOf(ledgerWorkflowId: string): Promise<BudgetHold | null>
   }
 }
 
-/** The cell's error hold (null: none, or the cell is gone). */
+/**
+ * How long a shard waits for its cell to answer. A query needs a worker of the cell's workflow; when
+ * none answers (its workers stopping, or every slot of the only one busy with shards waiting on
+ * this very query), the task starts, and the cell's hold still reaches the shard as a pause, as it
+ * did before shards asked. Waiting instead held whole sweeps for minutes (stop-signals.e2e).
+ */
+const CELL_QUERY_DEADLINE_MS = 5_000;
+
+/** The cell's error hold (null: none, the cell is gone, or it did not answer in time). */
 async function cellErrorHoldOf(cellWorkflowId: string): Promise<CellErrorHold | null> {
+  const client = Context.current().client;
   try {
-    return await Context.current().client.workflow.getHandle(cellWorkflowId).query<CellErrorHold | null>(CELL_ERROR_HOLD_QUERY);
+    return await client.withDeadline(Date.now() + CELL_QUERY_DEADLINE_MS, () =>
+      client.workflow.getHandle(cellWorkflowId).query<CellErrorHold | null>(CELL_ERROR_HOLD_QUERY),
+    );
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return null;
+    if (isDeadlineExceeded(err)) return null;
     throw err;
   }
+}
+
+/** A gRPC DEADLINE_EXCEEDED (code 4), however the client wrapped it. */
+function isDeadlineExceeded(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (code === 4 || /DEADLINE_EXCEEDED|deadline exceeded/i.test(e.message)) return true;
+  }
+  return false;
 }
 
 export function createBudgetActivities() {

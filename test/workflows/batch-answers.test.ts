@@ -232,11 +232,13 @@ describe('a request set in batches', () => {
     const provider = stubProvider({ pollsToFinish: Infinity });
     await withStubWorkers(env, queues, { activities: {}, llm: { m: provider.activities } }, async () => {
       const handle = await startBatch(queues, batchInput(queues, setOf('c', 2)));
-      await waitUntil(() => provider.batches[0]?.status === 'in_progress', {
-        what: 'the batch in progress',
-        timeoutMs: 30_000,
-        intervalMs: 20,
-      });
+      // The provider's batch in progress, and the workflow's poll having seen it (its query says so).
+      await waitUntil(
+        async () =>
+          provider.batches[0]?.status === 'in_progress' &&
+          (await handle.query(batchAnswersProgressQuery)).batches[0]?.status === 'in_progress',
+        { what: 'the batch in progress', timeoutMs: 30_000, intervalMs: 20 },
+      );
       const progress = await handle.query(batchAnswersProgressQuery);
       expect(progress).toMatchObject({
         round: 1,

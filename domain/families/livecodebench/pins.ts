@@ -20,7 +20,7 @@ export const storedPins: StoredProblemPin[] = [
     entry: { name: 'lcb', family: 'livecodebench', path: 'test5.jsonl', timeout: 6 },
     texts: { rows: ROWS },
     stored: '2974d76ce722da47a938f9aa2afc3a0b234df93f62e423c38693cab78d949bb0',
-    behaviour: 'b5fc721f20f02277960174517109c5563de12392bdf2ff2c275663694e6b184e',
+    behaviour: '931a0c791f760b245049857e76469c5f9a8f6193a502a0e2cd1194c93262c09d',
   },
   {
     case: 'a contamination window',
@@ -34,6 +34,6 @@ export const storedPins: StoredProblemPin[] = [
     },
     texts: { rows: ROWS },
     stored: 'e0cc0420285e529e30b6095234661049737da92ced3ded030d96af3d2e01aabc',
-    behaviour: '4943925b1dd1004f73da87947018bbaf96744b227e299ad082902b68951dc58d',
+    behaviour: '4522331e87cefd6797f974e974f153844fcf05f5f7f903b8f4c8aa5b4502e410',
   },
 ];

@@ -15,13 +15,13 @@ export const storedPins: StoredProblemPin[] = [
     entry: { name: 'qb', family: 'quixbugs', path: 'q.jsonl', prompt: 'prompt' },
     texts: { rows: ROWS },
     stored: '4ab96f6bd00144b1ba137c783515f2c466a9bccea91a6906a2f572b3306b30a3',
-    behaviour: 'fc62e2d82f2608a64ac2d4c7985b53f770000e9a53bba01276e6ddd09bef2383',
+    behaviour: '9b5d22f54147646e99d896b2526d5142e4b9ef066cf069af033e5533244bcc5b',
   },
   {
     case: 'edit',
     entry: { name: 'qb', family: 'quixbugs', path: 'q.jsonl', prompt: 'edit' },
     texts: { rows: ROWS },
     stored: '90db537ff3cceb706491c0cce08bed800c3a126c5a5ea22f9210669d56e556e6',
-    behaviour: '8f0de0880a15ec0d4adb211c6e43a23ca4dfb0b056ef8f492218fa9775db8f38',
+    behaviour: '38eaa1ed9699a7df23a21e83a8027b6c0a7a72a73e2fb5aaa05a4e21beb36233',
   },
 ];
