@@ -25,6 +25,7 @@
  * One line on the saved standard output reports each case's result; the sample's own output is
  * silenced otherwise.
  */
+import { utf8Base64 } from '../base64.js';
 
 export const APPS_RESULT_MARKER = '__explora_apps_result__ ';
 
@@ -247,19 +248,12 @@ def __explora_apps_check(source_b64, spec_b64):
     return report(results)
 `;
 
-function b64(text: string): string {
-  const bytes = new TextEncoder().encode(text);
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
-}
-
 /** The solution as the program holds it: a string the harness compiles (see embedSolution). */
 export function embeddedSolution(solution: string): string {
-  return `__explora_apps_source = ${JSON.stringify(b64(solution))}\n`;
+  return `__explora_apps_source = ${JSON.stringify(utf8Base64(solution))}\n`;
 }
 
 /** What runs after the embedded solution: every test case. */
 export function appsHarness(spec: { input_output: string; test_time_limit: number; stdin_form: 'testing-util' | 'as-written' }): string {
-  return `\n${CHECK}\n__explora_apps_check(__explora_apps_source, ${JSON.stringify(b64(JSON.stringify(spec)))})\n`;
+  return `\n${CHECK}\n__explora_apps_check(__explora_apps_source, ${JSON.stringify(utf8Base64(JSON.stringify(spec)))})\n`;
 }

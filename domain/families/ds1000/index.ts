@@ -30,6 +30,7 @@ import { selfChecking } from '../humanevalStyle.js';
 import { defineFamily } from '../define.js';
 import { pyStrip } from '../../metrics/pythonText.js';
 import type { DefinedFamily } from '../types.js';
+import { utf8Base64 } from '../base64.js';
 
 /** DS-1000's libraries as its metadata names them: the module the sandbox imports, and how to get it. */
 export const DS1000_LIBRARIES = {
@@ -116,13 +117,6 @@ export function ds1000Postprocess(code: string): string {
   return code.split('</code>')[0]!.replace('```python', '').split('```')[0]!.split('\nEND SOLUTION')[0]!.replace('<code>', '');
 }
 
-function b64(text: string): string {
-  const bytes = new TextEncoder().encode(text);
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
-}
-
 /** The library a stored DS-1000 problem needs (kept in its entry point, which DS-1000 tasks have none of). */
 function libraryOf(problem: SweepProblem): Ds1000Library {
   const library = problem.entry_point as Ds1000Library;
@@ -196,7 +190,7 @@ export const ds1000Family: DefinedFamily<'ds1000', typeof Ds1000EntrySchema, Ds1
   ...selfChecking,
   // The official program: the context, then the solution as a string its harness executes.
   embedSolution: (problem, solution) =>
-    `${problem.test}\ncode = __import__("base64").b64decode(${JSON.stringify(b64(solution))}).decode("utf-8")\n`,
+    `${problem.test}\ncode = __import__("base64").b64decode(${JSON.stringify(utf8Base64(solution))}).decode("utf-8")\n`,
   tests: (problem, _reference) =>
     problem.test.includes('test_string(') ? 'test_execution(code)\ntest_string(code)\n' : 'test_execution(code)\n',
   // The sweep's timeout_s (DS-1000's official evaluation gives a program 120 s).

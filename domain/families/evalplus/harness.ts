@@ -18,6 +18,7 @@
  * MBPP+ stores some inputs as lists where the task takes tuples, sets or complex numbers; both
  * modes convert them per task as evalplus's `mbpp_deserialize_inputs` does.
  */
+import { utf8Base64 } from '../base64.js';
 
 /** The line the check mode prints its outcome on. */
 export const EVALPLUS_RESULT_MARKER = '__explora_evalplus_result__ ';
@@ -277,14 +278,6 @@ def __explora_evalplus_check(spec_b64):
         raise AssertionError("%s input %d of %d: %s" % (failed, o["failed_input"], o["total"], o["reason"]))
 `;
 
-function b64(text: string): string {
-  // Buffer is Node's; the domain layer stays portable with btoa over the UTF-8 bytes.
-  const bytes = new TextEncoder().encode(text);
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
-}
-
 /** The spec's JSON text, with the inputs spliced in as written in the row (Python reads them exactly). */
 export function specJson(fields: Record<string, unknown>, rawInputs: { base_input: string; plus_input: string }): string {
   const head = JSON.stringify(fields);
@@ -293,10 +286,10 @@ export function specJson(fields: Record<string, unknown>, rawInputs: { base_inpu
 
 /** What runs after the reference solution: every input, timed. */
 export function referenceHarness(spec: string): string {
-  return `\n${COMMON}\n${REFERENCE}\n__explora_evalplus_reference(${JSON.stringify(b64(spec))})\n`;
+  return `\n${COMMON}\n${REFERENCE}\n__explora_evalplus_reference(${JSON.stringify(utf8Base64(spec))})\n`;
 }
 
 /** What runs after a sample's solution: every input, compared. */
 export function checkHarness(spec: string): string {
-  return `\n${COMMON}\n${CHECK}\n__explora_evalplus_check(${JSON.stringify(b64(spec))})\n`;
+  return `\n${COMMON}\n${CHECK}\n__explora_evalplus_check(${JSON.stringify(utf8Base64(spec))})\n`;
 }

@@ -26,6 +26,7 @@
  * The result list goes on the saved standard output behind a marker; everything else the
  * sample prints is silenced.
  */
+import { utf8Base64 } from '../base64.js';
 
 export const LCB_RESULT_MARKER = '__explora_lcb_result__ ';
 
@@ -242,16 +243,9 @@ def __explora_lcb_check(source_b64, spec_b64):
     return report(results)
 `;
 
-function b64(text: string): string {
-  const bytes = new TextEncoder().encode(text);
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
-}
-
 /** The solution as the program holds it: a string the harness compiles (a stdin program must not run before its input is set). */
 export function embeddedSolution(solution: string): string {
-  return `__explora_lcb_source = ${JSON.stringify(b64(solution))}\n`;
+  return `__explora_lcb_source = ${JSON.stringify(utf8Base64(solution))}\n`;
 }
 
 export interface LcbTest {
@@ -261,5 +255,5 @@ export interface LcbTest {
 
 /** What runs after the embedded solution: every test, public then private, in the order LiveCodeBench grades them. */
 export function lcbHarness(spec: { tests: readonly LcbTest[]; fn_name: string | null; timeout: number }): string {
-  return `\n${CHECK}\n__explora_lcb_check(__explora_lcb_source, ${JSON.stringify(b64(JSON.stringify(spec)))})\n`;
+  return `\n${CHECK}\n__explora_lcb_check(__explora_lcb_source, ${JSON.stringify(utf8Base64(JSON.stringify(spec)))})\n`;
 }

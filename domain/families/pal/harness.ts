@@ -11,6 +11,7 @@
  * reported answer and compares it itself (domain/metrics/pal.ts); the status is for people. A run
  * killed for time or memory reports nothing: no answer.
  */
+import { utf8Base64 } from '../base64.js';
 
 export const PAL_ANSWER_MARKER = '__explora_pal_answer__ ';
 
@@ -43,16 +44,9 @@ def __explora_pal_run(source_b64, target):
         raise AssertionError("answer %r, reference %r" % (answer, target))
 `;
 
-function b64(text: string): string {
-  const bytes = new TextEncoder().encode(text);
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
-}
-
 /** The harness with the program to run (the sample's solution), as a string it executes. */
 export function palHarness(program: string): string {
-  return `${RUN}\n__explora_pal_source = ${JSON.stringify(b64(program))}\n`;
+  return `${RUN}\n__explora_pal_source = ${JSON.stringify(utf8Base64(program))}\n`;
 }
 
 /** What runs after it: the call, with the reference (a JSON number or string is a Python literal). */
