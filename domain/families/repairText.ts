@@ -55,17 +55,3 @@ export function codePointLength(text: string): number {
   for (const _ of text) n++;
   return n;
 }
-
-/**
- * bigcode's stopping criterion on one sequence (EndOfFunctionCriteria): generation ends once the
- * text after the prompt holds a stop word, so the text runs to the end of the first stop word to
- * appear, that stop word kept; the whole text when none does.
- */
-export function endAfterFirstStopWord(text: string, stops: readonly string[]): string {
-  let end = text.length;
-  for (const stop of stops) {
-    const at = text.indexOf(stop);
-    if (at >= 0) end = Math.min(end, at + stop.length);
-  }
-  return text.slice(0, end);
-}

@@ -8,11 +8,12 @@
  */
 import { z } from 'zod';
 import { isJsonArray, jsonArrayAsJsonl, parseJsonl } from '../../datasets/jsonl.js';
+import { truncateAtStopWords } from '../../llm/extract.js';
 import type { LlmApi } from '../../llm/request.js';
 import { defineFamily } from '../define.js';
 import { DatasetEntryNameSchema, RowsFileSchema } from '../entry.js';
 import { readsProblemsFiles } from '../evaluateOptions.js';
-import { codePointLength, codePointPrefix, endAfterFirstStopWord } from '../repairText.js';
+import { codePointLength, codePointPrefix } from '../repairText.js';
 import { familyOptions, option } from '../familyOptions.js';
 import { TEXT_SCORED_STEPS } from '../textScored.js';
 import type { CorpusMetric, DefinedFamily, ProblemOf } from '../types.js';
@@ -134,7 +135,9 @@ export function pythonBugsSolution(problem: PythonBugsProblem, api: LlmApi | 'sa
   if (api === 'saved') return code;
   const { prompt, correct_code } = problem.python_bugs;
   const output =
-    api === 'completions' ? (prompt.startsWith('prompt') ? 'def' : '') + endAfterFirstStopWord(code, PYTHON_BUGS_STOP_WORDS) : code;
+    api === 'completions'
+      ? (prompt.startsWith('prompt') ? 'def' : '') + truncateAtStopWords(code, PYTHON_BUGS_STOP_WORDS, { keepStopWord: true })
+      : code;
   return codePointPrefix(output, codePointLength(correct_code));
 }
 

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { isJsonArray, jsonArrayAsJsonl, parseJsonl } from '../../datasets/jsonl.js';
 import type { ExecutionLimits } from '../../execution/types.js';
+import { truncateAtStopWords } from '../../llm/extract.js';
 import { FINISH_LENGTH, type LlmApi } from '../../llm/request.js';
 import { pyStrip } from '../../metrics/pythonText.js';
 import { defineFamily } from '../define.js';
@@ -15,7 +16,7 @@ import { QUIXBUGS_SCORES } from './taskScores.js';
 import { DatasetEntryNameSchema, RowsFileSchema } from '../entry.js';
 import { readsProblemsFiles } from '../evaluateOptions.js';
 import { statusScore } from '../humanevalStyle.js';
-import { endAfterFirstStopWord, removeLastBlock } from '../repairText.js';
+import { removeLastBlock } from '../repairText.js';
 import { familyOptions, option } from '../familyOptions.js';
 import type { AnswerEnding, DefinedFamily, ProblemOf, Requirement, TaskChecking, TaskScore } from '../types.js';
 
@@ -124,7 +125,7 @@ export function quixBugsSolution(problem: QuixBugsProblem, api: LlmApi | 'saved'
   if (api !== 'completions') return code;
   const { prompt } = problem.quixbugs;
   const stops = quixBugsStopWords(prompt);
-  const generation = (prompt === 'prompt' ? 'def' : '') + endAfterFirstStopWord(code, stops);
+  const generation = (prompt === 'prompt' ? 'def' : '') + truncateAtStopWords(code, stops, { keepStopWord: true });
   if (stops.some((s) => generation.includes(s))) return removeLastBlock(generation, stops);
   const cutWithoutStopWord = ending?.finishReason === FINISH_LENGTH && !stops.some((s) => ending.raw.includes(s));
   return cutWithoutStopWord ? '' : generation;
