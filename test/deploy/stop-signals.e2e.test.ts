@@ -217,7 +217,9 @@ describe('stop signals drain', () => {
     const model = `stop-sweep-${uniqueSuffix()}`;
     const file = sweepFile(id, model);
     let mid = 0;
-    for (const v of VARIANTS) {
+    // The doubled signals only: each is also a single stop (the second, 2 ms later, is the same one),
+    // and the single ones take the same path in start-sweep as in the worker, tested above.
+    for (const v of VARIANTS.filter((variant) => variant.times === 2)) {
       const sweep = spawnTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
       try {
         const { exit, again } = await stopUnderLoad(sweep, v, /start-sweep: SIG\w+: detaching/);
