@@ -1,5 +1,6 @@
 /**
  * `tsx scripts/bench/bench-sweep-overhead.ts [--samples 20000] [--tasks 164] [--samples-per-request 1] [--no-small] [--no-bare]
+ * [--latency-ms 300 --endpoint-concurrency 64]
  * [--cpu-prof-dir DIR]`: the cost of durability. The same
  * HumanEval samples (canonical solutions, answered instantly by a scripted OpenAI-compatible server)
  * go through a full sweep (Temporal, S3 cache and records, sandbox activities, workers in one
@@ -10,7 +11,10 @@
  * largest history any workflow run reached, the S3 objects and bytes the sweep left per sample, and
  * the RSS over the run of each process (the sweep's, the sandbox's, the stack's Temporal and
  * SeaweedFS): memory should not grow with the sweep. `--no-small --no-bare` runs the sweep alone
- * (the million-sample run); `--cpu-prof-dir` keeps V8 CPU profiles of the sweep's process. Needs the
+ * (the million-sample run); `--cpu-prof-dir` keeps V8 CPU profiles of the sweep's process.
+ * `--latency-ms` makes the server an endpoint of fixed latency serving `--endpoint-concurrency`
+ * requests at once (issue 45: a sweep as fast as its endpoint), and prints the sweep's wall time
+ * against its limit and where the rest went. Needs the
  * local stack (`npm run stack:up`). */
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -27,6 +31,7 @@ import { connectTemporal } from '../../infra/temporal/connection.js';
 import { startScriptedLlmServer } from '../../test/support/scripted-llm-server.js';
 import { PROJECT_ROOT, stackStatus } from '../../stack/local-stack.js';
 import { npmScriptNodeFlags } from '../lib/node-flags.js';
+import { limitedEndpoint, sweepLimit, type EndpointLimits } from './lib/endpoint-limits.js';
 
 const HUMANEVAL = path.resolve(PROJECT_ROOT, '../shared/reference/humaneval/HumanEval.jsonl.gz');
 /** How a user starts each side: `npm run sweep` (bin/run.mjs, with the script's node flags) and bin/evaluate.mjs, from their kept bundles. */
@@ -271,6 +276,46 @@ interface BenchOptions {
   cpuProfDir?: string;
   small: boolean;
   bare: boolean;
+  latencyMs: string;
+  endpointConcurrency: string;
+}
+
+/** `--latency-ms` and `--endpoint-concurrency`, checked; undefined for an endpoint that answers at once. */
+function endpointLimitsOf(opts: BenchOptions): EndpointLimits | undefined {
+  const latencyMs = Number(opts.latencyMs);
+  const concurrency = Number(opts.endpointConcurrency);
+  if (!Number.isFinite(latencyMs) || latencyMs < 0)
+    throw new Error(`--latency-ms must be a number of milliseconds >= 0, got ${opts.latencyMs}`);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1024)
+    throw new Error(`--endpoint-concurrency must be an integer from 1 to 1024, got ${opts.endpointConcurrency}`);
+  return latencyMs > 0 ? { latencyMs, concurrency } : undefined;
+}
+
+/**
+ * The sweep's wall time against the fastest it could be, and where the rest went: before the first
+ * request (start-up), the endpoint's capacity left idle between the first request and the last
+ * answer, and after the last answer (the last tasks' execution and the sweep's end).
+ */
+function reportAgainstLimit(
+  sweep: { seconds: number; startedAt: number; samples: number },
+  requests: number,
+  limits: EndpointLimits,
+  bareRate: number,
+  endpoint: ReturnType<typeof limitedEndpoint>,
+): void {
+  const { llmSeconds, executorSeconds, limitSeconds } = sweepLimit(sweep.samples, requests, limits, bareRate);
+  const span = endpoint.span();
+  console.log(
+    `against the endpoint (${limits.latencyMs} ms an answer, ${limits.concurrency} at once): LLM bound ${llmSeconds.toFixed(1)} s, executor bound ${executorSeconds.toFixed(1)} s (bare rate); sweep ${sweep.seconds.toFixed(1)} s = **${(sweep.seconds / limitSeconds).toFixed(2)}x** its limit (target 1.15)`,
+  );
+  if (!span) return;
+  const before = (span.first - sweep.startedAt) / 1000;
+  const answering = (span.last - span.first) / 1000;
+  const after = sweep.seconds - before - answering;
+  const used = span.busySlotMs / (limits.concurrency * (span.last - span.first));
+  console.log(
+    `  where it went: ${before.toFixed(1)} s before the first request (start-up), ${answering.toFixed(1)} s from the first request to the last answer (the endpoint ${(used * 100).toFixed(0)}% busy on average, all ${limits.concurrency} slots busy ${((span.saturatedMs / (span.last - span.first)) * 100).toFixed(0)}% of the time; ${span.served} requests served), ${after.toFixed(1)} s after the last answer`,
+  );
 }
 
 new Command('bench-sweep-overhead')
@@ -295,6 +340,18 @@ new Command('bench-sweep-overhead')
   )
   .addOption(new Option('--no-small', 'skip the small sweep (a fifth of the size) run first'))
   .addOption(new Option('--no-bare', 'skip the bare executor runs (a sweep alone: memory, history, S3 and wall time)'))
+  .addOption(
+    new Option(
+      '--latency-ms <ms>',
+      'each answer takes this long (0: at once); with it the sweep is measured against its limit, the larger of the LLM bound (requests x latency / concurrency) and the executor bound (samples / the bare executor rate)',
+    ).default('0'),
+  )
+  .addOption(
+    new Option(
+      '--endpoint-concurrency <n>',
+      "requests the endpoint serves at once (the rest queue); the sweep's model gets this concurrency",
+    ).default('64'),
+  )
   .action(async (opts: BenchOptions) => {
     const perRequest = Number(opts.samplesPerRequest);
     if (!Number.isInteger(perRequest) || perRequest < 1 || perRequest > 128)
@@ -314,10 +371,18 @@ new Command('bench-sweep-overhead')
       return copy === 0 ? p : { ...p, task_id: `${p.task_id}/copy-${copy}`, prompt: `# copy ${copy}\n${p.prompt}` };
     });
     const canonical = new Map(problems.map((p) => [p.prompt, p.canonical_solution]));
-    const server = await startScriptedLlmServer((req) => ({ content: canonical.get(String(req.body.prompt)) ?? '    pass\n' }), {
-      applyStop: false,
-      keepRequests: false,
-    });
+    const limits = endpointLimitsOf(opts);
+    const endpoint = limits ? limitedEndpoint(limits) : undefined;
+    const server = await startScriptedLlmServer(
+      async (req) => {
+        await endpoint?.serve();
+        return { content: canonical.get(String(req.body.prompt)) ?? '    pass\n' };
+      },
+      {
+        applyStop: false,
+        keepRequests: false,
+      },
+    );
     const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-overhead-'));
     const env = loadConfig(process.env);
     const bucket: Bucket = { s3: s3ClientFor(env), name: env.s3.bucket };
@@ -334,7 +399,7 @@ new Command('bench-sweep-overhead')
         // A model name of its own per run: the LLM cache must not answer for the server.
         writeFileSync(
           file,
-          `id: ${id}\ndatasets:\n  - name: humaneval\n    family: humaneval\n    path: ${dataset}\nmodels:\n  - id: instant\n    base_url: ${server.url}\n    model: canonical-${id}\n    api: completions\n    stop: []\n    concurrency: 8\n    samples_per_request: ${perRequest}\nmethods: [direct]\ntemperatures: [0.8]\nn_samples: ${n}\nk: [1]\nseed: 1\n`,
+          `id: ${id}\ndatasets:\n  - name: humaneval\n    family: humaneval\n    path: ${dataset}\nmodels:\n  - id: instant\n    base_url: ${server.url}\n    model: canonical-${id}\n    api: completions\n    stop: []\n    concurrency: ${limits?.concurrency ?? 8}\n    samples_per_request: ${perRequest}\nmethods: [direct]\ntemperatures: [0.8]\nn_samples: ${n}\nk: [1]\nseed: 1\n`,
         );
         const s3Before = await bucketUsage(bucket);
         const stackBefore = stackCpuSeconds(env);
@@ -370,6 +435,7 @@ new Command('bench-sweep-overhead')
         return {
           id,
           samples: n * problems.length,
+          startedAt,
           ...m,
           startupCpuSeconds: firstRequestS === undefined ? null : commandCpuAt(m, firstRequestS),
           temporalCpuSeconds,
@@ -392,6 +458,8 @@ new Command('bench-sweep-overhead')
         `machine: ${os.cpus().length} cores; ${problems.length} tasks (HumanEval's ${humaneval.length}${problems.length > humaneval.length ? ', then copies' : problems.length < humaneval.length ? ', the first ones' : ''}); sweep sizes n=${nSmall} and n=${nLarge}; load average ${os.loadavg()[0]!.toFixed(2)}`,
       );
       const samplesFile = path.join(dir, 'samples.jsonl');
+      if (limits && !opts.bare) throw new Error('--latency-ms needs the bare executor runs (the executor bound): drop --no-bare');
+      if (limits && opts.small) throw new Error('--latency-ms measures one sweep against the endpoint: add --no-small');
       if (opts.bare)
         writeFileSync(
           samplesFile,
@@ -451,6 +519,7 @@ new Command('bench-sweep-overhead')
       if (bareBefore && bareAfter) {
         const bareSeconds = (bareBefore.seconds + bareAfter.seconds) / 2;
         console.log(`ratio sweep/bare: ${(bareSeconds / large.seconds).toFixed(2)} (bare: mean of both runs)`);
+        if (limits) reportAgainstLimit(large, Math.ceil(samples / perRequest), limits, samples / bareSeconds, endpoint!);
         const bareCpu =
           (bareBefore.cpuSeconds +
             bareBefore.sandboxCpuSeconds +
