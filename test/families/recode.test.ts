@@ -28,6 +28,8 @@ import {
   RECODE_FORMAT_ROWS,
   RECODE_FUNC_NAME_GENERATIONS,
   RECODE_FUNC_NAME_ROWS,
+  RECODE_NATGEN_GENERATIONS,
+  RECODE_NATGEN_ROWS,
 } from '../support/recode-rows.js';
 
 const PYTHON = path.join(PROJECT_ROOT, '.tools/test-python/bin/python');
@@ -109,19 +111,22 @@ describe("prompts, stop words, solutions and programs are bigcode's", () => {
     );
   });
 
-  it('format rows: prompts ending in a comment or blank lines are stripped; the dataset solution continues the prompt as written', () => {
-    const reference = bigcode({ rows: RECODE_FORMAT_ROWS, num_seeds: 1, generations: RECODE_FORMAT_GENERATIONS });
-    const problems = load(RECODE_FORMAT_ROWS, 1);
+  it('format and natgen rows: prompts ending in a comment, blank lines or half a body are stripped; the dataset solution continues the prompt as written', () => {
+    const rows = [...RECODE_FORMAT_ROWS, ...RECODE_NATGEN_ROWS];
+    const generations = [...RECODE_FORMAT_GENERATIONS, ...RECODE_NATGEN_GENERATIONS];
+    const reference = bigcode({ rows, num_seeds: 1, generations });
+    const problems = load(rows, 1);
     expect(problems.map((p) => recodeFamily.completionPrompt(p))).toEqual(reference.prompts);
     expect(reference.prompts[0]!.endsWith('# 0.5')).toBe(true);
-    expect(problems.map((p, t) => RECODE_FORMAT_GENERATIONS[t]!.map((g) => solutionOf(p, g)))).toEqual(reference.solutions);
-    // The reference solution is the row's prompt and solution (bigcode strips the prompt; its solution needs the newline).
+    expect(reference.prompts[2]!.endsWith('        return None')).toBe(true);
+    const solutions = problems.map((p, t) => generations[t]!.map((g) => solutionOf(p, g)));
+    expect(solutions).toEqual(reference.solutions);
+    // natgen's released solution starts with a comment: bigcode's `\n#` leaves the prompt alone.
+    expect(solutions[2]![1]).toBe(reference.prompts[2]);
+    // The reference solution is the row's prompt and solution (bigcode strips the prompt; its solution needs what followed).
     problems.forEach((p, t) =>
-      expect(recodeFamily.referenceSolution(p)).toBe(
-        RECODE_FORMAT_ROWS[t]!.prompt.replace(/^\n+/, '') + RECODE_FORMAT_ROWS[t]!.canonical_solution,
-      ),
+      expect(recodeFamily.referenceSolution(p)).toBe(rows[t]!.prompt.replace(/^\n+/, '') + rows[t]!.canonical_solution),
     );
-    expect(problems[1]!.prompt + RECODE_FORMAT_ROWS[1]!.canonical_solution).not.toContain('"""\n    return');
   });
 
   it('an answer with no stop word is kept whole; chat answers and saved generations', () => {

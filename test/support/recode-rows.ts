@@ -8,7 +8,9 @@
  * - func_name: FuncRenameSwapChar under seeds 0 to 3 (the function renamed, or not, per seed: the
  *   entry point is the renamed one) and FuncRenameCamelCase under seed 0 (a deterministic one);
  * - format: doc2comments (the docstring as `#` comments, the prompt ending in one) and new_lines
- *   (a blank line after the docstring) under seed 0, whose prompts end in whitespace bigcode strips.
+ *   (a blank line after the docstring) under seed 0, whose prompts end in whitespace bigcode strips;
+ * - natgen: HumanEval/12 under DeadCodeInserter seed 0, as released: its prompt holds half the
+ *   solution (dead code inserted) and ends in a line of spaces, its solution starts with a comment.
  * The generations are a model's raw continuations of the stripped prompt: the right body, a wrong
  * one, a timeout, a crash, nothing, each followed by more code a stop word ends.
  */
@@ -156,5 +158,36 @@ export const RECODE_FORMAT_GENERATIONS: string[][] = RECODE_FORMAT_ROWS.map((r, 
   continuation(r, 'right', t),
   continuation(r, 'wrong', t + 1),
 ]);
+
+/** natgen's HumanEval/12 under DeadCodeInserter, seed 0, as ReCode releases it (its `partial`, the unperturbed prompt and solution, left null: not read). */
+export const RECODE_NATGEN_ROWS = [
+  {
+    task_id: 'HumanEval/12',
+    prompt:
+      'from typing import List, Optional\n\n\ndef longest(strings: List[str]) -> Optional[str]:\n' +
+      '    """Out of list of strings, return the longest one. Return the first one in case of multiple\n' +
+      '    strings of the same length. Return None in case the input list is empty.\n    >>> longest([])\n\n' +
+      "    >>> longest(['a', 'b', 'c'])\n    'a'\n    >>> longest(['a', 'bb', 'ccc'])\n    'ccc'\n    \"\"\"\n" +
+      '    if not strings:\n        for _i_0 in range(0):\n            return None\n        return None\n   \n',
+    entry_point: 'longest',
+    canonical_solution:
+      "# print('@@this is the line to split##')\n    maxlen = max(len(x) for x in strings)\n    for s in strings:\n" +
+      '        if len(s) == maxlen:\n            return s\n',
+    test:
+      "\n\nMETADATA = {\n    'author': 'jt',\n    'dataset': 'test'\n}\n\n\ndef check(candidate):\n    assert candidate([]) == None\n" +
+      "    assert candidate(['x', 'y', 'z']) == 'x'\n    assert candidate(['x', 'yyy', 'zzzz', 'www', 'kkkk', 'abc']) == 'zzzz'\n",
+    partial: null,
+    seed: 0,
+    perturbation_name: 'DeadCodeInserter',
+  },
+];
+
+/** natgen's continuations: the rest of the body; the released solution itself, whose first line (a comment) a stop word cuts. */
+export const RECODE_NATGEN_GENERATIONS: string[][] = [
+  [
+    '\n    maxlen = max(len(x) for x in strings)\n    for s in strings:\n        if len(s) == maxlen:\n            return s\n\nprint(1)\n',
+    `\n${RECODE_NATGEN_ROWS[0]!.canonical_solution}`,
+  ],
+];
 
 export const jsonl = (rows: readonly unknown[]): string => rows.map((r) => JSON.stringify(r) + '\n').join('');
