@@ -26,6 +26,9 @@ const PROBLEM_STEPS = [
   'pipelineLength',
 ] as const;
 
+/** The steps TaskFamily marks optional: absent when the family has none. */
+const OPTIONAL_STEPS: ReadonlySet<(typeof PROBLEM_STEPS)[number]> = new Set(['infill', 'chatCode']);
+
 export function defineFamily<const Id extends string, Schema extends EntrySchema, Payload extends object = Record<never, never>>(
   definition: FamilyDefinition<Id, Schema, Payload>,
 ): DefinedFamily<Id, Schema, Payload> {
@@ -47,10 +50,13 @@ export function defineFamily<const Id extends string, Schema extends EntrySchema
     return full;
   };
   const steps = Object.fromEntries(
-    PROBLEM_STEPS.map((name) => {
+    PROBLEM_STEPS.flatMap((name) => {
       // eslint-disable-next-line @typescript-eslint/unbound-method -- a family's steps use no `this` (defineFamily's contract)
       const step = definition[name] as ((problem: ProblemOf<Payload>, ...rest: never[]) => unknown) | undefined;
-      return [name, step ? (problem: SweepProblem, ...rest: never[]) => step(withPayload(problem), ...rest) : () => undefined];
+      if (step) return [[name, (problem: SweepProblem, ...rest: never[]) => step(withPayload(problem), ...rest)]];
+      // An optional step the family does not have stays absent, so that `family.chatCode ?` means
+      // what it says (a stand-in answering undefined once made every family look as if it had one).
+      return OPTIONAL_STEPS.has(name) ? [] : [[name, () => undefined]];
     }),
   ) as Pick<TaskFamily<Id, unknown>, (typeof PROBLEM_STEPS)[number]>;
   return {

@@ -29,6 +29,14 @@ describe('family entries in a sweep config', () => {
     for (const [id, family] of Object.entries(FAMILIES)) expect(family.id).toBe(id);
   });
 
+  it('an optional step a family does not define is absent, not a stand-in answering undefined', () => {
+    // Callers test `family.chatCode ?`: a stand-in once made every family's chat answers undefined.
+    expect(FAMILIES.humaneval.chatCode).toBeUndefined();
+    expect(FAMILIES.humaneval.infill).toBeUndefined();
+    expect(typeof FAMILIES.livecodebench.chatCode).toBe('function');
+    expect(typeof FAMILIES['santacoder-fim'].infill).toBe('function');
+  });
+
   it('an unknown family is refused, naming the families', () => {
     expect(issuesOf(minimal([{ name: 'd', family: 'ds-2000', path: 'a.jsonl' }]))).toEqual([
       {
