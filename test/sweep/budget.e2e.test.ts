@@ -20,8 +20,15 @@ import { testConfig, uniqueSuffix } from '../support/config.js';
 import { sleep, waitUntil } from '../support/poll.js';
 import { killHard, runTs, spawnTs } from '../support/processes.js';
 import { connectClient } from '../support/temporal.js';
-import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
-import { HUMANEVAL_DATASETS_YAML, oneSampleDirectYaml, scriptedAnswers, scriptedModelYaml, scriptedSweepFixture } from './support.js';
+import { startScriptedLlmServer } from '../support/scripted-llm-server.js';
+import {
+  HUMANEVAL_DATASETS_YAML,
+  oneSampleDirectYaml,
+  scriptedAnswers,
+  scriptedModelYaml,
+  scriptedSweepFixture,
+  requestsSettled,
+} from './support.js';
 
 const { config, env } = testConfig();
 const TASKS = 30;
@@ -46,24 +53,6 @@ async function cellResults(id: string) {
   const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
   const detail = JSON.parse((await getText(bucket, results.cells[0].resultsKey))!);
   return { summary: results.cells[0], detail };
-}
-
-/** Waits until no request has arrived for `quietMs`; returns the count then. */
-async function settled(s: ScriptedLlmServer, quietMs: number, maxMs: number): Promise<number> {
-  let count = s.requests().length;
-  let since = Date.now();
-  return waitUntil(
-    () => {
-      const now = s.requests().length;
-      if (now !== count) {
-        count = now;
-        since = Date.now();
-        return undefined;
-      }
-      return Date.now() - since >= quietMs && count;
-    },
-    { what: () => `the requests to stop (${count} so far)`, timeoutMs: maxMs, intervalMs: 100 },
-  );
 }
 
 describe('budgets', () => {
@@ -97,7 +86,7 @@ describe('budgets', () => {
       const atHold = own.requests().length;
       expect(heldFor).toMatch(new RegExp(`^budget: budget\\.tokens \\d+ of ${cap} spent \\(a task costs ~\\d+\\)$`));
       // What was in the task window finishes; nothing else starts.
-      const afterDrain = await settled(own, 3 * ANSWER_MS, 30_000);
+      const afterDrain = await requestsSettled(own, 3 * ANSWER_MS, 30_000);
       expect(afterDrain).toBeLessThanOrEqual(atHold + TASK_WINDOW);
       expect(afterDrain).toBeLessThan(TASKS);
       await sleep(1500);
@@ -172,7 +161,7 @@ describe('budgets', () => {
       // The first answer passes the cap: only the tasks of the window, started before it, are
       // answered (before the shard asked the ledger, those its lanes started while the pause came
       // down were too: 12-14 of them).
-      const answered = await settled(own, 3 * ANSWER_MS, 30_000);
+      const answered = await requestsSettled(own, 3 * ANSWER_MS, 30_000);
       expect(answered).toBeLessThanOrEqual(TASK_WINDOW);
       await sleep(1500);
       expect(own.requests().length).toBe(answered);

@@ -21,33 +21,22 @@ import { TASK_WINDOW } from '../../workflows/sweepShard.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { sleep, waitUntil } from '../support/poll.js';
 import { killHard, runTs, spawnTs } from '../support/processes.js';
-import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { startScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { connectClient } from '../support/temporal.js';
-import { HUMANEVAL_DATASETS_YAML, oneSampleDirectYaml, scriptedAnswers, scriptedModelYaml, scriptedSweepFixture } from './support.js';
+import {
+  HUMANEVAL_DATASETS_YAML,
+  oneSampleDirectYaml,
+  scriptedAnswers,
+  scriptedModelYaml,
+  scriptedSweepFixture,
+  requestsSettled,
+} from './support.js';
 
 const { config, env } = testConfig();
 const TASKS = 20;
 const ANSWER_MS = 200;
 const MAX_ERRORS = 3;
 const { bucket, dir, problems, server } = scriptedSweepFixture(config, 'cell-errors', TASKS, ANSWER_MS);
-
-/** Waits until no request has arrived for `quietMs`; returns the count then. */
-async function settled(s: ScriptedLlmServer, quietMs: number, maxMs: number): Promise<number> {
-  let count = s.requests().length;
-  let since = Date.now();
-  return waitUntil(
-    () => {
-      const now = s.requests().length;
-      if (now !== count) {
-        count = now;
-        since = Date.now();
-        return undefined;
-      }
-      return Date.now() - since >= quietMs && count;
-    },
-    { what: () => `the requests to stop (${count} so far)`, timeoutMs: maxMs, intervalMs: 100 },
-  );
-}
 
 describe('a cell that only fails', () => {
   it('stops after its limit within the requests in flight, says why, lets the other cell finish, and resumes once fixed', async () => {
@@ -90,7 +79,7 @@ ${scriptedModelYaml('plain', server().url, 'scripted-completions', 'completions'
       expect(hold.errors).toBeGreaterThanOrEqual(MAX_ERRORS);
       expect(hold.lastError).toMatch(/answered 404 \(.*scripted-typo.* does not exist\)/);
       // The requests in flight end; none is sent after them.
-      const refused = await settled(own, 4 * ANSWER_MS, 30_000);
+      const refused = await requestsSettled(own, 4 * ANSWER_MS, 30_000);
       expect(refused).toBeLessThanOrEqual(TASK_WINDOW);
       await sleep(1500);
       expect(own.requests()).toHaveLength(refused);

@@ -14,31 +14,20 @@ import { TASK_WINDOW } from '../../workflows/sweepShard.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { sleep, waitUntil } from '../support/poll.js';
 import { killHard, runTs, spawnTs } from '../support/processes.js';
-import { expectedCounts, HUMANEVAL_DATASETS_YAML, oneSampleDirectYaml, scriptedModelYaml, scriptedSweepFixture } from './support.js';
+import {
+  expectedCounts,
+  HUMANEVAL_DATASETS_YAML,
+  oneSampleDirectYaml,
+  scriptedModelYaml,
+  scriptedSweepFixture,
+  requestsSettled,
+} from './support.js';
 
 const { config, env } = testConfig();
 // One shard of 40 one-sample tasks (a shard holds ~200 samples), answered slowly, two at a time.
 const TASKS = 40;
 const ANSWER_MS = 600;
 const { bucket, dir, problems, server } = scriptedSweepFixture(config, 'pause', TASKS, ANSWER_MS);
-
-/** Waits until no request has arrived for `quietMs`; returns the count then. */
-async function settled(quietMs: number, maxMs: number): Promise<number> {
-  let count = server().requests().length;
-  let since = Date.now();
-  return waitUntil(
-    () => {
-      const now = server().requests().length;
-      if (now !== count) {
-        count = now;
-        since = Date.now();
-        return undefined;
-      }
-      return Date.now() - since >= quietMs && count;
-    },
-    { what: () => `the requests to stop after the pause (${count} so far)`, timeoutMs: maxMs, intervalMs: 100 },
-  );
-}
 
 describe('pause and resume', () => {
   it('a paused sweep asks nothing new once the running window drains; resumed, it finishes with each request sent once', async () => {
@@ -61,7 +50,7 @@ ${scriptedModelYaml('plain', server().url, 'scripted-completions', 'completions'
       expect(pause.code, pause.output).toBe(0);
       const atPause = server().requests().length;
       // What had started when the pause landed finishes; nothing else starts.
-      const afterDrain = await settled(3 * ANSWER_MS, 30_000);
+      const afterDrain = await requestsSettled(server(), 3 * ANSWER_MS, 30_000);
       expect(afterDrain).toBeLessThanOrEqual(atPause + TASK_WINDOW);
       expect(afterDrain).toBeLessThan(TASKS);
       await sleep(2000);

@@ -16,6 +16,7 @@ import { privateLibrary } from '../../domain/pbe/privateLibrary.js';
 import { taskRequirement } from '../../methods/exploracoder/requirement.js';
 import { resolvePbeParams, type PbeParams } from '../../domain/pbe/params.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
+import { waitUntil } from '../support/poll.js';
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type Reply, type ScriptedLlmServer, type ScriptedRequest } from '../support/scripted-llm-server.js';
 
@@ -258,4 +259,25 @@ export function scriptedSweepFixture(config: ExploraConfig, name: string, tasks:
       return server;
     },
   };
+}
+
+/**
+ * Waits until no request has reached the server for `quietMs` (a paused or held sweep has drained
+ * what it had in flight); returns the count of requests then.
+ */
+export async function requestsSettled(server: ScriptedLlmServer, quietMs: number, maxMs: number): Promise<number> {
+  let count = server.requests().length;
+  let since = Date.now();
+  return waitUntil(
+    () => {
+      const now = server.requests().length;
+      if (now !== count) {
+        count = now;
+        since = Date.now();
+        return undefined;
+      }
+      return Date.now() - since >= quietMs && count;
+    },
+    { what: () => `the requests to stop (${count} so far)`, timeoutMs: maxMs, intervalMs: 100 },
+  );
 }
