@@ -2,8 +2,9 @@
  * Batch mode end to end on the shared stack: a HumanEval sweep answered in batches
  * (models[i].batch, against the scripted Batch API server in front of a scripted LLM server) gives
  * the results and samples of the same sweep answered live, every request reaching the model once:
- * in batches of at most max_requests with nothing live after them; with its worker killed while a
- * batch is in flight (the batch is not created again); and with a batch that expires half-done
+ * in batches of at most max_requests with nothing live after them; with the batch server restarted
+ * (its state kept on disk, as a provider's) and the worker killed while a batch is in flight (the
+ * batch is not created again); and with a batch that expires half-done
  * (the rest sent live), each answer priced at the price of how it was answered.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -166,8 +167,8 @@ describe('a sweep in batch mode', () => {
     await expectSameAsLive(id);
   });
 
-  it('with its worker killed while a batch is in flight: resumed, the batch is not created again', async () => {
-    const { llm, batches } = await batchServers({ held: true });
+  it('with the batch server restarted and its worker killed while a batch is in flight: resumed, the batch is not created again', async () => {
+    const { llm, batches } = await batchServers({ held: true, stateDir: mkdtempSync(path.join(dir, 'provider-')) });
     const id = `batch-kill-${uniqueSuffix()}`;
     const file = writeConfig(id, batches.url, batchYaml(''));
     const first = spawnTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
@@ -178,6 +179,11 @@ describe('a sweep in batch mode', () => {
       what: () => `the batch in progress\n${first.output()}`,
     });
     await sleep(500); // a poll or two more
+    // The provider goes down and comes back from its disk (connections dropped, memory gone); the
+    // worker's polls fail meanwhile and are retried against the restarted server.
+    await batches.restart();
+    expect(batches.batches().map((b) => b.status)).toEqual(['in_progress']);
+    await sleep(1500);
     await killHard(first);
     batches.release();
     const again = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
