@@ -6,7 +6,9 @@
  */
 import { ApplicationFailure, ParentClosePolicy, proxyActivities } from '@temporalio/workflow';
 import type { DirectActivities } from '../methods/direct/activities.js';
+import type { RagActivities } from '../methods/rag/activities.js';
 import type { RequestSet } from '../infra/llm/batchPlan.js';
+import type { MethodTaskRef } from '../domain/methods/taskRef.js';
 import { BATCH_METHOD_KINDS } from '../domain/llm/batchMode.js';
 import { findMethod } from '../domain/methods/registry.js';
 import { cellPrefix, cellWorkflowId, llmTaskQueue } from '../domain/sweep/keys.js';
@@ -22,21 +24,25 @@ export function answersInBatches(input: Pick<CellInput, 'cell' | 'mode'>): boole
   return input.cell.endpoint.batch !== undefined && input.mode !== 'evaluate-only';
 }
 
-/** Runs the cell's batch phase; returns each request set's outcome (empty when the cache answers every request). */
+/**
+ * Runs the cell's batch phase; returns each request set's outcome (empty when the cache answers
+ * every request). `mayStart` is awaited between preparing the sets and starting their batches.
+ */
 export async function answerCellInBatches(
   input: CellInput,
   started: (workflowIds: string[]) => void = () => {},
+  mayStart: () => Promise<void> = async () => {},
 ): Promise<BatchAnswersOutcome[]> {
   const kind = findMethod(input.cell.method)?.kind;
   // The config refuses other kinds in batch mode (models[i].batch); a sweep started otherwise stops here, naming it.
   if (kind === undefined || !BATCH_METHOD_KINDS.includes(kind))
     throw ApplicationFailure.nonRetryable(
-      `cell ${input.cell.id}: batch mode answers the ${BATCH_METHOD_KINDS.join(', ')} method only so far, not ${input.cell.method} (models[i].batch)`,
+      `cell ${input.cell.id}: batch mode answers only the ${BATCH_METHOD_KINDS.join(', ')} methods so far, not ${input.cell.method} (models[i].batch)`,
       'InvalidSweep',
     );
   const llmQueue = llmTaskQueue(input.queues.llmBase, input.cell.model);
   const prefix = cellBatchPrefix(input.sweepId, input.cell.id);
-  const { prepareDirectBatch } = proxyActivities<DirectActivities>({
+  const prepare = proxyActivities<DirectActivities & RagActivities>({
     taskQueue: llmQueue,
     startToCloseTimeout: '30 minutes',
     heartbeatTimeout: '1 minute',
@@ -47,15 +53,18 @@ export async function answerCellInBatches(
       nonRetryableErrorTypes: ['InvalidTask', 'ZodError'],
     },
   });
-  const sets: RequestSet[] = await prepareDirectBatch({
-    endpoint: input.cell.endpoint,
-    sampling: input.cell.sampling,
-    datasetKey: input.datasetKey,
-    taskStart: 0,
-    taskEnd: input.tasks,
-    nSamples: input.nSamples,
-    prefix,
-  });
+  const range = { taskStart: 0, taskEnd: input.tasks, nSamples: input.nSamples, prefix };
+  // One round of requests, whatever the kind: the requests its step would send, prepared by its own activity.
+  const sets: RequestSet[] =
+    kind === 'rag'
+      ? await prepare.prepareRagBatch({ ref: cellTaskRef(input), ...range })
+      : await prepare.prepareDirectBatch({
+          endpoint: input.cell.endpoint,
+          sampling: input.cell.sampling,
+          datasetKey: input.datasetKey,
+          ...range,
+        });
+  if (sets.length > 0) await mayStart();
   const children = await Promise.all(
     sets.map((set) =>
       startChildPatiently(batchAnswersWorkflow, {
@@ -68,4 +77,22 @@ export async function answerCellInBatches(
   );
   started(children.map((c) => c.workflowId));
   return Promise.all(children.map((c) => c.result()));
+}
+
+/** What a library-using method's step gets as its task reference (workflows/methodKit.ts taskRef), for every task of the cell. */
+function cellTaskRef(input: CellInput): Omit<MethodTaskRef, 'taskIndex'> {
+  if (!input.libraryKey || !input.methodOptions)
+    throw ApplicationFailure.nonRetryable(
+      `method ${input.cell.method} needs the dataset's API library, and ${input.cell.dataset} has none`,
+      'InvalidSweep',
+    );
+  return {
+    sweepId: input.sweepId,
+    cellId: input.cell.id,
+    datasetKey: input.datasetKey,
+    libraryKey: input.libraryKey,
+    endpoint: input.cell.endpoint,
+    sampling: input.cell.sampling,
+    options: input.methodOptions,
+  };
 }

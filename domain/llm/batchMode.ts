@@ -65,5 +65,8 @@ export function effectivePrice(model: { price?: Price; batch?: { price?: Price }
   return model.batch?.price ?? model.price;
 }
 
-/** The method kinds batch mode answers so far: those of one request per sample. */
-export const BATCH_METHOD_KINDS: readonly string[] = ['direct'];
+/**
+ * The method kinds batch mode answers so far: those of one round of requests, known before any
+ * answer (rag's retrieval comes first and depends on no answer). The multi-round kinds are not yet.
+ */
+export const BATCH_METHOD_KINDS: readonly string[] = ['direct', 'rag'];

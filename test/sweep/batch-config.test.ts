@@ -49,12 +49,13 @@ describe('models[i].batch', () => {
   });
 
   it('refuses methods of several steps, naming models[i].batch and the method', () => {
-    const issues = sweepConfigIssues(withModel({ batch: {} }, { methods: ['direct', 'self-repair'] }));
+    const issues = sweepConfigIssues(withModel({ batch: {} }, { methods: ['direct', 'rag', 'self-repair'] }));
     const batch = issues.filter((i) => i.path === 'models[0].batch');
     expect(batch).toHaveLength(1);
-    expect(batch[0]!.message).toContain('methods[1] (self-repair)');
-    // direct alone is fine.
+    expect(batch[0]!.message).toContain('methods[2] (self-repair)');
+    // direct alone is fine, and rag (one round of requests after its retrieval).
     expect(parseSweepConfig(withModel({ batch: {} })).models[0]!.batch).toBeDefined();
+    expect(sweepConfigIssues(withModel({ batch: {} }, { methods: ['rag'] })).filter((i) => i.path === 'models[0].batch')).toEqual([]);
   });
 
   it('prices the model at its live price with its batch price beside, which needs a listed price of the same currency', () => {

@@ -11,10 +11,12 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatchStatus, CollectBatchInput, CollectedBatch, SubmitBatchInput, SubmittedBatch } from '../../activities/llm/batch.js';
 import type { BatchEndpoint } from '../../domain/llm/batchMode.js';
+import { sweepCellWorkflow } from '../../workflows/sweepCell.js';
+import { MethodOptionsSchema } from '../../domain/methods/options.js';
 import { cellWorkflowId, llmTaskQueue } from '../../domain/sweep/keys.js';
+import type { PrepareRagBatchInput } from '../../methods/rag/activities.js';
 import type { RequestSet } from '../../infra/llm/batchPlan.js';
 import { batchAnswersProgressQuery, batchAnswersWorkflow, type BatchAnswersInput } from '../../workflows/batchAnswers.js';
-import { sweepCellWorkflow } from '../../workflows/sweepCell.js';
 import type { SweepQueues } from '../../workflows/sweepTypes.js';
 import { uniqueSuffix } from '../support/config.js';
 import { waitUntil } from '../support/poll.js';
@@ -37,12 +39,24 @@ const setOf = (setId: string, requests: number): RequestSet => ({ planKey: `plan
  * A provider in memory: a batch finishes after `pollsToFinish` polls (never: Infinity) and answers
  * `answered(set, round)` of its set's requests; the rest are left as a set of their own.
  */
-function stubProvider(options: { pollsToFinish?: number; answered?: (set: RequestSet) => number; sets?: RequestSet[] } = {}) {
+function stubProvider(
+  options: {
+    pollsToFinish?: number;
+    /** No batch completes before this says so. */
+    mayFinish?: () => boolean;
+    answered?: (set: RequestSet) => number;
+    sets?: RequestSet[];
+  } = {},
+) {
   const batches: Array<{ id: string; tag: string; setId: string; polls: number; status: string }> = [];
   const log: string[] = [];
   const activities = {
     async prepareDirectBatch(): Promise<RequestSet[]> {
       log.push('prepare');
+      return options.sets ?? [];
+    },
+    async prepareRagBatch(input: PrepareRagBatchInput): Promise<RequestSet[]> {
+      log.push(`prepare rag ${input.ref.libraryKey} tasks ${input.taskStart}-${input.taskEnd} samples ${input.nSamples}`);
       return options.sets ?? [];
     },
     async submitBatch(input: SubmitBatchInput): Promise<{ batchId: string; created: boolean }> {
@@ -59,7 +73,8 @@ function stubProvider(options: { pollsToFinish?: number; answered?: (set: Reques
       b.polls++;
       if (b.status === 'cancelling') b.status = 'cancelled';
       else if (b.status === 'validating') b.status = 'in_progress';
-      else if (b.status === 'in_progress' && b.polls >= (options.pollsToFinish ?? 2)) b.status = 'completed';
+      else if (b.status === 'in_progress' && b.polls >= (options.pollsToFinish ?? 2) && (options.mayFinish?.() ?? true))
+        b.status = 'completed';
       return { batchId: b.id, status: b.status, total: 1, completed: 0, failed: 0 };
     },
     async collectBatch(input: CollectBatchInput): Promise<CollectedBatch> {
@@ -130,6 +145,34 @@ describe('a cell in batch mode', () => {
     expect(provider.batches.map((b) => b.setId).sort()).toEqual(['a', 'b']);
     const firstLive = provider.log.findIndex((l) => l.startsWith('live'));
     expect(provider.log.slice(0, firstLive).sort()).toEqual(['collect batch_1', 'collect batch_2', 'prepare', 'submit a', 'submit b']);
+    expect(provider.log.filter((l) => l.startsWith('live')).sort()).toEqual(['live 0', 'live 1']);
+  });
+
+  it('a rag cell answers its one round (after retrieval, in its prepare activity) in batches, then asks the rest live', async () => {
+    const queues = testQueues();
+    const provider = stubProvider({ sets: [setOf('r', 4)] });
+    const llm = stubLlm();
+    const cell = { ...directCell(), id: 'ds.m.rag.t0', method: 'rag' };
+    const input = cellInput(`wft-cell-${uniqueSuffix()}`, queues, {
+      cell: { ...cell, endpoint: { ...cell.endpoint, batch: SETTINGS } },
+      libraryKey: 'lib-key',
+      methodOptions: MethodOptionsSchema.parse({}),
+      tasks: 2,
+      nSamples: 2,
+    });
+    const generateRag = async (i: { ref: { taskIndex: number }; sampleIndices: number[] }) => {
+      provider.log.push(`live ${i.ref.taskIndex}`);
+      return llm.activities.generateDirect({ taskIndex: i.ref.taskIndex, sampleIndices: i.sampleIndices });
+    };
+    await withStubWorkers(env, queues, { activities: stubStorage().activities, llm: { m: { ...provider.activities, generateRag } } }, () =>
+      env.client.workflow.execute(sweepCellWorkflow, {
+        workflowId: cellWorkflowId(input.sweepId, input.cell.id),
+        taskQueue: queues.workflows,
+        args: [input],
+      }),
+    );
+    const firstLive = provider.log.findIndex((l) => l.startsWith('live'));
+    expect(provider.log.slice(0, firstLive)).toEqual(['prepare rag lib-key tasks 0-2 samples 2', 'submit r', 'collect batch_1']);
     expect(provider.log.filter((l) => l.startsWith('live')).sort()).toEqual(['live 0', 'live 1']);
   });
 
