@@ -5,13 +5,15 @@
  * live_after_s cancels a batch that takes too long and keeps what it answered; a cancelled
  * workflow cancels its batch in flight.
  */
-import { WorkflowFailedError } from '@temporalio/client';
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatchStatus, CollectBatchInput, CollectedBatch, SubmitBatchInput, SubmittedBatch } from '../../activities/llm/batch.js';
 import type { BatchEndpoint } from '../../domain/llm/batchMode.js';
-import { sweepCellWorkflow } from '../../workflows/sweepCell.js';
+import { pauseOrderSignal, pauseSignal } from '../../workflows/pauseOrders.js';
+import { cellProgressQuery, sweepCellWorkflow } from '../../workflows/sweepCell.js';
 import { MethodOptionsSchema } from '../../domain/methods/options.js';
 import { cellWorkflowId, llmTaskQueue } from '../../domain/sweep/keys.js';
 import type { PrepareRagBatchInput } from '../../methods/rag/activities.js';
@@ -194,6 +196,109 @@ describe('a cell in batch mode', () => {
         }),
     );
     expect(provider.log).toEqual(['prepare']);
+  });
+});
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** The cell's history once a workflow task has completed after the event `at` finds: what the cell did in answer to it. */
+async function historyAfter(handle: WorkflowHandle, what: string, at: (events: HistoryEvent[]) => number) {
+  let events: HistoryEvent[] = [];
+  await waitUntil(
+    async () => {
+      events = (await handle.fetchHistory()).events ?? [];
+      const i = at(events);
+      return i >= 0 && events.slice(i).some((e) => e.workflowTaskCompletedEventAttributes);
+    },
+    { what, timeoutMs: 30_000, intervalMs: 50 },
+  );
+  return events;
+}
+
+/** Where the activity of this type completed. */
+const activityCompleted = (type: string) => (events: HistoryEvent[]) => {
+  const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type)?.eventId;
+  return scheduled == null
+    ? -1
+    : events.findIndex((e) => String(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? '') === String(scheduled));
+};
+const childrenStarted = (events: HistoryEvent[]) =>
+  events.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowType?.name ?? []);
+
+describe('a paused cell in batch mode', () => {
+  const batchCell = (queues: SweepQueues) =>
+    cellInput(`wft-cell-${uniqueSuffix()}`, queues, {
+      cell: { ...directCell(), endpoint: { ...directCell().endpoint, batch: SETTINGS } },
+      tasks: 2,
+    });
+
+  it('submits no batch while paused: its requests prepared, it submits them once resumed', async () => {
+    const queues = testQueues();
+    const provider = stubProvider({ sets: [setOf('p', 2)] });
+    const input = batchCell(queues);
+    await withStubWorkers(
+      env,
+      queues,
+      { activities: stubStorage().activities, llm: { m: { ...provider.activities, ...stubLlm().activities } } },
+      async () => {
+        const cell = await env.client.workflow.signalWithStart(sweepCellWorkflow, {
+          workflowId: cellWorkflowId(input.sweepId, input.cell.id),
+          taskQueue: queues.workflows,
+          args: [input],
+          signal: pauseSignal,
+          signalArgs: [],
+        });
+        const events = await historyAfter(cell, 'the cell to take its prepared sets', activityCompleted('prepareDirectBatch'));
+        expect(childrenStarted(events)).toEqual([]);
+        expect(provider.log).toEqual(['prepare']);
+        expect((await cell.query(cellProgressQuery)).phase).toBe('paused');
+        await cell.signal(pauseOrderSignal, { paused: false, seq: 1 });
+        await cell.result();
+      },
+    );
+    expect(provider.log.slice(0, 3)).toEqual(['prepare', 'submit p', 'collect batch_1']);
+  });
+
+  it('lets a batch already submitted finish and keeps its answers, and starts no shard until resumed', async () => {
+    const queues = testQueues();
+    let finish = false;
+    const provider = stubProvider({ sets: [setOf('q', 2)], mayFinish: () => finish });
+    const llm = stubLlm();
+    const input = batchCell(queues);
+    await withStubWorkers(
+      env,
+      queues,
+      { activities: stubStorage().activities, llm: { m: { ...provider.activities, ...llm.activities } } },
+      async () => {
+        const cell = await env.client.workflow.start(sweepCellWorkflow, {
+          workflowId: cellWorkflowId(input.sweepId, input.cell.id),
+          taskQueue: queues.workflows,
+          args: [input],
+        });
+        await waitUntil(() => provider.batches[0]?.status === 'in_progress', {
+          what: 'the batch in progress',
+          timeoutMs: 30_000,
+          intervalMs: 20,
+        });
+        await cell.signal(pauseOrderSignal, { paused: true, seq: 1 });
+        await waitUntil(async () => (await cell.query(cellProgressQuery)).phase === 'paused', {
+          what: 'the cell paused',
+          timeoutMs: 30_000,
+          intervalMs: 20,
+        });
+        finish = true;
+        const events = await historyAfter(cell, 'the cell to take its batch outcome', (all) =>
+          all.findIndex((e) => e.childWorkflowExecutionCompletedEventAttributes),
+        );
+        // Polled to its end and collected, not cancelled; no shard while paused.
+        expect(provider.log).toEqual(['prepare', 'submit q', 'collect batch_1']);
+        expect(childrenStarted(events)).toEqual(['batchAnswersWorkflow']);
+        expect(llm.calls).toEqual([]);
+        await cell.signal(pauseOrderSignal, { paused: false, seq: 2 });
+        await cell.result();
+      },
+    );
+    expect(llm.calls.map((c) => c.taskIndex).sort()).toEqual([0, 1]);
   });
 });
 
