@@ -24,6 +24,7 @@ describe('models[i].batch', () => {
       retry_rounds: 1,
       poll_s: 30,
       max_poll_s: 600,
+      gather: 'cell',
     });
     expect(batchEndpointOf({ ...model.batch!, live_after_s: 3600 })).toEqual({
       maxRequests: BATCH_MAX_REQUESTS,
@@ -33,6 +34,11 @@ describe('models[i].batch', () => {
       pollS: 30,
       maxPollS: 600,
     });
+    // Gathered by model: the endpoint says so (each cell its own batches otherwise: nothing).
+    expect(batchEndpointOf({ ...model.batch!, gather: 'model' })).toMatchObject({ gather: 'model' });
+    expect(sweepConfigIssues(withModel({ batch: { gather: 'sweep' } }))).toEqual([
+      { path: 'models[0].batch.gather', message: expect.stringContaining('cell') as string },
+    ]);
   });
 
   it('refuses limits beyond the provider’s, unknown keys and a poll back-off shorter than its start, naming the field', () => {

@@ -15,11 +15,13 @@ import type { BatchEndpoint } from '../../domain/llm/batchMode.js';
 import { pauseOrderSignal, pauseSignal } from '../../workflows/pauseOrders.js';
 import { cellProgressQuery, sweepCellWorkflow } from '../../workflows/sweepCell.js';
 import { MethodOptionsSchema } from '../../domain/methods/options.js';
-import { cellWorkflowId, llmTaskQueue } from '../../domain/sweep/keys.js';
+import { cellWorkflowId, llmTaskQueue, sweepWorkflowId } from '../../domain/sweep/keys.js';
 import type { PrepareRagBatchInput } from '../../methods/rag/activities.js';
 import type { RequestSet } from '../../infra/llm/batchPlan.js';
 import { batchAnswersProgressQuery, batchAnswersWorkflow, type BatchAnswersInput } from '../../workflows/batchAnswers.js';
-import type { SweepQueues } from '../../workflows/sweepTypes.js';
+import type { SweepInput, SweepQueues } from '../../workflows/sweepTypes.js';
+import type { DatasetEntry } from '../../domain/families/registry.js';
+import { sweepWorkflow } from '../../workflows/sweep.js';
 import { uniqueSuffix } from '../support/config.js';
 import { waitUntil } from '../support/poll.js';
 import { startWorkflowEnv, testQueues, withStubWorkers } from '../support/workflow-env.js';
@@ -48,14 +50,21 @@ function stubProvider(
     mayFinish?: () => boolean;
     answered?: (set: RequestSet) => number;
     sets?: RequestSet[];
+    /** The sets of a cell at this temperature (several cells: by their temperature). */
+    setsOf?: (temperature: number) => RequestSet[];
   } = {},
 ) {
   const batches: Array<{ id: string; tag: string; setId: string; polls: number; status: string }> = [];
   const log: string[] = [];
   const activities = {
-    async prepareDirectBatch(): Promise<RequestSet[]> {
-      log.push('prepare');
-      return options.sets ?? [];
+    async prepareDirectBatch(input: { sampling: { temperature: number } }): Promise<RequestSet[]> {
+      log.push(options.setsOf ? `prepare t${input.sampling.temperature}` : 'prepare');
+      return options.setsOf?.(input.sampling.temperature) ?? options.sets ?? [];
+    },
+    async poolRequestSets(input: { sets: RequestSet[] }): Promise<RequestSet[]> {
+      const requests = input.sets.reduce((a, s) => a + s.requests, 0);
+      log.push(`pool ${input.sets.map((s) => s.setId).join('+')}`);
+      return [setOf(input.sets.map((s) => s.setId).join('+'), requests)];
     },
     async prepareRagBatch(input: PrepareRagBatchInput): Promise<RequestSet[]> {
       log.push(`prepare rag ${input.ref.libraryKey} tasks ${input.taskStart}-${input.taskEnd} samples ${input.nSamples}`);
@@ -224,6 +233,62 @@ const activityCompleted = (type: string) => (events: HistoryEvent[]) => {
 };
 const childrenStarted = (events: HistoryEvent[]) =>
   events.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowType?.name ?? []);
+
+describe('a sweep gathering batches by model', () => {
+  it("answers its model's cells' requests in the same batches, then starts them, and they make none of their own", async () => {
+    const queues = testQueues();
+    const provider = stubProvider({ setsOf: (t) => [setOf(`t${t}`, 2)] });
+    const llm = stubLlm();
+    const cellAt = (t: number) => {
+      const c = directCell();
+      return {
+        ...c,
+        id: `ds.m.direct.t${t}`,
+        temperature: t,
+        sampling: { ...c.sampling, temperature: t },
+        endpoint: { ...c.endpoint, batch: { ...SETTINGS, gather: 'model' as const } },
+      };
+    };
+    const input: SweepInput = {
+      sweepId: `wft-sweep-${uniqueSuffix()}`,
+      configHash: 'hash',
+      mode: 'full',
+      datasets: [{ name: 'ds', entry: { family: 'humaneval' } as unknown as DatasetEntry, files: {}, selection: {} }],
+      cells: [cellAt(0), cellAt(0.5)],
+      nSamples: 1,
+      k: [1],
+      timeoutS: 1,
+      queues,
+    };
+    const live = async (i: { taskIndex: number; sampleIndices: number[] }) => {
+      provider.log.push('live');
+      return llm.activities.generateDirect(i);
+    };
+    const result = await withStubWorkers(
+      env,
+      queues,
+      { activities: stubStorage({ tasks: 2 }).activities, llm: { m: { ...provider.activities, generateDirect: live } } },
+      () =>
+        env.client.workflow.execute(sweepWorkflow, {
+          workflowId: sweepWorkflowId(input.sweepId),
+          taskQueue: queues.workflows,
+          args: [input],
+        }),
+    );
+    expect(result.cells).toHaveLength(2);
+    // Both cells prepared, pooled into one set, one batch; no cell prepared again; then each cell's 2 tasks live.
+    const firstLive = provider.log.indexOf('live');
+    expect(provider.log.slice(0, firstLive).sort()).toEqual([
+      'collect batch_1',
+      'pool t0+t0.5',
+      'prepare t0',
+      'prepare t0.5',
+      'submit t0+t0.5',
+    ]);
+    expect(provider.log.slice(firstLive)).toEqual(['live', 'live', 'live', 'live']);
+    expect(provider.batches).toHaveLength(1);
+  });
+});
 
 describe('a paused cell in batch mode', () => {
   const batchCell = (queues: SweepQueues) =>
