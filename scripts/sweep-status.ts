@@ -10,7 +10,7 @@ import { sweepResultsKey, sweepWorkflowId } from '../domain/sweep/keys.js';
 import type { CellSummary } from '../domain/sweep/results.js';
 import { getText, s3ClientFor } from '../infra/s3.js';
 import { workflowUiLink } from './lib/dataset-remote.js';
-import { batchesText, formatResultsTable, showSweepProgress, spendLines, sweepSnapshot } from './lib/sweep-view.js';
+import { batchesText, formatResultsTable, showSweepProgress, spendLines, sweepBatchProgress, sweepSnapshot } from './lib/sweep-view.js';
 import { sweepPauseSignal, sweepProgressQuery, sweepResumeSignal, type sweepWorkflow } from '../workflows/sweep.js';
 import { cellHoldLine, heldOnErrorsLines, releaseHeldCells } from './lib/cell-holds.js';
 import { offlineSweepLines } from './lib/sweep-offline.js';
@@ -106,6 +106,7 @@ new Command('sweep-status')
           }
           const { sweep, cells } = snapshot;
           console.log(`phase: ${sweep.phase}${sweep.paused ? ' (paused)' : ''}`);
+          if (sweep.batches?.length) console.log(`  gathered ${batchesText({ batchProgress: await sweepBatchProgress(client, sweep) })}`);
           for (const line of spendLines(sweep, cells)) console.log(line);
           for (const c of sweep.cells) {
             const p = cells.get(c.id);

@@ -33,6 +33,8 @@ import type { CellSummary } from '../domain/sweep/results.js';
 import { storageActivities } from './activityOptions.js';
 import { startChildPatiently } from './startChildPatiently.js';
 import { generateDatasetWorkflow } from './generateDataset.js';
+import type { CellBatchScope } from './cellBatches.js';
+import { answerModelInBatches, gatheredByModel } from './modelBatches.js';
 import { localSeq, pauseSignal, resumeSignal, sendLegacyPause, sendPauseOrder } from './pauseOrders.js';
 import { sweepCellWorkflow } from './sweepCell.js';
 import { budgetHoldSignal, closeLedgerSignal, setBudgetSignal, spendSignal } from './spendReports.js';
@@ -78,6 +80,8 @@ export interface SweepProgress {
   }>;
   resultsKey: string | null;
   reportKey: string | null;
+  /** Batch mode gathered by model: the workflow ids of the batches the sweep waits for now (their progress: batchAnswersProgressQuery). */
+  batches?: string[];
 }
 export const sweepProgressQuery = defineQuery<SweepProgress>('progress');
 
@@ -283,10 +287,62 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
   } else if (budgeting && Object.keys(kept).length) await reconsiderBudget(false);
   if (Object.keys(kept).length) publish();
   const pending = input.cells.map((_, i) => i).filter((i) => !kept[input.cells[i]!.id]);
+  // Batch mode gathered by model (modelBatches.ts): the batches of each such model's pending cells
+  // run first; its cells wait for them, the other cells start meanwhile.
+  const cellScope = (i: number): CellBatchScope => {
+    const cell = input.cells[i]!;
+    const data = prepared.get(cell.dataset)!;
+    return {
+      sweepId: input.sweepId,
+      cell,
+      datasetKey: data.key,
+      ...(data.libraryKey ? { libraryKey: data.libraryKey } : {}),
+      ...(input.methodOptions ? { methodOptions: input.methodOptions } : {}),
+      tasks: data.tasks,
+      nSamples: input.nSamples,
+      queues: input.queues,
+    };
+  };
+  const gathered = new Set(pending.filter((i) => gatheredByModel(input.cells[i]!, input.mode)));
+  const waitingModels = new Set<string>();
+  const phases = new Set<Promise<void>>();
+  // A model's batch phase that failed fails the sweep (as a failed cell does) once the loop looks:
+  // its cells do not go live at the full price instead.
+  const phaseFailure: { error?: Error } = {};
+  if (gathered.size > 0 && patched('model-gathered-batches')) {
+    const byModel = new Map<string, number[]>();
+    for (const i of gathered) byModel.set(input.cells[i]!.model, [...(byModel.get(input.cells[i]!.model) ?? []), i]);
+    const batchIds = new Map<string, string[]>();
+    for (const [model, cells] of byModel) {
+      waitingModels.add(model);
+      const phase: Promise<void> = answerModelInBatches(
+        cells.map(cellScope),
+        (ids) => {
+          batchIds.set(model, ids);
+          progress.batches = [...batchIds.values()].flat();
+        },
+        () => condition(() => !progress.paused),
+      ).then(
+        () => {
+          waitingModels.delete(model);
+          batchIds.delete(model);
+          progress.batches = [...batchIds.values()].flat();
+          phases.delete(phase);
+        },
+        (err: unknown) => {
+          phaseFailure.error ??= err instanceof Error ? err : new Error(String(err));
+          phases.delete(phase);
+        },
+      );
+      phases.add(phase);
+    }
+  } else gathered.clear();
+  const waitsForBatches = (i: number) => gathered.has(i) && waitingModels.has(input.cells[i]!.model);
   while (pending.length > 0) {
-    const next = running.size < maxParallel ? nextStartableCell(pending, families, held) : -1;
+    const next = running.size < maxParallel ? nextStartableCell(pending, families, held, waitsForBatches) : -1;
+    if (phaseFailure.error) throw phaseFailure.error;
     if (next < 0) {
-      await Promise.race(running);
+      await Promise.race([...running, ...phases]);
       continue;
     }
     await condition(() => !progress.paused);
@@ -328,6 +384,7 @@ export async function sweepWorkflow(input: SweepInput): Promise<SweepResult> {
           maxParallelShards: input.maxParallelShards ?? 8,
           maxHistoryEvents: input.maxHistoryEvents ?? 8_000,
           ...(input.cellErrorStop ? { errorStop: input.cellErrorStop } : {}),
+          ...(gathered.has(i) ? { batchedBySweep: true as const } : {}),
         },
       ],
     });

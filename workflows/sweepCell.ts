@@ -227,7 +227,15 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
   if (finished.size) publish(true);
   // Batch mode: the cell's requests go to the provider's Batch API before its shards ask live (cellBatches.ts).
   if (input.resume === undefined && launched < shards && answersInBatches(input) && patched('cell-batch-answers')) {
-    await answerCellInBatches(input, (ids) => void (batchIds = ids));
+    await answerCellInBatches(
+      input,
+      (ids) => void (batchIds = ids),
+      // A held cell (paused, over budget, on errors) submits no batch: it waits here, its requests
+      // prepared, and submits them once resumed. Batches already submitted go on (batchAnswers.ts).
+      async () => {
+        if (held() && patched('batch-waits-while-held')) await condition(() => !held());
+      },
+    );
     batchIds = [];
   }
   while (launched < shards || inFlight.size > 0) {

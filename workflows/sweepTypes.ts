@@ -106,6 +106,8 @@ export interface CellInput extends CellScope {
   maxHistoryEvents: number;
   /** When the cell stops on errors (domain/sweep/cellErrors.ts); absent: never. */
   errorStop?: CellErrorStop;
+  /** Batch mode gathered by model (`batch.gather: model`): the sweep answered the cell's requests in batches already, the cell makes none. */
+  batchedBySweep?: true;
   /** Carried across continue-as-new. */
   resume?: CellProgressState;
 }

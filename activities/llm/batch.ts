@@ -185,6 +185,25 @@ export function createBatchActivities(bucket: Bucket, env: Record<string, string
 
   return {
     /**
+     * Several cells' request sets of one model as request sets within its batch limits (fewer,
+     * larger batches): their requests in order, each once (cells that send a byte-identical request
+     * share its cache identity, so its custom_id too, and one answer serves them all).
+     */
+    async poolRequestSets(input: { endpoint: LlmEndpoint; sets: RequestSet[]; prefix: string }): Promise<RequestSet[]> {
+      const seen = new Set<string>();
+      const plan = [];
+      for (const set of input.sets) {
+        Context.current().heartbeat();
+        for (const line of await readPlan(bucket, set.planKey)) {
+          if (seen.has(line.custom_id)) continue;
+          seen.add(line.custom_id);
+          plan.push(line);
+        }
+      }
+      return storeRequestSets(bucket, input.endpoint, plan, input.prefix);
+    },
+
+    /**
      * The set's batch: one the provider already has for it (its metadata names the set: created by
      * an attempt that crashed before reporting it), else a new one from an uploaded input file.
      */

@@ -11,7 +11,7 @@ import { PriceSchema, type Price } from '../sweep/price.js';
 export const BATCH_MAX_REQUESTS = 50_000;
 export const BATCH_MAX_BYTES = 200 * 1024 * 1024;
 
-export const BATCH_KEYS = ['price', 'max_requests', 'max_bytes', 'live_after_s', 'retry_rounds', 'poll_s', 'max_poll_s'] as const;
+export const BATCH_KEYS = ['price', 'max_requests', 'max_bytes', 'live_after_s', 'retry_rounds', 'poll_s', 'max_poll_s', 'gather'] as const;
 
 export const BatchModeConfigSchema = z
   .strictObject({
@@ -30,6 +30,12 @@ export const BatchModeConfigSchema = z
     /** The first wait before asking a batch's state; it doubles up to max_poll_s. */
     poll_s: z.number().min(0.1).max(3600).default(30),
     max_poll_s: z.number().min(0.1).max(86_400).default(600),
+    /**
+     * What one batch gathers: a cell's requests (each cell its batches, its shards start when they
+     * are done), or those of every cell of the model in the sweep (fewer, larger batches; every
+     * cell of the model waits for all of them).
+     */
+    gather: z.enum(['cell', 'model']).default('cell'),
   })
   .refine((b) => b.max_poll_s >= b.poll_s, { message: 'max_poll_s must be at least poll_s', path: ['max_poll_s'] });
 
@@ -43,6 +49,8 @@ export const BatchEndpointSchema = z.object({
   retryRounds: z.int().min(0),
   pollS: z.number().positive(),
   maxPollS: z.number().positive(),
+  /** The sweep gathers the model's cells' requests (absent: each cell its own). */
+  gather: z.literal('model').optional(),
 });
 export type BatchEndpoint = z.infer<typeof BatchEndpointSchema>;
 
@@ -54,6 +62,7 @@ export function batchEndpointOf(b: BatchModeConfig): BatchEndpoint {
     retryRounds: b.retry_rounds,
     pollS: b.poll_s,
     maxPollS: b.max_poll_s,
+    ...(b.gather === 'model' ? { gather: 'model' as const } : {}),
   };
 }
 
@@ -65,5 +74,8 @@ export function effectivePrice(model: { price?: Price; batch?: { price?: Price }
   return model.batch?.price ?? model.price;
 }
 
-/** The method kinds batch mode answers so far: those of one request per sample. */
-export const BATCH_METHOD_KINDS: readonly string[] = ['direct'];
+/**
+ * The method kinds batch mode answers so far: those of one round of requests, known before any
+ * answer (rag's retrieval comes first and depends on no answer). The multi-round kinds are not yet.
+ */
+export const BATCH_METHOD_KINDS: readonly string[] = ['direct', 'rag'];

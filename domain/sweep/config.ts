@@ -540,8 +540,8 @@ function trainingCutoffChecks(datasets: unknown[], models: unknown[], add: AddIs
 }
 
 /**
- * Models in batch mode against the methods (batch mode answers one-request-per-sample methods only
- * so far) and against their own price (a batch price is a discount on a listed price).
+ * Models in batch mode against the methods (batch mode answers methods of one round of requests
+ * only so far) and against their own price (a batch price is a discount on a listed price).
  */
 function batchModeChecks(models: unknown[], methods: unknown[], add: AddIssue): void {
   models.forEach((x, xi) => {
@@ -553,7 +553,7 @@ function batchModeChecks(models: unknown[], methods: unknown[], add: AddIssue): 
       if (kind !== undefined && !BATCH_METHOD_KINDS.includes(kind))
         add(
           ['models', xi, 'batch'],
-          `batch mode answers the ${BATCH_METHOD_KINDS.join(', ')} method only so far; methods[${mi}] (${String(m)}) is ${kind}: leave batch out, or list ${String(m)} in another sweep`,
+          `batch mode answers only the ${BATCH_METHOD_KINDS.join(', ')} methods so far; methods[${mi}] (${String(m)}) is ${kind}: leave batch out, or list ${String(m)} in another sweep`,
         );
     });
     const batchPrice = (batch as Record<string, unknown>).price;

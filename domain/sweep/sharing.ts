@@ -20,9 +20,15 @@ export { sharedRequestFamilies, type SharingCell };
 
 /**
  * Position in `pending` (cell indices in grid order) of the first cell none of whose families is
- * held by a running cell; -1 when every pending cell must wait. With nothing running nothing is
- * held, so a pending cell can always start then.
+ * held by a running cell, and that does not wait for something else (`waits`: its model's
+ * batches); -1 when every pending cell must wait. With nothing running nothing is held, so a
+ * pending cell that waits for nothing else can always start then.
  */
-export function nextStartableCell(pending: readonly number[], families: readonly (readonly string[])[], held: ReadonlySet<string>): number {
-  return pending.findIndex((i) => families[i]!.every((f) => !held.has(f)));
+export function nextStartableCell(
+  pending: readonly number[],
+  families: readonly (readonly string[])[],
+  held: ReadonlySet<string>,
+  waits: (cell: number) => boolean = () => false,
+): number {
+  return pending.findIndex((i) => !waits(i) && families[i]!.every((f) => !held.has(f)));
 }

@@ -167,6 +167,19 @@ async function answeringNow(client: Client, shardWorkflowId: string): Promise<Ll
   return sum;
 }
 
+/** Batch mode gathered by model: the batches the sweep itself waits for, as their workflows' last polls saw them. */
+export async function sweepBatchProgress(client: Client, sweep: Pick<SweepProgress, 'batches'>): Promise<BatchAnswersProgress[]> {
+  const all = await Promise.all(
+    (sweep.batches ?? []).map((id) =>
+      client.workflow
+        .getHandle(id)
+        .query(batchAnswersProgressQuery)
+        .catch(() => null),
+    ),
+  );
+  return all.filter((b): b is BatchAnswersProgress => b !== null);
+}
+
 export async function sweepSnapshot(client: Client, sweepId: string): Promise<{ sweep: SweepProgress; cells: Map<string, CellView> }> {
   const sweep = await client.workflow.getHandle(sweepWorkflowId(sweepId)).query(sweepProgressQuery);
   const cells = new Map<string, CellView>();

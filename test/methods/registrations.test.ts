@@ -18,8 +18,9 @@ describe('method registrations', () => {
     expect(Object.keys(llmQueueActivities(METHOD_ACTIVITIES, deps)).sort()).toEqual(
       [
         'generateDirect',
-        // Batch mode (issue 44): direct's requests as request sets.
+        // Batch mode (issue 44): direct's and rag's requests as request sets.
         'prepareDirectBatch',
+        'prepareRagBatch',
         'generateRag',
         'planTask',
         'recommendApis',

@@ -7,13 +7,17 @@
  *
  * A batch moves one state per retrieve (validating → in_progress → completed), so a test does not
  * depend on timing; a test scripts lines that fail, a batch that expires half-done or fails its
- * validation.
+ * validation. Given a `stateDir`, it keeps its files, batches and counts there after every change,
+ * like a provider: a server started again on the same port and dir (`restart`) goes on where the
+ * last one stopped, batches in flight included.
  *
  *   const llm = await startScriptedLlmServer(...);
  *   const batches = await startScriptedBatchServer({ upstream: llm.url });
  *   new OpenAI({ baseURL: batches.url, apiKey: 'x' });
  */
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 
 export interface BatchLine {
@@ -39,6 +43,10 @@ export interface ScriptedBatchServerOptions {
   failValidation?: number[];
   /** Start held: no batch gets past in_progress until release(). */
   held?: boolean;
+  /** Where its state is kept (state.json); a server started on a dir with state takes it up. */
+  stateDir?: string;
+  /** The port to listen on (default: any free one); a restarted server keeps its URL. */
+  port?: number;
 }
 
 interface StoredFile {
@@ -78,17 +86,66 @@ export interface ScriptedBatchServer {
   linesAnswered(): number;
   /** Lets batches finish (they stay in_progress while held). */
   release(): void;
+  /**
+   * Stops the server (connections dropped, as a crash would) and starts a new one on the same port
+   * from its stateDir, held as before unless told.
+   */
+  restart(options?: Pick<ScriptedBatchServerOptions, 'held'>): Promise<void>;
   close(): Promise<void>;
 }
 
+/** What a server with a stateDir keeps between runs. */
+interface PersistedState {
+  files: StoredFile[];
+  batches: StoredBatch[];
+  fileCount: number;
+  uploads: number;
+  linesAnswered: number;
+  clock: number;
+}
+
 export async function startScriptedBatchServer(options: ScriptedBatchServerOptions): Promise<ScriptedBatchServer> {
-  const files = new Map<string, StoredFile>();
-  const batches: StoredBatch[] = [];
-  let fileCount = 0;
-  let uploads = 0;
-  let linesAnswered = 0;
+  let inner = await startOnce(options);
   let held = options.held ?? false;
-  let clock = Math.floor(Date.now() / 1000);
+  return {
+    url: inner.url,
+    port: inner.port,
+    batches: () => inner.batches(),
+    uploads: () => inner.uploads(),
+    linesAnswered: () => inner.linesAnswered(),
+    release: () => {
+      held = false;
+      inner.release();
+    },
+    restart: async (again = {}) => {
+      if (!options.stateDir) throw new Error('scripted batch server: restart needs a stateDir to keep its state in');
+      await inner.close();
+      held = again.held ?? held;
+      inner = await startOnce({ ...options, held, port: inner.port });
+    },
+    close: () => inner.close(),
+  };
+}
+
+type RunningServer = Omit<ScriptedBatchServer, 'restart'>;
+
+async function startOnce(options: ScriptedBatchServerOptions): Promise<RunningServer> {
+  const stateFile = options.stateDir ? path.join(options.stateDir, 'state.json') : undefined;
+  const saved = stateFile && existsSync(stateFile) ? (JSON.parse(readFileSync(stateFile, 'utf8')) as PersistedState) : undefined;
+  const files = new Map<string, StoredFile>((saved?.files ?? []).map((f) => [f.id, f]));
+  const batches: StoredBatch[] = saved?.batches ?? [];
+  let fileCount = saved?.fileCount ?? 0;
+  let uploads = saved?.uploads ?? 0;
+  let linesAnswered = saved?.linesAnswered ?? 0;
+  let held = options.held ?? false;
+  let clock = saved?.clock ?? Math.floor(Date.now() / 1000);
+  /** Written whole after each change (a temporary file renamed over the last): a crash leaves one or the other. */
+  const persist = () => {
+    if (!stateFile) return;
+    const state: PersistedState = { files: [...files.values()], batches, fileCount, uploads, linesAnswered, clock };
+    writeFileSync(`${stateFile}.tmp`, JSON.stringify(state));
+    renameSync(`${stateFile}.tmp`, stateFile);
+  };
   // Strictly increasing creation times: "newest first" is then well defined.
   const now = () => (clock = Math.max(clock + 1, Math.floor(Date.now() / 1000)));
   const sockets = new Set<import('node:net').Socket>();
@@ -231,7 +288,9 @@ export async function startScriptedBatchServer(options: ScriptedBatchServerOptio
       const purpose = form.get('purpose');
       if (!(file instanceof Blob) || purpose !== 'batch') return error(res, 400, "a file and purpose 'batch' are required");
       uploads++;
-      send(res, 200, fileObject(addFile(await file.text(), (file as File).name ?? 'upload.jsonl', 'batch')));
+      const stored = addFile(await file.text(), (file as File).name ?? 'upload.jsonl', 'batch');
+      persist();
+      send(res, 200, fileObject(stored));
       return;
     }
     let m = /^\/v1\/files\/([^/]+)(\/content)?$/.exec(path);
@@ -271,6 +330,7 @@ export async function startScriptedBatchServer(options: ScriptedBatchServerOptio
         ids.add(l.custom_id);
       }
       batches.push(b);
+      persist();
       send(res, 200, batchObject(b));
       return;
     }
@@ -294,6 +354,7 @@ export async function startScriptedBatchServer(options: ScriptedBatchServerOptio
     if (m && !b) return error(res, 404, `No such Batch object: ${m[1]}`);
     if (req.method === 'GET' && m && !m[2]) {
       await advance(b!);
+      persist();
       send(res, 200, batchObject(b!));
       return;
     }
@@ -302,6 +363,7 @@ export async function startScriptedBatchServer(options: ScriptedBatchServerOptio
         return error(res, 400, `Cannot cancel a batch with status '${b!.status}'.`);
       b!.status = 'cancelling';
       b!.cancelRequested = true;
+      persist();
       send(res, 200, batchObject(b!));
       return;
     }
@@ -318,8 +380,16 @@ export async function startScriptedBatchServer(options: ScriptedBatchServerOptio
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', resolve);
+  });
   const port = (server.address() as AddressInfo).port;
+  const close = async () => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const socket of sockets) socket.destroy();
+    await closed;
+  };
   return {
     url: `http://127.0.0.1:${port}/v1`,
     port,
@@ -334,11 +404,7 @@ export async function startScriptedBatchServer(options: ScriptedBatchServerOptio
     uploads: () => uploads,
     linesAnswered: () => linesAnswered,
     release: () => void (held = false),
-    close: async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const socket of sockets) socket.destroy();
-      await closed;
-    },
+    close,
   };
 }
 

@@ -24,6 +24,7 @@ describe('models[i].batch', () => {
       retry_rounds: 1,
       poll_s: 30,
       max_poll_s: 600,
+      gather: 'cell',
     });
     expect(batchEndpointOf({ ...model.batch!, live_after_s: 3600 })).toEqual({
       maxRequests: BATCH_MAX_REQUESTS,
@@ -33,6 +34,11 @@ describe('models[i].batch', () => {
       pollS: 30,
       maxPollS: 600,
     });
+    // Gathered by model: the endpoint says so (each cell its own batches otherwise: nothing).
+    expect(batchEndpointOf({ ...model.batch!, gather: 'model' })).toMatchObject({ gather: 'model' });
+    expect(sweepConfigIssues(withModel({ batch: { gather: 'sweep' } }))).toEqual([
+      { path: 'models[0].batch.gather', message: expect.stringContaining('cell') as string },
+    ]);
   });
 
   it('refuses limits beyond the provider’s, unknown keys and a poll back-off shorter than its start, naming the field', () => {
@@ -49,12 +55,13 @@ describe('models[i].batch', () => {
   });
 
   it('refuses methods of several steps, naming models[i].batch and the method', () => {
-    const issues = sweepConfigIssues(withModel({ batch: {} }, { methods: ['direct', 'self-repair'] }));
+    const issues = sweepConfigIssues(withModel({ batch: {} }, { methods: ['direct', 'rag', 'self-repair'] }));
     const batch = issues.filter((i) => i.path === 'models[0].batch');
     expect(batch).toHaveLength(1);
-    expect(batch[0]!.message).toContain('methods[1] (self-repair)');
-    // direct alone is fine.
+    expect(batch[0]!.message).toContain('methods[2] (self-repair)');
+    // direct alone is fine, and rag (one round of requests after its retrieval).
     expect(parseSweepConfig(withModel({ batch: {} })).models[0]!.batch).toBeDefined();
+    expect(sweepConfigIssues(withModel({ batch: {} }, { methods: ['rag'] })).filter((i) => i.path === 'models[0].batch')).toEqual([]);
   });
 
   it('prices the model at its live price with its batch price beside, which needs a listed price of the same currency', () => {

@@ -2,8 +2,9 @@
  * Batch mode end to end on the shared stack: a HumanEval sweep answered in batches
  * (models[i].batch, against the scripted Batch API server in front of a scripted LLM server) gives
  * the results and samples of the same sweep answered live, every request reaching the model once:
- * in batches of at most max_requests with nothing live after them; with its worker killed while a
- * batch is in flight (the batch is not created again); and with a batch that expires half-done
+ * in batches of at most max_requests with nothing live after them; with the batch server restarted
+ * (its state kept on disk, as a provider's) and the worker killed while a batch is in flight (the
+ * batch is not created again); gathering its two cells' requests in the same batches; and with a batch that expires half-done
  * (the rest sent live), each answer priced at the price of how it was answered.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -59,7 +60,7 @@ async function batchServers(options: Omit<ScriptedBatchServerOptions, 'upstream'
   return { llm, batches };
 }
 
-function writeConfig(id: string, baseUrl: string, batch: string): string {
+function writeConfig(id: string, baseUrl: string, batch: string, temperatures = '[0.2]'): string {
   const file = path.join(dir, `${id}.yaml`);
   writeFileSync(
     file,
@@ -72,7 +73,7 @@ ${HUMANEVAL_DATASETS_YAML}models:
     concurrency: 2
     request_timeout_s: 10
 ${batch}methods: [direct]
-temperatures: [0.2]
+temperatures: ${temperatures}
 n_samples: ${N}
 k: [1, 2]
 limit: ${LIMIT}
@@ -166,8 +167,23 @@ describe('a sweep in batch mode', () => {
     await expectSameAsLive(id);
   });
 
-  it('with its worker killed while a batch is in flight: resumed, the batch is not created again', async () => {
-    const { llm, batches } = await batchServers({ held: true });
+  it('gathering by model: its two cells share batches (fewer, larger), each request answered once', async () => {
+    const { llm, batches } = await batchServers();
+    const id = `batch-gather-${uniqueSuffix()}`;
+    const file = writeConfig(id, batches.url, batchYaml('      max_requests: 8\n      gather: model\n'), '[0.2, 0.8]');
+    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+    expect(run.code, run.output).toBe(0);
+    // 12 requests of two cells in sets of 8 and 4 (each cell's own would be 6 and 6), nothing live after.
+    expect(statuses(batches)).toEqual(['completed 4', 'completed 8']);
+    expect(batches.uploads()).toBe(2);
+    expect([...requestCounts(llm).values()]).toEqual(Array.from({ length: 2 * LIMIT * N }, () => 1));
+    expect(batches.linesAnswered()).toBe(2 * LIMIT * N);
+    const [liveOutcome, gathered] = await Promise.all([cellOutcome(liveId), cellOutcome(id)]);
+    expect(gathered).toEqual(liveOutcome);
+  });
+
+  it('with the batch server restarted and its worker killed while a batch is in flight: resumed, the batch is not created again', async () => {
+    const { llm, batches } = await batchServers({ held: true, stateDir: mkdtempSync(path.join(dir, 'provider-')) });
     const id = `batch-kill-${uniqueSuffix()}`;
     const file = writeConfig(id, batches.url, batchYaml(''));
     const first = spawnTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
@@ -178,6 +194,11 @@ describe('a sweep in batch mode', () => {
       what: () => `the batch in progress\n${first.output()}`,
     });
     await sleep(500); // a poll or two more
+    // The provider goes down and comes back from its disk (connections dropped, memory gone); the
+    // worker's polls fail meanwhile and are retried against the restarted server.
+    await batches.restart();
+    expect(batches.batches().map((b) => b.status)).toEqual(['in_progress']);
+    await sleep(1500);
     await killHard(first);
     batches.release();
     const again = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);

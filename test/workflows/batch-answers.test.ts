@@ -5,17 +5,23 @@
  * live_after_s cancels a batch that takes too long and keeps what it answered; a cancelled
  * workflow cancels its batch in flight.
  */
-import { WorkflowFailedError } from '@temporalio/client';
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatchStatus, CollectBatchInput, CollectedBatch, SubmitBatchInput, SubmittedBatch } from '../../activities/llm/batch.js';
 import type { BatchEndpoint } from '../../domain/llm/batchMode.js';
-import { cellWorkflowId, llmTaskQueue } from '../../domain/sweep/keys.js';
+import { pauseOrderSignal, pauseSignal } from '../../workflows/pauseOrders.js';
+import { cellProgressQuery, sweepCellWorkflow } from '../../workflows/sweepCell.js';
+import { MethodOptionsSchema } from '../../domain/methods/options.js';
+import { cellWorkflowId, llmTaskQueue, sweepWorkflowId } from '../../domain/sweep/keys.js';
+import type { PrepareRagBatchInput } from '../../methods/rag/activities.js';
 import type { RequestSet } from '../../infra/llm/batchPlan.js';
 import { batchAnswersProgressQuery, batchAnswersWorkflow, type BatchAnswersInput } from '../../workflows/batchAnswers.js';
-import { sweepCellWorkflow } from '../../workflows/sweepCell.js';
-import type { SweepQueues } from '../../workflows/sweepTypes.js';
+import type { SweepInput, SweepQueues } from '../../workflows/sweepTypes.js';
+import type { DatasetEntry } from '../../domain/families/registry.js';
+import { sweepWorkflow } from '../../workflows/sweep.js';
 import { uniqueSuffix } from '../support/config.js';
 import { waitUntil } from '../support/poll.js';
 import { startWorkflowEnv, testQueues, withStubWorkers } from '../support/workflow-env.js';
@@ -37,12 +43,31 @@ const setOf = (setId: string, requests: number): RequestSet => ({ planKey: `plan
  * A provider in memory: a batch finishes after `pollsToFinish` polls (never: Infinity) and answers
  * `answered(set, round)` of its set's requests; the rest are left as a set of their own.
  */
-function stubProvider(options: { pollsToFinish?: number; answered?: (set: RequestSet) => number; sets?: RequestSet[] } = {}) {
+function stubProvider(
+  options: {
+    pollsToFinish?: number;
+    /** No batch completes before this says so. */
+    mayFinish?: () => boolean;
+    answered?: (set: RequestSet) => number;
+    sets?: RequestSet[];
+    /** The sets of a cell at this temperature (several cells: by their temperature). */
+    setsOf?: (temperature: number) => RequestSet[];
+  } = {},
+) {
   const batches: Array<{ id: string; tag: string; setId: string; polls: number; status: string }> = [];
   const log: string[] = [];
   const activities = {
-    async prepareDirectBatch(): Promise<RequestSet[]> {
-      log.push('prepare');
+    async prepareDirectBatch(input: { sampling: { temperature: number } }): Promise<RequestSet[]> {
+      log.push(options.setsOf ? `prepare t${input.sampling.temperature}` : 'prepare');
+      return options.setsOf?.(input.sampling.temperature) ?? options.sets ?? [];
+    },
+    async poolRequestSets(input: { sets: RequestSet[] }): Promise<RequestSet[]> {
+      const requests = input.sets.reduce((a, s) => a + s.requests, 0);
+      log.push(`pool ${input.sets.map((s) => s.setId).join('+')}`);
+      return [setOf(input.sets.map((s) => s.setId).join('+'), requests)];
+    },
+    async prepareRagBatch(input: PrepareRagBatchInput): Promise<RequestSet[]> {
+      log.push(`prepare rag ${input.ref.libraryKey} tasks ${input.taskStart}-${input.taskEnd} samples ${input.nSamples}`);
       return options.sets ?? [];
     },
     async submitBatch(input: SubmitBatchInput): Promise<{ batchId: string; created: boolean }> {
@@ -59,7 +84,8 @@ function stubProvider(options: { pollsToFinish?: number; answered?: (set: Reques
       b.polls++;
       if (b.status === 'cancelling') b.status = 'cancelled';
       else if (b.status === 'validating') b.status = 'in_progress';
-      else if (b.status === 'in_progress' && b.polls >= (options.pollsToFinish ?? 2)) b.status = 'completed';
+      else if (b.status === 'in_progress' && b.polls >= (options.pollsToFinish ?? 2) && (options.mayFinish?.() ?? true))
+        b.status = 'completed';
       return { batchId: b.id, status: b.status, total: 1, completed: 0, failed: 0 };
     },
     async collectBatch(input: CollectBatchInput): Promise<CollectedBatch> {
@@ -133,6 +159,34 @@ describe('a cell in batch mode', () => {
     expect(provider.log.filter((l) => l.startsWith('live')).sort()).toEqual(['live 0', 'live 1']);
   });
 
+  it('a rag cell answers its one round (after retrieval, in its prepare activity) in batches, then asks the rest live', async () => {
+    const queues = testQueues();
+    const provider = stubProvider({ sets: [setOf('r', 4)] });
+    const llm = stubLlm();
+    const cell = { ...directCell(), id: 'ds.m.rag.t0', method: 'rag' };
+    const input = cellInput(`wft-cell-${uniqueSuffix()}`, queues, {
+      cell: { ...cell, endpoint: { ...cell.endpoint, batch: SETTINGS } },
+      libraryKey: 'lib-key',
+      methodOptions: MethodOptionsSchema.parse({}),
+      tasks: 2,
+      nSamples: 2,
+    });
+    const generateRag = async (i: { ref: { taskIndex: number }; sampleIndices: number[] }) => {
+      provider.log.push(`live ${i.ref.taskIndex}`);
+      return llm.activities.generateDirect({ taskIndex: i.ref.taskIndex, sampleIndices: i.sampleIndices });
+    };
+    await withStubWorkers(env, queues, { activities: stubStorage().activities, llm: { m: { ...provider.activities, generateRag } } }, () =>
+      env.client.workflow.execute(sweepCellWorkflow, {
+        workflowId: cellWorkflowId(input.sweepId, input.cell.id),
+        taskQueue: queues.workflows,
+        args: [input],
+      }),
+    );
+    const firstLive = provider.log.findIndex((l) => l.startsWith('live'));
+    expect(provider.log.slice(0, firstLive)).toEqual(['prepare rag lib-key tasks 0-2 samples 2', 'submit r', 'collect batch_1']);
+    expect(provider.log.filter((l) => l.startsWith('live')).sort()).toEqual(['live 0', 'live 1']);
+  });
+
   it('a cell whose cache answers everything makes no batch', async () => {
     const queues = testQueues();
     const provider = stubProvider({ sets: [] });
@@ -151,6 +205,165 @@ describe('a cell in batch mode', () => {
         }),
     );
     expect(provider.log).toEqual(['prepare']);
+  });
+});
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** The cell's history once a workflow task has completed after the event `at` finds: what the cell did in answer to it. */
+async function historyAfter(handle: WorkflowHandle, what: string, at: (events: HistoryEvent[]) => number) {
+  let events: HistoryEvent[] = [];
+  await waitUntil(
+    async () => {
+      events = (await handle.fetchHistory()).events ?? [];
+      const i = at(events);
+      return i >= 0 && events.slice(i).some((e) => e.workflowTaskCompletedEventAttributes);
+    },
+    { what, timeoutMs: 30_000, intervalMs: 50 },
+  );
+  return events;
+}
+
+/** Where the activity of this type completed. */
+const activityCompleted = (type: string) => (events: HistoryEvent[]) => {
+  const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type)?.eventId;
+  return scheduled == null
+    ? -1
+    : events.findIndex((e) => String(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? '') === String(scheduled));
+};
+const childrenStarted = (events: HistoryEvent[]) =>
+  events.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowType?.name ?? []);
+
+describe('a sweep gathering batches by model', () => {
+  it("answers its model's cells' requests in the same batches, then starts them, and they make none of their own", async () => {
+    const queues = testQueues();
+    const provider = stubProvider({ setsOf: (t) => [setOf(`t${t}`, 2)] });
+    const llm = stubLlm();
+    const cellAt = (t: number) => {
+      const c = directCell();
+      return {
+        ...c,
+        id: `ds.m.direct.t${t}`,
+        temperature: t,
+        sampling: { ...c.sampling, temperature: t },
+        endpoint: { ...c.endpoint, batch: { ...SETTINGS, gather: 'model' as const } },
+      };
+    };
+    const input: SweepInput = {
+      sweepId: `wft-sweep-${uniqueSuffix()}`,
+      configHash: 'hash',
+      mode: 'full',
+      datasets: [{ name: 'ds', entry: { family: 'humaneval' } as unknown as DatasetEntry, files: {}, selection: {} }],
+      cells: [cellAt(0), cellAt(0.5)],
+      nSamples: 1,
+      k: [1],
+      timeoutS: 1,
+      queues,
+    };
+    const live = async (i: { taskIndex: number; sampleIndices: number[] }) => {
+      provider.log.push('live');
+      return llm.activities.generateDirect(i);
+    };
+    const result = await withStubWorkers(
+      env,
+      queues,
+      { activities: stubStorage({ tasks: 2 }).activities, llm: { m: { ...provider.activities, generateDirect: live } } },
+      () =>
+        env.client.workflow.execute(sweepWorkflow, {
+          workflowId: sweepWorkflowId(input.sweepId),
+          taskQueue: queues.workflows,
+          args: [input],
+        }),
+    );
+    expect(result.cells).toHaveLength(2);
+    // Both cells prepared, pooled into one set, one batch; no cell prepared again; then each cell's 2 tasks live.
+    const firstLive = provider.log.indexOf('live');
+    expect(provider.log.slice(0, firstLive).sort()).toEqual([
+      'collect batch_1',
+      'pool t0+t0.5',
+      'prepare t0',
+      'prepare t0.5',
+      'submit t0+t0.5',
+    ]);
+    expect(provider.log.slice(firstLive)).toEqual(['live', 'live', 'live', 'live']);
+    expect(provider.batches).toHaveLength(1);
+  });
+});
+
+describe('a paused cell in batch mode', () => {
+  const batchCell = (queues: SweepQueues) =>
+    cellInput(`wft-cell-${uniqueSuffix()}`, queues, {
+      cell: { ...directCell(), endpoint: { ...directCell().endpoint, batch: SETTINGS } },
+      tasks: 2,
+    });
+
+  it('submits no batch while paused: its requests prepared, it submits them once resumed', async () => {
+    const queues = testQueues();
+    const provider = stubProvider({ sets: [setOf('p', 2)] });
+    const input = batchCell(queues);
+    await withStubWorkers(
+      env,
+      queues,
+      { activities: stubStorage().activities, llm: { m: { ...provider.activities, ...stubLlm().activities } } },
+      async () => {
+        const cell = await env.client.workflow.signalWithStart(sweepCellWorkflow, {
+          workflowId: cellWorkflowId(input.sweepId, input.cell.id),
+          taskQueue: queues.workflows,
+          args: [input],
+          signal: pauseSignal,
+          signalArgs: [],
+        });
+        const events = await historyAfter(cell, 'the cell to take its prepared sets', activityCompleted('prepareDirectBatch'));
+        expect(childrenStarted(events)).toEqual([]);
+        expect(provider.log).toEqual(['prepare']);
+        expect((await cell.query(cellProgressQuery)).phase).toBe('paused');
+        await cell.signal(pauseOrderSignal, { paused: false, seq: 1 });
+        await cell.result();
+      },
+    );
+    expect(provider.log.slice(0, 3)).toEqual(['prepare', 'submit p', 'collect batch_1']);
+  });
+
+  it('lets a batch already submitted finish and keeps its answers, and starts no shard until resumed', async () => {
+    const queues = testQueues();
+    let finish = false;
+    const provider = stubProvider({ sets: [setOf('q', 2)], mayFinish: () => finish });
+    const llm = stubLlm();
+    const input = batchCell(queues);
+    await withStubWorkers(
+      env,
+      queues,
+      { activities: stubStorage().activities, llm: { m: { ...provider.activities, ...llm.activities } } },
+      async () => {
+        const cell = await env.client.workflow.start(sweepCellWorkflow, {
+          workflowId: cellWorkflowId(input.sweepId, input.cell.id),
+          taskQueue: queues.workflows,
+          args: [input],
+        });
+        await waitUntil(() => provider.batches[0]?.status === 'in_progress', {
+          what: 'the batch in progress',
+          timeoutMs: 30_000,
+          intervalMs: 20,
+        });
+        await cell.signal(pauseOrderSignal, { paused: true, seq: 1 });
+        await waitUntil(async () => (await cell.query(cellProgressQuery)).phase === 'paused', {
+          what: 'the cell paused',
+          timeoutMs: 30_000,
+          intervalMs: 20,
+        });
+        finish = true;
+        const events = await historyAfter(cell, 'the cell to take its batch outcome', (all) =>
+          all.findIndex((e) => e.childWorkflowExecutionCompletedEventAttributes),
+        );
+        // Polled to its end and collected, not cancelled; no shard while paused.
+        expect(provider.log).toEqual(['prepare', 'submit q', 'collect batch_1']);
+        expect(childrenStarted(events)).toEqual(['batchAnswersWorkflow']);
+        expect(llm.calls).toEqual([]);
+        await cell.signal(pauseOrderSignal, { paused: false, seq: 2 });
+        await cell.result();
+      },
+    );
+    expect(llm.calls.map((c) => c.taskIndex).sort()).toEqual([0, 1]);
   });
 });
 
