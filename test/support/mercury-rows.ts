@@ -7,8 +7,9 @@
  * - count-pairs (Medium): pairs summing to a target over lists of a few hundred numbers, one
  *   reference linear (a Counter), one quadratic: enough work that a fast and a deliberately slow
  *   answer are told apart by a wide margin whatever the load;
- * - running-sum (Easy): a small task whose inputs come as a dict that convert_offline spreads into
- *   the arguments, for the ways a sample fails (syntax error, a raise, a wrong answer, no end);
+ * - running-sum (Easy): inputs that come as a dict convert_offline spreads into the arguments, a
+ *   linear and a quadratic reference; and the ways a sample fails (syntax error, a raise, a wrong
+ *   answer, no end);
  * - max-depth (Hard): a tree's depth, its inputs a level-order list that convert_offline turns into
  *   bigcode's TreeNode.
  */
@@ -173,10 +174,11 @@ export const MERCURY_ROWS: MercuryRow[] = [
     ],
     solutions: [
       { runtime: '36ms', solution: RUNNING_SUM },
+      // Quadratic: the slow end of the task's range.
       {
-        runtime: '40ms',
+        runtime: '96ms',
         solution:
-          'class Solution:\n    def runningSum(self, nums: List[int]) -> List[int]:\n        return list(itertools.accumulate(nums))',
+          'class Solution:\n    def runningSum(self, nums: List[int]) -> List[int]:\n        return [sum(nums[: i + 1]) for i in range(len(nums))]',
       },
     ],
     prompt: 'class Solution:\n    def runningSum(self, nums: List[int]) -> List[int]:\n        ',
@@ -187,7 +189,7 @@ export const MERCURY_ROWS: MercuryRow[] = [
     evaluate_offline: EQUAL_EVALUATE,
     entry_point: 'runningSum',
     test_cases: JSON.stringify(
-      [numbers(5, 20, 200), numbers(6, 1, 200), numbers(7, 50, 200)].map((nums) => ({
+      [numbers(5, 20, 200), numbers(6, 1, 200), numbers(7, 300, 200)].map((nums) => ({
         input: { nums },
         expected: nums.map((_, i) => nums.slice(0, i + 1).reduce((a, b) => a + b, 0)),
       })),
