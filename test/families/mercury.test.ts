@@ -16,7 +16,15 @@ import { LANGUAGES } from '../../domain/languages/registry.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { PythonExecutor } from '../../infra/sandbox/pythonExecutor.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
-import { MERCURY_ROWS, mercuryJsonl, PAIRS_FAST, PAIRS_SLOWEST, RUNNING_SUM, RUNNING_SUM_FAILURES } from '../support/mercury-rows.js';
+import {
+  MERCURY_ROWS,
+  mercuryJsonl,
+  PAIRS_FAST,
+  PAIRS_QUADRATIC,
+  PAIRS_SLOWEST,
+  RUNNING_SUM,
+  RUNNING_SUM_FAILURES,
+} from '../support/mercury-rows.js';
 
 const PYTHON = path.join(PROJECT_ROOT, '.tools/test-python/bin/python');
 const SCRIPT = path.resolve(import.meta.dirname, 'mercury_reference.py');
@@ -366,6 +374,12 @@ describe('the harness in the sandbox', () => {
       references: { passed: 0, total: 1 },
       beyond: null,
     });
+    // A run that dies without a word is bigcode's failed@timeout (its "sandbox time out").
+    const dies = RUNNING_SUM.replace('out, total = [], 0', 'os._exit(1)');
+    expect((await score(easy, `import os\n${dies}`, quick)).status).toBe('failed@timeout');
+    // What a sample changes in the interpreter dies with its run: the references after it are untouched.
+    const sabotage = await score(MERCURY_ROWS[0]!, `collections.Counter = None\n${PAIRS_QUADRATIC}`, quick);
+    expect(sabotage).toMatchObject({ status: 'passed', references: { passed: 2, total: 2 } });
     expect(MERCURY_STATUSES).toContain(statuses[0]);
   }, 120_000);
 });

@@ -11,8 +11,10 @@
  * - its status as bigcode names it: failed@load (the code, the class or the row's functions raise),
  *   failed@eval (a test case raises, the run's time limit included: bigcode's alarm is caught
  *   there), failed@cases (a wrong answer), failed@error (anything else, SystemExit), passed;
- *   failed@timeout is the sandbox's kill (scored from no report);
- * - each run has bigcode's limit (10 s of wall time: its alarm).
+ *   failed@timeout a run killed or dead without a word, or the sandbox's kill (no report at all);
+ * - each run in a process of its own (forked from the harness, bigcode's namespace already
+ *   imported), with bigcode's limit (10 s of wall time: its alarm) and, a second later, its kill:
+ *   a run that reports nothing (killed, crashed) is failed@timeout, as bigcode's "sandbox time out".
  * What it measures, so that the timing is of the solution alone and trustworthy on a loaded machine:
  * - the CPU time of the thread that calls the entry point (clock_gettime's CLOCK_THREAD_CPUTIME_ID,
  *   to the nanosecond; the process's clock, CLOCK_PROCESS_CPUTIME_ID, reads in coarse jumps in the
@@ -21,7 +23,8 @@
  *   count (Mercury's solutions are single-threaded: a thread a solution started would not be timed);
  * - the garbage collector collected before and disabled during a run (as timeit does);
  * - `runs` rounds: in each, every program still passing runs once, the order rotating from round to
- *   round, each program loaded afresh from its text (so no cache of a previous round is kept); the
+ *   round, each program loaded afresh in its own process (so no cache of a previous round is kept,
+ *   and nothing a program changes in the interpreter reaches another); the
  *   first round decides the status, and a program's runtime is its least over the rounds it passed
  *   (noise only adds time); a sample that fails the first round is not timed, nor are the
  *   references then (its Beyond is 0 whatever they take);
@@ -35,7 +38,7 @@ export const MERCURY_RESULT_MARKER = '__explora_mercury_result__ ';
 
 const RUN = String.raw`
 def __explora_mercury_run(candidate_b64, spec_b64):
-    import base64, builtins, contextlib, gc, io, json, os, signal, sys, time
+    import base64, contextlib, gc, io, json, os, select, signal, sys, time
     spec = json.loads(base64.b64decode(spec_b64).decode("utf-8"))
     programs = [base64.b64decode(candidate_b64).decode("utf-8")] + spec["references"]
     started = time.monotonic()
@@ -128,15 +131,46 @@ def __explora_mercury_run(candidate_b64, spec_b64):
             gc.enable()
         return status, spent
 
+    def run_apart(source):
+        """run_once in a child process (as bigcode runs each in a Process of its own): a program's changes to modules,
+        builtins or the interpreter die with it, so none reaches the programs timed after it. A child that sends
+        nothing within the run limit and a second (killed, crashed) is bigcode's failed@timeout."""
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            try:
+                os.write(w, json.dumps(run_once(source)).encode("utf-8"))
+            finally:
+                os._exit(0)
+        os.close(w)
+        chunks, deadline = [], time.monotonic() + spec["run_limit"] + 1
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([r], [], [], left)[0]:
+                os.kill(pid, signal.SIGKILL)
+                break
+            chunk = os.read(r, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        os.close(r)
+        os.waitpid(pid, 0)
+        try:
+            status, spent = json.loads(b"".join(chunks).decode("utf-8"))
+            return status, spent
+        except ValueError:
+            return "failed@timeout", 0
+
     statuses = [None] * len(programs)
     times = [[] for _ in programs]
-    status, spent = run_once(programs[0])
+    status, spent = run_apart(programs[0])
     statuses[0] = status
     if status != "passed":
         return report({"candidate": {"status": status, "runtimes": []}, "references": [], "rounds": 1})
     times[0].append(spent)
     for i in range(1, len(programs)):
-        statuses[i], spent = run_once(programs[i])
+        statuses[i], spent = run_apart(programs[i])
         if statuses[i] == "passed":
             times[i].append(spent)
     rounds = 1
@@ -147,7 +181,7 @@ def __explora_mercury_run(candidate_b64, spec_b64):
             break
         order = live[rounds % len(live):] + live[:rounds % len(live)]
         for i in order:
-            status, spent = run_once(programs[i])
+            status, spent = run_apart(programs[i])
             if status == "passed":
                 times[i].append(spent)
         rounds += 1

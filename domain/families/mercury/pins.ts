@@ -15,6 +15,6 @@ export const storedPins: StoredProblemPin[] = [
     entry: { name: 'mercury', family: 'mercury', path: 'eval.jsonl', timing_runs: 5, run_time_limit: 10 },
     texts: { rows: ROWS },
     stored: 'f6f7ca6047b992e80f083dc65c58436395adedd8bd145959b2d331365442926b',
-    behaviour: 'ce341c0f8f285c7be7a246db48cf35a52706bb0ca35aee3856522ecde4a55a4f',
+    behaviour: '11417f4b820dd265946f2b9c7bd54a9179f464960e48dd236ce124b37fb4b38d',
   },
 ];
