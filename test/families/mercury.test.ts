@@ -380,6 +380,10 @@ describe('the harness in the sandbox', () => {
     // What a sample changes in the interpreter dies with its run: the references after it are untouched.
     const sabotage = await score(MERCURY_ROWS[0]!, `collections.Counter = None\n${PAIRS_QUADRATIC}`, quick);
     expect(sabotage).toMatchObject({ status: 'passed', references: { passed: 2, total: 2 } });
+    // A report cut short is none: the run counts as killed.
+    const [problem] = load(mercuryJsonl([easy]));
+    const cut = mercuryFamily.score(problem!, { status: 'passed', stdout: '__explora_mercury_result__ {"candidate": {"sta' });
+    expect(MERCURY_SCORES.recordScore(cut as never)).toMatchObject({ status: 'failed@timeout', beyond: 0 });
     expect(MERCURY_STATUSES).toContain(statuses[0]);
   }, 120_000);
 });

@@ -182,7 +182,14 @@ export function mercuryScore(problem: MercuryProblem, outcome: RunOutcome): Task
   const at = outcome.stdout.lastIndexOf(MERCURY_RESULT_MARKER);
   let report: z.output<typeof ReportSchema> | null = null;
   if (at >= 0) {
-    const parsed = ReportSchema.safeParse(JSON.parse(outcome.stdout.slice(at + MERCURY_RESULT_MARKER.length).split('\n')[0]!));
+    // A line cut short (the output's limit) or not the harness's is no report: the run counts as killed.
+    let line: unknown;
+    try {
+      line = JSON.parse(outcome.stdout.slice(at + MERCURY_RESULT_MARKER.length).split('\n')[0]!);
+    } catch {
+      line = null;
+    }
+    const parsed = ReportSchema.safeParse(line);
     if (parsed.success) report = parsed.data;
   }
   const seconds = (ns: readonly number[]) => Math.min(...ns) / 1e9;
