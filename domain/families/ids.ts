@@ -31,6 +31,7 @@ export const FAMILY_IDS = [
   'instruct-humaneval',
   'humanevalpack',
   'recode',
+  'mercury',
 ] as const;
 export const FamilyIdSchema = z.enum(FAMILY_IDS);
 export type FamilyId = z.infer<typeof FamilyIdSchema>;

@@ -36,6 +36,7 @@ import { instructWizardHumanEvalFamily } from './instruct-wizard-humaneval/index
 import { instructHumanEvalFamily } from './instruct-humaneval/index.js';
 import { humanEvalPackFamily } from './humanevalpack/index.js';
 import { recodeFamily } from './recode/index.js';
+import { mercuryFamily } from './mercury/index.js';
 import type { CorpusMetric, DatasetEntryBase, EntrySchema, EvaluateSupport, FlagMeta, TaskFamily } from './types.js';
 
 export const FAMILIES = {
@@ -64,6 +65,7 @@ export const FAMILIES = {
   'instruct-humaneval': instructHumanEvalFamily,
   humanevalpack: humanEvalPackFamily,
   recode: recodeFamily,
+  mercury: mercuryFamily,
 } as const;
 
 /** A family's dataset entry, as its schema resolves it. */
