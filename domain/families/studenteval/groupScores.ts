@@ -27,7 +27,10 @@ export type StudentEvalFigures = z.output<typeof FiguresSchema>;
 type StudentEvalTask = { problem: string; prompt: string; group: StudentEvalGroup };
 
 /** The problem's payload as the family stores it (index.ts), read from the sample's problem. */
-const TaskOfProblem = z.object({ prompt: z.string(), studenteval: z.object({ problem: z.string(), group: z.enum(STUDENTEVAL_GROUPS) }) });
+const TaskOfProblem = z.object({
+  prompt: z.string(),
+  studenteval: z.object({ problem: z.string(), group: z.enum(STUDENTEVAL_GROUPS), prompt_end: z.string() }),
+});
 
 /** bigcode's list of records: one {"group", "pass1"} per subset present. */
 export function studentEvalResults(figures: StudentEvalFigures): Array<{ group: string; pass1: number }> {
@@ -65,7 +68,7 @@ export const STUDENTEVAL_SCORES = declareScoreKind<z.output<typeof SampleSchema>
   add: (_cell, task, _sample, context) => {
     if (task) return task;
     const { prompt, studenteval } = TaskOfProblem.parse(context.problem);
-    return { problem: studenteval.problem, prompt, group: studenteval.group };
+    return { problem: studenteval.problem, prompt: prompt + studenteval.prompt_end, group: studenteval.group };
   },
   figures: (_cell, tasks) => studentEvalFigures(tasks.flatMap((t) => (t.state === undefined ? [] : [{ n: t.n, c: t.c, task: t.state }]))),
   cellKind: 'studenteval',

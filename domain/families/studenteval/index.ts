@@ -59,11 +59,12 @@ export function studentEvalGroup(
 }
 
 /**
- * What a problem carries beyond the core: its problem's name and its subset, which bigcode's
- * aggregation groups by (with the prompt as written, the problem's `prompt`).
+ * What a problem carries beyond the core: what bigcode's aggregation groups by, its problem's name,
+ * its subset and the prompt as written, which is the problem's `prompt` (bigcode's get_prompt, the
+ * row's prompt rstripped) followed by `prompt_end` (the whitespace rstrip took off).
  */
 const StudentEvalPayloadSchema = z.object({
-  studenteval: z.object({ problem: z.string(), group: z.enum(STUDENTEVAL_GROUPS) }),
+  studenteval: z.object({ problem: z.string(), group: z.enum(STUDENTEVAL_GROUPS), prompt_end: z.string() }),
 });
 type StudentEvalProblem = ProblemOf<z.output<typeof StudentEvalPayloadSchema>>;
 
@@ -71,8 +72,8 @@ const slug = (group: StudentEvalGroup) => group.toLowerCase().replace(' ', '-');
 
 /**
  * The rows in a subset as problems, in file order (bigcode's dataset, whose indices its
- * generations.json follows): task id `studenteval/<problem>/<username>/<subset>`, the prompt as
- * written (its `prompt`; a completion model is given it rstripped), the assertions as the test.
+ * generations.json follows): task id `studenteval/<problem>/<username>/<subset>`, the prompt
+ * rstripped (what a completion model continues), the assertions as the test.
  * A student has one first and one last attempt per problem, so a task id given twice is a file
  * that is not StudentEval's (the same rows twice): refused, naming both lines.
  */
@@ -92,23 +93,21 @@ export function studentEvalProblems(text: string, source: string): { problems: S
           'StudentEval has one per student, problem and subset',
       );
     seen.set(taskId, line);
+    const prompt = pyRstrip(row.prompt);
     problems.push({
       family: 'studenteval',
       task_id: taskId,
-      prompt: row.prompt,
+      prompt,
       entry_point: row.entrypoint,
       test: row.assertions,
       form: 'completion',
-      studenteval: { problem: row.problem, group },
+      studenteval: { problem: row.problem, group, prompt_end: row.prompt.slice(prompt.length) },
     });
   }
   if (problems.length === 0)
     throw new Error(`${source} has no tasks: none of its ${rows.length} rows is in a subset (is_first_success, is_last_success, ...)`);
   return { problems, leftOut: rows.length - problems.length };
 }
-
-/** bigcode's get_prompt: the prompt rstripped (Python's rstrip). */
-const completionPrompt = (problem: StudentEvalProblem) => pyRstrip(problem.prompt);
 
 /** bigcode's _stop_at_stop_token: the text before the first stop word to appear. */
 function stopAtStopToken(text: string): string {
@@ -128,8 +127,8 @@ function stopAtStopToken(text: string): string {
  * generations.json) is already post-processed.
  */
 export function studentEvalSolution(problem: StudentEvalProblem, api: LlmApi | 'saved', code: string): string {
-  if (api === 'completions') return completionPrompt(problem) + stopAtStopToken(code);
-  return solutionFromGeneration({ ...problem, prompt: `${completionPrompt(problem)}\n` }, api, code);
+  if (api === 'completions') return problem.prompt + stopAtStopToken(code);
+  return solutionFromGeneration({ ...problem, prompt: `${problem.prompt}\n` }, api, code);
 }
 
 export const studentEvalFamily: DefinedFamily<
@@ -155,7 +154,8 @@ export const studentEvalFamily: DefinedFamily<
   },
   stopWords: () => STUDENTEVAL_STOP_WORDS,
   language: () => 'python',
-  completionPrompt,
+  // bigcode's get_prompt: the row's prompt rstripped, as the problem holds it.
+  completionPrompt: (problem) => problem.prompt,
   chatInstruction: chatTaskInstruction,
   solution: studentEvalSolution,
   // The dataset holds the students' prompts and the code generated for them then, no reference solution.

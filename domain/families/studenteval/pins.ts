@@ -15,7 +15,7 @@ export const storedPins: StoredProblemPin[] = [
     case: 'two subsets',
     entry: { name: 'se', family: 'studenteval', path: 'test.jsonl' },
     texts: { rows: ROWS },
-    stored: '3857470bcd01db4d76395b4da80a81fc69ae08cad3d7df68e14d25f79e757a4c',
-    behaviour: '40ecd92c18e05fc24602d261fc8c8df2c0cb0973141e7e40a372626030218f5d',
+    stored: 'd5b2aebcb474ebb0608207787f8d69d5c99fbbc628c2803f07368bc0928bc8e7',
+    behaviour: 'b68c8608e466dc2d22a36387de911140720545516d27c077cfce743578cf6441',
   },
 ];
