@@ -309,7 +309,11 @@ export function formatPlan(plan: SweepPlan): string {
     out.push(
       `sweep ${plan.sweepId ?? '(unnamed)'}${plan.mode === 'generation-only' ? ', generation-only (nothing is executed but what the methods run while generating)' : ''}: ` +
         `${plural(axes.datasets, 'dataset')} x ${plural(axes.models, 'model')} x ` +
-        `${plural(axes.methods, 'method')} x ${plural(axes.temperatures, 'temperature')}${axes.prompts > 0 ? ` x ${plural(axes.prompts, 'prompt template')}` : ''} = ${plural(plan.totals.cells, 'cell')}`,
+        `${plural(axes.methods, 'method')} x ${plural(axes.temperatures, 'temperature')}${axes.prompts > 0 ? ` x ${plural(axes.prompts, 'prompt template')}` : ''} = ${plural(plan.totals.cells, 'cell')}` +
+        // Fewer when datasets meet some of the models only (LiveCodeBench's window per model).
+        (plan.totals.cells < axes.datasets * axes.models * axes.methods * axes.temperatures * Math.max(axes.prompts, 1)
+          ? ' (datasets run with some of the models only)'
+          : ''),
     );
   }
   out.push(

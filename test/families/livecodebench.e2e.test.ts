@@ -108,7 +108,7 @@ it("evaluate.ts: pass@1 and pass@2 are LiveCodeBench's, over all problems and ov
   expect((refused as { stderr: string }).stderr).toContain('--release-after');
 }, 600_000);
 
-it("start-sweep.ts refuses a LiveCodeBench dataset whose window starts before a model's training cut-off", async () => {
+it("start-sweep.ts refuses a LiveCodeBench dataset whose window starts before a model's training cut-off; plans a window per model", async () => {
   const file = path.join(dir, 'cutoff.yaml');
   writeFileSync(
     file,
@@ -133,6 +133,19 @@ k: [1]
   expect(refused.output).toContain(
     "datasets[0].release_after: model late (models[0]) has training_cutoff 2024-06-30: problems released up to it may be in its training data; set release_after: '2024-07-01' or later",
   );
+  // A window per model instead: each model's cells on the problems after its own cut-off.
+  writeFileSync(
+    file,
+    readFileSync(file, 'utf8')
+      .replace("release_after: '2024-05-01'", 'release_after: model_cutoff')
+      .replace('methods:', "  - id: early\n    base_url: http://127.0.0.1:1/v1\n    model: m\n    training_cutoff: '2024-04-30'\nmethods:"),
+  );
+  const planned = await runTs('scripts/start-sweep.ts', ['--config', file, '--dry-run'], {});
+  expect(planned.code, planned.output).toBe(0);
+  const after = (day: string) => LCB_TASKS.filter((t) => t.contest_date >= day).length;
+  expect(planned.output).toMatch(new RegExp(`lcb-from-2024-07-01\\.late\\.direct\\.t0\\.2 +${after('2024-07-01')} `));
+  expect(planned.output).toMatch(new RegExp(`lcb-from-2024-05-01\\.early\\.direct\\.t0\\.2 +${after('2024-05-01')} `));
+  expect(planned.output).not.toContain('lcb-from-2024-05-01.late');
 }, 120_000);
 
 describe('a sweep over LiveCodeBench rows, with and without a window, against a scripted chat server', () => {
