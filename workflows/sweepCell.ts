@@ -316,6 +316,8 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
       temperature: input.cell.temperature,
       n_samples: input.nSamples,
       ...(input.cell.prompt === undefined ? {} : { prompt: input.cell.prompt }),
+      // Which part of the dataset the figures are over (LiveCodeBench's window), as evaluate.ts's results say it.
+      ...input.cell.scope,
       // The prompts the cell was asked with: its model's template, or the named defaults. Loaded
       // generations (evaluate-only) were asked by no one here.
       ...(input.mode === 'evaluate-only' ? {} : { prompt_template: input.cell.sampling.prompt ?? 'default' }),

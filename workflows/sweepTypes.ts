@@ -48,6 +48,11 @@ export interface SweepCellInput {
   stop: string[];
   /** How the chat answers are read (the model's `sanitize`); absent: the fenced-block extraction. */
   sanitize?: Sanitizer;
+  /**
+   * What part of its dataset the cell's figures are over, written into its results (the family's
+   * cellScope: LiveCodeBench's window); absent: all of it, or a cell started before scopes.
+   */
+  scope?: Record<string, string>;
 }
 
 export interface SweepInput {

@@ -32,6 +32,7 @@ export const FAMILY_IDS = [
   'humanevalpack',
   'recode',
   'mercury',
+  'studenteval',
 ] as const;
 export const FamilyIdSchema = z.enum(FAMILY_IDS);
 export type FamilyId = z.infer<typeof FamilyIdSchema>;

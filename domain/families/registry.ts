@@ -37,6 +37,7 @@ import { instructHumanEvalFamily } from './instruct-humaneval/index.js';
 import { humanEvalPackFamily } from './humanevalpack/index.js';
 import { recodeFamily } from './recode/index.js';
 import { mercuryFamily } from './mercury/index.js';
+import { studentEvalFamily } from './studenteval/index.js';
 import type { CorpusMetric, DatasetEntryBase, EntrySchema, EvaluateSupport, FlagMeta, TaskFamily } from './types.js';
 
 export const FAMILIES = {
@@ -66,6 +67,7 @@ export const FAMILIES = {
   humanevalpack: humanEvalPackFamily,
   recode: recodeFamily,
   mercury: mercuryFamily,
+  studenteval: studentEvalFamily,
 } as const;
 
 /** A family's dataset entry, as its schema resolves it. */

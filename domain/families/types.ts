@@ -342,6 +342,25 @@ export interface FamilySteps<Entry, Problem extends SweepProblem> {
    * that sets it. A model's `training_cutoff` must fall before it (config.ts trainingCutoffChecks).
    */
   releaseWindow?(entry: Entry): { from: string | null; field: string };
+  /**
+   * Families whose entry can scope itself by each model (LiveCodeBench's `release_after:
+   * model_cutoff`: a contamination window after each model's training_cutoff): what makes that
+   * impossible with the sweep's models (`issues`, each at the entry's field or a model's), and the
+   * entries it stands for (`expand`: one per window, each with the models it meets, `modelsOf`);
+   * undefined when the entry is one dataset for every model. config.ts expands a sweep's datasets.
+   */
+  perModel?: {
+    issues(entry: Entry, models: readonly ModelScope[]): PerModelIssue[];
+    expand(entry: Entry, models: readonly ModelScope[]): Entry[] | undefined;
+  };
+  /** The ids of the models the entry is run with, when not every model of the sweep; absent or undefined: every one. */
+  modelsOf?(entry: Entry): readonly string[] | undefined;
+  /**
+   * What part of its dataset a cell's figures are over, as its results record it (LiveCodeBench's
+   * window: `release_window`, `release_after`, `release_before`, as evaluate.ts's ScopedProblems
+   * `cell`); absent or empty: all of it.
+   */
+  cellScope?(entry: Entry): Readonly<Record<string, string>>;
   /** What a chat model is asked to write (before the prompt's code). */
   chatInstruction(problem: Problem): string;
   /**
@@ -376,6 +395,18 @@ export interface FamilySteps<Entry, Problem extends SweepProblem> {
   score(problem: Problem, outcome: RunOutcome): TaskScore;
   /** What the sandbox must have to run the task's programs (DS-1000: its library); checked before a sweep starts. */
   requirements(problem: Problem): readonly Requirement[];
+}
+
+/** What a family's perModel reads of a sweep's model: its id and its training cut-off (YYYY-MM-DD), when given. */
+export interface ModelScope {
+  id: string;
+  training_cutoff?: string;
+}
+
+/** Why an entry cannot scope itself by the models: at one of its fields, or at a model's (its index in `models`). */
+export interface PerModelIssue {
+  at: { field: string } | { model: number; field: string };
+  message: string;
 }
 
 /**

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { canonicalJson } from '../datasets/manifest.js';
 import { allFamilies, DatasetEntrySchema, familyOf, findFamily, type AnyFamily, type DatasetEntry } from '../families/registry.js';
+import type { ModelScope } from '../families/types.js';
 import { cellId } from './ids.js';
 import { findMethod, methodNames, type MethodName, type MethodSpec } from '../methods/registry.js';
 import { MethodOptionsSchema, type MethodOptions } from '../methods/options.js';
@@ -348,7 +349,71 @@ export const SweepConfigSchema = z
   // lists), so parseSweepConfig also runs these checks on the raw input when parsing fails: every
   // problem is listed at once. Each check looks only at fields that are themselves well-formed.
   .superRefine((value, ctx) => crossFieldChecks(value, (path, message) => ctx.addIssue({ code: 'custom', path, message })))
-  .transform((c): SweepConfig => ({ ...c, temperatures: c.temperatures.map((t) => (t === 0 ? 0 : t)) }));
+  .transform((c): SweepConfig => ({
+    ...c,
+    datasets: expandPerModel(c.datasets, c.models),
+    temperatures: c.temperatures.map((t) => (t === 0 ? 0 : t)),
+  }));
+
+/** A sweep's models as a family's perModel reads them. */
+function modelScopes(models: unknown[]): ModelScope[] {
+  return models.flatMap((x) => {
+    const model = x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : null;
+    if (!model || typeof model.id !== 'string') return [];
+    return [{ id: model.id, ...(typeof model.training_cutoff === 'string' ? { training_cutoff: model.training_cutoff } : {}) }];
+  });
+}
+
+/**
+ * The datasets as the sweep runs them: an entry scoped per model (a family's perModel, LiveCodeBench's
+ * `release_after: model_cutoff`) becomes the entries it stands for, each met only by its models
+ * (expandGrid reads modelsOf); the others as they are. Expanded entries expand to themselves, so a
+ * parsed config parses to itself.
+ */
+function expandPerModel(datasets: DatasetEntry[], models: SweepModelConfig[]): DatasetEntry[] {
+  return datasets.flatMap((d) => familyOf(d).perModel?.expand(d, modelScopes(models)) ?? [d]);
+}
+
+/**
+ * Entries scoped per model against the sweep's models (each family's perModel issues, at the
+ * entry's field or the model's), the datasets they expand to against the other datasets' names,
+ * and the models an entry names (modelsOf) against the sweep's.
+ */
+function perModelChecks(datasets: unknown[], models: unknown[], add: AddIssue): void {
+  const scopes = modelScopes(models);
+  const entries = datasets.map((d) => {
+    if (!d || typeof d !== 'object' || Array.isArray(d) || familyProblem(d as Record<string, unknown>)) return null;
+    const family = familyOf(d as DatasetEntry);
+    const entry = family.entrySchema.safeParse(d);
+    return entry.success ? { family, entry: entry.data } : null;
+  });
+  const names = new Map<string, number>();
+  datasets.forEach((d, di) => {
+    const name = d && typeof d === 'object' ? (d as Record<string, unknown>).name : undefined;
+    if (typeof name === 'string') names.set(name, di);
+  });
+  entries.forEach((e, di) => {
+    if (!e) return;
+    const ids = e.family.modelsOf?.(e.entry);
+    ids?.forEach((id, j) => {
+      if (!scopes.some((m) => m.id === id))
+        add(
+          ['datasets', di, 'models', j],
+          `no model of the sweep has id ${JSON.stringify(id)} (models: ${scopes.map((m) => m.id).join(', ')})`,
+        );
+    });
+    if (!e.family.perModel) return;
+    const issues = e.family.perModel.issues(e.entry, scopes);
+    for (const issue of issues)
+      add('model' in issue.at ? ['models', issue.at.model, issue.at.field] : ['datasets', di, issue.at.field], issue.message);
+    if (issues.length > 0) return;
+    for (const expanded of e.family.perModel.expand(e.entry, scopes) ?? []) {
+      const other = names.get(expanded.name);
+      if (other !== undefined && other !== di)
+        add(['datasets', di, 'name'], `its window per model makes dataset ${expanded.name}, the name of datasets[${other}]: rename one`);
+    }
+  });
+}
 
 type AddIssue = (path: (string | number)[], message: string) => void;
 
@@ -414,6 +479,7 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
   fillInTheMiddleChecks(list('datasets'), list('models'), list('methods'), add);
   sanitizeChecks(list('models'), add);
   trainingCutoffChecks(list('datasets'), list('models'), add);
+  perModelChecks(list('datasets'), list('models'), add);
   batchModeChecks(list('models'), list('methods'), add);
 
   const n = c.n_samples;
@@ -526,8 +592,12 @@ function trainingCutoffChecks(datasets: unknown[], models: unknown[], add: AddIs
     const family = familyOf(d as DatasetEntry);
     const entry = family.entrySchema.safeParse(d);
     if (!entry.success || !family.releaseWindow) return;
+    // A window per model starts after each model's cut-off by construction (perModelChecks checks it).
+    if (family.perModel?.expand(entry.data, modelScopes(models)) !== undefined) return;
     const window = family.releaseWindow(entry.data);
+    const meets = family.modelsOf?.(entry.data);
     for (const c of cutoffs) {
+      if (meets && !meets.includes(c.id)) continue;
       if (window.from !== null && window.from > c.day) continue;
       const next = new Date(Date.parse(`${c.day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
       add(

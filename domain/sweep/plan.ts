@@ -1,5 +1,6 @@
 /**
- * The grid of a sweep (one cell per dataset x model x method x temperature) and what running it
+ * The grid of a sweep (one cell per dataset x model x method x temperature, but for datasets run
+ * with some of the models only) and what running it
  * costs: tasks, samples, LLM requests and sandbox runs per cell and in total. Pure, so `--dry-run`
  * and the workflow agree on the grid by construction.
  */
@@ -8,6 +9,7 @@ import { estimateMethodCost, METHODS } from '../methods/registry.js';
 import type { PromptTemplate } from '../methods/promptTemplate.js';
 import type { NamedPromptTemplate, SweepConfig, SweepDatasetConfig, SweepModelConfig } from './config.js';
 import { cellId, formatTemperature, loadedCellId } from './ids.js';
+import { familyOf } from '../families/registry.js';
 
 export { cellId, formatTemperature, loadedCellId } from './ids.js';
 
@@ -38,7 +40,10 @@ export function expandGrid(config: SweepConfig): Cell[] {
   // Without a prompts axis every cell has its model's own template (or none).
   const prompts: Array<NamedPromptTemplate | null> = config.prompts ?? [null];
   for (const dataset of config.datasets) {
+    // A dataset run with some of the models only (LiveCodeBench's window per model: one dataset per cut-off).
+    const meets = familyOf(dataset).modelsOf?.(dataset);
     for (const model of config.models) {
+      if (meets && !meets.includes(model.id)) continue;
       for (const method of config.methods) {
         for (const temperature of config.temperatures) {
           for (const prompt of prompts) {
@@ -304,7 +309,11 @@ export function formatPlan(plan: SweepPlan): string {
     out.push(
       `sweep ${plan.sweepId ?? '(unnamed)'}${plan.mode === 'generation-only' ? ', generation-only (nothing is executed but what the methods run while generating)' : ''}: ` +
         `${plural(axes.datasets, 'dataset')} x ${plural(axes.models, 'model')} x ` +
-        `${plural(axes.methods, 'method')} x ${plural(axes.temperatures, 'temperature')}${axes.prompts > 0 ? ` x ${plural(axes.prompts, 'prompt template')}` : ''} = ${plural(plan.totals.cells, 'cell')}`,
+        `${plural(axes.methods, 'method')} x ${plural(axes.temperatures, 'temperature')}${axes.prompts > 0 ? ` x ${plural(axes.prompts, 'prompt template')}` : ''} = ${plural(plan.totals.cells, 'cell')}` +
+        // Fewer when datasets meet some of the models only (LiveCodeBench's window per model).
+        (plan.totals.cells < axes.datasets * axes.models * axes.methods * axes.temperatures * Math.max(axes.prompts, 1)
+          ? ' (datasets run with some of the models only)'
+          : ''),
     );
   }
   out.push(

@@ -75,6 +75,8 @@ function writeBigcodeMetrics({ opts, task }: Pick<EvaluateArgs, 'opts' | 'task'>
     load_generations_path: opts.samples,
     metric_output_path: path,
     allow_code_execution: true,
+    // The part of the file the figures are over, as results.json says it (LiveCodeBench's window).
+    ...input.cell,
   };
   writeFileSync(path, bigcodeEvaluationResults(task?.name ?? input.family, summary, config));
   process.stderr.write(`evaluate: wrote ${path} (bigcode's evaluation_results.json)\n`);

@@ -328,6 +328,7 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
       endpoint: unused,
       sampling: { model: 'loaded', temperature: 0, top_p: 1, max_tokens: 1 },
       stop: [],
+      ...scopeOf(d),
     }));
   } else {
     cells = expandGrid(config).map((c) => {
@@ -365,6 +366,7 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
         },
         stop,
         ...(c.model.sanitize ? { sanitize: c.model.sanitize } : {}),
+        ...scopeOf(c.dataset),
       };
     });
   }
@@ -447,4 +449,10 @@ export async function checkSweepRecord(
 export async function writeSweepRecord(bucket: Bucket, sweepId: string, config: SweepConfig, run: SweepRun): Promise<void> {
   const record = { sweep_id: sweepId, config_sha256: sweepConfigHash(config, sha256Hex), run, config };
   await putObject(bucket, sweepConfigKey(sweepId), JSON.stringify(record, null, 2) + '\n', { contentType: 'application/json' });
+}
+
+/** A cell's `scope` (SweepCellInput): the part of its dataset its figures are over, only when the family says one. */
+function scopeOf(dataset: SweepDatasetConfig): { scope?: Record<string, string> } {
+  const scope = familyOf(dataset).cellScope?.(dataset) ?? {};
+  return Object.keys(scope).length > 0 ? { scope: { ...scope } } : {};
 }

@@ -77,7 +77,8 @@ it("evaluate.ts: pass@1 and pass@2 are LiveCodeBench's, over all problems and ov
 
   // Samples of every problem with a window, as LiveCodeBench is run: those outside it are skipped and counted.
   const outDir = path.join(dir, 'windowed-out');
-  const windowed = await evaluate(TASKS, ['--release-after', WINDOW_START, '--output-dir', outDir]);
+  const metricFile = path.join(dir, 'windowed-evaluation_results.json');
+  const windowed = await evaluate(TASKS, ['--release-after', WINDOW_START, '--output-dir', outDir, '--metric_output_path', metricFile]);
   const theirsWindow = lcbMetrics(TASKS, [1, 2], WINDOW_START);
   expect(windowed.metrics['pass@1']).toBeCloseTo(theirsWindow['pass@1']!, 12);
   expect(windowed.metrics['pass@1']).toBeCloseTo(1 / 2, 12);
@@ -90,6 +91,9 @@ it("evaluate.ts: pass@1 and pass@2 are LiveCodeBench's, over all problems and ov
   // The cell's results.json says which window its numbers are for.
   const results = JSON.parse(readFileSync(path.join(outDir, 'results.json'), 'utf8')) as Record<string, unknown>;
   expect(results).toMatchObject({ release_window: `released from ${WINDOW_START}`, release_after: WINDOW_START });
+  // And bigcode's evaluation_results.json, in the settings of the run.
+  const bigcodeFile = JSON.parse(readFileSync(metricFile, 'utf8')) as { config: Record<string, unknown> };
+  expect(bigcodeFile.config).toMatchObject({ release_window: `released from ${WINDOW_START}`, release_after: WINDOW_START });
   // Only samples outside the window: nothing to score, said so.
   const none = await evaluate(outside, ['--release-after', WINDOW_START]).catch((e: { code: number; stderr: string }) => e);
   expect(none).toMatchObject({ code: 2 });
@@ -104,7 +108,7 @@ it("evaluate.ts: pass@1 and pass@2 are LiveCodeBench's, over all problems and ov
   expect((refused as { stderr: string }).stderr).toContain('--release-after');
 }, 600_000);
 
-it("start-sweep.ts refuses a LiveCodeBench dataset whose window starts before a model's training cut-off", async () => {
+it("start-sweep.ts refuses a LiveCodeBench dataset whose window starts before a model's training cut-off; plans a window per model", async () => {
   const file = path.join(dir, 'cutoff.yaml');
   writeFileSync(
     file,
@@ -129,6 +133,19 @@ k: [1]
   expect(refused.output).toContain(
     "datasets[0].release_after: model late (models[0]) has training_cutoff 2024-06-30: problems released up to it may be in its training data; set release_after: '2024-07-01' or later",
   );
+  // A window per model instead: each model's cells on the problems after its own cut-off.
+  writeFileSync(
+    file,
+    readFileSync(file, 'utf8')
+      .replace("release_after: '2024-05-01'", 'release_after: model_cutoff')
+      .replace('methods:', "  - id: early\n    base_url: http://127.0.0.1:1/v1\n    model: m\n    training_cutoff: '2024-04-30'\nmethods:"),
+  );
+  const planned = await runTs('scripts/start-sweep.ts', ['--config', file, '--dry-run'], {});
+  expect(planned.code, planned.output).toBe(0);
+  const after = (day: string) => LCB_TASKS.filter((t) => t.contest_date >= day).length;
+  expect(planned.output).toMatch(new RegExp(`lcb-from-2024-07-01\\.late\\.direct\\.t0\\.2 +${after('2024-07-01')} `));
+  expect(planned.output).toMatch(new RegExp(`lcb-from-2024-05-01\\.early\\.direct\\.t0\\.2 +${after('2024-05-01')} `));
+  expect(planned.output).not.toContain('lcb-from-2024-05-01.late');
 }, 120_000);
 
 describe('a sweep over LiveCodeBench rows, with and without a window, against a scripted chat server', () => {
@@ -154,7 +171,7 @@ describe('a sweep over LiveCodeBench rows, with and without a window, against a 
     bucket.s3.destroy();
   });
 
-  it("each dataset's pass@1 is over its problems; the window is in the output and the report's config", async () => {
+  it("each dataset's pass@1 is over its problems; the window is in the output, each cell's results and the report's config", async () => {
     const id = `lcb-${uniqueSuffix()}`;
     const { output, outDir, results } = await sweepWithOutputDir({
       dir,
@@ -193,7 +210,15 @@ timeout_s: 10
     for (const cell of results.cells) {
       const cellId = String(cell.cell.cell);
       await expectCellFilesAsStored(bucket, id, outDir, cellId);
-      const tasks = (outputJson(outDir, cellId, 'results.json') as { per_task: Array<{ task_id: string }> }).per_task.map((t) => t.task_id);
+      const cellResults = outputJson(outDir, cellId, 'results.json') as { per_task: Array<{ task_id: string }> } & Record<string, unknown>;
+      const tasks = cellResults.per_task.map((t) => t.task_id);
+      // The window the cell's figures are over, in its results.json and the sweep's (as evaluate.ts's results.json says it).
+      const window =
+        cell.cell.dataset === 'lcb-all' ? {} : { release_window: `released from ${WINDOW_START}`, release_after: WINDOW_START };
+      for (const record of [cellResults, cell.cell as Record<string, unknown>])
+        expect(
+          Object.fromEntries(['release_window', 'release_after', 'release_before'].flatMap((k) => (k in record ? [[k, record[k]]] : []))),
+        ).toEqual(window);
       expect(tasks.sort()).toEqual(
         TASKS.filter((t) => cell.cell.dataset === 'lcb-all' || inWindow(t))
           .map((t) => t.question_id)

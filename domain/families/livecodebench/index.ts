@@ -17,7 +17,7 @@ import { defineFamily } from '../define.js';
 import { DatasetEntryNameSchema, JsonlFileSchema } from '../entry.js';
 import { readsProblemsFiles } from '../evaluateOptions.js';
 import { familyOptions, option } from '../familyOptions.js';
-import type { DefinedFamily, ProblemOf, TaskScore } from '../types.js';
+import type { DefinedFamily, ModelScope, PerModelIssue, ProblemOf, TaskScore } from '../types.js';
 import { lcbExtractCode } from './extract.js';
 import { embeddedSolution, LCB_RESULT_MARKER, lcbHarness } from './harness.js';
 import { privateTestsJson } from './privateTests.js';
@@ -47,14 +47,20 @@ const DaySchema = z
     message: 'must be a real day YYYY-MM-DD',
   });
 
+/** release_after's value for a window per model: each model's starts the day after its training_cutoff. */
+export const MODEL_CUTOFF = 'model_cutoff';
+
 /**
  * The contamination window: the entry's release_after / release_before and evaluate.ts's
  * --release-after / --release-before. Only problems whose contest_date is at or after the start
- * day's 00:00 (a model's training cut-off goes there) and at or before the end day's 00:00.
+ * day's 00:00 (a model's training cut-off goes there) and at or before the end day's 00:00. In a
+ * sweep, `release_after: model_cutoff` gives each model its own start (perModel below).
  */
 const LCB_OPTIONS = familyOptions({
-  release_after: option(DaySchema.optional(), {
-    help: 'score only problems released on or after this day, YYYY-MM-DD (its --start_date; a training cut-off)',
+  release_after: option(z.union([z.literal(MODEL_CUTOFF), DaySchema]).optional(), {
+    help:
+      'score only problems released on or after this day, YYYY-MM-DD (its --start_date; a training cut-off); ' +
+      "in a sweep's entry also model_cutoff: each model from the day after its training_cutoff",
     value: 'day',
   }),
   release_before: option(DaySchema.optional(), {
@@ -69,6 +75,11 @@ export const LiveCodeBenchEntrySchema = z.strictObject({
   /** One of code_generation_lite's test.jsonl ... test6.jsonl (.jsonl.gz too), local or s3://. */
   path: JsonlFileSchema,
   ...LCB_OPTIONS.entry,
+  /**
+   * The ids of the sweep's models this dataset is run with (absent: every model): what
+   * `release_after: model_cutoff` expands to, one dataset per cut-off, each with its models.
+   */
+  models: z.array(z.string().min(1)).min(1).optional(),
   /** Which platforms (LiveCodeBench's --platform); absent: all. */
   platform: z.array(z.enum(LCB_PLATFORMS)).min(1).optional(),
   /** Which difficulties; absent: all. */
@@ -107,8 +118,11 @@ export function contestInstant(date: string): string | null {
 
 const dayStart = (day: string) => `${day}T00:00:00.000000`;
 
+/** An entry whose window is set (release_after a day, not model_cutoff, which a sweep expands first). */
+type Window = { release_after?: string; release_before?: string };
+
 /** The window in words, for notes and messages. */
-export function windowText(entry: Pick<LiveCodeBenchEntry, 'release_after' | 'release_before'>): string {
+export function windowText(entry: Window): string {
   if (!entry.release_after && !entry.release_before) return 'of every release date (no contamination window)';
   const parts = [
     ...(entry.release_after ? [`from ${entry.release_after}`] : []),
@@ -172,6 +186,8 @@ export function liveCodeBenchProblems(
   entry: LiveCodeBenchEntry,
   source: string,
 ): { problems: LiveCodeBenchProblem[]; notes: string[]; outsideWindow: string[] } {
+  if (entry.release_after === MODEL_CUTOFF)
+    throw new Error(`release_after: ${MODEL_CUTOFF} is a window per model, which a sweep sets for each model; give a day here`);
   if (entry.release_after && entry.release_before && entry.release_after > entry.release_before)
     throw new Error(`release_after ${entry.release_after} is after release_before ${entry.release_before}: the window is empty`);
   const rows = parseJsonl(text, RowSchema, source);
@@ -261,13 +277,65 @@ export function liveCodeBenchProblems(
  * over: `release_window` in words, and the days given; nothing without a window (the whole file,
  * as a sweep's cell of the same answers says).
  */
-export function windowCell(entry: Pick<LiveCodeBenchEntry, 'release_after' | 'release_before'>): Record<string, string> {
+export function windowCell(entry: Window): Record<string, string> {
   if (!entry.release_after && !entry.release_before) return {};
   return {
     release_window: windowText(entry),
     ...(entry.release_after ? { release_after: entry.release_after } : {}),
     ...(entry.release_before ? { release_before: entry.release_before } : {}),
   };
+}
+
+/** The day after a day (YYYY-MM-DD): where a window after a training cut-off starts. */
+export function dayAfter(day: string): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+}
+
+const isDay = (value: unknown): value is string => typeof value === 'string' && DaySchema.safeParse(value).success;
+
+/**
+ * A window per model (`release_after: model_cutoff`): each model is scored on the problems released
+ * from the day after its training_cutoff (and up to release_before), so that one sweep compares
+ * models each on problems it cannot have seen. Refused: a model without a training_cutoff, an
+ * empty window, and `models` given too (the expansion sets it).
+ */
+function perModelIssues(entry: LiveCodeBenchEntry, models: readonly ModelScope[]): PerModelIssue[] {
+  if (entry.release_after !== MODEL_CUTOFF) return [];
+  const what = `dataset ${entry.name} has release_after: ${MODEL_CUTOFF} (a window per model)`;
+  const issues: PerModelIssue[] = [];
+  if (entry.models)
+    issues.push({
+      at: { field: 'models' },
+      message: `${what}, which runs each model on the problems after its own cut-off: leave models out`,
+    });
+  models.forEach((model, xi) => {
+    if (model.training_cutoff === undefined)
+      issues.push({
+        at: { model: xi, field: 'training_cutoff' },
+        message: `${what}: model ${model.id} needs its training_cutoff (YYYY-MM-DD), or list it in another sweep`,
+      });
+    else if (isDay(model.training_cutoff) && entry.release_before && dayAfter(model.training_cutoff) > entry.release_before)
+      issues.push({
+        at: { field: 'release_before' },
+        message:
+          `${what}: model ${model.id} (models[${xi}]) has training_cutoff ${model.training_cutoff}, so its window ` +
+          `from ${dayAfter(model.training_cutoff)} to release_before ${entry.release_before} is empty`,
+      });
+  });
+  return issues;
+}
+
+/** The datasets a window per model stands for: one per start day, `<name>-from-<day>`, each with the models of that cut-off. */
+function perModelEntries(entry: LiveCodeBenchEntry, models: readonly ModelScope[]): LiveCodeBenchEntry[] | undefined {
+  if (entry.release_after !== MODEL_CUTOFF) return undefined;
+  const byStart = new Map<string, string[]>();
+  for (const model of models) {
+    // A model without a valid cut-off is refused by perModelIssues before a sweep expands the entry.
+    if (!isDay(model.training_cutoff)) continue;
+    const start = dayAfter(model.training_cutoff);
+    byStart.set(start, [...(byStart.get(start) ?? []), model.id]);
+  }
+  return [...byStart].map(([start, ids]) => ({ ...entry, name: `${entry.name}-from-${start}`, release_after: start, models: ids }));
 }
 
 // Typed here: its evaluate step loads through it.
@@ -288,7 +356,11 @@ export const liveCodeBenchFamily: DefinedFamily<
     return { problems, notes };
   },
   // A completion model gets LiveCodeBench's chat user message and answers with a fenced block.
-  releaseWindow: (entry) => ({ from: entry.release_after ?? null, field: 'release_after' }),
+  // A window per model starts after each model's cut-off by construction (perModel).
+  releaseWindow: (entry) => ({ from: entry.release_after === MODEL_CUTOFF ? null : (entry.release_after ?? null), field: 'release_after' }),
+  perModel: { issues: perModelIssues, expand: perModelEntries },
+  modelsOf: (entry) => entry.models,
+  cellScope: (entry) => (entry.release_after === MODEL_CUTOFF ? {} : windowCell(entry)),
   stopWords: () => [],
   language: () => 'python',
   completionPrompt: (problem) => lcbUserMessage(problem.oracle.question_content, problem.oracle.starter_code),
@@ -323,6 +395,10 @@ export const liveCodeBenchFamily: DefinedFamily<
     options: LCB_OPTIONS.evaluate,
     form: 'full',
     problems: ({ text, source, options }) => {
+      if (options.release_after === MODEL_CUTOFF)
+        throw new Error(
+          `--release-after: ${MODEL_CUTOFF} is a window per model of a sweep; evaluate.ts scores one set of answers: give the day after the model's training cut-off`,
+        );
       const path = source.endsWith('.gz') || source.endsWith('.jsonl') ? source : 'rows.jsonl';
       const entry = LiveCodeBenchEntrySchema.parse({
         name: 'evaluate',
