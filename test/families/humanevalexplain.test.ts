@@ -16,6 +16,7 @@ import { PACK_PROMPTS, type PackPrompt } from '../../domain/families/humanevalpa
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { LANGUAGES } from '../../domain/languages/registry.js';
 import { truncateAtStopWords } from '../../domain/llm/extract.js';
+import { parseSweepConfig } from '../../domain/sweep/config.js';
 import { loadEvaluateProblems } from '../../scripts/lib/evaluate-problems.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import { JS_GENERATIONS, JS_ROWS, jsonl, PYTHON_GENERATIONS, PYTHON_ROWS } from '../support/humanevalpack-rows.js';
@@ -249,5 +250,23 @@ describe("evaluate.ts's reading of the describe step's file, and what is refused
     expect(tasks!.read('humanevalexplaindescribe-python')).toEqual({ options: { subset: 'explaindescribe-python' } });
     expect(tasks!.read('humanevalsynthesize-python')).toBeNull();
     expect(humanEvalExplainFamily.entrySchema.safeParse(entry('python', 'issue')).error?.message).toContain('HumanEvalFix format');
+  });
+});
+
+describe('a sweep config with HumanEvalExplain', () => {
+  const config = (methods: string[]) => ({
+    datasets: [{ name: 'hee', family: 'humanevalexplain', path: 'humanevalpack.jsonl', language: 'python' }],
+    models: [{ id: 'm', base_url: 'http://127.0.0.1:8080/v1', model: 'x', api: 'chat' }],
+    methods,
+    temperatures: [0.2],
+    n_samples: 2,
+    k: [1],
+  });
+
+  it('takes direct, which asks both steps, and refuses the other methods by name', () => {
+    expect(parseSweepConfig(config(['direct'])).datasets[0]).toMatchObject({ family: 'humanevalexplain', prompt: 'instruct' });
+    expect(() => parseSweepConfig(config(['direct', 'self-repair']), 'sweep.yaml')).toThrow(
+      'methods[1]: datasets[0] (hee) is asked in two steps, which only method direct asks',
+    );
   });
 });
