@@ -349,7 +349,8 @@ export interface FamilySteps<Entry, Problem extends SweepProblem> {
   /**
    * Families asked in two steps (HumanEvalExplain: describe, then write from the description) only:
    * whether the entry's tasks are (a sweep's direct method then asks both per sample), and the
-   * problem a sample asks next given its answer to this one (undefined: this is the last step).
+   * problem a sample asks next given its answer to this one (a chat answer without its reasoning;
+   * undefined: this is the last step).
    */
   asksInTwoSteps?(entry: Entry): boolean;
   nextStep?(problem: Problem, answer: string): SweepProblem | undefined;

@@ -8,6 +8,7 @@ import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { familyOf } from '../../domain/families/registry.js';
 import { type Sampling } from '../../domain/methods/sampling.js';
 import { laidOut, type LlmActivities } from '../../infra/llm/llm.js';
+import { stripThinking } from '../../domain/llm/extract.js';
 import { loadProblems } from '../../infra/problems.js';
 import { defineMethodActivities, type MethodActivityDeps } from '../../activities/llm/methodKit.js';
 import { planOf, storeRequestSets, uncachedOf, type RequestSet } from '../../infra/llm/batchPlan.js';
@@ -124,7 +125,8 @@ async function answerInTwoSteps(
     const record = await llm.readLlmRecord(summary.key);
     if (!record)
       throw new Error(`LLM record ${summary.key} is missing (task ${problem.task_id}, sample ${sampleIndices[at]}'s first step)`);
-    const next = family.nextStep?.(problem, record.text);
+    // A chat model's reasoning is no part of its answer (as its code is read without it).
+    const next = family.nextStep?.(problem, endpoint.api === 'chat' ? stripThinking(record.text) : record.text);
     if (!next) throw new Error(`task ${problem.task_id}: family ${family.id} gives no second step`);
     seconds.push({ at, sampleIndex: sampleIndices[at]!, body: directRequestBody(next, endpoint.api, sampling, sampleIndices[at]!) });
   }

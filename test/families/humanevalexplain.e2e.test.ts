@@ -89,6 +89,8 @@ describe('a sweep over HumanEvalExplain against a scripted server', () => {
   const bucket = testBucket(config);
   let server: ScriptedLlmServer;
   const DESCRIBE = 'Provide a concise natural language description';
+  /** The synthesize prompt (instruct: the description, then the instruction) from a good description, and nothing else before it. */
+  const GOOD = /(^|\n)It is the good one\.\nWrite functional code in Python/;
   const rowOf = (text: string) => PYTHON_ROWS.find((row) => text.includes(`def ${row.entry_point}(`))!;
 
   beforeAll(async () => {
@@ -98,9 +100,11 @@ describe('a sweep over HumanEvalExplain against a scripted server', () => {
           ? String(req.body.prompt)
           : (req.body.messages as Array<{ role: string; content: string }>).find((m) => m.role === 'user')!.content;
       const seed = Number(req.body.seed);
-      if (text.includes(DESCRIBE)) return { content: `  It is the ${seed % 2 === 0 ? 'good' : 'bad'} one.\n` };
+      // The chat model reasons first: its reasoning is no part of the description.
+      const description = `${req.api === 'chat' ? '<think>Which one?</think>' : ''}  It is the ${seed % 2 === 0 ? 'good' : 'bad'} one.\n`;
+      if (text.includes(DESCRIBE)) return { content: description };
       const row = rowOf(text);
-      const body = text.includes('the good one') ? row.canonical_solution : row.buggy_solution;
+      const body = GOOD.test(text) ? row.canonical_solution : row.buggy_solution;
       return { content: req.api === 'completions' ? `\n${body}` : `\`\`\`python\n${row.declaration}${body}\`\`\`\n` };
     });
   });
@@ -137,7 +141,10 @@ timeout_s: 5
     expect(syntheses).toHaveLength(8);
     expect([...server.countByKey().values()].every((n) => n === 1)).toBe(true);
     // Sample i's synthesis is asked with sample i's description (its seed's).
-    for (const r of syntheses) expect(JSON.stringify(r.body).includes('the good one')).toBe(Number(r.body.seed) % 2 === 0);
+    for (const r of syntheses) {
+      const text = r.api === 'completions' ? String(r.body.prompt) : JSON.stringify(r.body.messages);
+      expect(text.includes('It is the good one.')).toBe(Number(r.body.seed) % 2 === 0);
+    }
     expect(results.cells).toHaveLength(2);
     for (const cell of results.cells) {
       const cellId = String(cell.cell.cell);
