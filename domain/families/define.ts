@@ -14,6 +14,7 @@ const PROBLEM_STEPS = [
   'completionPrompt',
   'infill',
   'chatInstruction',
+  'nextStep',
   'chatCode',
   'solution',
   'referenceSolution',
@@ -27,7 +28,7 @@ const PROBLEM_STEPS = [
 ] as const;
 
 /** The steps TaskFamily marks optional: absent when the family has none. */
-const OPTIONAL_STEPS: ReadonlySet<(typeof PROBLEM_STEPS)[number]> = new Set(['infill', 'chatCode']);
+const OPTIONAL_STEPS: ReadonlySet<(typeof PROBLEM_STEPS)[number]> = new Set(['infill', 'chatCode', 'nextStep']);
 
 export function defineFamily<const Id extends string, Schema extends EntrySchema, Payload extends object = Record<never, never>>(
   definition: FamilyDefinition<Id, Schema, Payload>,

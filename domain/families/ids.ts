@@ -33,6 +33,7 @@ export const FAMILY_IDS = [
   'recode',
   'mercury',
   'studenteval',
+  'humanevalexplain',
 ] as const;
 export const FamilyIdSchema = z.enum(FAMILY_IDS);
 export type FamilyId = z.infer<typeof FamilyIdSchema>;

@@ -34,6 +34,7 @@ import { parityFamily } from './parity/index.js';
 import { pythonBugsFamily } from './python-bugs/index.js';
 import { instructWizardHumanEvalFamily } from './instruct-wizard-humaneval/index.js';
 import { instructHumanEvalFamily } from './instruct-humaneval/index.js';
+import { humanEvalExplainFamily } from './humanevalexplain/index.js';
 import { humanEvalPackFamily } from './humanevalpack/index.js';
 import { recodeFamily } from './recode/index.js';
 import { mercuryFamily } from './mercury/index.js';
@@ -68,6 +69,7 @@ export const FAMILIES = {
   recode: recodeFamily,
   mercury: mercuryFamily,
   studenteval: studentEvalFamily,
+  humanevalexplain: humanEvalExplainFamily,
 } as const;
 
 /** A family's dataset entry, as its schema resolves it. */
@@ -96,6 +98,8 @@ export interface EvaluateFlag {
   /** The help line: the families that read it and its help (`a, b only: ...`), or each family's (`a: ...; b: ...`). */
   help: string;
   folder: boolean;
+  /** A file evaluate.ts reads: the schema parses `{path, text}` (FlagMeta `file`). */
+  file: boolean;
   /** Parses the flag's text (or a value given in code): the families' one schema; undefined when they differ (each family's parses it). */
   schema: z.ZodType | undefined;
   /** The families that read it. */
@@ -151,7 +155,13 @@ export function createRegistry(families: Readonly<Record<string, AnyFamily>>) {
         throw new Error(`family ${family.id}: evaluate option ${key} has no .meta({ description, value }) (FlagMeta)`);
       const flag = flagOf(key, meta);
       const known = flags.get(key);
-      if (known && (known.flag !== flag || known.value !== meta.value || known.folder !== (meta.folder === true)))
+      if (
+        known &&
+        (known.flag !== flag ||
+          known.value !== meta.value ||
+          known.folder !== (meta.folder === true) ||
+          known.file !== (meta.file === true))
+      )
         throw new Error(
           `family ${family.id} declares evaluate option ${key} as ${flag} <${meta.value}>, which ${known.families.join(', ')} declare as ${known.flag} <${known.value}>` +
             `${known.folder !== (meta.folder === true) ? ' (a folder for one, not for the other)' : ''}`,
@@ -168,6 +178,7 @@ export function createRegistry(families: Readonly<Record<string, AnyFamily>>) {
           value: meta.value,
           help: meta.description,
           folder: meta.folder === true,
+          file: meta.file === true,
           schema: option as z.ZodType,
           families: [family.id],
           helps: new Map([[meta.description, [family.id]]]),

@@ -191,6 +191,8 @@ export type FlagMeta = {
   value: string;
   /** A folder: evaluate.ts resolves it from the working directory and refuses one that does not exist. */
   folder?: boolean;
+  /** A file: evaluate.ts reads it (refusing one that does not exist) and the schema parses `{path, text}`. */
+  file?: boolean;
   /** The flag without `--`, when it is not the key in kebab case (familyOptions.ts `option`'s `flag`). */
   flag?: string;
 };
@@ -363,6 +365,14 @@ export interface FamilySteps<Entry, Problem extends SweepProblem> {
   cellScope?(entry: Entry): Readonly<Record<string, string>>;
   /** What a chat model is asked to write (before the prompt's code). */
   chatInstruction(problem: Problem): string;
+  /**
+   * Families asked in two steps (HumanEvalExplain: describe, then write from the description) only:
+   * whether the entry's tasks are (a sweep's direct method then asks both per sample), and the
+   * problem a sample asks next given its answer to this one (a chat answer without its reasoning;
+   * undefined: this is the last step).
+   */
+  asksInTwoSteps?(entry: Entry): boolean;
+  nextStep?(problem: Problem, answer: string): SweepProblem | undefined;
   /**
    * The code of a chat model's answer (its thinking stripped), where the family's peer takes it its
    * own way (LiveCodeBench: the last fenced block); absent: the language's extraction. A model's

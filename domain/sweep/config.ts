@@ -477,6 +477,7 @@ function crossFieldChecks(value: unknown, add: AddIssue): void {
   promptTemplateChecks(list('models'), list('prompts'), add);
   budgetConfigChecks(c.budget, list('models'), add);
   fillInTheMiddleChecks(list('datasets'), list('models'), list('methods'), add);
+  twoStepChecks(list('datasets'), list('methods'), add);
   sanitizeChecks(list('models'), add);
   trainingCutoffChecks(list('datasets'), list('models'), add);
   perModelChecks(list('datasets'), list('models'), add);
@@ -532,6 +533,26 @@ function sanitizeChecks(models: unknown[], add: AddIssue): void {
       add(
         ['models', xi, 'sanitize'],
         'a sanitizer reads chat answers (a completion is cut at stop words): give api: chat, or leave sanitize out',
+      );
+  });
+}
+
+/** Datasets asked in two steps (a family's asksInTwoSteps: HumanEvalExplain): only direct asks both steps of a sample. */
+function twoStepChecks(datasets: unknown[], methods: unknown[], add: AddIssue): void {
+  const twoStep = datasets.flatMap((d, di) => {
+    if (!d || typeof d !== 'object' || Array.isArray(d) || familyProblem(d as Record<string, unknown>)) return [];
+    const family = familyOf(d as DatasetEntry);
+    const entry = family.entrySchema.safeParse(d);
+    if (!entry.success || !family.asksInTwoSteps?.(entry.data)) return [];
+    const name = (d as Record<string, unknown>).name;
+    return [`datasets[${di}]${typeof name === 'string' ? ` (${name})` : ''}`];
+  });
+  if (twoStep.length === 0) return;
+  methods.forEach((m, mi) => {
+    if (typeof m === 'string' && findMethod(m) && findMethod(m)!.kind !== 'direct')
+      add(
+        ['methods', mi],
+        `${twoStep.join(', ')} ${twoStep.length > 1 ? 'are' : 'is'} asked in two steps, which only method direct asks; use direct, or list the dataset in another sweep`,
       );
   });
 }

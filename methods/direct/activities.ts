@@ -4,8 +4,11 @@ import { ApplicationFailure } from '@temporalio/common';
 import { throttledHeartbeat } from '../../infra/heartbeat.js';
 import type { LlmCallSummary, LlmEndpoint } from '../../domain/llm/request.js';
 import { directRequestBody } from './request.js';
+import type { SweepProblem } from '../../domain/datasets/problems.js';
+import { familyOf } from '../../domain/families/registry.js';
 import { type Sampling } from '../../domain/methods/sampling.js';
-import { laidOut } from '../../infra/llm/llm.js';
+import { laidOut, type LlmActivities } from '../../infra/llm/llm.js';
+import { stripThinking } from '../../domain/llm/extract.js';
 import { loadProblems } from '../../infra/problems.js';
 import { defineMethodActivities, type MethodActivityDeps } from '../../activities/llm/methodKit.js';
 import { planOf, storeRequestSets, uncachedOf, type RequestSet } from '../../infra/llm/batchPlan.js';
@@ -37,6 +40,7 @@ export function createDirectActivities({ bucket, llm }: MethodActivityDeps) {
       const problems = await loadProblems(bucket, input.datasetKey);
       const problem = problems[input.taskIndex];
       if (!problem) throw ApplicationFailure.nonRetryable(`task index ${input.taskIndex} is out of range`, 'InvalidTask');
+      if (asksInTwoSteps(problem)) return answerInTwoSteps(llm, problem, input.endpoint, input.sampling, input.sampleIndices);
       let calls: ReturnType<typeof laidOut>;
       try {
         calls = laidOut(input.endpoint, input.sampleIndices, (first, choices) =>
@@ -64,6 +68,8 @@ export function createDirectActivities({ bucket, llm }: MethodActivityDeps) {
         heartbeat();
         const problem = problems[t];
         if (!problem) throw ApplicationFailure.nonRetryable(`task index ${t} is out of range`, 'InvalidTask');
+        // A second step's request is known only once its first is answered: the live path asks both.
+        if (asksInTwoSteps(problem)) continue;
         let calls: ReturnType<typeof laidOut>;
         try {
           calls = laidOut(input.endpoint, samples, (first, choices) =>
@@ -86,3 +92,57 @@ export function createDirectActivities({ bucket, llm }: MethodActivityDeps) {
 export type DirectActivities = ReturnType<typeof createDirectActivities>;
 
 export const directActivities = defineMethodActivities({ kind: 'direct', llm: createDirectActivities });
+
+/** Whether the problem is asked in two steps (its family's are: FamilySteps asksInTwoSteps). */
+function asksInTwoSteps(problem: SweepProblem): boolean {
+  return familyOf(problem).asksInTwoSteps !== undefined;
+}
+
+/**
+ * direct for a task asked in two steps (a family's nextStep: HumanEvalExplain describes, then
+ * writes from its description): each sample's first request (laid out as direct lays out any),
+ * then, from that sample's own first answer, its second request, one per sample (its prompt is the
+ * sample's own). Both are cached by their body: an answered first step is read back, never asked
+ * again, so a retried or resumed sample pays for each request once and asks the same second
+ * request. The sample's summary is its second answer's (what is scored), carrying both requests'
+ * tokens and calls; a first step that failed is the sample's answer (an error, as any).
+ */
+async function answerInTwoSteps(
+  llm: Pick<LlmActivities, 'callLlm' | 'readLlmRecord'>,
+  problem: SweepProblem,
+  endpoint: LlmEndpoint,
+  sampling: Sampling,
+  sampleIndices: number[],
+): Promise<LlmCallSummary[]> {
+  const family = familyOf(problem);
+  const firstCalls = laidOut(endpoint, sampleIndices, (first, choices) =>
+    directRequestBody(problem, endpoint.api, sampling, first, choices),
+  );
+  const first = await llm.callLlm({ endpoint, calls: firstCalls });
+  const seconds: Array<{ at: number; body: ReturnType<typeof directRequestBody>; sampleIndex: number }> = [];
+  for (const [at, summary] of first.entries()) {
+    if (summary.status !== 'ok') continue;
+    const record = await llm.readLlmRecord(summary.key);
+    if (!record)
+      throw new Error(`LLM record ${summary.key} is missing (task ${problem.task_id}, sample ${sampleIndices[at]}'s first step)`);
+    // A chat model's reasoning is no part of its answer (as its code is read without it).
+    const next = family.nextStep?.(problem, endpoint.api === 'chat' ? stripThinking(record.text) : record.text);
+    if (!next) throw new Error(`task ${problem.task_id}: family ${family.id} gives no second step`);
+    seconds.push({ at, sampleIndex: sampleIndices[at]!, body: directRequestBody(next, endpoint.api, sampling, sampleIndices[at]!) });
+  }
+  const second =
+    seconds.length === 0 ? [] : await llm.callLlm({ endpoint, calls: seconds.map(({ body, sampleIndex }) => ({ body, sampleIndex })) });
+  const out = [...first];
+  seconds.forEach(({ at }, i) => {
+    const one = first[at]!;
+    const two = second[i]!;
+    out[at] = {
+      ...two,
+      cached: one.cached && two.cached,
+      promptTokens: one.promptTokens + two.promptTokens,
+      completionTokens: one.completionTokens + two.completionTokens,
+      calls: one.calls + two.calls,
+    };
+  });
+  return out;
+}

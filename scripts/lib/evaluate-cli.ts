@@ -5,7 +5,7 @@
  * from the declarations, so a family adds a flag from its folder alone.
  */
 import { resolve } from 'node:path';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { FAMILY_IDS } from '../../domain/families/ids.js';
 import type { EvaluateFlag } from '../../domain/families/registry.js';
@@ -99,6 +99,11 @@ export function familyOptionValues(flags: readonly EvaluateFlag[], given: Record
   for (const f of flags) {
     let value = given[f.attribute];
     if (value === undefined) continue;
+    if (f.file) {
+      const file = resolve(String(value));
+      if (!statSync(file, { throwIfNoEntry: false })?.isFile()) throw new UsageError(`${f.flag} ${String(value)}: no such file`);
+      value = { path: String(value), text: readFileSync(file, 'utf8') };
+    }
     const parsed = f.schema?.safeParse(value);
     if (parsed && !parsed.success) throw new UsageError(flagIssues(parsed.error, value, () => f.flag, f.key));
     if (f.folder) {

@@ -17,6 +17,9 @@ import { issueMessage } from '../../domain/sweep/configMessages.js';
 const HAND_WRITTEN: Record<string, string> = {
   'instruct-humaneval: instructVariant': 'the entry says context: true/false, the flag the bigcode variant',
   'humanevalpack: subset': "the flag is bigcode's task suffix <variant>-<language>, the entry says variant and language apart",
+  'humanevalexplain: subset':
+    "the flag is bigcode's task suffix explain<step>-<language>: a sweep asks both steps, the entry says the language",
+  'humanevalexplain: load_data_path': "the describe step's generations for evaluate.ts; a sweep's entry has none (it asks both steps)",
 };
 
 describe("a family's options, declared once", () => {

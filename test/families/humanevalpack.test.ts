@@ -164,7 +164,7 @@ describe("evaluate.ts's reading of HumanEvalPack files", () => {
     expect(fix[0]!.prompt.startsWith('Question: Fix bugs in hasCloseElements.\n')).toBe(true);
     expect(read({}).problems[0]!.prompt.startsWith('Write a JavaScript function')).toBe(true);
     expect(() => read({ subset: 'synthesize-python' })).toThrow(/holds js rows/);
-    expect(() => read({ subset: 'explaindescribe-js' })).toThrow(/HumanEvalExplain is not run/);
+    expect(() => read({ subset: 'explaindescribe-js' })).toThrow(/family humanevalexplain/);
     expect(() => read({ prompt: 'diff', subset: 'fixtests-js' })).toThrow(/patch/);
     expect(() => read({}, jsonl([{ ...JS_ROWS[0], task_id: 'Go/0' }]))).toThrow(/go rows are not run by explora yet/);
     expect(() => read({}, jsonl([JS_ROWS[0], { ...JS_ROWS[1], task_id: 'Python/2' }]))).toThrow(

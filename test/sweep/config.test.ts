@@ -316,7 +316,7 @@ describe('validation errors name the field path', () => {
     const js = issuesOf({ ...minimal(), datasets: [{ name: 'j', path: 'humaneval-js.jsonl', language: 'js' }] });
     expect(js).toContainEqual({
       path: 'datasets[0].family',
-      message: `is required: the dataset's task family, one of ${families} (this entry looks like family: multipl-e or humanevalpack)`,
+      message: `is required: the dataset's task family, one of ${families} (this entry looks like family: multipl-e or humanevalpack or humanevalexplain)`,
     });
     // The file name tells apart families that take the same keys.
     const pack = issuesOf({ ...minimal(), datasets: [{ name: 'p', path: 'js/data/humanevalpack.jsonl', language: 'js' }] });

@@ -246,7 +246,7 @@ export const humanEvalPackFamily: DefinedFamily<
     bigcodeTasks: {
       names: 'humanevalsynthesize-<python|js>, humanevalfixtests-<python|js>, humanevalfixdocs-<python|js>',
       read: (task) => {
-        const subset = /^humaneval((?:synthesize|fix|explain)[a-z]*-[a-z]+)$/.exec(task)?.[1];
+        const subset = /^humaneval((?:synthesize|fix)[a-z]*-[a-z]+)$/.exec(task)?.[1];
         return subset === undefined ? null : { options: { subset } };
       },
     },
@@ -277,7 +277,7 @@ function parseSubset(subset: string | undefined, fileLanguage: PackLanguage): [P
   if (subset === undefined) return ['synthesize', fileLanguage];
   const match = /^(synthesize|fixtests|fixdocs)-(.+)$/.exec(subset);
   if (!match || !(PACK_LANGUAGES as readonly string[]).includes(match[2]!)) {
-    const why = /^explain/.test(subset) ? ' (HumanEvalExplain is not run by explora yet)' : '';
+    const why = /^explain/.test(subset) ? ' (HumanEvalExplain is family humanevalexplain: --family humanevalexplain)' : '';
     throw new Error(
       `--subset ${JSON.stringify(subset)}: HumanEvalPack's are <synthesize|fixtests|fixdocs>-<${PACK_LANGUAGES.join('|')}>${why}`,
     );
