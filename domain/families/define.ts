@@ -14,6 +14,7 @@ const PROBLEM_STEPS = [
   'completionPrompt',
   'infill',
   'chatInstruction',
+  'chatMessage',
   'chatCode',
   'solution',
   'referenceSolution',

@@ -30,6 +30,7 @@ export const FAMILY_IDS = [
   'instruct-wizard-humaneval',
   'instruct-humaneval',
   'humanevalpack',
+  'bigcodebench',
 ] as const;
 export const FamilyIdSchema = z.enum(FAMILY_IDS);
 export type FamilyId = z.infer<typeof FamilyIdSchema>;

@@ -35,6 +35,7 @@ import { pythonBugsFamily } from './python-bugs/index.js';
 import { instructWizardHumanEvalFamily } from './instruct-wizard-humaneval/index.js';
 import { instructHumanEvalFamily } from './instruct-humaneval/index.js';
 import { humanEvalPackFamily } from './humanevalpack/index.js';
+import { bigCodeBenchFamily } from './bigcodebench/index.js';
 import type { CorpusMetric, DatasetEntryBase, EntrySchema, EvaluateSupport, FlagMeta, TaskFamily } from './types.js';
 
 export const FAMILIES = {
@@ -62,6 +63,7 @@ export const FAMILIES = {
   'instruct-wizard-humaneval': instructWizardHumanEvalFamily,
   'instruct-humaneval': instructHumanEvalFamily,
   humanevalpack: humanEvalPackFamily,
+  bigcodebench: bigCodeBenchFamily,
 } as const;
 
 /** A family's dataset entry, as its schema resolves it. */
