@@ -82,6 +82,18 @@ if ! "${pip[@]}" "${wanted[@]}" >>"$log" 2>&1; then
   done
 fi
 
+# scikit-image 0.20.0 requires networkx>=2.8, and BigCodeBench pins networkx 2.6.3 (0.18.0 took
+# any networkx 2): it goes in without its dependencies, beside those it needs besides networkx.
+NO_DEPS=(scikit-image==0.20.0 imageio==2.31.1 tifffile==2023.7.10 PyWavelets==1.4.1)
+if ! "$venv/bin/python" -c 'import skimage' >/dev/null 2>&1; then
+  if "$venv/bin/python" -m pip install --disable-pip-version-check --no-input --prefer-binary --no-deps "${NO_DEPS[@]}" >>"$log" 2>&1; then
+    kept=()
+    for pin in "${failed[@]}"; do [ "$pin" = scikit-image==0.20.0 ] || kept+=("$pin"); done
+    failed=("${kept[@]}")
+    echo "install-bigcodebench: ${NO_DEPS[*]} installed without their dependencies (networkx stays 2.6.3)" >&2
+  fi
+fi
+
 # Every top-level module of the venv, imported in a process of its own (a crash or a download at
 # import stays there); the importable ones get a marker.
 markers="$venv/explora-modules"
@@ -90,7 +102,12 @@ mkdir -p "$markers"
 site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
 modules="$("$venv/bin/python" -c '
 import pkgutil, sys
-names = sorted({m.name for m in pkgutil.iter_modules([sys.argv[1]]) if not m.name.startswith("_") and m.name not in ("pip", "setuptools", "pkg_resources", "distutils-precedence")})
+import os
+skip = ("pip", "setuptools", "pkg_resources", "distutils-precedence")
+names = {m.name for m in pkgutil.iter_modules([sys.argv[1]])}
+# Namespace packages (mpl_toolkits, google) have no __init__.py, which pkgutil lists packages by.
+names |= {d for d in os.listdir(sys.argv[1]) if d.isidentifier() and os.path.isdir(os.path.join(sys.argv[1], d))}
+names = sorted(n for n in names if not n.startswith("_") and n not in skip)
 print("\n".join(names))' "$site")"
 importable=()
 broken=()
@@ -109,7 +126,7 @@ elapsed=$(($(date +%s) - started))
 {
   echo "BigCodeBench environment $venv (python $base_version), made $(date -u +%Y-%m-%dT%H:%MZ) in ${elapsed}s, $size"
   echo "pins: ${#wanted[@]}; substituted for Python 3.11: ${!SUBSTITUTES[*]}"
-  echo "packages pip could not install (${#failed[@]}): ${failed[*]:-none}"
+  echo "packages pip could not install (${#failed[@]}): ${failed[*]:-none}; without their dependencies: ${NO_DEPS[*]}"
   echo "importable modules (${#importable[@]}): ${importable[*]}"
   echo "modules that do not import (${#broken[@]}): ${broken[*]:-none}"
 } | tee "$venv/explora-install.txt" >&2

@@ -17,6 +17,7 @@ import { VERDICT_MARK } from '../../domain/families/bigcodebench/harness.js';
 import { BIGCODEBENCH_STOP_WORDS, parseLibs, PYTHON_STDLIB } from '../../domain/families/bigcodebench/prompt.js';
 import { bigcodeTask } from '../../domain/families/registry.js';
 import { chatUserMessage } from '../../methods/direct/request.js';
+import { parseSweepConfig } from '../../domain/sweep/config.js';
 import { requirementsProblem } from '../../scripts/lib/requirements.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import { BCB_TASKS, bcbJsonl } from '../support/bigcodebench-rows.js';
@@ -149,5 +150,22 @@ describe('libraries beyond the standard library', () => {
     // The sandbox mounts the environment for them, and the harness puts its site-packages first.
     expect(family.requirements(withEnv[0]!)).toEqual([expect.objectContaining({ kind: 'file', readableDir: env })]);
     expect(family.tests(withEnv[0]!, null)).toContain(`_BCB_ENVIRONMENT = ${JSON.stringify(env)}`);
+  });
+});
+
+describe('methods', () => {
+  const config = (library?: Record<string, string>) => ({
+    datasets: [{ name: 'bcb', family: 'bigcodebench', path: 'b.jsonl', ...(library ? { library } : {}) }],
+    models: [{ id: 'm', base_url: 'http://127.0.0.1:8080/v1', model: 'x' }],
+    methods: ['direct', 'rag', 'exploracoder'],
+    temperatures: [0.2],
+    n_samples: 1,
+    k: [1],
+  });
+  it('direct, rag and exploracoder take a BigCodeBench dataset that names API docs; rag and exploracoder need them', () => {
+    const docs = { api_docs: 'bcb-docs.jsonl', name: 'bigcodebench-libraries', summary: 'The libraries BigCodeBench tasks call.' };
+    expect(parseSweepConfig(config(docs)).methods).toEqual(['direct', 'rag', 'exploracoder']);
+    expect(() => parseSweepConfig(config())).toThrow(/method rag \(methods\[1\]\) needs the dataset's API library/);
+    expect(() => parseSweepConfig(config())).toThrow(/method exploracoder \(methods\[2\]\) needs the dataset's API library/);
   });
 });

@@ -181,8 +181,17 @@ function bigCodeBenchScore(
   };
 }
 
+/**
+ * What evaluate.ts's results.json adds to say which BigCodeBench a number is for: the split, subset
+ * and calibration when not the defaults (complete, full, calibrated), which add nothing, as a
+ * sweep's cell of the same answers (whose report shows the dataset's entry).
+ */
 function cellOf(options: Options): Record<string, unknown> {
-  return { split: options.split, subset: options.subset, calibrated: options.calibrated };
+  return {
+    ...(options.split !== 'complete' ? { split: options.split } : {}),
+    ...(options.subset !== 'full' ? { subset: options.subset } : {}),
+    ...(!options.calibrated ? { calibrated: false } : {}),
+  };
 }
 
 export const bigCodeBenchFamily: DefinedFamily<
