@@ -81,7 +81,7 @@ describe('rows and options', () => {
     expect(() => load({}, bad)).toThrow('b.jsonl:1: libs: must be a list of module names');
     const noTests = bcbJsonl([{ ...BCB_TASKS[0]!, row: { ...BCB_TASKS[0]!.row, test: 'def check(): pass' } }]);
     expect(() => load({}, noTests)).toThrow(/b\.jsonl:1.*test.*TestCases/);
-    expect(() => load({ environment: 'relative/env' })).toThrow('environment relative/env: must be an absolute path');
+    expect(() => load({ environment: 'relative/env' })).toThrow('an absolute path (the sandbox mounts the environment there)');
   });
 
   it("bigcodebench's task names set the split and the subset", () => {

@@ -67,12 +67,18 @@ const BIGCODEBENCH_OPTIONS = familyOptions({
     value: 'seconds',
     text: 'number',
   }),
-  environment: option(z.string().min(1).optional(), {
-    help: `the BigCodeBench environment (${BIGCODEBENCH_INSTALL} makes .tools/bigcodebench-python): needed by tasks whose libs go beyond the standard library`,
-    value: 'folder',
-    flag: 'bigcodebench-env',
-    folder: true,
-  }),
+  environment: option(
+    z
+      .string()
+      .refine((dir) => dir.startsWith('/'), 'an absolute path (the sandbox mounts the environment there)')
+      .optional(),
+    {
+      help: `the BigCodeBench environment (${BIGCODEBENCH_INSTALL} makes .tools/bigcodebench-python): needed by tasks whose libs go beyond the standard library`,
+      value: 'folder',
+      flag: 'bigcodebench-env',
+      folder: true,
+    },
+  ),
 });
 
 export const BigCodeBenchEntrySchema = z.strictObject({
@@ -121,8 +127,6 @@ type BigCodeBenchProblem = ProblemOf<z.output<typeof PayloadSchema>>;
 
 /** The rows of a file as problems of the options' split; errors name the file, line and field. */
 export function bigCodeBenchProblems(text: string, source: string, options: Options): BigCodeBenchProblem[] {
-  if (options.environment !== undefined && !options.environment.startsWith('/'))
-    throw new Error(`environment ${options.environment}: must be an absolute path (the sandbox mounts it there)`);
   const rows = parseJsonl(isJsonArray(text) ? jsonArrayAsJsonl(text, source) : text, RowSchema, source);
   const problem = datasetRowsProblem(rows, source);
   if (problem) throw new Error(problem);
