@@ -120,6 +120,10 @@ def _bcb_run(solution, test, environment, timeout):
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
 
+    # The sandbox gives no HOME, and its uids have no passwd entry: libraries that keep a config
+    # (matplotlib, imported below as reliability_guard does) would stop at import. The sample's
+    # private working directory stands in, as BigCodeBench's create_tempdir would.
+    os.environ.setdefault("HOME", os.getcwd())
     # reliability_guard
     os.environ["TZ"] = "UTC"
     time.tzset()

@@ -24,7 +24,7 @@ export const storedPins: StoredProblemPin[] = [
     },
     texts: { rows: ROWS },
     stored: '8fd6c3eed135115546a050ec4c27adc0d82cfb3b398949dff4ebfba5365fa8f2',
-    behaviour: '7bff8e29c5002c286dfcca4296a6fefc3d5a2ff6b1fe0826ef0a612b8ac14cf5',
+    behaviour: '351117327470bc485222686ca4ed01a4ba78061a4d74ac50a133078f749fdb6b',
   },
   {
     case: 'instruct split, hard subset, not calibrated, an environment',
@@ -40,6 +40,6 @@ export const storedPins: StoredProblemPin[] = [
     },
     texts: { rows: ROWS },
     stored: '08ce569a1193a88553500d439acc35862083eaf98fe8b2541be6c6ae6eca0a27',
-    behaviour: '9fc1ccd6b731370a6e0dcd9e9680037a4f20308ef7690e545cc4083dd8e2aab0',
+    behaviour: '6d86a9abd7e17790343183de15084be78a5564014b74c8134d0d2dc6fabea439',
   },
 ];
