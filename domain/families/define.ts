@@ -15,6 +15,7 @@ const PROBLEM_STEPS = [
   'infill',
   'chatInstruction',
   'nextStep',
+  'chatMessage',
   'chatCode',
   'solution',
   'referenceSolution',
@@ -28,7 +29,7 @@ const PROBLEM_STEPS = [
 ] as const;
 
 /** The steps TaskFamily marks optional: absent when the family has none. */
-const OPTIONAL_STEPS: ReadonlySet<(typeof PROBLEM_STEPS)[number]> = new Set(['infill', 'chatCode', 'nextStep']);
+const OPTIONAL_STEPS: ReadonlySet<(typeof PROBLEM_STEPS)[number]> = new Set(['infill', 'chatCode', 'nextStep', 'chatMessage']);
 
 export function defineFamily<const Id extends string, Schema extends EntrySchema, Payload extends object = Record<never, never>>(
   definition: FamilyDefinition<Id, Schema, Payload>,

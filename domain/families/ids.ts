@@ -34,6 +34,7 @@ export const FAMILY_IDS = [
   'mercury',
   'studenteval',
   'humanevalexplain',
+  'bigcodebench',
 ] as const;
 export const FamilyIdSchema = z.enum(FAMILY_IDS);
 export type FamilyId = z.infer<typeof FamilyIdSchema>;

@@ -39,6 +39,7 @@ import { humanEvalPackFamily } from './humanevalpack/index.js';
 import { recodeFamily } from './recode/index.js';
 import { mercuryFamily } from './mercury/index.js';
 import { studentEvalFamily } from './studenteval/index.js';
+import { bigCodeBenchFamily } from './bigcodebench/index.js';
 import type { CorpusMetric, DatasetEntryBase, EntrySchema, EvaluateSupport, FlagMeta, TaskFamily } from './types.js';
 
 export const FAMILIES = {
@@ -70,6 +71,7 @@ export const FAMILIES = {
   mercury: mercuryFamily,
   studenteval: studentEvalFamily,
   humanevalexplain: humanEvalExplainFamily,
+  bigcodebench: bigCodeBenchFamily,
 } as const;
 
 /** A family's dataset entry, as its schema resolves it. */

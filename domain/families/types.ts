@@ -374,6 +374,13 @@ export interface FamilySteps<Entry, Problem extends SweepProblem> {
   asksInTwoSteps?(entry: Entry): boolean;
   nextStep?(problem: Problem, answer: string): SweepProblem | undefined;
   /**
+   * The whole user message of a chat request, where the family's peer words all of it
+   * (BigCodeBench: its instruction, then the prompt in its own fence); absent, or undefined: the
+   * instruction, then the prompt in a fenced block of its language (a model's prompt template
+   * with an instruction also makes that one).
+   */
+  chatMessage?(problem: Problem): string | undefined;
+  /**
    * The code of a chat model's answer (its thinking stripped), where the family's peer takes it its
    * own way (LiveCodeBench: the last fenced block); absent: the language's extraction. A model's
    * sanitizer (`sanitize:`) still reads the answer instead.

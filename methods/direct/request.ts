@@ -11,8 +11,13 @@ import type { LlmApi, LlmBody } from '../../domain/llm/request.js';
 import { chatInstructionOf, chatMessagesOf, completionPromptOf, type PromptTemplate } from '../../domain/methods/promptTemplate.js';
 import { samplingFields, type Sampling } from '../../domain/methods/sampling.js';
 
-/** The family's instruction (or the template's), then the prompt's code in a fenced block of its language. */
+/**
+ * The family's own message (FamilySteps.chatMessage) unless the template gives an instruction; else the
+ * family's instruction (or the template's), then the prompt's code in a fenced block of its language.
+ */
 export function chatUserMessage(problem: SweepProblem, template?: PromptTemplate): string {
+  const own = template?.instruction === undefined ? familyOf(problem).chatMessage?.(problem) : undefined;
+  if (own !== undefined) return own;
   return `${chatInstructionOf(problem, template)}\n\n\`\`\`${languageOf(problem).fenceTag}\n${problem.prompt}\`\`\`\n`;
 }
 

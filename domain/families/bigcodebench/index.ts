@@ -1,0 +1,280 @@
+/**
+ * BigCodeBench (Zhuo et al. 2024, bigcode-project/bigcodebench): 1,140 function-level tasks calling
+ * 139 libraries, rows as Hugging Face's bigcode/bigcodebench (and bigcode/bigcodebench-hard, its
+ * 148-task `hard` subset) publish them: task_id, complete_prompt, instruct_prompt,
+ * canonical_solution, code_prompt, test (a unittest `TestCases` class), entry_point, doc_struct,
+ * libs. The `complete` split asks for the function from its docstring'd stub, the `instruct` split
+ * from prose; each sample runs the task's unittest in the sandbox as BigCodeBench's evaluator runs it
+ * (harness.ts: its time and memory limits, its pass / fail / timeout), the solution calibrated as
+ * its `--calibrated` default does (code_prompt and a `pass` body before it), and pass@k is its
+ * estimator over the tasks (a `status` score: a sample passes when its verdict is `pass`).
+ *
+ * Tasks whose `libs` go beyond the standard library run with the BigCodeBench environment
+ * (scripts/install-bigcodebench.sh; `environment`): a task importing a library that environment
+ * lacks is refused by the library's name before a run starts.
+ */
+import { z } from 'zod';
+import { parseApiDocsJsonl } from '../../apidocs/corpus.js';
+import { docExampleDemos } from '../../apidocs/usageDemos.js';
+import { isJsonArray, jsonArrayAsJsonl, parseJsonl } from '../../datasets/jsonl.js';
+import { datasetRowsProblem } from '../../datasets/problems.js';
+import { isSuccess } from '../../execution/types.js';
+import { defineFamily } from '../define.js';
+import { DatasetEntryNameSchema, JsonlFileSchema, RowsFileSchema } from '../entry.js';
+import { readsProblemsFiles } from '../evaluateOptions.js';
+import { familyOptions, option } from '../familyOptions.js';
+import type { DefinedFamily, ProblemOf, Requirement, TaskScore } from '../types.js';
+import {
+  BIGCODEBENCH_MEMORY_MIB,
+  BIGCODEBENCH_TIMEOUT_LIMIT_S,
+  embeddedSolution,
+  harnessProgram,
+  suiteTimeoutS,
+  verdictOf,
+} from './harness.js';
+import {
+  BIGCODEBENCH_INSTRUCTION_PREFIX,
+  BIGCODEBENCH_STOP_WORDS,
+  bigCodeBenchChatMessage,
+  externalLibs,
+  parseLibs,
+  type BigCodeBenchSplit,
+} from './prompt.js';
+
+/** The sandbox's longest run (ExecutionLimitsSchema). */
+const LIMITS_MAX_TIMEOUT_MS = 600_000;
+
+/** The command that makes the environment, for messages. */
+export const BIGCODEBENCH_INSTALL = 'bash scripts/install-bigcodebench.sh';
+
+/** The options, as the entry's fields and evaluate.ts's flags (--split, --subset, --calibrated, --timeout-per-task, --bigcodebench-env). */
+const BIGCODEBENCH_OPTIONS = familyOptions({
+  split: option(z.enum(['complete', 'instruct']).default('complete'), {
+    help: "BigCodeBench's --split: complete (the docstring'd stub, default) or instruct (the prose instruction)",
+    value: 'split',
+  }),
+  subset: option(z.enum(['full', 'hard']).default('full'), {
+    help: "BigCodeBench's --subset, the rows' set: full (bigcode/bigcodebench, default) or hard (bigcode/bigcodebench-hard); it names the cell",
+    value: 'subset',
+  }),
+  calibrated: option(z.boolean().default(true), {
+    help: "BigCodeBench's --calibrated (default true): each solution runs after the task's code_prompt and a `pass` body",
+    value: 'true|false',
+    text: (text) => (text === 'true' ? true : text === 'false' ? false : text),
+  }),
+  timeout_per_task: option(z.number().positive().max(597).default(BIGCODEBENCH_TIMEOUT_LIMIT_S), {
+    help: `BigCodeBench's TIMEOUT_LIMIT (BIGCODEBENCH_TIMEOUT_PER_TASK), seconds (default ${BIGCODEBENCH_TIMEOUT_LIMIT_S}): the tests get it + 1, the process 1 more`,
+    value: 'seconds',
+    text: 'number',
+  }),
+  environment: option(
+    z
+      .string()
+      .refine((dir) => dir.startsWith('/'), 'an absolute path (the sandbox mounts the environment there)')
+      .optional(),
+    {
+      help: `the BigCodeBench environment (${BIGCODEBENCH_INSTALL} makes .tools/bigcodebench-python): needed by tasks whose libs go beyond the standard library`,
+      value: 'folder',
+      flag: 'bigcodebench-env',
+      folder: true,
+    },
+  ),
+});
+
+export const BigCodeBenchEntrySchema = z.strictObject({
+  name: DatasetEntryNameSchema,
+  family: z.literal('bigcodebench'),
+  /** bigcode/bigcodebench's (or bigcodebench-hard's) Parquet, or its rows as JSON Lines; local or s3://. */
+  path: RowsFileSchema,
+  ...BIGCODEBENCH_OPTIONS.entry,
+  /** An API-doc corpus (JSONL of ApiDoc rows) of the libraries the tasks call, for rag and ExploraCoder. */
+  library: z
+    .strictObject({
+      api_docs: JsonlFileSchema,
+      name: z.string().min(1, 'must not be empty'),
+      summary: z.string().min(1, 'must not be empty'),
+    })
+    .optional(),
+});
+export type BigCodeBenchEntry = z.output<typeof BigCodeBenchEntrySchema>;
+type Options = Pick<BigCodeBenchEntry, 'split' | 'subset' | 'calibrated' | 'timeout_per_task' | 'environment'>;
+
+/** A row as Hugging Face publishes it (extra columns, such as the hard subset's, are ignored). */
+const RowSchema = z.looseObject({
+  task_id: z.string().min(1),
+  complete_prompt: z.string().min(1),
+  instruct_prompt: z.string().min(1),
+  canonical_solution: z.string(),
+  code_prompt: z.string().min(1),
+  test: z.string().regex(/\bclass\s+TestCases\b/, "must define class TestCases, which BigCodeBench's evaluator runs"),
+  entry_point: z.string().min(1),
+  libs: z.union([z.string(), z.array(z.string())]),
+});
+
+const PayloadSchema = z.object({
+  bigcodebench: z.object({
+    split: z.enum(['complete', 'instruct']),
+    subset: z.enum(['full', 'hard']),
+    complete_prompt: z.string(),
+    code_prompt: z.string(),
+    libs: z.array(z.string()),
+    calibrated: z.boolean(),
+    timeout_s: z.number().positive(),
+    environment: z.string().optional(),
+  }),
+});
+type BigCodeBenchProblem = ProblemOf<z.output<typeof PayloadSchema>>;
+
+/** The rows of a file as problems of the options' split; errors name the file, line and field. */
+export function bigCodeBenchProblems(text: string, source: string, options: Options): BigCodeBenchProblem[] {
+  const rows = parseJsonl(isJsonArray(text) ? jsonArrayAsJsonl(text, source) : text, RowSchema, source);
+  const problem = datasetRowsProblem(rows, source);
+  if (problem) throw new Error(problem);
+  return rows.map(({ line, row }) => {
+    const libs = parseLibs(row.libs);
+    if (libs === null) throw new Error(`${source}:${line}: libs: must be a list of module names (a list, or its Python text "['a', 'b']")`);
+    return {
+      family: 'bigcodebench' as const,
+      task_id: row.task_id,
+      prompt: options.split === 'complete' ? row.complete_prompt : row.instruct_prompt,
+      entry_point: row.entry_point,
+      test: row.test,
+      canonical_solution: row.canonical_solution,
+      form: 'full' as const,
+      bigcodebench: {
+        split: options.split,
+        subset: options.subset,
+        complete_prompt: row.complete_prompt,
+        code_prompt: row.code_prompt,
+        libs,
+        calibrated: options.calibrated,
+        timeout_s: options.timeout_per_task,
+        ...(options.environment !== undefined ? { environment: options.environment } : {}),
+      },
+    };
+  });
+}
+
+const NO_ENVIRONMENT = '/bigcodebench-environment-not-given';
+
+/** The library's requirement: the environment's marker for it (install-bigcodebench.sh writes one per importable module). */
+function libraryRequirement(lib: string, environment: string | undefined): Requirement {
+  const from =
+    environment === undefined
+      ? `--bigcodebench-env or the dataset's environment: none was given (${BIGCODEBENCH_INSTALL} makes .tools/bigcodebench-python)`
+      : `--bigcodebench-env or the dataset's environment: the environment lacks ${lib} (its explora-install.txt says what installed; ${BIGCODEBENCH_INSTALL})`;
+  const module = lib.split('.')[0]!;
+  // Without an environment, a folder that does not exist: the check refuses the tasks, and nothing could mount it.
+  const folder = environment ?? NO_ENVIRONMENT;
+  return { kind: 'file', path: `${folder}/explora-modules/${module}`, why: `BigCodeBench (${module}) tasks`, from, readableDir: folder };
+}
+
+/** BigCodeBench's verdict as a score: a pass is its `pass` from a run that ended well; `timeout` when the run left none. */
+function bigCodeBenchScore(
+  _problem: BigCodeBenchProblem,
+  outcome: { status: Parameters<typeof isSuccess>[0]['status']; stdout: string },
+): TaskScore {
+  const verdict = outcome.status === 'timeout' ? 'timeout' : verdictOf(outcome.stdout);
+  const passed = verdict === 'pass' && outcome.status === 'passed';
+  const noVerdict = verdict === 'timeout' && outcome.status === 'passed';
+  return {
+    kind: 'status',
+    passed,
+    success: isSuccess(outcome),
+    ...(noVerdict ? { failure: { type: 'Timeout', message: 'the run left no verdict (BigCodeBench counts it a timeout)' } } : {}),
+  };
+}
+
+/**
+ * What evaluate.ts's results.json adds to say which BigCodeBench a number is for: the split, subset
+ * and calibration when not the defaults (complete, full, calibrated), which add nothing, as a
+ * sweep's cell of the same answers (whose report shows the dataset's entry).
+ */
+function cellOf(options: Options): Record<string, unknown> {
+  return {
+    ...(options.split !== 'complete' ? { split: options.split } : {}),
+    ...(options.subset !== 'full' ? { subset: options.subset } : {}),
+    ...(!options.calibrated ? { calibrated: false } : {}),
+  };
+}
+
+export const bigCodeBenchFamily: DefinedFamily<
+  'bigcodebench',
+  typeof BigCodeBenchEntrySchema,
+  z.output<typeof PayloadSchema>
+> = defineFamily({
+  id: 'bigcodebench',
+  description: "BigCodeBench (complete or instruct, full or hard): each task's unittest run as its evaluator runs it; pass@k",
+  entrySchema: BigCodeBenchEntrySchema,
+  payloadSchema: PayloadSchema,
+  bringsLibrary: (entry) => entry.library !== undefined,
+  files: (entry) => ({
+    rows: { path: entry.path, field: 'path' },
+    ...(entry.library ? { api_docs: { path: entry.library.api_docs, field: 'library.api_docs' } } : {}),
+  }),
+  load: ({ entry, texts, sources }) => {
+    const docs = entry.library ? parseApiDocsJsonl(texts.api_docs!, sources.api_docs!) : [];
+    return {
+      problems: bigCodeBenchProblems(texts.rows!, sources.rows!, entry),
+      ...(entry.library
+        ? {
+            library: {
+              library: { name: entry.library.name, summary: entry.library.summary, docs, runtime: { kind: 'builtin' as const } },
+              planner_examples: docExampleDemos(docs),
+            },
+          }
+        : {}),
+      notes: [],
+    };
+  },
+  stopWords: () => BIGCODEBENCH_STOP_WORDS,
+  language: () => 'python',
+  // A base model continues the split's prompt (BigCodeBench's generate refuses instruct for base models; explora lets it).
+  completionPrompt: (problem) => problem.prompt,
+  chatInstruction: () => BIGCODEBENCH_INSTRUCTION_PREFIX,
+  chatMessage: (problem) => bigCodeBenchChatMessage(problem.bigcodebench.split as BigCodeBenchSplit, problem.prompt),
+  /**
+   * BigCodeBench's `solution`: a base model's completion after the prompt it continued; a chat
+   * answer's code (the language's fenced block, or the model's sanitizer); a saved one as it is.
+   */
+  solution: (problem, api, code) => (api === 'completions' ? problem.prompt + code : code),
+  // get_groundtruth's program: complete_prompt + "\n" + canonical_solution.
+  referenceSolution: (problem) => `${problem.bigcodebench.complete_prompt}\n${problem.canonical_solution ?? ''}`,
+  embedSolution: (problem, solution) =>
+    embeddedSolution(problem.bigcodebench.calibrated ? `${problem.bigcodebench.code_prompt}\n    pass\n${solution}` : solution),
+  checking: () => ({ kind: 'tests' }),
+  tests: (problem) => harnessProgram(problem.test, suiteTimeoutS(problem.bigcodebench.timeout_s), problem.bigcodebench.environment),
+  // BigCodeBench's own limits, whatever the sweep's timeout: the suite's timeout and a second, 30 GiB of address space.
+  limits: (problem) => ({
+    timeoutMs: Math.min((suiteTimeoutS(problem.bigcodebench.timeout_s) + 1) * 1000, LIMITS_MAX_TIMEOUT_MS),
+    memoryBytes: BIGCODEBENCH_MEMORY_MIB * 1024 * 1024,
+    maxProcesses: 1024,
+    maxFileBytes: 1024 * 1024 * 1024,
+    maxOutputBytes: 64 * 1024,
+  }),
+  score: bigCodeBenchScore,
+  requirements: (problem) =>
+    [...new Set(externalLibs(problem.bigcodebench.libs).map((lib) => lib.split('.')[0]!))].map((lib) =>
+      libraryRequirement(lib, problem.bigcodebench.environment),
+    ),
+  evaluate: readsProblemsFiles({
+    bigcodeTasks: {
+      names: 'bigcodebench-<complete|instruct>[-hard]',
+      read: (task) => {
+        const match = /^bigcodebench-(complete|instruct)(-hard)?$/.exec(task);
+        return match ? { options: { split: match[1], ...(match[2] ? { subset: 'hard' } : {}) } } : null;
+      },
+    },
+    recognize: {
+      rank: 10,
+      test: (row) => 'complete_prompt' in row && 'instruct_prompt' in row && 'code_prompt' in row,
+      fields: "BigCodeBench's task_id, complete_prompt, instruct_prompt, code_prompt, test, libs",
+    },
+    options: BIGCODEBENCH_OPTIONS.evaluate,
+    form: 'full',
+    problems: ({ text, source, options }) => {
+      const parsed = z.object(BIGCODEBENCH_OPTIONS.entry).parse(options);
+      return { problems: bigCodeBenchProblems(text, source, parsed), leftOut: { taskIds: [], why: '' }, cell: cellOf(parsed) };
+    },
+  }),
+});

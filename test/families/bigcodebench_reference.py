@@ -1,0 +1,109 @@
+"""BigCodeBench's own prompts and scoring of samples, for the tests (run with the tests' venv, PYTHONPATH
+.tools/test-python-bigcodebench: scripts/install-test-bigcodebench.sh).
+
+Reads JSON on stdin: {"rows": [row...], "samples": {task_id: [solution...]}, "k": [1, 2],
+"timeout_per_task": seconds, "calibrated": true} and prints {"statuses": {task_id: [status...]},
+"pass_at_k": {...}}, each sample checked by bigcodebench.eval.untrusted_check with the arguments
+bigcodebench.evaluate.evaluate gives it (its default limits; the calibrated solution; a ground-truth
+time under min_time_limit, as the tasks' canonical solutions take), and pass@k as evaluate computes
+it. TIMEOUT_LIMIT (what BIGCODEBENCH_TIMEOUT_PER_TASK is meant to set) is the module's constant,
+set here so that a timeout takes seconds, not four minutes.
+
+With {"mode": "prompts", "rows": [...]}: prints each row's chat message for both splits as
+bigcodebench's make_raw_chat_prompt makes it without a tokenizer (its API providers' way), with
+generate.py's default instruction prefix, its base models' stop words (EOS and
+extra_eos_for_direct_completion) and the interpreter's sys.stdlib_module_names. provider/utility.py
+imports transformers, which the tests' venv lacks: the functions are taken from its source, as
+written there, and executed alone.
+"""
+import ast
+import json
+import os
+import signal
+import sys
+
+import numpy as np
+
+os.environ.setdefault("MPLBACKEND", "Agg")
+import bigcodebench.eval as bcb_eval  # noqa: E402
+# Imported once here, so that each check's process (forked) has matplotlib's font cache made: its
+# reliability_guard imports pyplot, whose first import in a fresh config dir takes longer than the
+# short timeout the tests use.
+import matplotlib.pyplot  # noqa: E402,F401
+
+
+def kill_leftovers():
+    """BigCodeBench's checks leave multiprocessing Managers behind (a terminated check's own among
+    them): every other process of this script's process group is killed, so that none outlives it."""
+    me, group = os.getpid(), os.getpgid(0)
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != me:
+            try:
+                if os.getpgid(int(entry)) == group:
+                    os.kill(int(entry), signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+def peer_functions(module_file, names):
+    """The top-level definitions and assignments `names` of a module of bigcodebench, executed alone."""
+    import bigcodebench
+
+    path = os.path.join(os.path.dirname(bigcodebench.__file__), *module_file.split("/"))
+    tree = ast.parse(open(path).read())
+    picked = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name in names:
+            picked.append(node)
+        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in names for t in node.targets):
+            picked.append(node)
+    scope = {"List": list, "AutoTokenizer": object}
+    exec(compile(ast.Module(body=picked, type_ignores=[]), path, "exec"), scope)
+    return scope
+
+
+def prompts(data):
+    utility = peer_functions("provider/utility.py", {"make_raw_chat_prompt", "_MAGIC_SPLITTER_", "EOS", "extra_eos_for_direct_completion"})
+    generate = ast.parse(open(os.path.join(os.path.dirname(bcb_eval.__file__), "..", "generate.py")).read())
+    run_codegen = next(n for n in generate.body if isinstance(n, ast.FunctionDef) and n.name == "run_codegen")
+    defaults = dict(zip([a.arg for a in run_codegen.args.args][-len(run_codegen.args.defaults):], run_codegen.args.defaults))
+    prefix = ast.literal_eval(defaults["instruction_prefix"])
+    messages = {
+        split: [
+            utility["make_raw_chat_prompt"](row[f"{split}_prompt"], "full", split, prefix, "unused", None)
+            for row in data["rows"]
+        ]
+        for split in ("complete", "instruct")
+    }
+    stop = utility["EOS"] + utility["extra_eos_for_direct_completion"]("bigcodebench")
+    stdlib = sorted(n for n in sys.stdlib_module_names if not n.startswith("_"))
+    print(json.dumps({"messages": messages, "prefix": prefix, "stop": stop, "stdlib": stdlib}))
+
+
+def main():
+    os.setpgid(0, 0)
+    data = json.load(sys.stdin)
+    if data.get("mode") == "prompts":
+        return prompts(data)
+    bcb_eval.TIMEOUT_LIMIT = data["timeout_per_task"]
+    problems = {row["task_id"]: row for row in data["rows"]}
+    statuses = {}
+    for task_id, solutions in data["samples"].items():
+        problem = problems[task_id]
+        statuses[task_id] = []
+        for solution in solutions:
+            if data.get("calibrated", True):
+                solution = problem["code_prompt"] + "\n    pass\n" + solution
+            stat, _details = bcb_eval.untrusted_check(
+                solution, problem["test"], problem["entry_point"], 30 * 1024, 30 * 1024, 10, 1, 0.1
+            )
+            statuses[task_id].append(stat)
+    total = np.array([len(r) for r in statuses.values()])
+    correct = np.array([sum(s == bcb_eval.PASS for s in r) for r in statuses.values()])
+    pass_at_k = {f"pass@{k}": float(bcb_eval.estimate_pass_at_k(total, correct, k).mean()) for k in data["k"] if total.min() >= k}
+    print(json.dumps({"statuses": statuses, "pass_at_k": pass_at_k}), flush=True)
+    kill_leftovers()
+
+
+if __name__ == "__main__":
+    main()
