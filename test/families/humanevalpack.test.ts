@@ -13,12 +13,33 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { humanEvalPackFamily, PACK_PROMPTS, PACK_VARIANTS } from '../../domain/families/humanevalpack/index.js';
 import { packRemoveLastBlock } from '../../domain/families/humanevalpack/postprocess.js';
-import { refusedPrompt, type PackPrompt, type PackVariant } from '../../domain/families/humanevalpack/prompts.js';
+import {
+  packStopWords,
+  refusedPrompt,
+  RUN_LANGUAGES,
+  type PackPrompt,
+  type PackVariant,
+  type RunLanguage,
+} from '../../domain/families/humanevalpack/prompts.js';
 import { LANGUAGES } from '../../domain/languages/registry.js';
 import { truncateAtStopWords } from '../../domain/llm/extract.js';
 import { loadEvaluateProblems, recognizeFamily } from '../../scripts/lib/evaluate-problems.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
-import { JS_GENERATIONS, JS_ROWS, jsonl, PYTHON_GENERATIONS, PYTHON_ROWS } from '../support/humanevalpack-rows.js';
+import {
+  CPP_GENERATIONS,
+  CPP_ROWS,
+  GO_GENERATIONS,
+  GO_ROWS,
+  JAVA_GENERATIONS,
+  JAVA_ROWS,
+  JS_GENERATIONS,
+  JS_ROWS,
+  jsonl,
+  PYTHON_GENERATIONS,
+  PYTHON_ROWS,
+  RUST_GENERATIONS,
+  RUST_ROWS,
+} from '../support/humanevalpack-rows.js';
 
 const PYTHON = path.join(PROJECT_ROOT, '.tools/test-python/bin/python');
 const SCRIPT = path.resolve(import.meta.dirname, 'humanevalpack_reference.py');
@@ -26,7 +47,7 @@ const SCRIPT = path.resolve(import.meta.dirname, 'humanevalpack_reference.py');
 interface Job {
   variant: PackVariant;
   prompt: PackPrompt;
-  language: 'python' | 'js';
+  language: RunLanguage;
   rows: unknown[];
   generations?: string[][];
 }
@@ -48,7 +69,11 @@ beforeAll(() => {
 const DATA = {
   python: { rows: PYTHON_ROWS, generations: PYTHON_GENERATIONS },
   js: { rows: JS_ROWS, generations: JS_GENERATIONS },
-} as const;
+  java: { rows: JAVA_ROWS, generations: JAVA_GENERATIONS },
+  go: { rows: GO_ROWS, generations: GO_GENERATIONS },
+  cpp: { rows: CPP_ROWS, generations: CPP_GENERATIONS },
+  rust: { rows: RUST_ROWS, generations: RUST_GENERATIONS },
+} as const satisfies Record<RunLanguage, unknown>;
 
 const load = (job: Omit<Job, 'rows'>) =>
   humanEvalPackFamily.load({
@@ -78,20 +103,26 @@ const programOf = (problem: Parameters<typeof humanEvalPackFamily.embedSolution>
  * text, the token limit) is the one place explora and bigcode differ: bigcode right-strips it, explora
  * keeps its trailing whitespace (the same program up to trailing blank lines).
  */
-const endedByStopWord = (generations: readonly string[][]) =>
-  generations.map((gens) => gens.map((g) => (/\n(class|def|#|@|print|if|assert)|<\|endoftext\|>/.test(g) ? g : `${g}<|endoftext|>`)));
+const endedByStopWord = (generations: readonly string[][], stops: readonly string[]) =>
+  generations.map((gens) => gens.map((g) => (stops.some((s) => g.includes(s)) ? g : `${g}<|endoftext|>`)));
 
 describe("HumanEvalPack against bigcode's humanevalpack.py", () => {
   const jobs: Job[] = [];
-  for (const language of ['python', 'js'] as const)
+  for (const language of RUN_LANGUAGES)
     for (const variant of PACK_VARIANTS)
       for (const prompt of PACK_PROMPTS)
         if (refusedPrompt(prompt, variant) === null)
-          jobs.push({ variant, prompt, language, rows: DATA[language].rows, generations: endedByStopWord(DATA[language].generations) });
+          jobs.push({
+            variant,
+            prompt,
+            language,
+            rows: DATA[language].rows,
+            generations: endedByStopWord(DATA[language].generations, packStopWords(language, prompt)),
+          });
 
-  it('covers every format bigcode builds for each variant, in both languages', () => {
+  it("covers every format bigcode builds for each variant, in all six of bigcode's languages", () => {
     // 19 generic formats for each variant; continue only for synthesize; file and issue only for Fix.
-    expect(jobs.length).toBe(2 * (19 + 20 + 20));
+    expect(jobs.length).toBe(6 * (19 + 20 + 20));
   });
 
   it("every prompt, stop word list, solution and program is bigcode's", () => {
@@ -147,8 +178,8 @@ describe("HumanEvalPack against bigcode's humanevalpack.py", () => {
     expect(JSON.stringify(entry('edit').error?.issues)).toContain('ValueError');
     expect(JSON.stringify(entry('octogeeex').error?.issues)).toContain("bigcode's HumanEvalPack prompts");
     expect(
-      humanEvalPackFamily.entrySchema.safeParse({ name: 'h', family: 'humanevalpack', path: 'h.jsonl', language: 'go' }).error?.message,
-    ).toContain('not run yet');
+      humanEvalPackFamily.entrySchema.safeParse({ name: 'h', family: 'humanevalpack', path: 'h.jsonl', language: 'kotlin' }).error?.message,
+    ).toContain('must be one of the HumanEvalPack languages: python, js, java, go, cpp, rust');
     expect(() => load({ language: 'python', variant: 'fixtests', prompt: 'continue' })).toThrow(/HumanEvalSynthesize only/);
     expect(() => load({ language: 'python', variant: 'synthesize', prompt: 'issue' })).toThrow(/HumanEvalFix format/);
   });
@@ -166,7 +197,8 @@ describe("evaluate.ts's reading of HumanEvalPack files", () => {
     expect(() => read({ subset: 'synthesize-python' })).toThrow(/holds js rows/);
     expect(() => read({ subset: 'explaindescribe-js' })).toThrow(/HumanEvalExplain is not run/);
     expect(() => read({ prompt: 'diff', subset: 'fixtests-js' })).toThrow(/patch/);
-    expect(() => read({}, jsonl([{ ...JS_ROWS[0], task_id: 'Go/0' }]))).toThrow(/go rows are not run by explora yet/);
+    expect(read({}, jsonl(GO_ROWS)).problems[0]!.prompt.startsWith('Write a Go function')).toBe(true);
+    expect(() => read({}, jsonl([{ ...JS_ROWS[0], task_id: 'Kotlin/0' }]))).toThrow(/names no HumanEvalPack language/);
     expect(() => read({}, jsonl([JS_ROWS[0], { ...JS_ROWS[1], task_id: 'Python/2' }]))).toThrow(
       /h\.jsonl:2: task_id: "Python\/2" is not a js row/,
     );

@@ -37,6 +37,13 @@ LANGUAGE_TO_STOP_WORDS = {
 }
 LANGUAGE_TO_TIMEOUT = {"python": 10, "cpp": 60, "js": 10, "java": 10, "go": 20, "rust": 300}
 LANGUAGE_TO_EXTENSION = {"python": "py", "cpp": "cpp", "js": "js", "java": "java", "go": "go", "rust": "rs"}
+CPP_IMPORTS = [
+    "using namespace std;", "#include<stdlib.h>", "#include<algorithm>", "#include<cmath>", "#include<math.h>",
+    "#include<numeric>", "#include<stdio.h>", "#include<vector>", "#include<set>", "#include<map>", "#include<queue>",
+    "#include<stack>", "#include<list>", "#include<deque>", "#include<boost/any.hpp>", "#include<string>",
+    "#include<climits>", "#include<cstring>", "#include<iostream>", "#include<sstream>", "#include<fstream>",
+]
+GO_IMPORTS = ["math", "strings", "fmt", "strconv", "time", "bytes", "regexp", "sort", "math/rand", "crypto/md5"]
 PYTHON_IMPORTS = [
     "import math", "import re", "import sys", "import copy", "import datetime", "import itertools",
     "import collections", "import heapq", "import statistics", "import functools", "import hashlib",
@@ -178,10 +185,67 @@ class Pack:
             return doc["prompt"].rstrip() + gen
         return self.get_prompt_base(doc).rstrip() + gen
 
-    def program_codes(self, generations):
-        if self.DATASET_NAME == "python":
+    def program_codes(self, generations, references, docs):
+        """process_results' CUSTOM PROG LANGUAGE CHANGES, as bigcode has them (Go's set of packages
+        ordered as IMPORT_HELPER lists them: a Python set's order is arbitrary, and Go's is free)."""
+        language = self.DATASET_NAME
+        generations = [list(gen) for gen in generations]
+        if language == "python":
             python_imports = "\n".join(PYTHON_IMPORTS)
             return [[(python_imports + "\n" + g).strip() for g in gen] for gen in generations]
+        if language == "cpp":
+            cpp_imports = "\n".join(CPP_IMPORTS)
+            return [[(cpp_imports + "\n" + g.split("int main")[0]).strip() for g in gen] for gen in generations]
+        if language == "java":
+            return [[g.replace("public class Main {\n    }", "").strip() for g in gen] for gen in generations]
+        if language == "go":
+            for gen, ref, doc in zip(generations, references, docs):
+                for line in doc["import"].split("\n"):
+                    line = line.replace("import", "").replace("(", "").replace(")", "").replace('"', "").strip()
+                    if line:
+                        assert line in GO_IMPORTS, doc["import"]
+                test_setup_str = doc["test_setup"] + "\n"
+                for i, g in enumerate(gen):
+                    for line in test_setup_str.split("\n"):
+                        line = line.replace("import", "").replace("(", "").replace(")", "").strip()
+                        if line.startswith('"') and line in g:
+                            test_setup_str = test_setup_str.replace(line, "")
+                    g = test_setup_str + g + "\n" + ref
+                    other_pkgs = set()
+                    for pkg in GO_IMPORTS:
+                        if ('"' + pkg + '"' not in g):
+                            p = pkg.split("/")[-1]
+                            if (p + "." in g):
+                                lines = g.split("\n")
+                                for line in lines:
+                                    if (p + "." in line) and not (line.strip().startswith("//")):
+                                        other_pkgs.add('"' + p + '"')
+                                        break
+                    other_pkgs_str = ""
+                    if other_pkgs:
+                        ordered = sorted(other_pkgs, key=lambda q: [x.split("/")[-1] for x in GO_IMPORTS].index(q.strip('"')))
+                        other_pkgs_str = "import (\n" + "\n".join(["    " + p for p in ordered]) + "\n)\n"
+                    if ("package main" in gen[i]) and ("package main" in test_setup_str):
+                        gen[i] = gen[i].replace("package main", "")
+                    gen[i] = test_setup_str + other_pkgs_str + gen[i]
+            return generations
+        if language == "rust":
+            main = "fn main(){}\n"
+            for gen, doc in zip(generations, docs):
+                declaration = doc["declaration"]
+                for i, g in enumerate(gen):
+                    new_gen = ""
+                    if "fn main()" not in g:
+                        new_gen += main
+                    for line in declaration.split("\n"):
+                        if line.strip() not in g:
+                            if line.strip().startswith("fn") and (line.strip().split("(")[0]) in g:
+                                continue
+                            new_gen += line.strip() + "\n"
+                    g = "fn main()".join(g.split("fn main()")[0:2])
+                    new_gen += g
+                    gen[i] = new_gen
+            return generations
         return generations
 
 
@@ -267,7 +331,7 @@ def run(job):
             for t in range(len(gens))
         ]
         out["solutions"] = solutions
-        codes = task.program_codes(solutions)
+        codes = task.program_codes(solutions, out["references"], rows)
         programs = [[c + "\n" + out["references"][t] for c in codes[t]] for t in range(len(codes))]
         out["programs"] = programs
         if job.get("execute"):
