@@ -87,7 +87,8 @@ if wants go_test.go; then
     say_missing "go_test.go" "go" "install Go 1.21 or later (go.dev/dl, or apt-get install golang)"
   fi
 fi
-# HumanEvalPack's Rust crates: built once per rustc version (an rlib is only read by the rustc that built it).
+# HumanEvalPack's Rust crates: built once per rustc version (an rlib is only read by the rustc that built it);
+# checked too, so that the tests' run of bigcode's own Cargo steps (test/families/humanevalpack_reference.py) finds them built.
 if wants rs && have rustc; then
   crates="$tools/octopack/rust"
   stamp="$crates/.explora-built-$(rustc --version | tr -c 'A-Za-z0-9.\n' '_')"
@@ -97,6 +98,7 @@ if wants rs && have rustc; then
       rm -rf "$crates" && mkdir -p "$crates/src" && cp "$root/infra/sandbox/octopack/rust/Cargo.toml" "$root/infra/sandbox/octopack/rust/Cargo.lock" "$crates/" \
         && : >"$crates/src/lib.rs" \
         && CARGO_HOME="$crates/cargo-home" cargo build --locked -q --manifest-path "$crates/Cargo.toml" --target-dir "$crates/target" >&2 \
+        && CARGO_HOME="$crates/cargo-home" cargo check --locked -q --manifest-path "$crates/Cargo.toml" --target-dir "$crates/target" >&2 \
         && touch "$stamp" \
         || say_missing "rs (HumanEvalPack crates)" "rand, regex and md5 built in $crates" "check that crates.io is reachable and run this script again"
     else

@@ -464,10 +464,14 @@ export const JAVA_GENERATIONS: string[][] = [
     '\n        for (int i = 0; i < numbers.size(); i++)\n            for (int j = i + 1; j < numbers.size(); j++)\n' +
       '                if (Math.abs(numbers.get(i) - numbers.get(j)) < threshold) return true;\n        return false;\n    }\n}\n\nclass Extra {}\n',
     '\n        return numbers.get(0) - numbers.get(1) < threshold;\n    }\n}',
-    '\n        return "yes";\n    }\n}',
+    // Solution never closed: remove_last_block keeps it all, process_results drops the empty Main, javac fails.
+    '\n        return true;\n    }\n    public class Main {\n    }\n',
     '',
   ],
-  ['\n        return number % 1.0;\n    }\n    public class Main {\n    }\n', '\n        return number - (int) number + 1;\n    }\n}'],
+  [
+    '\n        return number - Math.floor(number);\n    }\n}\n\npublic class Main {\n    }\n',
+    '\n        return number - (int) number + 1;\n    }\n}',
+  ],
 ];
 
 export const GO_GENERATIONS: string[][] = [
