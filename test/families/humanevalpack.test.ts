@@ -24,6 +24,7 @@ import {
 import { LANGUAGES } from '../../domain/languages/registry.js';
 import { truncateAtStopWords } from '../../domain/llm/extract.js';
 import { loadEvaluateProblems, recognizeFamily } from '../../scripts/lib/evaluate-problems.js';
+import { requirementsProblem } from '../../scripts/lib/requirements.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import {
   CPP_GENERATIONS,
@@ -206,5 +207,23 @@ describe("evaluate.ts's reading of HumanEvalPack files", () => {
     expect(task!.read('humanevalfixtests-js')).toEqual({ options: { subset: 'fixtests-js' } });
     expect(task!.read('humanevalsynthesize-python')).toEqual({ options: { subset: 'synthesize-python' } });
     expect(task!.read('humaneval')).toBeNull();
+  });
+});
+
+describe("what HumanEvalPack's compiled languages need beside their compilers", () => {
+  it('names the missing part, which tasks need it and the command that installs it, before anything runs', () => {
+    const datasets = (['cpp', 'go', 'rust', 'java'] as const).map((language) => ({
+      name: `synthesize-${language}`,
+      family: 'humanevalpack',
+      problems: load({ language, variant: 'synthesize', prompt: 'instruct' }),
+    }));
+    const requirementsOf = (p: Parameters<typeof humanEvalPackFamily.requirements>[0]) => humanEvalPackFamily.requirements(p);
+    const missing = requirementsProblem(datasets, requirementsOf as never, undefined, (part) => `the part ${part}`);
+    expect(missing!.split('\n')).toEqual([
+      "datasets[synthesize-cpp] (family humanevalpack): 2 HumanEvalPack's C++ programs (bigcode's import helper includes <boost/any.hpp>) task(s) need the part boost-headers, which is not installed; install it with: bash scripts/install-toolchains.sh cpp",
+      "datasets[synthesize-go] (family humanevalpack): 2 HumanEvalPack's Go tests (they import testify) task(s) need the part go-testify, which is not installed; install it with: bash scripts/install-toolchains.sh go_test.go",
+      "datasets[synthesize-rust] (family humanevalpack): 2 HumanEvalPack's Rust programs (their declarations use rand, regex and md5) task(s) need the part rust-crates, which is not installed; install it with: bash scripts/install-toolchains.sh rs",
+    ]);
+    expect(requirementsProblem(datasets, requirementsOf as never, undefined, () => null)).toBeNull();
   });
 });

@@ -29,7 +29,7 @@ import { defineFamily } from '../define.js';
 import { DatasetEntryNameSchema, RowsFileSchema } from '../entry.js';
 import { flag, readsProblemsFiles } from '../evaluateOptions.js';
 import { familyOptions, option } from '../familyOptions.js';
-import type { DefinedFamily, ProblemOf, Requirement, TaskChecking, TaskScore } from '../types.js';
+import type { DefinedFamily, ProblemOf, Requirement, TaskChecking, TaskScore, ToolchainPart } from '../types.js';
 import { packPostprocess, packProgramCode } from './postprocess.js';
 import {
   PACK_LANGUAGES,
@@ -63,6 +63,25 @@ const LANGUAGE_NAME: Record<RunLanguage, { name: string; fence: string }> = {
 
 /** The explora language (domain/languages/) whose sandbox toolchain runs each HumanEvalPack language's programs. */
 const RUNS_AS: Record<RunLanguage, LanguageId> = { python: 'python', js: 'js', java: 'java', go: 'go_test.go', cpp: 'cpp', rust: 'rs' };
+
+const octopackPart = (part: ToolchainPart, language: string, why: string): Requirement[] => [
+  { kind: 'toolchain-part', part, why: `HumanEvalPack's ${why}`, install: `bash scripts/install-toolchains.sh ${language}` },
+];
+const REQUIREMENTS: Record<RunLanguage, readonly Requirement[]> = {
+  python: [
+    {
+      kind: 'python-module',
+      module: 'numpy',
+      why: "HumanEvalPack's Python programs (bigcode's import helper)",
+      install: 'bash scripts/install-sandbox-python.sh',
+    },
+  ],
+  js: [],
+  java: [],
+  cpp: octopackPart('boost-headers', 'cpp', "C++ programs (bigcode's import helper includes <boost/any.hpp>)"),
+  go: octopackPart('go-testify', 'go_test.go', 'Go tests (they import testify)'),
+  rust: octopackPart('rust-crates', 'rs', 'Rust programs (their declarations use rand, regex and md5)'),
+};
 
 /** The prompt option: bigcode's formats; its other `--prompt` values refused by name (refusedPrompt). */
 const PromptSchema = z
@@ -249,18 +268,9 @@ export const humanEvalPackFamily: DefinedFamily<
     const quiet = problem.humanevalpack.language !== 'js' || stdout === '';
     return { kind: 'status', passed: status === 'passed' && quiet, success: isSuccess({ status }) };
   },
-  // bigcode's Python import helper imports numpy before every program.
-  requirements: (problem): readonly Requirement[] =>
-    problem.humanevalpack.language === 'python'
-      ? [
-          {
-            kind: 'python-module',
-            module: 'numpy',
-            why: "HumanEvalPack's Python programs (bigcode's import helper)",
-            install: 'bash scripts/install-sandbox-python.sh',
-          },
-        ]
-      : [],
+  // bigcode's Python import helper imports numpy before every program; the compiled languages need
+  // what code_eval_octopack's machine has beside their compilers.
+  requirements: (problem): readonly Requirement[] => REQUIREMENTS[problem.humanevalpack.language],
   evaluate: readsProblemsFiles({
     bigcodeTasks: {
       names: 'humanevalsynthesize-<language>, humanevalfixtests-<language>, humanevalfixdocs-<language> (python, js, java, go, cpp, rust)',

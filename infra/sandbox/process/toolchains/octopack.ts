@@ -11,6 +11,7 @@
  * A program that needs neither runs exactly as before.
  */
 import { existsSync, readdirSync } from 'node:fs';
+import type { ToolchainPart } from '../../../../domain/families/types.js';
 import { join } from 'node:path';
 import { REPO_ROOT, TOOLS_DIR } from './common.js';
 
@@ -55,4 +56,16 @@ export const RUST_CARGO_PROJECT = join(REPO_ROOT, 'infra', 'sandbox', 'octopack'
 /** A Go program that imports testify (HumanEvalPack's tests). */
 export function importsTestify(program: string): boolean {
   return program.includes('"github.com/stretchr/testify/');
+}
+
+/** What of a toolchain part is not installed (named for a person), or null when it is. */
+export function toolchainPartMissing(part: ToolchainPart): string | null {
+  switch (part) {
+    case 'boost-headers':
+      return existsSync('/usr/include/boost/any.hpp') ? null : "boost's headers (/usr/include/boost/any.hpp, Debian's libboost-dev)";
+    case 'go-testify':
+      return existsSync(GO_TESTIFY_STAMP) && existsSync(GO_MODCACHE) ? null : `testify's module and build caches (${GO_OCTOPACK_DIR})`;
+    case 'rust-crates':
+      return rustCrateFlags() ? null : `the crates rand, regex and md5 built for this rustc (${RUST_CRATES_DEPS})`;
+  }
 }
