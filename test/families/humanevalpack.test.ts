@@ -22,6 +22,10 @@ import {
   type RunLanguage,
 } from '../../domain/families/humanevalpack/prompts.js';
 import { LANGUAGES } from '../../domain/languages/registry.js';
+import type { Toolchain } from '../../infra/sandbox/process/contract.js';
+import { goToolchain } from '../../infra/sandbox/process/toolchains/go.js';
+import { javaToolchain } from '../../infra/sandbox/process/toolchains/java.js';
+import { classifyRust, rsToolchain } from '../../infra/sandbox/process/toolchains/rs.js';
 import { truncateAtStopWords } from '../../domain/llm/extract.js';
 import { loadEvaluateProblems, recognizeFamily } from '../../scripts/lib/evaluate-problems.js';
 import { requirementsProblem } from '../../scripts/lib/requirements.js';
@@ -225,5 +229,59 @@ describe("what HumanEvalPack's compiled languages need beside their compilers", 
       "datasets[synthesize-rust] (family humanevalpack): 2 HumanEvalPack's Rust programs (their declarations use rand, regex and md5) task(s) need the part rust-crates, which is not installed; install it with: bash scripts/install-toolchains.sh rs",
     ]);
     expect(requirementsProblem(datasets, requirementsOf as never, undefined, () => null)).toBeNull();
+  });
+});
+
+describe("the sandbox toolchains: HumanEvalPack's programs as code_eval_octopack runs them, MultiPL-E's as before", () => {
+  const limits = { timeoutMs: 10_000, memoryBytes: 1 << 30, maxProcesses: 64, maxFileBytes: 1 << 20, maxOutputBytes: 1 << 20 };
+  const programOfRow = (language: RunLanguage, row: (typeof DATA)[RunLanguage]['rows'][number]) => {
+    const problem = load({ language, variant: 'synthesize', prompt: 'instruct' }).find((p) => p.task_id === row.task_id)!;
+    return programOf(problem, humanEvalPackFamily.solution(problem, 'completions', row.canonical_solution));
+  };
+  const argv = (step: ReturnType<Toolchain['compile']>) => (step?.kind === 'sandbox' ? step.argv.join(' ') : '');
+
+  it('Java: a public class Main is compiled from Main.java with a launcher; a MultiPL-E class Problem as before', () => {
+    const java = javaToolchain();
+    const program = programOfRow('java', JAVA_ROWS[0]!);
+    expect(Object.keys(java.files(program)).sort()).toEqual(['Main.java', 'Problem.java']);
+    expect(java.files(program)['Problem.java']).toContain('setDefaultAssertionStatus(false)');
+    expect(argv(java.compile(limits, program))).toMatch(/ Main\.java Problem\.java$/);
+    const multiple = 'class Problem {\n    public static void main(String[] args) {}\n}\n';
+    expect(java.files(multiple)).toEqual({ 'Problem.java': multiple });
+    expect(argv(java.compile(limits, multiple))).toMatch(/ -d \/build Problem\.java$/);
+  });
+
+  it('Rust: a #[test] program is checked as a binary, then built as its test harness with the crates; fn main programs as before', () => {
+    const rs = rsToolchain();
+    const harness = argv(rs.compile(limits, programOfRow('rust', RUST_ROWS[0]!)));
+    expect(harness).toMatch(/^\/bin\/sh -c .*--emit=metadata -o program\.check program\.rs && .* --test -o program program\.rs$/);
+    expect(harness).toMatch(/--extern rand=\S+librand-\w+\.rlib --extern regex=\S+ --extern md5=\S+/);
+    expect(argv(rs.compile(limits, 'fn main() { assert_eq!(1, 1); }\n'))).toMatch(/rustc --edition 2021 -o program program\.rs$/);
+    // The harness's failed test: its panic is on stdout.
+    const failed = classifyRust({
+      exitCode: 101,
+      signal: null,
+      timedOut: false,
+      durationMs: 1,
+      stdout: "thread 'tests::t' panicked at program.rs:3:5:\nassertion `left == right` failed\n\ntest result: FAILED. 0 passed; 1 failed",
+      stderr: 'error: test failed',
+      stdoutBytes: 0,
+      stderrBytes: 0,
+      survivors: 0,
+    });
+    expect(failed.status).toBe('failed');
+  });
+
+  it('Go: a testify program gets the pinned module files and the testify build cache; a std-only one as before', () => {
+    const go = goToolchain();
+    const program = programOfRow('go', GO_ROWS[0]!);
+    expect(Object.keys(go.files(program)).sort()).toEqual(['go.mod', 'go.sum', 'program_test.go']);
+    expect(go.files(program)['go.mod']).toContain('github.com/stretchr/testify v1.8.4');
+    const step = go.compile(limits, program);
+    expect(step?.kind === 'sandbox' && step.env.GOCACHE).toBe('/opt/octopack-gocache');
+    const multiple = 'package add_test\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {}\n';
+    expect(Object.keys(go.files(multiple))).toEqual(['program_test.go']);
+    const plain = go.compile(limits, multiple);
+    expect(plain?.kind === 'sandbox' && plain.env.GOCACHE).toBe('/opt/gocache');
   });
 });
