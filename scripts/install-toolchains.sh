@@ -11,7 +11,13 @@
 #   - (javatuples 1.2, which MultiPL-E's Java prompts import, is fetched by install-warm-compilers.sh,
 #     sha-256 pinned; this script only checks it is there);
 #   - a read-only Go build cache of the standard library (.tools/go-cache), so that a sandboxed
-#     `go test -c` does not rebuild it for every program.
+#     `go test -c` does not rebuild it for every program;
+#   - what HumanEvalPack's programs need beside (code_eval_octopack's environment, optional parts:
+#     MultiPL-E runs without them): boost's headers for C++ (Debian's libboost-dev), the Rust crates
+#     of its Cargo project (rand, regex, md5: built by cargo from crates.io, pinned by
+#     infra/sandbox/octopack/rust/Cargo.lock, into .tools/octopack/rust), and testify for Go
+#     (fetched through the Go module proxy, pinned by infra/sandbox/octopack/go/go.sum, with a build
+#     cache of it and the standard library, into .tools/octopack/go).
 # The compilers themselves come from the machine (Node.js, Go, Rust, a JDK, g++): for each one
 # missing this names it and how to get it. A missing toolchain does not fail the install (Python
 # needs none of them); a sweep or evaluate run that uses its language is refused before it starts.
@@ -81,6 +87,48 @@ if wants go_test.go; then
     say_missing "go_test.go" "go" "install Go 1.21 or later (go.dev/dl, or apt-get install golang)"
   fi
 fi
+# HumanEvalPack's Rust crates: built once per rustc version (an rlib is only read by the rustc that built it);
+# checked too, so that the tests' run of bigcode's own Cargo steps (test/families/humanevalpack_reference.py) finds them built.
+if wants rs && have rustc; then
+  crates="$tools/octopack/rust"
+  stamp="$crates/.explora-built-$(rustc --version | tr -c 'A-Za-z0-9.\n' '_')"
+  if [ ! -f "$stamp" ]; then
+    if have cargo; then
+      echo "install-toolchains: building HumanEvalPack's Rust crates (rand, regex, md5) into $crates (once; a minute)" >&2
+      rm -rf "$crates" && mkdir -p "$crates/src" && cp "$root/infra/sandbox/octopack/rust/Cargo.toml" "$root/infra/sandbox/octopack/rust/Cargo.lock" "$crates/" \
+        && : >"$crates/src/lib.rs" \
+        && CARGO_HOME="$crates/cargo-home" cargo build --locked -q --manifest-path "$crates/Cargo.toml" --target-dir "$crates/target" >&2 \
+        && CARGO_HOME="$crates/cargo-home" cargo check --locked -q --manifest-path "$crates/Cargo.toml" --target-dir "$crates/target" >&2 \
+        && touch "$stamp" \
+        || say_missing "rs (HumanEvalPack crates)" "rand, regex and md5 built in $crates" "check that crates.io is reachable and run this script again"
+    else
+      say_missing "rs (HumanEvalPack crates)" "cargo" "install Rust with rustup (rustup.rs), which brings cargo"
+    fi
+  fi
+fi
+# HumanEvalPack's Go tests import testify: its module cache, and a build cache of std and testify.
+if wants go_test.go && have go; then
+  gotools="$tools/octopack/go"
+  if [ ! -f "$gotools/gocache/.explora-warm-testify" ]; then
+    echo "install-toolchains: fetching testify into $gotools and compiling it (once; a minute or two)" >&2
+    work="$(mktemp -d)"
+    cp "$root/infra/sandbox/octopack/go/go.mod" "$root/infra/sandbox/octopack/go/go.sum" "$work/"
+    printf 'package main\n\nimport (\n    "testing"\n    "github.com/stretchr/testify/assert"\n)\n\nfunc TestWarm(t *testing.T) {\n    assert.New(t).Equal(1, 1)\n}\n' >"$work/main_test.go"
+    rm -rf "$gotools/gocache" && mkdir -p "$gotools"
+    # The standard library's compiled packages from the shared cache, when built (else built here).
+    if [ -f "$tools/go-cache/.explora-warm-std" ]; then cp -a "$tools/go-cache" "$gotools/gocache" && rm -f "$gotools/gocache/.explora-warm-std"; fi
+    if (cd "$work" && env GOMODCACHE="$gotools/modcache" GOCACHE="$gotools/gocache" GOFLAGS=-mod=mod GOTOOLCHAIN=local GOTELEMETRY=off \
+      HOME="$work" GOPATH="$work/gopath" go mod download >&2 \
+      && env GOMODCACHE="$gotools/modcache" GOCACHE="$gotools/gocache" GOFLAGS=-mod=mod GOTOOLCHAIN=local GOTELEMETRY=off GOPROXY=off \
+        HOME="$work" GOPATH="$work/gopath" go test -c -o "$work/warm.test" main_test.go >&2); then
+      chmod -R a+rX "$gotools"
+      date -u +%FT%TZ >"$gotools/gocache/.explora-warm-testify"
+    else
+      say_missing "go_test.go (testify)" "testify in $gotools" "check that the Go module proxy is reachable and run this script again"
+    fi
+    rm -rf "$work"
+  fi
+fi
 if wants java && ! { have javac && have java; }; then
   say_missing "java" "a JDK (javac and java)" "apt-get install openjdk-17-jdk-headless"
 fi
@@ -114,6 +162,8 @@ apt_install sh "bash --version" bash
 apt_install r "Rscript --version" r-base-core
 apt_install rkt "racket -l racket/base -l rackunit -e 1" racket
 apt_install d "ldc2 --version" ldc
+# boost's headers: HumanEvalPack's C++ programs include <boost/any.hpp> (an optional part: MultiPL-E needs none).
+apt_install "cpp (boost)" "test -f /usr/include/boost/any.hpp" libboost-dev
 if wants scala; then
   if have java; then
     apt_install scala "scalac -version" scala

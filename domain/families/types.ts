@@ -148,10 +148,26 @@ export type TaskChecking =
  * Something the sandbox must provide for a task: a Python module importable by the sandbox's
  * interpreter, or a file its programs open (Spider's databases), present on this machine.
  */
+/** The toolchain parts a task can require: boost's headers (C++), testify (Go), the crates of code_eval_octopack's Cargo project (Rust). */
+export type ToolchainPart = 'boost-headers' | 'go-testify' | 'rust-crates';
+
 export type Requirement =
   | {
       kind: 'python-module';
       module: string;
+      /** Which tasks need it, for the message. */
+      why: string;
+      /** The command that installs it. */
+      install: string;
+    }
+  | {
+      /**
+       * A part of a language's toolchain that only some tasks need, installed beside it by
+       * scripts/install-toolchains.sh (code_eval_octopack's environment for HumanEvalPack:
+       * infra/sandbox/process/toolchains/octopack.ts checks each).
+       */
+      kind: 'toolchain-part';
+      part: ToolchainPart;
       /** Which tasks need it, for the message. */
       why: string;
       /** The command that installs it. */

@@ -1,7 +1,8 @@
 /**
  * HumanEvalPack end to end. scripts/evaluate.ts on rows in the published format
  * (test/support/humanevalpack-rows.ts) with bigcode's task names (humanevalsynthesize-python,
- * humanevalfixtests-js with --prompt octocoder), the samples a completions model's raw
+ * humanevalfixtests-js with --prompt octocoder, and one task of each of java, go, cpp and rust,
+ * run as code_eval_octopack runs them: g++, javac and java Main, go test, cargo), the samples a completions model's raw
  * continuations become ({task_id, completion}, cut at the request's stop words): every sample's
  * solution and outcome in the sandbox and pass@1 are those of bigcode's code
  * (humanevalpack_reference.py: its post-processing, process_results and code_eval_octopack's
@@ -20,7 +21,22 @@ import { humanEvalPackFamily } from '../../domain/families/humanevalpack/index.j
 import { truncateAtStopWords } from '../../domain/llm/extract.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
-import { JS_GENERATIONS, JS_ROWS, jsonl, PYTHON_GENERATIONS, PYTHON_ROWS } from '../support/humanevalpack-rows.js';
+import { GO_MODULE_FILES, OCTOPACK_DIR, RUST_CARGO_PROJECT } from '../../infra/sandbox/process/toolchains/octopack.js';
+import {
+  CPP_GENERATIONS,
+  CPP_ROWS,
+  GO_GENERATIONS,
+  GO_ROWS,
+  JAVA_GENERATIONS,
+  JAVA_ROWS,
+  JS_GENERATIONS,
+  JS_ROWS,
+  jsonl,
+  PYTHON_GENERATIONS,
+  PYTHON_ROWS,
+  RUST_GENERATIONS,
+  RUST_ROWS,
+} from '../support/humanevalpack-rows.js';
 import { runTs } from '../support/processes.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { testBucket } from '../support/s3.js';
@@ -44,7 +60,9 @@ function bigcode(job: { language: string; variant: string; prompt: string; rows:
     const child = execFile(PYTHON, [SCRIPT], { maxBuffer: 1 << 26, timeout: 300_000 }, (error, stdout) =>
       error ? reject(new Error(`humanevalpack_reference.py: ${error.message}`)) : resolve(JSON.parse(stdout) as Reference),
     );
-    child.stdin!.end(JSON.stringify({ ...job, execute: true, node: process.execPath }));
+    // The compiled languages run as code_eval_octopack runs them, with copies of the installed caches (offline).
+    const octopack = { octopack: OCTOPACK_DIR, go_module: GO_MODULE_FILES, cargo_project: RUST_CARGO_PROJECT };
+    child.stdin!.end(JSON.stringify({ ...job, execute: true, node: process.execPath, ...octopack }));
   });
 }
 
@@ -78,6 +96,9 @@ async function evaluate(name: string, rows: string, samples: unknown[], args: st
 const endedByStopWord = (generations: readonly string[][], stops: readonly string[]) =>
   generations.map((gens) => gens.map((g) => (stops.some((s) => g.includes(s)) ? g : `${g}<|endoftext|>`)));
 
+/** The compiled languages' samples in this file: the first task's right, wrong and non-compiling answers, the second task's right one (the rest in humanevalpack.test.ts). */
+const fewer = (generations: readonly string[][]) => [generations[0]!.slice(0, 3), generations[1]!.slice(0, 1)];
+
 const cases = [
   {
     name: 'python',
@@ -97,18 +118,64 @@ const cases = [
     rows: JS_ROWS,
     raw: JS_GENERATIONS,
   },
+  {
+    name: 'java',
+    task: 'humanevalsynthesize-java',
+    language: 'java',
+    variant: 'synthesize',
+    prompt: 'instruct',
+    rows: JAVA_ROWS,
+    raw: fewer(JAVA_GENERATIONS),
+  },
+  {
+    name: 'go',
+    task: 'humanevalfixtests-go',
+    language: 'go',
+    variant: 'fixtests',
+    prompt: 'octocoder',
+    rows: GO_ROWS,
+    raw: fewer(GO_GENERATIONS),
+  },
+  {
+    name: 'cpp',
+    task: 'humanevalfixdocs-cpp',
+    language: 'cpp',
+    variant: 'fixdocs',
+    prompt: 'instruct',
+    rows: CPP_ROWS,
+    raw: fewer(CPP_GENERATIONS),
+  },
+  {
+    name: 'rust',
+    task: 'humanevalfixtests-rust',
+    language: 'rust',
+    variant: 'fixtests',
+    prompt: 'codellama',
+    rows: RUST_ROWS,
+    raw: fewer(RUST_GENERATIONS),
+  },
 ] as const;
+
+/**
+ * What each compiled language's samples come to (both sides agree on it above; said here so that a
+ * change on both sides shows): the right answer passes, the bug fails, an answer that does not
+ * compile fails; the second task's right answer passes after process_results' changes (Java's
+ * empty Main dropped, Go's strconv and strings imported, C++'s boost::any, Rust's extra mains cut).
+ */
+const COMPILED_OUTCOMES = [true, false, false, true];
 
 describe("evaluate.ts with bigcode's task names, against bigcode's own scoring", () => {
   for (const c of cases)
     it(`${c.task}: every sample's solution and outcome, and pass@1, are bigcode's`, async () => {
       const stops = humanEvalPackFamily.stopWords({ language: c.language, prompt: c.prompt } as never);
       const generations = endedByStopWord(c.raw, stops);
-      const reference = await bigcode({ language: c.language, variant: c.variant, prompt: c.prompt, rows: [...c.rows], generations });
       const samples = c.rows.flatMap((r, t) =>
         generations[t]!.map((g) => ({ task_id: r.task_id, completion: truncateAtStopWords(g, stops) })),
       );
-      const { metrics, lines } = await evaluate(c.name, jsonl(c.rows), samples, ['--tasks', c.task, '--prompt', c.prompt, '--k', '1']);
+      const [reference, { metrics, lines }] = await Promise.all([
+        bigcode({ language: c.language, variant: c.variant, prompt: c.prompt, rows: [...c.rows], generations }),
+        evaluate(c.name, jsonl(c.rows), samples, ['--tasks', c.task, '--prompt', c.prompt, '--k', '1']),
+      ]);
       expect(lines.map((l) => l.completion)).toEqual(reference.solutions.flat());
       expect(lines.map((l) => l.passed)).toEqual(reference.passed.flat());
       expect(metrics['pass@1']).toBeCloseTo(reference['pass@1'], 12);
@@ -116,6 +183,8 @@ describe("evaluate.ts with bigcode's task names, against bigcode's own scoring",
         // Right (numpy from the import helper), wrong, a crash, empty; the loop that never ends times out.
         expect(lines.map((l) => l.passed)).toEqual([true, false, false, false, true, true, false, false]);
         expect(lines.at(-1)!.result).toBe('timeout');
+      } else if (c.language !== 'js') {
+        expect(lines.map((l) => l.passed)).toEqual(COMPILED_OUTCOMES);
       } else {
         // Right with more code after it, wrong, a throw, empty; extra braces, printing (bigcode fails it), never closed, right.
         expect(lines.map((l) => l.passed)).toEqual([true, false, false, false, true, false, false, true]);

@@ -13,12 +13,38 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { humanEvalPackFamily, PACK_PROMPTS, PACK_VARIANTS } from '../../domain/families/humanevalpack/index.js';
 import { packRemoveLastBlock } from '../../domain/families/humanevalpack/postprocess.js';
-import { refusedPrompt, type PackPrompt, type PackVariant } from '../../domain/families/humanevalpack/prompts.js';
+import {
+  packStopWords,
+  refusedPrompt,
+  RUN_LANGUAGES,
+  type PackPrompt,
+  type PackVariant,
+  type RunLanguage,
+} from '../../domain/families/humanevalpack/prompts.js';
 import { LANGUAGES } from '../../domain/languages/registry.js';
+import type { Toolchain } from '../../infra/sandbox/process/contract.js';
+import { goToolchain } from '../../infra/sandbox/process/toolchains/go.js';
+import { javaToolchain } from '../../infra/sandbox/process/toolchains/java.js';
+import { classifyRust, rsToolchain } from '../../infra/sandbox/process/toolchains/rs.js';
 import { truncateAtStopWords } from '../../domain/llm/extract.js';
 import { loadEvaluateProblems, recognizeFamily } from '../../scripts/lib/evaluate-problems.js';
+import { requirementsProblem } from '../../scripts/lib/requirements.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
-import { JS_GENERATIONS, JS_ROWS, jsonl, PYTHON_GENERATIONS, PYTHON_ROWS } from '../support/humanevalpack-rows.js';
+import {
+  CPP_GENERATIONS,
+  CPP_ROWS,
+  GO_GENERATIONS,
+  GO_ROWS,
+  JAVA_GENERATIONS,
+  JAVA_ROWS,
+  JS_GENERATIONS,
+  JS_ROWS,
+  jsonl,
+  PYTHON_GENERATIONS,
+  PYTHON_ROWS,
+  RUST_GENERATIONS,
+  RUST_ROWS,
+} from '../support/humanevalpack-rows.js';
 
 const PYTHON = path.join(PROJECT_ROOT, '.tools/test-python/bin/python');
 const SCRIPT = path.resolve(import.meta.dirname, 'humanevalpack_reference.py');
@@ -26,7 +52,7 @@ const SCRIPT = path.resolve(import.meta.dirname, 'humanevalpack_reference.py');
 interface Job {
   variant: PackVariant;
   prompt: PackPrompt;
-  language: 'python' | 'js';
+  language: RunLanguage;
   rows: unknown[];
   generations?: string[][];
 }
@@ -48,7 +74,11 @@ beforeAll(() => {
 const DATA = {
   python: { rows: PYTHON_ROWS, generations: PYTHON_GENERATIONS },
   js: { rows: JS_ROWS, generations: JS_GENERATIONS },
-} as const;
+  java: { rows: JAVA_ROWS, generations: JAVA_GENERATIONS },
+  go: { rows: GO_ROWS, generations: GO_GENERATIONS },
+  cpp: { rows: CPP_ROWS, generations: CPP_GENERATIONS },
+  rust: { rows: RUST_ROWS, generations: RUST_GENERATIONS },
+} as const satisfies Record<RunLanguage, unknown>;
 
 const load = (job: Omit<Job, 'rows'>) =>
   humanEvalPackFamily.load({
@@ -78,20 +108,26 @@ const programOf = (problem: Parameters<typeof humanEvalPackFamily.embedSolution>
  * text, the token limit) is the one place explora and bigcode differ: bigcode right-strips it, explora
  * keeps its trailing whitespace (the same program up to trailing blank lines).
  */
-const endedByStopWord = (generations: readonly string[][]) =>
-  generations.map((gens) => gens.map((g) => (/\n(class|def|#|@|print|if|assert)|<\|endoftext\|>/.test(g) ? g : `${g}<|endoftext|>`)));
+const endedByStopWord = (generations: readonly string[][], stops: readonly string[]) =>
+  generations.map((gens) => gens.map((g) => (stops.some((s) => g.includes(s)) ? g : `${g}<|endoftext|>`)));
 
 describe("HumanEvalPack against bigcode's humanevalpack.py", () => {
   const jobs: Job[] = [];
-  for (const language of ['python', 'js'] as const)
+  for (const language of RUN_LANGUAGES)
     for (const variant of PACK_VARIANTS)
       for (const prompt of PACK_PROMPTS)
         if (refusedPrompt(prompt, variant) === null)
-          jobs.push({ variant, prompt, language, rows: DATA[language].rows, generations: endedByStopWord(DATA[language].generations) });
+          jobs.push({
+            variant,
+            prompt,
+            language,
+            rows: DATA[language].rows,
+            generations: endedByStopWord(DATA[language].generations, packStopWords(language, prompt)),
+          });
 
-  it('covers every format bigcode builds for each variant, in both languages', () => {
+  it("covers every format bigcode builds for each variant, in all six of bigcode's languages", () => {
     // 19 generic formats for each variant; continue only for synthesize; file and issue only for Fix.
-    expect(jobs.length).toBe(2 * (19 + 20 + 20));
+    expect(jobs.length).toBe(6 * (19 + 20 + 20));
   });
 
   it("every prompt, stop word list, solution and program is bigcode's", () => {
@@ -147,8 +183,8 @@ describe("HumanEvalPack against bigcode's humanevalpack.py", () => {
     expect(JSON.stringify(entry('edit').error?.issues)).toContain('ValueError');
     expect(JSON.stringify(entry('octogeeex').error?.issues)).toContain("bigcode's HumanEvalPack prompts");
     expect(
-      humanEvalPackFamily.entrySchema.safeParse({ name: 'h', family: 'humanevalpack', path: 'h.jsonl', language: 'go' }).error?.message,
-    ).toContain('not run yet');
+      humanEvalPackFamily.entrySchema.safeParse({ name: 'h', family: 'humanevalpack', path: 'h.jsonl', language: 'kotlin' }).error?.message,
+    ).toContain('must be one of the HumanEvalPack languages: python, js, java, go, cpp, rust');
     expect(() => load({ language: 'python', variant: 'fixtests', prompt: 'continue' })).toThrow(/HumanEvalSynthesize only/);
     expect(() => load({ language: 'python', variant: 'synthesize', prompt: 'issue' })).toThrow(/HumanEvalFix format/);
   });
@@ -166,7 +202,8 @@ describe("evaluate.ts's reading of HumanEvalPack files", () => {
     expect(() => read({ subset: 'synthesize-python' })).toThrow(/holds js rows/);
     expect(() => read({ subset: 'explaindescribe-js' })).toThrow(/family humanevalexplain/);
     expect(() => read({ prompt: 'diff', subset: 'fixtests-js' })).toThrow(/patch/);
-    expect(() => read({}, jsonl([{ ...JS_ROWS[0], task_id: 'Go/0' }]))).toThrow(/go rows are not run by explora yet/);
+    expect(read({}, jsonl(GO_ROWS)).problems[0]!.prompt.startsWith('Write a Go function')).toBe(true);
+    expect(() => read({}, jsonl([{ ...JS_ROWS[0], task_id: 'Kotlin/0' }]))).toThrow(/names no HumanEvalPack language/);
     expect(() => read({}, jsonl([JS_ROWS[0], { ...JS_ROWS[1], task_id: 'Python/2' }]))).toThrow(
       /h\.jsonl:2: task_id: "Python\/2" is not a js row/,
     );
@@ -174,5 +211,77 @@ describe("evaluate.ts's reading of HumanEvalPack files", () => {
     expect(task!.read('humanevalfixtests-js')).toEqual({ options: { subset: 'fixtests-js' } });
     expect(task!.read('humanevalsynthesize-python')).toEqual({ options: { subset: 'synthesize-python' } });
     expect(task!.read('humaneval')).toBeNull();
+  });
+});
+
+describe("what HumanEvalPack's compiled languages need beside their compilers", () => {
+  it('names the missing part, which tasks need it and the command that installs it, before anything runs', () => {
+    const datasets = (['cpp', 'go', 'rust', 'java'] as const).map((language) => ({
+      name: `synthesize-${language}`,
+      family: 'humanevalpack',
+      problems: load({ language, variant: 'synthesize', prompt: 'instruct' }),
+    }));
+    const requirementsOf = (p: Parameters<typeof humanEvalPackFamily.requirements>[0]) => humanEvalPackFamily.requirements(p);
+    const missing = requirementsProblem(datasets, requirementsOf as never, undefined, (part) => `the part ${part}`);
+    expect(missing!.split('\n')).toEqual([
+      "datasets[synthesize-cpp] (family humanevalpack): 2 HumanEvalPack's C++ programs (bigcode's import helper includes <boost/any.hpp>) task(s) need the part boost-headers, which is not installed; install it with: bash scripts/install-toolchains.sh cpp",
+      "datasets[synthesize-go] (family humanevalpack): 2 HumanEvalPack's Go tests (they import testify) task(s) need the part go-testify, which is not installed; install it with: bash scripts/install-toolchains.sh go_test.go",
+      "datasets[synthesize-rust] (family humanevalpack): 2 HumanEvalPack's Rust programs (their declarations use rand, regex and md5) task(s) need the part rust-crates, which is not installed; install it with: bash scripts/install-toolchains.sh rs",
+    ]);
+    expect(requirementsProblem(datasets, requirementsOf as never, undefined, () => null)).toBeNull();
+  });
+});
+
+describe("the sandbox toolchains: HumanEvalPack's programs as code_eval_octopack runs them, MultiPL-E's as before", () => {
+  const limits = { timeoutMs: 10_000, memoryBytes: 1 << 30, maxProcesses: 64, maxFileBytes: 1 << 20, maxOutputBytes: 1 << 20 };
+  const programOfRow = (language: RunLanguage, row: (typeof DATA)[RunLanguage]['rows'][number]) => {
+    const problem = load({ language, variant: 'synthesize', prompt: 'instruct' }).find((p) => p.task_id === row.task_id)!;
+    return programOf(problem, humanEvalPackFamily.solution(problem, 'completions', row.canonical_solution));
+  };
+  const argv = (step: ReturnType<Toolchain['compile']>) => (step?.kind === 'sandbox' ? step.argv.join(' ') : '');
+
+  it('Java: a public class Main is compiled from Main.java with a launcher; a MultiPL-E class Problem as before', () => {
+    const java = javaToolchain();
+    const program = programOfRow('java', JAVA_ROWS[0]!);
+    expect(Object.keys(java.files(program)).sort()).toEqual(['Main.java', 'Problem.java']);
+    expect(java.files(program)['Problem.java']).toContain('setDefaultAssertionStatus(false)');
+    expect(argv(java.compile(limits, program))).toMatch(/ Main\.java Problem\.java$/);
+    const multiple = 'class Problem {\n    public static void main(String[] args) {}\n}\n';
+    expect(java.files(multiple)).toEqual({ 'Problem.java': multiple });
+    expect(argv(java.compile(limits, multiple))).toMatch(/ -d \/build Problem\.java$/);
+  });
+
+  it('Rust: a #[test] program is checked as a binary, then built as its test harness with the crates; fn main programs as before', () => {
+    const rs = rsToolchain();
+    const harness = argv(rs.compile(limits, programOfRow('rust', RUST_ROWS[0]!)));
+    expect(harness).toMatch(/^\/bin\/sh -c .*--emit=metadata -o program\.check program\.rs && .* --test -o program program\.rs$/);
+    expect(harness).toMatch(/--extern rand=\S+librand-\w+\.rlib --extern regex=\S+ --extern md5=\S+/);
+    expect(argv(rs.compile(limits, 'fn main() { assert_eq!(1, 1); }\n'))).toMatch(/rustc --edition 2021 -o program program\.rs$/);
+    // The harness's failed test: its panic is on stdout.
+    const failed = classifyRust({
+      exitCode: 101,
+      signal: null,
+      timedOut: false,
+      durationMs: 1,
+      stdout: "thread 'tests::t' panicked at program.rs:3:5:\nassertion `left == right` failed\n\ntest result: FAILED. 0 passed; 1 failed",
+      stderr: 'error: test failed',
+      stdoutBytes: 0,
+      stderrBytes: 0,
+      survivors: 0,
+    });
+    expect(failed.status).toBe('failed');
+  });
+
+  it('Go: a testify program gets the pinned module files and the testify build cache; a std-only one as before', () => {
+    const go = goToolchain();
+    const program = programOfRow('go', GO_ROWS[0]!);
+    expect(Object.keys(go.files(program)).sort()).toEqual(['go.mod', 'go.sum', 'program_test.go']);
+    expect(go.files(program)['go.mod']).toContain('github.com/stretchr/testify v1.8.4');
+    const step = go.compile(limits, program);
+    expect(step?.kind === 'sandbox' && step.env.GOCACHE).toBe('/opt/octopack-gocache');
+    const multiple = 'package add_test\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {}\n';
+    expect(Object.keys(go.files(multiple))).toEqual(['program_test.go']);
+    const plain = go.compile(limits, multiple);
+    expect(plain?.kind === 'sandbox' && plain.env.GOCACHE).toBe('/opt/gocache');
   });
 });

@@ -9,8 +9,11 @@ get_prompt (HumanEvalPack's, HumanEvalFixBase's, HumanEvalSynthesizeBase's), get
 remove_last_block, postprocess_generation (Synthesize's and Fix's) and process_results' Python and
 JavaScript branches (the import helper); the runs as code_eval_octopack's execution does them
 (CodeGeeX's: Python exec'd in its own process under a time limit, any exception a failure;
-JavaScript written to test.js and run by node, failed on any output to stderr or stdout) and
-estimate_pass_at_k. A raw continuation becomes bigcode's generation as its EndOfFunctionCriteria
+JavaScript written to test.js and run by node, failed on any output to stderr or stdout; C++ by
+g++ -std=c++11 then a.out, Java as Main.java by javac then `java -cp DIR Main`, Go by `go test
+main_test.go` in a module requiring testify, Rust by `cargo check --bin` then `cargo test --bin` in
+a Cargo project with rand, regex and md5, each passed on exit 0: the "octopack" paths of the job
+name the installed caches, copied, offline) and estimate_pass_at_k. A raw continuation becomes bigcode's generation as its EndOfFunctionCriteria
 ends it: the prompt, then the text up to the end of the first stop word to appear, else all of it
 (its check_fn's bracket heuristic stops earlier, at text remove_last_block cuts anyway).
 Run with the test venv (scripts/install-test-python.sh).
@@ -23,6 +26,7 @@ import os
 import signal
 import subprocess
 import sys
+import shutil
 import tempfile
 
 import numpy as np
@@ -37,6 +41,13 @@ LANGUAGE_TO_STOP_WORDS = {
 }
 LANGUAGE_TO_TIMEOUT = {"python": 10, "cpp": 60, "js": 10, "java": 10, "go": 20, "rust": 300}
 LANGUAGE_TO_EXTENSION = {"python": "py", "cpp": "cpp", "js": "js", "java": "java", "go": "go", "rust": "rs"}
+CPP_IMPORTS = [
+    "using namespace std;", "#include<stdlib.h>", "#include<algorithm>", "#include<cmath>", "#include<math.h>",
+    "#include<numeric>", "#include<stdio.h>", "#include<vector>", "#include<set>", "#include<map>", "#include<queue>",
+    "#include<stack>", "#include<list>", "#include<deque>", "#include<boost/any.hpp>", "#include<string>",
+    "#include<climits>", "#include<cstring>", "#include<iostream>", "#include<sstream>", "#include<fstream>",
+]
+GO_IMPORTS = ["math", "strings", "fmt", "strconv", "time", "bytes", "regexp", "sort", "math/rand", "crypto/md5"]
 PYTHON_IMPORTS = [
     "import math", "import re", "import sys", "import copy", "import datetime", "import itertools",
     "import collections", "import heapq", "import statistics", "import functools", "import hashlib",
@@ -178,10 +189,67 @@ class Pack:
             return doc["prompt"].rstrip() + gen
         return self.get_prompt_base(doc).rstrip() + gen
 
-    def program_codes(self, generations):
-        if self.DATASET_NAME == "python":
+    def program_codes(self, generations, references, docs):
+        """process_results' CUSTOM PROG LANGUAGE CHANGES, as bigcode has them (Go's set of packages
+        ordered as IMPORT_HELPER lists them: a Python set's order is arbitrary, and Go's is free)."""
+        language = self.DATASET_NAME
+        generations = [list(gen) for gen in generations]
+        if language == "python":
             python_imports = "\n".join(PYTHON_IMPORTS)
             return [[(python_imports + "\n" + g).strip() for g in gen] for gen in generations]
+        if language == "cpp":
+            cpp_imports = "\n".join(CPP_IMPORTS)
+            return [[(cpp_imports + "\n" + g.split("int main")[0]).strip() for g in gen] for gen in generations]
+        if language == "java":
+            return [[g.replace("public class Main {\n    }", "").strip() for g in gen] for gen in generations]
+        if language == "go":
+            for gen, ref, doc in zip(generations, references, docs):
+                for line in doc["import"].split("\n"):
+                    line = line.replace("import", "").replace("(", "").replace(")", "").replace('"', "").strip()
+                    if line:
+                        assert line in GO_IMPORTS, doc["import"]
+                test_setup_str = doc["test_setup"] + "\n"
+                for i, g in enumerate(gen):
+                    for line in test_setup_str.split("\n"):
+                        line = line.replace("import", "").replace("(", "").replace(")", "").strip()
+                        if line.startswith('"') and line in g:
+                            test_setup_str = test_setup_str.replace(line, "")
+                    g = test_setup_str + g + "\n" + ref
+                    other_pkgs = set()
+                    for pkg in GO_IMPORTS:
+                        if ('"' + pkg + '"' not in g):
+                            p = pkg.split("/")[-1]
+                            if (p + "." in g):
+                                lines = g.split("\n")
+                                for line in lines:
+                                    if (p + "." in line) and not (line.strip().startswith("//")):
+                                        other_pkgs.add('"' + p + '"')
+                                        break
+                    other_pkgs_str = ""
+                    if other_pkgs:
+                        ordered = sorted(other_pkgs, key=lambda q: [x.split("/")[-1] for x in GO_IMPORTS].index(q.strip('"')))
+                        other_pkgs_str = "import (\n" + "\n".join(["    " + p for p in ordered]) + "\n)\n"
+                    if ("package main" in gen[i]) and ("package main" in test_setup_str):
+                        gen[i] = gen[i].replace("package main", "")
+                    gen[i] = test_setup_str + other_pkgs_str + gen[i]
+            return generations
+        if language == "rust":
+            main = "fn main(){}\n"
+            for gen, doc in zip(generations, docs):
+                declaration = doc["declaration"]
+                for i, g in enumerate(gen):
+                    new_gen = ""
+                    if "fn main()" not in g:
+                        new_gen += main
+                    for line in declaration.split("\n"):
+                        if line.strip() not in g:
+                            if line.strip().startswith("fn") and (line.strip().split("(")[0]) in g:
+                                continue
+                            new_gen += line.strip() + "\n"
+                    g = "fn main()".join(g.split("fn main()")[0:2])
+                    new_gen += g
+                    gen[i] = new_gen
+            return generations
         return generations
 
 
@@ -224,7 +292,7 @@ def python_execute(program, timeout, result):
         result.append(f"failed: {e}")
 
 
-def check_correctness(language, program, timeout, node):
+def check_correctness(language, program, timeout, node, task_id="", env=None):
     if language == "python":
         manager = multiprocessing.Manager()
         result = manager.list()
@@ -234,6 +302,8 @@ def check_correctness(language, program, timeout, node):
         if p.is_alive():
             p.kill()
         return result[0] if result else "timed out"
+    if language != "js":
+        return compiled_execute(language, program, timeout, task_id, env)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "test.js")
         with open(path, "w") as f:
@@ -247,6 +317,98 @@ def check_correctness(language, program, timeout, node):
         if r.stdout.decode():
             return "failed: " + r.stdout.decode()
         return "passed"
+
+
+class OctopackEnv:
+    """What code_eval_octopack's machine has: g++ and boost, a JDK, Go with a module requiring
+    testify, and its Cargo project (rand, regex, md5). Offline here: copies of what
+    scripts/install-toolchains.sh installed in .tools/octopack (the build caches copied; the module
+    cache and the crates' sources read in place, cargo taking only its lock there), so that nothing
+    is downloaded or rebuilt."""
+
+    def __init__(self, octopack, module_files, cargo_project):
+        self.tmp = tempfile.mkdtemp(prefix="hep-octopack-")
+        self.octopack = octopack
+        self.module_files = module_files
+        self.cargo_project = cargo_project
+        self.ready = set()
+
+    def go(self):
+        gocache = os.path.join(self.tmp, "gocache")
+        if "go" not in self.ready:
+            shutil.copytree(os.path.join(self.octopack, "go", "gocache"), gocache, symlinks=True)
+            self.ready.add("go")
+        return {
+            **os.environ, "GOMODCACHE": os.path.join(self.octopack, "go", "modcache"), "GOCACHE": gocache,
+            "GOFLAGS": "-mod=mod", "GOPROXY": "off", "GOTOOLCHAIN": "local", "GOTELEMETRY": "off",
+        }
+
+    def rust(self):
+        project = os.path.join(self.tmp, "rust")
+        if "rust" not in self.ready:
+            os.makedirs(os.path.join(project, "src", "bin"))
+            for f in ("Cargo.toml", "Cargo.lock"):
+                shutil.copy(os.path.join(self.cargo_project, f), project)
+            open(os.path.join(project, "src", "lib.rs"), "w").close()
+            shutil.copytree(os.path.join(self.octopack, "rust", "target"), os.path.join(project, "target"), symlinks=True)
+            self.ready.add("rust")
+        # The installed CARGO_HOME (the crates' sources): their builds in the copied target are then fresh.
+        cargo_home = os.path.join(self.octopack, "rust", "cargo-home")
+        return project, {**os.environ, "CARGO_HOME": cargo_home, "CARGO_NET_OFFLINE": "true"}
+
+
+def run_for(argv, timeout, **kw):
+    try:
+        return subprocess.run(argv, timeout=timeout, capture_output=True, **kw)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def compiled_execute(language, program, timeout, task_id, env):
+    """code_eval_octopack's execute.py for C++, Java, Go and Rust (CodeGeeX's, with bigcode's changes)."""
+    if language == "rust":
+        project, cargo_env = env.rust()
+        file_prefix = task_id.lower().replace("/", "_")
+        with open(os.path.join(project, "src", "bin", file_prefix + ".rs"), "w") as f:
+            f.write(program)
+        check = subprocess.run(["cargo", "check", "--bin", file_prefix, "--message-format", "json"], cwd=project, env=cargo_env, capture_output=True)
+        if check.returncode != 0:
+            return "failed: compilation error"
+        test = subprocess.run(["cargo", "test", "--bin", file_prefix, "--message-format", "json"], cwd=project, env=cargo_env, capture_output=True)
+        return "passed" if test.returncode == 0 else "failed: execution error"
+    with tempfile.TemporaryDirectory() as tmp:
+        if language == "cpp":
+            with open(os.path.join(tmp, "test.cpp"), "w") as f:
+                f.write(program)
+            built = run_for(["g++", "-std=c++11", "test.cpp"], timeout, cwd=tmp)
+            if built is None or built.returncode != 0:
+                return "failed: compilation error"
+            r = run_for(["./a.out"], timeout, cwd=tmp)
+            return "timed out" if r is None else "passed" if r.returncode == 0 else "failed: " + r.stderr.decode()
+        if language == "java":
+            with open(os.path.join(tmp, "Main.java"), "w") as f:
+                f.write(program)
+            built = None
+            for _ in range(5):
+                built = run_for(["javac", os.path.join(tmp, "Main.java")], 5)
+                if built is not None:
+                    break
+            if built is None or built.returncode != 0:
+                return "failed: compilation error"
+            r = run_for(["java", "-cp", tmp, "Main"], timeout)
+            if r is None:
+                return "time out"
+            if r.returncode == 0:
+                return "passed"
+            return "failed: wrong answer" if "AssertionError" in r.stderr.decode("unicode-escape") else "failed: " + r.stderr.decode()
+        if language == "go":
+            for f in ("go.mod", "go.sum"):
+                shutil.copy(os.path.join(env.module_files, f), tmp)
+            with open(os.path.join(tmp, "main_test.go"), "w") as f:
+                f.write(program)
+            r = run_for(["go", "test", f"-timeout={timeout}s", "main_test.go"], timeout, cwd=tmp, env={**env.go(), "HOME": tmp, "GOPATH": os.path.join(tmp, "gopath")})
+            return "timed out" if r is None else "passed" if r.returncode == 0 else "failed: " + (r.stderr or r.stdout).decode()
+    raise ValueError(language)
 
 
 def estimate_pass_at_k(n, c, k):
@@ -267,12 +429,20 @@ def run(job):
             for t in range(len(gens))
         ]
         out["solutions"] = solutions
-        codes = task.program_codes(solutions)
+        codes = task.program_codes(solutions, out["references"], rows)
         programs = [[c + "\n" + out["references"][t] for c in codes[t]] for t in range(len(codes))]
         out["programs"] = programs
         if job.get("execute"):
             timeout = LANGUAGE_TO_TIMEOUT[job["language"]]
-            results = [[check_correctness(job["language"], p, timeout, job.get("node", "node")) for p in ps] for ps in programs]
+            env = OctopackEnv(job.get("octopack"), job.get("go_module"), job.get("cargo_project")) if "octopack" in job else None
+            try:
+                results = [
+                    [check_correctness(job["language"], p, timeout, job.get("node", "node"), rows[t]["task_id"], env) for p in ps]
+                    for t, ps in enumerate(programs)
+                ]
+            finally:
+                if env is not None:
+                    shutil.rmtree(env.tmp, ignore_errors=True)
             passed = [[r == "passed" for r in rs] for rs in results]
             out["passed"] = passed
             out["results"] = results

@@ -48,6 +48,10 @@ export function missingTestTools(
   for (const [language, command] of INSTALLED_COMMANDS)
     if (!onPath(command, envPath)) missing.push(`language ${language}'s ${command} (not on PATH)`);
   if (onPath('java', envPath) && !onPath('scalac', envPath)) missing.push("language scala's scalac (not on PATH)");
+  // HumanEvalPack's parts of the toolchains (infra/sandbox/process/toolchains/octopack.ts).
+  if (onPath('go', envPath)) file('octopack/go/gocache/.explora-warm-testify', "HumanEvalPack's Go testify");
+  if (onPath('rustc', envPath)) file('octopack/rust/target/debug/deps', "HumanEvalPack's Rust crates");
+  if (onPath('g++', envPath) && !existsSync('/usr/include/boost/any.hpp')) missing.push("HumanEvalPack's C++ boost headers (libboost-dev)");
   if (!existsSync(chromium)) missing.push(`Chromium (${chromium})`);
   return missing;
 }

@@ -7,23 +7,29 @@
  * continue), HumanEvalFixTests (the buggy function and its tests, the declaration to continue) or
  * HumanEvalFixDocs (the buggy function after its docstring) in one of bigcode's `--prompt` formats
  * (prompts.ts); the answer cut as postprocess_generation cuts it and put before the row's `test`
- * as process_results does (postprocess.ts), pass@k. Python and JavaScript so far.
+ * as process_results does (postprocess.ts), pass@k. All six of bigcode's languages: python, js,
+ * java, go, cpp, rust.
  *
- * How a run counts is code_eval_octopack's (CodeGeeX's execution): Python passes when the program
- * ends without an exception; JavaScript passes only when node writes nothing at all (its tests are
- * console.assert calls, which print and go on): the program starts by making any write to stdout
- * or stderr end it with exit code 1 (and a run that printed counts as failed whatever its end).
+ * How a run counts is code_eval_octopack's (CodeGeeX's execution), each language in its sandbox
+ * toolchain (infra/sandbox/process/toolchains/): Python passes when the program ends without an
+ * exception; JavaScript passes only when node writes nothing at all (its tests are console.assert
+ * calls, which print and go on): the program starts by making any write to stdout or stderr end it
+ * with exit code 1 (and a run that printed counts as failed whatever its end). C++ (g++ with
+ * boost's headers), Java (Main.java, `java Main`), Go (`go test` with testify) and Rust (checked as
+ * a binary, then its #[test]s run, as `cargo check` and `cargo test` do, with the crates of
+ * code_eval_octopack's Cargo project) pass when every step exits 0.
  */
 import { z } from 'zod';
 import { isJsonArray, jsonArrayAsJsonl, parseJsonl } from '../../datasets/jsonl.js';
 import { datasetRowsProblem } from '../../datasets/problems.js';
 import { isSuccess, type ExecutionLimits } from '../../execution/types.js';
+import type { LanguageId } from '../../languages/registry.js';
 import type { LlmApi } from '../../llm/request.js';
 import { defineFamily } from '../define.js';
 import { DatasetEntryNameSchema, RowsFileSchema } from '../entry.js';
 import { flag, readsProblemsFiles } from '../evaluateOptions.js';
 import { familyOptions, option } from '../familyOptions.js';
-import type { DefinedFamily, ProblemOf, Requirement, TaskChecking, TaskScore } from '../types.js';
+import type { DefinedFamily, ProblemOf, Requirement, TaskChecking, TaskScore, ToolchainPart } from '../types.js';
 import { packPostprocess, packProgramCode } from './postprocess.js';
 import {
   PACK_LANGUAGES,
@@ -43,12 +49,38 @@ import {
 
 export { PACK_PROMPTS, PACK_VARIANTS, RUN_LANGUAGES, packPrompt, packStopWords };
 
-/** bigcode's LANGUAGE_TO_TIMEOUT, in ms. */
-const TIMEOUT_MS: Record<RunLanguage, number> = { python: 10_000, js: 10_000 };
+/** bigcode's LANGUAGE_TO_TIMEOUT, in ms (Rust's 300 s is for cargo's first build: its run gets the others' 20 s). */
+const TIMEOUT_MS: Record<RunLanguage, number> = { python: 10_000, js: 10_000, java: 10_000, go: 20_000, cpp: 60_000, rust: 20_000 };
 
 const LANGUAGE_NAME: Record<RunLanguage, { name: string; fence: string }> = {
   python: { name: 'Python', fence: 'python' },
   js: { name: 'JavaScript', fence: 'javascript' },
+  java: { name: 'Java', fence: 'java' },
+  go: { name: 'Go', fence: 'go' },
+  cpp: { name: 'C++', fence: 'cpp' },
+  rust: { name: 'Rust', fence: 'rust' },
+};
+
+/** The explora language (domain/languages/) whose sandbox toolchain runs each HumanEvalPack language's programs. */
+const RUNS_AS: Record<RunLanguage, LanguageId> = { python: 'python', js: 'js', java: 'java', go: 'go_test.go', cpp: 'cpp', rust: 'rs' };
+
+const octopackPart = (part: ToolchainPart, language: string, why: string): Requirement[] => [
+  { kind: 'toolchain-part', part, why: `HumanEvalPack's ${why}`, install: `bash scripts/install-toolchains.sh ${language}` },
+];
+const REQUIREMENTS: Record<RunLanguage, readonly Requirement[]> = {
+  python: [
+    {
+      kind: 'python-module',
+      module: 'numpy',
+      why: "HumanEvalPack's Python programs (bigcode's import helper)",
+      install: 'bash scripts/install-sandbox-python.sh',
+    },
+  ],
+  js: [],
+  java: [],
+  cpp: octopackPart('boost-headers', 'cpp', "C++ programs (bigcode's import helper includes <boost/any.hpp>)"),
+  go: octopackPart('go-testify', 'go_test.go', 'Go tests (they import testify)'),
+  rust: octopackPart('rust-crates', 'rs', 'Rust programs (their declarations use rand, regex and md5)'),
 };
 
 /** The prompt option: bigcode's formats; its other `--prompt` values refused by name (refusedPrompt). */
@@ -79,7 +111,7 @@ const SubsetFlagSchema = z
   .meta(
     flag({
       description:
-        "humanevalpack: bigcode's task suffix <synthesize|fixtests|fixdocs>-<python|js> (default synthesize in the rows' language)",
+        "humanevalpack: bigcode's task suffix <synthesize|fixtests|fixdocs>-<python|js|java|go|cpp|rust> (default synthesize in the rows' language)",
       value: 'subset',
     }),
   );
@@ -90,9 +122,7 @@ export const HumanEvalPackEntrySchema = z.strictObject({
   /** One language's humanevalpack.jsonl (or its Parquet), local or s3://. */
   path: RowsFileSchema,
   /** The rows' language, bigcode's: every row's task_id must start with its prefix (Python/, JavaScript/). */
-  language: z.enum(RUN_LANGUAGES, {
-    error: `must be one of the HumanEvalPack languages explora runs: ${RUN_LANGUAGES.join(', ')} (bigcode's java, go, cpp and rust are not run yet)`,
-  }),
+  language: z.enum(RUN_LANGUAGES, { error: `must be one of the HumanEvalPack languages: ${RUN_LANGUAGES.join(', ')}` }),
   /** synthesize (HumanEvalSynthesize), fixtests or fixdocs (HumanEvalFix). */
   variant: z.enum(PACK_VARIANTS, { error: `must be one of ${PACK_VARIANTS.join(', ')}` }).default('synthesize'),
   /** bigcode's `--prompt` (a Fix-only format with synthesize, or continue with a Fix variant, is refused when the rows load). */
@@ -109,6 +139,7 @@ const RowSchema = z.looseObject({
   entry_point: z.string().min(1),
   test: z.string(),
   instruction: z.string(),
+  test_setup: z.string().optional(),
 });
 
 const HumanEvalPackPayloadSchema = z.object({
@@ -118,6 +149,10 @@ const HumanEvalPackPayloadSchema = z.object({
     prompt: z.enum(PACK_PROMPTS),
     /** What post-processing puts before the kept text: the row's prompt (Synthesize), the prompt base (Fix). */
     base: z.string(),
+    /** Rust: the row's declaration, whose lines process_results adds where the generation lacks them. */
+    declaration: z.string().optional(),
+    /** Go: the row's test_setup (package main, testing, testify), which process_results puts first. */
+    test_setup: z.string().optional(),
   }),
 });
 type PackProblem = ProblemOf<z.output<typeof HumanEvalPackPayloadSchema>>;
@@ -173,6 +208,8 @@ export function humanEvalPackProblems(
         variant,
         prompt,
         base: variant === 'synthesize' ? row.prompt : promptBase(row, language, variant === 'fixdocs'),
+        ...(language === 'rust' ? { declaration: row.declaration } : {}),
+        ...(language === 'go' ? { test_setup: row.test_setup ?? '' } : {}),
       },
     };
   });
@@ -209,7 +246,7 @@ export const humanEvalPackFamily: DefinedFamily<
   files: (entry) => ({ rows: { path: entry.path, field: 'path' } }),
   load: ({ entry, texts, sources }) => ({ problems: humanEvalPackProblems(texts.rows!, sources.rows!, entry), notes: [] }),
   stopWords: (entry) => packStopWords(entry.language, entry.prompt),
-  language: (problem) => problem.humanevalpack.language,
+  language: (problem) => RUNS_AS[problem.humanevalpack.language],
   completionPrompt: (problem) => problem.prompt,
   chatInstruction: (problem) => {
     const { name, fence } = LANGUAGE_NAME[problem.humanevalpack.language];
@@ -218,8 +255,9 @@ export const humanEvalPackFamily: DefinedFamily<
   solution: humanEvalPackSolution,
   referenceSolution: (problem) => problem.canonical_solution ?? null,
   embedSolution: (problem, solution) => {
-    const code = packProgramCode(problem.humanevalpack.language, solution);
-    return problem.humanevalpack.language === 'js' ? JS_OUTPUT_FAILS + code : code;
+    const { language, declaration, test_setup } = problem.humanevalpack;
+    const code = packProgramCode(language, solution, { declaration, test_setup, reference: problem.test });
+    return language === 'js' ? JS_OUTPUT_FAILS + code : code;
   },
   checking: (): TaskChecking => ({ kind: 'tests' }),
   tests: (problem) => problem.test,
@@ -230,21 +268,12 @@ export const humanEvalPackFamily: DefinedFamily<
     const quiet = problem.humanevalpack.language !== 'js' || stdout === '';
     return { kind: 'status', passed: status === 'passed' && quiet, success: isSuccess({ status }) };
   },
-  // bigcode's Python import helper imports numpy before every program.
-  requirements: (problem): readonly Requirement[] =>
-    problem.humanevalpack.language === 'python'
-      ? [
-          {
-            kind: 'python-module',
-            module: 'numpy',
-            why: "HumanEvalPack's Python programs (bigcode's import helper)",
-            install: 'bash scripts/install-sandbox-python.sh',
-          },
-        ]
-      : [],
+  // bigcode's Python import helper imports numpy before every program; the compiled languages need
+  // what code_eval_octopack's machine has beside their compilers.
+  requirements: (problem): readonly Requirement[] => REQUIREMENTS[problem.humanevalpack.language],
   evaluate: readsProblemsFiles({
     bigcodeTasks: {
-      names: 'humanevalsynthesize-<python|js>, humanevalfixtests-<python|js>, humanevalfixdocs-<python|js>',
+      names: 'humanevalsynthesize-<language>, humanevalfixtests-<language>, humanevalfixdocs-<language> (python, js, java, go, cpp, rust)',
       read: (task) => {
         const subset = /^humaneval((?:synthesize|fix)[a-z]*-[a-z]+)$/.exec(task)?.[1];
         return subset === undefined ? null : { options: { subset } };
@@ -262,12 +291,10 @@ export const humanEvalPackFamily: DefinedFamily<
       const [variant, language] = parseSubset(options.subset, fileLanguage);
       if (language !== fileLanguage)
         throw new Error(`--subset ${options.subset}: ${source} holds ${fileLanguage} rows (task_id ${TASK_ID_PREFIX[fileLanguage]}/...)`);
-      if (!(RUN_LANGUAGES as readonly string[]).includes(language))
-        throw new Error(`${source}: HumanEvalPack's ${language} rows are not run by explora yet (${RUN_LANGUAGES.join(', ')})`);
       const prompt = options.prompt ?? 'instruct';
       const why = refusedPrompt(prompt, variant);
       if (why) throw new Error(`--prompt ${JSON.stringify(prompt)}: ${why}`);
-      return humanEvalPackProblems(text, source, { language: language as RunLanguage, variant, prompt: prompt as PackPrompt });
+      return humanEvalPackProblems(text, source, { language, variant, prompt: prompt as PackPrompt });
     },
   }),
 });

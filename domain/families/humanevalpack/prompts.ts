@@ -9,9 +9,9 @@ import { pyStrip } from '../../metrics/pythonText.js';
 export const PACK_LANGUAGES = ['python', 'js', 'java', 'go', 'cpp', 'rust'] as const;
 export type PackLanguage = (typeof PACK_LANGUAGES)[number];
 
-/** The languages explora runs HumanEvalPack in so far (their post-processing in process_results is transcribed). */
-export const RUN_LANGUAGES = ['python', 'js'] as const;
-export type RunLanguage = (typeof RUN_LANGUAGES)[number];
+/** The languages explora runs HumanEvalPack in: all of bigcode's (process_results' changes for each are transcribed). */
+export const RUN_LANGUAGES = PACK_LANGUAGES;
+export type RunLanguage = PackLanguage;
 
 /** The task_id prefix of each language's rows (Python/0, JavaScript/0, ...). */
 export const TASK_ID_PREFIX: Record<PackLanguage, string> = {

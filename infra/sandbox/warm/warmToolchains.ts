@@ -57,8 +57,9 @@ import { cppToolchain } from '../process/toolchains/cpp.js';
 import { csToolchain } from '../process/toolchains/cs.js';
 import { dToolchain } from '../process/toolchains/d.js';
 import { goToolchain } from '../process/toolchains/go.js';
-import { JAVATUPLES_JAR, javaToolchain } from '../process/toolchains/java.js';
+import { declaresPublicMain, JAVATUPLES_JAR, javaToolchain } from '../process/toolchains/java.js';
 import { rsToolchain, rustSysroot } from '../process/toolchains/rs.js';
+import { isRustTestHarness } from '../process/toolchains/octopack.js';
 import { scalaInstallation, scalaToolchain } from '../process/toolchains/scala.js';
 import { tsToolchain } from '../process/toolchains/ts.js';
 import { GoDirectRoute, packageFits } from './go.js';
@@ -114,27 +115,32 @@ export function warmRsToolchain(): Toolchain {
   };
   const compile = (limits: ExecutionLimits, program: string) => {
     const step = base.compile(limits, program);
+    // A test-harness program (HumanEvalPack's) takes the plain steps: the two rustc calls of a shell.
+    if (isRustTestHarness(program)) return step;
     return step && step.kind === 'sandbox' ? { ...step, argv: [...step.argv, ...RUST_FAST_FLAGS] } : step;
   };
   const run = (limits: ExecutionLimits) => {
     const step = base.run(limits);
     return { ...step, env: { ...step.env, LD_LIBRARY_PATH: stdLibInSandbox() } };
   };
+  const batch = rsCompileBatch({
+    lone: (limits, program) => {
+      const step = compile(limits, program);
+      if (step?.kind !== 'sandbox') throw new Error('the Rust compile step is a sandboxed rustc');
+      return step;
+    },
+    run,
+    hostRustc: 'rustc',
+  });
+
   return {
     ...base,
     compile,
     run,
     // The batch's command is the lone step's own (these flags included), and its programs run
-    // with the lone run step, so a batched program is compiled and run exactly as alone.
-    compileBatch: rsCompileBatch({
-      lone: (limits, program) => {
-        const step = compile(limits, program);
-        if (step?.kind !== 'sandbox') throw new Error('the Rust compile step is a sandboxed rustc');
-        return step;
-      },
-      run,
-      hostRustc: 'rustc',
-    }),
+    // with the lone run step, so a batched program is compiled and run exactly as alone. Test-harness
+    // programs compile alone.
+    compileBatch: (limits, programs) => (programs.some(isRustTestHarness) ? null : batch(limits, programs)),
   };
 }
 
@@ -408,7 +414,8 @@ export function warmJavaToolchain(): Toolchain {
       return plain;
     },
     startServers: (root) => served.startIn(root),
-    compile: () => served.step(),
+    // A `public class Main` program (HumanEvalPack's) takes the plain javac step: Main.java and its launcher.
+    compile: (limits, program) => (declaresPublicMain(program) ? base.compile(limits, program) : served.step()),
     close: async () => {
       await served.close();
       await base.close?.();

@@ -12,15 +12,21 @@
  * share nothing writable: the sample's own package is compiled into its build step's temp dir.
  * Memory: RLIMIT_DATA, not RLIMIT_AS: the Go runtime reserves address space for its page
  * summaries at start and fails under a 512 MiB RLIMIT_AS; what it commits counts as data.
+ *
+ * A program that imports testify (HumanEvalPack's `package main` tests, run by code_eval_octopack
+ * as `go test main_test.go` in a module that requires it) gets the pinned go.mod and go.sum
+ * (octopack.ts) beside it, testify's module cache mounted read-only at its host path, and a build
+ * cache of the standard library and testify compiled (installed by scripts/install-toolchains.sh).
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
 import { COMPILE_LIMITS, exitedWith, firstLine, killedBy, probeVersion, probeVersionSync, runLimits, TOOLS_DIR } from './common.js';
+import { GO_MODCACHE, GO_MODULE_FILES, GO_TESTIFY_CACHE, GO_TESTIFY_CACHE_IN_SANDBOX, importsTestify } from './octopack.js';
 
 const GO_INSTALL = 'install Go 1.21 or later (from go.dev/dl, or Debian: apt-get install golang) so that `go` is on PATH';
 const CACHE_IN_SANDBOX = '/opt/gocache';
@@ -122,6 +128,14 @@ export function classifyGo(run: StepResult): RunOutcome {
   return exitedWith(run);
 }
 
+/** The pinned go.mod and go.sum of code_eval_octopack's Go module (testify). */
+function testifyModuleFiles(): Record<string, string> {
+  return {
+    'go.mod': readFileSync(join(GO_MODULE_FILES, 'go.mod'), 'utf8'),
+    'go.sum': readFileSync(join(GO_MODULE_FILES, 'go.sum'), 'utf8'),
+  };
+}
+
 export function goToolchain(): Toolchain {
   return {
     language: 'go_test.go',
@@ -130,13 +144,24 @@ export function goToolchain(): Toolchain {
     mounts: () => [
       ...(goRootDir().startsWith('/usr/') ? [] : [{ host: goRootDir(), sandbox: goRootDir() }]),
       { host: GO_CACHE_DIR, sandbox: CACHE_IN_SANDBOX },
+      // testify's module and build caches, where installed (octopack.ts).
+      ...(existsSync(GO_TESTIFY_CACHE) && existsSync(GO_MODCACHE)
+        ? [
+            { host: GO_TESTIFY_CACHE, sandbox: GO_TESTIFY_CACHE_IN_SANDBOX },
+            { host: GO_MODCACHE, sandbox: GO_MODCACHE },
+          ]
+        : []),
     ],
     prepare: warmGoCache,
-    files: (program) => ({ 'program_test.go': program }),
-    compile: () => ({
+    files: (program) =>
+      importsTestify(program) ? { 'program_test.go': program, ...testifyModuleFiles() } : { 'program_test.go': program },
+    compile: (_limits, program) => ({
       kind: 'sandbox',
       argv: ['go', 'test', '-c', '-o', 'program.test', 'program_test.go'],
-      env: { PATH: `${goRootDir()}/bin:/usr/local/bin:/usr/bin:/bin`, ...goEnv(CACHE_IN_SANDBOX) },
+      env: {
+        PATH: `${goRootDir()}/bin:/usr/local/bin:/usr/bin:/bin`,
+        ...(importsTestify(program) ? { ...goEnv(GO_TESTIFY_CACHE_IN_SANDBOX), GOMODCACHE: GO_MODCACHE } : goEnv(CACHE_IN_SANDBOX)),
+      },
       limits: COMPILE_LIMITS,
     }),
     run: (limits) => ({

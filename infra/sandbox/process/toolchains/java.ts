@@ -9,6 +9,12 @@
  * limit, with the heap (-Xmx) at half of it so that a memory bomb ends in OutOfMemoryError.
  * Processes: the JVM's own threads count against RLIMIT_NPROC, so the run gets at least 64.
  * The JVM flags (serial GC, C1 only, no perf data file) change speed and footprint, not results.
+ *
+ * A program with a `public class Main` (HumanEvalPack's, which code_eval_octopack writes to
+ * Main.java, compiles with `javac Main.java` and runs as `java -cp DIR Main`, assertions off) is
+ * written to Main.java, beside a Problem.java whose main turns assertions off for the classes not
+ * yet loaded (the program's own) and calls Main.main: the run step stays `java -ea ... Problem`,
+ * and the program runs as code_eval_octopack runs it.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -38,6 +44,20 @@ export function classifyJava(run: StepResult): RunOutcome {
   return exitedWith(run);
 }
 
+/** A program whose entry point is a `public class Main` (HumanEvalPack's tests): it must be in Main.java. */
+export function declaresPublicMain(program: string): boolean {
+  return /^public\s+class\s+Main\b/m.test(program);
+}
+
+/** Runs Main as `java Main` would: assertions off for every class loaded from here on (the program's). */
+const MAIN_LAUNCHER =
+  'class Problem {\n' +
+  '    public static void main(String[] args) throws Throwable {\n' +
+  '        ClassLoader.getSystemClassLoader().setDefaultAssertionStatus(false);\n' +
+  '        Main.main(args);\n' +
+  '    }\n' +
+  '}\n';
+
 export function javaToolchain(): Toolchain {
   return {
     language: 'java',
@@ -58,8 +78,9 @@ export function javaToolchain(): Toolchain {
       return javac;
     },
     mounts: () => [{ host: JAVATUPLES_JAR, sandbox: JAR_IN_SANDBOX }],
-    files: (program) => ({ 'Problem.java': program }),
-    compile: () => ({
+    files: (program): Record<string, string> =>
+      declaresPublicMain(program) ? { 'Main.java': program, 'Problem.java': MAIN_LAUNCHER } : { 'Problem.java': program },
+    compile: (_limits, program) => ({
       kind: 'sandbox',
       argv: [
         'javac',
@@ -71,6 +92,7 @@ export function javaToolchain(): Toolchain {
         JAR_IN_SANDBOX,
         '-d',
         BUILD_DIR,
+        ...(declaresPublicMain(program) ? ['Main.java'] : []),
         'Problem.java',
       ],
       env: { HOME: '/tmp', LANG: 'C.UTF-8' },

@@ -4,8 +4,16 @@
  * exits 101) Exception. An `assert!`/`assert_eq!` panic is `failed`, another panic `error`, an
  * allocation failure (abort) `oom`. The toolchain's sysroot is mounted read-only at /opt/rust;
  * rustc links with the system's `cc`. Memory: RLIMIT_AS for the binary.
+ *
+ * A program with #[test] functions (HumanEvalPack's, which code_eval_octopack runs as a binary of
+ * a Cargo project: `cargo check --bin`, then `cargo test --bin`) is checked as a binary
+ * (`--emit=metadata`, what cargo check does) and then built with `--test` as `program`, whose
+ * run is the test harness: exit 0 when every test passes. Both with the crates of that project
+ * (octopack.ts) where installed, cargo's dev profile being rustc's defaults. The harness prints a
+ * failed test's panic on stdout, which classify then reads.
  */
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
+import { isRustTestHarness, RUST_CRATES_DEPS, RUST_CRATES_IN_SANDBOX, rustCrateFlags } from './octopack.js';
 import {
   exitedWith,
   firstFailed,
@@ -27,7 +35,8 @@ export function rustSysroot(): string {
 }
 
 export function classifyRust(run: StepResult): RunOutcome {
-  const text = run.stderr;
+  // The test harness (a #[test] program) reports a failed test's panic on stdout.
+  const text = /^test result: FAILED/m.test(run.stdout) ? `${run.stdout}\n${run.stderr}` : run.stderr;
   if (/memory allocation of \d+ bytes failed|capacity overflow/.test(text))
     return {
       status: 'oom',
@@ -65,11 +74,20 @@ export function rsToolchain(): Toolchain {
           ),
         ]),
       ),
-    mounts: () => (rustSysroot().startsWith('/usr') ? [] : [{ host: rustSysroot(), sandbox: SYSROOT_IN_SANDBOX }]),
+    mounts: () => [
+      ...(rustSysroot().startsWith('/usr') ? [] : [{ host: rustSysroot(), sandbox: SYSROOT_IN_SANDBOX }]),
+      ...(rustCrateFlags() ? [{ host: RUST_CRATES_DEPS, sandbox: RUST_CRATES_IN_SANDBOX }] : []),
+    ],
     files: (program) => ({ 'program.rs': program }),
-    compile: () => {
+    compile: (_limits, program) => {
       const bin = rustSysroot().startsWith('/usr') ? 'rustc' : `${SYSROOT_IN_SANDBOX}/bin/rustc`;
-      return sandboxCompile([bin, '--edition', '2021', '-o', 'program', 'program.rs']);
+      if (!isRustTestHarness(program)) return sandboxCompile([bin, '--edition', '2021', '-o', 'program', 'program.rs']);
+      const rustc = [bin, '--edition', '2021', ...(rustCrateFlags() ?? [])].join(' ');
+      return sandboxCompile([
+        '/bin/sh',
+        '-c',
+        `${rustc} --emit=metadata -o program.check program.rs && ${rustc} --test -o program program.rs`,
+      ]);
     },
     run: runNativeProgram,
     classify: classifyRust,
