@@ -217,7 +217,22 @@ export interface Toolchain {
    * it isolates); any doubt runs the program alone.
    */
   forkServer?(): ForkServerSpec;
+  /**
+   * Optional, in place of `forkServer` (same switch, same conditions): warm servers of the
+   * toolchain's own per slot (Racket: ./rktServer.ts), given the toolchain's mounts and the
+   * sandbox's /tmp size.
+   */
+  slotServers?(mounts: readonly Mount[], tmpBytes: number): SlotServers;
   classify(run: StepResult): RunOutcome;
+}
+
+/** Warm servers of a runner, one per slot uid (forkServer.ts's ForkServers, rktServer.ts's RacketServers). */
+export interface SlotServers {
+  /** The run step's program (in `buildDir`) run by the slot's server, or null: run it alone. */
+  run(uid: number, buildDir: string, step: SandboxStep): Promise<StepResult | null>;
+  /** Whether the runner reaps the slot's uid after a served program (no: the server itself runs as that uid). */
+  readonly reapsAfter: boolean;
+  close(): void;
 }
 
 /** What a toolchain says of its fork server. */

@@ -50,7 +50,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { environmentArgs, findBwrap, isolationArgs, readOnlyMountArgs, SANDBOX_PATH, type Mount } from '../bwrapPolicy.js';
-import type { ForkServerSpec, SandboxStep, StepResult } from './contract.js';
+import type { ForkServerSpec, SandboxStep, SlotServers, StepResult } from './contract.js';
 import { BUILD_DIR } from './contract.js';
 import { asBwrapReports } from './bwrapStep.js';
 
@@ -194,7 +194,9 @@ class SlotServer {
 }
 
 /** The fork servers of one runner: one per slot uid, started at its first program. */
-export class ForkServers {
+export class ForkServers implements SlotServers {
+  /** A forked program's leftovers are the slot uid's processes; the server runs as root. */
+  readonly reapsAfter = true;
   private readonly servers = new Map<number, SlotServer>();
 
   constructor(

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
 import { binaryIdentity, directoryIdentity, fileIdentity } from './keptBetweenRuns.js';
-import { execForkServer } from '../forkServer.js';
+import { RacketServers } from '../rktServer.js';
 
 export const RACKET_INSTALL =
   'run `npm run setup -- --languages rkt` (Debian: apt-get install racket) so that `racket` and rackunit are there';
@@ -112,8 +112,9 @@ export function rktToolchain(): Toolchain {
       env: { LANG: 'C.UTF-8', HOME: '/tmp' },
       limits: runLimits(limits, 'data'),
     }),
-    // Opt-in (forkServer): one warm sandbox per slot execs this run step's command per program (../forkServer.ts).
-    forkServer: execForkServer,
+    // The default (forkServer; --no-fork-server: cold): a warm racket per slot runs each program in a
+    // racket/sandbox evaluator, in the lone run's jail; what it cannot vouch for runs cold (../rktServer.ts).
+    slotServers: (mounts, tmpBytes) => new RacketServers(mounts, tmpBytes),
     classify: classifyRacket,
   };
 }
