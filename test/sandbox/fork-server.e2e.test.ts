@@ -24,11 +24,11 @@ import { findBwrap, isolationArgs, readOnlyMountArgs, SANDBOX_PATH } from '../..
 
 const LIMITS = { timeoutMs: 2_000, maxProcesses: 16, maxOutputBytes: 4096, memoryBytes: 256 * 1024 * 1024 };
 /**
- * Interpreters whose start alone can take seconds on a loaded machine (Rscript, racket, node; ruby
+ * Interpreters whose start alone can take seconds on a loaded machine (Rscript, node; ruby
  * with test/unit, whose lone run of a failing test passed 2 s beside the hostile suite): more wall
  * time, same outcomes.
  */
-const SLOW_START: readonly ProcessLanguageId[] = ['r', 'rkt', 'js', 'rb'];
+const SLOW_START: readonly ProcessLanguageId[] = ['r', 'js', 'rb'];
 /** Languages whose programs are compiled before their run (exec mode serves the run only). */
 const COMPILED: readonly ProcessLanguageId[] = ['d', 'cs'];
 const limitsFor = (language: ProcessLanguageId) => (SLOW_START.includes(language) ? { ...LIMITS, timeoutMs: 10_000 } : LIMITS);

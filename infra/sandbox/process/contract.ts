@@ -168,7 +168,7 @@ export const SHARE_PROCESS_HELP =
 
 /** What the CLIs' `--no-fork-server` does (worker, start-sweep, evaluate, bench-multiple). */
 export const NO_FORK_SERVER_HELP =
-  "a sandbox and an interpreter of its own for every program of a scripted language (and D and C#), instead of the default: a warm server per slot that forks rb, pl, php, r and lua programs from an interpreter with the test library loaded and execs sh, rkt, js, d and cs ones from a warm sandbox (root runners; the Python zygote's isolation; outcomes as lone runs; docs/sandbox.md#fork-servers-scripted-languages)";
+  "a sandbox and an interpreter of its own for every program of a scripted language (and D and C#), instead of the default: a warm server per slot that forks rb, pl, php, r and lua programs from an interpreter with the test library loaded execs sh, js, d and cs ones from a warm sandbox, and runs rkt ones in a warm racket's sandboxed evaluators (root runners; the Python zygote's isolation; outcomes as lone runs; docs/sandbox.md#fork-servers-scripted-languages)";
 /** `--fork-server`, the default, kept so that older command lines still parse. */
 export const FORK_SERVER_HELP = 'the default (see --no-fork-server)';
 

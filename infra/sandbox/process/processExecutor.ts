@@ -70,8 +70,9 @@ export interface ProcessExecutorOptions {
   shareProcess?: boolean;
   /**
    * Run each program as a child forked by a warm server of its slot where the toolchain has one
-   * (`forkServer`: Ruby, Perl, PHP, R and Lua fork a warm interpreter; bash, Racket, Node, D and C# exec
-   * their lone command from a warm sandbox), root runners only; weaker isolation between a slot's
+   * (`forkServer`: Ruby, Perl, PHP, R and Lua fork a warm interpreter; bash, Node, D and C# exec
+   * their lone command from a warm sandbox; Racket runs programs in a warm racket's sandboxed
+   * evaluators, `slotServers`), root runners only; weaker isolation between a slot's
    * programs than a sandbox each: the Python zygote's level (forkServer.ts says what). Default
    * true: MultiPL-E's scripted languages spend most of a lone run starting the interpreter and its
    * test library (docs/sandbox.md#fork-servers-scripted-languages); false runs every program alone.

@@ -5,7 +5,9 @@
  * the run step is racket under a small POSIX shell wrapper that keeps racket's stderr, passes it
  * on, and exits 1 when racket exited 0 but wrote to stderr. Then: "read-syntax" is
  * `compile_error`, a rackunit FAILURE `failed`, "out of memory" `oom`, anything else `error`.
- * Memory: RLIMIT_DATA (Racket CS reserves address space it does not use).
+ * Memory: RLIMIT_DATA (Racket CS reserves address space it does not use). By default a warm racket
+ * per slot runs the programs (../rktServer.ts, ../fork/rkt.rkt), applying the same rules; what it
+ * cannot vouch for runs this cold step.
  */
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
