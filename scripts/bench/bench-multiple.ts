@@ -400,6 +400,8 @@ function runWholeCommand(language: ProcessLanguageId, n: number): SideResult & {
         join(ROOT, 'bin/evaluate.mjs'),
         ...['--problems', problems, '--samples', samples, '--k', '1', '--verbose'],
         ...(opts.forkServer === false ? ['--no-fork-server'] : []),
+        // The steady state's mode: without it the whole command of a --share-process run timed a process a program.
+        ...(opts.shareProcess ? ['--share-process'] : []),
       ],
       { encoding: 'utf8', env, cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 << 20 },
     );
