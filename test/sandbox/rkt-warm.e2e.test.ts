@@ -67,8 +67,8 @@ class Server {
   private readonly lines: AsyncIterator<string>;
   readonly dir = mkdtempSync(join(tmpdir(), 'explora-rkt-warm-'));
 
-  constructor() {
-    this.child = spawn('racket', [SERVER, join(this.dir, 'program.rkt')], { stdio: 'pipe' });
+  constructor(env: Record<string, string> = {}) {
+    this.child = spawn('racket', [SERVER, join(this.dir, 'program.rkt')], { stdio: 'pipe', env: { ...process.env, ...env } });
     this.child.stderr.resume();
     this.lines = createInterface({ input: this.child.stdout })[Symbol.asyncIterator]();
   }
@@ -145,6 +145,52 @@ describe('the warm Racket server, against what a program tries', () => {
       stdout: '{1 2}',
     });
     expect(await server.run(lang("(display '(1 2))"))).toMatchObject({ exitCode: 0, stdout: '(1 2)', stderr: '' });
+  }, 60_000);
+});
+
+/** What the screen sends cold, run with the screen off: the layers under it must still hold. */
+const UNDER_THE_SCREEN: Record<string, { program: string; why: RegExp }> = {
+  ffiByName: { program: lang('(require ffi/unsafe)\n(displayln (malloc 8))'), why: /refused/ },
+  unsafeOps: { program: AGAINST_THE_SERVER.unsafeOps!.program, why: /refused/ },
+  vmEval: { program: lang("(require ffi/unsafe/vm)\n(displayln (vm-eval '(+ 1 2)))"), why: /refused/ },
+  inspector: {
+    program: lang("(parameterize ([current-code-inspector (make-inspector)]) (eval '(begin (require ffi/unsafe) (malloc 8))))"),
+    why: /refused/,
+  },
+  guard: {
+    program: lang(
+      '(parameterize ([current-security-guard (make-security-guard (current-security-guard) void void void)]) (system "echo hi"))',
+    ),
+    why: /file access/,
+  },
+  moduleNamespace: { program: lang("(displayln (module->namespace 'racket/base))"), why: /refused/ },
+  // Its own custodian only: the evaluation ends, the server stays.
+  custodian: { program: AGAINST_THE_SERVER.custodian!.program, why: /did not end/ },
+};
+
+describe('the warm Racket server with its screen off', () => {
+  let server: Server;
+  beforeAll(async () => {
+    server = new Server({ EXPLORA_RKT_NO_SCREEN: '1' });
+    expect(await server.ready()).toEqual({ ready: true });
+  }, 120_000);
+  afterAll(() => server.close());
+
+  it('unsafe primitives, ffi, the inspector and guard tricks, reflection: refused (run cold)', async () => {
+    for (const [id, { program, why }] of Object.entries(UNDER_THE_SCREEN)) {
+      const answer = await server.run(program);
+      expect(answer.alone, `${id}: ${JSON.stringify(answer)}`).toBe(true);
+      expect(answer.why, id).toMatch(why);
+    }
+  }, 180_000);
+
+  it("a thread and the environment a program leaves are not the next program's", async () => {
+    expect(
+      await server.run(lang('(thread (lambda () (let loop () (display "x") (sleep 0.05) (loop))))\n(putenv "LEFT" "1")')),
+    ).toMatchObject({
+      exitCode: 0,
+    });
+    expect(await server.run(lang('(sleep 0.3)\n(display (getenv "LEFT"))'))).toMatchObject({ exitCode: 0, stdout: '#f', stderr: '' });
   }, 60_000);
 });
 

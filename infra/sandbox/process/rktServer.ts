@@ -37,6 +37,8 @@ const ANSWER_GRACE_MS = 5_000;
 const START_MS = 60_000;
 /** Programs one server runs before it is replaced: what a program leaves behind in shared state (interned symbols, caches) stays bounded. */
 const PROGRAMS_PER_SERVER = 500;
+/** How long a killed server's sandbox may take to go. */
+const STOP_MS = 5_000;
 /** A slot whose server failed to start this many times in a row runs its programs cold. */
 const MAX_START_FAILURES = 2;
 
@@ -162,13 +164,20 @@ class RacketSlot {
     const running = this.running;
     this.running = undefined;
     if (!running || !alive(running.child)) return;
-    const ended = new Promise((resolve) => running.child.once('close', resolve));
+    let timer: NodeJS.Timeout | undefined;
+    const ended = new Promise((resolve) => {
+      running.child.once('close', resolve);
+      // Never wait forever on a close that does not come (the slot's uid is reaped before a cold run anyway).
+      timer = setTimeout(resolve, STOP_MS);
+    });
     try {
       process.kill(-running.child.pid!, 'SIGKILL');
     } catch {
+      clearTimeout(timer);
       return;
     }
     await ended;
+    clearTimeout(timer);
   }
 
   async close(): Promise<void> {
