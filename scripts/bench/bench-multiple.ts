@@ -43,8 +43,9 @@
  * (ProcessExecutor's shareProcess, infra/sandbox/warm/jsSharedProcess.ts); outcomes must still all
  * be passes, and the shared runs are counted.
  * --fork-server (the default; --no-fork-server: every program alone): rb, pl, php, r and lua programs forked by a warm interpreter per slot (rb, pl, lua:
- * with its test library loaded); sh, rkt and js programs exec'd (their lone command) by a warm sandbox per
- * slot (ProcessExecutor's forkServer, infra/sandbox/process/forkServer.ts); outcomes must still all
+ * with its test library loaded); sh and js programs exec'd (their lone command) by a warm sandbox per
+ * slot (ProcessExecutor's forkServer, infra/sandbox/process/forkServer.ts); rkt programs in a warm
+ * racket's sandboxed evaluators (infra/sandbox/process/rktServer.ts); outcomes must still all
  * be passes, and the forked runs are counted.
  * --batch-size: most programs per compile batch where the toolchain batches (Go, Rust, D; 1: none),
  * the runner's default otherwise (ProcessExecutor's DEFAULT_BATCH_SIZE).
@@ -105,7 +106,7 @@ const program = new Command()
   .option('--share-process', "js: several programs per sandboxed Node process, each in its own V8 context (the runner's shareProcess)")
   .option(
     '--fork-server',
-    "the default: rb, pl, php, r, lua: each program forked by a warm interpreter per slot; sh, rkt, js: exec'd by a warm sandbox per slot (the runner's forkServer)",
+    "the default: rb, pl, php, r, lua: each program forked by a warm interpreter per slot; sh, js: exec'd by a warm sandbox per slot; rkt: run in a warm racket's sandboxed evaluators (the runner's forkServer)",
     true,
   )
   .option('--no-fork-server', 'ours: a sandbox and an interpreter of its own for every program (the lone path)')
@@ -399,6 +400,8 @@ function runWholeCommand(language: ProcessLanguageId, n: number): SideResult & {
         join(ROOT, 'bin/evaluate.mjs'),
         ...['--problems', problems, '--samples', samples, '--k', '1', '--verbose'],
         ...(opts.forkServer === false ? ['--no-fork-server'] : []),
+        // The steady state's mode: without it the whole command of a --share-process run timed a process a program.
+        ...(opts.shareProcess ? ['--share-process'] : []),
       ],
       { encoding: 'utf8', env, cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 << 20 },
     );

@@ -7,10 +7,11 @@
  * from run to run). Then what one forked program does must not reach a later one: its files in
  * /tmp, its processes, an attempt on the server; and a child runs as the slot's uid without
  * capabilities. PHP forks inside a warm php (fork/php.php), as Ruby and Perl do, and R and Lua
- * inside a warm Rscript and lua through a native loop (fork/rfork.c, fork/luafork.c); sh, rkt and
+ * inside a warm Rscript and lua through a native loop (fork/rfork.c, fork/luafork.c); sh and
  * js exec their lone command from a warm sandbox (exec mode), and pass the same set, as do D's
  * binaries and C#'s mono (exec mode; D's batched binaries too: d-batch.e2e.test.ts). A server that
- * dies while its program runs leaves that program to its lone run, with the lone outcome.
+ * dies while its program runs leaves that program to its lone run, with the lone outcome. Racket's
+ * warm server runs programs inside itself, not forked: rkt-warm.e2e.test.ts.
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -23,11 +24,11 @@ import { findBwrap, isolationArgs, readOnlyMountArgs, SANDBOX_PATH } from '../..
 
 const LIMITS = { timeoutMs: 2_000, maxProcesses: 16, maxOutputBytes: 4096, memoryBytes: 256 * 1024 * 1024 };
 /**
- * Interpreters whose start alone can take seconds on a loaded machine (Rscript, racket, node; ruby
+ * Interpreters whose start alone can take seconds on a loaded machine (Rscript, node; ruby
  * with test/unit, whose lone run of a failing test passed 2 s beside the hostile suite): more wall
  * time, same outcomes.
  */
-const SLOW_START: readonly ProcessLanguageId[] = ['r', 'rkt', 'js', 'rb'];
+const SLOW_START: readonly ProcessLanguageId[] = ['r', 'js', 'rb'];
 /** Languages whose programs are compiled before their run (exec mode serves the run only). */
 const COMPILED: readonly ProcessLanguageId[] = ['d', 'cs'];
 const limitsFor = (language: ProcessLanguageId) => (SLOW_START.includes(language) ? { ...LIMITS, timeoutMs: 10_000 } : LIMITS);
@@ -210,28 +211,6 @@ const PROGRAMS: Partial<Record<ProcessLanguageId, Record<Case, string>>> = {
     pastCap: "b <- strrep('x', 2^20)\nfor (i in 1:8) cat(b)",
     killsParent: "quit(status = system('kill -9 $PPID'))\n",
     ownKind: "warning('late')\nx <- log(-1)\nstopifnot(is.finite(x))\n",
-  },
-  rkt: {
-    passes:
-      '#lang racket\n(require rackunit)\n(define (add a b) (+ a b))\n(define (test-humaneval)\n  (let ((candidate add))\n    (check-equal? (candidate 1 2) 3)))\n(test-humaneval)\n',
-    fails:
-      '#lang racket\n(require rackunit)\n(define (add a b) (- a b))\n(define (test-humaneval)\n  (let ((candidate add))\n    (check-equal? (candidate 1 2) 3)))\n(test-humaneval)\n',
-    raises: '#lang racket\n(define (f x) (car x))\n(f 1)\n',
-    syntax: '#lang racket\n(define (f x)\n',
-    output: '#lang racket\n(displayln "hello")\n(eprintf "to stderr~n")\n(write (list 1 2))\n',
-    exitZero: '#lang racket\n(displayln "bye")\n(exit 0)\n',
-    // Its own /proc/self: a child that changed uid is dumpable again, as a program exec'd as the uid is.
-    ownProc:
-      '#lang racket\n(with-handlers ([exn:fail? (lambda (e) (displayln "environ unreadable"))])\n  (call-with-input-file "/proc/self/environ" (lambda (p) (read-bytes 100000 p)))\n  (displayln "environ readable"))\n',
-    exitThree: '#lang racket\n(exit 3)\n',
-    loop: '#lang racket\n(let loop () (loop))',
-    memoryBomb: '#lang racket\n(define v (box (list)))\n(let loop () (set-box! v (cons (make-bytes (* 10 1024 1024) 1) (unbox v))) (loop))',
-    spawnBomb: '#lang racket\n(let loop () (with-handlers ([exn:fail? void]) (process "/bin/sleep 100")) (loop))',
-    daemon:
-      '#lang racket\n(define-values (sp out in err) (subprocess #f #f #f "/usr/bin/setsid" "/bin/sleep" "30"))\n(printf "spawned ~a\\n" (subprocess-pid sp))',
-    pastCap: '#lang racket\n(define b (make-bytes (* 1024 1024) 120))\n(for ([i 8]) (write-bytes b))',
-    killsParent: '#lang racket\n(exit (if (system "kill -9 $PPID") 0 1))\n',
-    ownKind: '#lang racket\n(define x 1)\n(set! y 2)\n',
   },
   d: {
     passes: 'long add(long a, long b) { return a + b; }\nunittest { assert(add(1, 2) == 3); }\nvoid main(){}\n',

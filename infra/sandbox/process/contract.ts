@@ -168,7 +168,7 @@ export const SHARE_PROCESS_HELP =
 
 /** What the CLIs' `--no-fork-server` does (worker, start-sweep, evaluate, bench-multiple). */
 export const NO_FORK_SERVER_HELP =
-  "a sandbox and an interpreter of its own for every program of a scripted language (and D and C#), instead of the default: a warm server per slot that forks rb, pl, php, r and lua programs from an interpreter with the test library loaded and execs sh, rkt, js, d and cs ones from a warm sandbox (root runners; the Python zygote's isolation; outcomes as lone runs; docs/sandbox.md#fork-servers-scripted-languages)";
+  "a sandbox and an interpreter of its own for every program of a scripted language (and D and C#), instead of the default: a warm server per slot that forks rb, pl, php, r and lua programs from an interpreter with the test library loaded execs sh, js, d and cs ones from a warm sandbox, and runs rkt ones in a warm racket's sandboxed evaluators (root runners; the Python zygote's isolation; outcomes as lone runs; docs/sandbox.md#fork-servers-scripted-languages)";
 /** `--fork-server`, the default, kept so that older command lines still parse. */
 export const FORK_SERVER_HELP = 'the default (see --no-fork-server)';
 
@@ -217,7 +217,22 @@ export interface Toolchain {
    * it isolates); any doubt runs the program alone.
    */
   forkServer?(): ForkServerSpec;
+  /**
+   * Optional, in place of `forkServer` (same switch, same conditions): warm servers of the
+   * toolchain's own per slot (Racket: ./rktServer.ts), given the toolchain's mounts and the
+   * sandbox's /tmp size.
+   */
+  slotServers?(mounts: readonly Mount[], tmpBytes: number): SlotServers;
   classify(run: StepResult): RunOutcome;
+}
+
+/** Warm servers of a runner, one per slot uid (forkServer.ts's ForkServers, rktServer.ts's RacketServers). */
+export interface SlotServers {
+  /** The run step's program (in `buildDir`) run by the slot's server, or null: run it alone. */
+  run(uid: number, buildDir: string, step: SandboxStep): Promise<StepResult | null>;
+  /** Whether the runner reaps the slot's uid after a served program (no: the server itself runs as that uid). */
+  readonly reapsAfter: boolean;
+  close(): void;
 }
 
 /** What a toolchain says of its fork server. */

@@ -9,10 +9,10 @@
  * Each program is still a fresh process (its own pid, its slot's uid, the lone run's limits); what
  * it saves is the interpreter's start with its test library (ruby + test/unit: ~115 ms, perl +
  * Test::Deep: ~40 ms, php: ~10 ms, Rscript: ~170 ms, lua + luaunit: ~3 ms) and the sandbox's (a
- * bwrap per step). Exec mode (execForkServer: bash, Racket, Node, D's binaries, C#'s mono; R and Lua where their native part
+ * bwrap per step). Exec mode (execForkServer: bash, Node, D's binaries, C#'s mono; R and Lua where their native part
  * cannot be built): the same server and child, but the child execs the lone run's own command, a
  * fresh interpreter: only the sandbox's start is saved, and the program runs exactly the lone
- * command (Racket CS and Node cannot fork).
+ * command (Node cannot fork; Racket CS neither: it has a warm server of its own, rktServer.ts).
  *
  * Isolation, against the lone run's (process/bwrapStep.ts):
  *   - the server lives in a sandbox of the same policy (../bwrapPolicy.ts: namespaces, read-only
@@ -50,7 +50,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { environmentArgs, findBwrap, isolationArgs, readOnlyMountArgs, SANDBOX_PATH, type Mount } from '../bwrapPolicy.js';
-import type { ForkServerSpec, SandboxStep, StepResult } from './contract.js';
+import type { ForkServerSpec, SandboxStep, SlotServers, StepResult } from './contract.js';
 import { BUILD_DIR } from './contract.js';
 import { asBwrapReports } from './bwrapStep.js';
 
@@ -194,7 +194,9 @@ class SlotServer {
 }
 
 /** The fork servers of one runner: one per slot uid, started at its first program. */
-export class ForkServers {
+export class ForkServers implements SlotServers {
+  /** A forked program's leftovers are the slot uid's processes; the server runs as root. */
+  readonly reapsAfter = true;
   private readonly servers = new Map<number, SlotServer>();
 
   constructor(

@@ -43,7 +43,7 @@ import {
   type ExecutionResult,
 } from '../../../domain/execution/types.js';
 import { chownTree, findBwrap } from '../bwrapPolicy.js';
-import type { BatchOutcome, SharedOutcome, StepResult, Toolchain } from './contract.js';
+import type { BatchOutcome, SharedOutcome, SlotServers, StepResult, Toolchain } from './contract.js';
 import { reapUid, runStep } from './bwrapStep.js';
 import { ForkServers } from './forkServer.js';
 
@@ -70,8 +70,9 @@ export interface ProcessExecutorOptions {
   shareProcess?: boolean;
   /**
    * Run each program as a child forked by a warm server of its slot where the toolchain has one
-   * (`forkServer`: Ruby, Perl, PHP, R and Lua fork a warm interpreter; bash, Racket, Node, D and C# exec
-   * their lone command from a warm sandbox), root runners only; weaker isolation between a slot's
+   * (`forkServer`: Ruby, Perl, PHP, R and Lua fork a warm interpreter; bash, Node, D and C# exec
+   * their lone command from a warm sandbox; Racket runs programs in a warm racket's sandboxed
+   * evaluators, `slotServers`), root runners only; weaker isolation between a slot's
    * programs than a sandbox each: the Python zygote's level (forkServer.ts says what). Default
    * true: MultiPL-E's scripted languages spend most of a lone run starting the interpreter and its
    * test library (docs/sandbox.md#fork-servers-scripted-languages); false runs every program alone.
@@ -117,8 +118,8 @@ export class ProcessExecutor {
   private closed = false;
   private sequence = 0;
   private dispatchScheduled = false;
-  /** The slots' fork servers (options.forkServer, a toolchain that has one, a root runner). */
-  private forks: ForkServers | undefined;
+  /** The slots' fork servers or warm servers (options.forkServer, a toolchain that has one, a root runner). */
+  private forks: SlotServers | undefined;
 
   constructor(
     readonly toolchain: Toolchain,
@@ -160,8 +161,13 @@ export class ProcessExecutor {
       // Samples' uids reach their own directory only.
       chmodSync(this.root, 0o711);
       this.toolchain.startServers?.(this.root);
-      if (this.options.forkServer !== false && this.toolchain.forkServer && process.getuid?.() === 0)
-        this.forks = new ForkServers(this.toolchain.forkServer(), this.toolchain.mounts(), this.options.tmpBytes ?? 256 * 1024 * 1024);
+      const tmpBytes = this.options.tmpBytes ?? 256 * 1024 * 1024;
+      if (this.options.forkServer !== false && process.getuid?.() === 0)
+        this.forks = this.toolchain.slotServers
+          ? this.toolchain.slotServers(this.toolchain.mounts(), tmpBytes)
+          : this.toolchain.forkServer
+            ? new ForkServers(this.toolchain.forkServer(), this.toolchain.mounts(), tmpBytes)
+            : undefined;
     })();
     this.started.catch(() => {
       this.started = undefined;
@@ -378,7 +384,7 @@ export class ProcessExecutor {
       const forked =
         this.forks && uid !== undefined && built.run.stdin === undefined ? await this.forks.run(uid, buildDir, built.run) : null;
       // As runInSlot's: a forked program's uid is reaped as a lone step's is.
-      const ran = forked ? { ...forked, survivors: await reapUid(uid!) } : await runStep(sandbox, built.run);
+      const ran = forked ? { ...forked, survivors: this.forks!.reapsAfter ? await reapUid(uid!) : 0 } : await runStep(sandbox, built.run);
       if (ran.sandboxError) return sandboxFailure(request.id, ran);
       return {
         id: request.id,
@@ -460,7 +466,7 @@ export class ProcessExecutor {
       const step = this.toolchain.run(limits);
       const forked = this.forks && uid !== undefined && step.stdin === undefined ? await this.forks.run(uid, buildDir, step) : null;
       // A forked program's uid is reaped as a lone step's is; the server already killed what it left.
-      const ran = forked ? { ...forked, survivors: await reapUid(uid!) } : await runStep(sandbox, step);
+      const ran = forked ? { ...forked, survivors: this.forks!.reapsAfter ? await reapUid(uid!) : 0 } : await runStep(sandbox, step);
       if (ran.sandboxError) return sandboxFailure(id, ran);
       return {
         id,

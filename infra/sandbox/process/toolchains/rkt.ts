@@ -5,7 +5,9 @@
  * the run step is racket under a small POSIX shell wrapper that keeps racket's stderr, passes it
  * on, and exits 1 when racket exited 0 but wrote to stderr. Then: "read-syntax" is
  * `compile_error`, a rackunit FAILURE `failed`, "out of memory" `oom`, anything else `error`.
- * Memory: RLIMIT_DATA (Racket CS reserves address space it does not use).
+ * Memory: RLIMIT_DATA (Racket CS reserves address space it does not use). By default a warm racket
+ * per slot runs the programs (../rktServer.ts, ../fork/rkt.rkt), applying the same rules; what it
+ * cannot vouch for runs this cold step.
  */
 import type { RunOutcome, StepResult, Toolchain } from '../contract.js';
 import { BUILD_DIR } from '../contract.js';
@@ -13,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { exitedWith, firstLine, killedBy, probeVersion, runLimits } from './common.js';
 import { binaryIdentity, directoryIdentity, fileIdentity } from './keptBetweenRuns.js';
-import { execForkServer } from '../forkServer.js';
+import { RacketServers } from '../rktServer.js';
 
 export const RACKET_INSTALL =
   'run `npm run setup -- --languages rkt` (Debian: apt-get install racket) so that `racket` and rackunit are there';
@@ -112,8 +114,9 @@ export function rktToolchain(): Toolchain {
       env: { LANG: 'C.UTF-8', HOME: '/tmp' },
       limits: runLimits(limits, 'data'),
     }),
-    // Opt-in (forkServer): one warm sandbox per slot execs this run step's command per program (../forkServer.ts).
-    forkServer: execForkServer,
+    // The default (forkServer; --no-fork-server: cold): a warm racket per slot runs each program in a
+    // racket/sandbox evaluator, in the lone run's jail; what it cannot vouch for runs cold (../rktServer.ts).
+    slotServers: (mounts, tmpBytes) => new RacketServers(mounts, tmpBytes),
     classify: classifyRacket,
   };
 }
