@@ -92,7 +92,7 @@ def run(job):
         [synthesize.postprocess_generation(bigcode_generation(prompts[i], g, synthesize.stop_words), dataset[i]) for g in gens]
         for i, gens in enumerate(job["synthesize_generations"])
     ]
-    codes = synthesize.program_codes(solutions)
+    codes = synthesize.program_codes(solutions, [synthesize.get_reference(d) for d in dataset], dataset)
     programs = [[c + "\n" + synthesize.get_reference(dataset[i]) for c in codes[i]] for i in range(len(codes))]
     return {
         "describe_prompts": describe_prompts,

@@ -182,7 +182,7 @@ export const humanEvalExplainFamily: DefinedFamily<
     describing(problem)
       ? synthesizeProblem(problem, describePostprocess(answer, problem.humanevalexplain.row, stopWordsOf(problem)))
       : undefined,
-  language: (problem) => problem.humanevalpack.language,
+  language: (problem) => humanEvalPackFamily.language(problem),
   completionPrompt: (problem) => problem.prompt,
   chatInstruction: (problem) =>
     describing(problem)
