@@ -153,7 +153,9 @@ if [ ${#languages[@]} -gt 0 ]; then
   step toolchains "$label" bash "$root/scripts/install-toolchains.sh" "${languages[@]}"
 fi
 if [ "$tests" -eq 1 ]; then
-  step test-python "the tests' Python (SciPy, statsmodels, sacrebleu, ...)" bash "$root/scripts/install-test-python.sh"
+  # BigCodeBench's evaluator beside it (it makes the tests' Python first when missing).
+  step test-python "the tests' Python (SciPy, statsmodels, sacrebleu, ..., BigCodeBench's evaluator)" bash -c \
+    'bash "$1/scripts/install-test-python.sh" && bash "$1/scripts/install-test-bigcodebench.sh"' _ "$root"
 fi
 finish
 if [ "$tests" -eq 1 ]; then
