@@ -19,13 +19,13 @@ import { SA_CELL, SA_DONE, SA_KIND, SA_NAME, SA_PASS_AT_1, SA_PAUSED_FOR, SA_TOT
 import { cellErrorHold, describeCellErrorHold } from '../domain/sweep/cellErrors.js';
 import { cellErrorHoldQuery, cellErrorsSignal, releaseErrorHoldSignal } from './cellErrorReports.js';
 import { cellShardWorkflowId } from '../domain/sweep/keys.js';
-import { shardTaskRange } from '../domain/sweep/sharding.js';
+import { cellTaskSlots, nextShardWindow, shardTaskRange } from '../domain/sweep/sharding.js';
 import type { ShardOutcome, ShardTotals } from '../domain/sweep/records.js';
 import type { CellSummary } from '../domain/sweep/results.js';
 import { storageActivities } from './activityOptions.js';
 import { startChildPatiently } from './startChildPatiently.js';
 import { pauseSignal, sendLegacyPause, sendPauseOrder, takePauseOrders, type SeqStore } from './pauseOrders.js';
-import { sweepShardWorkflow } from './sweepShard.js';
+import { shardGeneratedSignal, sweepShardWorkflow } from './sweepShard.js';
 import { answerCellInBatches, answersInBatches } from './cellBatches.js';
 import type { CellInput, CellProgressState } from './sweepTypes.js';
 
@@ -238,10 +238,34 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
     );
     batchIds = [];
   }
+  // Answering and running overlap across shards (issue 45): a shard counts against maxParallelShards
+  // while it generates, and its task window against the cell's task slots (domain/sweep/sharding.ts);
+  // once it tells the cell its answers are in, the next shard starts while its programs run, with at
+  // most 2 x maxParallelShards shards in flight in all. Loaded generations have nothing to answer.
+  const overlaps = input.mode !== 'evaluate-only' && patched('cell-overlaps-shards');
+  const slots = cellTaskSlots(input.cell.endpoint.concurrency, input.maxParallelShards);
+  /** The task windows of the shards generating now. */
+  const generating = new Map<number, number>();
+  /** Counts what may let another shard start: a shard that ended, or that told it has its answers. */
+  let changes = 0;
+  setHandler(shardGeneratedSignal, ({ shardIndex }) => {
+    if (generating.delete(shardIndex)) changes++;
+  });
+  const freeSlots = () => slots.pool - [...generating.values()].reduce((a, b) => a + b, 0);
+  /** The next shard's task window, 0 while it must wait; null where shards do not overlap. */
+  const nextWindow = (): number | null => {
+    if (!overlaps) return null;
+    if (generating.size >= input.maxParallelShards || inFlight.size >= 2 * input.maxParallelShards) return 0;
+    const next = shardTaskRange(launched, input.tasksPerShard, input.tasks);
+    return nextShardWindow(next.end - next.start, freeSlots(), slots, input.cell.endpoint.concurrency);
+  };
+  const mayLaunch = () => (overlaps ? nextWindow()! > 0 : inFlight.size < input.maxParallelShards);
   while (launched < shards || inFlight.size > 0) {
-    while (inFlight.size < input.maxParallelShards && launched < shards && !historyIsLarge() && !held()) {
+    while (launched < shards && mayLaunch() && !historyIsLarge() && !held()) {
+      const taskWindow = nextWindow();
       const shardIndex = launched++;
       const tasks = shardTaskRange(shardIndex, input.tasksPerShard, input.tasks);
+      if (taskWindow !== null) generating.set(shardIndex, taskWindow);
       const child = await startChildPatiently(sweepShardWorkflow, {
         workflowId: cellShardWorkflowId(input.sweepId, input.cell.id, shardIndex),
         taskQueue: input.queues.workflows,
@@ -257,6 +281,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
             ...(input.methodOptions ? { methodOptions: input.methodOptions } : {}),
             ...(input.spendLedger ? { spendLedger: input.spendLedger } : input.reportsSpend ? { reportsSpend: true as const } : {}),
             ...(stopsOnErrors ? { reportsErrors: true as const } : {}),
+            ...(taskWindow !== null ? { taskWindow, tellsGenerated: true as const } : {}),
             shardIndex,
             taskStart: tasks.start,
             taskEnd: tasks.end,
@@ -271,6 +296,8 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
         shardIndex,
         child.result().then((o) => {
           inFlight.delete(shardIndex);
+          generating.delete(shardIndex);
+          changes++;
           attemptedByShard.delete(shardIndex);
           absorb(o);
           publish();
@@ -290,7 +317,12 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
       }
       break;
     }
-    await Promise.race(inFlight.values());
+    if (overlaps) {
+      // A shard that fails fails the cell, as below.
+      const seen = changes;
+      const wasHeld = held();
+      await Promise.race([condition(() => changes !== seen || held() !== wasHeld), ...inFlight.values()]);
+    } else await Promise.race(inFlight.values());
   }
   state.nextShard = launched;
   if (launched < shards) {

@@ -5,9 +5,11 @@
  * task; multi-step methods (ExploraCoder and its ablations, self-repair) are a child workflow per
  * task with a deterministic id, so a restarted shard finds its tasks' chains where they stopped.
  *
- * Tasks start at most TASK_WINDOW at a time, and none while the shard is paused (its cell forwards
- * the sweep's pause): a pause then stops the spending within the window's tasks, instead of after
- * every task of every running shard.
+ * Tasks start at most TASK_WINDOW at a time (or the window its cell gives it), and none while the
+ * shard is paused (its cell forwards the sweep's pause): a pause then stops the spending within the
+ * window's tasks, instead of after every task of every running shard. A shard of a cell that overlaps
+ * its shards tells it once every task has its answers, so that the cell starts the next shard's tasks
+ * while this one's programs run.
  */
 import {
   ActivityFailure,
@@ -15,9 +17,12 @@ import {
   ChildWorkflowFailure,
   condition,
   defineQuery,
+  defineSignal,
+  getExternalWorkflowHandle,
   isCancellation,
   patched,
   setHandler,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { addCost, subtractCost, ZERO_COST, type MethodCost } from '../domain/methods/artifacts.js';
 import type { ShardOutcome } from '../domain/sweep/records.js';
@@ -30,12 +35,14 @@ import { batchSpend } from '../domain/sweep/budget.js';
 import { cellWorkflowId, sweepWorkflowId } from '../domain/sweep/keys.js';
 import { errorLine } from '../domain/sweep/cellErrors.js';
 import { reportCellErrors } from './cellErrorReports.js';
-import { sampleSlices, type IndexRange } from '../domain/sweep/sharding.js';
+import { sampleSlices, TASK_WINDOW, type IndexRange } from '../domain/sweep/sharding.js';
 import type { ExecuteShardInput } from '../activities/sandbox/executeShard.js';
 import type { ShardInput } from './sweepTypes.js';
 
-/** Tasks of a shard whose generation runs at once: enough to keep a model's workers busy. */
-export const TASK_WINDOW = 8;
+export { TASK_WINDOW };
+
+/** A shard to its cell: every task of shard `shardIndex` has its answers (its runs start now). */
+export const shardGeneratedSignal = defineSignal<[{ shardIndex: number }]>('shard-generated');
 
 /** Slices of a sliced shard (sampleSlices) whose sandbox activities run at once, on any of the queue's workers. */
 export const SLICE_WINDOW = 8;
@@ -81,7 +88,7 @@ export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcom
   };
   setHandler(shardProgressQuery, () => progress);
   // Shards started before the window existed schedule every task at once, as they did.
-  const taskWindow = patched('shard-task-window') ? { width: TASK_WINDOW, open: () => !paused } : null;
+  const taskWindow = patched('shard-task-window') ? { width: input.taskWindow ?? TASK_WINDOW, open: () => !paused } : null;
   // A cell that stops on errors hears of them from its shards (domain/sweep/cellErrors.ts). What
   // failed for good is tried again once the cell's hold is released, or a minute later if it holds not.
   let mayStart: (() => Promise<void>) | null = null;
@@ -164,6 +171,12 @@ export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcom
     },
   });
   progress.phase = 'executing';
+  // Its cell counts it as generating until told (or until it ends): the cell's next shard starts now.
+  const cell = workflowInfo().parent?.workflowId;
+  if (input.tellsGenerated && cell !== undefined && patched('shard-tells-generated'))
+    await getExternalWorkflowHandle(cell)
+      .signal(shardGeneratedSignal, { shardIndex: input.shardIndex })
+      .catch(() => undefined);
   const methodTasks = tasks.map((t) => (t.traceKey && t.cost ? { cost: t.cost, traceKey: t.traceKey } : null));
   const answers = (samples: IndexRange): ExecuteShardInput['generations'] => ({
     kind: 'llm',

@@ -165,4 +165,8 @@ export interface ShardInput extends CellScope {
   queues: SweepQueues;
   /** Its cell stops on errors: the shard reports them, asks the cell before each task, and retries a task that failed for good. */
   reportsErrors?: true;
+  /** Tasks that generate at once, as its cell gave (domain/sweep/sharding.ts nextShardWindow); absent: TASK_WINDOW. */
+  taskWindow?: number;
+  /** Its cell overlaps shards: the shard signals it (`shard-generated`) once every task has its answers, before it runs them. */
+  tellsGenerated?: true;
 }

@@ -62,6 +62,42 @@ export function tasksPerShard(input: ShardingInput): number {
   return Math.max(legacy, grown);
 }
 
+/** Tasks of a shard that generate at once, unless its cell gives it a wider window (below). */
+export const TASK_WINDOW = 8;
+
+/**
+ * The task slots a cell's generating shards share (issue 45): each of its `maxParallelShards` shards
+ * is worth `base` = max(TASK_WINDOW, ⌈concurrency / maxParallelShards⌉) tasks, so the model's
+ * concurrency can be reached (each task's requests go one after another), and the cell's tasks in
+ * flight, which bound a pause's and a budget's overshoot, are at most `pool` = maxParallelShards x base.
+ */
+export function cellTaskSlots(concurrency: number | undefined, maxParallelShards: number): { base: number; pool: number } {
+  const base = Math.max(TASK_WINDOW, Math.ceil((concurrency ?? 1) / maxParallelShards));
+  return { base, pool: base * maxParallelShards };
+}
+
+/**
+ * The task window of the next shard a cell starts, or 0 when it must wait: `free` slots of the pool
+ * are left by the shards generating now. A shard takes as many as it has tasks, up to the larger of
+ * `base` and the model's concurrency (more cannot be answered at once), so that the last shards of a
+ * cell, generating with few others, keep the endpoint busy; it waits while fewer than `base` (or its
+ * tasks) are free.
+ */
+export function nextShardWindow(shardTasks: number, free: number, slots: { base: number }, concurrency: number | undefined): number {
+  if (free < Math.min(slots.base, shardTasks)) return 0;
+  return Math.min(shardTasks, free, Math.max(slots.base, concurrency ?? 1));
+}
+
+/**
+ * Requests one task's LLM activity sends at once, in a shard of `taskWindow` tasks: enough that the
+ * window alone can fill the model's concurrency (a cell's last shards generate with few others), and
+ * one where the window does. The worker's gate (infra/llm/modelGate.ts) holds the requests in flight
+ * to the model's concurrency whatever the lanes, first come, first served.
+ */
+export function taskRequestLanes(concurrency: number | undefined, taskWindow: number): number {
+  return Math.max(1, Math.ceil((concurrency ?? 1) / taskWindow));
+}
+
 /** The tasks shard `shardIndex` holds, [start, end). */
 export function shardTaskRange(shardIndex: number, perShard: number, tasks: number): IndexRange {
   const start = shardIndex * perShard;

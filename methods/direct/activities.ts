@@ -19,6 +19,8 @@ export interface GenerateDirectInput {
   datasetKey: string;
   taskIndex: number;
   sampleIndices: number[];
+  /** Requests sent at once (domain/sweep/sharding.ts taskRequestLanes); absent: one after another. */
+  concurrency?: number;
 }
 
 export interface PrepareDirectBatchInput {
@@ -51,7 +53,7 @@ export function createDirectActivities({ bucket, llm }: MethodActivityDeps) {
         // built now (a FIM task for a model without FIM tokens) never can, so no retry.
         throw ApplicationFailure.nonRetryable((error as Error).message, 'InvalidRequest');
       }
-      return llm.callLlm({ endpoint: input.endpoint, calls });
+      return llm.callLlm({ endpoint: input.endpoint, calls, ...(input.concurrency ? { concurrency: input.concurrency } : {}) });
     },
 
     /**

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
+  cellTaskSlots,
   DEFAULT_SHARD_SAMPLES,
   generatedSamplesProblem,
   holdsSamples,
   holdsShard,
   MAX_GENERATED_SAMPLES_PER_TASK,
   MAX_TASKS_PER_SHARD,
+  nextShardWindow,
   sampleSlices,
   shardTaskRange,
   tasksPerShard,
@@ -164,5 +166,52 @@ describe('samples of one task a sweep may generate', () => {
 
   it('loaded generations (evaluate-only) are not limited: they travel as one S3 key', () => {
     expect(generatedSamplesProblem(1_000_000, 'evaluate-only')).toBeNull();
+  });
+});
+
+describe("a cell's task slots and its shards' task windows (issue 45)", () => {
+  it('a shard is worth max(8, ceil(concurrency / shards)) tasks, so the concurrency can be reached', () => {
+    expect(cellTaskSlots(undefined, 8)).toEqual({ base: 8, pool: 64 });
+    expect(cellTaskSlots(4, 8)).toEqual({ base: 8, pool: 64 });
+    expect(cellTaskSlots(64, 8)).toEqual({ base: 8, pool: 64 });
+    expect(cellTaskSlots(256, 8)).toEqual({ base: 32, pool: 256 });
+    expect(cellTaskSlots(100, 3)).toEqual({ base: 34, pool: 102 });
+  });
+
+  /** The windows a cell gives its shards when all start at once, none done: [window, ...] until one must wait. */
+  const startsAtOnce = (shardTasks: number[], concurrency: number | undefined, maxParallelShards = 8) => {
+    const slots = cellTaskSlots(concurrency, maxParallelShards);
+    let free = slots.pool;
+    const out: number[] = [];
+    for (const t of shardTasks) {
+      const w = nextShardWindow(t, free, slots, concurrency);
+      if (w === 0) break;
+      out.push(w);
+      free -= w;
+    }
+    return out;
+  };
+
+  it('the windows of the shards generating at once never pass the pool: the bound of a pause or a budget', () => {
+    // The bench: 11 shards of 16 tasks, concurrency 64: four shards take every task at once.
+    expect(startsAtOnce([16, 16, 16, 16, 16], 64)).toEqual([16, 16, 16, 16]);
+    // The default concurrency (4): 8 tasks a shard at most, as before.
+    expect(startsAtOnce(Array(9).fill(21), 4)).toEqual(Array(8).fill(8));
+    // One-task shards: one slot each (the cell starts at most maxParallelShards of them).
+    expect(startsAtOnce([1, 1, 1], 64)).toEqual([1, 1, 1]);
+    for (const c of [1, 4, 64, 100, 256]) {
+      const windows = startsAtOnce(Array(40).fill(37), c);
+      expect(windows.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(cellTaskSlots(c, 8).pool);
+    }
+  });
+
+  it('a shard generating alone (the last ones of a cell) takes up to the concurrency, never less than 8 while it has them', () => {
+    const slots = cellTaskSlots(64, 8);
+    expect(nextShardWindow(200, slots.pool, slots, 64)).toBe(64);
+    expect(nextShardWindow(4, slots.pool, slots, 64)).toBe(4);
+    // Fewer slots free than the base: it waits (0), unless it has fewer tasks than that.
+    expect(nextShardWindow(16, 7, slots, 64)).toBe(0);
+    expect(nextShardWindow(5, 7, slots, 64)).toBe(5);
+    expect(nextShardWindow(16, 12, slots, 64)).toBe(12);
   });
 });

@@ -234,13 +234,13 @@ describe('a cell whose sandbox lacks a toolchain', () => {
         intervalMs: 50,
       });
       expect(hold).toMatchObject({ errors: 4, attempted: 8, lastError: 'no toolchain for go: run scripts/install-toolchains.sh' });
-      // Held: the second shard is not started.
+      // Held: the second shard runs nothing (it may have answered its tasks while the first ran).
       expect(storage.executed.map((e) => e.shardIndex)).toEqual([0]);
       missing = false;
       await cell.signal(releaseErrorHoldSignal, { stop: atCount(4) });
       await cell.result();
     });
-    expect(storage.executed.map((e) => e.shardIndex)).toEqual([0, 0, 1]);
+    expect(storage.executed.map((e) => e.shardIndex).sort()).toEqual([0, 0, 1]);
     expect(llm.calls.sort((a, b) => a - b)).toEqual([0, 1, 2, 3]);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The cell workflow's logic on Temporal's test environment with stub activities: shards an earlier
  * run finished are counted, not run again, and one it left running is waited for; a pause starts no shard and reaches the running ones, in
- * the order of its orders; a cancelled cell cancels its shards and their activities.
+ * the order of its orders; a cancelled cell cancels its shards and their activities; answering and
+ * running overlap across shards, and the model's concurrency is reached.
  */
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
@@ -11,12 +12,12 @@ import { cellShardWorkflowId, cellWorkflowId } from '../../domain/sweep/keys.js'
 import type { ShardTotals } from '../../domain/sweep/records.js';
 import { pauseOrderSignal, pauseSignal } from '../../workflows/pauseOrders.js';
 import { cellProgressQuery, sweepCellWorkflow } from '../../workflows/sweepCell.js';
-import { sweepShardWorkflow } from '../../workflows/sweepShard.js';
+import { sweepShardWorkflow, TASK_WINDOW } from '../../workflows/sweepShard.js';
 import type { CellInput, SweepQueues } from '../../workflows/sweepTypes.js';
 import { uniqueSuffix } from '../support/config.js';
 import { waitUntil } from '../support/poll.js';
 import { startWorkflowEnv, testQueues, withStubWorkers } from '../support/workflow-env.js';
-import { cellInput, Holds, shardInput, stubLlm, stubStorage } from './stubs.js';
+import { cellInput, directCell, Holds, shardInput, stubLlm, stubStorage } from './stubs.js';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -130,10 +131,11 @@ describe("a cell's pause", () => {
     const llm = stubLlm();
     await withStubWorkers(env, queues, { activities: storage.activities, llm: { m: llm.activities } }, async () => {
       const cell = await startCell(queues, { tasks: 6, tasksPerShard: 1, maxParallelShards: 2 });
-      await held(runs, 2, 'shards');
+      // 2 shards answer at once, and 2 x 2 run (held) at most: 4 are in flight.
+      await held(runs, 4, 'shards');
       await cell.signal(pauseOrderSignal, { paused: true, seq: 10 });
       const running = await childrenStarted(cell);
-      expect(running).toHaveLength(2);
+      expect(running).toHaveLength(4);
       // The running shards are told (they start no more tasks: test/workflows/shard.test.ts).
       for (const id of running)
         await waitUntil(async () => (await signalsOf(env.client.workflow.getHandle(id))).includes('pause-order'), {
@@ -142,7 +144,7 @@ describe("a cell's pause", () => {
           intervalMs: 50,
         });
       runs.release();
-      await waitUntil(async () => (await cell.query(cellProgressQuery)).samplesDone === 2, {
+      await waitUntil(async () => (await cell.query(cellProgressQuery)).samplesDone === 4, {
         what: 'the running shards to finish',
         timeoutMs: 30_000,
         intervalMs: 50,
@@ -195,7 +197,7 @@ describe('a cancelled cell', () => {
     const storage = stubStorage({ holds: runs });
     await withStubWorkers(env, queues, { activities: storage.activities, llm: { m: stubLlm().activities } }, async () => {
       const cell = await startCell(queues, { tasks: 4, tasksPerShard: 1, maxParallelShards: 2 });
-      await held(runs, 2, 'shards');
+      await held(runs, 4, 'shards');
       const shards = await childrenStarted(cell);
       await cell.cancel();
       const failure = await cell.result().catch((err: unknown) => err);
@@ -210,12 +212,59 @@ describe('a cancelled cell', () => {
         });
         expect((await shard.describe()).status.name).toBe('CANCELLED');
       }
-      await waitUntil(() => storage.cancelled.count === 2, {
-        what: `both held runs to be cancelled (${storage.cancelled.count} are)`,
+      await waitUntil(() => storage.cancelled.count === 4, {
+        what: `the 4 held runs to be cancelled (${storage.cancelled.count} are)`,
         timeoutMs: 30_000,
         intervalMs: 50,
       });
       expect(await childrenStarted(cell)).toEqual(shards);
     });
+  });
+});
+
+describe("a cell against its model's concurrency (issue 45)", () => {
+  it("starts the next shards' tasks while earlier shards' programs run, up to the model's concurrency", async () => {
+    const queues = testQueues();
+    const answers = new Holds();
+    const runs = new Holds();
+    const llm = stubLlm(answers);
+    const storage = stubStorage({ holds: runs });
+    const concurrency = 32;
+    const cell = directCell();
+    await withStubWorkers(env, queues, { activities: storage.activities, llm: { m: llm.activities } }, async () => {
+      // 4 shards of 16 tasks, 2 at once: a fixed window of 8 a shard could ask only 16 tasks at once.
+      const handle = await startCell(queues, {
+        cell: { ...cell, endpoint: { ...cell.endpoint, concurrency } },
+        tasks: 64,
+        tasksPerShard: 16,
+        maxParallelShards: 2,
+      });
+      await held(answers, concurrency, 'tasks');
+      expect(await childrenStarted(handle)).toHaveLength(2);
+      expect(2 * TASK_WINDOW).toBeLessThan(concurrency);
+      answers.open();
+      // Shards 0 and 1 have their answers and run (held): shards 2 and 3 answer meanwhile.
+      await waitUntil(() => llm.calls.length === 64 && runs.held === 4, {
+        what: `every task answered while the first runs are held (${llm.calls.length} answered, ${runs.held} runs held)`,
+        timeoutMs: 30_000,
+        intervalMs: 50,
+      });
+      expect(
+        storage.executed
+          .map((e) => e.shardIndex)
+          .slice(0, 2)
+          .sort(),
+      ).toEqual([0, 1]);
+      expect(await childrenStarted(handle)).toHaveLength(4);
+      runs.open();
+      await handle.result();
+      expect(await handle.query(cellProgressQuery)).toMatchObject({ phase: 'done', samplesDone: 64 });
+    });
+    expect(llm.mostInFlight()).toBe(concurrency);
+    expect(llm.calls.map((c) => c.taskIndex).sort((a, b) => a - b)).toEqual(range(0, 64));
+    // Each shard's window is its 16 tasks; each task may send 32 / 16 requests at once (the worker's
+    // gate keeps them to the concurrency), so that a cell's last tasks can fill it alone.
+    expect(new Set(llm.calls.map((c) => c.concurrency))).toEqual(new Set([2]));
+    expect(storage.executed.map((e) => e.shardIndex).sort()).toEqual(range(0, 4));
   });
 });

@@ -112,13 +112,18 @@ async function passHeartbeating(holds: Holds, cancelled: Cancellations): Promise
  * `cut` says which answers the endpoint cut at max_tokens.
  */
 export function stubLlm(holds?: Holds, cut: (taskIndex: number, sample: number) => boolean = () => false) {
-  const calls: Array<{ taskIndex: number; sampleIndices: number[] }> = [];
+  /** `concurrency`: the requests the activity was told to send at once, where told. */
+  const calls: Array<{ taskIndex: number; sampleIndices: number[]; concurrency?: number }> = [];
   const cancelled: Cancellations = { count: 0 };
   let inFlight = 0;
   let mostInFlight = 0;
   const activities = {
-    async generateDirect(input: { taskIndex: number; sampleIndices: number[] }): Promise<LlmCallSummary[]> {
-      calls.push({ taskIndex: input.taskIndex, sampleIndices: input.sampleIndices });
+    async generateDirect(input: { taskIndex: number; sampleIndices: number[]; concurrency?: number }): Promise<LlmCallSummary[]> {
+      calls.push({
+        taskIndex: input.taskIndex,
+        sampleIndices: input.sampleIndices,
+        ...(input.concurrency === undefined ? {} : { concurrency: input.concurrency }),
+      });
       mostInFlight = Math.max(mostInFlight, ++inFlight);
       try {
         if (holds) await passHeartbeating(holds, cancelled);
