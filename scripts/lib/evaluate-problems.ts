@@ -64,7 +64,7 @@ export function loadEvaluateProblems(input: {
   if (unread.length > 0) {
     const readers = [...new Set(unread.flatMap((o) => flags.get(o)!.families))];
     throw new Error(
-      `${unread.map((o) => flags.get(o)!.flag).join(', ')}: only ${readers.join(', ')} problems read ${unread.length > 1 ? 'them' : 'it'}, and ${source} is read as ${family}`,
+      `${unread.map((o) => flags.get(o)!.flag).join(', ')}: only ${readers.length > 1 ? `${readers.slice(0, -1).join(', ')} and ${readers.at(-1)}` : readers[0]} problems read ${unread.length > 1 ? 'them' : 'it'}, and ${source} is read as ${family}`,
     );
   }
   const values = Object.fromEntries(given.map((o) => [o, options[o]]));

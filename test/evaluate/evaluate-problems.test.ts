@@ -80,7 +80,7 @@ describe('evaluate: loading the problems', () => {
     // The HumanEval example read as MBPP: MBPP's fields are missing.
     expect(() => loadEvaluateProblems({ text: EXAMPLE, source: 'p.jsonl', family: 'mbpp' })).toThrow(/^p\.jsonl:1: .*text: .*test_list: /);
     expect(() => loadEvaluateProblems({ text: EXAMPLE, source: 'p.jsonl', options: { split: 'test' } })).toThrow(
-      '--split: only mbpp problems read it, and p.jsonl is read as humaneval',
+      '--split: only mbpp and bigcodebench problems read it, and p.jsonl is read as humaneval',
     );
     expect(() => loadEvaluateProblems({ text: EXAMPLE, source: 'p.jsonl', options: { min_time_limit: 1, time_limit_factor: 2 } })).toThrow(
       '--min-time-limit, --gt-time-limit-factor: only evalplus problems read them, and p.jsonl is read as humaneval',
