@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the interpreter the sandbox runs programs with: a venv at .tools/sandbox-python made from
 # the machine's real python3 (not the pyenv shim), holding hash-pinned numpy and pandas from PyPI
-# for the MonkeyEval / BeatNumEval tasks (renamed pandas / numpy, run against the real libraries).
+# for the MonkeyEval / BeatNumEval tasks (renamed pandas / numpy, run against the real libraries),
+# and sortedcontainers and lctk, which bigcode's Mercury harness imports into every solution's
+# namespace (LeetCode solutions use SortedList; bigcode fails every run without either).
 # Idempotent: with the same pins and base interpreter, a second run only checks a stamp (~50 ms).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -28,6 +30,10 @@ pytz==2022.7.1 \
     --hash=sha256:78f4f37d8198e0627c5f1143240bb0206b8691d8d7ac6d78fee88b78733f8c4a
 six==1.16.0 \
     --hash=sha256:8abb2f1d86890a2dfb989f9a77cfcfd3e47c2a354b01111771326f8aa26e0254
+sortedcontainers==2.4.0 \
+    --hash=sha256:a163dcaede0f1c021485e957a39245190e74249897e2ae4b2aa38595db237ee0
+lctk==0.0.6 \
+    --hash=sha256:5ad3a1362ef7a3ffd2e083bca2a05ce6725e0c64b3d08bddc7c86d2e75e57a4d
 '
 
 # The real interpreter, not the pyenv shim: the venv's python links to it, and the shim would add
@@ -43,7 +49,7 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$stamp_text" ] && [ -x "$venv/bin/p
   exit 0
 fi
 
-echo "install-sandbox-python: creating $venv from $base with numpy 1.23.5 and pandas 1.5.3" >&2
+echo "install-sandbox-python: creating $venv from $base with numpy 1.23.5, pandas 1.5.3, sortedcontainers 2.4.0, lctk 0.0.6" >&2
 rm -rf "$venv"
 mkdir -p "$tools"
 "$base" -m venv "$venv" || fail "python3 -m venv failed (is the venv module installed with $base?)"
@@ -57,8 +63,8 @@ if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-
   tail -n 20 "$log" >&2
   exit 1
 fi
-versions="$("$venv/bin/python" -c 'import numpy, pandas; print(numpy.__version__, pandas.__version__)')" \
-  || fail "the venv installed but numpy/pandas do not import with $venv/bin/python"
-[ "$versions" = "1.23.5 1.5.3" ] || fail "expected numpy 1.23.5 and pandas 1.5.3, got $versions"
+versions="$("$venv/bin/python" -c 'import numpy, pandas, sortedcontainers, lctk; print(numpy.__version__, pandas.__version__, sortedcontainers.__version__)')" \
+  || fail "the venv installed but numpy/pandas/sortedcontainers/lctk do not import with $venv/bin/python"
+[ "$versions" = "1.23.5 1.5.3 2.4.0" ] || fail "expected numpy 1.23.5, pandas 1.5.3 and sortedcontainers 2.4.0, got $versions"
 echo "$stamp_text" >"$stamp"
-echo "install-sandbox-python: numpy 1.23.5, pandas 1.5.3 in $venv" >&2
+echo "install-sandbox-python: numpy 1.23.5, pandas 1.5.3, sortedcontainers 2.4.0, lctk 0.0.6 in $venv" >&2

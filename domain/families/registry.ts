@@ -225,6 +225,8 @@ export function createRegistry(families: Readonly<Record<string, AnyFamily>>) {
     declaredScoreKinds: (): readonly AnyScoreKind[] => scoreKinds,
     /** Every family, in registry order. */
     allFamilies: (): AnyFamily[] => Object.values(families),
+    /** The keys of a cell's record that say what part of its dataset it is over (FamilySteps cellScopeFields), across the families. */
+    cellScopeFields: (): readonly string[] => [...new Set(Object.values(families).flatMap((f) => f.cellScopeFields ?? []))],
     familyOf,
     /** The language a problem's programs are written in. */
     languageOf: (problem: SweepProblem): Language<LanguageId> => LANGUAGES[familyOf(problem).language(problem)],
@@ -250,6 +252,7 @@ export const {
   corpusMetricById,
   declaredScoreKinds,
   allFamilies,
+  cellScopeFields,
   familyOf,
   languageOf,
   recognizingFamilies,

@@ -379,6 +379,11 @@ export interface FamilySteps<Entry, Problem extends SweepProblem> {
    * `cell`); absent or empty: all of it.
    */
   cellScope?(entry: Entry): Readonly<Record<string, string>>;
+  /**
+   * Every key cellScope may give: a cell's record holds them among its own keys, and the peers'
+   * files copy them from it (bigcode's evaluation_results.json `config`, as evaluate.ts writes it).
+   */
+  cellScopeFields?: readonly string[];
   /** What a chat model is asked to write (before the prompt's code). */
   chatInstruction(problem: Problem): string;
   /**

@@ -136,8 +136,9 @@ export function estimateMethodCost(
   n: number,
   options: MethodOptions,
   samplesPerRequest = 1,
+  twoSteps = false,
 ): MethodCostEstimate {
-  return BY_NAME[name]!.estimateCost({ tasks, n, options, samplesPerRequest });
+  return BY_NAME[name]!.estimateCost({ tasks, n, options, samplesPerRequest, twoSteps });
 }
 
 /** Names of the request families the cell sends that another cell of the sweep may send too. */

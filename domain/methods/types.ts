@@ -25,6 +25,11 @@ export interface CostContext {
   options: MethodOptions;
   /** The model's samples_per_request: steps whose samples share one prompt send that many per request. */
   samplesPerRequest: number;
+  /**
+   * The dataset asks each sample in two steps (its family's asksInTwoSteps: HumanEvalExplain
+   * describes, then writes from the description): only direct runs such a dataset.
+   */
+  twoSteps: boolean;
 }
 
 export interface MethodCostEstimate {
@@ -34,6 +39,12 @@ export interface MethodCostEstimate {
   sandboxRuns: number;
   /** False only when the figures are exact. */
   estimate: boolean;
+  /**
+   * Of llmRequests, those whose prompt carries the sample's own earlier answer (a two-step
+   * dataset's second step, one per sample): the forecast counts their prompts as that answer plus
+   * the step's prompt. Absent: none.
+   */
+  secondStepRequests?: number;
   /**
    * Parts of llmRequests that other cells on the same dataset and model send byte for byte (see
    * domain/sweep/sharing.ts), by name; `atCellTemperature` parts are shared only with cells of the

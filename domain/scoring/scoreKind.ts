@@ -69,8 +69,15 @@ export interface ReportCellHtml {
   num?: boolean;
 }
 
-/** A paired per-task score compare tests: its row's name and a task's value. */
-export type PerTaskMetric = readonly [name: string, value: (task: PerTaskRow) => number];
+/**
+ * A paired score compare tests: its row's name and a task's value; or, for a score over units of
+ * several tasks each (ReCode's nominal HumanEval task, its perturbed variants the rows), the unit
+ * of a task (null: not in this score) and a unit's value from its tasks' rows, in task order. The
+ * test is paired over the units then: a unit's rows are the same task ids in both cells.
+ */
+export type PerTaskMetric =
+  | readonly [name: string, value: (task: PerTaskRow) => number]
+  | { name: string; unitOf: (task: PerTaskRow) => string | null; value: (rows: readonly PerTaskRow[]) => number };
 
 /**
  * The paired statistics compare implements (domain/compare/compare.ts), of which a kind names the

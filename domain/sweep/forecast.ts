@@ -10,6 +10,7 @@ import { familyOf } from '../families/registry.js';
 import type { ChatBody, CompletionBody, LlmBody } from '../llm/request.js';
 import { stopSentTo, stopWordsFor, type ModelApi, type SweepConfig } from './config.js';
 import { directRequestBody } from '../../methods/direct/request.js';
+import type { Sampling } from '../methods/sampling.js';
 import { group, table, type Cell, type CellPlan, type SweepPlan } from './plan.js';
 import { formatMoney, sumMoney, tokenCost, type Money, type Price } from './price.js';
 import { DEFAULT_ALPHA, DEFAULT_POWER, detectableDifference, samplesNeeded, tasksNeeded } from './power.js';
@@ -36,8 +37,35 @@ export function firstRequestBody(
   cell: Pick<Cell, 'model' | 'temperature' | 'promptTemplate' | 'dataset'>,
   config: Pick<SweepConfig, 'top_p' | 'seed' | 'n_samples'>,
 ): LlmBody {
+  return directRequestBody(
+    problem,
+    cell.model.api,
+    samplingOf(cell, config),
+    0,
+    Math.min(cell.model.samples_per_request ?? 1, config.n_samples),
+  );
+}
+
+/**
+ * A task's second request in a cell whose dataset asks in two steps (its family's nextStep:
+ * HumanEvalExplain writes from its first answer, a description), with an empty first answer: the
+ * step's own prompt, which each sample's answer lengthens. Null: the task is asked in one step.
+ */
+export function secondRequestBody(
+  problem: SweepProblem,
+  cell: Pick<Cell, 'model' | 'temperature' | 'promptTemplate' | 'dataset'>,
+  config: Pick<SweepConfig, 'top_p' | 'seed' | 'n_samples'>,
+): LlmBody | null {
+  const next = familyOf(problem).nextStep?.(problem, '');
+  return next ? directRequestBody(next, cell.model.api, samplingOf(cell, config), 0) : null;
+}
+
+function samplingOf(
+  cell: Pick<Cell, 'model' | 'temperature' | 'promptTemplate' | 'dataset'>,
+  config: Pick<SweepConfig, 'top_p' | 'seed'>,
+): Sampling {
   const stop = stopSentTo(stopWordsFor(cell.model, cell.dataset), cell.model);
-  const sampling = {
+  const sampling: Sampling = {
     model: cell.model.model,
     temperature: cell.temperature,
     top_p: config.top_p,
@@ -48,7 +76,7 @@ export function firstRequestBody(
     // As the sweep's own requests (scripts/lib/sweep-input.ts): a fill-in-the-middle dataset's prompt has the model's FIM tokens.
     ...(cell.model.fim && familyOf(cell.dataset).fillsInTheMiddle?.(cell.dataset) ? { fim: cell.model.fim } : {}),
   };
-  return directRequestBody(problem, cell.model.api, sampling, 0, Math.min(cell.model.samples_per_request ?? 1, config.n_samples));
+  return sampling;
 }
 
 /** The text of a request body, as the dry run measures it. */
@@ -68,6 +96,11 @@ export function estimatePromptTokens(request: RequestText): number {
 /** A cell's prompt tokens per request: the mean over its tasks' first requests, and how they were counted. */
 export interface PromptSize {
   perRequest: number;
+  /**
+   * A two-step dataset's (HumanEvalExplain): the mean of its tasks' second requests without the
+   * first answer they carry (secondRequestBody); the forecast adds an answer's tokens to each.
+   */
+  secondStep?: number;
   /** counted: with the model's own tokenizer; estimated: from characters (CHARS_PER_TOKEN). */
   how: 'counted' | 'estimated';
 }
@@ -107,6 +140,8 @@ export interface CellForecast {
   promptBasis: 'counted' | 'estimated' | 'unknown';
   /** The method sends prompts other than the direct one (docs, plans, earlier answers), counted as that one. */
   otherPrompts: boolean;
+  /** Of requests, the second steps of a dataset asked in two steps (each carries a sample's first answer). */
+  secondSteps: number;
   maxCompletionTokens: number;
   /** Null without earlier answers of the model. */
   expectedCompletionTokens: number | null;
@@ -182,9 +217,23 @@ export function forecastSweep(inputs: ForecastInputs): Forecast {
     return price && prompt !== null && completion !== null ? tokenCost(price, prompt, completion) : null;
   };
 
+  /**
+   * Prompt tokens of `requests` of the cell's requests (all of them, or those it sends that no earlier
+   * cell did): a second step's prompt is its own plus the first answer it carries, counted at the
+   * expected answer's length where the cache has one, else at max_tokens.
+   */
+  const promptOf = (c: CellPlan, requests: number): number | null => {
+    const size = promptSizes[c.id];
+    if (!size) return null;
+    const second = c.llmRequests === 0 ? 0 : ((c.secondStepRequests ?? 0) * requests) / c.llmRequests;
+    const answer = expectedPerAnswer(c.model) ?? maxTokens[c.model] ?? 0;
+    return size.perRequest * (requests - second) + second * ((size.secondStep ?? size.perRequest) + answer);
+  };
+
   const cells: CellForecast[] = modelCells.map((c) => {
     const size = promptSizes[c.id];
-    const promptTokens = size ? Math.round(size.perRequest * c.llmRequests) : null;
+    const prompt = promptOf(c, c.llmRequests);
+    const promptTokens = prompt === null ? null : Math.round(prompt);
     const perAnswer = expectedPerAnswer(c.model);
     const expected = perAnswer === null ? null : Math.round(perAnswer * answersIn(c));
     return {
@@ -192,9 +241,10 @@ export function forecastSweep(inputs: ForecastInputs): Forecast {
       model: c.model,
       requests: c.llmRequests,
       promptTokens,
-      promptEstimate: !size || size.how === 'estimated' || c.method !== 'direct' || c.estimate,
+      promptEstimate: !size || size.how === 'estimated' || c.method !== 'direct' || c.estimate || (c.secondStepRequests ?? 0) > 0,
       promptBasis: size ? size.how : 'unknown',
       otherPrompts: c.method !== 'direct',
+      secondSteps: c.secondStepRequests ?? 0,
       maxCompletionTokens: c.maxCompletionTokens,
       expectedCompletionTokens: expected,
       maxCost: priced(c.model, promptTokens, c.maxCompletionTokens),
@@ -216,8 +266,7 @@ export function forecastSweep(inputs: ForecastInputs): Forecast {
   for (const c of modelCells) {
     const own = sent.get(c.id)!;
     if (own.requests === 0 && own.answers === 0) continue;
-    const size = promptSizes[c.id];
-    const prompt = size ? size.perRequest * own.requests : null;
+    const prompt = promptOf(c, own.requests);
     const maxTok = own.answers * (maxTokens[c.model] ?? 0);
     const perAnswer = expectedPerAnswer(c.model);
     const expected = perAnswer === null ? null : perAnswer * own.answers;
@@ -375,6 +424,11 @@ export function formatForecast(forecast: Forecast, notes: ForecastNotes): string
   if (forecast.cells.some((c) => c.otherPrompts && c.promptBasis !== 'unknown'))
     lines.push(
       "~ prompt tokens of methods other than direct: each request counted as the task's direct prompt (ESTIMATED: their later prompts add docs, plans, earlier answers)",
+    );
+  if (forecast.cells.some((c) => c.secondSteps > 0))
+    lines.push(
+      "~ prompt tokens of datasets asked in two steps (HumanEvalExplain): each sample's second request counted as its step's prompt " +
+        'plus the first answer it carries, at the expected completion tokens (else max_tokens)',
     );
   if (totals.unknownPromptCells > 0)
     lines.push(

@@ -4,10 +4,12 @@
  * - bigcode-evaluation-harness's metric file (`--metric_output_path`, `evaluation_results.json`):
  *   `{"<task>": {"pass@1": ...}, "config": {...}}`, the task named by the cell's dataset (PAL's
  *   cells add bigcode's `accuracy` and `num_failed_execution`, and both evaluation types'; Spider's
- *   with its databases, its BLEU figures beside pass@1, its execution accuracy);
+ *   with its databases, its BLEU figures beside pass@1, its execution accuracy; LiveCodeBench's
+ *   with its release window in `config`, as evaluate.ts writes it);
  * - evalplus's `eval_results.json` for evalplus cells: per task, each sample's solution and its
  *   base and plus status, and `pass_at_k` for both.
  */
+import { cellScopeFields } from '../families/registry.js';
 import { kindOfCell } from '../scoring/scoreKinds.js';
 import { plainMetricsLine, type SampleScore } from '../scoring/scoreKind.js';
 import type { CellSummary } from './results.js';
@@ -45,8 +47,15 @@ export function bigcodeMetricsJson(summary: CellSummary): string {
     method: cell.method,
     ...(cell.prompt_template !== undefined ? { prompt_template: cell.prompt_template } : {}),
     cell: cell.cell,
+    // The part of the dataset the figures are over (LiveCodeBench's window), as evaluate.ts's --metric_output_path says it.
+    ...cellScopeOf(cell),
   };
   return JSON.stringify({ [String(cell.dataset)]: metrics, config }, null, 2) + '\n';
+}
+
+/** The keys of a cell's record that say what part of its dataset the figures are over (a family's cellScopeFields). */
+export function cellScopeOf(cell: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(cellScopeFields().flatMap((key) => (cell[key] === undefined ? [] : [[key, cell[key]]])));
 }
 
 /** A line of samples.jsonl as far as the peers' files need it. */

@@ -87,6 +87,8 @@ export interface CellPlan {
   maxCompletionTokens: number;
   /** True when the method's per-sample figures are estimates. */
   estimate: boolean;
+  /** Of llmRequests, the second steps of a dataset asked in two steps (HumanEvalExplain): each prompt carries a first answer. Absent: none. */
+  secondStepRequests?: number;
   /** Parts of llmRequests other cells send too, by qualified name (dataset, model, part, maybe temperature). */
   shared: Array<{ family: string; requests: number; answers: number }>;
 }
@@ -170,7 +172,15 @@ export function planSweep(config: SweepConfig, taskCounts: Readonly<Record<strin
       ? loadedCells(datasets, config.n_samples)
       : expandGrid(config).map((cell) => {
           const tasks = tasksOf.get(cell.dataset.name)!;
-          const cost = estimateMethodCost(cell.method, tasks, config.n_samples, config.method_options, cell.model.samples_per_request);
+          const twoSteps = familyOf(cell.dataset).asksInTwoSteps?.(cell.dataset) ?? false;
+          const cost = estimateMethodCost(
+            cell.method,
+            tasks,
+            config.n_samples,
+            config.method_options,
+            cell.model.samples_per_request,
+            twoSteps,
+          );
           const samples = tasks * config.n_samples;
           const llmRequests = cost.llmRequests;
           return {
@@ -187,6 +197,7 @@ export function planSweep(config: SweepConfig, taskCounts: Readonly<Record<strin
             sandboxRuns: mode === 'generation-only' ? cost.sandboxRuns - samples : cost.sandboxRuns,
             maxCompletionTokens: cost.llmAnswers * cell.model.max_tokens,
             estimate: cost.estimate,
+            ...(cost.secondStepRequests ? { secondStepRequests: cost.secondStepRequests } : {}),
             // A part whose requests carry the prompt template is shared within one template only; the
             // method's own steps (plan, reranks, exploration) send the same requests whatever the template.
             shared: cost.shared.map((s) => ({

@@ -13,13 +13,18 @@ export const directMethod = {
   names: {
     direct: { description: 'one request per sample; the extracted code is run against the hidden tests', variant: {} },
   },
-  estimateCost: (_variant, ctx) => ({
-    llmRequests: batchedRequests(ctx),
-    llmAnswers: ctx.tasks * ctx.n,
-    sandboxRuns: ctx.tasks * ctx.n,
-    estimate: false,
-    shared: [],
-  }),
+  // A two-step dataset's second step is one request per sample (its prompt carries the sample's own first answer).
+  estimateCost: (_variant, ctx) => {
+    const secondSteps = ctx.twoSteps ? ctx.tasks * ctx.n : 0;
+    return {
+      llmRequests: batchedRequests(ctx) + secondSteps,
+      llmAnswers: ctx.tasks * ctx.n + secondSteps,
+      sandboxRuns: ctx.tasks * ctx.n,
+      estimate: false,
+      shared: [],
+      ...(secondSteps > 0 ? { secondStepRequests: secondSteps } : {}),
+    };
+  },
   sharedRequestFamilies: () => [],
   outlineTrace: () => [],
 } as const satisfies MethodDefinition<'direct', DirectVariant>;

@@ -7,10 +7,12 @@
  */
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import type { SweepConfig } from '../../domain/sweep/config.js';
+import type { LlmBody } from '../../domain/llm/request.js';
 import {
   estimatePromptTokens,
   firstRequestBody,
   requestTextOf,
+  secondRequestBody,
   forecastSweep,
   formatForecast,
   formatPower,
@@ -156,19 +158,34 @@ async function measurePrompts(
       if (!measured.has(key)) {
         const tokenizer = await tokenizerOf(cell.model.model);
         let total = 0;
+        let secondTotal = 0;
+        let seconds = 0;
         let counted = tokenizer !== null;
+        const tokensOf = (body: LlmBody): number => {
+          const text = requestTextOf(cell.model.api, body);
+          const exact = !tokenizer
+            ? null
+            : text.kind === 'chat'
+              ? tokenizer.chatTokens(text.messages)
+              : tokenizer.completionTokens(text.prompt);
+          if (exact === null) counted = false;
+          return exact ?? estimatePromptTokens(text);
+        };
         try {
           for (const problem of tasks) {
-            const text = requestTextOf(cell.model.api, firstRequestBody(problem, cell, config));
-            const exact = !tokenizer
-              ? null
-              : text.kind === 'chat'
-                ? tokenizer.chatTokens(text.messages)
-                : tokenizer.completionTokens(text.prompt);
-            if (exact === null) counted = false;
-            total += exact ?? estimatePromptTokens(text);
+            total += tokensOf(firstRequestBody(problem, cell, config));
+            // A dataset asked in two steps (HumanEvalExplain): the second step's own prompt too.
+            const second = secondRequestBody(problem, cell, config);
+            if (second) {
+              secondTotal += tokensOf(second);
+              seconds++;
+            }
           }
-          measured.set(key, { perRequest: total / tasks.length, how: counted ? 'counted' : 'estimated' });
+          measured.set(key, {
+            perRequest: total / tasks.length,
+            ...(seconds > 0 ? { secondStep: secondTotal / seconds } : {}),
+            how: counted ? 'counted' : 'estimated',
+          });
         } catch (err) {
           // A request the dry run cannot build the way the sweep will: unknown, never a guess.
           log(`start-sweep: note: the prompts of ${cell.id} were not measured (${(err as Error).message}); its prompt tokens show ?`);

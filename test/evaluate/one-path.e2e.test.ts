@@ -17,7 +17,7 @@ import { createSandboxActivities } from '../../activities/sandbox/executeShard.j
 import { createSweepStorageActivities } from '../../activities/storage/sweepFiles.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { allFamilies, familyOf, type FamilyId } from '../../domain/families/registry.js';
-import { cellFigures } from '../../domain/sweep/peerFiles.js';
+import { cellFigures, cellScopeOf } from '../../domain/sweep/peerFiles.js';
 import type { CellSummary } from '../../domain/sweep/results.js';
 import { putObject } from '../../infra/s3.js';
 import { SandboxPool } from '../../infra/sandbox/pool.js';
@@ -49,7 +49,13 @@ function ownAnswer(problem: SweepProblem): string {
 }
 
 /** The sweep's way: the problems stored as a sweep stores them, the shard on saved generations, the cell, its --output-dir files. */
-async function throughSweep(family: FamilyId, problems: readonly SweepProblem[], generations: string[][], out: string) {
+async function throughSweep(
+  family: FamilyId,
+  problems: readonly SweepProblem[],
+  generations: string[][],
+  out: string,
+  scope: Readonly<Record<string, unknown>>,
+) {
   const sweepId = `one-path-${family}-${uniqueSuffix()}`;
   const cellId = `${family}.saved`;
   const datasetKey = `sweeps/${sweepId}/datasets/${family}.jsonl`;
@@ -76,7 +82,8 @@ async function throughSweep(family: FamilyId, problems: readonly SweepProblem[],
     k: K,
     shards: 1,
     wallSeconds: 0,
-    cell: { dataset: family, n_samples: 2, cell: cellId },
+    // The cell's scope, as workflows/sweepCell.ts spreads it into the cell's record (LiveCodeBench's window).
+    cell: { dataset: family, n_samples: 2, cell: cellId, ...scope },
   })) as CellSummary;
   await writeCellFiles(bucket, sweepId, [summary], out);
   return { summary, files: path.join(out, cellId) };
@@ -116,7 +123,10 @@ describe('a saved set of answers scores the same through a sweep and through eva
     const text = textOf(fixture.text);
     writeFileSync(problemsFile, text);
     const options = fixture.options?.(mkdtempSync(path.join(dir, `${family}-`)));
-    const { problems } = loadEvaluateProblems({ text, source: problemsFile, family, options: options?.values ?? {} });
+    // The part of the file scored (LiveCodeBench's window): evaluate.ts's reading of the options, and a sweep's cell scope of the same entry.
+    const loaded = loadEvaluateProblems({ text, source: problemsFile, family, options: options?.values ?? {} });
+    const { problems } = loaded;
+    const scope = loaded.cell ?? {};
     const generations =
       fixture.generations?.(problems) ?? problems.map((p, i) => [ownAnswer(p), ownAnswer(problems[(i + 1) % problems.length]!)]);
     const samplesFile = path.join(work, 'generations.json');
@@ -133,6 +143,8 @@ describe('a saved set of answers scores the same through a sweep and through eva
       K.join(','),
       '--output-dir',
       evaluateOut,
+      '--metric_output_path',
+      path.join(work, 'metrics.json'),
     ];
     if (fixture.refusedNaming !== undefined) {
       // What the family needs is not in the sandbox here (as in CI): evaluate.ts refuses before anything runs, naming it.
@@ -143,7 +155,7 @@ describe('a saved set of answers scores the same through a sweep and through eva
     }
     const [evaluated, sweep] = await Promise.all([
       throughEvaluate([...args, ...(options?.flags ?? [])]),
-      throughSweep(family, problems, generations, path.join(work, 'sweep')),
+      throughSweep(family, problems, generations, path.join(work, 'sweep'), scope),
     ]);
     expect(evaluated.code, evaluated.stderr).toBe(0);
     // The metrics line is the cell's figures.
@@ -156,6 +168,13 @@ describe('a saved set of answers scores the same through a sweep and through eva
     expect(readJson(evaluateOut, 'results.json')).toEqual(sweepResults);
     // The peers' files: bigcode's metrics of the task, evalplus's per-sample statuses and pass@k.
     expect(readJson(evaluateOut, 'evaluation_results.json')[family]).toEqual(readJson(sweep.files, 'evaluation_results.json')[family]);
+    // ... and the part of the file they are over (LiveCodeBench's window), as evaluate.ts's --metric_output_path says it.
+    const scopeIn = (json: Record<string, unknown>) => cellScopeOf(json.config as Record<string, unknown>);
+    const metrics = readJson(work, 'metrics.json');
+    expect(metrics[family]).toEqual(readJson(sweep.files, 'evaluation_results.json')[family]);
+    expect(scopeIn(readJson(sweep.files, 'evaluation_results.json'))).toEqual(scopeIn(metrics));
+    expect(scopeIn(metrics)).toEqual(scope);
+    if (family === 'livecodebench') expect(Object.keys(scope)).toEqual(['release_window', 'release_after', 'release_before']);
     const evalplus = (folder: string) => {
       try {
         const { date: _d, ...rest } = readJson(folder, 'eval_results.json');

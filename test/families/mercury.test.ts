@@ -386,4 +386,20 @@ describe('the harness in the sandbox', () => {
     expect(MERCURY_SCORES.recordScore(cut as never)).toMatchObject({ status: 'failed@timeout', beyond: 0 });
     expect(MERCURY_STATUSES).toContain(statuses[0]);
   }, 120_000);
+
+  it("solutions that use bigcode's namespace modules pass: sortedcontainers (SortedList) and lctk", async () => {
+    const easy = MERCURY_ROWS[1]!;
+    const quick = { timing_runs: 2, run_time_limit: 1 };
+    const sortedList = RUNNING_SUM.replace('out, total = [], 0', 'seen = SortedList()\n        out, total = [], 0').replace(
+      'total += x',
+      'seen.add(x)\n            total += x',
+    );
+    // As LeetCode solutions write it: the solution's own import.
+    expect(await score(easy, `from sortedcontainers import SortedList\n${sortedList}`, quick)).toMatchObject({ status: 'passed' });
+    // The modules bigcode's namespace imports, used without an import of the solution's own.
+    const namespaced = sortedList
+      .replace('seen = SortedList()', 'seen = sortedcontainers.SortedList()')
+      .replace('return out', 'assert lctk.linkedList2Arr(lctk.linkedList(out)) == out\n        return out');
+    expect(await score(easy, namespaced, quick)).toMatchObject({ status: 'passed', references: { passed: 2, total: 2 } });
+  }, 60_000);
 });

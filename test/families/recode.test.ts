@@ -20,6 +20,8 @@ import { scoreFields, type SampleRecord } from '../../domain/sweep/records.js';
 import { cellFigures } from '../../domain/sweep/peerFiles.js';
 import { summarizeCell } from '../../domain/sweep/results.js';
 import { stopSentTo } from '../../domain/sweep/config.js';
+import { compareCells, ComparedTaskSchema, type ComparedCell, type ComparedTask } from '../../domain/compare/compare.js';
+import { mcnemarExact } from '../../domain/compare/stats.js';
 import { loadEvaluateProblems, recognizeFamily } from '../../scripts/lib/evaluate-problems.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import {
@@ -141,23 +143,23 @@ describe("prompts, stop words, solutions and programs are bigcode's", () => {
   });
 });
 
-describe("the robust figures are bigcode's process_results on the same outcomes", () => {
-  /** The func_name rows of seeds 0-2 (12 variants), two samples each: seeds partly passing. */
-  const TWO_SAMPLES: boolean[][] = [
-    [true, true],
-    [true, true],
-    [false, true],
-    [true, false],
-    [false, true],
-    [true, true],
-    [true, true],
-    [true, true],
-    [true, false],
-    [true, true],
-    [false, true],
-    [false, false],
-  ];
+/** The func_name rows of seeds 0-2 (12 variants), two samples each: seeds partly passing. */
+const TWO_SAMPLES: boolean[][] = [
+  [true, true],
+  [true, true],
+  [false, true],
+  [true, false],
+  [false, true],
+  [true, true],
+  [true, true],
+  [true, true],
+  [true, false],
+  [true, true],
+  [false, true],
+  [false, false],
+];
 
+describe("the robust figures are bigcode's process_results on the same outcomes", () => {
   it('two samples a variant: per perturbation, robust-pass-at-1 and alt-robust-pass-at-1; robust pass@k beside them', () => {
     const problems = load(RECODE_FUNC_NAME_ROWS, 3);
     const kept = RECODE_FUNC_NAME_ROWS.filter((r) => r.seed < 3);
@@ -226,6 +228,83 @@ describe("the robust figures are bigcode's process_results on the same outcomes"
     const reference = bigcode({ rows: shuffled, num_seeds: 2, generations: shuffled.map(() => []), passed: outcomes });
     expect(Object.keys(reference.metrics!)).toEqual(['FuncRenameCamelCase', 'FuncRenameSwapChar']);
     expectFigures(cellFigures(cell(load(shuffled, 2), outcomes, [1]), 'bigcode'), reference.metrics);
+  });
+});
+
+describe('compare: robust pass@1 per perturbation, paired over the HumanEval tasks', () => {
+  /** A cell as compare reads it: its results.json per_task lines, parsed as compare parses them. */
+  function compared(ref: string, problems: SweepProblem[], outcomes: readonly boolean[][]): ComparedCell {
+    const { results } = summarizeCell({
+      problems,
+      records: records(problems, outcomes),
+      k: [1],
+      cell: { dataset: 'recode' },
+      wallSeconds: 0,
+      resultsKey: 'r',
+    });
+    const perTask = JSON.parse(JSON.stringify(results.per_task)) as unknown[];
+    return {
+      ref,
+      dataset: 'recode',
+      model: ref,
+      method: 'direct',
+      temperature: 0,
+      nSamples: outcomes[0]!.length,
+      k: [1],
+      tasks: perTask.map((t) => ComparedTaskSchema.parse(t) as ComparedTask),
+    };
+  }
+
+  it("a task counts robust when every seed's sample passes: McNemar's over tasks at one sample, the cell's robust-pass-at-1 its mean", () => {
+    const problems = load(RECODE_FUNC_NAME_ROWS, 3);
+    const kept = RECODE_FUNC_NAME_ROWS.filter((r) => r.seed < 3);
+    // A: each variant's first sample of TWO_SAMPLES-like outcomes; B: every variant passes but seed 2's.
+    const a = [true, true, false, true, false, true, true, true, true, true, false, false].map((p) => [p]);
+    const b = kept.map((r) => [r.seed !== 2]);
+    const cmp = compareCells([compared('s/a', problems, a), compared('s/b', problems, b)]);
+    const byName = new Map(cmp.pairs[0]!.metrics.map((m) => [m.metric, m]));
+    expect([...byName.keys()]).toEqual(['pass@1', 'success@1', 'robust pass@1 FuncRenameSwapChar', 'robust pass@1 FuncRenameCamelCase']);
+    // Independently: per (perturbation, task), robust when all its variants pass.
+    const robust = (outcomes: boolean[][]) => {
+      const tasks = new Map<string, boolean>();
+      kept.forEach((r, i) => {
+        const key = `${r.perturbation_name} ${r.task_id}`;
+        tasks.set(key, (tasks.get(key) ?? true) && outcomes[i]![0]!);
+      });
+      return tasks;
+    };
+    const [ra, rb] = [robust(a), robust(b)];
+    for (const perturbation of ['FuncRenameSwapChar', 'FuncRenameCamelCase']) {
+      const keys = [...ra.keys()].filter((k) => k.startsWith(`${perturbation} `));
+      const onlyA = keys.filter((k) => ra.get(k) && !rb.get(k)).length;
+      const onlyB = keys.filter((k) => !ra.get(k) && rb.get(k)).length;
+      const row = byName.get(`robust pass@1 ${perturbation}`)!;
+      expect(row).toMatchObject({ test: 'mcnemar-exact', p: mcnemarExact(onlyA, onlyB) });
+      expect(row.a).toBeCloseTo(keys.filter((k) => ra.get(k)).length / keys.length, 12);
+      expect(row.b).toBeCloseTo(keys.filter((k) => rb.get(k)).length / keys.length, 12);
+      // The cell's own figure (bigcode's robust-pass-at-1) is the mean compare tests.
+      const figures = cell(problems, a, [1]).scores as unknown as {
+        byPerturbation: Array<{ name: string; bigcode: Record<string, number> }>;
+      };
+      expect(row.a).toBeCloseTo(figures.byPerturbation.find((p) => p.name === perturbation)!.bigcode['robust-pass-at-1']!, 12);
+    }
+    // 12 variants, but the tests are over the 6 HumanEval tasks (3 per perturbation).
+    expect(ra.size).toBe(6);
+    expect(cmp.pairs[0]!.tasks).toBe(12);
+  });
+
+  it('several samples: the per-task share of robust positions, by the permutation test; old results without the lines are not compared', () => {
+    const problems = load(RECODE_FUNC_NAME_ROWS, 3);
+    const b = TWO_SAMPLES.map((o) => o.map(() => true));
+    const cmp = compareCells([compared('s/a', problems, TWO_SAMPLES), compared('s/b', problems, b)]);
+    const swap = cmp.pairs[0]!.metrics.find((m) => m.metric === 'robust pass@1 FuncRenameSwapChar')!;
+    expect(swap.test).toMatch(/^permutation/);
+    // bigcode's figure for A (task 2 robust at position 0 only, 23 at position 1 only, 53 at neither): 1/3; B: 1.
+    expect(swap.a).toBeCloseTo(1 / 3, 12);
+    expect(swap.b).toBe(1);
+    const stripped = (c: ComparedCell): ComparedCell => ({ ...c, tasks: c.tasks.map(({ recode: _r, ...t }) => t as ComparedTask) });
+    const old = compareCells([stripped(compared('s/a', problems, TWO_SAMPLES)), compared('s/b', problems, b)]);
+    expect(old.pairs[0]!.metrics.map((m) => m.metric)).toEqual(['pass@1', 'success@1']);
   });
 });
 

@@ -11,7 +11,11 @@ import {
   sweepPower,
   type PromptSize,
 } from '../../domain/sweep/forecast.js';
-import { planSweep } from '../../domain/sweep/plan.js';
+import { expandGrid, planSweep } from '../../domain/sweep/plan.js';
+import { humanEvalExplainProblems } from '../../domain/families/humanevalexplain/index.js';
+import { firstRequestBody, secondRequestBody } from '../../domain/sweep/forecast.js';
+import type { CompletionBody } from '../../domain/llm/request.js';
+import { jsonl, PYTHON_ROWS } from '../support/humanevalpack-rows.js';
 import { minimalSweepConfig } from '../support/sweep-config.js';
 
 const USD = { input_per_mtok: 3, output_per_mtok: 15, currency: 'USD' };
@@ -105,6 +109,66 @@ describe('forecastSweep', () => {
     expect(formatForecast(f, { counted: [], cachedAnswers: {} })).toMatch(
       /\? prompt tokens: unknown for 2 cell\(s\) \(a generated dataset/,
     );
+  });
+
+  it('counts both requests of a sample of a dataset asked in two steps, the second carrying the first answer', () => {
+    const config = parseSweepConfig({
+      ...minimalSweepConfig(),
+      datasets: [
+        { name: 'humaneval', family: 'humaneval', path: 'HumanEval.jsonl' },
+        { name: 'explain', family: 'humanevalexplain', path: 'humanevalpack.jsonl', language: 'python' },
+      ],
+      models: [
+        {
+          id: 'a',
+          base_url: 'http://127.0.0.1:8080/v1',
+          model: 'x',
+          api: 'completions',
+          max_tokens: 100,
+          price: USD,
+          samples_per_request: 3,
+        },
+      ],
+      n_samples: 3,
+    });
+    const plan = planSweep(config, { humaneval: 4, explain: 4 });
+    const one = plan.cells.find((c) => c.dataset === 'humaneval')!;
+    const two = plan.cells.find((c) => c.dataset === 'explain')!;
+    // One-step: 4 tasks, their 3 samples in one request each. Two steps: those 4 describe requests, then one per sample.
+    expect(one).toMatchObject({ llmRequests: 4, maxCompletionTokens: 12 * 100 });
+    expect(one.secondStepRequests).toBeUndefined();
+    expect(two).toMatchObject({ llmRequests: 4 + 12, secondStepRequests: 12, maxCompletionTokens: 24 * 100 });
+
+    const sizes = {
+      [one.id]: { perRequest: 200, how: 'counted' as const },
+      [two.id]: { perRequest: 200, secondStep: 150, how: 'counted' as const },
+    };
+    const forecast = (cached: boolean) =>
+      forecastSweep({
+        plan,
+        promptSizes: sizes,
+        cachedAnswers: cached ? { a: { answers: 10, meanCompletionTokens: 30, source: 'sample' } } : {},
+        prices: { a: USD },
+        maxTokens: { a: 100 },
+      });
+    // Each second prompt: its own 150 tokens plus a description, at the expected 30 tokens, else max_tokens.
+    const expected = forecast(true);
+    const cell = expected.cells.find((c) => c.id === two.id)!;
+    expect(cell).toMatchObject({ requests: 16, promptTokens: 4 * 200 + 12 * (150 + 30), promptEstimate: true, secondSteps: 12 });
+    expect(cell.expectedCompletionTokens).toBe(24 * 30);
+    expect(cell.maxCost!.amount).toBeCloseTo(((4 * 200 + 12 * 180) * 3 + 2400 * 15) / 1e6, 12);
+    expect(expected.totals.byModel.a!.promptTokens).toBe(4 * 200 + 4 * 200 + 12 * 180);
+    expect(forecast(false).cells.find((c) => c.id === two.id)!.promptTokens).toBe(4 * 200 + 12 * (150 + 100));
+    expect(formatForecast(expected, { counted: [], cachedAnswers: {} })).toContain('datasets asked in two steps (HumanEvalExplain)');
+
+    // What the dry run measures: the second request is the synthesize prompt, the first the describe prompt.
+    const cells = expandGrid(config);
+    const explainCell = cells.find((c) => c.dataset.name === 'explain')!;
+    const [problem] = humanEvalExplainProblems(jsonl(PYTHON_ROWS), 'humanevalpack.jsonl', { language: 'python', prompt: 'instruct' });
+    const first = (firstRequestBody(problem!, explainCell, config) as CompletionBody).prompt;
+    const second = (secondRequestBody(problem!, explainCell, config) as CompletionBody).prompt;
+    expect(first).not.toBe(second);
+    expect(second.length).toBeGreaterThan(0);
   });
 
   it('estimates prompt tokens from characters, with the chat messages’ overhead', () => {

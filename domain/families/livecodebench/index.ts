@@ -272,6 +272,9 @@ export function liveCodeBenchProblems(
   return { problems: kept.map(({ row }) => row), notes, outsideWindow: outside };
 }
 
+/** The keys windowCell gives. */
+export const WINDOW_FIELDS = ['release_window', 'release_after', 'release_before'] as const;
+
 /**
  * The window as evaluate.ts's results.json records it, so that a number says which problems it is
  * over: `release_window` in words, and the days given; nothing without a window (the whole file,
@@ -361,6 +364,7 @@ export const liveCodeBenchFamily: DefinedFamily<
   perModel: { issues: perModelIssues, expand: perModelEntries },
   modelsOf: (entry) => entry.models,
   cellScope: (entry) => (entry.release_after === MODEL_CUTOFF ? {} : windowCell(entry)),
+  cellScopeFields: WINDOW_FIELDS,
   stopWords: () => [],
   language: () => 'python',
   completionPrompt: (problem) => lcbUserMessage(problem.oracle.question_content, problem.oracle.starter_code),

@@ -4,7 +4,7 @@
  * under the same conditions (bigcode times the references once per task and the sample five times,
  * in other processes, by wall clock). What it keeps of bigcode's run (beyond_eval.py unsafe_execute):
  * - each program runs in bigcode's namespace (its imports, ListNode and TreeNode, a silent
- *   `print`; `lctk` and `sortedcontainers` only when the sandbox's Python has them), with its
+ *   `print`; `lctk` and `sortedcontainers`, which the sandbox's venv has, only when present), with its
  *   standard streams swallowed: the solution's code, `solution = Solution()`, the row's
  *   convert_offline and evaluate_offline, then every test case: `convert_offline((input, expected))`,
  *   the entry point called on the inputs, `evaluate_offline(inputs, outputs, expected)`;

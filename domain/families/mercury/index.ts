@@ -252,7 +252,7 @@ export const mercuryFamily: DefinedFamily<'mercury', typeof MercuryEntrySchema, 
   limits: (problem, _reference, timeoutMs) => mercuryLimits(problem, timeoutMs),
   scoreKinds: [MERCURY_SCORES],
   score: mercuryScore,
-  // bigcode's namespace imports lctk and sortedcontainers; the harness imports them when present (docs/datasets.md).
+  // bigcode's namespace imports lctk and sortedcontainers: the sandbox's venv has both (scripts/install-sandbox-python.sh).
   requirements: (): readonly Requirement[] => [],
   evaluate: readsProblemsFiles({
     bigcodeTasks: bigcodeNames('mercury'),

@@ -38,6 +38,37 @@ const PerturbationSchema = z.object({
 });
 
 const RecodeFiguresSchema = z.object({ kind: z.literal('recode'), byPerturbation: z.array(PerturbationSchema) });
+
+/**
+ * A variant's line of results.json `per_task` adds its HumanEval task, perturbation and seed, and
+ * each sample's outcome by index ('1' passed, '0' not): what compare's robust rows group and read.
+ */
+const PerTaskSchema = z.object({
+  perturbation: z.string(),
+  problem: z.string(),
+  seed: z.int(),
+  passed: z.string().regex(/^[01]*$/),
+});
+type PerTask = z.output<typeof PerTaskSchema>;
+const perTask = (row: Record<string, unknown>): PerTask | undefined => PerTaskSchema.safeParse(row.recode).data;
+
+/**
+ * compare's rows: per perturbation both cells have, robust pass@1 tested paired over the HumanEval
+ * tasks (a task's value its share of sample positions at which all its variants pass, so 0 or 1 at
+ * one sample per task: McNemar's then). Only when every row of both cells says its variant
+ * (results.json of cells finalized before these lines exist: not compared).
+ */
+function robustComparisons(a: ReadonlyArray<Record<string, unknown>>, b: ReadonlyArray<Record<string, unknown>>) {
+  if (![...a, ...b].every((t) => perTask(t))) return [];
+  const perturbations = [...new Set(a.map((t) => perTask(t)!.perturbation))];
+  return perturbations.map((name) => ({
+    name: `robust pass@1 ${name}`,
+    unitOf: (t: Record<string, unknown>) => (perTask(t)!.perturbation === name ? perTask(t)!.problem : null),
+    value: (rows: ReadonlyArray<Record<string, unknown>>) =>
+      // The rows in task order: the seeds in order of appearance, as bigcode reads them.
+      robustPassAt1(rows.map((r) => [...perTask(r)!.passed].map((flag) => flag === '1'))),
+  }));
+}
 export type RecodeFigures = z.output<typeof RecodeFiguresSchema>;
 
 /** A variant: its HumanEval task, perturbation and seed, and each sample's outcome by its index. */
@@ -53,6 +84,30 @@ function resultsOf(variant: RecodeVariant, n: number): boolean[] {
   return Array.from({ length: Math.max(n, variant.passed.length) }, (_, i) => variant.passed[i] === true);
 }
 
+/**
+ * A HumanEval task's robust outcome under one perturbation, from its seeds' results in order of
+ * appearance: n, the first seed's sample count; c, the sample positions (over zip of the seeds'
+ * results) at which every seed's sample passed; each position's term of bigcode's robust-pass-at-1
+ * sum (1/n where robust, else 0), summed in its order by the callers so that the floats are its own.
+ */
+function robustPositions(seeds: readonly (readonly boolean[])[]): { n: number; c: number; terms: number[] } {
+  const n = seeds[0]!.length;
+  const positions = Math.min(...seeds.map((s) => s.length));
+  const terms: number[] = [];
+  let c = 0;
+  for (let i = 0; i < positions; i++) {
+    const all = seeds.every((s) => s[i]);
+    if (all) c++;
+    terms.push((all ? 1 : 0) / n);
+  }
+  return { n, c, terms };
+}
+
+/** A task's robust pass@1 under its perturbation: its share of robust positions (bigcode's per-task term). */
+export function robustPassAt1(seeds: readonly (readonly boolean[])[]): number {
+  return robustPositions(seeds).terms.reduce((sum, t) => sum + t, 0);
+}
+
 /** The figures of one perturbation's HumanEval tasks, each its seeds' results in order of appearance. */
 function perturbationFigures(problems: ReadonlyArray<readonly boolean[][]>, ks: readonly number[]) {
   // Summed term by term in bigcode's order (its sum over a generator), so that the floats are its own.
@@ -60,14 +115,8 @@ function perturbationFigures(problems: ReadonlyArray<readonly boolean[][]>, ks: 
   let alt = 0;
   const counts: Array<{ n: number; c: number }> = [];
   for (const seeds of problems) {
-    const n = seeds[0]!.length;
-    const positions = Math.min(...seeds.map((s) => s.length));
-    let c = 0;
-    for (let i = 0; i < positions; i++) {
-      const all = seeds.every((s) => s[i]);
-      if (all) c++;
-      robust += (all ? 1 : 0) / n;
-    }
+    const { n, c, terms } = robustPositions(seeds);
+    for (const term of terms) robust += term;
     alt += seeds.reduce((product, s) => product * (s.filter(Boolean).length / s.length), 1);
     counts.push({ n, c });
   }
@@ -131,8 +180,18 @@ export const RECODE_SCORES = declareScoreKind<z.output<typeof RecodeSampleSchema
   },
   cellKind: 'recode',
   cellSchema: RecodeFiguresSchema,
-  perTaskJson: () => ({}),
-  perTaskShape: {},
+  perTaskJson: (task, n) => ({
+    recode: {
+      perturbation: task.perturbation,
+      problem: task.problem,
+      seed: task.seed,
+      passed: resultsOf(task, n)
+        .map((p) => (p ? '1' : '0'))
+        .join(''),
+    } satisfies PerTask,
+  }),
+  perTaskShape: { recode: PerTaskSchema.optional() },
+  compare: (a, b) => robustComparisons(a, b),
   resultsJson: (figures) => ({
     bigcode: recodeResults(figures),
     robust_pass_at_k: Object.fromEntries(figures.byPerturbation.map((p) => [p.name, p.robustPassAtK])),
