@@ -17,6 +17,7 @@ import { DETAILS_MARK, detailsOf, VERDICT_MARK } from '../../domain/families/big
 import { BIGCODEBENCH_SCORES, bigCodeBenchPeerFiles } from '../../domain/families/bigcodebench/scores.js';
 import { BIGCODEBENCH_STOP_WORDS, parseLibs, PYTHON_STDLIB } from '../../domain/families/bigcodebench/prompt.js';
 import { bigcodeTask } from '../../domain/families/registry.js';
+import { chatMessagesOf } from '../../domain/methods/promptTemplate.js';
 import { chatUserMessage } from '../../methods/direct/request.js';
 import { parseSweepConfig } from '../../domain/sweep/config.js';
 import { scoreFields } from '../../domain/sweep/records.js';
@@ -54,6 +55,16 @@ describe("bigcodebench's prompts", () => {
     expect(problems.map((p) => family.chatInstruction(p))).toEqual(problems.map(() => peer.prefix));
     // A template's instruction takes the message back to the instruction and the fenced prompt.
     expect(chatUserMessage(problems[0]!, { instruction: 'Solve it.' })).toBe(`Solve it.\n\n\`\`\`python\n${problems[0]!.prompt}\`\`\`\n`);
+  });
+
+  it("sends no system message, as its gen/util/openai_request.py sends the user's alone; a model's prompt.system adds one", () => {
+    const [problem] = load();
+    const user = chatUserMessage(problem!);
+    expect(chatMessagesOf(problem!, user)).toEqual([{ role: 'user', content: peer.messages.complete[0] }]);
+    expect(chatMessagesOf(problem!, user, { system: 'Be brief.' })).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: user },
+    ]);
   });
 
   it("base models stop at its EOS and extra_eos_for_direct_completion('bigcodebench'); complete_prompt is continued", () => {

@@ -243,6 +243,8 @@ export const bigCodeBenchFamily: DefinedFamily<
   completionPrompt: (problem) => problem.prompt,
   chatInstruction: () => BIGCODEBENCH_INSTRUCTION_PREFIX,
   chatMessage: (problem) => bigCodeBenchChatMessage(problem.bigcodebench.split as BigCodeBenchSplit, problem.prompt),
+  // make_raw_chat_prompt's request is the user's message alone: no system message (a model's `prompt: {system}` adds one).
+  chatSystem: () => null,
   /**
    * BigCodeBench's `solution`: a base model's completion after the prompt it continued; a chat
    * answer's code (the language's fenced block, or the model's sanitizer); a saved one as it is.
