@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Opt-in (not part of install-tools.sh): BigCodeBench's evaluation environment, its own venv at
+# Opt-in, `npm run setup -- --bigcodebench` (install-tools.sh's step): BigCodeBench's evaluation environment, its own venv at
 # .tools/bigcodebench-python (beside, never inside, the sandbox's .tools/sandbox-python), made from
 # the sandbox's interpreter (python3.11): BigCodeBench's programs run on the sandbox's Python
 # zygote with this venv's site-packages first on sys.path (domain/families/bigcodebench/harness.ts).
 #
-#   bash scripts/install-bigcodebench.sh          (several GB with tensorflow; 10-30 min)
+#   npm run setup -- --bigcodebench               (several GB with tensorflow; 10-30 min; this script)
 #
 # The pins are BigCodeBench's Requirements/requirements-eval.txt (bigcode-project/bigcodebench
 # 47eff25). Its image is Python 3.10; a pin with no wheel for 3.11 is replaced by the oldest
@@ -15,7 +15,8 @@
 # <venv>/explora-modules/<module>: a BigCodeBench task whose `libs` name a module without one is
 # refused by name before a run starts. Prints the summary (installed, failed, importable modules,
 # size, time) and writes it to <venv>/explora-install.txt; pip's log is .tools/pip-bigcodebench.log.
-# Exit 0 when the venv exists (some packages may have failed: see the summary), 1 otherwise.
+# Exit 0 when the venv exists (some packages may have failed: see the summary), 1 otherwise. A
+# second run whose pins are those of the last completed one only prints its summary again.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 tools="${EXPLORA_TOOLS_DIR:-$root/.tools}"
@@ -60,6 +61,13 @@ base="$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null || true)"
 [ -n "$base" ] || fail "no python3 on PATH; the venv is made from it"
 base_version="$("$base" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
 [ "$base_version" = "3.11" ] || fail "python3 is $base_version ($base); the sandbox's interpreter, which runs BigCodeBench's programs, is 3.11"
+
+stamp="$venv/explora-pins.txt"
+if [ -x "$venv/bin/python" ] && [ -f "$venv/explora-install.txt" ] && [ "$(cat "$stamp" 2>/dev/null)" = "${wanted[*]}" ]; then
+  echo "install-bigcodebench: $venv is in place with these pins; its summary:" >&2
+  cat "$venv/explora-install.txt" >&2
+  exit 0
+fi
 
 mkdir -p "$tools"
 if [ ! -x "$venv/bin/python" ]; then
@@ -130,3 +138,4 @@ elapsed=$(($(date +%s) - started))
   echo "importable modules (${#importable[@]}): ${importable[*]}"
   echo "modules that do not import (${#broken[@]}): ${broken[*]:-none}"
 } | tee "$venv/explora-install.txt" >&2
+printf '%s' "${wanted[*]}" >"$stamp"

@@ -10,6 +10,9 @@
 #                                        sweep config's `language:`, comma-separated; go for
 #                                        go_test.go; all: every one). A sweep or `evaluate` installs
 #                                        a language's toolchain itself when it first needs it.
+#   npm run setup -- --bigcodebench      and BigCodeBench's environment (its pinned libraries, 3.3 GB,
+#                                        10-30 min): .tools/bigcodebench-python, which a BigCodeBench
+#                                        dataset names (`environment`, evaluate's --bigcodebench-env)
 #   npm run setup -- --tests             and what the test suite needs: every language's toolchain,
 #                                        the tests' Python (SciPy, statsmodels, ...), Chromium
 #   --only                               the toolchains or test tools named, without the default set
@@ -24,7 +27,7 @@ logs="$tools/logs"
 
 ALL_LANGUAGES=(js ts go_test.go rs java cpp lua rb php pl sh r rkt d jl swift scala cs)
 usage() {
-  sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
   exit 0
 }
 
@@ -32,6 +35,7 @@ languages=()
 by_name=""   # the languages named one by one (not by all or --tests): one missing fails the set-up
 tests=0
 only=0
+bigcodebench=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --languages | --languages=*)
@@ -61,10 +65,11 @@ while [ $# -gt 0 ]; do
       done
       ;;
     --tests) tests=1 ;;
+    --bigcodebench) bigcodebench=1 ;;
     --only) only=1 ;;
     -h | --help) usage ;;
     *)
-      echo "setup: unknown option '$1' (expected --languages LIST, --tests, --only)" >&2
+      echo "setup: unknown option '$1' (expected --languages LIST, --bigcodebench, --tests, --only)" >&2
       exit 2
       ;;
   esac
@@ -133,6 +138,7 @@ what="what the default sweep needs"
 [ "$only" -eq 1 ] && what=""
 [ ${#languages[@]} -gt 0 ] && what="${what:+$what, }the toolchains of ${languages[*]}"
 [ ${#languages[@]} -eq ${#ALL_LANGUAGES[@]} ] && what="${what%the toolchains of *}the toolchains of every MultiPL-E language"
+[ "$bigcodebench" -eq 1 ] && what="${what:+$what, }BigCodeBench's environment"
 [ "$tests" -eq 1 ] && what="$what, the tests' Python and Chromium"
 echo "setup: installing into $tools (once; a line per step as it ends): $what" >&2
 
@@ -151,6 +157,10 @@ if [ ${#languages[@]} -gt 0 ]; then
   label="toolchains: ${languages[*]}"
   [ ${#languages[@]} -eq ${#ALL_LANGUAGES[@]} ] && label="toolchains: every MultiPL-E language's"
   step toolchains "$label" bash "$root/scripts/install-toolchains.sh" "${languages[@]}"
+fi
+if [ "$bigcodebench" -eq 1 ]; then
+  # Its own venv, from the machine's python3 (not the sandbox's venv, which another step may be making).
+  step bigcodebench "BigCodeBench's environment (.tools/bigcodebench-python, ~3.3 GB)" bash "$root/scripts/install-bigcodebench.sh"
 fi
 if [ "$tests" -eq 1 ]; then
   # BigCodeBench's evaluator beside it (it makes the tests' Python first when missing).

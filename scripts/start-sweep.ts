@@ -161,7 +161,7 @@ const program = new Command('start-sweep')
   .option('--no-fork-server', `in-process worker: ${NO_FORK_SERVER_HELP}`)
   .option(
     '--output-dir <dir>',
-    "when the sweep ends, also write each cell's generations.json, references.json, results.json and samples.jsonl to DIR/<cell>/, with bigcode's evaluation_results.json (and evalplus's eval_results.json for evalplus cells)",
+    "when the sweep ends, also write each cell's generations.json, references.json, results.json and samples.jsonl to DIR/<cell>/, with bigcode's evaluation_results.json (and evalplus's eval_results.json for evalplus cells, BigCodeBench's eval_results.json and pass_at_k.json for its cells)",
   )
   .addHelpText('after', environmentHelp(['temporal', 's3', 'sandbox']));
 

@@ -16,6 +16,7 @@ const PROBLEM_STEPS = [
   'chatInstruction',
   'nextStep',
   'chatMessage',
+  'chatSystem',
   'chatCode',
   'solution',
   'referenceSolution',
@@ -29,7 +30,13 @@ const PROBLEM_STEPS = [
 ] as const;
 
 /** The steps TaskFamily marks optional: absent when the family has none. */
-const OPTIONAL_STEPS: ReadonlySet<(typeof PROBLEM_STEPS)[number]> = new Set(['infill', 'chatCode', 'nextStep', 'chatMessage']);
+const OPTIONAL_STEPS: ReadonlySet<(typeof PROBLEM_STEPS)[number]> = new Set([
+  'infill',
+  'chatCode',
+  'nextStep',
+  'chatMessage',
+  'chatSystem',
+]);
 
 export function defineFamily<const Id extends string, Schema extends EntrySchema, Payload extends object = Record<never, never>>(
   definition: FamilyDefinition<Id, Schema, Payload>,

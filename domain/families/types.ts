@@ -402,6 +402,12 @@ export interface FamilySteps<Entry, Problem extends SweepProblem> {
    */
   chatMessage?(problem: Problem): string | undefined;
   /**
+   * The system message of a chat request, where the family's peer sends its own or none
+   * (BigCodeBench: none, null); absent: the language's. A model's prompt template's `system` still
+   * replaces it.
+   */
+  chatSystem?(problem: Problem): string | null;
+  /**
    * The code of a chat model's answer (its thinking stripped), where the family's peer takes it its
    * own way (LiveCodeBench: the last fenced block); absent: the language's extraction. A model's
    * sanitizer (`sanitize:`) still reads the answer instead.

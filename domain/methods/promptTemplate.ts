@@ -41,9 +41,12 @@ export const BIGCODE_DEFAULT_INSTRUCTION_TOKENS: readonly [string, string, strin
   string,
 ];
 
-/** The chat system message: the template's, else the language's. Null: send none. */
+/** The chat system message: the template's, else the family's (BigCodeBench sends none), else the language's. Null: send none. */
 export function chatSystemMessage(problem: SweepProblem, template?: PromptTemplate): string | null {
-  if (template?.system === undefined) return languageOf(problem).systemPrompt;
+  if (template?.system === undefined) {
+    const family = familyOf(problem);
+    return family.chatSystem ? family.chatSystem(problem) : languageOf(problem).systemPrompt;
+  }
   return template.system === '' ? null : template.system;
 }
 

@@ -144,6 +144,14 @@ export interface ScoreKind<
    * evaluation_results.json; absent: none.
    */
   peerFiles?(figures: Figures, cell: CellFiles): Record<string, string>;
+  /**
+   * Where evaluate.ts writes those files beside its --samples (a file, or a folder: `directory`),
+   * as the peer does, by file name (BigCodeBench's `<samples>_eval_results.json`); absent: they are
+   * written with --output-dir alone.
+   */
+  besideSamples?(samples: string, directory: boolean): Record<string, string>;
+  /** Whose files they are, for evaluate.ts's messages (`evalplus`). */
+  peerName?: string;
   /** A line of the progress view (after the cell's name). */
   progressLine(figures: Figures): string;
   /** The headline a report's best-per-dataset line ranks cells by when they do not run (their pass@1 is none). */
@@ -185,11 +193,13 @@ export interface MetricsLineParts {
   nSamples: number;
 }
 
-/** What a cell's peer files are made from: its generations.json, its samples.jsonl rows (task, then sample order), the date. */
+/** What a cell's peer files are made from: its generations.json, its samples.jsonl rows (task, then sample order), the date, the samples' name. */
 export interface CellFiles {
   generations: readonly string[][];
   samples: readonly { task_id: string; score?: SampleScore }[];
   date: string;
+  /** The name a peer reads the model from (BigCodeBench's pass_at_k.json): evaluate.ts's --samples' base name, a sweep cell's model id. */
+  samplesName?: string;
 }
 
 /** A declaration with its types erased, as the consumers hold the list of every kind. */

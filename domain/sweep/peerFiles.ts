@@ -66,16 +66,20 @@ export interface SampleOutcome {
 
 /**
  * The peers' files of a cell, by name, beside its own (generations.json, samples.jsonl): bigcode's
- * evaluation_results.json always, evalplus's eval_results.json for evalplus cells. Written by a
- * sweep's --output-dir and by scripts/evaluate.ts alike.
+ * evaluation_results.json always, and those of the cell's score kind (evalplus's eval_results.json,
+ * BigCodeBench's eval_results.json and pass_at_k.json). Written by a sweep's --output-dir and by
+ * scripts/evaluate.ts alike; `samplesName` is what a peer names the model from (a sweep's: the
+ * cell's model id).
  */
 export function peerFiles(
   summary: CellSummary,
   generations: readonly string[][],
   samples: readonly SampleOutcome[],
   date: string,
+  samplesName: string | undefined = typeof summary.cell.model === 'string' ? summary.cell.model : undefined,
 ): Record<string, string> {
-  const own = summary.scores ? (kindOfCell(summary.scores).peerFiles?.(summary.scores, { generations, samples, date }) ?? {}) : {};
+  const files = { generations, samples, date, ...(samplesName !== undefined ? { samplesName } : {}) };
+  const own = summary.scores ? (kindOfCell(summary.scores).peerFiles?.(summary.scores, files) ?? {}) : {};
   return { 'evaluation_results.json': bigcodeMetricsJson(summary), ...own };
 }
 

@@ -90,7 +90,8 @@ export function recordedRun(
   result: { status: ExecutionStatus; exception?: ExceptionInfo },
   score: TaskScore,
 ): { status: ExecutionStatus; exception?: ExceptionInfo } {
-  const failure = score.kind === 'status' ? (score as StatusScore).failure : undefined;
+  // StatusScore's `failure`, or a family's kind that carries one (BigCodeBench's verdict-less run).
+  const failure = score.kind === 'text' ? undefined : (score as Pick<StatusScore, 'failure'>).failure;
   if (failure && result.status === 'passed') return { status: 'failed', exception: failure };
   return { status: result.status, ...(result.exception ? { exception: result.exception } : {}) };
 }

@@ -34,6 +34,8 @@ export interface ScoreAnswersInput extends Omit<SampleScorerOptions, 'problems' 
   onStarted?(): void;
   /** After each sample is scored. */
   onScored?(done: number, total: number): void;
+  /** The samples' file or folder name, which a peer's files may name the model from (CellFiles.samplesName). */
+  samplesName?: string;
 }
 
 export interface ScoredAnswers {
@@ -77,6 +79,6 @@ export async function scoreAnswers(input: ScoreAnswersInput, date: string): Prom
     .split('\n')
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l) as SampleOutcome);
-  const files = { ...own, ...peerFiles(summary, JSON.parse(own['generations.json']) as string[][], samples, date) };
+  const files = { ...own, ...peerFiles(summary, JSON.parse(own['generations.json']) as string[][], samples, date, input.samplesName) };
   return { scored, summary, results, files };
 }

@@ -3,7 +3,7 @@
  * --save_generations_path and --metric_output_path write them: DIR/<cell>/generations.json,
  * references.json, results.json and samples.jsonl, copied byte for byte from S3; beside them the
  * peers' own files (domain/sweep/peerFiles.ts): bigcode's evaluation_results.json for every cell,
- * evalplus's eval_results.json for evalplus cells.
+ * evalplus's eval_results.json for evalplus cells, BigCodeBench's eval_results.json and pass_at_k.json for its.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -54,7 +54,7 @@ export function evaluateCommand(flags: readonly EvaluateFlag[]): Command {
     .option('--out <file>', 'results file (default: <samples>_results.jsonl)')
     .option(
       '--output-dir <dir>',
-      "the set's files as a sweep's --output-dir writes a cell's: generations.json, references.json, samples.jsonl, results.json, bigcode's evaluation_results.json (evalplus's eval_results.json for evalplus problems)",
+      "the set's files as a sweep's --output-dir writes a cell's: generations.json, references.json, samples.jsonl, results.json, bigcode's evaluation_results.json (evalplus's eval_results.json for evalplus problems, BigCodeBench's eval_results.json and pass_at_k.json for its)",
     )
     .option('--share-process', SHARE_PROCESS_HELP, false)
     .option('--fork-server', FORK_SERVER_HELP, true)

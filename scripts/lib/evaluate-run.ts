@@ -4,6 +4,7 @@
  * with evaluate.ts's progress on stderr. Imported once the sandbox is starting: it loads the
  * families and the scoring path meanwhile.
  */
+import { basename } from 'node:path';
 import { languageOf } from '../../domain/families/registry.js';
 import { answerSanitizer, type AnswerSanitizer, type Sanitizer } from '../../domain/llm/sanitizer.js';
 import { cellFigures, evalplusDate } from '../../domain/sweep/peerFiles.js';
@@ -77,6 +78,7 @@ export async function evaluateAnswers(
       references: diskReferenceOutputs(opts.cacheDir ?? defaultCacheDir()),
       timeoutMs: timeoutMsOf(opts),
       inFlight: input.answers.length,
+      samplesName: basename(opts.samples),
       onStarted: () => {
         if (!opts.verbose || textScored) return;
         const ms = (t: number) => `${t.toFixed(0)} ms`;

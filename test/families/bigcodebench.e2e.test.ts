@@ -5,8 +5,9 @@
  * environment: markers only, pytz being the sandbox's own): every sample's status (pass, fail,
  * timeout) and pass@k are what bigcodebench's own untrusted_check and estimate_pass_at_k give on
  * the same rows and samples (test/families/bigcodebench_reference.py), with the per-task limit
- * made 1 s on both sides. And a sweep through Temporal against a scripted chat server: the message
- * the model gets is BigCodeBench's, and the cell's pass@1 and files are the samples'.
+ * made 1 s on both sides, and BigCodeBench's own eval_results.json and pass_at_k.json beside the
+ * samples say the same. And a sweep through Temporal against a scripted chat server: the message
+ * the model gets is BigCodeBench's, and the cell's pass@1 and files (its BigCodeBench files too) are the samples'.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -45,7 +46,11 @@ const SAMPLES = BCB_TASKS.map((t) => ({
   solutions: [`${t.row.complete_prompt}\n${t.row.canonical_solution}`, t.right, t.wrong],
 }));
 
-function peer(): Promise<{ statuses: Record<string, string[]>; pass_at_k: Record<string, number> }> {
+function peer(): Promise<{
+  statuses: Record<string, string[]>;
+  failed_tests: Record<string, string[][]>;
+  pass_at_k: Record<string, number>;
+}> {
   return new Promise((resolve, reject) => {
     const child = execFile(
       PYTHON,
@@ -112,6 +117,18 @@ it("evaluate.ts: each sample's pass, fail or timeout and pass@k are bigcodebench
   const results = JSON.parse(readFileSync(path.join(outDir, 'results.json'), 'utf8')) as Record<string, unknown>;
   expect(results).toMatchObject({ subset: 'hard' });
   expect(results).not.toHaveProperty('split');
+  // BigCodeBench's own files beside the samples, as its evaluate.py names them: each sample's verdict and failed tests its own.
+  const evalResults = JSON.parse(readFileSync(path.join(dir, 'samples_eval_results.json'), 'utf8')) as {
+    eval: Record<string, Array<{ status: string; details: Record<string, string> }>>;
+  };
+  const ofEach = <T>(f: (s: { status: string; details: Record<string, string> }) => T) =>
+    Object.fromEntries(Object.entries(evalResults.eval).map(([task, list]) => [task, list.map(f)]));
+  expect(ofEach((s) => s.status)).toEqual(theirs.statuses);
+  expect(ofEach((s) => Object.keys(s.details).sort())).toEqual(theirs.failed_tests);
+  const passAtK = JSON.parse(readFileSync(path.join(dir, 'samples_pass_at_k.json'), 'utf8')) as Record<string, unknown>;
+  for (const k of ['pass@1', 'pass@2', 'pass@3']) expect(passAtK[k], k).toBeCloseTo(theirs.pass_at_k[k]!, 12);
+  expect(passAtK).toMatchObject({ model: 'samples.jsonl', split: 'complete', subset: 'hard', calibrated: true });
+  expect(readFileSync(path.join(outDir, 'pass_at_k.json'), 'utf8')).toBe(readFileSync(path.join(dir, 'samples_pass_at_k.json'), 'utf8'));
 }, 300_000);
 
 describe('a sweep of BigCodeBench tasks against a scripted chat server', () => {
@@ -167,5 +184,12 @@ k: [1, 2]
     expect(cell.passAtK['pass@2']).toBeCloseTo(1, 12);
     await expectCellFilesAsStored(bucket, id, outDir, String(cell.cell.cell));
     expect(outputJson(outDir, String(cell.cell.cell), 'results.json')).toMatchObject({ tasks: 2, samples: 4, 'pass@1': 0.5 });
+    // BigCodeBench's files in the cell's folder, the model named by its id.
+    const statuses = outputJson(outDir, String(cell.cell.cell), 'eval_results.json') as { eval: Record<string, Array<{ status: string }>> };
+    expect(Object.values(statuses.eval).map((list) => list.map((s) => s.status))).toEqual([
+      ['pass', 'fail'],
+      ['pass', 'fail'],
+    ]);
+    expect(outputJson(outDir, String(cell.cell.cell), 'pass_at_k.json')).toMatchObject({ 'pass@1': 0.5, 'pass@2': 1, model: 'chat' });
   }, 300_000);
 });

@@ -3,11 +3,14 @@
 
 Reads JSON on stdin: {"rows": [row...], "samples": {task_id: [solution...]}, "k": [1, 2],
 "timeout_per_task": seconds, "calibrated": true} and prints {"statuses": {task_id: [status...]},
-"pass_at_k": {...}}, each sample checked by bigcodebench.eval.untrusted_check with the arguments
+"failed_tests": {task_id: [[the names of its details...]...]}, "pass_at_k": {...}}, each sample checked by bigcodebench.eval.untrusted_check with the arguments
 bigcodebench.evaluate.evaluate gives it (its default limits; the calibrated solution; a ground-truth
 time under min_time_limit, as the tasks' canonical solutions take), and pass@k as evaluate computes
 it. TIMEOUT_LIMIT (what BIGCODEBENCH_TIMEOUT_PER_TASK is meant to set) is the module's constant,
 set here so that a timeout takes seconds, not four minutes.
+
+With {"mode": "files", "rows": [...], "samples_file": path, "split", "subset", "k", "calibrated",
+"timeout_per_task"}: the files BigCodeBench's evaluate writes for the samples (peer_files).
 
 With {"mode": "prompts", "rows": [...]}: prints each row's chat message for both splits as
 bigcodebench's make_raw_chat_prompt makes it without a tokenizer (its API providers' way), with
@@ -45,8 +48,9 @@ def kill_leftovers():
                 pass
 
 
-def peer_functions(module_file, names):
-    """The top-level definitions and assignments `names` of a module of bigcodebench, executed alone."""
+def peer_functions(module_file, names, scope=None):
+    """The top-level definitions and assignments `names` of a module of bigcodebench, executed alone
+    (in `scope`: the names they use that are not among them)."""
     import bigcodebench
 
     path = os.path.join(os.path.dirname(bigcodebench.__file__), *module_file.split("/"))
@@ -57,9 +61,52 @@ def peer_functions(module_file, names):
             picked.append(node)
         elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in names for t in node.targets):
             picked.append(node)
-    scope = {"List": list, "AutoTokenizer": object}
+    scope = {"List": list, "AutoTokenizer": object} if scope is None else scope
     exec(compile(ast.Module(body=picked, type_ignores=[]), path, "exec"), scope)
     return scope
+
+
+def peer_files(data):
+    """evaluate.py's evaluate() itself (execution "local", --no_gt) on a samples file, the rows as its
+    dataset: the eval_results.json and pass_at_k.json it writes, as text. evaluate.py imports
+    gradio_client and e2b, which the tests' venv lacks, and bigcodebench.data downloads the dataset:
+    evaluate and check_correctness are taken from its source and executed alone, with the dataset's
+    loaders answering the rows, its progress bar and colours off, and its pool of processes one of
+    threads (each check starts a process of its own all the same)."""
+    import collections
+    import concurrent.futures
+    import datetime
+    import gzip
+    import multiprocessing
+    import threading
+    import time
+    import typing
+    import warnings
+    from contextlib import redirect_stdout
+
+    bcb_eval.TIMEOUT_LIMIT = data["timeout_per_task"]
+    typing_names = {name: getattr(typing, name) for name in ("Any", "Dict", "List", "Tuple", "Optional", "Iterable")}
+    utils = peer_functions("data/utils.py", {"stream_jsonl", "load_solutions"}, {"os": os, "json": json, "gzip": gzip, "PathLike": os.PathLike, **typing_names})
+    problems = {row["task_id"]: row for row in data["rows"]}
+    scope = {
+        **typing_names,
+        "os": os, "json": json, "np": np, "time": time, "threading": threading, "multiprocessing": multiprocessing,
+        "Counter": collections.Counter, "defaultdict": collections.defaultdict, "datetime": datetime.datetime,
+        "ProcessPoolExecutor": concurrent.futures.ThreadPoolExecutor, "as_completed": concurrent.futures.as_completed,
+        "wait": concurrent.futures.wait, "FIRST_COMPLETED": concurrent.futures.FIRST_COMPLETED, "warn": warnings.warn,
+        "tqdm": lambda items, **kwargs: items, "cprint": lambda text, *args, **kwargs: print(text, file=sys.stderr),
+        "PASS": bcb_eval.PASS, "compatible_eval_result": bcb_eval.compatible_eval_result,
+        "estimate_pass_at_k": bcb_eval.estimate_pass_at_k, "untrusted_check": bcb_eval.untrusted_check,
+        "load_solutions": utils["load_solutions"], "get_bigcodebench": lambda subset: problems,
+        "get_bigcodebench_hash": lambda subset: "unused", "run_codegen": None,
+    }
+    evaluate = peer_functions("evaluate.py", {"Result", "check_correctness", "evaluate"}, scope)["evaluate"]
+    with redirect_stdout(sys.stderr):
+        evaluate(data["split"], data["subset"], samples=data["samples_file"], execution="local", no_gt=True,
+                 pass_k=",".join(str(k) for k in data["k"]), calibrated=data["calibrated"], parallel=2)
+    result_path = data["samples_file"].replace(".jsonl", "_eval_results.json")
+    with open(result_path) as results, open(result_path.replace("eval_results.json", "pass_at_k.json")) as pass_at_k:
+        print(json.dumps({"eval_results": results.read(), "pass_at_k": pass_at_k.read()}), flush=True)
 
 
 def prompts(data):
@@ -85,23 +132,29 @@ def main():
     data = json.load(sys.stdin)
     if data.get("mode") == "prompts":
         return prompts(data)
+    if data.get("mode") == "files":
+        peer_files(data)
+        return kill_leftovers()
     bcb_eval.TIMEOUT_LIMIT = data["timeout_per_task"]
     problems = {row["task_id"]: row for row in data["rows"]}
     statuses = {}
+    failed_tests = {}
     for task_id, solutions in data["samples"].items():
         problem = problems[task_id]
         statuses[task_id] = []
+        failed_tests[task_id] = []
         for solution in solutions:
             if data.get("calibrated", True):
                 solution = problem["code_prompt"] + "\n    pass\n" + solution
-            stat, _details = bcb_eval.untrusted_check(
+            stat, details = bcb_eval.untrusted_check(
                 solution, problem["test"], problem["entry_point"], 30 * 1024, 30 * 1024, 10, 1, 0.1
             )
             statuses[task_id].append(stat)
+            failed_tests[task_id].append(sorted(details))
     total = np.array([len(r) for r in statuses.values()])
     correct = np.array([sum(s == bcb_eval.PASS for s in r) for r in statuses.values()])
     pass_at_k = {f"pass@{k}": float(bcb_eval.estimate_pass_at_k(total, correct, k).mean()) for k in data["k"] if total.min() >= k}
-    print(json.dumps({"statuses": statuses, "pass_at_k": pass_at_k}), flush=True)
+    print(json.dumps({"statuses": statuses, "failed_tests": failed_tests, "pass_at_k": pass_at_k}), flush=True)
     kill_leftovers()
 
 

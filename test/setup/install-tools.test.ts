@@ -47,7 +47,7 @@ describe('npm run setup', () => {
     expect(language.stderr).toMatch(/--languages: unknown language 'cobol'; known: js ts go_test\.go .* cs \(go for go_test\.go\), or all/);
     const option = await setup(['--everything'], { EXPLORA_TOOLS_DIR: tools });
     expect(option.code).toBe(2);
-    expect(option.stderr).toMatch(/unknown option '--everything' \(expected --languages LIST, --tests, --only\)/);
+    expect(option.stderr).toMatch(/unknown option '--everything' \(expected --languages LIST, --bigcodebench, --tests, --only\)/);
     expect(existsSync(tools)).toBe(false);
   });
 
@@ -85,6 +85,22 @@ describe('npm run setup', () => {
     // --only: nothing of the default set was installed.
     expect(existsSync(path.join(tools, 'py'))).toBe(false);
     expect(existsSync(path.join(tools, 'sandbox-python'))).toBe(false);
+  });
+});
+
+describe("BigCodeBench's environment", () => {
+  it('is a step of its own, asked for by --bigcodebench, its failure named with its log', async () => {
+    // No python3: install-bigcodebench.sh makes its venv from it, and stops before writing anything.
+    const tools = path.join(dir, 'tools-bcb');
+    const r = await setup(['--only', '--bigcodebench'], { EXPLORA_TOOLS_DIR: tools, PATH: pathWithout('bcb', /^(python|pip)/) });
+    expect(r.code, r.stderr).toBe(1);
+    const log = path.join(tools, 'logs', 'setup-bigcodebench.log');
+    expect(r.stderr).toContain('setup: installing into ' + tools + " (once; a line per step as it ends): BigCodeBench's environment");
+    expect(r.stderr).toMatch(/setup: BigCodeBench's environment \(\.tools\/bigcodebench-python, ~3\.3 GB\) +FAILED \(exit 1, /);
+    expect(r.stderr).toContain(`its log: ${log}`);
+    expect(readFileSync(log, 'utf8')).toContain('install-bigcodebench: no python3 on PATH');
+    expect(r.stderr).toMatch(/setup: 1 step\(s\) failed/);
+    expect(existsSync(path.join(tools, 'bigcodebench-python'))).toBe(false);
   });
 });
 

@@ -9,8 +9,9 @@
  * `pass` when the module ran and no test failed or erred, `fail` otherwise (an exception while
  * executing the module included), and `timeout` when the process ended without one (killed at the
  * wall-clock limit, or gone by os._exit, a signal, the memory limit): the harness prints
- * `__bigcodebench__ <status>` on the real stdout; a failure then raises AssertionError naming the
- * failed tests, so the record's status is `failed` with them as its exception.
+ * `__bigcodebench__ <status>` on the real stdout, then `__bigcodebench_details__ <json>`, its
+ * `details` (each failed test's trace, its last 2,000 characters, 32,000 over them all); a failure then raises
+ * AssertionError naming the failed tests, so the record's status is `failed` with them as its exception.
  *
  * What BigCodeBench does that the sandbox does instead: safe_environment's interception of kill,
  * killpg, system, exec* and Popen (the sandbox's slot uid, pid namespace and process limit contain
@@ -20,6 +21,14 @@ import { utf8Base64 } from '../base64.js';
 
 /** The line the harness prints its verdict on (score.ts reads the last one). */
 export const VERDICT_MARK = '__bigcodebench__';
+/** The line after it: the verdict's `details` (failed test -> its trace; `ALL` when the module did not run), as JSON. */
+export const DETAILS_MARK = '__bigcodebench_details__';
+/**
+ * Each trace's last characters kept, and the most over a sample's traces (BigCodeBench keeps them
+ * whole; the sandbox keeps the first 64 KiB of a run's output, and the verdict must stay in it).
+ */
+export const DETAIL_CHARS = 2000;
+export const DETAILS_CHARS = 32_000;
 
 export type BigCodeBenchStatus = 'pass' | 'fail' | 'timeout';
 
@@ -163,8 +172,11 @@ def _bcb_run(solution, test, environment, timeout):
     except BaseException as e:
         details["ALL"] = str(e)
         status = "fail"
+    import json
+    per_trace = max(1, min(${DETAIL_CHARS}, ${DETAILS_CHARS} // max(1, len(details))))
+    kept = {name: str(trace)[-per_trace:] for name, trace in details.items()}
     out = sys.__stdout__
-    out.write("\\n${VERDICT_MARK} " + status + "\\n")
+    out.write("\\n${VERDICT_MARK} " + status + "\\n${DETAILS_MARK} " + json.dumps(kept) + "\\n")
     out.flush()
     if status == "fail":
         for name, trace in details.items():
@@ -174,6 +186,25 @@ def _bcb_run(solution, test, environment, timeout):
 
 _bcb_run(_BCB_SOLUTION, _BCB_TEST, _BCB_ENVIRONMENT, _BCB_TIMEOUT)
 `;
+
+/**
+ * The details the harness printed with its verdict (the line right after the last verdict line),
+ * or {} when it printed none (a timeout, as BigCodeBench's details of a killed check).
+ */
+export function detailsOf(stdout: string): Record<string, string> {
+  const lines = stdout.split('\n');
+  let at = lines.length - 1;
+  while (at >= 0 && !lines[at]!.startsWith(VERDICT_MARK + ' ')) at--;
+  const next = at >= 0 ? lines[at + 1] : undefined;
+  if (next === undefined || !next.startsWith(DETAILS_MARK + ' ')) return {};
+  try {
+    const parsed: unknown = JSON.parse(next.slice(DETAILS_MARK.length + 1));
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return {};
+    return Object.fromEntries(Object.entries(parsed).map(([name, trace]) => [name, String(trace)]));
+  } catch {
+    return {};
+  }
+}
 
 /** The verdict of a run, from what it printed: the last verdict line, or `timeout` when it printed none (BigCodeBench's _UNKNOWN). */
 export function verdictOf(stdout: string): BigCodeBenchStatus {

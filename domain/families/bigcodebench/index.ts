@@ -10,7 +10,7 @@
  * estimator over the tasks (a `status` score: a sample passes when its verdict is `pass`).
  *
  * Tasks whose `libs` go beyond the standard library run with the BigCodeBench environment
- * (scripts/install-bigcodebench.sh; `environment`): a task importing a library that environment
+ * (`npm run setup -- --bigcodebench`; `environment`): a task importing a library that environment
  * lacks is refused by the library's name before a run starts.
  */
 import { z } from 'zod';
@@ -27,6 +27,7 @@ import type { DefinedFamily, ProblemOf, Requirement, TaskScore } from '../types.
 import {
   BIGCODEBENCH_MEMORY_MIB,
   BIGCODEBENCH_TIMEOUT_LIMIT_S,
+  detailsOf,
   embeddedSolution,
   harnessProgram,
   suiteTimeoutS,
@@ -40,12 +41,13 @@ import {
   parseLibs,
   type BigCodeBenchSplit,
 } from './prompt.js';
+import { BIGCODEBENCH_SCORES } from './scores.js';
 
 /** The sandbox's longest run (ExecutionLimitsSchema). */
 const LIMITS_MAX_TIMEOUT_MS = 600_000;
 
-/** The command that makes the environment, for messages. */
-export const BIGCODEBENCH_INSTALL = 'bash scripts/install-bigcodebench.sh';
+/** The command that makes the environment (scripts/install-bigcodebench.sh, a step of the set-up), for messages. */
+export const BIGCODEBENCH_INSTALL = 'npm run setup -- --bigcodebench';
 
 /** The options, as the entry's fields and evaluate.ts's flags (--split, --subset, --calibrated, --timeout-per-task, --bigcodebench-env). */
 const BIGCODEBENCH_OPTIONS = familyOptions({
@@ -73,7 +75,7 @@ const BIGCODEBENCH_OPTIONS = familyOptions({
       .refine((dir) => dir.startsWith('/'), 'an absolute path (the sandbox mounts the environment there)')
       .optional(),
     {
-      help: `the BigCodeBench environment (${BIGCODEBENCH_INSTALL} makes .tools/bigcodebench-python): needed by tasks whose libs go beyond the standard library`,
+      help: `the BigCodeBench environment (\`${BIGCODEBENCH_INSTALL}\` makes .tools/bigcodebench-python): needed by tasks whose libs go beyond the standard library`,
       value: 'folder',
       flag: 'bigcodebench-env',
       folder: true,
@@ -161,26 +163,34 @@ const NO_ENVIRONMENT = '/bigcodebench-environment-not-given';
 function libraryRequirement(lib: string, environment: string | undefined): Requirement {
   const from =
     environment === undefined
-      ? `--bigcodebench-env or the dataset's environment: none was given (${BIGCODEBENCH_INSTALL} makes .tools/bigcodebench-python)`
-      : `--bigcodebench-env or the dataset's environment: the environment lacks ${lib} (its explora-install.txt says what installed; ${BIGCODEBENCH_INSTALL})`;
+      ? `--bigcodebench-env or the dataset's environment: none was given (\`${BIGCODEBENCH_INSTALL}\` makes .tools/bigcodebench-python, which they then name)`
+      : `--bigcodebench-env or the dataset's environment: the environment lacks ${lib} (its explora-install.txt says what installed; \`${BIGCODEBENCH_INSTALL}\` makes it)`;
   const module = lib.split('.')[0]!;
   // Without an environment, a folder that does not exist: the check refuses the tasks, and nothing could mount it.
   const folder = environment ?? NO_ENVIRONMENT;
   return { kind: 'file', path: `${folder}/explora-modules/${module}`, why: `BigCodeBench (${module}) tasks`, from, readableDir: folder };
 }
 
-/** BigCodeBench's verdict as a score: a pass is its `pass` from a run that ended well; `timeout` when the run left none. */
+/**
+ * BigCodeBench's verdict as a score (scores.ts): a pass is its `pass` from a run that ended well;
+ * `timeout` when the run left none; `fail` for a `pass` from a run that did not end well (an
+ * os._exit after the verdict). With its details and the calibration, for its eval_results.json.
+ */
 function bigCodeBenchScore(
-  _problem: BigCodeBenchProblem,
+  problem: BigCodeBenchProblem,
   outcome: { status: Parameters<typeof isSuccess>[0]['status']; stdout: string },
 ): TaskScore {
   const verdict = outcome.status === 'timeout' ? 'timeout' : verdictOf(outcome.stdout);
   const passed = verdict === 'pass' && outcome.status === 'passed';
   const noVerdict = verdict === 'timeout' && outcome.status === 'passed';
+  const { calibrated, code_prompt } = problem.bigcodebench;
   return {
-    kind: 'status',
+    kind: 'bigcodebench',
     passed,
     success: isSuccess(outcome),
+    status: verdict === 'pass' && !passed ? 'fail' : verdict,
+    details: verdict === 'timeout' ? {} : detailsOf(outcome.stdout),
+    calibration: calibrated ? `${code_prompt}\n    pass\n` : '',
     ...(noVerdict ? { failure: { type: 'Timeout', message: 'the run left no verdict (BigCodeBench counts it a timeout)' } } : {}),
   };
 }
@@ -233,6 +243,8 @@ export const bigCodeBenchFamily: DefinedFamily<
   completionPrompt: (problem) => problem.prompt,
   chatInstruction: () => BIGCODEBENCH_INSTRUCTION_PREFIX,
   chatMessage: (problem) => bigCodeBenchChatMessage(problem.bigcodebench.split as BigCodeBenchSplit, problem.prompt),
+  // make_raw_chat_prompt's request is the user's message alone: no system message (a model's `prompt: {system}` adds one).
+  chatSystem: () => null,
   /**
    * BigCodeBench's `solution`: a base model's completion after the prompt it continued; a chat
    * answer's code (the language's fenced block, or the model's sanitizer); a saved one as it is.
@@ -253,6 +265,7 @@ export const bigCodeBenchFamily: DefinedFamily<
     maxOutputBytes: 64 * 1024,
   }),
   score: bigCodeBenchScore,
+  scoreKinds: [BIGCODEBENCH_SCORES],
   requirements: (problem) =>
     [...new Set(externalLibs(problem.bigcodebench.libs).map((lib) => lib.split('.')[0]!))].map((lib) =>
       libraryRequirement(lib, problem.bigcodebench.environment),

@@ -74,6 +74,13 @@ export const NAMED_SCORES = declareScoreKind<z.output<typeof NamedSampleSchema>,
     const evalResults = evalplusEvalResults(figures, cell.generations, cell.samples, cell.date);
     return evalResults === null ? {} : ({ 'eval_results.json': evalResults } as Record<string, string>);
   },
+  // evalplus writes it in a samples folder, else beside the samples file.
+  besideSamples: (samples, directory) => ({
+    'eval_results.json': directory
+      ? `${samples.replace(/\/+$/, '')}/eval_results.json`
+      : samples.replace(/(\.jsonl)?$/, '.eval_results.json'),
+  }),
+  peerName: 'evalplus',
   progressLine: (figures) =>
     Object.entries(figures.byName)
       .map(
