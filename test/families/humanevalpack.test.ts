@@ -12,6 +12,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { humanEvalPackFamily, PACK_PROMPTS, PACK_VARIANTS } from '../../domain/families/humanevalpack/index.js';
+import { applyCarperDiff, carperDiffHunk } from '../../domain/families/humanevalpack/carperDiff.js';
 import { packRemoveLastBlock } from '../../domain/families/humanevalpack/postprocess.js';
 import {
   packStopWords,
@@ -60,6 +61,9 @@ interface Reference {
   prompts: string[];
   stop_words: string[];
   references: string[];
+  /** postprocess_generation's output (bigcode's generations.json): diff-carper's diffs (null: not a diff record). */
+  postprocessed: (string | null)[][];
+  /** What the programs are made of: postprocessed, diff-carper's diffs applied to the buggy code. */
   solutions: string[][];
   programs: string[][];
 }
@@ -111,6 +115,35 @@ const programOf = (problem: Parameters<typeof humanEvalPackFamily.embedSolution>
 const endedByStopWord = (generations: readonly string[][], stops: readonly string[]) =>
   generations.map((gens) => gens.map((g) => (stops.some((s) => g.includes(s)) ? g : `${g}<|endoftext|>`)));
 
+/**
+ * What a model answers to diff-carper (after `<DFF>`), made from each row: the bug's first line
+ * fixed with a line of context, the whole buggy body replaced, a header without the space after
+ * <DFF>, prose before the first header, a hunk whose text is not in the code, a line that ends the
+ * diff, another record after it, git's no-newline marker, a hunk with no context, nothing.
+ */
+function carperContinuations(row: { buggy_solution: string; canonical_solution: string }): string[] {
+  const buggy = row.buggy_solution.split('\n');
+  const fixed = row.canonical_solution.split('\n');
+  const at = Math.max(
+    1,
+    buggy.findIndex((line, i) => line !== fixed[i]),
+  );
+  const oneLine = ` @@ -${at},2 +${at},2 @@\n ${buggy[at - 1]}\n-${buggy[at]}\n+${fixed[at] ?? ''}\n`;
+  const whole = ` @@ -1,${buggy.length} +1,${fixed.length} @@\n${buggy.map((l) => `-${l}`).join('\n')}\n${fixed.map((l) => `+${l}`).join('\n')}\n`;
+  return [
+    oneLine,
+    whole,
+    `\n${oneLine.slice(1)}`,
+    ` The fix:\n${oneLine.slice(1)}`,
+    ` @@ -1 +1 @@\n-not in the code\n+return 0\n${oneLine.slice(1)}`,
+    `${oneLine}That is all.\n+more`,
+    `${oneLine}<NME> other.py\n`,
+    `${whole}\\ No newline at end of file\n`,
+    ` @@ -0,0 +1 @@\n+// added\n${oneLine.slice(1)}`,
+    '',
+  ];
+}
+
 describe("HumanEvalPack against bigcode's humanevalpack.py", () => {
   const jobs: Job[] = [];
   for (const language of RUN_LANGUAGES)
@@ -122,12 +155,17 @@ describe("HumanEvalPack against bigcode's humanevalpack.py", () => {
             prompt,
             language,
             rows: DATA[language].rows,
-            generations: endedByStopWord(DATA[language].generations, packStopWords(language, prompt)),
+            generations: endedByStopWord(
+              prompt === 'diff-carper'
+                ? DATA[language].generations.map((gens, t) => [...gens, ...carperContinuations(DATA[language].rows[t]!)])
+                : DATA[language].generations,
+              packStopWords(language, prompt),
+            ),
           });
 
   it("covers every format bigcode builds for each variant, in all six of bigcode's languages", () => {
-    // 19 generic formats for each variant; continue only for synthesize; file and issue only for Fix.
-    expect(jobs.length).toBe(6 * (19 + 20 + 20));
+    // 19 generic formats for each variant; continue only for synthesize; file, issue and diff-carper only for Fix.
+    expect(jobs.length).toBe(6 * (19 + 21 + 21));
   });
 
   it("every prompt, stop word list, solution and program is bigcode's", () => {
@@ -148,10 +186,12 @@ describe("HumanEvalPack against bigcode's humanevalpack.py", () => {
       expect(solutions, what).toEqual(reference.solutions);
       const programs = problems.map((p, t) => solutions[t]!.map((s) => programOf(p, s)));
       expect(programs, what).toEqual(reference.programs);
-      // A saved generation (bigcode's generations.json) is already post-processed: it runs as it is.
-      expect(problems.map((p, t) => humanEvalPackFamily.solution(p, 'saved', reference.solutions[t]![0]!))).toEqual(
-        reference.solutions.map((s) => s[0]),
-      );
+      // A saved generation (bigcode's generations.json) is already post-processed: it runs as it is
+      // (diff-carper's diff applied first; bigcode's None saved as null, read as an empty text).
+      expect(
+        problems.map((p, t) => reference.postprocessed[t]!.map((g) => humanEvalPackFamily.solution(p, 'saved', g ?? ''))),
+        what,
+      ).toEqual(reference.solutions);
     });
   }, 120_000);
 
@@ -166,6 +206,49 @@ describe("HumanEvalPack against bigcode's humanevalpack.py", () => {
     // Java's class brace: two to close; a main method cut off.
     expect(packRemoveLastBlock('\n  return 1;\n }\n}\nclass X {}', 'java', [])).toBe('\n  return 1;\n }\n}');
     expect(packRemoveLastBlock('\n  return 1;\n }\n public static void main() {', 'java', [])).toBe('\n  return 1;\n }\n }');
+  });
+
+  it("diff-carper's diff applied as OpenELM's diff_eval.apply_diff applies it, its edge cases included", () => {
+    const code = 'def f(x):\n    y = x + 1\n    return y\n\ndef g(x):\n    return f(x) * 2\n';
+    const cases: [string, string][] = [
+      // one hunk; two hunks in order; the second hunk's text only before the first's change (skipped)
+      [code, '@@ -2,2 +2,2 @@\n     y = x + 1\n-    return y\n+    return y - 1\n'],
+      [code, '@@ -2 +2 @@\n-    y = x + 1\n+    y = x\n@@ -6 +6 @@ def g\n-    return f(x) * 2\n+    return f(x) * 3\n'],
+      [code, '@@ -6 +6 @@\n-    return f(x) * 2\n+    return 0\n@@ -2 +2 @@\n-    y = x + 1\n+    y = x\n'],
+      // text not in the code; text ending inside a line (rejected); text ending at the end of the file
+      [code, '@@ -2 +2 @@\n-    y = x + 2\n+    y = x\n'],
+      [code, '@@ -2 +2 @@\n-    y = x\n+    y = 0\n'],
+      ['a\nb', '@@ -2 +2 @@\n-b\n+c\n'],
+      // no context: put before the file as the first change only
+      [code, '@@ -0,0 +1 @@\n+import os\n@@ -0,0 +1 @@\n+import sys\n'],
+      [code, '@@ -2 +2 @@\n-    y = x + 1\n+    y = x\n@@ -0,0 +1 @@\n+import sys\n'],
+      // prose before the first header shifts hunks and headers; a header at the very end; no header at all
+      [code, 'fix:\n@@ -2 +2 @@\n-    y = x + 1\n+    y = x\n'],
+      [code, '@@ -2 +2 @@\n-    y = x + 1\n+    y = x\n@@ -6 +6 @@'],
+      [code, '-    y = x + 1\n+    y = x\n'],
+      // git's marker removed; lines starting otherwise ignored; blank lines without their space dropped; a \r in the header
+      [code, '@@ -3 +3 @@\n-    return y\n\\ No newline at end of file\n+    return -y\n'],
+      [code, '@@ -1,2 +1,2 @@\n def f(x):\n*note\n\n-    y = x + 1\n+    y = x + 2\n'],
+      [code, '@@ -2 +2 @@\r\n-    y = x + 1\n+    y = 2\n'],
+      // characters beyond the BMP (UTF-16 pairs in JavaScript, one code point in Python); a new file
+      ['s = "\u{1F600}\u{1F600}"\nt = 1\n', '@@ -2 +2 @@\n-t = 1\n+t = "\u{1F600}"\n'],
+      ['ADDFILE', '@@ -0,0 +1,2 @@\n+a\n+b\n'],
+    ];
+    const records = [
+      '<NME> f.py\n<BEF> x\n<MSG> Fix\n<DFF> @@ -1 +1 @@\n-x\n+y\n',
+      '<NME> f.py\n<BEF> x\n<MSG> Fix\n<DFF>\n@@ -1 +1 @@\n-x\n+y\n',
+      '<NME> f\r.py\n<BEF> a\n<MSG> b\n<MSG> c\n<DFF> d\n<DFF> e',
+    ];
+    const reference = JSON.parse(
+      execFileSync(PYTHON, [SCRIPT], { input: JSON.stringify({ apply_diff: cases, split_diff: records }) }).toString(),
+    ) as { applied: string[]; split: { diff?: string }[] };
+    expect(cases.map(([file, hunk]) => applyCarperDiff(file, hunk))).toEqual(reference.applied);
+    // What bigcode's split_diff finds as the diff is what carperDiffHunk starts from (none: not a record).
+    const hunks = records.map((r) => carperDiffHunk('', r, 'js', []));
+    expect(hunks).toEqual(reference.split.map((r) => (r.diff === undefined ? '' : r.diff.split(/\n[^ +-@]+/)[0])));
+    expect(hunks[1]).toBe('');
+    // An empty diff is an empty program, whatever the buggy code.
+    expect(applyCarperDiff(code, '')).toBe('');
   });
 
   it('refuses the formats it cannot run, by name, before anything runs', () => {
@@ -187,6 +270,7 @@ describe("HumanEvalPack against bigcode's humanevalpack.py", () => {
     ).toContain('must be one of the HumanEvalPack languages: python, js, java, go, cpp, rust');
     expect(() => load({ language: 'python', variant: 'fixtests', prompt: 'continue' })).toThrow(/HumanEvalSynthesize only/);
     expect(() => load({ language: 'python', variant: 'synthesize', prompt: 'issue' })).toThrow(/HumanEvalFix format/);
+    expect(() => load({ language: 'js', variant: 'synthesize', prompt: 'diff-carper' })).toThrow(/HumanEvalFix format/);
   });
 });
 

@@ -30,6 +30,7 @@ import { DatasetEntryNameSchema, RowsFileSchema } from '../entry.js';
 import { flag, readsProblemsFiles } from '../evaluateOptions.js';
 import { familyOptions, option } from '../familyOptions.js';
 import type { DefinedFamily, ProblemOf, Requirement, TaskChecking, TaskScore, ToolchainPart } from '../types.js';
+import { applyCarperDiff, carperDiffHunk } from './carperDiff.js';
 import { packPostprocess, packProgramCode } from './postprocess.js';
 import {
   PACK_LANGUAGES,
@@ -153,6 +154,8 @@ const HumanEvalPackPayloadSchema = z.object({
     declaration: z.string().optional(),
     /** Go: the row's test_setup (package main, testing, testify), which process_results puts first. */
     test_setup: z.string().optional(),
+    /** diff-carper: the buggy code (prompt base and buggy solution) the model's diff is applied to. */
+    buggy: z.string().optional(),
   }),
 });
 type PackProblem = ProblemOf<z.output<typeof HumanEvalPackPayloadSchema>>;
@@ -210,6 +213,7 @@ export function humanEvalPackProblems(
         base: variant === 'synthesize' ? row.prompt : promptBase(row, language, variant === 'fixdocs'),
         ...(language === 'rust' ? { declaration: row.declaration } : {}),
         ...(language === 'go' ? { test_setup: row.test_setup ?? '' } : {}),
+        ...(prompt === 'diff-carper' ? { buggy: promptBase(row, language, variant === 'fixdocs') + row.buggy_solution } : {}),
       },
     };
   });
@@ -220,9 +224,15 @@ export function humanEvalPackProblems(
  * prompt and it (the request carried the stop words, so the text is what came back before the
  * first one); a chat answer is the function it writes (behind the prompt base when it does not
  * name the entry point); a saved generation (bigcode's generations.json) is already post-processed.
+ * diff-carper's answer (a completion or chat answer continuing the prompt, or a saved diff) is
+ * a diff, applied to the buggy code as bigcode's process_results does.
  */
 export function humanEvalPackSolution(problem: PackProblem, api: LlmApi | 'saved', code: string): string {
-  const { language, prompt, base } = problem.humanevalpack;
+  const { language, prompt, base, buggy } = problem.humanevalpack;
+  if (prompt === 'diff-carper') {
+    const hunk = api === 'saved' ? code : carperDiffHunk(problem.prompt, code, language, packStopWords(language, prompt));
+    return applyCarperDiff(buggy ?? '', hunk);
+  }
   if (api === 'saved') return code;
   if (api === 'completions') return packPostprocess(code, base, language, packStopWords(language, prompt));
   return code.includes(problem.entry_point) ? code : `${base}${code}`;
