@@ -12,7 +12,9 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { humanEvalPackFamily, PACK_PROMPTS, PACK_VARIANTS } from '../../domain/families/humanevalpack/index.js';
+import DiffMatchPatch from 'diff-match-patch';
 import { applyCarperDiff, carperDiffHunk } from '../../domain/families/humanevalpack/carperDiff.js';
+import { applyDmpPatch, pyUnquote } from '../../domain/families/humanevalpack/dmpPatch.js';
 import { packRemoveLastBlock } from '../../domain/families/humanevalpack/postprocess.js';
 import {
   packStopWords,
@@ -68,8 +70,16 @@ interface Reference {
   programs: string[][];
 }
 
-const bigcode = (jobs: Job[]): Reference[] =>
-  JSON.parse(execFileSync(PYTHON, [SCRIPT], { input: JSON.stringify(jobs), maxBuffer: 1 << 28 }).toString()) as Reference[];
+/** bigcode's code, with the diff_match_patch that install-test-python.sh puts beside the venv. */
+const runReference = (input: unknown): unknown =>
+  JSON.parse(
+    execFileSync(PYTHON, [SCRIPT], {
+      input: JSON.stringify(input),
+      maxBuffer: 1 << 28,
+      env: { ...process.env, PYTHONPATH: path.join(PROJECT_ROOT, '.tools/test-python-dmp') },
+    }).toString(),
+  );
+const bigcode = (jobs: Job[]): Reference[] => runReference(jobs) as Reference[];
 
 beforeAll(() => {
   execFileSync('bash', [path.join(PROJECT_ROOT, 'scripts/install-test-python.sh')], { stdio: 'inherit' });
@@ -144,6 +154,27 @@ function carperContinuations(row: { buggy_solution: string; canonical_solution: 
   ];
 }
 
+/**
+ * What a model answers to diff (after `<commit_after>`), made from each row: diff_match_patch's
+ * patch from the buggy to the fixed code (what bigcode's format expects), without its leading
+ * newline, with its place off by some characters, against text not in the code; prose; nothing;
+ * a hand-written patch with a `%` that starts no escape.
+ */
+function dmpContinuations(row: { buggy_solution: string; canonical_solution: string }): string[] {
+  const dmp = new DiffMatchPatch();
+  const patch = dmp.patch_toText(dmp.patch_make(row.buggy_solution, row.canonical_solution));
+  const shifted = patch.replace(/^@@ -(\d+)/, (_, n: string) => `@@ -${Number(n) + 7}`);
+  return [
+    `\n${patch}`,
+    patch,
+    `\n${shifted}`,
+    '\n@@ -1,9 +1,9 @@\n-not in the code\n+return 0;\n',
+    ' Here is the fix.',
+    '',
+    '\n@@ -1,3 +1,3 @@\n x %25 2\n-x % 3\n+x %23 2\n',
+  ];
+}
+
 describe("HumanEvalPack against bigcode's humanevalpack.py", () => {
   const jobs: Job[] = [];
   for (const language of RUN_LANGUAGES)
@@ -158,14 +189,16 @@ describe("HumanEvalPack against bigcode's humanevalpack.py", () => {
             generations: endedByStopWord(
               prompt === 'diff-carper'
                 ? DATA[language].generations.map((gens, t) => [...gens, ...carperContinuations(DATA[language].rows[t]!)])
-                : DATA[language].generations,
+                : prompt === 'diff'
+                  ? DATA[language].generations.map((gens, t) => [...gens, ...dmpContinuations(DATA[language].rows[t]!)])
+                  : DATA[language].generations,
               packStopWords(language, prompt),
             ),
           });
 
   it("covers every format bigcode builds for each variant, in all six of bigcode's languages", () => {
-    // 19 generic formats for each variant; continue only for synthesize; file, issue and diff-carper only for Fix.
-    expect(jobs.length).toBe(6 * (19 + 21 + 21));
+    // 19 generic formats for each variant; continue only for synthesize; file, issue, diff and diff-carper only for Fix.
+    expect(jobs.length).toBe(6 * (19 + 22 + 22));
   });
 
   it("every prompt, stop word list, solution and program is bigcode's", () => {
@@ -239,9 +272,7 @@ describe("HumanEvalPack against bigcode's humanevalpack.py", () => {
       '<NME> f.py\n<BEF> x\n<MSG> Fix\n<DFF>\n@@ -1 +1 @@\n-x\n+y\n',
       '<NME> f\r.py\n<BEF> a\n<MSG> b\n<MSG> c\n<DFF> d\n<DFF> e',
     ];
-    const reference = JSON.parse(
-      execFileSync(PYTHON, [SCRIPT], { input: JSON.stringify({ apply_diff: cases, split_diff: records }) }).toString(),
-    ) as { applied: string[]; split: { diff?: string }[] };
+    const reference = runReference({ apply_diff: cases, split_diff: records }) as { applied: string[]; split: { diff?: string }[] };
     expect(cases.map(([file, hunk]) => applyCarperDiff(file, hunk))).toEqual(reference.applied);
     // What bigcode's split_diff finds as the diff is what carperDiffHunk starts from (none: not a record).
     const hunks = records.map((r) => carperDiffHunk('', r, 'js', []));
@@ -249,6 +280,38 @@ describe("HumanEvalPack against bigcode's humanevalpack.py", () => {
     expect(hunks[1]).toBe('');
     // An empty diff is an empty program, whatever the buggy code.
     expect(applyCarperDiff(code, '')).toBe('');
+  });
+
+  it("diff's patch applied as bigcode's diff_match_patch applies it, its edge cases included", () => {
+    const code = 'def f(x):\n    y = x % 2\n    return y # é\n\ndef g(x):\n    return f(x) * 2\n';
+    const dmp = new DiffMatchPatch();
+    const made = dmp.patch_toText(dmp.patch_make(code, code.replace('x % 2', 'x % 3').replace('* 2', '* 4')));
+    const cases: [string, string][] = [
+      // a patch as diff_match_patch writes it; after blank lines and spaces; its place off; its context gone
+      [code, made],
+      [code, `\n \n\t${made}`],
+      [code, made.replace(/@@ -(\d+)/, (_, n: string) => `@@ -${Number(n) + 30}`)],
+      ['something else entirely\n', made],
+      // Python's unquote: a % that starts no escape kept, %23 and UTF-8 escapes decoded, bad bytes replaced, a BOM kept
+      [code, '@@ -14,9 +14,9 @@\n  x \n-% 2\n+% 5\n %0A    r\n'],
+      [code, '@@ -14,9 +14,9 @@\n  x \n-%25 2\n+%23 %C3%A9 %C3%28 %E2%82 %EF%BB%BF%zz\n %0A    r\n'],
+      // no length (1), length 0, two patches, a blank line inside, a line starting otherwise, a bad header
+      [code, '@@ -1 +1 @@\n-d\n+D\n@@ -1,0 +1,1 @@\n+#\n'],
+      [code, '@@ -62,7 +62,7 @@\n  f(x) \n-* 2\n+* 3\n\n'],
+      [code, '@@ -1,4 +1,4 @@\n-def \n+fed \n*note\n'],
+      [code, '@@ -1,4 +1,4 @@ def f\n-def \n+fed \n'],
+      [code, '--- a/f.py\n+++ b/f.py\n@@ -1,3 +1,3 @@\n'],
+      // nothing at all: the code as it is
+      [code, ''],
+      [code, ' \n '],
+    ];
+    const reference = runReference({ apply_diff: [], split_diff: [], patch: cases }) as { patched: string[] };
+    expect(cases.map(([buggy, patch]) => applyDmpPatch(buggy, patch))).toEqual(reference.patched);
+    // The cases reach each outcome: fixed, partly fixed, left as is, an empty program.
+    expect(reference.patched[0]).toBe(code.replace('x % 2', 'x % 3').replace('* 2', '* 4'));
+    expect(reference.patched).toContain('');
+    expect(reference.patched[11]).toBe(code);
+    expect(pyUnquote('%zz %41 %c3%a9 é%41')).toBe('%zz A é éA');
   });
 
   it('refuses the formats it cannot run, by name, before anything runs', () => {
@@ -262,7 +325,7 @@ describe("HumanEvalPack against bigcode's humanevalpack.py", () => {
         prompt,
       });
     expect(entry('instruct').success).toBe(true);
-    expect(JSON.stringify(entry('diff').error?.issues)).toContain('patch');
+    expect(entry('diff').success).toBe(true);
     expect(JSON.stringify(entry('edit').error?.issues)).toContain('ValueError');
     expect(JSON.stringify(entry('octogeeex').error?.issues)).toContain("bigcode's HumanEvalPack prompts");
     expect(
@@ -285,7 +348,12 @@ describe("evaluate.ts's reading of HumanEvalPack files", () => {
     expect(read({}).problems[0]!.prompt.startsWith('Write a JavaScript function')).toBe(true);
     expect(() => read({ subset: 'synthesize-python' })).toThrow(/holds js rows/);
     expect(() => read({ subset: 'explaindescribe-js' })).toThrow(/family humanevalexplain/);
-    expect(() => read({ prompt: 'diff', subset: 'fixtests-js' })).toThrow(/patch/);
+    expect(() => read({ prompt: 'diff', subset: 'synthesize-js' })).toThrow(/HumanEvalFix format/);
+    expect(
+      read({ prompt: 'diff', subset: 'fixtests-js' }).problems[0]!.prompt.endsWith(
+        '<commit_msg>Fix bugs in hasCloseElements.<commit_after>',
+      ),
+    ).toBe(true);
     expect(read({}, jsonl(GO_ROWS)).problems[0]!.prompt.startsWith('Write a Go function')).toBe(true);
     expect(() => read({}, jsonl([{ ...JS_ROWS[0], task_id: 'Kotlin/0' }]))).toThrow(/names no HumanEvalPack language/);
     expect(() => read({}, jsonl([JS_ROWS[0], { ...JS_ROWS[1], task_id: 'Python/2' }]))).toThrow(

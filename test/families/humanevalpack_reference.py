@@ -6,8 +6,10 @@ continuations of the prompt), JSON on stdout.
 
 Written here as bigcode has them: HumanEvalPack's constructor (stop words), get_prompt_base,
 get_prompt (HumanEvalPack's, HumanEvalFixBase's, HumanEvalSynthesizeBase's), get_reference,
-remove_last_block, postprocess_generation (Synthesize's and Fix's) and process_results' Python and
-JavaScript branches (the import helper); the runs as code_eval_octopack's execution does them
+remove_last_block, postprocess_generation (Synthesize's and Fix's, diff-carper's), process_results'
+patch application (diff: diff_match_patch from PyPI, on PYTHONPATH from .tools/test-python-dmp;
+diff-carper: OpenELM's diff_eval.py, written out below) and its Python and JavaScript branches
+(the import helper); the runs as code_eval_octopack's execution does them
 (CodeGeeX's: Python exec'd in its own process under a time limit, any exception a failure;
 JavaScript written to test.js and run by node, failed on any output to stderr or stdout; C++ by
 g++ -std=c++11 then a.out, Java as Main.java by javac then `java -cp DIR Main`, Go by `go test
@@ -136,7 +138,9 @@ class Pack:
         context = prompt_base + doc["buggy_solution"]
         if self.with_docs is False:
             context += "\n" + doc["test"]
-        if self.prompt == "diff-carper":
+        if self.prompt == "diff":
+            prompt = f"<commit_before>{context}<commit_msg>{instruction}<commit_after>"
+        elif self.prompt == "diff-carper":
             prompt = f"<NME> {doc['entry_point']}.{LANGUAGE_TO_EXTENSION[self.DATASET_NAME]}\n"
             prompt += f"<BEF> {context}\n<MSG> {instruction}\n<DFF>"
         elif self.prompt == "file":
@@ -201,6 +205,8 @@ class Pack:
                 return diff_hunk
             return None
         gen = self.remove_last_block(generation[len(prompt):].rstrip())
+        if self.prompt.startswith("diff"):
+            return gen
         if self.variant == "synthesize":
             return doc["prompt"].rstrip() + gen
         return self.get_prompt_base(doc).rstrip() + gen
@@ -208,7 +214,19 @@ class Pack:
     def mutate(self, generations, docs):
         """process_results' CUSTOM MUTATE METHOD CHANGES for diff-carper (the diff applied to the buggy code)."""
         generations = [list(gen) for gen in generations]
-        if self.prompt == "diff-carper":
+        if self.prompt == "diff":
+            from diff_match_patch import diff_match_patch
+            dmp = diff_match_patch()
+            for gen, doc in zip(generations, docs):
+                old_code = self.get_prompt_base(doc) + doc["buggy_solution"]
+                for i, diff in enumerate(gen):
+                    try:
+                        patches = dmp.patch_fromText(diff.lstrip())
+                        fixed_code, _ = dmp.patch_apply(patches, old_code)
+                    except Exception:
+                        fixed_code = ""
+                    gen[i] = fixed_code
+        elif self.prompt == "diff-carper":
             for gen, doc in zip(generations, docs):
                 old_code = self.get_prompt_base(doc) + doc["buggy_solution"]
                 for i, diff_hunk in enumerate(gen):
@@ -586,6 +604,11 @@ def main():
     if isinstance(jobs, dict) and "apply_diff" in jobs:
         # diff_eval's own functions on hand-written cases: [buggy, hunk] -> applied; record -> split.
         out = {"applied": [apply_diff(b, h) for b, h in jobs["apply_diff"]], "split": [split_diff(r) for r in jobs["split_diff"]]}
+        diff_task = Pack("python", "diff", "fixtests")
+        # process_results' diff branch on [buggy, patch] pairs (the prompt base empty: the buggy code is all of it).
+        out["patched"] = [
+            diff_task.mutate([[p]], [{"prompt": "", "declaration": "", "buggy_solution": b}])[0][0] for b, p in jobs.get("patch", [])
+        ]
         json.dump(out, sys.stdout)
         return
     json.dump([run(job) for job in jobs] if isinstance(jobs, list) else run(jobs), sys.stdout)

@@ -31,7 +31,8 @@ import { flag, readsProblemsFiles } from '../evaluateOptions.js';
 import { familyOptions, option } from '../familyOptions.js';
 import type { DefinedFamily, ProblemOf, Requirement, TaskChecking, TaskScore, ToolchainPart } from '../types.js';
 import { applyCarperDiff, carperDiffHunk } from './carperDiff.js';
-import { packPostprocess, packProgramCode } from './postprocess.js';
+import { applyDmpPatch } from './dmpPatch.js';
+import { packPostprocess, packProgramCode, packRemoveLastBlock } from './postprocess.js';
 import {
   PACK_LANGUAGES,
   PACK_PROMPTS,
@@ -154,7 +155,7 @@ const HumanEvalPackPayloadSchema = z.object({
     declaration: z.string().optional(),
     /** Go: the row's test_setup (package main, testing, testify), which process_results puts first. */
     test_setup: z.string().optional(),
-    /** diff-carper: the buggy code (prompt base and buggy solution) the model's diff is applied to. */
+    /** diff and diff-carper: the buggy code (prompt base and buggy solution) the model's patch is applied to. */
     buggy: z.string().optional(),
   }),
 });
@@ -213,7 +214,9 @@ export function humanEvalPackProblems(
         base: variant === 'synthesize' ? row.prompt : promptBase(row, language, variant === 'fixdocs'),
         ...(language === 'rust' ? { declaration: row.declaration } : {}),
         ...(language === 'go' ? { test_setup: row.test_setup ?? '' } : {}),
-        ...(prompt === 'diff-carper' ? { buggy: promptBase(row, language, variant === 'fixdocs') + row.buggy_solution } : {}),
+        ...(prompt === 'diff' || prompt === 'diff-carper'
+          ? { buggy: promptBase(row, language, variant === 'fixdocs') + row.buggy_solution }
+          : {}),
       },
     };
   });
@@ -224,14 +227,19 @@ export function humanEvalPackProblems(
  * prompt and it (the request carried the stop words, so the text is what came back before the
  * first one); a chat answer is the function it writes (behind the prompt base when it does not
  * name the entry point); a saved generation (bigcode's generations.json) is already post-processed.
- * diff-carper's answer (a completion or chat answer continuing the prompt, or a saved diff) is
- * a diff, applied to the buggy code as bigcode's process_results does.
+ * diff's and diff-carper's answer (a completion or chat answer continuing the prompt, or a saved
+ * patch) is a patch, applied to the buggy code as bigcode's process_results does.
  */
 export function humanEvalPackSolution(problem: PackProblem, api: LlmApi | 'saved', code: string): string {
   const { language, prompt, base, buggy } = problem.humanevalpack;
   if (prompt === 'diff-carper') {
     const hunk = api === 'saved' ? code : carperDiffHunk(problem.prompt, code, language, packStopWords(language, prompt));
     return applyCarperDiff(buggy ?? '', hunk);
+  }
+  if (prompt === 'diff') {
+    // postprocess_generation keeps remove_last_block's cut (without the prompt base) as the patch.
+    const patch = api === 'saved' ? code : packRemoveLastBlock(code, language, packStopWords(language, prompt));
+    return applyDmpPatch(buggy ?? '', patch);
   }
   if (api === 'saved') return code;
   if (api === 'completions') return packPostprocess(code, base, language, packStopWords(language, prompt));
