@@ -4,8 +4,9 @@
  * variant (synthesize, fixtests, fixdocs), every `--prompt` format bigcode builds for it and both
  * languages, the prompts, stop words, the solutions a model's raw continuations become (the
  * request's stop words applied, then the family's solution) and the programs run (process_results'
- * import helper, the test after a newline) equal bigcode's; the formats bigcode refuses or that
- * need a patch applied are refused by name. The runs' outcomes are compared in
+ * import helper, the test after a newline) equal bigcode's, diff's and diff-carper's patches applied
+ * to the buggy code as bigcode applies them (diff_match_patch, OpenELM's diff_eval); the formats
+ * bigcode refuses are refused by name. The runs' outcomes are compared in
  * humanevalpack.e2e.test.ts (the sandbox).
  */
 import { execFileSync } from 'node:child_process';
