@@ -4,8 +4,9 @@
 # scikit-learn and sqlparse (the scores of the generation benchmarks, issue 28); DuckDB (reads back
 # the exported Parquet tables), all from PyPI; and
 # beside it, .tools/test-python-moses: mosestokenizer (the Moses detokenizer bigcode runs over
-# code-to-text references), for PYTHONPATH; and .tools/test-python-evalplus: evalplus 0.3.1 without
-# its dependencies, with tree-sitter (what evalplus's sanitizer runs on), for PYTHONPATH.
+# code-to-text references), for PYTHONPATH; .tools/test-python-evalplus: evalplus 0.3.1 without
+# its dependencies, with tree-sitter (what evalplus's sanitizer runs on), for PYTHONPATH; and
+# .tools/test-python-dmp: diff-match-patch (bigcode's HumanEvalFix `diff` format), for PYTHONPATH.
 # Test-only: the sandbox's venv (install-sandbox-python.sh) and the product never use it.
 # Idempotent: with the same pins and base interpreter, a second run only checks a stamp.
 set -euo pipefail
@@ -113,11 +114,38 @@ tree_sitter.Parser(tree_sitter.Language(tree_sitter_python.language())).parse(b"
   echo "install-test-python: evalplus 0.3.1 and tree-sitter 0.25.2 in $evalplus_dir" >&2
 }
 
+# diff_match_patch (what bigcode's HumanEvalFix `diff` format applies patches with): pure Python,
+# in a folder of its own (as mosestokenizer, above), for PYTHONPATH.
+dmp_dir="$tools/test-python-dmp"
+dmp_pins='diff-match-patch==20241021'
+ensure_dmp() {
+  if [ -f "$dmp_dir/.installed" ] && [ "$(cat "$dmp_dir/.installed")" = "$dmp_pins" ]; then
+    return 0
+  fi
+  local partial="$dmp_dir.partial.$$" dmp_log="$tools/pip-test-python-dmp.log"
+  rm -rf "$partial"
+  # shellcheck disable=SC2086 # the pins are words
+  if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+      --only-binary=:all: --no-deps --target "$partial" $dmp_pins >"$dmp_log" 2>&1; then
+    rm -rf "$partial"
+    echo "install-test-python: pip could not install $dmp_pins; it said:" >&2
+    tail -n 20 "$dmp_log" >&2
+    exit 1
+  fi
+  PYTHONPATH="$partial" "$venv/bin/python" -c 'from diff_match_patch import diff_match_patch' 2>>"$dmp_log" \
+    || { rm -rf "$partial"; fail "diff-match-patch installed but does not import (see $dmp_log)"; }
+  echo "$dmp_pins" >"$partial/.installed"
+  rm -rf "$dmp_dir"
+  mv "$partial" "$dmp_dir"
+  echo "install-test-python: diff-match-patch 20241021 in $dmp_dir" >&2
+}
+
 stamp_text="$(printf '%s\n%s\n' "$base" "$requirements" | sha256sum | cut -d' ' -f1)"
 stamp="$venv/.installed"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$stamp_text" ] && [ -x "$venv/bin/python" ]; then
   ensure_moses
   ensure_evalplus
+  ensure_dmp
   exit 0
 fi
 
@@ -152,4 +180,5 @@ rm -rf "$venv"
 mv "$tmp" "$venv"
 ensure_moses
 ensure_evalplus
+ensure_dmp
 echo "install-test-python: scipy 1.14.1, statsmodels 0.14.4, sacrebleu 2.4.3, lm-eval 0.4.5, scikit-learn 1.5.2 in $venv" >&2

@@ -4,14 +4,18 @@
  * variant (synthesize, fixtests, fixdocs), every `--prompt` format bigcode builds for it and both
  * languages, the prompts, stop words, the solutions a model's raw continuations become (the
  * request's stop words applied, then the family's solution) and the programs run (process_results'
- * import helper, the test after a newline) equal bigcode's; the formats bigcode refuses or that
- * need a patch applied are refused by name. The runs' outcomes are compared in
+ * import helper, the test after a newline) equal bigcode's, diff's and diff-carper's patches applied
+ * to the buggy code as bigcode applies them (diff_match_patch, OpenELM's diff_eval); the formats
+ * bigcode refuses are refused by name. The runs' outcomes are compared in
  * humanevalpack.e2e.test.ts (the sandbox).
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { humanEvalPackFamily, PACK_PROMPTS, PACK_VARIANTS } from '../../domain/families/humanevalpack/index.js';
+import DiffMatchPatch from 'diff-match-patch';
+import { applyCarperDiff, carperDiffHunk } from '../../domain/families/humanevalpack/carperDiff.js';
+import { applyDmpPatch, pyUnquote } from '../../domain/families/humanevalpack/dmpPatch.js';
 import { packRemoveLastBlock } from '../../domain/families/humanevalpack/postprocess.js';
 import {
   packStopWords,
@@ -60,12 +64,23 @@ interface Reference {
   prompts: string[];
   stop_words: string[];
   references: string[];
+  /** postprocess_generation's output (bigcode's generations.json): diff-carper's diffs (null: not a diff record). */
+  postprocessed: (string | null)[][];
+  /** What the programs are made of: postprocessed, diff-carper's diffs applied to the buggy code. */
   solutions: string[][];
   programs: string[][];
 }
 
-const bigcode = (jobs: Job[]): Reference[] =>
-  JSON.parse(execFileSync(PYTHON, [SCRIPT], { input: JSON.stringify(jobs), maxBuffer: 1 << 28 }).toString()) as Reference[];
+/** bigcode's code, with the diff_match_patch that install-test-python.sh puts beside the venv. */
+const runReference = (input: unknown): unknown =>
+  JSON.parse(
+    execFileSync(PYTHON, [SCRIPT], {
+      input: JSON.stringify(input),
+      maxBuffer: 1 << 28,
+      env: { ...process.env, PYTHONPATH: path.join(PROJECT_ROOT, '.tools/test-python-dmp') },
+    }).toString(),
+  );
+const bigcode = (jobs: Job[]): Reference[] => runReference(jobs) as Reference[];
 
 beforeAll(() => {
   execFileSync('bash', [path.join(PROJECT_ROOT, 'scripts/install-test-python.sh')], { stdio: 'inherit' });
@@ -111,6 +126,56 @@ const programOf = (problem: Parameters<typeof humanEvalPackFamily.embedSolution>
 const endedByStopWord = (generations: readonly string[][], stops: readonly string[]) =>
   generations.map((gens) => gens.map((g) => (stops.some((s) => g.includes(s)) ? g : `${g}<|endoftext|>`)));
 
+/**
+ * What a model answers to diff-carper (after `<DFF>`), made from each row: the bug's first line
+ * fixed with a line of context, the whole buggy body replaced, a header without the space after
+ * <DFF>, prose before the first header, a hunk whose text is not in the code, a line that ends the
+ * diff, another record after it, git's no-newline marker, a hunk with no context, nothing.
+ */
+function carperContinuations(row: { buggy_solution: string; canonical_solution: string }): string[] {
+  const buggy = row.buggy_solution.split('\n');
+  const fixed = row.canonical_solution.split('\n');
+  const at = Math.max(
+    1,
+    buggy.findIndex((line, i) => line !== fixed[i]),
+  );
+  const oneLine = ` @@ -${at},2 +${at},2 @@\n ${buggy[at - 1]}\n-${buggy[at]}\n+${fixed[at] ?? ''}\n`;
+  const whole = ` @@ -1,${buggy.length} +1,${fixed.length} @@\n${buggy.map((l) => `-${l}`).join('\n')}\n${fixed.map((l) => `+${l}`).join('\n')}\n`;
+  return [
+    oneLine,
+    whole,
+    `\n${oneLine.slice(1)}`,
+    ` The fix:\n${oneLine.slice(1)}`,
+    ` @@ -1 +1 @@\n-not in the code\n+return 0\n${oneLine.slice(1)}`,
+    `${oneLine}That is all.\n+more`,
+    `${oneLine}<NME> other.py\n`,
+    `${whole}\\ No newline at end of file\n`,
+    ` @@ -0,0 +1 @@\n+// added\n${oneLine.slice(1)}`,
+    '',
+  ];
+}
+
+/**
+ * What a model answers to diff (after `<commit_after>`), made from each row: diff_match_patch's
+ * patch from the buggy to the fixed code (what bigcode's format expects), without its leading
+ * newline, with its place off by some characters, against text not in the code; prose; nothing;
+ * a hand-written patch with a `%` that starts no escape.
+ */
+function dmpContinuations(row: { buggy_solution: string; canonical_solution: string }): string[] {
+  const dmp = new DiffMatchPatch();
+  const patch = dmp.patch_toText(dmp.patch_make(row.buggy_solution, row.canonical_solution));
+  const shifted = patch.replace(/^@@ -(\d+)/, (_, n: string) => `@@ -${Number(n) + 7}`);
+  return [
+    `\n${patch}`,
+    patch,
+    `\n${shifted}`,
+    '\n@@ -1,9 +1,9 @@\n-not in the code\n+return 0;\n',
+    ' Here is the fix.',
+    '',
+    '\n@@ -1,3 +1,3 @@\n x %25 2\n-x % 3\n+x %23 2\n',
+  ];
+}
+
 describe("HumanEvalPack against bigcode's humanevalpack.py", () => {
   const jobs: Job[] = [];
   for (const language of RUN_LANGUAGES)
@@ -122,12 +187,19 @@ describe("HumanEvalPack against bigcode's humanevalpack.py", () => {
             prompt,
             language,
             rows: DATA[language].rows,
-            generations: endedByStopWord(DATA[language].generations, packStopWords(language, prompt)),
+            generations: endedByStopWord(
+              prompt === 'diff-carper'
+                ? DATA[language].generations.map((gens, t) => [...gens, ...carperContinuations(DATA[language].rows[t]!)])
+                : prompt === 'diff'
+                  ? DATA[language].generations.map((gens, t) => [...gens, ...dmpContinuations(DATA[language].rows[t]!)])
+                  : DATA[language].generations,
+              packStopWords(language, prompt),
+            ),
           });
 
   it("covers every format bigcode builds for each variant, in all six of bigcode's languages", () => {
-    // 19 generic formats for each variant; continue only for synthesize; file and issue only for Fix.
-    expect(jobs.length).toBe(6 * (19 + 20 + 20));
+    // 19 generic formats for each variant; continue only for synthesize; file, issue, diff and diff-carper only for Fix.
+    expect(jobs.length).toBe(6 * (19 + 22 + 22));
   });
 
   it("every prompt, stop word list, solution and program is bigcode's", () => {
@@ -148,10 +220,12 @@ describe("HumanEvalPack against bigcode's humanevalpack.py", () => {
       expect(solutions, what).toEqual(reference.solutions);
       const programs = problems.map((p, t) => solutions[t]!.map((s) => programOf(p, s)));
       expect(programs, what).toEqual(reference.programs);
-      // A saved generation (bigcode's generations.json) is already post-processed: it runs as it is.
-      expect(problems.map((p, t) => humanEvalPackFamily.solution(p, 'saved', reference.solutions[t]![0]!))).toEqual(
-        reference.solutions.map((s) => s[0]),
-      );
+      // A saved generation (bigcode's generations.json) is already post-processed: it runs as it is
+      // (diff-carper's diff applied first; bigcode's None saved as null, read as an empty text).
+      expect(
+        problems.map((p, t) => reference.postprocessed[t]!.map((g) => humanEvalPackFamily.solution(p, 'saved', g ?? ''))),
+        what,
+      ).toEqual(reference.solutions);
     });
   }, 120_000);
 
@@ -168,6 +242,79 @@ describe("HumanEvalPack against bigcode's humanevalpack.py", () => {
     expect(packRemoveLastBlock('\n  return 1;\n }\n public static void main() {', 'java', [])).toBe('\n  return 1;\n }\n }');
   });
 
+  it("diff-carper's diff applied as OpenELM's diff_eval.apply_diff applies it, its edge cases included", () => {
+    const code = 'def f(x):\n    y = x + 1\n    return y\n\ndef g(x):\n    return f(x) * 2\n';
+    const cases: [string, string][] = [
+      // one hunk; two hunks in order; the second hunk's text only before the first's change (skipped)
+      [code, '@@ -2,2 +2,2 @@\n     y = x + 1\n-    return y\n+    return y - 1\n'],
+      [code, '@@ -2 +2 @@\n-    y = x + 1\n+    y = x\n@@ -6 +6 @@ def g\n-    return f(x) * 2\n+    return f(x) * 3\n'],
+      [code, '@@ -6 +6 @@\n-    return f(x) * 2\n+    return 0\n@@ -2 +2 @@\n-    y = x + 1\n+    y = x\n'],
+      // text not in the code; text ending inside a line (rejected); text ending at the end of the file
+      [code, '@@ -2 +2 @@\n-    y = x + 2\n+    y = x\n'],
+      [code, '@@ -2 +2 @@\n-    y = x\n+    y = 0\n'],
+      ['a\nb', '@@ -2 +2 @@\n-b\n+c\n'],
+      // no context: put before the file as the first change only
+      [code, '@@ -0,0 +1 @@\n+import os\n@@ -0,0 +1 @@\n+import sys\n'],
+      [code, '@@ -2 +2 @@\n-    y = x + 1\n+    y = x\n@@ -0,0 +1 @@\n+import sys\n'],
+      // prose before the first header shifts hunks and headers; a header at the very end; no header at all
+      [code, 'fix:\n@@ -2 +2 @@\n-    y = x + 1\n+    y = x\n'],
+      [code, '@@ -2 +2 @@\n-    y = x + 1\n+    y = x\n@@ -6 +6 @@'],
+      [code, '-    y = x + 1\n+    y = x\n'],
+      // git's marker removed; lines starting otherwise ignored; blank lines without their space dropped; a \r in the header
+      [code, '@@ -3 +3 @@\n-    return y\n\\ No newline at end of file\n+    return -y\n'],
+      [code, '@@ -1,2 +1,2 @@\n def f(x):\n*note\n\n-    y = x + 1\n+    y = x + 2\n'],
+      [code, '@@ -2 +2 @@\r\n-    y = x + 1\n+    y = 2\n'],
+      // characters beyond the BMP (UTF-16 pairs in JavaScript, one code point in Python); a new file
+      ['s = "\u{1F600}\u{1F600}"\nt = 1\n', '@@ -2 +2 @@\n-t = 1\n+t = "\u{1F600}"\n'],
+      ['ADDFILE', '@@ -0,0 +1,2 @@\n+a\n+b\n'],
+    ];
+    const records = [
+      '<NME> f.py\n<BEF> x\n<MSG> Fix\n<DFF> @@ -1 +1 @@\n-x\n+y\n',
+      '<NME> f.py\n<BEF> x\n<MSG> Fix\n<DFF>\n@@ -1 +1 @@\n-x\n+y\n',
+      '<NME> f\r.py\n<BEF> a\n<MSG> b\n<MSG> c\n<DFF> d\n<DFF> e',
+    ];
+    const reference = runReference({ apply_diff: cases, split_diff: records }) as { applied: string[]; split: { diff?: string }[] };
+    expect(cases.map(([file, hunk]) => applyCarperDiff(file, hunk))).toEqual(reference.applied);
+    // What bigcode's split_diff finds as the diff is what carperDiffHunk starts from (none: not a record).
+    const hunks = records.map((r) => carperDiffHunk('', r, 'js', []));
+    expect(hunks).toEqual(reference.split.map((r) => (r.diff === undefined ? '' : r.diff.split(/\n[^ +-@]+/)[0])));
+    expect(hunks[1]).toBe('');
+    // An empty diff is an empty program, whatever the buggy code.
+    expect(applyCarperDiff(code, '')).toBe('');
+  });
+
+  it("diff's patch applied as bigcode's diff_match_patch applies it, its edge cases included", () => {
+    const code = 'def f(x):\n    y = x % 2\n    return y # é\n\ndef g(x):\n    return f(x) * 2\n';
+    const dmp = new DiffMatchPatch();
+    const made = dmp.patch_toText(dmp.patch_make(code, code.replace('x % 2', 'x % 3').replace('* 2', '* 4')));
+    const cases: [string, string][] = [
+      // a patch as diff_match_patch writes it; after blank lines and spaces; its place off; its context gone
+      [code, made],
+      [code, `\n \n\t${made}`],
+      [code, made.replace(/@@ -(\d+)/, (_, n: string) => `@@ -${Number(n) + 30}`)],
+      ['something else entirely\n', made],
+      // Python's unquote: a % that starts no escape kept, %23 and UTF-8 escapes decoded, bad bytes replaced, a BOM kept
+      [code, '@@ -14,9 +14,9 @@\n  x \n-% 2\n+% 5\n %0A    r\n'],
+      [code, '@@ -14,9 +14,9 @@\n  x \n-%25 2\n+%23 %C3%A9 %C3%28 %E2%82 %EF%BB%BF%zz\n %0A    r\n'],
+      // no length (1), length 0, two patches, a blank line inside, a line starting otherwise, a bad header
+      [code, '@@ -1 +1 @@\n-d\n+D\n@@ -1,0 +1,1 @@\n+#\n'],
+      [code, '@@ -62,7 +62,7 @@\n  f(x) \n-* 2\n+* 3\n\n'],
+      [code, '@@ -1,4 +1,4 @@\n-def \n+fed \n*note\n'],
+      [code, '@@ -1,4 +1,4 @@ def f\n-def \n+fed \n'],
+      [code, '--- a/f.py\n+++ b/f.py\n@@ -1,3 +1,3 @@\n'],
+      // nothing at all: the code as it is
+      [code, ''],
+      [code, ' \n '],
+    ];
+    const reference = runReference({ apply_diff: [], split_diff: [], patch: cases }) as { patched: string[] };
+    expect(cases.map(([buggy, patch]) => applyDmpPatch(buggy, patch))).toEqual(reference.patched);
+    // The cases reach each outcome: fixed, partly fixed, left as is, an empty program.
+    expect(reference.patched[0]).toBe(code.replace('x % 2', 'x % 3').replace('* 2', '* 4'));
+    expect(reference.patched).toContain('');
+    expect(reference.patched[11]).toBe(code);
+    expect(pyUnquote('%zz %41 %c3%a9 é%41')).toBe('%zz A é éA');
+  });
+
   it('refuses the formats it cannot run, by name, before anything runs', () => {
     const entry = (prompt: string, variant = 'synthesize') =>
       humanEvalPackFamily.entrySchema.safeParse({
@@ -179,7 +326,7 @@ describe("HumanEvalPack against bigcode's humanevalpack.py", () => {
         prompt,
       });
     expect(entry('instruct').success).toBe(true);
-    expect(JSON.stringify(entry('diff').error?.issues)).toContain('patch');
+    expect(entry('diff').success).toBe(true);
     expect(JSON.stringify(entry('edit').error?.issues)).toContain('ValueError');
     expect(JSON.stringify(entry('octogeeex').error?.issues)).toContain("bigcode's HumanEvalPack prompts");
     expect(
@@ -187,6 +334,7 @@ describe("HumanEvalPack against bigcode's humanevalpack.py", () => {
     ).toContain('must be one of the HumanEvalPack languages: python, js, java, go, cpp, rust');
     expect(() => load({ language: 'python', variant: 'fixtests', prompt: 'continue' })).toThrow(/HumanEvalSynthesize only/);
     expect(() => load({ language: 'python', variant: 'synthesize', prompt: 'issue' })).toThrow(/HumanEvalFix format/);
+    expect(() => load({ language: 'js', variant: 'synthesize', prompt: 'diff-carper' })).toThrow(/HumanEvalFix format/);
   });
 });
 
@@ -201,7 +349,12 @@ describe("evaluate.ts's reading of HumanEvalPack files", () => {
     expect(read({}).problems[0]!.prompt.startsWith('Write a JavaScript function')).toBe(true);
     expect(() => read({ subset: 'synthesize-python' })).toThrow(/holds js rows/);
     expect(() => read({ subset: 'explaindescribe-js' })).toThrow(/family humanevalexplain/);
-    expect(() => read({ prompt: 'diff', subset: 'fixtests-js' })).toThrow(/patch/);
+    expect(() => read({ prompt: 'diff', subset: 'synthesize-js' })).toThrow(/HumanEvalFix format/);
+    expect(
+      read({ prompt: 'diff', subset: 'fixtests-js' }).problems[0]!.prompt.endsWith(
+        '<commit_msg>Fix bugs in hasCloseElements.<commit_after>',
+      ),
+    ).toBe(true);
     expect(read({}, jsonl(GO_ROWS)).problems[0]!.prompt.startsWith('Write a Go function')).toBe(true);
     expect(() => read({}, jsonl([{ ...JS_ROWS[0], task_id: 'Kotlin/0' }]))).toThrow(/names no HumanEvalPack language/);
     expect(() => read({}, jsonl([JS_ROWS[0], { ...JS_ROWS[1], task_id: 'Python/2' }]))).toThrow(

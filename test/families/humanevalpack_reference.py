@@ -6,8 +6,10 @@ continuations of the prompt), JSON on stdout.
 
 Written here as bigcode has them: HumanEvalPack's constructor (stop words), get_prompt_base,
 get_prompt (HumanEvalPack's, HumanEvalFixBase's, HumanEvalSynthesizeBase's), get_reference,
-remove_last_block, postprocess_generation (Synthesize's and Fix's) and process_results' Python and
-JavaScript branches (the import helper); the runs as code_eval_octopack's execution does them
+remove_last_block, postprocess_generation (Synthesize's and Fix's, diff-carper's), process_results'
+patch application (diff: diff_match_patch from PyPI, on PYTHONPATH from .tools/test-python-dmp;
+diff-carper: OpenELM's diff_eval.py, written out below) and its Python and JavaScript branches
+(the import helper); the runs as code_eval_octopack's execution does them
 (CodeGeeX's: Python exec'd in its own process under a time limit, any exception a failure;
 JavaScript written to test.js and run by node, failed on any output to stderr or stdout; C++ by
 g++ -std=c++11 then a.out, Java as Main.java by javac then `java -cp DIR Main`, Go by `go test
@@ -21,6 +23,7 @@ Run with the test venv (scripts/install-test-python.sh).
 import contextlib
 import io
 import json
+import re
 import multiprocessing
 import os
 import signal
@@ -135,7 +138,12 @@ class Pack:
         context = prompt_base + doc["buggy_solution"]
         if self.with_docs is False:
             context += "\n" + doc["test"]
-        if self.prompt == "file":
+        if self.prompt == "diff":
+            prompt = f"<commit_before>{context}<commit_msg>{instruction}<commit_after>"
+        elif self.prompt == "diff-carper":
+            prompt = f"<NME> {doc['entry_point']}.{LANGUAGE_TO_EXTENSION[self.DATASET_NAME]}\n"
+            prompt += f"<BEF> {context}\n<MSG> {instruction}\n<DFF>"
+        elif self.prompt == "file":
             file_name = doc["entry_point"] + "." + LANGUAGE_TO_EXTENSION[self.DATASET_NAME]
             prompt = f"<file_name>\n{file_name}\n<commit_before>\n{context}\n<commit_msg>\n{instruction}<commit_after>\n{prompt_base}"
         elif self.prompt == "starcodercommit":
@@ -184,10 +192,49 @@ class Pack:
 
     def postprocess_generation(self, generation, doc):
         prompt = self.get_prompt(doc)
+        if self.prompt == "diff-carper":
+            generation = self.remove_last_block(generation[len(prompt):].rstrip())
+            generation = prompt + generation
+            end_of_diff = re.compile("\n[^ +-@]+")
+            parsed = split_diff(generation)
+            if parsed and all((s in parsed for s in ["name", "file", "message", "diff"])):
+                diff_hunk = end_of_diff.split(parsed["diff"])[0]
+                nme_idx = diff_hunk.find("<NME>")
+                if nme_idx != -1:
+                    diff_hunk = diff_hunk[:nme_idx]
+                return diff_hunk
+            return None
         gen = self.remove_last_block(generation[len(prompt):].rstrip())
+        if self.prompt.startswith("diff"):
+            return gen
         if self.variant == "synthesize":
             return doc["prompt"].rstrip() + gen
         return self.get_prompt_base(doc).rstrip() + gen
+
+    def mutate(self, generations, docs):
+        """process_results' CUSTOM MUTATE METHOD CHANGES for diff-carper (the diff applied to the buggy code)."""
+        generations = [list(gen) for gen in generations]
+        if self.prompt == "diff":
+            from diff_match_patch import diff_match_patch
+            dmp = diff_match_patch()
+            for gen, doc in zip(generations, docs):
+                old_code = self.get_prompt_base(doc) + doc["buggy_solution"]
+                for i, diff in enumerate(gen):
+                    try:
+                        patches = dmp.patch_fromText(diff.lstrip())
+                        fixed_code, _ = dmp.patch_apply(patches, old_code)
+                    except Exception:
+                        fixed_code = ""
+                    gen[i] = fixed_code
+        elif self.prompt == "diff-carper":
+            for gen, doc in zip(generations, docs):
+                old_code = self.get_prompt_base(doc) + doc["buggy_solution"]
+                for i, diff_hunk in enumerate(gen):
+                    if not (diff_hunk):
+                        gen[i] = ""
+                        continue
+                    gen[i] = apply_diff(old_code, diff_hunk)
+        return generations
 
     def program_codes(self, generations, references, docs):
         """process_results' CUSTOM PROG LANGUAGE CHANGES, as bigcode has them (Go's set of packages
@@ -251,6 +298,105 @@ class Pack:
                     gen[i] = new_gen
             return generations
         return generations
+
+
+# --- OpenELM's diff_eval.py as bigcode carries it (custom_metrics/diff_eval.py): what diff-carper uses ---
+
+line_number_pattern = re.compile(r"(?m)^@@ -(?P<l1>\d*),*?(?P<s1>\d*?) \+(?P<l2>\d*),*?(?P<s2>\d*?) @@")
+diff_pattern = re.compile(
+    r"""<NME> (?P<name>.*?)
+<BEF> (?P<file>(.|\n)*?)
+<MSG> (?P<message>(.|\n)*?)
+<DFF> (?P<diff>(.|\n)*)"""
+)
+hunk_split_pattern = re.compile(r"(?m)^(@@ .*? @@).*\n")
+ignored = re.compile(r"(?m)^\\ No newline at end of file$\n?")
+
+
+def split_diff(content):
+    match = diff_pattern.match(content)
+    return {} if match is None else match.groupdict()
+
+
+def parse_line_info(content):
+    match = line_number_pattern.match(content)
+    if match is None:
+        return ()
+    match_dict = match.groupdict()
+    if not match_dict["l1"] or not match_dict["l2"]:
+        return ()
+    for s in ["s1", "s2"]:
+        match_dict[s] = match_dict[s] if match_dict[s] else "1"
+    return (int(match_dict["l1"]), int(match_dict["s1"]), int(match_dict["l2"]), int(match_dict["s2"]))
+
+
+def parse_diff_content(hunk, separate_lines=False, reject_invalid=False):
+    hunk = hunk.split("\n")
+    before_diff, after_diff = [], []
+    for line in hunk:
+        if not line:
+            continue
+        if line[0] == "-" or line[0] == " ":
+            before_diff.append(line[1:])
+        if line[0] == "+" or line[0] == " ":
+            after_diff.append(line[1:])
+        if reject_invalid:
+            if all([line[0] != c for c in [" ", "-", "+"]]):
+                return None
+    if separate_lines:
+        return before_diff, after_diff
+    return "\n".join(before_diff), "\n".join(after_diff)
+
+
+def replace_text(text, before, after, start_pointer, reject_incomplete_line=True):
+    idx = text[start_pointer:].find(before)
+    start_idx = start_pointer + idx
+    if reject_incomplete_line:
+        if idx >= 0 and start_idx + len(before) < len(text) and text[start_idx + len(before)] != "\n":
+            return text, start_pointer
+    if idx < 0:
+        return text, start_pointer
+    return text[:start_idx] + after + text[start_idx + len(before):], start_idx + len(after)
+
+
+def apply_diff(file, diff, use_line_number=False, allow_add_file=True):
+    diff = hunk_split_pattern.split(ignored.sub("", diff))
+    file_by_line = file.split("\n") if use_line_number else None
+    line_offset = 0
+    patch_pointer = 0
+    i = 0 if diff[0] else 1
+    while i < len(diff) - 1:
+        line_info = parse_line_info(diff[i])
+        diff_content = diff[i + 1]
+        i += 2
+        parsed_diff = parse_diff_content(diff_content, separate_lines=use_line_number)
+        if allow_add_file and file == "ADDFILE":
+            if use_line_number:
+                return parsed_diff[1] if line_info == (0, 0) else ""
+            return parsed_diff[1]
+        if use_line_number:
+            if not line_info:
+                continue
+            start_idx = line_info[0] + line_offset
+            referred_lines = file_by_line[start_idx - 1: start_idx - 1 + line_info[1]]
+            valid = all([l1 == l2 for l1, l2 in zip(parsed_diff[0], referred_lines)])
+            if valid and len(parsed_diff[0]) == line_info[1]:
+                if start_idx == 0:
+                    file_by_line = parsed_diff[1] + file_by_line
+                else:
+                    file_by_line = file_by_line[: start_idx - 1] + parsed_diff[1] + file_by_line[start_idx - 1 + line_info[1]:]
+                line_offset += len(parsed_diff[1]) - line_info[1]
+        else:
+            if parsed_diff[0] == "":
+                if patch_pointer != 0:
+                    continue
+                file = parsed_diff[1] + "\n" + file
+                patch_pointer = len(parsed_diff[0]) + 1
+            else:
+                file, patch_pointer = replace_text(file, parsed_diff[0], parsed_diff[1], patch_pointer)
+    if use_line_number:
+        file = "\n".join(file_by_line)
+    return file
 
 
 def bigcode_generation(prompt, continuation, stop_words):
@@ -424,10 +570,12 @@ def run(job):
     out = {"prompts": prompts, "stop_words": task.stop_words, "references": [task.get_reference(d) for d in rows]}
     gens = job.get("generations")
     if gens is not None:
-        solutions = [
+        postprocessed = [
             [task.postprocess_generation(bigcode_generation(prompts[t], g, task.stop_words), rows[t]) for g in gens[t]]
             for t in range(len(gens))
         ]
+        out["postprocessed"] = postprocessed
+        solutions = task.mutate(postprocessed, rows)
         out["solutions"] = solutions
         codes = task.program_codes(solutions, out["references"], rows)
         programs = [[c + "\n" + out["references"][t] for c in codes[t]] for t in range(len(codes))]
@@ -453,6 +601,16 @@ def run(job):
 
 def main():
     jobs = json.load(sys.stdin)
+    if isinstance(jobs, dict) and "apply_diff" in jobs:
+        # diff_eval's own functions on hand-written cases: [buggy, hunk] -> applied; record -> split.
+        out = {"applied": [apply_diff(b, h) for b, h in jobs["apply_diff"]], "split": [split_diff(r) for r in jobs["split_diff"]]}
+        diff_task = Pack("python", "diff", "fixtests")
+        # process_results' diff branch on [buggy, patch] pairs (the prompt base empty: the buggy code is all of it).
+        out["patched"] = [
+            diff_task.mutate([[p]], [{"prompt": "", "declaration": "", "buggy_solution": b}])[0][0] for b, p in jobs.get("patch", [])
+        ]
+        json.dump(out, sys.stdout)
+        return
     json.dump([run(job) for job in jobs] if isinstance(jobs, list) else run(jobs), sys.stdout)
 
 

@@ -39,7 +39,7 @@ const pyLen = (text: string): number => Array.from(text).length;
 /** Why a `--prompt` cannot ask HumanEvalExplain (null: it can): HumanEvalFix's, plus continue (bigcode's assert: a context is given). */
 export function refusedExplainPrompt(prompt: string): string | null {
   if (prompt === 'continue') return "continue is for HumanEvalSynthesize only (bigcode's assert: use instruct for HumanEvalExplain)";
-  if (prompt === 'file' || prompt === 'issue')
+  if (prompt === 'file' || prompt === 'issue' || prompt === 'diff' || prompt === 'diff-carper')
     return `${prompt} is a HumanEvalFix format: HumanEvalExplain's get_prompt raises ValueError for it`;
   return refusedPrompt(prompt, 'fixtests');
 }

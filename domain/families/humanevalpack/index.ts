@@ -30,7 +30,9 @@ import { DatasetEntryNameSchema, RowsFileSchema } from '../entry.js';
 import { flag, readsProblemsFiles } from '../evaluateOptions.js';
 import { familyOptions, option } from '../familyOptions.js';
 import type { DefinedFamily, ProblemOf, Requirement, TaskChecking, TaskScore, ToolchainPart } from '../types.js';
-import { packPostprocess, packProgramCode } from './postprocess.js';
+import { applyCarperDiff, carperDiffHunk } from './carperDiff.js';
+import { applyDmpPatch } from './dmpPatch.js';
+import { packPostprocess, packProgramCode, packRemoveLastBlock } from './postprocess.js';
 import {
   PACK_LANGUAGES,
   PACK_PROMPTS,
@@ -153,6 +155,8 @@ const HumanEvalPackPayloadSchema = z.object({
     declaration: z.string().optional(),
     /** Go: the row's test_setup (package main, testing, testify), which process_results puts first. */
     test_setup: z.string().optional(),
+    /** diff and diff-carper: the buggy code (prompt base and buggy solution) the model's patch is applied to. */
+    buggy: z.string().optional(),
   }),
 });
 type PackProblem = ProblemOf<z.output<typeof HumanEvalPackPayloadSchema>>;
@@ -210,6 +214,9 @@ export function humanEvalPackProblems(
         base: variant === 'synthesize' ? row.prompt : promptBase(row, language, variant === 'fixdocs'),
         ...(language === 'rust' ? { declaration: row.declaration } : {}),
         ...(language === 'go' ? { test_setup: row.test_setup ?? '' } : {}),
+        ...(prompt === 'diff' || prompt === 'diff-carper'
+          ? { buggy: promptBase(row, language, variant === 'fixdocs') + row.buggy_solution }
+          : {}),
       },
     };
   });
@@ -220,9 +227,20 @@ export function humanEvalPackProblems(
  * prompt and it (the request carried the stop words, so the text is what came back before the
  * first one); a chat answer is the function it writes (behind the prompt base when it does not
  * name the entry point); a saved generation (bigcode's generations.json) is already post-processed.
+ * diff's and diff-carper's answer (a completion or chat answer continuing the prompt, or a saved
+ * patch) is a patch, applied to the buggy code as bigcode's process_results does.
  */
 export function humanEvalPackSolution(problem: PackProblem, api: LlmApi | 'saved', code: string): string {
-  const { language, prompt, base } = problem.humanevalpack;
+  const { language, prompt, base, buggy } = problem.humanevalpack;
+  if (prompt === 'diff-carper') {
+    const hunk = api === 'saved' ? code : carperDiffHunk(problem.prompt, code, language, packStopWords(language, prompt));
+    return applyCarperDiff(buggy ?? '', hunk);
+  }
+  if (prompt === 'diff') {
+    // postprocess_generation keeps remove_last_block's cut (without the prompt base) as the patch.
+    const patch = api === 'saved' ? code : packRemoveLastBlock(code, language, packStopWords(language, prompt));
+    return applyDmpPatch(buggy ?? '', patch);
+  }
   if (api === 'saved') return code;
   if (api === 'completions') return packPostprocess(code, base, language, packStopWords(language, prompt));
   return code.includes(problem.entry_point) ? code : `${base}${code}`;

@@ -49,19 +49,16 @@ const GENERIC_PROMPTS = [
   'codellama-70b',
   'aurora-m',
 ] as const;
-/** Formats only HumanEvalFix's get_prompt builds. */
-const FIX_PROMPTS = ['file', 'issue'] as const;
+/** Formats only HumanEvalFix's get_prompt builds (diff and diff-carper: the model answers with a patch, dmpPatch.ts and carperDiff.ts). */
+const FIX_PROMPTS = ['file', 'issue', 'diff', 'diff-carper'] as const;
 export const PACK_PROMPTS = [...GENERIC_PROMPTS, ...FIX_PROMPTS] as const;
 export type PackPrompt = (typeof PACK_PROMPTS)[number];
 
 /**
- * Why bigcode's other `--prompt` values are not run here: diff and diff-carper answer with a patch
- * that bigcode applies with diff_match_patch or its diff_eval (not transcribed); edit* set stop
- * words but get_prompt has no branch for them (ValueError).
+ * Why bigcode's other `--prompt` values are not run here: edit* set stop words but get_prompt has
+ * no branch for them (ValueError).
  */
 export function refusedPrompt(prompt: string, variant: PackVariant): string | null {
-  if (prompt === 'diff' || prompt === 'diff-carper')
-    return `${prompt} answers with a patch bigcode applies to the buggy code; explora does not apply patches (yet)`;
   if (prompt.startsWith('edit')) return `bigcode's get_prompt has no branch for ${prompt} (it raises ValueError)`;
   if (!(PACK_PROMPTS as readonly string[]).includes(prompt))
     return `not one of bigcode's HumanEvalPack prompts (${PACK_PROMPTS.join(', ')})`;
@@ -82,9 +79,14 @@ const LANGUAGE_STOP_WORDS: Record<PackLanguage, readonly string[]> = {
   rust: [],
 };
 
-/** bigcode's stop words for one task instance: the language's, starchat's <|end|> or issue's ```, then <|endoftext|>. */
+/** bigcode's stop words for one task instance: the language's (diff-carper's instead), starchat's <|end|> or issue's ```, then <|endoftext|>. */
 export function packStopWords(language: PackLanguage, prompt: PackPrompt): string[] {
-  const words = [...LANGUAGE_STOP_WORDS[language]];
+  const words =
+    prompt === 'diff'
+      ? ['<commit_before>', '<commit_msg>', '<commit_after>']
+      : prompt === 'diff-carper'
+        ? ['<BEF>', '<MSG>', '<DFF>', '\\ No newline at end of file']
+        : [...LANGUAGE_STOP_WORDS[language]];
   if (prompt === 'starchat') words.push('<|end|>');
   else if (prompt === 'issue') words.push('```');
   words.push('<|endoftext|>');
@@ -159,6 +161,8 @@ export function wrapPrompt(format: PackPrompt, base: string, instruction: string
         return `### Instruction:\n${inp}\n### Response:\n${base}`;
       case 'file':
       case 'issue':
+      case 'diff':
+      case 'diff-carper':
         throw new Error(`${format} is a HumanEvalFix format`);
     }
   };
@@ -180,6 +184,10 @@ export function packPrompt(variant: PackVariant, format: PackPrompt, row: PackPr
       return pyStrip(
         `<file_name>\n${row.entry_point}.${EXTENSION[language]}\n<commit_before>\n${context}\n<commit_msg>\n${instruction}<commit_after>\n${base}`,
       );
+    case 'diff':
+      return pyStrip(`<commit_before>${context}<commit_msg>${instruction}<commit_after>`);
+    case 'diff-carper':
+      return pyStrip(`<NME> ${row.entry_point}.${EXTENSION[language]}\n<BEF> ${context}\n<MSG> ${instruction}\n<DFF>`);
     case 'starcodercommit':
       return pyStrip(`<commit_before>${context}<commit_msg>${instruction}<commit_after>${base}`);
     case 'issue':
