@@ -62,8 +62,10 @@ describe('ModelGate', () => {
   it("spaces this worker's request starts by its share of the model's rate", async () => {
     const gate = new ModelGate(async () => 2, 50);
     const { starts } = await runThrough(gate, 'q', { requestsPerSecond: 20 }, 6, 1);
-    // 20/s over two workers: 10/s here, the i-th start at least i x 100 ms after the first.
-    for (let i = 1; i < starts.length; i++) expect(starts[i]! - starts[0]!).toBeGreaterThanOrEqual(i * 100 - 5);
+    // 20/s over two workers: 10/s here, the i-th start at least i x 100 ms after the first. The gate
+    // books each start from its own clock; the first may itself begin a few ms late on a busy event
+    // loop (294 ms for the third once), so the bound allows 15 ms of that.
+    for (let i = 1; i < starts.length; i++) expect(starts[i]! - starts[0]!).toBeGreaterThanOrEqual(i * 100 - 15);
     expect(starts.at(-1)! - starts[0]!).toBeLessThan(5 * 100 + 400); // not twice the spacing (1,000 ms)
   });
 

@@ -24,7 +24,7 @@ export const storedPins: StoredProblemPin[] = [
     },
     texts: { rows: ROWS },
     stored: '8fd6c3eed135115546a050ec4c27adc0d82cfb3b398949dff4ebfba5365fa8f2',
-    behaviour: '351117327470bc485222686ca4ed01a4ba78061a4d74ac50a133078f749fdb6b',
+    behaviour: 'ea289ce3fe365aec774cfa82338840b751293f847d0a12e64b477faa75d136f9',
   },
   {
     case: 'instruct split, hard subset, not calibrated, an environment',
@@ -40,6 +40,6 @@ export const storedPins: StoredProblemPin[] = [
     },
     texts: { rows: ROWS },
     stored: '08ce569a1193a88553500d439acc35862083eaf98fe8b2541be6c6ae6eca0a27',
-    behaviour: '6d86a9abd7e17790343183de15084be78a5564014b74c8134d0d2dc6fabea439',
+    behaviour: 'b6402a309b7f86bdd7da53cb8360d58dd65ceadf753ebbfa545871e7985a112c',
   },
 ];
