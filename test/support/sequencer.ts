@@ -10,6 +10,7 @@ const LONG_FILES = [
   'test/deploy/stop-signals.e2e.test.ts',
   'test/sandbox/fork-server.e2e.test.ts',
   'test/sweep/sweep.e2e.test.ts',
+  'test/sweep/batch-mode.e2e.test.ts',
   'test/families/multiple.e2e.test.ts',
   'test/sweep/resume.e2e.test.ts',
   'test/sweep/temporal-outage.e2e.test.ts',
