@@ -62,6 +62,13 @@ export const ApiLibrarySchema = z.strictObject({
     .strictObject({
       memory_bytes: z.int().positive().optional(),
       min_timeout_s: z.number().positive().optional(),
+      /**
+       * A Python environment (a venv's folder, absolute) whose site-packages the programs import
+       * first, as the dataset's scoring does (BigCodeBench's pinned libraries): mounted read-only at
+       * its own path, its site-packages put first on sys.path by a one-line preamble
+       * (pythonEnvironment.ts).
+       */
+      python_environment: z.string().startsWith('/', 'must be an absolute path').optional(),
     })
     .optional(),
 });

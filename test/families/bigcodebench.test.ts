@@ -165,6 +165,27 @@ describe('libraries beyond the standard library', () => {
     expect(family.tests(withEnv[0]!, null)).toContain(`_BCB_ENVIRONMENT = ${JSON.stringify(env)}`);
   });
 
+  it("the methods' own runs (exploration snippets) get the environment the scoring mounts, with BigCodeBench's memory limit", () => {
+    const docs = JSON.stringify({ import_path: 'pytz.timezone', name: 'timezone', signature: 'timezone(zone)', description: 'A zone.' });
+    const libraryOf = (options: Record<string, unknown>, tasks = BCB_TASKS) =>
+      family.load({
+        entry: BigCodeBenchEntrySchema.parse({
+          name: 'bcb',
+          family: 'bigcodebench',
+          path: 'b.jsonl',
+          library: { api_docs: 'docs.jsonl', name: 'pytz', summary: 'Time zones.' },
+          ...options,
+        }),
+        texts: { rows: bcbJsonl(tasks), api_docs: docs },
+        sources: { rows: 'b.jsonl', api_docs: 'docs.jsonl' },
+      }).library!.library;
+    const env = path.join(dir, 'env');
+    expect(libraryOf({ environment: env }).sandbox).toEqual({ python_environment: env, memory_bytes: 30 * 1024 ** 3 });
+    // The scoring mounts nothing for standard-library tasks, nor without an environment (then the pytz task is refused).
+    expect(libraryOf({ environment: env }, BCB_TASKS.slice(0, 3)).sandbox).toBeUndefined();
+    expect(libraryOf({}).sandbox).toBeUndefined();
+  });
+
   it('evaluate.ts without an environment refuses the pytz task before anything runs, naming the set-up command', async () => {
     const rows = path.join(dir, 'pytz-rows.jsonl');
     writeFileSync(rows, bcbJsonl(BCB_TASKS.slice(3)));
