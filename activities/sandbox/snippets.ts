@@ -71,7 +71,7 @@ export function createSnippetActivities(bucket: Bucket, sandboxes: SandboxPool) 
     } else {
       // The dataset's Python environment, when it names one: the libraries the samples are scored with.
       const environment = library.sandbox?.python_environment;
-      const executor = await sandboxes.forRuntime(runtime, environment ? [environment] : []);
+      const executor = await sandboxes.forRuntime(runtime, environment ? [environment.path] : []);
       const program = environment ? withPythonEnvironment(prepared.program, environment) : prepared.program;
       const result = await executor.run({ id, program, limits: librarySnippetLimits(library, timeoutS) });
       const error = errorText(result);

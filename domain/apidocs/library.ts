@@ -63,12 +63,18 @@ export const ApiLibrarySchema = z.strictObject({
       memory_bytes: z.int().positive().optional(),
       min_timeout_s: z.number().positive().optional(),
       /**
-       * A Python environment (a venv's folder, absolute) whose site-packages the programs import
-       * first, as the dataset's scoring does (BigCodeBench's pinned libraries): mounted read-only at
-       * its own path, its site-packages put first on sys.path by a one-line preamble
-       * (pythonEnvironment.ts).
+       * The Python environment the dataset's scoring runs programs with (BigCodeBench's pinned
+       * libraries), set up by a one-line preamble (pythonEnvironment.ts): `path`, a venv's folder
+       * mounted read-only at its own path, whose site-packages go first on sys.path; `environ`, the
+       * variables the scoring's harness sets (TZ, OMP_NUM_THREADS...). HOME is the run's folder
+       * unless set (the sandbox gives none; matplotlib stops at import without one).
        */
-      python_environment: z.string().startsWith('/', 'must be an absolute path').optional(),
+      python_environment: z
+        .strictObject({
+          path: z.string().startsWith('/', 'must be an absolute path'),
+          environ: z.record(z.string(), z.string()).optional(),
+        })
+        .optional(),
     })
     .optional(),
 });

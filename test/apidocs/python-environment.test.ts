@@ -1,8 +1,9 @@
 /**
  * A dataset's Python environment for the methods' own runs (domain/apidocs/pythonEnvironment.ts),
  * run by the sandbox's interpreter: the environment's modules shadow the interpreter's own, its
- * .pth files are read, `from __future__` lines stay first, a traceback's line numbers move by one,
- * and the preamble leaves no names behind.
+ * .pth files are read, its variables are set (TZ taking effect), HOME is the working directory unless
+ * set, `from __future__` lines stay first, a traceback's line numbers move by one, and the preamble
+ * leaves no names behind.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,9 +16,10 @@ import { resolveSandboxPython } from '../../infra/sandbox/python.js';
 const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-pyenv-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function run(program: string): { stdout: string; stderr: string } {
+function run(program: string, env: Record<string, string> = {}): { stdout: string; stderr: string } {
   try {
-    return { stdout: execFileSync(resolveSandboxPython(), ['-c', program], { encoding: 'utf8', stdio: 'pipe' }), stderr: '' };
+    const options = { encoding: 'utf8' as const, stdio: 'pipe' as const, cwd: dir, env: { PATH: process.env.PATH ?? '', ...env } };
+    return { stdout: execFileSync(resolveSandboxPython(), ['-c', program], options), stderr: '' };
   } catch (err) {
     const e = err as { stdout: string; stderr: string };
     return { stdout: e.stdout, stderr: e.stderr };
@@ -26,8 +28,8 @@ function run(program: string): { stdout: string; stderr: string } {
 
 describe('withPythonEnvironment', () => {
   // An environment (a venv's layout, with a name containing a quote) whose json shadows the standard library's.
-  const env = path.join(dir, "bcb 'env'");
-  const site = path.join(env, 'lib', 'python3.11', 'site-packages');
+  const env = { path: path.join(dir, "bcb 'env'"), environ: { TZ: 'Asia/Tokyo', EXPLORA_PROBE: "it's set" } };
+  const site = path.join(env.path, 'lib', 'python3.11', 'site-packages');
   mkdirSync(site, { recursive: true });
   writeFileSync(path.join(site, 'json.py'), "WHERE = 'the environment'\n");
   mkdirSync(path.join(dir, 'extra'));
@@ -39,6 +41,15 @@ describe('withPythonEnvironment', () => {
     expect(run(program)).toEqual({ stdout: 'the environment / a .pth folder\n', stderr: '' });
     // Without it, the interpreter's own.
     expect(run('import json\nprint(hasattr(json, "WHERE"))').stdout).toBe('False\n');
+  });
+
+  it('sets its variables, TZ taking effect, and HOME to the working directory unless set', () => {
+    const program = withPythonEnvironment(
+      'import os, time\nprint(os.environ["EXPLORA_PROBE"], time.strftime("%H", time.localtime(0)), os.environ["HOME"])',
+      env,
+    );
+    expect(run(program).stdout).toBe(`it's set 09 ${dir}\n`);
+    expect(run(program, { HOME: '/home/someone' }).stdout).toBe("it's set 09 /home/someone\n");
   });
 
   it('keeps __future__ imports first, moves line numbers by one, and leaves no names', () => {

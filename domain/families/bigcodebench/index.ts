@@ -16,6 +16,7 @@
  */
 import { z } from 'zod';
 import { parseApiDocsJsonl } from '../../apidocs/corpus.js';
+import type { ApiLibrary } from '../../apidocs/library.js';
 import { docExampleDemos } from '../../apidocs/usageDemos.js';
 import { isJsonArray, jsonArrayAsJsonl, parseJsonl } from '../../datasets/jsonl.js';
 import { datasetRowsProblem } from '../../datasets/problems.js';
@@ -26,6 +27,7 @@ import { readsProblemsFiles } from '../evaluateOptions.js';
 import { familyOptions, option } from '../familyOptions.js';
 import type { DefinedFamily, ProblemOf, Requirement, TaskScore } from '../types.js';
 import {
+  BIGCODEBENCH_ENVIRON,
   BIGCODEBENCH_MEMORY_MIB,
   BIGCODEBENCH_TIMEOUT_LIMIT_S,
   detailsOf,
@@ -174,16 +176,17 @@ function libraryRequirement(lib: string, environment: string | undefined): Requi
 
 /**
  * What the methods' own runs (ExploraCoder's exploration snippets, self-repair's checks) need to
- * run as the samples are scored: the environment and BigCodeBench's memory limit, when the scoring
+ * run as the samples are scored: the environment, the harness's variables and BigCodeBench's memory
+ * limit, when the scoring
  * mounts the environment (some task imports beyond the standard library; each such library's
  * marker is checked before a run starts, so the folder exists). Standard-library tasks need none.
  */
-function methodSandbox(
-  problems: readonly BigCodeBenchProblem[],
-  environment: string | undefined,
-): { python_environment: string; memory_bytes: number } | undefined {
+function methodSandbox(problems: readonly BigCodeBenchProblem[], environment: string | undefined): ApiLibrary['sandbox'] {
   if (environment === undefined || !problems.some((p) => externalLibs(p.bigcodebench.libs).length > 0)) return undefined;
-  return { python_environment: environment, memory_bytes: BIGCODEBENCH_MEMORY_MIB * 1024 * 1024 };
+  return {
+    python_environment: { path: environment, environ: { ...BIGCODEBENCH_ENVIRON } },
+    memory_bytes: BIGCODEBENCH_MEMORY_MIB * 1024 * 1024,
+  };
 }
 
 /**
