@@ -1,13 +1,15 @@
 /**
  * Sandbox-queue activities of the multi-step methods: running an exploration snippet, and running a
  * self-repair answer on the task's visible examples. Each run is stored under a hash of what ran
- * (code, library runtime, time limit), so a retried or replayed step reads the earlier run instead
- * of running it again. Output and errors are stored as the model will see them: in the library's
- * own names (renamed libraries never show the originals).
+ * (code, library runtime, time limit, the library's sandbox needs), so a retried or replayed step
+ * reads the earlier run instead of running it again. Output and errors are stored as the model
+ * will see them: in the library's own names (renamed libraries never show the originals). A library
+ * whose dataset names a Python environment (BigCodeBench's) runs with it, as its samples are scored.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { canonicalJson } from '../../domain/datasets/manifest.js';
 import { librarySnippetLimits, type ApiLibrary } from '../../domain/apidocs/library.js';
+import { withPythonEnvironment } from '../../domain/apidocs/pythonEnvironment.js';
 import { prepareProgram, presentOutput } from '../../domain/apidocs/runtime.js';
 import { familyOf } from '../../domain/families/registry.js';
 import type { ExecutionResult } from '../../domain/execution/types.js';
@@ -67,8 +69,11 @@ export function createSnippetActivities(bucket: Bucket, sandboxes: SandboxPool) 
         duration_ms: 0,
       };
     } else {
-      const executor = await sandboxes.forRuntime(runtime);
-      const result = await executor.run({ id, program: prepared.program, limits: librarySnippetLimits(library, timeoutS) });
+      // The dataset's Python environment, when it names one: the libraries the samples are scored with.
+      const environment = library.sandbox?.python_environment;
+      const executor = await sandboxes.forRuntime(runtime, environment ? [environment.path] : []);
+      const program = environment ? withPythonEnvironment(prepared.program, environment) : prepared.program;
+      const result = await executor.run({ id, program, limits: librarySnippetLimits(library, timeoutS) });
       const error = errorText(result);
       run = {
         code,

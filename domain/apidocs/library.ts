@@ -62,6 +62,19 @@ export const ApiLibrarySchema = z.strictObject({
     .strictObject({
       memory_bytes: z.int().positive().optional(),
       min_timeout_s: z.number().positive().optional(),
+      /**
+       * The Python environment the dataset's scoring runs programs with (BigCodeBench's pinned
+       * libraries), set up by a one-line preamble (pythonEnvironment.ts): `path`, a venv's folder
+       * mounted read-only at its own path, whose site-packages go first on sys.path; `environ`, the
+       * variables the scoring's harness sets (TZ, OMP_NUM_THREADS...). HOME is the run's folder
+       * unless set (the sandbox gives none; matplotlib stops at import without one).
+       */
+      python_environment: z
+        .strictObject({
+          path: z.string().startsWith('/', 'must be an absolute path'),
+          environ: z.record(z.string(), z.string()).optional(),
+        })
+        .optional(),
     })
     .optional(),
 });

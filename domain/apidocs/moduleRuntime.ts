@@ -42,7 +42,7 @@ const FUTURE_IMPORT = /^from\s+__future__\s+import\s+[A-Za-z_][\w\s,]*(#.*)?\r?$
  * among blank and comment lines are recognised; one after a module docstring or spread over lines
  * stays below the preamble and Python reports it as misplaced.
  */
-function preambleIndex(lines: readonly string[]): number {
+export function preambleIndex(lines: readonly string[]): number {
   let index = 0;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;

@@ -58,9 +58,9 @@ export class SandboxPool {
     }
   }
 
-  /** The sandbox for programs that run on `runtime` (none: plain Python). */
-  forRuntime(runtime?: LibraryRuntime): Promise<PythonExecutor> {
-    return this.withPreimports(runtime?.kind === 'renamed' ? [runtime.original] : []);
+  /** The sandbox for programs that run on `runtime` (none: plain Python), with these host folders mounted read-only. */
+  forRuntime(runtime?: LibraryRuntime, readableDirs: readonly string[] = []): Promise<PythonExecutor> {
+    return this.withPreimports(runtime?.kind === 'renamed' ? [runtime.original] : [], readableDirs);
   }
 
   /**

@@ -8,17 +8,27 @@
  * made 1 s on both sides, and BigCodeBench's own eval_results.json and pass_at_k.json beside the
  * samples say the same. And a sweep through Temporal against a scripted chat server: the message
  * the model gets is BigCodeBench's, and the cell's pass@1 and files (its BigCodeBench files too) are the samples'.
+ * And rag and ExploraCoder on the pytz task with a small API-docs file of pytz: rag's prompt carries
+ * the retrieved docs, ExploraCoder's exploration snippet imports pytz from the task's environment
+ * (a copy of the sandbox's pytz in it), and each cell's pass@k is the script's.
  */
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bigCodeBenchChatMessage } from '../../domain/families/bigcodebench/prompt.js';
+import { ExplorationTraceSchema } from '../../domain/report/trace.js';
+import { cellTraceKey, sweepResultsKey } from '../../domain/sweep/keys.js';
+import { getText } from '../../infra/s3.js';
+import { resolveSandboxPython } from '../../infra/sandbox/python.js';
+import { naturalLanguageOf } from '../../methods/exploracoder/requirement.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
+import { classify, SEED, writeScriptedSweep, type Classified } from '../methods/support.js';
 import { BCB_TASKS, bcbJsonl } from '../support/bigcodebench-rows.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
+import { runTs } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { expectCellFilesAsStored, outputJson, sweepWithOutputDir } from '../support/sweep-output.js';
@@ -191,5 +201,140 @@ k: [1, 2]
       ['pass', 'fail'],
     ]);
     expect(outputJson(outDir, String(cell.cell.cell), 'pass_at_k.json')).toMatchObject({ 'pass@1': 0.5, 'pass@2': 1, model: 'chat' });
+  }, 300_000);
+});
+
+describe('rag and ExploraCoder on a task importing pytz, with API docs of pytz', () => {
+  const { config, env: stackEnv } = testConfig();
+  const bucket = testBucket(config);
+  const task = BCB_TASKS[3]!;
+  const prompt = task.row.complete_prompt!;
+  const problem = {
+    dataset: 'bcb-pytz',
+    index: 0,
+    task_id: task.row.task_id!,
+    prompt,
+    entry_point: 'task_func',
+    canonical_solution: task.right,
+    full: true,
+    requirement: naturalLanguageOf(prompt),
+  };
+  const seen: Classified[] = [];
+  const libDir = path.join(dir, 'methods');
+  // An environment holding a copy of the sandbox's pytz: a module imported from it names this folder.
+  const libEnv = path.join(libDir, 'env');
+  const sitePackages = path.join(libEnv, 'lib', 'python3.11', 'site-packages');
+  const DOCS = [
+    ['pytz.timezone', 'timezone(zone)', 'Return the tzinfo of the named time zone (an IANA name such as America/New_York).'],
+    [
+      'pytz.tzinfo.DstTzInfo.localize',
+      'localize(dt, is_dst=False)',
+      "Attach this time zone to a naive datetime, with the offset in force at that date (not the zone's first, LMT, offset).",
+    ],
+    ['pytz.utc', 'utc', 'The UTC time zone.'],
+    ['datetime.datetime.astimezone', 'astimezone(tz=None)', 'Convert an aware datetime to the time zone tz.'],
+  ];
+  // The exploration snippet: converts with the API, and says where pytz came from.
+  const SNIPPET =
+    "import pytz\nfrom datetime import datetime\nd = pytz.timezone('America/New_York').localize(datetime(2024, 1, 1, 12))\nprint(d.astimezone(pytz.utc).strftime('%Y-%m-%d %H:%M:%S'), pytz.__file__)";
+  let server: ScriptedLlmServer;
+
+  beforeAll(async () => {
+    mkdirSync(path.join(libEnv, 'explora-modules'), { recursive: true });
+    writeFileSync(path.join(libEnv, 'explora-modules', 'pytz'), '');
+    const pytzDir = execFileSync(resolveSandboxPython(), ['-c', 'import os, pytz; print(os.path.dirname(pytz.__file__))'], {
+      encoding: 'utf8',
+    }).trim();
+    cpSync(pytzDir, path.join(sitePackages, 'pytz'), { recursive: true });
+    server = await startScriptedLlmServer((req) => {
+      const c = classify(req, [problem]);
+      seen.push(c);
+      const fenced = (code: string) => `\`\`\`python\n${code}\n\`\`\`\n`;
+      switch (c.role) {
+        case 'plan':
+          return { content: 'Plan:\n1. Localize a New York time with pytz and convert it to UTC.\n' };
+        case 'rerank':
+        case 'global':
+          return { content: [...c.text.matchAll(/^\[\d+\] (\S+?):/gm)].map((m) => m[1]!).join('\n') };
+        case 'explore':
+          return { content: `The experiment:\n${fenced(SNIPPET)}` };
+        case 'final':
+          return { content: `Solution:\n${fenced(task.right)}` };
+        case 'generate':
+          // rag: sample 0 (seed SEED) wrong, sample 1 right.
+          return { content: fenced(Number(req.body.seed) === SEED ? task.wrong : task.right) };
+        default:
+          return { content: 'not scripted' };
+      }
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+    bucket.s3.destroy();
+  });
+
+  it("rag's prompt carries the docs; the snippet imports pytz from the environment; pass@k is the script's", async () => {
+    const rows = path.join(libDir, 'rows.jsonl');
+    writeFileSync(rows, bcbJsonl([task]));
+    const docs = path.join(libDir, 'pytz-docs.jsonl');
+    writeFileSync(
+      docs,
+      DOCS.map(
+        ([import_path, signature, description]) =>
+          JSON.stringify({ import_path, name: import_path!.split('.').pop(), signature, description }) + '\n',
+      ).join(''),
+    );
+    const id = `bcb-methods-${uniqueSuffix()}`;
+    const file = path.join(libDir, 'sweep.yaml');
+    writeScriptedSweep(file, {
+      id,
+      datasets: [
+        {
+          name: 'bcb-pytz',
+          family: 'bigcodebench',
+          path: rows,
+          environment: libEnv,
+          timeout_per_task: 10,
+          library: { api_docs: docs, name: 'pytz', summary: 'World time zones (the IANA database) for Python datetimes.' },
+        },
+      ],
+      baseUrl: server.url,
+      methods: ['rag', 'exploracoder'],
+      methodOptions: { candidates: 1 },
+      nSamples: 2,
+      k: [1, 2],
+    });
+    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], stackEnv);
+    expect(run.code, run.output).toBe(0);
+
+    // rag's one prompt per sample carries the retrieved docs of pytz.
+    const rag = seen.filter((c) => c.role === 'generate');
+    expect(rag).toHaveLength(2);
+    for (const c of rag) {
+      for (const [importPath, , description] of DOCS) {
+        expect(c.text).toContain(importPath!);
+        expect(c.text).toContain(description!);
+      }
+    }
+
+    // ExploraCoder's snippet ran in the sandbox with pytz from the environment, and the final request saw its output.
+    const trace = ExplorationTraceSchema.parse(
+      JSON.parse((await getText(bucket, cellTraceKey(id, 'bcb-pytz.chat.exploracoder.t0.8', 0)))!),
+    );
+    expect(trace.subtasks).toHaveLength(1);
+    const [attempt] = trace.subtasks[0]!.attempts;
+    expect(attempt).toMatchObject({ code: SNIPPET, status: 'passed', selected: true });
+    expect(attempt!.stdout).toContain(`2024-01-01 17:00:00 ${path.join(sitePackages, 'pytz', '__init__.py')}`);
+    for (const c of seen.filter((x) => x.role === 'final')) expect(c.text).toContain('2024-01-01 17:00:00');
+
+    // rag: one of two samples right; ExploraCoder: both.
+    const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!) as {
+      cells: Array<{ cell: { cell: string }; passAtK: Record<string, number> }>;
+    };
+    const passAtK = Object.fromEntries(results.cells.map((c) => [c.cell.cell, c.passAtK]));
+    expect(passAtK).toEqual({
+      'bcb-pytz.chat.rag.t0.8': { 'pass@1': 0.5, 'pass@2': 1 },
+      'bcb-pytz.chat.exploracoder.t0.8': { 'pass@1': 1, 'pass@2': 1 },
+    });
   }, 300_000);
 });

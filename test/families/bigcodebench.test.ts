@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bigCodeBenchFamily as family, BigCodeBenchEntrySchema } from '../../domain/families/bigcodebench/index.js';
-import { DETAILS_MARK, detailsOf, VERDICT_MARK } from '../../domain/families/bigcodebench/harness.js';
+import { BIGCODEBENCH_ENVIRON, DETAILS_MARK, detailsOf, VERDICT_MARK } from '../../domain/families/bigcodebench/harness.js';
 import { BIGCODEBENCH_SCORES, bigCodeBenchPeerFiles } from '../../domain/families/bigcodebench/scores.js';
 import { BIGCODEBENCH_STOP_WORDS, parseLibs, PYTHON_STDLIB } from '../../domain/families/bigcodebench/prompt.js';
 import { bigcodeTask } from '../../domain/families/registry.js';
@@ -163,6 +163,36 @@ describe('libraries beyond the standard library', () => {
     // The sandbox mounts the environment for them, and the harness puts its site-packages first.
     expect(family.requirements(withEnv[0]!)).toEqual([expect.objectContaining({ kind: 'file', readableDir: env })]);
     expect(family.tests(withEnv[0]!, null)).toContain(`_BCB_ENVIRONMENT = ${JSON.stringify(env)}`);
+  });
+
+  it("the methods' own runs (exploration snippets) get the environment the scoring mounts, with BigCodeBench's memory limit", () => {
+    const docs = JSON.stringify({ import_path: 'pytz.timezone', name: 'timezone', signature: 'timezone(zone)', description: 'A zone.' });
+    const libraryOf = (options: Record<string, unknown>, tasks = BCB_TASKS) =>
+      family.load({
+        entry: BigCodeBenchEntrySchema.parse({
+          name: 'bcb',
+          family: 'bigcodebench',
+          path: 'b.jsonl',
+          library: { api_docs: 'docs.jsonl', name: 'pytz', summary: 'Time zones.' },
+          ...options,
+        }),
+        texts: { rows: bcbJsonl(tasks), api_docs: docs },
+        sources: { rows: 'b.jsonl', api_docs: 'docs.jsonl' },
+      }).library!.library;
+    const env = path.join(dir, 'env');
+    expect(libraryOf({ environment: env }).sandbox).toEqual({
+      python_environment: {
+        path: env,
+        environ: { TZ: 'UTC', OMP_NUM_THREADS: '1', TF_CPP_MIN_LOG_LEVEL: '3', TF_ENABLE_ONEDNN_OPTS: '0' },
+      },
+      memory_bytes: 30 * 1024 ** 3,
+    });
+    // The variables are those the scoring's harness sets.
+    const harness = family.tests(load({ environment: env })[3]!, null);
+    for (const [name, value] of Object.entries(BIGCODEBENCH_ENVIRON)) expect(harness).toContain(`os.environ["${name}"] = "${value}"`);
+    // The scoring mounts nothing for standard-library tasks, nor without an environment (then the pytz task is refused).
+    expect(libraryOf({ environment: env }, BCB_TASKS.slice(0, 3)).sandbox).toBeUndefined();
+    expect(libraryOf({}).sandbox).toBeUndefined();
   });
 
   it('evaluate.ts without an environment refuses the pytz task before anything runs, naming the set-up command', async () => {

@@ -32,6 +32,17 @@ export const DETAILS_CHARS = 32_000;
 
 export type BigCodeBenchStatus = 'pass' | 'fail' | 'timeout';
 
+/**
+ * The variables the harness sets (its reliability_guard's), for the methods' own runs of a task's
+ * code (index.ts methodSandbox) to run as the samples do: HARNESS below sets the same.
+ */
+export const BIGCODEBENCH_ENVIRON: Readonly<Record<string, string>> = {
+  TZ: 'UTC',
+  OMP_NUM_THREADS: '1',
+  TF_CPP_MIN_LOG_LEVEL: '3',
+  TF_ENABLE_ONEDNN_OPTS: '0',
+};
+
 /** BigCodeBench's TIMEOUT_LIMIT (eval/utils.py): seconds a task's tests may take, unless BIGCODEBENCH_TIMEOUT_PER_TASK says otherwise. */
 export const BIGCODEBENCH_TIMEOUT_LIMIT_S = 240;
 /** evaluate()'s min_time_limit default (seconds), the floor of the limit. */

@@ -11,10 +11,12 @@
  *
  * Tasks whose `libs` go beyond the standard library run with the BigCodeBench environment
  * (`npm run setup -- --bigcodebench`; `environment`): a task importing a library that environment
- * lacks is refused by the library's name before a run starts.
+ * lacks is refused by the library's name before a run starts. The methods' own runs (exploration
+ * snippets) get the same environment through the dataset's library (methodSandbox).
  */
 import { z } from 'zod';
 import { parseApiDocsJsonl } from '../../apidocs/corpus.js';
+import type { ApiLibrary } from '../../apidocs/library.js';
 import { docExampleDemos } from '../../apidocs/usageDemos.js';
 import { isJsonArray, jsonArrayAsJsonl, parseJsonl } from '../../datasets/jsonl.js';
 import { datasetRowsProblem } from '../../datasets/problems.js';
@@ -25,6 +27,7 @@ import { readsProblemsFiles } from '../evaluateOptions.js';
 import { familyOptions, option } from '../familyOptions.js';
 import type { DefinedFamily, ProblemOf, Requirement, TaskScore } from '../types.js';
 import {
+  BIGCODEBENCH_ENVIRON,
   BIGCODEBENCH_MEMORY_MIB,
   BIGCODEBENCH_TIMEOUT_LIMIT_S,
   detailsOf,
@@ -172,6 +175,21 @@ function libraryRequirement(lib: string, environment: string | undefined): Requi
 }
 
 /**
+ * What the methods' own runs (ExploraCoder's exploration snippets, self-repair's checks) need to
+ * run as the samples are scored: the environment, the harness's variables and BigCodeBench's memory
+ * limit, when the scoring
+ * mounts the environment (some task imports beyond the standard library; each such library's
+ * marker is checked before a run starts, so the folder exists). Standard-library tasks need none.
+ */
+function methodSandbox(problems: readonly BigCodeBenchProblem[], environment: string | undefined): ApiLibrary['sandbox'] {
+  if (environment === undefined || !problems.some((p) => externalLibs(p.bigcodebench.libs).length > 0)) return undefined;
+  return {
+    python_environment: { path: environment, environ: { ...BIGCODEBENCH_ENVIRON } },
+    memory_bytes: BIGCODEBENCH_MEMORY_MIB * 1024 * 1024,
+  };
+}
+
+/**
  * BigCodeBench's verdict as a score (scores.ts): a pass is its `pass` from a run that ended well;
  * `timeout` when the run left none; `fail` for a `pass` from a run that did not end well (an
  * os._exit after the verdict). With its details and the calibration, for its eval_results.json.
@@ -224,12 +242,20 @@ export const bigCodeBenchFamily: DefinedFamily<
   }),
   load: ({ entry, texts, sources }) => {
     const docs = entry.library ? parseApiDocsJsonl(texts.api_docs!, sources.api_docs!) : [];
+    const problems = bigCodeBenchProblems(texts.rows!, sources.rows!, entry);
+    const sandbox = methodSandbox(problems, entry.environment);
     return {
-      problems: bigCodeBenchProblems(texts.rows!, sources.rows!, entry),
+      problems,
       ...(entry.library
         ? {
             library: {
-              library: { name: entry.library.name, summary: entry.library.summary, docs, runtime: { kind: 'builtin' as const } },
+              library: {
+                name: entry.library.name,
+                summary: entry.library.summary,
+                docs,
+                runtime: { kind: 'builtin' as const },
+                ...(sandbox ? { sandbox } : {}),
+              },
               planner_examples: docExampleDemos(docs),
             },
           }
