@@ -10,8 +10,23 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = path.join(import.meta.dirname, '..', '..');
-/** The folders of product code whose messages and comments may cite a docs page. */
-const PRODUCT_DIRS = ['activities', 'bin', 'domain', 'infra', 'methods', 'scripts', 'stack', 'workers', 'workflows'];
+/** The folders of product code (and its configs and deployment files) whose messages and comments may cite a docs page. */
+const PRODUCT_DIRS = [
+  '.ci',
+  'activities',
+  'bin',
+  'configs',
+  'deploy',
+  'domain',
+  'infra',
+  'methods',
+  'scripts',
+  'stack',
+  'workers',
+  'workflows',
+];
+/** The files of those folders read: source, scripts, configs, the deployment's files. */
+const PRODUCT_FILE = /\.(ts|mjs|js|sh|ya?ml|example)$|Dockerfile$|^run$/;
 
 /** The text of a markdown heading as GitHub slugs it: code, emphasis, links and tags reduced to their text. */
 function headingText(raw: string): string {
@@ -140,7 +155,7 @@ describe('links into the docs', () => {
   });
 
   it('every docs/<page>.md#anchor that product code cites resolves', () => {
-    const sources = PRODUCT_DIRS.flatMap((d) => filesUnder(path.join(ROOT, d), (n) => /\.(ts|mjs|js|sh)$/.test(n)));
+    const sources = PRODUCT_DIRS.flatMap((d) => filesUnder(path.join(ROOT, d), (n) => PRODUCT_FILE.test(n)));
     expect(sources.length).toBeGreaterThan(100);
     expect(brokenCodeCitations(sources)).toEqual([]);
   });
