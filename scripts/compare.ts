@@ -1,6 +1,6 @@
 /**
  * `tsx scripts/compare.ts <sweep>/<cell> <sweep>/<cell> [...]`: compares cells of finished sweeps task
- * by task (docs/sweeps.md#comparing): for each pair, the difference of each score with paired 95%
+ * by task (docs/sweeps/results.md#comparing): for each pair, the difference of each score with paired 95%
  * intervals, a paired test, Holm-adjusted p-values, and the tasks that flip. Exit 0 when compared,
  * 1 when the cells cannot be (missing, or not on the same tasks), 2 on a usage error.
  */

@@ -1,6 +1,6 @@
 /**
  * `node bin/run.mjs scripts/export-tables.ts <sweep>... [--out DIR]`: finished sweeps' results as two
- * Parquet files for pandas, Polars or DuckDB (docs/sweeps.md#results-as-tables): samples.parquet, a
+ * Parquet files for pandas, Polars or DuckDB (docs/sweeps/results.md#results-as-tables): samples.parquet, a
  * row per sample, and cells.parquet, a row per cell. Exit 0 when written, 1 when a sweep cannot be
  * exported (named), 2 on a usage error.
  */
@@ -21,7 +21,7 @@ const program = new Command('export-tables')
   .option('--out <dir>', 'folder the two files are written to (made if missing; files there are replaced)', 'tables')
   .addHelpText(
     'after',
-    `\nColumns (schema version ${TABLES_SCHEMA_VERSION}; docs/sweeps.md#results-as-tables describes each):\n` +
+    `\nColumns (schema version ${TABLES_SCHEMA_VERSION}; docs/sweeps/results.md#results-as-tables describes each):\n` +
       `  samples.parquet: ${columns(SAMPLE_COLUMNS)}\n  cells.parquet:   ${columns(CELL_COLUMNS)}\n` +
       `\nEnvironment (the results are read from S3):\n${S3_ENV.map(([k, d, w]) => `  ${k.padEnd(30)} ${w} (default ${d})`).join('\n')}`,
   )

@@ -8,7 +8,7 @@
 #
 # The pins are BigCodeBench's Requirements/requirements-eval.txt (bigcode-project/bigcodebench
 # 47eff25). Its image is Python 3.10; a pin with no wheel for 3.11 is replaced by the oldest
-# version that has one (SUBSTITUTES below; docs/sandbox.md#bigcodebench). The install tries all
+# version that has one (SUBSTITUTES below; docs/sandbox.md#bigcodebench-environment). The install tries all
 # pins at once, then, if pip refuses the set, one package at a time under the same constraints, so
 # that one package without a wheel does not keep the others out. Afterwards every top-level module
 # of the venv is imported, each in its own process, and the importable ones get a marker file

@@ -261,7 +261,7 @@ program.action(async (flags: Flags) => {
     if (finished) {
       console.error(`sweep ${sweepId}: ${workflowUiLink(env, sweepWorkflowId(sweepId))}`);
       console.error(
-        `sweep ${sweepId} has finished: its stored results follow; nothing was started (docs/sweeps.md#running-a-finished-sweep-again)`,
+        `sweep ${sweepId} has finished: its stored results follow; nothing was started (docs/sweeps/running.md#running-a-finished-sweep-again)`,
       );
       await printResults(env, config, bucket, sweepId, finished, flags.outputDir);
       return;
@@ -509,7 +509,7 @@ function spentAgainstCaps(config: SweepConfig, cells: readonly CellSummary[]): s
 }
 
 /**
- * A running sweep joined again takes the config's budgets (docs/sweeps.md#budgets): raising the one
+ * A running sweep joined again takes the config's budgets (docs/sweeps/cost.md#budgets): raising the one
  * it is held at resumes it. A sweep started without a budget counts no spend, so none can be added.
  */
 async function updateBudgets(client: Client, sweepId: string, budget: SweepBudgets | null): Promise<void> {
@@ -552,7 +552,7 @@ async function updateBudgets(client: Client, sweepId: string, budget: SweepBudge
   console.error(`sweep ${sweepId}: budgets set to the config's (${budget ? describeBudgets(budget) : 'none'})`);
 }
 
-/** A running sweep joined again releases its cells held on errors (docs/sweeps.md#cells-that-only-fail), saying which. */
+/** A running sweep joined again releases its cells held on errors (docs/sweeps/cost.md#cells-that-only-fail), saying which. */
 async function releaseCells(client: Client, sweepId: string, cellIds: string[], stop: CellErrorStop | null): Promise<void> {
   for (const { id, hold } of await releaseHeldCells(client, sweepId, cellIds, stop))
     if (hold) console.error(`sweep ${sweepId}: cell ${id} released (it held for ${describeCellErrorHold(hold)})`);

@@ -353,7 +353,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
       // The prompts the cell was asked with: its model's template, or the named defaults. Loaded
       // generations (evaluate-only) were asked by no one here.
       ...(input.mode === 'evaluate-only' ? {} : { prompt_template: input.cell.sampling.prompt ?? 'default' }),
-      // A cell that held on errors says so in its results (docs/sweeps.md#cells-that-only-fail).
+      // A cell that held on errors says so in its results (docs/sweeps/cost.md#cells-that-only-fail).
       ...(state.errorHolds ? { error_holds: state.errorHolds } : {}),
     },
   });

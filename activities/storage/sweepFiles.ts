@@ -276,7 +276,7 @@ export function createSweepStorageActivities(bucket: Bucket) {
           wallSeconds: input.wallSeconds,
           resultsKey: fileKey('results.json'),
         });
-        // Where the numbers come from (docs/sweeps.md#provenance); compare.ts warns on what differs.
+        // Where the numbers come from (docs/sweeps/results.md#provenance); compare.ts warns on what differs.
         // In the cell's results.json only: the summary travels through workflow histories, kept small.
         results.provenance = await cellProvenance(bucket, {
           sweepId: input.sweepId,

@@ -1,5 +1,5 @@
 /**
- * The two tables a sweep's results export to (scripts/export-tables.ts, docs/sweeps.md#results-as-tables):
+ * The two tables a sweep's results export to (scripts/export-tables.ts, docs/sweeps/results.md#results-as-tables):
  * one row per sample, one row per cell, over one sweep or many. Their columns are a stable,
  * documented schema: a column is added at the end, never renamed, retyped or dropped, and
  * TABLES_SCHEMA_VERSION goes up when one is added (each file carries it in its key-value metadata).

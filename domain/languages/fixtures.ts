@@ -26,7 +26,7 @@ export interface MultiplEFixtures {
   /**
    * HumanEval_53_add ("Add two numbers x and y") as MultiPL-E's own translator for the language
    * makes it (dataset_builder/humaneval_to_<lang>.py with `--doctests transform --prompt-terminology
-   * reworded`; how in docs/datasets.md#multipl-e): prompt, tests and stop tokens byte for byte.
+   * reworded`; how in docs/datasets/multipl-e.md#multipl-e): prompt, tests and stop tokens byte for byte.
    */
   row: { prompt: string; tests: string; stop: string[] };
   /**

@@ -169,7 +169,7 @@ export function describeSpentAgainstCaps(uses: readonly CapUse[], taskWindow: nu
     if (u.amount <= u.limit) return `${spent} (${Math.round((100 * u.amount) / u.limit)}%)`;
     return (
       `${spent}: OVER the cap by ${amount(u.amount - u.limit, u.currency, true)} ` +
-      `(the tasks already started when it was reached finish, up to ${taskWindow} per running shard: docs/sweeps.md#budgets)`
+      `(the tasks already started when it was reached finish, up to ${taskWindow} per running shard: docs/sweeps/cost.md#budgets)`
     );
   });
 }

@@ -101,7 +101,7 @@ export function describeCellErrorHold(h: CellErrorHold): string {
   );
 }
 
-/** What to do about a held cell (docs/sweeps.md#cells-that-only-fail). */
+/** What to do about a held cell (docs/sweeps/cost.md#cells-that-only-fail). */
 export const CELL_HOLD_HINT =
   'fix the cause, then run start-sweep again with the same config (or sweep-status --resume): the cell goes on, nothing answered is asked again';
 

@@ -1,7 +1,7 @@
 /**
  * Whether stored results already answer a start: a finished sweep started again with the same
  * config shows them and starts nothing, and a restarted sweep keeps the cells it had finished
- * (docs/sweeps.md, "Running a finished sweep again"). Only S3 decides, so that a sweep whose
+ * (docs/sweeps/running.md#running-a-finished-sweep-again). Only S3 decides, so that a sweep whose
  * workflow history is gone (retention) is still found finished.
  */
 import { z } from 'zod';

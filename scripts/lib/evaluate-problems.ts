@@ -3,7 +3,7 @@
  * with `--family`), reads it through its `evaluate` member (EvaluateSupport in
  * domain/families/types.ts; each family's says which rows it recognises, which family flags it
  * reads and how its samples' completions become solutions by default); then every step asks the
- * problem's family, as a sweep does. What each family's files look like: docs/datasets.md.
+ * problem's family, as a sweep does. What each family's files look like: docs/datasets.md and its pages.
  */
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { firstRow } from '../../domain/datasets/jsonl.js';

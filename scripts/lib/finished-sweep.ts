@@ -1,7 +1,7 @@
 /**
  * A finished sweep, found in S3: started again with the same config (and a mode its results cover),
- * start-sweep shows these results and starts nothing, so nothing stored changes (docs/sweeps.md,
- * "Running a finished sweep again"). `npm start`'s second run comes this way too.
+ * start-sweep shows these results and starts nothing, so nothing stored changes
+ * (docs/sweeps/running.md#running-a-finished-sweep-again). `npm start`'s second run comes this way too.
  */
 import { sweepReportKey } from '../../domain/report/model.js';
 import { finishedSweepCells } from '../../domain/sweep/finished.js';

@@ -20,7 +20,7 @@ interface CellAttributes {
   done: number | undefined;
   total: number | undefined;
   passAt1: number | undefined;
-  /** Why it holds on errors (docs/sweeps.md#cells-that-only-fail); '' or undefined: it does not. */
+  /** Why it holds on errors (docs/sweeps/cost.md#cells-that-only-fail); '' or undefined: it does not. */
   heldFor: string | undefined;
 }
 

@@ -310,7 +310,7 @@ export function spendLines(sweep: SweepProgress, cells: ReadonlyMap<string, Cell
 }
 
 const BUDGET_HINT =
-  ': raise it in the config and run start-sweep again (or send the set-budget signal); nothing is lost (docs/sweeps.md#budgets)';
+  ': raise it in the config and run start-sweep again (or send the set-budget signal); nothing is lost (docs/sweeps/cost.md#budgets)';
 
 /** How far a bar is: a sample counts half once answered and whole once executed, so the bar moves on answers. */
 const barValue = (p: CellView) => p.answered + p.samplesDone;

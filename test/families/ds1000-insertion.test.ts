@@ -111,7 +111,7 @@ describe('DS-1000 insertion rows and prompts', () => {
     const lines = ds1000InsertionJsonl(DS1000_TASKS).split('\n');
     expect(() => load(`${lines[0]}\n${DS1000_TASKS[1]!.line}\n`)).toThrow(
       "ds1000.jsonl:2: prompt: mode: insertion needs a prompt with one [insert] (the original format's Insertion prompt, " +
-        'see docs/datasets.md); this one has 0 (a completion prompt: leave mode out)',
+        'see docs/datasets/ds1000.md); this one has 0 (a completion prompt: leave mode out)',
     );
     const twice = JSON.stringify({ ...JSON.parse(lines[0]!), prompt: 'a[insert]b[insert]c' });
     expect(() => load(`${twice}\n`)).toThrow('ds1000.jsonl:1: prompt: mode: insertion needs a prompt with one [insert]');

@@ -123,7 +123,7 @@ describe('what a cap stops: before the sweep (the dry run) and after it (spent a
     ]);
     const lines = describeSpentAgainstCaps(uses, 8);
     expect(lines[0]).toBe(
-      'budget.tokens: spent 1,164 of 250: OVER the cap by 914 (the tasks already started when it was reached finish, up to 8 per running shard: docs/sweeps.md#budgets)',
+      'budget.tokens: spent 1,164 of 250: OVER the cap by 914 (the tasks already started when it was reached finish, up to 8 per running shard: docs/sweeps/cost.md#budgets)',
     );
     expect(lines[1]).toBe('models[1].budget.money: spent 0.0003 USD of 1 USD (0%)');
     expect(describeSpentAgainstCaps(capUses({ models: {}, sweep: { tokens: 2000 } }, { a: spend(500, 500, 3) }, {}), 8)).toEqual([

@@ -6,7 +6,7 @@
  * The client signals in groups, as shards do (one signal per finished task), not in one unbroken
  * stream: while signals keep arriving the server refuses a run's ending (each new signal must be
  * handled first), so a client that never pauses keeps one run open however long it gets. That is
- * the documented limit of the design (docs/sweeps.md), not what this test measures.
+ * the documented limit of the design (docs/sweeps/cost.md#budgets), not what this test measures.
  */
 import type { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';

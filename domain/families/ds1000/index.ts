@@ -17,7 +17,7 @@
  * does); the answer is cut at the stop words and stripped (bigcode's postprocess_generation), then
  * checked by the same code_context as in completion mode. The current release's prompts are
  * completion prompts: insertion needs rows whose prompt holds the original format's Insertion
- * prompt (with one `[insert]`; docs/datasets.md). Matplotlib has no insertion prompts; as bigcode
+ * prompt (with one `[insert]`; docs/datasets/ds1000.md). Matplotlib has no insertion prompts; as bigcode
  * does, its tasks are left out in insertion mode.
  */
 import { z } from 'zod';
@@ -149,7 +149,7 @@ export const ds1000Family: DefinedFamily<'ds1000', typeof Ds1000EntrySchema, Ds1
         if (gaps !== 1)
           throw new Error(
             `${sources.rows}:${line}: prompt: mode: insertion needs a prompt with one ${INSERT} (the original format's Insertion prompt, ` +
-              `see docs/datasets.md); this one has ${gaps}${gaps === 0 ? ' (a completion prompt: leave mode out)' : ''}`,
+              `see docs/datasets/ds1000.md); this one has ${gaps}${gaps === 0 ? ' (a completion prompt: leave mode out)' : ''}`,
           );
       }
     }

@@ -148,7 +148,7 @@ export function packProgramCode(language: PackLanguage, generation: string, row:
  * and does not import (as bigcode: by the last part of the path, `"rand"` for math/rand), then the
  * generation (its own `package main` dropped when the setup has one). bigcode carries the trimmed
  * setup over to the task's next generations and orders the packages as a Python set does; here
- * each generation starts from the row's setup, the packages in the helper's order (docs/datasets.md).
+ * each generation starts from the row's setup, the packages in the helper's order (docs/datasets/humanevalpack.md).
  */
 function goProgramCode(generation: string, testSetup: string, reference: string): string {
   let setup = testSetup + '\n';

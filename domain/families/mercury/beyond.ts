@@ -9,7 +9,7 @@
  * - pass@k and Beyond@k are reported per difficulty (Easy, Medium, Hard) and over all tasks
  *   (Average), each k of 1, 3, 5, 10, 15, 20, 30, 50, 100 only when every task of the group has at
  *   least k samples; with the first run's status counted per difficulty (bigcode's `errors`).
- * Where bigcode's code raises, explora answers (docs/datasets.md, Mercury): no reference passing
+ * Where bigcode's code raises, explora answers (docs/datasets/mercury.md): no reference passing
  * (bigcode: min() of an empty list) leaves the sample unranked (null) and its task out of Beyond@k;
  * a range of zero width (one passing reference, or equal runtimes: bigcode divides by zero) gives
  * 1 to a runtime at most the references' and 0 to a slower one; a difficulty without tasks
