@@ -92,7 +92,7 @@ export function nextShardWindow(shardTasks: number, free: number, slots: { base:
  * Requests one task's LLM activity sends at once, in a shard of `taskWindow` tasks: enough that the
  * window alone can fill the model's concurrency (a cell's last shards generate with few others), and
  * one where the window does. The worker's gate (infra/llm/modelGate.ts) holds the requests in flight
- * to the model's concurrency whatever the lanes, first come, first served.
+ * to the model's concurrency whatever the lanes, the oldest shard's requests first.
  */
 export function taskRequestLanes(concurrency: number | undefined, taskWindow: number): number {
   return Math.max(1, Math.ceil((concurrency ?? 1) / taskWindow));

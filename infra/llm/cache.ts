@@ -28,16 +28,24 @@ import type { IndexRange } from '../../domain/sweep/sharding.js';
 /**
  * Records per segment object: bounds both the bytes one write carries and the objects a task has
  * (every S3 request costs milliseconds of CPU here, in the SDK and in the store, whatever its size).
+ * A segment is rewritten whole at each flush, so its bytes are sent about size / 2 times over per
+ * record: at 64, answers of 300 ms (a flush each) made the worker send ~2 GB for 20,000 samples.
  */
-export const SEGMENT_RECORDS = 64;
+export const SEGMENT_RECORDS = 32;
 /** A segment is also closed at this size (long chat answers), so a rewrite stays small. */
 const SEGMENT_BYTES = 256 * 1024;
 /**
- * An answer that took the model this long or longer is written at once; a quicker one may wait this
- * long for others to share its write. So no answer waits longer than it took to get, and a crash
- * loses only answers of under LINGER_MS each, from the last LINGER_MS.
+ * An answer may wait this long for others to share its write (an endpoint answering a task's
+ * requests at once, however long each takes, gives a write several answers), so a crash loses
+ * only the answers of the last LINGER_MS...
  */
 export const LINGER_MS = 200;
+/**
+ * ...except an answer that took the model this long or longer: it is written at once (with
+ * whatever else is waiting). Answers this slow come a few a second at most, so writing each alone
+ * costs little, and a crash never loses one of them that a write could have kept.
+ */
+export const URGENT_MS = 1000;
 
 /** The cache identity of one call: equal for the same request of the same sample, and only then. */
 export function callIdentity(call: LlmCall): string {
@@ -152,9 +160,9 @@ export async function readGroup(bucket: Bucket, group: string, only?: SampleSpan
 /**
  * Collects the answers of one group in one activity attempt and stores them in its own segments.
  * `add` returns at once with the record's key; `drain` resolves when everything added is stored.
- * One write is in flight at a time. An answer that took the model LINGER_MS or more is written at
- * once (with whatever else is waiting); quicker ones wait up to LINGER_MS for company, so a fast
- * model's answers share a request.
+ * One write is in flight at a time. An answer that took the model URGENT_MS or more is written at
+ * once (with whatever else is waiting); quicker ones wait up to LINGER_MS for company, so the
+ * answers of a fast model, or of a task's requests in flight together, share a request.
  */
 export class GroupWriter {
   private readonly writer = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
@@ -200,7 +208,7 @@ export class GroupWriter {
     this.dirty.add(n);
     this.waitingSince ??= Date.now();
     this.added++;
-    this.kick(record.durationMs >= LINGER_MS);
+    this.kick(record.durationMs >= URGENT_MS);
     return key;
   }
 

@@ -37,7 +37,7 @@ import {
   type GroupContents,
 } from './cache.js';
 import { activityHolderName, InflightEntry } from './inflightLedger.js';
-import { ModelGate, type WorkersOn } from './modelGate.js';
+import { LlmRanks, ModelGate, type WorkersOn } from './modelGate.js';
 import { getText, putObject, type Bucket } from '../s3.js';
 
 export interface LlmBatch {
@@ -285,6 +285,8 @@ interface Store {
   found: GroupContents;
   writer: GroupWriter;
   inflight: InflightEntry;
+  /** The batch's place in the model gate's queue (LlmRanks: its workflow's). */
+  rank: number;
 }
 
 /** Waits (heartbeating, cancellable) until no one else holds the missing calls of `requests`. */
@@ -321,6 +323,7 @@ export function createLlmActivities(
 ) {
   const clients = new OpenAiClients(env);
   const gate = new ModelGate(workersOn);
+  const ranks = new LlmRanks();
   const clientFor = (endpoint: LlmEndpoint): OpenAI => clients.for(endpoint, `model ${endpoint.id}`);
 
   async function send(endpoint: LlmEndpoint, body: LlmBody): Promise<Answer> {
@@ -485,7 +488,7 @@ export function createLlmActivities(
     const end = await gate.enter(
       context.info.taskQueue,
       { concurrency: endpoint.concurrency, requestsPerSecond: endpoint.requestsPerSecond },
-      { beat: () => beat(context), signal: context.cancellationSignal },
+      { beat: () => beat(context), signal: context.cancellationSignal, rank: store.rank },
     );
     const started = Date.now();
     const n = body.n ?? 1;
@@ -604,6 +607,9 @@ export function createLlmActivities(
       // One activity must not run two callLlm at once on one group (none does: their steps ask one
       // after another); they would share, and overwrite, one entry.
       const holder = activityHolderName(Context.current().info);
+      // The oldest workflow's requests first (modelGate.ts): a shard's tasks end together, early.
+      const info = Context.current().info;
+      const rank = ranks.of(info.workflowExecution?.workflowId ?? info.activityId);
       const stores = new Map<string, Store>();
       await Promise.all(
         [...new Set(groups)].map(async (group) => {
@@ -623,6 +629,7 @@ export function createLlmActivities(
               span,
             ),
             inflight: new InflightEntry(bucket, inflightKey(group), holder, found.inflightListed),
+            rank,
           });
         }),
       );

@@ -2,8 +2,14 @@
  * Holds each LLM request until this worker's share of its model's limits allows it: requests in
  * flight and request starts per second (domain/llm/share.ts). The share is recomputed for every
  * request from the number of workers serving the model's queue (workerLeases.ts), so a worker that
- * joins or leaves moves everyone's share within a refresh. Requests go in the order they came
- * (first come, first served), and a waiting one heartbeats.
+ * joins or leaves moves everyone's share within a refresh. Requests go by rank, then in the order
+ * they came (first come, first served), and a waiting one heartbeats.
+ *
+ * The rank is the order in which the requests' workflows first asked (LlmRanks): a shard's tasks
+ * share its workflow, so the oldest shard's requests take the free slots first and its tasks end
+ * together, early, and its programs run while younger shards are answered. First come, first served
+ * across shards had every shard in flight creep forward together, all ending at about the same time,
+ * so that their programs all ran after the last answer (issue 45).
  */
 import { workerShare, type ModelLimits, type WorkerShare } from '../../domain/llm/share.js';
 
@@ -15,10 +21,14 @@ export interface GateWait {
   beat: () => void;
   /** Aborts the wait (the activity was cancelled). */
   signal?: AbortSignal;
+  /** Lower goes first (LlmRanks); equal ranks in arrival order. Absent: after every ranked request. */
+  rank?: number;
 }
 
 /** A request waiting for room. A wake that comes while it is not pausing is kept for its next pause. */
 class Waiter {
+  constructor(readonly rank: number) {}
+
   private woken = false;
   private waker: (() => void) | undefined;
 
@@ -42,7 +52,7 @@ class Waiter {
 interface ModelState {
   inFlight: number;
   nextStartMs: number;
-  /** Requests waiting for room, in arrival order; only the first may take it. */
+  /** Requests waiting for room, by rank, then in arrival order; only the first may take it. */
   queue: Waiter[];
 }
 
@@ -69,8 +79,11 @@ export class ModelGate {
     let state = this.models.get(taskQueue);
     if (!state) this.models.set(taskQueue, (state = { inFlight: 0, nextStartMs: 0, queue: [] }));
     const s = state;
-    const me = new Waiter();
-    s.queue.push(me);
+    const me = new Waiter(wait.rank ?? Number.POSITIVE_INFINITY);
+    // After every waiter of its rank or a lower one (a queue of one rank is the arrival order).
+    let place = s.queue.length;
+    while (place > 0 && s.queue[place - 1]!.rank > me.rank) place--;
+    s.queue.splice(place, 0, me);
     let lastBeatMs = Date.now();
     const beatIfDue = () => {
       if (Date.now() - lastBeatMs < this.pollMs) return;
@@ -143,5 +156,27 @@ export class ModelGate {
       signal?.addEventListener('abort', abort, { once: true });
       waiter?.listen(finish);
     });
+  }
+}
+
+/**
+ * Ranks for the gate (GateWait.rank): the order in which workflows first asked this worker, by
+ * workflow id (a shard's tasks are activities of one workflow; a multi-step chain is a workflow of
+ * its own, its steps one rank). The most recent ids are kept; a forgotten one asking again ranks as new.
+ */
+export class LlmRanks {
+  private readonly ranks = new Map<string, number>();
+  private next = 0;
+
+  constructor(private readonly keep = 10_000) {}
+
+  of(workflowId: string): number {
+    let rank = this.ranks.get(workflowId);
+    if (rank === undefined) {
+      rank = this.next++;
+      this.ranks.set(workflowId, rank);
+      if (this.ranks.size > this.keep) this.ranks.delete(this.ranks.keys().next().value!);
+    }
+    return rank;
   }
 }

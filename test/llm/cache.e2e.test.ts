@@ -14,6 +14,7 @@ import {
   callIdentity,
   GroupWriter,
   LINGER_MS,
+  URGENT_MS,
   LlmRecordReader,
   readGroup,
   readLlmRecordAt,
@@ -673,11 +674,21 @@ describe('GroupWriter: when answers are written', () => {
 
   it('a slow answer is written at once', async () => {
     const { puts, writer } = recordingWriter();
-    writer.add('a', record(LINGER_MS));
+    writer.add('a', record(URGENT_MS));
     await sleep(1);
     expect(puts).toHaveLength(1);
     await writer.drain();
     expect(writer.pending).toBe(0);
+  });
+
+  it('answers quicker than URGENT_MS wait for company, even slower than LINGER_MS: one write for several', async () => {
+    const { puts, writer } = recordingWriter();
+    writer.add('a', record(URGENT_MS - 1));
+    await sleep(1);
+    expect(puts).toHaveLength(0);
+    for (const id of ['b', 'c']) writer.add(id, record(LINGER_MS * 2));
+    await writer.drain();
+    expect(puts.map((p) => p.lines)).toEqual([3]);
   });
 
   it('quick answers wait up to LINGER_MS and go out together; drain writes at once', async () => {

@@ -4,7 +4,7 @@
  */
 import { S3Client } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { ModelGate } from '../../infra/llm/modelGate.js';
+import { LlmRanks, ModelGate } from '../../infra/llm/modelGate.js';
 import { WorkerLeases } from '../../infra/llm/workerLeases.js';
 import { listObjects } from '../../infra/s3.js';
 import { workerShare } from '../../domain/llm/share.js';
@@ -85,6 +85,40 @@ describe('ModelGate', () => {
     expect(order).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     // The last waited ~7 x 30 ms, woken only when its turn came: it still beat every ~20 ms.
     expect(beats.get(7) ?? 0).toBeGreaterThanOrEqual(5);
+  });
+
+  it('serves a lower rank first, whenever it came; a rank in arrival order; unranked last', async () => {
+    const gate = new ModelGate(async () => 1, 20);
+    const order: string[] = [];
+    const holder = await gate.enter('q', { concurrency: 1 }, { beat: () => {} });
+    const waiting = (
+      [
+        ['unranked', undefined],
+        ['b1', 2],
+        ['a1', 1],
+        ['b2', 2],
+        ['a2', 1],
+      ] as const
+    ).map(async ([name, rank], i) => {
+      await sleep(i * 3); // arrive in the order listed, all while the slot is held
+      const end = await gate.enter('q', { concurrency: 1 }, { beat: () => {}, ...(rank === undefined ? {} : { rank }) });
+      order.push(name);
+      await sleep(5);
+      end();
+    });
+    await sleep(40);
+    holder();
+    await Promise.all(waiting);
+    expect(order).toEqual(['a1', 'a2', 'b1', 'b2', 'unranked']);
+  });
+
+  it('LlmRanks: a workflow keeps the rank it first got; the oldest ids are forgotten past the limit', () => {
+    const ranks = new LlmRanks(2);
+    expect([ranks.of('shard-0'), ranks.of('shard-1'), ranks.of('shard-0')]).toEqual([0, 1, 0]);
+    expect(ranks.of('shard-2')).toBe(2);
+    // shard-0 was the oldest kept: asking again, it ranks as new.
+    expect(ranks.of('shard-0')).toBe(3);
+    expect(ranks.of('shard-2')).toBe(2);
   });
 
   it('a cancelled wait takes no share and gives its booked start back', async () => {
