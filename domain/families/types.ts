@@ -435,8 +435,8 @@ export interface FamilySteps<Entry, Problem extends SweepProblem> {
   tests(problem: Problem, reference: string | null): string;
   /** The limits a sample's run gets, from the sweep's timeout (and the reference's times, when there is one). */
   limits(problem: Problem, reference: string | null, timeoutMs: number): Partial<ExecutionLimits>;
-  /** How a run counts. */
-  score(problem: Problem, outcome: RunOutcome): TaskScore;
+  /** How a run counts; `reference` is what `tests` and `limits` were given (BigCodeBench keeps its ground truth's time). */
+  score(problem: Problem, outcome: RunOutcome, reference?: string | null): TaskScore;
   /** What the sandbox must have to run the task's programs (DS-1000: its library); checked before a sweep starts. */
   requirements(problem: Problem): readonly Requirement[];
 }

@@ -23,12 +23,16 @@ import { defineFamily } from '../define.js';
 import { DatasetEntryNameSchema, JsonlFileSchema, RowsFileSchema } from '../entry.js';
 import { readsProblemsFiles } from '../evaluateOptions.js';
 import { familyOptions, option } from '../familyOptions.js';
-import type { DefinedFamily, ProblemOf, Requirement, TaskScore } from '../types.js';
+import type { DefinedFamily, ProblemOf, Requirement, TaskChecking, TaskScore } from '../types.js';
 import {
   BIGCODEBENCH_MEMORY_MIB,
+  BIGCODEBENCH_MIN_TIME_LIMIT_S,
   BIGCODEBENCH_TIMEOUT_LIMIT_S,
   detailsOf,
   embeddedSolution,
+  groundTruthProgram,
+  groundTruthTimeOf,
+  groundTruthTimeoutS,
   harnessProgram,
   suiteTimeoutS,
   verdictOf,
@@ -69,6 +73,16 @@ const BIGCODEBENCH_OPTIONS = familyOptions({
     value: 'seconds',
     text: 'number',
   }),
+  min_time_limit: option(z.number().positive().max(597).default(BIGCODEBENCH_MIN_TIME_LIMIT_S), {
+    help: `BigCodeBench's --min_time_limit, seconds (default ${BIGCODEBENCH_MIN_TIME_LIMIT_S}): a floor of the per-task limit, max(timeout_per_task, min_time_limit, the ground truth's time or 20) + 1`,
+    value: 'seconds',
+    text: 'number',
+  }),
+  no_gt: option(z.boolean().default(false), {
+    help: "BigCodeBench's --no_gt (default false): do not run the tasks' ground truth first (each task's limit then takes 20 s for its time, and pass_at_k.json says every task failed it, as BigCodeBench's does)",
+    value: 'true|false',
+    text: (text) => (text === 'true' ? true : text === 'false' ? false : text),
+  }),
   environment: option(
     z
       .string()
@@ -99,7 +113,7 @@ export const BigCodeBenchEntrySchema = z.strictObject({
     .optional(),
 });
 export type BigCodeBenchEntry = z.output<typeof BigCodeBenchEntrySchema>;
-type Options = Pick<BigCodeBenchEntry, 'split' | 'subset' | 'calibrated' | 'timeout_per_task' | 'environment'>;
+type Options = Pick<BigCodeBenchEntry, 'split' | 'subset' | 'calibrated' | 'timeout_per_task' | 'min_time_limit' | 'no_gt' | 'environment'>;
 
 /** A row as Hugging Face publishes it (extra columns, such as the hard subset's, are ignored). */
 const RowSchema = z.looseObject({
@@ -122,6 +136,10 @@ const PayloadSchema = z.object({
     libs: z.array(z.string()),
     calibrated: z.boolean(),
     timeout_s: z.number().positive(),
+    /** Absent in problems stored before it existed, and for the default (BIGCODEBENCH_MIN_TIME_LIMIT_S). */
+    min_time_limit: z.number().positive().optional(),
+    /** Absent: false (the ground truth runs first). */
+    no_gt: z.boolean().optional(),
     environment: z.string().optional(),
   }),
 });
@@ -151,6 +169,9 @@ export function bigCodeBenchProblems(text: string, source: string, options: Opti
         libs,
         calibrated: options.calibrated,
         timeout_s: options.timeout_per_task,
+        // Only when not the defaults: problems stored before these options read the same.
+        ...(options.min_time_limit !== BIGCODEBENCH_MIN_TIME_LIMIT_S ? { min_time_limit: options.min_time_limit } : {}),
+        ...(options.no_gt ? { no_gt: true } : {}),
         ...(options.environment !== undefined ? { environment: options.environment } : {}),
       },
     };
@@ -171,6 +192,71 @@ function libraryRequirement(lib: string, environment: string | undefined): Requi
   return { kind: 'file', path: `${folder}/explora-modules/${module}`, why: `BigCodeBench (${module}) tasks`, from, readableDir: folder };
 }
 
+/** The ground truth's outputs, as the reference run's parse stores them: its time, or null (BigCodeBench's None: it failed). */
+const GroundTruthSchema = z.object({ expected_time: z.number().nullable() });
+
+/**
+ * The task's expected_time from its reference outputs: seconds, null when its ground truth failed
+ * (or none was given), undefined when it is not checked (no_gt).
+ */
+function expectedTimeOf(problem: BigCodeBenchProblem, reference: string | null): number | null | undefined {
+  if (problem.bigcodebench.no_gt) return undefined;
+  if (reference === null) return null;
+  const parsed = GroundTruthSchema.safeParse(JSON.parse(reference));
+  if (!parsed.success)
+    throw new Error(
+      `${problem.task_id}: the ground truth's stored outputs are not {"expected_time": seconds or null}: ${reference.slice(0, 200)}`,
+    );
+  return parsed.data.expected_time;
+}
+
+const minTimeLimitOf = (problem: BigCodeBenchProblem): number => problem.bigcodebench.min_time_limit ?? BIGCODEBENCH_MIN_TIME_LIMIT_S;
+
+/** A sample's suite timeout (seconds): evaluate()'s per-task limit, from the task's ground-truth time. */
+function sampleTimeoutS(problem: BigCodeBenchProblem, reference: string | null): number {
+  return suiteTimeoutS(problem.bigcodebench.timeout_s, minTimeLimitOf(problem), expectedTimeOf(problem, reference) ?? null);
+}
+
+/** The sandbox's limits of a run whose suite gets `suiteS` seconds: the process one second more; BigCodeBench's memory. */
+function runLimits(suiteS: number) {
+  return {
+    timeoutMs: Math.min((suiteS + 1) * 1000, LIMITS_MAX_TIMEOUT_MS),
+    memoryBytes: BIGCODEBENCH_MEMORY_MIB * 1024 * 1024,
+    maxProcesses: 1024,
+    maxFileBytes: 1024 * 1024 * 1024,
+    maxOutputBytes: 64 * 1024,
+  };
+}
+
+/**
+ * How a task's samples are checked: after its ground truth has run once (get_groundtruth: its time,
+ * the per-task limit's part), a reference run cached by its content as every family's reference
+ * outputs are (the sweep's bucket, evaluate.ts's --cache-dir), so never once per sample; with
+ * no_gt, by their tests alone. A failed ground truth is an answer, not an error: its task is scored
+ * all the same, with 20 s for its time, and named in pass_at_k.json's failed_tasks.
+ */
+function groundTruthChecking(problem: BigCodeBenchProblem): TaskChecking {
+  const { bigcodebench: b } = problem;
+  if (b.no_gt) return { kind: 'tests' };
+  return {
+    kind: 'reference-outputs',
+    program: groundTruthProgram(`${b.complete_prompt}\n${problem.canonical_solution ?? ''}`, problem.test, b.timeout_s, b.environment),
+    limits: runLimits(groundTruthTimeoutS(b.timeout_s, minTimeLimitOf(problem))),
+    // What the time depends on: the program, the limits, and the libraries' environment.
+    cacheKey: JSON.stringify([
+      'bigcodebench-ground-truth-v1',
+      problem.task_id,
+      b.complete_prompt,
+      problem.canonical_solution ?? '',
+      problem.test,
+      b.timeout_s,
+      minTimeLimitOf(problem),
+      b.environment ?? null,
+    ]),
+    parse: (result) => ({ ok: true, outputs: JSON.stringify({ expected_time: groundTruthTimeOf(result.stdout) }) }),
+  };
+}
+
 /**
  * BigCodeBench's verdict as a score (scores.ts): a pass is its `pass` from a run that ended well;
  * `timeout` when the run left none; `fail` for a `pass` from a run that did not end well (an
@@ -179,7 +265,9 @@ function libraryRequirement(lib: string, environment: string | undefined): Requi
 function bigCodeBenchScore(
   problem: BigCodeBenchProblem,
   outcome: { status: Parameters<typeof isSuccess>[0]['status']; stdout: string },
+  reference: string | null = null,
 ): TaskScore {
+  const expected = expectedTimeOf(problem, reference);
   const verdict = outcome.status === 'timeout' ? 'timeout' : verdictOf(outcome.stdout);
   const passed = verdict === 'pass' && outcome.status === 'passed';
   const noVerdict = verdict === 'timeout' && outcome.status === 'passed';
@@ -191,6 +279,7 @@ function bigCodeBenchScore(
     status: verdict === 'pass' && !passed ? 'fail' : verdict,
     details: verdict === 'timeout' ? {} : detailsOf(outcome.stdout),
     calibration: calibrated ? `${code_prompt}\n    pass\n` : '',
+    ...(expected !== undefined ? { expected_time: expected } : {}),
     ...(noVerdict ? { failure: { type: 'Timeout', message: 'the run left no verdict (BigCodeBench counts it a timeout)' } } : {}),
   };
 }
@@ -254,16 +343,10 @@ export const bigCodeBenchFamily: DefinedFamily<
   referenceSolution: (problem) => `${problem.bigcodebench.complete_prompt}\n${problem.canonical_solution ?? ''}`,
   embedSolution: (problem, solution) =>
     embeddedSolution(problem.bigcodebench.calibrated ? `${problem.bigcodebench.code_prompt}\n    pass\n${solution}` : solution),
-  checking: () => ({ kind: 'tests' }),
-  tests: (problem) => harnessProgram(problem.test, suiteTimeoutS(problem.bigcodebench.timeout_s), problem.bigcodebench.environment),
+  checking: groundTruthChecking,
+  tests: (problem, reference) => harnessProgram(problem.test, sampleTimeoutS(problem, reference), problem.bigcodebench.environment),
   // BigCodeBench's own limits, whatever the sweep's timeout: the suite's timeout and a second, 30 GiB of address space.
-  limits: (problem) => ({
-    timeoutMs: Math.min((suiteTimeoutS(problem.bigcodebench.timeout_s) + 1) * 1000, LIMITS_MAX_TIMEOUT_MS),
-    memoryBytes: BIGCODEBENCH_MEMORY_MIB * 1024 * 1024,
-    maxProcesses: 1024,
-    maxFileBytes: 1024 * 1024 * 1024,
-    maxOutputBytes: 64 * 1024,
-  }),
+  limits: (problem, reference) => runLimits(sampleTimeoutS(problem, reference)),
   score: bigCodeBenchScore,
   scoreKinds: [BIGCODEBENCH_SCORES],
   requirements: (problem) =>

@@ -2,6 +2,9 @@
  * What stored bigcodebench problems must stay: for fixed rows, the bytes a sweep stores and what every
  * step makes of them read back (../pins.ts; checked by test/families/stored-artefacts.test.ts). A pin
  * changes only with a patched() change that keeps running sweeps readable (docs/workflow-versions.md).
+ * The behaviour pins changed once, on purpose, with the ground truth's run (2026-12-07, issue 43): the
+ * stored bytes are the same, and a stored problem now runs its ground truth first (checking
+ * `reference-outputs`, an activity's work: no workflow command changed, so no patched()).
  */
 import { jsonLines, type StoredProblemPin } from '../pins.js';
 
@@ -24,7 +27,7 @@ export const storedPins: StoredProblemPin[] = [
     },
     texts: { rows: ROWS },
     stored: '8fd6c3eed135115546a050ec4c27adc0d82cfb3b398949dff4ebfba5365fa8f2',
-    behaviour: 'ea289ce3fe365aec774cfa82338840b751293f847d0a12e64b477faa75d136f9',
+    behaviour: '073ff395fcb591b6747fc3f996b744dedf2b86715a0ef4da43312e5695831a54',
   },
   {
     case: 'instruct split, hard subset, not calibrated, an environment',
@@ -40,6 +43,6 @@ export const storedPins: StoredProblemPin[] = [
     },
     texts: { rows: ROWS },
     stored: '08ce569a1193a88553500d439acc35862083eaf98fe8b2541be6c6ae6eca0a27',
-    behaviour: 'b6402a309b7f86bdd7da53cb8360d58dd65ceadf753ebbfa545871e7985a112c',
+    behaviour: 'fa3d705641079dbfeb35f0a5100de38bd64b551eb35550e3ef6b38828ac86385',
   },
 ];
