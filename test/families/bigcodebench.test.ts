@@ -235,7 +235,7 @@ describe('libraries beyond the standard library', () => {
     const env = path.join(dir, 'env');
     mkdirSync(path.join(env, 'explora-modules'), { recursive: true });
     const withEnv = load({ environment: env }).slice(3);
-    expect(requirementsProblem(datasets(withEnv), requirementsOf)).toContain(`the environment lacks pytz`);
+    expect(requirementsProblem(datasets(withEnv), requirementsOf)).toContain(`else it lacks pytz`);
     writeFileSync(path.join(env, 'explora-modules', 'pytz'), '');
     expect(requirementsProblem(datasets(withEnv), requirementsOf)).toBeNull();
     // The sandbox mounts the environment for them, and the harness puts its site-packages first.
@@ -243,7 +243,34 @@ describe('libraries beyond the standard library', () => {
     expect(family.tests(withEnv[0]!, null)).toContain(`_BCB_ENVIRONMENT = ${JSON.stringify(env)}`);
   });
 
-  it('evaluate.ts without an environment refuses the pytz task before anything runs, naming the set-up command', async () => {
+  it("the environment is by default where setup installs it: the loading machine's tools folder", () => {
+    const [problem] = family.load({
+      entry: BigCodeBenchEntrySchema.parse({ name: 'bcb', family: 'bigcodebench', path: 'b.jsonl' }),
+      texts: { rows: bcbJsonl(BCB_TASKS.slice(3)) },
+      sources: { rows: 'b.jsonl' },
+      tools: '/machine/tools/',
+    }).problems;
+    expect(family.tests(problem!, null)).toContain('_BCB_ENVIRONMENT = "/machine/tools/bigcodebench-python"');
+    expect(family.requirements(problem!)).toEqual([
+      expect.objectContaining({
+        path: '/machine/tools/bigcodebench-python/explora-modules/pytz',
+        readableDir: '/machine/tools/bigcodebench-python',
+      }),
+    ]);
+    // One named in the entry wins.
+    const named = family.load({
+      entry: BigCodeBenchEntrySchema.parse({ name: 'bcb', family: 'bigcodebench', path: 'b.jsonl', environment: '/env' }),
+      texts: { rows: bcbJsonl(BCB_TASKS.slice(3)) },
+      sources: { rows: 'b.jsonl' },
+      tools: '/machine/tools',
+    }).problems;
+    expect(family.requirements(named[0]!)).toEqual([expect.objectContaining({ readableDir: '/env' })]);
+  });
+
+  it('evaluate.ts without an environment where setup puts it refuses the pytz task before anything runs, naming the set-up command', async () => {
+    // A tools folder without the environment (the sandbox's Python falls back to python3).
+    const tools = path.join(dir, 'tools-without-bcb');
+    mkdirSync(tools, { recursive: true });
     const rows = path.join(dir, 'pytz-rows.jsonl');
     writeFileSync(rows, bcbJsonl(BCB_TASKS.slice(3)));
     const samples = path.join(dir, 'pytz-samples.jsonl');
@@ -262,13 +289,14 @@ describe('libraries beyond the standard library', () => {
           '--tasks',
           'bigcodebench-complete',
         ],
-        { cwd: PROJECT_ROOT, timeout: 120_000 },
+        { cwd: PROJECT_ROOT, timeout: 120_000, env: { ...process.env, EXPLORA_TOOLS_DIR: tools } },
         (error, _stdout, err) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr: err }),
       ),
     );
     expect(code, stderr).toBe(2);
-    expect(stderr).toContain('1 BigCodeBench (pytz) task(s) need the file /bigcodebench-environment-not-given/explora-modules/pytz');
-    expect(stderr).toContain('`npm run setup -- --bigcodebench` makes .tools/bigcodebench-python');
+    expect(stderr).toContain(`1 BigCodeBench (pytz) task(s) need the file ${tools}/bigcodebench-python/explora-modules/pytz`);
+    expect(stderr).toContain(`the BigCodeBench environment ${tools}/bigcodebench-python`);
+    expect(stderr).toContain('when it is missing, install it with `npm run setup -- --bigcodebench`');
     expect(stderr).not.toContain('evaluate: running');
     expect(existsSync(`${samples}_results.jsonl`)).toBe(false);
   }, 120_000);

@@ -10,7 +10,8 @@
  * estimator over the tasks (a `status` score: a sample passes when its verdict is `pass`).
  *
  * Tasks whose `libs` go beyond the standard library run with the BigCodeBench environment
- * (`npm run setup -- --bigcodebench`; `environment`): a task importing a library that environment
+ * (`environment`; by default where `npm run setup -- --bigcodebench` installs it, the loading
+ * machine's tools folder's bigcodebench-python): a task importing a library that environment
  * lacks is refused by the library's name before a run starts.
  */
 import { z } from 'zod';
@@ -53,6 +54,11 @@ const LIMITS_MAX_TIMEOUT_MS = 600_000;
 /** The command that makes the environment (scripts/install-bigcodebench.sh, a step of the set-up), for messages. */
 export const BIGCODEBENCH_INSTALL = 'npm run setup -- --bigcodebench';
 
+/** Where that command installs the environment: the machine's tools folder's bigcodebench-python (install-bigcodebench.sh). */
+export function defaultBigCodeBenchEnvironment(tools: string): string {
+  return `${tools.replace(/\/+$/, '')}/bigcodebench-python`;
+}
+
 /** The options, as the entry's fields and evaluate.ts's flags (--split, --subset, --calibrated, --timeout-per-task, --bigcodebench-env). */
 const BIGCODEBENCH_OPTIONS = familyOptions({
   split: option(z.enum(['complete', 'instruct']).default('complete'), {
@@ -89,7 +95,7 @@ const BIGCODEBENCH_OPTIONS = familyOptions({
       .refine((dir) => dir.startsWith('/'), 'an absolute path (the sandbox mounts the environment there)')
       .optional(),
     {
-      help: `the BigCodeBench environment (\`${BIGCODEBENCH_INSTALL}\` makes .tools/bigcodebench-python): needed by tasks whose libs go beyond the standard library`,
+      help: `the BigCodeBench environment, needed by tasks whose libs go beyond the standard library (default: where \`${BIGCODEBENCH_INSTALL}\` installs it, .tools/bigcodebench-python or $EXPLORA_TOOLS_DIR/bigcodebench-python)`,
       value: 'folder',
       flag: 'bigcodebench-env',
       folder: true,
@@ -145,8 +151,12 @@ const PayloadSchema = z.object({
 });
 type BigCodeBenchProblem = ProblemOf<z.output<typeof PayloadSchema>>;
 
-/** The rows of a file as problems of the options' split; errors name the file, line and field. */
-export function bigCodeBenchProblems(text: string, source: string, options: Options): BigCodeBenchProblem[] {
+/**
+ * The rows of a file as problems of the options' split; errors name the file, line and field. The
+ * environment, when the options name none, is the default one of the machine's tools folder (`tools`).
+ */
+export function bigCodeBenchProblems(text: string, source: string, options: Options, tools?: string): BigCodeBenchProblem[] {
+  const environment = options.environment ?? (tools !== undefined ? defaultBigCodeBenchEnvironment(tools) : undefined);
   const rows = parseJsonl(isJsonArray(text) ? jsonArrayAsJsonl(text, source) : text, RowSchema, source);
   const problem = datasetRowsProblem(rows, source);
   if (problem) throw new Error(problem);
@@ -172,7 +182,7 @@ export function bigCodeBenchProblems(text: string, source: string, options: Opti
         // Only when not the defaults: problems stored before these options read the same.
         ...(options.min_time_limit !== BIGCODEBENCH_MIN_TIME_LIMIT_S ? { min_time_limit: options.min_time_limit } : {}),
         ...(options.no_gt ? { no_gt: true } : {}),
-        ...(options.environment !== undefined ? { environment: options.environment } : {}),
+        ...(environment !== undefined ? { environment } : {}),
       },
     };
   });
@@ -185,7 +195,8 @@ function libraryRequirement(lib: string, environment: string | undefined): Requi
   const from =
     environment === undefined
       ? `--bigcodebench-env or the dataset's environment: none was given (\`${BIGCODEBENCH_INSTALL}\` makes .tools/bigcodebench-python, which they then name)`
-      : `--bigcodebench-env or the dataset's environment: the environment lacks ${lib} (its explora-install.txt says what installed; \`${BIGCODEBENCH_INSTALL}\` makes it)`;
+      : `the BigCodeBench environment ${environment} (--bigcodebench-env or the dataset's environment; by default where setup installs it): ` +
+        `when it is missing, install it with \`${BIGCODEBENCH_INSTALL}\`; else it lacks ${lib} (its explora-install.txt says what installed)`;
   const module = lib.split('.')[0]!;
   // Without an environment, a folder that does not exist: the check refuses the tasks, and nothing could mount it.
   const folder = environment ?? NO_ENVIRONMENT;
@@ -311,10 +322,10 @@ export const bigCodeBenchFamily: DefinedFamily<
     rows: { path: entry.path, field: 'path' },
     ...(entry.library ? { api_docs: { path: entry.library.api_docs, field: 'library.api_docs' } } : {}),
   }),
-  load: ({ entry, texts, sources }) => {
+  load: ({ entry, texts, sources, tools }) => {
     const docs = entry.library ? parseApiDocsJsonl(texts.api_docs!, sources.api_docs!) : [];
     return {
-      problems: bigCodeBenchProblems(texts.rows!, sources.rows!, entry),
+      problems: bigCodeBenchProblems(texts.rows!, sources.rows!, entry, tools),
       ...(entry.library
         ? {
             library: {
@@ -368,9 +379,9 @@ export const bigCodeBenchFamily: DefinedFamily<
     },
     options: BIGCODEBENCH_OPTIONS.evaluate,
     form: 'full',
-    problems: ({ text, source, options }) => {
+    problems: ({ text, source, options, tools }) => {
       const parsed = z.object(BIGCODEBENCH_OPTIONS.entry).parse(options);
-      return { problems: bigCodeBenchProblems(text, source, parsed), leftOut: { taskIds: [], why: '' }, cell: cellOf(parsed) };
+      return { problems: bigCodeBenchProblems(text, source, parsed, tools), leftOut: { taskIds: [], why: '' }, cell: cellOf(parsed) };
     },
   }),
 });
