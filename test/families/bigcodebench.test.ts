@@ -189,15 +189,20 @@ describe("the ground truth's time and each task's limit, as evaluate() derives t
     });
   });
 
-  it('no_gt runs none: the tests alone, 20 s for the time, and the records keep no expected_time', () => {
+  it('no_gt runs none: the tests alone, 20 s for the time, and the records say nothing of it', () => {
     const [problem] = load({ no_gt: true, timeout_per_task: 1 });
     expect(family.checking(problem!)).toEqual({ kind: 'tests' });
     expect(family.limits(problem!, null, 3000)).toMatchObject({ timeoutMs: 22_000 });
-    expect(family.score(problem!, { status: 'passed', stdout: `${VERDICT_MARK} pass\n` }, null)).not.toHaveProperty('expected_time');
+    expect(family.score(problem!, { status: 'passed', stdout: `${VERDICT_MARK} pass\n` }, null)).not.toHaveProperty('gt_passed');
     const [checked] = load({ timeout_per_task: 1 });
     expect(family.score(checked!, { status: 'passed', stdout: `${VERDICT_MARK} pass\n` }, '{"expected_time":0.5}')).toMatchObject({
-      expected_time: 0.5,
+      gt_passed: true,
     });
+    // A time of 0 passed (gt_pass_rate counts `v is not None`), though its limit takes 20 s (`if expected_time[task_id]`).
+    const score = (reference: string) => family.score(checked!, { status: 'passed', stdout: `${VERDICT_MARK} pass\n` }, reference);
+    expect(score('{"expected_time":0}')).toMatchObject({ gt_passed: true });
+    expect(family.limits(checked!, '{"expected_time":0}', 3000)).toMatchObject({ timeoutMs: 22_000 });
+    expect(score('{"expected_time":null}')).toMatchObject({ gt_passed: false });
   });
 });
 

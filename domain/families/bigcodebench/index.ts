@@ -290,7 +290,7 @@ function bigCodeBenchScore(
     status: verdict === 'pass' && !passed ? 'fail' : verdict,
     details: verdict === 'timeout' ? {} : detailsOf(outcome.stdout),
     calibration: calibrated ? `${code_prompt}\n    pass\n` : '',
-    ...(expected !== undefined ? { expected_time: expected } : {}),
+    ...(expected !== undefined ? { gt_passed: expected !== null } : {}),
     ...(noVerdict ? { failure: { type: 'Timeout', message: 'the run left no verdict (BigCodeBench counts it a timeout)' } } : {}),
   };
 }

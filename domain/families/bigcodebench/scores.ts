@@ -6,7 +6,7 @@
  * (bigcode-project/bigcodebench 47eff25, bigcodebench 0.2.5): `eval_results.json` (per task, each
  * sample's calibrated solution, status and details) and `pass_at_k.json` (pass@k as it computes it,
  * the model, split, subset, calibration, and the ground truth's figures: gt_pass_rate and
- * failed_tasks, from each task's expected_time its samples' records keep; every task failed, as
+ * failed_tasks, from whether each task's ground truth passed, as its samples' records keep it; every task failed, as
  * `--no_gt` writes them, when it did not run), each as its json.dump(indent=2) writes it.
  * results.json's `scores.ground_truth` says the same.
  */
@@ -23,10 +23,12 @@ const BigCodeBenchSampleSchema = z.object({
   /** What calibration put before the solution (its code_prompt and a `pass` body), '' when not calibrated. */
   calibration: z.string(),
   /**
-   * The task's expected_time (its ground truth's seconds), null when the ground truth failed;
-   * absent when it was not run (no_gt, and records made before it was).
+   * Whether the task's ground truth passed (its expected_time is not None); absent when it was not
+   * run (no_gt, and records made before it was). Not the time itself: that is measured once and
+   * cached, and a record must read the same whichever path scored it (a sweep's bucket cache,
+   * evaluate.ts's disk cache, each timed on its own).
    */
-  expected_time: z.number().nullable().optional(),
+  gt_passed: z.boolean().optional(),
 });
 type BigCodeBenchSample = z.output<typeof BigCodeBenchSampleSchema>;
 
@@ -78,7 +80,7 @@ export const BIGCODEBENCH_SCORES = declareScoreKind<BigCodeBenchSample, Task, Ce
     status: BigCodeBenchStatusSchema.parse(score.status),
     details: score.details as Record<string, string>,
     calibration: String(score.calibration),
-    ...(score.expected_time !== undefined ? { expected_time: score.expected_time as number | null } : {}),
+    ...(score.gt_passed !== undefined ? { gt_passed: Boolean(score.gt_passed) } : {}),
   }),
   rowFields: () => ({}),
   runs: true,
@@ -86,8 +88,7 @@ export const BIGCODEBENCH_SCORES = declareScoreKind<BigCodeBenchSample, Task, Ce
   add: (cell, task, sample, context) => {
     Object.assign(cell, settingsOf(context.problem));
     cell.statuses[sample.status] += 1;
-    const time = sample.expected_time;
-    return task ?? { taskId: context.taskId, checked: time !== undefined, passed: time !== undefined && time !== null };
+    return task ?? { taskId: context.taskId, checked: sample.gt_passed !== undefined, passed: sample.gt_passed === true };
   },
   figures: (cell, tasks, k) =>
     tasks.some((t) => t.state)
@@ -192,7 +193,7 @@ function estimatePassAtK(n: number, c: number, k: number): number {
 export function bigCodeBenchPeerFiles(figures: BigCodeBenchFigures, cell: CellFiles): Record<string, string> {
   const solutions = cell.generations.filter((list) => list.length > 0);
   const evaluated: Record<string, Array<Record<string, unknown>>> = {};
-  const expectedTime: Record<string, number | null> = {};
+  const gtPassed: Record<string, boolean> = {};
   let task = -1;
   let previous: string | undefined;
   let index = 0;
@@ -208,9 +209,9 @@ export function bigCodeBenchPeerFiles(figures: BigCodeBenchFigures, cell: CellFi
     // A sample without BigCodeBench's verdict (not run: a generation that failed) is its timeout, as a check that set none.
     const { status, details, calibration } = score.success ? score.data : { status: 'timeout', details: {}, calibration: '' };
     (evaluated[sample.task_id] ??= []).push({ task_id: sample.task_id, solution: calibration + solution, status, details });
-    // The task's expected_time: its first sample's that has one (None: failed, or not run with no_gt).
-    if (score.success && score.data.expected_time !== undefined && !(sample.task_id in expectedTime))
-      expectedTime[sample.task_id] = score.data.expected_time;
+    // Whether the task's expected_time is not None: its first sample's that says (absent: failed, or not run with no_gt).
+    if (score.success && score.data.gt_passed !== undefined && !(sample.task_id in gtPassed))
+      gtPassed[sample.task_id] = score.data.gt_passed;
   }
   const tasks = Object.values(evaluated);
   const total = tasks.map((samples) => samples.length);
@@ -221,7 +222,7 @@ export function bigCodeBenchPeerFiles(figures: BigCodeBenchFigures, cell: CellFi
     const perTask = total.map((n, t) => estimatePassAtK(n, correct[t]!, k));
     passAtK[`pass@${k}`] = new PythonFloat(numpySum(perTask) / perTask.length);
   }
-  const passedGt = Object.keys(evaluated).filter((id) => (expectedTime[id] ?? null) !== null);
+  const passedGt = Object.keys(evaluated).filter((id) => gtPassed[id] === true);
   const date = cell.date;
   const model = (cell.samplesName ?? '').split('--bigcodebench-')[0]!;
   return {
@@ -234,7 +235,7 @@ export function bigCodeBenchPeerFiles(figures: BigCodeBenchFigures, cell: CellFi
       calibrated: figures.calibrated,
       // np.mean of 1 per task whose expected_time is not None (0 for each, with --no_gt), and the others.
       gt_pass_rate: new PythonFloat(tasks.length ? passedGt.length / tasks.length : 0),
-      failed_tasks: Object.keys(evaluated).filter((id) => (expectedTime[id] ?? null) === null),
+      failed_tasks: Object.keys(evaluated).filter((id) => gtPassed[id] !== true),
     }),
   };
 }
