@@ -97,6 +97,15 @@ describe('rows and options', () => {
     expect(() => load({ environment: 'relative/env' })).toThrow('an absolute path (the sandbox mounts the environment there)');
   });
 
+  it("evaluate.ts's results.json names the ground truth's settings when not the defaults", () => {
+    const support = family.evaluate;
+    if (support.kind !== 'reads') throw new Error('bigcodebench reads problems files');
+    const cell = (options: Record<string, unknown>) =>
+      (support.problems({ text: bcbJsonl(BCB_TASKS.slice(0, 1)), source: 'b.jsonl', options }) as { cell: unknown }).cell;
+    expect(cell({})).toEqual({});
+    expect(cell({ no_gt: true, min_time_limit: 2 })).toEqual({ min_time_limit: 2, no_gt: true });
+  });
+
   it("bigcodebench's task names set the split and the subset", () => {
     expect(bigcodeTask('bigcodebench-complete')).toMatchObject({ family: 'bigcodebench', options: { split: 'complete' } });
     expect(bigcodeTask('bigcodebench-instruct-hard')).toMatchObject({

@@ -296,8 +296,8 @@ function bigCodeBenchScore(
 }
 
 /**
- * What evaluate.ts's results.json adds to say which BigCodeBench a number is for: the split, subset
- * and calibration when not the defaults (complete, full, calibrated), which add nothing, as a
+ * What evaluate.ts's results.json adds to say which BigCodeBench a number is for: the split, subset,
+ * calibration, min_time_limit and no_gt when not the defaults (complete, full, calibrated, 1, false), which add nothing, as a
  * sweep's cell of the same answers (whose report shows the dataset's entry).
  */
 function cellOf(options: Options): Record<string, unknown> {
@@ -305,6 +305,8 @@ function cellOf(options: Options): Record<string, unknown> {
     ...(options.split !== 'complete' ? { split: options.split } : {}),
     ...(options.subset !== 'full' ? { subset: options.subset } : {}),
     ...(!options.calibrated ? { calibrated: false } : {}),
+    ...(options.min_time_limit !== BIGCODEBENCH_MIN_TIME_LIMIT_S ? { min_time_limit: options.min_time_limit } : {}),
+    ...(options.no_gt ? { no_gt: true } : {}),
   };
 }
 
