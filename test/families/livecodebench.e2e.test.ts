@@ -160,13 +160,14 @@ describe('a sweep over LiveCodeBench rows, with and without a window, against a 
   beforeAll(async () => {
     server = await startScriptedLlmServer((req) => {
       const messages = req.body.messages as Array<{ role: string; content: string }>;
-      for (const m of messages) if (m.role === 'system') systems.add(m.content);
+      // The per-model sweep's models send the default system message; the other sweep's, LiveCodeBench's.
+      const perModel = String(req.body.model).startsWith('per-model-');
+      if (!perModel) for (const m of messages) if (m.role === 'system') systems.add(m.content);
       const user = messages.find((m) => m.role === 'user')!.content;
       const task = TASKS.find((t) => user.includes(JSON.parse(t.line).question_content as string));
       if (!task) return { content: 'no task' };
       // Sample i is sent with seed 0 + i (the sweep's seed): it gets the task's sample i; the
       // per-model sweep's models get the right answer but on the task in the early model's window alone.
-      const perModel = String(req.body.model).startsWith('per-model-');
       const i = perModel ? (task.question_id === ONLY_EARLY ? 1 : 0) : Number(req.body.seed ?? 0);
       return { content: `Here it is:\n\`\`\`python\n${task.samples[i % task.samples.length]!.code}\n\`\`\`\n` };
     });
