@@ -27,7 +27,7 @@ export const storedPins: StoredProblemPin[] = [
     },
     texts: { rows: ROWS },
     stored: '8fd6c3eed135115546a050ec4c27adc0d82cfb3b398949dff4ebfba5365fa8f2',
-    behaviour: '073ff395fcb591b6747fc3f996b744dedf2b86715a0ef4da43312e5695831a54',
+    behaviour: '6df718f8015443f0e7d34866d4ca542033b43a045f7a9b933c0020ebe1fb8eb3',
   },
   {
     case: 'instruct split, hard subset, not calibrated, an environment',
@@ -43,6 +43,6 @@ export const storedPins: StoredProblemPin[] = [
     },
     texts: { rows: ROWS },
     stored: '08ce569a1193a88553500d439acc35862083eaf98fe8b2541be6c6ae6eca0a27',
-    behaviour: 'fa3d705641079dbfeb35f0a5100de38bd64b551eb35550e3ef6b38828ac86385',
+    behaviour: '9110bb18bb3b495cf0b3070117e059a4f56ba10342a0ec91b1b657c6c0bf4e26',
   },
 ];
