@@ -12,7 +12,7 @@
 #                                        a language's toolchain itself when it first needs it.
 #   npm run setup -- --bigcodebench      and BigCodeBench's environment (its pinned libraries, 3.3 GB,
 #                                        10-30 min): .tools/bigcodebench-python, which a BigCodeBench
-#                                        dataset names (`environment`, evaluate's --bigcodebench-env)
+#                                        dataset uses by default (or names: `environment`, --bigcodebench-env)
 #   npm run setup -- --tests             and what the test suite needs: every language's toolchain,
 #                                        the tests' Python (SciPy, statsmodels, ...), Chromium
 #   --only                               the toolchains or test tools named, without the default set

@@ -40,6 +40,7 @@ import { rowsNeeded, selectTasks, type TaskSelection } from '../../domain/sweep/
 import type { S3Ref } from '../../domain/sweep/keys.js';
 import { parseJsonl } from '../../domain/datasets/jsonl.js';
 import { cellProvenance } from './provenance.js';
+import { toolsDir } from '../../infra/sandbox/python.js';
 
 export interface PrepareSweepDatasetInput {
   sweepId: string;
@@ -114,7 +115,8 @@ export function createSweepStorageActivities(bucket: Bucket) {
       }
       let loaded;
       try {
-        loaded = family.load({ entry: input.entry, texts, sources });
+        // The worker's tools folder: its programs run on this machine (BigCodeBench's default environment).
+        loaded = family.load({ entry: input.entry, texts, sources, tools: toolsDir() });
       } catch (err) {
         throw ApplicationFailure.nonRetryable((err as Error).message, 'InvalidDataset');
       }

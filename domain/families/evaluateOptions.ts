@@ -18,6 +18,7 @@ export function readsProblemsFiles<Shape extends z.ZodRawShape = Record<never, n
     text: string;
     source: string;
     options: z.output<z.ZodObject<Shape, z.core.$strict>>;
+    tools?: string;
   }) => SweepProblem[] | ScopedProblems;
 }): Reads {
   const { options, problems, ...rest } = support;
@@ -26,8 +27,13 @@ export function readsProblemsFiles<Shape extends z.ZodRawShape = Record<never, n
     ...rest,
     ...(options ? { options: options as unknown as NonNullable<Reads['options']> } : {}),
     // The values were parsed by `options` (loadEvaluateProblems): their type is its output.
-    problems: ({ text, source, options: values }) =>
-      problems({ text, source, options: values as z.output<z.ZodObject<Shape, z.core.$strict>> }),
+    problems: ({ text, source, options: values, tools }) =>
+      problems({
+        text,
+        source,
+        options: values as z.output<z.ZodObject<Shape, z.core.$strict>>,
+        ...(tools !== undefined ? { tools } : {}),
+      }),
   };
 }
 

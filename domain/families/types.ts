@@ -28,6 +28,12 @@ export interface LoadInput<Entry> {
   texts: Record<string, string>;
   /** What to call each file in errors (its path or URI), by role. */
   sources: Record<string, string>;
+  /**
+   * The tools folder of the machine that loads (EXPLORA_TOOLS_DIR, else the project's .tools):
+   * where `npm run setup` installs what a family's entry defaults to (BigCodeBench's environment).
+   * Absent: no such default.
+   */
+  tools?: string;
 }
 
 export interface LoadedDataset<Problem extends SweepProblem = SweepProblem> {
@@ -245,7 +251,8 @@ export type EvaluateSupport =
        */
       bigcodeTasks?: BigcodeTasks;
       /** The problems, given the options parsed by `options` (readsProblemsFiles types them). */
-      problems(input: { text: string; source: string; options: EvaluateOptionValues }): SweepProblem[] | ScopedProblems;
+      /** `tools`: LoadInput's, the machine's tools folder. */
+      problems(input: { text: string; source: string; options: EvaluateOptionValues; tools?: string }): SweepProblem[] | ScopedProblems;
     }
   | { kind: 'refused'; why: string };
 
@@ -435,8 +442,8 @@ export interface FamilySteps<Entry, Problem extends SweepProblem> {
   tests(problem: Problem, reference: string | null): string;
   /** The limits a sample's run gets, from the sweep's timeout (and the reference's times, when there is one). */
   limits(problem: Problem, reference: string | null, timeoutMs: number): Partial<ExecutionLimits>;
-  /** How a run counts. */
-  score(problem: Problem, outcome: RunOutcome): TaskScore;
+  /** How a run counts; `reference` is what `tests` and `limits` were given (BigCodeBench keeps its ground truth's time). */
+  score(problem: Problem, outcome: RunOutcome, reference?: string | null): TaskScore;
   /** What the sandbox must have to run the task's programs (DS-1000: its library); checked before a sweep starts. */
   requirements(problem: Problem): readonly Requirement[];
 }

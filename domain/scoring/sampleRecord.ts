@@ -110,8 +110,14 @@ export function refusedRecord(
 }
 
 /** A run sample: its family's score of the run, the run's status as the score reads it (recordedRun), and the run's facts. */
-export function runRecord(problem: SweepProblem, base: RecordBase, alsoText: TextChecking | null, result: ExecutionResult): SampleRecord {
-  const score = familyOf(problem).score(problem, result);
+export function runRecord(
+  problem: SweepProblem,
+  base: RecordBase,
+  alsoText: TextChecking | null,
+  result: ExecutionResult,
+  reference: string | null = null,
+): SampleRecord {
+  const score = familyOf(problem).score(problem, result, reference);
   const run = recordedRun(result, score);
   return {
     ...withCost(base),

@@ -33,10 +33,14 @@ export function resolvePythonExecutable(): string {
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
+/** The tools folder `npm run setup` installs into: EXPLORA_TOOLS_DIR, else the project's .tools. */
+export function toolsDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(env.EXPLORA_TOOLS_DIR || path.join(PROJECT_ROOT, '.tools'));
+}
+
 /** The sandbox's venv (scripts/install-sandbox-python.sh): the base interpreter plus pinned numpy and pandas. */
 export function sandboxVenvPython(env: NodeJS.ProcessEnv = process.env): string {
-  const tools = path.resolve(env.EXPLORA_TOOLS_DIR || path.join(PROJECT_ROOT, '.tools'));
-  return path.join(tools, 'sandbox-python', 'bin', 'python');
+  return path.join(toolsDir(env), 'sandbox-python', 'bin', 'python');
 }
 
 /**

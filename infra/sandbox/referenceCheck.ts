@@ -73,7 +73,7 @@ export async function checkReferences(
         program: prepared.program,
         limits: family.limits(problem, reference, Math.round(opts.timeoutS * 1000)),
       });
-      if (family.score(problem, result).passed) passed++;
+      if (family.score(problem, result, reference).passed) passed++;
       else
         failures.push({
           task_id: problem.task_id,

@@ -114,6 +114,6 @@ export class SampleScorer {
     const run = await (
       await this.runnerOf(language.id)
     ).run({ id: runId, program: prepared.program, limits: family.limits(problem, reference, this.options.timeoutMs) });
-    return { record: runRecord(problem, base, alsoText, run), run };
+    return { record: runRecord(problem, base, alsoText, run, reference), run };
   }
 }

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { evaluateFlags, familyOf, recognizingFamilies, type FamilyId } from '../../domain/families/registry.js';
 import type { EvaluateOptionValues, SampleForm, ScopedProblems } from '../../domain/families/types.js';
 import { flagIssues } from '../../domain/families/familyOptions.js';
+import { toolsDir } from '../../infra/sandbox/python.js';
 
 export { familyOf };
 
@@ -70,7 +71,7 @@ export function loadEvaluateProblems(input: {
   const values = Object.fromEntries(given.map((o) => [o, options[o]]));
   const parsed = (support.options ?? z.strictObject({})).safeParse(values);
   if (!parsed.success) throw new Error(flagIssues(parsed.error, values, (key) => flags.get(key)?.flag ?? key));
-  const read = support.problems({ text, source, options: parsed.data });
+  const read = support.problems({ text, source, options: parsed.data, tools: toolsDir() });
   const form = input.form ?? support.form;
   if (Array.isArray(read)) return { family, problems: read, form };
   return { family, problems: read.problems, form, leftOut: read.leftOut, cell: read.cell };

@@ -9,6 +9,7 @@ import type { ExploraConfig } from '../../domain/config/env.js';
 import { familyOf, languageOf } from '../../domain/families/registry.js';
 import { sanitizerLanguageProblems } from '../../domain/llm/sanitizer.js';
 import { requirementsProblem } from './requirements.js';
+import { toolsDir } from '../../infra/sandbox/python.js';
 import { missingToolchains } from '../../infra/sandbox/toolchainCheck.js';
 import { installToolchains } from './toolchain-install.js';
 import type { LoadedDataset } from '../../domain/families/types.js';
@@ -104,7 +105,7 @@ export async function loadDatasetEntry(bucket: Bucket, configFile: string, entry
   if (Object.keys(family.files(entry)).length === 0) return null;
   const { texts, sources } = await readEntryFiles(bucket, configFile, entry);
   try {
-    return family.load({ entry: entry, texts, sources });
+    return family.load({ entry: entry, texts, sources, tools: toolsDir() });
   } catch (err) {
     throw new SweepInputError(`datasets[${entry.name}] (family ${entry.family}): ${(err as Error).message}`);
   }

@@ -83,7 +83,7 @@ describe('evaluate: loading the problems', () => {
       '--split: only mbpp and bigcodebench problems read it, and p.jsonl is read as humaneval',
     );
     expect(() => loadEvaluateProblems({ text: EXAMPLE, source: 'p.jsonl', options: { min_time_limit: 1, time_limit_factor: 2 } })).toThrow(
-      '--min-time-limit, --gt-time-limit-factor: only evalplus problems read them, and p.jsonl is read as humaneval',
+      '--min-time-limit, --gt-time-limit-factor: only evalplus and bigcodebench problems read them, and p.jsonl is read as humaneval',
     );
   });
 });

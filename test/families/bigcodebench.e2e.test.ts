@@ -13,7 +13,7 @@
  * (a copy of the sandbox's pytz in it), and each cell's pass@k is the script's.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -26,7 +26,7 @@ import { resolveSandboxPython } from '../../infra/sandbox/python.js';
 import { naturalLanguageOf } from '../../methods/exploracoder/requirement.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import { classify, SEED, writeScriptedSweep, type Classified } from '../methods/support.js';
-import { BCB_TASKS, bcbJsonl } from '../support/bigcodebench-rows.js';
+import { BCB_GT_FAILS, BCB_TASKS, bcbJsonl } from '../support/bigcodebench-rows.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { runTs } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
@@ -42,7 +42,7 @@ const env = path.join(dir, 'env');
 
 beforeAll(async () => {
   await run('bash', [path.join(PROJECT_ROOT, 'scripts/install-test-bigcodebench.sh')], { timeout: 600_000 });
-  writeFileSync(rowsFile, bcbJsonl(BCB_TASKS));
+  writeFileSync(rowsFile, bcbJsonl(TASKS));
   // An environment with pytz's marker and no packages of its own: the sandbox's pytz answers the import.
   mkdirSync(path.join(env, 'explora-modules'), { recursive: true });
   mkdirSync(path.join(env, 'lib', 'python3.11', 'site-packages'), { recursive: true });
@@ -50,8 +50,10 @@ beforeAll(async () => {
 }, 600_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** The tasks evaluate.ts scores: the four, and one whose ground truth fails. */
+const TASKS = [...BCB_TASKS, BCB_GT_FAILS];
 /** Each task's samples: its ground truth as BigCodeBench runs it, a right answer, a wrong one. */
-const SAMPLES = BCB_TASKS.map((t) => ({
+const SAMPLES = TASKS.map((t) => ({
   task_id: t.row.task_id!,
   solutions: [`${t.row.complete_prompt}\n${t.row.canonical_solution}`, t.right, t.wrong],
 }));
@@ -60,6 +62,9 @@ function peer(): Promise<{
   statuses: Record<string, string[]>;
   failed_tests: Record<string, string[][]>;
   pass_at_k: Record<string, number>;
+  expected_time: Record<string, number | null>;
+  gt_pass_rate: number;
+  failed_tasks: string[];
 }> {
   return new Promise((resolve, reject) => {
     const child = execFile(
@@ -70,7 +75,7 @@ function peer(): Promise<{
     );
     child.stdin!.end(
       JSON.stringify({
-        rows: BCB_TASKS.map((t) => t.row),
+        rows: TASKS.map((t) => t.row),
         samples: Object.fromEntries(SAMPLES.map((s) => [s.task_id, s.solutions])),
         k: [1, 2, 3],
         timeout_per_task: 1,
@@ -87,6 +92,7 @@ it("evaluate.ts: each sample's pass, fail or timeout and pass@k are bigcodebench
     SAMPLES.flatMap((s) => s.solutions.map((solution) => JSON.stringify({ task_id: s.task_id, solution }) + '\n')).join(''),
   );
   const outDir = path.join(dir, 'evaluated');
+  const cacheDir = path.join(dir, 'cache');
   const args = [
     '--problems',
     rowsFile,
@@ -102,7 +108,20 @@ it("evaluate.ts: each sample's pass, fail or timeout and pass@k are bigcodebench
   const [ours, theirs] = await Promise.all([
     run(
       process.execPath,
-      ['--import', 'tsx', 'scripts/evaluate.ts', ...args, '--timeout-per-task', '1', '--bigcodebench-env', env, '--output-dir', outDir],
+      [
+        '--import',
+        'tsx',
+        'scripts/evaluate.ts',
+        ...args,
+        '--timeout-per-task',
+        '1',
+        '--bigcodebench-env',
+        env,
+        '--output-dir',
+        outDir,
+        '--cache-dir',
+        cacheDir,
+      ],
       {
         timeout: 300_000,
       },
@@ -111,10 +130,28 @@ it("evaluate.ts: each sample's pass, fail or timeout and pass@k are bigcodebench
   ]);
   const metrics = JSON.parse(ours.stdout.trim().split('\n').at(-1)!) as Record<string, number>;
   for (const k of ['pass@1', 'pass@2', 'pass@3']) expect(metrics[k], k).toBeCloseTo(theirs.pass_at_k[k]!, 12);
-  // 3 of 4 wrong answers fail, the fourth runs forever: a timeout on both sides.
+  // 3 of 4 wrong answers fail, the fourth runs forever: a timeout on both sides; the failing ground truth fails as a sample too.
+  const gtFails = BCB_GT_FAILS.row.task_id!;
   expect(theirs.statuses).toEqual(
-    Object.fromEntries(SAMPLES.map((s) => [s.task_id, ['pass', 'pass', s.task_id === 'BigCodeBench/2' ? 'timeout' : 'fail']])),
+    Object.fromEntries(
+      SAMPLES.map((s) => [
+        s.task_id,
+        [s.task_id === gtFails ? 'fail' : 'pass', 'pass', s.task_id === 'BigCodeBench/2' ? 'timeout' : 'fail'],
+      ]),
+    ),
   );
+  // The ground truth ran once per task (15 samples, 5 runs, cached by content), each as trusted_check
+  // runs it: a time where BigCodeBench has one, None where it has none.
+  const stored = readdirSync(cacheDir).map(
+    (f) => JSON.parse(readFileSync(path.join(cacheDir, f), 'utf8')) as { expected_time: number | null },
+  );
+  expect(stored).toHaveLength(TASKS.length);
+  expect(stored.map((o) => o.expected_time === null).sort()).toEqual(
+    Object.values(theirs.expected_time)
+      .map((t) => t === null)
+      .sort(),
+  );
+  expect(theirs.failed_tasks).toEqual([gtFails]);
   const rows = readFileSync(`${samplesFile}_results.jsonl`, 'utf8')
     .trim()
     .split('\n')
@@ -138,6 +175,8 @@ it("evaluate.ts: each sample's pass, fail or timeout and pass@k are bigcodebench
   const passAtK = JSON.parse(readFileSync(path.join(dir, 'samples_pass_at_k.json'), 'utf8')) as Record<string, unknown>;
   for (const k of ['pass@1', 'pass@2', 'pass@3']) expect(passAtK[k], k).toBeCloseTo(theirs.pass_at_k[k]!, 12);
   expect(passAtK).toMatchObject({ model: 'samples.jsonl', split: 'complete', subset: 'hard', calibrated: true });
+  expect(passAtK).toMatchObject({ gt_pass_rate: theirs.gt_pass_rate, failed_tasks: theirs.failed_tasks });
+  expect(results).toMatchObject({ scores: { ground_truth: { checked: true, pass_rate: 0.8, failed_tasks: [gtFails] } } });
   expect(readFileSync(path.join(outDir, 'pass_at_k.json'), 'utf8')).toBe(readFileSync(path.join(dir, 'samples_pass_at_k.json'), 'utf8'));
 }, 300_000);
 
@@ -146,13 +185,13 @@ describe('a sweep of BigCodeBench tasks against a scripted chat server', () => {
   const bucket = testBucket(config);
   let server: ScriptedLlmServer;
   const messages: string[] = [];
-  const TASKS = BCB_TASKS.slice(0, 2);
+  const SWEPT = BCB_TASKS.slice(0, 2);
 
   beforeAll(async () => {
     server = await startScriptedLlmServer((req) => {
       const user = (req.body.messages as Array<{ role: string; content: string }>).find((m) => m.role === 'user')!.content;
       messages.push(user);
-      const task = TASKS.find((t) => user.includes(t.row.complete_prompt!.trim()));
+      const task = SWEPT.find((t) => user.includes(t.row.complete_prompt!.trim()));
       if (!task) return { content: 'no task' };
       // Sample i (seed i): the right answer first, then the wrong one.
       const code = Number(req.body.seed ?? 0) % 2 === 0 ? task.right : task.wrong;
@@ -166,7 +205,7 @@ describe('a sweep of BigCodeBench tasks against a scripted chat server', () => {
 
   it("the model gets BigCodeBench's message; the cell's pass@1 is the samples'", async () => {
     const file = path.join(dir, 'sweep-rows.jsonl');
-    writeFileSync(file, bcbJsonl(TASKS));
+    writeFileSync(file, bcbJsonl(SWEPT));
     const id = `bcb-${uniqueSuffix()}`;
     const { outDir, results } = await sweepWithOutputDir({
       dir,
@@ -188,12 +227,18 @@ n_samples: 2
 k: [1, 2]
 `,
     });
-    expect(new Set(messages)).toEqual(new Set(TASKS.map((t) => bigCodeBenchChatMessage('complete', t.row.complete_prompt!))));
+    expect(new Set(messages)).toEqual(new Set(SWEPT.map((t) => bigCodeBenchChatMessage('complete', t.row.complete_prompt!))));
     const [cell] = results.cells;
     expect(cell.passAtK['pass@1']).toBeCloseTo(1 / 2, 12);
     expect(cell.passAtK['pass@2']).toBeCloseTo(1, 12);
     await expectCellFilesAsStored(bucket, id, outDir, String(cell.cell.cell));
-    expect(outputJson(outDir, String(cell.cell.cell), 'results.json')).toMatchObject({ tasks: 2, samples: 4, 'pass@1': 0.5 });
+    // Each task's ground truth ran (once, cached in the bucket) and passed.
+    expect(outputJson(outDir, String(cell.cell.cell), 'results.json')).toMatchObject({
+      tasks: 2,
+      samples: 4,
+      'pass@1': 0.5,
+      scores: { ground_truth: { checked: true, pass_rate: 1, failed_tasks: [] } },
+    });
     // BigCodeBench's files in the cell's folder, the model named by its id.
     const statuses = outputJson(outDir, String(cell.cell.cell), 'eval_results.json') as { eval: Record<string, Array<{ status: string }>> };
     expect(Object.values(statuses.eval).map((list) => list.map((s) => s.status))).toEqual([

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bigCodeBenchFamily as family, BigCodeBenchEntrySchema } from '../../domain/families/bigcodebench/index.js';
-import { BIGCODEBENCH_ENVIRON, DETAILS_MARK, detailsOf, VERDICT_MARK } from '../../domain/families/bigcodebench/harness.js';
+import { BIGCODEBENCH_ENVIRON, DETAILS_MARK, detailsOf, GROUND_TRUTH_MARK, VERDICT_MARK } from '../../domain/families/bigcodebench/harness.js';
 import { BIGCODEBENCH_SCORES, bigCodeBenchPeerFiles } from '../../domain/families/bigcodebench/scores.js';
 import { BIGCODEBENCH_STOP_WORDS, parseLibs, PYTHON_STDLIB } from '../../domain/families/bigcodebench/prompt.js';
 import { bigcodeTask } from '../../domain/families/registry.js';
@@ -23,7 +23,7 @@ import { parseSweepConfig } from '../../domain/sweep/config.js';
 import { scoreFields } from '../../domain/sweep/records.js';
 import { requirementsProblem } from '../../scripts/lib/requirements.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
-import { BCB_TASKS, bcbJsonl } from '../support/bigcodebench-rows.js';
+import { BCB_GT_FAILS, BCB_TASKS, bcbJsonl } from '../support/bigcodebench-rows.js';
 
 const PYTHON = path.join(PROJECT_ROOT, '.tools/test-python/bin/python');
 const PEER = path.join(PROJECT_ROOT, '.tools/test-python-bigcodebench');
@@ -97,6 +97,15 @@ describe('rows and options', () => {
     expect(() => load({ environment: 'relative/env' })).toThrow('an absolute path (the sandbox mounts the environment there)');
   });
 
+  it("evaluate.ts's results.json names the ground truth's settings when not the defaults", () => {
+    const support = family.evaluate;
+    if (support.kind !== 'reads') throw new Error('bigcodebench reads problems files');
+    const cell = (options: Record<string, unknown>) =>
+      (support.problems({ text: bcbJsonl(BCB_TASKS.slice(0, 1)), source: 'b.jsonl', options }) as { cell: unknown }).cell;
+    expect(cell({})).toEqual({});
+    expect(cell({ no_gt: true, min_time_limit: 2 })).toEqual({ min_time_limit: 2, no_gt: true });
+  });
+
   it("bigcodebench's task names set the split and the subset", () => {
     expect(bigcodeTask('bigcodebench-complete')).toMatchObject({ family: 'bigcodebench', options: { split: 'complete' } });
     expect(bigcodeTask('bigcodebench-instruct-hard')).toMatchObject({
@@ -117,9 +126,92 @@ describe('rows and options', () => {
 
   it("gives each run BigCodeBench's limits: the suite TIMEOUT_LIMIT + 1 s, the process one more, 30 GiB", () => {
     const [problem] = load({ timeout_per_task: 5 });
-    expect(family.limits(problem!, null, 3000)).toMatchObject({ timeoutMs: 7000, memoryBytes: 30 * 1024 ** 3 });
-    expect(family.tests(problem!, null)).toContain('_BCB_TIMEOUT = 6.0');
-    expect(family.limits(load()[0]!, null, 3000)).toMatchObject({ timeoutMs: 242_000 });
+    const measured = JSON.stringify({ expected_time: 0.25 });
+    expect(family.limits(problem!, measured, 3000)).toMatchObject({ timeoutMs: 7000, memoryBytes: 30 * 1024 ** 3 });
+    expect(family.tests(problem!, measured)).toContain('_BCB_TIMEOUT = 6\n');
+    expect(family.limits(load()[0]!, measured, 3000)).toMatchObject({ timeoutMs: 242_000 });
+  });
+});
+
+describe("the ground truth's time and each task's limit, as evaluate() derives them", () => {
+  // [timeout_per_task, min_time_limit, the ground truth's time (null: it failed)]
+  const CASES: Array<[number, number, number | null]> = [
+    [240, 1, null],
+    [240, 1, 0.01],
+    [1, 1, 0.05],
+    [1, 1, null],
+    [1, 1, 0],
+    [2, 0.5, 0.3],
+    [5, 30, 2.5],
+    [5, 1, 12.75],
+    [300, 1, 400.25],
+  ];
+  let theirs: Array<{ sample: { suite: number; join: number }; ground_truth: { process: number; join: number } }>;
+  beforeAll(() => {
+    const out = execFileSync(PYTHON, [SCRIPT], {
+      input: JSON.stringify({ mode: 'limits', cases: CASES }),
+      env: { ...process.env, PYTHONPATH: PEER },
+    });
+    theirs = JSON.parse(out.toString()) as typeof theirs;
+  }, 120_000);
+
+  it("a sample's suite gets untrusted_check's timeout and its process p.join's, from the task's ground-truth time (20 s without one)", () => {
+    const ours = CASES.map(([timeout_per_task, min_time_limit, time]) => {
+      const [problem] = load({ timeout_per_task, min_time_limit });
+      const reference = JSON.stringify({ expected_time: time });
+      const suite = Number(/_BCB_TIMEOUT = ([\d.]+)\n/.exec(family.tests(problem!, reference))![1]);
+      return { suite, join: family.limits(problem!, reference, 3000).timeoutMs! / 1000 };
+    });
+    expect(ours).toEqual(theirs.map((t) => t.sample));
+  });
+
+  it("the ground truth runs once per task, with trusted_check's limits, the program complete_prompt + canonical_solution and the test", () => {
+    const ours = CASES.map(([timeout_per_task, min_time_limit]) => {
+      const checking = family.checking(load({ timeout_per_task, min_time_limit })[0]!);
+      if (checking.kind !== 'reference-outputs') throw new Error(`checking ${checking.kind}`);
+      expect(checking.program).toContain(`_BCB_TIMEOUT = ${JSON.stringify(timeout_per_task)}\n_BCB_TRUSTED = True`);
+      return { process: checking.limits.timeoutMs! / 1000 - 1, join: checking.limits.timeoutMs! / 1000 };
+    });
+    expect(ours).toEqual(theirs.map((t) => t.ground_truth));
+    const [problem] = load();
+    const checking = family.checking(problem!) as Extract<ReturnType<typeof family.checking>, { kind: 'reference-outputs' }>;
+    const b64 = (text: string) => Buffer.from(text).toString('base64');
+    expect(checking.program).toContain(b64(`${BCB_TASKS[0]!.row.complete_prompt}\n${BCB_TASKS[0]!.row.canonical_solution}`));
+    expect(checking.program).toContain(b64(BCB_TASKS[0]!.row.test!));
+    // Cached by what the time depends on: the same for every sample (and sweep), another with other limits or rows.
+    expect((family.checking(load()[0]!) as typeof checking).cacheKey).toBe(checking.cacheKey);
+    expect((family.checking(load({ min_time_limit: 2 })[0]!) as typeof checking).cacheKey).not.toBe(checking.cacheKey);
+    expect((family.checking(load({ environment: '/env' })[0]!) as typeof checking).cacheKey).not.toBe(checking.cacheKey);
+  });
+
+  it('reads the time the run printed; none, or null, is a failed ground truth (None), never an error', () => {
+    const [problem] = load();
+    const checking = family.checking(problem!) as Extract<ReturnType<typeof family.checking>, { kind: 'reference-outputs' }>;
+    const parse = (status: 'passed' | 'failed' | 'timeout', stdout: string) =>
+      checking.parse({ status, stdout, stderr: '', durationMs: 1, exitCode: 0, signal: null } as never);
+    expect(parse('passed', `noise\n${GROUND_TRUTH_MARK} 0.125\n`)).toEqual({ ok: true, outputs: '{"expected_time":0.125}' });
+    expect(parse('passed', `${GROUND_TRUTH_MARK} null\n`)).toEqual({ ok: true, outputs: '{"expected_time":null}' });
+    expect(parse('timeout', '')).toEqual({ ok: true, outputs: '{"expected_time":null}' });
+    expect(parse('failed', `${GROUND_TRUTH_MARK} 1.5\n${GROUND_TRUTH_MARK} null\n`)).toEqual({
+      ok: true,
+      outputs: '{"expected_time":null}',
+    });
+  });
+
+  it('no_gt runs none: the tests alone, 20 s for the time, and the records say nothing of it', () => {
+    const [problem] = load({ no_gt: true, timeout_per_task: 1 });
+    expect(family.checking(problem!)).toEqual({ kind: 'tests' });
+    expect(family.limits(problem!, null, 3000)).toMatchObject({ timeoutMs: 22_000 });
+    expect(family.score(problem!, { status: 'passed', stdout: `${VERDICT_MARK} pass\n` }, null)).not.toHaveProperty('gt_passed');
+    const [checked] = load({ timeout_per_task: 1 });
+    expect(family.score(checked!, { status: 'passed', stdout: `${VERDICT_MARK} pass\n` }, '{"expected_time":0.5}')).toMatchObject({
+      gt_passed: true,
+    });
+    // A time of 0 passed (gt_pass_rate counts `v is not None`), though its limit takes 20 s (`if expected_time[task_id]`).
+    const score = (reference: string) => family.score(checked!, { status: 'passed', stdout: `${VERDICT_MARK} pass\n` }, reference);
+    expect(score('{"expected_time":0}')).toMatchObject({ gt_passed: true });
+    expect(family.limits(checked!, '{"expected_time":0}', 3000)).toMatchObject({ timeoutMs: 22_000 });
+    expect(score('{"expected_time":null}')).toMatchObject({ gt_passed: false });
   });
 });
 
@@ -157,7 +249,7 @@ describe('libraries beyond the standard library', () => {
     const env = path.join(dir, 'env');
     mkdirSync(path.join(env, 'explora-modules'), { recursive: true });
     const withEnv = load({ environment: env }).slice(3);
-    expect(requirementsProblem(datasets(withEnv), requirementsOf)).toContain(`the environment lacks pytz`);
+    expect(requirementsProblem(datasets(withEnv), requirementsOf)).toContain(`else it lacks pytz`);
     writeFileSync(path.join(env, 'explora-modules', 'pytz'), '');
     expect(requirementsProblem(datasets(withEnv), requirementsOf)).toBeNull();
     // The sandbox mounts the environment for them, and the harness puts its site-packages first.
@@ -195,7 +287,34 @@ describe('libraries beyond the standard library', () => {
     expect(libraryOf({}).sandbox).toBeUndefined();
   });
 
-  it('evaluate.ts without an environment refuses the pytz task before anything runs, naming the set-up command', async () => {
+  it("the environment is by default where setup installs it: the loading machine's tools folder", () => {
+    const [problem] = family.load({
+      entry: BigCodeBenchEntrySchema.parse({ name: 'bcb', family: 'bigcodebench', path: 'b.jsonl' }),
+      texts: { rows: bcbJsonl(BCB_TASKS.slice(3)) },
+      sources: { rows: 'b.jsonl' },
+      tools: '/machine/tools/',
+    }).problems;
+    expect(family.tests(problem!, null)).toContain('_BCB_ENVIRONMENT = "/machine/tools/bigcodebench-python"');
+    expect(family.requirements(problem!)).toEqual([
+      expect.objectContaining({
+        path: '/machine/tools/bigcodebench-python/explora-modules/pytz',
+        readableDir: '/machine/tools/bigcodebench-python',
+      }),
+    ]);
+    // One named in the entry wins.
+    const named = family.load({
+      entry: BigCodeBenchEntrySchema.parse({ name: 'bcb', family: 'bigcodebench', path: 'b.jsonl', environment: '/env' }),
+      texts: { rows: bcbJsonl(BCB_TASKS.slice(3)) },
+      sources: { rows: 'b.jsonl' },
+      tools: '/machine/tools',
+    }).problems;
+    expect(family.requirements(named[0]!)).toEqual([expect.objectContaining({ readableDir: '/env' })]);
+  });
+
+  it('evaluate.ts without an environment where setup puts it refuses the pytz task before anything runs, naming the set-up command', async () => {
+    // A tools folder without the environment (the sandbox's Python falls back to python3).
+    const tools = path.join(dir, 'tools-without-bcb');
+    mkdirSync(tools, { recursive: true });
     const rows = path.join(dir, 'pytz-rows.jsonl');
     writeFileSync(rows, bcbJsonl(BCB_TASKS.slice(3)));
     const samples = path.join(dir, 'pytz-samples.jsonl');
@@ -214,13 +333,14 @@ describe('libraries beyond the standard library', () => {
           '--tasks',
           'bigcodebench-complete',
         ],
-        { cwd: PROJECT_ROOT, timeout: 120_000 },
+        { cwd: PROJECT_ROOT, timeout: 120_000, env: { ...process.env, EXPLORA_TOOLS_DIR: tools } },
         (error, _stdout, err) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr: err }),
       ),
     );
     expect(code, stderr).toBe(2);
-    expect(stderr).toContain('1 BigCodeBench (pytz) task(s) need the file /bigcodebench-environment-not-given/explora-modules/pytz');
-    expect(stderr).toContain('`npm run setup -- --bigcodebench` makes .tools/bigcodebench-python');
+    expect(stderr).toContain(`1 BigCodeBench (pytz) task(s) need the file ${tools}/bigcodebench-python/explora-modules/pytz`);
+    expect(stderr).toContain(`the BigCodeBench environment ${tools}/bigcodebench-python`);
+    expect(stderr).toContain('when it is missing, install it with `npm run setup -- --bigcodebench`');
     expect(stderr).not.toContain('evaluate: running');
     expect(existsSync(`${samples}_results.jsonl`)).toBe(false);
   }, 120_000);
@@ -228,12 +348,14 @@ describe('libraries beyond the standard library', () => {
 
 describe("BigCodeBench's own files: eval_results.json and pass_at_k.json", () => {
   // Task 0 with a right answer, a wrong one, one that does not compile and one whose failure reads
-  // outside ASCII; task 1 with three: pass@4 is left out, a task having 3 samples only. (No timeout:
-  // without the ground truth's times evaluate.py gives each check 20 s; the e2e test has one.)
-  const tasks = BCB_TASKS.slice(0, 2);
+  // outside ASCII; task 1 with three: pass@4 is left out, a task having 3 samples only; a task whose
+  // ground truth fails, scored all the same. (No timeout here; the e2e test has one.) evaluate.py
+  // runs the ground truth (not --no_gt): pass_at_k.json's gt_pass_rate and failed_tasks.
+  const tasks = [...BCB_TASKS.slice(0, 2), BCB_GT_FAILS];
   const solutions = [
     [tasks[0]!.right, tasks[0]!.wrong, 'def task_func(:\n', 'def task_func(words, n=2):\n    return "café ✓ \u{1F600}"\n'],
     [tasks[1]!.right, tasks[1]!.wrong, tasks[1]!.right],
+    [tasks[2]!.wrong, tasks[2]!.right, tasks[2]!.right],
   ];
   const samplesFile = path.join(dir, 'model-x--bigcodebench-hard-complete--openai-0-4-sanitized_calibrated.jsonl');
   const k = [1, 3, 4];
@@ -252,6 +374,7 @@ describe("BigCodeBench's own files: eval_results.json and pass_at_k.json", () =>
       k,
       calibrated: true,
       timeout_per_task: 1,
+      no_gt: false,
     };
     const out = execFileSync(PYTHON, [SCRIPT], {
       input: JSON.stringify(input),
@@ -270,16 +393,21 @@ describe("BigCodeBench's own files: eval_results.json and pass_at_k.json", () =>
     expect(Object.values(peer.eval).map((list) => list.map((s) => s.status))).toEqual([
       ['pass', 'fail', 'fail', 'fail'],
       ['pass', 'fail', 'pass'],
+      ['fail', 'pass', 'pass'],
     ]);
-    const problems = load({ subset: 'hard' }).slice(0, 2);
+    expect(JSON.parse(theirs.pass_at_k)).toMatchObject({ gt_pass_rate: 2 / 3, failed_tasks: [BCB_GT_FAILS.row.task_id] });
+    const problems = load({ subset: 'hard' }, bcbJsonl(tasks));
+    // The ground truth's outputs the reference run stores: a time, or null for the task whose ground truth fails.
+    const reference = (taskId: string) => JSON.stringify({ expected_time: taskId === BCB_GT_FAILS.row.task_id ? null : 0.01 });
     // Each sample's record score as the family makes it, its verdict and details those evaluate.py found.
     const samples = problems.flatMap((problem, t) =>
       peer.eval[problem.task_id]!.map((s) => {
         const stdout = s.status === 'timeout' ? '' : `${VERDICT_MARK} ${s.status}\n${DETAILS_MARK} ${JSON.stringify(s.details)}\n`;
-        const score = family.score(problem, {
-          status: s.status === 'pass' ? 'passed' : s.status === 'fail' ? 'failed' : 'timeout',
-          stdout,
-        });
+        const score = family.score(
+          problem,
+          { status: s.status === 'pass' ? 'passed' : s.status === 'fail' ? 'failed' : 'timeout', stdout },
+          reference(problem.task_id),
+        );
         return {
           task_id: tasks[t]!.row.task_id!,
           // The record's score, as a sweep's record and evaluate.ts's keep it.
@@ -288,18 +416,26 @@ describe("BigCodeBench's own files: eval_results.json and pass_at_k.json", () =>
       }),
     );
     const cell = BIGCODEBENCH_SCORES.newCell();
+    const states = new Map<string, unknown>();
     for (const [i, s] of samples.entries())
-      BIGCODEBENCH_SCORES.add(cell, undefined, s.score, {
-        problem: problems.find((p) => p.task_id === s.task_id)!,
-        taskId: s.task_id,
-        sampleIndex: i,
-        passed: false,
-      });
+      states.set(
+        s.task_id,
+        BIGCODEBENCH_SCORES.add(cell, states.get(s.task_id), s.score, {
+          problem: problems.find((p) => p.task_id === s.task_id)!,
+          taskId: s.task_id,
+          sampleIndex: i,
+          passed: false,
+        }),
+      );
     const figures = BIGCODEBENCH_SCORES.figures(
       cell,
-      problems.map(() => ({ n: 1, c: 0, state: true })),
+      problems.map((p) => ({ n: 1, c: 0, state: states.get(p.task_id) })),
       k,
     );
+    // results.json's scores say it as pass_at_k.json does.
+    expect(BIGCODEBENCH_SCORES.resultsJson(figures)).toMatchObject({
+      ground_truth: { checked: true, pass_rate: 2 / 3, failed_tasks: [BCB_GT_FAILS.row.task_id] },
+    });
     const ours = bigCodeBenchPeerFiles(figures, {
       generations: solutions,
       samples,

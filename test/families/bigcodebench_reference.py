@@ -12,6 +12,18 @@ set here so that a timeout takes seconds, not four minutes.
 With {"mode": "files", "rows": [...], "samples_file": path, "split", "subset", "k", "calibrated",
 "timeout_per_task"}: the files BigCodeBench's evaluate writes for the samples (peer_files).
 
+Each task's ground truth runs first, as evaluate() runs it (get_groundtruth: trusted_check of
+complete_prompt + "\n" + canonical_solution, with evaluate's min_time_limit default, 1): the output
+also has each task's "expected_time" (None when it failed), and "gt_pass_rate" and "failed_tasks"
+as evaluate computes them; each sample's gt_time_limit is evaluate's, the time or 20.
+
+With {"mode": "files", ..., "no_gt": false}: evaluate() runs its get_groundtruth too.
+
+With {"mode": "limits", "cases": [[timeout_per_task, min_time_limit, expected_time], ...]}: the
+seconds BigCodeBench gives each case, read from its own functions with their process stubbed (no
+test runs): untrusted_check's suite timeout and how long it waits for the process (p.join), with
+gt_time_limit from evaluate's own expression on expected_time; trusted_check's the same.
+
 With {"mode": "prompts", "rows": [...]}: prints each row's chat message for both splits as
 bigcodebench's make_raw_chat_prompt makes it without a tokenizer (its API providers' way), with
 generate.py's default instruction prefix, its base models' stop words (EOS and
@@ -21,6 +33,7 @@ written there, and executed alone.
 """
 import ast
 import json
+from contextlib import redirect_stdout
 import os
 import signal
 import sys
@@ -66,6 +79,76 @@ def peer_functions(module_file, names, scope=None):
     return scope
 
 
+class InOrder:
+    """as_completed in the order the futures were submitted: the ground truth's expected_time (and so
+    failed_tasks) in task order, where BigCodeBench's order is that of completion."""
+
+    def __call__(self, futures, **kwargs):
+        for future in futures:
+            future.result()
+            yield future
+
+
+def limits(data):
+    """The timeouts of BigCodeBench's untrusted_check and trusted_check for each case, their process
+    replaced by one that records its target's arguments and the join's timeout."""
+    import bigcodebench.gen.util as gen_util
+
+    seen = {}
+
+    class Recorder:
+        def __init__(self, target, args):
+            seen["args"] = args
+
+        def start(self):
+            pass
+
+        def join(self, timeout=None):
+            seen["join"] = timeout
+
+        def is_alive(self):
+            return False
+
+    class NoManager:
+        def dict(self):
+            return {}
+
+    fake = type("multiprocessing", (), {"Process": staticmethod(lambda target, args: Recorder(target, args))})
+    bcb_eval.multiprocessing, gen_util.multiprocessing = fake, fake
+    bcb_eval.Manager = gen_util.Manager = NoManager
+    evaluate_tree = ast.parse(open(os.path.join(os.path.dirname(bcb_eval.__file__), "..", "evaluate.py")).read())
+    gt_limit = next(
+        ast.Expression(body=n) for n in ast.walk(evaluate_tree) if isinstance(n, ast.IfExp) and "expected_time" in ast.unparse(n.test)
+    )
+    gt_limit = compile(ast.fix_missing_locations(gt_limit), "evaluate.py", "eval")
+    out = []
+    for timeout_per_task, min_time_limit, expected_time in data["cases"]:
+        bcb_eval.TIMEOUT_LIMIT = gen_util.TIMEOUT_LIMIT = timeout_per_task
+        gt_time_limit = eval(gt_limit, {"expected_time": {"t": expected_time}, "task_id": "t"})
+        bcb_eval.untrusted_check("", "", "f", 30 * 1024, 30 * 1024, 10, min_time_limit, gt_time_limit)
+        sample = {"suite": seen["args"][3], "join": seen["join"]}
+        gen_util.trusted_check("", "", "t", 30 * 1024, 30 * 1024, 10, min_time_limit)
+        out.append({"gt_time_limit": gt_time_limit, "sample": sample, "ground_truth": {"process": seen["join"] - 1, "join": seen["join"]}})
+    print(json.dumps(out))
+
+
+def ground_truth(problems, n_workers=1):
+    """get_groundtruth from evaluate.py's source, its pool one of threads (each check starts a process
+    of its own all the same), its futures taken in task order, its cache a folder of its own."""
+    import concurrent.futures
+    import pickle
+    import tempfile
+    import time
+    import bigcodebench.gen.util as gen_util
+
+    scope = {
+        "os": os, "pickle": pickle, "time": time, "ProcessPoolExecutor": concurrent.futures.ThreadPoolExecutor,
+        "as_completed": InOrder(), "tqdm": lambda items, **kwargs: items, "trusted_check": gen_util.trusted_check,
+        "CACHE_DIR": tempfile.mkdtemp(prefix="bcb-gt-cache-"),
+    }
+    return peer_functions("evaluate.py", {"get_groundtruth"}, scope)["get_groundtruth"], scope
+
+
 def peer_files(data):
     """evaluate.py's evaluate() itself (execution "local", --no_gt) on a samples file, the rows as its
     dataset: the eval_results.json and pass_at_k.json it writes, as text. evaluate.py imports
@@ -84,7 +167,10 @@ def peer_files(data):
     import warnings
     from contextlib import redirect_stdout
 
-    bcb_eval.TIMEOUT_LIMIT = data["timeout_per_task"]
+    import bigcodebench.gen.util as gen_util
+
+    bcb_eval.TIMEOUT_LIMIT = gen_util.TIMEOUT_LIMIT = data["timeout_per_task"]
+    get_groundtruth, _ = ground_truth(None)
     typing_names = {name: getattr(typing, name) for name in ("Any", "Dict", "List", "Tuple", "Optional", "Iterable")}
     utils = peer_functions("data/utils.py", {"stream_jsonl", "load_solutions"}, {"os": os, "json": json, "gzip": gzip, "PathLike": os.PathLike, **typing_names})
     problems = {row["task_id"]: row for row in data["rows"]}
@@ -98,11 +184,11 @@ def peer_files(data):
         "PASS": bcb_eval.PASS, "compatible_eval_result": bcb_eval.compatible_eval_result,
         "estimate_pass_at_k": bcb_eval.estimate_pass_at_k, "untrusted_check": bcb_eval.untrusted_check,
         "load_solutions": utils["load_solutions"], "get_bigcodebench": lambda subset: problems,
-        "get_bigcodebench_hash": lambda subset: "unused", "run_codegen": None,
+        "get_bigcodebench_hash": lambda subset: "unused", "run_codegen": None, "get_groundtruth": get_groundtruth,
     }
     evaluate = peer_functions("evaluate.py", {"Result", "check_correctness", "evaluate"}, scope)["evaluate"]
     with redirect_stdout(sys.stderr):
-        evaluate(data["split"], data["subset"], samples=data["samples_file"], execution="local", no_gt=True,
+        evaluate(data["split"], data["subset"], samples=data["samples_file"], execution="local", no_gt=data.get("no_gt", True),
                  pass_k=",".join(str(k) for k in data["k"]), calibrated=data["calibrated"], parallel=2)
     result_path = data["samples_file"].replace(".jsonl", "_eval_results.json")
     with open(result_path) as results, open(result_path.replace("eval_results.json", "pass_at_k.json")) as pass_at_k:
@@ -135,8 +221,18 @@ def main():
     if data.get("mode") == "files":
         peer_files(data)
         return kill_leftovers()
-    bcb_eval.TIMEOUT_LIMIT = data["timeout_per_task"]
+    if data.get("mode") == "limits":
+        return limits(data)
+    import bigcodebench.gen.util as gen_util
+
+    bcb_eval.TIMEOUT_LIMIT = gen_util.TIMEOUT_LIMIT = data["timeout_per_task"]
     problems = {row["task_id"]: row for row in data["rows"]}
+    get_groundtruth, _ = ground_truth(problems)
+    min_time_limit = 1
+    with open(os.devnull, "w") as quiet, redirect_stdout(quiet):
+        expected_time = get_groundtruth(1, problems, "explora-test", False, 30 * 1024, 30 * 1024, 10, min_time_limit)
+    gt_pass_rate = float(np.mean([1 if v is not None else 0 for k, v in expected_time.items() if k in problems]))
+    failed_tasks = [k for k, v in expected_time.items() if v is None and k in problems]
     statuses = {}
     failed_tests = {}
     for task_id, solutions in data["samples"].items():
@@ -147,14 +243,16 @@ def main():
             if data.get("calibrated", True):
                 solution = problem["code_prompt"] + "\n    pass\n" + solution
             stat, details = bcb_eval.untrusted_check(
-                solution, problem["test"], problem["entry_point"], 30 * 1024, 30 * 1024, 10, 1, 0.1
+                solution, problem["test"], problem["entry_point"], 30 * 1024, 30 * 1024, 10, min_time_limit,
+                expected_time[task_id] if expected_time[task_id] else 20,
             )
             statuses[task_id].append(stat)
             failed_tests[task_id].append(sorted(details))
     total = np.array([len(r) for r in statuses.values()])
     correct = np.array([sum(s == bcb_eval.PASS for s in r) for r in statuses.values()])
     pass_at_k = {f"pass@{k}": float(bcb_eval.estimate_pass_at_k(total, correct, k).mean()) for k in data["k"] if total.min() >= k}
-    print(json.dumps({"statuses": statuses, "failed_tests": failed_tests, "pass_at_k": pass_at_k}), flush=True)
+    print(json.dumps({"statuses": statuses, "failed_tests": failed_tests, "pass_at_k": pass_at_k, "expected_time": expected_time,
+                      "gt_pass_rate": gt_pass_rate, "failed_tasks": failed_tasks}), flush=True)
     kill_leftovers()
 
 

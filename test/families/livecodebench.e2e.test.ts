@@ -5,11 +5,12 @@
  * (test/families/livecodebench_reference.py, test venv); and a sweep through Temporal against a
  * scripted chat server, one dataset without a window and one with it, whose cells' pass@1 are
  * what the samples imply on each dataset's problems, with the window in the sweep's output and
- * the report's config, and the cells' files in --output-dir as stored; start-sweep.ts refuses a
- * dataset whose window starts before a model's training_cutoff.
+ * the report's config, and the cells' files in --output-dir as stored; a sweep of two models with
+ * `release_after: model_cutoff`, each cell over its own model's window and saying which; start-sweep.ts
+ * refuses a dataset whose window starts before a model's training_cutoff.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -27,6 +28,8 @@ const run = promisify(execFile);
 const PYTHON = path.join(PROJECT_ROOT, '.tools/test-python/bin/python');
 const WINDOW_START = '2024-05-01';
 const inWindow = (t: LcbFixtureTask) => t.contest_date >= WINDOW_START;
+/** The one problem released between the per-model sweep's two cut-offs (2024-04-30, 2024-06-30). */
+const ONLY_EARLY = '3143';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-lcb-'));
 const rowsFile = path.join(dir, 'test5.jsonl');
@@ -157,12 +160,15 @@ describe('a sweep over LiveCodeBench rows, with and without a window, against a 
   beforeAll(async () => {
     server = await startScriptedLlmServer((req) => {
       const messages = req.body.messages as Array<{ role: string; content: string }>;
-      for (const m of messages) if (m.role === 'system') systems.add(m.content);
+      // The per-model sweep's models send the default system message; the other sweep's, LiveCodeBench's.
+      const perModel = String(req.body.model).startsWith('per-model-');
+      if (!perModel) for (const m of messages) if (m.role === 'system') systems.add(m.content);
       const user = messages.find((m) => m.role === 'user')!.content;
       const task = TASKS.find((t) => user.includes(JSON.parse(t.line).question_content as string));
       if (!task) return { content: 'no task' };
-      // Sample i is sent with seed 0 + i (the sweep's seed): it gets the task's sample i.
-      const i = Number(req.body.seed ?? 0);
+      // Sample i is sent with seed 0 + i (the sweep's seed): it gets the task's sample i; the
+      // per-model sweep's models get the right answer but on the task in the early model's window alone.
+      const i = perModel ? (task.question_id === ONLY_EARLY ? 1 : 0) : Number(req.body.seed ?? 0);
       return { content: `Here it is:\n\`\`\`python\n${task.samples[i % task.samples.length]!.code}\n\`\`\`\n` };
     });
   });
@@ -170,6 +176,57 @@ describe('a sweep over LiveCodeBench rows, with and without a window, against a 
     await server.close();
     bucket.s3.destroy();
   });
+
+  it("release_after: model_cutoff: each model's cell is over the problems after its own cut-off, and says so", async () => {
+    const sub = path.join(dir, 'per-model');
+    mkdirSync(sub, { recursive: true });
+    const id = `lcb-cutoff-${uniqueSuffix()}`;
+    const { outDir, results } = await sweepWithOutputDir({
+      dir: sub,
+      id,
+      env,
+      bucket,
+      yaml: `id: ${id}
+datasets:
+  - name: lcb
+    family: livecodebench
+    path: ${rowsFile}
+    release_after: model_cutoff
+models:
+  - id: early
+    base_url: ${server.url}
+    model: per-model-early
+    training_cutoff: '2024-04-30'
+  - id: late
+    base_url: ${server.url}
+    model: per-model-late
+    training_cutoff: '2024-06-30'
+methods: [direct]
+temperatures: [0.2]
+n_samples: 1
+k: [1]
+timeout_s: 10
+`,
+    });
+    const windows = { early: '2024-05-01', late: '2024-07-01' } as const;
+    expect(results.cells.map((c) => `${String(c.cell.model)} ${String(c.cell.dataset)}`).sort()).toEqual([
+      'early lcb-from-2024-05-01',
+      'late lcb-from-2024-07-01',
+    ]);
+    for (const cell of results.cells) {
+      const from = windows[cell.cell.model as keyof typeof windows];
+      const own = TASKS.filter((t) => t.contest_date >= from);
+      const cellId = String(cell.cell.cell);
+      const cellResults = outputJson(outDir, cellId, 'results.json') as { per_task: Array<{ task_id: string }> } & Record<string, unknown>;
+      // Its own window's problems only: the early model's one wrong answer counts in its cell alone.
+      expect(cellResults.per_task.map((t) => t.task_id).sort()).toEqual(own.map((t) => t.question_id).sort());
+      expect(cell.passAtK['pass@1']).toBeCloseTo(own.filter((t) => t.question_id !== ONLY_EARLY).length / own.length, 12);
+      const window = { release_window: `released from ${from}`, release_after: from };
+      expect(cellResults).toMatchObject(window);
+      expect(cell.cell).toMatchObject(window);
+      expect((outputJson(outDir, cellId, 'evaluation_results.json') as { config: unknown }).config).toMatchObject(window);
+    }
+  }, 300_000);
 
   it("each dataset's pass@1 is over its problems; the window is in the output, each cell's results and the report's config", async () => {
     const id = `lcb-${uniqueSuffix()}`;

@@ -109,3 +109,13 @@ export const BCB_TASKS: BigCodeBenchFixtureTask[] = [
 export function bcbJsonl(tasks: readonly BigCodeBenchFixtureTask[]): string {
   return tasks.map((t) => JSON.stringify(t.row) + '\n').join('');
 }
+
+/**
+ * A task whose ground truth fails (task 0's, its canonical solution counting nothing): BigCodeBench
+ * runs its samples all the same, with 20 s for the ground truth's time, and names it in
+ * pass_at_k.json's failed_tasks.
+ */
+export const BCB_GT_FAILS: BigCodeBenchFixtureTask = {
+  ...BCB_TASKS[0]!,
+  row: { ...BCB_TASKS[0]!.row, task_id: 'BigCodeBench/4', canonical_solution: '    return Counter()\n' },
+};

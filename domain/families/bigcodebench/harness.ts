@@ -51,13 +51,47 @@ export const BIGCODEBENCH_MIN_TIME_LIMIT_S = 1;
 export const BIGCODEBENCH_MEMORY_MIB = 30 * 1024;
 export const BIGCODEBENCH_STACK_MIB = 10;
 
+/** evaluate()'s default gt_time_limit of a task without a ground-truth time: `expected_time[task_id] if expected_time[task_id] else 20`. */
+export const BIGCODEBENCH_NO_GT_TIME_S = 20;
+
 /**
- * The seconds untrusted_check gives the test suite (its `timeout`): max(the per-task limit, the
- * floor) + 1. The process itself is waited for one second more (p.join(timeout + 1)) before it is
- * killed: the sandbox's wall-clock limit.
+ * The seconds untrusted_check gives a sample's test suite (its `timeout`), as evaluate() derives
+ * them per task: gt_time_limit is the task's ground-truth time (expected_time), or 20 s when it has
+ * none (failed, not checked with --no_gt, or 0); then max(TIMEOUT_LIMIT, max(min_time_limit,
+ * gt_time_limit)) + 1. The process itself is waited for one second more (p.join(timeout + 1))
+ * before it is killed: the sandbox's wall-clock limit. bigcodebench 0.2.5 has no factor on the
+ * ground truth's time (evalplus's gt_time_limit_factor; bigcodebench's evaluate_files takes one
+ * and uses it nowhere).
  */
-export function suiteTimeoutS(perTaskS: number): number {
-  return Math.max(perTaskS, BIGCODEBENCH_MIN_TIME_LIMIT_S) + 1;
+export function suiteTimeoutS(perTaskS: number, minTimeLimitS: number, expectedTimeS: number | null): number {
+  const gtTimeLimit = expectedTimeS ? expectedTimeS : BIGCODEBENCH_NO_GT_TIME_S;
+  return Math.max(perTaskS, Math.max(minTimeLimitS, gtTimeLimit)) + 1;
+}
+
+/**
+ * The seconds trusted_check gives the ground truth's process: max(TIMEOUT_LIMIT, min_time_limit)
+ * + 1, joined one second more; its test suite runs under time_limit(TIMEOUT_LIMIT).
+ */
+export function groundTruthTimeoutS(perTaskS: number, minTimeLimitS: number): number {
+  return Math.max(perTaskS, minTimeLimitS) + 1;
+}
+
+/** The line the ground-truth run prints its time on (JSON: seconds, or null when it failed). */
+export const GROUND_TRUTH_MARK = '__bigcodebench_gt__';
+
+/** The ground truth's time from what its run printed (the last mark line): null when it printed none or null (BigCodeBench's None). */
+export function groundTruthTimeOf(stdout: string): number | null {
+  const line = stdout
+    .split('\n')
+    .filter((l) => l.startsWith(GROUND_TRUTH_MARK + ' '))
+    .at(-1);
+  if (line === undefined) return null;
+  try {
+    const value: unknown = JSON.parse(line.slice(GROUND_TRUTH_MARK.length + 1));
+    return typeof value === 'number' && Number.isFinite(value) ? value : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The solution as the program carries it: BigCodeBench's `solution` (calibrated: after code_prompt and a `pass` body). */
@@ -68,19 +102,35 @@ export function embeddedSolution(solution: string): string {
 /**
  * What runs after the embedded solution: the task's test, and the harness. `environment`, when
  * given, is the BigCodeBench venv (scripts/install-bigcodebench.sh) whose site-packages go first
- * on sys.path, so its pinned libraries shadow the sandbox's own.
+ * on sys.path, so its pinned libraries shadow the sandbox's own. `trusted`: the ground truth's run
+ * (groundTruthProgram) instead of a sample's.
  */
-export function harnessProgram(test: string, timeoutS: number, environment: string | undefined): string {
+export function harnessProgram(test: string, timeoutS: number, environment: string | undefined, trusted = false): string {
   return `_BCB_TEST = __import__("base64").b64decode(${JSON.stringify(utf8Base64(test))}).decode("utf-8")
 _BCB_ENVIRONMENT = ${environment === undefined ? 'None' : JSON.stringify(environment)}
-_BCB_TIMEOUT = ${timeoutS.toFixed(1)}
+_BCB_TIMEOUT = ${JSON.stringify(timeoutS)}
+_BCB_TRUSTED = ${trusted ? 'True' : 'False'}
 ${HARNESS}`;
+}
+
+/**
+ * The ground truth's run, as get_groundtruth's trusted_check runs it (bigcodebench/gen/util): the
+ * program complete_prompt + "\n" + canonical_solution (never calibrated) with the task's test,
+ * XDG_CONFIG_HOME a fresh folder, reliability_guard as for samples, the module executed, then its
+ * TestCases run under swallow_io and time_limit(TIMEOUT_LIMIT), timed (time.time() around the
+ * run, the module's execution not counted). It prints its time, or null (BigCodeBench's None) when a
+ * test failed or erred or the module did not run; a run killed prints none, also None. What
+ * differs: the module's own output at execution is dropped (BigCodeBench lets it through to its
+ * console), so that the time line stays in the output the sandbox keeps.
+ */
+export function groundTruthProgram(groundTruth: string, test: string, perTaskS: number, environment: string | undefined): string {
+  return embeddedSolution(groundTruth) + harnessProgram(test, perTaskS, environment, true);
 }
 
 // Python: kept apart so that the program's per-task part stays short. Names start with _bcb so that
 // they stay out of the module the solution runs in (a module of its own, __test__).
 const HARNESS = `
-def _bcb_run(solution, test, environment, timeout):
+def _bcb_run(solution, test, environment, timeout, trusted):
     import builtins, contextlib, faulthandler, io, os, resource, signal, subprocess, sys, time, types, unittest
 
     if environment is not None:
@@ -144,6 +194,10 @@ def _bcb_run(solution, test, environment, timeout):
     # (matplotlib, imported below as reliability_guard does) would stop at import. The sample's
     # private working directory stands in, as BigCodeBench's create_tempdir would.
     os.environ.setdefault("HOME", os.getcwd())
+    if trusted:
+        # trusted_exec: a config folder of its own (its library caches are made afresh).
+        import tempfile
+        os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="xdg_config_", dir=os.getcwd())
     # reliability_guard
     os.environ["TZ"] = "UTC"
     time.tzset()
@@ -168,6 +222,27 @@ def _bcb_run(solution, test, environment, timeout):
     module = types.ModuleType("__test__")
     module.__dict__.update({"__builtins__": builtins, "__file__": "__test__.py", "__package__": None, "__doc__": None,
                             "sys": sys, "os": os, "environ": os.environ})
+    if trusted:
+        import json
+        took = None
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                exec(compile(solution + "\\n" + test, "__test__.py", "exec"), module.__dict__)
+            sys.modules["__test__"] = module
+            suite = unittest.TestLoader().loadTestsFromTestCase(getattr(module, "TestCases"))
+            result = unittest.TestResult()
+            start = time.time()
+            with swallow_io(), time_limit(timeout):
+                suite.run(result)
+            if not (result.failures + result.errors):
+                took = time.time() - start
+        except BaseException:
+            took = None
+        out = sys.__stdout__
+        out.write("\\n${GROUND_TRUTH_MARK} " + json.dumps(took) + "\\n")
+        out.flush()
+        return
+
     details = {}
     try:
         with swallow_io():
@@ -195,7 +270,7 @@ def _bcb_run(solution, test, environment, timeout):
         sys.__stderr__.flush()
         raise AssertionError("BigCodeBench: failed " + ", ".join(sorted(details)))
 
-_bcb_run(_BCB_SOLUTION, _BCB_TEST, _BCB_ENVIRONMENT, _BCB_TIMEOUT)
+_bcb_run(_BCB_SOLUTION, _BCB_TEST, _BCB_ENVIRONMENT, _BCB_TIMEOUT, _BCB_TRUSTED)
 `;
 
 /**

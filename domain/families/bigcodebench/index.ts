@@ -10,7 +10,8 @@
  * estimator over the tasks (a `status` score: a sample passes when its verdict is `pass`).
  *
  * Tasks whose `libs` go beyond the standard library run with the BigCodeBench environment
- * (`npm run setup -- --bigcodebench`; `environment`): a task importing a library that environment
+ * (`environment`; by default where `npm run setup -- --bigcodebench` installs it, the loading
+ * machine's tools folder's bigcodebench-python): a task importing a library that environment
  * lacks is refused by the library's name before a run starts. The methods' own runs (exploration
  * snippets) get the same environment through the dataset's library (methodSandbox).
  */
@@ -25,13 +26,17 @@ import { defineFamily } from '../define.js';
 import { DatasetEntryNameSchema, JsonlFileSchema, RowsFileSchema } from '../entry.js';
 import { readsProblemsFiles } from '../evaluateOptions.js';
 import { familyOptions, option } from '../familyOptions.js';
-import type { DefinedFamily, ProblemOf, Requirement, TaskScore } from '../types.js';
+import type { DefinedFamily, ProblemOf, Requirement, TaskChecking, TaskScore } from '../types.js';
 import {
   BIGCODEBENCH_ENVIRON,
   BIGCODEBENCH_MEMORY_MIB,
+  BIGCODEBENCH_MIN_TIME_LIMIT_S,
   BIGCODEBENCH_TIMEOUT_LIMIT_S,
   detailsOf,
   embeddedSolution,
+  groundTruthProgram,
+  groundTruthTimeOf,
+  groundTruthTimeoutS,
   harnessProgram,
   suiteTimeoutS,
   verdictOf,
@@ -51,6 +56,11 @@ const LIMITS_MAX_TIMEOUT_MS = 600_000;
 
 /** The command that makes the environment (scripts/install-bigcodebench.sh, a step of the set-up), for messages. */
 export const BIGCODEBENCH_INSTALL = 'npm run setup -- --bigcodebench';
+
+/** Where that command installs the environment: the machine's tools folder's bigcodebench-python (install-bigcodebench.sh). */
+export function defaultBigCodeBenchEnvironment(tools: string): string {
+  return `${tools.replace(/\/+$/, '')}/bigcodebench-python`;
+}
 
 /** The options, as the entry's fields and evaluate.ts's flags (--split, --subset, --calibrated, --timeout-per-task, --bigcodebench-env). */
 const BIGCODEBENCH_OPTIONS = familyOptions({
@@ -72,13 +82,23 @@ const BIGCODEBENCH_OPTIONS = familyOptions({
     value: 'seconds',
     text: 'number',
   }),
+  min_time_limit: option(z.number().positive().max(597).default(BIGCODEBENCH_MIN_TIME_LIMIT_S), {
+    help: `BigCodeBench's --min_time_limit, seconds (default ${BIGCODEBENCH_MIN_TIME_LIMIT_S}): a floor of the per-task limit, max(timeout_per_task, min_time_limit, the ground truth's time or 20) + 1`,
+    value: 'seconds',
+    text: 'number',
+  }),
+  no_gt: option(z.boolean().default(false), {
+    help: "BigCodeBench's --no_gt (default false): do not run the tasks' ground truth first (each task's limit then takes 20 s for its time, and pass_at_k.json says every task failed it, as BigCodeBench's does)",
+    value: 'true|false',
+    text: (text) => (text === 'true' ? true : text === 'false' ? false : text),
+  }),
   environment: option(
     z
       .string()
       .refine((dir) => dir.startsWith('/'), 'an absolute path (the sandbox mounts the environment there)')
       .optional(),
     {
-      help: `the BigCodeBench environment (\`${BIGCODEBENCH_INSTALL}\` makes .tools/bigcodebench-python): needed by tasks whose libs go beyond the standard library`,
+      help: `the BigCodeBench environment, needed by tasks whose libs go beyond the standard library (default: where \`${BIGCODEBENCH_INSTALL}\` installs it, .tools/bigcodebench-python or $EXPLORA_TOOLS_DIR/bigcodebench-python)`,
       value: 'folder',
       flag: 'bigcodebench-env',
       folder: true,
@@ -102,7 +122,7 @@ export const BigCodeBenchEntrySchema = z.strictObject({
     .optional(),
 });
 export type BigCodeBenchEntry = z.output<typeof BigCodeBenchEntrySchema>;
-type Options = Pick<BigCodeBenchEntry, 'split' | 'subset' | 'calibrated' | 'timeout_per_task' | 'environment'>;
+type Options = Pick<BigCodeBenchEntry, 'split' | 'subset' | 'calibrated' | 'timeout_per_task' | 'min_time_limit' | 'no_gt' | 'environment'>;
 
 /** A row as Hugging Face publishes it (extra columns, such as the hard subset's, are ignored). */
 const RowSchema = z.looseObject({
@@ -125,13 +145,21 @@ const PayloadSchema = z.object({
     libs: z.array(z.string()),
     calibrated: z.boolean(),
     timeout_s: z.number().positive(),
+    /** Absent in problems stored before it existed, and for the default (BIGCODEBENCH_MIN_TIME_LIMIT_S). */
+    min_time_limit: z.number().positive().optional(),
+    /** Absent: false (the ground truth runs first). */
+    no_gt: z.boolean().optional(),
     environment: z.string().optional(),
   }),
 });
 type BigCodeBenchProblem = ProblemOf<z.output<typeof PayloadSchema>>;
 
-/** The rows of a file as problems of the options' split; errors name the file, line and field. */
-export function bigCodeBenchProblems(text: string, source: string, options: Options): BigCodeBenchProblem[] {
+/**
+ * The rows of a file as problems of the options' split; errors name the file, line and field. The
+ * environment, when the options name none, is the default one of the machine's tools folder (`tools`).
+ */
+export function bigCodeBenchProblems(text: string, source: string, options: Options, tools?: string): BigCodeBenchProblem[] {
+  const environment = options.environment ?? (tools !== undefined ? defaultBigCodeBenchEnvironment(tools) : undefined);
   const rows = parseJsonl(isJsonArray(text) ? jsonArrayAsJsonl(text, source) : text, RowSchema, source);
   const problem = datasetRowsProblem(rows, source);
   if (problem) throw new Error(problem);
@@ -154,7 +182,10 @@ export function bigCodeBenchProblems(text: string, source: string, options: Opti
         libs,
         calibrated: options.calibrated,
         timeout_s: options.timeout_per_task,
-        ...(options.environment !== undefined ? { environment: options.environment } : {}),
+        // Only when not the defaults: problems stored before these options read the same.
+        ...(options.min_time_limit !== BIGCODEBENCH_MIN_TIME_LIMIT_S ? { min_time_limit: options.min_time_limit } : {}),
+        ...(options.no_gt ? { no_gt: true } : {}),
+        ...(environment !== undefined ? { environment } : {}),
       },
     };
   });
@@ -167,11 +198,77 @@ function libraryRequirement(lib: string, environment: string | undefined): Requi
   const from =
     environment === undefined
       ? `--bigcodebench-env or the dataset's environment: none was given (\`${BIGCODEBENCH_INSTALL}\` makes .tools/bigcodebench-python, which they then name)`
-      : `--bigcodebench-env or the dataset's environment: the environment lacks ${lib} (its explora-install.txt says what installed; \`${BIGCODEBENCH_INSTALL}\` makes it)`;
+      : `the BigCodeBench environment ${environment} (--bigcodebench-env or the dataset's environment; by default where setup installs it): ` +
+        `when it is missing, install it with \`${BIGCODEBENCH_INSTALL}\`; else it lacks ${lib} (its explora-install.txt says what installed)`;
   const module = lib.split('.')[0]!;
   // Without an environment, a folder that does not exist: the check refuses the tasks, and nothing could mount it.
   const folder = environment ?? NO_ENVIRONMENT;
   return { kind: 'file', path: `${folder}/explora-modules/${module}`, why: `BigCodeBench (${module}) tasks`, from, readableDir: folder };
+}
+
+/** The ground truth's outputs, as the reference run's parse stores them: its time, or null (BigCodeBench's None: it failed). */
+const GroundTruthSchema = z.object({ expected_time: z.number().nullable() });
+
+/**
+ * The task's expected_time from its reference outputs: seconds, null when its ground truth failed
+ * (or none was given), undefined when it is not checked (no_gt).
+ */
+function expectedTimeOf(problem: BigCodeBenchProblem, reference: string | null): number | null | undefined {
+  if (problem.bigcodebench.no_gt) return undefined;
+  if (reference === null) return null;
+  const parsed = GroundTruthSchema.safeParse(JSON.parse(reference));
+  if (!parsed.success)
+    throw new Error(
+      `${problem.task_id}: the ground truth's stored outputs are not {"expected_time": seconds or null}: ${reference.slice(0, 200)}`,
+    );
+  return parsed.data.expected_time;
+}
+
+const minTimeLimitOf = (problem: BigCodeBenchProblem): number => problem.bigcodebench.min_time_limit ?? BIGCODEBENCH_MIN_TIME_LIMIT_S;
+
+/** A sample's suite timeout (seconds): evaluate()'s per-task limit, from the task's ground-truth time. */
+function sampleTimeoutS(problem: BigCodeBenchProblem, reference: string | null): number {
+  return suiteTimeoutS(problem.bigcodebench.timeout_s, minTimeLimitOf(problem), expectedTimeOf(problem, reference) ?? null);
+}
+
+/** The sandbox's limits of a run whose suite gets `suiteS` seconds: the process one second more; BigCodeBench's memory. */
+function runLimits(suiteS: number) {
+  return {
+    timeoutMs: Math.min((suiteS + 1) * 1000, LIMITS_MAX_TIMEOUT_MS),
+    memoryBytes: BIGCODEBENCH_MEMORY_MIB * 1024 * 1024,
+    maxProcesses: 1024,
+    maxFileBytes: 1024 * 1024 * 1024,
+    maxOutputBytes: 64 * 1024,
+  };
+}
+
+/**
+ * How a task's samples are checked: after its ground truth has run once (get_groundtruth: its time,
+ * the per-task limit's part), a reference run cached by its content as every family's reference
+ * outputs are (the sweep's bucket, evaluate.ts's --cache-dir), so never once per sample; with
+ * no_gt, by their tests alone. A failed ground truth is an answer, not an error: its task is scored
+ * all the same, with 20 s for its time, and named in pass_at_k.json's failed_tasks.
+ */
+function groundTruthChecking(problem: BigCodeBenchProblem): TaskChecking {
+  const { bigcodebench: b } = problem;
+  if (b.no_gt) return { kind: 'tests' };
+  return {
+    kind: 'reference-outputs',
+    program: groundTruthProgram(`${b.complete_prompt}\n${problem.canonical_solution ?? ''}`, problem.test, b.timeout_s, b.environment),
+    limits: runLimits(groundTruthTimeoutS(b.timeout_s, minTimeLimitOf(problem))),
+    // What the time depends on: the program, the limits, and the libraries' environment.
+    cacheKey: JSON.stringify([
+      'bigcodebench-ground-truth-v1',
+      problem.task_id,
+      b.complete_prompt,
+      problem.canonical_solution ?? '',
+      problem.test,
+      b.timeout_s,
+      minTimeLimitOf(problem),
+      b.environment ?? null,
+    ]),
+    parse: (result) => ({ ok: true, outputs: JSON.stringify({ expected_time: groundTruthTimeOf(result.stdout) }) }),
+  };
 }
 
 /**
@@ -197,7 +294,9 @@ function methodSandbox(problems: readonly BigCodeBenchProblem[], environment: st
 function bigCodeBenchScore(
   problem: BigCodeBenchProblem,
   outcome: { status: Parameters<typeof isSuccess>[0]['status']; stdout: string },
+  reference: string | null = null,
 ): TaskScore {
+  const expected = expectedTimeOf(problem, reference);
   const verdict = outcome.status === 'timeout' ? 'timeout' : verdictOf(outcome.stdout);
   const passed = verdict === 'pass' && outcome.status === 'passed';
   const noVerdict = verdict === 'timeout' && outcome.status === 'passed';
@@ -209,13 +308,14 @@ function bigCodeBenchScore(
     status: verdict === 'pass' && !passed ? 'fail' : verdict,
     details: verdict === 'timeout' ? {} : detailsOf(outcome.stdout),
     calibration: calibrated ? `${code_prompt}\n    pass\n` : '',
+    ...(expected !== undefined ? { gt_passed: expected !== null } : {}),
     ...(noVerdict ? { failure: { type: 'Timeout', message: 'the run left no verdict (BigCodeBench counts it a timeout)' } } : {}),
   };
 }
 
 /**
- * What evaluate.ts's results.json adds to say which BigCodeBench a number is for: the split, subset
- * and calibration when not the defaults (complete, full, calibrated), which add nothing, as a
+ * What evaluate.ts's results.json adds to say which BigCodeBench a number is for: the split, subset,
+ * calibration, min_time_limit and no_gt when not the defaults (complete, full, calibrated, 1, false), which add nothing, as a
  * sweep's cell of the same answers (whose report shows the dataset's entry).
  */
 function cellOf(options: Options): Record<string, unknown> {
@@ -223,6 +323,8 @@ function cellOf(options: Options): Record<string, unknown> {
     ...(options.split !== 'complete' ? { split: options.split } : {}),
     ...(options.subset !== 'full' ? { subset: options.subset } : {}),
     ...(!options.calibrated ? { calibrated: false } : {}),
+    ...(options.min_time_limit !== BIGCODEBENCH_MIN_TIME_LIMIT_S ? { min_time_limit: options.min_time_limit } : {}),
+    ...(options.no_gt ? { no_gt: true } : {}),
   };
 }
 
@@ -240,10 +342,11 @@ export const bigCodeBenchFamily: DefinedFamily<
     rows: { path: entry.path, field: 'path' },
     ...(entry.library ? { api_docs: { path: entry.library.api_docs, field: 'library.api_docs' } } : {}),
   }),
-  load: ({ entry, texts, sources }) => {
+  load: ({ entry, texts, sources, tools }) => {
     const docs = entry.library ? parseApiDocsJsonl(texts.api_docs!, sources.api_docs!) : [];
-    const problems = bigCodeBenchProblems(texts.rows!, sources.rows!, entry);
-    const sandbox = methodSandbox(problems, entry.environment);
+    const problems = bigCodeBenchProblems(texts.rows!, sources.rows!, entry, tools);
+    // The environment the scoring mounts: the entry's, else the tools folder's default.
+    const sandbox = methodSandbox(problems, problems[0]?.bigcodebench.environment);
     return {
       problems,
       ...(entry.library
@@ -280,16 +383,10 @@ export const bigCodeBenchFamily: DefinedFamily<
   referenceSolution: (problem) => `${problem.bigcodebench.complete_prompt}\n${problem.canonical_solution ?? ''}`,
   embedSolution: (problem, solution) =>
     embeddedSolution(problem.bigcodebench.calibrated ? `${problem.bigcodebench.code_prompt}\n    pass\n${solution}` : solution),
-  checking: () => ({ kind: 'tests' }),
-  tests: (problem) => harnessProgram(problem.test, suiteTimeoutS(problem.bigcodebench.timeout_s), problem.bigcodebench.environment),
+  checking: groundTruthChecking,
+  tests: (problem, reference) => harnessProgram(problem.test, sampleTimeoutS(problem, reference), problem.bigcodebench.environment),
   // BigCodeBench's own limits, whatever the sweep's timeout: the suite's timeout and a second, 30 GiB of address space.
-  limits: (problem) => ({
-    timeoutMs: Math.min((suiteTimeoutS(problem.bigcodebench.timeout_s) + 1) * 1000, LIMITS_MAX_TIMEOUT_MS),
-    memoryBytes: BIGCODEBENCH_MEMORY_MIB * 1024 * 1024,
-    maxProcesses: 1024,
-    maxFileBytes: 1024 * 1024 * 1024,
-    maxOutputBytes: 64 * 1024,
-  }),
+  limits: (problem, reference) => runLimits(sampleTimeoutS(problem, reference)),
   score: bigCodeBenchScore,
   scoreKinds: [BIGCODEBENCH_SCORES],
   requirements: (problem) =>
@@ -311,9 +408,9 @@ export const bigCodeBenchFamily: DefinedFamily<
     },
     options: BIGCODEBENCH_OPTIONS.evaluate,
     form: 'full',
-    problems: ({ text, source, options }) => {
+    problems: ({ text, source, options, tools }) => {
       const parsed = z.object(BIGCODEBENCH_OPTIONS.entry).parse(options);
-      return { problems: bigCodeBenchProblems(text, source, parsed), leftOut: { taskIds: [], why: '' }, cell: cellOf(parsed) };
+      return { problems: bigCodeBenchProblems(text, source, parsed, tools), leftOut: { taskIds: [], why: '' }, cell: cellOf(parsed) };
     },
   }),
 });

@@ -2,6 +2,9 @@
  * What stored bigcodebench problems must stay: for fixed rows, the bytes a sweep stores and what every
  * step makes of them read back (../pins.ts; checked by test/families/stored-artefacts.test.ts). A pin
  * changes only with a patched() change that keeps running sweeps readable (docs/workflow-versions.md).
+ * The behaviour pins changed once, on purpose, with the ground truth's run (2026-12-07, issue 43): the
+ * stored bytes are the same, and a stored problem now runs its ground truth first (checking
+ * `reference-outputs`, an activity's work: no workflow command changed, so no patched()).
  */
 import { jsonLines, type StoredProblemPin } from '../pins.js';
 
@@ -24,7 +27,7 @@ export const storedPins: StoredProblemPin[] = [
     },
     texts: { rows: ROWS },
     stored: '8fd6c3eed135115546a050ec4c27adc0d82cfb3b398949dff4ebfba5365fa8f2',
-    behaviour: 'ea289ce3fe365aec774cfa82338840b751293f847d0a12e64b477faa75d136f9',
+    behaviour: '6df718f8015443f0e7d34866d4ca542033b43a045f7a9b933c0020ebe1fb8eb3',
   },
   {
     case: 'instruct split, hard subset, not calibrated, an environment',
@@ -40,6 +43,6 @@ export const storedPins: StoredProblemPin[] = [
     },
     texts: { rows: ROWS },
     stored: '08ce569a1193a88553500d439acc35862083eaf98fe8b2541be6c6ae6eca0a27',
-    behaviour: 'b6402a309b7f86bdd7da53cb8360d58dd65ceadf753ebbfa545871e7985a112c',
+    behaviour: '9110bb18bb3b495cf0b3070117e059a4f56ba10342a0ec91b1b657c6c0bf4e26',
   },
 ];

@@ -5,8 +5,10 @@
  * A cell's figures count the verdicts; its peer files are those BigCodeBench's evaluate.py writes
  * (bigcode-project/bigcodebench 47eff25, bigcodebench 0.2.5): `eval_results.json` (per task, each
  * sample's calibrated solution, status and details) and `pass_at_k.json` (pass@k as it computes it,
- * the model, split, subset, calibration, and the ground truth's figures as its `--no_gt` writes
- * them: explora does not run the ground truth there), each as its json.dump(indent=2) writes it.
+ * the model, split, subset, calibration, and the ground truth's figures: gt_pass_rate and
+ * failed_tasks, from whether each task's ground truth passed, as its samples' records keep it; every task failed, as
+ * `--no_gt` writes them, when it did not run), each as its json.dump(indent=2) writes it.
+ * results.json's `scores.ground_truth` says the same.
  */
 import { z } from 'zod';
 import { pythonFloatRepr } from '../../metrics/spiderExec.js';
@@ -20,6 +22,13 @@ const BigCodeBenchSampleSchema = z.object({
   details: z.record(z.string(), z.string()),
   /** What calibration put before the solution (its code_prompt and a `pass` body), '' when not calibrated. */
   calibration: z.string(),
+  /**
+   * Whether the task's ground truth passed (its expected_time is not None); absent when it was not
+   * run (no_gt, and records made before it was). Not the time itself: that is measured once and
+   * cached, and a record must read the same whichever path scored it (a sweep's bucket cache,
+   * evaluate.ts's disk cache, each timed on its own).
+   */
+  gt_passed: z.boolean().optional(),
 });
 type BigCodeBenchSample = z.output<typeof BigCodeBenchSampleSchema>;
 
@@ -34,10 +43,28 @@ const BigCodeBenchFiguresSchema = z.object({
   k: z.array(z.number()),
   /** The samples' verdicts, counted. */
   statuses: CountsSchema,
+  /**
+   * The tasks' ground truth, as pass_at_k.json says it: whether it ran (not no_gt), the share of
+   * tasks whose ground truth passed (gt_pass_rate) and the others (failed_tasks), in task order.
+   * Absent in summaries stored before it was.
+   */
+  ground_truth: z.object({ checked: z.boolean(), pass_rate: z.number(), failed_tasks: z.array(z.string()) }).optional(),
 });
 type BigCodeBenchFigures = z.output<typeof BigCodeBenchFiguresSchema>;
 
 type Cell = { split: string; subset: string; calibrated: boolean; statuses: z.output<typeof CountsSchema> };
+/** A task's ground truth, from its first scored sample: checked (not no_gt) and passed (a time, not None). */
+type Task = { taskId: string; checked: boolean; passed: boolean };
+
+/** The cell's ground truth over its scored tasks (evaluate()'s gt_pass_rate and failed_tasks). */
+function groundTruthOf(tasks: ReadonlyArray<{ state: Task | undefined }>): NonNullable<BigCodeBenchFigures['ground_truth']> {
+  const scored = tasks.flatMap((t) => (t.state ? [t.state] : []));
+  return {
+    checked: scored.some((t) => t.checked),
+    pass_rate: scored.length ? scored.filter((t) => t.passed).length / scored.length : 0,
+    failed_tasks: scored.filter((t) => !t.passed).map((t) => t.taskId),
+  };
+}
 
 /** The split, subset and calibration of a BigCodeBench problem's payload. */
 function settingsOf(problem: unknown): { split: string; subset: string; calibrated: boolean } {
@@ -45,7 +72,7 @@ function settingsOf(problem: unknown): { split: string; subset: string; calibrat
   return { split: payload?.split ?? 'complete', subset: payload?.subset ?? 'full', calibrated: payload?.calibrated ?? true };
 }
 
-export const BIGCODEBENCH_SCORES = declareScoreKind<BigCodeBenchSample, true, Cell, BigCodeBenchFigures>({
+export const BIGCODEBENCH_SCORES = declareScoreKind<BigCodeBenchSample, Task, Cell, BigCodeBenchFigures>({
   sampleKind: 'bigcodebench',
   sampleSchema: BigCodeBenchSampleSchema,
   recordScore: (score) => ({
@@ -53,22 +80,25 @@ export const BIGCODEBENCH_SCORES = declareScoreKind<BigCodeBenchSample, true, Ce
     status: BigCodeBenchStatusSchema.parse(score.status),
     details: score.details as Record<string, string>,
     calibration: String(score.calibration),
+    ...(score.gt_passed !== undefined ? { gt_passed: Boolean(score.gt_passed) } : {}),
   }),
   rowFields: () => ({}),
   runs: true,
   newCell: () => ({ split: 'complete', subset: 'full', calibrated: true, statuses: { pass: 0, fail: 0, timeout: 0 } }),
-  add: (cell, _task, sample, context) => {
+  add: (cell, task, sample, context) => {
     Object.assign(cell, settingsOf(context.problem));
     cell.statuses[sample.status] += 1;
-    return true;
+    return task ?? { taskId: context.taskId, checked: sample.gt_passed !== undefined, passed: sample.gt_passed === true };
   },
   figures: (cell, tasks, k) =>
-    tasks.some((t) => t.state) ? { kind: 'bigcodebench', ...cell, k: [...k], statuses: { ...cell.statuses } } : null,
+    tasks.some((t) => t.state)
+      ? { kind: 'bigcodebench', ...cell, k: [...k], statuses: { ...cell.statuses }, ground_truth: groundTruthOf(tasks) }
+      : null,
   cellKind: 'bigcodebench',
   cellSchema: BigCodeBenchFiguresSchema,
   perTaskJson: () => ({}),
   perTaskShape: {},
-  resultsJson: (figures) => ({ statuses: figures.statuses }),
+  resultsJson: (figures) => ({ statuses: figures.statuses, ...(figures.ground_truth ? { ground_truth: figures.ground_truth } : {}) }),
   metricsLine: (_figures, parts) => plainMetricsLine(parts, {}),
   peerFiles: (figures, cell) => bigCodeBenchPeerFiles(figures, cell),
   peerName: 'BigCodeBench',
@@ -79,7 +109,11 @@ export const BIGCODEBENCH_SCORES = declareScoreKind<BigCodeBenchSample, true, Ce
       : samples.replace(/(\.jsonl)?$/, '_eval_results.json');
     return { 'eval_results.json': evalResults, 'pass_at_k.json': evalResults.replace(/eval_results\.json$/, 'pass_at_k.json') };
   },
-  progressLine: (figures) => `pass ${figures.statuses.pass}, fail ${figures.statuses.fail}, timeout ${figures.statuses.timeout}`,
+  progressLine: (figures) =>
+    `pass ${figures.statuses.pass}, fail ${figures.statuses.fail}, timeout ${figures.statuses.timeout}` +
+    (figures.ground_truth?.checked && figures.ground_truth.failed_tasks.length
+      ? `; ground truth failed on ${figures.ground_truth.failed_tasks.length} task(s)`
+      : ''),
   report: {
     order: 46,
     intro: "BigCodeBench's verdicts of the samples: <b>pass</b>, <b>fail</b> (a test failed or the module did not run) and <b>timeout</b>.",
@@ -159,6 +193,7 @@ function estimatePassAtK(n: number, c: number, k: number): number {
 export function bigCodeBenchPeerFiles(figures: BigCodeBenchFigures, cell: CellFiles): Record<string, string> {
   const solutions = cell.generations.filter((list) => list.length > 0);
   const evaluated: Record<string, Array<Record<string, unknown>>> = {};
+  const gtPassed: Record<string, boolean> = {};
   let task = -1;
   let previous: string | undefined;
   let index = 0;
@@ -174,6 +209,9 @@ export function bigCodeBenchPeerFiles(figures: BigCodeBenchFigures, cell: CellFi
     // A sample without BigCodeBench's verdict (not run: a generation that failed) is its timeout, as a check that set none.
     const { status, details, calibration } = score.success ? score.data : { status: 'timeout', details: {}, calibration: '' };
     (evaluated[sample.task_id] ??= []).push({ task_id: sample.task_id, solution: calibration + solution, status, details });
+    // Whether the task's expected_time is not None: its first sample's that says (absent: failed, or not run with no_gt).
+    if (score.success && score.data.gt_passed !== undefined && !(sample.task_id in gtPassed))
+      gtPassed[sample.task_id] = score.data.gt_passed;
   }
   const tasks = Object.values(evaluated);
   const total = tasks.map((samples) => samples.length);
@@ -184,6 +222,7 @@ export function bigCodeBenchPeerFiles(figures: BigCodeBenchFigures, cell: CellFi
     const perTask = total.map((n, t) => estimatePassAtK(n, correct[t]!, k));
     passAtK[`pass@${k}`] = new PythonFloat(numpySum(perTask) / perTask.length);
   }
+  const passedGt = Object.keys(evaluated).filter((id) => gtPassed[id] === true);
   const date = cell.date;
   const model = (cell.samplesName ?? '').split('--bigcodebench-')[0]!;
   return {
@@ -194,9 +233,9 @@ export function bigCodeBenchPeerFiles(figures: BigCodeBenchFigures, cell: CellFi
       split: figures.split,
       subset: figures.subset,
       calibrated: figures.calibrated,
-      // --no_gt: every task's expected time is None.
-      gt_pass_rate: new PythonFloat(0),
-      failed_tasks: Object.keys(evaluated),
+      // np.mean of 1 per task whose expected_time is not None (0 for each, with --no_gt), and the others.
+      gt_pass_rate: new PythonFloat(tasks.length ? passedGt.length / tasks.length : 0),
+      failed_tasks: Object.keys(evaluated).filter((id) => gtPassed[id] !== true),
     }),
   };
 }
