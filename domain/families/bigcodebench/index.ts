@@ -14,13 +14,12 @@
  * lacks is refused by the library's name before a run starts.
  */
 import { z } from 'zod';
-import { parseApiDocsJsonl } from '../../apidocs/corpus.js';
-import { docExampleDemos } from '../../apidocs/usageDemos.js';
 import { isJsonArray, jsonArrayAsJsonl, parseJsonl } from '../../datasets/jsonl.js';
 import { datasetRowsProblem } from '../../datasets/problems.js';
 import { isSuccess } from '../../execution/types.js';
 import { defineFamily } from '../define.js';
-import { DatasetEntryNameSchema, JsonlFileSchema, RowsFileSchema } from '../entry.js';
+import { DatasetEntryNameSchema, RowsFileSchema } from '../entry.js';
+import { EntryLibrarySchema, entryLibraryFiles, loadEntryLibrary } from '../entryLibrary.js';
 import { readsProblemsFiles } from '../evaluateOptions.js';
 import { familyOptions, option } from '../familyOptions.js';
 import type { DefinedFamily, ProblemOf, Requirement, TaskScore } from '../types.js';
@@ -90,13 +89,7 @@ export const BigCodeBenchEntrySchema = z.strictObject({
   path: RowsFileSchema,
   ...BIGCODEBENCH_OPTIONS.entry,
   /** An API-doc corpus (JSONL of ApiDoc rows) of the libraries the tasks call, for rag and ExploraCoder. */
-  library: z
-    .strictObject({
-      api_docs: JsonlFileSchema,
-      name: z.string().min(1, 'must not be empty'),
-      summary: z.string().min(1, 'must not be empty'),
-    })
-    .optional(),
+  library: EntryLibrarySchema,
 });
 export type BigCodeBenchEntry = z.output<typeof BigCodeBenchEntrySchema>;
 type Options = Pick<BigCodeBenchEntry, 'split' | 'subset' | 'calibrated' | 'timeout_per_task' | 'environment'>;
@@ -220,20 +213,13 @@ export const bigCodeBenchFamily: DefinedFamily<
   bringsLibrary: (entry) => entry.library !== undefined,
   files: (entry) => ({
     rows: { path: entry.path, field: 'path' },
-    ...(entry.library ? { api_docs: { path: entry.library.api_docs, field: 'library.api_docs' } } : {}),
+    ...entryLibraryFiles(entry.library),
   }),
   load: ({ entry, texts, sources }) => {
-    const docs = entry.library ? parseApiDocsJsonl(texts.api_docs!, sources.api_docs!) : [];
+    const library = loadEntryLibrary(entry.library, { texts, sources });
     return {
       problems: bigCodeBenchProblems(texts.rows!, sources.rows!, entry),
-      ...(entry.library
-        ? {
-            library: {
-              library: { name: entry.library.name, summary: entry.library.summary, docs, runtime: { kind: 'builtin' as const } },
-              planner_examples: docExampleDemos(docs),
-            },
-          }
-        : {}),
+      ...library,
       notes: [],
     };
   },
