@@ -20,3 +20,24 @@ export function writeOnlyStreamClass(name: string): string {
         def readable(self, *args, **kwargs):
             return False`;
 }
+
+/**
+ * Python lines for a harness function's body (apps, livecodebench, evalplus): the real standard
+ * output kept aside as `saved` (the report goes there) and file descriptors 1 and 2 sent to
+ * /dev/null, so that nothing a sample prints, nor a process it starts, reaches the run's output.
+ */
+export const SILENCED_OUTPUT = `    saved = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)`;
+
+/**
+ * The imports APPS's testing_util runs before a solution (LiveCodeBench's testing_util keeps them),
+ * as a Python line for a harness function's body that sets `prelude`; each peer sets its own
+ * recursion limit (`recursionLimit`, a Python expression).
+ */
+export function importPreludeLine(recursionLimit: string): string {
+  const modules =
+    '"string", "re", "datetime", "collections", "heapq", "bisect", "copy", "math", "random", "statistics", "itertools", "functools", "operator", "io", "sys", "json"';
+  return String.raw`    prelude = "".join("from %s import *\n" % m for m in (${modules}, "builtins", "typing")) + "".join("import %s\n" % m for m in (${modules})) + "sys.setrecursionlimit(${recursionLimit})\n"`;
+}
