@@ -8,34 +8,20 @@
 # Idempotent: a second run only checks a stamp.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+# shellcheck source=lib/pip-folder-install.sh
+. "$root/scripts/lib/pip-folder-install.sh"
 tools="${EXPLORA_TOOLS_DIR:-$root/.tools}"
 venv="$tools/test-python"
 dir="$tools/test-python-bigcodebench"
 pins='bigcodebench==0.2.5 matplotlib==3.9.2 contourpy==1.3.0 cycler==0.12.1 fonttools==4.54.1 kiwisolver==1.4.7 pillow==10.4.0 pyparsing==3.1.4'
 
-fail() {
-  echo "install-test-bigcodebench: $*" >&2
-  exit 1
+evaluator_imports() {
+  PYTHONPATH="$1" MPLBACKEND=Agg "$venv/bin/python" -c 'from bigcodebench.eval import untrusted_check, estimate_pass_at_k'
 }
 
 EXPLORA_TOOLS_DIR="$tools" bash "$root/scripts/install-test-python.sh"
-if [ -f "$dir/.installed" ] && [ "$(cat "$dir/.installed")" = "$pins" ]; then
-  exit 0
-fi
-partial="$dir.partial.$$"
-log="$tools/pip-test-python-bigcodebench.log"
-rm -rf "$partial"
-trap 'rm -rf "$partial"' EXIT
-# shellcheck disable=SC2086 # the pins are words
-if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
-    --only-binary=:all: --no-deps --target "$partial" $pins >"$log" 2>&1; then
-  echo "install-test-bigcodebench: pip could not install $pins; it said:" >&2
-  tail -n 20 "$log" >&2
-  exit 1
-fi
-PYTHONPATH="$partial" MPLBACKEND=Agg "$venv/bin/python" -c 'from bigcodebench.eval import untrusted_check, estimate_pass_at_k' 2>>"$log" \
-  || fail "bigcodebench installed but its evaluator does not import (see $log)"
-echo "$pins" >"$partial/.installed"
-rm -rf "$dir"
-mv "$partial" "$dir"
-echo "install-test-bigcodebench: bigcodebench 0.2.5's evaluator in $dir" >&2
+# A run stopped midway leaves no half folder (pip_folder_install builds it as DIR.partial.PID).
+trap 'rm -rf "$dir.partial.$$"' EXIT
+pip_folder_install install-test-bigcodebench "$venv" "$dir" "$tools/pip-test-python-bigcodebench.log" "$pins" \
+  "bigcodebench 0.2.5's evaluator" evaluator_imports 'bigcodebench installed but its evaluator does not import' \
+  --only-binary=:all: || exit 1

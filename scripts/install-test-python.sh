@@ -11,6 +11,8 @@
 # Idempotent: with the same pins and base interpreter, a second run only checks a stamp.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+# shellcheck source=lib/pip-folder-install.sh
+. "$root/scripts/lib/pip-folder-install.sh"
 tools="${EXPLORA_TOOLS_DIR:-$root/.tools}"
 venv="$tools/test-python"
 
@@ -50,94 +52,44 @@ base="$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null || true)"
 
 # mosestokenizer and its helpers are published as source only (pure Python; mosestokenizer bundles
 # Moses' Perl scripts and runs them with the system's perl): built by pip into a folder of their
-# own with its own stamp, so that a venv rebuilt for other pins (or by an older copy of this
-# script) neither loses them nor rebuilds for them.
+# own (lib/pip-folder-install.sh).
 moses_dir="$tools/test-python-moses"
 moses_pins='mosestokenizer==1.2.1 docopt==0.6.2 openfile==0.0.7 toolwrapper==2.1.0 uctools==1.3.0'
+moses_detokenizes() {
+  [ "$(PYTHONPATH="$1" "$venv/bin/python" -c 'from mosestokenizer import MosesDetokenizer
+with MosesDetokenizer("en") as d: print(d(["a", "(", "b", ")", "."]))')" = "a (b)." ]
+}
 ensure_moses() {
-  if [ -f "$moses_dir/.installed" ] && [ "$(cat "$moses_dir/.installed")" = "$moses_pins" ]; then
-    return 0
-  fi
+  pip_folder_current "$moses_dir" "$moses_pins" && return 0
   command -v perl >/dev/null || fail "no perl on PATH: mosestokenizer runs Moses' detokenizer.perl with it"
-  local partial="$moses_dir.partial.$$" moses_log="$tools/pip-test-python-moses.log"
-  rm -rf "$partial"
-  # shellcheck disable=SC2086 # the pins are words
-  if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
-      --no-deps --target "$partial" $moses_pins >"$moses_log" 2>&1; then
-    rm -rf "$partial"
-    echo "install-test-python: pip could not build $moses_pins; it said:" >&2
-    tail -n 20 "$moses_log" >&2
-    exit 1
-  fi
-  local probe
-  probe="$(PYTHONPATH="$partial" "$venv/bin/python" -c 'from mosestokenizer import MosesDetokenizer
-with MosesDetokenizer("en") as d: print(d(["a", "(", "b", ")", "."]))' 2>>"$moses_log" || true)"
-  if [ "$probe" != "a (b)." ]; then
-    rm -rf "$partial"
-    fail "mosestokenizer installed but its detokenizer does not run (see $moses_log)"
-  fi
-  echo "$moses_pins" >"$partial/.installed"
-  rm -rf "$moses_dir"
-  mv "$partial" "$moses_dir"
-  echo "install-test-python: mosestokenizer 1.2.1 in $moses_dir" >&2
+  pip_folder_install install-test-python "$venv" "$moses_dir" "$tools/pip-test-python-moses.log" "$moses_pins" \
+    'mosestokenizer 1.2.1' moses_detokenizes 'mosestokenizer installed but its detokenizer does not run' || exit 1
 }
 
 # evalplus's sanitizer (the chat answers' extraction explora repeats) imports tree-sitter and, through
 # evalplus.data, Hugging Face datasets: evalplus is installed without its dependencies, with what
 # sanitize.py itself needs, in a folder of its own (as mosestokenizer, above); the tests stand in for
 # evalplus.data (test/llm/sanitize_reference.py).
-evalplus_dir="$tools/test-python-evalplus"
-evalplus_pins='evalplus==0.3.1 tree-sitter==0.25.2 tree-sitter-python==0.25.0 termcolor==2.5.0 tqdm==4.67.1'
+evalplus_imports() {
+  PYTHONPATH="$1" "$venv/bin/python" -c 'import tree_sitter, tree_sitter_python
+tree_sitter.Parser(tree_sitter.Language(tree_sitter_python.language())).parse(b"x = 1")' && [ -f "$1/evalplus/sanitize.py" ]
+}
 ensure_evalplus() {
-  if [ -f "$evalplus_dir/.installed" ] && [ "$(cat "$evalplus_dir/.installed")" = "$evalplus_pins" ]; then
-    return 0
-  fi
-  local partial="$evalplus_dir.partial.$$" evalplus_log="$tools/pip-test-python-evalplus.log"
-  rm -rf "$partial"
-  # shellcheck disable=SC2086 # the pins are words
-  if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
-      --only-binary=:all: --no-deps --target "$partial" $evalplus_pins >"$evalplus_log" 2>&1; then
-    rm -rf "$partial"
-    echo "install-test-python: pip could not install $evalplus_pins; it said:" >&2
-    tail -n 20 "$evalplus_log" >&2
-    exit 1
-  fi
-  if ! PYTHONPATH="$partial" "$venv/bin/python" -c 'import tree_sitter, tree_sitter_python
-tree_sitter.Parser(tree_sitter.Language(tree_sitter_python.language())).parse(b"x = 1")' 2>>"$evalplus_log" \
-      || [ ! -f "$partial/evalplus/sanitize.py" ]; then
-    rm -rf "$partial"
-    fail "evalplus and tree-sitter installed but do not import (see $evalplus_log)"
-  fi
-  echo "$evalplus_pins" >"$partial/.installed"
-  rm -rf "$evalplus_dir"
-  mv "$partial" "$evalplus_dir"
-  echo "install-test-python: evalplus 0.3.1 and tree-sitter 0.25.2 in $evalplus_dir" >&2
+  pip_folder_install install-test-python "$venv" "$tools/test-python-evalplus" "$tools/pip-test-python-evalplus.log" \
+    'evalplus==0.3.1 tree-sitter==0.25.2 tree-sitter-python==0.25.0 termcolor==2.5.0 tqdm==4.67.1' \
+    'evalplus 0.3.1 and tree-sitter 0.25.2' evalplus_imports 'evalplus and tree-sitter installed but do not import' \
+    --only-binary=:all: || exit 1
 }
 
 # diff_match_patch (what bigcode's HumanEvalFix `diff` format applies patches with): pure Python,
 # in a folder of its own (as mosestokenizer, above), for PYTHONPATH.
-dmp_dir="$tools/test-python-dmp"
-dmp_pins='diff-match-patch==20241021'
+dmp_imports() {
+  PYTHONPATH="$1" "$venv/bin/python" -c 'from diff_match_patch import diff_match_patch'
+}
 ensure_dmp() {
-  if [ -f "$dmp_dir/.installed" ] && [ "$(cat "$dmp_dir/.installed")" = "$dmp_pins" ]; then
-    return 0
-  fi
-  local partial="$dmp_dir.partial.$$" dmp_log="$tools/pip-test-python-dmp.log"
-  rm -rf "$partial"
-  # shellcheck disable=SC2086 # the pins are words
-  if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
-      --only-binary=:all: --no-deps --target "$partial" $dmp_pins >"$dmp_log" 2>&1; then
-    rm -rf "$partial"
-    echo "install-test-python: pip could not install $dmp_pins; it said:" >&2
-    tail -n 20 "$dmp_log" >&2
-    exit 1
-  fi
-  PYTHONPATH="$partial" "$venv/bin/python" -c 'from diff_match_patch import diff_match_patch' 2>>"$dmp_log" \
-    || { rm -rf "$partial"; fail "diff-match-patch installed but does not import (see $dmp_log)"; }
-  echo "$dmp_pins" >"$partial/.installed"
-  rm -rf "$dmp_dir"
-  mv "$partial" "$dmp_dir"
-  echo "install-test-python: diff-match-patch 20241021 in $dmp_dir" >&2
+  pip_folder_install install-test-python "$venv" "$tools/test-python-dmp" "$tools/pip-test-python-dmp.log" \
+    'diff-match-patch==20241021' 'diff-match-patch 20241021' dmp_imports 'diff-match-patch installed but does not import' \
+    --only-binary=:all: || exit 1
 }
 
 stamp_text="$(printf '%s\n%s\n' "$base" "$requirements" | sha256sum | cut -d' ' -f1)"

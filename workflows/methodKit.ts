@@ -54,6 +54,17 @@ export function cutAnswers(answers: readonly Pick<LlmCallSummary, 'cut'>[]): num
   return answers.filter((a) => a.cut).length;
 }
 
+/** A single-call method's task generation (direct, rag): its answers' keys, their cost, how many were cut, the fresh errors. */
+export function answersGeneration(answers: readonly LlmCallSummary[]): TaskGeneration {
+  const freshErrors = freshErrorsOf(answers);
+  return {
+    finalKeys: answers.map((s) => s.key),
+    cost: costOfCalls(answers),
+    cut: cutAnswers(answers),
+    ...(freshErrors ? { freshErrors } : {}),
+  };
+}
+
 export interface MethodStepContext<Variant> {
   shard: ShardInput;
   /** The cell's named method: its name and its kind's switches. */

@@ -9,7 +9,7 @@ import type { DatasetLibrary } from '../../domain/apidocs/library.js';
 import { visibleLibrary } from '../../domain/apidocs/masking.js';
 import type { SweepProblem } from '../../domain/datasets/problems.js';
 import type { ChatMessage, LlmBody, LlmCallSummary, LlmEndpoint } from '../../domain/llm/request.js';
-import { costOfCalls, type MethodCost } from '../../domain/methods/artifacts.js';
+import { costOfCalls, PlanArtifactSchema, RecommendArtifactSchema, type MethodCost } from '../../domain/methods/artifacts.js';
 import { chatBody, type ChatSampling } from '../../domain/methods/chat.js';
 import type { Sampling } from '../../domain/methods/sampling.js';
 import type { MethodTaskRef } from '../../domain/methods/taskRef.js';
@@ -139,6 +139,13 @@ export function methodContext({ bucket, llm }: MethodActivityDeps) {
     return value;
   }
 
+  /** The plan and the per-subtask recommendation (ExploraCoder's steps, CAPIR's) a planned method's later steps read. */
+  async function planAndRecommendation(planKey: string, recommendKey: string) {
+    const plan = await mustRead(planKey, PlanArtifactSchema, 'plan');
+    const rec = await mustRead(recommendKey, RecommendArtifactSchema, 'recommendation');
+    return { plan, rec };
+  }
+
   /** The chat messages a stored answer was asked with. */
   async function messagesOf(key: string): Promise<ChatMessage[]> {
     const record = await llm.readLlmRecord(key);
@@ -149,7 +156,7 @@ export function methodContext({ bucket, llm }: MethodActivityDeps) {
     return request.body.messages;
   }
 
-  return { ask, answerStep, context, readJson, mustRead, messagesOf };
+  return { ask, answerStep, context, readJson, mustRead, planAndRecommendation, messagesOf };
 }
 
 export type MethodContext = ReturnType<typeof methodContext>;

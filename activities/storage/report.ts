@@ -18,6 +18,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { SweepProblemSchema } from '../../domain/datasets/problems.js';
 import { familyOf } from '../../domain/families/registry.js';
+import { StoredCorpusScoreSchema } from '../../domain/scoring/textScoreKind.js';
 import { CellKindScoresSchema, kindOfCell, perTaskShape } from '../../domain/scoring/scoreKinds.js';
 import { datasetOutcomes, datasetsOf, selectDrillTasks, selectSamples } from '../../domain/report/analysis.js';
 import { renderSweepReport, type RenderOptions } from '../../domain/report/html.js';
@@ -79,15 +80,6 @@ const IntervalsSchema = z
   .record(z.string(), z.object({ stderr: z.number().nullable(), low: z.number().nullable(), high: z.number().nullable() }))
   .optional();
 
-/** A corpus metric's result (CorpusScore). */
-const CorpusScoreSchema = z.object({
-  metric: z.string(),
-  headline: z.string(),
-  samplesScored: z.enum(['first', 'all']),
-  samples: z.number().int(),
-  figures: z.record(z.string(), z.union([z.number(), z.array(z.number())])),
-});
-
 const CellSummarySchema = z.object({
   cell: StoredCellFactorsSchema,
   tasks: z.number().int(),
@@ -111,7 +103,7 @@ const CellSummarySchema = z.object({
   /** A cell's score kind's figures (CellExtraScores), validated by the kind's schema (ScoreKind.cellSchema); absent for the others. */
   scores: CellKindScoresSchema.optional(),
   /** A run cell's samples also scored from their text (Spider: BLEU beside execution accuracy); absent for the others. */
-  alsoText: CorpusScoreSchema.optional(),
+  alsoText: StoredCorpusScoreSchema.optional(),
 });
 
 const SweepResultsSchema = z.object({

@@ -6,10 +6,18 @@
 import { ExplorationTraceSchema, type ExplorationTrace, type Stage, type StageCost } from '../../domain/report/trace.js';
 import { extractCode } from '../../domain/llm/extract.js';
 import { readLlmRecordAt } from '../../infra/llm/cache.js';
-import { SnippetRunSchema, type PlanArtifact, type RecommendArtifact, type RepairRound } from '../../domain/methods/artifacts.js';
+import {
+  PlanArtifactSchema,
+  RecommendArtifactSchema,
+  SnippetRunSchema,
+  type PlanArtifact,
+  type RecommendArtifact,
+  type RepairRound,
+} from '../../domain/methods/artifacts.js';
 import { cellTraceKey } from '../../domain/sweep/keys.js';
 import type { PromptTemplate } from '../../domain/methods/promptTemplate.js';
 import type { TraceTaskRef } from '../../domain/methods/taskRef.js';
+import { loadProblems } from '../../infra/problems.js';
 import { getText, putObject, type Bucket } from '../../infra/s3.js';
 
 export function createTraceParts(bucket: Bucket) {
@@ -41,6 +49,18 @@ export function createTraceParts(bucket: Bucket) {
     const out: Partial<Record<Stage, StageCost>> = {};
     for (const [stage, keys] of Object.entries(parts) as Array<[Stage, readonly string[]]>) out[stage] = await stageCost(keys);
     return out;
+  }
+  /** The task a trace is of, as its dataset stores it, and the plan its method made. */
+  async function plannedTask(ref: TraceTaskRef, planKey: string) {
+    const problem = (await loadProblems(bucket, ref.datasetKey))[ref.taskIndex]!;
+    return { problem, plan: PlanArtifactSchema.parse(await json(planKey)) };
+  }
+  const recommendation = async (key: string) => RecommendArtifactSchema.parse(await json(key));
+  /** The final solutions as a trace shows them: each sample's LLM record and the code taken from its answer. */
+  async function finalsOf(keys: readonly string[], entryPoint: string | undefined): Promise<ExplorationTrace['finals']> {
+    const finals = [];
+    for (const [s, key] of keys.entries()) finals.push({ sample_index: s, llm_key: key, code: await answer(key, entryPoint) });
+    return finals;
   }
   /** The plan as a trace shows it: numbered subtasks. */
   const planText = (plan: PlanArtifact) => plan.subtasks.map((s, i) => `${i + 1}. ${s}`).join('\n');
@@ -86,7 +106,7 @@ export function createTraceParts(bucket: Bucket) {
     return key;
   }
 
-  return { json, run, answer, stages, planText, plannerFields, repairsOf, rerankKeys, store };
+  return { json, run, answer, stages, plannedTask, recommendation, finalsOf, planText, plannerFields, repairsOf, rerankKeys, store };
 }
 
 /** The storage queue's trace reader (the writers are each method's own, methods/<kind>/trace.ts). */

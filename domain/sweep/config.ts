@@ -180,6 +180,27 @@ function familyProblem(d: Record<string, unknown>): string | null {
 }
 
 /**
+ * A raw dataset entry as its family's schema reads it, with the family; null when it is not an
+ * object, names no family or does not parse (the entry's own checks say so).
+ */
+function parsedEntry(d: unknown) {
+  if (!d || typeof d !== 'object' || Array.isArray(d) || familyProblem(d as Record<string, unknown>)) return null;
+  const family = familyOf(d as DatasetEntry);
+  const entry = family.entrySchema.safeParse(d);
+  return entry.success ? { family, entry: entry.data } : null;
+}
+
+/** The datasets whose parsed entry `holds` is true of, as messages name them: `datasets[i] (name)`. */
+function datasetsWhere(datasets: unknown[], holds: (parsed: NonNullable<ReturnType<typeof parsedEntry>>) => boolean): string[] {
+  return datasets.flatMap((d, di) => {
+    const parsed = parsedEntry(d);
+    if (!parsed || !holds(parsed)) return [];
+    const name = (d as Record<string, unknown>).name;
+    return [`datasets[${di}]${typeof name === 'string' ? ` (${name})` : ''}`];
+  });
+}
+
+/**
  * The family an entry without `family:` most likely means, from what it says: the keys only some
  * families have (`language`: multipl-e; `pbe_world`: pbe-world; `split`: mbpp, ...), then the
  * dataset's file name (`mbpp.jsonl`, `HumanEval.jsonl.gz`); none when nothing tells.
@@ -381,12 +402,7 @@ function expandPerModel(datasets: DatasetEntry[], models: SweepModelConfig[]): D
  */
 function perModelChecks(datasets: unknown[], models: unknown[], add: AddIssue): void {
   const scopes = modelScopes(models);
-  const entries = datasets.map((d) => {
-    if (!d || typeof d !== 'object' || Array.isArray(d) || familyProblem(d as Record<string, unknown>)) return null;
-    const family = familyOf(d as DatasetEntry);
-    const entry = family.entrySchema.safeParse(d);
-    return entry.success ? { family, entry: entry.data } : null;
-  });
+  const entries = datasets.map(parsedEntry);
   const names = new Map<string, number>();
   datasets.forEach((d, di) => {
     const name = d && typeof d === 'object' ? (d as Record<string, unknown>).name : undefined;
@@ -539,14 +555,7 @@ function sanitizeChecks(models: unknown[], add: AddIssue): void {
 
 /** Datasets asked in two steps (a family's asksInTwoSteps: HumanEvalExplain): only direct asks both steps of a sample. */
 function twoStepChecks(datasets: unknown[], methods: unknown[], add: AddIssue): void {
-  const twoStep = datasets.flatMap((d, di) => {
-    if (!d || typeof d !== 'object' || Array.isArray(d) || familyProblem(d as Record<string, unknown>)) return [];
-    const family = familyOf(d as DatasetEntry);
-    const entry = family.entrySchema.safeParse(d);
-    if (!entry.success || !family.asksInTwoSteps?.(entry.data)) return [];
-    const name = (d as Record<string, unknown>).name;
-    return [`datasets[${di}]${typeof name === 'string' ? ` (${name})` : ''}`];
-  });
+  const twoStep = datasetsWhere(datasets, ({ family, entry }) => family.asksInTwoSteps?.(entry) === true);
   if (twoStep.length === 0) return;
   methods.forEach((m, mi) => {
     if (typeof m === 'string' && findMethod(m) && findMethod(m)!.kind !== 'direct')
@@ -569,14 +578,7 @@ function fillInTheMiddleChecks(datasets: unknown[], models: unknown[], methods: 
     if (model && model.fim !== undefined && (model.api ?? 'chat') !== 'completions')
       add(['models', xi, 'fim'], 'FIM tokens go into completion prompts: give api: completions, or leave fim out');
   });
-  const fimDatasets = datasets.flatMap((d, di) => {
-    if (!d || typeof d !== 'object' || Array.isArray(d) || familyProblem(d as Record<string, unknown>)) return [];
-    const family = familyOf(d as DatasetEntry);
-    const entry = family.entrySchema.safeParse(d);
-    if (!entry.success || !family.fillsInTheMiddle?.(entry.data)) return [];
-    const name = (d as Record<string, unknown>).name;
-    return [`datasets[${di}]${typeof name === 'string' ? ` (${name})` : ''}`];
-  });
+  const fimDatasets = datasetsWhere(datasets, ({ family, entry }) => family.fillsInTheMiddle?.(entry) === true);
   if (fimDatasets.length === 0) return;
   const which = `${fimDatasets.join(', ')} ${fimDatasets.length > 1 ? 'fill' : 'fills'} in the middle`;
   models.forEach((x, xi) => {
@@ -609,14 +611,14 @@ function trainingCutoffChecks(datasets: unknown[], models: unknown[], add: AddIs
   });
   if (cutoffs.length === 0) return;
   datasets.forEach((d, di) => {
-    if (!d || typeof d !== 'object' || Array.isArray(d) || familyProblem(d as Record<string, unknown>)) return;
-    const family = familyOf(d as DatasetEntry);
-    const entry = family.entrySchema.safeParse(d);
-    if (!entry.success || !family.releaseWindow) return;
+    const parsed = parsedEntry(d);
+    if (!parsed) return;
+    const { family, entry } = parsed;
+    if (!family.releaseWindow) return;
     // A window per model starts after each model's cut-off by construction (perModelChecks checks it).
-    if (family.perModel?.expand(entry.data, modelScopes(models)) !== undefined) return;
-    const window = family.releaseWindow(entry.data);
-    const meets = family.modelsOf?.(entry.data);
+    if (family.perModel?.expand(entry, modelScopes(models)) !== undefined) return;
+    const window = family.releaseWindow(entry);
+    const meets = family.modelsOf?.(entry);
     for (const c of cutoffs) {
       if (meets && !meets.includes(c.id)) continue;
       if (window.from !== null && window.from > c.day) continue;

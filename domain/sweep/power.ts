@@ -236,13 +236,8 @@ export function detectableDifference(q: PowerQuestion, power = DEFAULT_POWER, co
   return hi;
 }
 
-/**
- * Tasks needed for `difference` at `power` with n samples, by the normal approximation (the tests
- * are exact; this is a planning figure): the smallest T, or null beyond `limit`.
- */
-export function tasksNeeded(q: Omit<PowerQuestion, 'tasks'>, difference: number, power = DEFAULT_POWER, limit = 1_000_000): number | null {
-  const enough = (tasks: number) => canEverReject(tasks, q.alpha) && normalApproximationPower({ ...q, tasks }, difference) >= power;
-  if (q.baseline + difference > 1 || !enough(limit)) return null;
+/** The smallest n in 1..limit that is `enough`, by bisection (enough must hold from some n on, and at limit). */
+function smallestEnough(enough: (n: number) => boolean, limit: number): number {
   let lo = 0;
   let hi = limit;
   while (hi - lo > 1) {
@@ -253,16 +248,19 @@ export function tasksNeeded(q: Omit<PowerQuestion, 'tasks'>, difference: number,
   return hi;
 }
 
+/**
+ * Tasks needed for `difference` at `power` with n samples, by the normal approximation (the tests
+ * are exact; this is a planning figure): the smallest T, or null beyond `limit`.
+ */
+export function tasksNeeded(q: Omit<PowerQuestion, 'tasks'>, difference: number, power = DEFAULT_POWER, limit = 1_000_000): number | null {
+  const enough = (tasks: number) => canEverReject(tasks, q.alpha) && normalApproximationPower({ ...q, tasks }, difference) >= power;
+  if (q.baseline + difference > 1 || !enough(limit)) return null;
+  return smallestEnough(enough, limit);
+}
+
 /** Samples per task needed for `difference` at `power` on these tasks (normal approximation), or null beyond `limit`. */
 export function samplesNeeded(q: Omit<PowerQuestion, 'samples'>, difference: number, power = DEFAULT_POWER, limit = 10_000): number | null {
   const enough = (samples: number) => canEverReject(q.tasks, q.alpha) && normalApproximationPower({ ...q, samples }, difference) >= power;
   if (q.baseline + difference > 1 || !enough(limit)) return null;
-  let lo = 0;
-  let hi = limit;
-  while (hi - lo > 1) {
-    const mid = Math.floor((lo + hi) / 2);
-    if (enough(mid)) hi = mid;
-    else lo = mid;
-  }
-  return hi;
+  return smallestEnough(enough, limit);
 }

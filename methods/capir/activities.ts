@@ -5,7 +5,7 @@
  */
 import { stripThinking } from '../../domain/llm/extract.js';
 import type { LlmCallSummary } from '../../domain/llm/request.js';
-import { PlanArtifactSchema, RecommendArtifactSchema, SnippetRunSchema } from '../../domain/methods/artifacts.js';
+import { SnippetRunSchema } from '../../domain/methods/artifacts.js';
 import { chatBody } from '../../domain/methods/chat.js';
 import type { MethodTaskRef } from '../../domain/methods/taskRef.js';
 import { docsByPath } from '../../infra/library.js';
@@ -22,7 +22,7 @@ import { capirMessages, feedbackMessages, repairFromFeedbackMessages } from './p
 import { createCapirTraceActivities } from './trace.js';
 
 export function createCapirActivities(deps: MethodActivityDeps) {
-  const { answerStep, context, mustRead, messagesOf } = methodContext(deps);
+  const { answerStep, context, mustRead, planAndRecommendation, messagesOf } = methodContext(deps);
   const { llm } = deps;
   return {
     /**
@@ -40,8 +40,7 @@ export function createCapirActivities(deps: MethodActivityDeps) {
       const { ref } = input;
       chatOnly(ref.endpoint);
       const { problem, library } = await context(ref);
-      const plan = await mustRead(input.planKey, PlanArtifactSchema, 'plan');
-      const rec = await mustRead(input.recommendKey, RecommendArtifactSchema, 'recommendation');
+      const { plan, rec } = await planAndRecommendation(input.planKey, input.recommendKey);
       const docs = docsByPath(library, [...new Set(rec.subtasks.flatMap((s) => s.kept))]);
       const messages = capirMessages(problem, docs, library.library.name, input.withPlan ? plan.subtasks : null, ref.sampling.prompt);
       const calls = laidOut(ref.endpoint, input.sampleIndices, (first, choices) =>

@@ -1,13 +1,12 @@
 /** CAPIR / EpiGen / CAPIR + Self-Repair's trace writer (storage queue). */
-import { PlanArtifactSchema, RecommendArtifactSchema, type MethodCost, type RepairRound } from '../../domain/methods/artifacts.js';
+import type { MethodCost, RepairRound } from '../../domain/methods/artifacts.js';
 import { createTraceParts } from '../../activities/storage/traces.js';
 import type { PromptTemplate } from '../../domain/methods/promptTemplate.js';
 import type { TraceTaskRef } from '../../domain/methods/taskRef.js';
-import { loadProblems } from '../../infra/problems.js';
 import type { Bucket } from '../../infra/s3.js';
 
 export function createCapirTraceActivities(bucket: Bucket) {
-  const { json, answer, stages, plannerFields, repairsOf, rerankKeys, store } = createTraceParts(bucket);
+  const { stages, plannedTask, recommendation, finalsOf, plannerFields, repairsOf, rerankKeys, store } = createTraceParts(bucket);
   return {
     /** CAPIR / EpiGen / CAPIR + Self-Repair: plan, per-subtask retrieval, each sample's rounds, stage costs. */
     async writeCapirTrace(input: {
@@ -22,9 +21,8 @@ export function createCapirTraceActivities(bucket: Bucket) {
       /** The cell's prompt template (it shaped the final solution's requests); absent: none. */
       promptTemplate?: PromptTemplate;
     }): Promise<string> {
-      const problem = (await loadProblems(bucket, input.ref.datasetKey))[input.ref.taskIndex]!;
-      const plan = PlanArtifactSchema.parse(await json(input.planKey));
-      const rec = RecommendArtifactSchema.parse(await json(input.recommendKey));
+      const { problem, plan } = await plannedTask(input.ref, input.planKey);
+      const rec = await recommendation(input.recommendKey);
       const repairs = await repairsOf(input.samples, problem.entry_point, input.budget ? 'llm_error' : 'not_run');
       const finalKeys = input.samples.map((rounds) => rounds[rounds.length - 1]!.llmKey);
       return store(
@@ -53,9 +51,7 @@ export function createCapirTraceActivities(bucket: Bucket) {
             outcome: 'skipped' as const,
           })),
           ...(input.budget ? { repairs, repair_budget: input.budget } : {}),
-          finals: await Promise.all(
-            finalKeys.map(async (key, s) => ({ sample_index: s, llm_key: key, code: await answer(key, problem.entry_point) })),
-          ),
+          finals: await finalsOf(finalKeys, problem.entry_point),
           cost: input.cost,
         },
         input.promptTemplate,

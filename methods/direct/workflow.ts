@@ -1,7 +1,6 @@
 /** direct's shard step: one LLM activity per task (per slice of a large task's samples), its samples laid over requests. */
-import { costOfCalls } from '../../domain/methods/artifacts.js';
 import { taskRequestLanes } from '../../domain/sweep/sharding.js';
-import { answerInSlices, cutAnswers, defineMethodWorkflow, freshErrorsOf, shardLlm } from '../../workflows/methodKit.js';
+import { answerInSlices, answersGeneration, defineMethodWorkflow, shardLlm } from '../../workflows/methodKit.js';
 import type { DirectActivities } from './activities.js';
 import { directMethod } from './definition.js';
 
@@ -20,11 +19,5 @@ export const directWorkflow = defineMethodWorkflow(directMethod, async ({ shard,
     }),
   );
   // The cost travels with the keys for the shard's live progress (no command changes: replay-safe).
-  const freshErrors = freshErrorsOf(answers);
-  return {
-    finalKeys: answers.map((s) => s.key),
-    cost: costOfCalls(answers),
-    cut: cutAnswers(answers),
-    ...(freshErrors ? { freshErrors } : {}),
-  };
+  return answersGeneration(answers);
 });

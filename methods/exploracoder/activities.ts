@@ -70,7 +70,7 @@ export function observationOf(run: SnippetRun): Observation {
 }
 
 export function createExploracoderActivities(deps: MethodActivityDeps) {
-  const { ask, answerStep, context, readJson, mustRead } = methodContext(deps);
+  const { ask, answerStep, context, readJson, mustRead, planAndRecommendation } = methodContext(deps);
   const { llm, embeddings } = deps;
 
   /** The CoAE prompt of one subtask (the same for each of its m candidates). */
@@ -82,8 +82,7 @@ export function createExploracoderActivities(deps: MethodActivityDeps) {
     experiences: ExperienceRef[];
   }) {
     const { problem, library } = await context(input.ref);
-    const plan = await mustRead(input.planKey, PlanArtifactSchema, 'plan');
-    const rec = await mustRead(input.recommendKey, RecommendArtifactSchema, 'recommendation');
+    const { plan, rec } = await planAndRecommendation(input.planKey, input.recommendKey);
     return exploreMessages({
       problem,
       library: library.library,
@@ -282,8 +281,7 @@ export function createExploracoderActivities(deps: MethodActivityDeps) {
     }): Promise<LlmStepResult> {
       const { ref } = input;
       const { problem, library } = await context(ref);
-      const plan = await mustRead(input.planKey, PlanArtifactSchema, 'plan');
-      const rec = await mustRead(input.recommendKey, RecommendArtifactSchema, 'recommendation');
+      const { plan, rec } = await planAndRecommendation(input.planKey, input.recommendKey);
       const run = await mustRead(input.runKey, SnippetRunSchema, 'snippet run');
       const messages = debugMessages({
         problem,
@@ -318,8 +316,7 @@ export function createExploracoderActivities(deps: MethodActivityDeps) {
       const { ref } = input;
       chatOnly(ref.endpoint);
       const { problem, library } = await context(ref);
-      const plan = await mustRead(input.planKey, PlanArtifactSchema, 'plan');
-      const rec = await mustRead(input.recommendKey, RecommendArtifactSchema, 'recommendation');
+      const { plan, rec } = await planAndRecommendation(input.planKey, input.recommendKey);
       let paths: string[];
       let experiences: Experience[] | null = null;
       if (input.experiences === null) {

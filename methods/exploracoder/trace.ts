@@ -3,15 +3,14 @@
  * its observation, the selection and debug rounds, and the final code, from the step artefacts.
  */
 import type { ExplorationTrace } from '../../domain/report/trace.js';
-import { PlanArtifactSchema, RecommendArtifactSchema, type MethodCost, type SubtaskOutcome } from '../../domain/methods/artifacts.js';
+import type { MethodCost, SubtaskOutcome } from '../../domain/methods/artifacts.js';
 import { createTraceParts } from '../../activities/storage/traces.js';
 import type { PromptTemplate } from '../../domain/methods/promptTemplate.js';
 import type { TraceTaskRef } from '../../domain/methods/taskRef.js';
-import { loadProblems } from '../../infra/problems.js';
 import type { Bucket } from '../../infra/s3.js';
 
 export function createExploracoderTraceActivities(bucket: Bucket) {
-  const { json, run, answer, stages, plannerFields, rerankKeys, store } = createTraceParts(bucket);
+  const { run, answer, stages, plannedTask, recommendation, finalsOf, plannerFields, rerankKeys, store } = createTraceParts(bucket);
   return {
     async writeExplorationTrace(input: {
       ref: TraceTaskRef;
@@ -24,9 +23,8 @@ export function createExploracoderTraceActivities(bucket: Bucket) {
       /** The cell's prompt template (it shaped the final solution's requests); absent: none. */
       promptTemplate?: PromptTemplate;
     }): Promise<string> {
-      const problem = (await loadProblems(bucket, input.ref.datasetKey))[input.ref.taskIndex]!;
-      const plan = PlanArtifactSchema.parse(await json(input.planKey));
-      const rec = RecommendArtifactSchema.parse(await json(input.recommendKey));
+      const { problem, plan } = await plannedTask(input.ref, input.planKey);
+      const rec = await recommendation(input.recommendKey);
       const subtasks: ExplorationTrace['subtasks'] = [];
       for (let i = 0; i < plan.subtasks.length; i++) {
         const outcome = input.subtasks.find((s) => s.index === i);
@@ -61,9 +59,7 @@ export function createExploracoderTraceActivities(bucket: Bucket) {
           ok_after_debug: attempts.some((a) => a.status === 'passed'),
         });
       }
-      const finals = [];
-      for (const [s, key] of input.finalKeys.entries())
-        finals.push({ sample_index: s, llm_key: key, code: await answer(key, problem.entry_point) });
+      const finals = await finalsOf(input.finalKeys, problem.entry_point);
       return store(
         input.ref,
         {

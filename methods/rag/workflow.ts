@@ -1,6 +1,5 @@
 /** rag's shard step: one LLM activity per task (per slice of a large task's samples), its samples laid over requests. */
-import { costOfCalls } from '../../domain/methods/artifacts.js';
-import { answerInSlices, cutAnswers, defineMethodWorkflow, freshErrorsOf, shardLlm, taskRef } from '../../workflows/methodKit.js';
+import { answerInSlices, answersGeneration, defineMethodWorkflow, shardLlm, taskRef } from '../../workflows/methodKit.js';
 import type { RagActivities } from './activities.js';
 import { ragMethod } from './definition.js';
 
@@ -9,11 +8,5 @@ export const ragWorkflow = defineMethodWorkflow(ragMethod, async ({ shard, taskI
   const ref = taskRef(shard, taskIndex);
   const answers = await answerInSlices(shard, hooks, (sampleIndices) => llm.generateRag({ ref, sampleIndices }));
   // The cost travels with the keys for the shard's live progress (no command changes: replay-safe).
-  const freshErrors = freshErrorsOf(answers);
-  return {
-    finalKeys: answers.map((s) => s.key),
-    cost: costOfCalls(answers),
-    cut: cutAnswers(answers),
-    ...(freshErrors ? { freshErrors } : {}),
-  };
+  return answersGeneration(answers);
 });

@@ -1,13 +1,12 @@
 /** self-repair's trace writer (storage queue): the plan that set the budget, and each sample's rounds. */
-import { PlanArtifactSchema, type MethodCost, type RepairRound } from '../../domain/methods/artifacts.js';
+import type { MethodCost, RepairRound } from '../../domain/methods/artifacts.js';
 import { createTraceParts } from '../../activities/storage/traces.js';
 import type { PromptTemplate } from '../../domain/methods/promptTemplate.js';
 import type { TraceTaskRef } from '../../domain/methods/taskRef.js';
-import { loadProblems } from '../../infra/problems.js';
 import type { Bucket } from '../../infra/s3.js';
 
 export function createSelfRepairTraceActivities(bucket: Bucket) {
-  const { json, stages, planText, repairsOf, store } = createTraceParts(bucket);
+  const { stages, plannedTask, planText, repairsOf, store } = createTraceParts(bucket);
   return {
     async writeRepairTrace(input: {
       ref: TraceTaskRef;
@@ -17,8 +16,7 @@ export function createSelfRepairTraceActivities(bucket: Bucket) {
       cost: MethodCost;
       promptTemplate?: PromptTemplate;
     }): Promise<string> {
-      const problem = (await loadProblems(bucket, input.ref.datasetKey))[input.ref.taskIndex]!;
-      const plan = PlanArtifactSchema.parse(await json(input.planKey));
+      const { problem, plan } = await plannedTask(input.ref, input.planKey);
       const repairs = await repairsOf(input.samples, problem.entry_point, 'llm_error');
       return store(
         input.ref,

@@ -15,7 +15,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from humanevalpack_reference import Pack, bigcode_generation  # noqa: E402
+from bigcode_reference import bigcode_generation  # noqa: E402
+from humanevalpack_reference import Pack  # noqa: E402
 
 LANGUAGE_TO_NAME = {"python": "Python", "cpp": "C++", "js": "JavaScript", "java": "Java", "go": "Go", "rust": "Rust"}
 

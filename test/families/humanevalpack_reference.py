@@ -15,24 +15,22 @@ JavaScript written to test.js and run by node, failed on any output to stderr or
 g++ -std=c++11 then a.out, Java as Main.java by javac then `java -cp DIR Main`, Go by `go test
 main_test.go` in a module requiring testify, Rust by `cargo check --bin` then `cargo test --bin` in
 a Cargo project with rand, regex and md5, each passed on exit 0: the "octopack" paths of the job
-name the installed caches, copied, offline) and estimate_pass_at_k. A raw continuation becomes bigcode's generation as its EndOfFunctionCriteria
-ends it: the prompt, then the text up to the end of the first stop word to appear, else all of it
-(its check_fn's bracket heuristic stops earlier, at text remove_last_block cuts anyway).
+name the installed caches, copied, offline; Python's is bigcode's check_correctness) and estimate_pass_at_k,
+both bigcode_reference.py's. A raw continuation becomes bigcode's generation as its EndOfFunctionCriteria
+ends it (bigcode_reference.py): the prompt, then the text up to the end of the first stop word to appear,
+else all of it (its check_fn's bracket heuristic stops earlier, at text remove_last_block cuts anyway).
 Run with the test venv (scripts/install-test-python.sh).
 """
-import contextlib
-import io
 import json
 import re
-import multiprocessing
 import os
-import signal
 import subprocess
 import sys
 import shutil
 import tempfile
 
-import numpy as np
+from bigcode_reference import bigcode_generation, estimate_pass_at_k
+from bigcode_reference import check_correctness as bigcode_check_correctness
 
 LANGUAGE_TO_STOP_WORDS = {
     "python": ["\nclass", "\ndef", "\n#", "\n@", "\nprint", "\nif", "\nassert"],
@@ -399,55 +397,11 @@ def apply_diff(file, diff, use_line_number=False, allow_add_file=True):
     return file
 
 
-def bigcode_generation(prompt, continuation, stop_words):
-    end = len(continuation)
-    for s in stop_words:
-        at = continuation.find(s)
-        if at >= 0:
-            end = min(end, at + len(s))
-    return prompt + continuation[:end]
-
-
 # --- code_eval_octopack's execution (CodeGeeX's) ------------------------------------------------
-
-class TimeoutException(Exception):
-    pass
-
-
-@contextlib.contextmanager
-def time_limit(seconds):
-    def handler(signum, frame):
-        raise TimeoutException("Timed out!")
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    signal.signal(signal.SIGALRM, handler)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-
-
-def python_execute(program, timeout, result):
-    try:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            with time_limit(timeout):
-                exec(program, {})
-        result.append("passed")
-    except TimeoutException:
-        result.append("timed out")
-    except BaseException as e:
-        result.append(f"failed: {e}")
-
 
 def check_correctness(language, program, timeout, node, task_id="", env=None):
     if language == "python":
-        manager = multiprocessing.Manager()
-        result = manager.list()
-        p = multiprocessing.Process(target=python_execute, args=(program, timeout, result))
-        p.start()
-        p.join(timeout=timeout + 1)
-        if p.is_alive():
-            p.kill()
-        return result[0] if result else "timed out"
+        return bigcode_check_correctness(program, timeout, task_id, 0)["result"]
     if language != "js":
         return compiled_execute(language, program, timeout, task_id, env)
     with tempfile.TemporaryDirectory() as tmp:
@@ -557,12 +511,6 @@ def compiled_execute(language, program, timeout, task_id, env):
     raise ValueError(language)
 
 
-def estimate_pass_at_k(n, c, k):
-    if n - c < k:
-        return 1.0
-    return 1.0 - float(np.prod(1.0 - k / np.arange(n - c + 1, n + 1)))
-
-
 def run(job):
     task = Pack(job["language"], job["prompt"], job["variant"])
     rows = job["rows"]
@@ -594,8 +542,7 @@ def run(job):
             passed = [[r == "passed" for r in rs] for rs in results]
             out["passed"] = passed
             out["results"] = results
-            per_task = [estimate_pass_at_k(len(p), sum(p), 1) for p in passed]
-            out["pass@1"] = float(np.mean(per_task))
+            out["pass@1"] = float(estimate_pass_at_k([len(p) for p in passed], [sum(p) for p in passed], 1).mean())
     return out
 
 

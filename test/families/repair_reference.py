@@ -5,81 +5,25 @@ task are a model's raw continuations of the prompt), JSON on stdout.
 
 Written here as bigcode has them: each task's constructor (stop words, its branch order included),
 get_prompt, get_reference, postprocess_generation, process_results; mutate_code and parity_reference;
-compute_code_eval and estimate_pass_at_k (custom_metrics/code_eval.py) and check_correctness
-(custom_metrics/execute.py: the program exec'd in its own process with a time limit, any exception
-a failure; reliability_guard left out, which these programs do not reach). A raw continuation
-becomes bigcode's generation as its EndOfFunctionCriteria ends it (one sequence per batch): the
-text up to the end of the first stop word to appear after the prompt, else all of it.
+compute_code_eval (custom_metrics/code_eval.py). bigcode's shared parts are bigcode_reference.py's:
+estimate_pass_at_k, check_correctness (custom_metrics/execute.py), and the stopping criterion: a raw
+continuation becomes bigcode's generation as its EndOfFunctionCriteria ends it (one sequence per
+batch), the text up to the end of the first stop word to appear after the prompt, else all of it.
 Run with the test venv (scripts/install-test-python.sh).
 """
-import contextlib
-import io
 import itertools
 import json
-import multiprocessing
 import re
-import signal
 import sys
 from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
 import numpy as np
 
-
-# --- custom_metrics/execute.py and code_eval.py -------------------------------------------------
-
-class TimeoutException(Exception):
-    pass
+from bigcode_reference import check_correctness, estimate_pass_at_k, stopped
 
 
-@contextlib.contextmanager
-def time_limit(seconds):
-    def signal_handler(signum, frame):
-        raise TimeoutException("Timed out!")
-
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    signal.signal(signal.SIGALRM, signal_handler)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-
-
-def unsafe_execute(check_program, result, timeout):
-    try:
-        exec_globals = {}
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            with time_limit(timeout):
-                exec(check_program, exec_globals)
-        result.append("passed")
-    except TimeoutException:
-        result.append("timed out")
-    except BaseException as e:
-        result.append(f"failed: {e}")
-
-
-def check_correctness(check_program, timeout, task_id, completion_id):
-    manager = multiprocessing.Manager()
-    result = manager.list()
-    p = multiprocessing.Process(target=unsafe_execute, args=(check_program, result, timeout))
-    p.start()
-    p.join(timeout=timeout + 1)
-    if p.is_alive():
-        p.kill()
-    if not result:
-        result.append("timed out")
-    return dict(task_id=task_id, passed=result[0] == "passed", result=result[0], completion_id=completion_id)
-
-
-def estimate_pass_at_k(num_samples, num_correct, k):
-    def estimator(n, c, k):
-        if n - c < k:
-            return 1.0
-        return 1.0 - np.prod(1.0 - k / np.arange(n - c + 1, n + 1))
-
-    num_samples_it = iter(num_samples)
-    return np.array([estimator(int(n), int(c), k) for n, c in zip(num_samples_it, num_correct)])
-
+# --- custom_metrics/code_eval.py -----------------------------------------------------------------
 
 def compute_code_eval(predictions, references, k=[1, 10, 100], num_workers=4, timeout=3.0, runs=None):
     with ThreadPoolExecutor(max_workers=num_workers) as executor:
@@ -107,14 +51,6 @@ def compute_code_eval(predictions, references, k=[1, 10, 100], num_workers=4, ti
     ks = k
     pass_at_k = {f"pass@{k}": float(estimate_pass_at_k(total, correct, k).mean()) for k in ks if (total >= k).all()}
     return pass_at_k, results
-
-
-# --- the stopping criterion -----------------------------------------------------------------------
-
-def stopped(continuation, stop_words):
-    """bigcode's EndOfFunctionCriteria on one sequence: generation ends once a stop word appears."""
-    ends = [continuation.find(s) + len(s) for s in stop_words if s in continuation]
-    return continuation[: min(ends)] if ends else continuation
 
 
 # --- quixbugs.py ----------------------------------------------------------------------------------

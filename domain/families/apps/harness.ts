@@ -26,6 +26,7 @@
  * silenced otherwise.
  */
 import { utf8Base64 } from '../base64.js';
+import { importPreludeLine, SILENCED_OUTPUT } from '../pythonHarness.js';
 
 export const APPS_RESULT_MARKER = '__explora_apps_result__ ';
 
@@ -37,7 +38,7 @@ def __explora_apps_check(source_b64, spec_b64):
     io_spec = json.loads(spec["input_output"])
     inputs, outputs = io_spec["inputs"], io_spec["outputs"]
     fn_name = io_spec.get("fn_name") or None
-    prelude = "".join("from %s import *\n" % m for m in ("string", "re", "datetime", "collections", "heapq", "bisect", "copy", "math", "random", "statistics", "itertools", "functools", "operator", "io", "sys", "json", "builtins", "typing")) + "".join("import %s\n" % m for m in ("string", "re", "datetime", "collections", "heapq", "bisect", "copy", "math", "random", "statistics", "itertools", "functools", "operator", "io", "sys", "json")) + "sys.setrecursionlimit(6*10**5)\n"
+${importPreludeLine('6*10**5')}
 
     class Timeout(Exception):
         pass
@@ -45,10 +46,7 @@ def __explora_apps_check(source_b64, spec_b64):
     def on_alarm(signum, frame):
         raise Timeout()
 
-    saved = os.dup(1)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    os.dup2(devnull, 2)
+${SILENCED_OUTPUT}
     real_stdout, real_stderr = sys.stdout, sys.stderr
     signal.signal(signal.SIGALRM, on_alarm)
     limit = spec["test_time_limit"]

@@ -18,6 +18,7 @@
  * them), create_tempdir (a sample's working directory is private and removed after it).
  */
 import { utf8Base64 } from '../base64.js';
+import { writeOnlyStreamClass } from '../pythonHarness.js';
 
 /** The line the harness prints its verdict on (score.ts reads the last one). */
 export const VERDICT_MARK = '__bigcodebench__';
@@ -142,15 +143,7 @@ def _bcb_run(solution, test, environment, timeout, trusted):
     class TimeoutException(Exception):
         pass
 
-    class WriteOnlyStringIO(io.StringIO):
-        def read(self, *args, **kwargs):
-            raise IOError
-        def readline(self, *args, **kwargs):
-            raise IOError
-        def readlines(self, *args, **kwargs):
-            raise IOError
-        def readable(self, *args, **kwargs):
-            return False
+${writeOnlyStreamClass('WriteOnlyStringIO')}
 
     class redirect_stdin(contextlib._RedirectStream):
         _stream = "stdin"

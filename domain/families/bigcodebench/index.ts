@@ -16,14 +16,13 @@
  * snippets) get the same environment through the dataset's library (methodSandbox).
  */
 import { z } from 'zod';
-import { parseApiDocsJsonl } from '../../apidocs/corpus.js';
 import type { ApiLibrary } from '../../apidocs/library.js';
-import { docExampleDemos } from '../../apidocs/usageDemos.js';
 import { isJsonArray, jsonArrayAsJsonl, parseJsonl } from '../../datasets/jsonl.js';
 import { datasetRowsProblem } from '../../datasets/problems.js';
 import { isSuccess } from '../../execution/types.js';
 import { defineFamily } from '../define.js';
-import { DatasetEntryNameSchema, JsonlFileSchema, RowsFileSchema } from '../entry.js';
+import { DatasetEntryNameSchema, RowsFileSchema } from '../entry.js';
+import { EntryLibrarySchema, entryLibraryFiles, loadEntryLibrary } from '../entryLibrary.js';
 import { readsProblemsFiles } from '../evaluateOptions.js';
 import { familyOptions, option } from '../familyOptions.js';
 import type { DefinedFamily, ProblemOf, Requirement, TaskChecking, TaskScore } from '../types.js';
@@ -113,13 +112,7 @@ export const BigCodeBenchEntrySchema = z.strictObject({
   path: RowsFileSchema,
   ...BIGCODEBENCH_OPTIONS.entry,
   /** An API-doc corpus (JSONL of ApiDoc rows) of the libraries the tasks call, for rag and ExploraCoder. */
-  library: z
-    .strictObject({
-      api_docs: JsonlFileSchema,
-      name: z.string().min(1, 'must not be empty'),
-      summary: z.string().min(1, 'must not be empty'),
-    })
-    .optional(),
+  library: EntryLibrarySchema,
 });
 export type BigCodeBenchEntry = z.output<typeof BigCodeBenchEntrySchema>;
 type Options = Pick<BigCodeBenchEntry, 'split' | 'subset' | 'calibrated' | 'timeout_per_task' | 'min_time_limit' | 'no_gt' | 'environment'>;
@@ -340,29 +333,15 @@ export const bigCodeBenchFamily: DefinedFamily<
   bringsLibrary: (entry) => entry.library !== undefined,
   files: (entry) => ({
     rows: { path: entry.path, field: 'path' },
-    ...(entry.library ? { api_docs: { path: entry.library.api_docs, field: 'library.api_docs' } } : {}),
+    ...entryLibraryFiles(entry.library),
   }),
   load: ({ entry, texts, sources, tools }) => {
-    const docs = entry.library ? parseApiDocsJsonl(texts.api_docs!, sources.api_docs!) : [];
     const problems = bigCodeBenchProblems(texts.rows!, sources.rows!, entry, tools);
     // The environment the scoring mounts: the entry's, else the tools folder's default.
     const sandbox = methodSandbox(problems, problems[0]?.bigcodebench.environment);
     return {
       problems,
-      ...(entry.library
-        ? {
-            library: {
-              library: {
-                name: entry.library.name,
-                summary: entry.library.summary,
-                docs,
-                runtime: { kind: 'builtin' as const },
-                ...(sandbox ? { sandbox } : {}),
-              },
-              planner_examples: docExampleDemos(docs),
-            },
-          }
-        : {}),
+      ...loadEntryLibrary(entry.library, { texts, sources }, sandbox),
       notes: [],
     };
   },

@@ -12,6 +12,7 @@
  */
 import { z } from 'zod';
 import { pythonFloatRepr } from '../../metrics/spiderExec.js';
+import { samplesWithSolutions } from '../../scoring/sampleSolutions.js';
 import { declareScoreKind, plainMetricsLine, type CellFiles } from '../../scoring/scoreKind.js';
 
 export const BigCodeBenchStatusSchema = z.enum(['pass', 'fail', 'timeout']);
@@ -191,20 +192,9 @@ function estimatePassAtK(n: number, c: number, k: number): number {
  * samples enough for (`total.min() >= k`).
  */
 export function bigCodeBenchPeerFiles(figures: BigCodeBenchFigures, cell: CellFiles): Record<string, string> {
-  const solutions = cell.generations.filter((list) => list.length > 0);
   const evaluated: Record<string, Array<Record<string, unknown>>> = {};
   const gtPassed: Record<string, boolean> = {};
-  let task = -1;
-  let previous: string | undefined;
-  let index = 0;
-  for (const sample of cell.samples) {
-    if (sample.task_id !== previous) {
-      task += 1;
-      index = 0;
-      previous = sample.task_id;
-    }
-    const solution = solutions[task]?.[index++];
-    if (solution === undefined) throw new Error(`generations.json has no solution for sample ${index} of task ${sample.task_id}`);
+  for (const { sample, solution } of samplesWithSolutions(cell.samples, cell.generations)) {
     const score = BigCodeBenchSampleSchema.safeParse(sample.score);
     // A sample without BigCodeBench's verdict (not run: a generation that failed) is its timeout, as a check that set none.
     const { status, details, calibration } = score.success ? score.data : { status: 'timeout', details: {}, calibration: '' };

@@ -19,6 +19,7 @@
  * modes convert them per task as evalplus's `mbpp_deserialize_inputs` does.
  */
 import { utf8Base64 } from '../base64.js';
+import { SILENCED_OUTPUT } from '../pythonHarness.js';
 
 /** The line the check mode prints its outcome on. */
 export const EVALPLUS_RESULT_MARKER = '__explora_evalplus_result__ ';
@@ -257,10 +258,7 @@ def __explora_evalplus_check(spec_b64):
         how = "signal %d" % os.WTERMSIG(status) if os.WIFSIGNALED(status) else "exit code %d" % os.WEXITSTATUS(status)
         return {"status": "fail", "passed": last, "total": total, "failed_input": last, "reason": "the phase's process ended (%s)" % how}
 
-    saved = os.dup(1)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    os.dup2(devnull, 2)
+${SILENCED_OUTPUT}
     sys.stdout, sys.stderr, sys.stdin = Sink(), Sink(), io.StringIO()
     signal.signal(signal.SIGALRM, on_alarm)
     outcome = {"base": None, "plus": None}

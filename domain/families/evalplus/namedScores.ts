@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { estimateAtK, passAtK } from '../../metrics/passAtK.js';
+import { samplesWithSolutions } from '../../scoring/sampleSolutions.js';
 import { declareScoreKind, namedIntervals, plainMetricsLine, type AtKInterval, type PerTaskRow } from '../../scoring/scoreKind.js';
 
 const IntervalSchema = z.object({ stderr: z.number().nullable(), low: z.number().nullable(), high: z.number().nullable() });
@@ -126,19 +127,8 @@ function evalplusEvalResults(
   date: string,
 ): string | null {
   if (!('base' in figures.byName) || !('plus' in figures.byName)) return null;
-  const solutions = generations.filter((list) => list.length > 0);
   const eval_: Record<string, Array<Record<string, unknown>>> = {};
-  let task = -1;
-  let previous: string | undefined;
-  let index = 0;
-  for (const sample of samples) {
-    if (sample.task_id !== previous) {
-      task += 1;
-      index = 0;
-      previous = sample.task_id;
-    }
-    const solution = solutions[task]?.[index++];
-    if (solution === undefined) throw new Error(`generations.json has no solution for sample ${index} of task ${sample.task_id}`);
+  for (const { sample, solution } of samplesWithSolutions(samples, generations)) {
     const scores = sample.score?.kind === 'named' ? (sample.score.scores as Record<string, boolean>) : undefined;
     (eval_[sample.task_id] ??= []).push({
       task_id: sample.task_id,

@@ -8,10 +8,9 @@
 import { bigcodeNames } from '../evaluateOptions.js';
 import { z } from 'zod';
 import { isJsonArray, jsonArrayAsJsonl } from '../../datasets/jsonl.js';
-import { parseApiDocsJsonl } from '../../apidocs/corpus.js';
-import { docExampleDemos } from '../../apidocs/usageDemos.js';
 import { DatasetEntryNameSchema, formOf, JsonlFileSchema, programFormSchema } from '../entry.js';
 import { defineFamily } from '../define.js';
+import { EntryLibrarySchema, entryLibraryFiles, loadEntryLibrary } from '../entryLibrary.js';
 import type { FamilyId } from '../ids.js';
 import { pyStrip } from '../../metrics/pythonText.js';
 import type { LlmApi } from '../../llm/request.js';
@@ -38,13 +37,7 @@ export const HumanEvalEntrySchema = z.strictObject({
    */
   strip_prompt: z.boolean().optional(),
   /** An API-doc corpus (JSONL of ApiDoc rows) for a library the sandbox's Python already has. */
-  library: z
-    .strictObject({
-      api_docs: JsonlFileSchema,
-      name: z.string().min(1, 'must not be empty'),
-      summary: z.string().min(1, 'must not be empty'),
-    })
-    .optional(),
+  library: EntryLibrarySchema,
 });
 export type HumanEvalEntry = z.output<typeof HumanEvalEntrySchema>;
 
@@ -78,23 +71,15 @@ export const humanevalFamily = defineFamily({
   bringsLibrary: (entry) => entry.library !== undefined,
   files: (entry) => ({
     rows: { path: entry.path, field: 'path' },
-    ...(entry.library ? { api_docs: { path: entry.library.api_docs, field: 'library.api_docs' } } : {}),
+    ...entryLibraryFiles(entry.library),
   }),
   load: ({ entry, texts, sources }) => {
-    const docs = entry.library ? parseApiDocsJsonl(texts.api_docs!, sources.api_docs!) : [];
+    const library = loadEntryLibrary(entry.library, { texts, sources });
     return {
       problems: humanEvalProblems(texts.rows!, sources.rows!, formOf(entry), 'humaneval').map((p) =>
         entry.strip_prompt ? { ...p, strip_prompt: true as const } : p,
       ),
-      ...(entry.library
-        ? {
-            library: {
-              library: { name: entry.library.name, summary: entry.library.summary, docs, runtime: { kind: 'builtin' as const } },
-              // The planner's demos come from the docs' own usage examples (none without them).
-              planner_examples: docExampleDemos(docs),
-            },
-          }
-        : {}),
+      ...library,
       notes: [],
     };
   },

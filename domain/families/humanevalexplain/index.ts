@@ -22,7 +22,6 @@ import type { SweepProblem } from '../../datasets/problems.js';
 import { defineFamily } from '../define.js';
 import { DatasetEntryNameSchema, RowsFileSchema } from '../entry.js';
 import { flag, readsProblemsFiles } from '../evaluateOptions.js';
-import { familyOptions, option } from '../familyOptions.js';
 import {
   humanEvalPackFamily,
   humanEvalPackProblems,
@@ -31,6 +30,7 @@ import {
   rowsLanguage,
   RUN_LANGUAGES,
 } from '../humanevalpack/index.js';
+import { packPromptOption } from '../humanevalpack/promptOption.js';
 import { PACK_LANGUAGES, TASK_ID_PREFIX, type PackLanguage, type PackPrompt, type RunLanguage } from '../humanevalpack/prompts.js';
 import type { DefinedFamily, ProblemOf } from '../types.js';
 import { readDescriptions } from './descriptions.js';
@@ -38,21 +38,8 @@ import { describePostprocess, describePrompt, refusedExplainPrompt, synthesizePr
 
 export { describePostprocess, describePrompt, readDescriptions, refusedExplainPrompt, synthesizePrompt };
 
-/** The prompt option: bigcode's formats that take a context; the others refused by name. */
-const PromptSchema = z
-  .string()
-  .superRefine((prompt, ctx) => {
-    const why = refusedExplainPrompt(prompt);
-    if (why) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(prompt)}: ${why}` });
-  })
-  .pipe(z.enum(PACK_PROMPTS));
-
-const EXPLAIN_OPTIONS = familyOptions({
-  prompt: option(PromptSchema.default('instruct'), {
-    help: "bigcode's --prompt: instruct, octocoder, starchat, codellama, wizardcoder, ... as bigcode names them (default instruct)",
-    value: 'format',
-  }),
-});
+/** bigcode's `--prompt`: its formats that take a context; the others refused by name. */
+const EXPLAIN_OPTIONS = packPromptOption(refusedExplainPrompt);
 
 /** evaluate.ts's `--load_data_path` (bigcode's): the describe step's generations, read by evaluate.ts ({path, text}). */
 const LoadDataSchema = z

@@ -28,11 +28,11 @@ import type { LlmApi } from '../../llm/request.js';
 import { defineFamily } from '../define.js';
 import { DatasetEntryNameSchema, RowsFileSchema } from '../entry.js';
 import { flag, readsProblemsFiles } from '../evaluateOptions.js';
-import { familyOptions, option } from '../familyOptions.js';
 import type { DefinedFamily, ProblemOf, Requirement, TaskChecking, TaskScore, ToolchainPart } from '../types.js';
 import { applyCarperDiff, carperDiffHunk } from './carperDiff.js';
 import { applyDmpPatch } from './dmpPatch.js';
 import { packPostprocess, packProgramCode, packRemoveLastBlock } from './postprocess.js';
+import { packPromptOption } from './promptOption.js';
 import {
   PACK_LANGUAGES,
   PACK_PROMPTS,
@@ -85,22 +85,10 @@ const REQUIREMENTS: Record<RunLanguage, readonly Requirement[]> = {
   rust: octopackPart('rust-crates', 'rs', 'Rust programs (their declarations use rand, regex and md5)'),
 };
 
-/** The prompt option: bigcode's formats; its other `--prompt` values refused by name (refusedPrompt). */
-const PromptSchema = z
-  .string()
-  .superRefine((prompt, ctx) => {
-    if ((PACK_PROMPTS as readonly string[]).includes(prompt)) return;
-    ctx.addIssue({ code: 'custom', message: `${JSON.stringify(prompt)}: ${refusedPrompt(prompt, 'synthesize')}` });
-  })
-  .pipe(z.enum(PACK_PROMPTS));
-
-/** bigcode's `--prompt` for HumanEvalPack: the entry's `prompt` and evaluate.ts's `--prompt`. */
-const PACK_OPTIONS = familyOptions({
-  prompt: option(PromptSchema.default('instruct'), {
-    help: "bigcode's --prompt: instruct, octocoder, starchat, codellama, wizardcoder, ... as bigcode names them (default instruct)",
-    value: 'format',
-  }),
-});
+/** bigcode's `--prompt` for HumanEvalPack: its formats; its other `--prompt` values refused by name (refusedPrompt). */
+const PACK_OPTIONS = packPromptOption((prompt) =>
+  (PACK_PROMPTS as readonly string[]).includes(prompt) ? null : refusedPrompt(prompt, 'synthesize'),
+);
 
 /**
  * evaluate.ts's `--subset`, bigcode's task name after `humaneval`: <variant>-<language>. The entry

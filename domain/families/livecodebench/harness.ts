@@ -27,6 +27,7 @@
  * sample prints is silenced.
  */
 import { utf8Base64 } from '../base64.js';
+import { importPreludeLine, SILENCED_OUTPUT } from '../pythonHarness.js';
 
 export const LCB_RESULT_MARKER = '__explora_lcb_result__ ';
 
@@ -38,7 +39,7 @@ def __explora_lcb_check(source_b64, spec_b64):
     source = base64.b64decode(source_b64).decode("utf-8")
     spec = json.loads(base64.b64decode(spec_b64).decode("utf-8"))
     tests, fn_name, limit = spec["tests"], spec["fn_name"], spec["timeout"]
-    prelude = "".join("from %s import *\n" % m for m in ("string", "re", "datetime", "collections", "heapq", "bisect", "copy", "math", "random", "statistics", "itertools", "functools", "operator", "io", "sys", "json", "builtins", "typing")) + "".join("import %s\n" % m for m in ("string", "re", "datetime", "collections", "heapq", "bisect", "copy", "math", "random", "statistics", "itertools", "functools", "operator", "io", "sys", "json")) + "sys.setrecursionlimit(50000)\n"
+${importPreludeLine('50000')}
 
     if hasattr(sys, "set_int_max_str_digits"):
         sys.set_int_max_str_digits(50000)
@@ -51,10 +52,7 @@ def __explora_lcb_check(source_b64, spec_b64):
     def on_alarm(signum, frame):
         raise TimeLimit()
 
-    saved = os.dup(1)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    os.dup2(devnull, 2)
+${SILENCED_OUTPUT}
     real_stdout, real_stderr = sys.stdout, sys.stderr
     signal.signal(signal.SIGALRM, on_alarm)
     # The evaluator's child reads a standard input of its own (devnull): the one the module sees.

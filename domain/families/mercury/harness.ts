@@ -33,6 +33,7 @@
  * One line on the saved standard output reports it; the programs' output goes nowhere.
  */
 import { utf8Base64 } from '../base64.js';
+import { writeOnlyStreamClass } from '../pythonHarness.js';
 
 export const MERCURY_RESULT_MARKER = '__explora_mercury_result__ ';
 
@@ -55,15 +56,7 @@ def __explora_mercury_run(candidate_b64, spec_b64):
     def on_alarm(signum, frame):
         raise Timeout("Timed out!")
 
-    class WriteOnly(io.StringIO):
-        def read(self, *args, **kwargs):
-            raise IOError
-        def readline(self, *args, **kwargs):
-            raise IOError
-        def readlines(self, *args, **kwargs):
-            raise IOError
-        def readable(self, *args, **kwargs):
-            return False
+${writeOnlyStreamClass('WriteOnly')}
 
     base = {}
     for line in ("import re", "import itertools", "import collections", "import heapq", "import bisect", "import string",
