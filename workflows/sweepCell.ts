@@ -18,7 +18,7 @@ import {
 import { SA_CELL, SA_DONE, SA_KIND, SA_NAME, SA_PASS_AT_1, SA_PAUSED_FOR, SA_TOTAL } from '../domain/config/searchAttributes.js';
 import { cellErrorHold, describeCellErrorHold } from '../domain/sweep/cellErrors.js';
 import { cellErrorHoldQuery, cellErrorsSignal, releaseErrorHoldSignal } from './cellErrorReports.js';
-import { cellShardWorkflowId } from '../domain/sweep/keys.js';
+import { cellShardWorkflowId, cellWorkflowId, llmTaskQueue } from '../domain/sweep/keys.js';
 import { cellTaskSlots, nextShardWindow, shardTaskRange } from '../domain/sweep/sharding.js';
 import type { ShardOutcome, ShardTotals } from '../domain/sweep/records.js';
 import type { CellSummary } from '../domain/sweep/results.js';
@@ -26,7 +26,9 @@ import { storageActivities } from './activityOptions.js';
 import { startChildPatiently } from './startChildPatiently.js';
 import { pauseSignal, sendLegacyPause, sendPauseOrder, takePauseOrders, type SeqStore } from './pauseOrders.js';
 import { shardGeneratedSignal, sweepShardWorkflow } from './sweepShard.js';
-import { answerCellInBatches, answersInBatches } from './cellBatches.js';
+import { answerCellInBatches, answersInBatches, answersInRounds, cellBatchPrefix } from './cellBatches.js';
+import { batchRoundsWorkflow } from './batchRounds.js';
+import { roundsCloseSignal, type BatchRoundsRef } from './roundSignals.js';
 import type { CellInput, CellProgressState } from './sweepTypes.js';
 
 export { pauseSignal, resumeSignal } from './pauseOrders.js';
@@ -238,6 +240,36 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
     );
     batchIds = [];
   }
+  // Batch mode, multi-round methods: this run's shards' chains park their requests for a round
+  // collector, which sends each round as a batch (batchRounds.ts). Started once this run has shards
+  // to start; their chains have all ended (and it with them) before the run continues as new.
+  let rounds: { ref: BatchRoundsRef; close: () => Promise<unknown> } | null = null;
+  if (launched < shards && answersInRounds(input) && patched('batch-rounds')) {
+    const prefix = `${cellBatchPrefix(input.sweepId, input.cell.id)}rounds/`;
+    const collector = await startChildPatiently(batchRoundsWorkflow, {
+      workflowId: `${cellWorkflowId(input.sweepId, input.cell.id)}/rounds-${state.run}`,
+      taskQueue: input.queues.workflows,
+      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+      args: [
+        {
+          sweepId: input.sweepId,
+          cellId: input.cell.id,
+          endpoint: input.cell.endpoint,
+          llmQueue: llmTaskQueue(input.queues.llmBase, input.cell.model),
+          workflowQueue: input.queues.workflows,
+          prefix,
+          maxHistoryEvents: input.maxHistoryEvents,
+        },
+      ],
+    });
+    rounds = {
+      ref: { collectorId: collector.workflowId, prefix: `${prefix}parked/` },
+      close: async () => {
+        await collector.signal(roundsCloseSignal);
+        await collector.result();
+      },
+    };
+  }
   // Answering and running overlap across shards (issue 45): a shard counts against maxParallelShards
   // while it generates, and its task window against the cell's task slots (domain/sweep/sharding.ts);
   // once it tells the cell its answers are in, the next shard starts while its programs run, with at
@@ -282,6 +314,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
             ...(input.spendLedger ? { spendLedger: input.spendLedger } : input.reportsSpend ? { reportsSpend: true as const } : {}),
             ...(stopsOnErrors ? { reportsErrors: true as const } : {}),
             ...(taskWindow !== null ? { taskWindow, tellsGenerated: true as const } : {}),
+            ...(rounds ? { batchRounds: rounds.ref } : {}),
             shardIndex,
             taskStart: tasks.start,
             taskEnd: tasks.end,
@@ -324,6 +357,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
       await Promise.race([condition(() => changes !== seen || held() !== wasHeld), ...inFlight.values()]);
     } else await Promise.race(inFlight.values());
   }
+  if (rounds) await rounds.close();
   state.nextShard = launched;
   if (launched < shards) {
     publish(true);

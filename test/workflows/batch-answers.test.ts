@@ -26,6 +26,7 @@ import { uniqueSuffix } from '../support/config.js';
 import { waitUntil } from '../support/poll.js';
 import { startWorkflowEnv, testQueues, withStubWorkers } from '../support/workflow-env.js';
 import { cellInput, directCell, stubLlm, stubStorage } from './stubs.js';
+import type { LlmCallSummary } from '../../domain/llm/request.js';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -466,5 +467,138 @@ describe('a request set in batches', () => {
     });
     expect(provider.log).toEqual(['submit c', 'cancel batch_1']);
     expect(provider.batches[0]!.status).toBe('cancelling');
+  });
+});
+
+/**
+ * A self-repair cell in batch mode, its steps stubbed as the parking LLM activities behave
+ * (infra/llm/parking.ts): a step asked with parkRequests whose requests are not cached fails with
+ * LlmParked and their set; a batch's collect caches them. Task t's sample s passes its visible
+ * run after (t + s) % 3 repairs, so with a plan of 2 subtasks (budget 2) the cell has 3 rounds.
+ */
+function stubRounds() {
+  const cached = new Set<string>();
+  const pooled = new Map<string, string[]>();
+  const parkedSets = new Map<string, string[]>();
+  const batched: string[] = [];
+  const sentLive: string[] = [];
+  const log: string[] = [];
+  let parks = 0;
+  const zero = { calls: 1, prompt_tokens: 5, completion_tokens: 2, sandbox_runs: 0 };
+  type Parking = { parkRequests?: { prefix: string; after: string[] } };
+  /** Answers the step's requests, or parks those not cached (as parkOrSend does). */
+  const answer = (ids: string[], input: Parking) => {
+    const missing = ids.filter((id) => !cached.has(id));
+    if (missing.length && input.parkRequests) {
+      const setId = `p${++parks}`;
+      parkedSets.set(setId, missing);
+      throw ApplicationFailure.create({
+        type: 'LlmParked',
+        nonRetryable: true,
+        message: 'parked',
+        details: [[{ planKey: `${input.parkRequests.prefix}${setId}`, setId, requests: missing.length, samples: missing.length }]],
+      });
+    }
+    for (const id of missing) {
+      sentLive.push(id);
+      cached.add(id);
+    }
+  };
+  const repairsNeeded = (t: number, s: number) => (t + s) % 3;
+  const llm = {
+    async planTask(input: { ref: { taskIndex: number } } & Parking) {
+      answer([`plan/${input.ref.taskIndex}`], input);
+      return { planKey: `plan/${input.ref.taskIndex}`, subtasks: ['a', 'b'], cost: zero };
+    },
+    async generateRag(input: { ref: { taskIndex: number }; sampleIndices: number[] } & Parking): Promise<LlmCallSummary[]> {
+      const ids = input.sampleIndices.map((s) => `first/${input.ref.taskIndex}/${s}`);
+      answer(ids, input);
+      return ids.map((key) => ({ key, status: 'ok', cached: true, promptTokens: 5, completionTokens: 2, calls: 1 }));
+    },
+    async repairSample(input: { ref: { taskIndex: number }; sampleIndex: number; round: number } & Parking) {
+      const id = `repair/${input.ref.taskIndex}/${input.sampleIndex}/${input.round}`;
+      answer([id], input);
+      return { llmKey: id, ok: true, cost: zero };
+    },
+    async poolRequestSets(input: { sets: RequestSet[]; prefix: string }): Promise<RequestSet[]> {
+      const ids = [...new Set(input.sets.flatMap((s) => parkedSets.get(s.setId)!))];
+      const setId = `pool${pooled.size + 1}`;
+      pooled.set(setId, ids);
+      log.push(`pool ${input.prefix} ${ids.length}`);
+      return [{ planKey: `${input.prefix}${setId}`, setId, requests: ids.length, samples: ids.length }];
+    },
+    async submitBatch(input: SubmitBatchInput): Promise<SubmittedBatch> {
+      log.push(`submit ${input.set.setId}`);
+      return { batchId: `batch_${input.set.setId}`, created: true };
+    },
+    async pollBatch(input: { batchId: string }): Promise<BatchStatus> {
+      return { batchId: input.batchId, status: 'completed', total: 1, completed: 1, failed: 0 };
+    },
+    async collectBatch(input: CollectBatchInput): Promise<CollectedBatch> {
+      const ids = pooled.get(input.set.setId)!;
+      for (const id of ids) {
+        batched.push(id);
+        cached.add(id);
+      }
+      return { samples: ids.length, requests: ids.length, promptTokens: 5 * ids.length, completionTokens: 2 * ids.length };
+    },
+  };
+  const sandbox = {
+    async runVisible(input: { taskIndex: number; llmKey: string; label: string }) {
+      const round = Number(input.label.split('/r').pop());
+      const s = Number(input.label.split('/').slice(-2)[0]);
+      return { runKey: `run/${input.label}`, ok: round >= repairsNeeded(input.taskIndex, s), hasOutput: false, status: 'ok' };
+    },
+    async writeRepairTrace(input: { cellId: string; taskIndex: number }) {
+      return `trace/${input.cellId}/${input.taskIndex}`;
+    },
+  };
+  return { llm, sandbox, cached, batched, sentLive, log };
+}
+
+describe('a multi-round cell in batch mode', () => {
+  it('sends each round of its chains as one batch, each request once, and none live', async () => {
+    const queues = testQueues();
+    const rounds = stubRounds();
+    const storage = stubStorage();
+    const base = directCell();
+    const cell = {
+      ...base,
+      id: 'ds.m.self-repair.t0',
+      method: 'self-repair',
+      endpoint: { ...base.endpoint, api: 'chat' as const, batch: SETTINGS },
+    };
+    // Two shards of 2 and 1 tasks at once: the round gathers the chains of both.
+    const input = cellInput(`wft-cell-${uniqueSuffix()}`, queues, {
+      cell,
+      libraryKey: 'lib-key',
+      methodOptions: MethodOptionsSchema.parse({}),
+      tasks: 3,
+      nSamples: 2,
+      tasksPerShard: 2,
+      maxParallelShards: 2,
+    });
+    await withStubWorkers(env, queues, { activities: { ...storage.activities, ...rounds.sandbox }, llm: { m: rounds.llm } }, () =>
+      env.client.workflow.execute(sweepCellWorkflow, {
+        workflowId: cellWorkflowId(input.sweepId, input.cell.id),
+        taskQueue: queues.workflows,
+        args: [input],
+      }),
+    );
+    // Round 1: 3 plans + 6 first answers; round 2: the 4 samples needing a repair; round 3: the 2 needing two.
+    expect(rounds.log).toEqual([
+      expect.stringMatching(/rounds\/r1\/ 9$/),
+      'submit pool1',
+      expect.stringMatching(/rounds\/r2\/ 4$/),
+      'submit pool2',
+      expect.stringMatching(/rounds\/r3\/ 2$/),
+      'submit pool3',
+    ]);
+    expect(rounds.sentLive).toEqual([]);
+    expect(new Set(rounds.batched).size).toBe(rounds.batched.length);
+    expect(rounds.batched).toHaveLength(15);
+    // Each shard ran its tasks' final answers: the last repair (or the first answer) of each sample.
+    const keys = storage.executed.flatMap((e) => (e.generations.kind === 'llm' ? e.generations.keys.flat() : []));
+    expect(keys.sort()).toEqual(['first/0/0', 'repair/0/1/1', 'repair/1/0/1', 'repair/1/1/2', 'repair/2/0/2', 'first/2/1'].sort());
   });
 });
