@@ -84,4 +84,4 @@ export const BATCH_METHOD_KINDS: readonly string[] = ['direct', 'rag'];
  * The multi-round kinds batch mode answers round by round: their task chains park each step's
  * requests and their cell's round collector sends each round as a batch (workflows/batchRounds.ts).
  */
-export const BATCH_ROUND_KINDS: readonly string[] = ['self-repair'];
+export const BATCH_ROUND_KINDS: readonly string[] = ['self-repair', 'capir', 'exploracoder'];

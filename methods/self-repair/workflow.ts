@@ -29,12 +29,12 @@ export async function selfRepairTaskWorkflow(input: MethodTaskInput): Promise<Me
   const { ref } = input;
   // The first answers are rag's, the budget ExploraCoder's plan (both cached, shared with those cells).
   // Batch mode (input.batchRounds): the LLM steps park their requests for the cell's round collector.
-  const rounds = chainRounds(input.batchRounds);
-  const llm = rounds.llm(
+  const batchRounds = chainRounds(input.batchRounds);
+  const llm = batchRounds.llm(
     llmActivities<RagActivities & ExploracoderActivities & SelfRepairActivities>(llmTaskQueue(input.queues.llmBase, input.modelId)),
   );
-  const sandbox = rounds.tracked(sandboxActivities(input.queues.sandbox, input.timeoutS));
-  const storage = rounds.tracked(storageActivitiesOf<ReturnType<typeof createSelfRepairTraceActivities>>(input.queues.storage));
+  const sandbox = batchRounds.tracked(sandboxActivities(input.queues.sandbox, input.timeoutS));
+  const storage = batchRounds.tracked(storageActivitiesOf<ReturnType<typeof createSelfRepairTraceActivities>>(input.queues.storage));
 
   setCurrentDetails(`**self-repair** task \`${input.taskId}\`: planning the budget`);
   const allSamples = Array.from({ length: input.nSamples }, (_, s) => s);
@@ -85,6 +85,6 @@ export async function selfRepairTaskWorkflow(input: MethodTaskInput): Promise<Me
     cost,
   });
   const finalCost = samples.reduce((c, rounds) => addCost(c, rounds[rounds.length - 1]!.cost), ZERO_COST);
-  rounds.end();
+  batchRounds.end();
   return { finalKeys, cost, finalCost, traceKey, wallMs: Date.now() - started };
 }

@@ -54,22 +54,18 @@ describe('models[i].batch', () => {
     ]);
   });
 
-  it('refuses the multi-round methods it does not send round by round yet, naming models[i].batch and the method', () => {
-    const issues = sweepConfigIssues(withModel({ batch: {} }, { methods: ['direct', 'rag', 'self-repair', 'capir', 'exploracoder'] }));
-    const batch = issues.filter((i) => i.path === 'models[0].batch');
-    expect(batch.map((i) => i.message)).toEqual([
-      expect.stringContaining('methods[3] (capir)'),
-      expect.stringContaining('methods[4] (exploracoder)'),
-    ]);
-    // direct alone is fine, rag (one round of requests after its retrieval), and self-repair (a batch a round).
+  it('answers every method, the multi-round ones round by round; gather: model is refused for those, naming the method', () => {
+    const methods = ['direct', 'rag', 'self-repair', 'capir', 'capir-self-repair', 'exploracoder', 'exploracoder-debug'];
+    expect(sweepConfigIssues(withModel({ batch: {} }, { methods })).filter((i) => i.path.startsWith('models'))).toEqual([]);
     expect(parseSweepConfig(withModel({ batch: {} })).models[0]!.batch).toBeDefined();
-    for (const method of ['rag', 'self-repair'])
-      expect(sweepConfigIssues(withModel({ batch: {} }, { methods: [method] })).filter((i) => i.path === 'models[0].batch')).toEqual([]);
     // A multi-round method's cells send their rounds themselves: gathering by model is refused for them.
-    const gathered = sweepConfigIssues(withModel({ batch: { gather: 'model' } }, { methods: ['self-repair'] }));
-    expect(gathered.filter((i) => i.path.startsWith('models'))).toEqual([
-      { path: 'models[0].batch.gather', message: expect.stringContaining('methods[0] (self-repair)') },
-    ]);
+    const gathered = sweepConfigIssues(withModel({ batch: { gather: 'model' } }, { methods }));
+    expect(gathered.filter((i) => i.path.startsWith('models'))).toEqual(
+      [2, 3, 4, 5, 6].map((mi) => ({
+        path: 'models[0].batch.gather',
+        message: expect.stringContaining(`methods[${mi}] (${methods[mi]})`),
+      })),
+    );
   });
 
   it('prices the model at its live price with its batch price beside, which needs a listed price of the same currency', () => {
