@@ -45,6 +45,8 @@ export interface CellProgress extends CellProgressState {
   runningShards: string[];
   /** Batch mode: the workflow ids of the cell's batches while it waits for them (their progress: batchAnswersProgressQuery). */
   batches?: string[];
+  /** Batch mode, multi-round methods: the round collector while the shards run (its round's batches: batchRoundsProgressQuery). */
+  roundCollector?: string;
 }
 export const cellProgressQuery = defineQuery<CellProgress>('progress');
 
@@ -69,6 +71,8 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
   // before this run's first task ends).
   const inFlight = new Map<number, Promise<void>>();
   let batchIds: string[] = [];
+  // Query state only (the live progress reads its batches): no command depends on it.
+  let roundCollector: string | undefined;
   const shardId = (i: number) => cellShardWorkflowId(input.sweepId, input.cell.id, i);
   const progress = (): CellProgress => ({
     ...state,
@@ -81,6 +85,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
     summary,
     runningShards: [...inFlight.keys()].map(shardId),
     ...(batchIds.length > 0 ? { batches: batchIds } : {}),
+    ...(roundCollector ? { roundCollector } : {}),
   });
   setHandler(cellProgressQuery, progress);
   // Before any handler: a signal that came before this run's first task is handled inside setHandler,
@@ -262,6 +267,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
         },
       ],
     });
+    roundCollector = collector.workflowId;
     rounds = {
       ref: { collectorId: collector.workflowId, prefix: `${prefix}parked/` },
       close: async () => {
@@ -357,7 +363,10 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
       await Promise.race([condition(() => changes !== seen || held() !== wasHeld), ...inFlight.values()]);
     } else await Promise.race(inFlight.values());
   }
-  if (rounds) await rounds.close();
+  if (rounds) {
+    await rounds.close();
+    roundCollector = undefined;
+  }
   state.nextShard = launched;
   if (launched < shards) {
     publish(true);
