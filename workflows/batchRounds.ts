@@ -18,6 +18,7 @@ import {
   roundParkedSignal,
   roundReleasedSignal,
   roundsCloseSignal,
+  roundsHoldSignal,
   type BatchRoundsProgress,
 } from './roundSignals.js';
 
@@ -33,8 +34,17 @@ export interface BatchRoundsInput {
   maxHistoryEvents?: number;
   /** How long all chains must stay waiting before their round is sent (chains of a shard start together). */
   settleMs?: number;
+  /** Its cell was held when it started it (a held cell's collector submits no round). */
+  held?: boolean;
   /** Carried across continue-as-new. */
-  carried?: { round: number; running: string[]; waiting: Record<string, RequestSet[]>; closing: boolean; requestsSent: number };
+  carried?: {
+    round: number;
+    running: string[];
+    waiting: Record<string, RequestSet[]>;
+    closing: boolean;
+    requestsSent: number;
+    held: boolean;
+  };
 }
 
 export interface BatchRoundsOutcome {
@@ -50,6 +60,7 @@ export async function batchRoundsWorkflow(input: BatchRoundsInput): Promise<Batc
   let closing = input.carried?.closing ?? false;
   let round = input.carried?.round ?? 0;
   let requestsSent = input.carried?.requestsSent ?? 0;
+  let held = input.carried?.held ?? input.held ?? false;
   let batches: string[] = [];
   let changes = 0;
   setHandler(roundChainsSignal, ({ started = [], ended = [] }) => {
@@ -66,12 +77,17 @@ export async function batchRoundsWorkflow(input: BatchRoundsInput): Promise<Batc
     changes++;
   });
   setHandler(roundsCloseSignal, () => void (closing = true));
+  setHandler(roundsHoldSignal, (order) => {
+    held = order.held;
+    changes++;
+  });
   setHandler(batchRoundsProgressQuery, (): BatchRoundsProgress => ({
     round,
     chains: running.size,
     waiting: waiting.size,
     batches,
     requestsSent,
+    held,
   }));
   const pool = proxyActivities<Pick<BatchActivities, 'poolRequestSets'>>({
     taskQueue: input.llmQueue,
@@ -85,8 +101,9 @@ export async function batchRoundsWorkflow(input: BatchRoundsInput): Promise<Batc
   const full = () => parked() >= maxRequests;
 
   for (;;) {
-    await condition(() => allWait() || full() || (closing && waiting.size === 0 && running.size === 0));
-    if (!allWait() && !full()) return { rounds: round, requestsSent };
+    // A held cell's chains wait, their requests parked, until it goes on (batches in flight go on).
+    await condition(() => (!held && (allWait() || full())) || (closing && waiting.size === 0 && running.size === 0));
+    if (held || (!allWait() && !full())) return { rounds: round, requestsSent };
     if (!full()) {
       // A chain a shard is starting now may not have said so yet: wait until nothing changes for a moment.
       const seen = changes;
@@ -126,7 +143,7 @@ export async function batchRoundsWorkflow(input: BatchRoundsInput): Promise<Batc
     if (info.continueAsNewSuggested || info.historyLength >= (input.maxHistoryEvents ?? 10_000))
       await continueAsNew<typeof batchRoundsWorkflow>({
         ...input,
-        carried: { round, running: [...running], waiting: Object.fromEntries(waiting), closing, requestsSent },
+        carried: { round, running: [...running], waiting: Object.fromEntries(waiting), closing, requestsSent, held },
       });
   }
 }

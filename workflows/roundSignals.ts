@@ -10,6 +10,8 @@ import type { RequestSet } from '../infra/llm/batchPlan.js';
 export const roundChainsSignal = defineSignal<[{ started?: string[]; ended?: string[] }]>('round-chains');
 /** To the collector: a chain's every step waits on these parked request sets. */
 export const roundParkedSignal = defineSignal<[{ chainId: string; sets: RequestSet[] }]>('round-parked');
+/** To the collector: its cell is held (paused, budget, errors) or goes on: a held cell's collector submits no round. */
+export const roundsHoldSignal = defineSignal<[{ held: boolean }]>('rounds-hold');
 /** To the collector: the cell's shards are done; it ends once nothing waits. */
 export const roundsCloseSignal = defineSignal('rounds-close');
 /** To a chain: the batch of its parked requests is answered (or gave up): ask again. */
@@ -31,5 +33,7 @@ export interface BatchRoundsProgress {
   /** The batch workflows of the round being answered (their progress: batch-progress). */
   batches: string[];
   requestsSent: number;
+  /** Its cell is held: no round is submitted until it goes on. */
+  held: boolean;
 }
 export const batchRoundsProgressQuery = defineQuery<BatchRoundsProgress>('rounds-progress');

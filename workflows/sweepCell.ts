@@ -28,7 +28,7 @@ import { pauseSignal, sendLegacyPause, sendPauseOrder, takePauseOrders, type Seq
 import { shardGeneratedSignal, sweepShardWorkflow } from './sweepShard.js';
 import { answerCellInBatches, answersInBatches, answersInRounds, cellBatchPrefix } from './cellBatches.js';
 import { batchRoundsWorkflow } from './batchRounds.js';
-import { roundsCloseSignal, type BatchRoundsRef } from './roundSignals.js';
+import { roundsCloseSignal, roundsHoldSignal, type BatchRoundsRef } from './roundSignals.js';
 import type { CellInput, CellProgressState } from './sweepTypes.js';
 
 export { pauseSignal, resumeSignal } from './pauseOrders.js';
@@ -101,7 +101,10 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
   const shardOrders: SeqStore = { get: () => state.shardPauseSeq, set: (s) => void (state.shardPauseSeq = s) };
   /** Tells shard `i` the cell's pause state now, numbered after every earlier order (pauseOrders.ts). */
   const orderShard = (i: number) => sendPauseOrder(shardOrders, shardId(i), held());
+  /** Tells the round collector (batch mode, multi-round methods) the cell's hold; null without one. */
+  let holdRounds: ((held: boolean) => Promise<void>) | null = null;
   const forward = async (paused: boolean) => {
+    await holdRounds?.(paused);
     if (!patched('cell-forwards-pause')) return;
     if (patched('ordered-pause')) {
       await Promise.all([...inFlight.keys()].map(orderShard));
@@ -264,9 +267,11 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
           workflowQueue: input.queues.workflows,
           prefix,
           maxHistoryEvents: input.maxHistoryEvents,
+          ...(held() ? { held: true } : {}),
         },
       ],
     });
+    holdRounds = (h) => collector.signal(roundsHoldSignal, { held: h });
     roundCollector = collector.workflowId;
     rounds = {
       ref: { collectorId: collector.workflowId, prefix: `${prefix}parked/` },
@@ -364,6 +369,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
     } else await Promise.race(inFlight.values());
   }
   if (rounds) {
+    holdRounds = null;
     await rounds.close();
     roundCollector = undefined;
   }

@@ -25,7 +25,8 @@ import { sweepWorkflow } from '../../workflows/sweep.js';
 import { uniqueSuffix } from '../support/config.js';
 import { waitUntil } from '../support/poll.js';
 import { startWorkflowEnv, testQueues, withStubWorkers } from '../support/workflow-env.js';
-import { cellInput, directCell, stubLlm, stubStorage } from './stubs.js';
+import { cellInput, directCell, Holds, stubLlm, stubStorage } from './stubs.js';
+import { batchRoundsProgressQuery } from '../../workflows/roundSignals.js';
 import type { LlmCallSummary } from '../../domain/llm/request.js';
 
 let env: TestWorkflowEnvironment;
@@ -476,7 +477,7 @@ describe('a request set in batches', () => {
  * LlmParked and their set; a batch's collect caches them. Task t's sample s passes its visible
  * run after (t + s) % 3 repairs, so with a plan of 2 subtasks (budget 2) the cell has 3 rounds.
  */
-function stubRounds() {
+function stubRounds(holds?: Holds) {
   const cached = new Set<string>();
   const pooled = new Map<string, string[]>();
   const parkedSets = new Map<string, string[]>();
@@ -545,6 +546,7 @@ function stubRounds() {
   };
   const sandbox = {
     async runVisible(input: { taskIndex: number; llmKey: string; label: string }) {
+      await holds?.pass();
       const round = Number(input.label.split('/r').pop());
       const s = Number(input.label.split('/').slice(-2)[0]);
       return { runKey: `run/${input.label}`, ok: round >= repairsNeeded(input.taskIndex, s), hasOutput: false, status: 'ok' };
@@ -600,5 +602,65 @@ describe('a multi-round cell in batch mode', () => {
     // Each shard ran its tasks' final answers: the last repair (or the first answer) of each sample.
     const keys = storage.executed.flatMap((e) => (e.generations.kind === 'llm' ? e.generations.keys.flat() : []));
     expect(keys.sort()).toEqual(['first/0/0', 'repair/0/1/1', 'repair/1/0/1', 'repair/1/1/2', 'repair/2/0/2', 'first/2/1'].sort());
+  });
+
+  it('held (paused) between two rounds, submits the next only once it goes on', async () => {
+    const queues = testQueues();
+    const holds = new Holds();
+    const rounds = stubRounds(holds);
+    const base = directCell();
+    const cell = {
+      ...base,
+      id: 'ds.m.self-repair.t0',
+      method: 'self-repair',
+      endpoint: { ...base.endpoint, api: 'chat' as const, batch: SETTINGS },
+    };
+    // One task: sample 0 passes at once, sample 1 after one repair: two rounds.
+    const input = cellInput(`wft-cell-${uniqueSuffix()}`, queues, {
+      cell,
+      libraryKey: 'lib-key',
+      methodOptions: MethodOptionsSchema.parse({}),
+      nSamples: 2,
+    });
+    const cellId = cellWorkflowId(input.sweepId, input.cell.id);
+    await withStubWorkers(
+      env,
+      queues,
+      { activities: { ...stubStorage().activities, ...rounds.sandbox }, llm: { m: rounds.llm } },
+      async () => {
+        const handle = await env.client.workflow.start(sweepCellWorkflow, {
+          workflowId: cellId,
+          taskQueue: queues.workflows,
+          args: [input],
+        });
+        // Round 1 is answered: the first answers run on the examples.
+        await waitUntil(() => holds.held > 0 || undefined, { what: 'the first runs', timeoutMs: 30_000, intervalMs: 20 });
+        await handle.signal(pauseOrderSignal, { paused: true, seq: 1 });
+        await waitUntil(async () => (await handle.query(cellProgressQuery)).phase === 'paused' || undefined, {
+          what: 'the cell paused',
+          timeoutMs: 30_000,
+          intervalMs: 20,
+        });
+        holds.open();
+        const collector = env.client.workflow.getHandle(`${cellId}/rounds-1`);
+        await waitUntil(async () => (await collector.query(batchRoundsProgressQuery)).waiting === 1 || undefined, {
+          what: 'the chain waiting on its parked repair',
+          timeoutMs: 30_000,
+          intervalMs: 20,
+        });
+        await new Promise((r) => setTimeout(r, 2000)); // past the collector's settling second
+        expect(rounds.log).toEqual([expect.stringMatching(/rounds\/r1\/ 3$/), 'submit pool1']);
+        expect((await collector.query(batchRoundsProgressQuery)).held).toBe(true);
+        await handle.signal(pauseOrderSignal, { paused: false, seq: 2 });
+        await handle.result();
+      },
+    );
+    expect(rounds.log).toEqual([
+      expect.stringMatching(/rounds\/r1\/ 3$/),
+      'submit pool1',
+      expect.stringMatching(/rounds\/r2\/ 1$/),
+      'submit pool2',
+    ]);
+    expect(rounds.sentLive).toEqual([]);
   });
 });
