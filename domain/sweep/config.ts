@@ -645,7 +645,7 @@ function batchModeChecks(models: unknown[], methods: unknown[], add: AddIssue): 
       if (kind !== undefined && !answered.includes(kind))
         add(
           ['models', xi, 'batch'],
-          `batch mode answers only the ${answered.join(', ')} methods so far; methods[${mi}] (${String(m)}) is ${kind}, whose rounds of requests batch mode does not send yet: leave batch out, or list ${String(m)} in another sweep`,
+          `batch mode answers the method kinds ${answered.join(', ')}; methods[${mi}] (${String(m)}) is of kind ${kind}, whose requests it does not know how to gather: leave batch out, or list ${String(m)} in another sweep`,
         );
       else if (kind !== undefined && BATCH_ROUND_KINDS.includes(kind) && (batch as Record<string, unknown>).gather === 'model')
         add(

@@ -5,6 +5,8 @@ import { BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, batchEndpointOf } from '../../doma
 import { forecastPrices, pricesOf } from '../../domain/sweep/budget.js';
 import { parseSweepConfig, sweepConfigHash } from '../../domain/sweep/config.js';
 import { minimalSweepConfig, sweepConfigIssues } from '../support/sweep-config.js';
+import { registerMethodKind } from '../../domain/methods/registry.js';
+import { ragMethod } from '../../methods/rag/definition.js';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const withModel = (extra: Record<string, unknown>, top: Record<string, unknown> = {}) => {
@@ -66,6 +68,15 @@ describe('models[i].batch', () => {
         message: expect.stringContaining(`methods[${mi}] (${methods[mi]})`),
       })),
     );
+  });
+
+  it('refuses a plug-in method kind it does not know, naming models[i].batch, the method and its kind', () => {
+    registerMethodKind({ ...ragMethod, kind: 'batch-test-plugin', names: { 'batch-test-plugin': ragMethod.names.rag } });
+    expect(
+      sweepConfigIssues(withModel({ batch: {} }, { methods: ['rag', 'batch-test-plugin'] })).filter((i) => i.path.startsWith('models')),
+    ).toEqual([
+      { path: 'models[0].batch', message: expect.stringContaining('methods[1] (batch-test-plugin) is of kind batch-test-plugin') },
+    ]);
   });
 
   it('prices the model at its live price with its batch price beside, which needs a listed price of the same currency', () => {
