@@ -4,8 +4,9 @@
  * the results and samples of the same sweep answered live, every request reaching the model once:
  * in batches of at most max_requests with nothing live after them; with the batch server restarted
  * (its state kept on disk, as a provider's) and the worker killed while a batch is in flight (the
- * batch is not created again); gathering its two cells' requests in the same batches; and with a batch that expires half-done
- * (the rest sent live), each answer priced at the price of how it was answered.
+ * batch is not created again); gathering its two cells' requests in the same batches; with a batch that expires half-done
+ * (the rest sent live), each answer priced at the price of how it was answered; and a self-repair
+ * sweep whose two rounds of requests are two batches.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

@@ -3,7 +3,8 @@
  * the provider: a cell in batch mode answers its request sets in batches before its shards start;
  * requests a batch left go in a new batch up to retry_rounds, the rest to the live path;
  * live_after_s cancels a batch that takes too long and keeps what it answered; a cancelled
- * workflow cancels its batch in flight.
+ * workflow cancels its batch in flight; a multi-round cell sends each round of its chains'
+ * requests as one batch, and none while held.
  */
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
