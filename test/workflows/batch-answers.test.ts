@@ -27,7 +27,8 @@ import { uniqueSuffix } from '../support/config.js';
 import { waitUntil } from '../support/poll.js';
 import { startWorkflowEnv, testQueues, withStubWorkers } from '../support/workflow-env.js';
 import { cellInput, directCell, Holds, stubLlm, stubStorage } from './stubs.js';
-import { batchRoundsProgressQuery } from '../../workflows/roundSignals.js';
+import { batchRoundsProgressQuery, roundChainsSignal, roundParkedSignal, roundsCloseSignal } from '../../workflows/roundSignals.js';
+import { batchRoundsWorkflow, type BatchRoundsInput } from '../../workflows/batchRounds.js';
 import type { LlmCallSummary } from '../../domain/llm/request.js';
 
 let env: TestWorkflowEnvironment;
@@ -663,5 +664,45 @@ describe('a multi-round cell in batch mode', () => {
       'submit pool2',
     ]);
     expect(rounds.sentLive).toEqual([]);
+  });
+
+  it('its round collector continues as new between rounds, carrying the chains it waits for and its round count', async () => {
+    const queues = testQueues();
+    const provider = stubProvider({ pollsToFinish: 1 });
+    const base = directCell();
+    const workflowId = `wft-rounds-${uniqueSuffix()}`;
+    const input: BatchRoundsInput = {
+      sweepId: 's',
+      cellId: base.id,
+      endpoint: { ...base.endpoint, batch: SETTINGS },
+      llmQueue: llmTaskQueue(queues.llmBase, base.model),
+      workflowQueue: queues.workflows,
+      prefix: 'rounds/',
+      maxHistoryEvents: 5,
+      settleMs: 10,
+    };
+    await withStubWorkers(env, queues, { activities: {}, llm: { m: provider.activities } }, async () => {
+      await env.client.workflow.start(batchRoundsWorkflow, { workflowId, taskQueue: queues.workflows, args: [input] });
+      // Signals and queries go to the latest run of the id.
+      const collector = env.client.workflow.getHandle(workflowId);
+      const firstRun = (await collector.describe()).runId;
+      await collector.signal(roundChainsSignal, { started: ['a', 'b'] });
+      await collector.signal(roundParkedSignal, { chainId: 'a', sets: [setOf('a1', 2)] });
+      await collector.signal(roundParkedSignal, { chainId: 'b', sets: [setOf('b1', 1)] });
+      await waitUntil(async () => (await collector.describe()).runId !== firstRun || undefined, {
+        what: 'the collector continued as new after its first round',
+        timeoutMs: 30_000,
+        intervalMs: 50,
+      });
+      expect(provider.log).toEqual(['pool a1+b1', 'submit a1+b1', 'collect batch_1']);
+      // b ended; a alone is every running chain of the next round.
+      await collector.signal(roundChainsSignal, { ended: ['b'] });
+      await collector.signal(roundParkedSignal, { chainId: 'a', sets: [setOf('a2', 1)] });
+      await waitUntil(() => provider.log.includes('collect batch_2') || undefined, { what: 'round 2', timeoutMs: 30_000, intervalMs: 50 });
+      await collector.signal(roundChainsSignal, { ended: ['a'] });
+      await collector.signal(roundsCloseSignal);
+      expect(await collector.result()).toEqual({ rounds: 2, requestsSent: 4 });
+    });
+    expect(provider.log.slice(3)).toEqual(['pool a2', 'submit a2', 'collect batch_2']);
   });
 });
