@@ -10,7 +10,7 @@ import { sweepResultsKey, sweepWorkflowId } from '../domain/sweep/keys.js';
 import type { CellSummary } from '../domain/sweep/results.js';
 import { getText, s3ClientFor } from '../infra/s3.js';
 import { workflowUiLink } from './lib/dataset-remote.js';
-import { batchesText, formatResultsTable, showSweepProgress, spendLines, sweepBatchProgress, sweepSnapshot } from './lib/sweep-view.js';
+import { batchesText, formatResultsTable, gatheredLine, showSweepProgress, spendLines, sweepSnapshot } from './lib/sweep-view.js';
 import { sweepPauseSignal, sweepProgressQuery, sweepResumeSignal, type sweepWorkflow } from '../workflows/sweep.js';
 import { cellHoldLine, heldOnErrorsLines, releaseHeldCells } from './lib/cell-holds.js';
 import { offlineSweepLines } from './lib/sweep-offline.js';
@@ -104,9 +104,9 @@ new Command('sweep-status')
               console.log(line);
             return;
           }
-          const { sweep, cells } = snapshot;
+          const { sweep, cells, gathered } = snapshot;
           console.log(`phase: ${sweep.phase}${sweep.paused ? ' (paused)' : ''}`);
-          if (sweep.batches?.length) console.log(`  gathered ${batchesText({ batchProgress: await sweepBatchProgress(client, sweep) })}`);
+          if (gatheredLine(gathered)) console.log(`  ${gatheredLine(gathered)}`);
           for (const line of spendLines(sweep, cells)) console.log(line);
           for (const c of sweep.cells) {
             const p = cells.get(c.id);

@@ -5,6 +5,7 @@
  */
 import { isMethodActivities, type MethodActivities, type MethodActivityDeps } from '../activities/llm/methodKit.js';
 import type { MethodKind } from '../domain/methods/registry.js';
+import { parkingScope } from '../infra/llm/parking.js';
 import type { Bucket } from '../infra/s3.js';
 import * as METHOD_ACTIVITY_EXPORTS from '../methods/activities.js';
 
@@ -36,9 +37,15 @@ function merged(parts: ReadonlyArray<{ kind: string; activities: Registrations }
   return out;
 }
 
-/** What `methods` register on each model's LLM queue, by activity name. */
+/**
+ * What `methods` register on each model's LLM queue, by activity name. Each runs in parking mode
+ * when its input asks (infra/llm/parking.ts: batch mode's multi-round methods).
+ */
 export function llmQueueActivities(methods: readonly MethodActivities[], deps: MethodActivityDeps): Registrations {
-  return merged(methods.flatMap((m) => (m.llm ? [{ kind: m.kind, activities: m.llm(deps) }] : [])));
+  const all = merged(methods.flatMap((m) => (m.llm ? [{ kind: m.kind, activities: m.llm(deps) }] : [])));
+  return Object.fromEntries(
+    Object.entries(all).map(([name, fn]) => [name, (input: never) => parkingScope(input, () => fn(input))]),
+  ) as Registrations;
 }
 
 /** What `methods` register on the storage queue (their trace writers), by activity name. */

@@ -11,7 +11,7 @@ import type { DirectActivities } from '../methods/direct/activities.js';
 import type { RagActivities } from '../methods/rag/activities.js';
 import type { RequestSet } from '../infra/llm/batchPlan.js';
 import type { MethodTaskRef } from '../domain/methods/taskRef.js';
-import { BATCH_METHOD_KINDS } from '../domain/llm/batchMode.js';
+import { BATCH_METHOD_KINDS, BATCH_ROUND_KINDS } from '../domain/llm/batchMode.js';
 import { findMethod } from '../domain/methods/registry.js';
 import { cellPrefix, cellWorkflowId, llmTaskQueue } from '../domain/sweep/keys.js';
 import { batchAnswersWorkflow, type BatchAnswersOutcome } from './batchAnswers.js';
@@ -23,7 +23,15 @@ export const cellBatchWorkflowId = (sweepId: string, cellId: string, setId: stri
 
 /** Whether the cell answers in batches first: its model is in batch mode, it generates, and the sweep did not gather its requests with its model's other cells'. */
 export function answersInBatches(input: Pick<CellInput, 'cell' | 'mode' | 'batchedBySweep'>): boolean {
-  return input.cell.endpoint.batch !== undefined && input.mode !== 'evaluate-only' && !input.batchedBySweep;
+  return input.cell.endpoint.batch !== undefined && input.mode !== 'evaluate-only' && !input.batchedBySweep && !answersInRounds(input);
+}
+
+/** Whether the cell is of a multi-round method in batch mode: its chains' rounds go to a round collector (batchRounds.ts), not to a batch phase. */
+export function answersInRounds(input: Pick<CellInput, 'cell' | 'mode'>): boolean {
+  const kind = findMethod(input.cell.method)?.kind;
+  return (
+    input.cell.endpoint.batch !== undefined && input.mode !== 'evaluate-only' && kind !== undefined && BATCH_ROUND_KINDS.includes(kind)
+  );
 }
 
 /** What preparing a cell's request sets needs of its input (the sweep has it before the cell starts). */

@@ -7,3 +7,4 @@ export { spendLedgerWorkflow } from './spendLedger.js';
 // Each method's task workflows (exploracoderTaskWorkflow, selfRepairTaskWorkflow, capirTaskWorkflow).
 export * from '../methods/workflows.js';
 export { batchAnswersWorkflow } from './batchAnswers.js';
+export { batchRoundsWorkflow } from './batchRounds.js';

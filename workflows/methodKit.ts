@@ -4,7 +4,7 @@
  * activities take, and the child start with a deterministic id. Activity options per queue are in
  * activityOptions.ts, the trace's target in traceTarget.ts. Workflow-sandbox code: no I/O here.
  */
-import { ApplicationFailure, ParentClosePolicy } from '@temporalio/workflow';
+import { ApplicationFailure, getExternalWorkflowHandle, ParentClosePolicy } from '@temporalio/workflow';
 import { costOfCalls, type MethodCost, type MethodTaskOutcome } from '../domain/methods/artifacts.js';
 import type { LlmCallSummary } from '../domain/llm/request.js';
 import type { MethodTaskRef } from '../domain/methods/taskRef.js';
@@ -12,6 +12,7 @@ import type { MethodDefinition } from '../domain/methods/types.js';
 import { cellTaskWorkflowId, llmTaskQueue } from '../domain/sweep/keys.js';
 import { sampleSlices, type IndexRange } from '../domain/sweep/sharding.js';
 import { llmActivities } from './activityOptions.js';
+import { roundChainsSignal, type BatchRoundsRef } from './roundSignals.js';
 import { startChildPatiently } from './startChildPatiently.js';
 import { windowed } from './windowed.js';
 import type { ShardInput, SweepQueues } from './sweepTypes.js';
@@ -25,6 +26,8 @@ export interface MethodTaskInput {
   timeoutS: number;
   queues: SweepQueues;
   method: string;
+  /** Batch mode (workflows/roundParking.ts): the chain parks its LLM steps' requests for its cell's round collector. */
+  batchRounds?: BatchRoundsRef;
 }
 
 /**
@@ -188,10 +191,24 @@ export async function runTaskChain<Extra extends object>(
     method: shard.cell.method,
     ...extra,
   };
-  const child = await startChildPatiently(workflow, {
-    args: [args],
-    workflowId: cellTaskWorkflowId(shard.sweepId, shard.cell.id, taskIndex),
-    parentClosePolicy: ParentClosePolicy.TERMINATE,
-  });
-  return child.result();
+  const workflowId = cellTaskWorkflowId(shard.sweepId, shard.cell.id, taskIndex);
+  const rounds = shard.batchRounds;
+  if (!rounds) {
+    const child = await startChildPatiently(workflow, { args: [args], workflowId, parentClosePolicy: ParentClosePolicy.TERMINATE });
+    return child.result();
+  }
+  // Batch mode: the collector knows of the chain before it can park anything, and hears when it
+  // ends whatever way, so that it never waits for a chain that is not there.
+  const collector = getExternalWorkflowHandle(rounds.collectorId);
+  await collector.signal(roundChainsSignal, { started: [workflowId] });
+  try {
+    const child = await startChildPatiently(workflow, {
+      args: [{ ...args, batchRounds: rounds }],
+      workflowId,
+      parentClosePolicy: ParentClosePolicy.TERMINATE,
+    });
+    return await child.result();
+  } finally {
+    await collector.signal(roundChainsSignal, { ended: [workflowId] }).catch(() => undefined);
+  }
 }

@@ -18,7 +18,7 @@ import {
 import { SA_CELL, SA_DONE, SA_KIND, SA_NAME, SA_PASS_AT_1, SA_PAUSED_FOR, SA_TOTAL } from '../domain/config/searchAttributes.js';
 import { cellErrorHold, describeCellErrorHold } from '../domain/sweep/cellErrors.js';
 import { cellErrorHoldQuery, cellErrorsSignal, releaseErrorHoldSignal } from './cellErrorReports.js';
-import { cellShardWorkflowId } from '../domain/sweep/keys.js';
+import { cellShardWorkflowId, cellWorkflowId, llmTaskQueue } from '../domain/sweep/keys.js';
 import { cellTaskSlots, nextShardWindow, shardTaskRange } from '../domain/sweep/sharding.js';
 import type { ShardOutcome, ShardTotals } from '../domain/sweep/records.js';
 import type { CellSummary } from '../domain/sweep/results.js';
@@ -26,7 +26,9 @@ import { storageActivities } from './activityOptions.js';
 import { startChildPatiently } from './startChildPatiently.js';
 import { pauseSignal, sendLegacyPause, sendPauseOrder, takePauseOrders, type SeqStore } from './pauseOrders.js';
 import { shardGeneratedSignal, sweepShardWorkflow } from './sweepShard.js';
-import { answerCellInBatches, answersInBatches } from './cellBatches.js';
+import { answerCellInBatches, answersInBatches, answersInRounds, cellBatchPrefix } from './cellBatches.js';
+import { batchRoundsWorkflow } from './batchRounds.js';
+import { roundsCloseSignal, roundsHoldSignal, type BatchRoundsRef } from './roundSignals.js';
 import type { CellInput, CellProgressState } from './sweepTypes.js';
 
 export { pauseSignal, resumeSignal } from './pauseOrders.js';
@@ -43,6 +45,8 @@ export interface CellProgress extends CellProgressState {
   runningShards: string[];
   /** Batch mode: the workflow ids of the cell's batches while it waits for them (their progress: batchAnswersProgressQuery). */
   batches?: string[];
+  /** Batch mode, multi-round methods: the round collector while the shards run (its round's batches: batchRoundsProgressQuery). */
+  roundCollector?: string;
 }
 export const cellProgressQuery = defineQuery<CellProgress>('progress');
 
@@ -67,6 +71,8 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
   // before this run's first task ends).
   const inFlight = new Map<number, Promise<void>>();
   let batchIds: string[] = [];
+  // Query state only (the live progress reads its batches): no command depends on it.
+  let roundCollector: string | undefined;
   const shardId = (i: number) => cellShardWorkflowId(input.sweepId, input.cell.id, i);
   const progress = (): CellProgress => ({
     ...state,
@@ -79,6 +85,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
     summary,
     runningShards: [...inFlight.keys()].map(shardId),
     ...(batchIds.length > 0 ? { batches: batchIds } : {}),
+    ...(roundCollector ? { roundCollector } : {}),
   });
   setHandler(cellProgressQuery, progress);
   // Before any handler: a signal that came before this run's first task is handled inside setHandler,
@@ -94,7 +101,10 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
   const shardOrders: SeqStore = { get: () => state.shardPauseSeq, set: (s) => void (state.shardPauseSeq = s) };
   /** Tells shard `i` the cell's pause state now, numbered after every earlier order (pauseOrders.ts). */
   const orderShard = (i: number) => sendPauseOrder(shardOrders, shardId(i), held());
+  /** Tells the round collector (batch mode, multi-round methods) the cell's hold; null without one. */
+  let holdRounds: ((held: boolean) => Promise<void>) | null = null;
   const forward = async (paused: boolean) => {
+    await holdRounds?.(paused);
     if (!patched('cell-forwards-pause')) return;
     if (patched('ordered-pause')) {
       await Promise.all([...inFlight.keys()].map(orderShard));
@@ -238,6 +248,39 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
     );
     batchIds = [];
   }
+  // Batch mode, multi-round methods: this run's shards' chains park their requests for a round
+  // collector, which sends each round as a batch (batchRounds.ts). Started once this run has shards
+  // to start; their chains have all ended (and it with them) before the run continues as new.
+  let rounds: { ref: BatchRoundsRef; close: () => Promise<unknown> } | null = null;
+  if (launched < shards && answersInRounds(input) && patched('batch-rounds')) {
+    const prefix = `${cellBatchPrefix(input.sweepId, input.cell.id)}rounds/`;
+    const collector = await startChildPatiently(batchRoundsWorkflow, {
+      workflowId: `${cellWorkflowId(input.sweepId, input.cell.id)}/rounds-${state.run}`,
+      taskQueue: input.queues.workflows,
+      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+      args: [
+        {
+          sweepId: input.sweepId,
+          cellId: input.cell.id,
+          endpoint: input.cell.endpoint,
+          llmQueue: llmTaskQueue(input.queues.llmBase, input.cell.model),
+          workflowQueue: input.queues.workflows,
+          prefix,
+          maxHistoryEvents: input.maxHistoryEvents,
+          ...(held() ? { held: true } : {}),
+        },
+      ],
+    });
+    holdRounds = (h) => collector.signal(roundsHoldSignal, { held: h });
+    roundCollector = collector.workflowId;
+    rounds = {
+      ref: { collectorId: collector.workflowId, prefix: `${prefix}parked/` },
+      close: async () => {
+        await collector.signal(roundsCloseSignal);
+        await collector.result();
+      },
+    };
+  }
   // Answering and running overlap across shards (issue 45): a shard counts against maxParallelShards
   // while it generates, and its task window against the cell's task slots (domain/sweep/sharding.ts);
   // once it tells the cell its answers are in, the next shard starts while its programs run, with at
@@ -282,6 +325,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
             ...(input.spendLedger ? { spendLedger: input.spendLedger } : input.reportsSpend ? { reportsSpend: true as const } : {}),
             ...(stopsOnErrors ? { reportsErrors: true as const } : {}),
             ...(taskWindow !== null ? { taskWindow, tellsGenerated: true as const } : {}),
+            ...(rounds ? { batchRounds: rounds.ref } : {}),
             shardIndex,
             taskStart: tasks.start,
             taskEnd: tasks.end,
@@ -323,6 +367,11 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
       const wasHeld = held();
       await Promise.race([condition(() => changes !== seen || held() !== wasHeld), ...inFlight.values()]);
     } else await Promise.race(inFlight.values());
+  }
+  if (rounds) {
+    holdRounds = null;
+    await rounds.close();
+    roundCollector = undefined;
   }
   state.nextShard = launched;
   if (launched < shards) {

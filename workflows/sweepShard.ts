@@ -88,7 +88,9 @@ export async function sweepShardWorkflow(input: ShardInput): Promise<ShardOutcom
   };
   setHandler(shardProgressQuery, () => progress);
   // Shards started before the window existed schedule every task at once, as they did.
-  const taskWindow = patched('shard-task-window') ? { width: input.taskWindow ?? TASK_WINDOW, open: () => !paused } : null;
+  // Batch mode's rounds (input.batchRounds) gather every task of the shard: all of them start at once.
+  const width = input.batchRounds ? input.taskEnd - input.taskStart : (input.taskWindow ?? TASK_WINDOW);
+  const taskWindow = patched('shard-task-window') ? { width, open: () => !paused } : null;
   // A cell that stops on errors hears of them from its shards (domain/sweep/cellErrors.ts). What
   // failed for good is tried again once the cell's hold is released, or a minute later if it holds not.
   let mayStart: (() => Promise<void>) | null = null;

@@ -10,6 +10,7 @@ import type { SweepBudgets } from '../domain/sweep/budget.js';
 import type { ModelPrice } from '../domain/sweep/price.js';
 import type { CellErrorCount, CellErrorHold, CellErrorStop } from '../domain/sweep/cellErrors.js';
 import type { Sanitizer } from '../domain/llm/sanitizer.js';
+import type { BatchRoundsRef } from './roundSignals.js';
 
 export type { SweepMode };
 
@@ -169,4 +170,6 @@ export interface ShardInput extends CellScope {
   taskWindow?: number;
   /** Its cell overlaps shards: the shard signals it (`shard-generated`) once every task has its answers, before it runs them. */
   tellsGenerated?: true;
+  /** Batch mode, multi-round methods: its chains park their requests for the cell's round collector (workflows/batchRounds.ts); every task starts at once. */
+  batchRounds?: BatchRoundsRef;
 }

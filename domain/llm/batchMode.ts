@@ -75,7 +75,13 @@ export function effectivePrice(model: { price?: Price; batch?: { price?: Price }
 }
 
 /**
- * The method kinds batch mode answers so far: those of one round of requests, known before any
- * answer (rag's retrieval comes first and depends on no answer). The multi-round kinds are not yet.
+ * The method kinds batch mode answers with one round of requests, known before any answer (rag's
+ * retrieval comes first and depends on no answer): a cell's batch phase prepares them all.
  */
 export const BATCH_METHOD_KINDS: readonly string[] = ['direct', 'rag'];
+
+/**
+ * The multi-round kinds batch mode answers round by round: their task chains park each step's
+ * requests and their cell's round collector sends each round as a batch (workflows/batchRounds.ts).
+ */
+export const BATCH_ROUND_KINDS: readonly string[] = ['self-repair', 'capir', 'exploracoder'];

@@ -19,7 +19,7 @@ import { issueMessage, typeName, unknownKeyMessage } from './configMessages.js';
 import { PRICE_KEYS, PriceSchema, type Price } from './price.js';
 import { BUDGET_KEYS, budgetConfigChecks, BudgetSchema, type Budget } from './budget.js';
 import { CELL_ERROR_KEYS, CellErrorStopConfigSchema, type CellErrorStopConfig } from './cellErrors.js';
-import { BATCH_KEYS, BATCH_METHOD_KINDS, BatchModeConfigSchema, type BatchModeConfig } from '../llm/batchMode.js';
+import { BATCH_KEYS, BATCH_METHOD_KINDS, BATCH_ROUND_KINDS, BatchModeConfigSchema, type BatchModeConfig } from '../llm/batchMode.js';
 
 // ---------------------------------------------------------------------------------------------
 // Types of the resolved config
@@ -641,12 +641,18 @@ function batchModeChecks(models: unknown[], methods: unknown[], add: AddIssue): 
     const model = x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : null;
     const batch = model?.batch;
     if (!batch || typeof batch !== 'object' || Array.isArray(batch)) return;
+    const answered = [...BATCH_METHOD_KINDS, ...BATCH_ROUND_KINDS];
     methods.forEach((m, mi) => {
       const kind = typeof m === 'string' ? findMethod(m)?.kind : undefined;
-      if (kind !== undefined && !BATCH_METHOD_KINDS.includes(kind))
+      if (kind !== undefined && !answered.includes(kind))
         add(
           ['models', xi, 'batch'],
-          `batch mode answers only the ${BATCH_METHOD_KINDS.join(', ')} methods so far; methods[${mi}] (${String(m)}) is ${kind}: leave batch out, or list ${String(m)} in another sweep`,
+          `batch mode answers the method kinds ${answered.join(', ')}; methods[${mi}] (${String(m)}) is of kind ${kind}, whose requests it does not know how to gather: leave batch out, or list ${String(m)} in another sweep`,
+        );
+      else if (kind !== undefined && BATCH_ROUND_KINDS.includes(kind) && (batch as Record<string, unknown>).gather === 'model')
+        add(
+          ['models', xi, 'batch', 'gather'],
+          `gather: model gathers one round of requests per cell; methods[${mi}] (${String(m)}) is ${kind}, whose cells send a batch per round: leave gather out (cell), or list ${String(m)} in another sweep`,
         );
     });
     const batchPrice = (batch as Record<string, unknown>).price;

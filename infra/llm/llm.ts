@@ -38,6 +38,7 @@ import {
 } from './cache.js';
 import { activityHolderName, InflightEntry } from './inflightLedger.js';
 import { LlmRanks, ModelGate, type WorkersOn } from './modelGate.js';
+import { parkOrSend } from './parking.js';
 import { getText, putObject, type Bucket } from '../s3.js';
 
 export interface LlmBatch {
@@ -601,6 +602,8 @@ export function createLlmActivities(
      * retries it — after the server's Retry-After for a 429.
      */
     async callLlm(batch: LlmBatch): Promise<LlmCallSummary[]> {
+      // Batch mode's multi-round methods: a step asked to park stores what it would send, and stops here.
+      await parkOrSend(bucket, batch.endpoint, batch.calls);
       const groups = batch.calls.map((c) => callGroup({ endpoint: batch.endpoint, ...c }));
       const identities = batch.calls.map((c) => callIdentity({ endpoint: batch.endpoint, ...c }));
       const requests = planRequests(batch, groups);

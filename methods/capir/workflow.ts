@@ -11,6 +11,7 @@ import { llmTaskQueue } from '../../domain/sweep/keys.js';
 import { llmActivities, sandboxActivities, storageActivitiesOf } from '../../workflows/activityOptions.js';
 import { defineMethodWorkflow, runTaskChain, type MethodTaskInput } from '../../workflows/methodKit.js';
 import { repairRounds } from '../../workflows/repairRounds.js';
+import { chainRounds } from '../../workflows/roundParking.js';
 import { traceTarget } from '../../workflows/traceTarget.js';
 import type { ExploracoderActivities } from '../exploracoder/activities.js';
 import type { CapirActivities } from './activities.js';
@@ -32,9 +33,11 @@ export async function capirTaskWorkflow(input: CapirTaskInput): Promise<MethodTa
   const { ref } = input;
   const variant = input.capir;
   // The plan and the per-subtask retrieval are ExploraCoder's (cached) steps.
-  const llm = llmActivities<ExploracoderActivities & CapirActivities>(llmTaskQueue(input.queues.llmBase, input.modelId));
-  const sandbox = sandboxActivities(input.queues.sandbox, input.timeoutS);
-  const storage = storageActivitiesOf<ReturnType<typeof createCapirTraceActivities>>(input.queues.storage);
+  // Batch mode (input.batchRounds): the LLM steps park their requests for the cell's round collector.
+  const batchRounds = chainRounds(input.batchRounds);
+  const llm = batchRounds.llm(llmActivities<ExploracoderActivities & CapirActivities>(llmTaskQueue(input.queues.llmBase, input.modelId)));
+  const sandbox = batchRounds.tracked(sandboxActivities(input.queues.sandbox, input.timeoutS));
+  const storage = batchRounds.tracked(storageActivitiesOf<ReturnType<typeof createCapirTraceActivities>>(input.queues.storage));
   const say = (what: string) => setCurrentDetails(`**${input.method}** task \`${input.taskId}\` (cell \`${ref.cellId}\`): ${what}`);
 
   say('planning');
@@ -94,5 +97,6 @@ export async function capirTaskWorkflow(input: CapirTaskInput): Promise<MethodTa
     cost,
   });
   const finalCost = samples.reduce((c, rounds) => addCost(c, rounds[rounds.length - 1]!.cost), ZERO_COST);
+  batchRounds.end();
   return { finalKeys, cost, finalCost, traceKey, wallMs: Date.now() - started };
 }

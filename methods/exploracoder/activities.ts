@@ -27,6 +27,7 @@ import type { MethodTaskRef } from '../../domain/methods/taskRef.js';
 import { cellTaskPrefix } from '../../domain/sweep/keys.js';
 import { docsByPath, retrieveDocs } from '../../infra/library.js';
 import { laidOut } from '../../infra/llm/llm.js';
+import { parkOrSend } from '../../infra/llm/parking.js';
 import { putObject } from '../../infra/s3.js';
 import {
   chatOnly,
@@ -190,14 +191,25 @@ export function createExploracoderActivities(deps: MethodActivityDeps) {
       const plan = await mustRead(input.planKey, PlanArtifactSchema, 'plan');
       let cost = ZERO_COST;
       const subtasks: RecommendArtifact['subtasks'] = [];
+      // Each subtask's rerank request depends on its retrieval only: known before any is answered.
+      const reranks = [];
       for (const subtask of plan.subtasks) {
         const retrieved = await retrieveDocs(library, ref.libraryKey, subtask, ref.options.retrieve_k, ref.options, embeddings);
+        const messages = rerankMessages({ problem, subtask, candidates: retrieved, keep: ref.options.rerank_keep });
+        reranks.push({ retrieved, body: chatBody(greedy(ref.sampling), messages, 0) });
+      }
+      // Batch mode parks them all at once (one round, not one a subtask); live, this does nothing.
+      await parkOrSend(
+        deps.bucket,
+        ref.endpoint,
+        reranks.filter((r) => r.retrieved.length > 0).map((r) => ({ body: r.body, sampleIndex: 0 })),
+      );
+      for (const { retrieved, body } of reranks) {
         if (retrieved.length === 0) {
           subtasks.push({ retrieved: [], kept: [], fallback: false });
           continue;
         }
-        const messages = rerankMessages({ problem, subtask, candidates: retrieved, keep: ref.options.rerank_keep });
-        const { summary, text } = await ask(ref.endpoint, chatBody(greedy(ref.sampling), messages, 0), 0);
+        const { summary, text } = await ask(ref.endpoint, body, 0);
         cost = addCost(cost, costOf(summary));
         const offered = retrieved.map((d) => d.import_path);
         const kept = text === null ? null : parseRerank(text, offered, ref.options.rerank_keep);

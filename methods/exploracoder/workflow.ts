@@ -20,6 +20,7 @@ import {
 import { llmTaskQueue } from '../../domain/sweep/keys.js';
 import { llmActivities, sandboxActivities, storageActivitiesOf } from '../../workflows/activityOptions.js';
 import { defineMethodWorkflow, runTaskChain, type MethodTaskInput } from '../../workflows/methodKit.js';
+import { chainRounds } from '../../workflows/roundParking.js';
 import { traceTarget } from '../../workflows/traceTarget.js';
 import type { ExploracoderActivities } from './activities.js';
 import { exploracoderMethod, type ExploraVariant } from './definition.js';
@@ -46,9 +47,11 @@ export const exploracoderWorkflow = defineMethodWorkflow(exploracoderMethod, ({ 
 export async function exploracoderTaskWorkflow(input: ExploracoderTaskInput): Promise<MethodTaskOutcome> {
   const started = Date.now();
   const { ref, variant } = input;
-  const llm = llmActivities<ExploracoderActivities>(llmTaskQueue(input.queues.llmBase, input.modelId));
-  const sandbox = sandboxActivities(input.queues.sandbox, input.timeoutS);
-  const storage = storageActivitiesOf<ReturnType<typeof createExploracoderTraceActivities>>(input.queues.storage);
+  // Batch mode (input.batchRounds): the LLM steps park their requests for the cell's round collector.
+  const batchRounds = chainRounds(input.batchRounds);
+  const llm = batchRounds.llm(llmActivities<ExploracoderActivities>(llmTaskQueue(input.queues.llmBase, input.modelId)));
+  const sandbox = batchRounds.tracked(sandboxActivities(input.queues.sandbox, input.timeoutS));
+  const storage = batchRounds.tracked(storageActivitiesOf<ReturnType<typeof createExploracoderTraceActivities>>(input.queues.storage));
   const m = ref.options.candidates;
 
   const progress: TaskProgress = { phase: 'planning', subtask: null, subtasks: [], cost: ZERO_COST };
@@ -183,6 +186,7 @@ export async function exploracoderTaskWorkflow(input: ExploracoderTaskInput): Pr
   });
   progress.phase = 'done';
   show();
+  batchRounds.end();
   return {
     finalKeys: finals.map((f) => f.key),
     cost: progress.cost,

@@ -11,6 +11,7 @@ import { llmTaskQueue } from '../../domain/sweep/keys.js';
 import { llmActivities, sandboxActivities, storageActivitiesOf } from '../../workflows/activityOptions.js';
 import { defineMethodWorkflow, runTaskChain, type MethodTaskInput } from '../../workflows/methodKit.js';
 import { repairRounds } from '../../workflows/repairRounds.js';
+import { chainRounds } from '../../workflows/roundParking.js';
 import { traceTarget } from '../../workflows/traceTarget.js';
 import type { ExploracoderActivities } from '../exploracoder/activities.js';
 import type { RagActivities } from '../rag/activities.js';
@@ -27,13 +28,21 @@ export async function selfRepairTaskWorkflow(input: MethodTaskInput): Promise<Me
   const started = Date.now();
   const { ref } = input;
   // The first answers are rag's, the budget ExploraCoder's plan (both cached, shared with those cells).
-  const llm = llmActivities<RagActivities & ExploracoderActivities & SelfRepairActivities>(
-    llmTaskQueue(input.queues.llmBase, input.modelId),
+  // Batch mode (input.batchRounds): the LLM steps park their requests for the cell's round collector.
+  const batchRounds = chainRounds(input.batchRounds);
+  const llm = batchRounds.llm(
+    llmActivities<RagActivities & ExploracoderActivities & SelfRepairActivities>(llmTaskQueue(input.queues.llmBase, input.modelId)),
   );
-  const sandbox = sandboxActivities(input.queues.sandbox, input.timeoutS);
-  const storage = storageActivitiesOf<ReturnType<typeof createSelfRepairTraceActivities>>(input.queues.storage);
+  const sandbox = batchRounds.tracked(sandboxActivities(input.queues.sandbox, input.timeoutS));
+  const storage = batchRounds.tracked(storageActivitiesOf<ReturnType<typeof createSelfRepairTraceActivities>>(input.queues.storage));
 
   setCurrentDetails(`**self-repair** task \`${input.taskId}\`: planning the budget`);
+  const allSamples = Array.from({ length: input.nSamples }, (_, s) => s);
+  // In batch mode the plan and the first answers (independent of each other) are one round; the
+  // live path asks them one after the other, as it always did.
+  const together = input.batchRounds ? llm.generateRag({ ref, sampleIndices: allSamples }) : null;
+  // Awaited below; a plan that fails for good fails the chain first.
+  void together?.catch(() => undefined);
   const plan = await llm.planTask({ ref, withSummary: true });
   const budget = plan.subtasks.length;
   let cost = plan.cost;
@@ -41,8 +50,11 @@ export async function selfRepairTaskWorkflow(input: MethodTaskInput): Promise<Me
 
   // All first answers in one step: with samples_per_request several samples share a request, which
   // only a step asking for the task's samples together can lay out (and send once).
-  const allSamples = Array.from({ length: input.nSamples }, (_, s) => s);
-  const firsts = patched('self-repair-first-answers-together') ? await llm.generateRag({ ref, sampleIndices: allSamples }) : null;
+  const firsts = together
+    ? await together
+    : patched('self-repair-first-answers-together')
+      ? await llm.generateRag({ ref, sampleIndices: allSamples })
+      : null;
   const samples = await Promise.all(
     allSamples.map(async (s): Promise<RepairRound[]> => {
       const [first] = firsts ? [firsts[s]] : await llm.generateRag({ ref, sampleIndices: [s] });
@@ -73,5 +85,6 @@ export async function selfRepairTaskWorkflow(input: MethodTaskInput): Promise<Me
     cost,
   });
   const finalCost = samples.reduce((c, rounds) => addCost(c, rounds[rounds.length - 1]!.cost), ZERO_COST);
+  batchRounds.end();
   return { finalKeys, cost, finalCost, traceKey, wallMs: Date.now() - started };
 }

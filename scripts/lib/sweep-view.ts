@@ -11,6 +11,7 @@ import { cellProgressQuery, type CellProgress } from '../../workflows/sweepCell.
 import { shardProgressQuery, type ShardProgress } from '../../workflows/sweepShard.js';
 import { sweepProgressQuery, type SweepProgress } from '../../workflows/sweep.js';
 import { batchAnswersProgressQuery, type BatchAnswersProgress } from '../../workflows/batchAnswers.js';
+import { batchRoundsProgressQuery } from '../../workflows/roundSignals.js';
 import { describeBudgets } from '../../domain/sweep/budget.js';
 import { formatSpendForecast, spendForecast, type CellSpendView } from '../../domain/sweep/spendForecast.js';
 import { cellHoldLine } from './cell-holds.js';
@@ -180,7 +181,29 @@ export async function sweepBatchProgress(client: Client, sweep: Pick<SweepProgre
   return all.filter((b): b is BatchAnswersProgress => b !== null);
 }
 
-export async function sweepSnapshot(client: Client, sweepId: string): Promise<{ sweep: SweepProgress; cells: Map<string, CellView> }> {
+/** A sweep's progress and its running cells'; `gathered`: the batches it waits for itself (batch mode gathered by model), when it has any. */
+export interface SweepSnapshot {
+  sweep: SweepProgress;
+  cells: Map<string, CellView>;
+  gathered?: BatchAnswersProgress[];
+}
+
+/** `gathered batches: ...` for a sweep that waits for batches it gathered by model; null otherwise. */
+export function gatheredLine(gathered: BatchAnswersProgress[] | undefined): string | null {
+  return gathered ? `gathered ${batchesText({ batchProgress: gathered })}` : null;
+}
+
+/** A multi-round cell's batches of the round being answered (its round collector's, workflows/batchRounds.ts). */
+async function roundBatchIds(client: Client, collector: string | undefined): Promise<string[]> {
+  if (!collector) return [];
+  const rounds = await client.workflow
+    .getHandle(collector)
+    .query(batchRoundsProgressQuery)
+    .catch(() => null);
+  return rounds?.batches ?? [];
+}
+
+export async function sweepSnapshot(client: Client, sweepId: string): Promise<SweepSnapshot> {
   const sweep = await client.workflow.getHandle(sweepWorkflowId(sweepId)).query(sweepProgressQuery);
   const cells = new Map<string, CellView>();
   await Promise.all(
@@ -219,9 +242,10 @@ export async function sweepSnapshot(client: Client, sweepId: string): Promise<{ 
         );
         const sum = (field: keyof typeof NO_SHARD) => shards.reduce((a, s) => a + s[field], 0);
         // A batch that ended between the cell's answer and this query is left out.
+        const batchIds = [...(cell.batches ?? []), ...(await roundBatchIds(client, cell.roundCollector))];
         const batchProgress = (
           await Promise.all(
-            (cell.batches ?? []).map((id) =>
+            batchIds.map((id) =>
               client.workflow
                 .getHandle(id)
                 .query(batchAnswersProgressQuery)
@@ -231,7 +255,7 @@ export async function sweepSnapshot(client: Client, sweepId: string): Promise<{ 
         ).filter((b): b is BatchAnswersProgress => b !== null);
         cells.set(c.id, {
           ...cell,
-          ...(cell.batches ? { batchProgress } : {}),
+          ...(cell.batches || batchIds.length ? { batchProgress } : {}),
           answered: Math.min(cell.samplesTotal, cell.samplesDone + sum('answered')),
           tasksAnswered: Math.min(cell.tasksTotal, (cell.tasksAnswered ?? cell.tasksDone) + sum('tasksAnswered')),
           cut: (cell.cutAtMaxTokens ?? 0) + sum('cut'),
@@ -243,7 +267,7 @@ export async function sweepSnapshot(client: Client, sweepId: string): Promise<{ 
         });
       }),
   );
-  return { sweep, cells };
+  return { sweep, cells, ...(sweep.batches?.length ? { gathered: await sweepBatchProgress(client, sweep) } : {}) };
 }
 
 /**
@@ -342,6 +366,8 @@ export function showSweepProgress(client: Client, sweepId: string, enabled: bool
   const warned = new Set<string>();
   const resultsShown = new Set<string>();
   let spendBar: cliProgress.SingleBar | undefined;
+  let gatheredBar: cliProgress.SingleBar | undefined;
+  let lastGathered: string | null = null;
   let lastPausedFor: string | null = null;
   // Each cell's hold on errors is said once when it comes, and its end too.
   const cellHolds = new Map<string, string>();
@@ -364,7 +390,7 @@ export function showSweepProgress(client: Client, sweepId: string, enabled: bool
     // A deadline, not a race: the call itself ends, with no retries left running behind it.
     client
       .withDeadline(Date.now() + 5000, () => sweepSnapshot(client, sweepId))
-      .then(({ sweep, cells }) => {
+      .then(({ sweep, cells, gathered }) => {
         if (failing !== null) {
           say(`sweep ${sweepId}: Temporal answers again`);
           failing = null;
@@ -374,6 +400,13 @@ export function showSweepProgress(client: Client, sweepId: string, enabled: bool
           spendBar ??= multi.create(1, 0, { line: spend }, { format: '{line}' });
           spendBar.update(0, { line: spend });
         }
+        // Batches the sweep gathered by model (its cells of that model wait for them): a line of their own.
+        const batchesLine = gatheredLine(gathered);
+        if (multi && (batchesLine || gatheredBar)) {
+          gatheredBar ??= multi.create(1, 0, { line: '' }, { format: '{line}' });
+          gatheredBar.update(0, { line: batchesLine ?? 'gathered batches: done' });
+        } else if (!multi && batchesLine && batchesLine !== lastGathered) say(`sweep ${sweepId}: ${batchesLine}`);
+        lastGathered = batchesLine;
         // A pause (the user's, a budget's) is said once when it comes, and its end too.
         if ((sweep.pausedFor ?? null) !== lastPausedFor) {
           lastPausedFor = sweep.pausedFor ?? null;

@@ -14,6 +14,8 @@ import type { SweepProblem } from '../../domain/datasets/problems.js';
 import { laidOut, createLlmActivities } from '../../infra/llm/llm.js';
 import { planOf, storeRequestSets, uncachedOf, type RequestSet } from '../../infra/llm/batchPlan.js';
 import { readLlmRecordAt } from '../../infra/llm/cache.js';
+import { parkingScope } from '../../infra/llm/parking.js';
+import { ApplicationFailure } from '@temporalio/common';
 import { directRequestBody } from '../../methods/direct/request.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { testBucket } from '../support/s3.js';
@@ -236,5 +238,39 @@ describe('batch mode activities', () => {
     expect(collected.requests).toBe(0);
     expect(collected.left?.requests).toBe(2);
     expect(llm.received().requests).toBe(0);
+  });
+
+  it('parking (multi-round methods): a step asked to park stores what the cache lacks and sends nothing; asked again after its batch, what the batch left goes live', async () => {
+    // Its batch answers the first 2 of the 3 requests and fails the last.
+    const { llm, batches } = await servers({ lineOutcome: (_line, index) => (index === 2 ? { status: 500 } : 'answer') });
+    const endpoint = endpointOf(batches.url, `park-${uniqueSuffix()}`);
+    const prefix = `test-parking/${uniqueSuffix()}/`;
+    const live = createLlmActivities(bucket, {});
+    const env = new MockActivityEnvironment();
+    const calls = callsOf(endpoint, 1, 3)[0]!;
+    const ask = (after: string[]) =>
+      env.run(() => parkingScope({ parkRequests: { prefix, after } }, () => live.callLlm({ endpoint, calls }))) as Promise<
+        LlmCallSummary[]
+      >;
+    const parked = await ask([]).catch((err: unknown) => err);
+    expect(parked).toBeInstanceOf(ApplicationFailure);
+    expect((parked as ApplicationFailure).type).toBe('LlmParked');
+    const sets = (parked as ApplicationFailure).details![0] as RequestSet[];
+    expect(sets.map((s) => s.requests)).toEqual([3]);
+    expect(llm.received().requests).toBe(0);
+    const { collected } = await submitAndCollect(endpoint, sets[0]!, prefix);
+    expect(collected.left?.requests).toBe(1);
+    expect(llm.received()).toEqual({ requests: 2, repeats: 0 });
+    // Asked again (the step knows what it parked): the request its batch left is sent live, once.
+    const answered = await ask(sets.map((s) => s.planKey));
+    expect(answered.map((a) => [a.status, a.cached])).toEqual([
+      ['ok', true],
+      ['ok', true],
+      ['ok', false],
+    ]);
+    expect(llm.received()).toEqual({ requests: 3, repeats: 0 });
+    // Outside parking mode (the live path): all cached, nothing sent.
+    expect((await (env.run(live.callLlm, { endpoint, calls }) as Promise<LlmCallSummary[]>)).every((a) => a.cached)).toBe(true);
+    expect(llm.received()).toEqual({ requests: 3, repeats: 0 });
   });
 });

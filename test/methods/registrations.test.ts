@@ -58,6 +58,8 @@ describe('method registrations', () => {
         'spendLedgerWorkflow',
         // Batch mode (issue 44): one request set's provider batches.
         'batchAnswersWorkflow',
+        // and a multi-round method's cell's round collector.
+        'batchRoundsWorkflow',
       ].sort(),
     );
   });

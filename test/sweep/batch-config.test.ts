@@ -5,6 +5,8 @@ import { BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, batchEndpointOf } from '../../doma
 import { forecastPrices, pricesOf } from '../../domain/sweep/budget.js';
 import { parseSweepConfig, sweepConfigHash } from '../../domain/sweep/config.js';
 import { minimalSweepConfig, sweepConfigIssues } from '../support/sweep-config.js';
+import { registerMethodKind } from '../../domain/methods/registry.js';
+import { ragMethod } from '../../methods/rag/definition.js';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const withModel = (extra: Record<string, unknown>, top: Record<string, unknown> = {}) => {
@@ -54,14 +56,27 @@ describe('models[i].batch', () => {
     ]);
   });
 
-  it('refuses methods of several steps, naming models[i].batch and the method', () => {
-    const issues = sweepConfigIssues(withModel({ batch: {} }, { methods: ['direct', 'rag', 'self-repair'] }));
-    const batch = issues.filter((i) => i.path === 'models[0].batch');
-    expect(batch).toHaveLength(1);
-    expect(batch[0]!.message).toContain('methods[2] (self-repair)');
-    // direct alone is fine, and rag (one round of requests after its retrieval).
+  it('answers every method, the multi-round ones round by round; gather: model is refused for those, naming the method', () => {
+    const methods = ['direct', 'rag', 'self-repair', 'capir', 'capir-self-repair', 'exploracoder', 'exploracoder-debug'];
+    expect(sweepConfigIssues(withModel({ batch: {} }, { methods })).filter((i) => i.path.startsWith('models'))).toEqual([]);
     expect(parseSweepConfig(withModel({ batch: {} })).models[0]!.batch).toBeDefined();
-    expect(sweepConfigIssues(withModel({ batch: {} }, { methods: ['rag'] })).filter((i) => i.path === 'models[0].batch')).toEqual([]);
+    // A multi-round method's cells send their rounds themselves: gathering by model is refused for them.
+    const gathered = sweepConfigIssues(withModel({ batch: { gather: 'model' } }, { methods }));
+    expect(gathered.filter((i) => i.path.startsWith('models'))).toEqual(
+      [2, 3, 4, 5, 6].map((mi) => ({
+        path: 'models[0].batch.gather',
+        message: expect.stringContaining(`methods[${mi}] (${methods[mi]})`),
+      })),
+    );
+  });
+
+  it('refuses a plug-in method kind it does not know, naming models[i].batch, the method and its kind', () => {
+    registerMethodKind({ ...ragMethod, kind: 'batch-test-plugin', names: { 'batch-test-plugin': ragMethod.names.rag } });
+    expect(
+      sweepConfigIssues(withModel({ batch: {} }, { methods: ['rag', 'batch-test-plugin'] })).filter((i) => i.path.startsWith('models')),
+    ).toEqual([
+      { path: 'models[0].batch', message: expect.stringContaining('methods[1] (batch-test-plugin) is of kind batch-test-plugin') },
+    ]);
   });
 
   it('prices the model at its live price with its batch price beside, which needs a listed price of the same currency', () => {

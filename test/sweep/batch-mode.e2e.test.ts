@@ -4,8 +4,9 @@
  * the results and samples of the same sweep answered live, every request reaching the model once:
  * in batches of at most max_requests with nothing live after them; with the batch server restarted
  * (its state kept on disk, as a provider's) and the worker killed while a batch is in flight (the
- * batch is not created again); gathering its two cells' requests in the same batches; and with a batch that expires half-done
- * (the rest sent live), each answer priced at the price of how it was answered.
+ * batch is not created again); gathering its two cells' requests in the same batches; with a batch that expires half-done
+ * (the rest sent live), each answer priced at the price of how it was answered; and a self-repair
+ * sweep whose two rounds of requests are two batches.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -22,7 +23,9 @@ import { killHard, runTs, spawnTs, type Spawned } from '../support/processes.js'
 import { testBucket } from '../support/s3.js';
 import { startScriptedBatchServer, type ScriptedBatchServer, type ScriptedBatchServerOptions } from '../support/scripted-batch-server.js';
 import { canonicalBodyKey, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
-import { HUMANEVAL_DATASETS_YAML, humanEvalProblems, scriptedAnswers, SWEEP_SEED } from './support.js';
+import { HUMANEVAL_DATASETS_YAML, humanEvalProblems, pbeProblems, scriptedAnswers, SWEEP_SEED } from './support.js';
+import { exploraScript, writeScriptedSweep } from '../methods/support.js';
+import { resolvePbeParams } from '../../domain/pbe/params.js';
 import { z } from 'zod';
 
 const { config, env } = testConfig();
@@ -112,9 +115,9 @@ function requestCounts(llm: ScriptedLlmServer): Map<string, number> {
  * What a cell's results and samples say, without what differs between any two runs (times, keys)
  * and the provenance (the two sweeps' configs and endpoints differ: the batch server's URL).
  */
-async function cellOutcome(sweepId: string) {
-  const results = JSON.parse((await getText(bucket, cellFileKey(sweepId, CELL, 'results.json')))!) as Record<string, unknown>;
-  const samplesText = (await getText(bucket, cellFileKey(sweepId, CELL, 'samples.jsonl')))!;
+async function cellOutcome(sweepId: string, cell = CELL) {
+  const results = JSON.parse((await getText(bucket, cellFileKey(sweepId, cell, 'results.json')))!) as Record<string, unknown>;
+  const samplesText = (await getText(bucket, cellFileKey(sweepId, cell, 'samples.jsonl')))!;
   const samples = parseJsonl(samplesText, z.record(z.string(), z.unknown()), 'samples.jsonl').map((r) => r.row);
   return { results: withoutRunFields(results), samples: samples.map(withoutRunFields) };
 }
@@ -273,5 +276,49 @@ describe('a sweep in batch mode', () => {
       batch_prompt_tokens: byBatch.reduce((a, r) => a + r.prompt_tokens, 0),
       batch_completion_tokens: byBatch.reduce((a, r) => a + r.completion_tokens, 0),
     });
+  });
+
+  it('self-repair sends each round of its requests as one batch: results of a live run, each request answered once', async () => {
+    // Two PBE World tasks of 2 samples against the methods' scripted model: round 1 is each task's
+    // plan and first answers (3 requests a task), round 2 the repair of sample 0's wrong answer.
+    const params = resolvePbeParams({ count: 2, seed: 51 });
+    const pbe = pbeProblems(params, 'pbe');
+    const liveLlm = await startScriptedLlmServer(exploraScript(pbe));
+    const batchLlm = await startScriptedLlmServer(exploraScript(pbe));
+    const batches = await startScriptedBatchServer({ upstream: batchLlm.url });
+    servers.push(batches, batchLlm, liveLlm);
+    const sweep = (id: string, baseUrl: string, batch?: object) => {
+      const file = path.join(dir, `${id}.yaml`);
+      writeScriptedSweep(file, {
+        id,
+        datasets: [{ name: 'pbe', pbe: { count: params.count, seed: params.seed } }],
+        baseUrl,
+        model: MODEL,
+        modelOptions: batch ? { batch } : {},
+        methods: ['self-repair'],
+        // Sample 0's first answer runs but returns the wrong values: checked against them, it is repaired.
+        methodOptions: { repair_check: 'outputs' },
+        nSamples: 2,
+        k: [1, 2],
+      });
+      return file;
+    };
+    const liveTwin = `rounds-live-${uniqueSuffix()}`;
+    const id = `rounds-batch-${uniqueSuffix()}`;
+    const [live, batched] = await Promise.all([
+      runTs('scripts/start-sweep.ts', ['--config', sweep(liveTwin, liveLlm.url), '--no-progress'], env),
+      runTs('scripts/start-sweep.ts', ['--config', sweep(id, batches.url, { poll_s: 0.2, max_poll_s: 0.5 }), '--no-progress'], env),
+    ]);
+    expect(live.code, live.output).toBe(0);
+    expect(batched.code, batched.output).toBe(0);
+    // Two rounds, two batches: 2 plans + 4 first answers, then 2 repairs; nothing live.
+    expect(statuses(batches)).toEqual(['completed 2', 'completed 6']);
+    expect(batches.linesAnswered()).toBe(8);
+    expect([...requestCounts(batchLlm).values()]).toEqual(Array.from({ length: 8 }, () => 1));
+    expect(requestCounts(liveLlm).size).toBe(8);
+    const cell = 'pbe.chat.self-repair.t0.8';
+    const [liveOutcome, batchOutcome] = await Promise.all([cellOutcome(liveTwin, cell), cellOutcome(id, cell)]);
+    expect(batchOutcome.samples).toHaveLength(4);
+    expect(batchOutcome).toEqual(liveOutcome);
   });
 });

@@ -1,6 +1,14 @@
 /** The progress line's ETA (from the answer rate while answers come, from the execution rate after) and its spend line. */
 import { describe, expect, it } from 'vitest';
-import { cellLine, etaSeconds, finishedCellLines, liveCutWarning, spendLines, type CellView } from '../../scripts/lib/sweep-view.js';
+import {
+  cellLine,
+  etaSeconds,
+  finishedCellLines,
+  gatheredLine,
+  liveCutWarning,
+  spendLines,
+  type CellView,
+} from '../../scripts/lib/sweep-view.js';
 import type { CellSummary } from '../../domain/sweep/results.js';
 import type { SweepProgress } from '../../workflows/sweep.js';
 
@@ -118,5 +126,20 @@ describe('finishedCellLines', () => {
     expect(finishedCellLines({ cells: [entry('a', 'done'), entry('b', 'running')] }, shown)).toEqual([]);
     // The last cell's results come with the sweep's whole table.
     expect(finishedCellLines({ cells: [entry('a', 'done'), entry('b', 'done')] }, shown)).toEqual([]);
+  });
+});
+
+describe('gatheredLine', () => {
+  it("shows the batches a sweep gathered by model, each's state and counts; none without", () => {
+    const batch = (batchId: string, status: string, completed: number) => ({ batchId, status, total: 8, completed, failed: 0 });
+    expect(
+      gatheredLine([
+        { round: 1, batches: [batch('batch_a', 'in_progress', 3)], samplesAnswered: 0, samples: 8 },
+        { round: 1, batches: [batch('batch_b', 'completed', 8)], samplesAnswered: 8, samples: 8 },
+      ]),
+    ).toBe('gathered batches: batch_a in_progress 3/8 done, batch_b completed 8/8 done');
+    // Started, not yet submitted.
+    expect(gatheredLine([{ round: 1, batches: [], samplesAnswered: 0, samples: 8 }])).toBe('gathered batches: submitting');
+    expect(gatheredLine(undefined)).toBeNull();
   });
 });

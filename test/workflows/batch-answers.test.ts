@@ -3,7 +3,8 @@
  * the provider: a cell in batch mode answers its request sets in batches before its shards start;
  * requests a batch left go in a new batch up to retry_rounds, the rest to the live path;
  * live_after_s cancels a batch that takes too long and keeps what it answered; a cancelled
- * workflow cancels its batch in flight.
+ * workflow cancels its batch in flight; a multi-round cell sends each round of its chains'
+ * requests as one batch, and none while held.
  */
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
@@ -25,7 +26,10 @@ import { sweepWorkflow } from '../../workflows/sweep.js';
 import { uniqueSuffix } from '../support/config.js';
 import { waitUntil } from '../support/poll.js';
 import { startWorkflowEnv, testQueues, withStubWorkers } from '../support/workflow-env.js';
-import { cellInput, directCell, stubLlm, stubStorage } from './stubs.js';
+import { cellInput, directCell, Holds, stubLlm, stubStorage } from './stubs.js';
+import { batchRoundsProgressQuery, roundChainsSignal, roundParkedSignal, roundsCloseSignal } from '../../workflows/roundSignals.js';
+import { batchRoundsWorkflow, type BatchRoundsInput } from '../../workflows/batchRounds.js';
+import type { LlmCallSummary } from '../../domain/llm/request.js';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -466,5 +470,239 @@ describe('a request set in batches', () => {
     });
     expect(provider.log).toEqual(['submit c', 'cancel batch_1']);
     expect(provider.batches[0]!.status).toBe('cancelling');
+  });
+});
+
+/**
+ * A self-repair cell in batch mode, its steps stubbed as the parking LLM activities behave
+ * (infra/llm/parking.ts): a step asked with parkRequests whose requests are not cached fails with
+ * LlmParked and their set; a batch's collect caches them. Task t's sample s passes its visible
+ * run after (t + s) % 3 repairs, so with a plan of 2 subtasks (budget 2) the cell has 3 rounds.
+ */
+function stubRounds(holds?: Holds) {
+  const cached = new Set<string>();
+  const pooled = new Map<string, string[]>();
+  const parkedSets = new Map<string, string[]>();
+  const batched: string[] = [];
+  const sentLive: string[] = [];
+  const log: string[] = [];
+  let parks = 0;
+  const zero = { calls: 1, prompt_tokens: 5, completion_tokens: 2, sandbox_runs: 0 };
+  type Parking = { parkRequests?: { prefix: string; after: string[] } };
+  /** Answers the step's requests, or parks those not cached (as parkOrSend does). */
+  const answer = (ids: string[], input: Parking) => {
+    const missing = ids.filter((id) => !cached.has(id));
+    if (missing.length && input.parkRequests) {
+      const setId = `p${++parks}`;
+      parkedSets.set(setId, missing);
+      throw ApplicationFailure.create({
+        type: 'LlmParked',
+        nonRetryable: true,
+        message: 'parked',
+        details: [[{ planKey: `${input.parkRequests.prefix}${setId}`, setId, requests: missing.length, samples: missing.length }]],
+      });
+    }
+    for (const id of missing) {
+      sentLive.push(id);
+      cached.add(id);
+    }
+  };
+  const repairsNeeded = (t: number, s: number) => (t + s) % 3;
+  const llm = {
+    async planTask(input: { ref: { taskIndex: number } } & Parking) {
+      answer([`plan/${input.ref.taskIndex}`], input);
+      return { planKey: `plan/${input.ref.taskIndex}`, subtasks: ['a', 'b'], cost: zero };
+    },
+    async generateRag(input: { ref: { taskIndex: number }; sampleIndices: number[] } & Parking): Promise<LlmCallSummary[]> {
+      const ids = input.sampleIndices.map((s) => `first/${input.ref.taskIndex}/${s}`);
+      answer(ids, input);
+      return ids.map((key) => ({ key, status: 'ok', cached: true, promptTokens: 5, completionTokens: 2, calls: 1 }));
+    },
+    async repairSample(input: { ref: { taskIndex: number }; sampleIndex: number; round: number } & Parking) {
+      const id = `repair/${input.ref.taskIndex}/${input.sampleIndex}/${input.round}`;
+      answer([id], input);
+      return { llmKey: id, ok: true, cost: zero };
+    },
+    async poolRequestSets(input: { sets: RequestSet[]; prefix: string }): Promise<RequestSet[]> {
+      const ids = [...new Set(input.sets.flatMap((s) => parkedSets.get(s.setId)!))];
+      const setId = `pool${pooled.size + 1}`;
+      pooled.set(setId, ids);
+      log.push(`pool ${input.prefix} ${ids.length}`);
+      return [{ planKey: `${input.prefix}${setId}`, setId, requests: ids.length, samples: ids.length }];
+    },
+    async submitBatch(input: SubmitBatchInput): Promise<SubmittedBatch> {
+      log.push(`submit ${input.set.setId}`);
+      return { batchId: `batch_${input.set.setId}`, created: true };
+    },
+    async pollBatch(input: { batchId: string }): Promise<BatchStatus> {
+      return { batchId: input.batchId, status: 'completed', total: 1, completed: 1, failed: 0 };
+    },
+    async collectBatch(input: CollectBatchInput): Promise<CollectedBatch> {
+      const ids = pooled.get(input.set.setId)!;
+      for (const id of ids) {
+        batched.push(id);
+        cached.add(id);
+      }
+      return { samples: ids.length, requests: ids.length, promptTokens: 5 * ids.length, completionTokens: 2 * ids.length };
+    },
+  };
+  const sandbox = {
+    async runVisible(input: { taskIndex: number; llmKey: string; label: string }) {
+      await holds?.pass();
+      const round = Number(input.label.split('/r').pop());
+      const s = Number(input.label.split('/').slice(-2)[0]);
+      return { runKey: `run/${input.label}`, ok: round >= repairsNeeded(input.taskIndex, s), hasOutput: false, status: 'ok' };
+    },
+    async writeRepairTrace(input: { cellId: string; taskIndex: number }) {
+      return `trace/${input.cellId}/${input.taskIndex}`;
+    },
+  };
+  return { llm, sandbox, cached, batched, sentLive, log };
+}
+
+describe('a multi-round cell in batch mode', () => {
+  it('sends each round of its chains as one batch, each request once, and none live', async () => {
+    const queues = testQueues();
+    const rounds = stubRounds();
+    const storage = stubStorage();
+    const base = directCell();
+    const cell = {
+      ...base,
+      id: 'ds.m.self-repair.t0',
+      method: 'self-repair',
+      endpoint: { ...base.endpoint, api: 'chat' as const, batch: SETTINGS },
+    };
+    // Two shards of 2 and 1 tasks at once: the round gathers the chains of both.
+    const input = cellInput(`wft-cell-${uniqueSuffix()}`, queues, {
+      cell,
+      libraryKey: 'lib-key',
+      methodOptions: MethodOptionsSchema.parse({}),
+      tasks: 3,
+      nSamples: 2,
+      tasksPerShard: 2,
+      maxParallelShards: 2,
+    });
+    await withStubWorkers(env, queues, { activities: { ...storage.activities, ...rounds.sandbox }, llm: { m: rounds.llm } }, () =>
+      env.client.workflow.execute(sweepCellWorkflow, {
+        workflowId: cellWorkflowId(input.sweepId, input.cell.id),
+        taskQueue: queues.workflows,
+        args: [input],
+      }),
+    );
+    // Round 1: 3 plans + 6 first answers; round 2: the 4 samples needing a repair; round 3: the 2 needing two.
+    expect(rounds.log).toEqual([
+      expect.stringMatching(/rounds\/r1\/ 9$/),
+      'submit pool1',
+      expect.stringMatching(/rounds\/r2\/ 4$/),
+      'submit pool2',
+      expect.stringMatching(/rounds\/r3\/ 2$/),
+      'submit pool3',
+    ]);
+    expect(rounds.sentLive).toEqual([]);
+    expect(new Set(rounds.batched).size).toBe(rounds.batched.length);
+    expect(rounds.batched).toHaveLength(15);
+    // Each shard ran its tasks' final answers: the last repair (or the first answer) of each sample.
+    const keys = storage.executed.flatMap((e) => (e.generations.kind === 'llm' ? e.generations.keys.flat() : []));
+    expect(keys.sort()).toEqual(['first/0/0', 'repair/0/1/1', 'repair/1/0/1', 'repair/1/1/2', 'repair/2/0/2', 'first/2/1'].sort());
+  });
+
+  it('held (paused) between two rounds, submits the next only once it goes on', async () => {
+    const queues = testQueues();
+    const holds = new Holds();
+    const rounds = stubRounds(holds);
+    const base = directCell();
+    const cell = {
+      ...base,
+      id: 'ds.m.self-repair.t0',
+      method: 'self-repair',
+      endpoint: { ...base.endpoint, api: 'chat' as const, batch: SETTINGS },
+    };
+    // One task: sample 0 passes at once, sample 1 after one repair: two rounds.
+    const input = cellInput(`wft-cell-${uniqueSuffix()}`, queues, {
+      cell,
+      libraryKey: 'lib-key',
+      methodOptions: MethodOptionsSchema.parse({}),
+      nSamples: 2,
+    });
+    const cellId = cellWorkflowId(input.sweepId, input.cell.id);
+    await withStubWorkers(
+      env,
+      queues,
+      { activities: { ...stubStorage().activities, ...rounds.sandbox }, llm: { m: rounds.llm } },
+      async () => {
+        const handle = await env.client.workflow.start(sweepCellWorkflow, {
+          workflowId: cellId,
+          taskQueue: queues.workflows,
+          args: [input],
+        });
+        // Round 1 is answered: the first answers run on the examples.
+        await waitUntil(() => holds.held > 0 || undefined, { what: 'the first runs', timeoutMs: 30_000, intervalMs: 20 });
+        await handle.signal(pauseOrderSignal, { paused: true, seq: 1 });
+        await waitUntil(async () => (await handle.query(cellProgressQuery)).phase === 'paused' || undefined, {
+          what: 'the cell paused',
+          timeoutMs: 30_000,
+          intervalMs: 20,
+        });
+        holds.open();
+        const collector = env.client.workflow.getHandle(`${cellId}/rounds-1`);
+        await waitUntil(async () => (await collector.query(batchRoundsProgressQuery)).waiting === 1 || undefined, {
+          what: 'the chain waiting on its parked repair',
+          timeoutMs: 30_000,
+          intervalMs: 20,
+        });
+        await new Promise((r) => setTimeout(r, 2000)); // past the collector's settling second
+        expect(rounds.log).toEqual([expect.stringMatching(/rounds\/r1\/ 3$/), 'submit pool1']);
+        expect((await collector.query(batchRoundsProgressQuery)).held).toBe(true);
+        await handle.signal(pauseOrderSignal, { paused: false, seq: 2 });
+        await handle.result();
+      },
+    );
+    expect(rounds.log).toEqual([
+      expect.stringMatching(/rounds\/r1\/ 3$/),
+      'submit pool1',
+      expect.stringMatching(/rounds\/r2\/ 1$/),
+      'submit pool2',
+    ]);
+    expect(rounds.sentLive).toEqual([]);
+  });
+
+  it('its round collector continues as new between rounds, carrying the chains it waits for and its round count', async () => {
+    const queues = testQueues();
+    const provider = stubProvider({ pollsToFinish: 1 });
+    const base = directCell();
+    const workflowId = `wft-rounds-${uniqueSuffix()}`;
+    const input: BatchRoundsInput = {
+      sweepId: 's',
+      cellId: base.id,
+      endpoint: { ...base.endpoint, batch: SETTINGS },
+      llmQueue: llmTaskQueue(queues.llmBase, base.model),
+      workflowQueue: queues.workflows,
+      prefix: 'rounds/',
+      maxHistoryEvents: 5,
+      settleMs: 10,
+    };
+    await withStubWorkers(env, queues, { activities: {}, llm: { m: provider.activities } }, async () => {
+      await env.client.workflow.start(batchRoundsWorkflow, { workflowId, taskQueue: queues.workflows, args: [input] });
+      // Signals and queries go to the latest run of the id.
+      const collector = env.client.workflow.getHandle(workflowId);
+      const firstRun = (await collector.describe()).runId;
+      await collector.signal(roundChainsSignal, { started: ['a', 'b'] });
+      await collector.signal(roundParkedSignal, { chainId: 'a', sets: [setOf('a1', 2)] });
+      await collector.signal(roundParkedSignal, { chainId: 'b', sets: [setOf('b1', 1)] });
+      await waitUntil(async () => (await collector.describe()).runId !== firstRun || undefined, {
+        what: 'the collector continued as new after its first round',
+        timeoutMs: 30_000,
+        intervalMs: 50,
+      });
+      expect(provider.log).toEqual(['pool a1+b1', 'submit a1+b1', 'collect batch_1']);
+      // b ended; a alone is every running chain of the next round.
+      await collector.signal(roundChainsSignal, { ended: ['b'] });
+      await collector.signal(roundParkedSignal, { chainId: 'a', sets: [setOf('a2', 1)] });
+      await waitUntil(() => provider.log.includes('collect batch_2') || undefined, { what: 'round 2', timeoutMs: 30_000, intervalMs: 50 });
+      await collector.signal(roundChainsSignal, { ended: ['a'] });
+      await collector.signal(roundsCloseSignal);
+      expect(await collector.result()).toEqual({ rounds: 2, requestsSent: 4 });
+    });
+    expect(provider.log.slice(3)).toEqual(['pool a2', 'submit a2', 'collect batch_2']);
   });
 });
