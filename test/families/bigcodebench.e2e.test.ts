@@ -22,6 +22,7 @@ import { testConfig, uniqueSuffix } from '../support/config.js';
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { expectCellFilesAsStored, outputJson, sweepWithOutputDir } from '../support/sweep-output.js';
+import { RUN_ENTRY } from '../support/processes.js';
 
 const run = promisify(execFile);
 const PYTHON = path.join(PROJECT_ROOT, '.tools/test-python/bin/python');
@@ -92,7 +93,7 @@ it("evaluate.ts: each sample's pass, fail or timeout and pass@k are bigcodebench
   const [ours, theirs] = await Promise.all([
     run(
       process.execPath,
-      ['--import', 'tsx', 'scripts/evaluate.ts', ...args, '--timeout-per-task', '1', '--bigcodebench-env', env, '--output-dir', outDir],
+      [RUN_ENTRY, 'scripts/evaluate.ts', ...args, '--timeout-per-task', '1', '--bigcodebench-env', env, '--output-dir', outDir],
       {
         timeout: 300_000,
       },

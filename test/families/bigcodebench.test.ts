@@ -24,6 +24,7 @@ import { scoreFields } from '../../domain/sweep/records.js';
 import { requirementsProblem } from '../../scripts/lib/requirements.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import { BCB_TASKS, bcbJsonl } from '../support/bigcodebench-rows.js';
+import { RUN_ENTRY } from '../support/processes.js';
 
 const PYTHON = path.join(PROJECT_ROOT, '.tools/test-python/bin/python');
 const PEER = path.join(PROJECT_ROOT, '.tools/test-python-bigcodebench');
@@ -174,8 +175,7 @@ describe('libraries beyond the standard library', () => {
       execFile(
         process.execPath,
         [
-          '--import',
-          'tsx',
+          RUN_ENTRY,
           path.join(PROJECT_ROOT, 'scripts/evaluate.ts'),
           '--problems',
           rows,
