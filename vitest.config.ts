@@ -12,10 +12,11 @@ import LongFilesFirst from './test/support/sequencer.js';
  * by their text and kept apart.
  */
 const REPLACES_MODULES = /\bvi\.(mock|doMock|unmock|stubGlobal|stubEnv|resetModules)\(/;
-const ISOLATED_UNIT_FILES = readdirSync('test', { recursive: true, encoding: 'utf8' })
+const TEST_DIR = new URL('./test/', import.meta.url);
+const ISOLATED_UNIT_FILES = readdirSync(TEST_DIR, { recursive: true, encoding: 'utf8' })
   .filter((f) => f.endsWith('.test.ts') && !f.endsWith('.e2e.test.ts'))
-  .map((f) => `test/${f}`)
-  .filter((f) => REPLACES_MODULES.test(readFileSync(f, 'utf8')));
+  .filter((f) => REPLACES_MODULES.test(readFileSync(new URL(f, TEST_DIR), 'utf8')))
+  .map((f) => `test/${f}`);
 
 /**
  * Two projects, told apart by the file name:
