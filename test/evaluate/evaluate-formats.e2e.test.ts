@@ -12,6 +12,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installedHumanEval } from '../../scripts/lib/installed-datasets.js';
 import { readJsonlText } from '../../infra/sandbox/jsonlFile.js';
+import { RUN_ENTRY } from '../support/processes.js';
 
 const run = promisify(execFile);
 const REFERENCE = resolve('../shared/reference/humaneval');
@@ -37,7 +38,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function evaluate(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', SCRIPT, ...args], { timeout: 120_000 });
+    const { stdout, stderr } = await run(process.execPath, [RUN_ENTRY, SCRIPT, ...args], { timeout: 120_000 });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };

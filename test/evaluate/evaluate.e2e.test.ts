@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HUMANEVAL_PLUS_TASKS, jsonl as evalplusJsonl, MBPP_PLUS_TASKS } from '../support/evalplus-rows.js';
 import { APPS_TASKS, appsJsonl } from '../support/apps-rows.js';
+import { RUN_ENTRY } from '../support/processes.js';
 
 const run = promisify(execFile);
 const REFERENCE = resolve('../shared/reference/humaneval');
@@ -31,7 +32,7 @@ afterAll(() => {
 
 async function evaluate(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', SCRIPT, ...args], { timeout: 120_000 });
+    const { stdout, stderr } = await run(process.execPath, [RUN_ENTRY, SCRIPT, ...args], { timeout: 120_000 });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };

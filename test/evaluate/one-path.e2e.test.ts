@@ -27,6 +27,7 @@ import { testConfig, uniqueSuffix } from '../support/config.js';
 import { onePathFixtureOf } from '../support/family-fixtures.js';
 import { testBucket } from '../support/s3.js';
 import { textOf } from '../support/stored-pins.js';
+import { RUN_ENTRY } from '../support/processes.js';
 
 const run = promisify(execFile);
 const { config } = testConfig();
@@ -91,7 +92,7 @@ async function throughSweep(
 
 async function throughEvaluate(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', path.resolve('scripts/evaluate.ts'), ...args], {
+    const { stdout, stderr } = await run(process.execPath, [RUN_ENTRY, path.resolve('scripts/evaluate.ts'), ...args], {
       timeout: 180_000,
     });
     return { code: 0, stdout, stderr };

@@ -28,7 +28,7 @@ import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import { classify, SEED, writeScriptedSweep, type Classified } from '../methods/support.js';
 import { BCB_GT_FAILS, BCB_TASKS, bcbJsonl } from '../support/bigcodebench-rows.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
-import { runTs } from '../support/processes.js';
+import { runTs, RUN_ENTRY } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { expectCellFilesAsStored, outputJson, sweepWithOutputDir } from '../support/sweep-output.js';
@@ -109,8 +109,7 @@ it("evaluate.ts: each sample's pass, fail or timeout and pass@k are bigcodebench
     run(
       process.execPath,
       [
-        '--import',
-        'tsx',
+        RUN_ENTRY,
         'scripts/evaluate.ts',
         ...args,
         '--timeout-per-task',

@@ -13,7 +13,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bigCodeBenchFamily as family, BigCodeBenchEntrySchema } from '../../domain/families/bigcodebench/index.js';
-import { BIGCODEBENCH_ENVIRON, DETAILS_MARK, detailsOf, GROUND_TRUTH_MARK, VERDICT_MARK } from '../../domain/families/bigcodebench/harness.js';
+import {
+  BIGCODEBENCH_ENVIRON,
+  DETAILS_MARK,
+  detailsOf,
+  GROUND_TRUTH_MARK,
+  VERDICT_MARK,
+} from '../../domain/families/bigcodebench/harness.js';
 import { BIGCODEBENCH_SCORES, bigCodeBenchPeerFiles } from '../../domain/families/bigcodebench/scores.js';
 import { BIGCODEBENCH_STOP_WORDS, parseLibs, PYTHON_STDLIB } from '../../domain/families/bigcodebench/prompt.js';
 import { bigcodeTask } from '../../domain/families/registry.js';
@@ -24,6 +30,7 @@ import { scoreFields } from '../../domain/sweep/records.js';
 import { requirementsProblem } from '../../scripts/lib/requirements.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import { BCB_GT_FAILS, BCB_TASKS, bcbJsonl } from '../support/bigcodebench-rows.js';
+import { RUN_ENTRY } from '../support/processes.js';
 
 const PYTHON = path.join(PROJECT_ROOT, '.tools/test-python/bin/python');
 const PEER = path.join(PROJECT_ROOT, '.tools/test-python-bigcodebench');
@@ -323,8 +330,7 @@ describe('libraries beyond the standard library', () => {
       execFile(
         process.execPath,
         [
-          '--import',
-          'tsx',
+          RUN_ENTRY,
           path.join(PROJECT_ROOT, 'scripts/evaluate.ts'),
           '--problems',
           rows,

@@ -23,6 +23,7 @@ import { expectCellFilesAsStored, outputJson, scriptedModelsYaml, sweepWithOutpu
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { COMPLEXITY_ROWS, jsonl } from '../support/classification-rows.js';
+import { RUN_ENTRY } from '../support/processes.js';
 
 const PARQUET = path.resolve(import.meta.dirname, '../support/parquet');
 const FILES = {
@@ -64,7 +65,7 @@ async function problemsOf(task: ClassificationEntry['task'], file: string, text?
 const run = promisify(execFile);
 async function evaluate(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', path.resolve('scripts/evaluate.ts'), ...args], {
+    const { stdout, stderr } = await run(process.execPath, [RUN_ENTRY, path.resolve('scripts/evaluate.ts'), ...args], {
       timeout: 120_000,
     });
     return { code: 0, stdout, stderr };

@@ -23,6 +23,7 @@ import { CODE_TO_TEXT_ROWS, codeToTextJsonl, type CodeXGlueRow } from '../suppor
 import { expectCellFilesAsStored, outputJson, scriptedModelsYaml, sweepWithOutputDir } from '../support/sweep-output.js';
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { RUN_ENTRY } from '../support/processes.js';
 
 const run = promisify(execFile);
 const SCRIPT = path.join(PROJECT_ROOT, 'scripts/evaluate.ts');
@@ -30,7 +31,7 @@ const PARQUET = (language: string) => path.join(PROJECT_ROOT, `test/support/parq
 
 async function evaluate(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', SCRIPT, ...args], { timeout: 120_000, cwd: PROJECT_ROOT });
+    const { stdout, stderr } = await run(process.execPath, [RUN_ENTRY, SCRIPT, ...args], { timeout: 120_000, cwd: PROJECT_ROOT });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };

@@ -15,7 +15,7 @@ import { FIM_PRESETS, fimPrompt } from '../../domain/llm/fim.js';
 import { sweepConfigKey, sweepResultsKey } from '../../domain/sweep/keys.js';
 import { getText } from '../../infra/s3.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
-import { runTs } from '../support/processes.js';
+import { RUN_ENTRY, runTs } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
 import { DS1000_INSERTION_SAMPLES, DS1000_TASKS, ds1000InsertionJsonl, insertionPrompt } from '../support/ds1000-rows.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
@@ -108,7 +108,7 @@ timeout_s: 60
     writeFileSync(samples, rows.map((r) => JSON.stringify(r) + '\n').join(''));
     const { stdout } = await run(
       process.execPath,
-      ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', problems, '--samples', samples, '--k', '1', '--ds1000-mode', 'insertion'],
+      [RUN_ENTRY, 'scripts/evaluate.ts', '--problems', problems, '--samples', samples, '--k', '1', '--ds1000-mode', 'insertion'],
       { timeout: 120_000 },
     );
     const results = readFileSync(`${samples}_results.jsonl`, 'utf8')

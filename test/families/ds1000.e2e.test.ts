@@ -14,7 +14,7 @@ import { sweepConfigKey } from '../../domain/sweep/keys.js';
 import { getText } from '../../infra/s3.js';
 import { resolvePythonExecutable } from '../../infra/sandbox/python.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
-import { runTs } from '../support/processes.js';
+import { RUN_ENTRY, runTs } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
 import { DS1000_SCIPY_TASK, DS1000_TASKS, ds1000Jsonl, type Ds1000FixtureTask } from '../support/ds1000-rows.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
@@ -107,7 +107,7 @@ timeout_s: 60
     writeFileSync(samples, rows.map((r) => JSON.stringify(r) + '\n').join(''));
     const { stdout } = await run(
       process.execPath,
-      ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', problems, '--samples', samples, '--k', '1'],
+      [RUN_ENTRY, 'scripts/evaluate.ts', '--problems', problems, '--samples', samples, '--k', '1'],
       { timeout: 120_000 },
     );
     const results = readFileSync(`${samples}_results.jsonl`, 'utf8')
@@ -120,17 +120,7 @@ timeout_s: 60
 
     const refused = await run(
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        'scripts/evaluate.ts',
-        '--problems',
-        problems,
-        '--samples',
-        samples,
-        '--python',
-        path.join(bare, 'bin', 'python'),
-      ],
+      [RUN_ENTRY, 'scripts/evaluate.ts', '--problems', problems, '--samples', samples, '--python', path.join(bare, 'bin', 'python')],
       { timeout: 120_000 },
     ).catch((e: { code: number; stderr: string }) => e);
     expect('code' in refused ? refused.code : 0).toBe(2);

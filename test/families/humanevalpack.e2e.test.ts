@@ -37,7 +37,7 @@ import {
   RUST_GENERATIONS,
   RUST_ROWS,
 } from '../support/humanevalpack-rows.js';
-import { runTs } from '../support/processes.js';
+import { RUN_ENTRY, runTs } from '../support/processes.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { testBucket } from '../support/s3.js';
 import { expectCellFilesAsStored, outputJson, scriptedModelsYaml, sweepWithOutputDir } from '../support/sweep-output.js';
@@ -80,7 +80,7 @@ async function evaluate(name: string, rows: string, samples: unknown[], args: st
   const { stdout } = await run(
     process.execPath,
     [
-      ...['--import', 'tsx', 'scripts/evaluate.ts', '--problems', rowsFile, '--samples', samplesFile, '--output-dir', out, ...args],
+      ...[RUN_ENTRY, 'scripts/evaluate.ts', '--problems', rowsFile, '--samples', samplesFile, '--output-dir', out, ...args],
       ...['--metric_output_path', path.join(dir, `${name}-evaluation_results.json`)],
     ],
     { timeout: 300_000 },

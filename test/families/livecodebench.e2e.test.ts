@@ -19,7 +19,7 @@ import { LCB_SYSTEM_MESSAGE } from '../../domain/families/livecodebench/prompt.j
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { LCB_TASKS, lcbJsonl, type LcbFixtureTask } from '../support/livecodebench-rows.js';
-import { runTs } from '../support/processes.js';
+import { RUN_ENTRY, runTs } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { expectCellFilesAsStored, outputJson, sweepWithOutputDir } from '../support/sweep-output.js';
@@ -60,7 +60,7 @@ async function evaluate(samples: readonly LcbFixtureTask[], flags: string[]) {
   );
   const { stdout, stderr } = await run(
     process.execPath,
-    ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', rowsFile, '--samples', samplesFile, '--k', '1,2', ...flags],
+    [RUN_ENTRY, 'scripts/evaluate.ts', '--problems', rowsFile, '--samples', samplesFile, '--k', '1,2', ...flags],
     { timeout: 300_000 },
   );
   return { metrics: JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, number>, stderr };
@@ -104,7 +104,7 @@ it("evaluate.ts: pass@1 and pass@2 are LiveCodeBench's, over all problems and ov
 
   const refused = await run(
     process.execPath,
-    ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', rowsFile, '--samples', rowsFile, '--release-after', '2024-5-1'],
+    [RUN_ENTRY, 'scripts/evaluate.ts', '--problems', rowsFile, '--samples', rowsFile, '--release-after', '2024-5-1'],
     { timeout: 120_000 },
   ).catch((e: { code: number; stderr: string }) => e);
   expect(refused).toMatchObject({ code: 2 });

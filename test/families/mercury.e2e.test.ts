@@ -13,7 +13,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testConfig, uniqueSuffix } from '../support/config.js';
-import { runTs } from '../support/processes.js';
+import { RUN_ENTRY, runTs } from '../support/processes.js';
 import type { MercurySample } from '../../domain/families/mercury/scores.js';
 import { MERCURY_ROWS, mercuryJsonl, PAIRS_FAST, PAIRS_SLOWEST, RUNNING_SUM, RUNNING_SUM_FAILURES } from '../support/mercury-rows.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
@@ -48,7 +48,7 @@ describe("evaluate.ts --tasks mercury: bigcode's figures from the sandbox", () =
     const { stdout } = await run(
       process.execPath,
       [
-        ...['--import', 'tsx', 'scripts/evaluate.ts', '--tasks', 'mercury', '--problems', rows, '--samples', samplesFile],
+        ...[RUN_ENTRY, 'scripts/evaluate.ts', '--tasks', 'mercury', '--problems', rows, '--samples', samplesFile],
         ...['--output-dir', out, '--metric_output_path', bigcodeFile, '--k', '1', '--timing-runs', '3'],
       ],
       { timeout: 300_000 },

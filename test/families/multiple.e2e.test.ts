@@ -15,7 +15,7 @@ import { cellShardRecordsKey, sweepResultsKey } from '../../domain/sweep/keys.js
 import { getText } from '../../infra/s3.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { addRow, COMPLETIONS, HOSTILE_PASSES, jsonl, MAY_BE_MISSING, runnableOf, type CompletionKind } from '../support/multiple-rows.js';
-import { runTs } from '../support/processes.js';
+import { RUN_ENTRY, runTs } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 
@@ -208,7 +208,7 @@ describe('scripts/evaluate.ts on MultiPL-E rows', () => {
 
   async function evaluate(args: string[], extraEnv: Record<string, string> = {}) {
     try {
-      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', SCRIPT, ...args], {
+      const { stdout, stderr } = await run(process.execPath, [RUN_ENTRY, SCRIPT, ...args], {
         timeout: 120_000,
         env: { ...process.env, ...extraEnv },
       });

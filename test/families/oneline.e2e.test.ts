@@ -19,7 +19,7 @@ import { textCheckingOf } from '../../domain/sweep/textScores.js';
 import { getText } from '../../infra/s3.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { CONALA_ROWS, CONCODE_ROWS, jsonl, SPIDER_ROWS } from '../support/oneline-rows.js';
-import { runTs } from '../support/processes.js';
+import { RUN_ENTRY, runTs } from '../support/processes.js';
 import { outputJson, scriptedModelsYaml, sweepWithOutputDir } from '../support/sweep-output.js';
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
@@ -58,7 +58,7 @@ describe('evaluate.ts on the owners files', () => {
     // An interpreter that does not exist: nothing may need it.
     const { stdout, stderr } = await run(
       process.execPath,
-      ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', problems, '--samples', samples, '--python', '/nonexistent/python'],
+      [RUN_ENTRY, 'scripts/evaluate.ts', '--problems', problems, '--samples', samples, '--python', '/nonexistent/python'],
       { timeout: 120_000 },
     );
     const metrics = JSON.parse(stdout.trim().split('\n').at(-1)!);
@@ -81,18 +81,14 @@ describe('evaluate.ts on the owners files', () => {
     const samples = path.join(dir, 'concode_samples.jsonl');
     const answers = CONCODE_ROWS.map((_, i) => answerFor('concode', i));
     writeFileSync(samples, jsonl(answers.map((completion, i) => ({ task_id: `Concode/${i}`, completion }))));
-    const { stdout } = await run(
-      process.execPath,
-      ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', problems, '--samples', samples],
-      {
-        timeout: 120_000,
-        env: { ...process.env, PATH: '/nonexistent' },
-      },
-    );
+    const { stdout } = await run(process.execPath, [RUN_ENTRY, 'scripts/evaluate.ts', '--problems', problems, '--samples', samples], {
+      timeout: 120_000,
+      env: { ...process.env, PATH: '/nonexistent' },
+    });
     expect(JSON.parse(stdout.trim().split('\n').at(-1)!).bleu).toBeCloseTo(bigcodeBleu(answers, referencesOf('concode')).bleu, 12);
 
     writeFileSync(problems, jsonl([CONCODE_ROWS[0]!, { ...CONCODE_ROWS[1], code: null }]));
-    const refused = await run(process.execPath, ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', problems, '--samples', samples], {
+    const refused = await run(process.execPath, [RUN_ENTRY, 'scripts/evaluate.ts', '--problems', problems, '--samples', samples], {
       timeout: 120_000,
     }).catch((e: { code: number; stderr: string }) => e);
     expect(refused).toMatchObject({ code: 2 });

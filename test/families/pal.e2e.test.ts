@@ -17,7 +17,7 @@ import { PAL_STOP_WORDS } from '../../domain/families/pal/index.js';
 import { cellFileKey } from '../../domain/sweep/keys.js';
 import { getText } from '../../infra/s3.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
-import { runTs } from '../support/processes.js';
+import { RUN_ENTRY, runTs } from '../support/processes.js';
 import { outputJson, scriptedModelsYaml, sweepWithOutputDir } from '../support/sweep-output.js';
 import { testBucket } from '../support/s3.js';
 import { BIGCODE_SAVED_GENERATIONS, GSM8K_ROWS, GSM_HARD_ROWS, palJsonl } from '../support/pal-rows.js';
@@ -152,13 +152,9 @@ timeout_s: 10
       BIGCODE_SAVED_GENERATIONS.map((completion, i) => JSON.stringify({ task_id: String(i), completion }) + '\n').join(''),
     );
     const evaluate = (samples: string, extra: string[] = []) =>
-      run(
-        process.execPath,
-        ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', problems, '--samples', samples, '--k', '1', ...extra],
-        {
-          timeout: 120_000,
-        },
-      );
+      run(process.execPath, [RUN_ENTRY, 'scripts/evaluate.ts', '--problems', problems, '--samples', samples, '--k', '1', ...extra], {
+        timeout: 120_000,
+      });
     const greedy = JSON.parse((await evaluate(saved)).stdout.trim().split('\n').at(-1)!);
     expect(greedy).toMatchObject({ 'pass@1': 1, accuracy: 1, num_failed_execution: 0 });
     const rows = readFileSync(`${saved}_results.jsonl`, 'utf8')

@@ -19,7 +19,7 @@ import { RECODE_STOP_WORDS } from '../../domain/families/recode/index.js';
 import { truncateAtStopWords } from '../../domain/llm/extract.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
-import { runTs } from '../support/processes.js';
+import { RUN_ENTRY, runTs } from '../support/processes.js';
 import { jsonl, RECODE_FUNC_NAME_GENERATIONS, RECODE_FUNC_NAME_ROWS } from '../support/recode-rows.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { testBucket } from '../support/s3.js';
@@ -66,7 +66,7 @@ async function evaluate(name: string, samplesFile: string, args: string[] = []) 
   const { stdout, stderr } = await run(
     process.execPath,
     [
-      ...['--import', 'tsx', 'scripts/evaluate.ts', '--problems', rowsFile, '--samples', samplesFile, '--output-dir', out],
+      ...[RUN_ENTRY, 'scripts/evaluate.ts', '--problems', rowsFile, '--samples', samplesFile, '--output-dir', out],
       ...['--tasks', TASK, '--timeout', '3', '--metric_output_path', metricFile, ...args],
     ],
     { timeout: 300_000 },

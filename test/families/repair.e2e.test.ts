@@ -21,7 +21,7 @@ import { QUIXBUGS_PROMPT_STOP_WORDS, quixBugsFamily } from '../../domain/familie
 import { truncateAtStopWords } from '../../domain/llm/extract.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
-import { runTs } from '../support/processes.js';
+import { RUN_ENTRY, runTs } from '../support/processes.js';
 import {
   jsonl,
   PARITY_BUGS,
@@ -70,7 +70,7 @@ async function evaluate(name: string, rows: string, samples: unknown[], args: st
   const { stdout, stderr } = await run(
     process.execPath,
     [
-      ...['--import', 'tsx', 'scripts/evaluate.ts', '--problems', rowsFile, '--samples', samplesFile, '--output-dir', out, ...args],
+      ...[RUN_ENTRY, 'scripts/evaluate.ts', '--problems', rowsFile, '--samples', samplesFile, '--output-dir', out, ...args],
       // bigcode's metric file, which --tasks writes (by default in the working directory).
       ...['--metric_output_path', path.join(dir, `${name}-evaluation_results.json`)],
     ],

@@ -16,6 +16,7 @@ import { testBucket } from '../support/s3.js';
 import { FIM_ROWS, fimJsonl, type FimFixtureRow } from '../support/santacoder-fim-rows.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { expectCellFilesAsStored, outputJson, sweepWithOutputDir } from '../support/sweep-output.js';
+import { RUN_ENTRY } from '../support/processes.js';
 
 const N = 2;
 const run = promisify(execFile);
@@ -99,11 +100,9 @@ k: [1]
     const samples = path.join(dir, 'fim_samples.jsonl');
     const rows = FIM_ROWS.flatMap((r) => Array.from({ length: N }, (_, i) => ({ task_id: r.name, completion: answer(r, i) })));
     writeFileSync(samples, rows.map((r) => JSON.stringify(r) + '\n').join(''));
-    const { stdout } = await run(
-      process.execPath,
-      ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', problems, '--samples', samples],
-      { timeout: 120_000 },
-    );
+    const { stdout } = await run(process.execPath, [RUN_ENTRY, 'scripts/evaluate.ts', '--problems', problems, '--samples', samples], {
+      timeout: 120_000,
+    });
     const figures = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, number>;
     expect(figures).toMatchObject(EXPECTED);
     expect(figures['Exact Match']).toBeCloseTo(OVERALL, 12);

@@ -17,7 +17,7 @@ import { spiderPrompt } from '../../domain/families/spider/index.js';
 import { bigcodeBleu } from '../../domain/metrics/bleu.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { jsonl } from '../support/oneline-rows.js';
-import { runTs } from '../support/processes.js';
+import { RUN_ENTRY, runTs } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
 import { expectCellFilesAsStored, outputJson, scriptedModelsYaml, sweepWithOutputDir } from '../support/sweep-output.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
@@ -53,7 +53,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const evaluate = (...args: string[]) =>
-  run(process.execPath, ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', problems, '--samples', samples, '--k', '1', ...args], {
+  run(process.execPath, [RUN_ENTRY, 'scripts/evaluate.ts', '--problems', problems, '--samples', samples, '--k', '1', ...args], {
     timeout: 120_000,
   });
 
@@ -100,18 +100,7 @@ describe('evaluate.ts --spider-databases', () => {
     writeFileSync(other, jsonl([...ROWS, { db_id: 'pets_1', query: 'SELECT count(*) FROM pets', question: 'How many pets?' }]));
     const missingFile = run(
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        'scripts/evaluate.ts',
-        '--problems',
-        other,
-        '--samples',
-        samples,
-        '--ignore-incomplete',
-        '--spider-databases',
-        databases,
-      ],
+      [RUN_ENTRY, 'scripts/evaluate.ts', '--problems', other, '--samples', samples, '--ignore-incomplete', '--spider-databases', databases],
       { timeout: 120_000 },
     );
     // The pets task has no sample: only attempted tasks' databases are needed.
@@ -119,7 +108,7 @@ describe('evaluate.ts --spider-databases', () => {
     writeFileSync(samples + '.pets', jsonl([...SAMPLES, { task_id: 'Spider/4', completion: 'SELECT 1' }]));
     const needsPets = run(
       process.execPath,
-      ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', other, '--samples', samples + '.pets', '--spider-databases', databases],
+      [RUN_ENTRY, 'scripts/evaluate.ts', '--problems', other, '--samples', samples + '.pets', '--spider-databases', databases],
       { timeout: 120_000 },
     );
     await expect(needsPets).rejects.toMatchObject({

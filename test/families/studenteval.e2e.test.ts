@@ -17,7 +17,7 @@ import { STUDENTEVAL_STOP_WORDS, studentEvalFamily } from '../../domain/families
 import { truncateAtStopWords } from '../../domain/llm/extract.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
-import { runTs } from '../support/processes.js';
+import { RUN_ENTRY, runTs } from '../support/processes.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { testBucket } from '../support/s3.js';
 import { jsonl, STUDENTEVAL_GENERATIONS, STUDENTEVAL_ROWS } from '../support/studenteval-rows.js';
@@ -81,7 +81,7 @@ describe('StudentEval end to end', () => {
     const { stdout } = await run(
       process.execPath,
       [
-        ...['--import', 'tsx', 'scripts/evaluate.ts', '--problems', rowsFile, '--samples', samplesFile, '--output-dir', out],
+        ...[RUN_ENTRY, 'scripts/evaluate.ts', '--problems', rowsFile, '--samples', samplesFile, '--output-dir', out],
         ...['--tasks', 'studenteval', '--k', '1', '--metric_output_path', metricFile],
       ],
       { timeout: 300_000 },

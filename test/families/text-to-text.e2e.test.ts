@@ -18,7 +18,7 @@ import { textCheckingOf } from '../../domain/sweep/textScores.js';
 import { getText } from '../../infra/s3.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { jsonl } from '../support/oneline-rows.js';
-import { runTs } from '../support/processes.js';
+import { RUN_ENTRY, runTs } from '../support/processes.js';
 import { outputJson, scriptedModelsYaml, sweepWithOutputDir } from '../support/sweep-output.js';
 import { testBucket } from '../support/s3.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
@@ -49,7 +49,7 @@ it("evaluate.ts --subset da_en scores each task's first sample by bigcode's BLEU
       { task_id: 'codexglue_text_to_text-da_en/0', completion: 'something else' },
     ]),
   );
-  const args = ['--import', 'tsx', 'scripts/evaluate.ts', '--problems', rowsFile, '--samples', samples];
+  const args = [RUN_ENTRY, 'scripts/evaluate.ts', '--problems', rowsFile, '--samples', samples];
   const { stdout, stderr } = await run(process.execPath, [...args, '--subset', 'da_en', '--python', '/nonexistent/python'], {
     timeout: 120_000,
   });

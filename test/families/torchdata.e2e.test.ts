@@ -16,7 +16,7 @@ import { sweepConfigKey } from '../../domain/sweep/keys.js';
 import { getText } from '../../infra/s3.js';
 import { resolvePythonExecutable } from '../../infra/sandbox/python.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
-import { runTs } from '../support/processes.js';
+import { RUN_ENTRY, runTs } from '../support/processes.js';
 import { testBucket } from '../support/s3.js';
 import { TORCHDATA_ROWS, torchDataJsonl } from '../support/torchdata-rows.js';
 
@@ -83,8 +83,7 @@ describe('TorchDataEval without torchdata in the sandbox', () => {
     const refused = await run(
       process.execPath,
       [
-        '--import',
-        'tsx',
+        RUN_ENTRY,
         'scripts/evaluate.ts',
         '--problems',
         path.join(dir, 'real_torchdata_eval_v3.jsonl'),

@@ -35,6 +35,7 @@ import {
 } from '../support/scripted-llm-server.js';
 import { pbeProblems } from '../sweep/support.js';
 import { classify, exploraScript, SEED, type Role } from '../methods/support.js';
+import { RUN_ENTRY } from '../support/processes.js';
 
 const { config, env } = testConfig();
 const bucket = testBucket(config);
@@ -156,15 +157,11 @@ afterAll(async () => {
 /** A project script as a user runs it, stdout and stderr apart. */
 async function run_(entry: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(
-      path.join(PROJECT_ROOT, 'node_modules/.bin/tsx'),
-      [path.join(PROJECT_ROOT, entry), ...args],
-      {
-        cwd: PROJECT_ROOT,
-        env: { ...process.env, ...env },
-        maxBuffer: 64 * 1024 * 1024,
-      },
-    );
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [RUN_ENTRY, path.join(PROJECT_ROOT, entry), ...args], {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, ...env },
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import { addRow, COMPLETIONS, jsonl } from '../support/multiple-rows.js';
+import { RUN_ENTRY } from '../support/processes.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'explora-on-need-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -19,7 +20,7 @@ function evaluate(args: string[], env: Record<string, string>): Promise<{ code: 
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', path.join(PROJECT_ROOT, 'scripts/evaluate.ts'), ...args],
+      [RUN_ENTRY, path.join(PROJECT_ROOT, 'scripts/evaluate.ts'), ...args],
       { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, timeout: 300_000 },
       (error, _stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
     );

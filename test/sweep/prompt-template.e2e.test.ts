@@ -152,7 +152,7 @@ describe('a sweep with prompt templates, against a scripted server', () => {
         timeout_s: 10,
       }),
     );
-    const dry = await runTs('scripts/start-sweep.ts', ['--config', file, '--dry-run'], env);
+    const dry = await runTs('scripts/start-sweep.ts', ['--config', file, '--dry-run', '--no-cache-forecast'], env);
     expect(dry.code, dry.output).toBe(0);
     expect(dry.output).toContain('1 temperature x 2 prompt templates = 2 cells');
 

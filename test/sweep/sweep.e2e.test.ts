@@ -68,7 +68,8 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
 
   it('--dry-run prints the plan; a bad config is refused naming the field', async () => {
     const file = writeConfig(id);
-    const dry = await runTs('scripts/start-sweep.ts', ['--config', file, '--dry-run'], env);
+    // Not the LLM cache's forecast (dry-run.e2e's): reading a test bucket's busy cache takes seconds.
+    const dry = await runTs('scripts/start-sweep.ts', ['--config', file, '--dry-run', '--no-cache-forecast'], env);
     expect(dry.code, dry.output).toBe(0);
     // 2 datasets x 2 models = 4 cells of LIMIT tasks x N samples.
     expect(dry.output).toMatch(/4 cells/);
@@ -263,7 +264,7 @@ describe('a sweep end to end on the real stack, against a scripted OpenAI-compat
           `  - id: plain\n    base_url: ${batchedServer.url}\n    model: scripted-completions\n    api: completions\n    samples_per_request: 3\n` +
           `methods: [direct]\ntemperatures: [0.2]\nn_samples: ${N}\nk: [1, 2, 4]\nlimit: ${LIMIT}\ntimeout_s: 5\nseed: ${SWEEP_SEED}\n`,
       );
-      const dry = await runTs('scripts/start-sweep.ts', ['--config', file, '--dry-run'], env);
+      const dry = await runTs('scripts/start-sweep.ts', ['--config', file, '--dry-run', '--no-cache-forecast'], env);
       expect(dry.output).toMatch(new RegExp(`total\\s+${4 * LIMIT * N}\\s+${4 * LIMIT * 2}\\s+${4 * LIMIT * N}`));
       const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
       expect(run.code, run.output).toBe(0);
