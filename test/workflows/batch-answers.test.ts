@@ -30,6 +30,7 @@ import { cellInput, directCell, Holds, stubLlm, stubStorage } from './stubs.js';
 import { batchRoundsProgressQuery, roundChainsSignal, roundParkedSignal, roundsCloseSignal } from '../../workflows/roundSignals.js';
 import { batchRoundsWorkflow, type BatchRoundsInput } from '../../workflows/batchRounds.js';
 import type { LlmCallSummary } from '../../domain/llm/request.js';
+import { stubParking, STEP_COST, summariesOf, type Parking } from './parkingStubs.js';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -480,71 +481,25 @@ describe('a request set in batches', () => {
  * run after (t + s) % 3 repairs, so with a plan of 2 subtasks (budget 2) the cell has 3 rounds.
  */
 function stubRounds(holds?: Holds) {
-  const cached = new Set<string>();
-  const pooled = new Map<string, string[]>();
-  const parkedSets = new Map<string, string[]>();
-  const batched: string[] = [];
-  const sentLive: string[] = [];
-  const log: string[] = [];
-  let parks = 0;
-  const zero = { calls: 1, prompt_tokens: 5, completion_tokens: 2, sandbox_runs: 0 };
-  type Parking = { parkRequests?: { prefix: string; after: string[] } };
-  /** Answers the step's requests, or parks those not cached (as parkOrSend does). */
-  const answer = (ids: string[], input: Parking) => {
-    const missing = ids.filter((id) => !cached.has(id));
-    if (missing.length && input.parkRequests) {
-      const setId = `p${++parks}`;
-      parkedSets.set(setId, missing);
-      throw ApplicationFailure.create({
-        type: 'LlmParked',
-        nonRetryable: true,
-        message: 'parked',
-        details: [[{ planKey: `${input.parkRequests.prefix}${setId}`, setId, requests: missing.length, samples: missing.length }]],
-      });
-    }
-    for (const id of missing) {
-      sentLive.push(id);
-      cached.add(id);
-    }
-  };
+  const parking = stubParking();
+  const { answer } = parking;
   const repairsNeeded = (t: number, s: number) => (t + s) % 3;
   const llm = {
     async planTask(input: { ref: { taskIndex: number } } & Parking) {
       answer([`plan/${input.ref.taskIndex}`], input);
-      return { planKey: `plan/${input.ref.taskIndex}`, subtasks: ['a', 'b'], cost: zero };
+      return { planKey: `plan/${input.ref.taskIndex}`, subtasks: ['a', 'b'], cost: STEP_COST };
     },
     async generateRag(input: { ref: { taskIndex: number }; sampleIndices: number[] } & Parking): Promise<LlmCallSummary[]> {
       const ids = input.sampleIndices.map((s) => `first/${input.ref.taskIndex}/${s}`);
       answer(ids, input);
-      return ids.map((key) => ({ key, status: 'ok', cached: true, promptTokens: 5, completionTokens: 2, calls: 1 }));
+      return summariesOf(ids);
     },
     async repairSample(input: { ref: { taskIndex: number }; sampleIndex: number; round: number } & Parking) {
       const id = `repair/${input.ref.taskIndex}/${input.sampleIndex}/${input.round}`;
       answer([id], input);
-      return { llmKey: id, ok: true, cost: zero };
+      return { llmKey: id, ok: true, cost: STEP_COST };
     },
-    async poolRequestSets(input: { sets: RequestSet[]; prefix: string }): Promise<RequestSet[]> {
-      const ids = [...new Set(input.sets.flatMap((s) => parkedSets.get(s.setId)!))];
-      const setId = `pool${pooled.size + 1}`;
-      pooled.set(setId, ids);
-      log.push(`pool ${input.prefix} ${ids.length}`);
-      return [{ planKey: `${input.prefix}${setId}`, setId, requests: ids.length, samples: ids.length }];
-    },
-    async submitBatch(input: SubmitBatchInput): Promise<SubmittedBatch> {
-      log.push(`submit ${input.set.setId}`);
-      return { batchId: `batch_${input.set.setId}`, created: true };
-    },
-    async pollBatch(input: { batchId: string }): Promise<BatchStatus> {
-      return { batchId: input.batchId, status: 'completed', total: 1, completed: 1, failed: 0 };
-    },
-    async collectBatch(input: CollectBatchInput): Promise<CollectedBatch> {
-      const ids = pooled.get(input.set.setId)!;
-      for (const id of ids) {
-        batched.push(id);
-        cached.add(id);
-      }
-      return { samples: ids.length, requests: ids.length, promptTokens: 5 * ids.length, completionTokens: 2 * ids.length };
-    },
+    ...parking.batch,
   };
   const sandbox = {
     async runVisible(input: { taskIndex: number; llmKey: string; label: string }) {
@@ -557,7 +512,7 @@ function stubRounds(holds?: Holds) {
       return `trace/${input.cellId}/${input.taskIndex}`;
     },
   };
-  return { llm, sandbox, cached, batched, sentLive, log };
+  return { llm, sandbox, ...parking };
 }
 
 describe('a multi-round cell in batch mode', () => {
