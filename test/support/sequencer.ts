@@ -18,6 +18,9 @@ const LONG_FILES = [
   'test/datasets/resume.e2e.test.ts',
   'test/sweep/budget.e2e.test.ts',
   'test/sandbox/warm-toolchains.test.ts',
+  'test/methods/methods.e2e.test.ts',
+  'test/workflows/batch-answers.test.ts',
+  'test/workflows/batch-rounds-methods.test.ts',
 ];
 
 function rank(spec: TestSpecification): number {
