@@ -29,10 +29,10 @@ export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
     pool: 'forks',
-    // Two cores, five files at once: an end-to-end file spends most of its time waiting (on
+    // Two cores, four files at once: an end-to-end file spends most of its time waiting (on
     // Temporal's timers, a worker's restart, an outage it sits through), about 0.3 of a core on
-    // average; with three at once a fresh-clone run kept the two cores 61% busy, four gained 32 s.
-    maxWorkers: 5,
+    // average; with three at once a fresh-clone run kept the two cores 61% busy.
+    maxWorkers: 4,
     sequence: { sequencer: LongFilesFirst },
     projects: [
       {

@@ -7,8 +7,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-# scripts/run-tests.sh runs the format check itself, first, before the tests.
-if [ -z "${EXPLORA_SKIP_FORMAT_CHECK:-}" ]; then npm run --silent format:check || exit 1; fi
+npm run --silent format:check || exit 1
 
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
