@@ -107,16 +107,24 @@ export async function generateDatasetRemotely(config: ExploraConfig, req: Remote
     const handle = client.workflow.getHandle<typeof generateDatasetWorkflow>(workflowId);
     const bar = progressBar(`dataset ${req.name}`, req.progress);
     // One query at a time, awaited before the connection closes: a query still retrying on a
-    // closed channel would throw outside any handler.
+    // closed channel would throw outside any handler. A tick while one is pending is skipped: chained
+    // instead, the queries piled up behind a slow answer, and the exit waited for every one of them.
     let polling: Promise<void> = Promise.resolve();
+    let pending = false;
+    // Aborted at the end: a query sent as the in-process workers stop has nobody to answer it, and
+    // held the exit ~30 s (until Temporal gave up on it).
+    const queries = new AbortController();
+    setMaxListeners(0, queries.signal);
     const poll = setInterval(() => {
-      polling = polling.then(() =>
-        handle
-          .query(datasetProgressQuery)
-          .then((p) => bar.update(p.rowsDone, p.rowsTotal, `${p.phase} ${p.shardsDone}/${p.shardsTotal} shards`))
-          // Between two runs of a continue-as-new chain a query can fail; the next poll answers.
-          .catch(() => {}),
-      );
+      // (the SDK cancels a call when its signal aborts, never one started after)
+      if (pending || queries.signal.aborted) return;
+      pending = true;
+      polling = connection
+        .withAbortSignal(queries.signal, () => handle.query(datasetProgressQuery))
+        .then((p) => bar.update(p.rowsDone, p.rowsTotal, `${p.phase} ${p.shardsDone}/${p.shardsTotal} shards`))
+        // Between two runs of a continue-as-new chain a query can fail; the next poll answers.
+        .catch(() => {})
+        .finally(() => (pending = false));
     }, 500);
     let summary;
     try {
@@ -138,6 +146,7 @@ export async function generateDatasetRemotely(config: ExploraConfig, req: Remote
       summary = outcome;
     } finally {
       clearInterval(poll);
+      queries.abort();
       await polling;
       bar.stop();
     }
