@@ -6,6 +6,9 @@
  * leases and exit 0. The sweep they served then completes with every request sent exactly once:
  * nothing in flight was cut short and sent again. generate-dataset, stopped mid-run, detaches the
  * same way, and run again completes the dataset.
+ *
+ * The three cases only wait (on answers, drains, process starts), so they run at once, each on task
+ * queues of its own; the worker's variants too, each serving a model (a queue) of its own.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -21,11 +24,15 @@ import { sleep, waitUntil } from '../support/poll.js';
 import { killHard, runTs, spawnTs, type Spawned } from '../support/processes.js';
 import { expectedCounts, HUMANEVAL, scriptedModelYaml, scriptedSweepFixture, SWEEP_SEED } from '../sweep/support.js';
 
-const { config, env } = testConfig();
-const TASKS = 24;
+const TASKS = 8;
 const N = 2;
-const fx = scriptedSweepFixture(config, 'stop-signals', TASKS, 1000);
-const queue = llmTaskQueue(config.taskQueues.llm, 'm');
+/** Models whose process has stopped: their answers come at once (the rest of the sweep proves nothing more about the stop). */
+const stopped = new Set<string>();
+/**
+ * Until then a second each: long enough for a signal to land while one is in flight and for the
+ * stop to be still waiting for it 300 ms later.
+ */
+const fx = scriptedSweepFixture(testConfig().config, 'stop-signals', TASKS, (req) => (stopped.has(String(req.body.model)) ? 0 : 1000));
 
 type Variant = { signal: NodeJS.Signals; times: 1 | 2; via?: 'npm' };
 /**
@@ -38,12 +45,21 @@ const VARIANTS: Variant[] = [
   { signal: 'SIGINT', times: 2 },
 ];
 
+/** The model (its id in the config, its name in requests) a variant's worker serves. */
+interface Served {
+  /** Model id: the worker serves the queue `<prefix>-llm-<id>`. */
+  id: string;
+  /** Model name in its requests: tells its requests apart on the shared scripted server. */
+  model: string;
+  queue: string;
+}
+
 /**
  * `npm run worker`, as an operator runs it: npm passes the signal on and waits; the script's `exec`
  * makes node npm's child (without it, npm's `sh -c` took the SIGTERM and died, the worker never
  * seeing it).
  */
-function spawnNpmWorker(args: string[]): Spawned {
+function spawnNpmWorker(args: string[], env: Record<string, string>): Spawned {
   const child = spawn('npm', ['run', '--silent', 'worker', '--', ...args], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, ...env },
@@ -72,9 +88,9 @@ function workerPid(p: Spawned, v: Variant): number | undefined {
   }
 }
 
-/** A sweep on the scripted server; `model` names its requests (and so its cache) apart from the other test's. */
-function sweepFile(id: string, model: string): string {
-  const file = path.join(fx.dir, `${id}.yaml`);
+/** A sweep of the given models on the scripted server (a worker given it serves their queues). */
+function sweepFile(id: string, models: readonly Served[], name = id): string {
+  const file = path.join(fx.dir, `${name}.yaml`);
   writeFileSync(
     file,
     `id: ${id}
@@ -83,7 +99,7 @@ datasets:
     family: humaneval
     path: ${HUMANEVAL}
 models:
-${scriptedModelYaml('m', fx.server().url, model, 'completions')}methods: [direct]
+${models.map((m) => scriptedModelYaml(m.id, fx.server().url, m.model, 'completions')).join('')}methods: [direct]
 temperatures: [0.5]
 n_samples: ${N}
 k: [1]
@@ -95,6 +111,10 @@ seed: ${SWEEP_SEED}
   return file;
 }
 
+function served(prefix: string, id: string): Served {
+  return { id, model: `stop-${id}-${uniqueSuffix()}`, queue: llmTaskQueue(prefix, id) };
+}
+
 async function keysOf(prefix: string): Promise<string[]> {
   const out: string[] = [];
   for await (const o of listObjects(fx.bucket, prefix)) out.push(o.key);
@@ -102,36 +122,47 @@ async function keysOf(prefix: string): Promise<string[]> {
 }
 
 /** The leases on the model's queue held by the process `pid`. */
-async function leasesOf(pid: number): Promise<string[]> {
+async function leasesOf(queue: string, pid: number): Promise<string[]> {
   const out: string[] = [];
   for await (const o of listObjects(fx.bucket, `llm-workers/${queue}/`)) if (o.key.includes(`-${pid}-`)) out.push(o.key);
   return out;
 }
 
+const requestsOf = (model: string) =>
+  fx
+    .server()
+    .requests()
+    .filter((r) => r.body.model === model);
+
 /**
  * Waits for the process's lease and for one of its LLM requests in flight, then signals it as the
  * variant says. Twice: 2 ms apart (the kernel may merge the two into one when the process is not
  * scheduled in between), then once more when it has said it is stopping and a request is still in
- * flight, so that a signal certainly arrives mid-stop.
+ * flight, so that a signal certainly arrives mid-stop. Its model's answers are quick from then on.
  */
 async function stopUnderLoad(
   p: Spawned,
   v: Variant,
   stopping: RegExp,
+  m: Served,
 ): Promise<{ exit: { code: number | null; signal: NodeJS.Signals | null }; again: boolean }> {
   let pid = 0;
   await waitUntil(
     async () => {
       pid = workerPid(p, v) ?? 0;
-      return p.child.exitCode !== null || (pid > 0 && (await leasesOf(pid)).length > 0);
+      return p.child.exitCode !== null || (pid > 0 && (await leasesOf(m.queue, pid)).length > 0);
     },
-    { timeoutMs: 90_000, what: () => `a lease of ${pid}:\n${p.output()}` },
+    // (the cases' processes start at once: on a loaded machine a start took over a minute)
+    { timeoutMs: 180_000, what: () => `a lease of ${pid}:\n${p.output()}` },
   );
-  const before = fx.server().requests().length;
-  await waitUntil(() => p.child.exitCode !== null || (fx.server().inFlight().now > 0 && fx.server().requests().length > before), {
-    timeoutMs: 60_000,
-    what: () => `an LLM request in flight:\n${p.output()}`,
-  });
+  const before = requestsOf(m.model).length;
+  await waitUntil(
+    () => {
+      const requests = requestsOf(m.model);
+      return p.child.exitCode !== null || (requests.some((r) => r.answeredAt === undefined) && requests.length > before);
+    },
+    { timeoutMs: 60_000, what: () => `an LLM request in flight:\n${p.output()}` },
+  );
   expect(p.child.exitCode, p.output()).toBeNull();
   p.child.kill(v.signal);
   const firstAt = Date.now();
@@ -149,66 +180,79 @@ async function stopUnderLoad(
     if (p.child.exitCode === null && !/stopped on SIG/.test(p.output())) again = p.child.kill(v.signal);
   }
   const exit = await p.exited;
-  expect(await leasesOf(pid), p.output()).toEqual([]);
+  stopped.add(m.model);
+  expect(await leasesOf(m.queue, pid), p.output()).toEqual([]);
   return { exit, again };
 }
 
-async function expectCompleteAndExactlyOnce(id: string, file: string, model: string): Promise<void> {
-  const base = spawnTs('workers/main.ts', ['--queues', 'llm', '--sweep-config', file], env);
-  try {
-    const done = await runTs('scripts/sweep-status.ts', [id, '--watch'], env);
-    expect(done.code, `${done.output}\n${base.output()}`).toBe(0);
-  } finally {
-    base.child.kill('SIGTERM');
-    await base.exited;
-  }
+/**
+ * start-sweep, run again, serves the sweep to its end with workers of its own (as the detach message
+ * says): its results, and every request sent once.
+ */
+async function expectCompleteAndExactlyOnce(id: string, file: string, models: readonly Served[], env: Record<string, string>) {
+  const done = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+  expect(done.code, done.output).toBe(0);
   const results = JSON.parse((await getText(fx.bucket, sweepResultsKey(id)))!);
-  expect(results.cells).toHaveLength(1);
-  expect(results.cells[0].tasks).toBe(TASKS);
+  expect(results.cells).toHaveLength(models.length);
   const expected = expectedCounts(fx.problems, N);
   const pass1 = expected.reduce((sum, c) => sum + c.c / c.n, 0) / TASKS;
-  expect(results.cells[0].passAtK['pass@1']).toBeCloseTo(pass1, 6);
+  for (const cell of results.cells) {
+    expect(cell.tasks).toBe(TASKS);
+    expect(cell.passAtK['pass@1']).toBeCloseTo(pass1, 6);
+  }
   // Every request once: the ones in flight at each stop were answered and kept, not sent again.
-  const byKey = new Map<string, number>();
-  for (const r of fx.server().requests()) if (r.body.model === model) byKey.set(r.key, (byKey.get(r.key) ?? 0) + 1);
-  const counts = [...byKey.values()];
-  expect(counts.length).toBe(TASKS * N);
-  expect(
-    counts.every((c) => c === 1),
-    JSON.stringify(counts),
-  ).toBe(true);
+  for (const m of models) {
+    const byKey = new Map<string, number>();
+    for (const r of requestsOf(m.model)) byKey.set(r.key, (byKey.get(r.key) ?? 0) + 1);
+    const counts = [...byKey.values()];
+    expect(counts.length, m.id).toBe(TASKS * N);
+    expect(
+      counts.every((c) => c === 1),
+      `${m.id}: ${JSON.stringify(counts)}`,
+    ).toBe(true);
+  }
 }
 
-describe('stop signals drain', () => {
+describe.concurrent('stop signals drain', () => {
   it('a worker stopped by SIGTERM or SIGINT, once or twice 2 ms apart, under load (and through npm run worker): requests in flight finish, lease removed, exit 0', async () => {
+    const { config, env } = testConfig();
     const id = `stop-worker-${uniqueSuffix()}`;
-    const model = `stop-worker-${uniqueSuffix()}`;
-    const file = sweepFile(id, model);
+    const variants = [...VARIANTS, { signal: 'SIGTERM', times: 1, via: 'npm' } as const].map((v, i) => ({
+      v,
+      m: served(config.taskQueues.llm, `w${i}`),
+    }));
+    const models = variants.map((x) => x.m);
+    const file = sweepFile(id, models);
     const others = spawnTs('workers/main.ts', ['--queues', 'workflows,storage,sandbox'], env);
     try {
-      const started = await runTs('scripts/start-sweep.ts', ['--config', file, '--worker', 'external', '--no-wait'], env);
+      const starting = runTs('scripts/start-sweep.ts', ['--config', file, '--worker', 'external', '--no-wait'], env);
+      // Each variant's worker serves its own model's queue (a config of that model alone), all at once.
+      const outcomes = await Promise.all(
+        variants.map(async ({ v, m }) => {
+          const args = ['--queues', 'llm', '--sweep-config', sweepFile(id, [m], `${id}-${m.id}`)];
+          const worker = v.via === 'npm' ? spawnNpmWorker(args, env) : spawnTs('workers/main.ts', args, env);
+          try {
+            const { exit, again } = await stopUnderLoad(worker, v, /worker: SIG\w+: stopping/, m);
+            expect(exit, `${v.signal} x${v.times}:\n${worker.output()}`).toEqual({ code: 0, signal: null });
+            expect(worker.output()).toMatch(new RegExp(`worker: ${v.signal}: stopping: no new tasks; [1-9]\\d* activit`));
+            expect(worker.output()).toMatch(
+              new RegExp(`worker: stopped on ${v.signal}: tasks in flight done or handed back, leases removed`),
+            );
+            if (again)
+              expect(worker.output()).toMatch(
+                new RegExp(`worker: ${v.signal} ignored: already stopping \\(on ${v.signal}\\), waiting for`),
+              );
+            return again;
+          } finally {
+            if (worker.child.exitCode === null) await killHard(worker);
+          }
+        }),
+      );
+      const started = await starting;
       expect(started.code, started.output).toBe(0);
-      let mid = 0;
-      for (const v of [...VARIANTS, { signal: 'SIGTERM', times: 1, via: 'npm' } as const]) {
-        const args = ['--queues', 'llm', '--sweep-config', file];
-        const worker = v.via === 'npm' ? spawnNpmWorker(args) : spawnTs('workers/main.ts', args, env);
-        try {
-          const { exit, again } = await stopUnderLoad(worker, v, /worker: SIG\w+: stopping/);
-          expect(exit, `${v.signal} x${v.times}:\n${worker.output()}`).toEqual({ code: 0, signal: null });
-          expect(worker.output()).toMatch(new RegExp(`worker: ${v.signal}: stopping: no new tasks; [1-9]\\d* activit`));
-          expect(worker.output()).toMatch(
-            new RegExp(`worker: stopped on ${v.signal}: tasks in flight done or handed back, leases removed`),
-          );
-          if (again) mid++;
-          if (again)
-            expect(worker.output()).toMatch(new RegExp(`worker: ${v.signal} ignored: already stopping \\(on ${v.signal}\\), waiting for`));
-        } finally {
-          if (worker.child.exitCode === null) await killHard(worker);
-        }
-      }
-      // A signal reached it mid-stop at least once (the repeated ones were not all merged).
-      expect(mid).toBeGreaterThan(0);
-      await expectCompleteAndExactlyOnce(id, file, model);
+      // A signal reached a worker mid-stop at least once (the repeated ones were not all merged).
+      expect(outcomes.filter(Boolean).length).toBeGreaterThan(0);
+      await expectCompleteAndExactlyOnce(id, file, models, env);
     } finally {
       others.child.kill('SIGTERM');
       await others.exited;
@@ -216,16 +260,17 @@ describe('stop signals drain', () => {
   });
 
   it('start-sweep with in-process workers, stopped by Ctrl-C (SIGINT twice) under load: detaches, its workers drain, lease removed, exit 0', async () => {
+    const { config, env } = testConfig();
     const id = `stop-sweep-${uniqueSuffix()}`;
-    const model = `stop-sweep-${uniqueSuffix()}`;
-    const file = sweepFile(id, model);
+    const m = served(config.taskQueues.llm, 'm');
+    const file = sweepFile(id, [m]);
     let mid = 0;
     // Ctrl-C's SIGINT, doubled as a terminal's Ctrl-C reaches it: SIGTERM reaches the same handler
     // (onStopSignals, unit-tested), and the worker above stops on each of them for real.
     for (const v of VARIANTS.filter((variant) => variant.signal === 'SIGINT')) {
       const sweep = spawnTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
       try {
-        const { exit, again } = await stopUnderLoad(sweep, v, /start-sweep: SIG\w+: detaching/);
+        const { exit, again } = await stopUnderLoad(sweep, v, /start-sweep: SIG\w+: detaching/, m);
         expect(exit, `${v.signal} x${v.times}:\n${sweep.output()}`).toEqual({ code: 0, signal: null });
         expect(sweep.output()).toMatch(new RegExp(`start-sweep: ${v.signal}: detaching; stopping the in-process workers`));
         expect(sweep.output()).toMatch(/detached from sweep/);
@@ -237,16 +282,11 @@ describe('stop signals drain', () => {
       }
     }
     expect(mid).toBeGreaterThan(0);
-    const others = spawnTs('workers/main.ts', ['--queues', 'workflows,storage,sandbox'], env);
-    try {
-      await expectCompleteAndExactlyOnce(id, file, model);
-    } finally {
-      others.child.kill('SIGTERM');
-      await others.exited;
-    }
+    await expectCompleteAndExactlyOnce(id, file, [m], env);
   });
 
   it('generate-dataset with in-process workers, SIGTERM twice mid-run: detaches, its workers drain, exit 0; run again, it completes', async () => {
+    const { env } = testConfig();
     const name = `stop-dataset-${uniqueSuffix()}`;
     // 20 shards: many still to do when the first part is written and the stop comes.
     const args = ['--name', name, '--count', '20000', '--shard-size', '1000', '--concurrency', '2', '--no-progress'];
@@ -263,9 +303,13 @@ describe('stop signals drain', () => {
       });
       expect(first.child.exitCode, first.output()).toBeNull();
       first.child.kill('SIGTERM');
+      const stoppedAt = Date.now();
       await sleep(2);
       first.child.kill('SIGTERM');
       expect(await first.exited, first.output()).toEqual({ code: 0, signal: null });
+      // Back once its shards in flight are done: not held by a progress query the stopping workers
+      // leave unanswered (that took 30 s).
+      expect(Date.now() - stoppedAt, first.output()).toBeLessThan(20_000);
       expect(first.output()).toMatch(/generate-dataset: SIGTERM: detaching; stopping the in-process workers/);
       expect(first.output()).toMatch(/detached from workflow explora-dataset\//);
     } finally {

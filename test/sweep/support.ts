@@ -233,16 +233,30 @@ seed: ${SWEEP_SEED}
 
 /**
  * A test file's fixture for end-to-end sweeps of HumanEval tasks against a scripted server that
- * answers each request after `answerMs`: the bucket, a temporary directory for configs and the
- * server, all closed after the file's tests.
+ * answers each request after `answerMs` (a function: asked for each request, for a test that speeds
+ * answers up once they have shown what it checks): the bucket, a temporary directory for
+ * configs and the server, all closed after the file's tests.
  */
-export function scriptedSweepFixture(config: ExploraConfig, name: string, tasks: number, answerMs: number) {
+export function scriptedSweepFixture(
+  config: ExploraConfig,
+  name: string,
+  tasks: number,
+  answerMs: number | ((req: ScriptedRequest) => number),
+) {
   const bucket = testBucket(config);
   const dir = mkdtempSync(path.join(os.tmpdir(), `explora-${name}-`));
   const problems = humanEvalProblems(tasks);
   let server: ScriptedLlmServer | undefined;
   beforeAll(async () => {
-    server = await startScriptedLlmServer(scriptedAnswers(problems, new Map(), answerMs));
+    const answers = scriptedAnswers(problems, new Map(), typeof answerMs === 'number' ? answerMs : 0);
+    server = await startScriptedLlmServer(
+      typeof answerMs === 'number'
+        ? answers
+        : (req) => {
+            const reply = answers(req);
+            return 'content' in reply ? { ...reply, delayMs: (reply.delayMs ?? 0) + answerMs(req) } : reply;
+          },
+    );
   });
   afterAll(async () => {
     await server?.close();
