@@ -61,6 +61,9 @@ describe('an exploration chain survives its worker', () => {
       methods: ['exploracoder-debug'],
       nSamples: 2,
       k: [1],
+      // The calls in flight at the kill go to the new worker once their heartbeats are 15 s late,
+      // not after the default 30 s.
+      extra: { heartbeat_timeout_s: 15 },
     });
     const started = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-wait', '--worker', 'external'], env);
     expect(started.code, started.output).toBe(0);
