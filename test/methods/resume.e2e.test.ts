@@ -57,6 +57,9 @@ describe('an exploration chain survives its worker', () => {
       id,
       datasets: [{ name: 'pbe', pbe: { count: PARAMS.count, seed: PARAMS.seed } }],
       baseUrl: server.url,
+      // This run's own: a server on an earlier run's port would find that run's answers in the
+      // tests' shared bucket's cache.
+      model: `scripted-${uniqueSuffix()}`,
       modelOptions: { concurrency: 8, request_timeout_s: 300 },
       methods: ['exploracoder-debug'],
       nSamples: 2,

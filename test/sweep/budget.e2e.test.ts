@@ -14,7 +14,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, it } from 'vitest';
+import { beforeAll, describe, it } from 'vitest';
 import { getText, putObject } from '../../infra/s3.js';
 import { spendLedgerWorkflowId, sweepResultsKey, sweepWorkflowId } from '../../domain/sweep/keys.js';
 import { SA_PAUSED_FOR } from '../../domain/config/searchAttributes.js';
@@ -25,6 +25,7 @@ import { testConfig, uniqueSuffix } from '../support/config.js';
 import { sleep, waitUntil } from '../support/poll.js';
 import { killHard, runTs, spawnTs } from '../support/processes.js';
 import { connectClient } from '../support/temporal.js';
+import { workflowBundle } from '../support/workflow-env.js';
 import { countTokens, startScriptedLlmServer } from '../support/scripted-llm-server.js';
 import {
   HUMANEVAL,
@@ -40,9 +41,18 @@ const { config } = testConfig();
 const TASKS = 30;
 const ANSWER_MS = 300;
 const FINGERPRINT = 'fp_scripted_42';
+// A model name of this run's own: the tests' bucket is shared by every run, and a scripted server
+// may get the port of an earlier run's, so that the same requests to the same URL would be answered
+// from that run's cache (a run then saw none of the 6 requests it expected).
+const MODEL = `scripted-${uniqueSuffix()}`;
 // The fixture's server answers the unbudgeted sweep; the budgeted one asks a server of its own (another
 // base URL: nothing of the first is in its cache).
 const { bucket, dir, problems, server } = scriptedSweepFixture(config, 'budget', TASKS, ANSWER_MS);
+// The workers' workflow bundle, built once here when this version of the code has none kept, not
+// by the cases' three start-sweep processes at once (each then waited minutes on a loaded machine).
+beforeAll(async () => {
+  await workflowBundle();
+}, 600_000);
 
 function writeConfig(id: string, url: string, budget: string, datasets = HUMANEVAL_DATASETS_YAML): string {
   const file = path.join(dir, `${id}.yaml`);
@@ -50,7 +60,7 @@ function writeConfig(id: string, url: string, budget: string, datasets = HUMANEV
     file,
     `id: ${id}
 ${datasets}models:
-${scriptedModelYaml('plain', url, 'scripted-completions', 'completions')}${oneSampleDirectYaml(TASKS)}${budget}`,
+${scriptedModelYaml('plain', url, MODEL, 'completions')}${oneSampleDirectYaml(TASKS)}${budget}`,
   );
   return file;
 }
@@ -240,7 +250,7 @@ describe.concurrent('budgets', () => {
     const file = path.join(dir, `${id}.yaml`);
     writeFileSync(
       file,
-      `id: ${id}\n${HUMANEVAL_DATASETS_YAML}models:\n${scriptedModelYaml('plain', own.url, 'scripted-completions', 'completions')}${oneSampleDirectYaml(tasks)}budget:\n  tokens: 1\n`,
+      `id: ${id}\n${HUMANEVAL_DATASETS_YAML}models:\n${scriptedModelYaml('plain', own.url, MODEL, 'completions')}${oneSampleDirectYaml(tasks)}budget:\n  tokens: 1\n`,
     );
     try {
       const dry = await runTs('scripts/start-sweep.ts', ['--config', file, '--dry-run', '--no-cache-forecast'], env);
