@@ -68,10 +68,11 @@ describe('an exploration chain survives its worker', () => {
       // not after the default 30 s.
       extra: { heartbeat_timeout_s: 15 },
     });
-    const started = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-wait', '--worker', 'external'], env);
-    expect(started.code, started.output).toBe(0);
+    // The worker starts while start-sweep does (each takes seconds to start): it polls until the sweep is there.
     const first = spawnTs('workers/main.ts', ['--sweep-config', file], env);
     workers.push(first);
+    const started = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-wait', '--worker', 'external'], env);
+    expect(started.code, started.output).toBe(0);
     await waitUntil(() => reachedSubtask2, { what: 'subtask 2 to be explored', timeoutMs: 240_000, intervalMs: 50 });
     // Let every candidate of subtask 2 reach the server, then kill mid-step.
     await sleep(1000);

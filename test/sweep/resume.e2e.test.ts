@@ -86,12 +86,16 @@ function startWorker(file: string): Spawned {
   return w;
 }
 
-/** Starts the sweep without waiting, lets `interrupt` do its damage, and returns the sweep's results. */
-async function runInterrupted(id: string, model: string, interrupt: (file: string) => Promise<void>) {
+/**
+ * Starts the sweep without waiting, with a worker of its own (started while start-sweep is: each
+ * takes seconds to start), lets `interrupt` do its damage, and returns the sweep's results.
+ */
+async function runInterrupted(id: string, model: string, interrupt: (file: string, worker: Spawned) => Promise<void>) {
   const file = writeConfig(id, model);
+  const worker = startWorker(file);
   const started = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-wait'], env);
   expect(started.code, started.output).toBe(0);
-  await interrupt(file);
+  await interrupt(file, worker);
   const connection = await Connection.connect({ address: config.temporal.address });
   try {
     const client = new Client({ connection, namespace: config.temporal.namespace });
@@ -196,8 +200,7 @@ describe('a sweep survives its infrastructure dying', () => {
     const model = `kill-${uniqueSuffix()}`;
     let inFlight = new Set<string>();
     let unstored = new Set<string>();
-    const results = await runInterrupted(`kill-${uniqueSuffix()}`, model, async (file) => {
-      const first = startWorker(file);
+    const results = await runInterrupted(`kill-${uniqueSuffix()}`, model, async (file, first) => {
       await waitUntil(() => requestsFor(model).length >= (2 * LIMIT * N) / 3, {
         what: 'a third of the requests',
         timeoutMs: 120_000,
@@ -220,8 +223,7 @@ describe('a sweep survives its infrastructure dying', () => {
 
   it('Temporal and then SeaweedFS stopped and restarted mid-sweep: identical results, every request sent once', async () => {
     const model = `restart-${uniqueSuffix()}`;
-    const results = await runInterrupted(`restart-${uniqueSuffix()}`, model, async (file) => {
-      startWorker(file);
+    const results = await runInterrupted(`restart-${uniqueSuffix()}`, model, async () => {
       await waitUntil(() => requestsFor(model).length >= (2 * LIMIT * N) / 4, {
         what: 'a quarter of the requests',
         timeoutMs: 120_000,
