@@ -45,12 +45,21 @@ export function storageActivitiesOf<A extends object>(taskQueue: string) {
   });
 }
 
-/** A model's LLM-queue activities, typed by the calling method's activities (methods/<kind>/activities.ts). */
-export function llmActivities<A extends object>(taskQueue: string) {
+/**
+ * How long an LLM activity may go without a heartbeat before it is retried on another worker. Calls
+ * heartbeat every 5 s while waiting for the model, so a dead worker is noticed quickly; a sweep may
+ * set another (`heartbeat_timeout_s`, at least 10 s).
+ */
+export const DEFAULT_LLM_HEARTBEAT_TIMEOUT_S = 30;
+
+/**
+ * A model's LLM-queue activities, typed by the calling method's activities (methods/<kind>/activities.ts);
+ * `heartbeatTimeoutS` is the sweep's (SweepQueues.llmHeartbeatTimeoutS).
+ */
+export function llmActivities<A extends object>(taskQueue: string, heartbeatTimeoutS = DEFAULT_LLM_HEARTBEAT_TIMEOUT_S) {
   return proxyActivities<A>({
     taskQueue,
-    // Calls heartbeat every 5 s while waiting for the model, so a dead worker is noticed quickly.
-    heartbeatTimeout: '30 seconds',
+    heartbeatTimeout: `${heartbeatTimeoutS} seconds`,
     startToCloseTimeout: '2 hours',
     retry: {
       initialInterval: '1 second',

@@ -29,6 +29,11 @@ export interface GenerateDatasetInput {
   resumeFromShard?: number;
   /** Continue as new once history has this many events (tests lower it to exercise the path). */
   maxHistoryEvents?: number;
+  /**
+   * How late a shard's heartbeat may be before the shard is retried on another worker; absent: 20 s
+   * (tests lower it, so that a killed worker's shard is not waited for long).
+   */
+  heartbeatTimeoutS?: number;
   /** Which run of the continue-as-new chain this is (1 = the first); set by the workflow itself. */
   run?: number;
 }
@@ -51,7 +56,7 @@ export async function generateDatasetWorkflow(input: GenerateDatasetInput): Prom
     taskQueue: input.storageTaskQueue,
     startToCloseTimeout: '10 minutes',
     // A shard heartbeats every 1,000 rows; a worker that dies is noticed within this.
-    heartbeatTimeout: '20 seconds',
+    heartbeatTimeout: `${input.heartbeatTimeoutS ?? 20} seconds`,
     // S3 or a worker can be down for a while; keep trying (a non-retryable conflict still stops it).
     retry: {
       initialInterval: '1 second',

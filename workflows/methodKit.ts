@@ -148,7 +148,7 @@ export async function answerInSlices(
 
 /** The LLM activities of the shard's model queue, typed by the method's activities. */
 export function shardLlm<A extends object>(shard: ShardInput) {
-  return llmActivities<A>(llmTaskQueue(shard.queues.llmBase, shard.cell.model));
+  return llmActivities<A>(llmTaskQueue(shard.queues.llmBase, shard.cell.model), shard.queues.llmHeartbeatTimeoutS);
 }
 
 /** Which task of which cell a library-using step works on. */

@@ -20,6 +20,11 @@ export interface SweepQueues {
   sandbox: string;
   /** Each model's LLM queue is `<llmBase>-<model id>`. */
   llmBase: string;
+  /**
+   * The LLM activities' heartbeat timeout: how soon a dead worker's model calls are given to
+   * another (the config's `heartbeat_timeout_s`); absent: DEFAULT_LLM_HEARTBEAT_TIMEOUT_S.
+   */
+  llmHeartbeatTimeoutS?: number;
 }
 
 export { pauseOrderSignal, type PauseOrder } from './pauseOrders.js';

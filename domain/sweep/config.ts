@@ -140,6 +140,11 @@ export interface SweepConfig {
    * request at a time, the first cell's results come after its own answers, not after everyone's.
    */
   max_parallel_cells?: number;
+  /**
+   * Seconds a worker answering a model may stay silent before its calls are given to another worker
+   * (the LLM activities' heartbeat timeout). Absent: DEFAULT_LLM_HEARTBEAT_TIMEOUT_S.
+   */
+  heartbeat_timeout_s?: number;
 }
 
 /** One point of the `prompts:` axis: a name, and its template (absent: the named default prompts). */
@@ -338,6 +343,7 @@ const TOP_LEVEL_KEYS = [
   'shard_samples',
   'stop_cell_on_errors',
   'max_parallel_cells',
+  'heartbeat_timeout_s',
 ] as const;
 
 export const SweepConfigSchema = z
@@ -365,6 +371,8 @@ export const SweepConfigSchema = z
     shard_samples: z.int().min(1).max(1_000_000).optional(),
     stop_cell_on_errors: CellErrorStopConfigSchema.optional(),
     max_parallel_cells: z.int().min(1).max(64).optional(),
+    // The LLM activities heartbeat every 5 s: below 10 s a busy worker could be taken for a dead one.
+    heartbeat_timeout_s: z.int().min(10).max(3600).optional(),
   })
   // Zod skips this after a type error anywhere inside (even with `when`, for errors nested in
   // lists), so parseSweepConfig also runs these checks on the raw input when parsing fails: every
@@ -915,7 +923,7 @@ export function canonicalSweepJson(config: SweepConfig): string {
 
 /**
  * The config without what only prices or caps the sweep (models' `price`, the `budget`s, when a
- * cell stops on errors) or lays out its work (`shard_samples`, `max_parallel_cells`): none changes a request or a result, so setting or updating one
+ * cell stops on errors) or lays out its work (`shard_samples`, `max_parallel_cells`, `heartbeat_timeout_s`): none changes a request or a result, so setting or updating one
  * neither renames a sweep (its default id is the hash) nor makes a running one "another config"
  * (raising a budget resumes the sweep).
  */
@@ -926,10 +934,18 @@ function experimentOf(config: SweepConfig): SweepConfig {
     !spendOnly &&
     config.shard_samples === undefined &&
     config.stop_cell_on_errors === undefined &&
-    config.max_parallel_cells === undefined
+    config.max_parallel_cells === undefined &&
+    config.heartbeat_timeout_s === undefined
   )
     return config;
-  const { budget: _budget, shard_samples: _layout, stop_cell_on_errors: _stop, max_parallel_cells: _cells, ...rest } = config;
+  const {
+    budget: _budget,
+    shard_samples: _layout,
+    stop_cell_on_errors: _stop,
+    max_parallel_cells: _cells,
+    heartbeat_timeout_s: _heartbeat,
+    ...rest
+  } = config;
   // Batch mode asks the same requests another way: the same answers, the same sweep.
   return { ...rest, models: config.models.map(({ price: _price, budget: _modelBudget, batch: _batch, ...m }) => m) };
 }

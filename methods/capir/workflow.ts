@@ -35,7 +35,12 @@ export async function capirTaskWorkflow(input: CapirTaskInput): Promise<MethodTa
   // The plan and the per-subtask retrieval are ExploraCoder's (cached) steps.
   // Batch mode (input.batchRounds): the LLM steps park their requests for the cell's round collector.
   const batchRounds = chainRounds(input.batchRounds);
-  const llm = batchRounds.llm(llmActivities<ExploracoderActivities & CapirActivities>(llmTaskQueue(input.queues.llmBase, input.modelId)));
+  const llm = batchRounds.llm(
+    llmActivities<ExploracoderActivities & CapirActivities>(
+      llmTaskQueue(input.queues.llmBase, input.modelId),
+      input.queues.llmHeartbeatTimeoutS,
+    ),
+  );
   const sandbox = batchRounds.tracked(sandboxActivities(input.queues.sandbox, input.timeoutS));
   const storage = batchRounds.tracked(storageActivitiesOf<ReturnType<typeof createCapirTraceActivities>>(input.queues.storage));
   const say = (what: string) => setCurrentDetails(`**${input.method}** task \`${input.taskId}\` (cell \`${ref.cellId}\`): ${what}`);

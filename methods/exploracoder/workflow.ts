@@ -49,7 +49,9 @@ export async function exploracoderTaskWorkflow(input: ExploracoderTaskInput): Pr
   const { ref, variant } = input;
   // Batch mode (input.batchRounds): the LLM steps park their requests for the cell's round collector.
   const batchRounds = chainRounds(input.batchRounds);
-  const llm = batchRounds.llm(llmActivities<ExploracoderActivities>(llmTaskQueue(input.queues.llmBase, input.modelId)));
+  const llm = batchRounds.llm(
+    llmActivities<ExploracoderActivities>(llmTaskQueue(input.queues.llmBase, input.modelId), input.queues.llmHeartbeatTimeoutS),
+  );
   const sandbox = batchRounds.tracked(sandboxActivities(input.queues.sandbox, input.timeoutS));
   const storage = batchRounds.tracked(storageActivitiesOf<ReturnType<typeof createExploracoderTraceActivities>>(input.queues.storage));
   const m = ref.options.candidates;

@@ -31,7 +31,10 @@ export async function selfRepairTaskWorkflow(input: MethodTaskInput): Promise<Me
   // Batch mode (input.batchRounds): the LLM steps park their requests for the cell's round collector.
   const batchRounds = chainRounds(input.batchRounds);
   const llm = batchRounds.llm(
-    llmActivities<RagActivities & ExploracoderActivities & SelfRepairActivities>(llmTaskQueue(input.queues.llmBase, input.modelId)),
+    llmActivities<RagActivities & ExploracoderActivities & SelfRepairActivities>(
+      llmTaskQueue(input.queues.llmBase, input.modelId),
+      input.queues.llmHeartbeatTimeoutS,
+    ),
   );
   const sandbox = batchRounds.tracked(sandboxActivities(input.queues.sandbox, input.timeoutS));
   const storage = batchRounds.tracked(storageActivitiesOf<ReturnType<typeof createSelfRepairTraceActivities>>(input.queues.storage));

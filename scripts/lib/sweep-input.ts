@@ -382,7 +382,8 @@ export async function buildSweepInput(config: SweepConfig, bucket: Bucket, opts:
     nSamples: config.n_samples,
     k: config.k,
     timeoutS: config.timeout_s,
-    queues: opts.queues,
+    // How soon a dead worker's model calls go to another: the config's, for this sweep's workflows.
+    queues: config.heartbeat_timeout_s === undefined ? opts.queues : { ...opts.queues, llmHeartbeatTimeoutS: config.heartbeat_timeout_s },
     shardSamples: config.shard_samples ?? DEFAULT_SHARD_SAMPLES,
     ...(config.max_parallel_cells !== undefined ? { maxParallelCells: config.max_parallel_cells } : {}),
     ...spendInputs(config),

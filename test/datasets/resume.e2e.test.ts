@@ -16,7 +16,8 @@ afterAll(() => bucket.s3.destroy());
 
 it('a worker killed with SIGKILL mid-dataset is replaced; the dataset completes byte-identical and finished shards are not redone', async () => {
   const name = `resume-${uniqueSuffix()}`;
-  const params = resolvePbeParams({ count: 60_000, seed: 11, alphabet_size: 4, l_min: 4, l_max: 10, pipeline_L_min: 2, pipeline_L_max: 5 });
+  // 40 shards of 750 rows: many more than are done when the worker is killed, each quick to make.
+  const params = resolvePbeParams({ count: 30_000, seed: 11, alphabet_size: 4, l_min: 4, l_max: 10, pipeline_L_min: 2, pipeline_L_max: 5 });
   const shards = 40;
   const { client, close } = await connectClient(config);
   const first = spawnTs('workers/main.ts', ['--storage-concurrency', '1'], env);
@@ -24,7 +25,8 @@ it('a worker killed with SIGKILL mid-dataset is replaced; the dataset completes 
     const handle = await client.workflow.start(generateDatasetWorkflow, {
       taskQueue: config.taskQueues.workflows,
       workflowId: datasetWorkflowId(name),
-      args: [{ name, params, shardSize: 1_500, storageTaskQueue: config.taskQueues.storage, concurrency: 2 }],
+      // The killed worker's shard is retried elsewhere once its heartbeat is 10 s late (not 20 s).
+      args: [{ name, params, shardSize: 750, storageTaskQueue: config.taskQueues.storage, concurrency: 2, heartbeatTimeoutS: 10 }],
     });
     const prefix = `datasets/${name}/part-`;
     const finishedBeforeKill = await waitUntil(
@@ -41,7 +43,7 @@ it('a worker killed with SIGKILL mid-dataset is replaced; the dataset completes 
     const second = spawnTs('workers/main.ts', [], env);
     try {
       const summary = await handle.result();
-      expect(summary.rows).toBe(60_000);
+      expect(summary.rows).toBe(30_000);
       expect(summary.shards).toBe(shards);
     } finally {
       second.child.kill('SIGTERM');

@@ -3,15 +3,17 @@
  * before they moved into methods/<kind>/ (commit 9d2f934; sweeps of methods.e2e.test.ts, each
  * fetched with the client's fetchHistory() and stored as the encoded History protobuf, gzipped) replay against today's workflow bundle with the
  * same commands — same workflow types, activity names, child ids and patches. A change of what a
- * workflow does without `patched()` fails here with Temporal's nondeterminism error.
+ * workflow does without `patched()` fails here with Temporal's nondeterminism error. The bundle
+ * is the one the workers run (kept per version of the code, infra/temporal/workflowBundle.ts), not
+ * one webpack builds again for this file alone (~20 s of CPU).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { installRuntime } from '../../workers/runWorkers.js';
+import { workflowBundle } from '../support/workflow-env.js';
 
 const dir = new URL('./replay-histories/', import.meta.url);
 const files = readdirSync(dir)
@@ -27,8 +29,7 @@ describe('method workflows recorded before the move to methods/', () => {
       history: proto.temporal.api.history.v1.History.decode(gunzipSync(readFileSync(new URL(f, dir)))),
     }));
     const failures: string[] = [];
-    const workflowsPath = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
-    for await (const result of Worker.runReplayHistories({ workflowsPath }, histories)) {
+    for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories)) {
       if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
     }
     expect(failures).toEqual([]);

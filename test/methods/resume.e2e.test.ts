@@ -57,15 +57,22 @@ describe('an exploration chain survives its worker', () => {
       id,
       datasets: [{ name: 'pbe', pbe: { count: PARAMS.count, seed: PARAMS.seed } }],
       baseUrl: server.url,
+      // This run's own: a server on an earlier run's port would find that run's answers in the
+      // tests' shared bucket's cache.
+      model: `scripted-${uniqueSuffix()}`,
       modelOptions: { concurrency: 8, request_timeout_s: 300 },
       methods: ['exploracoder-debug'],
       nSamples: 2,
       k: [1],
+      // The calls in flight at the kill go to the new worker once their heartbeats are 15 s late,
+      // not after the default 30 s.
+      extra: { heartbeat_timeout_s: 15 },
     });
-    const started = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-wait', '--worker', 'external'], env);
-    expect(started.code, started.output).toBe(0);
+    // The worker starts while start-sweep does (each takes seconds to start): it polls until the sweep is there.
     const first = spawnTs('workers/main.ts', ['--sweep-config', file], env);
     workers.push(first);
+    const started = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-wait', '--worker', 'external'], env);
+    expect(started.code, started.output).toBe(0);
     await waitUntil(() => reachedSubtask2, { what: 'subtask 2 to be explored', timeoutMs: 240_000, intervalMs: 50 });
     // Let every candidate of subtask 2 reach the server, then kill mid-step.
     await sleep(1000);

@@ -3,14 +3,19 @@
  * sweep's progress, sweep-status and the ExploraPausedFor search attribute say why), asks nothing
  * more once its task window drains, stays paused on a user's resume, and resumes when start-sweep is
  * run again with a raised budget; every request is then sent once, and the results are those of the
- * same sweep without a budget. Cells record the server's system_fingerprint. The workflows' side of
+ * same sweep without a budget (which reads its dataset from an s3:// URI: such a dataset loads and
+ * runs, and gives the results of the same tasks read from a file). Cells record the server's system_fingerprint. The workflows' side of
  * it (the ledger's count of whole tasks and of a large task's slices, the hold within the tasks in
  * flight, a resume that does not lift it) is test/workflows/*.test.ts's.
+ *
+ * The three cases mostly wait (on the scripted server, on processes starting): they run at once,
+ * each with task queues of its own, so that no case's worker serves another's sweep (the Ctrl-C
+ * case needs its sweep to have no worker left).
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { getText } from '../../infra/s3.js';
+import { beforeAll, describe, it } from 'vitest';
+import { getText, putObject } from '../../infra/s3.js';
 import { spendLedgerWorkflowId, sweepResultsKey, sweepWorkflowId } from '../../domain/sweep/keys.js';
 import { SA_PAUSED_FOR } from '../../domain/config/searchAttributes.js';
 import { TASK_WINDOW } from '../../workflows/sweepShard.js';
@@ -20,31 +25,42 @@ import { testConfig, uniqueSuffix } from '../support/config.js';
 import { sleep, waitUntil } from '../support/poll.js';
 import { killHard, runTs, spawnTs } from '../support/processes.js';
 import { connectClient } from '../support/temporal.js';
-import { startScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { workflowBundle } from '../support/workflow-env.js';
+import { countTokens, startScriptedLlmServer } from '../support/scripted-llm-server.js';
 import {
+  HUMANEVAL,
   HUMANEVAL_DATASETS_YAML,
   oneSampleDirectYaml,
   scriptedAnswers,
   scriptedModelYaml,
   scriptedSweepFixture,
-  requestsSettled,
+  sweepDrained,
 } from './support.js';
 
-const { config, env } = testConfig();
+const { config } = testConfig();
 const TASKS = 30;
 const ANSWER_MS = 300;
 const FINGERPRINT = 'fp_scripted_42';
+// A model name of this run's own: the tests' bucket is shared by every run, and a scripted server
+// may get the port of an earlier run's, so that the same requests to the same URL would be answered
+// from that run's cache (a run then saw none of the 6 requests it expected).
+const MODEL = `scripted-${uniqueSuffix()}`;
 // The fixture's server answers the unbudgeted sweep; the budgeted one asks a server of its own (another
 // base URL: nothing of the first is in its cache).
 const { bucket, dir, problems, server } = scriptedSweepFixture(config, 'budget', TASKS, ANSWER_MS);
+// The workers' workflow bundle, built once here when this version of the code has none kept, not
+// by the cases' three start-sweep processes at once (each then waited minutes on a loaded machine).
+beforeAll(async () => {
+  await workflowBundle();
+}, 600_000);
 
-function writeConfig(id: string, url: string, budget: string): string {
+function writeConfig(id: string, url: string, budget: string, datasets = HUMANEVAL_DATASETS_YAML): string {
   const file = path.join(dir, `${id}.yaml`);
   writeFileSync(
     file,
     `id: ${id}
-${HUMANEVAL_DATASETS_YAML}models:
-${scriptedModelYaml('plain', url, 'scripted-completions', 'completions')}${oneSampleDirectYaml(TASKS)}${budget}`,
+${datasets}models:
+${scriptedModelYaml('plain', url, MODEL, 'completions')}${oneSampleDirectYaml(TASKS)}${budget}`,
   );
   return file;
 }
@@ -55,25 +71,36 @@ async function cellResults(id: string) {
   return { summary: results.cells[0], detail };
 }
 
-describe('budgets', () => {
-  it('a budget reached mid-sweep pauses it, says why, and raising it resumes it with every request sent once', async () => {
+describe.concurrent('budgets', () => {
+  it('a budget reached mid-sweep pauses it, says why, and raising it resumes it with every request sent once', async ({ expect }) => {
+    const { config, env } = testConfig();
+    // The same sweep without a budget runs meanwhile, on task queues of its own (neither sweep's
+    // worker serves the other's), against the fixture's server; its figures are compared at the end.
+    // It reads HumanEval from the store: an s3:// dataset loads and runs, its results those of the
+    // same tasks read from the file (below).
+    const key = `test-inputs/${uniqueSuffix()}/HumanEval.jsonl.gz`;
+    await putObject(bucket, key, readFileSync(HUMANEVAL));
+    const fromStore = `datasets:\n  - name: humaneval\n    family: humaneval\n    path: s3://${bucket.name}/${key}\n`;
     const plainId = `budget-plain-${uniqueSuffix()}`;
-    const plain = await runTs('scripts/start-sweep.ts', ['--config', writeConfig(plainId, server().url, ''), '--no-progress'], env);
-    expect(plain.code, plain.output).toBe(0);
-    const unbudgeted = await cellResults(plainId);
-    const allTokens = unbudgeted.summary.cost.promptTokens + unbudgeted.summary.cost.completionTokens;
-    expect(allTokens).toBeGreaterThan(0);
-
+    const plain = spawnTs(
+      'scripts/start-sweep.ts',
+      ['--config', writeConfig(plainId, server().url, '', fromStore), '--no-progress'],
+      testConfig().env,
+    );
     const own = await startScriptedLlmServer(scriptedAnswers(problems, new Map(), ANSWER_MS), {
       systemFingerprint: FINGERPRINT,
     });
     const { client, close } = await connectClient(config);
     const id = `budget-${uniqueSuffix()}`;
-    // A third of what the whole sweep costs: the sweep stops about a third of the way.
-    const cap = Math.round(allTokens / 3);
+    // A third of what the prompts cost (the server counts a prompt's tokens by countTokens): the
+    // sweep stops well before its end (its answers' tokens come on top).
+    const cap = Math.round(problems.reduce((sum, p) => sum + countTokens(p.prompt), 0) / 3);
+    const raised = cap * 1000;
     const file = writeConfig(id, own.url, `budget:\n  tokens: ${cap}\n`);
     // With progress (not a TTY: lines), which says when the sweep is paused and why.
     const sweep = spawnTs('scripts/start-sweep.ts', ['--config', file], env);
+    let unbudgeted!: Awaited<ReturnType<typeof cellResults>>;
+    let allTokens!: number;
     try {
       const handle = client.workflow.getHandle(sweepWorkflowId(id));
       const heldFor = await waitUntil(
@@ -86,7 +113,7 @@ describe('budgets', () => {
       const atHold = own.requests().length;
       expect(heldFor).toMatch(new RegExp(`^budget: budget\\.tokens \\d+ of ${cap} spent \\(a task costs ~\\d+\\)$`));
       // What was in the task window finishes; nothing else starts.
-      const afterDrain = await requestsSettled(own, 3 * ANSWER_MS, 30_000);
+      const afterDrain = await sweepDrained(client, id, own, 60_000);
       expect(afterDrain).toBeLessThanOrEqual(atHold + TASK_WINDOW);
       expect(afterDrain).toBeLessThan(TASKS);
       await sleep(1500);
@@ -107,10 +134,10 @@ describe('budgets', () => {
       expect((await handle.query(sweepProgressQuery)).pausedFor).toBe(heldFor);
 
       // Raised in the config, start-sweep run again (the same sweep: a budget is not in its hash).
-      writeConfig(id, own.url, `budget:\n  tokens: ${allTokens * 10}\n`);
+      writeConfig(id, own.url, `budget:\n  tokens: ${raised}\n`);
       const again = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-wait', '--worker', 'external'], env);
       expect(again.code, again.output).toBe(0);
-      expect(again.output).toContain(`budgets set to the config's (budget.tokens ${allTokens * 10})`);
+      expect(again.output).toContain(`budgets set to the config's (budget.tokens ${raised})`);
       const { code } = await sweep.exited;
       expect(code, sweep.output()).toBe(0);
       expect(sweep.output()).toContain(`sweep ${id}: paused for ${heldFor}`);
@@ -123,8 +150,15 @@ describe('budgets', () => {
       expect(signals.filter((name) => name === 'budget-hold')).toHaveLength(2);
       const ledger = await client.workflow.getHandle<typeof spendLedgerWorkflow>(spendLedgerWorkflowId(id)).result();
       expect(ledger.spentByModel.plain).toMatchObject({ tasks: TASKS });
+      const plainExit = await plain.exited;
+      expect(plainExit.code, plain.output()).toBe(0);
+      unbudgeted = await cellResults(plainId);
+      expect(unbudgeted.summary.tasks).toBe(TASKS);
+      allTokens = unbudgeted.summary.cost.promptTokens + unbudgeted.summary.cost.completionTokens;
+      expect(allTokens).toBeGreaterThan(3 * cap);
       expect(ledger.spentByModel.plain!.promptTokens + ledger.spentByModel.plain!.completionTokens).toBe(allTokens);
     } finally {
+      await killHard(plain);
       await killHard(sweep);
       await close();
       await own.close();
@@ -142,7 +176,10 @@ describe('budgets', () => {
     expect(unbudgeted.detail.provenance.model).not.toHaveProperty('system_fingerprints');
   });
 
-  it('a tiny cap holds within the task window, a paused sweep left by Ctrl-C resumes when its budget is raised, and the end says what was spent', async () => {
+  it('a tiny cap holds within the task window, a paused sweep left by Ctrl-C resumes when its budget is raised, and the end says what was spent', async ({
+    expect,
+  }) => {
+    const { config, env } = testConfig();
     const own = await startScriptedLlmServer(scriptedAnswers(problems, new Map(), ANSWER_MS));
     const { client, close } = await connectClient(config);
     const id = `budget-tiny-${uniqueSuffix()}`;
@@ -161,7 +198,7 @@ describe('budgets', () => {
       // The first answer passes the cap: only the tasks of the window, started before it, are
       // answered (before the shard asked the ledger, those its lanes started while the pause came
       // down were too: 12-14 of them).
-      const answered = await requestsSettled(own, 3 * ANSWER_MS, 30_000);
+      const answered = await sweepDrained(client, id, own, 60_000);
       expect(answered).toBeLessThanOrEqual(TASK_WINDOW);
       await sleep(1500);
       expect(own.requests().length).toBe(answered);
@@ -204,7 +241,8 @@ describe('budgets', () => {
     expect(new Set(keys).size).toBe(TASKS);
   });
 
-  it('a sweep that passed its cap with the tasks already started says so at its end', async () => {
+  it('a sweep that passed its cap with the tasks already started says so at its end', async ({ expect }) => {
+    const { env } = testConfig();
     const own = await startScriptedLlmServer(scriptedAnswers(problems, new Map(), ANSWER_MS));
     const id = `budget-over-${uniqueSuffix()}`;
     const tasks = 6;
@@ -212,7 +250,7 @@ describe('budgets', () => {
     const file = path.join(dir, `${id}.yaml`);
     writeFileSync(
       file,
-      `id: ${id}\n${HUMANEVAL_DATASETS_YAML}models:\n${scriptedModelYaml('plain', own.url, 'scripted-completions', 'completions')}${oneSampleDirectYaml(tasks)}budget:\n  tokens: 1\n`,
+      `id: ${id}\n${HUMANEVAL_DATASETS_YAML}models:\n${scriptedModelYaml('plain', own.url, MODEL, 'completions')}${oneSampleDirectYaml(tasks)}budget:\n  tokens: 1\n`,
     );
     try {
       const dry = await runTs('scripts/start-sweep.ts', ['--config', file, '--dry-run', '--no-cache-forecast'], env);

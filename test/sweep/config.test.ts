@@ -237,6 +237,19 @@ describe('validation errors name the field path', () => {
     expect(describeSweepConfigDifferences(plain, serial)).toEqual([]);
   });
 
+  it('heartbeat_timeout_s: whole seconds from 10 to 3600; it only says when a worker is dead, so it changes neither the hash nor the config', () => {
+    expect(issuesOf({ ...minimal(), heartbeat_timeout_s: 5 })).toEqual([{ path: 'heartbeat_timeout_s', message: 'must be >= 10, got 5' }]);
+    expect(issuesOf({ ...minimal(), heartbeat_timeout_s: 3601 })).toEqual([
+      { path: 'heartbeat_timeout_s', message: 'must be <= 3600, got 3601' },
+    ]);
+    const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+    const plain = parseSweepConfig(minimal());
+    const quick = parseSweepConfig({ ...minimal(), heartbeat_timeout_s: 10 });
+    expect(quick.heartbeat_timeout_s).toBe(10);
+    expect(sweepConfigHash(quick, sha)).toBe(sweepConfigHash(plain, sha));
+    expect(describeSweepConfigDifferences(plain, quick)).toEqual([]);
+  });
+
   it('lists all issues at once, even with type errors deep inside lists', () => {
     const value = minimal();
     value.datasets = [

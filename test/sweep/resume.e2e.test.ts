@@ -40,6 +40,11 @@ const env: Record<string, string> = {
 const config = parseConfig(env);
 const paths = stackPaths({ ...process.env, ...env });
 const LIMIT = 4;
+/**
+ * A killed worker's model calls go to another once their heartbeats are this late: the lowest a
+ * config may set but for a margin (they beat every 5 s), not the default 30 s a kill then waits out.
+ */
+const HEARTBEAT_TIMEOUT_S = 15;
 const N = 6;
 const problems = humanEvalProblems(LIMIT);
 let server: ScriptedLlmServer;
@@ -69,6 +74,7 @@ n_samples: ${N}
 k: [1, 3]
 limit: ${LIMIT}
 seed: ${SWEEP_SEED}
+heartbeat_timeout_s: ${HEARTBEAT_TIMEOUT_S}
 `,
   );
   return file;
@@ -80,16 +86,22 @@ function startWorker(file: string): Spawned {
   return w;
 }
 
-/** Starts the sweep without waiting, lets `interrupt` do its damage, and returns the sweep's results. */
-async function runInterrupted(id: string, model: string, interrupt: (file: string) => Promise<void>) {
+/**
+ * Starts the sweep without waiting, with a worker of its own (started while start-sweep is: each
+ * takes seconds to start), lets `interrupt` do its damage, and returns the sweep's results.
+ */
+async function runInterrupted(id: string, model: string, interrupt: (file: string, worker: Spawned) => Promise<void>) {
   const file = writeConfig(id, model);
+  const worker = startWorker(file);
   const started = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-wait'], env);
   expect(started.code, started.output).toBe(0);
-  await interrupt(file);
+  await interrupt(file, worker);
   const connection = await Connection.connect({ address: config.temporal.address });
   try {
     const client = new Client({ connection, namespace: config.temporal.namespace });
     await client.workflow.getHandle<typeof sweepWorkflow>(sweepWorkflowId(id)).result();
+    // The config's heartbeat timeout is what every model call of the sweep was scheduled with.
+    expect(await llmHeartbeatTimeouts(client, sweepWorkflowId(id))).toEqual(new Set([HEARTBEAT_TIMEOUT_S]));
   } finally {
     await connection.close();
   }
@@ -107,6 +119,18 @@ async function runInterrupted(id: string, model: string, interrupt: (file: strin
   } finally {
     s3.destroy();
   }
+}
+
+/** The heartbeat timeouts (s) of the activities on the models' queues anywhere under the workflow (children followed). */
+async function llmHeartbeatTimeouts(client: Client, workflowId: string, runId?: string): Promise<Set<number>> {
+  const out = new Set<number>();
+  for (const event of (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? []) {
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    if (scheduled?.taskQueue?.name?.startsWith(config.taskQueues.llm)) out.add(Number(scheduled.heartbeatTimeout?.seconds));
+    const child = event.childWorkflowExecutionStartedEventAttributes?.workflowExecution;
+    if (child?.workflowId) for (const t of await llmHeartbeatTimeouts(client, child.workflowId, child.runId ?? undefined)) out.add(t);
+  }
+  return out;
 }
 
 function requestsFor(model: string) {
@@ -176,8 +200,7 @@ describe('a sweep survives its infrastructure dying', () => {
     const model = `kill-${uniqueSuffix()}`;
     let inFlight = new Set<string>();
     let unstored = new Set<string>();
-    const results = await runInterrupted(`kill-${uniqueSuffix()}`, model, async (file) => {
-      const first = startWorker(file);
+    const results = await runInterrupted(`kill-${uniqueSuffix()}`, model, async (file, first) => {
       await waitUntil(() => requestsFor(model).length >= (2 * LIMIT * N) / 3, {
         what: 'a third of the requests',
         timeoutMs: 120_000,
@@ -200,8 +223,7 @@ describe('a sweep survives its infrastructure dying', () => {
 
   it('Temporal and then SeaweedFS stopped and restarted mid-sweep: identical results, every request sent once', async () => {
     const model = `restart-${uniqueSuffix()}`;
-    const results = await runInterrupted(`restart-${uniqueSuffix()}`, model, async (file) => {
-      startWorker(file);
+    const results = await runInterrupted(`restart-${uniqueSuffix()}`, model, async () => {
       await waitUntil(() => requestsFor(model).length >= (2 * LIMIT * N) / 4, {
         what: 'a quarter of the requests',
         timeoutMs: 120_000,

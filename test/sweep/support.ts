@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
+import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll } from 'vitest';
 import type { ExploraConfig } from '../../domain/config/env.js';
 import { generateTask } from '../../domain/pbe/generate.js';
@@ -15,6 +16,7 @@ import { PYTHON_STR_LIBRARY } from '../../domain/apidocs/pythonStr.js';
 import { privateLibrary } from '../../domain/pbe/privateLibrary.js';
 import { taskRequirement } from '../../methods/exploracoder/requirement.js';
 import { resolvePbeParams, type PbeParams } from '../../domain/pbe/params.js';
+import { sweepWorkflowId } from '../../domain/sweep/keys.js';
 import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import { waitUntil } from '../support/poll.js';
 import { testBucket } from '../support/s3.js';
@@ -293,5 +295,40 @@ export async function requestsSettled(server: ScriptedLlmServer, quietMs: number
       return Date.now() - since >= quietMs && count;
     },
     { what: () => `the requests to stop (${count} so far)`, timeoutMs: maxMs, intervalMs: 100 },
+  );
+}
+
+/**
+ * The first workflow under `workflowId` (itself, its children, theirs...) that has a workflow task or
+ * an activity pending, or null when none has: every one of them then waits for a signal or a timer.
+ */
+async function busyUnder(client: Client, workflowId: string, runId?: string): Promise<string | null> {
+  const { raw } = await client.workflow.getHandle(workflowId, runId).describe();
+  if (raw.pendingWorkflowTask || (raw.pendingActivities ?? []).length > 0) return workflowId;
+  for (const child of raw.pendingChildren ?? []) {
+    const busy = await busyUnder(client, child.workflowId!, child.runId || undefined);
+    if (busy) return busy;
+  }
+  return null;
+}
+
+/**
+ * Waits until a held or paused sweep has drained: no workflow of it (the sweep, its ledger, cells,
+ * shards) has a workflow task or an activity pending, so every request it sent is answered and
+ * each of its shards' lanes waits for a signal or a timer; returns the count of requests then. A
+ * lane starts a task only in a workflow task of its shard, so none starts after this until the
+ * hold or the pause is lifted. (requestsSettled's quiet period instead ends too early on a loaded
+ * machine, where the next of the window's tasks can take longer than it to reach the server.)
+ */
+export async function sweepDrained(client: Client, sweepId: string, server: ScriptedLlmServer, maxMs: number): Promise<number> {
+  let busy: string | null = null;
+  return waitUntil(
+    async () => {
+      busy = await busyUnder(client, sweepWorkflowId(sweepId));
+      const unanswered = server.requests().filter((r) => r.answeredAt === undefined).length;
+      if (!busy && unanswered > 0) busy = `${unanswered} requests unanswered`;
+      return busy === null && server.requests().length;
+    },
+    { what: () => `sweep ${sweepId} to drain (${busy ?? 'no workflow'} busy)`, timeoutMs: maxMs, intervalMs: 100 },
   );
 }

@@ -8,6 +8,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cellShardWorkflowId } from '../../domain/sweep/keys.js';
 import { sampleSlices } from '../../domain/sweep/sharding.js';
+import { DEFAULT_LLM_HEARTBEAT_TIMEOUT_S } from '../../workflows/activityOptions.js';
 import { ANSWER_SLICE_WINDOW } from '../../workflows/methodKit.js';
 import { pauseOrderSignal } from '../../workflows/pauseOrders.js';
 import { spendLedgerQuery } from '../../workflows/spendReports.js';
@@ -229,6 +230,28 @@ describe("a shard's retries and spend", () => {
     expect(storage.executed).toHaveLength(2);
     expect(storage.executed[1]).toEqual(storage.executed[0]);
     expect(outcome.samples).toBe(4);
+  });
+
+  it("gives its model calls the sweep's heartbeat timeout (heartbeat_timeout_s), 30 s without one", async () => {
+    const queues = testQueues();
+    const storage = stubStorage();
+    const [plain, quick] = await withStubWorkers(env, queues, { activities: storage.activities, llm: { m: stubLlm().activities } }, () =>
+      Promise.all(
+        [queues, { ...queues, llmHeartbeatTimeoutS: 12 }].map(async (q) => {
+          const handle = await startShard(q, { taskStart: 0, taskEnd: 2, nSamples: 1 });
+          await handle.result();
+          return handle;
+        }),
+      ),
+    );
+    const llmHeartbeats = async (shard: typeof plain) =>
+      ((await shard!.fetchHistory()).events ?? []).flatMap((e) => {
+        const a = e.activityTaskScheduledEventAttributes;
+        return a?.activityType?.name === 'generateDirect' ? [Number(a.heartbeatTimeout?.seconds)] : [];
+      });
+    expect(DEFAULT_LLM_HEARTBEAT_TIMEOUT_S).toBe(30);
+    expect(await llmHeartbeats(plain)).toEqual([30, 30]);
+    expect(await llmHeartbeats(quick)).toEqual([12, 12]);
   });
 
   it("tells the spend ledger every task's cost once, a large task's slice by slice", async () => {
