@@ -3,6 +3,11 @@
  * go_test.go, rs, java, cpp, the scripting languages, py), against a scripted completions model that answers each task
  * right, wrong, with code that does not compile, or with a hostile program; the real toolchains
  * and sandbox run them. Then scripts/evaluate.ts on MultiPL-E rows, and its refusals.
+ *
+ * The sweeps run side by side (each with task queues of its own, so that no sweep's worker takes
+ * another's work), and beside them the evaluate.ts runs: they mostly wait (on process starts,
+ * toolchain starts, programs that run into their time limits). That nothing is left behind is
+ * checked once they have all ended.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -43,9 +48,11 @@ function leftoverSleepers(): string[] {
     });
 }
 
-describe('a sweep over MultiPL-E rows in every language, against a scripted completions model', () => {
-  const { config, env } = testConfig();
+describe.concurrent('a sweep over MultiPL-E rows in every language, against a scripted completions model', () => {
+  const { config } = testConfig();
   const bucket = testBucket(config);
+  /** The environment of one sweep: task queues of its own. */
+  const sweepEnv = () => testConfig().env;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-multiple-'));
   const answers = new Map<string, string>();
   const stops = new Map<string, unknown>();
@@ -83,7 +90,7 @@ describe('a sweep over MultiPL-E rows in every language, against a scripted comp
       `id: ${id}\ndatasets:\n${datasets}models:\n  - id: base\n    base_url: ${server.url}\n    model: scripted-base\n    api: completions\nmethods: [direct]\ntemperatures: [0]\nn_samples: 1\nk: [1]\ntimeout_s: ${RUN_TIMEOUT_S}\n`,
     );
     const outDir = path.join(dir, 'out');
-    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress', '--output-dir', outDir], env);
+    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress', '--output-dir', outDir], sweepEnv());
     expect(run.code, run.output).toBe(0);
     const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
     expect(results.cells).toHaveLength(HERE.length);
@@ -116,9 +123,9 @@ describe('a sweep over MultiPL-E rows in every language, against a scripted comp
     const file = path.join(dir, 'shared.yaml');
     writeFileSync(
       file,
-      `id: ${id}\ndatasets:\n  - name: humaneval-js\n    family: multipl-e\n    path: humaneval-js.jsonl\n    language: js\nmodels:\n  - id: base\n    base_url: ${server.url}\n    model: scripted-base\n    api: completions\nmethods: [direct]\ntemperatures: [0.8]\nn_samples: 3\nk: [1]\ntimeout_s: 1\n`,
+      `id: ${id}\ndatasets:\n  - name: humaneval-js\n    family: multipl-e\n    path: humaneval-js.jsonl\n    language: js\nmodels:\n  - id: base\n    base_url: ${server.url}\n    model: scripted-base\n    api: completions\nmethods: [direct]\ntemperatures: [0.8]\nn_samples: 3\nk: [1]\ntimeout_s: 2\n`,
     );
-    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress', '--share-process'], env);
+    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress', '--share-process'], sweepEnv());
     expect(run.code, run.output).toBe(0);
     const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!);
     expect(results.cells).toHaveLength(1);
@@ -156,7 +163,7 @@ describe('a sweep over MultiPL-E rows in every language, against a scripted comp
         file,
         `id: ${id}\ndatasets:\n${datasets}models:\n  - id: base\n    base_url: ${server.url}\n    model: scripted-base\n    api: completions\nmethods: [direct]\ntemperatures: [0.8]\nn_samples: 2\nk: [1]\ntimeout_s: ${RUN_TIMEOUT_S}\n`,
       );
-      const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress', ...flags], env);
+      const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress', ...flags], sweepEnv());
       expect(run.code, run.output).toBe(0);
       const results = JSON.parse((await getText(bucket, sweepResultsKey(id)))!) as { cells: { cell: { cell: string } }[] };
       expect(results.cells).toHaveLength(2);
@@ -177,27 +184,37 @@ describe('a sweep over MultiPL-E rows in every language, against a scripted comp
         if (forked) expect(forkedCount, language).toBeGreaterThan(0);
         else expect(forkedCount, language).toBe(0);
       }
-      expect(leftoverSleepers()).toEqual([]);
     }, 240_000);
 
   it('a sweep whose language has no toolchain here is refused before it starts, naming the dataset, the language and the install', async () => {
-    const id = `multiple-missing-${uniqueSuffix()}`;
-    const file = path.join(dir, 'missing.yaml');
-    writeFileSync(
-      file,
-      `id: ${id}\ndatasets:\n  - name: humaneval-go\n    family: multipl-e\n    path: humaneval-go_test.go.jsonl\n    language: go_test.go\nmodels:\n  - id: base\n    base_url: ${server.url}\n    model: scripted-base\n    api: completions\nmethods: [direct]\ntemperatures: [0]\nn_samples: 1\nk: [1]\n`,
-    );
-    const before = server.requests().length;
-    // A PATH without Go's directory: as on a machine without Go.
-    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], { ...env, PATH: '/usr/bin:/bin' });
-    expect(run.code, run.output).not.toBe(0);
-    expect(run.output).toMatch(/datasets\[humaneval-go\]: language go_test\.go \(Go\) cannot run here: go is missing; install Go/);
-    expect(server.requests().length).toBe(before);
-    expect(await getText(bucket, sweepResultsKey(id))).toBeNull();
+    // A model of its own: a request it gets can only be this sweep's (the sweeps above run meanwhile).
+    const model = await startScriptedLlmServer(() => ({ content: 'no idea' }));
+    try {
+      const id = `multiple-missing-${uniqueSuffix()}`;
+      const file = path.join(dir, 'missing.yaml');
+      writeFileSync(
+        file,
+        `id: ${id}\ndatasets:\n  - name: humaneval-go\n    family: multipl-e\n    path: humaneval-go_test.go.jsonl\n    language: go_test.go\nmodels:\n  - id: base\n    base_url: ${model.url}\n    model: scripted-base\n    api: completions\nmethods: [direct]\ntemperatures: [0]\nn_samples: 1\nk: [1]\n`,
+      );
+      // A PATH without Go's directory: as on a machine without Go.
+      const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], { ...sweepEnv(), PATH: '/usr/bin:/bin' });
+      expect(run.code, run.output).not.toBe(0);
+      expect(run.output).toMatch(/datasets\[humaneval-go\]: language go_test\.go \(Go\) cannot run here: go is missing; install Go/);
+      expect(model.requests()).toEqual([]);
+      expect(await getText(bucket, sweepResultsKey(id))).toBeNull();
+    } finally {
+      await model.close();
+    }
   }, 120_000);
+
+  // Each sweep's programs ended with it: checked once all have (a sample's daemon seen while another sweep still runs it is no leftover).
+  it.sequential('after every sweep: no planted file, and no sleeping daemon of a sample left', () => {
+    expect(existsSync(PLANTED)).toBe(false);
+    expect(leftoverSleepers()).toEqual([]);
+  });
 });
 
-describe('scripts/evaluate.ts on MultiPL-E rows', () => {
+describe.concurrent('scripts/evaluate.ts on MultiPL-E rows', () => {
   const run = promisify(execFile);
   const SCRIPT = path.resolve('scripts/evaluate.ts');
   let dir: string;

@@ -4,13 +4,27 @@
  * must be used only for exactly what made it (a changed binary or version is probed again), a
  * corrupt or partial record must be ignored and written again, and concurrent writers must never
  * leave half a file.
+ *
+ * The cases run side by side, each in directories of its own: most of their time is waiting on
+ * the processes they start (a tsx process per probe, tsc servers, the go command).
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { keep, keptFile, readKept } from '../../infra/sandbox/process/toolchains/keptBetweenRuns.js';
 import { ProcessExecutor } from '../../infra/sandbox/process/processExecutor.js';
@@ -26,13 +40,14 @@ function tempDir(): string {
   dirs.push(dir);
   return dir;
 }
-afterEach(() => {
+// After all cases, not each: they run side by side (below), each in directories of its own.
+afterAll(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 const Value = z.object({ n: z.number() });
 
-describe('kept records', () => {
+describe.concurrent('kept records', () => {
   it('are read back only for exactly what made them; a corrupt or partial one is ignored and written again', () => {
     const dir = tempDir();
     expect(readKept(dir, { a: 1 }, Value)).toBeUndefined();
@@ -80,7 +95,7 @@ for (let i = 0; i < 100; i++) keep(${JSON.stringify(dir)}, { shared: 1 }, { n: i
   }, 120_000);
 });
 
-describe('version probes kept between runs', () => {
+describe.concurrent('version probes kept between runs', () => {
   /** probeVersion in a fresh process (a run of its own), with the tools directory `tools`. */
   async function probeInFreshProcess(tools: string, bin: string): Promise<unknown> {
     const script = `import { probeVersion } from ${JSON.stringify(join(ROOT, 'infra/sandbox/process/toolchains/common.ts'))};
@@ -217,7 +232,7 @@ process.stdout.write(JSON.stringify(await probeVersion('rustc', ['--version'], '
   }, 120_000);
 });
 
-describe("R's check, kept with the R installation it starts", () => {
+describe.concurrent("R's check, kept with the R installation it starts", () => {
   it('R_HOME from the launcher script beside Rscript, or the environment; a replaced libR.so or base package changes the key', () => {
     const dir = tempDir();
     const bin = join(dir, 'bin');
@@ -249,7 +264,7 @@ describe("R's check, kept with the R installation it starts", () => {
   });
 });
 
-describe("Racket's check, kept with where racket finds its packages", () => {
+describe.concurrent("Racket's check, kept with where racket finds its packages", () => {
   it("the installation's config names its directories; a package installed or removed, or the user's add-on directory, changes the key", () => {
     const dir = tempDir();
     const prefix = join(dir, 'opt', 'racket');
@@ -291,7 +306,7 @@ describe("Racket's check, kept with where racket finds its packages", () => {
   });
 });
 
-describe("the tsc server's library check, kept between runs", () => {
+describe.concurrent("the tsc server's library check, kept between runs", () => {
   const program = "declare var require: any;\nrequire('node:assert').deepEqual(1 + 1, 2);\n";
   async function runOnce(dir: string) {
     const executor = new ProcessExecutor(warmTsToolchain({ libraryChecksDir: dir }), { concurrency: 1, limits: { timeoutMs: 30_000 } });
@@ -312,28 +327,34 @@ describe("the tsc server's library check, kept between runs", () => {
     expect((await runOnce(dir)).status).toBe('passed');
     const [name] = readdirSync(dir).filter((f) => f.endsWith('.json'));
     expect(name).toBeDefined();
-    const file = join(dir, name!);
     // Rewritten from the raw JSON (a schema's output may reorder the keys, and a record is used only for exactly its `what`).
-    const raw = JSON.parse(readFileSync(file, 'utf8')) as { what: Record<string, unknown>; value: unknown };
+    const raw = JSON.parse(readFileSync(join(dir, name!), 'utf8')) as { what: Record<string, unknown>; value: unknown };
     const record = KeptRecord.parse(raw);
     // A diagnostic planted in the kept record is reported as the library's: the record is what the next server used.
     const planted = { fileName: record.what.libFiles[0], start: 0, length: 1, messageText: 'planted by the test', category: 1, code: 9999 };
-    writeFileSync(file, JSON.stringify({ what: raw.what, value: { diagnostics: [planted] } }));
-    const withPlanted = await runOnce(dir);
+    /** A copy of the first run's directory, its record replaced by `text`: the three later servers start side by side. */
+    const withRecord = (text: string) => {
+      const copy = tempDir();
+      cpSync(dir, copy, { recursive: true });
+      writeFileSync(join(copy, name!), text);
+      return copy;
+    };
+    const plantedDir = withRecord(JSON.stringify({ what: raw.what, value: { diagnostics: [planted] } }));
+    // The same record for another TypeScript version: not used (the library is checked again, and the record rewritten).
+    const foreignDir = withRecord(JSON.stringify({ what: { ...raw.what, typescript: '0.0.1' }, value: { diagnostics: [planted] } }));
+    const corruptDir = withRecord('{"what": {"libraryCheck"');
+    const [withPlanted, withForeign, withCorrupt] = await Promise.all([runOnce(plantedDir), runOnce(foreignDir), runOnce(corruptDir)]);
     expect(withPlanted.status).toBe('compile_error');
     expect(JSON.stringify(withPlanted)).toContain('planted by the test');
-    // The same record for another TypeScript version: not used (the library is checked again, and the record rewritten).
-    writeFileSync(file, JSON.stringify({ what: { ...raw.what, typescript: '0.0.1' }, value: { diagnostics: [planted] } }));
-    expect((await runOnce(dir)).status).toBe('passed');
-    expect(KeptRecord.parse(JSON.parse(readFileSync(file, 'utf8'))).what.typescript).toBe(record.what.typescript);
-    writeFileSync(file, '{"what": {"libraryCheck"');
-    expect((await runOnce(dir)).status).toBe('passed');
-    expect(KeptRecord.parse(JSON.parse(readFileSync(file, 'utf8'))).value.diagnostics).toEqual(record.value.diagnostics);
-    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    expect(withForeign.status).toBe('passed');
+    expect(KeptRecord.parse(JSON.parse(readFileSync(join(foreignDir, name!), 'utf8'))).what.typescript).toBe(record.what.typescript);
+    expect(withCorrupt.status).toBe('passed');
+    expect(KeptRecord.parse(JSON.parse(readFileSync(join(corruptDir, name!), 'utf8'))).value.diagnostics).toEqual(record.value.diagnostics);
+    for (const d of [dir, plantedDir, foreignDir, corruptDir]) expect(readdirSync(d).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   }, 600_000);
 });
 
-describe("Go's direct route, its import sets kept between runs", () => {
+describe.concurrent("Go's direct route, its import sets kept between runs", () => {
   const program = 'package add_test\n\nimport (\n\t"fmt"\n\t"testing"\n)\n\nfunc TestAdd(t *testing.T) { fmt.Println(1) }\n';
 
   it('a later route uses the kept set; a set whose files are gone or whose record is corrupt is made again', async () => {

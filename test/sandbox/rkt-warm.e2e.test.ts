@@ -10,6 +10,8 @@
  *   - the real runner (sandbox, slots, the cold fallback): HumanEval-rkt programs (passing and
  *     failing) and hostile ones end warm exactly as cold (`racket program.rkt` under eval_racket's
  *     rule), and the well-behaved ones were served warm.
+ * The three parts run side by side (each server's own cases in order, one request at a time): they
+ * mostly wait, on racket's start and on programs that run into their time limit.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -98,7 +100,7 @@ class Server {
   }
 }
 
-describe('the warm Racket server, against what a program tries', () => {
+describe.concurrent('the warm Racket server, against what a program tries', () => {
   let server: Server;
   beforeAll(async () => {
     server = new Server();
@@ -106,46 +108,62 @@ describe('the warm Racket server, against what a program tries', () => {
   }, 120_000);
   afterAll(() => server.close());
 
-  it('every attempt is refused or contained, answered alone (run cold), and the server serves on', async () => {
-    const answers: Record<string, Answer> = {};
-    for (const [id, { program }] of Object.entries(AGAINST_THE_SERVER))
-      answers[id] = await server.run(program, id === 'loop' || id === 'memory' ? 2_000 : 20_000);
-    for (const [id, { why }] of Object.entries(AGAINST_THE_SERVER)) {
-      expect(answers[id]!.alone, `${id}: ${JSON.stringify(answers[id])}`).toBe(true);
-      expect(answers[id]!.why, id).toMatch(why);
-    }
-    expect(await server.run(lang('(require rackunit)\n(check-equal? (+ 1 1) 2)\n(display "ok")'))).toMatchObject({
-      exitCode: 0,
-      stdout: 'ok',
-    });
-  }, 180_000);
+  it.sequential(
+    'every attempt is refused or contained, answered alone (run cold), and the server serves on',
+    async () => {
+      const answers: Record<string, Answer> = {};
+      for (const [id, { program }] of Object.entries(AGAINST_THE_SERVER))
+        answers[id] = await server.run(program, id === 'loop' || id === 'memory' ? 2_000 : 20_000);
+      for (const [id, { why }] of Object.entries(AGAINST_THE_SERVER)) {
+        expect(answers[id]!.alone, `${id}: ${JSON.stringify(answers[id])}`).toBe(true);
+        expect(answers[id]!.why, id).toMatch(why);
+      }
+      expect(await server.run(lang('(require rackunit)\n(check-equal? (+ 1 1) 2)\n(display "ok")'))).toMatchObject({
+        exitCode: 0,
+        stdout: 'ok',
+      });
+    },
+    180_000,
+  );
 
-  it("a chaperone run by the server's own code cannot reach the protocol: the answer is the program's", async () => {
-    // The raised exception's message accessor prints when called: only ever inside the evaluator.
-    const answer = await server.run(
-      lang(
-        '(define e (with-handlers ([(lambda (x) #t) (lambda (x) x)]) (car 1)))\n(raise (chaperone-struct e exn-message (lambda (s v) (displayln "{\\"exitCode\\":0}") v)))',
-      ),
-    );
-    expect(answer.exitCode).toBe(1);
-    expect(answer.stderr).toMatch(/^car: contract violation/);
-  }, 60_000);
+  it.sequential(
+    "a chaperone run by the server's own code cannot reach the protocol: the answer is the program's",
+    async () => {
+      // The raised exception's message accessor prints when called: only ever inside the evaluator.
+      const answer = await server.run(
+        lang(
+          '(define e (with-handlers ([(lambda (x) #t) (lambda (x) x)]) (car 1)))\n(raise (chaperone-struct e exn-message (lambda (s v) (displayln "{\\"exitCode\\":0}") v)))',
+        ),
+      );
+      expect(answer.exitCode).toBe(1);
+      expect(answer.stderr).toMatch(/^car: contract violation/);
+    },
+    60_000,
+  );
 
-  it('an exit ends the program there, whatever handler it is under; racket status rules', async () => {
-    expect(await server.run(lang('(with-handlers ([(lambda (e) #t) void]) (exit 4))\n(displayln "after")'))).toMatchObject({
-      exitCode: 4,
-      stdout: '',
-    });
-    expect(await server.run(lang("(exit 'done)"))).toMatchObject({ exitCode: 0 });
-    expect(await server.run(lang('(eprintf "warned~n")'))).toMatchObject({ exitCode: 1, stderr: 'warned\n' });
-  }, 60_000);
+  it.sequential(
+    'an exit ends the program there, whatever handler it is under; racket status rules',
+    async () => {
+      expect(await server.run(lang('(with-handlers ([(lambda (e) #t) void]) (exit 4))\n(displayln "after")'))).toMatchObject({
+        exitCode: 4,
+        stdout: '',
+      });
+      expect(await server.run(lang("(exit 'done)"))).toMatchObject({ exitCode: 0 });
+      expect(await server.run(lang('(eprintf "warned~n")'))).toMatchObject({ exitCode: 1, stderr: 'warned\n' });
+    },
+    60_000,
+  );
 
-  it("what one program sets (printing parameters, its output) is not the next one's", async () => {
-    expect(await server.run(lang("(print-pair-curly-braces #t)\n(error-print-width 5)\n(display '(1 2))"))).toMatchObject({
-      stdout: '{1 2}',
-    });
-    expect(await server.run(lang("(display '(1 2))"))).toMatchObject({ exitCode: 0, stdout: '(1 2)', stderr: '' });
-  }, 60_000);
+  it.sequential(
+    "what one program sets (printing parameters, its output) is not the next one's",
+    async () => {
+      expect(await server.run(lang("(print-pair-curly-braces #t)\n(error-print-width 5)\n(display '(1 2))"))).toMatchObject({
+        stdout: '{1 2}',
+      });
+      expect(await server.run(lang("(display '(1 2))"))).toMatchObject({ exitCode: 0, stdout: '(1 2)', stderr: '' });
+    },
+    60_000,
+  );
 });
 
 /** What the screen sends cold, run with the screen off: the layers under it must still hold. */
@@ -168,7 +186,7 @@ const UNDER_THE_SCREEN: Record<string, { program: string; why: RegExp }> = {
   custodian: { program: AGAINST_THE_SERVER.custodian!.program, why: /did not end/ },
 };
 
-describe('the warm Racket server with its screen off', () => {
+describe.concurrent('the warm Racket server with its screen off', () => {
   let server: Server;
   beforeAll(async () => {
     server = new Server({ EXPLORA_RKT_NO_SCREEN: '1' });
@@ -176,22 +194,30 @@ describe('the warm Racket server with its screen off', () => {
   }, 120_000);
   afterAll(() => server.close());
 
-  it('unsafe primitives, ffi, the inspector and guard tricks, reflection: refused (run cold)', async () => {
-    for (const [id, { program, why }] of Object.entries(UNDER_THE_SCREEN)) {
-      const answer = await server.run(program);
-      expect(answer.alone, `${id}: ${JSON.stringify(answer)}`).toBe(true);
-      expect(answer.why, id).toMatch(why);
-    }
-  }, 180_000);
+  it.sequential(
+    'unsafe primitives, ffi, the inspector and guard tricks, reflection: refused (run cold)',
+    async () => {
+      for (const [id, { program, why }] of Object.entries(UNDER_THE_SCREEN)) {
+        const answer = await server.run(program);
+        expect(answer.alone, `${id}: ${JSON.stringify(answer)}`).toBe(true);
+        expect(answer.why, id).toMatch(why);
+      }
+    },
+    180_000,
+  );
 
-  it("a thread and the environment a program leaves are not the next program's", async () => {
-    expect(
-      await server.run(lang('(thread (lambda () (let loop () (display "x") (sleep 0.05) (loop))))\n(putenv "LEFT" "1")')),
-    ).toMatchObject({
-      exitCode: 0,
-    });
-    expect(await server.run(lang('(sleep 0.3)\n(display (getenv "LEFT"))'))).toMatchObject({ exitCode: 0, stdout: '#f', stderr: '' });
-  }, 60_000);
+  it.sequential(
+    "a thread and the environment a program leaves are not the next program's",
+    async () => {
+      expect(
+        await server.run(lang('(thread (lambda () (let loop () (display "x") (sleep 0.05) (loop))))\n(putenv "LEFT" "1")')),
+      ).toMatchObject({
+        exitCode: 0,
+      });
+      expect(await server.run(lang('(sleep 0.3)\n(display (getenv "LEFT"))'))).toMatchObject({ exitCode: 0, stdout: '#f', stderr: '' });
+    },
+    60_000,
+  );
 });
 
 /** HumanEval-rkt programs as MultiPL-E builds them (prompt + completion + tests), right and wrong. */
@@ -222,7 +248,7 @@ const COLD = {
   loop: AGAINST_THE_SERVER.loop!.program,
 };
 
-describe('warm Racket through the runner: outcomes as cold racket', () => {
+describe.concurrent('warm Racket through the runner: outcomes as cold racket', () => {
   const limits = { timeoutMs: 20_000, memoryBytes: 512 * 1024 * 1024, maxOutputBytes: 4096 };
   let warm: ProcessExecutor;
   let cold: ProcessExecutor;
@@ -256,8 +282,11 @@ describe('warm Racket through the runner: outcomes as cold racket', () => {
       program,
       ...(id === 'loop' ? { limits: { ...limits, timeoutMs: 2_000 } } : {}),
     });
-    const viaWarm = await Promise.all(cases.map(([id, program]) => warm.run(request(id, program))));
-    const viaCold = await Promise.all(cases.map(([id, program]) => cold.run(request(id, program))));
+    // Both runners at once: each program's two runs wait (on racket's start, the loop's limit) side by side.
+    const [viaWarm, viaCold] = await Promise.all([
+      Promise.all(cases.map(([id, program]) => warm.run(request(id, program)))),
+      Promise.all(cases.map(([id, program]) => cold.run(request(id, program)))),
+    ]);
     cases.forEach(([id], k) => {
       if (id === 'devStdout') {
         // Racket opening the sandbox's /dev/stdout (a pipe) for appending either fails at once

@@ -20,11 +20,15 @@ import { isProcessLanguageId, LANGUAGES, type ProcessLanguageId } from '../../do
 import { toolchainFor } from '../../infra/sandbox/toolchainRegistry.js';
 import { processFixturesOf } from '../support/language-fixtures.js';
 import { runnableHere, runnableOf } from '../support/multiple-rows.js';
-import { describeStatuses, runWith, show } from '../support/status-suite.js';
+import { describeStatusesTogether, runWith, show } from '../support/status-suite.js';
 
 /** Short enough for a hanging program, ample for the others on a loaded machine. */
 const HANG_LIMITS = { timeoutMs: 2_000 };
-const LIMITS = { timeoutMs: 10_000 };
+/**
+ * Ample for a program that ends by itself (a JVM's start among every language's at once on two
+ * loaded cores): it only bounds a program that would not end, and those use HANG_LIMITS.
+ */
+const LIMITS = { timeoutMs: 30_000 };
 /** Each process-run language's programs for the four statuses, from its folder (domain/languages/<folder>/fixtures.ts). */
 const CASES = (id: ProcessLanguageId): StatusPrograms => processFixturesOf(id).statuses;
 const PROCESS_LANGUAGES = Object.keys(LANGUAGES).filter(isProcessLanguageId);
@@ -39,10 +43,19 @@ const goTest = (body: string, expected: string): string =>
   `${GO_HEAD}func add(a int, b int) int {\n${body}\n}\n\nfunc TestAdd(t *testing.T) {\n  if fmt.Sprintf("%v", add(2, 3)) != fmt.Sprintf("%v", ${expected}) {\n    t.Errorf("expected '%v', got '%v'", ${expected}, add(2, 3))\n  }\n}\n`;
 
 // Where a toolchain may be missing (Julia, Swift: MAY_BE_MISSING), its refusal is tested in test/families/multiple.e2e.test.ts.
-for (const language of await runnableOf(PROCESS_LANGUAGES))
-  describeStatuses(language, toolchainFor(language), CASES(language), LIMITS, HANG_LIMITS);
+// Every language at once (an executor each), and beside the cases below up to the warm compilers'
+// (which count the compiler servers under this process): they mostly wait, on toolchain starts
+// and on the hanging programs' time limits.
+const RUNNABLE = await runnableOf(PROCESS_LANGUAGES);
+describe.concurrent("every language's statuses, side by side", () => {
+  describeStatusesTogether(
+    RUNNABLE.map((language) => ({ language, toolchain: toolchainFor(language), programs: CASES(language) })),
+    LIMITS,
+    HANG_LIMITS,
+  );
+});
 
-describe('where a lever could change an outcome, it does not', () => {
+describe.concurrent('where a lever could change an outcome, it does not', () => {
   it("go: a vet finding fails the build, as under go test ([build failed]: compile_error); a file the direct route does not cover gets go test's verdicts", async () => {
     const vetFails = goTest('  _ = fmt.Sprintf("%d", "not a number")\n  return a + b', '5');
     // A TestMain: the direct route leaves it to the plain `go test -c` step, with the same rules.
@@ -89,7 +102,7 @@ describe('where a lever could change an outcome, it does not', () => {
   }, 120_000);
 });
 
-describe('the sandbox, from inside a compiled program (the rest: process-hostile.e2e.test.ts)', () => {
+describe.concurrent('the sandbox, from inside a compiled program (the rest: process-hostile.e2e.test.ts)', () => {
   it('runs as an unprivileged uid: its slot uid when the worker is root, never root', async () => {
     const executor = new ProcessExecutor(toolchainFor('cpp'), { concurrency: 2, limits: LIMITS });
     try {
@@ -111,7 +124,7 @@ describe('the sandbox, from inside a compiled program (the rest: process-hostile
   }, 120_000);
 });
 
-describe('which compile step each warm toolchain takes', () => {
+describe.concurrent('which compile step each warm toolchain takes', () => {
   it("cpp: the precompiled header only for a program that starts with MultiPL-E's includes; java, ts, scala and cs: served by a warm compiler", async () => {
     const limits = DEFAULT_LIMITS;
     const cpp = toolchainFor('cpp');
@@ -154,7 +167,8 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   if (!condition()) throw new Error(`never: ${what}`);
 }
 
-describe('warm compilers start with the runner, not at its first program', () => {
+// Alone, after the rest: no other case's compiler server may be under this process meanwhile.
+describe.sequential('warm compilers start with the runner, not at its first program', () => {
   for (const [language, marker] of [
     ['ts', 'tscServer.cjs'],
     ['java', 'JavacServer'],
