@@ -51,8 +51,10 @@ const RETRY = {
 };
 
 /**
- * Submitting and collecting move files of up to 200 MB and heartbeat meanwhile; polling and
- * cancelling are one small request each. Either way a worker killed mid-call is noticed in a minute.
+ * Submitting and collecting move files of up to 200 MB and heartbeat meanwhile: a worker killed
+ * mid-call is noticed in a minute. Polling and cancelling are one small request each, and heartbeat
+ * too: a worker killed mid-poll (a poll is in flight much of the time a batch waits) is noticed in
+ * 20 s, and the batch polled again from another, not a minute later.
  */
 function batchActivities(taskQueue: string) {
   const transfers = proxyActivities<BatchActivities>({
@@ -61,7 +63,12 @@ function batchActivities(taskQueue: string) {
     heartbeatTimeout: '1 minute',
     retry: RETRY,
   });
-  const calls = proxyActivities<BatchActivities>({ taskQueue, startToCloseTimeout: '1 minute', retry: RETRY });
+  const calls = proxyActivities<BatchActivities>({
+    taskQueue,
+    startToCloseTimeout: '1 minute',
+    heartbeatTimeout: '20 seconds',
+    retry: RETRY,
+  });
   return {
     submitBatch: transfers.submitBatch,
     collectBatch: transfers.collectBatch,

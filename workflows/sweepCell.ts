@@ -267,6 +267,7 @@ export async function sweepCellWorkflow(input: CellInput): Promise<CellSummary> 
           workflowQueue: input.queues.workflows,
           prefix,
           maxHistoryEvents: input.maxHistoryEvents,
+          ...(input.roundSettleMs !== undefined ? { settleMs: input.roundSettleMs } : {}),
           ...(held() ? { held: true } : {}),
         },
       ],

@@ -119,6 +119,8 @@ export interface CellInput extends CellScope {
   errorStop?: CellErrorStop;
   /** Batch mode gathered by model (`batch.gather: model`): the sweep answered the cell's requests in batches already, the cell makes none. */
   batchedBySweep?: true;
+  /** How long a multi-round cell's round collector waits for its chains to stay still before it sends a round (batchRounds.ts); absent: 1 s. */
+  roundSettleMs?: number;
   /** Carried across continue-as-new. */
   resume?: CellProgressState;
 }

@@ -76,8 +76,8 @@ export interface CollectedBatch {
 const BATCH_API_TIMEOUT_S = 600;
 
 /**
- * Heartbeats every few seconds while `work` runs (an upload or a download of up to 200 MB), so a
- * worker killed meanwhile is noticed within the heartbeat timeout, not the activity's 30 minutes.
+ * Heartbeats every few seconds while `work` runs (an upload or a download of up to 200 MB, a poll),
+ * so a worker killed meanwhile is noticed within the heartbeat timeout, not the activity's timeout.
  */
 async function beating<T>(work: () => Promise<T>): Promise<T> {
   const beat = setInterval(() => Context.current().heartbeat(), 5_000);
@@ -213,19 +213,21 @@ export function createBatchActivities(bucket: Bucket, env: Record<string, string
 
     /** The batch's state; renews the hold on its requests (`set`; absent in workflows from before holds). */
     async pollBatch(input: { endpoint: LlmEndpoint; batchId: string; set?: RequestSet }): Promise<BatchStatus> {
-      try {
-        if (input.set) await renewBatchHold(bucket, input.endpoint, input.set);
-        const b = await clientFor(input.endpoint).batches.retrieve(input.batchId);
-        return {
-          batchId: b.id,
-          status: b.status,
-          total: b.request_counts?.total ?? 0,
-          completed: b.request_counts?.completed ?? 0,
-          failed: b.request_counts?.failed ?? 0,
-        };
-      } catch (err) {
-        throw failureOf(input.endpoint, `batch ${input.batchId}`, err);
-      }
+      return beating(async () => {
+        try {
+          if (input.set) await renewBatchHold(bucket, input.endpoint, input.set);
+          const b = await clientFor(input.endpoint).batches.retrieve(input.batchId);
+          return {
+            batchId: b.id,
+            status: b.status,
+            total: b.request_counts?.total ?? 0,
+            completed: b.request_counts?.completed ?? 0,
+            failed: b.request_counts?.failed ?? 0,
+          };
+        } catch (err) {
+          throw failureOf(input.endpoint, `batch ${input.batchId}`, err);
+        }
+      });
     },
 
     /** Stores a finished batch's answers in the LLM cache; the requests it left are a new request set. */
@@ -234,13 +236,15 @@ export function createBatchActivities(bucket: Bucket, env: Record<string, string
     },
     /** Asks the provider to stop a batch (a cancelled sweep, or live_after_s passed); one already finished is left as it is. */
     async cancelBatch(input: { endpoint: LlmEndpoint; batchId: string }): Promise<void> {
-      try {
-        await clientFor(input.endpoint).batches.cancel(input.batchId);
-      } catch (err) {
-        // Finished meanwhile (the provider refuses to cancel it): nothing to stop.
-        if (err instanceof APIError && err.status !== undefined && err.status >= 400 && err.status < 500 && err.status !== 429) return;
-        throw err;
-      }
+      return beating(async () => {
+        try {
+          await clientFor(input.endpoint).batches.cancel(input.batchId);
+        } catch (err) {
+          // Finished meanwhile (the provider refuses to cancel it): nothing to stop.
+          if (err instanceof APIError && err.status !== undefined && err.status >= 400 && err.status < 500 && err.status !== 429) return;
+          throw err;
+        }
+      });
     },
   };
 }

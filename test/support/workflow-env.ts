@@ -12,8 +12,11 @@ import { createBudgetActivities } from '../../activities/budget/spendHold.js';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Context } from '@temporalio/activity';
 import type { WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll } from 'vitest';
 import { Runtime, Worker, type WorkerOptions, type WorkflowBundle } from '@temporalio/worker';
 import { SA_CELL, SA_DONE, SA_KIND, SA_NAME, SA_PASS_AT_1, SA_PAUSED_FOR, SA_TOTAL } from '../../domain/config/searchAttributes.js';
 import { llmTaskQueue } from '../../domain/sweep/keys.js';
@@ -103,4 +106,99 @@ export async function withStubWorkers<T>(
 export async function scheduledActivities(handle: WorkflowHandle): Promise<string[]> {
   const { events } = await handle.fetchHistory();
   return (events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+}
+
+/** The stubs a case of a file sharing its workers gives them: as withStubWorkers takes them. */
+export type Stubs = { activities: object; llm?: Record<string, object> };
+
+/**
+ * Workers made once for a test file and shared by its cases: creating a workflow worker loads the
+ * bundle into a fresh V8 context, 2-3 s a worker on a loaded machine, which per case outweighed the
+ * workflows under test. A case runs with its own stubs under a key that every workflow id of the
+ * case contains (its sweep id, or its workflow's id; uniqueSuffix makes them differ), so cases may
+ * run at once: each activity goes to the stubs of the case whose key its workflow's id contains,
+ * and a call no case's stub answers fails, naming it.
+ */
+export async function sharedStubWorkers(env: TestWorkflowEnvironment, models: string[] = ['m']) {
+  const queues = testQueues();
+  const cases = new Map<string, Stubs>();
+  const dispatch = (pick: (stubs: Stubs) => object | undefined) => ({
+    // A worker's 'default' activity takes every type it has no function of its own for.
+    default: async (...args: unknown[]) => {
+      const { activityType, workflowExecution } = Context.current().info;
+      const workflowId = workflowExecution?.workflowId ?? '';
+      const keys = [...cases.keys()].filter((key) => workflowId.includes(key));
+      const stubs = keys.length === 1 ? pick(cases.get(keys[0]!)!) : undefined;
+      const fn = stubs && (stubs as Record<string, unknown>)[activityType];
+      if (typeof fn !== 'function')
+        throw ApplicationFailure.nonRetryable(
+          `activity ${activityType} of ${workflowId} is not stubbed (cases running: ${[...cases.keys()].join(', ')})`,
+          'NotStubbed',
+        );
+      return (fn as (...a: unknown[]) => unknown).apply(stubs, args);
+    },
+  });
+  const common: Partial<WorkerOptions> = { maxHeartbeatThrottleInterval: '100 ms', defaultHeartbeatThrottleInterval: '100 ms' };
+  const workers = [
+    await Worker.create({
+      ...common,
+      connection: env.nativeConnection,
+      taskQueue: queues.workflows,
+      workflowBundle: await workflowBundle(),
+      activities: { ...createBudgetActivities(), ...dispatch((s) => s.activities) },
+    }),
+    ...(await Promise.all(
+      models.map((model) =>
+        Worker.create({
+          ...common,
+          connection: env.nativeConnection,
+          taskQueue: llmTaskQueue(queues.llmBase, model),
+          activities: dispatch((s) => s.llm?.[model]),
+        }),
+      ),
+    )),
+  ];
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  const running = Promise.all(workers.map((w) => w.runUntil(stopped)));
+  return {
+    queues,
+    /**
+     * Runs `fn` with `stubs` answering the activities of the workflows whose ids contain `key` (as
+     * withStubWorkers does, on the shared workers).
+     */
+    async run<T>(key: string, stubs: Stubs, fn: () => Promise<T>): Promise<T> {
+      if (cases.has(key)) throw new Error(`sharedStubWorkers: a case runs under ${key} already`);
+      cases.set(key, stubs);
+      try {
+        return await fn();
+      } finally {
+        cases.delete(key);
+      }
+    },
+    /** Stops the workers (afterAll). */
+    async shutdown(): Promise<void> {
+      stop();
+      await running;
+    },
+  };
+}
+
+export type SharedStubWorkers = Awaited<ReturnType<typeof sharedStubWorkers>>;
+
+/**
+ * A test file's dev server and its shared workers (sharedStubWorkers), started before its first
+ * case and stopped after its last; read `env` and `workers` inside the cases.
+ */
+export function sharedWorkflowEnv(models?: string[]): { env: TestWorkflowEnvironment; workers: SharedStubWorkers } {
+  const shared = {} as { env: TestWorkflowEnvironment; workers: SharedStubWorkers };
+  beforeAll(async () => {
+    shared.env = await startWorkflowEnv();
+    shared.workers = await sharedStubWorkers(shared.env, models);
+  });
+  afterAll(async () => {
+    await shared.workers?.shutdown();
+    await shared.env?.teardown();
+  });
+  return shared;
 }

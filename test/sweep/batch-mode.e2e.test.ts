@@ -38,15 +38,20 @@ const problems = humanEvalProblems(LIMIT);
 const MODEL = `scripted-${uniqueSuffix()}`;
 const servers: Array<{ close: () => Promise<void> }> = [];
 const spawned: Spawned[] = [];
-let liveId: string;
+const liveId = `batch-live-${uniqueSuffix()}`;
+/** The sweep answered live the batch sweeps are compared with: it runs while the cases start theirs. */
+let live: Promise<void>;
 
-beforeAll(async () => {
-  const llm = await startScriptedLlmServer(scriptedAnswers(problems));
-  servers.push(llm);
-  liveId = `batch-live-${uniqueSuffix()}`;
-  const live = await runTs('scripts/start-sweep.ts', ['--config', writeConfig(liveId, llm.url, ''), '--no-progress'], env);
-  expect(live.code, live.output).toBe(0);
-  expect([...requestCounts(llm).values()]).toEqual(Array.from({ length: LIMIT * N }, () => 1));
+beforeAll(() => {
+  live = (async () => {
+    const llm = await startScriptedLlmServer(scriptedAnswers(problems));
+    servers.push(llm);
+    const run = await runTs('scripts/start-sweep.ts', ['--config', writeConfig(liveId, llm.url, ''), '--no-progress'], caseEnv());
+    expect(run.code, run.output).toBe(0);
+    expect([...requestCounts(llm).values()]).toEqual(Array.from({ length: LIMIT * N }, () => 1));
+  })();
+  // Awaited by each case that compares with it (a failure fails those cases).
+  live.catch(() => undefined);
 });
 afterAll(async () => {
   for (const p of spawned) if (p.child.exitCode === null && p.child.signalCode === null) await killHard(p);
@@ -54,6 +59,12 @@ afterAll(async () => {
   bucket.s3.destroy();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/**
+ * The environment of one case's processes: task queues of its own, so that the cases run at once
+ * and a worker one case kills holds no task of another's.
+ */
+const caseEnv = () => ({ ...env, EXPLORA_TASK_QUEUE_PREFIX: `test-${uniqueSuffix()}` });
 
 /** A scripted LLM server of the test's own (its own URL: no answer cached by another test), and a Batch API server before it. */
 async function batchServers(options: Omit<ScriptedBatchServerOptions, 'upstream'> = {}) {
@@ -137,6 +148,7 @@ function withoutRunFields(value: unknown): unknown {
 
 /** The batch sweep's outcome equals the live one's, and its pass@k in the sweep's results too. */
 async function expectSameAsLive(batchId: string) {
+  await live;
   const [liveOutcome, batchOutcome] = await Promise.all([cellOutcome(liveId), cellOutcome(batchId)]);
   expect(batchOutcome.samples).toHaveLength(LIMIT * N);
   expect(batchOutcome).toEqual(liveOutcome);
@@ -152,14 +164,17 @@ const statuses = (batches: ScriptedBatchServer) =>
     .map((b) => `${b.status} ${b.request_counts.total}`)
     .sort();
 
-describe('a sweep in batch mode', () => {
+// The cases wait on their sweeps' processes (each case its own servers and task queues): all at once
+// (vitest's maxConcurrency, 5). Started together on a loaded machine, a sweep's processes took up to
+// 95 s to start its workers: the waits for a batch in flight allow 300 s.
+describe.concurrent('a sweep in batch mode', () => {
   it('gives the results and samples of the same sweep answered live, each request answered once, in batches', async () => {
     const { llm, batches } = await batchServers();
     const id = `batch-mode-${uniqueSuffix()}`;
     const run = await runTs(
       'scripts/start-sweep.ts',
       ['--config', writeConfig(id, batches.url, batchYaml('      max_requests: 4\n')), '--no-progress'],
-      env,
+      caseEnv(),
     );
     expect(run.code, run.output).toBe(0);
     // 6 requests in sets of 4 and 2 (their batches run at once: in either order), nothing live after.
@@ -171,28 +186,31 @@ describe('a sweep in batch mode', () => {
   });
 
   it('gathering by model: its two cells share batches (fewer, larger), each request answered once', async () => {
+    const own = caseEnv();
     const { llm, batches } = await batchServers();
     const id = `batch-gather-${uniqueSuffix()}`;
     const file = writeConfig(id, batches.url, batchYaml('      max_requests: 8\n      gather: model\n'), '[0.2, 0.8]');
-    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], own);
     expect(run.code, run.output).toBe(0);
     // 12 requests of two cells in sets of 8 and 4 (each cell's own would be 6 and 6), nothing live after.
     expect(statuses(batches)).toEqual(['completed 4', 'completed 8']);
     expect(batches.uploads()).toBe(2);
     expect([...requestCounts(llm).values()]).toEqual(Array.from({ length: 2 * LIMIT * N }, () => 1));
     expect(batches.linesAnswered()).toBe(2 * LIMIT * N);
+    await live;
     const [liveOutcome, gathered] = await Promise.all([cellOutcome(liveId), cellOutcome(id)]);
     expect(gathered).toEqual(liveOutcome);
   });
 
   it('with the batch server restarted and its worker killed while a batch is in flight: resumed, the batch is not created again', async () => {
+    const own = caseEnv();
     const { llm, batches } = await batchServers({ held: true, stateDir: mkdtempSync(path.join(dir, 'provider-')) });
     const id = `batch-kill-${uniqueSuffix()}`;
     const file = writeConfig(id, batches.url, batchYaml(''));
-    const first = spawnTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+    const first = spawnTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], own);
     spawned.push(first);
     await waitUntil(() => batches.batches()[0]?.status === 'in_progress' || undefined, {
-      timeoutMs: 120_000,
+      timeoutMs: 300_000,
       intervalMs: 100,
       what: () => `the batch in progress\n${first.output()}`,
     });
@@ -204,7 +222,7 @@ describe('a sweep in batch mode', () => {
     await sleep(1500);
     await killHard(first);
     batches.release();
-    const again = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+    const again = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], own);
     expect(again.code, again.output).toBe(0);
     expect(batches.batches().map((b) => b.status)).toEqual(['completed']);
     expect(batches.uploads()).toBe(1);
@@ -213,23 +231,24 @@ describe('a sweep in batch mode', () => {
   });
 
   it('and a live sweep on the same grid while its batch is in flight: the live one waits for it, each request answered once', async () => {
+    const own = caseEnv();
     const { llm, batches } = await batchServers({ held: true });
     const id = `batch-shared-${uniqueSuffix()}`;
-    const batchRun = spawnTs('scripts/start-sweep.ts', ['--config', writeConfig(id, batches.url, batchYaml('')), '--no-progress'], env);
+    const batchRun = spawnTs('scripts/start-sweep.ts', ['--config', writeConfig(id, batches.url, batchYaml('')), '--no-progress'], own);
     spawned.push(batchRun);
     await waitUntil(() => batches.batches()[0]?.status === 'in_progress' || undefined, {
-      timeoutMs: 120_000,
+      timeoutMs: 300_000,
       intervalMs: 100,
       what: () => `the batch in progress\n${batchRun.output()}`,
     });
     // The same grid answered live (same endpoint URL and model: the same cache identities), while the batch holds its requests.
     const liveTwin = `batch-shared-live-${uniqueSuffix()}`;
-    const liveRun = spawnTs('scripts/start-sweep.ts', ['--config', writeConfig(liveTwin, batches.url, ''), '--no-progress'], env);
+    const liveRun = spawnTs('scripts/start-sweep.ts', ['--config', writeConfig(liveTwin, batches.url, ''), '--no-progress'], own);
     spawned.push(liveRun);
     await sleep(4000); // its shards are asking by now, and wait
     expect(llm.requests()).toHaveLength(0);
     // sweep-status shows the batch sweep's batch, its state and counts (its batch-progress query).
-    const status = await runTs('scripts/sweep-status.ts', [id], env);
+    const status = await runTs('scripts/sweep-status.ts', [id], own);
     expect(status.output).toMatch(new RegExp(`batches: ${batches.batches()[0]!.id} in_progress 0/${LIMIT * N} done`));
     batches.release();
     const [batchEnd, liveEnd] = await Promise.all([batchRun.exited, liveRun.exited]);
@@ -242,6 +261,7 @@ describe('a sweep in batch mode', () => {
   });
 
   it('with a batch that expires half-done and retry_rounds 0: the rest is sent live, each request once, each at its price', async () => {
+    const own = caseEnv();
     const { llm, batches } = await batchServers({ expire: { batchNumber: 1, answered: 2 } });
     const id = `batch-expire-${uniqueSuffix()}`;
     // Prices of 10 cents a token and a money cap, so the sweep's closing budget line says what it spent (to 4 decimals, under 100 USD).
@@ -251,7 +271,7 @@ describe('a sweep in batch mode', () => {
         `      retry_rounds: 0\n      price: { input_per_mtok: ${BATCH_PRICE.input}, output_per_mtok: ${BATCH_PRICE.output}, currency: USD }\n`,
       ) +
       'budget: { money: 1000 }\n';
-    const run = await runTs('scripts/start-sweep.ts', ['--config', writeConfig(id, batches.url, priced), '--no-progress'], env);
+    const run = await runTs('scripts/start-sweep.ts', ['--config', writeConfig(id, batches.url, priced), '--no-progress'], own);
     expect(run.code, run.output).toBe(0);
     expect(statuses(batches)).toEqual(['expired 6']);
     expect(batches.linesAnswered()).toBe(2);
@@ -279,6 +299,7 @@ describe('a sweep in batch mode', () => {
   });
 
   it('self-repair sends each round of its requests as one batch: results of a live run, each request answered once', async () => {
+    const own = caseEnv();
     // Two PBE World tasks of 2 samples against the methods' scripted model: round 1 is each task's
     // plan and first answers (3 requests a task), round 2 the repair of sample 0's wrong answer.
     const params = resolvePbeParams({ count: 2, seed: 51 });
@@ -306,8 +327,8 @@ describe('a sweep in batch mode', () => {
     const liveTwin = `rounds-live-${uniqueSuffix()}`;
     const id = `rounds-batch-${uniqueSuffix()}`;
     const [live, batched] = await Promise.all([
-      runTs('scripts/start-sweep.ts', ['--config', sweep(liveTwin, liveLlm.url), '--no-progress'], env),
-      runTs('scripts/start-sweep.ts', ['--config', sweep(id, batches.url, { poll_s: 0.2, max_poll_s: 0.5 }), '--no-progress'], env),
+      runTs('scripts/start-sweep.ts', ['--config', sweep(liveTwin, liveLlm.url), '--no-progress'], own),
+      runTs('scripts/start-sweep.ts', ['--config', sweep(id, batches.url, { poll_s: 0.2, max_poll_s: 0.5 }), '--no-progress'], own),
     ]);
     expect(live.code, live.output).toBe(0);
     expect(batched.code, batched.output).toBe(0);

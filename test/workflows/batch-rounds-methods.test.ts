@@ -5,27 +5,16 @@
  * the script the stubs play, every request batched once, none sent live, and the shards run each
  * sample's final answer.
  */
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BatchEndpoint } from '../../domain/llm/batchMode.js';
-import { MethodOptionsSchema } from '../../domain/methods/options.js';
+import { describe, expect, it } from 'vitest';
 import { cellWorkflowId } from '../../domain/sweep/keys.js';
 import type { CellInput } from '../../workflows/sweepTypes.js';
 import { sweepCellWorkflow } from '../../workflows/sweepCell.js';
-import { uniqueSuffix } from '../support/config.js';
-import { startWorkflowEnv, testQueues, withStubWorkers } from '../support/workflow-env.js';
-import { STEP_COST, stubParking, summariesOf, type Parking } from './parkingStubs.js';
-import { cellInput, directCell, stubStorage } from './stubs.js';
+import { sharedWorkflowEnv } from '../support/workflow-env.js';
+import { roundsCell, STEP_COST, stubParking, summariesOf, type Parking } from './parkingStubs.js';
+import { stubStorage } from './stubs.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await startWorkflowEnv();
-});
-afterAll(async () => {
-  await env?.teardown();
-});
-
-const SETTINGS: BatchEndpoint = { maxRequests: 100, maxBytes: 1 << 20, retryRounds: 1, pollS: 0.05, maxPollS: 0.2 };
+// One dev server and one set of workers for the file, each case its own stubs (sharedStubWorkers).
+const shared = sharedWorkflowEnv();
 
 type TaskRef = { ref: { taskIndex: number } };
 
@@ -52,23 +41,15 @@ function planSteps(answer: ReturnType<typeof stubParking>['answer']) {
   };
 }
 
-/** A cell of `method` in batch mode on a chat endpoint, its tasks in shards generating at once. */
-function roundsCell(method: string, shape: Partial<CellInput> & { options?: object }): CellInput {
-  const base = directCell();
-  const { options, ...rest } = shape;
-  return cellInput(`wft-cell-${uniqueSuffix()}`, testQueues(), {
-    cell: { ...base, id: `ds.m.${method}.t0`, method, endpoint: { ...base.endpoint, api: 'chat' as const, batch: SETTINGS } },
-    libraryKey: 'lib-key',
-    methodOptions: MethodOptionsSchema.parse(options ?? {}),
-    ...rest,
-  });
-}
+/** A cell of `method` in batch mode on the file's shared queues, its tasks in shards generating at once. */
+const cellOf = (method: string, shape: Partial<CellInput> & { options?: object }): CellInput =>
+  roundsCell(method, shared.workers.queues, shape);
 
 /** Runs the cell to its end on the stubs; the keys of the answers its shards ran. */
 async function runCell(input: CellInput, llm: object, sandbox: object): Promise<string[]> {
   const storage = stubStorage();
-  await withStubWorkers(env, input.queues, { activities: { ...storage.activities, ...sandbox }, llm: { m: llm } }, () =>
-    env.client.workflow.execute(sweepCellWorkflow, {
+  await shared.workers.run(input.sweepId, { activities: { ...storage.activities, ...sandbox }, llm: { m: llm } }, () =>
+    shared.env.client.workflow.execute(sweepCellWorkflow, {
       workflowId: cellWorkflowId(input.sweepId, input.cell.id),
       taskQueue: input.queues.workflows,
       args: [input],
@@ -160,11 +141,12 @@ function stubExploracoder(fails: (label: string) => boolean = () => false) {
   return { llm, sandbox, explored, ...parking };
 }
 
-describe('CAPIR and ExploraCoder cells in batch mode', () => {
+// The cases only wait on the dev server and their stubs (each its own, by its sweep id): all at once.
+describe.concurrent('CAPIR and ExploraCoder cells in batch mode', () => {
   it('capir-self-repair: 3 rounds and 2 a repair, each request batched once, none live', async () => {
     const capir = stubCapir();
     // Two shards of 2 and 1 tasks at once, 2 samples each: the rounds gather the chains of both.
-    const input = roundsCell('capir-self-repair', { tasks: 3, nSamples: 2, tasksPerShard: 2, maxParallelShards: 2 });
+    const input = cellOf('capir-self-repair', { tasks: 3, nSamples: 2, tasksPerShard: 2, maxParallelShards: 2 });
     const executed = await runCell(input, capir.llm, capir.sandbox);
     // Repairs needed: (0,0) 0, (0,1) 1, (1,0) 1, (1,1) 2, (2,0) 2, (2,1) 0: 3 + 2 x 2 = 7 rounds,
     // and no global rerank (the stub would park global/<task> if CAPIR asked for one).
@@ -196,7 +178,7 @@ describe('CAPIR and ExploraCoder cells in batch mode', () => {
 
   it('exploracoder, 2 subtasks: 3 rounds, 1 a subtask, 1 final; each request batched once, none live', async () => {
     const explora = stubExploracoder();
-    const input = roundsCell('exploracoder', { tasks: 2, nSamples: 2, tasksPerShard: 2, options: { candidates: 2 } });
+    const input = cellOf('exploracoder', { tasks: 2, nSamples: 2, tasksPerShard: 2, options: { candidates: 2 } });
     const executed = await runCell(input, explora.llm, explora.sandbox);
     expect(explora.rounds).toEqual([
       ['plan/0', 'plan/1'],
@@ -219,11 +201,11 @@ describe('CAPIR and ExploraCoder cells in batch mode', () => {
     // Task 0's first subtask: both candidates fail their first run, and the fix of candidate 0 fails too.
     const fails = (label: string) => /\/0\/s0\/r0\/c\d$/.test(label) || /\/0\/s0\/r1\/c0$/.test(label);
     const fix = (c: number) => `debug/ds.m.exploracoder-debug.t0/0/s0/r0/c${c}`;
-    // The two modes' cells at once (their own queues and stubs): the test waits for the longer only.
+    // The two modes' cells at once (their own stubs): the test waits for the longer only.
     const [allAtOnce, sequential] = await Promise.all(
       (['all-at-once', 'sequential'] as const).map(async (debugMode) => {
         const explora = stubExploracoder(fails);
-        const input = roundsCell('exploracoder-debug', {
+        const input = cellOf('exploracoder-debug', {
           tasks: 2,
           nSamples: 1,
           tasksPerShard: 2,

@@ -3,12 +3,18 @@
  * requests through `answer`, which parks those not cached as the real steps do in parking mode
  * (infra/llm/parking.ts: an LlmParked failure carrying their set) and sends them live otherwise;
  * the batch activities pool the parked sets of a round, submit them, and on collect cache their
- * requests. What each round held, what was batched and what went live are recorded.
+ * requests. What each round held, what was batched and what went live are recorded. Beside it,
+ * the batch settings and the multi-round cell the batch workflow tests share.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { BatchStatus, CollectBatchInput, CollectedBatch, SubmitBatchInput, SubmittedBatch } from '../../activities/llm/batch.js';
 import type { LlmCallSummary } from '../../domain/llm/request.js';
 import type { RequestSet } from '../../infra/llm/batchPlan.js';
+import type { BatchEndpoint } from '../../domain/llm/batchMode.js';
+import { MethodOptionsSchema } from '../../domain/methods/options.js';
+import type { CellInput, SweepQueues } from '../../workflows/sweepTypes.js';
+import { uniqueSuffix } from '../support/config.js';
+import { cellInput, directCell } from './stubs.js';
 
 /** What a parking step's input carries beside its own fields (workflows/roundParking.ts adds it). */
 export type Parking = { parkRequests?: { prefix: string; after: string[] } };
@@ -74,4 +80,27 @@ export function stubParking() {
     },
   };
   return { answer, batch, cached, rounds, batched, sentLive, log };
+}
+
+/** Batch settings of the workflow tests: a batch polled every 50 to 200 ms. */
+export const BATCH_SETTINGS: BatchEndpoint = { maxRequests: 100, maxBytes: 1 << 20, retryRounds: 1, pollS: 0.05, maxPollS: 0.2 };
+
+/**
+ * How long the round collectors of these tests wait for their chains to stay still before sending
+ * a round (the product waits 1 s). The stubs answer at once, so a shard's chains all say they
+ * started well within it.
+ */
+export const ROUND_SETTLE_MS = 250;
+
+/** A cell of a multi-round `method` in batch mode on a chat endpoint (`options`: its method options). */
+export function roundsCell(method: string, queues: SweepQueues, shape: Partial<CellInput> & { options?: object } = {}): CellInput {
+  const base = directCell();
+  const { options, ...rest } = shape;
+  return cellInput(`wft-cell-${uniqueSuffix()}`, queues, {
+    cell: { ...base, id: `ds.m.${method}.t0`, method, endpoint: { ...base.endpoint, api: 'chat' as const, batch: BATCH_SETTINGS } },
+    libraryKey: 'lib-key',
+    methodOptions: MethodOptionsSchema.parse(options ?? {}),
+    roundSettleMs: ROUND_SETTLE_MS,
+    ...rest,
+  });
 }
