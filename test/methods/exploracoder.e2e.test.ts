@@ -129,8 +129,11 @@ describe.concurrent('exploracoder-debug against a scripted model', () => {
     expect(summary.cost.promptTokens).toBeGreaterThan(0);
     expect(run.output).toMatch(/calls\/task/);
 
-    // The trace, through the script.
-    const traced = await runTs('scripts/trace.ts', [id, '--cell', cell, '--task', problems[0]!.task_id], env);
+    // The trace, through the script: the full one and a summary, both started at once.
+    const [traced, summaryOut] = await Promise.all([
+      runTs('scripts/trace.ts', [id, '--cell', cell, '--task', problems[0]!.task_id], env),
+      runTs('scripts/trace.ts', [id, '--cell', cell, '--task', '1', '--summary'], env),
+    ]);
     expect(traced.code, traced.output).toBe(0);
     const trace = ExplorationTraceSchema.parse(JSON.parse(traced.output.slice(traced.output.indexOf('{'))));
     expect(trace.subtasks).toHaveLength(2);
@@ -161,7 +164,6 @@ describe.concurrent('exploracoder-debug against a scripted model', () => {
     expect(trace.finals![0]!.code).toContain('def apply_pipeline');
     expect(trace.cost!.calls + N).toBe(server.requests().length / problems.length);
 
-    const summaryOut = await runTs('scripts/trace.ts', [id, '--cell', cell, '--task', '1', '--summary'], env);
     expect(summaryOut.code, summaryOut.output).toBe(0);
     expect(summaryOut.output).toMatch(/subtask 1: .*\[solved, 1 debug round\(s\)\]/);
 
