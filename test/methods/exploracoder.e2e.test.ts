@@ -31,17 +31,25 @@ const N = 2;
 const M = 5;
 const seen: Classified[] = [];
 let server: ScriptedLlmServer;
+/** The global-rerank case's own server: what each case's model received is counted apart. */
+const globalSeen: Classified[] = [];
+let globalServer: ScriptedLlmServer;
 
 beforeAll(async () => {
-  server = await startScriptedLlmServer(exploraScript(problems, seen));
+  [server, globalServer] = await Promise.all([
+    startScriptedLlmServer(exploraScript(problems, seen)),
+    startScriptedLlmServer(exploraScript(problems, globalSeen)),
+  ]);
 });
 afterAll(async () => {
-  await server.close();
+  await Promise.all([server.close(), globalServer.close()]);
   bucket.s3.destroy();
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('exploracoder-debug against a scripted model', () => {
+// The two sweeps only wait (on Temporal, the sandbox, the scripted servers): they run at once, each
+// with task queues and a scripted server of its own.
+describe.concurrent('exploracoder-debug against a scripted model', () => {
   const id = `explora-${uniqueSuffix()}`;
   const cell = `pbe.chat.exploracoder-debug.t0.8`;
 
@@ -56,7 +64,7 @@ describe('exploracoder-debug against a scripted model', () => {
       nSamples: N,
       k: [1, 2],
     });
-    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], testConfig().env);
     expect(run.code, run.output).toBe(0);
 
     // No request was sent twice.
@@ -121,8 +129,11 @@ describe('exploracoder-debug against a scripted model', () => {
     expect(summary.cost.promptTokens).toBeGreaterThan(0);
     expect(run.output).toMatch(/calls\/task/);
 
-    // The trace, through the script.
-    const traced = await runTs('scripts/trace.ts', [id, '--cell', cell, '--task', problems[0]!.task_id], env);
+    // The trace, through the script: the full one and a summary, both started at once.
+    const [traced, summaryOut] = await Promise.all([
+      runTs('scripts/trace.ts', [id, '--cell', cell, '--task', problems[0]!.task_id], env),
+      runTs('scripts/trace.ts', [id, '--cell', cell, '--task', '1', '--summary'], env),
+    ]);
     expect(traced.code, traced.output).toBe(0);
     const trace = ExplorationTraceSchema.parse(JSON.parse(traced.output.slice(traced.output.indexOf('{'))));
     expect(trace.subtasks).toHaveLength(2);
@@ -153,7 +164,6 @@ describe('exploracoder-debug against a scripted model', () => {
     expect(trace.finals![0]!.code).toContain('def apply_pipeline');
     expect(trace.cost!.calls + N).toBe(server.requests().length / problems.length);
 
-    const summaryOut = await runTs('scripts/trace.ts', [id, '--cell', cell, '--task', '1', '--summary'], env);
     expect(summaryOut.code, summaryOut.output).toBe(0);
     expect(summaryOut.output).toMatch(/subtask 1: .*\[solved, 1 debug round\(s\)\]/);
 
@@ -196,19 +206,18 @@ describe('exploracoder-debug against a scripted model', () => {
     writeScriptedSweep(file, {
       id: globalId,
       datasets: [{ name: 'pbe', pbe: { count: PARAMS.count, seed: PARAMS.seed } }],
-      baseUrl: server.url,
+      baseUrl: globalServer.url,
       model: 'scripted-global',
       methods: ['exploracoder'],
       methodOptions: { candidates: 2, global_k: 1 },
       nSamples: 1,
       k: [1],
     });
-    const from = seen.length;
-    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], testConfig().env);
     expect(run.code, run.output).toBe(0);
     const offeredIn = (text: string) => [...text.matchAll(/^\[\d+\] (\S+?):/gm)].map((m) => m[1]!);
     for (const [taskIndex, p] of problems.entries()) {
-      const mine = seen.slice(from).filter((c) => c.problem.task_id === p.task_id);
+      const mine = globalSeen.filter((c) => c.problem.task_id === p.task_id);
       // Every API any per-subtask rerank was offered (not only the ones it kept).
       const union = [...new Set(mine.filter((c) => c.role === 'rerank').flatMap((c) => offeredIn(c.text)))];
       const kept = new Set(mine.filter((c) => c.role === 'rerank').flatMap((c) => offeredIn(c.text).slice(0, 2)));

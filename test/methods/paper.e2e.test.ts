@@ -120,7 +120,9 @@ async function trace(id: string, cell: string, task: number) {
   return ExplorationTraceSchema.parse(JSON.parse((await getText(bucket, cellTraceKey(id, cell, task)))!));
 }
 
-describe('ExploraCoder as the paper defines it', () => {
+// The two sweeps only wait (on Temporal, the sandbox, the scripted server): they run at once, each
+// with task queues of its own and a model name of its own (their requests told apart by it).
+describe.concurrent('ExploraCoder as the paper defines it', () => {
   it('plans without benchmark knowledge, in one template; re-asks copies; CoAE is one request of n = m; docs are masked', async () => {
     const id = `paper-${uniqueSuffix()}`;
     const model = `scripted-${id}`;
@@ -138,7 +140,7 @@ describe('ExploraCoder as the paper defines it', () => {
       nSamples: 1,
       k: [1],
     });
-    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], testConfig().env);
     expect(run.code, run.output).toBe(0);
     const mine = seen.filter((c) => c.model === model);
 
@@ -247,7 +249,7 @@ describe('ExploraCoder as the paper defines it', () => {
       nSamples: N,
       k: [1],
     });
-    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+    const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], testConfig().env);
     expect(run.code, run.output).toBe(0);
     const mine = seen.filter((c) => c.model === model);
     // The three share the plan and reranks (sent once, found in the cache by the others).

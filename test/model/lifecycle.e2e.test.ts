@@ -2,9 +2,13 @@
  * The model server's edges: with every slot busy and the queue full it answers 429 with Retry-After,
  * closing answers the running and waiting requests 503 and frees the port, and the CLI prints its
  * URL, serves, and stops on SIGTERM.
+ *
+ * The in-process servers run one at a time: they share node-llama-cpp's native binding (one per
+ * process), which a server's close() disposes. The cases that only spawn processes or watch the CPU
+ * run at once with the threads case, which mostly waits for its servers' tokens.
  */
 import { spawn } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { OtherCpuLoad, threadsFor } from '../../stack/model-server/cpu-load.js';
 import { startModelServer, type ModelServer } from '../../stack/model-server/index.js';
 import { sleep, waitUntil } from '../support/poll.js';
@@ -12,24 +16,33 @@ import { killHard, spawnTs, type Spawned } from '../support/processes.js';
 import { expectApiError, get, installedModelPath, post } from './support.js';
 
 const MODEL = 'qwen2.5-coder-0.5b-instruct';
-const servers: ModelServer[] = [];
-const children: Spawned[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-  await Promise.all(children.splice(0).map((c) => killHard(c)));
-});
-
-async function serve(options: { maxQueue?: number; threads?: number | 'auto'; slots?: number } = {}): Promise<ModelServer> {
+/** An in-process server of this test's own, closed when the test ends (close() may come first: it is idempotent). */
+async function serve(ctx: TestContext, options: { threads?: number | 'auto'; slots?: number } = {}): Promise<ModelServer> {
   const server = await startModelServer({ host: '127.0.0.1', port: 0, modelPath: installedModelPath(), slots: 2, ...options });
-  servers.push(server);
+  ctx.onTestFinished(() => server.close());
   return server;
+}
+
+/** A CLI process of this test's own, killed when the test ends (concurrent cases share no cleanup list). */
+function spawnCli(ctx: TestContext, args: string[], env: Record<string, string>): Spawned {
+  const child = spawnTs('scripts/model-server.ts', args, env);
+  ctx.onTestFinished(() => killHard(child));
+  return child;
 }
 
 const slow = { model: MODEL, prompt: 'def quicksort(items):\n', max_tokens: 16, temperature: 0 };
 
-describe('model server lifecycle', () => {
+describe('model server lifecycle: one server, 2 slots and a queue of 1', () => {
+  // The 429 case, then close() on the same server (one model load for both).
+  let server: ModelServer;
+  beforeAll(async () => {
+    server = await startModelServer({ host: '127.0.0.1', port: 0, modelPath: installedModelPath(), slots: 2, maxQueue: 1 });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
   it('with every slot busy and the queue full, further requests get 429 with Retry-After; the accepted ones are answered', async () => {
-    const server = await serve({ maxQueue: 1, slots: 2 });
     // Two take the slots, one waits, two are refused.
     const answers = await Promise.all([0, 1, 2, 3, 4].map(() => post(server.url, '/completions', slow)));
     const statuses = answers.map((a) => a.status).sort();
@@ -45,32 +58,34 @@ describe('model server lifecycle', () => {
   });
 
   it('close(): the running and the waiting requests get 503, then the port is free', async () => {
-    const server = await serve({ slots: 1 });
-    const running = post(server.url, '/completions', { ...slow, max_tokens: 200 });
+    // Both slots run a long request, a third waits.
+    const running = [0, 1].map(() => post(server.url, '/completions', { ...slow, max_tokens: 200 }));
     await sleep(300);
     const waiting = post(server.url, '/completions', slow);
     await sleep(200);
     const started = Date.now();
     await server.close();
-    servers.splice(servers.indexOf(server), 1);
-    // The 200-token request did not run to its end: it was stopped between tokens.
+    // The 200-token requests did not run to their end: they were stopped between tokens.
     expect(Date.now() - started).toBeLessThan(10_000);
-    expectApiError(await running, 503, { type: 'server_error' });
+    for (const r of running) expectApiError(await r, 503, { type: 'server_error' });
     expectApiError(await waiting, 503, { type: 'server_error' });
     await expect(get(server.url, '/models')).rejects.toThrow();
   });
+});
 
+// Processes of their own, and a CPU watch: at once with the threads case (below), which waits on
+// its in-process servers meanwhile.
+describe.concurrent('model server CLI and threads', () => {
   // A stop signal, once or twice 2 ms apart, with a request in flight: that request is answered
   // (503, for its client to retry), the process exits 0; the second signal does not cut it short.
   for (const [signal, times] of [
     ['SIGTERM', 1],
     ['SIGINT', 2],
   ] as const) {
-    it(`CLI: prints the URL when ready, serves, stops cleanly on ${signal}${times === 2 ? ' sent twice' : ''} with a request in flight`, async () => {
-      const child = spawnTs('scripts/model-server.ts', ['--host', '127.0.0.1', '--port', '0', '--model', installedModelPath()], {
+    it(`CLI: prints the URL when ready, serves, stops cleanly on ${signal}${times === 2 ? ' sent twice' : ''} with a request in flight`, async (ctx) => {
+      const child = spawnCli(ctx, ['--host', '127.0.0.1', '--port', '0', '--model', installedModelPath()], {
         EXPLORA_MODEL_SLOTS: '2',
       });
-      children.push(child);
       const url = await waitUntil(() => /^(http:\/\/127\.0\.0\.1:\d+\/v1)$/m.exec(child.output())?.[1], {
         what: () => `the server's URL on its output:\n${child.output()}`,
         timeoutMs: 120_000,
@@ -103,27 +118,24 @@ describe('model server lifecycle', () => {
     });
   }
 
-  it('CLI: a missing model file or a bad port is refused with a message that says what to do', async () => {
-    const missing = spawnTs('scripts/model-server.ts', ['--port', '0', '--model', '/nonexistent/smollm2-135m-instruct.gguf'], {});
-    children.push(missing);
+  it('CLI: a missing model file or a bad port is refused with a message that says what to do', async (ctx) => {
+    // Three processes that fail before loading anything: started together.
+    const missing = spawnCli(ctx, ['--port', '0', '--model', '/nonexistent/smollm2-135m-instruct.gguf'], {});
+    const badPort = spawnCli(ctx, [], { EXPLORA_MODEL_PORT: 'eighty' });
+    const badSlots = spawnCli(ctx, [], { EXPLORA_MODEL_SLOTS: '0' });
     expect((await missing.exited).code).toBe(1);
     expect(missing.output()).toContain('bash scripts/install-model.sh smollm2-135m-instruct');
-    const badPort = spawnTs('scripts/model-server.ts', [], { EXPLORA_MODEL_PORT: 'eighty' });
-    children.push(badPort);
     expect((await badPort.exited).code).toBe(1);
     expect(badPort.output()).toContain('EXPLORA_MODEL_PORT');
-    const badSlots = spawnTs('scripts/model-server.ts', [], { EXPLORA_MODEL_SLOTS: '0' });
-    children.push(badSlots);
     expect((await badSlots.exited).code).toBe(1);
     expect(badSlots.output()).toContain('EXPLORA_MODEL_SLOTS must be a number of sequences (1-256)');
   });
-});
 
-describe('model server threads', () => {
-  it('1 and 2 threads give the same seeded samples (what lets the server pick per request)', async () => {
+  it('1 and 2 threads give the same seeded samples (what lets the server pick per request)', async (ctx) => {
     const texts: string[][] = [];
+    // One server after the other (see above).
     for (const threads of [1, 2]) {
-      const server = await serve({ threads, slots: 1 });
+      const server = await serve(ctx, { threads, slots: 1 });
       const answers = [];
       for (const seed of [11, 12]) {
         const r = await post(server.url, '/completions', {
@@ -138,7 +150,6 @@ describe('model server threads', () => {
       }
       texts.push(answers);
       await server.close();
-      servers.splice(servers.indexOf(server), 1);
     }
     expect(texts[1]).toEqual(texts[0]);
     expect(texts[0]![0]).not.toBe(texts[0]![1]);
