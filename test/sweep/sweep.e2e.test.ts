@@ -39,13 +39,21 @@ const faults = new Map<string, Fault>([
 ]);
 let server: ScriptedLlmServer;
 
+const RUN = uniqueSuffix();
+/**
+ * Model names of this run's own: the LLM cache keys a request by its endpoint's URL and body, so an
+ * earlier run whose scripted server had the same port would otherwise answer from the cache (and the
+ * cases count the requests that reach their server).
+ */
+const ownModels = (yaml: string) => yaml.replaceAll('    model: scripted-', `    model: scripted-${RUN}-`);
+
 /** `<dir>/<name>.yaml`: the scripted sweep of id `id` on `url` (the file's server unless told). */
 function writeConfig(id: string, { url = server.url, name = id }: { url?: string; name?: string } = {}): string {
   const file = path.join(dir, `${name}.yaml`);
   writeFileSync(
     file,
     `id: ${id}
-${scriptedSweepYaml(url, N, LIMIT)}`,
+${ownModels(scriptedSweepYaml(url, N, LIMIT))}`,
   );
   return file;
 }
@@ -102,15 +110,8 @@ describe.concurrent('a sweep end to end on the real stack, against a scripted Op
       expect(c.droppedK.join()).toMatch(/generation-only/);
     }
     // The full run of the same sweep executes what was saved, asking the model nothing again.
-    const asked = server.requests().length;
-    const full = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
-    expect(full.code, full.output).toBe(0);
-    expect(server.requests().length).toBe(asked);
-    for (const c of JSON.parse((await getText(bucket, sweepResultsKey(genId)))!).cells) {
-      expect(c.statusCounts.not_executed ?? 0).toBe(0);
-      expect(c.tasks).toBe(LIMIT);
-    }
-    // Evaluate the chat model's saved pbe generations, as bigcode's --load_generations_path would.
+    // Meanwhile (on queues of its own), the chat model's saved pbe generations are evaluated, as
+    // bigcode's --load_generations_path would: no model is asked anything either.
     const saved = await getText(bucket, cellFileKey(genId, 'pbe.chatty.direct.t0.2', 'generations.json'));
     const genFile = path.join(dir, 'generations.json');
     writeFileSync(genFile, saved!);
@@ -122,14 +123,18 @@ describe.concurrent('a sweep end to end on the real stack, against a scripted Op
         .replace(`id: ${genId}`, `id: ${evalId}`)
         .replace(/ {2}- name: humaneval\n {4}family: humaneval\n {4}path: .*\n/, ''),
     );
-    const requestsBefore = server.requests().length;
-    const ev = await runTs(
-      'scripts/start-sweep.ts',
-      ['--config', evalConfig, '--evaluate-only', '--load-generations', genFile, '--no-progress'],
-      env,
-    );
+    const asked = server.requests().length;
+    const [full, ev] = await Promise.all([
+      runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], testConfig().env),
+      runTs('scripts/start-sweep.ts', ['--config', evalConfig, '--evaluate-only', '--load-generations', genFile, '--no-progress'], env),
+    ]);
+    expect(full.code, full.output).toBe(0);
     expect(ev.code, ev.output).toBe(0);
-    expect(server.requests().length).toBe(requestsBefore); // no model was asked anything
+    expect(server.requests().length).toBe(asked);
+    for (const c of JSON.parse((await getText(bucket, sweepResultsKey(genId)))!).cells) {
+      expect(c.statusCounts.not_executed ?? 0).toBe(0);
+      expect(c.tasks).toBe(LIMIT);
+    }
     const evalSweep = sweepIdIn(ev.output);
     expect(evalSweep).toMatch(new RegExp(`^${evalId}-eval-[0-9a-f]{10}$`));
     const evResults = JSON.parse((await getText(bucket, sweepResultsKey(evalSweep)))!);
@@ -202,7 +207,7 @@ describe.concurrent('a sweep end to end on the real stack, against a scripted Op
     try {
       const refusedId = `e2e-401-${uniqueSuffix()}`;
       const file = path.join(dir, `${refusedId}.yaml`);
-      writeFileSync(file, `id: ${refusedId}\n${scriptedSweepYaml(gatekeeper.url, 4, 2)}stop_cell_on_errors: false\n`);
+      writeFileSync(file, `id: ${refusedId}\n${ownModels(scriptedSweepYaml(gatekeeper.url, 4, 2))}stop_cell_on_errors: false\n`);
       const failed = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
       expect(failed.code).toBe(1);
       expect(failed.output).toMatch(/sweep failed: model (chatty|plain): http:\/\/127\.0\.0\.1:\d+\/v1 answered 401 .*check the API key/);
@@ -377,8 +382,8 @@ describe.concurrent('a sweep end to end on the real stack, against a scripted Op
       writeFileSync(
         file,
         `id: ${batchedId}\ndatasets:\n  - name: humaneval\n    family: humaneval\n    path: ${HUMANEVAL}\n  - name: pbe\n    family: pbe-world\n    pbe_world: { count: ${SMALL_PBE.count}, seed: ${SMALL_PBE.seed} }\n` +
-          `models:\n  - id: chatty\n    base_url: ${batchedServer.url}\n    model: scripted-chat\n    api: chat\n    samples_per_request: 3\n` +
-          `  - id: plain\n    base_url: ${batchedServer.url}\n    model: scripted-completions\n    api: completions\n    samples_per_request: 3\n` +
+          `models:\n  - id: chatty\n    base_url: ${batchedServer.url}\n    model: scripted-${RUN}-chat\n    api: chat\n    samples_per_request: 3\n` +
+          `  - id: plain\n    base_url: ${batchedServer.url}\n    model: scripted-${RUN}-completions\n    api: completions\n    samples_per_request: 3\n` +
           `methods: [direct]\ntemperatures: [0.2]\nn_samples: ${N}\nk: [1, 2, 4]\nlimit: ${LIMIT}\ntimeout_s: 5\nseed: ${SWEEP_SEED}\n`,
       );
       const [dry, run] = await Promise.all([
