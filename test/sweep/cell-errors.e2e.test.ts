@@ -81,19 +81,21 @@ ${scriptedModelYaml('plain', server().url, 'scripted-completions', 'completions'
       // The requests in flight end; none is sent after them.
       const refused = await requestsSettled(own, 4 * ANSWER_MS, 30_000);
       expect(refused).toBeLessThanOrEqual(TASK_WINDOW);
-      await sleep(1500);
-      expect(own.requests()).toHaveLength(refused);
-
-      // The other cell goes on to its end meanwhile.
+      // Why, from sweep-status: asked now, while the rest below waits.
+      const statusRun = runTs('scripts/sweep-status.ts', [id], env);
+      // The other cell goes on to its end meanwhile; 1.5 s at least with no request to the broken endpoint.
       const handle = client.workflow.getHandle(sweepWorkflowId(id));
-      await waitUntil(
-        async () => (await handle.query(sweepProgressQuery)).cells.find((c) => c.id === 'humaneval.plain.direct.t0.2')?.state === 'done',
-        { what: () => `the other cell to finish:\n${sweep.output()}`, timeoutMs: 120_000, intervalMs: 200 },
-      );
+      const [status] = await Promise.all([
+        statusRun,
+        sleep(1500),
+        waitUntil(
+          async () => (await handle.query(sweepProgressQuery)).cells.find((c) => c.id === 'humaneval.plain.direct.t0.2')?.state === 'done',
+          { what: () => `the other cell to finish:\n${sweep.output()}`, timeoutMs: 120_000, intervalMs: 200 },
+        ),
+      ]);
       expect(own.requests()).toHaveLength(refused);
 
       // Why: sweep-status, the cell's search attribute, the progress lines.
-      const status = await runTs('scripts/sweep-status.ts', [id], env);
       expect(status.code, status.output).toBe(0);
       expect(status.output).toMatch(reason);
       expect(status.output).toContain('run start-sweep again with the same config');

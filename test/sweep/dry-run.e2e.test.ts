@@ -25,17 +25,22 @@ const bucket = testBucket(config);
 const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-dry-run-'));
 const ANSWER = '    x = 1\n    return x + 1\n';
 let server: ScriptedLlmServer;
+/** The refusals' endpoint: apart from the first case's, whose requests it counts while they run. */
+let refusals: ScriptedLlmServer;
 
 beforeAll(async () => {
-  server = await startScriptedLlmServer(() => ({ content: ANSWER }));
+  [server, refusals] = await Promise.all([
+    startScriptedLlmServer(() => ({ content: ANSWER })),
+    startScriptedLlmServer(() => ({ content: ANSWER })),
+  ]);
 });
 afterAll(async () => {
-  await server.close();
+  await Promise.all([server.close(), refusals.close()]);
   bucket.s3.destroy();
   rmSync(dir, { recursive: true, force: true });
 });
 
-function write(id: string, limit: number): string {
+function write(id: string, limit: number, url = server.url): string {
   const file = path.join(dir, `${id}.yaml`);
   writeFileSync(
     file,
@@ -46,12 +51,12 @@ datasets:
     path: ${HUMANEVAL}
 models:
   - id: qwen
-    base_url: ${server.url}
+    base_url: ${url}
     model: qwen2.5-coder-0.5b-instruct
     max_tokens: 512
     price: {input_per_mtok: 0.15, output_per_mtok: 0.6, currency: USD}
   - id: gpt
-    base_url: ${server.url}
+    base_url: ${url}
     model: scripted-gpt
     api: completions
     max_tokens: 300
@@ -74,7 +79,8 @@ function row(output: string, name: string): string[] {
 }
 const num = (s: string) => Number(s.replace(/[~,]/g, ''));
 
-describe('start-sweep --dry-run: tokens, money and power', () => {
+// The cases run at once (ids and endpoints of their own): their commands' start-ups overlap.
+describe.concurrent('start-sweep --dry-run: tokens, money and power', () => {
   it('forecasts a priced grid from the cache of an earlier run, and starts nothing', async () => {
     const suffix = uniqueSuffix();
     const warm = await runTs('scripts/start-sweep.ts', ['--config', write(`warm-${suffix}`, 3), '--no-progress'], env);
@@ -134,25 +140,31 @@ describe('start-sweep --dry-run: tokens, money and power', () => {
 
   it('refuses n_samples over what one task can generate before any work, naming the file and the field; sends and stores nothing', async () => {
     const id = `many-${uniqueSuffix()}`;
-    const file = write(id, 1);
+    const file = write(id, 1, refusals.url);
     const n = MAX_GENERATED_SAMPLES_PER_TASK + 1;
     writeFileSync(file, readFileSync(file, 'utf8').replace('n_samples: 1\n', `n_samples: ${n}\n`));
-    const sentBefore = server.requests().length;
-    for (const flags of [['--dry-run'], ['--no-progress'], ['--generation-only', '--no-progress']]) {
-      const refused = await runTs('scripts/start-sweep.ts', ['--config', file, ...flags], env);
+    const sentBefore = refusals.requests().length;
+    const runs = await Promise.all(
+      [['--dry-run'], ['--no-progress'], ['--generation-only', '--no-progress']].map((flags) =>
+        runTs('scripts/start-sweep.ts', ['--config', file, ...flags], env),
+      ),
+    );
+    for (const refused of runs) {
       expect(refused.code, refused.output).not.toBe(0);
       expect(refused.output).toContain(`${file}: n_samples: ${n} is over the ${MAX_GENERATED_SAMPLES_PER_TASK} samples of one task`);
     }
-    expect(server.requests().length).toBe(sentBefore);
+    expect(refusals.requests().length).toBe(sentBefore);
     expect(await getText(bucket, sweepConfigKey(id))).toBeNull();
   });
 
   it('refuses bad power flags, naming them, and power flags without --dry-run', async () => {
-    const file = write(`flags-${uniqueSuffix()}`, 2);
-    const bad = await runTs('scripts/start-sweep.ts', ['--config', file, '--dry-run', '--baseline', '1.5'], env);
+    const file = write(`flags-${uniqueSuffix()}`, 2, refusals.url);
+    const [bad, alone] = await Promise.all([
+      runTs('scripts/start-sweep.ts', ['--config', file, '--dry-run', '--baseline', '1.5'], env),
+      runTs('scripts/start-sweep.ts', ['--config', file, '--min-difference', '0.1', '--no-progress'], env),
+    ]);
     expect(bad.code).not.toBe(0);
     expect(bad.output).toMatch(/--baseline 1\.5: must be a number between 0 and 1/);
-    const alone = await runTs('scripts/start-sweep.ts', ['--config', file, '--min-difference', '0.1', '--no-progress'], env);
     expect(alone.code).not.toBe(0);
     expect(alone.output).toMatch(/--min-difference: only with --dry-run/);
   });

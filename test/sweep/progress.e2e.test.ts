@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { sweepWorkflowId } from '../../domain/sweep/keys.js';
 import { showSweepProgress } from '../../scripts/lib/sweep-view.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
@@ -21,7 +21,9 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-progress-'));
 const freshSeed = () => Math.floor(Math.random() * 0xffff_fff0);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('progress that tells the truth', () => {
+// The cases run at once: each has its own queues, sweep, endpoints and seed, and mostly waits (on the
+// scripted answers' delays, the unserved queues' grace).
+describe.concurrent('progress that tells the truth', () => {
   it('--worker external with no worker: a warning names the unserved queues and the command that serves them', async () => {
     // Queues of their own: no worker of any other test serves them.
     const prefix = `lonely-${uniqueSuffix()}`;
@@ -34,7 +36,6 @@ describe('progress that tells the truth', () => {
       file,
       `id: ${id}\n${HUMANEVAL_DATASETS_YAML}models:\n${scriptedModelYaml('m', llm.url, 'x', 'completions')}${oneSampleDirectYaml(1)}`,
     );
-    onTestFinished(() => llm.close());
     const p = spawnTs('scripts/start-sweep.ts', ['--config', file, '--worker', 'external', '--no-progress'], env);
     try {
       const output = await waitUntil(() => (/no worker serves/.test(p.output()) ? p.output() : undefined), {
@@ -52,6 +53,7 @@ describe('progress that tells the truth', () => {
         .terminate('test done')
         .catch(() => undefined);
       await connection.close();
+      await llm.close();
     }
   });
 
@@ -183,8 +185,10 @@ describe('progress that tells the truth', () => {
       });
       await new Promise((r) => setTimeout(r, 2500));
       await view.stop();
-      expect(said.filter((l) => l.includes('cannot query its progress'))).toHaveLength(1);
-      expect(said[0]).toMatch(
+      // (Only its own lines: the other cases, running meanwhile, may write to the console too.)
+      const notices = said.filter((l) => l.includes('cannot query its progress'));
+      expect(notices).toHaveLength(1);
+      expect(notices[0]).toMatch(
         /^sweep nowhere: cannot query its progress \(.+\); retrying every second\. The sweep carries on wherever workers serve it\.$/,
       );
     } finally {

@@ -31,7 +31,7 @@ import { connectClient, withWorkers } from '../support/temporal.js';
 import { HUMANEVAL_DATASETS_YAML, humanEvalProblems, scriptedAnswers, scriptedModelYaml, SWEEP_SEED } from './support.js';
 import { rightAnswer, tinyProblem } from './saved-shard.js';
 
-const { config, env } = testConfig();
+const { config } = testConfig();
 const bucket = testBucket(config);
 const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-rerun-'));
 const LIMIT = 2;
@@ -90,8 +90,14 @@ async function runIdOf(workflowId: string): Promise<string> {
   }
 }
 
-describe('start-sweep on a sweep that was started before', () => {
+/** The requests sweep `id` sent: its models' names end in its id. */
+const sentBy = (id: string) => server.requests().filter((r) => String(r.body.model).endsWith(`-${id}`)).length;
+
+// The cases run at once, each on task queues of its own (its own in-process workers), with sweep ids
+// and model names of its own: their sweeps' waits overlap.
+describe.concurrent('start-sweep on a sweep that was started before', () => {
   it('a finished sweep: its stored results are printed and --output-dir written; nothing started, sent or stored', async () => {
+    const { env } = testConfig();
     const id = `rerun-${uniqueSuffix()}`;
     const file = writeConfig(id, ['fast']);
     const first = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
@@ -100,14 +106,15 @@ describe('start-sweep on a sweep that was started before', () => {
     expect(before.has(sweepResultsKey(id))).toBe(true);
     const runId = await runIdOf(sweepWorkflowId(id));
     const cellRunId = await runIdOf(cellWorkflowId(id, 'humaneval.fast.direct.t0.2'));
-    const sent = server.requests().length;
+    const sent = sentBy(id);
+    expect(sent).toBe(LIMIT * N);
     // Later than the first run's writes by more than the store's time resolution: a rewrite would show.
     await sleep(1100);
 
     const out = path.join(dir, `${id}-out`);
     const again = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress', '--output-dir', out], env);
     expect(again.code, again.output).toBe(0);
-    expect(server.requests().length).toBe(sent);
+    expect(sentBy(id)).toBe(sent);
     expect(await runIdOf(sweepWorkflowId(id))).toBe(runId);
     expect(await runIdOf(cellWorkflowId(id, 'humaneval.fast.direct.t0.2'))).toBe(cellRunId);
     expect(await snapshot(sweepPrefix(id))).toEqual(before);
@@ -121,6 +128,7 @@ describe('start-sweep on a sweep that was started before', () => {
   });
 
   it('a terminated sweep resumes: the cells it finished are kept as they are (not run again), the others finish', async () => {
+    const { env } = testConfig();
     const id = `rerun-stop-${uniqueSuffix()}`;
     const file = writeConfig(id, ['fast', 'slow']);
     const fast = 'humaneval.fast.direct.t0.2';
