@@ -36,10 +36,11 @@ async function errorOf(promise: Promise<unknown>): Promise<unknown> {
 }
 
 describe('scripted LLM server with the openai SDK', () => {
-  it('listens on 127.0.0.1 on a port of its own, base URL ending in /v1', async () => {
+  it('listens on 127.0.0.1 on a port of its own, base URL of its own ending in /v1', async () => {
     const a = await serve(() => ({ content: 'a' }));
     const b = await serve(() => ({ content: 'b' }));
-    expect(a.url).toBe(`http://127.0.0.1:${a.port}/v1`);
+    expect(a.url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${a.port}/scripted-[0-9a-f]{12}/v1$`));
+    expect(a.url.replace(/:\d+\//, '/')).not.toBe(b.url.replace(/:\d+\//, '/'));
     expect(a.port).toBeGreaterThan(0);
     expect(b.port).not.toBe(a.port);
   });

@@ -19,6 +19,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { endpointPrefix, withoutEndpointPrefix } from './endpoint-path.js';
 
 export interface BatchLine {
   custom_id: string;
@@ -275,7 +276,7 @@ async function startOnce(options: ScriptedBatchServerOptions): Promise<RunningSe
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://scripted');
-    const path = url.pathname.replace(/\/+$/, '');
+    const path = withoutEndpointPrefix(url.pathname.replace(/\/+$/, ''));
     const raw = await readBody(req);
     if (path === '/v1/chat/completions' || path === '/v1/completions' || path === '/v1/models') {
       const answer = await upstream(path.slice(3), req.method ?? 'GET', req.method === 'POST' ? raw.toString('utf8') : undefined);
@@ -391,7 +392,7 @@ async function startOnce(options: ScriptedBatchServerOptions): Promise<RunningSe
     await closed;
   };
   return {
-    url: `http://127.0.0.1:${port}/v1`,
+    url: `http://127.0.0.1:${port}${endpointPrefix()}/v1`,
     port,
     batches: () =>
       batches.map((b) => ({

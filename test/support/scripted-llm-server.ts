@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { endpointPrefix, withoutEndpointPrefix } from './endpoint-path.js';
 
 export type ScriptedApi = 'chat' | 'completions';
 
@@ -100,7 +101,7 @@ export interface ScriptedServerOptions {
 }
 
 export interface ScriptedLlmServer {
-  /** Base URL ending in /v1, e.g. http://127.0.0.1:41234/v1 */
+  /** Base URL ending in /v1, of this server alone, e.g. http://127.0.0.1:41234/scripted-5f0c2a9e11d3/v1 (test/support/endpoint-path.ts) */
   url: string;
   port: number;
   /** Every API request received, in arrival order (copies); empty when keepRequests is false. */
@@ -201,7 +202,7 @@ export async function startScriptedLlmServer(script: Script, options: ScriptedSe
   };
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
-    const path = (req.url ?? '/').split('?')[0]!.replace(/\/+$/, '');
+    const path = withoutEndpointPrefix((req.url ?? '/').split('?')[0]!.replace(/\/+$/, ''));
     if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
       sendError(res, 401);
       return;
@@ -325,7 +326,7 @@ export async function startScriptedLlmServer(script: Script, options: ScriptedSe
   const port = (server.address() as AddressInfo).port;
 
   return {
-    url: `http://127.0.0.1:${port}/v1`,
+    url: `http://127.0.0.1:${port}${endpointPrefix()}/v1`,
     port,
     requests: () => recorded.map((r) => ({ ...r })),
     received: () => ({ requests: requestCount, repeats }),
