@@ -42,7 +42,6 @@ import {
   sweepReportHtml,
   userMessage,
 } from '../support/bigcode-tasks.js';
-import { concurrencyLimit } from '../support/concurrency.js';
 import { testBucket } from '../support/s3.js';
 import { expectCellFilesAsStored, outputJson, scriptedModelsYaml, sweepWithOutputDir } from '../support/sweep-output.js';
 
@@ -140,44 +139,40 @@ const cases = [
  */
 const COMPILED_OUTCOMES = [true, false, false, true];
 
-/**
- * The compiled languages' cases one after another: bigcode's execution gives compiling and running
- * a program one time limit (10 s for Java), which several compilers at once on two cores can pass.
- */
-const compiledSlot = concurrencyLimit(1);
+/** evaluate.ts on a case's samples, and bigcode's scoring of them: every sample's solution and outcome, and pass@1, agree. */
+async function againstBigcode(c: (typeof cases)[number]): Promise<void> {
+  const stops = humanEvalPackFamily.stopWords({ language: c.language, prompt: c.prompt } as never);
+  const generations = endedByStopWord(c.raw, stops);
+  const samples = c.rows.flatMap((r, t) => generations[t]!.map((g) => ({ task_id: r.task_id, completion: truncateAtStopWords(g, stops) })));
+  const [reference, { metrics, lines }] = await Promise.all([
+    bigcode({ language: c.language, variant: c.variant, prompt: c.prompt, rows: [...c.rows], generations }),
+    evaluateWithBigcodeFlags(dir, c.name, jsonl(c.rows), samples, ['--tasks', c.task, '--prompt', c.prompt, '--k', '1']),
+  ]);
+  expect(lines.map((l) => l.completion)).toEqual(reference.solutions.flat());
+  expect(lines.map((l) => l.passed)).toEqual(reference.passed.flat());
+  expect(metrics['pass@1']).toBeCloseTo(reference['pass@1'], 12);
+  if (c.language === 'python') {
+    // Right (numpy from the import helper), wrong, a crash, empty; the loop that never ends times out.
+    expect(lines.map((l) => l.passed)).toEqual([true, false, false, false, true, true, false, false]);
+    expect(lines.at(-1)!.result).toBe('timeout');
+  } else if (c.language !== 'js') {
+    expect(lines.map((l) => l.passed)).toEqual(COMPILED_OUTCOMES);
+  } else {
+    // Right with more code after it, wrong, a throw, empty; extra braces, printing (bigcode fails it), never closed, right.
+    expect(lines.map((l) => l.passed)).toEqual([true, false, false, false, true, false, false, true]);
+    // The run that printed ended with exit code 1 (the program's first line), as bigcode fails it.
+    expect(lines[5]!.result).toBe('error');
+  }
+}
 
-// The cases and the sweep only wait on their processes (evaluate.ts, bigcode's Python, the sweep): they run at once,
-// but for the compiled languages', which take turns.
+const scripted = cases.filter((c) => c.language === 'python' || c.language === 'js');
+const compiled = cases.filter((c) => c.language !== 'python' && c.language !== 'js');
+
+// The scripted languages' cases and the sweep only wait on their processes (evaluate.ts, bigcode's Python, the
+// sweep): they run at once.
 describe.concurrent("evaluate.ts with bigcode's task names, against bigcode's own scoring", () => {
-  for (const c of cases)
-    it(`${c.task}: every sample's solution and outcome, and pass@1, are bigcode's`, async () => {
-      const stops = humanEvalPackFamily.stopWords({ language: c.language, prompt: c.prompt } as never);
-      const generations = endedByStopWord(c.raw, stops);
-      const samples = c.rows.flatMap((r, t) =>
-        generations[t]!.map((g) => ({ task_id: r.task_id, completion: truncateAtStopWords(g, stops) })),
-      );
-      const both = () =>
-        Promise.all([
-          bigcode({ language: c.language, variant: c.variant, prompt: c.prompt, rows: [...c.rows], generations }),
-          evaluateWithBigcodeFlags(dir, c.name, jsonl(c.rows), samples, ['--tasks', c.task, '--prompt', c.prompt, '--k', '1']),
-        ]);
-      const [reference, { metrics, lines }] = await (c.language === 'python' || c.language === 'js' ? both() : compiledSlot(both));
-      expect(lines.map((l) => l.completion)).toEqual(reference.solutions.flat());
-      expect(lines.map((l) => l.passed)).toEqual(reference.passed.flat());
-      expect(metrics['pass@1']).toBeCloseTo(reference['pass@1'], 12);
-      if (c.language === 'python') {
-        // Right (numpy from the import helper), wrong, a crash, empty; the loop that never ends times out.
-        expect(lines.map((l) => l.passed)).toEqual([true, false, false, false, true, true, false, false]);
-        expect(lines.at(-1)!.result).toBe('timeout');
-      } else if (c.language !== 'js') {
-        expect(lines.map((l) => l.passed)).toEqual(COMPILED_OUTCOMES);
-      } else {
-        // Right with more code after it, wrong, a throw, empty; extra braces, printing (bigcode fails it), never closed, right.
-        expect(lines.map((l) => l.passed)).toEqual([true, false, false, false, true, false, false, true]);
-        // The run that printed ended with exit code 1 (the program's first line), as bigcode fails it.
-        expect(lines[5]!.result).toBe('error');
-      }
-    }, 300_000);
+  for (const c of scripted)
+    it(`${c.task}: every sample's solution and outcome, and pass@1, are bigcode's`, () => againstBigcode(c), 300_000);
 });
 
 describe.concurrent('a sweep over HumanEvalPack in Python and JavaScript against a scripted server', () => {
@@ -258,4 +253,14 @@ timeout_s: 5
     expect(report.code, report.output).toBe(0);
     expect(report.html).toContain('fixtests-js');
   }, 600_000);
+});
+
+/**
+ * The compiled languages' cases one after another, after those: bigcode's execution gives compiling
+ * and running a program one time limit (10 s for Java), which Java and Go passed when they compiled
+ * beside the file's other processes on two cores.
+ */
+describe("evaluate.ts with bigcode's task names, against bigcode's own scoring: compiled languages", () => {
+  for (const c of compiled)
+    it(`${c.task}: every sample's solution and outcome, and pass@1, are bigcode's`, () => againstBigcode(c), 300_000);
 });
