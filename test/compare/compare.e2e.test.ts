@@ -81,7 +81,8 @@ async function compare(args: string[]) {
   const p = spawnTs('scripts/compare.ts', args, env);
   let stdout = '';
   p.child.stdout?.on('data', (d) => (stdout += d));
-  const { code } = await p.exited;
+  // Its output read to the end: several run at once, and the exit can come before the last of it is read.
+  const { code } = await p.closed!;
   return { code, stdout, output: p.output() };
 }
 

@@ -188,7 +188,7 @@ max_parallel_cells: 6
 
     const [report, compared] = await Promise.all([
       runTs('scripts/report.ts', [id, '--out', dir], env),
-      runTs('scripts/compare.ts', [`${id}/conala.base.direct.t0.2`, `${id}/conala.chat.direct.t0.2`, '--json'], env),
+      runTs('scripts/compare.ts', [`${id}/conala.base.direct.t0.2`, `${id}/conala.chat.direct.t0.2`, '--json'], env, { untilClosed: true }),
     ]);
     expect(report.code, report.output).toBe(0);
     const html = readFileSync(path.join(dir, `report-${id}.html`), 'utf8');
