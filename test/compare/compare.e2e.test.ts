@@ -68,10 +68,11 @@ seed: ${SWEEP_SEED}
 let server: ScriptedLlmServer;
 let browser: OpenBrowser;
 
-async function startSweep(id: string, models: string[], limit: number) {
+/** Runs a sweep to its end; each on task queues of its own (`sweepEnv`), as the two run at once. */
+async function startSweep(id: string, models: string[], limit: number, sweepEnv: Record<string, string>) {
   const file = path.join(dir, `${id}.yaml`);
   writeFileSync(file, sweepYaml(id, models, limit));
-  const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
+  const run = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], sweepEnv);
   if (run.code !== 0) throw new Error(`sweep ${id} failed:\n${run.output}`);
 }
 
@@ -80,15 +81,19 @@ async function compare(args: string[]) {
   const p = spawnTs('scripts/compare.ts', args, env);
   let stdout = '';
   p.child.stdout?.on('data', (d) => (stdout += d));
-  const { code } = await p.exited;
+  // Its output read to the end: several run at once, and the exit can come before the last of it is read.
+  const { code } = await p.closed!;
   return { code, stdout, output: p.output() };
 }
 
 beforeAll(async () => {
   server = await startScriptedLlmServer(answers);
-  await startSweep(sweepId, ['strong', 'weak', 'twin'], TASKS);
-  await startSweep(smallSweepId, ['strong'], 6);
-  browser = await openBrowser();
+  // The two sweeps and Chromium's start only wait: at once.
+  [, , browser] = await Promise.all([
+    startSweep(sweepId, ['strong', 'weak', 'twin'], TASKS, env),
+    startSweep(smallSweepId, ['strong'], 6, testConfig().env),
+    openBrowser(),
+  ]);
 });
 
 afterAll(async () => {
@@ -105,13 +110,19 @@ const P_PASS1 = 2 / 2 ** 9;
 // pass@2: weak solves task 8 too (1 - C(1,2)/C(2,2) = 1), so 8 discordant tasks, all for strong: McNemar.
 const P_PASS2 = mcnemarExact(8, 0);
 
-describe('scripts/compare.ts on real sweeps', () => {
-  let cmp: Comparison;
+// The cases only wait on compare.ts and report.ts processes: they run at once.
+describe.concurrent('scripts/compare.ts on real sweeps', () => {
+  /** compare.ts --json on the three cells, run once: its exit, its output, and the comparison (which other cases check against). */
+  let pairwise: Promise<{ res: Awaited<ReturnType<typeof compare>>; cmp: Comparison }> | undefined;
+  const threeCells = () =>
+    (pairwise ??= compare([cell(sweepId, 'strong'), cell(sweepId, 'weak'), cell(sweepId, 'twin'), '--json']).then((res) => ({
+      res,
+      cmp: (res.code === 0 ? JSON.parse(res.stdout) : undefined) as Comparison,
+    })));
 
   it('compares three cells pairwise: differences, paired tests, Holm over the three pairs, flips', async () => {
-    const res = await compare([cell(sweepId, 'strong'), cell(sweepId, 'weak'), cell(sweepId, 'twin'), '--json']);
+    const { res, cmp } = await threeCells();
     expect(res.code, res.output).toBe(0);
-    cmp = JSON.parse(res.stdout);
     expect(cmp.pairs.map((p) => [p.a, p.b])).toEqual([
       [cell(sweepId, 'strong'), cell(sweepId, 'weak')],
       [cell(sweepId, 'strong'), cell(sweepId, 'twin')],
@@ -172,7 +183,10 @@ describe('scripts/compare.ts on real sweeps', () => {
   });
 
   it('refuses cells of different task sets, naming the tasks; --shared-tasks compares on the shared ones', async () => {
-    const refused = await compare([cell(sweepId, 'weak'), cell(smallSweepId, 'strong')]);
+    const [refused, shared] = await Promise.all([
+      compare([cell(sweepId, 'weak'), cell(smallSweepId, 'strong')]),
+      compare([cell(sweepId, 'weak'), cell(smallSweepId, 'strong'), '--shared-tasks', '--json']),
+    ]);
     expect(refused.code).toBe(1);
     expect(refused.output).toContain(
       `${cell(sweepId, 'weak')} has 4 task(s) the others lack: ${problems
@@ -182,7 +196,6 @@ describe('scripts/compare.ts on real sweeps', () => {
     );
     expect(refused.output).toMatch(/--shared-tasks/);
 
-    const shared = await compare([cell(sweepId, 'weak'), cell(smallSweepId, 'strong'), '--shared-tasks', '--json']);
     expect(shared.code, shared.output).toBe(0);
     const c: Comparison = JSON.parse(shared.stdout);
     expect(c.selection).toEqual({
@@ -195,21 +208,23 @@ describe('scripts/compare.ts on real sweeps', () => {
   });
 
   it('says what is wrong with a bad command line (exit 2) or a missing cell (exit 1), before reading anything', async () => {
-    const one = await compare([cell(sweepId, 'weak')]);
+    const [one, bad, flag, missing, help] = await Promise.all([
+      compare([cell(sweepId, 'weak')]),
+      compare([cell(sweepId, 'weak'), 'no-slash']),
+      compare([cell(sweepId, 'weak'), cell(sweepId, 'strong'), '--alpha', '5']),
+      compare([cell(sweepId, 'weak'), `${sweepId}/humaneval.nobody.direct.t0.2`]),
+      compare(['--help']),
+    ]);
     expect(one.code).toBe(2);
     expect(one.output).toContain('at least two cells are needed, got 1');
-    const bad = await compare([cell(sweepId, 'weak'), 'no-slash']);
     expect(bad.code).toBe(2);
     expect(bad.output).toContain('cell "no-slash": expected <sweep>/<cell>');
-    const flag = await compare([cell(sweepId, 'weak'), cell(sweepId, 'strong'), '--alpha', '5']);
     expect(flag.code).toBe(2);
     expect(flag.output).toMatch(/--alpha must be a number between 0 and 1/);
-    const missing = await compare([cell(sweepId, 'weak'), `${sweepId}/humaneval.nobody.direct.t0.2`]);
     expect(missing.code).toBe(1);
     expect(missing.output).toContain(
       `sweep ${sweepId} has no cell humaneval.nobody.direct.t0.2; its cells: humaneval.strong.direct.t0.2, humaneval.weak.direct.t0.2, humaneval.twin.direct.t0.2`,
     );
-    const help = await compare(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('EXPLORA_S3_BUCKET');
   });
@@ -223,7 +238,11 @@ describe('scripts/compare.ts on real sweeps', () => {
       await putObject(bucket, cellSummaryKey(running, id), (await getText(bucket, cellSummaryKey(sweepId, id)))!);
     }
     expect(await getText(bucket, sweepResultsKey(running))).toBeNull();
-    const res = await compare([cell(running, 'strong'), cell(running, 'weak'), '--json']);
+    const [res, unfinished, { cmp }] = await Promise.all([
+      compare([cell(running, 'strong'), cell(running, 'weak'), '--json']),
+      compare([cell(running, 'strong'), cell(running, 'twin')]),
+      threeCells(),
+    ]);
     expect(res.code, res.output).toBe(0);
     const [pair] = (JSON.parse(res.stdout) as Comparison).pairs;
     // The same numbers as from the finished sweep's results.json; Holm's adjustment is over this one pair.
@@ -231,7 +250,6 @@ describe('scripts/compare.ts on real sweeps', () => {
     expect(withoutHolm(pair!.metrics)).toEqual(withoutHolm(cmp.pairs[0]!.metrics));
     for (const m of pair!.metrics) expect(m.pHolm).toBe(m.p);
     expect(pair!.flips).toEqual(cmp.pairs[0]!.flips);
-    const unfinished = await compare([cell(running, 'strong'), cell(running, 'twin')]);
     expect(unfinished.code).toBe(1);
     expect(unfinished.output).toContain(`cell ${running}/humaneval.twin.direct.t0.2 has not finished`);
   });
@@ -257,19 +275,22 @@ describe('scripts/compare.ts on real sweeps', () => {
     const big = sha256Hex((await getBytes(bucket, sweepDatasetKey(sweepId, 'humaneval')))!);
     const small = sha256Hex((await getBytes(bucket, sweepDatasetKey(smallSweepId, 'humaneval')))!);
     expect(big).not.toBe(small);
-    const res = await compare([cell(sweepId, 'weak'), cell(smallSweepId, 'strong'), '--shared-tasks']);
+    const [res, same] = await Promise.all([
+      compare([cell(sweepId, 'weak'), cell(smallSweepId, 'strong'), '--shared-tasks']),
+      compare([cell(sweepId, 'weak'), cell(sweepId, 'strong')]),
+    ]);
     expect(res.code, res.output).toBe(0);
     const warnings = res.stdout.split('\n').filter((l) => l.includes('warning:'));
     // The model's name and endpoint differ too, but the model is the factor compared.
     expect(warnings).toEqual([`  warning: the cells differ in dataset_sha256: A ${big}, B ${small}`]);
     // Within one sweep, nothing to warn about.
-    const same = await compare([cell(sweepId, 'weak'), cell(sweepId, 'strong')]);
     expect(same.stdout).not.toContain('warning:');
   });
 
-  it("the report's comparison section, in Chromium: every pair, significant ones marked, flips listed", async () => {
+  // expect.poll needs the case's own expect in a concurrent suite.
+  it("the report's comparison section, in Chromium: every pair, significant ones marked, flips listed", async ({ expect }) => {
     const out = path.join(dir, 'report');
-    const res = await runTs('scripts/report.ts', [sweepId, '--out', out], env);
+    const [res, { cmp }] = await Promise.all([runTs('scripts/report.ts', [sweepId, '--out', out], env), threeCells()]);
     expect(res.code, res.output).toBe(0);
     const { page, errors, external } = browser;
     await page.goto(`file://${path.join(out, `report-${sweepId}.html`)}`);

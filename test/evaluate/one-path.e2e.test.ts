@@ -28,6 +28,7 @@ import { onePathFixtureOf } from '../support/family-fixtures.js';
 import { testBucket } from '../support/s3.js';
 import { textOf } from '../support/stored-pins.js';
 import { RUN_ENTRY } from '../support/processes.js';
+import { concurrencyLimit } from '../support/concurrency.js';
 
 const run = promisify(execFile);
 const { config } = testConfig();
@@ -110,81 +111,87 @@ const READ = allFamilies()
   .map((f) => f.id);
 const FIXTURES = new Map(await Promise.all(READ.map(async (family) => [family, await onePathFixtureOf(family)] as const)));
 
-describe('a saved set of answers scores the same through a sweep and through evaluate.ts', () => {
+/** Families scored at once: each case waits on its evaluate.ts process and its sandbox runs (3 at a time on two cores). */
+const slot = concurrencyLimit(3);
+
+describe.concurrent('a saved set of answers scores the same through a sweep and through evaluate.ts', () => {
   it('every family evaluate.ts reads has a fixture in its folder', () => {
     expect([...FIXTURES.values()].filter((f) => typeof f === 'string')).toEqual([]);
   });
 
-  it.each(READ.map((family) => [family]))('%s', async (family) => {
-    const fixture = FIXTURES.get(family);
-    if (typeof fixture !== 'object') throw new Error(fixture);
-    const work = path.join(dir, family);
-    mkdirSync(work, { recursive: true });
-    const problemsFile = path.join(work, 'problems.jsonl');
-    const text = textOf(fixture.text);
-    writeFileSync(problemsFile, text);
-    const options = fixture.options?.(mkdtempSync(path.join(dir, `${family}-`)));
-    // The part of the file scored (LiveCodeBench's window): evaluate.ts's reading of the options, and a sweep's cell scope of the same entry.
-    const loaded = loadEvaluateProblems({ text, source: problemsFile, family, options: options?.values ?? {} });
-    const { problems } = loaded;
-    const scope = loaded.cell ?? {};
-    const generations =
-      fixture.generations?.(problems) ?? problems.map((p, i) => [ownAnswer(p), ownAnswer(problems[(i + 1) % problems.length]!)]);
-    const samplesFile = path.join(work, 'generations.json');
-    writeFileSync(samplesFile, JSON.stringify(generations));
-    const evaluateOut = path.join(work, 'evaluate');
-    const args = [
-      '--problems',
-      problemsFile,
-      '--samples',
-      samplesFile,
-      '--family',
-      family,
-      '--k',
-      K.join(','),
-      '--output-dir',
-      evaluateOut,
-      '--metric_output_path',
-      path.join(work, 'metrics.json'),
-    ];
-    if (fixture.refusedNaming !== undefined) {
-      // What the family needs is not in the sandbox here (as in CI): evaluate.ts refuses before anything runs, naming it.
-      const refused = await throughEvaluate([...args, ...(options?.flags ?? [])]);
-      expect(refused.code, refused.stderr).toBe(2);
-      expect(refused.stderr).toContain(fixture.refusedNaming);
-      return;
-    }
-    const [evaluated, sweep] = await Promise.all([
-      throughEvaluate([...args, ...(options?.flags ?? [])]),
-      throughSweep(family, problems, generations, path.join(work, 'sweep'), scope),
-    ]);
-    expect(evaluated.code, evaluated.stderr).toBe(0);
-    // The metrics line is the cell's figures.
-    expect(JSON.parse(evaluated.stdout.trim().split('\n').at(-1)!)).toEqual(cellFigures(sweep.summary, 'evaluate'));
-    // Every sample's line, the saved programs and the references, byte for byte.
-    for (const file of ['samples.jsonl', 'generations.json', 'references.json'])
-      expect(read(evaluateOut, file), file).toBe(read(sweep.files, file));
-    // The cell's results (but for the cell's id and the sweep's provenance).
-    const { provenance: _p, cell: _c, ...sweepResults } = readJson(sweep.files, 'results.json');
-    expect(readJson(evaluateOut, 'results.json')).toEqual(sweepResults);
-    // The peers' files: bigcode's metrics of the task, evalplus's per-sample statuses and pass@k.
-    expect(readJson(evaluateOut, 'evaluation_results.json')[family]).toEqual(readJson(sweep.files, 'evaluation_results.json')[family]);
-    // ... and the part of the file they are over (LiveCodeBench's window), as evaluate.ts's --metric_output_path says it.
-    const scopeIn = (json: Record<string, unknown>) => cellScopeOf(json.config as Record<string, unknown>);
-    const metrics = readJson(work, 'metrics.json');
-    expect(metrics[family]).toEqual(readJson(sweep.files, 'evaluation_results.json')[family]);
-    expect(scopeIn(readJson(sweep.files, 'evaluation_results.json'))).toEqual(scopeIn(metrics));
-    expect(scopeIn(metrics)).toEqual(scope);
-    if (family === 'livecodebench') expect(Object.keys(scope)).toEqual(['release_window', 'release_after', 'release_before']);
-    const evalplus = (folder: string) => {
-      try {
-        const { date: _d, ...rest } = readJson(folder, 'eval_results.json');
-        return rest;
-      } catch {
-        return null;
-      }
-    };
-    expect(evalplus(evaluateOut)).toEqual(evalplus(sweep.files));
-    for (const file of fixture.peerFiles ?? []) expect(read(evaluateOut, file), file).not.toBe('');
-  });
+  it.each(READ.map((family) => [family]))('%s', (family) => slot(() => scoreBothWays(family)));
 });
+
+/** One family's saved answers scored through a sweep's activities and through evaluate.ts: the same metrics, lines and files. */
+async function scoreBothWays(family: FamilyId): Promise<void> {
+  const fixture = FIXTURES.get(family);
+  if (typeof fixture !== 'object') throw new Error(fixture);
+  const work = path.join(dir, family);
+  mkdirSync(work, { recursive: true });
+  const problemsFile = path.join(work, 'problems.jsonl');
+  const text = textOf(fixture.text);
+  writeFileSync(problemsFile, text);
+  const options = fixture.options?.(mkdtempSync(path.join(dir, `${family}-`)));
+  // The part of the file scored (LiveCodeBench's window): evaluate.ts's reading of the options, and a sweep's cell scope of the same entry.
+  const loaded = loadEvaluateProblems({ text, source: problemsFile, family, options: options?.values ?? {} });
+  const { problems } = loaded;
+  const scope = loaded.cell ?? {};
+  const generations =
+    fixture.generations?.(problems) ?? problems.map((p, i) => [ownAnswer(p), ownAnswer(problems[(i + 1) % problems.length]!)]);
+  const samplesFile = path.join(work, 'generations.json');
+  writeFileSync(samplesFile, JSON.stringify(generations));
+  const evaluateOut = path.join(work, 'evaluate');
+  const args = [
+    '--problems',
+    problemsFile,
+    '--samples',
+    samplesFile,
+    '--family',
+    family,
+    '--k',
+    K.join(','),
+    '--output-dir',
+    evaluateOut,
+    '--metric_output_path',
+    path.join(work, 'metrics.json'),
+  ];
+  if (fixture.refusedNaming !== undefined) {
+    // What the family needs is not in the sandbox here (as in CI): evaluate.ts refuses before anything runs, naming it.
+    const refused = await throughEvaluate([...args, ...(options?.flags ?? [])]);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(fixture.refusedNaming);
+    return;
+  }
+  const [evaluated, sweep] = await Promise.all([
+    throughEvaluate([...args, ...(options?.flags ?? [])]),
+    throughSweep(family, problems, generations, path.join(work, 'sweep'), scope),
+  ]);
+  expect(evaluated.code, evaluated.stderr).toBe(0);
+  // The metrics line is the cell's figures.
+  expect(JSON.parse(evaluated.stdout.trim().split('\n').at(-1)!)).toEqual(cellFigures(sweep.summary, 'evaluate'));
+  // Every sample's line, the saved programs and the references, byte for byte.
+  for (const file of ['samples.jsonl', 'generations.json', 'references.json'])
+    expect(read(evaluateOut, file), file).toBe(read(sweep.files, file));
+  // The cell's results (but for the cell's id and the sweep's provenance).
+  const { provenance: _p, cell: _c, ...sweepResults } = readJson(sweep.files, 'results.json');
+  expect(readJson(evaluateOut, 'results.json')).toEqual(sweepResults);
+  // The peers' files: bigcode's metrics of the task, evalplus's per-sample statuses and pass@k.
+  expect(readJson(evaluateOut, 'evaluation_results.json')[family]).toEqual(readJson(sweep.files, 'evaluation_results.json')[family]);
+  // ... and the part of the file they are over (LiveCodeBench's window), as evaluate.ts's --metric_output_path says it.
+  const scopeIn = (json: Record<string, unknown>) => cellScopeOf(json.config as Record<string, unknown>);
+  const metrics = readJson(work, 'metrics.json');
+  expect(metrics[family]).toEqual(readJson(sweep.files, 'evaluation_results.json')[family]);
+  expect(scopeIn(readJson(sweep.files, 'evaluation_results.json'))).toEqual(scopeIn(metrics));
+  expect(scopeIn(metrics)).toEqual(scope);
+  if (family === 'livecodebench') expect(Object.keys(scope)).toEqual(['release_window', 'release_after', 'release_before']);
+  const evalplus = (folder: string) => {
+    try {
+      const { date: _d, ...rest } = readJson(folder, 'eval_results.json');
+      return rest;
+    } catch {
+      return null;
+    }
+  };
+  expect(evalplus(evaluateOut)).toEqual(evalplus(sweep.files));
+  for (const file of fixture.peerFiles ?? []) expect(read(evaluateOut, file), file).not.toBe('');
+}

@@ -179,7 +179,9 @@ it("evaluate.ts: each sample's pass, fail or timeout and pass@k are bigcodebench
   expect(readFileSync(path.join(outDir, 'pass_at_k.json'), 'utf8')).toBe(readFileSync(path.join(dir, 'samples_pass_at_k.json'), 'utf8'));
 }, 300_000);
 
-describe('a sweep of BigCodeBench tasks against a scripted chat server', () => {
+// The two sweeps only wait on their start-sweep.ts processes, each on task queues and files of its own: they run at
+// once, after the evaluate.ts case (whose 1 s limits per task are bigcodebench's own, kept clear of their load).
+describe.concurrent('a sweep of BigCodeBench tasks against a scripted chat server', () => {
   const { config, env: stackEnv } = testConfig();
   const bucket = testBucket(config);
   let server: ScriptedLlmServer;
@@ -248,7 +250,7 @@ k: [1, 2]
   }, 300_000);
 });
 
-describe('rag and ExploraCoder on a task importing pytz, with API docs of pytz', () => {
+describe.concurrent('rag and ExploraCoder on a task importing pytz, with API docs of pytz', () => {
   const { config, env: stackEnv } = testConfig();
   const bucket = testBucket(config);
   const task = BCB_TASKS[3]!;

@@ -11,15 +11,12 @@
  * languages against the scripted server (a completions model and a chat model), whose cells
  * report pass@1, with the cells' files, bigcode's evaluation_results.json and the report.
  */
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { humanEvalPackFamily } from '../../domain/families/humanevalpack/index.js';
 import { truncateAtStopWords } from '../../domain/llm/extract.js';
-import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
 import { GO_MODULE_FILES, OCTOPACK_DIR, RUST_CARGO_PROJECT } from '../../infra/sandbox/process/toolchains/octopack.js';
 import {
@@ -37,13 +34,17 @@ import {
   RUST_GENERATIONS,
   RUST_ROWS,
 } from '../support/humanevalpack-rows.js';
-import { RUN_ENTRY, runTs } from '../support/processes.js';
-import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import {
+  beforeAllTestPython,
+  evaluateWithBigcodeFlags,
+  runReference,
+  scriptedServerForSuite,
+  sweepReportHtml,
+  userMessage,
+} from '../support/bigcode-tasks.js';
 import { testBucket } from '../support/s3.js';
 import { expectCellFilesAsStored, outputJson, scriptedModelsYaml, sweepWithOutputDir } from '../support/sweep-output.js';
 
-const run = promisify(execFile);
-const PYTHON = path.join(PROJECT_ROOT, '.tools/test-python/bin/python');
 const SCRIPT = path.resolve(import.meta.dirname, 'humanevalpack_reference.py');
 const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-humanevalpack-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -55,42 +56,16 @@ interface Reference {
   'pass@1': number;
 }
 
-function bigcode(job: { language: string; variant: string; prompt: string; rows: unknown[]; generations: string[][] }): Promise<Reference> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(PYTHON, [SCRIPT], { maxBuffer: 1 << 26, timeout: 300_000 }, (error, stdout) =>
-      error ? reject(new Error(`humanevalpack_reference.py: ${error.message}`)) : resolve(JSON.parse(stdout) as Reference),
-    );
-    // The compiled languages run as code_eval_octopack runs them, with copies of the installed caches (offline).
-    const octopack = { octopack: OCTOPACK_DIR, go_module: GO_MODULE_FILES, cargo_project: RUST_CARGO_PROJECT };
-    child.stdin!.end(JSON.stringify({ ...job, execute: true, node: process.execPath, ...octopack }));
+/** bigcode's scoring of a job; the compiled languages run as code_eval_octopack runs them, with copies of the installed caches (offline). */
+const bigcode = (job: { language: string; variant: string; prompt: string; rows: unknown[]; generations: string[][] }) =>
+  runReference<Reference>(SCRIPT, {
+    ...job,
+    execute: true,
+    node: process.execPath,
+    ...{ octopack: OCTOPACK_DIR, go_module: GO_MODULE_FILES, cargo_project: RUST_CARGO_PROJECT },
   });
-}
 
-beforeAll(() => {
-  execFileSync('bash', [path.join(PROJECT_ROOT, 'scripts/install-test-python.sh')], { stdio: 'inherit' });
-}, 600_000);
-
-/** evaluate.ts on a rows file and {task_id, completion} samples; its metrics line and every sample's line. */
-async function evaluate(name: string, rows: string, samples: unknown[], args: string[]) {
-  const rowsFile = path.join(dir, `${name}.jsonl`);
-  const samplesFile = path.join(dir, `${name}-samples.jsonl`);
-  const out = path.join(dir, `${name}-out`);
-  writeFileSync(rowsFile, rows);
-  writeFileSync(samplesFile, jsonl(samples));
-  const { stdout } = await run(
-    process.execPath,
-    [
-      ...[RUN_ENTRY, 'scripts/evaluate.ts', '--problems', rowsFile, '--samples', samplesFile, '--output-dir', out, ...args],
-      ...['--metric_output_path', path.join(dir, `${name}-evaluation_results.json`)],
-    ],
-    { timeout: 300_000 },
-  );
-  const lines = readFileSync(path.join(out, 'samples.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as { task_id: string; completion: string; passed: boolean; result: string });
-  return { metrics: JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, number>, lines };
-}
+beforeAllTestPython();
 
 /** The generations as a request with stop words returns them: <|endoftext|> after those no stop word ends (see humanevalpack.test.ts). */
 const endedByStopWord = (generations: readonly string[][], stops: readonly string[]) =>
@@ -164,40 +139,46 @@ const cases = [
  */
 const COMPILED_OUTCOMES = [true, false, false, true];
 
-describe("evaluate.ts with bigcode's task names, against bigcode's own scoring", () => {
-  for (const c of cases)
-    it(`${c.task}: every sample's solution and outcome, and pass@1, are bigcode's`, async () => {
-      const stops = humanEvalPackFamily.stopWords({ language: c.language, prompt: c.prompt } as never);
-      const generations = endedByStopWord(c.raw, stops);
-      const samples = c.rows.flatMap((r, t) =>
-        generations[t]!.map((g) => ({ task_id: r.task_id, completion: truncateAtStopWords(g, stops) })),
-      );
-      const [reference, { metrics, lines }] = await Promise.all([
-        bigcode({ language: c.language, variant: c.variant, prompt: c.prompt, rows: [...c.rows], generations }),
-        evaluate(c.name, jsonl(c.rows), samples, ['--tasks', c.task, '--prompt', c.prompt, '--k', '1']),
-      ]);
-      expect(lines.map((l) => l.completion)).toEqual(reference.solutions.flat());
-      expect(lines.map((l) => l.passed)).toEqual(reference.passed.flat());
-      expect(metrics['pass@1']).toBeCloseTo(reference['pass@1'], 12);
-      if (c.language === 'python') {
-        // Right (numpy from the import helper), wrong, a crash, empty; the loop that never ends times out.
-        expect(lines.map((l) => l.passed)).toEqual([true, false, false, false, true, true, false, false]);
-        expect(lines.at(-1)!.result).toBe('timeout');
-      } else if (c.language !== 'js') {
-        expect(lines.map((l) => l.passed)).toEqual(COMPILED_OUTCOMES);
-      } else {
-        // Right with more code after it, wrong, a throw, empty; extra braces, printing (bigcode fails it), never closed, right.
-        expect(lines.map((l) => l.passed)).toEqual([true, false, false, false, true, false, false, true]);
-        // The run that printed ended with exit code 1 (the program's first line), as bigcode fails it.
-        expect(lines[5]!.result).toBe('error');
-      }
-    }, 300_000);
+/** evaluate.ts on a case's samples, and bigcode's scoring of them: every sample's solution and outcome, and pass@1, agree. */
+async function againstBigcode(c: (typeof cases)[number]): Promise<void> {
+  const stops = humanEvalPackFamily.stopWords({ language: c.language, prompt: c.prompt } as never);
+  const generations = endedByStopWord(c.raw, stops);
+  const samples = c.rows.flatMap((r, t) => generations[t]!.map((g) => ({ task_id: r.task_id, completion: truncateAtStopWords(g, stops) })));
+  const [reference, { metrics, lines }] = await Promise.all([
+    bigcode({ language: c.language, variant: c.variant, prompt: c.prompt, rows: [...c.rows], generations }),
+    evaluateWithBigcodeFlags(dir, c.name, jsonl(c.rows), samples, ['--tasks', c.task, '--prompt', c.prompt, '--k', '1']),
+  ]);
+  expect(lines.map((l) => l.completion)).toEqual(reference.solutions.flat());
+  expect(lines.map((l) => l.passed)).toEqual(reference.passed.flat());
+  expect(metrics['pass@1']).toBeCloseTo(reference['pass@1'], 12);
+  if (c.language === 'python') {
+    // Right (numpy from the import helper), wrong, a crash, empty; the loop that never ends times out.
+    expect(lines.map((l) => l.passed)).toEqual([true, false, false, false, true, true, false, false]);
+    expect(lines.at(-1)!.result).toBe('timeout');
+  } else if (c.language !== 'js') {
+    expect(lines.map((l) => l.passed)).toEqual(COMPILED_OUTCOMES);
+  } else {
+    // Right with more code after it, wrong, a throw, empty; extra braces, printing (bigcode fails it), never closed, right.
+    expect(lines.map((l) => l.passed)).toEqual([true, false, false, false, true, false, false, true]);
+    // The run that printed ended with exit code 1 (the program's first line), as bigcode fails it.
+    expect(lines[5]!.result).toBe('error');
+  }
+}
+
+const scripted = cases.filter((c) => c.language === 'python' || c.language === 'js');
+const compiled = cases.filter((c) => c.language !== 'python' && c.language !== 'js');
+
+// The scripted languages' cases and the sweep only wait on their processes (evaluate.ts, bigcode's Python, the
+// sweep): they run at once.
+describe.concurrent("evaluate.ts with bigcode's task names, against bigcode's own scoring", () => {
+  for (const c of scripted)
+    it(`${c.task}: every sample's solution and outcome, and pass@1, are bigcode's`, () => againstBigcode(c), 300_000);
 });
 
-describe('a sweep over HumanEvalPack in Python and JavaScript against a scripted server', () => {
+describe.concurrent('a sweep over HumanEvalPack in Python and JavaScript against a scripted server', () => {
   const { config, env } = testConfig();
   const bucket = testBucket(config);
-  let server: ScriptedLlmServer;
+  afterAll(() => bucket.s3.destroy());
   const load = (c: (typeof cases)[number]) =>
     humanEvalPackFamily.load({
       entry: { name: c.name, family: 'humanevalpack', path: 'h.jsonl', language: c.language, variant: c.variant, prompt: c.prompt },
@@ -213,29 +194,26 @@ describe('a sweep over HumanEvalPack in Python and JavaScript against a scripted
       bodies.set(p.prompt, { body, full: row.prompt + body, fence: c.language === 'python' ? 'python' : 'javascript' });
     });
 
-  beforeAll(async () => {
-    server = await startScriptedLlmServer((req) => {
-      if (req.api === 'completions') {
-        const answer = bodies.get(String(req.body.prompt));
-        return { content: answer ? `\n${answer.body}\nprint("more")\n` : 'pass' };
-      }
-      const user = (req.body.messages as Array<{ role: string; content: string }>).find((m) => m.role === 'user')!.content;
-      const answer = [...bodies.entries()].find(([prompt]) => user.includes(prompt))?.[1];
-      return { content: answer ? `Here:\n\`\`\`${answer.fence}\n${answer.full}\`\`\`\n` : 'no idea' };
-    });
-  });
-  afterAll(async () => {
-    await server.close();
-    bucket.s3.destroy();
+  const server = scriptedServerForSuite((req) => {
+    if (req.api === 'completions') {
+      const answer = bodies.get(String(req.body.prompt));
+      return { content: answer ? `\n${answer.body}\nprint("more")\n` : 'pass' };
+    }
+    const user = userMessage(req.body);
+    const answer = [...bodies.entries()].find(([prompt]) => user.includes(prompt))?.[1];
+    return { content: answer ? `Here:\n\`\`\`${answer.fence}\n${answer.full}\`\`\`\n` : 'no idea' };
   });
 
   it('each cell reports pass@1 from the sandbox; files, peer files, report', async () => {
     const id = `humanevalpack-${uniqueSuffix()}`;
-    const files = { python: path.join(dir, 'python.jsonl'), js: path.join(dir, 'js.jsonl') };
+    // A folder of its own: the evaluate.ts cases write their files in `dir` meanwhile.
+    const sweepDir = path.join(dir, 'sweep');
+    mkdirSync(sweepDir);
+    const files = { python: path.join(sweepDir, 'python.jsonl'), js: path.join(sweepDir, 'js.jsonl') };
     writeFileSync(files.python, jsonl(PYTHON_ROWS));
     writeFileSync(files.js, jsonl(JS_ROWS));
     const { output, outDir, results } = await sweepWithOutputDir({
-      dir,
+      dir: sweepDir,
       id,
       env,
       bucket,
@@ -271,8 +249,18 @@ timeout_s: 5
       const metrics = outputJson(outDir, cellId, 'evaluation_results.json') as Record<string, unknown>;
       expect(metrics[dataset]).toEqual(cell.passAtK);
     }
-    const report = await runTs('scripts/report.ts', [id, '--out', dir], env);
+    const report = await sweepReportHtml(id, sweepDir, env);
     expect(report.code, report.output).toBe(0);
-    expect(readFileSync(path.join(dir, `report-${id}.html`), 'utf8')).toContain('fixtests-js');
+    expect(report.html).toContain('fixtests-js');
   }, 600_000);
+});
+
+/**
+ * The compiled languages' cases one after another, after those: bigcode's execution gives compiling
+ * and running a program one time limit (10 s for Java), which Java and Go passed when they compiled
+ * beside the file's other processes on two cores.
+ */
+describe("evaluate.ts with bigcode's task names, against bigcode's own scoring: compiled languages", () => {
+  for (const c of compiled)
+    it(`${c.task}: every sample's solution and outcome, and pass@1, are bigcode's`, () => againstBigcode(c), 300_000);
 });

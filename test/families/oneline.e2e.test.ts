@@ -42,7 +42,9 @@ function answerFor(id: Id, index: number): string {
 const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-oneline-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('evaluate.ts on the owners files', () => {
+// The cases only wait on their processes (evaluate.ts, start-sweep.ts, report.ts, compare.ts): they run at once,
+// each on files (and the sweeps on task queues) of its own.
+describe.concurrent('evaluate.ts on the owners files', () => {
   it("scores each task's first sample in the file by bigcode's BLEU, rows marked scored, no sandbox started", async () => {
     const problems = path.join(PARQUET, 'conala-test-00000-of-00001.parquet');
     const samples = path.join(dir, 'conala_samples.jsonl');
@@ -96,7 +98,7 @@ describe('evaluate.ts on the owners files', () => {
   }, 180_000);
 });
 
-describe('a sweep over CoNaLa, Concode and Spider against a scripted server', () => {
+describe.concurrent('a sweep over CoNaLa, Concode and Spider against a scripted server', () => {
   const { config, env } = testConfig();
   const bucket = testBucket(config);
   let server: ScriptedLlmServer;
@@ -148,6 +150,8 @@ temperatures: [0.2]
 n_samples: 2
 k: [1]
 timeout_s: 10
+# All six cells at once (a layout setting: no result changes).
+max_parallel_cells: 6
 `,
     });
     expect(output).toMatch(/: bleu 0\.\d{4}; precisions/);
@@ -182,14 +186,16 @@ timeout_s: 10
     for (const s of stops) expect(s).toEqual(['\n']);
     expect(stops.length).toBeGreaterThan(0);
 
-    const report = await runTs('scripts/report.ts', [id, '--out', dir], env);
+    const [report, compared] = await Promise.all([
+      runTs('scripts/report.ts', [id, '--out', dir], env),
+      runTs('scripts/compare.ts', [`${id}/conala.base.direct.t0.2`, `${id}/conala.chat.direct.t0.2`, '--json'], env, { untilClosed: true }),
+    ]);
     expect(report.code, report.output).toBe(0);
     const html = readFileSync(path.join(dir, `report-${id}.html`), 'utf8');
     expect(html).toContain('id="text-scores-table"');
     expect(html).toMatch(/<li><b>spider<\/b>: [^<]*, bleu 0\.\d{4}<\/li>/);
     // Both models answer alike: compared on BLEU (paired bootstrap over tasks), never on pass@k's zeros.
     expect(html).toMatch(/data-metric="bleu" data-diff="0" data-p="1"/);
-    const compared = await runTs('scripts/compare.ts', [`${id}/conala.base.direct.t0.2`, `${id}/conala.chat.direct.t0.2`, '--json'], env);
     expect(compared.code, compared.output).toBe(0);
     const cmp = JSON.parse(compared.output.slice(compared.output.indexOf('{')));
     expect(cmp.pairs[0].metrics).toMatchObject([
@@ -227,11 +233,17 @@ k: [1]
     writeFileSync(generations, JSON.stringify(saved));
     const evalId = `oneline-eval-${uniqueSuffix()}`;
     writeFileSync(path.join(dir, 'eval.yaml'), config(evalId));
-    const evaluated = await runTs(
-      'scripts/start-sweep.ts',
-      ['--config', path.join(dir, 'eval.yaml'), '--no-progress', '--evaluate-only', '--load-generations', generations],
-      env,
-    );
+    const genId = `oneline-gen-${uniqueSuffix()}`;
+    writeFileSync(path.join(dir, 'gen.yaml'), config(genId));
+    // Both sweeps at once, each on task queues of its own.
+    const [evaluated, generated] = await Promise.all([
+      runTs(
+        'scripts/start-sweep.ts',
+        ['--config', path.join(dir, 'eval.yaml'), '--no-progress', '--evaluate-only', '--load-generations', generations],
+        testConfig().env,
+      ),
+      runTs('scripts/start-sweep.ts', ['--config', path.join(dir, 'gen.yaml'), '--no-progress', '--generation-only'], testConfig().env),
+    ]);
     expect(evaluated.code, evaluated.output).toBe(0);
     // An evaluate-only sweep's id adds the generations' hash to the config's.
     const evalSweep = /^sweep (\S+): http/m.exec(evaluated.output)![1]!;
@@ -242,13 +254,6 @@ k: [1]
     // n_samples 1: each task's first saved generation is its sample.
     expect(cell.statusCounts).toEqual({ scored: 4 });
 
-    const genId = `oneline-gen-${uniqueSuffix()}`;
-    writeFileSync(path.join(dir, 'gen.yaml'), config(genId));
-    const generated = await runTs(
-      'scripts/start-sweep.ts',
-      ['--config', path.join(dir, 'gen.yaml'), '--no-progress', '--generation-only'],
-      env,
-    );
     expect(generated.code, generated.output).toBe(0);
     const [genCell] = JSON.parse((await getText(bucket, sweepResultsKey(genId)))!).cells;
     expect(genCell.statusCounts).toEqual({ scored: 4 });

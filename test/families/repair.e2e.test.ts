@@ -9,19 +9,23 @@
  * whose cells report pass@k (QuixBugs, Parity) and mean exact match (Python Bugs), with the cells'
  * files, bigcode's evaluation_results.json and the report.
  */
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parityFamily } from '../../domain/families/parity/index.js';
 import { pythonBugsFamily } from '../../domain/families/python-bugs/index.js';
 import { QUIXBUGS_PROMPT_STOP_WORDS, quixBugsFamily } from '../../domain/families/quixbugs/index.js';
 import { truncateAtStopWords } from '../../domain/llm/extract.js';
-import { PROJECT_ROOT } from '../../stack/local-stack.js';
 import { testConfig, uniqueSuffix } from '../support/config.js';
-import { RUN_ENTRY, runTs } from '../support/processes.js';
+import {
+  beforeAllTestPython,
+  evaluateWithBigcodeFlags,
+  runReference,
+  scriptedServerForSuite,
+  sweepReportHtml,
+  userMessage,
+} from '../support/bigcode-tasks.js';
 import {
   jsonl,
   PARITY_BUGS,
@@ -31,12 +35,9 @@ import {
   QUIXBUGS_GENERATIONS,
   QUIXBUGS_ROWS,
 } from '../support/repair-rows.js';
-import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { testBucket } from '../support/s3.js';
 import { expectCellFilesAsStored, outputJson, scriptedModelsYaml, sweepWithOutputDir } from '../support/sweep-output.js';
 
-const run = promisify(execFile);
-const PYTHON = path.join(PROJECT_ROOT, '.tools/test-python/bin/python');
 const SCRIPT = path.resolve(import.meta.dirname, 'repair_reference.py');
 const dir = mkdtempSync(path.join(os.tmpdir(), 'explora-repair-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -47,42 +48,14 @@ interface Reference {
   metrics: Record<string, Record<string, number> | number>;
 }
 
-function bigcode(task: string, rows: unknown[], generations: string[][], execute: boolean): Promise<Reference> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(PYTHON, [SCRIPT], { maxBuffer: 1 << 26, timeout: 300_000 }, (error, stdout) =>
-      error ? reject(new Error(`repair_reference.py: ${error.message}`)) : resolve(JSON.parse(stdout) as Reference),
-    );
-    child.stdin!.end(JSON.stringify({ task, prompt: 'prompt', rows, generations, execute }));
-  });
-}
+const bigcode = (task: string, rows: unknown[], generations: string[][], execute: boolean) =>
+  runReference<Reference>(SCRIPT, { task, prompt: 'prompt', rows, generations, execute });
 
-beforeAll(() => {
-  execFileSync('bash', [path.join(PROJECT_ROOT, 'scripts/install-test-python.sh')], { stdio: 'inherit' });
-}, 600_000);
+beforeAllTestPython();
 
-/** evaluate.ts on a rows file and {task_id, completion} samples; its metrics line and every sample's line. */
-async function evaluate(name: string, rows: string, samples: unknown[], args: string[]) {
-  const rowsFile = path.join(dir, `${name}.jsonl`);
-  const samplesFile = path.join(dir, `${name}-samples.jsonl`);
-  const out = path.join(dir, `${name}-out`);
-  writeFileSync(rowsFile, rows);
-  writeFileSync(samplesFile, jsonl(samples));
-  const { stdout, stderr } = await run(
-    process.execPath,
-    [
-      ...[RUN_ENTRY, 'scripts/evaluate.ts', '--problems', rowsFile, '--samples', samplesFile, '--output-dir', out, ...args],
-      // bigcode's metric file, which --tasks writes (by default in the working directory).
-      ...['--metric_output_path', path.join(dir, `${name}-evaluation_results.json`)],
-    ],
-    { timeout: 300_000 },
-  );
-  const lines = readFileSync(path.join(out, 'samples.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as { task_id: string; completion: string; passed: boolean; result: string });
-  const bigcodeFile = JSON.parse(readFileSync(path.join(dir, `${name}-evaluation_results.json`), 'utf8')) as Record<string, unknown>;
-  return { metrics: JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, number>, lines, stderr, out, bigcodeFile };
-}
+/** evaluate.ts on a rows file and {task_id, completion} samples; its metrics line, every sample's line, bigcode's metric file. */
+const evaluate = (name: string, rows: string, samples: unknown[], args: string[]) =>
+  evaluateWithBigcodeFlags(dir, name, rows, samples, args);
 
 /** bigcode's results and explora's evaluation_results.json entry: the same keys in the same order, values equal to rounding. */
 function expectBigcodeResults(mine: unknown, reference: unknown) {
@@ -98,14 +71,15 @@ const passRates = (lines: Array<{ task_id: string; passed: boolean }>, ids: stri
     return mine.filter((l) => l.passed).length / mine.length;
   });
 
-describe("evaluate.ts with bigcode's task names, against bigcode's own scoring", () => {
+// The cases and the sweep only wait on their processes (evaluate.ts, bigcode's Python, the sweep): they run at once.
+describe.concurrent("evaluate.ts with bigcode's task names, against bigcode's own scoring", () => {
   it("quixbugs: every sample's solution and outcome, each task's pass@1 and their mean are bigcode's", async () => {
     // Lines as a sweep's endpoint answers them: cut at the request's four stop words (dropped; the family cuts
     // at the others), with its finish_reason, `length` for the continuation without any stop word, of which
     // bigcode keeps nothing.
     const generations = QUIXBUGS_GENERATIONS;
     expect(generations.flat().some((g) => !QUIXBUGS_PROMPT_STOP_WORDS.some((s) => g.includes(s)))).toBe(true);
-    const reference = await bigcode('quixbugs', QUIXBUGS_ROWS, generations, true);
+    const referenced = bigcode('quixbugs', QUIXBUGS_ROWS, generations, true);
     const samples = QUIXBUGS_ROWS.flatMap((r, t) =>
       generations[t]!.map((g) => {
         const raw = truncateAtStopWords(g, QUIXBUGS_PROMPT_STOP_WORDS.slice(0, 4));
@@ -116,7 +90,10 @@ describe("evaluate.ts with bigcode's task names, against bigcode's own scoring",
         };
       }),
     );
-    const { metrics, lines, bigcodeFile } = await evaluate('quixbugs', jsonl(QUIXBUGS_ROWS), samples, ['--tasks', 'quixbugs', '--k', '1']);
+    const [reference, { metrics, lines, bigcodeFile }] = await Promise.all([
+      referenced,
+      evaluate('quixbugs', jsonl(QUIXBUGS_ROWS), samples, ['--tasks', 'quixbugs', '--k', '1']),
+    ]);
     // bigcode's evaluation_results.json: per program name its pass@k, `all` their mean, `num_correct`.
     expect(Object.keys(reference.metrics)).toEqual([...QUIXBUGS_ROWS.map((r) => r.name), 'all', 'num_correct']);
     expectBigcodeResults(bigcodeFile.quixbugs, reference.metrics);
@@ -139,19 +116,15 @@ describe("evaluate.ts with bigcode's task names, against bigcode's own scoring",
   }, 300_000);
 
   it("parity: every sample's solution and outcome, each bug count's pass@1 (bigcode's '<n> bugs') and their mean", async () => {
-    const reference = await bigcode('parity', PARITY_BUGS, PARITY_GENERATIONS, true);
+    const referenced = bigcode('parity', PARITY_BUGS, PARITY_GENERATIONS, true);
     const stops = parityFamily.stopWords({} as never);
     const samples = PARITY_BUGS.flatMap((n, t) =>
       PARITY_GENERATIONS[t]!.map((g) => ({ task_id: `parity/${n}-bugs`, completion: truncateAtStopWords(g, stops) })),
     );
     // bigcode's compute_code_eval default: 3 s a program.
-    const { metrics, lines, bigcodeFile } = await evaluate('parity', jsonl(PARITY_BUGS), samples, [
-      '--tasks',
-      'parity',
-      '--k',
-      '1',
-      '--timeout',
-      '3',
+    const [reference, { metrics, lines, bigcodeFile }] = await Promise.all([
+      referenced,
+      evaluate('parity', jsonl(PARITY_BUGS), samples, ['--tasks', 'parity', '--k', '1', '--timeout', '3']),
     ]);
     // bigcode's evaluation_results.json: "<n> bugs" and its pass@1, nothing else.
     expect(Object.keys(reference.metrics)).toEqual(PARITY_BUGS.map((n) => `${n} bugs`));
@@ -169,14 +142,11 @@ describe("evaluate.ts with bigcode's task names, against bigcode's own scoring",
   }, 300_000);
 
   it("python_bugs: every sample's answer and the mean exact match are bigcode's; nothing runs", async () => {
-    const reference = await bigcode('python_bugs', PYTHON_BUGS_ROWS, PYTHON_BUGS_GENERATIONS, false);
     // The requests carry no stop words: the completions are the raw continuations.
     const samples = PYTHON_BUGS_GENERATIONS.flatMap((gens, t) => gens.map((g) => ({ task_id: `python_bugs/${t}`, completion: g })));
-    const { metrics, lines, stderr } = await evaluate('python-bugs', jsonl(PYTHON_BUGS_ROWS), samples, [
-      '--tasks',
-      'python_bugs',
-      '--python',
-      '/nonexistent/python',
+    const [reference, { metrics, lines, stderr }] = await Promise.all([
+      bigcode('python_bugs', PYTHON_BUGS_ROWS, PYTHON_BUGS_GENERATIONS, false),
+      evaluate('python-bugs', jsonl(PYTHON_BUGS_ROWS), samples, ['--tasks', 'python_bugs', '--python', '/nonexistent/python']),
     ]);
     expect(lines.map((l) => l.completion)).toEqual(reference.solutions.flat());
     expect(metrics['mean exact match']).toBe(reference.metrics['mean exact match']);
@@ -185,10 +155,10 @@ describe("evaluate.ts with bigcode's task names, against bigcode's own scoring",
   }, 300_000);
 });
 
-describe('a sweep over QuixBugs, Parity and Python Bugs against a scripted server', () => {
+describe.concurrent('a sweep over QuixBugs, Parity and Python Bugs against a scripted server', () => {
   const { config, env } = testConfig();
   const bucket = testBucket(config);
-  let server: ScriptedLlmServer;
+  afterAll(() => bucket.s3.destroy());
   const stops = new Map<string, unknown[]>();
 
   const load = <T>(family: { load: (input: never) => { problems: T[] } }, entry: object, text: string) =>
@@ -212,37 +182,34 @@ describe('a sweep over QuixBugs, Parity and Python Bugs against a scripted serve
     fixes.set(bugs[i]!.prompt, { family: 'python-bugs', code: i % 2 === 0 ? r.correct_code : r.prompt_code }),
   );
 
-  beforeAll(async () => {
-    server = await startScriptedLlmServer((req) => {
-      if (req.api === 'completions') {
-        const fix = fixes.get(String(req.body.prompt));
-        if (!fix) return { content: 'pass' };
-        stops.set(fix.family, [...(stops.get(fix.family) ?? []), req.body.stop]);
-        // The continuation after the prompt's final `def`, then more code a stop word ends.
-        return { content: `${fix.code.slice('def'.length)}\n\nprint("more")\n` };
-      }
-      const user = (req.body.messages as Array<{ role: string; content: string }>).find((m) => m.role === 'user')!.content;
-      const fix = [...fixes.entries()].find(([prompt]) => user.includes(prompt))?.[1];
-      return { content: fix ? `Fixed:\n\`\`\`python\n${fix.code}\n\`\`\`\n` : 'no idea' };
-    });
-  });
-  afterAll(async () => {
-    await server.close();
-    bucket.s3.destroy();
+  const server = scriptedServerForSuite((req) => {
+    if (req.api === 'completions') {
+      const fix = fixes.get(String(req.body.prompt));
+      if (!fix) return { content: 'pass' };
+      stops.set(fix.family, [...(stops.get(fix.family) ?? []), req.body.stop]);
+      // The continuation after the prompt's final `def`, then more code a stop word ends.
+      return { content: `${fix.code.slice('def'.length)}\n\nprint("more")\n` };
+    }
+    const user = userMessage(req.body);
+    const fix = [...fixes.entries()].find(([prompt]) => user.includes(prompt))?.[1];
+    return { content: fix ? `Fixed:\n\`\`\`python\n${fix.code}\n\`\`\`\n` : 'no idea' };
   });
 
   it('QuixBugs and Parity cells report pass@1 from the sandbox, Python Bugs mean exact match; files, peer files, report', async () => {
     const id = `repair-${uniqueSuffix()}`;
+    // A folder of its own: the evaluate.ts cases write their files in `dir` meanwhile.
+    const sweepDir = path.join(dir, 'sweep');
+    mkdirSync(sweepDir);
     const files = {
-      quixbugs: path.join(dir, 'quixbugs_python.jsonl'),
-      parity: path.join(dir, 'parity.jsonl'),
-      bugs: path.join(dir, 'bugs.jsonl'),
+      quixbugs: path.join(sweepDir, 'quixbugs_python.jsonl'),
+      parity: path.join(sweepDir, 'parity.jsonl'),
+      bugs: path.join(sweepDir, 'bugs.jsonl'),
     };
     writeFileSync(files.quixbugs, jsonl(QUIXBUGS_ROWS));
     writeFileSync(files.parity, jsonl(PARITY_BUGS));
     writeFileSync(files.bugs, jsonl(PYTHON_BUGS_ROWS));
     const { output, outDir, results } = await sweepWithOutputDir({
-      dir,
+      dir: sweepDir,
       id,
       env,
       bucket,
@@ -263,6 +230,8 @@ temperatures: [0]
 n_samples: 1
 k: [1]
 timeout_s: 5
+# All six cells at once (a layout setting: no result changes).
+max_parallel_cells: 6
 `,
     });
     // The references of the run tasks ran first: QuixBugs's fixed programs, Parity's function without bugs.
@@ -300,9 +269,8 @@ timeout_s: 5
     expect(stops.get('parity')).toEqual(PARITY_BUGS.map(() => parityFamily.stopWords({} as never).slice(0, 4)));
     for (const s of stops.get('python-bugs')!) expect(s === undefined || (Array.isArray(s) && s.length === 0)).toBe(true);
 
-    const report = await runTs('scripts/report.ts', [id, '--out', dir], env);
-    expect(report.code, report.output).toBe(0);
-    const html = readFileSync(path.join(dir, `report-${id}.html`), 'utf8');
+    const { code, output: reported, html } = await sweepReportHtml(id, sweepDir, env);
+    expect(code, reported).toBe(0);
     expect(html).toContain('id="text-scores-table"');
     expect(html).toContain('quixbugs');
   }, 600_000);

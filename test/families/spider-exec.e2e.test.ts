@@ -57,9 +57,12 @@ const evaluate = (...args: string[]) =>
     timeout: 120_000,
   });
 
-describe('evaluate.ts --spider-databases', () => {
+// The cases only wait on their processes (evaluate.ts, start-sweep.ts), each writing files of its own: they run at once.
+describe.concurrent('evaluate.ts --spider-databases', () => {
   it('runs every sample and the gold query on the database in the sandbox: pass@1 is execution accuracy', async () => {
-    const { stdout, stderr } = await evaluate('--spider-databases', databases);
+    // The same samples from their text alone, meanwhile, their results in a file of their own.
+    const textResults = path.join(dir, 'text-only_results.jsonl');
+    const [{ stdout, stderr }, textOnly] = await Promise.all([evaluate('--spider-databases', databases), evaluate('--out', textResults)]);
     expect(stderr).toContain('running 5 samples of 4 spider problems');
     const metrics = JSON.parse(stdout.trim().split('\n').at(-1)!);
     // Per task: 1, 0, 1, 1/2.
@@ -78,12 +81,11 @@ describe('evaluate.ts --spider-databases', () => {
     expect(singerCount(databases)).toBe(5);
     // BLEU beside execution accuracy: the figures the same samples get from their text alone, each row with its statistics.
     expect(stderr).toContain("also scored from their text (bleu, each task's first sample: 4)");
-    const textOnly = await evaluate();
     expect(textOnly.stderr).toContain('from their text (bleu');
     const bleu = JSON.parse(textOnly.stdout.trim().split('\n').at(-1)!);
     expect(bleu.bleu).toBeGreaterThan(0);
     expect(metrics).toEqual({ 'pass@1': metrics['pass@1'], ...bleu });
-    const textRows = readFileSync(`${samples}_results.jsonl`, 'utf8')
+    const textRows = readFileSync(textResults, 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
@@ -91,26 +93,31 @@ describe('evaluate.ts --spider-databases', () => {
   }, 240_000);
 
   it('a missing folder or database file is refused before anything runs, naming it', async () => {
-    const missingDir = evaluate('--spider-databases', path.join(dir, 'nowhere'));
-    await expect(missingDir).rejects.toMatchObject({
-      code: 2,
-      stderr: expect.stringContaining(`--spider-databases ${path.join(dir, 'nowhere')}: no such folder`),
-    });
     const other = path.join(dir, 'other.jsonl');
     writeFileSync(other, jsonl([...ROWS, { db_id: 'pets_1', query: 'SELECT count(*) FROM pets', question: 'How many pets?' }]));
+    writeFileSync(samples + '.pets', jsonl([...SAMPLES, { task_id: 'Spider/4', completion: 'SELECT 1' }]));
+    // The three runs at once (the one that runs writes its results to a file of its own).
+    const missingDir = evaluate('--spider-databases', path.join(dir, 'nowhere'));
     const missingFile = run(
       process.execPath,
-      [RUN_ENTRY, 'scripts/evaluate.ts', '--problems', other, '--samples', samples, '--ignore-incomplete', '--spider-databases', databases],
+      [
+        ...[RUN_ENTRY, 'scripts/evaluate.ts', '--problems', other, '--samples', samples, '--ignore-incomplete'],
+        ...['--spider-databases', databases, '--out', path.join(dir, 'other_results.jsonl')],
+      ],
       { timeout: 120_000 },
     );
-    // The pets task has no sample: only attempted tasks' databases are needed.
-    await expect(missingFile).resolves.toBeDefined();
-    writeFileSync(samples + '.pets', jsonl([...SAMPLES, { task_id: 'Spider/4', completion: 'SELECT 1' }]));
     const needsPets = run(
       process.execPath,
       [RUN_ENTRY, 'scripts/evaluate.ts', '--problems', other, '--samples', samples + '.pets', '--spider-databases', databases],
       { timeout: 120_000 },
     );
+    for (const p of [missingDir, missingFile, needsPets]) p.catch(() => {}); // each is checked below
+    await expect(missingDir).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(`--spider-databases ${path.join(dir, 'nowhere')}: no such folder`),
+    });
+    // The pets task has no sample: only attempted tasks' databases are needed.
+    await expect(missingFile).resolves.toBeDefined();
     await expect(needsPets).rejects.toMatchObject({
       code: 2,
       stderr: expect.stringContaining(
@@ -120,7 +127,7 @@ describe('evaluate.ts --spider-databases', () => {
   }, 300_000);
 });
 
-describe('a sweep whose Spider entry names the databases', () => {
+describe.concurrent('a sweep whose Spider entry names the databases', () => {
   const { config, env } = testConfig();
   const bucket = testBucket(config);
   let server: ScriptedLlmServer;
@@ -200,10 +207,12 @@ timeout_s: 10
       `${cellId.replaceAll('.', '\\.')}: also from the text: bleu ${cell.alsoText.figures.bleu.toFixed(4)}; precisions`,
     );
     expect(output).toMatch(bleuLine);
-    const status = await runTs('scripts/sweep-status.ts', [id], env);
+    const [status, report] = await Promise.all([
+      runTs('scripts/sweep-status.ts', [id], env),
+      runTs('scripts/report.ts', [id, '--out', sweepDir], env),
+    ]);
     expect(status.code, status.output).toBe(0);
     expect(status.output).toMatch(bleuLine);
-    const report = await runTs('scripts/report.ts', [id, '--out', sweepDir], env);
     expect(report.code, report.output).toBe(0);
     const html = readFileSync(path.join(sweepDir, `report-${id}.html`), 'utf8');
     expect(html).toContain('id="also-text-scores-table"');

@@ -19,6 +19,12 @@ export interface Spawned {
   child: ChildProcess;
   output: () => string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /**
+   * The exit, once its standard output and error are read to their end too: `exited` can come before
+   * the last of them is read (seen with several processes at once), so a check of what a process
+   * printed last awaits this one.
+   */
+  closed?: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 /** Runs a project TypeScript entry point (a script or worker) as a real child process. */
@@ -34,12 +40,16 @@ export function spawnTs(entry: string, args: string[], env: Record<string, strin
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('exit', (code, signal) => resolve({ code, signal })),
   );
-  return { child, output: () => out, exited };
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, output: () => out, exited, closed };
 }
 
-export async function runTs(entry: string, args: string[], env: Record<string, string>) {
+/** Runs an entry to its exit; with `untilClosed`, until its output is read to the end too (see Spawned.closed). */
+export async function runTs(entry: string, args: string[], env: Record<string, string>, { untilClosed = false } = {}) {
   const p = spawnTs(entry, args, env);
-  const { code } = await p.exited;
+  const { code } = await ((untilClosed && p.closed) || p.exited);
   return { code, output: p.output() };
 }
 
