@@ -210,7 +210,9 @@ describe.concurrent('a sweep end to end on the real stack, against a scripted Op
       writeFileSync(file, `id: ${refusedId}\n${ownModels(scriptedSweepYaml(gatekeeper.url, 4, 2))}stop_cell_on_errors: false\n`);
       const failed = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
       expect(failed.code).toBe(1);
-      expect(failed.output).toMatch(/sweep failed: model (chatty|plain): http:\/\/127\.0\.0\.1:\d+\/v1 answered 401 .*check the API key/);
+      expect(failed.output).toMatch(
+        /sweep failed: model (chatty|plain): http:\/\/127\.0\.0\.1:\d+\/scripted-[0-9a-f]+\/v1 answered 401 .*check the API key/,
+      );
       refusing = false;
       const fixed = await runTs('scripts/start-sweep.ts', ['--config', file, '--no-progress'], env);
       expect(fixed.code, fixed.output).toBe(0);
