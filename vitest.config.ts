@@ -29,10 +29,9 @@ export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
     pool: 'forks',
-    // Two cores, four files at once: an end-to-end file spends most of its time waiting (on
-    // Temporal's timers, a worker's restart, an outage it sits through), about 0.3 of a core on
-    // average; with three at once a fresh-clone run kept the two cores 61% busy.
-    maxWorkers: 4,
+    // Two cores, three files at once: the long end-to-end files run their cases at once, so each
+    // keeps more than a core busy while it runs; a fourth file then mostly slows the others.
+    maxWorkers: 3,
     sequence: { sequencer: LongFilesFirst },
     projects: [
       {
