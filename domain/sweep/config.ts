@@ -923,7 +923,8 @@ export function canonicalSweepJson(config: SweepConfig): string {
 
 /**
  * The config without what only prices or caps the sweep (models' `price`, the `budget`s, when a
- * cell stops on errors) or lays out its work (`shard_samples`, `max_parallel_cells`, `heartbeat_timeout_s`): none changes a request or a result, so setting or updating one
+ * cell stops on errors) or lays out its work (`shard_samples`, `max_parallel_cells`,
+ * `heartbeat_timeout_s`): none changes a request or a result, so setting or updating one
  * neither renames a sweep (its default id is the hash) nor makes a running one "another config"
  * (raising a budget resumes the sweep).
  */
