@@ -67,19 +67,14 @@ export function testQueues(): SweepQueues {
   return { workflows: q, storage: q, sandbox: q, llmBase: `${q}-llm` };
 }
 
-/**
- * Runs `fn` while workers serve the test's queues: the workflows and the storage and sandbox stubs
- * on the shared queue, `llm` on each model's queue.
- */
-export async function withStubWorkers<T>(
-  env: TestWorkflowEnvironment,
-  queues: SweepQueues,
-  stubs: { activities: object; llm?: Record<string, object> },
-  fn: () => Promise<T>,
-): Promise<T> {
+/** A test's activities: the storage and sandbox stubs on the shared queue, `llm` by model. */
+export type Stubs = { activities: object; llm?: Record<string, object> };
+
+/** The workers serving `stubs` on the test's queues (created, not yet running). */
+async function stubWorkers(env: TestWorkflowEnvironment, queues: SweepQueues, stubs: Stubs): Promise<Worker[]> {
   // Heartbeats reach the server at once, and with them a cancellation reaches a held stub.
   const common: Partial<WorkerOptions> = { maxHeartbeatThrottleInterval: '100 ms', defaultHeartbeatThrottleInterval: '100 ms' };
-  const workers = [
+  return [
     await Worker.create({
       ...common,
       connection: env.nativeConnection,
@@ -95,6 +90,19 @@ export async function withStubWorkers<T>(
       ),
     )),
   ];
+}
+
+/**
+ * Runs `fn` while workers serve the test's queues: the workflows and the storage and sandbox stubs
+ * on the shared queue, `llm` on each model's queue.
+ */
+export async function withStubWorkers<T>(
+  env: TestWorkflowEnvironment,
+  queues: SweepQueues,
+  stubs: Stubs,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const workers = await stubWorkers(env, queues, stubs);
   // runUntil for several workers: all run until fn settles, then all stop.
   const work = fn();
   const runs = workers.map((w) => w.runUntil(work.catch(() => undefined)));
@@ -110,9 +118,6 @@ export async function scheduledActivities(handle: WorkflowHandle): Promise<strin
   const { events } = await handle.fetchHistory();
   return (events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
 }
-
-/** The stubs a case of a file sharing its workers gives them: as withStubWorkers takes them. */
-export type Stubs = { activities: object; llm?: Record<string, object> };
 
 /**
  * Workers made once for a test file and shared by its cases: creating a workflow worker loads the
@@ -141,26 +146,10 @@ export async function sharedStubWorkers(env: TestWorkflowEnvironment, models: st
       return (fn as (...a: unknown[]) => unknown).apply(stubs, args);
     },
   });
-  const common: Partial<WorkerOptions> = { maxHeartbeatThrottleInterval: '100 ms', defaultHeartbeatThrottleInterval: '100 ms' };
-  const workers = [
-    await Worker.create({
-      ...common,
-      connection: env.nativeConnection,
-      taskQueue: queues.workflows,
-      workflowBundle: await workflowBundle(),
-      activities: { ...createBudgetActivities(), ...dispatch((s) => s.activities) },
-    }),
-    ...(await Promise.all(
-      models.map((model) =>
-        Worker.create({
-          ...common,
-          connection: env.nativeConnection,
-          taskQueue: llmTaskQueue(queues.llmBase, model),
-          activities: dispatch((s) => s.llm?.[model]),
-        }),
-      ),
-    )),
-  ];
+  const workers = await stubWorkers(env, queues, {
+    activities: dispatch((s) => s.activities),
+    llm: Object.fromEntries(models.map((model) => [model, dispatch((s) => s.llm?.[model])])),
+  });
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   const running = Promise.all(workers.map((w) => w.runUntil(stopped)));
