@@ -44,17 +44,10 @@ const ENDS_BY_ITSELF_LIMITS = { ...LIMITS, timeoutMs: 60_000 };
  * CI, loaded, and ended as a time-out on that side only.
  */
 const MEETS_ITS_TIME_LIMIT: readonly string[] = ['loop', 'spawnBomb', 'daemon'] satisfies Case[];
-/**
- * The cases whose outcome is a time-out whenever their interpreter starts: the short limit even
- * for a SLOW_START language (a start slower than it ends both runs as a time-out with no output).
- * A spawn bomb that prints nothing is one; R's prints its shell's "Cannot fork" once it meets the
- * process limit, which a slow start could leave one run short of: it keeps the longer limit.
- */
-const SILENT_TIME_OUT = (language: ProcessLanguageId, id: string) => id === 'loop' || (id === 'spawnBomb' && language !== 'r');
-const requestFor = (language: ProcessLanguageId, id: string, program: string) => ({
+const requestFor = (id: string, program: string) => ({
   id,
   program,
-  ...(SILENT_TIME_OUT(language, id) ? { limits: LIMITS } : MEETS_ITS_TIME_LIMIT.includes(id) ? {} : { limits: ENDS_BY_ITSELF_LIMITS }),
+  ...(MEETS_ITS_TIME_LIMIT.includes(id) ? {} : { limits: ENDS_BY_ITSELF_LIMITS }),
 });
 
 type Case =
@@ -367,10 +360,7 @@ async function sameBothWays(language: ProcessLanguageId, programs: Record<string
   }
 }
 
-// The languages side by side (their two cases in order): each mostly waits, on interpreter starts
-// and on the programs that run into their time limits. The describes after this one run alone:
-// they find fork servers by their command lines under this process.
-describe.concurrent.each(LANGUAGES)('%s: a forked program ends as its lone run does', (language) => {
+describe.each(LANGUAGES)('%s: a forked program ends as its lone run does', (language) => {
   let forked: ProcessExecutor;
   let alone: ProcessExecutor;
   beforeAll(() => {
@@ -382,56 +372,48 @@ describe.concurrent.each(LANGUAGES)('%s: a forked program ends as its lone run d
     await alone.close();
   });
 
-  it.sequential(
-    'every program of the set: the same outcome both ways, and forked',
-    async () => {
-      const cases = Object.entries(PROGRAMS[language]!);
-      const [viaFork, lone] = await Promise.all([
-        Promise.all(cases.map(([id, program]) => forked.run(requestFor(language, id, program)))),
-        Promise.all(cases.map(([id, program]) => alone.run(requestFor(language, id, program)))),
-      ]);
-      cases.forEach(([id], k) => {
-        expect({ id, ...comparable(viaFork[k]!, id) }).toEqual({ id, ...comparable(lone[k]!, id) });
-        // A compiled language's compile error never reaches a run.
-        expect(viaFork[k]!.forked, id).toBe(COMPILED.includes(language) && viaFork[k]!.status === 'compile_error' ? undefined : true);
-        expect(lone[k]!.forked, id).toBeUndefined();
-      });
-      const byId = Object.fromEntries(cases.map(([id], k) => [id, viaFork[k]!]));
-      expect(byId.passes!.status).toBe('passed');
-      expect(byId.fails!.status).toBe('failed');
-      expect(byId.syntax!.status).toBe('compile_error');
-      expect(byId.loop!.status).toBe('timeout');
-      expect(byId.pastCap!.stdoutBytes).toBe(8 << 20);
-      expect(byId.pastCap!.stdout.length).toBe(LIMITS.maxOutputBytes);
-      expect(byId.ownProc!.stdout.trim()).toBe('environ readable');
-    },
-    300_000,
-  );
+  it('every program of the set: the same outcome both ways, and forked', async () => {
+    const cases = Object.entries(PROGRAMS[language]!);
+    const [viaFork, lone] = await Promise.all([
+      Promise.all(cases.map(([id, program]) => forked.run(requestFor(id, program)))),
+      Promise.all(cases.map(([id, program]) => alone.run(requestFor(id, program)))),
+    ]);
+    cases.forEach(([id], k) => {
+      expect({ id, ...comparable(viaFork[k]!, id) }).toEqual({ id, ...comparable(lone[k]!, id) });
+      // A compiled language's compile error never reaches a run.
+      expect(viaFork[k]!.forked, id).toBe(COMPILED.includes(language) && viaFork[k]!.status === 'compile_error' ? undefined : true);
+      expect(lone[k]!.forked, id).toBeUndefined();
+    });
+    const byId = Object.fromEntries(cases.map(([id], k) => [id, viaFork[k]!]));
+    expect(byId.passes!.status).toBe('passed');
+    expect(byId.fails!.status).toBe('failed');
+    expect(byId.syntax!.status).toBe('compile_error');
+    expect(byId.loop!.status).toBe('timeout');
+    expect(byId.pastCap!.stdoutBytes).toBe(8 << 20);
+    expect(byId.pastCap!.stdout.length).toBe(LIMITS.maxOutputBytes);
+    expect(byId.ownProc!.stdout.trim()).toBe('environ readable');
+  }, 300_000);
 
-  it.sequential(
-    'a program that tries to kill its server fails as alone, and the next program is still forked',
-    async () => {
-      const one = new ProcessExecutor(toolchainFor(language), { concurrency: 1, limits: limitsFor(language), forkServer: true });
-      try {
-        const attempt = await one.run({ id: 'kills', program: PROGRAMS[language]!.killsParent });
-        expect(attempt.status).not.toBe('passed');
-        const next = await one.run({ id: 'next', program: PROGRAMS[language]!.passes });
-        expect(next.status).toBe('passed');
-        expect(next.forked).toBe(true);
-        // An exit status of an earlier program does not leak into a later one's (Perl's die takes $? into its exit code).
-        await one.run({ id: 'exits', program: PROGRAMS[language]!.exitThree });
-        const [after, lone] = await Promise.all([
-          one.run({ id: 'raises', program: PROGRAMS[language]!.raises }),
-          alone.run({ id: 'raises', program: PROGRAMS[language]!.raises }),
-        ]);
-        expect(after.forked).toBe(true);
-        expect(comparable(after)).toEqual(comparable(lone));
-      } finally {
-        await one.close();
-      }
-    },
-    120_000,
-  );
+  it('a program that tries to kill its server fails as alone, and the next program is still forked', async () => {
+    const one = new ProcessExecutor(toolchainFor(language), { concurrency: 1, limits: limitsFor(language), forkServer: true });
+    try {
+      const attempt = await one.run({ id: 'kills', program: PROGRAMS[language]!.killsParent });
+      expect(attempt.status).not.toBe('passed');
+      const next = await one.run({ id: 'next', program: PROGRAMS[language]!.passes });
+      expect(next.status).toBe('passed');
+      expect(next.forked).toBe(true);
+      // An exit status of an earlier program does not leak into a later one's (Perl's die takes $? into its exit code).
+      await one.run({ id: 'exits', program: PROGRAMS[language]!.exitThree });
+      const [after, lone] = await Promise.all([
+        one.run({ id: 'raises', program: PROGRAMS[language]!.raises }),
+        alone.run({ id: 'raises', program: PROGRAMS[language]!.raises }),
+      ]);
+      expect(after.forked).toBe(true);
+      expect(comparable(after)).toEqual(comparable(lone));
+    } finally {
+      await one.close();
+    }
+  }, 120_000);
 });
 
 describe('pl: what the Perl server screens out runs alone', () => {
@@ -450,8 +432,7 @@ describe('pl: what the Perl server screens out runs alone', () => {
   }, 60_000);
 });
 
-// Side by side: each language's probes run in sandboxes (pid namespaces) of their own.
-describe.concurrent.each(PROBED)('%s: what a forked program leaves does not reach the next one', (language) => {
+describe.each(PROBED)('%s: what a forked program leaves does not reach the next one', (language) => {
   it("a program's files, processes and SysV IPC objects are gone for the next one; it runs as its slot's uid, without capabilities", async () => {
     const probe = PROBES[language]!;
     // One slot: the second program is forked by the server that forked the first.
@@ -543,8 +524,7 @@ function runsAs(uid: number): boolean {
   });
 }
 
-// Side by side, after the languages' cases above: each finds its own server by its script's name.
-describe.concurrent.each([
+describe.each([
   ['php', 'php.php', '<?php\nusleep(1500000);\necho "done\\n";\nexit(2);\n'],
   ['pl', 'pl.pl', 'select(undef, undef, undef, 1.5);\nprint "done\\n";\nexit 2;\n'],
   ['r', 'r.R', "Sys.sleep(1.5)\ncat('done\\n')\nquit(status = 2)\n"],
