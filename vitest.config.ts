@@ -4,19 +4,24 @@ import { TEST_ENV } from './test/support/config.js';
 import LongFilesFirst from './test/support/sequencer.js';
 
 /**
- * Unit files that replace a module (`vi.mock`) or a global: they run isolated, each in modules of its
- * own. The other unit files share their worker's modules (`isolate: false`): the family registry,
- * zod schemas and the Temporal SDK load once per worker, not once per file. In a run of 27 of them
- * that cut the import time from 119 s to 25 s summed (the suite's 238 s of imports are mostly
- * these). A mock there would leak into the files after it, or not apply, so such files are found
- * by their text and kept apart.
+ * Files that replace a module (`vi.mock`) or a global: they run isolated, each in modules of its
+ * own. The other files share their worker's modules and process (`isolate: false`): the family
+ * registry, zod schemas and the Temporal SDK load once per worker, not once per file, and no new
+ * process starts per file. In a run of 27 unit files that cut the import time from 119 s to 25 s
+ * summed. A mock there would leak into the files after it, or not apply, so such files are found
+ * by their text and kept apart; a test file that changes process-wide state (an environment
+ * variable, the working directory) puts it back in its `afterAll`.
  */
 const REPLACES_MODULES = /\bvi\.(mock|doMock|unmock|stubGlobal|stubEnv|resetModules)\(/;
 const TEST_DIR = new URL('./test/', import.meta.url);
-const ISOLATED_UNIT_FILES = readdirSync(TEST_DIR, { recursive: true, encoding: 'utf8' })
-  .filter((f) => f.endsWith('.test.ts') && !f.endsWith('.e2e.test.ts'))
+const ISOLATED_FILES = readdirSync(TEST_DIR, { recursive: true, encoding: 'utf8' })
+  .filter((f) => f.endsWith('.test.ts'))
   .filter((f) => REPLACES_MODULES.test(readFileSync(new URL(f, TEST_DIR), 'utf8')))
   .map((f) => `test/${f}`);
+const ISOLATED_UNIT_FILES = ISOLATED_FILES.filter((f) => !f.endsWith('.e2e.test.ts'));
+const ISOLATED_E2E_FILES = ISOLATED_FILES.filter((f) => f.endsWith('.e2e.test.ts'));
+/** vitest reads an empty include list as its default, every file. */
+const orNone = (files: string[]) => (files.length > 0 ? files : ['test/no-file-replaces-a-module']);
 
 /**
  * Two projects, told apart by the file name:
@@ -24,6 +29,7 @@ const ISOLATED_UNIT_FILES = readdirSync(TEST_DIR, { recursive: true, encoding: '
  * - e2e (`*.e2e.test.ts`): everything that needs the stack, which the global setup brings up (and
  *   down again only if it started it): tests use the real Temporal dev server and SeaweedFS, never
  *   fakes. They run in a Temporal namespace and an S3 bucket of their own (TEST_ENV).
+ * Each has its `-isolated` twin for the files above.
  */
 export default defineConfig({
   test: {
@@ -52,8 +58,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit-isolated',
-          // (vitest reads an empty list as its default, every file)
-          include: ISOLATED_UNIT_FILES.length > 0 ? ISOLATED_UNIT_FILES : ['test/no-file-replaces-a-module'],
+          include: orNone(ISOLATED_UNIT_FILES),
           globalSetup: ['test/support/reference-data.ts', 'test/support/test-tools.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
@@ -64,6 +69,19 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/**/*.e2e.test.ts'],
+          exclude: ISOLATED_E2E_FILES,
+          isolate: false,
+          globalSetup: ['test/support/reference-data.ts', 'test/support/test-tools.ts', 'test/support/global-stack.ts'],
+          env: { ...TEST_ENV },
+          testTimeout: 600_000,
+          hookTimeout: 600_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e-isolated',
+          include: orNone(ISOLATED_E2E_FILES),
           globalSetup: ['test/support/reference-data.ts', 'test/support/test-tools.ts', 'test/support/global-stack.ts'],
           env: { ...TEST_ENV },
           testTimeout: 600_000,
