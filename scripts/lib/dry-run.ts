@@ -36,7 +36,7 @@ import { TASK_WINDOW } from '../../workflows/sweepShard.js';
 import { callGroup } from '../../infra/llm/cache.js';
 import { MAX_OWN_GROUPS, readCachedAnswers } from '../../infra/llm/cachedAnswers.js';
 import type { Bucket } from '../../infra/s3.js';
-import { localModelFile, openModelTokenizer, type ModelTokenizer } from '../../stack/model-server/tokenizer.js';
+import type { ModelTokenizer } from '../../stack/model-server/tokenizer.js';
 import { plannedProblems } from './sweep-input.js';
 
 export interface DryRunOptions {
@@ -134,6 +134,9 @@ async function measurePrompts(
   const tokenizers = new Map<string, ModelTokenizer | null>();
   const tokenizerOf = async (model: string): Promise<ModelTokenizer | null> => {
     if (tokenizers.has(model)) return tokenizers.get(model)!;
+    // Loaded here, not with the module: node-llama-cpp and its packages cost every start-sweep about
+    // 0.4 s of CPU to import, and only a dry run's forecast uses them.
+    const { localModelFile, openModelTokenizer } = await import('../../stack/model-server/tokenizer.js');
     const file = localModelFile(model);
     let tokenizer: ModelTokenizer | null = null;
     if (file) {
