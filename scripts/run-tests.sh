@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # `npm test` after its set-up (docs/contributing.md): the format check (seconds), then the tests,
 # with lint, types and the import rules (scripts/static-checks.sh) running beside them at a lower
-# priority. Those take a minute of both cores on their own; beside the tests they use the CPU the
-# tests leave idle while they wait on servers and timers, and take nothing from the tests when both
-# want it. Arguments go to `vitest run` (a file, `-t name`, `--project unit`).
+# priority. Those take a minute of both cores on their own. Beside the tests they use whatever CPU
+# the tests leave idle, which saves that minute on a machine with cores to spare; on 2 cores the
+# suite keeps both busy, and their CPU only moves inside the tests' run (docs/contributing.md).
+# Arguments go to `vitest run` (a file, `-t name`, `--project unit`).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 

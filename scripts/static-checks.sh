@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The checks `npm test` runs besides the tests (docs/contributing.md): the format first (quick), then
+# The checks `npm test` runs beside the tests (docs/contributing.md): the format first (quick), then
 # lint, types and the import rules at once. Each of those reads the whole tree on one core (lint
 # type-checks it again, for its typed rules), so side by side on two cores they take about as long
 # as the longest of them rather than their sum. Each one's output is printed whole when it ends; the
