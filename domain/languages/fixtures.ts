@@ -18,6 +18,8 @@ export type HostileKind = 'loop' | 'spawnBomb' | 'memoryBomb' | 'output' | 'netw
 export interface HostileTargets {
   port: number;
   targets: readonly string[];
+  /** How much the output program writes, in MiB (written 1 MiB at a time). */
+  outputMiB: number;
 }
 
 export interface MultiplEFixtures {
@@ -58,7 +60,7 @@ export interface BenchRow {
 /** What a language run by the sandbox's process runner carries besides. */
 export interface ProcessFixtures {
   statuses: StatusPrograms;
-  /** An infinite loop, a spawn bomb, a memory bomb, a gigabyte of output, network, environment, writes outside, a daemon. */
+  /** An infinite loop, a spawn bomb, a memory bomb, `outputMiB` of output, network, environment, writes outside, a daemon. */
   hostile: (aim: HostileTargets) => Record<HostileKind, string>;
   /** A program that passes: run after the hostile ones, to show the runner still works. */
   wellBehaved: string;

@@ -94,13 +94,13 @@ const demoShFixtures: LanguageFixtures<'demo-sh'> = {
       broken: addDemo('    if true; then echo $(($1 + $2))'),
       hangs: 'while :; do :; done\n',
     },
-    hostile: ({ port, targets }) => ({
+    hostile: ({ port, targets, outputMiB }) => ({
       loop: 'while :; do :; done',
       spawnBomb: 'while :; do /bin/sleep 100 & done',
       // dash itself dies of SIGSEGV when an allocation fails, saying nothing (the generic suite caught it
       // as `killed`): the string grows in awk, which reports running out of memory.
       memoryBomb: 'awk \'BEGIN { s = "x"; while (1) s = s s }\'',
-      output: "head -c 1073741824 /dev/zero | tr '\\0' x",
+      output: `head -c ${outputMiB * 1048576} /dev/zero | tr '\\0' x`,
       // dash has no /dev/tcp: through bash's, as Lua's do.
       network: `for p in ${port} 7233 8333; do\n  if bash -c "exec 3<>/dev/tcp/127.0.0.1/$p" 2>/dev/null; then echo "$p CONNECTED"; else echo "$p refused"; fi\ndone`,
       environment: 'env\ncat /proc/1/environ 2>/dev/null || true',

@@ -33,13 +33,13 @@ export const fixtures: LanguageFixtures<'cpp'> = {
         '#include<assert.h>\n#include<bits/stdc++.h>\nlong add(long a, long b) { return a + ; }\nint main() { assert(add(2, 3) == 5); }\n',
       hangs: '#include<assert.h>\n#include<bits/stdc++.h>\nint main() { volatile int x = 0; while (true) { x++; } }\n',
     },
-    hostile: ({ port, targets }) => {
+    hostile: ({ port, targets, outputMiB }) => {
       const ports = `[${port}, 7233, 8333]`;
       return {
         loop: cpp('    volatile long i = 0;\n    while (true) i++;'),
         spawnBomb: cpp('    while (true) fork();'),
         memoryBomb: cpp('    std::vector<std::vector<char>> v;\n    while (true) v.emplace_back(10 << 20, 1);'),
-        output: cpp("    std::string b(1 << 20, 'x');\n    for (int i = 0; i < 1024; i++) fwrite(b.data(), 1, b.size(), stdout);"),
+        output: cpp(`    std::string b(1 << 20, 'x');\n    for (int i = 0; i < ${outputMiB}; i++) fwrite(b.data(), 1, b.size(), stdout);`),
         network: cpp(
           `    for (int p : ${ports.replace('[', '{').replace(']', '}')}) {\n        int s = socket(AF_INET, SOCK_STREAM, 0);\n        sockaddr_in a{}; a.sin_family = AF_INET; a.sin_port = htons(p); inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);\n        if (connect(s, (sockaddr*)&a, sizeof a) == 0) printf("%d CONNECTED\\n", p); else printf("%d %s\\n", p, strerror(errno));\n        close(s);\n    }`,
         ),

@@ -35,12 +35,12 @@ export const fixtures: LanguageFixtures<'cs'> = {
         'class Problem {\n    public static long Add(long a, long b) { return a + "b"; }\n    public static void Main(string[] args) {}\n}\n',
       hangs: 'class Problem {\n    public static void Main(string[] args) { while (true) {} }\n}\n',
     },
-    hostile: ({ port, targets }) => ({
+    hostile: ({ port, targets, outputMiB }) => ({
       loop: cs('        while (true) {}'),
       spawnBomb: cs('        while (true) { try { Process.Start("/bin/sleep", "100"); } catch (Exception) {} }'),
       memoryBomb: cs('        var l = new List<long[]>();\n        while (true) l.Add(new long[1 << 20]);'),
       output: cs(
-        '        var b = new byte[1 << 20];\n        for (int i = 0; i < b.Length; i++) b[i] = 120;\n        var o = Console.OpenStandardOutput();\n        for (int i = 0; i < 1024; i++) o.Write(b, 0, b.Length);',
+        `        var b = new byte[1 << 20];\n        for (int i = 0; i < b.Length; i++) b[i] = 120;\n        var o = Console.OpenStandardOutput();\n        for (int i = 0; i < ${outputMiB}; i++) o.Write(b, 0, b.Length);`,
       ),
       network: cs(
         `        foreach (var p in new[] { ${port}, 7233, 8333 }) {\n            try { var c = new System.Net.Sockets.TcpClient(); c.Connect("127.0.0.1", p); Console.WriteLine(p + " CONNECTED"); c.Close(); }\n            catch (Exception e) { Console.WriteLine(p + " " + e.Message); }\n        }`,

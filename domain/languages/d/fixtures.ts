@@ -28,14 +28,14 @@ export const fixtures: LanguageFixtures<'d'> = {
       broken: 'long add(long a, long b) { return a + "b"; }\nvoid main(){}\n',
       hangs: 'void main() { while (true) {} }\n',
     },
-    hostile: ({ port, targets }) => {
+    hostile: ({ port, targets, outputMiB }) => {
       const ports = `[${port}, 7233, 8333]`;
       return {
         loop: 'void main() { while (true) {} }',
         spawnBomb:
           'import std.process;\nvoid main() { while (true) { try { spawnProcess(["/bin/sleep", "100"]); } catch (Exception e) {} } }',
         memoryBomb: 'void main() { long[][] a; while (true) a ~= new long[1 << 20]; }',
-        output: "import std.stdio;\nvoid main() { auto b = new char[1 << 20]; b[] = 'x'; foreach (i; 0 .. 1024) stdout.rawWrite(b); }",
+        output: `import std.stdio;\nvoid main() { auto b = new char[1 << 20]; b[] = 'x'; foreach (i; 0 .. ${outputMiB}) stdout.rawWrite(b); }`,
         network: `import std.socket, std.stdio;\nvoid main() {\n    foreach (p; ${ports}) {\n        try { auto s = new TcpSocket(new InternetAddress("127.0.0.1", cast(ushort) p)); writeln(p, " CONNECTED"); s.close(); }\n        catch (Exception e) { writeln(p, " ", e.msg); }\n    }\n}`,
         environment:
           'import std.process, std.stdio, std.file;\nvoid main() {\n    foreach (k, v; environment.toAA()) writeln(k, "=", v);\n    try { writeln(readText("/proc/1/environ")); } catch (Exception e) {}\n}',

@@ -35,7 +35,7 @@ export const fixtures: LanguageFixtures<'go_test.go'> = {
       broken: goTest('  return a + "b"', '5'),
       hangs: goTest('  for {}', '5'),
     },
-    hostile: ({ port, targets }) => {
+    hostile: ({ port, targets, outputMiB }) => {
       const ports = `[${port}, 7233, 8333]`;
       return {
         loop: go([], '\tfor {\n\t}'),
@@ -44,7 +44,7 @@ export const fixtures: LanguageFixtures<'go_test.go'> = {
           [],
           '\tvar s [][]byte\n\tfor {\n\t\tb := make([]byte, 10<<20)\n\t\tfor i := range b {\n\t\t\tb[i] = 1\n\t\t}\n\t\ts = append(s, b)\n\t}',
         ),
-        output: go(['os'], '\tb := make([]byte, 1<<20)\n\tfor i := 0; i < 1024; i++ {\n\t\tos.Stdout.Write(b)\n\t}'),
+        output: go(['os'], `\tb := make([]byte, 1<<20)\n\tfor i := 0; i < ${outputMiB}; i++ {\n\t\tos.Stdout.Write(b)\n\t}`),
         network: go(
           ['fmt', 'net', 'time'],
           `\tfor _, p := range []int${ports.replace('[', '{').replace(']', '}')} {\n\t\tc, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", p), time.Second)\n\t\tif err == nil {\n\t\t\tfmt.Println(p, "CONNECTED")\n\t\t\tc.Close()\n\t\t} else {\n\t\t\tfmt.Println(p, err)\n\t\t}\n\t}`,

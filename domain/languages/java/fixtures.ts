@@ -34,12 +34,12 @@ export const fixtures: LanguageFixtures<'java'> = {
       broken: `${JAVA_HEAD}    public static long add(long a, long b) { return a + "b"; }\n    public static void main(String[] args) {\n    assert(add(2l, 3l) == 5l);\n    }\n}\n`,
       hangs: `${JAVA_HEAD}    public static void main(String[] args) {\n    while (true) {}\n    }\n}\n`,
     },
-    hostile: ({ port, targets }) => ({
+    hostile: ({ port, targets, outputMiB }) => ({
       loop: java('        while (true) {}'),
       spawnBomb: java('        while (true) { try { new ProcessBuilder("/bin/sleep", "100").start(); } catch (Exception e) {} }'),
       memoryBomb: java('        List<long[]> l = new ArrayList<>();\n        while (true) l.add(new long[1 << 20]);'),
       output: java(
-        '        byte[] b = new byte[1 << 20];\n        Arrays.fill(b, (byte) 120);\n        FileOutputStream out = new FileOutputStream(FileDescriptor.out);\n        for (int i = 0; i < 1024; i++) out.write(b);',
+        `        byte[] b = new byte[1 << 20];\n        Arrays.fill(b, (byte) 120);\n        FileOutputStream out = new FileOutputStream(FileDescriptor.out);\n        for (int i = 0; i < ${outputMiB}; i++) out.write(b);`,
       ),
       network: java(
         `        for (int p : new int[]{${port}, 7233, 8333}) {\n            try (Socket s = new Socket()) { s.connect(new InetSocketAddress("127.0.0.1", p), 1000); System.out.println(p + " CONNECTED"); }\n            catch (IOException e) { System.out.println(p + " " + e); }\n        }`,

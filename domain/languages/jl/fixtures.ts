@@ -30,13 +30,13 @@ export const fixtures: LanguageFixtures<'jl'> = {
       broken: 'add(a, b) = a +\n',
       hangs: 'while true end\n',
     },
-    hostile: ({ port, targets }) => {
+    hostile: ({ port, targets, outputMiB }) => {
       const ports = `[${port}, 7233, 8333]`;
       return {
         loop: 'while true end',
         spawnBomb: 'while true\n    try run(`/bin/sleep 100`, wait=false) catch end\nend',
         memoryBomb: 'a = []\nwhile true push!(a, ones(UInt8, 10 << 20)) end',
-        output: 'b = repeat("x", 1 << 20)\nfor i in 1:1024 write(stdout, b) end',
+        output: `b = repeat("x", 1 << 20)\nfor i in 1:${outputMiB} write(stdout, b) end`,
         network: `using Sockets\nfor p in ${ports}\n    try connect("127.0.0.1", p); println(p, " CONNECTED") catch e println(p, " ", e) end\nend`,
         environment: 'for (k, v) in ENV println(k, "=", v) end\ntry print(read("/proc/1/environ", String)) catch end',
         writeOutside: `for p in ${JSON.stringify(targets)}\n    try write(p, "x"); println("WROTE ", p) catch; println("refused ", p) end\nend`,

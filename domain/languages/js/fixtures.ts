@@ -26,14 +26,14 @@ export const fixtures: LanguageFixtures<'js'> = {
       broken: 'function add(a, b) { return a + ; }\n',
       hangs: 'while (true) {}\n',
     },
-    hostile: ({ port, targets }) => {
+    hostile: ({ port, targets, outputMiB }) => {
       const ports = `[${port}, 7233, 8333]`;
       return {
         loop: 'while (true) {}',
         spawnBomb:
           "const cp = require('child_process');\nfor (;;) { try { cp.spawn('/bin/sleep', ['100']).on('error', () => {}); } catch (e) {} }",
         memoryBomb: 'const a = [];\nfor (;;) a.push(new Array(1e6).fill(1.5));',
-        output: "const b = Buffer.alloc(1 << 20, 120);\nconst fs = require('fs');\nfor (let i = 0; i < 1024; i++) fs.writeSync(1, b);",
+        output: `const b = Buffer.alloc(1 << 20, 120);\nconst fs = require('fs');\nfor (let i = 0; i < ${outputMiB}; i++) fs.writeSync(1, b);`,
         network: `const net = require('net');\nlet left = 3;\nconst out = {};\nfor (const p of ${ports}) {\n  const s = net.connect(p, '127.0.0.1');\n  s.on('connect', () => { out[p] = 'CONNECTED'; s.destroy(); if (--left === 0) console.log(JSON.stringify(out)); });\n  s.on('error', (e) => { out[p] = e.code; if (--left === 0) console.log(JSON.stringify(out)); });\n}`,
         environment:
           "console.log(JSON.stringify(process.env));\ntry { console.log(require('fs').readFileSync('/proc/1/environ', 'utf8')); } catch (e) {}",

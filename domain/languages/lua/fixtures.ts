@@ -29,11 +29,11 @@ export const fixtures: LanguageFixtures<'lua'> = {
       broken: 'local function add(a, b) return a + end\n',
       hangs: 'while true do end\n',
     },
-    hostile: ({ port, targets }) => ({
+    hostile: ({ port, targets, outputMiB }) => ({
       loop: 'while true do end',
       spawnBomb: "while true do os.execute('/bin/sleep 100 &') end",
       memoryBomb: "local t = {}\nwhile true do t[#t + 1] = string.rep('x', 10 * 1024 * 1024) .. #t end",
-      output: "local b = string.rep('x', 1 << 20)\nfor i = 1, 1024 do io.stdout:write(b) end",
+      output: `local b = string.rep('x', 1 << 20)\nfor i = 1, ${outputMiB} do io.stdout:write(b) end`,
       // Lua has no sockets of its own: it tries through bash's /dev/tcp.
       network: `for _, p in ipairs({${port}, 7233, 8333}) do\n  local ok = os.execute('bash -c "exec 3<>/dev/tcp/127.0.0.1/' .. p .. '" 2>/dev/null')\n  print(p, ok and 'CONNECTED' or 'refused')\nend`,
       environment:

@@ -27,13 +27,13 @@ export const fixtures: LanguageFixtures<'php'> = {
       broken: '<?php\nfunction add($a, $b) { return $a + ; }\n',
       hangs: '<?php\nwhile (true) {}\n',
     },
-    hostile: ({ port, targets }) => {
+    hostile: ({ port, targets, outputMiB }) => {
       const ports = `[${port}, 7233, 8333]`;
       return {
         loop: '<?php\nwhile (true) {}',
         spawnBomb: "<?php\nwhile (true) { @exec('/bin/sleep 100 > /dev/null 2>&1 &'); }",
         memoryBomb: "<?php\n$a = [];\nwhile (true) $a[] = str_repeat('x', 10 << 20);",
-        output: "<?php\n$b = str_repeat('x', 1 << 20);\nfor ($i = 0; $i < 1024; $i++) fwrite(STDOUT, $b);",
+        output: `<?php\n$b = str_repeat('x', 1 << 20);\nfor ($i = 0; $i < ${outputMiB}; $i++) fwrite(STDOUT, $b);`,
         network: `<?php\nforeach (${ports} as $p) {\n    $s = @fsockopen('127.0.0.1', $p, $errno, $errstr, 1);\n    if ($s) { echo "$p CONNECTED\\n"; fclose($s); } else { echo "$p $errstr\\n"; }\n}`,
         environment: "<?php\nvar_export(getenv());\necho @file_get_contents('/proc/1/environ');",
         writeOutside: `<?php\nforeach (${JSON.stringify(targets)} as $p) {\n    if (@file_put_contents($p, 'x') !== false) echo "WROTE $p\\n"; else echo "refused $p\\n";\n}`,

@@ -28,11 +28,11 @@ export const fixtures: LanguageFixtures<'pl'> = {
       broken: 'sub add { my($a, $b) = @_; return $a + ; }\n',
       hangs: '1 while 1;\n',
     },
-    hostile: ({ port, targets }) => ({
+    hostile: ({ port, targets, outputMiB }) => ({
       loop: '1 while 1;',
       spawnBomb: "while (1) { my $p = fork(); if (defined $p && $p == 0) { exec('/bin/sleep', '100'); } }",
       memoryBomb: "my @a;\npush @a, 'x' x (10 << 20) while 1;",
-      output: "my $b = 'x' x (1 << 20);\nsyswrite(STDOUT, $b) for 1 .. 1024;",
+      output: `my $b = 'x' x (1 << 20);\nsyswrite(STDOUT, $b) for 1 .. ${outputMiB};`,
       network: `use IO::Socket::INET;\nfor my $p (${port}, 7233, 8333) {\n    my $s = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $p, Timeout => 1);\n    print $s ? "$p CONNECTED\\n" : "$p $!\\n";\n}`,
       environment: "print \"$_=$ENV{$_}\\n\" for keys %ENV;\nif (open(my $f, '<', '/proc/1/environ')) { local $/; print <$f>; }",
       writeOutside: `for my $p (${targets.map((t) => JSON.stringify(t)).join(', ')}) {\n    if (open(my $f, '>', $p)) { print $f 'x'; close $f; print "WROTE $p\\n"; } else { print "refused $p\\n"; }\n}`,

@@ -28,11 +28,11 @@ export const fixtures: LanguageFixtures<'r'> = {
       broken: 'add <- function(a, b) {\n    a +\n}\n',
       hangs: 'repeat {}\n',
     },
-    hostile: ({ port, targets }) => ({
+    hostile: ({ port, targets, outputMiB }) => ({
       loop: 'repeat {}',
       spawnBomb: "repeat { try(system('/bin/sleep 100', wait = FALSE), silent = TRUE) }",
       memoryBomb: 'a <- list()\ni <- 0\nrepeat { i <- i + 1; a[[i]] <- numeric(1e7) + i }',
-      output: "b <- strrep('x', 2^20)\nfor (i in 1:1024) cat(b)",
+      output: `b <- strrep('x', 2^20)\nfor (i in 1:${outputMiB}) cat(b)`,
       network: `for (p in c(${port}, 7233, 8333)) {\n  r <- tryCatch({ s <- socketConnection('127.0.0.1', p, blocking = TRUE, timeout = 1); close(s); 'CONNECTED' }, error = function(e) 'refused', warning = function(w) 'refused')\n  cat(p, r, '\\n')\n}`,
       environment: "print(Sys.getenv())\ntry(cat(readLines('/proc/1/environ', warn = FALSE)), silent = TRUE)",
       writeOutside: `for (p in c(${targets.map((t) => JSON.stringify(t)).join(', ')})) {\n  ok <- tryCatch({ writeLines('x', p); TRUE }, error = function(e) FALSE, warning = function(w) FALSE)\n  cat(if (ok) 'WROTE' else 'refused', p, '\\n')\n}`,

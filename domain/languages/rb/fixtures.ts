@@ -28,13 +28,13 @@ export const fixtures: LanguageFixtures<'rb'> = {
       broken: 'def add(a, b)\n  a +\nend\n',
       hangs: 'loop {}\n',
     },
-    hostile: ({ port, targets }) => {
+    hostile: ({ port, targets, outputMiB }) => {
       const ports = `[${port}, 7233, 8333]`;
       return {
         loop: 'loop {}',
         spawnBomb: "loop do\n  begin\n    Process.spawn('/bin/sleep', '100')\n  rescue StandardError\n  end\nend",
         memoryBomb: "a = []\nloop { a << 'x' * (10 << 20) }",
-        output: "b = 'x' * (1 << 20)\n1024.times { $stdout.write(b) }",
+        output: `b = 'x' * (1 << 20)\n${outputMiB}.times { $stdout.write(b) }`,
         network: `require 'socket'\n${ports}.each do |p|\n  begin\n    TCPSocket.new('127.0.0.1', p).close\n    puts "#{p} CONNECTED"\n  rescue StandardError => e\n    puts "#{p} #{e.class}"\n  end\nend`,
         environment: "puts ENV.to_h.inspect\nputs File.read('/proc/1/environ') rescue nil",
         writeOutside: `${JSON.stringify(targets)}.each do |p|\n  begin\n    File.write(p, 'x')\n    puts "WROTE #{p}"\n  rescue StandardError\n    puts "refused #{p}"\n  end\nend`,

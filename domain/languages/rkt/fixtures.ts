@@ -28,12 +28,12 @@ export const fixtures: LanguageFixtures<'rkt'> = {
       broken: '#lang racket\n(define (add a b) (+ a b)\n',
       hangs: '#lang racket\n(let loop () (loop))\n',
     },
-    hostile: ({ port, targets }) => ({
+    hostile: ({ port, targets, outputMiB }) => ({
       loop: '#lang racket\n(let loop () (loop))',
       spawnBomb: '#lang racket\n(let loop () (with-handlers ([exn:fail? void]) (process "/bin/sleep 100")) (loop))',
       memoryBomb:
         '#lang racket\n(define v (box (list)))\n(let loop () (set-box! v (cons (make-bytes (* 10 1024 1024) 1) (unbox v))) (loop))',
-      output: '#lang racket\n(define b (make-bytes (* 1024 1024) 120))\n(for ([i 1024]) (write-bytes b))',
+      output: `#lang racket\n(define b (make-bytes (* 1024 1024) 120))\n(for ([i ${outputMiB}]) (write-bytes b))`,
       network: `#lang racket\n(for ([p (list ${port} 7233 8333)])\n  (printf "~a ~a\\n" p (with-handlers ([exn:fail? (lambda (e) "refused")]) (tcp-connect "127.0.0.1" p) "CONNECTED")))`,
       environment:
         '#lang racket\n(for ([n (environment-variables-names (current-environment-variables))]) (printf "~a=~a\\n" n (getenv (bytes->string/utf-8 n))))\n(with-handlers ([exn:fail? void]) (display (file->string "/proc/1/environ")))',

@@ -29,14 +29,14 @@ export const fixtures: LanguageFixtures<'rs'> = {
       broken: 'fn add(a: isize, b: isize) -> isize { a + "b" }\nfn main() { assert_eq!(add(2, 3), 5); }\n',
       hangs: 'fn main() { loop {} }\n',
     },
-    hostile: ({ port, targets }) => {
+    hostile: ({ port, targets, outputMiB }) => {
       const ports = `[${port}, 7233, 8333]`;
       return {
         loop: rs('    loop {}'),
         spawnBomb: rs('    loop { let _ = std::process::Command::new("/bin/sleep").arg("100").spawn(); }'),
         memoryBomb: rs('    let mut v: Vec<Vec<u8>> = Vec::new();\n    loop { v.push(vec![1u8; 10 << 20]); }'),
         output: rs(
-          "    let b = vec![b'x'; 1 << 20];\n    let mut out = std::io::stdout().lock();\n    for _ in 0..1024 { let _ = out.write_all(&b); }",
+          `    let b = vec![b'x'; 1 << 20];\n    let mut out = std::io::stdout().lock();\n    for _ in 0..${outputMiB} { let _ = out.write_all(&b); }`,
         ),
         network: rs(
           `    for p in ${ports} {\n        let addr: std::net::SocketAddr = format!("127.0.0.1:{}", p).parse().unwrap();\n        match std::net::TcpStream::connect_timeout(&addr, std::time::Duration::from_secs(1)) {\n            Ok(_) => println!("{} CONNECTED", p),\n            Err(e) => println!("{} {}", p, e),\n        }\n    }`,

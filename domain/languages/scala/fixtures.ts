@@ -32,12 +32,12 @@ export const fixtures: LanguageFixtures<'scala'> = {
       broken: 'object Problem {\n    def add(a : Long, b : Long) : Long = a + "b"\n    def main(args: Array[String]) = {}\n}\n',
       hangs: 'object Problem {\n    def main(args: Array[String]) = { while (true) {} }\n}\n',
     },
-    hostile: ({ port, targets }) => ({
+    hostile: ({ port, targets, outputMiB }) => ({
       loop: scala('        while (true) {}'),
       spawnBomb: scala('        while (true) { try { new ProcessBuilder("/bin/sleep", "100").start() } catch { case e: Exception => } }'),
       memoryBomb: scala('        val l = new java.util.ArrayList[Array[Long]]()\n        while (true) l.add(new Array[Long](1 << 20))'),
       output: scala(
-        '        val b = Array.fill[Byte](1 << 20)(120)\n        val out = new FileOutputStream(FileDescriptor.out)\n        for (i <- 0 until 1024) out.write(b)',
+        `        val b = Array.fill[Byte](1 << 20)(120)\n        val out = new FileOutputStream(FileDescriptor.out)\n        for (i <- 0 until ${outputMiB}) out.write(b)`,
       ),
       network: scala(
         `        for (p <- List(${port}, 7233, 8333)) {\n            try { val s = new Socket(); s.connect(new InetSocketAddress("127.0.0.1", p), 1000); println(p + " CONNECTED"); s.close() }\n            catch { case e: IOException => println(p + " " + e) }\n        }`,

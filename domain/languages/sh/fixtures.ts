@@ -28,11 +28,11 @@ export const fixtures: LanguageFixtures<'sh'> = {
       broken: 'add() {\n    if (( $1 )); then\n}\n',
       hangs: 'while :; do :; done\n',
     },
-    hostile: ({ port, targets }) => ({
+    hostile: ({ port, targets, outputMiB }) => ({
       loop: 'while :; do :; done',
       spawnBomb: 'while :; do /bin/sleep 100 & done',
       memoryBomb: 'a=x\nwhile :; do a=$a$a; done',
-      output: "head -c 1073741824 /dev/zero | tr '\\0' x",
+      output: `head -c ${outputMiB * 1048576} /dev/zero | tr '\\0' x`,
       network: `for p in ${port} 7233 8333; do\n  if (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then echo "$p CONNECTED"; else echo "$p refused"; fi\ndone`,
       environment: 'env\ncat /proc/1/environ 2>/dev/null || true',
       writeOutside: `for p in ${targets.join(' ')}; do\n  if (echo x > "$p") 2>/dev/null; then echo "WROTE $p"; else echo "refused $p"; fi\ndone`,

@@ -28,14 +28,14 @@ export const fixtures: LanguageFixtures<'swift'> = {
       broken: 'func add(a: Int, b: Int) -> Int { return a + "b" }\n',
       hangs: 'while true {}\n',
     },
-    hostile: ({ port, targets }) => {
+    hostile: ({ port, targets, outputMiB }) => {
       const ports = `[${port}, 7233, 8333]`;
       return {
         loop: 'while true {}',
         spawnBomb:
           'import Foundation\nwhile true { let p = Process(); p.executableURL = URL(fileURLWithPath: "/bin/sleep"); p.arguments = ["100"]; try? p.run() }',
         memoryBomb: 'var a: [[UInt8]] = []\nwhile true { a.append([UInt8](repeating: 1, count: 10 << 20)) }',
-        output: 'import Foundation\nlet b = Data(repeating: 120, count: 1 << 20)\nfor _ in 0..<1024 { FileHandle.standardOutput.write(b) }',
+        output: `import Foundation\nlet b = Data(repeating: 120, count: 1 << 20)\nfor _ in 0..<${outputMiB} { FileHandle.standardOutput.write(b) }`,
         network: `import Foundation\nfor p in ${ports} {\n    let s = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)\n    var a = sockaddr_in()\n    a.sin_family = sa_family_t(AF_INET)\n    a.sin_port = in_port_t(UInt16(p).bigEndian)\n    a.sin_addr.s_addr = inet_addr("127.0.0.1")\n    let r = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(s, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }\n    print(p, r == 0 ? "CONNECTED" : "refused")\n    close(s)\n}`,
         environment: 'import Foundation\nfor (k, v) in ProcessInfo.processInfo.environment { print("\\(k)=\\(v)") }',
         writeOutside: `import Foundation\nfor p in ${JSON.stringify(targets)} {\n    if FileManager.default.createFile(atPath: p, contents: Data("x".utf8)) { print("WROTE \\(p)") } else { print("refused \\(p)") }\n}`,
