@@ -34,8 +34,8 @@ const orNone = (files: string[]) => (files.length > 0 ? files : ['test/no-file-r
 /** What a project and its `-isolated` twin share. */
 const UNIT = {
   // Missing reference data (../shared/reference) or tools (`npm run setup -- --tests`) are named
-  // once, before any test runs.
-  globalSetup: ['test/support/reference-data.ts', 'test/support/test-tools.ts'],
+  // once, before any test runs; then the workflow bundle is built, once for every process.
+  globalSetup: ['test/support/reference-data.ts', 'test/support/test-tools.ts', 'test/support/workflow-bundle-setup.ts'],
   testTimeout: 60_000,
   hookTimeout: 60_000,
 };

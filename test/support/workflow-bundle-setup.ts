@@ -1,0 +1,16 @@
+/**
+ * vitest global setup: the workflow bundle every worker of the suite runs, built once before any
+ * test (infra/temporal/workflowBundle.ts keeps it per version of the code). Without it, the files
+ * that start first (the long sweeps, several at once) each found no bundle and built one with
+ * webpack, about 3 CPU-s apiece, and the unit workflow files one per vitest worker.
+ */
+import { fileURLToPath } from 'node:url';
+import { keptWorkflowBundle, workflowBundleDir } from '../../infra/temporal/workflowBundle.js';
+
+const WORKFLOWS = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
+
+export default async function setup(): Promise<void> {
+  // Quiet: webpack's report of the build is not the suite's business; a failure still throws.
+  const silent = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+  if (!(await keptWorkflowBundle(WORKFLOWS, workflowBundleDir(), silent))) throw new Error(`no workflow bundle of ${WORKFLOWS}`);
+}
