@@ -2,7 +2,6 @@
  * Wiring only: one Temporal worker per task queue this process serves. Running the queues in
  * separate processes (or machines) is how each kind of work is scaled on its own.
  */
-import { fileURLToPath } from 'node:url';
 import { DefaultLogger, Runtime, Worker, type LogLevel, type WorkflowBundle } from '@temporalio/worker';
 import { logLevelFrom, type ExploraConfig } from '../domain/config/env.js';
 import { createDatasetActivities } from '../activities/storage/datasets.js';
@@ -16,7 +15,7 @@ import { SandboxPool } from '../infra/sandbox/pool.js';
 import { checkS3Access, s3ClientFor, supportsConditionalWrites } from '../infra/s3.js';
 import { connectTemporalWorker } from '../infra/temporal/connection.js';
 import { payloadStorageFor } from '../infra/temporal/payloadStorage.js';
-import { keptWorkflowBundle, workflowBundleDir } from '../infra/temporal/workflowBundle.js';
+import { keptWorkflowBundle, workflowBundleDir, WORKFLOWS_ENTRY } from '../infra/temporal/workflowBundle.js';
 import { createSweepStorageActivities } from '../activities/storage/sweepFiles.js';
 import { createShardSliceActivities } from '../activities/storage/shardSlices.js';
 import { createSandboxActivities } from '../activities/sandbox/executeShard.js';
@@ -103,8 +102,6 @@ export function inFlight(workers: readonly Worker[]): string {
   return `${activities} activit${activities === 1 ? 'y' : 'ies'} and ${workflowTasks} workflow task(s) in flight`;
 }
 
-const defaultWorkflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
-
 /** The kept bundle of this version of the code (infra/temporal/workflowBundle.ts), else the entry for the worker to bundle. */
 async function workflowCode(workflowsPath: string): Promise<{ workflowBundle: WorkflowBundle } | { workflowsPath: string }> {
   const bundle = await keptWorkflowBundle(workflowsPath, workflowBundleDir(), Runtime.instance().logger);
@@ -147,7 +144,7 @@ export async function createWorkers(
               namespace: config.temporal.namespace,
               dataConverter,
               taskQueue: config.taskQueues.workflows,
-              ...(await workflowCode(options.workflowsPath ?? defaultWorkflowsPath)),
+              ...(await workflowCode(options.workflowsPath ?? WORKFLOWS_ENTRY)),
               // Local activities of the workflows: a shard asks its sweep's spend ledger before each task.
               activities: createBudgetActivities(),
               shutdownGraceTime: stopGraceMs,

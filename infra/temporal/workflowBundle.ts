@@ -18,6 +18,9 @@ import { bundleWorkflowCode, type Logger, type WorkflowBundle } from '@temporali
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
+/** The workflows' entry point: what every worker runs, bundled. */
+export const WORKFLOWS_ENTRY = path.join(PROJECT_ROOT, 'workflows', 'index.ts');
+
 /** Where bundles are kept: the tools folder (EXPLORA_TOOLS_DIR, else the project's .tools). */
 export function workflowBundleDir(env: Record<string, string | undefined> = process.env): string {
   return path.join(path.resolve(env.EXPLORA_TOOLS_DIR || path.join(PROJECT_ROOT, '.tools')), 'workflow-bundles');

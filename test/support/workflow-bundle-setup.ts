@@ -4,13 +4,11 @@
  * that start first (the long sweeps, several at once) each found no bundle and built one with
  * webpack, about 3 CPU-s apiece, and the unit workflow files one per vitest worker.
  */
-import { fileURLToPath } from 'node:url';
-import { keptWorkflowBundle, workflowBundleDir } from '../../infra/temporal/workflowBundle.js';
-
-const WORKFLOWS = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
+import { keptWorkflowBundle, workflowBundleDir, WORKFLOWS_ENTRY } from '../../infra/temporal/workflowBundle.js';
 
 export default async function setup(): Promise<void> {
   // Quiet: webpack's report of the build is not the suite's business; a failure still throws.
   const silent = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
-  if (!(await keptWorkflowBundle(WORKFLOWS, workflowBundleDir(), silent))) throw new Error(`no workflow bundle of ${WORKFLOWS}`);
+  if (!(await keptWorkflowBundle(WORKFLOWS_ENTRY, workflowBundleDir(), silent)))
+    throw new Error(`no workflow bundle of ${WORKFLOWS_ENTRY}`);
 }

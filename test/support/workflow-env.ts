@@ -14,7 +14,6 @@
 import { createBudgetActivities } from '../../activities/budget/spendHold.js';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Context } from '@temporalio/activity';
 import type { WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -23,13 +22,11 @@ import { afterAll, beforeAll } from 'vitest';
 import { Runtime, Worker, type WorkerOptions, type WorkflowBundle } from '@temporalio/worker';
 import { SA_CELL, SA_DONE, SA_KIND, SA_NAME, SA_PASS_AT_1, SA_PAUSED_FOR, SA_TOTAL } from '../../domain/config/searchAttributes.js';
 import { llmTaskQueue } from '../../domain/sweep/keys.js';
-import { keptWorkflowBundle, workflowBundleDir } from '../../infra/temporal/workflowBundle.js';
+import { keptWorkflowBundle, workflowBundleDir, WORKFLOWS_ENTRY } from '../../infra/temporal/workflowBundle.js';
 import { stackPaths } from '../../stack/local-stack.js';
 import { installRuntime } from '../../workers/runWorkers.js';
 import type { SweepQueues } from '../../workflows/sweepTypes.js';
 import { uniqueSuffix } from './config.js';
-
-const WORKFLOWS = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
 
 /** The Temporal CLI install-tools.sh puts in the tools folder (the stack's server). */
 export function temporalCli(): string {
@@ -54,8 +51,8 @@ export async function startWorkflowEnv(): Promise<TestWorkflowEnvironment> {
 let bundle: Promise<WorkflowBundle> | undefined;
 /** The workflow bundle every worker runs: built once per version of the code, kept as the workers keep it. */
 export function workflowBundle(): Promise<WorkflowBundle> {
-  bundle ??= keptWorkflowBundle(WORKFLOWS, workflowBundleDir(), Runtime.instance().logger).then((b) => {
-    if (!b) throw new Error(`no workflow bundle of ${WORKFLOWS}`);
+  bundle ??= keptWorkflowBundle(WORKFLOWS_ENTRY, workflowBundleDir(), Runtime.instance().logger).then((b) => {
+    if (!b) throw new Error(`no workflow bundle of ${WORKFLOWS_ENTRY}`);
     return b;
   });
   return bundle;
