@@ -34,13 +34,16 @@ const orNone = (files: string[]) => (files.length > 0 ? files : ['test/no-file-r
 /** What a project and its `-isolated` twin share. */
 const UNIT = {
   // Missing reference data (../shared/reference) or tools (`npm run setup -- --tests`) are named
-  // once, before any test runs; then the workflow bundle is built, once for every process.
-  globalSetup: ['test/support/reference-data.ts', 'test/support/test-tools.ts', 'test/support/workflow-bundle-setup.ts'],
+  // once, before any test runs.
+  globalSetup: ['test/support/reference-data.ts', 'test/support/test-tools.ts'],
   testTimeout: 60_000,
   hookTimeout: 60_000,
 };
 const E2E = {
-  globalSetup: [...UNIT.globalSetup, 'test/support/global-stack.ts'],
+  // The workflow bundle is built once before the e2e files start their workers (every project's
+  // global setup runs before any test, so the unit workflow files find it too in a whole run; a
+  // unit file run alone builds it only if it needs it).
+  globalSetup: [...UNIT.globalSetup, 'test/support/global-stack.ts', 'test/support/workflow-bundle-setup.ts'],
   env: { ...TEST_ENV },
   testTimeout: 600_000,
   hookTimeout: 600_000,

@@ -39,8 +39,8 @@ const OUTPUT_AMPLE = { ...LIMITS, timeoutMs: 60_000 };
  * (4-29 s a language, all of them at once).
  */
 const OUTPUT_MIB = 64;
-const GIGABYTE_LANGUAGES: readonly string[] = ['sh'];
-const outputMiBOf = (language: string) => (GIGABYTE_LANGUAGES.includes(language) ? 1024 : OUTPUT_MIB);
+const GIGABYTE_LANGUAGE = 'sh';
+const outputMiBOf = (language: string) => (language === GIGABYTE_LANGUAGE ? 1024 : OUTPUT_MIB);
 
 /** Paths a program tries to write: the read-only build dir, system dirs, the root, the host's tmp. */
 const TARGETS = ['/build/x', `/etc/${PLANT}`, `/usr/${PLANT}`, `/${PLANT}`, join(tmpdir(), PLANT)];
